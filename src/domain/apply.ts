@@ -1,0 +1,295 @@
+import type { EventDataMap, PhaseSpec, StoredEvent } from './events.js';
+import type { Phase, SessionState, TokenCounts } from './state.js';
+import { zeroTokens } from './state.js';
+
+/** Default retry limit of a phase (Maestro's MAESTRO_MAX_RETRIES). */
+export const DEFAULT_MAX_RETRIES = 2;
+
+/** Builds a phase from its declared shape. */
+export function phaseFromSpec(spec: PhaseSpec): Phase {
+  return {
+    id: spec.id,
+    name: spec.name,
+    status: 'pending',
+    agents: spec.agents ?? [],
+    blockedBy: spec.blockedBy ?? [],
+    parallelGroup: spec.parallelGroup ?? null,
+    subStep: null,
+    subSteps: [],
+    maxRetries: spec.maxRetries ?? DEFAULT_MAX_RETRIES,
+    retryCount: 0,
+    startedAt: null,
+    completedAt: null,
+    failedAt: null,
+    failureReason: null,
+    skipReason: null,
+    files: [],
+    errors: [],
+    metadata: spec.metadata ?? {},
+  };
+}
+
+function initialState(e: StoredEvent & { type: 'session.created' }, sessionId: string): SessionState {
+  const d = e.data;
+  return {
+    id: sessionId,
+    title: d.title,
+    status: 'active',
+    statusCause: null,
+    archived: false,
+    createdAt: e.time,
+    updatedAt: e.time,
+    revision: e.seq,
+    idFormat: d.idFormat,
+    phases: d.phases.map(phaseFromSpec),
+    decisions: [],
+    findings: [],
+    notes: [],
+    milestones: [],
+    artifacts: [],
+    contextSummary: d.contextSummary ?? null,
+    tokens: { ...zeroTokens(), byAgent: {}, byPhase: {}, budgetMax: d.budgetMax },
+    metadata: { ...(d.metadata ?? {}) },
+    repairs: [],
+    counters: {},
+  };
+}
+
+function addTokens(into: TokenCounts, d: TokenCounts): void {
+  into.input += d.input;
+  into.output += d.output;
+  into.cached += d.cached;
+}
+
+function bump(state: SessionState, counter: string, id: string): void {
+  const m = /(\d+)$/.exec(id);
+  const n = m ? Number(m[1]) : 0;
+  if (n > (state.counters[counter] ?? 0)) state.counters[counter] = n;
+}
+
+type Handler<K extends keyof EventDataMap> = (s: SessionState, d: EventDataMap[K], e: StoredEvent) => void;
+type Handlers = { [K in keyof EventDataMap]?: Handler<K> };
+
+function phaseOf(s: SessionState, id: string | null): Phase | undefined {
+  return id === null ? undefined : s.phases.find((p) => p.id === id);
+}
+
+function setStatus(s: SessionState, status: SessionState['status'], cause: string | null, detail: string | null | undefined, at: string): void {
+  s.status = status;
+  s.statusCause = cause === null ? null : { cause, at, detail: detail ?? null };
+}
+
+/*
+ * Handlers trust their input: `decide` validated the event before it was written. Events
+ * that refer to something missing (a hand-edited journal) are ignored rather than thrown,
+ * so that a damaged history still folds.
+ */
+const HANDLERS: Handlers = {
+  'session.paused': (s, d, e) => setStatus(s, 'paused', d.cause, d.detail, e.time),
+  'session.resumed': (s, _d, _e) => setStatus(s, 'active', null, null, _e.time),
+  'session.interrupted': (s, d, e) => setStatus(s, 'interrupted', d.cause, d.detail, e.time),
+  'session.completed': (s, d, e) => setStatus(s, 'completed', 'completed', d.detail, e.time),
+  'session.failed': (s, d, e) => setStatus(s, 'failed', 'failed', d.detail, e.time),
+  'session.abandoned': (s, d, e) => setStatus(s, 'abandoned', 'abandoned', d.detail, e.time),
+  'session.archived': (s) => {
+    s.archived = true;
+  },
+  'phase.started': (s, d, e) => {
+    const p = phaseOf(s, d.phaseId);
+    if (!p) return;
+    p.status = 'in_progress';
+    p.startedAt = e.time;
+    p.subStep = null;
+    if (d.agent && !p.agents.includes(d.agent)) p.agents.push(d.agent);
+  },
+  'phase.retried': (s, d, e) => {
+    const p = phaseOf(s, d.phaseId);
+    if (!p) return;
+    p.status = 'in_progress';
+    p.retryCount += 1;
+    p.startedAt = e.time;
+    p.failedAt = null;
+    p.failureReason = null;
+    p.subStep = null;
+    if (d.agent && !p.agents.includes(d.agent)) p.agents.push(d.agent);
+  },
+  'phase.completed': (s, d, e) => {
+    const p = phaseOf(s, d.phaseId);
+    if (!p) return;
+    p.status = 'completed';
+    p.completedAt = e.time;
+  },
+  'phase.failed': (s, d, e) => {
+    const p = phaseOf(s, d.phaseId);
+    if (!p) return;
+    p.status = 'failed';
+    p.failedAt = e.time;
+    p.failureReason = d.reason;
+  },
+  'phase.skipped': (s, d) => {
+    const p = phaseOf(s, d.phaseId);
+    if (!p) return;
+    p.status = 'skipped';
+    p.skipReason = d.reason;
+  },
+  'substep.reached': (s, d, e) => {
+    const p = phaseOf(s, d.phaseId);
+    if (!p) return;
+    p.subStep = d.name;
+    p.subSteps.push({ name: d.name, at: e.time });
+  },
+  'file.recorded': (s, d, e) => {
+    const p = phaseOf(s, d.phaseId);
+    const rec = { path: d.path, action: d.action, sha256: d.sha256, size: d.size, recordedAt: e.time, agent: d.agent };
+    if (p) {
+      p.files = p.files.filter((f) => f.path !== d.path);
+      p.files.push(rec);
+    } else {
+      const loose = (s.metadata['looseFiles'] as unknown[] | undefined) ?? [];
+      s.metadata['looseFiles'] = [...loose.filter((f) => (f as { path?: string }).path !== d.path), rec];
+    }
+  },
+  'error.recorded': (s, d, e) => {
+    bump(s, 'error', d.errorId);
+    const p = phaseOf(s, d.phaseId);
+    if (!p) return;
+    p.errors.push({
+      id: d.errorId,
+      phaseId: d.phaseId,
+      agent: d.agent,
+      type: d.type,
+      message: d.message,
+      time: e.time,
+      resolution: null,
+      resolved: false,
+      resolvedAt: null,
+    });
+  },
+  'error.resolved': (s, d, e) => {
+    for (const p of s.phases) {
+      const err = p.errors.find((x) => x.id === d.errorId);
+      if (err) {
+        err.resolved = true;
+        err.resolution = d.resolution;
+        err.resolvedAt = e.time;
+      }
+    }
+  },
+  'tokens.recorded': (s, d) => {
+    addTokens(s.tokens, d);
+    addTokens((s.tokens.byAgent[d.agent] ??= zeroTokens()), d);
+    if (d.phaseId !== null) addTokens((s.tokens.byPhase[d.phaseId] ??= zeroTokens()), d);
+  },
+  'budget.set': (s, d) => {
+    s.tokens.budgetMax = d.max;
+  },
+  'decision.recorded': (s, d, e) => {
+    bump(s, 'decision', d.decisionId);
+    s.decisions.push({
+      id: d.decisionId,
+      title: d.title,
+      choice: d.choice,
+      rationale: d.rationale,
+      alternatives: d.alternatives,
+      agent: d.agent,
+      phaseId: d.phaseId,
+      time: e.time,
+    });
+  },
+  'finding.added': (s, d, e) => {
+    bump(s, 'finding', d.findingId);
+    s.findings.push({
+      id: d.findingId,
+      text: d.text,
+      severity: d.severity,
+      phaseId: d.phaseId,
+      agent: d.agent,
+      time: e.time,
+      removed: false,
+      removedAt: null,
+    });
+  },
+  'finding.removed': (s, d, e) => {
+    const f = s.findings.find((x) => x.id === d.findingId);
+    if (f) {
+      f.removed = true;
+      f.removedAt = e.time;
+    }
+  },
+  'note.added': (s, d, e) => {
+    bump(s, 'note', d.noteId);
+    s.notes.push({ id: d.noteId, text: d.text, phaseId: d.phaseId, agent: d.agent, time: e.time });
+  },
+  'milestone.added': (s, d) => {
+    bump(s, 'milestone', d.milestoneId);
+    s.milestones.push({ id: d.milestoneId, title: d.title, targetDate: d.targetDate, done: false, doneAt: null });
+  },
+  'milestone.done': (s, d, e) => {
+    const m = s.milestones.find((x) => x.id === d.milestoneId);
+    if (m) {
+      m.done = true;
+      m.doneAt = e.time;
+    }
+  },
+  'artifact.added': (s, d, e) => {
+    bump(s, 'artifact', d.artifactId);
+    s.artifacts.push({
+      id: d.artifactId,
+      path: d.path,
+      kind: d.kind,
+      description: d.description,
+      phaseId: d.phaseId,
+      agent: d.agent,
+      time: e.time,
+    });
+  },
+  'context.updated': (s, d) => {
+    s.contextSummary = d.summary;
+  },
+  'metadata.set': (s, d) => {
+    s.metadata[d.key] = d.value;
+  },
+  'repair.torn_tail': (s, d, e) => {
+    s.repairs.push({ kind: 'torn_tail', at: e.time, detail: { ...d } });
+  },
+  'repair.unreadable_line': (s, d, e) => {
+    s.repairs.push({ kind: 'unreadable_line', at: e.time, detail: { line: d.line } });
+  },
+  'repair.journal': (s, d, e) => {
+    s.repairs.push({ kind: 'journal', at: e.time, detail: { ...d } });
+  },
+};
+
+/**
+ * Folds `event` into `state` in place. Only for fold loops that own `state`; everyone
+ * else uses {@link apply} or {@link fold}. Unknown event types only move the revision.
+ */
+export function applyInPlace(state: SessionState, event: StoredEvent): void {
+  const handler = HANDLERS[event.type] as Handler<typeof event.type> | undefined;
+  if (handler) handler(state, event.data as never, event);
+  state.revision = event.seq;
+  state.updatedAt = event.time;
+}
+
+/**
+ * Folds events into a state. `base` is the state to start from (a snapshot) or null, in
+ * which case the first event must be `session.created`. `base` is not modified.
+ * Returns null when there is nothing to fold.
+ */
+export function fold(base: SessionState | null, events: readonly StoredEvent[], sessionId?: string): SessionState | null {
+  let state: SessionState | null = base ? structuredClone(base) : null;
+  for (const e of events) {
+    if (state === null) {
+      if (e.type !== 'session.created') continue;
+      state = initialState(e as StoredEvent & { type: 'session.created' }, sessionId ?? '');
+      continue;
+    }
+    applyInPlace(state, e);
+  }
+  return state;
+}
+
+/** Pure `apply(state, event) → state`: returns a new state, `state` is untouched. */
+export function apply(state: SessionState, event: StoredEvent): SessionState {
+  return fold(state, [event]) as SessionState;
+}

@@ -1,0 +1,112 @@
+import type { FileAction } from './state.js';
+
+/** Who caused an event. */
+export interface Actor {
+  agent: string | null;
+  pid: number;
+  host: string;
+}
+
+/** Declared shape of a phase in a plan or in `session.created`. */
+export interface PhaseSpec {
+  id: string;
+  name: string;
+  agents?: string[];
+  blockedBy?: string[];
+  parallelGroup?: string | null;
+  maxRetries?: number;
+  metadata?: Record<string, unknown>;
+}
+
+/** Payload of every event type, by type name. */
+export interface EventDataMap {
+  'session.created': {
+    title: string;
+    idFormat: string;
+    phases: PhaseSpec[];
+    budgetMax: number | null;
+    contextSummary?: string | null;
+    metadata?: Record<string, unknown>;
+  };
+  'session.paused': { cause: string; detail?: string | null };
+  'session.resumed': { from: string };
+  'session.interrupted': { cause: string; detail?: string | null };
+  'session.completed': { detail?: string | null };
+  'session.failed': { detail?: string | null };
+  'session.abandoned': { detail?: string | null };
+  'session.archived': Record<string, never>;
+  'phase.started': { phaseId: string; agent: string | null; forced: boolean };
+  'phase.retried': { phaseId: string; agent: string | null; forced: boolean; attempt: number };
+  'phase.completed': { phaseId: string; agent: string | null };
+  'phase.failed': { phaseId: string; agent: string | null; reason: string | null };
+  'phase.skipped': { phaseId: string; reason: string | null };
+  'substep.reached': { phaseId: string; name: string };
+  'file.recorded': {
+    phaseId: string | null;
+    path: string;
+    action: FileAction;
+    sha256: string | null;
+    size: number | null;
+    agent: string | null;
+  };
+  'error.recorded': { errorId: string; phaseId: string; agent: string | null; type: string; message: string };
+  'error.resolved': { errorId: string; resolution: string };
+  'tokens.recorded': { agent: string; phaseId: string | null; input: number; output: number; cached: number };
+  'budget.set': { max: number | null };
+  'decision.recorded': {
+    decisionId: string;
+    title: string;
+    choice: string;
+    rationale: string | null;
+    alternatives: string[];
+    agent: string | null;
+    phaseId: string | null;
+  };
+  'finding.added': { findingId: string; text: string; severity: string | null; phaseId: string | null; agent: string | null };
+  'finding.removed': { findingId: string };
+  'note.added': { noteId: string; text: string; phaseId: string | null; agent: string | null };
+  'milestone.added': { milestoneId: string; title: string; targetDate: string | null };
+  'milestone.done': { milestoneId: string };
+  'artifact.added': {
+    artifactId: string;
+    path: string;
+    kind: string | null;
+    description: string | null;
+    phaseId: string | null;
+    agent: string | null;
+  };
+  'context.updated': { summary: string };
+  'metadata.set': { key: string; value: unknown };
+  'repair.torn_tail': { truncatedBytes: number; savedTo: string | null };
+  'repair.unreadable_line': { raw: string; line: number };
+  'repair.journal': { savedTo: string | null; unreadableLines: number[] };
+}
+
+export type EventType = keyof EventDataMap;
+
+/** Every event type baton writes. Types read from disk that are not listed are kept and ignored by `apply`. */
+export const EVENT_TYPES = [
+  'session.created', 'session.paused', 'session.resumed', 'session.interrupted', 'session.completed',
+  'session.failed', 'session.abandoned', 'session.archived', 'phase.started', 'phase.retried',
+  'phase.completed', 'phase.failed', 'phase.skipped', 'substep.reached', 'file.recorded',
+  'error.recorded', 'error.resolved', 'tokens.recorded', 'budget.set', 'decision.recorded',
+  'finding.added', 'finding.removed', 'note.added', 'milestone.added', 'milestone.done',
+  'artifact.added', 'context.updated', 'metadata.set', 'repair.torn_tail', 'repair.unreadable_line',
+  'repair.journal',
+] as const satisfies readonly EventType[];
+
+/** An event before it has been given a place in the journal. */
+export type NewEvent = {
+  [K in EventType]: { type: K; time: string; actor: Actor; data: EventDataMap[K] };
+}[EventType];
+
+/**
+ * An event as stored: a {@link NewEvent} plus its `seq` (1, 2, 3 … per session). Fields
+ * unknown to this version of baton are kept as read.
+ */
+export type StoredEvent = NewEvent & { seq: number; v?: number; [extra: string]: unknown };
+
+/** Builds a typed new event. */
+export function newEvent<K extends EventType>(type: K, data: EventDataMap[K], time: string, actor: Actor): NewEvent {
+  return { type, time, actor, data } as NewEvent;
+}

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { validatePhases } from './decide.js';
+import { BatonError } from './errors.js';
+import type { PhaseSpec } from './events.js';
+import { validateId } from './ids.js';
+
+const phaseSchema = z
+  .object({
+    id: z.union([z.string(), z.number().int()]).optional(),
+    name: z.string().min(1).max(500),
+    agents: z.array(z.string().min(1).max(200)).optional(),
+    agent: z.string().min(1).max(200).optional(),
+    blockedBy: z.array(z.union([z.string(), z.number().int()])).optional(),
+    blocked_by: z.array(z.union([z.string(), z.number().int()])).optional(),
+    parallel: z.union([z.boolean(), z.string()]).optional(),
+    parallelGroup: z.string().max(200).nullable().optional(),
+    maxRetries: z.number().int().min(0).max(100).optional(),
+  })
+  .passthrough();
+
+const planSchema = z
+  .object({
+    title: z.string().min(1).max(1000).optional(),
+    budget: z.number().int().positive().optional(),
+    phases: z.array(z.union([z.string().min(1).max(500), phaseSchema])).min(1).max(1000),
+  })
+  .passthrough();
+
+/** A plan: the phases of a session, and optionally its title and token budget. */
+export interface Plan {
+  title?: string;
+  budget?: number;
+  phases: PhaseSpec[];
+}
+
+const KNOWN = new Set(['id', 'name', 'agents', 'agent', 'blockedBy', 'blocked_by', 'parallel', 'parallelGroup', 'maxRetries']);
+
+/**
+ * Turns a parsed plan document (JSON or YAML) into validated phase specs. Accepts Maestro's
+ * snake_case `blocked_by` and `parallel`, numeric ids, and plain strings as phase names.
+ * Unknown phase fields are kept as metadata. `source` names the file in messages.
+ */
+export function parsePlan(doc: unknown, source: string): Plan {
+  const parsed = planSchema.safeParse(Array.isArray(doc) ? { phases: doc } : doc);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new BatonError('BAD_INPUT', `Plan ${source} is not valid: ${issue.path.join('.') || '(top level)'}: ${issue.message}.`, {
+      hint: 'A plan is {"phases": [{"id": "design", "name": "Design", "blockedBy": []}, …]} or a list of phase names.',
+      details: { source, path: issue.path },
+    });
+  }
+  const phases = parsed.data.phases.map((p, i): PhaseSpec => {
+    if (typeof p === 'string') return { id: phaseIdFor(p, i), name: p };
+    const metadata: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(p)) if (!KNOWN.has(k)) metadata[k] = v;
+    const id = p.id === undefined ? phaseIdFor(p.name, i) : validateId(String(p.id), 'phase id');
+    const agents = p.agents ?? (p.agent ? [p.agent] : []);
+    const group = p.parallelGroup ?? (typeof p.parallel === 'string' ? p.parallel : p.parallel === true ? 'parallel' : null);
+    return {
+      id,
+      name: p.name,
+      agents,
+      blockedBy: (p.blockedBy ?? p.blocked_by ?? []).map(String),
+      parallelGroup: group,
+      ...(p.maxRetries !== undefined ? { maxRetries: p.maxRetries } : {}),
+      ...(Object.keys(metadata).length ? { metadata } : {}),
+    };
+  });
+  return {
+    ...(parsed.data.title ? { title: parsed.data.title } : {}),
+    ...(parsed.data.budget ? { budget: parsed.data.budget } : {}),
+    phases: validatePhases(phases),
+  };
+}
+
+/** Phases from a comma-separated list of names (`--phases design,build,test`). */
+export function phasesFromList(list: string): PhaseSpec[] {
+  const names = list.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!names.length) throw new BatonError('BAD_INPUT', 'The phase list is empty.', { hint: 'Pass --phases a,b,c.' });
+  return validatePhases(names.map((name, i) => ({ id: phaseIdFor(name, i), name })));
+}
+
+function phaseIdFor(name: string, index: number): string {
+  const slug = name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+|-+$/g, '').slice(0, 64);
+  return slug && validIdLike(slug) ? slug : `phase-${index + 1}`;
+}
+
+function validIdLike(s: string): boolean {
+  return /^[a-z0-9][a-z0-9._-]*$/.test(s) && !s.includes('..');
+}

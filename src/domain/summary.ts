@@ -1,0 +1,55 @@
+import type { SessionState, SessionStatus, StatusCause } from './state.js';
+
+/** One row of the registry: what `baton list` shows without loading the session. */
+export interface SessionSummary {
+  id: string;
+  title: string;
+  status: SessionStatus;
+  cause: StatusCause | null;
+  archived: boolean;
+  createdAt: string;
+  updatedAt: string;
+  revision: number;
+  phasesTotal: number;
+  phasesDone: number;
+  currentPhase: string | null;
+  /** Completed or skipped phases as a percentage of all phases (0 with no phases). */
+  progress: number;
+}
+
+/** Derives the registry row of a session. */
+export function summarize(s: SessionState): SessionSummary {
+  const done = s.phases.filter((p) => p.status === 'completed' || p.status === 'skipped').length;
+  const current = s.phases.find((p) => p.status === 'in_progress') ?? s.phases.find((p) => p.status === 'failed');
+  return {
+    id: s.id,
+    title: s.title,
+    status: s.status,
+    cause: s.statusCause,
+    archived: s.archived,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+    revision: s.revision,
+    phasesTotal: s.phases.length,
+    phasesDone: done,
+    currentPhase: current?.id ?? null,
+    progress: s.phases.length ? Math.round((done / s.phases.length) * 100) : 0,
+  };
+}
+
+/**
+ * True when the registry row changes in a way `list` shows (status, progress, title…);
+ * revision and time alone do not count, so token or note events do not touch the registry.
+ */
+export function summaryChanged(a: SessionSummary | null, b: SessionSummary): boolean {
+  if (!a) return true;
+  return (
+    a.status !== b.status ||
+    a.title !== b.title ||
+    a.archived !== b.archived ||
+    a.phasesDone !== b.phasesDone ||
+    a.phasesTotal !== b.phasesTotal ||
+    a.currentPhase !== b.currentPhase ||
+    a.cause?.cause !== b.cause?.cause
+  );
+}

@@ -1,0 +1,57 @@
+import type { SessionState } from './state.js';
+import { budgetView } from './tokens.js';
+import type { BudgetView } from './tokens.js';
+
+/** The stable `status --json` shape (a superset of the documented minimum). */
+export interface StatusView {
+  id: string;
+  title: string;
+  status: SessionState['status'];
+  cause: SessionState['statusCause'];
+  archived: boolean;
+  revision: number;
+  createdAt: string;
+  updatedAt: string;
+  progress: { done: number; total: number; percent: number };
+  phases: Array<SessionState['phases'][number]>;
+  tokens: SessionState['tokens'] extends infer T ? Omit<T & object, 'budgetMax'> & { budget: BudgetView } : never;
+  unresolvedErrors: Array<{ id: string; phaseId: string; type: string; message: string; agent: string | null; time: string }>;
+  decisions: SessionState['decisions'];
+  findings: SessionState['findings'];
+  notes: SessionState['notes'];
+  milestones: SessionState['milestones'];
+  artifacts: SessionState['artifacts'];
+  contextSummary: string | null;
+  metadata: Record<string, unknown>;
+  repairs: SessionState['repairs'];
+}
+
+/** Builds the status view of a session. */
+export function statusView(s: SessionState): StatusView {
+  const done = s.phases.filter((p) => p.status === 'completed' || p.status === 'skipped').length;
+  const { budgetMax: _omit, ...tokens } = s.tokens;
+  return {
+    id: s.id,
+    title: s.title,
+    status: s.status,
+    cause: s.statusCause,
+    archived: s.archived,
+    revision: s.revision,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+    progress: { done, total: s.phases.length, percent: s.phases.length ? Math.round((done / s.phases.length) * 100) : 0 },
+    phases: s.phases,
+    tokens: { ...tokens, budget: budgetView(s.tokens) },
+    unresolvedErrors: s.phases.flatMap((p) =>
+      p.errors.filter((e) => !e.resolved).map((e) => ({ id: e.id, phaseId: p.id, type: e.type, message: e.message, agent: e.agent, time: e.time })),
+    ),
+    decisions: s.decisions,
+    findings: s.findings.filter((f) => !f.removed),
+    notes: s.notes,
+    milestones: s.milestones,
+    artifacts: s.artifacts,
+    contextSummary: s.contextSummary,
+    metadata: s.metadata,
+    repairs: s.repairs,
+  };
+}

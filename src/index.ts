@@ -1,0 +1,20 @@
+/** baton as a library: open a store, drive sessions through the manager. */
+export { BatonError, ERROR_CODES, isBatonError } from './domain/errors.js';
+export type { ErrorCode } from './domain/errors.js';
+export * from './domain/events.js';
+export * from './domain/state.js';
+export { apply, fold, DEFAULT_MAX_RETRIES } from './domain/apply.js';
+export { PHASE_TRANSITIONS, SESSION_TRANSITIONS } from './domain/transitions.js';
+export { generateId, validateId, ID_FORMATS } from './domain/ids.js';
+export { parsePlan, phasesFromList } from './domain/plan.js';
+export { statusView } from './domain/view.js';
+export { summarize } from './domain/summary.js';
+export type { SessionSummary } from './domain/summary.js';
+export { budgetView } from './domain/tokens.js';
+export { SessionManager } from './manager/manager.js';
+export type { ManagerOptions, StartInput, ChangeOptions, ChangeResult } from './manager/manager.js';
+export { fileMeasurer } from './manager/measure.js';
+export { openStore } from './store/open.js';
+export { MemoryStore } from './store/memory.js';
+export { FileStore } from './store/file/store.js';
+export type { SessionStore, LoadResult, RepairReport, Snapshot, StoreCapabilities } from './store/types.js';

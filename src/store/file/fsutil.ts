@@ -1,0 +1,79 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** Mode of every directory baton creates: owner only. */
+export const DIR_MODE = 0o700;
+/** Mode of every file baton creates: owner only. */
+export const FILE_MODE = 0o600;
+
+/** Flushes a directory entry change (create, rename, unlink) to disk. */
+export function fsyncDir(dir: string): void {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+let tmpCounter = 0;
+
+/** A temp file name unique to this process and call, beside `target`. */
+export function tempName(target: string): string {
+  tmpCounter += 1;
+  return `${target}.tmp-${process.pid}-${Date.now().toString(36)}-${tmpCounter}`;
+}
+
+/**
+ * Replaces `target` atomically: writes a unique temp file, fsyncs it, renames it over the
+ * target and fsyncs the directory. With `backup`, the previous file is first kept as
+ * `<target>.bak`. A crash leaves either the old or the new file, never a mix.
+ */
+export function atomicWrite(target: string, data: string | Uint8Array, { backup = false } = {}): void {
+  const tmp = tempName(target);
+  const fd = fs.openSync(tmp, 'wx', FILE_MODE);
+  try {
+    fs.writeFileSync(fd, data);
+    fs.fsyncSync(fd);
+  } catch (e) {
+    fs.closeSync(fd);
+    fs.rmSync(tmp, { force: true });
+    throw e;
+  }
+  fs.closeSync(fd);
+  if (backup) {
+    // A hard link keeps the previous version without copying its bytes.
+    fs.rmSync(`${target}.bak`, { force: true });
+    try {
+      fs.linkSync(target, `${target}.bak`);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+  }
+  fs.renameSync(tmp, target);
+  fsyncDir(path.dirname(target));
+}
+
+/** Reads a file, or null when it does not exist. */
+export function readIfExists(file: string): Buffer | null {
+  try {
+    return fs.readFileSync(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/** Blocks the thread for `ms` milliseconds (lock back-off inside synchronous file code). */
+export function sleepSync(ms: number): void {
+  Atomics.wait(sleeper, 0, 0, ms);
+}
+
+/** Moves a damaged file aside as `<file>.corrupt-<time>` and returns the new path. */
+export function moveAside(file: string, now: Date): string {
+  const dest = `${file}.corrupt-${now.toISOString().replace(/[:.]/g, '-')}`;
+  fs.renameSync(file, dest);
+  return dest;
+}

@@ -1,0 +1,159 @@
+import fs from 'node:fs';
+import type { StoredEvent } from '../../domain/events.js';
+import { decodeRecord } from './codec.js';
+
+/** A journal line that could not be read. */
+export interface BadLine {
+  /** 1-based line number counted from the scan start. */
+  line: number;
+  offset: number;
+  raw: string;
+  reason: string;
+}
+
+/** Result of reading a journal forward from some byte offset. */
+export interface Scan {
+  events: StoredEvent[];
+  /** Seq of the last good event, or `firstSeq - 1` when none. */
+  lastSeq: number;
+  /** Byte offset just after the last good line. */
+  goodEnd: number;
+  /** Offset where an incomplete or damaged last line starts, or null. */
+  tornAt: number | null;
+  /** Damaged lines that are followed by good ones (not a torn tail). */
+  bad: BadLine[];
+  /** Byte offset where each returned event's line ends, parallel to `events`. */
+  ends: number[];
+}
+
+/**
+ * Parses journal bytes starting at `startOffset`, expecting the first event to have seq
+ * `firstSeq`. A last line that is incomplete or fails its checksum is a torn tail (an append
+ * that was never acknowledged); a damaged line followed by good ones, or a seq out of
+ * order, is reported in `bad`.
+ */
+export function scanJournal(buf: Buffer, startOffset: number, firstSeq: number): Scan {
+  const events: StoredEvent[] = [];
+  const ends: number[] = [];
+  const bad: BadLine[] = [];
+  let expected = firstSeq;
+  let offset = startOffset;
+  let goodEnd = startOffset;
+  let tornAt: number | null = null;
+  let lineNo = 0;
+  const size = buf.length;
+  while (offset < size) {
+    let nl = buf.indexOf(10, offset);
+    const complete = nl !== -1;
+    if (!complete) nl = size;
+    lineNo += 1;
+    const raw = buf.toString('utf8', offset, nl);
+    const next = complete ? nl + 1 : size;
+    const isLast = next >= size;
+    if (!complete) {
+      tornAt = offset;
+      break;
+    }
+    if (raw.trim() === '') {
+      offset = next;
+      goodEnd = next;
+      continue;
+    }
+    const d = decodeRecord(raw);
+    const seq = d.ok ? d.value['seq'] : undefined;
+    if (!d.ok || typeof seq !== 'number' || typeof d.value['type'] !== 'string') {
+      if (isLast) {
+        tornAt = offset;
+        break;
+      }
+      bad.push({ line: lineNo, offset, raw, reason: d.ok ? 'missing seq or type' : d.reason });
+      expected += 1;
+      offset = next;
+      continue;
+    }
+    if (seq !== expected) {
+      bad.push({ line: lineNo, offset, raw, reason: `seq ${seq} where ${expected} was expected` });
+      offset = next;
+      continue;
+    }
+    events.push(d.value as StoredEvent);
+    ends.push(next);
+    expected = seq + 1;
+    goodEnd = next;
+    offset = next;
+  }
+  return { events, lastSeq: expected - 1, goodEnd, tornAt, bad, ends };
+}
+
+/** The end of a journal: last good seq, where it ends, and what follows it. */
+export interface Tail {
+  lastSeq: number;
+  goodEnd: number;
+  size: number;
+  /** The final line is incomplete or damaged: an unacknowledged append, safe to cut. */
+  torn: boolean;
+  /** The line before the final one is damaged too: not a torn tail, needs `repair`. */
+  corrupt: boolean;
+}
+
+/**
+ * Reads a journal backwards from its end to find the last good line, without reading the
+ * whole file. Used on every append, so its cost does not grow with history. Only the final
+ * line may be taken as torn; anything worse is reported as `corrupt` and left alone.
+ */
+export function readTail(fd: number): Tail {
+  const size = fs.fstatSync(fd).size;
+  if (size === 0) return { lastSeq: 0, goodEnd: 0, size, torn: false, corrupt: false };
+  for (let chunk = 64 * 1024; ; chunk *= 4) {
+    const start = Math.max(0, size - chunk);
+    const buf = Buffer.allocUnsafe(size - start);
+    fs.readSync(fd, buf, 0, buf.length, start);
+    const lines = linesFromEnd(buf, start === 0);
+    let torn = buf[buf.length - 1] !== 10;
+    let i = 0;
+    if (!torn) {
+      const last = lines[0];
+      if (last === 'partial') continue;
+      if (last && seqOf(buf, last) === null) {
+        torn = true;
+        i = 1;
+      }
+    }
+    const good = lines[i];
+    if (good === 'partial') continue;
+    if (!good) return { lastSeq: 0, goodEnd: 0, size, torn, corrupt: false };
+    const seq = seqOf(buf, good);
+    if (seq === null) return { lastSeq: 0, goodEnd: 0, size, torn, corrupt: true };
+    return { lastSeq: seq, goodEnd: start + good.to + 1, size, torn, corrupt: false };
+  }
+}
+
+interface LineSpan {
+  from: number;
+  /** Index of the terminating newline. */
+  to: number;
+}
+
+/**
+ * The last two newline-terminated lines of `buf`, newest first; 'partial' where a line's
+ * start lies before the buffer (read more).
+ */
+function linesFromEnd(buf: Buffer, atFileStart: boolean): Array<LineSpan | 'partial'> {
+  const out: Array<LineSpan | 'partial'> = [];
+  let nl = buf.lastIndexOf(10);
+  while (nl !== -1 && out.length < 2) {
+    const prev = nl === 0 ? -1 : buf.lastIndexOf(10, nl - 1);
+    if (prev === -1 && !atFileStart) {
+      out.push('partial');
+      break;
+    }
+    out.push({ from: prev + 1, to: nl });
+    nl = prev;
+  }
+  return out;
+}
+
+function seqOf(buf: Buffer, span: LineSpan): number | null {
+  const d = decodeRecord(buf.toString('utf8', span.from, span.to));
+  return d.ok && typeof d.value['seq'] === 'number' ? (d.value['seq'] as number) : null;
+}

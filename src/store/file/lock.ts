@@ -1,0 +1,148 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import { BatonError } from '../../domain/errors.js';
+import { FILE_MODE, sleepSync } from './fsutil.js';
+
+/** How long to wait for a busy lock before giving up with `LOCKED`. */
+export const DEFAULT_LOCK_TIMEOUT_MS = 15_000;
+/** A lock held longer than this by a process on another host is taken as stale. */
+export const FOREIGN_STALE_MS = 60_000;
+
+interface Owner {
+  pid: number;
+  host: string;
+  time: number;
+  nonce: string;
+}
+
+/**
+ * Cross-process mutual exclusion with an exclusively created lock file holding its owner
+ * (pid, host, time). A lock whose owner process is gone (same host) or that is older than
+ * {@link FOREIGN_STALE_MS} (other host) is broken, under a second lock so that two breakers
+ * cannot remove a lock a third process just took.
+ */
+export class FileLock {
+  private held = false;
+  private nonce = '';
+
+  constructor(
+    readonly file: string,
+    private readonly timeoutMs = DEFAULT_LOCK_TIMEOUT_MS,
+  ) {}
+
+  get isHeld(): boolean {
+    return this.held;
+  }
+
+  /** Takes the lock, waiting with jittered back-off; `LOCKED` after the timeout. */
+  acquire(): void {
+    if (this.held) return;
+    const deadline = Date.now() + this.timeoutMs;
+    let wait = 1;
+    for (;;) {
+      if (this.tryAcquire()) return;
+      this.breakIfStale();
+      if (Date.now() > deadline) {
+        const owner = readOwner(this.file);
+        throw new BatonError('LOCKED', `Lock ${this.file} is held${owner ? ` by pid ${owner.pid} on ${owner.host}` : ''}.`, {
+          hint: 'Another baton process is writing; retry shortly. If that process is gone, run `baton doctor --fix`.',
+          details: { lock: this.file, owner },
+        });
+      }
+      sleepSync(wait + Math.random() * wait);
+      wait = Math.min(wait * 2, 20);
+    }
+  }
+
+  private tryAcquire(): boolean {
+    this.nonce = `${process.pid}-${Math.random().toString(36).slice(2)}`;
+    const owner: Owner = { pid: process.pid, host: os.hostname(), time: Date.now(), nonce: this.nonce };
+    let fd: number;
+    try {
+      fd = fs.openSync(this.file, 'wx', FILE_MODE);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw e;
+    }
+    try {
+      fs.writeSync(fd, JSON.stringify(owner));
+    } finally {
+      fs.closeSync(fd);
+    }
+    this.held = true;
+    return true;
+  }
+
+  /** Releases the lock if this instance holds it (and it was not broken meanwhile). */
+  release(): void {
+    if (!this.held) return;
+    this.held = false;
+    const owner = readOwner(this.file);
+    if (owner && owner.nonce !== this.nonce) return;
+    fs.rmSync(this.file, { force: true });
+  }
+
+  private breakIfStale(): void {
+    const owner = readOwner(this.file);
+    if (owner === undefined) return;
+    if (owner !== null && !isStale(owner)) return;
+    // A lock file with no readable owner may be one being written right now; give it time.
+    if (owner === null && ageMs(this.file) < 2_000) return;
+    const breaker = `${this.file}.break`;
+    let fd: number;
+    try {
+      fd = fs.openSync(breaker, 'wx', FILE_MODE);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      if (ageMs(breaker) > 10_000) fs.rmSync(breaker, { force: true });
+      return;
+    }
+    fs.closeSync(fd);
+    try {
+      const again = readOwner(this.file);
+      if (again !== undefined && JSON.stringify(again) === JSON.stringify(owner)) fs.rmSync(this.file, { force: true });
+    } finally {
+      fs.rmSync(breaker, { force: true });
+    }
+  }
+}
+
+/** Reads a lock's owner: undefined when there is no lock file, null when it is unreadable. */
+export function readOwner(file: string): Owner | null | undefined {
+  let raw: string;
+  try {
+    raw = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  try {
+    const o = JSON.parse(raw) as Owner;
+    return typeof o.pid === 'number' && typeof o.host === 'string' ? o : null;
+  } catch {
+    return null;
+  }
+}
+
+function isStale(o: Owner): boolean {
+  if (o.host === os.hostname()) return !pidAlive(o.pid);
+  return Date.now() - o.time > FOREIGN_STALE_MS;
+}
+
+/** True when a process with this pid exists on this host. */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function ageMs(file: string): number {
+  try {
+    return Date.now() - fs.statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}

@@ -1,0 +1,78 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { BatonError } from '../../domain/errors.js';
+import { validateId } from '../../domain/ids.js';
+
+/** Name of the store directory looked for in the working directory and its parents. */
+export const STORE_DIR_NAME = '.baton';
+
+/** Every path of a file store, built in this one place and checked to stay inside the root. */
+export class Layout {
+  readonly sessions: string;
+  readonly archive: string;
+  readonly index: string;
+  readonly indexLog: string;
+  readonly active: string;
+  readonly workspaceLock: string;
+  readonly meta: string;
+
+  constructor(readonly root: string) {
+    this.sessions = path.join(root, 'sessions');
+    this.archive = path.join(root, 'archive');
+    this.index = path.join(root, 'index.json');
+    this.indexLog = path.join(root, 'index.log');
+    this.active = path.join(root, 'active');
+    this.workspaceLock = path.join(root, 'workspace.lock');
+    this.meta = path.join(root, 'store.json');
+  }
+
+  /** The folder of a session, live or archived. */
+  sessionDir(id: string, archived = false): string {
+    const dir = path.join(archived ? this.archive : this.sessions, validateId(id));
+    this.inside(dir);
+    return dir;
+  }
+
+  /** Files of a session folder. */
+  files(dir: string): { journal: string; snapshot: string; lock: string } {
+    return { journal: path.join(dir, 'journal.jsonl'), snapshot: path.join(dir, 'snapshot.json'), lock: path.join(dir, 'lock') };
+  }
+
+  private inside(p: string): void {
+    const rel = path.relative(this.root, p);
+    if (rel.startsWith('..') || path.isAbsolute(rel)) {
+      throw new BatonError('BAD_INPUT', `Path ${p} would leave the store ${this.root}.`, { hint: 'Use a plain session id.' });
+    }
+  }
+}
+
+/**
+ * Finds the store directory: `explicit` (from --dir or BATON_DIR) if given, else the first
+ * `.baton` directory in `cwd` or one of its parents, like git finds `.git`. Returns null
+ * when there is none.
+ */
+export function findStoreDir(cwd: string, explicit?: string | null): string | null {
+  if (explicit) return path.resolve(cwd, explicit);
+  let dir = path.resolve(cwd);
+  for (;;) {
+    const candidate = path.join(dir, STORE_DIR_NAME);
+    try {
+      if (fs.statSync(candidate).isDirectory()) return candidate;
+    } catch {
+      // not here; keep walking up
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}
+
+/** True when `p` is a real directory and not a symbolic link. */
+export function isPlainDir(p: string): boolean {
+  try {
+    const st = fs.lstatSync(p);
+    return st.isDirectory() && !st.isSymbolicLink();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,505 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { BatonError } from '../../domain/errors.js';
+import type { Actor, NewEvent, StoredEvent } from '../../domain/events.js';
+import { validateId } from '../../domain/ids.js';
+import type { SessionSummary } from '../../domain/summary.js';
+import { conflict, exists, notFound } from '../memory.js';
+import type { AppendOptions, ListResult, LoadResult, RepairReport, SessionStore, Snapshot, StoreCapabilities } from '../types.js';
+import { decodeRecord, encodeRecord } from './codec.js';
+import { DIR_MODE, FILE_MODE, atomicWrite, fsyncDir, moveAside, readIfExists } from './fsutil.js';
+import { readTail, scanJournal } from './journal.js';
+import type { Scan } from './journal.js';
+import { FileLock } from './lock.js';
+import { Layout, isPlainDir } from './paths.js';
+import { Registry } from './registry.js';
+
+/** Version of the on-disk layout this code writes. */
+export const FILE_FORMAT_VERSION = 1;
+/** Version of each journal line (`v`). */
+export const EVENT_FORMAT_VERSION = 1;
+
+/** Options of {@link FileStore}. */
+export interface FileStoreOptions {
+  /** The `.baton` directory. Created by {@link FileStore.init}. */
+  root: string;
+  now?: () => Date;
+  lockTimeoutMs?: number;
+}
+
+interface Handle {
+  dir: string;
+  journal: string;
+  snapshotFile: string;
+  lock: FileLock;
+  fd: number;
+  /** Last seq and end offset this process knows, valid while `size` matches the file. */
+  lastSeq: number;
+  end: number;
+  release: NodeJS.Immediate | null;
+}
+
+interface SnapshotRecord {
+  format: 'baton.snapshot';
+  v: number;
+  sessionId: string;
+  revision: number;
+  offset: number;
+  state: Snapshot['state'];
+}
+
+/**
+ * The default store: one folder per session under `.baton/sessions/`, an append-only
+ * `journal.jsonl` whose lines carry checksums, a `snapshot.json` (+ `.bak`), a derived
+ * registry cache, and the `active` pointer. Writers on one machine are serialised by a
+ * per-session lock file; every append is conditional on the revision and fsynced before it
+ * resolves. File I/O is synchronous on purpose: appends are tiny and the fsync dominates,
+ * so the thread-pool round trips of async I/O would only add latency.
+ */
+export class FileStore implements SessionStore {
+  readonly kind = 'file';
+  readonly capabilities: StoreCapabilities = { multiProcess: true, multiMachine: false, durable: true };
+  readonly layout: Layout;
+  private readonly now: () => Date;
+  private readonly lockTimeoutMs: number | undefined;
+  private readonly handles = new Map<string, Handle>();
+  private readonly registry: Registry;
+  private readonly actor: Actor = { agent: 'baton', pid: process.pid, host: os.hostname() };
+
+  constructor(options: FileStoreOptions) {
+    this.layout = new Layout(path.resolve(options.root));
+    this.now = options.now ?? (() => new Date());
+    this.lockTimeoutMs = options.lockTimeoutMs;
+    this.registry = new Registry(this.layout, this.now);
+    this.checkFormat();
+  }
+
+  get location(): string {
+    return this.layout.root;
+  }
+
+  /** Creates an empty store at `root` (idempotent). */
+  static init(root: string): void {
+    const layout = new Layout(path.resolve(root));
+    for (const d of [layout.root, layout.sessions, layout.archive]) fs.mkdirSync(d, { recursive: true, mode: DIR_MODE });
+    if (!fs.existsSync(layout.meta)) atomicWrite(layout.meta, `${JSON.stringify({ format: 'baton.store', version: FILE_FORMAT_VERSION })}\n`);
+  }
+
+  private checkFormat(): void {
+    const raw = readIfExists(this.layout.meta);
+    if (raw === null) {
+      if (!isPlainDir(this.layout.root)) {
+        throw new BatonError('NO_STORE', `No baton store at ${this.layout.root}.`, { hint: 'Run `baton init` (or `baton start`) to create one.' });
+      }
+      return;
+    }
+    let version: unknown;
+    try {
+      version = (JSON.parse(raw.toString('utf8')) as { version?: unknown }).version;
+    } catch {
+      return; // a damaged marker file says nothing about the data; the data checks itself
+    }
+    if (typeof version === 'number' && version > FILE_FORMAT_VERSION) {
+      throw new BatonError('UNSUPPORTED_VERSION', `The store at ${this.layout.root} has format ${version}; this baton reads up to ${FILE_FORMAT_VERSION}.`, {
+        hint: 'Upgrade baton (npm install -g baton@latest).',
+      });
+    }
+  }
+
+  private locate(id: string): { dir: string; archived: boolean } | null {
+    validateId(id);
+    const live = this.layout.sessionDir(id);
+    if (isPlainDir(live)) return { dir: live, archived: false };
+    const arch = this.layout.sessionDir(id, true);
+    if (isPlainDir(arch)) return { dir: arch, archived: true };
+    return null;
+  }
+
+  private handle(id: string): Handle {
+    const found = this.locate(id);
+    if (!found) throw notFound(id);
+    let h = this.handles.get(id);
+    if (h && h.dir === found.dir) return h;
+    if (h) this.drop(id);
+    const files = this.layout.files(found.dir);
+    let fd: number;
+    try {
+      fd = fs.openSync(files.journal, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+        throw new BatonError('CORRUPT', `Session ${id} has no journal.jsonl.`, {
+          hint: `Its folder ${found.dir} is incomplete; restore journal.jsonl from a backup or remove the folder.`,
+        });
+      }
+      throw e;
+    }
+    h = { dir: found.dir, journal: files.journal, snapshotFile: files.snapshot, lock: new FileLock(files.lock, this.lockTimeoutMs), fd, lastSeq: -1, end: -1, release: null };
+    this.handles.set(id, h);
+    return h;
+  }
+
+  private drop(id: string): void {
+    const h = this.handles.get(id);
+    if (!h) return;
+    if (h.release) clearImmediate(h.release);
+    h.lock.release();
+    fs.closeSync(h.fd);
+    this.handles.delete(id);
+  }
+
+  /*
+   * The lock is kept until the event loop turns once, so a caller appending in a loop pays
+   * for one lock per burst instead of one per event; other processes wait at most that long.
+   */
+  private lock(h: Handle): void {
+    if (h.release) {
+      clearImmediate(h.release);
+      h.release = null;
+    }
+    if (!h.lock.isHeld) {
+      h.lock.acquire();
+      h.lastSeq = -1;
+    }
+    h.release = setImmediate(() => {
+      h.release = null;
+      h.lock.release();
+    });
+  }
+
+  /** Brings `h.lastSeq`/`h.end` up to date and cuts a torn tail. Caller holds the lock. */
+  private syncTail(id: string, h: Handle, repairs: RepairReport[]): void {
+    const size = fs.fstatSync(h.fd).size;
+    if (h.lastSeq >= 0 && size === h.end) return;
+    const tail = readTail(h.fd);
+    if (tail.corrupt) {
+      throw new BatonError('CORRUPT', `The end of session ${id}'s journal is damaged (more than a torn last line).`, {
+        hint: `Run \`baton repair --session ${id}\`: it keeps the damaged lines aside and rebuilds the journal.`,
+        details: { sessionId: id, journal: h.journal },
+      });
+    }
+    h.lastSeq = tail.lastSeq;
+    h.end = tail.goodEnd;
+    if (tail.torn) {
+      const cut = Buffer.alloc(size - tail.goodEnd);
+      fs.readSync(h.fd, cut, 0, cut.length, tail.goodEnd);
+      const savedTo = `${h.journal}.torn-${this.now().toISOString().replace(/[:.]/g, '-')}`;
+      fs.writeFileSync(savedTo, cut, { mode: FILE_MODE });
+      fs.ftruncateSync(h.fd, tail.goodEnd);
+      fs.fsyncSync(h.fd);
+      this.write(h, [
+        { type: 'repair.torn_tail', time: this.now().toISOString(), actor: this.actor, data: { truncatedBytes: cut.length, savedTo: path.basename(savedTo) } },
+      ]);
+      repairs.push({
+        sessionId: id,
+        kind: 'torn_tail',
+        message: `Session ${id}: cut a torn last journal line (${cut.length} bytes, an append that was never acknowledged); kept in ${path.basename(savedTo)}.`,
+        savedTo,
+      });
+    }
+  }
+
+  /** Writes events after `h.lastSeq` and fsyncs. Caller holds the lock and has synced the tail. */
+  private write(h: Handle, events: NewEvent[]): number {
+    let seq = h.lastSeq;
+    let out = '';
+    for (const e of events) {
+      seq += 1;
+      out += `${encodeRecord({ v: EVENT_FORMAT_VERSION, seq, ...stripSeq(e) })}\n`;
+    }
+    const bytes = Buffer.from(out, 'utf8');
+    fs.writeSync(h.fd, bytes);
+    fs.fdatasyncSync(h.fd);
+    h.lastSeq = seq;
+    h.end += bytes.length;
+    return seq;
+  }
+
+  async create(id: string, events: NewEvent[], summary: SessionSummary): Promise<{ revision: number }> {
+    validateId(id);
+    if (this.locate(id)) throw exists(id);
+    const dir = this.layout.sessionDir(id);
+    const tmp = `${dir}.creating-${process.pid}-${Date.now().toString(36)}`;
+    fs.mkdirSync(tmp, { mode: DIR_MODE });
+    const files = this.layout.files(tmp);
+    let seq = 0;
+    const body = events.map((e) => `${encodeRecord({ v: EVENT_FORMAT_VERSION, seq: ++seq, ...stripSeq(e) })}\n`).join('');
+    const fd = fs.openSync(files.journal, 'wx', FILE_MODE);
+    try {
+      fs.writeSync(fd, body);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fsyncDir(tmp);
+    // The folder appears under its final name in one rename, so a half-made session is never seen.
+    try {
+      fs.renameSync(tmp, dir);
+    } catch (e) {
+      fs.rmSync(tmp, { recursive: true, force: true });
+      if (['ENOTEMPTY', 'EEXIST'].includes((e as NodeJS.ErrnoException).code ?? '')) throw exists(id);
+      throw e;
+    }
+    fsyncDir(this.layout.sessions);
+    this.registry.record(summary);
+    return { revision: seq };
+  }
+
+  async exists(id: string): Promise<boolean> {
+    return this.locate(id) !== null;
+  }
+
+  async load(id: string): Promise<LoadResult> {
+    const h = this.handle(id);
+    const repairs: RepairReport[] = [];
+    const snap = this.readSnapshot(id, h, repairs);
+    let scan = this.scanFrom(h, snap);
+    if (scan.tornAt !== null) {
+      this.lock(h);
+      h.lastSeq = -1;
+      this.syncTail(id, h, repairs);
+      scan = this.scanFrom(h, snap);
+    }
+    if (scan.bad.length) {
+      const first = scan.bad[0]!;
+      throw new BatonError('CORRUPT', `Session ${id}'s journal has ${scan.bad.length} damaged line(s), first near byte ${first.offset} (${first.reason}).`, {
+        hint: `Run \`baton repair --session ${id}\`: the journal is kept aside and rebuilt with every readable event; damaged lines are preserved as repair events.`,
+        details: { sessionId: id, badLines: scan.bad.map((b) => ({ offset: b.offset, reason: b.reason })) },
+      });
+    }
+    return { snapshot: snap ? { revision: snap.revision, state: snap.state } : null, events: scan.events, revision: scan.lastSeq, repairs };
+  }
+
+  private scanFrom(h: Handle, snap: SnapshotRecord | null): Scan {
+    const size = fs.fstatSync(h.fd).size;
+    const from = snap ? snap.offset : 0;
+    const buf = Buffer.allocUnsafe(size - from);
+    fs.readSync(h.fd, buf, 0, buf.length, from);
+    const scan = scanJournal(buf, 0, snap ? snap.revision + 1 : 1);
+    // Offsets in `scan` are relative to `from`.
+    scan.goodEnd += from;
+    if (scan.tornAt !== null) scan.tornAt += from;
+    for (const b of scan.bad) b.offset += from;
+    if (!h.lock.isHeld || h.lastSeq < 0) {
+      if (scan.tornAt === null && !scan.bad.length) {
+        h.lastSeq = scan.lastSeq;
+        h.end = scan.goodEnd;
+      }
+    }
+    return scan;
+  }
+
+  /** The newest valid snapshot (snapshot.json, else .bak) that agrees with the journal. */
+  private readSnapshot(id: string, h: Handle, repairs: RepairReport[]): SnapshotRecord | null {
+    for (const file of [h.snapshotFile, `${h.snapshotFile}.bak`]) {
+      const raw = readIfExists(file);
+      if (raw === null) continue;
+      const d = decodeRecord(raw.toString('utf8').trimEnd());
+      const rec = d.ok ? (d.value as unknown as SnapshotRecord) : null;
+      if (!rec || rec.format !== 'baton.snapshot' || rec.sessionId !== id || typeof rec.offset !== 'number') {
+        let savedTo: string | null = null;
+        try {
+          savedTo = moveAside(file, this.now());
+        } catch {
+          // another process moved it first
+        }
+        repairs.push({
+          sessionId: id,
+          kind: 'snapshot_corrupt',
+          message: `Session ${id}: ${path.basename(file)} is unreadable (${d.ok ? 'not a snapshot of this session' : d.reason}); moved aside, state rebuilt from the journal.`,
+          savedTo,
+        });
+        continue;
+      }
+      if (rec.v > FILE_FORMAT_VERSION) {
+        throw new BatonError('UNSUPPORTED_VERSION', `Session ${id}'s snapshot has format ${rec.v}; this baton reads up to ${FILE_FORMAT_VERSION}.`, {
+          hint: 'Upgrade baton.',
+        });
+      }
+      if (this.snapshotFits(h, rec)) return rec;
+      repairs.push({ sessionId: id, kind: 'snapshot_stale', message: `Session ${id}: ${path.basename(file)} does not match the journal; ignored.`, savedTo: null });
+    }
+    return null;
+  }
+
+  /** A snapshot fits when the journal line at its offset is the event right after it. */
+  private snapshotFits(h: Handle, rec: SnapshotRecord): boolean {
+    const size = fs.fstatSync(h.fd).size;
+    if (rec.offset > size || rec.offset < 0) return false;
+    if (rec.offset === 0) return rec.revision === 0;
+    const prev = Buffer.alloc(1);
+    fs.readSync(h.fd, prev, 0, 1, rec.offset - 1);
+    if (prev[0] !== 10) return false;
+    if (rec.offset === size) return true;
+    const head = Buffer.alloc(Math.min(64, size - rec.offset));
+    fs.readSync(h.fd, head, 0, head.length, rec.offset);
+    const m = /^\{"v":\d+,"seq":(\d+),/.exec(head.toString('utf8'));
+    return m !== null && Number(m[1]) === rec.revision + 1;
+  }
+
+  async readEvents(id: string, afterSeq = 0): Promise<StoredEvent[]> {
+    const h = this.handle(id);
+    const buf = fs.readFileSync(h.journal);
+    const scan = scanJournal(buf, 0, 1);
+    if (scan.bad.length) {
+      throw new BatonError('CORRUPT', `Session ${id}'s journal has ${scan.bad.length} damaged line(s).`, {
+        hint: `Run \`baton repair --session ${id}\`.`,
+      });
+    }
+    return scan.events.filter((e) => e.seq > afterSeq);
+  }
+
+  async append(id: string, expectedRevision: number, events: NewEvent[], options: AppendOptions = {}): Promise<{ revision: number }> {
+    const h = this.handle(id);
+    this.lock(h);
+    const repairs: RepairReport[] = [];
+    this.syncTail(id, h, repairs);
+    if (h.lastSeq !== expectedRevision) throw conflict(id, expectedRevision, h.lastSeq);
+    const revision = this.write(h, events);
+    if (options.summary) this.registry.record({ ...options.summary, revision });
+    return { revision };
+  }
+
+  async writeSnapshot(id: string, snapshot: Snapshot): Promise<void> {
+    const h = this.handle(id);
+    this.lock(h);
+    this.syncTail(id, h, []);
+    if (snapshot.revision > h.lastSeq) {
+      throw new BatonError('BAD_INPUT', `Snapshot revision ${snapshot.revision} is past the journal end ${h.lastSeq}.`);
+    }
+    const offset = snapshot.revision === h.lastSeq ? h.end : this.offsetAfter(h, snapshot.revision);
+    const rec: SnapshotRecord = { format: 'baton.snapshot', v: FILE_FORMAT_VERSION, sessionId: id, revision: snapshot.revision, offset, state: snapshot.state };
+    atomicWrite(h.snapshotFile, `${encodeRecord(rec)}\n`, { backup: true });
+  }
+
+  private offsetAfter(h: Handle, revision: number): number {
+    const scan = scanJournal(fs.readFileSync(h.journal), 0, 1);
+    const i = scan.events.findIndex((e) => e.seq === revision);
+    if (i === -1) throw new BatonError('BAD_INPUT', `Revision ${revision} is not in the journal.`);
+    return scan.ends[i]!;
+  }
+
+  async list(options: { rebuild?: boolean } = {}): Promise<ListResult> {
+    return this.registry.list(options.rebuild === true);
+  }
+
+  async putSummaries(rows: SessionSummary[]): Promise<void> {
+    this.registry.putMany(rows);
+  }
+
+  async getActive(): Promise<string | null> {
+    const raw = readIfExists(this.layout.active);
+    if (raw === null) return null;
+    const id = raw.toString('utf8').trim();
+    return id === '' ? null : id;
+  }
+
+  async setActive(id: string | null): Promise<void> {
+    if (id === null) {
+      fs.rmSync(this.layout.active, { force: true });
+      return;
+    }
+    validateId(id);
+    atomicWrite(this.layout.active, `${id}\n`);
+  }
+
+  async withWorkspaceLock<T>(fn: () => Promise<T>): Promise<T> {
+    const lock = new FileLock(this.layout.workspaceLock, this.lockTimeoutMs);
+    lock.acquire();
+    try {
+      return await fn();
+    } finally {
+      lock.release();
+    }
+  }
+
+  async archive(id: string): Promise<void> {
+    const found = this.locate(id);
+    if (!found) throw notFound(id);
+    if (found.archived) return;
+    this.drop(id);
+    const dest = this.layout.sessionDir(id, true);
+    fs.mkdirSync(this.layout.archive, { recursive: true, mode: DIR_MODE });
+    const lock = new FileLock(this.layout.files(found.dir).lock, this.lockTimeoutMs);
+    lock.acquire();
+    try {
+      fs.renameSync(found.dir, dest);
+    } catch (e) {
+      lock.release();
+      throw e;
+    }
+    // The lock file travelled with the folder.
+    fs.rmSync(this.layout.files(dest).lock, { force: true });
+    fsyncDir(this.layout.sessions);
+    fsyncDir(this.layout.archive);
+  }
+
+  async isArchived(id: string): Promise<boolean> {
+    const found = this.locate(id);
+    if (!found) throw notFound(id);
+    return found.archived;
+  }
+
+  async repair(id: string): Promise<RepairReport[]> {
+    const h = this.handle(id);
+    this.lock(h);
+    const buf = fs.readFileSync(h.journal);
+    const scan = scanJournal(buf, 0, 1);
+    if (!scan.bad.length && scan.tornAt === null) return [];
+    const repairs: RepairReport[] = [];
+    const stamp = this.now().toISOString().replace(/[:.]/g, '-');
+    const savedTo = `${h.journal}.corrupt-${stamp}`;
+    fs.writeFileSync(savedTo, buf, { mode: FILE_MODE });
+    // Rebuild: every readable event keeps its seq; each unreadable line becomes a repair
+    // event carrying its raw text at the seq it must have had.
+    const lines = splitLines(buf);
+    const out: string[] = [];
+    let seq = 0;
+    const unreadable: number[] = [];
+    const time = this.now().toISOString();
+    lines.forEach((raw, i) => {
+      if (raw.trim() === '') return;
+      const d = decodeRecord(raw);
+      const isLast = i === lines.length - 1;
+      if (d.ok && d.value['seq'] === seq + 1) {
+        out.push(raw);
+        seq += 1;
+        return;
+      }
+      if (isLast && scan.tornAt !== null) return; // torn tail: cut, its bytes are in savedTo
+      seq += 1;
+      unreadable.push(i + 1);
+      out.push(encodeRecord({ v: EVENT_FORMAT_VERSION, seq, type: 'repair.unreadable_line', time, actor: this.actor, data: { raw: raw.slice(0, 1_000_000), line: i + 1 } }));
+    });
+    seq += 1;
+    out.push(encodeRecord({ v: EVENT_FORMAT_VERSION, seq, type: 'repair.journal', time, actor: this.actor, data: { savedTo: path.basename(savedTo), unreadableLines: unreadable } }));
+    atomicWrite(h.journal, `${out.join('\n')}\n`);
+    // The journal file was replaced: reopen it and drop the now-mismatched snapshots.
+    for (const f of [h.snapshotFile, `${h.snapshotFile}.bak`]) fs.rmSync(f, { force: true });
+    this.drop(id);
+    repairs.push({
+      sessionId: id,
+      kind: 'journal_rewritten',
+      message: `Session ${id}: journal rebuilt; ${unreadable.length} unreadable line(s) kept as repair events; the original is in ${path.basename(savedTo)}.`,
+      savedTo,
+    });
+    return repairs;
+  }
+
+  async close(): Promise<void> {
+    for (const id of [...this.handles.keys()]) this.drop(id);
+    this.registry.close();
+  }
+}
+
+function stripSeq(e: NewEvent): NewEvent {
+  const { seq: _s, v: _v, ...rest } = e as NewEvent & { seq?: number; v?: number };
+  return rest as NewEvent;
+}
+
+function splitLines(buf: Buffer): string[] {
+  const text = buf.toString('utf8');
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}

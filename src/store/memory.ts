@@ -1,0 +1,138 @@
+import { BatonError } from '../domain/errors.js';
+import type { NewEvent, StoredEvent } from '../domain/events.js';
+import { validateId } from '../domain/ids.js';
+import type { SessionSummary } from '../domain/summary.js';
+import type { AppendOptions, ListResult, LoadResult, SessionStore, Snapshot, StoreCapabilities } from './types.js';
+
+interface Entry {
+  events: StoredEvent[];
+  snapshot: Snapshot | null;
+  archived: boolean;
+}
+
+/**
+ * The reference store: everything in memory, one process. Its behaviour is the contract
+ * the conformance suite pins down for every other backend.
+ */
+export class MemoryStore implements SessionStore {
+  readonly kind = 'memory';
+  readonly location = 'memory:';
+  readonly capabilities: StoreCapabilities = { multiProcess: false, multiMachine: false, durable: false };
+  private readonly sessions = new Map<string, Entry>();
+  private readonly summaries = new Map<string, SessionSummary>();
+  private active: string | null = null;
+  private lockChain: Promise<unknown> = Promise.resolve();
+
+  private entry(id: string): Entry {
+    const e = this.sessions.get(validateId(id));
+    if (!e) throw notFound(id);
+    return e;
+  }
+
+  async create(id: string, events: NewEvent[], summary: SessionSummary): Promise<{ revision: number }> {
+    validateId(id);
+    if (this.sessions.has(id)) throw exists(id);
+    const stored = events.map((e, i) => clone({ ...e, seq: i + 1 }) as StoredEvent);
+    this.sessions.set(id, { events: stored, snapshot: null, archived: false });
+    this.summaries.set(id, summary);
+    return { revision: stored.length };
+  }
+
+  async exists(id: string): Promise<boolean> {
+    return this.sessions.has(validateId(id));
+  }
+
+  async load(id: string): Promise<LoadResult> {
+    const e = this.entry(id);
+    const snap = e.snapshot;
+    const events = e.events.filter((x) => !snap || x.seq > snap.revision).map(clone);
+    return { snapshot: snap ? clone(snap) : null, events, revision: e.events.length, repairs: [] };
+  }
+
+  async readEvents(id: string, afterSeq = 0): Promise<StoredEvent[]> {
+    return this.entry(id).events.filter((x) => x.seq > afterSeq).map(clone);
+  }
+
+  async append(id: string, expectedRevision: number, events: NewEvent[], options: AppendOptions = {}): Promise<{ revision: number }> {
+    const e = this.entry(id);
+    if (e.events.length !== expectedRevision) throw conflict(id, expectedRevision, e.events.length);
+    for (const ev of events) e.events.push(clone({ ...ev, seq: e.events.length + 1 }) as StoredEvent);
+    if (options.summary) this.summaries.set(id, options.summary);
+    return { revision: e.events.length };
+  }
+
+  async writeSnapshot(id: string, snapshot: Snapshot): Promise<void> {
+    const e = this.entry(id);
+    if (snapshot.revision > e.events.length) {
+      throw new BatonError('BAD_INPUT', `Snapshot revision ${snapshot.revision} is past the journal end ${e.events.length}.`);
+    }
+    e.snapshot = clone(snapshot);
+  }
+
+  async list(): Promise<ListResult> {
+    const missing = [...this.sessions.keys()].filter((id) => !this.summaries.has(id));
+    return { summaries: [...this.summaries.values()].map(clone), missing, repairs: [] };
+  }
+
+  async putSummaries(rows: SessionSummary[]): Promise<void> {
+    for (const r of rows) if (this.sessions.has(r.id)) this.summaries.set(r.id, clone(r));
+  }
+
+  async getActive(): Promise<string | null> {
+    return this.active;
+  }
+
+  async setActive(id: string | null): Promise<void> {
+    if (id !== null) this.entry(id);
+    this.active = id;
+  }
+
+  async withWorkspaceLock<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.lockChain.then(fn, fn);
+    this.lockChain = run.catch(() => undefined);
+    return run;
+  }
+
+  async archive(id: string): Promise<void> {
+    this.entry(id).archived = true;
+  }
+
+  async isArchived(id: string): Promise<boolean> {
+    return this.entry(id).archived;
+  }
+
+  async repair(id: string): Promise<[]> {
+    this.entry(id);
+    return [];
+  }
+
+  async close(): Promise<void> {}
+}
+
+function clone<T>(v: T): T {
+  return structuredClone(v);
+}
+
+/** `NOT_FOUND` for a session id, shared by the backends. */
+export function notFound(id: string): BatonError {
+  return new BatonError('NOT_FOUND', `No session ${JSON.stringify(id)}.`, {
+    hint: 'Run `baton list --all` to see the sessions.',
+    details: { sessionId: id },
+  });
+}
+
+/** `EXISTS` for a session id, shared by the backends. */
+export function exists(id: string): BatonError {
+  return new BatonError('EXISTS', `Session ${JSON.stringify(id)} already exists.`, {
+    hint: 'Pick another --id, or continue that session with `baton switch`.',
+    details: { sessionId: id },
+  });
+}
+
+/** `CONFLICT` for a stale expected revision, shared by the backends. */
+export function conflict(id: string, expected: number, actual: number): BatonError {
+  return new BatonError('CONFLICT', `Session ${id} is at revision ${actual}, not ${expected}: someone else wrote first.`, {
+    hint: 'Re-read the session and try again.',
+    details: { sessionId: id, expectedRevision: expected, revision: actual },
+  });
+}

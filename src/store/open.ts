@@ -1,0 +1,47 @@
+import path from 'node:path';
+import { BatonError } from '../domain/errors.js';
+import { FileStore } from './file/store.js';
+import { STORE_DIR_NAME, findStoreDir } from './file/paths.js';
+import { MemoryStore } from './memory.js';
+import type { SessionStore } from './types.js';
+
+/** Where and how to open a store. */
+export interface OpenStoreOptions {
+  /** `memory:`, `file:/path`, a plain directory path, or (later) `postgres://…`. */
+  url?: string | null;
+  /** Explicit `.baton` directory (--dir / BATON_DIR). */
+  dir?: string | null;
+  cwd?: string;
+  /** Create the file store in `cwd/.baton` when none is found. */
+  create?: boolean;
+  now?: () => Date;
+  lockTimeoutMs?: number;
+}
+
+/**
+ * Opens the store a surface should use. Without a URL this is the file store found by
+ * walking up from `cwd` (like git finds `.git`); `NO_STORE` when there is none and `create`
+ * is not set.
+ */
+export function openStore(o: OpenStoreOptions = {}): SessionStore {
+  const cwd = o.cwd ?? process.cwd();
+  const url = o.url ?? null;
+  if (url === 'memory:') return new MemoryStore();
+  if (url && /^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !url.startsWith('file://')) {
+    throw new BatonError('BAD_INPUT', `Store URL scheme of ${url.split('://')[0]}:// is not supported by this build.`, {
+      hint: 'Use the file store (--dir PATH) or memory:.',
+    });
+  }
+  const explicit = url ? url.replace(/^file:(\/\/)?/, '') : o.dir ?? null;
+  let root = findStoreDir(cwd, explicit);
+  if (!root) {
+    if (!o.create) {
+      throw new BatonError('NO_STORE', `No ${STORE_DIR_NAME} directory in ${cwd} or any parent.`, {
+        hint: 'Run `baton init` here, or point to a store with --dir PATH or BATON_DIR.',
+      });
+    }
+    root = path.join(cwd, STORE_DIR_NAME);
+  }
+  if (o.create) FileStore.init(root);
+  return new FileStore({ root, ...(o.now ? { now: o.now } : {}), ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}) });
+}

@@ -1,0 +1,102 @@
+import type { NewEvent, StoredEvent } from '../domain/events.js';
+import type { SessionState } from '../domain/state.js';
+import type { SessionSummary } from '../domain/summary.js';
+
+/** What a backend can promise; tests gate on these, never on store names. */
+export interface StoreCapabilities {
+  /** Several processes on one machine may share sessions safely. */
+  multiProcess: boolean;
+  /** Several machines may share sessions safely. */
+  multiMachine: boolean;
+  /** An acknowledged append survives a crash of the process (and of the machine, after fsync). */
+  durable: boolean;
+}
+
+/** The state at a revision, as saved to speed up loading. */
+export interface Snapshot {
+  revision: number;
+  state: SessionState;
+}
+
+/** Something the store found damaged and repaired or set aside while reading. */
+export interface RepairReport {
+  sessionId: string | null;
+  kind: 'torn_tail' | 'snapshot_corrupt' | 'snapshot_stale' | 'index_corrupt' | 'index_rebuilt' | 'active_dangling' | 'journal_rewritten';
+  message: string;
+  savedTo: string | null;
+}
+
+/** A session as read: newest valid snapshot plus the events after it. */
+export interface LoadResult {
+  snapshot: Snapshot | null;
+  /** Events after the snapshot (all events when there is none), in seq order. */
+  events: StoredEvent[];
+  /** Seq of the last event in the journal. */
+  revision: number;
+  repairs: RepairReport[];
+}
+
+/** Options of {@link SessionStore.append}. */
+export interface AppendOptions {
+  /** The session's registry row after this append, when it changed (status, progress…). */
+  summary?: SessionSummary;
+}
+
+/** Result of {@link SessionStore.list}. */
+export interface ListResult {
+  summaries: SessionSummary[];
+  /** Sessions the store holds but has no registry row for; the manager derives and saves them. */
+  missing: string[];
+  repairs: RepairReport[];
+}
+
+/**
+ * The storage contract. Stores only load and conditionally append; they hold no domain
+ * rules. Every method rejects with a `BatonError` (`NOT_FOUND`, `EXISTS`, `CONFLICT`,
+ * `LOCKED`, `CORRUPT`, `STORE_UNAVAILABLE`, `BAD_INPUT` for an invalid id).
+ */
+export interface SessionStore {
+  /** Short backend name, for messages. */
+  readonly kind: string;
+  /** Where the data lives (a directory, a URL without password). */
+  readonly location: string;
+  readonly capabilities: StoreCapabilities;
+
+  /** Creates a session whose journal starts with `events` (seq 1…). `EXISTS` if the id is taken. */
+  create(id: string, events: NewEvent[], summary: SessionSummary): Promise<{ revision: number }>;
+  /** True when a session with this id exists (live or archived). */
+  exists(id: string): Promise<boolean>;
+  /** Reads a session: newest valid snapshot plus the tail. Repairs a torn tail. */
+  load(id: string): Promise<LoadResult>;
+  /** Every event with seq > `afterSeq`, in order. */
+  readEvents(id: string, afterSeq?: number): Promise<StoredEvent[]>;
+  /**
+   * Appends `events` only if the journal's last seq is `expectedRevision`; otherwise rejects
+   * with `CONFLICT` and writes nothing. Resolves once the events are durable.
+   */
+  append(id: string, expectedRevision: number, events: NewEvent[], options?: AppendOptions): Promise<{ revision: number }>;
+  /** Saves a snapshot; a later load may start from it. Never changes the journal. */
+  writeSnapshot(id: string, snapshot: Snapshot): Promise<void>;
+  /** Registry rows of every session, live and archived. */
+  list(options?: { rebuild?: boolean }): Promise<ListResult>;
+  /** Stores registry rows derived by the manager. */
+  putSummaries(rows: SessionSummary[]): Promise<void>;
+  /** The workspace's active session id, or null. */
+  getActive(): Promise<string | null>;
+  /** Sets or clears the active pointer. */
+  setActive(id: string | null): Promise<void>;
+  /** Runs `fn` while holding the workspace-wide lock (start, switch: one active session). */
+  withWorkspaceLock<T>(fn: () => Promise<T>): Promise<T>;
+  /** Moves a session to the archive location. Its `session.archived` event is appended first. */
+  archive(id: string): Promise<void>;
+  /** True when the session lives in the archive location. */
+  isArchived(id: string): Promise<boolean>;
+  /**
+   * Rewrites a journal whose inner lines are damaged: the original is kept aside, each
+   * unreadable line becomes a `repair.unreadable_line` event holding its raw text, so no
+   * byte is lost and seq stays contiguous.
+   */
+  repair(id: string): Promise<RepairReport[]>;
+  /** Releases locks and handles. */
+  close(): Promise<void>;
+}
