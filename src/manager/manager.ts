@@ -1,4 +1,3 @@
-import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import os from 'node:os';
 import { fold } from '../domain/apply.js';
 import * as decide from '../domain/decide.js';
@@ -12,6 +11,7 @@ import { summarize, summaryChanged } from '../domain/summary.js';
 import type { SessionSummary } from '../domain/summary.js';
 import type { PhaseAction, SessionAction } from '../domain/transitions.js';
 import type { RepairReport, SessionStore } from '../store/types.js';
+import { nodeCrypto } from './lazy.js';
 
 /** Snapshot every this many events by default: bounds the tail replayed on load. */
 export const DEFAULT_SNAPSHOT_EVERY = 200;
@@ -39,7 +39,8 @@ export interface StartInput {
   idFormat?: IdFormat;
   bmad?: BmadIdOptions;
   phases?: PhaseSpec[];
-  budget?: number | null;
+  /** Token budget; numeric strings from the CLI are accepted and checked. */
+  budget?: number | string | null;
   contextSummary?: string | null;
   metadata?: Record<string, unknown>;
   /** Pause the active session instead of refusing with ACTIVE_EXISTS. */
@@ -88,7 +89,7 @@ export class SessionManager {
   constructor(o: ManagerOptions) {
     this.store = o.store;
     this.now = o.now ?? (() => new Date());
-    this.rand = o.randomBytes ?? ((n) => nodeRandomBytes(n));
+    this.rand = o.randomBytes ?? ((n) => nodeCrypto().randomBytes(n));
     this.agent = o.agent ?? null;
     this.pid = o.pid ?? process.pid;
     this.host = o.host ?? os.hostname();

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MeasuredFile } from '../domain/decide.js';
+import { nodeCrypto } from './lazy.js';
 
 /**
  * Returns a file measurer for the manifest: paths are resolved against `cwd` and recorded
@@ -16,7 +16,7 @@ export function fileMeasurer(cwd: string, workspaceRoot: string): (p: string) =>
     const recorded = rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : abs;
     try {
       const data = fs.readFileSync(abs);
-      return { path: recorded, sha256: createHash('sha256').update(data).digest('hex'), size: data.length };
+      return { path: recorded, sha256: nodeCrypto().createHash('sha256').update(data).digest('hex'), size: data.length };
     } catch {
       return { path: recorded, sha256: null, size: null };
     }

@@ -77,7 +77,7 @@ export class Registry {
         dropped += 1;
       }
     }
-    if (rebuild || (!index && onDisk.size > 0)) {
+    if (rebuild) {
       repairs.push({ sessionId: null, kind: 'index_rebuilt', message: `Registry rebuilt from ${onDisk.size} session folder(s).`, savedTo: null });
     }
     if (rebuild || dropped > 0 || logEnd - logOffset > COMPACT_AFTER_BYTES || (!index && logEnd > 0)) {

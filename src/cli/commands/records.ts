@@ -1,0 +1,217 @@
+import type { Command } from 'commander';
+import { BatonError } from '../../domain/errors.js';
+import type { FileAction, SessionState } from '../../domain/state.js';
+import { budgetView } from '../../domain/tokens.js';
+import type { PhaseAction } from '../../domain/transitions.js';
+import type { ChangeResult } from '../../manager/manager.js';
+import type { Ctx } from '../context.js';
+import type { CliIO } from '../io.js';
+import { bind, common, strict } from '../program.js';
+import type { Action } from '../program.js';
+import { num } from '../render/time.js';
+
+function done(ctx: Ctx, r: ChangeResult<unknown>, text: string, extra: Record<string, unknown> = {}): void {
+  ctx.emit({ ok: true, id: r.state.id, revision: r.state.revision, ...extra }, text);
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+function budgetWarning(ctx: Ctx, s: SessionState): void {
+  const b = budgetView(s.tokens);
+  if (b.level === 'warning' || b.level === 'critical' || b.level === 'exceeded') {
+    ctx.io.stderr(`${ctx.paint.yellow(`budget[${b.level}]`)}: ${num(b.used)} of ${num(b.max ?? 0)} tokens used (${b.percent}%).\n`);
+  }
+}
+
+/** Registers phase, sub-step and record-keeping commands. */
+export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
+  const on = (cmd: Command, action: Action): Command => cmd.action(bind(io, holder, action));
+
+  const phase = program.command('phase').description('move a phase through its states: start, done, fail, skip, retry');
+  const verbs: Array<[string, PhaseAction, string, string]> = [
+    ['start', 'start', 'start a pending phase (or retry a failed one)', 'Started'],
+    ['done', 'complete', 'mark an in-progress phase completed', 'Completed'],
+    ['fail', 'fail', 'mark an in-progress phase failed', 'Failed'],
+    ['skip', 'skip', 'skip a pending phase', 'Skipped'],
+    ['retry', 'retry', 'retry a failed phase (counted against its retry limit)', 'Retrying'],
+  ];
+  for (const [name, action, description, word] of verbs) {
+    on(
+      strict(common(phase.command(name).description(description).argument('<phase>', 'phase id or name').option('--force', 'override BLOCKED / RETRIES_EXHAUSTED').option('--reason <text>', 'why (fail, skip)'))),
+      async (ctx, [ref], o) => {
+        const id = await ctx.sessionId();
+        const r = await ctx.manager().phase(id, ref ?? '', action, {
+          ...ctx.change(),
+          force: o['force'] === true,
+          reason: (o['reason'] as string | undefined) ?? null,
+        });
+        const p = r.state.phases.find((x) => x.id === ref || x.name === ref)!;
+        done(ctx, r, `${word} phase ${p.id}${action === 'retry' || r.events[0]?.type === 'phase.retried' ? ` (retry ${p.retryCount}/${p.maxRetries})` : ''}`, { phase: p });
+      },
+    );
+  }
+
+  on(strict(common(program.command('substep').description('record reaching a sub-step of an in-progress phase (the resume point)').argument('<phase>').argument('<name>'))), async (ctx, [ref, name]) => {
+    const r = await ctx.manager().substep(await ctx.sessionId(), ref ?? '', name ?? '', ctx.change());
+    done(ctx, r, `Phase ${ref}: reached ${name}`);
+  });
+
+  const file = program.command('file').description('record files created, modified or deleted (hashed now)');
+  for (const action of ['created', 'modified', 'deleted'] as FileAction[]) {
+    on(common(file.command(action).description(`record ${action} files`).argument('<paths...>').option('--phase <phase>', 'phase (default: the one in progress)')), async (ctx, paths, o) => {
+      const r = await ctx.manager().files(await ctx.sessionId(), action, paths, (o['phase'] as string | undefined) ?? null, ctx.change());
+      const recs = r.events.map((e) => e.data);
+      done(ctx, r, `Recorded ${paths.length} ${action} file(s)`, { files: recs });
+    });
+  }
+
+  const error = program.command('error').description('record and resolve errors');
+  on(
+    common(
+      error
+        .command('add')
+        .description('record an error against a phase; prints its id')
+        .requiredOption('--phase <phase>', 'phase the error belongs to')
+        .requiredOption('--type <type>', 'validation, timeout, file_conflict, runtime, dependency, quota, …')
+        .requiredOption('--message <text>', 'what went wrong'),
+    ),
+    async (ctx, _a, o) => {
+      const r = await ctx.manager().error(await ctx.sessionId(), { phase: String(o['phase']), type: String(o['type']), message: String(o['message']), agent: ctx.agent }, ctx.change());
+      done(ctx, r, r.result, { errorId: r.result });
+    },
+  );
+  on(common(error.command('resolve').description('mark an error resolved').argument('<error-id>').requiredOption('--resolution <text>', 'how it was resolved')), async (ctx, [errorId], o) => {
+    const r = await ctx.manager().resolveError(await ctx.sessionId(), errorId ?? '', String(o['resolution']), ctx.change());
+    done(ctx, r, `Resolved ${errorId}`);
+  });
+
+  const tokens = program
+    .command('tokens')
+    .description('show token use; `tokens add` records it')
+    .option('--by <dimension>', 'break down by agent or phase');
+  common(tokens);
+  tokens.action(
+    bind(io, holder, async (ctx, _a, o) => {
+      const by = o['by'] as string | undefined;
+      if (by !== undefined && by !== 'agent' && by !== 'phase') throw new BatonError('BAD_INPUT', `--by must be agent or phase; got ${JSON.stringify(by)}.`, { hint: 'Use --by agent or --by phase.' });
+      const s = await ctx.manager().get(await ctx.sessionId());
+      const t = s.tokens;
+      const budget = budgetView(t);
+      const rows = by === 'phase' ? t.byPhase : t.byAgent;
+      ctx.emit({ input: t.input, output: t.output, cached: t.cached, byAgent: t.byAgent, byPhase: t.byPhase, budget }, () => {
+        const lines = [`Total: ${num(t.input)} in / ${num(t.output)} out / ${num(t.cached)} cached`];
+        if (budget.max !== null) lines.push(`Budget: ${num(budget.used)} / ${num(budget.max)} (${budget.percent}%) ${budget.level}`);
+        if (by) {
+          lines.push(`By ${by}:`);
+          for (const [k, v] of Object.entries(rows)) lines.push(`  ${k.padEnd(16)} ${num(v.input).padStart(10)} in ${num(v.output).padStart(10)} out ${num(v.cached).padStart(10)} cached`);
+        }
+        return lines.join('\n');
+      });
+    }),
+  );
+  on(
+    strict(
+      common(
+        tokens
+          .command('add')
+          .description('record token use by an agent')
+          .option('--phase <phase>', 'phase the tokens were spent on')
+          .option('--input <n>', 'input tokens', '0')
+          .option('--output <n>', 'output tokens', '0')
+          .option('--cached <n>', 'cached input tokens', '0'),
+      ),
+    ),
+    async (ctx, _a, o) => {
+      const r = await ctx.manager().tokens(await ctx.sessionId(), { agent: ctx.agent, phase: (o['phase'] as string | undefined) ?? null, input: o['input'], output: o['output'], cached: o['cached'] }, ctx.change());
+      budgetWarning(ctx, r.state);
+      const t = r.state.tokens;
+      done(ctx, r, `Tokens: ${num(t.input)} in / ${num(t.output)} out / ${num(t.cached)} cached`, { tokens: { input: t.input, output: t.output, cached: t.cached, budget: budgetView(t) } });
+    },
+  );
+
+  const budget = program.command('budget').description('set or clear the token budget');
+  on(strict(common(budget.command('set').argument('<n>', 'max tokens (input + output)'))), async (ctx, [n]) => {
+    const r = await ctx.manager().budget(await ctx.sessionId(), n as unknown as number, ctx.change());
+    done(ctx, r, `Budget set to ${num(r.state.tokens.budgetMax ?? 0)}`);
+  });
+  on(strict(common(budget.command('clear'))), async (ctx) => {
+    const r = await ctx.manager().budget(await ctx.sessionId(), null, ctx.change());
+    done(ctx, r, 'Budget cleared');
+  });
+
+  on(
+    common(
+      program
+        .command('decision')
+        .description('record decisions')
+        .command('add')
+        .description('record a decision with its rationale')
+        .requiredOption('--title <text>', 'what was decided about')
+        .requiredOption('--choice <text>', 'what was chosen')
+        .option('--rationale <text>', 'why')
+        .option('--alternative <text>', 'an alternative considered (repeatable)', collect, [])
+        .option('--phase <phase>', 'phase the decision belongs to'),
+    ),
+    async (ctx, _a, o) => {
+      const r = await ctx.manager().decision(
+        await ctx.sessionId(),
+        { title: String(o['title']), choice: String(o['choice']), rationale: (o['rationale'] as string | undefined) ?? null, alternatives: o['alternative'] as string[], phase: (o['phase'] as string | undefined) ?? null },
+        ctx.change(),
+      );
+      done(ctx, r, r.result, { decisionId: r.result });
+    },
+  );
+
+  const finding = program.command('finding').description('add or remove open findings');
+  on(common(finding.command('add').argument('<text>').option('--severity <s>', 'e.g. low, medium, high').option('--phase <phase>')), async (ctx, [text], o) => {
+    const r = await ctx.manager().finding(await ctx.sessionId(), { text: text ?? '', severity: (o['severity'] as string | undefined) ?? null, phase: (o['phase'] as string | undefined) ?? null }, ctx.change());
+    done(ctx, r, r.result, { findingId: r.result });
+  });
+  on(common(finding.command('remove').argument('<finding-id>')), async (ctx, [fid]) => {
+    const r = await ctx.manager().removeFinding(await ctx.sessionId(), fid ?? '', ctx.change());
+    done(ctx, r, `Removed ${fid}`);
+  });
+
+  on(common(program.command('note').description('add notes').command('add').argument('<text>').option('--phase <phase>')), async (ctx, [text], o) => {
+    const r = await ctx.manager().note(await ctx.sessionId(), { text: text ?? '', phase: (o['phase'] as string | undefined) ?? null }, ctx.change());
+    done(ctx, r, r.result, { noteId: r.result });
+  });
+
+  const milestone = program.command('milestone').description('add milestones and mark them done');
+  on(common(milestone.command('add').argument('<title>').option('--target <date>', 'target date (ISO-8601)')), async (ctx, [title], o) => {
+    const r = await ctx.manager().milestone(await ctx.sessionId(), { title: title ?? '', targetDate: (o['target'] as string | undefined) ?? null }, ctx.change());
+    done(ctx, r, r.result, { milestoneId: r.result });
+  });
+  on(common(milestone.command('done').argument('<milestone>', 'milestone id or title')), async (ctx, [ref]) => {
+    const r = await ctx.manager().milestoneDone(await ctx.sessionId(), ref ?? '', ctx.change());
+    done(ctx, r, `Milestone ${ref} done`);
+  });
+
+  on(
+    common(
+      program
+        .command('artifact')
+        .description('record artifacts')
+        .command('add')
+        .argument('<path>')
+        .option('--kind <kind>', 'e.g. design-doc, report, build')
+        .option('--description <text>')
+        .option('--phase <phase>'),
+    ),
+    async (ctx, [p], o) => {
+      const r = await ctx.manager().artifact(
+        await ctx.sessionId(),
+        { path: p ?? '', kind: (o['kind'] as string | undefined) ?? null, description: (o['description'] as string | undefined) ?? null, phase: (o['phase'] as string | undefined) ?? null },
+        ctx.change(),
+      );
+      done(ctx, r, r.result, { artifactId: r.result });
+    },
+  );
+
+  on(strict(common(program.command('context').description('set the context summary for the next agent').command('set').argument('<summary>'))), async (ctx, [summary]) => {
+    const r = await ctx.manager().context(await ctx.sessionId(), summary ?? '', ctx.change());
+    done(ctx, r, 'Context summary updated');
+  });
+}

@@ -1,0 +1,193 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { BatonError } from '../../domain/errors.js';
+import type { PhaseSpec } from '../../domain/events.js';
+import { parseIdFormat } from '../../domain/ids.js';
+import { SESSION_STATUSES } from '../../domain/state.js';
+import type { SessionState, SessionStatus } from '../../domain/state.js';
+import { statusView } from '../../domain/view.js';
+import { FileStore } from '../../store/file/store.js';
+import { STORE_DIR_NAME } from '../../store/file/paths.js';
+import type { Ctx } from '../context.js';
+import type { CliIO } from '../io.js';
+import { bind, common, strict } from '../program.js';
+import type { Action } from '../program.js';
+import { renderList } from '../render/list.js';
+import { renderLog } from '../render/log.js';
+import { renderStatus } from '../render/status.js';
+
+const MAX_PLAN_BYTES = 5 * 1024 * 1024;
+
+/** Reads a plan file (.json, .yaml/.yml; others tried as JSON then YAML). */
+async function readPlan(file: string, cwd: string): Promise<{ title?: string; budget?: number; phases: PhaseSpec[] }> {
+  const abs = path.resolve(cwd, file);
+  let raw: string;
+  try {
+    const st = fs.statSync(abs);
+    if (!st.isFile()) throw new BatonError('BAD_INPUT', `Plan ${file} is not a file.`, { hint: 'Pass a .json or .yaml plan file.' });
+    if (st.size > MAX_PLAN_BYTES) throw new BatonError('BAD_INPUT', `Plan ${file} is ${st.size} bytes; at most ${MAX_PLAN_BYTES} are read.`, { hint: 'Split the plan.' });
+    raw = fs.readFileSync(abs, 'utf8').replace(/^\uFEFF/, '');
+  } catch (e) {
+    if (e instanceof BatonError) throw e;
+    throw new BatonError('BAD_INPUT', `Cannot read plan ${file}: ${(e as Error).message}.`, { hint: 'Check the path.' });
+  }
+  const { parsePlan } = await import('../../domain/plan.js');
+  const ext = path.extname(abs).toLowerCase();
+  let doc: unknown;
+  const asYaml = async (): Promise<unknown> => (await import('yaml')).parse(raw);
+  try {
+    if (ext === '.json') doc = JSON.parse(raw);
+    else if (ext === '.yaml' || ext === '.yml') doc = await asYaml();
+    else {
+      try {
+        doc = JSON.parse(raw);
+      } catch {
+        doc = await asYaml();
+      }
+    }
+  } catch (e) {
+    throw new BatonError('BAD_INPUT', `Plan ${file} is not valid ${ext === '.json' ? 'JSON' : 'JSON or YAML'}: ${(e as Error).message.split('\n')[0]}.`, {
+      hint: 'Fix the syntax; a plan is {"phases": [{"id": "design", "name": "Design"}, …]}.',
+    });
+  }
+  return parsePlan(doc, file);
+}
+
+function changed(ctx: Ctx, s: SessionState, text: string): void {
+  ctx.emit({ ok: true, id: s.id, status: s.status, revision: s.revision }, text);
+}
+
+/** Registers the session lifecycle commands. */
+export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
+  const on = (cmd: Command, action: Action): Command => cmd.action(bind(io, holder, action));
+
+  on(
+    common(program.command('init').description('create a .baton store in the current directory (or --dir)')),
+    async (ctx) => {
+      const root = ctx.opts.dir ? path.resolve(io.cwd, ctx.opts.dir) : io.env['BATON_DIR'] ? path.resolve(io.cwd, io.env['BATON_DIR']) : path.join(io.cwd, STORE_DIR_NAME);
+      const existed = fs.existsSync(root);
+      FileStore.init(root);
+      ctx.emit({ ok: true, store: root, created: !existed }, `${existed ? 'Store already present' : 'Created store'} at ${root}`);
+    },
+  );
+
+  on(
+    common(
+      program
+        .command('start')
+        .description('start a session and make it the active one')
+        .argument('<title>', 'what the session is for')
+        .option('--id <id>', 'explicit session id')
+        .option('--id-format <format>', 'id scheme: date (YYYY-MM-DD-slug), uuid (session-<8 hex>), bmad, wfs', 'date')
+        .option('--bmad-prefix <p>', 'BMAD id prefix: SES, ENG, ANA, DES, TST')
+        .option('--bmad-client <c>', 'BMAD id client part')
+        .option('--bmad-project <p>', 'BMAD id project part')
+        .option('--phases <list>', 'comma-separated phase names')
+        .option('--plan <file>', 'plan file (.json or .yaml) with the phases')
+        .option('--budget <n>', 'token budget (input + output)')
+        .option('--switch', 'pause the active session instead of refusing'),
+    ),
+    async (ctx, [title], o) => {
+      if (o['phases'] && o['plan']) throw new BatonError('BAD_INPUT', 'Give either --phases or --plan, not both.', { hint: 'Keep one of them.' });
+      const plan = o['plan'] ? await readPlan(String(o['plan']), io.cwd) : null;
+      const phases = plan ? plan.phases : o['phases'] ? (await import('../../domain/plan.js')).phasesFromList(String(o['phases'])) : [];
+      // `start` creates the store where `init` would, so a first run needs no separate init.
+      const m = ctx.manager(true);
+      const s = await m.start({
+        title: title ?? '',
+        ...(o['id'] !== undefined ? { id: String(o['id']) } : {}),
+        idFormat: parseIdFormat(String(o['idFormat'])),
+        bmad: { prefix: o['bmadPrefix'] as string | undefined, client: o['bmadClient'] as string | undefined, project: o['bmadProject'] as string | undefined },
+        phases,
+        budget: o['budget'] !== undefined ? String(o['budget']) : plan?.budget ?? null,
+        switch: o['switch'] === true,
+        agent: ctx.agent,
+      });
+      ctx.emit(statusView(s), `Started ${s.id}${s.phases.length ? ` with ${s.phases.length} phase(s)` : ''}`);
+    },
+  );
+
+  on(common(program.command('status').description('show a session: phases, progress, tokens, errors')), async (ctx) => {
+    const s = await ctx.manager().get(await ctx.sessionId());
+    ctx.emit(statusView(s), () => renderStatus(s, ctx.paint, io.now()));
+  });
+
+  on(
+    common(
+      program
+        .command('list')
+        .description('list sessions (archived ones with --all)')
+        .option('--status <status>', `only sessions with this status (${SESSION_STATUSES.join(', ')})`)
+        .option('--all', 'include archived sessions')
+        .option('--rebuild', 'rebuild the registry cache from the session folders'),
+    ),
+    async (ctx, _a, o) => {
+      const status = o['status'] as string | undefined;
+      if (status !== undefined && !(SESSION_STATUSES as readonly string[]).includes(status)) {
+        throw new BatonError('BAD_INPUT', `Unknown status ${JSON.stringify(status)}.`, { hint: `Use one of: ${SESSION_STATUSES.join(', ')}.` });
+      }
+      const m = ctx.manager();
+      const rows = await m.list({ all: o['all'] === true, rebuild: o['rebuild'] === true, ...(status ? { status: status as SessionStatus } : {}) });
+      if (ctx.json) {
+        ctx.emit(rows, '');
+        return;
+      }
+      const active = await m.store.getActive();
+      ctx.emit(rows, () => renderList(rows, active, ctx.paint, io.now()));
+    },
+  );
+
+  on(common(program.command('switch').description('make another session the active one (pauses the current one)').argument('<id>')), async (ctx, [id]) => {
+    const s = await ctx.manager().switchTo(id ?? '', ctx.agent);
+    changed(ctx, s, `Switched to ${s.id}`);
+  });
+
+  on(common(program.command('resume').description('make a paused, interrupted or failed session active again').argument('[id]')), async (ctx, [id]) => {
+    const sid = await ctx.sessionId(id);
+    const s = await ctx.manager().resume(sid, ctx.agent);
+    changed(ctx, s, `Resumed ${s.id}`);
+  });
+
+  const lifecycle: Array<['pause' | 'complete' | 'fail' | 'abandon', string, string]> = [
+    ['pause', 'pause the session (it stays the workspace session)', 'Paused'],
+    ['complete', 'mark the session completed', 'Completed'],
+    ['fail', 'mark the session failed', 'Failed'],
+    ['abandon', 'abandon the session (not resumable)', 'Abandoned'],
+  ];
+  for (const [verb, description, done] of lifecycle) {
+    on(strict(common(program.command(verb).description(description).option('--reason <text>', 'why'))), async (ctx, _a, o) => {
+      const id = await ctx.sessionId();
+      const action = verb === 'pause' ? 'pause' : verb;
+      const s = await ctx.manager().lifecycle(id, action, (o['reason'] as string | undefined) ?? null, ctx.change());
+      changed(ctx, s, `${done} ${s.id}`);
+    });
+  }
+
+  on(common(program.command('archive').description('move a finished or paused session to the archive').argument('[id]')), async (ctx, [id]) => {
+    const sid = await ctx.sessionId(id);
+    const s = await ctx.manager().archive(sid, ctx.change());
+    changed(ctx, s, `Archived ${s.id}`);
+  });
+
+  on(
+    common(
+      program
+        .command('log')
+        .description("show a session's events")
+        .option('--since <seq>', 'only events after this seq', '0'),
+    ),
+    async (ctx, _a, o) => {
+      const since = Number(o['since']);
+      if (!Number.isInteger(since) || since < 0) throw new BatonError('BAD_INPUT', `--since must be a non-negative integer; got ${JSON.stringify(o['since'])}.`, { hint: 'e.g. --since 120' });
+      const events = await ctx.manager().log(await ctx.sessionId(), since);
+      ctx.emit(events, () => renderLog(events, ctx.paint));
+    },
+  );
+
+  on(common(program.command('repair').description("rebuild a session's damaged journal, keeping every readable event")), async (ctx) => {
+    const id = await ctx.sessionId();
+    const reports = await ctx.manager().repair(id);
+    ctx.emit({ ok: true, id, repairs: reports }, reports.length ? reports.map((r) => r.message).join('\n') : `Session ${id}: journal is intact; nothing to repair.`);
+  });
+}

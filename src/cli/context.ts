@@ -1,0 +1,97 @@
+import path from 'node:path';
+import { SessionManager } from '../manager/manager.js';
+import { fileMeasurer } from '../manager/measure.js';
+import { openStore } from '../store/open.js';
+import type { RepairReport, SessionStore } from '../store/types.js';
+import type { CliIO, Paint } from './io.js';
+import { paint } from './io.js';
+
+/** Options every command accepts. */
+export interface CommonOptions {
+  session?: string;
+  json?: boolean;
+  dir?: string;
+  agent?: string;
+  ifRevision?: string;
+}
+
+/**
+ * Per-invocation context: parsed common options, the manager (opened lazily so `--help`
+ * costs no I/O), output helpers. Data goes to stdout, diagnostics to stderr.
+ */
+export class Ctx {
+  readonly json: boolean;
+  readonly paint: Paint;
+  private mgr: SessionManager | null = null;
+  private store: SessionStore | null = null;
+
+  constructor(
+    readonly io: CliIO,
+    readonly opts: CommonOptions,
+  ) {
+    this.json = opts.json === true;
+    this.paint = paint(!this.json && io.isTTY && !io.env['NO_COLOR'] && io.env['TERM'] !== 'dumb');
+  }
+
+  /** The agent name: --agent, else BATON_AGENT, else null. */
+  get agent(): string | null {
+    return this.opts.agent ?? this.io.env['BATON_AGENT'] ?? null;
+  }
+
+  /** Strict compare-and-set revision from --if-revision, if given. */
+  get expectedRevision(): number | undefined {
+    if (this.opts.ifRevision === undefined) return undefined;
+    const n = Number(this.opts.ifRevision);
+    return Number.isInteger(n) && n >= 0 ? n : -1;
+  }
+
+  /** The manager over the store named by --dir / BATON_DIR / BATON_STORE, else the nearest `.baton`. */
+  manager(create = false): SessionManager {
+    if (this.mgr) return this.mgr;
+    const store = openStore({
+      url: this.io.env['BATON_STORE'] ?? null,
+      dir: this.opts.dir ?? this.io.env['BATON_DIR'] ?? null,
+      cwd: this.io.cwd,
+      create,
+      now: this.io.now,
+    });
+    this.store = store;
+    const workspace = store.kind === 'file' ? path.dirname(store.location) : this.io.cwd;
+    this.mgr = new SessionManager({
+      store,
+      now: this.io.now,
+      agent: this.agent,
+      measure: fileMeasurer(this.io.cwd, workspace),
+      onRepair: (r) => this.warnRepair(r),
+    });
+    return this.mgr;
+  }
+
+  /** The session to act on: --session, else BATON_SESSION, else the active one. */
+  async sessionId(explicit?: string): Promise<string> {
+    return this.manager().resolve(explicit ?? this.opts.session ?? this.io.env['BATON_SESSION'] ?? null);
+  }
+
+  /** Change options for the manager. */
+  change(): { agent: string | null; expectedRevision?: number } {
+    const r = this.expectedRevision;
+    return r === undefined ? { agent: this.agent } : { agent: this.agent, expectedRevision: r };
+  }
+
+  private warnRepair(r: RepairReport): void {
+    this.io.stderr(`${this.paint.yellow(`repaired[${r.kind}]`)}: ${r.message}\n`);
+  }
+
+  /** Prints a result: `data` as JSON with --json, else the human text. */
+  emit(data: unknown, human: string | (() => string)): void {
+    if (this.json) this.io.stdout(`${JSON.stringify(data, null, 2)}\n`);
+    else {
+      const text = typeof human === 'function' ? human() : human;
+      if (text) this.io.stdout(text.endsWith('\n') ? text : `${text}\n`);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.store?.close();
+  }
+}

@@ -1,0 +1,76 @@
+import { Command, CommanderError } from 'commander';
+import { BatonError, isBatonError } from '../domain/errors.js';
+import { registerRecords } from './commands/records.js';
+import { registerSession } from './commands/session.js';
+import type { Ctx } from './context.js';
+import { EXIT_CODES } from './exit.js';
+import type { CliIO } from './io.js';
+import { paint } from './io.js';
+
+declare const BATON_VERSION: string | undefined;
+
+/** Builds the `baton` program. Commander's own errors are turned into BAD_INPUT by {@link run}. */
+export function buildProgram(io: CliIO, holder: { ctx: Ctx | null }): Command {
+  const program = new Command('baton')
+    .description('Durable, resumable session state for multi-step, multi-agent AI workflows.')
+    .version(typeof BATON_VERSION === 'string' ? BATON_VERSION : '0.0.0-dev', '-V, --version')
+    .enablePositionalOptions()
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout(s),
+      writeErr: () => undefined,
+    });
+  program.addHelpText(
+    'after',
+    '\nThe session acted on: --session ID, else $BATON_SESSION, else the active session.\nExit codes and every error code: docs/cli.md.',
+  );
+  registerSession(program, io, holder);
+  registerRecords(program, io, holder);
+  for (const c of program.commands) c.enablePositionalOptions();
+  return program;
+}
+
+/** Reports an error the one way the CLI does: coded line + hint on stderr, or a JSON object on stdout. */
+function report(io: CliIO, e: BatonError, json: boolean): number {
+  if (json) {
+    io.stdout(`${JSON.stringify({ error: { code: e.code, message: e.message, hint: e.hint ?? null, ...(Object.keys(e.details).length ? { details: e.details } : {}) } }, null, 2)}\n`);
+  } else {
+    const c = paint(io.isTTY && !io.env['NO_COLOR']);
+    io.stderr(`${c.red(`error[${e.code}]`)}: ${e.message}\n`);
+    if (e.hint) io.stderr(`${c.dim('hint')}: ${e.hint}\n`);
+  }
+  return EXIT_CODES[e.code];
+}
+
+/**
+ * Runs the CLI and returns its exit status. This is the CLI's one error boundary: every
+ * BatonError becomes its documented exit code; anything else is an INTERNAL error (1).
+ */
+export async function run(io: CliIO): Promise<number> {
+  const holder: { ctx: Ctx | null } = { ctx: null };
+  const wantsJson = io.argv.includes('--json');
+  try {
+    const program = buildProgram(io, holder);
+    if (io.argv.length === 0) {
+      io.stdout(program.helpInformation());
+      return 0;
+    }
+    await program.parseAsync(io.argv, { from: 'user' });
+    return 0;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
+      const message = e.message.replace(/^error: /, '');
+      return report(io, new BatonError('BAD_INPUT', message.charAt(0).toUpperCase() + message.slice(1), { hint: 'Run `baton help` or `baton <command> --help`.' }), wantsJson);
+    }
+    if (isBatonError(e)) return report(io, e, holder.ctx?.json ?? wantsJson);
+    const err = e as NodeJS.ErrnoException;
+    if (err && (err.code === 'EACCES' || err.code === 'EROFS' || err.code === 'ENOSPC' || err.code === 'EMFILE')) {
+      return report(io, new BatonError('STORE_UNAVAILABLE', `The store cannot be written: ${err.message}.`, { hint: 'Check permissions and free disk space.', cause: e }), wantsJson);
+    }
+    return report(io, new BatonError('INTERNAL', `Unexpected failure: ${err?.stack ?? String(e)}`, { hint: 'This is a bug in baton; please report it with the command you ran.', cause: e }), wantsJson);
+  } finally {
+    await holder.ctx?.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,36 @@
+import { Command, Option } from 'commander';
+import type { CommonOptions } from './context.js';
+import { Ctx } from './context.js';
+import type { CliIO } from './io.js';
+
+/** A command body: gets the context and the command's positional arguments and options. */
+export type Action = (ctx: Ctx, args: string[], opts: Record<string, unknown>) => Promise<void>;
+
+/** Adds the options every command takes. */
+export function common(cmd: Command): Command {
+  return cmd
+    .option('--session <id>', 'session to act on (default: $BATON_SESSION, else the active session)')
+    .option('--json', 'print machine-readable JSON on stdout')
+    .option('--dir <path>', 'the .baton store directory (default: $BATON_DIR, else the nearest .baton upwards)')
+    .option('--agent <name>', 'agent to attribute the change to (default: $BATON_AGENT)');
+}
+
+/** Adds --if-revision to a command that changes a session. */
+export function strict(cmd: Command): Command {
+  return cmd.addOption(new Option('--if-revision <n>', 'apply only if the session is still at revision N (else CONFLICT)'));
+}
+
+/**
+ * Wires a command body into commander: builds the context from the leaf's options and
+ * hands it over; errors propagate to the one error boundary in main.
+ */
+export function bind(io: CliIO, holder: { ctx: Ctx | null }, action: Action): (...a: unknown[]) => Promise<void> {
+  return async (...a: unknown[]) => {
+    const cmd = a[a.length - 1] as Command;
+    const opts = cmd.opts();
+    const positional = a.slice(0, -2).flatMap((x) => (Array.isArray(x) ? x.map(String) : x === undefined ? [] : [String(x)]));
+    const ctx = new Ctx(io, opts as CommonOptions);
+    holder.ctx = ctx;
+    await action(ctx, positional, opts);
+  };
+}

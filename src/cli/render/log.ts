@@ -1,0 +1,31 @@
+import type { StoredEvent } from '../../domain/events.js';
+import type { Paint } from '../io.js';
+
+function brief(e: StoredEvent): string {
+  const d = e.data as Record<string, unknown>;
+  switch (e.type) {
+    case 'session.created':
+      return `"${String(d['title'])}"`;
+    case 'tokens.recorded':
+      return `${String(d['agent'])} +${String(d['input'])} in +${String(d['output'])} out +${String(d['cached'])} cached${d['phaseId'] ? ` [${String(d['phaseId'])}]` : ''}`;
+    case 'file.recorded':
+      return `${String(d['action'])} ${String(d['path'])}${d['phaseId'] ? ` [${String(d['phaseId'])}]` : ''}`;
+    case 'error.recorded':
+      return `${String(d['errorId'])} [${String(d['phaseId'])}] ${String(d['type'])}: ${String(d['message'])}`;
+    default: {
+      const keys = ['phaseId', 'name', 'errorId', 'resolution', 'title', 'text', 'cause', 'detail', 'reason'];
+      return keys.filter((k) => d[k] !== undefined && d[k] !== null).map((k) => `${k}=${JSON.stringify(d[k]).slice(0, 80)}`).join(' ');
+    }
+  }
+}
+
+/** The human `baton log` view: one line per event. */
+export function renderLog(events: StoredEvent[], c: Paint): string {
+  return events
+    .map((e) => {
+      const who = e.actor?.agent ?? `pid ${e.actor?.pid ?? '?'}`;
+      return `${c.dim(`#${e.seq}`.padStart(6))} ${c.dim(e.time)} ${who.padEnd(12)} ${e.type.padEnd(18)} ${brief(e)}`;
+    })
+    .join('\n')
+    .concat(events.length ? '\n' : '');
+}

@@ -1,0 +1,67 @@
+import type { Phase, PhaseStatus, SessionState } from '../../domain/state.js';
+import { budgetView } from '../../domain/tokens.js';
+import type { Paint } from '../io.js';
+import { ago, bar, num } from './time.js';
+
+/** Phase indicators shared with Maestro's session files. */
+export const INDICATORS: Readonly<Record<PhaseStatus, string>> = {
+  completed: '✓',
+  in_progress: '○',
+  failed: '✗',
+  pending: '□',
+  skipped: '–',
+};
+
+function phaseLine(s: SessionState, p: Phase, c: Paint, idWidth: number): string {
+  const ind = INDICATORS[p.status];
+  const colored = p.status === 'completed' ? c.green(ind) : p.status === 'failed' ? c.red(ind) : p.status === 'in_progress' ? c.yellow(ind) : c.dim(ind);
+  const bits: string[] = [p.status.replace('_', ' ')];
+  if (p.subStep) bits.push(`sub-step: ${p.subStep}`);
+  if (p.retryCount > 0 || p.status === 'failed') bits.push(`retries ${p.retryCount}/${p.maxRetries}`);
+  const open = p.blockedBy.filter((b) => !['completed', 'skipped'].includes(s.phases.find((x) => x.id === b)?.status ?? ''));
+  if (p.status === 'pending' && open.length) bits.push(`blocked by ${open.join(', ')}`);
+  if (p.agents.length) bits.push(`agents: ${p.agents.join(', ')}`);
+  if (p.files.length) bits.push(`${p.files.length} file${p.files.length === 1 ? '' : 's'}`);
+  const errs = p.errors.filter((e) => !e.resolved).length;
+  if (errs) bits.push(c.red(`${errs} unresolved error${errs === 1 ? '' : 's'}`));
+  const name = p.name === p.id ? '' : `  ${p.name}`;
+  return `  ${colored} ${p.id.padEnd(idWidth)}${name}  ${c.dim(bits.join(' · '))}`;
+}
+
+/** The human `baton status` view. */
+export function renderStatus(s: SessionState, c: Paint, now: Date): string {
+  const out: string[] = [];
+  out.push(`${c.bold(s.title)}  ${c.dim(s.id)}`);
+  const cause = s.statusCause ? ` (${s.statusCause.cause}${s.statusCause.detail ? `: ${s.statusCause.detail}` : ''}, ${ago(s.statusCause.at, now)})` : '';
+  out.push(`Status: ${s.status}${cause}${s.archived ? ' · archived' : ''} · revision ${s.revision} · updated ${ago(s.updatedAt, now)}`);
+  const done = s.phases.filter((p) => p.status === 'completed' || p.status === 'skipped').length;
+  if (s.phases.length) {
+    out.push(`Progress: ${bar(done / s.phases.length)} ${done}/${s.phases.length} phases (${Math.round((done / s.phases.length) * 100)}%)`);
+    out.push('');
+    const w = Math.max(...s.phases.map((p) => p.id.length));
+    for (const p of s.phases) out.push(phaseLine(s, p, c, w));
+  } else {
+    out.push('No phases.');
+  }
+  out.push('');
+  const t = s.tokens;
+  const b = budgetView(t);
+  let tokens = `Tokens: ${num(t.input)} in / ${num(t.output)} out / ${num(t.cached)} cached`;
+  if (b.max !== null) {
+    const lvl = b.level === 'ok' ? c.green(b.level) : b.level === 'warning' ? c.yellow(b.level) : c.red(b.level);
+    tokens += ` · budget ${num(b.used)}/${num(b.max)} (${b.percent}%) ${lvl}`;
+  }
+  out.push(tokens);
+  const agents = Object.entries(t.byAgent);
+  if (agents.length) out.push(c.dim(`  by agent: ${agents.map(([a, v]) => `${a} ${num(v.input)}/${num(v.output)}/${num(v.cached)}`).join(', ')}`));
+  const errors = s.phases.flatMap((p) => p.errors.filter((e) => !e.resolved));
+  if (errors.length) {
+    out.push('');
+    out.push(c.red(`Unresolved errors (${errors.length}):`));
+    for (const e of errors) out.push(`  ${e.id} [${e.phaseId}] ${e.type}: ${e.message}${e.agent ? c.dim(` (${e.agent}, ${ago(e.time, now)})`) : ''}`);
+  }
+  const findings = s.findings.filter((f) => !f.removed);
+  if (findings.length) out.push('', `Open findings: ${findings.length}`);
+  if (s.repairs.length) out.push('', c.yellow(`Repairs recorded: ${s.repairs.map((r) => r.kind).join(', ')}`));
+  return `${out.join('\n')}\n`;
+}
