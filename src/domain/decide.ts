@@ -166,17 +166,28 @@ export interface MeasuredFile {
 }
 
 /**
- * Records files created, modified or deleted. Without an explicit phase the in-progress
- * phase is used when there is exactly one.
+ * The phase a record belongs to when the caller names none: the only in-progress phase, or
+ * among several the one the agent works on. Null when no phase is in progress; `BAD_INPUT`
+ * when the choice is ambiguous, rather than guessing.
+ */
+export function impliedPhase(s: SessionState, agent: string | null): string | null {
+  const running = s.phases.filter((p) => p.status === 'in_progress');
+  if (running.length <= 1) return running[0]?.id ?? null;
+  const mine = agent ? running.filter((p) => p.agents.includes(agent)) : [];
+  if (mine.length === 1) return mine[0]!.id;
+  throw new BatonError('BAD_INPUT', `Phases ${running.map((p) => p.id).join(', ')} are all in progress; which one is this for?`, {
+    hint: `Pass --phase with one of: ${running.map((p) => p.id).join(', ')}.`,
+  });
+}
+
+/**
+ * Records files created, modified or deleted, against the named phase or else the
+ * {@link impliedPhase}.
  */
 export function decideFiles(s: SessionState, action: FileAction, files: MeasuredFile[], phaseRef: string | null, agent: string | null): EventDraft[] {
   assertWritable(s);
   if (!files.length) throw new BatonError('BAD_INPUT', 'No file paths given.', { hint: 'Name at least one path.' });
-  let phaseId = optionalPhase(s, phaseRef);
-  if (phaseId === null) {
-    const running = s.phases.filter((p) => p.status === 'in_progress');
-    if (running.length === 1) phaseId = running[0]!.id;
-  }
+  const phaseId = optionalPhase(s, phaseRef) ?? impliedPhase(s, agent);
   return files.map((f) =>
     draft('file.recorded', { phaseId, path: text(f.path, 'file path', { max: 4096 }), action, sha256: f.sha256, size: f.size, agent }),
   );

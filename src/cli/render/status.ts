@@ -16,7 +16,7 @@ function phaseLine(s: SessionState, p: Phase, c: Paint, idWidth: number): string
   const ind = INDICATORS[p.status];
   const colored = p.status === 'completed' ? c.green(ind) : p.status === 'failed' ? c.red(ind) : p.status === 'in_progress' ? c.yellow(ind) : c.dim(ind);
   const bits: string[] = [p.status.replace('_', ' ')];
-  if (p.subStep) bits.push(`sub-step: ${p.subStep}`);
+  if (p.subStep && (p.status === 'in_progress' || p.status === 'failed')) bits.push(`sub-step: ${p.subStep}`);
   if (p.retryCount > 0 || p.status === 'failed') bits.push(`retries ${p.retryCount}/${p.maxRetries}`);
   const open = p.blockedBy.filter((b) => !['completed', 'skipped'].includes(s.phases.find((x) => x.id === b)?.status ?? ''));
   if (p.status === 'pending' && open.length) bits.push(`blocked by ${open.join(', ')}`);

@@ -1,0 +1,104 @@
+// `npm run demo`: a scripted multi-agent workflow on the default file store, in a temporary
+// workspace. Each agent is a separate process calling the real `baton` CLI; the frontend and
+// backend agents work at the same time on one session.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const baton = fileURLToPath(new URL('../dist/baton.js', import.meta.url));
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-demo-'));
+const env = { ...process.env, BATON_DIR: undefined, BATON_SESSION: undefined, NO_COLOR: process.env.NO_COLOR };
+delete env.BATON_DIR;
+delete env.BATON_SESSION;
+
+/** Runs one baton command as `agent`; prints it and its output like a transcript. */
+async function b(agent, ...args) {
+  const { stdout } = await run(process.execPath, [baton, ...args], { cwd: work, env: { ...env, BATON_AGENT: agent } });
+  console.log(`  [${agent}] baton ${args.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}${stdout.trim() ? `\n      → ${stdout.trim().split('\n').join('\n        ')}` : ''}`);
+  return stdout.trim();
+}
+
+function write(rel, text) {
+  fs.mkdirSync(path.dirname(path.join(work, rel)), { recursive: true });
+  fs.writeFileSync(path.join(work, rel), text);
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** An agent: its own process per command, as a real agent runtime would call baton. */
+async function agent(name, phase, files, tokens, extra = async () => {}) {
+  await b(name, 'phase', 'start', phase);
+  for (const [i, f] of files.entries()) {
+    await b(name, 'substep', phase, `write ${path.basename(f)}`);
+    write(f, `// ${f} written by ${name}\n`);
+    await b(name, 'file', 'created', f);
+    await b(name, 'tokens', 'add', '--phase', phase, '--input', String(tokens[0] + i * 100), '--output', String(tokens[1]), '--cached', String(tokens[2]));
+    await sleep(20);
+  }
+  await extra();
+  await b(name, 'phase', 'done', phase);
+}
+
+console.log(`Workspace: ${work}\n`);
+write(
+  'plan.json',
+  JSON.stringify(
+    {
+      phases: [
+        { id: 'design', name: 'Design the login flow', agents: ['architect'] },
+        { id: 'backend', name: 'Session API', agents: ['coder-be'], blockedBy: ['design'], parallel: 'build' },
+        { id: 'frontend', name: 'Login page', agents: ['coder-fe'], blockedBy: ['design'], parallel: 'build' },
+        { id: 'tests', name: 'End-to-end tests', agents: ['tester'], blockedBy: ['backend', 'frontend'] },
+      ],
+    },
+    null,
+    2,
+  ),
+);
+
+console.log('1. The orchestrator starts a session from a plan.');
+await b('orchestrator', 'start', 'Add a login page', '--plan', 'plan.json', '--budget', '60000');
+await b('orchestrator', 'milestone', 'add', 'Login works end to end');
+
+console.log('\n2. The architect designs and records a decision.');
+await agent('architect', 'design', ['docs/login-design.md'], [4200, 1800, 900], async () => {
+  await b('architect', 'decision', 'add', '--title', 'Session storage', '--choice', 'HTTP-only cookie', '--rationale', 'Not readable by scripts; CSRF handled by SameSite', '--alternative', 'localStorage JWT');
+});
+
+console.log('\n3. Backend and frontend agents work at the same time (separate processes, one session).');
+const tryStartTests = b('tester', 'phase', 'start', 'tests').catch((e) => console.log(`  [tester] refused while blocked → ${e.stderr.trim().split('\n')[0]}`));
+await Promise.all([
+  agent('coder-be', 'backend', ['src/api/session.ts', 'src/api/login.ts'], [6000, 2500, 1200]),
+  agent('coder-fe', 'frontend', ['src/ui/LoginPage.tsx', 'src/ui/login.css'], [5000, 3000, 800]),
+  tryStartTests,
+]);
+
+console.log('\n4. The tester hits a failure, records it, retries, and finishes.');
+await b('tester', 'phase', 'start', 'tests');
+write('test/login.spec.ts', '// e2e test\n');
+await b('tester', 'file', 'created', 'test/login.spec.ts');
+const errorId = await b('tester', 'error', 'add', '--phase', 'tests', '--type', 'validation', '--message', 'Login button not found by selector');
+await b('tester', 'phase', 'fail', 'tests', '--reason', 'selector mismatch');
+await b('tester', 'phase', 'retry', 'tests');
+await b('tester', 'error', 'resolve', errorId, '--resolution', 'Added data-testid to the button');
+await b('tester', 'tokens', 'add', '--phase', 'tests', '--input', '3000', '--output', '1200');
+await b('tester', 'phase', 'done', 'tests');
+await b('orchestrator', 'milestone', 'done', 'Login works end to end');
+await b('orchestrator', 'note', 'add', 'Ready for review');
+await b('orchestrator', 'complete');
+
+console.log('\n5. Final state.\n');
+const show = async (...args) => {
+  const { stdout } = await run(process.execPath, [baton, ...args], { cwd: work, env });
+  process.stdout.write(stdout);
+};
+const id = JSON.parse((await run(process.execPath, [baton, 'list', '--all', '--json'], { cwd: work, env })).stdout)[0].id;
+console.log(`$ baton status --session ${id}`);
+await show('status', '--session', id);
+console.log(`\n$ baton log --session ${id}`);
+await show('log', '--session', id);
+console.log(`\nThe session lives in ${path.join(work, '.baton')}; remove it with: rm -rf ${work}`);

@@ -1,0 +1,30 @@
+// `npm test`: build the CLI, type-check, run every test, and end with one plain summary line
+// ("N passed, N failed, N skipped") that CI can read whatever the runner prints.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const step = (cmd, args) => {
+  const r = spawnSync(cmd, args, { stdio: 'inherit' });
+  return r.status ?? 1;
+};
+
+if (step(process.execPath, ['scripts/build.mjs']) !== 0) process.exit(1);
+if (step(process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.']) !== 0) {
+  console.error('Type check failed.');
+  process.exit(1);
+}
+if (!process.env.BATON_TEST_PG_URL) {
+  console.error('note: BATON_TEST_PG_URL is not set; PostgreSQL tests will be skipped (and say so).');
+}
+const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-test-')), 'results.json');
+const code = step(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...process.argv.slice(2)]);
+try {
+  const r = JSON.parse(fs.readFileSync(out, 'utf8'));
+  const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
+  console.log(`\n${r.numPassedTests} passed, ${r.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`);
+} catch {
+  console.log('\n0 passed, 1 failed (no test results were written)');
+}
+process.exit(code);
