@@ -1,0 +1,230 @@
+import { describe, expect, it } from 'vitest';
+import {
+  assertWritable,
+  decideArchive,
+  decideArtifact,
+  decideBudget,
+  decideContext,
+  decideDecision,
+  decideError,
+  decideFiles,
+  decideFinding,
+  decideFindingRemove,
+  decideMilestone,
+  decideMilestoneDone,
+  decideNote,
+  decidePhase,
+  decideResolve,
+  decideSession,
+  decideSubstep,
+  decideTokens,
+} from '../../src/domain/decide.js';
+import type { EventDraft } from '../../src/domain/decide.js';
+import type { SessionState, SessionStatus } from '../../src/domain/state.js';
+import { FINAL_STATUSES, SESSION_STATUSES } from '../../src/domain/state.js';
+import { sessionTarget } from '../../src/domain/transitions.js';
+import type { SessionAction } from '../../src/domain/transitions.js';
+import { commit, phases, refusal, session } from './helpers.js';
+
+const ACTIONS: SessionAction[] = ['pause', 'resume', 'complete', 'fail', 'abandon', 'interrupt'];
+
+/** The session lifecycle, written out independently: allowed action → resulting status. */
+const EXPECTED: Record<SessionStatus, Partial<Record<SessionAction, SessionStatus>>> = {
+  active: { pause: 'paused', complete: 'completed', fail: 'failed', abandon: 'abandoned', interrupt: 'interrupted' },
+  paused: { resume: 'active', complete: 'completed', fail: 'failed', abandon: 'abandoned' },
+  interrupted: { resume: 'active', pause: 'paused', complete: 'completed', fail: 'failed', abandon: 'abandoned' },
+  completed: {},
+  failed: { resume: 'active', abandon: 'abandoned' },
+  abandoned: {},
+};
+
+const EVENT_OF: Record<SessionAction, string> = {
+  pause: 'session.paused',
+  resume: 'session.resumed',
+  complete: 'session.completed',
+  fail: 'session.failed',
+  abandon: 'session.abandoned',
+  interrupt: 'session.interrupted',
+};
+
+/** How to reach each status from a fresh (active) session. */
+const PATH: Record<SessionStatus, EventDraft[]> = {
+  active: [],
+  paused: [{ type: 'session.paused', data: { cause: 'user', detail: null } }],
+  interrupted: [{ type: 'session.interrupted', data: { cause: 'lease_expired', detail: 'pid 7 vanished' } }],
+  completed: [{ type: 'session.completed', data: { detail: null } }],
+  failed: [{ type: 'session.failed', data: { detail: 'boom' } }],
+  abandoned: [{ type: 'session.abandoned', data: { detail: null } }],
+};
+
+function inStatus(status: SessionStatus): SessionState {
+  const s = commit(session(phases('p')), PATH[status]);
+  expect(s.status).toBe(status);
+  return s;
+}
+
+describe('session lifecycle via decideSession', () => {
+  it('covers exactly the six statuses', () => {
+    expect([...SESSION_STATUSES].sort()).toEqual(Object.keys(EXPECTED).sort());
+    expect([...FINAL_STATUSES].sort()).toEqual(['abandoned', 'completed', 'failed']);
+  });
+
+  for (const from of Object.keys(EXPECTED) as SessionStatus[]) {
+    for (const action of ACTIONS) {
+      const to = EXPECTED[from][action];
+      if (to) {
+        it(`${from} --${action}--> ${to}`, () => {
+          const s = inStatus(from);
+          const drafts = decideSession(s, action, 'some detail', 'signal');
+          expect(drafts).toHaveLength(1);
+          expect(drafts[0]!.type).toBe(EVENT_OF[action]);
+          const next = commit(s, drafts);
+          expect(next.status).toBe(to);
+          expect(next.archived).toBe(false);
+          if (to === 'active') {
+            expect(drafts[0]!.data).toEqual({ from });
+            expect(next.statusCause).toBeNull();
+          } else if (action === 'pause' || action === 'interrupt') {
+            expect(drafts[0]!.data).toEqual({ cause: 'signal', detail: 'some detail' });
+            expect(next.statusCause).toEqual({ cause: 'signal', at: next.updatedAt, detail: 'some detail' });
+          } else {
+            expect(drafts[0]!.data).toEqual({ detail: 'some detail' });
+            expect(next.statusCause).toEqual({ cause: to, at: next.updatedAt, detail: 'some detail' });
+          }
+        });
+      } else {
+        it(`${from} --${action}--> refused`, () => {
+          const s = inStatus(from);
+          const err = refusal(() => decideSession(s, action), 'INVALID_TRANSITION');
+          expect(err.message).toContain(`Session sess-1 is ${from}`);
+          expect(err.message).toContain(action);
+          expect(err.details).toEqual({ sessionId: 'sess-1', status: from, action });
+          if (from === 'active' && action === 'resume') expect(err.hint).toMatch(/already active/);
+          else expect(err.hint).toContain('baton status');
+        });
+      }
+    }
+  }
+
+  it('sessionTarget agrees with the expected table', () => {
+    for (const from of Object.keys(EXPECTED) as SessionStatus[]) {
+      for (const action of ACTIONS) expect(sessionTarget(from, action)).toBe(EXPECTED[from][action]);
+    }
+  });
+
+  it('defaults the cause of a pause to "user" and the detail to null', () => {
+    const s = session();
+    expect(decideSession(s, 'pause')).toEqual([{ type: 'session.paused', data: { cause: 'user', detail: null } }]);
+  });
+
+  it('refuses every lifecycle verb on an archived session, whatever its status', () => {
+    for (const status of ['paused', 'completed', 'failed', 'abandoned'] as const) {
+      const s = commit(inStatus(status), [{ type: 'session.archived', data: {} }]);
+      expect(s.archived).toBe(true);
+      expect(s.status).toBe(status);
+      for (const action of ACTIONS) {
+        expect(refusal(() => decideSession(s, action), 'INVALID_TRANSITION').message).toMatch(/archived/);
+      }
+    }
+  });
+});
+
+describe('archiving', () => {
+  for (const status of ['paused', 'completed', 'failed', 'abandoned'] as const) {
+    it(`archives a ${status} session`, () => {
+      const s = inStatus(status);
+      const drafts = decideArchive(s);
+      expect(drafts).toEqual([{ type: 'session.archived', data: {} }]);
+      const next = commit(s, drafts);
+      expect(next.archived).toBe(true);
+      expect(next.status).toBe(status);
+    });
+  }
+
+  for (const status of ['active', 'interrupted'] as const) {
+    it(`refuses to archive a ${status} session`, () => {
+      const err = refusal(() => decideArchive(inStatus(status)), 'INVALID_TRANSITION');
+      expect(err.message).toContain(status);
+      expect(err.hint).toMatch(/Complete, pause or abandon/);
+    });
+  }
+
+  it('refuses to archive twice', () => {
+    const s = commit(inStatus('completed'), [{ type: 'session.archived', data: {} }]);
+    expect(refusal(() => decideArchive(s), 'INVALID_TRANSITION').message).toMatch(/already archived/);
+  });
+});
+
+describe('writes refused on ended or archived sessions', () => {
+  /** A session with an in-progress phase, an error, a finding and a milestone, then ended. */
+  function ended(how: 'completed' | 'failed' | 'abandoned' | 'archived'): SessionState {
+    let s = session(phases('p', 'q'));
+    s = commit(s, decidePhase(s, 'p', 'start'));
+    s = commit(s, decideError(s, { phase: 'p', type: 'test', message: 'red' }).events);
+    s = commit(s, decideFinding(s, { text: 'f' }).events);
+    s = commit(s, decideMilestone(s, { title: 'm' }).events);
+    if (how === 'archived') {
+      s = commit(s, decideSession(s, 'pause'));
+      s = commit(s, decideArchive(s));
+    } else {
+      s = commit(s, decideSession(s, how === 'completed' ? 'complete' : how === 'failed' ? 'fail' : 'abandon'));
+    }
+    return s;
+  }
+
+  const writes: Array<[string, (s: SessionState) => unknown]> = [
+    ['phase start', (s) => decidePhase(s, 'q', 'start', { force: true })],
+    ['phase complete', (s) => decidePhase(s, 'p', 'complete')],
+    ['phase fail', (s) => decidePhase(s, 'p', 'fail')],
+    ['phase skip', (s) => decidePhase(s, 'q', 'skip')],
+    ['substep', (s) => decideSubstep(s, 'p', 'step 1')],
+    ['files', (s) => decideFiles(s, 'created', [{ path: 'a.ts', sha256: null, size: null }], null, null)],
+    ['error add', (s) => decideError(s, { phase: 'p', type: 't', message: 'm' })],
+    ['error resolve', (s) => decideResolve(s, 'err-1', 'fixed')],
+    ['tokens', (s) => decideTokens(s, { agent: 'a', input: 1 })],
+    ['budget', (s) => decideBudget(s, 100)],
+    ['decision', (s) => decideDecision(s, { title: 't', choice: 'c' })],
+    ['finding add', (s) => decideFinding(s, { text: 'x' })],
+    ['finding remove', (s) => decideFindingRemove(s, 'fnd-1')],
+    ['note', (s) => decideNote(s, { text: 'n' })],
+    ['milestone add', (s) => decideMilestone(s, { title: 'm2' })],
+    ['milestone done', (s) => decideMilestoneDone(s, 'ms-1')],
+    ['artifact', (s) => decideArtifact(s, { path: 'out.md' })],
+    ['context', (s) => decideContext(s, 'summary')],
+  ];
+
+  it('the same writes are accepted while the session is active (control)', () => {
+    let s = session(phases('p', 'q'));
+    s = commit(s, decidePhase(s, 'p', 'start'));
+    s = commit(s, decideError(s, { phase: 'p', type: 'test', message: 'red' }).events);
+    s = commit(s, decideFinding(s, { text: 'f' }).events);
+    s = commit(s, decideMilestone(s, { title: 'm' }).events);
+    for (const [, fn] of writes) expect(() => fn(s)).not.toThrow();
+  });
+
+  for (const how of ['completed', 'failed', 'abandoned', 'archived'] as const) {
+    it(`refuses every write on a ${how} session with INVALID_TRANSITION`, () => {
+      const s = ended(how);
+      expect(() => assertWritable(s)).toThrow();
+      for (const [name, fn] of writes) {
+        const err = refusal(() => fn(s), 'INVALID_TRANSITION');
+        expect(err.message, name).toContain('takes no more changes');
+        expect(err.message, name).toContain(how);
+      }
+    });
+  }
+
+  it('points a failed session at resume, and an ended one at a new session', () => {
+    expect(refusal(() => assertWritable(ended('failed'))).hint).toMatch(/baton resume --session sess-1/);
+    expect(refusal(() => assertWritable(ended('completed'))).hint).toMatch(/baton start/);
+    expect(refusal(() => assertWritable(ended('archived'))).hint).toMatch(/baton start/);
+  });
+
+  it('accepts writes on paused and interrupted sessions', () => {
+    for (const status of ['paused', 'interrupted'] as const) {
+      const s = inStatus(status);
+      expect(() => assertWritable(s)).not.toThrow();
+      expect(decideNote(s, { text: 'still here' }).events).toHaveLength(1);
+    }
+  });
+});
