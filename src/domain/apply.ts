@@ -11,8 +11,9 @@ export function phaseFromSpec(spec: PhaseSpec): Phase {
     id: spec.id,
     name: spec.name,
     status: 'pending',
-    agents: spec.agents ?? [],
-    blockedBy: spec.blockedBy ?? [],
+    // Copies: the spec belongs to the session.created event, which folding must not change.
+    agents: [...(spec.agents ?? [])],
+    blockedBy: [...(spec.blockedBy ?? [])],
     parallelGroup: spec.parallelGroup ?? null,
     subStep: null,
     subSteps: [],
@@ -25,7 +26,7 @@ export function phaseFromSpec(spec: PhaseSpec): Phase {
     skipReason: null,
     files: [],
     errors: [],
-    metadata: spec.metadata ?? {},
+    metadata: { ...(spec.metadata ?? {}) },
   };
 }
 
@@ -265,7 +266,8 @@ const HANDLERS: Handlers = {
  * else uses {@link apply} or {@link fold}. Unknown event types only move the revision.
  */
 export function applyInPlace(state: SessionState, event: StoredEvent): void {
-  const handler = HANDLERS[event.type] as Handler<typeof event.type> | undefined;
+  // Own properties only: a foreign type such as "hasOwnProperty" must not find Object's methods.
+  const handler = (Object.hasOwn(HANDLERS, event.type) ? HANDLERS[event.type] : undefined) as Handler<typeof event.type> | undefined;
   if (handler) handler(state, event.data as never, event);
   state.revision = event.seq;
   state.updatedAt = event.time;

@@ -239,11 +239,16 @@ export function decideResolve(s: SessionState, errorId: string, resolution: stri
   return [draft('error.resolved', { errorId, resolution: text(resolution, 'resolution') })];
 }
 
+/** A user-given value as shown in a message (never throws, unlike JSON.stringify on a bigint). */
+function shown(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(clip(value)) : String(value);
+}
+
 /** Checks a token count: a non-negative safe integer. Accepts numeric strings from the CLI. */
 export function tokenCount(value: unknown, what: string): number {
   const n = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_TOKENS_PER_RECORD) {
-    throw new BatonError('BAD_INPUT', `${what} must be a whole number from 0 to ${MAX_TOKENS_PER_RECORD}; got ${JSON.stringify(typeof value === 'string' ? clip(value) : value)}.`, {
+    throw new BatonError('BAD_INPUT', `${what} must be a whole number from 0 to ${MAX_TOKENS_PER_RECORD}; got ${shown(value)}.`, {
       hint: `Pass --${what} as a non-negative integer, e.g. --${what} 1200.`,
     });
   }
@@ -279,7 +284,7 @@ export function decideBudget(s: SessionState, max: unknown): EventDraft[] {
 export function positive(value: unknown, what: string): number {
   const n = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isInteger(n) || n <= 0 || n > MAX_TOKENS_PER_RECORD) {
-    throw new BatonError('BAD_INPUT', `${what} must be a positive whole number; got ${JSON.stringify(typeof value === 'string' ? clip(value) : value)}.`, {
+    throw new BatonError('BAD_INPUT', `${what} must be a positive whole number; got ${shown(value)}.`, {
       hint: `Pass ${what} as an integer above 0.`,
     });
   }

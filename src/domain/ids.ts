@@ -17,7 +17,12 @@ export const BMAD_PREFIXES = ['SES', 'ENG', 'ANA', 'DES', 'TST'] as const;
  * {@link MAX_ID_LENGTH} characters, no `..`. Returns the id or throws `BAD_INPUT`.
  */
 export function validateId(id: unknown, what = 'session id'): string {
-  if (typeof id !== 'string' || id.length === 0) {
+  if (typeof id !== 'string') {
+    throw new BatonError('BAD_INPUT', `The ${what} must be text; got ${typeof id}.`, {
+      hint: `Give a ${what} made of letters, digits, '.', '_' and '-'.`,
+    });
+  }
+  if (id.length === 0) {
     throw new BatonError('BAD_INPUT', `The ${what} is empty.`, {
       hint: `Give a ${what} made of letters, digits, '.', '_' and '-'.`,
     });

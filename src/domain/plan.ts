@@ -22,7 +22,9 @@ const planSchema = z
   .object({
     title: z.string().min(1).max(1000).optional(),
     budget: z.number().int().positive().optional(),
-    phases: z.array(z.union([z.string().min(1).max(500), phaseSchema])).min(1).max(1000),
+    // Elements are checked one by one below, so that an error names the field at fault
+    // instead of zod's generic "Invalid input" for a union.
+    phases: z.array(z.unknown()).min(1).max(1000),
   })
   .passthrough();
 
@@ -44,13 +46,19 @@ export function parsePlan(doc: unknown, source: string): Plan {
   const parsed = planSchema.safeParse(Array.isArray(doc) ? { phases: doc } : doc);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new BatonError('BAD_INPUT', `Plan ${source} is not valid: ${issue.path.join('.') || '(top level)'}: ${issue.message}.`, {
-      hint: 'A plan is {"phases": [{"id": "design", "name": "Design", "blockedBy": []}, …]} or a list of phase names.',
-      details: { source, path: issue.path },
-    });
+    fail(source, issue.path, issue.message);
   }
-  const phases = parsed.data.phases.map((p, i): PhaseSpec => {
-    if (typeof p === 'string') return { id: phaseIdFor(p, i), name: p };
+  const phases = parsed.data.phases.map((raw, i): PhaseSpec => {
+    if (typeof raw === 'string') {
+      if (raw.trim() === '' || raw.length > 500) fail(source, ['phases', i], 'a phase name must be 1 to 500 characters');
+      return { id: phaseIdFor(raw, i), name: raw };
+    }
+    const one = phaseSchema.safeParse(raw);
+    if (!one.success) {
+      const issue = one.error.issues[0]!;
+      fail(source, ['phases', i, ...issue.path], issue.message);
+    }
+    const p = one.data;
     const metadata: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(p)) if (!KNOWN.has(k)) metadata[k] = v;
     const id = p.id === undefined ? phaseIdFor(p.name, i) : validateId(String(p.id), 'phase id');
@@ -69,8 +77,15 @@ export function parsePlan(doc: unknown, source: string): Plan {
   return {
     ...(parsed.data.title ? { title: parsed.data.title } : {}),
     ...(parsed.data.budget ? { budget: parsed.data.budget } : {}),
-    phases: validatePhases(phases),
+    phases: withSource(source, () => validatePhases(phases)),
   };
+}
+
+function fail(source: string, at: Array<string | number>, message: string): never {
+  throw new BatonError('BAD_INPUT', `Plan ${source} is not valid: ${at.join('.') || '(top level)'}: ${message}.`, {
+    hint: 'A plan is {"phases": [{"id": "design", "name": "Design", "blockedBy": []}, …]} or a list of phase names.',
+    details: { source, path: at },
+  });
 }
 
 /** Phases from a comma-separated list of names (`--phases design,build,test`). */
@@ -78,6 +93,16 @@ export function phasesFromList(list: string): PhaseSpec[] {
   const names = list.split(',').map((s) => s.trim()).filter(Boolean);
   if (!names.length) throw new BatonError('BAD_INPUT', 'The phase list is empty.', { hint: 'Pass --phases a,b,c.' });
   return validatePhases(names.map((name, i) => ({ id: phaseIdFor(name, i), name })));
+}
+
+/** Prefixes a dependency error with the plan file it came from. */
+function withSource<T>(source: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof BatonError) throw new BatonError(e.code, `Plan ${source}: ${e.message}`, { hint: e.hint, details: { ...e.details, source } });
+    throw e;
+  }
 }
 
 function phaseIdFor(name: string, index: number): string {
