@@ -6,7 +6,7 @@ import { run } from './main.js';
  */
 import fs from 'node:fs';
 
-const code = await run({
+void run({
   argv: process.argv.slice(2),
   env: process.env,
   cwd: process.cwd(),
@@ -14,8 +14,9 @@ const code = await run({
   stderr: (s) => writeAll(2, s),
   isTTY: process.stdout.isTTY === true,
   now: () => new Date(),
+}).then((code) => {
+  process.exitCode = code;
 });
-process.exitCode = code;
 
 function writeAll(fd: number, s: string): void {
   const buf = Buffer.from(s);

@@ -85,6 +85,8 @@ export class SessionManager {
   private readonly snapshotEvery: number;
   private readonly measure: ((path: string) => MeasuredFile) | undefined;
   private readonly onRepair: (r: RepairReport) => void;
+  /** Last state this manager wrote, per session; only a first guess for the next change. */
+  private readonly cache = new Map<string, Loaded>();
 
   constructor(o: ManagerOptions) {
     this.store = o.store;
@@ -122,7 +124,7 @@ export class SessionManager {
     return { state, snapshotRevision: r.snapshot?.revision ?? 0 };
   }
 
-  /** The current state of a session. */
+  /** The current state of a session, read from the store. Treat returned states as read-only. */
   async get(id: string): Promise<SessionState> {
     return (await this.loadFull(id)).state;
   }
@@ -133,7 +135,10 @@ export class SessionManager {
    */
   async change<R>(id: string, fn: (s: SessionState) => { events: EventDraft[]; result: R }, o: ChangeOptions = {}): Promise<ChangeResult<R>> {
     for (let attempt = 1; ; attempt++) {
-      const { state, snapshotRevision } = await this.loadFull(id);
+      // The state this process wrote last is tried first: the append is conditional, so if
+      // anyone else wrote since, it fails with CONFLICT and the session is read again.
+      const cached = attempt === 1 && o.expectedRevision === undefined ? this.cache.get(id) : undefined;
+      const { state, snapshotRevision } = cached ?? (await this.loadFull(id));
       if (o.expectedRevision !== undefined && o.expectedRevision !== state.revision) {
         throw new BatonError('CONFLICT', `Session ${id} is at revision ${state.revision}, not ${o.expectedRevision}.`, {
           hint: 'Re-read the session (`baton status`) and decide again.',
@@ -150,18 +155,24 @@ export class SessionManager {
         const opts = summaryChanged(before, after) ? { summary: after } : {};
         await this.store.append(id, state.revision, events, opts);
       } catch (e) {
+        this.cache.delete(id);
         if (isBatonError(e, 'CONFLICT') && o.expectedRevision === undefined && attempt < MAX_ATTEMPTS) {
-          await backoff(attempt);
+          if (!cached) await backoff(attempt);
           continue;
         }
         throw e;
       }
+      let snapshotAt = snapshotRevision;
       if (next.revision - snapshotRevision >= this.snapshotEvery) {
-        await this.store.writeSnapshot(id, { revision: next.revision, state: next }).catch((e: unknown) => {
-          // A snapshot only speeds up loading; losing this race to another writer is harmless.
-          if (!isBatonError(e)) throw e;
-        });
+        await this.store.writeSnapshot(id, { revision: next.revision, state: next }).then(
+          () => (snapshotAt = next.revision),
+          (e: unknown) => {
+            // A snapshot only speeds up loading; losing this race to another writer is harmless.
+            if (!isBatonError(e)) throw e;
+          },
+        );
       }
+      this.cache.set(id, { state: next, snapshotRevision: snapshotAt });
       return { state: next, events: stored, result };
     }
   }

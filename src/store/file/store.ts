@@ -117,6 +117,9 @@ export class FileStore implements SessionStore {
   }
 
   private handle(id: string): Handle {
+    // While this process holds the lock nobody can move or write the session: skip the lookups.
+    const held = this.handles.get(id);
+    if (held?.lock.isHeld) return held;
     const found = this.locate(id);
     if (!found) throw notFound(id);
     let h = this.handles.get(id);
@@ -142,8 +145,7 @@ export class FileStore implements SessionStore {
   private drop(id: string): void {
     const h = this.handles.get(id);
     if (!h) return;
-    if (h.release) clearImmediate(h.release);
-    h.lock.release();
+    releaseNow(h);
     fs.closeSync(h.fd);
     this.handles.delete(id);
   }
@@ -151,6 +153,9 @@ export class FileStore implements SessionStore {
   /*
    * The lock is kept until the event loop turns once, so a caller appending in a loop pays
    * for one lock per burst instead of one per event; other processes wait at most that long.
+   * Every section under a session lock is synchronous, so a lock of this process that is
+   * only lingering can be released at once when another store instance here needs it
+   * (waiting for it would block the very event loop that would release it).
    */
   private lock(h: Handle): void {
     if (h.release) {
@@ -158,19 +163,44 @@ export class FileStore implements SessionStore {
       h.release = null;
     }
     if (!h.lock.isHeld) {
+      releaseLingering(h.lock.file, h);
       h.lock.acquire();
       h.lastSeq = -1;
+      this.reopenIfReplaced(h);
     }
+    lingering.set(h.lock.file, h);
     h.release = setImmediate(() => {
       h.release = null;
-      h.lock.release();
+      releaseNow(h);
     });
+  }
+
+  /**
+   * Reopens the journal when the file at its path is no longer the one `h.fd` holds: `repair`
+   * (here or in another process) replaced it. Appending through the old descriptor would
+   * write into a file nobody reads any more.
+   */
+  private reopenIfReplaced(h: Handle): void {
+    let onDisk: fs.Stats;
+    try {
+      onDisk = fs.statSync(h.journal);
+    } catch {
+      return; // gone or moved: the next locate() notices
+    }
+    const open = fs.fstatSync(h.fd);
+    if (onDisk.ino === open.ino && onDisk.dev === open.dev) return;
+    const fd = fs.openSync(h.journal, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW);
+    fs.closeSync(h.fd);
+    h.fd = fd;
+    h.lastSeq = -1;
+    h.end = -1;
   }
 
   /** Brings `h.lastSeq`/`h.end` up to date and cuts a torn tail. Caller holds the lock. */
   private syncTail(id: string, h: Handle, repairs: RepairReport[]): void {
+    // lastSeq is reset whenever the lock is (re)taken, so a known value is still current.
+    if (h.lastSeq >= 0) return;
     const size = fs.fstatSync(h.fd).size;
-    if (h.lastSeq >= 0 && size === h.end) return;
     const tail = readTail(h.fd);
     if (tail.corrupt) {
       throw new BatonError('CORRUPT', `The end of session ${id}'s journal is damaged (more than a torn last line).`, {
@@ -208,8 +238,13 @@ export class FileStore implements SessionStore {
       out += `${encodeRecord({ v: EVENT_FORMAT_VERSION, seq, ...stripSeq(e) })}\n`;
     }
     const bytes = Buffer.from(out, 'utf8');
-    fs.writeSync(h.fd, bytes);
-    fs.fdatasyncSync(h.fd);
+    try {
+      fs.writeSync(h.fd, bytes);
+      fs.fdatasyncSync(h.fd);
+    } catch (e) {
+      h.lastSeq = -1; // a partial write may be on disk: re-read the tail next time
+      throw e;
+    }
     h.lastSeq = seq;
     h.end += bytes.length;
     return seq;
@@ -251,6 +286,7 @@ export class FileStore implements SessionStore {
 
   async load(id: string): Promise<LoadResult> {
     const h = this.handle(id);
+    if (!h.lock.isHeld) this.reopenIfReplaced(h);
     const repairs: RepairReport[] = [];
     const snap = this.readSnapshot(id, h, repairs);
     let scan = this.scanFrom(h, snap);
@@ -280,12 +316,6 @@ export class FileStore implements SessionStore {
     scan.goodEnd += from;
     if (scan.tornAt !== null) scan.tornAt += from;
     for (const b of scan.bad) b.offset += from;
-    if (!h.lock.isHeld || h.lastSeq < 0) {
-      if (scan.tornAt === null && !scan.bad.length) {
-        h.lastSeq = scan.lastSeq;
-        h.end = scan.goodEnd;
-      }
-    }
     return scan;
   }
 
@@ -399,13 +429,14 @@ export class FileStore implements SessionStore {
       fs.rmSync(this.layout.active, { force: true });
       return;
     }
-    validateId(id);
+    if (!this.locate(id)) throw notFound(id);
     atomicWrite(this.layout.active, `${id}\n`);
   }
 
   async withWorkspaceLock<T>(fn: () => Promise<T>): Promise<T> {
     const lock = new FileLock(this.layout.workspaceLock, this.lockTimeoutMs);
-    lock.acquire();
+    // Held across `await`: wait without blocking, the holder may be a task of this process.
+    await lock.acquireAsync();
     try {
       return await fn();
     } finally {
@@ -421,6 +452,7 @@ export class FileStore implements SessionStore {
     const dest = this.layout.sessionDir(id, true);
     fs.mkdirSync(this.layout.archive, { recursive: true, mode: DIR_MODE });
     const lock = new FileLock(this.layout.files(found.dir).lock, this.lockTimeoutMs);
+    releaseLingering(lock.file, null);
     lock.acquire();
     try {
       fs.renameSync(found.dir, dest);
@@ -450,27 +482,43 @@ export class FileStore implements SessionStore {
     const stamp = this.now().toISOString().replace(/[:.]/g, '-');
     const savedTo = `${h.journal}.corrupt-${stamp}`;
     fs.writeFileSync(savedTo, buf, { mode: FILE_MODE });
-    // Rebuild: every readable event keeps its seq; each unreadable line becomes a repair
-    // event carrying its raw text at the seq it must have had.
+    // Rebuild: every readable event keeps its seq. Each unreadable line becomes a repair event
+    // carrying its raw text, at the seq of an event missing before the next readable one (a
+    // damaged line stands for the event it held). Missing seqs with no damaged line to fill
+    // them (lines deleted by hand, two lines run together) get an empty repair event, and
+    // damaged lines with no missing seq to take (duplicates, inserted junk) go after the last
+    // event, so seq stays contiguous, no readable event moves and no byte is dropped.
     const lines = splitLines(buf);
     const out: string[] = [];
     let seq = 0;
     const unreadable: number[] = [];
     const time = this.now().toISOString();
+    const pending: Array<{ raw: string; line: number }> = [];
+    const unreadableEvent = (raw: string, line: number): void => {
+      seq += 1;
+      unreadable.push(line);
+      out.push(encodeRecord({ v: EVENT_FORMAT_VERSION, seq, type: 'repair.unreadable_line', time, actor: this.actor, data: { raw: raw.slice(0, 1_000_000), line } }));
+    };
     lines.forEach((raw, i) => {
       if (raw.trim() === '') return;
-      const d = decodeRecord(raw);
       const isLast = i === lines.length - 1;
-      if (d.ok && d.value['seq'] === seq + 1) {
-        out.push(raw);
-        seq += 1;
+      if (isLast && scan.tornAt !== null) return; // torn tail: cut, its bytes are in savedTo
+      const d = decodeRecord(raw);
+      const at = d.ok ? d.value['seq'] : undefined;
+      const readable = d.ok && typeof d.value['type'] === 'string' && typeof at === 'number' && Number.isInteger(at) && at > seq;
+      if (!readable) {
+        pending.push({ raw, line: i + 1 });
         return;
       }
-      if (isLast && scan.tornAt !== null) return; // torn tail: cut, its bytes are in savedTo
-      seq += 1;
-      unreadable.push(i + 1);
-      out.push(encodeRecord({ v: EVENT_FORMAT_VERSION, seq, type: 'repair.unreadable_line', time, actor: this.actor, data: { raw: raw.slice(0, 1_000_000), line: i + 1 } }));
+      while (seq + 1 < (at as number)) {
+        const p = pending.shift();
+        if (p) unreadableEvent(p.raw, p.line);
+        else unreadableEvent('', i + 1);
+      }
+      out.push(raw);
+      seq = at as number;
     });
+    for (const p of pending) unreadableEvent(p.raw, p.line);
     seq += 1;
     out.push(encodeRecord({ v: EVENT_FORMAT_VERSION, seq, type: 'repair.journal', time, actor: this.actor, data: { savedTo: path.basename(savedTo), unreadableLines: unreadable } }));
     atomicWrite(h.journal, `${out.join('\n')}\n`);
@@ -490,6 +538,25 @@ export class FileStore implements SessionStore {
     for (const id of [...this.handles.keys()]) this.drop(id);
     this.registry.close();
   }
+}
+
+/** Session locks of this process kept only until the event loop turns, by lock file. */
+const lingering = new Map<string, Handle>();
+
+/** Releases a handle's session lock now (and forgets its linger). */
+function releaseNow(h: Handle): void {
+  if (h.release) {
+    clearImmediate(h.release);
+    h.release = null;
+  }
+  if (lingering.get(h.lock.file) === h) lingering.delete(h.lock.file);
+  h.lock.release();
+}
+
+/** Cuts short the linger of another handle of this process on the same lock file. */
+function releaseLingering(file: string, except: Handle | null): void {
+  const other = lingering.get(file);
+  if (other && other !== except) releaseNow(other);
 }
 
 function stripSeq(e: NewEvent): NewEvent {
