@@ -1,6 +1,8 @@
 // Bundles the CLI into dist/ (one entry file plus lazily loaded chunks) and the library.
 import { build } from 'esbuild';
-import { chmodSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
@@ -44,3 +46,10 @@ await build({
 });
 await build({ ...common, entryPoints: { index: 'src/index.ts' }, outdir: 'dist', packages: 'external', minify: false });
 chmodSync(new URL('../dist/baton.js', import.meta.url), 0o755);
+
+// Type declarations for library users (tsc is a dev dependency; skipped when it is absent).
+const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
+if (existsSync(tsc)) {
+  const r = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
