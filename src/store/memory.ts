@@ -71,7 +71,9 @@ export class MemoryStore implements SessionStore {
 
   async list(): Promise<ListResult> {
     const missing = [...this.sessions.keys()].filter((id) => !this.summaries.has(id));
-    return { summaries: [...this.summaries.values()].map(clone), missing, repairs: [] };
+    // Like a store on disk, the row's `archived` follows where the session lives.
+    const summaries = [...this.summaries.values()].map((s) => ({ ...clone(s), archived: this.sessions.get(s.id)?.archived ?? s.archived }));
+    return { summaries, missing, repairs: [] };
   }
 
   async putSummaries(rows: SessionSummary[]): Promise<void> {

@@ -109,6 +109,9 @@ export function readTail(fd: number): Tail {
     const buf = Buffer.allocUnsafe(size - start);
     fs.readSync(fd, buf, 0, buf.length, start);
     const lines = linesFromEnd(buf, start === 0);
+    // No newline at all in this window: a torn last line longer than the window. The last
+    // good line lies further back; read more rather than take the whole file as torn.
+    if (lines.length === 0 && start > 0) continue;
     let torn = buf[buf.length - 1] !== 10;
     let i = 0;
     if (!torn) {

@@ -34,7 +34,11 @@ export class FileLock {
     return this.held;
   }
 
-  /** Takes the lock, waiting with jittered back-off; `LOCKED` after the timeout. */
+  /**
+   * Takes the lock, waiting with jittered back-off; `LOCKED` after the timeout. Blocks the
+   * thread while it waits: only for locks held across synchronous code, so that no holder in
+   * this same process can be waiting for the event loop to release it.
+   */
   acquire(): void {
     if (this.held) return;
     const deadline = Date.now() + this.timeoutMs;
@@ -42,16 +46,35 @@ export class FileLock {
     for (;;) {
       if (this.tryAcquire()) return;
       this.breakIfStale();
-      if (Date.now() > deadline) {
-        const owner = readOwner(this.file);
-        throw new BatonError('LOCKED', `Lock ${this.file} is held${owner ? ` by pid ${owner.pid} on ${owner.host}` : ''}.`, {
-          hint: 'Another baton process is writing; retry shortly. If that process is gone, run `baton doctor --fix`.',
-          details: { lock: this.file, owner },
-        });
-      }
+      if (Date.now() > deadline) throw this.lockedError();
       sleepSync(wait + Math.random() * wait);
       wait = Math.min(wait * 2, 20);
     }
+  }
+
+  /**
+   * Takes the lock like {@link acquire} but waits without blocking the event loop: for locks
+   * held across `await`, where the holder may be another task of this same process.
+   */
+  async acquireAsync(): Promise<void> {
+    if (this.held) return;
+    const deadline = Date.now() + this.timeoutMs;
+    let wait = 1;
+    for (;;) {
+      if (this.tryAcquire()) return;
+      this.breakIfStale();
+      if (Date.now() > deadline) throw this.lockedError();
+      await new Promise((r) => setTimeout(r, wait + Math.random() * wait));
+      wait = Math.min(wait * 2, 20);
+    }
+  }
+
+  private lockedError(): BatonError {
+    const owner = readOwner(this.file);
+    return new BatonError('LOCKED', `Lock ${this.file} is held${owner ? ` by pid ${owner.pid} on ${owner.host}` : ''}.`, {
+      hint: 'Another baton process is writing; retry shortly. If that process is gone, run `baton doctor --fix`.',
+      details: { lock: this.file, owner },
+    });
   }
 
   private tryAcquire(): boolean {
