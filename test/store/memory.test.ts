@@ -1,0 +1,4 @@
+import { MemoryStore } from '../../src/store/memory.js';
+import { runStoreConformance } from '../../src/testing/conformance.js';
+
+runStoreConformance('memory', async () => ({ store: new MemoryStore(), cleanup: async () => undefined }));
