@@ -320,6 +320,15 @@ export function runStoreConformance(name: string, makeStore: StoreFactory): void
         expect(stateOf('u', read).notes).toHaveLength(1);
       });
 
+      it('keeps any text exactly: accents, emoji, quotes, newlines, control characters', async () => {
+        const text = 'héllo ✓ 😀 "quoted" \\ back\nslash\r\n\t\u0000\u2028 end';
+        await seed(store, 'text');
+        await store.append('text', 1, [noteEvent(2, text)]);
+        for (const events of [(await store.load('text')).events, await store.readEvents('text')]) {
+          expect((events[1]!.data as { text: string }).text).toBe(text);
+        }
+      });
+
       it('returns copies: changing a loaded event does not change the store', async () => {
         await seed(store, 'c', 1);
         const first = await store.load('c');

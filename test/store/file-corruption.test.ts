@@ -322,6 +322,27 @@ describe('damaged middle line', () => {
     expectContiguous(events);
   });
 
+  it('a journal checked out with CRLF line ends (git autocrlf) still loads and takes appends', async () => {
+    const s = fresh();
+    await seed(s, 'crlf', 2);
+    await s.append('crlf', 3, [noteEvent(4, 'héllo ✓ 😀 \u00e9')]);
+    const before = await s.readEvents('crlf');
+    await s.writeSnapshot('crlf', { revision: 4, state: stateOf('crlf', before) });
+    await s.close();
+    fs.writeFileSync(journalOf('crlf'), fs.readFileSync(journalOf('crlf'), 'utf8').replace(/\n/g, '\r\n'));
+    const store = fresh();
+    const r = await store.load('crlf');
+    // The snapshot's byte offset no longer fits: it is ignored and the journal replayed.
+    expect(kinds(r.repairs).filter((k) => k !== 'snapshot_stale')).toEqual([]);
+    expect(fold(r.snapshot?.state ?? null, r.events, 'crlf')).toEqual(stateOf('crlf', before));
+    expect((await store.readEvents('crlf')).map(content)).toEqual(before.map(content));
+    await store.append('crlf', 4, [noteEvent(5)]);
+    const after = await fresh().readEvents('crlf');
+    expectContiguous(after);
+    expect(after).toHaveLength(5);
+    expect(await store.repair('crlf')).toEqual([]);
+  });
+
   it('a folder without a journal is CORRUPT with a way out', async () => {
     await makeSession('nojournal', 1);
     fs.rmSync(journalOf('nojournal'));

@@ -1,8 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileStore } from '../../src/store/file/store.js';
-import { expectCode, seed } from '../../src/testing/conformance.js';
+import { expectCode, noteEvent, seed } from '../../src/testing/conformance.js';
 import { runStoreConformance } from '../../src/testing/conformance.js';
 import { tempStoreDir } from './helpers.js';
 
@@ -68,5 +70,51 @@ describe('file store specifics', () => {
     } finally {
       dir.remove();
     }
+  });
+
+  describe('session lock', () => {
+    function writeLock(root: string, id: string, owner: object): void {
+      fs.writeFileSync(path.join(root, 'sessions', id, 'lock'), JSON.stringify(owner));
+    }
+
+    it('waits for a lock held by a live process, then refuses with LOCKED naming it', async () => {
+      const dir = tempStoreDir();
+      try {
+        const store = new FileStore({ root: dir.root, lockTimeoutMs: 300 });
+        await seed(store, 'busy');
+        await store.close();
+        writeLock(dir.root, 'busy', { pid: process.pid, host: os.hostname(), time: Date.now(), nonce: 'someone-else' });
+        const other = new FileStore({ root: dir.root, lockTimeoutMs: 300 });
+        const t0 = Date.now();
+        const e = await other.append('busy', 1, [noteEvent(1)]).catch((x: unknown) => x);
+        expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
+        expect(e).toMatchObject({ code: 'LOCKED', message: expect.stringContaining(`pid ${process.pid}`), hint: expect.any(String) });
+        expect((await other.readEvents('busy')).length).toBe(1);
+        await other.close();
+      } finally {
+        dir.remove();
+      }
+    });
+
+    it('breaks a lock left by a dead process or an old one from another host', async () => {
+      const dir = tempStoreDir();
+      try {
+        const store = new FileStore({ root: dir.root, lockTimeoutMs: 5_000 });
+        await seed(store, 'stale');
+        await store.close();
+        const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+        writeLock(dir.root, 'stale', { pid: Number(dead.stdout), host: os.hostname(), time: Date.now(), nonce: 'dead' });
+        const again = new FileStore({ root: dir.root, lockTimeoutMs: 5_000 });
+        expect(await again.append('stale', 1, [noteEvent(1)])).toEqual({ revision: 2 });
+        await again.close();
+        writeLock(dir.root, 'stale', { pid: 1, host: 'some-other-host', time: Date.now() - 5 * 60_000, nonce: 'far' });
+        const third = new FileStore({ root: dir.root, lockTimeoutMs: 5_000 });
+        expect(await third.append('stale', 2, [noteEvent(2)])).toEqual({ revision: 3 });
+        await third.close();
+        expect(fs.existsSync(path.join(dir.root, 'sessions', 'stale', 'lock'))).toBe(false);
+      } finally {
+        dir.remove();
+      }
+    });
   });
 });

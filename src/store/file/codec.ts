@@ -16,8 +16,12 @@ export function encodeRecord(value: object): string {
 /** Outcome of {@link decodeRecord}. */
 export type Decoded = { ok: true; value: Record<string, unknown> } | { ok: false; reason: string };
 
-/** Parses a line written by {@link encodeRecord} and checks its checksum. */
+/**
+ * Parses a line written by {@link encodeRecord} and checks its checksum. A trailing `\r` is
+ * ignored: a journal checked out with CRLF line ends (git's autocrlf) is still the same data.
+ */
 export function decodeRecord(line: string): Decoded {
+  if (line.endsWith('\r')) line = line.slice(0, -1);
   const at = line.lastIndexOf(MARK);
   let body: string;
   let sum: string;
