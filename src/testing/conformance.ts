@@ -445,6 +445,24 @@ export function runStoreConformance(name: string, makeStore: StoreFactory): void
         expect((await store.list()).summaries).toEqual([row]);
       });
 
+      it('accounts for every session exactly once, as a row or as missing, even when rebuilding', async () => {
+        const ids = ['acc-1', 'acc-2', 'acc-3'];
+        for (const id of ids) await seed(store, id, 1);
+        await store.archive('acc-2');
+        for (const rebuild of [false, true, false]) {
+          const r = await store.list({ rebuild });
+          const seen = [...r.summaries.map((x) => x.id), ...r.missing];
+          expect(seen.sort(), `rebuild: ${rebuild}`).toEqual(ids);
+          // Rows handed back for the missing ones are listed from then on.
+          const rows = await Promise.all(r.missing.map(async (id) => summaryOf(id, await store.readEvents(id))));
+          await store.putSummaries(rows);
+          const after = await store.list();
+          expect(after.missing).toEqual([]);
+          expect(after.summaries.map((x) => x.id).sort()).toEqual(ids);
+          expect(after.summaries.find((x) => x.id === 'acc-2')?.archived).toBe(true);
+        }
+      });
+
       it('lists an empty store as empty', async () => {
         const r = await store.list();
         expect(r.summaries).toEqual([]);

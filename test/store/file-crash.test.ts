@@ -30,7 +30,7 @@ interface Run {
 
 /**
  * Starts the writer and SIGKILLs it: `mode` 'random' kills at a random moment 20–400 ms
- * after it is ready; 'big' kills it 0–6 ms after it announces a large append (or after
+ * after it is ready; 'big' kills it 1–3.5 ms after it announces a large append (or after
  * 1.5 s), which is when a write may be half done.
  */
 function runAndKill(root: string, tag: string, mode: 'random' | 'big'): Promise<Run> {
@@ -62,7 +62,7 @@ function runAndKill(root: string, tag: string, mode: 'random' | 'big'): Promise<
           run.sawBig = true;
           if (ready && mode === 'big') {
             // Encoding the large line takes a few ms before its write starts: aim into it.
-            const until = performance.now() + Math.random() * 6;
+            const until = performance.now() + 1 + Math.random() * 2.5;
             while (performance.now() < until) {
               // spin: a timer is too coarse here
             }
