@@ -69,7 +69,10 @@ export class Ctx {
 
   /** The session to act on: --session, else BATON_SESSION, else the active one. */
   async sessionId(explicit?: string): Promise<string> {
-    return this.manager().resolve(explicit ?? this.opts.session ?? this.io.env['BATON_SESSION'] ?? null);
+    // An empty BATON_SESSION means unset, as usual for environment variables; an empty
+    // --session or argument is an error the manager reports.
+    const env = this.io.env['BATON_SESSION'] || null;
+    return this.manager().resolve(explicit ?? this.opts.session ?? env);
   }
 
   /** Change options for the manager. */

@@ -48,7 +48,7 @@ export function parsePlan(doc: unknown, source: string): Plan {
     const issue = parsed.error.issues[0]!;
     fail(source, issue.path, issue.message);
   }
-  const phases = parsed.data.phases.map((raw, i): PhaseSpec => {
+  const phases = withSource(source, () => parsed.data.phases.map((raw, i): PhaseSpec => {
     if (typeof raw === 'string') {
       if (raw.trim() === '' || raw.length > 500) fail(source, ['phases', i], 'a phase name must be 1 to 500 characters');
       return { id: phaseIdFor(raw, i), name: raw };
@@ -73,7 +73,7 @@ export function parsePlan(doc: unknown, source: string): Plan {
       ...(p.maxRetries !== undefined ? { maxRetries: p.maxRetries } : {}),
       ...(Object.keys(metadata).length ? { metadata } : {}),
     };
-  });
+  }));
   return {
     ...(parsed.data.title ? { title: parsed.data.title } : {}),
     ...(parsed.data.budget ? { budget: parsed.data.budget } : {}),
@@ -100,7 +100,7 @@ function withSource<T>(source: string, fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof BatonError) throw new BatonError(e.code, `Plan ${source}: ${e.message}`, { hint: e.hint, details: { ...e.details, source } });
+    if (e instanceof BatonError && !e.message.startsWith(`Plan ${source}`)) throw new BatonError(e.code, `Plan ${source}: ${e.message}`, { hint: e.hint, details: { ...e.details, source } });
     throw e;
   }
 }

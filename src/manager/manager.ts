@@ -239,7 +239,8 @@ export class SessionManager {
    * active pointer; with neither, `NO_ACTIVE_SESSION` naming the candidates.
    */
   async resolve(explicit?: string | null): Promise<string> {
-    if (explicit) return validateId(explicit);
+    // An explicit empty id is a mistake to report, not a request for the active session.
+    if (explicit !== undefined && explicit !== null) return validateId(explicit);
     const active = await this.store.getActive();
     if (active) {
       try {
@@ -250,7 +251,7 @@ export class SessionManager {
       }
     }
     const { summaries } = await this.store.list();
-    const open = summaries.filter((s) => !s.archived && ['active', 'paused', 'interrupted'].includes(s.status)).map((s) => s.id);
+    const open = summaries.filter((s) => !s.archived && ['active', 'paused', 'interrupted', 'failed'].includes(s.status)).map((s) => s.id);
     throw new BatonError('NO_ACTIVE_SESSION', active ? `The active pointer names ${JSON.stringify(active)}, which does not exist.` : 'No active session.', {
       hint: open.length ? `Pass --session with one of: ${open.slice(0, 10).join(', ')}${open.length > 10 ? ', …' : ''} (or \`baton switch <id>\`).` : 'Start one with `baton start "<title>"`.',
       details: { candidates: open },
@@ -262,7 +263,8 @@ export class SessionManager {
     validateId(id);
     return this.store.withWorkspaceLock(async () => {
       const target = await this.get(id);
-      decide.assertWritable(target);
+      // Validate before pausing anything: the table says which statuses may become active.
+      if (target.status !== 'active') decide.decideSession(target, 'resume');
       await this.pauseActiveFor(id, true, agent);
       let state = target;
       if (target.status !== 'active') state = (await this.simple(id, (s) => decide.decideSession(s, 'resume'), { agent })).state;
@@ -276,9 +278,6 @@ export class SessionManager {
     const s = await this.get(id);
     if (s.status === 'active') {
       throw new BatonError('INVALID_TRANSITION', `Session ${id} is already active.`, { hint: 'Go on working in it.' });
-    }
-    if (s.archived || s.status === 'completed' || s.status === 'abandoned') {
-      decide.decideSession(s, 'resume');
     }
     return this.switchTo(id, agent);
   }

@@ -139,9 +139,16 @@ describe('malformed ids', () => {
   it('an empty session id → BAD_INPUT for switch', async () => {
     const ws = await withSession('ok');
     await refused(ws, ['switch', ''], 'BAD_INPUT');
-    // Not asserted (bug): `--session ''` (and `archive ''`, `resume ''`) is treated as "no
-    // session given" and silently acts on the active session: `baton note add x --session ''`
-    // exits 0 and writes to it instead of failing with BAD_INPUT.
+  });
+
+  it("an empty --session or id argument → BAD_INPUT, never the active session", async () => {
+    const ws = await withSession('ok');
+    const before = (await ws.status('ok')).revision;
+    await refused(ws, ['note', 'add', 'x', '--session', ''], 'BAD_INPUT');
+    await refused(ws, ['status', '--session='], 'BAD_INPUT');
+    await refused(ws, ['archive', ''], 'BAD_INPUT');
+    await refused(ws, ['resume', ''], 'BAD_INPUT');
+    expect((await ws.status('ok')).revision).toBe(before);
   });
 
   it('a malformed BATON_SESSION → BAD_INPUT', async () => {
@@ -152,7 +159,7 @@ describe('malformed ids', () => {
 
 describe('malformed plan files', () => {
   const cases: Array<[string, string, string, boolean]> = [
-    // [case, file name, content, message names the file (known to)]
+    // [case, file name, content, (unused)]
     ['bad JSON', 'plan.json', '{"phases": [', true],
     ['bad YAML', 'plan.yaml', 'phases:\n  - id: a\n   name: [x\n', true],
     ['no phases', 'plan.json', '{"phases": []}', true],
@@ -162,14 +169,12 @@ describe('malformed plan files', () => {
     ['duplicate ids', 'plan.json', JSON.stringify({ phases: [{ id: 'a', name: 'A' }, { id: 'a', name: 'B' }] }), false],
     ['a malformed phase id', 'plan.json', JSON.stringify({ phases: [{ id: '../a', name: 'A' }] }), false],
   ];
-  it.each(cases)('%s → BAD_INPUT', async (_case, file, content, namesFile) => {
+  it.each(cases)('%s → BAD_INPUT naming the file', async (_case, file, content) => {
     const ws = workspace();
     await ws.ok(['init']);
     ws.write(file, content);
     const e = await refused(ws, ['start', 'T', '--id', 't', '--plan', file], 'BAD_INPUT');
-    // Not asserted where namesFile is false (bug): plan validation errors (cycle, unknown
-    // blocker, duplicate or malformed ids) do not name the plan file.
-    if (namesFile) expect(e.message).toContain(file);
+    expect(e.message).toContain(file);
     expect(fs.readdirSync(ws.path('.baton', 'sessions'))).toEqual([]);
   });
 

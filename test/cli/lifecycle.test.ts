@@ -68,10 +68,7 @@ describe('baton init and start', () => {
     expectError(await ws.run(['phase', 'start', 'build']), 'BLOCKED');
   });
 
-  // Skipped: `baton start --plan FILE.yaml` fails with
-  // `error[BAD_INPUT]: Plan plan.yaml is not valid JSON or YAML: (intermediate value).parse is not a function.`
-  // for every YAML plan (the bundled CLI's dynamic `import('yaml')` has no `.parse`). Unskip once fixed.
-  it.skip('start --plan FILE.yaml reads a YAML plan with blockedBy', async () => {
+  it('start --plan FILE.yaml reads a YAML plan with blockedBy', async () => {
     const ws = workspace();
     ws.write('plan.yaml', ['phases:', '  - id: design', '    name: Design', '  - id: build', '    name: Build', '    blockedBy: [design]', ''].join('\n'));
     expect((await ws.ok(['start', 'Yaml', '--id', 'yaml', '--plan', 'plan.yaml'])).stdout).toBe('Started yaml with 2 phase(s)\n');
@@ -153,10 +150,12 @@ describe('session lifecycle', () => {
 
     expect((await ws.ok(['fail', '--session', 'beta', '--reason', 'broke'])).stdout).toBe('Failed beta\n');
     expect((await ws.status('beta')).cause).toMatchObject({ detail: 'broke' });
-    // Not asserted (bug): `baton resume beta` on a failed session should reopen it (the
-    // transition table allows failed → active, and the error hint itself suggests it), but it
-    // is refused with INVALID_TRANSITION "Session beta is failed and takes no more changes.".
+    // A failed session can be reopened (failed → active), which pauses the active one.
+    expect((await ws.ok(['resume', 'beta'])).stdout).toBe('Resumed beta\n');
+    expect((await ws.status('beta')).status).toBe('active');
+    expect((await ws.ok(['fail', '--session', 'beta'])).stdout).toBe('Failed beta\n');
     expect((await ws.ok(['abandon', '--session', 'beta'])).stdout).toBe('Abandoned beta\n');
+    expectError(await ws.run(['resume', 'beta']), 'INVALID_TRANSITION');
 
     rows = await ws.json<ListRow[]>(['list', '--status', 'paused']);
     expect(rows.map((r) => r.id)).toEqual(['gamma']);

@@ -35,7 +35,11 @@ async function readPlan(file: string, cwd: string): Promise<{ title?: string; bu
   const { parsePlan } = await import('../../domain/plan.js');
   const ext = path.extname(abs).toLowerCase();
   let doc: unknown;
-  const asYaml = async (): Promise<unknown> => (await import('yaml')).parse(raw);
+  const asYaml = async (): Promise<unknown> => {
+    // Bundled, yaml's CommonJS build arrives as a default export.
+    const y = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
+    return (y.parse ?? y.default!.parse)(raw);
+  };
   try {
     if (ext === '.json') doc = JSON.parse(raw);
     else if (ext === '.yaml' || ext === '.yml') doc = await asYaml();
