@@ -18,9 +18,9 @@ const WRITER = path.join(REPO, 'test/fixtures/token-writer.ts');
 const PROCESSES = 6;
 const EACH = 50;
 
-function runWriter(root: string, id: string, agent: string, startAt: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runWriter(root: string, id: string, agent: string, startAt: number, count = EACH, mode = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, root, id, agent, String(EACH), String(startAt)], {
+    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, root, id, agent, String(count), String(startAt), mode], {
       cwd: REPO,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -79,4 +79,25 @@ describe('file store: concurrent writers in separate processes', () => {
       await store.close();
     }
   }, 60_000);
+
+  it('writers in tight loops hand the session lock over instead of starving each other', async () => {
+    const setup = new FileStore({ root: dir.root });
+    const { id } = await new SessionManager({ store: setup, agent: 'setup' }).start({ title: 'Bursts', id: 'bursts', switch: true });
+    await setup.close();
+    const count = 1500; // ~0.3 s of fsyncs each, far longer than the writers' 300 ms lock timeout
+    const startAt = Date.now() + 2500;
+    const results = await Promise.all(['b1', 'b2', 'b3'].map((a) => runWriter(dir.root, id, a, startAt, count, 'burst')));
+    for (const r of results) {
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+    }
+    const store = new FileStore({ root: dir.root });
+    try {
+      const state = await new SessionManager({ store }).get(id);
+      expect(state.tokens.input).toBe(3 * count);
+      expectContiguous(await store.readEvents(id));
+    } finally {
+      await store.close();
+    }
+  }, 120_000);
 });

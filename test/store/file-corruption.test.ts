@@ -149,6 +149,25 @@ describe('torn last journal line', () => {
     expect((await fresh().load('via-append')).revision).toBe(5);
   });
 
+  it.each([
+    ['at a line boundary (only the first two lines reached the disk)', 2, 0],
+    ['inside its last line', 2, 40],
+    ['inside its second line', 1, 25],
+  ])('cuts a multi-event append as a whole when a crash tore it %s', async (_how, wholeLines, extraBytes) => {
+    const before = await makeSession('batch', 2);
+    const store = fresh();
+    await store.append('batch', 3, [noteEvent(4), noteEvent(5), noteEvent(6)]);
+    await store.close();
+    // Rebuild the crash: keep `before`, then only part of the three-line write.
+    const lines = journalLines('batch');
+    const kept = lines.slice(0, before.length);
+    const batch = lines.slice(before.length);
+    expect(batch.map((l) => JSON.parse(l).batch)).toEqual([[4, 6], [4, 6], [4, 6]]);
+    const partial = batch.slice(0, wholeLines).map((l) => `${l}\n`).join('') + (batch[wholeLines] ?? '').slice(0, extraBytes);
+    fs.writeFileSync(journalOf('batch'), `${kept.join('\n')}\n${partial}`);
+    await expectTornTailRepaired('batch', before, Buffer.byteLength(partial));
+  });
+
   it('lets the manager report the repair and go on', async () => {
     const store = fresh();
     const reports: RepairReport[] = [];

@@ -35,6 +35,28 @@ describe('file store specifics', () => {
     }
   });
 
+  it('removes snapshot temp files left by dead processes when it next writes a snapshot', async () => {
+    const dir = tempStoreDir();
+    try {
+      const store = new FileStore({ root: dir.root });
+      await seed(store, 's', 3);
+      const sdir = path.join(dir.root, 'sessions', 's');
+      const dead = spawnSync(process.execPath, ['-e', '0']).pid!; // exited: its pid is free
+      const deadTemp = path.join(sdir, `snapshot.json.tmp-${dead}-abc-1`);
+      const liveTemp = path.join(sdir, `snapshot.json.tmp-${process.pid}-abc-1`);
+      fs.writeFileSync(deadTemp, 'half a snapshot');
+      fs.writeFileSync(liveTemp, 'being written');
+      const loaded = await store.load('s');
+      await store.writeSnapshot('s', { revision: 4, state: { probe: true } as never });
+      expect(fs.existsSync(deadTemp)).toBe(false);
+      expect(fs.existsSync(liveTemp)).toBe(true);
+      expect(loaded.revision).toBe(4);
+      await store.close();
+    } finally {
+      dir.remove();
+    }
+  });
+
   it('creates owner-only directories and files', async () => {
     const dir = tempStoreDir();
     try {

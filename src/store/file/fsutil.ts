@@ -77,3 +77,32 @@ export function moveAside(file: string, now: Date): string {
   fs.renameSync(file, dest);
   return dest;
 }
+
+/** True when a process with this pid exists on this host. */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes temp files `<base>.tmp-<pid>-…` in `dir` left by processes of this host that died
+ * mid-write (see {@link tempName}). Those of live processes are left alone.
+ */
+export function removeStaleTemps(dir: string, base: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  const prefix = `${base}.tmp-`;
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length).split('-')[0]);
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !pidAlive(pid)) fs.rmSync(path.join(dir, name), { force: true });
+  }
+}

@@ -35,6 +35,7 @@ export interface Scan {
 export function scanJournal(buf: Buffer, startOffset: number, firstSeq: number): Scan {
   const events: StoredEvent[] = [];
   const ends: number[] = [];
+  const starts: number[] = [];
   const bad: BadLine[] = [];
   let expected = firstSeq;
   let offset = startOffset;
@@ -77,12 +78,35 @@ export function scanJournal(buf: Buffer, startOffset: number, firstSeq: number):
       continue;
     }
     events.push(d.value as StoredEvent);
+    starts.push(offset);
     ends.push(next);
     expected = seq + 1;
     goodEnd = next;
     offset = next;
   }
+  // A batch whose last event never made it to disk was not acknowledged: all of it is torn.
+  const open = incompleteBatch(events[events.length - 1]);
+  if (open !== null) {
+    const i = events.findIndex((e) => e.seq === open);
+    if (i !== -1) {
+      tornAt = starts[i]!;
+      goodEnd = tornAt;
+      events.length = i;
+      ends.length = i;
+      expected = open;
+    }
+  }
   return { events, lastSeq: expected - 1, goodEnd, tornAt, bad, ends };
+}
+
+/**
+ * The first seq of the batch `e` belongs to when that batch is incomplete (its last event is
+ * missing), else null. Lines of a multi-event append carry `batch: [first, last]`.
+ */
+export function incompleteBatch(e: Record<string, unknown> | undefined): number | null {
+  const b = e?.['batch'];
+  if (!Array.isArray(b) || b.length !== 2 || typeof b[0] !== 'number' || typeof b[1] !== 'number') return null;
+  return b[1] > (e!['seq'] as number) ? b[0] : null;
 }
 
 /** The end of a journal: last good seq, where it ends, and what follows it. */
@@ -125,9 +149,33 @@ export function readTail(fd: number): Tail {
     const good = lines[i];
     if (good === 'partial') continue;
     if (!good) return { lastSeq: 0, goodEnd: 0, size, torn, corrupt: false };
-    const seq = seqOf(buf, good);
+    const d = decodeRecord(buf.toString('utf8', good.from, good.to));
+    const seq = d.ok && typeof d.value['seq'] === 'number' ? (d.value['seq'] as number) : null;
     if (seq === null) return { lastSeq: 0, goodEnd: 0, size, torn, corrupt: true };
+    const open = incompleteBatch(d.ok ? d.value : undefined);
+    if (open !== null) {
+      const at = lineStartOf(fd, start + good.to + 1, open);
+      if (at !== null) return { lastSeq: open - 1, goodEnd: at, size, torn: true, corrupt: false };
+    }
     return { lastSeq: seq, goodEnd: start + good.to + 1, size, torn, corrupt: false };
+  }
+}
+
+/** Offset of the line holding `seq`, searching backwards from `before` (just after a newline). */
+function lineStartOf(fd: number, before: number, seq: number): number | null {
+  for (let chunk = 64 * 1024; ; chunk *= 4) {
+    const start = Math.max(0, before - chunk);
+    const buf = Buffer.allocUnsafe(before - start);
+    fs.readSync(fd, buf, 0, buf.length, start);
+    let end = buf.length;
+    while (end > 0) {
+      const nl = end - 2 >= 0 ? buf.lastIndexOf(10, end - 2) : -1;
+      if (nl === -1 && start > 0) break; // line start not in this window
+      const d = decodeRecord(buf.toString('utf8', nl + 1, end - 1));
+      if (d.ok && d.value['seq'] === seq) return start + nl + 1;
+      end = nl + 1;
+    }
+    if (start === 0) return null;
   }
 }
 

@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { BatonError } from '../../domain/errors.js';
-import { FILE_MODE, sleepSync } from './fsutil.js';
+import { FILE_MODE, pidAlive, sleepSync } from './fsutil.js';
 
 /** How long to wait for a busy lock before giving up with `LOCKED`. */
 export const DEFAULT_LOCK_TIMEOUT_MS = 15_000;
+/** Longest pause between two tries of a waiter: a holder hands over within about this. */
+export const MAX_BACKOFF_MS = 4;
 /** A lock held longer than this by a process on another host is taken as stale. */
 export const FOREIGN_STALE_MS = 60_000;
 
@@ -42,14 +44,40 @@ export class FileLock {
   acquire(): void {
     if (this.held) return;
     const deadline = Date.now() + this.timeoutMs;
-    let wait = 1;
-    for (;;) {
-      if (this.tryAcquire()) return;
+    let wait = 0.5;
+    for (let tries = 0; ; tries++) {
+      if (this.tryAcquire()) return this.acquired(tries);
+      this.wantIt();
       this.breakIfStale();
       if (Date.now() > deadline) throw this.lockedError();
       sleepSync(wait + Math.random() * wait);
-      wait = Math.min(wait * 2, 20);
+      wait = Math.min(wait * 2, MAX_BACKOFF_MS);
     }
+  }
+
+  /** True when another process is waiting for this lock (see {@link acquire}). */
+  get contended(): boolean {
+    return fs.existsSync(this.wantFile);
+  }
+
+  private get wantFile(): string {
+    return `${this.file}.want`;
+  }
+
+  /*
+   * A waiter leaves a `.want` marker so that a holder appending in a long burst hands the
+   * lock over instead of starving it (the holder checks the marker every few ms).
+   */
+  private wantIt(): void {
+    try {
+      fs.writeFileSync(this.wantFile, '', { mode: FILE_MODE });
+    } catch {
+      // the folder is gone (archived): the next try reports it
+    }
+  }
+
+  private acquired(tries: number): void {
+    if (tries > 0) fs.rmSync(this.wantFile, { force: true });
   }
 
   /**
@@ -59,20 +87,21 @@ export class FileLock {
   async acquireAsync(): Promise<void> {
     if (this.held) return;
     const deadline = Date.now() + this.timeoutMs;
-    let wait = 1;
-    for (;;) {
-      if (this.tryAcquire()) return;
+    let wait = 0.5;
+    for (let tries = 0; ; tries++) {
+      if (this.tryAcquire()) return this.acquired(tries);
+      this.wantIt();
       this.breakIfStale();
       if (Date.now() > deadline) throw this.lockedError();
       await new Promise((r) => setTimeout(r, wait + Math.random() * wait));
-      wait = Math.min(wait * 2, 20);
+      wait = Math.min(wait * 2, MAX_BACKOFF_MS);
     }
   }
 
   private lockedError(): BatonError {
     const owner = readOwner(this.file);
     return new BatonError('LOCKED', `Lock ${this.file} is held${owner ? ` by pid ${owner.pid} on ${owner.host}` : ''}.`, {
-      hint: 'Another baton process is writing; retry shortly. If that process is gone, run `baton doctor --fix`.',
+      hint: 'Another baton process is writing; retry shortly. A lock left by a process that died is broken automatically.',
       details: { lock: this.file, owner },
     });
   }
@@ -117,7 +146,8 @@ export class FileLock {
       fd = fs.openSync(breaker, 'wx', FILE_MODE);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      if (ageMs(breaker) > 10_000) fs.rmSync(breaker, { force: true });
+      // The breaker holds this for microseconds; an old one was left by a process that died.
+      if (ageMs(breaker) > 1_000) fs.rmSync(breaker, { force: true });
       return;
     }
     fs.closeSync(fd);
@@ -150,16 +180,6 @@ export function readOwner(file: string): Owner | null | undefined {
 function isStale(o: Owner): boolean {
   if (o.host === os.hostname()) return !pidAlive(o.pid);
   return Date.now() - o.time > FOREIGN_STALE_MS;
-}
-
-/** True when a process with this pid exists on this host. */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function ageMs(file: string): number {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { SessionSummary } from '../../domain/summary.js';
 import type { ListResult, RepairReport } from '../types.js';
-import { FILE_MODE, atomicWrite, moveAside, readIfExists } from './fsutil.js';
+import { FILE_MODE, atomicWrite, moveAside, readIfExists, removeStaleTemps } from './fsutil.js';
 import type { Layout } from './paths.js';
 
 interface IndexFile {
@@ -147,6 +147,7 @@ export class Registry {
   /** Saves rows derived by the manager and rewrites index.json with them. */
   private writeIndex(rows: Record<string, SessionSummary>, logOffset: number): void {
     const file: IndexFile = { format: 'baton.index', v: 1, logOffset, sessions: rows };
+    removeStaleTemps(this.layout.root, 'index.json');
     atomicWrite(this.layout.index, `${JSON.stringify(file)}\n`);
   }
 }

@@ -8,10 +8,10 @@ import type { SessionSummary } from '../../domain/summary.js';
 import { conflict, exists, notFound } from '../memory.js';
 import type { AppendOptions, ListResult, LoadResult, RepairReport, SessionStore, Snapshot, StoreCapabilities } from '../types.js';
 import { decodeRecord, encodeRecord } from './codec.js';
-import { DIR_MODE, FILE_MODE, atomicWrite, fsyncDir, moveAside, readIfExists } from './fsutil.js';
+import { DIR_MODE, FILE_MODE, atomicWrite, fsyncDir, moveAside, readIfExists, removeStaleTemps, sleepSync } from './fsutil.js';
 import { readTail, scanJournal } from './journal.js';
 import type { Scan } from './journal.js';
-import { FileLock } from './lock.js';
+import { FileLock, MAX_BACKOFF_MS } from './lock.js';
 import { Layout, isPlainDir } from './paths.js';
 import { Registry } from './registry.js';
 
@@ -38,7 +38,14 @@ interface Handle {
   lastSeq: number;
   end: number;
   release: NodeJS.Immediate | null;
+  /** An append happened since the release was scheduled. */
+  busy: boolean;
+  /** When the lock was taken or last checked for a waiting process. */
+  checkedAt: number;
 }
+
+/** How often a burst holding a session lock looks for a waiting process. */
+const HANDOVER_CHECK_MS = 5;
 
 interface SnapshotRecord {
   format: 'baton.snapshot';
@@ -137,7 +144,7 @@ export class FileStore implements SessionStore {
       }
       throw e;
     }
-    h = { dir: found.dir, journal: files.journal, snapshotFile: files.snapshot, lock: new FileLock(files.lock, this.lockTimeoutMs), fd, lastSeq: -1, end: -1, release: null };
+    h = { dir: found.dir, journal: files.journal, snapshotFile: files.snapshot, lock: new FileLock(files.lock, this.lockTimeoutMs), fd, lastSeq: -1, end: -1, release: null, busy: false, checkedAt: 0 };
     this.handles.set(id, h);
     return h;
   }
@@ -152,27 +159,31 @@ export class FileStore implements SessionStore {
 
   /*
    * The lock is kept until the event loop turns once, so a caller appending in a loop pays
-   * for one lock per burst instead of one per event; other processes wait at most that long.
-   * Every section under a session lock is synchronous, so a lock of this process that is
-   * only lingering can be released at once when another store instance here needs it
-   * (waiting for it would block the very event loop that would release it).
+   * for one lock per burst instead of one per event; other processes wait at most that long,
+   * and a burst hands the lock over when another process leaves a `.want` marker (checked
+   * every few ms). Every section under a session lock is synchronous, so a lock of this
+   * process that is only lingering can be released at once when another store instance here
+   * needs it (waiting for it would block the very event loop that would release it).
    */
   private lock(h: Handle): void {
-    if (h.release) {
-      clearImmediate(h.release);
-      h.release = null;
-    }
-    if (!h.lock.isHeld) {
-      releaseLingering(h.lock.file, h);
-      h.lock.acquire();
-      h.lastSeq = -1;
-      this.reopenIfReplaced(h);
-    }
-    lingering.set(h.lock.file, h);
-    h.release = setImmediate(() => {
-      h.release = null;
+    if (h.lock.isHeld) {
+      h.busy = true;
+      const now = Date.now();
+      if (now - h.checkedAt < HANDOVER_CHECK_MS) return;
+      h.checkedAt = now;
+      if (!h.lock.contended) return;
       releaseNow(h);
-    });
+      // Give the waiter time to take it (its back-off is at most MAX_BACKOFF_MS).
+      sleepSync(2 * MAX_BACKOFF_MS);
+    }
+    releaseLingering(h.lock.file, h);
+    h.lock.acquire();
+    h.lastSeq = -1;
+    h.checkedAt = Date.now();
+    this.reopenIfReplaced(h);
+    lingering.set(h.lock.file, h);
+    h.busy = false;
+    scheduleRelease(h);
   }
 
   /**
@@ -233,20 +244,24 @@ export class FileStore implements SessionStore {
   private write(h: Handle, events: NewEvent[]): number {
     let seq = h.lastSeq;
     let out = '';
+    // Lines of a multi-event append name their batch, so that a crash that leaves only part of
+    // it on disk is cut as a whole: an append is all or nothing.
+    const batch = events.length > 1 ? { batch: [seq + 1, seq + events.length] } : {};
     for (const e of events) {
       seq += 1;
-      out += `${encodeRecord({ v: EVENT_FORMAT_VERSION, seq, ...stripSeq(e) })}\n`;
+      out += `${encodeRecord({ v: EVENT_FORMAT_VERSION, seq, ...batch, ...stripSeq(e) })}\n`;
     }
-    const bytes = Buffer.from(out, 'utf8');
+    const length = Buffer.byteLength(out);
     try {
-      fs.writeSync(h.fd, bytes);
+      // One write per batch: a crash can tear only its end, which the next open cuts.
+      if (fs.writeSync(h.fd, out) !== length) throw new Error('short write to the journal');
       fs.fdatasyncSync(h.fd);
     } catch (e) {
       h.lastSeq = -1; // a partial write may be on disk: re-read the tail next time
       throw e;
     }
     h.lastSeq = seq;
-    h.end += bytes.length;
+    h.end += length;
     return seq;
   }
 
@@ -399,6 +414,7 @@ export class FileStore implements SessionStore {
     }
     const offset = snapshot.revision === h.lastSeq ? h.end : this.offsetAfter(h, snapshot.revision);
     const rec: SnapshotRecord = { format: 'baton.snapshot', v: FILE_FORMAT_VERSION, sessionId: id, revision: snapshot.revision, offset, state: snapshot.state };
+    removeStaleTemps(h.dir, path.basename(h.snapshotFile));
     atomicWrite(h.snapshotFile, `${encodeRecord(rec)}\n`, { backup: true });
   }
 
@@ -542,6 +558,19 @@ export class FileStore implements SessionStore {
 
 /** Session locks of this process kept only until the event loop turns, by lock file. */
 const lingering = new Map<string, Handle>();
+
+/** Releases the lock once the event loop turns with no append since the last turn. */
+function scheduleRelease(h: Handle): void {
+  h.release = setImmediate(() => {
+    h.release = null;
+    if (h.busy) {
+      h.busy = false;
+      scheduleRelease(h);
+      return;
+    }
+    releaseNow(h);
+  });
+}
 
 /** Releases a handle's session lock now (and forgets its linger). */
 function releaseNow(h: Handle): void {
