@@ -11,7 +11,7 @@ import { SessionManager } from '../src/manager/manager.js';
 import { FileStore } from '../src/store/file/store.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const baton = path.join(root, 'dist/baton.js');
+const baton = path.join(root, 'dist/baton.cjs');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-'));
 const quick = process.argv.includes('--quick');
 const actor = { agent: 'bench', pid: process.pid, host: os.hostname() };
@@ -255,7 +255,7 @@ how baton compares, not how fast this machine is. Wall times are medians of alte
 ${table}
 
 How each is measured:
-- **CLI latency**: the bundled \`dist/baton.js tokens add --input 1\` against a session whose
+- **CLI latency**: the bundled \`dist/baton.cjs tokens add --input 1\` against a session whose
   journal holds 10,000 events (snapshot near the end, as the manager keeps it), spawned
   alternately with \`node -e 0\`.
 - **Durable appends**: \`FileStore.append\` of one event with its revision check, checksum,

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
-const baton = fileURLToPath(new URL('../dist/baton.js', import.meta.url));
+const baton = fileURLToPath(new URL('../dist/baton.cjs', import.meta.url));
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-demo-'));
 const env = { ...process.env, BATON_DIR: undefined, BATON_SESSION: undefined, NO_COLOR: process.env.NO_COLOR };
 delete env.BATON_DIR;

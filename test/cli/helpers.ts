@@ -1,5 +1,5 @@
 /**
- * Shared helpers of the CLI end-to-end tests: every test spawns the built `dist/baton.js`
+ * Shared helpers of the CLI end-to-end tests: every test spawns the built `dist/baton.cjs`
  * with `node`, in its own temporary workspace, with the BATON_* variables cleared and
  * NO_COLOR=1, and looks at exit code, stdout and stderr separately.
  */
@@ -13,7 +13,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { EXIT_CODES } from '../../src/cli/exit.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const BATON = path.join(ROOT, 'dist', 'baton.js');
+export const BATON = path.join(ROOT, 'dist', 'baton.cjs');
 export { EXIT_CODES };
 
 beforeAll(() => {
@@ -53,7 +53,7 @@ export function baseEnv(extra: Record<string, string | undefined> = {}): NodeJS.
   return env;
 }
 
-/** Spawns `node dist/baton.js ...args` and collects its output. Never rejects on a non-zero exit. */
+/** Spawns `node dist/baton.cjs ...args` and collects its output. Never rejects on a non-zero exit. */
 export function runBaton(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Result> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BATON, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
