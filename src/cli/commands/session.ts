@@ -16,6 +16,7 @@ import type { Action } from '../program.js';
 import { renderList } from '../render/list.js';
 import { renderLog } from '../render/log.js';
 import { renderStatus } from '../render/status.js';
+import { parseYaml } from '../yaml.js';
 
 const MAX_PLAN_BYTES = 5 * 1024 * 1024;
 
@@ -35,19 +36,15 @@ async function readPlan(file: string, cwd: string): Promise<{ title?: string; bu
   const { parsePlan } = await import('../../domain/plan.js');
   const ext = path.extname(abs).toLowerCase();
   let doc: unknown;
-  const asYaml = async (): Promise<unknown> => {
-    // Bundled, yaml's CommonJS build arrives as a default export.
-    const y = (await import('yaml')) as typeof import('yaml') & { default?: typeof import('yaml') };
-    return (y.parse ?? y.default!.parse)(raw);
-  };
+  const asYaml = (): unknown => parseYaml(raw);
   try {
     if (ext === '.json') doc = JSON.parse(raw);
-    else if (ext === '.yaml' || ext === '.yml') doc = await asYaml();
+    else if (ext === '.yaml' || ext === '.yml') doc = asYaml();
     else {
       try {
         doc = JSON.parse(raw);
       } catch {
-        doc = await asYaml();
+        doc = asYaml();
       }
     }
   } catch (e) {
