@@ -100,15 +100,16 @@ async function cliLatency(): Promise<void> {
 }
 
 async function durableAppends(): Promise<void> {
-  const n = quick ? 500 : 2000;
-  const rounds = 10;
+  const n = quick ? 1000 : 4000;
+  const rounds = 20;
   const rawFile = path.join(work, 'raw.jsonl');
   const fd = fs.openSync(rawFile, 'a');
   const line = `${JSON.stringify({ v: 1, seq: 1, ...tokenEvent(1) })}\n`;
   const { store, manager, id } = await sessionWith(path.join(work, 'appends'), 10);
   let rev = (await manager.get(id)).revision;
   // Alternate rounds of the baseline (a raw write + fdatasync loop on the same disk) and of
-  // baton's appends, so that disk and CPU noise hit both alike.
+  // baton's appends, so that disk and CPU noise hit both alike; report the median round.
+  const ratios: number[] = [];
   let rawMs = 0;
   let oursMs = 0;
   for (let r = 0; r < rounds; r++) {
@@ -117,21 +118,25 @@ async function durableAppends(): Promise<void> {
       fs.writeSync(fd, line);
       fs.fdatasyncSync(fd);
     }
-    rawMs += ms(t0);
+    const rawRound = ms(t0);
     t0 = process.hrtime.bigint();
     for (let i = 0; i < n / rounds; i++) rev = (await store.append(id, rev, [tokenEvent(i)])).revision;
-    oursMs += ms(t0);
+    const oursRound = ms(t0);
+    rawMs += rawRound;
+    oursMs += oursRound;
+    ratios.push(rawRound / oursRound);
   }
   fs.closeSync(fd);
   const raw = n / (rawMs / 1000);
   const ours = n / (oursMs / 1000);
+  const ratio = p50(ratios);
   rows.push({
     name: 'In-process durable appends (`store.append`, fsync each)',
     baton: `${ours.toFixed(0)} /s`,
     baseline: `${raw.toFixed(0)} /s raw write+fdatasync`,
-    ratio: ours / raw,
-    target: '≥ 0.8×',
-    pass: ours / raw >= 0.8,
+    ratio,
+    target: '≥ 0.8× (median of 20 alternating rounds)',
+    pass: ratio >= 0.8,
   });
 
   // Against what the existing toolkits do: rewrite the whole JSON state per update.

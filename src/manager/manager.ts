@@ -10,6 +10,7 @@ import type { FileAction, SessionState, SessionStatus } from '../domain/state.js
 import { summarize, summaryChanged } from '../domain/summary.js';
 import type { SessionSummary } from '../domain/summary.js';
 import type { PhaseAction, SessionAction } from '../domain/transitions.js';
+import { RowText, rowsToJsonArray } from '../store/row.js';
 import type { RepairReport, SessionStore } from '../store/types.js';
 import { nodeCrypto } from './lazy.js';
 
@@ -303,9 +304,15 @@ export class SessionManager {
     return r.state;
   }
 
-  /** Registry rows, derived for sessions the cache lacks. Archived ones only with `all`. */
-  async list(filter: { status?: SessionStatus; all?: boolean; rebuild?: boolean } = {}): Promise<SessionSummary[]> {
-    const r = await this.store.list({ rebuild: filter.rebuild === true });
+  /**
+   * Registry rows, newest first, derived for sessions the cache lacks. Archived ones only
+   * with `all`. Rows stay JSON text until a field is needed (see {@link RowText}).
+   */
+  async listRows(filter: { status?: SessionStatus; all?: boolean; rebuild?: boolean } = {}): Promise<RowText[]> {
+    const opts = { rebuild: filter.rebuild === true };
+    const r = this.store.listRows
+      ? await this.store.listRows(opts)
+      : await this.store.list(opts).then((l) => ({ rows: l.summaries.map((s) => RowText.of(s)), missing: l.missing, repairs: l.repairs }));
     r.repairs.forEach(this.onRepair);
     const derived: SessionSummary[] = [];
     for (const id of r.missing) {
@@ -317,10 +324,22 @@ export class SessionManager {
       }
     }
     if (derived.length) await this.store.putSummaries(derived);
-    return [...r.summaries, ...derived]
-      .filter((s) => (filter.all ? true : !s.archived))
-      .filter((s) => (filter.status ? s.status === filter.status : true))
-      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id.localeCompare(b.id)));
+    return [...r.rows, ...derived.map((s) => RowText.of(s))]
+      .filter((row) => (filter.all ? true : !row.archived))
+      .filter((row) => (filter.status ? row.status === filter.status : true))
+      .map((row) => ({ row, createdAt: row.createdAt, id: row.id }))
+      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id.localeCompare(b.id)))
+      .map((x) => x.row);
+  }
+
+  /** Registry rows as a JSON array, one row per line, printed as stored (see {@link listRows}). */
+  async listJson(filter: { status?: SessionStatus; all?: boolean; rebuild?: boolean } = {}): Promise<string> {
+    return rowsToJsonArray(await this.listRows(filter));
+  }
+
+  /** Registry rows as objects (see {@link listRows}). */
+  async list(filter: { status?: SessionStatus; all?: boolean; rebuild?: boolean } = {}): Promise<SessionSummary[]> {
+    return (await this.listRows(filter)).map((row) => row.summary);
   }
 
   /** Events after `since`. */

@@ -1,6 +1,7 @@
 import type { NewEvent, StoredEvent } from '../domain/events.js';
 import type { SessionState } from '../domain/state.js';
 import type { SessionSummary } from '../domain/summary.js';
+import type { RowText } from './row.js';
 
 /** What a backend can promise; tests gate on these, never on store names. */
 export interface StoreCapabilities {
@@ -50,6 +51,13 @@ export interface ListResult {
   repairs: RepairReport[];
 }
 
+/** Result of {@link SessionStore.listRows}: rows kept as their JSON text. */
+export interface ListRowsResult {
+  rows: RowText[];
+  missing: string[];
+  repairs: RepairReport[];
+}
+
 /**
  * The storage contract. Stores only load and conditionally append; they hold no domain
  * rules. Every method rejects with a `BatonError` (`NOT_FOUND`, `EXISTS`, `CONFLICT`,
@@ -79,6 +87,11 @@ export interface SessionStore {
   writeSnapshot(id: string, snapshot: Snapshot): Promise<void>;
   /** Registry rows of every session, live and archived. */
   list(options?: { rebuild?: boolean }): Promise<ListResult>;
+  /**
+   * Optional fast path of {@link list} for stores that keep rows as JSON text: `list --json`
+   * over many sessions filters, sorts and prints them without parsing each row.
+   */
+  listRows?(options?: { rebuild?: boolean }): Promise<ListRowsResult>;
   /** Stores registry rows derived by the manager. */
   putSummaries(rows: SessionSummary[]): Promise<void>;
   /** The workspace's active session id, or null. */

@@ -129,13 +129,14 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
         throw new BatonError('BAD_INPUT', `Unknown status ${JSON.stringify(status)}.`, { hint: `Use one of: ${SESSION_STATUSES.join(', ')}.` });
       }
       const m = ctx.manager();
-      const rows = await m.list({ all: o['all'] === true, rebuild: o['rebuild'] === true, ...(status ? { status: status as SessionStatus } : {}) });
+      const filter = { all: o['all'] === true, rebuild: o['rebuild'] === true, ...(status ? { status: status as SessionStatus } : {}) };
       if (ctx.json) {
-        ctx.emit(rows, '');
+        io.stdout(`${await m.listJson(filter)}\n`);
         return;
       }
+      const rows = await m.list(filter);
       const active = await m.store.getActive();
-      ctx.emit(rows, () => renderList(rows, active, ctx.paint, io.now()));
+      ctx.emit(null, () => renderList(rows, active, ctx.paint, io.now()));
     },
   );
 

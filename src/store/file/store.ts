@@ -6,7 +6,7 @@ import type { Actor, NewEvent, StoredEvent } from '../../domain/events.js';
 import { validateId } from '../../domain/ids.js';
 import type { SessionSummary } from '../../domain/summary.js';
 import { conflict, exists, notFound } from '../memory.js';
-import type { AppendOptions, ListResult, LoadResult, RepairReport, SessionStore, Snapshot, StoreCapabilities } from '../types.js';
+import type { AppendOptions, ListResult, ListRowsResult, LoadResult, RepairReport, SessionStore, Snapshot, StoreCapabilities } from '../types.js';
 import { decodeRecord, encodeRecord } from './codec.js';
 import { DIR_MODE, FILE_MODE, atomicWrite, fsyncDir, moveAside, readIfExists, removeStaleTemps, sleepSync } from './fsutil.js';
 import { readTail, scanJournal } from './journal.js';
@@ -427,6 +427,10 @@ export class FileStore implements SessionStore {
 
   async list(options: { rebuild?: boolean } = {}): Promise<ListResult> {
     return this.registry.list(options.rebuild === true);
+  }
+
+  async listRows(options: { rebuild?: boolean } = {}): Promise<ListRowsResult> {
+    return this.registry.listRows(options.rebuild === true);
   }
 
   async putSummaries(rows: SessionSummary[]): Promise<void> {

@@ -1,0 +1,75 @@
+import type { SessionSummary } from '../domain/summary.js';
+
+const ID_PREFIX = '{"id":"';
+
+/**
+ * A registry row kept as its JSON text (`JSON.stringify` of a {@link SessionSummary}, which
+ * puts `id` first). `list --json` over thousands of sessions filters, sorts and prints rows
+ * without parsing or re-serialising them; the few fields it needs are read from the text.
+ * That is safe because a key pattern such as `,"status":"` cannot occur inside a JSON string
+ * value, where every quote is escaped.
+ */
+export class RowText {
+  private parsed: SessionSummary | null = null;
+
+  constructor(readonly json: string) {}
+
+  /** A row from a summary object. */
+  static of(summary: SessionSummary): RowText {
+    const { id, ...rest } = summary;
+    const r = new RowText(JSON.stringify({ id, ...rest }));
+    r.parsed = summary;
+    return r;
+  }
+
+  /** True when the text has the shape the fast field readers rely on. */
+  get wellFormed(): boolean {
+    return this.json.startsWith(ID_PREFIX) && this.json.endsWith('}') && this.json.indexOf('"', ID_PREFIX.length) > ID_PREFIX.length;
+  }
+
+  get id(): string {
+    if (!this.json.startsWith(ID_PREFIX)) return this.summary.id;
+    return this.json.slice(ID_PREFIX.length, this.json.indexOf('"', ID_PREFIX.length));
+  }
+
+  get status(): string {
+    return this.stringField('status') ?? this.summary.status;
+  }
+
+  get createdAt(): string {
+    return this.stringField('createdAt') ?? this.summary.createdAt;
+  }
+
+  get archived(): boolean {
+    const at = this.json.indexOf(',"archived":');
+    if (at === -1) return this.summary.archived;
+    return this.json.startsWith('true', at + 12);
+  }
+
+  /** The row as an object (parsed once, on demand). */
+  get summary(): SessionSummary {
+    this.parsed ??= JSON.parse(this.json) as SessionSummary;
+    return this.parsed;
+  }
+
+  /** This row with `archived` set. */
+  withArchived(archived: boolean): RowText {
+    return RowText.of({ ...this.summary, archived });
+  }
+
+  private stringField(name: string): string | undefined {
+    const key = `,"${name}":"`;
+    const at = this.json.indexOf(key);
+    if (at === -1) return undefined;
+    const from = at + key.length;
+    const end = this.json.indexOf('"', from);
+    // Values read this way (status, ISO times) hold no escapes; anything else is parsed.
+    const v = this.json.slice(from, end);
+    return v.includes('\\') ? undefined : v;
+  }
+}
+
+/** Serialises rows as a JSON array with one row per line. */
+export function rowsToJsonArray(rows: RowText[]): string {
+  return rows.length ? `[\n${rows.map((r) => r.json).join(',\n')}\n]` : '[]';
+}
