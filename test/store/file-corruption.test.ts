@@ -555,6 +555,33 @@ describe('index.json and the registry', () => {
     expect((await fresh().list()).missing).toEqual([]);
   });
 
+  it('a row deleted from index.json by hand comes back although no folder changed', async () => {
+    const ids = await threeSessions();
+    const store = fresh();
+    expect((await store.list()).missing).toEqual([]); // writes index.json with the folder stamp
+    const index = path.join(dir.root, 'index.json');
+    const lines = fs.readFileSync(index, 'utf8').split('\n');
+    expect(lines[0]).toMatch(/"folders":"\d+:\d+"/);
+    const kept = lines.filter((l) => !l.startsWith('{"id":"reg-two"'));
+    expect(kept.length).toBe(lines.length - 1);
+    // Keep the file well formed: the row before `]}` must not end with a comma.
+    const end = kept.indexOf(']}');
+    kept[end - 1] = kept[end - 1]!.replace(/,$/, '');
+    fs.writeFileSync(index, kept.join('\n'));
+    const r = await fresh().list();
+    expect([...r.summaries.map((x) => x.id), ...r.missing].sort()).toEqual(ids);
+    expect(r.missing).toEqual(['reg-two']);
+  });
+
+  it('a session folder created after the last list is found through the folder stamp', async () => {
+    const ids = await threeSessions();
+    const store = fresh();
+    await store.list();
+    await seed(store, 'reg-four');
+    const r = await fresh().list();
+    expect(r.summaries.map((x) => x.id).sort()).toEqual([...ids, 'reg-four'].sort());
+  });
+
   it('a row whose folder was removed by hand is dropped', async () => {
     const ids = await threeSessions();
     fs.rmSync(sessionDir('reg-two'), { recursive: true });

@@ -77,10 +77,12 @@ export class Registry {
     // Creating, archiving or removing a session folder changes its parent folder's mtime; if
     // neither parent changed since the rows were last checked, the folder set is the same and
     // reading 10,000 directory entries can be skipped. The stamp is taken before reading.
-    const folders = this.foldersStamp();
+    // The parents' link counts (2 + subfolders) must also match the rows, which catches an
+    // index edited by hand.
+    const { stamp: folders, live, archived } = this.foldersStamp();
     const missing: string[] = [];
     let changed = false;
-    if (index && folders !== '' && folders === index.folders) {
+    if (index && folders !== '' && folders === index.folders && countsMatch(rows, live, archived)) {
       return this.finish(rows, missing, repairs, rebuild, changed, index, logOffset, logEnd, folders);
     }
     const onDisk = new Map<string, boolean>();
@@ -127,14 +129,19 @@ export class Registry {
     return { rows: [...rows.values()], missing, repairs };
   }
 
-  /** mtimes (ns) of sessions/ and archive/, or '' when either cannot be read. */
-  private foldersStamp(): string {
+  /**
+   * mtimes (ns) of sessions/ and archive/ as a stamp ('' when either cannot be read), and how
+   * many subfolders each holds according to its link count (-1 where the file system does
+   * not count them).
+   */
+  private foldersStamp(): { stamp: string; live: number; archived: number } {
     try {
-      const a = fs.statSync(this.layout.sessions, { bigint: true }).mtimeNs;
-      const b = fs.statSync(this.layout.archive, { bigint: true }).mtimeNs;
-      return `${a}:${b}`;
+      const a = fs.statSync(this.layout.sessions, { bigint: true });
+      const b = fs.statSync(this.layout.archive, { bigint: true });
+      const subdirs = (n: bigint): number => (n >= 2n ? Number(n) - 2 : -1);
+      return { stamp: `${a.mtimeNs}:${b.mtimeNs}`, live: subdirs(a.nlink), archived: subdirs(b.nlink) };
     } catch {
-      return '';
+      return { stamp: '', live: -1, archived: -1 };
     }
   }
 
@@ -211,6 +218,14 @@ export class Registry {
     const body = [...rows.values()].map((r) => r.json).join(',\n');
     atomicWrite(this.layout.index, `{"format":"baton.index","v":2,"logOffset":${logOffset},"folders":"${folders}","sessions":[\n${body}${body ? '\n' : ''}]}\n`);
   }
+}
+
+/** True when the rows account for exactly `live` live and `archived` archived folders. */
+function countsMatch(rows: Map<string, RowText>, live: number, archived: number): boolean {
+  if (live < 0 || archived < 0) return false;
+  let a = 0;
+  for (const row of rows.values()) if (row.archived) a += 1;
+  return a === archived && rows.size - a === live;
 }
 
 /** Reads index.json written by {@link Registry} by splitting lines; null if it has another shape. */
