@@ -1,8 +1,7 @@
-import path from 'node:path';
-import { SessionManager } from '../manager/manager.js';
-import { fileMeasurer } from '../manager/measure.js';
-import { openStore } from '../store/open.js';
-import type { RepairReport, SessionStore } from '../store/types.js';
+import { BatonError } from '../domain/errors.js';
+import type { SessionManager } from '../manager/manager.js';
+import { openManager } from '../manager/open.js';
+import type { RepairReport } from '../manager/open.js';
 import type { CliIO, Paint } from './io.js';
 import { paint } from './io.js';
 
@@ -23,7 +22,6 @@ export class Ctx {
   readonly json: boolean;
   readonly paint: Paint;
   private mgr: SessionManager | null = null;
-  private store: SessionStore | null = null;
 
   constructor(
     readonly io: CliIO,
@@ -40,28 +38,25 @@ export class Ctx {
 
   /** Strict compare-and-set revision from --if-revision, if given. */
   get expectedRevision(): number | undefined {
-    if (this.opts.ifRevision === undefined) return undefined;
-    const n = Number(this.opts.ifRevision);
-    return Number.isInteger(n) && n >= 0 ? n : -1;
+    const raw = this.opts.ifRevision;
+    if (raw === undefined) return undefined;
+    if (!/^\d+$/.test(raw)) {
+      throw new BatonError('BAD_INPUT', `--if-revision must be a revision number; got ${JSON.stringify(raw)}.`, {
+        hint: 'Pass the revision shown by `baton status` (e.g. --if-revision 42).',
+      });
+    }
+    return Number(raw);
   }
 
   /** The manager over the store named by --dir / BATON_DIR / BATON_STORE, else the nearest `.baton`. */
   manager(create = false): SessionManager {
-    if (this.mgr) return this.mgr;
-    const store = openStore({
+    this.mgr ??= openManager({
       url: this.io.env['BATON_STORE'] ?? null,
       dir: this.opts.dir ?? this.io.env['BATON_DIR'] ?? null,
       cwd: this.io.cwd,
       create,
       now: this.io.now,
-    });
-    this.store = store;
-    const workspace = store.kind === 'file' ? path.dirname(store.location) : this.io.cwd;
-    this.mgr = new SessionManager({
-      store,
-      now: this.io.now,
       agent: this.agent,
-      measure: fileMeasurer(this.io.cwd, workspace),
       onRepair: (r) => this.warnRepair(r),
     });
     return this.mgr;
@@ -95,6 +90,6 @@ export class Ctx {
   }
 
   async close(): Promise<void> {
-    await this.store?.close();
+    await this.mgr?.store.close();
   }
 }

@@ -60,7 +60,7 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
 
   const file = program.command('file').description('record files created, modified or deleted (hashed now)');
   for (const action of ['created', 'modified', 'deleted'] as FileAction[]) {
-    on(common(file.command(action).description(`record ${action} files`).argument('<paths...>').option('--phase <phase>', 'phase (default: the one in progress)')), async (ctx, paths, o) => {
+    on(strict(common(file.command(action).description(`record ${action} files`).argument('<paths...>').option('--phase <phase>', 'phase (default: the one in progress)'))), async (ctx, paths, o) => {
       const r = await ctx.manager().files(await ctx.sessionId(), action, paths, (o['phase'] as string | undefined) ?? null, ctx.change());
       const recs = r.events.map((e) => e.data);
       done(ctx, r, `Recorded ${paths.length} ${action} file(s)`, { files: recs });
@@ -69,20 +69,20 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
 
   const error = program.command('error').description('record and resolve errors');
   on(
-    common(
+    strict(common(
       error
         .command('add')
         .description('record an error against a phase; prints its id')
         .requiredOption('--phase <phase>', 'phase the error belongs to')
         .requiredOption('--type <type>', 'validation, timeout, file_conflict, runtime, dependency, quota, …')
         .requiredOption('--message <text>', 'what went wrong'),
-    ),
+    )),
     async (ctx, _a, o) => {
       const r = await ctx.manager().error(await ctx.sessionId(), { phase: String(o['phase']), type: String(o['type']), message: String(o['message']), agent: ctx.agent }, ctx.change());
       done(ctx, r, r.result, { errorId: r.result });
     },
   );
-  on(common(error.command('resolve').description('mark an error resolved').argument('<error-id>').requiredOption('--resolution <text>', 'how it was resolved')), async (ctx, [errorId], o) => {
+  on(strict(common(error.command('resolve').description('mark an error resolved').argument('<error-id>').requiredOption('--resolution <text>', 'how it was resolved'))), async (ctx, [errorId], o) => {
     const r = await ctx.manager().resolveError(await ctx.sessionId(), errorId ?? '', String(o['resolution']), ctx.change());
     done(ctx, r, `Resolved ${errorId}`);
   });
@@ -142,7 +142,7 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
   });
 
   on(
-    common(
+    strict(common(
       program
         .command('decision')
         .description('record decisions')
@@ -153,7 +153,7 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
         .option('--rationale <text>', 'why')
         .option('--alternative <text>', 'an alternative considered (repeatable)', collect, [])
         .option('--phase <phase>', 'phase the decision belongs to'),
-    ),
+    )),
     async (ctx, _a, o) => {
       const r = await ctx.manager().decision(
         await ctx.sessionId(),
@@ -165,32 +165,32 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
   );
 
   const finding = program.command('finding').description('add or remove open findings');
-  on(common(finding.command('add').argument('<text>').option('--severity <s>', 'e.g. low, medium, high').option('--phase <phase>')), async (ctx, [text], o) => {
+  on(strict(common(finding.command('add').argument('<text>').option('--severity <s>', 'e.g. low, medium, high').option('--phase <phase>'))), async (ctx, [text], o) => {
     const r = await ctx.manager().finding(await ctx.sessionId(), { text: text ?? '', severity: (o['severity'] as string | undefined) ?? null, phase: (o['phase'] as string | undefined) ?? null }, ctx.change());
     done(ctx, r, r.result, { findingId: r.result });
   });
-  on(common(finding.command('remove').argument('<finding-id>')), async (ctx, [fid]) => {
+  on(strict(common(finding.command('remove').argument('<finding-id>'))), async (ctx, [fid]) => {
     const r = await ctx.manager().removeFinding(await ctx.sessionId(), fid ?? '', ctx.change());
     done(ctx, r, `Removed ${fid}`);
   });
 
-  on(common(program.command('note').description('add notes').command('add').argument('<text>').option('--phase <phase>')), async (ctx, [text], o) => {
+  on(strict(common(program.command('note').description('add notes').command('add').argument('<text>').option('--phase <phase>'))), async (ctx, [text], o) => {
     const r = await ctx.manager().note(await ctx.sessionId(), { text: text ?? '', phase: (o['phase'] as string | undefined) ?? null }, ctx.change());
     done(ctx, r, r.result, { noteId: r.result });
   });
 
   const milestone = program.command('milestone').description('add milestones and mark them done');
-  on(common(milestone.command('add').argument('<title>').option('--target <date>', 'target date (ISO-8601)')), async (ctx, [title], o) => {
+  on(strict(common(milestone.command('add').argument('<title>').option('--target <date>', 'target date (ISO-8601)'))), async (ctx, [title], o) => {
     const r = await ctx.manager().milestone(await ctx.sessionId(), { title: title ?? '', targetDate: (o['target'] as string | undefined) ?? null }, ctx.change());
     done(ctx, r, r.result, { milestoneId: r.result });
   });
-  on(common(milestone.command('done').argument('<milestone>', 'milestone id or title')), async (ctx, [ref]) => {
+  on(strict(common(milestone.command('done').argument('<milestone>', 'milestone id or title'))), async (ctx, [ref]) => {
     const r = await ctx.manager().milestoneDone(await ctx.sessionId(), ref ?? '', ctx.change());
     done(ctx, r, `Milestone ${ref} done`);
   });
 
   on(
-    common(
+    strict(common(
       program
         .command('artifact')
         .description('record artifacts')
@@ -199,7 +199,7 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
         .option('--kind <kind>', 'e.g. design-doc, report, build')
         .option('--description <text>')
         .option('--phase <phase>'),
-    ),
+    )),
     async (ctx, [p], o) => {
       const r = await ctx.manager().artifact(
         await ctx.sessionId(),

@@ -7,8 +7,7 @@ import { parseIdFormat } from '../../domain/ids.js';
 import { SESSION_STATUSES } from '../../domain/state.js';
 import type { SessionState, SessionStatus } from '../../domain/state.js';
 import { statusView } from '../../domain/view.js';
-import { FileStore } from '../../store/file/store.js';
-import { STORE_DIR_NAME } from '../../store/file/paths.js';
+import { initStore } from '../../manager/open.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common, strict } from '../program.js';
@@ -66,9 +65,7 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
   on(
     common(program.command('init').description('create a .baton store in the current directory (or --dir)')),
     async (ctx) => {
-      const root = ctx.opts.dir ? path.resolve(io.cwd, ctx.opts.dir) : io.env['BATON_DIR'] ? path.resolve(io.cwd, io.env['BATON_DIR']) : path.join(io.cwd, STORE_DIR_NAME);
-      const existed = fs.existsSync(root);
-      FileStore.init(root);
+      const { root, existed } = initStore(io.cwd, ctx.opts.dir ?? io.env['BATON_DIR'] ?? null);
       ctx.emit({ ok: true, store: root, created: !existed }, `${existed ? 'Store already present' : 'Created store'} at ${root}`);
     },
   );
@@ -166,7 +163,7 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
     });
   }
 
-  on(common(program.command('archive').description('move a finished or paused session to the archive').argument('[id]')), async (ctx, [id]) => {
+  on(strict(common(program.command('archive').description('move a finished or paused session to the archive').argument('[id]'))), async (ctx, [id]) => {
     const sid = await ctx.sessionId(id);
     const s = await ctx.manager().archive(sid, ctx.change());
     changed(ctx, s, `Archived ${s.id}`);

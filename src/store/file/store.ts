@@ -86,6 +86,11 @@ export class FileStore implements SessionStore {
     return this.layout.root;
   }
 
+  /** True when a store (or at least its folder) exists at `root`. */
+  static exists(root: string): boolean {
+    return isPlainDir(path.resolve(root));
+  }
+
   /** Creates an empty store at `root` (idempotent). */
   static init(root: string): void {
     const layout = new Layout(path.resolve(root));

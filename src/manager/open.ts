@@ -1,0 +1,50 @@
+import path from 'node:path';
+import { FileStore } from '../store/file/store.js';
+import { STORE_DIR_NAME } from '../store/file/paths.js';
+import { openStore } from '../store/open.js';
+import type { RepairReport } from '../store/types.js';
+
+export type { RepairReport };
+import { SessionManager } from './manager.js';
+import { fileMeasurer } from './measure.js';
+
+/** Where a surface's manager should find its store, and what it needs from outside. */
+export interface OpenManagerOptions {
+  /** Store URL (`BATON_STORE`), e.g. `memory:` or `file:/path`. */
+  url?: string | null;
+  /** Explicit `.baton` directory (`--dir` / `BATON_DIR`). */
+  dir?: string | null;
+  cwd: string;
+  /** Create the file store when none is found (`start`). */
+  create?: boolean;
+  now?: () => Date;
+  agent?: string | null;
+  onRepair?: (r: RepairReport) => void;
+}
+
+/**
+ * Opens the store and builds the manager a surface uses: file records are hashed relative
+ * to the workspace (the folder holding `.baton`).
+ */
+export function openManager(o: OpenManagerOptions): SessionManager {
+  const store = openStore({ url: o.url ?? null, dir: o.dir ?? null, cwd: o.cwd, create: o.create === true, ...(o.now ? { now: o.now } : {}) });
+  const workspace = store.kind === 'file' ? path.dirname(store.location) : o.cwd;
+  return new SessionManager({
+    store,
+    ...(o.now ? { now: o.now } : {}),
+    agent: o.agent ?? null,
+    measure: fileMeasurer(o.cwd, workspace),
+    ...(o.onRepair ? { onRepair: o.onRepair } : {}),
+  });
+}
+
+/**
+ * Creates an empty file store (idempotent): at `dir` if given, else `.baton` in `cwd`.
+ * Returns its path and whether it already existed.
+ */
+export function initStore(cwd: string, dir?: string | null): { root: string; existed: boolean } {
+  const root = dir ? path.resolve(cwd, dir) : path.join(cwd, STORE_DIR_NAME);
+  const existed = FileStore.exists(root);
+  FileStore.init(root);
+  return { root, existed };
+}
