@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { FileLock } from '../../src/store/file/lock.js';
 import { FileStore } from '../../src/store/file/store.js';
 import { expectCode, noteEvent, seed } from '../../src/testing/conformance.js';
 import { runStoreConformance } from '../../src/testing/conformance.js';
@@ -30,6 +31,32 @@ describe('file store specifics', () => {
       await store.close();
       expect(fs.readdirSync(dir.base).sort()).toEqual(['.baton']);
       expect(fs.readdirSync(path.join(dir.root, 'sessions'))).toEqual(['ok']);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('a waiter marks the lock wanted; a marker left by a waiter that died goes stale', async () => {
+    const dir = tempStoreDir();
+    try {
+      const file = path.join(dir.base, 'x.lock');
+      const holder = new FileLock(file, 60_000);
+      holder.acquire();
+      expect(holder.contended).toBe(false);
+      // A waiter in another process tries (and times out quickly): it leaves the marker.
+      const waiter = spawnSync(process.execPath, ['--import', 'tsx', '-e', `
+        import { FileLock } from ${JSON.stringify(path.resolve('src/store/file/lock.ts'))};
+        try { new FileLock(${JSON.stringify(file)}, 30).acquire(); } catch (e) { console.log(e.code); }
+      `], { encoding: 'utf8' });
+      expect(waiter.stdout.trim()).toBe('LOCKED');
+      expect(fs.existsSync(`${file}.want`)).toBe(true);
+      const now = new Date();
+      fs.utimesSync(`${file}.want`, now, now); // as fresh as a waiter that is still trying
+      expect(holder.contended).toBe(true);
+      const past = new Date(Date.now() - 10_000);
+      fs.utimesSync(`${file}.want`, past, past);
+      expect(holder.contended).toBe(false);
+      holder.release();
     } finally {
       dir.remove();
     }

@@ -7,6 +7,8 @@ import { FILE_MODE, pidAlive, sleepSync } from './fsutil.js';
 export const DEFAULT_LOCK_TIMEOUT_MS = 15_000;
 /** Longest pause between two tries of a waiter: a holder hands over within about this. */
 export const MAX_BACKOFF_MS = 4;
+/** A `.want` marker older than this was left by a waiter that is gone. */
+const WANT_FRESH_MS = 20 * MAX_BACKOFF_MS;
 /** A lock held longer than this by a process on another host is taken as stale. */
 export const FOREIGN_STALE_MS = 60_000;
 
@@ -42,22 +44,19 @@ export class FileLock {
    * this same process can be waiting for the event loop to release it.
    */
   acquire(): void {
-    if (this.held) return;
-    const deadline = Date.now() + this.timeoutMs;
-    let wait = 0.5;
-    for (let tries = 0; ; tries++) {
-      if (this.tryAcquire()) return this.acquired(tries);
-      this.wantIt();
-      this.breakIfStale();
-      if (Date.now() > deadline) throw this.lockedError();
-      sleepSync(wait + Math.random() * wait);
-      wait = Math.min(wait * 2, MAX_BACKOFF_MS);
-    }
+    for (const wait of this.attempts()) sleepSync(wait);
   }
 
-  /** True when another process is waiting for this lock (see {@link acquire}). */
+  /**
+   * True when another process is waiting for this lock: its `.want` marker was touched
+   * recently (a waiter touches it at every try; one left by a waiter that died goes stale).
+   */
   get contended(): boolean {
-    return fs.existsSync(this.wantFile);
+    try {
+      return Date.now() - fs.statSync(this.wantFile).mtimeMs < WANT_FRESH_MS;
+    } catch {
+      return false;
+    }
   }
 
   private get wantFile(): string {
@@ -70,7 +69,7 @@ export class FileLock {
    */
   private wantIt(): void {
     try {
-      fs.writeFileSync(this.wantFile, '', { mode: FILE_MODE });
+      fs.writeFileSync(this.wantFile, String(process.pid), { mode: FILE_MODE }); // a write moves the mtime
     } catch {
       // the folder is gone (archived): the next try reports it
     }
@@ -85,6 +84,14 @@ export class FileLock {
    * held across `await`, where the holder may be another task of this same process.
    */
   async acquireAsync(): Promise<void> {
+    for (const wait of this.attempts()) await new Promise((r) => setTimeout(r, wait));
+  }
+
+  /**
+   * Tries to take the lock until it is held, yielding how long to wait before each next
+   * try (jittered exponential back-off); `LOCKED` after the timeout. The caller waits.
+   */
+  private *attempts(): Generator<number, void, void> {
     if (this.held) return;
     const deadline = Date.now() + this.timeoutMs;
     let wait = 0.5;
@@ -93,7 +100,7 @@ export class FileLock {
       this.wantIt();
       this.breakIfStale();
       if (Date.now() > deadline) throw this.lockedError();
-      await new Promise((r) => setTimeout(r, wait + Math.random() * wait));
+      yield wait + Math.random() * wait;
       wait = Math.min(wait * 2, MAX_BACKOFF_MS);
     }
   }
