@@ -2,12 +2,14 @@ import { BatonError } from '../domain/errors.js';
 import type { NewEvent, StoredEvent } from '../domain/events.js';
 import { validateId } from '../domain/ids.js';
 import type { SessionSummary } from '../domain/summary.js';
-import type { AppendOptions, ListResult, LoadResult, SessionStore, Snapshot, StoreCapabilities } from './types.js';
+import { compareCheckpointIds } from './types.js';
+import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, LoadResult, SessionStore, Snapshot, StoreCapabilities } from './types.js';
 
 interface Entry {
   events: StoredEvent[];
   snapshot: Snapshot | null;
   archived: boolean;
+  checkpoints: Map<string, Checkpoint>;
 }
 
 /**
@@ -33,7 +35,7 @@ export class MemoryStore implements SessionStore {
     validateId(id);
     if (this.sessions.has(id)) throw exists(id);
     const stored = events.map((e, i) => clone({ ...e, seq: i + 1 }) as StoredEvent);
-    this.sessions.set(id, { events: stored, snapshot: null, archived: false });
+    this.sessions.set(id, { events: stored, snapshot: null, archived: false, checkpoints: new Map() });
     this.summaries.set(id, summary);
     return { revision: stored.length };
   }
@@ -108,7 +110,55 @@ export class MemoryStore implements SessionStore {
     return [];
   }
 
+  async saveCheckpoint(id: string, checkpoint: Checkpoint): Promise<void> {
+    const e = this.entry(id);
+    const cpId = validateId(checkpoint.id, 'checkpoint id');
+    checkCheckpoint(id, checkpoint, e.events.length);
+    if (e.checkpoints.has(cpId)) throw checkpointExists(id, cpId);
+    e.checkpoints.set(cpId, clone(checkpoint));
+  }
+
+  async listCheckpoints(id: string): Promise<CheckpointRead[]> {
+    const e = this.entry(id);
+    return [...e.checkpoints.keys()].sort(compareCheckpointIds).map((k) => ({ id: k, valid: true, checkpoint: clone(e.checkpoints.get(k)!) }));
+  }
+
+  async readCheckpoint(id: string, checkpointId: string): Promise<CheckpointRead> {
+    const e = this.entry(id);
+    const cp = e.checkpoints.get(validateId(checkpointId, 'checkpoint id'));
+    if (!cp) throw checkpointNotFound(id, checkpointId);
+    return { id: checkpointId, valid: true, checkpoint: clone(cp) };
+  }
+
   async close(): Promise<void> {}
+}
+
+/** Refuses a checkpoint that does not describe session `id` at a revision it has. Shared by the backends. */
+export function checkCheckpoint(id: string, cp: Checkpoint, journalEnd: number): void {
+  if (cp.sessionId !== id) {
+    throw new BatonError('BAD_INPUT', `Checkpoint ${cp.id} belongs to session ${JSON.stringify(cp.sessionId)}, not ${id}.`, { hint: 'Save a checkpoint under its own session.' });
+  }
+  if (!Number.isInteger(cp.revision) || cp.revision < 1 || cp.revision > journalEnd || cp.state?.revision !== cp.revision) {
+    throw new BatonError('BAD_INPUT', `Checkpoint ${cp.id} is at revision ${cp.revision}, which session ${id} (at ${journalEnd}) does not have or its state does not match.`, {
+      hint: 'Take the checkpoint from a state read from this session.',
+    });
+  }
+}
+
+/** `EXISTS` for a checkpoint id, shared by the backends. */
+export function checkpointExists(id: string, cpId: string): BatonError {
+  return new BatonError('EXISTS', `Session ${id} already has a checkpoint ${cpId}.`, {
+    hint: 'Checkpoints are never overwritten; take a new one under another id.',
+    details: { sessionId: id, checkpointId: cpId },
+  });
+}
+
+/** `NOT_FOUND` for a checkpoint id, shared by the backends. */
+export function checkpointNotFound(id: string, cpId: string): BatonError {
+  return new BatonError('NOT_FOUND', `Session ${id} has no checkpoint ${JSON.stringify(cpId)}.`, {
+    hint: `Run \`baton checkpoints --session ${id}\` to see its checkpoints.`,
+    details: { sessionId: id, checkpointId: cpId },
+  });
 }
 
 function clone<T>(v: T): T {

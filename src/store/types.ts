@@ -51,6 +51,52 @@ export interface ListResult {
   repairs: RepairReport[];
 }
 
+/** Git state of the workspace when a checkpoint was taken. */
+export interface CheckpointGit {
+  /** Current branch; null on a detached HEAD. */
+  branch: string | null;
+  /** HEAD commit; null in a repository without commits. */
+  head: string | null;
+  /** Uncommitted changes (or untracked files) outside the store. */
+  dirty: boolean;
+}
+
+/** A file the session recorded, as measured in the workspace when the checkpoint was taken. */
+export interface CheckpointFile {
+  path: string;
+  /** null when the file was missing or unreadable. */
+  sha256: string | null;
+  size: number | null;
+}
+
+/** A named, checksummed copy of a session's state at one revision. */
+export interface Checkpoint {
+  /** `cp-<n>-<slug>`, validated like a session id. */
+  id: string;
+  sessionId: string;
+  name: string;
+  createdAt: string;
+  /** The session revision the state belongs to. */
+  revision: number;
+  /** The full state at `revision`. */
+  state: SessionState;
+  /** null when the workspace is not inside a git work tree (or git is not installed). */
+  git: CheckpointGit | null;
+  files: CheckpointFile[];
+  /** Why it was taken: by a person or agent, or automatically when a phase completed. */
+  trigger: 'manual' | 'phase';
+  /** The phase whose completion triggered it (trigger `phase`). */
+  phaseId: string | null;
+}
+
+/**
+ * A checkpoint as read: valid (checksum and shape check out) or not, with the reason. A
+ * damaged checkpoint is reported, never thrown away.
+ */
+export type CheckpointRead =
+  | { id: string; valid: true; checkpoint: Checkpoint }
+  | { id: string; valid: false; problem: string; /** Last change of the stored copy, when known. */ modifiedAt: string | null };
+
 /** Result of {@link SessionStore.listRows}: rows kept as their JSON text. */
 export interface ListRowsResult {
   rows: RowText[];
@@ -110,6 +156,39 @@ export interface SessionStore {
    * byte is lost and seq stays contiguous.
    */
   repair(id: string): Promise<RepairReport[]>;
+  /**
+   * Stores a checkpoint of session `id` (durably, atomically). `EXISTS` when the session
+   * already has a checkpoint with `checkpoint.id`; `BAD_INPUT` for an invalid checkpoint id;
+   * `NOT_FOUND` for an unknown session. Never changes the journal.
+   */
+  saveCheckpoint(id: string, checkpoint: Checkpoint): Promise<void>;
+  /**
+   * Every checkpoint of session `id`, damaged ones included (as invalid, with the reason), in
+   * creation order: by the number in `cp-<n>-…` (ids compared with {@link compareCheckpointIds}).
+   */
+  listCheckpoints(id: string): Promise<CheckpointRead[]>;
+  /** One checkpoint, checked; `NOT_FOUND` when there is none with that id. */
+  readCheckpoint(id: string, checkpointId: string): Promise<CheckpointRead>;
   /** Releases locks and handles. */
   close(): Promise<void>;
+}
+
+/**
+ * Creation order of checkpoint ids: digit runs compare as numbers (`cp-2-…` before
+ * `cp-10-…`), the rest as text. Every store lists checkpoints in this order.
+ */
+export function compareCheckpointIds(a: string, b: string): number {
+  const pa = a.split(/(\d+)/);
+  const pb = b.split(/(\d+)/);
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    const x = pa[i]!;
+    const y = pb[i]!;
+    if (x === y) continue;
+    if (i % 2 === 1) {
+      const d = Number(x) - Number(y);
+      if (d !== 0) return d < 0 ? -1 : 1;
+    }
+    return x < y ? -1 : 1;
+  }
+  return pa.length - pb.length;
 }

@@ -13,7 +13,7 @@ import { newEvent } from '../domain/events.js';
 import type { SessionState } from '../domain/state.js';
 import { summarize } from '../domain/summary.js';
 import type { SessionSummary } from '../domain/summary.js';
-import type { SessionStore } from '../store/types.js';
+import type { Checkpoint, SessionStore } from '../store/types.js';
 
 /** What a factory hands the suite for one test. */
 export interface StoreUnderTest {
@@ -82,6 +82,23 @@ export async function seed(store: SessionStore, id: string, notes = 0): Promise<
   const r = await store.create(id, events, summaryOf(id, all));
   expect(r.revision).toBe(events.length);
   return all;
+}
+
+/** A checkpoint of session `id` at the end of `events` (which must be its journal so far). */
+export function checkpointOf(id: string, events: StoredEvent[], cpId: string, name = cpId): Checkpoint {
+  const state = stateOf(id, events);
+  return {
+    id: cpId,
+    sessionId: id,
+    name,
+    createdAt: at(events.length),
+    revision: state.revision,
+    state,
+    git: { branch: 'main', head: '0123456789abcdef0123456789abcdef01234567', dirty: false },
+    files: [{ path: 'src/a.ts', sha256: 'ab'.repeat(32), size: 12 }, { path: 'gone.txt', sha256: null, size: null }],
+    trigger: 'manual',
+    phaseId: null,
+  };
 }
 
 /** Resolves with the error `p` rejects with, or fails the test when it resolves. */
@@ -536,6 +553,95 @@ export function runStoreConformance(name: string, makeStore: StoreFactory): void
       });
     });
 
+    describe('checkpoints', () => {
+      it('saves a checkpoint and reads it back whole, valid, from list and read', async () => {
+        const events = await seed(store, 'c', 2);
+        const cp = checkpointOf('c', events, 'cp-1-first', 'First: «ünïcode» ✓');
+        await store.saveCheckpoint('c', cp);
+        expect(await store.readCheckpoint('c', 'cp-1-first')).toEqual({ id: 'cp-1-first', valid: true, checkpoint: cp });
+        expect(await store.listCheckpoints('c')).toEqual([{ id: 'cp-1-first', valid: true, checkpoint: cp }]);
+        // The state inside folds from the same journal.
+        const r = await store.readCheckpoint('c', 'cp-1-first');
+        expect(r.valid && r.checkpoint.state).toEqual(stateOf('c', events));
+      });
+
+      it('lists nothing for a session without checkpoints, and keeps sessions apart', async () => {
+        const a = await seed(store, 'a', 1);
+        await seed(store, 'b', 1);
+        expect(await store.listCheckpoints('a')).toEqual([]);
+        await store.saveCheckpoint('a', checkpointOf('a', a, 'cp-1'));
+        expect(await store.listCheckpoints('b')).toEqual([]);
+        await expectCode(store.readCheckpoint('b', 'cp-1'), 'NOT_FOUND');
+      });
+
+      it('lists checkpoints in creation order (numbers compared as numbers)', async () => {
+        const events = await seed(store, 'o', 1);
+        for (const n of [10, 2, 1, 11]) await store.saveCheckpoint('o', checkpointOf('o', events, `cp-${n}-x`));
+        expect((await store.listCheckpoints('o')).map((r) => r.id)).toEqual(['cp-1-x', 'cp-2-x', 'cp-10-x', 'cp-11-x']);
+      });
+
+      it('never overwrites a checkpoint: EXISTS, and the first one stays', async () => {
+        const events = await seed(store, 'e', 1);
+        await store.saveCheckpoint('e', checkpointOf('e', events.slice(0, 1), 'cp-1', 'one'));
+        await expectCode(store.saveCheckpoint('e', checkpointOf('e', events, 'cp-1', 'two')), 'EXISTS');
+        const r = await store.readCheckpoint('e', 'cp-1');
+        expect(r.valid && r.checkpoint.name).toBe('one');
+        expect(await store.listCheckpoints('e')).toHaveLength(1);
+      });
+
+      it('answers NOT_FOUND for an unknown session or checkpoint', async () => {
+        const events = await seed(store, 'k', 1);
+        await expectCode(store.saveCheckpoint('nope', checkpointOf('nope', events, 'cp-1')), 'NOT_FOUND');
+        await expectCode(store.listCheckpoints('nope'), 'NOT_FOUND');
+        await expectCode(store.readCheckpoint('nope', 'cp-1'), 'NOT_FOUND');
+        await expectCode(store.readCheckpoint('k', 'cp-9'), 'NOT_FOUND');
+      });
+
+      for (const [what, bad] of BAD_IDS) {
+        it(`refuses an invalid checkpoint id (${what}) with BAD_INPUT and writes nothing`, async () => {
+          const events = await seed(store, 'v', 1);
+          const before = await store.readEvents('v');
+          await expectCode(store.saveCheckpoint('v', checkpointOf('v', events, bad)), 'BAD_INPUT');
+          await expectCode(store.readCheckpoint('v', bad), 'BAD_INPUT');
+          await expectCode(store.listCheckpoints(bad), 'BAD_INPUT');
+          expect(await store.listCheckpoints('v')).toEqual([]);
+          expect(await store.readEvents('v')).toEqual(before);
+        });
+      }
+
+      it('refuses a checkpoint of another session or of a revision the journal does not have', async () => {
+        const events = await seed(store, 'r', 1);
+        await seed(store, 'other', 1);
+        await expectCode(store.saveCheckpoint('r', checkpointOf('other', events, 'cp-1')), 'BAD_INPUT');
+        const ahead = checkpointOf('r', [...events, ...stored([noteEvent(9)], events.length)], 'cp-2');
+        await expectCode(store.saveCheckpoint('r', ahead), 'BAD_INPUT');
+        expect(await store.listCheckpoints('r')).toEqual([]);
+      });
+
+      it('never changes the journal, and stays with the session when it is archived', async () => {
+        const events = await seed(store, 'j', 2);
+        const before = await store.readEvents('j');
+        await store.saveCheckpoint('j', checkpointOf('j', events, 'cp-1'));
+        expect(await store.readEvents('j')).toEqual(before);
+        expect((await store.load('j')).revision).toBe(3);
+        await store.archive('j');
+        expect((await store.listCheckpoints('j')).map((r) => [r.id, r.valid])).toEqual([['cp-1', true]]);
+        expect((await store.readCheckpoint('j', 'cp-1')).valid).toBe(true);
+      });
+
+      it('returns copies: changing a read checkpoint does not change the store', async () => {
+        const events = await seed(store, 'cp', 1);
+        await store.saveCheckpoint('cp', checkpointOf('cp', events, 'cp-1'));
+        const r = await store.readCheckpoint('cp', 'cp-1');
+        if (!r.valid) throw new Error('expected a valid checkpoint');
+        r.checkpoint.state.title = 'changed';
+        r.checkpoint.files.length = 0;
+        const again = await store.readCheckpoint('cp', 'cp-1');
+        expect(again.valid && again.checkpoint.state.title).toBe('Session cp');
+        expect(again.valid && again.checkpoint.files).toHaveLength(2);
+      });
+    });
+
     describe('workspace lock', () => {
       it('serialises two concurrent critical sections', async () => {
         const log: string[] = [];
@@ -633,6 +739,25 @@ export function runStoreConformance(name: string, makeStore: StoreFactory): void
         expect(overlap).toBe(false);
       });
 
+      it('shares checkpoints across handles; of two racing for one id exactly one wins', async (ctx) => {
+        if (!store.capabilities.multiProcess) ctx.skip();
+        const events = await seed(store, 'cps', 1);
+        const other = await second();
+        await store.saveCheckpoint('cps', checkpointOf('cps', events, 'cp-1'));
+        expect((await other.listCheckpoints('cps')).map((r) => r.id)).toEqual(['cp-1']);
+        for (let round = 2; round < 6; round++) {
+          const results = await Promise.allSettled([
+            store.saveCheckpoint('cps', checkpointOf('cps', events, `cp-${round}`, 'mine')),
+            other.saveCheckpoint('cps', checkpointOf('cps', events, `cp-${round}`, 'theirs')),
+          ]);
+          expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+          const lost = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+          expect(isBatonError(lost?.reason, 'EXISTS')).toBe(true);
+        }
+        const all = await store.listCheckpoints('cps');
+        expect(all.map((r) => [r.id, r.valid])).toEqual([1, 2, 3, 4, 5].map((n) => [`cp-${n}`, true]));
+      });
+
       it('shares the active pointer and the archive across handles', async (ctx) => {
         if (!store.capabilities.multiProcess) ctx.skip();
         await seed(store, 'ptr');
@@ -654,8 +779,10 @@ export function runStoreConformance(name: string, makeStore: StoreFactory): void
         await store.writeSnapshot('d', { revision: 4, state: stateOf('d', events) });
         await store.append('d', 4, [noteEvent(5)]);
         await store.setActive('d');
+        await store.saveCheckpoint('d', checkpointOf('d', events, 'cp-1'));
         await store.close();
         const again = await second();
+        expect(await again.readCheckpoint('d', 'cp-1')).toEqual({ id: 'cp-1', valid: true, checkpoint: checkpointOf('d', events, 'cp-1') });
         const loaded = await again.load('d');
         expect(loaded.revision).toBe(5);
         expect(loaded.snapshot?.revision).toBe(4);

@@ -38,6 +38,20 @@ export class Layout {
     return { journal: path.join(dir, 'journal.jsonl'), snapshot: path.join(dir, 'snapshot.json'), lock: path.join(dir, 'lock') };
   }
 
+  /** The checkpoints folder of a session folder. */
+  checkpointsDir(dir: string): string {
+    const d = path.join(dir, 'checkpoints');
+    this.inside(d);
+    return d;
+  }
+
+  /** The file of one checkpoint in a session folder: `checkpoints/<cpid>.json`. */
+  checkpointFile(dir: string, checkpointId: string): string {
+    const f = path.join(this.checkpointsDir(dir), `${validateId(checkpointId, 'checkpoint id')}.json`);
+    this.inside(f);
+    return f;
+  }
+
   private inside(p: string): void {
     const rel = path.relative(this.root, p);
     if (rel.startsWith('..') || path.isAbsolute(rel)) {

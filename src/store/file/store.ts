@@ -5,8 +5,9 @@ import { BatonError } from '../../domain/errors.js';
 import type { Actor, NewEvent, StoredEvent } from '../../domain/events.js';
 import { validateId } from '../../domain/ids.js';
 import type { SessionSummary } from '../../domain/summary.js';
-import { conflict, exists, notFound } from '../memory.js';
-import type { AppendOptions, ListResult, ListRowsResult, LoadResult, RepairReport, SessionStore, Snapshot, StoreCapabilities } from '../types.js';
+import { checkCheckpoint, conflict, exists, notFound } from '../memory.js';
+import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, ListRowsResult, LoadResult, RepairReport, SessionStore, Snapshot, StoreCapabilities } from '../types.js';
+import { CheckpointFiles } from './checkpoints.js';
 import { decodeRecord, encodeRecord } from './codec.js';
 import { DIR_MODE, FILE_MODE, atomicWrite, fsyncDir, moveAside, readIfExists, removeStaleTemps, sleepSync } from './fsutil.js';
 import { readTail, scanJournal } from './journal.js';
@@ -557,6 +558,30 @@ export class FileStore implements SessionStore {
       savedTo,
     });
     return repairs;
+  }
+
+  private checkpoints(id: string): CheckpointFiles {
+    const found = this.locate(id);
+    if (!found) throw notFound(id);
+    return new CheckpointFiles(this.layout, id, found.dir);
+  }
+
+  async saveCheckpoint(id: string, checkpoint: Checkpoint): Promise<void> {
+    const h = this.handle(id);
+    validateId(checkpoint.id, 'checkpoint id');
+    // Read without the lock: the journal only grows, so its end now is a safe upper bound.
+    checkCheckpoint(id, checkpoint, h.lock.isHeld && h.lastSeq >= 0 ? h.lastSeq : readTail(h.fd).lastSeq);
+    new CheckpointFiles(this.layout, id, h.dir).save(checkpoint);
+  }
+
+  async listCheckpoints(id: string): Promise<CheckpointRead[]> {
+    return this.checkpoints(id).list();
+  }
+
+  async readCheckpoint(id: string, checkpointId: string): Promise<CheckpointRead> {
+    const files = this.checkpoints(id);
+    validateId(checkpointId, 'checkpoint id');
+    return files.get(checkpointId);
   }
 
   async close(): Promise<void> {
