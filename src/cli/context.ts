@@ -21,6 +21,8 @@ export interface CommonOptions {
 export class Ctx {
   readonly json: boolean;
   readonly paint: Paint;
+  /** Exit status a command chose (e.g. `run` passes on its child's); 0 when unset. */
+  exitCode: number | undefined;
   private mgr: SessionManager | null = null;
 
   constructor(
@@ -70,10 +72,22 @@ export class Ctx {
     return this.manager().resolve(explicit ?? this.opts.session ?? env);
   }
 
+  /**
+   * The fencing token of the lease this process works under: `baton run` hands its child
+   * BATON_LEASE_TOKEN, so a child that outlives its lease is refused (FENCED).
+   */
+  get fencingToken(): number | undefined {
+    const raw = this.io.env['BATON_LEASE_TOKEN'];
+    if (!raw) return undefined;
+    if (!/^\d+$/.test(raw)) throw new BatonError('BAD_INPUT', `BATON_LEASE_TOKEN must be a number; got ${JSON.stringify(raw)}.`, { hint: 'Unset it, or use the value `baton run` set.' });
+    return Number(raw);
+  }
+
   /** Change options for the manager. */
-  change(): { agent: string | null; expectedRevision?: number } {
+  change(): { agent: string | null; expectedRevision?: number; fencingToken?: number } {
     const r = this.expectedRevision;
-    return r === undefined ? { agent: this.agent } : { agent: this.agent, expectedRevision: r };
+    const t = this.fencingToken;
+    return { agent: this.agent, ...(r === undefined ? {} : { expectedRevision: r }), ...(t === undefined ? {} : { fencingToken: t }) };
   }
 
   private warnRepair(r: RepairReport): void {

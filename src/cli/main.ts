@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { BatonError, isBatonError } from '../domain/errors.js';
 import { registerRecords } from './commands/records.js';
+import { registerRun } from './commands/run.js';
 import { registerSession } from './commands/session.js';
 import type { Ctx } from './context.js';
 import { EXIT_CODES } from './exit.js';
@@ -27,6 +28,7 @@ export function buildProgram(io: CliIO, holder: { ctx: Ctx | null }): Command {
   );
   registerSession(program, io, holder);
   registerRecords(program, io, holder);
+  registerRun(program, io, holder);
   for (const c of program.commands) c.enablePositionalOptions();
   return program;
 }
@@ -57,7 +59,7 @@ export async function run(io: CliIO): Promise<number> {
       return 0;
     }
     await program.parseAsync(io.argv, { from: 'user' });
-    return 0;
+    return holder.ctx?.exitCode ?? 0;
   } catch (e) {
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;

@@ -250,6 +250,22 @@ const HANDLERS: Handlers = {
   'metadata.set': (s, d) => {
     s.metadata[d.key] = d.value;
   },
+  'lease.acquired': (s, d, e) => {
+    s.lease = { owner: d.owner, pid: d.pid, host: d.host, token: d.token, acquiredAt: e.time, renewedAt: e.time, expiresAt: d.expiresAt };
+    s.leaseToken = Math.max(s.leaseToken ?? 0, d.token);
+  },
+  'lease.renewed': (s, d, e) => {
+    if (s.lease && s.lease.token === d.token) {
+      s.lease.renewedAt = e.time;
+      s.lease.expiresAt = d.expiresAt;
+    }
+  },
+  'lease.released': (s, d) => {
+    if (s.lease?.token === d.token) s.lease = null;
+  },
+  'lease.expired': (s, d) => {
+    if (s.lease?.token === d.token) s.lease = null;
+  },
   'repair.torn_tail': (s, d, e) => {
     s.repairs.push({ kind: 'torn_tail', at: e.time, detail: { ...d } });
   },

@@ -77,6 +77,12 @@ export interface EventDataMap {
   };
   'context.updated': { summary: string };
   'metadata.set': { key: string; value: unknown };
+  'lease.acquired': { owner: string; pid: number; host: string; token: number; expiresAt: string; takeover: boolean };
+  'lease.renewed': { token: number; expiresAt: string };
+  'lease.released': { token: number };
+  'lease.expired': { token: number; owner: string; expiresAt: string };
+  'run.started': { command: string[]; token: number; agent: string | null };
+  'run.ended': { command: string[]; exitCode: number | null; signal: string | null; cause: string };
   'repair.torn_tail': { truncatedBytes: number; savedTo: string | null };
   'repair.unreadable_line': { raw: string; line: number };
   'repair.journal': { savedTo: string | null; unreadableLines: number[] };
@@ -91,7 +97,8 @@ export const EVENT_TYPES = [
   'phase.completed', 'phase.failed', 'phase.skipped', 'substep.reached', 'file.recorded',
   'error.recorded', 'error.resolved', 'tokens.recorded', 'budget.set', 'decision.recorded',
   'finding.added', 'finding.removed', 'note.added', 'milestone.added', 'milestone.done',
-  'artifact.added', 'context.updated', 'metadata.set', 'repair.torn_tail', 'repair.unreadable_line',
+  'artifact.added', 'context.updated', 'metadata.set', 'lease.acquired', 'lease.renewed', 'lease.released',
+  'lease.expired', 'run.started', 'run.ended', 'repair.torn_tail', 'repair.unreadable_line',
   'repair.journal',
 ] as const satisfies readonly EventType[];
 

@@ -120,6 +120,18 @@ export interface TokenUsage extends TokenCounts {
   budgetMax: number | null;
 }
 
+/** The lease a writer holds on a session (see lease.ts). */
+export interface Lease {
+  owner: string;
+  pid: number;
+  host: string;
+  /** Fencing token: strictly increasing per session, 1 for the first lease. */
+  token: number;
+  acquiredAt: string;
+  renewedAt: string;
+  expiresAt: string;
+}
+
 /** Why a session stopped being active. */
 export interface StatusCause {
   cause: string;
@@ -156,6 +168,10 @@ export interface SessionState {
   /** Unknown or toolkit-specific fields, preserved verbatim. */
   metadata: Record<string, unknown>;
   repairs: RepairRecord[];
+  /** The current lease, or null. Optional: states saved before leases existed lack it. */
+  lease?: Lease | null;
+  /** Highest fencing token ever issued (0 before the first lease). */
+  leaseToken?: number;
   /** Counters for ids handed out by the session (errors, decisions, …). */
   counters: Record<string, number>;
 }

@@ -15,6 +15,8 @@ export interface SessionSummary {
   currentPhase: string | null;
   /** Completed or skipped phases as a percentage of all phases (0 with no phases). */
   progress: number;
+  /** When the current lease expires (null without one): past it, an active session reads as interrupted. */
+  leaseExpiresAt?: string | null;
 }
 
 /** Derives the registry row of a session. */
@@ -34,6 +36,7 @@ export function summarize(s: SessionState): SessionSummary {
     phasesDone: done,
     currentPhase: current?.id ?? null,
     progress: s.phases.length ? Math.round((done / s.phases.length) * 100) : 0,
+    leaseExpiresAt: s.lease?.expiresAt ?? null,
   };
 }
 
@@ -50,6 +53,7 @@ export function summaryChanged(a: SessionSummary | null, b: SessionSummary): boo
     a.phasesDone !== b.phasesDone ||
     a.phasesTotal !== b.phasesTotal ||
     a.currentPhase !== b.currentPhase ||
-    a.cause?.cause !== b.cause?.cause
+    a.cause?.cause !== b.cause?.cause ||
+    (a.leaseExpiresAt ?? null) !== (b.leaseExpiresAt ?? null)
   );
 }

@@ -1,4 +1,5 @@
-import type { SessionState } from './state.js';
+import { effectiveStatus, leaseOf } from './lease.js';
+import type { Lease, SessionState } from './state.js';
 import { budgetView } from './tokens.js';
 import type { BudgetView } from './tokens.js';
 
@@ -24,17 +25,23 @@ export interface StatusView {
   contextSummary: string | null;
   metadata: Record<string, unknown>;
   repairs: SessionState['repairs'];
+  /** The current lease (who runs the session, until when), or null. */
+  lease: Lease | null;
 }
 
-/** Builds the status view of a session. */
-export function statusView(s: SessionState): StatusView {
+/**
+ * Builds the status view of a session. With `now`, a session whose lease expired reads as
+ * `interrupted` (cause `lease-expired`), as every reader must report it.
+ */
+export function statusView(s: SessionState, now?: string): StatusView {
+  const eff = now ? effectiveStatus(s, now) : { status: s.status, cause: s.statusCause };
   const done = s.phases.filter((p) => p.status === 'completed' || p.status === 'skipped').length;
   const { budgetMax: _omit, ...tokens } = s.tokens;
   return {
     id: s.id,
     title: s.title,
-    status: s.status,
-    cause: s.statusCause,
+    status: eff.status,
+    cause: eff.cause,
     archived: s.archived,
     revision: s.revision,
     createdAt: s.createdAt,
@@ -53,5 +60,6 @@ export function statusView(s: SessionState): StatusView {
     contextSummary: s.contextSummary,
     metadata: s.metadata,
     repairs: s.repairs,
+    lease: leaseOf(s),
   };
 }

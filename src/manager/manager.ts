@@ -5,6 +5,7 @@ import type { EventDraft, MeasuredFile, PhaseActionOptions } from '../domain/dec
 import { BatonError, isBatonError } from '../domain/errors.js';
 import type { Actor, NewEvent, PhaseSpec, StoredEvent } from '../domain/events.js';
 import { generateId, validateId } from '../domain/ids.js';
+import { assertFence, expiryEvents } from '../domain/lease.js';
 import type { BmadIdOptions, IdFormat } from '../domain/ids.js';
 import type { FileAction, SessionState, SessionStatus } from '../domain/state.js';
 import { summarize, summaryChanged } from '../domain/summary.js';
@@ -54,6 +55,8 @@ export interface ChangeOptions {
   agent?: string | null;
   /** Strict compare-and-set: fail with CONFLICT unless the session is at this revision. */
   expectedRevision?: number;
+  /** Fencing token of the lease this writer holds (`BATON_LEASE_TOKEN`); an outdated one is FENCED. */
+  fencingToken?: number;
 }
 
 /** Result of a change. */
@@ -101,6 +104,16 @@ export class SessionManager {
     this.onRepair = o.onRepair ?? (() => undefined);
   }
 
+  /** The manager's clock, as ISO-8601. */
+  time(): string {
+    return this.now().toISOString();
+  }
+
+  /** pid and host this manager writes as. */
+  get origin(): { pid: number; host: string } {
+    return { pid: this.pid, host: this.host };
+  }
+
   private actor(agent?: string | null): Actor {
     return { agent: agent ?? this.agent, pid: this.pid, host: this.host };
   }
@@ -146,8 +159,13 @@ export class SessionManager {
           details: { sessionId: id, expectedRevision: o.expectedRevision, revision: state.revision },
         });
       }
-      const { events: drafts, result } = fn(state);
-      const events = this.stamp(drafts, o.agent);
+      const now = this.now().toISOString();
+      assertFence(state, o.fencingToken, now);
+      // Written down with this change: what readers already report about an expired lease.
+      const pre = expiryEvents(state, now);
+      const base = pre.length ? fold(state, this.stamp(pre, o.agent).map((e, i) => ({ ...e, seq: state.revision + i + 1 }) as StoredEvent), id)! : state;
+      const { events: drafts, result } = fn(base);
+      const events = this.stamp([...pre, ...drafts], o.agent);
       const stored = events.map((e, i) => ({ ...e, seq: state.revision + i + 1 }) as StoredEvent);
       const next = fold(state, stored, id)!;
       const before = summarize(state);
@@ -324,7 +342,9 @@ export class SessionManager {
       }
     }
     if (derived.length) await this.store.putSummaries(derived);
+    const now = this.time();
     return [...r.rows, ...derived.map((s) => RowText.of(s))]
+      .map((row) => readAsOf(row, now))
       .filter((row) => (filter.all ? true : !row.archived))
       .filter((row) => (filter.status ? row.status === filter.status : true))
       .map((row) => ({ row, createdAt: row.createdAt, id: row.id }))
@@ -450,6 +470,14 @@ export class SessionManager {
       return { events: r.events, result: r.id };
     }, o);
   }
+}
+
+/** A row as a reader must see it at `now`: active with an expired lease reads as interrupted. */
+function readAsOf(row: RowText, now: string): RowText {
+  if (row.status !== 'active') return row;
+  const expires = row.leaseExpiresAt;
+  if (!expires || Date.parse(expires) > Date.parse(now)) return row;
+  return RowText.of({ ...row.summary, status: 'interrupted', cause: { cause: 'lease-expired', at: expires, detail: null } });
 }
 
 function backoff(attempt: number): Promise<void> {

@@ -46,6 +46,14 @@ export class RowText {
     return this.json.startsWith('true', at + 12);
   }
 
+  /** When the session's lease expires, or null (no lease, or a row from before leases). */
+  get leaseExpiresAt(): string | null {
+    const key = ',"leaseExpiresAt":';
+    const at = this.json.indexOf(key);
+    if (at === -1 || this.json[at + key.length] !== '"') return null;
+    return this.stringField('leaseExpiresAt') ?? this.summary.leaseExpiresAt ?? null;
+  }
+
   /** The row as an object (parsed once, on demand). */
   get summary(): SessionSummary {
     this.parsed ??= JSON.parse(this.json) as SessionSummary;

@@ -108,7 +108,7 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
 
   on(common(program.command('status').description('show a session: phases, progress, tokens, errors')), async (ctx) => {
     const s = await ctx.manager().get(await ctx.sessionId());
-    ctx.emit(statusView(s), () => renderStatus(s, ctx.paint, io.now()));
+    ctx.emit(statusView(s, io.now().toISOString()), () => renderStatus(s, ctx.paint, io.now()));
   });
 
   on(

@@ -13,7 +13,7 @@ function brief(e: StoredEvent): string {
     case 'error.recorded':
       return `${String(d['errorId'])} [${String(d['phaseId'])}] ${String(d['type'])}: ${String(d['message'])}`;
     default: {
-      const keys = ['phaseId', 'milestoneId', 'findingId', 'name', 'errorId', 'resolution', 'title', 'text', 'cause', 'detail', 'reason'];
+      const keys = ['phaseId', 'milestoneId', 'findingId', 'owner', 'token', 'exitCode', 'signal', 'name', 'errorId', 'resolution', 'title', 'text', 'cause', 'detail', 'reason'];
       return keys.filter((k) => d[k] !== undefined && d[k] !== null).map((k) => `${k}=${JSON.stringify(d[k]).slice(0, 80)}`).join(' ');
     }
   }

@@ -1,7 +1,8 @@
 import type { Phase, PhaseStatus, SessionState } from '../../domain/state.js';
+import { effectiveStatus, leaseOf } from '../../domain/lease.js';
 import { budgetView } from '../../domain/tokens.js';
 import type { Paint } from '../io.js';
-import { ago, bar, num } from './time.js';
+import { ago, bar, num, until } from './time.js';
 
 /** Phase indicators shared with Maestro's session files. */
 export const INDICATORS: Readonly<Record<PhaseStatus, string>> = {
@@ -32,8 +33,13 @@ function phaseLine(s: SessionState, p: Phase, c: Paint, idWidth: number): string
 export function renderStatus(s: SessionState, c: Paint, now: Date): string {
   const out: string[] = [];
   out.push(`${c.bold(s.title)}  ${c.dim(s.id)}`);
-  const cause = s.statusCause ? ` (${s.statusCause.cause}${s.statusCause.detail ? `: ${s.statusCause.detail}` : ''}, ${ago(s.statusCause.at, now)})` : '';
-  out.push(`Status: ${s.status}${cause}${s.archived ? ' · archived' : ''} · revision ${s.revision} · updated ${ago(s.updatedAt, now)}`);
+  const eff = effectiveStatus(s, now.toISOString());
+  const cause = eff.cause ? ` (${eff.cause.cause}${eff.cause.detail ? `: ${eff.cause.detail}` : ''}, ${ago(eff.cause.at, now)})` : '';
+  out.push(`Status: ${eff.status}${cause}${s.archived ? ' · archived' : ''} · revision ${s.revision} · updated ${ago(s.updatedAt, now)}`);
+  const lease = leaseOf(s);
+  if (lease && eff.status === 'active') {
+    out.push(c.dim(`Lease: ${lease.owner} (pid ${lease.pid} on ${lease.host}), token ${lease.token}, expires ${until(lease.expiresAt, now)}`));
+  }
   const done = s.phases.filter((p) => p.status === 'completed' || p.status === 'skipped').length;
   if (s.phases.length) {
     out.push(`Progress: ${bar(done / s.phases.length)} ${done}/${s.phases.length} phases (${Math.round((done / s.phases.length) * 100)}%)`);

@@ -8,6 +8,16 @@ export function ago(iso: string, now: Date): string {
   return `${Math.floor(s / 86400)}d ago`;
 }
 
+/** "in 45s", "in 3m" (or "…ago" once past). */
+export function until(iso: string, now: Date): string {
+  const s = Math.round((Date.parse(iso) - now.getTime()) / 1000);
+  if (Number.isNaN(s)) return iso;
+  if (s < 0) return ago(iso, now);
+  if (s < 60) return `in ${s}s`;
+  if (s < 3600) return `in ${Math.floor(s / 60)}m`;
+  return `in ${Math.floor(s / 3600)}h`;
+}
+
 /**
  * Thousands separators for token counts. Not toLocaleString: loading ICU's locale data costs
  * ~15 ms, more than the rest of a `baton tokens add`.

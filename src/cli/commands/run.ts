@@ -1,0 +1,111 @@
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+import type { Command } from 'commander';
+import { BatonError, isBatonError } from '../../domain/errors.js';
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS } from '../../domain/lease.js';
+import { acquireLease, recordRunEnd, renewLease } from '../../manager/leases.js';
+import type { Ctx } from '../context.js';
+import type { CliIO } from '../io.js';
+import { bind, common } from '../program.js';
+
+/** Parses a duration: `500ms`, `30s`, `2m`, or plain milliseconds. */
+export function parseDuration(value: string, what: string): number {
+  const m = /^(\d+)(ms|s|m)?$/.exec(value.trim());
+  const n = m ? Number(m[1]) * (m[2] === 's' ? 1000 : m[2] === 'm' ? 60_000 : 1) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n <= 0) {
+    throw new BatonError('BAD_INPUT', `${what} must be a duration like 30s, 500ms or 2m; got ${JSON.stringify(value)}.`, { hint: `e.g. --${what} 30s` });
+  }
+  return n;
+}
+
+const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/** Registers `baton run -- CMD [ARGS…]`. */
+export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
+  const cmd = common(
+    program
+      .command('run')
+      .description('run a command while holding the session lease; records why it ended')
+      .argument('<command...>', 'the command and its arguments (after --)')
+      .option('--heartbeat <duration>', 'lease renewal interval (default 30s, or $BATON_HEARTBEAT)')
+      .option('--ttl <duration>', 'lease lifetime after each renewal (default 60s, or $BATON_LEASE_TTL)')
+      .option('--force', "take the lease even though another run's lease is still valid")
+      .passThroughOptions(),
+  );
+  cmd.action(
+    bind(io, holder, async (ctx, command, o) => {
+      const heartbeatMs = parseDuration(String(o['heartbeat'] ?? io.env['BATON_HEARTBEAT'] ?? `${DEFAULT_HEARTBEAT_MS}ms`), 'heartbeat');
+      const ttlMs = parseDuration(String(o['ttl'] ?? io.env['BATON_LEASE_TTL'] ?? `${DEFAULT_LEASE_TTL_MS}ms`), 'ttl');
+      if (heartbeatMs >= ttlMs) {
+        throw new BatonError('BAD_INPUT', `The heartbeat (${heartbeatMs} ms) must be shorter than the lease lifetime (${ttlMs} ms).`, { hint: 'e.g. --heartbeat 30s --ttl 60s' });
+      }
+      const m = ctx.manager();
+      const id = await ctx.sessionId();
+      let s = await m.get(id);
+      if (s.status !== 'active') s = await m.resume(id, ctx.agent);
+      const owner = ctx.agent ?? `run:${command[0]}`;
+      const { result: lease } = await acquireLease(m, id, { owner, ttlMs, force: o['force'] === true, agent: ctx.agent });
+      const token = lease.token;
+      await m.change(id, () => ({ events: [{ type: 'run.started', data: { command, token, agent: ctx.agent } }], result: undefined }), { agent: ctx.agent, fencingToken: token });
+      io.stderr(`baton: running ${command.join(' ')} in session ${id} (lease token ${token})\n`);
+
+      const child = spawn(command[0]!, command.slice(1), {
+        stdio: 'inherit',
+        cwd: io.cwd,
+        env: {
+          ...io.env,
+          BATON_SESSION: id,
+          BATON_LEASE_TOKEN: String(token),
+          BATON_DIR: m.store.kind === 'file' ? m.store.location : io.env['BATON_DIR'],
+          ...(ctx.agent ? { BATON_AGENT: ctx.agent } : {}),
+        },
+      });
+      let userInterrupt = false;
+      let lost = false;
+      const onSignal = (sig: NodeJS.Signals): void => {
+        if (sig === 'SIGINT' || sig === 'SIGTERM') userInterrupt = true;
+        // A terminal's Ctrl+C reaches the whole process group; a signal sent to baton alone
+        // is passed on, so the child always gets the chance to stop cleanly.
+        if (child.exitCode === null && child.signalCode === null) child.kill(sig);
+      };
+      for (const sig of FORWARDED) process.on(sig, onSignal);
+      const heartbeat = setInterval(() => {
+        renewLease(m, id, token, ttlMs).catch((e: unknown) => {
+          if (isBatonError(e, 'FENCED')) {
+            lost = true;
+            io.stderr(`baton: lost the lease on ${id} (${e.message}); stopping ${command[0]}\n`);
+            child.kill('SIGTERM');
+          } else {
+            io.stderr(`baton: heartbeat failed: ${(e as Error).message}\n`);
+          }
+        });
+      }, heartbeatMs);
+
+      const end = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
+        child.once('error', (error) => resolve({ code: null, signal: null, error }));
+        child.once('exit', (code, signal) => resolve({ code, signal }));
+      });
+      clearInterval(heartbeat);
+      for (const sig of FORWARDED) process.off(sig, onSignal);
+      if (end.error) {
+        io.stderr(`baton: could not start ${command[0]}: ${end.error.message}\n`);
+      }
+      const exitCode = end.error ? 127 : end.code;
+      if (!lost) {
+        try {
+          const r = await recordRunEnd(m, id, token, { command, exitCode, signal: end.signal, userInterrupt }, ctx.agent);
+          io.stderr(`baton: ${command[0]} ended (${r.result}); session ${id} is ${r.state.status}\n`);
+        } catch (e) {
+          if (!isBatonError(e, 'FENCED')) throw e;
+          io.stderr(`baton: the run's end was not recorded: ${e.message}\n`);
+        }
+      }
+      ctx.exitCode = end.signal ? 128 + signalNumber(end.signal) : exitCode ?? 1;
+    }),
+  );
+}
+
+function signalNumber(sig: NodeJS.Signals): number {
+  const n = os.constants.signals[sig];
+  return typeof n === 'number' ? n : 0;
+}

@@ -1,0 +1,74 @@
+import { draft } from '../domain/decide.js';
+import { decideAcquire, decideRelease, decideRenew, effectiveStatus, inFlightDetail, leaseOf } from '../domain/lease.js';
+import type { Lease } from '../domain/lease.js';
+import type { SessionState } from '../domain/state.js';
+import type { ChangeResult, SessionManager } from './manager.js';
+
+/** Options for taking a lease. */
+export interface AcquireOptions {
+  owner: string;
+  ttlMs: number;
+  /** Take the lease even though another owner's lease is still valid. */
+  force?: boolean;
+  agent?: string | null;
+}
+
+/** Takes the session's lease; the result is the lease (with its fencing token). */
+export async function acquireLease(m: SessionManager, id: string, o: AcquireOptions): Promise<ChangeResult<Lease>> {
+  const { pid, host } = m.origin;
+  return m.change(
+    id,
+    (s) => {
+      const events = decideAcquire(s, { owner: o.owner, pid, host, ttlMs: o.ttlMs, now: m.time() }, o.force === true);
+      return { events, result: null as unknown as Lease };
+    },
+    { agent: o.agent ?? null },
+  ).then((r) => ({ ...r, result: leaseOf(r.state)! }));
+}
+
+/** Renews the lease held with `token` (heartbeat). FENCED once it was lost. */
+export function renewLease(m: SessionManager, id: string, token: number, ttlMs: number): Promise<ChangeResult<undefined>> {
+  return m.change(id, (s) => ({ events: decideRenew(s, token, ttlMs, m.time()), result: undefined }));
+}
+
+/** Releases the lease held with `token`. */
+export function releaseLease(m: SessionManager, id: string, token: number): Promise<ChangeResult<undefined>> {
+  return m.change(id, (s) => ({ events: decideRelease(s, token, m.time()), result: undefined }));
+}
+
+/** How a `baton run` ended, and what that means for the session. */
+export interface RunEnd {
+  command: string[];
+  exitCode: number | null;
+  signal: string | null;
+  /** Ctrl+C or SIGTERM sent to baton itself. */
+  userInterrupt: boolean;
+}
+
+/**
+ * Records the end of a run holding lease `token`: a `run.ended` event, the session's new
+ * status when it was still active (paused with cause `user-interrupt` after Ctrl+C/SIGTERM to
+ * baton, `run-completed` after exit 0; interrupted with `exit-N` or `signal-S` otherwise), and
+ * the lease's release, all in one append.
+ */
+export function recordRunEnd(m: SessionManager, id: string, token: number, end: RunEnd, agent: string | null): Promise<ChangeResult<string>> {
+  const cause = end.userInterrupt ? 'user-interrupt' : end.signal ? `signal-${end.signal}` : end.exitCode === 0 ? 'run-completed' : `exit-${end.exitCode ?? 'unknown'}`;
+  return m.change(
+    id,
+    (s: SessionState) => {
+      const events = [draft('run.ended', { command: end.command, exitCode: end.exitCode, signal: end.signal, cause })];
+      if (s.status === 'active') {
+        const detail = `ran: ${end.command.join(' ')}; ${inFlightDetail(s, null).replace(/^no lease; /, '')}`;
+        events.push(end.userInterrupt || end.exitCode === 0 ? draft('session.paused', { cause, detail }) : draft('session.interrupted', { cause, detail }));
+      }
+      events.push(...decideRelease(s, token, m.time()));
+      return { events, result: cause };
+    },
+    { agent, fencingToken: token },
+  );
+}
+
+/** The status readers should see now (an expired lease reads as interrupted). */
+export function currentStatus(m: SessionManager, s: SessionState): ReturnType<typeof effectiveStatus> {
+  return effectiveStatus(s, m.time());
+}

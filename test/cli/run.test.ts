@@ -1,0 +1,186 @@
+/**
+ * `baton run`, leases and fencing with real processes: children that exit 0, exit 3 or die
+ * by SIGKILL; SIGINT to `baton run`; SIGKILL to `baton run` itself followed by lease expiry
+ * (moved clock via BATON_NOW, and once in real time); a zombie writer fenced off after a
+ * takeover.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { BATON, baseEnv, expectError, withSession } from './helpers.js';
+import type { Workspace } from './helpers.js';
+
+interface StatusWithLease {
+  status: string;
+  cause: { cause: string; at: string; detail: string | null } | null;
+  lease: { owner: string; token: number; expiresAt: string; pid: number } | null;
+  phases: Array<{ id: string; status: string }>;
+}
+
+const later = (ms: number): string => new Date(Date.now() + ms).toISOString();
+
+/** Starts `baton run … -- CMD` in the background; resolves its exit once it ends. */
+function startRun(ws: Workspace, args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> } {
+  const child = spawn(process.execPath, [BATON, 'run', ...args], { cwd: ws.dir, env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) => {
+    child.on('exit', (code, signal) => resolve({ code, signal, stderr }));
+  });
+  return { child, done };
+}
+
+/** Waits until `baton status` shows a lease (the run has taken it and started its child). */
+async function untilLeased(ws: Workspace, timeoutMs = 10_000): Promise<StatusWithLease> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const s = (await ws.status()) as unknown as StatusWithLease;
+    if (s.lease) return s;
+    if (Date.now() > end) throw new Error('the run never took the lease');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('baton run records why the run ended', () => {
+  it('exit 0: the child gets the session, agent and lease token; session paused (run-completed), lease released', async () => {
+    const ws = await withSession('r0', 'build,test');
+    const r = await ws.run(['run', '--agent', 'coder', '--', process.execPath, '-e',
+      'console.log([process.env.BATON_SESSION, process.env.BATON_AGENT, process.env.BATON_LEASE_TOKEN].join(" "))']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe('r0 coder 1');
+    expect(r.stderr).toContain('ended (run-completed)');
+    const s = (await ws.status()) as unknown as StatusWithLease;
+    expect(s.status).toBe('paused');
+    expect(s.cause?.cause).toBe('run-completed');
+    expect(s.lease).toBeNull();
+    const types = (await ws.json<Array<{ type: string }>>(['log'])).map((e) => e.type);
+    expect(types.slice(-5)).toEqual(['lease.acquired', 'run.started', 'run.ended', 'session.paused', 'lease.released']);
+  });
+
+  it('exit 3: baton exits 3, session interrupted with cause exit-3 naming what was in flight', async () => {
+    const ws = await withSession('r3', 'build');
+    await ws.ok(['phase', 'start', 'build']);
+    await ws.ok(['substep', 'build', 'compile']);
+    const r = await ws.run(['run', '--', process.execPath, '-e', 'process.exit(3)']);
+    expect(r.code).toBe(3);
+    const s = (await ws.status()) as unknown as StatusWithLease;
+    expect(s.status).toBe('interrupted');
+    expect(s.cause?.cause).toBe('exit-3');
+    expect(s.cause?.detail).toContain('in flight: build (sub-step: compile)');
+    const human = await ws.ok(['status']);
+    expect(human.stdout).toMatch(/Status: interrupted \(exit-3: /);
+  });
+
+  it('a child killed by SIGKILL: baton exits 137, cause signal-SIGKILL', async () => {
+    const ws = await withSession('rk', 'build');
+    const r = await ws.run(['run', '--', process.execPath, '-e', 'process.kill(process.pid, "SIGKILL")']);
+    expect(r.code).toBe(137);
+    const s = (await ws.status()) as unknown as StatusWithLease;
+    expect(s.status).toBe('interrupted');
+    expect(s.cause?.cause).toBe('signal-SIGKILL');
+  });
+
+  it('SIGINT to baton run: the child is stopped, the session paused with cause user-interrupt', async () => {
+    const ws = await withSession('ri', 'build');
+    const { child, done } = startRun(ws, ['--', process.execPath, '-e', 'process.on("SIGINT", () => process.exit(130)); setInterval(() => {}, 1000)']);
+    await untilLeased(ws);
+    await new Promise((r) => setTimeout(r, 300)); // let the child install its handler
+    child.kill('SIGINT');
+    const end = await done;
+    expect(end.code).toBe(130);
+    const s = (await ws.status()) as unknown as StatusWithLease;
+    expect(s.status).toBe('paused');
+    expect(s.cause?.cause).toBe('user-interrupt');
+    expect(s.lease).toBeNull();
+  });
+
+  it('a command that cannot start: exit 127, session interrupted', async () => {
+    const ws = await withSession('rn', 'build');
+    const r = await ws.run(['run', '--', 'no-such-command-baton-test']);
+    expect(r.code).toBe(127);
+    expect(r.stderr).toContain('could not start no-such-command-baton-test');
+    expect(((await ws.status()) as unknown as StatusWithLease).status).toBe('interrupted');
+  });
+
+  it('bad durations and an empty command are BAD_INPUT', async () => {
+    const ws = await withSession('rb', 'build');
+    expectError(await ws.run(['run', '--ttl', 'soon', '--', 'true']), 'BAD_INPUT');
+    expectError(await ws.run(['run', '--heartbeat', '2m', '--ttl', '1m', '--', 'true']), 'BAD_INPUT');
+    expectError(await ws.run(['run']), 'BAD_INPUT');
+  });
+});
+
+describe('leases: a killed baton run, expiry, takeover and fencing', () => {
+  it('SIGKILL to baton run: the lease expires and every reader reports interrupted (lease-expired); the next write persists it', async () => {
+    const ws = await withSession('lx', 'build');
+    await ws.ok(['phase', 'start', 'build']);
+    const { child, done } = startRun(ws, ['--agent', 'w1', '--', process.execPath, '-e', 'setTimeout(() => {}, 60000)']);
+    const held = await untilLeased(ws);
+    expect(held.lease).toMatchObject({ owner: 'w1', token: 1 });
+    child.kill('SIGKILL');
+    await done;
+    // Right after the kill the lease is still valid: the session reads as active.
+    expect(((await ws.status()) as unknown as StatusWithLease).status).toBe('active');
+    // Two minutes later (clock moved), every reader reports the crash.
+    const future = { env: { BATON_NOW: later(120_000) } };
+    const s = (await ws.status(undefined, future)) as unknown as StatusWithLease;
+    expect(s.status).toBe('interrupted');
+    expect(s.cause).toMatchObject({ cause: 'lease-expired', at: held.lease!.expiresAt });
+    expect(s.cause?.detail).toContain('held by w1');
+    expect(s.cause?.detail).toContain('in flight: build');
+    const rows = await ws.json<Array<{ id: string; status: string; cause: { cause: string } | null }>>(['list'], future);
+    expect(rows.find((r) => r.id === 'lx')).toMatchObject({ status: 'interrupted', cause: { cause: 'lease-expired' } });
+    // Nothing was written yet; the next write records it.
+    const before = (await ws.json<unknown[]>(['log'])).length;
+    await ws.ok(['note', 'add', 'picked up after the crash'], future);
+    const types = (await ws.json<Array<{ type: string }>>(['log'])).map((e) => e.type).slice(before);
+    expect(types).toEqual(['lease.expired', 'session.interrupted', 'note.added']);
+    expect(((await ws.status()) as unknown as StatusWithLease).status).toBe('interrupted');
+    // Interrupted is resumable.
+    await ws.ok(['resume', 'lx']);
+    expect(((await ws.status()) as unknown as StatusWithLease).status).toBe('active');
+  });
+
+  it('in real time: a run killed with SIGKILL is reported interrupted once its 1 s lease runs out', async () => {
+    const ws = await withSession('lr', 'build');
+    const { child, done } = startRun(ws, ['--heartbeat', '200ms', '--ttl', '1s', '--', process.execPath, '-e', 'setTimeout(() => {}, 60000)']);
+    await untilLeased(ws);
+    await new Promise((r) => setTimeout(r, 600)); // a few heartbeats
+    child.kill('SIGKILL');
+    await done;
+    await new Promise((r) => setTimeout(r, 1300));
+    const s = (await ws.status()) as unknown as StatusWithLease;
+    expect(s.status).toBe('interrupted');
+    expect(s.cause?.cause).toBe('lease-expired');
+    const renewals = (await ws.json<Array<{ type: string }>>(['log'])).filter((e) => e.type === 'lease.renewed').length;
+    expect(renewals).toBeGreaterThanOrEqual(1);
+  }, 30_000);
+
+  it('a second run is refused while the lease is valid (LOCKED), takes over after expiry with a higher token, and the zombie is FENCED', async () => {
+    const ws = await withSession('lf', 'build');
+    const first = startRun(ws, ['--agent', 'w1', '--', process.execPath, '-e', 'setTimeout(() => {}, 60000)']);
+    await untilLeased(ws);
+    expectError(await ws.run(['run', '--agent', 'w2', '--', 'true']), 'LOCKED');
+    first.child.kill('SIGKILL');
+    await first.done;
+
+    const future = { env: { BATON_NOW: later(120_000) } };
+    const second = await ws.run(['run', '--agent', 'w2', '--', process.execPath, '-e', 'console.log(process.env.BATON_LEASE_TOKEN)'], future);
+    expect(second.code).toBe(0);
+    expect(second.stdout.trim()).toBe('2');
+    // The zombie (still carrying token 1) wakes up and tries to write: refused, nothing written.
+    const before = (await ws.json<unknown[]>(['log'])).length;
+    const zombie = await ws.run(['tokens', 'add', '--agent', 'w1', '--input', '5'], { env: { BATON_LEASE_TOKEN: '1', BATON_NOW: later(130_000) } });
+    expectError(zombie, 'FENCED');
+    expect((await ws.json<unknown[]>(['log'])).length).toBe(before);
+    // A token that was never issued is refused too.
+    expectError(await ws.run(['note', 'add', 'x'], { env: { BATON_LEASE_TOKEN: '9' } }), 'FENCED');
+    // --force takes a valid lease over.
+    const third = startRun(ws, ['--agent', 'w3', '--', process.execPath, '-e', 'setTimeout(() => {}, 60000)']);
+    await untilLeased(ws);
+    const forced = await ws.run(['run', '--agent', 'w4', '--force', '--', process.execPath, '-e', 'console.log(process.env.BATON_LEASE_TOKEN)']);
+    expect(forced.stdout.trim()).toBe('4');
+    third.child.kill('SIGKILL');
+    await third.done;
+  }, 30_000);
+});
