@@ -1,5 +1,5 @@
 import type { EventDataMap, PhaseSpec, StoredEvent } from './events.js';
-import type { Phase, SessionState, TokenCounts } from './state.js';
+import type { CheckpointRef, Phase, SessionState, TokenCounts } from './state.js';
 import { zeroTokens } from './state.js';
 
 /** Default retry limit of a phase (Maestro's MAESTRO_MAX_RETRIES). */
@@ -266,6 +266,12 @@ const HANDLERS: Handlers = {
   'lease.expired': (s, d) => {
     if (s.lease?.token === d.token) s.lease = null;
   },
+  'checkpoint.created': (s, d, e) => {
+    const list = (s.checkpoints ??= []);
+    if (list.some((c) => c.id === d.checkpointId)) return;
+    list.push({ id: d.checkpointId, name: d.name, revision: d.revision, createdAt: e.time, trigger: d.trigger, phaseId: d.phaseId, superseded: false });
+  },
+  'checkpoint.restored': (s, d, e) => restoreCheckpoint(s, d, e),
   'repair.torn_tail': (s, d, e) => {
     s.repairs.push({ kind: 'torn_tail', at: e.time, detail: { ...d } });
   },
@@ -276,6 +282,27 @@ const HANDLERS: Handlers = {
     s.repairs.push({ kind: 'journal', at: e.time, detail: { ...d } });
   },
 };
+
+/**
+ * The parts of a state that are the session's work, which a restore puts back as the
+ * checkpoint had them. Everything else belongs to the run and carries on: lifecycle status
+ * and cause, tokens spent and budget, id counters (ids are never handed out twice), repairs,
+ * lease, and the checkpoint list itself.
+ */
+export const RESTORED_FIELDS = ['title', 'phases', 'decisions', 'findings', 'notes', 'milestones', 'artifacts', 'contextSummary', 'metadata'] as const;
+
+function restoreCheckpoint(s: SessionState, d: EventDataMap['checkpoint.restored'], e: StoredEvent): void {
+  if (typeof d.state !== 'object' || d.state === null) return;
+  const from = structuredClone(d.state) as unknown as Record<string, unknown>;
+  const into = s as unknown as Record<string, unknown>;
+  for (const k of RESTORED_FIELDS) if (k in from) into[k] = from[k];
+  const supersedes = new Set(d.supersedes ?? []);
+  s.checkpoints = (s.checkpoints ?? []).map((c): CheckpointRef => ({
+    ...c,
+    superseded: c.id === d.checkpointId ? false : c.superseded || supersedes.has(c.id),
+  }));
+  (s.restores ??= []).push({ checkpointId: d.checkpointId, revision: d.revision, at: e.time, seq: e.seq, gitCommit: d.git?.commit ?? null });
+}
 
 /**
  * Folds `event` into `state` in place. Only for fold loops that own `state`; everyone

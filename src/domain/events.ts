@@ -1,4 +1,4 @@
-import type { FileAction } from './state.js';
+import type { FileAction, SessionState } from './state.js';
 
 /** Who caused an event. */
 export interface Actor {
@@ -83,6 +83,28 @@ export interface EventDataMap {
   'lease.expired': { token: number; owner: string; expiresAt: string };
   'run.started': { command: string[]; token: number; agent: string | null };
   'run.ended': { command: string[]; exitCode: number | null; signal: string | null; cause: string };
+  'checkpoint.created': {
+    checkpointId: string;
+    name: string;
+    /** Revision of the state the checkpoint holds. */
+    revision: number;
+    trigger: 'manual' | 'phase';
+    phaseId: string | null;
+    git: { branch: string | null; head: string | null; dirty: boolean } | null;
+  };
+  /**
+   * The session's work goes back to the checkpoint's: `state` is the checkpoint's state (so the
+   * fold needs nothing but the journal); `supersedes` names the checkpoints taken after it.
+   */
+  'checkpoint.restored': {
+    checkpointId: string;
+    name: string;
+    revision: number;
+    state: SessionState;
+    supersedes: string[];
+    /** The work tree reset (`restore --git`): the commit it went to and the HEAD it left. */
+    git: { commit: string; previousHead: string | null } | null;
+  };
   'repair.torn_tail': { truncatedBytes: number; savedTo: string | null };
   'repair.unreadable_line': { raw: string; line: number };
   'repair.journal': { savedTo: string | null; unreadableLines: number[] };
@@ -99,7 +121,7 @@ export const EVENT_TYPES = [
   'finding.added', 'finding.removed', 'note.added', 'milestone.added', 'milestone.done',
   'artifact.added', 'context.updated', 'metadata.set', 'lease.acquired', 'lease.renewed', 'lease.released',
   'lease.expired', 'run.started', 'run.ended', 'repair.torn_tail', 'repair.unreadable_line',
-  'repair.journal',
+  'repair.journal', 'checkpoint.created', 'checkpoint.restored',
 ] as const satisfies readonly EventType[];
 
 /** An event before it has been given a place in the journal. */

@@ -132,6 +132,31 @@ export interface Lease {
   expiresAt: string;
 }
 
+/** A checkpoint as the journal knows it (`checkpoint.created`, `checkpoint.restored`). */
+export interface CheckpointRef {
+  id: string;
+  name: string;
+  /** Revision of the state the checkpoint holds. */
+  revision: number;
+  createdAt: string;
+  trigger: 'manual' | 'phase';
+  phaseId: string | null;
+  /** A checkpoint taken after one that was later restored: its line of work was abandoned. */
+  superseded: boolean;
+}
+
+/** One `checkpoint.restored`. */
+export interface RestoreRecord {
+  checkpointId: string;
+  /** Revision of the checkpoint's state. */
+  revision: number;
+  at: string;
+  /** Seq of the restore event. */
+  seq: number;
+  /** Commit the work tree was reset to (`restore --git`), else null. */
+  gitCommit: string | null;
+}
+
 /** Why a session stopped being active. */
 export interface StatusCause {
   cause: string;
@@ -172,6 +197,10 @@ export interface SessionState {
   lease?: Lease | null;
   /** Highest fencing token ever issued (0 before the first lease). */
   leaseToken?: number;
+  /** Checkpoints taken, in order. Optional: absent until the first one. */
+  checkpoints?: CheckpointRef[];
+  /** Checkpoint restores, in order. Optional: absent until the first one. */
+  restores?: RestoreRecord[];
   /** Counters for ids handed out by the session (errors, decisions, …). */
   counters: Record<string, number>;
 }
