@@ -89,3 +89,14 @@ export function refusal(fn: () => unknown, code?: string): BatonError {
   if (code !== undefined) expect(err.code, `${err.code}: ${err.message}`).toBe(code);
   return err;
 }
+
+/** Commits each step's drafts in turn; a step maps the current state to the drafts to fold. */
+export function play(s: SessionState, ...steps: Array<(s: SessionState) => EventDraft[]>): SessionState {
+  for (const step of steps) s = commit(s, step(s));
+  return s;
+}
+
+/** A fake sha256 made from a short label ("a1" → "a1000…0"), so tests read like content versions. */
+export function fakeSha(label: string): string {
+  return label.padEnd(64, '0');
+}
