@@ -33,6 +33,7 @@ describe('summarize', () => {
       phasesDone: 0,
       currentPhase: null,
       progress: 0,
+      leaseExpiresAt: null,
     });
   });
 
