@@ -13,7 +13,9 @@ import type { SessionSummary } from '../domain/summary.js';
 import type { PhaseAction, SessionAction } from '../domain/transitions.js';
 import { RowText, rowsToJsonArray } from '../store/row.js';
 import type { RepairReport, SessionStore } from '../store/types.js';
+import { Checkpoints } from './checkpoints.js';
 import { nodeCrypto } from './lazy.js';
+import type { Workspace } from './workspace.js';
 
 /** Snapshot every this many events by default: bounds the tail replayed on load. */
 export const DEFAULT_SNAPSHOT_EVERY = 200;
@@ -32,6 +34,12 @@ export interface ManagerOptions {
   measure?: (path: string) => MeasuredFile;
   /** Receives repairs the store made while reading (torn tails, corrupt snapshots…). */
   onRepair?: (r: RepairReport) => void;
+  /** Where checkpoints hash recorded files and ask git; none: no git info, files unmeasured. */
+  workspace?: Workspace | null;
+  /** Take a checkpoint whenever a phase completes (default true; a session can opt out). */
+  autoCheckpoint?: boolean;
+  /** Receives problems that did not stop the call (an automatic checkpoint not taken). */
+  onWarning?: (message: string) => void;
 }
 
 /** Input of {@link SessionManager.start}. */
@@ -89,6 +97,8 @@ export class SessionManager {
   private readonly snapshotEvery: number;
   private readonly measure: ((path: string) => MeasuredFile) | undefined;
   private readonly onRepair: (r: RepairReport) => void;
+  /** Checkpoints: take, list, show, validate, restore (see checkpoints.ts). */
+  readonly checkpoints: Checkpoints;
   /** Last state this manager wrote, per session; only a first guess for the next change. */
   private readonly cache = new Map<string, Loaded>();
 
@@ -102,6 +112,7 @@ export class SessionManager {
     this.snapshotEvery = o.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY;
     this.measure = o.measure;
     this.onRepair = o.onRepair ?? (() => undefined);
+    this.checkpoints = new Checkpoints(this, { now: this.now, workspace: o.workspace ?? null, auto: o.autoCheckpoint ?? true, onWarning: o.onWarning ?? (() => undefined) });
   }
 
   /** The manager's clock, as ISO-8601. */
@@ -377,9 +388,12 @@ export class SessionManager {
   // ---- phases and records ---------------------------------------------------------------
 
   /** start | complete | fail | skip | retry a phase. */
-  phase(id: string, ref: string, action: PhaseAction, o: PhaseActionOptions & ChangeOptions = {}): Promise<ChangeResult<undefined>> {
+  async phase(id: string, ref: string, action: PhaseAction, o: PhaseActionOptions & ChangeOptions = {}): Promise<ChangeResult<undefined>> {
     const agent = o.agent ?? this.agent;
-    return this.simple(id, (s) => decide.decidePhase(s, ref, action, { ...o, agent }), o);
+    const r = await this.simple(id, (s) => decide.decidePhase(s, ref, action, { ...o, agent }), o);
+    // The automatic checkpoint's event is part of the result, so the revision returned is current.
+    const cp = action === 'complete' ? await this.checkpoints.afterPhase(r, o) : null;
+    return cp ? { ...r, state: cp.state, events: [...r.events, ...cp.events] } : r;
   }
 
   /** Records reaching a sub-step of an in-progress phase. */

@@ -7,6 +7,7 @@ import type { RepairReport } from '../store/types.js';
 export type { RepairReport };
 import { SessionManager } from './manager.js';
 import { fileMeasurer } from './measure.js';
+import { Workspace } from './workspace.js';
 
 /** Where a surface's manager should find its store, and what it needs from outside. */
 export interface OpenManagerOptions {
@@ -20,6 +21,8 @@ export interface OpenManagerOptions {
   now?: () => Date;
   agent?: string | null;
   onRepair?: (r: RepairReport) => void;
+  /** Problems that did not stop a call (an automatic checkpoint not taken). */
+  onWarning?: (message: string) => void;
 }
 
 /**
@@ -34,7 +37,9 @@ export function openManager(o: OpenManagerOptions): SessionManager {
     ...(o.now ? { now: o.now } : {}),
     agent: o.agent ?? null,
     measure: fileMeasurer(o.cwd, workspace),
+    workspace: new Workspace(workspace, store.kind === 'file' ? store.location : null),
     ...(o.onRepair ? { onRepair: o.onRepair } : {}),
+    ...(o.onWarning ? { onWarning: o.onWarning } : {}),
   });
 }
 

@@ -1,0 +1,448 @@
+import { assertWritable, draft, text } from '../domain/decide.js';
+import { BatonError, isBatonError } from '../domain/errors.js';
+import type { StoredEvent } from '../domain/events.js';
+import { slugify, validateId } from '../domain/ids.js';
+import type { CheckpointRef, SessionState } from '../domain/state.js';
+import { compareCheckpointIds } from '../store/types.js';
+import type { Checkpoint, CheckpointFile, CheckpointGit, CheckpointRead } from '../store/types.js';
+import type { ChangeOptions, ChangeResult, SessionManager } from './manager.js';
+import type { Workspace } from './workspace.js';
+
+/** Session metadata key that turns automatic checkpoints off for one session (`false`). */
+export const AUTO_CHECKPOINT_KEY = 'autoCheckpoint';
+/** Longest checkpoint name accepted. */
+export const MAX_CHECKPOINT_NAME = 200;
+
+/**
+ * One line of `baton checkpoints`: what the store holds merged with what the journal knows.
+ * A checkpoint whose file is damaged or missing is still listed (invalid, with the problem);
+ * its name, revision and time then come from its `checkpoint.created` event.
+ */
+export interface CheckpointInfo {
+  id: string;
+  name: string;
+  /** Revision of the state it holds; null when neither its file nor the journal says. */
+  revision: number | null;
+  /** ISO time; for a damaged checkpoint the journal's, else the file's modification time, else ''. */
+  createdAt: string;
+  valid: boolean;
+  /** Taken after a checkpoint that was later restored: its line of work was abandoned. */
+  superseded: boolean;
+  /** What is wrong with it, when not valid. */
+  problem?: string;
+  trigger: 'manual' | 'phase';
+  phaseId: string | null;
+  git: CheckpointGit | null;
+  /** Number of files hashed in it (null when it cannot be read). */
+  files: number | null;
+  /** The journal holds its `checkpoint.created` event. */
+  recorded: boolean;
+  /** Ids of the phases completed in its state (null when it cannot be read). */
+  completedPhases: string[] | null;
+}
+
+/** A file of a checkpoint compared with the workspace now. */
+export interface FileDrift extends CheckpointFile {
+  now: { sha256: string | null; size: number | null };
+  status: 'unchanged' | 'changed' | 'missing' | 'appeared';
+}
+
+/** Result of {@link Checkpoints.show}. */
+export interface CheckpointDetail {
+  info: CheckpointInfo;
+  /** null when the checkpoint is damaged. */
+  checkpoint: Checkpoint | null;
+  /** The previous valid checkpoint, offered when this one is damaged. */
+  fallback: CheckpointInfo | null;
+  /** Its files compared with the workspace now (null without a workspace or checkpoint). */
+  drift: FileDrift[] | null;
+}
+
+/** Result of {@link Checkpoints.create}. */
+export interface CreateResult {
+  info: CheckpointInfo;
+  checkpoint: Checkpoint;
+  /** Session state after the `checkpoint.created` event. */
+  state: SessionState;
+  /** The `checkpoint.created` event as stored. */
+  events: StoredEvent[];
+}
+
+/** Options of {@link Checkpoints.restore}. */
+export interface RestoreOptions extends ChangeOptions {
+  /** Also reset the git work tree to the checkpoint's commit. */
+  git?: boolean;
+  /** With `git`: discard uncommitted changes instead of refusing. */
+  force?: boolean;
+}
+
+/** Result of {@link Checkpoints.restore}. */
+export interface RestoreResult {
+  state: SessionState;
+  checkpoint: CheckpointInfo;
+  /** Checkpoints marked superseded by this restore. */
+  superseded: string[];
+  /** The reset done with `git`: the commit now checked out and the HEAD left behind. */
+  git: { commit: string; previousHead: string | null } | null;
+}
+
+/** What the checkpoint service needs from the manager that built it. */
+export interface CheckpointDeps {
+  now: () => Date;
+  /** Where recorded files are hashed and git is asked; null: no git info, files unmeasured. */
+  workspace: Workspace | null;
+  /** Take a checkpoint whenever a phase completes (sessions may still opt out). */
+  auto: boolean;
+  onWarning: (message: string) => void;
+}
+
+/**
+ * Checkpoints of sessions: take (by hand or when a phase completes), list, show, validate,
+ * restore. A checkpoint is stored whole by the store (checksummed); the journal records
+ * `checkpoint.created` and, on restore, `checkpoint.restored` carrying the checkpoint's state,
+ * so history is never rewritten and the state stays a pure fold of the journal.
+ */
+export class Checkpoints {
+  constructor(
+    private readonly m: SessionManager,
+    private readonly deps: CheckpointDeps,
+  ) {}
+
+  /** Every checkpoint of a session in creation order, damaged ones included. */
+  async list(sessionId: string): Promise<CheckpointInfo[]> {
+    const state = await this.m.get(sessionId);
+    return this.merge(state, await this.m.store.listCheckpoints(sessionId));
+  }
+
+  /**
+   * Takes a checkpoint of the session as it is now: its state, git branch/HEAD/dirty flag,
+   * and the sha256 of every file it recorded, measured now. Records `checkpoint.created`.
+   */
+  async create(sessionId: string, input: { name?: string | null } = {}, o: ChangeOptions = {}): Promise<CreateResult> {
+    const state = await this.m.get(sessionId);
+    if (o.expectedRevision !== undefined && o.expectedRevision !== state.revision) throw revisionConflict(sessionId, o.expectedRevision, state.revision);
+    return this.take(state, { name: input.name ?? null, trigger: 'manual', phaseId: null }, o);
+  }
+
+  /** One checkpoint with its files compared to the workspace; a damaged one comes with a fallback. */
+  async show(sessionId: string, checkpointId: string): Promise<CheckpointDetail> {
+    return (await this.detail(sessionId, checkpointId)).detail;
+  }
+
+  /** Checks one checkpoint; `valid: false` names the problem and offers the previous valid one. */
+  async validate(sessionId: string, checkpointId: string): Promise<{ info: CheckpointInfo; valid: boolean; problem: string | null; fallback: CheckpointInfo | null }> {
+    const { detail: d } = await this.detail(sessionId, checkpointId);
+    return { info: d.info, valid: d.info.valid, problem: d.info.problem ?? null, fallback: d.fallback };
+  }
+
+  /** The checkpoint, or `CORRUPT` naming the problem and the previous valid one. */
+  async require(sessionId: string, checkpointId: string): Promise<{ checkpoint: Checkpoint; info: CheckpointInfo; all: CheckpointInfo[] }> {
+    const { detail: d, all } = await this.detail(sessionId, checkpointId, false);
+    if (!d.checkpoint) throw corrupt(sessionId, d.info, d.fallback);
+    return { checkpoint: d.checkpoint, info: d.info, all };
+  }
+
+  private async detail(sessionId: string, checkpointId: string, withDrift = true): Promise<{ detail: CheckpointDetail; all: CheckpointInfo[]; reads: CheckpointRead[] }> {
+    validateId(checkpointId, 'checkpoint id');
+    const state = await this.m.get(sessionId);
+    const reads = await this.m.store.listCheckpoints(sessionId);
+    const all = this.merge(state, reads);
+    const info = all.find((c) => c.id === checkpointId);
+    if (!info) throw checkpointMissing(sessionId, checkpointId, all);
+    const read = reads.find((r) => r.id === checkpointId);
+    const checkpoint = info.valid && read?.valid ? read.checkpoint : null;
+    const detail: CheckpointDetail = {
+      info,
+      checkpoint,
+      fallback: info.valid ? null : previousValid(all, checkpointId),
+      drift: withDrift && checkpoint && this.deps.workspace ? this.drift(checkpoint) : null,
+    };
+    return { detail, all, reads };
+  }
+
+  /**
+   * Restores a checkpoint: appends `checkpoint.restored` (history is never rewritten), after
+   * which the session's work is the checkpoint's; later checkpoints are marked superseded.
+   * With `git`, first resets the work tree to the checkpoint's commit, refusing a dirty tree
+   * unless `force`.
+   */
+  async restore(sessionId: string, checkpointId: string, o: RestoreOptions = {}): Promise<RestoreResult> {
+    const state = await this.m.get(sessionId);
+    assertWritable(state);
+    if (o.expectedRevision !== undefined && o.expectedRevision !== state.revision) throw revisionConflict(sessionId, o.expectedRevision, state.revision);
+    const { detail: d, all, reads } = await this.detail(sessionId, checkpointId, false);
+    if (!d.checkpoint) throw corrupt(sessionId, d.info, d.fallback);
+    const cp = d.checkpoint;
+    if (cp.revision > state.revision) {
+      throw new BatonError('CORRUPT', `Checkpoint ${cp.id} is at revision ${cp.revision}, past session ${sessionId}'s journal end (${state.revision}).`, {
+        hint: 'The journal lost events after the checkpoint was taken; inspect it with `baton log` before restoring.',
+        details: { sessionId, checkpointId: cp.id, revision: cp.revision, journalRevision: state.revision },
+      });
+    }
+    let git: RestoreResult['git'] = null;
+    if (o.git) git = this.resetGit(cp, o.force === true);
+    const fileIds = all.map((c) => c.id);
+    let r: ChangeResult<string[]>;
+    try {
+      r = await this.m.change(
+        sessionId,
+        (s) => {
+          assertWritable(s);
+          const ids = new Set([...fileIds, ...(s.checkpoints ?? []).map((c) => c.id)]);
+          const supersedes = [...ids].filter((id) => compareCheckpointIds(id, cp.id) > 0).sort(compareCheckpointIds);
+          const events = [draft('checkpoint.restored', { checkpointId: cp.id, name: cp.name, revision: cp.revision, state: cp.state, supersedes, git })];
+          return { events, result: supersedes };
+        },
+        o,
+      );
+    } catch (e) {
+      if (git && isBatonError(e)) {
+        throw new BatonError(e.code, `${e.message} The work tree was already reset to ${git.commit}, but the session was not restored.`, {
+          hint: `Fix the cause, then run \`baton restore ${cp.id} --session ${sessionId}\` (without --git) to record the restore.`,
+          details: { ...e.details, gitCommit: git.commit, previousHead: git.previousHead },
+          cause: e,
+        });
+      }
+      throw e;
+    }
+    const after = this.merge(r.state, reads);
+    return { state: r.state, checkpoint: after.find((c) => c.id === cp.id) ?? d.info, superseded: r.result, git };
+  }
+
+  /**
+   * Called by the manager after a phase completed: takes an automatic checkpoint of the state
+   * right after the completion, unless turned off (manager option or session metadata).
+   * Never fails the phase change: a problem is passed to `onWarning`. Returns the checkpoint
+   * taken, or null.
+   */
+  async afterPhase(r: ChangeResult<unknown>, o: ChangeOptions = {}): Promise<CreateResult | null> {
+    const done = r.events.find((e) => e.type === 'phase.completed');
+    if (!done || done.type !== 'phase.completed' || !this.autoEnabled(r.state)) return null;
+    const phase = r.state.phases.find((p) => p.id === done.data.phaseId);
+    try {
+      const { expectedRevision: _strict, ...rest } = o;
+      return await this.take(r.state, { name: `${phase?.name ?? done.data.phaseId} done`, trigger: 'phase', phaseId: done.data.phaseId }, rest);
+    } catch (e) {
+      if (!isBatonError(e)) throw e;
+      this.deps.onWarning(`Automatic checkpoint after phase ${done.data.phaseId} was not taken: ${e.message}`);
+      return null;
+    }
+  }
+
+  /** True when completing a phase of this session takes a checkpoint. */
+  autoEnabled(state: SessionState): boolean {
+    return this.deps.auto && state.metadata[AUTO_CHECKPOINT_KEY] !== false;
+  }
+
+  /*
+   * The journal comes first: `checkpoint.created` is appended with the usual compare-and-set,
+   * which hands out the number `n` of `cp-<n>-…` exactly once even when processes race, and
+   * the checkpoint holds the very state that event follows. The file is written next; a crash
+   * in between leaves a checkpoint the journal knows but whose file is missing, which the
+   * listing reports as invalid (never a silent gap).
+   */
+  private async take(base: SessionState, what: { name: string | null; trigger: 'manual' | 'phase'; phaseId: string | null }, o: ChangeOptions): Promise<CreateResult> {
+    assertWritable(base);
+    const name = what.name === null ? `revision ${base.revision}` : text(what.name, 'checkpoint name', { max: MAX_CHECKPOINT_NAME });
+    if (/[\r\n]/.test(name)) throw new BatonError('BAD_INPUT', 'A checkpoint name is one line.', { hint: 'Drop the line breaks from the name.' });
+    const ws = this.deps.workspace;
+    const git = ws ? ws.gitInfo() : null;
+    const hashes = new Map<string, CheckpointFile>();
+    const measure = (p: string): CheckpointFile => {
+      let f = hashes.get(p);
+      if (!f) hashes.set(p, (f = ws ? ws.hashFile(p) : { path: p, sha256: null, size: null }));
+      return f;
+    };
+    const slug = slugify(name, 40);
+    const createdAt = this.deps.now().toISOString();
+    let cp: Checkpoint | null = null;
+    const r = await this.m.change(
+      base.id,
+      (s) => {
+        assertWritable(s);
+        const id = validateId(`cp-${nextNumber((s.checkpoints ?? []).map((c) => c.id))}-${slug}`, 'checkpoint id');
+        cp = { id, sessionId: s.id, name, createdAt, revision: s.revision, state: s, git, files: recordedPaths(s).map(measure), trigger: what.trigger, phaseId: what.phaseId };
+        return { events: [draft('checkpoint.created', { checkpointId: id, name, revision: s.revision, trigger: what.trigger, phaseId: what.phaseId, git })], result: undefined };
+      },
+      o,
+    );
+    const checkpoint = cp as unknown as Checkpoint;
+    try {
+      await this.m.store.saveCheckpoint(base.id, checkpoint);
+    } catch (e) {
+      if (!isBatonError(e)) throw e;
+      throw new BatonError(e.code, `Checkpoint ${checkpoint.id} was recorded in the journal, but its file could not be saved: ${e.message}`, {
+        hint: 'It is listed as invalid; fix the cause and take a new checkpoint.',
+        details: { ...e.details, checkpointId: checkpoint.id },
+        cause: e,
+      });
+    }
+    const ref = (r.state.checkpoints ?? []).find((c) => c.id === checkpoint.id);
+    return { info: infoOf({ id: checkpoint.id, valid: true, checkpoint }, ref), checkpoint, state: r.state, events: r.events };
+  }
+
+  /** The reset of `restore --git`, after every check. */
+  private resetGit(cp: Checkpoint, force: boolean): { commit: string; previousHead: string | null } {
+    const ws = this.deps.workspace;
+    const where = ws ? ws.root : 'this workspace';
+    const st = ws ? ws.git.status() : null;
+    if (!ws || !st) {
+      throw new BatonError('BAD_INPUT', `${where} is not inside a git work tree (or git is not installed), so --git has nothing to reset.`, {
+        hint: `Run \`baton restore ${cp.id}\` without --git.`,
+      });
+    }
+    if (!cp.git || !cp.git.head) {
+      throw new BatonError('BAD_INPUT', `Checkpoint ${cp.id} was taken ${cp.git ? 'in a repository without commits' : 'outside a git work tree'}; it has no commit to reset to.`, {
+        hint: `Run \`baton restore ${cp.id}\` without --git.`,
+        details: { checkpointId: cp.id },
+      });
+    }
+    const commit = cp.git.head;
+    const tracked = ws.git.trackedStoreFiles(st.top);
+    if (tracked.length) {
+      throw new BatonError('BAD_INPUT', `git tracks files of the baton store (${tracked.slice(0, 3).join(', ')}${tracked.length > 3 ? ', …' : ''}); a reset would rewind baton's own journal.`, {
+        hint: 'Untrack the store (`git rm -r --cached .baton` and add `.baton/` to .gitignore), or reset the files yourself and run `baton restore` without --git.',
+        details: { tracked: tracked.slice(0, 20) },
+      });
+    }
+    if (cp.git.branch !== null && st.branch !== cp.git.branch) {
+      throw new BatonError('CONFLICT', `The work tree is ${st.branch ? `on branch ${st.branch}` : 'on a detached HEAD'}; checkpoint ${cp.id} was taken on branch ${cp.git.branch}.`, {
+        hint: `Switch first (\`git switch ${cp.git.branch}\`), then run the restore again; baton does not move another branch.`,
+        details: { branch: st.branch, checkpointBranch: cp.git.branch },
+      });
+    }
+    if (!ws.git.hasCommit(commit)) {
+      throw new BatonError('NOT_FOUND', `Commit ${commit} of checkpoint ${cp.id} is not in this repository.`, {
+        hint: `It may have been garbage-collected or belong to another clone; run \`baton restore ${cp.id}\` without --git.`,
+        details: { commit },
+      });
+    }
+    if (st.dirty.length && !force) {
+      const shown = st.dirty.slice(0, 5).join(', ');
+      throw new BatonError('CONFLICT', `The work tree has uncommitted changes (${st.dirty.length} path(s): ${shown}${st.dirty.length > 5 ? ', …' : ''}); resetting would lose them.`, {
+        hint: 'Commit or stash them (`git stash -u`), or pass --force to discard the changes to tracked files (untracked files are kept).',
+        details: { dirty: st.dirty.slice(0, 100) },
+      });
+    }
+    if (cp.git.branch === null) ws.git.checkoutDetached(commit);
+    else ws.git.resetHard(commit);
+    return { commit, previousHead: st.head };
+  }
+
+  private drift(cp: Checkpoint): FileDrift[] {
+    const ws = this.deps.workspace!;
+    return cp.files.map((f) => {
+      const now = ws.hashFile(f.path);
+      const status: FileDrift['status'] =
+        f.sha256 === now.sha256 ? 'unchanged' : f.sha256 === null ? 'appeared' : now.sha256 === null ? 'missing' : 'changed';
+      return { ...f, now: { sha256: now.sha256, size: now.size }, status };
+    });
+  }
+
+  /** Store listing + journal refs, in creation order. */
+  private merge(state: SessionState, reads: CheckpointRead[]): CheckpointInfo[] {
+    const refs = new Map((state.checkpoints ?? []).map((c) => [c.id, c]));
+    const out = reads.map((r) => infoOf(r, refs.get(r.id)));
+    const seen = new Set(reads.map((r) => r.id));
+    for (const ref of refs.values()) {
+      if (!seen.has(ref.id)) out.push(infoOf({ id: ref.id, valid: false, problem: MISSING_FILE, modifiedAt: null }, ref));
+    }
+    return out.sort((a, b) => compareCheckpointIds(a.id, b.id));
+  }
+}
+
+const MISSING_FILE = 'its file is missing (the journal recorded it)';
+
+function infoOf(read: CheckpointRead, ref: CheckpointRef | undefined): CheckpointInfo {
+  const superseded = ref?.superseded ?? false;
+  let r = read;
+  // A file that checks out but is not the checkpoint the journal recorded under its id.
+  if (r.valid && ref && ref.revision !== r.checkpoint.revision) {
+    r = { id: r.id, valid: false, problem: `holds revision ${r.checkpoint.revision}, but the journal recorded it at revision ${ref.revision}`, modifiedAt: r.checkpoint.createdAt };
+  }
+  if (r.valid) {
+    const c = r.checkpoint;
+    return {
+      id: r.id,
+      name: c.name,
+      revision: c.revision,
+      createdAt: c.createdAt,
+      valid: true,
+      superseded,
+      trigger: c.trigger,
+      phaseId: c.phaseId,
+      git: c.git,
+      files: c.files.length,
+      recorded: ref !== undefined,
+      completedPhases: (c.state.phases ?? []).filter((p) => p.status === 'completed').map((p) => p.id),
+    };
+  }
+  return {
+    id: r.id,
+    name: ref?.name ?? r.id,
+    revision: ref?.revision ?? null,
+    createdAt: ref?.createdAt ?? r.modifiedAt ?? '',
+    valid: false,
+    superseded,
+    problem: r.problem,
+    trigger: ref?.trigger ?? 'manual',
+    phaseId: ref?.phaseId ?? null,
+    git: null,
+    files: null,
+    recorded: ref !== undefined,
+    completedPhases: null,
+  };
+}
+
+/** The newest valid checkpoint before `id`, preferring one not superseded. */
+export function previousValid(all: CheckpointInfo[], id: string): CheckpointInfo | null {
+  const before = all.filter((c) => c.valid && compareCheckpointIds(c.id, id) < 0);
+  return before.filter((c) => !c.superseded).at(-1) ?? before.at(-1) ?? null;
+}
+
+/** The newest valid checkpoint that is not superseded (the usual recovery point), or null. */
+export function latestValid(all: CheckpointInfo[]): CheckpointInfo | null {
+  return all.filter((c) => c.valid && !c.superseded).at(-1) ?? null;
+}
+
+/** Every path the session recorded, in phases and outside them, sorted. */
+export function recordedPaths(s: SessionState): string[] {
+  const set = new Set<string>();
+  for (const p of s.phases) for (const f of p.files) set.add(f.path);
+  const loose = s.metadata['looseFiles'];
+  if (Array.isArray(loose)) for (const f of loose) if (f && typeof (f as { path?: unknown }).path === 'string') set.add((f as { path: string }).path);
+  return [...set].sort();
+}
+
+function nextNumber(ids: string[]): number {
+  let max = 0;
+  for (const id of ids) {
+    const m = /^cp-(\d+)(?:-|$)/.exec(id);
+    if (m) max = Math.max(max, Number(m[1]));
+  }
+  return max + 1;
+}
+
+function revisionConflict(id: string, expected: number, actual: number): BatonError {
+  return new BatonError('CONFLICT', `Session ${id} is at revision ${actual}, not ${expected}.`, {
+    hint: 'Re-read the session (`baton status`) and decide again.',
+    details: { sessionId: id, expectedRevision: expected, revision: actual },
+  });
+}
+
+function checkpointMissing(sessionId: string, id: string, all: CheckpointInfo[]): BatonError {
+  return new BatonError('NOT_FOUND', `Session ${sessionId} has no checkpoint ${JSON.stringify(id)}.`, {
+    hint: all.length ? `Its checkpoints: ${all.slice(-10).map((c) => c.id).join(', ')} (\`baton checkpoints\`).` : 'It has none yet; take one with `baton checkpoint [NAME]`.',
+    details: { sessionId, checkpointId: id },
+  });
+}
+
+/** `CORRUPT` for a damaged checkpoint, naming the problem and the previous valid one. */
+export function corrupt(sessionId: string, info: CheckpointInfo, fallback: CheckpointInfo | null): BatonError {
+  return new BatonError('CORRUPT', `Checkpoint ${info.id} of session ${sessionId} is damaged: ${info.problem ?? 'unreadable'}.`, {
+    hint: fallback
+      ? `The previous valid checkpoint is ${fallback.id} ("${fallback.name}", revision ${fallback.revision ?? '?'}${fallback.superseded ? ', superseded' : ''}): \`baton restore ${fallback.id}\`.`
+      : 'There is no valid checkpoint before it; take a new one with `baton checkpoint`.',
+    details: { sessionId, checkpointId: info.id, problem: info.problem ?? null, fallback: fallback?.id ?? null },
+  });
+}

@@ -1,0 +1,177 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { BatonError } from '../domain/errors.js';
+
+const require = createRequire(import.meta.url);
+
+/** Outcome of one `git` invocation. */
+export interface GitResult {
+  /** Exit status 0. */
+  ok: boolean;
+  stdout: string;
+  stderr: string;
+  /** git is not installed (or not on PATH). */
+  missing: boolean;
+}
+
+/** Runs git; swappable in tests. */
+export type GitRunner = (args: string[], cwd: string) => GitResult;
+
+/**
+ * Runs `git ARGS` in `cwd` with `execFileSync` (no shell; arguments are never interpreted).
+ * child_process is loaded on first use: most `baton` invocations never run git.
+ */
+export const runGit: GitRunner = (args, cwd) => {
+  const cp = require('node:child_process') as typeof import('node:child_process');
+  try {
+    const stdout = cp.execFileSync('git', args, {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 64 * 1024 * 1024,
+      // Reading status must not take index.lock away from a git the user is running.
+      env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0' },
+    });
+    return { ok: true, stdout, stderr: '', missing: false };
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException & { status?: number | null; stdout?: string; stderr?: string };
+    if (err.code === 'ENOENT') return { ok: false, stdout: '', stderr: 'git is not installed', missing: true };
+    return { ok: false, stdout: String(err.stdout ?? ''), stderr: String(err.stderr ?? err.message), missing: false };
+  }
+};
+
+/** Where a git work tree is and what it holds now. */
+export interface GitStatus {
+  /** Top of the work tree (as git reports it: real path). */
+  top: string;
+  branch: string | null;
+  head: string | null;
+  /** Paths (relative to `top`) with uncommitted changes or untracked files, the store excluded. */
+  dirty: string[];
+}
+
+/**
+ * Git access for one workspace: every command runs with the workspace root as its working
+ * directory, and the store folder (`.baton`) is left out of what counts as a change, since
+ * baton writes it all the time.
+ */
+export class Git {
+  private realStore: string | null | undefined;
+
+  constructor(
+    private readonly root: string,
+    /** The store folder, excluded from status and protected from resets. */
+    private readonly storeDir: string | null,
+    private readonly run: GitRunner = runGit,
+  ) {}
+
+  /** The store's real path (git reports real paths), resolved on first use. */
+  private get store(): string | null {
+    if (this.realStore === undefined) {
+      if (this.storeDir === null) this.realStore = null;
+      else {
+        try {
+          this.realStore = fs.realpathSync(this.storeDir);
+        } catch {
+          this.realStore = path.resolve(this.storeDir);
+        }
+      }
+    }
+    return this.realStore;
+  }
+
+  /** The work tree's state, or null when `root` is not inside a git work tree (or git is missing). */
+  status(): GitStatus | null {
+    const inside = this.run(['rev-parse', '--is-inside-work-tree'], this.root);
+    if (!inside.ok || inside.stdout.trim() !== 'true') return null;
+    const topR = this.run(['rev-parse', '--show-toplevel'], this.root);
+    if (!topR.ok) return null;
+    const top = topR.stdout.trim();
+    const head = this.run(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], this.root);
+    const branch = this.run(['symbolic-ref', '--quiet', '--short', 'HEAD'], this.root);
+    const st = this.run(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', ...this.pathspec(top)], this.root);
+    if (!st.ok) {
+      throw new BatonError('STORE_UNAVAILABLE', `git status failed in ${this.root}: ${firstLine(st.stderr)}`, {
+        hint: 'Check the repository (`git status`); a damaged index or a held index.lock can cause this.',
+      });
+    }
+    return {
+      top,
+      branch: branch.ok ? branch.stdout.trim() || null : null,
+      head: head.ok ? head.stdout.trim() || null : null,
+      dirty: parsePorcelain(st.stdout),
+    };
+  }
+
+  /** Paths under the store that git tracks (a reset would rewind them). */
+  trackedStoreFiles(top: string): string[] {
+    const spec = this.storeSpec(top, false);
+    if (!spec) return [];
+    const r = this.run(['ls-files', '-z', '--', spec], this.root);
+    return r.ok ? r.stdout.split('\0').filter(Boolean) : [];
+  }
+
+  /** True when `commit` names a commit in this repository. */
+  hasCommit(commit: string): boolean {
+    return this.run(['cat-file', '-e', `${commit}^{commit}`], this.root).ok;
+  }
+
+  /** `git reset --hard <commit>`: moves the current branch and resets index and work tree. */
+  resetHard(commit: string): void {
+    this.must(['reset', '--hard', '--quiet', commit], `reset the work tree to ${commit}`);
+  }
+
+  /** `git checkout --force --detach <commit>`: a detached HEAD at `commit`, work tree reset. */
+  checkoutDetached(commit: string): void {
+    this.must(['checkout', '--force', '--quiet', '--detach', commit], `check out ${commit}`);
+  }
+
+  private must(args: string[], what: string): void {
+    const r = this.run(args, this.root);
+    if (!r.ok) {
+      throw new BatonError('STORE_UNAVAILABLE', `git could not ${what}: ${firstLine(r.stderr)}`, {
+        hint: `Run \`git ${args.join(' ')}\` yourself to see the full message, fix the cause, and try again.`,
+        details: { args },
+      });
+    }
+  }
+
+  /** The whole work tree minus the store. */
+  private pathspec(top: string): string[] {
+    const exclude = this.storeSpec(top, true);
+    return exclude ? [':/', exclude] : [':/'];
+  }
+
+  private storeSpec(top: string, exclude: boolean): string | null {
+    const store = this.store;
+    if (!store) return null;
+    const rel = relativeInside(top, store);
+    if (rel === null) return null;
+    return `:(top,literal${exclude ? ',exclude' : ''})${rel}`;
+  }
+}
+
+/** `to` relative to `from` with forward slashes, or null when it is not inside `from`. */
+function relativeInside(from: string, to: string): string | null {
+  const rel = path.relative(from, to);
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return null;
+  return rel.split(path.sep).join('/');
+}
+
+/** Paths of `git status --porcelain=v1 -z` output (a rename's source is skipped). */
+function parsePorcelain(out: string): string[] {
+  const parts = out.split('\0');
+  const paths: string[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const entry = parts[i]!;
+    if (entry.length < 4) continue;
+    paths.push(entry.slice(3));
+    if (entry[0] === 'R' || entry[0] === 'C') i += 1;
+  }
+  return paths;
+}
+
+function firstLine(s: string): string {
+  return s.trim().split('\n')[0] ?? '';
+}
