@@ -60,6 +60,7 @@ export class Ctx {
       now: this.io.now,
       agent: this.agent,
       onRepair: (r) => this.warnRepair(r),
+      onWarning: (message) => this.io.stderr(`${this.paint.yellow('warning')}: ${message}\n`),
     });
     return this.mgr;
   }

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { BatonError, isBatonError } from '../domain/errors.js';
+import { registerCheckpoints } from './commands/checkpoint.js';
 import { registerRecords } from './commands/records.js';
 import { registerRun } from './commands/run.js';
 import { registerSession } from './commands/session.js';
@@ -28,6 +29,7 @@ export function buildProgram(io: CliIO, holder: { ctx: Ctx | null }): Command {
   );
   registerSession(program, io, holder);
   registerRecords(program, io, holder);
+  registerCheckpoints(program, io, holder);
   registerRun(program, io, holder);
   for (const c of program.commands) c.enablePositionalOptions();
   return program;

@@ -57,6 +57,7 @@ describe('phases', () => {
       'phase.started',
       'substep.reached',
       'phase.completed',
+      'checkpoint.created', // taken automatically when a phase completes
       'phase.started',
       'phase.failed',
       'phase.retried',
@@ -64,6 +65,7 @@ describe('phases', () => {
       'phase.retried',
       'phase.skipped',
       'phase.completed',
+      'checkpoint.created',
     ]);
   });
 
@@ -98,7 +100,8 @@ describe('human status', () => {
     expect(out).not.toMatch(/\u001b\[/);
     const lines = out.split('\n');
     expect(lines[0]).toBe('Session hs  hs');
-    expect(lines[1]).toMatch(/^Status: active · revision 13 · updated \d+s ago$/);
+    // 13 changes, and the checkpoint taken automatically when design completed.
+    expect(lines[1]).toMatch(/^Status: active · revision 14 · updated \d+s ago$/);
     expect(lines[2]).toBe('Progress: [████████░░░░░░░░░░░░] 2/5 phases (40%)');
     expect(lines).toContain('Tokens: 1,200 in / 34 out / 5,000 cached · budget 1,234/2,000 (61.7%) ok');
     expect(lines).toContain('  by agent: coder 1,200/34/5,000');
@@ -316,6 +319,7 @@ describe('log', () => {
       [3, 'note.added'],
       [4, 'tokens.recorded'],
       [5, 'phase.completed'],
+      [6, 'checkpoint.created'],
     ]);
     for (const e of all) {
       expect(new Date(e.time).toISOString()).toBe(e.time);
@@ -325,15 +329,15 @@ describe('log', () => {
     expect(all[3]!.actor.agent).toBe('w2');
 
     const since = await ws.json<EventJson[]>(['log', '--since', '3']);
-    expect(since.map((e) => e.seq)).toEqual([4, 5]);
+    expect(since.map((e) => e.seq)).toEqual([4, 5, 6]);
     expect(since).toEqual(all.slice(3));
-    expect(await ws.json<EventJson[]>(['log', '--since', '5'])).toEqual([]);
+    expect(await ws.json<EventJson[]>(['log', '--since', '6'])).toEqual([]);
 
     const human = (await ws.ok(['log'])).stdout.split('\n');
-    expect(human).toHaveLength(6);
+    expect(human).toHaveLength(7);
     expect(human[0]).toMatch(/^ {4}#1 \S+Z .*session\.created\s+"Session lg"$/);
     expect(human[3]).toMatch(/^ {4}#4 \S+Z w2\s+tokens\.recorded\s+w2 \+5 in \+0 out \+0 cached$/);
-    expect((await ws.ok(['log', '--since', '4'])).stdout.split('\n').filter(Boolean)).toHaveLength(1);
+    expect((await ws.ok(['log', '--since', '4'])).stdout.split('\n').filter(Boolean)).toHaveLength(2);
     expectError(await ws.run(['log', '--since', 'x']), 'BAD_INPUT');
   });
 

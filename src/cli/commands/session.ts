@@ -84,7 +84,8 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
         .option('--phases <list>', 'comma-separated phase names')
         .option('--plan <file>', 'plan file (.json or .yaml) with the phases')
         .option('--budget <n>', 'token budget (input + output)')
-        .option('--switch', 'pause the active session instead of refusing'),
+        .option('--switch', 'pause the active session instead of refusing')
+        .option('--no-auto-checkpoint', 'do not take a checkpoint each time a phase completes'),
     ),
     async (ctx, [title], o) => {
       if (o['phases'] && o['plan']) throw new BatonError('BAD_INPUT', 'Give either --phases or --plan, not both.', { hint: 'Keep one of them.' });
@@ -101,6 +102,7 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
         budget: o['budget'] !== undefined ? String(o['budget']) : plan?.budget ?? null,
         switch: o['switch'] === true,
         agent: ctx.agent,
+        ...(o['autoCheckpoint'] === false ? { metadata: { autoCheckpoint: false } } : {}),
       });
       ctx.emit(statusView(s), `Started ${s.id}${s.phases.length ? ` with ${s.phases.length} phase(s)` : ''}`);
     },

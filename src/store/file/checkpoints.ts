@@ -159,7 +159,7 @@ export class CheckpointFiles {
     const text = raw.endsWith('\n') ? raw.slice(0, -1) : raw;
     if (text.includes('\n')) return 'has more than one line (edited by hand?)';
     const d = decodeRecord(text);
-    if (!d.ok) return d.reason;
+    if (!d.ok) return raw.endsWith('\n') ? d.reason : `${d.reason} (the file is cut short)`;
     const r = d.value as Partial<CheckpointRecord>;
     if (r.format !== 'baton.checkpoint') return 'is not a checkpoint file';
     if (typeof r.v !== 'number' || r.v > CHECKPOINT_FORMAT_VERSION) return `has format ${String(r.v)}; this baton reads up to ${CHECKPOINT_FORMAT_VERSION}`;
