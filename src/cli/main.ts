@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { BatonError, isBatonError } from '../domain/errors.js';
 import { registerCheckpoints } from './commands/checkpoint.js';
 import { registerRecords } from './commands/records.js';
+import { registerResume } from './commands/resume.js';
 import { registerRun } from './commands/run.js';
 import { registerSession } from './commands/session.js';
 import type { Ctx } from './context.js';
@@ -31,6 +32,7 @@ export function buildProgram(io: CliIO, holder: { ctx: Ctx | null }): Command {
   registerRecords(program, io, holder);
   registerCheckpoints(program, io, holder);
   registerRun(program, io, holder);
+  registerResume(program, io, holder);
   for (const c of program.commands) c.enablePositionalOptions();
   return program;
 }

@@ -99,6 +99,8 @@ export class SessionManager {
   private readonly onRepair: (r: RepairReport) => void;
   /** Checkpoints: take, list, show, validate, restore (see checkpoints.ts). */
   readonly checkpoints: Checkpoints;
+  /** The folder the session works in (recorded files, git), when known. */
+  readonly workspace: Workspace | null;
   /** Last state this manager wrote, per session; only a first guess for the next change. */
   private readonly cache = new Map<string, Loaded>();
 
@@ -112,6 +114,7 @@ export class SessionManager {
     this.snapshotEvery = o.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY;
     this.measure = o.measure;
     this.onRepair = o.onRepair ?? (() => undefined);
+    this.workspace = o.workspace ?? null;
     this.checkpoints = new Checkpoints(this, { now: this.now, workspace: o.workspace ?? null, auto: o.autoCheckpoint ?? true, onWarning: o.onWarning ?? (() => undefined) });
   }
 

@@ -63,7 +63,7 @@ describe('illegal transitions', () => {
     await ws.ok(['complete']);
     const final = await refused(ws, ['note', 'add', 'late', '--session', 't'], 'INVALID_TRANSITION');
     expect(final.message).toBe('Session t is completed and takes no more changes.');
-    await refused(ws, ['resume', 't'], 'INVALID_TRANSITION');
+    await refused(ws, ['resume', 't', '--apply'], 'INVALID_TRANSITION');
     const s = await ws.status('t');
     expect(s.revision).toBe(5);
     expect((await ws.log('t')).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);

@@ -140,22 +140,26 @@ describe('session lifecycle', () => {
     expect((await ws.ok(['pause'])).stdout).toBe('Paused alpha\n');
     expect((await ws.status('alpha')).status).toBe('paused');
     expectError(await ws.run(['pause']), 'INVALID_TRANSITION');
-    expect((await ws.ok(['resume'])).stdout).toBe('Resumed alpha\n');
+    // `resume` alone only shows the plan; --apply resumes (and fences off the old run's
+    // writers: a lease is taken over and released, two events).
+    expect((await ws.ok(['resume'])).stdout).toContain('Resume plan');
+    expect((await ws.status('alpha')).status).toBe('paused');
+    expect((await ws.ok(['resume', '--apply'])).stdout).toBe('Resumed alpha from live; it is active.\n');
     expect((await ws.status()).status).toBe('active');
-    expectError(await ws.run(['resume']), 'INVALID_TRANSITION');
+    expectError(await ws.run(['resume', '--apply']), 'INVALID_TRANSITION');
 
-    expect(await ws.json(['complete'])).toEqual({ ok: true, id: 'alpha', status: 'completed', revision: 6 });
+    expect(await ws.json(['complete'])).toEqual({ ok: true, id: 'alpha', status: 'completed', revision: 8 });
     // A finished session stops being the active one.
     expectError(await ws.run(['status']), 'NO_ACTIVE_SESSION');
 
     expect((await ws.ok(['fail', '--session', 'beta', '--reason', 'broke'])).stdout).toBe('Failed beta\n');
     expect((await ws.status('beta')).cause).toMatchObject({ detail: 'broke' });
     // A failed session can be reopened (failed → active), which pauses the active one.
-    expect((await ws.ok(['resume', 'beta'])).stdout).toBe('Resumed beta\n');
+    expect((await ws.ok(['resume', 'beta', '--apply'])).stdout).toBe('Resumed beta from live; it is active.\n');
     expect((await ws.status('beta')).status).toBe('active');
     expect((await ws.ok(['fail', '--session', 'beta'])).stdout).toBe('Failed beta\n');
     expect((await ws.ok(['abandon', '--session', 'beta'])).stdout).toBe('Abandoned beta\n');
-    expectError(await ws.run(['resume', 'beta']), 'INVALID_TRANSITION');
+    expectError(await ws.run(['resume', 'beta', '--apply']), 'INVALID_TRANSITION');
 
     rows = await ws.json<ListRow[]>(['list', '--status', 'paused']);
     expect(rows.map((r) => r.id)).toEqual(['gamma']);

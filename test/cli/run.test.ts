@@ -137,7 +137,7 @@ describe('leases: a killed baton run, expiry, takeover and fencing', () => {
     expect(types).toEqual(['lease.expired', 'session.interrupted', 'note.added']);
     expect(((await ws.status()) as unknown as StatusWithLease).status).toBe('interrupted');
     // Interrupted is resumable.
-    await ws.ok(['resume', 'lx']);
+    await ws.ok(['resume', 'lx', '--apply']);
     expect(((await ws.status()) as unknown as StatusWithLease).status).toBe('active');
   });
 

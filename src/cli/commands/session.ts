@@ -7,7 +7,9 @@ import { parseIdFormat } from '../../domain/ids.js';
 import { SESSION_STATUSES } from '../../domain/state.js';
 import type { SessionState, SessionStatus } from '../../domain/state.js';
 import { statusView } from '../../domain/view.js';
+import { nodeCrypto } from '../../manager/lazy.js';
 import { initStore } from '../../manager/open.js';
+import { PLAN_FILE_KEY } from '../../manager/resume.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common, strict } from '../program.js';
@@ -20,7 +22,7 @@ import { parseYaml } from '../yaml.js';
 const MAX_PLAN_BYTES = 5 * 1024 * 1024;
 
 /** Reads a plan file (.json, .yaml/.yml; others tried as JSON then YAML). */
-async function readPlan(file: string, cwd: string): Promise<{ title?: string; budget?: number; phases: PhaseSpec[] }> {
+async function readPlan(file: string, cwd: string): Promise<{ title?: string; budget?: number; phases: PhaseSpec[]; abs: string; sha256: string }> {
   const abs = path.resolve(cwd, file);
   let raw: string;
   try {
@@ -51,7 +53,15 @@ async function readPlan(file: string, cwd: string): Promise<{ title?: string; bu
       hint: 'Fix the syntax; a plan is {"phases": [{"id": "design", "name": "Design"}, …]}.',
     });
   }
-  return parsePlan(doc, file);
+  // Kept with the session, so that a resume can tell whether the plan changed since.
+  const sha256 = nodeCrypto().createHash('sha256').update(raw.replace(/^\uFEFF/, '')).digest('hex');
+  return { ...parsePlan(doc, file), abs, sha256 };
+}
+
+/** A plan file's path as kept with the session: relative to the workspace when inside it. */
+function planPath(root: string, abs: string): string {
+  const rel = path.relative(root, abs);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : abs;
 }
 
 function changed(ctx: Ctx, s: SessionState, text: string): void {
@@ -102,7 +112,10 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
         budget: o['budget'] !== undefined ? String(o['budget']) : plan?.budget ?? null,
         switch: o['switch'] === true,
         agent: ctx.agent,
-        ...(o['autoCheckpoint'] === false ? { metadata: { autoCheckpoint: false } } : {}),
+        metadata: {
+          ...(o['autoCheckpoint'] === false ? { autoCheckpoint: false } : {}),
+          ...(plan ? { [PLAN_FILE_KEY]: { path: planPath(m.workspace?.root ?? io.cwd, plan.abs), sha256: plan.sha256 } } : {}),
+        },
       });
       ctx.emit(statusView(s), `Started ${s.id}${s.phases.length ? ` with ${s.phases.length} phase(s)` : ''}`);
     },
@@ -142,12 +155,6 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
   on(common(program.command('switch').description('make another session the active one (pauses the current one)').argument('<id>')), async (ctx, [id]) => {
     const s = await ctx.manager().switchTo(id ?? '', ctx.agent);
     changed(ctx, s, `Switched to ${s.id}`);
-  });
-
-  on(common(program.command('resume').description('make a paused, interrupted or failed session active again').argument('[id]')), async (ctx, [id]) => {
-    const sid = await ctx.sessionId(id);
-    const s = await ctx.manager().resume(sid, ctx.agent);
-    changed(ctx, s, `Resumed ${s.id}`);
   });
 
   const lifecycle: Array<['pause' | 'complete' | 'fail' | 'abandon', string, string]> = [

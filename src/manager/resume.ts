@@ -1,0 +1,106 @@
+import { draft } from '../domain/decide.js';
+import { BatonError } from '../domain/errors.js';
+import { fold } from '../domain/apply.js';
+import { decideAcquire, leaseTokenOf } from '../domain/lease.js';
+import { planResume } from '../domain/resume.js';
+import type { CheckpointInfo, ResumePlan, WorkspaceFile } from '../domain/resume.js';
+import type { SessionState } from '../domain/state.js';
+import { recordedPaths } from './checkpoints.js';
+import type { SessionManager } from './manager.js';
+
+/** Session metadata key of the plan file a session was started from: `{ path, sha256 }`. */
+export const PLAN_FILE_KEY = 'planFile';
+
+/**
+ * Builds the resume plan of a session from its state, the workspace as it is now (every
+ * recorded file hashed again), its checkpoints and its plan file. Changes nothing.
+ */
+export async function resumePlan(m: SessionManager, id: string): Promise<{ plan: ResumePlan; state: SessionState }> {
+  const state = await m.get(id);
+  const ws = m.workspace;
+  const workspace: WorkspaceFile[] = ws ? recordedPaths(state).map((p) => ws.hashFile(p)) : [];
+  const checkpoints: CheckpointInfo[] = (await m.checkpoints.list(id)).map((c) => ({
+    id: c.id,
+    name: c.name,
+    revision: c.revision,
+    createdAt: c.createdAt,
+    valid: c.valid,
+    superseded: c.superseded,
+    problem: c.problem ?? null,
+  }));
+  const events = (await m.log(id)).map((e) => ({ seq: e.seq, type: e.type }));
+  const plan = planResume({ state, now: m.time(), workspace, checkpoints, planChanged: planChanged(m, state), events });
+  return { plan, state };
+}
+
+/** Whether the plan file the session started from changed since; null when unknown. */
+function planChanged(m: SessionManager, s: SessionState): boolean | null {
+  const rec = s.metadata[PLAN_FILE_KEY] as { path?: unknown; sha256?: unknown } | undefined;
+  if (!rec || typeof rec.path !== 'string' || typeof rec.sha256 !== 'string' || !m.workspace) return null;
+  return m.workspace.hashFile(rec.path).sha256 !== rec.sha256;
+}
+
+/** Options of {@link applyResume}. */
+export interface ApplyOptions {
+  /** `checkpoint:<id>`, `live` or `fresh`; default: the plan's recommendation. */
+  from?: string | null;
+  /** With a checkpoint: also reset the git work tree to its commit. */
+  git?: boolean;
+  /** Reset a dirty work tree; take a lease another run still holds. */
+  force?: boolean;
+  agent?: string | null;
+}
+
+/**
+ * Applies a recovery option and makes the session the active one. The session's lease is
+ * taken over and released in the same append: the fencing token goes up, so a writer of the
+ * crashed run that is still alive is refused (`FENCED`), and no lease is left to expire
+ * behind this command. Use `baton run` to hold a lease while working.
+ */
+export async function applyResume(m: SessionManager, id: string, o: ApplyOptions = {}): Promise<{ plan: ResumePlan; from: string; state: SessionState }> {
+  const { plan } = await resumePlan(m, id);
+  if (!plan.resumable) {
+    throw new BatonError('INVALID_TRANSITION', `Session ${id} cannot be resumed: ${plan.warnings[0] ?? plan.status}.`, {
+      hint: 'Start a new session with `baton start`.',
+      details: { sessionId: id, status: plan.status },
+    });
+  }
+  if (plan.status === 'active') {
+    throw new BatonError('INVALID_TRANSITION', `Session ${id} is already active.`, {
+      hint: 'Go on working in it (`baton run -- CMD` holds its lease while you do).',
+      details: { sessionId: id },
+    });
+  }
+  const from = o.from ?? plan.recovery.recommended?.from ?? 'live';
+  if (from.startsWith('checkpoint:')) {
+    await m.checkpoints.restore(id, from.slice('checkpoint:'.length), { git: o.git === true, force: o.force === true, agent: o.agent ?? null });
+  } else if (from === 'fresh') {
+    // Back to the state `session.created` made: the work is undone, the journal keeps it all.
+    const [created] = await m.log(id, 0);
+    const initial = created ? fold(null, [created], id) : null;
+    if (!initial) throw new BatonError('CORRUPT', `Session ${id} has no session.created event to start again from.`, { hint: 'Start a new session.' });
+    await m.change(
+      id,
+      (s) => ({
+        events: [draft('checkpoint.restored', { checkpointId: 'fresh', name: 'fresh start', revision: initial.revision, state: initial, supersedes: (s.checkpoints ?? []).map((c) => c.id), git: null })],
+        result: undefined,
+      }),
+      { agent: o.agent ?? null },
+    );
+  } else if (from !== 'live') {
+    throw new BatonError('BAD_INPUT', `Unknown recovery option ${JSON.stringify(from)}.`, { hint: 'Use --from live, --from fresh or --from checkpoint:<id> (see `baton checkpoints`).' });
+  }
+  let state = await m.get(id);
+  if (state.status !== 'active') state = await m.resume(id, o.agent ?? null);
+  const { pid, host } = m.origin;
+  const r = await m.change(
+    id,
+    (s) => {
+      const acquire = decideAcquire(s, { owner: o.agent ?? 'resume', pid, host, ttlMs: 1000, now: m.time() }, o.force === true);
+      const token = leaseTokenOf(s) + 1;
+      return { events: [...acquire, draft('lease.released', { token })], result: undefined };
+    },
+    { agent: o.agent ?? null },
+  );
+  return { plan, from, state: r.state };
+}
