@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { BatonError, isBatonError } from '../domain/errors.js';
 import { registerCheckpoints } from './commands/checkpoint.js';
+import { registerDoctor } from './commands/doctor.js';
 import { registerRecords } from './commands/records.js';
 import { registerResume } from './commands/resume.js';
 import { registerRun } from './commands/run.js';
@@ -33,6 +34,7 @@ export function buildProgram(io: CliIO, holder: { ctx: Ctx | null }): Command {
   registerCheckpoints(program, io, holder);
   registerRun(program, io, holder);
   registerResume(program, io, holder);
+  registerDoctor(program, io, holder);
   for (const c of program.commands) c.enablePositionalOptions();
   return program;
 }

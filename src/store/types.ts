@@ -171,6 +171,8 @@ export interface SessionStore {
   readCheckpoint(id: string, checkpointId: string): Promise<CheckpointRead>;
   /** Releases locks and handles. */
   close(): Promise<void>;
+  /** Optional (`baton doctor`): checks what only this backend's files show and, with `fix`, repairs the file-level problems; `checked` names the problem codes it covers, `sessions` every session folder. */
+  doctor?(options: { fix: boolean }): Promise<{ checked: string[]; sessions: Array<{ id: string; archived: boolean }>; problems: Array<{ code: string; sessionId: string | null; path: string | null; message: string; fixable: boolean; fixed: boolean }> }>;
 }
 
 /**

@@ -9,6 +9,8 @@ import { checkCheckpoint, conflict, exists, notFound } from '../memory.js';
 import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, ListRowsResult, LoadResult, RepairReport, SessionStore, Snapshot, StoreCapabilities } from '../types.js';
 import { CheckpointFiles } from './checkpoints.js';
 import { decodeRecord, encodeRecord } from './codec.js';
+import { fileDoctor } from './doctor.js';
+import type { FileDoctorResult } from './doctor.js';
 import { DIR_MODE, FILE_MODE, atomicWrite, fsyncDir, moveAside, readIfExists, removeStaleTemps, sleepSync } from './fsutil.js';
 import { readTail, scanJournal } from './journal.js';
 import type { Scan } from './journal.js';
@@ -582,6 +584,11 @@ export class FileStore implements SessionStore {
     const files = this.checkpoints(id);
     validateId(checkpointId, 'checkpoint id');
     return files.get(checkpointId);
+  }
+
+  /** `baton doctor`: file-level checks, and fixes of temp files, stale locks and snapshots (see doctor.ts). */
+  async doctor(options: { fix: boolean }): Promise<FileDoctorResult> {
+    return fileDoctor(this.layout, { fix: options.fix, now: this.now(), formatVersion: FILE_FORMAT_VERSION });
   }
 
   async close(): Promise<void> {
