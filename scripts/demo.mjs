@@ -1,7 +1,8 @@
 // `npm run demo`: a scripted multi-agent workflow on the default file store, in a temporary
 // workspace. Each agent is a separate process calling the real `baton` CLI; the frontend and
-// backend agents work at the same time on one session.
-import { execFile } from 'node:child_process';
+// backend agents work at the same time on one session. The backend agent's run is killed
+// mid-phase; the next agent reads the status, the resume plan and the handoff, and finishes.
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,6 +29,12 @@ function write(rel, text) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Prints a baton command's output as a person would see it. */
+const show = async (...args) => {
+  const { stdout } = await run(process.execPath, [baton, ...args], { cwd: work, env });
+  process.stdout.write(stdout);
+};
 
 /** An agent: its own process per command, as a real agent runtime would call baton. */
 async function agent(name, phase, files, tokens, extra = async () => {}) {
@@ -70,14 +77,49 @@ await agent('architect', 'design', ['docs/login-design.md'], [4200, 1800, 900], 
 });
 
 console.log('\n3. Backend and frontend agents work at the same time (separate processes, one session).');
+console.log('   The backend agent runs under `baton run`, which holds the session lease; it crashes mid-phase.');
+const crashing = spawn(process.execPath, [baton, 'run', '--agent', 'coder-be', '--heartbeat', '200ms', '--ttl', '1500ms', '--', process.execPath, '-e', `
+  const { execFileSync } = require('node:child_process');
+  const fs = require('node:fs');
+  const b = (...a) => execFileSync(process.execPath, [${JSON.stringify(baton)}, ...a], { stdio: 'ignore' });
+  b('phase', 'start', 'backend');
+  b('substep', 'backend', 'write session.ts');
+  fs.mkdirSync('src/api', { recursive: true });
+  fs.writeFileSync('src/api/session.ts', '// half of the session API');
+  b('file', 'created', 'src/api/session.ts');
+  b('tokens', 'add', '--phase', 'backend', '--input', '6000', '--output', '2500', '--cached', '1200');
+  console.log('READY');
+  setInterval(() => {}, 1000);
+`], { cwd: work, env: { ...env, BATON_AGENT: 'coder-be' }, stdio: ['ignore', 'pipe', 'ignore'] });
 const tryStartTests = b('tester', 'phase', 'start', 'tests').catch((e) => console.log(`  [tester] refused while blocked → ${e.stderr.trim().split('\n')[0]}`));
 await Promise.all([
-  agent('coder-be', 'backend', ['src/api/session.ts', 'src/api/login.ts'], [6000, 2500, 1200]),
+  new Promise((resolve) => crashing.stdout.on('data', (d) => String(d).includes('READY') && resolve())),
   agent('coder-fe', 'frontend', ['src/ui/LoginPage.tsx', 'src/ui/login.css'], [5000, 3000, 800]),
   tryStartTests,
 ]);
+console.log('  [coder-be] … the machine running the backend agent dies (SIGKILL to baton run and its agent).');
+crashing.kill('SIGKILL');
+await sleep(1700); // its lease (1.5 s here, 60 s by default) runs out
 
-console.log('\n4. The tester hits a failure, records it, retries, and finishes.');
+console.log('\n4. The next agent finds out what happened and picks up without guessing.\n');
+console.log('$ baton status');
+await show('status');
+console.log('\n$ baton resume        # the plan: changes nothing');
+await show('resume');
+console.log('\n$ baton handoff       # the briefing for the next agent (first lines)');
+const handoff = (await run(process.execPath, [baton, 'handoff'], { cwd: work, env })).stdout.split('\n');
+console.log(`${handoff.slice(0, 24).join('\n')}\n  … (${handoff.length - 24} more lines)`);
+console.log('');
+await b('coder-be2', 'resume', '--apply');
+await b('coder-be2', 'substep', 'backend', 'write login.ts');
+write('src/api/session.ts', '// session API, finished');
+write('src/api/login.ts', '// login API');
+await b('coder-be2', 'file', 'modified', 'src/api/session.ts', '--phase', 'backend');
+await b('coder-be2', 'file', 'created', 'src/api/login.ts', '--phase', 'backend');
+await b('coder-be2', 'tokens', 'add', '--phase', 'backend', '--input', '4100', '--output', '2000');
+await b('coder-be2', 'phase', 'done', 'backend');
+
+console.log('\n5. The tester hits a failure, records it, retries, and finishes.');
 await b('tester', 'phase', 'start', 'tests');
 write('test/login.spec.ts', '// e2e test\n');
 await b('tester', 'file', 'created', 'test/login.spec.ts');
@@ -91,11 +133,7 @@ await b('orchestrator', 'milestone', 'done', 'Login works end to end');
 await b('orchestrator', 'note', 'add', 'Ready for review');
 await b('orchestrator', 'complete');
 
-console.log('\n5. Final state.\n');
-const show = async (...args) => {
-  const { stdout } = await run(process.execPath, [baton, ...args], { cwd: work, env });
-  process.stdout.write(stdout);
-};
+console.log('\n6. Final state.\n');
 const id = JSON.parse((await run(process.execPath, [baton, 'list', '--all', '--json'], { cwd: work, env })).stdout)[0].id;
 console.log(`$ baton status --session ${id}`);
 await show('status', '--session', id);

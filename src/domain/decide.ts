@@ -49,7 +49,7 @@ export function assertWritable(s: SessionState): void {
   }
   if ((FINAL_STATUSES as string[]).includes(s.status)) {
     throw new BatonError('INVALID_TRANSITION', `Session ${s.id} is ${s.status} and takes no more changes.`, {
-      hint: s.status === 'failed' ? `Run \`baton resume --session ${s.id}\` to reopen it.` : 'Start a new session with `baton start`.',
+      hint: s.status === 'failed' ? `Run \`baton resume --apply --session ${s.id}\` to reopen it.` : 'Start a new session with `baton start`.',
       details: { sessionId: s.id, status: s.status },
     });
   }
@@ -83,7 +83,7 @@ export interface PhaseActionOptions {
 function phaseStartCheck(s: SessionState, p: Phase, force: boolean): void {
   if (s.status !== 'active') {
     throw new BatonError('INVALID_TRANSITION', `Session ${s.id} is ${s.status}; phases can only be started in an active session.`, {
-      hint: `Run \`baton resume --session ${s.id}\` first.`,
+      hint: `See \`baton resume --session ${s.id}\`, then reopen it with \`baton resume --apply --session ${s.id}\`.`,
       details: { sessionId: s.id, status: s.status },
     });
   }

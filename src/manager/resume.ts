@@ -90,10 +90,10 @@ export async function applyResume(m: SessionManager, id: string, o: ApplyOptions
   } else if (from !== 'live') {
     throw new BatonError('BAD_INPUT', `Unknown recovery option ${JSON.stringify(from)}.`, { hint: 'Use --from live, --from fresh or --from checkpoint:<id> (see `baton checkpoints`).' });
   }
-  let state = await m.get(id);
-  if (state.status !== 'active') state = await m.resume(id, o.agent ?? null);
   const { pid, host } = m.origin;
-  const r = await m.change(
+  // The takeover also writes down an expiry readers already saw (the session becomes
+  // interrupted), so the session is made active after it.
+  await m.change(
     id,
     (s) => {
       const acquire = decideAcquire(s, { owner: o.agent ?? 'resume', pid, host, ttlMs: 1000, now: m.time() }, o.force === true);
@@ -102,5 +102,7 @@ export async function applyResume(m: SessionManager, id: string, o: ApplyOptions
     },
     { agent: o.agent ?? null },
   );
-  return { plan, from, state: r.state };
+  let state = await m.get(id);
+  if (state.status !== 'active') state = await m.resume(id, o.agent ?? null);
+  return { plan, from, state };
 }

@@ -215,7 +215,7 @@ describe('writes refused on ended or archived sessions', () => {
   }
 
   it('points a failed session at resume, and an ended one at a new session', () => {
-    expect(refusal(() => assertWritable(ended('failed'))).hint).toMatch(/baton resume --session sess-1/);
+    expect(refusal(() => assertWritable(ended('failed'))).hint).toMatch(/baton resume --apply --session sess-1/);
     expect(refusal(() => assertWritable(ended('completed'))).hint).toMatch(/baton start/);
     expect(refusal(() => assertWritable(ended('archived'))).hint).toMatch(/baton start/);
   });
