@@ -331,6 +331,13 @@ describe('the registry', () => {
     expect(only(r, 'INDEX_STALE', 'ghost')[0]!.message).toMatch(/no folder/);
     expect(only(r, 'INDEX_STALE', 'b')[0]!.message).toMatch(/no row/);
 
+    // The row of a deleted session (a tombstone names it) lingers until `list`: not a problem.
+    const gone = { ...a, id: 'deleted-one' };
+    const withGone = fs.readFileSync(path.join(dir.root, 'index.json'), 'utf8').replace('\n]}', `,\n${JSON.stringify(gone)}\n]}`);
+    fs.writeFileSync(path.join(dir.root, 'index.json'), withGone);
+    fs.writeFileSync(path.join(dir.root, 'tombstones.jsonl'), `${encodeRecord({ id: 'deleted-one', deletedAt: new Date(T0).toISOString(), title: 'x', status: 'completed', archived: false })}\n`);
+    expect(only(await check(), 'INDEX_STALE').map((p) => p.sessionId).sort()).toEqual(['a', 'b', 'ghost']);
+
     const f = await doctor(true);
     expect(f.ok).toBe(true);
     const listed = await manager().list({ all: true });

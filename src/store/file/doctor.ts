@@ -407,8 +407,10 @@ class FileDoctor {
       const diff = rowDiff(row, summary);
       if (diff.length) this.add('INDEX_STALE', id, layout.index, `the registry row of ${id} differs from its journal: ${diff.join(', ')}`, true);
     }
+    const deleted = tombstonedIds(path.join(layout.root, 'tombstones.jsonl'));
     for (const [id, row] of rows) {
-      if (where.has(id) || isTombstone(row)) continue;
+      // A deleted session's row lingers until the next `list` drops it: not a problem.
+      if (where.has(id) || deleted.has(id) || isTombstone(row)) continue;
       this.add('INDEX_STALE', id, layout.index, `the registry has a row for session ${id}, which has no folder`, true);
     }
   }
@@ -480,6 +482,22 @@ export function rowDiff(row: SessionSummary, derived: SessionSummary): string[] 
 function isTombstone(row: SessionSummary): boolean {
   const r = row as unknown as Record<string, unknown>;
   return r['deleted'] === true || r['tombstone'] === true || r['status'] === 'deleted';
+}
+
+/** Ids of deleted sessions, from the tombstones file (checksummed lines with an `id`). */
+function tombstonedIds(file: string): Set<string> {
+  const out = new Set<string>();
+  let raw: Buffer | null;
+  try {
+    raw = readIfExists(file);
+  } catch {
+    return out;
+  }
+  for (const line of raw?.toString('utf8').split('\n') ?? []) {
+    const d = decodeRecord(line);
+    if (d.ok && typeof d.value['id'] === 'string') out.add(d.value['id']);
+  }
+  return out;
 }
 
 /** Folds index.log rows after `offset` (all of it when it is shorter) into `rows`, as `list` does. */
