@@ -1,5 +1,6 @@
 import { BatonError } from '../domain/errors.js';
 import type { SessionManager } from '../manager/manager.js';
+import { HandoffFiles } from '../manager/handoff-file.js';
 import { openManager } from '../manager/open.js';
 import type { RepairReport } from '../manager/open.js';
 import type { CliIO, Paint } from './io.js';
@@ -24,12 +25,15 @@ export class Ctx {
   /** Exit status a command chose (e.g. `run` passes on its child's); 0 when unset. */
   exitCode: number | undefined;
   private mgr: SessionManager | null = null;
+  /** Keeps each changed session's handoff.md current; BATON_HANDOFF=off turns it off. */
+  private readonly handoff: HandoffFiles;
 
   constructor(
     readonly io: CliIO,
     readonly opts: CommonOptions,
   ) {
     this.json = opts.json === true;
+    this.handoff = new HandoffFiles(io.env['BATON_HANDOFF'] !== 'off');
     this.paint = paint(!this.json && io.isTTY && !io.env['NO_COLOR'] && io.env['TERM'] !== 'dumb');
   }
 
@@ -60,7 +64,8 @@ export class Ctx {
       now: this.io.now,
       agent: this.agent,
       onRepair: (r) => this.warnRepair(r),
-      onWarning: (message) => this.io.stderr(`${this.paint.yellow('warning')}: ${message}\n`),
+      onWarning: (message) => this.warn(message),
+      onChanged: (id, events) => this.handoff.note(id, events),
     });
     return this.mgr;
   }
@@ -104,7 +109,13 @@ export class Ctx {
     }
   }
 
+  /** A problem that did not stop the command, on stderr. */
+  warn(message: string): void {
+    this.io.stderr(`${this.paint.yellow('warning')}: ${message}\n`);
+  }
+
   async close(): Promise<void> {
+    if (this.mgr) for (const p of await this.handoff.flush(this.mgr)) this.warn(p);
     await this.mgr?.store.close();
   }
 }

@@ -34,6 +34,8 @@ export interface ManagerOptions {
   measure?: (path: string) => MeasuredFile;
   /** Receives repairs the store made while reading (torn tails, corrupt snapshots…). */
   onRepair?: (r: RepairReport) => void;
+  /** Told about every change once it is durable (e.g. to refresh a handoff file). */
+  onChanged?: (id: string, events: readonly StoredEvent[]) => void;
   /** Where checkpoints hash recorded files and ask git; none: no git info, files unmeasured. */
   workspace?: Workspace | null;
   /** Take a checkpoint whenever a phase completes (default true; a session can opt out). */
@@ -97,6 +99,7 @@ export class SessionManager {
   private readonly snapshotEvery: number;
   private readonly measure: ((path: string) => MeasuredFile) | undefined;
   private readonly onRepair: (r: RepairReport) => void;
+  private readonly onChanged: ((id: string, events: readonly StoredEvent[]) => void) | undefined;
   /** Checkpoints: take, list, show, validate, restore (see checkpoints.ts). */
   readonly checkpoints: Checkpoints;
   /** The folder the session works in (recorded files, git), when known. */
@@ -114,6 +117,7 @@ export class SessionManager {
     this.snapshotEvery = o.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY;
     this.measure = o.measure;
     this.onRepair = o.onRepair ?? (() => undefined);
+    this.onChanged = o.onChanged;
     this.workspace = o.workspace ?? null;
     this.checkpoints = new Checkpoints(this, { now: this.now, workspace: o.workspace ?? null, auto: o.autoCheckpoint ?? true, onWarning: o.onWarning ?? (() => undefined) });
   }
@@ -206,6 +210,7 @@ export class SessionManager {
         );
       }
       this.cache.set(id, { state: next, snapshotRevision: snapshotAt });
+      this.onChanged?.(id, stored);
       return { state: next, events: stored, result };
     }
   }
@@ -234,6 +239,7 @@ export class SessionManager {
       );
       const state = fold(null, events.map((e, i) => ({ ...e, seq: i + 1 }) as StoredEvent), id)!;
       await this.store.create(id, events, summarize(state));
+      this.onChanged?.(id, events.map((e, i) => ({ ...e, seq: i + 1 }) as StoredEvent));
       await this.store.setActive(id);
       return state;
     });

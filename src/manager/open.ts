@@ -2,6 +2,7 @@ import path from 'node:path';
 import { FileStore } from '../store/file/store.js';
 import { STORE_DIR_NAME } from '../store/file/paths.js';
 import { openStore } from '../store/open.js';
+import type { StoredEvent } from '../domain/events.js';
 import type { RepairReport } from '../store/types.js';
 
 export type { RepairReport };
@@ -23,6 +24,8 @@ export interface OpenManagerOptions {
   onRepair?: (r: RepairReport) => void;
   /** Problems that did not stop a call (an automatic checkpoint not taken). */
   onWarning?: (message: string) => void;
+  /** Told about every durable change (see ManagerOptions.onChanged). */
+  onChanged?: (id: string, events: readonly StoredEvent[]) => void;
 }
 
 /**
@@ -40,6 +43,7 @@ export function openManager(o: OpenManagerOptions): SessionManager {
     workspace: new Workspace(workspace, store.kind === 'file' ? store.location : null),
     ...(o.onRepair ? { onRepair: o.onRepair } : {}),
     ...(o.onWarning ? { onWarning: o.onWarning } : {}),
+    ...(o.onChanged ? { onChanged: o.onChanged } : {}),
   });
 }
 

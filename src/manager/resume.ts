@@ -91,8 +91,10 @@ export async function applyResume(m: SessionManager, id: string, o: ApplyOptions
     throw new BatonError('BAD_INPUT', `Unknown recovery option ${JSON.stringify(from)}.`, { hint: 'Use --from live, --from fresh or --from checkpoint:<id> (see `baton checkpoints`).' });
   }
   const { pid, host } = m.origin;
-  // The takeover also writes down an expiry readers already saw (the session becomes
-  // interrupted), so the session is made active after it.
+  // A paused, interrupted or failed session is reopened first (a lease cannot be taken on a
+  // failed one). One that still says active had a lease expire: the takeover writes that
+  // down (it becomes interrupted), and it is reopened after.
+  if ((await m.get(id)).status !== 'active') await m.resume(id, o.agent ?? null);
   await m.change(
     id,
     (s) => {

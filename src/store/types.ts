@@ -169,6 +169,8 @@ export interface SessionStore {
   listCheckpoints(id: string): Promise<CheckpointRead[]>;
   /** One checkpoint, checked; `NOT_FOUND` when there is none with that id. */
   readCheckpoint(id: string, checkpointId: string): Promise<CheckpointRead>;
+  /** The folder holding a session's files, for stores that keep sessions in folders; else absent. */
+  sessionFolder?(id: string): string | null;
   /** Releases locks and handles. */
   close(): Promise<void>;
   /** Optional (`baton doctor`): checks what only this backend's files show and, with `fix`, repairs the file-level problems; `checked` names the problem codes it covers, `sessions` every session folder. */

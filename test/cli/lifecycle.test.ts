@@ -184,7 +184,12 @@ describe('session lifecycle', () => {
 
     // The archived session's events are still readable.
     const log = await ws.log('alpha');
-    expect(log.map((e) => e.type)).toEqual(['session.created', 'session.paused', 'session.resumed', 'session.paused', 'session.resumed', 'session.completed', 'session.archived']);
+    expect(log.map((e) => e.type)).toEqual([
+      'session.created', 'session.paused', 'session.resumed', 'session.paused',
+      // resume --apply: reopen, then take the lease over and release it (fences the old run)
+      'session.resumed', 'lease.acquired', 'lease.released',
+      'session.completed', 'session.archived',
+    ]);
   });
 
   it('archive refuses an active session', async () => {

@@ -181,4 +181,20 @@ describe('baton handoff', () => {
     expect(j.id).toBe('rs');
     expect(j.markdown).toContain('# Handoff: Resume me');
   });
+
+  it('handoff.md in the session folder is kept up to date after each change (but not for token counts), unless turned off', async () => {
+    const ws = workspace();
+    await ws.ok(['start', 'Kept', '--id', 'kept', '--phases', 'a,b']);
+    const file = ws.path('.baton', 'sessions', 'kept', 'handoff.md');
+    expect(fs.readFileSync(file, 'utf8')).toMatch(/^# Handoff: Kept/);
+    await ws.ok(['phase', 'start', 'a']);
+    expect(fs.readFileSync(file, 'utf8')).toContain('| a | a | ○ in progress |');
+    const before = fs.readFileSync(file, 'utf8');
+    await ws.ok(['tokens', 'add', '--agent', 'x', '--input', '7']);
+    expect(fs.readFileSync(file, 'utf8')).toBe(before);
+    await ws.ok(['phase', 'done', 'a'], { env: { BATON_HANDOFF: 'off' } });
+    expect(fs.readFileSync(file, 'utf8')).toBe(before);
+    await ws.ok(['note', 'add', 'hello']);
+    expect(fs.readFileSync(file, 'utf8')).toContain('| a | a | ✓ completed |');
+  });
 });

@@ -494,6 +494,10 @@ export class FileStore implements SessionStore {
     fsyncDir(this.layout.archive);
   }
 
+  sessionFolder(id: string): string | null {
+    return this.locate(id)?.dir ?? null;
+  }
+
   async isArchived(id: string): Promise<boolean> {
     const found = this.locate(id);
     if (!found) throw notFound(id);
