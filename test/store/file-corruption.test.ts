@@ -582,6 +582,19 @@ describe('index.json and the registry', () => {
     expect(r.summaries.map((x) => x.id).sort()).toEqual([...ids, 'reg-four'].sort());
   });
 
+  it('an index of the older format (v1, rows keyed by id) is read, migrated to one row per line, and kept as .bak', async () => {
+    const ids = await threeSessions();
+    const store = fresh();
+    const rows = (await store.list()).summaries;
+    const v1 = JSON.stringify({ format: 'baton.index', v: 1, logOffset: fs.statSync(indexLog()).size, sessions: Object.fromEntries(rows.map((r) => [r.id, r])) });
+    fs.writeFileSync(indexFile(), v1);
+    const r = await fresh().list();
+    expect(r.summaries.map((x) => x.id).sort()).toEqual(ids);
+    expect(r.repairs).toEqual([]);
+    expect(fs.readFileSync(indexFile(), 'utf8').split('\n')[0]).toMatch(/^\{"format":"baton\.index","v":2,/);
+    expect(fs.readFileSync(`${indexFile()}.bak`, 'utf8')).toBe(v1);
+  });
+
   it('a row whose folder was removed by hand is dropped', async () => {
     const ids = await threeSessions();
     fs.rmSync(sessionDir('reg-two'), { recursive: true });

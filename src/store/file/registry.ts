@@ -124,7 +124,8 @@ export class Registry {
     folders: string,
   ): ListRowsResult {
     if (rebuild || changed || logEnd - logOffset > COMPACT_AFTER_BYTES || (!index && logEnd > 0) || (index && !index.fast)) {
-      this.writeIndex(rows, logEnd, folders);
+      // An index of an older shape is kept as index.json.bak when it is rewritten.
+      this.writeIndex(rows, logEnd, folders, index !== null && !index.fast);
     }
     return { rows: [...rows.values()], missing, repairs };
   }
@@ -213,10 +214,10 @@ export class Registry {
   }
 
   /** Rewrites index.json with these rows, one per line. */
-  private writeIndex(rows: Map<string, RowText>, logOffset: number, folders: string): void {
+  private writeIndex(rows: Map<string, RowText>, logOffset: number, folders: string, backup = false): void {
     removeStaleTemps(this.layout.root, 'index.json');
     const body = [...rows.values()].map((r) => r.json).join(',\n');
-    atomicWrite(this.layout.index, `{"format":"baton.index","v":2,"logOffset":${logOffset},"folders":"${folders}","sessions":[\n${body}${body ? '\n' : ''}]}\n`);
+    atomicWrite(this.layout.index, `{"format":"baton.index","v":2,"logOffset":${logOffset},"folders":"${folders}","sessions":[\n${body}${body ? '\n' : ''}]}\n`, { backup });
   }
 }
 
