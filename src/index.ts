@@ -12,6 +12,8 @@ export { summarize } from './domain/summary.js';
 export type { SessionSummary } from './domain/summary.js';
 export { budgetView } from './domain/tokens.js';
 export { SessionManager } from './manager/manager.js';
+export type { CleanupAction, CleanupOptions, CleanupResult, Tombstone } from './manager/retention.js';
+export { CLEANUP_STATUSES, parseAge } from './domain/retention.js';
 export type { ManagerOptions, StartInput, ChangeOptions, ChangeResult } from './manager/manager.js';
 export { fileMeasurer } from './manager/measure.js';
 export { openStore } from './store/open.js';

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { BatonError, isBatonError } from '../domain/errors.js';
 import { registerCheckpoints } from './commands/checkpoint.js';
+import { registerCleanup } from './commands/cleanup.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerRecords } from './commands/records.js';
 import { registerResume } from './commands/resume.js';
@@ -32,6 +33,7 @@ export function buildProgram(io: CliIO, holder: { ctx: Ctx | null }): Command {
   registerSession(program, io, holder);
   registerRecords(program, io, holder);
   registerCheckpoints(program, io, holder);
+  registerCleanup(program, io, holder);
   registerRun(program, io, holder);
   registerResume(program, io, holder);
   registerDoctor(program, io, holder);

@@ -95,6 +95,12 @@ const HANDLERS: Handlers = {
   'session.archived': (s) => {
     s.archived = true;
   },
+  'session.pinned': (s) => {
+    s.pinned = true;
+  },
+  'session.unpinned': (s) => {
+    s.pinned = false;
+  },
   'phase.started': (s, d, e) => {
     const p = phaseOf(s, d.phaseId);
     if (!p) return;

@@ -35,6 +35,9 @@ export interface EventDataMap {
   'session.failed': { detail?: string | null };
   'session.abandoned': { detail?: string | null };
   'session.archived': Record<string, never>;
+  /** Retention: a pinned session is never touched by `baton cleanup`. */
+  'session.pinned': { reason: string | null };
+  'session.unpinned': { reason: string | null };
   'phase.started': { phaseId: string; agent: string | null; forced: boolean };
   'phase.retried': { phaseId: string; agent: string | null; forced: boolean; attempt: number };
   'phase.completed': { phaseId: string; agent: string | null };
@@ -121,7 +124,7 @@ export const EVENT_TYPES = [
   'finding.added', 'finding.removed', 'note.added', 'milestone.added', 'milestone.done',
   'artifact.added', 'context.updated', 'metadata.set', 'lease.acquired', 'lease.renewed', 'lease.released',
   'lease.expired', 'run.started', 'run.ended', 'repair.torn_tail', 'repair.unreadable_line',
-  'repair.journal', 'checkpoint.created', 'checkpoint.restored',
+  'repair.journal', 'checkpoint.created', 'checkpoint.restored', 'session.pinned', 'session.unpinned',
 ] as const satisfies readonly EventType[];
 
 /** An event before it has been given a place in the journal. */

@@ -17,6 +17,8 @@ export interface SessionSummary {
   progress: number;
   /** When the current lease expires (null without one): past it, an active session reads as interrupted. */
   leaseExpiresAt?: string | null;
+  /** Pinned: never touched by `baton cleanup` (absent in rows written before pins existed: false). */
+  pinned?: boolean;
 }
 
 /** Derives the registry row of a session. */
@@ -37,6 +39,7 @@ export function summarize(s: SessionState): SessionSummary {
     currentPhase: current?.id ?? null,
     progress: s.phases.length ? Math.round((done / s.phases.length) * 100) : 0,
     leaseExpiresAt: s.lease?.expiresAt ?? null,
+    pinned: s.pinned === true,
   };
 }
 
@@ -54,6 +57,7 @@ export function summaryChanged(a: SessionSummary | null, b: SessionSummary): boo
     a.phasesTotal !== b.phasesTotal ||
     a.currentPhase !== b.currentPhase ||
     a.cause?.cause !== b.cause?.cause ||
-    (a.leaseExpiresAt ?? null) !== (b.leaseExpiresAt ?? null)
+    (a.leaseExpiresAt ?? null) !== (b.leaseExpiresAt ?? null) ||
+    (a.pinned ?? false) !== (b.pinned ?? false)
   );
 }

@@ -10,6 +10,8 @@ export interface StatusView {
   status: SessionState['status'];
   cause: SessionState['statusCause'];
   archived: boolean;
+  /** Never touched by `baton cleanup`. */
+  pinned: boolean;
   revision: number;
   createdAt: string;
   updatedAt: string;
@@ -43,6 +45,7 @@ export function statusView(s: SessionState, now?: string): StatusView {
     status: eff.status,
     cause: eff.cause,
     archived: s.archived,
+    pinned: s.pinned === true,
     revision: s.revision,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,

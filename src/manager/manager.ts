@@ -12,8 +12,10 @@ import { summarize, summaryChanged } from '../domain/summary.js';
 import type { SessionSummary } from '../domain/summary.js';
 import type { PhaseAction, SessionAction } from '../domain/transitions.js';
 import { RowText, rowsToJsonArray } from '../store/row.js';
-import type { RepairReport, SessionStore } from '../store/types.js';
+import type { RepairReport, SessionStore, Tombstone } from '../store/types.js';
 import { Checkpoints } from './checkpoints.js';
+import * as retention from './retention.js';
+import type { CleanupOptions, CleanupResult } from './retention.js';
 import { nodeCrypto } from './lazy.js';
 import type { Workspace } from './workspace.js';
 
@@ -117,6 +119,8 @@ export class SessionManager {
     this.snapshotEvery = o.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY;
     this.measure = o.measure;
     this.onRepair = o.onRepair ?? (() => undefined);
+    // Interrupted archives and deletions the store finished when it was opened.
+    for (const r of this.store.takeRepairs?.() ?? []) this.onRepair(r);
     this.onChanged = o.onChanged;
     this.workspace = o.workspace ?? null;
     this.checkpoints = new Checkpoints(this, { now: this.now, workspace: o.workspace ?? null, auto: o.autoCheckpoint ?? true, onWarning: o.onWarning ?? (() => undefined) });
@@ -336,10 +340,42 @@ export class SessionManager {
 
   /** Archives a session that is not running: records it, then moves it to the archive. */
   async archive(id: string, o: ChangeOptions = {}): Promise<SessionState> {
+    const current = await this.get(id);
+    if (current.archived && !(await this.store.isArchived(id))) {
+      // Recorded as archived, but the move did not happen (a crash in between): finish it.
+      await this.store.archive(id);
+      await this.clearActiveIf(id);
+      return current;
+    }
     const r = await this.simple(id, (s) => decide.decideArchive(s), o);
     await this.store.archive(id);
     await this.clearActiveIf(id);
     return r.state;
+  }
+
+  /** Pins a session: `cleanup` never archives or deletes it. */
+  async pin(id: string, reason: string | null = null, o: ChangeOptions = {}): Promise<SessionState> {
+    return (await retention.pin(this, id, true, reason, o)).state;
+  }
+
+  /** Unpins a session. */
+  async unpin(id: string, reason: string | null = null, o: ChangeOptions = {}): Promise<SessionState> {
+    return (await retention.pin(this, id, false, reason, o)).state;
+  }
+
+  /** Deletes a session that is not running and not pinned, leaving a tombstone (see retention.ts). */
+  delete(id: string, o: ChangeOptions = {}): Promise<Tombstone> {
+    return retention.deleteSession(this, validateId(id), o);
+  }
+
+  /** Archives or deletes old finished sessions (see retention.ts). */
+  cleanup(o: CleanupOptions = {}): Promise<CleanupResult> {
+    return retention.cleanup(this, o);
+  }
+
+  /** Tombstones of deleted sessions, newest deletion first. */
+  tombstones(): Promise<Tombstone[]> {
+    return retention.tombstones(this);
   }
 
   /**

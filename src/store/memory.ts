@@ -3,7 +3,7 @@ import type { NewEvent, StoredEvent } from '../domain/events.js';
 import { validateId } from '../domain/ids.js';
 import type { SessionSummary } from '../domain/summary.js';
 import { compareCheckpointIds } from './types.js';
-import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, LoadResult, SessionStore, Snapshot, StoreCapabilities } from './types.js';
+import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, LoadResult, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from './types.js';
 
 interface Entry {
   events: StoredEvent[];
@@ -23,6 +23,7 @@ export class MemoryStore implements SessionStore {
   private readonly sessions = new Map<string, Entry>();
   private readonly summaries = new Map<string, SessionSummary>();
   private active: string | null = null;
+  private readonly tombstones: Tombstone[] = [];
   private lockChain: Promise<unknown> = Promise.resolve();
 
   private entry(id: string): Entry {
@@ -103,6 +104,20 @@ export class MemoryStore implements SessionStore {
 
   async isArchived(id: string): Promise<boolean> {
     return this.entry(id).archived;
+  }
+
+  async delete(id: string, expectedRevision: number, info: TombstoneInfo): Promise<Tombstone> {
+    const e = this.entry(id);
+    if (e.events.length !== expectedRevision) throw conflict(id, expectedRevision, e.events.length);
+    const tombstone: Tombstone = { id, deletedAt: info.deletedAt, title: info.title, status: info.status, archived: e.archived };
+    this.sessions.delete(id);
+    this.summaries.delete(id);
+    this.tombstones.push(tombstone);
+    return clone(tombstone);
+  }
+
+  async listTombstones(): Promise<Tombstone[]> {
+    return this.tombstones.map(clone);
   }
 
   async repair(id: string): Promise<[]> {

@@ -22,9 +22,27 @@ export interface Snapshot {
 /** Something the store found damaged and repaired or set aside while reading. */
 export interface RepairReport {
   sessionId: string | null;
-  kind: 'torn_tail' | 'snapshot_corrupt' | 'snapshot_stale' | 'index_corrupt' | 'index_rebuilt' | 'active_dangling' | 'journal_rewritten';
+  kind: 'torn_tail' | 'snapshot_corrupt' | 'snapshot_stale' | 'index_corrupt' | 'index_rebuilt' | 'active_dangling' | 'journal_rewritten' | RetentionRepairKind;
   message: string;
   savedTo: string | null;
+}
+
+/** Repairs of interrupted archives and deletions, reported on the next open (see docs/storage.md). */
+export type RetentionRepairKind = 'archive_completed' | 'archive_rolled_back' | 'delete_completed' | 'pending_failed';
+
+/** What the caller of {@link SessionStore.delete} tells the store to remember of a deleted session. */
+export interface TombstoneInfo {
+  deletedAt: string;
+  title: string;
+  /** The status the session had (as readers reported it). */
+  status: string;
+}
+
+/** The registry's record of a deleted session. */
+export interface Tombstone extends TombstoneInfo {
+  id: string;
+  /** It was in the archive location when deleted. */
+  archived: boolean;
 }
 
 /** A session as read: newest valid snapshot plus the events after it. */
@@ -150,6 +168,20 @@ export interface SessionStore {
   archive(id: string): Promise<void>;
   /** True when the session lives in the archive location. */
   isArchived(id: string): Promise<boolean>;
+  /**
+   * Deletes a session, live or archived, if its journal is still at `expectedRevision` (else
+   * `CONFLICT`, nothing removed), and records a {@link Tombstone} for it. Afterwards the id is
+   * unknown (`NOT_FOUND`; it may be used again) and `list` has no row for it. The caller
+   * checks that the session may go (not running, not pinned); the active pointer is left to it.
+   */
+  delete(id: string, expectedRevision: number, info: TombstoneInfo): Promise<Tombstone>;
+  /** Tombstones of every deleted session, oldest deletion first. */
+  listTombstones(): Promise<Tombstone[]>;
+  /**
+   * Optional: repairs the store made when it was opened (interrupted archives and deletions
+   * finished), handed out once; otherwise the next `load` or `list` reports them.
+   */
+  takeRepairs?(): RepairReport[];
   /**
    * Rewrites a journal whose inner lines are damaged: the original is kept aside, each
    * unreadable line becomes a `repair.unreadable_line` event holding its raw text, so no

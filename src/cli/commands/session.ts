@@ -14,7 +14,7 @@ import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common, strict } from '../program.js';
 import type { Action } from '../program.js';
-import { renderList } from '../render/list.js';
+import { renderList, renderTombstones } from '../render/list.js';
 import { renderLog } from '../render/log.js';
 import { renderStatus } from '../render/status.js';
 import { parseYaml } from '../yaml.js';
@@ -133,9 +133,15 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
         .description('list sessions (archived ones with --all)')
         .option('--status <status>', `only sessions with this status (${SESSION_STATUSES.join(', ')})`)
         .option('--all', 'include archived sessions')
-        .option('--rebuild', 'rebuild the registry cache from the session folders'),
+        .option('--rebuild', 'rebuild the registry cache from the session folders')
+        .option('--deleted', 'list deleted sessions (their tombstones) instead'),
     ),
     async (ctx, _a, o) => {
+      if (o['deleted'] === true) {
+        const tombstones = await ctx.manager().tombstones();
+        ctx.emit(tombstones, () => renderTombstones(tombstones, ctx.paint, io.now()));
+        return;
+      }
       const status = o['status'] as string | undefined;
       if (status !== undefined && !(SESSION_STATUSES as readonly string[]).includes(status)) {
         throw new BatonError('BAD_INPUT', `Unknown status ${JSON.stringify(status)}.`, { hint: `Use one of: ${SESSION_STATUSES.join(', ')}.` });

@@ -35,7 +35,7 @@ export function renderStatus(s: SessionState, c: Paint, now: Date): string {
   out.push(`${c.bold(s.title)}  ${c.dim(s.id)}`);
   const eff = effectiveStatus(s, now.toISOString());
   const cause = eff.cause ? ` (${eff.cause.cause}${eff.cause.detail ? `: ${eff.cause.detail}` : ''}, ${ago(eff.cause.at, now)})` : '';
-  out.push(`Status: ${eff.status}${cause}${s.archived ? ' · archived' : ''} · revision ${s.revision} · updated ${ago(s.updatedAt, now)}`);
+  out.push(`Status: ${eff.status}${cause}${s.archived ? ' · archived' : ''}${s.pinned ? ' · pinned' : ''} · revision ${s.revision} · updated ${ago(s.updatedAt, now)}`);
   const lease = leaseOf(s);
   if (lease && eff.status === 'active') {
     out.push(c.dim(`Lease: ${lease.owner} (pid ${lease.pid} on ${lease.host}), token ${lease.token}, expires ${until(lease.expiresAt, now)}`));

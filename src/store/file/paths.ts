@@ -15,6 +15,12 @@ export class Layout {
   readonly active: string;
   readonly workspaceLock: string;
   readonly meta: string;
+  /** Intent markers of archives and deletions in progress (see retention.ts). */
+  readonly pending: string;
+  /** Folders of deleted sessions, until they are removed. */
+  readonly trash: string;
+  /** One line per deleted session (the tombstones). */
+  readonly tombstones: string;
 
   constructor(readonly root: string) {
     this.sessions = path.join(root, 'sessions');
@@ -24,6 +30,23 @@ export class Layout {
     this.active = path.join(root, 'active');
     this.workspaceLock = path.join(root, 'workspace.lock');
     this.meta = path.join(root, 'store.json');
+    this.pending = path.join(root, 'pending');
+    this.trash = path.join(root, 'trash');
+    this.tombstones = path.join(root, 'tombstones.jsonl');
+  }
+
+  /** The intent marker of an archive or deletion of session `id`: `pending/<id>.json`. */
+  pendingFile(id: string): string {
+    const f = path.join(this.pending, `${validateId(id)}.json`);
+    this.inside(f);
+    return f;
+  }
+
+  /** Where a deleted session's folder waits to be removed: `trash/<id>-<stamp>`. */
+  trashDir(id: string, stamp: string): string {
+    const d = path.join(this.trash, `${validateId(id)}-${stamp}`);
+    this.inside(d);
+    return d;
   }
 
   /** The folder of a session, live or archived. */

@@ -6,7 +6,7 @@ import type { Actor, NewEvent, StoredEvent } from '../../domain/events.js';
 import { validateId } from '../../domain/ids.js';
 import type { SessionSummary } from '../../domain/summary.js';
 import { checkCheckpoint, conflict, exists, notFound } from '../memory.js';
-import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, ListRowsResult, LoadResult, RepairReport, SessionStore, Snapshot, StoreCapabilities } from '../types.js';
+import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, ListRowsResult, LoadResult, RepairReport, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from '../types.js';
 import { CheckpointFiles } from './checkpoints.js';
 import { decodeRecord, encodeRecord } from './codec.js';
 import { fileDoctor } from './doctor.js';
@@ -17,6 +17,7 @@ import type { Scan } from './journal.js';
 import { FileLock, MAX_BACKOFF_MS } from './lock.js';
 import { Layout, isPlainDir } from './paths.js';
 import { Registry } from './registry.js';
+import { Retention } from './retention.js';
 
 /** Version of the on-disk layout this code writes. */
 export const FILE_FORMAT_VERSION = 1;
@@ -75,6 +76,9 @@ export class FileStore implements SessionStore {
   private readonly lockTimeoutMs: number | undefined;
   private readonly handles = new Map<string, Handle>();
   private readonly registry: Registry;
+  private readonly retention: Retention;
+  /** Interrupted archives and deletions finished when the store was opened, reported by the next load or list. */
+  private readonly notices: RepairReport[];
   private readonly actor: Actor = { agent: 'baton', pid: process.pid, host: os.hostname() };
 
   constructor(options: FileStoreOptions) {
@@ -83,6 +87,8 @@ export class FileStore implements SessionStore {
     this.lockTimeoutMs = options.lockTimeoutMs;
     this.registry = new Registry(this.layout, this.now);
     this.checkFormat();
+    this.retention = new Retention(this.layout, this.now, this.lockTimeoutMs);
+    this.notices = this.retention.recover();
   }
 
   get location(): string {
@@ -310,7 +316,7 @@ export class FileStore implements SessionStore {
   async load(id: string): Promise<LoadResult> {
     const h = this.handle(id);
     if (!h.lock.isHeld) this.reopenIfReplaced(h);
-    const repairs: RepairReport[] = [];
+    const repairs: RepairReport[] = this.notices.splice(0);
     const snap = this.readSnapshot(id, h, repairs);
     let scan = this.scanFrom(h, snap);
     if (scan.tornAt !== null) {
@@ -434,11 +440,15 @@ export class FileStore implements SessionStore {
   }
 
   async list(options: { rebuild?: boolean } = {}): Promise<ListResult> {
-    return this.registry.list(options.rebuild === true);
+    const r = this.registry.list(options.rebuild === true);
+    r.repairs.unshift(...this.notices.splice(0));
+    return r;
   }
 
   async listRows(options: { rebuild?: boolean } = {}): Promise<ListRowsResult> {
-    return this.registry.listRows(options.rebuild === true);
+    const r = this.registry.listRows(options.rebuild === true);
+    r.repairs.unshift(...this.notices.splice(0));
+    return r;
   }
 
   async putSummaries(rows: SessionSummary[]): Promise<void> {
@@ -476,22 +486,44 @@ export class FileStore implements SessionStore {
     const found = this.locate(id);
     if (!found) throw notFound(id);
     if (found.archived) return;
-    this.drop(id);
-    const dest = this.layout.sessionDir(id, true);
-    fs.mkdirSync(this.layout.archive, { recursive: true, mode: DIR_MODE });
-    const lock = new FileLock(this.layout.files(found.dir).lock, this.lockTimeoutMs);
-    releaseLingering(lock.file, null);
-    lock.acquire();
-    try {
-      fs.renameSync(found.dir, dest);
-    } catch (e) {
-      lock.release();
-      throw e;
+    const held = this.lockFolder(id);
+    if (held.found.archived) return held.lock.release();
+    // Crash-safe: an intent marker makes the next open finish a move that was cut short.
+    this.retention.archive(id, held.found.dir, held.lock);
+  }
+
+  async delete(id: string, expectedRevision: number, info: TombstoneInfo): Promise<Tombstone> {
+    const { found, lock } = this.lockFolder(id);
+    return this.retention.delete(id, found, lock, expectedRevision, info);
+  }
+
+  async listTombstones(): Promise<Tombstone[]> {
+    return this.retention.listTombstones();
+  }
+
+  takeRepairs(): RepairReport[] {
+    return this.notices.splice(0);
+  }
+
+  /**
+   * Takes the session lock of `id` to move its folder, after dropping this process's handle.
+   * A folder moved by another process while this one waited is looked up again.
+   */
+  private lockFolder(id: string): { found: { dir: string; archived: boolean }; lock: FileLock } {
+    for (let attempt = 1; ; attempt++) {
+      const found = this.locate(id);
+      if (!found) throw notFound(id);
+      this.drop(id);
+      const lock = new FileLock(this.layout.files(found.dir).lock, this.lockTimeoutMs);
+      releaseLingering(lock.file, null);
+      try {
+        lock.acquire();
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT' && attempt < 10) continue;
+        throw e;
+      }
+      return { found, lock };
     }
-    // The lock file travelled with the folder.
-    fs.rmSync(this.layout.files(dest).lock, { force: true });
-    fsyncDir(this.layout.sessions);
-    fsyncDir(this.layout.archive);
   }
 
   sessionFolder(id: string): string | null {
