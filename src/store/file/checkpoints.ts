@@ -6,7 +6,7 @@ import { checkpointExists, checkpointNotFound } from '../memory.js';
 import { compareCheckpointIds } from '../types.js';
 import type { Checkpoint, CheckpointRead } from '../types.js';
 import { decodeRecord, encodeRecord } from './codec.js';
-import { DIR_MODE, FILE_MODE, fsyncDir, pidAlive, tempName } from './fsutil.js';
+import { DIR_MODE, fsyncDir, pidAlive, writeTemp } from './fsutil.js';
 import type { Layout } from './paths.js';
 import { isPlainDir } from './paths.js';
 
@@ -64,17 +64,7 @@ export class CheckpointFiles {
       files: fields.files,
       state: fields.state,
     };
-    const tmp = tempName(target);
-    const fd = fs.openSync(tmp, 'wx', FILE_MODE);
-    try {
-      fs.writeFileSync(fd, `${encodeRecord(rec)}\n`);
-      fs.fsyncSync(fd);
-    } catch (e) {
-      fs.closeSync(fd);
-      fs.rmSync(tmp, { force: true });
-      throw e;
-    }
-    fs.closeSync(fd);
+    const tmp = writeTemp(target, `${encodeRecord(rec)}\n`);
     try {
       // A hard link appears under the final name in one step and fails if the name is taken:
       // a checkpoint is never half-written and never overwritten, even by a racing process.

@@ -26,6 +26,7 @@ import type { Scan } from './journal.js';
 import { FOREIGN_STALE_MS, readOwner } from './lock.js';
 import type { Layout } from './paths.js';
 import { isPlainDir } from './paths.js';
+import type { SnapshotRecord } from './store.js';
 
 /** What {@link fileDoctor} returns (the optional `SessionStore.doctor` contract). */
 export type FileDoctorResult = Awaited<ReturnType<NonNullable<SessionStore['doctor']>>>;
@@ -416,15 +417,6 @@ class FileDoctor {
   }
 }
 
-/** A snapshot as stored (see store.ts). */
-interface SnapshotRecord {
-  format: 'baton.snapshot';
-  v: number;
-  sessionId: string;
-  revision: number;
-  offset: number;
-  state: Record<string, unknown>;
-}
 
 /** Why a snapshot does not match its journal (offset or state), or null when it does. */
 function snapshotMismatch(id: string, r: SnapshotRecord, scan: Scan): string | null {

@@ -25,11 +25,10 @@ export function tempName(target: string): string {
 }
 
 /**
- * Replaces `target` atomically: writes a unique temp file, fsyncs it, renames it over the
- * target and fsyncs the directory. With `backup`, the previous file is first kept as
- * `<target>.bak`. A crash leaves either the old or the new file, never a mix.
+ * Writes `data` to a new unique temp file beside `target` and fsyncs it; returns its path.
+ * On failure nothing is left behind. The caller moves it into place.
  */
-export function atomicWrite(target: string, data: string | Uint8Array, { backup = false } = {}): void {
+export function writeTemp(target: string, data: string | Uint8Array): string {
   const tmp = tempName(target);
   const fd = fs.openSync(tmp, 'wx', FILE_MODE);
   try {
@@ -41,6 +40,16 @@ export function atomicWrite(target: string, data: string | Uint8Array, { backup 
     throw e;
   }
   fs.closeSync(fd);
+  return tmp;
+}
+
+/**
+ * Replaces `target` atomically: writes a unique temp file, fsyncs it, renames it over the
+ * target and fsyncs the directory. With `backup`, the previous file is first kept as
+ * `<target>.bak`. A crash leaves either the old or the new file, never a mix.
+ */
+export function atomicWrite(target: string, data: string | Uint8Array, { backup = false } = {}): void {
+  const tmp = writeTemp(target, data);
   if (backup) {
     // A hard link keeps the previous version without copying its bytes.
     fs.rmSync(`${target}.bak`, { force: true });

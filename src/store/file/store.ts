@@ -51,7 +51,8 @@ interface Handle {
 /** How often a burst holding a session lock looks for a waiting process. */
 const HANDOVER_CHECK_MS = 5;
 
-interface SnapshotRecord {
+/** snapshot.json as stored: the state at `revision` and the journal offset of the next line. */
+export interface SnapshotRecord {
   format: 'baton.snapshot';
   v: number;
   sessionId: string;
