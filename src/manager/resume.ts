@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { draft } from '../domain/decide.js';
 import { BatonError } from '../domain/errors.js';
 import { fold } from '../domain/apply.js';
@@ -29,8 +31,50 @@ export async function resumePlan(m: SessionManager, id: string): Promise<{ plan:
     problem: c.problem ?? null,
   }));
   const events = (await m.log(id)).map((e) => ({ seq: e.seq, type: e.type }));
-  const plan = planResume({ state, now: m.time(), workspace, checkpoints, planChanged: planChanged(m, state), events });
+  const newFiles = ws ? filesCreatedSince(ws.root, Date.parse(state.createdAt), new Set(recordedPaths(state))) : [];
+  const plan = planResume({ state, now: m.time(), workspace, newFiles, checkpoints, planChanged: planChanged(m, state), events });
   return { plan, state };
+}
+
+/** Folders never searched for new files: tools' own state and dependencies. */
+const SKIP_DIRS: ReadonlySet<string> = new Set(['.git', '.baton', 'node_modules', '.hg', '.svn', '.cache', '.venv', '__pycache__']);
+/** The search for new files stops after this many directory entries, so a huge tree stays cheap. */
+const MAX_ENTRIES = 20_000;
+
+/**
+ * Files in the workspace created after the session started that the session never recorded
+ * (by birth time where the file system keeps it, else modification time), as paths relative
+ * to the workspace, sorted. Bounded: at most {@link MAX_ENTRIES} entries are looked at.
+ */
+export function filesCreatedSince(root: string, sinceMs: number, recorded: ReadonlySet<string>): string[] {
+  const found: string[] = [];
+  const stack = [''];
+  let seen = 0;
+  while (stack.length && seen < MAX_ENTRIES) {
+    const rel = stack.pop()!;
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(path.join(root, rel), { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      if (++seen > MAX_ENTRIES) break;
+      const p = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) {
+        if (!SKIP_DIRS.has(e.name)) stack.push(p);
+      } else if (e.isFile() && !recorded.has(p)) {
+        try {
+          const st = fs.statSync(path.join(root, p));
+          const born = st.birthtimeMs > 0 ? st.birthtimeMs : st.mtimeMs;
+          if (born > sinceMs) found.push(p);
+        } catch {
+          // vanished while looking
+        }
+      }
+    }
+  }
+  return found.sort();
 }
 
 /** Whether the plan file the session started from changed since; null when unknown. */

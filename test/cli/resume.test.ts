@@ -18,7 +18,7 @@ interface Plan {
   failed: Array<{ phaseId: string; retriesLeft: number; escalation: { choices: string[] } | null }>;
   blocked: Array<{ phaseId: string; openBlockers: Array<{ phaseId: string }> }>;
   next: { steps: Array<{ phaseId: string; action: string }> };
-  files: { byPhase: Array<{ phaseId: string | null; possiblyHalfWritten: boolean; files: FileCheck[] }>; outsideChanges: boolean };
+  files: { byPhase: Array<{ phaseId: string | null; possiblyHalfWritten: boolean; files: FileCheck[] }>; outsideChanges: boolean; newFiles: string[] };
   planChanged: boolean | null;
   recovery: { options: Array<{ kind: string; from: string | null; available: boolean; loses: { events: number } }>; recommended: { kind: string; from: string } | null };
   warnings: string[];
@@ -64,6 +64,7 @@ describe('baton resume: the plan', () => {
     ws.write('a.txt', 'alpha, edited by hand');
     fs.rmSync(ws.path('gone.txt'));
     ws.write('old.txt', 'back again');
+    ws.write('notes/surprise.md', 'made by someone else');
     const before = fs.readFileSync(ws.path('.baton', 'sessions', 'rs', 'journal.jsonl'));
     const plan = await ws.json<Plan>(['resume']);
     expect(fs.readFileSync(ws.path('.baton', 'sessions', 'rs', 'journal.jsonl'))).toEqual(before);
@@ -78,6 +79,8 @@ describe('baton resume: the plan', () => {
     expect(fileKind(plan, 'old.txt')?.kind).toBe('reappeared');
     expect(fileKind(plan, 'b.txt')).toMatchObject({ kind: 'unchanged', possiblyHalfWritten: true });
     expect(plan.files.outsideChanges).toBe(true);
+    // New files nobody recorded (plan.json predates the session; .baton is not searched).
+    expect(plan.files.newFiles).toEqual(['notes/surprise.md']);
     // Files of a completed phase changed and a checkpoint exists (taken when design completed).
     expect(plan.recovery.recommended?.kind).toBe('checkpoint');
     const cp = plan.recovery.options.find((o) => o.kind === 'checkpoint')!;
