@@ -15,7 +15,7 @@ import { paint } from './io.js';
 declare const BATON_VERSION: string | undefined;
 
 /** Builds the `baton` program. Commander's own errors are turned into BAD_INPUT by {@link run}. */
-export function buildProgram(io: CliIO, holder: { ctx: Ctx | null }): Command {
+export function buildProgram(io: CliIO, holder: { ctx: Ctx | null }, only?: string): Command {
   const program = new Command('baton')
     .description('Durable, resumable session state for multi-step, multi-agent AI workflows.')
     .version(typeof BATON_VERSION === 'string' ? BATON_VERSION : '0.0.0-dev', '-V, --version')
@@ -30,16 +30,29 @@ export function buildProgram(io: CliIO, holder: { ctx: Ctx | null }): Command {
     'after',
     '\nThe session acted on: --session ID, else $BATON_SESSION, else the active session.\nExit codes and every error code: docs/cli.md.',
   );
-  registerSession(program, io, holder);
-  registerRecords(program, io, holder);
-  registerCheckpoints(program, io, holder);
-  registerCleanup(program, io, holder);
-  registerRun(program, io, holder);
-  registerResume(program, io, holder);
-  registerDoctor(program, io, holder);
+  // Building every command costs several ms on each start; a command run many times per
+  // workflow only needs its own group. Help and unknown commands (suggestions) get them all.
+  const group = only === undefined ? undefined : GROUPS.find((g) => g.commands.includes(only));
+  for (const g of group ? [group] : GROUPS) g.register(program, io, holder);
   for (const c of program.commands) c.enablePositionalOptions();
   return program;
 }
+
+type Register = (program: Command, io: CliIO, holder: { ctx: Ctx | null }) => void;
+
+/**
+ * The command groups and the top-level commands each registers; a test checks this table
+ * against what the groups really register.
+ */
+export const GROUPS: ReadonlyArray<{ register: Register; commands: readonly string[] }> = [
+  { register: registerSession, commands: ['init', 'start', 'status', 'list', 'switch', 'pause', 'complete', 'fail', 'abandon', 'archive', 'log', 'repair'] },
+  { register: registerRecords, commands: ['phase', 'substep', 'file', 'error', 'tokens', 'budget', 'decision', 'finding', 'note', 'milestone', 'artifact', 'context'] },
+  { register: registerCheckpoints, commands: ['checkpoint', 'checkpoints', 'restore'] },
+  { register: registerCleanup, commands: ['cleanup', 'pin', 'unpin'] },
+  { register: registerRun, commands: ['run'] },
+  { register: registerResume, commands: ['resume', 'handoff'] },
+  { register: registerDoctor, commands: ['doctor'] },
+];
 
 /** Reports an error the one way the CLI does: coded line + hint on stderr, or a JSON object on stdout. */
 function report(io: CliIO, e: BatonError, json: boolean): number {
@@ -61,7 +74,9 @@ export async function run(io: CliIO): Promise<number> {
   const holder: { ctx: Ctx | null } = { ctx: null };
   const wantsJson = io.argv.includes('--json');
   try {
-    const program = buildProgram(io, holder);
+    const first = io.argv[0];
+    const wantsHelp = io.argv.includes('--help') || io.argv.includes('-h') || first === 'help';
+    const program = buildProgram(io, holder, wantsHelp || first === undefined ? undefined : first);
     if (io.argv.length === 0) {
       io.stdout(program.helpInformation());
       return 0;

@@ -11,6 +11,8 @@ const ID_PREFIX = '{"id":"';
  */
 export class RowText {
   private parsed: SessionSummary | null = null;
+  private archivedFlag: boolean | undefined;
+  private statusValue: string | undefined;
 
   constructor(readonly json: string) {}
 
@@ -33,7 +35,8 @@ export class RowText {
   }
 
   get status(): string {
-    return this.stringField('status') ?? this.summary.status;
+    this.statusValue ??= this.stringField('status') ?? this.summary.status;
+    return this.statusValue;
   }
 
   get createdAt(): string {
@@ -41,9 +44,12 @@ export class RowText {
   }
 
   get archived(): boolean {
-    const at = this.json.indexOf(',"archived":');
-    if (at === -1) return this.summary.archived;
-    return this.json.startsWith('true', at + 12);
+    // Read once: list checks it for every row more than once.
+    if (this.archivedFlag === undefined) {
+      const at = this.json.indexOf(',"archived":');
+      this.archivedFlag = at === -1 ? this.summary.archived : this.json.startsWith('true', at + 12);
+    }
+    return this.archivedFlag;
   }
 
   /** When the session's lease expires, or null (no lease, or a row from before leases). */
