@@ -2,6 +2,7 @@ import { assertWritable, draft, text } from '../domain/decide.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
 import type { StoredEvent } from '../domain/events.js';
 import { slugify, validateId } from '../domain/ids.js';
+import type { CheckpointInfo as ResumeCheckpoint } from '../domain/resume.js';
 import type { CheckpointRef, SessionState } from '../domain/state.js';
 import { compareCheckpointIds } from '../store/types.js';
 import type { Checkpoint, CheckpointFile, CheckpointGit, CheckpointRead } from '../store/types.js';
@@ -18,16 +19,7 @@ export const MAX_CHECKPOINT_NAME = 200;
  * A checkpoint whose file is damaged or missing is still listed (invalid, with the problem);
  * its name, revision and time then come from its `checkpoint.created` event.
  */
-export interface CheckpointInfo {
-  id: string;
-  name: string;
-  /** Revision of the state it holds; null when neither its file nor the journal says. */
-  revision: number | null;
-  /** ISO time; for a damaged checkpoint the journal's, else the file's modification time, else ''. */
-  createdAt: string;
-  valid: boolean;
-  /** Taken after a checkpoint that was later restored: its line of work was abandoned. */
-  superseded: boolean;
+export interface CheckpointInfo extends ResumeCheckpoint {
   /** What is wrong with it, when not valid. */
   problem?: string;
   trigger: 'manual' | 'phase';

@@ -21,15 +21,7 @@ export async function resumePlan(m: SessionManager, id: string): Promise<{ plan:
   const state = await m.get(id);
   const ws = m.workspace;
   const workspace: WorkspaceFile[] = ws ? recordedPaths(state).map((p) => ws.hashFile(p)) : [];
-  const checkpoints: CheckpointInfo[] = (await m.checkpoints.list(id)).map((c) => ({
-    id: c.id,
-    name: c.name,
-    revision: c.revision,
-    createdAt: c.createdAt,
-    valid: c.valid,
-    superseded: c.superseded,
-    problem: c.problem ?? null,
-  }));
+  const checkpoints: CheckpointInfo[] = await m.checkpoints.list(id);
   const events = (await m.log(id)).map((e) => ({ seq: e.seq, type: e.type }));
   const newFiles = ws ? filesCreatedSince(ws.root, Date.parse(state.createdAt), new Set(recordedPaths(state))) : [];
   const plan = planResume({ state, now: m.time(), workspace, newFiles, checkpoints, planChanged: planChanged(m, state), events });
