@@ -224,16 +224,22 @@ class Pass {
 
   private async fixJournal(id: string, ps: DoctorProblem[]): Promise<void> {
     const rebuild = ps.some((p) => REBUILD.has(p.code));
-    let note = '';
-    try {
+    await this.settle(ps, async () => {
       if (rebuild) {
         const reports = await this.store.repair(id);
-        note = reports.length ? reports.map((r) => r.message.replace(/^Session [^:]+: /, '').replace(/\.$/, '')).join('; ') : 'nothing left to rebuild';
-      } else {
-        const r = await this.store.load(id);
-        const cut = r.repairs.find((x) => x.kind === 'torn_tail');
-        note = cut ? `cut by the normal open path (a repair.torn_tail event records it); the bytes are kept in ${cut.savedTo ? basename(cut.savedTo) : 'a .torn file'}` : 'no torn tail left to cut';
+        return reports.length ? reports.map((r) => r.message.replace(/^Session [^:]+: /, '').replace(/\.$/, '')).join('; ') : 'nothing left to rebuild';
       }
+      const r = await this.store.load(id);
+      const cut = r.repairs.find((x) => x.kind === 'torn_tail');
+      return cut ? `cut by the normal open path (a repair.torn_tail event records it); the bytes are kept in ${cut.savedTo ? basename(cut.savedTo) : 'a .torn file'}` : 'no torn tail left to cut';
+    });
+  }
+
+  /** Runs a fix for problems `ps`: marks them fixed with its note, or notes why it failed. */
+  private async settle(ps: DoctorProblem[], fix: () => Promise<string>): Promise<void> {
+    let note: string;
+    try {
+      note = await fix();
     } catch (e) {
       if (!isBatonError(e)) throw e;
       for (const p of ps) p.message = `${p.message}; the fix failed: ${e.message}`;
@@ -351,23 +357,14 @@ class Pass {
   private async fixIndex(): Promise<void> {
     const ps = this.problems.filter((p) => (p.code === 'INDEX_STALE' || p.code === 'INDEX_CORRUPT') && p.fixable && !p.fixed);
     if (!this.fix || !ps.length) return;
-    let note: string;
-    try {
+    await this.settle(ps, async () => {
       // A plain read first: it moves an unreadable index.json aside instead of overwriting it.
       if (ps.some((p) => p.code === 'INDEX_CORRUPT')) await this.store.list();
       await this.store.list({ rebuild: true });
       const rows = this.sessions.map((s) => this.rows.get(s.id)).filter((r): r is SessionSummary => r !== undefined);
       if (rows.length) await this.store.putSummaries(rows);
-      note = `registry rebuilt from ${rows.length} session(s)`;
-    } catch (e) {
-      if (!isBatonError(e)) throw e;
-      for (const p of ps) p.message = `${p.message}; the fix failed: ${e.message}`;
-      return;
-    }
-    for (const p of ps) {
-      p.message = `${p.message}; ${note}`;
-      p.fixed = true;
-    }
+      return `registry rebuilt from ${rows.length} session(s)`;
+    });
   }
 
   /** The active pointer, and the rule of one active session per workspace. */
