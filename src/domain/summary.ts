@@ -17,6 +17,12 @@ export interface SessionSummary {
   progress: number;
   /** When the current lease expires (null without one): past it, an active session reads as interrupted. */
   leaseExpiresAt?: string | null;
+  /**
+   * Fencing token of the current lease (null without one). Rows change when a lease is taken
+   * or given up, not at each heartbeat: `list` checks a row whose expiry has passed against
+   * its session before reporting it interrupted.
+   */
+  leaseToken?: number | null;
   /** Pinned: never touched by `baton cleanup` (absent in rows written before pins existed: false). */
   pinned?: boolean;
 }
@@ -39,6 +45,7 @@ export function summarize(s: SessionState): SessionSummary {
     currentPhase: current?.id ?? null,
     progress: s.phases.length ? Math.round((done / s.phases.length) * 100) : 0,
     leaseExpiresAt: s.lease?.expiresAt ?? null,
+    leaseToken: s.lease?.token ?? null,
     pinned: s.pinned === true,
   };
 }
@@ -57,7 +64,7 @@ export function summaryChanged(a: SessionSummary | null, b: SessionSummary): boo
     a.phasesTotal !== b.phasesTotal ||
     a.currentPhase !== b.currentPhase ||
     a.cause?.cause !== b.cause?.cause ||
-    (a.leaseExpiresAt ?? null) !== (b.leaseExpiresAt ?? null) ||
+    (a.leaseToken ?? null) !== (b.leaseToken ?? null) ||
     (a.pinned ?? false) !== (b.pinned ?? false)
   );
 }

@@ -5,7 +5,7 @@ import type { EventDraft, MeasuredFile, PhaseActionOptions } from '../domain/dec
 import { BatonError, isBatonError } from '../domain/errors.js';
 import type { Actor, NewEvent, PhaseSpec, StoredEvent } from '../domain/events.js';
 import { generateId, validateId } from '../domain/ids.js';
-import { assertFence, expiryEvents } from '../domain/lease.js';
+import { assertFence, effectiveStatus, expiryEvents } from '../domain/lease.js';
 import type { BmadIdOptions, IdFormat } from '../domain/ids.js';
 import type { FileAction, SessionState, SessionStatus } from '../domain/state.js';
 import { summarize, summaryChanged } from '../domain/summary.js';
@@ -399,8 +399,9 @@ export class SessionManager {
     }
     if (derived.length) await this.store.putSummaries(derived);
     const now = this.time();
-    return [...r.rows, ...derived.map((s) => RowText.of(s))]
-      .map((row) => readAsOf(row, now))
+    const rows = [...r.rows, ...derived.map((s) => RowText.of(s))];
+    for (let i = 0; i < rows.length; i++) if (leaseLapsed(rows[i]!, now)) rows[i] = await this.recheck(rows[i]!, now);
+    return rows
       .filter((row) => (filter.all ? true : !row.archived))
       .filter((row) => (filter.status ? row.status === filter.status : true))
       .map((row) => ({ row, createdAt: row.createdAt, id: row.id }))
@@ -523,6 +524,24 @@ export class SessionManager {
     return this.simple(id, (s) => decide.decideContext(s, summary), o);
   }
 
+  /**
+   * A row whose recorded lease expiry has passed ({@link leaseLapsed}), checked against its
+   * session (rows are not rewritten at each heartbeat): still renewed, it is shown with the
+   * current expiry; lapsed, as interrupted (lease-expired).
+   */
+  private async recheck(row: RowText, now: string): Promise<RowText> {
+    const expires = row.leaseExpiresAt!;
+    let s: SessionState;
+    try {
+      s = await this.get(row.id);
+    } catch (e) {
+      if (!isBatonError(e)) throw e;
+      return RowText.of({ ...row.summary, status: 'interrupted', cause: { cause: 'lease-expired', at: expires, detail: null } });
+    }
+    const eff = effectiveStatus(s, now);
+    return RowText.of({ ...summarize(s), status: eff.status, cause: eff.cause });
+  }
+
   private withId(id: string, fn: (s: SessionState) => { events: EventDraft[]; id: string }, o: ChangeOptions): Promise<ChangeResult<string>> {
     return this.change(id, (s) => {
       const r = fn(s);
@@ -531,12 +550,12 @@ export class SessionManager {
   }
 }
 
-/** A row as a reader must see it at `now`: active with an expired lease reads as interrupted. */
-function readAsOf(row: RowText, now: string): RowText {
-  if (row.status !== 'active') return row;
+
+/** An active row whose recorded lease expiry has passed by `now`. */
+function leaseLapsed(row: RowText, now: string): boolean {
+  if (row.status !== 'active') return false;
   const expires = row.leaseExpiresAt;
-  if (!expires || Date.parse(expires) > Date.parse(now)) return row;
-  return RowText.of({ ...row.summary, status: 'interrupted', cause: { cause: 'lease-expired', at: expires, detail: null } });
+  return expires !== null && Date.parse(expires) <= Date.parse(now);
 }
 
 function backoff(attempt: number): Promise<void> {

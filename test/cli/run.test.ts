@@ -5,6 +5,7 @@
  * takeover.
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { BATON, baseEnv, expectError, withSession } from './helpers.js';
@@ -145,7 +146,14 @@ describe('leases: a killed baton run, expiry, takeover and fencing', () => {
     const ws = await withSession('lr', 'build');
     const { child, done } = startRun(ws, ['--heartbeat', '200ms', '--ttl', '1s', '--', process.execPath, '-e', 'setTimeout(() => {}, 60000)']);
     await untilLeased(ws);
-    await new Promise((r) => setTimeout(r, 600)); // a few heartbeats
+    const logRows = (): number => fs.readFileSync(ws.path('.baton', 'index.log'), 'utf8').split('\n').filter((l) => l.includes('"id":"lr"')).length;
+    const rowsBefore = logRows();
+    // Past the first lease's expiry: kept alive by heartbeats, the session still lists as active,
+    // although heartbeats do not rewrite its registry row.
+    await new Promise((r) => setTimeout(r, 1500));
+    const rows = await ws.json<Array<{ id: string; status: string }>>(['list']);
+    expect(rows.find((r) => r.id === 'lr')?.status).toBe('active');
+    expect(logRows()).toBe(rowsBefore);
     child.kill('SIGKILL');
     await done;
     await new Promise((r) => setTimeout(r, 1300));

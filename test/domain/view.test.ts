@@ -34,6 +34,7 @@ describe('summarize', () => {
       currentPhase: null,
       progress: 0,
       leaseExpiresAt: null,
+      leaseToken: null,
       pinned: false,
     });
   });

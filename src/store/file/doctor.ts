@@ -466,7 +466,7 @@ export function rowDiff(row: SessionSummary, derived: SessionSummary): string[] 
   cmp('phasesTotal', row.phasesTotal, derived.phasesTotal);
   cmp('currentPhase', row.currentPhase, derived.currentPhase);
   cmp('cause', row.cause?.cause, derived.cause?.cause);
-  cmp('leaseExpiresAt', row.leaseExpiresAt, derived.leaseExpiresAt);
+  cmp('leaseToken', row.leaseToken, derived.leaseToken);
   return out.length ? out : ['a field `list` shows'];
 }
 
