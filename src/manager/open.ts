@@ -34,13 +34,13 @@ export interface OpenManagerOptions {
  */
 export function openManager(o: OpenManagerOptions): SessionManager {
   const store = openStore({ url: o.url ?? null, dir: o.dir ?? null, cwd: o.cwd, create: o.create === true, ...(o.now ? { now: o.now } : {}) });
-  const workspace = store.kind === 'file' ? path.dirname(store.location) : o.cwd;
+  const workspace = new Workspace(store.kind === 'file' ? path.dirname(store.location) : o.cwd, store.kind === 'file' ? store.location : null);
   return new SessionManager({
     store,
     ...(o.now ? { now: o.now } : {}),
     agent: o.agent ?? null,
     measure: fileMeasurer(o.cwd, workspace),
-    workspace: new Workspace(workspace, store.kind === 'file' ? store.location : null),
+    workspace,
     ...(o.onRepair ? { onRepair: o.onRepair } : {}),
     ...(o.onWarning ? { onWarning: o.onWarning } : {}),
     ...(o.onChanged ? { onChanged: o.onChanged } : {}),

@@ -6,7 +6,7 @@ import { checkpointExists, checkpointNotFound } from '../memory.js';
 import { compareCheckpointIds } from '../types.js';
 import type { Checkpoint, CheckpointRead } from '../types.js';
 import { decodeRecord, encodeRecord } from './codec.js';
-import { DIR_MODE, fsyncDir, pidAlive, writeTemp } from './fsutil.js';
+import { DIR_MODE, fsyncDir, removeStaleTemps, writeTemp } from './fsutil.js';
 import type { Layout } from './paths.js';
 import { isPlainDir } from './paths.js';
 
@@ -48,7 +48,7 @@ export class CheckpointFiles {
       fsyncDir(this.sessionDir);
     }
     this.assertPlainDir();
-    removeDeadTemps(dir);
+    removeStaleTemps(dir); // checkpoint writes whose process died before linking them
     const { format: _f, v: _v, ...fields } = cp as CheckpointRecord;
     const rec: CheckpointRecord = {
       format: 'baton.checkpoint',
@@ -167,18 +167,3 @@ function invalid(id: string, problem: string, modifiedAt: string | null): Checkp
   return { id, valid: false, problem, modifiedAt };
 }
 
-/** Removes temp files of checkpoint writes whose process died before linking them. */
-function removeDeadTemps(dir: string): void {
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const m = /\.json\.tmp-(\d+)-/.exec(name);
-    if (!m) continue;
-    const pid = Number(m[1]);
-    if (pid !== process.pid && !pidAlive(pid)) fs.rmSync(path.join(dir, name), { force: true });
-  }
-}

@@ -20,7 +20,7 @@ import { summarize, summaryChanged } from '../../domain/summary.js';
 import type { SessionSummary } from '../../domain/summary.js';
 import type { SessionStore } from '../types.js';
 import { decodeRecord } from './codec.js';
-import { DIR_MODE, atomicWrite, moveAside, pidAlive, readIfExists } from './fsutil.js';
+import { DIR_MODE, TEMP_PATTERN, atomicWrite, deadWriter, moveAside, pidAlive, readIfExists } from './fsutil.js';
 import { scanJournal } from './journal.js';
 import type { Scan } from './journal.js';
 import { FOREIGN_STALE_MS, readOwner } from './lock.js';
@@ -57,7 +57,6 @@ export const MARKER_STALE_MS = 10_000;
 const UNREADABLE_LOCK_GRACE_MS = 10_000;
 
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-const TEMP_PATTERN = /\.tmp-(\d+)-/;
 const CREATING_PATTERN = /\.creating-(\d+)-/;
 
 /** Options of {@link fileDoctor}. */
@@ -220,10 +219,9 @@ class FileDoctor {
   /** A temp file or half-created session folder: a problem once the process that made it is gone. */
   private leftover(file: string, sessionId: string | null): void {
     const name = path.basename(file);
-    const m = CREATING_PATTERN.exec(name) ?? TEMP_PATTERN.exec(name);
-    const pid = Number(m![1]);
-    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || pidAlive(pid)) return; // a write in progress
     const folder = CREATING_PATTERN.test(name);
+    const pid = deadWriter(name, folder ? CREATING_PATTERN : TEMP_PATTERN);
+    if (pid === null) return; // a write in progress
     const what = folder ? 'half-created session folder' : 'temp file';
     this.add('TEMP_FILES', sessionId, file, `${this.rel(file)}: ${what} left by pid ${pid}, which is no longer running (its write was never acknowledged)`, true, () => {
       fs.rmSync(file, { recursive: true, force: true });

@@ -97,21 +97,34 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
+/** Temp files made by {@link tempName}: `<target>.tmp-<pid>-…`. */
+export const TEMP_PATTERN = /\.tmp-(\d+)-/;
+
 /**
- * Removes temp files `<base>.tmp-<pid>-…` in `dir` left by processes of this host that died
- * mid-write (see {@link tempName}). Those of live processes are left alone.
+ * The pid that wrote a file or folder named like a temp file (`.tmp-<pid>-`) or, with
+ * `pattern`, another pid-stamped name, when that process is gone (a leftover of a crash);
+ * null when the name is not such a leftover or its writer still runs (or is this process).
  */
-export function removeStaleTemps(dir: string, base: string): void {
+export function deadWriter(name: string, pattern: RegExp = TEMP_PATTERN): number | null {
+  const m = pattern.exec(name);
+  if (!m) return null;
+  const pid = Number(m[1]);
+  return Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && !pidAlive(pid) ? pid : null;
+}
+
+/**
+ * Removes temp files in `dir` (only those of `base`, when given) left by processes of this
+ * host that died mid-write (see {@link tempName}). Those of live processes are left alone.
+ */
+export function removeStaleTemps(dir: string, base?: string): void {
   let names: string[];
   try {
     names = fs.readdirSync(dir);
   } catch {
     return;
   }
-  const prefix = `${base}.tmp-`;
   for (const name of names) {
-    if (!name.startsWith(prefix)) continue;
-    const pid = Number(name.slice(prefix.length).split('-')[0]);
-    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !pidAlive(pid)) fs.rmSync(path.join(dir, name), { force: true });
+    if (base !== undefined && !name.startsWith(`${base}.tmp-`)) continue;
+    if (deadWriter(name) !== null) fs.rmSync(path.join(dir, name), { force: true });
   }
 }

@@ -31,7 +31,7 @@ import { validateId } from '../../domain/ids.js';
 import { conflict } from '../memory.js';
 import type { RepairReport, Tombstone, TombstoneInfo } from '../types.js';
 import { decodeRecord, encodeRecord } from './codec.js';
-import { DIR_MODE, FILE_MODE, atomicWrite, fsyncDir, moveAside, pidAlive, readIfExists, sleepSync } from './fsutil.js';
+import { DIR_MODE, FILE_MODE, TEMP_PATTERN, atomicWrite, deadWriter, fsyncDir, moveAside, pidAlive, readIfExists, sleepSync } from './fsutil.js';
 import { readTail } from './journal.js';
 import { FOREIGN_STALE_MS, FileLock } from './lock.js';
 import type { Layout } from './paths.js';
@@ -57,7 +57,6 @@ interface Marker {
   tombstone?: Tombstone;
 }
 
-const TEMP_PATTERN = /\.tmp-(\d+)-/;
 
 /** Kills this process at `step` when the test hook asks for it. */
 function crashPoint(op: Op, step: CrashStep): void {
@@ -243,10 +242,8 @@ export class Retention {
     const trash = readDir(this.layout.trash);
     for (const name of readDir(this.layout.pending)) {
       const full = path.join(this.layout.pending, name);
-      const temp = TEMP_PATTERN.exec(name);
-      if (temp) {
-        const pid = Number(temp[1]);
-        if (pid !== process.pid && !pidAlive(pid)) fs.rmSync(full, { force: true });
+      if (TEMP_PATTERN.test(name)) {
+        if (deadWriter(name) !== null) fs.rmSync(full, { force: true });
         continue;
       }
       if (!name.endsWith('.json')) continue;
