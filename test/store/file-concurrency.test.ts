@@ -84,7 +84,7 @@ describe('file store: concurrent writers in separate processes', () => {
     const setup = new FileStore({ root: dir.root });
     const { id } = await new SessionManager({ store: setup, agent: 'setup' }).start({ title: 'Bursts', id: 'bursts', switch: true });
     await setup.close();
-    const count = 1500; // ~0.3 s of fsyncs each, far longer than the writers' 300 ms lock timeout
+    const count = 4000; // ~1 s of fsyncs each, far longer than the writers' 300 ms lock timeout
     const startAt = Date.now() + 2500;
     const results = await Promise.all(['b1', 'b2', 'b3'].map((a) => runWriter(dir.root, id, a, startAt, count, 'burst')));
     for (const r of results) {

@@ -50,6 +50,8 @@ interface Handle {
 
 /** How often a burst holding a session lock looks for a waiting process. */
 const HANDOVER_CHECK_MS = 5;
+/** Longest a burst stands back for a waiting process before it competes for the lock again. */
+const HANDOVER_WAIT_MS = 50;
 
 /** snapshot.json as stored: the state at `revision` and the journal offset of the next line. */
 export interface SnapshotRecord {
@@ -188,8 +190,11 @@ export class FileStore implements SessionStore {
       h.checkedAt = now;
       if (!h.lock.contended) return;
       releaseNow(h);
-      // Give the waiter time to take it (its back-off is at most MAX_BACKOFF_MS).
-      sleepSync(2 * MAX_BACKOFF_MS);
+      // Stand back until a waiter has taken it (it removes its marker then), or a short bound
+      // has passed: a fixed pause loses to a waiter that is slow to wake on a busy machine.
+      const until = Date.now() + HANDOVER_WAIT_MS;
+      do sleepSync(MAX_BACKOFF_MS / 4);
+      while (h.lock.contended && Date.now() < until);
     }
     releaseLingering(h.lock.file, h);
     h.lock.acquire();
