@@ -9,6 +9,8 @@ import { newEvent } from '../src/domain/events.js';
 import type { NewEvent } from '../src/domain/events.js';
 import { SessionManager } from '../src/manager/manager.js';
 import { FileStore } from '../src/store/file/store.js';
+import { PG_EXPLANATION, pgAppends } from './postgres.js';
+import type { PgRow as BenchRow } from './postgres.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const baton = path.join(root, 'dist/baton.cjs');
@@ -16,14 +18,7 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-'));
 const quick = process.argv.includes('--quick');
 const actor = { agent: 'bench', pid: process.pid, host: os.hostname() };
 
-interface Row {
-  name: string;
-  baton: string;
-  baseline: string;
-  ratio: number;
-  target: string;
-  pass: boolean;
-}
+type Row = BenchRow;
 const rows: Row[] = [];
 
 function p50(xs: number[]): number {
@@ -242,6 +237,8 @@ await cliLatency();
 await durableAppends();
 await loadTime();
 await listLatency();
+const pgRow = await pgAppends(quick);
+if (pgRow) rows.push(pgRow);
 fs.rmSync(work, { recursive: true, force: true });
 
 const table = [
@@ -271,6 +268,7 @@ How each is measured:
 - **Load time**: a fresh \`FileStore\` + \`SessionManager.get()\` (newest snapshot plus the tail)
   of a 100,000-event session against a 100-event one.
 - **List**: \`baton list --json --all\` over 10,000 sessions (registry cache warm) against \`node -e 0\`.
+${pgRow ? PG_EXPLANATION : '- **PostgreSQL appends**: not measured in this run (`BATON_TEST_PG_URL` was not set).'}
 `;
   fs.writeFileSync(path.join(root, 'BENCHMARKS.md'), doc);
   console.log('\nWrote BENCHMARKS.md');

@@ -37,14 +37,15 @@ const noChildProcess = {
 };
 
 // The CLI is one CommonJS file: Node's CommonJS loader starts faster than its ESM loader.
-// zod and yaml stay in node_modules and are required only by the commands that need them.
+// zod, yaml, pg and the MCP SDK stay in node_modules and are required only by the commands
+// that need them (`baton mcp` reaches the SDK through a lazily initialised module).
 await build({
   ...common,
   plugins: [noChildProcess],
   entryPoints: ['src/cli/bin.ts'],
   outfile: 'dist/cli.cjs',
   format: 'cjs',
-  external: ['zod', 'yaml'],
+  external: ['zod', 'yaml', 'pg', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'],
   define: { ...common.define, 'import.meta.url': '__filename' },
   banner: {},
 });

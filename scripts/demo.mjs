@@ -90,7 +90,7 @@ const crashing = spawn(process.execPath, [baton, 'run', '--agent', 'coder-be', '
   b('tokens', 'add', '--phase', 'backend', '--input', '6000', '--output', '2500', '--cached', '1200');
   console.log('READY');
   setInterval(() => {}, 1000);
-`], { cwd: work, env: { ...env, BATON_AGENT: 'coder-be' }, stdio: ['ignore', 'pipe', 'ignore'] });
+`], { cwd: work, env: { ...env, BATON_AGENT: 'coder-be' }, stdio: ['ignore', 'pipe', 'ignore'], detached: true });
 const tryStartTests = b('tester', 'phase', 'start', 'tests').catch((e) => console.log(`  [tester] refused while blocked → ${e.stderr.trim().split('\n')[0]}`));
 await Promise.all([
   new Promise((resolve) => crashing.stdout.on('data', (d) => String(d).includes('READY') && resolve())),
@@ -98,7 +98,9 @@ await Promise.all([
   tryStartTests,
 ]);
 console.log('  [coder-be] … the machine running the backend agent dies (SIGKILL to baton run and its agent).');
-crashing.kill('SIGKILL');
+// The whole process group, as when the machine dies: `baton run` and the agent under it.
+process.kill(-crashing.pid, 'SIGKILL');
+crashing.stdout.destroy();
 await sleep(1700); // its lease (1.5 s here, 60 s by default) runs out
 
 console.log('\n4. The next agent finds out what happened and picks up without guessing.\n');

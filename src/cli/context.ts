@@ -1,6 +1,7 @@
 import { BatonError } from '../domain/errors.js';
 import type { SessionManager } from '../manager/manager.js';
 import { HandoffFiles } from '../manager/handoff-file.js';
+import { MirrorFiles } from '../manager/mirror.js';
 import { openManager } from '../manager/open.js';
 import type { RepairReport } from '../manager/open.js';
 import type { CliIO, Paint } from './io.js';
@@ -11,6 +12,8 @@ export interface CommonOptions {
   session?: string;
   json?: boolean;
   dir?: string;
+  /** Store URL (--store); else BATON_STORE. */
+  store?: string;
   agent?: string;
   ifRevision?: string;
 }
@@ -27,6 +30,8 @@ export class Ctx {
   private mgr: SessionManager | null = null;
   /** Keeps each changed session's handoff.md current; BATON_HANDOFF=off turns it off. */
   private readonly handoff: HandoffFiles;
+  /** Rewrites the mirrored foreign files of each changed session that has a mirror (`baton mirror`). */
+  private readonly mirror = new MirrorFiles();
 
   constructor(
     readonly io: CliIO,
@@ -54,10 +59,15 @@ export class Ctx {
     return Number(raw);
   }
 
-  /** The manager over the store named by --dir / BATON_DIR / BATON_STORE, else the nearest `.baton`. */
+  /** The store URL: --store, else BATON_STORE (an empty one means unset), else null. */
+  get storeUrl(): string | null {
+    return this.opts.store ?? (this.io.env['BATON_STORE'] || null);
+  }
+
+  /** The manager over the store named by --store / BATON_STORE / --dir / BATON_DIR, else the nearest `.baton`. */
   manager(create = false): SessionManager {
     this.mgr ??= openManager({
-      url: this.io.env['BATON_STORE'] ?? null,
+      url: this.storeUrl,
       dir: this.opts.dir ?? this.io.env['BATON_DIR'] ?? null,
       cwd: this.io.cwd,
       create,
@@ -65,7 +75,10 @@ export class Ctx {
       agent: this.agent,
       onRepair: (r) => this.warnRepair(r),
       onWarning: (message) => this.warn(message),
-      onChanged: (id, events) => this.handoff.note(id, events),
+      onChanged: (id, events, state) => {
+        this.handoff.note(id, events);
+        this.mirror.note(id, events, state);
+      },
     });
     return this.mgr;
   }
@@ -114,8 +127,26 @@ export class Ctx {
     this.io.stderr(`${this.paint.yellow('warning')}: ${message}\n`);
   }
 
+  /**
+   * Brings the files derived from the sessions changed so far up to date: their mirrored
+   * foreign files (`baton mirror`) first, then their handoff.md. Returns warnings; a failure
+   * never fails the change. A command does this once at close; a long-running server (`baton
+   * mcp`) after each call that changed something.
+   */
+  async flushChanges(): Promise<string[]> {
+    if (!this.mgr) return [];
+    const warnings: string[] = [];
+    if (this.mirror.pending) {
+      for (const r of await this.mirror.flush(this.mgr, { cwd: this.io.cwd, now: this.io.now })) {
+        if (!r.ok) warnings.push(`mirror of ${r.id} (${r.format} in ${r.out}) not updated: ${r.error}`);
+      }
+    }
+    warnings.push(...(await this.handoff.flush(this.mgr)));
+    return warnings;
+  }
+
   async close(): Promise<void> {
-    if (this.mgr) for (const p of await this.handoff.flush(this.mgr)) this.warn(p);
+    for (const w of await this.flushChanges()) this.warn(w);
     await this.mgr?.store.close();
   }
 }

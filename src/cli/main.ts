@@ -3,10 +3,13 @@ import { BatonError, isBatonError } from '../domain/errors.js';
 import { registerCheckpoints } from './commands/checkpoint.js';
 import { registerCleanup } from './commands/cleanup.js';
 import { registerDoctor } from './commands/doctor.js';
+import { registerMcp } from './commands/mcp.js';
+import { registerFormats } from './commands/formats.js';
 import { registerRecords } from './commands/records.js';
 import { registerResume } from './commands/resume.js';
 import { registerRun } from './commands/run.js';
 import { registerSession } from './commands/session.js';
+import { registerWorkers } from './commands/workers.js';
 import type { Ctx } from './context.js';
 import { EXIT_CODES } from './exit.js';
 import type { CliIO } from './io.js';
@@ -52,6 +55,9 @@ export const GROUPS: ReadonlyArray<{ register: Register; commands: readonly stri
   { register: registerRun, commands: ['run'] },
   { register: registerResume, commands: ['resume', 'handoff'] },
   { register: registerDoctor, commands: ['doctor'] },
+  { register: registerWorkers, commands: ['claim', 'watch', 'migrate-store'] },
+  { register: registerMcp, commands: ['mcp'] },
+  { register: registerFormats, commands: ['inspect', 'import', 'export', 'mirror'] },
 ];
 
 /** Reports an error the one way the CLI does: coded line + hint on stderr, or a JSON object on stdout. */

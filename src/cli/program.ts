@@ -12,6 +12,7 @@ export function common(cmd: Command): Command {
     .option('--session <id>', 'session to act on (default: $BATON_SESSION, else the active session)')
     .option('--json', 'print machine-readable JSON on stdout')
     .option('--dir <path>', 'the .baton store directory (default: $BATON_DIR, else the nearest .baton upwards)')
+    .option('--store <url>', 'store URL, e.g. postgres://user@host/db?schema=NAME (default: $BATON_STORE, else the file store)')
     .option('--agent <name>', 'agent to attribute the change to (default: $BATON_AGENT)');
 }
 

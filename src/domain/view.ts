@@ -66,3 +66,19 @@ export function statusView(s: SessionState, now?: string): StatusView {
     lease: leaseOf(s),
   };
 }
+
+/**
+ * Phases a `phase start` would accept now: pending ones whose blockers are completed or
+ * skipped, and failed ones with retries left, in plan order. Offered in hints after a refused
+ * phase verb, so an agent knows what it may do instead.
+ */
+export function startablePhases(s: SessionState): string[] {
+  if (s.status !== 'active' || s.archived) return [];
+  const settled = (id: string): boolean => {
+    const p = s.phases.find((x) => x.id === id);
+    return p !== undefined && (p.status === 'completed' || p.status === 'skipped');
+  };
+  return s.phases
+    .filter((p) => (p.status === 'pending' && p.blockedBy.every(settled)) || (p.status === 'failed' && p.retryCount < p.maxRetries && p.blockedBy.every(settled)))
+    .map((p) => p.id);
+}

@@ -31,6 +31,35 @@ export function renewLease(m: SessionManager, id: string, token: number, ttlMs: 
   return m.change(id, (s) => ({ events: decideRenew(s, token, ttlMs, m.time()), result: undefined }));
 }
 
+/**
+ * The lease a worker may go on with instead of taking a new one: the session's current,
+ * unexpired lease carries `token` (BATON_LEASE_TOKEN) and was taken by a process of this
+ * machine that has ended (`baton claim` takes it and exits). A lease whose holder still runs
+ * (a `baton run` around this one) is not handed over. Null otherwise.
+ */
+export async function adoptableLease(m: SessionManager, id: string, token: number): Promise<Lease | null> {
+  const s = await m.get(id);
+  const lease = leaseOf(s);
+  if (!lease || lease.token !== token || effectiveStatus(s, m.time()).status !== 'active') return null;
+  if (lease.host !== m.origin.host || lease.pid === m.origin.pid || processAlive(lease.pid)) return null;
+  return lease;
+}
+
+/** Goes on with the lease held with `token` (see {@link adoptableLease}): renews it now. FENCED once lost. */
+export async function adoptLease(m: SessionManager, id: string, token: number, ttlMs: number, agent: string | null): Promise<Lease> {
+  const r = await m.change(id, (s) => ({ events: decideRenew(s, token, ttlMs, m.time()), result: undefined }), { agent, fencingToken: token });
+  return leaseOf(r.state)!;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** Releases the lease held with `token`. */
 export function releaseLease(m: SessionManager, id: string, token: number): Promise<ChangeResult<undefined>> {
   return m.change(id, (s) => ({ events: decideRelease(s, token, m.time()), result: undefined }));

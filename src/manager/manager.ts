@@ -19,6 +19,9 @@ import type { CleanupOptions, CleanupResult } from './retention.js';
 import { nodeCrypto } from './lazy.js';
 import type { Workspace } from './workspace.js';
 
+/** A draft that may carry its own time and actor (events imported from a foreign file). */
+export type TimedDraft = EventDraft & { time?: string; actor?: Actor };
+
 /** Snapshot every this many events by default: bounds the tail replayed on load. */
 export const DEFAULT_SNAPSHOT_EVERY = 200;
 
@@ -36,8 +39,8 @@ export interface ManagerOptions {
   measure?: (path: string) => MeasuredFile;
   /** Receives repairs the store made while reading (torn tails, corrupt snapshots…). */
   onRepair?: (r: RepairReport) => void;
-  /** Told about every change once it is durable (e.g. to refresh a handoff file). */
-  onChanged?: (id: string, events: readonly StoredEvent[]) => void;
+  /** Told about every change once it is durable (e.g. to refresh a handoff file or a mirror), with the state after it. */
+  onChanged?: (id: string, events: readonly StoredEvent[], state: SessionState) => void;
   /** Where checkpoints hash recorded files and ask git; none: no git info, files unmeasured. */
   workspace?: Workspace | null;
   /** Take a checkpoint whenever a phase completes (default true; a session can opt out). */
@@ -101,7 +104,7 @@ export class SessionManager {
   private readonly snapshotEvery: number;
   private readonly measure: ((path: string) => MeasuredFile) | undefined;
   private readonly onRepair: (r: RepairReport) => void;
-  private readonly onChanged: ((id: string, events: readonly StoredEvent[]) => void) | undefined;
+  private readonly onChanged: ((id: string, events: readonly StoredEvent[], state: SessionState) => void) | undefined;
   /** Checkpoints: take, list, show, validate, restore (see checkpoints.ts). */
   readonly checkpoints: Checkpoints;
   /** The folder the session works in (recorded files, git), when known. */
@@ -140,10 +143,11 @@ export class SessionManager {
     return { agent: agent ?? this.agent, pid: this.pid, host: this.host };
   }
 
-  private stamp(drafts: EventDraft[], agent?: string | null): NewEvent[] {
+  private stamp(drafts: TimedDraft[], agent?: string | null): NewEvent[] {
     const time = this.now().toISOString();
     const actor = this.actor(agent);
-    return drafts.map((d) => ({ ...d, time, actor }) as NewEvent);
+    // A draft that carries its own time (an imported foreign event) keeps it.
+    return drafts.map((d) => ({ ...d, time: d.time ?? time, actor: d.actor ?? actor }) as NewEvent);
   }
 
   private async loadFull(id: string): Promise<Loaded> {
@@ -169,7 +173,7 @@ export class SessionManager {
    * Applies a change: `fn` validates against the current state and returns drafts. On a lost
    * race the state is re-read and `fn` runs again (unless `expectedRevision` was given).
    */
-  async change<R>(id: string, fn: (s: SessionState) => { events: EventDraft[]; result: R }, o: ChangeOptions = {}): Promise<ChangeResult<R>> {
+  async change<R>(id: string, fn: (s: SessionState) => { events: TimedDraft[]; result: R }, o: ChangeOptions = {}): Promise<ChangeResult<R>> {
     for (let attempt = 1; ; attempt++) {
       // The state this process wrote last is tried first: the append is conditional, so if
       // anyone else wrote since, it fails with CONFLICT and the session is read again.
@@ -214,7 +218,7 @@ export class SessionManager {
         );
       }
       this.cache.set(id, { state: next, snapshotRevision: snapshotAt });
-      this.onChanged?.(id, stored);
+      this.onChanged?.(id, stored, next);
       return { state: next, events: stored, result };
     }
   }
@@ -243,10 +247,25 @@ export class SessionManager {
       );
       const state = fold(null, events.map((e, i) => ({ ...e, seq: i + 1 }) as StoredEvent), id)!;
       await this.store.create(id, events, summarize(state));
-      this.onChanged?.(id, events.map((e, i) => ({ ...e, seq: i + 1 }) as StoredEvent));
+      this.onChanged?.(id, events.map((e, i) => ({ ...e, seq: i + 1 }) as StoredEvent), state);
       await this.store.setActive(id);
       return state;
     });
+  }
+
+  /**
+   * Creates a session from a complete initial journal built elsewhere (an import), keeping the
+   * events' own times and actors. The first event must be `session.created`. Does not touch
+   * the active pointer. `EXISTS` when the id is taken.
+   */
+  async createFrom(id: string, events: NewEvent[]): Promise<SessionState> {
+    validateId(id);
+    if (events[0]?.type !== 'session.created') throw new BatonError('BAD_INPUT', `The journal of ${id} must start with session.created.`, { hint: 'This is a bug in the caller.' });
+    const stored = events.map((e, i) => ({ ...e, seq: i + 1 }) as StoredEvent);
+    const state = fold(null, stored, id)!;
+    await this.store.create(id, events, summarize(state));
+    this.onChanged?.(id, stored, state);
+    return state;
   }
 
   /** Pauses the active session (if any, and not `except`), or refuses when `allow` is false. */

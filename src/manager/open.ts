@@ -1,9 +1,13 @@
+import fs from 'node:fs';
 import path from 'node:path';
+import { BatonError } from '../domain/errors.js';
 import { FileStore } from '../store/file/store.js';
 import { STORE_DIR_NAME } from '../store/file/paths.js';
 import { openStore } from '../store/open.js';
+import { PostgresStore } from '../store/postgres/store.js';
 import type { StoredEvent } from '../domain/events.js';
-import type { RepairReport } from '../store/types.js';
+import type { SessionState } from '../domain/state.js';
+import type { RepairReport, SessionStore } from '../store/types.js';
 
 export type { RepairReport };
 import { SessionManager } from './manager.js';
@@ -25,7 +29,7 @@ export interface OpenManagerOptions {
   /** Problems that did not stop a call (an automatic checkpoint not taken). */
   onWarning?: (message: string) => void;
   /** Told about every durable change (see ManagerOptions.onChanged). */
-  onChanged?: (id: string, events: readonly StoredEvent[]) => void;
+  onChanged?: (id: string, events: readonly StoredEvent[], state: SessionState) => void;
 }
 
 /**
@@ -56,4 +60,42 @@ export function initStore(cwd: string, dir?: string | null): { root: string; exi
   const existed = FileStore.exists(root);
   FileStore.init(root);
   return { root, existed };
+}
+
+/**
+ * Opens the store a URL names, for commands that work on two stores at once
+ * (`migrate-store`): a `.baton` directory path, `file:/path`, `memory:`, or a server URL the
+ * build supports. With `create`, a missing file store is created there.
+ */
+export function openStoreAt(url: string, o: { cwd: string; create: boolean; now?: () => Date }): SessionStore {
+  const isPath = !/^[a-z][a-z0-9+.-]*:/i.test(url) || url.startsWith('file:');
+  if (o.create && isPath) {
+    // Never scatter a store's folders into a directory that holds something else.
+    const dir = path.resolve(o.cwd, url.replace(/^file:(\/\/)?/, ''));
+    let entries: string[] = [];
+    try {
+      entries = fs.readdirSync(dir);
+    } catch {
+      // missing: created below
+    }
+    if (entries.length && !entries.includes('store.json') && !entries.includes('sessions')) {
+      throw new BatonError('BAD_INPUT', `${dir} is not empty and is not a baton store.`, { hint: 'Name a .baton directory, or a new or empty one (e.g. --to ./copy/.baton).' });
+    }
+  }
+  return openStore({ url, cwd: o.cwd, create: o.create, ...(o.now ? { now: o.now } : {}) });
+}
+
+/**
+ * Prepares the store a URL names (`baton init --store URL`): for PostgreSQL, connects and
+ * creates or migrates its schema. `existed` is false when this call created the schema.
+ */
+export async function initStoreUrl(url: string, cwd: string): Promise<{ root: string; existed: boolean }> {
+  const store = openStore({ url, cwd, create: true });
+  try {
+    if (store instanceof PostgresStore) return { root: store.location, existed: !(await store.prepare()).includes(1) };
+    await store.list();
+    return { root: store.location, existed: true };
+  } finally {
+    await store.close();
+  }
 }

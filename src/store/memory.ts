@@ -25,6 +25,7 @@ export class MemoryStore implements SessionStore {
   private active: string | null = null;
   private readonly tombstones: Tombstone[] = [];
   private lockChain: Promise<unknown> = Promise.resolve();
+  private readonly watchers = new Set<(c: { sessionId: string; revision: number }) => void>();
 
   private entry(id: string): Entry {
     const e = this.sessions.get(validateId(id));
@@ -38,6 +39,7 @@ export class MemoryStore implements SessionStore {
     const stored = events.map((e, i) => clone({ ...e, seq: i + 1 }) as StoredEvent);
     this.sessions.set(id, { events: stored, snapshot: null, archived: false, checkpoints: new Map() });
     this.summaries.set(id, summary);
+    this.notify(id, stored.length);
     return { revision: stored.length };
   }
 
@@ -61,6 +63,7 @@ export class MemoryStore implements SessionStore {
     if (e.events.length !== expectedRevision) throw conflict(id, expectedRevision, e.events.length);
     for (const ev of events) e.events.push(clone({ ...ev, seq: e.events.length + 1 }) as StoredEvent);
     if (options.summary) this.summaries.set(id, options.summary);
+    this.notify(id, e.events.length);
     return { revision: e.events.length };
   }
 
@@ -143,6 +146,19 @@ export class MemoryStore implements SessionStore {
     const cp = e.checkpoints.get(validateId(checkpointId, 'checkpoint id'));
     if (!cp) throw checkpointNotFound(id, checkpointId);
     return { id: checkpointId, valid: true, checkpoint: clone(cp) };
+  }
+
+  /** Reports every create and append of this (in-process) store. */
+  async watch(onChange: (c: { sessionId: string; revision: number }) => void): Promise<() => Promise<void>> {
+    this.watchers.add(onChange);
+    return async () => {
+      this.watchers.delete(onChange);
+    };
+  }
+
+  private notify(sessionId: string, revision: number): void {
+    // After the append has returned, like a store that reports through another channel.
+    for (const w of this.watchers) queueMicrotask(() => w({ sessionId, revision }));
   }
 
   async close(): Promise<void> {}

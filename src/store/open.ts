@@ -3,11 +3,13 @@ import { BatonError } from '../domain/errors.js';
 import { FileStore } from './file/store.js';
 import { STORE_DIR_NAME, findStoreDir } from './file/paths.js';
 import { MemoryStore } from './memory.js';
+import { PostgresStore } from './postgres/store.js';
+import { isPostgresUrl } from './postgres/url.js';
 import type { SessionStore } from './types.js';
 
 /** Where and how to open a store. */
 export interface OpenStoreOptions {
-  /** `memory:`, `file:/path`, a plain directory path, or (later) `postgres://…`. */
+  /** `memory:`, `file:/path`, a plain directory path, or `postgres://…` (see docs/storage.md). */
   url?: string | null;
   /** Explicit `.baton` directory (--dir / BATON_DIR). */
   dir?: string | null;
@@ -21,15 +23,18 @@ export interface OpenStoreOptions {
 /**
  * Opens the store a surface should use. Without a URL this is the file store found by
  * walking up from `cwd` (like git finds `.git`); `NO_STORE` when there is none and `create`
- * is not set.
+ * is not set. A `postgres://` (or `postgresql://`) URL opens the PostgreSQL store, which
+ * connects lazily on its first call.
  */
 export function openStore(o: OpenStoreOptions = {}): SessionStore {
   const cwd = o.cwd ?? process.cwd();
   const url = o.url ?? null;
   if (url === 'memory:') return new MemoryStore();
+  // Connects on first use: opening costs nothing, and `pg` is loaded only now.
+  if (url && isPostgresUrl(url)) return new PostgresStore({ url });
   if (url && /^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !url.startsWith('file://')) {
     throw new BatonError('BAD_INPUT', `Store URL scheme of ${url.split('://')[0]}:// is not supported by this build.`, {
-      hint: 'Use the file store (--dir PATH) or memory:.',
+      hint: 'Use postgres://…, the file store (--dir PATH) or memory:.',
     });
   }
   const explicit = url ? url.replace(/^file:(\/\/)?/, '') : o.dir ?? null;

@@ -203,6 +203,12 @@ export interface SessionStore {
   readCheckpoint(id: string, checkpointId: string): Promise<CheckpointRead>;
   /** The folder holding a session's files, for stores that keep sessions in folders; else absent. */
   sessionFolder?(id: string): string | null;
+  /**
+   * Optional: calls `onChange` after each committed create or append to any session of this
+   * store, by any process (at least once per change; a burst may be reported by its last
+   * revision only). Resolves once it listens; the returned function stops it.
+   */
+  watch?(onChange: (c: { sessionId: string; revision: number }) => void): Promise<() => Promise<void>>;
   /** Releases locks and handles. */
   close(): Promise<void>;
   /** Optional (`baton doctor`): checks what only this backend's files show and, with `fix`, repairs the file-level problems; `checked` names the problem codes it covers, `sessions` every session folder. */

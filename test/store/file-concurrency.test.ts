@@ -84,7 +84,10 @@ describe('file store: concurrent writers in separate processes', () => {
     const setup = new FileStore({ root: dir.root });
     const { id } = await new SessionManager({ store: setup, agent: 'setup' }).start({ title: 'Bursts', id: 'bursts', switch: true });
     await setup.close();
-    const count = 4000; // ~1 s of fsyncs each, far longer than the writers' 300 ms lock timeout
+    // ~1.5 s of fsyncs each, as long as the writers' 1.5 s lock timeout: a holder that kept the
+    // lock for its whole burst would make the writers queued behind it fail with LOCKED. The timeout is not shorter because a
+    // loaded machine (the rest of the suite) can stall a waiting process for several hundred ms.
+    const count = 6000;
     const startAt = Date.now() + 2500;
     const results = await Promise.all(['b1', 'b2', 'b3'].map((a) => runWriter(dir.root, id, a, startAt, count, 'burst')));
     for (const r of results) {

@@ -201,5 +201,5 @@ describe('file store crash safety (SIGKILL)', () => {
     expect(stats.repairsSeen).toBe(stats.tornByKill + stats.tornMade);
     expect(stats.tornMade).toBe(2);
     expect(stats.acks).toBeGreaterThan(KILLS);
-  }, 110_000);
+  }, 300_000);
 });

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { BatonError } from '../../domain/errors.js';
-import { renderHandoff } from '../../domain/handoff.js';
 import { renderResumePlan } from '../../domain/resume.js';
+import { sessionHandoff } from '../../manager/handoff-file.js';
 import { applyResume, resumePlan } from '../../manager/resume.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
@@ -47,8 +47,7 @@ export function registerResume(program: Command, io: CliIO, holder: { ctx: Ctx |
   ).action(
     bind(io, holder, async (ctx, _a, o) => {
       const sid = await ctx.sessionId();
-      const { plan, state } = await resumePlan(ctx.manager(), sid);
-      const markdown = renderHandoff({ state, plan, now: ctx.manager().time() });
+      const { markdown } = await sessionHandoff(ctx.manager(), sid);
       const file = o['write'] as string | undefined;
       if (file !== undefined) {
         if (file.trim() === '') throw new BatonError('BAD_INPUT', '--write needs a file name.', { hint: 'e.g. --write HANDOFF.md' });

@@ -3,7 +3,7 @@ import os from 'node:os';
 import type { Command } from 'commander';
 import { BatonError, isBatonError } from '../../domain/errors.js';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS } from '../../domain/lease.js';
-import { acquireLease, recordRunEnd, renewLease } from '../../manager/leases.js';
+import { acquireLease, adoptLease, adoptableLease, recordRunEnd, renewLease } from '../../manager/leases.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common } from '../program.js';
@@ -41,11 +41,18 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
       }
       const m = ctx.manager();
       const id = await ctx.sessionId();
-      let s = await m.get(id);
-      if (s.status !== 'active') s = await m.resume(id, ctx.agent);
-      const owner = ctx.agent ?? `run:${command[0]}`;
-      const { result: lease } = await acquireLease(m, id, { owner, ttlMs, force: o['force'] === true, agent: ctx.agent });
-      const token = lease.token;
+      const held = ctx.fencingToken;
+      let token: number;
+      if (held !== undefined && (await adoptableLease(m, id, held))) {
+        // A worker that claimed the session (`baton claim`) goes on under the lease it took.
+        token = (await adoptLease(m, id, held, ttlMs, ctx.agent)).token;
+      } else {
+        let s = await m.get(id);
+        if (s.status !== 'active') s = await m.resume(id, ctx.agent);
+        const owner = ctx.agent ?? `run:${command[0]}`;
+        const { result: lease } = await acquireLease(m, id, { owner, ttlMs, force: o['force'] === true, agent: ctx.agent });
+        token = lease.token;
+      }
       await m.change(id, () => ({ events: [{ type: 'run.started', data: { command, token, agent: ctx.agent } }], result: undefined }), { agent: ctx.agent, fencingToken: token });
       io.stderr(`baton: running ${command.join(' ')} in session ${id} (lease token ${token})\n`);
 
@@ -57,6 +64,8 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
           BATON_SESSION: id,
           BATON_LEASE_TOKEN: String(token),
           BATON_DIR: m.store.kind === 'file' ? m.store.location : io.env['BATON_DIR'],
+          // The child writes to the same store, also when it was named by --store.
+          ...(ctx.storeUrl ? { BATON_STORE: ctx.storeUrl } : {}),
           ...(ctx.agent ? { BATON_AGENT: ctx.agent } : {}),
         },
       });

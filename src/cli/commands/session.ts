@@ -8,7 +8,8 @@ import { SESSION_STATUSES } from '../../domain/state.js';
 import type { SessionState, SessionStatus } from '../../domain/state.js';
 import { statusView } from '../../domain/view.js';
 import { nodeCrypto } from '../../manager/lazy.js';
-import { initStore } from '../../manager/open.js';
+import { MIRROR_KEY } from '../../manager/mirror.js';
+import { initStore, initStoreUrl } from '../../manager/open.js';
 import { PLAN_FILE_KEY } from '../../manager/resume.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
@@ -73,9 +74,10 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
   const on = (cmd: Command, action: Action): Command => cmd.action(bind(io, holder, action));
 
   on(
-    common(program.command('init').description('create a .baton store in the current directory (or --dir)')),
+    common(program.command('init').description('create a .baton store in the current directory (or --dir), or prepare the --store / $BATON_STORE database')),
     async (ctx) => {
-      const { root, existed } = initStore(io.cwd, ctx.opts.dir ?? io.env['BATON_DIR'] ?? null);
+      const url = ctx.storeUrl;
+      const { root, existed } = url && !url.startsWith('file:') ? await initStoreUrl(url, io.cwd) : initStore(io.cwd, ctx.opts.dir ?? io.env['BATON_DIR'] ?? null);
       ctx.emit({ ok: true, store: root, created: !existed }, `${existed ? 'Store already present' : 'Created store'} at ${root}`);
     },
   );
@@ -95,10 +97,14 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
         .option('--plan <file>', 'plan file (.json or .yaml) with the phases')
         .option('--budget <n>', 'token budget (input + output)')
         .option('--switch', 'pause the active session instead of refusing')
-        .option('--no-auto-checkpoint', 'do not take a checkpoint each time a phase completes'),
+        .option('--no-auto-checkpoint', 'do not take a checkpoint each time a phase completes')
+        .option('--mirror <format>', 'keep the session\'s files in this foreign layout rewritten after every change (see `baton mirror`)')
+        .option('--mirror-out <dir>', 'folder of the mirrored files (with --mirror)'),
     ),
     async (ctx, [title], o) => {
       if (o['phases'] && o['plan']) throw new BatonError('BAD_INPUT', 'Give either --phases or --plan, not both.', { hint: 'Keep one of them.' });
+      if ((o['mirror'] === undefined) !== (o['mirrorOut'] === undefined)) throw new BatonError('BAD_INPUT', '--mirror and --mirror-out go together.', { hint: 'Pass both, e.g. --mirror maestro --mirror-out .gemini.' });
+      const mirror = o['mirror'] !== undefined ? (await import('../../manager/formats.js')).mirrorSetting(String(o['mirror']), String(o['mirrorOut']), { cwd: io.cwd }) : null;
       const plan = o['plan'] ? await readPlan(String(o['plan']), io.cwd) : null;
       const phases = plan ? plan.phases : o['phases'] ? (await import('../../domain/plan.js')).phasesFromList(String(o['phases'])) : [];
       // `start` creates the store where `init` would, so a first run needs no separate init.
@@ -114,6 +120,7 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
         agent: ctx.agent,
         metadata: {
           ...(o['autoCheckpoint'] === false ? { autoCheckpoint: false } : {}),
+          ...(mirror ? { [MIRROR_KEY]: mirror } : {}),
           ...(plan ? { [PLAN_FILE_KEY]: { path: planPath(m.workspace?.root ?? io.cwd, plan.abs), sha256: plan.sha256 } } : {}),
         },
       });

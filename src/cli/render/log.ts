@@ -1,7 +1,8 @@
 import type { StoredEvent } from '../../domain/events.js';
 import type { Paint } from '../io.js';
 
-function brief(e: StoredEvent): string {
+/** One event's payload in a few words, for one-line views (`log`, `watch`). */
+export function brief(e: StoredEvent): string {
   const d = e.data as Record<string, unknown>;
   switch (e.type) {
     case 'session.created':

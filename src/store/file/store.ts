@@ -18,6 +18,7 @@ import { FileLock, MAX_BACKOFF_MS } from './lock.js';
 import { Layout, isPlainDir } from './paths.js';
 import { Registry } from './registry.js';
 import { Retention } from './retention.js';
+import { watchJournals } from './watch.js';
 
 /** Version of the on-disk layout this code writes. */
 export const FILE_FORMAT_VERSION = 1;
@@ -631,6 +632,11 @@ export class FileStore implements SessionStore {
   /** `baton doctor`: file-level checks, and fixes of temp files, stale locks and snapshots (see doctor.ts). */
   async doctor(options: { fix: boolean }): Promise<FileDoctorResult> {
     return fileDoctor(this.layout, { fix: options.fix, now: this.now(), formatVersion: FILE_FORMAT_VERSION });
+  }
+
+  /** Reports journal changes of live sessions: `fs.watch` on `sessions/`, debounced, with a fallback poll (see watch.ts). */
+  watch(onChange: (c: { sessionId: string; revision: number }) => void): Promise<() => Promise<void>> {
+    return watchJournals(this.layout, onChange);
   }
 
   async close(): Promise<void> {

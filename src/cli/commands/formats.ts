@@ -1,0 +1,107 @@
+import type { Command } from 'commander';
+import { BatonError } from '../../domain/errors.js';
+import type { ForeignSession } from '../../formats/types.js';
+import { MIRROR_ERROR_KEY, mirrorOf } from '../../manager/mirror.js';
+import type { Ctx } from '../context.js';
+import { EXIT_CODES } from '../exit.js';
+import type { CliIO } from '../io.js';
+import { bind, common } from '../program.js';
+import type { Action } from '../program.js';
+import { allProblems, renderExport, renderImport, renderInspect, renderMirror } from '../render/formats.js';
+
+/*
+ * The format code (core, registry, five adapters) is loaded by the action that needs it: a
+ * dynamic import of our own module is bundled as a lazily initialised module, so commands
+ * that read no foreign file do not pay for it at start-up.
+ */
+const formats = (): Promise<typeof import('../../manager/formats.js')> => import('../../manager/formats.js');
+
+/** A foreign session without its parsed source documents (verbose; `--documents` keeps them). */
+function lean(s: ForeignSession, documents: boolean): Omit<ForeignSession, 'documents'> & { documents?: Record<string, unknown> } {
+  if (documents) return s;
+  const { documents: _d, ...rest } = s;
+  return rest;
+}
+
+/** Registers inspect, import, export and mirror: the foreign session layouts (docs/formats.md). */
+export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
+  const on = (cmd: Command, action: Action): Command => cmd.action(bind(io, holder, action));
+  const formatHelp = 'layout: maestro, go-team, bmit, bmad, ccw, or auto (detected)';
+
+  on(
+    program
+      .command('inspect')
+      .description('read the sessions of a foreign toolkit\'s folder without changing anything, and report every fact and problem')
+      .argument('<path>', 'the folder holding the toolkit\'s session files')
+      .option('--format <format>', formatHelp, 'auto')
+      .option('--documents', 'with --json: include the parsed source documents')
+      .option('--json', 'print machine-readable JSON on stdout'),
+    async (ctx, [dir], o) => {
+      const r = await (await formats()).inspectPath(dir ?? '', String(o['format']), { cwd: io.cwd, now: io.now });
+      const docs = o['documents'] === true;
+      ctx.emit({ ...r, sessions: r.sessions.map((s) => lean(s, docs)) }, () => renderInspect(r, ctx.paint));
+      // Readable but damaged: a distinct status so scripts and CI can tell (docs/cli.md).
+      if (allProblems(r).some((p) => p.severity === 'error')) ctx.exitCode = EXIT_CODES.CORRUPT;
+    },
+  );
+
+  on(
+    common(
+      program
+        .command('import')
+        .description('turn every session of a foreign toolkit\'s folder into a baton session (again: bring it forward); the folder is not changed')
+        .argument('<path>', 'the folder holding the toolkit\'s session files')
+        .option('--format <format>', formatHelp, 'auto')
+        .option('--id-prefix <prefix>', 'put PREFIX before every baton id (to import next to sessions with the same ids)'),
+    ),
+    async (ctx, [dir], o) => {
+      const m = ctx.manager(true);
+      const r = await (await formats()).importPath(m, dir ?? '', String(o['format']), { cwd: io.cwd, now: io.now, agent: ctx.agent, ...(o['idPrefix'] !== undefined ? { idPrefix: String(o['idPrefix']) } : {}) });
+      ctx.emit(r, () => renderImport(r, ctx.paint));
+    },
+  );
+
+  on(
+    common(
+      program
+        .command('export')
+        .description('write a session in a foreign toolkit\'s layout, by its own write rules, so the toolkit can go on from there')
+        .requiredOption('--format <format>', 'layout: maestro, go-team, bmit, bmad, ccw')
+        .requiredOption('--out <dir>', 'folder to write into (created when missing; other sessions in it are kept)'),
+    ),
+    async (ctx, _a, o) => {
+      const m = ctx.manager();
+      const id = await ctx.sessionId();
+      const r = await (await formats()).exportSession(m, id, String(o['format']), String(o['out']), { cwd: io.cwd, now: io.now });
+      ctx.emit(r, () => renderExport(r));
+    },
+  );
+
+  on(
+    common(
+      program
+        .command('mirror')
+        .description('keep a session\'s files in a foreign layout rewritten after every change (no argument: show the mirror)')
+        .argument('[format]', 'layout: maestro, go-team, bmit, bmad, ccw')
+        .option('--out <dir>', 'folder the toolkit reads its files from')
+        .option('--off', 'stop mirroring'),
+    ),
+    async (ctx, [format], o) => {
+      const m = ctx.manager();
+      const id = await ctx.sessionId();
+      const off = o['off'] === true;
+      if (off && format !== undefined) throw new BatonError('BAD_INPUT', 'Give either a format or --off, not both.', { hint: 'Use `baton mirror FORMAT --out DIR` or `baton mirror --off`.' });
+      if (format === undefined && !off) {
+        if (o['out'] !== undefined) throw new BatonError('BAD_INPUT', '--out needs a format.', { hint: 'Use `baton mirror FORMAT --out DIR`.' });
+        const s = await m.get(id);
+        const mirror = mirrorOf(s);
+        const error = s.metadata[MIRROR_ERROR_KEY] ?? null;
+        ctx.emit({ id, mirror, error }, () => renderMirror(id, mirror, error));
+        return;
+      }
+      if (!off && o['out'] === undefined) throw new BatonError('BAD_INPUT', `Mirroring as ${format} needs --out DIR.`, { hint: `Use \`baton mirror ${format} --out DIR\`.` });
+      const r = await (await formats()).setMirror(m, id, off ? null : { format: format!, out: String(o['out']) }, { cwd: io.cwd, now: io.now, agent: ctx.agent });
+      ctx.emit({ ok: true, id, revision: r.state.revision, mirror: r.mirror }, r.mirror ? `Mirroring ${id} as ${r.mirror.format} in ${r.mirror.out}` : `Stopped mirroring ${id}`);
+    },
+  );
+}

@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import { watchSessions } from '../../manager/watch.js';
+import type { SessionChange } from '../../manager/watch.js';
+import type { Ctx } from '../context.js';
+import type { CliIO } from '../io.js';
+import { bind, common } from '../program.js';
+import { brief } from '../render/log.js';
+
+/** Registers `baton watch`: a live stream of changes until SIGINT/SIGTERM. */
+export function registerWatch(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
+  common(program.command('watch').description('print changes to sessions as they happen, one line each, until Ctrl+C')).action(
+    bind(io, holder, async (ctx) => {
+      const m = ctx.manager();
+      // Only an explicit --session filters: a watcher usually follows the whole pool.
+      const only = ctx.opts.session ?? null;
+      const print = (c: SessionChange): void => {
+        if (ctx.json) io.stdout(`${JSON.stringify(c)}\n`);
+        else io.stdout(`${renderChange(c, ctx)}\n`);
+      };
+      const ended = new Promise<void>((resolve) => {
+        const stop = (): void => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+      const stop = await watchSessions(m, { sessionId: only, onChange: print, onWarning: (w) => ctx.warn(w) });
+      io.stderr(`baton: watching ${m.store.kind} store ${m.store.location}${only ? ` (session ${only})` : ''}; Ctrl+C to stop\n`);
+      // The feed's timers and watchers keep the process alive until a signal ends it.
+      await ended;
+      await stop();
+    }),
+  );
+}
+
+function renderChange(c: SessionChange, ctx: Ctx): string {
+  const last = c.events[c.events.length - 1]!;
+  const what = c.events.map((e) => {
+    const b = brief(e);
+    return b ? `${e.type} ${b}` : e.type;
+  });
+  return `${ctx.paint.dim(last.time)} ${c.sessionId} ${ctx.paint.dim(`r${c.revision}`)} ${what.join('; ')}`;
+}

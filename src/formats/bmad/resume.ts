@@ -1,0 +1,68 @@
+/**
+ * Where a BMAD session resumes, by the session manager's commands: `SESSION resume` reads
+ * `active-session.yaml`; with no active session it offers to start a new one; a closed
+ * session is not resumed (a new one is started); the resumed session restores its
+ * `context_summary` and carries on with `current_focus` (epic, story, task; a blocker is a
+ * warning). Agents still `running` in a session that is not active are orphaned.
+ */
+import type { ForeignSession, ResumeAdvice } from '../types.js';
+import { obj, str } from '../util.js';
+import type { Pointer } from './pointer.js';
+import { runningAgents } from './read.js';
+import type { BmadTokens } from './tokens.js';
+
+function focusText(doc: Record<string, unknown>): string | null {
+  const f = obj(doc['current_focus']);
+  const parts = (['epic', 'story', 'task'] as const).map((k) => (str(f[k]) ? `${k} ${str(f[k])}` : null)).filter(Boolean);
+  return parts.length > 0 ? parts.join(', ') : null;
+}
+
+/** The advice for `s`, given the pointer (null when there is none or it is unreadable). */
+export function bmadResume(s: ForeignSession, doc: Record<string, unknown>, pointer: Pointer | null, pointerTargetExists: boolean): ResumeAdvice {
+  const warnings: string[] = [];
+  const orphans = runningAgents(s);
+  const active = s.rawStatus === 'active' || s.rawStatus === null;
+  if (orphans.length > 0 && !active) {
+    warnings.push(`Agent${orphans.length === 1 ? '' : 's'} ${orphans.map((u) => `${u.id} (${u.name})`).join(', ')} still marked running in a ${s.rawStatus} session: orphaned; check ${orphans.flatMap((u) => u.files.map((f) => f.path)).join(', ') || 'their output'} and mark them completed or failed.`);
+  }
+  const blocker = str(obj(doc['current_focus'])['blocker']);
+  if (blocker) warnings.push(`Blocker: ${blocker}`);
+  const t = s.tokens as BmadTokens | null;
+  if (t && t.bmad.level !== 'ok') warnings.push(`Token budget ${t.bmad.level}: ${t.bmad.current}/${t.bmad.max} (${t.bmad.percentUsed} %).`);
+  const base = { subStep: null, retryLimit: null, retriesUsed: null, lastCompleted: null, options: [], recommended: null, warnings };
+  if (s.archived || s.rawStatus === 'closed' || s.rawStatus === 'completed') {
+    return {
+      ...base,
+      unitId: null,
+      action: 'refuse',
+      reason: `Session ${s.id} is ${s.archived ? 'closed and archived' : s.rawStatus}: BMAD does not resume a closed session; start a new one (SESSION start).`,
+    };
+  }
+  const focus = focusText(doc);
+  const carryOn = `restore context_summary${focus ? ` and continue with ${focus}` : ''}`;
+  if (pointer === null || pointer.id === null) {
+    return {
+      ...base,
+      unitId: null,
+      action: 'start',
+      reason: `No active session (${pointer ? 'active-session.yaml is cleared' : 'no active-session.yaml'}): BMAD's resume offers to start a new session; SESSION switch ${s.id} would load this one and ${carryOn}.`,
+    };
+  }
+  if (pointer.id !== s.id) {
+    return {
+      ...base,
+      unitId: null,
+      action: pointerTargetExists ? 'none' : 'start',
+      reason: pointerTargetExists
+        ? `Not the active session (active-session.yaml names ${pointer.id}); SESSION switch ${s.id} would load it and ${carryOn}.`
+        : `active-session.yaml names ${pointer.id}, which does not exist: BMAD's resume finds no session and offers to start one; SESSION switch ${s.id} would load this one.`,
+    };
+  }
+  const running = orphans[0] ?? null;
+  return {
+    ...base,
+    unitId: running?.id ?? null,
+    action: 'continue',
+    reason: `Active session ${s.id}${s.rawStatus === 'paused' ? ' (paused: resuming makes it active again)' : ''}: ${carryOn}.`,
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * Export: an adapter plans the files that put a baton session in its layout, and this runs
+ * the plan inside the output folder: every path is checked first (nothing is written when
+ * one is unsafe), then each file is replaced atomically (keeping `<file>.bak` first when the
+ * plan asks, bmit's rule), then the planned removals run.
+ */
+import { BatonError } from '../domain/errors.js';
+import type { SessionState } from '../domain/state.js';
+import { provenanceOf, PROVENANCE_KEY } from './import.js';
+import type { SafeDir } from './safe-dir.js';
+import type { ExportInput, FormatAdapter, WritePlan } from './types.js';
+
+/** Session metadata keys baton itself keeps; an exporter gets the state without them. */
+export const BATON_METADATA_KEYS = [PROVENANCE_KEY, 'mirror', 'mirrorError'] as const;
+
+/** What an export did, paths relative to the output folder. */
+export interface ExportOutcome {
+  written: string[];
+  backups: string[];
+  removed: string[];
+}
+
+/**
+ * The input an adapter gets for `state`: `original` = the documents of the import when the
+ * session was imported from this same format (else null); `foreignId` = the imported id for
+ * that format, else the baton id. baton's own metadata (provenance, mirror) is left out of
+ * the state; loose errors stay (they are the session's).
+ */
+export function exportInput(state: SessionState, format: string, now: Date): ExportInput {
+  const prov = provenanceOf(state);
+  const same = prov !== null && prov.format === format;
+  const metadata = { ...state.metadata };
+  for (const k of BATON_METADATA_KEYS) delete metadata[k];
+  return {
+    state: { ...state, metadata },
+    original: same ? (structuredClone(prov.documents) ?? null) : null,
+    foreignId: same ? prov.foreignId : state.id,
+    now,
+    untimed: prov && Array.isArray(prov.untimed) ? [...prov.untimed] : [],
+  };
+}
+
+/** Checks every path of a plan before anything is written. `BAD_INPUT` names the first bad one. */
+async function checkPlan(plan: WritePlan, out: SafeDir, adapter: string): Promise<void> {
+  if (!plan || !Array.isArray(plan.writes) || !Array.isArray(plan.removes)) {
+    throw new BatonError('INTERNAL', `The ${adapter} exporter returned no valid write plan.`, { hint: 'This is a bug in the adapter; please report it.' });
+  }
+  const written = new Set<string>();
+  for (const [rel, isWrite] of [...plan.writes.map((w) => [w.path, true] as const), ...plan.removes.map((r) => [r, false] as const)]) {
+    const c = await out.check(rel);
+    if (!c.ok || c.rel === '') {
+      throw new BatonError('BAD_INPUT', `The ${adapter} export would ${isWrite ? 'write' : 'remove'} ${JSON.stringify(rel)}, outside ${out.root} or through a link leading out of it; nothing was written.`, {
+        hint: 'Export into a folder without links leading outside it (or a fresh folder).',
+        details: { path: rel },
+      });
+    }
+    if (isWrite && written.has(c.rel)) {
+      throw new BatonError('INTERNAL', `The ${adapter} export plans ${c.rel} twice.`, { hint: 'This is a bug in the adapter; please report it.' });
+    }
+    if (isWrite) written.add(c.rel);
+  }
+}
+
+/** Runs `adapter.exportPlan` for `input` and applies the plan inside `out`. */
+export async function runExport(adapter: FormatAdapter, input: ExportInput, out: SafeDir): Promise<ExportOutcome> {
+  const plan = await adapter.exportPlan(input, out);
+  await checkPlan(plan, out, adapter.name);
+  const outcome: ExportOutcome = { written: [], backups: [], removed: [] };
+  for (const w of plan.writes) {
+    const backup = w.backup === true && (await out.exists(w.path));
+    await out.writeAtomic(w.path, w.content, { backup: w.backup === true });
+    outcome.written.push(w.path);
+    if (backup) outcome.backups.push(`${w.path}.bak`);
+  }
+  for (const r of plan.removes) {
+    if (!(await out.exists(r))) continue;
+    await out.remove(r);
+    outcome.removed.push(r);
+  }
+  return outcome;
+}

@@ -1,0 +1,169 @@
+/**
+ * Where to resume a Go Team session, by the rules of its session-manager (seed 001):
+ * `completed` and `failed` sessions are refused, a session marked `resumable: false` too;
+ * otherwise three recovery options — [1] the last valid checkpoint (safe, recommended,
+ * continue at the step after it), [2] the live auto-save `state.json` (experimental, about
+ * 30 s lost, marks `recovery_type: "experimental"`), [3] a fresh start at step 1 — with the
+ * recommendation of `recovery.json` (top-level `recommended` string or a per-option
+ * `recommended` boolean; both exist in the wild).
+ */
+import type { ForeignUnit, RecoveryOption, ResumeAdvice } from '../types.js';
+import type { SessionStatus } from '../../domain/state.js';
+import { arr, num, obj, str } from '../util.js';
+import { AUTO_SAVE_SECONDS, REVIEW_MAX_ITERATIONS, STEPS, TOTAL_STEPS } from './steps.js';
+
+/** A checkpoint as the resume rules need it. */
+export interface UsableCheckpoint {
+  id: string;
+  step: number;
+  subStep: string | null;
+  iteration: boolean;
+  createdAt: string | null;
+}
+
+export interface ResumeInput {
+  status: SessionStatus;
+  rawStatus: string | null;
+  resumable: boolean | null;
+  /** Active with a fresh heartbeat: it is running now. */
+  running: boolean;
+  units: ForeignUnit[];
+  /** Step the live state / manifest / registry says the session is at. */
+  currentStep: number | null;
+  /** Usable checkpoints (valid, not invalidated), oldest first. */
+  usable: UsableCheckpoint[];
+  /** Ids of checkpoints that exist but are not usable, with why. */
+  unusable: Map<string, string>;
+  live: Record<string, unknown> | null;
+  recovery: Record<string, unknown> | null;
+}
+
+const KIND_OF: Record<string, RecoveryOption['kind']> = {
+  checkpoint: 'checkpoint',
+  live_state: 'live',
+  live: 'live',
+  'auto-save': 'live',
+  autosave: 'live',
+  fresh_start: 'fresh',
+  fresh: 'fresh',
+};
+
+function kindOf(v: unknown): RecoveryOption['kind'] | null {
+  const s = str(v);
+  return s === null ? null : (KIND_OF[s.toLowerCase()] ?? null);
+}
+
+function stepLabel(n: number | null): string {
+  if (n === null) return 'an unknown step';
+  const def = STEPS[n - 1];
+  return def ? `step ${n} (${def.name})` : `step ${n}`;
+}
+
+/** The advice for one session. */
+export function adviseResume(i: ResumeInput): ResumeAdvice {
+  const completed = i.units.filter((u) => u.status === 'completed');
+  const lastCompleted = completed.length > 0 ? (completed[completed.length - 1] as ForeignUnit).id : null;
+  const next = i.units.find((u) => u.status !== 'completed' && u.status !== 'skipped') ?? null;
+  const base = { subStep: null, retryLimit: null, retriesUsed: null, lastCompleted, options: [] as RecoveryOption[], recommended: null, warnings: [] as string[] };
+  if (i.status === 'completed') return { ...base, unitId: null, action: 'refuse', reason: 'Session already completed (Go Team refuses to resume a completed session; start a new one with *new).' };
+  if (i.status === 'failed') return { ...base, unitId: null, action: 'refuse', reason: 'Session failed and cannot be resumed (Go Team never resumes a failed session; start a new one with *new).' };
+  if (i.status === 'abandoned' || i.resumable === false) {
+    return { ...base, unitId: null, action: 'refuse', reason: `Session is marked not resumable (resumable: false${i.rawStatus ? `, status "${i.rawStatus}"` : ''}; *abandon sets this): Go Team lists only sessions with resumable == true.` };
+  }
+  const live = i.live;
+  const liveState = obj(live?.state);
+  const iteration = typeof liveState.iteration_count === 'number' ? num(liveState.iteration_count) : null;
+  const maxIter = typeof liveState.max_iterations === 'number' ? num(liveState.max_iterations) : REVIEW_MAX_ITERATIONS;
+  const reviewLimits = (unitId: string | null) => (unitId === '6' ? { retryLimit: maxIter, retriesUsed: iteration } : { retryLimit: null, retriesUsed: null });
+  if (i.running) {
+    const unitId = next?.id ?? null;
+    return {
+      ...base,
+      ...reviewLimits(unitId),
+      unitId,
+      action: 'continue',
+      subStep: next?.subStep ?? null,
+      reason: `Session is active and its heartbeat is fresh (auto-save every ${AUTO_SAVE_SECONDS} s): it is being worked on at ${stepLabel(i.currentStep)}. Continue it there; do not resume it from a second agent.`,
+      warnings: ['The session is running; recovery options apply only once it is interrupted or paused.'],
+    };
+  }
+  const warnings: string[] = [];
+  const rec = obj(i.recovery);
+  const recOptions = arr(rec.recovery_options).map(obj);
+  const recOpt = (k: RecoveryOption['kind']) => recOptions.find((o) => kindOf(o.type) === k) ?? null;
+
+  // [1] checkpoint: recovery.json's target when usable, else the latest usable one.
+  let cp: UsableCheckpoint | null = i.usable.length > 0 ? (i.usable[i.usable.length - 1] as UsableCheckpoint) : null;
+  const wanted = str(recOpt('checkpoint')?.target) ?? str(obj(live?.recovery_point).checkpoint);
+  if (wanted) {
+    const hit = i.usable.find((c) => c.id === wanted || c.id.startsWith(`${wanted}-`) || wanted.startsWith(`${c.id}-`));
+    if (hit) cp = hit;
+    else warnings.push(`The checkpoint ${wanted} named for recovery cannot be used (it ${i.unusable.get(wanted) ?? 'was not found'}); falling back to ${cp ? cp.id : 'no valid checkpoint (rebuild one from git with *cp-rebuild, or start fresh)'}.`);
+  }
+  const options: RecoveryOption[] = [];
+  if (cp) {
+    const rp = obj(live?.recovery_point);
+    const actions = typeof rp.actions_since_checkpoint === 'number' && str(rp.checkpoint) === cp.id ? rp.actions_since_checkpoint : null;
+    const recLoss = str(recOpt('checkpoint')?.target) === cp.id ? str(recOpt('checkpoint')?.data_loss) : null;
+    const continueAt = cp.iteration ? `continue the review loop of step 6 after ${cp.subStep}` : cp.step >= TOTAL_STEPS ? 'step 9 is done' : `continue at ${stepLabel(cp.step + 1)}`;
+    options.push({
+      kind: 'checkpoint',
+      target: cp.id,
+      description: `Resume from checkpoint ${cp.id} (safe): reset the git branch to its commit, restore its state and outputs, ${continueAt}.`,
+      loses: actions !== null ? `${actions} actions since ${cp.id}` : (recLoss ?? `all work done after ${cp.id}`),
+      recommended: false,
+    });
+  }
+  if (live) {
+    options.push({
+      kind: 'live',
+      target: 'state.json',
+      description: `Resume from the last auto-save${str(live.saved_at) ? ` (${str(live.saved_at)})` : ''} (experimental: may be inconsistent with git; the session is marked recovery_type "experimental").`,
+      loses: str(recOpt('live')?.data_loss) ?? `~${AUTO_SAVE_SECONDS} seconds of work`,
+      recommended: false,
+    });
+  }
+  options.push({
+    kind: 'fresh',
+    target: null,
+    description: 'Start fresh from step 1 (discard all progress).',
+    loses: `all progress (${completed.length} completed step${completed.length === 1 ? '' : 's'})`,
+    recommended: false,
+  });
+
+  const top = kindOf(rec.recommended);
+  const perOpt = recOptions.find((o) => o.recommended === true);
+  const per = perOpt ? kindOf(perOpt.type) : null;
+  if (top && per && top !== per) warnings.push(`recovery.json recommends "${str(rec.recommended)}" at the top level but marks the ${str(perOpt?.type)} option recommended; the top-level value is used.`);
+  let chosen = top ?? per ?? null;
+  if (chosen && !options.some((o) => o.kind === chosen)) {
+    warnings.push(`The recommended recovery (${chosen}) is not available${chosen === 'checkpoint' ? ' (no valid checkpoint)' : ' (no readable state.json)'}.`);
+    chosen = null;
+  }
+  chosen ??= (options[0] as RecoveryOption).kind;
+  for (const o of options) o.recommended = o.kind === chosen;
+
+  let unitId: string | null;
+  let action: ResumeAdvice['action'];
+  let subStep: string | null = null;
+  if (chosen === 'checkpoint' && cp) {
+    unitId = String(cp.iteration ? cp.step : Math.min(cp.step + 1, TOTAL_STEPS));
+    action = 'continue';
+    subStep = cp.iteration ? cp.subStep : null;
+  } else if (chosen === 'live') {
+    const at = i.currentStep ?? (next ? Number(next.id) : 1);
+    unitId = String(at);
+    action = 'continue';
+    subStep = i.units[at - 1]?.subStep ?? null;
+  } else {
+    unitId = '1';
+    action = 'restart';
+  }
+  const lks = obj(rec.last_known_state);
+  const why = str(rec.interrupt_reason);
+  const where = Object.keys(lks).length > 0
+    ? ` Last known state: step ${str(lks.step) ?? '?'}${str(lks.step_name) ? ` (${str(lks.step_name)})` : ''}${str(lks.agent) ? `, agent ${str(lks.agent)}` : ''}${str(lks.action) ? `, action "${str(lks.action)}"` : ''}.`
+    : '';
+  const reason = `Session ${i.status}${why ? ` (interrupt reason: ${why})` : ''} at ${stepLabel(i.currentStep)}.${where} Go Team offers [1] the last checkpoint (safe), [2] the live auto-save (experimental), [3] a fresh start; ${top || per ? 'recovery.json recommends' : 'the default is'} ${chosen}.`;
+  return { ...reviewLimits(unitId), unitId, action, subStep, lastCompleted, reason, options, recommended: chosen, warnings };
+}

@@ -1,0 +1,587 @@
+/**
+ * Import, the pure part: a {@link ForeignSession} becomes baton journal events (a new
+ * session's whole initial journal, {@link importEvents}), or, for a session imported before,
+ * the events that bring the baton session forward to the foreign one ({@link reimportEvents}).
+ * No I/O, no clock: the caller passes the import time. The mapping is the one in
+ * docs/formats.md ("How a foreign session becomes a baton session").
+ */
+import { fold } from '../domain/apply.js';
+import type { EventDataMap, EventType, PhaseSpec, StoredEvent } from '../domain/events.js';
+import { MAX_ID_LENGTH } from '../domain/ids.js';
+import type { Phase, PhaseStatus, SessionState, SessionStatus } from '../domain/state.js';
+import { SESSION_TRANSITIONS } from '../domain/transitions.js';
+import type { SessionAction } from '../domain/transitions.js';
+import type { ForeignError, ForeignSession, FormatName, FormatProblem, ProblemSeverity, TokenCountsLike } from './types.js';
+
+/** Session metadata key of the provenance record. */
+export const PROVENANCE_KEY = 'provenance';
+/** Session metadata key of errors the foreign session does not attach to a unit. */
+export const LOOSE_ERRORS_KEY = 'looseErrors';
+/** Phase metadata key of the files a unit read (baton records only created/modified/deleted). */
+export const FILES_READ_KEY = 'filesRead';
+/** Agent under which tokens the foreign per-agent breakdown does not account for are recorded. */
+export const UNATTRIBUTED = '(unattributed)';
+/** `idFormat` of a session created by import. */
+export const IMPORTED_ID_FORMAT = 'imported';
+
+/** Where an imported session came from (session metadata `provenance`). */
+export interface Provenance {
+  format: FormatName;
+  /** The toolkit's own id of the session. */
+  foreignId: string;
+  /** Absolute folder that was imported. */
+  root: string;
+  /** Main file of the session, relative to `root`. */
+  path: string;
+  sourceHash: string;
+  importedAt: string;
+  /** The parsed foreign documents, verbatim: what an exporter merges onto. */
+  documents: Record<string, unknown>;
+  /** Times made up because the foreign file had none (see ExportInput.untimed). */
+  untimed: string[];
+}
+
+/**
+ * The time an exporter should write for a baton record: null when baton made it up at import
+ * (`key` as in ExportInput.untimed, e.g. `error:err-2`), else `time`.
+ */
+export function foreignTime(input: { untimed?: string[] }, key: string, time: string | null): string | null {
+  return input.untimed?.includes(key) ? null : time;
+}
+
+/** An event to append, with its own time (foreign when known); the manager adds actor and seq. */
+export type ImportEvent = { [K in EventType]: { type: K; data: EventDataMap[K]; time: string } }[EventType];
+
+/** What the import needs from outside. */
+export interface ImportContext {
+  /** ISO time of this import: provenance, and events whose foreign time is unknown. */
+  importedAt: string;
+  /** Absolute folder imported (recorded in the provenance). */
+  root: string;
+}
+
+/** Result of {@link importEvents}. */
+export interface ImportPlan {
+  events: ImportEvent[];
+  /** Things the mapping had to change or could not keep (duplicate unit ids, clipped text…). */
+  problems: FormatProblem[];
+}
+
+const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/**
+ * The baton id of a foreign session: `prefix + foreignId` when that is a valid baton id, else a
+ * slug of it (characters outside `[A-Za-z0-9._-]` become `-`, no `..`, at most 128 characters).
+ */
+export function batonIdFor(foreignId: string, prefix = ''): string {
+  const direct = `${prefix}${foreignId}`;
+  if (direct.length <= MAX_ID_LENGTH && ID_PATTERN.test(direct) && !direct.includes('..')) return direct;
+  let slug = direct
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/\.{2,}/g, '.')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, MAX_ID_LENGTH)
+    .replace(/[^A-Za-z0-9]+$/, '');
+  if (!slug) slug = 'imported-session';
+  return slug;
+}
+
+/** The provenance of a session, or null when it was not imported. */
+export function provenanceOf(state: SessionState): Provenance | null {
+  const p = state.metadata[PROVENANCE_KEY] as Partial<Provenance> | undefined;
+  if (!p || typeof p !== 'object' || typeof p.format !== 'string' || typeof p.foreignId !== 'string') return null;
+  return p as Provenance;
+}
+
+const UTC_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z$/;
+
+/**
+ * A foreign time as ISO-8601 UTC, or null when absent or not a date. A time already written
+ * that way is kept as written (`…:00Z` stays `…:00Z`, so an export writes the same text);
+ * others (offsets, a space instead of `T`, a bare date) are converted.
+ */
+export function isoTime(v: string | null | undefined): string | null {
+  if (typeof v !== 'string' || v.trim() === '') return null;
+  const t = Date.parse(v);
+  if (Number.isNaN(t)) return null;
+  return UTC_ISO.test(v) ? v : new Date(t).toISOString();
+}
+
+function note(severity: ProblemSeverity, code: string, s: ForeignSession, message: string, details?: Record<string, unknown>): FormatProblem {
+  return { code, severity, sessionId: s.id, path: s.path, message, hint: null, ...(details ? { details } : {}) };
+}
+
+function nonEmpty(v: string | null | undefined, fallback: string, max: number): string {
+  const s = typeof v === 'string' && v.trim() !== '' ? v : fallback;
+  return s.length > max ? s.slice(0, max) : s;
+}
+
+function count(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.min(Math.round(v), 1_000_000_000_000) : 0;
+}
+
+function counts(t: TokenCountsLike | null | undefined): TokenCountsLike {
+  return { input: count(t?.input), output: count(t?.output), cached: count(t?.cached) };
+}
+
+const MAX_TEXT = 100_000;
+
+/** Phases of the session: one per unit, ids made unique, blockers pointing nowhere or in a cycle dropped. */
+function phaseSpecs(s: ForeignSession, problems: FormatProblem[]): { specs: PhaseSpec[]; ids: string[] } {
+  const seen = new Set<string>();
+  const ids = s.units.map((u, i) => {
+    let id = typeof u.id === 'string' && u.id !== '' ? u.id : `unit-${i + 1}`;
+    if (seen.has(id)) {
+      let n = 2;
+      while (seen.has(`${id}-${n}`)) n++;
+      problems.push(note('warning', 'DUPLICATE_UNIT', s, `Unit id ${JSON.stringify(id)} appears more than once; the later one was imported as ${id}-${n}.`, { unitId: id, importedAs: `${id}-${n}` }));
+      id = `${id}-${n}`;
+    }
+    seen.add(id);
+    return id;
+  });
+  const specs: PhaseSpec[] = s.units.map((u, i) => {
+    const blockedBy = (u.blockedBy ?? []).filter((b) => {
+      if (seen.has(b) && b !== ids[i]) return true;
+      problems.push(note('warning', 'BAD_VALUE', s, `Unit ${ids[i]} is blocked by ${JSON.stringify(b)}, which is not another unit of the session; the dependency was dropped.`, { unitId: ids[i], blockedBy: b }));
+      return false;
+    });
+    const read = u.files.filter((f) => f.action === 'read').map((f) => f.path);
+    const metadata = { ...u.metadata, ...(read.length ? { [FILES_READ_KEY]: read } : {}) };
+    return { id: ids[i]!, name: nonEmpty(u.name, ids[i]!, 1000), agents: [...new Set(u.agents ?? [])], blockedBy, metadata };
+  });
+  if (hasCycle(specs)) {
+    problems.push(note('warning', 'BAD_VALUE', s, 'The units\' blocked_by dependencies form a cycle; all dependencies were dropped.'));
+    for (const p of specs) p.blockedBy = [];
+  }
+  return { specs, ids };
+}
+
+function hasCycle(specs: PhaseSpec[]): boolean {
+  const by = new Map(specs.map((p) => [p.id, p]));
+  const mark = new Map<string, 1 | 2>();
+  const visit = (id: string): boolean => {
+    if (mark.get(id) === 2) return false;
+    if (mark.get(id) === 1) return true;
+    mark.set(id, 1);
+    for (const b of by.get(id)?.blockedBy ?? []) if (visit(b)) return true;
+    mark.set(id, 2);
+    return false;
+  };
+  return specs.some((p) => visit(p.id));
+}
+
+/** Events of a new session that reproduces `s`, oldest first, ending with the provenance. */
+export function importEvents(s: ForeignSession, ctx: ImportContext): ImportPlan {
+  const problems: FormatProblem[] = [];
+  const out: ImportEvent[] = [];
+  const t0 = isoTime(s.createdAt) ?? isoTime(s.updatedAt) ?? ctx.importedAt;
+  const tEnd = isoTime(s.updatedAt) ?? t0;
+  const push = <K extends EventType>(type: K, data: EventDataMap[K], time: string | null | undefined): void => {
+    out.push({ type, data, time: time ?? t0 } as ImportEvent);
+  };
+  const untimed: string[] = [];
+  const when = (v: string | null | undefined, key: string, fallback: string): string => {
+    const t = isoTime(v);
+    if (t === null) untimed.push(key);
+    return t ?? fallback;
+  };
+  const { specs, ids } = phaseSpecs(s, problems);
+  const phaseIds = new Set(ids);
+  const title = nonEmpty(s.title, s.id, 1000);
+  if ((s.title ?? '').length > 1000) problems.push(note('info', 'BAD_VALUE', s, 'The title is longer than 1000 characters; it was clipped (the full text stays in provenance.documents).'));
+  const loose = looseErrors(s, phaseIds);
+  const budget = s.tokens?.max !== null && s.tokens?.max !== undefined && count(s.tokens.max) > 0 ? count(s.tokens.max) : null;
+  push('session.created', {
+    title,
+    idFormat: IMPORTED_ID_FORMAT,
+    phases: specs,
+    budgetMax: budget,
+    contextSummary: s.contextSummary !== null && s.contextSummary !== '' ? s.contextSummary : null,
+    metadata: loose.length ? { [LOOSE_ERRORS_KEY]: loose } : {},
+  }, t0);
+
+  let errN = 0;
+  s.units.forEach((u, i) => {
+    const phaseId = ids[i]!;
+    const agent = u.agents?.[0] ?? null;
+    const runs = u.status !== 'pending' && u.status !== 'blocked' && u.status !== 'skipped';
+    const ends = u.status === 'completed' || u.status === 'failed' || u.status === 'skipped';
+    const started = runs ? when(u.startedAt, `phase:${phaseId}:startedAt`, t0) : (isoTime(u.startedAt) ?? t0);
+    const ended = ends ? when(u.completedAt, `phase:${phaseId}:completedAt`, tEnd) : (isoTime(u.completedAt) ?? tEnd);
+    if (runs) push('phase.started', { phaseId, agent, forced: false }, started);
+    const retries = count(u.retries);
+    for (let r = 1; r <= retries; r++) push('phase.retried', { phaseId, agent, forced: false, attempt: r }, started);
+    if (u.subStep) push('substep.reached', { phaseId, name: nonEmpty(u.subStep, u.subStep, 200) }, started);
+    for (const f of u.files) {
+      if (f.action === 'read' || !f.path) continue;
+      push('file.recorded', { phaseId, path: f.path.slice(0, 4096), action: f.action, sha256: null, size: null, agent }, started);
+    }
+    for (const e of u.errors) {
+      const errorId = `err-${++errN}`;
+      push('error.recorded', { errorId, phaseId, agent: e.agent, type: nonEmpty(e.type, 'error', 100), message: nonEmpty(e.message, '(no message)', MAX_TEXT) }, when(e.time, `error:${errorId}`, started));
+      // A resolution the foreign file does not give stays null (not invented), so export writes it back as it was.
+      if (e.resolved) push('error.resolved', { errorId, resolution: e.resolution as string }, isoTime(e.time) ?? ended);
+    }
+    if (u.status === 'completed') push('phase.completed', { phaseId, agent }, ended);
+    else if (u.status === 'failed') push('phase.failed', { phaseId, agent, reason: u.errors.filter((e) => !e.resolved).at(-1)?.message ?? null }, ended);
+    else if (u.status === 'skipped') push('phase.skipped', { phaseId, reason: null }, ended);
+  });
+
+  for (const [cell, c] of foreignTokenCells(s, phaseIds, problems)) {
+    const [agent, phase] = splitCell(cell);
+    push('tokens.recorded', { agent, phaseId: phase, ...c }, tEnd);
+  }
+  s.decisions.forEach((d, i) =>
+    push('decision.recorded', {
+      decisionId: `dec-${i + 1}`,
+      title: nonEmpty(d.title, d.choice || '(untitled)', 1000),
+      choice: nonEmpty(d.choice, d.title || '(none)', MAX_TEXT),
+      rationale: d.rationale ?? null,
+      alternatives: (d.alternatives ?? []).map(String),
+      agent: d.agent ?? null,
+      phaseId: d.unitId !== null && phaseIds.has(d.unitId) ? d.unitId : null,
+    }, when(d.time, `decision:dec-${i + 1}`, tEnd)),
+  );
+  s.findings.forEach((f, i) =>
+    push('finding.added', { findingId: `fnd-${i + 1}`, text: nonEmpty(f.text, '(empty)', MAX_TEXT), severity: f.severity ?? null, phaseId: f.unitId !== null && phaseIds.has(f.unitId) ? f.unitId : null, agent: null }, when(f.time, `finding:fnd-${i + 1}`, tEnd)),
+  );
+  s.notes.forEach((n, i) => push('note.added', { noteId: `note-${i + 1}`, text: nonEmpty(n.text, '(empty)', MAX_TEXT), phaseId: null, agent: n.agent ?? null }, when(n.time, `note:note-${i + 1}`, tEnd)));
+  s.milestones.forEach((m, i) => {
+    push('milestone.added', { milestoneId: `ms-${i + 1}`, title: nonEmpty(m.title, '(untitled)', 1000), targetDate: m.targetDate ?? null }, tEnd);
+    if (m.doneAt !== null && m.doneAt !== undefined) push('milestone.done', { milestoneId: `ms-${i + 1}` }, isoTime(m.doneAt) ?? tEnd);
+  });
+  s.artifacts.forEach((a, i) =>
+    push('artifact.added', { artifactId: `art-${i + 1}`, path: nonEmpty(a.path, '(unknown)', 4096), kind: a.kind ?? null, description: a.description ?? null, phaseId: a.unitId !== null && phaseIds.has(a.unitId) ? a.unitId : null, agent: a.agent ?? null }, when(a.time, `artifact:art-${i + 1}`, tEnd)),
+  );
+  const status = statusEvent(s.status, 'active', s.rawStatus);
+  for (const e of status ?? []) push(e.type, e.data as never, tEnd);
+  if (s.archived) push('session.archived', {}, tEnd);
+  push('metadata.set', { key: PROVENANCE_KEY, value: provenance(s, ctx, untimed) }, ctx.importedAt);
+  return { events: out, problems };
+}
+
+function provenance(s: ForeignSession, ctx: ImportContext, untimed: string[]): Provenance {
+  return { format: s.format, foreignId: s.id, root: ctx.root, path: s.path, sourceHash: s.sourceHash, importedAt: ctx.importedAt, documents: s.documents, untimed };
+}
+
+/** Errors that belong to no unit of the session (kept verbatim in session metadata). */
+function looseErrors(s: ForeignSession, phaseIds: Set<string>): ForeignError[] {
+  const inUnits = new Set(s.units.flatMap((u) => u.errors.map((e) => `${e.type}\0${e.message}`)));
+  return s.unresolvedErrors.filter((e) => (e.unitId === null || !phaseIds.has(e.unitId)) && !inUnits.has(`${e.type}\0${e.message}`));
+}
+
+const CELL_SEP = '\u0000';
+function cellKey(agent: string, phaseId: string | null): string {
+  return `${agent}${CELL_SEP}${phaseId ?? ''}`;
+}
+function splitCell(k: string): [string, string | null] {
+  const i = k.indexOf(CELL_SEP);
+  const p = k.slice(i + 1);
+  return [k.slice(0, i), p === '' ? null : p];
+}
+
+/**
+ * Token use of the foreign session as (agent, phase) cells: the per-agent breakdown when there
+ * is one, else the per-unit one under {@link UNATTRIBUTED}; what the totals hold beyond it
+ * goes to {@link UNATTRIBUTED} without a phase.
+ */
+function foreignTokenCells(s: ForeignSession, phaseIds: Set<string>, problems: FormatProblem[]): Map<string, TokenCountsLike> {
+  const cells = new Map<string, TokenCountsLike>();
+  const t = s.tokens;
+  if (!t) return cells;
+  const add = (k: string, c: TokenCountsLike): void => {
+    const cur = cells.get(k) ?? { input: 0, output: 0, cached: 0 };
+    cells.set(k, { input: cur.input + c.input, output: cur.output + c.output, cached: cur.cached + c.cached });
+  };
+  if (t.byAgent) {
+    for (const [agent, c] of Object.entries(t.byAgent)) add(cellKey(nonEmpty(agent, UNATTRIBUTED, 200), null), counts(c));
+  } else if (t.byUnit) {
+    for (const [unit, c] of Object.entries(t.byUnit)) add(cellKey(UNATTRIBUTED, phaseIds.has(unit) ? unit : null), counts(c));
+  }
+  const sum = { input: 0, output: 0, cached: 0 };
+  for (const c of cells.values()) {
+    sum.input += c.input;
+    sum.output += c.output;
+    sum.cached += c.cached;
+  }
+  const total = counts(t);
+  const rest = { input: Math.max(0, total.input - sum.input), output: Math.max(0, total.output - sum.output), cached: Math.max(0, total.cached - sum.cached) };
+  if (rest.input || rest.output || rest.cached || cells.size === 0) add(cellKey(UNATTRIBUTED, null), rest);
+  if (total.input < sum.input || total.output < sum.output || total.cached < sum.cached) {
+    problems.push(note('info', 'TOKENS_DISAGREE', s, `The token totals are below the sum of the per-agent breakdown; baton's totals are the breakdown's sum (${sum.input} in / ${sum.output} out / ${sum.cached} cached).`, { totals: total, sum }));
+  }
+  // An all-zero unattributed cell only matters when there is nothing else (it keeps "tokens: 0" visible).
+  const un = cells.get(cellKey(UNATTRIBUTED, null));
+  if (un && !un.input && !un.output && !un.cached && cells.size > 1) cells.delete(cellKey(UNATTRIBUTED, null));
+  return cells;
+}
+
+/** Token cells (agent, phase) → counts of a journal's `tokens.recorded` events. */
+export function journalTokenCells(events: ReadonlyArray<{ type: string; data: unknown }>): Map<string, TokenCountsLike> {
+  const cells = new Map<string, TokenCountsLike>();
+  for (const e of events) {
+    if (e.type !== 'tokens.recorded') continue;
+    const d = e.data as EventDataMap['tokens.recorded'];
+    const k = cellKey(d.agent, d.phaseId);
+    const cur = cells.get(k) ?? { input: 0, output: 0, cached: 0 };
+    cells.set(k, { input: cur.input + d.input, output: cur.output + d.output, cached: cur.cached + d.cached });
+  }
+  return cells;
+}
+
+/** The lifecycle events that take a session from `from` to `to` (one step, or resume then one), or null when none does. */
+function statusEvent(to: SessionStatus, from: SessionStatus, raw: string | null): Array<{ type: EventType; data: unknown }> | null {
+  if (to === from) return [];
+  const one = (f: SessionStatus): Array<{ type: EventType; data: unknown }> | null => {
+    const action = (Object.entries(SESSION_TRANSITIONS[f]) as Array<[SessionAction, SessionStatus]>).find(([, target]) => target === to)?.[0];
+    if (!action) return null;
+    const detail = raw ?? null;
+    switch (action) {
+      case 'pause':
+        return [{ type: 'session.paused', data: { cause: 'imported', detail } }];
+      case 'resume':
+        return [{ type: 'session.resumed', data: { from: f } }];
+      case 'interrupt':
+        return [{ type: 'session.interrupted', data: { cause: 'imported', detail } }];
+      case 'complete':
+        return [{ type: 'session.completed', data: { detail } }];
+      case 'fail':
+        return [{ type: 'session.failed', data: { detail } }];
+      case 'abandon':
+        return [{ type: 'session.abandoned', data: { detail } }];
+    }
+  };
+  const direct = one(from);
+  if (direct) return direct;
+  if (SESSION_TRANSITIONS[from].resume) {
+    const then = one('active');
+    if (then) return [{ type: 'session.resumed', data: { from } }, ...then];
+  }
+  return null;
+}
+
+/** The baton state a fresh import of `s` produces. */
+export function importedState(s: ForeignSession, ctx: ImportContext, id = 'import'): SessionState {
+  const { events } = importEvents(s, ctx);
+  const actor = { agent: null, pid: 0, host: '' };
+  return fold(null, events.map((e, i) => ({ ...e, actor, seq: i + 1 }) as StoredEvent), id)!;
+}
+
+/** Result of {@link reimportEvents}. */
+export interface ReimportPlan {
+  /** Nothing to do: the foreign files have the hash recorded at the last import. */
+  unchanged: boolean;
+  /** Events that bring the baton session forward (the provenance update last). */
+  events: ImportEvent[];
+  /** Changes baton cannot express as events (reported, not applied), and mapping notes. */
+  problems: FormatProblem[];
+  /** The foreign session is archived and the baton one is not: archive it after appending. */
+  archive: boolean;
+}
+
+const RANK: Record<PhaseStatus, number> = { pending: 0, in_progress: 1, failed: 1, completed: 2, skipped: 2 };
+
+/**
+ * The events that bring `current` (a session imported before from the same foreign session)
+ * forward to `s`. The rule (docs/formats.md, "Re-import"):
+ * - unchanged `sourceHash` → nothing;
+ * - otherwise the foreign session is imported afresh in memory and compared with the current
+ *   state, and only what moves forward is appended: phases started, retried, reaching a
+ *   sub-step, completed, failed or skipped; new files; new errors and resolutions; token
+ *   increases per agent (per unit without a per-agent breakdown); new decisions, findings, notes, milestones (and milestones
+ *   done), artifacts; a changed context summary or budget; a session status the state machine
+ *   allows (possibly through `resumed`); archiving; and the new provenance;
+ * - what only goes backwards or disappears (a unit back from completed to pending, fewer
+ *   retries, a unit added or removed, an error reopened or gone, fewer tokens, a record
+ *   removed, a changed title or unit definition, an archived session un-archived, a status
+ *   the state machine forbids) is not applied but reported as a `REIMPORT_DIVERGED` problem
+ *   naming it; everything else is still applied.
+ * `journal` is the session's events (for the token counts per agent and per phase).
+ */
+export function reimportEvents(current: SessionState, journal: ReadonlyArray<{ type: string; data: unknown }>, s: ForeignSession, ctx: ImportContext): ReimportPlan {
+  const prov = provenanceOf(current);
+  if (prov && prov.sourceHash === s.sourceHash && prov.format === s.format && prov.foreignId === s.id) return { unchanged: true, events: [], problems: [], archive: false };
+  const fresh = importEvents(s, ctx);
+  const problems = [...fresh.problems];
+  const target = fold(null, fresh.events.map((e, i) => ({ ...e, actor: { agent: null, pid: 0, host: '' }, seq: i + 1 }) as StoredEvent), current.id)!;
+  const out: ImportEvent[] = [];
+  const now = ctx.importedAt;
+  const push = <K extends EventType>(type: K, data: EventDataMap[K], time: string | null | undefined): void => {
+    out.push({ type, data, time: time ?? now } as ImportEvent);
+  };
+  const diverged = (severity: ProblemSeverity, kind: string, message: string, details: Record<string, unknown> = {}): void => {
+    problems.push({ code: 'REIMPORT_DIVERGED', severity, sessionId: s.id, path: s.path, message, hint: 'baton keeps its own history; the foreign document is kept verbatim in provenance.documents.', details: { kind, ...details } });
+  };
+  const counters = { ...current.counters };
+  const nextId = (counter: string, prefix: string): string => `${prefix}-${(counters[counter] = (counters[counter] ?? 0) + 1)}`;
+
+  if (target.title !== current.title) diverged('info', 'title', `The title changed to ${JSON.stringify(target.title)}; baton has no event for a new title and keeps ${JSON.stringify(current.title)}.`);
+  const curPhases = new Map(current.phases.map((p) => [p.id, p]));
+  for (const t of target.phases) if (!curPhases.has(t.id)) diverged('warning', 'unit_added', `Unit ${t.id} is new in the foreign session; baton cannot add a phase to an existing session, so it was not imported (import under another --id-prefix to get a fresh copy).`, { unitId: t.id });
+  const tgtIds = new Set(target.phases.map((p) => p.id));
+  for (const p of current.phases) if (!tgtIds.has(p.id)) diverged('warning', 'unit_removed', `Unit ${p.id} is no longer in the foreign session; baton keeps the phase.`, { unitId: p.id });
+
+  for (const t of target.phases) {
+    const p = curPhases.get(t.id);
+    if (p) phaseDiff(p, t, push, diverged, nextId);
+  }
+
+  // Loose errors are kept as a whole list in metadata.
+  const looseCur = JSON.stringify(current.metadata[LOOSE_ERRORS_KEY] ?? []);
+  const looseTgt = JSON.stringify(target.metadata[LOOSE_ERRORS_KEY] ?? []);
+  if (looseCur !== looseTgt) push('metadata.set', { key: LOOSE_ERRORS_KEY, value: target.metadata[LOOSE_ERRORS_KEY] ?? [] }, now);
+
+  // Tokens, compared at the grain of the foreign breakdown: per agent when it has one (baton
+  // may have recorded an agent's tokens against a phase since, e.g. through a mirror), else per
+  // unit, whoever recorded them.
+  // An agent baton knows but the foreign map does not name (a layout whose per-agent map
+  // cannot hold it) is counted in the foreign file's unattributed remainder.
+  const want = journalTokenCells(fresh.events);
+  const perAgent = [...want.keys()].every((k) => splitCell(k)[1] === null);
+  const named = new Set([...want.keys()].map((k) => splitCell(k)[0]));
+  const group = (k: string): string => {
+    const [agent, phase] = splitCell(k);
+    if (!perAgent) return phase ?? '';
+    return named.has(agent) ? agent : UNATTRIBUTED;
+  };
+  const sumBy = (cells: Map<string, TokenCountsLike>): Map<string, TokenCountsLike> => {
+    const out = new Map<string, TokenCountsLike>();
+    for (const [k, c] of cells) {
+      const g = group(k);
+      const cur = out.get(g) ?? { input: 0, output: 0, cached: 0 };
+      out.set(g, { input: cur.input + c.input, output: cur.output + c.output, cached: cur.cached + c.cached });
+    }
+    return out;
+  };
+  const have = sumBy(journalTokenCells(journal));
+  for (const [g, w] of sumBy(want)) {
+    const h = have.get(g) ?? { input: 0, output: 0, cached: 0 };
+    const d = { input: w.input - h.input, output: w.output - h.output, cached: w.cached - h.cached };
+    const agent = perAgent ? g : UNATTRIBUTED;
+    const phaseId = perAgent || g === '' ? null : g;
+    const who = perAgent ? `agent ${g}` : phaseId ? `unit ${phaseId}` : 'the session';
+    if (d.input < 0 || d.output < 0 || d.cached < 0) diverged('warning', 'tokens_decreased', `Tokens of ${who} went down in the foreign session; baton keeps the higher count.`, { agent: perAgent ? g : null, phaseId, foreign: w, baton: h });
+    const pos = { input: Math.max(0, d.input), output: Math.max(0, d.output), cached: Math.max(0, d.cached) };
+    if (pos.input || pos.output || pos.cached || !have.has(g)) push('tokens.recorded', { agent, phaseId: phaseId !== null && curPhases.has(phaseId) ? phaseId : null, ...pos }, isoTime(s.updatedAt) ?? now);
+  }
+  if (target.tokens.budgetMax !== current.tokens.budgetMax) push('budget.set', { max: target.tokens.budgetMax }, now);
+  if (target.contextSummary !== current.contextSummary) {
+    if (target.contextSummary !== null) push('context.updated', { summary: target.contextSummary }, isoTime(s.updatedAt) ?? now);
+    else diverged('info', 'context_removed', 'The foreign session no longer has a context summary; baton keeps its last one.');
+  }
+
+  // Records, matched by content (foreign records carry no stable ids).
+  const decKey = (d: { title: string; choice: string }): string => `${d.title}\0${d.choice}`;
+  appendNew(current.decisions.map(decKey), target.decisions, decKey, (d) => push('decision.recorded', { decisionId: nextId('decision', 'dec'), title: d.title, choice: d.choice, rationale: d.rationale, alternatives: d.alternatives, agent: d.agent, phaseId: d.phaseId !== null && curPhases.has(d.phaseId) ? d.phaseId : null }, d.time), (n) => diverged('info', 'decision_removed', `${n} decision(s) recorded in baton are not in the foreign session; kept.`));
+  appendNew(current.findings.filter((f) => !f.removed).map((f) => f.text), target.findings, (f) => f.text, (f) => push('finding.added', { findingId: nextId('finding', 'fnd'), text: f.text, severity: f.severity, phaseId: f.phaseId !== null && curPhases.has(f.phaseId) ? f.phaseId : null, agent: f.agent }, f.time), (n) => diverged('info', 'finding_removed', `${n} open finding(s) in baton are not in the foreign session; kept open (close them with \`baton finding remove\`).`));
+  appendNew(current.notes.map((n) => n.text), target.notes, (n) => n.text, (n) => push('note.added', { noteId: nextId('note', 'note'), text: n.text, phaseId: null, agent: n.agent }, n.time), (n) => diverged('info', 'note_removed', `${n} note(s) in baton are not in the foreign session; kept.`));
+  appendNew(current.artifacts.map((a) => a.path), target.artifacts, (a) => a.path, (a) => push('artifact.added', { artifactId: nextId('artifact', 'art'), path: a.path, kind: a.kind, description: a.description, phaseId: a.phaseId !== null && curPhases.has(a.phaseId) ? a.phaseId : null, agent: a.agent }, a.time), (n) => diverged('info', 'artifact_removed', `${n} artifact(s) in baton are not in the foreign session; kept.`));
+  const curMs = new Map(current.milestones.map((m) => [m.title, m]));
+  appendNew(current.milestones.map((m) => m.title), target.milestones, (m) => m.title, (m) => {
+    const id = nextId('milestone', 'ms');
+    push('milestone.added', { milestoneId: id, title: m.title, targetDate: m.targetDate }, now);
+    if (m.done) push('milestone.done', { milestoneId: id }, m.doneAt);
+  }, (n) => diverged('info', 'milestone_removed', `${n} milestone(s) in baton are not in the foreign session; kept.`));
+  for (const m of target.milestones) {
+    const c = curMs.get(m.title);
+    if (c && m.done && !c.done) push('milestone.done', { milestoneId: c.id }, m.doneAt);
+    if (c && !m.done && c.done) diverged('info', 'milestone_reopened', `Milestone ${c.id} is done in baton but not in the foreign session; kept done.`);
+  }
+
+  // Session status, then archive.
+  if (target.status !== current.status) {
+    const evs = statusEvent(target.status, current.status, s.rawStatus);
+    if (evs) for (const e of evs) push(e.type, e.data as never, isoTime(s.updatedAt) ?? now);
+    else diverged('warning', 'status_backwards', `The foreign session is ${target.status} but the baton session is ${current.status}; baton's state machine has no way from ${current.status} to ${target.status}, so the status was kept.`, { foreign: target.status, baton: current.status });
+  }
+  let archive = false;
+  if (target.archived && !current.archived) {
+    push('session.archived', {}, isoTime(s.updatedAt) ?? now);
+    archive = true;
+  } else if (!target.archived && current.archived) {
+    diverged('warning', 'unarchived', 'The foreign session is live again but the baton session is archived; it stays archived.');
+  }
+  // Made-up times: those of the fresh import (same phase ids; record ids match while baton added none of its own).
+  const untimed = ((target.metadata[PROVENANCE_KEY] as Provenance | undefined)?.untimed ?? []);
+  push('metadata.set', { key: PROVENANCE_KEY, value: provenance(s, ctx, untimed) }, now);
+  return { unchanged: false, events: out, problems, archive };
+}
+
+/** Appends the target records whose key the current list lacks (multiset match); reports how many current ones the target lacks. */
+function appendNew<T>(currentKeys: string[], target: T[], key: (t: T) => string, add: (t: T) => void, removed: (n: number) => void): void {
+  const pool = new Map<string, number>();
+  for (const k of currentKeys) pool.set(k, (pool.get(k) ?? 0) + 1);
+  for (const t of target) {
+    const k = key(t);
+    const n = pool.get(k) ?? 0;
+    if (n > 0) pool.set(k, n - 1);
+    else add(t);
+  }
+  const left = [...pool.values()].reduce((a, b) => a + b, 0);
+  if (left > 0) removed(left);
+}
+
+type Push = <K extends EventType>(type: K, data: EventDataMap[K], time: string | null | undefined) => void;
+type Diverged = (severity: ProblemSeverity, kind: string, message: string, details?: Record<string, unknown>) => void;
+
+/** Events that take phase `p` forward to `t` (see {@link reimportEvents}). */
+function phaseDiff(p: Phase, t: Phase, push: Push, diverged: Diverged, nextId: (counter: string, prefix: string) => string): void {
+  const agent = t.agents[0] ?? null;
+  if (JSON.stringify([p.name, p.blockedBy, p.metadata]) !== JSON.stringify([t.name, t.blockedBy, t.metadata])) {
+    diverged('info', 'unit_changed', `The definition of unit ${p.id} (name, dependencies or unmapped fields) changed; baton keeps the phase as imported first, the new fields are in provenance.documents.`, { unitId: p.id });
+  }
+  let status = p.status;
+  let retries = p.retryCount;
+  let subStep = p.subStep;
+  const backwards = RANK[t.status] < RANK[p.status] || ((p.status === 'completed' || p.status === 'skipped') && t.status !== p.status) || t.retryCount < p.retryCount;
+  if (backwards) {
+    diverged('warning', 'status_backwards', `Unit ${p.id} is ${t.status} (retries ${t.retryCount}) in the foreign session but ${p.status} (retries ${p.retryCount}) in baton; a phase does not go back, so its status was kept (a toolkit rollback? restore a baton checkpoint instead).`, { unitId: p.id, foreign: t.status, baton: p.status, foreignRetries: t.retryCount, batonRetries: p.retryCount });
+  } else {
+    if (status === 'pending' && t.status !== 'pending' && t.status !== 'skipped') {
+      push('phase.started', { phaseId: p.id, agent, forced: false }, t.startedAt);
+      status = 'in_progress';
+      subStep = null;
+    }
+    while (retries < t.retryCount) {
+      retries++;
+      push('phase.retried', { phaseId: p.id, agent, forced: false, attempt: retries }, t.startedAt);
+      status = 'in_progress';
+      subStep = null;
+    }
+    if (status === 'failed' && (t.status === 'in_progress' || t.status === 'completed')) {
+      // Restarted by the toolkit without counting a retry.
+      push('phase.started', { phaseId: p.id, agent, forced: false }, t.startedAt);
+      status = 'in_progress';
+      subStep = null;
+    }
+  }
+  if (t.subStep !== null && t.subStep !== subStep) push('substep.reached', { phaseId: p.id, name: t.subStep }, t.startedAt);
+  // Files: new paths, or a path whose action changed.
+  const have = new Map(p.files.map((f) => [f.path, f.action]));
+  for (const f of t.files) if (have.get(f.path) !== f.action) push('file.recorded', { phaseId: p.id, path: f.path, action: f.action, sha256: null, size: null, agent: f.agent }, f.recordedAt);
+  // Errors, matched by (type, message) in order.
+  const pool = p.errors.map((e) => ({ e, used: false }));
+  for (const te of t.errors) {
+    const m = pool.find((x) => !x.used && x.e.type === te.type && x.e.message === te.message);
+    if (m) {
+      m.used = true;
+      if (te.resolved && !m.e.resolved) push('error.resolved', { errorId: m.e.id, resolution: te.resolution as string }, te.resolvedAt);
+      else if (!te.resolved && m.e.resolved) diverged('info', 'error_reopened', `Error ${m.e.id} of ${p.id} is resolved in baton but not in the foreign session; kept resolved.`, { errorId: m.e.id });
+    } else {
+      const errorId = nextId('error', 'err');
+      push('error.recorded', { errorId, phaseId: p.id, agent: te.agent, type: te.type, message: te.message }, te.time);
+      if (te.resolved) push('error.resolved', { errorId, resolution: te.resolution as string }, te.resolvedAt);
+    }
+  }
+  const gone = pool.filter((x) => !x.used).length;
+  if (gone) diverged('info', 'error_removed', `${gone} error(s) of ${p.id} recorded in baton are not in the foreign session; kept.`, { unitId: p.id });
+  if (!backwards && t.status !== status) {
+    if (t.status === 'completed') push('phase.completed', { phaseId: p.id, agent }, t.completedAt);
+    else if (t.status === 'failed') push('phase.failed', { phaseId: p.id, agent, reason: t.failureReason }, t.failedAt);
+    else if (t.status === 'skipped' && status === 'pending') push('phase.skipped', { phaseId: p.id, reason: t.skipReason }, t.completedAt);
+    else if (t.status !== 'in_progress') diverged('warning', 'status_backwards', `Unit ${p.id} went from ${status} to ${t.status}; kept ${status}.`, { unitId: p.id });
+  }
+}

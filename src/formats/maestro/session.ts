@@ -1,0 +1,218 @@
+/**
+ * One Maestro session file (`state/active-session.md` or `state/archive/<id>.md`) → a
+ * {@link ForeignSession}. Handles the seed/v1.x YAML frontmatter, the v1.6 JSON one and the
+ * minimal one-agent template (`tier`, `task`, `agent`, `validation`, flat file lists, no
+ * phases). Problems of the file itself are reported here; problems between files (copies,
+ * two actives, design gates) are found by the caller.
+ */
+import type { SessionStatus } from '../../domain/state.js';
+import type { ReadResult, SafeDir } from '../safe-dir.js';
+import type { FormatProblem, ForeignSession, ForeignTokens, ForeignUnit, TokenCountsLike } from '../types.js';
+import { arr, hashSources, num, obj, problem, str } from '../util.js';
+import { bodyStatuses, bodyTitle, INDICATOR } from './body.js';
+import { parseSessionText, type MaestroDocument } from './frontmatter.js';
+import { readErrors, readPhases, type PhaseCtx } from './phases.js';
+import { checkPlans, PLAN_FIELDS } from './plans.js';
+import { maestroResume } from './resume.js';
+
+/** Session statuses the files hold (the docs' diagram adds failed/interrupted/archived). */
+const SESSION_STATUS: Record<string, SessionStatus> = {
+  in_progress: 'active',
+  completed: 'completed',
+  failed: 'failed',
+  interrupted: 'interrupted',
+  archived: 'completed',
+};
+
+const ENUMS: Record<string, readonly (string | null)[]> = {
+  workflow_mode: ['standard', 'express'],
+  execution_mode: ['parallel', 'sequential', null],
+  task_complexity: ['simple', 'medium', 'complex'],
+};
+
+/** Where the file sits. */
+export interface SessionFileCtx {
+  /** The state dir, relative to the inspected root ('' when the root is the state dir). */
+  stateDir: string;
+  archived: boolean;
+}
+
+/** Result of reading one session file. */
+export type SessionFileResult =
+  | { ok: true; session: ForeignSession; doc: MaestroDocument; read: ReadResult & { kind: 'ok' } }
+  | { ok: false; problems: FormatProblem[]; read: ReadResult };
+
+/** True for a file in the minimal one-agent template (no phases). */
+export function isMinimal(fm: Record<string, unknown>): boolean {
+  return !('phases' in fm) && ('tier' in fm || 'agent' in fm || 'validation' in fm);
+}
+
+function tokensOf(v: unknown, sessionId: string, path: string, problems: FormatProblem[]): ForeignTokens | null {
+  if (v === undefined || v === null) return null;
+  const t = obj(v);
+  let byAgent: Record<string, TokenCountsLike> | null = null;
+  if (t.by_agent !== undefined && t.by_agent !== null) {
+    byAgent = {};
+    for (const [agent, c] of Object.entries(obj(t.by_agent))) {
+      const o = obj(c);
+      byAgent[agent] = { input: num(o.input), output: num(o.output), cached: num(o.cached) };
+    }
+  }
+  const tokens: ForeignTokens = { input: num(t.total_input), output: num(t.total_output), cached: num(t.total_cached), byAgent, byUnit: null, agrees: null, max: null };
+  if (byAgent) {
+    const sum = Object.values(byAgent).reduce((s, c) => ({ input: s.input + c.input, output: s.output + c.output, cached: s.cached + c.cached }), { input: 0, output: 0, cached: 0 });
+    tokens.agrees = sum.input === tokens.input && sum.output === tokens.output && sum.cached === tokens.cached;
+    if (!tokens.agrees) {
+      problems.push(
+        problem('TOKENS_DISAGREE', 'warning', `token_usage totals (${tokens.input}/${tokens.output}/${tokens.cached} input/output/cached) differ from the by_agent sums (${sum.input}/${sum.output}/${sum.cached}).`, {
+          sessionId, path,
+          hint: 'Maestro v1.6 transition_phase adds to the totals only; on import the difference is recorded under the agent "(unattributed)".',
+          details: { totals: { input: tokens.input, output: tokens.output, cached: tokens.cached }, byAgentSum: sum },
+        }),
+      );
+    }
+  }
+  return tokens;
+}
+
+/** Reads and normalizes one session file. Never throws. */
+export async function readSessionFile(dir: SafeDir, rel: string, ctx: SessionFileCtx): Promise<SessionFileResult> {
+  const read = await dir.read(rel);
+  if (read.kind === 'missing') return { ok: false, problems: [], read };
+  if (read.kind !== 'ok') return { ok: false, problems: [read.problem], read };
+  const stem = rel.split('/').pop()!.replace(/\.md$/, '');
+  const fileId = ctx.archived ? stem : null;
+  if (read.bytes.length === 0 || read.text.trim() === '') {
+    return { ok: false, read, problems: [problem('EMPTY_FILE', 'error', `${rel} is empty.`, { sessionId: fileId, path: rel, hint: 'Restore the session file from version control, or remove it to start a new session.' })] };
+  }
+  const parsed = parseSessionText(read.text);
+  if (!parsed.ok) {
+    // Name the session when the damaged text still shows its id, so the report says whose file it is.
+    const seen = /^\s*"?session_id"?\s*:\s*"?([A-Za-z0-9._-]+)"?/m.exec(read.text)?.[1] ?? fileId;
+    return { ok: false, read, problems: [problem('CORRUPT_FILE', 'error', `${rel} cannot be read as a Maestro session: ${parsed.reason}.`, { sessionId: seen, path: rel, hint: 'Repair the frontmatter between the "---" lines (YAML or JSON), or restore the file from version control.' })] };
+  }
+  const doc = parsed.doc;
+  const fm = doc.frontmatter;
+  const problems: FormatProblem[] = [];
+
+  let id = str(fm.session_id);
+  if (id === null) {
+    id = fileId ?? 'active-session';
+    problems.push(problem('MISSING_FIELD', 'error', `${rel} has no session_id; "${id}" assumed.`, { sessionId: id, path: rel, details: { field: 'session_id', assumed: id } }));
+  } else if (!/^[a-zA-Z0-9_-]+$/.test(id)) {
+    problems.push(problem('BAD_VALUE', 'warning', `session_id "${id}" has characters Maestro v1.6 refuses (allowed: letters, digits, "_" and "-").`, { sessionId: id, path: rel, details: { field: 'session_id', value: id } }));
+  }
+  if (fileId !== null && fileId !== id) {
+    problems.push(problem('BAD_VALUE', 'warning', `${rel} is named after "${fileId}" but holds session "${id}".`, { sessionId: id, path: rel, hint: 'Archived sessions are kept as state/archive/<session-id>.md.', details: { field: 'session_id', file: fileId } }));
+  }
+
+  const rawStatus = str(fm.status);
+  let status: SessionStatus = 'active';
+  if (rawStatus === null) problems.push(problem('MISSING_FIELD', 'error', `Session ${id} has no status; in_progress assumed.`, { sessionId: id, path: rel, details: { field: 'status', assumed: 'in_progress' } }));
+  else if (Object.hasOwn(SESSION_STATUS, rawStatus)) status = SESSION_STATUS[rawStatus]!;
+  else problems.push(problem('BAD_VALUE', 'error', `Session ${id} has status "${rawStatus}", outside in_progress|completed; read as in progress.`, { sessionId: id, path: rel, details: { field: 'status', value: rawStatus } }));
+  if (ctx.archived && rawStatus !== 'completed') {
+    problems.push(problem('BAD_VALUE', 'warning', `Session ${id} is in the archive but its status is "${rawStatus ?? '(none)'}", not completed.`, { sessionId: id, path: rel, hint: 'Archiving sets status completed; if the session is not finished, move it back to state/active-session.md to resume it.', details: { field: 'status', value: rawStatus, archived: true } }));
+  }
+  for (const f of ['created', 'updated'] as const) {
+    if (str(fm[f]) === null) problems.push(problem('MISSING_FIELD', 'warning', `Session ${id} has no "${f}" time.`, { sessionId: id, path: rel, details: { field: f, assumed: null } }));
+  }
+  for (const [field, allowed] of Object.entries(ENUMS)) {
+    if (!(field in fm)) continue;
+    const v = fm[field];
+    if (!allowed.includes(v === null ? null : (str(v) ?? '\u0000'))) {
+      problems.push(problem('BAD_VALUE', 'warning', `Session ${id}: ${field} is ${JSON.stringify(v)}, not one of ${allowed.map((a) => String(a)).join('|')}; kept.`, { sessionId: id, path: rel, details: { field, value: v } }));
+    }
+  }
+
+  const minimal = isMinimal(fm);
+  const pctx: PhaseCtx = { sessionId: id, path: rel, problems };
+  let units: ForeignUnit[];
+  if (minimal) {
+    // One agent, one unit of work: a synthetic phase "1" carrying the flat lists.
+    const agents = (Array.isArray(fm.agent) ? fm.agent : fm.agent === undefined || fm.agent === null ? [] : [fm.agent]).map((a) => str(a)).filter((a): a is string => a !== null);
+    const unitStatus = rawStatus === 'completed' || rawStatus === 'archived' ? 'completed' : rawStatus === 'failed' ? 'failed' : 'in_progress';
+    const files = (['created', 'modified', 'deleted'] as const).flatMap((a) => arr(fm[`files_${a}`]).map((p) => str(p)).filter((p): p is string => p !== null).map((path) => ({ path, action: a })));
+    units = [{
+      id: '1', name: str(fm.task) ?? 'Task', status: unitStatus, rawStatus, subStep: null, retries: typeof fm.retry_count === 'number' ? fm.retry_count : null,
+      agents, blockedBy: [], startedAt: str(fm.created), completedAt: unitStatus === 'completed' ? str(fm.updated) : null,
+      files, errors: readErrors(fm.errors, '1', pctx), metadata: {},
+    }];
+  } else if (!('phases' in fm)) {
+    problems.push(problem('MISSING_FIELD', 'error', `Session ${id} has no phases list; no phases assumed.`, { sessionId: id, path: rel, details: { field: 'phases', assumed: [] } }));
+    units = [];
+  } else if (!Array.isArray(fm.phases)) {
+    problems.push(problem('BAD_VALUE', 'error', `Session ${id}: phases is not a list; no phases read.`, { sessionId: id, path: rel, details: { field: 'phases' } }));
+    units = [];
+  } else {
+    units = readPhases(fm.phases, pctx);
+  }
+
+  if (!minimal) {
+    const total = fm.total_phases;
+    if (total !== undefined && total !== null && (typeof total !== 'number' || total !== units.length)) {
+      problems.push(problem('BAD_VALUE', 'warning', `Session ${id}: total_phases is ${JSON.stringify(total)} but ${units.length} phase(s) are listed.`, { sessionId: id, path: rel, details: { field: 'total_phases', value: total, phases: units.length } }));
+    }
+    const cur = str(fm.current_phase);
+    if (cur !== null && units.length && !units.some((u) => u.id === cur)) {
+      problems.push(problem('BAD_VALUE', 'warning', `Session ${id}: current_phase ${cur} is not one of its phases.`, { sessionId: id, path: rel, details: { field: 'current_phase', value: fm.current_phase } }));
+    }
+  }
+  for (const u of units) {
+    if (u.metadata.requires_reconciliation === true) {
+      problems.push(problem('RECONCILIATION_PENDING', 'warning', `Phase ${u.id} of session ${id} has requires_reconciliation: true; Maestro refuses to archive until it is reconciled.`, { sessionId: id, path: rel, hint: 'Reconcile the phase (reconcile_phase) or clear the flag once its files are checked.', details: { phase: u.id } }));
+    }
+  }
+
+  // The Markdown log is the companion: the frontmatter wins when they disagree.
+  const shown = bodyStatuses(doc.body);
+  const bodyOffset = read.text.slice(0, read.text.length - doc.body.length).split('\n').length - 1; // lines before the body
+  for (const u of units) {
+    const b = shown.get(u.id);
+    if (b && b.status !== u.status) {
+      problems.push(problem('STALE_COMPANION', 'warning', `The log shows phase ${u.id} as ${b.status} (${b.indicator}) but the frontmatter says ${u.status}; the frontmatter wins.`, { sessionId: id, path: rel, hint: `Append a "## Phase ${u.id}: … ${INDICATOR[u.status as keyof typeof INDICATOR] ?? ''}" section to the log.`, details: { phase: u.id, body: b.status, frontmatter: u.status, line: b.line + bodyOffset } }));
+    }
+  }
+
+  const tokens = tokensOf(fm.token_usage, id, rel, problems);
+  const plans = await checkPlans(dir, fm, { sessionId: id, path: rel, stateDir: ctx.stateDir, archived: ctx.archived, express: fm.workflow_mode === 'express' });
+  problems.push(...plans);
+
+  // In flight first, then the failed phase resume goes back to, then the next pending one.
+  const ordered = units;
+  const position =
+    ordered.find((u) => u.status === 'in_progress') ?? ordered.find((u) => u.status === 'failed') ?? ordered.find((u) => u.status === 'pending') ?? null;
+  const active = !ctx.archived;
+  const session: ForeignSession = {
+    format: 'maestro',
+    id,
+    title: str(fm.task) ?? bodyTitle(doc.body) ?? id,
+    rawStatus,
+    status,
+    active,
+    archived: ctx.archived,
+    path: rel,
+    sources: [rel],
+    createdAt: str(fm.created),
+    updatedAt: str(fm.updated),
+    units,
+    position: { unitId: ctx.archived ? null : (position?.id ?? null), subStep: null },
+    resume: maestroResume(units, { rawStatus, archived: ctx.archived, workflowMode: str(fm.workflow_mode), minimal }),
+    unresolvedErrors: units.flatMap((u) => u.errors.filter((e) => !e.resolved)),
+    tokens,
+    decisions: [],
+    findings: [],
+    notes: [],
+    milestones: [],
+    artifacts: PLAN_FIELDS.flatMap(([field, kind]) => {
+      const p = str(fm[field]);
+      return p ? [{ path: p, kind, description: field, unitId: null, agent: null, time: str(fm.created) }] : [];
+    }),
+    contextSummary: null,
+    checkpoints: [],
+    problems,
+    documents: { [rel]: doc },
+    sourceHash: hashSources([read]),
+  };
+  return { ok: true, session, doc, read };
+}

@@ -1,0 +1,254 @@
+/**
+ * The contract between baton and the readers/writers of the five foreign session layouts
+ * (maestro, go-team, bmit, bmad, ccw; see ../shared/FORMATS.md). An adapter reads a foreign
+ * tree into {@link ForeignSession}s (leniently: damage is a {@link FormatProblem}, never a
+ * throw) and writes a baton session back in the toolkit's own layout. The shared core
+ * (`src/formats/import.ts`, `export.ts`, `inspect.ts`) turns foreign sessions into journal
+ * events and runs write plans; adapters never write files themselves.
+ */
+import type { SessionState, SessionStatus } from '../domain/state.js';
+import type { SafeDir } from './safe-dir.js';
+
+/** The foreign layouts baton knows, by the name used on the command line. */
+export const FORMAT_NAMES = ['maestro', 'go-team', 'bmit', 'bmad', 'ccw'] as const;
+export type FormatName = (typeof FORMAT_NAMES)[number];
+
+export type ProblemSeverity = 'error' | 'warning' | 'info';
+
+/**
+ * Stable problem codes shared by every adapter, so tools and tests can rely on them. An
+ * adapter may add a format-specific code (kebab-free UPPER_SNAKE) when none of these fits.
+ */
+export const PROBLEM_CODES = {
+  UNSAFE_PATH: 'a path with "..", an absolute path or a link leading outside the inspected folder; not followed',
+  CORRUPT_FILE: 'a file that cannot be parsed (details.backup names a usable backup, if any)',
+  EMPTY_FILE: 'a zero-byte file where a document was expected',
+  MISSING_FILE: 'a file the layout or a registry/manifest names is not there',
+  TRUNCATED_LINE: 'a JSONL line that does not parse (typically a torn last line); skipped',
+  MISSING_FIELD: 'a required field is absent; a default was assumed (details.field, details.assumed)',
+  BAD_VALUE: 'a field has a value outside the format\'s enum or type; kept verbatim',
+  LEGACY_FIELD: 'a field name of an older version of the format (details.field, details.current)',
+  NEEDS_MIGRATION: 'a schema version older than the current one (details.from, details.to)',
+  TWO_ACTIVE: 'more than one session claims to be the active one',
+  DANGLING_ACTIVE: 'the active pointer names a session that does not exist',
+  ARCHIVE_COPIED: 'a session is both live and archived (copied instead of moved)',
+  STALE_ACTIVE: 'a session says active but its heartbeat/updated time is older than the toolkit\'s limit',
+  CORRUPT_CHECKPOINT: 'a checkpoint whose checksum or shape is wrong (details.fallback names the valid one to use)',
+  TOKENS_DISAGREE: 'token totals differ from the sum of the per-agent breakdown',
+  REGISTRY_MISMATCH: 'the registry and the session file disagree (status, step…); the session file wins',
+  ORPHAN_SESSION: 'a session folder/file that the registry does not list',
+  STALE_COMPANION: 'a human companion (handoff.md, log) disagrees with the machine file, which wins',
+  PREREQUISITE: 'a unit started or completed while an earlier one it needs is not done',
+  UNKNOWN_FORMAT: 'nothing in the folder matches the requested or any known format',
+} as const;
+export type ProblemCode = keyof typeof PROBLEM_CODES | (string & {});
+
+/** Something wrong or noteworthy found while reading. Never thrown. */
+export interface FormatProblem {
+  code: ProblemCode;
+  severity: ProblemSeverity;
+  /** Foreign session id the problem belongs to, or null for the whole tree. */
+  sessionId: string | null;
+  /** File concerned, relative to the inspected root, '/'-separated; null when none. */
+  path: string | null;
+  /** What is wrong, naming the object. */
+  message: string;
+  /** The way out (what baton or the user should do). */
+  hint: string | null;
+  details?: Record<string, unknown>;
+}
+
+/** Normalized status of a unit (phase, step, checkpoint) of a foreign session. */
+export type UnitStatus = 'pending' | 'in_progress' | 'completed' | 'failed' | 'skipped' | 'blocked';
+
+/** A file a unit touched, as the foreign file lists it. */
+export interface ForeignFile {
+  path: string;
+  action: 'created' | 'modified' | 'deleted' | 'read';
+}
+
+/** An error recorded by the foreign toolkit. */
+export interface ForeignError {
+  unitId: string | null;
+  agent: string | null;
+  time: string | null;
+  /** e.g. validation, timeout, runtime; 'error' when the format has no type. */
+  type: string;
+  message: string;
+  resolved: boolean;
+  resolution: string | null;
+}
+
+/** A unit of work: Maestro phase, Go Team step, bmit step, CCW phase/checkpoint; BMAD has none. */
+export interface ForeignUnit {
+  /** The id as the format names it (stringified), valid as a baton phase id. */
+  id: string;
+  name: string;
+  status: UnitStatus;
+  /** The status exactly as the file holds it (null when absent). */
+  rawStatus: string | null;
+  /** Sub-step checkpoint reached inside the unit (bmit `sub_step`, CCW current agent…). */
+  subStep: string | null;
+  /** Retries used (Maestro `retry_count`), null when the format does not count them. */
+  retries: number | null;
+  agents: string[];
+  blockedBy: string[];
+  startedAt: string | null;
+  completedAt: string | null;
+  files: ForeignFile[];
+  errors: ForeignError[];
+  /** Every field of the unit that is not mapped above, verbatim (round-trip safety). */
+  metadata: Record<string, unknown>;
+}
+
+/** One way to recover an interrupted session, as the toolkit's rules define it. */
+export interface RecoveryOption {
+  kind: 'checkpoint' | 'live' | 'fresh';
+  /** Checkpoint id / file the option restores from, when it has one. */
+  target: string | null;
+  description: string;
+  /** What choosing it loses, in words. */
+  loses: string;
+  recommended: boolean;
+}
+
+/** Where to resume under that toolkit's own rules. */
+export interface ResumeAdvice {
+  /** The unit to work on next; null when nothing is left (or resuming is refused). */
+  unitId: string | null;
+  action: 'start' | 'continue' | 'restart' | 'retry' | 'escalate' | 'skip-to-substep' | 'review' | 'archive' | 'none' | 'refuse';
+  /** Sub-step to skip to (bmit), or null. */
+  subStep: string | null;
+  /** Retry limit the toolkit applies to the unit (Maestro: 2), null when none applies. */
+  retryLimit: number | null;
+  retriesUsed: number | null;
+  lastCompleted: string | null;
+  /** The rule applied, in words (quoting the toolkit's rule). */
+  reason: string;
+  /** Recovery choices (Go Team: checkpoint / live / fresh); empty when the format has none. */
+  options: RecoveryOption[];
+  recommended: RecoveryOption['kind'] | null;
+  /** Prerequisite warnings (a unit invoked while an earlier one is not done) and the like. */
+  warnings: string[];
+}
+
+export interface TokenCountsLike {
+  input: number;
+  output: number;
+  cached: number;
+}
+
+/** Token usage as the foreign files hold it. */
+export interface ForeignTokens extends TokenCountsLike {
+  /** Per-agent breakdown; null when the format keeps none. */
+  byAgent: Record<string, TokenCountsLike> | null;
+  /** Per-unit breakdown; null when the format keeps none. */
+  byUnit: Record<string, TokenCountsLike> | null;
+  /** True when totals equal the per-agent sums; null when there is no breakdown. */
+  agrees: boolean | null;
+  /** Budget (BMAD `tokens.max`), null when none. */
+  max: number | null;
+}
+
+/** A foreign session, read and normalized, with everything needed to import it. */
+export interface ForeignSession {
+  format: FormatName;
+  /** The toolkit's own id of the session. */
+  id: string;
+  title: string;
+  /** The session status exactly as stored (null when the format has none, e.g. bmit). */
+  rawStatus: string | null;
+  /** baton's reading of it. */
+  status: SessionStatus;
+  /** The toolkit treats it as the current/active session. */
+  active: boolean;
+  archived: boolean;
+  /** Main file of the session, relative to the inspected root. */
+  path: string;
+  /** Every file read for this session (relative), e.g. registry, checkpoints. */
+  sources: string[];
+  createdAt: string | null;
+  updatedAt: string | null;
+  units: ForeignUnit[];
+  /** Current position: unit in flight (or next) and its sub-step. */
+  position: { unitId: string | null; subStep: string | null };
+  resume: ResumeAdvice;
+  /** Unresolved errors, across units. */
+  unresolvedErrors: ForeignError[];
+  tokens: ForeignTokens | null;
+  decisions: Array<{ id: string | null; title: string; choice: string; rationale: string | null; alternatives: string[]; agent: string | null; unitId: string | null; time: string | null }>;
+  findings: Array<{ text: string; severity: string | null; unitId: string | null; time: string | null }>;
+  notes: Array<{ text: string; time: string | null; agent: string | null }>;
+  milestones: Array<{ title: string; targetDate: string | null; doneAt: string | null }>;
+  artifacts: Array<{ path: string; kind: string | null; description: string | null; unitId: string | null; agent: string | null; time: string | null }>;
+  contextSummary: string | null;
+  /** Checkpoints the toolkit keeps (Go Team cp-*.json), valid or not. */
+  checkpoints: Array<{ id: string; unitId: string | null; createdAt: string | null; valid: boolean; problem: string | null }>;
+  problems: FormatProblem[];
+  /**
+   * The parsed source documents, keyed by relative path, verbatim (unknown fields included):
+   * the basis of a lossless export. Markdown bodies are kept as strings.
+   */
+  documents: Record<string, unknown>;
+  /** sha256 (hex) over the source bytes, in `sources` order: re-import is a no-op when unchanged. */
+  sourceHash: string;
+}
+
+/** Result of reading a tree. */
+export interface InspectReport {
+  format: FormatName;
+  /** Absolute path inspected. */
+  root: string;
+  sessions: ForeignSession[];
+  /** Problems of the tree as a whole (two active sessions, dangling pointer, unsafe paths…). */
+  problems: FormatProblem[];
+}
+
+/** Files an adapter wants written by the core (atomically, inside the output folder). */
+export interface WritePlan {
+  writes: Array<{
+    /** Relative to the output folder, '/'-separated. */
+    path: string;
+    content: string;
+    /** Keep the previous content as `<path>.bak` first (bmit's rule). */
+    backup: boolean;
+  }>;
+  /** Relative paths to remove after the writes (e.g. an active file moved to the archive). */
+  removes: string[];
+}
+
+/** What export hands an adapter. */
+export interface ExportInput {
+  state: SessionState;
+  /**
+   * The foreign documents the session was imported from (ForeignSession.documents), when it
+   * was imported from this format; adapters merge onto them so unknown fields survive.
+   */
+  original: Record<string, unknown> | null;
+  /** The foreign id to write under (the imported one, else derived from the baton id). */
+  foreignId: string;
+  now: Date;
+  /**
+   * Times baton made up at import because the foreign file had none (every event has a
+   * time): `phase:<id>:startedAt`, `phase:<id>:completedAt`, `error:<id>`, `decision:<id>`,
+   * `finding:<id>`, `note:<id>`, `artifact:<id>`. An exporter writes no time for these (see
+   * `foreignTime` in import.ts). Absent or empty: every time is real.
+   */
+  untimed?: string[];
+}
+
+/** One foreign layout. */
+export interface FormatAdapter {
+  readonly name: FormatName;
+  /** One line for `--help` and reports. */
+  readonly description: string;
+  /** How sure the adapter is that `dir` holds its layout: 0 (no) … 1 (certain). Never throws. */
+  detect(dir: SafeDir): Promise<number>;
+  /** Reads every session under `dir` without modifying anything. Never throws on bad data. */
+  inspect(dir: SafeDir, now: Date): Promise<InspectReport>;
+  /**
+   * Plans the files that put `input.state` in this layout under `out` (which may already
+   * hold other sessions and a registry: read them through `out` and merge).
+   */
+  exportPlan(input: ExportInput, out: SafeDir): Promise<WritePlan>;
+}

@@ -1,0 +1,161 @@
+/**
+ * Claiming: a pool of workers (processes, machines) shares one store, and each crashed or
+ * stopped run must be resumed by exactly one of them. A claim reopens an interrupted session
+ * (or one whose lease expired) and takes its lease in ONE conditional append, so of several
+ * workers racing for the same session exactly one append succeeds; the others see the new
+ * lease on their retry (`LOCKED`) and move on to the next candidate.
+ */
+import { fold } from '../domain/apply.js';
+import { decideSession } from '../domain/decide.js';
+import { BatonError, isBatonError } from '../domain/errors.js';
+import type { StoredEvent } from '../domain/events.js';
+import { decideAcquire, leaseOf } from '../domain/lease.js';
+import type { Lease } from '../domain/lease.js';
+import type { ResumePlan } from '../domain/resume.js';
+import type { SessionState, StatusCause } from '../domain/state.js';
+import type { SessionSummary } from '../domain/summary.js';
+import type { SessionManager } from './manager.js';
+import { resumePlan } from './resume.js';
+
+/** Options of {@link claimSession}. */
+export interface ClaimOptions {
+  /** Lease owner written into the journal (e.g. `claim:<agent>`). */
+  owner: string;
+  /** Lifetime of the claimed lease: the worker must start renewing it (`baton run`) before it ends. */
+  ttlMs: number;
+  agent?: string | null;
+}
+
+/** What a successful claim hands the worker. */
+export interface Claim {
+  sessionId: string;
+  title: string;
+  /** The lease taken; its token is the worker's fencing token (`BATON_LEASE_TOKEN`). */
+  lease: Lease;
+  /** Session revision right after the claim. */
+  revision: number;
+  /** Why the session needed a worker (the cause it was interrupted with). */
+  cause: StatusCause | null;
+  /** The resume plan as of the claim: what was in flight, what to do next. */
+  plan: ResumePlan;
+}
+
+/**
+ * Sessions that need a worker, oldest interruption first: status `interrupted` (as readers
+ * report it, so an active session whose lease expired counts), not archived.
+ */
+export async function claimCandidates(m: SessionManager): Promise<SessionSummary[]> {
+  const rows = await m.list();
+  const when = (r: SessionSummary): string => r.cause?.at ?? r.updatedAt;
+  return rows
+    .filter((r) => r.status === 'interrupted' && !r.archived)
+    .sort((a, b) => (when(a) < when(b) ? -1 : when(a) > when(b) ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/**
+ * Claims one session that needs a worker, or returns null when none does. Candidates are
+ * tried oldest first; one another worker got first is skipped.
+ */
+export async function claimSession(m: SessionManager, o: ClaimOptions): Promise<Claim | null> {
+  for (const row of await claimCandidates(m)) {
+    const claim = await tryClaim(m, row.id, o);
+    if (claim) return claim;
+  }
+  return null;
+}
+
+/**
+ * Claims session `id` if it still needs a worker: resumed and leased in one conditional
+ * append. Null when another worker (or a person) got it first or it no longer needs one.
+ */
+export async function tryClaim(m: SessionManager, id: string, o: ClaimOptions): Promise<Claim | null> {
+  const seen: { cause: StatusCause | null } = { cause: null };
+  let state: SessionState;
+  try {
+    const r = await m.change(
+      id,
+      (base) => {
+        // `base` already has an expired lease written down (interrupted, lease-expired).
+        if (base.status !== 'interrupted' || base.archived) {
+          throw new BatonError('LOCKED', `Session ${id} no longer needs a worker (it is ${base.status}).`, { hint: 'Claim another one.' });
+        }
+        seen.cause = base.statusCause;
+        const now = m.time();
+        const resumed = decideSession(base, 'resume');
+        const origin = m.origin;
+        const after = fold(base, resumed.map((d, i) => ({ ...d, time: now, actor: { agent: o.agent ?? null, ...origin }, seq: base.revision + i + 1 }) as StoredEvent), id)!;
+        const acquire = decideAcquire(after, { owner: o.owner, pid: origin.pid, host: origin.host, ttlMs: o.ttlMs, now });
+        return { events: [...resumed, ...acquire], result: undefined };
+      },
+      { agent: o.agent ?? null },
+    );
+    state = r.state;
+  } catch (e) {
+    // Another worker's claim (LOCKED), a session that changed status or went away meanwhile.
+    if (isBatonError(e, 'LOCKED') || isBatonError(e, 'INVALID_TRANSITION') || isBatonError(e, 'NOT_FOUND')) return null;
+    throw e;
+  }
+  const lease = leaseOf(state)!;
+  const { plan } = await resumePlan(m, id);
+  // The plan sees the lease just taken; warning the claimant about itself would mislead.
+  const self = `${lease.owner} (pid ${lease.pid} on ${lease.host})`;
+  plan.warnings = plan.warnings.filter((w) => !w.includes(self));
+  return { sessionId: id, title: state.title, lease, revision: state.revision, cause: seen.cause, plan };
+}
+
+/** Options of {@link claimWait}. */
+export interface WaitOptions {
+  /** Look again at least this often (a lease can expire without any write to watch). */
+  pollMs: number;
+  /** Give up after this long (null: wait until stopped). */
+  timeoutMs: number | null;
+  /** Stops waiting (SIGINT/SIGTERM); the claim then returns null. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Claims a session, waiting until one needs a worker: woken by the store's change feed when
+ * it has one ({@link SessionStore.watch}), by the earliest lease expiry, and by a poll.
+ * Null after the timeout or when `signal` aborts.
+ */
+export async function claimWait(m: SessionManager, o: ClaimOptions, w: WaitOptions): Promise<Claim | null> {
+  const deadline = w.timeoutMs === null ? Infinity : Date.now() + w.timeoutMs;
+  let wake: (() => void) | null = null;
+  const stop = m.store.watch ? await m.store.watch(() => wake?.()) : null;
+  try {
+    for (;;) {
+      if (w.signal?.aborted) return null;
+      const claim = await claimSession(m, o);
+      if (claim) return claim;
+      const left = deadline - Date.now();
+      if (left <= 0) return null;
+      const untilExpiry = await nextLeaseExpiry(m);
+      const delay = Math.max(10, Math.min(w.pollMs, left, untilExpiry ?? Infinity));
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(done, delay);
+        function done(): void {
+          clearTimeout(t);
+          wake = null;
+          w.signal?.removeEventListener('abort', done);
+          resolve();
+        }
+        wake = done;
+        w.signal?.addEventListener('abort', done);
+      });
+    }
+  } finally {
+    await stop?.();
+  }
+}
+
+/** Milliseconds until the earliest lease of an active session expires (plus a margin), or null. */
+async function nextLeaseExpiry(m: SessionManager): Promise<number | null> {
+  const now = Date.parse(m.time());
+  let best: number | null = null;
+  for (const r of await m.list()) {
+    if (r.status !== 'active' || !r.leaseExpiresAt) continue;
+    const ms = Date.parse(r.leaseExpiresAt) - now + 5;
+    if (best === null || ms < best) best = ms;
+  }
+  return best;
+}

@@ -1,0 +1,271 @@
+/**
+ * The foreign session layouts, as the surfaces use them: inspect a folder, import its
+ * sessions (creating or bringing forward baton sessions), export a session into a layout,
+ * and set a session's mirror. The pure mapping is in src/formats/import.ts; the file plans
+ * in each adapter; this file does the store and file-system work around them.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { BatonError, isBatonError } from '../domain/errors.js';
+import type { Actor, NewEvent } from '../domain/events.js';
+import { validateId } from '../domain/ids.js';
+import type { SessionState } from '../domain/state.js';
+import { detect, detectionError, namedAdapter } from '../formats/detect.js';
+import type { DetectScore } from '../formats/detect.js';
+import { runExport, exportInput } from '../formats/export.js';
+import type { ExportOutcome } from '../formats/export.js';
+import { batonIdFor, importEvents, provenanceOf, reimportEvents } from '../formats/import.js';
+import { ADAPTERS } from '../formats/registry.js';
+import { SafeDir } from '../formats/safe-dir.js';
+import type { ForeignSession, FormatAdapter, FormatName, FormatProblem, InspectReport } from '../formats/types.js';
+import type { SessionManager } from './manager.js';
+import { MIRROR_ERROR_KEY, MIRROR_KEY, mirrorOf } from './mirror.js';
+import type { MirrorSetting } from './mirror.js';
+
+export { MIRROR_ERROR_KEY, MIRROR_KEY, mirrorOf };
+export type { MirrorSetting };
+
+/** What the format operations need from outside. */
+export interface FormatsOptions {
+  /** Folder relative paths are resolved against. */
+  cwd: string;
+  now?: () => Date;
+  /** The adapters to use (default: every registered one). */
+  adapters?: readonly FormatAdapter[];
+}
+
+/** Result of {@link inspectPath}. */
+export interface InspectResult {
+  /** The layout read; null when auto-detection found none (see problems). */
+  format: FormatName | null;
+  root: string;
+  /** Detection scores with `--format auto`, else null. */
+  detection: DetectScore[] | null;
+  sessions: ForeignSession[];
+  problems: FormatProblem[];
+}
+
+function adaptersOf(o: FormatsOptions): readonly FormatAdapter[] {
+  return o.adapters ?? ADAPTERS;
+}
+
+async function readTree(adapter: FormatAdapter, dir: SafeDir, now: Date): Promise<InspectReport> {
+  try {
+    return await adapter.inspect(dir, now);
+  } catch (e) {
+    throw new BatonError('INTERNAL', `The ${adapter.name} reader failed on ${dir.root}: ${(e as Error)?.message ?? String(e)}`, {
+      hint: 'This is a bug in baton (readers report damage, they do not fail); please report it with the folder.',
+      cause: e,
+    });
+  }
+}
+
+/** The adapter for `format` (`auto`: detected) on `dir`; with `lenient`, a failed detection is returned instead of thrown. */
+async function pick(dir: SafeDir, format: string, o: FormatsOptions): Promise<{ adapter: FormatAdapter; scores: DetectScore[] | null } | { adapter: null; scores: DetectScore[]; problem: FormatProblem }> {
+  const adapters = adaptersOf(o);
+  if (format !== 'auto') return { adapter: namedAdapter(format, adapters), scores: null };
+  const d = await detect(dir, adapters);
+  if (d.kind === 'found') return { adapter: d.adapter, scores: d.scores };
+  return { adapter: null, scores: d.scores, problem: d.problem };
+}
+
+/**
+ * Reads every session under `dir` in `format` (or `auto`) without modifying anything. A
+ * folder in which auto-detection finds no clear layout yields an `UNKNOWN_FORMAT` problem,
+ * as does a named layout under which nothing at all was found.
+ */
+export async function inspectPath(dir: string, format: string, o: FormatsOptions): Promise<InspectResult> {
+  const root = await SafeDir.open(dir, o.cwd);
+  const p = await pick(root, format, o);
+  if (!p.adapter) return { format: null, root: root.root, detection: p.scores, sessions: [], problems: [p.problem] };
+  const report = await readTree(p.adapter, root, (o.now ?? (() => new Date()))());
+  const problems = [...report.problems];
+  if (report.sessions.length === 0 && problems.length === 0) {
+    problems.push({ code: 'UNKNOWN_FORMAT', severity: 'error', sessionId: null, path: null, message: `No ${p.adapter.name} session was found in ${root.root}.`, hint: 'Check the folder (the layout\'s root, e.g. the one holding its state folder), or try --format auto.' });
+  }
+  return { format: p.adapter.name, root: root.root, detection: p.scores, sessions: report.sessions, problems };
+}
+
+/** What import did with one foreign session. */
+export interface ImportedSession {
+  foreignId: string;
+  /** baton id (null when skipped before one was chosen). */
+  id: string | null;
+  action: 'created' | 'updated' | 'unchanged' | 'skipped';
+  revision: number | null;
+  archived: boolean;
+  /** Read problems of the session plus the import's own notes (REIMPORT_DIVERGED, …). */
+  problems: FormatProblem[];
+}
+
+/** Result of {@link importPath}. */
+export interface ImportResult {
+  format: FormatName;
+  root: string;
+  sessions: ImportedSession[];
+  /** Problems of the tree as a whole. */
+  problems: FormatProblem[];
+}
+
+/** Options of {@link importPath}. */
+export interface ImportOptions extends FormatsOptions {
+  /** Put before every baton id (to import next to sessions with the same ids). */
+  idPrefix?: string;
+  agent?: string | null;
+}
+
+/** The live copy first: an archive copied instead of moved yields the same id twice. */
+function choose(sessions: ForeignSession[]): { keep: ForeignSession[]; dropped: Array<{ s: ForeignSession; problem: FormatProblem }> } {
+  const byId = new Map<string, ForeignSession[]>();
+  for (const s of sessions) byId.set(s.id, [...(byId.get(s.id) ?? []), s]);
+  const keep: ForeignSession[] = [];
+  const dropped: Array<{ s: ForeignSession; problem: FormatProblem }> = [];
+  for (const [, group] of byId) {
+    const first = group.find((s) => !s.archived) ?? group[0]!;
+    keep.push(first);
+    for (const s of group) {
+      if (s === first) continue;
+      dropped.push({ s, problem: { code: 'DUPLICATE_SESSION', severity: 'warning', sessionId: s.id, path: s.path, message: `Session ${s.id} is also at ${first.path}; that copy (${first.archived ? 'archived' : 'live'}) was imported, this one skipped.`, hint: 'Remove the stale copy in the toolkit, then import again.' } });
+    }
+  }
+  return { keep, dropped };
+}
+
+/**
+ * Imports every session under `dir`: a new baton session per foreign session (its whole
+ * history as events, provenance recorded), or, for one imported before from the same foreign
+ * session, the events that bring it forward ({@link reimportEvents}); unchanged sources append
+ * nothing. Refuses with `EXISTS`, before writing anything, when a baton session with one of
+ * the ids exists and was not imported from that foreign session. Never writes inside `dir`.
+ */
+export async function importPath(m: SessionManager, dir: string, format: string, o: ImportOptions): Promise<ImportResult> {
+  const root = await SafeDir.open(dir, o.cwd);
+  const p = await pick(root, format, o);
+  if (!p.adapter) throw detectionError({ kind: 'none', scores: p.scores, problem: p.problem });
+  const now = (o.now ?? (() => new Date()))();
+  const report = await readTree(p.adapter, root, now);
+  const prefix = o.idPrefix ?? '';
+  if (prefix !== '') validateId(`${prefix}x`, 'id prefix');
+  const { keep, dropped } = choose(report.sessions);
+  const results: ImportedSession[] = dropped.map(({ s, problem }) => ({ foreignId: s.id, id: null, action: 'skipped', revision: null, archived: s.archived, problems: [...s.problems, problem] }));
+
+  // Plan first: ids, clashes with sessions that came from elsewhere.
+  const planned: Array<{ s: ForeignSession; id: string; existing: SessionState | null }> = [];
+  const clashes: string[] = [];
+  const taken = new Map<string, string>();
+  for (const s of keep) {
+    const id = batonIdFor(s.id, prefix);
+    const other = taken.get(id);
+    if (other !== undefined) {
+      results.push({ foreignId: s.id, id: null, action: 'skipped', revision: null, archived: s.archived, problems: [...s.problems, { code: 'ID_COLLISION', severity: 'warning', sessionId: s.id, path: s.path, message: `Session ${JSON.stringify(s.id)} maps to the baton id ${id}, like ${JSON.stringify(other)}; skipped.`, hint: 'Rename one of them in the toolkit, then import again.' }] });
+      continue;
+    }
+    taken.set(id, s.id);
+    let existing: SessionState | null = null;
+    if (await m.store.exists(id)) {
+      existing = await m.get(id);
+      const prov = provenanceOf(existing);
+      if (!prov || prov.format !== s.format || prov.foreignId !== s.id) {
+        clashes.push(prov ? `${id} (imported from ${prov.format} session ${prov.foreignId})` : `${id} (not imported)`);
+        continue;
+      }
+    }
+    planned.push({ s, id, existing });
+  }
+  if (clashes.length) {
+    throw new BatonError('EXISTS', `baton already has session(s) with the same id that were not imported from these ${p.adapter.name} sessions: ${clashes.join(', ')}. Nothing was imported.`, {
+      hint: 'Import under other ids with --id-prefix PREFIX (e.g. --id-prefix imported-), or delete or rename the baton session(s).',
+      details: { clashes },
+    });
+  }
+
+  const ctx = { importedAt: now.toISOString(), root: root.root };
+  const actor: Actor = { agent: o.agent ?? null, ...m.origin };
+  for (const { s, id, existing } of planned) {
+    try {
+      if (!existing) {
+        const plan = importEvents(s, ctx);
+        let state = await m.createFrom(id, plan.events.map((e) => ({ ...e, actor }) as NewEvent));
+        if (state.archived) state = await m.archive(id);
+        results.push({ foreignId: s.id, id, action: 'created', revision: state.revision, archived: state.archived, problems: [...s.problems, ...plan.problems] });
+        continue;
+      }
+      const journal = await m.log(id);
+      const plan = reimportEvents(existing, journal, s, ctx);
+      if (plan.unchanged) {
+        results.push({ foreignId: s.id, id, action: 'unchanged', revision: existing.revision, archived: existing.archived, problems: [...s.problems] });
+        continue;
+      }
+      const r = await m.change(id, () => ({ events: plan.events, result: undefined }), { expectedRevision: existing.revision, agent: o.agent ?? null });
+      let state = r.state;
+      if (plan.archive) state = await m.archive(id);
+      results.push({ foreignId: s.id, id, action: 'updated', revision: state.revision, archived: state.archived, problems: [...s.problems, ...plan.problems] });
+    } catch (e) {
+      if (!isBatonError(e)) throw e;
+      results.push({ foreignId: s.id, id, action: 'skipped', revision: null, archived: s.archived, problems: [...s.problems, { code: 'IMPORT_FAILED', severity: 'error', sessionId: s.id, path: s.path, message: `Session ${s.id} was not imported: ${e.message}`, hint: e.hint ?? null, details: { code: e.code } }] });
+    }
+  }
+  return { format: p.adapter.name, root: root.root, sessions: results, problems: report.problems };
+}
+
+/** Result of {@link exportSession}. */
+export interface ExportResult extends ExportOutcome {
+  id: string;
+  format: FormatName;
+  foreignId: string;
+  /** Absolute output folder. */
+  out: string;
+}
+
+/** Opens (creating it if needed) an output folder; `BAD_INPUT` when the path is a file. */
+export async function openOut(out: string, cwd: string): Promise<SafeDir> {
+  const abs = path.resolve(cwd, out);
+  let st: fs.Stats | null = null;
+  try {
+    st = fs.statSync(abs);
+  } catch {
+    st = null;
+  }
+  if (st && !st.isDirectory()) {
+    throw new BatonError('BAD_INPUT', `--out ${abs} is a file, not a folder.`, { hint: 'Give a folder to export into (it is created when missing).' });
+  }
+  return SafeDir.open(abs, cwd, { create: true });
+}
+
+/**
+ * Writes session `id` in `format` under `out` (created when missing), by the toolkit's own
+ * write rules (the adapter's plan, run through SafeDir: atomic replace, `.bak` when the plan
+ * asks, removals). Returns the paths written.
+ */
+export async function exportSession(m: SessionManager, id: string, format: string, out: string, o: FormatsOptions): Promise<ExportResult> {
+  const adapter = namedAdapter(format, adaptersOf(o));
+  const state = await m.get(id);
+  const dir = await openOut(out, o.cwd);
+  const input = exportInput(state, adapter.name, (o.now ?? (() => new Date()))());
+  const outcome = await runExport(adapter, input, dir);
+  return { id, format: adapter.name, foreignId: input.foreignId, out: dir.root, ...outcome };
+}
+
+/** Checks a mirror request: the layout must be available and `out` must not be a file; `out` is made absolute. */
+export function mirrorSetting(format: string, out: string, o: FormatsOptions): MirrorSetting {
+  const adapter = namedAdapter(format, adaptersOf(o));
+  const abs = path.resolve(o.cwd, out);
+  if (fs.existsSync(abs) && !fs.statSync(abs).isDirectory()) {
+    throw new BatonError('BAD_INPUT', `The mirror folder ${abs} is a file, not a folder.`, { hint: 'Give the folder the toolkit reads its session files from.' });
+  }
+  return { format: adapter.name, out: abs };
+}
+
+/**
+ * Sets (or, with null, turns off) the mirror of session `id`: from then on every change made
+ * through a surface that flushes mirrors ({@link MirrorFiles}) rewrites the session's files
+ * in `format` under `out`. The layout must be available and `out` must not be a file.
+ */
+export async function setMirror(m: SessionManager, id: string, setting: { format: string; out: string } | null, o: FormatsOptions & { agent?: string | null }): Promise<{ state: SessionState; mirror: MirrorSetting | null }> {
+  const value = setting ? mirrorSetting(setting.format, setting.out, o) : null;
+  const r = await m.change(id, (s) => {
+    if (!value && !mirrorOf(s)) throw new BatonError('INVALID_TRANSITION', `Session ${id} has no mirror.`, { hint: `Set one with \`baton mirror FORMAT --out DIR --session ${id}\`.` });
+    return { events: [{ type: 'metadata.set', data: { key: MIRROR_KEY, value } }], result: undefined };
+  }, { agent: o.agent ?? null });
+  return { state: r.state, mirror: value };
+}

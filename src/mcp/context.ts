@@ -1,0 +1,75 @@
+import type { SessionManager } from '../manager/manager.js';
+
+/** What the tools, resources and prompts of one server share. */
+export interface ServerOptions {
+  /**
+   * The manager every call goes through (the same one the CLI uses), or a function that
+   * opens it: `create` is true only for `session_start`, so a server started in a folder
+   * without a store creates one only when a session is started (as `baton start` does).
+   */
+  manager: SessionManager | ((create: boolean) => SessionManager);
+  /** Agent named by `--agent` / BATON_AGENT: used when a call names none. */
+  agentFallback?: string | null;
+  /** Session named by BATON_SESSION: used when a call names none, before the active one. */
+  session?: string | null;
+  /**
+   * Fencing token of the lease `baton run` holds on `session` (BATON_LEASE_TOKEN): writes to
+   * that session carry it, so once the run has lost its lease they are refused (FENCED), as
+   * the CLI's are. Writes to other sessions do not carry it.
+   */
+  fencingToken?: number | null;
+  /** The clock for "now" in views; default: the manager's. */
+  clock?: () => Date;
+  /** Runs after every call that changed something (e.g. to refresh handoff.md files); returns warnings. */
+  afterChange?: () => Promise<string[]>;
+  /** Problems that did not stop a call. */
+  onWarning?: (message: string) => void;
+}
+
+/** The per-server helpers tool bodies use. */
+export class Kit {
+  private readonly clientName: () => string | null;
+
+  constructor(
+    readonly o: ServerOptions,
+    clientName: () => string | null,
+  ) {
+    this.clientName = clientName;
+  }
+
+  /** The manager; `create` makes the store when there is none (session_start only). */
+  manager(create = false): SessionManager {
+    return typeof this.o.manager === 'function' ? this.o.manager(create) : this.o.manager;
+  }
+
+  /** The agent a call is attributed to: its `agent`, else --agent/BATON_AGENT, else the client's name. */
+  agent(explicit?: string | null): string | null {
+    return explicit ?? this.o.agentFallback ?? this.clientName() ?? null;
+  }
+
+  /** The session a call acts on: its `session`, else the server's, else the active one. */
+  session(explicit?: string | null): Promise<string> {
+    return this.manager().resolve(explicit ?? (this.o.session || null));
+  }
+
+  /** Change options for a call on session `id` from its common fields. */
+  change(args: { agent?: string | undefined; ifRevision?: number | undefined }, id: string): { agent: string | null; expectedRevision?: number; fencingToken?: number } {
+    const token = this.o.fencingToken;
+    return {
+      agent: this.agent(args.agent),
+      ...(args.ifRevision === undefined ? {} : { expectedRevision: args.ifRevision }),
+      ...(token !== undefined && token !== null && this.o.session && id === this.o.session ? { fencingToken: token } : {}),
+    };
+  }
+
+  /** Now, as ISO-8601. */
+  now(): string {
+    return this.o.clock ? this.o.clock().toISOString() : this.manager().time();
+  }
+
+  /** Lets the server's change hook run; its warnings go to onWarning. */
+  async changed(): Promise<void> {
+    if (!this.o.afterChange) return;
+    for (const w of await this.o.afterChange()) this.o.onWarning?.(w);
+  }
+}

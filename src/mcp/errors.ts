@@ -1,0 +1,84 @@
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { BatonError, isBatonError } from '../domain/errors.js';
+
+/** The body of a refused call (its text content, as JSON): what the model reads to decide its next step. */
+export interface ToolErrorBody {
+  error: { code: string; message: string; hint: string | null; details: Record<string, unknown> };
+}
+
+/**
+ * Turns anything a tool body threw into an `isError` result. A BatonError keeps its code,
+ * message, hint and details; a file-system refusal becomes STORE_UNAVAILABLE as in the CLI;
+ * anything else is INTERNAL. Never throws: a tool failure is the model's to handle, not a
+ * protocol error.
+ */
+export function toolError(e: unknown): CallToolResult {
+  return errorResult(asBatonError(e));
+}
+
+/**
+ * The isError result of a BatonError: one text content holding `{"error": {code, message,
+ * hint, details}}` as JSON, like a success result holds its data. No `structuredContent`:
+ * the MCP specification requires structured content to match the tool's output schema, and
+ * SDK clients check it even on errors, so an error object there would turn a refusal the model
+ * can act on into a client-side schema failure.
+ */
+export function errorResult(e: BatonError): CallToolResult {
+  const body: ToolErrorBody = { error: { code: e.code, message: e.message, hint: e.hint ? forTools(e.hint) : null, details: e.details } };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
+}
+
+/** CLI options a domain hint names, as the tool arguments that do the same. */
+const OPTION_ARGS: ReadonlyArray<[RegExp, string]> = [
+  [/--force\b/g, '`force: true`'],
+  [/--switch\b/g, '`switch: true`'],
+  [/--session\b/g, '`session`'],
+  [/--agent NAME\b/g, '`agent`'],
+];
+
+/** A domain hint worded for a tool caller: CLI options become the matching arguments. */
+export function forTools(hint: string): string {
+  return OPTION_ARGS.reduce((h, [re, arg]) => h.replace(re, arg), hint);
+}
+
+/** Maps an unknown failure to the BatonError a caller should see. */
+export function asBatonError(e: unknown): BatonError {
+  if (isBatonError(e)) return e;
+  const err = e as NodeJS.ErrnoException | undefined;
+  if (err && (err.code === 'EACCES' || err.code === 'EROFS' || err.code === 'ENOSPC' || err.code === 'EMFILE')) {
+    return new BatonError('STORE_UNAVAILABLE', `The store cannot be written: ${err.message}.`, { hint: 'Check permissions and free disk space.', cause: e });
+  }
+  return new BatonError('INTERNAL', `Unexpected failure: ${err?.message ?? String(e)}`, { hint: 'This is a bug in baton; report it with the tool call that caused it.', cause: e });
+}
+
+/**
+ * The SDK answers arguments that fail a tool's input schema (and unknown tools) with a plain
+ * text isError result. This turns that text into the same coded body as every other refusal,
+ * so a model can branch on `error.code` whatever went wrong.
+ */
+export function sdkToolError(message: string): CallToolResult {
+  const rpc = /^MCP error (-?\d+): (.*)$/s.exec(message);
+  const text = rpc ? rpc[2]! : message;
+  const shown = text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
+  if (/^Tool .+ (not found|disabled)$/s.test(text)) {
+    return errorResult(new BatonError('NOT_FOUND', `${shown}.`, { hint: 'List the tools (tools/list) and call one of them.' }));
+  }
+  if (rpc && Number(rpc[1]) === ErrorCode.InvalidParams) {
+    return errorResult(new BatonError('BAD_INPUT', shown.replace(/^Input validation error: /, ''), { hint: "Fix the arguments to match the tool's input schema (names, types, size limits) and call it again." }));
+  }
+  return errorResult(asBatonError(new Error(message)));
+}
+
+/** JSON-RPC error code of "resource not found" in the MCP specification. */
+export const RESOURCE_NOT_FOUND = -32002;
+
+/**
+ * A refusal while reading a resource or getting a prompt: those are not tool calls, so it is
+ * a JSON-RPC error, whose `data` carries the same code, hint and details as a tool's.
+ */
+export function protocolError(e: unknown): McpError {
+  const b = asBatonError(e);
+  const rpc = b.code === 'NOT_FOUND' || b.code === 'NO_ACTIVE_SESSION' ? RESOURCE_NOT_FOUND : b.code === 'BAD_INPUT' ? ErrorCode.InvalidParams : ErrorCode.InternalError;
+  return new McpError(rpc, `error[${b.code}]: ${b.message}${b.hint ? ` (hint: ${b.hint})` : ''}`, { code: b.code, hint: b.hint ?? null, details: b.details });
+}

@@ -1,0 +1,53 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Kit } from './context.js';
+import type { ServerOptions } from './context.js';
+import { sdkToolError } from './errors.js';
+import { registerPrompts } from './prompts.js';
+import { registerResources } from './resources.js';
+import { registerCheckpointTools } from './tools/checkpoints.js';
+import { registerPhaseTools } from './tools/phases.js';
+import { registerRecordTools } from './tools/records.js';
+import { registerResumeTools } from './tools/resume.js';
+import { registerSessionTools } from './tools/sessions.js';
+
+export type { ServerOptions };
+
+declare const BATON_VERSION: string | undefined;
+
+/** What the server tells a client about itself; many clients show it to the model. */
+const INSTRUCTIONS = [
+  'baton keeps the durable state of a multi-step task: its phases, progress, files, errors, decisions and token use.',
+  'At the start: session_list; resume a paused/interrupted/failed session of the same task (resume_plan, then session_resume) or create one (session_start).',
+  'While working: phase_start, substep_reach at each step, file_record after changing files, error_record on errors, tokens_record, phase_complete.',
+  'Before stopping: context_set with a briefing, then session_pause (or session_complete when done).',
+  'A refused call is an isError result whose text is {"error": {code, message, hint, details}}: the code (e.g. BLOCKED, INVALID_TRANSITION) says what went wrong, the hint what to do instead.',
+].join('\n');
+
+/** Most elements (array items and object members) accepted in one tool call's arguments. */
+export const MAX_INPUT_ELEMENTS = 20_000;
+
+/**
+ * Builds the baton MCP server: one tool per verb, the session resources, the resume prompt.
+ * Every call goes through `options.manager`, the same manager (store, leases, validation) the
+ * CLI uses. Connect it to any transport (`serveStdio` for `baton mcp`).
+ */
+export function createMcpServer(options: ServerOptions): McpServer {
+  const server = new McpServer(
+    { name: 'baton', title: 'baton session manager', version: typeof BATON_VERSION === 'string' ? BATON_VERSION : '0.0.0-dev' },
+    { instructions: INSTRUCTIONS, maxToolInputElements: MAX_INPUT_ELEMENTS, capabilities: { tools: {}, resources: {}, prompts: {} } },
+  );
+  // Arguments that fail a schema are answered by the SDK with a bare text; give them the same
+  // coded body as every other refusal (see sdkToolError). If the SDK stops calling this hook,
+  // its own isError text remains, which is still a clear error.
+  (server as unknown as { createToolError: (message: string) => CallToolResult }).createToolError = sdkToolError;
+  const kit = new Kit(options, () => server.server.getClientVersion()?.name ?? null);
+  registerSessionTools(server, kit);
+  registerPhaseTools(server, kit);
+  registerRecordTools(server, kit);
+  registerCheckpointTools(server, kit);
+  registerResumeTools(server, kit);
+  registerResources(server, kit);
+  registerPrompts(server, kit);
+  return server;
+}

@@ -1,0 +1,218 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { budgetView } from '../../domain/tokens.js';
+import type { ChangeResult } from '../../manager/manager.js';
+import type { Kit } from '../context.js';
+import { MAX_ID_INPUT, MAX_PATHS, anyObject, changeFields, changeOutput, textArg } from '../schemas.js';
+import { defineTool } from './define.js';
+
+const phaseOpt = z.string().min(1).max(MAX_ID_INPUT).optional();
+
+function done(r: ChangeResult<unknown>): { session: string; revision: number; status: string } {
+  return { session: r.state.id, revision: r.state.revision, status: r.state.status };
+}
+
+/** A tool that records one item and returns its new id under `key`. */
+function recordTool<I extends z.ZodRawShape>(
+  server: McpServer,
+  kit: Kit,
+  name: string,
+  title: string,
+  description: string,
+  key: string,
+  input: I,
+  call: (id: string, a: z.infer<z.ZodObject<I & typeof changeFields>>, o: ReturnType<Kit['change']>) => Promise<ChangeResult<string>>,
+): void {
+  defineTool(
+    server,
+    kit,
+    name,
+    { title, description: `${description} Returns its id (\`${key}\`) and the session's new revision.`, input: { ...input, ...changeFields }, output: { ...changeOutput, [key]: z.string() } },
+    async (a) => {
+      const args = a as z.infer<z.ZodObject<I & typeof changeFields>>;
+      const id = await kit.session(args.session);
+      const r = await call(id, args, kit.change(args, id));
+      return { ...done(r), [key]: r.result };
+    },
+  );
+}
+
+/** A tool that changes something and returns only the new revision. */
+function changeTool<I extends z.ZodRawShape>(
+  server: McpServer,
+  kit: Kit,
+  name: string,
+  title: string,
+  description: string,
+  input: I,
+  call: (id: string, a: z.infer<z.ZodObject<I & typeof changeFields>>, o: ReturnType<Kit['change']>) => Promise<ChangeResult<unknown>>,
+): void {
+  defineTool(server, kit, name, { title, description: `${description} Returns the session's new revision.`, input: { ...input, ...changeFields }, output: changeOutput }, async (a) => {
+    const args = a as z.infer<z.ZodObject<I & typeof changeFields>>;
+    const id = await kit.session(args.session);
+    return done(await call(id, args, kit.change(args, id)));
+  });
+}
+
+/** Record tools: files, errors, tokens, decisions, findings, notes, milestones, artifacts, context. */
+export function registerRecordTools(server: McpServer, kit: Kit): void {
+  defineTool(
+    server,
+    kit,
+    'file_record',
+    {
+      title: 'Record files',
+      description:
+        'Record files you created, modified or deleted, right after changing them. Paths are relative to the workspace (the folder holding .baton); each file is hashed now, so a resume can tell whether it changed later. `phase` defaults to the phase in progress. Returns the records (path, sha256, size) and the new revision.',
+      input: {
+        action: z.enum(['created', 'modified', 'deleted']),
+        paths: z.array(z.string().min(1).max(4096)).min(1).max(MAX_PATHS).describe('File paths, relative to the workspace.'),
+        phase: phaseOpt.describe('Phase the files belong to (default: the one in progress).'),
+        ...changeFields,
+      },
+      output: { ...changeOutput, files: z.array(anyObject) },
+    },
+    async (a) => {
+      const id = await kit.session(a.session);
+      const r = await kit.manager().files(id, a.action, a.paths, a.phase ?? null, kit.change(a, id));
+      return { ...done(r), files: r.events.filter((e) => e.type === 'file.recorded').map((e) => e.data as unknown as Record<string, unknown>) };
+    },
+  );
+
+  recordTool(
+    server,
+    kit,
+    'error_record',
+    'Record an error',
+    'Record an error that happened in a phase (a failing test, a timeout, a tool failure) as soon as you see it, before deciding to retry or fail the phase. `type` is e.g. validation, timeout, file_conflict, runtime, dependency, quota.',
+    'errorId',
+    { phase: z.string().min(1).max(MAX_ID_INPUT).describe('Phase the error belongs to.'), type: z.string().min(1).max(100), message: textArg('What went wrong.') },
+    (id, a, o) => kit.manager().error(id, { phase: a.phase, type: a.type, message: a.message, agent: o.agent }, o),
+  );
+
+  changeTool(
+    server,
+    kit,
+    'error_resolve',
+    'Resolve an error',
+    'Mark a recorded error resolved, saying how, once it no longer applies. Unresolved errors are what a resume plan asks the next agent to deal with.',
+    { errorId: z.string().min(1).max(MAX_ID_INPUT), resolution: textArg('How it was resolved.') },
+    (id, a, o) => kit.manager().resolveError(id, a.errorId, a.resolution, o),
+  );
+
+  defineTool(
+    server,
+    kit,
+    'tokens_record',
+    {
+      title: 'Record token use',
+      description:
+        'Add token use to the session (input, output, cached), attributed to you and to a phase. Counts add up; concurrent calls never lose a count. Returns the session totals and the budget (level ok, warning, critical or exceeded).',
+      input: {
+        input: z.number().int().nonnegative().optional(),
+        output: z.number().int().nonnegative().optional(),
+        cached: z.number().int().nonnegative().optional(),
+        phase: phaseOpt.describe('Phase the tokens were spent on.'),
+        ...changeFields,
+      },
+      output: { ...changeOutput, tokens: z.object({ input: z.number(), output: z.number(), cached: z.number(), budget: anyObject }) },
+    },
+    async (a) => {
+      const id = await kit.session(a.session);
+      const r = await kit.manager().tokens(id, { agent: kit.agent(a.agent), phase: a.phase ?? null, input: a.input ?? 0, output: a.output ?? 0, cached: a.cached ?? 0 }, kit.change(a, id));
+      const t = r.state.tokens;
+      return { ...done(r), tokens: { input: t.input, output: t.output, cached: t.cached, budget: budgetView(t) as unknown as Record<string, unknown> } };
+    },
+  );
+
+  recordTool(
+    server,
+    kit,
+    'decision_record',
+    'Record a decision',
+    'Record a decision you made (what about, the choice, why, the alternatives), so that a later agent does not undo it.',
+    'decisionId',
+    {
+      title: z.string().min(1).max(1000).describe('What was decided about.'),
+      choice: textArg('What was chosen.'),
+      rationale: textArg('Why.').optional(),
+      alternatives: z.array(z.string().max(1000)).max(100).optional(),
+      phase: phaseOpt,
+    },
+    (id, a, o) => kit.manager().decision(id, { title: a.title, choice: a.choice, rationale: a.rationale ?? null, alternatives: a.alternatives ?? [], phase: a.phase ?? null, agent: o.agent }, o),
+  );
+
+  recordTool(
+    server,
+    kit,
+    'finding_add',
+    'Add a finding',
+    'Add an open finding (a problem or fact discovered that someone must act on, e.g. a bug outside this task).',
+    'findingId',
+    { text: textArg('The finding.'), severity: z.string().max(100).optional().describe('e.g. low, medium, high.'), phase: phaseOpt },
+    (id, a, o) => kit.manager().finding(id, { text: a.text, severity: a.severity ?? null, phase: a.phase ?? null }, o),
+  );
+
+  changeTool(
+    server,
+    kit,
+    'finding_remove',
+    'Remove a finding',
+    'Remove an open finding that was dealt with or was wrong.',
+    { findingId: z.string().min(1).max(MAX_ID_INPUT) },
+    (id, a, o) => kit.manager().removeFinding(id, a.findingId, o),
+  );
+
+  recordTool(
+    server,
+    kit,
+    'note_add',
+    'Add a note',
+    'Add a free-text note to the session (progress, an observation, something the next agent should know).',
+    'noteId',
+    { text: textArg('The note.'), phase: phaseOpt },
+    (id, a, o) => kit.manager().note(id, { text: a.text, phase: a.phase ?? null }, o),
+  );
+
+  recordTool(
+    server,
+    kit,
+    'milestone_add',
+    'Add a milestone',
+    'Add a milestone (a goal spanning phases), optionally with a target date (ISO-8601).',
+    'milestoneId',
+    { title: z.string().min(1).max(1000), targetDate: z.string().max(100).optional() },
+    (id, a, o) => kit.manager().milestone(id, { title: a.title, targetDate: a.targetDate ?? null }, o),
+  );
+
+  changeTool(
+    server,
+    kit,
+    'milestone_done',
+    'Complete a milestone',
+    'Mark a milestone done (by id or title).',
+    { milestone: z.string().min(1).max(1000).describe('Milestone id or title.') },
+    (id, a, o) => kit.manager().milestoneDone(id, a.milestone, o),
+  );
+
+  recordTool(
+    server,
+    kit,
+    'artifact_record',
+    'Record an artifact',
+    'Record an artifact the work produced (a design doc, a report, a build), by path, so the next agent finds it.',
+    'artifactId',
+    { path: z.string().min(1).max(4096), kind: z.string().max(100).optional().describe('e.g. design-doc, report, build.'), description: textArg('What it is.').optional(), phase: phaseOpt },
+    (id, a, o) => kit.manager().artifact(id, { path: a.path, kind: a.kind ?? null, description: a.description ?? null, phase: a.phase ?? null }, o),
+  );
+
+  changeTool(
+    server,
+    kit,
+    'context_set',
+    'Set the context summary',
+    'Replace the session\'s context summary: a short briefing of where things stand, for whoever resumes it. Call it before you stop working.',
+    { summary: textArg('The briefing.') },
+    (id, a, o) => kit.manager().context(id, a.summary, o),
+  );
+}

@@ -1,0 +1,164 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { parsePlan } from '../../domain/plan.js';
+import { SESSION_STATUSES } from '../../domain/state.js';
+import type { SessionState, SessionStatus } from '../../domain/state.js';
+import { statusView } from '../../domain/view.js';
+import { applyResume } from '../../manager/resume.js';
+import type { Kit } from '../context.js';
+import { MAX_ID_INPUT, agentArg, anyObject, changeFields, changeOutput, sessionArg, textArg } from '../schemas.js';
+import { defineTool } from './define.js';
+
+const phaseSpec = z.union([
+  z.string().min(1).max(500),
+  z
+    .object({
+      id: z.string().max(MAX_ID_INPUT).optional(),
+      name: z.string().min(1).max(500),
+      blockedBy: z.array(z.string().max(MAX_ID_INPUT)).max(1000).optional(),
+      agents: z.array(z.string().min(1).max(200)).max(100).optional(),
+      maxRetries: z.number().int().min(0).max(100).optional(),
+    })
+    .strict(),
+]);
+
+function changed(s: SessionState): { session: string; revision: number; status: string } {
+  return { session: s.id, revision: s.revision, status: s.status };
+}
+
+/** Session tools: start, list, status, switch, pause, complete, resume. */
+export function registerSessionTools(server: McpServer, kit: Kit): void {
+  defineTool(
+    server,
+    kit,
+    'session_start',
+    {
+      title: 'Start a session',
+      description:
+        'Create a new baton session (a durable record of a multi-step task) and make it the workspace\'s active session. Call this at the start of a task only when `session_list` shows no paused, interrupted or failed session for the same task (resume that one with `session_resume` instead). Give the plan as `phases` (names, or objects with id, name, blockedBy). Returns the new session id, its revision and its phases. Fails with ACTIVE_EXISTS while another session is active unless `switch` is true (which pauses it).',
+      input: {
+        title: textArg('What the session is for.'),
+        id: z.string().max(MAX_ID_INPUT).optional().describe('Explicit session id (letters, digits, . _ -). Default: generated from the date and title.'),
+        phases: z.array(phaseSpec).max(1000).optional().describe('The plan: phase names in order, or {id, name, blockedBy, maxRetries} objects.'),
+        budget: z.number().int().positive().optional().describe('Token budget (input + output).'),
+        contextSummary: textArg('Context for whoever resumes the session.').optional(),
+        switch: z.boolean().optional().describe('Pause the currently active session instead of failing with ACTIVE_EXISTS.'),
+        autoCheckpoint: z.boolean().optional().describe('Take a checkpoint whenever a phase completes (default true).'),
+        agent: agentArg,
+      },
+      output: { ...changeOutput, title: z.string(), phases: z.array(z.object({ id: z.string(), name: z.string(), status: z.string(), blockedBy: z.array(z.string()) }).passthrough()) },
+    },
+    async (a) => {
+      const phases = a.phases && a.phases.length ? parsePlan({ phases: a.phases }, 'phases').phases : [];
+      const s = await kit.manager(true).start({
+        title: a.title,
+        ...(a.id !== undefined ? { id: a.id } : {}),
+        phases,
+        budget: a.budget ?? null,
+        contextSummary: a.contextSummary ?? null,
+        switch: a.switch === true,
+        agent: kit.agent(a.agent),
+        metadata: a.autoCheckpoint === false ? { autoCheckpoint: false } : {},
+      });
+      return { ...changed(s), title: s.title, phases: s.phases.map((p) => ({ id: p.id, name: p.name, status: p.status, blockedBy: p.blockedBy })) };
+    },
+  );
+
+  defineTool(
+    server,
+    kit,
+    'session_list',
+    {
+      title: 'List sessions',
+      description:
+        'List the sessions of this workspace, newest first: id, title, status (active, paused, interrupted, failed, completed, abandoned), progress and current phase. Call it at the start of a task to find a session to resume (status paused, interrupted or failed) before starting a new one. `active` names the workspace\'s active session.',
+      input: {
+        status: z.enum(SESSION_STATUSES as unknown as [SessionStatus, ...SessionStatus[]]).optional().describe('Only sessions with this status.'),
+        all: z.boolean().optional().describe('Include archived sessions.'),
+      },
+      output: { sessions: z.array(anyObject), active: z.string().nullable() },
+      readOnly: true,
+    },
+    async (a) => {
+      const m = kit.manager();
+      const sessions = await m.list({ all: a.all === true, ...(a.status ? { status: a.status } : {}) });
+      return { sessions: sessions as unknown as Array<Record<string, unknown>>, active: await m.store.getActive() };
+    },
+  );
+
+  defineTool(
+    server,
+    kit,
+    'session_status',
+    {
+      title: 'Show a session',
+      description:
+        'The full state of a session: status and its cause, phases (status, sub-step, retries, errors, files), token use and budget, unresolved errors, decisions, findings, notes, milestones, artifacts, context summary, lease and revision. Read-only. To decide how to continue after a break, prefer `resume_plan`.',
+      input: { session: sessionArg },
+      output: { id: z.string(), title: z.string(), status: z.string(), revision: z.number().int(), phases: z.array(anyObject) },
+      readOnly: true,
+    },
+    async (a) => {
+      const s = await kit.manager().get(await kit.session(a.session));
+      return statusView(s, kit.now()) as unknown as { id: string; title: string; status: string; revision: number; phases: Array<Record<string, unknown>> };
+    },
+  );
+
+  defineTool(
+    server,
+    kit,
+    'session_switch',
+    {
+      title: 'Switch the active session',
+      description:
+        "Make another session the workspace's active one; the session that was active is paused. A paused or interrupted target is reopened. Returns the target's id, revision and status.",
+      input: { session: z.string().max(MAX_ID_INPUT).describe('Session to make active.'), agent: agentArg },
+      output: changeOutput,
+    },
+    async (a) => changed(await kit.manager().switchTo(a.session, kit.agent(a.agent))),
+  );
+
+  for (const [verb, title, description] of [
+    ['pause', 'Pause a session', 'Pause the session (status paused): call it before you stop working on an unfinished task, after recording where you are (`substep_reach`, `context_set`). A later agent resumes it with `session_resume`.'],
+    ['complete', 'Complete a session', 'Mark the session completed when every phase is completed or skipped and the task is done. A completed session takes no more changes and stops being the active one.'],
+  ] as const) {
+    defineTool(
+      server,
+      kit,
+      `session_${verb}`,
+      {
+        title,
+        description: `${description} Returns the id, revision and new status.`,
+        input: { ...changeFields, reason: textArg('Why.').optional() },
+        output: changeOutput,
+      },
+      async (a) => {
+        const id = await kit.session(a.session);
+        return changed(await kit.manager().lifecycle(id, verb, a.reason ?? null, kit.change(a, id)));
+      },
+    );
+  }
+
+  defineTool(
+    server,
+    kit,
+    'session_resume',
+    {
+      title: 'Resume a session',
+      description:
+        'Reopen a paused, interrupted or failed session and make it the active one, applying a recovery option: `live` (keep the recorded state), `fresh` (back to the start) or `checkpoint:<id>` (restore a checkpoint). Default: the recommendation of `resume_plan`, which you should read first. Takes over the lease of a crashed run (its writes are then refused as FENCED). Returns the option applied, the new status and the plan.',
+      input: {
+        session: sessionArg,
+        from: z.string().max(MAX_ID_INPUT + 20).optional().describe('live, fresh or checkpoint:<id>; default: the plan\'s recommendation.'),
+        force: z.boolean().optional().describe('Take over a lease another run still holds.'),
+        agent: agentArg,
+      },
+      output: { ...changeOutput, appliedFrom: z.string(), plan: anyObject },
+    },
+    async (a) => {
+      const id = await kit.session(a.session);
+      const r = await applyResume(kit.manager(), id, { from: a.from ?? null, force: a.force === true, git: false, agent: kit.agent(a.agent) });
+      return { ...changed(r.state), appliedFrom: r.from, plan: r.plan as unknown as Record<string, unknown> };
+    },
+  );
+}

@@ -1,0 +1,492 @@
+import type { Pool, PoolClient } from 'pg';
+import { BatonError } from '../../domain/errors.js';
+import type { NewEvent, StoredEvent } from '../../domain/events.js';
+import { validateId } from '../../domain/ids.js';
+import type { SessionSummary } from '../../domain/summary.js';
+import { checkCheckpoint, checkpointExists, checkpointNotFound, conflict, exists, notFound } from '../memory.js';
+import { RowText } from '../row.js';
+import { compareCheckpointIds } from '../types.js';
+import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, ListRowsResult, LoadResult, RepairReport, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from '../types.js';
+import { migrate } from './migrations.js';
+import { createPool, inTransaction, mapPgError, pgCrypto, sqlState } from './pool.js';
+import { statements } from './sql.js';
+import type { Statements } from './sql.js';
+import { channelOf, ident, parsePgUrl } from './url.js';
+import type { PgTarget } from './url.js';
+import { watchChanges } from './watch.js';
+import type { StoreChange } from './watch.js';
+
+/** Options of {@link PostgresStore}. */
+export interface PostgresStoreOptions {
+  /** `postgres://…[?schema=NAME&pool=N&connect_timeout=S]`. */
+  url: string;
+  /** Longest wait for the workspace lock before `LOCKED` (default 30 s). */
+  lockTimeoutMs?: number;
+}
+
+/** Schemas this process has brought up to date, by connection string and schema. */
+const migrated = new Map<string, Promise<number[]>>();
+
+/** Format of a checkpoint row's body (`v`). */
+const CHECKPOINT_FORMAT_VERSION = 1;
+
+/**
+ * The store for many workers on many machines: every session in one PostgreSQL schema.
+ * Events are rows keyed by `(session_id, seq)`; the conditional append is one guarded
+ * statement (see sql.ts), so the database itself decides which of two writers wins.
+ * Connects on first use (the constructor does no I/O) and brings the schema up to date
+ * once per process. A server that is down or a lost connection is `STORE_UNAVAILABLE`
+ * (`details.retryable: true`).
+ */
+export class PostgresStore implements SessionStore {
+  readonly kind = 'postgres';
+  readonly capabilities: StoreCapabilities = { multiProcess: true, multiMachine: true, durable: true };
+  readonly location: string;
+  /** The schema holding this store's tables. */
+  readonly schema: string;
+  private readonly target: PgTarget;
+  private readonly sql: Statements;
+  private readonly lockTimeoutMs: number;
+  private pool: Pool | null = null;
+  private ready: Promise<Pool> | null = null;
+  private closed = false;
+  private applied: number[] = [];
+  /** Serialises this handle's own workspace-lock sections before they compete in the database. */
+  private lockChain: Promise<unknown> = Promise.resolve();
+
+  constructor(options: PostgresStoreOptions) {
+    this.target = parsePgUrl(options.url);
+    this.location = this.target.location;
+    this.schema = this.target.schema;
+    this.sql = statements(ident(this.schema));
+    this.lockTimeoutMs = options.lockTimeoutMs ?? 30_000;
+  }
+
+  /** The pool, connected and migrated. A failed first attempt is forgotten, so the next call retries. */
+  private connect(): Promise<Pool> {
+    if (this.closed) return Promise.reject(new BatonError('STORE_UNAVAILABLE', `The PostgreSQL store at ${this.location} was closed.`, { hint: 'Open the store again.', details: { retryable: false } }));
+    this.ready ??= (async () => {
+      this.pool ??= createPool(this.target);
+      const key = `${this.target.connectionString}#${this.schema}`;
+      let done = migrated.get(key);
+      if (!done) {
+        done = migrate(this.pool, this.schema);
+        migrated.set(key, done);
+        done.catch(() => migrated.delete(key));
+      }
+      this.applied = await done;
+      return this.pool;
+    })();
+    this.ready.catch(() => {
+      this.ready = null;
+    });
+    return this.ready;
+  }
+
+  /**
+   * Connects and brings the schema up to date now (`baton init`); returns the migration
+   * versions this process applied (empty when the schema was current).
+   */
+  async prepare(): Promise<number[]> {
+    try {
+      await this.connect();
+    } catch (e) {
+      throw mapPgError(e, this.location);
+    }
+    return [...this.applied];
+  }
+
+  /**
+   * Runs one statement, prepared once per connection (named by a hash of its text: the
+   * server parses and plans it once, not at every call); driver errors become `BatonError`s
+   * where they mean something.
+   */
+  private async q<R extends Record<string, unknown>>(text: string, values: unknown[] = []): Promise<{ rows: R[]; rowCount: number }> {
+    try {
+      const pool = await this.connect();
+      const r = await pool.query<R>({ name: statementName(text), text, values });
+      return { rows: r.rows, rowCount: r.rowCount ?? 0 };
+    } catch (e) {
+      if (sqlState(e) === '42P01' || sqlState(e) === '3F000') throw this.tablesGone(e);
+      throw mapPgError(e, this.location);
+    }
+  }
+
+  /**
+   * The schema or a table disappeared after this process migrated it (dropped by hand): the
+   * next call migrates again instead of trusting what this process remembered.
+   */
+  private tablesGone(e: unknown): BatonError {
+    migrated.delete(`${this.target.connectionString}#${this.schema}`);
+    this.ready = null;
+    return new BatonError('STORE_UNAVAILABLE', `The tables of schema ${this.schema} at ${this.location} are missing (dropped while baton was running?).`, {
+      hint: 'Retry: the next call creates the schema again (empty), or restore it from a backup first.',
+      details: { retryable: true, sqlState: sqlState(e) },
+      cause: e,
+    });
+  }
+
+  async create(id: string, events: NewEvent[], summary: SessionSummary): Promise<{ revision: number }> {
+    validateId(id);
+    const revision = events.length;
+    const { types, bodies } = encodeEvents(events);
+    const payload = JSON.stringify({ session: id, revision });
+    const r = await this.q(this.sql.create, [id, revision, RowText.of({ ...summary, revision }).json, types, bodies, channelOf(this.schema), payload]);
+    if (r.rowCount === 0) throw exists(id);
+    return { revision };
+  }
+
+  async exists(id: string): Promise<boolean> {
+    validateId(id);
+    return (await this.q(this.sql.exists, [id])).rowCount > 0;
+  }
+
+  async load(id: string): Promise<LoadResult> {
+    validateId(id);
+    const r = await this.q<{ seq: number | null; snap_rev: number | null; body: string | null }>(this.sql.load, [id]);
+    const head = r.rows[0];
+    if (!head || head.seq !== null) throw notFound(id);
+    const repairs: RepairReport[] = [];
+    let snapshot: Snapshot | null = null;
+    if (head.snap_rev !== null && head.body !== null) {
+      snapshot = readSnapshot(id, head.snap_rev, head.body, repairs);
+      if (!snapshot) {
+        // The stored snapshot is unusable: rebuild from the whole journal instead.
+        const events = await this.readEvents(id);
+        return { snapshot: null, events, revision: events.at(-1)?.seq ?? 0, repairs };
+      }
+    }
+    const events = r.rows.slice(1).map((row) => decodeEvent(id, row.seq!, row.body!));
+    // The head row and the events come from one statement, so they agree with each other.
+    return { snapshot, events, revision: events.at(-1)?.seq ?? snapshot?.revision ?? 0, repairs };
+  }
+
+  async readEvents(id: string, afterSeq = 0): Promise<StoredEvent[]> {
+    validateId(id);
+    const r = await this.q<{ seq: number | null; body: string | null }>(this.sql.readEvents, [id, Math.max(0, Math.floor(afterSeq))]);
+    if (!r.rows[0] || r.rows[0].seq !== null) throw notFound(id);
+    return r.rows.slice(1).map((row) => decodeEvent(id, row.seq!, row.body!));
+  }
+
+  async append(id: string, expectedRevision: number, events: NewEvent[], options: AppendOptions = {}): Promise<{ revision: number }> {
+    validateId(id);
+    const revision = expectedRevision + events.length;
+    const { types, bodies } = encodeEvents(events);
+    const row = options.summary ? RowText.of({ ...options.summary, revision }).json : null;
+    const payload = JSON.stringify({ session: id, revision });
+    let r: { rowCount: number };
+    try {
+      r = await this.q(this.sql.append, [id, expectedRevision, types, bodies, row, revision, channelOf(this.schema), payload]);
+    } catch (e) {
+      // The primary key refused a seq that is taken: another writer got there first.
+      if (sqlState(e) === '23505') throw conflict(id, expectedRevision, (await this.currentRevision(id)) ?? expectedRevision);
+      // The session was deleted while this append waited for it.
+      if (sqlState(e) === '23503') throw notFound(id);
+      throw e;
+    }
+    if (r.rowCount === 0) {
+      const actual = await this.currentRevision(id);
+      if (actual === null) throw notFound(id);
+      throw conflict(id, expectedRevision, actual);
+    }
+    return { revision };
+  }
+
+  /** The session's revision; null when there is no such session. */
+  private async currentRevision(id: string): Promise<number | null> {
+    const r = await this.q<{ revision: number | null }>(this.sql.revision, [id]);
+    return r.rows[0] ? (r.rows[0].revision ?? 0) : null;
+  }
+
+  async writeSnapshot(id: string, snapshot: Snapshot): Promise<void> {
+    validateId(id);
+    const r = await this.q(this.sql.writeSnapshot, [id, snapshot.revision, JSON.stringify(snapshot.state)]);
+    if (r.rowCount > 0) return;
+    const actual = await this.currentRevision(id);
+    if (actual === null) throw notFound(id);
+    throw new BatonError('BAD_INPUT', `Snapshot revision ${snapshot.revision} is past the journal end ${actual}.`);
+  }
+
+  async list(options: { rebuild?: boolean } = {}): Promise<ListResult> {
+    const r = await this.listRows(options);
+    return { summaries: r.rows.map((row) => row.summary), missing: r.missing, repairs: r.repairs };
+  }
+
+  /**
+   * The registry rows, read from the sessions table. Rows are written in the same statement
+   * as the events they describe, so they cannot go stale by a crash; `rebuild` hands every
+   * session back as missing, for the manager to derive its row again.
+   */
+  async listRows(options: { rebuild?: boolean } = {}): Promise<ListRowsResult> {
+    const r = await this.q<{ id: string; archived: boolean; summary: string | null }>(this.sql.list);
+    const rows: RowText[] = [];
+    const missing: string[] = [];
+    const repairs: RepairReport[] = [];
+    for (const x of r.rows) {
+      if (options.rebuild || x.summary === null) {
+        missing.push(x.id);
+        continue;
+      }
+      let row = new RowText(x.summary);
+      if (!row.wellFormed || row.id !== x.id) {
+        missing.push(x.id);
+        repairs.push({ sessionId: x.id, kind: 'index_rebuilt', message: `Session ${x.id}: its registry row was unreadable; derived again.`, savedTo: null });
+        continue;
+      }
+      // Like a store on disk, the row's `archived` follows where the session lives.
+      if (row.archived !== x.archived) row = row.withArchived(x.archived);
+      rows.push(row);
+    }
+    return { rows, missing, repairs };
+  }
+
+  async putSummaries(rows: SessionSummary[]): Promise<void> {
+    if (!rows.length) return;
+    await this.q(this.sql.putSummaries, [rows.map((x) => x.id), rows.map((x) => RowText.of(x).json), rows.map((x) => x.revision)]);
+  }
+
+  async getActive(): Promise<string | null> {
+    const r = await this.q<{ value: string }>(this.sql.getActive);
+    return r.rows[0]?.value ?? null;
+  }
+
+  async setActive(id: string | null): Promise<void> {
+    if (id === null) {
+      await this.q(this.sql.clearActive);
+      return;
+    }
+    validateId(id);
+    if ((await this.q(this.sql.setActive, [id])).rowCount === 0) throw notFound(id);
+  }
+
+  /**
+   * The workspace lock is a transaction-level advisory lock keyed by the schema, held on a
+   * connection of its own while `fn` runs (with other connections of the pool): a worker that
+   * dies or loses its connection releases it with its session. Waits at most `lockTimeoutMs`,
+   * then `LOCKED`.
+   */
+  async withWorkspaceLock<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.lockChain.then(
+      () => this.underAdvisoryLock(fn),
+      () => this.underAdvisoryLock(fn),
+    );
+    this.lockChain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async underAdvisoryLock<T>(fn: () => Promise<T>): Promise<T> {
+    let pool: Pool;
+    try {
+      pool = await this.connect();
+    } catch (e) {
+      throw mapPgError(e, this.location);
+    }
+    let inFn = false;
+    try {
+      return await inTransaction(pool, async (c: PoolClient) => {
+        await c.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.floor(this.lockTimeoutMs))}`);
+        await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`baton.workspace.${this.schema}`]);
+        inFn = true;
+        return fn();
+      });
+    } catch (e) {
+      if (!inFn && sqlState(e) === '55P03') {
+        throw new BatonError('LOCKED', `The workspace lock of schema ${this.schema} is held by another worker (waited ${this.lockTimeoutMs} ms).`, {
+          hint: 'Another baton is starting or switching a session; retry in a moment.',
+          details: { schema: this.schema },
+          cause: e,
+        });
+      }
+      throw mapPgError(e, this.location);
+    }
+  }
+
+  async archive(id: string): Promise<void> {
+    validateId(id);
+    if ((await this.q(this.sql.archive, [id])).rowCount === 0) throw notFound(id);
+  }
+
+  async isArchived(id: string): Promise<boolean> {
+    validateId(id);
+    const r = await this.q<{ archived: boolean }>(this.sql.archived, [id]);
+    if (!r.rows[0]) throw notFound(id);
+    return r.rows[0].archived;
+  }
+
+  /**
+   * Deletes in one transaction: the session's row is locked first (appends wait for it, and
+   * fail with NOT_FOUND once it is gone), then the revision is checked, then everything goes.
+   */
+  async delete(id: string, expectedRevision: number, info: TombstoneInfo): Promise<Tombstone> {
+    validateId(id);
+    const archived = await this.tx(async (c) => {
+      if (!(await c.query(this.sql.lockForDelete, [id])).rows[0]) throw notFound(id);
+      const revision = (await c.query<{ revision: number | null }>(this.sql.revision, [id])).rows[0]?.revision ?? 0;
+      if (revision !== expectedRevision) throw conflict(id, expectedRevision, revision);
+      const r = await c.query<{ archived: boolean }>(this.sql.delete, [id, info.deletedAt, info.title, info.status]);
+      return r.rows[0]!.archived;
+    });
+    return { id, deletedAt: info.deletedAt, title: info.title, status: info.status, archived };
+  }
+
+  /** Runs `fn` in a transaction on one connection; driver errors mapped as in {@link q}. */
+  private async tx<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
+    try {
+      return await inTransaction(await this.connect(), fn);
+    } catch (e) {
+      throw mapPgError(e, this.location);
+    }
+  }
+
+  async listTombstones(): Promise<Tombstone[]> {
+    const r = await this.q<{ id: string; deleted_at: string; title: string; status: string; archived: boolean }>(this.sql.tombstones);
+    return r.rows.map((x) => ({ id: x.id, deletedAt: x.deleted_at, title: x.title, status: x.status, archived: x.archived }));
+  }
+
+  async repair(id: string): Promise<RepairReport[]> {
+    // Rows are never torn: the database commits a statement whole or not at all.
+    if (!(await this.exists(id))) throw notFound(id);
+    return [];
+  }
+
+  async saveCheckpoint(id: string, checkpoint: Checkpoint): Promise<void> {
+    validateId(id);
+    const cpId = validateId(checkpoint.id, 'checkpoint id');
+    const end = await this.currentRevision(id);
+    if (end === null) throw notFound(id);
+    checkCheckpoint(id, checkpoint, end);
+    const body = encodeCheckpoint(checkpoint);
+    try {
+      await this.q(this.sql.saveCheckpoint, [id, cpId, body, sha256(body)]);
+    } catch (e) {
+      if (sqlState(e) === '23505') throw checkpointExists(id, cpId);
+      if (sqlState(e) === '23503') throw notFound(id); // deleted meanwhile
+      throw e;
+    }
+  }
+
+  async listCheckpoints(id: string): Promise<CheckpointRead[]> {
+    return (await this.readCheckpoints(id, null)).sort((a, b) => compareCheckpointIds(a.id, b.id));
+  }
+
+  async readCheckpoint(id: string, checkpointId: string): Promise<CheckpointRead> {
+    validateId(checkpointId, 'checkpoint id');
+    const [r] = await this.readCheckpoints(id, checkpointId);
+    if (!r) throw checkpointNotFound(id, checkpointId);
+    return r;
+  }
+
+  private async readCheckpoints(id: string, checkpointId: string | null): Promise<CheckpointRead[]> {
+    validateId(id);
+    const r = await this.q<{ id: string | null; body: string | null; sha256: string | null; created_at: Date | null }>(this.sql.checkpoints, [id, checkpointId]);
+    if (!r.rows[0] || r.rows[0].id !== null) throw notFound(id);
+    return r.rows.slice(1).map((x) => readCheckpointRow(id, x.id!, x.body!, x.sha256!, x.created_at));
+  }
+
+  /**
+   * Calls `onChange` for every session created or appended to in this schema, by any worker,
+   * after it committed (see watch.ts: a connection of its own, reconnected when lost).
+   */
+  async watch(onChange: (c: StoreChange) => void): Promise<() => Promise<void>> {
+    await this.connect().catch((e: unknown) => {
+      throw mapPgError(e, this.location);
+    });
+    return watchChanges(this.target, this.sql.changedSince, onChange);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const pool = this.pool;
+    this.pool = null;
+    this.ready = null;
+    if (pool) await pool.end().catch(() => undefined);
+  }
+}
+
+const names = new Map<string, string>();
+
+/** A stable name for a prepared statement: different texts (schemas) get different names. */
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (!name) {
+    name = `baton_${pgCrypto().createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+    names.set(text, name);
+  }
+  return name;
+}
+
+function encodeEvents(events: NewEvent[]): { types: string[]; bodies: string[] } {
+  const types: string[] = [];
+  const bodies: string[] = [];
+  for (const e of events) {
+    const { seq: _s, v: _v, ...rest } = e as NewEvent & { seq?: number; v?: number };
+    types.push(String(rest.type));
+    bodies.push(JSON.stringify(rest));
+  }
+  return { types, bodies };
+}
+
+function decodeEvent(id: string, seq: number, body: string): StoredEvent {
+  try {
+    return { ...(JSON.parse(body) as object), seq } as StoredEvent;
+  } catch (e) {
+    throw new BatonError('CORRUPT', `Session ${id}'s event ${seq} is not valid JSON (changed in the database by hand?).`, {
+      hint: `Restore the events row (session_id ${JSON.stringify(id)}, seq ${seq}) from a backup.`,
+      details: { sessionId: id, seq },
+      cause: e,
+    });
+  }
+}
+
+function readSnapshot(id: string, revision: number, text: string, repairs: RepairReport[]): Snapshot | null {
+  try {
+    const state = JSON.parse(text) as Snapshot['state'];
+    if (state && typeof state === 'object' && state.revision === revision) return { revision, state };
+  } catch {
+    // reported below
+  }
+  repairs.push({ sessionId: id, kind: 'snapshot_corrupt', message: `Session ${id}: its snapshot (revision ${revision}) is unreadable; state rebuilt from the journal.`, savedTo: null });
+  return null;
+}
+
+function sha256(text: string): string {
+  return pgCrypto().createHash('sha256').update(text).digest('hex');
+}
+
+function encodeCheckpoint(cp: Checkpoint): string {
+  return JSON.stringify({
+    format: 'baton.checkpoint',
+    v: CHECKPOINT_FORMAT_VERSION,
+    id: cp.id,
+    sessionId: cp.sessionId,
+    name: cp.name,
+    createdAt: cp.createdAt,
+    revision: cp.revision,
+    trigger: cp.trigger,
+    phaseId: cp.phaseId,
+    git: cp.git,
+    files: cp.files,
+    state: cp.state,
+  });
+}
+
+/** A checkpoint row, checked: checksum, shape, and that it belongs where it is stored. */
+function readCheckpointRow(sessionId: string, id: string, body: string, sum: string, createdAt: Date | null): CheckpointRead {
+  const invalid = (problem: string): CheckpointRead => ({ id, valid: false, problem, modifiedAt: createdAt ? createdAt.toISOString() : null });
+  if (sha256(body) !== sum) return invalid('checksum mismatch (changed in the database by hand?)');
+  let r: Partial<Checkpoint> & { format?: unknown; v?: unknown };
+  try {
+    r = JSON.parse(body) as typeof r;
+  } catch {
+    return invalid('invalid JSON');
+  }
+  if (r.format !== 'baton.checkpoint') return invalid('is not a checkpoint');
+  if (typeof r.v !== 'number' || r.v > CHECKPOINT_FORMAT_VERSION) return invalid(`has format ${String(r.v)}; this baton reads up to ${CHECKPOINT_FORMAT_VERSION}`);
+  if (r.id !== id) return invalid(`holds checkpoint ${JSON.stringify(r.id)}, not ${id}`);
+  if (r.sessionId !== sessionId) return invalid(`belongs to session ${JSON.stringify(r.sessionId)}`);
+  if (typeof r.revision !== 'number' || !Number.isInteger(r.revision) || r.revision < 1) return invalid('has no valid revision');
+  if (typeof r.state !== 'object' || r.state === null || r.state.revision !== r.revision) return invalid(`its state is missing or not at revision ${r.revision}`);
+  if (typeof r.name !== 'string' || typeof r.createdAt !== 'string' || !Array.isArray(r.files)) return invalid('lacks its name, time or file list');
+  const { format: _f, v: _v, ...cp } = r as Checkpoint & { format: unknown; v: unknown };
+  return { id, valid: true, checkpoint: { ...cp, git: cp.git ?? null, trigger: cp.trigger ?? 'manual', phaseId: cp.phaseId ?? null } };
+}

@@ -1,0 +1,29 @@
+/**
+ * A command run many times per workflow must not pay for what it does not use: pg, the MCP
+ * SDK, yaml, zod and node:crypto are loaded only by the commands that need them.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT, workspace } from './helpers.js';
+
+describe('heavy packages stay off the start-up path', () => {
+  const trace = { NODE_OPTIONS: `--require ${path.join(ROOT, 'test/fixtures/trace-require.cjs')}` };
+
+  it('a file-store command loads none of pg, the MCP SDK, yaml, zod or node:crypto; the commands that need them do', async () => {
+    const ws = workspace();
+    await ws.ok(['start', 'Plain', '--id', 'plain']);
+    const r = await ws.run(['tokens', 'add', '--agent', 'a', '--input', '1'], { env: trace });
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain('TRACE:');
+    // The controls: the same trace does see each package when a command needs it.
+    const pgRun = await ws.run(['list'], { env: { ...trace, BATON_STORE: 'postgres://postgres@127.0.0.1:1/test?connect_timeout=1' } });
+    expect(pgRun.stderr).toContain('TRACE: pg loaded');
+    const mcpRun = await ws.run(['mcp'], { env: trace }); // stdin is closed at once: the server starts and ends
+    expect(mcpRun.stderr).toContain('TRACE: @modelcontextprotocol/sdk loaded');
+    expect(mcpRun.stderr).not.toContain('TRACE: pg loaded');
+    fs.writeFileSync(ws.path('README.md'), '# hello\n');
+    const hashing = await ws.run(['file', 'created', 'README.md'], { env: trace }); // hashes the file
+    expect(hashing.stderr).toContain('TRACE: node:crypto loaded');
+  });
+});

@@ -1,0 +1,100 @@
+/**
+ * Claiming through the manager (memory store, injected clock): which sessions are
+ * candidates, oldest first; concurrent claims by many managers (workers with their own pid)
+ * over one store give each session to exactly one of them; a claim writes the resume and the
+ * lease in one append.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import { claimCandidates, claimSession, claimWait } from '../../src/manager/claim.js';
+import { acquireLease } from '../../src/manager/leases.js';
+import { SessionManager } from '../../src/manager/manager.js';
+import { MemoryStore } from '../../src/store/memory.js';
+
+const T0 = Date.parse('2026-03-01T00:00:00.000Z');
+let clock = T0;
+let store: MemoryStore;
+
+function worker(pid: number): SessionManager {
+  return new SessionManager({ store, now: () => new Date(clock), agent: `w${pid}`, pid, host: 'h' });
+}
+
+beforeEach(() => {
+  clock = T0;
+  store = new MemoryStore();
+});
+
+/** Session `id`, active with a lease of `ttlMs` held by pid 1 (a run that will die). */
+async function leased(m: SessionManager, id: string, ttlMs = 60_000): Promise<void> {
+  await m.start({ title: id, id, switch: true, phases: [{ id: 'p', name: 'p' }] });
+  await acquireLease(m, id, { owner: 'run', ttlMs });
+  // Workers share the store, not a workspace: the next start must not pause this one.
+  await store.setActive(null);
+}
+
+describe('claim', () => {
+  it('candidates: interrupted and expired-lease sessions, oldest interruption first; not paused, completed, validly leased or archived ones', async () => {
+    const m = worker(1);
+    await leased(m, 'valid', 600_000);
+    await leased(m, 'expiring', 1000);
+    clock += 10;
+    await m.start({ title: 'i', id: 'interrupted', switch: true });
+    await m.lifecycle('interrupted', 'interrupt', 'crash');
+    await m.start({ title: 'p', id: 'paused', switch: true });
+    await m.lifecycle('paused', 'pause');
+    await m.start({ title: 'c', id: 'done', switch: true });
+    await m.lifecycle('done', 'complete');
+    await m.start({ title: 'a', id: 'archived', switch: true });
+    await m.lifecycle('archived', 'pause');
+    await m.archive('archived');
+    // 'expiring' expired at T0+1000, after 'interrupted' was interrupted (T0+10).
+    clock = T0 + 5000;
+    expect((await claimCandidates(m)).map((r) => r.id)).toEqual(['interrupted', 'expiring']);
+  });
+
+  it('a claim resumes the session and takes the next fencing token in one append', async () => {
+    const m = worker(1);
+    await leased(m, 's1', 1000);
+    clock += 2000;
+    const before = (await m.get('s1')).revision;
+    const c = (await claimSession(worker(2), { owner: 'claim:w2', ttlMs: 30_000 }))!;
+    expect(c.sessionId).toBe('s1');
+    expect(c.lease).toMatchObject({ owner: 'claim:w2', pid: 2, token: 2 });
+    expect(c.cause?.cause).toBe('lease-expired');
+    const log = await m.log('s1', before);
+    expect(log.map((e) => e.type)).toEqual(['lease.expired', 'session.interrupted', 'session.resumed', 'lease.acquired']);
+    expect(new Set(log.map((e) => e.time)).size).toBe(1);
+    expect((await m.get('s1')).status).toBe('active');
+    expect(await claimSession(worker(3), { owner: 'claim:w3', ttlMs: 30_000 })).toBeNull();
+  });
+
+  it('12 workers racing over 8 expired sessions: each session claimed exactly once, then nothing is left', async () => {
+    const m = worker(1);
+    const ids = Array.from({ length: 8 }, (_, i) => `s${i}`);
+    for (const id of ids) await leased(m, id, 1000);
+    clock += 5000;
+    const workers = Array.from({ length: 12 }, (_, i) => worker(100 + i));
+    const claims = await Promise.all(workers.map((w) => claimSession(w, { owner: 'claim', ttlMs: 60_000 })));
+    const got = claims.filter((c) => c !== null).map((c) => c!.sessionId).sort();
+    expect(got).toEqual(ids);
+    expect(claims.filter((c) => c === null).length).toBe(4);
+    for (const id of ids) {
+      const acquired = (await m.log(id)).filter((e) => e.type === 'lease.acquired');
+      expect(acquired.map((e) => (e.data as { token: number }).token)).toEqual([1, 2]);
+    }
+  });
+
+  it('claimWait: woken by the change feed when a session is interrupted; null after its timeout or when aborted', async () => {
+    const m = worker(1);
+    await m.start({ title: 's', id: 's', switch: true });
+    const waiting = claimWait(worker(2), { owner: 'claim', ttlMs: 60_000 }, { pollMs: 60_000, timeoutMs: 30_000 });
+    await new Promise((r) => setTimeout(r, 20));
+    await m.lifecycle('s', 'interrupt', 'crash');
+    const c = await waiting;
+    expect(c?.sessionId).toBe('s');
+    expect(await claimWait(worker(3), { owner: 'claim', ttlMs: 60_000 }, { pollMs: 10, timeoutMs: 50 })).toBeNull();
+    const stop = new AbortController();
+    const aborted = claimWait(worker(4), { owner: 'claim', ttlMs: 60_000 }, { pollMs: 60_000, timeoutMs: null, signal: stop.signal });
+    setTimeout(() => stop.abort(), 20);
+    expect(await aborted).toBeNull();
+  });
+});

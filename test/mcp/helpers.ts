@@ -1,0 +1,77 @@
+/**
+ * Helpers of the MCP tests: a baton MCP server over an in-memory transport, with a manager over
+ * the memory store, and a real SDK Client connected to it.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { expect } from 'vitest';
+import { SessionManager } from '../../src/manager/manager.js';
+import { createMcpServer } from '../../src/mcp/server.js';
+import type { ServerOptions } from '../../src/mcp/server.js';
+import { MemoryStore } from '../../src/store/memory.js';
+
+export const T0 = Date.parse('2026-05-01T10:00:00.000Z');
+
+/** A connected client and the manager behind its server. */
+export interface Harness {
+  client: Client;
+  manager: SessionManager;
+  close: () => Promise<void>;
+}
+
+/** Starts a server over a fresh memory store (or `manager`) and connects a client named `clientName`. */
+export async function connect(o: { clientName?: string; manager?: SessionManager } & Partial<Omit<ServerOptions, 'manager'>> = {}): Promise<Harness> {
+  let tick = 0;
+  const manager = o.manager ?? new SessionManager({ store: new MemoryStore(), now: () => new Date(T0 + 1000 * tick++), pid: 1, host: 'h' });
+  const server = createMcpServer({ ...o, manager });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: o.clientName ?? 'test-client', version: '1.0.0' });
+  await server.connect(serverSide);
+  await client.connect(clientSide);
+  // As real clients do: listing the tools makes the SDK Client check every result against its output schema.
+  await client.listTools();
+  return { client, manager, close: async () => { await client.close(); await server.close(); } };
+}
+
+/** Calls a tool and returns the raw result. */
+export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+/** Calls a tool that must succeed; returns its structuredContent (checked against the text content). */
+export async function ok<T = Record<string, any>>(client: Client, name: string, args: Record<string, unknown> = {}): Promise<T> {
+  const r = await call(client, name, args);
+  expect(r.isError, `${name} ${JSON.stringify(args).slice(0, 300)} failed: ${JSON.stringify(r.content).slice(0, 600)}`).toBeFalsy();
+  expect(r.structuredContent).toBeDefined();
+  const text = (r.content[0] as { type: string; text: string }).text;
+  expect(JSON.parse(text)).toEqual(r.structuredContent);
+  return r.structuredContent as T;
+}
+
+/** The coded error body of a refused call. */
+export interface ErrorBody {
+  code: string;
+  message: string;
+  hint: string | null;
+  details: Record<string, unknown>;
+}
+
+/** Calls a tool that must be refused with `code`; checks the isError contract and returns the error. */
+export async function refused(client: Client, name: string, args: Record<string, unknown>, code: string): Promise<ErrorBody> {
+  const r = await call(client, name, args);
+  const context = `${name} ${JSON.stringify(args).slice(0, 300)} → ${JSON.stringify(r).slice(0, 800)}`;
+  expect(r.isError, context).toBe(true);
+  expect(r.content, context).toHaveLength(1);
+  expect(r.structuredContent, context).toBeUndefined();
+  const parsed = JSON.parse((r.content[0] as { text: string }).text) as { error: ErrorBody };
+  expect(Object.keys(parsed), context).toEqual(['error']);
+  const body = parsed.error;
+  expect(body, context).toBeDefined();
+  expect(body!.code, context).toBe(code);
+  expect(body!.message.length, context).toBeGreaterThan(0);
+  expect(typeof body!.hint, context).toBe('string');
+  expect(body!.hint!.length, context).toBeGreaterThan(0);
+  expect(typeof body!.details, context).toBe('object');
+  return body!;
+}

@@ -1,0 +1,485 @@
+/**
+ * Every tool over an in-memory transport with the SDK's Client: the happy path, and each
+ * error code it can return, as a coded isError result with a hint.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { acquireLease } from '../../src/manager/leases.js';
+import { SessionManager } from '../../src/manager/manager.js';
+import { connect, ok, refused } from './helpers.js';
+import type { Harness } from './helpers.js';
+
+const open: Harness[] = [];
+afterEach(async () => {
+  for (const h of open.splice(0)) await h.close();
+});
+async function harness(o: Parameters<typeof connect>[0] = {}): Promise<Harness> {
+  const h = await connect(o);
+  open.push(h);
+  return h;
+}
+
+/** A client with session s1 started (phases design → build → test, build blocked by design). */
+async function withSession(o: Parameters<typeof connect>[0] = {}): Promise<Harness> {
+  const h = await harness(o);
+  await ok(h.client, 'session_start', { title: 'Ship it', id: 's1', phases: [{ id: 'design', name: 'Design' }, { id: 'build', name: 'Build', blockedBy: ['design'] }, 'test'] });
+  return h;
+}
+
+/** Minimal valid arguments of every tool that acts on a session (s1 as set up by `prepared`). */
+const SESSION_TOOLS: Record<string, Record<string, unknown>> = {
+  session_status: {},
+  session_pause: {},
+  session_complete: {},
+  session_resume: {},
+  phase_start: { phase: 'design' },
+  phase_complete: { phase: 'design' },
+  phase_fail: { phase: 'design' },
+  phase_skip: { phase: 'test' },
+  phase_retry: { phase: 'design' },
+  substep_reach: { phase: 'design', name: 'sketch' },
+  file_record: { action: 'created', paths: ['a.txt'] },
+  error_record: { phase: 'design', type: 'runtime', message: 'boom' },
+  error_resolve: { errorId: 'err-1', resolution: 'fixed' },
+  tokens_record: { input: 1 },
+  decision_record: { title: 'db', choice: 'sqlite' },
+  finding_add: { text: 'flaky test' },
+  finding_remove: { findingId: 'finding-1' },
+  note_add: { text: 'hello' },
+  milestone_add: { title: 'beta' },
+  milestone_done: { milestone: 'beta' },
+  artifact_record: { path: 'docs/design.md' },
+  context_set: { summary: 'where we are' },
+  checkpoint_create: {},
+  checkpoint_list: {},
+  checkpoint_restore: { checkpoint: 'cp-1' },
+  resume_plan: {},
+  handoff: {},
+};
+const READ_ONLY = new Set(['session_status', 'checkpoint_list', 'resume_plan', 'handoff']);
+/** Tools that take `ifRevision` (strict compare-and-set). */
+const STRICT = Object.keys(SESSION_TOOLS).filter((t) => !READ_ONLY.has(t) && t !== 'session_resume');
+
+describe('tool list', () => {
+  it('lists every tool with an input schema, an output schema and a description for the model', async () => {
+    const { client } = await harness();
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name).sort();
+    expect(names).toEqual([...Object.keys(SESSION_TOOLS), 'session_start', 'session_list', 'session_switch'].sort());
+    for (const t of tools) {
+      expect(t.inputSchema.type).toBe('object');
+      expect(t.outputSchema?.type, t.name).toBe('object');
+      expect(t.description!.length, t.name).toBeGreaterThan(60);
+      expect(t.annotations?.readOnlyHint, t.name).toBe(READ_ONLY.has(t.name) || t.name === 'session_list');
+    }
+  });
+});
+
+describe('errors every session tool shares', () => {
+  it('NO_ACTIVE_SESSION without a session, naming the candidates', async () => {
+    const empty = await harness();
+    for (const [tool, args] of Object.entries(SESSION_TOOLS)) {
+      const e = await refused(empty.client, tool, args, 'NO_ACTIVE_SESSION');
+      expect(e.hint).toMatch(/session_start|baton start/);
+    }
+  });
+
+  it('BAD_INPUT for a path traversal or a malformed session id, NOT_FOUND for an unknown one', async () => {
+    const { client } = await withSession();
+    for (const [tool, args] of Object.entries(SESSION_TOOLS)) {
+      for (const bad of ['../../etc', '../s1', 'a/b', '', '.hidden', 'x'.repeat(129)]) {
+        const e = await refused(client, tool, { ...args, session: bad }, 'BAD_INPUT');
+        expect(e.message).toMatch(/session id/);
+      }
+      const e = await refused(client, tool, { ...args, session: 'nope' }, 'NOT_FOUND');
+      expect(e.message).toContain('nope');
+    }
+  });
+
+  it('CONFLICT when ifRevision is not the current revision; nothing is written', async () => {
+    const { client } = await withSession();
+    const before = await ok(client, 'session_status', {});
+    for (const tool of STRICT) {
+      const e = await refused(client, tool, { ...SESSION_TOOLS[tool], ifRevision: before['revision'] + 100 }, 'CONFLICT');
+      expect(e.details['revision']).toBe(before['revision']);
+    }
+    expect((await ok(client, 'session_status', {}))['revision']).toBe(before['revision']);
+  });
+
+  it('INVALID_TRANSITION on a completed session, which takes no more changes', async () => {
+    const { client } = await withSession();
+    await ok(client, 'session_complete', { session: 's1' });
+    for (const tool of STRICT) {
+      if (tool === 'session_complete' || tool === 'session_pause') continue;
+      await refused(client, tool, { ...SESSION_TOOLS[tool], session: 's1' }, 'INVALID_TRANSITION');
+    }
+    await refused(client, 'session_pause', { session: 's1' }, 'INVALID_TRANSITION');
+    await refused(client, 'session_complete', { session: 's1' }, 'INVALID_TRANSITION');
+    await refused(client, 'session_resume', { session: 's1' }, 'INVALID_TRANSITION');
+  });
+});
+
+describe('sessions', () => {
+  it('session_start: creates the active session; ACTIVE_EXISTS, EXISTS and bad plans are refused', async () => {
+    const { client, manager } = await harness();
+    const s = await ok(client, 'session_start', { title: 'A', id: 'a', phases: ['one', 'two'], budget: 1000 });
+    expect(s).toMatchObject({ session: 'a', revision: 1, status: 'active', title: 'A' });
+    expect(s['phases'].map((p: { id: string }) => p.id)).toEqual(['one', 'two']);
+    expect(await manager.store.getActive()).toBe('a');
+    const e = await refused(client, 'session_start', { title: 'B', id: 'b' }, 'ACTIVE_EXISTS');
+    expect(e.details['active']).toBe('a');
+    expect(e.hint).toContain('`switch: true`');
+    await ok(client, 'session_start', { title: 'B', id: 'b', switch: true });
+    expect((await manager.get('a')).status).toBe('paused');
+    await refused(client, 'session_start', { title: 'again', id: 'a', switch: true }, 'EXISTS');
+    await refused(client, 'session_start', { title: 'C', id: '../../etc', switch: true }, 'BAD_INPUT');
+    await refused(client, 'session_start', { title: 'C', id: 'c', switch: true, phases: [{ id: 'x', name: 'X', blockedBy: ['y'] }] }, 'BAD_INPUT');
+    await refused(client, 'session_start', { title: 'C', id: 'c', switch: true, phases: [{ id: 'x', name: 'X' }, { id: 'x', name: 'Y' }] }, 'BAD_INPUT');
+    await refused(client, 'session_start', { title: '', id: 'c', switch: true }, 'BAD_INPUT');
+    await refused(client, 'session_start', { title: 'C', budget: -5 }, 'BAD_INPUT');
+    expect((await manager.list({})).map((r) => r.id).sort()).toEqual(['a', 'b']);
+  });
+
+  it('session_list: rows newest first and the active one; status filter; a bad status is BAD_INPUT', async () => {
+    const { client } = await withSession();
+    await ok(client, 'session_start', { title: 'Two', id: 's2', switch: true });
+    const l = await ok(client, 'session_list', {});
+    expect(l['active']).toBe('s2');
+    expect(l['sessions'].map((r: { id: string }) => r.id)).toEqual(['s2', 's1']);
+    const paused = await ok(client, 'session_list', { status: 'paused' });
+    expect(paused['sessions'].map((r: { id: string }) => r.id)).toEqual(['s1']);
+    await refused(client, 'session_list', { status: 'sleeping' }, 'BAD_INPUT');
+  });
+
+  it('session_status: the status view of the active or a named session', async () => {
+    const { client } = await withSession();
+    const s = await ok(client, 'session_status', {});
+    expect(s).toMatchObject({ id: 's1', title: 'Ship it', status: 'active', revision: 1 });
+    expect(s['phases'].map((p: { id: string }) => p.id)).toEqual(['design', 'build', 'test']);
+    expect(s['tokens']['budget']).toBeDefined();
+  });
+
+  it('session_switch: pauses the active one and reopens the target; NOT_FOUND, BAD_INPUT, INVALID_TRANSITION', async () => {
+    const { client, manager } = await withSession();
+    await ok(client, 'session_start', { title: 'Two', id: 's2', switch: true });
+    const r = await ok(client, 'session_switch', { session: 's1' });
+    expect(r).toMatchObject({ session: 's1', status: 'active' });
+    expect((await manager.get('s2')).status).toBe('paused');
+    expect(await manager.store.getActive()).toBe('s1');
+    await refused(client, 'session_switch', { session: 'ghost' }, 'NOT_FOUND');
+    await refused(client, 'session_switch', { session: '../../etc' }, 'BAD_INPUT');
+    await ok(client, 'session_complete', { session: 's2' });
+    await refused(client, 'session_switch', { session: 's2' }, 'INVALID_TRANSITION');
+  });
+
+  it('session_pause and session_complete change the status; a completed session stops being active', async () => {
+    const { client, manager } = await withSession();
+    expect(await ok(client, 'session_pause', { reason: 'lunch' })).toMatchObject({ session: 's1', status: 'paused' });
+    await refused(client, 'session_pause', {}, 'INVALID_TRANSITION');
+    expect(await ok(client, 'session_complete', {})).toMatchObject({ status: 'completed' });
+    expect(await manager.store.getActive()).toBeNull();
+  });
+
+  it('session_resume: reopens a paused session (live by default); already active and unknown options are refused', async () => {
+    const { client, manager } = await withSession();
+    await refused(client, 'session_resume', {}, 'INVALID_TRANSITION');
+    await ok(client, 'session_pause', {});
+    await refused(client, 'session_resume', { from: 'yesterday' }, 'BAD_INPUT');
+    await refused(client, 'session_resume', { from: 'checkpoint:cp-9' }, 'NOT_FOUND');
+    const r = await ok(client, 'session_resume', {});
+    expect(r).toMatchObject({ session: 's1', status: 'active', appliedFrom: 'live' });
+    expect(r['plan']).toMatchObject({ sessionId: 's1', status: 'paused' });
+    expect((await manager.get('s1')).status).toBe('active');
+  });
+});
+
+describe('phases', () => {
+  it('phase_start: starts a pending phase; BLOCKED names the phases that may start; NOT_FOUND lists the phases', async () => {
+    const { client } = await withSession();
+    const b = await refused(client, 'phase_start', { phase: 'build' }, 'BLOCKED');
+    expect(b.details['startable']).toEqual(['design', 'test']);
+    expect(b.hint).toContain('Phases that may be started now: design, test');
+    expect(b.hint).toContain('`force: true`');
+    expect(b.hint).not.toContain('--force');
+    const nf = await refused(client, 'phase_start', { phase: 'deploy' }, 'NOT_FOUND');
+    expect(nf.hint).toContain('design, build, test');
+    const r = await ok(client, 'phase_start', { phase: 'design' });
+    expect(r['phase']).toMatchObject({ id: 'design', status: 'in_progress' });
+    const again = await refused(client, 'phase_start', { phase: 'design' }, 'INVALID_TRANSITION');
+    expect(again.details['startable']).toEqual(['test']);
+    expect(await ok(client, 'phase_start', { phase: 'Build', force: true })).toMatchObject({ phase: { id: 'build', status: 'in_progress' } });
+  });
+
+  it('phase_start on a paused session is INVALID_TRANSITION pointing to resume', async () => {
+    const { client } = await withSession();
+    await ok(client, 'session_pause', {});
+    const e = await refused(client, 'phase_start', { phase: 'design', session: 's1' }, 'INVALID_TRANSITION');
+    expect(e.hint).toMatch(/resume/);
+  });
+
+  it('phase_complete, phase_fail, phase_skip: the allowed moves; INVALID_TRANSITION names what is allowed', async () => {
+    const { client } = await withSession();
+    const e = await refused(client, 'phase_complete', { phase: 'design' }, 'INVALID_TRANSITION');
+    expect(e.details['allowed']).toEqual(expect.arrayContaining(['start', 'skip']));
+    await refused(client, 'phase_fail', { phase: 'design' }, 'INVALID_TRANSITION');
+    await ok(client, 'phase_start', { phase: 'design' });
+    await refused(client, 'phase_skip', { phase: 'design' }, 'INVALID_TRANSITION');
+    expect((await ok(client, 'phase_complete', { phase: 'design' }))['phase']['status']).toBe('completed');
+    expect((await ok(client, 'phase_skip', { phase: 'test', reason: 'no tests' }))['phase']['status']).toBe('skipped');
+    await ok(client, 'phase_start', { phase: 'build' });
+    expect((await ok(client, 'phase_fail', { phase: 'build', reason: 'compile error' }))['phase']['status']).toBe('failed');
+  });
+
+  it('phase_retry: counts retries; RETRIES_EXHAUSTED past the limit; INVALID_TRANSITION on a pending phase', async () => {
+    const { client } = await harness();
+    await ok(client, 'session_start', { title: 'R', id: 'r', phases: [{ id: 'p', name: 'P', maxRetries: 1 }, 'q'] });
+    await refused(client, 'phase_retry', { phase: 'p' }, 'INVALID_TRANSITION');
+    await ok(client, 'phase_start', { phase: 'p' });
+    await ok(client, 'phase_fail', { phase: 'p' });
+    expect((await ok(client, 'phase_retry', { phase: 'p' }))['phase']).toMatchObject({ status: 'in_progress', retryCount: 1 });
+    await ok(client, 'phase_fail', { phase: 'p' });
+    const e = await refused(client, 'phase_retry', { phase: 'p' }, 'RETRIES_EXHAUSTED');
+    expect(e.details).toMatchObject({ retryCount: 1, maxRetries: 1, startable: ['q'] });
+  });
+
+  it('substep_reach: records the resume point of a phase in progress only', async () => {
+    const { client, manager } = await withSession();
+    await refused(client, 'substep_reach', { phase: 'design', name: 'x' }, 'INVALID_TRANSITION');
+    await ok(client, 'phase_start', { phase: 'design' });
+    expect((await ok(client, 'substep_reach', { phase: 'design', name: 'wireframes' }))['phase']['subStep']).toBe('wireframes');
+    expect((await manager.get('s1')).phases[0]!.subStep).toBe('wireframes');
+    await refused(client, 'substep_reach', { phase: 'nope', name: 'x' }, 'NOT_FOUND');
+  });
+});
+
+describe('records', () => {
+  it('file_record: records files against the phase in progress; NOT_FOUND phase, BAD_INPUT without paths or a phase', async () => {
+    const { client, manager } = await withSession();
+    await refused(client, 'file_record', { action: 'created', paths: ['a.txt'], phase: 'nope' }, 'NOT_FOUND');
+    await refused(client, 'file_record', { action: 'created', paths: [] }, 'BAD_INPUT');
+    await refused(client, 'file_record', { action: 'renamed', paths: ['a'] }, 'BAD_INPUT');
+    await ok(client, 'phase_start', { phase: 'design' });
+    const r = await ok(client, 'file_record', { action: 'created', paths: ['a.txt', 'b.txt'] });
+    expect(r['files'].map((f: { path: string; phaseId: string }) => [f.path, f.phaseId])).toEqual([['a.txt', 'design'], ['b.txt', 'design']]);
+    expect((await manager.get('s1')).phases[0]!.files.map((f) => f.path)).toEqual(['a.txt', 'b.txt']);
+    await ok(client, 'phase_start', { phase: 'test' });
+    const e = await refused(client, 'file_record', { action: 'modified', paths: ['a.txt'] }, 'BAD_INPUT');
+    expect(e.message).toMatch(/design, test/);
+  });
+
+  it('error_record and error_resolve: ids, NOT_FOUND phase or error, INVALID_TRANSITION when already resolved', async () => {
+    const { client, manager } = await withSession();
+    const r = await ok(client, 'error_record', { phase: 'design', type: 'timeout', message: 'slow' });
+    expect(r['errorId']).toMatch(/^err-/);
+    await refused(client, 'error_record', { phase: 'nope', type: 'x', message: 'y' }, 'NOT_FOUND');
+    await refused(client, 'error_resolve', { errorId: 'err-99', resolution: 'x' }, 'NOT_FOUND');
+    await ok(client, 'error_resolve', { errorId: r['errorId'], resolution: 'raised the timeout' });
+    expect((await manager.get('s1')).phases[0]!.errors[0]).toMatchObject({ resolved: true, resolution: 'raised the timeout' });
+    await refused(client, 'error_resolve', { errorId: r['errorId'], resolution: 'again' }, 'INVALID_TRANSITION');
+  });
+
+  it('tokens_record: totals and budget; BAD_INPUT for negative, fractional or huge counts and an unknown phase', async () => {
+    const { client } = await harness();
+    await ok(client, 'session_start', { title: 'T', id: 't', phases: ['p'], budget: 100 });
+    const r = await ok(client, 'tokens_record', { input: 50, output: 30, cached: 5, phase: 'p' });
+    expect(r['tokens']).toMatchObject({ input: 50, output: 30, cached: 5 });
+    expect(r['tokens']['budget']).toMatchObject({ max: 100, used: 80, level: 'warning' });
+    await refused(client, 'tokens_record', { input: -1 }, 'BAD_INPUT');
+    await refused(client, 'tokens_record', { input: 1.5 }, 'BAD_INPUT');
+    await refused(client, 'tokens_record', { input: 1e30 }, 'BAD_INPUT');
+    await refused(client, 'tokens_record', { input: 1, phase: 'nope' }, 'NOT_FOUND');
+  });
+
+  it('decision_record: id and content; BAD_INPUT for an empty title or choice', async () => {
+    const { client, manager } = await withSession();
+    const r = await ok(client, 'decision_record', { title: 'storage', choice: 'files', rationale: 'no server', alternatives: ['sqlite'], phase: 'design' });
+    expect(r['decisionId']).toBeTruthy();
+    expect((await manager.get('s1')).decisions[0]).toMatchObject({ title: 'storage', choice: 'files', alternatives: ['sqlite'] });
+    await refused(client, 'decision_record', { title: '', choice: 'x' }, 'BAD_INPUT');
+    await refused(client, 'decision_record', { title: 'x', choice: '' }, 'BAD_INPUT');
+  });
+
+  it('finding_add and finding_remove; NOT_FOUND for an unknown finding', async () => {
+    const { client, manager } = await withSession();
+    const r = await ok(client, 'finding_add', { text: 'flaky', severity: 'high' });
+    await refused(client, 'finding_remove', { findingId: 'nope' }, 'NOT_FOUND');
+    await ok(client, 'finding_remove', { findingId: r['findingId'] });
+    await refused(client, 'finding_remove', { findingId: r['findingId'] }, 'NOT_FOUND');
+    expect((await manager.get('s1')).findings.filter((f) => !f.removed)).toEqual([]);
+  });
+
+  it('note_add; BAD_INPUT for an empty or oversized note (the schema bounds it)', async () => {
+    const { client, manager } = await withSession();
+    expect((await ok(client, 'note_add', { text: 'started' }))['noteId']).toBeTruthy();
+    expect((await manager.get('s1')).notes.map((n) => n.text)).toEqual(['started']);
+    await refused(client, 'note_add', { text: '' }, 'BAD_INPUT');
+    const e = await refused(client, 'note_add', { text: 'x'.repeat(2_000_000) }, 'BAD_INPUT');
+    expect(e.message).toMatch(/text/);
+    expect((await manager.get('s1')).notes).toHaveLength(1);
+  });
+
+  it('milestone_add and milestone_done; BAD_INPUT date, NOT_FOUND, INVALID_TRANSITION when done twice', async () => {
+    const { client } = await withSession();
+    const r = await ok(client, 'milestone_add', { title: 'beta', targetDate: '2026-12-01' });
+    await refused(client, 'milestone_add', { title: 'x', targetDate: 'someday' }, 'BAD_INPUT');
+    await refused(client, 'milestone_done', { milestone: 'gamma' }, 'NOT_FOUND');
+    await ok(client, 'milestone_done', { milestone: r['milestoneId'] });
+    await refused(client, 'milestone_done', { milestone: 'beta' }, 'INVALID_TRANSITION');
+  });
+
+  it('artifact_record and context_set', async () => {
+    const { client, manager } = await withSession();
+    expect((await ok(client, 'artifact_record', { path: 'docs/d.md', kind: 'design-doc', description: 'the design' }))['artifactId']).toBeTruthy();
+    await ok(client, 'context_set', { summary: 'design done, build next' });
+    const s = await manager.get('s1');
+    expect(s.artifacts[0]).toMatchObject({ path: 'docs/d.md', kind: 'design-doc' });
+    expect(s.contextSummary).toBe('design done, build next');
+    await refused(client, 'artifact_record', { path: '' }, 'BAD_INPUT');
+    await refused(client, 'context_set', { summary: 'x'.repeat(100_001) }, 'BAD_INPUT');
+  });
+});
+
+describe('checkpoints, resume plan, handoff', () => {
+  it('checkpoint_create, checkpoint_list, checkpoint_restore; NOT_FOUND and BAD_INPUT (traversal) ids', async () => {
+    const { client, manager } = await withSession();
+    const c = await ok(client, 'checkpoint_create', { name: 'before build' });
+    expect(c['checkpoint']).toMatchObject({ name: 'before build', valid: true });
+    await ok(client, 'phase_start', { phase: 'design' });
+    const l = await ok(client, 'checkpoint_list', {});
+    expect(l['checkpoints'].map((x: { id: string }) => x.id)).toEqual([c['checkpoint']['id']]);
+    await refused(client, 'checkpoint_restore', { checkpoint: 'cp-404' }, 'NOT_FOUND');
+    await refused(client, 'checkpoint_restore', { checkpoint: '../../etc/passwd' }, 'BAD_INPUT');
+    const r = await ok(client, 'checkpoint_restore', { checkpoint: c['checkpoint']['id'] });
+    expect(r['checkpoint']['id']).toBe(c['checkpoint']['id']);
+    expect((await manager.get('s1')).phases[0]!.status).toBe('pending');
+  });
+
+  it('resume_plan: the plan and its text, changing nothing; handoff: the Markdown briefing', async () => {
+    const { client, manager } = await withSession();
+    await ok(client, 'phase_start', { phase: 'design' });
+    await ok(client, 'substep_reach', { phase: 'design', name: 'wireframes' });
+    const rev = (await manager.get('s1')).revision;
+    const p = await ok(client, 'resume_plan', {});
+    expect(p['text']).toContain('wireframes');
+    expect(JSON.stringify(p['plan'])).toContain('wireframes');
+    const h = await ok(client, 'handoff', { session: 's1' });
+    expect(h['markdown']).toMatch(/^# /);
+    expect(h['markdown']).toContain('Ship it');
+    expect((await manager.get('s1')).revision).toBe(rev);
+  });
+});
+
+describe('attribution', () => {
+  const agentsOf = async (h: Harness): Promise<Array<string | null>> => (await h.manager.log('s1')).map((e) => e.actor.agent);
+
+  it('the tool input agent, else the server fallback (--agent), else the client name', async () => {
+    const viaClient = await withSession({ clientName: 'claude-code' });
+    await ok(viaClient.client, 'note_add', { text: 'a' });
+    await ok(viaClient.client, 'note_add', { text: 'b', agent: 'reviewer' });
+    expect(await agentsOf(viaClient)).toEqual(['claude-code', 'claude-code', 'reviewer']);
+
+    const viaFlag = await withSession({ clientName: 'claude-code', agentFallback: 'planner' });
+    await ok(viaFlag.client, 'tokens_record', { input: 3 });
+    await ok(viaFlag.client, 'tokens_record', { input: 4, agent: 'coder' });
+    expect(await agentsOf(viaFlag)).toEqual(['planner', 'planner', 'coder']);
+    expect(Object.keys((await viaFlag.manager.get('s1')).tokens.byAgent).sort()).toEqual(['coder', 'planner']);
+  });
+
+  it('a server session (BATON_SESSION) is used when a call names none', async () => {
+    const h = await withSession();
+    await ok(h.client, 'session_start', { title: 'Other', id: 's2', switch: true });
+    const pinned = await connect({ manager: h.manager, session: 's1' });
+    open.push(pinned);
+    expect((await ok(pinned.client, 'session_status', {}))['id']).toBe('s1');
+    expect((await ok(h.client, 'session_status', {}))['id']).toBe('s2');
+  });
+});
+
+describe('leases', () => {
+  it("a server running under a run's lease (BATON_SESSION + BATON_LEASE_TOKEN) is FENCED once another run took the session over", async () => {
+    const h = await withSession();
+    const first = await acquireLease(h.manager, 's1', { owner: 'run-1', ttlMs: 60_000 });
+    const underRun = await connect({ manager: h.manager, session: 's1', fencingToken: first.result.token });
+    open.push(underRun);
+    await ok(underRun.client, 'note_add', { text: 'while the lease is held' });
+    // Writes to another session do not carry the run's token.
+    await ok(underRun.client, 'session_start', { title: 'Side', id: 'side', switch: true });
+    await ok(underRun.client, 'note_add', { text: 'side note', session: 'side' });
+    await acquireLease(h.manager, 's1', { owner: 'run-2', ttlMs: 60_000, force: true });
+    const e = await refused(underRun.client, 'note_add', { text: 'zombie write' }, 'FENCED');
+    expect(e.details).toMatchObject({ token: first.result.token });
+    await refused(underRun.client, 'phase_start', { phase: 'design' }, 'FENCED');
+    expect((await h.manager.get('s1')).notes.map((n) => n.text)).toEqual(['while the lease is held']);
+  });
+});
+
+describe('bad arguments never crash the server', () => {
+  const survive = async (client: Client): Promise<void> => {
+    expect((await ok(client, 'session_status', {}))['id']).toBe('s1');
+  };
+
+  it('wrong types, unknown and missing arguments, unknown tools are coded errors', async () => {
+    const { client } = await withSession();
+    const wrongType = await refused(client, 'note_add', { text: 42 }, 'BAD_INPUT');
+    expect(wrongType.message).toMatch(/text/);
+    await refused(client, 'phase_start', { phase: ['design'] }, 'BAD_INPUT');
+    await refused(client, 'tokens_record', { input: '12' }, 'BAD_INPUT');
+    await refused(client, 'session_list', { all: 'yes' }, 'BAD_INPUT');
+    const unknown = await refused(client, 'note_add', { text: 'x', sesion: 's1' }, 'BAD_INPUT');
+    expect(unknown.message).toMatch(/sesion/);
+    await refused(client, 'error_record', { phase: 'design' }, 'BAD_INPUT');
+    await refused(client, 'session_switch', {}, 'BAD_INPUT');
+    await refused(client, 'no_such_tool', {}, 'NOT_FOUND');
+    await survive(client);
+  });
+
+  it('huge strings and huge arrays are refused with a clear message', async () => {
+    const { client } = await withSession();
+    const big = 'a'.repeat(5_000_000);
+    for (const [tool, args] of [
+      ['session_status', { session: big }],
+      ['note_add', { text: big }],
+      ['phase_start', { phase: big }],
+      ['file_record', { action: 'created', paths: [big] }],
+      ['file_record', { action: 'created', paths: Array.from({ length: 30_000 }, (_, i) => `f${i}`) }],
+      ['session_start', { title: big }],
+      ['checkpoint_restore', { checkpoint: big }],
+    ] as const) {
+      const e = await refused(client, tool, args as Record<string, unknown>, 'BAD_INPUT');
+      expect(e.message.length).toBeLessThan(3000);
+    }
+    await survive(client);
+  });
+
+  it('an unexpected failure is INTERNAL (its stack logged), a file-system refusal STORE_UNAVAILABLE; the server goes on', async () => {
+    const h = await withSession();
+    const store = h.manager.store;
+    let fail: Error | null = null;
+    const broken = new Proxy(store, {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        if (prop === 'append' && fail) return () => Promise.reject(fail);
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const warnings: string[] = [];
+    const m = new SessionManager({ store: broken, pid: 1, host: 'h' });
+    const c = await connect({ manager: m, onWarning: (w) => warnings.push(w) });
+    open.push(c);
+    fail = new TypeError('boom');
+    const internal = await refused(c.client, 'note_add', { text: 'x', session: 's1' }, 'INTERNAL');
+    expect(internal.message).toContain('boom');
+    expect(warnings.join('\n')).toMatch(/note_add failed unexpectedly: TypeError: boom/);
+    fail = Object.assign(new Error('EACCES: permission denied, open journal.jsonl'), { code: 'EACCES' });
+    await refused(c.client, 'note_add', { text: 'x', session: 's1' }, 'STORE_UNAVAILABLE');
+    fail = null;
+    await ok(c.client, 'note_add', { text: 'fine again', session: 's1' });
+    expect((await h.manager.get('s1')).notes.map((n) => n.text)).toEqual(['fine again']);
+  });
+
+  it('protocol errors stay protocol errors: an unknown method is rejected by JSON-RPC, not as a tool result', async () => {
+    const { client } = await withSession();
+    await expect(client.request({ method: 'no/such/method', params: {} } as never, (await import('@modelcontextprotocol/sdk/types.js')).EmptyResultSchema)).rejects.toThrow(/Method not found/);
+    await survive(client);
+  });
+});

@@ -1,0 +1,45 @@
+/**
+ * Helpers of the PostgreSQL tests: the server comes from BATON_TEST_PG_URL; every test works
+ * in a fresh schema of its own (other people and tests share the database) and drops it.
+ */
+import crypto from 'node:crypto';
+import { createRequire } from 'node:module';
+import type { Client } from 'pg';
+
+const require = createRequire(import.meta.url);
+
+/** The test server, or undefined (the tests are then skipped, with a message). */
+export const PG_URL = process.env['BATON_TEST_PG_URL'] || undefined;
+
+if (!PG_URL) console.warn('PostgreSQL store tests skipped: set BATON_TEST_PG_URL (e.g. postgres://postgres@127.0.0.1:5432/test).');
+
+/** A random schema name for one test. */
+export function freshSchema(prefix = 't'): string {
+  return `baton_${prefix}_${crypto.randomBytes(6).toString('hex')}`;
+}
+
+/** The test server's URL with `?schema=` (and any other parameters) set. */
+export function urlWith(params: Record<string, string>): string {
+  const u = new URL(PG_URL!);
+  for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
+  return u.toString();
+}
+
+/** A plain client on the test server, for checks and cleanup behind the store's back. */
+export async function admin(): Promise<Client> {
+  const pg = require('pg') as typeof import('pg');
+  const c = new pg.Client({ connectionString: PG_URL });
+  c.on('error', () => undefined);
+  await c.connect();
+  return c;
+}
+
+/** Drops a test schema and everything in it. */
+export async function dropSchema(schema: string): Promise<void> {
+  const c = await admin();
+  try {
+    await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await c.end();
+  }
+}

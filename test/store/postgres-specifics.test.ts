@@ -1,0 +1,262 @@
+/**
+ * What only the PostgreSQL store has to show, against the real server of BATON_TEST_PG_URL:
+ * migrations applied once by racing processes, refusal of a newer schema, a lost connection
+ * or an unreachable server as STORE_UNAVAILABLE, the change feed, and URL checks.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isBatonError } from '../../src/domain/errors.js';
+import { SCHEMA_VERSION } from '../../src/store/postgres/migrations.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
+import { parsePgUrl } from '../../src/store/postgres/url.js';
+import { expectCode, noteEvent, rejection, seed } from '../../src/testing/conformance.js';
+import { PG_URL, admin, dropSchema, freshSchema, urlWith } from './pg-helpers.js';
+
+const FIXTURE = path.resolve('test/fixtures/pg-open.ts');
+
+function runFixture(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('PostgreSQL store URL', () => {
+  it('reads schema, pool size and connect timeout, hides the password, passes other parameters on', () => {
+    const t = parsePgUrl('postgres://u:s3cret@db.example:6543/app?schema=team_a&pool=2&connect_timeout=3&sslmode=disable');
+    expect(t).toMatchObject({ schema: 'team_a', poolMax: 2, connectTimeoutMs: 3000 });
+    expect(t.connectionString).toBe('postgres://u:s3cret@db.example:6543/app?sslmode=disable');
+    expect(t.location).not.toContain('s3cret');
+    expect(t.location).toContain('schema=team_a');
+    expect(parsePgUrl('postgresql://h/db')).toMatchObject({ schema: 'baton', poolMax: 4, connectTimeoutMs: 5000 });
+  });
+
+  it('refuses a schema name that is not a plain identifier, and bad numbers, with BAD_INPUT and a hint', () => {
+    for (const bad of ['x";drop table t;--', 'Upper', '1abc', '', 'a'.repeat(60), 'a b']) {
+      expect(() => parsePgUrl(`postgres://h/db?schema=${encodeURIComponent(bad)}`)).toThrow(expect.objectContaining({ code: 'BAD_INPUT', hint: expect.stringContaining('schema') }));
+    }
+    for (const bad of ['pool=1', 'pool=x', 'pool=1000', 'connect_timeout=-1']) {
+      expect(() => parsePgUrl(`postgres://h/db?${bad}`)).toThrow(expect.objectContaining({ code: 'BAD_INPUT' }));
+    }
+  });
+});
+
+describe('PostgreSQL store: unreachable server', () => {
+  it('answers STORE_UNAVAILABLE (retryable, with a hint) instead of hanging or crashing', async () => {
+    const store = new PostgresStore({ url: 'postgres://postgres@127.0.0.1:1/test?connect_timeout=2' });
+    const t0 = Date.now();
+    const e = await rejection(store.list());
+    expect(isBatonError(e, 'STORE_UNAVAILABLE')).toBe(true);
+    expect(e).toMatchObject({ hint: expect.stringContaining('retry'), details: { retryable: true } });
+    expect((e as Error).message).toContain('127.0.0.1:1');
+    // Each call tries again (nothing is cached from the failure).
+    await expectCode(store.load('x'), 'STORE_UNAVAILABLE');
+    expect(Date.now() - t0).toBeLessThan(30_000);
+    await store.close();
+  });
+});
+
+describe.skipIf(!PG_URL)('PostgreSQL store specifics', () => {
+  const schemas: string[] = [];
+  const stores: PostgresStore[] = [];
+  afterEach(async () => {
+    for (const s of stores.splice(0)) await s.close();
+    for (const s of schemas.splice(0)) await dropSchema(s);
+  });
+  function open(params: Record<string, string> = {}): { store: PostgresStore; schema: string; url: string } {
+    const schema = params['schema'] ?? freshSchema('pg');
+    if (!schemas.includes(schema)) schemas.push(schema);
+    const url = urlWith({ ...params, schema });
+    const store = new PostgresStore({ url });
+    stores.push(store);
+    return { store, schema, url };
+  }
+
+  it('four processes opening a new schema at once apply each migration exactly once, without error', async () => {
+    const schema = freshSchema('mig');
+    schemas.push(schema);
+    const url = urlWith({ schema });
+    const start = String(Date.now() + 1500);
+    const results = await Promise.all(Array.from({ length: 4 }, () => runFixture([url, start])));
+    for (const r of results) expect(`${r.stdout}${r.stderr}`).toBe('ok 0\n');
+    const c = await admin();
+    try {
+      const rows = (await c.query<{ version: number }>(`SELECT version FROM "${schema}".migrations ORDER BY version`)).rows;
+      expect(rows.map((r) => r.version)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+    } finally {
+      await c.end();
+    }
+  }, 60_000);
+
+  it('refuses a schema migrated by a newer baton (UNSUPPORTED_VERSION with a hint) and leaves it alone', async () => {
+    const schema = freshSchema('new');
+    schemas.push(schema);
+    const c = await admin();
+    try {
+      await c.query(`CREATE SCHEMA "${schema}"`);
+      await c.query(`CREATE TABLE "${schema}".migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+      await c.query(`INSERT INTO "${schema}".migrations (version, name) VALUES (1, 'one'), ($1, 'from the future')`, [SCHEMA_VERSION + 1]);
+      const store = new PostgresStore({ url: urlWith({ schema }) });
+      stores.push(store);
+      const e = await rejection(store.list());
+      expect(isBatonError(e, 'UNSUPPORTED_VERSION')).toBe(true);
+      expect(e).toMatchObject({ message: expect.stringContaining(`version ${SCHEMA_VERSION + 1}`), hint: expect.stringContaining('upgrade baton') });
+      const tables = (await c.query<{ n: string }>('SELECT table_name AS n FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1', [schema])).rows.map((r) => r.n);
+      expect(tables).toEqual(['migrations']);
+    } finally {
+      await c.end();
+    }
+  });
+
+  it('keeps schemas apart: the same session id lives independently in two schemas', async () => {
+    const a = open().store;
+    const b = open().store;
+    await seed(a, 'same', 2);
+    await seed(b, 'same');
+    expect((await a.load('same')).revision).toBe(3);
+    expect((await b.load('same')).revision).toBe(1);
+    await a.setActive('same');
+    expect(await b.getActive()).toBeNull();
+  });
+
+  it('a connection dropped by the server is STORE_UNAVAILABLE (retryable) at worst, and the next call works', async () => {
+    const app = `baton_test_${process.pid}_${Date.now()}`;
+    const { store } = open({ application_name: app });
+    await seed(store, 's');
+    const c = await admin();
+    try {
+      // Killed in the middle of a call: the lock's transaction is cut.
+      const inFlight = await rejection(
+        store.withWorkspaceLock(async () => {
+          const killed = await c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND state = 'idle in transaction'`, [app]);
+          expect(killed.rowCount).toBe(1);
+          await new Promise((r) => setTimeout(r, 100));
+        }),
+      );
+      expect(isBatonError(inFlight, 'STORE_UNAVAILABLE')).toBe(true);
+      expect(inFlight).toMatchObject({ details: { retryable: true } });
+      // Idle connections killed: a call either works on a fresh connection or says to retry.
+      await c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [app]);
+      let revision: number | null = null;
+      for (let attempt = 0; attempt < 3 && revision === null; attempt++) {
+        try {
+          revision = (await store.append('s', 1, [noteEvent(1)])).revision;
+        } catch (e) {
+          expect(e).toMatchObject({ code: 'STORE_UNAVAILABLE', details: { retryable: true } });
+        }
+      }
+      expect(revision).toBe(2);
+      expect((await store.readEvents('s')).map((e) => e.seq)).toEqual([1, 2]);
+    } finally {
+      await c.end();
+    }
+  });
+
+  it('watch reports each committed create and append, by any handle, and nothing after it stops', async () => {
+    const { store, url } = open();
+    const other = new PostgresStore({ url });
+    stores.push(other);
+    await store.list(); // schema ready before listening
+    const seen: Array<{ sessionId: string; revision: number }> = [];
+    const stop = await store.watch((c) => seen.push(c));
+    await seed(other, 'w');
+    await other.append('w', 1, [noteEvent(1), noteEvent(2)]);
+    await expectCode(other.append('w', 1, [noteEvent(9)]), 'CONFLICT'); // refused: not announced
+    await store.append('w', 3, [noteEvent(3)]);
+    const until = Date.now() + 5000;
+    while (seen.length < 3 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    expect(seen).toEqual([
+      { sessionId: 'w', revision: 1 },
+      { sessionId: 'w', revision: 3 },
+      { sessionId: 'w', revision: 4 },
+    ]);
+    await stop();
+    await other.append('w', 4, [noteEvent(4)]);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(seen).toHaveLength(3);
+  });
+
+  it('watch gets its connection back when the server drops it, and reports what was committed meanwhile', async () => {
+    const app = `baton_watch_${process.pid}_${Date.now()}`;
+    const { store, url } = open({ application_name: app });
+    const writer = new PostgresStore({ url: url.replace(app, `${app}_w`) });
+    stores.push(writer);
+    await seed(writer, 'v');
+    const seen: Array<{ sessionId: string; revision: number }> = [];
+    const stop = await store.watch((c) => seen.push(c));
+    const c = await admin();
+    try {
+      const killed = await c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'SELECT now()%'`, [app]);
+      expect(killed.rowCount).toBe(1);
+      await writer.append('v', 1, [noteEvent(1)]);
+      const until = Date.now() + 10_000;
+      while (!seen.some((x) => x.revision === 2) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      expect(seen).toContainEqual({ sessionId: 'v', revision: 2 });
+      // Listening again: later changes arrive as they commit.
+      await writer.append('v', 2, [noteEvent(2)]);
+      while (!seen.some((x) => x.revision === 3) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      expect(seen).toContainEqual({ sessionId: 'v', revision: 3 });
+    } finally {
+      await c.end();
+      await stop();
+    }
+  }, 30_000);
+
+  it('an append racing a deletion either lands before it (deletion refused) or is refused itself: never acknowledged and lost', async () => {
+    const { store, url } = open();
+    const other = new PostgresStore({ url });
+    stores.push(other);
+    for (let round = 0; round < 20; round++) {
+      const id = `d${round}`;
+      await seed(store, id, 1);
+      const [appended, deleted] = await Promise.allSettled([
+        other.append(id, 2, [noteEvent(2)]),
+        store.delete(id, 2, { deletedAt: new Date().toISOString(), title: id, status: 'completed' }),
+      ]);
+      if (appended.status === 'fulfilled') {
+        // The append committed first: the deletion saw revision 3, not 2.
+        expect(deleted.status).toBe('rejected');
+        expect((deleted as PromiseRejectedResult).reason).toMatchObject({ code: 'CONFLICT' });
+        expect((await store.load(id)).revision).toBe(3);
+      } else {
+        expect(deleted.status).toBe('fulfilled');
+        expect(appended.reason).toMatchObject({ code: 'NOT_FOUND' });
+        expect(await store.exists(id)).toBe(false);
+      }
+    }
+  });
+
+  it('a schema dropped behind a running store is STORE_UNAVAILABLE once, then created again', async () => {
+    const { store, schema } = open();
+    await seed(store, 'x');
+    await dropSchema(schema);
+    const e = await rejection(store.load('x'));
+    expect(e).toMatchObject({ code: 'STORE_UNAVAILABLE', details: { retryable: true }, hint: expect.stringContaining('Retry') });
+    expect((await store.list()).summaries).toEqual([]);
+    await seed(store, 'x');
+    expect((await store.load('x')).revision).toBe(1);
+  });
+
+  it('stores each checkpoint with its checksum and reports one changed behind its back as invalid', async () => {
+    const { store, schema } = open();
+    const events = await seed(store, 'cp', 1);
+    const { checkpointOf } = await import('../../src/testing/conformance.js');
+    await store.saveCheckpoint('cp', checkpointOf('cp', events, 'cp-1'));
+    await store.saveCheckpoint('cp', checkpointOf('cp', events, 'cp-2'));
+    const c = await admin();
+    try {
+      await c.query(`UPDATE "${schema}".checkpoints SET body = replace(body, '"name":"cp-1"', '"name":"forged"') WHERE id = 'cp-1'`);
+    } finally {
+      await c.end();
+    }
+    const list = await store.listCheckpoints('cp');
+    expect(list.map((r) => [r.id, r.valid])).toEqual([['cp-1', false], ['cp-2', true]]);
+    expect(list[0]).toMatchObject({ problem: expect.stringContaining('checksum') });
+  });
+});
