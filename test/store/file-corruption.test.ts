@@ -436,6 +436,28 @@ describe('snapshot.json', () => {
     expect(r.events.map(content)).toEqual(all.map(content));
   });
 
+  it('a write torn right after a snapshot at the end of the journal is cut; the snapshot stays in use', async () => {
+    // A writer killed while appending the event after its snapshot: the torn line starts
+    // exactly at the snapshot's offset. Cut short before its seq, or with the seq written.
+    for (const [id, torn] of [
+      ['cut-early', '{"v":1,"se'],
+      ['cut-late', `{"v":1,"seq":5,"type":"note.added","data":{"text":"${'q'.repeat(300)}`],
+    ] as const) {
+      const s = fresh();
+      await seed(s, id, 3);
+      const all = await s.readEvents(id);
+      await s.writeSnapshot(id, { revision: 4, state: stateOf(id, all) });
+      await s.close();
+      fs.appendFileSync(journalOf(id), torn);
+      const r = await fresh().load(id);
+      expect(kinds(r.repairs), id).toEqual(['torn_tail']);
+      expect(r.snapshot?.revision, id).toBe(4);
+      expect(r.events.map((e) => e.type), id).toEqual(['repair.torn_tail']);
+      expect(r.revision, id).toBe(5);
+      expect((await fresh().readEvents(id)).slice(0, 4).map(content), id).toEqual(all.map(content));
+    }
+  });
+
   it('a snapshot ahead of a journal put back from an older copy is ignored', async () => {
     const s = fresh();
     await seed(s, 'rewound', 2);

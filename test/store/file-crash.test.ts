@@ -101,6 +101,15 @@ function hasTornTail(journal: string): boolean {
   return Array.isArray(batch) && (batch[1] as number) > (d.value['seq'] as number);
 }
 
+/** The seq of the journal's last complete line. */
+function lastSeqOf(journal: string): number {
+  const buf = fs.readFileSync(journal);
+  const start = buf.lastIndexOf(10, buf.length - 2) + 1;
+  const d = decodeRecord(buf.toString('utf8', start, buf.length - 1));
+  if (!d.ok) throw new Error(`journal's last line does not decode: ${d.reason}`);
+  return d.value['seq'] as number;
+}
+
 describe('file store crash safety (SIGKILL)', () => {
   const dir = tempStoreDir('baton-crash-');
   afterAll(() => dir.remove());
@@ -182,7 +191,9 @@ describe('file store crash safety (SIGKILL)', () => {
       if (!torn && k >= 20 && !made.long) {
         made.long = true;
         // And a long one, past the store's tail window: half of a 400 KB line.
-        fs.appendFileSync(journal, `{"v":1,"seq":999999,"type":"context.updated","data":{"summary":"${'z'.repeat(400_000)}`.slice(0, 200_000));
+        // It carries the next seq, as a real write would: a snapshot taken right at the
+        // end of the journal must still be used once the tail is cut away.
+        fs.appendFileSync(journal, `{"v":1,"seq":${lastSeqOf(journal) + 1},"type":"context.updated","data":{"summary":"${'z'.repeat(400_000)}`.slice(0, 200_000));
         torn = true;
         stats.tornMade += 1;
       }

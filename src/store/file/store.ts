@@ -400,7 +400,20 @@ export class FileStore implements SessionStore {
     const head = Buffer.alloc(Math.min(64, size - rec.offset));
     fs.readSync(h.fd, head, 0, head.length, rec.offset);
     const m = /^\{"v":\d+,"seq":(\d+),/.exec(head.toString('utf8'));
-    return m !== null && Number(m[1]) === rec.revision + 1;
+    if (m !== null) return Number(m[1]) === rec.revision + 1;
+    // A write torn before its seq was complete, right after the snapshot: the tail repair
+    // cuts it away, so the snapshot still describes everything that was durable.
+    return this.isUnterminatedTail(h, rec.offset, size);
+  }
+
+  /** True when the bytes from `offset` to the end hold no newline: one incomplete line. */
+  private isUnterminatedTail(h: Handle, offset: number, size: number): boolean {
+    const chunk = Buffer.allocUnsafe(64 * 1024);
+    for (let at = offset; at < size; at += chunk.length) {
+      const n = fs.readSync(h.fd, chunk, 0, Math.min(chunk.length, size - at), at);
+      if (chunk.subarray(0, n).includes(10)) return false;
+    }
+    return true;
   }
 
   async readEvents(id: string, afterSeq = 0): Promise<StoredEvent[]> {
