@@ -6,7 +6,7 @@
  */
 import { BatonError } from '../domain/errors.js';
 import type { SessionState } from '../domain/state.js';
-import { provenanceOf, PROVENANCE_KEY } from './import.js';
+import { provenanceOf, PROVENANCE_KEY, stillUntimed } from './import.js';
 import type { SafeDir } from './safe-dir.js';
 import type { ExportInput, FormatAdapter, WritePlan } from './types.js';
 
@@ -36,7 +36,7 @@ export function exportInput(state: SessionState, format: string, now: Date): Exp
     original: same ? (structuredClone(prov.documents) ?? null) : null,
     foreignId: same ? prov.foreignId : state.id,
     now,
-    untimed: prov && Array.isArray(prov.untimed) ? [...prov.untimed] : [],
+    untimed: prov ? stillUntimed(prov, state) : [],
   };
 }
 

@@ -39,6 +39,12 @@ export interface Provenance {
   documents: Record<string, unknown>;
   /** Times made up because the foreign file had none (see ExportInput.untimed). */
   untimed: string[];
+  /**
+   * The time made up for each `untimed` key. A phase that baton later starts or completes
+   * gets a real time, which then no longer equals this one (see `stillUntimed`). Absent in
+   * provenance written before it existed: every listed key then stays untimed.
+   */
+  untimedAt?: Record<string, string>;
 }
 
 /**
@@ -183,9 +189,13 @@ export function importEvents(s: ForeignSession, ctx: ImportContext): ImportPlan 
     out.push({ type, data, time: time ?? t0 } as ImportEvent);
   };
   const untimed: string[] = [];
+  const untimedAt: Record<string, string> = {};
   const when = (v: string | null | undefined, key: string, fallback: string): string => {
     const t = isoTime(v);
-    if (t === null) untimed.push(key);
+    if (t === null) {
+      untimed.push(key);
+      untimedAt[key] = fallback;
+    }
     return t ?? fallback;
   };
   const { specs, ids } = phaseSpecs(s, problems);
@@ -259,12 +269,31 @@ export function importEvents(s: ForeignSession, ctx: ImportContext): ImportPlan 
   const status = statusEvent(s.status, 'active', s.rawStatus);
   for (const e of status ?? []) push(e.type, e.data as never, tEnd);
   if (s.archived) push('session.archived', {}, tEnd);
-  push('metadata.set', { key: PROVENANCE_KEY, value: provenance(s, ctx, untimed) }, ctx.importedAt);
+  push('metadata.set', { key: PROVENANCE_KEY, value: provenance(s, ctx, untimed, untimedAt) }, ctx.importedAt);
   return { events: out, problems };
 }
 
-function provenance(s: ForeignSession, ctx: ImportContext, untimed: string[]): Provenance {
-  return { format: s.format, foreignId: s.id, root: ctx.root, path: s.path, sourceHash: s.sourceHash, importedAt: ctx.importedAt, documents: s.documents, untimed };
+function provenance(s: ForeignSession, ctx: ImportContext, untimed: string[], untimedAt: Record<string, string> | undefined): Provenance {
+  return { format: s.format, foreignId: s.id, root: ctx.root, path: s.path, sourceHash: s.sourceHash, importedAt: ctx.importedAt, documents: s.documents, untimed, ...(untimedAt ? { untimedAt } : {}) };
+}
+
+/**
+ * The `untimed` keys of `prov` whose made-up time `state` still holds. A phase's start or end
+ * time that baton set later (the phase was retried, started or completed in baton) is real
+ * and is written out again.
+ */
+export function stillUntimed(prov: Provenance, state: SessionState): string[] {
+  const keys = Array.isArray(prov.untimed) ? prov.untimed : [];
+  const madeUp = prov.untimedAt;
+  if (!madeUp || typeof madeUp !== 'object') return [...keys];
+  return keys.filter((key) => {
+    const m = /^phase:(.+):(startedAt|completedAt)$/.exec(key);
+    if (!m || typeof madeUp[key] !== 'string') return true;
+    const phase = state.phases.find((p) => p.id === m[1]);
+    // A phase's end is its completion or its failure, whichever it has.
+    const now = !phase ? null : m[2] === 'startedAt' ? phase.startedAt : (phase.completedAt ?? phase.failedAt);
+    return now === null || now === madeUp[key];
+  });
 }
 
 /** Errors that belong to no unit of the session (kept verbatim in session metadata). */
@@ -505,8 +534,8 @@ export function reimportEvents(current: SessionState, journal: ReadonlyArray<{ t
     diverged('warning', 'unarchived', 'The foreign session is live again but the baton session is archived; it stays archived.');
   }
   // Made-up times: those of the fresh import (same phase ids; record ids match while baton added none of its own).
-  const untimed = ((target.metadata[PROVENANCE_KEY] as Provenance | undefined)?.untimed ?? []);
-  push('metadata.set', { key: PROVENANCE_KEY, value: provenance(s, ctx, untimed) }, now);
+  const old = target.metadata[PROVENANCE_KEY] as Provenance | undefined;
+  push('metadata.set', { key: PROVENANCE_KEY, value: provenance(s, ctx, old?.untimed ?? [], old?.untimedAt) }, now);
   return { unchanged: false, events: out, problems, archive };
 }
 

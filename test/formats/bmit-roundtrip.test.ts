@@ -98,3 +98,31 @@ describe('bmit: import → export → import through the manager', () => {
     expect(s.resume).toMatchObject({ action: 'skip-to-substep', unitId: '2', subStep: 'phase_2_waf' });
   });
 });
+
+describe('bmit: times baton made up at import', () => {
+  it('are written back as none while they stand, and as the real time once baton restarts the step', async () => {
+    const m = manager();
+    const src = await copyCase('bmit', 'mid-run');
+    const f = path.join(src, 'agent-output/contoso-web/00-session-state.json');
+    const doc = JSON.parse(await fs.readFile(f, 'utf8'));
+    doc.steps['2'] = { ...doc.steps['2'], status: 'in_progress', started: null, completed: null };
+    await fs.writeFile(f, JSON.stringify(doc, null, 2));
+    const id = (await importPath(m, src, 'bmit', o)).sessions[0]!.id as string;
+    expect(provenanceOf(await m.get(id))?.untimed).toContain('phase:2:startedAt');
+    const step2 = async () => {
+      const out = await tempDir('bmit-untimed');
+      const ex = await exportSession(m, id, 'bmit', out, o);
+      return JSON.parse(await fs.readFile(path.join(out, `agent-output/${ex.foreignId}/00-session-state.json`), 'utf8')).steps['2'];
+    };
+    // While the step still runs from the import, its start time is unknown, as in the source.
+    expect((await step2()).started).toBeNull();
+    await m.phase(id, '2', 'fail', { reason: 'quota' });
+    await m.phase(id, '2', 'retry');
+    await m.phase(id, '2', 'complete');
+    const p = (await m.get(id)).phases.find((x) => x.id === '2')!;
+    const written = await step2();
+    expect(written.status).toBe('complete');
+    expect([written.started, written.completed]).toEqual([p.startedAt, p.completedAt]);
+    expect(written.started).not.toBeNull();
+  });
+});

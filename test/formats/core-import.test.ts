@@ -133,7 +133,10 @@ describe('import mapping', () => {
     expect(last.type).toBe('metadata.set');
     expect(last.time).toBe(CTX.importedAt);
     const st = fold(null, stored(plan.events), 'x')!;
-    expect(provenanceOf(st)).toEqual({ format: 'maestro', foreignId: 'sess-1', root: '/tmp/src', path: 'state/active-session.md', sourceHash: 'hash-1', importedAt: CTX.importedAt, documents: { 'state/active-session.md': { raw: true } }, untimed: ['phase:docs:completedAt', 'finding:fnd-1', 'artifact:art-1'] });
+    expect(provenanceOf(st)).toEqual({ format: 'maestro', foreignId: 'sess-1', root: '/tmp/src', path: 'state/active-session.md', sourceHash: 'hash-1', importedAt: CTX.importedAt, documents: { 'state/active-session.md': { raw: true } }, untimed: ['phase:docs:completedAt', 'finding:fnd-1', 'artifact:art-1'],
+      // Each made-up time is the session's last update.
+      untimedAt: { 'phase:docs:completedAt': '2026-01-10T12:00:00.000Z', 'finding:fnd-1': '2026-01-10T12:00:00.000Z', 'artifact:art-1': '2026-01-10T12:00:00.000Z' },
+    });
   });
 
   it('maps every final status, and an archived session gets session.archived', () => {
