@@ -45,7 +45,9 @@ export class Workspace {
     const abs = this.resolve(p);
     let fd: number;
     try {
-      fd = fs.openSync(abs, 'r');
+      // Non-blocking, so a named pipe nobody writes to is opened at once (and then skipped
+      // as non-regular) instead of hanging the command or the MCP server for good.
+      fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
     } catch {
       return { path: p, sha256: null, size: null };
     }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { expectError, phaseOf, sha256, withSession, workspace } from './helpers.js';
@@ -159,6 +160,22 @@ describe('status --json', () => {
 });
 
 describe('files', () => {
+  it('a named pipe, a folder or a device is recorded without a hash, and nothing waits on the pipe', async () => {
+    const ws = await withSession('odd', 'build');
+    await ws.ok(['phase', 'start', 'build']);
+    // No process ever opens the pipe for writing: reading it the plain way would block forever.
+    execFileSync('mkfifo', [ws.path('pipe')]);
+    fs.mkdirSync(ws.path('folder'));
+    await ws.ok(['file', 'modified', 'pipe', 'folder', '/dev/null']);
+    await ws.ok(['checkpoint', 'with-odd-files']);
+    const s = await ws.status();
+    expect(phaseOf(s, 'build').files.map((f) => [f.path, f.sha256, f.size])).toEqual([
+      ['pipe', null, null],
+      ['folder', null, null],
+      ['/dev/null', null, null],
+    ]);
+  }, 60_000);
+
   it('file created|modified|deleted records sha256 and size taken when recorded', async () => {
     const ws = await withSession('fs', 'build,test');
     await ws.ok(['phase', 'start', 'build']);
