@@ -24,7 +24,7 @@ import { FINAL_STATUSES } from '../domain/state.js';
 import type { SessionState } from '../domain/state.js';
 import { summarize } from '../domain/summary.js';
 import type { SessionSummary } from '../domain/summary.js';
-import { differingKeys, rowDiff } from '../store/file/doctor.js';
+import { differingKeys, rowDiff } from '../domain/compare.js';
 import type { SessionStore } from '../store/types.js';
 import type { SessionManager } from './manager.js';
 
