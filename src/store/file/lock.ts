@@ -105,6 +105,17 @@ export class FileLock {
     }
   }
 
+  /**
+   * Takes the lock if it is free (or held by a process that is gone), without waiting: for
+   * optional work that another process may as well do, such as rewriting a cache.
+   */
+  tryOnce(): boolean {
+    if (this.held) return true;
+    if (this.tryAcquire()) return true;
+    this.breakIfStale();
+    return this.tryAcquire();
+  }
+
   private lockedError(): BatonError {
     const owner = readOwner(this.file);
     return new BatonError('LOCKED', `Lock ${this.file} is held${owner ? ` by pid ${owner.pid} on ${owner.host}` : ''}.`, {

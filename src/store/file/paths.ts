@@ -12,6 +12,8 @@ export class Layout {
   readonly archive: string;
   readonly index: string;
   readonly indexLog: string;
+  /** Held while index.json is rewritten or index.log rotated (see registry.ts). */
+  readonly indexLock: string;
   readonly active: string;
   readonly workspaceLock: string;
   readonly meta: string;
@@ -27,6 +29,7 @@ export class Layout {
     this.archive = path.join(root, 'archive');
     this.index = path.join(root, 'index.json');
     this.indexLog = path.join(root, 'index.log');
+    this.indexLock = path.join(root, 'index.lock');
     this.active = path.join(root, 'active');
     this.workspaceLock = path.join(root, 'workspace.lock');
     this.meta = path.join(root, 'store.json');

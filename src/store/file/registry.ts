@@ -2,22 +2,41 @@ import fs from 'node:fs';
 import type { SessionSummary } from '../../domain/summary.js';
 import { RowText } from '../row.js';
 import type { ListResult, ListRowsResult, RepairReport } from '../types.js';
-import { FILE_MODE, atomicWrite, moveAside, readIfExists, removeStaleTemps } from './fsutil.js';
+import { FILE_MODE, atomicWrite, moveAside, removeStaleTemps, sleepSync, tempName } from './fsutil.js';
+import { FileLock } from './lock.js';
 import type { Layout } from './paths.js';
 
 /** index.log is folded into index.json once it holds this many bytes past logOffset. */
 const COMPACT_AFTER_BYTES = 256 * 1024;
+/** index.log is rotated (folded in whole and started afresh) once it is this long. */
+const ROTATE_AFTER_BYTES = 4 * 1024 * 1024;
+/** Appends of one row that find the log renamed away, before giving up (a rotation takes milliseconds). */
+const GENERATION_RETRIES = 3;
+/** How long a reader that caught a rotation half done waits for it to end. */
+const LOCK_WAIT_MS = 5_000;
 
-const HEADER = /^\{"format":"baton\.index","v":2,"logOffset":(\d+),"folders":"([0-9:]*)","sessions":\[$/;
+const HEADER = /^\{"format":"baton\.index","v":2,"logOffset":(\d+),"folders":"([0-9:]*)",(?:"log":"(\d+)",)?"sessions":\[$/;
 
 /** The index as read: rows by id and how much of index.log they include. */
 interface Index {
   logOffset: number;
   /** Change stamp of the sessions/ and archive/ folders when the rows were checked against them. */
   folders: string;
+  /** Inode of the index.log that `logOffset` counts in; null in an index written before logs rotated. */
+  log: string | null;
+  /** Inode of index.json itself as read: a rewrite replaces the file, so it tells whether one happened since. */
+  self: string;
   rows: Map<string, RowText>;
   /** Read by splitting lines; false for a file of another shape, which is rewritten. */
   fast: boolean;
+}
+
+/** What the log held past an offset. */
+interface LogRead {
+  /** Offset just past the last complete row. */
+  end: number;
+  /** Inode of the file read; null when there is no index.log. */
+  ino: string | null;
 }
 
 /**
@@ -25,7 +44,12 @@ interface Index {
  * include) and `index.log` (one row appended whenever a session's row changes). Appending a
  * row is a single small O_APPEND write, so writers never rewrite the registry. Readers fold
  * the log tail into the index; whoever sees a long tail compacts it with an atomic rewrite
- * of index.json (the log is never truncated, so concurrent compactions cannot lose rows).
+ * of index.json. Rewrites take `index.lock` without waiting (a reader that finds it taken
+ * leaves the rewrite to the holder) and happen only if index.json is still the one the
+ * reader started from. A log past {@link ROTATE_AFTER_BYTES} is rotated: renamed away,
+ * folded in whole, and replaced by an empty one, whose inode index.json names so that a
+ * reader never counts an offset in the wrong generation. A writer that finds it appended to
+ * a log renamed away appends its row again to the new one.
  * The cache is checked against the session folders on every read: a folder without a row is
  * returned as `missing` for the manager to derive, a row without a folder is dropped.
  *
@@ -36,18 +60,36 @@ interface Index {
  */
 export class Registry {
   private logFd: number | null = null;
+  private readonly lock: FileLock;
 
   constructor(
     private readonly layout: Layout,
     private readonly now: () => Date,
-  ) {}
+    private readonly rotateAfterBytes = ROTATE_AFTER_BYTES,
+  ) {
+    this.lock = new FileLock(layout.indexLock);
+  }
 
   /** Appends a changed row. Not fsynced: the registry is a cache that `list --rebuild` restores. */
   record(row: SessionSummary): void {
-    if (this.logFd === null) {
-      this.logFd = fs.openSync(this.layout.indexLog, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, FILE_MODE);
+    const line = `${RowText.of(row).json}\n`;
+    for (let tries = 0; tries < GENERATION_RETRIES; tries++) {
+      if (this.logFd === null) this.logFd = openLog(this.layout.indexLog);
+      fs.writeSync(this.logFd, line);
+      // A rotation that renamed the log before this write folded the old file before it, so
+      // the row may be in neither generation: write it again (the newest revision wins).
+      if (this.logIsCurrent(this.logFd)) return;
+      fs.closeSync(this.logFd);
+      this.logFd = null;
     }
-    fs.writeSync(this.logFd, `${RowText.of(row).json}\n`);
+  }
+
+  private logIsCurrent(fd: number): boolean {
+    try {
+      return fs.fstatSync(fd, { bigint: true }).ino === fs.statSync(this.layout.indexLog, { bigint: true }).ino;
+    } catch {
+      return false;
+    }
   }
 
   /** Appends several rows. */
@@ -69,10 +111,30 @@ export class Registry {
   /** Reads the registry as row texts, reconciled with the session folders on disk. */
   listRows(rebuild: boolean): ListRowsResult {
     const repairs: RepairReport[] = [];
-    const index = rebuild ? null : this.readIndex(repairs);
-    const rows = index ? index.rows : new Map<string, RowText>();
+    let read = rebuild ? null : this.readBoth(repairs);
+    if (read && !read.consistent) {
+      // index.json counts its offset in one generation of the log; read in the middle of a
+      // rotation, the log may already be the next one. Read both again while no rotation
+      // can run; an index whose log is gone for good (a crash mid-rotation, a hand edit)
+      // cannot say which rows it lacks.
+      if (this.lock.tryOnce() || this.waitForLock()) {
+        try {
+          read = this.readBoth(repairs);
+        } finally {
+          this.lock.release();
+        }
+      }
+      if (!read.consistent) {
+        repairs.push({ sessionId: null, kind: 'index_rebuilt', message: 'index.json belongs to an index.log that is gone (a rotation cut short, or a hand edit); the registry was rebuilt from the session folders.', savedTo: null });
+        rebuild = true;
+        read = null;
+      }
+    }
+    const index = read ? read.index : null;
+    const rows = read ? read.rows : new Map<string, RowText>();
+    const log = read ? read.log : this.logState();
     const logOffset = index ? index.logOffset : 0;
-    const logEnd = rebuild ? this.logSize() : this.foldLog(rows, logOffset);
+    const logEnd = log.end;
 
     // Creating, archiving or removing a session folder changes its parent folder's mtime; if
     // neither parent changed since the rows were last checked, the folder set is the same and
@@ -83,7 +145,7 @@ export class Registry {
     const missing: string[] = [];
     let changed = false;
     if (index && folders !== '' && folders === index.folders && countsMatch(rows, live, archived)) {
-      return this.finish(rows, missing, repairs, rebuild, changed, index, logOffset, logEnd, folders);
+      return this.finish(rows, missing, repairs, rebuild, changed, index, logOffset, log, folders);
     }
     const onDisk = new Map<string, boolean>();
     for (const id of listDirs(this.layout.sessions)) onDisk.set(id, false);
@@ -103,13 +165,31 @@ export class Registry {
         changed = true;
       }
     }
-    if (rebuild) {
+    if (rebuild && !repairs.some((r) => r.kind === 'index_rebuilt')) {
       repairs.push({ sessionId: null, kind: 'index_rebuilt', message: `Registry rebuilt from ${onDisk.size} session folder(s).`, savedTo: null });
     }
     // Rows found missing are derived by the manager and logged; until then the stamp must not
     // claim the folders were fully checked.
     const stamp = missing.length ? '' : folders;
-    return this.finish(rows, missing, repairs, rebuild, changed || stamp !== index?.folders, index, logOffset, logEnd, stamp);
+    return this.finish(rows, missing, repairs, rebuild, changed || stamp !== index?.folders, index, logOffset, log, stamp);
+  }
+
+  /** index.json and the log rows past its offset; `consistent` = both of one generation. */
+  private readBoth(repairs: RepairReport[]): { index: Index | null; rows: Map<string, RowText>; log: LogRead; consistent: boolean } {
+    const index = this.readIndex(repairs);
+    const rows = index ? index.rows : new Map<string, RowText>();
+    const log = this.foldLog(rows, index ? index.logOffset : 0);
+    return { index, rows, log, consistent: !index || index.log === null || index.log === log.ino };
+  }
+
+  /** Waits (up to a few seconds) until index.lock is taken by this process; false if not. */
+  private waitForLock(): boolean {
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    while (Date.now() < deadline) {
+      sleepSync(2);
+      if (this.lock.tryOnce()) return true;
+    }
+    return false;
   }
 
   private finish(
@@ -120,14 +200,57 @@ export class Registry {
     changed: boolean,
     index: Index | null,
     logOffset: number,
-    logEnd: number,
+    log: LogRead,
     folders: string,
   ): ListRowsResult {
-    if (rebuild || changed || logEnd - logOffset > COMPACT_AFTER_BYTES || (!index && logEnd > 0) || (index && !index.fast)) {
+    const rotate = log.end > this.rotateAfterBytes;
+    if (rotate || rebuild || changed || log.end - logOffset > COMPACT_AFTER_BYTES || (!index && log.end > 0) || (index && (!index.fast || (index.log === null && log.ino !== null)))) {
       // An index of an older shape is kept as index.json.bak when it is rewritten.
-      this.writeIndex(rows, logEnd, folders, index !== null && !index.fast);
+      this.saveIndex(rows, log, folders, index, rotate, rebuild);
     }
     return { rows: [...rows.values()], missing, repairs };
+  }
+
+  /**
+   * Rewrites index.json from `rows` (which include the log up to `log.end`), if index.lock is
+   * free and index.json is still `base` or this is a rebuild (else another process is doing or did the same;
+   * the registry is a cache and the next reader redoes it). With `rotate`, the log is
+   * renamed away, what was appended to it since it was read is folded in, and index.json
+   * names a new, empty log.
+   */
+  private saveIndex(rows: Map<string, RowText>, log: LogRead, folders: string, base: Index | null, rotate: boolean, rebuild: boolean): void {
+    // A rebuild replaces whatever index.json holds; it waits for a rotation to finish.
+    if (!this.lock.tryOnce() && !(rebuild && this.waitForLock())) return;
+    try {
+      if (!rebuild && fileIno(this.layout.index) !== (base?.self ?? null)) return;
+      const backup = base !== null && !base.fast;
+      if (!rotate || log.ino === null) {
+        this.writeIndex(rows, log.end, folders, log.ino, backup);
+        return;
+      }
+      removeStaleTemps(this.layout.root, 'index.log');
+      const old = tempName(this.layout.indexLog);
+      fs.renameSync(this.layout.indexLog, old);
+      // Rows appended since the read are past log.end of the same file (a log of another
+      // generation cannot be here: rotations rewrite index.json, under this lock).
+      const fd = fs.openSync(old, 'r');
+      try {
+        foldRows(rows, readTail(fd, fs.fstatSync(fd, { bigint: true }).ino.toString() === log.ino ? log.end : 0).buf);
+      } finally {
+        fs.closeSync(fd);
+      }
+      const fresh = openLog(this.layout.indexLog);
+      let ino: string;
+      try {
+        ino = fs.fstatSync(fresh, { bigint: true }).ino.toString();
+      } finally {
+        fs.closeSync(fresh);
+      }
+      this.writeIndex(rows, 0, folders, ino, backup);
+      fs.rmSync(old, { force: true });
+    } finally {
+      this.lock.release();
+    }
   }
 
   /**
@@ -146,19 +269,22 @@ export class Registry {
     }
   }
 
-  private logSize(): number {
+  /** The log's size and inode, without reading it. */
+  private logState(): LogRead {
     try {
-      return fs.statSync(this.layout.indexLog).size;
+      const st = fs.statSync(this.layout.indexLog, { bigint: true });
+      return { end: Number(st.size), ino: st.ino.toString() };
     } catch {
-      return 0;
+      return { end: 0, ino: null };
     }
   }
 
   private readIndex(repairs: RepairReport[]): Index | null {
-    const raw = readIfExists(this.layout.index);
-    if (raw === null) return null;
-    const text = raw.toString('utf8');
-    const fast = splitIndex(text);
+    const read = readWithIno(this.layout.index);
+    if (read === null) return null;
+    const text = read.buf.toString('utf8');
+    const self = read.ino;
+    const fast = splitIndex(text, self);
     if (fast) return fast;
     try {
       const parsed = JSON.parse(text) as { format?: unknown; logOffset?: unknown; sessions?: unknown };
@@ -168,7 +294,7 @@ export class Registry {
       const list = (Array.isArray(parsed.sessions) ? parsed.sessions : Object.values(parsed.sessions)) as SessionSummary[];
       const rows = new Map<string, RowText>();
       for (const s of list) if (s && typeof s.id === 'string') rows.set(s.id, RowText.of(s));
-      return { logOffset: parsed.logOffset, folders: '', rows, fast: false };
+      return { logOffset: parsed.logOffset, folders: '', log: null, self, rows, fast: false };
     } catch (e) {
       let savedTo: string | null = null;
       try {
@@ -186,39 +312,68 @@ export class Registry {
     }
   }
 
-  /** Folds log rows after `offset` into `rows`; returns the offset of the last complete row. */
-  private foldLog(rows: Map<string, RowText>, offset: number): number {
-    const read = readFrom(this.layout.indexLog, offset);
-    if (read === null) return 0;
-    if (read.buf.length === 0) return read.start;
-    // A log shorter than the offset was reset by hand: all of it is new.
-    offset = read.start;
-    const text = read.buf.toString('utf8');
-    let end = offset;
-    let pos = 0;
-    for (;;) {
-      const nl = text.indexOf('\n', pos);
-      if (nl === -1) break;
-      const line = text.slice(pos, nl);
-      end += Buffer.byteLength(line) + 1;
-      pos = nl + 1;
-      try {
-        const row = RowText.of(JSON.parse(line) as SessionSummary);
-        const prev = rows.get(row.id);
-        if (row.id && (!prev || row.summary.revision >= prev.summary.revision)) rows.set(row.id, row);
-      } catch {
-        // a torn row: the next list re-derives that session if it is missing
-      }
+  /** Folds log rows after `offset` into `rows`; returns where the complete rows end, and which log it read. */
+  private foldLog(rows: Map<string, RowText>, offset: number): LogRead {
+    let fd: number;
+    try {
+      fd = fs.openSync(this.layout.indexLog, 'r');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { end: 0, ino: null };
+      throw e;
     }
-    return end;
+    try {
+      const ino = fs.fstatSync(fd, { bigint: true }).ino.toString();
+      // A log shorter than the offset was reset by hand: all of it is new.
+      const read = readTail(fd, offset);
+      return { end: read.start + foldRows(rows, read.buf), ino };
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 
   /** Rewrites index.json with these rows, one per line. */
-  private writeIndex(rows: Map<string, RowText>, logOffset: number, folders: string, backup = false): void {
+  private writeIndex(rows: Map<string, RowText>, logOffset: number, folders: string, log: string | null, backup = false): void {
     removeStaleTemps(this.layout.root, 'index.json');
     const body = [...rows.values()].map((r) => r.json).join(',\n');
-    atomicWrite(this.layout.index, `{"format":"baton.index","v":2,"logOffset":${logOffset},"folders":"${folders}","sessions":[\n${body}${body ? '\n' : ''}]}\n`, { backup });
+    const logField = log === null ? '' : `"log":"${log}",`;
+    atomicWrite(this.layout.index, `{"format":"baton.index","v":2,"logOffset":${logOffset},"folders":"${folders}",${logField}"sessions":[\n${body}${body ? '\n' : ''}]}\n`, { backup });
   }
+}
+
+/** Opens index.log for appending rows, creating it if needed. */
+function openLog(file: string): number {
+  return fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, FILE_MODE);
+}
+
+/** Inode of `file` as a string, or null when it does not exist. */
+function fileIno(file: string): string | null {
+  try {
+    return fs.statSync(file, { bigint: true }).ino.toString();
+  } catch {
+    return null;
+  }
+}
+
+/** Folds the complete rows of `buf` (log lines) into `rows`, the newest revision winning; returns the bytes they span. */
+function foldRows(rows: Map<string, RowText>, buf: Buffer): number {
+  const text = buf.toString('utf8');
+  let end = 0;
+  let pos = 0;
+  for (;;) {
+    const nl = text.indexOf('\n', pos);
+    if (nl === -1) break;
+    const line = text.slice(pos, nl);
+    end += Buffer.byteLength(line) + 1;
+    pos = nl + 1;
+    try {
+      const row = RowText.of(JSON.parse(line) as SessionSummary);
+      const prev = rows.get(row.id);
+      if (row.id && (!prev || row.summary.revision >= prev.summary.revision)) rows.set(row.id, row);
+    } catch {
+      // a torn row: the next list re-derives that session if it is missing
+    }
+  }
+  return end;
 }
 
 /** True when the rows account for exactly `live` live and `archived` archived folders. */
@@ -230,7 +385,7 @@ function countsMatch(rows: Map<string, RowText>, live: number, archived: number)
 }
 
 /** Reads index.json written by {@link Registry} by splitting lines; null if it has another shape. */
-function splitIndex(text: string): Index | null {
+function splitIndex(text: string, self: string): Index | null {
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   const m = HEADER.exec(lines[0] ?? '');
@@ -242,15 +397,24 @@ function splitIndex(text: string): Index | null {
     if (!row.wellFormed) return null;
     rows.set(row.id, row);
   }
-  return { logOffset: Number(m[1]), folders: m[2]!, rows, fast: true };
+  return { logOffset: Number(m[1]), folders: m[2]!, log: m[3] ?? null, self, rows, fast: true };
 }
 
 /**
- * The bytes of `file` from `offset` on (the log only grows, so the part before the offset is
- * already in index.json and is not read again), or all of it when the file is shorter than
- * `offset`; null when it does not exist.
+ * The bytes of an open file from `offset` on (the log only grows, so the part before the
+ * offset is already in index.json and is not read again), or all of it when the file is
+ * shorter than `offset`.
  */
-function readFrom(file: string, offset: number): { buf: Buffer; start: number } | null {
+function readTail(fd: number, offset: number): { buf: Buffer; start: number } {
+  const size = fs.fstatSync(fd).size;
+  const start = size < offset ? 0 : offset;
+  const buf = Buffer.allocUnsafe(size - start);
+  if (buf.length) fs.readSync(fd, buf, 0, buf.length, start);
+  return { buf, start };
+}
+
+/** A whole file and its inode, read through one descriptor; null when it does not exist. */
+function readWithIno(file: string): { buf: Buffer; ino: string } | null {
   let fd: number;
   try {
     fd = fs.openSync(file, 'r');
@@ -259,11 +423,7 @@ function readFrom(file: string, offset: number): { buf: Buffer; start: number } 
     throw e;
   }
   try {
-    const size = fs.fstatSync(fd).size;
-    const start = size < offset ? 0 : offset;
-    const buf = Buffer.allocUnsafe(size - start);
-    if (buf.length) fs.readSync(fd, buf, 0, buf.length, start);
-    return { buf, start };
+    return { ino: fs.fstatSync(fd, { bigint: true }).ino.toString(), buf: fs.readFileSync(fd) };
   } finally {
     fs.closeSync(fd);
   }

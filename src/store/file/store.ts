@@ -31,6 +31,8 @@ export interface FileStoreOptions {
   root: string;
   now?: () => Date;
   lockTimeoutMs?: number;
+  /** index.log is folded into index.json and started afresh past this many bytes (default 4 MiB). */
+  registryLogMaxBytes?: number;
 }
 
 interface Handle {
@@ -89,7 +91,7 @@ export class FileStore implements SessionStore {
     this.layout = new Layout(path.resolve(options.root));
     this.now = options.now ?? (() => new Date());
     this.lockTimeoutMs = options.lockTimeoutMs;
-    this.registry = new Registry(this.layout, this.now);
+    this.registry = new Registry(this.layout, this.now, options.registryLogMaxBytes);
     this.checkFormat();
     this.retention = new Retention(this.layout, this.now, this.lockTimeoutMs);
     this.notices = this.retention.recover();
