@@ -41,25 +41,73 @@ export function hashSources(reads: ReadResult[]): string {
 export type Parsed<T = unknown> = { ok: true; value: T } | { ok: false; problem: FormatProblem };
 
 /**
- * Parses a read file as JSON (or YAML with `yaml: true`). Empty files, syntax errors and
- * non-object documents become a `EMPTY_FILE` / `CORRUPT_FILE` problem, never a throw.
+ * Deepest nesting of objects and arrays a foreign document may have. Real session files stay
+ * under ten levels; a file nested thousands deep is damage (or an attack), and reading it
+ * whole would overflow the stack later (JSON.stringify, structuredClone, the journal).
+ */
+export const MAX_DOCUMENT_DEPTH = 100;
+
+/**
+ * True when `v` nests objects/arrays deeper than `max`. Iterative on purpose: a recursive walk
+ * would overflow on exactly the documents it is meant to catch.
+ */
+export function nestedDeeperThan(v: unknown, max = MAX_DOCUMENT_DEPTH): boolean {
+  const stack: Array<[unknown, number]> = [[v, 0]];
+  const seen = new Set<object>(); // YAML anchors can make the same node appear many times
+  while (stack.length > 0) {
+    const [cur, depth] = stack.pop()!;
+    if (cur === null || typeof cur !== 'object' || seen.has(cur)) continue;
+    if (depth + 1 > max) return true;
+    seen.add(cur);
+    for (const child of Array.isArray(cur) ? cur : Object.values(cur)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
+/** Result of {@link parseText}: the value, or why the text cannot be used (one line). */
+export type TextParse = { ok: true; value: unknown } | { ok: false; reason: string; tooDeep: boolean };
+
+/**
+ * Parses JSON or YAML text, never throwing: a syntax error, a stack overflow inside the
+ * parser, or a document nested deeper than {@link MAX_DOCUMENT_DEPTH} is a `reason`.
+ */
+export function parseText(text: string, yaml: boolean): TextParse {
+  const tooDeep = `it nests more than ${MAX_DOCUMENT_DEPTH} levels deep, which no session file does`;
+  let value: unknown;
+  try {
+    value = yaml ? yamlModule().parse(text) : JSON.parse(text);
+  } catch (e) {
+    // The yaml package reports its own stack overflow as a parse error carrying the message.
+    if (e instanceof RangeError || /Maximum call stack size exceeded/.test((e as Error).message)) return { ok: false, reason: tooDeep, tooDeep: true };
+    return { ok: false, reason: (e as Error).message.split('\n')[0] ?? String(e), tooDeep: false };
+  }
+  if (nestedDeeperThan(value)) return { ok: false, reason: tooDeep, tooDeep: true };
+  return { ok: true, value };
+}
+
+/**
+ * Parses a read file as JSON (or YAML with `yaml: true`). Empty files, syntax errors,
+ * documents nested deeper than {@link MAX_DOCUMENT_DEPTH} and non-object documents become an
+ * `EMPTY_FILE` / `CORRUPT_FILE` problem, never a throw.
  */
 export function parseDocument(r: ReadResult & { kind: 'ok' }, o: { yaml?: boolean; sessionId?: string | null } = {}): Parsed<Record<string, unknown>> {
   if (r.bytes.length === 0 || r.text.trim() === '') {
     return { ok: false, problem: problem('EMPTY_FILE', 'error', `${r.path} is empty.`, { path: r.path, sessionId: o.sessionId ?? null }) };
   }
-  let value: unknown;
-  try {
-    value = o.yaml ? yamlModule().parse(r.text) : JSON.parse(r.text);
-  } catch (e) {
+  const parsed = parseText(r.text, o.yaml === true);
+  if (!parsed.ok) {
     return {
       ok: false,
-      problem: problem('CORRUPT_FILE', 'error', `${r.path} does not parse as ${o.yaml ? 'YAML' : 'JSON'}: ${(e as Error).message.split('\n')[0]}.`, {
+      problem: problem('CORRUPT_FILE', 'error', `${r.path} does not parse as ${o.yaml ? 'YAML' : 'JSON'}: ${parsed.reason}.`, {
         path: r.path,
         sessionId: o.sessionId ?? null,
+        ...(parsed.tooDeep ? { hint: 'Restore the file from a backup or version control; baton does not read documents nested this deep.', details: { maxDepth: MAX_DOCUMENT_DEPTH } } : {}),
       }),
     };
   }
+  const value = parsed.value;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { ok: false, problem: problem('CORRUPT_FILE', 'error', `${r.path} does not hold an object.`, { path: r.path, sessionId: o.sessionId ?? null }) };
   }
