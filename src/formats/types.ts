@@ -23,6 +23,7 @@ export const PROBLEM_CODES = {
   UNSAFE_PATH: 'a path with "..", an absolute path or a link leading outside the inspected folder; not followed',
   CORRUPT_FILE: 'a file that cannot be parsed (details.backup names a usable backup, if any)',
   EMPTY_FILE: 'a zero-byte file where a document was expected',
+  UNREADABLE: 'a file or folder baton may not read (permission denied); its content is unknown, not damaged',
   MISSING_FILE: 'a file the layout or a registry/manifest names is not there',
   TRUNCATED_LINE: 'a JSONL line that does not parse (typically a torn last line); skipped',
   MISSING_FIELD: 'a required field is absent; a default was assumed (details.field, details.assumed)',

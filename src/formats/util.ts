@@ -3,8 +3,8 @@
  * report the same way.
  */
 import { createHash } from 'node:crypto';
-import type { ReadResult } from './safe-dir.js';
-import type { FormatProblem, ProblemCode, ProblemSeverity } from './types.js';
+import type { ReadResult, SafeDir } from './safe-dir.js';
+import type { FormatAdapter, FormatProblem, InspectReport, ProblemCode, ProblemSeverity } from './types.js';
 import { yamlModule } from './yaml.js';
 
 /** Builds a {@link FormatProblem}. */
@@ -140,4 +140,18 @@ export function rest(o: Record<string, unknown>, known: readonly string[]): Reco
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(o)) if (!known.includes(k)) out[k] = v;
   return out;
+}
+
+/**
+ * Wraps an adapter's inspect so the folders it could not list or search (permission denied)
+ * are reported as `UNREADABLE` in the tree's problems, unless the adapter already reported
+ * that path itself: an unreadable folder must not pass for an empty one.
+ */
+export function reportingAccess(inspect: FormatAdapter['inspect']): FormatAdapter['inspect'] {
+  return async (dir: SafeDir, now: Date): Promise<InspectReport> => {
+    const report = await inspect(dir, now);
+    const seen = new Set([...report.problems, ...report.sessions.flatMap((s) => s.problems)].filter((p) => p.code === 'UNREADABLE').map((p) => p.path));
+    const extra = dir.accessProblems().filter((p) => !seen.has(p.path));
+    return extra.length ? { ...report, problems: [...report.problems, ...extra] } : report;
+  };
 }

@@ -7,7 +7,7 @@
  */
 import type { ReadResult, SafeDir } from '../safe-dir.js';
 import type { FormatAdapter, FormatProblem, ForeignSession, InspectReport } from '../types.js';
-import { parseDocument, problem, str } from '../util.js';
+import { parseDocument, problem, reportingAccess, str } from '../util.js';
 import { ARCHIVE_DIR, findSessionsDir, idOfFileName, joinRel, POINTER_FILE, sessionFiles } from './layout.js';
 import { describePointer, parsePointer, type Pointer } from './pointer.js';
 import { readSession, runningAgents } from './read.js';
@@ -64,7 +64,7 @@ export const bmadAdapter: FormatAdapter = {
     }
   },
 
-  async inspect(dir: SafeDir): Promise<InspectReport> {
+  inspect: reportingAccess(async (dir: SafeDir): Promise<InspectReport> => {
     const found = await findSessionsDir(dir);
     const problems: FormatProblem[] = [...found.problems];
     const S = found.rel;
@@ -165,7 +165,7 @@ export const bmadAdapter: FormatAdapter = {
       s.resume = bmadResume(s, docs.get(s.id)!, pointer, pointer?.id ? ids.has(pointer.id) : false);
     }
     return { format: 'bmad', root: dir.root, sessions, problems };
-  },
+  }),
 
   exportPlan: bmadExportPlan,
 };
