@@ -216,6 +216,12 @@ export interface WritePlan {
   }>;
   /** Relative paths to remove after the writes (e.g. an active file moved to the archive). */
   removes: string[];
+  /**
+   * What the adapter had to change to write the session safely (e.g. an imported id that
+   * would name a path outside the folder, replaced by one derived from the baton id), for the
+   * export to report. Absent: nothing to report.
+   */
+  problems?: FormatProblem[];
 }
 
 /** What export hands an adapter. */

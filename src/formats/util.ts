@@ -4,7 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { ReadResult, SafeDir } from './safe-dir.js';
-import type { FormatAdapter, FormatProblem, InspectReport, ProblemCode, ProblemSeverity } from './types.js';
+import { slugify } from '../domain/ids.js';
+import type { ExportInput, FormatAdapter, FormatProblem, InspectReport, ProblemCode, ProblemSeverity } from './types.js';
 import { yamlModule } from './yaml.js';
 
 /** Builds a {@link FormatProblem}. */
@@ -153,5 +154,32 @@ export function reportingAccess(inspect: FormatAdapter['inspect']): FormatAdapte
     const seen = new Set([...report.problems, ...report.sessions.flatMap((s) => s.problems)].filter((p) => p.code === 'UNREADABLE').map((p) => p.path));
     const extra = dir.accessProblems().filter((p) => !seen.has(p.path));
     return extra.length ? { ...report, problems: [...report.problems, ...extra] } : report;
+  };
+}
+
+/**
+ * True for a foreign id that can name a file or folder inside the session folder: starts with
+ * a letter, digit or "_", then letters, digits, ".", "_", "-"; no "..", at most 128 chars.
+ */
+export function isSafeFileId(id: string): boolean {
+  return id.length <= 128 && /^[A-Za-z0-9_][A-Za-z0-9._-]*$/.test(id) && !id.includes('..');
+}
+
+/**
+ * The export input with a foreign id safe to name files with. An imported id such as
+ * "../../x" imports fine (it is only data there) but would name a path outside the output
+ * folder: it is replaced by the baton id (slugged if need be) and an `UNSAFE_PATH` warning
+ * says so, instead of refusing the whole export.
+ */
+export function withSafeForeignId(input: ExportInput, format: string, safe: (id: string) => boolean = isSafeFileId): { input: ExportInput; problem: FormatProblem | null } {
+  if (safe(input.foreignId)) return { input, problem: null };
+  const fallback = safe(input.state.id) ? input.state.id : slugify(input.state.id, 100);
+  return {
+    input: { ...input, foreignId: fallback },
+    problem: problem('UNSAFE_PATH', 'warning', `The ${format} session id ${JSON.stringify(input.foreignId)} cannot name a file inside the output folder; the session was written as ${JSON.stringify(fallback)} (from the baton id) instead.`, {
+      sessionId: fallback,
+      hint: `The toolkit will know the session as ${fallback}; rename it there if another name is wanted.`,
+      details: { field: 'session_id', value: input.foreignId, written: fallback },
+    }),
   };
 }

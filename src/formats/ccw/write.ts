@@ -16,7 +16,7 @@ import path from 'node:path';
 import type { Phase, PhaseStatus, SessionState, SessionStatus } from '../../domain/state.js';
 import type { SafeDir } from '../safe-dir.js';
 import type { ExportInput, WritePlan } from '../types.js';
-import { obj, parseText, str } from '../util.js';
+import { obj, parseText, str, withSafeForeignId } from '../util.js';
 import { ARCHIVING_MARKER, type CcwLayout, MARKER_PREFIX, PLACE_DIRS, REGISTRY_FILE, SESSION_FILE } from './layout.js';
 import { listBackups } from './read.js';
 import { CURRENT_VERSION, TASK_FILES_KEY } from './session-file.js';
@@ -233,8 +233,11 @@ async function filesUnder(out: SafeDir, rel: string, acc: string[], depth = 0): 
 }
 
 /** Plans the files that put `input.state` in CCW's layout under `out`. */
-export async function planCcwExport(input: ExportInput, out: SafeDir): Promise<WritePlan> {
-  const plan: WritePlan = { writes: [], removes: [] };
+export async function planCcwExport(given: ExportInput, out: SafeDir): Promise<WritePlan> {
+  // The folder is slugged from the id (folderName), but CCW commands build paths from the
+  // session_id and registry id too: one with "/" or ".." would lead them out of .workflow/.
+  const { input, problem: idProblem } = withSafeForeignId(given, 'CCW', (id) => id.trim() !== '' && !/[\\/\0]/.test(id) && id !== '..' && id !== '.');
+  const plan: WritePlan = { writes: [], removes: [], ...(idProblem ? { problems: [idProblem] } : {}) };
   const { state } = input;
   const o = origin(input.original);
   const prefix = path.basename(out.root) === '.workflow' ? '' : '.workflow/';

@@ -17,7 +17,7 @@ import type { Phase, SessionState, SessionStatus } from '../../domain/state.js';
 import { foreignTime } from '../import.js';
 import type { SafeDir } from '../safe-dir.js';
 import type { ExportInput, WritePlan } from '../types.js';
-import { obj, str } from '../util.js';
+import { obj, str, withSafeForeignId } from '../util.js';
 import { bodyStatuses, renderPhaseSection } from './body.js';
 import { isMaestroDocument, parseSessionText, renderSessionText, type MaestroDocument } from './frontmatter.js';
 import { DEFAULT_STATE_DIRS, PLAN_FIELDS } from './plans.js';
@@ -212,12 +212,11 @@ export function renderMaestro(input: ExportInput, original: MaestroDocument | nu
 }
 
 /** See the module comment. Refuses (ACTIVE_EXISTS) to overwrite another live session's active file. */
-export async function maestroExportPlan(input: ExportInput, out: SafeDir): Promise<WritePlan> {
+export async function maestroExportPlan(given: ExportInput, out: SafeDir): Promise<WritePlan> {
+  const { input, problem: idProblem } = withSafeForeignId(given, 'Maestro');
   const id = input.foreignId;
-  if (!/^[A-Za-z0-9_][A-Za-z0-9._-]*$/.test(id) || id.includes('..')) {
-    throw new BatonError('BAD_INPUT', `The Maestro session id ${JSON.stringify(id)} cannot name a file in state/archive/.`, { hint: 'Use a session id made of letters, digits, "_", "-" and ".".' });
-  }
-  const { doc, gate } = originals(input.original, id);
+  // The imported documents are found by the id they hold, which may be the unsafe one.
+  const { doc, gate } = originals(input.original, given.foreignId);
   const sd = await stateDirIn(out);
   const activeRel = join(sd, 'state/active-session.md');
   const archiveRel = join(sd, `state/archive/${id}.md`);
@@ -251,7 +250,7 @@ export async function maestroExportPlan(input: ExportInput, out: SafeDir): Promi
   }
 
   const rendered = renderMaestro(input, base ?? doc);
-  const plan: WritePlan = { writes: [{ path: archived ? archiveRel : activeRel, content: renderSessionText(rendered), backup: false }], removes: [] };
+  const plan: WritePlan = { writes: [{ path: archived ? archiveRel : activeRel, content: renderSessionText(rendered), backup: false }], removes: [], ...(idProblem ? { problems: [idProblem] } : {}) };
   if (archived) {
     if (activeExists && activeHolder === id) plan.removes.push(activeRel);
     if (await out.exists(gateRel)) plan.removes.push(gateRel); // a lingering gate would approve a later session reusing the id
