@@ -20,7 +20,7 @@ import type { ExportInput, WritePlan } from '../types.js';
 import { obj, str, withSafeForeignId } from '../util.js';
 import { bodyStatuses, renderPhaseSection } from './body.js';
 import { isMaestroDocument, parseSessionText, renderSessionText, type MaestroDocument } from './frontmatter.js';
-import { DEFAULT_STATE_DIRS, PLAN_FIELDS } from './plans.js';
+import { candidates, DEFAULT_STATE_DIRS, PLAN_FIELDS } from './plans.js';
 import { MAESTRO_PHASE_STATUSES } from './phases.js';
 import { isMinimal } from './session.js';
 
@@ -211,6 +211,36 @@ export function renderMaestro(input: ExportInput, original: MaestroDocument | nu
   return { frontmatterFormat: original?.frontmatterFormat ?? 'yaml', frontmatter: out, body };
 }
 
+/**
+ * Maestro's archive moves the design and plan to `plans/archive/` (and verifies no plan is
+ * left in `plans/`): each plan the session names that is in the output folder outside
+ * `plans/archive/` is planned as a write there plus a removal. Only files already in `out`
+ * move; baton holds no plan content. The frontmatter keeps the original paths, as Maestro's
+ * does (readers look in `plans/archive/` for an archived session).
+ */
+async function planPlanMoves(fm: Fm, out: SafeDir, sd: string, plan: WritePlan): Promise<void> {
+  const moved = new Set<string>();
+  for (const [field] of PLAN_FIELDS) {
+    const p = str(fm[field])?.replace(/\\/g, '/');
+    if (!p || p.trim() === '') continue;
+    for (const c of candidates(p, sd)) {
+      const chk = await out.check(c);
+      if (!chk.ok) break; // never follow a plan path that leads out (inspect reports it)
+      if (chk.rel.split('/').includes('archive')) continue;
+      const r = await out.read(chk.rel);
+      if (r.kind !== 'ok') continue;
+      const to = join(sd, `plans/archive/${chk.rel.split('/').pop()!}`);
+      if (to === chk.rel || moved.has(chk.rel) || moved.has(to)) break; // one file per name in plans/archive/
+      moved.add(chk.rel);
+      moved.add(to);
+      // The bytes as they are (BOM, CRLF): SafeDir's text is normalized for reading.
+      plan.writes.push({ path: to, content: r.bytes.toString('utf8'), backup: false });
+      plan.removes.push(chk.rel);
+      break;
+    }
+  }
+}
+
 /** See the module comment. Refuses (ACTIVE_EXISTS) to overwrite another live session's active file. */
 export async function maestroExportPlan(given: ExportInput, out: SafeDir): Promise<WritePlan> {
   const { input, problem: idProblem } = withSafeForeignId(given, 'Maestro');
@@ -252,6 +282,7 @@ export async function maestroExportPlan(given: ExportInput, out: SafeDir): Promi
   const rendered = renderMaestro(input, base ?? doc);
   const plan: WritePlan = { writes: [{ path: archived ? archiveRel : activeRel, content: renderSessionText(rendered), backup: false }], removes: [], ...(idProblem ? { problems: [idProblem] } : {}) };
   if (archived) {
+    await planPlanMoves(rendered.frontmatter, out, sd, plan);
     if (activeExists && activeHolder === id) plan.removes.push(activeRel);
     if (await out.exists(gateRel)) plan.removes.push(gateRel); // a lingering gate would approve a later session reusing the id
   } else {
