@@ -183,3 +183,17 @@ export function withSafeForeignId(input: ExportInput, format: string, safe: (id:
     }),
   };
 }
+
+/**
+ * A duration for people: "45 s", "12 min", "3 h", "328 days" (rounded down to the largest
+ * unit that fits; "1 day" in the singular). Negative durations (a clock ahead of baton's)
+ * are written as "0 s".
+ */
+export function humanDuration(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h`;
+  const d = Math.floor(s / 86400);
+  return `${d} day${d === 1 ? '' : 's'}`;
+}

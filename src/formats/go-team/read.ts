@@ -7,7 +7,7 @@
 import type { SessionStatus } from '../../domain/state.js';
 import type { ReadResult, SafeDir } from '../safe-dir.js';
 import type { FormatProblem, ForeignFile, ForeignSession, ForeignTokens, ForeignUnit, InspectReport } from '../types.js';
-import { arr, hashSources, num, obj, parseDocument, problem, str } from '../util.js';
+import { arr, hashSources, humanDuration, num, obj, parseDocument, problem, str } from '../util.js';
 import { verifyChecksum } from './checksum.js';
 import { join, locate, type Layout } from './layout.js';
 import { adviseResume, type UsableCheckpoint } from './resume.js';
@@ -315,7 +315,7 @@ async function readSession(
     const age = lastBeat === null ? null : Math.round((ctx.now.getTime() - lastBeat) / 1000);
     if (age === null || age > HEARTBEAT_LIMIT_SECONDS) {
       status = 'interrupted';
-      problems.push(problem('STALE_ACTIVE', 'warning', `Session ${id} says active but ${age === null ? 'has no updated_at/saved_at' : `was last saved ${age} s ago`}, beyond Go Team's ${HEARTBEAT_LIMIT_SECONDS} s heartbeat limit; it is reported interrupted.`, {
+      problems.push(problem('STALE_ACTIVE', 'warning', `Session ${id} says active but ${age === null ? 'has no updated_at/saved_at' : `was last saved ${humanDuration(age)} ago`}, beyond Go Team's ${humanDuration(HEARTBEAT_LIMIT_SECONDS)} heartbeat limit; it is reported interrupted.`, {
         sessionId: id,
         path: regPath,
         details: { lastHeartbeat: lastBeat === null ? null : new Date(lastBeat).toISOString(), ageSeconds: age, limitSeconds: HEARTBEAT_LIMIT_SECONDS },
