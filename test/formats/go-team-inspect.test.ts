@@ -373,3 +373,30 @@ describe('go-team: registry integrity', () => {
     expect(o.resume.action).toBe('refuse');
   });
 });
+
+describe('go-team: an error inside a step (recovery.json interrupt_reason "error")', () => {
+  it('is an unresolved error of the step it happened in, with agent, time and action, and a resume warning', async () => {
+    const s = session(await inspectCase('interrupted-error'), 'session-e4404e00');
+    expect(s.status).toBe('interrupted');
+    const err = {
+      unitId: '4',
+      agent: 'go-coder-agent',
+      time: '2025-12-28T21:41:00Z',
+      type: 'error',
+      message: 'Interrupted by an error during step 4 (implementation): go build ./... failed: undefined: PaymentRepo.',
+      resolved: false,
+      resolution: null,
+    };
+    expect(s.units.find((u) => u.id === '4')!.errors).toEqual([err]);
+    expect(s.units.filter((u) => u.id !== '4').flatMap((u) => u.errors)).toEqual([]);
+    expect(s.unresolvedErrors).toEqual([err]);
+    expect(s.resume.warnings.some((w) => w.includes('go build ./... failed') && w.includes('before resuming'))).toBe(true);
+  });
+
+  it('an interruption that is not an error (crash, timeout, disconnect) records no error', async () => {
+    for (const c of ['interrupted-string', 'interrupted-boolean', 'corrupt-checkpoint']) {
+      const r = await inspectCase(c);
+      expect(r.sessions.flatMap((s) => [...s.unresolvedErrors, ...s.units.flatMap((u) => u.errors)])).toEqual([]);
+    }
+  });
+});
