@@ -105,6 +105,18 @@ describe.skipIf(!canDrop)('unreadable files and folders (permission denied)', ()
     expect(s.resume.options.find((o) => o.recommended)!.loses).toMatch(/^Nothing/);
   });
 
+  it('bmad: the pointer at a session whose file is unreadable is not DANGLING_ACTIVE ("clear the pointer")', () => {
+    const d = copyCase('bmad', 'active');
+    const file = '_bmad-output/sessions/SES202601-ACME-AUDIT.yaml';
+    fs.chmodSync(path.join(d, file), 0o000);
+    const r = inspectAsNobody('bmad', d);
+    expect(r.problems.map((p) => p.code)).not.toContain('DANGLING_ACTIVE');
+    const p = r.problems.find((x) => x.path === file)!;
+    expect(p.code).toBe('UNREADABLE');
+    expect(p.message).toContain('active-session.yaml names it as the active session');
+    expect(p.hint).toMatch(/permissions/);
+  });
+
   it('maestro: an unreadable archive folder is reported, not taken for an empty one', () => {
     const d = copyCase('maestro', 'completed-archived');
     const archive = fs.readdirSync(path.join(d), { recursive: true, encoding: 'utf8' }).find((p) => p.endsWith(path.join('state', 'archive')))!;
