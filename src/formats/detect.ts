@@ -65,14 +65,33 @@ export async function detect(dir: SafeDir, adapters: readonly FormatAdapter[]): 
   return { kind: 'found', adapter: adapters.find((a) => a.name === best.format)!, scores: s };
 }
 
+/** Options of {@link namedAdapter}. */
+export interface NamedAdapterOptions {
+  /**
+   * Whether the command accepts `auto` (detection): true (the default) for inspect and
+   * import, which read; false for export and mirror, which write and so need a named layout.
+   * Only changes the wording of the refusal, so it never suggests what the command refuses.
+   */
+  allowAuto?: boolean;
+}
+
 /** The adapter named `name` among `adapters`; `BAD_INPUT` for an unknown or unavailable layout. */
-export function namedAdapter(name: string, adapters: readonly FormatAdapter[]): FormatAdapter {
+export function namedAdapter(name: string, adapters: readonly FormatAdapter[], o: NamedAdapterOptions = {}): FormatAdapter {
   const a = adapters.find((x) => x.name === name);
   if (a) return a;
+  const allowAuto = o.allowAuto ?? true;
   const known = (FORMAT_NAMES as readonly string[]).includes(name);
+  const names = adapters.map((x) => x.name).join(', ') || '(none available)';
+  const details = { format: name, available: adapters.map((x) => x.name) };
+  if (name === 'auto' && !allowAuto) {
+    throw new BatonError('BAD_INPUT', 'This command writes a layout, so it needs the layout named: "auto" (detection) only applies to inspect and import.', {
+      hint: `Use --format with one of: ${names}.`,
+      details,
+    });
+  }
   throw new BatonError('BAD_INPUT', known ? `The ${name} layout is not available in this build of baton.` : `Unknown session layout ${JSON.stringify(name)}.`, {
-    hint: `Use --format with one of: ${adapters.map((x) => x.name).join(', ') || '(none available)'}${known ? '' : ', or auto'}.`,
-    details: { format: name, available: adapters.map((x) => x.name) },
+    hint: `Use --format with one of: ${names}${known || !allowAuto ? '' : ', or auto'}.`,
+    details,
   });
 }
 

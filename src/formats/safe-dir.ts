@@ -6,6 +6,7 @@
  * writes are atomic (unique temp file, fsync, rename, directory fsync).
  */
 import { randomBytes } from 'node:crypto';
+import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { BatonError } from '../domain/errors.js';
@@ -52,6 +53,30 @@ function unsafe(rel: string, why: string): FormatProblem {
   };
 }
 
+/** True for the errors a read gets when the user running baton lacks permission. */
+function isDenied(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  return code === 'EACCES' || code === 'EPERM';
+}
+
+/**
+ * `UNREADABLE`: the file or folder is there (or may be) but baton may not read it. Kept apart
+ * from CORRUPT_FILE / MISSING_FILE because the content may be intact: the way out is fixing
+ * permissions, never restoring a backup or starting fresh.
+ */
+export function unreadable(rel: string, what: 'file' | 'folder', e: unknown): FormatProblem {
+  const code = (e as NodeJS.ErrnoException | null)?.code ?? 'EACCES';
+  return {
+    code: 'UNREADABLE',
+    severity: 'error',
+    sessionId: null,
+    path: rel,
+    message: `The ${what} ${rel === '' ? '(the inspected folder itself)' : rel} cannot be read: permission denied (${code}); its content is unknown, not damaged.`,
+    hint: `Check the permissions of ${rel === '' ? 'the folder' : rel} (and of the folders above it) for the user running baton, then run again; do not restore a backup or start fresh because of this.`,
+    details: { errno: code },
+  };
+}
+
 function isInside(root: string, p: string): boolean {
   const r = path.relative(root, p);
   return r === '' || (!r.startsWith('..') && !path.isAbsolute(r));
@@ -60,6 +85,18 @@ function isInside(root: string, p: string): boolean {
 /** A folder whose files may be read (and, for export, written) only inside it. */
 export class SafeDir {
   private constructor(readonly root: string) {}
+
+  /** Folders (and paths below unsearchable folders) a list/exists could not read, by path. */
+  private readonly denied = new Map<string, FormatProblem>();
+
+  /**
+   * `UNREADABLE` problems for the folders that {@link list} and {@link exists} could not read
+   * (they answer "empty" / "absent" so callers stay simple): an adapter adds these to its
+   * report, so a permission problem is never mistaken for a missing session.
+   */
+  accessProblems(): FormatProblem[] {
+    return [...this.denied.values()].map((p) => ({ ...p }));
+  }
 
   /**
    * Opens `dir` (resolved against `cwd`). `NOT_FOUND` when it does not exist, `BAD_INPUT`
@@ -71,12 +108,19 @@ export class SafeDir {
     let real: string;
     try {
       real = await fs.realpath(abs);
-    } catch {
+    } catch (e) {
+      if (isDenied(e)) throw deniedFolder(abs, e);
       throw new BatonError('NOT_FOUND', `The folder ${abs} does not exist.`, { hint: 'Give the path of the folder that holds the sessions.' });
     }
     const st = await fs.stat(real);
     if (!st.isDirectory()) {
       throw new BatonError('BAD_INPUT', `${abs} is not a folder.`, { hint: 'Give the folder that holds the session files, not a file in it.' });
+    }
+    try {
+      // An unreadable root would otherwise look like an empty folder ("no known layout").
+      await fs.access(real, fsConstants.R_OK | fsConstants.X_OK);
+    } catch (e) {
+      throw deniedFolder(abs, e);
     }
     return new SafeDir(real);
   }
@@ -130,6 +174,7 @@ export class SafeDir {
       mtimeMs = st.mtimeMs;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing', path: c.rel };
+      if (isDenied(e)) return { kind: 'error', path: c.rel, problem: unreadable(c.rel, 'file', e) };
       return { kind: 'error', path: c.rel, problem: { code: 'CORRUPT_FILE', severity: 'error', sessionId: null, path: c.rel, message: `${c.rel} cannot be read: ${(e as Error).message}.`, hint: 'Check the file permissions.' } };
     }
     let text = bytes.toString('utf8');
@@ -140,14 +185,18 @@ export class SafeDir {
     return { kind: 'ok', path: c.rel, text, bytes, bom, crlf, mtimeMs };
   }
 
-  /** Entries of a folder, sorted by name; `[]` when it is missing or unsafe (check first to report). */
+  /**
+   * Entries of a folder, sorted by name; `[]` when it is missing or unsafe (check first to
+   * report) or unreadable (recorded for {@link accessProblems}).
+   */
   async list(rel = ''): Promise<DirEntry[]> {
     const c = await this.check(rel);
     if (!c.ok) return [];
     let ents;
     try {
       ents = await fs.readdir(c.abs, { withFileTypes: true });
-    } catch {
+    } catch (e) {
+      if (isDenied(e)) this.denied.set(c.rel, unreadable(c.rel, 'folder', e));
       return [];
     }
     return ents
@@ -166,7 +215,12 @@ export class SafeDir {
     try {
       await fs.stat(c.abs);
       return true;
-    } catch {
+    } catch (e) {
+      // A folder above it is not searchable: report that folder, whose content is unknown.
+      if (isDenied(e)) {
+        const parent = c.rel.includes('/') ? c.rel.slice(0, c.rel.lastIndexOf('/')) : '';
+        if (!this.denied.has(parent)) this.denied.set(parent, unreadable(parent, 'folder', e));
+      }
       return false;
     }
   }
@@ -224,6 +278,14 @@ export class SafeDir {
     }
     await fsyncDir(path.dirname(abs));
   }
+}
+
+function deniedFolder(abs: string, e: unknown): BatonError {
+  const code = (e as NodeJS.ErrnoException | null)?.code ?? 'EACCES';
+  return new BatonError('BAD_INPUT', `The folder ${abs} cannot be read: permission denied (${code}).`, {
+    hint: 'Check the permissions of the folder (and of the folders above it) for the user running baton.',
+    details: { path: abs, reason: 'UNREADABLE', errno: code },
+  });
 }
 
 async function fsyncDir(dir: string): Promise<void> {

@@ -23,6 +23,7 @@ export const PROBLEM_CODES = {
   UNSAFE_PATH: 'a path with "..", an absolute path or a link leading outside the inspected folder; not followed',
   CORRUPT_FILE: 'a file that cannot be parsed (details.backup names a usable backup, if any)',
   EMPTY_FILE: 'a zero-byte file where a document was expected',
+  UNREADABLE: 'a file or folder baton may not read (permission denied); its content is unknown, not damaged',
   MISSING_FILE: 'a file the layout or a registry/manifest names is not there',
   TRUNCATED_LINE: 'a JSONL line that does not parse (typically a torn last line); skipped',
   MISSING_FIELD: 'a required field is absent; a default was assumed (details.field, details.assumed)',
@@ -215,6 +216,12 @@ export interface WritePlan {
   }>;
   /** Relative paths to remove after the writes (e.g. an active file moved to the archive). */
   removes: string[];
+  /**
+   * What the adapter had to change to write the session safely (e.g. an imported id that
+   * would name a path outside the folder, replaced by one derived from the baton id), for the
+   * export to report. Absent: nothing to report.
+   */
+  problems?: FormatProblem[];
 }
 
 /** What export hands an adapter. */

@@ -353,3 +353,26 @@ describe('bmad inspect: tolerant reading and path safety', () => {
     }
   });
 });
+
+describe('bmad inspect: a failed agent', () => {
+  it('is a failed unit, named in the resume warnings with its output file, and the unit resume points at', async () => {
+    const r = await inspect('failed-agent');
+    expect(r.problems.filter((p) => p.severity !== 'info')).toEqual([]);
+    const s = only(r);
+    expect(s.rawStatus).toBe('active');
+    expect(s.units.map((u) => [u.id, u.name, u.status, u.rawStatus])).toEqual([
+      ['agent-301', 'ux-designer', 'completed', 'completed'],
+      ['agent-302', 'dev', 'failed', 'failed'],
+    ]);
+    expect(s.resume.action).toBe('continue');
+    expect(s.resume.unitId).toBe('agent-302');
+    expect(s.resume.warnings).toEqual([
+      'Agent agent-302 (dev) failed at 2026-02-03T15:15:00Z; its output _bmad-output/temp/dev-302.md may be missing or partial: re-spawn it or record why its work is not needed before continuing.',
+    ]);
+  });
+
+  it('a session without failed agents gets no such warning', async () => {
+    const s = only(await inspect('paused'));
+    expect(s.resume.warnings.filter((w) => /^Agent \S+ \([^)]*\) failed/.test(w))).toEqual([]);
+  });
+});

@@ -143,6 +143,14 @@ describe('go-team: the heartbeat rule (60 s)', () => {
     expect(late.problems.find((x) => x.code === 'STALE_ACTIVE')?.details?.ageSeconds).toBe(61);
   });
 
+  it('says how long ago in words a person reads: minutes, hours, days (not a count of seconds)', async () => {
+    const msg = async (at: string) => session(await inspectCase('stale-active', new Date(at)), 'session-5ta1e000').problems.find((x) => x.code === 'STALE_ACTIVE')!.message;
+    expect(await msg('2025-12-28T22:00:00Z')).toContain('was last saved 15 min ago, beyond Go Team\'s 1 min heartbeat limit');
+    expect(await msg('2025-12-29T00:50:00Z')).toContain('was last saved 3 h ago');
+    expect(await msg('2026-11-21T21:45:00Z')).toContain('was last saved 328 days ago');
+    expect(await msg('2026-11-21T21:45:00Z')).not.toMatch(/\d{5,} s/);
+  });
+
   it('resumes an interrupted session after its last checkpoint (step 4 done by checkpoint and count) with three options', async () => {
     const s = session(await inspectCase('stale-active'), 'session-5ta1e000');
     expect(unitStatuses(s)).toBe('1:completed 2:completed 3:completed 4:completed 5:pending 6:pending 7:pending 8:pending 9:pending');
@@ -363,5 +371,32 @@ describe('go-team: registry integrity', () => {
     expect(o.status).toBe('completed'); // its synthesis checkpoint is valid
     expect(o.title).toBe('orphaned');
     expect(o.resume.action).toBe('refuse');
+  });
+});
+
+describe('go-team: an error inside a step (recovery.json interrupt_reason "error")', () => {
+  it('is an unresolved error of the step it happened in, with agent, time and action, and a resume warning', async () => {
+    const s = session(await inspectCase('interrupted-error'), 'session-e4404e00');
+    expect(s.status).toBe('interrupted');
+    const err = {
+      unitId: '4',
+      agent: 'go-coder-agent',
+      time: '2025-12-28T21:41:00Z',
+      type: 'error',
+      message: 'Interrupted by an error during step 4 (implementation): go build ./... failed: undefined: PaymentRepo.',
+      resolved: false,
+      resolution: null,
+    };
+    expect(s.units.find((u) => u.id === '4')!.errors).toEqual([err]);
+    expect(s.units.filter((u) => u.id !== '4').flatMap((u) => u.errors)).toEqual([]);
+    expect(s.unresolvedErrors).toEqual([err]);
+    expect(s.resume.warnings.some((w) => w.includes('go build ./... failed') && w.includes('before resuming'))).toBe(true);
+  });
+
+  it('an interruption that is not an error (crash, timeout, disconnect) records no error', async () => {
+    for (const c of ['interrupted-string', 'interrupted-boolean', 'corrupt-checkpoint']) {
+      const r = await inspectCase(c);
+      expect(r.sessions.flatMap((s) => [...s.unresolvedErrors, ...s.units.flatMap((u) => u.errors)])).toEqual([]);
+    }
   });
 });

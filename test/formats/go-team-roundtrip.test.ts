@@ -42,6 +42,7 @@ const CASES: Array<[string, string[]]> = [
   ['completed', ['session-c0111e7e']],
   ['failed', ['session-fa11ed00']],
   ['rolled-back', ['session-r011bac0']],
+  ['interrupted-error', ['session-e4404e00']],
   ['corrupt-checkpoint', ['session-c0aa0b70']],
   ['dangling', ['session-d0000001']],
   ['two-active', ['session-a0000001', 'session-b0000002']],
@@ -284,7 +285,7 @@ describe('go-team export: a session born in baton', () => {
 describe('go-team: import → export → import through the manager', () => {
   const manager = (): SessionManager => clockedManager('2026-01-05T10:00:00Z');
 
-  it.each(['interrupted-boolean', 'rolled-back', 'completed', 'interrupted-string', 'failed'])('%s: the second import equals the first', async (c) => {
+  it.each(['interrupted-boolean', 'rolled-back', 'completed', 'interrupted-string', 'failed', 'interrupted-error'])('%s: the second import equals the first', async (c) => {
     const o = { cwd: '/', now: () => NOW, adapters: [goTeamAdapter] };
     const m1 = manager();
     const first = await importPath(m1, path.join(FIXTURES, c), 'go-team', o);

@@ -280,3 +280,28 @@ describe('maestro export: SafeDir root variants', () => {
     expect(await maestroAdapter.detect(dir)).toBe(1);
   });
 });
+
+describe('maestro export: archiving moves the plans too', () => {
+  it('a completed session exported over its live files moves design and plan to plans/archive/ (no ARCHIVE_COPIED)', async () => {
+    const { m, o } = setup();
+    const out = await tempDir();
+    await fs.cp(path.join(FIXTURES, 'mid-run-yaml'), out, { recursive: true });
+    const crlf = '# Design\r\n\r\nwith CRLF\r\n';
+    await fs.writeFile(path.join(out, '.gemini/plans/2026-03-01-auth-service-design.md'), crlf);
+    const imp = await importPath(m, out, 'maestro', o);
+    const id = imp.sessions[0]!.id!;
+    await m.lifecycle(id, 'complete');
+    const r = await exportSession(m, id, 'maestro', out, o);
+    expect(r.written.sort()).toEqual([
+      '.gemini/plans/archive/2026-03-01-auth-service-design.md',
+      '.gemini/plans/archive/2026-03-01-auth-service-impl-plan.md',
+      '.gemini/state/archive/2026-03-01-auth-service.md',
+    ]);
+    expect(r.removed.sort()).toEqual(['.gemini/plans/2026-03-01-auth-service-design.md', '.gemini/plans/2026-03-01-auth-service-impl-plan.md', '.gemini/state/active-session.md']);
+    expect(await fs.readFile(path.join(out, '.gemini/plans/archive/2026-03-01-auth-service-design.md'), 'utf8')).toBe(crlf);
+    const after = await inspect(out);
+    const all = [...after.problems, ...after.sessions.flatMap((s) => s.problems)];
+    expect(all.filter((p) => p.code === 'ARCHIVE_COPIED' || p.code === 'MISSING_PLAN')).toEqual([]);
+    expect(only(after)).toMatchObject({ archived: true, rawStatus: 'completed' });
+  });
+});

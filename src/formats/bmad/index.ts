@@ -7,7 +7,7 @@
  */
 import type { ReadResult, SafeDir } from '../safe-dir.js';
 import type { FormatAdapter, FormatProblem, ForeignSession, InspectReport } from '../types.js';
-import { parseDocument, problem, str } from '../util.js';
+import { parseDocument, problem, reportingAccess, str } from '../util.js';
 import { ARCHIVE_DIR, findSessionsDir, idOfFileName, joinRel, POINTER_FILE, sessionFiles } from './layout.js';
 import { describePointer, parsePointer, type Pointer } from './pointer.js';
 import { readSession, runningAgents } from './read.js';
@@ -15,6 +15,14 @@ import { bmadResume } from './resume.js';
 import { bmadExportPlan } from './write.js';
 
 type Doc = Record<string, unknown>;
+
+/** A pointer value that would be a path rather than a file name if joined into one. */
+function isPathLike(id: string): boolean {
+  return /[\\/\0]/.test(id) || id === '..' || id === '.';
+}
+
+/** Codes of a session file that is there but could not be read as a session. */
+const BROKEN_FILE_CODES = new Set(['CORRUPT_FILE', 'EMPTY_FILE', 'UNREADABLE']);
 interface Found {
   id: string;
   fileId: string;
@@ -64,7 +72,7 @@ export const bmadAdapter: FormatAdapter = {
     }
   },
 
-  async inspect(dir: SafeDir): Promise<InspectReport> {
+  inspect: reportingAccess(async (dir: SafeDir): Promise<InspectReport> => {
     const found = await findSessionsDir(dir);
     const problems: FormatProblem[] = [...found.problems];
     const S = found.rel;
@@ -128,7 +136,28 @@ export const bmadAdapter: FormatAdapter = {
     // Pointer against the sessions.
     const ids = new Set(sessions.map((s) => s.id));
     const target = pointer && pointer.id !== null ? sessions.find((s) => s.id === pointer!.id) ?? null : null;
-    if (pointer && pointer.id !== null && !target) {
+    const pointedId = pointer?.id ?? null;
+    // Problems already reported for the file the pointer names (it exists but could not be read).
+    const unreadableTarget = pointedId === null ? null : problems.find((p) => BROKEN_FILE_CODES.has(p.code) && p.sessionId === pointedId && p.path !== pointer!.path) ?? null;
+    if (pointer && pointedId !== null && !target && isPathLike(pointedId)) {
+      problems.push(
+        problem('UNSAFE_PATH', 'error', `${pointer.path} names ${JSON.stringify(pointedId)}, which is not a session id but a path${pointedId.includes('..') ? ' climbing out with ".."' : ''}; it was not followed.`, {
+          path: pointer.path,
+          sessionId: null,
+          hint: 'Point it at an existing session by its id (SESSION switch), or clear the pointer.',
+          details: { pointer: pointedId, style: pointer.style },
+        }),
+      );
+    } else if (pointer && pointedId !== null && !target && unreadableTarget) {
+      // Not dangling: the file is there. Its own problem says what is wrong; it also says now
+      // that this is the active session, so the way out is fixing the file, not the pointer.
+      const i = problems.indexOf(unreadableTarget);
+      problems[i] = {
+        ...unreadableTarget,
+        message: `${unreadableTarget.message} ${pointer.path} names it as the active session.`,
+        details: { ...(unreadableTarget.details ?? {}), activePointer: pointer.path },
+      };
+    } else if (pointer && pointer.id !== null && !target) {
       problems.push(
         problem('DANGLING_ACTIVE', 'error', `${pointer.path} names ${pointer.id}, but there is no ${joinRel(S, `${pointer.id}.yaml`)} (nor an archived copy).`, {
           path: pointer.path,
@@ -162,10 +191,10 @@ export const bmadAdapter: FormatAdapter = {
       if (orphans.length > 0 && s.rawStatus !== null && s.rawStatus !== 'active') {
         s.problems.push(problem('ORPHANED_AGENT', 'warning', `${s.id} is ${s.archived ? 'archived' : s.rawStatus} but agent${orphans.length === 1 ? '' : 's'} ${orphans.map((u) => u.id).join(', ')} ${orphans.length === 1 ? 'is' : 'are'} still marked running.`, { sessionId: s.id, path: s.path, hint: 'Check their output files and mark them completed or failed.', details: { agents: orphans.map((u) => u.id) } }));
       }
-      s.resume = bmadResume(s, docs.get(s.id)!, pointer, pointer?.id ? ids.has(pointer.id) : false);
+      s.resume = bmadResume(s, docs.get(s.id)!, pointer, pointer?.id ? ids.has(pointer.id) || unreadableTarget !== null : false);
     }
     return { format: 'bmad', root: dir.root, sessions, problems };
-  },
+  }),
 
   exportPlan: bmadExportPlan,
 };

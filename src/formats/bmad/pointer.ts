@@ -6,8 +6,7 @@
  */
 import type { ReadResult } from '../safe-dir.js';
 import type { FormatProblem } from '../types.js';
-import { problem, str } from '../util.js';
-import { yamlModule } from '../yaml.js';
+import { parseText, problem, str } from '../util.js';
 
 export type PointerStyle = 'bare' | 'session_id' | 'active_session' | 'copy' | 'empty';
 
@@ -28,18 +27,17 @@ const SESSION_KEYS = ['status', 'tokens', 'created', 'last_updated', 'agents_spa
 /** Parses the pointer; a file that cannot be understood is a problem and no pointer. */
 export function parsePointer(r: ReadResult & { kind: 'ok' }): { pointer: Pointer | null; problem: FormatProblem | null } {
   if (r.text.trim() === '') return { pointer: { path: r.path, style: 'empty', id: null, value: null }, problem: null };
-  let v: unknown;
-  try {
-    v = yamlModule().parse(r.text);
-  } catch (e) {
+  const parsed = parseText(r.text, true);
+  if (!parsed.ok) {
     return {
       pointer: null,
-      problem: problem('CORRUPT_FILE', 'error', `${r.path} does not parse as YAML: ${(e as Error).message.split('\n')[0]}; no session can be taken as active.`, {
+      problem: problem('CORRUPT_FILE', 'error', `${r.path} does not parse as YAML: ${parsed.reason}; no session can be taken as active.`, {
         path: r.path,
         hint: 'Rewrite it as "session_id: <id>" (or remove it to have no active session).',
       }),
     };
   }
+  const v = parsed.value;
   const pointer = pointerFromValue(r.path, v);
   if (pointer) return { pointer, problem: null };
   return {

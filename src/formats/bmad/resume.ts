@@ -25,6 +25,13 @@ export function bmadResume(s: ForeignSession, doc: Record<string, unknown>, poin
   if (orphans.length > 0 && !active) {
     warnings.push(`Agent${orphans.length === 1 ? '' : 's'} ${orphans.map((u) => `${u.id} (${u.name})`).join(', ')} still marked running in a ${s.rawStatus} session: orphaned; check ${orphans.flatMap((u) => u.files.map((f) => f.path)).join(', ') || 'their output'} and mark them completed or failed.`);
   }
+  // BMAD records only that an agent failed (status, completed time, output file), no error
+  // text: the failure is surfaced so resuming does not carry on as if its output existed.
+  const failed = s.units.filter((u) => u.status === 'failed');
+  for (const u of failed) {
+    const out = u.files.map((f) => f.path).join(', ');
+    warnings.push(`Agent ${u.id} (${u.name}) failed${u.completedAt ? ` at ${u.completedAt}` : ''}${out ? `; its output ${out} may be missing or partial` : ''}: re-spawn it or record why its work is not needed before continuing.`);
+  }
   const blocker = str(obj(doc['current_focus'])['blocker']);
   if (blocker) warnings.push(`Blocker: ${blocker}`);
   const t = s.tokens as BmadTokens | null;
@@ -61,7 +68,7 @@ export function bmadResume(s: ForeignSession, doc: Record<string, unknown>, poin
   const running = orphans[0] ?? null;
   return {
     ...base,
-    unitId: running?.id ?? null,
+    unitId: running?.id ?? failed[failed.length - 1]?.id ?? null,
     action: 'continue',
     reason: `Active session ${s.id}${s.rawStatus === 'paused' ? ' (paused: resuming makes it active again)' : ''}: ${carryOn}.`,
   };

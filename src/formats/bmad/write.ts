@@ -17,7 +17,7 @@ import type { Phase, SessionState } from '../../domain/state.js';
 import type { SafeDir } from '../safe-dir.js';
 import type { ExportInput, WritePlan } from '../types.js';
 import { foreignTime } from '../import.js';
-import { arr, num, obj, str } from '../util.js';
+import { arr, num, obj, str, withSafeForeignId } from '../util.js';
 import { yamlModule } from '../yaml.js';
 import { ARCHIVE_DIR, findSessionsDir, joinRel, POINTER_FILE } from './layout.js';
 import { parsePointer, type Pointer, pointerFromValue, type PointerStyle } from './pointer.js';
@@ -200,7 +200,8 @@ function pointerContent(style: PointerStyle, id: string, prev: unknown, doc: Doc
 }
 
 /** The write plan of a session in BMAD's layout. */
-export async function bmadExportPlan(input: ExportInput, out: SafeDir): Promise<WritePlan> {
+export async function bmadExportPlan(given: ExportInput, out: SafeDir): Promise<WritePlan> {
+  const { input, problem: idProblem } = withSafeForeignId(given, 'BMAD');
   const { doc: orig, pointer: origPointer } = originalDocs(input.original);
   const doc = sessionDocument(input, orig);
   const S = await sessionsDir(out);
@@ -216,7 +217,7 @@ export async function bmadExportPlan(input: ExportInput, out: SafeDir): Promise<
   const prevValue = current?.value ?? origParsed?.value ?? null;
   const closed = input.state.archived || doc['status'] === 'closed' || doc['status'] === 'completed';
   const text = yamlModule().stringify(doc);
-  const plan: WritePlan = { writes: [], removes: [] };
+  const plan: WritePlan = { writes: [], removes: [], ...(idProblem ? { problems: [idProblem] } : {}) };
   if (closed) {
     plan.writes.push({ path: arch, content: text, backup: false });
     if (await out.exists(live)) plan.removes.push(live);

@@ -5,7 +5,7 @@
  */
 import type { SafeDir } from '../safe-dir.js';
 import type { FormatAdapter, InspectReport } from '../types.js';
-import { problem } from '../util.js';
+import { problem, reportingAccess } from '../util.js';
 import { findProjects, STATE_FILE } from './layout.js';
 import { readProject } from './read.js';
 import { bmitExportPlan } from './write.js';
@@ -28,7 +28,7 @@ export const bmitAdapter: FormatAdapter = {
     }
   },
 
-  async inspect(dir: SafeDir): Promise<InspectReport> {
+  inspect: reportingAccess(async (dir: SafeDir): Promise<InspectReport> => {
     const found = await findProjects(dir);
     const repoRootRel = found.layout === 'root' ? '' : null;
     const sessions = [];
@@ -46,7 +46,7 @@ export const bmitAdapter: FormatAdapter = {
       problems.push(problem('UNKNOWN_FORMAT', 'error', `No bmit project (agent-output/<project>/${STATE_FILE}) under ${dir.root}.`, { hint: 'Give the repository root, its agent-output folder or one project folder.' }));
     }
     return { format: 'bmit', root: dir.root, sessions, problems };
-  },
+  }),
 
   exportPlan: bmitExportPlan,
 };

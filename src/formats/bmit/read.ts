@@ -58,6 +58,16 @@ function chooseDocument(project: string, state: ReadResult, bak: ReadResult, pro
   } else if (state.kind === 'missing') {
     first = problem('STATE_MISSING', 'warning', `${stateRel} does not exist (only ${[bak.kind === 'ok' ? BAK_FILE : null].filter(Boolean).join(', ') || 'companion files'} found).`, { sessionId: project, path: stateRel });
     why = `${stateRel} does not exist.`;
+  } else if (state.problem.code === 'UNREADABLE') {
+    // Permission denied: the file may be intact, so none of bmit's recovery rules apply (a
+    // fresh start from the template would throw the progress away).
+    problems.push({
+      ...state.problem,
+      sessionId: project,
+      message: `${state.problem.message}${usableBak ? ` Until it can be read, the session is shown from ${bak.path}, which may be older.` : ''}`,
+      details: { ...(state.problem.details ?? {}), backup: usableBak ? bak.path : null },
+    });
+    return { doc: usableBak, from: usableBak ? bak.path : null, recovery: { unusable: true, unreadable: true, backup: usableBak ? bak.path : null, why: `${stateRel} cannot be read (permission denied).` } };
   } else {
     first = { ...state.problem, sessionId: project };
     why = `${stateRel} cannot be read.`;
@@ -186,11 +196,11 @@ export async function readProject(dir: SafeDir, proj: BmitProject, repoRootRel: 
   const prereq = prerequisiteProblems(units, id, file);
   problems.push(...prereq);
   const resume = bmitResume(units, prereq, chosen.recovery);
-  if (chosen.recovery.unusable && !chosen.recovery.backup && handoff.kind === 'ok') {
+  if (chosen.recovery.unusable && !chosen.recovery.unreadable && !chosen.recovery.backup && handoff.kind === 'ok') {
     // bmit's orchestrator falls back to the handoff (then an artifact scan) when the JSON is gone.
     resume.reason += ` ${handoff.path} exists: bmit's orchestrator reads it (then scans the artifacts) to see where the project stood before starting over.`;
   }
-  const pos = chosen.recovery.unusable && !chosen.recovery.backup ? units[0] ?? null : positionOf(units);
+  const pos = chosen.recovery.unreadable ? null : chosen.recovery.unusable && !chosen.recovery.backup ? units[0] ?? null : positionOf(units);
   if (handoff.kind === 'ok') {
     const mism = handoffMismatches(handoff.text, units, doc);
     if (mism.length > 0) {

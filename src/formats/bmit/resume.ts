@@ -20,6 +20,11 @@ export interface Recovery {
   backup: string | null;
   /** Why the state file is unusable, in words. */
   why: string | null;
+  /**
+   * The state file exists but may not be read (permission denied): its content is unknown,
+   * not damaged, so no recovery (backup, template) is advised, only fixing the permissions.
+   */
+  unreadable?: boolean;
 }
 
 const NOT_DONE = new Set(['pending', 'in_progress', 'blocked', 'failed']);
@@ -74,6 +79,20 @@ function recoveryOptions(r: Recovery): RecoveryOption[] {
 
 /** The resume advice for a project's units. */
 export function bmitResume(units: ForeignUnit[], prereq: FormatProblem[], r: Recovery): ResumeAdvice {
+  if (r.unreadable) {
+    const live: RecoveryOption = {
+      kind: 'live',
+      target: null,
+      description: 'Fix the permissions of the state file, then resume from it as it is.',
+      loses: 'Nothing: the file is unreadable, not damaged.',
+      recommended: true,
+    };
+    return {
+      unitId: null, action: 'refuse', subStep: null, retryLimit: null, retriesUsed: null, lastCompleted: null, options: [live], recommended: 'live',
+      warnings: prereq.map((p) => p.message),
+      reason: `${r.why} Check its permissions and run again; do not restore the backup or start fresh from the template, which would lose the progress it may still hold.`,
+    };
+  }
   const done = units.filter((u) => u.status === 'completed');
   const lastCompleted = done.length > 0 ? done[done.length - 1]!.id : null;
   const options = recoveryOptions(r);

@@ -6,6 +6,7 @@
  */
 import type { SafeDir } from '../safe-dir.js';
 import type { FormatAdapter } from '../types.js';
+import { reportingAccess } from '../util.js';
 import { looksLikeWorkflowDir, workflowPrefix } from './layout.js';
 import { inspectCcw } from './read.js';
 import { planCcwExport } from './write.js';
@@ -27,6 +28,6 @@ export const ccwAdapter: FormatAdapter = {
       return 0;
     }
   },
-  inspect: inspectCcw,
+  inspect: reportingAccess(inspectCcw),
   exportPlan: planCcwExport,
 };

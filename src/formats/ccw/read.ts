@@ -353,7 +353,16 @@ async function readCandidate(dir: SafeDir, c: Candidate, ctx: ReadContext): Prom
       }),
     );
   });
-  if (fileProblem) {
+  const fileUnreadable = fileProblem?.code === 'UNREADABLE';
+  if (fileProblem && fileUnreadable) {
+    // The content is unknown, not damaged: keep the permission hint, offer no rollback.
+    fileProblem.details = { ...(fileProblem.details ?? {}), backup: goodBackup?.path ?? null };
+    problems.push(fileProblem);
+    if (goodBackup) {
+      doc = goodBackup.doc;
+      documents[goodBackup.path] = doc;
+    }
+  } else if (fileProblem) {
     fileProblem.hint = goodBackup
       ? `Restore ${goodBackup.path} over ${filePath} (CCW's rollback to the last known good state), or rebuild from IMPL_PLAN.md.`
       : `No backup in ${folder}/.backups parses: rebuild the session from the planning documents (IMPL_PLAN.md, TODO_LIST.md).`;
@@ -473,7 +482,7 @@ async function readCandidate(dir: SafeDir, c: Candidate, ctx: ReadContext): Prom
     units: sd.units,
     currentUnit: sd.currentUnit,
     folder,
-    file: { path: filePath, ok: fileOk },
+    file: { path: filePath, ok: fileOk, unreadable: fileUnreadable },
     present,
     backups,
   });

@@ -5,7 +5,7 @@
  * id is reported and the last line wins (an append-only registry's latest word).
  */
 import type { FormatProblem } from '../types.js';
-import { problem, str } from '../util.js';
+import { parseText, problem, str } from '../util.js';
 
 /** One registry line that parsed. */
 export interface RegistryEntry {
@@ -32,12 +32,10 @@ export function parseRegistry(text: string, path: string): Registry {
   lines.forEach((line, i) => {
     const n = i + 1;
     if (line.trim() === '') return;
-    let v: unknown;
-    try {
-      v = JSON.parse(line);
-    } catch (e) {
+    const parsed = parseText(line, false);
+    if (!parsed.ok) {
       problems.push(
-        problem('TRUNCATED_LINE', 'warning', `Line ${n} of ${path} does not parse as JSON (${(e as Error).message}); it was skipped, the other lines were read.`, {
+        problem('TRUNCATED_LINE', 'warning', `Line ${n} of ${path} does not parse as JSON (${parsed.reason}); it was skipped, the other lines were read.`, {
           path,
           hint: 'A torn last line is what an interrupted append leaves; remove the line or re-register the session.',
           details: { line: n, text: line.length > 200 ? `${line.slice(0, 200)}…` : line },
@@ -45,6 +43,7 @@ export function parseRegistry(text: string, path: string): Registry {
       );
       return;
     }
+    const v = parsed.value;
     const o = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
     const id = o ? str(o.id) : null;
     if (!o || !id) {

@@ -22,8 +22,11 @@ export interface ResumeInput {
   currentUnit: string | null;
   /** Session folder, relative to the inspected root. */
   folder: string;
-  /** Main file and whether it parsed. */
-  file: { path: string; ok: boolean };
+  /**
+   * Main file and whether it parsed; `unreadable` when reading it was denied (its content is
+   * unknown, not damaged: no rollback or rebuild is advised for it).
+   */
+  file: { path: string; ok: boolean; unreadable?: boolean };
   /** Names (relative to the folder) of files present in the session folder. */
   present: Set<string>;
   /** `.backups/session-*.json`, newest first, with whether each parses. */
@@ -44,6 +47,14 @@ export function adviseResume(i: ResumeInput): { advice: ResumeAdvice; problems: 
   const warnings: string[] = [];
   const lastCompleted = [...i.units].reverse().find((u) => u.status === 'completed')?.id ?? null;
   const base = { subStep: null, retryLimit: null, retriesUsed: null, lastCompleted, options: [] as RecoveryOption[], recommended: null, warnings };
+
+  if (i.file.unreadable) {
+    // Without the file the units are unknown: any other advice (archive, rollback, rebuild)
+    // would be built on nothing, and a rebuild would lose progress the file may still hold.
+    const live: RecoveryOption = { kind: 'live', target: i.file.path, description: `Fix the permissions of ${i.file.path}, then resume from it as it is.`, loses: 'Nothing: the file is unreadable, not damaged.', recommended: true };
+    warnings.push(`${i.file.path} cannot be read (permission denied): check its permissions before resuming; do not roll back or rebuild because of this.`);
+    return { advice: { ...base, lastCompleted: null, unitId: null, action: 'refuse', options: [live], recommended: 'live', reason: `${i.file.path} cannot be read (permission denied): CCW's resume needs it; check its permissions and run again.` }, problems };
+  }
 
   const review = i.units.find((u) => u.id.toLowerCase() === 'review');
   if (i.archiving) {

@@ -16,7 +16,7 @@ import path from 'node:path';
 import type { Phase, PhaseStatus, SessionState, SessionStatus } from '../../domain/state.js';
 import type { SafeDir } from '../safe-dir.js';
 import type { ExportInput, WritePlan } from '../types.js';
-import { obj, str } from '../util.js';
+import { obj, parseText, str, withSafeForeignId } from '../util.js';
 import { ARCHIVING_MARKER, type CcwLayout, MARKER_PREFIX, PLACE_DIRS, REGISTRY_FILE, SESSION_FILE } from './layout.js';
 import { listBackups } from './read.js';
 import { CURRENT_VERSION, TASK_FILES_KEY } from './session-file.js';
@@ -233,8 +233,11 @@ async function filesUnder(out: SafeDir, rel: string, acc: string[], depth = 0): 
 }
 
 /** Plans the files that put `input.state` in CCW's layout under `out`. */
-export async function planCcwExport(input: ExportInput, out: SafeDir): Promise<WritePlan> {
-  const plan: WritePlan = { writes: [], removes: [] };
+export async function planCcwExport(given: ExportInput, out: SafeDir): Promise<WritePlan> {
+  // The folder is slugged from the id (folderName), but CCW commands build paths from the
+  // session_id and registry id too: one with "/" or ".." would lead them out of .workflow/.
+  const { input, problem: idProblem } = withSafeForeignId(given, 'CCW', (id) => id.trim() !== '' && !/[\\/\0]/.test(id) && id !== '..' && id !== '.');
+  const plan: WritePlan = { writes: [], removes: [], ...(idProblem ? { problems: [idProblem] } : {}) };
   const { state } = input;
   const o = origin(input.original);
   const prefix = path.basename(out.root) === '.workflow' ? '' : '.workflow/';
@@ -326,14 +329,11 @@ async function registryWrite(input: ExportInput, o: Origin, out: SafeDir, prefix
   let existing: Record<string, unknown> | null = null;
   const idx: number[] = [];
   lines.forEach((l, i) => {
-    try {
-      const v = JSON.parse(l) as unknown;
-      if (obj(v).id === input.foreignId) {
-        idx.push(i);
-        existing = obj(v);
-      }
-    } catch {
-      // Torn or garbled lines stay as they are: not ours to repair.
+    // Torn, garbled or absurdly nested lines stay as they are: not ours to repair.
+    const p = parseText(l, false);
+    if (p.ok && obj(p.value).id === input.foreignId) {
+      idx.push(i);
+      existing = obj(p.value);
     }
   });
   const line: Record<string, unknown> = { ...(o.registryLine ?? {}), ...(existing ?? {}) };

@@ -4,7 +4,7 @@
  */
 import type { SafeDir } from '../safe-dir.js';
 import type { FormatAdapter } from '../types.js';
-import { obj, parseDocument } from '../util.js';
+import { obj, parseDocument, reportingAccess } from '../util.js';
 import { join, locate } from './layout.js';
 import { inspectTree } from './read.js';
 import { planExport } from './write.js';
@@ -33,6 +33,6 @@ export const goTeamAdapter: FormatAdapter = {
   name: 'go-team',
   description: 'Go Team checkpoints: checkpoints/sessions.json registry, <session>/manifest.json, state.json, recovery.json, cp-*.json',
   detect,
-  inspect: inspectTree,
+  inspect: reportingAccess(inspectTree),
   exportPlan: planExport,
 };

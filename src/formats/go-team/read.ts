@@ -6,8 +6,8 @@
  */
 import type { SessionStatus } from '../../domain/state.js';
 import type { ReadResult, SafeDir } from '../safe-dir.js';
-import type { FormatProblem, ForeignFile, ForeignSession, ForeignTokens, ForeignUnit, InspectReport } from '../types.js';
-import { arr, hashSources, num, obj, parseDocument, problem, str } from '../util.js';
+import type { FormatProblem, ForeignError, ForeignFile, ForeignSession, ForeignTokens, ForeignUnit, InspectReport } from '../types.js';
+import { arr, hashSources, humanDuration, num, obj, parseDocument, problem, str } from '../util.js';
 import { verifyChecksum } from './checksum.js';
 import { join, locate, type Layout } from './layout.js';
 import { adviseResume, type UsableCheckpoint } from './resume.js';
@@ -315,7 +315,7 @@ async function readSession(
     const age = lastBeat === null ? null : Math.round((ctx.now.getTime() - lastBeat) / 1000);
     if (age === null || age > HEARTBEAT_LIMIT_SECONDS) {
       status = 'interrupted';
-      problems.push(problem('STALE_ACTIVE', 'warning', `Session ${id} says active but ${age === null ? 'has no updated_at/saved_at' : `was last saved ${age} s ago`}, beyond Go Team's ${HEARTBEAT_LIMIT_SECONDS} s heartbeat limit; it is reported interrupted.`, {
+      problems.push(problem('STALE_ACTIVE', 'warning', `Session ${id} says active but ${age === null ? 'has no updated_at/saved_at' : `was last saved ${humanDuration(age)} ago`}, beyond Go Team's ${humanDuration(HEARTBEAT_LIMIT_SECONDS)} heartbeat limit; it is reported interrupted.`, {
         sessionId: id,
         path: regPath,
         details: { lastHeartbeat: lastBeat === null ? null : new Date(lastBeat).toISOString(), ageSeconds: age, limitSeconds: HEARTBEAT_LIMIT_SECONDS },
@@ -331,6 +331,13 @@ async function readSession(
   const stepsCompleted = typeof obj(e.progress).steps_completed === 'number' ? num(obj(e.progress).steps_completed) : null;
   const units = buildUnits(id, cps, usableCps, currentStep, stepsCompleted, status, liveState, problems, sdir);
   const inFlight = units.find((u) => u.status !== 'completed' && u.status !== 'skipped') ?? null;
+  const interruptError = recoveryError(recovery, status, currentStep);
+  if (interruptError) {
+    // The step the error happened in holds it; a step baton does not know keeps it on the session.
+    const u = units.find((x) => x.id === interruptError.unitId);
+    if (u) u.errors.push(interruptError);
+    else interruptError.unitId = null;
+  }
 
   // ---- tokens ----
   let tokens: ForeignTokens | null = null;
@@ -363,6 +370,9 @@ async function readSession(
     live,
     recovery,
   });
+  if (interruptError && !interruptError.resolved) {
+    resume.warnings.push(`${interruptError.message.replace(/\.$/, '')} (recovery.json): find out what failed before resuming, or the step will fail again.`);
+  }
   const outputs = obj(live?.outputs);
   const findings = arr(outputs.review_comments).map((rc) => {
     const o = obj(rc);
@@ -385,7 +395,7 @@ async function readSession(
     units,
     position: { unitId: inFlight?.id ?? null, subStep: inFlight?.subStep ?? null },
     resume,
-    unresolvedErrors: [],
+    unresolvedErrors: interruptError && !interruptError.resolved ? [interruptError] : [],
     tokens,
     decisions: [],
     findings,
@@ -551,6 +561,30 @@ function filesOf(id: string, cp: Cp, problems: FormatProblem[]): ForeignFile[] {
     }
   }
   return out;
+}
+
+/**
+ * The one error Go Team records: on an error inside a step it saves the error state and
+ * recovery metadata (`recovery.json`, `interrupt_reason: "error"`) and does not mark the
+ * session failed. Other reasons (timeout, crash, disconnect) are interruptions, not errors.
+ * Resolved once the session is completed (the step was redone since).
+ */
+function recoveryError(recovery: Record<string, unknown> | null, status: SessionStatus, currentStep: number | null): ForeignError | null {
+  if (!recovery || str(recovery.interrupt_reason) !== 'error') return null;
+  const last = obj(recovery.last_known_state);
+  const step = str(last.step) ?? (currentStep !== null ? String(currentStep) : null);
+  const action = str(last.action);
+  const stepName = str(last.step_name);
+  const where = step === null ? 'a step' : `step ${step}${stepName ? ` (${stepName})` : ''}`;
+  return {
+    unitId: step,
+    agent: str(last.agent),
+    time: str(recovery.interrupted_at),
+    type: 'error',
+    message: `Interrupted by an error during ${where}${action ? `: ${action}` : ''}.`,
+    resolved: status === 'completed',
+    resolution: null,
+  };
 }
 
 /** The nine steps with statuses derived from the checkpoints, the current step and the session status. */

@@ -4,6 +4,7 @@
  * (`JSON.stringify(data, null, 2)`) and can only read that back. We read both and write
  * each file back in the flavour it came in, so neither generation of the toolkit is cut off.
  */
+import { parseText } from '../util.js';
 import { yamlModule } from '../yaml.js';
 
 /** The flavour of a frontmatter block. */
@@ -45,13 +46,9 @@ export function parseSessionText(text: string): FrontmatterParse {
   const body = lines.slice(end + 1).join('\n');
   if (fmText.trim() === '') return { ok: false, reason: 'its frontmatter block is empty' };
   const json = fmText.trimStart().startsWith('{');
-  let value: unknown;
-  try {
-    value = json ? JSON.parse(fmText) : yamlModule().parse(fmText);
-  } catch (e) {
-    const first = (e as Error).message.split('\n')[0];
-    return { ok: false, reason: `its ${json ? 'JSON' : 'YAML'} frontmatter does not parse: ${first}` };
-  }
+  const parsed = parseText(fmText, !json);
+  if (!parsed.ok) return { ok: false, reason: `its ${json ? 'JSON' : 'YAML'} frontmatter does not parse: ${parsed.reason}` };
+  const value = parsed.value;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { ok: false, reason: 'its frontmatter does not hold a mapping of fields' };
   }

@@ -5,6 +5,7 @@
  * `.gemini/` or `docs/maestro/`. See FORMATS.md §1.
  */
 import type { FormatAdapter } from '../types.js';
+import { reportingAccess } from '../util.js';
 import { detectMaestro, inspectMaestro } from './inspect.js';
 import { maestroExportPlan } from './write.js';
 
@@ -13,6 +14,6 @@ export const maestroAdapter: FormatAdapter = {
   name: 'maestro',
   description: 'Maestro (Gemini CLI): <state_dir>/state/active-session.md with YAML or JSON frontmatter, state/archive/, plans/',
   detect: (dir) => detectMaestro(dir),
-  inspect: (dir) => inspectMaestro(dir),
+  inspect: reportingAccess((dir) => inspectMaestro(dir)),
   exportPlan: (input, out) => maestroExportPlan(input, out),
 };

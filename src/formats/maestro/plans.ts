@@ -27,12 +27,13 @@ interface PlanCtx {
   express: boolean;
 }
 
-function join(a: string, b: string): string {
+/** Joins relative paths ('' is the root). */
+export function join(a: string, b: string): string {
   return a === '' ? b : `${a}/${b}`;
 }
 
 /** The relative places a plan path may mean, most literal first. */
-function candidates(p: string, stateDir: string): string[] {
+export function candidates(p: string, stateDir: string): string[] {
   const out = [p, join(stateDir, p)];
   for (const d of DEFAULT_STATE_DIRS) if (p.startsWith(`${d}/`)) out.push(join(stateDir, p.slice(d.length + 1)));
   return [...new Set(out)];

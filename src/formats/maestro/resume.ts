@@ -7,7 +7,11 @@
  */
 import type { ForeignUnit, ResumeAdvice } from '../types.js';
 
-/** MAESTRO_MAX_RETRIES' default: retries allowed per phase before escalating to the user. */
+/**
+ * MAESTRO_MAX_RETRIES' default: retries allowed per phase before escalating to the user.
+ * Always applied: the adapter interface carries no environment, and reading process.env here
+ * would make a report depend on baton's shell rather than Maestro's (docs/formats/maestro.md).
+ */
 export const MAESTRO_MAX_RETRIES = 2;
 
 /** What the resume rules need to know about the session besides its phases. */

@@ -17,10 +17,10 @@ import type { Phase, SessionState, SessionStatus } from '../../domain/state.js';
 import { foreignTime } from '../import.js';
 import type { SafeDir } from '../safe-dir.js';
 import type { ExportInput, WritePlan } from '../types.js';
-import { obj, str } from '../util.js';
+import { obj, str, withSafeForeignId } from '../util.js';
 import { bodyStatuses, renderPhaseSection } from './body.js';
 import { isMaestroDocument, parseSessionText, renderSessionText, type MaestroDocument } from './frontmatter.js';
-import { DEFAULT_STATE_DIRS, PLAN_FIELDS } from './plans.js';
+import { candidates, DEFAULT_STATE_DIRS, PLAN_FIELDS } from './plans.js';
 import { MAESTRO_PHASE_STATUSES } from './phases.js';
 import { isMinimal } from './session.js';
 
@@ -211,13 +211,42 @@ export function renderMaestro(input: ExportInput, original: MaestroDocument | nu
   return { frontmatterFormat: original?.frontmatterFormat ?? 'yaml', frontmatter: out, body };
 }
 
-/** See the module comment. Refuses (ACTIVE_EXISTS) to overwrite another live session's active file. */
-export async function maestroExportPlan(input: ExportInput, out: SafeDir): Promise<WritePlan> {
-  const id = input.foreignId;
-  if (!/^[A-Za-z0-9_][A-Za-z0-9._-]*$/.test(id) || id.includes('..')) {
-    throw new BatonError('BAD_INPUT', `The Maestro session id ${JSON.stringify(id)} cannot name a file in state/archive/.`, { hint: 'Use a session id made of letters, digits, "_", "-" and ".".' });
+/**
+ * Maestro's archive moves the design and plan to `plans/archive/` (and verifies no plan is
+ * left in `plans/`): each plan the session names that is in the output folder outside
+ * `plans/archive/` is planned as a write there plus a removal. Only files already in `out`
+ * move; baton holds no plan content. The frontmatter keeps the original paths, as Maestro's
+ * does (readers look in `plans/archive/` for an archived session).
+ */
+async function planPlanMoves(fm: Fm, out: SafeDir, sd: string, plan: WritePlan): Promise<void> {
+  const moved = new Set<string>();
+  for (const [field] of PLAN_FIELDS) {
+    const p = str(fm[field])?.replace(/\\/g, '/');
+    if (!p || p.trim() === '') continue;
+    for (const c of candidates(p, sd)) {
+      const chk = await out.check(c);
+      if (!chk.ok) break; // never follow a plan path that leads out (inspect reports it)
+      if (chk.rel.split('/').includes('archive')) continue;
+      const r = await out.read(chk.rel);
+      if (r.kind !== 'ok') continue;
+      const to = join(sd, `plans/archive/${chk.rel.split('/').pop()!}`);
+      if (to === chk.rel || moved.has(chk.rel) || moved.has(to)) break; // one file per name in plans/archive/
+      moved.add(chk.rel);
+      moved.add(to);
+      // The bytes as they are (BOM, CRLF): SafeDir's text is normalized for reading.
+      plan.writes.push({ path: to, content: r.bytes.toString('utf8'), backup: false });
+      plan.removes.push(chk.rel);
+      break;
+    }
   }
-  const { doc, gate } = originals(input.original, id);
+}
+
+/** See the module comment. Refuses (ACTIVE_EXISTS) to overwrite another live session's active file. */
+export async function maestroExportPlan(given: ExportInput, out: SafeDir): Promise<WritePlan> {
+  const { input, problem: idProblem } = withSafeForeignId(given, 'Maestro');
+  const id = input.foreignId;
+  // The imported documents are found by the id they hold, which may be the unsafe one.
+  const { doc, gate } = originals(input.original, given.foreignId);
   const sd = await stateDirIn(out);
   const activeRel = join(sd, 'state/active-session.md');
   const archiveRel = join(sd, `state/archive/${id}.md`);
@@ -251,8 +280,9 @@ export async function maestroExportPlan(input: ExportInput, out: SafeDir): Promi
   }
 
   const rendered = renderMaestro(input, base ?? doc);
-  const plan: WritePlan = { writes: [{ path: archived ? archiveRel : activeRel, content: renderSessionText(rendered), backup: false }], removes: [] };
+  const plan: WritePlan = { writes: [{ path: archived ? archiveRel : activeRel, content: renderSessionText(rendered), backup: false }], removes: [], ...(idProblem ? { problems: [idProblem] } : {}) };
   if (archived) {
+    await planPlanMoves(rendered.frontmatter, out, sd, plan);
     if (activeExists && activeHolder === id) plan.removes.push(activeRel);
     if (await out.exists(gateRel)) plan.removes.push(gateRel); // a lingering gate would approve a later session reusing the id
   } else {
