@@ -4,6 +4,7 @@
  * and set a session's mirror. The pure mapping is in src/formats/import.ts; the file plans
  * in each adapter; this file does the store and file-system work around them.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError, isBatonError } from '../domain/errors.js';
@@ -19,7 +20,7 @@ import { ADAPTERS } from '../formats/registry.js';
 import { SafeDir } from '../formats/safe-dir.js';
 import type { ForeignSession, FormatAdapter, FormatName, FormatProblem, InspectReport, WritePlan } from '../formats/types.js';
 import type { SessionManager } from './manager.js';
-import { MIRROR_ERROR_KEY, MIRROR_KEY, MirrorFiles, mirrorOf, writeMirrorRecord } from './mirror.js';
+import { MIRROR_ERROR_KEY, MIRROR_KEY, MirrorFiles, mirrorOf, readMirrorRecord, writeMirrorRecord } from './mirror.js';
 import type { MirrorOutcome, MirrorRecord, MirrorSetting } from './mirror.js';
 
 export { MIRROR_ERROR_KEY, MIRROR_KEY, MirrorFiles, mirrorOf };
@@ -92,6 +93,11 @@ async function pick(dir: SafeDir, format: string, o: FormatsOptions): Promise<{ 
   return { adapter: null, scores: d.scores, problem: d.problem };
 }
 
+/** The problem of a named layout under which nothing at all was found. */
+function nothingFound(format: FormatName, root: string): FormatProblem {
+  return { code: 'UNKNOWN_FORMAT', severity: 'error', sessionId: null, path: null, message: `No ${format} session was found in ${root}.`, hint: 'Check the folder (the layout\'s root, e.g. the one holding its state folder), or try --format auto.' };
+}
+
 /**
  * Reads every session under `dir` in `format` (or `auto`) without modifying anything. A
  * folder in which auto-detection finds no clear layout yields an `UNKNOWN_FORMAT` problem,
@@ -103,9 +109,7 @@ export async function inspectPath(dir: string, format: string, o: FormatsOptions
   if (!p.adapter) return { format: null, root: root.root, detection: p.scores, sessions: [], problems: [p.problem] };
   const report = await readTree(p.adapter, root, (o.now ?? (() => new Date()))());
   const problems = [...report.problems];
-  if (report.sessions.length === 0 && problems.length === 0) {
-    problems.push({ code: 'UNKNOWN_FORMAT', severity: 'error', sessionId: null, path: null, message: `No ${p.adapter.name} session was found in ${root.root}.`, hint: 'Check the folder (the layout\'s root, e.g. the one holding its state folder), or try --format auto.' });
-  }
+  if (report.sessions.length === 0 && problems.length === 0) problems.push(nothingFound(p.adapter.name, root.root));
   return { format: p.adapter.name, root: root.root, detection: p.scores, sessions: report.sessions, problems };
 }
 
@@ -121,7 +125,11 @@ export interface ImportedSession {
   problems: FormatProblem[];
 }
 
-/** Result of {@link importPath}. */
+/**
+ * Result of {@link importPath}. Nothing found under a named layout is an `UNKNOWN_FORMAT`
+ * error in `problems`; a session that could not be written is `skipped` with an
+ * `IMPORT_FAILED` error (see {@link importIncomplete}).
+ */
 export interface ImportResult {
   format: FormatName;
   root: string;
@@ -260,7 +268,19 @@ export async function importPath(m: SessionManager, dir: string, format: string,
       results.push({ foreignId: s.id, id, action: 'skipped', revision: null, archived: s.archived, problems: [...s.problems, { code: 'IMPORT_FAILED', severity: 'error', sessionId: s.id, path: s.path, message: `Session ${s.id} was not imported: ${e.message}`, hint: e.hint ?? null, details: { code: e.code } }] });
     }
   }
-  return { format: p.adapter.name, root: root.root, sessions: results, problems: report.problems };
+  const problems = [...report.problems];
+  if (report.sessions.length === 0 && problems.length === 0) problems.push(nothingFound(p.adapter.name, root.root));
+  return { format: p.adapter.name, root: root.root, sessions: results, problems };
+}
+
+/**
+ * True when an import did not bring the whole folder into baton: an error-severity problem
+ * (of the folder or a session: a damaged file, `UNKNOWN_FORMAT`, `IMPORT_FAILED`…) or no
+ * session imported at all. The CLI exits 10 (`CORRUPT`) then, as `inspect` does.
+ */
+export function importIncomplete(r: ImportResult): boolean {
+  if ([...r.problems, ...r.sessions.flatMap((s) => s.problems)].some((p) => p.severity === 'error')) return true;
+  return !r.sessions.some((s) => s.action !== 'skipped');
 }
 
 /** Result of {@link exportSession}. */
@@ -336,4 +356,56 @@ export async function setMirror(m: SessionManager, id: string, setting: { format
     return { events: [{ type: 'metadata.set', data: { key: MIRROR_KEY, value } }], result: undefined };
   }, { agent: o.agent ?? null });
   return { state: r.state, mirror: value };
+}
+
+function sha256(b: Buffer | string): string {
+  return crypto.createHash('sha256').update(b).digest('hex');
+}
+
+/**
+ * Refuses (`CONFLICT`) a plan that would replace or remove a file whose bytes are no longer
+ * those baton last wrote. A missing file holds nothing to lose; a path baton never wrote is
+ * the toolkit's or a first export's, written as `baton export` would.
+ */
+async function checkUnchanged(plan: WritePlan, dir: SafeDir, known: Record<string, string>, id: string, setting: MirrorSetting): Promise<void> {
+  const changed: string[] = [];
+  for (const rel of [...plan.writes.map((w) => w.path), ...plan.removes]) {
+    const want = known[rel];
+    if (want === undefined) continue;
+    const r = await dir.read(rel);
+    if (r.kind === 'missing') continue;
+    if (r.kind !== 'ok' || sha256(r.bytes) !== want) changed.push(rel);
+  }
+  if (!changed.length) return;
+  const files = changed.map((c) => path.join(dir.root, c));
+  const them = files.length > 1 ? 'them' : 'it';
+  throw new BatonError('CONFLICT', `${files.join(', ')} changed since baton last wrote ${them} (the toolkit or a person wrote there); the mirror of ${id} did not overwrite ${them}.`, {
+    hint: `Take the changes into baton with \`baton import --format ${setting.format} ${setting.out}\` (mirroring then resumes), or overwrite them with \`baton mirror ${setting.format} --out ${setting.out} --force --session ${id}\`.`,
+    details: { paths: changed },
+  });
+}
+
+/**
+ * One rewrite of session `id`'s mirror (what {@link MirrorFiles.flush} does per session):
+ * exports it in `setting.format` under `setting.out` unless a file it would replace or remove
+ * changed since baton last wrote it (`CONFLICT`, nothing written), then remembers the hash of
+ * every file written ({@link MirrorRecord}).
+ */
+export async function rewriteMirror(m: SessionManager, id: string, state: SessionState, setting: MirrorSetting, o: FormatsOptions): Promise<ExportResult> {
+  const rec = readMirrorRecord(m, id, state);
+  const known = rec && rec.format === setting.format && rec.out === setting.out ? rec.files : null;
+  let plan: WritePlan | null = null;
+  const r = await exportSession(m, id, setting.format, setting.out, {
+    ...o,
+    guard: async (p, dir) => {
+      plan = p;
+      if (known) await checkUnchanged(p, dir, known, id, setting);
+    },
+  });
+  const done = plan as WritePlan | null;
+  const files: Record<string, string> = { ...(known ?? {}) };
+  for (const w of done?.writes ?? []) files[w.path] = sha256(Buffer.from(w.content, 'utf8'));
+  for (const x of done?.removes ?? []) delete files[x];
+  await writeMirrorRecord(m, id, await m.get(id), { format: setting.format, out: setting.out, files });
+  return r;
 }

@@ -3,14 +3,13 @@
  * toolkit's layout rewritten after every change, so an agent that still reads its own file
  * keeps working while the others use baton.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { StoredEvent } from '../domain/events.js';
-import { BatonError, isBatonError } from '../domain/errors.js';
+import { isBatonError } from '../domain/errors.js';
 import type { SessionState } from '../domain/state.js';
-import type { SafeDir } from '../formats/safe-dir.js';
-import type { FormatName, WritePlan } from '../formats/types.js';
+import type { FormatName } from '../formats/types.js';
+import { tempName } from '../store/file/fsutil.js';
 import type { FormatsOptions } from './formats.js';
 import type { SessionManager } from './manager.js';
 
@@ -86,35 +85,9 @@ export async function writeMirrorRecord(m: SessionManager, id: string, state: Se
     fs.rmSync(file, { force: true });
     return;
   }
-  const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+  const tmp = tempName(file);
   fs.writeFileSync(tmp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
   fs.renameSync(tmp, file);
-}
-
-function sha256(b: Buffer | string): string {
-  return crypto.createHash('sha256').update(b).digest('hex');
-}
-
-/**
- * Refuses (`CONFLICT`) a plan that would replace or remove a file whose bytes are no longer
- * those baton last wrote. A missing file holds nothing to lose; a path baton never wrote is
- * the toolkit's or a first export's, written as `baton export` would.
- */
-async function checkUnchanged(plan: WritePlan, dir: SafeDir, known: Record<string, string>, id: string, setting: MirrorSetting): Promise<void> {
-  const changed: string[] = [];
-  for (const rel of [...plan.writes.map((w) => w.path), ...plan.removes]) {
-    const want = known[rel];
-    if (want === undefined) continue;
-    const r = await dir.read(rel);
-    if (r.kind === 'missing') continue;
-    if (r.kind !== 'ok' || sha256(r.bytes) !== want) changed.push(rel);
-  }
-  if (!changed.length) return;
-  const files = changed.map((c) => path.join(dir.root, c));
-  throw new BatonError('CONFLICT', `${files.join(', ')} changed since baton last wrote ${files.length > 1 ? 'them' : 'it'} (the toolkit or a person wrote there); the mirror of ${id} did not overwrite ${files.length > 1 ? 'them' : 'it'}.`, {
-    hint: `Take the changes into baton with \`baton import --format ${setting.format} ${setting.out}\` (mirroring then resumes), or overwrite them with \`baton mirror ${setting.format} --out ${setting.out} --force --session ${id}\`.`,
-    details: { paths: changed },
-  });
 }
 
 /** A session's mirror: after every change, its files are rewritten in `format` under `out`. */
@@ -203,21 +176,9 @@ export class MirrorFiles {
       if (!setting) continue;
       let result: MirrorOutcome;
       try {
-        const { exportSession } = await import('./formats.js');
-        const rec = readMirrorRecord(m, id, state);
-        const known = rec && rec.format === setting.format && rec.out === setting.out ? rec.files : null;
-        let plan: WritePlan | null = null;
-        const r = await exportSession(m, id, setting.format, setting.out, {
-          ...o,
-          guard: async (p, dir) => {
-            plan = p;
-            if (known) await checkUnchanged(p, dir, known, id, setting);
-          },
-        });
-        const files: Record<string, string> = { ...(known ?? {}) };
-        for (const w of (plan as WritePlan | null)?.writes ?? []) files[w.path] = sha256(Buffer.from(w.content, 'utf8'));
-        for (const x of (plan as WritePlan | null)?.removes ?? []) delete files[x];
-        await writeMirrorRecord(m, id, await m.get(id), { format: setting.format, out: setting.out, files });
+        // node:crypto and the export code load here, only when a mirrored session changed.
+        const { rewriteMirror } = await import('./formats.js');
+        const r = await rewriteMirror(m, id, state, setting, o);
         result = { id, format: setting.format, out: setting.out, ok: true, written: r.written, error: null, code: null, hint: null };
       } catch (e) {
         const code = isBatonError(e) ? e.code : null;

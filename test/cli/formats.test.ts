@@ -129,6 +129,27 @@ describe('baton import / export', () => {
     expect(status.notes.map((n: { text: string }) => n.text)).toEqual(['first note', 'new']);
   });
 
+  it('exits 10 when it did not import the folder: nothing found under --format, or an error-severity problem (report still on stdout)', async () => {
+    const w = ws();
+    fs.mkdirSync(path.join(w, 'empty/toy'), { recursive: true });
+    const none = await baton(w, 'import', '--format', 'toy', 'empty');
+    expect(none.code).toBe(EXIT_CODES.CORRUPT);
+    expect(none.stdout).toContain('no session found');
+    expect(none.stdout).toMatch(/error UNKNOWN_FORMAT: No toy session was found in .*empty/);
+    const j = JSON.parse((await baton(w, 'import', '--format', 'toy', 'empty', '--json')).stdout);
+    expect(j.problems.map((p: { code: string }) => p.code)).toEqual(['UNKNOWN_FORMAT']);
+    put(w, 'src/toy/T-1.json', JSON.stringify(toyDoc()));
+    put(w, 'src/toy/bad.json', '{');
+    const damaged = await baton(w, 'import', 'src');
+    expect(damaged.code).toBe(EXIT_CODES.CORRUPT);
+    expect(damaged.stdout).toMatch(/created {3}T-1/);
+    expect(damaged.stdout).toMatch(/error CORRUPT_FILE toy\/bad\.json/);
+    // The same folder as inspect sees it.
+    expect((await baton(w, 'inspect', 'src')).code).toBe(EXIT_CODES.CORRUPT);
+    fs.rmSync(path.join(w, 'src/toy/bad.json'));
+    expect((await baton(w, 'import', 'src')).code).toBe(0);
+  });
+
   it('refuses an id taken by a baton session of its own (EXISTS, exit 13), and --id-prefix imports beside it', async () => {
     const w = ws();
     put(w, 'src/toy/T-1.json', JSON.stringify(toyDoc()));

@@ -12,7 +12,7 @@ import { detect, DETECT_THRESHOLD, namedAdapter } from '../../src/formats/detect
 import { UNATTRIBUTED } from '../../src/formats/import.js';
 import { SafeDir } from '../../src/formats/safe-dir.js';
 import type { FormatAdapter } from '../../src/formats/types.js';
-import { exportSession, importPath, inspectPath, MIRROR_ERROR_KEY, mirrorOf, setMirror } from '../../src/manager/formats.js';
+import { exportSession, importIncomplete, importPath, inspectPath, MIRROR_ERROR_KEY, mirrorOf, setMirror } from '../../src/manager/formats.js';
 import type { SessionManager } from '../../src/manager/manager.js';
 import { MirrorFiles, MIRROR_WRITTEN_KEY } from '../../src/manager/mirror.js';
 import { openManager } from '../../src/manager/open.js';
@@ -218,6 +218,29 @@ describe('inspect and import', () => {
     expect(r.sessions.map((s) => s.id).sort()).toEqual(['imp-T-1', 'imp-T-2']);
     expect((await m.get('T-2')).title).toBe('mine');
     await expectCode(importPath(m, src, 'toy', { ...o, idPrefix: '../' }), 'BAD_INPUT');
+  });
+});
+
+describe('import: complete or not', () => {
+  const ok = { foreignId: 'T-1', id: 'T-1', action: 'created' as const, revision: 3, archived: false, problems: [] };
+  const err = (code: string) => ({ code, severity: 'error' as const, sessionId: 'T-1', path: null, message: code, hint: null });
+  it('is incomplete when a session failed, an error-severity problem was found, or nothing was imported', () => {
+    const base = { format: 'toy' as never, root: '/x', problems: [] };
+    expect(importIncomplete({ ...base, sessions: [ok] })).toBe(false);
+    expect(importIncomplete({ ...base, sessions: [{ ...ok, action: 'unchanged' }] })).toBe(false);
+    expect(importIncomplete({ ...base, sessions: [{ ...ok, problems: [{ ...err('REIMPORT_DIVERGED'), severity: 'warning' }] }] })).toBe(false);
+    expect(importIncomplete({ ...base, sessions: [ok, { ...ok, foreignId: 'T-2', id: 'T-2', action: 'skipped', revision: null, problems: [err('IMPORT_FAILED')] }] })).toBe(true);
+    expect(importIncomplete({ ...base, sessions: [ok], problems: [err('CORRUPT_FILE')] })).toBe(true);
+    expect(importIncomplete({ ...base, sessions: [] })).toBe(true);
+    expect(importIncomplete({ ...base, sessions: [{ ...ok, action: 'skipped', problems: [{ ...err('ID_COLLISION'), severity: 'warning' }] }] })).toBe(true);
+  });
+
+  it('a named layout under which nothing was found is an UNKNOWN_FORMAT error, as for inspect', async () => {
+    const { src, m, o } = setup();
+    fs.mkdirSync(path.join(src, 'toy'));
+    const r = await importPath(m, src, 'toy', o);
+    expect(r.sessions).toEqual([]);
+    expect(r.problems.map((p) => [p.code, p.severity])).toEqual([['UNKNOWN_FORMAT', 'error']]);
   });
 });
 

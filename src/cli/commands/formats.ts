@@ -57,8 +57,11 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
     ),
     async (ctx, [dir], o) => {
       const m = ctx.manager(true);
-      const r = await (await formats()).importPath(m, dir ?? '', String(o['format']), { cwd: io.cwd, now: io.now, agent: ctx.agent, moved: o['moved'] === true, ...(o['idPrefix'] !== undefined ? { idPrefix: String(o['idPrefix']) } : {}) });
+      const f = await formats();
+      const r = await f.importPath(m, dir ?? '', String(o['format']), { cwd: io.cwd, now: io.now, agent: ctx.agent, moved: o['moved'] === true, ...(o['idPrefix'] !== undefined ? { idPrefix: String(o['idPrefix']) } : {}) });
       ctx.emit(r, () => renderImport(r, ctx.paint));
+      // As inspect: a script must not take a damaged, empty or half-done import for a good one.
+      if (f.importIncomplete(r)) ctx.exitCode = EXIT_CODES.CORRUPT;
     },
   );
 
