@@ -32,3 +32,43 @@ export { effectiveStatus, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS } from './d
 export { planResume, renderResumePlan } from './domain/resume.js';
 export type { ResumePlan, ResumeInput } from './domain/resume.js';
 export { renderHandoff } from './domain/handoff.js';
+
+/*
+ * Foreign session layouts (docs/formats.md): read a toolkit's folder (inspectPath), turn its
+ * sessions into baton sessions or bring them forward (importPath), write a session in a
+ * layout (exportSession) and keep it written after every change (setMirror + MirrorFiles).
+ * Each function states its contract in its JSDoc; the CLI's inspect/import/export/mirror are
+ * thin wrappers over them.
+ */
+export {
+  inspectPath,
+  importPath,
+  importIncomplete,
+  exportSession,
+  setMirror,
+  mirrorSetting,
+  rewriteMirror,
+  MirrorFiles,
+  mirrorOf,
+  MIRROR_KEY,
+  MIRROR_ERROR_KEY,
+} from './manager/formats.js';
+export type {
+  FormatsOptions,
+  InspectResult,
+  ImportOptions,
+  ImportResult,
+  ImportedSession,
+  ExportOptions,
+  ExportResult,
+  MirrorOutcome,
+  MirrorRecord,
+  MirrorSetting,
+} from './manager/formats.js';
+export { MIRROR_WRITTEN_KEY, MIRROR_RECORD_FILE } from './manager/mirror.js';
+/** The adapters baton knows (`--format` names), and the one for a name. */
+export { ADAPTERS, adapterFor } from './formats/registry.js';
+export { FORMAT_NAMES, PROBLEM_CODES } from './formats/types.js';
+export type { FormatAdapter, FormatName, FormatProblem, ForeignSession, ForeignUnit, InspectReport, ResumeAdvice, WritePlan, ExportInput } from './formats/types.js';
+export { provenanceOf, PROVENANCE_KEY } from './formats/import.js';
+export type { Provenance } from './formats/import.js';

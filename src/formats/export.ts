@@ -11,7 +11,7 @@ import type { SafeDir } from './safe-dir.js';
 import type { ExportInput, FormatAdapter, WritePlan } from './types.js';
 
 /** Session metadata keys baton itself keeps; an exporter gets the state without them. */
-export const BATON_METADATA_KEYS = [PROVENANCE_KEY, 'mirror', 'mirrorError'] as const;
+export const BATON_METADATA_KEYS = [PROVENANCE_KEY, 'mirror', 'mirrorError', 'mirrorWritten'] as const;
 
 /** What an export did, paths relative to the output folder. */
 export interface ExportOutcome {
@@ -61,10 +61,15 @@ async function checkPlan(plan: WritePlan, out: SafeDir, adapter: string): Promis
   }
 }
 
-/** Runs `adapter.exportPlan` for `input` and applies the plan inside `out`. */
-export async function runExport(adapter: FormatAdapter, input: ExportInput, out: SafeDir): Promise<ExportOutcome> {
+/**
+ * Runs `adapter.exportPlan` for `input` and applies the plan inside `out`. `guard`, when
+ * given, sees the checked plan before anything is written and may refuse it by throwing
+ * (the mirror refuses to overwrite a file someone else changed); nothing is written then.
+ */
+export async function runExport(adapter: FormatAdapter, input: ExportInput, out: SafeDir, guard?: (plan: WritePlan, out: SafeDir) => Promise<void>): Promise<ExportOutcome> {
   const plan = await adapter.exportPlan(input, out);
   await checkPlan(plan, out, adapter.name);
+  if (guard) await guard(plan, out);
   const outcome: ExportOutcome = { written: [], backups: [], removed: [] };
   for (const w of plan.writes) {
     const backup = w.backup === true && (await out.exists(w.path));

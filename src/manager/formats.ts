@@ -4,6 +4,7 @@
  * and set a session's mirror. The pure mapping is in src/formats/import.ts; the file plans
  * in each adapter; this file does the store and file-system work around them.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError, isBatonError } from '../domain/errors.js';
@@ -17,13 +18,36 @@ import type { ExportOutcome } from '../formats/export.js';
 import { batonIdFor, importEvents, provenanceOf, reimportEvents } from '../formats/import.js';
 import { ADAPTERS } from '../formats/registry.js';
 import { SafeDir } from '../formats/safe-dir.js';
-import type { ForeignSession, FormatAdapter, FormatName, FormatProblem, InspectReport } from '../formats/types.js';
+import type { ForeignSession, FormatAdapter, FormatName, FormatProblem, InspectReport, WritePlan } from '../formats/types.js';
 import type { SessionManager } from './manager.js';
-import { MIRROR_ERROR_KEY, MIRROR_KEY, mirrorOf } from './mirror.js';
-import type { MirrorSetting } from './mirror.js';
+import { MIRROR_ERROR_KEY, MIRROR_KEY, MirrorFiles, mirrorOf, readMirrorRecord, writeMirrorRecord } from './mirror.js';
+import type { MirrorOutcome, MirrorRecord, MirrorSetting } from './mirror.js';
 
-export { MIRROR_ERROR_KEY, MIRROR_KEY, mirrorOf };
-export type { MirrorSetting };
+export { MIRROR_ERROR_KEY, MIRROR_KEY, MirrorFiles, mirrorOf };
+export type { MirrorOutcome, MirrorRecord, MirrorSetting };
+
+/** The same folder, links resolved when it exists (a mirror's `out` is kept unresolved). */
+function sameFolder(a: string, b: string): boolean {
+  const real = (p: string): string => {
+    try {
+      return fs.realpathSync(p);
+    } catch {
+      return path.resolve(p);
+    }
+  };
+  return real(a) === real(b);
+}
+
+/*
+ * Importing a session from its own mirror folder takes the toolkit's changes into baton, so
+ * what baton wrote there no longer matters: forgetting it lets the mirror resume (the next
+ * rewrite writes baton's state, which now includes those changes).
+ */
+async function resumeMirror(m: SessionManager, id: string, format: FormatName, root: string): Promise<void> {
+  const state = await m.get(id);
+  const setting = mirrorOf(state);
+  if (setting && setting.format === format && sameFolder(setting.out, root)) await writeMirrorRecord(m, id, state, null);
+}
 
 /** What the format operations need from outside. */
 export interface FormatsOptions {
@@ -69,6 +93,11 @@ async function pick(dir: SafeDir, format: string, o: FormatsOptions): Promise<{ 
   return { adapter: null, scores: d.scores, problem: d.problem };
 }
 
+/** The problem of a named layout under which nothing at all was found. */
+function nothingFound(format: FormatName, root: string): FormatProblem {
+  return { code: 'UNKNOWN_FORMAT', severity: 'error', sessionId: null, path: null, message: `No ${format} session was found in ${root}.`, hint: 'Check the folder (the layout\'s root, e.g. the one holding its state folder), or try --format auto.' };
+}
+
 /**
  * Reads every session under `dir` in `format` (or `auto`) without modifying anything. A
  * folder in which auto-detection finds no clear layout yields an `UNKNOWN_FORMAT` problem,
@@ -80,9 +109,7 @@ export async function inspectPath(dir: string, format: string, o: FormatsOptions
   if (!p.adapter) return { format: null, root: root.root, detection: p.scores, sessions: [], problems: [p.problem] };
   const report = await readTree(p.adapter, root, (o.now ?? (() => new Date()))());
   const problems = [...report.problems];
-  if (report.sessions.length === 0 && problems.length === 0) {
-    problems.push({ code: 'UNKNOWN_FORMAT', severity: 'error', sessionId: null, path: null, message: `No ${p.adapter.name} session was found in ${root.root}.`, hint: 'Check the folder (the layout\'s root, e.g. the one holding its state folder), or try --format auto.' });
-  }
+  if (report.sessions.length === 0 && problems.length === 0) problems.push(nothingFound(p.adapter.name, root.root));
   return { format: p.adapter.name, root: root.root, detection: p.scores, sessions: report.sessions, problems };
 }
 
@@ -98,7 +125,11 @@ export interface ImportedSession {
   problems: FormatProblem[];
 }
 
-/** Result of {@link importPath}. */
+/**
+ * Result of {@link importPath}. Nothing found under a named layout is an `UNKNOWN_FORMAT`
+ * error in `problems`; a session that could not be written is `skipped` with an
+ * `IMPORT_FAILED` error (see {@link importIncomplete}).
+ */
 export interface ImportResult {
   format: FormatName;
   root: string;
@@ -111,7 +142,32 @@ export interface ImportResult {
 export interface ImportOptions extends FormatsOptions {
   /** Put before every baton id (to import next to sessions with the same ids). */
   idPrefix?: string;
+  /**
+   * The folder is the one imported before, moved: a session imported from the same foreign
+   * session in another folder is brought forward (and its provenance now names this folder)
+   * instead of being refused.
+   */
+  moved?: boolean;
   agent?: string | null;
+}
+
+/**
+ * Why the existing baton session `existing` may not take foreign session `s` from `root`
+ * (text for the EXISTS message), or null when it may: it was imported from that session of
+ * that layout in that same folder (elsewhere only with `moved`), or `s` is the session's own
+ * mirror (the toolkit's changes to a mirrored file come back this way).
+ */
+function clashOf(existing: SessionState, s: ForeignSession, root: string, moved: boolean): { text: string; otherFolder: boolean } | null {
+  const prov = provenanceOf(existing);
+  const mirror = mirrorOf(existing);
+  if (mirror && mirror.format === s.format && sameFolder(mirror.out, root)) {
+    const mirroredId = prov && prov.format === s.format ? prov.foreignId : existing.id;
+    if (mirroredId === s.id) return null;
+  }
+  if (!prov) return { text: `${existing.id} (not imported)`, otherFolder: false };
+  if (prov.format !== s.format || prov.foreignId !== s.id) return { text: `${existing.id} (imported from ${prov.format} session ${prov.foreignId})`, otherFolder: false };
+  if (!moved && typeof prov.root === 'string' && !sameFolder(prov.root, root)) return { text: `${existing.id} (imported from ${prov.format} session ${prov.foreignId} in ${prov.root}, another folder)`, otherFolder: true };
+  return null;
 }
 
 /** The live copy first: an archive copied instead of moved yields the same id twice. */
@@ -136,7 +192,10 @@ function choose(sessions: ForeignSession[]): { keep: ForeignSession[]; dropped: 
  * history as events, provenance recorded), or, for one imported before from the same foreign
  * session, the events that bring it forward ({@link reimportEvents}); unchanged sources append
  * nothing. Refuses with `EXISTS`, before writing anything, when a baton session with one of
- * the ids exists and was not imported from that foreign session. Never writes inside `dir`.
+ * the ids exists and was not imported from that foreign session in this folder (a session of
+ * the same name in another folder is another session; `moved` says it is the same one) and
+ * does not mirror it here. Never writes inside `dir`. Taking a session's mirror folder in
+ * forgets what the mirror wrote, so mirroring resumes (see {@link MirrorFiles}).
  */
 export async function importPath(m: SessionManager, dir: string, format: string, o: ImportOptions): Promise<ImportResult> {
   const root = await SafeDir.open(dir, o.cwd);
@@ -152,6 +211,7 @@ export async function importPath(m: SessionManager, dir: string, format: string,
   // Plan first: ids, clashes with sessions that came from elsewhere.
   const planned: Array<{ s: ForeignSession; id: string; existing: SessionState | null }> = [];
   const clashes: string[] = [];
+  let otherFolder = false;
   const taken = new Map<string, string>();
   for (const s of keep) {
     const id = batonIdFor(s.id, prefix);
@@ -164,9 +224,10 @@ export async function importPath(m: SessionManager, dir: string, format: string,
     let existing: SessionState | null = null;
     if (await m.store.exists(id)) {
       existing = await m.get(id);
-      const prov = provenanceOf(existing);
-      if (!prov || prov.format !== s.format || prov.foreignId !== s.id) {
-        clashes.push(prov ? `${id} (imported from ${prov.format} session ${prov.foreignId})` : `${id} (not imported)`);
+      const clash = clashOf(existing, s, root.root, o.moved === true);
+      if (clash !== null) {
+        clashes.push(clash.text);
+        otherFolder ||= clash.otherFolder;
         continue;
       }
     }
@@ -174,7 +235,7 @@ export async function importPath(m: SessionManager, dir: string, format: string,
   }
   if (clashes.length) {
     throw new BatonError('EXISTS', `baton already has session(s) with the same id that were not imported from these ${p.adapter.name} sessions: ${clashes.join(', ')}. Nothing was imported.`, {
-      hint: 'Import under other ids with --id-prefix PREFIX (e.g. --id-prefix imported-), or delete or rename the baton session(s).',
+      hint: `Import under other ids with --id-prefix PREFIX (e.g. --id-prefix imported-), or delete or rename the baton session(s)${otherFolder ? '; if the toolkit\'s folder was moved and this is the same session, import with --moved' : ''}.`,
       details: { clashes },
     });
   }
@@ -193,19 +254,33 @@ export async function importPath(m: SessionManager, dir: string, format: string,
       const journal = await m.log(id);
       const plan = reimportEvents(existing, journal, s, ctx);
       if (plan.unchanged) {
+        await resumeMirror(m, id, s.format, root.root);
         results.push({ foreignId: s.id, id, action: 'unchanged', revision: existing.revision, archived: existing.archived, problems: [...s.problems] });
         continue;
       }
       const r = await m.change(id, () => ({ events: plan.events, result: undefined }), { expectedRevision: existing.revision, agent: o.agent ?? null });
       let state = r.state;
       if (plan.archive) state = await m.archive(id);
+      await resumeMirror(m, id, s.format, root.root);
       results.push({ foreignId: s.id, id, action: 'updated', revision: state.revision, archived: state.archived, problems: [...s.problems, ...plan.problems] });
     } catch (e) {
       if (!isBatonError(e)) throw e;
       results.push({ foreignId: s.id, id, action: 'skipped', revision: null, archived: s.archived, problems: [...s.problems, { code: 'IMPORT_FAILED', severity: 'error', sessionId: s.id, path: s.path, message: `Session ${s.id} was not imported: ${e.message}`, hint: e.hint ?? null, details: { code: e.code } }] });
     }
   }
-  return { format: p.adapter.name, root: root.root, sessions: results, problems: report.problems };
+  const problems = [...report.problems];
+  if (report.sessions.length === 0 && problems.length === 0) problems.push(nothingFound(p.adapter.name, root.root));
+  return { format: p.adapter.name, root: root.root, sessions: results, problems };
+}
+
+/**
+ * True when an import did not bring the whole folder into baton: an error-severity problem
+ * (of the folder or a session: a damaged file, `UNKNOWN_FORMAT`, `IMPORT_FAILED`…) or no
+ * session imported at all. The CLI exits 10 (`CORRUPT`) then, as `inspect` does.
+ */
+export function importIncomplete(r: ImportResult): boolean {
+  if ([...r.problems, ...r.sessions.flatMap((s) => s.problems)].some((p) => p.severity === 'error')) return true;
+  return !r.sessions.some((s) => s.action !== 'skipped');
 }
 
 /** Result of {@link exportSession}. */
@@ -215,6 +290,15 @@ export interface ExportResult extends ExportOutcome {
   foreignId: string;
   /** Absolute output folder. */
   out: string;
+}
+
+/** Options of {@link exportSession}. */
+export interface ExportOptions extends FormatsOptions {
+  /**
+   * Sees the checked write plan before anything is written; throwing refuses the export with
+   * nothing written (the mirror uses it to keep files someone else changed).
+   */
+  guard?: (plan: WritePlan, out: SafeDir) => Promise<void>;
 }
 
 /** Opens (creating it if needed) an output folder; `BAD_INPUT` when the path is a file. */
@@ -237,12 +321,12 @@ export async function openOut(out: string, cwd: string): Promise<SafeDir> {
  * write rules (the adapter's plan, run through SafeDir: atomic replace, `.bak` when the plan
  * asks, removals). Returns the paths written.
  */
-export async function exportSession(m: SessionManager, id: string, format: string, out: string, o: FormatsOptions): Promise<ExportResult> {
+export async function exportSession(m: SessionManager, id: string, format: string, out: string, o: ExportOptions): Promise<ExportResult> {
   const adapter = namedAdapter(format, adaptersOf(o));
   const state = await m.get(id);
   const dir = await openOut(out, o.cwd);
   const input = exportInput(state, adapter.name, (o.now ?? (() => new Date()))());
-  const outcome = await runExport(adapter, input, dir);
+  const outcome = await runExport(adapter, input, dir, o.guard);
   return { id, format: adapter.name, foreignId: input.foreignId, out: dir.root, ...outcome };
 }
 
@@ -260,12 +344,68 @@ export function mirrorSetting(format: string, out: string, o: FormatsOptions): M
  * Sets (or, with null, turns off) the mirror of session `id`: from then on every change made
  * through a surface that flushes mirrors ({@link MirrorFiles}) rewrites the session's files
  * in `format` under `out`. The layout must be available and `out` must not be a file.
+ * A rewrite does not replace a mirrored file changed since baton wrote it (see
+ * {@link MirrorFiles}); `force` makes the next rewrite replace the files regardless.
  */
-export async function setMirror(m: SessionManager, id: string, setting: { format: string; out: string } | null, o: FormatsOptions & { agent?: string | null }): Promise<{ state: SessionState; mirror: MirrorSetting | null }> {
+export async function setMirror(m: SessionManager, id: string, setting: { format: string; out: string } | null, o: FormatsOptions & { agent?: string | null; force?: boolean }): Promise<{ state: SessionState; mirror: MirrorSetting | null }> {
   const value = setting ? mirrorSetting(setting.format, setting.out, o) : null;
+  // Forgetting what baton wrote makes the next rewrite a first one, which replaces the files.
+  if (o.force === true) await writeMirrorRecord(m, id, await m.get(id), null);
   const r = await m.change(id, (s) => {
     if (!value && !mirrorOf(s)) throw new BatonError('INVALID_TRANSITION', `Session ${id} has no mirror.`, { hint: `Set one with \`baton mirror FORMAT --out DIR --session ${id}\`.` });
     return { events: [{ type: 'metadata.set', data: { key: MIRROR_KEY, value } }], result: undefined };
   }, { agent: o.agent ?? null });
   return { state: r.state, mirror: value };
+}
+
+function sha256(b: Buffer | string): string {
+  return crypto.createHash('sha256').update(b).digest('hex');
+}
+
+/**
+ * Refuses (`CONFLICT`) a plan that would replace or remove a file whose bytes are no longer
+ * those baton last wrote. A missing file holds nothing to lose; a path baton never wrote is
+ * the toolkit's or a first export's, written as `baton export` would.
+ */
+async function checkUnchanged(plan: WritePlan, dir: SafeDir, known: Record<string, string>, id: string, setting: MirrorSetting): Promise<void> {
+  const changed: string[] = [];
+  for (const rel of [...plan.writes.map((w) => w.path), ...plan.removes]) {
+    const want = known[rel];
+    if (want === undefined) continue;
+    const r = await dir.read(rel);
+    if (r.kind === 'missing') continue;
+    if (r.kind !== 'ok' || sha256(r.bytes) !== want) changed.push(rel);
+  }
+  if (!changed.length) return;
+  const files = changed.map((c) => path.join(dir.root, c));
+  const them = files.length > 1 ? 'them' : 'it';
+  throw new BatonError('CONFLICT', `${files.join(', ')} changed since baton last wrote ${them} (the toolkit or a person wrote there); the mirror of ${id} did not overwrite ${them}.`, {
+    hint: `Take the changes into baton with \`baton import --format ${setting.format} ${setting.out}\` (mirroring then resumes), or overwrite them with \`baton mirror ${setting.format} --out ${setting.out} --force --session ${id}\`.`,
+    details: { paths: changed },
+  });
+}
+
+/**
+ * One rewrite of session `id`'s mirror (what {@link MirrorFiles.flush} does per session):
+ * exports it in `setting.format` under `setting.out` unless a file it would replace or remove
+ * changed since baton last wrote it (`CONFLICT`, nothing written), then remembers the hash of
+ * every file written ({@link MirrorRecord}).
+ */
+export async function rewriteMirror(m: SessionManager, id: string, state: SessionState, setting: MirrorSetting, o: FormatsOptions): Promise<ExportResult> {
+  const rec = readMirrorRecord(m, id, state);
+  const known = rec && rec.format === setting.format && rec.out === setting.out ? rec.files : null;
+  let plan: WritePlan | null = null;
+  const r = await exportSession(m, id, setting.format, setting.out, {
+    ...o,
+    guard: async (p, dir) => {
+      plan = p;
+      if (known) await checkUnchanged(p, dir, known, id, setting);
+    },
+  });
+  const done = plan as WritePlan | null;
+  const files: Record<string, string> = { ...(known ?? {}) };
+  for (const w of done?.writes ?? []) files[w.path] = sha256(Buffer.from(w.content, 'utf8'));
+  for (const x of done?.removes ?? []) delete files[x];
+  await writeMirrorRecord(m, id, await m.get(id), { format: setting.format, out: setting.out, files });
+  return r;
 }

@@ -3,10 +3,13 @@
  * toolkit's layout rewritten after every change, so an agent that still reads its own file
  * keeps working while the others use baton.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { StoredEvent } from '../domain/events.js';
 import { isBatonError } from '../domain/errors.js';
 import type { SessionState } from '../domain/state.js';
 import type { FormatName } from '../formats/types.js';
+import { tempName } from '../store/file/fsutil.js';
 import type { FormatsOptions } from './formats.js';
 import type { SessionManager } from './manager.js';
 
@@ -20,6 +23,72 @@ import type { SessionManager } from './manager.js';
 export const MIRROR_KEY = 'mirror';
 /** Session metadata key of the last mirror failure (null once a rewrite succeeds again). */
 export const MIRROR_ERROR_KEY = 'mirrorError';
+/**
+ * Session metadata key of {@link MirrorRecord}, used only by stores that keep no session
+ * folder (memory, PostgreSQL); a file store keeps it in {@link MIRROR_RECORD_FILE}.
+ */
+export const MIRROR_WRITTEN_KEY = 'mirrorWritten';
+/** Name of the file, in a file store's session folder, holding {@link MirrorRecord}. */
+export const MIRROR_RECORD_FILE = 'mirror-written.json';
+
+/**
+ * What baton last wrote for a session's mirror: the sha256 (hex) of each file, by path
+ * relative to `out`. A mirrored file whose bytes no longer have that hash was changed by
+ * someone else (the toolkit, a person), and the mirror does not overwrite it.
+ */
+export interface MirrorRecord {
+  format: string;
+  out: string;
+  files: Record<string, string>;
+}
+
+/*
+ * Where the record lives. A file store has a folder per session (handoff.md is there too):
+ * a small side file costs nothing in the journal, whereas a metadata event per rewrite would
+ * add a revision to every mirrored change and show in every history. Stores without folders
+ * get the metadata event; it is bookkeeping, like mirrorError, and never triggers a rewrite.
+ */
+
+function isRecord(v: unknown): v is MirrorRecord {
+  const r = v as Partial<MirrorRecord> | null;
+  return !!r && typeof r === 'object' && typeof r.format === 'string' && typeof r.out === 'string' && !!r.files && typeof r.files === 'object';
+}
+
+/** The mirror record of session `id` (null when none: nothing written yet, or forgotten). */
+export function readMirrorRecord(m: SessionManager, id: string, state: SessionState): MirrorRecord | null {
+  const folder = m.store.sessionFolder?.(id) ?? null;
+  if (folder === null) {
+    const v = state.metadata[MIRROR_WRITTEN_KEY];
+    return isRecord(v) ? v : null;
+  }
+  try {
+    const v: unknown = JSON.parse(fs.readFileSync(path.join(folder, MIRROR_RECORD_FILE), 'utf8'));
+    return isRecord(v) ? v : null;
+  } catch {
+    // Missing or damaged: no record, so the next rewrite is a first one (as `baton export`).
+    return null;
+  }
+}
+
+/** Replaces (null: forgets) the mirror record of session `id`. */
+export async function writeMirrorRecord(m: SessionManager, id: string, state: SessionState, record: MirrorRecord | null): Promise<void> {
+  const folder = m.store.sessionFolder?.(id) ?? null;
+  if (folder === null) {
+    const had = state.metadata[MIRROR_WRITTEN_KEY] ?? null;
+    if (had === null && record === null) return;
+    if (had !== null && record !== null && JSON.stringify(had) === JSON.stringify(record)) return;
+    await m.change(id, () => ({ events: [{ type: 'metadata.set', data: { key: MIRROR_WRITTEN_KEY, value: record } }], result: undefined }));
+    return;
+  }
+  const file = path.join(folder, MIRROR_RECORD_FILE);
+  if (record === null) {
+    fs.rmSync(file, { force: true });
+    return;
+  }
+  const tmp = tempName(file);
+  fs.writeFileSync(tmp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+  fs.renameSync(tmp, file);
+}
 
 /** A session's mirror: after every change, its files are rewritten in `format` under `out`. */
 export interface MirrorSetting {
@@ -36,7 +105,10 @@ export function mirrorOf(state: SessionState): MirrorSetting | null {
 
 /** Mirror bookkeeping events: they never trigger a rewrite of their own. */
 function onlyBookkeeping(events: readonly StoredEvent[]): boolean {
-  return events.every((e) => e.type === 'metadata.set' && (e.data as { key?: string }).key === MIRROR_ERROR_KEY);
+  return events.every((e) => {
+    const key = e.type === 'metadata.set' ? (e.data as { key?: string }).key : undefined;
+    return key === MIRROR_ERROR_KEY || key === MIRROR_WRITTEN_KEY;
+  });
 }
 
 /** One mirror rewrite, as {@link MirrorFiles.flush} reports it. */
@@ -47,6 +119,10 @@ export interface MirrorOutcome {
   ok: boolean;
   written: string[];
   error: string | null;
+  /** Stable code of the failure (`CONFLICT`: a mirrored file was changed by someone else), else null. */
+  code: string | null;
+  /** The way out of the failure, else null. */
+  hint: string | null;
 }
 
 /**
@@ -55,6 +131,20 @@ export interface MirrorOutcome {
  * command or request, which re-exports each changed session that has a mirror. A failed
  * rewrite never fails the change it follows: it is returned as a problem and recorded in the
  * session (metadata `mirrorError`, cleared by the next rewrite that works).
+ *
+ * It never overwrites a toolkit's write: baton remembers the hash of every file it wrote
+ * ({@link MirrorRecord}), and a rewrite that would replace or remove a file changed since
+ * fails with `CONFLICT` and writes nothing, until the changes are imported (`importPath`
+ * forgets the record of the sessions it read from their mirror folder) or the mirror is set
+ * again with `force`.
+ *
+ * A library user wires it like the CLI does:
+ * ```ts
+ * const mirror = new MirrorFiles();
+ * const m = openManager({ cwd, onChanged: (id, events, state) => mirror.note(id, events, state) });
+ * // … changes through m …
+ * for (const r of await mirror.flush(m, { cwd })) if (!r.ok) console.warn(r.error, r.hint);
+ * ```
  */
 export class MirrorFiles {
   private readonly dirty = new Set<string>();
@@ -86,21 +176,24 @@ export class MirrorFiles {
       if (!setting) continue;
       let result: MirrorOutcome;
       try {
-        const { exportSession } = await import('./formats.js');
-        const r = await exportSession(m, id, setting.format, setting.out, o);
-        result = { id, format: setting.format, out: setting.out, ok: true, written: r.written, error: null };
+        // node:crypto and the export code load here, only when a mirrored session changed.
+        const { rewriteMirror } = await import('./formats.js');
+        const r = await rewriteMirror(m, id, state, setting, o);
+        result = { id, format: setting.format, out: setting.out, ok: true, written: r.written, error: null, code: null, hint: null };
       } catch (e) {
-        result = { id, format: setting.format, out: setting.out, ok: false, written: [], error: (e as Error)?.message ?? String(e) };
+        const code = isBatonError(e) ? e.code : null;
+        const hint = isBatonError(e) ? (e.hint ?? null) : null;
+        result = { id, format: setting.format, out: setting.out, ok: false, written: [], error: (e as Error)?.message ?? String(e), code, hint };
       }
       out.push(result);
-      await this.record(m, id, state, result);
+      await this.record(m, id, await m.get(id).catch(() => state), result);
     }
     return out;
   }
 
   private async record(m: SessionManager, id: string, state: SessionState, r: MirrorOutcome): Promise<void> {
     const had = state.metadata[MIRROR_ERROR_KEY] ?? null;
-    const value = r.ok ? null : { at: m.time(), format: r.format, out: r.out, message: r.error };
+    const value = r.ok ? null : { at: m.time(), format: r.format, out: r.out, message: r.error, code: r.code, hint: r.hint };
     if (had === null && value === null) return;
     if (had !== null && value !== null && (had as { message?: string }).message === value.message) return;
     try {

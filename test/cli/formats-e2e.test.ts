@@ -64,6 +64,19 @@ interface ImportJson {
   sessions: Array<{ foreignId: string; id: string | null; action: string; problems: Array<{ code: string; severity: string }> }>;
 }
 
+/**
+ * Runs an import that must work without a diagnostic on stderr; its exit is 10 exactly when
+ * the report holds an error-severity problem or nothing was imported (docs/cli.md), else 0.
+ */
+async function importJson(ws: ReturnType<typeof workspace>, args: string[]): Promise<ImportJson> {
+  const r = await ws.run(args);
+  expect(r.stderr).toBe('');
+  const j = JSON.parse(r.stdout) as ImportJson & { problems: Array<{ severity: string }> };
+  const failed = [...j.problems, ...j.sessions.flatMap((s) => s.problems)].some((p) => p.severity === 'error') || !j.sessions.some((s) => s.action !== 'skipped');
+  expect(r.code).toBe(failed ? EXIT_CODES.CORRUPT : 0);
+  return j;
+}
+
 for (const adapter of ADAPTERS) {
   const format = adapter.name;
   // Each case spawns the CLI a few times in its own workspace: they run side by side.
@@ -84,12 +97,15 @@ for (const adapter of ADAPTERS) {
         expect(human.code).toBe(r.code);
         for (const s of report.sessions) expect(human.stdout).toContain(`Session ${s.id}`);
         const imp = await ws.run(['import', 'src', '--json']);
-        expect(imp.code, imp.stderr).toBe(0);
+        // As inspect: a folder with an error-severity problem (or nothing in it) exits 10.
+        expect(imp.code, imp.stderr).toBe(hasError || report.sessions.length === 0 ? EXIT_CODES.CORRUPT : 0);
         const first = JSON.parse(imp.stdout) as ImportJson;
         expect(first.format).toBe(format);
         expect(first.sessions.filter((s) => s.action === 'created').length).toBeGreaterThanOrEqual(report.sessions.length > 0 ? 1 : 0);
         for (const s of first.sessions) expect(['created', 'skipped']).toContain(s.action);
-        const again = JSON.parse((await ws.ok(['import', 'src', '--json'])).stdout) as ImportJson;
+        const second = await ws.run(['import', 'src', '--json']);
+        expect(second.code, second.stderr).toBe(imp.code);
+        const again = JSON.parse(second.stdout) as ImportJson;
         for (const s of again.sessions) expect(s.action === 'unchanged' || s.action === 'skipped').toBe(true);
         expect(snapshotTree(src)).toEqual(before);
       });
@@ -101,7 +117,7 @@ for (const adapter of ADAPTERS) {
         const ws = workspace();
         copyTree(path.join(FIXTURES, format, c), ws.path('src'));
         const original = JSON.parse((await ws.run(['inspect', '--format', format, 'src', '--json'])).stdout) as InspectJson;
-        const imp = JSON.parse((await ws.ok(['import', '--format', format, 'src', '--json'])).stdout) as ImportJson;
+        const imp = await importJson(ws, ['import', '--format', format, 'src', '--json']);
         const created = imp.sessions.filter((s) => s.action === 'created');
         expect(created.length).toBeGreaterThan(0);
         for (const s of created) {
@@ -123,7 +139,7 @@ for (const adapter of ADAPTERS) {
       it(`${LOOP[format]}: import, mirror into the same folder, change in baton, import again: only the provenance is new`, async () => {
         const ws = workspace();
         copyTree(path.join(FIXTURES, format, LOOP[format]!), ws.path('src'));
-        const imp = JSON.parse((await ws.ok(['import', '--format', format, 'src', '--json'])).stdout) as ImportJson;
+        const imp = await importJson(ws, ['import', '--format', format, 'src', '--json']);
         const id = imp.sessions.find((s) => s.action === 'created')!.id!;
         const st = await ws.status(id);
         if (st.status !== 'active') await ws.ok(['switch', id]);
@@ -132,7 +148,7 @@ for (const adapter of ADAPTERS) {
         // (stderr may carry a budget warning: the imported session may be near its budget)
         expect((await ws.run(['tokens', 'add', '--agent', 'baton-agent', '--input', '10', '--session', id])).code).toBe(0);
         const before = await ws.status(id);
-        const again = JSON.parse((await ws.ok(['import', '--format', format, 'src', '--json'])).stdout) as ImportJson;
+        const again = await importJson(ws, ['import', '--format', format, 'src', '--json']);
         const r = again.sessions.find((s) => s.id === id)!;
         expect(r.action).toBe('updated');
         // Only notes may be missing from a layout that keeps none (info); nothing else diverges.

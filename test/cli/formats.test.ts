@@ -129,6 +129,27 @@ describe('baton import / export', () => {
     expect(status.notes.map((n: { text: string }) => n.text)).toEqual(['first note', 'new']);
   });
 
+  it('exits 10 when it did not import the folder: nothing found under --format, or an error-severity problem (report still on stdout)', async () => {
+    const w = ws();
+    fs.mkdirSync(path.join(w, 'empty/toy'), { recursive: true });
+    const none = await baton(w, 'import', '--format', 'toy', 'empty');
+    expect(none.code).toBe(EXIT_CODES.CORRUPT);
+    expect(none.stdout).toContain('no session found');
+    expect(none.stdout).toMatch(/error UNKNOWN_FORMAT: No toy session was found in .*empty/);
+    const j = JSON.parse((await baton(w, 'import', '--format', 'toy', 'empty', '--json')).stdout);
+    expect(j.problems.map((p: { code: string }) => p.code)).toEqual(['UNKNOWN_FORMAT']);
+    put(w, 'src/toy/T-1.json', JSON.stringify(toyDoc()));
+    put(w, 'src/toy/bad.json', '{');
+    const damaged = await baton(w, 'import', 'src');
+    expect(damaged.code).toBe(EXIT_CODES.CORRUPT);
+    expect(damaged.stdout).toMatch(/created {3}T-1/);
+    expect(damaged.stdout).toMatch(/error CORRUPT_FILE toy\/bad\.json/);
+    // The same folder as inspect sees it.
+    expect((await baton(w, 'inspect', 'src')).code).toBe(EXIT_CODES.CORRUPT);
+    fs.rmSync(path.join(w, 'src/toy/bad.json'));
+    expect((await baton(w, 'import', 'src')).code).toBe(0);
+  });
+
   it('refuses an id taken by a baton session of its own (EXISTS, exit 13), and --id-prefix imports beside it', async () => {
     const w = ws();
     put(w, 'src/toy/T-1.json', JSON.stringify(toyDoc()));
@@ -139,6 +160,21 @@ describe('baton import / export', () => {
     expect(r.stderr).toMatch(/hint: .*--id-prefix/);
     const j = JSON.parse(await ok(w, 'import', 'src', '--id-prefix', 'toy-', '--json'));
     expect(j.sessions.map((s: { id: string }) => s.id)).toEqual(['toy-T-1']);
+  });
+
+  it('refuses a session of the same name from another folder (EXISTS, exit 13, hint --id-prefix / --moved)', async () => {
+    const w = ws();
+    put(w, 'a/toy/T-1.json', JSON.stringify(toyDoc({ notes: ['from A'] })));
+    put(w, 'b/toy/T-1.json', JSON.stringify(toyDoc({ notes: ['from B'] })));
+    await ok(w, 'import', 'a');
+    const r = await baton(w, 'import', 'b');
+    expect(r.code).toBe(EXIT_CODES.EXISTS);
+    expect(r.stderr).toMatch(/^error\[EXISTS\]: .*T-1 \(imported from toy session T-1 in .*a, another folder\)/);
+    expect(r.stderr).toMatch(/hint: .*--id-prefix.*--moved/);
+    const status = JSON.parse(await ok(w, 'status', '--session', 'T-1', '--json'));
+    expect(status.notes.map((n: { text: string }) => n.text)).toEqual(['from A']);
+    const moved = JSON.parse(await ok(w, 'import', 'b', '--moved', '--json'));
+    expect(moved.sessions.map((s: { action: string }) => s.action)).toEqual(['updated']);
   });
 
   it('exports a session (the active one or --session) and reports the written paths; --out a file is BAD_INPUT', async () => {
@@ -182,6 +218,51 @@ describe('baton mirror', () => {
     expect(await ok(w, 'mirror', '--off')).toBe('Stopped mirroring s1\n');
     await ok(w, 'phase', 'start', 'two');
     expect(read().units[1].status).toBe('pending');
+  });
+
+  it('never overwrites a mirrored file someone else changed: warns with the way out, until import takes the change in or --force', async () => {
+    const w = ws();
+    await ok(w, 'start', 'work', '--id', 's1', '--phases', 'one,two');
+    await ok(w, 'mirror', 'toy', '--out', 'm');
+    await ok(w, 'phase', 'start', 'one');
+    const file = path.join(w, 'm', 'toy', 's1.json');
+    // The toolkit completes phase two in its own file.
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+    doc.units[1].status = 'completed';
+    const theirs = `${JSON.stringify(doc, null, 2)}\n`;
+    fs.writeFileSync(file, theirs);
+    const r = await baton(w, 'note', 'add', 'hello');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('note-1\n');
+    expect(r.stderr).toContain(`warning: mirror of s1 (toy in ${path.join(w, 'm')}) not updated: ${file} changed since baton last wrote it`);
+    expect(r.stderr).toContain(`hint: Take the changes into baton with \`baton import --format toy ${path.join(w, 'm')}\``);
+    expect(r.stderr).toContain('--force');
+    expect(fs.readFileSync(file, 'utf8')).toBe(theirs);
+    // Every later change warns again and still keeps the toolkit's write.
+    expect((await baton(w, 'note', 'add', 'again')).stderr).toMatch(/not updated: .*changed since baton last wrote it/);
+    expect(fs.readFileSync(file, 'utf8')).toBe(theirs);
+    const shown = JSON.parse(await ok(w, 'mirror', '--json'));
+    expect(shown.error).toMatchObject({ code: 'CONFLICT', hint: expect.stringContaining('baton import --format toy') });
+    // Import takes the toolkit's change in; the mirror resumes at once with baton's state.
+    const imp = await baton(w, 'import', '--format', 'toy', 'm', '--json');
+    expect(imp.stderr).toBe('');
+    expect(imp.code).toBe(0);
+    expect(JSON.parse(imp.stdout).sessions.map((x: { id: string; action: string }) => [x.id, x.action])).toEqual([['s1', 'updated']]);
+    const status = JSON.parse(await ok(w, 'status', '--session', 's1', '--json'));
+    expect(status.phases.map((p: { status: string }) => p.status)).toEqual(['in_progress', 'completed']);
+    const after = JSON.parse(fs.readFileSync(file, 'utf8'));
+    expect(after.units.map((u: { status: string }) => u.status)).toEqual(['in_progress', 'completed']);
+    expect(after.notes).toEqual(['hello', 'again']);
+    expect(JSON.parse(await ok(w, 'mirror', '--json')).error).toBeNull();
+    await ok(w, 'note', 'add', 'third');
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).notes).toEqual(['hello', 'again', 'third']);
+    // --force overwrites a changed file on purpose.
+    fs.writeFileSync(file, '{"edited": true}\n');
+    expect((await baton(w, 'note', 'add', 'fourth')).stderr).toMatch(/changed since baton last wrote it/);
+    expect(fs.readFileSync(file, 'utf8')).toBe('{"edited": true}\n');
+    await ok(w, 'mirror', 'toy', '--out', 'm', '--force');
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).notes).toEqual(['hello', 'again', 'third', 'fourth']);
+    expect(JSON.parse(await ok(w, 'mirror', '--json')).error).toBeNull();
   });
 
   it('start --mirror --mirror-out mirrors from the first event', async () => {

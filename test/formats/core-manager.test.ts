@@ -12,9 +12,9 @@ import { detect, DETECT_THRESHOLD, namedAdapter } from '../../src/formats/detect
 import { UNATTRIBUTED } from '../../src/formats/import.js';
 import { SafeDir } from '../../src/formats/safe-dir.js';
 import type { FormatAdapter } from '../../src/formats/types.js';
-import { exportSession, importPath, inspectPath, MIRROR_ERROR_KEY, mirrorOf, setMirror } from '../../src/manager/formats.js';
+import { exportSession, importIncomplete, importPath, inspectPath, MIRROR_ERROR_KEY, mirrorOf, setMirror } from '../../src/manager/formats.js';
 import type { SessionManager } from '../../src/manager/manager.js';
-import { MirrorFiles } from '../../src/manager/mirror.js';
+import { MirrorFiles, MIRROR_WRITTEN_KEY } from '../../src/manager/mirror.js';
 import { openManager } from '../../src/manager/open.js';
 import { put, snapshotTree, tmpDir, toyAdapter, toyDoc } from './core-helpers.js';
 
@@ -221,6 +221,56 @@ describe('inspect and import', () => {
   });
 });
 
+describe('import: complete or not', () => {
+  const ok = { foreignId: 'T-1', id: 'T-1', action: 'created' as const, revision: 3, archived: false, problems: [] };
+  const err = (code: string) => ({ code, severity: 'error' as const, sessionId: 'T-1', path: null, message: code, hint: null });
+  it('is incomplete when a session failed, an error-severity problem was found, or nothing was imported', () => {
+    const base = { format: 'toy' as never, root: '/x', problems: [] };
+    expect(importIncomplete({ ...base, sessions: [ok] })).toBe(false);
+    expect(importIncomplete({ ...base, sessions: [{ ...ok, action: 'unchanged' }] })).toBe(false);
+    expect(importIncomplete({ ...base, sessions: [{ ...ok, problems: [{ ...err('REIMPORT_DIVERGED'), severity: 'warning' }] }] })).toBe(false);
+    expect(importIncomplete({ ...base, sessions: [ok, { ...ok, foreignId: 'T-2', id: 'T-2', action: 'skipped', revision: null, problems: [err('IMPORT_FAILED')] }] })).toBe(true);
+    expect(importIncomplete({ ...base, sessions: [ok], problems: [err('CORRUPT_FILE')] })).toBe(true);
+    expect(importIncomplete({ ...base, sessions: [] })).toBe(true);
+    expect(importIncomplete({ ...base, sessions: [{ ...ok, action: 'skipped', problems: [{ ...err('ID_COLLISION'), severity: 'warning' }] }] })).toBe(true);
+  });
+
+  it('a named layout under which nothing was found is an UNKNOWN_FORMAT error, as for inspect', async () => {
+    const { src, m, o } = setup();
+    fs.mkdirSync(path.join(src, 'toy'));
+    const r = await importPath(m, src, 'toy', o);
+    expect(r.sessions).toEqual([]);
+    expect(r.problems.map((p) => [p.code, p.severity])).toEqual([['UNKNOWN_FORMAT', 'error']]);
+  });
+});
+
+describe('import: provenance', () => {
+  it('a session of the same name from another folder is another session: EXISTS naming --id-prefix and --moved; nothing changes', async () => {
+    const { ws, src, m, o } = setup();
+    put(src, 'toy/T-1.json', JSON.stringify(toyDoc({ notes: ['from A'] })));
+    await importPath(m, src, 'toy', o);
+    const b = path.join(ws, 'other');
+    put(b, 'toy/T-1.json', JSON.stringify(toyDoc({ notes: ['from B'], status: 'done' })));
+    const before = await m.get('T-1');
+    const e = await expectCode(importPath(m, b, 'toy', o), 'EXISTS');
+    expect(e.message).toContain(`T-1 (imported from toy session T-1 in ${fs.realpathSync(src)}, another folder)`);
+    expect((e as unknown as { hint: string }).hint).toMatch(/--id-prefix .*--moved/);
+    expect((await m.get('T-1')).revision).toBe(before.revision);
+    expect((await m.get('T-1')).notes.map((n) => n.text)).toEqual(['from A']);
+    // Beside it under a prefix…
+    const r = await importPath(m, b, 'toy', { ...o, idPrefix: 'b-' });
+    expect(r.sessions.map((s) => [s.id, s.action])).toEqual([['b-T-1', 'created']]);
+    // …or, said to be the same session moved, brought forward with the new folder recorded.
+    const moved = await importPath(m, b, 'toy', { ...o, moved: true });
+    expect(moved.sessions.map((s) => [s.id, s.action])).toEqual([['T-1', 'updated']]);
+    const after = await m.get('T-1');
+    expect(after.notes.map((n) => n.text)).toEqual(['from A', 'from B']);
+    expect((after.metadata['provenance'] as { root: string }).root).toBe(fs.realpathSync(b));
+    // The original folder is now the other one.
+    await expectCode(importPath(m, src, 'toy', o), 'EXISTS');
+  });
+});
+
 describe('export', () => {
   it('writes the session in the layout, keeps a .bak when the plan asks, and round-trips through import', async () => {
     const { ws, src, m, o } = setup();
@@ -345,6 +395,31 @@ describe('mirror', () => {
     const ok = await mirror.flush(m, o);
     expect(ok.map((x) => x.ok)).toEqual([true]);
     expect((await m.get('b1')).metadata[MIRROR_ERROR_KEY]).toBeNull();
+  });
+
+  it('with a store without session folders (memory:) it remembers what it wrote in metadata and still keeps a changed file', async () => {
+    const ws = dir();
+    const mirror = new MirrorFiles();
+    const m = openManager({ url: 'memory:', cwd: ws, now: () => NOW, onChanged: (id, ev, st) => mirror.note(id, ev, st) });
+    const o = { cwd: ws, now: () => NOW, adapters: [toyAdapter()] };
+    await m.start({ title: 'mirrored', id: 'b1', phases: [{ id: 'p1', name: 'one' }] });
+    await setMirror(m, 'b1', { format: 'toy', out: 'mirror' }, o);
+    await mirror.flush(m, o);
+    const file = path.join(ws, 'mirror/toy/b1.json');
+    const written = (await m.get('b1')).metadata[MIRROR_WRITTEN_KEY] as { files: Record<string, string> };
+    expect(Object.keys(written.files)).toEqual(['toy/b1.json']);
+    // The record is bookkeeping: recording it is not a change to mirror.
+    expect(mirror.pending).toBe(false);
+    fs.writeFileSync(file, '{"theirs": 1}\n');
+    await m.phase('b1', 'p1', 'start');
+    const r = await mirror.flush(m, o);
+    expect(r.map((x) => [x.ok, x.code])).toEqual([[false, 'CONFLICT']]);
+    expect(r[0]!.error).toContain(file);
+    expect(fs.readFileSync(file, 'utf8')).toBe('{"theirs": 1}\n');
+    expect(((await m.get('b1')).metadata[MIRROR_ERROR_KEY] as { code: string }).code).toBe('CONFLICT');
+    await setMirror(m, 'b1', { format: 'toy', out: 'mirror' }, { ...o, force: true });
+    expect((await mirror.flush(m, o)).map((x) => x.ok)).toEqual([true]);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).units[0].status).toBe('in_progress');
   });
 
   it('refuses a mirror into a file and a layout that is not available', async () => {

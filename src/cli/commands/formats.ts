@@ -52,12 +52,16 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
         .description('turn every session of a foreign toolkit\'s folder into a baton session (again: bring it forward); the folder is not changed')
         .argument('<path>', 'the folder holding the toolkit\'s session files')
         .option('--format <format>', formatHelp, 'auto')
-        .option('--id-prefix <prefix>', 'put PREFIX before every baton id (to import next to sessions with the same ids)'),
+        .option('--id-prefix <prefix>', 'put PREFIX before every baton id (to import next to sessions with the same ids)')
+        .option('--moved', 'the folder was imported before from another place: bring those sessions forward instead of refusing them'),
     ),
     async (ctx, [dir], o) => {
       const m = ctx.manager(true);
-      const r = await (await formats()).importPath(m, dir ?? '', String(o['format']), { cwd: io.cwd, now: io.now, agent: ctx.agent, ...(o['idPrefix'] !== undefined ? { idPrefix: String(o['idPrefix']) } : {}) });
+      const f = await formats();
+      const r = await f.importPath(m, dir ?? '', String(o['format']), { cwd: io.cwd, now: io.now, agent: ctx.agent, moved: o['moved'] === true, ...(o['idPrefix'] !== undefined ? { idPrefix: String(o['idPrefix']) } : {}) });
       ctx.emit(r, () => renderImport(r, ctx.paint));
+      // As inspect: a script must not take a damaged, empty or half-done import for a good one.
+      if (f.importIncomplete(r)) ctx.exitCode = EXIT_CODES.CORRUPT;
     },
   );
 
@@ -84,7 +88,8 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
         .description('keep a session\'s files in a foreign layout rewritten after every change (no argument: show the mirror)')
         .argument('[format]', 'layout: maestro, go-team, bmit, bmad, ccw')
         .option('--out <dir>', 'folder the toolkit reads its files from')
-        .option('--off', 'stop mirroring'),
+        .option('--off', 'stop mirroring')
+        .option('--force', 'overwrite mirrored files even where someone else changed them since baton wrote them'),
     ),
     async (ctx, [format], o) => {
       const m = ctx.manager();
@@ -100,7 +105,7 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
         return;
       }
       if (!off && o['out'] === undefined) throw new BatonError('BAD_INPUT', `Mirroring as ${format} needs --out DIR.`, { hint: `Use \`baton mirror ${format} --out DIR\`.` });
-      const r = await (await formats()).setMirror(m, id, off ? null : { format: format!, out: String(o['out']) }, { cwd: io.cwd, now: io.now, agent: ctx.agent });
+      const r = await (await formats()).setMirror(m, id, off ? null : { format: format!, out: String(o['out']) }, { cwd: io.cwd, now: io.now, agent: ctx.agent, force: o['force'] === true });
       ctx.emit({ ok: true, id, revision: r.state.revision, mirror: r.mirror }, r.mirror ? `Mirroring ${id} as ${r.mirror.format} in ${r.mirror.out}` : `Stopped mirroring ${id}`);
     },
   );
