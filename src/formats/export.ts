@@ -8,7 +8,7 @@ import { BatonError } from '../domain/errors.js';
 import type { SessionState } from '../domain/state.js';
 import { provenanceOf, PROVENANCE_KEY, stillUntimed } from './import.js';
 import type { SafeDir } from './safe-dir.js';
-import type { ExportInput, FormatAdapter, WritePlan } from './types.js';
+import type { ExportInput, FormatAdapter, FormatProblem, WritePlan } from './types.js';
 
 /** Session metadata keys baton itself keeps; an exporter gets the state without them. */
 export const BATON_METADATA_KEYS = [PROVENANCE_KEY, 'mirror', 'mirrorError', 'mirrorWritten'] as const;
@@ -18,6 +18,8 @@ export interface ExportOutcome {
   written: string[];
   backups: string[];
   removed: string[];
+  /** What the adapter had to change to write the session (e.g. an unsafe foreign id replaced). */
+  problems: FormatProblem[];
 }
 
 /**
@@ -70,7 +72,7 @@ export async function runExport(adapter: FormatAdapter, input: ExportInput, out:
   const plan = await adapter.exportPlan(input, out);
   await checkPlan(plan, out, adapter.name);
   if (guard) await guard(plan, out);
-  const outcome: ExportOutcome = { written: [], backups: [], removed: [] };
+  const outcome: ExportOutcome = { written: [], backups: [], removed: [], problems: Array.isArray(plan.problems) ? plan.problems : [] };
   for (const w of plan.writes) {
     const backup = w.backup === true && (await out.exists(w.path));
     await out.writeAtomic(w.path, w.content, { backup: w.backup === true });

@@ -214,6 +214,12 @@ export async function importPath(m: SessionManager, dir: string, format: string,
   let otherFolder = false;
   const taken = new Map<string, string>();
   for (const s of keep) {
+    // The file may hold progress that the template or an older backup lacks: importing what
+    // can be read would record that progress as never made.
+    if (s.problems.some((p) => p.code === 'UNREADABLE' && p.severity === 'error' && p.path === s.path)) {
+      results.push({ foreignId: s.id, id: null, action: 'skipped', revision: null, archived: s.archived, problems: [...s.problems, { code: 'IMPORT_FAILED', severity: 'error', sessionId: s.id, path: s.path, message: `Session ${s.id} was not imported: ${s.path} cannot be read (permission denied), so baton cannot see its progress.`, hint: `Let this user read ${s.path}, then import again.` }] });
+      continue;
+    }
     const id = batonIdFor(s.id, prefix);
     const other = taken.get(id);
     if (other !== undefined) {
@@ -322,7 +328,7 @@ export async function openOut(out: string, cwd: string): Promise<SafeDir> {
  * asks, removals). Returns the paths written.
  */
 export async function exportSession(m: SessionManager, id: string, format: string, out: string, o: ExportOptions): Promise<ExportResult> {
-  const adapter = namedAdapter(format, adaptersOf(o));
+  const adapter = namedAdapter(format, adaptersOf(o), { allowAuto: false });
   const state = await m.get(id);
   const dir = await openOut(out, o.cwd);
   const input = exportInput(state, adapter.name, (o.now ?? (() => new Date()))());
@@ -332,7 +338,7 @@ export async function exportSession(m: SessionManager, id: string, format: strin
 
 /** Checks a mirror request: the layout must be available and `out` must not be a file; `out` is made absolute. */
 export function mirrorSetting(format: string, out: string, o: FormatsOptions): MirrorSetting {
-  const adapter = namedAdapter(format, adaptersOf(o));
+  const adapter = namedAdapter(format, adaptersOf(o), { allowAuto: false });
   const abs = path.resolve(o.cwd, out);
   if (fs.existsSync(abs) && !fs.statSync(abs).isDirectory()) {
     throw new BatonError('BAD_INPUT', `The mirror folder ${abs} is a file, not a folder.`, { hint: 'Give the folder the toolkit reads its session files from.' });

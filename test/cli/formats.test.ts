@@ -13,6 +13,8 @@ import { ADAPTERS } from '../../src/formats/registry.js';
 import type { FormatAdapter } from '../../src/formats/types.js';
 import { put, snapshotTree, tmpDir, toyAdapter, toyDoc } from '../formats/core-helpers.js';
 
+const FIXTURES = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../fixtures/formats');
+
 const toy: FormatAdapter = toyAdapter();
 beforeAll(() => {
   ADAPTERS.push(toy);
@@ -191,6 +193,33 @@ describe('baton import / export', () => {
     expect(bad.stderr).toMatch(/is a file, not a folder/);
     const missing = await baton(w, 'export', '--session', 'T-1', '--out', 'out');
     expect(missing.code).toBe(EXIT_CODES.BAD_INPUT);
+  });
+});
+
+describe('baton export: what the writer had to change, and the layout named', () => {
+  it('an imported id that would be a path is written as the baton id, with an UNSAFE_PATH warning on stderr', async () => {
+    const w = ws();
+    fs.cpSync(path.join(FIXTURES, 'bmad', 'active'), path.join(w, 'src'), { recursive: true });
+    const live = path.join(w, 'src/_bmad-output/sessions/SES202601-ACME-AUDIT.yaml');
+    fs.writeFileSync(live, fs.readFileSync(live, 'utf8').replace('session_id: "SES202601-ACME-AUDIT"', 'session_id: "../../x"'));
+    await baton(w, 'import', '--format', 'bmad', 'src');
+    const id = (JSON.parse(await ok(w, 'list', '--json')) as Array<{ id: string }>).map((r) => r.id).find((x) => x.includes('x'))!;
+    const r = await baton(w, 'export', '--format', 'bmad', '--session', id, '--out', 'out');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/warning: UNSAFE_PATH: .*\.\.\/\.\.\/x/);
+    expect(r.stdout).toContain(`_bmad-output/sessions/${id}.yaml`);
+    expect(fs.existsSync(path.join(w, 'x.yaml'))).toBe(false);
+  });
+
+  it('--format auto is refused for export and mirror without suggesting auto', async () => {
+    const w = ws();
+    put(w, 'src/toy/T-1.json', JSON.stringify(toyDoc()));
+    await ok(w, 'import', 'src');
+    for (const argv of [['export', '--format', 'auto', '--session', 'T-1', '--out', 'out'], ['mirror', 'auto', '--session', 'T-1', '--out', 'out']]) {
+      const r = await baton(w, ...argv);
+      expect(r.code, argv.join(' ')).toBe(EXIT_CODES.BAD_INPUT);
+      expect(r.stderr, argv.join(' ')).not.toMatch(/or auto/);
+    }
   });
 });
 

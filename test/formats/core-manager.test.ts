@@ -235,6 +235,29 @@ describe('import: complete or not', () => {
     expect(importIncomplete({ ...base, sessions: [{ ...ok, action: 'skipped', problems: [{ ...err('ID_COLLISION'), severity: 'warning' }] }] })).toBe(true);
   });
 
+  it('skips a session whose own file cannot be read (what is shown is a template or an older backup), as an error', async () => {
+    const toy = toyAdapter();
+    // An adapter that could not read T-1's file: it shows the session as it could (here from
+    // the toy file) but reports the file UNREADABLE, as the bmit and ccw readers do.
+    const locked: FormatAdapter = {
+      ...toy,
+      async inspect(dir, now) {
+        const r = await toy.inspect(dir, now);
+        for (const x of r.sessions) x.problems.push({ code: 'UNREADABLE', severity: 'error', sessionId: x.id, path: x.path, message: `${x.path} cannot be read (permission denied).`, hint: 'Check the permissions.' });
+        return r;
+      },
+    };
+    const { src, m, o } = setup([locked]);
+    put(src, 'toy/T-1.json', JSON.stringify(toyDoc()));
+    const r = await importPath(m, src, 'toy', o);
+    expect(r.sessions.map((x) => [x.action, x.id])).toEqual([['skipped', null]]);
+    const failed = r.sessions[0]!.problems.find((p) => p.code === 'IMPORT_FAILED')!;
+    expect(failed.message).toMatch(/cannot be read/);
+    expect(failed.hint).toMatch(/read toy\/T-1\.json/);
+    expect(importIncomplete(r)).toBe(true);
+    expect(await m.store.exists('T-1')).toBe(false);
+  });
+
   it('a named layout under which nothing was found is an UNKNOWN_FORMAT error, as for inspect', async () => {
     const { src, m, o } = setup();
     fs.mkdirSync(path.join(src, 'toy'));

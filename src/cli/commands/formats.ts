@@ -77,6 +77,7 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
       const m = ctx.manager();
       const id = await ctx.sessionId();
       const r = await (await formats()).exportSession(m, id, String(o['format']), String(o['out']), { cwd: io.cwd, now: io.now });
+      for (const p of r.problems) ctx.warn(`${p.code}: ${p.message}${p.hint ? `\n  hint: ${p.hint}` : ''}`);
       ctx.emit(r, () => renderExport(r));
     },
   );
