@@ -242,6 +242,16 @@ describe('phases', () => {
     expect(e.details).toMatchObject({ retryCount: 1, maxRetries: 1, startable: ['q'] });
   });
 
+  it('a phase named like another phase\'s id: the id wins, and the result shows the phase that changed', async () => {
+    const { client, manager } = await harness();
+    await ok(client, 'session_start', { title: 'Ids', id: 'ids', phases: [{ id: 'a', name: 'b' }, { id: 'b', name: 'Second' }] });
+    const r = await ok(client, 'phase_start', { phase: 'b' });
+    expect(r['phase']).toMatchObject({ id: 'b', status: 'in_progress' });
+    expect((await manager.get('ids')).phases.map((p) => [p.id, p.status])).toEqual([['a', 'pending'], ['b', 'in_progress']]);
+    expect((await ok(client, 'substep_reach', { phase: 'b', name: 'half way' }))['phase']).toMatchObject({ id: 'b', subStep: 'half way' });
+    expect((await ok(client, 'phase_complete', { phase: 'b' }))['phase']).toMatchObject({ id: 'b', status: 'completed' });
+  });
+
   it('substep_reach: records the resume point of a phase in progress only', async () => {
     const { client, manager } = await withSession();
     await refused(client, 'substep_reach', { phase: 'design', name: 'x' }, 'INVALID_TRANSITION');
