@@ -75,6 +75,34 @@ describe('tool list', () => {
   });
 });
 
+/** Every property of a JSON schema, nested ones included, as [path, schema] pairs. */
+function properties(schema: Record<string, any>, at: string): Array<[string, Record<string, any>]> {
+  const out: Array<[string, Record<string, any>]> = [];
+  for (const [k, v] of Object.entries((schema['properties'] ?? {}) as Record<string, Record<string, any>>)) {
+    out.push([`${at}.${k}`, v], ...properties(v, `${at}.${k}`));
+  }
+  if (schema['items']) out.push(...properties(schema['items'], `${at}[]`));
+  for (const alt of [...(schema['anyOf'] ?? []), ...(schema['oneOf'] ?? [])] as Array<Record<string, any>>) out.push(...properties(alt, at));
+  return out;
+}
+
+describe('input descriptions', () => {
+  it('every input property of every tool (nested ones too) has a description for the model', async () => {
+    const { client } = await harness();
+    const { tools } = await client.listTools();
+    const missing: string[] = [];
+    let count = 0;
+    for (const t of tools) {
+      for (const [at, p] of properties(t.inputSchema as Record<string, any>, t.name)) {
+        count++;
+        if (typeof p['description'] !== 'string' || p['description'].trim().length < 3) missing.push(at);
+      }
+    }
+    expect(count).toBeGreaterThan(100);
+    expect(missing).toEqual([]);
+  });
+});
+
 describe('errors every session tool shares', () => {
   it('NO_ACTIVE_SESSION without a session, naming the candidates', async () => {
     const empty = await harness();

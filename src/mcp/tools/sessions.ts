@@ -13,11 +13,11 @@ const phaseSpec = z.union([
   z.string().min(1).max(500),
   z
     .object({
-      id: z.string().max(MAX_ID_INPUT).optional(),
-      name: z.string().min(1).max(500),
-      blockedBy: z.array(z.string().max(MAX_ID_INPUT)).max(1000).optional(),
-      agents: z.array(z.string().min(1).max(200)).max(100).optional(),
-      maxRetries: z.number().int().min(0).max(100).optional(),
+      id: z.string().max(MAX_ID_INPUT).optional().describe('Phase id, used by the phase tools (letters, digits, . _ -). Default: derived from the name.'),
+      name: z.string().min(1).max(500).describe('What the phase does, e.g. "Design".'),
+      blockedBy: z.array(z.string().max(MAX_ID_INPUT)).max(1000).optional().describe('Ids of the phases that must be completed or skipped before this one may start.'),
+      agents: z.array(z.string().min(1).max(200)).max(100).optional().describe('Agents expected to work on the phase (informational).'),
+      maxRetries: z.number().int().min(0).max(100).optional().describe('How often the phase may be retried after failing before RETRIES_EXHAUSTED.'),
     })
     .strict(),
 ]);
