@@ -1,6 +1,7 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
+import { toolHint } from './hints.js';
 
 /** The body of a refused call (its text content, as JSON): what the model reads to decide its next step. */
 export interface ToolErrorBody {
@@ -19,27 +20,14 @@ export function toolError(e: unknown): CallToolResult {
 
 /**
  * The isError result of a BatonError: one text content holding `{"error": {code, message,
- * hint, details}}` as JSON, like a success result holds its data. No `structuredContent`:
+ * hint, details}}` as JSON (the hint worded for tools, see toolHint), like a success result holds its data. No `structuredContent`:
  * the MCP specification requires structured content to match the tool's output schema, and
  * SDK clients check it even on errors, so an error object there would turn a refusal the model
  * can act on into a client-side schema failure.
  */
 export function errorResult(e: BatonError): CallToolResult {
-  const body: ToolErrorBody = { error: { code: e.code, message: e.message, hint: e.hint ? forTools(e.hint) : null, details: e.details } };
+  const body: ToolErrorBody = { error: { code: e.code, message: e.message, hint: toolHint(e), details: e.details } };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
-}
-
-/** CLI options a domain hint names, as the tool arguments that do the same. */
-const OPTION_ARGS: ReadonlyArray<[RegExp, string]> = [
-  [/--force\b/g, '`force: true`'],
-  [/--switch\b/g, '`switch: true`'],
-  [/--session\b/g, '`session`'],
-  [/--agent NAME\b/g, '`agent`'],
-];
-
-/** A domain hint worded for a tool caller: CLI options become the matching arguments. */
-export function forTools(hint: string): string {
-  return OPTION_ARGS.reduce((h, [re, arg]) => h.replace(re, arg), hint);
 }
 
 /** Maps an unknown failure to the BatonError a caller should see. */
@@ -86,5 +74,6 @@ export const RESOURCE_NOT_FOUND = -32002;
 export function protocolError(e: unknown): McpError {
   const b = asBatonError(e);
   const rpc = b.code === 'NOT_FOUND' || b.code === 'NO_ACTIVE_SESSION' ? RESOURCE_NOT_FOUND : b.code === 'BAD_INPUT' ? ErrorCode.InvalidParams : ErrorCode.InternalError;
-  return new McpError(rpc, `error[${b.code}]: ${b.message}${b.hint ? ` (hint: ${b.hint})` : ''}`, { code: b.code, hint: b.hint ?? null, details: b.details });
+  const hint = toolHint(b);
+  return new McpError(rpc, `error[${b.code}]: ${b.message}${hint ? ` (hint: ${hint})` : ''}`, { code: b.code, hint, details: b.details });
 }
