@@ -73,7 +73,7 @@ export const RESOURCE_NOT_FOUND = -32002;
  */
 export function protocolError(e: unknown): McpError {
   const b = asBatonError(e);
-  const rpc = b.code === 'NOT_FOUND' || b.code === 'NO_ACTIVE_SESSION' ? RESOURCE_NOT_FOUND : b.code === 'BAD_INPUT' ? ErrorCode.InvalidParams : ErrorCode.InternalError;
+  const rpc = b.code === 'NOT_FOUND' || b.code === 'NO_ACTIVE_SESSION' || b.code === 'NO_STORE' ? RESOURCE_NOT_FOUND : b.code === 'BAD_INPUT' ? ErrorCode.InvalidParams : ErrorCode.InternalError;
   const hint = toolHint(b);
   return new McpError(rpc, `error[${b.code}]: ${b.message}${hint ? ` (hint: ${hint})` : ''}`, { code: b.code, hint, details: b.details });
 }

@@ -48,7 +48,7 @@ function badEscape(raw: string): string {
 /**
  * Resources: the session list, one session's state (as `session_status`), its handoff
  * Markdown (as `handoff`) and its event log. A refused read is a JSON-RPC error (see
- * protocolError).
+ * protocolError). Without a store the list is empty and a session is not found.
  */
 export function registerResources(server: McpServer, kit: Kit): void {
   const guard = async (fn: () => Promise<ReadResourceResult>): Promise<ReadResourceResult> => {
@@ -63,10 +63,7 @@ export function registerResources(server: McpServer, kit: Kit): void {
     'sessions',
     SESSIONS_URI,
     { title: 'Sessions', description: 'Every session of the workspace (registry rows: id, title, status, progress, current phase), newest first, and the active one.', mimeType: 'application/json' },
-    (uri) => guard(async () => {
-      const m = kit.manager();
-      return json(uri.href, { active: await m.store.getActive(), sessions: await m.list({}) });
-    }),
+    (uri) => guard(async () => json(uri.href, await kit.unlessNoStore(async (m) => ({ active: await m.store.getActive(), sessions: await m.list({}) }), { active: null, sessions: [] }))),
   );
 
   server.registerResource(
@@ -74,7 +71,7 @@ export function registerResources(server: McpServer, kit: Kit): void {
     new ResourceTemplate(`${SESSIONS_URI}/{id}`, {
       list: async () => {
         try {
-          const rows = await kit.manager().list({});
+          const rows = await kit.unlessNoStore((m) => m.list({}), []);
           return { resources: rows.map((r) => ({ uri: `${SESSIONS_URI}/${encodeURIComponent(r.id)}`, name: r.id, title: r.title, description: `${r.status}, ${r.phasesDone}/${r.phasesTotal} phases`, mimeType: 'application/json' })) };
         } catch (e) {
           throw protocolError(e);

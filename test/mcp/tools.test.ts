@@ -2,11 +2,15 @@
  * Every tool over an in-memory transport with the SDK's Client: the happy path, and each
  * error code it can return, as a coded isError result with a hint.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { openManager } from '../../src/manager/open.js';
 import { acquireLease } from '../../src/manager/leases.js';
 import { SessionManager } from '../../src/manager/manager.js';
-import { connect, ok, refused } from './helpers.js';
+import { connect, expectToolHint, ok, refused } from './helpers.js';
 import type { Harness } from './helpers.js';
 
 const open: Harness[] = [];
@@ -144,6 +148,51 @@ describe('errors every session tool shares', () => {
     await refused(client, 'session_pause', { session: 's1' }, 'INVALID_TRANSITION');
     await refused(client, 'session_complete', { session: 's1' }, 'INVALID_TRANSITION');
     await refused(client, 'session_resume', { session: 's1' }, 'INVALID_TRANSITION');
+  });
+});
+
+/** A server over the file store of a fresh folder without `.baton`, opening its manager as `baton mcp` does. */
+async function freshProject(): Promise<Harness & { dir: string }> {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-mcp-')));
+  let m: SessionManager | undefined;
+  // As the CLI's context: opened on first use, created only when asked to (session_start).
+  const manager = (create: boolean): SessionManager => (m ??= openManager({ cwd: dir, create }));
+  const h = await connect({ manager } as never);
+  const close = h.close;
+  const harnessed = { ...h, dir, close: async () => { await close(); fs.rmSync(dir, { recursive: true, force: true }); } };
+  open.push(harnessed);
+  return harnessed;
+}
+
+describe('a fresh project without a store', () => {
+  it('session_list, the resource list and baton://sessions are empty; reading a session or the prompt is not found', async () => {
+    const { client, dir } = await freshProject();
+    expect(await ok(client, 'session_list', {})).toEqual({ sessions: [], active: null });
+    expect(await ok(client, 'session_list', { all: true, status: 'paused' })).toEqual({ sessions: [], active: null });
+    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['baton://sessions']);
+    expect(JSON.parse(((await client.readResource({ uri: 'baton://sessions' })).contents[0] as { text: string }).text)).toEqual({ active: null, sessions: [] });
+    for (const read of [() => client.readResource({ uri: 'baton://sessions/s1' }), () => client.readResource({ uri: 'baton://sessions/s1/handoff' }), () => client.getPrompt({ name: 'resume_session', arguments: {} })]) {
+      const e = (await read().then(() => null, (x: unknown) => x)) as { code: number; data: { code: string; hint: string } };
+      expect(e).toMatchObject({ code: -32002, data: { code: 'NO_STORE' } });
+      expect(e.data.hint).toContain('`session_start`');
+      await expectToolHint(client, e.data.hint);
+    }
+    // Nothing above created a store.
+    expect(fs.existsSync(path.join(dir, '.baton'))).toBe(false);
+  });
+
+  it('NO_STORE from every tool on a session, with a hint to call session_start, which creates the store as `baton start` does', async () => {
+    const { client, dir } = await freshProject();
+    for (const [tool, args] of Object.entries(SESSION_TOOLS)) {
+      const e = await refused(client, tool, args, 'NO_STORE');
+      expect(e.hint, tool).toContain('`session_start`');
+    }
+    await refused(client, 'session_switch', { session: 's1' }, 'NO_STORE');
+    expect(fs.existsSync(path.join(dir, '.baton'))).toBe(false);
+    await ok(client, 'session_start', { title: 'First', id: 'first', phases: ['a'] });
+    expect(fs.existsSync(path.join(dir, '.baton', 'sessions'))).toBe(true);
+    expect((await ok(client, 'session_list', {}))['sessions'].map((r: { id: string }) => r.id)).toEqual(['first']);
+    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['baton://sessions', 'baton://sessions/first']);
   });
 });
 

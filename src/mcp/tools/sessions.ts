@@ -71,7 +71,7 @@ export function registerSessionTools(server: McpServer, kit: Kit): void {
     {
       title: 'List sessions',
       description:
-        'List the sessions of this workspace, newest first: id, title, status (active, paused, interrupted, failed, completed, abandoned), progress and current phase. Call it at the start of a task to find a session to resume (status paused, interrupted or failed) before starting a new one. `active` names the workspace\'s active session.',
+        'List the sessions of this workspace, newest first: id, title, status (active, paused, interrupted, failed, completed, abandoned), progress and current phase. Call it at the start of a task to find a session to resume (status paused, interrupted or failed) before starting a new one. `active` names the workspace\'s active session. A workspace where no session was ever started has none (an empty list).',
       input: {
         status: z.enum(SESSION_STATUSES as unknown as [SessionStatus, ...SessionStatus[]]).optional().describe('Only sessions with this status.'),
         all: z.boolean().optional().describe('Include archived sessions.'),
@@ -79,11 +79,14 @@ export function registerSessionTools(server: McpServer, kit: Kit): void {
       output: { sessions: z.array(anyObject), active: z.string().nullable() },
       readOnly: true,
     },
-    async (a) => {
-      const m = kit.manager();
-      const sessions = await m.list({ all: a.all === true, ...(a.status ? { status: a.status } : {}) });
-      return { sessions: sessions as unknown as Array<Record<string, unknown>>, active: await m.store.getActive() };
-    },
+    async (a) =>
+      kit.unlessNoStore(
+        async (m) => {
+          const sessions = await m.list({ all: a.all === true, ...(a.status ? { status: a.status } : {}) });
+          return { sessions: sessions as unknown as Array<Record<string, unknown>>, active: await m.store.getActive() };
+        },
+        { sessions: [], active: null },
+      ),
   );
 
   defineTool(
