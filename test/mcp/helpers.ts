@@ -25,14 +25,19 @@ export interface Harness {
 export async function connect(o: { clientName?: string; manager?: SessionManager } & Partial<Omit<ServerOptions, 'manager'>> = {}): Promise<Harness> {
   let tick = 0;
   const manager = o.manager ?? new SessionManager({ store: new MemoryStore(), now: () => new Date(T0 + 1000 * tick++), pid: 1, host: 'h' });
-  const server = createMcpServer({ ...o, manager });
+  return { ...(await connectTo({ ...o, manager }, o.clientName)), manager };
+}
+
+/** Starts a server with exactly `options` (e.g. a manager opened on demand) and connects a client. */
+export async function connectTo(options: ServerOptions, clientName = 'test-client'): Promise<Omit<Harness, 'manager'>> {
+  const server = createMcpServer(options);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: o.clientName ?? 'test-client', version: '1.0.0' });
+  const client = new Client({ name: clientName, version: '1.0.0' });
   await server.connect(serverSide);
   await client.connect(clientSide);
   // As real clients do: listing the tools makes the SDK Client check every result against its output schema.
   await client.listTools();
-  return { client, manager, close: async () => { await client.close(); await server.close(); } };
+  return { client, close: async () => { await client.close(); await server.close(); } };
 }
 
 /** Calls a tool and returns the raw result. */
