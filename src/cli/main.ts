@@ -78,7 +78,10 @@ function report(io: CliIO, e: BatonError, json: boolean): number {
  */
 export async function run(io: CliIO): Promise<number> {
   const holder: { ctx: Ctx | null } = { ctx: null };
-  const wantsJson = io.argv.includes('--json');
+  // `baton mcp` owns stdout for JSON-RPC: whatever stops it from starting, even an unknown
+  // option such as --json, is reported on stderr, where an MCP client shows it.
+  const stdoutIsProtocol = io.argv.find((a) => !a.startsWith('-')) === 'mcp';
+  const wantsJson = !stdoutIsProtocol && io.argv.includes('--json');
   try {
     const first = io.argv[0];
     const wantsHelp = io.argv.includes('--help') || io.argv.includes('-h') || first === 'help';
@@ -95,7 +98,7 @@ export async function run(io: CliIO): Promise<number> {
       const message = e.message.replace(/^error: /, '');
       return report(io, new BatonError('BAD_INPUT', message.charAt(0).toUpperCase() + message.slice(1), { hint: 'Run `baton help` or `baton <command> --help`.' }), wantsJson);
     }
-    if (isBatonError(e)) return report(io, e, holder.ctx?.json ?? wantsJson);
+    if (isBatonError(e)) return report(io, e, !stdoutIsProtocol && (holder.ctx?.json ?? wantsJson));
     const err = e as NodeJS.ErrnoException;
     if (err && (err.code === 'EACCES' || err.code === 'EROFS' || err.code === 'ENOSPC' || err.code === 'EMFILE')) {
       return report(io, new BatonError('STORE_UNAVAILABLE', `The store cannot be written: ${err.message}.`, { hint: 'Check permissions and free disk space.', cause: e }), wantsJson);

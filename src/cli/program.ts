@@ -6,11 +6,14 @@ import type { CliIO } from './io.js';
 /** A command body: gets the context and the command's positional arguments and options. */
 export type Action = (ctx: Ctx, args: string[], opts: Record<string, unknown>) => Promise<void>;
 
-/** Adds the options every command takes. */
-export function common(cmd: Command): Command {
+/**
+ * Adds the options every command takes; `json: false` leaves out --json, for a command whose
+ * stdout is not its own to print on (`baton mcp`).
+ */
+export function common(cmd: Command, o: { json?: boolean } = {}): Command {
+  cmd.option('--session <id>', 'session to act on (default: $BATON_SESSION, else the active session)');
+  if (o.json !== false) cmd.option('--json', 'print machine-readable JSON on stdout');
   return cmd
-    .option('--session <id>', 'session to act on (default: $BATON_SESSION, else the active session)')
-    .option('--json', 'print machine-readable JSON on stdout')
     .option('--dir <path>', 'the .baton store directory (default: $BATON_DIR, else the nearest .baton upwards)')
     .option('--store <url>', 'store URL, e.g. postgres://user@host/db?schema=NAME (default: $BATON_STORE, else the file store)')
     .option('--agent <name>', 'agent to attribute the change to (default: $BATON_AGENT)');

@@ -1,3 +1,4 @@
+import { isBatonError } from '../domain/errors.js';
 import type { SessionManager } from '../manager/manager.js';
 
 /** What the tools, resources and prompts of one server share. */
@@ -40,6 +41,20 @@ export class Kit {
   /** The manager; `create` makes the store when there is none (session_start only). */
   manager(create = false): SessionManager {
     return typeof this.o.manager === 'function' ? this.o.manager(create) : this.o.manager;
+  }
+
+  /**
+   * Reads with the manager, or gives `none` when the workspace has no store yet: a fresh
+   * project simply has no sessions, and clients list them on connect. Only for listings; a
+   * call on a session keeps NO_STORE (there is no such session to act on).
+   */
+  async unlessNoStore<T>(read: (m: SessionManager) => Promise<T>, none: T): Promise<T> {
+    try {
+      return await read(this.manager());
+    } catch (e) {
+      if (isBatonError(e, 'NO_STORE')) return none;
+      throw e;
+    }
   }
 
   /** The agent a call is attributed to: its `agent`, else --agent/BATON_AGENT, else the client's name. */

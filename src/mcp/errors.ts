@@ -1,6 +1,7 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
+import { toolHint } from './hints.js';
 
 /** The body of a refused call (its text content, as JSON): what the model reads to decide its next step. */
 export interface ToolErrorBody {
@@ -19,27 +20,14 @@ export function toolError(e: unknown): CallToolResult {
 
 /**
  * The isError result of a BatonError: one text content holding `{"error": {code, message,
- * hint, details}}` as JSON, like a success result holds its data. No `structuredContent`:
+ * hint, details}}` as JSON (the hint worded for tools, see toolHint), like a success result holds its data. No `structuredContent`:
  * the MCP specification requires structured content to match the tool's output schema, and
  * SDK clients check it even on errors, so an error object there would turn a refusal the model
  * can act on into a client-side schema failure.
  */
 export function errorResult(e: BatonError): CallToolResult {
-  const body: ToolErrorBody = { error: { code: e.code, message: e.message, hint: e.hint ? forTools(e.hint) : null, details: e.details } };
+  const body: ToolErrorBody = { error: { code: e.code, message: e.message, hint: toolHint(e), details: e.details } };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
-}
-
-/** CLI options a domain hint names, as the tool arguments that do the same. */
-const OPTION_ARGS: ReadonlyArray<[RegExp, string]> = [
-  [/--force\b/g, '`force: true`'],
-  [/--switch\b/g, '`switch: true`'],
-  [/--session\b/g, '`session`'],
-  [/--agent NAME\b/g, '`agent`'],
-];
-
-/** A domain hint worded for a tool caller: CLI options become the matching arguments. */
-export function forTools(hint: string): string {
-  return OPTION_ARGS.reduce((h, [re, arg]) => h.replace(re, arg), hint);
 }
 
 /** Maps an unknown failure to the BatonError a caller should see. */
@@ -55,7 +43,8 @@ export function asBatonError(e: unknown): BatonError {
 /**
  * The SDK answers arguments that fail a tool's input schema (and unknown tools) with a plain
  * text isError result. This turns that text into the same coded body as every other refusal,
- * so a model can branch on `error.code` whatever went wrong.
+ * so a model can branch on `error.code` whatever went wrong: BAD_INPUT for arguments, NOT_FOUND
+ * for an unknown tool, INTERNAL for a result that fails the tool's output schema (a bug).
  */
 export function sdkToolError(message: string): CallToolResult {
   const rpc = /^MCP error (-?\d+): (.*)$/s.exec(message);
@@ -63,6 +52,11 @@ export function sdkToolError(message: string): CallToolResult {
   const shown = text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
   if (/^Tool .+ (not found|disabled)$/s.test(text)) {
     return errorResult(new BatonError('NOT_FOUND', `${shown}.`, { hint: 'List the tools (tools/list) and call one of them.' }));
+  }
+  // The SDK reports a result that fails the tool's own output schema with InvalidParams too,
+  // but that is baton's fault, not the caller's: retrying with other arguments will not help.
+  if (/^Output validation error\b/.test(text)) {
+    return errorResult(new BatonError('INTERNAL', `baton produced a result that does not match the tool's output schema: ${shown.replace(/^Output validation error: /, '')}`, { hint: 'This is a bug in baton; report it with the tool call that caused it. The change may have been stored: check with `session_status` before retrying.' }));
   }
   if (rpc && Number(rpc[1]) === ErrorCode.InvalidParams) {
     return errorResult(new BatonError('BAD_INPUT', shown.replace(/^Input validation error: /, ''), { hint: "Fix the arguments to match the tool's input schema (names, types, size limits) and call it again." }));
@@ -79,6 +73,7 @@ export const RESOURCE_NOT_FOUND = -32002;
  */
 export function protocolError(e: unknown): McpError {
   const b = asBatonError(e);
-  const rpc = b.code === 'NOT_FOUND' || b.code === 'NO_ACTIVE_SESSION' ? RESOURCE_NOT_FOUND : b.code === 'BAD_INPUT' ? ErrorCode.InvalidParams : ErrorCode.InternalError;
-  return new McpError(rpc, `error[${b.code}]: ${b.message}${b.hint ? ` (hint: ${b.hint})` : ''}`, { code: b.code, hint: b.hint ?? null, details: b.details });
+  const rpc = b.code === 'NOT_FOUND' || b.code === 'NO_ACTIVE_SESSION' || b.code === 'NO_STORE' ? RESOURCE_NOT_FOUND : b.code === 'BAD_INPUT' ? ErrorCode.InvalidParams : ErrorCode.InternalError;
+  const hint = toolHint(b);
+  return new McpError(rpc, `error[${b.code}]: ${b.message}${hint ? ` (hint: ${hint})` : ''}`, { code: b.code, hint, details: b.details });
 }

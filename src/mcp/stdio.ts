@@ -1,16 +1,17 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createMcpServer } from './server.js';
 import type { ServerOptions } from './server.js';
+import { LineTransport } from './transport.js';
+import type { MessageOutput } from './transport.js';
 
 /**
  * Serves the baton MCP server over stdin/stdout until stdin ends or the client goes away.
- * stdout then carries JSON-RPC only: anything a library prints with console.log/info/debug
- * is sent to stderr for as long as the server runs.
+ * stdout then carries JSON-RPC only: for as long as the server runs, whatever else writes to
+ * process.stdout (console.log, console.dir, a library's process.stdout.write) goes to stderr.
  */
 export async function serveStdio(options: ServerOptions, log: (line: string) => void): Promise<void> {
-  const restore = quietStdout(log);
+  const diverted = divertWrites(process.stdout, process.stderr);
   const server = createMcpServer(options);
-  const transport = new StdioServerTransport();
+  const transport = new LineTransport(process.stdin, diverted.output);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     process.stdin.once('end', () => resolve());
@@ -27,15 +28,30 @@ export async function serveStdio(options: ServerOptions, log: (line: string) => 
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     await server.close().catch(() => undefined);
-    restore();
+    diverted.restore();
   }
 }
 
-function quietStdout(log: (line: string) => void): () => void {
-  const saved = { log: console.log, info: console.info, debug: console.debug };
-  const toErr = (...a: unknown[]): void => log(a.map(String).join(' '));
-  console.log = toErr;
-  console.info = toErr;
-  console.debug = toErr;
-  return () => Object.assign(console, saved);
+/** A stream whose `write` can be replaced (process.stdout and the like). */
+interface WritableLike {
+  write: (...args: never[]) => boolean;
+  once(event: 'drain', listener: () => void): unknown;
+}
+
+/**
+ * Sends every later `out.write` (and so console.log, console.dir, console.table …, which
+ * write through it) to `to` instead, and returns the only way left to write to `out`: the
+ * output the JSON-RPC transport uses. `restore` puts `out.write` back.
+ */
+export function divertWrites(out: WritableLike, to: { write: (...args: never[]) => boolean }): { output: MessageOutput; restore: () => void } {
+  const own = Object.prototype.hasOwnProperty.call(out, 'write');
+  const original = out.write;
+  out.write = ((...args: never[]) => to.write(...args)) as WritableLike['write'];
+  return {
+    output: { write: (text: string) => (original as (t: string) => boolean).call(out, text), once: (event, listener) => out.once(event, listener) },
+    restore: () => {
+      if (own) out.write = original;
+      else delete (out as Partial<WritableLike>).write;
+    },
+  };
 }

@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
+import { GROUPS } from '../../src/cli/main.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import type { ServerOptions } from '../../src/mcp/server.js';
@@ -24,14 +25,19 @@ export interface Harness {
 export async function connect(o: { clientName?: string; manager?: SessionManager } & Partial<Omit<ServerOptions, 'manager'>> = {}): Promise<Harness> {
   let tick = 0;
   const manager = o.manager ?? new SessionManager({ store: new MemoryStore(), now: () => new Date(T0 + 1000 * tick++), pid: 1, host: 'h' });
-  const server = createMcpServer({ ...o, manager });
+  return { ...(await connectTo({ ...o, manager }, o.clientName)), manager };
+}
+
+/** Starts a server with exactly `options` (e.g. a manager opened on demand) and connects a client. */
+export async function connectTo(options: ServerOptions, clientName = 'test-client'): Promise<Omit<Harness, 'manager'>> {
+  const server = createMcpServer(options);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: o.clientName ?? 'test-client', version: '1.0.0' });
+  const client = new Client({ name: clientName, version: '1.0.0' });
   await server.connect(serverSide);
   await client.connect(clientSide);
   // As real clients do: listing the tools makes the SDK Client check every result against its output schema.
   await client.listTools();
-  return { client, manager, close: async () => { await client.close(); await server.close(); } };
+  return { client, close: async () => { await client.close(); await server.close(); } };
 }
 
 /** Calls a tool and returns the raw result. */
@@ -57,6 +63,22 @@ export interface ErrorBody {
   details: Record<string, unknown>;
 }
 
+/** A CLI command or option as a hint might name it: `baton status`, baton resume, --force. */
+const CLI_WORDING = new RegExp(`\\bbaton (${GROUPS.flatMap((g) => g.commands).join('|')})\\b|\`baton[\\s\`]|(^|[^\\w-])--[a-z]`);
+
+const toolNames = new WeakMap<Client, Promise<Set<string>>>();
+
+/**
+ * Checks that a hint is worded for a tool caller: it names no CLI command or option, and every
+ * tool-like name it quotes (`` `session_start` ``) is a tool the server lists.
+ */
+export async function expectToolHint(client: Client, hint: string, context = ''): Promise<void> {
+  expect(hint, `${context}: hint names the CLI`).not.toMatch(CLI_WORDING);
+  if (!toolNames.has(client)) toolNames.set(client, client.listTools().then((r) => new Set(r.tools.map((t) => t.name))));
+  const tools = await toolNames.get(client)!;
+  for (const [, name] of hint.matchAll(/`([a-z]+_[a-z_]+)`/g)) expect(tools.has(name!), `${context}: hint names no tool ${name}: ${hint}`).toBe(true);
+}
+
 /** Calls a tool that must be refused with `code`; checks the isError contract and returns the error. */
 export async function refused(client: Client, name: string, args: Record<string, unknown>, code: string): Promise<ErrorBody> {
   const r = await call(client, name, args);
@@ -73,5 +95,6 @@ export async function refused(client: Client, name: string, args: Record<string,
   expect(typeof body!.hint, context).toBe('string');
   expect(body!.hint!.length, context).toBeGreaterThan(0);
   expect(typeof body!.details, context).toBe('object');
+  await expectToolHint(client, body!.hint!, context);
   return body!;
 }

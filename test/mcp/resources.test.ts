@@ -52,6 +52,17 @@ describe('resources', () => {
     await expect(client.readResource({ uri: 'baton://sessions/..%2F..%2Fetc' })).rejects.toMatchObject({ code: -32602, data: { code: 'BAD_INPUT' } });
     expect((await ok(client, 'session_status', { session: 's1' }))['id']).toBe('s1');
   });
+
+  it('a malformed percent-escape in the URI is BAD_INPUT naming the escape, not an internal error', async () => {
+    const { client } = await started();
+    for (const uri of ['baton://sessions/%E0%A4%A', 'baton://sessions/%E0%A4%A/handoff', 'baton://sessions/%E0%A4%A/events']) {
+      const e = await client.readResource({ uri }).then(() => null, (x: unknown) => x as { code: number; message: string; data: { code: string; details: { escape: string } } });
+      expect(e, uri).toMatchObject({ code: -32602, data: { code: 'BAD_INPUT', details: { escape: '%E0%A4%A' } } });
+      expect(e!.message).toContain('%E0%A4%A');
+    }
+    await expect(client.readResource({ uri: 'baton://sessions/s%zz1' })).rejects.toMatchObject({ code: -32602, data: { code: 'BAD_INPUT', details: { escape: '%' } } });
+    expect(JSON.parse(text(await client.readResource({ uri: 'baton://sessions/s%31' })))).toMatchObject({ id: 's1' });
+  });
 });
 
 describe('prompts', () => {

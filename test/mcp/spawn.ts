@@ -36,7 +36,19 @@ export class SpawnedServer implements Transport {
     child.stdout.on('data', (b: Buffer) => {
       this.stdout.push(b);
       this.buffer.append(b);
-      for (let m = this.buffer.readMessage(); m; m = this.buffer.readMessage()) this.onmessage?.(m);
+      // A line the SDK's schema refuses (e.g. an error response with id null, which JSON-RPC
+      // allows) is kept in stdout for the test to look at, not thrown out of this handler.
+      for (;;) {
+        let m: JSONRPCMessage | null;
+        try {
+          m = this.buffer.readMessage();
+        } catch (e) {
+          this.onerror?.(e as Error);
+          continue;
+        }
+        if (!m) break;
+        this.onmessage?.(m);
+      }
     });
     child.stderr.on('data', (b: Buffer) => this.stderr.push(b));
     child.on('error', (e) => this.onerror?.(e));

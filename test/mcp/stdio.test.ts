@@ -3,10 +3,11 @@
  * every stdout line is JSON-RPC; the CLI sees the result; two servers on one store lose no update.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { phaseOf, sha256, workspace } from '../cli/helpers.js';
+import { EXIT_CODES, baseEnv, phaseOf, runBaton, sha256, workspace } from '../cli/helpers.js';
 import { spawnClient } from './spawn.js';
 import type { SpawnedServer } from './spawn.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -28,7 +29,10 @@ function expectOnlyJsonRpc(server: SpawnedServer): number {
   for (const line of lines) {
     let parsed: unknown;
     expect(() => (parsed = JSON.parse(line)), `stdout line is not JSON: ${line.slice(0, 200)}`).not.toThrow();
-    expect(JSONRPCMessageSchema.safeParse(parsed).success, `not JSON-RPC: ${line.slice(0, 200)}`).toBe(true);
+    // JSON-RPC answers a request whose id it cannot read with id null; the SDK's schema has no null id.
+    const nullId = typeof parsed === 'object' && parsed !== null && (parsed as { id?: unknown }).id === null;
+    const checked = nullId ? { ...(parsed as object), id: undefined } : parsed;
+    expect(JSONRPCMessageSchema.safeParse(checked).success, `not JSON-RPC: ${line.slice(0, 200)}`).toBe(true);
   }
   // The last byte ends a line: no partial message, no trailing text.
   expect(Buffer.concat(server.stdout).toString('utf8').endsWith('\n')).toBe(true);
@@ -113,6 +117,83 @@ describe('baton mcp over stdio', () => {
     const log = await ws.log('e1');
     expect(log.slice(-2).map((e) => e.actor.agent)).toEqual(['planner', 'planner']);
     expect(fs.existsSync(ws.path('etc'))).toBe(false);
+  });
+
+  it('a message over 10 MiB gets an Invalid Request error naming the limit (its id when readable, else null); the server reads on', async () => {
+    const ws = workspace();
+    await ws.ok(['start', 'Big', '--id', 'big', '--phases', 'a']);
+    const { client, server } = await spawnClient('c', [], ws.dir);
+    const huge = 'x'.repeat(11 * 1024 * 1024);
+    // The SDK's Client sends the id last: it is read from the end of the line.
+    const e = await client.callTool({ name: 'note_add', arguments: { text: huge } }).then(() => null, (x: unknown) => x as { code: number; message: string });
+    expect(e).toMatchObject({ code: -32600 });
+    expect(e!.message).toMatch(/at most 10485760 bytes \(10 MiB\)/);
+    await good(client, 'note_add', { text: 'after the big one' });
+    // Not JSON at all: answered with id null.
+    server.writeRaw(`${'y'.repeat(10 * 1024 * 1024 + 10)}\n`);
+    await good(client, 'note_add', { text: 'still here' });
+    const nullAnswer = server.lines().map((l) => JSON.parse(l) as { id?: unknown; error?: { code: number; message: string } }).find((m) => m.id === null);
+    expect(nullAnswer?.error).toMatchObject({ code: -32600, message: expect.stringContaining('10485760') });
+    await client.close();
+    expect((await server.exited).code).toBe(0);
+    expectOnlyJsonRpc(server);
+    expect(server.stderrText).toMatch(/dropped a \d+-byte message/);
+    expect((await ws.status('big')).notes.map((n) => n['text'])).toEqual(['after the big one', 'still here']);
+  });
+
+  it('nothing but JSON-RPC reaches stdout while a library prints with console.dir, console.log or process.stdout.write during a call', async () => {
+    const ws = workspace();
+    ws.write('a.txt', 'hello\n');
+    await ws.ok(['start', 'Noisy', '--id', 'noisy', '--phases', 'a']);
+    await ws.ok(['phase', 'start', 'a']);
+    // A preloaded "library" that prints whenever baton hashes a file (file_record does).
+    const hook = ws.path('noisy-hook.cjs');
+    fs.writeFileSync(
+      hook,
+      "const c = require('node:crypto'); const orig = c.createHash;\n" +
+        "c.createHash = function (...a) { console.dir({ noisy: 'dir' }); console.log('noisy log'); console.table([{ noisy: 'table' }]); process.stdout.write('noisy write\\n'); return orig.apply(this, a); };\n",
+    );
+    const { client, server } = await spawnClient('c', [], ws.dir, { NODE_OPTIONS: `--require ${hook}` });
+    await good(client, 'file_record', { action: 'created', paths: ['a.txt'] });
+    await good(client, 'note_add', { text: 'after the noise' });
+    await client.close();
+    expect((await server.exited).code).toBe(0);
+    expectOnlyJsonRpc(server);
+    // The prints happened, on stderr.
+    for (const noise of ["noisy: 'dir'", 'noisy log', 'noisy write', 'table']) expect(server.stderrText).toContain(noise);
+  });
+
+  it('a fresh folder without .baton: empty listings on connect, then session_start creates the store as `baton start` does', async () => {
+    const ws = workspace();
+    const { client, server } = await spawnClient('c', [], ws.dir);
+    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['baton://sessions']);
+    expect(await good(client, 'session_list', {})).toEqual({ sessions: [], active: null });
+    const refusal = await tool(client, 'session_status', {});
+    expect(JSON.parse((refusal.content[0] as { text: string }).text).error).toMatchObject({ code: 'NO_STORE', hint: expect.stringContaining('`session_start`') });
+    expect(fs.existsSync(ws.path('.baton'))).toBe(false);
+    await good(client, 'session_start', { title: 'First', id: 'first' });
+    expect(fs.existsSync(path.join(ws.dir, '.baton', 'sessions'))).toBe(true);
+    await client.close();
+    expect((await server.exited).code).toBe(0);
+    expectOnlyJsonRpc(server);
+    expect((await ws.status('first')).title).toBe('First');
+  });
+
+  it('a start-up error goes to stderr, never stdout, with or without --json', async () => {
+    const ws = workspace();
+    // A bad BATON_LEASE_TOKEN is refused when the server starts; --json is not an option of
+    // `baton mcp` (its stdout is JSON-RPC), and saying so goes to stderr too.
+    for (const [args, error] of [
+      [['mcp'], /^error\[BAD_INPUT\]: .*BATON_LEASE_TOKEN/],
+      [['mcp', '--json'], /^error\[BAD_INPUT\]: Unknown option '--json'/],
+      [['mcp', '--agent', 'x', '--json'], /^error\[BAD_INPUT\]: Unknown option '--json'/],
+      [['--json', 'mcp'], /^error\[BAD_INPUT\]: Unknown option '--json'/],
+    ] as const) {
+      const r = await runBaton([...args], ws.dir, baseEnv({ BATON_LEASE_TOKEN: 'not-a-number' }));
+      expect(r.stdout, args.join(' ')).toBe('');
+      expect(r.code, args.join(' ')).toBe(EXIT_CODES.BAD_INPUT);
+      expect(r.stderr, args.join(' ')).toMatch(error);
+    }
   });
 
   it('SIGTERM ends the server cleanly (exit 0) after what it acknowledged is stored', async () => {

@@ -2,14 +2,18 @@
  * Every tool over an in-memory transport with the SDK's Client: the happy path, and each
  * error code it can return, as a coded isError result with a hint.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { openManager } from '../../src/manager/open.js';
 import { acquireLease } from '../../src/manager/leases.js';
 import { SessionManager } from '../../src/manager/manager.js';
-import { connect, ok, refused } from './helpers.js';
+import { connect, connectTo, expectToolHint, ok, refused } from './helpers.js';
 import type { Harness } from './helpers.js';
 
-const open: Harness[] = [];
+const open: Array<Pick<Harness, 'close'>> = [];
 afterEach(async () => {
   for (const h of open.splice(0)) await h.close();
 });
@@ -75,12 +79,40 @@ describe('tool list', () => {
   });
 });
 
+/** Every property of a JSON schema, nested ones included, as [path, schema] pairs. */
+function properties(schema: Record<string, any>, at: string): Array<[string, Record<string, any>]> {
+  const out: Array<[string, Record<string, any>]> = [];
+  for (const [k, v] of Object.entries((schema['properties'] ?? {}) as Record<string, Record<string, any>>)) {
+    out.push([`${at}.${k}`, v], ...properties(v, `${at}.${k}`));
+  }
+  if (schema['items']) out.push(...properties(schema['items'], `${at}[]`));
+  for (const alt of [...(schema['anyOf'] ?? []), ...(schema['oneOf'] ?? [])] as Array<Record<string, any>>) out.push(...properties(alt, at));
+  return out;
+}
+
+describe('input descriptions', () => {
+  it('every input property of every tool (nested ones too) has a description for the model', async () => {
+    const { client } = await harness();
+    const { tools } = await client.listTools();
+    const missing: string[] = [];
+    let count = 0;
+    for (const t of tools) {
+      for (const [at, p] of properties(t.inputSchema as Record<string, any>, t.name)) {
+        count++;
+        if (typeof p['description'] !== 'string' || p['description'].trim().length < 3) missing.push(at);
+      }
+    }
+    expect(count).toBeGreaterThan(100);
+    expect(missing).toEqual([]);
+  });
+});
+
 describe('errors every session tool shares', () => {
   it('NO_ACTIVE_SESSION without a session, naming the candidates', async () => {
     const empty = await harness();
     for (const [tool, args] of Object.entries(SESSION_TOOLS)) {
       const e = await refused(empty.client, tool, args, 'NO_ACTIVE_SESSION');
-      expect(e.hint).toMatch(/session_start|baton start/);
+      expect(e.hint).toContain('`session_start`');
     }
   });
 
@@ -116,6 +148,49 @@ describe('errors every session tool shares', () => {
     await refused(client, 'session_pause', { session: 's1' }, 'INVALID_TRANSITION');
     await refused(client, 'session_complete', { session: 's1' }, 'INVALID_TRANSITION');
     await refused(client, 'session_resume', { session: 's1' }, 'INVALID_TRANSITION');
+  });
+});
+
+/** A server over the file store of a fresh folder without `.baton`, opening its manager as `baton mcp` does. */
+async function freshProject(): Promise<{ client: Client; dir: string }> {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-mcp-')));
+  let m: SessionManager | undefined;
+  // As the CLI's context: opened on first use, created only when asked to (session_start).
+  const manager = (create: boolean): SessionManager => (m ??= openManager({ cwd: dir, create }));
+  const h = await connectTo({ manager });
+  open.push({ close: async () => { await h.close(); fs.rmSync(dir, { recursive: true, force: true }); } });
+  return { client: h.client, dir };
+}
+
+describe('a fresh project without a store', () => {
+  it('session_list, the resource list and baton://sessions are empty; reading a session or the prompt is not found', async () => {
+    const { client, dir } = await freshProject();
+    expect(await ok(client, 'session_list', {})).toEqual({ sessions: [], active: null });
+    expect(await ok(client, 'session_list', { all: true, status: 'paused' })).toEqual({ sessions: [], active: null });
+    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['baton://sessions']);
+    expect(JSON.parse(((await client.readResource({ uri: 'baton://sessions' })).contents[0] as { text: string }).text)).toEqual({ active: null, sessions: [] });
+    for (const read of [() => client.readResource({ uri: 'baton://sessions/s1' }), () => client.readResource({ uri: 'baton://sessions/s1/handoff' }), () => client.getPrompt({ name: 'resume_session', arguments: {} })]) {
+      const e = (await read().then(() => null, (x: unknown) => x)) as { code: number; data: { code: string; hint: string } };
+      expect(e).toMatchObject({ code: -32002, data: { code: 'NO_STORE' } });
+      expect(e.data.hint).toContain('`session_start`');
+      await expectToolHint(client, e.data.hint);
+    }
+    // Nothing above created a store.
+    expect(fs.existsSync(path.join(dir, '.baton'))).toBe(false);
+  });
+
+  it('NO_STORE from every tool on a session, with a hint to call session_start, which creates the store as `baton start` does', async () => {
+    const { client, dir } = await freshProject();
+    for (const [tool, args] of Object.entries(SESSION_TOOLS)) {
+      const e = await refused(client, tool, args, 'NO_STORE');
+      expect(e.hint, tool).toContain('`session_start`');
+    }
+    await refused(client, 'session_switch', { session: 's1' }, 'NO_STORE');
+    expect(fs.existsSync(path.join(dir, '.baton'))).toBe(false);
+    await ok(client, 'session_start', { title: 'First', id: 'first', phases: ['a'] });
+    expect(fs.existsSync(path.join(dir, '.baton', 'sessions'))).toBe(true);
+    expect((await ok(client, 'session_list', {}))['sessions'].map((r: { id: string }) => r.id)).toEqual(['first']);
+    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['baton://sessions', 'baton://sessions/first']);
   });
 });
 
@@ -240,6 +315,16 @@ describe('phases', () => {
     await ok(client, 'phase_fail', { phase: 'p' });
     const e = await refused(client, 'phase_retry', { phase: 'p' }, 'RETRIES_EXHAUSTED');
     expect(e.details).toMatchObject({ retryCount: 1, maxRetries: 1, startable: ['q'] });
+  });
+
+  it('a phase named like another phase\'s id: the id wins, and the result shows the phase that changed', async () => {
+    const { client, manager } = await harness();
+    await ok(client, 'session_start', { title: 'Ids', id: 'ids', phases: [{ id: 'a', name: 'b' }, { id: 'b', name: 'Second' }] });
+    const r = await ok(client, 'phase_start', { phase: 'b' });
+    expect(r['phase']).toMatchObject({ id: 'b', status: 'in_progress' });
+    expect((await manager.get('ids')).phases.map((p) => [p.id, p.status])).toEqual([['a', 'pending'], ['b', 'in_progress']]);
+    expect((await ok(client, 'substep_reach', { phase: 'b', name: 'half way' }))['phase']).toMatchObject({ id: 'b', subStep: 'half way' });
+    expect((await ok(client, 'phase_complete', { phase: 'b' }))['phase']).toMatchObject({ id: 'b', status: 'completed' });
   });
 
   it('substep_reach: records the resume point of a phase in progress only', async () => {
@@ -481,5 +566,110 @@ describe('bad arguments never crash the server', () => {
     const { client } = await withSession();
     await expect(client.request({ method: 'no/such/method', params: {} } as never, (await import('@modelcontextprotocol/sdk/types.js')).EmptyResultSchema)).rejects.toThrow(/Method not found/);
     await survive(client);
+  });
+});
+
+describe('error codes of each tool family', () => {
+  it('FENCED: writes of a run that lost its lease are refused by session, phase, record and checkpoint tools; nothing is written', async () => {
+    const h = await withSession();
+    const cp = await ok(h.client, 'checkpoint_create', { name: 'before' });
+    await ok(h.client, 'phase_start', { phase: 'design' });
+    const first = await acquireLease(h.manager, 's1', { owner: 'run-1', ttlMs: 60_000 });
+    const underRun = await connect({ manager: h.manager, session: 's1', fencingToken: first.result.token });
+    open.push(underRun);
+    await acquireLease(h.manager, 's1', { owner: 'run-2', ttlMs: 60_000, force: true });
+    const revision = (await h.manager.get('s1')).revision;
+    for (const [tool, args] of [
+      ['session_pause', {}],
+      ['session_complete', {}],
+      ['phase_complete', { phase: 'design' }],
+      ['phase_fail', { phase: 'design' }],
+      ['phase_skip', { phase: 'test' }],
+      ['substep_reach', { phase: 'design', name: 'x' }],
+      ['file_record', { action: 'deleted', paths: ['gone.txt'] }],
+      ['error_record', { phase: 'design', type: 'runtime', message: 'x' }],
+      ['tokens_record', { input: 5 }],
+      ['decision_record', { title: 'x', choice: 'y' }],
+      ['finding_add', { text: 'x' }],
+      ['milestone_add', { title: 'x' }],
+      ['artifact_record', { path: 'x.md' }],
+      ['context_set', { summary: 'x' }],
+      ['checkpoint_create', { name: 'zombie' }],
+      ['checkpoint_restore', { checkpoint: cp['checkpoint']['id'] }],
+    ] as const) {
+      const e = await refused(underRun.client, tool, args, 'FENCED');
+      expect(e.hint, tool).toContain('`session_status`');
+    }
+    expect((await h.manager.get('s1')).revision).toBe(revision);
+  });
+
+  it('session_resume: LOCKED while a live run holds the lease, which stays with that run', async () => {
+    const h = await withSession();
+    await ok(h.client, 'session_pause', {});
+    await acquireLease(h.manager, 's1', { owner: 'run-1', ttlMs: 60_000 });
+    const e = await refused(h.client, 'session_resume', {}, 'LOCKED');
+    expect(e.hint).toContain('`force: true`');
+    expect(e.details['lease']).toMatchObject({ owner: 'run-1' });
+    expect((await h.manager.get('s1')).lease).toMatchObject({ owner: 'run-1' });
+  });
+
+  it('NOT_FOUND for an unknown phase from every phase verb and every record that names a phase', async () => {
+    const { client } = await withSession();
+    await ok(client, 'phase_start', { phase: 'design' });
+    for (const [tool, args] of [
+      ['phase_start', {}],
+      ['phase_complete', {}],
+      ['phase_fail', {}],
+      ['phase_skip', {}],
+      ['phase_retry', {}],
+      ['substep_reach', { name: 'x' }],
+      ['decision_record', { title: 'x', choice: 'y' }],
+      ['finding_add', { text: 'x' }],
+      ['note_add', { text: 'x' }],
+      ['artifact_record', { path: 'x.md' }],
+      ['error_record', { type: 'runtime', message: 'x' }],
+      ['tokens_record', { input: 1 }],
+      ['file_record', { action: 'created', paths: ['a.txt'] }],
+    ] as const) {
+      const e = await refused(client, tool, { ...args, phase: 'deploy' }, 'NOT_FOUND');
+      expect(e.message, tool).toContain('deploy');
+      expect(e.hint, tool).toContain('design, build, test');
+    }
+  });
+
+  it('CORRUPT: a damaged line in the middle of the journal refuses session_status, resume_plan, handoff and the state resource', async () => {
+    const { client, dir } = await freshProject();
+    await ok(client, 'session_start', { title: 'Journal', id: 'j', phases: ['a'] });
+    for (const text of ['n1', 'n2', 'n3']) await ok(client, 'note_add', { text });
+    const file = path.join(dir, '.baton', 'sessions', 'j', 'journal.jsonl');
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    const at = lines.findIndex((l) => l.includes('"text":"n2"'));
+    expect(at).toBeGreaterThan(0);
+    expect(at).toBeLessThan(lines.length - 2);
+    lines[at] = lines[at]!.replace('"text":"n2"', '"text":"nX"');
+    fs.writeFileSync(file, lines.join('\n'));
+    for (const tool of ['session_status', 'resume_plan', 'handoff']) {
+      const e = await refused(client, tool, {}, 'CORRUPT');
+      expect(e.message, tool).toContain('j');
+      expect(e.hint, tool).toMatch(/ask a person/);
+    }
+    await expect(client.readResource({ uri: 'baton://sessions/j' })).rejects.toMatchObject({ data: { code: 'CORRUPT' } });
+  });
+
+  it('checkpoint_restore: CORRUPT for a damaged checkpoint, naming the previous valid one', async () => {
+    const { client, dir } = await freshProject();
+    await ok(client, 'session_start', { title: 'Cps', id: 'c', phases: ['a'] });
+    const good = await ok(client, 'checkpoint_create', { name: 'good' });
+    await ok(client, 'note_add', { text: 'x' });
+    const bad = await ok(client, 'checkpoint_create', { name: 'bad' });
+    const cpDir = path.join(dir, '.baton', 'sessions', 'c', 'checkpoints');
+    const file = path.join(cpDir, fs.readdirSync(cpDir).find((f) => f.startsWith(bad['checkpoint']['id']))!);
+    const bytes = fs.readFileSync(file);
+    bytes[bytes.indexOf('"name":"bad"') + 9] = 'B'.charCodeAt(0);
+    fs.writeFileSync(file, bytes);
+    const e = await refused(client, 'checkpoint_restore', { checkpoint: bad['checkpoint']['id'] }, 'CORRUPT');
+    expect(e.hint).toContain(good['checkpoint']['id']);
+    expect(e.hint).toContain('`checkpoint_restore`');
+    expect((await ok(client, 'checkpoint_list', {}))['checkpoints'].map((c: { valid: boolean }) => c.valid)).toEqual([true, false]);
   });
 });

@@ -9,6 +9,8 @@ export function registerMcp(program: Command, io: CliIO, holder: { ctx: Ctx | nu
     program
       .command('mcp')
       .description('serve the Model Context Protocol on stdin/stdout: agents use baton through tools (see docs/mcp.md)'),
+    // stdout carries JSON-RPC only, so there is no JSON output to ask for (errors: see run()).
+    { json: false },
   ).action(
     bind(io, holder, async (ctx) => {
       // Loaded here only: the MCP SDK and zod cost start-up time no other command should pay.

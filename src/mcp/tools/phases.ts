@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { findPhase } from '../../domain/decide.js';
 import { BatonError, isBatonError } from '../../domain/errors.js';
 import type { Phase } from '../../domain/state.js';
 import type { PhaseAction } from '../../domain/transitions.js';
@@ -46,7 +47,8 @@ export function registerPhaseTools(server: McpServer, kit: Kit): void {
         const m = kit.manager();
         try {
           const r = await m.phase(id, args.phase, action, { ...kit.change(args, id), force: args.force === true, reason: args.reason ?? null });
-          const p = r.state.phases.find((x) => x.id === args.phase || x.name === args.phase)!;
+          // The domain's lookup (id before name), so the phase shown is the one that changed.
+          const p = findPhase(r.state, args.phase);
           return { session: r.state.id, revision: r.state.revision, status: r.state.status, phase: phaseView(p) };
         } catch (e) {
           throw await withStartable(kit, id, e);
@@ -70,7 +72,7 @@ export function registerPhaseTools(server: McpServer, kit: Kit): void {
       const id = await kit.session(a.session);
       try {
         const r = await kit.manager().substep(id, a.phase, a.name, kit.change(a, id));
-        const p = r.state.phases.find((x) => x.id === a.phase || x.name === a.phase)!;
+        const p = findPhase(r.state, a.phase);
         return { session: r.state.id, revision: r.state.revision, status: r.state.status, phase: phaseView(p) };
       } catch (e) {
         throw await withStartable(kit, id, e);

@@ -6,7 +6,7 @@ import type { Kit } from '../context.js';
 import { MAX_ID_INPUT, MAX_PATHS, anyObject, changeFields, changeOutput, textArg } from '../schemas.js';
 import { defineTool } from './define.js';
 
-const phaseOpt = z.string().min(1).max(MAX_ID_INPUT).optional();
+const phaseOpt = z.string().min(1).max(MAX_ID_INPUT).optional().describe('Phase id or name it belongs to (default: none).');
 
 function done(r: ChangeResult<unknown>): { session: string; revision: number; status: string } {
   return { session: r.state.id, revision: r.state.revision, status: r.state.status };
@@ -65,7 +65,7 @@ export function registerRecordTools(server: McpServer, kit: Kit): void {
       description:
         'Record files you created, modified or deleted, right after changing them. Paths are relative to the workspace (the folder holding .baton); each file is hashed now, so a resume can tell whether it changed later. `phase` defaults to the phase in progress. Returns the records (path, sha256, size) and the new revision.',
       input: {
-        action: z.enum(['created', 'modified', 'deleted']),
+        action: z.enum(['created', 'modified', 'deleted']).describe('What you did to the files: created, modified or deleted.'),
         paths: z.array(z.string().min(1).max(4096)).min(1).max(MAX_PATHS).describe('File paths, relative to the workspace.'),
         phase: phaseOpt.describe('Phase the files belong to (default: the one in progress).'),
         ...changeFields,
@@ -86,7 +86,7 @@ export function registerRecordTools(server: McpServer, kit: Kit): void {
     'Record an error',
     'Record an error that happened in a phase (a failing test, a timeout, a tool failure) as soon as you see it, before deciding to retry or fail the phase. `type` is e.g. validation, timeout, file_conflict, runtime, dependency, quota.',
     'errorId',
-    { phase: z.string().min(1).max(MAX_ID_INPUT).describe('Phase the error belongs to.'), type: z.string().min(1).max(100), message: textArg('What went wrong.') },
+    { phase: z.string().min(1).max(MAX_ID_INPUT).describe('Phase the error belongs to.'), type: z.string().min(1).max(100).describe('Kind of error, e.g. validation, timeout, file_conflict, runtime, dependency, quota.'), message: textArg('What went wrong.') },
     (id, a, o) => kit.manager().error(id, { phase: a.phase, type: a.type, message: a.message, agent: o.agent }, o),
   );
 
@@ -96,7 +96,7 @@ export function registerRecordTools(server: McpServer, kit: Kit): void {
     'error_resolve',
     'Resolve an error',
     'Mark a recorded error resolved, saying how, once it no longer applies. Unresolved errors are what a resume plan asks the next agent to deal with.',
-    { errorId: z.string().min(1).max(MAX_ID_INPUT), resolution: textArg('How it was resolved.') },
+    { errorId: z.string().min(1).max(MAX_ID_INPUT).describe('Id of the error, as error_record returned it (e.g. err-1).'), resolution: textArg('How it was resolved.') },
     (id, a, o) => kit.manager().resolveError(id, a.errorId, a.resolution, o),
   );
 
@@ -109,9 +109,9 @@ export function registerRecordTools(server: McpServer, kit: Kit): void {
       description:
         'Add token use to the session (input, output, cached), attributed to you and to a phase. Counts add up; concurrent calls never lose a count. Returns the session totals and the budget (level ok, warning, critical or exceeded).',
       input: {
-        input: z.number().int().nonnegative().optional(),
-        output: z.number().int().nonnegative().optional(),
-        cached: z.number().int().nonnegative().optional(),
+        input: z.number().int().nonnegative().optional().describe('Input (prompt) tokens spent since the last report.'),
+        output: z.number().int().nonnegative().optional().describe('Output (completion) tokens spent since the last report.'),
+        cached: z.number().int().nonnegative().optional().describe('Of the input tokens, those served from a cache.'),
         phase: phaseOpt.describe('Phase the tokens were spent on.'),
         ...changeFields,
       },
@@ -136,7 +136,7 @@ export function registerRecordTools(server: McpServer, kit: Kit): void {
       title: z.string().min(1).max(1000).describe('What was decided about.'),
       choice: textArg('What was chosen.'),
       rationale: textArg('Why.').optional(),
-      alternatives: z.array(z.string().max(1000)).max(100).optional(),
+      alternatives: z.array(z.string().max(1000)).max(100).optional().describe('The options considered and not chosen.'),
       phase: phaseOpt,
     },
     (id, a, o) => kit.manager().decision(id, { title: a.title, choice: a.choice, rationale: a.rationale ?? null, alternatives: a.alternatives ?? [], phase: a.phase ?? null, agent: o.agent }, o),
@@ -159,7 +159,7 @@ export function registerRecordTools(server: McpServer, kit: Kit): void {
     'finding_remove',
     'Remove a finding',
     'Remove an open finding that was dealt with or was wrong.',
-    { findingId: z.string().min(1).max(MAX_ID_INPUT) },
+    { findingId: z.string().min(1).max(MAX_ID_INPUT).describe('Id of the finding, as finding_add returned it.') },
     (id, a, o) => kit.manager().removeFinding(id, a.findingId, o),
   );
 
@@ -181,7 +181,7 @@ export function registerRecordTools(server: McpServer, kit: Kit): void {
     'Add a milestone',
     'Add a milestone (a goal spanning phases), optionally with a target date (ISO-8601).',
     'milestoneId',
-    { title: z.string().min(1).max(1000), targetDate: z.string().max(100).optional() },
+    { title: z.string().min(1).max(1000).describe('What the milestone is, e.g. "beta released".'), targetDate: z.string().max(100).optional().describe('When it is due, as an ISO-8601 date (e.g. 2026-12-01).') },
     (id, a, o) => kit.manager().milestone(id, { title: a.title, targetDate: a.targetDate ?? null }, o),
   );
 
@@ -202,7 +202,7 @@ export function registerRecordTools(server: McpServer, kit: Kit): void {
     'Record an artifact',
     'Record an artifact the work produced (a design doc, a report, a build), by path, so the next agent finds it.',
     'artifactId',
-    { path: z.string().min(1).max(4096), kind: z.string().max(100).optional().describe('e.g. design-doc, report, build.'), description: textArg('What it is.').optional(), phase: phaseOpt },
+    { path: z.string().min(1).max(4096).describe('Path of the artifact, relative to the workspace.'), kind: z.string().max(100).optional().describe('e.g. design-doc, report, build.'), description: textArg('What it is.').optional(), phase: phaseOpt },
     (id, a, o) => kit.manager().artifact(id, { path: a.path, kind: a.kind ?? null, description: a.description ?? null, phase: a.phase ?? null }, o),
   );
 

@@ -13,11 +13,11 @@ const phaseSpec = z.union([
   z.string().min(1).max(500),
   z
     .object({
-      id: z.string().max(MAX_ID_INPUT).optional(),
-      name: z.string().min(1).max(500),
-      blockedBy: z.array(z.string().max(MAX_ID_INPUT)).max(1000).optional(),
-      agents: z.array(z.string().min(1).max(200)).max(100).optional(),
-      maxRetries: z.number().int().min(0).max(100).optional(),
+      id: z.string().max(MAX_ID_INPUT).optional().describe('Phase id, used by the phase tools (letters, digits, . _ -). Default: derived from the name.'),
+      name: z.string().min(1).max(500).describe('What the phase does, e.g. "Design".'),
+      blockedBy: z.array(z.string().max(MAX_ID_INPUT)).max(1000).optional().describe('Ids of the phases that must be completed or skipped before this one may start.'),
+      agents: z.array(z.string().min(1).max(200)).max(100).optional().describe('Agents expected to work on the phase (informational).'),
+      maxRetries: z.number().int().min(0).max(100).optional().describe('How often the phase may be retried after failing before RETRIES_EXHAUSTED.'),
     })
     .strict(),
 ]);
@@ -71,7 +71,7 @@ export function registerSessionTools(server: McpServer, kit: Kit): void {
     {
       title: 'List sessions',
       description:
-        'List the sessions of this workspace, newest first: id, title, status (active, paused, interrupted, failed, completed, abandoned), progress and current phase. Call it at the start of a task to find a session to resume (status paused, interrupted or failed) before starting a new one. `active` names the workspace\'s active session.',
+        'List the sessions of this workspace, newest first: id, title, status (active, paused, interrupted, failed, completed, abandoned), progress and current phase. Call it at the start of a task to find a session to resume (status paused, interrupted or failed) before starting a new one. `active` names the workspace\'s active session. A workspace where no session was ever started has none (an empty list).',
       input: {
         status: z.enum(SESSION_STATUSES as unknown as [SessionStatus, ...SessionStatus[]]).optional().describe('Only sessions with this status.'),
         all: z.boolean().optional().describe('Include archived sessions.'),
@@ -79,11 +79,14 @@ export function registerSessionTools(server: McpServer, kit: Kit): void {
       output: { sessions: z.array(anyObject), active: z.string().nullable() },
       readOnly: true,
     },
-    async (a) => {
-      const m = kit.manager();
-      const sessions = await m.list({ all: a.all === true, ...(a.status ? { status: a.status } : {}) });
-      return { sessions: sessions as unknown as Array<Record<string, unknown>>, active: await m.store.getActive() };
-    },
+    async (a) =>
+      kit.unlessNoStore(
+        async (m) => {
+          const sessions = await m.list({ all: a.all === true, ...(a.status ? { status: a.status } : {}) });
+          return { sessions: sessions as unknown as Array<Record<string, unknown>>, active: await m.store.getActive() };
+        },
+        { sessions: [], active: null },
+      ),
   );
 
   defineTool(

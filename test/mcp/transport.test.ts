@@ -1,0 +1,97 @@
+/**
+ * The stdio transport's line reader (src/mcp/transport.ts) and the stdout diversion
+ * (src/mcp/stdio.ts), in process: an oversized line is answered and skipped, lines split
+ * across chunks still parse, and only the transport's writer reaches stdout.
+ */
+import { EventEmitter } from 'node:events';
+import { PassThrough } from 'node:stream';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { divertWrites } from '../../src/mcp/stdio.js';
+import { LineTransport, recoverId } from '../../src/mcp/transport.js';
+
+/** A transport over an in-memory input with a small line limit; collects what it reads and writes. */
+async function reader(max = 1000): Promise<{ input: PassThrough; got: JSONRPCMessage[]; written: string[]; errors: string[]; feed: (s: string | Buffer) => Promise<void> }> {
+  const input = new PassThrough();
+  const written: string[] = [];
+  const out = Object.assign(new EventEmitter(), { write: (s: string) => (written.push(s), true) });
+  const t = new LineTransport(input, out, max);
+  const got: JSONRPCMessage[] = [];
+  const errors: string[] = [];
+  t.onmessage = (m) => got.push(m);
+  t.onerror = (e) => errors.push(e.message);
+  await t.start();
+  const feed = (s: string | Buffer): Promise<void> => new Promise((r) => input.write(s, () => setImmediate(r)));
+  return { input, got, written, errors, feed };
+}
+
+const req = (id: number, extra = ''): string => `{"jsonrpc":"2.0","id":${id},"method":"ping"${extra}}\n`;
+
+describe('LineTransport', () => {
+  it('reads lines split across chunks and several lines in one chunk', async () => {
+    const r = await reader();
+    const two = req(1) + req(2);
+    await r.feed(two.slice(0, 10));
+    await r.feed(two.slice(10, 40));
+    await r.feed(two.slice(40));
+    expect(r.got.map((m) => (m as { id: number }).id)).toEqual([1, 2]);
+  });
+
+  it('answers an oversized line with -32600 under its id (first or last member), skips it and reads on', async () => {
+    const r = await reader(1000);
+    const pad = 'z'.repeat(5000);
+    await r.feed(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"x":"${pad}"}}\n`);
+    // The SDK Client's order: the id last, streamed in small chunks.
+    const sdkOrder = `{"method":"tools/call","params":{"name":"n","arguments":{"id":"inner","text":"${pad}"}},"jsonrpc":"2.0","id":"req-8"}\n`;
+    for (let i = 0; i < sdkOrder.length; i += 300) await r.feed(sdkOrder.slice(i, i + 300));
+    await r.feed(`${pad}\n`);
+    await r.feed(req(9));
+    const answers = r.written.map((w) => JSON.parse(w) as { id: unknown; error: { code: number; message: string; data: { maxBytes: number } } });
+    expect(answers.map((a) => a.id)).toEqual([7, 'req-8', null]);
+    for (const a of answers) {
+      expect(a.error.code).toBe(-32600);
+      expect(a.error.message).toContain('at most 1000 bytes');
+      expect(a.error.data.maxBytes).toBe(1000);
+    }
+    expect(r.got.map((m) => (m as { id: number }).id)).toEqual([9]);
+    expect(r.errors).toHaveLength(3);
+  });
+
+  it('recoverId: the top-level id only, never one nested in params', () => {
+    expect(recoverId('{"jsonrpc":"2.0","id":3,"method":"x","params":{', '')).toBe(3);
+    expect(recoverId('{"method":"x","params":{"id":"nested"', '"}},"jsonrpc":"2.0","id":"a"}')).toBe('a');
+    expect(recoverId('{"method":"x","params":{"id":"nested"', ',"id":5}}')).toBeNull();
+    expect(recoverId('garbage', 'garbage')).toBeNull();
+    expect(recoverId('{"id":1e400,', '')).toBeNull();
+  });
+});
+
+describe('divertWrites', () => {
+  it('sends every write on the stream elsewhere, keeps a writer for JSON-RPC, and restores', () => {
+    const seen: string[] = [];
+    const diverted: string[] = [];
+    const out = Object.assign(new EventEmitter(), { write: (s: string) => (seen.push(s), true) });
+    const err = { write: (s: string) => (diverted.push(s), true) };
+    const before = out.write;
+    const d = divertWrites(out, err);
+    out.write('library noise\n');
+    d.output.write('{"jsonrpc":"2.0"}\n');
+    expect(seen).toEqual(['{"jsonrpc":"2.0"}\n']);
+    expect(diverted).toEqual(['library noise\n']);
+    d.restore();
+    expect(out.write).toBe(before);
+  });
+
+  it('process.stdout.write goes to the other stream while diverted (console.* is checked in a spawned server: stdio.test.ts)', () => {
+    const errWrites: string[] = [];
+    const realWrite = process.stdout.write;
+    const d = divertWrites(process.stdout, { write: (s: string) => (errWrites.push(String(s)), true) });
+    try {
+      process.stdout.write('diverted write\n');
+    } finally {
+      d.restore();
+    }
+    expect(process.stdout.write).toBe(realWrite);
+    expect(errWrites).toEqual(['diverted write\n']);
+  });
+});
