@@ -107,6 +107,11 @@ export async function applyResume(m: SessionManager, id: string, o: ApplyOptions
       details: { sessionId: id },
     });
   }
+  const { pid, host } = m.origin;
+  const taker = (): Parameters<typeof decideAcquire>[1] => ({ owner: o.agent ?? 'resume', pid, host, ttlMs: 1000, now: m.time() });
+  // Refuse a lease held by a live run before changing anything: a LOCKED resume must not
+  // leave the session restored or reopened behind it.
+  decideAcquire(await m.get(id), taker(), o.force === true);
   const from = o.from ?? plan.recovery.recommended?.from ?? 'live';
   if (from.startsWith('checkpoint:')) {
     await m.checkpoints.restore(id, from.slice('checkpoint:'.length), { git: o.git === true, force: o.force === true, agent: o.agent ?? null });
@@ -126,7 +131,6 @@ export async function applyResume(m: SessionManager, id: string, o: ApplyOptions
   } else if (from !== 'live') {
     throw new BatonError('BAD_INPUT', `Unknown recovery option ${JSON.stringify(from)}.`, { hint: 'Use --from live, --from fresh or --from checkpoint:<id> (see `baton checkpoints`).' });
   }
-  const { pid, host } = m.origin;
   // A paused, interrupted or failed session is reopened first (a lease cannot be taken on a
   // failed one). One that still says active had a lease expire: the takeover writes that
   // down (it becomes interrupted), and it is reopened after.
@@ -134,7 +138,7 @@ export async function applyResume(m: SessionManager, id: string, o: ApplyOptions
   await m.change(
     id,
     (s) => {
-      const acquire = decideAcquire(s, { owner: o.agent ?? 'resume', pid, host, ttlMs: 1000, now: m.time() }, o.force === true);
+      const acquire = decideAcquire(s, taker(), o.force === true);
       const token = leaseTokenOf(s) + 1;
       return { events: [...acquire, draft('lease.released', { token })], result: undefined };
     },

@@ -603,14 +603,20 @@ describe('error codes of each tool family', () => {
     expect((await h.manager.get('s1')).revision).toBe(revision);
   });
 
-  it('session_resume: LOCKED while a live run holds the lease, which stays with that run', async () => {
+  it('session_resume: LOCKED while a live run holds the lease, which stays with that run; nothing changes, and force takes it over', async () => {
     const h = await withSession();
     await ok(h.client, 'session_pause', {});
     await acquireLease(h.manager, 's1', { owner: 'run-1', ttlMs: 60_000 });
+    const before = await h.manager.get('s1');
     const e = await refused(h.client, 'session_resume', {}, 'LOCKED');
     expect(e.hint).toContain('`force: true`');
     expect(e.details['lease']).toMatchObject({ owner: 'run-1' });
-    expect((await h.manager.get('s1')).lease).toMatchObject({ owner: 'run-1' });
+    const after = await h.manager.get('s1');
+    expect(after.lease).toMatchObject({ owner: 'run-1' });
+    // A refused resume leaves the session as it was: still paused, not a single event more.
+    expect([after.status, after.revision]).toEqual(['paused', before.revision]);
+    await ok(h.client, 'session_resume', { force: true });
+    expect((await h.manager.get('s1')).status).toBe('active');
   });
 
   it('NOT_FOUND for an unknown phase from every phase verb and every record that names a phase', async () => {
