@@ -15,16 +15,24 @@ import { PG_URL, admin, dropSchema, freshSchema, urlWith } from './pg-helpers.js
 
 const FIXTURE = path.resolve('test/fixtures/pg-open.ts');
 
-function runFixture(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+/** One copy of the migration-race fixture: `ready` once connected, then `go` on its stdin. */
+function startFixture(url: string): { ready: Promise<void>; go: () => void; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, url], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c;
+      if (stdout.startsWith('ready\n')) resolve();
+    });
+    child.once('close', (code) => reject(new Error(`the fixture ended before it was ready (${code}): ${stdout}${stderr}`)));
+  });
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  return { ready, go: () => child.stdin.end('go\n'), done };
 }
 
 describe('PostgreSQL store URL', () => {
@@ -81,18 +89,109 @@ describe.skipIf(!PG_URL)('PostgreSQL store specifics', () => {
   it('four processes opening a new schema at once apply each migration exactly once, without error', async () => {
     const schema = freshSchema('mig');
     schemas.push(schema);
-    const url = urlWith({ schema });
-    const start = String(Date.now() + 1500);
-    const results = await Promise.all(Array.from({ length: 4 }, () => runFixture([url, start])));
-    for (const r of results) expect(`${r.stdout}${r.stderr}`).toBe('ok 0\n');
+    const app = `baton_mig_${process.pid}_${Date.now()}`;
+    const url = urlWith({ schema, application_name: app });
     const c = await admin();
+    const holder = await admin();
     try {
+      // The test holds the migration lock, so every copy finds the schema missing and queues
+      // on the lock: all four are inside the race before any of them may win it. (Watched
+      // from another connection: pg_stat_activity stays frozen inside a transaction.)
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`baton.migrate.${schema}`]);
+      const copies = Array.from({ length: 4 }, () => startFixture(url));
+      await Promise.all(copies.map((x) => x.ready));
+      for (const x of copies) x.go();
+      for (;;) {
+        const waiting = await c.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND NOT l.granted AND a.application_name = $1`,
+          [app],
+        );
+        if (waiting.rows[0]!.n === 4) break;
+        const ended = await Promise.race([Promise.all(copies.map((x) => x.done)).then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 50))]);
+        if (ended) throw new Error('the copies ended without queueing on the migration lock');
+      }
+      await holder.query('COMMIT');
+      const results = await Promise.all(copies.map((x) => x.done));
+      const applied: number[][] = [];
+      for (const r of results) {
+        expect(r.code, `${r.stdout}${r.stderr}`).toBe(0);
+        const m = /^ready\nok (\{.*\})\n$/.exec(r.stdout);
+        expect(m, `${r.stdout}${r.stderr}`).not.toBeNull();
+        const out = JSON.parse(m![1]!) as { applied: number[]; sessions: number };
+        expect(out.sessions).toBe(0);
+        applied.push(out.applied);
+      }
+      // Exactly one copy applied the migrations; the three others found them done.
+      const all = Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1);
+      expect(applied.filter((a) => a.length > 0)).toEqual([all]);
+      expect(applied.filter((a) => a.length === 0)).toHaveLength(3);
       const rows = (await c.query<{ version: number }>(`SELECT version FROM "${schema}".migrations ORDER BY version`)).rows;
-      expect(rows.map((r) => r.version)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+      expect(rows.map((r) => r.version)).toEqual(all);
     } finally {
+      await holder.end();
       await c.end();
     }
-  }, 60_000);
+  }, 120_000);
+
+  it('close() racing the first call: the call fails with STORE_UNAVAILABLE (closed), never a TypeError', async () => {
+    const { url } = open();
+    // A schema new to this process (the call waits for the migration) and a current one.
+    for (let round = 0; round < 2; round++) {
+      const store = new PostgresStore({ url });
+      const calls = [store.list(), store.exists('x'), store.withWorkspaceLock(async () => 1)].map((p) =>
+        (p as Promise<unknown>).then(
+          () => null,
+          (e: unknown) => e,
+        ),
+      );
+      const closing = store.close();
+      for (const r of await Promise.all(calls)) {
+        // A call may have got through before the pool ended; one that did not says why.
+        if (r !== null) {
+          expect(r, String(r)).toBeInstanceOf(Error);
+          expect(r).toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining('closed'), details: { retryable: false } });
+        }
+      }
+      await closing;
+      await expectCode(store.list(), 'STORE_UNAVAILABLE');
+    }
+  });
+
+  it('a workspace lock held elsewhere: LOCKED after lockTimeoutMs (lock_timeout set as a parameter)', async () => {
+    const { url } = open();
+    const holder = new PostgresStore({ url });
+    const waiter = new PostgresStore({ url, lockTimeoutMs: 300 });
+    stores.push(holder, waiter);
+    await holder.list();
+    let release!: () => void;
+    let held!: () => void;
+    const isHeld = new Promise<void>((r) => (held = r));
+    const holding = holder.withWorkspaceLock(() => {
+      held();
+      return new Promise<void>((r) => (release = r));
+    });
+    await isHeld;
+    const e = await rejection(waiter.withWorkspaceLock(async () => 'never'));
+    expect(e).toMatchObject({ code: 'LOCKED', message: expect.stringContaining('300 ms') });
+    release();
+    await holding;
+    expect(await waiter.withWorkspaceLock(async () => 'now')).toBe('now');
+  });
+
+  it('every connection has a server-side statement_timeout below the client timeout, and TCP keepalive after 10 s idle', async () => {
+    const { clientConfig, QUERY_TIMEOUT_MS } = await import('../../src/store/postgres/pool.js');
+    const cfg = clientConfig(parsePgUrl(urlWith({ schema: 'x' })));
+    expect(cfg).toMatchObject({ keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
+    const app = `baton_st_${process.pid}_${Date.now()}`;
+    const { store } = open({ application_name: app });
+    await store.list();
+    // The server's own limit, as the pooled connection sees it.
+    const r = await (store as unknown as { q: (t: string) => Promise<{ rows: Array<{ t: string }> }> }).q("SELECT current_setting('statement_timeout') AS t");
+    const ms = /^(\d+)s$/.test(r.rows[0]!.t) ? Number(r.rows[0]!.t.slice(0, -1)) * 1000 : Number.parseInt(r.rows[0]!.t, 10);
+    expect(ms).toBeGreaterThan(0);
+    expect(ms).toBeLessThan(QUERY_TIMEOUT_MS);
+  });
 
   it('refuses a schema migrated by a newer baton (UNSUPPORTED_VERSION with a hint) and leaves it alone', async () => {
     const schema = freshSchema('new');
