@@ -4,6 +4,7 @@
  * or an unreachable server as STORE_UNAVAILABLE, the change feed, and URL checks.
  */
 import { spawn } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isBatonError } from '../../src/domain/errors.js';
@@ -306,6 +307,52 @@ describe.skipIf(!PG_URL)('PostgreSQL store specifics', () => {
       await stop();
     }
   }, 30_000);
+
+  it('watch replaces a LISTEN connection that went silent (no close, no reply) and reports what was committed meanwhile', async () => {
+    // A proxy that can stop forwarding without closing anything: a peer that vanished.
+    const target = new URL(PG_URL!);
+    const pairs: Array<{ frozen: boolean }> = [];
+    const proxy = net.createServer((client) => {
+      const upstream = net.connect(Number(target.port || 5432), target.hostname);
+      const pair = { frozen: false };
+      pairs.push(pair);
+      client.on('data', (d) => void (pair.frozen || upstream.write(d)));
+      upstream.on('data', (d) => void (pair.frozen || client.write(d)));
+      const close = (): void => {
+        client.destroy();
+        upstream.destroy();
+      };
+      client.on('error', close).on('close', close);
+      upstream.on('error', close).on('close', close);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      const schema = freshSchema('sil');
+      schemas.push(schema);
+      const via = new URL(urlWith({ schema }));
+      via.host = `127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+      const store = new PostgresStore({ url: via.toString(), watchTiming: { pingMs: 200, pingTimeoutMs: 1000 } });
+      const writer = new PostgresStore({ url: urlWith({ schema }) });
+      stores.push(store, writer);
+      await seed(writer, 'z');
+      const seen: Array<{ sessionId: string; revision: number }> = [];
+      const stop = await store.watch((c) => seen.push(c));
+      try {
+        const before = pairs.length;
+        for (const p of pairs) p.frozen = true;
+        await writer.append('z', 1, [noteEvent(1)]);
+        // Waits as long as it takes (the test's own timeout is the limit): without the ping,
+        // the frozen connection never reports anything.
+        while (!seen.some((x) => x.revision === 2)) await new Promise((r) => setTimeout(r, 50));
+        expect(pairs.length).toBeGreaterThan(before);
+        expect(seen).toContainEqual({ sessionId: 'z', revision: 2 });
+      } finally {
+        await stop();
+      }
+    } finally {
+      proxy.close();
+    }
+  }, 60_000);
 
   it('an append racing a deletion either lands before it (deletion refused) or is refused itself: never acknowledged and lost', async () => {
     const { store, url } = open();
