@@ -4,6 +4,9 @@
  * an unreachable server reported as STORE_UNAVAILABLE. Each test has a schema of its own.
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -159,6 +162,27 @@ describe.skipIf(!PG_URL)('CLI on the PostgreSQL store', () => {
     } finally {
       await store.close();
     }
+  }, 60_000);
+
+  it('a library child of `baton run` (openStore({ create: true }) as in the README) opens the run\'s store from BATON_STORE', async () => {
+    const pw = pgWorkspace();
+    await pw.ok(['start', 'Lib', '--id', 'lib']);
+    const tsx = pathToFileURL(createRequire(path.join(ROOT, 'package.json')).resolve('tsx')).href;
+    fs.writeFileSync(
+      path.join(pw.ws.dir, 'child.mjs'),
+      [
+        'const { openStore } = await import(process.argv[2]);',
+        'const store = openStore({ create: true });',
+        'const ids = (await store.list()).summaries.map((s) => s.id);',
+        'console.log(JSON.stringify({ kind: store.kind, ids }));',
+        'await store.close();',
+      ].join('\n'),
+    );
+    const r = await pw.run(['run', '--', process.execPath, '--import', tsx, 'child.mjs', path.join(ROOT, 'src', 'index.ts')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout.trim())).toEqual({ kind: 'postgres', ids: ['lib'] });
+    // No file store was made up next to it.
+    expect(fs.existsSync(path.join(pw.ws.dir, '.baton'))).toBe(false);
   }, 60_000);
 
   it('--store names the store like BATON_STORE does', async () => {

@@ -4,11 +4,14 @@
  * or an unreachable server as STORE_UNAVAILABLE, the change feed, and URL checks.
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isBatonError } from '../../src/domain/errors.js';
 import { SCHEMA_VERSION } from '../../src/store/postgres/migrations.js';
+import { openStore } from '../../src/store/open.js';
 import { PostgresStore } from '../../src/store/postgres/store.js';
 import { parsePgUrl } from '../../src/store/postgres/url.js';
 import { expectCode, noteEvent, rejection, seed } from '../../src/testing/conformance.js';
@@ -68,6 +71,39 @@ describe('PostgreSQL store: unreachable server', () => {
     await expectCode(store.load('x'), 'STORE_UNAVAILABLE');
     expect(Date.now() - t0).toBeLessThan(30_000);
     await store.close();
+  });
+});
+
+describe('openStore and the environment', () => {
+  it('without url and dir, BATON_STORE (then BATON_DIR) of the injected env names the store; explicit options win; lockTimeoutMs reaches the PostgreSQL store', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-open-'));
+    try {
+      const pgUrl = 'postgres://u@db.example:5432/app?schema=team_a';
+      const fromEnv = openStore({ cwd: dir, create: true, env: { BATON_STORE: pgUrl }, lockTimeoutMs: 1234 });
+      expect(fromEnv).toBeInstanceOf(PostgresStore);
+      expect(fromEnv.location).toContain('schema=team_a');
+      expect((fromEnv as PostgresStore).lockTimeoutMs).toBe(1234);
+      expect((openStore({ url: pgUrl, lockTimeoutMs: 777 }) as PostgresStore).lockTimeoutMs).toBe(777);
+      expect(openStore({ cwd: dir, env: { BATON_STORE: 'memory:' } }).kind).toBe('memory');
+      // An explicit url or dir beats the environment; an empty variable counts as unset.
+      expect(openStore({ url: 'memory:', env: { BATON_STORE: pgUrl } }).kind).toBe('memory');
+      const own = path.join(dir, 'own', '.baton');
+      expect(openStore({ cwd: dir, dir: own, create: true, env: { BATON_STORE: pgUrl } }).location).toBe(own);
+      const viaDir = path.join(dir, 'via-dir', '.baton');
+      expect(openStore({ cwd: dir, create: true, env: { BATON_STORE: '', BATON_DIR: viaDir } }).location).toBe(viaDir);
+      expect(openStore({ cwd: dir, create: true, env: {} }).location).toBe(path.join(dir, '.baton'));
+      // The default is process.env: the library's entry point.
+      const saved = process.env['BATON_STORE'];
+      process.env['BATON_STORE'] = 'memory:';
+      try {
+        expect(openStore({ cwd: dir }).kind).toBe('memory');
+      } finally {
+        if (saved === undefined) delete process.env['BATON_STORE'];
+        else process.env['BATON_STORE'] = saved;
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
