@@ -6,7 +6,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { claimCandidates, claimSession, claimWait } from '../../src/manager/claim.js';
-import { acquireLease } from '../../src/manager/leases.js';
+import { acquireLease, renewLease } from '../../src/manager/leases.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { MemoryStore } from '../../src/store/memory.js';
 
@@ -49,6 +49,20 @@ describe('claim', () => {
     // 'expiring' expired at T0+1000, after 'interrupted' was interrupted (T0+10).
     clock = T0 + 5000;
     expect((await claimCandidates(m)).map((r) => r.id)).toEqual(['interrupted', 'expiring']);
+  });
+
+  it('a claimed lease renewed with a shorter lifetime (a run going on under it) is claimable when that shorter lease ends', async () => {
+    const m = worker(1);
+    await leased(m, 's1', 1000);
+    clock += 2000;
+    const c = (await claimSession(worker(2), { owner: 'claim:w2', ttlMs: 600_000 }))!;
+    // The worker's run (another process) adopts the claimed lease and renews it for 2 s.
+    await renewLease(worker(3), 's1', c.lease.token, 2000);
+    // The run dies; 3 s later its lease has ended, long before the claim's 10 minutes would.
+    clock += 3000;
+    expect((await claimCandidates(worker(4))).map((r) => r.id)).toEqual(['s1']);
+    const next = (await claimSession(worker(4), { owner: 'claim:w4', ttlMs: 60_000 }))!;
+    expect(next.lease.token).toBe(c.lease.token + 1);
   });
 
   it('a claim resumes the session and takes the next fencing token in one append', async () => {
