@@ -1,7 +1,7 @@
 /**
- * `baton claim` with real processes: a pool of 4 workers claiming at once while the runs
- * that held the sessions were killed with SIGKILL, over several rounds; each session is
- * taken over by exactly one worker each round, with a new fencing token. Also: the worker
+ * `baton claim` with real processes, in real time: a pool of 4 `claim --wait` workers waits
+ * while runs hold the sessions, the runs are killed with SIGKILL, and each session is taken
+ * over by exactly one worker each round, with a new fencing token, over several rounds. Also: the worker
  * goes on under the claimed lease with `baton run`; `--wait` picks up a lease as it expires;
  * an idle pool gives exit 3 and `{"claimed": null}`. On the file store always, and on
  * PostgreSQL when BATON_TEST_PG_URL is set (see claim-pg below).
@@ -31,8 +31,6 @@ interface EventJson {
   data: Record<string, unknown>;
 }
 
-const later = (ms: number): string => new Date(Date.now() + ms).toISOString();
-
 /** A store the CLI is pointed at: the workspace's own `.baton`, or extra environment (a server URL). */
 export interface StoreTarget {
   env: Record<string, string>;
@@ -60,22 +58,6 @@ async function interruptedSessions(ws: Workspace, target: StoreTarget, n: number
     expect(r.code, r.stderr).toBe(3);
   }
   return ids;
-}
-
-/** One worker: `baton claim --json` until nothing is left (exit 3); the claims it got. */
-async function worker(ws: Workspace, target: StoreTarget, name: string, env: Record<string, string>): Promise<Array<{ sessionId: string; token: number; worker: string }>> {
-  const got: Array<{ sessionId: string; token: number; worker: string }> = [];
-  for (;;) {
-    const r = await bat(ws, target, ['claim', '--json', '--agent', name, '--ttl', '60s'], env);
-    if (r.code === EXIT_CODES.NOT_FOUND) {
-      expect(JSON.parse(r.stdout)).toEqual({ claimed: null });
-      return got;
-    }
-    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
-    const c = (JSON.parse(r.stdout) as ClaimJson).claimed!;
-    expect(c.lease.owner).toBe(`claim:${name}`);
-    got.push({ sessionId: c.sessionId, token: c.token, worker: name });
-  }
 }
 
 /** A baton process in the background, in a process group of its own (SIGKILL takes it and its command down together). */
