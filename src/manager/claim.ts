@@ -57,6 +57,7 @@ export async function claimCandidates(m: SessionManager): Promise<SessionSummary
  * tried oldest first; one another worker got first is skipped.
  */
 export async function claimSession(m: SessionManager, o: ClaimOptions): Promise<Claim | null> {
+  await useStoreClock(m);
   for (const row of await claimCandidates(m)) {
     const claim = await tryClaim(m, row.id, o);
     if (claim) return claim;
@@ -101,6 +102,16 @@ export async function tryClaim(m: SessionManager, id: string, o: ClaimOptions): 
   const self = `${lease.owner} (pid ${lease.pid} on ${lease.host})`;
   plan.warnings = plan.warnings.filter((w) => !w.includes(self));
   return { sessionId: id, title: state.title, lease, revision: state.revision, cause: seen.cause, plan };
+}
+
+/**
+ * Judges by the store's clock when it has one (PostgreSQL: the server's): workers on many
+ * machines then agree on when a lease ended, whatever their own clocks say. Measured again
+ * at every claim attempt, so a clock that drifts or jumps is followed.
+ */
+async function useStoreClock(m: SessionManager): Promise<void> {
+  const store = m.store;
+  if (store.serverTime) await m.syncClock(() => store.serverTime!());
 }
 
 /** Options of {@link claimWait}. */

@@ -411,6 +411,12 @@ export class PostgresStore implements SessionStore {
     return watchChanges(this.target, this.sql.changedSince, onChange, this.watchTiming);
   }
 
+  /** The database server's clock, read now (see SessionStore.serverTime). */
+  async serverTime(): Promise<Date> {
+    const r = await this.q<{ ms: number }>('SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms');
+    return new Date(Math.round(Number(r.rows[0]!.ms)));
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     const pool = this.pool;
