@@ -65,6 +65,17 @@ export function summaryChanged(a: SessionSummary | null, b: SessionSummary): boo
     a.currentPhase !== b.currentPhase ||
     a.cause?.cause !== b.cause?.cause ||
     (a.leaseToken ?? null) !== (b.leaseToken ?? null) ||
-    (a.pinned ?? false) !== (b.pinned ?? false)
+    (a.pinned ?? false) !== (b.pinned ?? false) ||
+    expiresSooner(a, b)
   );
+}
+
+/**
+ * The lease now ends before the row says (a renewal with a shorter lifetime, e.g. `baton run
+ * --ttl 5s` going on under a lease `baton claim` took for longer): claimers find expired
+ * sessions through the rows, so the earlier end is written down. Renewals that push the end
+ * later do not touch the registry.
+ */
+function expiresSooner(a: SessionSummary, b: SessionSummary): boolean {
+  return !!a.leaseExpiresAt && !!b.leaseExpiresAt && Date.parse(b.leaseExpiresAt) < Date.parse(a.leaseExpiresAt);
 }

@@ -57,6 +57,7 @@ export async function claimCandidates(m: SessionManager): Promise<SessionSummary
  * tried oldest first; one another worker got first is skipped.
  */
 export async function claimSession(m: SessionManager, o: ClaimOptions): Promise<Claim | null> {
+  await useStoreClock(m);
   for (const row of await claimCandidates(m)) {
     const claim = await tryClaim(m, row.id, o);
     if (claim) return claim;
@@ -103,6 +104,16 @@ export async function tryClaim(m: SessionManager, id: string, o: ClaimOptions): 
   return { sessionId: id, title: state.title, lease, revision: state.revision, cause: seen.cause, plan };
 }
 
+/**
+ * Judges by the store's clock when it has one (PostgreSQL: the server's): workers on many
+ * machines then agree on when a lease ended, whatever their own clocks say. Measured again
+ * at every claim attempt, so a clock that drifts or jumps is followed.
+ */
+async function useStoreClock(m: SessionManager): Promise<void> {
+  const store = m.store;
+  if (store.serverTime) await m.syncClock(() => store.serverTime!());
+}
+
 /** Options of {@link claimWait}. */
 export interface WaitOptions {
   /** Look again at least this often (a lease can expire without any write to watch). */
@@ -111,6 +122,8 @@ export interface WaitOptions {
   timeoutMs: number | null;
   /** Stops waiting (SIGINT/SIGTERM); the claim then returns null. */
   signal?: AbortSignal;
+  /** Called once, when the first look found nothing and the wait begins (the change feed is open). */
+  onWaiting?: () => void;
 }
 
 /**
@@ -122,6 +135,7 @@ export async function claimWait(m: SessionManager, o: ClaimOptions, w: WaitOptio
   const deadline = w.timeoutMs === null ? Infinity : Date.now() + w.timeoutMs;
   let wake: (() => void) | null = null;
   const stop = m.store.watch ? await m.store.watch(() => wake?.()) : null;
+  let waiting = false;
   try {
     for (;;) {
       if (w.signal?.aborted) return null;
@@ -129,6 +143,10 @@ export async function claimWait(m: SessionManager, o: ClaimOptions, w: WaitOptio
       if (claim) return claim;
       const left = deadline - Date.now();
       if (left <= 0) return null;
+      if (!waiting) {
+        waiting = true;
+        w.onWaiting?.();
+      }
       const untilExpiry = await nextLeaseExpiry(m);
       const delay = Math.max(10, Math.min(w.pollMs, left, untilExpiry ?? Infinity));
       await new Promise<void>((resolve) => {
@@ -148,13 +166,19 @@ export async function claimWait(m: SessionManager, o: ClaimOptions, w: WaitOptio
   }
 }
 
-/** Milliseconds until the earliest lease of an active session expires (plus a margin), or null. */
+/**
+ * Milliseconds until the earliest lease of an active session expires (plus a margin), or
+ * null. An end already past is skipped: the row lags behind the heartbeats (renewals do not
+ * rewrite it), so that run is alive (the claim just tried found so), and waking for it would
+ * spin; the poll and the change feed cover it.
+ */
 async function nextLeaseExpiry(m: SessionManager): Promise<number | null> {
   const now = Date.parse(m.time());
   let best: number | null = null;
   for (const r of await m.list()) {
     if (r.status !== 'active' || !r.leaseExpiresAt) continue;
     const ms = Date.parse(r.leaseExpiresAt) - now + 5;
+    if (ms <= 5) continue;
     if (best === null || ms < best) best = ms;
   }
   return best;

@@ -111,10 +111,16 @@ export class SessionManager {
   readonly workspace: Workspace | null;
   /** Last state this manager wrote, per session; only a first guess for the next change. */
   private readonly cache = new Map<string, Loaded>();
+  /** The clock this manager was given; {@link now} is it moved by {@link syncClock}. */
+  private readonly ownClock: () => Date;
+  private clockOffset = 0;
 
   constructor(o: ManagerOptions) {
     this.store = o.store;
-    this.now = o.now ?? (() => new Date());
+    const clock = o.now ?? (() => new Date());
+    this.ownClock = clock;
+    // Moved by syncClock (claims on a store with a clock of its own); 0 otherwise.
+    this.now = () => (this.clockOffset === 0 ? clock() : new Date(clock().getTime() + this.clockOffset));
     this.rand = o.randomBytes ?? ((n) => nodeCrypto().randomBytes(n));
     this.agent = o.agent ?? null;
     this.pid = o.pid ?? process.pid;
@@ -127,6 +133,21 @@ export class SessionManager {
     this.onChanged = o.onChanged;
     this.workspace = o.workspace ?? null;
     this.checkpoints = new Checkpoints(this, { now: this.now, workspace: o.workspace ?? null, auto: o.autoCheckpoint ?? true, onWarning: o.onWarning ?? (() => undefined) });
+  }
+
+  /**
+   * From now on, reads the time by `read` (a clock elsewhere, e.g. the store's): the offset
+   * between that clock and this manager's own is measured now, against the midpoint of the
+   * read. A worker that claims sessions judges lease expiry (and stamps what it writes) by
+   * the store's clock ({@link SessionStore.serverTime}), not by its own machine's. Returns the offset.
+   */
+  async syncClock(read: () => Promise<Date>): Promise<number> {
+    const t0 = this.ownClock().getTime();
+    const other = (await read()).getTime();
+    const t1 = this.ownClock().getTime();
+    const offset = Math.round(other - (t0 + t1) / 2);
+    this.clockOffset = Number.isFinite(offset) ? offset : 0;
+    return this.clockOffset;
   }
 
   /** The manager's clock, as ISO-8601. */

@@ -37,7 +37,9 @@ export interface OpenManagerOptions {
  * to the workspace (the folder holding `.baton`).
  */
 export function openManager(o: OpenManagerOptions): SessionManager {
-  const store = openStore({ url: o.url ?? null, dir: o.dir ?? null, cwd: o.cwd, create: o.create === true, ...(o.now ? { now: o.now } : {}) });
+  // The caller has read the environment already (the CLI: its own injected env): `{}` keeps
+  // openStore from reading process.env behind its back.
+  const store = openStore({ url: o.url ?? null, dir: o.dir ?? null, cwd: o.cwd, create: o.create === true, env: {}, ...(o.now ? { now: o.now } : {}) });
   const workspace = new Workspace(store.kind === 'file' ? path.dirname(store.location) : o.cwd, store.kind === 'file' ? store.location : null);
   return new SessionManager({
     store,

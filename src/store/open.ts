@@ -18,26 +18,39 @@ export interface OpenStoreOptions {
   create?: boolean;
   now?: () => Date;
   lockTimeoutMs?: number;
+  /**
+   * Where `BATON_STORE` and `BATON_DIR` are read when neither `url` nor `dir` is given
+   * (default `process.env`): a child of `baton run` opens the store its parent used.
+   * Pass `{}` to ignore the environment.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
  * Opens the store a surface should use. Without a URL this is the file store found by
  * walking up from `cwd` (like git finds `.git`); `NO_STORE` when there is none and `create`
  * is not set. A `postgres://` (or `postgresql://`) URL opens the PostgreSQL store, which
- * connects lazily on its first call.
+ * connects lazily on its first call. Without `url` and `dir`, `BATON_STORE` and then
+ * `BATON_DIR` of `env` (default `process.env`: this is the library's entry point) name the
+ * store, as they do for the CLI.
  */
 export function openStore(o: OpenStoreOptions = {}): SessionStore {
   const cwd = o.cwd ?? process.cwd();
-  const url = o.url ?? null;
+  const env = o.env ?? process.env;
+  // As on the command line: an explicit url or dir wins, then BATON_STORE, then BATON_DIR
+  // (an empty variable counts as unset).
+  const named = o.url || o.dir ? null : { url: env['BATON_STORE'] || null, dir: env['BATON_DIR'] || null };
+  const url = named ? named.url : o.url || null;
+  const dir = named ? named.dir : o.dir || null;
   if (url === 'memory:') return new MemoryStore();
   // Connects on first use: opening costs nothing, and `pg` is loaded only now.
-  if (url && isPostgresUrl(url)) return new PostgresStore({ url });
+  if (url && isPostgresUrl(url)) return new PostgresStore({ url, ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}) });
   if (url && /^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !url.startsWith('file://')) {
     throw new BatonError('BAD_INPUT', `Store URL scheme of ${url.split('://')[0]}:// is not supported by this build.`, {
       hint: 'Use postgres://…, the file store (--dir PATH) or memory:.',
     });
   }
-  const explicit = url ? url.replace(/^file:(\/\/)?/, '') : o.dir ?? null;
+  const explicit = url ? url.replace(/^file:(\/\/)?/, '') : dir;
   let root = findStoreDir(cwd, explicit);
   if (!root) {
     if (!o.create) {

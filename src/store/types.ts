@@ -209,6 +209,12 @@ export interface SessionStore {
    * revision only). Resolves once it listens; the returned function stops it.
    */
   watch?(onChange: (c: { sessionId: string; revision: number }) => void): Promise<() => Promise<void>>;
+  /**
+   * Optional, for stores shared by many machines: the store's own clock (the database
+   * server's), read now. Claims judge lease expiry by it, so a worker whose clock runs ahead
+   * does not take over live runs. Absent: this machine's clock is the store's.
+   */
+  serverTime?(): Promise<Date>;
   /** Releases locks and handles. */
   close(): Promise<void>;
   /** Optional (`baton doctor`): checks what only this backend's files show and, with `fix`, repairs the file-level problems; `checked` names the problem codes it covers, `sessions` every session folder. */

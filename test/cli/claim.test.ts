@@ -1,7 +1,7 @@
 /**
- * `baton claim` with real processes: a pool of 4 workers claiming at once while the runs
- * that held the sessions were killed with SIGKILL, over several rounds; each session is
- * taken over by exactly one worker each round, with a new fencing token. Also: the worker
+ * `baton claim` with real processes, in real time: a pool of 4 `claim --wait` workers waits
+ * while runs hold the sessions, the runs are killed with SIGKILL, and each session is taken
+ * over by exactly one worker each round, with a new fencing token, over several rounds. Also: the worker
  * goes on under the claimed lease with `baton run`; `--wait` picks up a lease as it expires;
  * an idle pool gives exit 3 and `{"claimed": null}`. On the file store always, and on
  * PostgreSQL when BATON_TEST_PG_URL is set (see claim-pg below).
@@ -30,8 +30,6 @@ interface EventJson {
   type: string;
   data: Record<string, unknown>;
 }
-
-const later = (ms: number): string => new Date(Date.now() + ms).toISOString();
 
 /** A store the CLI is pointed at: the workspace's own `.baton`, or extra environment (a server URL). */
 export interface StoreTarget {
@@ -62,79 +60,138 @@ async function interruptedSessions(ws: Workspace, target: StoreTarget, n: number
   return ids;
 }
 
-/** One worker: `baton claim --json` until nothing is left (exit 3); the claims it got. */
-async function worker(ws: Workspace, target: StoreTarget, name: string, env: Record<string, string>): Promise<Array<{ sessionId: string; token: number; worker: string }>> {
-  const got: Array<{ sessionId: string; token: number; worker: string }> = [];
-  for (;;) {
-    const r = await bat(ws, target, ['claim', '--json', '--agent', name, '--ttl', '60s'], env);
-    if (r.code === EXIT_CODES.NOT_FOUND) {
-      expect(JSON.parse(r.stdout)).toEqual({ claimed: null });
-      return got;
-    }
-    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
-    const c = (JSON.parse(r.stdout) as ClaimJson).claimed!;
-    expect(c.lease.owner).toBe(`claim:${name}`);
-    got.push({ sessionId: c.sessionId, token: c.token, worker: name });
-  }
+/** A baton process in the background, in a process group of its own (SIGKILL takes it and its command down together). */
+interface Bg {
+  child: ChildProcess;
+  /** Resolves when stderr shows `marker`; rejects at once, with its output, if the process ends first. */
+  started: Promise<void>;
+  /** Resolves when `marker` shows on stderr or the process ended, whichever comes first. */
+  settled: Promise<void>;
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
+  /** SIGKILL to the whole group (a no-op when it is gone already). */
+  kill: () => void;
 }
 
-/**
- * `baton run` under a claimed lease (BATON_LEASE_TOKEN), in its own process group so that
- * SIGKILL takes the run and its command down together, like a machine that died.
- */
-function holder(ws: Workspace, target: StoreTarget, sessionId: string, token: number): { child: ChildProcess; started: Promise<void>; done: Promise<void> } {
-  const child = spawn(process.execPath, [BATON, 'run', '--', process.execPath, '-e', 'setTimeout(() => {}, 100000)'], {
-    cwd: ws.dir,
-    env: baseEnv({ ...target.env, BATON_SESSION: sessionId, BATON_LEASE_TOKEN: String(token), BATON_HEARTBEAT: '1s', BATON_LEASE_TTL: '60s' }),
-    stdio: ['ignore', 'ignore', 'pipe'],
-    detached: true,
-  });
+function background(ws: Workspace, args: string[], env: NodeJS.ProcessEnv, marker: string): Bg {
+  const child = spawn(process.execPath, [BATON, ...args], { cwd: ws.dir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let out = '';
   let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal, stdout: out, stderr: err })),
+  );
   const started = new Promise<void>((resolve, reject) => {
     child.stderr!.setEncoding('utf8').on('data', (c: string) => {
       err += c;
-      if (err.includes('baton: running')) resolve();
+      if (err.includes(marker)) resolve();
     });
-    child.once('exit', (code) => reject(new Error(`the run of ${sessionId} ended early (${code}): ${err}`)));
+    void done.then((r) => reject(new Error(`baton ${args.join(' ')} ended (exit ${r.code}, ${r.signal}) before "${marker}":\n${r.stdout}\n${r.stderr}`)));
   });
-  const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return { child, started, done };
+  const settled = Promise.race([started.catch(() => undefined), done.then(() => undefined)]);
+  const kill = (): void => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+    }
+  };
+  return { child, started, settled, done, kill };
 }
 
-/** The claim race over `rounds` rounds with 4 workers; used for every store. */
-export async function claimRace(ws: Workspace, target: StoreTarget, sessions = 6, rounds = 3): Promise<void> {
+/** Lease lifetime of the runs killed in the race: short, so that the test runs in real time. */
+const RACE_TTL = '2s';
+
+/**
+ * `baton run` working under the lease a worker claimed (`token`), renewing it every 250 ms
+ * with a short lifetime.
+ */
+function holder(ws: Workspace, target: StoreTarget, id: string, token: number): Bg {
+  const env = baseEnv({ ...target.env, BATON_SESSION: id, BATON_LEASE_TOKEN: String(token) });
+  return background(ws, ['run', '--ttl', RACE_TTL, '--heartbeat', '250ms', '--', process.execPath, '-e', 'setTimeout(() => {}, 600000)'], env, 'baton: running');
+}
+
+/** `baton claim --wait --json` as worker `name`: claims at most one session, then exits. */
+function waiter(ws: Workspace, target: StoreTarget, name: string): Bg {
+  return background(ws, ['claim', '--wait', '--json', '--agent', name, '--ttl', '60s', '--poll', '500ms'], baseEnv(target.env), 'baton: waiting for a session');
+}
+
+/**
+ * The claim race, in real time: `sessions` sessions held by live `baton run`s with a 2 s
+ * lease; 4 `baton claim --wait` workers are started and waiting BEFORE the runs are killed
+ * with SIGKILL (run and command together); each session must be taken over by exactly one
+ * worker, with the next fencing token, and the other workers must claim nothing (they exit
+ * 3 with `{"claimed": null}` when stopped with SIGTERM). The winners' leases are then worked
+ * under by new runs, which are killed in the next round, `rounds` times.
+ */
+export async function claimRace(ws: Workspace, target: StoreTarget, sessions = 2, rounds = 3): Promise<void> {
+  // Sessions interrupted by a run that exited 3, each claimed once (no race yet): the runs
+  // of round 0 then work under those leases, like the runs of every later round.
   const ids = await interruptedSessions(ws, target, sessions);
-  const tokens = new Map<string, number[]>(ids.map((id) => [id, [1]]));
+  /** The token each session's current lease has: the one its next run works under. */
+  const held = new Map<string, number>();
+  const claimedTokens = new Map<string, number[]>(ids.map((id) => [id, []]));
+  for (const id of ids) {
+    const c = (await okJson<ClaimJson>(ws, target, ['claim', '--agent', 'setup', '--ttl', '60s'])).claimed!;
+    expect(c.token).toBe(2);
+    held.set(c.sessionId, c.token);
+    claimedTokens.get(c.sessionId)!.push(c.token);
+  }
+  expect([...held.keys()].sort()).toEqual([...ids].sort());
   for (let round = 0; round < rounds; round++) {
-    // Round 0 claims runs that exited 3; later rounds claim runs killed with SIGKILL, their
-    // leases seen expired through a clock moved past them (BATON_NOW).
-    const env: Record<string, string> = round === 0 ? {} : { BATON_NOW: later(round * 10 * 60_000) };
-    const results = await Promise.all(['w1', 'w2', 'w3', 'w4'].map((w) => worker(ws, target, w, env)));
-    const claims = results.flat();
-    const claimed = claims.map((c) => c.sessionId).sort();
-    // Exactly one worker took each session over.
-    expect(claimed, JSON.stringify(claims)).toEqual([...ids].sort());
-    for (const c of claims) {
-      const before = tokens.get(c.sessionId)!;
-      expect(c.token).toBe(before[before.length - 1]! + 1);
-      before.push(c.token);
+    const holders = ids.map((id) => holder(ws, target, id, held.get(id)!));
+    const workers = ['w1', 'w2', 'w3', 'w4'].map((w) => waiter(ws, target, `${w}r${round}`));
+    try {
+      await Promise.all(holders.map((h) => h.started));
+      // Every worker is waiting (or, on a machine so loaded that a heartbeat came late, has
+      // already claimed) before anything is killed.
+      await Promise.all(workers.map((w) => w.settled));
+      for (const h of holders) h.kill();
+      await Promise.all(holders.map((h) => h.done));
+      // As many workers as sessions end with a claim; then the rest are stopped.
+      let ended = 0;
+      const remaining = new Set(workers);
+      while (ended < sessions && remaining.size) {
+        const w = await Promise.race([...remaining].map((x) => x.done.then(() => x)));
+        remaining.delete(w);
+        ended++;
+      }
+      for (const w of remaining) w.child.kill('SIGTERM');
+      const results = await Promise.all(workers.map((w) => w.done));
+      const winners = results.filter((r) => r.code === 0);
+      const losers = results.filter((r) => r.code !== 0);
+      const all = JSON.stringify(results, null, 1);
+      // Exactly one worker took each session over, with the next token, from an expired lease.
+      const claims = winners.map((r) => (JSON.parse(r.stdout) as ClaimJson).claimed!);
+      expect(claims.map((c) => c.sessionId).sort(), all).toEqual([...ids].sort());
+      for (const c of claims) {
+        const prev = held.get(c.sessionId)!;
+        expect(c.token, all).toBe(prev + 1);
+        expect(c.cause?.cause, all).toBe('lease-expired');
+        held.set(c.sessionId, c.token);
+        claimedTokens.get(c.sessionId)!.push(c.token);
+      }
+      // The other workers claimed nothing and said so: exit 3, `{"claimed": null}`.
+      expect(losers, all).toHaveLength(4 - sessions);
+      for (const r of losers) {
+        expect(r.code, all).toBe(EXIT_CODES.NOT_FOUND);
+        expect(JSON.parse(r.stdout), all).toEqual({ claimed: null });
+      }
+    } finally {
+      for (const h of holders) h.kill();
+      for (const w of workers) w.kill();
     }
-    if (round === rounds - 1) break;
-    // Each worker goes on under its lease with `baton run`, and dies.
-    const holders = claims.map((c) => holder(ws, target, c.sessionId, c.token));
-    await Promise.all(holders.map((h) => h.started));
-    for (const h of holders) process.kill(-h.child.pid!, 'SIGKILL');
-    await Promise.all(holders.map((h) => h.done));
   }
   for (const id of ids) {
     const log = await okJson<EventJson[]>(ws, target, ['log', '--session', id]);
     const acquired = log.filter((e) => e.type === 'lease.acquired');
-    const byClaim = acquired.filter((e) => String(e.data['owner']).startsWith('claim:'));
     // One takeover per session per round, each with the next token; the runs adopted those
     // leases instead of taking new ones.
-    expect(byClaim.map((e) => e.data['token'])).toEqual(tokens.get(id)!.slice(1));
-    expect(acquired.length).toBe(1 + rounds);
-    expect(log.filter((e) => e.type === 'run.started').map((e) => e.data['token'])).toEqual([1, ...tokens.get(id)!.slice(1, rounds)]);
+    expect(acquired.filter((e) => String(e.data['owner']).startsWith('claim:')).map((e) => e.data['token'])).toEqual(claimedTokens.get(id));
+    expect(claimedTokens.get(id)).toEqual(Array.from({ length: rounds + 1 }, (_, i) => i + 2));
+    expect(acquired.length).toBe(2 + rounds);
+    expect(log.filter((e) => e.type === 'run.started').map((e) => e.data['token'])).toEqual(Array.from({ length: rounds + 1 }, (_, i) => i + 1));
+    // Each round's takeover found the killed run's lease expired and wrote that down.
+    expect(log.filter((e) => e.type === 'lease.expired')).toHaveLength(rounds);
   }
 }
 
@@ -143,7 +200,7 @@ const FILE: StoreTarget = { env: {} };
 describe('baton claim on the file store', () => {
   it('4 workers claiming at once while the lease holders are SIGKILLed: each session is taken over by exactly one worker, every round', async () => {
     const ws = workspace();
-    await claimRace(ws, FILE, 6, 3);
+    await claimRace(ws, FILE, 2, 3);
   }, 180_000);
 
   it('hands over the session, the token and the resume plan; `baton run` then works under that lease', async () => {
@@ -201,18 +258,20 @@ describe('baton claim on the file store', () => {
   it('--wait takes over a run killed with SIGKILL as soon as its lease expires (real time)', async () => {
     const ws = workspace();
     await ws.ok(['start', 'long job', '--id', 'long', '--phases', 'work']);
-    const run = spawn(process.execPath, [BATON, 'run', '--heartbeat', '200ms', '--ttl', '1500ms', '--', process.execPath, '-e', 'setTimeout(() => {}, 100000)'], {
-      cwd: ws.dir,
-      env: baseEnv(),
-      stdio: ['ignore', 'ignore', 'pipe'],
-      detached: true,
-    });
-    let err = '';
-    await new Promise<void>((resolve) => run.stderr!.setEncoding('utf8').on('data', (c: string) => ((err += c), err.includes('baton: running') && resolve())));
-    const waiting = ws.run(['claim', '--wait', '--timeout', '20s', '--poll', '5s', '--json', '--agent', 'pool']);
-    await new Promise((r) => setTimeout(r, 700));
-    process.kill(-run.pid!, 'SIGKILL');
-    const r = await waiting;
+    const run = background(ws, ['run', '--heartbeat', '200ms', '--ttl', '1500ms', '--', process.execPath, '-e', 'setTimeout(() => {}, 100000)'], baseEnv(), 'baton: running');
+    const waiting = background(ws, ['claim', '--wait', '--timeout', '120s', '--poll', '5s', '--json', '--agent', 'pool'], baseEnv(), 'baton: waiting for a session');
+    let r: { code: number | null; stdout: string; stderr: string };
+    try {
+      // Fails at once, with the run's output, if the run ends before it is running.
+      await run.started;
+      // The worker waits while the run is alive; then the run dies.
+      await waiting.started;
+      run.kill();
+      r = await waiting.done;
+    } finally {
+      run.kill();
+      waiting.kill();
+    }
     expect(r.code, r.stderr).toBe(0);
     const c = (JSON.parse(r.stdout) as ClaimJson).claimed!;
     expect(c.sessionId).toBe('long');
@@ -240,6 +299,6 @@ describe.skipIf(!PG_URL)('baton claim on the PostgreSQL store', () => {
   it('4 workers claiming at once while the lease holders are SIGKILLed: each session is taken over by exactly one worker, every round', async () => {
     const schema = freshSchema('claim');
     schemas.push(schema);
-    await claimRace(workspace(), { env: { BATON_STORE: urlWith({ schema }) } }, 6, 3);
+    await claimRace(workspace(), { env: { BATON_STORE: urlWith({ schema }) } }, 2, 3);
   }, 240_000);
 });

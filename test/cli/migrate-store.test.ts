@@ -196,7 +196,8 @@ describe.skipIf(!PG_URL)('baton migrate-store with PostgreSQL', () => {
     await sameContent(ws, { dir: ws.store }, { dir: back });
   }, 180_000);
 
-  it('a copy into PostgreSQL killed with SIGKILL half-way is finished by running it again', async () => {
+  /** A file store of 20 sessions of 21 events each (plus a `session.paused` for all but the last). */
+  async function bigSource(): Promise<Workspace> {
     const ws = workspace();
     const m = openManager({ cwd: ws.dir, create: true, agent: 'gen' });
     for (let i = 0; i < 20; i++) {
@@ -205,10 +206,12 @@ describe.skipIf(!PG_URL)('baton migrate-store with PostgreSQL', () => {
       for (let k = 0; k < 20; k++) await m.note(id, { text: `note ${k}` });
     }
     await m.store.close();
-    const schema = freshSchema('migk');
-    schemas.push(schema);
-    const url = urlWith({ schema });
-    const child = spawn(process.execPath, [BATON, 'migrate-store', '--from', ws.store, '--to', url, '--chunk', '1'], { cwd: ws.dir, env: baseEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+    return ws;
+  }
+
+  /** `baton migrate-store --chunk 1`, killed with SIGKILL once it reported session 5 of 20 done. */
+  async function killedCopy(ws: Workspace, from: string, to: string): Promise<string> {
+    const child = spawn(process.execPath, [BATON, 'migrate-store', '--from', from, '--to', to, '--chunk', '1'], { cwd: ws.dir, env: baseEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     await new Promise<void>((resolve, reject) => {
       child.stderr.setEncoding('utf8').on('data', (c: string) => {
@@ -219,12 +222,46 @@ describe.skipIf(!PG_URL)('baton migrate-store with PostgreSQL', () => {
     });
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
-    const r = await ws.run(['migrate-store', '--from', ws.store, '--to', url, '--json']);
-    expect(r.code, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as MigrateJson;
+    return err;
+  }
+
+  /** The second run finished what the killed one began: it copied only the rest. */
+  function resumed(err: string, out: MigrateJson): void {
+    expect(err).not.toContain('[20/20]');
     expect(out.verified).toBe(true);
     expect(out.sessions.filter((s) => s.action === 'identical').length).toBeGreaterThanOrEqual(5);
-    expect(out.totals.events).toBe(20 * 21 + 19);
+    expect(out.sessions.filter((s) => s.action === 'copied').length).toBeGreaterThan(0);
+    const total = out.totals.events;
+    expect(total).toBe(20 * 21 + 19);
+    // Every event was appended once: the first run's (at least 5 whole sessions) plus the second's make the whole.
+    expect(out.totals.eventsCopied).toBeLessThan(total);
+    expect(total - out.totals.eventsCopied).toBeGreaterThanOrEqual(5 * 22);
+  }
+
+  it('a copy into PostgreSQL killed with SIGKILL half-way is finished by running it again: nothing copied twice, the result verified', async () => {
+    const ws = await bigSource();
+    const schema = freshSchema('migk');
+    schemas.push(schema);
+    const url = urlWith({ schema });
+    const err = await killedCopy(ws, ws.store, url);
+    const r = await ws.run(['migrate-store', '--from', ws.store, '--to', url, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    resumed(err, JSON.parse(r.stdout) as MigrateJson);
     for (const id of ['s00', 's10', 's19']) expect(await events(ws, { url }, id)).toEqual(await events(ws, { dir: ws.store }, id));
+  }, 180_000);
+
+  it('a copy from PostgreSQL to a file store killed with SIGKILL half-way is finished by running it again', async () => {
+    const ws = await bigSource();
+    const schema = freshSchema('migd');
+    schemas.push(schema);
+    const url = urlWith({ schema });
+    const up = await ws.run(['migrate-store', '--from', ws.store, '--to', url, '--json']);
+    expect(up.code, up.stderr).toBe(0);
+    const target = ws.path('down', '.baton');
+    const err = await killedCopy(ws, url, target);
+    const r = await ws.run(['migrate-store', '--from', url, '--to', target, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    resumed(err, JSON.parse(r.stdout) as MigrateJson);
+    for (const id of ['s00', 's10', 's19']) expect(await events(ws, { dir: target }, id)).toEqual(await events(ws, { url }, id));
   }, 180_000);
 });

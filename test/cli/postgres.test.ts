@@ -4,9 +4,15 @@
  * an unreachable server reported as STORE_UNAVAILABLE. Each test has a schema of its own.
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { acquireLease } from '../../src/manager/leases.js';
+import { SessionManager } from '../../src/manager/manager.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
 import { PG_URL, dropSchema, freshSchema, urlWith } from '../store/pg-helpers.js';
 import { BATON, ROOT, baseEnv, expectError, expectJsonError, workspace } from './helpers.js';
 import type { Result, RunOptions, StatusJson, Workspace } from './helpers.js';
@@ -38,10 +44,14 @@ class PgWorkspace {
     return this.ws.json<T>(args, this.opts(o));
   }
 
-  /** `baton run …` in the background. */
-  start(args: string[]): { child: ChildProcess; done: Promise<unknown> } {
-    const child = spawn(process.execPath, [BATON, 'run', ...args], { cwd: this.ws.dir, env: baseEnv({ BATON_STORE: this.url }), stdio: 'ignore' });
-    return { child, done: new Promise((r) => child.on('exit', r)) };
+  /**
+   * `baton run …` in the background, in a process group of its own: `kill()` sends SIGKILL to
+   * the run and its command together (a machine that died), leaving no orphan behind.
+   */
+  start(args: string[]): { child: ChildProcess; done: Promise<unknown>; kill: () => void } {
+    const child = spawn(process.execPath, [BATON, 'run', ...args], { cwd: this.ws.dir, env: baseEnv({ BATON_STORE: this.url }), stdio: 'ignore', detached: true });
+    const done = new Promise((r) => child.on('exit', r));
+    return { child, done, kill: () => process.kill(-child.pid!, 'SIGKILL') };
   }
 }
 
@@ -90,7 +100,7 @@ describe.skipIf(!PG_URL)('CLI on the PostgreSQL store', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     expectError(await pw.run(['run', '--agent', 'w2', '--', 'true']), 'LOCKED');
-    first.child.kill('SIGKILL');
+    first.kill();
     await first.done;
 
     const second = await pw.run(['run', '--agent', 'w2', '--', process.execPath, '-e', 'console.log(process.env.BATON_LEASE_TOKEN, process.env.BATON_STORE === undefined)'], { env: { BATON_NOW: later(120_000) } });
@@ -105,6 +115,74 @@ describe.skipIf(!PG_URL)('CLI on the PostgreSQL store', () => {
     const s = await pw.json<StatusJson & { lease: unknown }>(['status']);
     expect(rows.find((r) => r.id === 'lf')).toMatchObject({ status: s.status, leaseToken: null });
     expect(s.lease).toBeNull();
+  }, 60_000);
+
+  it('a zombie that loaded the session under its valid lease, paused, and appends after a takeover is FENCED; nothing of it lands', async () => {
+    const pw = pgWorkspace();
+    await pw.ok(['start', 'Zombie', '--id', 'zz', '--phases', 'build']);
+    // The zombie: a worker in this process, on a store handle of its own.
+    const store = new PostgresStore({ url: pw.url });
+    try {
+      const zombie = new SessionManager({ store, agent: 'w1' });
+      const { result: lease } = await acquireLease(zombie, 'zz', { owner: 'w1', ttlMs: 600_000, agent: 'w1' });
+      expect(lease.token).toBe(1);
+      // Its next write is held between load (fence checked: the lease is valid) and append.
+      let reached!: () => void;
+      const atAppend = new Promise<void>((r) => (reached = r));
+      let resume!: () => void;
+      const gate = new Promise<void>((r) => (resume = r));
+      const append = store.append.bind(store);
+      let held = false;
+      store.append = async (...args: Parameters<PostgresStore['append']>) => {
+        if (!held) {
+          held = true;
+          reached();
+          await gate;
+        }
+        return append(...args);
+      };
+      await zombie.get('zz');
+      const write = zombie.tokens('zz', { input: 5 }, { fencingToken: lease.token }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      await Promise.race([atAppend, write.then((e) => Promise.reject(new Error(`the zombie's write ended before its append: ${String(e)}`)))]);
+      // Meanwhile another worker, a real process, takes the session over.
+      const taker = await pw.run(['run', '--force', '--agent', 'w2', '--', process.execPath, '-e', 'console.log(process.env.BATON_LEASE_TOKEN)']);
+      expect(taker.code, taker.stderr).toBe(0);
+      expect(taker.stdout.trim()).toBe('2');
+      const before = await pw.json<Array<{ type: string; actor?: { agent?: string } }>>(['log']);
+      resume();
+      const e = await write;
+      expect(e).toMatchObject({ code: 'FENCED', details: { sessionId: 'zz', token: 1 } });
+      const after = await pw.json<Array<{ type: string }>>(['log']);
+      expect(after).toEqual(before);
+      expect(after.filter((x) => x.type === 'tokens.recorded')).toEqual([]);
+      expect((await pw.json<StatusJson>(['status'])).tokens.input).toBe(0);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+
+  it('a library child of `baton run` (openStore({ create: true }) as in the README) opens the run\'s store from BATON_STORE', async () => {
+    const pw = pgWorkspace();
+    await pw.ok(['start', 'Lib', '--id', 'lib']);
+    const tsx = pathToFileURL(createRequire(path.join(ROOT, 'package.json')).resolve('tsx')).href;
+    fs.writeFileSync(
+      path.join(pw.ws.dir, 'child.mjs'),
+      [
+        'const { openStore } = await import(process.argv[2]);',
+        'const store = openStore({ create: true });',
+        'const ids = (await store.list()).summaries.map((s) => s.id);',
+        'console.log(JSON.stringify({ kind: store.kind, ids }));',
+        'await store.close();',
+      ].join('\n'),
+    );
+    const r = await pw.run(['run', '--', process.execPath, '--import', tsx, 'child.mjs', path.join(ROOT, 'src', 'index.ts')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout.trim())).toEqual({ kind: 'postgres', ids: ['lib'] });
+    // No file store was made up next to it.
+    expect(fs.existsSync(path.join(pw.ws.dir, '.baton'))).toBe(false);
   }, 60_000);
 
   it('--store names the store like BATON_STORE does', async () => {

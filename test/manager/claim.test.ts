@@ -4,11 +4,13 @@
  * over one store give each session to exactly one of them; a claim writes the resume and the
  * lease in one append.
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { claimCandidates, claimSession, claimWait } from '../../src/manager/claim.js';
-import { acquireLease } from '../../src/manager/leases.js';
+import { acquireLease, renewLease } from '../../src/manager/leases.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { MemoryStore } from '../../src/store/memory.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
+import { PG_URL, dropSchema, freshSchema, urlWith } from '../store/pg-helpers.js';
 
 const T0 = Date.parse('2026-03-01T00:00:00.000Z');
 let clock = T0;
@@ -49,6 +51,20 @@ describe('claim', () => {
     // 'expiring' expired at T0+1000, after 'interrupted' was interrupted (T0+10).
     clock = T0 + 5000;
     expect((await claimCandidates(m)).map((r) => r.id)).toEqual(['interrupted', 'expiring']);
+  });
+
+  it('a claimed lease renewed with a shorter lifetime (a run going on under it) is claimable when that shorter lease ends', async () => {
+    const m = worker(1);
+    await leased(m, 's1', 1000);
+    clock += 2000;
+    const c = (await claimSession(worker(2), { owner: 'claim:w2', ttlMs: 600_000 }))!;
+    // The worker's run (another process) adopts the claimed lease and renews it for 2 s.
+    await renewLease(worker(3), 's1', c.lease.token, 2000);
+    // The run dies; 3 s later its lease has ended, long before the claim's 10 minutes would.
+    clock += 3000;
+    expect((await claimCandidates(worker(4))).map((r) => r.id)).toEqual(['s1']);
+    const next = (await claimSession(worker(4), { owner: 'claim:w4', ttlMs: 60_000 }))!;
+    expect(next.lease.token).toBe(c.lease.token + 1);
   });
 
   it('a claim resumes the session and takes the next fencing token in one append', async () => {
@@ -97,4 +113,50 @@ describe('claim', () => {
     setTimeout(() => stop.abort(), 20);
     expect(await aborted).toBeNull();
   });
+});
+
+describe.skipIf(!PG_URL)('claim on PostgreSQL: lease expiry judged by the database clock', () => {
+  const schemas: string[] = [];
+  const stores: PostgresStore[] = [];
+  afterAll(async () => {
+    for (const s of stores.splice(0)) await s.close();
+    for (const s of schemas.splice(0)) await dropSchema(s);
+  });
+
+  it("a worker whose clock runs 10 minutes ahead does not take over a live run; it claims once the lease ended by the server's clock", async () => {
+    const schema = freshSchema('skew');
+    schemas.push(schema);
+    const url = urlWith({ schema });
+    const open = (): PostgresStore => {
+      const s = new PostgresStore({ url });
+      stores.push(s);
+      return s;
+    };
+    const runner = new SessionManager({ store: open(), agent: 'run', pid: 1, host: 'h' });
+    await runner.start({ title: 'live', id: 'live', switch: true, phases: [{ id: 'p', name: 'p' }] });
+    const { result: lease } = await acquireLease(runner, 'live', { owner: 'run', ttlMs: 60_000 });
+    // Workers share the store, not a workspace: the next start must not pause this one.
+    await runner.store.setActive(null);
+    await runner.start({ title: 'short', id: 'short', switch: true, phases: [{ id: 'p', name: 'p' }] });
+    await runner.store.setActive(null);
+    await acquireLease(runner, 'short', { owner: 'run', ttlMs: 1000 });
+    // The worker's machine: its clock 10 minutes ahead of every other.
+    const ahead = new SessionManager({ store: open(), agent: 'w', pid: 2, host: 'h2', now: () => new Date(Date.now() + 600_000) });
+    // Its own clock says both leases ended; the server's says 'live' is valid for a minute.
+    let c = await claimSession(ahead, { owner: 'claim:w', ttlMs: 60_000 });
+    while (c === null) {
+      // 'short' ends a second after it was taken, by the server's clock.
+      await new Promise((r) => setTimeout(r, 100));
+      c = await claimSession(ahead, { owner: 'claim:w', ttlMs: 60_000 });
+    }
+    expect(c.sessionId).toBe('short');
+    expect(await claimSession(ahead, { owner: 'claim:w', ttlMs: 60_000 })).toBeNull();
+    // The live run keeps its lease and goes on writing under it.
+    const live = await runner.get('live');
+    expect(live.status).toBe('active');
+    expect(live.lease?.token).toBe(lease.token);
+    await renewLease(runner, 'live', lease.token, 60_000);
+    // The claim's own times are the server's, not the fast clock's.
+    expect(Math.abs(Date.parse(c.lease.acquiredAt) - Date.now())).toBeLessThan(300_000);
+  }, 60_000);
 });

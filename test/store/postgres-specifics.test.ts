@@ -4,10 +4,14 @@
  * or an unreachable server as STORE_UNAVAILABLE, the change feed, and URL checks.
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isBatonError } from '../../src/domain/errors.js';
 import { SCHEMA_VERSION } from '../../src/store/postgres/migrations.js';
+import { openStore } from '../../src/store/open.js';
 import { PostgresStore } from '../../src/store/postgres/store.js';
 import { parsePgUrl } from '../../src/store/postgres/url.js';
 import { expectCode, noteEvent, rejection, seed } from '../../src/testing/conformance.js';
@@ -15,16 +19,24 @@ import { PG_URL, admin, dropSchema, freshSchema, urlWith } from './pg-helpers.js
 
 const FIXTURE = path.resolve('test/fixtures/pg-open.ts');
 
-function runFixture(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+/** One copy of the migration-race fixture: `ready` once connected, then `go` on its stdin. */
+function startFixture(url: string): { ready: Promise<void>; go: () => void; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, url], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c;
+      if (stdout.startsWith('ready\n')) resolve();
+    });
+    child.once('close', (code) => reject(new Error(`the fixture ended before it was ready (${code}): ${stdout}${stderr}`)));
+  });
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  return { ready, go: () => child.stdin.end('go\n'), done };
 }
 
 describe('PostgreSQL store URL', () => {
@@ -62,6 +74,39 @@ describe('PostgreSQL store: unreachable server', () => {
   });
 });
 
+describe('openStore and the environment', () => {
+  it('without url and dir, BATON_STORE (then BATON_DIR) of the injected env names the store; explicit options win; lockTimeoutMs reaches the PostgreSQL store', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-open-'));
+    try {
+      const pgUrl = 'postgres://u@db.example:5432/app?schema=team_a';
+      const fromEnv = openStore({ cwd: dir, create: true, env: { BATON_STORE: pgUrl }, lockTimeoutMs: 1234 });
+      expect(fromEnv).toBeInstanceOf(PostgresStore);
+      expect(fromEnv.location).toContain('schema=team_a');
+      expect((fromEnv as PostgresStore).lockTimeoutMs).toBe(1234);
+      expect((openStore({ url: pgUrl, lockTimeoutMs: 777 }) as PostgresStore).lockTimeoutMs).toBe(777);
+      expect(openStore({ cwd: dir, env: { BATON_STORE: 'memory:' } }).kind).toBe('memory');
+      // An explicit url or dir beats the environment; an empty variable counts as unset.
+      expect(openStore({ url: 'memory:', env: { BATON_STORE: pgUrl } }).kind).toBe('memory');
+      const own = path.join(dir, 'own', '.baton');
+      expect(openStore({ cwd: dir, dir: own, create: true, env: { BATON_STORE: pgUrl } }).location).toBe(own);
+      const viaDir = path.join(dir, 'via-dir', '.baton');
+      expect(openStore({ cwd: dir, create: true, env: { BATON_STORE: '', BATON_DIR: viaDir } }).location).toBe(viaDir);
+      expect(openStore({ cwd: dir, create: true, env: {} }).location).toBe(path.join(dir, '.baton'));
+      // The default is process.env: the library's entry point.
+      const saved = process.env['BATON_STORE'];
+      process.env['BATON_STORE'] = 'memory:';
+      try {
+        expect(openStore({ cwd: dir }).kind).toBe('memory');
+      } finally {
+        if (saved === undefined) delete process.env['BATON_STORE'];
+        else process.env['BATON_STORE'] = saved;
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe.skipIf(!PG_URL)('PostgreSQL store specifics', () => {
   const schemas: string[] = [];
   const stores: PostgresStore[] = [];
@@ -81,18 +126,109 @@ describe.skipIf(!PG_URL)('PostgreSQL store specifics', () => {
   it('four processes opening a new schema at once apply each migration exactly once, without error', async () => {
     const schema = freshSchema('mig');
     schemas.push(schema);
-    const url = urlWith({ schema });
-    const start = String(Date.now() + 1500);
-    const results = await Promise.all(Array.from({ length: 4 }, () => runFixture([url, start])));
-    for (const r of results) expect(`${r.stdout}${r.stderr}`).toBe('ok 0\n');
+    const app = `baton_mig_${process.pid}_${Date.now()}`;
+    const url = urlWith({ schema, application_name: app });
     const c = await admin();
+    const holder = await admin();
     try {
+      // The test holds the migration lock, so every copy finds the schema missing and queues
+      // on the lock: all four are inside the race before any of them may win it. (Watched
+      // from another connection: pg_stat_activity stays frozen inside a transaction.)
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`baton.migrate.${schema}`]);
+      const copies = Array.from({ length: 4 }, () => startFixture(url));
+      await Promise.all(copies.map((x) => x.ready));
+      for (const x of copies) x.go();
+      for (;;) {
+        const waiting = await c.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND NOT l.granted AND a.application_name = $1`,
+          [app],
+        );
+        if (waiting.rows[0]!.n === 4) break;
+        const ended = await Promise.race([Promise.all(copies.map((x) => x.done)).then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 50))]);
+        if (ended) throw new Error('the copies ended without queueing on the migration lock');
+      }
+      await holder.query('COMMIT');
+      const results = await Promise.all(copies.map((x) => x.done));
+      const applied: number[][] = [];
+      for (const r of results) {
+        expect(r.code, `${r.stdout}${r.stderr}`).toBe(0);
+        const m = /^ready\nok (\{.*\})\n$/.exec(r.stdout);
+        expect(m, `${r.stdout}${r.stderr}`).not.toBeNull();
+        const out = JSON.parse(m![1]!) as { applied: number[]; sessions: number };
+        expect(out.sessions).toBe(0);
+        applied.push(out.applied);
+      }
+      // Exactly one copy applied the migrations; the three others found them done.
+      const all = Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1);
+      expect(applied.filter((a) => a.length > 0)).toEqual([all]);
+      expect(applied.filter((a) => a.length === 0)).toHaveLength(3);
       const rows = (await c.query<{ version: number }>(`SELECT version FROM "${schema}".migrations ORDER BY version`)).rows;
-      expect(rows.map((r) => r.version)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+      expect(rows.map((r) => r.version)).toEqual(all);
     } finally {
+      await holder.end();
       await c.end();
     }
-  }, 60_000);
+  }, 120_000);
+
+  it('close() racing the first call: the call fails with STORE_UNAVAILABLE (closed), never a TypeError', async () => {
+    const { url } = open();
+    // A schema new to this process (the call waits for the migration) and a current one.
+    for (let round = 0; round < 2; round++) {
+      const store = new PostgresStore({ url });
+      const calls = [store.list(), store.exists('x'), store.withWorkspaceLock(async () => 1)].map((p) =>
+        (p as Promise<unknown>).then(
+          () => null,
+          (e: unknown) => e,
+        ),
+      );
+      const closing = store.close();
+      for (const r of await Promise.all(calls)) {
+        // A call may have got through before the pool ended; one that did not says why.
+        if (r !== null) {
+          expect(r, String(r)).toBeInstanceOf(Error);
+          expect(r).toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining('closed'), details: { retryable: false } });
+        }
+      }
+      await closing;
+      await expectCode(store.list(), 'STORE_UNAVAILABLE');
+    }
+  });
+
+  it('a workspace lock held elsewhere: LOCKED after lockTimeoutMs (lock_timeout set as a parameter)', async () => {
+    const { url } = open();
+    const holder = new PostgresStore({ url });
+    const waiter = new PostgresStore({ url, lockTimeoutMs: 300 });
+    stores.push(holder, waiter);
+    await holder.list();
+    let release!: () => void;
+    let held!: () => void;
+    const isHeld = new Promise<void>((r) => (held = r));
+    const holding = holder.withWorkspaceLock(() => {
+      held();
+      return new Promise<void>((r) => (release = r));
+    });
+    await isHeld;
+    const e = await rejection(waiter.withWorkspaceLock(async () => 'never'));
+    expect(e).toMatchObject({ code: 'LOCKED', message: expect.stringContaining('300 ms') });
+    release();
+    await holding;
+    expect(await waiter.withWorkspaceLock(async () => 'now')).toBe('now');
+  });
+
+  it('every connection has a server-side statement_timeout below the client timeout, and TCP keepalive after 10 s idle', async () => {
+    const { clientConfig, QUERY_TIMEOUT_MS } = await import('../../src/store/postgres/pool.js');
+    const cfg = clientConfig(parsePgUrl(urlWith({ schema: 'x' })));
+    expect(cfg).toMatchObject({ keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
+    const app = `baton_st_${process.pid}_${Date.now()}`;
+    const { store } = open({ application_name: app });
+    await store.list();
+    // The server's own limit, as the pooled connection sees it.
+    const r = await (store as unknown as { q: (t: string) => Promise<{ rows: Array<{ t: string }> }> }).q("SELECT current_setting('statement_timeout') AS t");
+    const ms = /^(\d+)s$/.test(r.rows[0]!.t) ? Number(r.rows[0]!.t.slice(0, -1)) * 1000 : Number.parseInt(r.rows[0]!.t, 10);
+    expect(ms).toBeGreaterThan(0);
+    expect(ms).toBeLessThan(QUERY_TIMEOUT_MS);
+  });
 
   it('refuses a schema migrated by a newer baton (UNSUPPORTED_VERSION with a hint) and leaves it alone', async () => {
     const schema = freshSchema('new');
@@ -207,6 +343,52 @@ describe.skipIf(!PG_URL)('PostgreSQL store specifics', () => {
       await stop();
     }
   }, 30_000);
+
+  it('watch replaces a LISTEN connection that went silent (no close, no reply) and reports what was committed meanwhile', async () => {
+    // A proxy that can stop forwarding without closing anything: a peer that vanished.
+    const target = new URL(PG_URL!);
+    const pairs: Array<{ frozen: boolean }> = [];
+    const proxy = net.createServer((client) => {
+      const upstream = net.connect(Number(target.port || 5432), target.hostname);
+      const pair = { frozen: false };
+      pairs.push(pair);
+      client.on('data', (d) => void (pair.frozen || upstream.write(d)));
+      upstream.on('data', (d) => void (pair.frozen || client.write(d)));
+      const close = (): void => {
+        client.destroy();
+        upstream.destroy();
+      };
+      client.on('error', close).on('close', close);
+      upstream.on('error', close).on('close', close);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      const schema = freshSchema('sil');
+      schemas.push(schema);
+      const via = new URL(urlWith({ schema }));
+      via.host = `127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+      const store = new PostgresStore({ url: via.toString(), watchTiming: { pingMs: 200, pingTimeoutMs: 1000 } });
+      const writer = new PostgresStore({ url: urlWith({ schema }) });
+      stores.push(store, writer);
+      await seed(writer, 'z');
+      const seen: Array<{ sessionId: string; revision: number }> = [];
+      const stop = await store.watch((c) => seen.push(c));
+      try {
+        const before = pairs.length;
+        for (const p of pairs) p.frozen = true;
+        await writer.append('z', 1, [noteEvent(1)]);
+        // Waits as long as it takes (the test's own timeout is the limit): without the ping,
+        // the frozen connection never reports anything.
+        while (!seen.some((x) => x.revision === 2)) await new Promise((r) => setTimeout(r, 50));
+        expect(pairs.length).toBeGreaterThan(before);
+        expect(seen).toContainEqual({ sessionId: 'z', revision: 2 });
+      } finally {
+        await stop();
+      }
+    } finally {
+      proxy.close();
+    }
+  }, 60_000);
 
   it('an append racing a deletion either lands before it (deletion refused) or is refused itself: never acknowledged and lost', async () => {
     const { store, url } = open();

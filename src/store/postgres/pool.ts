@@ -38,7 +38,22 @@ export function loadPg(): PgModule {
 }
 
 /** Longest a single statement may run before the client gives up on it (a server that stopped answering). */
-const QUERY_TIMEOUT_MS = 60_000;
+export const QUERY_TIMEOUT_MS = 60_000;
+
+/**
+ * Longest a statement may run on the server (its `statement_timeout`), a little below the
+ * client's limit: when the client gives up, the server has already cancelled the statement
+ * and released its locks, instead of running on for a caller that is gone.
+ */
+export const STATEMENT_TIMEOUT_MS = 55_000;
+
+/**
+ * Idle time after which TCP keepalive probes start on every connection. The OS default is
+ * about two hours: a LISTEN connection whose peer vanished (a dropped NAT entry, a server
+ * host that died) would go unnoticed that long. With 10 s, a dead connection is found within
+ * seconds (plus the OS's probe interval and count) and `watch` reconnects.
+ */
+export const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
 
 /** Driver settings of one target (shared by the pool and the LISTEN client). */
 export function clientConfig(t: PgTarget): ClientConfig {
@@ -46,7 +61,9 @@ export function clientConfig(t: PgTarget): ClientConfig {
     connectionString: t.connectionString,
     connectionTimeoutMillis: t.connectTimeoutMs,
     query_timeout: QUERY_TIMEOUT_MS,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
     keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_INITIAL_DELAY_MS,
     application_name: 'baton',
   };
 }

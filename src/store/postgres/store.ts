@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import { BatonError } from '../../domain/errors.js';
+import { BatonError, isBatonError } from '../../domain/errors.js';
 import type { NewEvent, StoredEvent } from '../../domain/events.js';
 import { validateId } from '../../domain/ids.js';
 import type { SessionSummary } from '../../domain/summary.js';
@@ -14,7 +14,7 @@ import type { Statements } from './sql.js';
 import { channelOf, ident, parsePgUrl } from './url.js';
 import type { PgTarget } from './url.js';
 import { watchChanges } from './watch.js';
-import type { StoreChange } from './watch.js';
+import type { StoreChange, WatchTiming } from './watch.js';
 
 /** Options of {@link PostgresStore}. */
 export interface PostgresStoreOptions {
@@ -22,6 +22,8 @@ export interface PostgresStoreOptions {
   url: string;
   /** Longest wait for the workspace lock before `LOCKED` (default 30 s). */
   lockTimeoutMs?: number;
+  /** How `watch` checks its LISTEN connection (tests shorten it; see watch.ts). */
+  watchTiming?: WatchTiming;
 }
 
 /** Schemas this process has brought up to date, by connection string and schema. */
@@ -46,7 +48,9 @@ export class PostgresStore implements SessionStore {
   readonly schema: string;
   private readonly target: PgTarget;
   private readonly sql: Statements;
-  private readonly lockTimeoutMs: number;
+  /** Longest wait for the workspace lock before `LOCKED`. */
+  readonly lockTimeoutMs: number;
+  private readonly watchTiming: WatchTiming | undefined;
   private pool: Pool | null = null;
   private ready: Promise<Pool> | null = null;
   private closed = false;
@@ -60,27 +64,36 @@ export class PostgresStore implements SessionStore {
     this.schema = this.target.schema;
     this.sql = statements(ident(this.schema));
     this.lockTimeoutMs = options.lockTimeoutMs ?? 30_000;
+    this.watchTiming = options.watchTiming;
   }
 
   /** The pool, connected and migrated. A failed first attempt is forgotten, so the next call retries. */
   private connect(): Promise<Pool> {
-    if (this.closed) return Promise.reject(new BatonError('STORE_UNAVAILABLE', `The PostgreSQL store at ${this.location} was closed.`, { hint: 'Open the store again.', details: { retryable: false } }));
-    this.ready ??= (async () => {
-      this.pool ??= createPool(this.target);
+    if (this.closed) return Promise.reject(this.closedError());
+    const ready = (this.ready ??= (async () => {
+      const pool = (this.pool ??= createPool(this.target));
       const key = `${this.target.connectionString}#${this.schema}`;
       let done = migrated.get(key);
       if (!done) {
-        done = migrate(this.pool, this.schema);
+        done = migrate(pool, this.schema);
         migrated.set(key, done);
         done.catch(() => migrated.delete(key));
       }
-      this.applied = await done;
-      return this.pool;
-    })();
-    this.ready.catch(() => {
-      this.ready = null;
+      const applied = await done;
+      // close() may have run while this waited: the pool is ended, never hand it out.
+      if (this.closed) throw this.closedError();
+      this.applied = applied;
+      return pool;
+    })());
+    ready.catch(() => {
+      if (this.ready === ready) this.ready = null;
     });
-    return this.ready;
+    return ready;
+  }
+
+  /** What a call on a closed store (or one closed while the call waited) gets. */
+  private closedError(): BatonError {
+    return new BatonError('STORE_UNAVAILABLE', `The PostgreSQL store at ${this.location} was closed.`, { hint: 'Open the store again.', details: { retryable: false, closed: true } });
   }
 
   /**
@@ -104,9 +117,11 @@ export class PostgresStore implements SessionStore {
   private async q<R extends Record<string, unknown>>(text: string, values: unknown[] = []): Promise<{ rows: R[]; rowCount: number }> {
     try {
       const pool = await this.connect();
+      if (this.closed) throw this.closedError();
       const r = await pool.query<R>({ name: statementName(text), text, values });
       return { rows: r.rows, rowCount: r.rowCount ?? 0 };
     } catch (e) {
+      if (this.closed && !isBatonError(e)) throw this.closedError();
       if (sqlState(e) === '42P01' || sqlState(e) === '3F000') throw this.tablesGone(e);
       throw mapPgError(e, this.location);
     }
@@ -284,7 +299,7 @@ export class PostgresStore implements SessionStore {
     let inFn = false;
     try {
       return await inTransaction(pool, async (c: PoolClient) => {
-        await c.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.floor(this.lockTimeoutMs))}`);
+        await c.query("SELECT set_config('lock_timeout', $1, true)", [`${Math.max(1, Math.floor(this.lockTimeoutMs))}ms`]);
         await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`baton.workspace.${this.schema}`]);
         inFn = true;
         return fn();
@@ -297,6 +312,7 @@ export class PostgresStore implements SessionStore {
           cause: e,
         });
       }
+      if (!inFn && this.closed && !isBatonError(e)) throw this.closedError();
       throw mapPgError(e, this.location);
     }
   }
@@ -334,6 +350,7 @@ export class PostgresStore implements SessionStore {
     try {
       return await inTransaction(await this.connect(), fn);
     } catch (e) {
+      if (this.closed && !isBatonError(e)) throw this.closedError();
       throw mapPgError(e, this.location);
     }
   }
@@ -391,7 +408,13 @@ export class PostgresStore implements SessionStore {
     await this.connect().catch((e: unknown) => {
       throw mapPgError(e, this.location);
     });
-    return watchChanges(this.target, this.sql.changedSince, onChange);
+    return watchChanges(this.target, this.sql.changedSince, onChange, this.watchTiming);
+  }
+
+  /** The database server's clock, read now (see SessionStore.serverTime). */
+  async serverTime(): Promise<Date> {
+    const r = await this.q<{ ms: number }>('SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms');
+    return new Date(Math.round(Number(r.rows[0]!.ms)));
   }
 
   async close(): Promise<void> {

@@ -11,6 +11,20 @@ export interface StoreChange {
 
 /** Longest pause between two attempts to get a lost LISTEN connection back. */
 const MAX_BACKOFF_MS = 5_000;
+
+/** How often the LISTEN connection is pinged, and how long a ping may take before it counts as lost. */
+export interface WatchTiming {
+  pingMs: number;
+  pingTimeoutMs: number;
+}
+
+/**
+ * A LISTEN connection only receives: if its peer vanishes without closing it (a host that
+ * died, a NAT entry dropped), nothing is read and nothing fails. A ping every 15 s that must
+ * be answered within 10 s finds such a connection, which is then replaced (TCP keepalive,
+ * see pool.ts, is the second line).
+ */
+const DEFAULT_TIMING: WatchTiming = { pingMs: 15_000, pingTimeoutMs: 10_000 };
 /**
  * How far before the moment it started listening a watcher looks again after a reconnection:
  * an event is stamped with its statement's start, which may precede its commit by at most the
@@ -26,11 +40,29 @@ const CATCH_UP_MARGIN = '70 seconds';
  * Resolves once listening; rejects with `STORE_UNAVAILABLE` when the first connection fails.
  * An exception thrown by `onChange` is ignored.
  */
-export async function watchChanges(target: PgTarget, changedSince: string, onChange: (c: StoreChange) => void): Promise<() => Promise<void>> {
+export async function watchChanges(target: PgTarget, changedSince: string, onChange: (c: StoreChange) => void, timing: WatchTiming = DEFAULT_TIMING): Promise<() => Promise<void>> {
   const channel = channelOf(target.schema);
   let client: Client | null = null;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
+  let pinging = false;
+  // Never keeps the process alive by itself (the LISTEN connection does, while it lives).
+  const pinger = setInterval(() => {
+    const c = client;
+    if (!c || pinging || stopped) return;
+    pinging = true;
+    let t: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      t = setTimeout(() => reject(new Error('ping unanswered')), timing.pingTimeoutMs);
+    });
+    Promise.race([c.query('SELECT 1'), late])
+      .catch(() => lost(c))
+      .finally(() => {
+        clearTimeout(t);
+        pinging = false;
+      });
+  }, timing.pingMs);
+  pinger.unref();
   /** Server time when the current connection started listening. */
   let listeningSince: Date | null = null;
 
@@ -88,6 +120,8 @@ export async function watchChanges(target: PgTarget, changedSince: string, onCha
     client = null;
     c.removeAllListeners('end');
     c.on('error', () => undefined);
+    // A connection that stopped answering may never finish a polite end: drop the socket.
+    (c as unknown as { connection?: { stream?: { destroy?: () => void } } }).connection?.stream?.destroy?.();
     c.end().catch(() => undefined);
     retry(250);
   };
@@ -100,9 +134,15 @@ export async function watchChanges(target: PgTarget, changedSince: string, onCha
     }, delay);
   };
 
-  await open();
+  try {
+    await open();
+  } catch (e) {
+    clearInterval(pinger);
+    throw e;
+  }
   return async () => {
     stopped = true;
+    clearInterval(pinger);
     if (timer) clearTimeout(timer);
     const c = client;
     client = null;
