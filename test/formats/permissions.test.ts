@@ -18,6 +18,7 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const FIXTURES = path.join(REPO, 'test/fixtures/formats');
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => fs.existsSync(p));
 const canDrop = process.getuid?.() === 0 && SETPRIV !== undefined;
+if (!canDrop) console.warn('Permission tests skipped: they read files as user nobody through setpriv, which needs root and util-linux setpriv.');
 
 const temps: string[] = [];
 afterEach(() => {
