@@ -73,6 +73,21 @@ export function expiryEvents(s: SessionState, now: string): EventDraft[] {
 }
 
 /**
+ * Refuses with `LOCKED` when a live lease of someone else holds the session (unless
+ * `force`); returns false when the live lease is the requester's own (a renewal), true when
+ * the session may be leased anew. Checks nothing else (see {@link decideAcquire}).
+ */
+export function assertLeaseFree(s: SessionState, r: Pick<LeaseRequest, 'owner' | 'pid' | 'host' | 'now'>, force = false): boolean {
+  const lease = leaseOf(s);
+  if (!lease || leaseExpired(lease, r.now) || force) return true;
+  if (lease.owner === r.owner && lease.pid === r.pid && lease.host === r.host) return false;
+  throw new BatonError('LOCKED', `Session ${s.id} is leased to ${lease.owner} (pid ${lease.pid} on ${lease.host}) until ${lease.expiresAt}.`, {
+    hint: 'Wait for that run to end or its lease to expire, or pass --force to take it over.',
+    details: { sessionId: s.id, lease },
+  });
+}
+
+/**
  * Takes the lease: refused with `LOCKED` while another owner's lease is still valid (unless
  * `force`); an expired lease is taken over with the next token. The same owner and pid
  * re-acquiring simply renews.
@@ -83,15 +98,7 @@ export function decideAcquire(s: SessionState, r: LeaseRequest, force = false): 
     throw new BatonError('BAD_INPUT', `A lease must last a positive number of milliseconds; got ${r.ttlMs}.`, { hint: 'e.g. --ttl 60s' });
   }
   const lease = leaseOf(s);
-  if (lease && !leaseExpired(lease, r.now) && !force) {
-    if (lease.owner === r.owner && lease.pid === r.pid && lease.host === r.host) {
-      return [draft('lease.renewed', { token: lease.token, expiresAt: plus(r.now, r.ttlMs) })];
-    }
-    throw new BatonError('LOCKED', `Session ${s.id} is leased to ${lease.owner} (pid ${lease.pid} on ${lease.host}) until ${lease.expiresAt}.`, {
-      hint: 'Wait for that run to end or its lease to expire, or pass --force to take it over.',
-      details: { sessionId: s.id, lease },
-    });
-  }
+  if (!assertLeaseFree(s, r, force) && lease) return [draft('lease.renewed', { token: lease.token, expiresAt: plus(r.now, r.ttlMs) })];
   return [
     ...expiryEvents(s, r.now),
     draft('lease.acquired', {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { draft } from '../domain/decide.js';
 import { BatonError } from '../domain/errors.js';
 import { fold } from '../domain/apply.js';
-import { decideAcquire, leaseTokenOf } from '../domain/lease.js';
+import { assertLeaseFree, decideAcquire, leaseTokenOf } from '../domain/lease.js';
 import { planResume } from '../domain/resume.js';
 import type { CheckpointInfo, ResumePlan, WorkspaceFile } from '../domain/resume.js';
 import type { SessionState } from '../domain/state.js';
@@ -111,7 +111,7 @@ export async function applyResume(m: SessionManager, id: string, o: ApplyOptions
   const taker = (): Parameters<typeof decideAcquire>[1] => ({ owner: o.agent ?? 'resume', pid, host, ttlMs: 1000, now: m.time() });
   // Refuse a lease held by a live run before changing anything: a LOCKED resume must not
   // leave the session restored or reopened behind it.
-  decideAcquire(await m.get(id), taker(), o.force === true);
+  assertLeaseFree(await m.get(id), taker(), o.force === true);
   const from = o.from ?? plan.recovery.recommended?.from ?? 'live';
   if (from.startsWith('checkpoint:')) {
     await m.checkpoints.restore(id, from.slice('checkpoint:'.length), { git: o.git === true, force: o.force === true, agent: o.agent ?? null });
