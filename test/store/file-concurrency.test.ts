@@ -3,34 +3,19 @@
  * at once through the SessionManager (conditional appends, retried on CONFLICT); the session
  * then holds exactly the sum, with a contiguous journal.
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fold } from '../../src/domain/apply.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { FileStore } from '../../src/store/file/store.js';
 import { expectContiguous } from '../../src/testing/conformance.js';
-import { tempStoreDir } from './helpers.js';
+import { runFixture, tempStoreDir } from './helpers.js';
+import type { FixtureRun } from './helpers.js';
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const WRITER = path.join(REPO, 'test/fixtures/token-writer.ts');
 const PROCESSES = 6;
 const EACH = 50;
 
-function runWriter(root: string, id: string, agent: string, startAt: number, count = EACH, mode = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, root, id, agent, String(count), String(startAt), mode], {
-      cwd: REPO,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+function runWriter(root: string, id: string, agent: string, startAt: number, count = EACH, mode = ''): Promise<FixtureRun> {
+  return runFixture('test/fixtures/token-writer.ts', [root, id, agent, String(count), String(startAt), mode]);
 }
 
 describe('file store: concurrent writers in separate processes', () => {

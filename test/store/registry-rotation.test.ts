@@ -3,17 +3,13 @@
  * afresh. No row may be lost on the way: not by a writer that keeps the old log open, not
  * by writers and listers racing the rotation in separate processes.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SessionManager } from '../../src/manager/manager.js';
 import { FileStore } from '../../src/store/file/store.js';
-import { tempStoreDir } from './helpers.js';
+import { runFixture, tempStoreDir } from './helpers.js';
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CHURN = path.join(REPO, 'test/fixtures/registry-churn.ts');
 
 let dir: ReturnType<typeof tempStoreDir>;
 const open: FileStore[] = [];
@@ -98,16 +94,7 @@ describe('index.log rotation', () => {
     dir = tempStoreDir('baton-rot-');
     const stop = path.join(dir.base, 'stop');
     const startAt = Date.now() + 1500;
-    const run = (args: string[]) =>
-      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', CHURN, dir.root, ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-        child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-        child.on('error', reject);
-        child.on('exit', (code) => resolve({ code, stdout, stderr }));
-      });
+    const run = (args: string[]) => runFixture('test/fixtures/registry-churn.ts', [dir.root, ...args]);
     const m0 = new SessionManager({ store: store(), agent: 't' });
     for (const id of ['w1', 'w2', 'w3']) await m0.start({ title: `churn ${id}`, id, switch: true });
     // Odd counts: every session ends pinned; even: unpinned.
