@@ -14,15 +14,18 @@ export function differingKeys(a: Record<string, unknown>, b: Record<string, unkn
   return out.sort();
 }
 
-/** JSON text with object keys sorted and `undefined` dropped, for comparing values. */
-export function canonical(v: unknown): string {
-  if (v === undefined) return 'undefined';
-  return JSON.stringify(v, (_k, x: unknown) => {
-    if (x && typeof x === 'object' && !Array.isArray(x)) {
-      return Object.fromEntries(Object.entries(x as Record<string, unknown>).sort(([p], [q]) => (p < q ? -1 : p > q ? 1 : 0)));
-    }
-    return x;
-  });
+/** JSON with object keys sorted at every level; `undefined` fields are left out, as JSON does. For comparing values. */
+export function canonicalJson(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+  if (Array.isArray(v)) return `[${v.map((x) => (x === undefined ? 'null' : canonicalJson(x))).join(',')}]`;
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
+}
+
+/** canonicalJson, except that a missing value is not the same as null. */
+function canonical(v: unknown): string {
+  return v === undefined ? 'undefined' : canonicalJson(v);
 }
 
 /**

@@ -9,6 +9,7 @@
  * overwritten.
  */
 import { fold } from '../domain/apply.js';
+import { canonicalJson } from '../domain/compare.js';
 import { draft } from '../domain/decide.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
 import type { NewEvent, StoredEvent } from '../domain/events.js';
@@ -90,15 +91,6 @@ export function canonicalEvent(e: StoredEvent): string {
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(e)) if (!STORE_FIELDS.has(k)) out[k] = (e as Record<string, unknown>)[k];
   return canonicalJson(out);
-}
-
-/** JSON with object keys sorted at every level; `undefined` fields are left out, as JSON does. */
-export function canonicalJson(v: unknown): string {
-  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
-  if (Array.isArray(v)) return `[${v.map((x) => (x === undefined ? 'null' : canonicalJson(x))).join(',')}]`;
-  const o = v as Record<string, unknown>;
-  const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
 }
 
 /** sha256 (hex) over the canonical events, one per line: equal on two stores iff the journals are. */
