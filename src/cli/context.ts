@@ -139,6 +139,7 @@ export class Ctx {
     if (this.mirror.pending) {
       for (const r of await this.mirror.flush(this.mgr, { cwd: this.io.cwd, now: this.io.now })) {
         if (!r.ok) warnings.push(`mirror of ${r.id} (${r.format} in ${r.out}) not updated: ${r.error}${r.hint ? `\n  hint: ${r.hint}` : ''}`);
+        for (const w of r.warnings) warnings.push(`mirror of ${r.id} (${r.format} in ${r.out}): ${w}`);
       }
     }
     warnings.push(...(await this.handoff.flush(this.mgr)));

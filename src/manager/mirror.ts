@@ -123,6 +123,8 @@ export interface MirrorOutcome {
   code: string | null;
   /** The way out of the failure, else null. */
   hint: string | null;
+  /** What the writer had to change to write the session (e.g. `UNSAFE_PATH: … written as …`). */
+  warnings: string[];
 }
 
 /**
@@ -179,11 +181,12 @@ export class MirrorFiles {
         // node:crypto and the export code load here, only when a mirrored session changed.
         const { rewriteMirror } = await import('./formats.js');
         const r = await rewriteMirror(m, id, state, setting, o);
-        result = { id, format: setting.format, out: setting.out, ok: true, written: r.written, error: null, code: null, hint: null };
+        const warnings = r.problems.map((p) => `${p.code}: ${p.message}`);
+        result = { id, format: setting.format, out: setting.out, ok: true, written: r.written, error: null, code: null, hint: null, warnings };
       } catch (e) {
         const code = isBatonError(e) ? e.code : null;
         const hint = isBatonError(e) ? (e.hint ?? null) : null;
-        result = { id, format: setting.format, out: setting.out, ok: false, written: [], error: (e as Error)?.message ?? String(e), code, hint };
+        result = { id, format: setting.format, out: setting.out, ok: false, written: [], error: (e as Error)?.message ?? String(e), code, hint, warnings: [] };
       }
       out.push(result);
       await this.record(m, id, await m.get(id).catch(() => state), result);

@@ -209,6 +209,11 @@ describe('baton export: what the writer had to change, and the layout named', ()
     expect(r.stderr).toMatch(/warning: UNSAFE_PATH: .*\.\.\/\.\.\/x/);
     expect(r.stdout).toContain(`_bmad-output/sessions/${id}.yaml`);
     expect(fs.existsSync(path.join(w, 'x.yaml'))).toBe(false);
+    // A mirror writes the same way, and says so at each rewrite.
+    const mirrored = await baton(w, 'mirror', 'bmad', '--session', id, '--out', 'mirror');
+    expect(mirrored.code).toBe(0);
+    expect(mirrored.stderr).toMatch(/warning: mirror of .*: UNSAFE_PATH: /);
+    expect(fs.existsSync(path.join(w, `mirror/_bmad-output/sessions/${id}.yaml`))).toBe(true);
   });
 
   it('--format auto is refused for export and mirror without suggesting auto', async () => {
