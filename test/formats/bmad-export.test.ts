@@ -10,13 +10,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionState } from '../../src/domain/state.js';
 import { bmadAdapter } from '../../src/formats/bmad/index.js';
 import { exportInput, runExport } from '../../src/formats/export.js';
-import { importedState, PROVENANCE_KEY, provenanceOf } from '../../src/formats/import.js';
+import { importedState, PROVENANCE_KEY } from '../../src/formats/import.js';
 import { SafeDir } from '../../src/formats/safe-dir.js';
 import type { ForeignSession, InspectReport } from '../../src/formats/types.js';
 import { yamlModule } from '../../src/formats/yaml.js';
 import { exportSession, importPath } from '../../src/manager/formats.js';
 import { cleanTemps, codes, copyCase, FIXTURES, inspectAt, NOW, snapshot, tempDir } from './bmit-helpers.js';
-import { clockedManager } from './core-helpers.js';
+import { clockedManager, timeOrMadeUp } from './core-helpers.js';
 
 afterEach(cleanTemps);
 
@@ -210,8 +210,7 @@ describe('bmad: import → export → import through the manager', () => {
   const manager = clockedManager;
   const o = { cwd: '/', now: () => NOW, adapters: [bmadAdapter] };
   const view = (x: SessionState) => {
-    const untimed = new Set(provenanceOf(x)?.untimed ?? []);
-    const t = (key: string, v: string | null) => (untimed.has(key) ? '(made up)' : v);
+    const t = timeOrMadeUp(x);
     return {
       title: x.title,
       status: x.status,

@@ -11,7 +11,7 @@ import { bmitAdapter } from '../../src/formats/bmit/index.js';
 import { provenanceOf } from '../../src/formats/import.js';
 import { exportSession, importPath } from '../../src/manager/formats.js';
 import { cleanTemps, copyCase, FIXTURES, inspectAt, NOW, only, snapshot, tempDir } from './bmit-helpers.js';
-import { clockedManager } from './core-helpers.js';
+import { clockedManager, timeOrMadeUp } from './core-helpers.js';
 
 afterEach(cleanTemps);
 
@@ -20,8 +20,7 @@ const o = { cwd: '/', now: () => NOW, adapters: [bmitAdapter] };
 
 /** What must survive the round trip; times baton made up at import (provenance.untimed) are left out. */
 const view = (x: SessionState) => {
-  const untimed = new Set(provenanceOf(x)?.untimed ?? []);
-  const t = (key: string, v: string | null) => (untimed.has(key) ? '(made up)' : v);
+  const t = timeOrMadeUp(x);
   return {
   title: x.title,
   status: x.status,

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { SessionState } from '../../src/domain/state.js';
-import { FILES_READ_KEY, foreignTime, UNATTRIBUTED } from '../../src/formats/import.js';
+import { FILES_READ_KEY, foreignTime, provenanceOf, UNATTRIBUTED } from '../../src/formats/import.js';
 import type { SafeDir } from '../../src/formats/safe-dir.js';
 import type { ExportInput, ForeignSession, ForeignUnit, FormatAdapter, FormatName, InspectReport, WritePlan } from '../../src/formats/types.js';
 import { hashSources, parseDocument, problem } from '../../src/formats/util.js';
@@ -53,6 +53,15 @@ export function foreign(o: Partial<ForeignSession> = {}): ForeignSession {
 }
 
 /** A fresh temporary folder, removed by the caller (or left to the OS). */
+/**
+ * For round-trip views: a time of `state` as it is, or '(made up)' when baton made it up at
+ * import (provenance.untimed), since such a time is not the foreign file's to keep.
+ */
+export function timeOrMadeUp(state: SessionState): (key: string, time: string | null) => string | null {
+  const untimed = new Set(provenanceOf(state)?.untimed ?? []);
+  return (key, time) => (untimed.has(key) ? '(made up)' : time);
+}
+
 /**
  * A manager over a fresh memory store whose clock ticks one second per reading from `start`,
  * for import → export → import round trips.
