@@ -73,6 +73,7 @@ export class Ctx {
       create,
       now: this.io.now,
       agent: this.agent,
+      pricingFile: this.io.env['BATON_PRICING'] || null,
       onRepair: (r) => this.warnRepair(r),
       onWarning: (message) => this.warn(message),
       onChanged: (id, events, state) => {
