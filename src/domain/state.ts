@@ -50,7 +50,8 @@ export interface TranscriptCursor {
 /** Transcripts read for token use: a cursor per file, and every response counted (by key) with its counts. */
 export interface TranscriptLedger {
   files: Record<string, TranscriptCursor>;
-  responses: Record<string, [number, number, number, number]>;
+  /** The `responses` of every `transcript.read`, concatenated (a later line for a key supersedes an earlier one). */
+  counted: string;
 }
 
 export interface FileRecord {
