@@ -13,6 +13,8 @@ import { fold } from '../../src/domain/apply.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { FileStore } from '../../src/store/file/store.js';
 import { MemoryStore } from '../../src/store/memory.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
+import { PG_URL, dropSchema, freshSchema, urlWith } from '../store/pg-helpers.js';
 import { runFixture, tempStoreDir } from '../store/helpers.js';
 
 const FIX = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../fixtures/transcripts');
@@ -277,6 +279,25 @@ describe('transcripts.ingest by concurrent processes', () => {
       expect(events.filter((e) => e.type === 'transcript.read')).toHaveLength(2);
     } finally {
       remove();
+    }
+  }, 60_000);
+});
+
+describe.skipIf(!PG_URL)('transcripts.ingest on PostgreSQL', () => {
+  it('two managers (as two machines would) ingesting at once count each response once', async () => {
+    const schema = freshSchema('ingest');
+    const url = urlWith({ schema });
+    const stores = [new PostgresStore({ url }), new PostgresStore({ url })];
+    try {
+      const [a, b] = stores.map((store, i) => new SessionManager({ store, pid: 100 + i, host: `h${i}` }));
+      const id = await session(a!, 'pg');
+      const main = path.join(FIX, 'claude-main.jsonl');
+      const results = await Promise.all([a!, b!, a!, b!].map((m) => m.transcripts.ingest(id, { cli: 'claude', path: main, agent: 'claude' })));
+      expect(results.reduce((n, r) => n + r.responses, 0)).toBe(2);
+      expect((await b!.get(id)).tokens.byAgent['claude']).toEqual({ input: 2222, output: 88, cached: 666, cacheWrite: 444 });
+    } finally {
+      for (const s of stores) await s.close();
+      await dropSchema(schema);
     }
   }, 60_000);
 });
