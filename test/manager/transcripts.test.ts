@@ -230,6 +230,21 @@ describe('transcripts.ingest (Codex, Gemini)', () => {
     expect(Object.keys((await m.get(id)).tokens.byModel ?? {})).toEqual(['gemini-3.8-flash']);
   });
 
+  it('Gemini: a resumed chat whose first line sets the earlier messages again counts only the new ones', async () => {
+    const d = tmp();
+    const messages = fs
+      .readFileSync(path.join(FIX, 'gemini-chat.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"type":"gemini"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const m = new SessionManager({ store: new MemoryStore() });
+    const id = await session(m);
+    await m.transcripts.ingest(id, { cli: 'gemini', path: path.join(FIX, 'gemini-chat.jsonl'), agent: 'gemini' });
+    const next = { ...messages[0]!, id: 'new-1', tokens: { input: 2000, output: 10, cached: 1000, thoughts: 0, tool: 0, total: 2010 } };
+    const f = write(path.join(d, 'resumed.jsonl'), [JSON.stringify({ sessionId: 'g2', kind: 'main' }), JSON.stringify({ $set: { messages } }), JSON.stringify(next)]);
+    expect(await m.transcripts.ingest(id, { cli: 'gemini', path: f, agent: 'gemini' })).toEqual({ responses: 1, input: 1000, output: 10, cacheRead: 1000, cacheWrite: 0 });
+  });
+
   it('Gemini chat as one JSON file: re-read when it changes, only new messages counted', async () => {
     const d = tmp();
     const messages = fs
