@@ -7,6 +7,7 @@
  */
 import type { EventDraft } from './decide.js';
 import { assertWritable, draft, text } from './decide.js';
+import type { EventDataMap } from './events.js';
 import type { SessionState } from './state.js';
 import type { TranscriptCli, UsageRecord, UsageTuple } from './transcript-usage.js';
 
@@ -107,19 +108,13 @@ export function workingPhase(s: SessionState, agent: string): string | null {
   return (running.find((p) => p.agents.includes(agent)) ?? running[0])?.id ?? null;
 }
 
-/** One read of a transcript, ready to be recorded. */
-export interface IngestRead {
+/** One read of a transcript, ready to be recorded: the `transcript.read` fields, with what it counted. */
+export type IngestRead = Omit<EventDataMap['transcript.read'], 'cli' | 'perResponse' | 'model' | 'responses'> & {
   cli: TranscriptCli;
-  path: string;
-  agent: string;
-  agentSessionId: string | null;
-  offset: number;
-  fileSize: number;
-  fileMtimeMs: number;
   perResponse: boolean;
   model: string | null;
   counted: CountResult;
-}
+};
 
 /**
  * The events of a transcript read: a `tokens.recorded` per model for what it counted, on the

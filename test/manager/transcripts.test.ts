@@ -201,6 +201,15 @@ describe('transcripts.ingest (Claude)', () => {
   });
 });
 
+/** The `gemini` messages of the real Gemini CLI chat. */
+function geminiMessages(): Array<Record<string, unknown>> {
+  return fs
+    .readFileSync(path.join(FIX, 'gemini-chat.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('"type":"gemini"'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
 describe('transcripts.ingest (Codex, Gemini)', () => {
   it('Codex rollout: per-response records, input without the cached part, running totals not counted again', async () => {
     const m = new SessionManager({ store: new MemoryStore() });
@@ -232,11 +241,7 @@ describe('transcripts.ingest (Codex, Gemini)', () => {
 
   it('Gemini: a resumed chat whose first line sets the earlier messages again counts only the new ones', async () => {
     const d = tmp();
-    const messages = fs
-      .readFileSync(path.join(FIX, 'gemini-chat.jsonl'), 'utf8')
-      .split('\n')
-      .filter((l) => l.includes('"type":"gemini"'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const messages = geminiMessages();
     const m = new SessionManager({ store: new MemoryStore() });
     const id = await session(m);
     await m.transcripts.ingest(id, { cli: 'gemini', path: path.join(FIX, 'gemini-chat.jsonl'), agent: 'gemini' });
@@ -247,11 +252,7 @@ describe('transcripts.ingest (Codex, Gemini)', () => {
 
   it('Gemini chat as one JSON file: re-read when it changes, only new messages counted', async () => {
     const d = tmp();
-    const messages = fs
-      .readFileSync(path.join(FIX, 'gemini-chat.jsonl'), 'utf8')
-      .split('\n')
-      .filter((l) => l.includes('"type":"gemini"'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const messages = geminiMessages();
     const f = path.join(d, 'session-1.json');
     fs.writeFileSync(f, JSON.stringify({ sessionId: 'g1', messages: messages.slice(0, 1) }, null, 2));
     const m = new SessionManager({ store: new MemoryStore() });
