@@ -12,10 +12,10 @@ import path from 'node:path';
 import { BatonError } from '../domain/errors.js';
 import { countResponses, decideIngest, ledgerLookup } from '../domain/ingest.js';
 import type { CountResult } from '../domain/ingest.js';
-import type { TranscriptCursor } from '../domain/state.js';
 import { TRANSCRIPT_CLIS, usageFromGeminiJson, usageFromLines } from '../domain/transcript-usage.js';
 import type { ReaderContext, TranscriptCli, UsageRecord } from '../domain/transcript-usage.js';
-import type { SessionManager } from './manager.js';
+import type { EventDraft } from '../domain/decide.js';
+import type { SessionState, TranscriptCursor } from '../domain/state.js';
 
 /** Input of {@link Transcripts.ingest}. */
 export interface IngestInput {
@@ -131,9 +131,14 @@ function readNew(cli: TranscriptCli, file: string, cursor: TranscriptCursor | un
   }
 }
 
+/** What ingestion needs of the manager: its validated, conditional, retried change. */
+export interface ChangeRunner {
+  change<R>(id: string, fn: (s: SessionState) => { events: EventDraft[]; result: R }, o?: { agent?: string | null }): Promise<unknown>;
+}
+
 /** Transcript ingestion, one of the manager's operations (`manager.transcripts`). */
 export class Transcripts {
-  constructor(private readonly manager: SessionManager) {}
+  constructor(private readonly manager: ChangeRunner) {}
 
   /**
    * Reads token use from the new part of a transcript and records it on the session: counted
