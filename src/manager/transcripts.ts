@@ -101,7 +101,8 @@ function readLines(fd: number, from: number, size: number, cli: TranscriptCli, c
 function readNew(cli: TranscriptCli, file: string, cursor: TranscriptCursor | undefined): Read {
   let fd: number;
   try {
-    fd = fs.openSync(file, 'r');
+    // Non-blocking: a named pipe in place of a transcript must not hang the hook.
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   } catch (e) {
     throw new BatonError('NOT_FOUND', `The transcript ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}).`, {
       hint: 'Check the path the hook passed; nothing was recorded from it.',
@@ -111,6 +112,9 @@ function readNew(cli: TranscriptCli, file: string, cursor: TranscriptCursor | un
   }
   try {
     const st = fs.fstatSync(fd);
+    if (!st.isFile()) {
+      throw new BatonError('BAD_INPUT', `The transcript ${file} is not a regular file.`, { hint: "Pass the hook payload's transcript_path.", details: { path: file } });
+    }
     const ctx: ReaderContext = { perResponse: cursor?.perResponse ?? false, model: cursor?.model ?? null };
     const base = { fileSize: st.size, fileMtimeMs: Math.floor(st.mtimeMs), ctx };
     if (cli === 'gemini' && file.endsWith('.json')) {
