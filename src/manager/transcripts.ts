@@ -40,6 +40,8 @@ export interface IngestResult {
 
 /** Bytes read per chunk: bounds memory on a first read of a large transcript. */
 const CHUNK = 8 * 1024 * 1024;
+/** Most bytes one call reads: a huge backlog is read over several calls (each remembers where it stopped). */
+const MAX_READ = 256 * 1024 * 1024;
 /** Skipped bytes worth remembering even when they counted nothing (so the next read starts past them). */
 const REMEMBER_SKIPPED = 1024 * 1024;
 const MAX_PATH = 4096;
@@ -128,7 +130,7 @@ function readNew(cli: TranscriptCli, file: string, cursor: TranscriptCursor | un
     }
     // A file shorter than the offset was replaced: read it again from the start.
     const from = cursor && cursor.offset <= st.size ? cursor.offset : 0;
-    const { records, offset } = readLines(fd, from, st.size, cli, ctx);
+    const { records, offset } = readLines(fd, from, Math.min(st.size, from + MAX_READ), cli, ctx);
     return { ...base, records, offset, advanced: offset - from };
   } finally {
     fs.closeSync(fd);
