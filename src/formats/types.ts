@@ -1,9 +1,9 @@
 /**
  * The contract between baton and the readers/writers of the five foreign session layouts
- * (maestro, go-team, bmit, bmad, ccw; see ../shared/FORMATS.md). An adapter reads a foreign
+ * (maestro, go-team, bmit, bmad, ccw; each described in docs/formats/<name>.md). An adapter reads a foreign
  * tree into {@link ForeignSession}s (leniently: damage is a {@link FormatProblem}, never a
  * throw) and writes a baton session back in the toolkit's own layout. The shared core
- * (`src/formats/import.ts`, `export.ts`, `inspect.ts`) turns foreign sessions into journal
+ * (`src/formats/import.ts`, `export.ts`, `detect.ts`) turns foreign sessions into journal
  * events and runs write plans; adapters never write files themselves.
  */
 import type { SessionState, SessionStatus } from '../domain/state.js';

@@ -1,5 +1,5 @@
 /**
- * The BMAD adapter (BMAD-METHOD PR #1234 session manager, FORMATS.md §4): one session per
+ * The BMAD adapter (BMAD-METHOD PR #1234 session manager, docs/formats/bmad.md): one session per
  * `sessions/<SESSION_ID>.yaml` or `sessions/archive/<SESSION_ID>.yaml`, with
  * `sessions/active-session.yaml` pointing at the active one. Tree-level problems: a dangling
  * or unreadable pointer, two active sessions (two `status: active`, or the pointer against
