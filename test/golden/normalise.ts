@@ -18,20 +18,17 @@ export interface NormaliseOptions {
   pid?: number;
 }
 
-/** Escapes a literal for use in a RegExp. */
-function literal(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /** Normalises one captured text (see the rules inline). */
 export function normalise(text: string, o: NormaliseOptions): string {
   let s = text;
   // The workspace is a fresh temporary folder per run.
   s = s.split(o.ws).join('<ws>');
-  // Actors carry the host name and pid of the process that wrote the event.
-  const host = os.hostname();
-  if (host.length >= 3) s = s.replace(new RegExp(`\\b${literal(host)}\\b`, 'g'), '<host>');
-  for (const pid of [process.pid, o.pid]) if (pid !== undefined) s = s.replace(new RegExp(`(?<![\\d.-])${pid}(?![\\d.])`, 'g'), '<pid>');
+  // Actors (the `"host"` and `"pid"` of events and leases, in pretty JSON or in JSON inside a
+  // JSON string) carry the host name and pid of the process that wrote the event: only those
+  // values, in that form, are replaced.
+  const host = os.hostname().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  s = s.replace(new RegExp(`(\\\\?"host\\\\?": ?\\\\?")${host}(?=\\\\?")`, 'g'), '$1<host>');
+  for (const pid of [process.pid, o.pid]) if (pid !== undefined) s = s.replace(new RegExp(`(\\\\?"pid\\\\?": ?)${pid}(?!\\d)`, 'g'), '$1<pid>');
   if (o.times) s = s.replace(/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?Z\b/g, '<time>');
   return s;
 }

@@ -139,6 +139,9 @@ function steps(): Array<{ name: string; argv: string[]; before?: (ws: string) =>
     { name: 'error: bad input (id)', argv: ['start', 'Bad', '--id', '../escape'] },
     { name: 'error: invalid transition', argv: ['phase', 'done', 'design'] },
     { name: 'error: unknown option', argv: ['status', '--no-such-option'] },
+    { name: 'help', argv: ['--help'] },
+    { name: 'help of a command group', argv: ['phase', '--help'] },
+    { name: 'unknown command', argv: ['phsae', 'start', 'design'] },
   ];
 }
 
