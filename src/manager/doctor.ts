@@ -226,7 +226,7 @@ class Pass {
     const rebuild = ps.some((p) => REBUILD.has(p.code));
     await this.settle(ps, async () => {
       if (rebuild) {
-        const reports = await this.store.repair(id);
+        const reports = this.store.repair ? await this.store.repair(id) : [];
         return reports.length ? reports.map((r) => r.message.replace(/^Session [^:]+: /, '').replace(/\.$/, '')).join('; ') : 'nothing left to rebuild';
       }
       const r = await this.store.load(id);

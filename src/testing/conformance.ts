@@ -220,7 +220,7 @@ export function runStoreConformance(name: string, makeStore: StoreFactory): void
         await expectCode(store.writeSnapshot('unknown', { revision: 1, state: stateOf('unknown', stored([createdEvent()])) }), 'NOT_FOUND');
         await expectCode(store.archive('unknown'), 'NOT_FOUND');
         await expectCode(store.isArchived('unknown'), 'NOT_FOUND');
-        await expectCode(store.repair('unknown'), 'NOT_FOUND');
+        await expectCode(store.repair!('unknown'), 'NOT_FOUND');
         await expectCode(store.setActive('unknown'), 'NOT_FOUND');
         expect(await store.exists('unknown')).toBe(false);
         expect((await store.list()).summaries.map((s) => s.id)).toEqual(['known']);
@@ -239,7 +239,7 @@ export function runStoreConformance(name: string, makeStore: StoreFactory): void
           await expectCode(store.writeSnapshot(bad, { revision: 1, state }), 'BAD_INPUT');
           await expectCode(store.archive(bad), 'BAD_INPUT');
           await expectCode(store.isArchived(bad), 'BAD_INPUT');
-          await expectCode(store.repair(bad), 'BAD_INPUT');
+          await expectCode(store.repair!(bad), 'BAD_INPUT');
           await expectCode(store.setActive(bad), 'BAD_INPUT');
           // Nothing was created by any of these, and the real session is untouched.
           expect((await store.list()).summaries.map((s) => s.id)).toEqual(['x']);
@@ -655,7 +655,7 @@ export function runStoreConformance(name: string, makeStore: StoreFactory): void
       it('reports nothing and changes nothing on a healthy session', async () => {
         await seed(store, 'ok', 3);
         const before = await store.readEvents('ok');
-        expect(await store.repair('ok')).toEqual([]);
+        expect(await store.repair!('ok')).toEqual([]);
         expect(await store.readEvents('ok')).toEqual(before);
       });
     });

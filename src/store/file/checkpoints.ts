@@ -2,11 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../../domain/errors.js';
 import { MAX_ID_LENGTH } from '../../domain/ids.js';
-import { checkpointExists, checkpointNotFound } from '../memory.js';
+import { checkpointExists, checkpointNotFound } from '../errors.js';
 import { compareCheckpointIds } from '../types.js';
 import type { Checkpoint, CheckpointRead } from '../types.js';
 import { decodeRecord, encodeRecord } from './codec.js';
-import { DIR_MODE, fsyncDir, removeStaleTemps, writeTemp } from './fsutil.js';
+import { DIR_MODE, fsyncDir, writeTemp } from '../atomic-write.js';
+import { removeStaleTemps } from './fsutil.js';
 import type { Layout } from './paths.js';
 import { isPlainDir } from './paths.js';
 

@@ -21,13 +21,14 @@ import { summarize } from '../../domain/summary.js';
 import type { SessionSummary } from '../../domain/summary.js';
 import type { SessionStore } from '../types.js';
 import { decodeRecord } from './codec.js';
-import { DIR_MODE, TEMP_PATTERN, atomicWrite, deadWriter, moveAside, pidAlive, readIfExists } from './fsutil.js';
+import { DIR_MODE, TEMP_PATTERN, atomicWrite } from '../atomic-write.js';
+import { deadWriter, moveAside, pidAlive, readIfExists } from './fsutil.js';
 import { scanJournal } from './journal.js';
 import type { Scan } from './journal.js';
 import { FOREIGN_STALE_MS, readOwner } from './lock.js';
 import type { Layout } from './paths.js';
 import { isPlainDir } from './paths.js';
-import type { SnapshotRecord } from './store.js';
+import type { SnapshotRecord } from './snapshot.js';
 
 /** What {@link fileDoctor} returns (the optional `SessionStore.doctor` contract). */
 export type FileDoctorResult = Awaited<ReturnType<NonNullable<SessionStore['doctor']>>>;

@@ -3,7 +3,7 @@ import { BatonError, isBatonError } from '../../domain/errors.js';
 import type { NewEvent, StoredEvent } from '../../domain/events.js';
 import { validateId } from '../../domain/ids.js';
 import type { SessionSummary } from '../../domain/summary.js';
-import { checkCheckpoint, checkpointExists, checkpointNotFound, conflict, exists, notFound } from '../memory.js';
+import { checkCheckpoint, checkpointExists, checkpointNotFound, conflict, exists, notFound } from '../errors.js';
 import { RowText } from '../row.js';
 import { compareCheckpointIds } from '../types.js';
 import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, ListRowsResult, LoadResult, RepairReport, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from '../types.js';
