@@ -1,26 +1,19 @@
-import { beforeEach, describe, expect, it } from 'vitest';
-import type { SessionStore } from '../../store/types.js';
+import { describe, expect, it } from 'vitest';
 import { checkpointOf, noteEvent, seed, stateOf } from '../fixtures.js';
 import type { StoreSuite } from '../suite.js';
 
 /** Conformance group: durability (durable stores). */
 export function durabilityTests(suite: StoreSuite): void {
   describe('durability (durable stores)', () => {
-    let store: SessionStore;
-    beforeEach(() => {
-      store = suite.store;
-    });
-    const second = (): Promise<SessionStore> => suite.second();
-
     it('a reopened store holds every acknowledged append', async (ctx) => {
-      if (!store.capabilities.durable || !suite.reopen) ctx.skip();
-      const events = await seed(store, 'd', 3);
-      await store.writeSnapshot('d', { revision: 4, state: stateOf('d', events) });
-      await store.append('d', 4, [noteEvent(5)]);
-      await store.setActive('d');
-      await store.saveCheckpoint('d', checkpointOf('d', events, 'cp-1'));
-      await store.close();
-      const again = await second();
+      if (!suite.store.capabilities.durable || !suite.reopen) ctx.skip();
+      const events = await seed(suite.store, 'd', 3);
+      await suite.store.writeSnapshot('d', { revision: 4, state: stateOf('d', events) });
+      await suite.store.append('d', 4, [noteEvent(5)]);
+      await suite.store.setActive('d');
+      await suite.store.saveCheckpoint('d', checkpointOf('d', events, 'cp-1'));
+      await suite.store.close();
+      const again = await suite.second();
       expect(await again.readCheckpoint('d', 'cp-1')).toEqual({ id: 'cp-1', valid: true, checkpoint: checkpointOf('d', events, 'cp-1') });
       const loaded = await again.load('d');
       expect(loaded.revision).toBe(5);

@@ -1,20 +1,14 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { NewEvent } from '../../domain/events.js';
-import type { SessionStore } from '../../store/types.js';
 import { ACTOR, at, createdEvent, noteEvent, seed, stateOf, stored, summaryOf } from '../fixtures.js';
 import type { StoreSuite } from '../suite.js';
 
 /** Conformance group: unknown fields. */
 export function unknownFieldsTests(suite: StoreSuite): void {
   describe('unknown fields', () => {
-    let store: SessionStore;
-    beforeEach(() => {
-      store = suite.store;
-    });
-
     it('preserves unknown fields and event types through load and readEvents', async () => {
       const created = { ...createdEvent(), futureTop: { nested: [1, 'two', null] } } as unknown as NewEvent;
-      await store.create('u', [created], summaryOf('u', stored([createdEvent()])));
+      await suite.store.create('u', [created], summaryOf('u', stored([createdEvent()])));
       const withExtras = {
         ...noteEvent(1),
         data: { ...(noteEvent(1).data as object), futureData: 'kept', deep: { a: 1 } },
@@ -22,9 +16,9 @@ export function unknownFieldsTests(suite: StoreSuite): void {
         trace: { span: 'abc' },
       } as unknown as NewEvent;
       const unknownType = { type: 'future.event', time: at(2), actor: ACTOR, data: { anything: true }, ext: 'x' } as unknown as NewEvent;
-      await store.append('u', 1, [withExtras, unknownType]);
-      const loaded = await store.load('u');
-      const read = await store.readEvents('u');
+      await suite.store.append('u', 1, [withExtras, unknownType]);
+      const loaded = await suite.store.load('u');
+      const read = await suite.store.readEvents('u');
       for (const events of [loaded.events, read]) {
         expect(events[0]).toMatchObject({ futureTop: { nested: [1, 'two', null] } });
         expect(events[1]).toMatchObject({ futureTop: 42, trace: { span: 'abc' }, data: { futureData: 'kept', deep: { a: 1 }, text: 'note 1' } });
@@ -36,19 +30,19 @@ export function unknownFieldsTests(suite: StoreSuite): void {
 
     it('keeps any text exactly: accents, emoji, quotes, newlines, control characters', async () => {
       const text = 'héllo ✓ 😀 "quoted" \\ back\nslash\r\n\t\u0000\u2028 end';
-      await seed(store, 'text');
-      await store.append('text', 1, [noteEvent(2, text)]);
-      for (const events of [(await store.load('text')).events, await store.readEvents('text')]) {
+      await seed(suite.store, 'text');
+      await suite.store.append('text', 1, [noteEvent(2, text)]);
+      for (const events of [(await suite.store.load('text')).events, await suite.store.readEvents('text')]) {
         expect((events[1]!.data as { text: string }).text).toBe(text);
       }
     });
 
     it('returns copies: changing a loaded event does not change the store', async () => {
-      await seed(store, 'c', 1);
-      const first = await store.load('c');
+      await seed(suite.store, 'c', 1);
+      const first = await suite.store.load('c');
       (first.events[1]!.data as { text: string }).text = 'mutated';
       first.events.pop();
-      const again = await store.load('c');
+      const again = await suite.store.load('c');
       expect(again.events).toHaveLength(2);
       expect((again.events[1]!.data as { text: string }).text).toBe('note 1');
     });

@@ -1,16 +1,10 @@
-import { beforeEach, describe, expect, it } from 'vitest';
-import type { SessionStore } from '../../store/types.js';
+import { describe, expect, it } from 'vitest';
 import { noteEvent, seed, sleep } from '../fixtures.js';
 import type { StoreSuite } from '../suite.js';
 
 /** Conformance group: workspace lock. */
 export function workspaceLockTests(suite: StoreSuite): void {
   describe('workspace lock', () => {
-    let store: SessionStore;
-    beforeEach(() => {
-      store = suite.store;
-    });
-
     it('serialises two concurrent critical sections', async () => {
       const log: string[] = [];
       let inside = 0;
@@ -26,7 +20,7 @@ export function workspaceLockTests(suite: StoreSuite): void {
         inside -= 1;
         return name;
       };
-      const results = await Promise.all([store.withWorkspaceLock(section('a')), store.withWorkspaceLock(section('b'))]);
+      const results = await Promise.all([suite.store.withWorkspaceLock(section('a')), suite.store.withWorkspaceLock(section('b'))]);
       expect(results).toEqual(['a', 'b']);
       expect(overlap).toBe(false);
       expect(log).toHaveLength(4);
@@ -34,25 +28,25 @@ export function workspaceLockTests(suite: StoreSuite): void {
     });
 
     it('releases the lock when a section throws', async () => {
-      const boom = store.withWorkspaceLock(async () => {
+      const boom = suite.store.withWorkspaceLock(async () => {
         await sleep(5);
         throw new Error('boom');
       });
-      const after = store.withWorkspaceLock(async () => 'after');
+      const after = suite.store.withWorkspaceLock(async () => 'after');
       await expect(boom).rejects.toThrow('boom');
       expect(await after).toBe('after');
-      expect(await store.withWorkspaceLock(async () => 'again')).toBe('again');
+      expect(await suite.store.withWorkspaceLock(async () => 'again')).toBe('again');
     });
 
     it('lets a critical section use the store', async () => {
-      await seed(store, 'w');
-      const id = await store.withWorkspaceLock(async () => {
-        await store.setActive('w');
-        await store.append('w', 1, [noteEvent(1)]);
-        return store.getActive();
+      await seed(suite.store, 'w');
+      const id = await suite.store.withWorkspaceLock(async () => {
+        await suite.store.setActive('w');
+        await suite.store.append('w', 1, [noteEvent(1)]);
+        return suite.store.getActive();
       });
       expect(id).toBe('w');
-      expect((await store.load('w')).revision).toBe(2);
+      expect((await suite.store.load('w')).revision).toBe(2);
     });
   });
 }
