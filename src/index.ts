@@ -19,6 +19,7 @@ export { fileMeasurer } from './manager/measure.js';
 export { openStore, MemoryStore, FileStore, PostgresStore } from './store/open.js';
 export type { PostgresStoreOptions } from './store/open.js';
 export type { SessionStore, LoadResult, RepairReport, Snapshot, StoreCapabilities } from './store/types.js';
+export type { StoreMaintenance, StoreWatch, StoreServerClock, StoreSessionFiles, StoreLocalDirectory, StoreDoctorResult } from './store/types.js';
 export type { Checkpoint, CheckpointRead, CheckpointGit, CheckpointFile } from './store/types.js';
 export { openManager, initStore } from './manager/open.js';
 export type { OpenManagerOptions } from './manager/open.js';
