@@ -16,12 +16,10 @@ export type { CleanupAction, CleanupOptions, CleanupResult, Tombstone } from './
 export { CLEANUP_STATUSES, parseAge } from './domain/retention.js';
 export type { ManagerOptions, StartInput, ChangeOptions, ChangeResult } from './manager/manager.js';
 export { fileMeasurer } from './manager/measure.js';
-export { openStore } from './store/open.js';
-export { MemoryStore } from './store/memory.js';
-export { FileStore } from './store/file/store.js';
-export { PostgresStore } from './store/postgres/store.js';
-export type { PostgresStoreOptions } from './store/postgres/store.js';
+export { openStore, MemoryStore, FileStore, PostgresStore } from './store/open.js';
+export type { PostgresStoreOptions } from './store/open.js';
 export type { SessionStore, LoadResult, RepairReport, Snapshot, StoreCapabilities } from './store/types.js';
+export type { StoreMaintenance, StoreWatch, StoreServerClock, StoreSessionFiles, StoreLocalDirectory, StoreDoctorResult } from './store/types.js';
 export type { Checkpoint, CheckpointRead, CheckpointGit, CheckpointFile } from './store/types.js';
 export { openManager, initStore } from './manager/open.js';
 export type { OpenManagerOptions } from './manager/open.js';

@@ -399,7 +399,7 @@ async function checkUnchanged(plan: WritePlan, dir: SafeDir, known: Record<strin
  * every file written ({@link MirrorRecord}).
  */
 export async function rewriteMirror(m: SessionManager, id: string, state: SessionState, setting: MirrorSetting, o: FormatsOptions): Promise<ExportResult> {
-  const rec = readMirrorRecord(m, id, state);
+  const rec = await readMirrorRecord(m, id, state);
   const known = rec && rec.format === setting.format && rec.out === setting.out ? rec.files : null;
   let plan: WritePlan | null = null;
   const r = await exportSession(m, id, setting.format, setting.out, {

@@ -1,10 +1,8 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { StoredEvent } from '../domain/events.js';
 import { renderHandoff } from '../domain/handoff.js';
 import type { ResumePlan } from '../domain/resume.js';
 import type { SessionState } from '../domain/state.js';
-import { tempName } from '../store/file/fsutil.js';
+import { sessionFilesOf } from '../store/capabilities.js';
 import type { SessionManager } from './manager.js';
 import { resumePlan } from './resume.js';
 
@@ -47,17 +45,15 @@ export class HandoffFiles {
   /** Rewrites the handoff file of every session that changed; returns problems as messages. */
   async flush(m: SessionManager): Promise<string[]> {
     const problems: string[] = [];
+    const files = sessionFilesOf(m.store);
     for (const id of [...this.dirty]) {
       this.dirty.delete(id);
       try {
-        const folder = m.store.sessionFolder?.(id) ?? null;
-        if (!folder) continue;
+        // Stores that keep no files beside a session (memory, PostgreSQL) have no handoff file.
+        if (!files || files.sessionFolder(id) === null) continue;
         const { plan, state } = await resumePlan(m, id);
         if (state.metadata[HANDOFF_FILE_KEY] === false) continue;
-        const file = path.join(folder, HANDOFF_FILE);
-        const tmp = tempName(file);
-        fs.writeFileSync(tmp, renderHandoff({ state, plan, now: m.time() }), { mode: 0o600 });
-        fs.renameSync(tmp, file);
+        await files.writeSessionFile(id, HANDOFF_FILE, renderHandoff({ state, plan, now: m.time() }));
       } catch (e) {
         problems.push(`handoff.md of ${id} not updated: ${(e as Error).message}`);
       }

@@ -11,6 +11,7 @@ import type { FileAction, SessionState, SessionStatus } from '../domain/state.js
 import { summarize, summaryChanged } from '../domain/summary.js';
 import type { SessionSummary } from '../domain/summary.js';
 import type { PhaseAction, SessionAction } from '../domain/transitions.js';
+import { notFound } from '../store/errors.js';
 import { RowText, rowsToJsonArray } from '../store/row.js';
 import type { RepairReport, SessionStore, Tombstone } from '../store/types.js';
 import { Checkpoints } from './checkpoints.js';
@@ -468,6 +469,11 @@ export class SessionManager {
   /** Rebuilds a damaged journal (see {@link SessionStore.repair}). */
   async repair(id: string): Promise<RepairReport[]> {
     validateId(id);
+    // A store without the maintenance capability has nothing to rebuild: it only checks the id.
+    if (!this.store.repair) {
+      if (!(await this.store.exists(id))) throw notFound(id);
+      return [];
+    }
     return this.store.repair(id);
   }
 

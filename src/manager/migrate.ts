@@ -120,8 +120,10 @@ function toNew(e: StoredEvent): NewEvent {
 export async function migrateStore(from: SessionStore, to: SessionStore, o: MigrateOptions = {}): Promise<MigrateResult> {
   const chunk = o.chunk ?? DEFAULT_MIGRATE_CHUNK;
   if (!Number.isSafeInteger(chunk) || chunk < 1) throw new BatonError('BAD_INPUT', `The chunk size must be a positive number of events; got ${chunk}.`, { hint: 'e.g. --chunk 500' });
-  // Two memory stores share a location name but are different stores.
-  if (from === to || (from.kind === to.kind && from.location === to.location && from.kind !== 'memory')) {
+  // Only a store other processes can open is named by its location: two in-process stores
+  // (memory) share a location name but are different stores.
+  const sameNamed = from.capabilities.multiProcess && to.capabilities.multiProcess && from.kind === to.kind && from.location === to.location;
+  if (from === to || sameNamed) {
     throw new BatonError('BAD_INPUT', `The source and the target are the same store (${from.location}).`, { hint: 'Name two different stores with --from and --to.' });
   }
   const now = o.now ?? (() => new Date());

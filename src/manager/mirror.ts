@@ -3,13 +3,12 @@
  * toolkit's layout rewritten after every change, so an agent that still reads its own file
  * keeps working while the others use baton.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import type { StoredEvent } from '../domain/events.js';
 import { isBatonError } from '../domain/errors.js';
 import type { SessionState } from '../domain/state.js';
 import type { FormatName } from '../formats/types.js';
-import { tempName } from '../store/file/fsutil.js';
+import { sessionFilesOf } from '../store/capabilities.js';
+import type { StoreSessionFiles } from '../store/types.js';
 import type { FormatsOptions } from './formats.js';
 import type { SessionManager } from './manager.js';
 
@@ -54,15 +53,22 @@ function isRecord(v: unknown): v is MirrorRecord {
   return !!r && typeof r === 'object' && typeof r.format === 'string' && typeof r.out === 'string' && !!r.files && typeof r.files === 'object';
 }
 
+/** The store's files beside session `id`, or null when it keeps none for it (the record goes in metadata then). */
+function filesOf(m: SessionManager, id: string): StoreSessionFiles | null {
+  const files = sessionFilesOf(m.store);
+  return files && files.sessionFolder(id) !== null ? files : null;
+}
+
 /** The mirror record of session `id` (null when none: nothing written yet, or forgotten). */
-export function readMirrorRecord(m: SessionManager, id: string, state: SessionState): MirrorRecord | null {
-  const folder = m.store.sessionFolder?.(id) ?? null;
-  if (folder === null) {
+export async function readMirrorRecord(m: SessionManager, id: string, state: SessionState): Promise<MirrorRecord | null> {
+  const files = filesOf(m, id);
+  if (files === null) {
     const v = state.metadata[MIRROR_WRITTEN_KEY];
     return isRecord(v) ? v : null;
   }
   try {
-    const v: unknown = JSON.parse(fs.readFileSync(path.join(folder, MIRROR_RECORD_FILE), 'utf8'));
+    const text = await files.readSessionFile(id, MIRROR_RECORD_FILE);
+    const v: unknown = text === null ? null : JSON.parse(text);
     return isRecord(v) ? v : null;
   } catch {
     // Missing or damaged: no record, so the next rewrite is a first one (as `baton export`).
@@ -72,22 +78,16 @@ export function readMirrorRecord(m: SessionManager, id: string, state: SessionSt
 
 /** Replaces (null: forgets) the mirror record of session `id`. */
 export async function writeMirrorRecord(m: SessionManager, id: string, state: SessionState, record: MirrorRecord | null): Promise<void> {
-  const folder = m.store.sessionFolder?.(id) ?? null;
-  if (folder === null) {
+  const files = filesOf(m, id);
+  if (files === null) {
     const had = state.metadata[MIRROR_WRITTEN_KEY] ?? null;
     if (had === null && record === null) return;
     if (had !== null && record !== null && JSON.stringify(had) === JSON.stringify(record)) return;
     await m.change(id, () => ({ events: [{ type: 'metadata.set', data: { key: MIRROR_WRITTEN_KEY, value: record } }], result: undefined }));
     return;
   }
-  const file = path.join(folder, MIRROR_RECORD_FILE);
-  if (record === null) {
-    fs.rmSync(file, { force: true });
-    return;
-  }
-  const tmp = tempName(file);
-  fs.writeFileSync(tmp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
-  fs.renameSync(tmp, file);
+  if (record === null) await files.removeSessionFile(id, MIRROR_RECORD_FILE);
+  else await files.writeSessionFile(id, MIRROR_RECORD_FILE, `${JSON.stringify(record, null, 2)}\n`);
 }
 
 /** A session's mirror: after every change, its files are rewritten in `format` under `out`. */

@@ -1,10 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../domain/errors.js';
-import { FileStore } from '../store/file/store.js';
-import { STORE_DIR_NAME } from '../store/file/paths.js';
-import { openStore } from '../store/open.js';
-import { PostgresStore } from '../store/postgres/store.js';
+import { STORE_DIR_NAME, initFileStore, openStore, prepareStore } from '../store/open.js';
 import type { StoredEvent } from '../domain/events.js';
 import type { SessionState } from '../domain/state.js';
 import type { RepairReport, SessionStore } from '../store/types.js';
@@ -40,7 +37,9 @@ export function openManager(o: OpenManagerOptions): SessionManager {
   // The caller has read the environment already (the CLI: its own injected env): `{}` keeps
   // openStore from reading process.env behind its back.
   const store = openStore({ url: o.url ?? null, dir: o.dir ?? null, cwd: o.cwd, create: o.create === true, env: {}, ...(o.now ? { now: o.now } : {}) });
-  const workspace = new Workspace(store.kind === 'file' ? path.dirname(store.location) : o.cwd, store.kind === 'file' ? store.location : null);
+  // A store kept in a directory (the `.baton` folder) belongs to the workspace around it.
+  const dir = store.directory ?? null;
+  const workspace = new Workspace(dir !== null ? path.dirname(dir) : o.cwd, dir);
   return new SessionManager({
     store,
     ...(o.now ? { now: o.now } : {}),
@@ -59,9 +58,7 @@ export function openManager(o: OpenManagerOptions): SessionManager {
  */
 export function initStore(cwd: string, dir?: string | null): { root: string; existed: boolean } {
   const root = dir ? path.resolve(cwd, dir) : path.join(cwd, STORE_DIR_NAME);
-  const existed = FileStore.exists(root);
-  FileStore.init(root);
-  return { root, existed };
+  return { root, ...initFileStore(root) };
 }
 
 /**
@@ -92,12 +89,5 @@ export function openStoreAt(url: string, o: { cwd: string; create: boolean; now?
  * creates or migrates its schema. `existed` is false when this call created the schema.
  */
 export async function initStoreUrl(url: string, cwd: string): Promise<{ root: string; existed: boolean }> {
-  const store = openStore({ url, cwd, create: true });
-  try {
-    if (store instanceof PostgresStore) return { root: store.location, existed: !(await store.prepare()).includes(1) };
-    await store.list();
-    return { root: store.location, existed: true };
-  } finally {
-    await store.close();
-  }
+  return prepareStore(url, cwd);
 }

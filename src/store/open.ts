@@ -7,6 +7,10 @@ import { PostgresStore } from './postgres/store.js';
 import { isPostgresUrl } from './postgres/url.js';
 import type { SessionStore } from './types.js';
 
+// The library exports the backends by name; everything else reaches them through openStore.
+export { FileStore, MemoryStore, PostgresStore, STORE_DIR_NAME };
+export type { PostgresStoreOptions } from './postgres/store.js';
+
 /** Where and how to open a store. */
 export interface OpenStoreOptions {
   /** `memory:`, `file:/path`, a plain directory path, or `postgres://…` (see docs/storage.md). */
@@ -62,4 +66,30 @@ export function openStore(o: OpenStoreOptions = {}): SessionStore {
   }
   if (o.create) FileStore.init(root);
   return new FileStore({ root, ...(o.now ? { now: o.now } : {}), ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}) });
+}
+
+/**
+ * Creates an empty file store at `root` (idempotent); `existed` tells whether one (or at
+ * least its folder) was there already.
+ */
+export function initFileStore(root: string): { existed: boolean } {
+  const existed = FileStore.exists(root);
+  FileStore.init(root);
+  return { existed };
+}
+
+/**
+ * Opens the store a URL names and prepares it: for PostgreSQL, connects and creates or
+ * migrates its schema (`existed` is false when this call created it); any other store is
+ * read once. The store is closed again.
+ */
+export async function prepareStore(url: string, cwd: string): Promise<{ root: string; existed: boolean }> {
+  const store = openStore({ url, cwd, create: true });
+  try {
+    if (store instanceof PostgresStore) return { root: store.location, existed: !(await store.prepare()).includes(1) };
+    await store.list();
+    return { root: store.location, existed: true };
+  } finally {
+    await store.close();
+  }
 }

@@ -63,7 +63,7 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
           ...io.env,
           BATON_SESSION: id,
           BATON_LEASE_TOKEN: String(token),
-          BATON_DIR: m.store.kind === 'file' ? m.store.location : io.env['BATON_DIR'],
+          BATON_DIR: m.store.directory ?? io.env['BATON_DIR'],
           // The child writes to the same store, also when it was named by --store.
           ...(ctx.storeUrl ? { BATON_STORE: ctx.storeUrl } : {}),
           ...(ctx.agent ? { BATON_AGENT: ctx.agent } : {}),
