@@ -29,8 +29,9 @@ export { Workspace } from './manager/workspace.js';
 export { acquireLease, renewLease, releaseLease, recordRunEnd } from './manager/leases.js';
 export { resumePlan, applyResume } from './manager/resume.js';
 export { effectiveStatus, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS } from './domain/lease.js';
-export { planResume, renderResumePlan } from './domain/resume.js';
-export type { ResumePlan, ResumeInput } from './domain/resume.js';
+export { planResume } from './domain/plan-resume.js';
+export { renderResumePlan } from './domain/render-resume.js';
+export type { ResumePlan, ResumeInput } from './domain/resume-plan-types.js';
 export { renderHandoff } from './domain/handoff.js';
 
 /*

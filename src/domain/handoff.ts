@@ -3,8 +3,8 @@
  * session state and its resume plan (nothing is invented). Pure and deterministic: the
  * same input always gives the same text.
  */
-import type { FileCheck, ResumePlan } from './resume.js';
-import { describeCause, describeFileCheck, describeLease, describeNextStep } from './resume.js';
+import type { FileCheck, ResumePlan } from './resume-plan-types.js';
+import { describeCause, describeFileCheck, describeLease, describeNextStep } from './render-resume.js';
 import type { Phase, PhaseStatus, SessionState, TokenCounts } from './state.js';
 import { budgetView } from './tokens.js';
 

@@ -2,7 +2,7 @@ import { assertWritable, draft, text } from '../domain/decide.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
 import type { StoredEvent } from '../domain/events.js';
 import { slugify, validateId } from '../domain/ids.js';
-import type { CheckpointInfo as ResumeCheckpoint } from '../domain/resume.js';
+import type { CheckpointInfo as ResumeCheckpoint } from '../domain/resume-plan-types.js';
 import type { CheckpointRef, SessionState } from '../domain/state.js';
 import { compareCheckpointIds } from '../store/types.js';
 import type { Checkpoint, CheckpointFile, CheckpointGit, CheckpointRead } from '../store/types.js';

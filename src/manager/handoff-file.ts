@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { StoredEvent } from '../domain/events.js';
 import { renderHandoff } from '../domain/handoff.js';
-import type { ResumePlan } from '../domain/resume.js';
+import type { ResumePlan } from '../domain/resume-plan-types.js';
 import type { SessionState } from '../domain/state.js';
 import { tempName } from '../store/file/fsutil.js';
 import type { SessionManager } from './manager.js';
