@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { draft } from '../domain/decide.js';
 import { BatonError } from '../domain/errors.js';
+import { hint } from '../domain/hints.js';
 import { fold } from '../domain/apply.js';
 import { assertLeaseFree, decideAcquire, leaseTokenOf } from '../domain/lease.js';
 import { planResume } from '../domain/plan-resume.js';
@@ -97,13 +98,13 @@ export async function applyResume(m: SessionManager, id: string, o: ApplyOptions
   const { plan } = await resumePlan(m, id);
   if (!plan.resumable) {
     throw new BatonError('INVALID_TRANSITION', `Session ${id} cannot be resumed: ${plan.warnings[0] ?? plan.status}.`, {
-      hint: 'Start a new session with `baton start`.',
+      hint: hint('session.start-new'),
       details: { sessionId: id, status: plan.status },
     });
   }
   if (plan.status === 'active') {
     throw new BatonError('INVALID_TRANSITION', `Session ${id} is already active.`, {
-      hint: 'Go on working in it (`baton run -- CMD` holds its lease while you do).',
+      hint: hint('run.hold-lease'),
       details: { sessionId: id },
     });
   }
@@ -129,7 +130,7 @@ export async function applyResume(m: SessionManager, id: string, o: ApplyOptions
       { agent: o.agent ?? null },
     );
   } else if (from !== 'live') {
-    throw new BatonError('BAD_INPUT', `Unknown recovery option ${JSON.stringify(from)}.`, { hint: 'Use --from live, --from fresh or --from checkpoint:<id> (see `baton checkpoints`).' });
+    throw new BatonError('BAD_INPUT', `Unknown recovery option ${JSON.stringify(from)}.`, { hint: hint('resume.from-options') });
   }
   // A paused, interrupted or failed session is reopened first (a lease cannot be taken on a
   // failed one). One that still says active had a lease expire: the takeover writes that

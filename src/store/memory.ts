@@ -1,4 +1,5 @@
 import { BatonError } from '../domain/errors.js';
+import { hint } from '../domain/hints.js';
 import type { NewEvent, StoredEvent } from '../domain/events.js';
 import { validateId } from '../domain/ids.js';
 import type { SessionSummary } from '../domain/summary.js';
@@ -187,7 +188,7 @@ export function checkpointExists(id: string, cpId: string): BatonError {
 /** `NOT_FOUND` for a checkpoint id, shared by the backends. */
 export function checkpointNotFound(id: string, cpId: string): BatonError {
   return new BatonError('NOT_FOUND', `Session ${id} has no checkpoint ${JSON.stringify(cpId)}.`, {
-    hint: `Run \`baton checkpoints --session ${id}\` to see its checkpoints.`,
+    hint: hint('checkpoint.list', { session: id }),
     details: { sessionId: id, checkpointId: cpId },
   });
 }
@@ -199,7 +200,7 @@ function clone<T>(v: T): T {
 /** `NOT_FOUND` for a session id, shared by the backends. */
 export function notFound(id: string): BatonError {
   return new BatonError('NOT_FOUND', `No session ${JSON.stringify(id)}.`, {
-    hint: 'Run `baton list --all` to see the sessions.',
+    hint: hint('session.list-all'),
     details: { sessionId: id },
   });
 }
@@ -207,7 +208,7 @@ export function notFound(id: string): BatonError {
 /** `EXISTS` for a session id, shared by the backends. */
 export function exists(id: string): BatonError {
   return new BatonError('EXISTS', `Session ${JSON.stringify(id)} already exists.`, {
-    hint: 'Pick another --id, or continue that session with `baton switch`.',
+    hint: hint('session.other-id-or-switch'),
     details: { sessionId: id },
   });
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BatonError } from '../../domain/errors.js';
+import { hint } from '../../domain/hints.js';
 import type { Actor, NewEvent, StoredEvent } from '../../domain/events.js';
 import { validateId } from '../../domain/ids.js';
 import type { SessionSummary } from '../../domain/summary.js';
@@ -117,7 +118,7 @@ export class FileStore implements SessionStore {
     const raw = readIfExists(this.layout.meta);
     if (raw === null) {
       if (!isPlainDir(this.layout.root)) {
-        throw new BatonError('NO_STORE', `No baton store at ${this.layout.root}.`, { hint: 'Run `baton init` (or `baton start`) to create one.' });
+        throw new BatonError('NO_STORE', `No baton store at ${this.layout.root}.`, { hint: hint('store.init') });
       }
       return;
     }
@@ -238,7 +239,7 @@ export class FileStore implements SessionStore {
     const tail = readTail(h.fd);
     if (tail.corrupt) {
       throw new BatonError('CORRUPT', `The end of session ${id}'s journal is damaged (more than a torn last line).`, {
-        hint: `Run \`baton repair --session ${id}\`: it keeps the damaged lines aside and rebuilds the journal.`,
+        hint: hint('repair.keeps-lines', { session: id }),
         details: { sessionId: id, journal: h.journal },
       });
     }
@@ -337,7 +338,7 @@ export class FileStore implements SessionStore {
     if (scan.bad.length) {
       const first = scan.bad[0]!;
       throw new BatonError('CORRUPT', `Session ${id}'s journal has ${scan.bad.length} damaged line(s), first near byte ${first.offset} (${first.reason}).`, {
-        hint: `Run \`baton repair --session ${id}\`: the journal is kept aside and rebuilt with every readable event; damaged lines are preserved as repair events.`,
+        hint: hint('repair.rebuilds', { session: id }),
         details: { sessionId: id, badLines: scan.bad.map((b) => ({ offset: b.offset, reason: b.reason })) },
       });
     }
@@ -424,7 +425,7 @@ export class FileStore implements SessionStore {
     const scan = scanJournal(buf, 0, 1);
     if (scan.bad.length) {
       throw new BatonError('CORRUPT', `Session ${id}'s journal has ${scan.bad.length} damaged line(s).`, {
-        hint: `Run \`baton repair --session ${id}\`.`,
+        hint: hint('repair.run', { session: id }),
       });
     }
     return scan.events.filter((e) => e.seq > afterSeq);
