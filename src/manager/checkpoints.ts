@@ -1,3 +1,4 @@
+import { SETTING_KEYS, settingsOf } from '../domain/settings.js';
 import { assertWritable, draft, text } from '../domain/decide.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';
@@ -10,8 +11,8 @@ import type { Checkpoint, CheckpointFile, CheckpointGit, CheckpointRead } from '
 import type { ChangeOptions, ChangeResult, SessionManager } from './manager.js';
 import type { Workspace } from './workspace.js';
 
-/** Session metadata key that turns automatic checkpoints off for one session (`false`). */
-export const AUTO_CHECKPOINT_KEY = 'autoCheckpoint';
+/** @deprecated Read it with `settingsOf(state).autoCheckpoint` (domain/settings.ts); the metadata key that turns automatic checkpoints off for one session (`false`). */
+export const AUTO_CHECKPOINT_KEY = SETTING_KEYS.autoCheckpoint;
 /** Longest checkpoint name accepted. */
 export const MAX_CHECKPOINT_NAME = 200;
 
@@ -224,7 +225,7 @@ export class Checkpoints {
 
   /** True when completing a phase of this session takes a checkpoint. */
   autoEnabled(state: SessionState): boolean {
-    return this.deps.auto && state.metadata[AUTO_CHECKPOINT_KEY] !== false;
+    return this.deps.auto && settingsOf(state).autoCheckpoint;
   }
 
   /*

@@ -358,9 +358,9 @@ export async function setMirror(m: SessionManager, id: string, setting: { format
   const value = setting ? mirrorSetting(setting.format, setting.out, o) : null;
   // Forgetting what baton wrote makes the next rewrite a first one, which replaces the files.
   if (o.force === true) await writeMirrorRecord(m, id, await m.get(id), null);
-  const r = await m.change(id, (s) => {
+  const r = await m.setSettings(id, (s) => {
     if (!value && !mirrorOf(s)) throw new BatonError('INVALID_TRANSITION', `Session ${id} has no mirror.`, { hint: hint('mirror.set', { session: id }) });
-    return { events: [{ type: 'metadata.set', data: { key: MIRROR_KEY, value } }], result: undefined };
+    return { mirror: value };
   }, { agent: o.agent ?? null });
   return { state: r.state, mirror: value };
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { SETTING_KEYS, settingsOf } from '../domain/settings.js';
 import type { StoredEvent } from '../domain/events.js';
 import { renderHandoff } from '../domain/handoff.js';
 import type { ResumePlan } from '../domain/resume-plan-types.js';
@@ -19,8 +20,8 @@ export async function sessionHandoff(m: SessionManager, id: string): Promise<{ m
 
 /** Name of the handoff file kept in each session's folder. */
 export const HANDOFF_FILE = 'handoff.md';
-/** Session metadata key that turns the kept handoff file off for one session (`false`). */
-export const HANDOFF_FILE_KEY = 'handoffFile';
+/** @deprecated Read it with `settingsOf(state).handoffFile` (domain/settings.ts); the metadata key that turns the kept handoff file off for one session (`false`). */
+export const HANDOFF_FILE_KEY = SETTING_KEYS.handoffFile;
 
 /*
  * Token counts and heartbeats change often and say little to the next agent; rewriting the
@@ -53,7 +54,7 @@ export class HandoffFiles {
         const folder = m.store.sessionFolder?.(id) ?? null;
         if (!folder) continue;
         const { plan, state } = await resumePlan(m, id);
-        if (state.metadata[HANDOFF_FILE_KEY] === false) continue;
+        if (!settingsOf(state).handoffFile) continue;
         const file = path.join(folder, HANDOFF_FILE);
         const tmp = tempName(file);
         fs.writeFileSync(tmp, renderHandoff({ state, plan, now: m.time() }), { mode: 0o600 });

@@ -3,6 +3,8 @@ import { fold } from '../domain/apply.js';
 import * as decide from '../domain/decide.js';
 import type { EventDraft, MeasuredFile, PhaseActionOptions } from '../domain/decide.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
+import { settingEvents } from '../domain/settings.js';
+import type { SettingValues } from '../domain/settings.js';
 import { hint } from '../domain/hints.js';
 import type { Actor, NewEvent, PhaseSpec, StoredEvent } from '../domain/events.js';
 import { generateId, validateId } from '../domain/ids.js';
@@ -189,6 +191,15 @@ export class SessionManager {
   /** The current state of a session, read from the store. Treat returned states as read-only. */
   async get(id: string): Promise<SessionState> {
     return (await this.loadFull(id)).state;
+  }
+
+  /**
+   * Changes settings of session `id` (the one way they are written): `values`, or what `fn`
+   * returns for the current state (it may refuse by throwing), each as a `metadata.set` event
+   * under its key (see domain/settings.ts). Nothing to write: no event.
+   */
+  async setSettings(id: string, values: Partial<SettingValues> | ((s: SessionState) => Partial<SettingValues>), o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
+    return this.change(id, (s) => ({ events: settingEvents(typeof values === 'function' ? values(s) : values), result: undefined }), o);
   }
 
   /**

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { SETTING_KEYS, settingsOf } from '../domain/settings.js';
 import { draft } from '../domain/decide.js';
 import { BatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';
@@ -11,8 +12,8 @@ import type { SessionState } from '../domain/state.js';
 import { recordedPaths } from './checkpoints.js';
 import type { SessionManager } from './manager.js';
 
-/** Session metadata key of the plan file a session was started from: `{ path, sha256 }`. */
-export const PLAN_FILE_KEY = 'planFile';
+/** @deprecated Read it with `settingsOf(state).planFile` (domain/settings.ts); the metadata key of the plan file a session was started from: `{ path, sha256 }`. */
+export const PLAN_FILE_KEY = SETTING_KEYS.planFile;
 
 /**
  * Builds the resume plan of a session from its state, the workspace as it is now (every
@@ -72,8 +73,8 @@ export function filesCreatedSince(root: string, sinceMs: number, recorded: Reado
 
 /** Whether the plan file the session started from changed since; null when unknown. */
 function planChanged(m: SessionManager, s: SessionState): boolean | null {
-  const rec = s.metadata[PLAN_FILE_KEY] as { path?: unknown; sha256?: unknown } | undefined;
-  if (!rec || typeof rec.path !== 'string' || typeof rec.sha256 !== 'string' || !m.workspace) return null;
+  const rec = settingsOf(s).planFile;
+  if (!rec || !m.workspace) return null;
   return m.workspace.hashFile(rec.path).sha256 !== rec.sha256;
 }
 
