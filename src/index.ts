@@ -1,6 +1,13 @@
 /** baton as a library: open a store, drive sessions through the manager. */
 export { BatonError, ERROR_CODES, isBatonError } from './domain/errors.js';
 export type { ErrorCode } from './domain/errors.js';
+/** Hints as data (an action and its arguments, `BatonError.hintAction`) and the CLI's words for them (what `BatonError.hint` held before). */
+export { hint, isHint } from './domain/hints.js';
+export type { Hint, HintAction, HintArgs } from './domain/hints.js';
+export { cliHint, cliWords } from './cli/hint-words.js';
+/** Typed session settings, read from a session's state; written with `SessionManager.setSettings`. */
+export { settingsOf, SETTING_KEYS } from './domain/settings.js';
+export type { SessionSettings, SettingValues, SettingName, PlanFileSetting, MirrorSettingValue } from './domain/settings.js';
 export * from './domain/events.js';
 export * from './domain/state.js';
 export { apply, fold, DEFAULT_MAX_RETRIES } from './domain/apply.js';
@@ -27,8 +34,9 @@ export { Workspace } from './manager/workspace.js';
 export { acquireLease, renewLease, releaseLease, recordRunEnd } from './manager/leases.js';
 export { resumePlan, applyResume } from './manager/resume.js';
 export { effectiveStatus, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS } from './domain/lease.js';
-export { planResume, renderResumePlan } from './domain/resume.js';
-export type { ResumePlan, ResumeInput } from './domain/resume.js';
+export { planResume } from './domain/plan-resume.js';
+export { renderResumePlan } from './domain/render-resume.js';
+export type { ResumePlan, ResumeInput } from './domain/resume-plan-types.js';
 export { renderHandoff } from './domain/handoff.js';
 
 /*

@@ -12,6 +12,7 @@ import { registerSession } from './commands/session.js';
 import { registerWorkers } from './commands/workers.js';
 import type { Ctx } from './context.js';
 import { EXIT_CODES } from './exit.js';
+import { cliHint } from './hint-words.js';
 import type { CliIO } from './io.js';
 import { paint } from './io.js';
 
@@ -62,12 +63,13 @@ export const GROUPS: ReadonlyArray<{ register: Register; commands: readonly stri
 
 /** Reports an error the one way the CLI does: coded line + hint on stderr, or a JSON object on stdout. */
 function report(io: CliIO, e: BatonError, json: boolean): number {
+  const hint = cliHint(e);
   if (json) {
-    io.stdout(`${JSON.stringify({ error: { code: e.code, message: e.message, hint: e.hint ?? null, ...(Object.keys(e.details).length ? { details: e.details } : {}) } }, null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ error: { code: e.code, message: e.message, hint: hint ?? null, ...(Object.keys(e.details).length ? { details: e.details } : {}) } }, null, 2)}\n`);
   } else {
     const c = paint(io.isTTY && !io.env['NO_COLOR']);
     io.stderr(`${c.red(`error[${e.code}]`)}: ${e.message}\n`);
-    if (e.hint) io.stderr(`${c.dim('hint')}: ${e.hint}\n`);
+    if (hint) io.stderr(`${c.dim('hint')}: ${hint}\n`);
   }
   return EXIT_CODES[e.code];
 }

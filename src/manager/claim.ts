@@ -11,7 +11,7 @@ import { BatonError, isBatonError } from '../domain/errors.js';
 import type { StoredEvent } from '../domain/events.js';
 import { decideAcquire, leaseOf } from '../domain/lease.js';
 import type { Lease } from '../domain/lease.js';
-import type { ResumePlan } from '../domain/resume.js';
+import type { ResumePlan } from '../domain/resume-plan-types.js';
 import type { SessionState, StatusCause } from '../domain/state.js';
 import type { SessionSummary } from '../domain/summary.js';
 import type { SessionManager } from './manager.js';

@@ -1,6 +1,7 @@
+import { SETTING_KEYS, settingsOf } from '../domain/settings.js';
 import type { StoredEvent } from '../domain/events.js';
 import { renderHandoff } from '../domain/handoff.js';
-import type { ResumePlan } from '../domain/resume.js';
+import type { ResumePlan } from '../domain/resume-plan-types.js';
 import type { SessionState } from '../domain/state.js';
 import { sessionFilesOf } from '../store/capabilities.js';
 import type { SessionManager } from './manager.js';
@@ -17,8 +18,8 @@ export async function sessionHandoff(m: SessionManager, id: string): Promise<{ m
 
 /** Name of the handoff file kept in each session's folder. */
 export const HANDOFF_FILE = 'handoff.md';
-/** Session metadata key that turns the kept handoff file off for one session (`false`). */
-export const HANDOFF_FILE_KEY = 'handoffFile';
+/** @deprecated Read it with `settingsOf(state).handoffFile` (domain/settings.ts); the metadata key that turns the kept handoff file off for one session (`false`). */
+export const HANDOFF_FILE_KEY = SETTING_KEYS.handoffFile;
 
 /*
  * Token counts and heartbeats change often and say little to the next agent; rewriting the
@@ -52,7 +53,7 @@ export class HandoffFiles {
         // Stores that keep no files beside a session (memory, PostgreSQL) have no handoff file.
         if (!files || files.sessionFolder(id) === null) continue;
         const { plan, state } = await resumePlan(m, id);
-        if (state.metadata[HANDOFF_FILE_KEY] === false) continue;
+        if (!settingsOf(state).handoffFile) continue;
         await files.writeSessionFile(id, HANDOFF_FILE, renderHandoff({ state, plan, now: m.time() }));
       } catch (e) {
         problems.push(`handoff.md of ${id} not updated: ${(e as Error).message}`);

@@ -3,6 +3,9 @@ import { fold } from '../domain/apply.js';
 import * as decide from '../domain/decide.js';
 import type { EventDraft, MeasuredFile, PhaseActionOptions } from '../domain/decide.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
+import { settingEvents } from '../domain/settings.js';
+import type { SettingValues } from '../domain/settings.js';
+import { hint } from '../domain/hints.js';
 import type { Actor, NewEvent, PhaseSpec, StoredEvent } from '../domain/events.js';
 import { generateId, validateId } from '../domain/ids.js';
 import { assertFence, effectiveStatus, expiryEvents } from '../domain/lease.js';
@@ -179,7 +182,7 @@ export class SessionManager {
     const state = fold(r.snapshot?.state ?? null, r.events, id);
     if (!state) {
       throw new BatonError('CORRUPT', `Session ${id} has no session.created event.`, {
-        hint: `Its journal is empty or damaged; run \`baton repair --session ${id}\`.`,
+        hint: hint('repair.empty-journal', { session: id }),
       });
     }
     state.id = id;
@@ -189,6 +192,15 @@ export class SessionManager {
   /** The current state of a session, read from the store. Treat returned states as read-only. */
   async get(id: string): Promise<SessionState> {
     return (await this.loadFull(id)).state;
+  }
+
+  /**
+   * Changes settings of session `id` (the one way they are written): `values`, or what `fn`
+   * returns for the current state (it may refuse by throwing), each as a `metadata.set` event
+   * under its key (see domain/settings.ts). Nothing to write: no event.
+   */
+  async setSettings(id: string, values: Partial<SettingValues> | ((s: SessionState) => Partial<SettingValues>), o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
+    return this.change(id, (s) => ({ events: settingEvents(typeof values === 'function' ? values(s) : values), result: undefined }), o);
   }
 
   /**
@@ -203,7 +215,7 @@ export class SessionManager {
       const { state, snapshotRevision } = cached ?? (await this.loadFull(id));
       if (o.expectedRevision !== undefined && o.expectedRevision !== state.revision) {
         throw new BatonError('CONFLICT', `Session ${id} is at revision ${state.revision}, not ${o.expectedRevision}.`, {
-          hint: 'Re-read the session (`baton status`) and decide again.',
+          hint: hint('session.reread'),
           details: { sessionId: id, expectedRevision: o.expectedRevision, revision: state.revision },
         });
       }
@@ -296,7 +308,7 @@ export class SessionManager {
     if (!current || current.id === except || current.status !== 'active') return;
     if (!allow) {
       throw new BatonError('ACTIVE_EXISTS', `Session ${current.id} ("${current.title}") is active.`, {
-        hint: 'Pass --switch to pause it and go on, or run `baton pause` / `baton complete` first.',
+        hint: hint('session.switch-or-end'),
         details: { active: current.id },
       });
     }
@@ -337,7 +349,7 @@ export class SessionManager {
     const { summaries } = await this.store.list();
     const open = summaries.filter((s) => !s.archived && ['active', 'paused', 'interrupted', 'failed'].includes(s.status)).map((s) => s.id);
     throw new BatonError('NO_ACTIVE_SESSION', active ? `The active pointer names ${JSON.stringify(active)}, which does not exist.` : 'No active session.', {
-      hint: open.length ? `Pass --session with one of: ${open.slice(0, 10).join(', ')}${open.length > 10 ? ', …' : ''} (or \`baton switch <id>\`).` : 'Start one with `baton start "<title>"`.',
+      hint: open.length ? hint('session.name-one', { sessions: open.slice(0, 10), more: open.length > 10 }) : hint('session.start-one'),
       details: { candidates: open },
     });
   }
@@ -517,7 +529,7 @@ export class SessionManager {
   /** Records token use. */
   tokens(id: string, input: Omit<decide.TokensInput, 'agent'> & { agent?: string | null }, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
     const agent = input.agent ?? o.agent ?? this.agent;
-    if (!agent) throw new BatonError('BAD_INPUT', 'Token use must name the agent.', { hint: 'Pass --agent NAME (or set BATON_AGENT).' });
+    if (!agent) throw new BatonError('BAD_INPUT', 'Token use must name the agent.', { hint: hint('tokens.name-agent') });
     return this.simple(id, (s) => decide.decideTokens(s, { ...input, agent }), o);
   }
 

@@ -3,6 +3,7 @@
  * toolkit's layout rewritten after every change, so an agent that still reads its own file
  * keeps working while the others use baton.
  */
+import { isMirrorBookkeeping, SETTING_KEYS, settingsOf } from '../domain/settings.js';
 import type { StoredEvent } from '../domain/events.js';
 import { isBatonError } from '../domain/errors.js';
 import type { SessionState } from '../domain/state.js';
@@ -18,15 +19,16 @@ import type { SessionManager } from './manager.js';
  * changed has a mirror. The dynamic import is bundled as a lazily initialised module.
  */
 
-/** Session metadata key of the mirror setting. */
-export const MIRROR_KEY = 'mirror';
-/** Session metadata key of the last mirror failure (null once a rewrite succeeds again). */
-export const MIRROR_ERROR_KEY = 'mirrorError';
+/** @deprecated Read the mirror with `settingsOf(state).mirror` (domain/settings.ts); the metadata key of the mirror setting. */
+export const MIRROR_KEY = SETTING_KEYS.mirror;
+/** @deprecated Read it with `settingsOf(state).mirrorError`; the metadata key of the last mirror failure (null once a rewrite succeeds again). */
+export const MIRROR_ERROR_KEY = SETTING_KEYS.mirrorError;
 /**
- * Session metadata key of {@link MirrorRecord}, used only by stores that keep no session
- * folder (memory, PostgreSQL); a file store keeps it in {@link MIRROR_RECORD_FILE}.
+ * @deprecated Read it with `settingsOf(state).mirrorWritten`; the metadata key of
+ * {@link MirrorRecord}, used only by stores that keep no session folder (memory, PostgreSQL);
+ * a file store keeps it in {@link MIRROR_RECORD_FILE}.
  */
-export const MIRROR_WRITTEN_KEY = 'mirrorWritten';
+export const MIRROR_WRITTEN_KEY = SETTING_KEYS.mirrorWritten;
 /** Name of the file, in a file store's session folder, holding {@link MirrorRecord}. */
 export const MIRROR_RECORD_FILE = 'mirror-written.json';
 
@@ -63,7 +65,7 @@ function filesOf(m: SessionManager, id: string): StoreSessionFiles | null {
 export async function readMirrorRecord(m: SessionManager, id: string, state: SessionState): Promise<MirrorRecord | null> {
   const files = filesOf(m, id);
   if (files === null) {
-    const v = state.metadata[MIRROR_WRITTEN_KEY];
+    const v = settingsOf(state).mirrorWritten;
     return isRecord(v) ? v : null;
   }
   try {
@@ -80,10 +82,10 @@ export async function readMirrorRecord(m: SessionManager, id: string, state: Ses
 export async function writeMirrorRecord(m: SessionManager, id: string, state: SessionState, record: MirrorRecord | null): Promise<void> {
   const files = filesOf(m, id);
   if (files === null) {
-    const had = state.metadata[MIRROR_WRITTEN_KEY] ?? null;
+    const had = settingsOf(state).mirrorWritten;
     if (had === null && record === null) return;
     if (had !== null && record !== null && JSON.stringify(had) === JSON.stringify(record)) return;
-    await m.change(id, () => ({ events: [{ type: 'metadata.set', data: { key: MIRROR_WRITTEN_KEY, value: record } }], result: undefined }));
+    await m.setSettings(id, { mirrorWritten: record });
     return;
   }
   if (record === null) await files.removeSessionFile(id, MIRROR_RECORD_FILE);
@@ -99,15 +101,14 @@ export interface MirrorSetting {
 
 /** The mirror setting of a session, or null. */
 export function mirrorOf(state: SessionState): MirrorSetting | null {
-  const v = state.metadata[MIRROR_KEY] as Partial<MirrorSetting> | null | undefined;
-  return v && typeof v === 'object' && typeof v.format === 'string' && typeof v.out === 'string' ? (v as MirrorSetting) : null;
+  return settingsOf(state).mirror as MirrorSetting | null;
 }
 
 /** Mirror bookkeeping events: they never trigger a rewrite of their own. */
 function onlyBookkeeping(events: readonly StoredEvent[]): boolean {
   return events.every((e) => {
     const key = e.type === 'metadata.set' ? (e.data as { key?: string }).key : undefined;
-    return key === MIRROR_ERROR_KEY || key === MIRROR_WRITTEN_KEY;
+    return isMirrorBookkeeping(key);
   });
 }
 
@@ -195,12 +196,12 @@ export class MirrorFiles {
   }
 
   private async record(m: SessionManager, id: string, state: SessionState, r: MirrorOutcome): Promise<void> {
-    const had = state.metadata[MIRROR_ERROR_KEY] ?? null;
+    const had = settingsOf(state).mirrorError;
     const value = r.ok ? null : { at: m.time(), format: r.format, out: r.out, message: r.error, code: r.code, hint: r.hint };
     if (had === null && value === null) return;
     if (had !== null && value !== null && (had as { message?: string }).message === value.message) return;
     try {
-      await m.change(id, () => ({ events: [{ type: 'metadata.set', data: { key: MIRROR_ERROR_KEY, value } }], result: undefined }));
+      await m.setSettings(id, { mirrorError: value });
     } catch (e) {
       if (!isBatonError(e)) throw e;
       // Recording is best effort: the failure was already reported.

@@ -1,3 +1,4 @@
+import { hint } from '../domain/hints.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../domain/errors.js';
@@ -78,7 +79,7 @@ export function openStoreAt(url: string, o: { cwd: string; create: boolean; now?
       // missing: created below
     }
     if (entries.length && !entries.includes('store.json') && !entries.includes('sessions')) {
-      throw new BatonError('BAD_INPUT', `${dir} is not empty and is not a baton store.`, { hint: 'Name a .baton directory, or a new or empty one (e.g. --to ./copy/.baton).' });
+      throw new BatonError('BAD_INPUT', `${dir} is not empty and is not a baton store.`, { hint: hint('migrate.target-dir') });
     }
   }
   return openStore({ url, cwd: o.cwd, create: o.create, ...(o.now ? { now: o.now } : {}) });

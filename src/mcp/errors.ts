@@ -1,7 +1,7 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
-import { toolHint } from './hints.js';
+import { toolHint } from './hint-words.js';
 
 /** The body of a refused call (its text content, as JSON): what the model reads to decide its next step. */
 export interface ToolErrorBody {

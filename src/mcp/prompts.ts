@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { renderResumePlan } from '../domain/resume.js';
+import { renderResumePlan } from '../domain/render-resume.js';
 import { resumePlan } from '../manager/resume.js';
 import type { Kit } from './context.js';
 import { protocolError } from './errors.js';

@@ -1,3 +1,4 @@
+import { hint } from '../domain/hints.js';
 import { BatonError } from '../domain/errors.js';
 import type { Checkpoint } from './types.js';
 
@@ -29,7 +30,7 @@ export function checkpointExists(id: string, cpId: string): BatonError {
 /** `NOT_FOUND` for a checkpoint id. */
 export function checkpointNotFound(id: string, cpId: string): BatonError {
   return new BatonError('NOT_FOUND', `Session ${id} has no checkpoint ${JSON.stringify(cpId)}.`, {
-    hint: `Run \`baton checkpoints --session ${id}\` to see its checkpoints.`,
+    hint: hint('checkpoint.list', { session: id }),
     details: { sessionId: id, checkpointId: cpId },
   });
 }
@@ -37,7 +38,7 @@ export function checkpointNotFound(id: string, cpId: string): BatonError {
 /** `NOT_FOUND` for a session id. */
 export function notFound(id: string): BatonError {
   return new BatonError('NOT_FOUND', `No session ${JSON.stringify(id)}.`, {
-    hint: 'Run `baton list --all` to see the sessions.',
+    hint: hint('session.list-all'),
     details: { sessionId: id },
   });
 }
@@ -45,7 +46,7 @@ export function notFound(id: string): BatonError {
 /** `EXISTS` for a session id. */
 export function exists(id: string): BatonError {
   return new BatonError('EXISTS', `Session ${JSON.stringify(id)} already exists.`, {
-    hint: 'Pick another --id, or continue that session with `baton switch`.',
+    hint: hint('session.other-id-or-switch'),
     details: { sessionId: id },
   });
 }

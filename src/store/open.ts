@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { BatonError } from '../domain/errors.js';
+import { hint } from '../domain/hints.js';
 import { FileStore } from './file/store.js';
 import { STORE_DIR_NAME, findStoreDir } from './file/paths.js';
 import { MemoryStore } from './memory.js';
@@ -51,7 +52,7 @@ export function openStore(o: OpenStoreOptions = {}): SessionStore {
   if (url && isPostgresUrl(url)) return new PostgresStore({ url, ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}) });
   if (url && /^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !url.startsWith('file://')) {
     throw new BatonError('BAD_INPUT', `Store URL scheme of ${url.split('://')[0]}:// is not supported by this build.`, {
-      hint: 'Use postgres://…, the file store (--dir PATH) or memory:.',
+      hint: hint('store.url-kinds'),
     });
   }
   const explicit = url ? url.replace(/^file:(\/\/)?/, '') : dir;
@@ -59,7 +60,7 @@ export function openStore(o: OpenStoreOptions = {}): SessionStore {
   if (!root) {
     if (!o.create) {
       throw new BatonError('NO_STORE', `No ${STORE_DIR_NAME} directory in ${cwd} or any parent.`, {
-        hint: 'Run `baton init` here, or point to a store with --dir PATH or BATON_DIR.',
+        hint: hint('store.init-or-dir'),
       });
     }
     root = path.join(cwd, STORE_DIR_NAME);

@@ -10,6 +10,7 @@ import { Workspace } from '../../src/manager/workspace.js';
 import type { GitResult } from '../../src/manager/git.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { expectCode } from '../../src/testing/conformance.js';
+import { cliHint } from '../../src/cli/hint-words.js';
 
 const T0 = Date.parse('2026-05-01T10:00:00.000Z');
 
@@ -284,11 +285,11 @@ describe('checkpoints through the manager', () => {
 
     over = { status: { stdout: ' M src/x.ts\0?? new.txt\0' } };
     const dirty = await m.checkpoints.restore(id, cp.checkpoint.id, { git: true }).catch((e: unknown) => e);
-    expect(isBatonError(dirty, 'CONFLICT') && dirty.hint).toContain('--force');
+    expect(isBatonError(dirty, 'CONFLICT') && cliHint(dirty)).toContain('--force');
     expect(isBatonError(dirty) && dirty.details['dirty']).toEqual(['src/x.ts', 'new.txt']);
     over = { status: { stdout: '' }, 'symbolic-ref': { stdout: 'feature\n' } };
     const branch = await m.checkpoints.restore(id, cp.checkpoint.id, { git: true }).catch((e: unknown) => e);
-    expect(isBatonError(branch, 'CONFLICT') && branch.hint).toContain('git switch main');
+    expect(isBatonError(branch, 'CONFLICT') && cliHint(branch)).toContain('git switch main');
     over = { 'ls-files': { stdout: '.baton/sessions/w/journal.jsonl\0' } };
     await expectCode(m.checkpoints.restore(id, cp.checkpoint.id, { git: true }), 'BAD_INPUT');
     over = { 'cat-file': { ok: false } };

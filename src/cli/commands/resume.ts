@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { BatonError } from '../../domain/errors.js';
-import { renderResumePlan } from '../../domain/resume.js';
+import { renderResumePlan } from '../../domain/render-resume.js';
 import { sessionHandoff } from '../../manager/handoff-file.js';
 import { applyResume, resumePlan } from '../../manager/resume.js';
 import type { Ctx } from '../context.js';

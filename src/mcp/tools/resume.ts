@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { renderResumePlan } from '../../domain/resume.js';
+import { renderResumePlan } from '../../domain/render-resume.js';
 import { sessionHandoff } from '../../manager/handoff-file.js';
 import { resumePlan } from '../../manager/resume.js';
 import type { Kit } from '../context.js';

@@ -1,3 +1,4 @@
+import { hint } from '../../domain/hints.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../../domain/errors.js';
@@ -43,7 +44,7 @@ export function syncTail(w: Writer, id: string, h: Handle, repairs: RepairReport
   const tail = readTail(h.fd);
   if (tail.corrupt) {
     throw new BatonError('CORRUPT', `The end of session ${id}'s journal is damaged (more than a torn last line).`, {
-      hint: `Run \`baton repair --session ${id}\`: it keeps the damaged lines aside and rebuilds the journal.`,
+      hint: hint('repair.keeps-lines', { session: id }),
       details: { sessionId: id, journal: h.journal },
     });
   }

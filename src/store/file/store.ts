@@ -1,3 +1,4 @@
+import { hint } from '../../domain/hints.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -91,7 +92,7 @@ export class FileStore implements SessionStore {
     const raw = readIfExists(this.layout.meta);
     if (raw === null) {
       if (!isPlainDir(this.layout.root)) {
-        throw new BatonError('NO_STORE', `No baton store at ${this.layout.root}.`, { hint: 'Run `baton init` (or `baton start`) to create one.' });
+        throw new BatonError('NO_STORE', `No baton store at ${this.layout.root}.`, { hint: hint('store.init') });
       }
       return;
     }
@@ -199,7 +200,7 @@ export class FileStore implements SessionStore {
     if (scan.bad.length) {
       const first = scan.bad[0]!;
       throw new BatonError('CORRUPT', `Session ${id}'s journal has ${scan.bad.length} damaged line(s), first near byte ${first.offset} (${first.reason}).`, {
-        hint: `Run \`baton repair --session ${id}\`: the journal is kept aside and rebuilt with every readable event; damaged lines are preserved as repair events.`,
+        hint: hint('repair.rebuilds', { session: id }),
         details: { sessionId: id, badLines: scan.bad.map((b) => ({ offset: b.offset, reason: b.reason })) },
       });
     }
@@ -225,7 +226,7 @@ export class FileStore implements SessionStore {
     const scan = scanJournal(buf, 0, 1);
     if (scan.bad.length) {
       throw new BatonError('CORRUPT', `Session ${id}'s journal has ${scan.bad.length} damaged line(s).`, {
-        hint: `Run \`baton repair --session ${id}\`.`,
+        hint: hint('repair.run', { session: id }),
       });
     }
     return scan.events.filter((e) => e.seq > afterSeq);
