@@ -48,7 +48,6 @@ export {
   setMirror,
   mirrorSetting,
   rewriteMirror,
-  MirrorFiles,
   mirrorOf,
   MIRROR_KEY,
   MIRROR_ERROR_KEY,
@@ -61,11 +60,12 @@ export type {
   ImportedSession,
   ExportOptions,
   ExportResult,
-  MirrorOutcome,
   MirrorRecord,
   MirrorSetting,
 } from './manager/formats.js';
 export { MIRROR_WRITTEN_KEY, MIRROR_RECORD_FILE } from './manager/mirror.js';
+export { MirrorFiles } from './manager/mirror-files.js';
+export type { MirrorOutcome } from './manager/mirror-files.js';
 /** The adapters baton knows (`--format` names), and the one for a name. */
 export { ADAPTERS, adapterFor } from './formats/registry.js';
 export { FORMAT_NAMES, PROBLEM_CODES } from './formats/types.js';

@@ -6,7 +6,7 @@ import type { CheckpointInfo as ResumeCheckpoint } from '../domain/resume.js';
 import type { CheckpointRef, SessionState } from '../domain/state.js';
 import { compareCheckpointIds } from '../store/types.js';
 import type { Checkpoint, CheckpointFile, CheckpointGit, CheckpointRead } from '../store/types.js';
-import type { ChangeOptions, ChangeResult, SessionManager } from './manager.js';
+import type { ChangeOptions, ChangeResult, ManagerCore as SessionManager } from './types.js';
 import type { Workspace } from './workspace.js';
 
 /** Session metadata key that turns automatic checkpoints off for one session (`false`). */

@@ -14,7 +14,7 @@ import type { Lease } from '../domain/lease.js';
 import type { ResumePlan } from '../domain/resume.js';
 import type { SessionState, StatusCause } from '../domain/state.js';
 import type { SessionSummary } from '../domain/summary.js';
-import type { SessionManager } from './manager.js';
+import type { ManagerCore as SessionManager } from './types.js';
 import { resumePlan } from './resume.js';
 
 /** Options of {@link claimSession}. */

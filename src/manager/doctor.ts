@@ -26,7 +26,7 @@ import { summarize } from '../domain/summary.js';
 import type { SessionSummary } from '../domain/summary.js';
 import { differingKeys, rowDiff } from '../domain/compare.js';
 import type { SessionStore } from '../store/types.js';
-import type { SessionManager } from './manager.js';
+import type { ManagerCore as SessionManager } from './types.js';
 
 /** One problem `baton doctor` found. */
 export interface DoctorProblem {

@@ -5,7 +5,7 @@ import { renderHandoff } from '../domain/handoff.js';
 import type { ResumePlan } from '../domain/resume.js';
 import type { SessionState } from '../domain/state.js';
 import { tempName } from '../store/file/fsutil.js';
-import type { SessionManager } from './manager.js';
+import type { ManagerCore as SessionManager } from './types.js';
 import { resumePlan } from './resume.js';
 
 /**

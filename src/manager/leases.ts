@@ -2,7 +2,7 @@ import { draft } from '../domain/decide.js';
 import { decideAcquire, decideRelease, decideRenew, effectiveStatus, inFlightDetail, leaseOf } from '../domain/lease.js';
 import type { Lease } from '../domain/lease.js';
 import type { SessionState } from '../domain/state.js';
-import type { ChangeResult, SessionManager } from './manager.js';
+import type { ChangeResult, ManagerCore as SessionManager } from './types.js';
 
 /** Options for taking a lease. */
 export interface AcquireOptions {

@@ -8,7 +8,7 @@ import { planResume } from '../domain/resume.js';
 import type { CheckpointInfo, ResumePlan, WorkspaceFile } from '../domain/resume.js';
 import type { SessionState } from '../domain/state.js';
 import { recordedPaths } from './checkpoints.js';
-import type { SessionManager } from './manager.js';
+import type { ManagerCore as SessionManager } from './types.js';
 
 /** Session metadata key of the plan file a session was started from: `{ path, sha256 }`. */
 export const PLAN_FILE_KEY = 'planFile';

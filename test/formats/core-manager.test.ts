@@ -14,7 +14,8 @@ import { SafeDir } from '../../src/formats/safe-dir.js';
 import type { FormatAdapter } from '../../src/formats/types.js';
 import { exportSession, importIncomplete, importPath, inspectPath, MIRROR_ERROR_KEY, mirrorOf, setMirror } from '../../src/manager/formats.js';
 import type { SessionManager } from '../../src/manager/manager.js';
-import { MirrorFiles, MIRROR_WRITTEN_KEY } from '../../src/manager/mirror.js';
+import { MIRROR_WRITTEN_KEY } from '../../src/manager/mirror.js';
+import { MirrorFiles } from '../../src/manager/mirror-files.js';
 import { openManager } from '../../src/manager/open.js';
 import { put, snapshotTree, tmpDir, toyAdapter, toyDoc } from './core-helpers.js';
 
