@@ -1,7 +1,5 @@
-import { BatonError } from '../domain/errors.js';
-import type { SessionManager } from '../manager/manager.js';
-import { openManager } from '../manager/open.js';
-import type { RepairReport } from '../manager/open.js';
+import { BatonError, openManager } from '../manager/index.js';
+import type { RepairReport, SessionManager } from '../manager/index.js';
 import type { CliIO, Paint } from './io.js';
 import { paint } from './io.js';
 

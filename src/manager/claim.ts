@@ -183,3 +183,31 @@ async function nextLeaseExpiry(m: SessionManager): Promise<number | null> {
   }
   return best;
 }
+
+/**
+ * Claiming sessions that need a worker (`manager.claims`, `baton claim`). Each method's
+ * contract is the function it names.
+ */
+export class Claims {
+  constructor(private readonly m: SessionManager) {}
+
+  /** See {@link claimCandidates}. */
+  candidates(): Promise<SessionSummary[]> {
+    return claimCandidates(this.m);
+  }
+
+  /** See {@link claimSession}. */
+  claim(o: ClaimOptions): Promise<Claim | null> {
+    return claimSession(this.m, o);
+  }
+
+  /** See {@link tryClaim}. */
+  tryClaim(id: string, o: ClaimOptions): Promise<Claim | null> {
+    return tryClaim(this.m, id, o);
+  }
+
+  /** See {@link claimWait}. */
+  wait(o: ClaimOptions, w: WaitOptions): Promise<Claim | null> {
+    return claimWait(this.m, o, w);
+  }
+}

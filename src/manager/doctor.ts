@@ -436,3 +436,13 @@ class Pass {
     }
   }
 }
+
+/** Checking and repairing the store (`manager.maintenance`, `baton doctor`). */
+export class Maintenance {
+  constructor(private readonly m: SessionManager) {}
+
+  /** See {@link runDoctor}. */
+  doctor(o: DoctorOptions = {}): Promise<DoctorReport> {
+    return runDoctor(this.m, o);
+  }
+}

@@ -101,3 +101,46 @@ export function recordRunEnd(m: SessionManager, id: string, token: number, end: 
 export function currentStatus(m: SessionManager, s: SessionState): ReturnType<typeof effectiveStatus> {
   return effectiveStatus(s, m.time());
 }
+
+/**
+ * The leases of sessions (`manager.leases`): who is working on a session now, fenced by a
+ * token that goes up with each new holder. Each method's contract is the function it names.
+ */
+export class Leases {
+  constructor(private readonly m: SessionManager) {}
+
+  /** See {@link acquireLease}. */
+  acquire(id: string, o: AcquireOptions): Promise<ChangeResult<Lease>> {
+    return acquireLease(this.m, id, o);
+  }
+
+  /** See {@link renewLease}. */
+  renew(id: string, token: number, ttlMs: number): Promise<ChangeResult<undefined>> {
+    return renewLease(this.m, id, token, ttlMs);
+  }
+
+  /** See {@link adoptableLease}. */
+  adoptable(id: string, token: number): Promise<Lease | null> {
+    return adoptableLease(this.m, id, token);
+  }
+
+  /** See {@link adoptLease}. */
+  adopt(id: string, token: number, ttlMs: number, agent: string | null): Promise<Lease> {
+    return adoptLease(this.m, id, token, ttlMs, agent);
+  }
+
+  /** See {@link releaseLease}. */
+  release(id: string, token: number): Promise<ChangeResult<undefined>> {
+    return releaseLease(this.m, id, token);
+  }
+
+  /** See {@link recordRunEnd}. */
+  recordRunEnd(id: string, token: number, end: RunEnd, agent: string | null): Promise<ChangeResult<string>> {
+    return recordRunEnd(this.m, id, token, end, agent);
+  }
+
+  /** See {@link currentStatus}. */
+  status(s: SessionState): ReturnType<typeof effectiveStatus> {
+    return currentStatus(this.m, s);
+  }
+}

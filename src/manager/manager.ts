@@ -13,11 +13,18 @@ import type { PhaseAction, SessionAction } from '../domain/transitions.js';
 import { RowText, rowsToJsonArray } from '../store/row.js';
 import type { RepairReport, Tombstone } from '../store/types.js';
 import { Checkpoints } from './checkpoints.js';
+import { Claims } from './claim.js';
 import { DerivedFiles } from './derived-files.js';
+import { Maintenance } from './doctor.js';
+import { Formats } from './foreign-formats.js';
+import { Leases } from './leases.js';
+import { Recovery } from './resume.js';
 import * as retention from './retention.js';
 import type { CleanupOptions, CleanupResult } from './retention.js';
 import { SessionCore } from './session-core.js';
 import type { ChangeOptions, ChangeResult, ManagerOptions } from './types.js';
+import { watchSessions } from './watch.js';
+import type { WatchSessionsOptions } from './watch.js';
 
 export { DEFAULT_SNAPSHOT_EVERY } from './types.js';
 export type { ChangeOptions, ChangeResult, ManagerOptions, TimedDraft } from './types.js';
@@ -48,8 +55,18 @@ export interface StartInput {
 export class SessionManager extends SessionCore {
   /** Checkpoints: take, list, show, validate, restore (see checkpoints.ts). */
   readonly checkpoints: Checkpoints;
-  /** The session's derived files (handoff.md, mirrors): see {@link ManagerOptions.derivedFiles}. */
+  /** The files derived from sessions (handoff.md, mirrors): see {@link ManagerOptions.derivedFiles}. */
   readonly derivedFiles: DerivedFiles;
+  /** Leases: who works on a session now (`baton run`). */
+  readonly leases = new Leases(this);
+  /** Claiming sessions that need a worker (`baton claim`). */
+  readonly claims = new Claims(this);
+  /** Resume plans, handoff briefings, and applying a recovery option. */
+  readonly recovery = new Recovery(this);
+  /** Sessions in foreign layouts: import, export, mirror. */
+  readonly formats = new Formats(this);
+  /** Checking and repairing the store (`baton doctor`). */
+  readonly maintenance = new Maintenance(this);
 
   constructor(o: ManagerOptions) {
     super(o);
@@ -263,6 +280,11 @@ export class SessionManager extends SessionCore {
   async log(id: string, since = 0): Promise<StoredEvent[]> {
     validateId(id);
     return this.store.readEvents(id, since);
+  }
+
+  /** Streams the store's changes until the returned function is called (see watch.ts `watchSessions`). */
+  watch(o: WatchSessionsOptions): Promise<() => Promise<void>> {
+    return watchSessions(this, o);
   }
 
   /** Rebuilds a damaged journal (see {@link SessionStore.repair}). */

@@ -52,10 +52,11 @@ export interface MirrorOutcome {
  * forgets the record of the sessions it read from their mirror folder) or the mirror is set
  * again with `force`.
  *
- * A library user wires it like the CLI does:
+ * A SessionManager holds one (see derived-files.ts) and flushes it after each change, or when
+ * asked (ManagerOptions.derivedFiles); a caller that keeps its own notes it through onChanged:
  * ```ts
  * const mirror = new MirrorFiles();
- * const m = openManager({ cwd, onChanged: (id, events, state) => mirror.note(id, events, state) });
+ * const m = openManager({ cwd, derivedFiles: { mirrors: false }, onChanged: (id, events, state) => mirror.note(id, events, state) });
  * // … changes through m …
  * for (const r of await mirror.flush(m, { cwd })) if (!r.ok) console.warn(r.error, r.hint);
  * ```

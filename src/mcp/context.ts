@@ -1,5 +1,5 @@
-import { isBatonError } from '../domain/errors.js';
-import type { SessionManager } from '../manager/manager.js';
+import { isBatonError } from '../manager/index.js';
+import type { SessionManager } from '../manager/index.js';
 
 /** What the tools, resources and prompts of one server share. */
 export interface ServerOptions {
