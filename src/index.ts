@@ -15,7 +15,7 @@ export { SessionManager } from './manager/manager.js';
 export type { CleanupAction, CleanupOptions, CleanupResult, Tombstone } from './manager/retention.js';
 export { CLEANUP_STATUSES, parseAge } from './domain/retention.js';
 export type { ManagerOptions, StartInput, ChangeOptions, ChangeResult } from './manager/manager.js';
-export type { DerivedFilesOptions } from './manager/derived-files.js';
+export type { DerivedFilesOptions } from './manager/types.js';
 export { fileMeasurer } from './manager/measure.js';
 export { openStore } from './store/open.js';
 export { MemoryStore } from './store/memory.js';

@@ -7,23 +7,7 @@ import type { StoredEvent } from '../domain/events.js';
 import type { SessionState } from '../domain/state.js';
 import { HandoffFiles } from './handoff-file.js';
 import { MirrorFiles } from './mirror-files.js';
-import type { ManagerCore } from './types.js';
-
-/** When and which derived files the manager refreshes (ManagerOptions.derivedFiles). */
-export interface DerivedFilesOptions {
-  /** Keep each changed session's `handoff.md` current (default true; the CLI: BATON_HANDOFF=off turns it off). */
-  handoff?: boolean;
-  /** Rewrite the mirrored files of changed sessions that have a mirror (default true). */
-  mirrors?: boolean;
-  /**
-   * `change` (default): after every change, before the call that made it returns. `flush`:
-   * only when {@link DerivedFiles.flush} is called, so a caller that makes several changes
-   * (a CLI command, an MCP call) rewrites each file once, at its end.
-   */
-  refresh?: 'change' | 'flush';
-  /** Folder relative paths resolve against when mirrors are written (default: process.cwd()). */
-  cwd?: string;
-}
+import type { DerivedFilesOptions, ManagerCore } from './types.js';
 
 /**
  * Collects the sessions each change touched and rewrites their derived files: mirrors first,

@@ -31,7 +31,7 @@ export { SessionManager } from './manager.js';
 export type { ChangeOptions, ChangeResult, ManagerOptions } from './manager.js';
 export { initStore, initStoreUrl, openManager, openStoreAt } from './open.js';
 export type { OpenManagerOptions, RepairReport } from './open.js';
-export type { DerivedFilesOptions } from './derived-files.js';
+export type { DerivedFilesOptions } from './types.js';
 
 // What the manager's sub-objects and methods return.
 export type { CheckpointDetail, CheckpointInfo } from './checkpoints.js';

@@ -10,7 +10,7 @@ import type { SessionState } from '../domain/state.js';
 import type { RepairReport, SessionStore } from '../store/types.js';
 
 export type { RepairReport };
-import type { DerivedFilesOptions } from './derived-files.js';
+import type { DerivedFilesOptions } from './types.js';
 import { SessionManager } from './manager.js';
 import { fileMeasurer } from './measure.js';
 import { Workspace } from './workspace.js';

@@ -11,7 +11,6 @@ import type { CheckpointInfo } from '../domain/resume.js';
 import type { SessionState, SessionStatus } from '../domain/state.js';
 import type { SessionSummary } from '../domain/summary.js';
 import type { RepairReport, SessionStore } from '../store/types.js';
-import type { DerivedFilesOptions } from './derived-files.js';
 import type { Workspace } from './workspace.js';
 
 /** A draft that may carry its own time and actor (events imported from a foreign file). */
@@ -44,6 +43,22 @@ export interface ManagerOptions {
   onWarning?: (message: string) => void;
   /** Which files derived from a session the manager keeps current, and when (default: all, after every change). */
   derivedFiles?: DerivedFilesOptions;
+}
+
+/** When and which derived files the manager refreshes (ManagerOptions.derivedFiles). */
+export interface DerivedFilesOptions {
+  /** Keep each changed session's `handoff.md` current (default true; the CLI: BATON_HANDOFF=off turns it off). */
+  handoff?: boolean;
+  /** Rewrite the mirrored files of changed sessions that have a mirror (default true). */
+  mirrors?: boolean;
+  /**
+   * `change` (default): after every change, before the call that made it returns. `flush`:
+   * only when `manager.derivedFiles.flush()` is called, so a caller that makes several changes
+   * (a CLI command, an MCP call) rewrites each file once, at its end.
+   */
+  refresh?: 'change' | 'flush';
+  /** Folder relative paths resolve against when mirrors are written (default: process.cwd()). */
+  cwd?: string;
 }
 
 /** Per-call options of a change. */
