@@ -67,7 +67,7 @@ export class Ctx {
       onRepair: (r) => this.warnRepair(r),
       onWarning: (message) => this.warn(message),
       // Derived files are written once, when the command (or an MCP call) ends: see flushChanges.
-      derivedFiles: { handoff: this.io.env['BATON_HANDOFF'] !== 'off', refresh: 'flush', cwd: this.io.cwd },
+      derivedFiles: { handoff: this.io.env['BATON_HANDOFF'] !== 'off', refresh: 'flush' },
     });
     return this.mgr;
   }

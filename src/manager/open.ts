@@ -53,7 +53,7 @@ export function openManager(o: OpenManagerOptions): SessionManager {
     ...(o.onRepair ? { onRepair: o.onRepair } : {}),
     ...(o.onWarning ? { onWarning: o.onWarning } : {}),
     ...(o.onChanged ? { onChanged: o.onChanged } : {}),
-    ...(o.derivedFiles ? { derivedFiles: o.derivedFiles } : {}),
+    derivedFiles: { cwd: o.cwd, ...o.derivedFiles },
   });
 }
 
