@@ -22,6 +22,7 @@ export { SessionManager } from './manager/manager.js';
 export type { CleanupAction, CleanupOptions, CleanupResult, Tombstone } from './manager/retention.js';
 export { CLEANUP_STATUSES, parseAge } from './domain/retention.js';
 export type { ManagerOptions, StartInput, ChangeOptions, ChangeResult } from './manager/manager.js';
+export type { DerivedFilesOptions } from './manager/types.js';
 export { fileMeasurer } from './manager/measure.js';
 export { openStore, MemoryStore, FileStore, PostgresStore } from './store/open.js';
 export type { PostgresStoreOptions } from './store/open.js';
@@ -54,7 +55,6 @@ export {
   setMirror,
   mirrorSetting,
   rewriteMirror,
-  MirrorFiles,
   mirrorOf,
   MIRROR_KEY,
   MIRROR_ERROR_KEY,
@@ -67,11 +67,12 @@ export type {
   ImportedSession,
   ExportOptions,
   ExportResult,
-  MirrorOutcome,
   MirrorRecord,
   MirrorSetting,
 } from './manager/formats.js';
 export { MIRROR_WRITTEN_KEY, MIRROR_RECORD_FILE } from './manager/mirror.js';
+export { MirrorFiles } from './manager/mirror-files.js';
+export type { MirrorOutcome } from './manager/mirror-files.js';
 /** The adapters baton knows (`--format` names), and the one for a name. */
 export { ADAPTERS, adapterFor } from './formats/registry.js';
 export { FORMAT_NAMES, PROBLEM_CODES } from './formats/types.js';

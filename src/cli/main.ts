@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { BatonError, isBatonError } from '../domain/errors.js';
+import { BatonError, isBatonError, toBatonError } from '../manager/index.js';
 import { registerCheckpoints } from './commands/checkpoint.js';
 import { registerCleanup } from './commands/cleanup.js';
 import { registerDoctor } from './commands/doctor.js';
@@ -101,11 +101,7 @@ export async function run(io: CliIO): Promise<number> {
       return report(io, new BatonError('BAD_INPUT', message.charAt(0).toUpperCase() + message.slice(1), { hint: 'Run `baton help` or `baton <command> --help`.' }), wantsJson);
     }
     if (isBatonError(e)) return report(io, e, !stdoutIsProtocol && (holder.ctx?.json ?? wantsJson));
-    const err = e as NodeJS.ErrnoException;
-    if (err && (err.code === 'EACCES' || err.code === 'EROFS' || err.code === 'ENOSPC' || err.code === 'EMFILE')) {
-      return report(io, new BatonError('STORE_UNAVAILABLE', `The store cannot be written: ${err.message}.`, { hint: 'Check permissions and free disk space.', cause: e }), wantsJson);
-    }
-    return report(io, new BatonError('INTERNAL', `Unexpected failure: ${err?.stack ?? String(e)}`, { hint: 'This is a bug in baton; please report it with the command you ran.', cause: e }), wantsJson);
+    return report(io, toBatonError(e, 'This is a bug in baton; please report it with the command you ran.', 'stack'), wantsJson);
   } finally {
     await holder.ctx?.close().catch(() => undefined);
   }

@@ -8,7 +8,7 @@ import type { CheckpointInfo as ResumeCheckpoint } from '../domain/resume-plan-t
 import type { CheckpointRef, SessionState } from '../domain/state.js';
 import { compareCheckpointIds } from '../store/types.js';
 import type { Checkpoint, CheckpointFile, CheckpointGit, CheckpointRead } from '../store/types.js';
-import type { ChangeOptions, ChangeResult, SessionManager } from './manager.js';
+import type { ChangeOptions, ChangeResult, ManagerCore as SessionManager } from './types.js';
 import type { Workspace } from './workspace.js';
 
 /** @deprecated Read it with `settingsOf(state).autoCheckpoint` (domain/settings.ts); the metadata key that turns automatic checkpoints off for one session (`false`). */

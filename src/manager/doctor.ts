@@ -26,7 +26,7 @@ import { summarize } from '../domain/summary.js';
 import type { SessionSummary } from '../domain/summary.js';
 import { differingKeys, rowDiff } from '../domain/compare.js';
 import type { SessionStore, StoreDoctorResult } from '../store/types.js';
-import type { SessionManager } from './manager.js';
+import type { ManagerCore as SessionManager } from './types.js';
 
 /** One problem `baton doctor` found. */
 export interface DoctorProblem {
@@ -432,5 +432,15 @@ class Pass {
         );
       }
     }
+  }
+}
+
+/** Checking and repairing the store (`manager.maintenance`, `baton doctor`). */
+export class Maintenance {
+  constructor(private readonly m: SessionManager) {}
+
+  /** See {@link runDoctor}. */
+  doctor(o: DoctorOptions = {}): Promise<DoctorReport> {
+    return runDoctor(this.m, o);
   }
 }

@@ -21,12 +21,12 @@ import { reimportEvents } from '../formats/reimport.js';
 import { ADAPTERS } from '../formats/registry.js';
 import { SafeDir } from '../formats/safe-dir.js';
 import type { ForeignSession, FormatAdapter, FormatName, FormatProblem, InspectReport, WritePlan } from '../formats/types.js';
-import type { SessionManager } from './manager.js';
-import { MIRROR_ERROR_KEY, MIRROR_KEY, MirrorFiles, mirrorOf, readMirrorRecord, writeMirrorRecord } from './mirror.js';
-import type { MirrorOutcome, MirrorRecord, MirrorSetting } from './mirror.js';
+import type { ManagerCore as SessionManager } from './types.js';
+import { MIRROR_ERROR_KEY, MIRROR_KEY, mirrorOf, readMirrorRecord, writeMirrorRecord } from './mirror.js';
+import type { MirrorRecord, MirrorSetting } from './mirror.js';
 
-export { MIRROR_ERROR_KEY, MIRROR_KEY, MirrorFiles, mirrorOf };
-export type { MirrorOutcome, MirrorRecord, MirrorSetting };
+export { MIRROR_ERROR_KEY, MIRROR_KEY, mirrorOf };
+export type { MirrorRecord, MirrorSetting };
 
 /** The same folder, links resolved when it exists (a mirror's `out` is kept unresolved). */
 function sameFolder(a: string, b: string): boolean {

@@ -4,17 +4,8 @@ import { renderHandoff } from '../domain/handoff.js';
 import type { ResumePlan } from '../domain/resume-plan-types.js';
 import type { SessionState } from '../domain/state.js';
 import { sessionFilesOf } from '../store/capabilities.js';
-import type { SessionManager } from './manager.js';
+import type { ManagerCore as SessionManager } from './types.js';
 import { resumePlan } from './resume.js';
-
-/**
- * The handoff briefing of a session (Markdown, built from its resume plan), with the plan and
- * state it was built from: what `baton handoff` prints and the MCP `handoff` tool returns.
- */
-export async function sessionHandoff(m: SessionManager, id: string): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> {
-  const { plan, state } = await resumePlan(m, id);
-  return { markdown: renderHandoff({ state, plan, now: m.time() }), plan, state };
-}
 
 /** Name of the handoff file kept in each session's folder. */
 export const HANDOFF_FILE = 'handoff.md';

@@ -19,7 +19,7 @@ import { summarize } from '../domain/summary.js';
 import type { SessionSummary } from '../domain/summary.js';
 import type { Checkpoint, SessionStore, Tombstone } from '../store/types.js';
 import { nodeCrypto } from './lazy.js';
-import { DEFAULT_SNAPSHOT_EVERY } from './manager.js';
+import { DEFAULT_SNAPSHOT_EVERY } from './types.js';
 
 /** Events per append when copying a journal (bounds memory and transaction size). */
 export const DEFAULT_MIGRATE_CHUNK = 500;

@@ -8,6 +8,7 @@ import type { SessionState } from '../domain/state.js';
 import type { RepairReport, SessionStore } from '../store/types.js';
 
 export type { RepairReport };
+import type { DerivedFilesOptions } from './types.js';
 import { SessionManager } from './manager.js';
 import { fileMeasurer } from './measure.js';
 import { Workspace } from './workspace.js';
@@ -28,6 +29,8 @@ export interface OpenManagerOptions {
   onWarning?: (message: string) => void;
   /** Told about every durable change (see ManagerOptions.onChanged). */
   onChanged?: (id: string, events: readonly StoredEvent[], state: SessionState) => void;
+  /** Which derived files (handoff.md, mirrors) the manager keeps current, and when (see ManagerOptions.derivedFiles). */
+  derivedFiles?: DerivedFilesOptions;
 }
 
 /**
@@ -50,6 +53,7 @@ export function openManager(o: OpenManagerOptions): SessionManager {
     ...(o.onRepair ? { onRepair: o.onRepair } : {}),
     ...(o.onWarning ? { onWarning: o.onWarning } : {}),
     ...(o.onChanged ? { onChanged: o.onChanged } : {}),
+    derivedFiles: { cwd: o.cwd, ...o.derivedFiles },
   });
 }
 

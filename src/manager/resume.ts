@@ -5,12 +5,13 @@ import { draft } from '../domain/decide.js';
 import { BatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';
 import { fold } from '../domain/apply.js';
+import { renderHandoff } from '../domain/handoff.js';
 import { assertLeaseFree, decideAcquire, leaseTokenOf } from '../domain/lease.js';
 import { planResume } from '../domain/plan-resume.js';
 import type { CheckpointInfo, ResumePlan, WorkspaceFile } from '../domain/resume-plan-types.js';
 import type { SessionState } from '../domain/state.js';
 import { recordedPaths } from './checkpoints.js';
-import type { SessionManager } from './manager.js';
+import type { ManagerCore as SessionManager } from './types.js';
 
 /** @deprecated Read it with `settingsOf(state).planFile` (domain/settings.ts); the metadata key of the plan file a session was started from: `{ path, sha256 }`. */
 export const PLAN_FILE_KEY = SETTING_KEYS.planFile;
@@ -149,4 +150,37 @@ export async function applyResume(m: SessionManager, id: string, o: ApplyOptions
   let state = await m.get(id);
   if (state.status !== 'active') state = await m.resume(id, o.agent ?? null);
   return { plan, from, state };
+}
+
+/**
+ * The handoff briefing of a session (Markdown, built from its resume plan), with the plan and
+ * state it was built from: what `baton handoff` prints and the MCP `handoff` tool returns.
+ */
+export async function sessionHandoff(m: SessionManager, id: string): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> {
+  const { plan, state } = await resumePlan(m, id);
+  return { markdown: renderHandoff({ state, plan, now: m.time() }), plan, state };
+}
+
+/**
+ * Recovering a session after an interruption (`manager.recovery`): its resume plan, the
+ * handoff briefing built from it, and applying one of its options. Each method's contract is
+ * the function it names.
+ */
+export class Recovery {
+  constructor(private readonly m: SessionManager) {}
+
+  /** See {@link resumePlan}. */
+  plan(id: string): Promise<{ plan: ResumePlan; state: SessionState }> {
+    return resumePlan(this.m, id);
+  }
+
+  /** See {@link sessionHandoff}. */
+  handoff(id: string): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> {
+    return sessionHandoff(this.m, id);
+  }
+
+  /** See {@link applyResume}. */
+  apply(id: string, o: ApplyOptions = {}): Promise<{ plan: ResumePlan; from: string; state: SessionState }> {
+    return applyResume(this.m, id, o);
+  }
 }

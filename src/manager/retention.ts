@@ -11,7 +11,7 @@ import { DEFAULT_CLEANUP_STATUSES, DEFAULT_OLDER_THAN, assertCleanable, cleanupC
 import type { CleanupCandidate, CleanupCriteria } from '../domain/retention.js';
 import type { SessionState, SessionStatus } from '../domain/state.js';
 import type { Tombstone } from '../store/types.js';
-import type { ChangeOptions, ChangeResult, SessionManager } from './manager.js';
+import type { ChangeOptions, ChangeResult, ManagerCore as SessionManager } from './types.js';
 
 export type { Tombstone };
 

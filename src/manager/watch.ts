@@ -2,7 +2,7 @@ import { BatonError, isBatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';
 import type { StoredEvent } from '../domain/events.js';
 import { validateId } from '../domain/ids.js';
-import type { SessionManager } from './manager.js';
+import type { ManagerCore as SessionManager } from './types.js';
 
 /** One batch of new events of one session, as {@link watchSessions} reports it. */
 export interface SessionChange {

@@ -1,6 +1,5 @@
-import type { Phase, PhaseStatus, SessionState } from '../../domain/state.js';
-import { effectiveStatus, leaseOf } from '../../domain/lease.js';
-import { budgetView } from '../../domain/tokens.js';
+import { budgetView, effectiveStatus, leaseOf } from '../../manager/index.js';
+import type { Phase, PhaseStatus, SessionState } from '../../manager/index.js';
 import type { Paint } from '../io.js';
 import { ago, bar, num, until } from './time.js';
 

@@ -1,10 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { findPhase } from '../../domain/decide.js';
-import { BatonError, isBatonError } from '../../domain/errors.js';
-import type { Phase } from '../../domain/state.js';
-import type { PhaseAction } from '../../domain/transitions.js';
-import { startablePhases } from '../../domain/view.js';
+import { BatonError, findPhase, isBatonError, startablePhases } from '../../manager/index.js';
+import type { Phase, PhaseAction } from '../../manager/index.js';
 import type { Kit } from '../context.js';
 import { CODE_HINTS, toolWording } from '../hint-words.js';
 import { changeFields, changeOutput, phaseArg, textArg } from '../schemas.js';

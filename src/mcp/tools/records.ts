@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { budgetView } from '../../domain/tokens.js';
-import type { ChangeResult } from '../../manager/manager.js';
+import { budgetView } from '../../manager/index.js';
+import type { ChangeResult } from '../../manager/index.js';
 import type { Kit } from '../context.js';
 import { MAX_ID_INPUT, MAX_PATHS, anyObject, changeFields, changeOutput, textArg } from '../schemas.js';
 import { defineTool } from './define.js';
