@@ -3,7 +3,7 @@
  * computed from the session state and facts the caller measured (workspace hashes,
  * checkpoints, whether the plan file changed). Pure: no I/O, no clock, no environment.
  *
- * See DESIGN.md §5 and FORMATS.md ("Recovery rules" of each toolkit): resume by sub-step
+ * The rules (docs/architecture.md, docs/formats.md): resume by sub-step
  * (none ⇒ restart the phase), escalate past the retry limit instead of retrying, detect
  * edits made outside the session, and offer checkpoint / live / fresh recovery with what
  * each loses and a recommendation.

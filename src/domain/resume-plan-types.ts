@@ -2,8 +2,6 @@
  * The resume plan's types: what `planResume` (plan-resume.ts) takes (the session state and the facts
  * the caller measured) and what it returns. JSON-serialisable, stable field names: `baton
  * resume --json` and the MCP `resume_plan` tool print a {@link ResumePlan} as it is.
- *
- * See DESIGN.md §5 and FORMATS.md ("Recovery rules" of each toolkit).
  */
 import type { FileAction, PhaseStatus, SessionState, SessionStatus, StatusCause } from './state.js';
 

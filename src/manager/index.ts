@@ -10,6 +10,8 @@
 // Errors: one code per failure, the one mapping of OS errors to codes.
 export { BatonError, isBatonError } from '../domain/errors.js';
 export type { ErrorCode } from '../domain/errors.js';
+export { hint, isHint } from '../domain/hints.js';
+export type { Hint, HintAction, HintArgs } from '../domain/hints.js';
 export { toBatonError } from './os-errors.js';
 
 // The session model and the views of it surfaces render.

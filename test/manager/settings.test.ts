@@ -7,7 +7,7 @@ import { MemoryStore } from '../../src/store/memory.js';
 
 describe('SessionManager.setSettings', () => {
   it('writes each setting as a metadata.set event and settingsOf reads it back', async () => {
-    const m = new SessionManager({ store: new MemoryStore(), agent: 'a' });
+    const m = new SessionManager({ store: new MemoryStore(), agent: 'a', derivedFiles: { mirrors: false } });
     await m.start({ title: 'S', id: 's1', metadata: { planFile: { path: 'plan.yaml', sha256: 'ab' } } });
     const r = await m.setSettings('s1', { autoCheckpoint: false, mirror: { format: 'maestro', out: '/w/.gemini' } });
     expect(settingsOf(r.state)).toMatchObject({ autoCheckpoint: false, handoffFile: true, planFile: { path: 'plan.yaml', sha256: 'ab' }, mirror: { format: 'maestro', out: '/w/.gemini' } });
@@ -19,7 +19,7 @@ describe('SessionManager.setSettings', () => {
   });
 
   it('a function of the state may refuse; nothing is written then', async () => {
-    const m = new SessionManager({ store: new MemoryStore(), agent: 'a' });
+    const m = new SessionManager({ store: new MemoryStore(), agent: 'a', derivedFiles: { mirrors: false } });
     const s = await m.start({ title: 'S', id: 's1' });
     const e = await m.setSettings('s1', () => { throw new Error('no'); }).catch((x: unknown) => x);
     expect((e as Error).message).toBe('no');
