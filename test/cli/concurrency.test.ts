@@ -17,7 +17,7 @@ describe('no lost update', () => {
       const failures: Array<{ writer: number; run: number; r: Result }> = [];
       const writer = async (w: number): Promise<void> => {
         for (let i = 0; i < RUNS; i++) {
-          const r = await ws.run(['tokens', 'add', '--agent', `w${w}`, '--input', '1']);
+          const r = await ws.run(['tokens', 'add', '--agent', `w${w}`, '--input', '1'], { spawn: true });
           if (r.code !== 0) failures.push({ writer: w, run: i, r });
         }
       };

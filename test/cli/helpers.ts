@@ -1,7 +1,10 @@
 /**
- * Shared helpers of the CLI end-to-end tests: every test spawns the built `dist/baton.cjs`
- * with `node`, in its own temporary workspace, with the BATON_* variables cleared and
- * NO_COLOR=1, and looks at exit code, stdout and stderr separately.
+ * Shared helpers of the CLI end-to-end tests. Every run happens in its own temporary
+ * workspace, with the BATON_* variables cleared and NO_COLOR=1, and is looked at as exit
+ * code, stdout and stderr separately. By default a run goes through the CLI's one entry,
+ * `run(io)`, in-process with injected IO (what `dist/baton.cjs` does, minus the process);
+ * `{ spawn: true }` spawns the built `dist/baton.cjs` where the process itself is the
+ * subject (concurrency between processes, crashes, signals, stdio, start-up, the bundle).
  */
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -9,18 +12,21 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, expect } from 'vitest';
+import { cliClock } from '../../src/cli/clock.js';
+import { run as runCli } from '../../src/cli/main.js';
 import { EXIT_CODES } from '../../src/cli/exit.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BATON = path.join(ROOT, 'dist', 'baton.cjs');
 export { EXIT_CODES };
 
-beforeAll(() => {
+/** Fails with a clear message when a test needs the built CLI and it is not there. */
+export function needBuiltCli(): void {
   if (!fs.existsSync(BATON)) {
-    throw new Error(`The CLI end-to-end tests need the built CLI, but ${BATON} does not exist. Run \`npm run build\` first (\`npm test\` builds it).`);
+    throw new Error(`This test spawns the built CLI, but ${BATON} does not exist. Run \`npm run build\` first (\`npm test\` builds it).`);
   }
-});
+}
 
 const made: string[] = [];
 afterAll(() => {
@@ -39,6 +45,8 @@ export interface RunOptions {
   cwd?: string;
   /** Extra environment; `undefined` removes a variable. */
   env?: Record<string, string | undefined>;
+  /** Spawn the built `dist/baton.cjs` instead of running in-process (the process is the subject). */
+  spawn?: boolean;
 }
 
 /** The environment every run starts from: no BATON_* variable, no colour. */
@@ -53,8 +61,31 @@ export function baseEnv(extra: Record<string, string | undefined> = {}): NodeJS.
   return env;
 }
 
+/**
+ * Runs the CLI in-process through `run(io)` with the same argv, cwd, environment, clock
+ * (BATON_NOW) and non-TTY output the built command would get. Never rejects on a non-zero
+ * exit. Refuses the runs that only a separate process can do faithfully.
+ */
+export async function runInProcess(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Result> {
+  if (env['BATON_TEST_CRASH_AT'] !== undefined) throw new Error('BATON_TEST_CRASH_AT kills the process: run this with { spawn: true }.');
+  if (args.find((a) => !a.startsWith('-')) === 'mcp') throw new Error('`baton mcp` serves on the process stdio: run it with { spawn: true }.');
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli({
+    argv: args,
+    env,
+    cwd,
+    stdout: (s) => void (stdout += s),
+    stderr: (s) => void (stderr += s),
+    isTTY: false,
+    now: cliClock(env['BATON_NOW']),
+  });
+  return { code, stdout, stderr };
+}
+
 /** Spawns `node dist/baton.cjs ...args` and collects its output. Never rejects on a non-zero exit. */
 export function runBaton(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Result> {
+  needBuiltCli();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BATON, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
@@ -97,8 +128,9 @@ export class Workspace {
     return p;
   }
 
+  /** Runs `baton ...args` (in-process unless `o.spawn`). */
   run(args: string[], o: RunOptions = {}): Promise<Result> {
-    return runBaton(args, o.cwd ?? this.dir, baseEnv(o.env));
+    return (o.spawn ? runBaton : runInProcess)(args, o.cwd ?? this.dir, baseEnv(o.env));
   }
 
   /** Runs and expects exit 0 with nothing on stderr. */
