@@ -62,13 +62,22 @@ export function baseEnv(extra: Record<string, string | undefined> = {}): NodeJS.
 }
 
 /**
+ * Whether a run can only be faithful as its own process: `baton run` hands its stdio to the
+ * child and forwards signals, `baton mcp` serves on the process's stdin/stdout, and
+ * BATON_TEST_CRASH_AT makes the command SIGKILL itself.
+ */
+export function needsProcess(args: string[], env: NodeJS.ProcessEnv): boolean {
+  const command = args.find((a) => !a.startsWith('-'));
+  return command === 'run' || command === 'mcp' || env['BATON_TEST_CRASH_AT'] !== undefined;
+}
+
+/**
  * Runs the CLI in-process through `run(io)` with the same argv, cwd, environment, clock
  * (BATON_NOW) and non-TTY output the built command would get. Never rejects on a non-zero
  * exit. Refuses the runs that only a separate process can do faithfully.
  */
 export async function runInProcess(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Result> {
-  if (env['BATON_TEST_CRASH_AT'] !== undefined) throw new Error('BATON_TEST_CRASH_AT kills the process: run this with { spawn: true }.');
-  if (args.find((a) => !a.startsWith('-')) === 'mcp') throw new Error('`baton mcp` serves on the process stdio: run it with { spawn: true }.');
+  if (needsProcess(args, env)) throw new Error(`baton ${args.join(' ')} needs its own process: spawn it (runBaton).`);
   let stdout = '';
   let stderr = '';
   const code = await runCli({
@@ -128,9 +137,13 @@ export class Workspace {
     return p;
   }
 
-  /** Runs `baton ...args` (in-process unless `o.spawn`). */
+  /**
+   * Runs `baton ...args`: in-process, unless `o.spawn` or the run needs its own process
+   * (see `needsProcess`).
+   */
   run(args: string[], o: RunOptions = {}): Promise<Result> {
-    return (o.spawn ? runBaton : runInProcess)(args, o.cwd ?? this.dir, baseEnv(o.env));
+    const env = baseEnv(o.env);
+    return (o.spawn || needsProcess(args, env) ? runBaton : runInProcess)(args, o.cwd ?? this.dir, env);
   }
 
   /** Runs and expects exit 0 with nothing on stderr. */
