@@ -9,13 +9,13 @@
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { cliClock } from '../../src/cli/clock.js';
 import { run as runCli } from '../../src/cli/main.js';
 import { EXIT_CODES } from '../../src/cli/exit.js';
+import { tempDir } from '../support/temp.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BATON = path.join(ROOT, 'dist', 'baton.cjs');
@@ -28,10 +28,6 @@ export function needBuiltCli(): void {
   }
 }
 
-const made: string[] = [];
-afterAll(() => {
-  for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
 
 /** What one run of the CLI produced. */
 export interface Result {
@@ -172,9 +168,7 @@ export class Workspace {
 
 /** A fresh workspace under the OS temp directory, removed after the file's tests. */
 export function workspace(): Workspace {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-cli-')));
-  made.push(dir);
-  return new Workspace(dir);
+  return new Workspace(tempDir('baton-cli-'));
 }
 
 /** A workspace with one started session (`id`, phases given as a list). */
