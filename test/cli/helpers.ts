@@ -59,12 +59,13 @@ export function baseEnv(extra: Record<string, string | undefined> = {}): NodeJS.
 
 /**
  * Whether a run can only be faithful as its own process: `baton run` hands its stdio to the
- * child and forwards signals, `baton mcp` serves on the process's stdin/stdout, and
- * BATON_TEST_CRASH_AT makes the command SIGKILL itself.
+ * child and forwards signals, `baton claim` leaves a lease held by its pid (which must end
+ * with it), `baton mcp` serves on the process's stdin/stdout, and BATON_TEST_CRASH_AT makes
+ * the command SIGKILL itself.
  */
 export function needsProcess(args: string[], env: NodeJS.ProcessEnv): boolean {
   const command = args.find((a) => !a.startsWith('-'));
-  return command === 'run' || command === 'mcp' || env['BATON_TEST_CRASH_AT'] !== undefined;
+  return command === 'run' || command === 'claim' || command === 'mcp' || env['BATON_TEST_CRASH_AT'] !== undefined;
 }
 
 /**
