@@ -72,13 +72,14 @@ export class PostgresStore implements SessionStore {
     const ready = (this.ready ??= (async () => {
       const pool = (this.pool ??= createPool(this.target));
       const key = `${this.target.connectionString}#${this.schema}`;
-      let done = migrated.get(key);
-      if (!done) {
-        done = migrate(pool, this.schema);
+      // Another handle of this process already migrated the schema: this one applied nothing.
+      const cached = migrated.get(key);
+      const done = cached ?? migrate(pool, this.schema);
+      if (!cached) {
         migrated.set(key, done);
         done.catch(() => migrated.delete(key));
       }
-      const applied = await done;
+      const applied = cached ? (await cached, []) : await done;
       // close() may have run while this waited: the pool is ended, never hand it out.
       if (this.closed) throw this.closedError();
       this.applied = applied;
