@@ -1,5 +1,4 @@
-import type { BatonError } from '../domain/errors.js';
-import type { Hint, HintAction, HintArgs } from '../domain/hints.js';
+import type { BatonError, Hint, HintAction, HintArgs } from '../manager/index.js';
 
 /** How the CLI words each hint action: the `baton …` command (and options) that does it. */
 export const CLI_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => string } = {

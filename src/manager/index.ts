@@ -10,6 +10,8 @@
 // Errors: one code per failure, the one mapping of OS errors to codes.
 export { BatonError, isBatonError } from '../domain/errors.js';
 export type { ErrorCode } from '../domain/errors.js';
+// Hints: what a refusal suggests, as data; each surface words it (cli/ and mcp/hint-words.ts).
+export type { Hint, HintAction, HintArgs } from '../domain/hints.js';
 export { toBatonError } from './os-errors.js';
 
 // The session model and the views of it surfaces render.

@@ -1,5 +1,4 @@
-import type { BatonError, ErrorCode } from '../domain/errors.js';
-import type { Hint, HintAction, HintArgs } from '../domain/hints.js';
+import type { BatonError, ErrorCode, Hint, HintAction, HintArgs } from '../manager/index.js';
 
 /*
  * A model calling tools can do nothing with `baton resume --apply` or `--force`, so each hint
