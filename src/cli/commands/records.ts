@@ -4,7 +4,7 @@ import type { ChangeResult, FileAction, PhaseAction, SessionState } from '../../
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common, strict } from '../program.js';
-import type { Action } from '../program.js';
+import type { On } from '../program.js';
 import { num } from '../render/time.js';
 
 function done(ctx: Ctx, r: ChangeResult<unknown>, text: string, extra: Record<string, unknown> = {}): void {
@@ -22,10 +22,24 @@ function budgetWarning(ctx: Ctx, s: SessionState): void {
   }
 }
 
-/** Registers phase, sub-step and record-keeping commands. */
+/** Registers phase, sub-step and record-keeping commands, in the order `--help` lists them. */
 export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
-  const on = (cmd: Command, action: Action): Command => cmd.action(bind(io, holder, action));
+  const on: On = (cmd, action) => cmd.action(bind(io, holder, action));
+  registerPhase(program, on);
+  registerWorkRecords(program, on);
+  registerErrors(program, on);
+  registerTokens(program, on);
+  registerBudget(program, on);
+  registerDecision(program, on);
+  registerFinding(program, on);
+  registerNote(program, on);
+  registerMilestone(program, on);
+  registerArtifact(program, on);
+  registerContext(program, on);
+}
 
+/** `phase start|done|fail|skip|retry`. */
+function registerPhase(program: Command, on: On): void {
   const phase = program.command('phase').description('move a phase through its states: start, done, fail, skip, retry');
   const verbs: Array<[string, PhaseAction, string, string]> = [
     ['start', 'start', 'start a pending phase (or retry a failed one)', 'Started'],
@@ -49,7 +63,10 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
       },
     );
   }
+}
 
+/** `substep` and `file created|modified|deleted`: where the work is and what it touched. */
+function registerWorkRecords(program: Command, on: On): void {
   on(strict(common(program.command('substep').description('record reaching a sub-step of an in-progress phase (the resume point)').argument('<phase>').argument('<name>'))), async (ctx, [ref, name]) => {
     const r = await ctx.manager().substep(await ctx.sessionId(), ref ?? '', name ?? '', ctx.change());
     done(ctx, r, `Phase ${ref}: reached ${name}`);
@@ -63,7 +80,10 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
       done(ctx, r, `Recorded ${paths.length} ${action} file(s)`, { files: recs });
     });
   }
+}
 
+/** `error add|resolve`. */
+function registerErrors(program: Command, on: On): void {
   const error = program.command('error').description('record and resolve errors');
   on(
     strict(common(
@@ -83,31 +103,31 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
     const r = await ctx.manager().resolveError(await ctx.sessionId(), errorId ?? '', String(o['resolution']), ctx.change());
     done(ctx, r, `Resolved ${errorId}`);
   });
+}
 
+/** `tokens` (show) and `tokens add`. */
+function registerTokens(program: Command, on: On): void {
   const tokens = program
     .command('tokens')
     .description('show token use; `tokens add` records it')
     .option('--by <dimension>', 'break down by agent or phase');
-  common(tokens);
-  tokens.action(
-    bind(io, holder, async (ctx, _a, o) => {
-      const by = o['by'] as string | undefined;
-      if (by !== undefined && by !== 'agent' && by !== 'phase') throw new BatonError('BAD_INPUT', `--by must be agent or phase; got ${JSON.stringify(by)}.`, { hint: 'Use --by agent or --by phase.' });
-      const s = await ctx.manager().get(await ctx.sessionId());
-      const t = s.tokens;
-      const budget = budgetView(t);
-      const rows = by === 'phase' ? t.byPhase : t.byAgent;
-      ctx.emit({ input: t.input, output: t.output, cached: t.cached, byAgent: t.byAgent, byPhase: t.byPhase, budget }, () => {
-        const lines = [`Total: ${num(t.input)} in / ${num(t.output)} out / ${num(t.cached)} cached`];
-        if (budget.max !== null) lines.push(`Budget: ${num(budget.used)} / ${num(budget.max)} (${budget.percent}%) ${budget.level}`);
-        if (by) {
-          lines.push(`By ${by}:`);
-          for (const [k, v] of Object.entries(rows)) lines.push(`  ${k.padEnd(16)} ${num(v.input).padStart(10)} in ${num(v.output).padStart(10)} out ${num(v.cached).padStart(10)} cached`);
-        }
-        return lines.join('\n');
-      });
-    }),
-  );
+  on(common(tokens), async (ctx, _a, o) => {
+    const by = o['by'] as string | undefined;
+    if (by !== undefined && by !== 'agent' && by !== 'phase') throw new BatonError('BAD_INPUT', `--by must be agent or phase; got ${JSON.stringify(by)}.`, { hint: 'Use --by agent or --by phase.' });
+    const s = await ctx.manager().get(await ctx.sessionId());
+    const t = s.tokens;
+    const budget = budgetView(t);
+    const rows = by === 'phase' ? t.byPhase : t.byAgent;
+    ctx.emit({ input: t.input, output: t.output, cached: t.cached, byAgent: t.byAgent, byPhase: t.byPhase, budget }, () => {
+      const lines = [`Total: ${num(t.input)} in / ${num(t.output)} out / ${num(t.cached)} cached`];
+      if (budget.max !== null) lines.push(`Budget: ${num(budget.used)} / ${num(budget.max)} (${budget.percent}%) ${budget.level}`);
+      if (by) {
+        lines.push(`By ${by}:`);
+        for (const [k, v] of Object.entries(rows)) lines.push(`  ${k.padEnd(16)} ${num(v.input).padStart(10)} in ${num(v.output).padStart(10)} out ${num(v.cached).padStart(10)} cached`);
+      }
+      return lines.join('\n');
+    });
+  });
   on(
     strict(
       common(
@@ -127,7 +147,10 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
       done(ctx, r, `Tokens: ${num(t.input)} in / ${num(t.output)} out / ${num(t.cached)} cached`, { tokens: { input: t.input, output: t.output, cached: t.cached, budget: budgetView(t) } });
     },
   );
+}
 
+/** `budget set|clear`. */
+function registerBudget(program: Command, on: On): void {
   const budget = program.command('budget').description('set or clear the token budget');
   on(strict(common(budget.command('set').argument('<n>', 'max tokens (input + output)'))), async (ctx, [n]) => {
     const r = await ctx.manager().budget(await ctx.sessionId(), n as unknown as number, ctx.change());
@@ -137,7 +160,10 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
     const r = await ctx.manager().budget(await ctx.sessionId(), null, ctx.change());
     done(ctx, r, 'Budget cleared');
   });
+}
 
+/** `decision add`. */
+function registerDecision(program: Command, on: On): void {
   on(
     strict(common(
       program
@@ -160,7 +186,10 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
       done(ctx, r, r.result, { decisionId: r.result });
     },
   );
+}
 
+/** `finding add|remove`. */
+function registerFinding(program: Command, on: On): void {
   const finding = program.command('finding').description('add or remove open findings');
   on(strict(common(finding.command('add').argument('<text>').option('--severity <s>', 'e.g. low, medium, high').option('--phase <phase>'))), async (ctx, [text], o) => {
     const r = await ctx.manager().finding(await ctx.sessionId(), { text: text ?? '', severity: (o['severity'] as string | undefined) ?? null, phase: (o['phase'] as string | undefined) ?? null }, ctx.change());
@@ -170,12 +199,18 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
     const r = await ctx.manager().removeFinding(await ctx.sessionId(), fid ?? '', ctx.change());
     done(ctx, r, `Removed ${fid}`);
   });
+}
 
+/** `note add`. */
+function registerNote(program: Command, on: On): void {
   on(strict(common(program.command('note').description('add notes').command('add').argument('<text>').option('--phase <phase>'))), async (ctx, [text], o) => {
     const r = await ctx.manager().note(await ctx.sessionId(), { text: text ?? '', phase: (o['phase'] as string | undefined) ?? null }, ctx.change());
     done(ctx, r, r.result, { noteId: r.result });
   });
+}
 
+/** `milestone add|done`. */
+function registerMilestone(program: Command, on: On): void {
   const milestone = program.command('milestone').description('add milestones and mark them done');
   on(strict(common(milestone.command('add').argument('<title>').option('--target <date>', 'target date (ISO-8601)'))), async (ctx, [title], o) => {
     const r = await ctx.manager().milestone(await ctx.sessionId(), { title: title ?? '', targetDate: (o['target'] as string | undefined) ?? null }, ctx.change());
@@ -185,7 +220,10 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
     const r = await ctx.manager().milestoneDone(await ctx.sessionId(), ref ?? '', ctx.change());
     done(ctx, r, `Milestone ${ref} done`);
   });
+}
 
+/** `artifact add`. */
+function registerArtifact(program: Command, on: On): void {
   on(
     strict(common(
       program
@@ -206,7 +244,10 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
       done(ctx, r, r.result, { artifactId: r.result });
     },
   );
+}
 
+/** `context set`. */
+function registerContext(program: Command, on: On): void {
   on(strict(common(program.command('context').description('set the context summary for the next agent').command('set').argument('<summary>'))), async (ctx, [summary]) => {
     const r = await ctx.manager().context(await ctx.sessionId(), summary ?? '', ctx.change());
     done(ctx, r, 'Context summary updated');
