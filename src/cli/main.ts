@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { BatonError, isBatonError } from '../domain/errors.js';
+import { BatonError, isBatonError, toBatonError } from '../manager/index.js';
 import { registerCheckpoints } from './commands/checkpoint.js';
 import { registerCleanup } from './commands/cleanup.js';
 import { registerDoctor } from './commands/doctor.js';
@@ -9,10 +9,10 @@ import { registerRecords } from './commands/records.js';
 import { registerResume } from './commands/resume.js';
 import { registerRun } from './commands/run.js';
 import { registerSession } from './commands/session.js';
-import { registerTokens } from './commands/tokens.js';
 import { registerWorkers } from './commands/workers.js';
 import type { Ctx } from './context.js';
 import { EXIT_CODES } from './exit.js';
+import { cliHint } from './hint-words.js';
 import type { CliIO } from './io.js';
 import { paint } from './io.js';
 
@@ -50,8 +50,7 @@ type Register = (program: Command, io: CliIO, holder: { ctx: Ctx | null }) => vo
  */
 export const GROUPS: ReadonlyArray<{ register: Register; commands: readonly string[] }> = [
   { register: registerSession, commands: ['init', 'start', 'status', 'list', 'switch', 'pause', 'complete', 'fail', 'abandon', 'archive', 'log', 'repair'] },
-  { register: registerRecords, commands: ['phase', 'substep', 'file', 'error', 'decision', 'finding', 'note', 'milestone', 'artifact', 'context'] },
-  { register: registerTokens, commands: ['tokens', 'budget', 'pricing'] },
+  { register: registerRecords, commands: ['phase', 'substep', 'file', 'error', 'tokens', 'budget', 'pricing', 'decision', 'finding', 'note', 'milestone', 'artifact', 'context'] },
   { register: registerCheckpoints, commands: ['checkpoint', 'checkpoints', 'restore'] },
   { register: registerCleanup, commands: ['cleanup', 'pin', 'unpin'] },
   { register: registerRun, commands: ['run'] },
@@ -64,12 +63,13 @@ export const GROUPS: ReadonlyArray<{ register: Register; commands: readonly stri
 
 /** Reports an error the one way the CLI does: coded line + hint on stderr, or a JSON object on stdout. */
 function report(io: CliIO, e: BatonError, json: boolean): number {
+  const hint = cliHint(e);
   if (json) {
-    io.stdout(`${JSON.stringify({ error: { code: e.code, message: e.message, hint: e.hint ?? null, ...(Object.keys(e.details).length ? { details: e.details } : {}) } }, null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ error: { code: e.code, message: e.message, hint: hint ?? null, ...(Object.keys(e.details).length ? { details: e.details } : {}) } }, null, 2)}\n`);
   } else {
     const c = paint(io.isTTY && !io.env['NO_COLOR']);
     io.stderr(`${c.red(`error[${e.code}]`)}: ${e.message}\n`);
-    if (e.hint) io.stderr(`${c.dim('hint')}: ${e.hint}\n`);
+    if (hint) io.stderr(`${c.dim('hint')}: ${hint}\n`);
   }
   return EXIT_CODES[e.code];
 }
@@ -101,11 +101,7 @@ export async function run(io: CliIO): Promise<number> {
       return report(io, new BatonError('BAD_INPUT', message.charAt(0).toUpperCase() + message.slice(1), { hint: 'Run `baton help` or `baton <command> --help`.' }), wantsJson);
     }
     if (isBatonError(e)) return report(io, e, !stdoutIsProtocol && (holder.ctx?.json ?? wantsJson));
-    const err = e as NodeJS.ErrnoException;
-    if (err && (err.code === 'EACCES' || err.code === 'EROFS' || err.code === 'ENOSPC' || err.code === 'EMFILE')) {
-      return report(io, new BatonError('STORE_UNAVAILABLE', `The store cannot be written: ${err.message}.`, { hint: 'Check permissions and free disk space.', cause: e }), wantsJson);
-    }
-    return report(io, new BatonError('INTERNAL', `Unexpected failure: ${err?.stack ?? String(e)}`, { hint: 'This is a bug in baton; please report it with the command you ran.', cause: e }), wantsJson);
+    return report(io, toBatonError(e, 'This is a bug in baton; please report it with the command you ran.', 'stack'), wantsJson);
   } finally {
     await holder.ctx?.close().catch(() => undefined);
   }
