@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import * as baton from '../../src/index.js';
 import { ADAPTERS, adapterFor, inspectPath, MirrorFiles, mirrorOf, openManager } from '../../src/index.js';
 import { tmpDir } from './core-helpers.js';
 
@@ -52,6 +53,22 @@ describe('the library exports the foreign layouts', () => {
     const r = await mirror.flush(m, { cwd: ws });
     expect(r.map((x) => [x.id, x.ok])).toEqual([['lib-1', true]]);
     expect(await units()).toEqual(['in_progress', 'pending']);
+    await m.store.close();
+  });
+
+  it('keeps the deprecated free functions of the library entry, as wrappers over the manager\'s sub-objects', async () => {
+    const ws = tmpDir('baton-lib-');
+    made.push(ws);
+    const m = openManager({ cwd: ws, create: true, dir: path.join(ws, '.baton') });
+    const src = path.join(FIXTURES, 'maestro', 'mid-run-yaml');
+    const imp = await baton.importPath(m, src, 'maestro', { cwd: ws });
+    const id = imp.sessions[0]!.id!;
+    expect((await baton.exportSession(m, id, 'maestro', 'out', { cwd: ws })).id).toBe(id);
+    expect((await baton.setMirror(m, id, { format: 'maestro', out: 'mir' }, { cwd: ws })).mirror).toEqual({ format: 'maestro', out: path.join(ws, 'mir') });
+    expect((await baton.resumePlan(m, id)).plan.recovery).toEqual((await m.recovery.plan(id)).plan.recovery);
+    const { result: lease } = await baton.acquireLease(m, id, { owner: 'lib', ttlMs: 60_000, force: true });
+    await baton.releaseLease(m, id, lease.token);
+    expect((await m.get(id)).lease).toBeNull();
     await m.store.close();
   });
 });
