@@ -273,7 +273,7 @@ async function importFolder(m: SessionManager, dir: string, format: string, o: I
       results.push({ foreignId: s.id, id, action: 'updated', revision: state.revision, archived: state.archived, problems: [...s.problems, ...plan.problems] });
     } catch (e) {
       if (!isBatonError(e)) throw e;
-      results.push({ foreignId: s.id, id, action: 'skipped', revision: null, archived: s.archived, problems: [...s.problems, { code: 'IMPORT_FAILED', severity: 'error', sessionId: s.id, path: s.path, message: `Session ${s.id} was not imported: ${e.message}`, hint: e.hint ?? null, details: { code: e.code } }] });
+      results.push({ foreignId: s.id, id, action: 'skipped', revision: null, archived: s.archived, problems: [...s.problems, { code: 'IMPORT_FAILED', severity: 'error', sessionId: s.id, path: s.path, message: `Session ${s.id} was not imported: ${e.message}`, hint: e.hint ?? null, ...(e.hintAction ? { hintAction: e.hintAction } : {}), details: { code: e.code } }] });
     }
   }
   const problems = [...report.problems];
