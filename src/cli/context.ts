@@ -2,6 +2,7 @@ import { BatonError, openManager } from '../manager/index.js';
 import type { RepairReport, SessionManager } from '../manager/index.js';
 import type { CliIO, Paint } from './io.js';
 import { paint } from './io.js';
+import { cliWords } from './hint-words.js';
 
 /** Options every command accepts. */
 export interface CommonOptions {
@@ -68,7 +69,7 @@ export class Ctx {
       onRepair: (r) => this.warnRepair(r),
       onWarning: (message) => this.warn(message),
       // Derived files are written once, when the command (or an MCP call) ends: see flushChanges.
-      derivedFiles: { handoff: this.io.env['BATON_HANDOFF'] !== 'off', refresh: 'flush' },
+      derivedFiles: { handoff: this.io.env['BATON_HANDOFF'] !== 'off', refresh: 'flush', hintWords: cliWords },
     });
     return this.mgr;
   }

@@ -1,3 +1,4 @@
+import { isHint } from '../manager/index.js';
 import type { BatonError, Hint, HintAction, HintArgs } from '../manager/index.js';
 
 /** How the CLI words each hint action: the `baton …` command (and options) that does it. */
@@ -73,4 +74,15 @@ export function cliWords(h: Hint): string {
 /** The hint of `e` as the CLI prints it (stderr `hint:` line, `--json` `hint` field); undefined when it has none. */
 export function cliHint(e: Pick<BatonError, 'hint' | 'hintAction'>): string | undefined {
   return e.hintAction ? cliWords(e.hintAction) : e.hint;
+}
+
+/**
+ * A record that carries its way out as text or as an action (an import problem, a recorded
+ * mirror failure), with `hint` worded for the CLI when only the action is given: what the CLI
+ * printed before hints became data. Anything else is returned as it is.
+ */
+export function withCliHint<T>(r: T): T {
+  const x = r as { hint?: unknown; hintAction?: unknown } | null;
+  if (!x || typeof x !== 'object' || (x.hint !== null && x.hint !== undefined) || !isHint(x.hintAction)) return r;
+  return { ...r, hint: cliWords(x.hintAction) };
 }

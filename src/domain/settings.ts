@@ -18,7 +18,7 @@ export const SETTING_KEYS = {
   planFile: 'planFile',
   /** The session's mirror: `{ format, out }`, or null. */
   mirror: 'mirror',
-  /** The last mirror failure (`{ at, format, out, message, code, hint }`), null once a rewrite succeeds again. */
+  /** The last mirror failure (`{ at, format, out, message, code, hint, hintAction? }`), null once a rewrite succeeds again. */
   mirrorError: 'mirrorError',
   /** What the mirror last wrote, for stores without a session folder (memory, PostgreSQL). */
   mirrorWritten: 'mirrorWritten',

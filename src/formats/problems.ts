@@ -4,6 +4,8 @@
  * safe folder access (safe-dir.ts) can report problems without importing the contract that
  * names it.
  */
+import type { Hint } from '../domain/hints.js';
+
 export type ProblemSeverity = 'error' | 'warning' | 'info';
 
 /**
@@ -45,7 +47,9 @@ export interface FormatProblem {
   path: string | null;
   /** What is wrong, naming the object. */
   message: string;
-  /** The way out (what baton or the user should do). */
+  /** The way out (what baton or the user should do) as plain text; null when there is none or it is {@link hintAction}. */
   hint: string | null;
+  /** The way out as an action (a baton error's `hintAction`), which each surface words; absent when `hint` says it. */
+  hintAction?: Hint;
   details?: Record<string, unknown>;
 }

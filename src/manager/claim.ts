@@ -15,7 +15,7 @@ import type { ResumePlan } from '../domain/resume-plan-types.js';
 import type { SessionState, StatusCause } from '../domain/state.js';
 import type { SessionSummary } from '../domain/summary.js';
 import type { ManagerCore as SessionManager } from './types.js';
-import { resumePlan } from './resume.js';
+import { Recovery } from './resume.js';
 
 /** Options of {@link claimSession}. */
 export interface ClaimOptions {
@@ -44,7 +44,7 @@ export interface Claim {
  * Sessions that need a worker, oldest interruption first: status `interrupted` (as readers
  * report it, so an active session whose lease expired counts), not archived.
  */
-export async function claimCandidates(m: SessionManager): Promise<SessionSummary[]> {
+async function claimCandidates(m: SessionManager): Promise<SessionSummary[]> {
   const rows = await m.list();
   const when = (r: SessionSummary): string => r.cause?.at ?? r.updatedAt;
   return rows
@@ -56,7 +56,7 @@ export async function claimCandidates(m: SessionManager): Promise<SessionSummary
  * Claims one session that needs a worker, or returns null when none does. Candidates are
  * tried oldest first; one another worker got first is skipped.
  */
-export async function claimSession(m: SessionManager, o: ClaimOptions): Promise<Claim | null> {
+async function claimSession(m: SessionManager, o: ClaimOptions): Promise<Claim | null> {
   await useStoreClock(m);
   for (const row of await claimCandidates(m)) {
     const claim = await tryClaim(m, row.id, o);
@@ -69,7 +69,7 @@ export async function claimSession(m: SessionManager, o: ClaimOptions): Promise<
  * Claims session `id` if it still needs a worker: resumed and leased in one conditional
  * append. Null when another worker (or a person) got it first or it no longer needs one.
  */
-export async function tryClaim(m: SessionManager, id: string, o: ClaimOptions): Promise<Claim | null> {
+async function tryClaim(m: SessionManager, id: string, o: ClaimOptions): Promise<Claim | null> {
   const seen: { cause: StatusCause | null } = { cause: null };
   let state: SessionState;
   try {
@@ -97,7 +97,7 @@ export async function tryClaim(m: SessionManager, id: string, o: ClaimOptions): 
     throw e;
   }
   const lease = leaseOf(state)!;
-  const { plan } = await resumePlan(m, id);
+  const { plan } = await new Recovery(m).plan(id);
   // The plan sees the lease just taken; warning the claimant about itself would mislead.
   const self = `${lease.owner} (pid ${lease.pid} on ${lease.host})`;
   plan.warnings = plan.warnings.filter((w) => !w.includes(self));
@@ -131,7 +131,7 @@ export interface WaitOptions {
  * it has one ({@link SessionStore.watch}), by the earliest lease expiry, and by a poll.
  * Null after the timeout or when `signal` aborts.
  */
-export async function claimWait(m: SessionManager, o: ClaimOptions, w: WaitOptions): Promise<Claim | null> {
+async function claimWait(m: SessionManager, o: ClaimOptions, w: WaitOptions): Promise<Claim | null> {
   const deadline = w.timeoutMs === null ? Infinity : Date.now() + w.timeoutMs;
   let wake: (() => void) | null = null;
   const stop = m.store.watch ? await m.store.watch(() => wake?.()) : null;

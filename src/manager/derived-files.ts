@@ -4,6 +4,7 @@
  * the same files at the same points.
  */
 import type { StoredEvent } from '../domain/events.js';
+import type { Hint } from '../domain/hints.js';
 import type { SessionState } from '../domain/state.js';
 import { HandoffFiles } from './handoff-file.js';
 import { MirrorFiles } from './mirror-files.js';
@@ -21,6 +22,7 @@ export class DerivedFiles {
   private readonly mirrors: boolean;
   private readonly refresh: 'change' | 'flush';
   private readonly cwd: string;
+  private readonly hintWords: ((h: Hint) => string | null) | null;
   private flushing = false;
 
   constructor(
@@ -33,6 +35,7 @@ export class DerivedFiles {
     this.mirrors = o.mirrors ?? true;
     this.refresh = o.refresh ?? 'change';
     this.cwd = o.cwd ?? process.cwd();
+    this.hintWords = o.hintWords ?? null;
   }
 
   /** Records that a session changed (called by the manager for every durable change). */
@@ -59,7 +62,8 @@ export class DerivedFiles {
       const warnings: string[] = [];
       if (this.mirror.pending) {
         for (const r of await this.mirror.flush(this.m, { cwd: this.cwd, now: this.now })) {
-          if (!r.ok) warnings.push(`mirror of ${r.id} (${r.format} in ${r.out}) not updated: ${r.error}${r.hint ? `\n  hint: ${r.hint}` : ''}`);
+          const hint = r.hint ?? (r.hintAction && this.hintWords ? this.hintWords(r.hintAction) : null);
+          if (!r.ok) warnings.push(`mirror of ${r.id} (${r.format} in ${r.out}) not updated: ${r.error}${hint ? `\n  hint: ${hint}` : ''}`);
           for (const w of r.warnings) warnings.push(`mirror of ${r.id} (${r.format} in ${r.out}): ${w}`);
         }
       }

@@ -99,7 +99,7 @@ const UNREADABLE = new Set(['JOURNAL_MISSING', 'JOURNAL_EMPTY', 'JOURNAL_CHECKSU
 const REBUILD = new Set(['JOURNAL_CHECKSUM', 'SEQ_GAP', 'JOURNAL_CORRUPT']);
 
 /** Checks the store of `m` (and with `fix`, repairs it). */
-export async function runDoctor(m: SessionManager, o: DoctorOptions = {}): Promise<DoctorReport> {
+async function runDoctor(m: SessionManager, o: DoctorOptions = {}): Promise<DoctorReport> {
   const fix = o.fix === true;
   const first = await new Pass(m, fix, o.agent ?? null).run();
   let problems = first.problems;

@@ -4,7 +4,7 @@
  * load on first use, so surfaces that never touch a foreign layout never pay for them.
  */
 import type { SessionState } from '../domain/state.js';
-import type { ExportOptions, ExportResult, FormatsOptions, ImportOptions, ImportResult, InspectResult } from './formats.js';
+import type { ExportOptions, ExportResult, ForeignFormats, FormatsOptions, ImportOptions, ImportResult, InspectResult } from './formats.js';
 import type { MirrorSetting } from './mirror.js';
 import type { ManagerCore } from './types.js';
 
@@ -28,22 +28,31 @@ export async function importIsIncomplete(r: ImportResult): Promise<boolean> {
   return (await loadFormats()).importIncomplete(r);
 }
 
-/** Sessions in foreign layouts (`manager.formats`); each method's contract is the function of formats.ts it names. */
+/**
+ * Sessions in foreign layouts (`manager.formats`). The work is done by formats.ts's
+ * {@link ForeignFormats} (same method names, contracts in its JSDoc), loaded on first use.
+ */
 export class Formats {
+  private heavy: ForeignFormats | null = null;
+
   constructor(private readonly m: ManagerCore) {}
 
-  /** See `importPath`. */
+  private async impl(): Promise<ForeignFormats> {
+    return (this.heavy ??= new (await loadFormats()).ForeignFormats(this.m));
+  }
+
+  /** Imports every session under `dir` (see ForeignFormats.import). */
   async import(dir: string, format: string, o: ImportOptions): Promise<ImportResult> {
-    return (await loadFormats()).importPath(this.m, dir, format, o);
+    return (await this.impl()).import(dir, format, o);
   }
 
-  /** See `exportSession`. */
+  /** Writes session `id` in `format` under `out` (see ForeignFormats.export). */
   async export(id: string, format: string, out: string, o: ExportOptions): Promise<ExportResult> {
-    return (await loadFormats()).exportSession(this.m, id, format, out, o);
+    return (await this.impl()).export(id, format, out, o);
   }
 
-  /** See `setMirror`. */
+  /** Sets or (null) turns off the mirror of session `id` (see ForeignFormats.setMirror). */
   async setMirror(id: string, setting: { format: string; out: string } | null, o: FormatsOptions & { agent?: string | null; force?: boolean }): Promise<{ state: SessionState; mirror: MirrorSetting | null }> {
-    return (await loadFormats()).setMirror(this.m, id, setting, o);
+    return (await this.impl()).setMirror(id, setting, o);
   }
 }

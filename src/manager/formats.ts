@@ -128,7 +128,7 @@ export interface ImportedSession {
 }
 
 /**
- * Result of {@link importPath}. Nothing found under a named layout is an `UNKNOWN_FORMAT`
+ * Result of {@link ForeignFormats}. Nothing found under a named layout is an `UNKNOWN_FORMAT`
  * error in `problems`; a session that could not be written is `skipped` with an
  * `IMPORT_FAILED` error (see {@link importIncomplete}).
  */
@@ -140,7 +140,7 @@ export interface ImportResult {
   problems: FormatProblem[];
 }
 
-/** Options of {@link importPath}. */
+/** Options of {@link ForeignFormats}. */
 export interface ImportOptions extends FormatsOptions {
   /** Put before every baton id (to import next to sessions with the same ids). */
   idPrefix?: string;
@@ -199,7 +199,7 @@ function choose(sessions: ForeignSession[]): { keep: ForeignSession[]; dropped: 
  * does not mirror it here. Never writes inside `dir`. Taking a session's mirror folder in
  * forgets what the mirror wrote, so mirroring resumes (see {@link MirrorFiles}).
  */
-export async function importPath(m: SessionManager, dir: string, format: string, o: ImportOptions): Promise<ImportResult> {
+async function importFolder(m: SessionManager, dir: string, format: string, o: ImportOptions): Promise<ImportResult> {
   const root = await SafeDir.open(dir, o.cwd);
   const p = await pick(root, format, o);
   if (!p.adapter) throw detectionError({ kind: 'none', scores: p.scores, problem: p.problem });
@@ -273,7 +273,7 @@ export async function importPath(m: SessionManager, dir: string, format: string,
       results.push({ foreignId: s.id, id, action: 'updated', revision: state.revision, archived: state.archived, problems: [...s.problems, ...plan.problems] });
     } catch (e) {
       if (!isBatonError(e)) throw e;
-      results.push({ foreignId: s.id, id, action: 'skipped', revision: null, archived: s.archived, problems: [...s.problems, { code: 'IMPORT_FAILED', severity: 'error', sessionId: s.id, path: s.path, message: `Session ${s.id} was not imported: ${e.message}`, hint: e.hint ?? null, details: { code: e.code } }] });
+      results.push({ foreignId: s.id, id, action: 'skipped', revision: null, archived: s.archived, problems: [...s.problems, { code: 'IMPORT_FAILED', severity: 'error', sessionId: s.id, path: s.path, message: `Session ${s.id} was not imported: ${e.message}`, hint: e.hint ?? null, ...(e.hintAction ? { hintAction: e.hintAction } : {}), details: { code: e.code } }] });
     }
   }
   const problems = [...report.problems];
@@ -291,7 +291,7 @@ export function importIncomplete(r: ImportResult): boolean {
   return !r.sessions.some((s) => s.action !== 'skipped');
 }
 
-/** Result of {@link exportSession}. */
+/** Result of {@link ForeignFormats}. */
 export interface ExportResult extends ExportOutcome {
   id: string;
   format: FormatName;
@@ -300,7 +300,7 @@ export interface ExportResult extends ExportOutcome {
   out: string;
 }
 
-/** Options of {@link exportSession}. */
+/** Options of {@link ForeignFormats}. */
 export interface ExportOptions extends FormatsOptions {
   /**
    * Sees the checked write plan before anything is written; throwing refuses the export with
@@ -329,7 +329,7 @@ export async function openOut(out: string, cwd: string): Promise<SafeDir> {
  * write rules (the adapter's plan, run through SafeDir: atomic replace, `.bak` when the plan
  * asks, removals). Returns the paths written.
  */
-export async function exportSession(m: SessionManager, id: string, format: string, out: string, o: ExportOptions): Promise<ExportResult> {
+async function exportInto(m: SessionManager, id: string, format: string, out: string, o: ExportOptions): Promise<ExportResult> {
   const adapter = namedAdapter(format, adaptersOf(o), { allowAuto: false });
   const state = await m.get(id);
   const dir = await openOut(out, o.cwd);
@@ -355,7 +355,7 @@ export function mirrorSetting(format: string, out: string, o: FormatsOptions): M
  * A rewrite does not replace a mirrored file changed since baton wrote it (see
  * {@link MirrorFiles}); `force` makes the next rewrite replace the files regardless.
  */
-export async function setMirror(m: SessionManager, id: string, setting: { format: string; out: string } | null, o: FormatsOptions & { agent?: string | null; force?: boolean }): Promise<{ state: SessionState; mirror: MirrorSetting | null }> {
+async function mirrorSession(m: SessionManager, id: string, setting: { format: string; out: string } | null, o: FormatsOptions & { agent?: string | null; force?: boolean }): Promise<{ state: SessionState; mirror: MirrorSetting | null }> {
   const value = setting ? mirrorSetting(setting.format, setting.out, o) : null;
   // Forgetting what baton wrote makes the next rewrite a first one, which replaces the files.
   if (o.force === true) await writeMirrorRecord(m, id, await m.get(id), null);
@@ -399,11 +399,11 @@ async function checkUnchanged(plan: WritePlan, dir: SafeDir, known: Record<strin
  * changed since baton last wrote it (`CONFLICT`, nothing written), then remembers the hash of
  * every file written ({@link MirrorRecord}).
  */
-export async function rewriteMirror(m: SessionManager, id: string, state: SessionState, setting: MirrorSetting, o: FormatsOptions): Promise<ExportResult> {
+async function rewriteOnce(m: SessionManager, id: string, state: SessionState, setting: MirrorSetting, o: FormatsOptions): Promise<ExportResult> {
   const rec = await readMirrorRecord(m, id, state);
   const known = rec && rec.format === setting.format && rec.out === setting.out ? rec.files : null;
   let plan: WritePlan | null = null;
-  const r = await exportSession(m, id, setting.format, setting.out, {
+  const r = await exportInto(m, id, setting.format, setting.out, {
     ...o,
     guard: async (p, dir) => {
       plan = p;
@@ -416,4 +416,53 @@ export async function rewriteMirror(m: SessionManager, id: string, state: Sessio
   for (const x of done?.removes ?? []) delete files[x];
   await writeMirrorRecord(m, id, await m.get(id), { format: setting.format, out: setting.out, files });
   return r;
+}
+
+/**
+ * The store-side half of `manager.formats` (foreign-formats.ts loads this module on first use
+ * and delegates here): each method is the module-private function it calls, whose JSDoc
+ * states the contract.
+ */
+export class ForeignFormats {
+  constructor(private readonly m: SessionManager) {}
+
+  /** Imports every session under `dir`: see {@link importFolder}. */
+  import(dir: string, format: string, o: ImportOptions): Promise<ImportResult> {
+    return importFolder(this.m, dir, format, o);
+  }
+
+  /** Writes session `id` in `format` under `out`: see {@link exportInto}. */
+  export(id: string, format: string, out: string, o: ExportOptions): Promise<ExportResult> {
+    return exportInto(this.m, id, format, out, o);
+  }
+
+  /** Sets or (null) turns off the mirror of session `id`: see {@link mirrorSession}. */
+  setMirror(id: string, setting: { format: string; out: string } | null, o: FormatsOptions & { agent?: string | null; force?: boolean }): Promise<{ state: SessionState; mirror: MirrorSetting | null }> {
+    return mirrorSession(this.m, id, setting, o);
+  }
+
+  /** One rewrite of session `id`'s mirror: see {@link rewriteOnce}. */
+  rewriteMirror(id: string, state: SessionState, setting: MirrorSetting, o: FormatsOptions): Promise<ExportResult> {
+    return rewriteOnce(this.m, id, state, setting, o);
+  }
+}
+
+/** @deprecated Use `manager.formats.import(dir, format, o)`. */
+export function importPath(m: SessionManager, dir: string, format: string, o: ImportOptions): Promise<ImportResult> {
+  return new ForeignFormats(m).import(dir, format, o);
+}
+
+/** @deprecated Use `manager.formats.export(id, format, out, o)`. */
+export function exportSession(m: SessionManager, id: string, format: string, out: string, o: ExportOptions): Promise<ExportResult> {
+  return new ForeignFormats(m).export(id, format, out, o);
+}
+
+/** @deprecated Use `manager.formats.setMirror(id, setting, o)`. */
+export function setMirror(m: SessionManager, id: string, setting: { format: string; out: string } | null, o: FormatsOptions & { agent?: string | null; force?: boolean }): Promise<{ state: SessionState; mirror: MirrorSetting | null }> {
+  return new ForeignFormats(m).setMirror(id, setting, o);
+}
+
+/** @deprecated Mirrors are rewritten by the manager after each change (ManagerOptions.derivedFiles); one rewrite: `MirrorFiles`. */
+export function rewriteMirror(m: SessionManager, id: string, state: SessionState, setting: MirrorSetting, o: FormatsOptions): Promise<ExportResult> {
+  return new ForeignFormats(m).rewriteMirror(id, state, setting, o);
 }

@@ -6,7 +6,7 @@ import type { ResumePlan } from '../domain/resume-plan-types.js';
 import type { SessionState } from '../domain/state.js';
 import { sessionFilesOf } from '../store/capabilities.js';
 import type { ManagerCore as SessionManager } from './types.js';
-import { resumePlan } from './resume.js';
+import { Recovery } from './resume.js';
 
 /** Name of the handoff file kept in each session's folder. */
 export const HANDOFF_FILE = 'handoff.md';
@@ -44,7 +44,7 @@ export class HandoffFiles {
       try {
         // Stores that keep no files beside a session (memory, PostgreSQL) have no handoff file.
         if (!files || files.sessionFolder(id) === null) continue;
-        const { plan, state } = await resumePlan(m, id);
+        const { plan, state } = await new Recovery(m).plan(id);
         if (!settingsOf(state).handoffFile) continue;
         await files.writeSessionFile(id, HANDOFF_FILE, renderHandoff({ state, plan, now: m.time(), cost: handoffCost(m, state) }));
       } catch (e) {

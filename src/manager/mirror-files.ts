@@ -4,6 +4,7 @@
  */
 import type { StoredEvent } from '../domain/events.js';
 import { isBatonError } from '../domain/errors.js';
+import type { Hint } from '../domain/hints.js';
 import type { SessionState } from '../domain/state.js';
 import type { FormatsOptions } from './formats.js';
 import { isMirrorBookkeeping, settingsOf } from '../domain/settings.js';
@@ -34,8 +35,10 @@ export interface MirrorOutcome {
   error: string | null;
   /** Stable code of the failure (`CONFLICT`: a mirrored file was changed by someone else), else null. */
   code: string | null;
-  /** The way out of the failure, else null. */
+  /** The way out of the failure as plain text, else null (also null when it is {@link hintAction}). */
   hint: string | null;
+  /** The way out as an action (the error's `hintAction`), for the surface to word; else null. */
+  hintAction: Hint | null;
   /** What the writer had to change to write the session (e.g. `UNSAFE_PATH: … written as …`). */
   warnings: string[];
 }
@@ -93,14 +96,15 @@ export class MirrorFiles {
       let result: MirrorOutcome;
       try {
         // node:crypto and the export code load here, only when a mirrored session changed.
-        const { rewriteMirror } = await import('./formats.js');
-        const r = await rewriteMirror(m, id, state, setting, o);
+        const { ForeignFormats } = await import('./formats.js');
+        const r = await new ForeignFormats(m).rewriteMirror(id, state, setting, o);
         const warnings = r.problems.map((p) => `${p.code}: ${p.message}`);
-        result = { id, format: setting.format, out: setting.out, ok: true, written: r.written, error: null, code: null, hint: null, warnings };
+        result = { id, format: setting.format, out: setting.out, ok: true, written: r.written, error: null, code: null, hint: null, hintAction: null, warnings };
       } catch (e) {
         const code = isBatonError(e) ? e.code : null;
         const hint = isBatonError(e) ? (e.hint ?? null) : null;
-        result = { id, format: setting.format, out: setting.out, ok: false, written: [], error: (e as Error)?.message ?? String(e), code, hint, warnings: [] };
+        const hintAction = isBatonError(e) ? (e.hintAction ?? null) : null;
+        result = { id, format: setting.format, out: setting.out, ok: false, written: [], error: (e as Error)?.message ?? String(e), code, hint, hintAction, warnings: [] };
       }
       out.push(result);
       await this.record(m, id, await m.get(id).catch(() => state), result);
@@ -110,7 +114,8 @@ export class MirrorFiles {
 
   private async record(m: SessionManager, id: string, state: SessionState, r: MirrorOutcome): Promise<void> {
     const had = settingsOf(state).mirrorError;
-    const value = r.ok ? null : { at: m.time(), format: r.format, out: r.out, message: r.error, code: r.code, hint: r.hint };
+    // hintAction only when there is one, so a record without one reads as it always did.
+    const value = r.ok ? null : { at: m.time(), format: r.format, out: r.out, message: r.error, code: r.code, hint: r.hint, ...(r.hintAction ? { hintAction: r.hintAction } : {}) };
     if (had === null && value === null) return;
     if (had !== null && value !== null && (had as { message?: string }).message === value.message) return;
     try {

@@ -21,7 +21,7 @@ export const PLAN_FILE_KEY = SETTING_KEYS.planFile;
  * Builds the resume plan of a session from its state, the workspace as it is now (every
  * recorded file hashed again), its checkpoints and its plan file. Changes nothing.
  */
-export async function resumePlan(m: SessionManager, id: string): Promise<{ plan: ResumePlan; state: SessionState }> {
+async function buildPlan(m: SessionManager, id: string): Promise<{ plan: ResumePlan; state: SessionState }> {
   const state = await m.get(id);
   const ws = m.workspace;
   const workspace: WorkspaceFile[] = ws ? recordedPaths(state).map((p) => ws.hashFile(p)) : [];
@@ -80,7 +80,7 @@ function planChanged(m: SessionManager, s: SessionState): boolean | null {
   return m.workspace.hashFile(rec.path).sha256 !== rec.sha256;
 }
 
-/** Options of {@link applyResume}. */
+/** Options of {@link applyOption}. */
 export interface ApplyOptions {
   /** `checkpoint:<id>`, `live` or `fresh`; default: the plan's recommendation. */
   from?: string | null;
@@ -97,8 +97,8 @@ export interface ApplyOptions {
  * crashed run that is still alive is refused (`FENCED`), and no lease is left to expire
  * behind this command. Use `baton run` to hold a lease while working.
  */
-export async function applyResume(m: SessionManager, id: string, o: ApplyOptions = {}): Promise<{ plan: ResumePlan; from: string; state: SessionState }> {
-  const { plan } = await resumePlan(m, id);
+async function applyOption(m: SessionManager, id: string, o: ApplyOptions = {}): Promise<{ plan: ResumePlan; from: string; state: SessionState }> {
+  const { plan } = await buildPlan(m, id);
   if (!plan.resumable) {
     throw new BatonError('INVALID_TRANSITION', `Session ${id} cannot be resumed: ${plan.warnings[0] ?? plan.status}.`, {
       hint: hint('session.start-new'),
@@ -157,8 +157,8 @@ export async function applyResume(m: SessionManager, id: string, o: ApplyOptions
  * The handoff briefing of a session (Markdown, built from its resume plan), with the plan and
  * state it was built from: what `baton handoff` prints and the MCP `handoff` tool returns.
  */
-export async function sessionHandoff(m: SessionManager, id: string): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> {
-  const { plan, state } = await resumePlan(m, id);
+async function briefing(m: SessionManager, id: string): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> {
+  const { plan, state } = await buildPlan(m, id);
   return { markdown: renderHandoff({ state, plan, now: m.time(), cost: handoffCost(m, state) }), plan, state };
 }
 
@@ -170,18 +170,28 @@ export async function sessionHandoff(m: SessionManager, id: string): Promise<{ m
 export class Recovery {
   constructor(private readonly m: SessionManager) {}
 
-  /** See {@link resumePlan}. */
+  /** See {@link buildPlan}. */
   plan(id: string): Promise<{ plan: ResumePlan; state: SessionState }> {
-    return resumePlan(this.m, id);
+    return buildPlan(this.m, id);
   }
 
-  /** See {@link sessionHandoff}. */
+  /** See {@link briefing}. */
   handoff(id: string): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> {
-    return sessionHandoff(this.m, id);
+    return briefing(this.m, id);
   }
 
-  /** See {@link applyResume}. */
+  /** See {@link applyOption}. */
   apply(id: string, o: ApplyOptions = {}): Promise<{ plan: ResumePlan; from: string; state: SessionState }> {
-    return applyResume(this.m, id, o);
+    return applyOption(this.m, id, o);
   }
+}
+
+/** @deprecated Use `manager.recovery.plan(id)`. */
+export function resumePlan(m: SessionManager, id: string): Promise<{ plan: ResumePlan; state: SessionState }> {
+  return new Recovery(m).plan(id);
+}
+
+/** @deprecated Use `manager.recovery.apply(id, o)`. */
+export function applyResume(m: SessionManager, id: string, o: ApplyOptions = {}): Promise<{ plan: ResumePlan; from: string; state: SessionState }> {
+  return new Recovery(m).apply(id, o);
 }

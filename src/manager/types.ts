@@ -8,6 +8,7 @@ import type { PricingTable } from '../domain/pricing.js';
 import type { EventDraft } from '../domain/decide.js';
 import type { Actor, NewEvent, StoredEvent } from '../domain/events.js';
 import type { MeasuredFile } from '../domain/decide.js';
+import type { Hint } from '../domain/hints.js';
 import type { CheckpointInfo } from '../domain/resume-plan-types.js';
 import type { SettingValues } from '../domain/settings.js';
 import type { SessionState, SessionStatus } from '../domain/state.js';
@@ -63,6 +64,11 @@ export interface DerivedFilesOptions {
   refresh?: 'change' | 'flush';
   /** Folder relative paths resolve against when mirrors are written (default: process.cwd()). */
   cwd?: string;
+  /**
+   * Words a hint given as an action (a failed mirror rewrite's `hintAction`) in the warnings
+   * this reports; the surface's wording (the CLI: `cliWords`). None: such a warning has no hint line.
+   */
+  hintWords?: (h: Hint) => string | null;
 }
 
 /** Per-call options of a change. */

@@ -9,7 +9,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decideSession } from '../../src/domain/decide.js';
-import { acquireLease } from '../../src/manager/leases.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { FileStore } from '../../src/store/file/store.js';
 import { EXIT_CODES, expectError, pool, withSession, workspace } from './helpers.js';
@@ -199,7 +198,7 @@ describe('baton doctor on a damaged store', () => {
   it('an expired lease: LEASE_EXPIRED; --fix records the interruption (lease-expired)', async () => {
     const ws = await withSession('s1', 'a');
     await ws.ok(['phase', 'start', 'a']);
-    await withManager(ws, (m) => acquireLease(m, 's1', { owner: 'vanished-run', ttlMs: 60_000 }));
+    await withManager(ws, (m) => m.leases.acquire('s1', { owner: 'vanished-run', ttlMs: 60_000 }));
     await ws.ok(['doctor']);
 
     const later = { BATON_NOW: new Date(Date.now() + 2 * 3_600_000).toISOString() };

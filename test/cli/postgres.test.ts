@@ -10,7 +10,6 @@ import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acquireLease } from '../../src/manager/leases.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { PostgresStore } from '../../src/store/postgres/store.js';
 import { PG_URL, dropSchema, freshSchema, needsRealServer, urlWith } from '../store/pg-helpers.js';
@@ -133,7 +132,7 @@ describe.skipIf(!PG_URL)('CLI on the PostgreSQL store', () => {
     const store = new PostgresStore({ url: pw.url });
     try {
       const zombie = new SessionManager({ store, agent: 'w1' });
-      const { result: lease } = await acquireLease(zombie, 'zz', { owner: 'w1', ttlMs: 600_000, agent: 'w1' });
+      const { result: lease } = await zombie.leases.acquire('zz', { owner: 'w1', ttlMs: 600_000, agent: 'w1' });
       expect(lease.token).toBe(1);
       // Its next write is held between load (fence checked: the lease is valid) and append.
       let reached!: () => void;

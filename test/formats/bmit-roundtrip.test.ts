@@ -9,7 +9,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionState } from '../../src/domain/state.js';
 import { bmitAdapter } from '../../src/formats/bmit/index.js';
 import { provenanceOf } from '../../src/formats/import.js';
-import { exportSession, importPath } from '../../src/manager/formats.js';
 import { cleanTemps, copyCase, FIXTURES, inspectAt, NOW, only, snapshot, tempDir } from './bmit-helpers.js';
 import { clockedManager, timeOrMadeUp } from './core-helpers.js';
 
@@ -36,15 +35,15 @@ describe('bmit: import → export → import through the manager', () => {
     const src = await copyCase('bmit', c);
     const before = await snapshot(src);
     const m1 = manager();
-    const first = await importPath(m1, src, 'bmit', o);
+    const first = await m1.formats.import(src, 'bmit', o);
     expect(first.sessions.map((s) => s.action)).toEqual(['created']);
     expect(await snapshot(src)).toEqual(before);
     const out = await tempDir('bmit-rt');
     const id = first.sessions[0]!.id as string;
-    const ex = await exportSession(m1, id, 'bmit', out, o);
+    const ex = await m1.formats.export(id, 'bmit', out, o);
     expect(ex.written).toEqual([`agent-output/${ex.foreignId}/00-session-state.json`, `agent-output/${ex.foreignId}/00-handoff.md`]);
     const m2 = manager();
-    const second = await importPath(m2, out, 'bmit', o);
+    const second = await m2.formats.import(out, 'bmit', o);
     expect(second.sessions.map((s) => [s.id, s.action])).toEqual([[id, 'created']]);
     expect(view(await m2.get(id))).toEqual(view(await m1.get(id)));
   });
@@ -52,9 +51,9 @@ describe('bmit: import → export → import through the manager', () => {
   it('importing the same project again appends nothing', async () => {
     const m = manager();
     const src = path.join(FIXTURES, 'bmit', 'substep');
-    await importPath(m, src, 'bmit', o);
+    await m.formats.import(src, 'bmit', o);
     const rev = (await m.get('fabrikam-api')).revision;
-    const again = await importPath(m, src, 'bmit', o);
+    const again = await m.formats.import(src, 'bmit', o);
     expect(again.sessions.map((s) => s.action)).toEqual(['unchanged']);
     expect((await m.get('fabrikam-api')).revision).toBe(rev);
   });
@@ -62,13 +61,13 @@ describe('bmit: import → export → import through the manager', () => {
   it('re-import brings the session forward when the project moved on in bmit', async () => {
     const m = manager();
     const src = await copyCase('bmit', 'mid-run');
-    await importPath(m, src, 'bmit', o);
+    await m.formats.import(src, 'bmit', o);
     const f = path.join(src, 'agent-output/contoso-web/00-session-state.json');
     const doc = JSON.parse(await fs.readFile(f, 'utf8'));
     doc.steps['2'] = { ...doc.steps['2'], status: 'complete', completed: '2026-05-02T11:00:00Z', artifacts: ['02-architecture-assessment.md'] };
     doc.steps['3'] = { ...doc.steps['3'], status: 'in_progress', started: '2026-05-02T11:05:00Z', sub_step: 'phase_2_diagram' };
     await fs.writeFile(f, JSON.stringify(doc, null, 2));
-    const again = await importPath(m, src, 'bmit', o);
+    const again = await m.formats.import(src, 'bmit', o);
     expect(again.sessions.map((s) => s.action)).toEqual(['updated']);
     const s = await m.get('contoso-web');
     expect(s.phases.map((p) => [p.id, p.status, p.subStep])).toEqual([
@@ -87,9 +86,9 @@ describe('bmit: import → export → import through the manager', () => {
   it('an export into the imported folder itself keeps the previous state as .bak and reads back the same', async () => {
     const m = manager();
     const src = await copyCase('bmit', 'v2');
-    const first = await importPath(m, src, 'bmit', o);
+    const first = await m.formats.import(src, 'bmit', o);
     const prev = await fs.readFile(path.join(src, 'agent-output/locked-two/00-session-state.json'), 'utf8');
-    const ex = await exportSession(m, first.sessions[0]!.id as string, 'bmit', src, o);
+    const ex = await m.formats.export(first.sessions[0]!.id as string, 'bmit', src, o);
     expect(ex.backups).toEqual(['agent-output/locked-two/00-session-state.json.bak']);
     expect(await fs.readFile(path.join(src, 'agent-output/locked-two/00-session-state.json.bak'), 'utf8')).toBe(prev);
     const s = only(await inspectAt(bmitAdapter, src));
@@ -106,11 +105,11 @@ describe('bmit: times baton made up at import', () => {
     const doc = JSON.parse(await fs.readFile(f, 'utf8'));
     doc.steps['2'] = { ...doc.steps['2'], status: 'in_progress', started: null, completed: null };
     await fs.writeFile(f, JSON.stringify(doc, null, 2));
-    const id = (await importPath(m, src, 'bmit', o)).sessions[0]!.id as string;
+    const id = (await m.formats.import(src, 'bmit', o)).sessions[0]!.id as string;
     expect(provenanceOf(await m.get(id))?.untimed).toContain('phase:2:startedAt');
     const step2 = async () => {
       const out = await tempDir('bmit-untimed');
-      const ex = await exportSession(m, id, 'bmit', out, o);
+      const ex = await m.formats.export(id, 'bmit', out, o);
       return JSON.parse(await fs.readFile(path.join(out, `agent-output/${ex.foreignId}/00-session-state.json`), 'utf8')).steps['2'];
     };
     // While the step still runs from the import, its start time is unknown, as in the source.

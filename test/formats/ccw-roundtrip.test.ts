@@ -13,7 +13,6 @@ import { exportInput, runExport } from '../../src/formats/export.js';
 import { importedState } from '../../src/formats/import.js';
 import { SafeDir } from '../../src/formats/safe-dir.js';
 import type { ForeignSession } from '../../src/formats/types.js';
-import { exportSession, importPath } from '../../src/manager/formats.js';
 import type { SessionManager } from '../../src/manager/manager.js';
 import { copyFixture, facts, FIXTURES, inspect, NOW, session, tempDir, withCode } from './ccw-helpers.js';
 import { clockedManager } from './core-helpers.js';
@@ -98,14 +97,14 @@ describe('ccw: import → export → import through the manager', () => {
   it.each(['seed-mid-run', 'session-md-interrupted', 'markers', 'archive-copied', 'corrupt-with-backup', 'mixed-legacy'])('%s: the second import equals the first', async (c) => {
     const o = { cwd: '/', now: () => NOW, adapters: [ccwAdapter] };
     const m1 = manager();
-    const first = await importPath(m1, path.join(FIXTURES, c), 'ccw', o);
+    const first = await m1.formats.import(path.join(FIXTURES, c), 'ccw', o);
     const out = await tempDir();
     for (const s of first.sessions) {
       expect(s.action).toBe('created');
-      await exportSession(m1, s.id as string, 'ccw', out, o);
+      await m1.formats.export(s.id as string, 'ccw', out, o);
     }
     const m2 = manager();
-    const second = await importPath(m2, out, 'ccw', o);
+    const second = await m2.formats.import(out, 'ccw', o);
     expect(second.sessions.map((s) => [s.id, s.action])).toEqual(first.sessions.map((s) => [s.id, 'created']));
     for (const s of first.sessions) {
       const a = await m1.get(s.id as string);
@@ -117,21 +116,21 @@ describe('ccw: import → export → import through the manager', () => {
   it('re-importing an unchanged tree appends nothing', async () => {
     const o = { cwd: '/', now: () => NOW, adapters: [ccwAdapter] };
     const m = manager();
-    await importPath(m, path.join(FIXTURES, 'seed-mid-run'), 'ccw', o);
-    const again = await importPath(m, path.join(FIXTURES, 'seed-mid-run'), 'ccw', o);
+    await m.formats.import(path.join(FIXTURES, 'seed-mid-run'), 'ccw', o);
+    const again = await m.formats.import(path.join(FIXTURES, 'seed-mid-run'), 'ccw', o);
     expect(again.sessions.map((s) => s.action)).toEqual(['unchanged', 'unchanged', 'unchanged']);
   });
 
   it('progress made in baton is written in CCW fields: next agent, completed phase, review started', async () => {
     const o = { cwd: '/', now: () => NOW, adapters: [ccwAdapter] };
     const m = manager();
-    await importPath(m, path.join(FIXTURES, 'seed-mid-run'), 'ccw', o);
+    await m.formats.import(path.join(FIXTURES, 'seed-mid-run'), 'ccw', o);
     await m.substep('WFS-user-profile', 'implement', 'test-agent');
     await m.phase('WFS-user-profile', 'implement', 'complete');
     await m.phase('WFS-user-profile', 'review', 'start');
     const out = await copyFixture('seed-mid-run');
     const before = await fs.readFile(path.join(out, '.workflow/WFS-user-profile/workflow-session.json'), 'utf8');
-    const r = await exportSession(m, 'WFS-user-profile', 'ccw', out, o);
+    const r = await m.formats.export('WFS-user-profile', 'ccw', out, o);
     expect(r.written.sort()).toEqual(['.workflow/WFS-user-profile/.backups/session-2026-11-22-16-00.json', '.workflow/WFS-user-profile/workflow-session.json', '.workflow/session_status.jsonl']);
     expect(await fs.readFile(path.join(out, '.workflow/WFS-user-profile/.backups/session-2026-11-22-16-00.json'), 'utf8')).toBe(before);
     const doc = JSON.parse(await fs.readFile(path.join(out, '.workflow/WFS-user-profile/workflow-session.json'), 'utf8'));
@@ -154,7 +153,7 @@ describe('ccw: import → export → import through the manager', () => {
     await m.phase(st.id, 'implement', 'start');
     await m.substep(st.id, 'implement', 'code-developer');
     const out = await tempDir();
-    await exportSession(m, st.id, 'ccw', out, o);
+    await m.formats.export(st.id, 'ccw', out, o);
     const r = await inspect(out);
     expect(r.sessions).toHaveLength(1);
     const s = r.sessions[0]!;
@@ -167,7 +166,7 @@ describe('ccw: import → export → import through the manager', () => {
     ]);
     expect(s.resume).toMatchObject({ unitId: 'implement', action: 'skip-to-substep', subStep: 'code-developer' });
     const m2 = manager();
-    const back = await importPath(m2, out, 'ccw', o);
+    const back = await m2.formats.import(out, 'ccw', o);
     expect(back.sessions).toHaveLength(1);
     const b = await m2.get(back.sessions[0]!.id as string);
     expect(b.phases.map((p) => [p.id, p.status, p.subStep])).toEqual([

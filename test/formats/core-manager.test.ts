@@ -13,7 +13,7 @@ import { detect, DETECT_THRESHOLD, namedAdapter } from '../../src/formats/detect
 import { UNATTRIBUTED } from '../../src/formats/import.js';
 import { SafeDir } from '../../src/formats/safe-dir.js';
 import type { FormatAdapter } from '../../src/formats/types.js';
-import { exportSession, importIncomplete, importPath, inspectPath, MIRROR_ERROR_KEY, mirrorOf, setMirror } from '../../src/manager/formats.js';
+import { importIncomplete, inspectPath, MIRROR_ERROR_KEY, mirrorOf } from '../../src/manager/formats.js';
 import type { SessionManager } from '../../src/manager/manager.js';
 import { MIRROR_WRITTEN_KEY } from '../../src/manager/mirror.js';
 import { MirrorFiles } from '../../src/manager/mirror-files.js';
@@ -107,7 +107,7 @@ describe('inspect and import', () => {
 
   it('import with auto-detection that finds nothing is BAD_INPUT and creates nothing', async () => {
     const { src, m, o } = setup();
-    const e = await expectCode(importPath(m, src, 'auto', o), 'BAD_INPUT');
+    const e = await expectCode(m.formats.import(src, 'auto', o), 'BAD_INPUT');
     expect(e.message).toMatch(/toy 0\.00/);
     expect(await m.list({ all: true })).toEqual([]);
   });
@@ -124,8 +124,8 @@ describe('inspect and import', () => {
     const r1 = await inspectPath(src, 'auto', o);
     expect(r1.sessions.map((s) => s.id).sort()).toEqual(['T-0', 'T-1']);
     expect(r1.problems.map((p) => p.code)).toEqual(['CORRUPT_FILE']);
-    await importPath(m, src, 'auto', o);
-    await importPath(m, src, 'toy', o);
+    await m.formats.import(src, 'auto', o);
+    await m.formats.import(src, 'toy', o);
     expect(snapshotTree(src)).toEqual(before);
   });
 
@@ -133,7 +133,7 @@ describe('inspect and import', () => {
     const { src, m, o } = setup();
     put(src, 'toy/T-1.json', JSON.stringify(toyDoc()));
     put(src, 'toy/archive/T-0.json', JSON.stringify(toyDoc({ id: 'T-0', status: 'done' })));
-    const r = await importPath(m, src, 'auto', o);
+    const r = await m.formats.import(src, 'auto', o);
     expect(r.format).toBe('toy');
     expect(r.sessions.map((s) => [s.foreignId, s.id, s.action, s.archived]).sort()).toEqual([['T-0', 'T-0', 'created', true], ['T-1', 'T-1', 'created', false]]);
     const s = await m.get('T-1');
@@ -154,16 +154,16 @@ describe('inspect and import', () => {
   it('running it again appends nothing when the files are unchanged, and only what moved forward when they changed', async () => {
     const { src, m, o } = setup();
     put(src, 'toy/T-1.json', JSON.stringify(toyDoc()));
-    await importPath(m, src, 'toy', o);
+    await m.formats.import(src, 'toy', o);
     const rev = (await m.get('T-1')).revision;
-    const again = await importPath(m, src, 'toy', o);
+    const again = await m.formats.import(src, 'toy', o);
     expect(again.sessions.map((s) => s.action)).toEqual(['unchanged']);
     expect((await m.get('T-1')).revision).toBe(rev);
     const doc = toyDoc();
     doc.units![1] = { id: 'build', status: 'completed', retries: 1, subStep: 'compile', started: '2026-01-10T09:31:00.000Z', completed: '2026-01-10T11:00:00.000Z', errors: [{ type: 'runtime', message: 'boom', resolved: true, resolution: 'fixed' }] };
     doc.notes = ['first note', 'second note'];
     put(src, 'toy/T-1.json', JSON.stringify(doc));
-    const upd = await importPath(m, src, 'toy', o);
+    const upd = await m.formats.import(src, 'toy', o);
     expect(upd.sessions.map((s) => [s.action, s.problems])).toEqual([['updated', []]]);
     const s = await m.get('T-1');
     expect(s.phases[1]!.status).toBe('completed');
@@ -176,11 +176,11 @@ describe('inspect and import', () => {
   it('reports what cannot be expressed (a unit back to pending) and applies the rest', async () => {
     const { src, m, o } = setup();
     put(src, 'toy/T-1.json', JSON.stringify(toyDoc()));
-    await importPath(m, src, 'toy', o);
+    await m.formats.import(src, 'toy', o);
     const doc = toyDoc({ notes: ['first note', 'later'] });
     doc.units![0]!.status = 'pending';
     put(src, 'toy/T-1.json', JSON.stringify(doc));
-    const r = await importPath(m, src, 'toy', o);
+    const r = await m.formats.import(src, 'toy', o);
     expect(r.sessions[0]!.action).toBe('updated');
     expect(r.sessions[0]!.problems.map((p) => [p.code, (p.details as { kind: string }).kind])).toEqual([['REIMPORT_DIVERGED', 'status_backwards']]);
     const s = await m.get('T-1');
@@ -191,10 +191,10 @@ describe('inspect and import', () => {
   it('archives a session the toolkit archived since the last import', async () => {
     const { src, m, o } = setup();
     put(src, 'toy/T-1.json', JSON.stringify(toyDoc({ status: 'done' })));
-    await importPath(m, src, 'toy', o);
+    await m.formats.import(src, 'toy', o);
     fs.rmSync(path.join(src, 'toy/T-1.json'));
     put(src, 'toy/archive/T-1.json', JSON.stringify(toyDoc({ status: 'done' })));
-    const r = await importPath(m, src, 'toy', o);
+    const r = await m.formats.import(src, 'toy', o);
     expect(r.sessions.map((s) => [s.action, s.archived])).toEqual([['updated', true]]);
     expect(await m.store.isArchived('T-1')).toBe(true);
   });
@@ -203,7 +203,7 @@ describe('inspect and import', () => {
     const { src, m, o } = setup();
     put(src, 'toy/T-1.json', JSON.stringify(toyDoc()));
     put(src, 'toy/archive/T-1.json', JSON.stringify(toyDoc({ status: 'done' })));
-    const r = await importPath(m, src, 'toy', o);
+    const r = await m.formats.import(src, 'toy', o);
     expect(r.sessions.map((s) => [s.action, s.archived]).sort()).toEqual([['created', false], ['skipped', true]]);
     expect(r.sessions.find((s) => s.action === 'skipped')!.problems.map((p) => p.code)).toContain('DUPLICATE_SESSION');
   });
@@ -213,14 +213,14 @@ describe('inspect and import', () => {
     put(src, 'toy/T-1.json', JSON.stringify(toyDoc()));
     put(src, 'toy/T-2.json', JSON.stringify(toyDoc({ id: 'T-2', status: 'paused' })));
     await m.start({ title: 'mine', id: 'T-2' });
-    const e = await expectCode(importPath(m, src, 'toy', o), 'EXISTS');
+    const e = await expectCode(m.formats.import(src, 'toy', o), 'EXISTS');
     expect(e.message).toMatch(/T-2 \(not imported\)/);
     expect(cliHint(e as BatonError)).toMatch(/--id-prefix/);
     expect(await m.store.exists('T-1')).toBe(false);
-    const r = await importPath(m, src, 'toy', { ...o, idPrefix: 'imp-' });
+    const r = await m.formats.import(src, 'toy', { ...o, idPrefix: 'imp-' });
     expect(r.sessions.map((s) => s.id).sort()).toEqual(['imp-T-1', 'imp-T-2']);
     expect((await m.get('T-2')).title).toBe('mine');
-    await expectCode(importPath(m, src, 'toy', { ...o, idPrefix: '../' }), 'BAD_INPUT');
+    await expectCode(m.formats.import(src, 'toy', { ...o, idPrefix: '../' }), 'BAD_INPUT');
   });
 });
 
@@ -252,7 +252,7 @@ describe('import: complete or not', () => {
     };
     const { src, m, o } = setup([locked]);
     put(src, 'toy/T-1.json', JSON.stringify(toyDoc()));
-    const r = await importPath(m, src, 'toy', o);
+    const r = await m.formats.import(src, 'toy', o);
     expect(r.sessions.map((x) => [x.action, x.id])).toEqual([['skipped', null]]);
     const failed = r.sessions[0]!.problems.find((p) => p.code === 'IMPORT_FAILED')!;
     expect(failed.message).toMatch(/cannot be read/);
@@ -264,7 +264,7 @@ describe('import: complete or not', () => {
   it('a named layout under which nothing was found is an UNKNOWN_FORMAT error, as for inspect', async () => {
     const { src, m, o } = setup();
     fs.mkdirSync(path.join(src, 'toy'));
-    const r = await importPath(m, src, 'toy', o);
+    const r = await m.formats.import(src, 'toy', o);
     expect(r.sessions).toEqual([]);
     expect(r.problems.map((p) => [p.code, p.severity])).toEqual([['UNKNOWN_FORMAT', 'error']]);
   });
@@ -274,26 +274,26 @@ describe('import: provenance', () => {
   it('a session of the same name from another folder is another session: EXISTS naming --id-prefix and --moved; nothing changes', async () => {
     const { ws, src, m, o } = setup();
     put(src, 'toy/T-1.json', JSON.stringify(toyDoc({ notes: ['from A'] })));
-    await importPath(m, src, 'toy', o);
+    await m.formats.import(src, 'toy', o);
     const b = path.join(ws, 'other');
     put(b, 'toy/T-1.json', JSON.stringify(toyDoc({ notes: ['from B'], status: 'done' })));
     const before = await m.get('T-1');
-    const e = await expectCode(importPath(m, b, 'toy', o), 'EXISTS');
+    const e = await expectCode(m.formats.import(b, 'toy', o), 'EXISTS');
     expect(e.message).toContain(`T-1 (imported from toy session T-1 in ${fs.realpathSync(src)}, another folder)`);
     expect(cliHint(e as BatonError)).toMatch(/--id-prefix .*--moved/);
     expect((await m.get('T-1')).revision).toBe(before.revision);
     expect((await m.get('T-1')).notes.map((n) => n.text)).toEqual(['from A']);
     // Beside it under a prefix…
-    const r = await importPath(m, b, 'toy', { ...o, idPrefix: 'b-' });
+    const r = await m.formats.import(b, 'toy', { ...o, idPrefix: 'b-' });
     expect(r.sessions.map((s) => [s.id, s.action])).toEqual([['b-T-1', 'created']]);
     // …or, said to be the same session moved, brought forward with the new folder recorded.
-    const moved = await importPath(m, b, 'toy', { ...o, moved: true });
+    const moved = await m.formats.import(b, 'toy', { ...o, moved: true });
     expect(moved.sessions.map((s) => [s.id, s.action])).toEqual([['T-1', 'updated']]);
     const after = await m.get('T-1');
     expect(after.notes.map((n) => n.text)).toEqual(['from A', 'from B']);
     expect((after.metadata['provenance'] as { root: string }).root).toBe(fs.realpathSync(b));
     // The original folder is now the other one.
-    await expectCode(importPath(m, src, 'toy', o), 'EXISTS');
+    await expectCode(m.formats.import(src, 'toy', o), 'EXISTS');
   });
 });
 
@@ -301,16 +301,16 @@ describe('export', () => {
   it('writes the session in the layout, keeps a .bak when the plan asks, and round-trips through import', async () => {
     const { ws, src, m, o } = setup();
     put(src, 'toy/T-1.json', JSON.stringify(toyDoc()));
-    await importPath(m, src, 'toy', o);
+    await m.formats.import(src, 'toy', o);
     const out = path.join(ws, 'out');
-    const r1 = await exportSession(m, 'T-1', 'toy', out, o);
+    const r1 = await m.formats.export('T-1', 'toy', out, o);
     expect(r1).toMatchObject({ id: 'T-1', format: 'toy', foreignId: 'T-1', out, written: ['toy/T-1.json'], backups: [], removed: [] });
     const doc = JSON.parse(fs.readFileSync(path.join(out, 'toy/T-1.json'), 'utf8'));
     expect(doc.extra).toEqual({ keep: 'me' });
     expect(doc.units[0].owner).toBe('ann');
     expect(doc.tokens.byAgent).toEqual({ coder: { input: 800, output: 150, cached: 50 } });
     expect(doc.tokens.input).toBe(1000);
-    const r2 = await exportSession(m, 'T-1', 'toy', out, o);
+    const r2 = await m.formats.export('T-1', 'toy', out, o);
     expect(r2.backups).toEqual(['toy/T-1.json.bak']);
     expect(fs.existsSync(path.join(out, 'toy/T-1.json.bak'))).toBe(true);
     // inspect(export(import(X))) gives the facts of inspect(X).
@@ -324,11 +324,11 @@ describe('export', () => {
     const { ws, m, o } = setup();
     await m.start({ title: 'born here', id: 'b1', phases: [{ id: 'p', name: 'P' }] });
     const out = path.join(ws, 'out');
-    await exportSession(m, 'b1', 'toy', out, o);
+    await m.formats.export('b1', 'toy', out, o);
     expect(fs.existsSync(path.join(out, 'toy/b1.json'))).toBe(true);
     await m.lifecycle('b1', 'complete');
     await m.archive('b1');
-    const r = await exportSession(m, 'b1', 'toy', out, o);
+    const r = await m.formats.export('b1', 'toy', out, o);
     expect(r).toMatchObject({ written: ['toy/archive/b1.json'], removed: ['toy/b1.json'] });
     expect(fs.existsSync(path.join(out, 'toy/b1.json'))).toBe(false);
     const doc = JSON.parse(fs.readFileSync(path.join(out, 'toy/archive/b1.json'), 'utf8'));
@@ -339,7 +339,7 @@ describe('export', () => {
     const { ws, m, o } = setup();
     await m.start({ title: 'x', id: 'b1' });
     const f = put(ws, 'afile', 'x');
-    const e = await expectCode(exportSession(m, 'b1', 'toy', f, o), 'BAD_INPUT');
+    const e = await expectCode(m.formats.export('b1', 'toy', f, o), 'BAD_INPUT');
     expect(e.message).toMatch(/is a file/);
     expect(fs.readFileSync(f, 'utf8')).toBe('x');
   });
@@ -353,12 +353,12 @@ describe('export', () => {
     fs.mkdirSync(out);
     fs.symlinkSync(outside, path.join(out, 'toy'));
     const o = { cwd: ws, now: () => NOW, adapters: [toyAdapter()] };
-    const e = await expectCode(exportSession(m, 'b1', 'toy', out, o), 'BAD_INPUT');
+    const e = await expectCode(m.formats.export('b1', 'toy', out, o), 'BAD_INPUT');
     expect(e.message).toMatch(/toy\/b1\.json/);
     expect(fs.readdirSync(outside)).toEqual([]);
     fs.unlinkSync(path.join(out, 'toy'));
     const o2 = { ...o, adapters: [toyAdapter({ extraWrites: [{ path: '../escape.txt', content: 'x', backup: false }] })] };
-    await expectCode(exportSession(m, 'b1', 'toy', out, o2), 'BAD_INPUT');
+    await expectCode(m.formats.export('b1', 'toy', out, o2), 'BAD_INPUT');
     expect(fs.existsSync(path.join(ws, 'escape.txt'))).toBe(false);
     expect(fs.existsSync(path.join(out, 'toy/b1.json'))).toBe(false);
   });
@@ -369,7 +369,7 @@ describe('export', () => {
     const real = path.join(ws, 'real');
     fs.mkdirSync(real);
     fs.symlinkSync(real, path.join(ws, 'link'));
-    await exportSession(m, 'b1', 'toy', path.join(ws, 'link'), o);
+    await m.formats.export('b1', 'toy', path.join(ws, 'link'), o);
     expect(fs.existsSync(path.join(real, 'toy/b1.json'))).toBe(true);
   });
 });
@@ -379,7 +379,7 @@ describe('mirror', () => {
     const { ws, m, o, mirror } = setup();
     await m.start({ title: 'mirrored', id: 'b1', phases: [{ id: 'p1', name: 'one' }, { id: 'p2', name: 'two' }] });
     const out = path.join(ws, 'mirror');
-    await setMirror(m, 'b1', { format: 'toy', out: 'mirror' }, o);
+    await m.formats.setMirror('b1', { format: 'toy', out: 'mirror' }, o);
     expect(mirrorOf(await m.get('b1'))).toEqual({ format: 'toy', out });
     let r = await mirror.flush(m, o);
     expect(r.map((x) => [x.id, x.ok, x.written])).toEqual([['b1', true, ['toy/b1.json']]]);
@@ -393,7 +393,7 @@ describe('mirror', () => {
     expect(read().units[0].status).toBe('in_progress');
     expect(read().tokens.input).toBe(5);
     expect(mirror.pending).toBe(false);
-    await setMirror(m, 'b1', null, o);
+    await m.formats.setMirror('b1', null, o);
     await m.phase('b1', 'p1', 'complete');
     expect(await mirror.flush(m, o)).toEqual([]);
     expect(read().units[0].status).toBe('in_progress');
@@ -402,7 +402,7 @@ describe('mirror', () => {
   it('a failing mirror never fails the change: it is reported, recorded, and cleared once it works again', async () => {
     const { ws, m, o, mirror } = setup();
     await m.start({ title: 'mirrored', id: 'b1', phases: [{ id: 'p1', name: 'one' }] });
-    await setMirror(m, 'b1', { format: 'toy', out: 'mirror' }, o);
+    await m.formats.setMirror('b1', { format: 'toy', out: 'mirror' }, o);
     await mirror.flush(m, o);
     // The folder is replaced by a file: rewriting fails.
     fs.rmSync(path.join(ws, 'mirror'), { recursive: true });
@@ -429,7 +429,7 @@ describe('mirror', () => {
     const m = openManager({ url: 'memory:', cwd: ws, now: () => NOW, onChanged: (id, ev, st) => mirror.note(id, ev, st) });
     const o = { cwd: ws, now: () => NOW, adapters: [toyAdapter()] };
     await m.start({ title: 'mirrored', id: 'b1', phases: [{ id: 'p1', name: 'one' }] });
-    await setMirror(m, 'b1', { format: 'toy', out: 'mirror' }, o);
+    await m.formats.setMirror('b1', { format: 'toy', out: 'mirror' }, o);
     await mirror.flush(m, o);
     const file = path.join(ws, 'mirror/toy/b1.json');
     const written = (await m.get('b1')).metadata[MIRROR_WRITTEN_KEY] as { files: Record<string, string> };
@@ -443,7 +443,7 @@ describe('mirror', () => {
     expect(r[0]!.error).toContain(file);
     expect(fs.readFileSync(file, 'utf8')).toBe('{"theirs": 1}\n');
     expect(((await m.get('b1')).metadata[MIRROR_ERROR_KEY] as { code: string }).code).toBe('CONFLICT');
-    await setMirror(m, 'b1', { format: 'toy', out: 'mirror' }, { ...o, force: true });
+    await m.formats.setMirror('b1', { format: 'toy', out: 'mirror' }, { ...o, force: true });
     expect((await mirror.flush(m, o)).map((x) => x.ok)).toEqual([true]);
     expect(JSON.parse(fs.readFileSync(file, 'utf8')).units[0].status).toBe('in_progress');
   });
@@ -452,9 +452,9 @@ describe('mirror', () => {
     const { ws, m, o } = setup();
     await m.start({ title: 'x', id: 'b1' });
     put(ws, 'f', 'x');
-    await expectCode(setMirror(m, 'b1', { format: 'toy', out: 'f' }, o), 'BAD_INPUT');
-    await expectCode(setMirror(m, 'b1', { format: 'bmad', out: 'd' }, o), 'BAD_INPUT');
-    await expectCode(setMirror(m, 'b1', null, o), 'INVALID_TRANSITION');
+    await expectCode(m.formats.setMirror('b1', { format: 'toy', out: 'f' }, o), 'BAD_INPUT');
+    await expectCode(m.formats.setMirror('b1', { format: 'bmad', out: 'd' }, o), 'BAD_INPUT');
+    await expectCode(m.formats.setMirror('b1', null, o), 'INVALID_TRANSITION');
   });
 });
 

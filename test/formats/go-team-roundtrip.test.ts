@@ -15,7 +15,6 @@ import { goTeamAdapter } from '../../src/formats/go-team/index.js';
 import { importedState } from '../../src/formats/import.js';
 import { SafeDir } from '../../src/formats/safe-dir.js';
 import type { ForeignSession } from '../../src/formats/types.js';
-import { exportSession, importPath } from '../../src/manager/formats.js';
 import type { SessionManager } from '../../src/manager/manager.js';
 import { cleanTemps, copyCase, facts, FIXTURES, inspectAt, inspectCase, NOW, session, snapshot, tempDir, unitStatuses } from './go-team-helpers.js';
 import { clockedManager } from './core-helpers.js';
@@ -288,14 +287,14 @@ describe('go-team: import → export → import through the manager', () => {
   it.each(['interrupted-boolean', 'rolled-back', 'completed', 'interrupted-string', 'failed', 'interrupted-error'])('%s: the second import equals the first', async (c) => {
     const o = { cwd: '/', now: () => NOW, adapters: [goTeamAdapter] };
     const m1 = manager();
-    const first = await importPath(m1, path.join(FIXTURES, c), 'go-team', o);
+    const first = await m1.formats.import(path.join(FIXTURES, c), 'go-team', o);
     const out = tempDir();
     for (const s of first.sessions) {
       expect(s.action).toBe('created');
-      await exportSession(m1, s.id as string, 'go-team', out, o);
+      await m1.formats.export(s.id as string, 'go-team', out, o);
     }
     const m2 = manager();
-    const second = await importPath(m2, out, 'go-team', o);
+    const second = await m2.formats.import(out, 'go-team', o);
     expect(second.sessions.map((s) => [s.id, s.action])).toEqual(first.sessions.map((s) => [s.id, 'created']));
     for (const s of first.sessions) {
       const a = await m1.get(s.id as string);
@@ -316,9 +315,9 @@ describe('go-team: import → export → import through the manager', () => {
   it('importing the same tree again changes nothing (every session unchanged)', async () => {
     const o = { cwd: '/', now: () => NOW, adapters: [goTeamAdapter] };
     const m = manager();
-    const first = await importPath(m, path.join(FIXTURES, 'interrupted-boolean'), 'go-team', o);
+    const first = await m.formats.import(path.join(FIXTURES, 'interrupted-boolean'), 'go-team', o);
     expect(first.sessions.map((s) => s.action)).toEqual(['created', 'created', 'created']);
-    const again = await importPath(m, path.join(FIXTURES, 'interrupted-boolean'), 'go-team', o);
+    const again = await m.formats.import(path.join(FIXTURES, 'interrupted-boolean'), 'go-team', o);
     expect(again.sessions.map((s) => [s.id, s.action])).toEqual(first.sessions.map((s) => [s.id, 'unchanged']));
   });
 });

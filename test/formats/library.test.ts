@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADAPTERS, adapterFor, exportSession, importPath, inspectPath, MirrorFiles, mirrorOf, openManager, setMirror } from '../../src/index.js';
+import * as baton from '../../src/index.js';
+import { ADAPTERS, adapterFor, inspectPath, MirrorFiles, mirrorOf, openManager } from '../../src/index.js';
 import { tmpDir } from './core-helpers.js';
 
 const made: string[] = [];
@@ -26,10 +27,10 @@ describe('the library exports the foreign layouts', () => {
     const seen = await inspectPath(src, 'auto', { cwd: ws });
     expect(seen.format).toBe('maestro');
     const m = openManager({ cwd: ws, create: true, dir: path.join(ws, '.baton') });
-    const imp = await importPath(m, src, 'maestro', { cwd: ws });
+    const imp = await m.formats.import(src, 'maestro', { cwd: ws });
     const id = imp.sessions[0]!.id!;
     expect(imp.sessions[0]!.action).toBe('created');
-    const ex = await exportSession(m, id, 'maestro', 'out', { cwd: ws });
+    const ex = await m.formats.export(id, 'maestro', 'out', { cwd: ws });
     expect(ex.written.length).toBeGreaterThan(0);
     const back = await inspectPath(path.join(ws, 'out'), 'maestro', { cwd: ws });
     expect(back.sessions.map((s) => s.id)).toEqual(seen.sessions.filter((s) => !s.archived).map((s) => s.id));
@@ -42,7 +43,7 @@ describe('the library exports the foreign layouts', () => {
     const mirror = new MirrorFiles();
     const m = openManager({ cwd: ws, create: true, dir: path.join(ws, '.baton'), onChanged: (id, events, state) => mirror.note(id, events, state) });
     await m.start({ title: 'library work', id: 'lib-1', phases: [{ id: 'plan', name: 'plan' }, { id: 'build', name: 'build' }] });
-    await setMirror(m, 'lib-1', { format: 'maestro', out: '.gemini' }, { cwd: ws });
+    await m.formats.setMirror('lib-1', { format: 'maestro', out: '.gemini' }, { cwd: ws });
     expect(mirrorOf(await m.get('lib-1'))).toEqual({ format: 'maestro', out: path.join(ws, '.gemini') });
     expect((await mirror.flush(m, { cwd: ws })).map((r) => r.ok)).toEqual([true]);
     const units = async () => (await inspectPath(path.join(ws, '.gemini'), 'maestro', { cwd: ws })).sessions.find((s) => s.id === 'lib-1')!.units.map((u) => u.status);
@@ -52,6 +53,22 @@ describe('the library exports the foreign layouts', () => {
     const r = await mirror.flush(m, { cwd: ws });
     expect(r.map((x) => [x.id, x.ok])).toEqual([['lib-1', true]]);
     expect(await units()).toEqual(['in_progress', 'pending']);
+    await m.store.close();
+  });
+
+  it('keeps the deprecated free functions of the library entry, as wrappers over the manager\'s sub-objects', async () => {
+    const ws = tmpDir('baton-lib-');
+    made.push(ws);
+    const m = openManager({ cwd: ws, create: true, dir: path.join(ws, '.baton') });
+    const src = path.join(FIXTURES, 'maestro', 'mid-run-yaml');
+    const imp = await baton.importPath(m, src, 'maestro', { cwd: ws });
+    const id = imp.sessions[0]!.id!;
+    expect((await baton.exportSession(m, id, 'maestro', 'out', { cwd: ws })).id).toBe(id);
+    expect((await baton.setMirror(m, id, { format: 'maestro', out: 'mir' }, { cwd: ws })).mirror).toEqual({ format: 'maestro', out: path.join(ws, 'mir') });
+    expect((await baton.resumePlan(m, id)).plan.recovery).toEqual((await m.recovery.plan(id)).plan.recovery);
+    const { result: lease } = await baton.acquireLease(m, id, { owner: 'lib', ttlMs: 60_000, force: true });
+    await baton.releaseLease(m, id, lease.token);
+    expect((await m.get(id)).lease).toBeNull();
     await m.store.close();
   });
 });

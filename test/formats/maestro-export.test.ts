@@ -6,7 +6,6 @@ import { parseSessionText, type MaestroDocument } from '../../src/formats/maestr
 import { maestroAdapter } from '../../src/formats/maestro/index.js';
 import { SafeDir } from '../../src/formats/safe-dir.js';
 import type { ForeignSession } from '../../src/formats/types.js';
-import { exportSession, importPath } from '../../src/manager/formats.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { copyCase, facts, FIXTURES, inspect, only } from './maestro-helpers.js';
@@ -45,13 +44,13 @@ function withoutUpdated(fm: Record<string, unknown>): Record<string, unknown> {
 async function roundTrip(name: string, pre?: (out: string) => Promise<void>) {
   const { m, o } = setup();
   const before = await inspect(name);
-  const imp = await importPath(m, path.join(FIXTURES, name), 'maestro', o);
+  const imp = await m.formats.import(path.join(FIXTURES, name), 'maestro', o);
   const out = await tempDir();
   if (pre) await pre(out);
   const results = [];
   for (const s of imp.sessions) {
     expect(s.action).toBe('created');
-    results.push(await exportSession(m, s.id!, 'maestro', out, o));
+    results.push(await m.formats.export(s.id!, 'maestro', out, o));
   }
   const after = await inspect(out);
   return { m, o, before, after, out, results, imp };
@@ -117,7 +116,7 @@ describe('maestro export: import → export → inspect is lossless', () => {
       const id = imp.sessions[0]!.id!;
       const first = await m.get(id);
       // The export folder holds the same session in another folder: --moved says so.
-      const again = await importPath(m, out, 'maestro', { ...o, moved: true });
+      const again = await m.formats.import(out, 'maestro', { ...o, moved: true });
       expect(again.sessions.map((s) => s.id)).toEqual([id]);
       expect(again.sessions[0]!.action).not.toBe('created');
       expect(again.sessions[0]!.problems.filter((p) => p.code === 'REIMPORT_DIVERGED')).toEqual([]);
@@ -138,12 +137,12 @@ describe('maestro export: import → export → inspect is lossless', () => {
 describe('maestro export: write rules', () => {
   it('a completed/archived session is written to state/archive/<id>.md and its active file is removed', async () => {
     const { m, o } = setup();
-    await importPath(m, path.join(FIXTURES, 'completed-archived'), 'maestro', o);
+    await m.formats.import(path.join(FIXTURES, 'completed-archived'), 'maestro', o);
     const out = await tempDir();
     // The output still holds the session as live (and its gate): Maestro's archive moves it.
     await fs.cp(path.join(FIXTURES, 'completed-archived/.gemini/state/archive/2026-01-20-cli-flags.md'), path.join(out, '.gemini/state/active-session.md'), { recursive: true });
     await fs.writeFile(path.join(out, '.gemini/state/2026-01-20-cli-flags.design-gate.json'), '{"session_id":"2026-01-20-cli-flags","status":"approved"}');
-    const r = await exportSession(m, '2026-01-20-cli-flags', 'maestro', out, o);
+    const r = await m.formats.export('2026-01-20-cli-flags', 'maestro', out, o);
     expect(r.written).toEqual(['.gemini/state/archive/2026-01-20-cli-flags.md']);
     expect(r.removed.sort()).toEqual(['.gemini/state/2026-01-20-cli-flags.design-gate.json', '.gemini/state/active-session.md']);
     const after = await inspect(out);
@@ -153,10 +152,10 @@ describe('maestro export: write rules', () => {
 
   it('refuses (ACTIVE_EXISTS) to overwrite the active file of another session, and writes nothing', async () => {
     const { m, o } = setup();
-    await importPath(m, path.join(FIXTURES, 'mid-run-yaml'), 'maestro', o);
+    await m.formats.import(path.join(FIXTURES, 'mid-run-yaml'), 'maestro', o);
     const out = await copyCase('legacy-agent');
     const before = await fs.readFile(path.join(out, '.gemini/state/active-session.md'), 'utf8');
-    const err = await exportSession(m, '2026-03-01-auth-service', 'maestro', out, o).catch((e: unknown) => e);
+    const err = await m.formats.export('2026-03-01-auth-service', 'maestro', out, o).catch((e: unknown) => e);
     expect(isBatonError(err, 'ACTIVE_EXISTS')).toBe(true);
     expect((err as Error).message).toContain('2026-02-02-legacy');
     expect(await fs.readFile(path.join(out, '.gemini/state/active-session.md'), 'utf8')).toBe(before);
@@ -164,7 +163,7 @@ describe('maestro export: write rules', () => {
 
   it('changes made in baton are written: retry, completion, resolution, files, tokens; the log gets a section per changed phase', async () => {
     const { m, o } = setup();
-    await importPath(m, path.join(FIXTURES, 'interrupted-retry1'), 'maestro', o);
+    await m.formats.import(path.join(FIXTURES, 'interrupted-retry1'), 'maestro', o);
     const id = '2026-02-14-search-index';
     const st0 = await m.get(id);
     const open = st0.phases.find((p) => p.id === '2')!.errors.find((e) => !e.resolved)!;
@@ -174,7 +173,7 @@ describe('maestro export: write rules', () => {
     await m.phase(id, '2', 'complete');
     await m.tokens(id, { agent: 'tester', phase: '2', input: 1000, output: 500, cached: 0 });
     const out = await tempDir();
-    await exportSession(m, id, 'maestro', out, o);
+    await m.formats.export(id, 'maestro', out, o);
     const s = only(await inspect(out));
     expect(s.units.map((u) => `${u.id}:${u.status}:${u.retries}`)).toEqual(['1:completed:0', '2:completed:2', '3:pending:0']);
     expect(s.unresolvedErrors).toEqual([]);
@@ -191,22 +190,22 @@ describe('maestro export: write rules', () => {
     expect(doc.body).not.toMatch(/^## Phase 3:/m);
     expect(s.units[1]!.files).toContainEqual({ path: 'package.json', action: 'modified' });
     // Exporting the same state again appends nothing more.
-    await exportSession(m, id, 'maestro', out, o);
+    await m.formats.export(id, 'maestro', out, o);
     expect(docOf(only(await inspect(out))).body).toBe(doc.body);
   });
 
   it('a log the toolkit appended to the exported file (mirror) survives the next export', async () => {
     const { m, o } = setup();
-    await importPath(m, path.join(FIXTURES, 'mid-run-yaml'), 'maestro', o);
+    await m.formats.import(path.join(FIXTURES, 'mid-run-yaml'), 'maestro', o);
     const id = '2026-03-01-auth-service';
     const out = await tempDir();
-    await exportSession(m, id, 'maestro', out, o);
+    await m.formats.export(id, 'maestro', out, o);
     const file = path.join(out, 'state/active-session.md');
     // The agent keeps working in Maestro: it appends to the log and adds a field of its own.
     const text = await fs.readFile(file, 'utf8');
     await fs.writeFile(file, text.replace('status: "in_progress"', 'status: "in_progress"\nreviewer_notes: "check token expiry"') + '\nThe coder finished the signer; tests next.\n');
     await m.phase(id, '2', 'complete', { agent: 'coder' });
-    await exportSession(m, id, 'maestro', out, o);
+    await m.formats.export(id, 'maestro', out, o);
     const s = only(await inspect(out));
     expect(s.units.map((u) => u.status)).toEqual(['completed', 'completed', 'pending']);
     const doc = docOf(s);
@@ -229,7 +228,7 @@ describe('maestro export: write rules', () => {
     await m.error(st.id, { phase: '2', type: 'runtime', message: 'redis not reachable', agent: 'coder' });
     await m.tokens(st.id, { agent: 'architect', input: 100, output: 40, cached: 5 });
     const out = await tempDir();
-    const r = await exportSession(m, st.id, 'maestro', out, o);
+    const r = await m.formats.export(st.id, 'maestro', out, o);
     expect(r.written).toEqual(['state/active-session.md']);
     const text = await fs.readFile(path.join(out, 'state/active-session.md'), 'utf8');
     expect(text).toMatch(/^---\nsession_id: "2026-11-22-rate-limiter"\n/);
@@ -253,11 +252,11 @@ describe('maestro export: write rules', () => {
 
   it('an export target reached through a link leading outside is refused by the core runner', async () => {
     const { m, o } = setup();
-    await importPath(m, path.join(FIXTURES, 'mid-run-yaml'), 'maestro', o);
+    await m.formats.import(path.join(FIXTURES, 'mid-run-yaml'), 'maestro', o);
     const out = await tempDir();
     const elsewhere = await tempDir();
     await fs.symlink(elsewhere, path.join(out, 'state'));
-    const err = await exportSession(m, '2026-03-01-auth-service', 'maestro', out, o).catch((e: unknown) => e);
+    const err = await m.formats.export('2026-03-01-auth-service', 'maestro', out, o).catch((e: unknown) => e);
     expect(isBatonError(err)).toBe(true);
     expect(await fs.readdir(elsewhere)).toEqual([]);
   });
@@ -266,10 +265,10 @@ describe('maestro export: write rules', () => {
 describe('maestro export: SafeDir root variants', () => {
   it('exports into the state dir of a project root that has .gemini/state', async () => {
     const { m, o } = setup();
-    await importPath(m, path.join(FIXTURES, 'mid-run-yaml'), 'maestro', o);
+    await m.formats.import(path.join(FIXTURES, 'mid-run-yaml'), 'maestro', o);
     const out = await tempDir();
     await fs.mkdir(path.join(out, '.gemini/state'), { recursive: true });
-    const r = await exportSession(m, '2026-03-01-auth-service', 'maestro', out, o);
+    const r = await m.formats.export('2026-03-01-auth-service', 'maestro', out, o);
     expect(r.written).toEqual(['.gemini/state/active-session.md']);
     const dir = await SafeDir.open(out);
     expect(await maestroAdapter.detect(dir)).toBe(1);
@@ -283,10 +282,10 @@ describe('maestro export: archiving moves the plans too', () => {
     await fs.cp(path.join(FIXTURES, 'mid-run-yaml'), out, { recursive: true });
     const crlf = '# Design\r\n\r\nwith CRLF\r\n';
     await fs.writeFile(path.join(out, '.gemini/plans/2026-03-01-auth-service-design.md'), crlf);
-    const imp = await importPath(m, out, 'maestro', o);
+    const imp = await m.formats.import(out, 'maestro', o);
     const id = imp.sessions[0]!.id!;
     await m.lifecycle(id, 'complete');
-    const r = await exportSession(m, id, 'maestro', out, o);
+    const r = await m.formats.export(id, 'maestro', out, o);
     expect(r.written.sort()).toEqual([
       '.gemini/plans/archive/2026-03-01-auth-service-design.md',
       '.gemini/plans/archive/2026-03-01-auth-service-impl-plan.md',

@@ -5,8 +5,6 @@
  * lease in one append.
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { claimCandidates, claimSession, claimWait } from '../../src/manager/claim.js';
-import { acquireLease, renewLease } from '../../src/manager/leases.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { PostgresStore } from '../../src/store/postgres/store.js';
@@ -28,7 +26,7 @@ beforeEach(() => {
 /** Session `id`, active with a lease of `ttlMs` held by pid 1 (a run that will die). */
 async function leased(m: SessionManager, id: string, ttlMs = 60_000): Promise<void> {
   await m.start({ title: id, id, switch: true, phases: [{ id: 'p', name: 'p' }] });
-  await acquireLease(m, id, { owner: 'run', ttlMs });
+  await m.leases.acquire(id, { owner: 'run', ttlMs });
   // Workers share the store, not a workspace: the next start must not pause this one.
   await store.setActive(null);
 }
@@ -50,20 +48,20 @@ describe('claim', () => {
     await m.archive('archived');
     // 'expiring' expired at T0+1000, after 'interrupted' was interrupted (T0+10).
     clock = T0 + 5000;
-    expect((await claimCandidates(m)).map((r) => r.id)).toEqual(['interrupted', 'expiring']);
+    expect((await m.claims.candidates()).map((r) => r.id)).toEqual(['interrupted', 'expiring']);
   });
 
   it('a claimed lease renewed with a shorter lifetime (a run going on under it) is claimable when that shorter lease ends', async () => {
     const m = worker(1);
     await leased(m, 's1', 1000);
     clock += 2000;
-    const c = (await claimSession(worker(2), { owner: 'claim:w2', ttlMs: 600_000 }))!;
+    const c = (await worker(2).claims.claim({ owner: 'claim:w2', ttlMs: 600_000 }))!;
     // The worker's run (another process) adopts the claimed lease and renews it for 2 s.
-    await renewLease(worker(3), 's1', c.lease.token, 2000);
+    await worker(3).leases.renew('s1', c.lease.token, 2000);
     // The run dies; 3 s later its lease has ended, long before the claim's 10 minutes would.
     clock += 3000;
-    expect((await claimCandidates(worker(4))).map((r) => r.id)).toEqual(['s1']);
-    const next = (await claimSession(worker(4), { owner: 'claim:w4', ttlMs: 60_000 }))!;
+    expect((await worker(4).claims.candidates()).map((r) => r.id)).toEqual(['s1']);
+    const next = (await worker(4).claims.claim({ owner: 'claim:w4', ttlMs: 60_000 }))!;
     expect(next.lease.token).toBe(c.lease.token + 1);
   });
 
@@ -72,7 +70,7 @@ describe('claim', () => {
     await leased(m, 's1', 1000);
     clock += 2000;
     const before = (await m.get('s1')).revision;
-    const c = (await claimSession(worker(2), { owner: 'claim:w2', ttlMs: 30_000 }))!;
+    const c = (await worker(2).claims.claim({ owner: 'claim:w2', ttlMs: 30_000 }))!;
     expect(c.sessionId).toBe('s1');
     expect(c.lease).toMatchObject({ owner: 'claim:w2', pid: 2, token: 2 });
     expect(c.cause?.cause).toBe('lease-expired');
@@ -80,7 +78,7 @@ describe('claim', () => {
     expect(log.map((e) => e.type)).toEqual(['lease.expired', 'session.interrupted', 'session.resumed', 'lease.acquired']);
     expect(new Set(log.map((e) => e.time)).size).toBe(1);
     expect((await m.get('s1')).status).toBe('active');
-    expect(await claimSession(worker(3), { owner: 'claim:w3', ttlMs: 30_000 })).toBeNull();
+    expect(await worker(3).claims.claim({ owner: 'claim:w3', ttlMs: 30_000 })).toBeNull();
   });
 
   it('12 workers racing over 8 expired sessions: each session claimed exactly once, then nothing is left', async () => {
@@ -89,7 +87,7 @@ describe('claim', () => {
     for (const id of ids) await leased(m, id, 1000);
     clock += 5000;
     const workers = Array.from({ length: 12 }, (_, i) => worker(100 + i));
-    const claims = await Promise.all(workers.map((w) => claimSession(w, { owner: 'claim', ttlMs: 60_000 })));
+    const claims = await Promise.all(workers.map((w) => w.claims.claim({ owner: 'claim', ttlMs: 60_000 })));
     const got = claims.filter((c) => c !== null).map((c) => c!.sessionId).sort();
     expect(got).toEqual(ids);
     expect(claims.filter((c) => c === null).length).toBe(4);
@@ -102,14 +100,14 @@ describe('claim', () => {
   it('claimWait: woken by the change feed when a session is interrupted; null after its timeout or when aborted', async () => {
     const m = worker(1);
     await m.start({ title: 's', id: 's', switch: true });
-    const waiting = claimWait(worker(2), { owner: 'claim', ttlMs: 60_000 }, { pollMs: 60_000, timeoutMs: 30_000 });
+    const waiting = worker(2).claims.wait({ owner: 'claim', ttlMs: 60_000 }, { pollMs: 60_000, timeoutMs: 30_000 });
     await new Promise((r) => setTimeout(r, 20));
     await m.lifecycle('s', 'interrupt', 'crash');
     const c = await waiting;
     expect(c?.sessionId).toBe('s');
-    expect(await claimWait(worker(3), { owner: 'claim', ttlMs: 60_000 }, { pollMs: 10, timeoutMs: 50 })).toBeNull();
+    expect(await worker(3).claims.wait({ owner: 'claim', ttlMs: 60_000 }, { pollMs: 10, timeoutMs: 50 })).toBeNull();
     const stop = new AbortController();
-    const aborted = claimWait(worker(4), { owner: 'claim', ttlMs: 60_000 }, { pollMs: 60_000, timeoutMs: null, signal: stop.signal });
+    const aborted = worker(4).claims.wait({ owner: 'claim', ttlMs: 60_000 }, { pollMs: 60_000, timeoutMs: null, signal: stop.signal });
     setTimeout(() => stop.abort(), 20);
     expect(await aborted).toBeNull();
   });
@@ -137,28 +135,28 @@ describe.skipIf(!PG_URL)('claim on PostgreSQL: lease expiry judged by the databa
     };
     const runner = new SessionManager({ store: open(), agent: 'run', pid: 1, host: 'h' });
     await runner.start({ title: 'live', id: 'live', switch: true, phases: [{ id: 'p', name: 'p' }] });
-    const { result: lease } = await acquireLease(runner, 'live', { owner: 'run', ttlMs: 60_000 });
+    const { result: lease } = await runner.leases.acquire('live', { owner: 'run', ttlMs: 60_000 });
     // Workers share the store, not a workspace: the next start must not pause this one.
     await runner.store.setActive(null);
     await runner.start({ title: 'short', id: 'short', switch: true, phases: [{ id: 'p', name: 'p' }] });
     await runner.store.setActive(null);
-    await acquireLease(runner, 'short', { owner: 'run', ttlMs: 1000 });
+    await runner.leases.acquire('short', { owner: 'run', ttlMs: 1000 });
     // The worker's machine: its clock 10 minutes ahead of every other.
     const ahead = new SessionManager({ store: open(), agent: 'w', pid: 2, host: 'h2', now: () => new Date(Date.now() + 600_000) });
     // Its own clock says both leases ended; the server's says 'live' is valid for a minute.
-    let c = await claimSession(ahead, { owner: 'claim:w', ttlMs: 60_000 });
+    let c = await ahead.claims.claim({ owner: 'claim:w', ttlMs: 60_000 });
     while (c === null) {
       // 'short' ends a second after it was taken, by the server's clock.
       await new Promise((r) => setTimeout(r, 100));
-      c = await claimSession(ahead, { owner: 'claim:w', ttlMs: 60_000 });
+      c = await ahead.claims.claim({ owner: 'claim:w', ttlMs: 60_000 });
     }
     expect(c.sessionId).toBe('short');
-    expect(await claimSession(ahead, { owner: 'claim:w', ttlMs: 60_000 })).toBeNull();
+    expect(await ahead.claims.claim({ owner: 'claim:w', ttlMs: 60_000 })).toBeNull();
     // The live run keeps its lease and goes on writing under it.
     const live = await runner.get('live');
     expect(live.status).toBe('active');
     expect(live.lease?.token).toBe(lease.token);
-    await renewLease(runner, 'live', lease.token, 60_000);
+    await runner.leases.renew('live', lease.token, 60_000);
     // The claim's own times are the server's, not the fast clock's.
     expect(Math.abs(Date.parse(c.lease.acquiredAt) - Date.now())).toBeLessThan(300_000);
   }, 60_000);

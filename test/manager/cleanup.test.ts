@@ -4,7 +4,6 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { BatonError } from '../../src/domain/errors.js';
-import { acquireLease } from '../../src/manager/leases.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import type { SessionStore } from '../../src/store/types.js';
@@ -73,7 +72,7 @@ describe('delete', () => {
   it('refuses an active, interrupted (expired lease) or pinned session', async () => {
     await session('act', 0, null);
     await expectCode(m.delete('act'), 'INVALID_TRANSITION');
-    await acquireLease(m, 'act', { owner: 'runner', ttlMs: 60_000 });
+    await m.leases.acquire('act', { owner: 'runner', ttlMs: 60_000 });
     clock += 120_000;
     expect((await m.list())[0]).toMatchObject({ id: 'act', status: 'interrupted' });
     await expectCode(m.delete('act'), 'INVALID_TRANSITION');
@@ -113,7 +112,7 @@ describe('cleanup', () => {
     const resume = (id: string) => m.change(id, () => ({ events: [{ type: 'session.resumed', data: { from: 'paused' } }], result: undefined }));
     await session('crashed', 5, 'pause');
     await resume('crashed');
-    await acquireLease(m, 'crashed', { owner: 'runner', ttlMs: 60_000 }); // expires a minute later
+    await m.leases.acquire('crashed', { owner: 'runner', ttlMs: 60_000 }); // expires a minute later
     await store.setActive(null); // else starting the next session would pause it
     await session('recent', 38, 'complete');
     await session('running', 39, 'pause');

@@ -9,7 +9,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SessionManager } from '../../src/manager/manager.js';
-import { watchSessions } from '../../src/manager/watch.js';
 import type { SessionChange } from '../../src/manager/watch.js';
 import { FileStore } from '../../src/store/file/store.js';
 import { Layout } from '../../src/store/file/paths.js';
@@ -83,8 +82,8 @@ describe('watchSessions', () => {
     const watcher = new SessionManager({ store: new FileStore({ root: r }) });
     const all: SessionChange[] = [];
     const onlyB: SessionChange[] = [];
-    stops.push(await watchSessions(watcher, { onChange: (c) => all.push(c) }));
-    stops.push(await watchSessions(new SessionManager({ store: new FileStore({ root: r }) }), { sessionId: 'b', onChange: (c) => onlyB.push(c) }));
+    stops.push(await watcher.watch({ onChange: (c) => all.push(c) }));
+    stops.push(await new SessionManager({ store: new FileStore({ root: r }) }).watch({ sessionId: 'b', onChange: (c) => onlyB.push(c) }));
     for (let i = 0; i < 20; i++) await writer.note(i % 2 ? 'a' : 'b', { text: `n${i}` });
     const seqs = (list: SessionChange[], id: string): number[] => list.filter((c) => c.sessionId === id).flatMap((c) => c.events.map((e) => e.seq));
     const aFrom = 4; // created, note, paused (by the switch): revision 3 at the start

@@ -8,7 +8,6 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { openManager } from '../../src/manager/open.js';
-import { acquireLease } from '../../src/manager/leases.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { connect, connectTo, expectToolHint, ok, refused } from './helpers.js';
 import type { Harness } from './helpers.js';
@@ -496,14 +495,14 @@ describe('attribution', () => {
 describe('leases', () => {
   it("a server running under a run's lease (BATON_SESSION + BATON_LEASE_TOKEN) is FENCED once another run took the session over", async () => {
     const h = await withSession();
-    const first = await acquireLease(h.manager, 's1', { owner: 'run-1', ttlMs: 60_000 });
+    const first = await h.manager.leases.acquire('s1', { owner: 'run-1', ttlMs: 60_000 });
     const underRun = await connect({ manager: h.manager, session: 's1', fencingToken: first.result.token });
     open.push(underRun);
     await ok(underRun.client, 'note_add', { text: 'while the lease is held' });
     // Writes to another session do not carry the run's token.
     await ok(underRun.client, 'session_start', { title: 'Side', id: 'side', switch: true });
     await ok(underRun.client, 'note_add', { text: 'side note', session: 'side' });
-    await acquireLease(h.manager, 's1', { owner: 'run-2', ttlMs: 60_000, force: true });
+    await h.manager.leases.acquire('s1', { owner: 'run-2', ttlMs: 60_000, force: true });
     const e = await refused(underRun.client, 'note_add', { text: 'zombie write' }, 'FENCED');
     expect(e.details).toMatchObject({ token: first.result.token });
     await refused(underRun.client, 'phase_start', { phase: 'design' }, 'FENCED');
@@ -587,10 +586,10 @@ describe('error codes of each tool family', () => {
     const h = await withSession();
     const cp = await ok(h.client, 'checkpoint_create', { name: 'before' });
     await ok(h.client, 'phase_start', { phase: 'design' });
-    const first = await acquireLease(h.manager, 's1', { owner: 'run-1', ttlMs: 60_000 });
+    const first = await h.manager.leases.acquire('s1', { owner: 'run-1', ttlMs: 60_000 });
     const underRun = await connect({ manager: h.manager, session: 's1', fencingToken: first.result.token });
     open.push(underRun);
-    await acquireLease(h.manager, 's1', { owner: 'run-2', ttlMs: 60_000, force: true });
+    await h.manager.leases.acquire('s1', { owner: 'run-2', ttlMs: 60_000, force: true });
     const revision = (await h.manager.get('s1')).revision;
     for (const [tool, args] of [
       ['session_pause', {}],
@@ -619,7 +618,7 @@ describe('error codes of each tool family', () => {
   it('session_resume: LOCKED while a live run holds the lease, which stays with that run; nothing changes, and force takes it over', async () => {
     const h = await withSession();
     await ok(h.client, 'session_pause', {});
-    await acquireLease(h.manager, 's1', { owner: 'run-1', ttlMs: 60_000 });
+    await h.manager.leases.acquire('s1', { owner: 'run-1', ttlMs: 60_000 });
     const before = await h.manager.get('s1');
     const e = await refused(h.client, 'session_resume', {}, 'LOCKED');
     expect(e.hint).toContain('`force: true`');

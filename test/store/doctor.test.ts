@@ -13,9 +13,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fold } from '../../src/domain/apply.js';
 import { decideSession } from '../../src/domain/decide.js';
 import type { StoredEvent } from '../../src/domain/events.js';
-import { DOCTOR_CODES, runDoctor } from '../../src/manager/doctor.js';
+import { DOCTOR_CODES } from '../../src/manager/doctor.js';
 import type { DoctorProblem, DoctorReport } from '../../src/manager/doctor.js';
-import { acquireLease, releaseLease } from '../../src/manager/leases.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import type { ManagerOptions } from '../../src/manager/manager.js';
 import { encodeRecord, decodeRecord } from '../../src/store/file/codec.js';
@@ -42,7 +41,7 @@ function manager(o: Partial<ManagerOptions> = {}): SessionManager {
 }
 
 function doctor(fix = false): Promise<DoctorReport> {
-  return runDoctor(manager(), { fix, agent: 'doctor' });
+  return manager().maintenance.doctor({ fix, agent: 'doctor' });
 }
 
 const sdir = (id: string, archived = false): string => path.join(dir.root, archived ? 'archive' : 'sessions', id);
@@ -137,9 +136,9 @@ describe('a healthy store', () => {
     for (let i = 0; i < 6; i++) await m.finding('one', { text: `finding ${i}` });
     await m.checkpoints.restore('one', mid.id);
     for (let i = 0; i < 6; i++) await m.note('one', { text: `after restore ${i}` });
-    const { result: lease } = await acquireLease(m, 'one', { owner: 'runner', ttlMs: 60_000 });
+    const { result: lease } = await m.leases.acquire('one', { owner: 'runner', ttlMs: 60_000 });
     await m.note('one', { text: 'under lease' }, { fencingToken: lease.token });
-    await releaseLease(m, 'one', lease.token);
+    await m.leases.release('one', lease.token);
     await busySession(m, 'two', 3);
     await m.lifecycle('two', 'complete');
     await m.archive('two');
@@ -428,7 +427,7 @@ describe('the active pointer and active sessions', () => {
   it('LEASE_EXPIRED: active with an expired lease; --fix records the interruption by a normal write', async () => {
     const m = manager();
     await busySession(m, 'a', 2);
-    await acquireLease(m, 'a', { owner: 'runner', ttlMs: 60_000 });
+    await m.leases.acquire('a', { owner: 'runner', ttlMs: 60_000 });
     const before = await eventsOf('a');
     expect((await check()).problems).toEqual([]);
 
@@ -571,7 +570,7 @@ describe('everything at once', () => {
       await busySession(m, id, 12);
       if (id !== 'lease') await m.lifecycle(id, 'pause');
     }
-    await acquireLease(m, 'lease', { owner: 'runner', ttlMs: 1_000 });
+    await m.leases.acquire('lease', { owner: 'runner', ttlMs: 1_000 });
     await m.checkpoints.create('cp', { name: 'x' });
     await m.list();
     await m.store.close();
@@ -640,12 +639,12 @@ describe('stores without file-level checks (the contract only)', () => {
     await store.putSummaries([{ ...(await store.list()).summaries[0]!, status: 'failed' }]);
     await store.writeSnapshot('a', { revision: st.revision, state: { ...st, title: 'Tampered' } });
 
-    const r = await runDoctor(m);
+    const r = await m.maintenance.doctor();
     expect(codes(r)).toEqual(['INDEX_STALE', 'SNAPSHOT_MISMATCH']);
-    const f = await runDoctor(m, { fix: true });
+    const f = await m.maintenance.doctor({ fix: true });
     expect(f.ok).toBe(true);
     expect((await m.get('a')).title).toBe('Session a');
     expect((await store.list()).summaries[0]!.status).toBe('active');
-    expect((await runDoctor(m)).problems).toEqual([]);
+    expect((await m.maintenance.doctor()).problems).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { BatonError, importIsIncomplete, inspectForeign, MIRROR_ERROR_KEY, mirro
 import type { ForeignSession } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import { EXIT_CODES } from '../exit.js';
+import { withCliHint } from '../hint-words.js';
 import type { CliIO } from '../io.js';
 import { bind, common } from '../program.js';
 import type { Action } from '../program.js';
@@ -49,7 +50,9 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
     ),
     async (ctx, [dir], o) => {
       const m = ctx.manager(true);
-      const r = await m.formats.import(dir ?? '', String(o['format']), { cwd: io.cwd, now: io.now, agent: ctx.agent, moved: o['moved'] === true, ...(o['idPrefix'] !== undefined ? { idPrefix: String(o['idPrefix']) } : {}) });
+      const imported = await m.formats.import(dir ?? '', String(o['format']), { cwd: io.cwd, now: io.now, agent: ctx.agent, moved: o['moved'] === true, ...(o['idPrefix'] !== undefined ? { idPrefix: String(o['idPrefix']) } : {}) });
+      // A session that failed to import carries its error's hint as an action: word it here.
+      const r = { ...imported, problems: imported.problems.map(withCliHint), sessions: imported.sessions.map((s) => ({ ...s, problems: s.problems.map(withCliHint) })) };
       ctx.emit(r, () => renderImport(r, ctx.paint));
       // As inspect: a script must not take a damaged, empty or half-done import for a good one.
       if (await importIsIncomplete(r)) ctx.exitCode = EXIT_CODES.CORRUPT;
@@ -92,7 +95,7 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
         if (o['out'] !== undefined) throw new BatonError('BAD_INPUT', '--out needs a format.', { hint: 'Use `baton mirror FORMAT --out DIR`.' });
         const s = await m.get(id);
         const mirror = mirrorOf(s);
-        const error = s.metadata[MIRROR_ERROR_KEY] ?? null;
+        const error = withCliHint(s.metadata[MIRROR_ERROR_KEY] ?? null);
         ctx.emit({ id, mirror, error }, () => renderMirror(id, mirror, error));
         return;
       }
