@@ -65,6 +65,7 @@ export class Ctx {
       create,
       now: this.io.now,
       agent: this.agent,
+      pricingFile: this.io.env['BATON_PRICING'] || null,
       onRepair: (r) => this.warnRepair(r),
       onWarning: (message) => this.warn(message),
       // Derived files are written once, when the command (or an MCP call) ends: see flushChanges.

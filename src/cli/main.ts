@@ -50,7 +50,7 @@ type Register = (program: Command, io: CliIO, holder: { ctx: Ctx | null }) => vo
  */
 export const GROUPS: ReadonlyArray<{ register: Register; commands: readonly string[] }> = [
   { register: registerSession, commands: ['init', 'start', 'status', 'list', 'switch', 'pause', 'complete', 'fail', 'abandon', 'archive', 'log', 'repair'] },
-  { register: registerRecords, commands: ['phase', 'substep', 'file', 'error', 'tokens', 'budget', 'decision', 'finding', 'note', 'milestone', 'artifact', 'context'] },
+  { register: registerRecords, commands: ['phase', 'substep', 'file', 'error', 'tokens', 'budget', 'pricing', 'decision', 'finding', 'note', 'milestone', 'artifact', 'context'] },
   { register: registerCheckpoints, commands: ['checkpoint', 'checkpoints', 'restore'] },
   { register: registerCleanup, commands: ['cleanup', 'pin', 'unpin'] },
   { register: registerRun, commands: ['run'] },

@@ -246,7 +246,7 @@ function shown(value: unknown): string {
 }
 
 /** Checks a token count: a non-negative safe integer. Accepts numeric strings from the CLI. */
-export function tokenCount(value: unknown, what: 'input' | 'output' | 'cached'): number {
+export function tokenCount(value: unknown, what: 'input' | 'output' | 'cached' | 'cache-write'): number {
   const n = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_TOKENS_PER_RECORD) {
     throw new BatonError('BAD_INPUT', `${what} must be a whole number from 0 to ${MAX_TOKENS_PER_RECORD}; got ${shown(value)}.`, {
@@ -262,17 +262,31 @@ export interface TokensInput {
   phase?: string | null;
   input?: unknown;
   output?: unknown;
+  /** Cache reads. */
   cached?: unknown;
+  /** Cache writes (tokens written to a prompt cache). */
+  cacheWrite?: unknown;
+  /** The model that spent them (prices the record); none: its cost is unknown. */
+  model?: unknown;
 }
 
-/** Records token use by an agent, optionally against a phase. */
+/** Checks an optional model name: null when absent or empty. */
+export function modelName(value: unknown): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  return text(value, 'model', { max: 200 }).trim() || null;
+}
+
+/** Records token use by an agent, optionally against a phase and with the model that spent it. */
 export function decideTokens(s: SessionState, t: TokensInput): EventDraft[] {
   assertWritable(s);
   const agent = text(t.agent, 'agent name', { max: 200 });
   const input = tokenCount(t.input ?? 0, 'input');
   const output = tokenCount(t.output ?? 0, 'output');
   const cached = tokenCount(t.cached ?? 0, 'cached');
-  return [draft('tokens.recorded', { agent, phaseId: optionalPhase(s, t.phase), input, output, cached })];
+  const cacheWrite = tokenCount(t.cacheWrite ?? 0, 'cache-write');
+  const model = modelName(t.model);
+  // The new fields only when they say something: records stay as they were shaped before.
+  return [draft('tokens.recorded', { agent, phaseId: optionalPhase(s, t.phase), input, output, cached, ...(cacheWrite ? { cacheWrite } : {}), ...(model ? { model } : {}) })];
 }
 
 /** Sets (or clears with null) the token budget. */

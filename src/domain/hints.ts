@@ -72,7 +72,7 @@ export interface HintArgs {
   // An example value of an option (`e.g. --keep 10`); examples of an age (`what`: the option, as in the message).
   'option.example': { option: string; value: string };
   'option.age-examples': { what: string };
-  'tokens.count': { what: 'input' | 'output' | 'cached' };
+  'tokens.count': { what: 'input' | 'output' | 'cached' | 'cache-write' };
 }
 
 /** The name of a hint action. */

@@ -15,10 +15,51 @@ export const FINAL_STATUSES: readonly SessionStatus[] = ['completed', 'failed', 
 
 export type FileAction = 'created' | 'modified' | 'deleted';
 
+/**
+ * Token counts. `input` excludes cached tokens (Anthropic's meaning; OpenAI and Gemini counts
+ * are converted on the way in), `cached` is tokens read from a prompt cache, `cacheWrite`
+ * tokens written to one (absent until a record carries some).
+ */
 export interface TokenCounts {
   input: number;
   output: number;
   cached: number;
+  cacheWrite?: number;
+}
+
+/** Tokens of one agent, on one phase (or none), by one model: what cost is computed from. */
+export interface ModelCell extends TokenCounts {
+  agent: string;
+  phaseId: string | null;
+  model: string;
+}
+
+/** Where a read of a transcript ended, which the next read starts from (see `transcript.read`). */
+export interface TranscriptReadPoint {
+  cli: string;
+  agent: string;
+  agentSessionId: string | null;
+  /** Byte offset after the last complete line read. */
+  offset: number;
+  /** Size and modification time of the file when read (whole-file formats are re-read only when it changed). */
+  fileSize: number;
+  fileMtimeMs: number;
+}
+
+/** A transcript's last read: where the next one starts, and when it was made. */
+export interface TranscriptCursor extends TranscriptReadPoint {
+  /** Codex: per-response records seen, so running totals are not counted. */
+  perResponse: boolean;
+  /** The model in effect at the offset (Codex names it on turn lines only). */
+  model: string | null;
+  readAt: string;
+}
+
+/** Transcripts read for token use: a cursor per file, and every response counted (by key) with its counts. */
+export interface TranscriptLedger {
+  files: Record<string, TranscriptCursor>;
+  /** The `responses` of every `transcript.read`, concatenated (a later line for a key supersedes an earlier one). */
+  counted: string;
 }
 
 export interface FileRecord {
@@ -118,6 +159,10 @@ export interface TokenUsage extends TokenCounts {
   byPhase: Record<string, TokenCounts>;
   /** Budget on input+output tokens; null = no budget. */
   budgetMax: number | null;
+  /** Tokens by model; absent until a record names its model. */
+  byModel?: Record<string, TokenCounts>;
+  /** Cost budget in US dollars; absent or null = none. */
+  costBudgetUsd?: number | null;
 }
 
 /** The lease a writer holds on a session (see lease.ts). */
@@ -205,6 +250,15 @@ export interface SessionState {
   pinned?: boolean;
   /** Counters for ids handed out by the session (errors, decisions, …). */
   counters: Record<string, number>;
+  /** Token use by agent, phase and model (records that name a model), keyed by {@link modelCellKey}. Absent until the first. */
+  modelCells?: Record<string, ModelCell>;
+  /** Transcripts read for token use. Absent until the first read. */
+  transcripts?: TranscriptLedger;
+}
+
+/** Key of a {@link ModelCell}. */
+export function modelCellKey(agent: string, phaseId: string | null, model: string): string {
+  return JSON.stringify([agent, phaseId, model]);
 }
 
 /** Empty token counts. */

@@ -1,6 +1,7 @@
 import { SETTING_KEYS, settingsOf } from '../domain/settings.js';
 import type { StoredEvent } from '../domain/events.js';
 import { renderHandoff } from '../domain/handoff.js';
+import { handoffCost } from './handoff-cost.js';
 import type { ResumePlan } from '../domain/resume-plan-types.js';
 import type { SessionState } from '../domain/state.js';
 import { sessionFilesOf } from '../store/capabilities.js';
@@ -16,7 +17,7 @@ export const HANDOFF_FILE_KEY = SETTING_KEYS.handoffFile;
  * Token counts and heartbeats change often and say little to the next agent; rewriting the
  * briefing (which hashes every recorded file) after each of them would slow the hot path.
  */
-const QUIET: ReadonlySet<string> = new Set(['tokens.recorded', 'lease.renewed']);
+const QUIET: ReadonlySet<string> = new Set(['tokens.recorded', 'transcript.read', 'lease.renewed']);
 
 /**
  * Keeps `handoff.md` in each changed session's folder up to date, so a person can open one
@@ -45,7 +46,7 @@ export class HandoffFiles {
         if (!files || files.sessionFolder(id) === null) continue;
         const { plan, state } = await new Recovery(m).plan(id);
         if (!settingsOf(state).handoffFile) continue;
-        await files.writeSessionFile(id, HANDOFF_FILE, renderHandoff({ state, plan, now: m.time() }));
+        await files.writeSessionFile(id, HANDOFF_FILE, renderHandoff({ state, plan, now: m.time(), cost: handoffCost(m, state) }));
       } catch (e) {
         problems.push(`handoff.md of ${id} not updated: ${(e as Error).message}`);
       }

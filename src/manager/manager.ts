@@ -23,7 +23,11 @@ import { Leases } from './leases.js';
 import { Recovery } from './resume.js';
 import * as retention from './retention.js';
 import type { CleanupOptions, CleanupResult } from './retention.js';
+import { decideCostBudget } from '../domain/cost.js';
+import type { PricingTable } from '../domain/pricing.js';
+import { loadPricing } from './pricing-file.js';
 import { SessionCore } from './session-core.js';
+import { Transcripts } from './transcripts.js';
 import type { ChangeOptions, ChangeResult, ManagerOptions } from './types.js';
 import { watchSessions } from './watch.js';
 import type { WatchSessionsOptions } from './watch.js';
@@ -69,9 +73,15 @@ export class SessionManager extends SessionCore {
   readonly formats = new Formats(this);
   /** Checking and repairing the store (`baton doctor`). */
   readonly maintenance = new Maintenance(this);
+  /** Token use read from agent CLI transcripts (see transcripts.ts). */
+  readonly transcripts = new Transcripts(this);
+  /** The pricing override file, if any (see {@link pricing}). */
+  readonly pricingFile: string | null;
+  private pricingTable: PricingTable | null = null;
 
   constructor(o: ManagerOptions) {
     super(o);
+    this.pricingFile = o.pricingFile ?? null;
     this.checkpoints = new Checkpoints(this, { now: this.now, workspace: o.workspace ?? null, auto: o.autoCheckpoint ?? true, onWarning: this.onWarning });
     this.derivedFiles = new DerivedFiles(this, o.derivedFiles ?? {}, this.ownClock, this.onWarning);
   }
@@ -347,6 +357,20 @@ export class SessionManager extends SessionCore {
   /** Sets the token budget (null clears it). */
   budget(id: string, max: number | null, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
     return this.simple(id, (s) => decide.decideBudget(s, max), o);
+  }
+
+  /** Sets the cost budget in US dollars (null clears it); numeric strings are accepted and checked. */
+  costBudget(id: string, maxUsd: number | string | null, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
+    return this.simple(id, (s) => decideCostBudget(s, maxUsd), o);
+  }
+
+  /**
+   * The pricing table in effect: built-in prices with the pricing file's rows over them, read
+   * once per manager. A malformed file is a `BAD_INPUT` naming it.
+   */
+  pricing(): PricingTable {
+    this.pricingTable ??= loadPricing(this.pricingFile);
+    return this.pricingTable;
   }
 
   /** Records a decision; the result is its id. */

@@ -11,6 +11,7 @@ export type { RepairReport };
 import type { DerivedFilesOptions } from './types.js';
 import { SessionManager } from './manager.js';
 import { fileMeasurer } from './measure.js';
+import { PRICING_FILE_NAME } from './pricing-file.js';
 import { Workspace } from './workspace.js';
 
 /** Where a surface's manager should find its store, and what it needs from outside. */
@@ -31,6 +32,8 @@ export interface OpenManagerOptions {
   onChanged?: (id: string, events: readonly StoredEvent[], state: SessionState) => void;
   /** Which derived files (handoff.md, mirrors) the manager keeps current, and when (see ManagerOptions.derivedFiles). */
   derivedFiles?: DerivedFilesOptions;
+  /** Pricing override file (`BATON_PRICING`); else a file store's `pricing.json`. */
+  pricingFile?: string | null;
 }
 
 /**
@@ -50,11 +53,23 @@ export function openManager(o: OpenManagerOptions): SessionManager {
     agent: o.agent ?? null,
     measure: fileMeasurer(o.cwd, workspace),
     workspace,
+    pricingFile: pricingFileFor(store, o.pricingFile ?? null),
     ...(o.onRepair ? { onRepair: o.onRepair } : {}),
     ...(o.onWarning ? { onWarning: o.onWarning } : {}),
     ...(o.onChanged ? { onChanged: o.onChanged } : {}),
     derivedFiles: { cwd: o.cwd, ...o.derivedFiles },
   });
+}
+
+/**
+ * Where prices are overridden: the file named by `BATON_PRICING` when set, else a file
+ * store's `.baton/pricing.json`. A store without a folder (PostgreSQL) has only the former:
+ * prices are a reporting setting of the machine showing costs, not session data.
+ */
+export function pricingFileFor(store: SessionStore, explicit: string | null): string | null {
+  if (explicit) return explicit;
+  const dir = store.directory ?? null;
+  return dir !== null ? path.join(dir, PRICING_FILE_NAME) : null;
 }
 
 /**

@@ -6,6 +6,7 @@ import { BatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';
 import { fold } from '../domain/apply.js';
 import { renderHandoff } from '../domain/handoff.js';
+import { handoffCost } from './handoff-cost.js';
 import { assertLeaseFree, decideAcquire, leaseTokenOf } from '../domain/lease.js';
 import { planResume } from '../domain/plan-resume.js';
 import type { CheckpointInfo, ResumePlan, WorkspaceFile } from '../domain/resume-plan-types.js';
@@ -158,7 +159,7 @@ async function applyOption(m: SessionManager, id: string, o: ApplyOptions = {}):
  */
 async function briefing(m: SessionManager, id: string): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> {
   const { plan, state } = await buildPlan(m, id);
-  return { markdown: renderHandoff({ state, plan, now: m.time() }), plan, state };
+  return { markdown: renderHandoff({ state, plan, now: m.time(), cost: handoffCost(m, state) }), plan, state };
 }
 
 /**

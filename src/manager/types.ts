@@ -4,6 +4,7 @@
  * Helpers import this file, never manager.ts, so manager.ts can hold them as sub-objects
  * without an import cycle.
  */
+import type { PricingTable } from '../domain/pricing.js';
 import type { EventDraft } from '../domain/decide.js';
 import type { Actor, NewEvent, StoredEvent } from '../domain/events.js';
 import type { MeasuredFile } from '../domain/decide.js';
@@ -45,6 +46,8 @@ export interface ManagerOptions {
   onWarning?: (message: string) => void;
   /** Which files derived from a session the manager keeps current, and when (default: all, after every change). */
   derivedFiles?: DerivedFilesOptions;
+  /** The pricing override file (a file store's `.baton/pricing.json`, or `BATON_PRICING`); none: built-in prices only. */
+  pricingFile?: string | null;
 }
 
 /** When and which derived files the manager refreshes (ManagerOptions.derivedFiles). */
@@ -103,4 +106,6 @@ export interface ManagerCore {
   archive(id: string, o?: ChangeOptions): Promise<SessionState>;
   resume(id: string, agent?: string | null): Promise<SessionState>;
   list(filter?: { status?: SessionStatus; all?: boolean; rebuild?: boolean }): Promise<SessionSummary[]>;
+  /** The pricing table in effect (built in, with the pricing file over it); `BAD_INPUT` for a malformed file. */
+  pricing(): PricingTable;
 }

@@ -1,5 +1,5 @@
-import { budgetView, effectiveStatus, leaseOf } from '../../manager/index.js';
-import type { Phase, PhaseStatus, SessionState } from '../../manager/index.js';
+import { budgetView, costReport, costShown, effectiveStatus, formatCost, leaseOf } from '../../manager/index.js';
+import type { Phase, PhaseStatus, PricingTable, SessionState } from '../../manager/index.js';
 import type { Paint } from '../io.js';
 import { ago, bar, num, until } from './time.js';
 
@@ -29,7 +29,7 @@ function phaseLine(s: SessionState, p: Phase, c: Paint, idWidth: number): string
 }
 
 /** The human `baton status` view. */
-export function renderStatus(s: SessionState, c: Paint, now: Date): string {
+export function renderStatus(s: SessionState, c: Paint, now: Date, pricing?: PricingTable): string {
   const out: string[] = [];
   out.push(`${c.bold(s.title)}  ${c.dim(s.id)}`);
   const eff = effectiveStatus(s, now.toISOString());
@@ -57,6 +57,7 @@ export function renderStatus(s: SessionState, c: Paint, now: Date): string {
     tokens += ` · budget ${num(b.used)}/${num(b.max)} (${b.percent}%) ${lvl}`;
   }
   out.push(tokens);
+  if (pricing && costShown(s)) out.push(costLine(s, pricing, c));
   const agents = Object.entries(t.byAgent);
   if (agents.length) out.push(c.dim(`  by agent: ${agents.map(([a, v]) => `${a} ${num(v.input)}/${num(v.output)}/${num(v.cached)}`).join(', ')}`));
   const errors = s.phases.flatMap((p) => p.errors.filter((e) => !e.resolved));
@@ -69,4 +70,16 @@ export function renderStatus(s: SessionState, c: Paint, now: Date): string {
   if (findings.length) out.push('', `Open findings: ${findings.length}`);
   if (s.repairs.length) out.push('', c.yellow(`Repairs recorded: ${s.repairs.map((r) => r.kind).join(', ')}`));
   return `${out.join('\n')}\n`;
+}
+
+/** `Cost (estimate): $1.23 · cost budget $1.23/$10.00 (12.3%) ok`. */
+function costLine(s: SessionState, pricing: PricingTable, c: Paint): string {
+  const r = costReport(s, pricing);
+  let line = `Cost (estimate): ${formatCost(r.total)}`;
+  const b = r.budget;
+  if (b.maxUsd !== null) {
+    const lvl = b.level === 'ok' ? c.green(b.level) : b.level === 'warning' ? c.yellow(b.level) : c.red(b.level);
+    line += ` · cost budget $${b.usedUsd.toFixed(2)}/$${b.maxUsd.toFixed(2)} (${b.percent}%) ${lvl}`;
+  }
+  return line;
 }
