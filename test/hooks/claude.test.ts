@@ -59,8 +59,8 @@ describe('claude hooks', () => {
     const files = (await w.m().get('hooked')).phases[0]!.files;
     expect(files.map((f) => [f.path, f.action, f.sha256])).toEqual([
       ['src/greet.txt', 'modified', sha('hello, world\n')],
-      ['src/multi.txt', 'created', sha('b\n')],
-      ['nb.ipynb', 'created', sha('{}\n')],
+      ['src/multi.txt', 'modified', sha('b\n')],
+      ['nb.ipynb', 'modified', sha('{}\n')],
     ]);
   });
 
