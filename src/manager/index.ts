@@ -16,3 +16,6 @@ export { BatonError, isBatonError } from '../domain/errors.js';
 export { continueWith, resumeCommand, resumeStep, stepsText, AGENT_CLIS } from '../domain/agent-sessions.js';
 export type { ContinueWith } from '../domain/agent-sessions.js';
 export { BRIEFING_MAX_CHARS } from '../domain/agent-briefing.js';
+export { resumePlan } from './resume.js';
+export { sessionHandoff } from './handoff-file.js';
+export { renderResumePlan } from '../domain/resume.js';
