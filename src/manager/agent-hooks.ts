@@ -45,11 +45,6 @@ export interface ResolveOptions {
   autostart: boolean;
 }
 
-/** The token ingestion operation (manager.transcripts, when this build has it). */
-interface TranscriptIngest {
-  ingest(sessionId: string, o: { cli: 'claude' | 'codex' | 'gemini'; path: string; agent: string; agentSessionId?: string }): Promise<unknown>;
-}
-
 /** Longest prompt or tool output kept as a note when the user opted in. */
 const MAX_CAPTURED = 4000;
 
@@ -270,10 +265,10 @@ export class AgentHooks {
     return { state, briefing: briefing({ plan, state, source, cli: a.cli, agentSessionId: a.agentSessionId, maxChars }) };
   }
 
-  /** Reads new token use from a transcript (manager.transcripts, when present); a problem becomes a warning. */
+  /** Reads new token use from a transcript (manager.transcripts); a problem becomes a warning. */
   private async ingest(id: string, a: AgentContext, file: string | null, agent: string): Promise<void> {
-    const t = (this.m as unknown as { transcripts?: TranscriptIngest }).transcripts;
-    if (!t || !file) return;
+    const t = this.m.transcripts;
+    if (!file) return;
     const cli = a.cli === 'claude' || a.cli === 'codex' || a.cli === 'gemini' ? a.cli : null;
     if (!cli) return;
     try {
