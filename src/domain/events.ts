@@ -1,4 +1,4 @@
-import type { AgentBinding, FileAction, PlanStep, SessionState } from './state.js';
+import type { AgentBinding, FileAction, PlanStep, SessionState, TranscriptReadPoint } from './state.js';
 
 /** Who caused an event. */
 export interface Actor {
@@ -68,21 +68,18 @@ export interface EventDataMap {
    * `tokens.recorded` events: where the next read starts, and each response counted with
    * its counts so far (input, output, cache read, cache write), so no response is counted twice.
    */
-  'transcript.read': {
-    cli: string;
+  'transcript.read': TranscriptReadPoint & {
     path: string;
-    agent: string;
-    agentSessionId: string | null;
-    /** Byte offset after the last complete line read. */
-    offset: number;
-    /** Size and modification time of the file when read (whole-file formats are re-read only when it changed). */
-    fileSize: number;
-    fileMtimeMs: number;
     /** Per-response totals seen in a Codex rollout (then its running totals are ignored). */
     perResponse?: boolean;
     /** The model in effect at the offset (Codex names it on turn lines only). */
     model?: string | null;
-    responses: Record<string, [number, number, number, number]>;
+    /**
+     * The responses this read counted or grew, one per line: `<key>\t<input>,<output>,<cache
+     * read>,<cache write>\n` (their totals so far). One string rather than an object per
+     * response: sessions with thousands of responses load and copy it in microseconds.
+     */
+    responses: string;
   };
   'decision.recorded': {
     decisionId: string;

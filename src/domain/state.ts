@@ -34,15 +34,23 @@ export interface ModelCell extends TokenCounts {
   model: string;
 }
 
-/** Where the next read of a transcript starts (see `transcript.read`). */
-export interface TranscriptCursor {
+/** Where a read of a transcript ended, which the next read starts from (see `transcript.read`). */
+export interface TranscriptReadPoint {
   cli: string;
   agent: string;
   agentSessionId: string | null;
+  /** Byte offset after the last complete line read. */
   offset: number;
+  /** Size and modification time of the file when read (whole-file formats are re-read only when it changed). */
   fileSize: number;
   fileMtimeMs: number;
+}
+
+/** A transcript's last read: where the next one starts, and when it was made. */
+export interface TranscriptCursor extends TranscriptReadPoint {
+  /** Codex: per-response records seen, so running totals are not counted. */
   perResponse: boolean;
+  /** The model in effect at the offset (Codex names it on turn lines only). */
   model: string | null;
   readAt: string;
 }
@@ -50,7 +58,8 @@ export interface TranscriptCursor {
 /** Transcripts read for token use: a cursor per file, and every response counted (by key) with its counts. */
 export interface TranscriptLedger {
   files: Record<string, TranscriptCursor>;
-  responses: Record<string, [number, number, number, number]>;
+  /** The `responses` of every `transcript.read`, concatenated (a later line for a key supersedes an earlier one). */
+  counted: string;
 }
 
 export interface FileRecord {
