@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import type { FileAction } from '../../domain/state.js';
-import type { PhaseAction } from '../../domain/transitions.js';
-import type { ChangeResult } from '../../manager/manager.js';
+import { BatonError, budgetView } from '../../manager/index.js';
+import type { ChangeResult, FileAction, PhaseAction, SessionState } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common, strict } from '../program.js';

@@ -1,10 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { costReport } from '../../domain/cost.js';
-import type { CostReport } from '../../domain/cost.js';
-import { isBatonError } from '../../domain/errors.js';
-import { budgetView } from '../../domain/tokens.js';
-import type { ChangeResult } from '../../manager/manager.js';
+import { budgetView, costReport, isBatonError } from '../../manager/index.js';
+import type { ChangeResult, CostReport } from '../../manager/index.js';
 import type { Kit } from '../context.js';
 import { MAX_ID_INPUT, MAX_PATHS, anyObject, changeFields, changeOutput, textArg } from '../schemas.js';
 import { defineTool } from './define.js';

@@ -1,10 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { parsePlan } from '../../domain/plan.js';
-import { SESSION_STATUSES } from '../../domain/state.js';
-import type { SessionState, SessionStatus } from '../../domain/state.js';
-import { statusView } from '../../domain/view.js';
-import { applyResume } from '../../manager/resume.js';
+import { phasesOfPlan, SESSION_STATUSES, statusView } from '../../manager/index.js';
+import type { SessionState, SessionStatus } from '../../manager/index.js';
 import type { Kit } from '../context.js';
 import { MAX_ID_INPUT, agentArg, anyObject, changeFields, changeOutput, sessionArg, textArg } from '../schemas.js';
 import { defineTool } from './define.js';
@@ -49,7 +46,7 @@ export function registerSessionTools(server: McpServer, kit: Kit): void {
       output: { ...changeOutput, title: z.string(), phases: z.array(z.object({ id: z.string(), name: z.string(), status: z.string(), blockedBy: z.array(z.string()) }).passthrough()) },
     },
     async (a) => {
-      const phases = a.phases && a.phases.length ? parsePlan({ phases: a.phases }, 'phases').phases : [];
+      const phases = a.phases && a.phases.length ? await phasesOfPlan({ phases: a.phases }, 'phases') : [];
       const s = await kit.manager(true).start({
         title: a.title,
         ...(a.id !== undefined ? { id: a.id } : {}),
@@ -161,7 +158,7 @@ export function registerSessionTools(server: McpServer, kit: Kit): void {
     },
     async (a) => {
       const id = await kit.session(a.session);
-      const r = await applyResume(kit.manager(), id, { from: a.from ?? null, force: a.force === true, git: false, agent: kit.agent(a.agent) });
+      const r = await kit.manager().recovery.apply(id, { from: a.from ?? null, force: a.force === true, git: false, agent: kit.agent(a.agent) });
       return { ...changed(r.state), appliedFrom: r.from, plan: r.plan as unknown as Record<string, unknown> };
     },
   );
