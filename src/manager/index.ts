@@ -10,6 +10,7 @@
 // Errors: one code per failure, the one mapping of OS errors to codes.
 export { BatonError, isBatonError } from '../domain/errors.js';
 export type { ErrorCode } from '../domain/errors.js';
+// Hints: what a refusal suggests, as data; each surface words it (cli/ and mcp/hint-words.ts).
 export { hint, isHint } from '../domain/hints.js';
 export type { Hint, HintAction, HintArgs } from '../domain/hints.js';
 export { toBatonError } from './os-errors.js';

@@ -4,7 +4,7 @@ import type { SessionState, SessionStatus } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common, strict } from '../program.js';
-import type { Action } from '../program.js';
+import type { On } from '../program.js';
 import { renderList, renderTombstones } from '../render/list.js';
 import { renderLog } from '../render/log.js';
 import { renderStatus } from '../render/status.js';
@@ -13,10 +13,19 @@ function changed(ctx: Ctx, s: SessionState, text: string): void {
   ctx.emit({ ok: true, id: s.id, status: s.status, revision: s.revision }, text);
 }
 
-/** Registers the session lifecycle commands. */
+/** Registers the session lifecycle commands, in the order `--help` lists them. */
 export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
-  const on = (cmd: Command, action: Action): Command => cmd.action(bind(io, holder, action));
+  const on: On = (cmd, action) => cmd.action(bind(io, holder, action));
+  registerInit(program, io, on);
+  registerStart(program, io, on);
+  registerStatus(program, io, on);
+  registerList(program, io, on);
+  registerLifecycle(program, on);
+  registerJournal(program, on);
+}
 
+/** `init`: create the file store or prepare a database. */
+function registerInit(program: Command, io: CliIO, on: On): void {
   on(
     common(program.command('init').description('create a .baton store in the current directory (or --dir), or prepare the --store / $BATON_STORE database')),
     async (ctx) => {
@@ -25,7 +34,10 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
       ctx.emit({ ok: true, store: root, created: !existed }, `${existed ? 'Store already present' : 'Created store'} at ${root}`);
     },
   );
+}
 
+/** `start`: a new session from a title and a plan (phases, plan file, budget, mirror). */
+function registerStart(program: Command, io: CliIO, on: On): void {
   on(
     common(
       program
@@ -71,14 +83,20 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
       ctx.emit(statusView(s), `Started ${s.id}${s.phases.length ? ` with ${s.phases.length} phase(s)` : ''}`);
     },
   );
+}
 
+/** `status`. */
+function registerStatus(program: Command, io: CliIO, on: On): void {
   on(common(program.command('status').description('show a session: phases, progress, tokens, errors')), async (ctx) => {
     const m = ctx.manager();
     const s = await m.get(await ctx.sessionId());
     const pricing = m.pricing();
     ctx.emit(statusView(s, io.now().toISOString(), pricing), () => renderStatus(s, ctx.paint, io.now(), pricing));
   });
+}
 
+/** `list`: sessions, or with --deleted their tombstones. */
+function registerList(program: Command, io: CliIO, on: On): void {
   on(
     common(
       program
@@ -110,7 +128,10 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
       ctx.emit(null, () => renderList(rows, active, ctx.paint, io.now()));
     },
   );
+}
 
+/** `switch`, `pause`, `complete`, `fail`, `abandon`, `archive`: moves between session states. */
+function registerLifecycle(program: Command, on: On): void {
   on(common(program.command('switch').description('make another session the active one (pauses the current one)').argument('<id>')), async (ctx, [id]) => {
     const s = await ctx.manager().switchTo(id ?? '', ctx.agent);
     changed(ctx, s, `Switched to ${s.id}`);
@@ -136,7 +157,10 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
     const s = await ctx.manager().archive(sid, ctx.change());
     changed(ctx, s, `Archived ${s.id}`);
   });
+}
 
+/** `log` and `repair`: reading and mending the journal. */
+function registerJournal(program: Command, on: On): void {
   on(
     common(
       program

@@ -23,8 +23,15 @@ function changed(s: SessionState): { session: string; revision: number; status: 
   return { session: s.id, revision: s.revision, status: s.status };
 }
 
-/** Session tools: start, list, status, switch, pause, complete, resume. */
+/** Session tools: start, list, status, switch, pause, complete, resume (in `tools/list` order). */
 export function registerSessionTools(server: McpServer, kit: Kit): void {
+  registerStartTool(server, kit);
+  registerReadTools(server, kit);
+  registerStateTools(server, kit);
+}
+
+/** `session_start`: a new session with its plan. */
+function registerStartTool(server: McpServer, kit: Kit): void {
   defineTool(
     server,
     kit,
@@ -60,7 +67,10 @@ export function registerSessionTools(server: McpServer, kit: Kit): void {
       return { ...changed(s), title: s.title, phases: s.phases.map((p) => ({ id: p.id, name: p.name, status: p.status, blockedBy: p.blockedBy })) };
     },
   );
+}
 
+/** `session_list`, `session_status`: read-only views. */
+function registerReadTools(server: McpServer, kit: Kit): void {
   defineTool(
     server,
     kit,
@@ -104,7 +114,10 @@ export function registerSessionTools(server: McpServer, kit: Kit): void {
       return statusView(s, kit.now(), m.pricing()) as unknown as { id: string; title: string; status: string; revision: number; phases: Array<Record<string, unknown>> };
     },
   );
+}
 
+/** `session_switch`, `session_pause`, `session_complete`, `session_resume`: moves between session states. */
+function registerStateTools(server: McpServer, kit: Kit): void {
   defineTool(
     server,
     kit,
