@@ -4,11 +4,12 @@
  * the hook run in-process through its injected IO, or spawned as the real `baton hook`.
  */
 import { execFileSync, spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { openManager } from '../../src/manager/index.js';
 import type { SessionManager } from '../../src/manager/index.js';
 import { runHook } from '../../src/hooks/run.js';
@@ -116,4 +117,14 @@ export function hookLog(dir: string): Array<{ level: string; code: string; messa
   const file = path.join(dir, '.baton', 'hooks', 'hook.log');
   if (!fs.existsSync(file)) return [];
   return fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { level: string; code: string; message: string; event: string | null });
+}
+
+/** sha256 of a text, as the manifest records it. */
+export const sha = (s: string): string => crypto.createHash('sha256').update(s).digest('hex');
+
+/** Runs fixture `name` of `cli` in-process against the workspace `dir`; expects exit 0 and returns stdout. */
+export async function runFixture(cli: string, name: string, dir: string, env: Record<string, string> = {}): Promise<string> {
+  const r = await hookInProcess(cli, fixture(cli, name, dir), dir, env);
+  expect(r.code).toBe(0);
+  return r.stdout;
 }
