@@ -6,10 +6,10 @@
 import { execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, expect } from 'vitest';
+import { expect } from 'vitest';
+import { tempDir } from '../support/temp.js';
 import { openManager } from '../../src/manager/index.js';
 import type { SessionManager } from '../../src/manager/index.js';
 import { runHook } from '../../src/hooks/run.js';
@@ -19,17 +19,7 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const BATON = path.join(ROOT, 'dist', 'baton.cjs');
 export const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'hooks');
 
-const made: string[] = [];
-afterAll(() => {
-  for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-
-/** A temporary folder, removed after the file's tests. */
-export function tempDir(prefix = 'baton-hooks-'): string {
-  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-  made.push(d);
-  return d;
-}
+export { tempDir };
 
 /** A git work tree with one commit and a file store holding an active session with phases build, test (build in progress). */
 export async function workspace(o: { phases?: boolean; start?: boolean } = {}): Promise<{ dir: string; m: () => SessionManager; id: string | null }> {
