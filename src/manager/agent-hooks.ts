@@ -60,6 +60,9 @@ export interface HookManager extends ManagerCore {
   };
 }
 
+/** Events that record no work: a compaction checkpoint is not taken again for them alone. */
+const BOOKKEEPING: ReadonlySet<string> = new Set(['checkpoint.created', 'tokens.recorded', 'transcript.read', 'agent.bound', 'lease.renewed']);
+
 /** Longest prompt or tool output kept as a note when the user opted in. */
 const MAX_CAPTURED = 4000;
 
@@ -187,6 +190,15 @@ export class AgentHooks {
 
   /** Binds the conversation (no other record): for events that only need the session to know it. */
   async bind(id: string, a: AgentContext): Promise<SessionState> {
+    // Already bound as given: a read, no append (an end of turn must stay cheap).
+    try {
+      const s = await this.m.get(id);
+      const binding: BindingInput = { cli: a.cli, agentSessionId: a.agentSessionId, transcriptPath: a.transcriptPath, model: a.model, cwd: a.cwd, dirtyAtStart: [] };
+      if (findBinding(s, a.cli, a.agentSessionId) && decideBinding(s, binding).length === 0) return s;
+    } catch (e) {
+      if (!isBatonError(e)) throw e;
+      // An ended or missing session: record() finds where the events go instead.
+    }
     return this.record(id, a, () => []);
   }
 
@@ -250,10 +262,10 @@ export class AgentHooks {
    * changed by shell commands found by comparing the work tree with the manifest.
    */
   async stop(sid: string, a: AgentContext): Promise<{ state: SessionState; swept: string[] }> {
-    const bound = await this.bind(sid, a);
-    const id = bound.id;
+    // Tokens do not change the manifest or the binding: the state read before them serves the sweep.
+    const s0 = await this.bind(sid, a);
+    const id = s0.id;
     await this.ingest(id, a, a.transcriptPath, a.agent);
-    const s0 = await this.m.get(id);
     const binding = findBinding(s0, a.cli, a.agentSessionId)!;
     const found = sweepWorkTree(this.m, s0, binding);
     if (!found.length) return { state: s0, swept: [] };
@@ -275,7 +287,11 @@ export class AgentHooks {
     await this.ingest(id, a, a.transcriptPath, a.agent);
     const s = await this.m.get(id);
     const last = s.checkpoints?.at(-1);
-    if (last && last.name.startsWith('before compaction') && last.revision === s.revision - 1) return { state: s, checkpointId: null };
+    if (last && last.name.startsWith('before compaction')) {
+      // Gemini CLI sends PreCompress at every turn: a new checkpoint only when work was recorded since.
+      const since = await this.m.log(id, last.revision);
+      if (since.every((e) => BOOKKEEPING.has(e.type))) return { state: s, checkpointId: null };
+    }
     const r = await this.m.checkpoints.create(s.id, { name: `before compaction (${a.cli}${trigger ? `, ${trigger}` : ''})` }, { agent: a.agent });
     return { state: r.state, checkpointId: r.checkpoint.id };
   }

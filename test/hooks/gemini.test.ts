@@ -57,11 +57,17 @@ describe('gemini hooks', () => {
     expect((await w.m().get('hooked')).phases[0]!.files.map((f) => f.path)).toEqual(['made-by-shell.txt']);
   });
 
-  it('PreCompress takes one checkpoint, not one per turn when nothing changed', async () => {
+  it('PreCompress takes one checkpoint, not one per turn when only tokens were recorded since; again after work', async () => {
     const w = await workspace();
     await run('PreCompress', w.dir);
+    const m = w.m();
+    await m.tokens('hooked', { agent: 'gemini', input: 10, output: 5 });
+    await m.store.close();
     await run('PreCompress', w.dir);
     expect((await w.m().get('hooked')).checkpoints?.map((c) => c.name)).toEqual(['before compaction (gemini, auto)']);
+    await run('AfterTool-write_todos', w.dir);
+    await run('PreCompress', w.dir);
+    expect((await w.m().get('hooked')).checkpoints).toHaveLength(2);
   });
 
   it('SessionEnd pauses the session with the reason', async () => {
