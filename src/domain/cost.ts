@@ -125,7 +125,7 @@ export function decideCostBudget(s: SessionState, maxUsd: unknown): EventDraft[]
   const n = typeof maxUsd === 'string' && /^\s*\$?\d+(\.\d+)?\s*$/.test(maxUsd) ? Number(maxUsd.replace('$', '')) : maxUsd;
   if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0 || n > MAX_COST_BUDGET_USD) {
     throw new BatonError('BAD_INPUT', `The cost budget must be a positive amount of US dollars; got ${JSON.stringify(maxUsd) ?? String(maxUsd)}.`, {
-      hint: 'Pass dollars as a number, e.g. --cost 25 or --cost 7.50.',
+      hint: 'Give the amount in US dollars as a number, e.g. 25 or 7.50.',
     });
   }
   return [draft('budget.cost_set', { maxUsd: n })];

@@ -1,11 +1,11 @@
 import { SETTING_KEYS, settingsOf } from '../domain/settings.js';
 import type { StoredEvent } from '../domain/events.js';
 import { renderHandoff } from '../domain/handoff.js';
+import { handoffCost } from './handoff-cost.js';
 import type { ResumePlan } from '../domain/resume-plan-types.js';
 import type { SessionState } from '../domain/state.js';
 import { sessionFilesOf } from '../store/capabilities.js';
 import type { ManagerCore as SessionManager } from './types.js';
-import { handoffCost } from './handoff-cost.js';
 import { resumePlan } from './resume.js';
 
 /** Name of the handoff file kept in each session's folder. */

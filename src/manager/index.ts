@@ -24,7 +24,13 @@ export type { PhaseAction } from '../domain/transitions.js';
 export { parseIdFormat } from '../domain/ids.js';
 export { findPhase, MAX_TEXT } from '../domain/decide.js';
 export { DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS, effectiveStatus, leaseOf } from '../domain/lease.js';
-export { budgetView } from '../domain/tokens.js';
+export { budgetAlarming, budgetView } from '../domain/tokens.js';
+export type { TokenCounts } from '../domain/state.js';
+// Cost: prices per million tokens (built in, overridable) and the estimated cost of token use.
+export { costReport, costShown, formatCost, NO_MODEL } from '../domain/cost.js';
+export type { Cost, CostBudgetView, CostReport } from '../domain/cost.js';
+export { BUILTIN_PRICING, PRICING_AS_OF } from '../domain/pricing.js';
+export type { ModelPrice, PricingTable } from '../domain/pricing.js';
 export { startablePhases, statusView } from '../domain/view.js';
 export { DEFAULT_OLDER_THAN, parseAge, parseCleanupStatuses } from '../domain/retention.js';
 export { renderResumePlan } from '../domain/render-resume.js';
@@ -43,6 +49,9 @@ export type { Claim } from './claim.js';
 export type { DoctorProblem, DoctorReport } from './doctor.js';
 export type { CleanupAction, Tombstone } from './retention.js';
 export type { SessionChange } from './watch.js';
+export type { IngestInput, IngestResult } from './transcripts.js';
+export type { TranscriptCli } from '../domain/transcript-usage.js';
+export { TRANSCRIPT_CLIS } from '../domain/transcript-usage.js';
 export { migrateStore } from './migrate.js';
 export type { MigrateResult } from './migrate.js';
 
@@ -66,10 +75,3 @@ export { continueWith, resumeCommand, resumeStep, stepsText, AGENT_CLIS } from '
 export type { ContinueWith } from '../domain/agent-sessions.js';
 export { BRIEFING_MAX_CHARS } from '../domain/agent-briefing.js';
 
-// Cost (tokens × prices) as surfaces show it.
-export { costReport, costShown, formatCost } from '../domain/cost.js';
-export type { Cost, CostReport } from '../domain/cost.js';
-export { BUILTIN_PRICING, PRICING_AS_OF } from '../domain/pricing.js';
-export type { PricingTable } from '../domain/pricing.js';
-export { budgetAlarming } from '../domain/tokens.js';
-export type { TokenCounts } from '../domain/state.js';

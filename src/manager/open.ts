@@ -73,7 +73,8 @@ export function openManager(o: OpenManagerOptions): SessionManager {
  */
 export function pricingFileFor(store: SessionStore, explicit: string | null): string | null {
   if (explicit) return explicit;
-  return store.directory ? path.join(store.directory, PRICING_FILE_NAME) : null;
+  const dir = store.directory ?? null;
+  return dir !== null ? path.join(dir, PRICING_FILE_NAME) : null;
 }
 
 /**

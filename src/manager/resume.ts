@@ -6,12 +6,12 @@ import { BatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';
 import { fold } from '../domain/apply.js';
 import { renderHandoff } from '../domain/handoff.js';
+import { handoffCost } from './handoff-cost.js';
 import { assertLeaseFree, decideAcquire, leaseTokenOf } from '../domain/lease.js';
 import { planResume } from '../domain/plan-resume.js';
 import type { CheckpointInfo, ResumePlan, WorkspaceFile } from '../domain/resume-plan-types.js';
 import type { SessionState } from '../domain/state.js';
 import { recordedPaths } from './checkpoints.js';
-import { handoffCost } from './handoff-cost.js';
 import type { ManagerCore as SessionManager } from './types.js';
 
 /** @deprecated Read it with `settingsOf(state).planFile` (domain/settings.ts); the metadata key of the plan file a session was started from: `{ path, sha256 }`. */

@@ -4,6 +4,7 @@
  * Helpers import this file, never manager.ts, so manager.ts can hold them as sub-objects
  * without an import cycle.
  */
+import type { PricingTable } from '../domain/pricing.js';
 import type { EventDraft } from '../domain/decide.js';
 import type { Actor, NewEvent, StoredEvent } from '../domain/events.js';
 import type { MeasuredFile } from '../domain/decide.js';
@@ -13,7 +14,6 @@ import type { SessionState, SessionStatus } from '../domain/state.js';
 import type { SessionSummary } from '../domain/summary.js';
 import type { RepairReport, SessionStore } from '../store/types.js';
 import type { Workspace } from './workspace.js';
-import type { PricingTable } from '../domain/pricing.js';
 import type { HookProblems } from './hook-log.js';
 
 /** A draft that may carry its own time and actor (events imported from a foreign file). */

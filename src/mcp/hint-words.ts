@@ -8,7 +8,8 @@ import type { BatonError, ErrorCode, Hint, HintAction, HintArgs } from '../manag
  */
 
 /** Tool arguments as named in a hint: the ones a CLI option of the same name stands for. */
-const TOKEN_ARGS: ReadonlySet<string> = new Set(['input', 'output', 'cached']);
+/** The MCP argument of each token count the domain names. */
+const TOKEN_ARGS: ReadonlyMap<string, string> = new Map([['input', 'input'], ['output', 'output'], ['cached', 'cached'], ['cache-write', 'cacheWrite']]);
 
 /** The repair advice: no tool repairs a journal, a person does. */
 function askForRepair(session: string, lead = 'No'): string {
@@ -32,7 +33,7 @@ export const TOOL_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => 
   'session.unpin': () => null,
   'session.bmad-prefix': () => null,
   'tokens.name-agent': () => 'Pass `agent`.',
-  'tokens.count': (a) => (TOKEN_ARGS.has(a.what) ? `Pass \`${a.what}\` as a non-negative integer, e.g. 1200.` : null),
+  'tokens.count': (a) => (TOKEN_ARGS.has(a.what) ? `Pass \`${TOKEN_ARGS.get(a.what)}\` as a non-negative integer, e.g. 1200.` : null),
   'phase.start': (a) => `Start it first: \`phase_start\` with phase ${a.phase}.`,
   'phase.finish-blockers': (a) => `Finish ${a.blockers.join(', ')} first, or pass \`force: true\` to start it anyway.`,
   'phase.escalate': () => 'Escalate: retry anyway with `force: true`, skip the phase, abort the session, or adjust the plan.',

@@ -28,7 +28,15 @@ describe('baton init and start', () => {
       ['build', 'Build', 'pending', 0, null],
       ['test', 'Test', 'pending', 0, null],
     ]);
-    expect(s.tokens).toEqual({ input: 0, output: 0, cached: 0, byAgent: {}, byPhase: {}, budget: { max: 1000, used: 0, percent: 0, level: 'ok' } });
+    expect(s.tokens).toEqual({
+      input: 0,
+      output: 0,
+      cached: 0,
+      byAgent: {},
+      byPhase: {},
+      budget: { max: 1000, used: 0, percent: 0, level: 'ok' },
+      cost: { total: { usd: 0, pricedUsd: 0, unpriced: { tokens: 0, models: [] } }, byAgent: {}, byPhase: {}, byModel: {}, budget: { maxUsd: null, usedUsd: 0, percent: null, level: 'none', complete: true } },
+    });
     const mode = fs.statSync(ws.path('.baton', 'sessions', id, 'journal.jsonl')).mode & 0o777;
     expect(mode).toBe(0o600);
   });

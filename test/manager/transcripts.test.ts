@@ -313,7 +313,11 @@ describe.skipIf(!PG_URL)('transcripts.ingest on PostgreSQL', () => {
     const stores = [new PostgresStore({ url }), new PostgresStore({ url })];
     try {
       const [a, b] = stores.map((store, i) => new SessionManager({ store, pid: 100 + i, host: `h${i}` }));
-      const id = await session(a!, 'pg');
+      // Created without the workspace lock (which the embedded server's one session cannot share).
+      const id = 'pg';
+      const actor = { agent: null, pid: 1, host: 'h' };
+      await a!.createFrom(id, [{ type: 'session.created', time: new Date().toISOString(), actor, data: { title: id, idFormat: 'explicit', phases: [{ id: 'impl', name: 'Implement' }], budgetMax: null } }]);
+      await a!.phase(id, 'impl', 'start', { agent: 'claude' });
       const main = path.join(FIX, 'claude-main.jsonl');
       const results = await Promise.all([a!, b!, a!, b!].map((m) => m.transcripts.ingest(id, { cli: 'claude', path: main, agent: 'claude' })));
       expect(results.reduce((n, r) => n + r.responses, 0)).toBe(2);

@@ -1,9 +1,12 @@
 import type { Command } from 'commander';
+import { BatonError } from '../../manager/index.js';
 import type { ChangeResult, FileAction, PhaseAction } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common, strict } from '../program.js';
 import type { On } from '../program.js';
+import { registerBudget, registerPricing, registerTokens } from './tokens.js';
+import { num } from '../render/time.js';
 
 function done(ctx: Ctx, r: ChangeResult<unknown>, text: string, extra: Record<string, unknown> = {}): void {
   ctx.emit({ ok: true, id: r.state.id, revision: r.state.revision, ...extra }, text);
@@ -13,12 +16,15 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-/** Registers phase, sub-step and record-keeping commands, in the order `--help` lists them (tokens and budget: tokens.ts). */
+/** Registers phase, sub-step and record-keeping commands, in the order `--help` lists them. */
 export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
   const on: On = (cmd, action) => cmd.action(bind(io, holder, action));
   registerPhase(program, on);
   registerWorkRecords(program, on);
   registerErrors(program, on);
+  registerTokens(program, on);
+  registerBudget(program, on);
+  registerPricing(program, on);
   registerDecision(program, on);
   registerFinding(program, on);
   registerNote(program, on);

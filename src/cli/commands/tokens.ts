@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
-import { BUILTIN_PRICING, BatonError, PRICING_AS_OF, budgetAlarming, budgetView, costReport, costShown, formatCost, isBatonError } from '../../manager/index.js';
+import { BatonError, BUILTIN_PRICING, PRICING_AS_OF, budgetAlarming, budgetView, costReport, costShown, formatCost, isBatonError } from '../../manager/index.js';
 import type { Cost, CostReport, SessionState, TokenCounts } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
-import type { CliIO } from '../io.js';
-import { bind, common, strict } from '../program.js';
-import type { Action } from '../program.js';
+import { common, strict } from '../program.js';
+import type { On } from '../program.js';
 import { num } from '../render/time.js';
 
 const BY = ['agent', 'phase', 'model'] as const;
@@ -65,26 +64,21 @@ function renderTokens(s: SessionState, cost: CostReport, by: (typeof BY)[number]
   return lines.join('\n');
 }
 
-/** Registers `tokens`, `tokens add`, `budget` and `pricing`. */
-export function registerTokens(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
-  const on = (cmd: Command, action: Action): Command => cmd.action(bind(io, holder, action));
-
+/** `tokens` (show, with the estimated cost) and `tokens add`. */
+export function registerTokens(program: Command, on: On): void {
   const tokens = program
     .command('tokens')
     .description('show token use and its estimated cost; `tokens add` records it')
     .option('--by <dimension>', 'break down by agent, phase or model');
-  common(tokens);
-  tokens.action(
-    bind(io, holder, async (ctx, _a, o) => {
-      const by = o['by'] as string | undefined;
-      if (by !== undefined && !(BY as readonly string[]).includes(by)) throw new BatonError('BAD_INPUT', `--by must be agent, phase or model; got ${JSON.stringify(by)}.`, { hint: 'Use --by agent, --by phase or --by model.' });
-      const m = ctx.manager();
-      const s = await m.get(await ctx.sessionId());
-      const t = s.tokens;
-      const cost = costReport(s, m.pricing());
-      ctx.emit({ ...tokenTotals(t), byAgent: t.byAgent, byPhase: t.byPhase, byModel: t.byModel ?? {}, budget: budgetView(t), cost }, () => renderTokens(s, cost, by as (typeof BY)[number] | undefined));
-    }),
-  );
+  on(common(tokens), async (ctx, _a, o) => {
+    const by = o['by'] as string | undefined;
+    if (by !== undefined && !(BY as readonly string[]).includes(by)) throw new BatonError('BAD_INPUT', `--by must be agent, phase or model; got ${JSON.stringify(by)}.`, { hint: 'Use --by agent, --by phase or --by model.' });
+    const m = ctx.manager();
+    const s = await m.get(await ctx.sessionId());
+    const t = s.tokens;
+    const cost = costReport(s, m.pricing());
+    ctx.emit({ ...tokenTotals(t), byAgent: t.byAgent, byPhase: t.byPhase, byModel: t.byModel ?? {}, budget: budgetView(t), cost }, () => renderTokens(s, cost, by as (typeof BY)[number] | undefined));
+  });
   on(
     strict(
       common(
@@ -109,7 +103,10 @@ export function registerTokens(program: Command, io: CliIO, holder: { ctx: Ctx |
       ctx.emit({ ok: true, id: r.state.id, revision: r.state.revision, tokens: { ...tokenTotals(t), budget: budgetView(t), ...extra } }, `Tokens: ${counts(t)}`);
     },
   );
+}
 
+/** `budget set [N] [--cost USD]` and `budget clear [--cost]`. */
+export function registerBudget(program: Command, on: On): void {
   const budget = program.command('budget').description('set or clear the token budget, or the cost budget (--cost)');
   on(
     strict(common(budget.command('set').argument('[n]', 'max tokens (input + output)').option('--cost <usd>', 'cost budget in US dollars (estimated from the pricing table)'))),
@@ -134,7 +131,10 @@ export function registerTokens(program: Command, io: CliIO, holder: { ctx: Ctx |
     const r = o['cost'] === true ? await m.costBudget(id, null, ctx.change()) : await m.budget(id, null, ctx.change());
     ctx.emit({ ok: true, id: r.state.id, revision: r.state.revision }, o['cost'] === true ? 'Cost budget cleared' : 'Budget cleared');
   });
+}
 
+/** `pricing`: the prices in effect. */
+export function registerPricing(program: Command, on: On): void {
   on(common(program.command('pricing').description('show the model prices used to estimate cost (built in, and the pricing file over them)')), async (ctx) => {
     const m = ctx.manager();
     const table = m.pricing();
