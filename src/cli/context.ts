@@ -65,6 +65,7 @@ export class Ctx {
       create,
       now: this.io.now,
       agent: this.agent,
+      env: this.io.env,
       pricingFile: this.io.env['BATON_PRICING'] || null,
       onRepair: (r) => this.warnRepair(r),
       onWarning: (message) => this.warn(message),

@@ -8,6 +8,7 @@
  * edits made outside the session, and offer checkpoint / live / fresh recovery with what
  * each loses and a recommendation.
  */
+import { continueWith, resumeStep } from './agent-sessions.js';
 import { effectiveStatus, leaseExpired, leaseOf } from './lease.js';
 import { list, plural } from './phrasing.js';
 import { checkFiles } from './resume-files.js';
@@ -144,6 +145,7 @@ function inFlightPhases(s: SessionState): InFlightPhase[] {
         retryCount: p.retryCount,
         maxRetries: p.maxRetries,
         unresolvedErrors: openErrors(p),
+        ...(p.steps ? { steps: p.steps.map((x) => ({ ...x })), resumeStep: resumeStep(p.steps) } : {}),
       };
     });
 }
@@ -286,5 +288,6 @@ export function planResume(input: ResumeInput): ResumePlan {
     planChanged: input.planChanged,
     recovery: planned.recovery,
     warnings,
+    ...(s.agentSessions?.length ? { continueWith: continueWith(s) } : {}),
   };
 }

@@ -3,6 +3,7 @@
  * tool's `text`, and the phrases the handoff shares. No colours; no decisions (those are in
  * plan-resume.ts).
  */
+import { stepsText } from './agent-sessions.js';
 import { list } from './phrasing.js';
 import type { FileCheck, NextStep, Recommendation, RecoveryOption, ResumePlan } from './resume-plan-types.js';
 import type { SessionStatus, StatusCause } from './state.js';
@@ -75,6 +76,7 @@ export function renderResumePlan(plan: ResumePlan): string {
     out.push('In flight:');
     for (const p of plan.inFlight) {
       out.push(`  ${p.phaseId} (${p.name}): ${p.resumeAt === 'substep' ? `resume at sub-step "${p.subStep}"` : 'no sub-step recorded, restart the phase'}`);
+      if (p.steps?.length) out.push(...stepsText(p.steps, p.resumeStep ?? null, '    '));
       for (const e of p.unresolvedErrors) out.push(`    ${e.id} ${e.type}: ${e.message}`);
     }
   }
@@ -117,6 +119,10 @@ export function renderResumePlan(plan: ResumePlan): string {
   if (plan.warnings.length) {
     out.push('Warnings:');
     for (const w of plan.warnings) out.push(`  ! ${w}`);
+  }
+  if (plan.continueWith?.length) {
+    out.push('Continue the conversation:');
+    for (const c of plan.continueWith) out.push(`  ${c.command}${c.ended ? ' (ended)' : ''}${c.model ? ` — ${c.model}` : ''}`);
   }
   return `${out.join('\n')}\n`;
 }

@@ -3,7 +3,8 @@
  * the caller measured) and what it returns. JSON-serialisable, stable field names: `baton
  * resume --json` and the MCP `resume_plan` tool print a {@link ResumePlan} as it is.
  */
-import type { FileAction, PhaseStatus, SessionState, SessionStatus, StatusCause } from './state.js';
+import type { ContinueWith } from './agent-sessions.js';
+import type { FileAction, PhaseStatus, PlanStep, SessionState, SessionStatus, StatusCause } from './state.js';
 
 // ---------------------------------------------------------------------------------------
 // Input
@@ -114,6 +115,10 @@ export interface InFlightPhase extends PhaseRef {
   maxRetries: number;
   /** Unresolved errors recorded against the phase. */
   unresolvedErrors: OpenError[];
+  /** The agent's own plan for the phase (its todo list, from hooks); absent when none was recorded. */
+  steps?: PlanStep[];
+  /** The step to resume at: the one in progress, else the first pending; null when all are done. */
+  resumeStep?: PlanStep | null;
 }
 
 /** Choices offered when a phase has used all its retries (never an automatic retry). */
@@ -339,4 +344,6 @@ export interface ResumePlan {
   recovery: RecoveryPlan;
   /** Things a careful person should know before resuming, for people. */
   warnings: string[];
+  /** Agent CLI conversations bound to the session (hooks), most recent first, with the command that continues each; absent when none. */
+  continueWith?: ContinueWith[];
 }

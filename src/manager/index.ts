@@ -65,3 +65,13 @@ export type { ExportResult, ImportResult, InspectResult } from './formats.js';
 export type { ForeignSession, FormatProblem, UnitStatus } from '../formats/types.js';
 export { MIRROR_ERROR_KEY, MIRROR_KEY, mirrorOf } from './mirror.js';
 export type { MirrorSetting } from './mirror.js';
+
+// Agent CLI hooks (`baton hook`, src/hooks): the manager's part, the hook log, agent sessions.
+export type { AgentContext, BindingSource, ResolveOptions } from './agent-hooks.js';
+export { hookDir, writeHookLog, readHookProblems, acknowledgeHookProblems, HOOK_LOG_FILE, MAX_LOG_BYTES } from './hook-log.js';
+export type { HookLogLine, HookProblems } from './hook-log.js';
+export { locateStore } from '../store/open.js';
+export { continueWith, resumeCommand, resumeStep, stepsText, AGENT_CLIS } from '../domain/agent-sessions.js';
+export type { ContinueWith } from '../domain/agent-sessions.js';
+export { BRIEFING_MAX_CHARS } from '../domain/agent-briefing.js';
+

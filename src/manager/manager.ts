@@ -14,6 +14,7 @@ import type { PhaseAction, SessionAction } from '../domain/transitions.js';
 import { notFound } from '../store/errors.js';
 import { RowText, rowsToJsonArray } from '../store/row.js';
 import type { RepairReport, Tombstone } from '../store/types.js';
+import { AgentHooks } from './agent-hooks.js';
 import { Checkpoints } from './checkpoints.js';
 import { Claims } from './claim.js';
 import { DerivedFiles } from './derived-files.js';
@@ -73,14 +74,17 @@ export class SessionManager extends SessionCore {
   readonly formats = new Formats(this);
   /** Checking and repairing the store (`baton doctor`). */
   readonly maintenance = new Maintenance(this);
-  /** Token use read from agent CLI transcripts (see transcripts.ts). */
+  /** Transcript ingestion: token use read from agent CLI transcripts (see transcripts.ts). */
   readonly transcripts = new Transcripts(this);
+  /** What agent CLI hooks record, and the hook log's problems (see agent-hooks.ts). */
+  readonly hooks: AgentHooks;
   /** The pricing override file, if any (see {@link pricing}). */
   readonly pricingFile: string | null;
   private pricingTable: PricingTable | null = null;
 
   constructor(o: ManagerOptions) {
     super(o);
+    this.hooks = new AgentHooks(this, o.env ?? {});
     this.pricingFile = o.pricingFile ?? null;
     this.checkpoints = new Checkpoints(this, { now: this.now, workspace: o.workspace ?? null, auto: o.autoCheckpoint ?? true, onWarning: this.onWarning });
     this.derivedFiles = new DerivedFiles(this, o.derivedFiles ?? {}, this.ownClock, this.onWarning);

@@ -30,10 +30,14 @@ export interface OpenManagerOptions {
   onWarning?: (message: string) => void;
   /** Told about every durable change (see ManagerOptions.onChanged). */
   onChanged?: (id: string, events: readonly StoredEvent[], state: SessionState) => void;
-  /** Which derived files (handoff.md, mirrors) the manager keeps current, and when (see ManagerOptions.derivedFiles). */
-  derivedFiles?: DerivedFilesOptions;
+  /** How long to wait for a busy session lock before LOCKED (default: the store's). */
+  lockTimeoutMs?: number;
+  /** HOME / XDG_STATE_HOME for the hook log's fallback folder (see ManagerOptions.env). */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Pricing override file (`BATON_PRICING`); else a file store's `pricing.json`. */
   pricingFile?: string | null;
+  /** Which derived files (handoff.md, mirrors) the manager keeps current, and when (see ManagerOptions.derivedFiles). */
+  derivedFiles?: DerivedFilesOptions;
 }
 
 /**
@@ -43,7 +47,7 @@ export interface OpenManagerOptions {
 export function openManager(o: OpenManagerOptions): SessionManager {
   // The caller has read the environment already (the CLI: its own injected env): `{}` keeps
   // openStore from reading process.env behind its back.
-  const store = openStore({ url: o.url ?? null, dir: o.dir ?? null, cwd: o.cwd, create: o.create === true, env: {}, ...(o.now ? { now: o.now } : {}) });
+  const store = openStore({ url: o.url ?? null, dir: o.dir ?? null, cwd: o.cwd, create: o.create === true, env: {}, ...(o.now ? { now: o.now } : {}), ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}) });
   // A store kept in a directory (the `.baton` folder) belongs to the workspace around it.
   const dir = store.directory ?? null;
   const workspace = new Workspace(dir !== null ? path.dirname(dir) : o.cwd, dir);
@@ -57,6 +61,7 @@ export function openManager(o: OpenManagerOptions): SessionManager {
     ...(o.onRepair ? { onRepair: o.onRepair } : {}),
     ...(o.onWarning ? { onWarning: o.onWarning } : {}),
     ...(o.onChanged ? { onChanged: o.onChanged } : {}),
+    ...(o.env ? { env: o.env } : {}),
     derivedFiles: { cwd: o.cwd, ...o.derivedFiles },
   });
 }

@@ -15,6 +15,7 @@ import type { SessionState, SessionStatus } from '../domain/state.js';
 import type { SessionSummary } from '../domain/summary.js';
 import type { RepairReport, SessionStore } from '../store/types.js';
 import type { Workspace } from './workspace.js';
+import type { HookProblems } from './hook-log.js';
 
 /** A draft that may carry its own time and actor (events imported from a foreign file). */
 export type TimedDraft = EventDraft & { time?: string; actor?: Actor };
@@ -46,6 +47,8 @@ export interface ManagerOptions {
   onWarning?: (message: string) => void;
   /** Which files derived from a session the manager keeps current, and when (default: all, after every change). */
   derivedFiles?: DerivedFilesOptions;
+  /** Where the hook log's fallback folder is found (HOME, XDG_STATE_HOME); default none. */
+  env?: Readonly<Record<string, string | undefined>>;
   /** The pricing override file (a file store's `.baton/pricing.json`, or `BATON_PRICING`); none: built-in prices only. */
   pricingFile?: string | null;
 }
@@ -106,6 +109,8 @@ export interface ManagerCore {
   archive(id: string, o?: ChangeOptions): Promise<SessionState>;
   resume(id: string, agent?: string | null): Promise<SessionState>;
   list(filter?: { status?: SessionStatus; all?: boolean; rebuild?: boolean }): Promise<SessionSummary[]>;
-  /** The pricing table in effect (built in, with the pricing file over it); `BAD_INPUT` for a malformed file. */
+  /** The pricing table in effect (built-in prices and the pricing file). */
   pricing(): PricingTable;
+  /** The hook log of agent CLI hooks (see agent-hooks.ts). */
+  readonly hooks: { readonly dir: string; problems(): HookProblems };
 }
