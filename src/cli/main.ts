@@ -5,6 +5,7 @@ import { registerCleanup } from './commands/cleanup.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerFormats } from './commands/formats.js';
+import { registerHooks } from './commands/hooks.js';
 import { registerRecords } from './commands/records.js';
 import { registerResume } from './commands/resume.js';
 import { registerRun } from './commands/run.js';
@@ -58,6 +59,7 @@ export const GROUPS: ReadonlyArray<{ register: Register; commands: readonly stri
   { register: registerWorkers, commands: ['claim', 'watch', 'migrate-store'] },
   { register: registerMcp, commands: ['mcp'] },
   { register: registerFormats, commands: ['inspect', 'import', 'export', 'mirror'] },
+  { register: registerHooks, commands: ['hooks'] },
 ];
 
 /** Reports an error the one way the CLI does: coded line + hint on stderr, or a JSON object on stdout. */

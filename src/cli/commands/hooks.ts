@@ -1,0 +1,158 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { BatonError } from '../../domain/errors.js';
+import type { Ctx } from '../context.js';
+import type { HookStore } from '../hooks/command.js';
+import type { HooksChangeReport, HooksStatusEntry } from '../hooks/operations.js';
+import type { HookCli, HookScope, Place } from '../hooks/targets.js';
+import { HOOK_CLIS, HOOK_TARGETS, isHookCli } from '../hooks/targets.js';
+import type { CliIO, Paint } from '../io.js';
+import { bind } from '../program.js';
+
+/** The install code and its parsers (jsonc-parser, smol-toml), loaded only by the `hooks` commands. */
+const operations = () => import('../hooks/operations.js');
+
+function cliArg(s: string | undefined): HookCli {
+  if (s !== undefined && isHookCli(s)) return s;
+  throw new BatonError('BAD_INPUT', `Unknown agent CLI ${JSON.stringify(s ?? '')}.`, { hint: `Name one of ${HOOK_CLIS.join(', ')}.` });
+}
+
+function scopeArg(s: unknown): HookScope {
+  if (s === undefined || s === 'project') return 'project';
+  if (s === 'user') return 'user';
+  throw new BatonError('BAD_INPUT', `--scope must be project or user; got ${JSON.stringify(s)}.`, { hint: 'project: the config in this folder; user: the one in your home (or CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME).' });
+}
+
+function place(io: CliIO): Place {
+  return { cwd: io.cwd, env: io.env, home: io.env['HOME'] || os.homedir() };
+}
+
+/**
+ * The program the installed hooks run: this node binary and this baton bundle, both absolute
+ * and with symlinks (a global install's bin link) resolved, so no PATH lookup is needed.
+ */
+function runningBaton(): { node: string; script: string } {
+  const script = process.argv[1] ?? '';
+  let real = script;
+  try {
+    real = fs.realpathSync(script);
+  } catch {
+    // a path that cannot be resolved is written as given
+  }
+  return { node: process.execPath, script: real };
+}
+
+/** The store the hooks write to: --store, else --dir (made absolute), else none (the agent's nearest .baton). */
+function storeOf(ctx: Ctx): HookStore {
+  if (ctx.opts.store) return { store: ctx.opts.store };
+  if (ctx.opts.dir) return { dir: path.resolve(ctx.io.cwd, ctx.opts.dir) };
+  return {};
+}
+
+function diffOf(r: HooksChangeReport): string {
+  if (!r.changed) return '';
+  const { createTwoFilesPatch } = createRequire(import.meta.url)('diff') as typeof import('diff');
+  return createTwoFilesPatch(r.file, r.file, r.before ?? '', r.after ?? '', r.before === null ? '(no file)' : 'now', r.after === null ? '(file removed)' : 'after');
+}
+
+function renderChange(r: HooksChangeReport, c: Paint): string {
+  const title = `${HOOK_TARGETS[r.cli].title} (${r.scope} scope)`;
+  const out: string[] = [];
+  if (!r.changed) {
+    out.push(r.action === 'install' ? `baton's hooks for ${title} are already in ${r.file}: nothing changed.` : `No baton hooks for ${title} in ${r.file}: nothing changed.`);
+  } else if (r.action === 'install') {
+    out.push(c.green(`Installed baton's hooks for ${title} in ${r.file}.`));
+    if (r.added.length) out.push(`  added:   ${r.added.join(', ')}`);
+    if (r.updated.length) out.push(`  updated: ${r.updated.join(', ')}`);
+    if (r.removed.length) out.push(`  removed: ${r.removed.join(', ')} (no longer used by baton)`);
+    out.push(`  command: ${r.command}`);
+  } else {
+    out.push(c.green(`Removed baton's hooks for ${title} from ${r.file}${r.after === null ? ' (the file held nothing else and was removed)' : ''}.`));
+    out.push(`  removed: ${r.removed.join(', ')}`);
+  }
+  if (r.backup) out.push(`  the previous file is kept as ${r.backup}`);
+  for (const n of r.notes) out.push(`${c.yellow('note')}: ${n}`);
+  return out.join('\n');
+}
+
+function renderStatus(entries: HooksStatusEntry[], c: Paint): string {
+  const out: string[] = [];
+  let cli: HookCli | null = null;
+  for (const e of entries) {
+    if (e.cli !== cli) {
+      cli = e.cli;
+      out.push(c.bold(HOOK_TARGETS[e.cli].title));
+    }
+    const state = e.error
+      ? c.red(`unreadable: ${e.error}`)
+      : e.events.length
+        ? `${c.green('installed')} (${e.events.length} events${e.missing.length ? `; missing ${e.missing.join(', ')}` : ''}) → store: ${e.stores.join('; ')}`
+        : e.exists
+          ? 'not installed'
+          : 'not installed (no file)';
+    out.push(`  ${e.scope.padEnd(7)}  ${e.file}`, `           ${state}`);
+    for (const s of e.stale) out.push(`           ${c.red('stale')}: ${s} no longer exists; run \`baton hooks install ${e.cli}${e.scope === 'user' ? ' --scope user' : ''}\` again`);
+  }
+  return `${out.join('\n')}\n`;
+}
+
+/** Registers `baton hooks install|uninstall|status`. */
+export function registerHooks(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
+  const hooks = program.command('hooks').description("install, remove or show baton's hooks in Claude Code, Codex CLI and Gemini CLI (docs/hooks.md)");
+  const change = (name: 'install' | 'uninstall', desc: string) =>
+    hooks
+      .command(name)
+      .description(desc)
+      .argument('<cli>', HOOK_CLIS.join(' | '))
+      .option('--scope <scope>', 'project (the config in this folder) or user (the one in your config home)', 'project')
+      .option('--dry-run', 'print the change as a diff and write nothing')
+      .option('--json', 'print machine-readable JSON on stdout')
+      .option('--dir <path>', 'the .baton store the hooks write to (default: the nearest .baton of the folder the agent runs in)')
+      .option('--store <url>', 'store URL the hooks write to, e.g. postgres://user@host/db');
+  change('install', "merge baton's hook entries into the CLI's config, keeping everything else as it is").action(
+    bind(io, holder, async (ctx, [cli], o) => {
+      const { installHooks } = await operations();
+      const r = await installHooks({ cli: cliArg(cli), scope: scopeArg(o['scope']), place: place(io), ...runningBaton(), store: storeOf(ctx), dryRun: o['dryRun'] === true });
+      await emitChange(ctx, r);
+    }),
+  );
+  change('uninstall', "remove baton's hook entries (only those) from the CLI's config").action(
+    bind(io, holder, async (ctx, [cli], o) => {
+      const { uninstallHooks } = await operations();
+      const r = await uninstallHooks({ cli: cliArg(cli), scope: scopeArg(o['scope']), place: place(io), ...runningBaton(), store: {}, dryRun: o['dryRun'] === true });
+      await emitChange(ctx, r);
+    }),
+  );
+  hooks
+    .command('status')
+    .description("show where baton's hooks are installed, for which store, per CLI and scope")
+    .argument('[cli]', HOOK_CLIS.join(' | '))
+    .option('--json', 'print machine-readable JSON on stdout')
+    .action(
+      bind(io, holder, async (ctx, [cli]) => {
+        const { hooksStatus } = await operations();
+        const entries = await hooksStatus(place(io), cli === undefined ? undefined : cliArg(cli));
+        const configs = entries.map((e) => ({ ...e, installed: e.events.length > 0 }));
+        ctx.emit({ configs }, () => renderStatus(entries, ctx.paint));
+      }),
+    );
+}
+
+async function emitChange(ctx: Ctx, r: HooksChangeReport): Promise<void> {
+  const diff = r.dryRun ? diffOf(r) : undefined;
+  const { before: _b, after: _a, ...data } = r;
+  if (ctx.json) {
+    ctx.emit({ ...data, ...(diff === undefined ? {} : { diff }) }, '');
+    return;
+  }
+  if (r.dryRun) {
+    if (diff) ctx.io.stdout(diff);
+    ctx.io.stderr(`${r.changed ? `dry run: ${r.file} was not written.` : `dry run: ${r.file} needs no change.`}\n`);
+    for (const n of r.notes) ctx.warn(n);
+    return;
+  }
+  ctx.emit(data, () => renderChange(r, ctx.paint));
+}
