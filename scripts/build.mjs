@@ -49,9 +49,23 @@ await build({
   define: { ...common.define, 'import.meta.url': '__filename' },
   banner: {},
 });
-// The `baton` command itself is a small launcher that runs cli.cjs through V8's code cache.
-const hash = createHash('sha256').update(readFileSync(new URL('../dist/cli.cjs', import.meta.url))).digest('hex').slice(0, 16);
-writeFileSync(new URL('../dist/baton.cjs', import.meta.url), readFileSync(new URL('../src/cli/launcher.cjs', import.meta.url), 'utf8').replace('__BATON_BUNDLE_HASH__', hash));
+// `baton hook …` runs on every tool call of an agent CLI: its own bundle, without commander,
+// the MCP SDK or the CLI's commands, so the launcher can start it instead of cli.cjs.
+await build({
+  ...common,
+  entryPoints: ['src/hooks/bin.ts'],
+  outfile: 'dist/hook.cjs',
+  format: 'cjs',
+  external: ['zod', 'yaml', 'pg', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', 'commander'],
+  define: { ...common.define, 'import.meta.url': '__filename' },
+  banner: {},
+});
+// The `baton` command itself is a small launcher that runs cli.cjs (or hook.cjs) through V8's code cache.
+const digest = (f) => createHash('sha256').update(readFileSync(new URL(`../dist/${f}`, import.meta.url))).digest('hex').slice(0, 16);
+writeFileSync(
+  new URL('../dist/baton.cjs', import.meta.url),
+  readFileSync(new URL('../src/cli/launcher.cjs', import.meta.url), 'utf8').replace('__BATON_BUNDLE_HASH__', digest('cli.cjs')).replace('__BATON_HOOK_HASH__', digest('hook.cjs')),
+);
 await build({ ...common, entryPoints: { index: 'src/index.ts' }, outdir: 'dist', packages: 'external', minify: false });
 chmodSync(new URL('../dist/baton.cjs', import.meta.url), 0o755);
 

@@ -73,6 +73,7 @@ export class Ctx {
       create,
       now: this.io.now,
       agent: this.agent,
+      env: this.io.env,
       onRepair: (r) => this.warnRepair(r),
       onWarning: (message) => this.warn(message),
       onChanged: (id, events, state) => {

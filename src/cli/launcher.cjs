@@ -9,11 +9,14 @@ const fs = require('node:fs');
 const path = require('node:path');
 const Module = require('node:module');
 
-const bundle = path.join(__dirname, 'cli.cjs');
-const HASH = '__BATON_BUNDLE_HASH__';
+// `baton hook …` (run by agent CLIs on every tool call) has a bundle of its own, smaller and
+// quicker to start than the whole CLI.
+const isHook = process.argv[2] === 'hook';
+const bundle = path.join(__dirname, isHook ? 'hook.cjs' : 'cli.cjs');
+const HASH = isHook ? '__BATON_HOOK_HASH__' : '__BATON_BUNDLE_HASH__';
 
 function cacheFiles() {
-  const name = `cli-${HASH}.v8cache`;
+  const name = `${isHook ? 'hook' : 'cli'}-${HASH}.v8cache`;
   const home = process.env.XDG_CACHE_HOME || (process.env.HOME ? path.join(process.env.HOME, '.cache') : null);
   return [path.join(__dirname, name), ...(home ? [path.join(home, 'baton', name)] : [])];
 }

@@ -1,3 +1,4 @@
+import { AGENT_HANDLERS } from './agent-sessions.js';
 import type { EventDataMap, PhaseSpec, StoredEvent } from './events.js';
 import type { CheckpointRef, Phase, SessionState, TokenCounts } from './state.js';
 import { zeroTokens } from './state.js';
@@ -287,6 +288,7 @@ const HANDLERS: Handlers = {
   'repair.journal': (s, d, e) => {
     s.repairs.push({ kind: 'journal', at: e.time, detail: { ...d } });
   },
+  ...AGENT_HANDLERS,
 };
 
 /**

@@ -1,4 +1,4 @@
-import type { FileAction, SessionState } from './state.js';
+import type { AgentBinding, FileAction, PlanStep, SessionState } from './state.js';
 
 /** Who caused an event. */
 export interface Actor {
@@ -108,6 +108,15 @@ export interface EventDataMap {
     /** The work tree reset (`restore --git`): the commit it went to and the HEAD it left. */
     git: { commit: string; previousHead: string | null } | null;
   };
+  /** An agent CLI's conversation (Claude Code, Codex, Gemini CLI) works on this session (`baton hook`). */
+  'agent.bound': Omit<AgentBinding, 'boundAt' | 'updatedAt' | 'ended'>;
+  /** The conversation ended (SessionEnd); it can still be resumed with the CLI's resume command. */
+  'agent.ended': { cli: string; agentSessionId: string; reason: string | null };
+  /** A sub-agent started working on a phase (or on the session when no phase is in progress). */
+  'subagent.started': { phaseId: string | null; agent: string; agentId: string; agentType: string | null };
+  'subagent.stopped': { phaseId: string | null; agent: string; agentId: string };
+  /** The plan the agent keeps for itself (TodoWrite, update_plan, write_todos): the steps of a phase, whole each time. */
+  'steps.planned': { phaseId: string | null; agent: string | null; steps: PlanStep[] };
   'repair.torn_tail': { truncatedBytes: number; savedTo: string | null };
   'repair.unreadable_line': { raw: string; line: number };
   'repair.journal': { savedTo: string | null; unreadableLines: number[] };
@@ -125,6 +134,7 @@ export const EVENT_TYPES = [
   'artifact.added', 'context.updated', 'metadata.set', 'lease.acquired', 'lease.renewed', 'lease.released',
   'lease.expired', 'run.started', 'run.ended', 'repair.torn_tail', 'repair.unreadable_line',
   'repair.journal', 'checkpoint.created', 'checkpoint.restored', 'session.pinned', 'session.unpinned',
+  'agent.bound', 'agent.ended', 'subagent.started', 'subagent.stopped', 'steps.planned',
 ] as const satisfies readonly EventType[];
 
 /** An event before it has been given a place in the journal. */

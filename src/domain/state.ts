@@ -63,6 +63,45 @@ export interface Phase {
   files: FileRecord[];
   errors: ErrorRecord[];
   metadata: Record<string, unknown>;
+  /** The plan the agent keeps for this phase (its todo tool), latest first-to-last. Absent until one is recorded. */
+  steps?: PlanStep[];
+}
+
+/** Status of a step of an agent's own plan (its todo list). */
+export type PlanStepStatus = 'pending' | 'in_progress' | 'completed' | 'cancelled';
+
+/** One item of the plan an agent keeps for itself (Claude TodoWrite, Codex update_plan, Gemini write_todos). */
+export interface PlanStep {
+  name: string;
+  status: PlanStepStatus;
+}
+
+/** An agent CLI conversation bound to the session by `baton hook`. */
+export interface AgentBinding {
+  /** claude | codex | gemini */
+  cli: string;
+  /** The CLI's own session (conversation) id: what its resume command takes. */
+  agentSessionId: string;
+  transcriptPath: string | null;
+  model: string | null;
+  /** The working folder of the conversation. */
+  cwd: string | null;
+  /** Work-tree paths already changed (git status) when the conversation was bound: not its work. */
+  dirtyAtStart: string[];
+  boundAt: string;
+  updatedAt: string;
+  /** SessionEnd was seen (with its reason); null while the conversation goes on. */
+  ended: { at: string; reason: string | null } | null;
+}
+
+/** A sub-agent an agent CLI started (`baton hook`). */
+export interface SubagentRecord {
+  agent: string;
+  agentId: string;
+  agentType: string | null;
+  phaseId: string | null;
+  startedAt: string;
+  stoppedAt: string | null;
 }
 
 export interface Decision {
@@ -205,6 +244,12 @@ export interface SessionState {
   pinned?: boolean;
   /** Counters for ids handed out by the session (errors, decisions, …). */
   counters: Record<string, number>;
+  /** Agent CLI conversations bound by `baton hook`, in binding order. Absent until the first. */
+  agentSessions?: AgentBinding[];
+  /** Sub-agents seen by `baton hook`. Absent until the first. */
+  subagents?: SubagentRecord[];
+  /** The agent's own plan when no phase was in progress. Absent until one is recorded. */
+  steps?: PlanStep[];
 }
 
 /** Empty token counts. */

@@ -44,6 +44,11 @@ export class HandoffFiles {
     if (this.enabled && events.some((e) => !QUIET.has(e.type))) this.dirty.add(id);
   }
 
+  /** Marks a session's handoff for rewriting at the next {@link flush}, whatever changed (a hook's fresh handoff). */
+  touch(id: string): void {
+    if (this.enabled) this.dirty.add(id);
+  }
+
   /** Rewrites the handoff file of every session that changed; returns problems as messages. */
   async flush(m: SessionManager): Promise<string[]> {
     const problems: string[] = [];

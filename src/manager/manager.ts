@@ -13,6 +13,7 @@ import type { SessionSummary } from '../domain/summary.js';
 import type { PhaseAction, SessionAction } from '../domain/transitions.js';
 import { RowText, rowsToJsonArray } from '../store/row.js';
 import type { RepairReport, SessionStore, Tombstone } from '../store/types.js';
+import { AgentHooks } from './agent-hooks.js';
 import { Checkpoints } from './checkpoints.js';
 import * as retention from './retention.js';
 import type { CleanupOptions, CleanupResult } from './retention.js';
@@ -47,6 +48,8 @@ export interface ManagerOptions {
   autoCheckpoint?: boolean;
   /** Receives problems that did not stop the call (an automatic checkpoint not taken). */
   onWarning?: (message: string) => void;
+  /** Where the hook log's fallback folder is found (HOME, XDG_STATE_HOME); default none. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Input of {@link SessionManager.start}. */
@@ -107,6 +110,8 @@ export class SessionManager {
   private readonly onChanged: ((id: string, events: readonly StoredEvent[], state: SessionState) => void) | undefined;
   /** Checkpoints: take, list, show, validate, restore (see checkpoints.ts). */
   readonly checkpoints: Checkpoints;
+  /** What agent CLI hooks record, and the hook log's problems (see agent-hooks.ts). */
+  readonly hooks: AgentHooks;
   /** The folder the session works in (recorded files, git), when known. */
   readonly workspace: Workspace | null;
   /** Last state this manager wrote, per session; only a first guess for the next change. */
@@ -132,6 +137,7 @@ export class SessionManager {
     for (const r of this.store.takeRepairs?.() ?? []) this.onRepair(r);
     this.onChanged = o.onChanged;
     this.workspace = o.workspace ?? null;
+    this.hooks = new AgentHooks(this, o.env ?? {});
     this.checkpoints = new Checkpoints(this, { now: this.now, workspace: o.workspace ?? null, auto: o.autoCheckpoint ?? true, onWarning: o.onWarning ?? (() => undefined) });
   }
 

@@ -30,6 +30,10 @@ export interface OpenManagerOptions {
   onWarning?: (message: string) => void;
   /** Told about every durable change (see ManagerOptions.onChanged). */
   onChanged?: (id: string, events: readonly StoredEvent[], state: SessionState) => void;
+  /** How long to wait for a busy session lock before LOCKED (default: the store's). */
+  lockTimeoutMs?: number;
+  /** HOME / XDG_STATE_HOME for the hook log's fallback folder (see ManagerOptions.env). */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -39,7 +43,7 @@ export interface OpenManagerOptions {
 export function openManager(o: OpenManagerOptions): SessionManager {
   // The caller has read the environment already (the CLI: its own injected env): `{}` keeps
   // openStore from reading process.env behind its back.
-  const store = openStore({ url: o.url ?? null, dir: o.dir ?? null, cwd: o.cwd, create: o.create === true, env: {}, ...(o.now ? { now: o.now } : {}) });
+  const store = openStore({ url: o.url ?? null, dir: o.dir ?? null, cwd: o.cwd, create: o.create === true, env: {}, ...(o.now ? { now: o.now } : {}), ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}) });
   const workspace = new Workspace(store.kind === 'file' ? path.dirname(store.location) : o.cwd, store.kind === 'file' ? store.location : null);
   return new SessionManager({
     store,
@@ -50,6 +54,7 @@ export function openManager(o: OpenManagerOptions): SessionManager {
     ...(o.onRepair ? { onRepair: o.onRepair } : {}),
     ...(o.onWarning ? { onWarning: o.onWarning } : {}),
     ...(o.onChanged ? { onChanged: o.onChanged } : {}),
+    ...(o.env ? { env: o.env } : {}),
   });
 }
 

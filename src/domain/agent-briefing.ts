@@ -1,0 +1,75 @@
+/**
+ * The resume briefing a SessionStart hook hands the agent CLI as additional context: where
+ * to resume, the plan's steps, retries left, unresolved errors, changes made outside the
+ * session and the next actions, in plain text of bounded size. Pure and deterministic.
+ */
+import { resumeStep } from './agent-sessions.js';
+import { nextActions } from './handoff.js';
+import type { ResumePlan } from './resume.js';
+import type { PlanStep, SessionState } from './state.js';
+
+/** Default size bound of the briefing, in characters (the CLIs cap additional context near 10,000). */
+export const BRIEFING_MAX_CHARS = 6000;
+
+/** Input of {@link briefing}. */
+export interface BriefingInput {
+  plan: ResumePlan;
+  state: SessionState;
+  /** SessionStart's source: startup, resume, clear, compact. */
+  source: string;
+  cli: string;
+  agentSessionId: string;
+  maxChars?: number;
+}
+
+const MARK: Record<PlanStep['status'], string> = { completed: 'x', in_progress: '>', pending: ' ', cancelled: '-' };
+
+function stepLines(steps: readonly PlanStep[]): string[] {
+  return steps.map((x) => `  [${MARK[x.status]}] ${x.name}`);
+}
+
+/** The briefing text (ends with a newline, at most `maxChars` long). */
+export function briefing(input: BriefingInput): string {
+  const { plan, state: s } = input;
+  const max = input.maxChars ?? BRIEFING_MAX_CHARS;
+  const out: string[] = [];
+  out.push(`[baton] This conversation works on baton session ${s.id} "${s.title.replace(/\s+/g, ' ')}" (revision ${s.revision}, ${plan.status}).`);
+  out.push('Files you write, your todo list, sub-agents, failed tools and tokens are recorded by hooks; you need not call baton for them.');
+  if (input.source !== 'startup') out.push(`This is a ${input.source} of the conversation: continue where the session stands.`);
+  const done = s.phases.filter((p) => p.status === 'completed' || p.status === 'skipped').length;
+  if (s.phases.length) out.push(`Progress: ${done} of ${s.phases.length} phases done; last completed: ${plan.lastCompleted ? `${plan.lastCompleted.phaseId} (${plan.lastCompleted.name})` : 'none'}.`);
+  for (const p of plan.inFlight) {
+    const phase = s.phases.find((x) => x.id === p.phaseId);
+    const step = phase?.steps ? resumeStep(phase.steps) : null;
+    const at = step ? `resume at step "${step.name}"` : p.resumeAt === 'substep' ? `resume at sub-step "${p.subStep}"` : 'no step recorded: restart the phase';
+    out.push(`Where to resume: phase ${p.phaseId} (${p.name}), ${at}; retries ${p.retryCount} of ${p.maxRetries} used.`);
+    if (phase?.steps?.length) out.push(`Steps of ${p.phaseId}:`, ...stepLines(phase.steps));
+  }
+  if (!plan.inFlight.length && s.steps?.length) out.push('Steps:', ...stepLines(s.steps));
+  for (const f of plan.failed) {
+    out.push(`Failed: phase ${f.phaseId} (${f.name}): ${f.escalation ? `retries exhausted (${f.retryCount}/${f.maxRetries}), escalate` : `${f.retriesLeft} retr${f.retriesLeft === 1 ? 'y' : 'ies'} left`}${f.failureReason ? ` — ${f.failureReason}` : ''}.`);
+  }
+  const errors = [...plan.inFlight.flatMap((p) => p.unresolvedErrors), ...plan.failed.flatMap((p) => p.unresolvedErrors)];
+  if (errors.length) {
+    out.push('Unresolved errors:');
+    for (const e of errors) out.push(`  ${e.id} ${e.type}: ${e.message.replace(/\s+/g, ' ')}`);
+  }
+  const outside = plan.files.byPhase.flatMap((g) => g.files.map((f) => `${f.path} (${f.kind})`));
+  if (outside.length) out.push(`Changed outside the session since recorded: ${outside.join(', ')}.`);
+  if (plan.files.newFiles.length) out.push(`New files the session has not recorded: ${plan.files.newFiles.join(', ')}.`);
+  const actions = nextActions(plan);
+  if (actions.length) out.push('Next actions:', ...actions.map((a, i) => `  ${i + 1}. ${a.replace(/\s+/g, ' ')}`));
+  return bound(out, max);
+}
+
+/** Joins lines, cutting whole lines past `max` characters with a note of what was left out. */
+function bound(lines: string[], max: number): string {
+  let text = '';
+  for (let i = 0; i < lines.length; i++) {
+    const line = `${lines[i]!.slice(0, Math.max(40, max - 100))}\n`;
+    const tail = `… ${lines.length - i} more line${lines.length - i === 1 ? '' : 's'}: run \`baton resume\` for the full plan.\n`;
+    if (text.length + line.length + (i < lines.length - 1 ? tail.length : 0) > max) return `${text}${tail}`.slice(0, max);
+    text += line;
+  }
+  return text;
+}

@@ -1,0 +1,74 @@
+/** Pieces the three normalisers share: reading the common fields, todo lists, tool output. */
+import { agentName } from './agent-name.js';
+import type { HookAction, HookCli, HookEvent, HookStep, Json } from './model.js';
+import { obj, str } from './model.js';
+
+/** Longest tool output or prompt kept when the user opted in to storing them. */
+export const MAX_CAPTURED_TEXT = 4000;
+
+/** Builds the event from the fields every payload of every CLI carries. */
+export function baseEvent(cli: HookCli, p: Json, action: HookAction, sub?: { agentId: string | null; agentType: string | null }): HookEvent {
+  return {
+    cli,
+    event: str(p, 'hook_event_name') ?? '',
+    agentSessionId: str(p, 'session_id'),
+    transcriptPath: str(p, 'transcript_path'),
+    cwd: str(p, 'cwd'),
+    model: modelOf(p),
+    agent: agentName(cli, sub ?? null),
+    action,
+  };
+}
+
+function modelOf(p: Json): string | null {
+  const m = p['model'];
+  if (typeof m === 'string' && m !== '') return m;
+  // Some builds send the model as an object ({ id, display_name }).
+  if (m && typeof m === 'object') return str(m as Json, 'id') ?? str(m as Json, 'name');
+  return null;
+}
+
+/** The sub-agent a payload comes from (Claude sends agent_id/agent_type inside a sub-agent). */
+export function subagentOf(p: Json): { agentId: string | null; agentType: string | null } | undefined {
+  const agentId = str(p, 'agent_id');
+  return agentId ? { agentId, agentType: str(p, 'agent_type') } : undefined;
+}
+
+/** A todo list from any CLI's todo tool: items with a text and a status. */
+export function stepsFrom(items: unknown): HookStep[] {
+  if (!Array.isArray(items)) return [];
+  const out: HookStep[] = [];
+  for (const it of items) {
+    if (!it || typeof it !== 'object') continue;
+    const o = it as Json;
+    const name = str(o, 'content') ?? str(o, 'step') ?? str(o, 'description') ?? str(o, 'text') ?? str(o, 'title');
+    if (!name) continue;
+    out.push({ name: name.replace(/\s+/g, ' ').trim(), status: status(o['status']) });
+  }
+  return out;
+}
+
+function status(raw: unknown): HookStep['status'] {
+  const v = typeof raw === 'string' ? raw.toLowerCase().replace(/[\s-]/g, '_') : '';
+  if (v === 'completed' || v === 'done' || v === 'complete') return 'completed';
+  if (v === 'in_progress' || v === 'active' || v === 'running') return 'in_progress';
+  if (v === 'cancelled' || v === 'canceled' || v === 'skipped') return 'cancelled';
+  return 'pending';
+}
+
+/** A tool's output as bounded text (only stored when the user opted in). */
+export function outputText(v: unknown): string | null {
+  if (v === undefined || v === null) return null;
+  const s = typeof v === 'string' ? v : JSON.stringify(v);
+  return s.length > MAX_CAPTURED_TEXT ? `${s.slice(0, MAX_CAPTURED_TEXT)}…` : s;
+}
+
+/** The file path fields file tools use. */
+export function pathOf(input: Json): string | null {
+  return str(input, 'file_path') ?? str(input, 'notebook_path') ?? str(input, 'path') ?? str(input, 'absolute_path');
+}
+
+/** The tool input object of a payload. */
+export function toolInput(p: Json): Json {
+  return obj(p, 'tool_input');
+}

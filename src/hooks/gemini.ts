@@ -1,0 +1,48 @@
+/** Gemini CLI hook payloads → {@link HookEvent} (events and fields: docs/hooks.md). */
+import { baseEvent, outputText, pathOf, stepsFrom, toolInput } from './common.js';
+import type { HookAction, HookEvent, Json } from './model.js';
+import { obj, str } from './model.js';
+
+/** Gemini CLI's file tools: each writes the file its input names. */
+const FILE_TOOLS: ReadonlySet<string> = new Set(['write_file', 'replace']);
+
+/** Normalises one Gemini CLI payload. */
+export function normaliseGemini(p: Json): HookEvent {
+  return baseEvent('gemini', p, action(p));
+}
+
+function action(p: Json): HookAction {
+  switch (str(p, 'hook_event_name')) {
+    case 'SessionStart':
+      return { kind: 'session-start', source: str(p, 'source') ?? 'startup' };
+    case 'BeforeAgent':
+      return { kind: 'prompt', prompt: str(p, 'prompt') };
+    case 'AfterTool':
+      return toolAction(p);
+    case 'AfterAgent':
+      return { kind: 'stop' };
+    case 'PreCompress':
+      return { kind: 'compact', trigger: str(p, 'trigger') };
+    case 'SessionEnd':
+      return { kind: 'session-end', reason: str(p, 'reason') };
+    default:
+      return { kind: 'ignored' };
+  }
+}
+
+function toolAction(p: Json): HookAction {
+  const tool = str(p, 'tool_name') ?? '';
+  const response = obj(p, 'tool_response');
+  const err = response['error'];
+  if (err) {
+    const message = typeof err === 'string' ? err : str(err as Json, 'message') ?? outputText(err) ?? 'failed';
+    return { kind: 'tool-failed', tool, message };
+  }
+  const input = toolInput(p);
+  if (FILE_TOOLS.has(tool)) {
+    const file = pathOf(input);
+    return file ? { kind: 'files', tool, written: [file], deleted: [] } : { kind: 'ignored' };
+  }
+  if (tool === 'write_todos') return { kind: 'plan', tool, steps: stepsFrom(input['todos']) };
+  return { kind: 'tool', tool, output: outputText(p['tool_response']) };
+}

@@ -1,0 +1,72 @@
+/**
+ * The one internal model of an agent CLI hook event. Each CLI's normaliser (claude.ts,
+ * codex.ts, gemini.ts) turns its payload into a {@link HookEvent}; the recorder only ever
+ * sees this shape.
+ */
+
+/** The CLIs `baton hook` receives. */
+export type HookCli = 'claude' | 'codex' | 'gemini';
+export const HOOK_CLIS: readonly HookCli[] = ['claude', 'codex', 'gemini'];
+
+/** One item of the agent's own todo list. */
+export interface HookStep {
+  name: string;
+  status: 'pending' | 'in_progress' | 'completed' | 'cancelled';
+}
+
+/** What happened, as far as baton cares. */
+export type HookAction =
+  | { kind: 'session-start'; source: string }
+  | { kind: 'prompt'; prompt: string | null }
+  /** A file tool wrote (or a patch deleted) these paths (absolute or relative to cwd). */
+  | { kind: 'files'; tool: string; written: string[]; deleted: string[] }
+  | { kind: 'plan'; tool: string; steps: HookStep[] }
+  | { kind: 'tool-failed'; tool: string; message: string }
+  /** Any other tool call: nothing is recorded unless tool outputs are opted in. */
+  | { kind: 'tool'; tool: string; output: string | null }
+  | { kind: 'subagent-start'; agentId: string; agentType: string | null }
+  | { kind: 'subagent-stop'; agentId: string; agentType: string | null; transcriptPath: string | null }
+  /** The agent finished its turn (Claude/Codex Stop, Gemini AfterAgent). */
+  | { kind: 'stop' }
+  | { kind: 'compact'; trigger: string | null }
+  | { kind: 'session-end'; reason: string | null }
+  /** An event baton does not use (PreToolUse, BeforeModel, Notification …). */
+  | { kind: 'ignored' };
+
+/** A normalised hook event. */
+export interface HookEvent {
+  cli: HookCli;
+  /** The event name as the CLI sent it. */
+  event: string;
+  /** The CLI's conversation id (null when the payload had none: nothing can be bound). */
+  agentSessionId: string | null;
+  transcriptPath: string | null;
+  cwd: string | null;
+  model: string | null;
+  /** Who did it: `claude`, or a sub-agent `claude/<type>#<id8>` (agent-name.ts). */
+  agent: string;
+  action: HookAction;
+}
+
+/** A JSON object read from a payload (anything else reads as empty). */
+export type Json = Record<string, unknown>;
+
+/** A string field, or null. */
+export function str(o: Json, key: string): string | null {
+  const v = o[key];
+  return typeof v === 'string' && v !== '' ? v : null;
+}
+
+/** An object field, or an empty object. */
+export function obj(o: Json, key: string): Json {
+  const v = o[key];
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {};
+}
+
+/** Whether an action leads to a write in the store (else the hook answers without opening it). */
+export function recordsSomething(a: HookAction, capture: { prompts: boolean; toolOutputs: boolean }): boolean {
+  if (a.kind === 'ignored') return false;
+  if (a.kind === 'prompt') return capture.prompts && a.prompt !== null;
+  if (a.kind === 'tool') return capture.toolOutputs && a.output !== null;
+  return true;
+}

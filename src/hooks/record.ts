@@ -1,0 +1,155 @@
+/**
+ * The recorder: one normalised hook event → the manager. Opens the store, finds the session
+ * the conversation works on, records the event's part, and reports what it did as log lines.
+ * Never throws: every failure becomes a log line, and the hook still answers its CLI.
+ */
+import { HandoffFiles, hookDir, isBatonError, locateStore, openManager } from '../manager/index.js';
+import type { AgentContext, HookLogLine, SessionManager } from '../manager/index.js';
+import { agentName } from './agent-name.js';
+import type { HookEvent } from './model.js';
+import { takePending, spool } from './spool.js';
+
+/** Where the hook runs and what the user chose (flags of `baton hook`, environment). */
+export interface HookRunContext {
+  env: Readonly<Record<string, string | undefined>>;
+  /** The hook process's working folder (the payload's `cwd` wins for finding the store). */
+  cwd: string;
+  now: () => Date;
+  /** --store, else BATON_STORE. */
+  storeUrl: string | null;
+  /** --dir, else BATON_DIR. */
+  dir: string | null;
+  /** Longest wait for a busy session lock. */
+  lockTimeoutMs: number;
+  /** Opt-ins (BATON_HOOKS_AUTOSTART, BATON_HOOKS_CAPTURE). */
+  autostart: boolean;
+  capture: { prompts: boolean; toolOutputs: boolean };
+  briefingMaxChars: number;
+}
+
+/** The outcome of recording one event. */
+export interface RecordOutcome {
+  /** Additional context for the model (SessionStart's briefing), or null. */
+  context: string | null;
+  /** Lines for the hook log. */
+  log: HookLogLine[];
+  /** The hook folder the log goes to. */
+  dir: string;
+}
+
+/** Errors after which the event is kept for the next hook to record (the store was busy or away). */
+const RETRYABLE = new Set(['LOCKED', 'STORE_UNAVAILABLE', 'CONFLICT']);
+
+/** Records one event (and any an earlier hook could not). See the file comment. */
+export async function recordHook(ev: HookEvent, ctx: HookRunContext): Promise<RecordOutcome> {
+  const cwd = ev.cwd ?? ctx.cwd;
+  const location = locateStore({ url: ctx.storeUrl, dir: ctx.dir, cwd });
+  const out: RecordOutcome = { context: null, log: [], dir: hookDir(location, ctx.env) };
+  const line = (level: HookLogLine['level'], code: string, message: string, sessionId: string | null = null): void => {
+    out.log.push({ time: ctx.now().toISOString(), level, code, cli: ev.cli, event: ev.event, message, sessionId });
+  };
+  if (!ev.agentSessionId) {
+    line('warn', 'BAD_PAYLOAD', 'The payload has no session_id: nothing can be recorded.');
+    return out;
+  }
+  let m: SessionManager | null = null;
+  try {
+    m = openManager({ url: ctx.storeUrl, dir: ctx.dir, cwd, now: ctx.now, agent: ev.agent, lockTimeoutMs: ctx.lockTimeoutMs, env: ctx.env });
+    out.dir = m.hooks.dir;
+    for (const earlier of takePending(out.dir)) await recordOne(m, earlier, ctx, line).catch((e: unknown) => line('error', codeOf(e), `An event kept from an earlier hook was not recorded: ${messageOf(e)}`));
+    out.context = await recordOne(m, ev, ctx, line);
+  } catch (e) {
+    const code = codeOf(e);
+    if (code === 'NO_STORE') line('warn', code, `No baton store for ${cwd}: nothing recorded. Run \`baton init\` there, or install the hooks with --dir/--store.`);
+    else {
+      const kept = m !== null && RETRYABLE.has(code) && spool(out.dir, ev);
+      line('error', code, `${messageOf(e)}${kept ? ' (kept: the next hook records it)' : ''}`);
+    }
+  } finally {
+    if (m) {
+      for (const w of m.hooks.warnings.splice(0)) line('warn', 'TRANSCRIPT', w);
+      await m.store.close().catch(() => undefined);
+    }
+  }
+  return out;
+}
+
+type Line = (level: HookLogLine['level'], code: string, message: string, sessionId?: string | null) => void;
+
+/** Records one event; returns SessionStart's briefing. */
+async function recordOne(m: SessionManager, ev: HookEvent, ctx: HookRunContext, line: Line): Promise<string | null> {
+  const a: AgentContext = { cli: ev.cli, agentSessionId: ev.agentSessionId!, transcriptPath: ev.transcriptPath, model: ev.model, cwd: ev.cwd, agent: ev.agent };
+  const found = await m.hooks.resolve(a, { explicit: ctx.env['BATON_SESSION'] || null, autostart: ctx.autostart });
+  if (!found) {
+    if (ev.action.kind === 'session-start') line('info', 'NO_SESSION', 'No baton session to record into (no BATON_SESSION, binding or active session); set BATON_HOOKS_AUTOSTART=1 to start one per conversation.');
+    return null;
+  }
+  const id = found.id;
+  const act = ev.action;
+  const handoff = new HandoffFiles(ctx.env['BATON_HANDOFF'] !== 'off');
+  let context: string | null = null;
+  switch (act.kind) {
+    case 'session-start': {
+      const r = await m.hooks.sessionStart(id, a, act.source, ctx.briefingMaxChars);
+      context = r.briefing;
+      line('info', 'SESSION_START', `Bound ${ev.cli} conversation ${a.agentSessionId} (${found.source}); briefing of ${r.briefing.length} characters.`, id);
+      break;
+    }
+    case 'prompt':
+      if (ctx.capture.prompts && act.prompt) await m.hooks.capture(id, a, 'prompt', act.prompt);
+      break;
+    case 'tool':
+      if (ctx.capture.toolOutputs && act.output) await m.hooks.capture(id, a, `${act.tool} output`, act.output);
+      break;
+    case 'files':
+      await m.hooks.files(id, a, act.written, act.deleted);
+      break;
+    case 'plan':
+      await m.hooks.plan(id, a, act.steps);
+      break;
+    case 'tool-failed': {
+      const r = await m.hooks.toolFailed(id, a, act.tool, act.message);
+      if (!r.errorId) line('info', 'NO_PHASE', `${act.tool} failed with no phase in progress: not recorded as an error.`, id);
+      break;
+    }
+    case 'subagent-start':
+    case 'subagent-stop': {
+      const sub = { agent: agentName(ev.cli, { agentId: act.agentId, agentType: act.agentType }), agentId: act.agentId, agentType: act.agentType, transcriptPath: act.kind === 'subagent-stop' ? act.transcriptPath : null };
+      // The sub-agent event comes from the parent: the parent is the main agent.
+      await m.hooks.subagent(id, { ...a, agent: ev.cli }, act.kind === 'subagent-start' ? 'start' : 'stop', sub);
+      break;
+    }
+    case 'stop': {
+      const r = await m.hooks.stop(id, a);
+      if (r.swept.length) line('info', 'SWEPT', `Files changed outside the file tools: ${r.swept.join(', ')}`, id);
+      handoff.touch(id);
+      break;
+    }
+    case 'compact': {
+      const r = await m.hooks.compact(id, a, act.trigger);
+      if (r.checkpointId) line('info', 'CHECKPOINT', `Checkpoint ${r.checkpointId} before compaction.`, id);
+      handoff.touch(id);
+      break;
+    }
+    case 'session-end':
+      await m.hooks.sessionEnd(id, a, act.reason);
+      line('info', 'SESSION_END', `Conversation ${a.agentSessionId} ended (${act.reason ?? 'no reason'}).`, id);
+      handoff.touch(id);
+      break;
+    case 'ignored':
+      break;
+  }
+  for (const p of await handoff.flush(m)) line('warn', 'HANDOFF', p, id);
+  return context;
+}
+
+function codeOf(e: unknown): string {
+  if (isBatonError(e)) return e.code;
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  return code === 'EACCES' || code === 'EROFS' || code === 'ENOSPC' ? 'STORE_UNAVAILABLE' : 'INTERNAL';
+}
+
+function messageOf(e: unknown): string {
+  if (isBatonError(e)) return e.message;
+  return e instanceof Error ? (e.stack ?? e.message).split('\n').slice(0, 4).join(' | ') : String(e);
+}

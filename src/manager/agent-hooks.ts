@@ -1,0 +1,289 @@
+/**
+ * `manager.hooks`: what an agent CLI hook (`baton hook claude|codex|gemini`) records, as
+ * manager operations. Each call binds the conversation to the session (once) and records
+ * its part in one conditional append, so a hook costs one write; a lost race is retried by
+ * the manager like any commutative record.
+ */
+import path from 'node:path';
+import { decideBinding, decideSteps, decideSubagent, findBinding, hookPhase } from '../domain/agent-sessions.js';
+import type { BindingInput } from '../domain/agent-sessions.js';
+import { decideError, decideFiles, decideNote, decideSession, draft } from '../domain/decide.js';
+import type { EventDraft, MeasuredFile } from '../domain/decide.js';
+import { isBatonError } from '../domain/errors.js';
+import { validateId } from '../domain/ids.js';
+import type { FileAction, PlanStep, SessionState } from '../domain/state.js';
+import { FINAL_STATUSES } from '../domain/state.js';
+import { briefing } from '../domain/agent-briefing.js';
+import { BindingIndex } from './agent-bindings.js';
+import { sweepWorkTree } from './agent-sweep.js';
+import { hookDir, readHookProblems } from './hook-log.js';
+import type { HookProblems } from './hook-log.js';
+import type { SessionManager } from './manager.js';
+import { fileMeasurer } from './measure.js';
+import { resumePlan } from './resume.js';
+
+/** The conversation a hook event comes from. */
+export interface AgentContext {
+  cli: string;
+  agentSessionId: string;
+  transcriptPath: string | null;
+  model: string | null;
+  /** The conversation's working folder (file paths are resolved against it). */
+  cwd: string | null;
+  /** The agent that acted: `claude`, or a sub-agent `claude/<type>#<id8>`. */
+  agent: string;
+}
+
+/** How a hook found its session (see {@link AgentHooks.resolve}). */
+export type BindingSource = 'env' | 'binding' | 'active' | 'autostart';
+
+/** Options of {@link AgentHooks.resolve}. */
+export interface ResolveOptions {
+  /** BATON_SESSION, when set. */
+  explicit: string | null;
+  /** Start a session for a conversation that has none (BATON_HOOKS_AUTOSTART). */
+  autostart: boolean;
+}
+
+/** The token ingestion operation (manager.transcripts, when this build has it). */
+interface TranscriptIngest {
+  ingest(sessionId: string, o: { cli: 'claude' | 'codex' | 'gemini'; path: string; agent: string; agentSessionId?: string }): Promise<unknown>;
+}
+
+/** Longest prompt or tool output kept as a note when the user opted in. */
+const MAX_CAPTURED = 4000;
+
+/** See the file comment. */
+export class AgentHooks {
+  private readonly index: BindingIndex;
+  /** Problems that did not stop a call (a transcript not read): the hook logs them. */
+  readonly warnings: string[] = [];
+
+  constructor(
+    private readonly m: SessionManager,
+    private readonly env: Readonly<Record<string, string | undefined>> = {},
+  ) {
+    this.index = new BindingIndex(this.dir);
+  }
+
+  /** The folder of the hook log and the binding index of this store. */
+  get dir(): string {
+    return hookDir(this.m.store.location, this.env);
+  }
+
+  /** The hook log's unacknowledged problems (what `baton doctor` and `baton hooks status` show). */
+  problems(): HookProblems {
+    return readHookProblems(this.dir);
+  }
+
+  /**
+   * The session a conversation's events go to: `explicit` (BATON_SESSION), else the session
+   * that conversation was bound to before, else the workspace's active session, else (with
+   * `autostart`) a new session named after the conversation; null when none applies.
+   * Sessions that have ended or been archived are skipped.
+   */
+  async resolve(a: AgentContext, o: ResolveOptions): Promise<{ id: string; source: BindingSource } | null> {
+    if (o.explicit) return { id: validateId(o.explicit), source: 'env' };
+    const bound = await this.boundSession(a);
+    if (bound) return { id: bound, source: 'binding' };
+    const active = await this.m.store.getActive();
+    if (active && (await this.open(active))) return { id: active, source: 'active' };
+    if (!o.autostart) return null;
+    const s = await this.m.start({ title: `${a.cli} conversation ${a.agentSessionId.slice(0, 8)}`, agent: a.agent, switch: true });
+    return { id: s.id, source: 'autostart' };
+  }
+
+  private async boundSession(a: AgentContext): Promise<string | null> {
+    const hinted = this.index.get(a.cli, a.agentSessionId);
+    if (hinted) {
+      const s = await this.open(hinted);
+      if (s && findBinding(s, a.cli, a.agentSessionId)) return hinted;
+    }
+    // The index is a cache: when it is missing or wrong, look through the open sessions.
+    const rows = await this.m.listRows({});
+    for (const row of rows.slice(0, 200)) {
+      if ((FINAL_STATUSES as readonly string[]).includes(row.status) || row.id === hinted) continue;
+      const s = await this.open(row.id);
+      if (s && findBinding(s, a.cli, a.agentSessionId)) {
+        this.index.set(a.cli, a.agentSessionId, row.id);
+        return row.id;
+      }
+    }
+    return null;
+  }
+
+  /** The session if it exists and still takes changes, else null. */
+  private async open(id: string): Promise<SessionState | null> {
+    try {
+      const s = await this.m.get(id);
+      return s.archived || FINAL_STATUSES.includes(s.status) ? null : s;
+    } catch (e) {
+      if (isBatonError(e, 'NOT_FOUND') || isBatonError(e, 'BAD_INPUT')) return null;
+      throw e;
+    }
+  }
+
+  /** The binding drafts first, then `more` (computed on the state after the binding). */
+  private async record(id: string, a: AgentContext, more: (s: SessionState) => EventDraft[]): Promise<SessionState> {
+    const before = await this.m.get(id);
+    const dirty = findBinding(before, a.cli, a.agentSessionId) ? [] : this.dirtyPaths();
+    const binding: BindingInput = { cli: a.cli, agentSessionId: a.agentSessionId, transcriptPath: a.transcriptPath, model: a.model, cwd: a.cwd, dirtyAtStart: dirty };
+    const r = await this.m.change(id, (s) => {
+      const bind = decideBinding(s, binding);
+      return { events: [...bind, ...more(s)], result: undefined };
+    }, { agent: a.agent });
+    this.index.set(a.cli, a.agentSessionId, id);
+    return r.state;
+  }
+
+  /** Paths git reports changed now (bounded): what a new conversation did not do. */
+  private dirtyPaths(): string[] {
+    try {
+      return (this.m.workspace?.git.status()?.dirty ?? []).slice(0, 1000);
+    } catch {
+      return [];
+    }
+  }
+
+  private measure(a: AgentContext, paths: string[]): MeasuredFile[] {
+    const ws = this.m.workspace;
+    if (!ws) return paths.map((p) => ({ path: p, sha256: null, size: null }));
+    const measure = fileMeasurer(a.cwd ?? ws.root, ws);
+    return paths.map(measure);
+  }
+
+  /** Binds the conversation (no other record): for events that only need the session to know it. */
+  async bind(id: string, a: AgentContext): Promise<SessionState> {
+    return this.record(id, a, () => []);
+  }
+
+  /** Files a file tool wrote or deleted, hashed now, on the phase in progress (or the session). */
+  async files(id: string, a: AgentContext, written: string[], deleted: string[]): Promise<SessionState> {
+    const w = this.measure(a, written);
+    const d = this.measure(a, deleted).map((f) => ({ ...f, sha256: null, size: null }));
+    return this.record(id, a, (s) => {
+      const phase = hookPhase(s, a.agent)?.id ?? null;
+      const out: EventDraft[] = [];
+      // A file the session never saw is created; one it knows is modified.
+      const known = knownPaths(s);
+      const created = w.filter((f) => !known.has(f.path));
+      const modified = w.filter((f) => known.has(f.path));
+      if (created.length) out.push(...decideFiles(s, 'created', created, phase, a.agent));
+      if (modified.length) out.push(...decideFiles(s, 'modified', modified, phase, a.agent));
+      if (d.length) out.push(...decideFiles(s, 'deleted', d, phase, a.agent));
+      return out;
+    });
+  }
+
+  /** The agent's todo list, as the steps of the phase in progress. */
+  async plan(id: string, a: AgentContext, steps: PlanStep[]): Promise<SessionState> {
+    return this.record(id, a, (s) => decideSteps(s, a.agent, steps));
+  }
+
+  /** A failed tool call, as an error of type `tool` on the phase in progress (none in progress: only bound). */
+  async toolFailed(id: string, a: AgentContext, tool: string, message: string): Promise<{ state: SessionState; errorId: string | null }> {
+    let errorId: string | null = null;
+    const state = await this.record(id, a, (s) => {
+      const phase = hookPhase(s, a.agent);
+      if (!phase) return [];
+      const r = decideError(s, { phase: phase.id, type: 'tool', message: `${tool}: ${message}`.slice(0, 2000), agent: a.agent });
+      errorId = r.errorId;
+      return r.events;
+    });
+    return { state, errorId };
+  }
+
+  /** A sub-agent started or stopped (at stop, its own transcript's tokens are read). */
+  async subagent(id: string, a: AgentContext, what: 'start' | 'stop', sub: { agent: string; agentId: string; agentType: string | null; transcriptPath: string | null }): Promise<SessionState> {
+    const state = await this.record(id, a, (s) => decideSubagent(s, what, { agent: sub.agent, agentId: sub.agentId, agentType: sub.agentType, parent: a.agent }));
+    if (what === 'stop' && sub.transcriptPath) await this.ingest(id, a, sub.transcriptPath, sub.agent);
+    return state;
+  }
+
+  /** A prompt or tool output the user opted in to keeping, as a note (bounded). */
+  async capture(id: string, a: AgentContext, label: string, text: string): Promise<SessionState> {
+    const body = text.length > MAX_CAPTURED ? `${text.slice(0, MAX_CAPTURED)}…` : text;
+    return this.record(id, a, (s) => decideNote(s, { text: `${label}: ${body}`, phase: hookPhase(s, a.agent)?.id ?? null, agent: a.agent }).events);
+  }
+
+  /**
+   * The end of a turn (Stop, Gemini AfterAgent): tokens read from the transcript, and files
+   * changed by shell commands found by comparing the work tree with the manifest.
+   */
+  async stop(id: string, a: AgentContext): Promise<{ state: SessionState; swept: string[] }> {
+    await this.ingest(id, a, a.transcriptPath, a.agent);
+    const s0 = await this.bind(id, a);
+    const binding = findBinding(s0, a.cli, a.agentSessionId)!;
+    const found = sweepWorkTree(this.m, s0, binding);
+    if (!found.length) return { state: s0, swept: [] };
+    const state = await this.record(id, a, (s) => {
+      const phase = hookPhase(s, a.agent)?.id ?? null;
+      const groups: Array<[FileAction, MeasuredFile[]]> = [['created', []], ['modified', []], ['deleted', []]];
+      for (const f of found) groups.find(([k]) => k === f.action)![1].push(f);
+      return groups.flatMap(([action, files]) => (files.length ? decideFiles(s, action, files, phase, a.agent) : []));
+    });
+    return { state, swept: found.map((f) => f.path) };
+  }
+
+  /**
+   * Before a compaction: tokens so far, then a checkpoint (unless nothing changed since the
+   * last one this made: Gemini CLI sends PreCompress at every turn).
+   */
+  async compact(id: string, a: AgentContext, trigger: string | null): Promise<{ state: SessionState; checkpointId: string | null }> {
+    await this.ingest(id, a, a.transcriptPath, a.agent);
+    const s = await this.bind(id, a);
+    const last = s.checkpoints?.at(-1);
+    if (last && last.name.startsWith('before compaction') && last.revision === s.revision - 1) return { state: s, checkpointId: null };
+    const r = await this.m.checkpoints.create(id, { name: `before compaction (${a.cli}${trigger ? `, ${trigger}` : ''})` }, { agent: a.agent });
+    return { state: r.state, checkpointId: r.checkpoint.id };
+  }
+
+  /**
+   * The conversation ended: tokens read, the session paused with cause `agent-session-end`
+   * (when it was active), and a lease held for this conversation (owner `<cli>:<id>`) released.
+   */
+  async sessionEnd(id: string, a: AgentContext, reason: string | null): Promise<SessionState> {
+    await this.ingest(id, a, a.transcriptPath, a.agent);
+    return this.record(id, a, (s) => {
+      const out: EventDraft[] = [draft('agent.ended', { cli: a.cli, agentSessionId: a.agentSessionId, reason })];
+      const lease = s.lease ?? null;
+      if (lease && lease.owner === `${a.cli}:${a.agentSessionId}`) out.push(draft('lease.released', { token: lease.token }));
+      if (s.status === 'active') out.push(...decideSession(s, 'pause', reason, 'agent-session-end'));
+      return out;
+    });
+  }
+
+  /**
+   * A conversation starts (startup, resume, clear, compact): the session reopened when it
+   * was paused or interrupted, and the resume briefing returned, at most `maxChars` long.
+   */
+  async sessionStart(id: string, a: AgentContext, source: string, maxChars: number): Promise<{ state: SessionState; briefing: string }> {
+    let s = await this.bind(id, a);
+    if (s.status === 'paused' || s.status === 'interrupted') s = await this.m.resume(id, a.agent);
+    const { plan, state } = await resumePlan(this.m, id);
+    return { state, briefing: briefing({ plan, state, source, cli: a.cli, agentSessionId: a.agentSessionId, maxChars }) };
+  }
+
+  /** Reads new token use from a transcript (manager.transcripts, when present); a problem becomes a warning. */
+  private async ingest(id: string, a: AgentContext, file: string | null, agent: string): Promise<void> {
+    const t = (this.m as unknown as { transcripts?: TranscriptIngest }).transcripts;
+    if (!t || !file) return;
+    const cli = a.cli === 'claude' || a.cli === 'codex' || a.cli === 'gemini' ? a.cli : null;
+    if (!cli) return;
+    try {
+      await t.ingest(id, { cli, path: path.resolve(a.cwd ?? '.', file), agent, agentSessionId: a.agentSessionId });
+    } catch (e) {
+      // Tokens not read now are read at the next Stop: the offset did not move.
+      this.warnings.push(`transcript ${file} not read (${isBatonError(e) ? e.code : 'ERROR'}): ${(e as Error).message}`);
+    }
+  }
+}
+
+/** Paths the session has records for (any phase, or none). */
+function knownPaths(s: SessionState): Set<string> {
+  const out = new Set<string>();
+  for (const p of s.phases) for (const f of p.files) out.add(f.path);
+  const loose = s.metadata['looseFiles'];
+  if (Array.isArray(loose)) for (const f of loose) if (f && typeof (f as { path?: unknown }).path === 'string') out.add((f as { path: string }).path);
+  return out;
+}

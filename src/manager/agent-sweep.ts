@@ -1,0 +1,65 @@
+/**
+ * Files changed by shell commands, which no file-tool hook reports: at the end of a turn the
+ * work tree (git status, then a hash of each changed path) is compared with the session's
+ * manifest. A path is reported when its content differs from what the session recorded,
+ * unless it was already changed when the conversation was bound and has not been touched
+ * since (the user's own edits before the agent started).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { MeasuredFile } from '../domain/decide.js';
+import type { AgentBinding, FileAction, FileRecord, SessionState } from '../domain/state.js';
+import type { SessionManager } from './manager.js';
+import { fileMeasurer } from './measure.js';
+
+/** Most paths looked at per sweep: a huge change (a build folder not ignored) stays cheap. */
+export const MAX_SWEEP = 500;
+
+/** A path the sweep found changed, measured, with the action to record. */
+export interface SweptFile extends MeasuredFile {
+  action: FileAction;
+}
+
+/** The changed paths to record (empty outside a git work tree). */
+export function sweepWorkTree(m: SessionManager, s: SessionState, binding: AgentBinding): SweptFile[] {
+  const ws = m.workspace;
+  if (!ws) return [];
+  const st = ws.git.status();
+  if (!st) return [];
+  const manifest = latestRecords(s);
+  const dirtyAtStart = new Set(binding.dirtyAtStart);
+  const boundMs = Date.parse(binding.boundAt);
+  const measure = fileMeasurer(ws.root, ws);
+  const out: SweptFile[] = [];
+  for (const rel of st.dirty.slice(0, MAX_SWEEP)) {
+    const abs = path.join(st.top, rel);
+    const f = measure(abs);
+    const known = manifest.get(f.path);
+    if (f.sha256 === null) {
+      // Gone: a deletion, if the session knew the file or it was not already gone at the start.
+      if (known ? known.action !== 'deleted' : !dirtyAtStart.has(rel)) out.push({ ...f, action: 'deleted' });
+      continue;
+    }
+    if (known && known.sha256 === f.sha256 && known.action !== 'deleted') continue;
+    if (!known && dirtyAtStart.has(rel) && mtimeMs(abs) <= boundMs) continue;
+    out.push({ ...f, action: known && known.action !== 'deleted' ? 'modified' : 'created' });
+  }
+  return out;
+}
+
+function mtimeMs(abs: string): number {
+  try {
+    return fs.statSync(abs).mtimeMs;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
+/** The newest record of each path the session holds (phases and loose files). */
+function latestRecords(s: SessionState): Map<string, FileRecord> {
+  const all: FileRecord[] = s.phases.flatMap((p) => p.files);
+  const loose = s.metadata['looseFiles'];
+  if (Array.isArray(loose)) all.push(...(loose as FileRecord[]).filter((f) => f && typeof f.path === 'string'));
+  all.sort((a, b) => (a.recordedAt < b.recordedAt ? -1 : a.recordedAt > b.recordedAt ? 1 : 0));
+  return new Map(all.map((f) => [f.path, f]));
+}
