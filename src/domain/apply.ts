@@ -1,7 +1,7 @@
 import { AGENT_HANDLERS } from './agent-sessions.js';
 import type { EventDataMap, PhaseSpec, StoredEvent } from './events.js';
 import type { CheckpointRef, Phase, SessionState, TokenCounts } from './state.js';
-import { zeroTokens } from './state.js';
+import { modelCellKey, zeroTokens } from './state.js';
 
 /** Default retry limit of a phase (Maestro's MAESTRO_MAX_RETRIES). */
 export const DEFAULT_MAX_RETRIES = 2;
@@ -61,6 +61,35 @@ function addTokens(into: TokenCounts, d: TokenCounts): void {
   into.input += d.input;
   into.output += d.output;
   into.cached += d.cached;
+  // Only where cache writes were recorded: older shapes stay as they were.
+  if (d.cacheWrite) into.cacheWrite = (into.cacheWrite ?? 0) + d.cacheWrite;
+}
+
+function recordTokens(s: SessionState, d: EventDataMap['tokens.recorded']): void {
+  addTokens(s.tokens, d);
+  addTokens((s.tokens.byAgent[d.agent] ??= zeroTokens()), d);
+  if (d.phaseId !== null) addTokens((s.tokens.byPhase[d.phaseId] ??= zeroTokens()), d);
+  const model = d.model;
+  if (typeof model !== 'string' || model === '') return;
+  addTokens(((s.tokens.byModel ??= {})[model] ??= zeroTokens()), d);
+  const cells = (s.modelCells ??= {});
+  addTokens((cells[modelCellKey(d.agent, d.phaseId, model)] ??= { agent: d.agent, phaseId: d.phaseId, model, ...zeroTokens() }), d);
+}
+
+function readTranscript(s: SessionState, d: EventDataMap['transcript.read'], e: StoredEvent): void {
+  const ledger = (s.transcripts ??= { files: {}, responses: {} });
+  ledger.files[d.path] = {
+    cli: d.cli,
+    agent: d.agent,
+    agentSessionId: d.agentSessionId,
+    offset: d.offset,
+    fileSize: d.fileSize,
+    fileMtimeMs: d.fileMtimeMs,
+    perResponse: d.perResponse === true || ledger.files[d.path]?.perResponse === true,
+    model: d.model ?? null,
+    readAt: e.time,
+  };
+  for (const [key, counts] of Object.entries(d.responses ?? {})) ledger.responses[key] = counts;
 }
 
 function bump(state: SessionState, counter: string, id: string): void {
@@ -183,14 +212,14 @@ const HANDLERS: Handlers = {
       }
     }
   },
-  'tokens.recorded': (s, d) => {
-    addTokens(s.tokens, d);
-    addTokens((s.tokens.byAgent[d.agent] ??= zeroTokens()), d);
-    if (d.phaseId !== null) addTokens((s.tokens.byPhase[d.phaseId] ??= zeroTokens()), d);
-  },
+  'tokens.recorded': (s, d) => recordTokens(s, d),
   'budget.set': (s, d) => {
     s.tokens.budgetMax = d.max;
   },
+  'budget.cost_set': (s, d) => {
+    s.tokens.costBudgetUsd = d.maxUsd;
+  },
+  'transcript.read': (s, d, e) => readTranscript(s, d, e),
   'decision.recorded': (s, d, e) => {
     bump(s, 'decision', d.decisionId);
     s.decisions.push({

@@ -261,17 +261,47 @@ export interface TokensInput {
   phase?: string | null;
   input?: unknown;
   output?: unknown;
+  /** Cache reads. */
   cached?: unknown;
+  /** Cache writes (tokens written to a prompt cache). */
+  cacheWrite?: unknown;
+  /** The model that spent them (prices the record); none: its cost is unknown. */
+  model?: unknown;
 }
 
-/** Records token use by an agent, optionally against a phase. */
+/** Checks an optional model name: null when absent or empty. */
+export function modelName(value: unknown): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  return text(value, 'model', { max: 200 }).trim() || null;
+}
+
+/** Records token use by an agent, optionally against a phase and with the model that spent it. */
 export function decideTokens(s: SessionState, t: TokensInput): EventDraft[] {
   assertWritable(s);
   const agent = text(t.agent, 'agent name', { max: 200 });
   const input = tokenCount(t.input ?? 0, 'input');
   const output = tokenCount(t.output ?? 0, 'output');
   const cached = tokenCount(t.cached ?? 0, 'cached');
-  return [draft('tokens.recorded', { agent, phaseId: optionalPhase(s, t.phase), input, output, cached })];
+  const cacheWrite = tokenCount(t.cacheWrite ?? 0, 'cache-write');
+  const model = modelName(t.model);
+  // The new fields only when they say something: records stay as they were shaped before.
+  return [draft('tokens.recorded', { agent, phaseId: optionalPhase(s, t.phase), input, output, cached, ...(cacheWrite ? { cacheWrite } : {}), ...(model ? { model } : {}) })];
+}
+
+/** Largest cost budget accepted, in US dollars. */
+export const MAX_COST_BUDGET_USD = 1_000_000_000;
+
+/** Sets (or clears with null) the cost budget, in US dollars. */
+export function decideCostBudget(s: SessionState, maxUsd: unknown): EventDraft[] {
+  assertWritable(s);
+  if (maxUsd === null) return [draft('budget.cost_set', { maxUsd: null })];
+  const n = typeof maxUsd === 'string' && /^\s*\$?\d+(\.\d+)?\s*$/.test(maxUsd) ? Number(maxUsd.replace('$', '')) : maxUsd;
+  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0 || n > MAX_COST_BUDGET_USD) {
+    throw new BatonError('BAD_INPUT', `The cost budget must be a positive amount of US dollars; got ${shown(maxUsd)}.`, {
+      hint: 'Pass dollars as a number, e.g. --cost 25 or --cost 7.50.',
+    });
+  }
+  return [draft('budget.cost_set', { maxUsd: n })];
 }
 
 /** Sets (or clears with null) the token budget. */

@@ -54,8 +54,36 @@ export interface EventDataMap {
   };
   'error.recorded': { errorId: string; phaseId: string; agent: string | null; type: string; message: string };
   'error.resolved': { errorId: string; resolution: string };
-  'tokens.recorded': { agent: string; phaseId: string | null; input: number; output: number; cached: number };
+  /**
+   * Token use. `input` excludes cached tokens; `cached` is cache reads. `cacheWrite` (tokens
+   * written to a prompt cache) and `model` are absent in records made before they existed
+   * and in records that do not know them.
+   */
+  'tokens.recorded': { agent: string; phaseId: string | null; input: number; output: number; cached: number; cacheWrite?: number; model?: string | null };
   'budget.set': { max: number | null };
+  /** The cost budget in US dollars (estimated from the pricing table); null clears it. */
+  'budget.cost_set': { maxUsd: number | null };
+  /**
+   * What a transcript read counted (`manager.transcripts.ingest`), appended with its
+   * `tokens.recorded` events: where the next read starts, and each response counted with
+   * its counts so far (input, output, cache read, cache write), so no response is counted twice.
+   */
+  'transcript.read': {
+    cli: string;
+    path: string;
+    agent: string;
+    agentSessionId: string | null;
+    /** Byte offset after the last complete line read. */
+    offset: number;
+    /** Size and modification time of the file when read (whole-file formats are re-read only when it changed). */
+    fileSize: number;
+    fileMtimeMs: number;
+    /** Per-response totals seen in a Codex rollout (then its running totals are ignored). */
+    perResponse?: boolean;
+    /** The model in effect at the offset (Codex names it on turn lines only). */
+    model?: string | null;
+    responses: Record<string, [number, number, number, number]>;
+  };
   'decision.recorded': {
     decisionId: string;
     title: string;
@@ -135,6 +163,7 @@ export const EVENT_TYPES = [
   'lease.expired', 'run.started', 'run.ended', 'repair.torn_tail', 'repair.unreadable_line',
   'repair.journal', 'checkpoint.created', 'checkpoint.restored', 'session.pinned', 'session.unpinned',
   'agent.bound', 'agent.ended', 'subagent.started', 'subagent.stopped', 'steps.planned',
+  'budget.cost_set', 'transcript.read',
 ] as const satisfies readonly EventType[];
 
 /** An event before it has been given a place in the journal. */

@@ -15,10 +15,42 @@ export const FINAL_STATUSES: readonly SessionStatus[] = ['completed', 'failed', 
 
 export type FileAction = 'created' | 'modified' | 'deleted';
 
+/**
+ * Token counts. `input` excludes cached tokens (Anthropic's meaning; OpenAI and Gemini counts
+ * are converted on the way in), `cached` is tokens read from a prompt cache, `cacheWrite`
+ * tokens written to one (absent until a record carries some).
+ */
 export interface TokenCounts {
   input: number;
   output: number;
   cached: number;
+  cacheWrite?: number;
+}
+
+/** Tokens of one agent, on one phase (or none), by one model: what cost is computed from. */
+export interface ModelCell extends TokenCounts {
+  agent: string;
+  phaseId: string | null;
+  model: string;
+}
+
+/** Where the next read of a transcript starts (see `transcript.read`). */
+export interface TranscriptCursor {
+  cli: string;
+  agent: string;
+  agentSessionId: string | null;
+  offset: number;
+  fileSize: number;
+  fileMtimeMs: number;
+  perResponse: boolean;
+  model: string | null;
+  readAt: string;
+}
+
+/** Transcripts read for token use: a cursor per file, and every response counted (by key) with its counts. */
+export interface TranscriptLedger {
+  files: Record<string, TranscriptCursor>;
+  responses: Record<string, [number, number, number, number]>;
 }
 
 export interface FileRecord {
@@ -157,6 +189,10 @@ export interface TokenUsage extends TokenCounts {
   byPhase: Record<string, TokenCounts>;
   /** Budget on input+output tokens; null = no budget. */
   budgetMax: number | null;
+  /** Tokens by model; absent until a record names its model. */
+  byModel?: Record<string, TokenCounts>;
+  /** Cost budget in US dollars; absent or null = none. */
+  costBudgetUsd?: number | null;
 }
 
 /** The lease a writer holds on a session (see lease.ts). */
@@ -250,6 +286,15 @@ export interface SessionState {
   subagents?: SubagentRecord[];
   /** The agent's own plan when no phase was in progress. Absent until one is recorded. */
   steps?: PlanStep[];
+  /** Token use by agent, phase and model (records that name a model), keyed by {@link modelCellKey}. Absent until the first. */
+  modelCells?: Record<string, ModelCell>;
+  /** Transcripts read for token use. Absent until the first read. */
+  transcripts?: TranscriptLedger;
+}
+
+/** Key of a {@link ModelCell}. */
+export function modelCellKey(agent: string, phaseId: string | null, model: string): string {
+  return JSON.stringify([agent, phaseId, model]);
 }
 
 /** Empty token counts. */

@@ -20,6 +20,15 @@ export function budgetView(t: TokenUsage): BudgetView {
   const used = t.input + t.output;
   if (t.budgetMax === null) return { max: null, used, percent: null, level: 'none' };
   const ratio = used / t.budgetMax;
-  const level: BudgetLevel = ratio > 1 ? 'exceeded' : ratio >= BUDGET_CRITICAL ? 'critical' : ratio >= BUDGET_WARNING ? 'warning' : 'ok';
-  return { max: t.budgetMax, used, percent: Math.round(ratio * 1000) / 10, level };
+  return { max: t.budgetMax, used, percent: Math.round(ratio * 1000) / 10, level: budgetLevel(ratio) };
+}
+
+/** The level of a budget used to `ratio` (1 = all of it), for the token and the cost budget alike. */
+export function budgetLevel(ratio: number): BudgetLevel {
+  return ratio > 1 ? 'exceeded' : ratio >= BUDGET_CRITICAL ? 'critical' : ratio >= BUDGET_WARNING ? 'warning' : 'ok';
+}
+
+/** A level that deserves a warning (80 % and up). */
+export function budgetAlarming(level: BudgetLevel): boolean {
+  return level === 'warning' || level === 'critical' || level === 'exceeded';
 }

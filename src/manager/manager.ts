@@ -18,6 +18,9 @@ import { Checkpoints } from './checkpoints.js';
 import * as retention from './retention.js';
 import type { CleanupOptions, CleanupResult } from './retention.js';
 import { nodeCrypto } from './lazy.js';
+import { loadPricing } from './pricing-file.js';
+import type { PricingTable } from '../domain/pricing.js';
+import { Transcripts } from './transcripts.js';
 import type { Workspace } from './workspace.js';
 
 /** A draft that may carry its own time and actor (events imported from a foreign file). */
@@ -50,6 +53,8 @@ export interface ManagerOptions {
   onWarning?: (message: string) => void;
   /** Where the hook log's fallback folder is found (HOME, XDG_STATE_HOME); default none. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** The pricing override file (a file store's `.baton/pricing.json`, or `BATON_PRICING`); none: built-in prices only. */
+  pricingFile?: string | null;
 }
 
 /** Input of {@link SessionManager.start}. */
@@ -112,8 +117,13 @@ export class SessionManager {
   readonly checkpoints: Checkpoints;
   /** What agent CLI hooks record, and the hook log's problems (see agent-hooks.ts). */
   readonly hooks: AgentHooks;
+  /** Transcript ingestion: token use read from agent CLI transcripts (see transcripts.ts). */
+  readonly transcripts: Transcripts;
   /** The folder the session works in (recorded files, git), when known. */
   readonly workspace: Workspace | null;
+  /** The pricing override file, if any (see {@link pricing}). */
+  readonly pricingFile: string | null;
+  private pricingTable: PricingTable | null = null;
   /** Last state this manager wrote, per session; only a first guess for the next change. */
   private readonly cache = new Map<string, Loaded>();
   /** The clock this manager was given; {@link now} is it moved by {@link syncClock}. */
@@ -138,6 +148,8 @@ export class SessionManager {
     this.onChanged = o.onChanged;
     this.workspace = o.workspace ?? null;
     this.hooks = new AgentHooks(this, o.env ?? {});
+    this.transcripts = new Transcripts(this);
+    this.pricingFile = o.pricingFile ?? null;
     this.checkpoints = new Checkpoints(this, { now: this.now, workspace: o.workspace ?? null, auto: o.autoCheckpoint ?? true, onWarning: o.onWarning ?? (() => undefined) });
   }
 
@@ -524,6 +536,20 @@ export class SessionManager {
   /** Sets the token budget (null clears it). */
   budget(id: string, max: number | null, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
     return this.simple(id, (s) => decide.decideBudget(s, max), o);
+  }
+
+  /** Sets the cost budget in US dollars (null clears it); numeric strings are accepted and checked. */
+  costBudget(id: string, maxUsd: number | string | null, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
+    return this.simple(id, (s) => decide.decideCostBudget(s, maxUsd), o);
+  }
+
+  /**
+   * The pricing table in effect: built-in prices with the pricing file's rows over them, read
+   * once per manager. A malformed file is a `BAD_INPUT` naming it.
+   */
+  pricing(): PricingTable {
+    this.pricingTable ??= loadPricing(this.pricingFile);
+    return this.pricingTable;
   }
 
   /** Records a decision; the result is its id. */

@@ -12,6 +12,7 @@ import type { RepairReport, SessionStore } from '../store/types.js';
 export type { RepairReport };
 import { SessionManager } from './manager.js';
 import { fileMeasurer } from './measure.js';
+import { PRICING_FILE_NAME } from './pricing-file.js';
 import { Workspace } from './workspace.js';
 
 /** Where a surface's manager should find its store, and what it needs from outside. */
@@ -34,6 +35,8 @@ export interface OpenManagerOptions {
   lockTimeoutMs?: number;
   /** HOME / XDG_STATE_HOME for the hook log's fallback folder (see ManagerOptions.env). */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Pricing override file (`BATON_PRICING`); else a file store's `pricing.json`. */
+  pricingFile?: string | null;
 }
 
 /**
@@ -51,11 +54,22 @@ export function openManager(o: OpenManagerOptions): SessionManager {
     agent: o.agent ?? null,
     measure: fileMeasurer(o.cwd, workspace),
     workspace,
+    pricingFile: pricingFileFor(store, o.pricingFile ?? null),
     ...(o.onRepair ? { onRepair: o.onRepair } : {}),
     ...(o.onWarning ? { onWarning: o.onWarning } : {}),
     ...(o.onChanged ? { onChanged: o.onChanged } : {}),
     ...(o.env ? { env: o.env } : {}),
   });
+}
+
+/**
+ * Where prices are overridden: the file named by `BATON_PRICING` when set, else a file
+ * store's `.baton/pricing.json`. A store without a folder (PostgreSQL) has only the former:
+ * prices are a reporting setting of the machine showing costs, not session data.
+ */
+export function pricingFileFor(store: SessionStore, explicit: string | null): string | null {
+  if (explicit) return explicit;
+  return store.kind === 'file' ? path.join(store.location, PRICING_FILE_NAME) : null;
 }
 
 /**

@@ -1,0 +1,104 @@
+/**
+ * Estimated cost of a session's token use, by agent, phase and model, and where it stands
+ * against the cost budget. Computed when shown, from the pricing table in effect then, so a
+ * corrected price applies to past records too. Tokens of a model the table does not know (or
+ * recorded without a model) are never priced by a guess: the cost says which are missing.
+ */
+import { costOf, priceOf } from './pricing.js';
+import type { PricingTable } from './pricing.js';
+import type { ModelCell, SessionState, TokenCounts } from './state.js';
+import { budgetLevel } from './tokens.js';
+import type { BudgetLevel } from './tokens.js';
+
+/** Model name shown for token records that named no model. */
+export const NO_MODEL = '(no model)';
+
+/** An estimated cost in US dollars. */
+export interface Cost {
+  /** The whole cost; null when some tokens could not be priced (see `unpriced`). */
+  usd: number | null;
+  /** The part that could be priced: the whole cost, or a lower bound when `usd` is null. */
+  pricedUsd: number;
+  /** Tokens without a price (input + output + cache reads + cache writes), and their models. */
+  unpriced: { tokens: number; models: string[] };
+}
+
+/** The cost budget: levels as for the token budget (warning from 80 %, critical from 95 %). */
+export interface CostBudgetView {
+  maxUsd: number | null;
+  /** Priced cost so far (a lower bound when `complete` is false). */
+  usedUsd: number;
+  percent: number | null;
+  level: BudgetLevel;
+  /** False when some tokens could not be priced, so the real use may be higher. */
+  complete: boolean;
+}
+
+/** Cost of a session: in total and by agent, phase and model. */
+export interface CostReport {
+  total: Cost;
+  byAgent: Record<string, Cost>;
+  byPhase: Record<string, Cost>;
+  byModel: Record<string, Cost>;
+  budget: CostBudgetView;
+}
+
+function all(c: TokenCounts): number {
+  return c.input + c.output + c.cached + (c.cacheWrite ?? 0);
+}
+
+function round(usd: number): number {
+  return Math.round(usd * 1e6) / 1e6;
+}
+
+/** Prices the cells of one group whose token total is `total`. */
+function groupCost(total: TokenCounts, cells: readonly ModelCell[], table: PricingTable): Cost {
+  let priced = 0;
+  let pricedTokens = 0;
+  let cellTokens = 0;
+  const models = new Set<string>();
+  for (const c of cells) {
+    cellTokens += all(c);
+    const price = priceOf(table, c.model);
+    if (price) {
+      priced += costOf(c, price);
+      pricedTokens += all(c);
+    } else if (all(c) > 0) {
+      models.add(c.model);
+    }
+  }
+  if (all(total) - cellTokens > 0) models.add(NO_MODEL);
+  const unpricedTokens = Math.max(0, all(total) - pricedTokens);
+  const pricedUsd = round(priced);
+  return { usd: unpricedTokens === 0 ? pricedUsd : null, pricedUsd, unpriced: { tokens: unpricedTokens, models: [...models].sort() } };
+}
+
+/** The cost budget against a total cost. */
+export function costBudgetView(maxUsd: number | null | undefined, total: Cost): CostBudgetView {
+  const complete = total.usd !== null;
+  if (maxUsd === null || maxUsd === undefined) return { maxUsd: null, usedUsd: total.pricedUsd, percent: null, level: 'none', complete };
+  const ratio = total.pricedUsd / maxUsd;
+  return { maxUsd, usedUsd: total.pricedUsd, percent: Math.round(ratio * 1000) / 10, level: budgetLevel(ratio), complete };
+}
+
+/** The cost report of a session under a pricing table. */
+export function costReport(s: SessionState, table: PricingTable): CostReport {
+  const t = s.tokens;
+  const cells = Object.values(s.modelCells ?? {});
+  const byAgent: Record<string, Cost> = {};
+  for (const [agent, counts] of Object.entries(t.byAgent)) byAgent[agent] = groupCost(counts, cells.filter((c) => c.agent === agent), table);
+  const byPhase: Record<string, Cost> = {};
+  for (const [phase, counts] of Object.entries(t.byPhase)) byPhase[phase] = groupCost(counts, cells.filter((c) => c.phaseId === phase), table);
+  const byModel: Record<string, Cost> = {};
+  for (const [model, counts] of Object.entries(t.byModel ?? {})) byModel[model] = groupCost(counts, cells.filter((c) => c.model === model), table);
+  const total = groupCost(t, cells, table);
+  return { total, byAgent, byPhase, byModel, budget: costBudgetView(t.costBudgetUsd, total) };
+}
+
+/** A cost for people: `$1.23`, `≥ $1.23 (…)`, or `unknown (…)`. */
+export function formatCost(c: Cost): string {
+  const usd = `$${c.pricedUsd < 0.01 && c.pricedUsd > 0 ? c.pricedUsd.toFixed(4) : c.pricedUsd.toFixed(2)}`;
+  if (c.usd !== null) return usd;
+  const why = `${c.unpriced.tokens.toLocaleString('en-US')} tokens of ${c.unpriced.models.join(', ')} not priced`;
+  return c.pricedUsd > 0 ? `at least ${usd} (${why})` : `unknown (${why})`;
+}
