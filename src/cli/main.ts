@@ -6,6 +6,7 @@ import { registerDoctor } from './commands/doctor.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerFormats } from './commands/formats.js';
 import { registerHooks } from './commands/hooks.js';
+import { registerHook } from './commands/hook.js';
 import { registerRecords } from './commands/records.js';
 import { registerResume } from './commands/resume.js';
 import { registerRun } from './commands/run.js';
@@ -60,6 +61,7 @@ export const GROUPS: ReadonlyArray<{ register: Register; commands: readonly stri
   { register: registerMcp, commands: ['mcp'] },
   { register: registerFormats, commands: ['inspect', 'import', 'export', 'mirror'] },
   { register: registerHooks, commands: ['hooks'] },
+  { register: registerHook, commands: ['hook'] },
 ];
 
 /** Reports an error the one way the CLI does: coded line + hint on stderr, or a JSON object on stdout. */

@@ -3,7 +3,7 @@
  * to resume, the plan's steps, retries left, unresolved errors, changes made outside the
  * session and the next actions, in plain text of bounded size. Pure and deterministic.
  */
-import { resumeStep } from './agent-sessions.js';
+import { resumeStep, stepsText } from './agent-sessions.js';
 import { nextActions } from './handoff.js';
 import type { ResumePlan } from './resume.js';
 import type { PlanStep, SessionState } from './state.js';
@@ -22,10 +22,8 @@ export interface BriefingInput {
   maxChars?: number;
 }
 
-const MARK: Record<PlanStep['status'], string> = { completed: 'x', in_progress: '>', pending: ' ', cancelled: '-' };
-
 function stepLines(steps: readonly PlanStep[]): string[] {
-  return steps.map((x) => `  [${MARK[x.status]}] ${x.name}`);
+  return stepsText(steps, resumeStep(steps));
 }
 
 /** The briefing text (ends with a newline, at most `maxChars` long). */

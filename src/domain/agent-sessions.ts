@@ -103,6 +103,13 @@ export function resumeStep(steps: readonly PlanStep[]): PlanStep | null {
   return steps.find((x) => x.status === 'in_progress') ?? steps.find((x) => x.status === 'pending') ?? null;
 }
 
+const MARKS: Record<PlanStep['status'], string> = { completed: 'x', in_progress: '>', pending: ' ', cancelled: '-' };
+
+/** A plan's steps as text lines (`[x] done`, `[>] in progress`, `[ ] pending`, `[-] cancelled`), the resume step marked. */
+export function stepsText(steps: readonly PlanStep[], resume: PlanStep | null, indent = '  '): string[] {
+  return steps.map((x) => `${indent}[${MARKS[x.status]}] ${x.name}${resume && x.name === resume.name && x.status === resume.status ? '  ← resume here' : ''}`);
+}
+
 /**
  * Records an agent's todo list as the steps of the phase it works on (or of the session),
  * and, when the step in progress changed, reaching it as the phase's sub-step: the resume

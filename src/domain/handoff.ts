@@ -6,6 +6,7 @@
 import type { FileCheck, ResumePlan } from './resume.js';
 import { describeCause, describeFileCheck, describeLease, describeNextStep } from './resume.js';
 import type { Phase, PhaseStatus, SessionState, TokenCounts } from './state.js';
+import { stepsText } from './agent-sessions.js';
 import { budgetView } from './tokens.js';
 
 /** Input of {@link renderHandoff}. */
@@ -124,7 +125,9 @@ export function renderHandoff(input: HandoffInput): string {
   out.push(`- Last completed: ${plan.lastCompleted ? `${phaseLabel(s, plan.lastCompleted.phaseId)}${plan.lastCompleted.completedAt ? `, at ${plan.lastCompleted.completedAt}` : ''}` : 'none'}`);
   for (const p of plan.inFlight) {
     out.push(`- In flight: ${phaseLabel(s, p.phaseId)} — ${p.resumeAt === 'substep' ? `resume at sub-step "${inline(p.subStep ?? '')}"` : 'no sub-step recorded, restart the phase'}`);
+    if (p.steps?.length) out.push(...stepsText(p.steps, p.resumeStep ?? null, '  - ').map((l) => l.replace(/\r\n|\r|\n/g, ' ')));
   }
+  for (const c of plan.continueWith ?? []) out.push(`- Continue the ${c.cli} conversation: ${code(c.command)}${c.ended ? ' (it ended; this reopens it)' : ''}`);
   for (const b of plan.blocked) {
     out.push(`- Blocked: ${phaseLabel(s, b.phaseId)} waits for ${b.openBlockers.map((x) => `${x.phaseId} (${x.status.replace('_', ' ')})`).join(', ')}`);
   }

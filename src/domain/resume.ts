@@ -9,7 +9,9 @@
  * each loses and a recommendation.
  */
 import { effectiveStatus, leaseExpired, leaseOf } from './lease.js';
-import type { FileAction, FileRecord, Phase, PhaseStatus, SessionState, SessionStatus, StatusCause } from './state.js';
+import { continueWith, resumeStep, stepsText } from './agent-sessions.js';
+import type { ContinueWith } from './agent-sessions.js';
+import type { FileAction, FileRecord, Phase, PhaseStatus, PlanStep, SessionState, SessionStatus, StatusCause } from './state.js';
 
 // ---------------------------------------------------------------------------------------
 // Input
@@ -120,6 +122,10 @@ export interface InFlightPhase extends PhaseRef {
   maxRetries: number;
   /** Unresolved errors recorded against the phase. */
   unresolvedErrors: OpenError[];
+  /** The agent's own plan for the phase (its todo list, from hooks); absent when none was recorded. */
+  steps?: PlanStep[];
+  /** The step to resume at: the one in progress, else the first pending; null when all are done. */
+  resumeStep?: PlanStep | null;
 }
 
 /** Choices offered when a phase has used all its retries (never an automatic retry). */
@@ -345,6 +351,8 @@ export interface ResumePlan {
   recovery: RecoveryPlan;
   /** Things a careful person should know before resuming, for people. */
   warnings: string[];
+  /** Agent CLI conversations bound to the session (hooks), most recent first, with the command that continues each; absent when none. */
+  continueWith?: ContinueWith[];
 }
 
 // ---------------------------------------------------------------------------------------
@@ -625,6 +633,7 @@ export function planResume(input: ResumeInput): ResumePlan {
         retryCount: p.retryCount,
         maxRetries: p.maxRetries,
         unresolvedErrors: openErrors(p),
+        ...(p.steps ? { steps: p.steps.map((x) => ({ ...x })), resumeStep: resumeStep(p.steps) } : {}),
       };
     });
 
@@ -810,6 +819,7 @@ export function planResume(input: ResumeInput): ResumePlan {
       recommended,
     },
     warnings,
+    ...(s.agentSessions?.length ? { continueWith: continueWith(s) } : {}),
   };
 }
 
@@ -884,6 +894,7 @@ export function renderResumePlan(plan: ResumePlan): string {
     out.push('In flight:');
     for (const p of plan.inFlight) {
       out.push(`  ${p.phaseId} (${p.name}): ${p.resumeAt === 'substep' ? `resume at sub-step "${p.subStep}"` : 'no sub-step recorded, restart the phase'}`);
+      if (p.steps?.length) out.push(...stepsText(p.steps, p.resumeStep ?? null, '    '));
       for (const e of p.unresolvedErrors) out.push(`    ${e.id} ${e.type}: ${e.message}`);
     }
   }
@@ -926,6 +937,10 @@ export function renderResumePlan(plan: ResumePlan): string {
   if (plan.warnings.length) {
     out.push('Warnings:');
     for (const w of plan.warnings) out.push(`  ! ${w}`);
+  }
+  if (plan.continueWith?.length) {
+    out.push('Continue the conversation:');
+    for (const c of plan.continueWith) out.push(`  ${c.command}${c.ended ? ' (ended)' : ''}${c.model ? ` — ${c.model}` : ''}`);
   }
   return `${out.join('\n')}\n`;
 }

@@ -1,5 +1,6 @@
 import { effectiveStatus, leaseOf } from './lease.js';
-import type { Lease, SessionState } from './state.js';
+import { resumeCommand } from './agent-sessions.js';
+import type { AgentBinding, Lease, PlanStep, SessionState, SubagentRecord } from './state.js';
 import { budgetView } from './tokens.js';
 import type { BudgetView } from './tokens.js';
 
@@ -29,6 +30,12 @@ export interface StatusView {
   repairs: SessionState['repairs'];
   /** The current lease (who runs the session, until when), or null. */
   lease: Lease | null;
+  /** Agent CLI conversations bound by hooks, with the command that continues each; absent when none. */
+  agentSessions?: Array<AgentBinding & { command: string | null }>;
+  /** Sub-agents hooks saw; absent when none. */
+  subagents?: SubagentRecord[];
+  /** The agent's own plan when no phase was in progress; absent when none. */
+  steps?: PlanStep[];
 }
 
 /**
@@ -64,6 +71,9 @@ export function statusView(s: SessionState, now?: string): StatusView {
     metadata: s.metadata,
     repairs: s.repairs,
     lease: leaseOf(s),
+    ...(s.agentSessions?.length ? { agentSessions: s.agentSessions.map((b) => ({ ...b, command: resumeCommand(b.cli, b.agentSessionId) })) } : {}),
+    ...(s.subagents?.length ? { subagents: s.subagents } : {}),
+    ...(s.steps?.length ? { steps: s.steps } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 /** Claude Code hook payloads → {@link HookEvent} (events and fields: docs/hooks.md). */
 import { baseEvent, outputText, pathOf, stepsFrom, subagentOf, toolInput } from './common.js';
 import type { HookAction, HookEvent, Json } from './model.js';
-import { str } from './model.js';
+import { obj, str } from './model.js';
 
 /** Claude Code's file tools: each writes the file its input names. */
 const FILE_TOOLS: ReadonlySet<string> = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
@@ -49,7 +49,11 @@ function toolAction(p: Json): HookAction {
   const input = toolInput(p);
   if (FILE_TOOLS.has(tool)) {
     const file = pathOf(input);
-    return file ? { kind: 'files', tool, written: [file], deleted: [] } : { kind: 'ignored' };
+    if (!file) return { kind: 'ignored' };
+    // Write says whether it created the file (tool_response.type); the edit tools never do.
+    const type = str(obj(p, 'tool_response'), 'type');
+    const created = tool === 'Write' ? (type === 'create' ? [file] : type === 'update' ? [] : null) : [];
+    return { kind: 'files', tool, written: [file], deleted: [], created };
   }
   if (tool === 'TodoWrite') return { kind: 'plan', tool, steps: stepsFrom(input['todos']) };
   return { kind: 'tool', tool, output: outputText(p['tool_response']) };

@@ -45,8 +45,8 @@ function toolAction(p: Json): HookAction {
   if (tool === 'apply_patch') {
     const patch = findPatch(p['tool_input']);
     if (!patch) return { kind: 'ignored' };
-    const { written, deleted } = patchFiles(patch);
-    return written.length || deleted.length ? { kind: 'files', tool, written, deleted } : { kind: 'ignored' };
+    const { written, deleted, created } = patchFiles(patch);
+    return written.length || deleted.length ? { kind: 'files', tool, written, deleted, created } : { kind: 'ignored' };
   }
   if (tool === 'update_plan') return { kind: 'plan', tool, steps: stepsFrom(input['plan']) };
   return { kind: 'tool', tool, output: outputText(p['tool_response']) };

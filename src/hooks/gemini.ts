@@ -41,7 +41,11 @@ function toolAction(p: Json): HookAction {
   const input = toolInput(p);
   if (FILE_TOOLS.has(tool)) {
     const file = pathOf(input);
-    return file ? { kind: 'files', tool, written: [file], deleted: [] } : { kind: 'ignored' };
+    if (!file) return { kind: 'ignored' };
+    // write_file's display says whether the file is new; replace edits an existing one.
+    const isNew = obj(response, 'returnDisplay')['isNewFile'];
+    const created = tool === 'replace' ? [] : typeof isNew === 'boolean' ? (isNew ? [file] : []) : null;
+    return { kind: 'files', tool, written: [file], deleted: [], created };
   }
   if (tool === 'write_todos') return { kind: 'plan', tool, steps: stepsFrom(input['todos']) };
   return { kind: 'tool', tool, output: outputText(p['tool_response']) };

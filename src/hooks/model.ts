@@ -19,7 +19,7 @@ export type HookAction =
   | { kind: 'session-start'; source: string }
   | { kind: 'prompt'; prompt: string | null }
   /** A file tool wrote (or a patch deleted) these paths (absolute or relative to cwd). */
-  | { kind: 'files'; tool: string; written: string[]; deleted: string[] }
+  | { kind: 'files'; tool: string; written: string[]; deleted: string[]; /** Of `written`, the new files, when the CLI says (null: unknown). */ created: string[] | null }
   | { kind: 'plan'; tool: string; steps: HookStep[] }
   | { kind: 'tool-failed'; tool: string; message: string }
   /** Any other tool call: nothing is recorded unless tool outputs are opted in. */

@@ -4,8 +4,9 @@
  * at its new path and deleted at its old one, deleted files are deleted. Only the header
  * lines are looked at; the hunks are not applied or checked.
  */
-export function patchFiles(patch: string): { written: string[]; deleted: string[] } {
+export function patchFiles(patch: string): { written: string[]; deleted: string[]; created: string[] } {
   const written = new Set<string>();
+  const created = new Set<string>();
   const deleted = new Set<string>();
   let current: string | null = null;
   for (const raw of patch.split('\n')) {
@@ -23,13 +24,15 @@ export function patchFiles(patch: string): { written: string[]; deleted: string[
         deleted.add(current);
       }
       written.add(file);
+      created.add(file);
       current = file;
     } else {
       written.add(file);
+      if (m[1] === 'Add File') created.add(file);
       current = file;
     }
   }
-  return { written: [...written], deleted: [...deleted] };
+  return { written: [...written], deleted: [...deleted], created: [...created].filter((f) => written.has(f)) };
 }
 
 /** The patch text of an `apply_patch` input, wherever this Codex version puts it; null if none. */

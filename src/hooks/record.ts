@@ -102,7 +102,7 @@ async function recordOne(m: SessionManager, ev: HookEvent, ctx: HookRunContext, 
       if (ctx.capture.toolOutputs && act.output) await m.hooks.capture(id, a, `${act.tool} output`, act.output);
       break;
     case 'files':
-      await m.hooks.files(id, a, act.written, act.deleted);
+      await m.hooks.files(id, a, act.written, act.deleted, act.created);
       break;
     case 'plan':
       await m.hooks.plan(id, a, act.steps);

@@ -157,8 +157,13 @@ export class AgentHooks {
     return this.record(id, a, () => []);
   }
 
-  /** Files a file tool wrote or deleted, hashed now, on the phase in progress (or the session). */
-  async files(id: string, a: AgentContext, written: string[], deleted: string[]): Promise<SessionState> {
+  /**
+   * Files a file tool wrote or deleted, hashed now, on the phase in progress (or the
+   * session). `created` (of `written`) names the new files when the CLI said; without it, a
+   * file the session never recorded counts as created.
+   */
+  async files(id: string, a: AgentContext, written: string[], deleted: string[], created: string[] | null = null): Promise<SessionState> {
+    const isNew = created ? new Set(this.measure(a, created).map((f) => f.path)) : null;
     const w = this.measure(a, written);
     const d = this.measure(a, deleted).map((f) => ({ ...f, sha256: null, size: null }));
     return this.record(id, a, (s) => {
@@ -166,9 +171,10 @@ export class AgentHooks {
       const out: EventDraft[] = [];
       // A file the session never saw is created; one it knows is modified.
       const known = knownPaths(s);
-      const created = w.filter((f) => !known.has(f.path));
-      const modified = w.filter((f) => known.has(f.path));
-      if (created.length) out.push(...decideFiles(s, 'created', created, phase, a.agent));
+      const fresh = (f: MeasuredFile): boolean => (isNew ? isNew.has(f.path) : !known.has(f.path));
+      const added = w.filter(fresh);
+      const modified = w.filter((f) => !fresh(f));
+      if (added.length) out.push(...decideFiles(s, 'created', added, phase, a.agent));
       if (modified.length) out.push(...decideFiles(s, 'modified', modified, phase, a.agent));
       if (d.length) out.push(...decideFiles(s, 'deleted', d, phase, a.agent));
       return out;

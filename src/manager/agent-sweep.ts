@@ -30,6 +30,7 @@ export function sweepWorkTree(m: SessionManager, s: SessionState, binding: Agent
   const dirtyAtStart = new Set(binding.dirtyAtStart);
   const boundMs = Date.parse(binding.boundAt);
   const measure = fileMeasurer(ws.root, ws);
+  const added = new Set(st.added);
   const out: SweptFile[] = [];
   for (const rel of st.dirty.slice(0, MAX_SWEEP)) {
     const abs = path.join(st.top, rel);
@@ -42,7 +43,7 @@ export function sweepWorkTree(m: SessionManager, s: SessionState, binding: Agent
     }
     if (known && known.sha256 === f.sha256 && known.action !== 'deleted') continue;
     if (!known && dirtyAtStart.has(rel) && mtimeMs(abs) <= boundMs) continue;
-    out.push({ ...f, action: known && known.action !== 'deleted' ? 'modified' : 'created' });
+    out.push({ ...f, action: (known && known.action !== 'deleted') || !added.has(rel) ? 'modified' : 'created' });
   }
   return out;
 }

@@ -26,6 +26,8 @@ import { summarize } from '../domain/summary.js';
 import type { SessionSummary } from '../domain/summary.js';
 import { differingKeys, rowDiff } from '../domain/compare.js';
 import type { SessionStore } from '../store/types.js';
+import { acknowledgeHookProblems } from './hook-log.js';
+import type { HookLogLine } from './hook-log.js';
 import type { SessionManager } from './manager.js';
 
 /** One problem `baton doctor` found. */
@@ -85,6 +87,7 @@ export const DOCTOR_CODES: Readonly<Record<string, { means: string; fix: string 
   STALE_LOCK: { means: 'lock files whose owner process is gone, and old .want/.break lock markers', fix: 'removed, the way a waiting writer breaks them' },
   STORE_MARKER: { means: 'store.json is missing or unreadable', fix: 'rewritten (the old file kept aside)' },
   STORE_LAYOUT: { means: 'sessions/ or archive/ is missing (or not a plain directory)', fix: 'a missing one is created' },
+  HOOK_PROBLEMS: { means: 'agent CLI hooks (`baton hook`) hit problems they could not record past (no store, a locked or damaged one, a bad or huge payload, an unreadable transcript, a bug); one line per kind, from the hook log', fix: 'acknowledged: later reports show only new problems (the log itself is kept)' },
   DUPLICATE_FOLDER: { means: 'a session has both a live and an archived folder; the archived one is ignored', fix: 'none: compare them and remove one' },
 };
 
@@ -116,6 +119,7 @@ export async function runDoctor(m: SessionManager, o: DoctorOptions = {}): Promi
     // What the repairs uncovered (or what changed meanwhile).
     problems.push(...left.values());
   }
+  problems.push(...hookProblems(m, fix));
   const sessions = first.sessions;
   return {
     ok: problems.every((p) => p.fixed),
@@ -125,6 +129,20 @@ export async function runDoctor(m: SessionManager, o: DoctorOptions = {}): Promi
     archived: sessions.filter((s) => s.archived).length,
     problems: sortProblems(problems),
   };
+}
+
+/** The hook log's unacknowledged problems, one per code (with `fix`, acknowledged). */
+function hookProblems(m: SessionManager, fix: boolean): DoctorProblem[] {
+  const hp = m.hooks.problems();
+  if (!hp.total) return [];
+  const byCode = new Map<string, HookLogLine[]>();
+  for (const l of hp.problems) byCode.set(l.code, [...(byCode.get(l.code) ?? []), l]);
+  if (fix) acknowledgeHookProblems(m.hooks.dir, m.time());
+  return [...byCode].map(([code, lines]) => {
+    const last = lines.at(-1)!;
+    const message = `${lines.length} hook problem(s) ${code}${last.cli ? ` from ${last.cli}` : ''}, last at ${last.time}${last.event ? ` (${last.event})` : ''}: ${last.message} — see ${hp.log}`;
+    return { code: 'HOOK_PROBLEMS', sessionId: null, message: fix ? `${message}; acknowledged` : message, fixable: true, fixed: fix, path: hp.log };
+  });
 }
 
 function keyOf(p: DoctorProblem): string {

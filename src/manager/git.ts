@@ -49,6 +49,8 @@ export interface GitStatus {
   head: string | null;
   /** Paths (relative to `top`) with uncommitted changes or untracked files, the store excluded. */
   dirty: string[];
+  /** Of those, the paths that are new: untracked, or added to the index but not in HEAD. */
+  added: string[];
 }
 
 /**
@@ -100,7 +102,7 @@ export class Git {
       top,
       branch: branch.ok ? branch.stdout.trim() || null : null,
       head: head.ok ? head.stdout.trim() || null : null,
-      dirty: parsePorcelain(st.stdout),
+      ...parsePorcelain(st.stdout),
     };
   }
 
@@ -159,17 +161,19 @@ function relativeInside(from: string, to: string): string | null {
   return rel.split(path.sep).join('/');
 }
 
-/** Paths of `git status --porcelain=v1 -z` output (a rename's source is skipped). */
-function parsePorcelain(out: string): string[] {
+/** Paths of `git status --porcelain=v1 -z` output (a rename's source is skipped), and which are new. */
+function parsePorcelain(out: string): { dirty: string[]; added: string[] } {
   const parts = out.split('\0');
-  const paths: string[] = [];
+  const dirty: string[] = [];
+  const added: string[] = [];
   for (let i = 0; i < parts.length; i++) {
     const entry = parts[i]!;
     if (entry.length < 4) continue;
-    paths.push(entry.slice(3));
+    dirty.push(entry.slice(3));
+    if (entry.startsWith('??') || entry[0] === 'A') added.push(entry.slice(3));
     if (entry[0] === 'R' || entry[0] === 'C') i += 1;
   }
-  return paths;
+  return { dirty, added };
 }
 
 function firstLine(s: string): string {

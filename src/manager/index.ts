@@ -13,6 +13,9 @@ export { hookDir, writeHookLog, readHookProblems, acknowledgeHookProblems, HOOK_
 export type { HookLogLine, HookProblems } from './hook-log.js';
 export { locateStore } from './locate.js';
 export { BatonError, isBatonError } from '../domain/errors.js';
-export { continueWith, resumeCommand, AGENT_CLIS } from '../domain/agent-sessions.js';
+export { continueWith, resumeCommand, resumeStep, stepsText, AGENT_CLIS } from '../domain/agent-sessions.js';
 export type { ContinueWith } from '../domain/agent-sessions.js';
 export { BRIEFING_MAX_CHARS } from '../domain/agent-briefing.js';
+export { resumePlan } from './resume.js';
+export { sessionHandoff } from './handoff-file.js';
+export { renderResumePlan } from '../domain/resume.js';

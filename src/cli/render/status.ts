@@ -1,6 +1,7 @@
 import type { Phase, PhaseStatus, SessionState } from '../../domain/state.js';
 import { effectiveStatus, leaseOf } from '../../domain/lease.js';
 import { budgetView } from '../../domain/tokens.js';
+import { continueWith, resumeStep, stepsText } from '../../manager/index.js';
 import type { Paint } from '../io.js';
 import { ago, bar, num, until } from './time.js';
 
@@ -45,7 +46,10 @@ export function renderStatus(s: SessionState, c: Paint, now: Date): string {
     out.push(`Progress: ${bar(done / s.phases.length)} ${done}/${s.phases.length} phases (${Math.round((done / s.phases.length) * 100)}%)`);
     out.push('');
     const w = Math.max(...s.phases.map((p) => p.id.length));
-    for (const p of s.phases) out.push(phaseLine(s, p, c, w));
+    for (const p of s.phases) {
+      out.push(phaseLine(s, p, c, w));
+      if (p.steps?.length && p.status === 'in_progress') out.push(...stepsText(p.steps, resumeStep(p.steps), `      `).map((l) => c.dim(l)));
+    }
   } else {
     out.push('No phases.');
   }
@@ -68,6 +72,8 @@ export function renderStatus(s: SessionState, c: Paint, now: Date): string {
   }
   const findings = s.findings.filter((f) => !f.removed);
   if (findings.length) out.push('', `Open findings: ${findings.length}`);
+  const talks = continueWith(s);
+  if (talks.length) out.push('', `Continue the ${talks[0]!.cli} conversation: ${talks[0]!.command}${talks.length > 1 ? c.dim(` (${talks.length - 1} earlier)`) : ''}`);
   if (s.repairs.length) out.push('', c.yellow(`Repairs recorded: ${s.repairs.map((r) => r.kind).join(', ')}`));
   return `${out.join('\n')}\n`;
 }
