@@ -74,6 +74,7 @@ export class Ctx {
       now: this.io.now,
       agent: this.agent,
       env: this.io.env,
+      pricingFile: this.io.env['BATON_PRICING'] || null,
       onRepair: (r) => this.warnRepair(r),
       onWarning: (message) => this.warn(message),
       onChanged: (id, events, state) => {

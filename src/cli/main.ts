@@ -11,6 +11,7 @@ import { registerRecords } from './commands/records.js';
 import { registerResume } from './commands/resume.js';
 import { registerRun } from './commands/run.js';
 import { registerSession } from './commands/session.js';
+import { registerTokens } from './commands/tokens.js';
 import { registerWorkers } from './commands/workers.js';
 import type { Ctx } from './context.js';
 import { EXIT_CODES } from './exit.js';
@@ -51,7 +52,8 @@ type Register = (program: Command, io: CliIO, holder: { ctx: Ctx | null }) => vo
  */
 export const GROUPS: ReadonlyArray<{ register: Register; commands: readonly string[] }> = [
   { register: registerSession, commands: ['init', 'start', 'status', 'list', 'switch', 'pause', 'complete', 'fail', 'abandon', 'archive', 'log', 'repair'] },
-  { register: registerRecords, commands: ['phase', 'substep', 'file', 'error', 'tokens', 'budget', 'decision', 'finding', 'note', 'milestone', 'artifact', 'context'] },
+  { register: registerRecords, commands: ['phase', 'substep', 'file', 'error', 'decision', 'finding', 'note', 'milestone', 'artifact', 'context'] },
+  { register: registerTokens, commands: ['tokens', 'budget', 'pricing'] },
   { register: registerCheckpoints, commands: ['checkpoint', 'checkpoints', 'restore'] },
   { register: registerCleanup, commands: ['cleanup', 'pin', 'unpin'] },
   { register: registerRun, commands: ['run'] },

@@ -95,6 +95,14 @@ export function costReport(s: SessionState, table: PricingTable): CostReport {
   return { total, byAgent, byPhase, byModel, budget: costBudgetView(t.costBudgetUsd, total) };
 }
 
+/**
+ * Whether a cost is worth showing to people: some record named its model, or a cost budget is
+ * set. Without either, every cost is unknown and the line would only repeat that.
+ */
+export function costShown(s: SessionState): boolean {
+  return Object.keys(s.tokens.byModel ?? {}).length > 0 || (s.tokens.costBudgetUsd ?? null) !== null;
+}
+
 /** A cost for people: `$1.23`, `≥ $1.23 (…)`, or `unknown (…)`. */
 export function formatCost(c: Cost): string {
   const usd = `$${c.pricedUsd < 0.01 && c.pricedUsd > 0 ? c.pricedUsd.toFixed(4) : c.pricedUsd.toFixed(2)}`;

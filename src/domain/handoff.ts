@@ -8,6 +8,8 @@ import { describeCause, describeFileCheck, describeLease, describeNextStep } fro
 import type { Phase, PhaseStatus, SessionState, TokenCounts } from './state.js';
 import { stepsText } from './agent-sessions.js';
 import { budgetView } from './tokens.js';
+import { formatCost } from './cost.js';
+import type { Cost, CostReport } from './cost.js';
 
 /** Input of {@link renderHandoff}. */
 export interface HandoffInput {
@@ -16,6 +18,8 @@ export interface HandoffInput {
   plan: ResumePlan;
   /** ISO time shown as the generation time. */
   now: string;
+  /** Estimated cost of the token use (none: not shown); or why it could not be estimated. */
+  cost?: CostReport | { problem: string } | null;
 }
 
 /** Phase indicators (Maestro's): ✓ completed, ○ in progress, ✗ failed, □ pending, – skipped. */
@@ -54,7 +58,7 @@ function num(n: number): string {
 }
 
 function counts(t: TokenCounts): string {
-  return `${num(t.input)} in / ${num(t.output)} out / ${num(t.cached)} cached`;
+  return `${num(t.input)} in / ${num(t.output)} out / ${num(t.cached)} cached${t.cacheWrite ? ` / ${num(t.cacheWrite)} cache write` : ''}`;
 }
 
 function phaseLabel(s: SessionState, id: string | null): string {
@@ -212,6 +216,7 @@ export function renderHandoff(input: HandoffInput): string {
     return ix !== iy ? (ix === -1 ? 1 : iy === -1 ? -1 : ix - iy) : x < y ? -1 : x > y ? 1 : 0;
   });
   if (phaseIds.length) out.push(`- By phase: ${phaseIds.map((p) => `${p} ${counts(t.byPhase[p]!)}`).join('; ')}`);
+  costLines(out, input.cost ?? null);
 
   section('Milestones');
   if (s.milestones.length) {
@@ -293,4 +298,20 @@ export function nextActions(plan: ResumePlan): string[] {
   const errs = [...plan.inFlight.flatMap((p) => p.unresolvedErrors), ...plan.failed.flatMap((p) => p.unresolvedErrors)];
   if (errs.length) out.push(`Resolve or acknowledge ${errs.length === 1 ? 'the unresolved error' : `${errs.length} unresolved errors`}: ${errs.map((e) => e.id).join(', ')}.`);
   return out;
+}
+
+/** The estimated cost lines of the Tokens section. */
+function costLines(out: string[], cost: CostReport | { problem: string } | null): void {
+  if (!cost) return;
+  if ('problem' in cost) {
+    out.push(`- Cost: not estimated (${cost.problem})`);
+    return;
+  }
+  out.push(`- Cost (estimate): ${formatCost(cost.total)}`);
+  const b = cost.budget;
+  if (b.maxUsd !== null) out.push(`- Cost budget: $${b.usedUsd.toFixed(2)} of $${b.maxUsd.toFixed(2)} (${b.percent}%, ${b.level}${b.complete ? '' : '; some tokens not priced'})`);
+  const list = (m: Record<string, Cost>): string => Object.keys(m).sort().map((k) => `${k} ${formatCost(m[k]!)}`).join('; ');
+  if (Object.keys(cost.byAgent).length) out.push(`- Cost by agent: ${list(cost.byAgent)}`);
+  if (Object.keys(cost.byPhase).length) out.push(`- Cost by phase: ${list(cost.byPhase)}`);
+  if (Object.keys(cost.byModel).length) out.push(`- Cost by model: ${list(cost.byModel)}`);
 }

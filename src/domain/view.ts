@@ -1,6 +1,9 @@
 import { effectiveStatus, leaseOf } from './lease.js';
 import { resumeCommand } from './agent-sessions.js';
 import type { AgentBinding, Lease, PlanStep, SessionState, SubagentRecord } from './state.js';
+import { costReport } from './cost.js';
+import type { CostReport } from './cost.js';
+import type { PricingTable } from './pricing.js';
 import { budgetView } from './tokens.js';
 import type { BudgetView } from './tokens.js';
 
@@ -18,7 +21,8 @@ export interface StatusView {
   updatedAt: string;
   progress: { done: number; total: number; percent: number };
   phases: Array<SessionState['phases'][number]>;
-  tokens: SessionState['tokens'] extends infer T ? Omit<T & object, 'budgetMax'> & { budget: BudgetView } : never;
+  /** Token use; `cost` (estimated, by agent, phase and model, with the cost budget) when a pricing table was given. */
+  tokens: SessionState['tokens'] extends infer T ? Omit<T & object, 'budgetMax' | 'costBudgetUsd'> & { budget: BudgetView; cost?: CostReport } : never;
   unresolvedErrors: Array<{ id: string; phaseId: string; type: string; message: string; agent: string | null; time: string }>;
   decisions: SessionState['decisions'];
   findings: SessionState['findings'];
@@ -40,12 +44,13 @@ export interface StatusView {
 
 /**
  * Builds the status view of a session. With `now`, a session whose lease expired reads as
- * `interrupted` (cause `lease-expired`), as every reader must report it.
+ * `interrupted` (cause `lease-expired`), as every reader must report it. With `pricing`,
+ * token use carries its estimated cost.
  */
-export function statusView(s: SessionState, now?: string): StatusView {
+export function statusView(s: SessionState, now?: string, pricing?: PricingTable): StatusView {
   const eff = now ? effectiveStatus(s, now) : { status: s.status, cause: s.statusCause };
   const done = s.phases.filter((p) => p.status === 'completed' || p.status === 'skipped').length;
-  const { budgetMax: _omit, ...tokens } = s.tokens;
+  const { budgetMax: _omit, costBudgetUsd: _omitCost, ...tokens } = s.tokens;
   return {
     id: s.id,
     title: s.title,
@@ -58,7 +63,7 @@ export function statusView(s: SessionState, now?: string): StatusView {
     updatedAt: s.updatedAt,
     progress: { done, total: s.phases.length, percent: s.phases.length ? Math.round((done / s.phases.length) * 100) : 0 },
     phases: s.phases,
-    tokens: { ...tokens, budget: budgetView(s.tokens) },
+    tokens: { ...tokens, budget: budgetView(s.tokens), ...(pricing ? { cost: costReport(s, pricing) } : {}) },
     unresolvedErrors: s.phases.flatMap((p) =>
       p.errors.filter((e) => !e.resolved).map((e) => ({ id: e.id, phaseId: p.id, type: e.type, message: e.message, agent: e.agent, time: e.time })),
     ),

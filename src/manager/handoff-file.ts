@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { StoredEvent } from '../domain/events.js';
+import { costReport, costShown } from '../domain/cost.js';
+import type { CostReport } from '../domain/cost.js';
+import { isBatonError } from '../domain/errors.js';
 import { renderHandoff } from '../domain/handoff.js';
 import type { ResumePlan } from '../domain/resume.js';
 import type { SessionState } from '../domain/state.js';
@@ -14,7 +17,18 @@ import { resumePlan } from './resume.js';
  */
 export async function sessionHandoff(m: SessionManager, id: string): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> {
   const { plan, state } = await resumePlan(m, id);
-  return { markdown: renderHandoff({ state, plan, now: m.time() }), plan, state };
+  return { markdown: renderHandoff({ state, plan, now: m.time(), cost: handoffCost(m, state) }), plan, state };
+}
+
+/** The cost shown in a handoff; a pricing file that cannot be used is named instead of failing the briefing. */
+function handoffCost(m: SessionManager, state: SessionState): CostReport | { problem: string } | null {
+  if (!costShown(state)) return null;
+  try {
+    return costReport(state, m.pricing());
+  } catch (e) {
+    if (!isBatonError(e)) throw e;
+    return { problem: e.message };
+  }
 }
 
 /** Name of the handoff file kept in each session's folder. */
@@ -26,7 +40,7 @@ export const HANDOFF_FILE_KEY = 'handoffFile';
  * Token counts and heartbeats change often and say little to the next agent; rewriting the
  * briefing (which hashes every recorded file) after each of them would slow the hot path.
  */
-const QUIET: ReadonlySet<string> = new Set(['tokens.recorded', 'lease.renewed']);
+const QUIET: ReadonlySet<string> = new Set(['tokens.recorded', 'transcript.read', 'lease.renewed']);
 
 /**
  * Keeps `handoff.md` in each changed session's folder up to date, so a person can open one
@@ -61,7 +75,7 @@ export class HandoffFiles {
         if (state.metadata[HANDOFF_FILE_KEY] === false) continue;
         const file = path.join(folder, HANDOFF_FILE);
         const tmp = tempName(file);
-        fs.writeFileSync(tmp, renderHandoff({ state, plan, now: m.time() }), { mode: 0o600 });
+        fs.writeFileSync(tmp, renderHandoff({ state, plan, now: m.time(), cost: handoffCost(m, state) }), { mode: 0o600 });
         fs.renameSync(tmp, file);
       } catch (e) {
         problems.push(`handoff.md of ${id} not updated: ${(e as Error).message}`);

@@ -79,7 +79,7 @@ export function registerResources(server: McpServer, kit: Kit): void {
       },
     }),
     { title: 'Session state', description: "One session's state, as session_status returns it.", mimeType: 'application/json' },
-    (uri, v) => guard(async () => json(uri.href, statusView(await kit.manager().get(one(v['id'])), kit.now()))),
+    (uri, v) => guard(async () => json(uri.href, statusView(await kit.manager().get(one(v['id'])), kit.now(), kit.manager().pricing()))),
   );
 
   server.registerResource(

@@ -237,6 +237,8 @@ export interface TokensJson extends Counts {
   byAgent: Record<string, Counts>;
   byPhase: Record<string, Counts>;
   budget: { max: number | null; used: number; percent: number | null; level: string };
+  byModel?: Record<string, Counts>;
+  cost?: Record<string, unknown>;
 }
 
 export interface StatusJson {

@@ -4,6 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { expectError, phaseOf, sha256, withSession, workspace } from './helpers.js';
 import type { EventJson, StatusJson, TokensJson } from './helpers.js';
 
+/** The cost of tokens recorded without a model: unknown, never guessed. */
+function unpriced(tokens: number): Record<string, unknown> {
+  return { usd: null, pricedUsd: 0, unpriced: { tokens, models: ['(no model)'] } };
+}
+
 describe('phases', () => {
   it('start, done, fail, skip, retry, with BLOCKED and RETRIES_EXHAUSTED overridden by --force', async () => {
     const ws = workspace();
@@ -154,6 +159,14 @@ describe('status --json', () => {
       byAgent: { arch: { input: 10, output: 20, cached: 30 } },
       byPhase: { design: { input: 10, output: 20, cached: 30 } },
       budget: { max: 100, used: 30, percent: 30, level: 'ok' },
+      // Recorded without a model: its cost is unknown, and says why.
+      cost: {
+        total: unpriced(60),
+        byAgent: { arch: unpriced(60) },
+        byPhase: { design: unpriced(60) },
+        byModel: {},
+        budget: { maxUsd: null, usedUsd: 0, percent: null, level: 'none', complete: false },
+      },
     });
     expect(s.unresolvedErrors).toEqual([expect.objectContaining({ id: 'err-1', phaseId: 'design', type: 'validation', message: 'schema mismatch' })]);
   });
@@ -241,7 +254,15 @@ describe('errors, tokens and budget', () => {
       cached: 300,
       byAgent: { alice: { input: 101, output: 50, cached: 0 }, bob: { input: 1000, output: 2000, cached: 300 } },
       byPhase: { plan: { input: 100, output: 50, cached: 0 }, code: { input: 1000, output: 2000, cached: 300 } },
+      byModel: {},
       budget: { max: null, used: 3151, percent: null, level: 'none' },
+      cost: {
+        total: unpriced(3451),
+        byAgent: { alice: unpriced(151), bob: unpriced(3300) },
+        byPhase: { plan: unpriced(150), code: unpriced(3300) },
+        byModel: {},
+        budget: { maxUsd: null, usedUsd: 0, percent: null, level: 'none', complete: false },
+      },
     });
     expect(await ws.json<TokensJson>(['tokens', '--by', 'phase'])).toEqual(byAgent);
 
@@ -252,7 +273,7 @@ describe('errors, tokens and budget', () => {
     expect(human[3]).toMatch(/^ {2}code\s+1,000 in\s+2,000 out\s+300 cached$/);
     const agents = (await ws.ok(['tokens', '--by', 'agent'])).stdout;
     expect(agents).toMatch(/^ {2}alice\s+101 in\s+50 out\s+0 cached$/m);
-    expectError(await ws.run(['tokens', '--by', 'model']), 'BAD_INPUT');
+    expectError(await ws.run(['tokens', '--by', 'colour']), 'BAD_INPUT');
 
     const log = (await ws.log()).filter((e) => e.type === 'tokens.recorded');
     expect(log.map((e) => e.data)).toEqual([
@@ -283,7 +304,14 @@ describe('errors, tokens and budget', () => {
       ok: true,
       id: 'bd',
       revision: 5,
-      tokens: { input: 949, output: 1, cached: 0, budget: { max: 1000, used: 950, percent: 95, level: 'critical' } },
+      tokens: {
+        input: 949,
+        output: 1,
+        cached: 0,
+        budget: { max: 1000, used: 950, percent: 95, level: 'critical' },
+        cost: unpriced(950),
+        costBudget: { maxUsd: null, usedUsd: 0, percent: null, level: 'none', complete: false },
+      },
     });
     const s = await ws.status();
     expect(s.tokens.budget).toEqual({ max: 1000, used: 950, percent: 95, level: 'critical' });

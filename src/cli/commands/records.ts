@@ -1,14 +1,11 @@
 import type { Command } from 'commander';
-import { BatonError } from '../../domain/errors.js';
-import type { FileAction, SessionState } from '../../domain/state.js';
-import { budgetView } from '../../domain/tokens.js';
+import type { FileAction } from '../../domain/state.js';
 import type { PhaseAction } from '../../domain/transitions.js';
 import type { ChangeResult } from '../../manager/manager.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common, strict } from '../program.js';
 import type { Action } from '../program.js';
-import { num } from '../render/time.js';
 
 function done(ctx: Ctx, r: ChangeResult<unknown>, text: string, extra: Record<string, unknown> = {}): void {
   ctx.emit({ ok: true, id: r.state.id, revision: r.state.revision, ...extra }, text);
@@ -16,13 +13,6 @@ function done(ctx: Ctx, r: ChangeResult<unknown>, text: string, extra: Record<st
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
-}
-
-function budgetWarning(ctx: Ctx, s: SessionState): void {
-  const b = budgetView(s.tokens);
-  if (b.level === 'warning' || b.level === 'critical' || b.level === 'exceeded') {
-    ctx.io.stderr(`${ctx.paint.yellow(`budget[${b.level}]`)}: ${num(b.used)} of ${num(b.max ?? 0)} tokens used (${b.percent}%).\n`);
-  }
 }
 
 /** Registers phase, sub-step and record-keeping commands. */
@@ -85,60 +75,6 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
   on(strict(common(error.command('resolve').description('mark an error resolved').argument('<error-id>').requiredOption('--resolution <text>', 'how it was resolved'))), async (ctx, [errorId], o) => {
     const r = await ctx.manager().resolveError(await ctx.sessionId(), errorId ?? '', String(o['resolution']), ctx.change());
     done(ctx, r, `Resolved ${errorId}`);
-  });
-
-  const tokens = program
-    .command('tokens')
-    .description('show token use; `tokens add` records it')
-    .option('--by <dimension>', 'break down by agent or phase');
-  common(tokens);
-  tokens.action(
-    bind(io, holder, async (ctx, _a, o) => {
-      const by = o['by'] as string | undefined;
-      if (by !== undefined && by !== 'agent' && by !== 'phase') throw new BatonError('BAD_INPUT', `--by must be agent or phase; got ${JSON.stringify(by)}.`, { hint: 'Use --by agent or --by phase.' });
-      const s = await ctx.manager().get(await ctx.sessionId());
-      const t = s.tokens;
-      const budget = budgetView(t);
-      const rows = by === 'phase' ? t.byPhase : t.byAgent;
-      ctx.emit({ input: t.input, output: t.output, cached: t.cached, byAgent: t.byAgent, byPhase: t.byPhase, budget }, () => {
-        const lines = [`Total: ${num(t.input)} in / ${num(t.output)} out / ${num(t.cached)} cached`];
-        if (budget.max !== null) lines.push(`Budget: ${num(budget.used)} / ${num(budget.max)} (${budget.percent}%) ${budget.level}`);
-        if (by) {
-          lines.push(`By ${by}:`);
-          for (const [k, v] of Object.entries(rows)) lines.push(`  ${k.padEnd(16)} ${num(v.input).padStart(10)} in ${num(v.output).padStart(10)} out ${num(v.cached).padStart(10)} cached`);
-        }
-        return lines.join('\n');
-      });
-    }),
-  );
-  on(
-    strict(
-      common(
-        tokens
-          .command('add')
-          .description('record token use by an agent')
-          .option('--phase <phase>', 'phase the tokens were spent on')
-          .option('--input <n>', 'input tokens', '0')
-          .option('--output <n>', 'output tokens', '0')
-          .option('--cached <n>', 'cached input tokens', '0'),
-      ),
-    ),
-    async (ctx, _a, o) => {
-      const r = await ctx.manager().tokens(await ctx.sessionId(), { agent: ctx.agent, phase: (o['phase'] as string | undefined) ?? null, input: o['input'], output: o['output'], cached: o['cached'] }, ctx.change());
-      budgetWarning(ctx, r.state);
-      const t = r.state.tokens;
-      done(ctx, r, `Tokens: ${num(t.input)} in / ${num(t.output)} out / ${num(t.cached)} cached`, { tokens: { input: t.input, output: t.output, cached: t.cached, budget: budgetView(t) } });
-    },
-  );
-
-  const budget = program.command('budget').description('set or clear the token budget');
-  on(strict(common(budget.command('set').argument('<n>', 'max tokens (input + output)'))), async (ctx, [n]) => {
-    const r = await ctx.manager().budget(await ctx.sessionId(), n as unknown as number, ctx.change());
-    done(ctx, r, `Budget set to ${num(r.state.tokens.budgetMax ?? 0)}`);
-  });
-  on(strict(common(budget.command('clear'))), async (ctx) => {
-    const r = await ctx.manager().budget(await ctx.sessionId(), null, ctx.change());
-    done(ctx, r, 'Budget cleared');
   });
 
   on(

@@ -129,8 +129,10 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
   );
 
   on(common(program.command('status').description('show a session: phases, progress, tokens, errors')), async (ctx) => {
-    const s = await ctx.manager().get(await ctx.sessionId());
-    ctx.emit(statusView(s, io.now().toISOString()), () => renderStatus(s, ctx.paint, io.now()));
+    const m = ctx.manager();
+    const s = await m.get(await ctx.sessionId());
+    const pricing = m.pricing();
+    ctx.emit(statusView(s, io.now().toISOString(), pricing), () => renderStatus(s, ctx.paint, io.now(), pricing));
   });
 
   on(

@@ -1,5 +1,7 @@
 import type { Phase, PhaseStatus, SessionState } from '../../domain/state.js';
 import { effectiveStatus, leaseOf } from '../../domain/lease.js';
+import { costReport, costShown, formatCost } from '../../domain/cost.js';
+import type { PricingTable } from '../../domain/pricing.js';
 import { budgetView } from '../../domain/tokens.js';
 import { continueWith, resumeStep, stepsText } from '../../manager/index.js';
 import type { Paint } from '../io.js';
@@ -31,7 +33,7 @@ function phaseLine(s: SessionState, p: Phase, c: Paint, idWidth: number): string
 }
 
 /** The human `baton status` view. */
-export function renderStatus(s: SessionState, c: Paint, now: Date): string {
+export function renderStatus(s: SessionState, c: Paint, now: Date, pricing?: PricingTable): string {
   const out: string[] = [];
   out.push(`${c.bold(s.title)}  ${c.dim(s.id)}`);
   const eff = effectiveStatus(s, now.toISOString());
@@ -62,6 +64,7 @@ export function renderStatus(s: SessionState, c: Paint, now: Date): string {
     tokens += ` · budget ${num(b.used)}/${num(b.max)} (${b.percent}%) ${lvl}`;
   }
   out.push(tokens);
+  if (pricing && costShown(s)) out.push(costLine(s, pricing, c));
   const agents = Object.entries(t.byAgent);
   if (agents.length) out.push(c.dim(`  by agent: ${agents.map(([a, v]) => `${a} ${num(v.input)}/${num(v.output)}/${num(v.cached)}`).join(', ')}`));
   const errors = s.phases.flatMap((p) => p.errors.filter((e) => !e.resolved));
@@ -76,4 +79,16 @@ export function renderStatus(s: SessionState, c: Paint, now: Date): string {
   if (talks.length) out.push('', `Continue the ${talks[0]!.cli} conversation: ${talks[0]!.command}${talks.length > 1 ? c.dim(` (${talks.length - 1} earlier)`) : ''}`);
   if (s.repairs.length) out.push('', c.yellow(`Repairs recorded: ${s.repairs.map((r) => r.kind).join(', ')}`));
   return `${out.join('\n')}\n`;
+}
+
+/** `Cost (estimate): $1.23 · cost budget $1.23/$10.00 (12.3%) ok`. */
+function costLine(s: SessionState, pricing: PricingTable, c: Paint): string {
+  const r = costReport(s, pricing);
+  let line = `Cost (estimate): ${formatCost(r.total)}`;
+  const b = r.budget;
+  if (b.maxUsd !== null) {
+    const lvl = b.level === 'ok' ? c.green(b.level) : b.level === 'warning' ? c.yellow(b.level) : c.red(b.level);
+    line += ` · cost budget $${b.usedUsd.toFixed(2)}/$${b.maxUsd.toFixed(2)} (${b.percent}%) ${lvl}`;
+  }
+  return line;
 }

@@ -1,5 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { costReport } from '../../domain/cost.js';
+import type { CostReport } from '../../domain/cost.js';
+import { isBatonError } from '../../domain/errors.js';
 import { budgetView } from '../../domain/tokens.js';
 import type { ChangeResult } from '../../manager/manager.js';
 import type { Kit } from '../context.js';
@@ -107,21 +110,41 @@ export function registerRecordTools(server: McpServer, kit: Kit): void {
     {
       title: 'Record token use',
       description:
-        'Add token use to the session (input, output, cached), attributed to you and to a phase. Counts add up; concurrent calls never lose a count. Returns the session totals and the budget (level ok, warning, critical or exceeded).',
+        'Add token use to the session (input, output, cache reads, cache writes), attributed to you, to a phase and to the model that spent it. Counts add up; concurrent calls never lose a count. Returns the session totals, the token budget (level ok, warning, critical or exceeded), and the estimated cost with the cost budget (a model missing from the pricing table has an unknown cost).',
       input: {
-        input: z.number().int().nonnegative().optional().describe('Input (prompt) tokens spent since the last report.'),
-        output: z.number().int().nonnegative().optional().describe('Output (completion) tokens spent since the last report.'),
-        cached: z.number().int().nonnegative().optional().describe('Of the input tokens, those served from a cache.'),
+        input: z.number().int().nonnegative().optional().describe('Input (prompt) tokens spent since the last report, not counting cached ones.'),
+        output: z.number().int().nonnegative().optional().describe('Output (completion) tokens spent since the last report, reasoning included.'),
+        cached: z.number().int().nonnegative().optional().describe('Tokens read from a prompt cache.'),
+        cacheWrite: z.number().int().nonnegative().optional().describe('Tokens written to a prompt cache.'),
+        model: z.string().min(1).max(200).optional().describe('Model that spent them, e.g. claude-sonnet-4-5 (prices them).'),
         phase: phaseOpt.describe('Phase the tokens were spent on.'),
         ...changeFields,
       },
-      output: { ...changeOutput, tokens: z.object({ input: z.number(), output: z.number(), cached: z.number(), budget: anyObject }) },
+      output: { ...changeOutput, tokens: z.object({ input: z.number(), output: z.number(), cached: z.number(), cacheWrite: z.number().optional(), budget: anyObject, cost: anyObject.optional(), costBudget: anyObject.optional() }) },
     },
     async (a) => {
       const id = await kit.session(a.session);
-      const r = await kit.manager().tokens(id, { agent: kit.agent(a.agent), phase: a.phase ?? null, input: a.input ?? 0, output: a.output ?? 0, cached: a.cached ?? 0 }, kit.change(a, id));
+      const m = kit.manager();
+      const r = await m.tokens(id, { agent: kit.agent(a.agent), phase: a.phase ?? null, input: a.input ?? 0, output: a.output ?? 0, cached: a.cached ?? 0, cacheWrite: a.cacheWrite ?? 0, model: a.model ?? null }, kit.change(a, id));
       const t = r.state.tokens;
-      return { ...done(r), tokens: { input: t.input, output: t.output, cached: t.cached, budget: budgetView(t) as unknown as Record<string, unknown> } };
+      let cost: CostReport | null = null;
+      try {
+        cost = costReport(r.state, m.pricing());
+      } catch (e) {
+        // The tokens are recorded; a pricing file that cannot be used only leaves the cost out.
+        if (!isBatonError(e)) throw e;
+      }
+      return {
+        ...done(r),
+        tokens: {
+          input: t.input,
+          output: t.output,
+          cached: t.cached,
+          ...(t.cacheWrite ? { cacheWrite: t.cacheWrite } : {}),
+          budget: budgetView(t) as unknown as Record<string, unknown>,
+          ...(cost ? { cost: cost.total as unknown as Record<string, unknown>, costBudget: cost.budget as unknown as Record<string, unknown> } : {}),
+        },
+      };
     },
   );
 

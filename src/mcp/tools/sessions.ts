@@ -96,14 +96,15 @@ export function registerSessionTools(server: McpServer, kit: Kit): void {
     {
       title: 'Show a session',
       description:
-        'The full state of a session: status and its cause, phases (status, sub-step, retries, errors, files), token use and budget, unresolved errors, decisions, findings, notes, milestones, artifacts, context summary, lease and revision. Read-only. To decide how to continue after a break, prefer `resume_plan`.',
+        'The full state of a session: status and its cause, phases (status, sub-step, retries, errors, files), token use and budget with the estimated cost by agent, phase and model, unresolved errors, decisions, findings, notes, milestones, artifacts, context summary, lease and revision. Read-only. To decide how to continue after a break, prefer `resume_plan`.',
       input: { session: sessionArg },
       output: { id: z.string(), title: z.string(), status: z.string(), revision: z.number().int(), phases: z.array(anyObject) },
       readOnly: true,
     },
     async (a) => {
-      const s = await kit.manager().get(await kit.session(a.session));
-      return statusView(s, kit.now()) as unknown as { id: string; title: string; status: string; revision: number; phases: Array<Record<string, unknown>> };
+      const m = kit.manager();
+      const s = await m.get(await kit.session(a.session));
+      return statusView(s, kit.now(), m.pricing()) as unknown as { id: string; title: string; status: string; revision: number; phases: Array<Record<string, unknown>> };
     },
   );
 

@@ -1,0 +1,159 @@
+import type { Command } from 'commander';
+import { costReport, costShown, formatCost } from '../../domain/cost.js';
+import type { Cost, CostReport } from '../../domain/cost.js';
+import { BatonError, isBatonError } from '../../domain/errors.js';
+import { BUILTIN_PRICING, PRICING_AS_OF } from '../../domain/pricing.js';
+import type { SessionState, TokenCounts } from '../../domain/state.js';
+import { budgetAlarming, budgetView } from '../../domain/tokens.js';
+import type { Ctx } from '../context.js';
+import type { CliIO } from '../io.js';
+import { bind, common, strict } from '../program.js';
+import type { Action } from '../program.js';
+import { num } from '../render/time.js';
+
+const BY = ['agent', 'phase', 'model'] as const;
+
+function usd(n: number): string {
+  return `$${n.toFixed(2)}`;
+}
+
+function counts(t: TokenCounts): string {
+  return `${num(t.input)} in / ${num(t.output)} out / ${num(t.cached)} cached${t.cacheWrite ? ` / ${num(t.cacheWrite)} cache write` : ''}`;
+}
+
+/**
+ * The cost report, or null with a warning when the pricing file cannot be used: for commands
+ * that already changed the session, so a bad pricing file never hides that the change was made.
+ */
+function costOrWarn(ctx: Ctx, s: SessionState): CostReport | null {
+  try {
+    return costReport(s, ctx.manager().pricing());
+  } catch (e) {
+    if (!isBatonError(e)) throw e;
+    ctx.warn(`cost not estimated: ${e.message}`);
+    return null;
+  }
+}
+
+/** Warns on stderr when the token or the cost budget is at 80 % or more. */
+function budgetWarnings(ctx: Ctx, s: SessionState, cost: CostReport | null): void {
+  const b = budgetView(s.tokens);
+  if (budgetAlarming(b.level)) ctx.io.stderr(`${ctx.paint.yellow(`budget[${b.level}]`)}: ${num(b.used)} of ${num(b.max ?? 0)} tokens used (${b.percent}%).\n`);
+  const c = cost?.budget;
+  if (c && budgetAlarming(c.level)) {
+    ctx.io.stderr(`${ctx.paint.yellow(`cost-budget[${c.level}]`)}: ${usd(c.usedUsd)} of ${usd(c.maxUsd ?? 0)} used (${c.percent}%)${c.complete ? '' : ', not counting tokens without a price'}.\n`);
+  }
+}
+
+function tokenTotals(t: SessionState['tokens']): Record<string, unknown> {
+  return { input: t.input, output: t.output, cached: t.cached, ...(t.cacheWrite ? { cacheWrite: t.cacheWrite } : {}) };
+}
+
+function renderTokens(s: SessionState, cost: CostReport, by: (typeof BY)[number] | undefined): string {
+  const t = s.tokens;
+  const budget = budgetView(t);
+  const shown = costShown(s);
+  const lines = [`Total: ${counts(t)}`, ...(shown ? [`Cost (estimate): ${formatCost(cost.total)}`] : [])];
+  if (budget.max !== null) lines.push(`Budget: ${num(budget.used)} / ${num(budget.max)} (${budget.percent}%) ${budget.level}`);
+  const cb = cost.budget;
+  if (cb.maxUsd !== null) lines.push(`Cost budget: ${usd(cb.usedUsd)} / ${usd(cb.maxUsd)} (${cb.percent}%) ${cb.level}${cb.complete ? '' : ' (some tokens not priced)'}`);
+  if (by) {
+    const rows: Record<string, TokenCounts> = by === 'phase' ? t.byPhase : by === 'model' ? (t.byModel ?? {}) : t.byAgent;
+    const costs: Record<string, Cost> = by === 'phase' ? cost.byPhase : by === 'model' ? cost.byModel : cost.byAgent;
+    lines.push(`By ${by}:`);
+    for (const [k, v] of Object.entries(rows)) {
+      const c = shown ? costs[k] : undefined;
+      lines.push(`  ${k.padEnd(16)} ${num(v.input).padStart(10)} in ${num(v.output).padStart(10)} out ${num(v.cached).padStart(10)} cached${c ? `  ${formatCost(c)}` : ''}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+/** Registers `tokens`, `tokens add`, `budget` and `pricing`. */
+export function registerTokens(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
+  const on = (cmd: Command, action: Action): Command => cmd.action(bind(io, holder, action));
+
+  const tokens = program
+    .command('tokens')
+    .description('show token use and its estimated cost; `tokens add` records it')
+    .option('--by <dimension>', 'break down by agent, phase or model');
+  common(tokens);
+  tokens.action(
+    bind(io, holder, async (ctx, _a, o) => {
+      const by = o['by'] as string | undefined;
+      if (by !== undefined && !(BY as readonly string[]).includes(by)) throw new BatonError('BAD_INPUT', `--by must be agent, phase or model; got ${JSON.stringify(by)}.`, { hint: 'Use --by agent, --by phase or --by model.' });
+      const m = ctx.manager();
+      const s = await m.get(await ctx.sessionId());
+      const t = s.tokens;
+      const cost = costReport(s, m.pricing());
+      ctx.emit({ ...tokenTotals(t), byAgent: t.byAgent, byPhase: t.byPhase, byModel: t.byModel ?? {}, budget: budgetView(t), cost }, () => renderTokens(s, cost, by as (typeof BY)[number] | undefined));
+    }),
+  );
+  on(
+    strict(
+      common(
+        tokens
+          .command('add')
+          .description('record token use by an agent')
+          .option('--phase <phase>', 'phase the tokens were spent on')
+          .option('--model <model>', 'model that spent them (prices them; see `baton pricing`)')
+          .option('--input <n>', 'input tokens, not counting cached ones', '0')
+          .option('--output <n>', 'output tokens (reasoning included)', '0')
+          .option('--cached <n>', 'tokens read from a prompt cache', '0')
+          .option('--cache-write <n>', 'tokens written to a prompt cache', '0'),
+      ),
+    ),
+    async (ctx, _a, o) => {
+      const input = { agent: ctx.agent, phase: (o['phase'] as string | undefined) ?? null, model: (o['model'] as string | undefined) ?? null, input: o['input'], output: o['output'], cached: o['cached'], cacheWrite: o['cacheWrite'] };
+      const r = await ctx.manager().tokens(await ctx.sessionId(), input, ctx.change());
+      const cost = costOrWarn(ctx, r.state);
+      budgetWarnings(ctx, r.state, cost);
+      const t = r.state.tokens;
+      const extra = cost ? { cost: cost.total, costBudget: cost.budget } : {};
+      ctx.emit({ ok: true, id: r.state.id, revision: r.state.revision, tokens: { ...tokenTotals(t), budget: budgetView(t), ...extra } }, `Tokens: ${counts(t)}`);
+    },
+  );
+
+  const budget = program.command('budget').description('set or clear the token budget, or the cost budget (--cost)');
+  on(
+    strict(common(budget.command('set').argument('[n]', 'max tokens (input + output)').option('--cost <usd>', 'cost budget in US dollars (estimated from the pricing table)'))),
+    async (ctx, [n], o) => {
+      const cost = o['cost'] as string | undefined;
+      if (n === undefined && cost === undefined) throw new BatonError('BAD_INPUT', 'Nothing to set.', { hint: 'Pass a token budget (`budget set 500000`) or a cost budget (`budget set --cost 25`).' });
+      const m = ctx.manager();
+      const id = await ctx.sessionId();
+      const said: string[] = [];
+      let r = n !== undefined ? await m.budget(id, n as unknown as number, ctx.change()) : null;
+      if (r) said.push(`Budget set to ${num(r.state.tokens.budgetMax ?? 0)}`);
+      if (cost !== undefined) {
+        r = await m.costBudget(id, cost, r ? {} : ctx.change());
+        said.push(`Cost budget set to ${usd(r.state.tokens.costBudgetUsd ?? 0)}`);
+      }
+      ctx.emit({ ok: true, id: r!.state.id, revision: r!.state.revision }, said.join('\n'));
+    },
+  );
+  on(strict(common(budget.command('clear').option('--cost', 'clear the cost budget instead of the token budget'))), async (ctx, _a, o) => {
+    const m = ctx.manager();
+    const id = await ctx.sessionId();
+    const r = o['cost'] === true ? await m.costBudget(id, null, ctx.change()) : await m.budget(id, null, ctx.change());
+    ctx.emit({ ok: true, id: r.state.id, revision: r.state.revision }, o['cost'] === true ? 'Cost budget cleared' : 'Budget cleared');
+  });
+
+  on(common(program.command('pricing').description('show the model prices used to estimate cost (built in, and the pricing file over them)')), async (ctx) => {
+    const m = ctx.manager();
+    const table = m.pricing();
+    const models = Object.keys(table).sort();
+    const overridden = models.filter((k) => JSON.stringify(table[k]) !== JSON.stringify(BUILTIN_PRICING[k]));
+    ctx.emit({ asOf: PRICING_AS_OF, file: m.pricingFile, overridden, models: table }, () =>
+      [
+        `Prices in US dollars per million tokens: an estimate (built-in prices as of ${PRICING_AS_OF}).`,
+        `Override file: ${m.pricingFile ?? 'none (set BATON_PRICING)'}`,
+        `${'model'.padEnd(24)} ${'input'.padStart(8)} ${'output'.padStart(8)} ${'cache rd'.padStart(8)} ${'cache wr'.padStart(8)}`,
+        ...models.map((k) => {
+          const p = table[k]!;
+          return `${k.padEnd(24)} ${String(p.input).padStart(8)} ${String(p.output).padStart(8)} ${String(p.cacheRead).padStart(8)} ${String(p.cacheWrite).padStart(8)}${overridden.includes(k) ? '  (pricing file)' : ''}`;
+        }),
+      ].join('\n'),
+    );
+  });
+}
