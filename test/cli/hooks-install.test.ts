@@ -210,3 +210,24 @@ describe('baton hooks install: scopes, missing files and Codex config.toml', () 
     expectError(await ws.run(['hooks', 'install', 'claude', '--scope', 'global']), 'BAD_INPUT');
   });
 });
+
+describe('baton hooks status: the hook problems of the store', () => {
+  it('shows what the hook logged when a payload could not be read, through the installed command', async () => {
+    const ws = workspace();
+    await ws.ok(['init']);
+    await ws.ok(['hooks', 'install', 'claude']);
+    const clean = await ws.json<{ problems: Array<{ store: string; total: number }> }>(['hooks', 'status']);
+    expect(clean.problems[0]).toMatchObject({ store: ws.store, total: 0 });
+    const settings = JSON.parse(fs.readFileSync(ws.path('.claude', 'settings.json'), 'utf8')) as Settings;
+    const command = settings.hooks['PostToolUse']?.[0]?.hooks[0]?.command as string;
+    const { spawnSync } = await import('node:child_process');
+    const r = spawnSync('/bin/sh', ['-c', command], { cwd: ws.dir, input: 'this is not json', encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    const s = await ws.json<{ problems: Array<{ store: string; total: number; problems: Array<{ code: string; cli: string }> }> }>(['hooks', 'status']);
+    expect(s.problems[0]?.total).toBe(1);
+    expect(s.problems[0]?.problems[0]).toMatchObject({ code: 'BAD_PAYLOAD', cli: 'claude' });
+    const text = await ws.run(['hooks', 'status']);
+    expect(text.stdout).toContain('1 problem(s)');
+    expect(text.stdout).toContain('BAD_PAYLOAD');
+  });
+});

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { BATON, baseEnv, runBaton } from '../cli/helpers.js';
+import { baseEnv, runBaton } from '../cli/helpers.js';
 import type { AgentCli, CliResult } from './agent-clis.js';
 import { CLAUDE, CODEX, GEMINI, cliBin, runCli, runHookCommand } from './agent-clis.js';
 import type { Usage } from './model-mocks.js';
@@ -150,8 +150,4 @@ describe.each([CLAUDE, CODEX, GEMINI])('the real $cli CLI with baton hooks insta
     const after = JSON.parse(await baton(['checkpoints', '--json'])) as unknown[];
     expect(after.length, explain()).toBe(checkpointsBefore + 1);
   });
-});
-
-it('uses the baton bundle under test', () => {
-  expect(fs.existsSync(BATON)).toBe(true);
 });

@@ -5,7 +5,10 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { BatonError } from '../../domain/errors.js';
 import type { Ctx } from '../context.js';
+import type { HookLogLine } from '../../manager/index.js';
+import { hookDir, locateStore, readHookProblems } from '../../manager/index.js';
 import type { HookStore } from '../hooks/command.js';
+import { parseHookCommand, redactStore } from '../hooks/command.js';
 import type { HooksChangeReport, HooksStatusEntry } from '../hooks/operations.js';
 import type { HookCli, HookScope, Place } from '../hooks/targets.js';
 import { HOOK_CLIS, HOOK_TARGETS, isHookCli } from '../hooks/targets.js';
@@ -99,6 +102,50 @@ function renderStatus(entries: HooksStatusEntry[], c: Paint): string {
   return `${out.join('\n')}\n`;
 }
 
+/** The problems the hook logged for one store (from the hook log, through the manager door). */
+interface StoreProblems {
+  store: string | null;
+  log: string;
+  total: number;
+  problems: HookLogLine[];
+  last: HookLogLine | null;
+}
+
+/**
+ * The hook log problems of every store the installed hooks write to, and of the store this
+ * folder would use (where hooks that name none write when the agent runs here).
+ */
+function hookProblems(io: CliIO, entries: HooksStatusEntry[]): StoreProblems[] {
+  const stores: HookStore[] = [{}];
+  for (const e of entries) for (const c of e.commands) stores.push(parseHookCommand(c)?.store ?? {});
+  const out: StoreProblems[] = [];
+  const seen = new Set<string>();
+  for (const s of stores) {
+    const store = locateStore({ url: s.store ?? null, dir: s.dir ?? null, cwd: io.cwd });
+    const dir = hookDir(store, io.env);
+    if (seen.has(dir)) continue;
+    seen.add(dir);
+    const p = readHookProblems(dir);
+    out.push({ store: store && redactStore(store), log: p.log, total: p.total, problems: p.problems, last: p.last });
+  }
+  return out;
+}
+
+function renderProblems(list: StoreProblems[], c: Paint): string {
+  const out: string[] = [];
+  for (const p of list) {
+    const where = p.store ?? 'no store found from here';
+    if (!p.total) {
+      out.push(`Hook log of ${where}: ${p.last ? `no problems; last hook ${p.last.time} (${p.last.cli ?? '?'} ${p.last.event ?? ''})` : 'no hook has run yet'}.`);
+      continue;
+    }
+    out.push(c.yellow(`Hook log of ${where}: ${p.total} problem(s) (${p.log}):`));
+    for (const l of p.problems.slice(-10)) out.push(`  ${l.time} ${l.level} ${l.code} ${l.cli ?? ''} ${l.event ?? ''}: ${l.message}`);
+    out.push('  `baton doctor --fix` acknowledges them once dealt with.');
+  }
+  return `${out.join('\n')}\n`;
+}
+
 /** Registers `baton hooks install|uninstall|status`. */
 export function registerHooks(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
   const hooks = program.command('hooks').description("install, remove or show baton's hooks in Claude Code, Codex CLI and Gemini CLI (docs/hooks.md)");
@@ -136,7 +183,8 @@ export function registerHooks(program: Command, io: CliIO, holder: { ctx: Ctx | 
         const { hooksStatus } = await operations();
         const entries = await hooksStatus(place(io), cli === undefined ? undefined : cliArg(cli));
         const configs = entries.map((e) => ({ ...e, installed: e.events.length > 0 }));
-        ctx.emit({ configs }, () => renderStatus(entries, ctx.paint));
+        const problems = hookProblems(io, entries);
+        ctx.emit({ configs, problems }, () => renderStatus(entries, ctx.paint) + renderProblems(problems, ctx.paint));
       }),
     );
 }

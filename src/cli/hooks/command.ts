@@ -93,3 +93,8 @@ export function parseHookCommand(line: string): { cli: HookCli; node: string | n
   const node = prog > 0 && /(^|\/)node(js)?(\.exe)?$/.test(words[prog - 1] as string) ? (words[prog - 1] as string) : null;
   return { cli, node, script, store };
 }
+
+/** A store URL fit to print: its password, if any, masked. */
+export function redactStore(location: string): string {
+  return location.replace(/^([a-z]+:\/\/[^/@:]*):[^/@]*@/i, '$1:***@');
+}

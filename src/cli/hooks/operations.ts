@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../../domain/errors.js';
 import type { HookStore } from './command.js';
-import { buildHookCommand, parseHookCommand } from './command.js';
+import { buildHookCommand, parseHookCommand, redactStore } from './command.js';
 import { tomlHooks } from './codex-toml.js';
 import { readConfig, writeConfig } from './files.js';
 import { findBatonHooks, installInto, uninstallFrom } from './merge.js';
@@ -134,7 +134,7 @@ export interface HooksStatusEntry {
 }
 
 function storeLabel(s: HookStore): string {
-  if (s.store) return s.store.replace(/^([a-z]+:\/\/[^/@:]*):[^/@]*@/i, '$1:***@');
+  if (s.store) return redactStore(s.store);
   if (s.dir) return s.dir;
   return "nearest .baton above the agent's folder";
 }
