@@ -162,7 +162,11 @@ export function registerHooks(program: Command, io: CliIO, holder: { ctx: Ctx | 
   change('install', "merge baton's hook entries into the CLI's config, keeping everything else as it is").action(
     bind(io, holder, async (ctx, [cli], o) => {
       const { installHooks } = await operations();
-      const r = await installHooks({ cli: cliArg(cli), scope: scopeArg(o['scope']), place: place(io), ...runningBaton(), store: storeOf(ctx), dryRun: o['dryRun'] === true });
+      const store = storeOf(ctx);
+      const r = await installHooks({ cli: cliArg(cli), scope: scopeArg(o['scope']), place: place(io), ...runningBaton(), store, dryRun: o['dryRun'] === true });
+      if (scopeArg(o['scope']) === 'project' && locateStore({ url: store.store ?? null, dir: store.dir ?? null, cwd: io.cwd }) === null) {
+        r.notes.push('No baton store is found from this folder yet: the hooks record nothing until `baton init` (and a session started here), or BATON_HOOKS_AUTOSTART=1.');
+      }
       await emitChange(ctx, r);
     }),
   );
