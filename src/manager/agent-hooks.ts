@@ -45,17 +45,15 @@ export interface ResolveOptions {
   autostart: boolean;
 }
 
-/** The token ingestion operation (manager.transcripts, when this build has it). */
-interface TranscriptIngest {
-  ingest(sessionId: string, o: { cli: 'claude' | 'codex' | 'gemini'; path: string; agent: string; agentSessionId?: string }): Promise<unknown>;
-}
-
 /** Longest prompt or tool output kept as a note when the user opted in. */
 const MAX_CAPTURED = 4000;
 
 /** See the file comment. */
 export class AgentHooks {
   private readonly index: BindingIndex;
+  /** The session the binding index named, used without reading it first (false: do not trust the index again). */
+  private unverified: string | null | false = null;
+  private lastResolve: { a: AgentContext; o: ResolveOptions } | null = null;
   /** Problems that did not stop a call (a transcript not read): the hook logs them. */
   readonly warnings: string[] = [];
 
@@ -83,8 +81,20 @@ export class AgentHooks {
    * Sessions that have ended or been archived are skipped.
    */
   async resolve(a: AgentContext, o: ResolveOptions): Promise<{ id: string; source: BindingSource } | null> {
+    this.lastResolve = { a, o };
     if (o.explicit) return { id: validateId(o.explicit), source: 'env' };
-    const bound = await this.boundSession(a);
+    // The index's answer is used unread (a hook runs on every tool call: one load, not two);
+    // the change itself refuses a session that has ended, and then the slow way is taken.
+    const hinted = this.index.get(a.cli, a.agentSessionId);
+    if (hinted && this.unverified !== false) {
+      this.unverified = hinted;
+      return { id: hinted, source: 'binding' };
+    }
+    return this.resolveSlowly(a, o, hinted);
+  }
+
+  private async resolveSlowly(a: AgentContext, o: ResolveOptions, skip: string | null): Promise<{ id: string; source: BindingSource } | null> {
+    const bound = await this.boundSession(a, skip);
     if (bound) return { id: bound, source: 'binding' };
     const active = await this.m.store.getActive();
     if (active && (await this.open(active))) return { id: active, source: 'active' };
@@ -93,16 +103,11 @@ export class AgentHooks {
     return { id: s.id, source: 'autostart' };
   }
 
-  private async boundSession(a: AgentContext): Promise<string | null> {
-    const hinted = this.index.get(a.cli, a.agentSessionId);
-    if (hinted) {
-      const s = await this.open(hinted);
-      if (s && findBinding(s, a.cli, a.agentSessionId)) return hinted;
-    }
-    // The index is a cache: when it is missing or wrong, look through the open sessions.
+  /** An open session holding the conversation's binding, searched (and remembered in the index). */
+  private async boundSession(a: AgentContext, skip: string | null): Promise<string | null> {
     const rows = await this.m.listRows({});
     for (const row of rows.slice(0, 200)) {
-      if ((FINAL_STATUSES as readonly string[]).includes(row.status) || row.id === hinted) continue;
+      if ((FINAL_STATUSES as readonly string[]).includes(row.status) || row.id === skip) continue;
       const s = await this.open(row.id);
       if (s && findBinding(s, a.cli, a.agentSessionId)) {
         this.index.set(a.cli, a.agentSessionId, row.id);
@@ -123,17 +128,30 @@ export class AgentHooks {
     }
   }
 
-  /** The binding drafts first, then `more` (computed on the state after the binding). */
+  /**
+   * The binding drafts first, then `more` (computed on the state after the binding), in one
+   * append. A session the binding index named unread that has ended is forgotten, and the
+   * record goes where the slow lookup says (the caller learns the id from the state).
+   */
   private async record(id: string, a: AgentContext, more: (s: SessionState) => EventDraft[]): Promise<SessionState> {
-    const before = await this.m.get(id);
-    const dirty = findBinding(before, a.cli, a.agentSessionId) ? [] : this.dirtyPaths();
-    const binding: BindingInput = { cli: a.cli, agentSessionId: a.agentSessionId, transcriptPath: a.transcriptPath, model: a.model, cwd: a.cwd, dirtyAtStart: dirty };
-    const r = await this.m.change(id, (s) => {
-      const bind = decideBinding(s, binding);
-      return { events: [...bind, ...more(s)], result: undefined };
-    }, { agent: a.agent });
-    this.index.set(a.cli, a.agentSessionId, id);
-    return r.state;
+    let dirty: string[] | null = null;
+    try {
+      const r = await this.m.change(id, (s) => {
+        // git is asked only when the conversation is new to the session.
+        if (!findBinding(s, a.cli, a.agentSessionId)) dirty ??= this.dirtyPaths();
+        const binding: BindingInput = { cli: a.cli, agentSessionId: a.agentSessionId, transcriptPath: a.transcriptPath, model: a.model, cwd: a.cwd, dirtyAtStart: dirty ?? [] };
+        return { events: [...decideBinding(s, binding), ...more(s)], result: undefined };
+      }, { agent: a.agent });
+      this.index.set(a.cli, a.agentSessionId, id);
+      return r.state;
+    } catch (e) {
+      const stale = id === this.unverified && (isBatonError(e, 'INVALID_TRANSITION') || isBatonError(e, 'NOT_FOUND')) && this.lastResolve;
+      if (!stale) throw e;
+      this.unverified = false;
+      const again = await this.resolveSlowly(stale.a, stale.o, id);
+      if (!again) throw e;
+      return this.record(again.id, a, more);
+    }
   }
 
   /** Paths git reports changed now (bounded): what a new conversation did not do. */
@@ -202,7 +220,7 @@ export class AgentHooks {
   /** A sub-agent started or stopped (at stop, its own transcript's tokens are read). */
   async subagent(id: string, a: AgentContext, what: 'start' | 'stop', sub: { agent: string; agentId: string; agentType: string | null; transcriptPath: string | null }): Promise<SessionState> {
     const state = await this.record(id, a, (s) => decideSubagent(s, what, { agent: sub.agent, agentId: sub.agentId, agentType: sub.agentType, parent: a.agent }));
-    if (what === 'stop' && sub.transcriptPath) await this.ingest(id, a, sub.transcriptPath, sub.agent);
+    if (what === 'stop' && sub.transcriptPath) await this.ingest(state.id, a, sub.transcriptPath, sub.agent);
     return state;
   }
 
@@ -216,9 +234,11 @@ export class AgentHooks {
    * The end of a turn (Stop, Gemini AfterAgent): tokens read from the transcript, and files
    * changed by shell commands found by comparing the work tree with the manifest.
    */
-  async stop(id: string, a: AgentContext): Promise<{ state: SessionState; swept: string[] }> {
+  async stop(sid: string, a: AgentContext): Promise<{ state: SessionState; swept: string[] }> {
+    const bound = await this.bind(sid, a);
+    const id = bound.id;
     await this.ingest(id, a, a.transcriptPath, a.agent);
-    const s0 = await this.bind(id, a);
+    const s0 = await this.m.get(id);
     const binding = findBinding(s0, a.cli, a.agentSessionId)!;
     const found = sweepWorkTree(this.m, s0, binding);
     if (!found.length) return { state: s0, swept: [] };
@@ -235,12 +255,13 @@ export class AgentHooks {
    * Before a compaction: tokens so far, then a checkpoint (unless nothing changed since the
    * last one this made: Gemini CLI sends PreCompress at every turn).
    */
-  async compact(id: string, a: AgentContext, trigger: string | null): Promise<{ state: SessionState; checkpointId: string | null }> {
+  async compact(sid: string, a: AgentContext, trigger: string | null): Promise<{ state: SessionState; checkpointId: string | null }> {
+    const id = (await this.bind(sid, a)).id;
     await this.ingest(id, a, a.transcriptPath, a.agent);
-    const s = await this.bind(id, a);
+    const s = await this.m.get(id);
     const last = s.checkpoints?.at(-1);
     if (last && last.name.startsWith('before compaction') && last.revision === s.revision - 1) return { state: s, checkpointId: null };
-    const r = await this.m.checkpoints.create(id, { name: `before compaction (${a.cli}${trigger ? `, ${trigger}` : ''})` }, { agent: a.agent });
+    const r = await this.m.checkpoints.create(s.id, { name: `before compaction (${a.cli}${trigger ? `, ${trigger}` : ''})` }, { agent: a.agent });
     return { state: r.state, checkpointId: r.checkpoint.id };
   }
 
@@ -248,7 +269,8 @@ export class AgentHooks {
    * The conversation ended: tokens read, the session paused with cause `agent-session-end`
    * (when it was active), and a lease held for this conversation (owner `<cli>:<id>`) released.
    */
-  async sessionEnd(id: string, a: AgentContext, reason: string | null): Promise<SessionState> {
+  async sessionEnd(sid: string, a: AgentContext, reason: string | null): Promise<SessionState> {
+    const id = (await this.bind(sid, a)).id;
     await this.ingest(id, a, a.transcriptPath, a.agent);
     return this.record(id, a, (s) => {
       const out: EventDraft[] = [draft('agent.ended', { cli: a.cli, agentSessionId: a.agentSessionId, reason })];
@@ -265,15 +287,15 @@ export class AgentHooks {
    */
   async sessionStart(id: string, a: AgentContext, source: string, maxChars: number): Promise<{ state: SessionState; briefing: string }> {
     let s = await this.bind(id, a);
-    if (s.status === 'paused' || s.status === 'interrupted') s = await this.m.resume(id, a.agent);
-    const { plan, state } = await resumePlan(this.m, id);
+    if (s.status === 'paused' || s.status === 'interrupted') s = await this.m.resume(s.id, a.agent);
+    const { plan, state } = await resumePlan(this.m, s.id);
     return { state, briefing: briefing({ plan, state, source, cli: a.cli, agentSessionId: a.agentSessionId, maxChars }) };
   }
 
-  /** Reads new token use from a transcript (manager.transcripts, when present); a problem becomes a warning. */
+  /** Reads new token use from a transcript (manager.transcripts); a problem becomes a warning. */
   private async ingest(id: string, a: AgentContext, file: string | null, agent: string): Promise<void> {
-    const t = (this.m as unknown as { transcripts?: TranscriptIngest }).transcripts;
-    if (!t || !file) return;
+    const t = this.m.transcripts;
+    if (!file) return;
     const cli = a.cli === 'claude' || a.cli === 'codex' || a.cli === 'gemini' ? a.cli : null;
     if (!cli) return;
     try {

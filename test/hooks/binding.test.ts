@@ -30,6 +30,21 @@ describe('binding a conversation to a session', () => {
     expect((await w.m().get('other')).metadata['looseFiles']).toBeUndefined();
   });
 
+  it('a binding to a session that has since been completed is dropped: events go to the active session', async () => {
+    const w = await workspace();
+    await hookInProcess('claude', fixture('claude', 'SessionStart', w.dir), w.dir);
+    const m = w.m();
+    await m.lifecycle('hooked', 'complete');
+    await m.start({ title: 'next', id: 'next', phases: [{ id: 'p', name: 'P' }] });
+    await m.phase('next', 'p', 'start');
+    await m.store.close();
+    fs.writeFileSync(path.join(w.dir, 'src', 'greet.txt'), 'hello\n');
+    const r = await hookInProcess('claude', fixture('claude', 'PostToolUse-Write', w.dir), w.dir);
+    expect(r.code).toBe(0);
+    expect((await w.m().get('next')).phases[0]!.files.map((f) => f.path)).toEqual(['src/greet.txt']);
+    expect(hookLog(w.dir).filter((l) => l.level !== 'info')).toEqual([]);
+  });
+
   it('with no phase in progress, files go to the session itself', async () => {
     const w = await workspace({ phases: false });
     fs.writeFileSync(path.join(w.dir, 'src', 'greet.txt'), 'hello\n');

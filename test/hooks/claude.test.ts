@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fixture, hookInProcess, hookLog, workspace } from './helpers.js';
+import { ROOT, fixture, hookInProcess, hookLog, workspace } from './helpers.js';
 
 const sha = (s: string): string => crypto.createHash('sha256').update(s).digest('hex');
 
@@ -170,6 +170,25 @@ describe('claude hooks', () => {
     expect(ctx).toContain('resume at step "Test the greeting"');
     expect(ctx).toContain('This is a resume of the conversation');
     expect((await w.m().get('hooked')).status).toBe('active');
+  });
+
+  it('Stop reads the tokens of the transcript once; SubagentStop reads the sub-agent\'s for the sub-agent', async () => {
+    const w = await workspace();
+    const tx = path.join(ROOT, 'test', 'fixtures', 'transcripts');
+    fs.copyFileSync(path.join(tx, 'claude-main.jsonl'), path.join(w.dir, '.claude-transcript.jsonl'));
+    fs.copyFileSync(path.join(tx, 'claude-subagent.jsonl'), path.join(w.dir, '.claude-transcript', 'subagents', 'agent-a1b2c3d4e5f6.jsonl'));
+    await run('SubagentStop', w.dir);
+    await run('Stop', w.dir);
+    const s = await w.m().get('hooked');
+    expect(s.tokens.byAgent).toEqual({
+      claude: expect.objectContaining({ input: 2222, output: 88, cached: 666 }),
+      'claude/general-purpose#a1b2c3d4': expect.objectContaining({ input: 2222, output: 88, cached: 666 }),
+    });
+    expect(s.tokens.byPhase['build']).toEqual(expect.objectContaining({ input: 4444, output: 176 }));
+    await run('Stop', w.dir);
+    await run('PreCompact', w.dir);
+    await run('SessionEnd', w.dir);
+    expect((await w.m().get('hooked')).tokens.input).toBe(4444);
   });
 
   it('PreToolUse is ignored: nothing recorded, nothing printed', async () => {

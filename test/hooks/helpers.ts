@@ -41,6 +41,12 @@ export async function workspace(o: { phases?: boolean; start?: boolean } = {}): 
   fs.writeFileSync(path.join(dir, 'src', 'a.txt'), 'x\n');
   git('add', '-A');
   git('commit', '-qm', 'init');
+  // The transcripts the fixtures name, empty (a missing one is a logged problem): ignored by git.
+  fs.writeFileSync(path.join(dir, '.git', 'info', 'exclude'), '.claude-transcript*\n.codex-*\n.gemini-chat.jsonl\n');
+  for (const t of ['.claude-transcript.jsonl', '.claude-transcript/subagents/agent-a1b2c3d4e5f6.jsonl', '.codex-rollout.jsonl', '.codex-sub.jsonl', '.gemini-chat.jsonl']) {
+    fs.mkdirSync(path.dirname(path.join(dir, t)), { recursive: true });
+    fs.writeFileSync(path.join(dir, t), '');
+  }
   const m = (): SessionManager => openManager({ url: null, dir: path.join(dir, '.baton'), cwd: dir, create: true });
   let id: string | null = null;
   if (o.start !== false) {
