@@ -10,7 +10,19 @@ export { parsePlan, phasesFromList } from './domain/plan.js';
 export { statusView } from './domain/view.js';
 export { summarize } from './domain/summary.js';
 export type { SessionSummary } from './domain/summary.js';
-export { budgetView } from './domain/tokens.js';
+export { budgetView, budgetLevel } from './domain/tokens.js';
+/* Cost: prices per million tokens (built in, overridable), and token use turned into an estimated cost. */
+export { BUILTIN_PRICING, PRICING_AS_OF, applyPricingOverride, costOf, priceOf, modelIds } from './domain/pricing.js';
+export type { ModelPrice, PricingTable } from './domain/pricing.js';
+export { costReport, costBudgetView, formatCost, NO_MODEL } from './domain/cost.js';
+export type { Cost, CostReport, CostBudgetView } from './domain/cost.js';
+export { loadPricing, PRICING_FILE_NAME } from './manager/pricing-file.js';
+/* Token use read from agent CLI transcripts (`manager.transcripts.ingest`). */
+export { Transcripts } from './manager/transcripts.js';
+export type { IngestInput, IngestResult } from './manager/transcripts.js';
+export { TRANSCRIPT_CLIS, usageFromLines, usageFromGeminiJson } from './domain/transcript-usage.js';
+export type { TranscriptCli, UsageRecord, UsageTuple, ReaderContext } from './domain/transcript-usage.js';
+export { countResponses } from './domain/ingest.js';
 export { SessionManager } from './manager/manager.js';
 export type { CleanupAction, CleanupOptions, CleanupResult, Tombstone } from './manager/retention.js';
 export { CLEANUP_STATUSES, parseAge } from './domain/retention.js';

@@ -77,7 +77,7 @@ function recordTokens(s: SessionState, d: EventDataMap['tokens.recorded']): void
 }
 
 function readTranscript(s: SessionState, d: EventDataMap['transcript.read'], e: StoredEvent): void {
-  const ledger = (s.transcripts ??= { files: {}, responses: {} });
+  const ledger = (s.transcripts ??= { files: {}, counted: '' });
   ledger.files[d.path] = {
     cli: d.cli,
     agent: d.agent,
@@ -89,7 +89,7 @@ function readTranscript(s: SessionState, d: EventDataMap['transcript.read'], e: 
     model: d.model ?? null,
     readAt: e.time,
   };
-  for (const [key, counts] of Object.entries(d.responses ?? {})) ledger.responses[key] = counts;
+  if (typeof d.responses === 'string') ledger.counted += d.responses;
 }
 
 function bump(state: SessionState, counter: string, id: string): void {

@@ -82,7 +82,12 @@ export interface EventDataMap {
     perResponse?: boolean;
     /** The model in effect at the offset (Codex names it on turn lines only). */
     model?: string | null;
-    responses: Record<string, [number, number, number, number]>;
+    /**
+     * The responses this read counted or grew, one per line: `<key>\t<input>,<output>,<cache
+     * read>,<cache write>\n` (their totals so far). One string rather than an object per
+     * response: sessions with thousands of responses load and copy it in microseconds.
+     */
+    responses: string;
   };
   'decision.recorded': {
     decisionId: string;

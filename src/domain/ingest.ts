@@ -7,6 +7,7 @@
  */
 import type { EventDraft } from './decide.js';
 import { assertWritable, draft, text } from './decide.js';
+import type { EventDataMap } from './events.js';
 import type { SessionState } from './state.js';
 import type { TranscriptCli, UsageRecord, UsageTuple } from './transcript-usage.js';
 
@@ -15,13 +16,66 @@ export interface CountResult {
   /** Tokens to record, by model ('' when unknown). */
   byModel: Map<string, UsageTuple>;
   /** New totals of the responses counted or grown by this batch. */
-  responses: Record<string, UsageTuple>;
+  responses: Map<string, UsageTuple>;
   /** Responses counted for the first time. */
   newResponses: number;
 }
 
+function tuple(text: string, from: number, to: number): UsageTuple | null {
+  const v = text.slice(from, to).split(',');
+  if (v.length !== 4) return null;
+  const t = v.map(Number) as UsageTuple;
+  return t.every((x) => Number.isFinite(x)) ? t : null;
+}
+
+/** The responses of a ledger (see `transcript.read`) as a map; a later line for a key wins. */
+export function decodeLedger(text: string): Map<string, UsageTuple> {
+  const seen = new Map<string, UsageTuple>();
+  let at = 0;
+  while (at < text.length) {
+    let end = text.indexOf('\n', at);
+    if (end === -1) end = text.length;
+    const tab = text.lastIndexOf('\t', end);
+    const t = tab > at ? tuple(text, tab + 1, end) : null;
+    if (t) seen.set(text.slice(at, tab), t);
+    at = end + 1;
+  }
+  return seen;
+}
+
+/** Above this many keys, {@link ledgerLookup} decodes the whole ledger instead of searching it per key. */
+const SEARCH_KEYS = 64;
+
+/**
+ * The ledger's counts of `keys` only (absent: never counted). A few keys (the new responses of
+ * one turn) are searched for in the text, so a session that counted thousands of responses
+ * does not decode them all on every read.
+ */
+export function ledgerLookup(text: string, keys: ReadonlySet<string>): Map<string, UsageTuple> {
+  if (keys.size > SEARCH_KEYS) return decodeLedger(text);
+  const found = new Map<string, UsageTuple>();
+  for (const key of keys) {
+    // The last line for the key holds its latest totals.
+    let at = text.lastIndexOf(`${key}\t`);
+    while (at > 0 && text[at - 1] !== '\n') at = text.lastIndexOf(`${key}\t`, at - 1);
+    if (at < 0) continue;
+    const from = at + key.length + 1;
+    const end = text.indexOf('\n', from);
+    const t = tuple(text, from, end === -1 ? text.length : end);
+    if (t) found.set(key, t);
+  }
+  return found;
+}
+
+/** Responses as ledger lines (see `transcript.read`). */
+export function encodeLedger(responses: ReadonlyMap<string, UsageTuple>): string {
+  let out = '';
+  for (const [key, v] of responses) out += `${key}\t${v.join(',')}\n`;
+  return out;
+}
+
 /** Counts a batch against the responses counted before (`seen`, by key). */
-export function countResponses(records: readonly UsageRecord[], seen: Readonly<Record<string, UsageTuple>>): CountResult {
+export function countResponses(records: readonly UsageRecord[], seen: ReadonlyMap<string, UsageTuple>): CountResult {
   const batch = new Map<string, { model: string | null; usage: UsageTuple }>();
   for (const r of records) {
     const cur = batch.get(r.key);
@@ -31,13 +85,13 @@ export function countResponses(records: readonly UsageRecord[], seen: Readonly<R
       for (let i = 0; i < 4; i++) cur.usage[i] = Math.max(cur.usage[i]!, r.usage[i]!);
     }
   }
-  const result: CountResult = { byModel: new Map(), responses: {}, newResponses: 0 };
+  const result: CountResult = { byModel: new Map(), responses: new Map(), newResponses: 0 };
   for (const [key, { model, usage }] of batch) {
-    const before = Object.hasOwn(seen, key) ? seen[key]! : null;
+    const before = seen.get(key) ?? null;
     const delta = usage.map((v, i) => Math.max(0, v - (before?.[i] ?? 0))) as UsageTuple;
     if (!delta.some((x) => x > 0)) continue;
     if (!before) result.newResponses++;
-    result.responses[key] = usage.map((v, i) => Math.max(v, before?.[i] ?? 0)) as UsageTuple;
+    result.responses.set(key, usage.map((v, i) => Math.max(v, before?.[i] ?? 0)) as UsageTuple);
     const m = model ?? '';
     const sum = result.byModel.get(m) ?? [0, 0, 0, 0];
     result.byModel.set(m, sum.map((v, i) => v + delta[i]!) as UsageTuple);
@@ -54,19 +108,13 @@ export function workingPhase(s: SessionState, agent: string): string | null {
   return (running.find((p) => p.agents.includes(agent)) ?? running[0])?.id ?? null;
 }
 
-/** One read of a transcript, ready to be recorded. */
-export interface IngestRead {
+/** One read of a transcript, ready to be recorded: the `transcript.read` fields, with what it counted. */
+export type IngestRead = Omit<EventDataMap['transcript.read'], 'cli' | 'perResponse' | 'model' | 'responses'> & {
   cli: TranscriptCli;
-  path: string;
-  agent: string;
-  agentSessionId: string | null;
-  offset: number;
-  fileSize: number;
-  fileMtimeMs: number;
   perResponse: boolean;
   model: string | null;
   counted: CountResult;
-}
+};
 
 /**
  * The events of a transcript read: a `tokens.recorded` per model for what it counted, on the
@@ -92,7 +140,7 @@ export function decideIngest(s: SessionState, r: IngestRead): EventDraft[] {
       fileMtimeMs: r.fileMtimeMs,
       ...(r.perResponse ? { perResponse: true } : {}),
       ...(r.model ? { model: r.model } : {}),
-      responses: r.counted.responses,
+      responses: encodeLedger(r.counted.responses),
     }),
   );
   return events;

@@ -3,6 +3,7 @@
  * (see shared/FORMATS.md), held as plain JSON-serialisable data. It is only ever produced
  * by folding events with `apply()`.
  */
+import type { EventDataMap } from './events.js';
 
 export const PHASE_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'skipped'] as const;
 export type PhaseStatus = (typeof PHASE_STATUSES)[number];
@@ -34,23 +35,18 @@ export interface ModelCell extends TokenCounts {
   model: string;
 }
 
-/** Where the next read of a transcript starts (see `transcript.read`). */
-export interface TranscriptCursor {
-  cli: string;
-  agent: string;
-  agentSessionId: string | null;
-  offset: number;
-  fileSize: number;
-  fileMtimeMs: number;
+/** Where the next read of a transcript starts: its last `transcript.read`, and when it was made. */
+export type TranscriptCursor = Omit<EventDataMap['transcript.read'], 'path' | 'perResponse' | 'model' | 'responses'> & {
   perResponse: boolean;
   model: string | null;
   readAt: string;
-}
+};
 
 /** Transcripts read for token use: a cursor per file, and every response counted (by key) with its counts. */
 export interface TranscriptLedger {
   files: Record<string, TranscriptCursor>;
-  responses: Record<string, [number, number, number, number]>;
+  /** The `responses` of every `transcript.read`, concatenated (a later line for a key supersedes an earlier one). */
+  counted: string;
 }
 
 export interface FileRecord {

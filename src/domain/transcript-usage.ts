@@ -58,8 +58,12 @@ function str(v: unknown): string | null {
   return typeof v === 'string' && v !== '' ? v : null;
 }
 
+/** Longest response key kept; ids are far shorter. */
+const MAX_KEY = 300;
+
 function record(key: string, model: string | null, usage: UsageTuple): UsageRecord[] {
-  return usage.some((x) => x > 0) ? [{ key, model, usage }] : [];
+  // Tabs and line breaks separate a ledger's fields and lines: never part of a key.
+  return usage.some((x) => x > 0) ? [{ key: key.replace(/[\t\r\n]/g, ' ').slice(0, MAX_KEY), model: model?.slice(0, 200) ?? null, usage }] : [];
 }
 
 function claudeLine(d: Record<string, unknown>): UsageRecord[] {

@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../domain/errors.js';
-import { countResponses, decideIngest } from '../domain/ingest.js';
+import { countResponses, decideIngest, ledgerLookup } from '../domain/ingest.js';
 import type { CountResult } from '../domain/ingest.js';
 import type { TranscriptCursor } from '../domain/state.js';
 import { TRANSCRIPT_CLIS, usageFromGeminiJson, usageFromLines } from '../domain/transcript-usage.js';
@@ -150,7 +150,8 @@ export class Transcripts {
         (s) => {
           // Runs again on a lost race, with the winner's offset and responses.
           const read = readNew(cli, file, s.transcripts?.files[file]);
-          counted = countResponses(read.records, s.transcripts?.responses ?? {});
+          const seen = ledgerLookup(s.transcripts?.counted ?? '', new Set(read.records.map((x) => x.key)));
+          counted = countResponses(read.records, seen);
           if (counted.byModel.size === 0 && read.advanced < REMEMBER_SKIPPED) throw new NothingNew();
           const events = decideIngest(s, {
             cli,

@@ -13,6 +13,8 @@ import { fold } from '../../src/domain/apply.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { FileStore } from '../../src/store/file/store.js';
 import { MemoryStore } from '../../src/store/memory.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
+import { PG_URL, dropSchema, freshSchema, urlWith } from '../store/pg-helpers.js';
 import { runFixture, tempStoreDir } from '../store/helpers.js';
 
 const FIX = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../fixtures/transcripts');
@@ -199,6 +201,15 @@ describe('transcripts.ingest (Claude)', () => {
   });
 });
 
+/** The `gemini` messages of the real Gemini CLI chat. */
+function geminiMessages(): Array<Record<string, unknown>> {
+  return fs
+    .readFileSync(path.join(FIX, 'gemini-chat.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('"type":"gemini"'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
 describe('transcripts.ingest (Codex, Gemini)', () => {
   it('Codex rollout: per-response records, input without the cached part, running totals not counted again', async () => {
     const m = new SessionManager({ store: new MemoryStore() });
@@ -228,13 +239,20 @@ describe('transcripts.ingest (Codex, Gemini)', () => {
     expect(Object.keys((await m.get(id)).tokens.byModel ?? {})).toEqual(['gemini-3.8-flash']);
   });
 
+  it('Gemini: a resumed chat whose first line sets the earlier messages again counts only the new ones', async () => {
+    const d = tmp();
+    const messages = geminiMessages();
+    const m = new SessionManager({ store: new MemoryStore() });
+    const id = await session(m);
+    await m.transcripts.ingest(id, { cli: 'gemini', path: path.join(FIX, 'gemini-chat.jsonl'), agent: 'gemini' });
+    const next = { ...messages[0]!, id: 'new-1', tokens: { input: 2000, output: 10, cached: 1000, thoughts: 0, tool: 0, total: 2010 } };
+    const f = write(path.join(d, 'resumed.jsonl'), [JSON.stringify({ sessionId: 'g2', kind: 'main' }), JSON.stringify({ $set: { messages } }), JSON.stringify(next)]);
+    expect(await m.transcripts.ingest(id, { cli: 'gemini', path: f, agent: 'gemini' })).toEqual({ responses: 1, input: 1000, output: 10, cacheRead: 1000, cacheWrite: 0 });
+  });
+
   it('Gemini chat as one JSON file: re-read when it changes, only new messages counted', async () => {
     const d = tmp();
-    const messages = fs
-      .readFileSync(path.join(FIX, 'gemini-chat.jsonl'), 'utf8')
-      .split('\n')
-      .filter((l) => l.includes('"type":"gemini"'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const messages = geminiMessages();
     const f = path.join(d, 'session-1.json');
     fs.writeFileSync(f, JSON.stringify({ sessionId: 'g1', messages: messages.slice(0, 1) }, null, 2));
     const m = new SessionManager({ store: new MemoryStore() });
@@ -277,6 +295,25 @@ describe('transcripts.ingest by concurrent processes', () => {
       expect(events.filter((e) => e.type === 'transcript.read')).toHaveLength(2);
     } finally {
       remove();
+    }
+  }, 60_000);
+});
+
+describe.skipIf(!PG_URL)('transcripts.ingest on PostgreSQL', () => {
+  it('two managers (as two machines would) ingesting at once count each response once', async () => {
+    const schema = freshSchema('ingest');
+    const url = urlWith({ schema });
+    const stores = [new PostgresStore({ url }), new PostgresStore({ url })];
+    try {
+      const [a, b] = stores.map((store, i) => new SessionManager({ store, pid: 100 + i, host: `h${i}` }));
+      const id = await session(a!, 'pg');
+      const main = path.join(FIX, 'claude-main.jsonl');
+      const results = await Promise.all([a!, b!, a!, b!].map((m) => m.transcripts.ingest(id, { cli: 'claude', path: main, agent: 'claude' })));
+      expect(results.reduce((n, r) => n + r.responses, 0)).toBe(2);
+      expect((await b!.get(id)).tokens.byAgent['claude']).toEqual({ input: 2222, output: 88, cached: 666, cacheWrite: 444 });
+    } finally {
+      for (const s of stores) await s.close();
+      await dropSchema(schema);
     }
   }, 60_000);
 });

@@ -375,6 +375,19 @@ describe('records', () => {
     await refused(client, 'tokens_record', { input: 1, phase: 'nope' }, 'NOT_FOUND');
   });
 
+  it('tokens_record with a model and cache writes: the estimated cost, by model; an unknown model has no price', async () => {
+    const { client, manager } = await harness();
+    await ok(client, 'session_start', { title: 'T', id: 't', phases: ['p'] });
+    // gpt-5: $1.25 per million input, $10 output, $0.125 cached.
+    const r = await ok(client, 'tokens_record', { input: 1_000_000, output: 100_000, cached: 2_000_000, cacheWrite: 0, model: 'gpt-5', phase: 'p' });
+    expect(r['tokens']['cost']).toEqual({ usd: 2.5, pricedUsd: 2.5, unpriced: { tokens: 0, models: [] } });
+    const u = await ok(client, 'tokens_record', { input: 10, cacheWrite: 3, model: 'house-model-1' });
+    expect(u['tokens']).toMatchObject({ cacheWrite: 3, cost: { usd: null, pricedUsd: 2.5, unpriced: { tokens: 13, models: ['house-model-1'] } } });
+    expect((await manager.get('t')).tokens.byModel).toEqual({ 'gpt-5': { input: 1_000_000, output: 100_000, cached: 2_000_000 }, 'house-model-1': { input: 10, output: 0, cached: 0, cacheWrite: 3 } });
+    const status = await ok(client, 'session_status', {});
+    expect(status['tokens']['cost']['byModel']['gpt-5']).toEqual({ usd: 2.5, pricedUsd: 2.5, unpriced: { tokens: 0, models: [] } });
+  });
+
   it('decision_record: id and content; BAD_INPUT for an empty title or choice', async () => {
     const { client, manager } = await withSession();
     const r = await ok(client, 'decision_record', { title: 'storage', choice: 'files', rationale: 'no server', alternatives: ['sqlite'], phase: 'design' });

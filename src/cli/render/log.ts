@@ -8,7 +8,13 @@ export function brief(e: StoredEvent): string {
     case 'session.created':
       return `"${String(d['title'])}"`;
     case 'tokens.recorded':
-      return `${String(d['agent'])} +${String(d['input'])} in +${String(d['output'])} out +${String(d['cached'])} cached${d['phaseId'] ? ` [${String(d['phaseId'])}]` : ''}`;
+      return `${String(d['agent'])} +${String(d['input'])} in +${String(d['output'])} out +${String(d['cached'])} cached${d['cacheWrite'] ? ` +${String(d['cacheWrite'])} cache write` : ''}${d['model'] ? ` (${String(d['model'])})` : ''}${d['phaseId'] ? ` [${String(d['phaseId'])}]` : ''}`;
+    case 'transcript.read': {
+      const n = typeof d['responses'] === 'string' ? d['responses'].split('\n').length - 1 : 0;
+      return `${String(d['cli'])} ${String(d['path'])} @${String(d['offset'])} (${n} response${n === 1 ? '' : 's'}) ${String(d['agent'])}`;
+    }
+    case 'budget.cost_set':
+      return d['maxUsd'] === null ? 'cleared' : `$${String(d['maxUsd'])}`;
     case 'file.recorded':
       return `${String(d['action'])} ${String(d['path'])}${d['phaseId'] ? ` [${String(d['phaseId'])}]` : ''}`;
     case 'error.recorded':
