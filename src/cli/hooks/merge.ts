@@ -25,7 +25,7 @@ export interface FoundHook {
 
 /** The handler group baton writes for one event. */
 export function batonGroup(t: HookTarget, event: string, command: string): Record<string, unknown> {
-  const hook: Record<string, unknown> = { type: 'command', ...(t.cli === 'gemini' ? { name: 'baton' } : {}), command, timeout: t.timeout };
+  const hook: Record<string, unknown> = { type: 'command', ...(t.cli === 'gemini' ? { name: 'baton' } : {}), command, timeout: t.timeoutCaps?.[event] ?? t.timeout };
   return { ...(t.toolEvents.includes(event) ? { matcher: '*' } : {}), hooks: [hook] };
 }
 

@@ -21,6 +21,8 @@ export interface HookTarget {
   toolEvents: readonly string[];
   /** The timeout written on each entry, in the unit the CLI reads (seconds, or ms for Gemini). */
   timeout: number;
+  /** Events whose timeout the CLI caps lower: written at the cap, so the CLI has nothing to warn about. */
+  timeoutCaps?: Readonly<Record<string, number>>;
   /** True when the CLI reads the file as JSON with comments. */
   comments: boolean;
   /** The environment variable that moves the CLI's user config home, and its default under $HOME. */
@@ -54,6 +56,8 @@ export const HOOK_TARGETS: Readonly<Record<HookCli, HookTarget>> = {
     events: ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop', 'SubagentStart', 'SubagentStop', 'PreCompact', 'SessionEnd'],
     toolEvents: ['PostToolUse'],
     timeout: 30,
+    // Codex waits at most 3 s for SessionEnd and says so on stderr for a longer timeout.
+    timeoutCaps: { SessionEnd: 3 },
     comments: false,
     homeVar: 'CODEX_HOME',
     homeDefault: '.codex',
