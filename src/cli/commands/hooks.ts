@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { BatonError } from '../../domain/errors.js';
+import { BatonError } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { HookLogLine } from '../../manager/index.js';
 import { hookDir, locateStore, readHookProblems } from '../../manager/index.js';

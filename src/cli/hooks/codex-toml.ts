@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { BatonError } from '../../domain/errors.js';
+import { BatonError } from '../../manager/index.js';
 import { parseHookCommand } from './command.js';
 import type { FoundHook } from './merge.js';
 

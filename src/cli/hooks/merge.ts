@@ -1,6 +1,6 @@
 import type { Node } from 'jsonc-parser';
 import { getNodeValue } from 'jsonc-parser';
-import { BatonError } from '../../domain/errors.js';
+import { BatonError } from '../../manager/index.js';
 import { parseHookCommand } from './command.js';
 import type { JsonDoc } from './json-edit.js';
 import { appendEdit, applyEdit, member, parseJsonDoc, removeEdit, replaceEdit } from './json-edit.js';

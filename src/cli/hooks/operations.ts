@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { BatonError } from '../../domain/errors.js';
+import { BatonError } from '../../manager/index.js';
 import type { HookStore } from './command.js';
 import { buildHookCommand, parseHookCommand, redactStore } from './command.js';
 import { tomlHooks } from './codex-toml.js';
