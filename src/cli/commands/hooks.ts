@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { BatonError } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
@@ -34,18 +35,22 @@ function place(io: CliIO): Place {
 }
 
 /**
- * The program the installed hooks run: this node binary and this baton bundle, both absolute
- * and with symlinks (a global install's bin link) resolved, so no PATH lookup is needed.
+ * The program the installed hooks run: this node binary and the `baton` launcher beside this
+ * bundle (dist/baton.cjs next to dist/cli.cjs, symlinks resolved), whatever started the
+ * command (a global bin link, npx, or a test running the CLI in-process, which gets the
+ * checkout's build). Absolute, so no PATH lookup happens on each tool call.
  */
 function runningBaton(): { node: string; script: string } {
-  const script = process.argv[1] ?? '';
-  let real = script;
+  // In the bundle import.meta.url is the bundle's own path (scripts/build.mjs defines it so).
+  const raw = import.meta.url;
+  const here = raw.startsWith('file:') ? fileURLToPath(raw) : raw;
+  let script = path.basename(here) === 'cli.cjs' ? path.join(path.dirname(here), 'baton.cjs') : path.resolve(path.dirname(here), '../../../dist/baton.cjs');
   try {
-    real = fs.realpathSync(script);
+    script = fs.realpathSync(script);
   } catch {
-    // a path that cannot be resolved is written as given
+    // not built yet: written as it will be
   }
-  return { node: process.execPath, script: real };
+  return { node: process.execPath, script };
 }
 
 /** The store the hooks write to: --store, else --dir (made absolute), else none (the agent's nearest .baton). */
