@@ -52,7 +52,7 @@ export function briefing(input: BriefingInput): string {
     out.push('Unresolved errors:');
     for (const e of errors) out.push(`  ${e.id} ${e.type}: ${e.message.replace(/\s+/g, ' ')}`);
   }
-  const outside = plan.files.byPhase.flatMap((g) => g.files.map((f) => `${f.path} (${f.kind})`));
+  const outside = plan.files.byPhase.flatMap((g) => g.files.filter((f) => f.kind !== 'unchanged').map((f) => `${f.path} (${f.kind})`));
   if (outside.length) out.push(`Changed outside the session since recorded: ${outside.join(', ')}.`);
   if (plan.files.newFiles.length) out.push(`New files the session has not recorded: ${plan.files.newFiles.join(', ')}.`);
   const actions = nextActions(plan);

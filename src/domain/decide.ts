@@ -288,22 +288,6 @@ export function decideTokens(s: SessionState, t: TokensInput): EventDraft[] {
   return [draft('tokens.recorded', { agent, phaseId: optionalPhase(s, t.phase), input, output, cached, ...(cacheWrite ? { cacheWrite } : {}), ...(model ? { model } : {}) })];
 }
 
-/** Largest cost budget accepted, in US dollars. */
-export const MAX_COST_BUDGET_USD = 1_000_000_000;
-
-/** Sets (or clears with null) the cost budget, in US dollars. */
-export function decideCostBudget(s: SessionState, maxUsd: unknown): EventDraft[] {
-  assertWritable(s);
-  if (maxUsd === null) return [draft('budget.cost_set', { maxUsd: null })];
-  const n = typeof maxUsd === 'string' && /^\s*\$?\d+(\.\d+)?\s*$/.test(maxUsd) ? Number(maxUsd.replace('$', '')) : maxUsd;
-  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0 || n > MAX_COST_BUDGET_USD) {
-    throw new BatonError('BAD_INPUT', `The cost budget must be a positive amount of US dollars; got ${shown(maxUsd)}.`, {
-      hint: 'Pass dollars as a number, e.g. --cost 25 or --cost 7.50.',
-    });
-  }
-  return [draft('budget.cost_set', { maxUsd: n })];
-}
-
 /** Sets (or clears with null) the token budget. */
 export function decideBudget(s: SessionState, max: unknown): EventDraft[] {
   assertWritable(s);

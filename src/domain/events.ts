@@ -1,4 +1,4 @@
-import type { AgentBinding, FileAction, PlanStep, SessionState } from './state.js';
+import type { AgentBinding, FileAction, PlanStep, SessionState, TranscriptReadPoint } from './state.js';
 
 /** Who caused an event. */
 export interface Actor {
@@ -68,16 +68,8 @@ export interface EventDataMap {
    * `tokens.recorded` events: where the next read starts, and each response counted with
    * its counts so far (input, output, cache read, cache write), so no response is counted twice.
    */
-  'transcript.read': {
-    cli: string;
+  'transcript.read': TranscriptReadPoint & {
     path: string;
-    agent: string;
-    agentSessionId: string | null;
-    /** Byte offset after the last complete line read. */
-    offset: number;
-    /** Size and modification time of the file when read (whole-file formats are re-read only when it changed). */
-    fileSize: number;
-    fileMtimeMs: number;
     /** Per-response totals seen in a Codex rollout (then its running totals are ignored). */
     perResponse?: boolean;
     /** The model in effect at the offset (Codex names it on turn lines only). */

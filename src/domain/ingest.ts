@@ -7,8 +7,7 @@
  */
 import type { EventDraft } from './decide.js';
 import { assertWritable, draft, text } from './decide.js';
-import type { EventDataMap } from './events.js';
-import type { SessionState } from './state.js';
+import type { SessionState, TranscriptReadPoint } from './state.js';
 import type { TranscriptCli, UsageRecord, UsageTuple } from './transcript-usage.js';
 
 /** What a batch of usage records adds to what was counted before. */
@@ -108,13 +107,14 @@ export function workingPhase(s: SessionState, agent: string): string | null {
   return (running.find((p) => p.agents.includes(agent)) ?? running[0])?.id ?? null;
 }
 
-/** One read of a transcript, ready to be recorded: the `transcript.read` fields, with what it counted. */
-export type IngestRead = Omit<EventDataMap['transcript.read'], 'cli' | 'perResponse' | 'model' | 'responses'> & {
+/** One read of a transcript, ready to be recorded (the fields of its `transcript.read`), with what it counted. */
+export interface IngestRead extends TranscriptReadPoint {
   cli: TranscriptCli;
+  path: string;
   perResponse: boolean;
   model: string | null;
   counted: CountResult;
-};
+}
 
 /**
  * The events of a transcript read: a `tokens.recorded` per model for what it counted, on the

@@ -3,7 +3,6 @@
  * (see shared/FORMATS.md), held as plain JSON-serialisable data. It is only ever produced
  * by folding events with `apply()`.
  */
-import type { EventDataMap } from './events.js';
 
 export const PHASE_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'skipped'] as const;
 export type PhaseStatus = (typeof PHASE_STATUSES)[number];
@@ -35,12 +34,26 @@ export interface ModelCell extends TokenCounts {
   model: string;
 }
 
-/** Where the next read of a transcript starts: its last `transcript.read`, and when it was made. */
-export type TranscriptCursor = Omit<EventDataMap['transcript.read'], 'path' | 'perResponse' | 'model' | 'responses'> & {
+/** Where a read of a transcript ended, which the next read starts from (see `transcript.read`). */
+export interface TranscriptReadPoint {
+  cli: string;
+  agent: string;
+  agentSessionId: string | null;
+  /** Byte offset after the last complete line read. */
+  offset: number;
+  /** Size and modification time of the file when read (whole-file formats are re-read only when it changed). */
+  fileSize: number;
+  fileMtimeMs: number;
+}
+
+/** A transcript's last read: where the next one starts, and when it was made. */
+export interface TranscriptCursor extends TranscriptReadPoint {
+  /** Codex: per-response records seen, so running totals are not counted. */
   perResponse: boolean;
+  /** The model in effect at the offset (Codex names it on turn lines only). */
   model: string | null;
   readAt: string;
-};
+}
 
 /** Transcripts read for token use: a cursor per file, and every response counted (by key) with its counts. */
 export interface TranscriptLedger {

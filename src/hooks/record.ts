@@ -121,8 +121,8 @@ async function recordOne(m: SessionManager, ev: HookEvent, ctx: HookRunContext, 
     }
     case 'stop': {
       const r = await m.hooks.stop(id, a);
+      // No handoff here: the end of every turn must stay cheap; compaction and the end of the conversation refresh it.
       if (r.swept.length) line('info', 'SWEPT', `Files changed outside the file tools: ${r.swept.join(', ')}`, id);
-      handoff.touch(id);
       break;
     }
     case 'compact': {

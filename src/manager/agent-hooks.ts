@@ -157,7 +157,7 @@ export class AgentHooks {
   /** Paths git reports changed now (bounded): what a new conversation did not do. */
   private dirtyPaths(): string[] {
     try {
-      return (this.m.workspace?.git.status()?.dirty ?? []).slice(0, 1000);
+      return (this.m.workspace?.git.changes()?.dirty ?? []).slice(0, 1000);
     } catch {
       return [];
     }

@@ -24,7 +24,7 @@ export interface SweptFile extends MeasuredFile {
 export function sweepWorkTree(m: SessionManager, s: SessionState, binding: AgentBinding): SweptFile[] {
   const ws = m.workspace;
   if (!ws) return [];
-  const st = ws.git.status();
+  const st = ws.git.changes();
   if (!st) return [];
   const manifest = latestRecords(s);
   const dirtyAtStart = new Set(binding.dirtyAtStart);

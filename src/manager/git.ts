@@ -106,6 +106,18 @@ export class Git {
     };
   }
 
+  /**
+   * Only the changed paths (as {@link status} reports them), with two git runs instead of
+   * five: for a hook at the end of every turn. Null outside a git work tree; never throws.
+   */
+  changes(): Pick<GitStatus, 'top' | 'dirty' | 'added'> | null {
+    const topR = this.run(['rev-parse', '--show-toplevel'], this.root);
+    if (!topR.ok) return null;
+    const top = topR.stdout.trim();
+    const st = this.run(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', ...this.pathspec(top)], this.root);
+    return st.ok ? { top, ...parsePorcelain(st.stdout) } : null;
+  }
+
   /** Paths under the store that git tracks (a reset would rewind them). */
   trackedStoreFiles(top: string): string[] {
     const spec = this.storeSpec(top, false);

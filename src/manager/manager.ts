@@ -20,6 +20,7 @@ import type { CleanupOptions, CleanupResult } from './retention.js';
 import { nodeCrypto } from './lazy.js';
 import { loadPricing } from './pricing-file.js';
 import type { PricingTable } from '../domain/pricing.js';
+import { decideCostBudget } from '../domain/cost.js';
 import { Transcripts } from './transcripts.js';
 import type { Workspace } from './workspace.js';
 
@@ -540,7 +541,7 @@ export class SessionManager {
 
   /** Sets the cost budget in US dollars (null clears it); numeric strings are accepted and checked. */
   costBudget(id: string, maxUsd: number | string | null, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
-    return this.simple(id, (s) => decide.decideCostBudget(s, maxUsd), o);
+    return this.simple(id, (s) => decideCostBudget(s, maxUsd), o);
   }
 
   /**

@@ -12,10 +12,10 @@ import path from 'node:path';
 import { BatonError } from '../domain/errors.js';
 import { countResponses, decideIngest, ledgerLookup } from '../domain/ingest.js';
 import type { CountResult } from '../domain/ingest.js';
-import type { TranscriptCursor } from '../domain/state.js';
 import { TRANSCRIPT_CLIS, usageFromGeminiJson, usageFromLines } from '../domain/transcript-usage.js';
 import type { ReaderContext, TranscriptCli, UsageRecord } from '../domain/transcript-usage.js';
-import type { SessionManager } from './manager.js';
+import type { EventDraft } from '../domain/decide.js';
+import type { SessionState, TranscriptCursor } from '../domain/state.js';
 
 /** Input of {@link Transcripts.ingest}. */
 export interface IngestInput {
@@ -40,6 +40,8 @@ export interface IngestResult {
 
 /** Bytes read per chunk: bounds memory on a first read of a large transcript. */
 const CHUNK = 8 * 1024 * 1024;
+/** Most bytes one call reads: a huge backlog is read over several calls (each remembers where it stopped). */
+const MAX_READ = 256 * 1024 * 1024;
 /** Skipped bytes worth remembering even when they counted nothing (so the next read starts past them). */
 const REMEMBER_SKIPPED = 1024 * 1024;
 const MAX_PATH = 4096;
@@ -101,7 +103,8 @@ function readLines(fd: number, from: number, size: number, cli: TranscriptCli, c
 function readNew(cli: TranscriptCli, file: string, cursor: TranscriptCursor | undefined): Read {
   let fd: number;
   try {
-    fd = fs.openSync(file, 'r');
+    // Non-blocking: a named pipe in place of a transcript must not hang the hook.
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   } catch (e) {
     throw new BatonError('NOT_FOUND', `The transcript ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}).`, {
       hint: 'Check the path the hook passed; nothing was recorded from it.',
@@ -111,6 +114,9 @@ function readNew(cli: TranscriptCli, file: string, cursor: TranscriptCursor | un
   }
   try {
     const st = fs.fstatSync(fd);
+    if (!st.isFile()) {
+      throw new BatonError('BAD_INPUT', `The transcript ${file} is not a regular file.`, { hint: "Pass the hook payload's transcript_path.", details: { path: file } });
+    }
     const ctx: ReaderContext = { perResponse: cursor?.perResponse ?? false, model: cursor?.model ?? null };
     const base = { fileSize: st.size, fileMtimeMs: Math.floor(st.mtimeMs), ctx };
     if (cli === 'gemini' && file.endsWith('.json')) {
@@ -124,16 +130,21 @@ function readNew(cli: TranscriptCli, file: string, cursor: TranscriptCursor | un
     }
     // A file shorter than the offset was replaced: read it again from the start.
     const from = cursor && cursor.offset <= st.size ? cursor.offset : 0;
-    const { records, offset } = readLines(fd, from, st.size, cli, ctx);
+    const { records, offset } = readLines(fd, from, Math.min(st.size, from + MAX_READ), cli, ctx);
     return { ...base, records, offset, advanced: offset - from };
   } finally {
     fs.closeSync(fd);
   }
 }
 
+/** What ingestion needs of the manager: its validated, conditional, retried change. */
+export interface ChangeRunner {
+  change<R>(id: string, fn: (s: SessionState) => { events: EventDraft[]; result: R }, o?: { agent?: string | null }): Promise<unknown>;
+}
+
 /** Transcript ingestion, one of the manager's operations (`manager.transcripts`). */
 export class Transcripts {
-  constructor(private readonly manager: SessionManager) {}
+  constructor(private readonly manager: ChangeRunner) {}
 
   /**
    * Reads token use from the new part of a transcript and records it on the session: counted

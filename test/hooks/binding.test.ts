@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fixture, fixtureNames, hookInProcess, hookLog, workspace } from './helpers.js';
+import { spawnSync } from 'node:child_process';
+import { BATON, fixture, fixtureNames, hookEnv, hookInProcess, hookLog, workspace } from './helpers.js';
 
 describe('binding a conversation to a session', () => {
   it('BATON_SESSION wins over the active session', async () => {
@@ -86,6 +87,20 @@ describe('binding a conversation to a session', () => {
     expect(markdown).toContain('[>] Write the install section  ← resume here');
   });
 
+  it('status --json carries the conversations (with their resume command), the sub-agents and the steps; resume --json continueWith', async () => {
+    const w = await workspace();
+    await hookInProcess('claude', fixture('claude', 'SessionStart', w.dir), w.dir);
+    await hookInProcess('claude', fixture('claude', 'SubagentStart', w.dir), w.dir);
+    await hookInProcess('claude', fixture('claude', 'PostToolUse-TodoWrite', w.dir), w.dir);
+    const status = JSON.parse(runCli(['status', '--json'], w.dir)) as Record<string, unknown> & { phases: Array<{ steps?: unknown[] }> };
+    expect(status['agentSessions']).toEqual([expect.objectContaining({ cli: 'claude', agentSessionId: '11111111-aaaa-4bbb-8ccc-000000000001', command: 'claude --resume 11111111-aaaa-4bbb-8ccc-000000000001' })]);
+    expect(status['subagents']).toEqual([expect.objectContaining({ agent: 'claude/general-purpose#a1b2c3d4', phaseId: 'build' })]);
+    expect(status.phases[0]!.steps).toHaveLength(3);
+    const resume = JSON.parse(runCli(['resume', '--json'], w.dir)) as { continueWith: Array<{ command: string }>; inFlight: Array<{ resumeStep: unknown }> };
+    expect(resume.continueWith.map((c) => c.command)).toEqual(['claude --resume 11111111-aaaa-4bbb-8ccc-000000000001']);
+    expect(resume.inFlight[0]!.resumeStep).toEqual({ name: 'Test the greeting', status: 'in_progress' });
+  });
+
   it('the payloads captured from the real CLIs record the file they wrote and the end of the conversation', async () => {
     for (const cli of ['claude', 'codex', 'gemini']) {
       const w = await workspace();
@@ -102,6 +117,12 @@ describe('binding a conversation to a session', () => {
     }
   });
 });
+
+function runCli(args: string[], cwd: string): string {
+  const r = spawnSync(process.execPath, [BATON, ...args], { cwd, encoding: 'utf8', env: hookEnv() as NodeJS.ProcessEnv });
+  if (r.status !== 0) throw new Error(r.stderr);
+  return r.stdout;
+}
 
 /** The order the real CLIs sent their events in (file names sort otherwise). */
 function order(cli: string, name: string): number {

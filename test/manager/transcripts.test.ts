@@ -5,6 +5,7 @@
  * offset are never read again), from the real CLIs' transcripts (trimmed), and by real
  * processes ingesting at once.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -198,6 +199,12 @@ describe('transcripts.ingest (Claude)', () => {
     const id = await session(m);
     await expect(m.transcripts.ingest(id, { cli: 'cursor' as never, path: '/x', agent: 'a' })).rejects.toMatchObject({ code: 'BAD_INPUT' });
     await expect(m.transcripts.ingest(id, { cli: 'claude', path: path.join(tmp(), 'missing.jsonl'), agent: 'claude' })).rejects.toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining('missing.jsonl') });
+    const d = tmp();
+    await expect(m.transcripts.ingest(id, { cli: 'claude', path: d, agent: 'claude' })).rejects.toMatchObject({ code: 'BAD_INPUT' });
+    // A named pipe with no writer: refused at once, never waited on.
+    const fifo = path.join(d, 'pipe.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    await expect(m.transcripts.ingest(id, { cli: 'claude', path: fifo, agent: 'claude' })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringContaining('not a regular file') });
   });
 });
 
