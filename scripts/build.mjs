@@ -1,4 +1,5 @@
-// Bundles the CLI (dist/cli.cjs, started by dist/baton.cjs) and the library (dist/index.js, with type declarations).
+// Bundles the CLI (dist/cli.cjs, started by dist/baton.cjs), the library (dist/index.js) and the
+// store conformance suite (dist/testing.js, `baton/testing`), with type declarations.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -66,7 +67,18 @@ writeFileSync(
   new URL('../dist/baton.cjs', import.meta.url),
   readFileSync(new URL('../src/cli/launcher.cjs', import.meta.url), 'utf8').replace('__BATON_BUNDLE_HASH__', digest('cli.cjs')).replace('__BATON_HOOK_HASH__', digest('hook.cjs')),
 );
-await build({ ...common, entryPoints: { index: 'src/index.ts' }, outdir: 'dist', packages: 'external', minify: false });
+// The library and `baton/testing` share their code in chunks, so a store written against the
+// library throws the very BatonError class the suite checks for. vitest stays external: the
+// test runner of whoever runs the suite.
+await build({
+  ...common,
+  entryPoints: { index: 'src/index.ts', testing: 'src/testing/index.ts' },
+  outdir: 'dist',
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
+  packages: 'external',
+  minify: false,
+});
 chmodSync(new URL('../dist/baton.cjs', import.meta.url), 0o755);
 
 // Type declarations for library users (tsc is a dev dependency; skipped when it is absent).

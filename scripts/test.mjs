@@ -15,15 +15,17 @@ if (step(process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.']) !== 0
   console.error('Type check failed.');
   process.exit(1);
 }
-if (!process.env.BATON_TEST_PG_URL) {
-  console.error('note: BATON_TEST_PG_URL is not set; PostgreSQL tests will be skipped (and say so).');
-}
+// The globalSetup of vitest.config.ts makes the same choice (and prints it first).
+const pg = process.env.BATON_TEST_PG_URL
+  ? 'PostgreSQL tests ran on the real server of BATON_TEST_PG_URL'
+  : 'PostgreSQL tests ran on an embedded PGlite (set BATON_TEST_PG_URL for a real server; tests that need one say SKIPPED above)';
 const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-test-')), 'results.json');
 const code = step(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...process.argv.slice(2)]);
 try {
   const r = JSON.parse(fs.readFileSync(out, 'utf8'));
   const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
-  console.log(`\n${r.numPassedTests} passed, ${r.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`);
+  console.log(`\n${pg}.`);
+  console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`);
 } catch {
   console.log('\n0 passed, 1 failed (no test results were written)');
 }

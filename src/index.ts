@@ -1,6 +1,13 @@
 /** baton as a library: open a store, drive sessions through the manager. */
 export { BatonError, ERROR_CODES, isBatonError } from './domain/errors.js';
 export type { ErrorCode } from './domain/errors.js';
+/** Hints as data (an action and its arguments, `BatonError.hintAction`) and the CLI's words for them (what `BatonError.hint` held before). */
+export { hint, isHint } from './domain/hints.js';
+export type { Hint, HintAction, HintArgs } from './domain/hints.js';
+export { cliHint, cliWords } from './cli/hint-words.js';
+/** Typed session settings, read from a session's state; written with `SessionManager.setSettings`. */
+export { settingsOf, SETTING_KEYS } from './domain/settings.js';
+export type { SessionSettings, SettingValues, SettingName, PlanFileSetting, MirrorSettingValue } from './domain/settings.js';
 export * from './domain/events.js';
 export * from './domain/state.js';
 export { apply, fold, DEFAULT_MAX_RETRIES } from './domain/apply.js';
@@ -27,13 +34,12 @@ export { SessionManager } from './manager/manager.js';
 export type { CleanupAction, CleanupOptions, CleanupResult, Tombstone } from './manager/retention.js';
 export { CLEANUP_STATUSES, parseAge } from './domain/retention.js';
 export type { ManagerOptions, StartInput, ChangeOptions, ChangeResult } from './manager/manager.js';
+export type { DerivedFilesOptions } from './manager/types.js';
 export { fileMeasurer } from './manager/measure.js';
-export { openStore } from './store/open.js';
-export { MemoryStore } from './store/memory.js';
-export { FileStore } from './store/file/store.js';
-export { PostgresStore } from './store/postgres/store.js';
-export type { PostgresStoreOptions } from './store/postgres/store.js';
+export { openStore, MemoryStore, FileStore, PostgresStore } from './store/open.js';
+export type { PostgresStoreOptions } from './store/open.js';
 export type { SessionStore, LoadResult, RepairReport, Snapshot, StoreCapabilities } from './store/types.js';
+export type { StoreMaintenance, StoreWatch, StoreServerClock, StoreSessionFiles, StoreLocalDirectory, StoreDoctorResult } from './store/types.js';
 export type { Checkpoint, CheckpointRead, CheckpointGit, CheckpointFile } from './store/types.js';
 export { openManager, initStore } from './manager/open.js';
 export type { OpenManagerOptions } from './manager/open.js';
@@ -41,8 +47,9 @@ export { Workspace } from './manager/workspace.js';
 export { acquireLease, renewLease, releaseLease, recordRunEnd } from './manager/leases.js';
 export { resumePlan, applyResume } from './manager/resume.js';
 export { effectiveStatus, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS } from './domain/lease.js';
-export { planResume, renderResumePlan } from './domain/resume.js';
-export type { ResumePlan, ResumeInput } from './domain/resume.js';
+export { planResume } from './domain/plan-resume.js';
+export { renderResumePlan } from './domain/render-resume.js';
+export type { ResumePlan, ResumeInput } from './domain/resume-plan-types.js';
 export { renderHandoff } from './domain/handoff.js';
 
 /*
@@ -60,7 +67,6 @@ export {
   setMirror,
   mirrorSetting,
   rewriteMirror,
-  MirrorFiles,
   mirrorOf,
   MIRROR_KEY,
   MIRROR_ERROR_KEY,
@@ -73,11 +79,12 @@ export type {
   ImportedSession,
   ExportOptions,
   ExportResult,
-  MirrorOutcome,
   MirrorRecord,
   MirrorSetting,
 } from './manager/formats.js';
 export { MIRROR_WRITTEN_KEY, MIRROR_RECORD_FILE } from './manager/mirror.js';
+export { MirrorFiles } from './manager/mirror-files.js';
+export type { MirrorOutcome } from './manager/mirror-files.js';
 /** The adapters baton knows (`--format` names), and the one for a name. */
 export { ADAPTERS, adapterFor } from './formats/registry.js';
 export { FORMAT_NAMES, PROBLEM_CODES } from './formats/types.js';

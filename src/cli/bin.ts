@@ -1,3 +1,4 @@
+import { cliClock } from './clock.js';
 import { run } from './main.js';
 
 /*
@@ -13,7 +14,7 @@ void run({
   stdout: (s) => writeAll(1, s),
   stderr: (s) => writeAll(2, s),
   isTTY: process.stdout.isTTY === true,
-  now: clock(process.env['BATON_NOW']),
+  now: cliClock(process.env['BATON_NOW']),
 }).then((code) => {
   process.exitCode = code;
 });
@@ -30,15 +31,4 @@ function writeAll(fd: number, s: string): void {
       throw e;
     }
   }
-}
-
-/**
- * The CLI's clock. BATON_NOW (ISO-8601) moves it: the clock starts there and runs on, which
- * lets tests and drills see a lease expire without waiting for it.
- */
-function clock(start: string | undefined): () => Date {
-  const at = start ? Date.parse(start) : Number.NaN;
-  if (Number.isNaN(at)) return () => new Date();
-  const offset = at - Date.now();
-  return () => new Date(Date.now() + offset);
 }

@@ -1,9 +1,5 @@
-import { BatonError } from '../domain/errors.js';
-import type { SessionManager } from '../manager/manager.js';
-import { HandoffFiles } from '../manager/handoff-file.js';
-import { MirrorFiles } from '../manager/mirror.js';
-import { openManager } from '../manager/open.js';
-import type { RepairReport } from '../manager/open.js';
+import { BatonError, openManager } from '../manager/index.js';
+import type { RepairReport, SessionManager } from '../manager/index.js';
 import type { CliIO, Paint } from './io.js';
 import { paint } from './io.js';
 
@@ -28,17 +24,12 @@ export class Ctx {
   /** Exit status a command chose (e.g. `run` passes on its child's); 0 when unset. */
   exitCode: number | undefined;
   private mgr: SessionManager | null = null;
-  /** Keeps each changed session's handoff.md current; BATON_HANDOFF=off turns it off. */
-  private readonly handoff: HandoffFiles;
-  /** Rewrites the mirrored foreign files of each changed session that has a mirror (`baton mirror`). */
-  private readonly mirror = new MirrorFiles();
 
   constructor(
     readonly io: CliIO,
     readonly opts: CommonOptions,
   ) {
     this.json = opts.json === true;
-    this.handoff = new HandoffFiles(io.env['BATON_HANDOFF'] !== 'off');
     this.paint = paint(!this.json && io.isTTY && !io.env['NO_COLOR'] && io.env['TERM'] !== 'dumb');
   }
 
@@ -77,10 +68,8 @@ export class Ctx {
       pricingFile: this.io.env['BATON_PRICING'] || null,
       onRepair: (r) => this.warnRepair(r),
       onWarning: (message) => this.warn(message),
-      onChanged: (id, events, state) => {
-        this.handoff.note(id, events);
-        this.mirror.note(id, events, state);
-      },
+      // Derived files are written once, when the command (or an MCP call) ends: see flushChanges.
+      derivedFiles: { handoff: this.io.env['BATON_HANDOFF'] !== 'off', refresh: 'flush' },
     });
     return this.mgr;
   }
@@ -130,22 +119,11 @@ export class Ctx {
   }
 
   /**
-   * Brings the files derived from the sessions changed so far up to date: their mirrored
-   * foreign files (`baton mirror`) first, then their handoff.md. Returns warnings; a failure
-   * never fails the change. A command does this once at close; a long-running server (`baton
-   * mcp`) after each call that changed something.
+   * Brings the files derived from the sessions changed so far up to date (the manager's
+   * {@link DerivedFiles.flush}); returns warnings. A command does this once at close.
    */
   async flushChanges(): Promise<string[]> {
-    if (!this.mgr) return [];
-    const warnings: string[] = [];
-    if (this.mirror.pending) {
-      for (const r of await this.mirror.flush(this.mgr, { cwd: this.io.cwd, now: this.io.now })) {
-        if (!r.ok) warnings.push(`mirror of ${r.id} (${r.format} in ${r.out}) not updated: ${r.error}${r.hint ? `\n  hint: ${r.hint}` : ''}`);
-        for (const w of r.warnings) warnings.push(`mirror of ${r.id} (${r.format} in ${r.out}): ${w}`);
-      }
-    }
-    warnings.push(...(await this.handoff.flush(this.mgr)));
-    return warnings;
+    return this.mgr ? this.mgr.derivedFiles.flush() : [];
   }
 
   async close(): Promise<void> {

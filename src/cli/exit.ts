@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../domain/errors.js';
+import type { ErrorCode } from '../manager/index.js';
 
 /**
  * Exit status of the `baton` command for each error code. Stable and documented in

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { BatonError, isBatonError } from '../domain/errors.js';
+import { BatonError, isBatonError, toBatonError } from '../manager/index.js';
 import { registerCheckpoints } from './commands/checkpoint.js';
 import { registerCleanup } from './commands/cleanup.js';
 import { registerDoctor } from './commands/doctor.js';
@@ -15,6 +15,7 @@ import { registerTokens } from './commands/tokens.js';
 import { registerWorkers } from './commands/workers.js';
 import type { Ctx } from './context.js';
 import { EXIT_CODES } from './exit.js';
+import { cliHint } from './hint-words.js';
 import type { CliIO } from './io.js';
 import { paint } from './io.js';
 
@@ -68,12 +69,13 @@ export const GROUPS: ReadonlyArray<{ register: Register; commands: readonly stri
 
 /** Reports an error the one way the CLI does: coded line + hint on stderr, or a JSON object on stdout. */
 function report(io: CliIO, e: BatonError, json: boolean): number {
+  const hint = cliHint(e);
   if (json) {
-    io.stdout(`${JSON.stringify({ error: { code: e.code, message: e.message, hint: e.hint ?? null, ...(Object.keys(e.details).length ? { details: e.details } : {}) } }, null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ error: { code: e.code, message: e.message, hint: hint ?? null, ...(Object.keys(e.details).length ? { details: e.details } : {}) } }, null, 2)}\n`);
   } else {
     const c = paint(io.isTTY && !io.env['NO_COLOR']);
     io.stderr(`${c.red(`error[${e.code}]`)}: ${e.message}\n`);
-    if (e.hint) io.stderr(`${c.dim('hint')}: ${e.hint}\n`);
+    if (hint) io.stderr(`${c.dim('hint')}: ${hint}\n`);
   }
   return EXIT_CODES[e.code];
 }
@@ -105,11 +107,7 @@ export async function run(io: CliIO): Promise<number> {
       return report(io, new BatonError('BAD_INPUT', message.charAt(0).toUpperCase() + message.slice(1), { hint: 'Run `baton help` or `baton <command> --help`.' }), wantsJson);
     }
     if (isBatonError(e)) return report(io, e, !stdoutIsProtocol && (holder.ctx?.json ?? wantsJson));
-    const err = e as NodeJS.ErrnoException;
-    if (err && (err.code === 'EACCES' || err.code === 'EROFS' || err.code === 'ENOSPC' || err.code === 'EMFILE')) {
-      return report(io, new BatonError('STORE_UNAVAILABLE', `The store cannot be written: ${err.message}.`, { hint: 'Check permissions and free disk space.', cause: e }), wantsJson);
-    }
-    return report(io, new BatonError('INTERNAL', `Unexpected failure: ${err?.stack ?? String(e)}`, { hint: 'This is a bug in baton; please report it with the command you ran.', cause: e }), wantsJson);
+    return report(io, toBatonError(e, 'This is a bug in baton; please report it with the command you ran.', 'stack'), wantsJson);
   } finally {
     await holder.ctx?.close().catch(() => undefined);
   }

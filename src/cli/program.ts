@@ -6,6 +6,9 @@ import type { CliIO } from './io.js';
 /** A command body: gets the context and the command's positional arguments and options. */
 export type Action = (ctx: Ctx, args: string[], opts: Record<string, unknown>) => Promise<void>;
 
+/** Attaches a body to a command (a bound `bind`), so per-command registrars need not carry io and holder. */
+export type On = (cmd: Command, action: Action) => Command;
+
 /**
  * Adds the options every command takes; `json: false` leaves out --json, for a command whose
  * stdout is not its own to print on (`baton mcp`).

@@ -5,7 +5,7 @@
  */
 import { resumeStep, stepsText } from './agent-sessions.js';
 import { nextActions } from './handoff.js';
-import type { ResumePlan } from './resume.js';
+import type { ResumePlan } from './resume-plan-types.js';
 import type { PlanStep, SessionState } from './state.js';
 
 /** Default size bound of the briefing, in characters (the CLIs cap additional context near 10,000). */

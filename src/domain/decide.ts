@@ -4,6 +4,7 @@
  * here does I/O; hashes, time and actor are supplied by the caller.
  */
 import { BatonError } from './errors.js';
+import { hint } from './hints.js';
 import type { EventDataMap, EventType, PhaseSpec } from './events.js';
 import { clip } from './ids.js';
 import type { FileAction, Phase, SessionState } from './state.js';
@@ -43,13 +44,13 @@ export function text(value: unknown, what: string, { optional = false, max = MAX
 export function assertWritable(s: SessionState): void {
   if (s.archived) {
     throw new BatonError('INVALID_TRANSITION', `Session ${s.id} is archived and takes no more changes.`, {
-      hint: 'Start a new session with `baton start`.',
+      hint: hint('session.start-new'),
       details: { sessionId: s.id },
     });
   }
   if ((FINAL_STATUSES as string[]).includes(s.status)) {
     throw new BatonError('INVALID_TRANSITION', `Session ${s.id} is ${s.status} and takes no more changes.`, {
-      hint: s.status === 'failed' ? `Run \`baton resume --apply --session ${s.id}\` to reopen it.` : 'Start a new session with `baton start`.',
+      hint: s.status === 'failed' ? hint('resume.apply', { session: s.id }) : hint('session.start-new'),
       details: { sessionId: s.id, status: s.status },
     });
   }
@@ -60,7 +61,7 @@ export function findPhase(s: SessionState, ref: string): Phase {
   const p = s.phases.find((x) => x.id === ref) ?? s.phases.find((x) => x.name === ref);
   if (p) return p;
   throw new BatonError('NOT_FOUND', `Session ${s.id} has no phase ${JSON.stringify(clip(ref))}.`, {
-    hint: s.phases.length ? `Phases: ${s.phases.map((x) => x.id).join(', ')}.` : 'This session has no phases; start one with --phases.',
+    hint: s.phases.length ? `Phases: ${s.phases.map((x) => x.id).join(', ')}.` : hint('session.start-with-phases'),
     details: { sessionId: s.id, phase: ref },
   });
 }
@@ -83,7 +84,7 @@ export interface PhaseActionOptions {
 function phaseStartCheck(s: SessionState, p: Phase, force: boolean): void {
   if (s.status !== 'active') {
     throw new BatonError('INVALID_TRANSITION', `Session ${s.id} is ${s.status}; phases can only be started in an active session.`, {
-      hint: `See \`baton resume --session ${s.id}\`, then reopen it with \`baton resume --apply --session ${s.id}\`.`,
+      hint: hint('resume.plan-then-apply', { session: s.id }),
       details: { sessionId: s.id, status: s.status },
     });
   }
@@ -94,7 +95,7 @@ function phaseStartCheck(s: SessionState, p: Phase, force: boolean): void {
   });
   if (open.length) {
     throw new BatonError('BLOCKED', `Phase ${p.id} is blocked by ${open.join(', ')}, not yet completed or skipped.`, {
-      hint: `Finish ${open.join(', ')} first, or pass --force to start it anyway.`,
+      hint: hint('phase.finish-blockers', { blockers: open }),
       details: { phase: p.id, blockedBy: open },
     });
   }
@@ -127,7 +128,7 @@ export function decidePhase(s: SessionState, ref: string, action: PhaseAction, o
       if (p.status === 'failed') {
         if (p.retryCount >= p.maxRetries && !force) {
           throw new BatonError('RETRIES_EXHAUSTED', `Phase ${p.id} has used ${p.retryCount} of ${p.maxRetries} retries.`, {
-            hint: 'Escalate: retry anyway with --force, skip the phase, abort the session, or adjust the plan.',
+            hint: hint('phase.escalate'),
             details: { phase: p.id, retryCount: p.retryCount, maxRetries: p.maxRetries },
           });
         }
@@ -151,7 +152,7 @@ export function decideSubstep(s: SessionState, ref: string, name: string): Event
   const n = text(name, 'sub-step name', { max: 200 });
   if (p.status !== 'in_progress') {
     throw new BatonError('INVALID_TRANSITION', `Phase ${p.id} is ${p.status}; sub-steps are recorded only while it is in progress.`, {
-      hint: `Start it first: \`baton phase start ${p.id}\`.`,
+      hint: hint('phase.start', { phase: p.id }),
       details: { phase: p.id, status: p.status },
     });
   }
@@ -176,7 +177,7 @@ export function impliedPhase(s: SessionState, agent: string | null): string | nu
   const mine = agent ? running.filter((p) => p.agents.includes(agent)) : [];
   if (mine.length === 1) return mine[0]!.id;
   throw new BatonError('BAD_INPUT', `Phases ${running.map((p) => p.id).join(', ')} are all in progress; which one is this for?`, {
-    hint: `Pass --phase with one of: ${running.map((p) => p.id).join(', ')}.`,
+    hint: hint('phase.name-one', { phases: running.map((p) => p.id) }),
   });
 }
 
@@ -245,11 +246,11 @@ function shown(value: unknown): string {
 }
 
 /** Checks a token count: a non-negative safe integer. Accepts numeric strings from the CLI. */
-export function tokenCount(value: unknown, what: string): number {
+export function tokenCount(value: unknown, what: 'input' | 'output' | 'cached' | 'cache-write'): number {
   const n = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_TOKENS_PER_RECORD) {
     throw new BatonError('BAD_INPUT', `${what} must be a whole number from 0 to ${MAX_TOKENS_PER_RECORD}; got ${shown(value)}.`, {
-      hint: `Pass --${what} as a non-negative integer, e.g. --${what} 1200.`,
+      hint: hint('tokens.count', { what }),
     });
   }
   return n;
@@ -389,7 +390,7 @@ export function decideMilestoneDone(s: SessionState, ref: string): EventDraft[] 
   const m = s.milestones.find((x) => x.id === ref) ?? s.milestones.find((x) => x.title === ref);
   if (!m) {
     throw new BatonError('NOT_FOUND', `Session ${s.id} has no milestone ${JSON.stringify(clip(ref))}.`, {
-      hint: s.milestones.length ? `Milestones: ${s.milestones.map((x) => x.id).join(', ')}.` : 'Add one with `baton milestone add`.',
+      hint: s.milestones.length ? `Milestones: ${s.milestones.map((x) => x.id).join(', ')}.` : hint('milestone.add'),
     });
   }
   if (m.done) throw new BatonError('INVALID_TRANSITION', `Milestone ${m.id} is already done.`, { hint: 'Nothing to do.' });
@@ -427,7 +428,7 @@ export function decideSession(s: SessionState, action: SessionAction, detail: st
   const target = sessionTarget(s.status, action);
   if (!target) {
     throw new BatonError('INVALID_TRANSITION', `Session ${s.id} is ${s.status}; it cannot ${action}.`, {
-      hint: s.status === 'active' && action === 'resume' ? 'It is already active.' : `See \`baton status --session ${s.id}\`.`,
+      hint: s.status === 'active' && action === 'resume' ? 'It is already active.' : hint('session.status', { session: s.id }),
       details: { sessionId: s.id, status: s.status, action },
     });
   }
@@ -452,7 +453,7 @@ export function decideArchive(s: SessionState): EventDraft[] {
   if (s.archived) throw new BatonError('INVALID_TRANSITION', `Session ${s.id} is already archived.`, { hint: 'Nothing to do.' });
   if (s.status === 'active' || s.status === 'interrupted') {
     throw new BatonError('INVALID_TRANSITION', `Session ${s.id} is ${s.status}; only a session that is not running can be archived.`, {
-      hint: `Complete, pause or abandon it first (\`baton complete --session ${s.id}\`).`,
+      hint: hint('session.end-first', { session: s.id }),
     });
   }
   return [draft('session.archived', {})];

@@ -3,8 +3,8 @@
  * session state and its resume plan (nothing is invented). Pure and deterministic: the
  * same input always gives the same text.
  */
-import type { FileCheck, ResumePlan } from './resume.js';
-import { describeCause, describeFileCheck, describeLease, describeNextStep } from './resume.js';
+import type { FileCheck, ResumePlan } from './resume-plan-types.js';
+import { describeCause, describeFileCheck, describeLease, describeNextStep } from './render-resume.js';
 import type { Phase, PhaseStatus, SessionState, TokenCounts } from './state.js';
 import { stepsText } from './agent-sessions.js';
 import { budgetView } from './tokens.js';
@@ -88,26 +88,20 @@ function fileLine(f: FileCheck): string {
   return `${code(f.path)} — ${describeFileCheck(f)}`;
 }
 
-/**
- * Renders the handoff document. Sections, in order: title and goal, status, phases (table),
- * where to resume, unresolved errors, retries, decisions, open findings, files (recorded per
- * phase, changed outside the session), tokens and budget, milestones, artifacts, notes (the
- * last {@link HANDOFF_NOTES}), recovery options, warnings, next actions. Ends with a newline.
- */
-export function renderHandoff(input: HandoffInput): string {
-  const { state: s, plan, now } = input;
-  const out: string[] = [];
-  const section = (title: string): void => {
-    out.push('', `## ${title}`, '');
-  };
+/** Appends a `## title` section heading to `out`. */
+function section(out: string[], title: string): void {
+  out.push('', `## ${title}`, '');
+}
 
+/** Title, goal, status, phases and where to resume. */
+function renderPosition(out: string[], { state: s, plan, now }: HandoffInput): void {
   out.push(`# Handoff: ${s.title.replace(/\r\n|\r|\n/g, ' ')}`, '');
   out.push(`Session ${code(s.id)} · revision ${s.revision} · generated ${now}`);
 
-  section('Goal');
+  section(out, 'Goal');
   out.push(s.contextSummary && s.contextSummary.trim() !== '' ? s.contextSummary.trim() : '_No context summary recorded._');
 
-  section('Status');
+  section(out, 'Status');
   // The plan's status: an expired lease already reads as interrupted.
   out.push(`- Status: **${plan.status}**${plan.statusCause ? ` — ${inline(describeCause(plan.statusCause))}` : ''}${s.archived ? ' · archived' : ''}`);
   if (plan.lease) out.push(`- Lease: ${describeLease(plan.lease)}`);
@@ -116,7 +110,7 @@ export function renderHandoff(input: HandoffInput): string {
   out.push(`- Resumable: ${plan.resumable ? 'yes' : `no — ${plan.next.reason}`}`);
   out.push(`- Plan file: ${plan.planChanged === null ? 'unknown whether it changed' : plan.planChanged ? 'changed since the session started' : 'unchanged since the session started'}`);
 
-  section('Phases');
+  section(out, 'Phases');
   if (s.phases.length) {
     out.push('| id | name | status | agents | retries | sub-step |');
     out.push('|---|---|---|---|---|---|');
@@ -125,7 +119,7 @@ export function renderHandoff(input: HandoffInput): string {
     out.push('No phases.');
   }
 
-  section('Where to resume');
+  section(out, 'Where to resume');
   out.push(`- Last completed: ${plan.lastCompleted ? `${phaseLabel(s, plan.lastCompleted.phaseId)}${plan.lastCompleted.completedAt ? `, at ${plan.lastCompleted.completedAt}` : ''}` : 'none'}`);
   for (const p of plan.inFlight) {
     out.push(`- In flight: ${phaseLabel(s, p.phaseId)} — ${p.resumeAt === 'substep' ? `resume at sub-step "${inline(p.subStep ?? '')}"` : 'no sub-step recorded, restart the phase'}`);
@@ -138,7 +132,11 @@ export function renderHandoff(input: HandoffInput): string {
   out.push(`- Why: ${plan.next.reason}`);
   for (const n of plan.next.steps) out.push(`- → ${inline(describeNextStep(n))}`);
 
-  section('Unresolved errors');
+}
+
+/** Unresolved errors, retries, decisions and open findings. */
+function renderRecords(out: string[], { state: s, plan }: HandoffInput): void {
+  section(out, 'Unresolved errors');
   const errors = s.phases.flatMap((p) => p.errors.filter((e) => !e.resolved));
   if (errors.length) {
     for (const e of errors) out.push(`- ${code(e.id)} [${e.phaseId}] ${inline(e.type)}: ${inline(e.message)}${by([e.agent, e.time])}`);
@@ -146,7 +144,7 @@ export function renderHandoff(input: HandoffInput): string {
     out.push('None.');
   }
 
-  section('Retries');
+  section(out, 'Retries');
   const retried = s.phases.filter((p) => p.retryCount > 0 || p.status === 'failed');
   if (retried.length) {
     for (const p of retried) {
@@ -159,7 +157,7 @@ export function renderHandoff(input: HandoffInput): string {
     out.push('None used.');
   }
 
-  section('Decisions');
+  section(out, 'Decisions');
   if (s.decisions.length) {
     for (const d of s.decisions) {
       out.push(`- **${inline(d.title)}**: ${inline(d.choice)}${by([d.id, d.phaseId ? `phase ${d.phaseId}` : null, d.agent])}`);
@@ -170,7 +168,7 @@ export function renderHandoff(input: HandoffInput): string {
     out.push('None recorded.');
   }
 
-  section('Open findings');
+  section(out, 'Open findings');
   const findings = s.findings.filter((f) => !f.removed);
   if (findings.length) {
     for (const f of findings) out.push(`- ${f.severity ? `[${f.severity}] ` : ''}${inline(f.text)}${by([f.id, f.phaseId ? `phase ${f.phaseId}` : null, f.agent])}`);
@@ -178,7 +176,11 @@ export function renderHandoff(input: HandoffInput): string {
     out.push('None.');
   }
 
-  section('Files');
+}
+
+/** Files recorded per phase, and those changed outside the session. */
+function renderFiles(out: string[], { state: s, plan }: HandoffInput): void {
+  section(out, 'Files');
   out.push('Recorded by the session, per phase:', '');
   const recorded = s.phases.filter((p) => p.files.length);
   if (recorded.length) {
@@ -203,7 +205,11 @@ export function renderHandoff(input: HandoffInput): string {
     out.push('- none detected');
   }
 
-  section('Tokens');
+}
+
+/** Tokens and budget, milestones, artifacts and the last notes. */
+function renderBookkeeping(out: string[], { state: s, cost }: HandoffInput): void {
+  section(out, 'Tokens');
   const t = s.tokens;
   const b = budgetView(t);
   out.push(`- Used: ${counts(t)}`);
@@ -216,9 +222,9 @@ export function renderHandoff(input: HandoffInput): string {
     return ix !== iy ? (ix === -1 ? 1 : iy === -1 ? -1 : ix - iy) : x < y ? -1 : x > y ? 1 : 0;
   });
   if (phaseIds.length) out.push(`- By phase: ${phaseIds.map((p) => `${p} ${counts(t.byPhase[p]!)}`).join('; ')}`);
-  costLines(out, input.cost ?? null);
+  costLines(out, cost ?? null);
 
-  section('Milestones');
+  section(out, 'Milestones');
   if (s.milestones.length) {
     for (const m of s.milestones) {
       out.push(`- [${m.done ? 'x' : ' '}] ${inline(m.title)}${m.done ? (m.doneAt ? ` (done ${m.doneAt})` : '') : m.targetDate ? ` (target ${m.targetDate})` : ''}`);
@@ -227,7 +233,7 @@ export function renderHandoff(input: HandoffInput): string {
     out.push('None.');
   }
 
-  section('Artifacts');
+  section(out, 'Artifacts');
   if (s.artifacts.length) {
     for (const a of s.artifacts) {
       out.push(`- ${code(a.path)}${a.kind ? ` (${a.kind})` : ''}${a.description ? ` — ${inline(a.description)}` : ''}${by([a.phaseId ? `phase ${a.phaseId}` : null, a.agent])}`);
@@ -237,14 +243,18 @@ export function renderHandoff(input: HandoffInput): string {
   }
 
   const notes = s.notes.slice(-HANDOFF_NOTES);
-  section(s.notes.length > HANDOFF_NOTES ? `Notes (last ${HANDOFF_NOTES} of ${s.notes.length})` : 'Notes');
+  section(out, s.notes.length > HANDOFF_NOTES ? `Notes (last ${HANDOFF_NOTES} of ${s.notes.length})` : 'Notes');
   if (notes.length) {
     for (const n of notes) out.push(`- ${n.time}${n.phaseId ? ` · ${n.phaseId}` : ''}${n.agent ? ` · ${n.agent}` : ''}: ${inline(n.text)}`);
   } else {
     out.push('None.');
   }
 
-  section('Recovery options');
+}
+
+/** Recovery options, warnings and next actions. */
+function renderRecovery(out: string[], { plan }: HandoffInput): void {
+  section(out, 'Recovery options');
   const rec = plan.recovery.recommended;
   for (const o of plan.recovery.options) {
     const label =
@@ -261,14 +271,29 @@ export function renderHandoff(input: HandoffInput): string {
   out.push(rec ? `- Recommended: ${code(rec.from)} — ${rec.reason}` : '- Recommended: none (nothing to resume)');
 
   if (plan.warnings.length) {
-    section('Warnings');
+    section(out, 'Warnings');
     for (const w of plan.warnings) out.push(`- ${inline(w)}`);
   }
 
-  section('Next actions');
+  section(out, 'Next actions');
   const actions = nextActions(plan);
   actions.forEach((a, i) => out.push(`${i + 1}. ${inline(a)}`));
 
+}
+
+/**
+ * Renders the handoff document. Sections, in order: title and goal, status, phases (table),
+ * where to resume, unresolved errors, retries, decisions, open findings, files (recorded per
+ * phase, changed outside the session), tokens and budget, milestones, artifacts, notes (the
+ * last {@link HANDOFF_NOTES}), recovery options, warnings, next actions. Ends with a newline.
+ */
+export function renderHandoff(input: HandoffInput): string {
+  const out: string[] = [];
+  renderPosition(out, input);
+  renderRecords(out, input);
+  renderFiles(out, input);
+  renderBookkeeping(out, input);
+  renderRecovery(out, input);
   return `${out.join('\n')}\n`;
 }
 

@@ -1,4 +1,5 @@
 import { BatonError } from './errors.js';
+import { hint } from './hints.js';
 
 /** Longest accepted session, phase or checkpoint id. Bounded so ids stay usable as file names. */
 export const MAX_ID_LENGTH = 128;
@@ -90,7 +91,7 @@ export function generateId(format: IdFormat, title: string, ctx: IdContext, bmad
       const prefix = (bmad.prefix ?? 'SES').toUpperCase();
       if (!(BMAD_PREFIXES as readonly string[]).includes(prefix)) {
         throw new BatonError('BAD_INPUT', `BMAD prefix ${JSON.stringify(prefix)} is not one of ${BMAD_PREFIXES.join(', ')}.`, {
-          hint: `Pass --bmad-prefix with one of ${BMAD_PREFIXES.join(', ')}.`,
+          hint: hint('session.bmad-prefix', { prefixes: [...BMAD_PREFIXES] }),
         });
       }
       const part = (v: string | undefined, fallback: string): string =>

@@ -9,6 +9,7 @@
 import type { EventDraft } from './decide.js';
 import { assertWritable, draft } from './decide.js';
 import { BatonError } from './errors.js';
+import { hint } from './hints.js';
 import type { Lease, SessionState, StatusCause } from './state.js';
 
 export type { Lease };
@@ -82,7 +83,7 @@ export function assertLeaseFree(s: SessionState, r: Pick<LeaseRequest, 'owner' |
   if (!lease || leaseExpired(lease, r.now) || force) return true;
   if (lease.owner === r.owner && lease.pid === r.pid && lease.host === r.host) return false;
   throw new BatonError('LOCKED', `Session ${s.id} is leased to ${lease.owner} (pid ${lease.pid} on ${lease.host}) until ${lease.expiresAt}.`, {
-    hint: 'Wait for that run to end or its lease to expire, or pass --force to take it over.',
+    hint: hint('lease.wait-or-force'),
     details: { sessionId: s.id, lease },
   });
 }
@@ -95,7 +96,7 @@ export function assertLeaseFree(s: SessionState, r: Pick<LeaseRequest, 'owner' |
 export function decideAcquire(s: SessionState, r: LeaseRequest, force = false): EventDraft[] {
   assertWritable(s);
   if (!Number.isInteger(r.ttlMs) || r.ttlMs <= 0) {
-    throw new BatonError('BAD_INPUT', `A lease must last a positive number of milliseconds; got ${r.ttlMs}.`, { hint: 'e.g. --ttl 60s' });
+    throw new BatonError('BAD_INPUT', `A lease must last a positive number of milliseconds; got ${r.ttlMs}.`, { hint: hint('option.example', { option: 'ttl', value: '60s' }) });
   }
   const lease = leaseOf(s);
   if (!assertLeaseFree(s, r, force) && lease) return [draft('lease.renewed', { token: lease.token, expiresAt: plus(r.now, r.ttlMs) })];
@@ -128,19 +129,19 @@ export function assertFence(s: SessionState, token: number | undefined, now: str
   const newest = leaseTokenOf(s);
   if (token < newest || (token === newest && (!lease || lease.token !== token))) {
     throw new BatonError('FENCED', `This writer's lease (token ${token}) is no longer valid for session ${s.id}${lease ? `: ${lease.owner} holds token ${lease.token}` : ''}.`, {
-      hint: 'Another run took the session over after this one lost its lease. Stop writing; re-read the session with `baton status` and start a new run if needed.',
+      hint: hint('lease.fenced'),
       details: { sessionId: s.id, token, current: lease?.token ?? null },
     });
   }
   if (token > newest) {
     throw new BatonError('FENCED', `Fencing token ${token} was never issued for session ${s.id}.`, {
-      hint: 'Use the token `baton run` put in BATON_LEASE_TOKEN.',
+      hint: hint('lease.use-run-token'),
       details: { sessionId: s.id, token },
     });
   }
   if (lease && leaseExpired(lease, now)) {
     throw new BatonError('FENCED', `This writer's lease on session ${s.id} expired at ${lease.expiresAt}.`, {
-      hint: 'Its heartbeat stopped; take a new lease (`baton run` or `baton resume --apply`).',
+      hint: hint('lease.take-new'),
       details: { sessionId: s.id, token, expiresAt: lease.expiresAt },
     });
   }

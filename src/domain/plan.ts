@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { validatePhases } from './decide.js';
 import { BatonError } from './errors.js';
+import { hint } from './hints.js';
 import type { PhaseSpec } from './events.js';
 import { validateId } from './ids.js';
 
@@ -91,7 +92,7 @@ function fail(source: string, at: Array<string | number>, message: string): neve
 /** Phases from a comma-separated list of names (`--phases design,build,test`). */
 export function phasesFromList(list: string): PhaseSpec[] {
   const names = list.split(',').map((s) => s.trim()).filter(Boolean);
-  if (!names.length) throw new BatonError('BAD_INPUT', 'The phase list is empty.', { hint: 'Pass --phases a,b,c.' });
+  if (!names.length) throw new BatonError('BAD_INPUT', 'The phase list is empty.', { hint: hint('session.phases-list') });
   return validatePhases(names.map((name, i) => ({ id: phaseIdFor(name, i), name })));
 }
 
@@ -100,7 +101,7 @@ function withSource<T>(source: string, fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof BatonError && !e.message.startsWith(`Plan ${source}`)) throw new BatonError(e.code, `Plan ${source}: ${e.message}`, { hint: e.hint, details: { ...e.details, source } });
+    if (e instanceof BatonError && !e.message.startsWith(`Plan ${source}`)) throw new BatonError(e.code, `Plan ${source}: ${e.message}`, { hint: e.way, details: { ...e.details, source } });
     throw e;
   }
 }

@@ -5,6 +5,7 @@
 import type { EventDraft } from './decide.js';
 import { draft } from './decide.js';
 import { BatonError } from './errors.js';
+import { hint } from './hints.js';
 import { clip } from './ids.js';
 import { effectiveStatus } from './lease.js';
 import type { SessionState, SessionStatus } from './state.js';
@@ -23,7 +24,7 @@ export function parseAge(text: unknown, what = '--older-than'): number {
   const m = typeof text === 'string' ? /^\s*(\d{1,9})\s*([smhdw])\s*$/i.exec(text) : null;
   if (!m) {
     throw new BatonError('BAD_INPUT', `${what} must be a number with a unit (s, m, h, d or w); got ${JSON.stringify(clip(String(text)))}.`, {
-      hint: `e.g. ${what} 12h, ${what} 30d or ${what} 2w.`,
+      hint: hint('option.age-examples', { what }),
     });
   }
   return Number(m[1]) * UNIT_MS[m[2]!.toLowerCase()]!;
@@ -38,7 +39,7 @@ export function parseCleanupStatuses(text: unknown): SessionStatus[] {
   for (const p of parts) {
     if (p === 'active' || p === 'interrupted') {
       throw new BatonError('BAD_INPUT', `Cleanup never touches ${p} sessions.`, {
-        hint: `Pause, complete or abandon the session first; --status takes: ${CLEANUP_STATUSES.join(', ')}.`,
+        hint: hint('cleanup.statuses', { statuses: [...CLEANUP_STATUSES] }),
       });
     }
     if (!(CLEANUP_STATUSES as readonly string[]).includes(p)) {
@@ -114,7 +115,7 @@ export function assertCleanable(c: CleanupCandidate, o: CleanupCriteria): void {
   const why = keptBecause(c, o);
   if (why) {
     throw new BatonError('INVALID_TRANSITION', `Session ${c.id} is left alone by cleanup: ${why}.`, {
-      hint: c.pinned ? `Unpin it first (\`baton unpin ${c.id}\`).` : 'Run `baton cleanup --dry-run` to see what cleanup would do now.',
+      hint: c.pinned ? hint('session.unpin', { session: c.id }) : hint('cleanup.dry-run'),
       details: { sessionId: c.id, status: c.status, pinned: c.pinned },
     });
   }

@@ -1,6 +1,6 @@
 /**
  * The session model: everything the five existing toolkits keep in their session files
- * (see shared/FORMATS.md), held as plain JSON-serialisable data. It is only ever produced
+ * (docs/formats.md), held as plain JSON-serialisable data. It is only ever produced
  * by folding events with `apply()`.
  */
 

@@ -5,13 +5,14 @@
  * plan asks, bmit's rule), then the planned removals run.
  */
 import { BatonError } from '../domain/errors.js';
+import { SETTING_KEYS } from '../domain/settings.js';
 import type { SessionState } from '../domain/state.js';
 import { provenanceOf, PROVENANCE_KEY, stillUntimed } from './import.js';
 import type { SafeDir } from './safe-dir.js';
 import type { ExportInput, FormatAdapter, FormatProblem, WritePlan } from './types.js';
 
 /** Session metadata keys baton itself keeps; an exporter gets the state without them. */
-export const BATON_METADATA_KEYS = [PROVENANCE_KEY, 'mirror', 'mirrorError', 'mirrorWritten'] as const;
+export const BATON_METADATA_KEYS = [PROVENANCE_KEY, SETTING_KEYS.mirror, SETTING_KEYS.mirrorError, SETTING_KEYS.mirrorWritten] as const;
 
 /** What an export did, paths relative to the output folder. */
 export interface ExportOutcome {

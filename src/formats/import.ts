@@ -1,14 +1,14 @@
 /**
  * Import, the pure part: a {@link ForeignSession} becomes baton journal events (a new
- * session's whole initial journal, {@link importEvents}), or, for a session imported before,
- * the events that bring the baton session forward to the foreign one ({@link reimportEvents}).
+ * session's whole initial journal, {@link importEvents}); for a session imported before, the
+ * events that bring it forward are in reimport.ts.
  * No I/O, no clock: the caller passes the import time. The mapping is the one in
  * docs/formats.md ("How a foreign session becomes a baton session").
  */
 import { fold } from '../domain/apply.js';
 import type { EventDataMap, EventType, PhaseSpec, StoredEvent } from '../domain/events.js';
 import { MAX_ID_LENGTH } from '../domain/ids.js';
-import type { Phase, PhaseStatus, SessionState, SessionStatus } from '../domain/state.js';
+import type { SessionState, SessionStatus } from '../domain/state.js';
 import { SESSION_TRANSITIONS } from '../domain/transitions.js';
 import type { SessionAction } from '../domain/transitions.js';
 import type { ForeignError, ForeignSession, FormatName, FormatProblem, ProblemSeverity, TokenCountsLike } from './types.js';
@@ -273,7 +273,8 @@ export function importEvents(s: ForeignSession, ctx: ImportContext): ImportPlan 
   return { events: out, problems };
 }
 
-function provenance(s: ForeignSession, ctx: ImportContext, untimed: string[], untimedAt: Record<string, string> | undefined): Provenance {
+/** The provenance record of `s` as imported now (also written by a re-import, reimport.ts). */
+export function provenance(s: ForeignSession, ctx: ImportContext, untimed: string[], untimedAt: Record<string, string> | undefined): Provenance {
   return { format: s.format, foreignId: s.id, root: ctx.root, path: s.path, sourceHash: s.sourceHash, importedAt: ctx.importedAt, documents: s.documents, untimed, ...(untimedAt ? { untimedAt } : {}) };
 }
 
@@ -306,7 +307,8 @@ const CELL_SEP = '\u0000';
 function cellKey(agent: string, phaseId: string | null): string {
   return `${agent}${CELL_SEP}${phaseId ?? ''}`;
 }
-function splitCell(k: string): [string, string | null] {
+/** The agent and phase of a token cell key (see journalTokenCells). */
+export function splitCell(k: string): [string, string | null] {
   const i = k.indexOf(CELL_SEP);
   const p = k.slice(i + 1);
   return [k.slice(0, i), p === '' ? null : p];
@@ -362,7 +364,7 @@ export function journalTokenCells(events: ReadonlyArray<{ type: string; data: un
 }
 
 /** The lifecycle events that take a session from `from` to `to` (one step, or resume then one), or null when none does. */
-function statusEvent(to: SessionStatus, from: SessionStatus, raw: string | null): Array<{ type: EventType; data: unknown }> | null {
+export function statusEvent(to: SessionStatus, from: SessionStatus, raw: string | null): Array<{ type: EventType; data: unknown }> | null {
   if (to === from) return [];
   const one = (f: SessionStatus): Array<{ type: EventType; data: unknown }> | null => {
     const action = (Object.entries(SESSION_TRANSITIONS[f]) as Array<[SessionAction, SessionStatus]>).find(([, target]) => target === to)?.[0];
@@ -397,220 +399,4 @@ export function importedState(s: ForeignSession, ctx: ImportContext, id = 'impor
   const { events } = importEvents(s, ctx);
   const actor = { agent: null, pid: 0, host: '' };
   return fold(null, events.map((e, i) => ({ ...e, actor, seq: i + 1 }) as StoredEvent), id)!;
-}
-
-/** Result of {@link reimportEvents}. */
-export interface ReimportPlan {
-  /** Nothing to do: the foreign files have the hash recorded at the last import. */
-  unchanged: boolean;
-  /** Events that bring the baton session forward (the provenance update last). */
-  events: ImportEvent[];
-  /** Changes baton cannot express as events (reported, not applied), and mapping notes. */
-  problems: FormatProblem[];
-  /** The foreign session is archived and the baton one is not: archive it after appending. */
-  archive: boolean;
-}
-
-const RANK: Record<PhaseStatus, number> = { pending: 0, in_progress: 1, failed: 1, completed: 2, skipped: 2 };
-
-/**
- * The events that bring `current` (a session imported before from the same foreign session)
- * forward to `s`. The rule (docs/formats.md, "Re-import"):
- * - unchanged `sourceHash` → nothing;
- * - otherwise the foreign session is imported afresh in memory and compared with the current
- *   state, and only what moves forward is appended: phases started, retried, reaching a
- *   sub-step, completed, failed or skipped; new files; new errors and resolutions; token
- *   increases per agent (per unit without a per-agent breakdown); new decisions, findings, notes, milestones (and milestones
- *   done), artifacts; a changed context summary or budget; a session status the state machine
- *   allows (possibly through `resumed`); archiving; and the new provenance;
- * - what only goes backwards or disappears (a unit back from completed to pending, fewer
- *   retries, a unit added or removed, an error reopened or gone, fewer tokens, a record
- *   removed, a changed title or unit definition, an archived session un-archived, a status
- *   the state machine forbids) is not applied but reported as a `REIMPORT_DIVERGED` problem
- *   naming it; everything else is still applied.
- * `journal` is the session's events (for the token counts per agent and per phase).
- */
-export function reimportEvents(current: SessionState, journal: ReadonlyArray<{ type: string; data: unknown }>, s: ForeignSession, ctx: ImportContext): ReimportPlan {
-  const prov = provenanceOf(current);
-  if (prov && prov.sourceHash === s.sourceHash && prov.format === s.format && prov.foreignId === s.id) return { unchanged: true, events: [], problems: [], archive: false };
-  const fresh = importEvents(s, ctx);
-  const problems = [...fresh.problems];
-  const target = fold(null, fresh.events.map((e, i) => ({ ...e, actor: { agent: null, pid: 0, host: '' }, seq: i + 1 }) as StoredEvent), current.id)!;
-  const out: ImportEvent[] = [];
-  const now = ctx.importedAt;
-  const push = <K extends EventType>(type: K, data: EventDataMap[K], time: string | null | undefined): void => {
-    out.push({ type, data, time: time ?? now } as ImportEvent);
-  };
-  const diverged = (severity: ProblemSeverity, kind: string, message: string, details: Record<string, unknown> = {}): void => {
-    problems.push({ code: 'REIMPORT_DIVERGED', severity, sessionId: s.id, path: s.path, message, hint: 'baton keeps its own history; the foreign document is kept verbatim in provenance.documents.', details: { kind, ...details } });
-  };
-  const counters = { ...current.counters };
-  const nextId = (counter: string, prefix: string): string => `${prefix}-${(counters[counter] = (counters[counter] ?? 0) + 1)}`;
-
-  if (target.title !== current.title) diverged('info', 'title', `The title changed to ${JSON.stringify(target.title)}; baton has no event for a new title and keeps ${JSON.stringify(current.title)}.`);
-  const curPhases = new Map(current.phases.map((p) => [p.id, p]));
-  for (const t of target.phases) if (!curPhases.has(t.id)) diverged('warning', 'unit_added', `Unit ${t.id} is new in the foreign session; baton cannot add a phase to an existing session, so it was not imported (import under another --id-prefix to get a fresh copy).`, { unitId: t.id });
-  const tgtIds = new Set(target.phases.map((p) => p.id));
-  for (const p of current.phases) if (!tgtIds.has(p.id)) diverged('warning', 'unit_removed', `Unit ${p.id} is no longer in the foreign session; baton keeps the phase.`, { unitId: p.id });
-
-  for (const t of target.phases) {
-    const p = curPhases.get(t.id);
-    if (p) phaseDiff(p, t, push, diverged, nextId);
-  }
-
-  // Loose errors are kept as a whole list in metadata.
-  const looseCur = JSON.stringify(current.metadata[LOOSE_ERRORS_KEY] ?? []);
-  const looseTgt = JSON.stringify(target.metadata[LOOSE_ERRORS_KEY] ?? []);
-  if (looseCur !== looseTgt) push('metadata.set', { key: LOOSE_ERRORS_KEY, value: target.metadata[LOOSE_ERRORS_KEY] ?? [] }, now);
-
-  // Tokens, compared at the grain of the foreign breakdown: per agent when it has one (baton
-  // may have recorded an agent's tokens against a phase since, e.g. through a mirror), else per
-  // unit, whoever recorded them.
-  // An agent baton knows but the foreign map does not name (a layout whose per-agent map
-  // cannot hold it) is counted in the foreign file's unattributed remainder.
-  const want = journalTokenCells(fresh.events);
-  const perAgent = [...want.keys()].every((k) => splitCell(k)[1] === null);
-  const named = new Set([...want.keys()].map((k) => splitCell(k)[0]));
-  const group = (k: string): string => {
-    const [agent, phase] = splitCell(k);
-    if (!perAgent) return phase ?? '';
-    return named.has(agent) ? agent : UNATTRIBUTED;
-  };
-  const sumBy = (cells: Map<string, TokenCountsLike>): Map<string, TokenCountsLike> => {
-    const out = new Map<string, TokenCountsLike>();
-    for (const [k, c] of cells) {
-      const g = group(k);
-      const cur = out.get(g) ?? { input: 0, output: 0, cached: 0 };
-      out.set(g, { input: cur.input + c.input, output: cur.output + c.output, cached: cur.cached + c.cached });
-    }
-    return out;
-  };
-  const have = sumBy(journalTokenCells(journal));
-  for (const [g, w] of sumBy(want)) {
-    const h = have.get(g) ?? { input: 0, output: 0, cached: 0 };
-    const d = { input: w.input - h.input, output: w.output - h.output, cached: w.cached - h.cached };
-    const agent = perAgent ? g : UNATTRIBUTED;
-    const phaseId = perAgent || g === '' ? null : g;
-    const who = perAgent ? `agent ${g}` : phaseId ? `unit ${phaseId}` : 'the session';
-    if (d.input < 0 || d.output < 0 || d.cached < 0) diverged('warning', 'tokens_decreased', `Tokens of ${who} went down in the foreign session; baton keeps the higher count.`, { agent: perAgent ? g : null, phaseId, foreign: w, baton: h });
-    const pos = { input: Math.max(0, d.input), output: Math.max(0, d.output), cached: Math.max(0, d.cached) };
-    if (pos.input || pos.output || pos.cached || !have.has(g)) push('tokens.recorded', { agent, phaseId: phaseId !== null && curPhases.has(phaseId) ? phaseId : null, ...pos }, isoTime(s.updatedAt) ?? now);
-  }
-  if (target.tokens.budgetMax !== current.tokens.budgetMax) push('budget.set', { max: target.tokens.budgetMax }, now);
-  if (target.contextSummary !== current.contextSummary) {
-    if (target.contextSummary !== null) push('context.updated', { summary: target.contextSummary }, isoTime(s.updatedAt) ?? now);
-    else diverged('info', 'context_removed', 'The foreign session no longer has a context summary; baton keeps its last one.');
-  }
-
-  // Records, matched by content (foreign records carry no stable ids).
-  const decKey = (d: { title: string; choice: string }): string => `${d.title}\0${d.choice}`;
-  appendNew(current.decisions.map(decKey), target.decisions, decKey, (d) => push('decision.recorded', { decisionId: nextId('decision', 'dec'), title: d.title, choice: d.choice, rationale: d.rationale, alternatives: d.alternatives, agent: d.agent, phaseId: d.phaseId !== null && curPhases.has(d.phaseId) ? d.phaseId : null }, d.time), (n) => diverged('info', 'decision_removed', `${n} decision(s) recorded in baton are not in the foreign session; kept.`));
-  appendNew(current.findings.filter((f) => !f.removed).map((f) => f.text), target.findings, (f) => f.text, (f) => push('finding.added', { findingId: nextId('finding', 'fnd'), text: f.text, severity: f.severity, phaseId: f.phaseId !== null && curPhases.has(f.phaseId) ? f.phaseId : null, agent: f.agent }, f.time), (n) => diverged('info', 'finding_removed', `${n} open finding(s) in baton are not in the foreign session; kept open (close them with \`baton finding remove\`).`));
-  appendNew(current.notes.map((n) => n.text), target.notes, (n) => n.text, (n) => push('note.added', { noteId: nextId('note', 'note'), text: n.text, phaseId: null, agent: n.agent }, n.time), (n) => diverged('info', 'note_removed', `${n} note(s) in baton are not in the foreign session; kept.`));
-  appendNew(current.artifacts.map((a) => a.path), target.artifacts, (a) => a.path, (a) => push('artifact.added', { artifactId: nextId('artifact', 'art'), path: a.path, kind: a.kind, description: a.description, phaseId: a.phaseId !== null && curPhases.has(a.phaseId) ? a.phaseId : null, agent: a.agent }, a.time), (n) => diverged('info', 'artifact_removed', `${n} artifact(s) in baton are not in the foreign session; kept.`));
-  const curMs = new Map(current.milestones.map((m) => [m.title, m]));
-  appendNew(current.milestones.map((m) => m.title), target.milestones, (m) => m.title, (m) => {
-    const id = nextId('milestone', 'ms');
-    push('milestone.added', { milestoneId: id, title: m.title, targetDate: m.targetDate }, now);
-    if (m.done) push('milestone.done', { milestoneId: id }, m.doneAt);
-  }, (n) => diverged('info', 'milestone_removed', `${n} milestone(s) in baton are not in the foreign session; kept.`));
-  for (const m of target.milestones) {
-    const c = curMs.get(m.title);
-    if (c && m.done && !c.done) push('milestone.done', { milestoneId: c.id }, m.doneAt);
-    if (c && !m.done && c.done) diverged('info', 'milestone_reopened', `Milestone ${c.id} is done in baton but not in the foreign session; kept done.`);
-  }
-
-  // Session status, then archive.
-  if (target.status !== current.status) {
-    const evs = statusEvent(target.status, current.status, s.rawStatus);
-    if (evs) for (const e of evs) push(e.type, e.data as never, isoTime(s.updatedAt) ?? now);
-    else diverged('warning', 'status_backwards', `The foreign session is ${target.status} but the baton session is ${current.status}; baton's state machine has no way from ${current.status} to ${target.status}, so the status was kept.`, { foreign: target.status, baton: current.status });
-  }
-  let archive = false;
-  if (target.archived && !current.archived) {
-    push('session.archived', {}, isoTime(s.updatedAt) ?? now);
-    archive = true;
-  } else if (!target.archived && current.archived) {
-    diverged('warning', 'unarchived', 'The foreign session is live again but the baton session is archived; it stays archived.');
-  }
-  // Made-up times: those of the fresh import (same phase ids; record ids match while baton added none of its own).
-  const old = target.metadata[PROVENANCE_KEY] as Provenance | undefined;
-  push('metadata.set', { key: PROVENANCE_KEY, value: provenance(s, ctx, old?.untimed ?? [], old?.untimedAt) }, now);
-  return { unchanged: false, events: out, problems, archive };
-}
-
-/** Appends the target records whose key the current list lacks (multiset match); reports how many current ones the target lacks. */
-function appendNew<T>(currentKeys: string[], target: T[], key: (t: T) => string, add: (t: T) => void, removed: (n: number) => void): void {
-  const pool = new Map<string, number>();
-  for (const k of currentKeys) pool.set(k, (pool.get(k) ?? 0) + 1);
-  for (const t of target) {
-    const k = key(t);
-    const n = pool.get(k) ?? 0;
-    if (n > 0) pool.set(k, n - 1);
-    else add(t);
-  }
-  const left = [...pool.values()].reduce((a, b) => a + b, 0);
-  if (left > 0) removed(left);
-}
-
-type Push = <K extends EventType>(type: K, data: EventDataMap[K], time: string | null | undefined) => void;
-type Diverged = (severity: ProblemSeverity, kind: string, message: string, details?: Record<string, unknown>) => void;
-
-/** Events that take phase `p` forward to `t` (see {@link reimportEvents}). */
-function phaseDiff(p: Phase, t: Phase, push: Push, diverged: Diverged, nextId: (counter: string, prefix: string) => string): void {
-  const agent = t.agents[0] ?? null;
-  if (JSON.stringify([p.name, p.blockedBy, p.metadata]) !== JSON.stringify([t.name, t.blockedBy, t.metadata])) {
-    diverged('info', 'unit_changed', `The definition of unit ${p.id} (name, dependencies or unmapped fields) changed; baton keeps the phase as imported first, the new fields are in provenance.documents.`, { unitId: p.id });
-  }
-  let status = p.status;
-  let retries = p.retryCount;
-  let subStep = p.subStep;
-  const backwards = RANK[t.status] < RANK[p.status] || ((p.status === 'completed' || p.status === 'skipped') && t.status !== p.status) || t.retryCount < p.retryCount;
-  if (backwards) {
-    diverged('warning', 'status_backwards', `Unit ${p.id} is ${t.status} (retries ${t.retryCount}) in the foreign session but ${p.status} (retries ${p.retryCount}) in baton; a phase does not go back, so its status was kept (a toolkit rollback? restore a baton checkpoint instead).`, { unitId: p.id, foreign: t.status, baton: p.status, foreignRetries: t.retryCount, batonRetries: p.retryCount });
-  } else {
-    if (status === 'pending' && t.status !== 'pending' && t.status !== 'skipped') {
-      push('phase.started', { phaseId: p.id, agent, forced: false }, t.startedAt);
-      status = 'in_progress';
-      subStep = null;
-    }
-    while (retries < t.retryCount) {
-      retries++;
-      push('phase.retried', { phaseId: p.id, agent, forced: false, attempt: retries }, t.startedAt);
-      status = 'in_progress';
-      subStep = null;
-    }
-    if (status === 'failed' && (t.status === 'in_progress' || t.status === 'completed')) {
-      // Restarted by the toolkit without counting a retry.
-      push('phase.started', { phaseId: p.id, agent, forced: false }, t.startedAt);
-      status = 'in_progress';
-      subStep = null;
-    }
-  }
-  if (t.subStep !== null && t.subStep !== subStep) push('substep.reached', { phaseId: p.id, name: t.subStep }, t.startedAt);
-  // Files: new paths, or a path whose action changed.
-  const have = new Map(p.files.map((f) => [f.path, f.action]));
-  for (const f of t.files) if (have.get(f.path) !== f.action) push('file.recorded', { phaseId: p.id, path: f.path, action: f.action, sha256: null, size: null, agent: f.agent }, f.recordedAt);
-  // Errors, matched by (type, message) in order.
-  const pool = p.errors.map((e) => ({ e, used: false }));
-  for (const te of t.errors) {
-    const m = pool.find((x) => !x.used && x.e.type === te.type && x.e.message === te.message);
-    if (m) {
-      m.used = true;
-      if (te.resolved && !m.e.resolved) push('error.resolved', { errorId: m.e.id, resolution: te.resolution as string }, te.resolvedAt);
-      else if (!te.resolved && m.e.resolved) diverged('info', 'error_reopened', `Error ${m.e.id} of ${p.id} is resolved in baton but not in the foreign session; kept resolved.`, { errorId: m.e.id });
-    } else {
-      const errorId = nextId('error', 'err');
-      push('error.recorded', { errorId, phaseId: p.id, agent: te.agent, type: te.type, message: te.message }, te.time);
-      if (te.resolved) push('error.resolved', { errorId, resolution: te.resolution as string }, te.resolvedAt);
-    }
-  }
-  const gone = pool.filter((x) => !x.used).length;
-  if (gone) diverged('info', 'error_removed', `${gone} error(s) of ${p.id} recorded in baton are not in the foreign session; kept.`, { unitId: p.id });
-  if (!backwards && t.status !== status) {
-    if (t.status === 'completed') push('phase.completed', { phaseId: p.id, agent }, t.completedAt);
-    else if (t.status === 'failed') push('phase.failed', { phaseId: p.id, agent, reason: t.failureReason }, t.failedAt);
-    else if (t.status === 'skipped' && status === 'pending') push('phase.skipped', { phaseId: p.id, reason: t.skipReason }, t.completedAt);
-    else if (t.status !== 'in_progress') diverged('warning', 'status_backwards', `Unit ${p.id} went from ${status} to ${t.status}; kept ${status}.`, { unitId: p.id });
-  }
 }

@@ -10,7 +10,7 @@ import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { BatonError } from '../domain/errors.js';
-import type { FormatProblem } from './types.js';
+import type { FormatProblem } from './problems.js';
 
 /** Largest foreign file read whole; bigger ones are reported, not read (bounded memory). */
 export const MAX_FOREIGN_FILE_BYTES = 32 * 1024 * 1024;

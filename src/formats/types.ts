@@ -1,63 +1,23 @@
 /**
  * The contract between baton and the readers/writers of the five foreign session layouts
- * (maestro, go-team, bmit, bmad, ccw; see ../shared/FORMATS.md). An adapter reads a foreign
+ * (maestro, go-team, bmit, bmad, ccw; each described in docs/formats/<name>.md). An adapter reads a foreign
  * tree into {@link ForeignSession}s (leniently: damage is a {@link FormatProblem}, never a
  * throw) and writes a baton session back in the toolkit's own layout. The shared core
- * (`src/formats/import.ts`, `export.ts`, `inspect.ts`) turns foreign sessions into journal
+ * (`src/formats/import.ts`, `export.ts`, `detect.ts`) turns foreign sessions into journal
  * events and runs write plans; adapters never write files themselves.
  */
 import type { SessionState, SessionStatus } from '../domain/state.js';
+import type { FormatProblem } from './problems.js';
 import type { SafeDir } from './safe-dir.js';
 
 /** The foreign layouts baton knows, by the name used on the command line. */
 export const FORMAT_NAMES = ['maestro', 'go-team', 'bmit', 'bmad', 'ccw'] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 
-export type ProblemSeverity = 'error' | 'warning' | 'info';
-
-/**
- * Stable problem codes shared by every adapter, so tools and tests can rely on them. An
- * adapter may add a format-specific code (kebab-free UPPER_SNAKE) when none of these fits.
- */
-export const PROBLEM_CODES = {
-  UNSAFE_PATH: 'a path with "..", an absolute path or a link leading outside the inspected folder; not followed',
-  CORRUPT_FILE: 'a file that cannot be parsed (details.backup names a usable backup, if any)',
-  EMPTY_FILE: 'a zero-byte file where a document was expected',
-  UNREADABLE: 'a file or folder baton may not read (permission denied); its content is unknown, not damaged',
-  MISSING_FILE: 'a file the layout or a registry/manifest names is not there',
-  TRUNCATED_LINE: 'a JSONL line that does not parse (typically a torn last line); skipped',
-  MISSING_FIELD: 'a required field is absent; a default was assumed (details.field, details.assumed)',
-  BAD_VALUE: 'a field has a value outside the format\'s enum or type; kept verbatim',
-  LEGACY_FIELD: 'a field name of an older version of the format (details.field, details.current)',
-  NEEDS_MIGRATION: 'a schema version older than the current one (details.from, details.to)',
-  TWO_ACTIVE: 'more than one session claims to be the active one',
-  DANGLING_ACTIVE: 'the active pointer names a session that does not exist',
-  ARCHIVE_COPIED: 'a session is both live and archived (copied instead of moved)',
-  STALE_ACTIVE: 'a session says active but its heartbeat/updated time is older than the toolkit\'s limit',
-  CORRUPT_CHECKPOINT: 'a checkpoint whose checksum or shape is wrong (details.fallback names the valid one to use)',
-  TOKENS_DISAGREE: 'token totals differ from the sum of the per-agent breakdown',
-  REGISTRY_MISMATCH: 'the registry and the session file disagree (status, step…); the session file wins',
-  ORPHAN_SESSION: 'a session folder/file that the registry does not list',
-  STALE_COMPANION: 'a human companion (handoff.md, log) disagrees with the machine file, which wins',
-  PREREQUISITE: 'a unit started or completed while an earlier one it needs is not done',
-  UNKNOWN_FORMAT: 'nothing in the folder matches the requested or any known format',
-} as const;
-export type ProblemCode = keyof typeof PROBLEM_CODES | (string & {});
-
-/** Something wrong or noteworthy found while reading. Never thrown. */
-export interface FormatProblem {
-  code: ProblemCode;
-  severity: ProblemSeverity;
-  /** Foreign session id the problem belongs to, or null for the whole tree. */
-  sessionId: string | null;
-  /** File concerned, relative to the inspected root, '/'-separated; null when none. */
-  path: string | null;
-  /** What is wrong, naming the object. */
-  message: string;
-  /** The way out (what baton or the user should do). */
-  hint: string | null;
-  details?: Record<string, unknown>;
-}
+// The problem vocabulary lives in problems.ts (safe-dir.ts needs it without the adapter
+// contract, which names SafeDir); re-exported here so `types.js` stays the one contract module.
+export { PROBLEM_CODES } from './problems.js';
+export type { FormatProblem, ProblemCode, ProblemSeverity } from './problems.js';
 
 /** Normalized status of a unit (phase, step, checkpoint) of a foreign session. */
 export type UnitStatus = 'pending' | 'in_progress' | 'completed' | 'failed' | 'skipped' | 'blocked';

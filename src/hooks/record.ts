@@ -3,7 +3,7 @@
  * the conversation works on, records the event's part, and reports what it did as log lines.
  * Never throws: every failure becomes a log line, and the hook still answers its CLI.
  */
-import { HandoffFiles, hookDir, isBatonError, locateStore, openManager } from '../manager/index.js';
+import { hookDir, isBatonError, locateStore, openManager } from '../manager/index.js';
 import type { AgentContext, HookLogLine, SessionManager } from '../manager/index.js';
 import { agentName } from './agent-name.js';
 import type { HookEvent } from './model.js';
@@ -54,7 +54,9 @@ export async function recordHook(ev: HookEvent, ctx: HookRunContext): Promise<Re
   }
   let m: SessionManager | null = null;
   try {
-    m = openManager({ url: ctx.storeUrl, dir: ctx.dir, cwd, now: ctx.now, agent: ev.agent, lockTimeoutMs: ctx.lockTimeoutMs, env: ctx.env });
+    // Derived files (handoff.md, mirrors) are rewritten only where a hook asks (compaction, the
+    // end of the conversation): rendering a handoff at every tool call would slow the agent.
+    m = openManager({ url: ctx.storeUrl, dir: ctx.dir, cwd, now: ctx.now, agent: ev.agent, lockTimeoutMs: ctx.lockTimeoutMs, env: ctx.env, derivedFiles: { refresh: 'flush', handoff: ctx.env['BATON_HANDOFF'] !== 'off' } });
     out.dir = m.hooks.dir;
     for (const earlier of takePending(out.dir)) await recordOne(m, earlier, ctx, line).catch((e: unknown) => line('error', codeOf(e), `An event kept from an earlier hook was not recorded: ${messageOf(e)}`));
     out.context = await recordOne(m, ev, ctx, line);
@@ -86,7 +88,7 @@ async function recordOne(m: SessionManager, ev: HookEvent, ctx: HookRunContext, 
   }
   const id = found.id;
   const act = ev.action;
-  const handoff = new HandoffFiles(ctx.env['BATON_HANDOFF'] !== 'off');
+  let refresh = false;
   let context: string | null = null;
   switch (act.kind) {
     case 'session-start': {
@@ -128,18 +130,18 @@ async function recordOne(m: SessionManager, ev: HookEvent, ctx: HookRunContext, 
     case 'compact': {
       const r = await m.hooks.compact(id, a, act.trigger);
       if (r.checkpointId) line('info', 'CHECKPOINT', `Checkpoint ${r.checkpointId} before compaction.`, id);
-      handoff.touch(id);
+      refresh = true;
       break;
     }
     case 'session-end':
       await m.hooks.sessionEnd(id, a, act.reason);
       line('info', 'SESSION_END', `Conversation ${a.agentSessionId} ended (${act.reason ?? 'no reason'}).`, id);
-      handoff.touch(id);
+      refresh = true;
       break;
     case 'ignored':
       break;
   }
-  for (const p of await handoff.flush(m)) line('warn', 'HANDOFF', p, id);
+  if (refresh) for (const p of await m.derivedFiles.flush()) line('warn', 'HANDOFF', p, id);
   return context;
 }
 

@@ -18,7 +18,7 @@ import { BindingIndex } from './agent-bindings.js';
 import { sweepWorkTree } from './agent-sweep.js';
 import { hookDir, readHookProblems } from './hook-log.js';
 import type { HookProblems } from './hook-log.js';
-import type { SessionManager } from './manager.js';
+import type { ManagerCore } from './types.js';
 import { fileMeasurer } from './measure.js';
 import { resumePlan } from './resume.js';
 
@@ -45,6 +45,21 @@ export interface ResolveOptions {
   autostart: boolean;
 }
 
+/**
+ * What the hooks use of the manager (SessionManager has it all; named here, not imported,
+ * so that the manager and its parts do not import each other).
+ */
+export interface HookManager extends ManagerCore {
+  listRows(filter: Record<string, never>): Promise<Array<{ id: string; status: string }>>;
+  start(input: { title: string; agent?: string | null; switch?: boolean }): Promise<SessionState>;
+  readonly checkpoints: ManagerCore['checkpoints'] & {
+    create(sessionId: string, input: { name?: string | null }, o?: { agent?: string | null }): Promise<{ state: SessionState; checkpoint: { id: string } }>;
+  };
+  readonly transcripts: {
+    ingest(sessionId: string, input: { cli: 'claude' | 'codex' | 'gemini'; path: string; agent: string; agentSessionId?: string }): Promise<unknown>;
+  };
+}
+
 /** Longest prompt or tool output kept as a note when the user opted in. */
 const MAX_CAPTURED = 4000;
 
@@ -58,7 +73,7 @@ export class AgentHooks {
   readonly warnings: string[] = [];
 
   constructor(
-    private readonly m: SessionManager,
+    private readonly m: HookManager,
     private readonly env: Readonly<Record<string, string | undefined>> = {},
   ) {
     this.index = new BindingIndex(this.dir);

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { MeasuredFile } from '../domain/decide.js';
 import type { AgentBinding, FileAction, FileRecord, SessionState } from '../domain/state.js';
-import type { SessionManager } from './manager.js';
+import type { ManagerCore } from './types.js';
 import { fileMeasurer } from './measure.js';
 
 /** Most paths looked at per sweep: a huge change (a build folder not ignored) stays cheap. */
@@ -21,7 +21,7 @@ export interface SweptFile extends MeasuredFile {
 }
 
 /** The changed paths to record (empty outside a git work tree). */
-export function sweepWorkTree(m: SessionManager, s: SessionState, binding: AgentBinding): SweptFile[] {
+export function sweepWorkTree(m: Pick<ManagerCore, 'workspace'>, s: SessionState, binding: AgentBinding): SweptFile[] {
   const ws = m.workspace;
   if (!ws) return [];
   const st = ws.git.changes();

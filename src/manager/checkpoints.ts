@@ -1,16 +1,18 @@
+import { SETTING_KEYS, settingsOf } from '../domain/settings.js';
 import { assertWritable, draft, text } from '../domain/decide.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
+import { hint } from '../domain/hints.js';
 import type { StoredEvent } from '../domain/events.js';
 import { slugify, validateId } from '../domain/ids.js';
-import type { CheckpointInfo as ResumeCheckpoint } from '../domain/resume.js';
+import type { CheckpointInfo as ResumeCheckpoint } from '../domain/resume-plan-types.js';
 import type { CheckpointRef, SessionState } from '../domain/state.js';
 import { compareCheckpointIds } from '../store/types.js';
 import type { Checkpoint, CheckpointFile, CheckpointGit, CheckpointRead } from '../store/types.js';
-import type { ChangeOptions, ChangeResult, SessionManager } from './manager.js';
+import type { ChangeOptions, ChangeResult, ManagerCore as SessionManager } from './types.js';
 import type { Workspace } from './workspace.js';
 
-/** Session metadata key that turns automatic checkpoints off for one session (`false`). */
-export const AUTO_CHECKPOINT_KEY = 'autoCheckpoint';
+/** @deprecated Read it with `settingsOf(state).autoCheckpoint` (domain/settings.ts); the metadata key that turns automatic checkpoints off for one session (`false`). */
+export const AUTO_CHECKPOINT_KEY = SETTING_KEYS.autoCheckpoint;
 /** Longest checkpoint name accepted. */
 export const MAX_CHECKPOINT_NAME = 200;
 
@@ -167,7 +169,7 @@ export class Checkpoints {
     const cp = d.checkpoint;
     if (cp.revision > state.revision) {
       throw new BatonError('CORRUPT', `Checkpoint ${cp.id} is at revision ${cp.revision}, past session ${sessionId}'s journal end (${state.revision}).`, {
-        hint: 'The journal lost events after the checkpoint was taken; inspect it with `baton log` before restoring.',
+        hint: hint('checkpoint.inspect-log'),
         details: { sessionId, checkpointId: cp.id, revision: cp.revision, journalRevision: state.revision },
       });
     }
@@ -190,7 +192,7 @@ export class Checkpoints {
     } catch (e) {
       if (git && isBatonError(e)) {
         throw new BatonError(e.code, `${e.message} The work tree was already reset to ${git.commit}, but the session was not restored.`, {
-          hint: `Fix the cause, then run \`baton restore ${cp.id} --session ${sessionId}\` (without --git) to record the restore.`,
+          hint: hint('restore.record-after-git', { checkpoint: cp.id, session: sessionId }),
           details: { ...e.details, gitCommit: git.commit, previousHead: git.previousHead },
           cause: e,
         });
@@ -223,7 +225,7 @@ export class Checkpoints {
 
   /** True when completing a phase of this session takes a checkpoint. */
   autoEnabled(state: SessionState): boolean {
-    return this.deps.auto && state.metadata[AUTO_CHECKPOINT_KEY] !== false;
+    return this.deps.auto && settingsOf(state).autoCheckpoint;
   }
 
   /*
@@ -280,12 +282,12 @@ export class Checkpoints {
     const st = ws ? ws.git.status() : null;
     if (!ws || !st) {
       throw new BatonError('BAD_INPUT', `${where} is not inside a git work tree (or git is not installed), so --git has nothing to reset.`, {
-        hint: `Run \`baton restore ${cp.id}\` without --git.`,
+        hint: hint('restore.without-git', { checkpoint: cp.id }),
       });
     }
     if (!cp.git || !cp.git.head) {
       throw new BatonError('BAD_INPUT', `Checkpoint ${cp.id} was taken ${cp.git ? 'in a repository without commits' : 'outside a git work tree'}; it has no commit to reset to.`, {
-        hint: `Run \`baton restore ${cp.id}\` without --git.`,
+        hint: hint('restore.without-git', { checkpoint: cp.id }),
         details: { checkpointId: cp.id },
       });
     }
@@ -293,7 +295,7 @@ export class Checkpoints {
     const tracked = ws.git.trackedStoreFiles(st.top);
     if (tracked.length) {
       throw new BatonError('BAD_INPUT', `git tracks files of the baton store (${tracked.slice(0, 3).join(', ')}${tracked.length > 3 ? ', …' : ''}); a reset would rewind baton's own journal.`, {
-        hint: 'Untrack the store (`git rm -r --cached .baton` and add `.baton/` to .gitignore), or reset the files yourself and run `baton restore` without --git.',
+        hint: hint('restore.untrack-store'),
         details: { tracked: tracked.slice(0, 20) },
       });
     }
@@ -305,14 +307,14 @@ export class Checkpoints {
     }
     if (!ws.git.hasCommit(commit)) {
       throw new BatonError('NOT_FOUND', `Commit ${commit} of checkpoint ${cp.id} is not in this repository.`, {
-        hint: `It may have been garbage-collected or belong to another clone; run \`baton restore ${cp.id}\` without --git.`,
+        hint: hint('restore.commit-missing', { checkpoint: cp.id }),
         details: { commit },
       });
     }
     if (st.dirty.length && !force) {
       const shown = st.dirty.slice(0, 5).join(', ');
       throw new BatonError('CONFLICT', `The work tree has uncommitted changes (${st.dirty.length} path(s): ${shown}${st.dirty.length > 5 ? ', …' : ''}); resetting would lose them.`, {
-        hint: 'Commit or stash them (`git stash -u`), or pass --force to discard the changes to tracked files (untracked files are kept).',
+        hint: hint('restore.dirty-tree'),
         details: { dirty: st.dirty.slice(0, 100) },
       });
     }
@@ -417,14 +419,14 @@ function nextNumber(ids: string[]): number {
 
 function revisionConflict(id: string, expected: number, actual: number): BatonError {
   return new BatonError('CONFLICT', `Session ${id} is at revision ${actual}, not ${expected}.`, {
-    hint: 'Re-read the session (`baton status`) and decide again.',
+    hint: hint('session.reread'),
     details: { sessionId: id, expectedRevision: expected, revision: actual },
   });
 }
 
 function checkpointMissing(sessionId: string, id: string, all: CheckpointInfo[]): BatonError {
   return new BatonError('NOT_FOUND', `Session ${sessionId} has no checkpoint ${JSON.stringify(id)}.`, {
-    hint: all.length ? `Its checkpoints: ${all.slice(-10).map((c) => c.id).join(', ')} (\`baton checkpoints\`).` : 'It has none yet; take one with `baton checkpoint [NAME]`.',
+    hint: all.length ? hint('checkpoint.list-some', { checkpoints: all.slice(-10).map((c) => c.id) }) : hint('checkpoint.take-first'),
     details: { sessionId, checkpointId: id },
   });
 }
@@ -433,8 +435,8 @@ function checkpointMissing(sessionId: string, id: string, all: CheckpointInfo[])
 export function corrupt(sessionId: string, info: CheckpointInfo, fallback: CheckpointInfo | null): BatonError {
   return new BatonError('CORRUPT', `Checkpoint ${info.id} of session ${sessionId} is damaged: ${info.problem ?? 'unreadable'}.`, {
     hint: fallback
-      ? `The previous valid checkpoint is ${fallback.id} ("${fallback.name}", revision ${fallback.revision ?? '?'}${fallback.superseded ? ', superseded' : ''}): \`baton restore ${fallback.id}\`.`
-      : 'There is no valid checkpoint before it; take a new one with `baton checkpoint`.',
+      ? hint('checkpoint.previous-valid', { checkpoint: fallback.id, name: fallback.name, revision: fallback.revision, superseded: fallback.superseded })
+      : hint('checkpoint.take-new'),
     details: { sessionId, checkpointId: info.id, problem: info.problem ?? null, fallback: fallback?.id ?? null },
   });
 }

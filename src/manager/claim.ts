@@ -11,10 +11,10 @@ import { BatonError, isBatonError } from '../domain/errors.js';
 import type { StoredEvent } from '../domain/events.js';
 import { decideAcquire, leaseOf } from '../domain/lease.js';
 import type { Lease } from '../domain/lease.js';
-import type { ResumePlan } from '../domain/resume.js';
+import type { ResumePlan } from '../domain/resume-plan-types.js';
 import type { SessionState, StatusCause } from '../domain/state.js';
 import type { SessionSummary } from '../domain/summary.js';
-import type { SessionManager } from './manager.js';
+import type { ManagerCore as SessionManager } from './types.js';
 import { resumePlan } from './resume.js';
 
 /** Options of {@link claimSession}. */
@@ -182,4 +182,32 @@ async function nextLeaseExpiry(m: SessionManager): Promise<number | null> {
     if (best === null || ms < best) best = ms;
   }
   return best;
+}
+
+/**
+ * Claiming sessions that need a worker (`manager.claims`, `baton claim`). Each method's
+ * contract is the function it names.
+ */
+export class Claims {
+  constructor(private readonly m: SessionManager) {}
+
+  /** See {@link claimCandidates}. */
+  candidates(): Promise<SessionSummary[]> {
+    return claimCandidates(this.m);
+  }
+
+  /** See {@link claimSession}. */
+  claim(o: ClaimOptions): Promise<Claim | null> {
+    return claimSession(this.m, o);
+  }
+
+  /** See {@link tryClaim}. */
+  tryClaim(id: string, o: ClaimOptions): Promise<Claim | null> {
+    return tryClaim(this.m, id, o);
+  }
+
+  /** See {@link claimWait}. */
+  wait(o: ClaimOptions, w: WaitOptions): Promise<Claim | null> {
+    return claimWait(this.m, o, w);
+  }
 }

@@ -25,10 +25,10 @@ import type { SessionState } from '../domain/state.js';
 import { summarize } from '../domain/summary.js';
 import type { SessionSummary } from '../domain/summary.js';
 import { differingKeys, rowDiff } from '../domain/compare.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore, StoreDoctorResult } from '../store/types.js';
 import { acknowledgeHookProblems } from './hook-log.js';
 import type { HookLogLine } from './hook-log.js';
-import type { SessionManager } from './manager.js';
+import type { ManagerCore as SessionManager } from './types.js';
 
 /** One problem `baton doctor` found. */
 export interface DoctorProblem {
@@ -90,8 +90,6 @@ export const DOCTOR_CODES: Readonly<Record<string, { means: string; fix: string 
   HOOK_PROBLEMS: { means: 'agent CLI hooks (`baton hook`) hit problems they could not record past (no store, a locked or damaged one, a bad or huge payload, an unreadable transcript, a bug); one line per kind, from the hook log', fix: 'acknowledged: later reports show only new problems (the log itself is kept)' },
   DUPLICATE_FOLDER: { means: 'a session has both a live and an archived folder; the archived one is ignored', fix: 'none: compare them and remove one' },
 };
-
-type StoreDoctor = Awaited<ReturnType<NonNullable<SessionStore['doctor']>>>;
 
 interface Session {
   id: string;
@@ -198,7 +196,7 @@ class Pass {
   }
 
   async run(): Promise<{ problems: DoctorProblem[]; sessions: Session[] }> {
-    const res: StoreDoctor | null = this.store.doctor ? await this.store.doctor({ fix: this.fix }) : null;
+    const res: StoreDoctorResult | null = this.store.doctor ? await this.store.doctor({ fix: this.fix }) : null;
     if (res) {
       this.covered = new Set(res.checked);
       this.problems.push(...res.problems.map((p) => ({ ...p })));
@@ -244,7 +242,7 @@ class Pass {
     const rebuild = ps.some((p) => REBUILD.has(p.code));
     await this.settle(ps, async () => {
       if (rebuild) {
-        const reports = await this.store.repair(id);
+        const reports = this.store.repair ? await this.store.repair(id) : [];
         return reports.length ? reports.map((r) => r.message.replace(/^Session [^:]+: /, '').replace(/\.$/, '')).join('; ') : 'nothing left to rebuild';
       }
       const r = await this.store.load(id);
@@ -452,5 +450,15 @@ class Pass {
         );
       }
     }
+  }
+}
+
+/** Checking and repairing the store (`manager.maintenance`, `baton doctor`). */
+export class Maintenance {
+  constructor(private readonly m: SessionManager) {}
+
+  /** See {@link runDoctor}. */
+  doctor(o: DoctorOptions = {}): Promise<DoctorReport> {
+    return runDoctor(this.m, o);
   }
 }

@@ -8,6 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError, isBatonError } from '../domain/errors.js';
+import { hint } from '../domain/hints.js';
 import type { Actor, NewEvent } from '../domain/events.js';
 import { validateId } from '../domain/ids.js';
 import type { SessionState } from '../domain/state.js';
@@ -15,16 +16,17 @@ import { detect, detectionError, namedAdapter } from '../formats/detect.js';
 import type { DetectScore } from '../formats/detect.js';
 import { runExport, exportInput } from '../formats/export.js';
 import type { ExportOutcome } from '../formats/export.js';
-import { batonIdFor, importEvents, provenanceOf, reimportEvents } from '../formats/import.js';
+import { batonIdFor, importEvents, provenanceOf } from '../formats/import.js';
+import { reimportEvents } from '../formats/reimport.js';
 import { ADAPTERS } from '../formats/registry.js';
 import { SafeDir } from '../formats/safe-dir.js';
 import type { ForeignSession, FormatAdapter, FormatName, FormatProblem, InspectReport, WritePlan } from '../formats/types.js';
-import type { SessionManager } from './manager.js';
-import { MIRROR_ERROR_KEY, MIRROR_KEY, MirrorFiles, mirrorOf, readMirrorRecord, writeMirrorRecord } from './mirror.js';
-import type { MirrorOutcome, MirrorRecord, MirrorSetting } from './mirror.js';
+import type { ManagerCore as SessionManager } from './types.js';
+import { MIRROR_ERROR_KEY, MIRROR_KEY, mirrorOf, readMirrorRecord, writeMirrorRecord } from './mirror.js';
+import type { MirrorRecord, MirrorSetting } from './mirror.js';
 
-export { MIRROR_ERROR_KEY, MIRROR_KEY, MirrorFiles, mirrorOf };
-export type { MirrorOutcome, MirrorRecord, MirrorSetting };
+export { MIRROR_ERROR_KEY, MIRROR_KEY, mirrorOf };
+export type { MirrorRecord, MirrorSetting };
 
 /** The same folder, links resolved when it exists (a mirror's `out` is kept unresolved). */
 function sameFolder(a: string, b: string): boolean {
@@ -241,7 +243,7 @@ export async function importPath(m: SessionManager, dir: string, format: string,
   }
   if (clashes.length) {
     throw new BatonError('EXISTS', `baton already has session(s) with the same id that were not imported from these ${p.adapter.name} sessions: ${clashes.join(', ')}. Nothing was imported.`, {
-      hint: `Import under other ids with --id-prefix PREFIX (e.g. --id-prefix imported-), or delete or rename the baton session(s)${otherFolder ? '; if the toolkit\'s folder was moved and this is the same session, import with --moved' : ''}.`,
+      hint: hint('import.id-prefix', { moved: Boolean(otherFolder) }),
       details: { clashes },
     });
   }
@@ -357,9 +359,9 @@ export async function setMirror(m: SessionManager, id: string, setting: { format
   const value = setting ? mirrorSetting(setting.format, setting.out, o) : null;
   // Forgetting what baton wrote makes the next rewrite a first one, which replaces the files.
   if (o.force === true) await writeMirrorRecord(m, id, await m.get(id), null);
-  const r = await m.change(id, (s) => {
-    if (!value && !mirrorOf(s)) throw new BatonError('INVALID_TRANSITION', `Session ${id} has no mirror.`, { hint: `Set one with \`baton mirror FORMAT --out DIR --session ${id}\`.` });
-    return { events: [{ type: 'metadata.set', data: { key: MIRROR_KEY, value } }], result: undefined };
+  const r = await m.setSettings(id, (s) => {
+    if (!value && !mirrorOf(s)) throw new BatonError('INVALID_TRANSITION', `Session ${id} has no mirror.`, { hint: hint('mirror.set', { session: id }) });
+    return { mirror: value };
   }, { agent: o.agent ?? null });
   return { state: r.state, mirror: value };
 }
@@ -398,7 +400,7 @@ async function checkUnchanged(plan: WritePlan, dir: SafeDir, known: Record<strin
  * every file written ({@link MirrorRecord}).
  */
 export async function rewriteMirror(m: SessionManager, id: string, state: SessionState, setting: MirrorSetting, o: FormatsOptions): Promise<ExportResult> {
-  const rec = readMirrorRecord(m, id, state);
+  const rec = await readMirrorRecord(m, id, state);
   const known = rec && rec.format === setting.format && rec.out === setting.out ? rec.files : null;
   let plan: WritePlan | null = null;
   const r = await exportSession(m, id, setting.format, setting.out, {

@@ -1,40 +1,17 @@
-import fs from 'node:fs';
-import path from 'node:path';
+import { SETTING_KEYS, settingsOf } from '../domain/settings.js';
 import type { StoredEvent } from '../domain/events.js';
-import { costReport, costShown } from '../domain/cost.js';
-import type { CostReport } from '../domain/cost.js';
-import { isBatonError } from '../domain/errors.js';
 import { renderHandoff } from '../domain/handoff.js';
-import type { ResumePlan } from '../domain/resume.js';
+import type { ResumePlan } from '../domain/resume-plan-types.js';
 import type { SessionState } from '../domain/state.js';
-import { tempName } from '../store/file/fsutil.js';
-import type { SessionManager } from './manager.js';
+import { sessionFilesOf } from '../store/capabilities.js';
+import type { ManagerCore as SessionManager } from './types.js';
+import { handoffCost } from './handoff-cost.js';
 import { resumePlan } from './resume.js';
-
-/**
- * The handoff briefing of a session (Markdown, built from its resume plan), with the plan and
- * state it was built from: what `baton handoff` prints and the MCP `handoff` tool returns.
- */
-export async function sessionHandoff(m: SessionManager, id: string): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> {
-  const { plan, state } = await resumePlan(m, id);
-  return { markdown: renderHandoff({ state, plan, now: m.time(), cost: handoffCost(m, state) }), plan, state };
-}
-
-/** The cost shown in a handoff; a pricing file that cannot be used is named instead of failing the briefing. */
-function handoffCost(m: SessionManager, state: SessionState): CostReport | { problem: string } | null {
-  if (!costShown(state)) return null;
-  try {
-    return costReport(state, m.pricing());
-  } catch (e) {
-    if (!isBatonError(e)) throw e;
-    return { problem: e.message };
-  }
-}
 
 /** Name of the handoff file kept in each session's folder. */
 export const HANDOFF_FILE = 'handoff.md';
-/** Session metadata key that turns the kept handoff file off for one session (`false`). */
-export const HANDOFF_FILE_KEY = 'handoffFile';
+/** @deprecated Read it with `settingsOf(state).handoffFile` (domain/settings.ts); the metadata key that turns the kept handoff file off for one session (`false`). */
+export const HANDOFF_FILE_KEY = SETTING_KEYS.handoffFile;
 
 /*
  * Token counts and heartbeats change often and say little to the next agent; rewriting the
@@ -66,17 +43,15 @@ export class HandoffFiles {
   /** Rewrites the handoff file of every session that changed; returns problems as messages. */
   async flush(m: SessionManager): Promise<string[]> {
     const problems: string[] = [];
+    const files = sessionFilesOf(m.store);
     for (const id of [...this.dirty]) {
       this.dirty.delete(id);
       try {
-        const folder = m.store.sessionFolder?.(id) ?? null;
-        if (!folder) continue;
+        // Stores that keep no files beside a session (memory, PostgreSQL) have no handoff file.
+        if (!files || files.sessionFolder(id) === null) continue;
         const { plan, state } = await resumePlan(m, id);
-        if (state.metadata[HANDOFF_FILE_KEY] === false) continue;
-        const file = path.join(folder, HANDOFF_FILE);
-        const tmp = tempName(file);
-        fs.writeFileSync(tmp, renderHandoff({ state, plan, now: m.time(), cost: handoffCost(m, state) }), { mode: 0o600 });
-        fs.renameSync(tmp, file);
+        if (!settingsOf(state).handoffFile) continue;
+        await files.writeSessionFile(id, HANDOFF_FILE, renderHandoff({ state, plan, now: m.time(), cost: handoffCost(m, state) }));
       } catch (e) {
         problems.push(`handoff.md of ${id} not updated: ${(e as Error).message}`);
       }

@@ -1,21 +1,75 @@
 /**
- * The manager's one door: every surface (the CLI, the MCP server, agent hooks) imports what
- * it needs of baton from here.
+ * The one door of the manager layer: every surface (`src/cli`, `src/mcp`, hooks, dashboards)
+ * imports this file and nothing else of ours, types included (docs/architecture.md). It
+ * re-exports the manager, the views and renderers surfaces show, and the types they name.
+ *
+ * Keep it light: the CLI loads it on every start. Heavy code (foreign layouts, the plan
+ * schema) is reached through functions here that load it on first use.
  */
+
+// Errors: one code per failure, the one mapping of OS errors to codes.
+export { BatonError, isBatonError } from '../domain/errors.js';
+export type { ErrorCode } from '../domain/errors.js';
+// Hints: what a refusal suggests, as data; each surface words it (cli/ and mcp/hint-words.ts).
+export { hint, isHint } from '../domain/hints.js';
+export type { Hint, HintAction, HintArgs } from '../domain/hints.js';
+export { toBatonError } from './os-errors.js';
+
+// The session model and the views of it surfaces render.
+export { SESSION_STATUSES } from '../domain/state.js';
+export type { FileAction, Phase, PhaseStatus, SessionState, SessionStatus } from '../domain/state.js';
+export type { PhaseSpec, StoredEvent } from '../domain/events.js';
+export type { SessionSummary } from '../domain/summary.js';
+export type { PhaseAction } from '../domain/transitions.js';
+export { parseIdFormat } from '../domain/ids.js';
+export { findPhase, MAX_TEXT } from '../domain/decide.js';
+export { DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS, effectiveStatus, leaseOf } from '../domain/lease.js';
+export { budgetView } from '../domain/tokens.js';
+export { startablePhases, statusView } from '../domain/view.js';
+export { DEFAULT_OLDER_THAN, parseAge, parseCleanupStatuses } from '../domain/retention.js';
+export { renderResumePlan } from '../domain/render-resume.js';
+
+// The manager and how a surface opens it.
 export { SessionManager } from './manager.js';
 export type { ChangeOptions, ChangeResult, ManagerOptions } from './manager.js';
-export { openManager } from './open.js';
-export type { OpenManagerOptions } from './open.js';
-export { HandoffFiles } from './handoff-file.js';
-export { AgentHooks } from './agent-hooks.js';
+export { initStore, initStoreUrl, openManager, openStoreAt } from './open.js';
+export type { OpenManagerOptions, RepairReport } from './open.js';
+export type { DerivedFilesOptions } from './types.js';
+
+// What the manager's sub-objects and methods return.
+export type { CheckpointDetail, CheckpointInfo } from './checkpoints.js';
+export { corrupt as corruptCheckpoint } from './checkpoints.js';
+export type { Claim } from './claim.js';
+export type { DoctorProblem, DoctorReport } from './doctor.js';
+export type { CleanupAction, Tombstone } from './retention.js';
+export type { SessionChange } from './watch.js';
+export { migrateStore } from './migrate.js';
+export type { MigrateResult } from './migrate.js';
+
+// Plans: the phases a session starts with.
+export { phasesFromList, phasesOfPlan, planFileMetadata, readPlanFile } from './plan-file.js';
+export type { PlanFile } from './plan-file.js';
+
+// Foreign session layouts (loaded on first use) and mirrors.
+export { checkMirrorSetting, importIsIncomplete, inspectForeign } from './foreign-formats.js';
+export type { ExportResult, ImportResult, InspectResult } from './formats.js';
+export type { ForeignSession, FormatProblem, UnitStatus } from '../formats/types.js';
+export { MIRROR_ERROR_KEY, MIRROR_KEY, mirrorOf } from './mirror.js';
+export type { MirrorSetting } from './mirror.js';
+
+// Agent CLI hooks (`baton hook`, src/hooks): the manager's part, the hook log, agent sessions.
 export type { AgentContext, BindingSource, ResolveOptions } from './agent-hooks.js';
 export { hookDir, writeHookLog, readHookProblems, acknowledgeHookProblems, HOOK_LOG_FILE, MAX_LOG_BYTES } from './hook-log.js';
 export type { HookLogLine, HookProblems } from './hook-log.js';
-export { locateStore } from './locate.js';
-export { BatonError, isBatonError } from '../domain/errors.js';
+export { locateStore } from '../store/open.js';
 export { continueWith, resumeCommand, resumeStep, stepsText, AGENT_CLIS } from '../domain/agent-sessions.js';
 export type { ContinueWith } from '../domain/agent-sessions.js';
 export { BRIEFING_MAX_CHARS } from '../domain/agent-briefing.js';
-export { resumePlan } from './resume.js';
-export { sessionHandoff } from './handoff-file.js';
-export { renderResumePlan } from '../domain/resume.js';
+
+// Cost (tokens × prices) as surfaces show it.
+export { costReport, costShown, formatCost } from '../domain/cost.js';
+export type { Cost, CostReport } from '../domain/cost.js';
+export { BUILTIN_PRICING, PRICING_AS_OF } from '../domain/pricing.js';
+export type { PricingTable } from '../domain/pricing.js';
+export { budgetAlarming } from '../domain/tokens.js';
+export type { TokenCounts } from '../domain/state.js';

@@ -2,7 +2,7 @@ import { draft } from '../domain/decide.js';
 import { decideAcquire, decideRelease, decideRenew, effectiveStatus, inFlightDetail, leaseOf } from '../domain/lease.js';
 import type { Lease } from '../domain/lease.js';
 import type { SessionState } from '../domain/state.js';
-import type { ChangeResult, SessionManager } from './manager.js';
+import type { ChangeResult, ManagerCore as SessionManager } from './types.js';
 
 /** Options for taking a lease. */
 export interface AcquireOptions {
@@ -13,44 +13,6 @@ export interface AcquireOptions {
   agent?: string | null;
 }
 
-/** Takes the session's lease; the result is the lease (with its fencing token). */
-export async function acquireLease(m: SessionManager, id: string, o: AcquireOptions): Promise<ChangeResult<Lease>> {
-  const { pid, host } = m.origin;
-  return m.change(
-    id,
-    (s) => {
-      const events = decideAcquire(s, { owner: o.owner, pid, host, ttlMs: o.ttlMs, now: m.time() }, o.force === true);
-      return { events, result: null as unknown as Lease };
-    },
-    { agent: o.agent ?? null },
-  ).then((r) => ({ ...r, result: leaseOf(r.state)! }));
-}
-
-/** Renews the lease held with `token` (heartbeat). FENCED once it was lost. */
-export function renewLease(m: SessionManager, id: string, token: number, ttlMs: number): Promise<ChangeResult<undefined>> {
-  return m.change(id, (s) => ({ events: decideRenew(s, token, ttlMs, m.time()), result: undefined }));
-}
-
-/**
- * The lease a worker may go on with instead of taking a new one: the session's current,
- * unexpired lease carries `token` (BATON_LEASE_TOKEN) and was taken by a process of this
- * machine that has ended (`baton claim` takes it and exits). A lease whose holder still runs
- * (a `baton run` around this one) is not handed over. Null otherwise.
- */
-export async function adoptableLease(m: SessionManager, id: string, token: number): Promise<Lease | null> {
-  const s = await m.get(id);
-  const lease = leaseOf(s);
-  if (!lease || lease.token !== token || effectiveStatus(s, m.time()).status !== 'active') return null;
-  if (lease.host !== m.origin.host || lease.pid === m.origin.pid || processAlive(lease.pid)) return null;
-  return lease;
-}
-
-/** Goes on with the lease held with `token` (see {@link adoptableLease}): renews it now. FENCED once lost. */
-export async function adoptLease(m: SessionManager, id: string, token: number, ttlMs: number, agent: string | null): Promise<Lease> {
-  const r = await m.change(id, (s) => ({ events: decideRenew(s, token, ttlMs, m.time()), result: undefined }), { agent, fencingToken: token });
-  return leaseOf(r.state)!;
-}
-
 function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -58,11 +20,6 @@ function processAlive(pid: number): boolean {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
-}
-
-/** Releases the lease held with `token`. */
-export function releaseLease(m: SessionManager, id: string, token: number): Promise<ChangeResult<undefined>> {
-  return m.change(id, (s) => ({ events: decideRelease(s, token, m.time()), result: undefined }));
 }
 
 /** How a `baton run` ended, and what that means for the session. */
@@ -75,29 +32,103 @@ export interface RunEnd {
 }
 
 /**
- * Records the end of a run holding lease `token`: a `run.ended` event, the session's new
- * status when it was still active (paused with cause `user-interrupt` after Ctrl+C/SIGTERM to
- * baton, `run-completed` after exit 0; interrupted with `exit-N` or `signal-S` otherwise), and
- * the lease's release, all in one append.
+ * The leases of sessions (`manager.leases`): who works on a session now (`baton run`), fenced
+ * by a token that goes up with each new holder, so a writer that lost its lease is refused
+ * (FENCED).
  */
-export function recordRunEnd(m: SessionManager, id: string, token: number, end: RunEnd, agent: string | null): Promise<ChangeResult<string>> {
-  const cause = end.userInterrupt ? 'user-interrupt' : end.signal ? `signal-${end.signal}` : end.exitCode === 0 ? 'run-completed' : `exit-${end.exitCode ?? 'unknown'}`;
-  return m.change(
-    id,
-    (s: SessionState) => {
-      const events = [draft('run.ended', { command: end.command, exitCode: end.exitCode, signal: end.signal, cause })];
-      if (s.status === 'active') {
-        const detail = `ran: ${end.command.join(' ')}; ${inFlightDetail(s, null).replace(/^no lease; /, '')}`;
-        events.push(end.userInterrupt || end.exitCode === 0 ? draft('session.paused', { cause, detail }) : draft('session.interrupted', { cause, detail }));
-      }
-      events.push(...decideRelease(s, token, m.time()));
-      return { events, result: cause };
-    },
-    { agent, fencingToken: token },
-  );
+export class Leases {
+  constructor(private readonly m: SessionManager) {}
+
+  /** Takes the session's lease; the result is the lease (with its fencing token). */
+  async acquire(id: string, o: AcquireOptions): Promise<ChangeResult<Lease>> {
+    const m = this.m;
+    const { pid, host } = m.origin;
+    return m.change(
+      id,
+      (s) => {
+        const events = decideAcquire(s, { owner: o.owner, pid, host, ttlMs: o.ttlMs, now: m.time() }, o.force === true);
+        return { events, result: null as unknown as Lease };
+      },
+      { agent: o.agent ?? null },
+    ).then((r) => ({ ...r, result: leaseOf(r.state)! }));
+  }
+
+  /** Renews the lease held with `token` (heartbeat). FENCED once it was lost. */
+  renew(id: string, token: number, ttlMs: number): Promise<ChangeResult<undefined>> {
+    return this.m.change(id, (s) => ({ events: decideRenew(s, token, ttlMs, this.m.time()), result: undefined }));
+  }
+
+  /**
+   * The lease a worker may go on with instead of taking a new one: the session's current,
+   * unexpired lease carries `token` (BATON_LEASE_TOKEN) and was taken by a process of this
+   * machine that has ended (`baton claim` takes it and exits). A lease whose holder still runs
+   * (a `baton run` around this one) is not handed over. Null otherwise.
+   */
+  async adoptable(id: string, token: number): Promise<Lease | null> {
+    const m = this.m;
+    const s = await m.get(id);
+    const lease = leaseOf(s);
+    if (!lease || lease.token !== token || effectiveStatus(s, m.time()).status !== 'active') return null;
+    if (lease.host !== m.origin.host || lease.pid === m.origin.pid || processAlive(lease.pid)) return null;
+    return lease;
+  }
+
+  /** Goes on with the lease held with `token` (see {@link adoptable}): renews it now. FENCED once lost. */
+  async adopt(id: string, token: number, ttlMs: number, agent: string | null): Promise<Lease> {
+    const r = await this.m.change(id, (s) => ({ events: decideRenew(s, token, ttlMs, this.m.time()), result: undefined }), { agent, fencingToken: token });
+    return leaseOf(r.state)!;
+  }
+
+  /** Releases the lease held with `token`. */
+  release(id: string, token: number): Promise<ChangeResult<undefined>> {
+    return this.m.change(id, (s) => ({ events: decideRelease(s, token, this.m.time()), result: undefined }));
+  }
+
+  /**
+   * Records the end of a run holding lease `token`: a `run.ended` event, the session's new
+   * status when it was still active (paused with cause `user-interrupt` after Ctrl+C/SIGTERM to
+   * baton, `run-completed` after exit 0; interrupted with `exit-N` or `signal-S` otherwise), and
+   * the lease's release, all in one append.
+   */
+  recordRunEnd(id: string, token: number, end: RunEnd, agent: string | null): Promise<ChangeResult<string>> {
+    const cause = end.userInterrupt ? 'user-interrupt' : end.signal ? `signal-${end.signal}` : end.exitCode === 0 ? 'run-completed' : `exit-${end.exitCode ?? 'unknown'}`;
+    return this.m.change(
+      id,
+      (s: SessionState) => {
+        const events = [draft('run.ended', { command: end.command, exitCode: end.exitCode, signal: end.signal, cause })];
+        if (s.status === 'active') {
+          const detail = `ran: ${end.command.join(' ')}; ${inFlightDetail(s, null).replace(/^no lease; /, '')}`;
+          events.push(end.userInterrupt || end.exitCode === 0 ? draft('session.paused', { cause, detail }) : draft('session.interrupted', { cause, detail }));
+        }
+        events.push(...decideRelease(s, token, this.m.time()));
+        return { events, result: cause };
+      },
+      { agent, fencingToken: token },
+    );
+  }
+
+  /** The status readers should see now (an expired lease reads as interrupted). */
+  status(s: SessionState): ReturnType<typeof effectiveStatus> {
+    return effectiveStatus(s, this.m.time());
+  }
 }
 
-/** The status readers should see now (an expired lease reads as interrupted). */
-export function currentStatus(m: SessionManager, s: SessionState): ReturnType<typeof effectiveStatus> {
-  return effectiveStatus(s, m.time());
+/** @deprecated Use `manager.leases.acquire(id, o)`. */
+export function acquireLease(m: SessionManager, id: string, o: AcquireOptions): Promise<ChangeResult<Lease>> {
+  return new Leases(m).acquire(id, o);
+}
+
+/** @deprecated Use `manager.leases.renew(id, token, ttlMs)`. */
+export function renewLease(m: SessionManager, id: string, token: number, ttlMs: number): Promise<ChangeResult<undefined>> {
+  return new Leases(m).renew(id, token, ttlMs);
+}
+
+/** @deprecated Use `manager.leases.release(id, token)`. */
+export function releaseLease(m: SessionManager, id: string, token: number): Promise<ChangeResult<undefined>> {
+  return new Leases(m).release(id, token);
+}
+
+/** @deprecated Use `manager.leases.recordRunEnd(id, token, end, agent)`. */
+export function recordRunEnd(m: SessionManager, id: string, token: number, end: RunEnd, agent: string | null): Promise<ChangeResult<string>> {
+  return new Leases(m).recordRunEnd(id, token, end, agent);
 }

@@ -1,62 +1,41 @@
-import os from 'node:os';
-import { fold } from '../domain/apply.js';
 import * as decide from '../domain/decide.js';
-import type { EventDraft, MeasuredFile, PhaseActionOptions } from '../domain/decide.js';
+import type { PhaseActionOptions, MeasuredFile } from '../domain/decide.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
-import type { Actor, NewEvent, PhaseSpec, StoredEvent } from '../domain/events.js';
+import { hint } from '../domain/hints.js';
+import type { PhaseSpec, StoredEvent } from '../domain/events.js';
 import { generateId, validateId } from '../domain/ids.js';
-import { assertFence, effectiveStatus, expiryEvents } from '../domain/lease.js';
 import type { BmadIdOptions, IdFormat } from '../domain/ids.js';
+import { effectiveStatus } from '../domain/lease.js';
+import { fold } from '../domain/apply.js';
 import type { FileAction, SessionState, SessionStatus } from '../domain/state.js';
-import { summarize, summaryChanged } from '../domain/summary.js';
+import { summarize } from '../domain/summary.js';
 import type { SessionSummary } from '../domain/summary.js';
 import type { PhaseAction, SessionAction } from '../domain/transitions.js';
+import { notFound } from '../store/errors.js';
 import { RowText, rowsToJsonArray } from '../store/row.js';
-import type { RepairReport, SessionStore, Tombstone } from '../store/types.js';
+import type { RepairReport, Tombstone } from '../store/types.js';
 import { AgentHooks } from './agent-hooks.js';
 import { Checkpoints } from './checkpoints.js';
+import { Claims } from './claim.js';
+import { DerivedFiles } from './derived-files.js';
+import { Maintenance } from './doctor.js';
+import { Formats } from './foreign-formats.js';
+import { Leases } from './leases.js';
+import { Recovery } from './resume.js';
 import * as retention from './retention.js';
 import type { CleanupOptions, CleanupResult } from './retention.js';
-import { nodeCrypto } from './lazy.js';
 import { loadPricing } from './pricing-file.js';
 import type { PricingTable } from '../domain/pricing.js';
 import { decideCostBudget } from '../domain/cost.js';
 import { Transcripts } from './transcripts.js';
-import type { Workspace } from './workspace.js';
+import { SessionCore } from './session-core.js';
+import type { ChangeOptions, ChangeResult, ManagerOptions } from './types.js';
+import { watchSessions } from './watch.js';
+import type { WatchSessionsOptions } from './watch.js';
 
-/** A draft that may carry its own time and actor (events imported from a foreign file). */
-export type TimedDraft = EventDraft & { time?: string; actor?: Actor };
+export { DEFAULT_SNAPSHOT_EVERY } from './types.js';
+export type { ChangeOptions, ChangeResult, ManagerOptions, TimedDraft } from './types.js';
 
-/** Snapshot every this many events by default: bounds the tail replayed on load. */
-export const DEFAULT_SNAPSHOT_EVERY = 200;
-
-/** What the manager needs from the outside world; every field has a real default. */
-export interface ManagerOptions {
-  store: SessionStore;
-  now?: () => Date;
-  randomBytes?: (n: number) => Uint8Array;
-  /** Agent name attributed to events when a call names none. */
-  agent?: string | null;
-  pid?: number;
-  host?: string;
-  snapshotEvery?: number;
-  /** Measures a file for the manifest (sha256, size); null when it cannot be read. */
-  measure?: (path: string) => MeasuredFile;
-  /** Receives repairs the store made while reading (torn tails, corrupt snapshots…). */
-  onRepair?: (r: RepairReport) => void;
-  /** Told about every change once it is durable (e.g. to refresh a handoff file or a mirror), with the state after it. */
-  onChanged?: (id: string, events: readonly StoredEvent[], state: SessionState) => void;
-  /** Where checkpoints hash recorded files and ask git; none: no git info, files unmeasured. */
-  workspace?: Workspace | null;
-  /** Take a checkpoint whenever a phase completes (default true; a session can opt out). */
-  autoCheckpoint?: boolean;
-  /** Receives problems that did not stop the call (an automatic checkpoint not taken). */
-  onWarning?: (message: string) => void;
-  /** Where the hook log's fallback folder is found (HOME, XDG_STATE_HOME); default none. */
-  env?: Readonly<Record<string, string | undefined>>;
-  /** The pricing override file (a file store's `.baton/pricing.json`, or `BATON_PRICING`); none: built-in prices only. */
-  pricingFile?: string | null;
-}
 
 /** Input of {@link SessionManager.start}. */
 export interface StartInput {
@@ -74,197 +53,47 @@ export interface StartInput {
   agent?: string | null;
 }
 
-/** Per-call options of a change. */
-export interface ChangeOptions {
-  agent?: string | null;
-  /** Strict compare-and-set: fail with CONFLICT unless the session is at this revision. */
-  expectedRevision?: number;
-  /** Fencing token of the lease this writer holds (`BATON_LEASE_TOKEN`); an outdated one is FENCED. */
-  fencingToken?: number;
-}
-
-/** Result of a change. */
-export interface ChangeResult<R = undefined> {
-  state: SessionState;
-  events: StoredEvent[];
-  result: R;
-}
-
-interface Loaded {
-  state: SessionState;
-  snapshotRevision: number;
-}
-
-const MAX_ATTEMPTS = 200;
-
 /**
  * The one entry point of every surface: load → validate (domain) → conditional append →
  * result. A change that loses a race is re-validated against the fresh state and retried,
  * which is safe because validation runs again; a caller that passes `expectedRevision`
  * gets `CONFLICT` instead.
  */
-export class SessionManager {
-  readonly store: SessionStore;
-  private readonly now: () => Date;
-  private readonly rand: (n: number) => Uint8Array;
-  private readonly agent: string | null;
-  private readonly pid: number;
-  private readonly host: string;
-  private readonly snapshotEvery: number;
-  private readonly measure: ((path: string) => MeasuredFile) | undefined;
-  private readonly onRepair: (r: RepairReport) => void;
-  private readonly onChanged: ((id: string, events: readonly StoredEvent[], state: SessionState) => void) | undefined;
+export class SessionManager extends SessionCore {
   /** Checkpoints: take, list, show, validate, restore (see checkpoints.ts). */
   readonly checkpoints: Checkpoints;
+  /** The files derived from sessions (handoff.md, mirrors): see {@link ManagerOptions.derivedFiles}. */
+  readonly derivedFiles: DerivedFiles;
+  /** Leases: who works on a session now (`baton run`). */
+  readonly leases = new Leases(this);
+  /** Claiming sessions that need a worker (`baton claim`). */
+  readonly claims = new Claims(this);
+  /** Resume plans, handoff briefings, and applying a recovery option. */
+  readonly recovery = new Recovery(this);
+  /** Sessions in foreign layouts: import, export, mirror. */
+  readonly formats = new Formats(this);
+  /** Checking and repairing the store (`baton doctor`). */
+  readonly maintenance = new Maintenance(this);
+  /** Transcript ingestion: token use read from agent CLI transcripts (see transcripts.ts). */
+  readonly transcripts = new Transcripts(this);
   /** What agent CLI hooks record, and the hook log's problems (see agent-hooks.ts). */
   readonly hooks: AgentHooks;
-  /** Transcript ingestion: token use read from agent CLI transcripts (see transcripts.ts). */
-  readonly transcripts: Transcripts;
-  /** The folder the session works in (recorded files, git), when known. */
-  readonly workspace: Workspace | null;
   /** The pricing override file, if any (see {@link pricing}). */
   readonly pricingFile: string | null;
   private pricingTable: PricingTable | null = null;
-  /** Last state this manager wrote, per session; only a first guess for the next change. */
-  private readonly cache = new Map<string, Loaded>();
-  /** The clock this manager was given; {@link now} is it moved by {@link syncClock}. */
-  private readonly ownClock: () => Date;
-  private clockOffset = 0;
 
   constructor(o: ManagerOptions) {
-    this.store = o.store;
-    const clock = o.now ?? (() => new Date());
-    this.ownClock = clock;
-    // Moved by syncClock (claims on a store with a clock of its own); 0 otherwise.
-    this.now = () => (this.clockOffset === 0 ? clock() : new Date(clock().getTime() + this.clockOffset));
-    this.rand = o.randomBytes ?? ((n) => nodeCrypto().randomBytes(n));
-    this.agent = o.agent ?? null;
-    this.pid = o.pid ?? process.pid;
-    this.host = o.host ?? os.hostname();
-    this.snapshotEvery = o.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY;
-    this.measure = o.measure;
-    this.onRepair = o.onRepair ?? (() => undefined);
-    // Interrupted archives and deletions the store finished when it was opened.
-    for (const r of this.store.takeRepairs?.() ?? []) this.onRepair(r);
-    this.onChanged = o.onChanged;
-    this.workspace = o.workspace ?? null;
+    super(o);
     this.hooks = new AgentHooks(this, o.env ?? {});
-    this.transcripts = new Transcripts(this);
     this.pricingFile = o.pricingFile ?? null;
-    this.checkpoints = new Checkpoints(this, { now: this.now, workspace: o.workspace ?? null, auto: o.autoCheckpoint ?? true, onWarning: o.onWarning ?? (() => undefined) });
+    this.checkpoints = new Checkpoints(this, { now: this.now, workspace: o.workspace ?? null, auto: o.autoCheckpoint ?? true, onWarning: this.onWarning });
+    this.derivedFiles = new DerivedFiles(this, o.derivedFiles ?? {}, this.ownClock, this.onWarning);
   }
 
-  /**
-   * From now on, reads the time by `read` (a clock elsewhere, e.g. the store's): the offset
-   * between that clock and this manager's own is measured now, against the midpoint of the
-   * read. A worker that claims sessions judges lease expiry (and stamps what it writes) by
-   * the store's clock ({@link SessionStore.serverTime}), not by its own machine's. Returns the offset.
-   */
-  async syncClock(read: () => Promise<Date>): Promise<number> {
-    const t0 = this.ownClock().getTime();
-    const other = (await read()).getTime();
-    const t1 = this.ownClock().getTime();
-    const offset = Math.round(other - (t0 + t1) / 2);
-    this.clockOffset = Number.isFinite(offset) ? offset : 0;
-    return this.clockOffset;
-  }
-
-  /** The manager's clock, as ISO-8601. */
-  time(): string {
-    return this.now().toISOString();
-  }
-
-  /** pid and host this manager writes as. */
-  get origin(): { pid: number; host: string } {
-    return { pid: this.pid, host: this.host };
-  }
-
-  private actor(agent?: string | null): Actor {
-    return { agent: agent ?? this.agent, pid: this.pid, host: this.host };
-  }
-
-  private stamp(drafts: TimedDraft[], agent?: string | null): NewEvent[] {
-    const time = this.now().toISOString();
-    const actor = this.actor(agent);
-    // A draft that carries its own time (an imported foreign event) keeps it.
-    return drafts.map((d) => ({ ...d, time: d.time ?? time, actor: d.actor ?? actor }) as NewEvent);
-  }
-
-  private async loadFull(id: string): Promise<Loaded> {
-    validateId(id);
-    const r = await this.store.load(id);
-    r.repairs.forEach(this.onRepair);
-    const state = fold(r.snapshot?.state ?? null, r.events, id);
-    if (!state) {
-      throw new BatonError('CORRUPT', `Session ${id} has no session.created event.`, {
-        hint: `Its journal is empty or damaged; run \`baton repair --session ${id}\`.`,
-      });
-    }
-    state.id = id;
-    return { state, snapshotRevision: r.snapshot?.revision ?? 0 };
-  }
-
-  /** The current state of a session, read from the store. Treat returned states as read-only. */
-  async get(id: string): Promise<SessionState> {
-    return (await this.loadFull(id)).state;
-  }
-
-  /**
-   * Applies a change: `fn` validates against the current state and returns drafts. On a lost
-   * race the state is re-read and `fn` runs again (unless `expectedRevision` was given).
-   */
-  async change<R>(id: string, fn: (s: SessionState) => { events: TimedDraft[]; result: R }, o: ChangeOptions = {}): Promise<ChangeResult<R>> {
-    for (let attempt = 1; ; attempt++) {
-      // The state this process wrote last is tried first: the append is conditional, so if
-      // anyone else wrote since, it fails with CONFLICT and the session is read again.
-      const cached = attempt === 1 && o.expectedRevision === undefined ? this.cache.get(id) : undefined;
-      const { state, snapshotRevision } = cached ?? (await this.loadFull(id));
-      if (o.expectedRevision !== undefined && o.expectedRevision !== state.revision) {
-        throw new BatonError('CONFLICT', `Session ${id} is at revision ${state.revision}, not ${o.expectedRevision}.`, {
-          hint: 'Re-read the session (`baton status`) and decide again.',
-          details: { sessionId: id, expectedRevision: o.expectedRevision, revision: state.revision },
-        });
-      }
-      const now = this.now().toISOString();
-      assertFence(state, o.fencingToken, now);
-      // Written down with this change: what readers already report about an expired lease.
-      const pre = expiryEvents(state, now);
-      const base = pre.length ? fold(state, this.stamp(pre, o.agent).map((e, i) => ({ ...e, seq: state.revision + i + 1 }) as StoredEvent), id)! : state;
-      const { events: drafts, result } = fn(base);
-      const events = this.stamp([...pre, ...drafts], o.agent);
-      const stored = events.map((e, i) => ({ ...e, seq: state.revision + i + 1 }) as StoredEvent);
-      const next = fold(state, stored, id)!;
-      const before = summarize(state);
-      const after = summarize(next);
-      try {
-        const opts = summaryChanged(before, after) ? { summary: after } : {};
-        await this.store.append(id, state.revision, events, opts);
-      } catch (e) {
-        this.cache.delete(id);
-        if (isBatonError(e, 'CONFLICT') && o.expectedRevision === undefined && attempt < MAX_ATTEMPTS) {
-          if (!cached) await backoff(attempt);
-          continue;
-        }
-        throw e;
-      }
-      let snapshotAt = snapshotRevision;
-      if (next.revision - snapshotRevision >= this.snapshotEvery) {
-        await this.store.writeSnapshot(id, { revision: next.revision, state: next }).then(
-          () => (snapshotAt = next.revision),
-          (e: unknown) => {
-            // A snapshot only speeds up loading; losing this race to another writer is harmless.
-            if (!isBatonError(e)) throw e;
-          },
-        );
-      }
-      this.cache.set(id, { state: next, snapshotRevision: snapshotAt });
-      this.onChanged?.(id, stored, next);
-      return { state: next, events: stored, result };
-    }
-  }
-
-  private simple(id: string, fn: (s: SessionState) => EventDraft[], o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
-    return this.change(id, (s) => ({ events: fn(s), result: undefined }), o);
+  protected override async changed(id: string, events: readonly StoredEvent[], state: SessionState): Promise<void> {
+    await super.changed(id, events, state);
+    this.derivedFiles.note(id, events, state);
+    await this.derivedFiles.afterChange();
   }
 
   // ---- sessions -------------------------------------------------------------------------
@@ -287,25 +116,10 @@ export class SessionManager {
       );
       const state = fold(null, events.map((e, i) => ({ ...e, seq: i + 1 }) as StoredEvent), id)!;
       await this.store.create(id, events, summarize(state));
-      this.onChanged?.(id, events.map((e, i) => ({ ...e, seq: i + 1 }) as StoredEvent), state);
+      await this.changed(id, events.map((e, i) => ({ ...e, seq: i + 1 }) as StoredEvent), state);
       await this.store.setActive(id);
       return state;
     });
-  }
-
-  /**
-   * Creates a session from a complete initial journal built elsewhere (an import), keeping the
-   * events' own times and actors. The first event must be `session.created`. Does not touch
-   * the active pointer. `EXISTS` when the id is taken.
-   */
-  async createFrom(id: string, events: NewEvent[]): Promise<SessionState> {
-    validateId(id);
-    if (events[0]?.type !== 'session.created') throw new BatonError('BAD_INPUT', `The journal of ${id} must start with session.created.`, { hint: 'This is a bug in the caller.' });
-    const stored = events.map((e, i) => ({ ...e, seq: i + 1 }) as StoredEvent);
-    const state = fold(null, stored, id)!;
-    await this.store.create(id, events, summarize(state));
-    this.onChanged?.(id, stored, state);
-    return state;
   }
 
   /** Pauses the active session (if any, and not `except`), or refuses when `allow` is false. */
@@ -314,7 +128,7 @@ export class SessionManager {
     if (!current || current.id === except || current.status !== 'active') return;
     if (!allow) {
       throw new BatonError('ACTIVE_EXISTS', `Session ${current.id} ("${current.title}") is active.`, {
-        hint: 'Pass --switch to pause it and go on, or run `baton pause` / `baton complete` first.',
+        hint: hint('session.switch-or-end'),
         details: { active: current.id },
       });
     }
@@ -355,7 +169,7 @@ export class SessionManager {
     const { summaries } = await this.store.list();
     const open = summaries.filter((s) => !s.archived && ['active', 'paused', 'interrupted', 'failed'].includes(s.status)).map((s) => s.id);
     throw new BatonError('NO_ACTIVE_SESSION', active ? `The active pointer names ${JSON.stringify(active)}, which does not exist.` : 'No active session.', {
-      hint: open.length ? `Pass --session with one of: ${open.slice(0, 10).join(', ')}${open.length > 10 ? ', …' : ''} (or \`baton switch <id>\`).` : 'Start one with `baton start "<title>"`.',
+      hint: open.length ? hint('session.name-one', { sessions: open.slice(0, 10), more: open.length > 10 }) : hint('session.start-one'),
       details: { candidates: open },
     });
   }
@@ -484,9 +298,19 @@ export class SessionManager {
     return this.store.readEvents(id, since);
   }
 
+  /** Streams the store's changes until the returned function is called (see watch.ts `watchSessions`). */
+  watch(o: WatchSessionsOptions): Promise<() => Promise<void>> {
+    return watchSessions(this, o);
+  }
+
   /** Rebuilds a damaged journal (see {@link SessionStore.repair}). */
   async repair(id: string): Promise<RepairReport[]> {
     validateId(id);
+    // A store without the maintenance capability has nothing to rebuild: it only checks the id.
+    if (!this.store.repair) {
+      if (!(await this.store.exists(id))) throw notFound(id);
+      return [];
+    }
     return this.store.repair(id);
   }
 
@@ -530,7 +354,7 @@ export class SessionManager {
   /** Records token use. */
   tokens(id: string, input: Omit<decide.TokensInput, 'agent'> & { agent?: string | null }, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
     const agent = input.agent ?? o.agent ?? this.agent;
-    if (!agent) throw new BatonError('BAD_INPUT', 'Token use must name the agent.', { hint: 'Pass --agent NAME (or set BATON_AGENT).' });
+    if (!agent) throw new BatonError('BAD_INPUT', 'Token use must name the agent.', { hint: hint('tokens.name-agent') });
     return this.simple(id, (s) => decide.decideTokens(s, { ...input, agent }), o);
   }
 
@@ -615,12 +439,6 @@ export class SessionManager {
     return RowText.of({ ...summarize(s), status: eff.status, cause: eff.cause });
   }
 
-  private withId(id: string, fn: (s: SessionState) => { events: EventDraft[]; id: string }, o: ChangeOptions): Promise<ChangeResult<string>> {
-    return this.change(id, (s) => {
-      const r = fn(s);
-      return { events: r.events, result: r.id };
-    }, o);
-  }
 }
 
 
@@ -629,9 +447,4 @@ function leaseLapsed(row: RowText, now: string): boolean {
   if (row.status !== 'active') return false;
   const expires = row.leaseExpiresAt;
   return expires !== null && Date.parse(expires) <= Date.parse(now);
-}
-
-function backoff(attempt: number): Promise<void> {
-  const ms = Math.random() * Math.min(2 + attempt, 25);
-  return new Promise((r) => setTimeout(r, ms));
 }

@@ -12,13 +12,14 @@ import { fold } from '../domain/apply.js';
 import { canonicalJson } from '../domain/compare.js';
 import { draft } from '../domain/decide.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
+import { hint } from '../domain/hints.js';
 import type { NewEvent, StoredEvent } from '../domain/events.js';
 import type { SessionState } from '../domain/state.js';
 import { summarize } from '../domain/summary.js';
 import type { SessionSummary } from '../domain/summary.js';
 import type { Checkpoint, SessionStore, Tombstone } from '../store/types.js';
 import { nodeCrypto } from './lazy.js';
-import { DEFAULT_SNAPSHOT_EVERY } from './manager.js';
+import { DEFAULT_SNAPSHOT_EVERY } from './types.js';
 
 /** Events per append when copying a journal (bounds memory and transaction size). */
 export const DEFAULT_MIGRATE_CHUNK = 500;
@@ -119,10 +120,12 @@ function toNew(e: StoredEvent): NewEvent {
  */
 export async function migrateStore(from: SessionStore, to: SessionStore, o: MigrateOptions = {}): Promise<MigrateResult> {
   const chunk = o.chunk ?? DEFAULT_MIGRATE_CHUNK;
-  if (!Number.isSafeInteger(chunk) || chunk < 1) throw new BatonError('BAD_INPUT', `The chunk size must be a positive number of events; got ${chunk}.`, { hint: 'e.g. --chunk 500' });
-  // Two memory stores share a location name but are different stores.
-  if (from === to || (from.kind === to.kind && from.location === to.location && from.kind !== 'memory')) {
-    throw new BatonError('BAD_INPUT', `The source and the target are the same store (${from.location}).`, { hint: 'Name two different stores with --from and --to.' });
+  if (!Number.isSafeInteger(chunk) || chunk < 1) throw new BatonError('BAD_INPUT', `The chunk size must be a positive number of events; got ${chunk}.`, { hint: hint('option.example', { option: 'chunk', value: '500' }) });
+  // Only a store other processes can open is named by its location: two in-process stores
+  // (memory) share a location name but are different stores.
+  const sameNamed = from.capabilities.multiProcess && to.capabilities.multiProcess && from.kind === to.kind && from.location === to.location;
+  if (from === to || sameNamed) {
+    throw new BatonError('BAD_INPUT', `The source and the target are the same store (${from.location}).`, { hint: hint('migrate.two-stores') });
   }
   const now = o.now ?? (() => new Date());
   const problems: MigrateProblem[] = [];

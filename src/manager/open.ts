@@ -1,15 +1,14 @@
+import { hint } from '../domain/hints.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../domain/errors.js';
-import { FileStore } from '../store/file/store.js';
-import { STORE_DIR_NAME } from '../store/file/paths.js';
-import { openStore } from '../store/open.js';
-import { PostgresStore } from '../store/postgres/store.js';
+import { STORE_DIR_NAME, initFileStore, openStore, prepareStore } from '../store/open.js';
 import type { StoredEvent } from '../domain/events.js';
 import type { SessionState } from '../domain/state.js';
 import type { RepairReport, SessionStore } from '../store/types.js';
 
 export type { RepairReport };
+import type { DerivedFilesOptions } from './types.js';
 import { SessionManager } from './manager.js';
 import { fileMeasurer } from './measure.js';
 import { PRICING_FILE_NAME } from './pricing-file.js';
@@ -37,6 +36,8 @@ export interface OpenManagerOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Pricing override file (`BATON_PRICING`); else a file store's `pricing.json`. */
   pricingFile?: string | null;
+  /** Which derived files (handoff.md, mirrors) the manager keeps current, and when (see ManagerOptions.derivedFiles). */
+  derivedFiles?: DerivedFilesOptions;
 }
 
 /**
@@ -47,7 +48,9 @@ export function openManager(o: OpenManagerOptions): SessionManager {
   // The caller has read the environment already (the CLI: its own injected env): `{}` keeps
   // openStore from reading process.env behind its back.
   const store = openStore({ url: o.url ?? null, dir: o.dir ?? null, cwd: o.cwd, create: o.create === true, env: {}, ...(o.now ? { now: o.now } : {}), ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}) });
-  const workspace = new Workspace(store.kind === 'file' ? path.dirname(store.location) : o.cwd, store.kind === 'file' ? store.location : null);
+  // A store kept in a directory (the `.baton` folder) belongs to the workspace around it.
+  const dir = store.directory ?? null;
+  const workspace = new Workspace(dir !== null ? path.dirname(dir) : o.cwd, dir);
   return new SessionManager({
     store,
     ...(o.now ? { now: o.now } : {}),
@@ -59,6 +62,7 @@ export function openManager(o: OpenManagerOptions): SessionManager {
     ...(o.onWarning ? { onWarning: o.onWarning } : {}),
     ...(o.onChanged ? { onChanged: o.onChanged } : {}),
     ...(o.env ? { env: o.env } : {}),
+    derivedFiles: { cwd: o.cwd, ...o.derivedFiles },
   });
 }
 
@@ -69,7 +73,7 @@ export function openManager(o: OpenManagerOptions): SessionManager {
  */
 export function pricingFileFor(store: SessionStore, explicit: string | null): string | null {
   if (explicit) return explicit;
-  return store.kind === 'file' ? path.join(store.location, PRICING_FILE_NAME) : null;
+  return store.directory ? path.join(store.directory, PRICING_FILE_NAME) : null;
 }
 
 /**
@@ -78,9 +82,7 @@ export function pricingFileFor(store: SessionStore, explicit: string | null): st
  */
 export function initStore(cwd: string, dir?: string | null): { root: string; existed: boolean } {
   const root = dir ? path.resolve(cwd, dir) : path.join(cwd, STORE_DIR_NAME);
-  const existed = FileStore.exists(root);
-  FileStore.init(root);
-  return { root, existed };
+  return { root, ...initFileStore(root) };
 }
 
 /**
@@ -100,7 +102,7 @@ export function openStoreAt(url: string, o: { cwd: string; create: boolean; now?
       // missing: created below
     }
     if (entries.length && !entries.includes('store.json') && !entries.includes('sessions')) {
-      throw new BatonError('BAD_INPUT', `${dir} is not empty and is not a baton store.`, { hint: 'Name a .baton directory, or a new or empty one (e.g. --to ./copy/.baton).' });
+      throw new BatonError('BAD_INPUT', `${dir} is not empty and is not a baton store.`, { hint: hint('migrate.target-dir') });
     }
   }
   return openStore({ url, cwd: o.cwd, create: o.create, ...(o.now ? { now: o.now } : {}) });
@@ -111,12 +113,5 @@ export function openStoreAt(url: string, o: { cwd: string; create: boolean; now?
  * creates or migrates its schema. `existed` is false when this call created the schema.
  */
 export async function initStoreUrl(url: string, cwd: string): Promise<{ root: string; existed: boolean }> {
-  const store = openStore({ url, cwd, create: true });
-  try {
-    if (store instanceof PostgresStore) return { root: store.location, existed: !(await store.prepare()).includes(1) };
-    await store.list();
-    return { root: store.location, existed: true };
-  } finally {
-    await store.close();
-  }
+  return prepareStore(url, cwd);
 }

@@ -1,17 +1,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { SETTING_KEYS, settingsOf } from '../domain/settings.js';
 import { draft } from '../domain/decide.js';
 import { BatonError } from '../domain/errors.js';
+import { hint } from '../domain/hints.js';
 import { fold } from '../domain/apply.js';
+import { renderHandoff } from '../domain/handoff.js';
 import { assertLeaseFree, decideAcquire, leaseTokenOf } from '../domain/lease.js';
-import { planResume } from '../domain/resume.js';
-import type { CheckpointInfo, ResumePlan, WorkspaceFile } from '../domain/resume.js';
+import { planResume } from '../domain/plan-resume.js';
+import type { CheckpointInfo, ResumePlan, WorkspaceFile } from '../domain/resume-plan-types.js';
 import type { SessionState } from '../domain/state.js';
 import { recordedPaths } from './checkpoints.js';
-import type { SessionManager } from './manager.js';
+import { handoffCost } from './handoff-cost.js';
+import type { ManagerCore as SessionManager } from './types.js';
 
-/** Session metadata key of the plan file a session was started from: `{ path, sha256 }`. */
-export const PLAN_FILE_KEY = 'planFile';
+/** @deprecated Read it with `settingsOf(state).planFile` (domain/settings.ts); the metadata key of the plan file a session was started from: `{ path, sha256 }`. */
+export const PLAN_FILE_KEY = SETTING_KEYS.planFile;
 
 /**
  * Builds the resume plan of a session from its state, the workspace as it is now (every
@@ -71,8 +75,8 @@ export function filesCreatedSince(root: string, sinceMs: number, recorded: Reado
 
 /** Whether the plan file the session started from changed since; null when unknown. */
 function planChanged(m: SessionManager, s: SessionState): boolean | null {
-  const rec = s.metadata[PLAN_FILE_KEY] as { path?: unknown; sha256?: unknown } | undefined;
-  if (!rec || typeof rec.path !== 'string' || typeof rec.sha256 !== 'string' || !m.workspace) return null;
+  const rec = settingsOf(s).planFile;
+  if (!rec || !m.workspace) return null;
   return m.workspace.hashFile(rec.path).sha256 !== rec.sha256;
 }
 
@@ -97,13 +101,13 @@ export async function applyResume(m: SessionManager, id: string, o: ApplyOptions
   const { plan } = await resumePlan(m, id);
   if (!plan.resumable) {
     throw new BatonError('INVALID_TRANSITION', `Session ${id} cannot be resumed: ${plan.warnings[0] ?? plan.status}.`, {
-      hint: 'Start a new session with `baton start`.',
+      hint: hint('session.start-new'),
       details: { sessionId: id, status: plan.status },
     });
   }
   if (plan.status === 'active') {
     throw new BatonError('INVALID_TRANSITION', `Session ${id} is already active.`, {
-      hint: 'Go on working in it (`baton run -- CMD` holds its lease while you do).',
+      hint: hint('run.hold-lease'),
       details: { sessionId: id },
     });
   }
@@ -129,7 +133,7 @@ export async function applyResume(m: SessionManager, id: string, o: ApplyOptions
       { agent: o.agent ?? null },
     );
   } else if (from !== 'live') {
-    throw new BatonError('BAD_INPUT', `Unknown recovery option ${JSON.stringify(from)}.`, { hint: 'Use --from live, --from fresh or --from checkpoint:<id> (see `baton checkpoints`).' });
+    throw new BatonError('BAD_INPUT', `Unknown recovery option ${JSON.stringify(from)}.`, { hint: hint('resume.from-options') });
   }
   // A paused, interrupted or failed session is reopened first (a lease cannot be taken on a
   // failed one). One that still says active had a lease expire: the takeover writes that
@@ -147,4 +151,37 @@ export async function applyResume(m: SessionManager, id: string, o: ApplyOptions
   let state = await m.get(id);
   if (state.status !== 'active') state = await m.resume(id, o.agent ?? null);
   return { plan, from, state };
+}
+
+/**
+ * The handoff briefing of a session (Markdown, built from its resume plan), with the plan and
+ * state it was built from: what `baton handoff` prints and the MCP `handoff` tool returns.
+ */
+export async function sessionHandoff(m: SessionManager, id: string): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> {
+  const { plan, state } = await resumePlan(m, id);
+  return { markdown: renderHandoff({ state, plan, now: m.time(), cost: handoffCost(m, state) }), plan, state };
+}
+
+/**
+ * Recovering a session after an interruption (`manager.recovery`): its resume plan, the
+ * handoff briefing built from it, and applying one of its options. Each method's contract is
+ * the function it names.
+ */
+export class Recovery {
+  constructor(private readonly m: SessionManager) {}
+
+  /** See {@link resumePlan}. */
+  plan(id: string): Promise<{ plan: ResumePlan; state: SessionState }> {
+    return resumePlan(this.m, id);
+  }
+
+  /** See {@link sessionHandoff}. */
+  handoff(id: string): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> {
+    return sessionHandoff(this.m, id);
+  }
+
+  /** See {@link applyResume}. */
+  apply(id: string, o: ApplyOptions = {}): Promise<{ plan: ResumePlan; from: string; state: SessionState }> {
+    return applyResume(this.m, id, o);
+  }
 }

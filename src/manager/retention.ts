@@ -6,11 +6,12 @@
  */
 import { decideArchive } from '../domain/decide.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
+import { hint } from '../domain/hints.js';
 import { DEFAULT_CLEANUP_STATUSES, DEFAULT_OLDER_THAN, assertCleanable, cleanupCandidate, decidePin, parseAge, selectForCleanup } from '../domain/retention.js';
 import type { CleanupCandidate, CleanupCriteria } from '../domain/retention.js';
 import type { SessionState, SessionStatus } from '../domain/state.js';
 import type { Tombstone } from '../store/types.js';
-import type { ChangeOptions, ChangeResult, SessionManager } from './manager.js';
+import type { ChangeOptions, ChangeResult, ManagerCore as SessionManager } from './types.js';
 
 export type { Tombstone };
 
@@ -63,7 +64,7 @@ export async function deleteSession(m: SessionManager, id: string, o: ChangeOpti
     const s = await m.get(id);
     if (o.expectedRevision !== undefined && o.expectedRevision !== s.revision) {
       throw new BatonError('CONFLICT', `Session ${id} is at revision ${s.revision}, not ${o.expectedRevision}.`, {
-        hint: 'Re-read the session (`baton status`) and decide again.',
+        hint: hint('session.reread'),
         details: { sessionId: id, expectedRevision: o.expectedRevision, revision: s.revision },
       });
     }
@@ -88,7 +89,7 @@ export async function deleteSession(m: SessionManager, id: string, o: ChangeOpti
 function assertDeletable(c: CleanupCandidate): void {
   if (c.status === 'active' || c.status === 'interrupted' || c.pinned) {
     throw new BatonError('INVALID_TRANSITION', `Session ${c.id} is ${c.pinned ? 'pinned' : c.status}; it cannot be deleted.`, {
-      hint: c.pinned ? `Unpin it first (\`baton unpin ${c.id}\`).` : `Complete, pause or abandon it first (\`baton complete --session ${c.id}\`).`,
+      hint: c.pinned ? hint('session.unpin', { session: c.id }) : hint('session.end-first', { session: c.id }),
       details: { sessionId: c.id, status: c.status, pinned: c.pinned },
     });
   }
@@ -108,9 +109,9 @@ export async function tombstones(m: SessionManager): Promise<Tombstone[]> {
  */
 export async function cleanup(m: SessionManager, o: CleanupOptions = {}): Promise<CleanupResult> {
   const olderThanMs = o.olderThanMs ?? parseAge(DEFAULT_OLDER_THAN);
-  if (!Number.isFinite(olderThanMs) || olderThanMs < 0) throw new BatonError('BAD_INPUT', `The age limit must be zero or more; got ${olderThanMs}.`, { hint: 'e.g. --older-than 30d' });
+  if (!Number.isFinite(olderThanMs) || olderThanMs < 0) throw new BatonError('BAD_INPUT', `The age limit must be zero or more; got ${olderThanMs}.`, { hint: hint('option.example', { option: 'older-than', value: '30d' }) });
   if (o.keep !== undefined && o.keep !== null && (!Number.isInteger(o.keep) || o.keep < 0)) {
-    throw new BatonError('BAD_INPUT', `--keep must be a whole number of sessions; got ${String(o.keep)}.`, { hint: 'e.g. --keep 10' });
+    throw new BatonError('BAD_INPUT', `--keep must be a whole number of sessions; got ${String(o.keep)}.`, { hint: hint('option.example', { option: 'keep', value: '10' }) });
   }
   const skip = o.onSkip ?? (() => undefined);
   const now = m.time();

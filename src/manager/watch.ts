@@ -1,7 +1,8 @@
 import { BatonError, isBatonError } from '../domain/errors.js';
+import { hint } from '../domain/hints.js';
 import type { StoredEvent } from '../domain/events.js';
 import { validateId } from '../domain/ids.js';
-import type { SessionManager } from './manager.js';
+import type { ManagerCore as SessionManager } from './types.js';
 
 /** One batch of new events of one session, as {@link watchSessions} reports it. */
 export interface SessionChange {
@@ -38,7 +39,7 @@ export async function watchSessions(m: SessionManager, o: WatchSessionsOptions):
   }
   const only = o.sessionId ? validateId(o.sessionId) : null;
   if (only && !(await store.exists(only))) {
-    throw new BatonError('NOT_FOUND', `No session ${only}.`, { hint: 'See `baton list --all` for the sessions there are.', details: { sessionId: only } });
+    throw new BatonError('NOT_FOUND', `No session ${only}.`, { hint: hint('session.list-all-see'), details: { sessionId: only } });
   }
   /** Revision reported last (or seen at start) per session. */
   const reported = new Map<string, number>();

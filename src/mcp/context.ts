@@ -1,5 +1,5 @@
-import { isBatonError } from '../domain/errors.js';
-import type { SessionManager } from '../manager/manager.js';
+import { isBatonError } from '../manager/index.js';
+import type { SessionManager } from '../manager/index.js';
 
 /** What the tools, resources and prompts of one server share. */
 export interface ServerOptions {
@@ -21,8 +21,6 @@ export interface ServerOptions {
   fencingToken?: number | null;
   /** The clock for "now" in views; default: the manager's. */
   clock?: () => Date;
-  /** Runs after every call that changed something (e.g. to refresh handoff.md files); returns warnings. */
-  afterChange?: () => Promise<string[]>;
   /** Problems that did not stop a call. */
   onWarning?: (message: string) => void;
 }
@@ -82,9 +80,11 @@ export class Kit {
     return this.o.clock ? this.o.clock().toISOString() : this.manager().time();
   }
 
-  /** Lets the server's change hook run; its warnings go to onWarning. */
+  /**
+   * After a call that changed something: brings the derived files (handoff.md, mirrors) of the
+   * sessions it changed up to date, as a CLI command does when it ends; warnings go to onWarning.
+   */
   async changed(): Promise<void> {
-    if (!this.o.afterChange) return;
-    for (const w of await this.o.afterChange()) this.o.onWarning?.(w);
+    for (const w of await this.manager().derivedFiles.flush()) this.o.onWarning?.(w);
   }
 }

@@ -1,7 +1,7 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { BatonError, isBatonError } from '../domain/errors.js';
-import { toolHint } from './hints.js';
+import { BatonError, toBatonError } from '../manager/index.js';
+import { toolHint } from './hint-words.js';
 
 /** The body of a refused call (its text content, as JSON): what the model reads to decide its next step. */
 export interface ToolErrorBody {
@@ -32,12 +32,7 @@ export function errorResult(e: BatonError): CallToolResult {
 
 /** Maps an unknown failure to the BatonError a caller should see. */
 export function asBatonError(e: unknown): BatonError {
-  if (isBatonError(e)) return e;
-  const err = e as NodeJS.ErrnoException | undefined;
-  if (err && (err.code === 'EACCES' || err.code === 'EROFS' || err.code === 'ENOSPC' || err.code === 'EMFILE')) {
-    return new BatonError('STORE_UNAVAILABLE', `The store cannot be written: ${err.message}.`, { hint: 'Check permissions and free disk space.', cause: e });
-  }
-  return new BatonError('INTERNAL', `Unexpected failure: ${err?.message ?? String(e)}`, { hint: 'This is a bug in baton; report it with the tool call that caused it.', cause: e });
+  return toBatonError(e, 'This is a bug in baton; report it with the tool call that caused it.');
 }
 
 /**

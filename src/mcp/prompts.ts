@@ -1,8 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { renderResumePlan } from '../domain/resume.js';
-import { resumePlan } from '../manager/resume.js';
+import { renderResumePlan } from '../manager/index.js';
 import type { Kit } from './context.js';
 import { protocolError } from './errors.js';
 import { MAX_ID_INPUT } from './schemas.js';
@@ -13,7 +12,7 @@ import { MAX_ID_INPUT } from './schemas.js';
  */
 export async function resumeBriefing(kit: Kit, explicit: string | null): Promise<{ id: string; text: string }> {
   const id = await kit.session(explicit);
-  const { plan } = await resumePlan(kit.manager(), id);
+  const { plan } = await kit.manager().recovery.plan(id);
   const rec = plan.recovery.recommended?.from ?? 'live';
   const steps = plan.status === 'active'
     ? ['The session is active: go on with the next step below.']

@@ -1,8 +1,7 @@
 import { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import { BatonError } from '../domain/errors.js';
-import { statusView } from '../domain/view.js';
+import { BatonError, statusView } from '../manager/index.js';
 import type { Kit } from './context.js';
 import { protocolError } from './errors.js';
 import { handoffMarkdown } from './tools/resume.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_TEXT } from '../domain/decide.js';
+import { MAX_TEXT } from '../manager/index.js';
 
 /*
  * Input fields shared by the tools. Every string is bounded here, before the domain sees it,

@@ -2,6 +2,7 @@ import { BatonError } from '../domain/errors.js';
 import type { NewEvent, StoredEvent } from '../domain/events.js';
 import { validateId } from '../domain/ids.js';
 import type { SessionSummary } from '../domain/summary.js';
+import { checkCheckpoint, checkpointExists, checkpointNotFound, conflict, exists, notFound } from './errors.js';
 import { compareCheckpointIds } from './types.js';
 import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, LoadResult, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from './types.js';
 
@@ -164,58 +165,6 @@ export class MemoryStore implements SessionStore {
   async close(): Promise<void> {}
 }
 
-/** Refuses a checkpoint that does not describe session `id` at a revision it has. Shared by the backends. */
-export function checkCheckpoint(id: string, cp: Checkpoint, journalEnd: number): void {
-  if (cp.sessionId !== id) {
-    throw new BatonError('BAD_INPUT', `Checkpoint ${cp.id} belongs to session ${JSON.stringify(cp.sessionId)}, not ${id}.`, { hint: 'Save a checkpoint under its own session.' });
-  }
-  if (!Number.isInteger(cp.revision) || cp.revision < 1 || cp.revision > journalEnd || cp.state?.revision !== cp.revision) {
-    throw new BatonError('BAD_INPUT', `Checkpoint ${cp.id} is at revision ${cp.revision}, which session ${id} (at ${journalEnd}) does not have or its state does not match.`, {
-      hint: 'Take the checkpoint from a state read from this session.',
-    });
-  }
-}
-
-/** `EXISTS` for a checkpoint id, shared by the backends. */
-export function checkpointExists(id: string, cpId: string): BatonError {
-  return new BatonError('EXISTS', `Session ${id} already has a checkpoint ${cpId}.`, {
-    hint: 'Checkpoints are never overwritten; take a new one under another id.',
-    details: { sessionId: id, checkpointId: cpId },
-  });
-}
-
-/** `NOT_FOUND` for a checkpoint id, shared by the backends. */
-export function checkpointNotFound(id: string, cpId: string): BatonError {
-  return new BatonError('NOT_FOUND', `Session ${id} has no checkpoint ${JSON.stringify(cpId)}.`, {
-    hint: `Run \`baton checkpoints --session ${id}\` to see its checkpoints.`,
-    details: { sessionId: id, checkpointId: cpId },
-  });
-}
-
 function clone<T>(v: T): T {
   return structuredClone(v);
-}
-
-/** `NOT_FOUND` for a session id, shared by the backends. */
-export function notFound(id: string): BatonError {
-  return new BatonError('NOT_FOUND', `No session ${JSON.stringify(id)}.`, {
-    hint: 'Run `baton list --all` to see the sessions.',
-    details: { sessionId: id },
-  });
-}
-
-/** `EXISTS` for a session id, shared by the backends. */
-export function exists(id: string): BatonError {
-  return new BatonError('EXISTS', `Session ${JSON.stringify(id)} already exists.`, {
-    hint: 'Pick another --id, or continue that session with `baton switch`.',
-    details: { sessionId: id },
-  });
-}
-
-/** `CONFLICT` for a stale expected revision, shared by the backends. */
-export function conflict(id: string, expected: number, actual: number): BatonError {
-  return new BatonError('CONFLICT', `Session ${id} is at revision ${actual}, not ${expected}: someone else wrote first.`, {
-    hint: 'Re-read the session and try again.',
-    details: { sessionId: id, expectedRevision: expected, revision: actual },
-  });
 }

@@ -1,11 +1,16 @@
 import path from 'node:path';
 import { BatonError } from '../domain/errors.js';
+import { hint } from '../domain/hints.js';
 import { FileStore } from './file/store.js';
 import { STORE_DIR_NAME, findStoreDir } from './file/paths.js';
 import { MemoryStore } from './memory.js';
 import { PostgresStore } from './postgres/store.js';
 import { isPostgresUrl } from './postgres/url.js';
 import type { SessionStore } from './types.js';
+
+// The library exports the backends by name; everything else reaches them through openStore.
+export { FileStore, MemoryStore, PostgresStore, STORE_DIR_NAME };
+export type { PostgresStoreOptions } from './postgres/store.js';
 
 /** Where and how to open a store. */
 export interface OpenStoreOptions {
@@ -47,7 +52,7 @@ export function openStore(o: OpenStoreOptions = {}): SessionStore {
   if (url && isPostgresUrl(url)) return new PostgresStore({ url, ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}) });
   if (url && /^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !url.startsWith('file://')) {
     throw new BatonError('BAD_INPUT', `Store URL scheme of ${url.split('://')[0]}:// is not supported by this build.`, {
-      hint: 'Use postgres://…, the file store (--dir PATH) or memory:.',
+      hint: hint('store.url-kinds'),
     });
   }
   const explicit = url ? url.replace(/^file:(\/\/)?/, '') : dir;
@@ -55,11 +60,52 @@ export function openStore(o: OpenStoreOptions = {}): SessionStore {
   if (!root) {
     if (!o.create) {
       throw new BatonError('NO_STORE', `No ${STORE_DIR_NAME} directory in ${cwd} or any parent.`, {
-        hint: 'Run `baton init` here, or point to a store with --dir PATH or BATON_DIR.',
+        hint: hint('store.init-or-dir'),
       });
     }
     root = path.join(cwd, STORE_DIR_NAME);
   }
   if (o.create) FileStore.init(root);
   return new FileStore({ root, ...(o.now ? { now: o.now } : {}), ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}) });
+}
+
+/**
+ * Creates an empty file store at `root` (idempotent); `existed` tells whether one (or at
+ * least its folder) was there already.
+ */
+export function initFileStore(root: string): { existed: boolean } {
+  const existed = FileStore.exists(root);
+  FileStore.init(root);
+  return { existed };
+}
+
+/**
+ * Opens the store a URL names and prepares it: for PostgreSQL, connects and creates or
+ * migrates its schema (`existed` is false when this call created it); any other store is
+ * read once. The store is closed again.
+ */
+export async function prepareStore(url: string, cwd: string): Promise<{ root: string; existed: boolean }> {
+  const store = openStore({ url, cwd, create: true });
+  try {
+    if (store instanceof PostgresStore) return { root: store.location, existed: !(await store.prepare()).includes(1) };
+    await store.list();
+    return { root: store.location, existed: true };
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * Where the store a surface would open lives, without opening it: the URL when one is
+ * named (PostgreSQL, `memory:`), else the `.baton` folder (`dir`, else found by walking up
+ * from `cwd`), else null. For reporting on a store that cannot be opened (a hook's log).
+ */
+export function locateStore(o: { url: string | null; dir: string | null; cwd: string }): string | null {
+  if (o.url && (isPostgresUrl(o.url) || o.url === 'memory:')) return o.url;
+  const explicit = o.url ? o.url.replace(/^file:(\/\/)?/, '') : o.dir;
+  try {
+    return findStoreDir(o.cwd, explicit) ?? null;
+  } catch {
+    return null;
+  }
 }

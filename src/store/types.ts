@@ -122,13 +122,26 @@ export interface ListRowsResult {
   repairs: RepairReport[];
 }
 
+/** What {@link StoreMaintenance.doctor} finds: the problems only this backend's files show. */
+export interface StoreDoctorResult {
+  /** The problem codes this check covers. */
+  checked: string[];
+  /** Every session folder found. */
+  sessions: Array<{ id: string; archived: boolean }>;
+  problems: Array<{ code: string; sessionId: string | null; path: string | null; message: string; fixable: boolean; fixed: boolean }>;
+}
+
 /**
- * The storage contract. Stores only load and conditionally append; they hold no domain
- * rules. Every method rejects with a `BatonError` (`NOT_FOUND`, `EXISTS`, `CONFLICT`,
- * `LOCKED`, `CORRUPT`, `STORE_UNAVAILABLE`, `BAD_INPUT` for an invalid id).
+ * The storage contract: the core every backend implements. Stores only load and
+ * conditionally append; they hold no domain rules. Every method rejects with a `BatonError`
+ * (`NOT_FOUND`, `EXISTS`, `CONFLICT`, `LOCKED`, `CORRUPT`, `STORE_UNAVAILABLE`, `BAD_INPUT`
+ * for an invalid id). What only some backends can do is a named optional capability
+ * ({@link StoreMaintenance}, {@link StoreWatch}, {@link StoreServerClock},
+ * {@link StoreSessionFiles}, {@link StoreLocalDirectory}), detected by the presence of its
+ * members (see `store/capabilities.ts`), never by a backend's class or `kind`.
  */
-export interface SessionStore {
-  /** Short backend name, for messages. */
+export interface SessionStore extends Partial<StoreMaintenance>, Partial<StoreWatch>, Partial<StoreServerClock>, Partial<StoreSessionFiles>, Partial<StoreLocalDirectory> {
+  /** Short backend name, for messages only: never branch on it. */
   readonly kind: string;
   /** Where the data lives (a directory, a URL without password). */
   readonly location: string;
@@ -178,17 +191,6 @@ export interface SessionStore {
   /** Tombstones of every deleted session, oldest deletion first. */
   listTombstones(): Promise<Tombstone[]>;
   /**
-   * Optional: repairs the store made when it was opened (interrupted archives and deletions
-   * finished), handed out once; otherwise the next `load` or `list` reports them.
-   */
-  takeRepairs?(): RepairReport[];
-  /**
-   * Rewrites a journal whose inner lines are damaged: the original is kept aside, each
-   * unreadable line becomes a `repair.unreadable_line` event holding its raw text, so no
-   * byte is lost and seq stays contiguous.
-   */
-  repair(id: string): Promise<RepairReport[]>;
-  /**
    * Stores a checkpoint of session `id` (durably, atomically). `EXISTS` when the session
    * already has a checkpoint with `checkpoint.id`; `BAD_INPUT` for an invalid checkpoint id;
    * `NOT_FOUND` for an unknown session. Never changes the journal.
@@ -201,24 +203,73 @@ export interface SessionStore {
   listCheckpoints(id: string): Promise<CheckpointRead[]>;
   /** One checkpoint, checked; `NOT_FOUND` when there is none with that id. */
   readCheckpoint(id: string, checkpointId: string): Promise<CheckpointRead>;
-  /** The folder holding a session's files, for stores that keep sessions in folders; else absent. */
-  sessionFolder?(id: string): string | null;
-  /**
-   * Optional: calls `onChange` after each committed create or append to any session of this
-   * store, by any process (at least once per change; a burst may be reported by its last
-   * revision only). Resolves once it listens; the returned function stops it.
-   */
-  watch?(onChange: (c: { sessionId: string; revision: number }) => void): Promise<() => Promise<void>>;
-  /**
-   * Optional, for stores shared by many machines: the store's own clock (the database
-   * server's), read now. Claims judge lease expiry by it, so a worker whose clock runs ahead
-   * does not take over live runs. Absent: this machine's clock is the store's.
-   */
-  serverTime?(): Promise<Date>;
   /** Releases locks and handles. */
   close(): Promise<void>;
-  /** Optional (`baton doctor`): checks what only this backend's files show and, with `fix`, repairs the file-level problems; `checked` names the problem codes it covers, `sessions` every session folder. */
-  doctor?(options: { fix: boolean }): Promise<{ checked: string[]; sessions: Array<{ id: string; archived: boolean }>; problems: Array<{ code: string; sessionId: string | null; path: string | null; message: string; fixable: boolean; fixed: boolean }> }>;
+}
+
+/** Capability `maintenance`: checks and repairs of what only this backend's storage shows (`baton doctor`, `baton repair`). */
+export interface StoreMaintenance {
+  /**
+   * Rewrites a journal whose inner lines are damaged: the original is kept aside, each
+   * unreadable line becomes a `repair.unreadable_line` event holding its raw text, so no
+   * byte is lost and seq stays contiguous. `NOT_FOUND` for an unknown session.
+   */
+  repair(id: string): Promise<RepairReport[]>;
+  /** Checks what only this backend's files show and, with `fix`, repairs the file-level problems. */
+  doctor(options: { fix: boolean }): Promise<StoreDoctorResult>;
+  /**
+   * Repairs the store made when it was opened (interrupted archives and deletions
+   * finished), handed out once; otherwise the next `load` or `list` reports them.
+   */
+  takeRepairs(): RepairReport[];
+}
+
+/** Capability `watch`: change notification across processes. */
+export interface StoreWatch {
+  /**
+   * Calls `onChange` after each committed create or append to any session of this store, by
+   * any process (at least once per change; a burst may be reported by its last revision
+   * only). Resolves once it listens; the returned function stops it.
+   */
+  watch(onChange: (c: { sessionId: string; revision: number }) => void): Promise<() => Promise<void>>;
+}
+
+/** Capability `server clock`, for stores shared by many machines. */
+export interface StoreServerClock {
+  /**
+   * The store's own clock (the database server's), read now. Claims judge lease expiry by
+   * it, so a worker whose clock runs ahead does not take over live runs. Absent: this
+   * machine's clock is the store's.
+   */
+  serverTime(): Promise<Date>;
+}
+
+/**
+ * Capability `session files`: small derived files kept beside a session (its handoff
+ * briefing, a mirror's record), for stores that keep each session in a folder a person can
+ * open. Names are plain file names (no separators). They are not part of the journal.
+ */
+export interface StoreSessionFiles {
+  /** The folder holding a session's files, for display; null for an unknown session. */
+  sessionFolder(id: string): string | null;
+  /** The text of file `name` beside session `id`, or null when it does not exist. */
+  readSessionFile(id: string, name: string): Promise<string | null>;
+  /**
+   * Replaces file `name` beside session `id` atomically (a reader sees the old or the new
+   * text, never a mix). Derived data: not fsynced. `NOT_FOUND` for an unknown session.
+   */
+  writeSessionFile(id: string, name: string, text: string): Promise<void>;
+  /** Removes file `name` beside session `id`; nothing when it does not exist. */
+  removeSessionFile(id: string, name: string): Promise<void>;
+}
+
+/**
+ * Capability `local directory`: the store lives in a directory of this machine inside a
+ * workspace (the `.baton` folder). A child process reopens it by this path (`BATON_DIR`),
+ * and the workspace is its parent folder.
+ */
+export interface StoreLocalDirectory {
+  readonly directory: string;
 }
 
 /**

@@ -1,31 +1,33 @@
 /**
- * Shared helpers of the CLI end-to-end tests: every test spawns the built `dist/baton.cjs`
- * with `node`, in its own temporary workspace, with the BATON_* variables cleared and
- * NO_COLOR=1, and looks at exit code, stdout and stderr separately.
+ * Shared helpers of the CLI end-to-end tests. Every run happens in its own temporary
+ * workspace, with the BATON_* variables cleared and NO_COLOR=1, and is looked at as exit
+ * code, stdout and stderr separately. By default a run goes through the CLI's one entry,
+ * `run(io)`, in-process with injected IO (what `dist/baton.cjs` does, minus the process);
+ * `{ spawn: true }` spawns the built `dist/baton.cjs` where the process itself is the
+ * subject (concurrency between processes, crashes, signals, stdio, start-up, the bundle).
  */
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
+import { cliClock } from '../../src/cli/clock.js';
+import { run as runCli } from '../../src/cli/main.js';
 import { EXIT_CODES } from '../../src/cli/exit.js';
+import { tempDir } from '../support/temp.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BATON = path.join(ROOT, 'dist', 'baton.cjs');
 export { EXIT_CODES };
 
-beforeAll(() => {
+/** Fails with a clear message when a test needs the built CLI and it is not there. */
+export function needBuiltCli(): void {
   if (!fs.existsSync(BATON)) {
-    throw new Error(`The CLI end-to-end tests need the built CLI, but ${BATON} does not exist. Run \`npm run build\` first (\`npm test\` builds it).`);
+    throw new Error(`This test spawns the built CLI, but ${BATON} does not exist. Run \`npm run build\` first (\`npm test\` builds it).`);
   }
-});
+}
 
-const made: string[] = [];
-afterAll(() => {
-  for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
 
 /** What one run of the CLI produced. */
 export interface Result {
@@ -39,6 +41,8 @@ export interface RunOptions {
   cwd?: string;
   /** Extra environment; `undefined` removes a variable. */
   env?: Record<string, string | undefined>;
+  /** Spawn the built `dist/baton.cjs` instead of running in-process (the process is the subject). */
+  spawn?: boolean;
 }
 
 /** The environment every run starts from: no BATON_* variable, no colour. */
@@ -53,8 +57,41 @@ export function baseEnv(extra: Record<string, string | undefined> = {}): NodeJS.
   return env;
 }
 
+/**
+ * Whether a run can only be faithful as its own process: `baton run` hands its stdio to the
+ * child and forwards signals, `baton claim` leaves a lease held by its pid (which must end
+ * with it), `baton mcp` serves on the process's stdin/stdout, and BATON_TEST_CRASH_AT makes
+ * the command SIGKILL itself.
+ */
+export function needsProcess(args: string[], env: NodeJS.ProcessEnv): boolean {
+  const command = args.find((a) => !a.startsWith('-'));
+  return command === 'run' || command === 'claim' || command === 'mcp' || env['BATON_TEST_CRASH_AT'] !== undefined;
+}
+
+/**
+ * Runs the CLI in-process through `run(io)` with the same argv, cwd, environment, clock
+ * (BATON_NOW) and non-TTY output the built command would get. Never rejects on a non-zero
+ * exit. Refuses the runs that only a separate process can do faithfully.
+ */
+export async function runInProcess(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Result> {
+  if (needsProcess(args, env)) throw new Error(`baton ${args.join(' ')} needs its own process: spawn it (runBaton).`);
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli({
+    argv: args,
+    env,
+    cwd,
+    stdout: (s) => void (stdout += s),
+    stderr: (s) => void (stderr += s),
+    isTTY: false,
+    now: cliClock(env['BATON_NOW']),
+  });
+  return { code, stdout, stderr };
+}
+
 /** Spawns `node dist/baton.cjs ...args` and collects its output. Never rejects on a non-zero exit. */
 export function runBaton(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Result> {
+  needBuiltCli();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BATON, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
@@ -97,8 +134,13 @@ export class Workspace {
     return p;
   }
 
+  /**
+   * Runs `baton ...args`: in-process, unless `o.spawn` or the run needs its own process
+   * (see `needsProcess`).
+   */
   run(args: string[], o: RunOptions = {}): Promise<Result> {
-    return runBaton(args, o.cwd ?? this.dir, baseEnv(o.env));
+    const env = baseEnv(o.env);
+    return (o.spawn || needsProcess(args, env) ? runBaton : runInProcess)(args, o.cwd ?? this.dir, env);
   }
 
   /** Runs and expects exit 0 with nothing on stderr. */
@@ -127,9 +169,7 @@ export class Workspace {
 
 /** A fresh workspace under the OS temp directory, removed after the file's tests. */
 export function workspace(): Workspace {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-cli-')));
-  made.push(dir);
-  return new Workspace(dir);
+  return new Workspace(tempDir('baton-cli-'));
 }
 
 /** A workspace with one started session (`id`, phases given as a list). */

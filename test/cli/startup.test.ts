@@ -13,17 +13,18 @@ describe('heavy packages stay off the start-up path', () => {
   it('a file-store command loads none of pg, the MCP SDK, yaml, zod or node:crypto; the commands that need them do', async () => {
     const ws = workspace();
     await ws.ok(['start', 'Plain', '--id', 'plain']);
-    const r = await ws.run(['tokens', 'add', '--agent', 'a', '--input', '1'], { env: trace });
+    // Start-up is the subject: every traced run is a real `node dist/baton.cjs` process.
+    const r = await ws.run(['tokens', 'add', '--agent', 'a', '--input', '1'], { env: trace, spawn: true });
     expect(r.code).toBe(0);
     expect(r.stderr).not.toContain('TRACE:');
     // The controls: the same trace does see each package when a command needs it.
-    const pgRun = await ws.run(['list'], { env: { ...trace, BATON_STORE: 'postgres://postgres@127.0.0.1:1/test?connect_timeout=1' } });
+    const pgRun = await ws.run(['list'], { env: { ...trace, BATON_STORE: 'postgres://postgres@127.0.0.1:1/test?connect_timeout=1' }, spawn: true });
     expect(pgRun.stderr).toContain('TRACE: pg loaded');
-    const mcpRun = await ws.run(['mcp'], { env: trace }); // stdin is closed at once: the server starts and ends
+    const mcpRun = await ws.run(['mcp'], { env: trace, spawn: true }); // stdin is closed at once: the server starts and ends
     expect(mcpRun.stderr).toContain('TRACE: @modelcontextprotocol/sdk loaded');
     expect(mcpRun.stderr).not.toContain('TRACE: pg loaded');
     fs.writeFileSync(ws.path('README.md'), '# hello\n');
-    const hashing = await ws.run(['file', 'created', 'README.md'], { env: trace }); // hashes the file
+    const hashing = await ws.run(['file', 'created', 'README.md'], { env: trace, spawn: true }); // hashes the file
     expect(hashing.stderr).toContain('TRACE: node:crypto loaded');
   });
 });

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PG_URL, dropSchema, freshSchema, urlWith } from '../store/pg-helpers.js';
+import { PG_URL, dropSchema, freshSchema, needsRealServer, urlWith } from '../store/pg-helpers.js';
 import { BATON, baseEnv, runBaton, workspace } from './helpers.js';
 import type { Workspace } from './helpers.js';
 
@@ -132,6 +132,9 @@ describe('baton watch on the file store', () => {
 });
 
 describe.skipIf(!PG_URL)('baton watch on the PostgreSQL store (LISTEN/NOTIFY)', () => {
+  needsRealServer({
+    'streams each change after it starts, once, in order; --session filters; SIGINT ends it with 0': 'LISTEN/NOTIFY between connections; the embedded server delivers NOTIFY to its one session',
+  });
   const schemas: string[] = [];
   afterAll(async () => {
     for (const s of schemas.splice(0)) await dropSchema(s);

@@ -23,6 +23,7 @@ import type { StoredEvent } from '../../src/domain/events.js';
 import { EVENT_TYPES, newEvent } from '../../src/domain/events.js';
 import type { SessionState } from '../../src/domain/state.js';
 import { actor, at, commit, created, ev, phases, rawEvent, refusal, session, stored } from './helpers.js';
+import { cliHint } from '../../src/cli/hint-words.js';
 
 function deepFreeze<T>(o: T): T {
   if (o && typeof o === 'object' && !Object.isFrozen(o)) {
@@ -337,7 +338,7 @@ describe('errors', () => {
 
   it('refuses an error against an unknown phase, or with missing text', () => {
     const s = session(phases('p'));
-    expect(refusal(() => decideError(s, { phase: 'zz', type: 't', message: 'm' }), 'NOT_FOUND').hint).toBe('Phases: p.');
+    expect(cliHint(refusal(() => decideError(s, { phase: 'zz', type: 't', message: 'm' }), 'NOT_FOUND'))).toBe('Phases: p.');
     refusal(() => decideError(s, { phase: 'p', type: '', message: 'm' }), 'BAD_INPUT');
     refusal(() => decideError(s, { phase: 'p', type: 't', message: '' }), 'BAD_INPUT');
     refusal(() => decideError(s, { phase: '', type: 't', message: 'm' }), 'BAD_INPUT');
@@ -359,12 +360,12 @@ describe('errors', () => {
     let s = withErrors();
     let err = refusal(() => decideResolve(s, 'err-9', 'x'), 'NOT_FOUND');
     expect(err.message).toContain('err-9');
-    expect(err.hint).toBe('Unresolved errors: err-1, err-2.');
+    expect(cliHint(err)).toBe('Unresolved errors: err-1, err-2.');
     s = commit(s, decideResolve(s, 'err-1', 'done'));
     err = refusal(() => decideResolve(s, 'nope', 'x'), 'NOT_FOUND');
-    expect(err.hint).toBe('Unresolved errors: err-2.');
+    expect(cliHint(err)).toBe('Unresolved errors: err-2.');
     s = commit(s, decideResolve(s, 'err-2', 'done'));
-    expect(refusal(() => decideResolve(s, 'nope', 'x'), 'NOT_FOUND').hint).toBe('This session has no unresolved errors.');
+    expect(cliHint(refusal(() => decideResolve(s, 'nope', 'x'), 'NOT_FOUND'))).toBe('This session has no unresolved errors.');
   });
 
   it('refuses an empty resolution', () => {
@@ -375,7 +376,7 @@ describe('errors', () => {
 describe('other events through decide and fold', () => {
   it('sub-steps: only in an in-progress phase; the latest is the resume point; a restart clears it', () => {
     let s = session(phases('p'));
-    expect(refusal(() => decideSubstep(s, 'p', 'a'), 'INVALID_TRANSITION').hint).toContain('baton phase start p');
+    expect(cliHint(refusal(() => decideSubstep(s, 'p', 'a'), 'INVALID_TRANSITION'))).toContain('baton phase start p');
     s = commit(s, decidePhase(s, 'p', 'start'));
     refusal(() => decideSubstep(s, 'p', ''), 'BAD_INPUT');
     refusal(() => decideSubstep(s, 'p', 'x'.repeat(201)), 'BAD_INPUT');
@@ -408,7 +409,7 @@ describe('other events through decide and fold', () => {
     expect(decideFiles(s, 'deleted', f('y'), null, 'qa')[0]!.data).toMatchObject({ phaseId: 'q' });
     expect(decideFiles(s, 'deleted', f('y'), null, 'a')[0]!.data).toMatchObject({ phaseId: 'p' });
     const ambiguous = refusal(() => decideFiles(s, 'deleted', f('y'), null, null), 'BAD_INPUT');
-    expect(ambiguous.hint).toContain('p, q');
+    expect(cliHint(ambiguous)).toContain('p, q');
     refusal(() => decideFiles(s, 'deleted', f('y'), null, 'stranger'), 'BAD_INPUT');
     expect(impliedPhase(s, 'qa')).toBe('q');
     expect(decideFiles(s, 'deleted', f('y'), 'Q', null)[0]!.data).toMatchObject({ phaseId: 'q' });
@@ -438,7 +439,7 @@ describe('other events through decide and fold', () => {
       ['fnd-1', true],
       ['fnd-2', false],
     ]);
-    expect(refusal(() => decideFindingRemove(s, 'fnd-1'), 'NOT_FOUND').hint).toBe('Open findings: fnd-2.');
+    expect(cliHint(refusal(() => decideFindingRemove(s, 'fnd-1'), 'NOT_FOUND'))).toBe('Open findings: fnd-2.');
 
     const n1 = decideNote(s, { text: 'remember', phase: 'p', agent: 'me' });
     expect(n1.id).toBe('note-1');

@@ -19,8 +19,8 @@ import {
 } from '../../src/domain/decide.js';
 import type { PhaseSpec } from '../../src/domain/events.js';
 import { HANDOFF_INDICATORS, escapeCell, nextActions, renderHandoff } from '../../src/domain/handoff.js';
-import { planResume } from '../../src/domain/resume.js';
-import type { ResumeInput } from '../../src/domain/resume.js';
+import { planResume } from '../../src/domain/plan-resume.js';
+import type { ResumeInput } from '../../src/domain/resume-plan-types.js';
 import type { SessionState } from '../../src/domain/state.js';
 import { at, commit, fakeSha as h, phases, play as run, session } from './helpers.js';
 

@@ -3,6 +3,7 @@ import { BatonError, ERROR_CODES, isBatonError } from '../../src/domain/errors.j
 import { BMAD_PREFIXES, clip, generateId, ID_FORMATS, MAX_ID_LENGTH, parseIdFormat, slugify, validateId } from '../../src/domain/ids.js';
 import type { IdContext } from '../../src/domain/ids.js';
 import { refusal } from './helpers.js';
+import { cliHint } from '../../src/cli/hint-words.js';
 
 /** A fixed clock and a fixed source of random bytes. */
 function ctx(iso = '2026-03-04T10:20:30.000Z', bytes = [0xde, 0xad, 0xbe, 0xef]): IdContext & { asked: number[] } {
@@ -52,7 +53,7 @@ describe('validateId', () => {
   ])('rejects %j with BAD_INPUT', (id, message) => {
     const err = refusal(() => validateId(id), 'BAD_INPUT');
     expect(err.message).toMatch(message);
-    expect(err.hint).toBeTruthy();
+    expect(cliHint(err)).toBeTruthy();
   });
 
   it('rejects 2,000 characters and one past the limit, naming the length', () => {
@@ -125,7 +126,7 @@ describe('generateId', () => {
   it('bmad: refuses an unknown prefix', () => {
     const err = refusal(() => generateId('bmad', 't', ctx(), { prefix: 'XYZ' }), 'BAD_INPUT');
     expect(err.message).toContain('XYZ');
-    expect(err.hint).toContain('SES');
+    expect(cliHint(err)).toContain('SES');
   });
 
   it('wfs: WFS-<slug>', () => {
@@ -152,7 +153,7 @@ describe('parseIdFormat', () => {
 
   it.each(['', 'UUID', 'guid', 'date ', 'maestro'])('rejects %j listing the choices', (v) => {
     const err = refusal(() => parseIdFormat(v), 'BAD_INPUT');
-    expect(err.hint).toBe('Use one of: date, uuid, bmad, wfs.');
+    expect(cliHint(err)).toBe('Use one of: date, uuid, bmad, wfs.');
   });
 });
 

@@ -4,6 +4,7 @@ import { decideAcquire, decideRelease, decideRenew, effectiveStatus, expiryEvent
 import { decideSession } from '../../src/domain/decide.js';
 import type { SessionState } from '../../src/domain/state.js';
 import { at, commit, phases, refusal, session } from './helpers.js';
+import { cliHint } from '../../src/cli/hint-words.js';
 
 const req = (owner: string, now: string, pid = 100) => ({ owner, pid, host: 'h', ttlMs: 60_000, now });
 const plus = (iso: string, ms: number): string => new Date(Date.parse(iso) + ms).toISOString();
@@ -23,7 +24,7 @@ describe('leases', () => {
     const s = leased();
     const e = refusal(() => decideAcquire(s, req('w2', at(10), 200)), 'LOCKED');
     expect(e.message).toContain('w1');
-    expect(e.hint).toContain('--force');
+    expect(cliHint(e)).toContain('--force');
     const forced = commit(s, decideAcquire(s, req('w2', at(10), 200), true));
     expect(leaseOf(forced)).toMatchObject({ owner: 'w2', token: 2 });
   });

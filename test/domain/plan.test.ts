@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { validatePhases } from '../../src/domain/decide.js';
 import { parsePlan, phasesFromList } from '../../src/domain/plan.js';
 import { refusal } from './helpers.js';
+import { cliHint } from '../../src/cli/hint-words.js';
 
 const SRC = 'plan.json';
 
@@ -163,7 +164,7 @@ describe('parsePlan: refused plans', () => {
   ])('rejects %s with BAD_INPUT', (_what, doc, message) => {
     const err = refusal(() => parsePlan(doc, SRC), 'BAD_INPUT');
     expect(err.message).toMatch(message);
-    expect(err.hint).toBeTruthy();
+    expect(cliHint(err)).toBeTruthy();
   });
 
   it('reports the source and the schema path (down to the phase) in details', () => {
@@ -177,7 +178,7 @@ describe('parsePlan: refused plans', () => {
 
   it('lists the phases when a blocker is unknown', () => {
     const err = refusal(() => parsePlan({ phases: [{ id: 'a', name: 'A' }, { id: 'b', name: 'B', blockedBy: ['z'] }] }, SRC));
-    expect(err.hint).toBe('Phases: a, b.');
+    expect(cliHint(err)).toBe('Phases: a, b.');
   });
 
   it('accepts a diamond (shared blockers are not a cycle)', () => {

@@ -9,8 +9,10 @@ import {
   decideSubstep,
 } from '../../src/domain/decide.js';
 import type { PhaseSpec } from '../../src/domain/events.js';
-import { ESCALATION_CHOICES, planResume, renderResumePlan } from '../../src/domain/resume.js';
-import type { CheckpointInfo, ResumeInput, WorkspaceFile } from '../../src/domain/resume.js';
+import { planResume } from '../../src/domain/plan-resume.js';
+import { renderResumePlan } from '../../src/domain/render-resume.js';
+import { ESCALATION_CHOICES } from '../../src/domain/resume-plan-types.js';
+import type { CheckpointInfo, ResumeInput, WorkspaceFile } from '../../src/domain/resume-plan-types.js';
 import type { SessionState } from '../../src/domain/state.js';
 import { at, commit, fakeSha as h, phases, play as run, session } from './helpers.js';
 

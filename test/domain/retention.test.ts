@@ -5,6 +5,7 @@ import type { CleanupCandidate, CleanupCriteria } from '../../src/domain/retenti
 import { summarize, summaryChanged } from '../../src/domain/summary.js';
 import { statusView } from '../../src/domain/view.js';
 import { commit, refusal, session } from './helpers.js';
+import { cliHint } from '../../src/cli/hint-words.js';
 
 describe('parseAge', () => {
   it('reads seconds, minutes, hours, days and weeks', () => {
@@ -20,7 +21,7 @@ describe('parseAge', () => {
   it('refuses anything else with BAD_INPUT and an example', () => {
     for (const bad of ['30', 'd', '-1d', '1.5d', '3y', '', '1e3d', undefined]) {
       const e = refusal(() => parseAge(bad), 'BAD_INPUT');
-      expect(e.hint).toContain('30d');
+      expect(cliHint(e)).toContain('30d');
     }
   });
 });
@@ -61,7 +62,7 @@ describe('pin', () => {
     const s = session();
     refusal(() => decidePin(s, false), 'INVALID_TRANSITION');
     const p = commit(s, decidePin(s, true));
-    expect(refusal(() => decidePin(p, true), 'INVALID_TRANSITION').hint).toBe('Nothing to do.');
+    expect(cliHint(refusal(() => decidePin(p, true), 'INVALID_TRANSITION'))).toBe('Nothing to do.');
   });
 
   it('survives a checkpoint restore (it belongs to the session, not its work)', () => {

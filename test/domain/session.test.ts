@@ -25,6 +25,7 @@ import { FINAL_STATUSES, SESSION_STATUSES } from '../../src/domain/state.js';
 import { sessionTarget } from '../../src/domain/transitions.js';
 import type { SessionAction } from '../../src/domain/transitions.js';
 import { commit, phases, refusal, session } from './helpers.js';
+import { cliHint } from '../../src/cli/hint-words.js';
 
 const ACTIONS: SessionAction[] = ['pause', 'resume', 'complete', 'fail', 'abandon', 'interrupt'];
 
@@ -99,8 +100,8 @@ describe('session lifecycle via decideSession', () => {
           expect(err.message).toContain(`Session sess-1 is ${from}`);
           expect(err.message).toContain(action);
           expect(err.details).toEqual({ sessionId: 'sess-1', status: from, action });
-          if (from === 'active' && action === 'resume') expect(err.hint).toMatch(/already active/);
-          else expect(err.hint).toContain('baton status');
+          if (from === 'active' && action === 'resume') expect(cliHint(err)).toMatch(/already active/);
+          else expect(cliHint(err)).toContain('baton status');
         });
       }
     }
@@ -145,7 +146,7 @@ describe('archiving', () => {
     it(`refuses to archive a ${status} session`, () => {
       const err = refusal(() => decideArchive(inStatus(status)), 'INVALID_TRANSITION');
       expect(err.message).toContain(status);
-      expect(err.hint).toMatch(/Complete, pause or abandon/);
+      expect(cliHint(err)).toMatch(/Complete, pause or abandon/);
     });
   }
 
@@ -215,9 +216,9 @@ describe('writes refused on ended or archived sessions', () => {
   }
 
   it('points a failed session at resume, and an ended one at a new session', () => {
-    expect(refusal(() => assertWritable(ended('failed'))).hint).toMatch(/baton resume --apply --session sess-1/);
-    expect(refusal(() => assertWritable(ended('completed'))).hint).toMatch(/baton start/);
-    expect(refusal(() => assertWritable(ended('archived'))).hint).toMatch(/baton start/);
+    expect(cliHint(refusal(() => assertWritable(ended('failed'))))).toMatch(/baton resume --apply --session sess-1/);
+    expect(cliHint(refusal(() => assertWritable(ended('completed'))))).toMatch(/baton start/);
+    expect(cliHint(refusal(() => assertWritable(ended('archived'))))).toMatch(/baton start/);
   });
 
   it('accepts writes on paused and interrupted sessions', () => {

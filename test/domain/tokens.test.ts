@@ -3,6 +3,7 @@ import { decideBudget, decidePhase, decideTokens, MAX_TOKENS_PER_RECORD, positiv
 import type { SessionState, TokenUsage } from '../../src/domain/state.js';
 import { budgetView, BUDGET_CRITICAL, BUDGET_WARNING } from '../../src/domain/tokens.js';
 import { commit, refusal, session } from './helpers.js';
+import { cliHint } from '../../src/cli/hint-words.js';
 
 describe('tokenCount', () => {
   it.each([
@@ -39,7 +40,7 @@ describe('tokenCount', () => {
   ])('rejects %j with BAD_INPUT', (v) => {
     const err = refusal(() => tokenCount(v, 'output'), 'BAD_INPUT');
     expect(err.message).toMatch(/^output must be a whole number/);
-    expect(err.hint).toContain('--output');
+    expect(cliHint(err)).toContain('--output');
   });
 
   it('quotes the bad value in the message', () => {
@@ -81,7 +82,7 @@ describe('decideTokens', () => {
     const s = twoPhases();
     expect(decideTokens(s, { agent: 'a', phase: 'Build', input: 1 })[0]!.data).toMatchObject({ phaseId: 'build' });
     expect(decideTokens(s, { agent: 'a', phase: '', input: 1 })[0]!.data).toMatchObject({ phaseId: null });
-    expect(refusal(() => decideTokens(s, { agent: 'a', phase: 'deploy', input: 1 }), 'NOT_FOUND').hint).toContain('design, build');
+    expect(cliHint(refusal(() => decideTokens(s, { agent: 'a', phase: 'deploy', input: 1 }), 'NOT_FOUND'))).toContain('design, build');
   });
 
   it('refuses a missing agent and bad counts', () => {

@@ -6,6 +6,7 @@ import { PHASE_STATUSES } from '../../src/domain/state.js';
 import { allowedPhaseActions, phaseTarget } from '../../src/domain/transitions.js';
 import type { PhaseAction } from '../../src/domain/transitions.js';
 import { commit, phases, refusal, session } from './helpers.js';
+import { cliHint } from '../../src/cli/hint-words.js';
 
 const ACTIONS: PhaseAction[] = ['start', 'complete', 'fail', 'skip', 'retry'];
 
@@ -102,11 +103,11 @@ describe('phase transition table via decidePhase', () => {
           expect([...(err.details['allowed'] as string[])].sort()).toEqual([...ALLOWED[from]].sort());
           const allowed = ALLOWED[from];
           if (allowed.length) {
-            for (const a of allowed) expect(err.hint).toContain(a);
+            for (const a of allowed) expect(cliHint(err)).toContain(a);
             // and no action that is refused from here is offered
-            for (const a of ACTIONS.filter((x) => !allowed.includes(x))) expect(err.hint).not.toMatch(new RegExp(`\\b${a}\\b`));
+            for (const a of ACTIONS.filter((x) => !allowed.includes(x))) expect(cliHint(err)).not.toMatch(new RegExp(`\\b${a}\\b`));
           } else {
-            expect(err.hint).toMatch(/final/);
+            expect(cliHint(err)).toMatch(/final/);
           }
         });
       }
@@ -148,9 +149,9 @@ describe('phase transition table via decidePhase', () => {
     ]);
     const err = refusal(() => decidePhase(s, 'nope', 'start'), 'NOT_FOUND');
     expect(err.message).toContain('nope');
-    expect(err.hint).toContain('a, b');
+    expect(cliHint(err)).toContain('a, b');
     const empty = session([]);
-    expect(refusal(() => decidePhase(empty, 'x', 'start'), 'NOT_FOUND').hint).toMatch(/no phases/);
+    expect(cliHint(refusal(() => decidePhase(empty, 'x', 'start'), 'NOT_FOUND'))).toMatch(/no phases/);
   });
 });
 
@@ -185,7 +186,7 @@ describe('retries', () => {
       const err = refusal(() => decidePhase(s, 'p', action), 'RETRIES_EXHAUSTED');
       expect(err.message).toContain('2 of 2');
       expect(err.details).toMatchObject({ phase: 'p', retryCount: 2, maxRetries: 2 });
-      expect(err.hint).toMatch(/--force/);
+      expect(cliHint(err)).toMatch(/--force/);
     }
 
     const forced = decidePhase(s, 'p', 'retry', { force: true, agent: 'boss' });
@@ -236,7 +237,7 @@ describe('blockers', () => {
     expect(err.message).toContain('Phase b');
     expect(err.message).toContain('a');
     expect(err.details).toEqual({ phase: 'b', blockedBy: ['a'] });
-    expect(err.hint).toMatch(/--force/);
+    expect(cliHint(err)).toMatch(/--force/);
     err = refusal(() => decidePhase(s, 'c', 'start'), 'BLOCKED');
     expect(err.details).toEqual({ phase: 'c', blockedBy: ['a', 'b'] });
 
@@ -294,7 +295,7 @@ describe('session status and phase verbs', () => {
       for (const force of [false, true]) {
         const err = refusal(() => decidePhase(s, 'p', 'start', { force }), 'INVALID_TRANSITION');
         expect(err.message).toContain(status);
-        expect(err.hint).toMatch(/resume/);
+        expect(cliHint(err)).toMatch(/resume/);
         expect(err.details).toMatchObject({ sessionId: 'sess-1', status });
       }
     });

@@ -1,23 +1,21 @@
 /** Shared helpers of the bmit/bmad adapter tests: fixture paths, temp copies, running a write plan. */
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SafeDir } from '../../src/formats/safe-dir.js';
 import type { FormatAdapter, FormatProblem, ForeignSession, InspectReport } from '../../src/formats/types.js';
+import { removeTempDirs, tempDir as sharedTempDir } from '../support/temp.js';
+import { snapshotFiles } from '../support/tree.js';
 
 export const FIXTURES = fileURLToPath(new URL('../fixtures/formats/', import.meta.url));
 export const NOW = new Date('2026-06-01T12:00:00Z');
 
 /** A fresh temp folder (removed by the caller's afterEach via {@link cleanTemps}). */
-const temps: string[] = [];
 export async function tempDir(tag: string): Promise<string> {
-  const d = await fs.mkdtemp(path.join(os.tmpdir(), `baton-${tag}-`));
-  temps.push(d);
-  return d;
+  return sharedTempDir(`baton-${tag}-`);
 }
 export async function cleanTemps(): Promise<void> {
-  while (temps.length > 0) await fs.rm(temps.pop()!, { recursive: true, force: true });
+  removeTempDirs();
 }
 
 /** Copies a fixture case into a temp folder and returns the copy's path. */
@@ -44,18 +42,6 @@ export function codes(ps: FormatProblem[], code: string): FormatProblem[] {
 
 /** Every file under `dir` with its bytes and mtime, to prove a read changed nothing. */
 export async function snapshot(dir: string): Promise<Map<string, { bytes: string; mtimeMs: number }>> {
-  const out = new Map<string, { bytes: string; mtimeMs: number }>();
-  async function walk(d: string): Promise<void> {
-    for (const e of await fs.readdir(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) await walk(p);
-      else if (e.isFile()) {
-        const st = await fs.stat(p);
-        out.set(path.relative(dir, p), { bytes: (await fs.readFile(p)).toString('base64'), mtimeMs: st.mtimeMs });
-      }
-    }
-  }
-  await walk(dir);
-  return out;
+  return snapshotFiles(dir);
 }
 

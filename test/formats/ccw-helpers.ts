@@ -1,6 +1,5 @@
 /** Shared helpers of the CCW adapter tests. */
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { phaseFromSpec } from '../../src/domain/apply.js';
@@ -8,6 +7,7 @@ import type { SessionState } from '../../src/domain/state.js';
 import { ccwAdapter } from '../../src/formats/ccw/index.js';
 import { SafeDir } from '../../src/formats/safe-dir.js';
 import type { ForeignSession, FormatProblem, InspectReport, WritePlan } from '../../src/formats/types.js';
+import { tempDir as sharedTempDir } from '../support/temp.js';
 
 export const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/formats/ccw');
 export const NOW = new Date('2026-11-22T16:00:00.000Z');
@@ -32,7 +32,7 @@ export function withCode(ps: FormatProblem[], code: string): FormatProblem[] {
 
 /** A fresh temp folder. */
 export async function tempDir(tag = 'ccw'): Promise<string> {
-  return fs.mkdtemp(path.join(os.tmpdir(), `baton-${tag}-`));
+  return sharedTempDir(`baton-${tag}-`);
 }
 
 /** Copies a fixture case into a temp folder and returns the copy's path. */

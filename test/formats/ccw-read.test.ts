@@ -1,5 +1,5 @@
 /**
- * The CCW adapter reads each fixture case (FORMATS.md §5) and reports its facts one by one:
+ * The CCW adapter reads each fixture case (docs/formats/ccw.md) and reports its facts one by one:
  * sessions, statuses by the layout's rule, units, position, resume advice and every problem.
  */
 import fs from 'node:fs/promises';

@@ -4,7 +4,6 @@
  * that exercises detection, import, export and mirror independently of the real adapters.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { SessionState } from '../../src/domain/state.js';
 import { FILES_READ_KEY, foreignTime, provenanceOf, UNATTRIBUTED } from '../../src/formats/import.js';
@@ -13,6 +12,10 @@ import type { ExportInput, ForeignSession, ForeignUnit, FormatAdapter, FormatNam
 import { hashSources, parseDocument, problem } from '../../src/formats/util.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { MemoryStore } from '../../src/store/memory.js';
+import { tickingClock } from '../support/clock.js';
+import { tempDir } from '../support/temp.js';
+
+export { snapshotTree } from '../support/tree.js';
 
 /** A unit with defaults. */
 export function unit(id: string, o: Partial<ForeignUnit> = {}): ForeignUnit {
@@ -67,12 +70,12 @@ export function timeOrMadeUp(state: SessionState): (key: string, time: string | 
  * for import → export → import round trips.
  */
 export function clockedManager(start = '2026-06-01T10:00:00Z'): SessionManager {
-  let t = Date.parse(start);
-  return new SessionManager({ store: new MemoryStore(), now: () => new Date((t += 1000)), agent: 'tester', pid: 1, host: 'h' });
+  return new SessionManager({ store: new MemoryStore(), now: tickingClock(Date.parse(start) + 1000), agent: 'tester', pid: 1, host: 'h' });
 }
 
+/** A fresh temp folder (removed after the test file). */
 export function tmpDir(prefix = 'baton-fmt-'): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  return tempDir(prefix);
 }
 
 /** Writes a file (creating folders). */
@@ -81,28 +84,6 @@ export function put(root: string, rel: string, content: string | Buffer): string
   fs.mkdirSync(path.dirname(p), { recursive: true });
   fs.writeFileSync(p, content);
   return p;
-}
-
-/** Every file under `root` with its bytes (base64) and mtime, for read-only proofs. */
-export function snapshotTree(root: string): Record<string, { bytes: string; mtimeMs: number; mode: number }> {
-  const out: Record<string, { bytes: string; mtimeMs: number; mode: number }> = {};
-  const walk = (dir: string): void => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      const rel = path.relative(root, p);
-      const st = fs.lstatSync(p);
-      if (e.isDirectory()) {
-        out[`${rel}/`] = { bytes: '', mtimeMs: st.mtimeMs, mode: st.mode };
-        walk(p);
-      } else if (e.isSymbolicLink()) {
-        out[rel] = { bytes: fs.readlinkSync(p), mtimeMs: st.mtimeMs, mode: st.mode };
-      } else {
-        out[rel] = { bytes: fs.readFileSync(p).toString('base64'), mtimeMs: st.mtimeMs, mode: st.mode };
-      }
-    }
-  };
-  walk(root);
-  return out;
 }
 
 /** The toy document of one session (what `toy/<id>.json` holds). */

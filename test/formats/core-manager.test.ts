@@ -8,15 +8,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isBatonError } from '../../src/domain/errors.js';
+import type { BatonError } from '../../src/domain/errors.js';
 import { detect, DETECT_THRESHOLD, namedAdapter } from '../../src/formats/detect.js';
 import { UNATTRIBUTED } from '../../src/formats/import.js';
 import { SafeDir } from '../../src/formats/safe-dir.js';
 import type { FormatAdapter } from '../../src/formats/types.js';
 import { exportSession, importIncomplete, importPath, inspectPath, MIRROR_ERROR_KEY, mirrorOf, setMirror } from '../../src/manager/formats.js';
 import type { SessionManager } from '../../src/manager/manager.js';
-import { MirrorFiles, MIRROR_WRITTEN_KEY } from '../../src/manager/mirror.js';
+import { MIRROR_WRITTEN_KEY } from '../../src/manager/mirror.js';
+import { MirrorFiles } from '../../src/manager/mirror-files.js';
 import { openManager } from '../../src/manager/open.js';
 import { put, snapshotTree, tmpDir, toyAdapter, toyDoc } from './core-helpers.js';
+import { cliHint } from '../../src/cli/hint-words.js';
 
 const made: string[] = [];
 afterEach(() => {
@@ -212,7 +215,7 @@ describe('inspect and import', () => {
     await m.start({ title: 'mine', id: 'T-2' });
     const e = await expectCode(importPath(m, src, 'toy', o), 'EXISTS');
     expect(e.message).toMatch(/T-2 \(not imported\)/);
-    expect((e as unknown as { hint: string }).hint).toMatch(/--id-prefix/);
+    expect(cliHint(e as BatonError)).toMatch(/--id-prefix/);
     expect(await m.store.exists('T-1')).toBe(false);
     const r = await importPath(m, src, 'toy', { ...o, idPrefix: 'imp-' });
     expect(r.sessions.map((s) => s.id).sort()).toEqual(['imp-T-1', 'imp-T-2']);
@@ -277,7 +280,7 @@ describe('import: provenance', () => {
     const before = await m.get('T-1');
     const e = await expectCode(importPath(m, b, 'toy', o), 'EXISTS');
     expect(e.message).toContain(`T-1 (imported from toy session T-1 in ${fs.realpathSync(src)}, another folder)`);
-    expect((e as unknown as { hint: string }).hint).toMatch(/--id-prefix .*--moved/);
+    expect(cliHint(e as BatonError)).toMatch(/--id-prefix .*--moved/);
     expect((await m.get('T-1')).revision).toBe(before.revision);
     expect((await m.get('T-1')).notes.map((n) => n.text)).toEqual(['from A']);
     // Beside it under a prefix…

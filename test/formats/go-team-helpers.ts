@@ -1,11 +1,12 @@
 /** Shared helpers of the go-team adapter tests. */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { goTeamAdapter } from '../../src/formats/go-team/index.js';
 import { SafeDir } from '../../src/formats/safe-dir.js';
 import type { ForeignSession, InspectReport } from '../../src/formats/types.js';
+import { removeTempDirs, tempDir as sharedTempDir } from '../support/temp.js';
+import { snapshotFiles } from '../support/tree.js';
 
 export const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/formats/go-team');
 /** The fixtures' clock: every timestamp in them is on 2025-12-28 between 21:00 and 22:00. */
@@ -34,15 +35,10 @@ export function unitStatuses(s: ForeignSession): string {
 }
 
 /** A fresh temp folder, removed by the caller's afterEach via {@link cleanTemps}. */
-const temps: string[] = [];
 export function tempDir(prefix = 'baton-goteam-'): string {
-  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-  temps.push(d);
-  return d;
+  return sharedTempDir(prefix);
 }
-export function cleanTemps(): void {
-  for (const d of temps.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-}
+export const cleanTemps = removeTempDirs;
 
 /** Copies a fixture case into a temp folder and returns the copy's path. */
 export function copyCase(name: string): string {
@@ -52,21 +48,7 @@ export function copyCase(name: string): string {
 }
 
 /** Every file under `dir` with its bytes and mtime, for read-only proofs. */
-export function snapshot(dir: string): Map<string, { bytes: string; mtimeMs: number }> {
-  const out = new Map<string, { bytes: string; mtimeMs: number }>();
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else {
-        const st = fs.lstatSync(p);
-        out.set(path.relative(dir, p), { bytes: fs.readFileSync(p).toString('base64'), mtimeMs: st.mtimeMs });
-      }
-    }
-  };
-  walk(dir);
-  return out;
-}
+export const snapshot = snapshotFiles;
 
 /** Rewrites every .json file under `dir` through `f`. */
 export function rewriteJson(dir: string, f: (text: string, rel: string) => string): void {

@@ -1,5 +1,4 @@
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isBatonError } from '../../src/domain/errors.js';
@@ -11,21 +10,17 @@ import { exportSession, importPath } from '../../src/manager/formats.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { copyCase, facts, FIXTURES, inspect, only } from './maestro-helpers.js';
+import { tickingClock } from '../support/clock.js';
+import { removeTempDirs, tempDir as sharedTempDir } from '../support/temp.js';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
-const temps: string[] = [];
-afterEach(async () => {
-  for (const t of temps.splice(0)) await fs.rm(t, { recursive: true, force: true });
-});
+afterEach(removeTempDirs);
 async function tempDir(): Promise<string> {
-  const d = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'baton-maestro-out-')));
-  temps.push(d);
-  return d;
+  return sharedTempDir('baton-maestro-out-');
 }
 
 function setup() {
-  let tick = 0;
-  const now = () => new Date(T0 + 1000 * tick++);
+  const now = tickingClock(T0);
   const m = new SessionManager({ store: new MemoryStore(), now, agent: 'tester', pid: 1, host: 'h' });
   const o = { cwd: process.cwd(), adapters: [maestroAdapter], now };
   return { m, o };
@@ -160,7 +155,6 @@ describe('maestro export: write rules', () => {
     const { m, o } = setup();
     await importPath(m, path.join(FIXTURES, 'mid-run-yaml'), 'maestro', o);
     const out = await copyCase('legacy-agent');
-    temps.push(out);
     const before = await fs.readFile(path.join(out, '.gemini/state/active-session.md'), 'utf8');
     const err = await exportSession(m, '2026-03-01-auth-service', 'maestro', out, o).catch((e: unknown) => e);
     expect(isBatonError(err, 'ACTIVE_EXISTS')).toBe(true);

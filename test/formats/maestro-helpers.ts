@@ -1,10 +1,10 @@
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { maestroAdapter } from '../../src/formats/maestro/index.js';
 import { SafeDir } from '../../src/formats/safe-dir.js';
 import type { FormatProblem, ForeignSession, InspectReport } from '../../src/formats/types.js';
+import { tempDir } from '../support/temp.js';
 
 export const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'formats', 'maestro');
 export const NOW = new Date('2026-11-22T12:00:00.000Z');
@@ -28,14 +28,14 @@ export function codes(ps: FormatProblem[]): string[] {
 
 /** A fresh temp dir with a copy of a fixture case. */
 export async function copyCase(name: string): Promise<string> {
-  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), `baton-maestro-${name}-`));
+  const tmp = tempDir(`baton-maestro-${name}-`);
   await fs.cp(path.join(FIXTURES, name), tmp, { recursive: true });
   return tmp;
 }
 
 /** Writes files (relative path → content) into a fresh temp dir. */
 export async function tree(files: Record<string, string | Buffer>): Promise<string> {
-  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'baton-maestro-'));
+  const tmp = tempDir('baton-maestro-');
   for (const [rel, content] of Object.entries(files)) {
     await fs.mkdir(path.dirname(path.join(tmp, rel)), { recursive: true });
     await fs.writeFile(path.join(tmp, rel), content);

@@ -76,13 +76,12 @@ describe('binding a conversation to a session', () => {
     await hookInProcess('gemini', fixture('gemini', 'SessionStart', w.dir), w.dir);
     await hookInProcess('gemini', fixture('gemini', 'AfterTool-write_todos', w.dir), w.dir);
     const m = w.m();
-    const { resumePlan, renderResumePlan } = await import('../../src/manager/index.js');
-    const { plan } = await resumePlan(m, 'hooked');
+    const { renderResumePlan } = await import('../../src/manager/index.js');
+    const { plan } = await m.recovery.plan('hooked');
     expect(plan.continueWith).toEqual([expect.objectContaining({ cli: 'gemini', command: 'gemini --resume 33333333-cccc-4ddd-8eee-000000000003', ended: false })]);
     expect(plan.inFlight[0]!.resumeStep).toEqual({ name: 'Write the install section', status: 'in_progress' });
     expect(renderResumePlan(plan)).toContain('  gemini --resume 33333333-cccc-4ddd-8eee-000000000003');
-    const { sessionHandoff } = await import('../../src/manager/index.js');
-    const { markdown } = await sessionHandoff(m, 'hooked');
+    const { markdown } = await m.recovery.handoff('hooked');
     expect(markdown).toContain('Continue the gemini conversation: `gemini --resume 33333333-cccc-4ddd-8eee-000000000003`');
     expect(markdown).toContain('[>] Write the install section  ← resume here');
   });

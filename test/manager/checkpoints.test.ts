@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RESTORED_FIELDS, fold } from '../../src/domain/apply.js';
@@ -10,23 +9,18 @@ import { Workspace } from '../../src/manager/workspace.js';
 import type { GitResult } from '../../src/manager/git.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { expectCode } from '../../src/testing/conformance.js';
+import { cliHint } from '../../src/cli/hint-words.js';
+import { tickingClock } from '../support/clock.js';
+import { removeTempDirs, tempDir as sharedTempDir } from '../support/temp.js';
 
 const T0 = Date.parse('2026-05-01T10:00:00.000Z');
 
 function manager(o: Partial<ManagerOptions> = {}): SessionManager {
-  let tick = 0;
-  return new SessionManager({ store: new MemoryStore(), now: () => new Date(T0 + 1000 * tick++), agent: 'tester', pid: 1, host: 'h', ...o });
+  return new SessionManager({ store: new MemoryStore(), now: tickingClock(T0), agent: 'tester', pid: 1, host: 'h', ...o });
 }
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-function tempDir(): string {
-  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-cp-')));
-  dirs.push(d);
-  return d;
-}
+afterEach(removeTempDirs);
+const tempDir = (): string => sharedTempDir('baton-cp-');
 
 /** A git runner that answers like a clean repository on `main` at commit `c1`, with overrides. */
 function fakeGit(over: Partial<Record<string, Partial<GitResult>>> = {}, calls: string[][] = []) {
@@ -284,11 +278,11 @@ describe('checkpoints through the manager', () => {
 
     over = { status: { stdout: ' M src/x.ts\0?? new.txt\0' } };
     const dirty = await m.checkpoints.restore(id, cp.checkpoint.id, { git: true }).catch((e: unknown) => e);
-    expect(isBatonError(dirty, 'CONFLICT') && dirty.hint).toContain('--force');
+    expect(isBatonError(dirty, 'CONFLICT') && cliHint(dirty)).toContain('--force');
     expect(isBatonError(dirty) && dirty.details['dirty']).toEqual(['src/x.ts', 'new.txt']);
     over = { status: { stdout: '' }, 'symbolic-ref': { stdout: 'feature\n' } };
     const branch = await m.checkpoints.restore(id, cp.checkpoint.id, { git: true }).catch((e: unknown) => e);
-    expect(isBatonError(branch, 'CONFLICT') && branch.hint).toContain('git switch main');
+    expect(isBatonError(branch, 'CONFLICT') && cliHint(branch)).toContain('git switch main');
     over = { 'ls-files': { stdout: '.baton/sessions/w/journal.jsonl\0' } };
     await expectCode(m.checkpoints.restore(id, cp.checkpoint.id, { git: true }), 'BAD_INPUT');
     over = { 'cat-file': { ok: false } };

@@ -5,7 +5,6 @@
  * interrupted tombstone copy is finished; a damaged source checkpoint is reported, not copied.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../src/domain/events.js';
@@ -14,21 +13,18 @@ import { canonicalEvent, journalDigest, migrateStore } from '../../src/manager/m
 import { FileStore } from '../../src/store/file/store.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import type { SessionStore } from '../../src/store/types.js';
+import { tickingClock } from '../support/clock.js';
+import { removeTempDirs, tempDir } from '../support/temp.js';
 
 const T0 = Date.parse('2026-04-01T00:00:00.000Z');
 
 function manager(store: SessionStore): SessionManager {
-  let tick = 0;
-  return new SessionManager({ store, now: () => new Date(T0 + 1000 * tick++), agent: 'gen', pid: 7, host: 'h' });
+  return new SessionManager({ store, now: tickingClock(T0), agent: 'gen', pid: 7, host: 'h' });
 }
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+afterEach(removeTempDirs);
 function fileStore(): FileStore {
-  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-mig-')));
-  dirs.push(d);
+  const d = tempDir('baton-mig-');
   FileStore.init(path.join(d, '.baton'));
   return new FileStore({ root: path.join(d, '.baton') });
 }

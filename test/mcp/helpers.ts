@@ -11,6 +11,7 @@ import { SessionManager } from '../../src/manager/manager.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import type { ServerOptions } from '../../src/mcp/server.js';
 import { MemoryStore } from '../../src/store/memory.js';
+import { tickingClock } from '../support/clock.js';
 
 export const T0 = Date.parse('2026-05-01T10:00:00.000Z');
 
@@ -23,8 +24,7 @@ export interface Harness {
 
 /** Starts a server over a fresh memory store (or `manager`) and connects a client named `clientName`. */
 export async function connect(o: { clientName?: string; manager?: SessionManager } & Partial<Omit<ServerOptions, 'manager'>> = {}): Promise<Harness> {
-  let tick = 0;
-  const manager = o.manager ?? new SessionManager({ store: new MemoryStore(), now: () => new Date(T0 + 1000 * tick++), pid: 1, host: 'h' });
+  const manager = o.manager ?? new SessionManager({ store: new MemoryStore(), now: tickingClock(T0), pid: 1, host: 'h' });
   return { ...(await connectTo({ ...o, manager }, o.clientName)), manager };
 }
 

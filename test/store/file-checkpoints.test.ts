@@ -7,6 +7,7 @@ import { SessionManager } from '../../src/manager/manager.js';
 import { checkpointOf, expectCode, seed } from '../../src/testing/conformance.js';
 import { isBatonError } from '../../src/domain/errors.js';
 import { tempStoreDir } from './helpers.js';
+import { cliHint } from '../../src/cli/hint-words.js';
 
 const made: Array<{ remove: () => void }> = [];
 afterEach(() => {
@@ -118,7 +119,7 @@ describe('file store checkpoints', () => {
     expect(v).toMatchObject({ valid: false, problem: 'checksum mismatch', fallback: { id: 'cp-2-two' } });
     const e = await m.checkpoints.restore('s', 'cp-3-three').catch((x: unknown) => x);
     expect(isBatonError(e, 'CORRUPT')).toBe(true);
-    expect(isBatonError(e) && e.hint).toBe('The previous valid checkpoint is cp-2-two ("two", revision 5): `baton restore cp-2-two`.');
+    expect(isBatonError(e) && cliHint(e)).toBe('The previous valid checkpoint is cp-2-two ("two", revision 5): `baton restore cp-2-two`.');
     expect(isBatonError(e) && e.details).toMatchObject({ checkpointId: 'cp-3-three', problem: 'checksum mismatch', fallback: 'cp-2-two' });
     // The fallback skips a superseded one when an older current one exists.
     await m.checkpoints.restore('s', 'cp-1-one');

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fold } from '../../src/domain/apply.js';
 import { isBatonError } from '../../src/domain/errors.js';
+import type { BatonError } from '../../src/domain/errors.js';
 import type { StoredEvent } from '../../src/domain/events.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { encodeRecord } from '../../src/store/file/codec.js';
@@ -14,6 +15,7 @@ import { FileStore } from '../../src/store/file/store.js';
 import type { RepairReport } from '../../src/store/types.js';
 import { expectContiguous, noteEvent, rejection, seed, stateOf } from '../../src/testing/conformance.js';
 import { tempStoreDir } from './helpers.js';
+import { cliHint } from '../../src/cli/hint-words.js';
 
 let dir: ReturnType<typeof tempStoreDir>;
 const open: FileStore[] = [];
@@ -199,7 +201,7 @@ describe('damaged middle line', () => {
     for (const call of [store.load('mid'), store.readEvents('mid')]) {
       const e = await rejection(call);
       expect(isBatonError(e, 'CORRUPT')).toBe(true);
-      expect((e as { hint?: string }).hint).toMatch(/baton repair/);
+      expect(cliHint(e as BatonError)).toMatch(/baton repair/);
     }
     const m = new SessionManager({ store, agent: 't' });
     expect(isBatonError(await rejection(m.get('mid')), 'CORRUPT')).toBe(true);
@@ -251,7 +253,7 @@ describe('damaged middle line', () => {
     // Reading the whole history meets the damaged line.
     const e = await rejection(store.readEvents('both'));
     expect(isBatonError(e, 'CORRUPT')).toBe(true);
-    expect((e as { hint?: string }).hint).toMatch(/baton repair/);
+    expect(cliHint(e as BatonError)).toMatch(/baton repair/);
     await store.repair('both');
     expect(fs.existsSync(path.join(sessionDir('both'), 'snapshot.json'))).toBe(false);
     const r = await fresh().load('both');

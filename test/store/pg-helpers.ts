@@ -1,17 +1,36 @@
 /**
- * Helpers of the PostgreSQL tests: the server comes from BATON_TEST_PG_URL; every test works
- * in a fresh schema of its own (other people and tests share the database) and drops it.
+ * Helpers of the PostgreSQL tests: the server comes from BATON_TEST_PG_URL, which the vitest
+ * globalSetup (test/setup/postgres.ts) points at an embedded PGlite when it is not set; every
+ * test works in a fresh schema of its own (other people and tests share the database) and
+ * drops it.
  */
 import crypto from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Client } from 'pg';
+import { beforeEach } from 'vitest';
 
 const require = createRequire(import.meta.url);
 
 /** The test server, or undefined (the tests are then skipped, with a message). */
 export const PG_URL = process.env['BATON_TEST_PG_URL'] || undefined;
 
-if (!PG_URL) console.warn('PostgreSQL store tests skipped: set BATON_TEST_PG_URL (e.g. postgres://postgres@127.0.0.1:5432/test).');
+if (!PG_URL) console.warn('PostgreSQL store tests skipped: BATON_TEST_PG_URL is not set and the globalSetup of vitest.config.ts did not start the embedded server.');
+
+/** Whether the server is the embedded PGlite (one session shared by all connections). */
+export const EMBEDDED = process.env['BATON_TEST_PG_EMBEDDED'] === '1';
+
+/**
+ * Skips, on the embedded server only and saying so in the output, the tests of the enclosing
+ * describe named in `reasons` (test name -> why it needs a real server). Call inside a describe.
+ */
+export function needsRealServer(reasons: Record<string, string>): void {
+  beforeEach((ctx) => {
+    const why = reasons[ctx.task.name];
+    if (!EMBEDDED || why === undefined) return;
+    console.warn(`SKIPPED on embedded PostgreSQL (needs a real server; set BATON_TEST_PG_URL): "${ctx.task.name}": ${why}`);
+    ctx.skip();
+  });
+}
 
 /** A random schema name for one test. */
 export function freshSchema(prefix = 't'): string {

@@ -15,7 +15,7 @@ import { openStore } from '../../src/store/open.js';
 import { PostgresStore } from '../../src/store/postgres/store.js';
 import { parsePgUrl } from '../../src/store/postgres/url.js';
 import { expectCode, noteEvent, rejection, seed } from '../../src/testing/conformance.js';
-import { PG_URL, admin, dropSchema, freshSchema, urlWith } from './pg-helpers.js';
+import { PG_URL, admin, dropSchema, freshSchema, needsRealServer, urlWith } from './pg-helpers.js';
 
 const FIXTURE = path.resolve('test/fixtures/pg-open.ts');
 
@@ -108,6 +108,15 @@ describe('openStore and the environment', () => {
 });
 
 describe.skipIf(!PG_URL)('PostgreSQL store specifics', () => {
+  needsRealServer({
+    'four processes opening a new schema at once apply each migration exactly once, without error': 'several sessions of the server at once (a transaction held open while others queue on it, watched in pg_locks / pg_stat_activity); the embedded server has one session',
+    'a workspace lock held elsewhere: LOCKED after lockTimeoutMs (lock_timeout set as a parameter)': 'a lock held in a transaction by another session while the store waits for it; the embedded server has one session',
+    'a connection dropped by the server is STORE_UNAVAILABLE (retryable) at worst, and the next call works': 'pg_terminate_backend of one connection; the embedded server has no backends to end',
+    'every connection has a server-side statement_timeout below the client timeout, and TCP keepalive after 10 s idle': 'settings sent at connection start-up; the embedded server keeps its one session\'s settings',
+    'watch reports each committed create and append, by any handle, and nothing after it stops': 'LISTEN/NOTIFY between connections; the embedded server delivers NOTIFY to its one session',
+    'watch gets its connection back when the server drops it, and reports what was committed meanwhile': 'LISTEN/NOTIFY between connections and pg_terminate_backend',
+    'watch replaces a LISTEN connection that went silent (no close, no reply) and reports what was committed meanwhile': 'LISTEN/NOTIFY between connections',
+  });
   const schemas: string[] = [];
   const stores: PostgresStore[] = [];
   afterEach(async () => {

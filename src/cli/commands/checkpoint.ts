@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { BatonError } from '../../domain/errors.js';
-import type { CheckpointDetail, CheckpointInfo } from '../../manager/checkpoints.js';
-import { corrupt } from '../../manager/checkpoints.js';
+import { BatonError, corruptCheckpoint } from '../../manager/index.js';
+import type { CheckpointDetail, CheckpointInfo } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO, Paint } from '../io.js';
 import { bind, common, strict } from '../program.js';
@@ -95,7 +94,7 @@ export function registerCheckpoints(program: Command, io: CliIO, holder: { ctx: 
   on(common(checkpoint.command('show').description('show a checkpoint: revision, git, phases, files compared with now').argument('<id>', 'checkpoint id')), async (ctx, [cpId]) => {
     const id = await ctx.sessionId();
     const d = await ctx.manager().checkpoints.show(id, cpId ?? '');
-    if (!d.checkpoint) throw corrupt(id, d.info, d.fallback);
+    if (!d.checkpoint) throw corruptCheckpoint(id, d.info, d.fallback);
     const cp = d.checkpoint;
     ctx.emit(
       { ...d.info, sessionId: cp.sessionId, git: cp.git, files: d.drift ?? cp.files, state: cp.state },
@@ -108,7 +107,7 @@ export function registerCheckpoints(program: Command, io: CliIO, holder: { ctx: 
     async (ctx, [cpId]) => {
       const id = await ctx.sessionId();
       const v = await ctx.manager().checkpoints.validate(id, cpId ?? '');
-      if (!v.valid) throw corrupt(id, v.info, v.fallback);
+      if (!v.valid) throw corruptCheckpoint(id, v.info, v.fallback);
       ctx.emit(
         { ok: true, valid: true, checkpoint: v.info },
         `Checkpoint ${v.info.id} is valid: checksum and contents check out (revision ${v.info.revision}${v.info.superseded ? ', superseded by a later restore' : ''}).`,

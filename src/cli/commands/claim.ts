@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
-import { BatonError } from '../../domain/errors.js';
-import { DEFAULT_LEASE_TTL_MS } from '../../domain/lease.js';
-import { claimSession, claimWait } from '../../manager/claim.js';
-import type { Claim } from '../../manager/claim.js';
+import { BatonError, DEFAULT_LEASE_TTL_MS } from '../../manager/index.js';
+import type { Claim } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import { EXIT_CODES } from '../exit.js';
 import type { CliIO } from '../io.js';
@@ -41,7 +39,7 @@ export function registerClaim(program: Command, io: CliIO, holder: { ctx: Ctx | 
         process.on('SIGINT', onSignal);
         process.on('SIGTERM', onSignal);
         try {
-          claim = await claimWait(m, opts, {
+          claim = await m.claims.wait(opts, {
             pollMs: o['poll'] === undefined ? DEFAULT_POLL_MS : parseDuration(String(o['poll']), 'poll'),
             timeoutMs: o['timeout'] === undefined ? null : parseDuration(String(o['timeout']), 'timeout'),
             signal: stop.signal,
@@ -52,7 +50,7 @@ export function registerClaim(program: Command, io: CliIO, holder: { ctx: Ctx | 
           process.off('SIGTERM', onSignal);
         }
       } else {
-        claim = await claimSession(m, opts);
+        claim = await m.claims.claim(opts);
       }
       if (!claim) {
         // Not an error: an idle pool is normal. A distinct status lets `while baton claim` loops stop.

@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
-import { BatonError } from '../../domain/errors.js';
-import { DEFAULT_OLDER_THAN, parseAge, parseCleanupStatuses } from '../../domain/retention.js';
-import type { SessionState } from '../../domain/state.js';
-import type { CleanupAction } from '../../manager/retention.js';
+import { BatonError, DEFAULT_OLDER_THAN, parseAge, parseCleanupStatuses } from '../../manager/index.js';
+import type { CleanupAction, SessionState } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common, strict } from '../program.js';

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import type { DoctorProblem, DoctorReport } from '../../manager/doctor.js';
-import { runDoctor } from '../../manager/doctor.js';
+import type { DoctorProblem, DoctorReport } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import { EXIT_CODES } from '../exit.js';
 import type { CliIO, Paint } from '../io.js';
@@ -55,7 +54,7 @@ export function registerDoctor(program: Command, io: CliIO, holder: { ctx: Ctx |
     .option('--agent <name>', 'agent to attribute repair events to (default: $BATON_AGENT)')
     .action(
       bind(io, holder, async (ctx, _args, o) => {
-        const report = await runDoctor(ctx.manager(), { fix: o['fix'] === true, agent: ctx.agent });
+        const report = await ctx.manager().maintenance.doctor({ fix: o['fix'] === true, agent: ctx.agent });
         if (ctx.json) {
           const problems = report.problems.map((p) => ({ code: p.code, sessionId: p.sessionId, message: p.message, fixable: p.fixable, fixed: p.fixed }));
           io.stdout(`${JSON.stringify({ ok: report.ok, problems }, null, 2)}\n`);

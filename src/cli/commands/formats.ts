@@ -1,20 +1,12 @@
 import type { Command } from 'commander';
-import { BatonError } from '../../domain/errors.js';
-import type { ForeignSession } from '../../formats/types.js';
-import { MIRROR_ERROR_KEY, mirrorOf } from '../../manager/mirror.js';
+import { BatonError, importIsIncomplete, inspectForeign, MIRROR_ERROR_KEY, mirrorOf } from '../../manager/index.js';
+import type { ForeignSession } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import { EXIT_CODES } from '../exit.js';
 import type { CliIO } from '../io.js';
 import { bind, common } from '../program.js';
 import type { Action } from '../program.js';
 import { allProblems, renderExport, renderImport, renderInspect, renderMirror } from '../render/formats.js';
-
-/*
- * The format code (core, registry, five adapters) is loaded by the action that needs it: a
- * dynamic import of our own module is bundled as a lazily initialised module, so commands
- * that read no foreign file do not pay for it at start-up.
- */
-const formats = (): Promise<typeof import('../../manager/formats.js')> => import('../../manager/formats.js');
 
 /** A foreign session without its parsed source documents (verbose; `--documents` keeps them). */
 function lean(s: ForeignSession, documents: boolean): Omit<ForeignSession, 'documents'> & { documents?: Record<string, unknown> } {
@@ -37,7 +29,7 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
       .option('--documents', 'with --json: include the parsed source documents')
       .option('--json', 'print machine-readable JSON on stdout'),
     async (ctx, [dir], o) => {
-      const r = await (await formats()).inspectPath(dir ?? '', String(o['format']), { cwd: io.cwd, now: io.now });
+      const r = await inspectForeign(dir ?? '', String(o['format']), { cwd: io.cwd, now: io.now });
       const docs = o['documents'] === true;
       ctx.emit({ ...r, sessions: r.sessions.map((s) => lean(s, docs)) }, () => renderInspect(r, ctx.paint));
       // Readable but damaged: a distinct status so scripts and CI can tell (docs/cli.md).
@@ -57,11 +49,10 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
     ),
     async (ctx, [dir], o) => {
       const m = ctx.manager(true);
-      const f = await formats();
-      const r = await f.importPath(m, dir ?? '', String(o['format']), { cwd: io.cwd, now: io.now, agent: ctx.agent, moved: o['moved'] === true, ...(o['idPrefix'] !== undefined ? { idPrefix: String(o['idPrefix']) } : {}) });
+      const r = await m.formats.import(dir ?? '', String(o['format']), { cwd: io.cwd, now: io.now, agent: ctx.agent, moved: o['moved'] === true, ...(o['idPrefix'] !== undefined ? { idPrefix: String(o['idPrefix']) } : {}) });
       ctx.emit(r, () => renderImport(r, ctx.paint));
       // As inspect: a script must not take a damaged, empty or half-done import for a good one.
-      if (f.importIncomplete(r)) ctx.exitCode = EXIT_CODES.CORRUPT;
+      if (await importIsIncomplete(r)) ctx.exitCode = EXIT_CODES.CORRUPT;
     },
   );
 
@@ -76,7 +67,7 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
     async (ctx, _a, o) => {
       const m = ctx.manager();
       const id = await ctx.sessionId();
-      const r = await (await formats()).exportSession(m, id, String(o['format']), String(o['out']), { cwd: io.cwd, now: io.now });
+      const r = await m.formats.export(id, String(o['format']), String(o['out']), { cwd: io.cwd, now: io.now });
       for (const p of r.problems) ctx.warn(`${p.code}: ${p.message}${p.hint ? `\n  hint: ${p.hint}` : ''}`);
       ctx.emit(r, () => renderExport(r));
     },
@@ -106,7 +97,7 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
         return;
       }
       if (!off && o['out'] === undefined) throw new BatonError('BAD_INPUT', `Mirroring as ${format} needs --out DIR.`, { hint: `Use \`baton mirror ${format} --out DIR\`.` });
-      const r = await (await formats()).setMirror(m, id, off ? null : { format: format!, out: String(o['out']) }, { cwd: io.cwd, now: io.now, agent: ctx.agent, force: o['force'] === true });
+      const r = await m.formats.setMirror(id, off ? null : { format: format!, out: String(o['out']) }, { cwd: io.cwd, now: io.now, agent: ctx.agent, force: o['force'] === true });
       ctx.emit({ ok: true, id, revision: r.state.revision, mirror: r.mirror }, r.mirror ? `Mirroring ${id} as ${r.mirror.format} in ${r.mirror.out}` : `Stopped mirroring ${id}`);
     },
   );

@@ -22,7 +22,6 @@ export function registerMcp(program: Command, io: CliIO, holder: { ctx: Ctx | nu
           session: ctx.opts.session ?? (io.env['BATON_SESSION'] || null),
           fencingToken: ctx.fencingToken ?? null,
           clock: io.now,
-          afterChange: () => ctx.flushChanges(),
           onWarning: (message) => ctx.warn(message),
         },
         (line) => io.stderr(`${line}\n`),

@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
-import { BatonError } from '../../domain/errors.js';
-import { migrateStore } from '../../manager/migrate.js';
-import type { MigrateResult } from '../../manager/migrate.js';
-import { openStoreAt } from '../../manager/open.js';
+import { BatonError, migrateStore, openStoreAt } from '../../manager/index.js';
+import type { MigrateResult } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind } from '../program.js';

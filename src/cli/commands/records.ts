@@ -1,11 +1,9 @@
 import type { Command } from 'commander';
-import type { FileAction } from '../../domain/state.js';
-import type { PhaseAction } from '../../domain/transitions.js';
-import type { ChangeResult } from '../../manager/manager.js';
+import type { ChangeResult, FileAction, PhaseAction } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common, strict } from '../program.js';
-import type { Action } from '../program.js';
+import type { On } from '../program.js';
 
 function done(ctx: Ctx, r: ChangeResult<unknown>, text: string, extra: Record<string, unknown> = {}): void {
   ctx.emit({ ok: true, id: r.state.id, revision: r.state.revision, ...extra }, text);
@@ -15,10 +13,22 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-/** Registers phase, sub-step and record-keeping commands. */
+/** Registers phase, sub-step and record-keeping commands, in the order `--help` lists them (tokens and budget: tokens.ts). */
 export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
-  const on = (cmd: Command, action: Action): Command => cmd.action(bind(io, holder, action));
+  const on: On = (cmd, action) => cmd.action(bind(io, holder, action));
+  registerPhase(program, on);
+  registerWorkRecords(program, on);
+  registerErrors(program, on);
+  registerDecision(program, on);
+  registerFinding(program, on);
+  registerNote(program, on);
+  registerMilestone(program, on);
+  registerArtifact(program, on);
+  registerContext(program, on);
+}
 
+/** `phase start|done|fail|skip|retry`. */
+function registerPhase(program: Command, on: On): void {
   const phase = program.command('phase').description('move a phase through its states: start, done, fail, skip, retry');
   const verbs: Array<[string, PhaseAction, string, string]> = [
     ['start', 'start', 'start a pending phase (or retry a failed one)', 'Started'],
@@ -42,7 +52,10 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
       },
     );
   }
+}
 
+/** `substep` and `file created|modified|deleted`: where the work is and what it touched. */
+function registerWorkRecords(program: Command, on: On): void {
   on(strict(common(program.command('substep').description('record reaching a sub-step of an in-progress phase (the resume point)').argument('<phase>').argument('<name>'))), async (ctx, [ref, name]) => {
     const r = await ctx.manager().substep(await ctx.sessionId(), ref ?? '', name ?? '', ctx.change());
     done(ctx, r, `Phase ${ref}: reached ${name}`);
@@ -56,7 +69,10 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
       done(ctx, r, `Recorded ${paths.length} ${action} file(s)`, { files: recs });
     });
   }
+}
 
+/** `error add|resolve`. */
+function registerErrors(program: Command, on: On): void {
   const error = program.command('error').description('record and resolve errors');
   on(
     strict(common(
@@ -76,7 +92,10 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
     const r = await ctx.manager().resolveError(await ctx.sessionId(), errorId ?? '', String(o['resolution']), ctx.change());
     done(ctx, r, `Resolved ${errorId}`);
   });
+}
 
+/** `decision add`. */
+function registerDecision(program: Command, on: On): void {
   on(
     strict(common(
       program
@@ -99,7 +118,10 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
       done(ctx, r, r.result, { decisionId: r.result });
     },
   );
+}
 
+/** `finding add|remove`. */
+function registerFinding(program: Command, on: On): void {
   const finding = program.command('finding').description('add or remove open findings');
   on(strict(common(finding.command('add').argument('<text>').option('--severity <s>', 'e.g. low, medium, high').option('--phase <phase>'))), async (ctx, [text], o) => {
     const r = await ctx.manager().finding(await ctx.sessionId(), { text: text ?? '', severity: (o['severity'] as string | undefined) ?? null, phase: (o['phase'] as string | undefined) ?? null }, ctx.change());
@@ -109,12 +131,18 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
     const r = await ctx.manager().removeFinding(await ctx.sessionId(), fid ?? '', ctx.change());
     done(ctx, r, `Removed ${fid}`);
   });
+}
 
+/** `note add`. */
+function registerNote(program: Command, on: On): void {
   on(strict(common(program.command('note').description('add notes').command('add').argument('<text>').option('--phase <phase>'))), async (ctx, [text], o) => {
     const r = await ctx.manager().note(await ctx.sessionId(), { text: text ?? '', phase: (o['phase'] as string | undefined) ?? null }, ctx.change());
     done(ctx, r, r.result, { noteId: r.result });
   });
+}
 
+/** `milestone add|done`. */
+function registerMilestone(program: Command, on: On): void {
   const milestone = program.command('milestone').description('add milestones and mark them done');
   on(strict(common(milestone.command('add').argument('<title>').option('--target <date>', 'target date (ISO-8601)'))), async (ctx, [title], o) => {
     const r = await ctx.manager().milestone(await ctx.sessionId(), { title: title ?? '', targetDate: (o['target'] as string | undefined) ?? null }, ctx.change());
@@ -124,7 +152,10 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
     const r = await ctx.manager().milestoneDone(await ctx.sessionId(), ref ?? '', ctx.change());
     done(ctx, r, `Milestone ${ref} done`);
   });
+}
 
+/** `artifact add`. */
+function registerArtifact(program: Command, on: On): void {
   on(
     strict(common(
       program
@@ -145,7 +176,10 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
       done(ctx, r, r.result, { artifactId: r.result });
     },
   );
+}
 
+/** `context set`. */
+function registerContext(program: Command, on: On): void {
   on(strict(common(program.command('context').description('set the context summary for the next agent').command('set').argument('<summary>'))), async (ctx, [summary]) => {
     const r = await ctx.manager().context(await ctx.sessionId(), summary ?? '', ctx.change());
     done(ctx, r, 'Context summary updated');

@@ -1,10 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { BatonError } from '../../domain/errors.js';
-import { renderResumePlan } from '../../domain/resume.js';
-import { sessionHandoff } from '../../manager/handoff-file.js';
-import { applyResume, resumePlan } from '../../manager/resume.js';
+import { BatonError, renderResumePlan } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common } from '../program.js';
@@ -25,11 +22,11 @@ export function registerResume(program: Command, io: CliIO, holder: { ctx: Ctx |
       const sid = await ctx.sessionId(id);
       const m = ctx.manager();
       if (o['apply'] !== true && o['from'] === undefined) {
-        const { plan } = await resumePlan(m, sid);
+        const { plan } = await m.recovery.plan(sid);
         ctx.emit(plan, () => renderResumePlan(plan));
         return;
       }
-      const r = await applyResume(m, sid, {
+      const r = await m.recovery.apply(sid, {
         from: (o['from'] as string | undefined) ?? null,
         git: o['git'] === true,
         force: o['force'] === true,
@@ -47,7 +44,7 @@ export function registerResume(program: Command, io: CliIO, holder: { ctx: Ctx |
   ).action(
     bind(io, holder, async (ctx, _a, o) => {
       const sid = await ctx.sessionId();
-      const { markdown } = await sessionHandoff(ctx.manager(), sid);
+      const { markdown } = await ctx.manager().recovery.handoff(sid);
       const file = o['write'] as string | undefined;
       if (file !== undefined) {
         if (file.trim() === '') throw new BatonError('BAD_INPUT', '--write needs a file name.', { hint: 'e.g. --write HANDOFF.md' });

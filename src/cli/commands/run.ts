@@ -1,9 +1,7 @@
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import type { Command } from 'commander';
-import { BatonError, isBatonError } from '../../domain/errors.js';
-import { DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS } from '../../domain/lease.js';
-import { acquireLease, adoptLease, adoptableLease, recordRunEnd, renewLease } from '../../manager/leases.js';
+import { BatonError, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS, isBatonError } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common } from '../program.js';
@@ -43,14 +41,14 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
       const id = await ctx.sessionId();
       const held = ctx.fencingToken;
       let token: number;
-      if (held !== undefined && (await adoptableLease(m, id, held))) {
+      if (held !== undefined && (await m.leases.adoptable(id, held))) {
         // A worker that claimed the session (`baton claim`) goes on under the lease it took.
-        token = (await adoptLease(m, id, held, ttlMs, ctx.agent)).token;
+        token = (await m.leases.adopt(id, held, ttlMs, ctx.agent)).token;
       } else {
         let s = await m.get(id);
         if (s.status !== 'active') s = await m.resume(id, ctx.agent);
         const owner = ctx.agent ?? `run:${command[0]}`;
-        const { result: lease } = await acquireLease(m, id, { owner, ttlMs, force: o['force'] === true, agent: ctx.agent });
+        const { result: lease } = await m.leases.acquire(id, { owner, ttlMs, force: o['force'] === true, agent: ctx.agent });
         token = lease.token;
       }
       await m.change(id, () => ({ events: [{ type: 'run.started', data: { command, token, agent: ctx.agent } }], result: undefined }), { agent: ctx.agent, fencingToken: token });
@@ -63,7 +61,7 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
           ...io.env,
           BATON_SESSION: id,
           BATON_LEASE_TOKEN: String(token),
-          BATON_DIR: m.store.kind === 'file' ? m.store.location : io.env['BATON_DIR'],
+          BATON_DIR: m.store.directory ?? io.env['BATON_DIR'],
           // The child writes to the same store, also when it was named by --store.
           ...(ctx.storeUrl ? { BATON_STORE: ctx.storeUrl } : {}),
           ...(ctx.agent ? { BATON_AGENT: ctx.agent } : {}),
@@ -79,7 +77,7 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
       };
       for (const sig of FORWARDED) process.on(sig, onSignal);
       const heartbeat = setInterval(() => {
-        renewLease(m, id, token, ttlMs).catch((e: unknown) => {
+        m.leases.renew(id, token, ttlMs).catch((e: unknown) => {
           if (isBatonError(e, 'FENCED')) {
             lost = true;
             io.stderr(`baton: lost the lease on ${id} (${e.message}); stopping ${command[0]}\n`);
@@ -102,7 +100,7 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
       const exitCode = end.error ? 127 : end.code;
       if (!lost) {
         try {
-          const r = await recordRunEnd(m, id, token, { command, exitCode, signal: end.signal, userInterrupt }, ctx.agent);
+          const r = await m.leases.recordRunEnd(id, token, { command, exitCode, signal: end.signal, userInterrupt }, ctx.agent);
           io.stderr(`baton: ${command[0]} ended (${r.result}); session ${id} is ${r.state.status}\n`);
         } catch (e) {
           if (!isBatonError(e, 'FENCED')) throw e;

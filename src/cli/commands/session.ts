@@ -1,78 +1,31 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Command } from 'commander';
-import { BatonError } from '../../domain/errors.js';
-import type { PhaseSpec } from '../../domain/events.js';
-import { parseIdFormat } from '../../domain/ids.js';
-import { SESSION_STATUSES } from '../../domain/state.js';
-import type { SessionState, SessionStatus } from '../../domain/state.js';
-import { statusView } from '../../domain/view.js';
-import { nodeCrypto } from '../../manager/lazy.js';
-import { MIRROR_KEY } from '../../manager/mirror.js';
-import { initStore, initStoreUrl } from '../../manager/open.js';
-import { PLAN_FILE_KEY } from '../../manager/resume.js';
+import { BatonError, checkMirrorSetting, initStore, initStoreUrl, MIRROR_KEY, parseIdFormat, phasesFromList, planFileMetadata, readPlanFile, SESSION_STATUSES, statusView } from '../../manager/index.js';
+import type { SessionState, SessionStatus } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common, strict } from '../program.js';
-import type { Action } from '../program.js';
+import type { On } from '../program.js';
 import { renderList, renderTombstones } from '../render/list.js';
 import { renderLog } from '../render/log.js';
 import { renderStatus } from '../render/status.js';
-import { parseYaml } from '../yaml.js';
-
-const MAX_PLAN_BYTES = 5 * 1024 * 1024;
-
-/** Reads a plan file (.json, .yaml/.yml; others tried as JSON then YAML). */
-async function readPlan(file: string, cwd: string): Promise<{ title?: string; budget?: number; phases: PhaseSpec[]; abs: string; sha256: string }> {
-  const abs = path.resolve(cwd, file);
-  let raw: string;
-  try {
-    const st = fs.statSync(abs);
-    if (!st.isFile()) throw new BatonError('BAD_INPUT', `Plan ${file} is not a file.`, { hint: 'Pass a .json or .yaml plan file.' });
-    if (st.size > MAX_PLAN_BYTES) throw new BatonError('BAD_INPUT', `Plan ${file} is ${st.size} bytes; at most ${MAX_PLAN_BYTES} are read.`, { hint: 'Split the plan.' });
-    raw = fs.readFileSync(abs, 'utf8').replace(/^\uFEFF/, '');
-  } catch (e) {
-    if (e instanceof BatonError) throw e;
-    throw new BatonError('BAD_INPUT', `Cannot read plan ${file}: ${(e as Error).message}.`, { hint: 'Check the path.' });
-  }
-  const { parsePlan } = await import('../../domain/plan.js');
-  const ext = path.extname(abs).toLowerCase();
-  let doc: unknown;
-  const asYaml = (): unknown => parseYaml(raw);
-  try {
-    if (ext === '.json') doc = JSON.parse(raw);
-    else if (ext === '.yaml' || ext === '.yml') doc = asYaml();
-    else {
-      try {
-        doc = JSON.parse(raw);
-      } catch {
-        doc = asYaml();
-      }
-    }
-  } catch (e) {
-    throw new BatonError('BAD_INPUT', `Plan ${file} is not valid ${ext === '.json' ? 'JSON' : 'JSON or YAML'}: ${(e as Error).message.split('\n')[0]}.`, {
-      hint: 'Fix the syntax; a plan is {"phases": [{"id": "design", "name": "Design"}, …]}.',
-    });
-  }
-  // Kept with the session, so that a resume can tell whether the plan changed since.
-  const sha256 = nodeCrypto().createHash('sha256').update(raw.replace(/^\uFEFF/, '')).digest('hex');
-  return { ...parsePlan(doc, file), abs, sha256 };
-}
-
-/** A plan file's path as kept with the session: relative to the workspace when inside it. */
-function planPath(root: string, abs: string): string {
-  const rel = path.relative(root, abs);
-  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : abs;
-}
 
 function changed(ctx: Ctx, s: SessionState, text: string): void {
   ctx.emit({ ok: true, id: s.id, status: s.status, revision: s.revision }, text);
 }
 
-/** Registers the session lifecycle commands. */
+/** Registers the session lifecycle commands, in the order `--help` lists them. */
 export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
-  const on = (cmd: Command, action: Action): Command => cmd.action(bind(io, holder, action));
+  const on: On = (cmd, action) => cmd.action(bind(io, holder, action));
+  registerInit(program, io, on);
+  registerStart(program, io, on);
+  registerStatus(program, io, on);
+  registerList(program, io, on);
+  registerLifecycle(program, on);
+  registerJournal(program, on);
+}
 
+/** `init`: create the file store or prepare a database. */
+function registerInit(program: Command, io: CliIO, on: On): void {
   on(
     common(program.command('init').description('create a .baton store in the current directory (or --dir), or prepare the --store / $BATON_STORE database')),
     async (ctx) => {
@@ -81,7 +34,10 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
       ctx.emit({ ok: true, store: root, created: !existed }, `${existed ? 'Store already present' : 'Created store'} at ${root}`);
     },
   );
+}
 
+/** `start`: a new session from a title and a plan (phases, plan file, budget, mirror). */
+function registerStart(program: Command, io: CliIO, on: On): void {
   on(
     common(
       program
@@ -104,9 +60,9 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
     async (ctx, [title], o) => {
       if (o['phases'] && o['plan']) throw new BatonError('BAD_INPUT', 'Give either --phases or --plan, not both.', { hint: 'Keep one of them.' });
       if ((o['mirror'] === undefined) !== (o['mirrorOut'] === undefined)) throw new BatonError('BAD_INPUT', '--mirror and --mirror-out go together.', { hint: 'Pass both, e.g. --mirror maestro --mirror-out .gemini.' });
-      const mirror = o['mirror'] !== undefined ? (await import('../../manager/formats.js')).mirrorSetting(String(o['mirror']), String(o['mirrorOut']), { cwd: io.cwd }) : null;
-      const plan = o['plan'] ? await readPlan(String(o['plan']), io.cwd) : null;
-      const phases = plan ? plan.phases : o['phases'] ? (await import('../../domain/plan.js')).phasesFromList(String(o['phases'])) : [];
+      const mirror = o['mirror'] !== undefined ? await checkMirrorSetting(String(o['mirror']), String(o['mirrorOut']), { cwd: io.cwd }) : null;
+      const plan = o['plan'] ? await readPlanFile(String(o['plan']), io.cwd) : null;
+      const phases = plan ? plan.phases : o['phases'] ? await phasesFromList(String(o['phases'])) : [];
       // `start` creates the store where `init` would, so a first run needs no separate init.
       const m = ctx.manager(true);
       const s = await m.start({
@@ -121,20 +77,26 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
         metadata: {
           ...(o['autoCheckpoint'] === false ? { autoCheckpoint: false } : {}),
           ...(mirror ? { [MIRROR_KEY]: mirror } : {}),
-          ...(plan ? { [PLAN_FILE_KEY]: { path: planPath(m.workspace?.root ?? io.cwd, plan.abs), sha256: plan.sha256 } } : {}),
+          ...(plan ? planFileMetadata(m.workspace?.root ?? io.cwd, plan) : {}),
         },
       });
       ctx.emit(statusView(s), `Started ${s.id}${s.phases.length ? ` with ${s.phases.length} phase(s)` : ''}`);
     },
   );
+}
 
+/** `status`. */
+function registerStatus(program: Command, io: CliIO, on: On): void {
   on(common(program.command('status').description('show a session: phases, progress, tokens, errors')), async (ctx) => {
     const m = ctx.manager();
     const s = await m.get(await ctx.sessionId());
     const pricing = m.pricing();
     ctx.emit(statusView(s, io.now().toISOString(), pricing), () => renderStatus(s, ctx.paint, io.now(), pricing));
   });
+}
 
+/** `list`: sessions, or with --deleted their tombstones. */
+function registerList(program: Command, io: CliIO, on: On): void {
   on(
     common(
       program
@@ -166,7 +128,10 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
       ctx.emit(null, () => renderList(rows, active, ctx.paint, io.now()));
     },
   );
+}
 
+/** `switch`, `pause`, `complete`, `fail`, `abandon`, `archive`: moves between session states. */
+function registerLifecycle(program: Command, on: On): void {
   on(common(program.command('switch').description('make another session the active one (pauses the current one)').argument('<id>')), async (ctx, [id]) => {
     const s = await ctx.manager().switchTo(id ?? '', ctx.agent);
     changed(ctx, s, `Switched to ${s.id}`);
@@ -192,7 +157,10 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
     const s = await ctx.manager().archive(sid, ctx.change());
     changed(ctx, s, `Archived ${s.id}`);
   });
+}
 
+/** `log` and `repair`: reading and mending the journal. */
+function registerJournal(program: Command, on: On): void {
   on(
     common(
       program

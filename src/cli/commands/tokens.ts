@@ -1,10 +1,6 @@
 import type { Command } from 'commander';
-import { costReport, costShown, formatCost } from '../../domain/cost.js';
-import type { Cost, CostReport } from '../../domain/cost.js';
-import { BatonError, isBatonError } from '../../domain/errors.js';
-import { BUILTIN_PRICING, PRICING_AS_OF } from '../../domain/pricing.js';
-import type { SessionState, TokenCounts } from '../../domain/state.js';
-import { budgetAlarming, budgetView } from '../../domain/tokens.js';
+import { BUILTIN_PRICING, BatonError, PRICING_AS_OF, budgetAlarming, budgetView, costReport, costShown, formatCost, isBatonError } from '../../manager/index.js';
+import type { Cost, CostReport, SessionState, TokenCounts } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common, strict } from '../program.js';

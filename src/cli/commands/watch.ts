@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { watchSessions } from '../../manager/watch.js';
-import type { SessionChange } from '../../manager/watch.js';
+import type { SessionChange } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common } from '../program.js';
@@ -26,7 +25,7 @@ export function registerWatch(program: Command, io: CliIO, holder: { ctx: Ctx | 
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);
       });
-      const stop = await watchSessions(m, { sessionId: only, onChange: print, onWarning: (w) => ctx.warn(w) });
+      const stop = await m.watch({ sessionId: only, onChange: print, onWarning: (w) => ctx.warn(w) });
       io.stderr(`baton: watching ${m.store.kind} store ${m.store.location}${only ? ` (session ${only})` : ''}; Ctrl+C to stop\n`);
       // The feed's timers and watchers keep the process alive until a signal ends it.
       await ended;

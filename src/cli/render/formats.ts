@@ -1,5 +1,4 @@
-import type { ForeignSession, FormatProblem, UnitStatus } from '../../formats/types.js';
-import type { ExportResult, ImportResult, InspectResult, MirrorSetting } from '../../manager/formats.js';
+import type { ExportResult, ForeignSession, FormatProblem, ImportResult, InspectResult, MirrorSetting, UnitStatus } from '../../manager/index.js';
 import type { Paint } from '../io.js';
 import { num } from './time.js';
 

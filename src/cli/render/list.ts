@@ -1,5 +1,4 @@
-import type { SessionSummary } from '../../domain/summary.js';
-import type { Tombstone } from '../../manager/retention.js';
+import type { SessionSummary, Tombstone } from '../../manager/index.js';
 import type { Paint } from '../io.js';
 import { ago } from './time.js';
 

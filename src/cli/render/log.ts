@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../../domain/events.js';
+import type { StoredEvent } from '../../manager/index.js';
 import type { Paint } from '../io.js';
 
 /** One event's payload in a few words, for one-line views (`log`, `watch`). */

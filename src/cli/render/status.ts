@@ -1,9 +1,5 @@
-import type { Phase, PhaseStatus, SessionState } from '../../domain/state.js';
-import { effectiveStatus, leaseOf } from '../../domain/lease.js';
-import { costReport, costShown, formatCost } from '../../domain/cost.js';
-import type { PricingTable } from '../../domain/pricing.js';
-import { budgetView } from '../../domain/tokens.js';
-import { continueWith, resumeStep, stepsText } from '../../manager/index.js';
+import { budgetView, continueWith, costReport, costShown, effectiveStatus, formatCost, leaseOf, resumeStep, stepsText } from '../../manager/index.js';
+import type { Phase, PhaseStatus, PricingTable, SessionState } from '../../manager/index.js';
 import type { Paint } from '../io.js';
 import { ago, bar, num, until } from './time.js';
 

@@ -1,5 +1,5 @@
 /**
- * The BMAD adapter (BMAD-METHOD PR #1234 session manager, FORMATS.md §4): one session per
+ * The BMAD adapter (BMAD-METHOD PR #1234 session manager, docs/formats/bmad.md): one session per
  * `sessions/<SESSION_ID>.yaml` or `sessions/archive/<SESSION_ID>.yaml`, with
  * `sessions/active-session.yaml` pointing at the active one. Tree-level problems: a dangling
  * or unreadable pointer, two active sessions (two `status: active`, or the pointer against
@@ -179,13 +179,7 @@ export const bmadAdapter: FormatAdapter = {
         problems.push(problem('REGISTRY_MISMATCH', 'info', `The copy of ${target.id} in ${pointer!.path} differs from ${target.path} in ${differs.join(', ')}; the session file wins.`, { path: pointer!.path, sessionId: target.id, details: { fields: differs } }));
       }
     }
-    const statusActive = sessions.filter((s) => !s.archived && s.rawStatus === 'active').map((s) => s.id);
-    if (statusActive.length > 1) {
-      problems.push(problem('TWO_ACTIVE', 'error', `${statusActive.length} sessions have status active (${statusActive.join(', ')}); BMAD keeps one active session.`, { hint: `Pause or close all but ${target?.id ?? 'one'} (the pointer names ${pointer?.id ?? 'none'}).`, details: { statusActive, pointer: pointer?.id ?? null } }));
-    } else if (target && statusActive.length === 1 && statusActive[0] !== target.id) {
-      problems.push(problem('TWO_ACTIVE', 'error', `${pointer!.path} names ${target.id} but ${statusActive[0]} has status active.`, { sessionId: statusActive[0], hint: `Pause ${statusActive[0]} or point at it (SESSION switch).`, details: { statusActive, pointer: target.id } }));
-    }
-
+    statusActiveProblems(sessions, target, pointer, problems);
     for (const s of sessions) {
       const orphans = runningAgents(s);
       if (orphans.length > 0 && s.rawStatus !== null && s.rawStatus !== 'active') {
@@ -198,3 +192,13 @@ export const bmadAdapter: FormatAdapter = {
 
   exportPlan: bmadExportPlan,
 };
+
+/** BMAD keeps one active session: more than one with status active, or one other than the pointer's, is TWO_ACTIVE. */
+function statusActiveProblems(sessions: ForeignSession[], target: ForeignSession | null, pointer: Pointer | null, problems: FormatProblem[]): void {
+  const statusActive = sessions.filter((s) => !s.archived && s.rawStatus === 'active').map((s) => s.id);
+  if (statusActive.length > 1) {
+    problems.push(problem('TWO_ACTIVE', 'error', `${statusActive.length} sessions have status active (${statusActive.join(', ')}); BMAD keeps one active session.`, { hint: `Pause or close all but ${target?.id ?? 'one'} (the pointer names ${pointer?.id ?? 'none'}).`, details: { statusActive, pointer: pointer?.id ?? null } }));
+  } else if (target && statusActive.length === 1 && statusActive[0] !== target.id) {
+    problems.push(problem('TWO_ACTIVE', 'error', `${pointer!.path} names ${target.id} but ${statusActive[0]} has status active.`, { sessionId: statusActive[0], hint: `Pause ${statusActive[0]} or point at it (SESSION switch).`, details: { statusActive, pointer: target.id } }));
+  }
+}

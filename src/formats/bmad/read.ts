@@ -76,6 +76,45 @@ async function checkPath(ctx: SessionContext, sessionId: string, p: string, what
   return { ...c.problem, sessionId, path: ctx.read.path, message: `${what} ${JSON.stringify(p)}: ${c.problem.message}`, details: { field: what, value: p } };
 }
 
+/** Reports one problem of the session being read (its id and file filled in). */
+type Report = (code: string, sev: 'error' | 'warning' | 'info', msg: string, hint: string | null, details?: Record<string, unknown>) => void;
+
+/** The artifacts list; entries without a path are reported and skipped, unsafe paths reported. */
+async function readArtifacts(ctx: SessionContext, d: Record<string, unknown>, id: string, p: Report, problems: FormatProblem[]): Promise<ForeignSession['artifacts']> {
+  const artifacts: ForeignSession['artifacts'] = [];
+  for (const [i, raw] of arr(d['artifacts']).entries()) {
+    const a = typeof raw === 'string' ? { path: raw } : obj(raw);
+    const ap = str(a['path']);
+    if (ap === null) {
+      p('MISSING_FIELD', 'warning', `artifacts[${i}] has no path; ignored.`, null, { field: `artifacts[${i}].path`, assumed: null });
+      continue;
+    }
+    const bad = await checkPath(ctx, id, ap, `artifacts[${i}].path`);
+    if (bad) problems.push(bad);
+    artifacts.push({ path: ap, kind: str(a['type']), description: str(a['description']), unitId: null, agent: str(a['agent']), time: str(a['modified']) ?? str(a['created']) });
+  }
+  return artifacts;
+}
+
+/** Milestones, decisions and notes: each entry a string or an object. */
+function readLists(d: Record<string, unknown>): Pick<ForeignSession, 'milestones' | 'decisions' | 'notes'> {
+  const milestones = arr(d['milestones']).map((raw) => {
+    const m = typeof raw === 'string' ? { name: raw } : obj(raw);
+    return { title: str(m['name']) ?? str(m['title']) ?? '', targetDate: str(m['target_date']), doneAt: str(m['completed']) };
+  });
+  const decisions = arr(d['decisions']).map((raw) => {
+    const x = typeof raw === 'string' ? { decision: raw } : obj(raw);
+    const text = str(x['decision']) ?? '';
+    return { id: null, title: text, choice: text, rationale: str(x['rationale']), alternatives: [], agent: str(x['made_by']), unitId: null, time: str(x['date']) };
+  });
+  const notes = arr(d['notes']).map((raw) => {
+    if (typeof raw === 'string') return { text: raw, time: null, agent: null };
+    const n = obj(raw);
+    return { text: str(n['note']) ?? str(n['text']) ?? '', time: str(n['timestamp']), agent: str(n['source']) };
+  });
+  return { milestones, decisions, notes };
+}
+
 /** Builds the session; `active` and `resume` are settled by the caller, which knows the pointer. */
 export async function readSession(ctx: SessionContext, fileId: string): Promise<{ session: ForeignSession; problems: FormatProblem[] }> {
   const d = ctx.doc;
@@ -146,32 +185,8 @@ export async function readSession(ctx: SessionContext, fileId: string): Promise<
   }
   const tokens = readTokens(d['tokens'], agentsTokens, id, file, problems);
 
-  const artifacts: ForeignSession['artifacts'] = [];
-  for (const [i, raw] of arr(d['artifacts']).entries()) {
-    const a = typeof raw === 'string' ? { path: raw } : obj(raw);
-    const ap = str(a['path']);
-    if (ap === null) {
-      p('MISSING_FIELD', 'warning', `artifacts[${i}] has no path; ignored.`, null, { field: `artifacts[${i}].path`, assumed: null });
-      continue;
-    }
-    const bad = await checkPath(ctx, id, ap, `artifacts[${i}].path`);
-    if (bad) problems.push(bad);
-    artifacts.push({ path: ap, kind: str(a['type']), description: str(a['description']), unitId: null, agent: str(a['agent']), time: str(a['modified']) ?? str(a['created']) });
-  }
-  const milestones = arr(d['milestones']).map((raw) => {
-    const m = typeof raw === 'string' ? { name: raw } : obj(raw);
-    return { title: str(m['name']) ?? str(m['title']) ?? '', targetDate: str(m['target_date']), doneAt: str(m['completed']) };
-  });
-  const decisions = arr(d['decisions']).map((raw) => {
-    const x = typeof raw === 'string' ? { decision: raw } : obj(raw);
-    const text = str(x['decision']) ?? '';
-    return { id: null, title: text, choice: text, rationale: str(x['rationale']), alternatives: [], agent: str(x['made_by']), unitId: null, time: str(x['date']) };
-  });
-  const notes = arr(d['notes']).map((raw) => {
-    if (typeof raw === 'string') return { text: raw, time: null, agent: null };
-    const n = obj(raw);
-    return { text: str(n['note']) ?? str(n['text']) ?? '', time: str(n['timestamp']), agent: str(n['source']) };
-  });
+  const artifacts = await readArtifacts(ctx, d, id, p, problems);
+  const { milestones, decisions, notes } = readLists(d);
   const running = units.filter((u) => u.rawStatus === 'running' || (u.rawStatus === null && u.status === 'in_progress'));
   const client = str(d['client']);
   const project = str(d['project']);

@@ -1,5 +1,5 @@
 /**
- * The bmit adapter (jonathan-vella/bmit-2026 session-resume skill, FORMATS.md §3): one
+ * The bmit adapter (jonathan-vella/bmit-2026 session-resume skill, docs/formats/bmit.md): one
  * foreign session per project folder `agent-output/<project>/` holding
  * `00-session-state.json` (schema 1.0/2.0/3.0), its `.bak`, and `00-handoff.md`.
  */

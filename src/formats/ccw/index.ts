@@ -1,7 +1,7 @@
 /**
  * The CCW (Claude-Code-Workflow) adapter: `.workflow/session_status.jsonl` + `WFS-*` folders
  * (seed era), `.workflow/.active-<session>` markers (a day later), and
- * `.workflow/active|archives/WFS-*` (later). See FORMATS.md §5 and docs in `read.ts`,
+ * `.workflow/active|archives/WFS-*` (later). See docs/formats/ccw.md and the comments in `read.ts`,
  * `resume.ts`, `write.ts`.
  */
 import type { SafeDir } from '../safe-dir.js';

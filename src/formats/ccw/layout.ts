@@ -1,6 +1,6 @@
 /**
  * Where a CCW tree keeps its sessions. CCW changed its layout three times within weeks
- * (FORMATS.md §5): (a) the seed-era JSONL registry `.workflow/session_status.jsonl` next to
+ * (docs/formats/ccw.md): (a) the seed-era JSONL registry `.workflow/session_status.jsonl` next to
  * flat `.workflow/WFS-<slug>/` folders; (b) one day later, marker files
  * `.workflow/.active-<session>` instead of the registry; (c) later, `.workflow/active/WFS-*`
  * and `.workflow/archives/WFS-*` (with `.workflow/sessions/` in between). All three are read.

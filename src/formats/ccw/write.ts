@@ -18,7 +18,7 @@ import type { SafeDir } from '../safe-dir.js';
 import type { ExportInput, WritePlan } from '../types.js';
 import { obj, parseText, str, withSafeForeignId } from '../util.js';
 import { ARCHIVING_MARKER, type CcwLayout, MARKER_PREFIX, PLACE_DIRS, REGISTRY_FILE, SESSION_FILE } from './layout.js';
-import { listBackups } from './read.js';
+import { listBackups } from './backups.js';
 import { CURRENT_VERSION, TASK_FILES_KEY } from './session-file.js';
 
 /** CCW keeps the last five timestamped backups of a session file. */

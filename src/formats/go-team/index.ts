@@ -1,6 +1,6 @@
 /**
  * The Go Team adapter (`--format go-team`): the checkpoint/session system of the Go Team
- * workflow (`.claude/agents/microai/teams/go-team/checkpoints/`, FORMATS.md §2).
+ * workflow (`.claude/agents/microai/teams/go-team/checkpoints/`; docs/formats/go-team.md).
  */
 import type { SafeDir } from '../safe-dir.js';
 import type { FormatAdapter } from '../types.js';

@@ -2,7 +2,7 @@
  * Go Team's fixed workflow (seed 001, workflow.md): nine steps, three of which carry a "b"
  * sub-step, and a review loop of at most three iterations inside step 6. Checkpoint ids are
  * matched to steps by their `cp-<NN>` prefix, never by exact id, because the toolkit's own
- * documents disagree on the rest of the name (see FORMATS.md §2).
+ * documents disagree on the rest of the name (docs/formats/go-team.md).
  */
 
 /** One of the nine steps. */

@@ -54,6 +54,128 @@ function tokenEntry(c: TokenCounts): Record<string, number> {
   return { input_tokens: c.input, output_tokens: c.output, cached_tokens: c.cached };
 }
 
+/** Where the session stands in the nine steps, as Go Team counts it. */
+function positionOf(state: SessionState): { phases: Array<Phase | null>; completedCount: number; firstOpen: number; currentStep: number; open: Phase | null } {
+  const phases = stepPhases(state);
+  const isDone = (p: Phase | null) => p !== null && (p.status === 'completed' || p.status === 'skipped');
+  const completedCount = phases.filter((p) => p?.status === 'completed').length;
+  const firstOpen = phases.findIndex((p) => !isDone(p));
+  let currentStep: number;
+  if (state.status === 'completed' || firstOpen === -1) currentStep = TOTAL_STEPS;
+  else {
+    const p = phases[firstOpen] ?? null;
+    const started = p !== null && (p.status === 'in_progress' || p.status === 'failed');
+    currentStep = started || firstOpen === 0 ? firstOpen + 1 : firstOpen; // not started yet: Go Team stays on the last done step
+  }
+  const open = firstOpen === -1 ? null : (phases[firstOpen] ?? null);
+  return { phases, completedCount, firstOpen, currentStep, open };
+}
+
+/** What the registry entry of the exported session is made from. */
+interface EntryInput {
+  status: string;
+  resumable: boolean;
+  currentStep: number;
+  completedCount: number;
+  phases: Array<Phase | null>;
+  /** created_at of the imported manifest, the fallback after the registry's own. */
+  createdAt: string | null;
+}
+
+/**
+ * The registry at the destination (or a new one from the imported registry's top fields) with
+ * this session's entry updated or added; refuses a registry it cannot read rather than lose
+ * the other sessions it lists.
+ */
+async function mergeRegistry(input: ExportInput, out: SafeDir, regRel: string, origRegistry: Record<string, unknown>, origEntry: Record<string, unknown>, p: EntryInput): Promise<{ reg: Record<string, unknown>; entry: Record<string, unknown> }> {
+  const { state, foreignId: id, now } = input;
+  const nowIso = now.toISOString();
+  const outReg = await existing(out, regRel);
+  if (outReg === 'corrupt') {
+    throw new BatonError('CORRUPT', `${regRel} in the export folder cannot be read, so the other sessions it lists would be lost.`, { hint: 'Repair or remove that registry (it keeps no backup), then export again.' });
+  }
+  const { sessions: _s, ...origTop } = origRegistry;
+  const reg: Record<string, unknown> = outReg ?? { version: '1.0.0', ...origTop, sessions: [], last_active_session: null };
+  const list = arr(reg.sessions);
+  const at = list.findIndex((e) => str(obj(e).id) === id);
+  const base = at >= 0 ? obj(list[at]) : origEntry;
+  const entry: Record<string, unknown> = {
+    ...base,
+    id,
+    topic: state.title,
+    status: p.status,
+    created_at: str(base.created_at) ?? p.createdAt ?? state.createdAt,
+    updated_at: nowIso,
+    current_step: p.currentStep,
+    current_checkpoint: base.current_checkpoint ?? null,
+    progress: { ...obj(base.progress), steps_completed: p.completedCount, total_steps: TOTAL_STEPS, percentage: Math.round((p.completedCount / TOTAL_STEPS) * 100) },
+    git_branch: base.git_branch ?? `go-team/${id}`,
+    resumable: p.resumable,
+  };
+  if (state.status === 'completed') {
+    const last = p.phases[TOTAL_STEPS - 1] ?? null;
+    entry.completed_at = str(base.completed_at) ?? (last ? foreignTime(input, `phase:${last.id}:completedAt`, last.completedAt) : null) ?? nowIso;
+  }
+  else delete entry.completed_at;
+  const sessions = [...list];
+  if (at >= 0) sessions[at] = entry;
+  else sessions.push(entry);
+  reg.sessions = sessions;
+  if (state.status === 'active') reg.last_active_session = id;
+  else if ((reg.last_active_session === undefined || reg.last_active_session === null) && str(origRegistry.last_active_session) === id) reg.last_active_session = id;
+  else if (reg.last_active_session === undefined) reg.last_active_session = null;
+  return { reg, entry };
+}
+
+/**
+ * Writes baton's token counts into go_team_state.token_metrics (the reader's first choice). A
+ * breakdown baton does not hold (per-agent totals without input/output split, per-step
+ * counts) is kept as found.
+ */
+function writeTokenMetrics(ls: Record<string, unknown>, state: SessionState, docs: Record<string, unknown>): void {
+  const t = state.tokens;
+  const metricsKey = Object.keys(docs).find((k) => k.endsWith('metrics/session-metrics.json'));
+  const metricsRec = metricsKey ? obj(obj(docs[metricsKey]).session) : null;
+  if (ls.token_metrics !== undefined || metricsRec || t.input + t.output + t.cached > 0) {
+    const prev = ls.token_metrics !== undefined ? obj(ls.token_metrics) : metricsRec ? { by_agent: metricsRec.by_agent, by_step: metricsRec.by_step } : {};
+    const byAgent: Record<string, unknown> = {};
+    for (const [a, c] of Object.entries(t.byAgent)) if (a !== UNATTRIBUTED) byAgent[a] = tokenEntry(c);
+    const tm: Record<string, unknown> = { ...prev, total_input: t.input, total_output: t.output, total_cached: t.cached };
+    if (Object.keys(byAgent).length > 0) tm.by_agent = byAgent;
+    if (tm.token_summary !== undefined) tm.token_summary = { ...obj(tm.token_summary), total_input: t.input, total_output: t.output, total_cached: t.cached, total_tokens: t.input + t.output };
+    const byStep: Record<string, unknown> = {};
+    for (const [pid, c] of Object.entries(t.byPhase)) {
+      const n = stepOf(pid);
+      const d = n === null ? null : STEPS[n - 1];
+      if (d) byStep[`step-${String(d.n).padStart(2, '0')}-${d.name}`] = tokenEntry(c);
+    }
+    if (Object.keys(byStep).length > 0) tm.by_step = byStep;
+    for (const k of Object.keys(tm)) if (tm[k] === undefined) delete tm[k];
+    ls.token_metrics = tm;
+}
+}
+
+/** recovery.json for a session interrupted in baton that has none: Go Team's three recovery options. */
+function newRecovery(state: SessionState, id: string, nowIso: string, currentStep: number, entry: Record<string, unknown>, manifest: Record<string, unknown>, ls: Record<string, unknown>): Record<string, unknown> {
+  const def = STEPS[currentStep - 1] ?? STEPS[0];
+  const reason = state.statusCause?.cause ?? null;
+  const listed = arr(manifest.checkpoints).map(obj).filter((c) => c.valid !== false && c.invalidated_by === undefined);
+  const cp = str(entry.current_checkpoint) ?? str(manifest.current_checkpoint) ?? str(listed[listed.length - 1]?.id);
+  return {
+    session_id: id,
+    interrupted_at: state.statusCause?.at ?? nowIso,
+    interrupt_reason: reason === 'timeout' || reason === 'crash' || reason === 'disconnect' || reason === 'error' ? reason : 'crash',
+    last_known_state: { step: currentStep, step_name: def?.name ?? null, agent: str(ls.current_agent), action: state.contextSummary },
+    recovery_options: [
+      ...(cp ? [{ type: 'checkpoint', target: cp, description: 'Resume from last checkpoint (safe)', data_loss: `all work done after ${cp}` }] : []),
+      { type: 'live_state', target: 'state.json', description: 'Resume from last auto-save (experimental)', data_loss: '~30 seconds of work' },
+      { type: 'fresh_start', target: null, description: 'Start fresh from step 1', data_loss: 'All progress' },
+    ],
+    recommended: cp ? 'checkpoint' : 'live_state',
+    auto_resume_enabled: true,
+  };
+}
+
 /** Plans the files that put `input.state` in Go Team's layout under `out`. */
 export async function planExport(input: ExportInput, out: SafeDir): Promise<WritePlan> {
   const { state, foreignId: id, now } = input;
@@ -85,18 +207,7 @@ export async function planExport(input: ExportInput, out: SafeDir): Promise<Writ
   };
 
   // ---- position ----
-  const phases = stepPhases(state);
-  const isDone = (p: Phase | null) => p !== null && (p.status === 'completed' || p.status === 'skipped');
-  const completedCount = phases.filter((p) => p?.status === 'completed').length;
-  const firstOpen = phases.findIndex((p) => !isDone(p));
-  let currentStep: number;
-  if (state.status === 'completed' || firstOpen === -1) currentStep = TOTAL_STEPS;
-  else {
-    const p = phases[firstOpen] ?? null;
-    const started = p !== null && (p.status === 'in_progress' || p.status === 'failed');
-    currentStep = started || firstOpen === 0 ? firstOpen + 1 : firstOpen; // not started yet: Go Team stays on the last done step
-  }
-  const open = firstOpen === -1 ? null : (phases[firstOpen] ?? null);
+  const { phases, completedCount, firstOpen, currentStep, open } = positionOf(state);
   const prevStatus = str(origEntry.status);
   const status = goStatus(state.status, prevStatus);
   const resumable = state.status === 'active' || state.status === 'paused' || state.status === 'interrupted';
@@ -104,40 +215,7 @@ export async function planExport(input: ExportInput, out: SafeDir): Promise<Writ
 
   // ---- registry, merged with the one at the destination ----
   const regRel = join(cpDir, 'sessions.json');
-  const outReg = await existing(out, regRel);
-  if (outReg === 'corrupt') {
-    throw new BatonError('CORRUPT', `${regRel} in the export folder cannot be read, so the other sessions it lists would be lost.`, { hint: 'Repair or remove that registry (it keeps no backup), then export again.' });
-  }
-  const { sessions: _s, ...origTop } = origRegistry;
-  const reg: Record<string, unknown> = outReg ?? { version: '1.0.0', ...origTop, sessions: [], last_active_session: null };
-  const list = arr(reg.sessions);
-  const at = list.findIndex((e) => str(obj(e).id) === id);
-  const base = at >= 0 ? obj(list[at]) : origEntry;
-  const entry: Record<string, unknown> = {
-    ...base,
-    id,
-    topic: state.title,
-    status,
-    created_at: str(base.created_at) ?? str(asObj(mine.get('manifest.json'))?.created_at) ?? state.createdAt,
-    updated_at: nowIso,
-    current_step: currentStep,
-    current_checkpoint: base.current_checkpoint ?? null,
-    progress: { ...obj(base.progress), steps_completed: completedCount, total_steps: TOTAL_STEPS, percentage: Math.round((completedCount / TOTAL_STEPS) * 100) },
-    git_branch: base.git_branch ?? `go-team/${id}`,
-    resumable,
-  };
-  if (state.status === 'completed') {
-    const last = phases[TOTAL_STEPS - 1] ?? null;
-    entry.completed_at = str(base.completed_at) ?? (last ? foreignTime(input, `phase:${last.id}:completedAt`, last.completedAt) : null) ?? nowIso;
-  }
-  else delete entry.completed_at;
-  const sessions = [...list];
-  if (at >= 0) sessions[at] = entry;
-  else sessions.push(entry);
-  reg.sessions = sessions;
-  if (state.status === 'active') reg.last_active_session = id;
-  else if ((reg.last_active_session === undefined || reg.last_active_session === null) && str(origRegistry.last_active_session) === id) reg.last_active_session = id;
-  else if (reg.last_active_session === undefined) reg.last_active_session = null;
+  const { reg, entry } = await mergeRegistry(input, out, regRel, origRegistry, origEntry, { status, resumable, currentStep, completedCount, phases, createdAt: str(asObj(mine.get('manifest.json'))?.created_at) });
 
   const writes: WritePlan['writes'] = [];
 
@@ -176,28 +254,7 @@ export async function planExport(input: ExportInput, out: SafeDir): Promise<Writ
     if (it && currentStep === 6) ls.iteration_count = Number(it[1]);
   }
   if (ls.session !== undefined && typeof obj(ls.session).status === 'string') ls.session = { ...obj(ls.session), status };
-  // Tokens go to go_team_state.token_metrics (the reader's first choice). A breakdown baton does
-  // not hold (per-agent totals without input/output split, per-step counts) is kept as found.
-  const t = state.tokens;
-  const metricsKey = Object.keys(docs).find((k) => k.endsWith('metrics/session-metrics.json'));
-  const metricsRec = metricsKey ? obj(obj(docs[metricsKey]).session) : null;
-  if (ls.token_metrics !== undefined || metricsRec || t.input + t.output + t.cached > 0) {
-    const prev = ls.token_metrics !== undefined ? obj(ls.token_metrics) : metricsRec ? { by_agent: metricsRec.by_agent, by_step: metricsRec.by_step } : {};
-    const byAgent: Record<string, unknown> = {};
-    for (const [a, c] of Object.entries(t.byAgent)) if (a !== UNATTRIBUTED) byAgent[a] = tokenEntry(c);
-    const tm: Record<string, unknown> = { ...prev, total_input: t.input, total_output: t.output, total_cached: t.cached };
-    if (Object.keys(byAgent).length > 0) tm.by_agent = byAgent;
-    if (tm.token_summary !== undefined) tm.token_summary = { ...obj(tm.token_summary), total_input: t.input, total_output: t.output, total_cached: t.cached, total_tokens: t.input + t.output };
-    const byStep: Record<string, unknown> = {};
-    for (const [pid, c] of Object.entries(t.byPhase)) {
-      const n = stepOf(pid);
-      const d = n === null ? null : STEPS[n - 1];
-      if (d) byStep[`step-${String(d.n).padStart(2, '0')}-${d.name}`] = tokenEntry(c);
-    }
-    if (Object.keys(byStep).length > 0) tm.by_step = byStep;
-    for (const k of Object.keys(tm)) if (tm[k] === undefined) delete tm[k];
-    ls.token_metrics = tm;
-  }
+  writeTokenMetrics(ls, state, docs);
   const context = { ...obj(live.context) };
   if (state.contextSummary !== null) context.last_action = state.contextSummary;
   Object.assign(live, { session_id: id, saved_at: nowIso, save_trigger: 'action', state: ls, context });
@@ -209,22 +266,7 @@ export async function planExport(input: ExportInput, out: SafeDir): Promise<Writ
   const origRecovery = mine.get('recovery.json');
   if (state.status === 'interrupted') {
     const rec = (await fromOut('recovery.json')) ?? asObj(origRecovery);
-    const reason = state.statusCause?.cause ?? null;
-    const listed = arr(manifest.checkpoints).map(obj).filter((c) => c.valid !== false && c.invalidated_by === undefined);
-    const cp = str(entry.current_checkpoint) ?? str(manifest.current_checkpoint) ?? str(listed[listed.length - 1]?.id);
-    const recovery = rec ?? {
-      session_id: id,
-      interrupted_at: state.statusCause?.at ?? nowIso,
-      interrupt_reason: reason === 'timeout' || reason === 'crash' || reason === 'disconnect' || reason === 'error' ? reason : 'crash',
-      last_known_state: { step: currentStep, step_name: def?.name ?? null, agent: str(ls.current_agent), action: state.contextSummary },
-      recovery_options: [
-        ...(cp ? [{ type: 'checkpoint', target: cp, description: 'Resume from last checkpoint (safe)', data_loss: `all work done after ${cp}` }] : []),
-        { type: 'live_state', target: 'state.json', description: 'Resume from last auto-save (experimental)', data_loss: '~30 seconds of work' },
-        { type: 'fresh_start', target: null, description: 'Start fresh from step 1', data_loss: 'All progress' },
-      ],
-      recommended: cp ? 'checkpoint' : 'live_state',
-      auto_resume_enabled: true,
-    };
+    const recovery = rec ?? newRecovery(state, id, nowIso, currentStep, entry, manifest, ls);
     writes.push({ path: join(sdir, 'recovery.json'), content: json(recovery), backup: false });
   } else if (origRecovery !== undefined && !(await out.exists(join(sdir, 'recovery.json')))) {
     writes.push({ path: join(sdir, 'recovery.json'), content: typeof origRecovery === 'string' ? origRecovery : json(origRecovery), backup: false });

@@ -2,7 +2,7 @@
  * The Maestro adapter (Gemini CLI `session-management` skill, v1.x YAML era and v1.6 JSON
  * frontmatter): `<state_dir>/state/active-session.md`, `state/archive/<id>.md`, `plans/`,
  * `state/<id>.design-gate.json`, with `<state_dir>` the inspected folder itself or its
- * `.gemini/` or `docs/maestro/`. See FORMATS.md §1.
+ * `.gemini/` or `docs/maestro/`. See docs/formats/maestro.md.
  */
 import type { FormatAdapter } from '../types.js';
 import { reportingAccess } from '../util.js';

@@ -75,6 +75,56 @@ function tokensOf(v: unknown, sessionId: string, path: string, problems: FormatP
   return tokens;
 }
 
+/**
+ * The status fields of the frontmatter: the raw and baton status, with every missing or
+ * out-of-range field (status, created/updated, the enumerated fields) reported.
+ */
+function checkFields(fm: Record<string, unknown>, id: string, rel: string, archived: boolean, problems: FormatProblem[]): { rawStatus: string | null; status: SessionStatus } {
+  const rawStatus = str(fm.status);
+  let status: SessionStatus = 'active';
+  if (rawStatus === null) problems.push(problem('MISSING_FIELD', 'error', `Session ${id} has no status; in_progress assumed.`, { sessionId: id, path: rel, details: { field: 'status', assumed: 'in_progress' } }));
+  else if (Object.hasOwn(SESSION_STATUS, rawStatus)) status = SESSION_STATUS[rawStatus]!;
+  else problems.push(problem('BAD_VALUE', 'error', `Session ${id} has status "${rawStatus}", outside in_progress|completed; read as in progress.`, { sessionId: id, path: rel, details: { field: 'status', value: rawStatus } }));
+  if (archived && rawStatus !== 'completed') {
+    problems.push(problem('BAD_VALUE', 'warning', `Session ${id} is in the archive but its status is "${rawStatus ?? '(none)'}", not completed.`, { sessionId: id, path: rel, hint: 'Archiving sets status completed; if the session is not finished, move it back to state/active-session.md to resume it.', details: { field: 'status', value: rawStatus, archived: true } }));
+  }
+  for (const f of ['created', 'updated'] as const) {
+    if (str(fm[f]) === null) problems.push(problem('MISSING_FIELD', 'warning', `Session ${id} has no "${f}" time.`, { sessionId: id, path: rel, details: { field: f, assumed: null } }));
+  }
+  for (const [field, allowed] of Object.entries(ENUMS)) {
+    if (!(field in fm)) continue;
+    const v = fm[field];
+    if (!allowed.includes(v === null ? null : (str(v) ?? '\u0000'))) {
+      problems.push(problem('BAD_VALUE', 'warning', `Session ${id}: ${field} is ${JSON.stringify(v)}, not one of ${allowed.map((a) => String(a)).join('|')}; kept.`, { sessionId: id, path: rel, details: { field, value: v } }));
+    }
+  }
+  return { rawStatus, status };
+}
+
+/** The phases as units; a minimal session (one agent, flat lists) is one synthetic phase "1". */
+function unitsOf(fm: Record<string, unknown>, rawStatus: string | null, minimal: boolean, pctx: PhaseCtx): ForeignUnit[] {
+  const { sessionId: id, path: rel, problems } = pctx;
+  if (minimal) {
+    // One agent, one unit of work: a synthetic phase "1" carrying the flat lists.
+    const agents = (Array.isArray(fm.agent) ? fm.agent : fm.agent === undefined || fm.agent === null ? [] : [fm.agent]).map((a) => str(a)).filter((a): a is string => a !== null);
+    const unitStatus = rawStatus === 'completed' || rawStatus === 'archived' ? 'completed' : rawStatus === 'failed' ? 'failed' : 'in_progress';
+    const files = (['created', 'modified', 'deleted'] as const).flatMap((a) => arr(fm[`files_${a}`]).map((p) => str(p)).filter((p): p is string => p !== null).map((path) => ({ path, action: a })));
+    return [{
+      id: '1', name: str(fm.task) ?? 'Task', status: unitStatus, rawStatus, subStep: null, retries: typeof fm.retry_count === 'number' ? fm.retry_count : null,
+      agents, blockedBy: [], startedAt: str(fm.created), completedAt: unitStatus === 'completed' ? str(fm.updated) : null,
+      files, errors: readErrors(fm.errors, '1', pctx), metadata: {},
+    }];
+  } else if (!('phases' in fm)) {
+    problems.push(problem('MISSING_FIELD', 'error', `Session ${id} has no phases list; no phases assumed.`, { sessionId: id, path: rel, details: { field: 'phases', assumed: [] } }));
+    return [];
+  } else if (!Array.isArray(fm.phases)) {
+    problems.push(problem('BAD_VALUE', 'error', `Session ${id}: phases is not a list; no phases read.`, { sessionId: id, path: rel, details: { field: 'phases' } }));
+    return [];
+  } else {
+    return readPhases(fm.phases, pctx);
+  }
+}
+
 /** Reads and normalizes one session file. Never throws. */
 export async function readSessionFile(dir: SafeDir, rel: string, ctx: SessionFileCtx): Promise<SessionFileResult> {
   const read = await dir.read(rel);
@@ -106,47 +156,11 @@ export async function readSessionFile(dir: SafeDir, rel: string, ctx: SessionFil
     problems.push(problem('BAD_VALUE', 'warning', `${rel} is named after "${fileId}" but holds session "${id}".`, { sessionId: id, path: rel, hint: 'Archived sessions are kept as state/archive/<session-id>.md.', details: { field: 'session_id', file: fileId } }));
   }
 
-  const rawStatus = str(fm.status);
-  let status: SessionStatus = 'active';
-  if (rawStatus === null) problems.push(problem('MISSING_FIELD', 'error', `Session ${id} has no status; in_progress assumed.`, { sessionId: id, path: rel, details: { field: 'status', assumed: 'in_progress' } }));
-  else if (Object.hasOwn(SESSION_STATUS, rawStatus)) status = SESSION_STATUS[rawStatus]!;
-  else problems.push(problem('BAD_VALUE', 'error', `Session ${id} has status "${rawStatus}", outside in_progress|completed; read as in progress.`, { sessionId: id, path: rel, details: { field: 'status', value: rawStatus } }));
-  if (ctx.archived && rawStatus !== 'completed') {
-    problems.push(problem('BAD_VALUE', 'warning', `Session ${id} is in the archive but its status is "${rawStatus ?? '(none)'}", not completed.`, { sessionId: id, path: rel, hint: 'Archiving sets status completed; if the session is not finished, move it back to state/active-session.md to resume it.', details: { field: 'status', value: rawStatus, archived: true } }));
-  }
-  for (const f of ['created', 'updated'] as const) {
-    if (str(fm[f]) === null) problems.push(problem('MISSING_FIELD', 'warning', `Session ${id} has no "${f}" time.`, { sessionId: id, path: rel, details: { field: f, assumed: null } }));
-  }
-  for (const [field, allowed] of Object.entries(ENUMS)) {
-    if (!(field in fm)) continue;
-    const v = fm[field];
-    if (!allowed.includes(v === null ? null : (str(v) ?? '\u0000'))) {
-      problems.push(problem('BAD_VALUE', 'warning', `Session ${id}: ${field} is ${JSON.stringify(v)}, not one of ${allowed.map((a) => String(a)).join('|')}; kept.`, { sessionId: id, path: rel, details: { field, value: v } }));
-    }
-  }
+  const { rawStatus, status } = checkFields(fm, id, rel, ctx.archived, problems);
 
   const minimal = isMinimal(fm);
   const pctx: PhaseCtx = { sessionId: id, path: rel, problems };
-  let units: ForeignUnit[];
-  if (minimal) {
-    // One agent, one unit of work: a synthetic phase "1" carrying the flat lists.
-    const agents = (Array.isArray(fm.agent) ? fm.agent : fm.agent === undefined || fm.agent === null ? [] : [fm.agent]).map((a) => str(a)).filter((a): a is string => a !== null);
-    const unitStatus = rawStatus === 'completed' || rawStatus === 'archived' ? 'completed' : rawStatus === 'failed' ? 'failed' : 'in_progress';
-    const files = (['created', 'modified', 'deleted'] as const).flatMap((a) => arr(fm[`files_${a}`]).map((p) => str(p)).filter((p): p is string => p !== null).map((path) => ({ path, action: a })));
-    units = [{
-      id: '1', name: str(fm.task) ?? 'Task', status: unitStatus, rawStatus, subStep: null, retries: typeof fm.retry_count === 'number' ? fm.retry_count : null,
-      agents, blockedBy: [], startedAt: str(fm.created), completedAt: unitStatus === 'completed' ? str(fm.updated) : null,
-      files, errors: readErrors(fm.errors, '1', pctx), metadata: {},
-    }];
-  } else if (!('phases' in fm)) {
-    problems.push(problem('MISSING_FIELD', 'error', `Session ${id} has no phases list; no phases assumed.`, { sessionId: id, path: rel, details: { field: 'phases', assumed: [] } }));
-    units = [];
-  } else if (!Array.isArray(fm.phases)) {
-    problems.push(problem('BAD_VALUE', 'error', `Session ${id}: phases is not a list; no phases read.`, { sessionId: id, path: rel, details: { field: 'phases' } }));
-    units = [];
-  } else {
-    units = readPhases(fm.phases, pctx);
-  }
+  const units = unitsOf(fm, rawStatus, minimal, pctx);
 
   if (!minimal) {
     const total = fm.total_phases;

@@ -1,11 +1,9 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { findPhase } from '../../domain/decide.js';
-import { BatonError, isBatonError } from '../../domain/errors.js';
-import type { Phase } from '../../domain/state.js';
-import type { PhaseAction } from '../../domain/transitions.js';
-import { startablePhases } from '../../domain/view.js';
+import { BatonError, findPhase, isBatonError, startablePhases } from '../../manager/index.js';
+import type { Phase, PhaseAction } from '../../manager/index.js';
 import type { Kit } from '../context.js';
+import { CODE_HINTS, toolWording } from '../hint-words.js';
 import { changeFields, changeOutput, phaseArg, textArg } from '../schemas.js';
 import { defineTool } from './define.js';
 
@@ -91,5 +89,8 @@ async function withStartable(kit: Kit, id: string, e: unknown): Promise<unknown>
     return e;
   }
   const more = startable.length ? `Phases that may be started now: ${startable.join(', ')}.` : 'No phase may be started now.';
-  return new BatonError(e.code, e.message, { hint: e.hint ? `${e.hint} ${more}` : more, details: { ...e.details, startable }, cause: e });
+  // A hint no tool can follow gives way to the code's hint, without the phases (as for any refusal).
+  const worded = toolWording(e);
+  const hint = worded === undefined ? more : worded === null ? CODE_HINTS[e.code] : `${worded} ${more}`;
+  return new BatonError(e.code, e.message, { hint, details: { ...e.details, startable }, cause: e });
 }

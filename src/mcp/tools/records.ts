@@ -1,10 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { costReport } from '../../domain/cost.js';
-import type { CostReport } from '../../domain/cost.js';
-import { isBatonError } from '../../domain/errors.js';
-import { budgetView } from '../../domain/tokens.js';
-import type { ChangeResult } from '../../manager/manager.js';
+import { budgetView, costReport, isBatonError } from '../../manager/index.js';
+import type { ChangeResult, CostReport } from '../../manager/index.js';
 import type { Kit } from '../context.js';
 import { MAX_ID_INPUT, MAX_PATHS, anyObject, changeFields, changeOutput, textArg } from '../schemas.js';
 import { defineTool } from './define.js';
@@ -57,8 +54,17 @@ function changeTool<I extends z.ZodRawShape>(
   });
 }
 
-/** Record tools: files, errors, tokens, decisions, findings, notes, milestones, artifacts, context. */
+/** Record tools: files, errors, tokens, decisions, findings, notes, milestones, artifacts, context (in `tools/list` order). */
 export function registerRecordTools(server: McpServer, kit: Kit): void {
+  registerFileTool(server, kit);
+  registerErrorTools(server, kit);
+  registerTokensTool(server, kit);
+  registerKnowledgeTools(server, kit);
+  registerGoalTools(server, kit);
+}
+
+/** `file_record`: files touched, hashed now. */
+function registerFileTool(server: McpServer, kit: Kit): void {
   defineTool(
     server,
     kit,
@@ -81,7 +87,10 @@ export function registerRecordTools(server: McpServer, kit: Kit): void {
       return { ...done(r), files: r.events.filter((e) => e.type === 'file.recorded').map((e) => e.data as unknown as Record<string, unknown>) };
     },
   );
+}
 
+/** `error_record`, `error_resolve`. */
+function registerErrorTools(server: McpServer, kit: Kit): void {
   recordTool(
     server,
     kit,
@@ -102,7 +111,10 @@ export function registerRecordTools(server: McpServer, kit: Kit): void {
     { errorId: z.string().min(1).max(MAX_ID_INPUT).describe('Id of the error, as error_record returned it (e.g. err-1).'), resolution: textArg('How it was resolved.') },
     (id, a, o) => kit.manager().resolveError(id, a.errorId, a.resolution, o),
   );
+}
 
+/** `tokens_record`: token use against the budget. */
+function registerTokensTool(server: McpServer, kit: Kit): void {
   defineTool(
     server,
     kit,
@@ -147,7 +159,10 @@ export function registerRecordTools(server: McpServer, kit: Kit): void {
       };
     },
   );
+}
 
+/** `decision_record`, `finding_add`, `finding_remove`, `note_add`: what was learnt and decided. */
+function registerKnowledgeTools(server: McpServer, kit: Kit): void {
   recordTool(
     server,
     kit,
@@ -196,7 +211,10 @@ export function registerRecordTools(server: McpServer, kit: Kit): void {
     { text: textArg('The note.'), phase: phaseOpt },
     (id, a, o) => kit.manager().note(id, { text: a.text, phase: a.phase ?? null }, o),
   );
+}
 
+/** `milestone_add`, `milestone_done`, `artifact_record`, `context_set`: goals, outputs and the briefing for the next agent. */
+function registerGoalTools(server: McpServer, kit: Kit): void {
   recordTool(
     server,
     kit,

@@ -1,8 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { renderResumePlan } from '../../domain/resume.js';
-import { sessionHandoff } from '../../manager/handoff-file.js';
-import { resumePlan } from '../../manager/resume.js';
+import { renderResumePlan } from '../../manager/index.js';
 import type { Kit } from '../context.js';
 import { anyObject, sessionArg } from '../schemas.js';
 import { defineTool } from './define.js';
@@ -23,7 +21,7 @@ export function registerResumeTools(server: McpServer, kit: Kit): void {
     },
     async (a) => {
       const id = await kit.session(a.session);
-      const { plan } = await resumePlan(kit.manager(), id);
+      const { plan } = await kit.manager().recovery.plan(id);
       return { session: id, plan: plan as unknown as Record<string, unknown>, text: renderResumePlan(plan) };
     },
   );
@@ -49,5 +47,5 @@ export function registerResumeTools(server: McpServer, kit: Kit): void {
 
 /** The handoff Markdown of a session, as `baton handoff` prints it. */
 export async function handoffMarkdown(kit: Kit, id: string): Promise<string> {
-  return (await sessionHandoff(kit.manager(), id)).markdown;
+  return (await kit.manager().recovery.handoff(id)).markdown;
 }

@@ -1,10 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { parsePlan } from '../../domain/plan.js';
-import { SESSION_STATUSES } from '../../domain/state.js';
-import type { SessionState, SessionStatus } from '../../domain/state.js';
-import { statusView } from '../../domain/view.js';
-import { applyResume } from '../../manager/resume.js';
+import { phasesOfPlan, SESSION_STATUSES, statusView } from '../../manager/index.js';
+import type { SessionState, SessionStatus } from '../../manager/index.js';
 import type { Kit } from '../context.js';
 import { MAX_ID_INPUT, agentArg, anyObject, changeFields, changeOutput, sessionArg, textArg } from '../schemas.js';
 import { defineTool } from './define.js';
@@ -26,8 +23,15 @@ function changed(s: SessionState): { session: string; revision: number; status: 
   return { session: s.id, revision: s.revision, status: s.status };
 }
 
-/** Session tools: start, list, status, switch, pause, complete, resume. */
+/** Session tools: start, list, status, switch, pause, complete, resume (in `tools/list` order). */
 export function registerSessionTools(server: McpServer, kit: Kit): void {
+  registerStartTool(server, kit);
+  registerReadTools(server, kit);
+  registerStateTools(server, kit);
+}
+
+/** `session_start`: a new session with its plan. */
+function registerStartTool(server: McpServer, kit: Kit): void {
   defineTool(
     server,
     kit,
@@ -49,7 +53,7 @@ export function registerSessionTools(server: McpServer, kit: Kit): void {
       output: { ...changeOutput, title: z.string(), phases: z.array(z.object({ id: z.string(), name: z.string(), status: z.string(), blockedBy: z.array(z.string()) }).passthrough()) },
     },
     async (a) => {
-      const phases = a.phases && a.phases.length ? parsePlan({ phases: a.phases }, 'phases').phases : [];
+      const phases = a.phases && a.phases.length ? await phasesOfPlan({ phases: a.phases }, 'phases') : [];
       const s = await kit.manager(true).start({
         title: a.title,
         ...(a.id !== undefined ? { id: a.id } : {}),
@@ -63,7 +67,10 @@ export function registerSessionTools(server: McpServer, kit: Kit): void {
       return { ...changed(s), title: s.title, phases: s.phases.map((p) => ({ id: p.id, name: p.name, status: p.status, blockedBy: p.blockedBy })) };
     },
   );
+}
 
+/** `session_list`, `session_status`: read-only views. */
+function registerReadTools(server: McpServer, kit: Kit): void {
   defineTool(
     server,
     kit,
@@ -107,7 +114,10 @@ export function registerSessionTools(server: McpServer, kit: Kit): void {
       return statusView(s, kit.now(), m.pricing()) as unknown as { id: string; title: string; status: string; revision: number; phases: Array<Record<string, unknown>> };
     },
   );
+}
 
+/** `session_switch`, `session_pause`, `session_complete`, `session_resume`: moves between session states. */
+function registerStateTools(server: McpServer, kit: Kit): void {
   defineTool(
     server,
     kit,
@@ -161,7 +171,7 @@ export function registerSessionTools(server: McpServer, kit: Kit): void {
     },
     async (a) => {
       const id = await kit.session(a.session);
-      const r = await applyResume(kit.manager(), id, { from: a.from ?? null, force: a.force === true, git: false, agent: kit.agent(a.agent) });
+      const r = await kit.manager().recovery.apply(id, { from: a.from ?? null, force: a.force === true, git: false, agent: kit.agent(a.agent) });
       return { ...changed(r.state), appliedFrom: r.from, plan: r.plan as unknown as Record<string, unknown> };
     },
   );

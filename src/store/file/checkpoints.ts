@@ -2,26 +2,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../../domain/errors.js';
 import { MAX_ID_LENGTH } from '../../domain/ids.js';
-import { checkpointExists, checkpointNotFound } from '../memory.js';
+import { checkpointExists, checkpointNotFound } from '../errors.js';
+import { checkpointFromRecord, checkpointRecord } from '../checkpoint-record.js';
+import type { CheckpointRecord } from '../checkpoint-record.js';
 import { compareCheckpointIds } from '../types.js';
 import type { Checkpoint, CheckpointRead } from '../types.js';
 import { decodeRecord, encodeRecord } from './codec.js';
-import { DIR_MODE, fsyncDir, removeStaleTemps, writeTemp } from './fsutil.js';
+import { DIR_MODE, fsyncDir, writeTemp } from '../atomic-write.js';
+import { removeStaleTemps } from './fsutil.js';
 import type { Layout } from './paths.js';
 import { isPlainDir } from './paths.js';
 
-/** Version of the checkpoint file format this code writes (`v`). */
-export const CHECKPOINT_FORMAT_VERSION = 1;
 /** Largest checkpoint file read; a bigger one is reported invalid rather than loaded. */
 export const MAX_CHECKPOINT_BYTES = 256 * 1024 * 1024;
 
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-
-/** A checkpoint as stored: one checksummed JSON line, like a snapshot. */
-interface CheckpointRecord extends Checkpoint {
-  format: 'baton.checkpoint';
-  v: number;
-}
 
 /**
  * Checkpoint files of one session folder: `checkpoints/<cpid>.json`, each written once
@@ -49,21 +44,8 @@ export class CheckpointFiles {
     }
     this.assertPlainDir();
     removeStaleTemps(dir); // checkpoint writes whose process died before linking them
-    const { format: _f, v: _v, ...fields } = cp as CheckpointRecord;
-    const rec: CheckpointRecord = {
-      format: 'baton.checkpoint',
-      v: CHECKPOINT_FORMAT_VERSION,
-      id: fields.id,
-      sessionId: fields.sessionId,
-      name: fields.name,
-      createdAt: fields.createdAt,
-      revision: fields.revision,
-      trigger: fields.trigger,
-      phaseId: fields.phaseId,
-      git: fields.git,
-      files: fields.files,
-      state: fields.state,
-    };
+    // One checksummed JSON line, like a snapshot.
+    const rec = checkpointRecord(cp);
     const tmp = writeTemp(target, `${encodeRecord(rec)}\n`);
     try {
       // A hard link appears under the final name in one step and fails if the name is taken:
@@ -152,14 +134,7 @@ export class CheckpointFiles {
     if (!d.ok) return raw.endsWith('\n') ? d.reason : `${d.reason} (the file is cut short)`;
     const r = d.value as Partial<CheckpointRecord>;
     if (r.format !== 'baton.checkpoint') return 'is not a checkpoint file';
-    if (typeof r.v !== 'number' || r.v > CHECKPOINT_FORMAT_VERSION) return `has format ${String(r.v)}; this baton reads up to ${CHECKPOINT_FORMAT_VERSION}`;
-    if (r.id !== checkpointId) return `holds checkpoint ${JSON.stringify(r.id)}, not ${checkpointId}`;
-    if (r.sessionId !== this.sessionId) return `belongs to session ${JSON.stringify(r.sessionId)}`;
-    if (typeof r.revision !== 'number' || !Number.isInteger(r.revision) || r.revision < 1) return 'has no valid revision';
-    if (typeof r.state !== 'object' || r.state === null || r.state.revision !== r.revision) return `its state is missing or not at revision ${r.revision}`;
-    if (typeof r.name !== 'string' || typeof r.createdAt !== 'string' || !Array.isArray(r.files)) return 'lacks its name, time or file list';
-    const { format: _f, v: _v, ...cp } = r as CheckpointRecord;
-    return { ...cp, git: cp.git ?? null, trigger: cp.trigger ?? 'manual', phaseId: cp.phaseId ?? null };
+    return checkpointFromRecord(r, this.sessionId, checkpointId);
   }
 }
 

@@ -14,23 +14,24 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fold } from '../../domain/apply.js';
-import type { StoredEvent } from '../../domain/events.js';
 import { MAX_ID_LENGTH } from '../../domain/ids.js';
-import { differingKeys, rowDiff } from '../../domain/compare.js';
+import { rowDiff } from '../../domain/compare.js';
 import { summarize } from '../../domain/summary.js';
 import type { SessionSummary } from '../../domain/summary.js';
-import type { SessionStore } from '../types.js';
+import type { StoreDoctorResult } from '../types.js';
 import { decodeRecord } from './codec.js';
-import { DIR_MODE, TEMP_PATTERN, atomicWrite, deadWriter, moveAside, pidAlive, readIfExists } from './fsutil.js';
+import { DIR_MODE, TEMP_PATTERN, atomicWrite } from '../atomic-write.js';
+import { deadWriter, moveAside, pidAlive, readIfExists } from './fsutil.js';
 import { scanJournal } from './journal.js';
 import type { Scan } from './journal.js';
 import { FOREIGN_STALE_MS, readOwner } from './lock.js';
 import type { Layout } from './paths.js';
 import { isPlainDir } from './paths.js';
-import type { SnapshotRecord } from './store.js';
+import { foldLog, isTombstone, snapshotMismatch, tombstonedIds } from './doctor-reads.js';
+import type { SnapshotRecord } from './snapshot.js';
 
 /** What {@link fileDoctor} returns (the optional `SessionStore.doctor` contract). */
-export type FileDoctorResult = Awaited<ReturnType<NonNullable<SessionStore['doctor']>>>;
+export type FileDoctorResult = StoreDoctorResult;
 /** One problem found in the files. */
 export type FileProblem = FileDoctorResult['problems'][number];
 
@@ -412,61 +413,6 @@ class FileDoctor {
       // A deleted session's row lingers until the next `list` drops it: not a problem.
       if (where.has(id) || deleted.has(id) || isTombstone(row)) continue;
       this.add('INDEX_STALE', id, layout.index, `the registry has a row for session ${id}, which has no folder`, true);
-    }
-  }
-}
-
-
-/** Why a snapshot does not match its journal (offset or state), or null when it does. */
-function snapshotMismatch(id: string, r: SnapshotRecord, scan: Scan): string | null {
-  const i = scan.events.findIndex((e) => e.seq === r.revision);
-  if (i === -1) return `names a revision the journal does not have (the journal ends at ${scan.lastSeq})`;
-  if (scan.ends[i] !== r.offset) return `points at byte ${r.offset}, but revision ${r.revision} ends at byte ${scan.ends[i]} of the journal`;
-  const replay = fold(null, scan.events.slice(0, i + 1) as StoredEvent[], id);
-  if (!replay) return 'belongs to a journal without a session.created event';
-  const keys = differingKeys({ ...r.state, id }, replay as unknown as Record<string, unknown>);
-  return keys.length ? `differs from a full replay of the journal in: ${keys.join(', ')}` : null;
-}
-
-
-/** A registry row that stands for a deleted session on purpose. */
-function isTombstone(row: SessionSummary): boolean {
-  const r = row as unknown as Record<string, unknown>;
-  return r['deleted'] === true || r['tombstone'] === true || r['status'] === 'deleted';
-}
-
-/** Ids of deleted sessions, from the tombstones file (checksummed lines with an `id`). */
-function tombstonedIds(file: string): Set<string> {
-  const out = new Set<string>();
-  let raw: Buffer | null;
-  try {
-    raw = readIfExists(file);
-  } catch {
-    return out;
-  }
-  for (const line of raw?.toString('utf8').split('\n') ?? []) {
-    const d = decodeRecord(line);
-    if (d.ok && typeof d.value['id'] === 'string') out.add(d.value['id']);
-  }
-  return out;
-}
-
-/** Folds index.log rows after `offset` (all of it when it is shorter) into `rows`, as `list` does. */
-function foldLog(file: string, offset: number, rows: Map<string, SessionSummary>): void {
-  const raw = readIfExists(file);
-  if (raw === null) return;
-  const start = raw.length < offset ? 0 : offset;
-  const text = raw.toString('utf8', start);
-  const lines = text.split('\n');
-  lines.pop(); // the part after the last newline is incomplete (or empty)
-  for (const line of lines) {
-    try {
-      const row = JSON.parse(line) as SessionSummary;
-      if (!row || typeof row.id !== 'string' || !row.id) continue;
-      const prev = rows.get(row.id);
-      if (!prev || row.revision >= prev.revision) rows.set(row.id, row);
-    } catch {
-      // a torn row: list ignores it too
     }
   }
 }

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { BatonError } from '../../domain/errors.js';
-import { FILE_MODE, pidAlive, sleepSync } from './fsutil.js';
+import { FILE_MODE } from '../atomic-write.js';
+import { pidAlive, sleepSync } from './fsutil.js';
 
 /** How long to wait for a busy lock before giving up with `LOCKED`. */
 export const DEFAULT_LOCK_TIMEOUT_MS = 15_000;

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import type { SessionSummary } from '../../domain/summary.js';
 import { RowText } from '../row.js';
 import type { ListResult, ListRowsResult, RepairReport } from '../types.js';
-import { FILE_MODE, atomicWrite, moveAside, removeStaleTemps, sleepSync, tempName } from './fsutil.js';
+import { FILE_MODE, atomicWrite, tempName } from '../atomic-write.js';
+import { moveAside, removeStaleTemps, sleepSync } from './fsutil.js';
 import { FileLock } from './lock.js';
 import type { Layout } from './paths.js';
 

@@ -27,11 +27,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BatonError } from '../../domain/errors.js';
+import { hint } from '../../domain/hints.js';
 import { validateId } from '../../domain/ids.js';
-import { conflict } from '../memory.js';
+import { conflict } from '../errors.js';
 import type { RepairReport, Tombstone, TombstoneInfo } from '../types.js';
 import { decodeRecord, encodeRecord } from './codec.js';
-import { DIR_MODE, FILE_MODE, TEMP_PATTERN, atomicWrite, deadWriter, fsyncDir, moveAside, pidAlive, readIfExists, sleepSync } from './fsutil.js';
+import { DIR_MODE, FILE_MODE, TEMP_PATTERN, atomicWrite, fsyncDir } from '../atomic-write.js';
+import { deadWriter, moveAside, pidAlive, readIfExists, sleepSync } from './fsutil.js';
 import { readTail } from './journal.js';
 import { FOREIGN_STALE_MS, FileLock } from './lock.js';
 import type { Layout } from './paths.js';
@@ -86,7 +88,7 @@ export class Retention {
     try {
       if (fs.existsSync(to)) {
         throw new BatonError('EXISTS', `Session ${id} already has an archived folder (archive/${id}) besides its live one; nothing was moved.`, {
-          hint: 'Compare the two folders, keep the one you need (`baton doctor` reports them), then archive again.',
+          hint: hint('doctor.compare-folders'),
           details: { sessionId: id },
         });
       }
@@ -410,14 +412,14 @@ function journalEnd(id: string, journal: string): number {
     fd = fs.openSync(journal, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new BatonError('CORRUPT', `Session ${id} has no journal.jsonl.`, { hint: 'Run `baton doctor` to see what is wrong with its folder.', details: { sessionId: id } });
+      throw new BatonError('CORRUPT', `Session ${id} has no journal.jsonl.`, { hint: hint('doctor.folder'), details: { sessionId: id } });
     }
     throw e;
   }
   try {
     const tail = readTail(fd);
     if (tail.corrupt) {
-      throw new BatonError('CORRUPT', `The end of session ${id}'s journal is damaged.`, { hint: `Run \`baton repair --session ${id}\` first.`, details: { sessionId: id } });
+      throw new BatonError('CORRUPT', `The end of session ${id}'s journal is damaged.`, { hint: hint('repair.first', { session: id }), details: { sessionId: id } });
     }
     return tail.lastSeq;
   } finally {

@@ -1,29 +1,34 @@
+import { hint } from '../../domain/hints.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BatonError } from '../../domain/errors.js';
-import type { Actor, NewEvent, StoredEvent } from '../../domain/events.js';
+import type { NewEvent, StoredEvent } from '../../domain/events.js';
 import { validateId } from '../../domain/ids.js';
 import type { SessionSummary } from '../../domain/summary.js';
-import { checkCheckpoint, conflict, exists, notFound } from '../memory.js';
+import { DIR_MODE, FILE_MODE, atomicWrite, fsyncDir } from '../atomic-write.js';
+import { checkCheckpoint, conflict, exists, notFound } from '../errors.js';
 import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, ListRowsResult, LoadResult, RepairReport, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from '../types.js';
+import { journalLines, syncTail, writeEvents } from './append.js';
+import type { Writer } from './append.js';
 import { CheckpointFiles } from './checkpoints.js';
-import { decodeRecord, encodeRecord } from './codec.js';
+import { encodeRecord } from './codec.js';
 import { fileDoctor } from './doctor.js';
 import type { FileDoctorResult } from './doctor.js';
-import { DIR_MODE, FILE_MODE, atomicWrite, fsyncDir, moveAside, readIfExists, removeStaleTemps, sleepSync } from './fsutil.js';
+import { readIfExists, removeStaleTemps } from './fsutil.js';
+import { repairJournal } from './journal-repair.js';
 import { readTail, scanJournal } from './journal.js';
 import type { Scan } from './journal.js';
-import { FileLock, MAX_BACKOFF_MS } from './lock.js';
+import { FileLock } from './lock.js';
 import { Layout, isPlainDir } from './paths.js';
 import { Registry } from './registry.js';
 import { Retention } from './retention.js';
+import { lockSession, releaseLingering, releaseNow, reopenIfReplaced } from './session-lock.js';
+import type { Handle } from './session-lock.js';
+import { FILE_FORMAT_VERSION, readSnapshot } from './snapshot.js';
+import type { SnapshotRecord } from './snapshot.js';
+import { DerivedFiles } from './derived-files.js';
 import { watchJournals } from './watch.js';
-
-/** Version of the on-disk layout this code writes. */
-export const FILE_FORMAT_VERSION = 1;
-/** Version of each journal line (`v`). */
-export const EVENT_FORMAT_VERSION = 1;
 
 /** Options of {@link FileStore}. */
 export interface FileStoreOptions {
@@ -33,37 +38,6 @@ export interface FileStoreOptions {
   lockTimeoutMs?: number;
   /** index.log is folded into index.json and started afresh past this many bytes (default 4 MiB). */
   registryLogMaxBytes?: number;
-}
-
-interface Handle {
-  dir: string;
-  journal: string;
-  snapshotFile: string;
-  lock: FileLock;
-  fd: number;
-  /** Last seq and end offset this process knows, valid while `size` matches the file. */
-  lastSeq: number;
-  end: number;
-  release: NodeJS.Immediate | null;
-  /** An append happened since the release was scheduled. */
-  busy: boolean;
-  /** When the lock was taken or last checked for a waiting process. */
-  checkedAt: number;
-}
-
-/** How often a burst holding a session lock looks for a waiting process. */
-const HANDOVER_CHECK_MS = 5;
-/** Longest a burst stands back for a waiting process before it competes for the lock again. */
-const HANDOVER_WAIT_MS = 50;
-
-/** snapshot.json as stored: the state at `revision` and the journal offset of the next line. */
-export interface SnapshotRecord {
-  format: 'baton.snapshot';
-  v: number;
-  sessionId: string;
-  revision: number;
-  offset: number;
-  state: Snapshot['state'];
 }
 
 /**
@@ -85,11 +59,12 @@ export class FileStore implements SessionStore {
   private readonly retention: Retention;
   /** Interrupted archives and deletions finished when the store was opened, reported by the next load or list. */
   private readonly notices: RepairReport[];
-  private readonly actor: Actor = { agent: 'baton', pid: process.pid, host: os.hostname() };
+  private readonly writer: Writer;
 
   constructor(options: FileStoreOptions) {
     this.layout = new Layout(path.resolve(options.root));
     this.now = options.now ?? (() => new Date());
+    this.writer = { now: this.now, actor: { agent: 'baton', pid: process.pid, host: os.hostname() } };
     this.lockTimeoutMs = options.lockTimeoutMs;
     this.registry = new Registry(this.layout, this.now, options.registryLogMaxBytes);
     this.checkFormat();
@@ -117,7 +92,7 @@ export class FileStore implements SessionStore {
     const raw = readIfExists(this.layout.meta);
     if (raw === null) {
       if (!isPlainDir(this.layout.root)) {
-        throw new BatonError('NO_STORE', `No baton store at ${this.layout.root}.`, { hint: 'Run `baton init` (or `baton start`) to create one.' });
+        throw new BatonError('NO_STORE', `No baton store at ${this.layout.root}.`, { hint: hint('store.init') });
       }
       return;
     }
@@ -177,117 +152,6 @@ export class FileStore implements SessionStore {
     this.handles.delete(id);
   }
 
-  /*
-   * The lock is kept until the event loop turns once, so a caller appending in a loop pays
-   * for one lock per burst instead of one per event; other processes wait at most that long,
-   * and a burst hands the lock over when another process leaves a `.want` marker (checked
-   * every few ms). Every section under a session lock is synchronous, so a lock of this
-   * process that is only lingering can be released at once when another store instance here
-   * needs it (waiting for it would block the very event loop that would release it).
-   */
-  private lock(h: Handle): void {
-    if (h.lock.isHeld) {
-      h.busy = true;
-      const now = Date.now();
-      if (now - h.checkedAt < HANDOVER_CHECK_MS) return;
-      h.checkedAt = now;
-      if (!h.lock.contended) return;
-      releaseNow(h);
-      // Stand back until a waiter has taken it (it removes its marker then), or a short bound
-      // has passed: a fixed pause loses to a waiter that is slow to wake on a busy machine.
-      const until = Date.now() + HANDOVER_WAIT_MS;
-      do sleepSync(MAX_BACKOFF_MS / 4);
-      while (h.lock.contended && Date.now() < until);
-    }
-    releaseLingering(h.lock.file, h);
-    h.lock.acquire();
-    h.lastSeq = -1;
-    h.checkedAt = Date.now();
-    this.reopenIfReplaced(h);
-    lingering.set(h.lock.file, h);
-    h.busy = false;
-    scheduleRelease(h);
-  }
-
-  /**
-   * Reopens the journal when the file at its path is no longer the one `h.fd` holds: `repair`
-   * (here or in another process) replaced it. Appending through the old descriptor would
-   * write into a file nobody reads any more.
-   */
-  private reopenIfReplaced(h: Handle): void {
-    let onDisk: fs.Stats;
-    try {
-      onDisk = fs.statSync(h.journal);
-    } catch {
-      return; // gone or moved: the next locate() notices
-    }
-    const open = fs.fstatSync(h.fd);
-    if (onDisk.ino === open.ino && onDisk.dev === open.dev) return;
-    const fd = fs.openSync(h.journal, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW);
-    fs.closeSync(h.fd);
-    h.fd = fd;
-    h.lastSeq = -1;
-    h.end = -1;
-  }
-
-  /** Brings `h.lastSeq`/`h.end` up to date and cuts a torn tail. Caller holds the lock. */
-  private syncTail(id: string, h: Handle, repairs: RepairReport[]): void {
-    // lastSeq is reset whenever the lock is (re)taken, so a known value is still current.
-    if (h.lastSeq >= 0) return;
-    const size = fs.fstatSync(h.fd).size;
-    const tail = readTail(h.fd);
-    if (tail.corrupt) {
-      throw new BatonError('CORRUPT', `The end of session ${id}'s journal is damaged (more than a torn last line).`, {
-        hint: `Run \`baton repair --session ${id}\`: it keeps the damaged lines aside and rebuilds the journal.`,
-        details: { sessionId: id, journal: h.journal },
-      });
-    }
-    h.lastSeq = tail.lastSeq;
-    h.end = tail.goodEnd;
-    if (tail.torn) {
-      const cut = Buffer.alloc(size - tail.goodEnd);
-      fs.readSync(h.fd, cut, 0, cut.length, tail.goodEnd);
-      const savedTo = `${h.journal}.torn-${this.now().toISOString().replace(/[:.]/g, '-')}`;
-      fs.writeFileSync(savedTo, cut, { mode: FILE_MODE });
-      fs.ftruncateSync(h.fd, tail.goodEnd);
-      fs.fsyncSync(h.fd);
-      this.write(h, [
-        { type: 'repair.torn_tail', time: this.now().toISOString(), actor: this.actor, data: { truncatedBytes: cut.length, savedTo: path.basename(savedTo) } },
-      ]);
-      repairs.push({
-        sessionId: id,
-        kind: 'torn_tail',
-        message: `Session ${id}: cut a torn last journal line (${cut.length} bytes, an append that was never acknowledged); kept in ${path.basename(savedTo)}.`,
-        savedTo,
-      });
-    }
-  }
-
-  /** Writes events after `h.lastSeq` and fsyncs. Caller holds the lock and has synced the tail. */
-  private write(h: Handle, events: NewEvent[]): number {
-    let seq = h.lastSeq;
-    let out = '';
-    // Lines of a multi-event append name their batch, so that a crash that leaves only part of
-    // it on disk is cut as a whole: an append is all or nothing.
-    const batch = events.length > 1 ? { batch: [seq + 1, seq + events.length] } : {};
-    for (const e of events) {
-      seq += 1;
-      out += `${encodeRecord({ v: EVENT_FORMAT_VERSION, seq, ...batch, ...stripSeq(e) })}\n`;
-    }
-    const length = Buffer.byteLength(out);
-    try {
-      // One write per batch: a crash can tear only its end, which the next open cuts.
-      if (fs.writeSync(h.fd, out) !== length) throw new Error('short write to the journal');
-      fs.fdatasyncSync(h.fd);
-    } catch (e) {
-      h.lastSeq = -1; // a partial write may be on disk: re-read the tail next time
-      throw e;
-    }
-    h.lastSeq = seq;
-    h.end += length;
-    return seq;
-  }
-
   async create(id: string, events: NewEvent[], summary: SessionSummary): Promise<{ revision: number }> {
     validateId(id);
     if (this.locate(id)) throw exists(id);
@@ -295,8 +159,7 @@ export class FileStore implements SessionStore {
     const tmp = `${dir}.creating-${process.pid}-${Date.now().toString(36)}`;
     fs.mkdirSync(tmp, { mode: DIR_MODE });
     const files = this.layout.files(tmp);
-    let seq = 0;
-    const body = events.map((e) => `${encodeRecord({ v: EVENT_FORMAT_VERSION, seq: ++seq, ...stripSeq(e) })}\n`).join('');
+    const body = journalLines(events, 1, false);
     const fd = fs.openSync(files.journal, 'wx', FILE_MODE);
     try {
       fs.writeSync(fd, body);
@@ -315,7 +178,7 @@ export class FileStore implements SessionStore {
     }
     fsyncDir(this.layout.sessions);
     this.registry.record(summary);
-    return { revision: seq };
+    return { revision: events.length };
   }
 
   async exists(id: string): Promise<boolean> {
@@ -324,20 +187,20 @@ export class FileStore implements SessionStore {
 
   async load(id: string): Promise<LoadResult> {
     const h = this.handle(id);
-    if (!h.lock.isHeld) this.reopenIfReplaced(h);
+    if (!h.lock.isHeld) reopenIfReplaced(h);
     const repairs: RepairReport[] = this.notices.splice(0);
-    const snap = this.readSnapshot(id, h, repairs);
+    const snap = readSnapshot(this.now, id, h, repairs);
     let scan = this.scanFrom(h, snap);
     if (scan.tornAt !== null) {
-      this.lock(h);
+      lockSession(h);
       h.lastSeq = -1;
-      this.syncTail(id, h, repairs);
+      syncTail(this.writer, id, h, repairs);
       scan = this.scanFrom(h, snap);
     }
     if (scan.bad.length) {
       const first = scan.bad[0]!;
       throw new BatonError('CORRUPT', `Session ${id}'s journal has ${scan.bad.length} damaged line(s), first near byte ${first.offset} (${first.reason}).`, {
-        hint: `Run \`baton repair --session ${id}\`: the journal is kept aside and rebuilt with every readable event; damaged lines are preserved as repair events.`,
+        hint: hint('repair.rebuilds', { session: id }),
         details: { sessionId: id, badLines: scan.bad.map((b) => ({ offset: b.offset, reason: b.reason })) },
       });
     }
@@ -357,74 +220,13 @@ export class FileStore implements SessionStore {
     return scan;
   }
 
-  /** The newest valid snapshot (snapshot.json, else .bak) that agrees with the journal. */
-  private readSnapshot(id: string, h: Handle, repairs: RepairReport[]): SnapshotRecord | null {
-    for (const file of [h.snapshotFile, `${h.snapshotFile}.bak`]) {
-      const raw = readIfExists(file);
-      if (raw === null) continue;
-      const d = decodeRecord(raw.toString('utf8').trimEnd());
-      const rec = d.ok ? (d.value as unknown as SnapshotRecord) : null;
-      if (!rec || rec.format !== 'baton.snapshot' || rec.sessionId !== id || typeof rec.offset !== 'number') {
-        let savedTo: string | null = null;
-        try {
-          savedTo = moveAside(file, this.now());
-        } catch {
-          // another process moved it first
-        }
-        repairs.push({
-          sessionId: id,
-          kind: 'snapshot_corrupt',
-          message: `Session ${id}: ${path.basename(file)} is unreadable (${d.ok ? 'not a snapshot of this session' : d.reason}); moved aside, state rebuilt from the journal.`,
-          savedTo,
-        });
-        continue;
-      }
-      if (rec.v > FILE_FORMAT_VERSION) {
-        throw new BatonError('UNSUPPORTED_VERSION', `Session ${id}'s snapshot has format ${rec.v}; this baton reads up to ${FILE_FORMAT_VERSION}.`, {
-          hint: 'Upgrade baton.',
-        });
-      }
-      if (this.snapshotFits(h, rec)) return rec;
-      repairs.push({ sessionId: id, kind: 'snapshot_stale', message: `Session ${id}: ${path.basename(file)} does not match the journal; ignored.`, savedTo: null });
-    }
-    return null;
-  }
-
-  /** A snapshot fits when the journal line at its offset is the event right after it. */
-  private snapshotFits(h: Handle, rec: SnapshotRecord): boolean {
-    const size = fs.fstatSync(h.fd).size;
-    if (rec.offset > size || rec.offset < 0) return false;
-    if (rec.offset === 0) return rec.revision === 0;
-    const prev = Buffer.alloc(1);
-    fs.readSync(h.fd, prev, 0, 1, rec.offset - 1);
-    if (prev[0] !== 10) return false;
-    if (rec.offset === size) return true;
-    const head = Buffer.alloc(Math.min(64, size - rec.offset));
-    fs.readSync(h.fd, head, 0, head.length, rec.offset);
-    const m = /^\{"v":\d+,"seq":(\d+),/.exec(head.toString('utf8'));
-    if (m !== null) return Number(m[1]) === rec.revision + 1;
-    // A write torn before its seq was complete, right after the snapshot: the tail repair
-    // cuts it away, so the snapshot still describes everything that was durable.
-    return this.isUnterminatedTail(h, rec.offset, size);
-  }
-
-  /** True when the bytes from `offset` to the end hold no newline: one incomplete line. */
-  private isUnterminatedTail(h: Handle, offset: number, size: number): boolean {
-    const chunk = Buffer.allocUnsafe(64 * 1024);
-    for (let at = offset; at < size; at += chunk.length) {
-      const n = fs.readSync(h.fd, chunk, 0, Math.min(chunk.length, size - at), at);
-      if (chunk.subarray(0, n).includes(10)) return false;
-    }
-    return true;
-  }
-
   async readEvents(id: string, afterSeq = 0): Promise<StoredEvent[]> {
     const h = this.handle(id);
     const buf = fs.readFileSync(h.journal);
     const scan = scanJournal(buf, 0, 1);
     if (scan.bad.length) {
       throw new BatonError('CORRUPT', `Session ${id}'s journal has ${scan.bad.length} damaged line(s).`, {
-        hint: `Run \`baton repair --session ${id}\`.`,
+        hint: hint('repair.run', { session: id }),
       });
     }
     return scan.events.filter((e) => e.seq > afterSeq);
@@ -432,19 +234,19 @@ export class FileStore implements SessionStore {
 
   async append(id: string, expectedRevision: number, events: NewEvent[], options: AppendOptions = {}): Promise<{ revision: number }> {
     const h = this.handle(id);
-    this.lock(h);
+    lockSession(h);
     const repairs: RepairReport[] = [];
-    this.syncTail(id, h, repairs);
+    syncTail(this.writer, id, h, repairs);
     if (h.lastSeq !== expectedRevision) throw conflict(id, expectedRevision, h.lastSeq);
-    const revision = this.write(h, events);
+    const revision = writeEvents(h, events);
     if (options.summary) this.registry.record({ ...options.summary, revision });
     return { revision };
   }
 
   async writeSnapshot(id: string, snapshot: Snapshot): Promise<void> {
     const h = this.handle(id);
-    this.lock(h);
-    this.syncTail(id, h, []);
+    lockSession(h);
+    syncTail(this.writer, id, h, []);
     if (snapshot.revision > h.lastSeq) {
       throw new BatonError('BAD_INPUT', `Snapshot revision ${snapshot.revision} is past the journal end ${h.lastSeq}.`);
     }
@@ -552,6 +354,29 @@ export class FileStore implements SessionStore {
     return this.locate(id)?.dir ?? null;
   }
 
+  /** The `.baton` directory (capability `local directory`). */
+  get directory(): string {
+    return this.layout.root;
+  }
+
+  async readSessionFile(id: string, name: string): Promise<string | null> {
+    return this.derived(id).read(name);
+  }
+
+  async writeSessionFile(id: string, name: string, text: string): Promise<void> {
+    this.derived(id).write(name, text);
+  }
+
+  async removeSessionFile(id: string, name: string): Promise<void> {
+    this.derived(id).remove(name);
+  }
+
+  private derived(id: string): DerivedFiles {
+    const found = this.locate(id);
+    if (!found) throw notFound(id);
+    return new DerivedFiles(found.dir);
+  }
+
   async isArchived(id: string): Promise<boolean> {
     const found = this.locate(id);
     if (!found) throw notFound(id);
@@ -560,63 +385,10 @@ export class FileStore implements SessionStore {
 
   async repair(id: string): Promise<RepairReport[]> {
     const h = this.handle(id);
-    this.lock(h);
-    const buf = fs.readFileSync(h.journal);
-    const scan = scanJournal(buf, 0, 1);
-    if (!scan.bad.length && scan.tornAt === null) return [];
-    const repairs: RepairReport[] = [];
-    const stamp = this.now().toISOString().replace(/[:.]/g, '-');
-    const savedTo = `${h.journal}.corrupt-${stamp}`;
-    fs.writeFileSync(savedTo, buf, { mode: FILE_MODE });
-    // Rebuild: every readable event keeps its seq. Each unreadable line becomes a repair event
-    // carrying its raw text, at the seq of an event missing before the next readable one (a
-    // damaged line stands for the event it held). Missing seqs with no damaged line to fill
-    // them (lines deleted by hand, two lines run together) get an empty repair event, and
-    // damaged lines with no missing seq to take (duplicates, inserted junk) go after the last
-    // event, so seq stays contiguous, no readable event moves and no byte is dropped.
-    const lines = splitLines(buf);
-    const out: string[] = [];
-    let seq = 0;
-    const unreadable: number[] = [];
-    const time = this.now().toISOString();
-    const pending: Array<{ raw: string; line: number }> = [];
-    const unreadableEvent = (raw: string, line: number): void => {
-      seq += 1;
-      unreadable.push(line);
-      out.push(encodeRecord({ v: EVENT_FORMAT_VERSION, seq, type: 'repair.unreadable_line', time, actor: this.actor, data: { raw: raw.slice(0, 1_000_000), line } }));
-    };
-    lines.forEach((raw, i) => {
-      if (raw.trim() === '') return;
-      const isLast = i === lines.length - 1;
-      if (isLast && scan.tornAt !== null) return; // torn tail: cut, its bytes are in savedTo
-      const d = decodeRecord(raw);
-      const at = d.ok ? d.value['seq'] : undefined;
-      const readable = d.ok && typeof d.value['type'] === 'string' && typeof at === 'number' && Number.isInteger(at) && at > seq;
-      if (!readable) {
-        pending.push({ raw, line: i + 1 });
-        return;
-      }
-      while (seq + 1 < (at as number)) {
-        const p = pending.shift();
-        if (p) unreadableEvent(p.raw, p.line);
-        else unreadableEvent('', i + 1);
-      }
-      out.push(raw);
-      seq = at as number;
-    });
-    for (const p of pending) unreadableEvent(p.raw, p.line);
-    seq += 1;
-    out.push(encodeRecord({ v: EVENT_FORMAT_VERSION, seq, type: 'repair.journal', time, actor: this.actor, data: { savedTo: path.basename(savedTo), unreadableLines: unreadable } }));
-    atomicWrite(h.journal, `${out.join('\n')}\n`);
-    // The journal file was replaced: reopen it and drop the now-mismatched snapshots.
-    for (const f of [h.snapshotFile, `${h.snapshotFile}.bak`]) fs.rmSync(f, { force: true });
-    this.drop(id);
-    repairs.push({
-      sessionId: id,
-      kind: 'journal_rewritten',
-      message: `Session ${id}: journal rebuilt; ${unreadable.length} unreadable line(s) kept as repair events; the original is in ${path.basename(savedTo)}.`,
-      savedTo,
-    });
+    lockSession(h);
+    const repairs = repairJournal(this.writer, id, h);
+    // The journal file was replaced: reopen it on next use.
+    if (repairs.length) this.drop(id);
     return repairs;
   }
 
@@ -658,48 +430,4 @@ export class FileStore implements SessionStore {
     for (const id of [...this.handles.keys()]) this.drop(id);
     this.registry.close();
   }
-}
-
-/** Session locks of this process kept only until the event loop turns, by lock file. */
-const lingering = new Map<string, Handle>();
-
-/** Releases the lock once the event loop turns with no append since the last turn. */
-function scheduleRelease(h: Handle): void {
-  h.release = setImmediate(() => {
-    h.release = null;
-    if (h.busy) {
-      h.busy = false;
-      scheduleRelease(h);
-      return;
-    }
-    releaseNow(h);
-  });
-}
-
-/** Releases a handle's session lock now (and forgets its linger). */
-function releaseNow(h: Handle): void {
-  if (h.release) {
-    clearImmediate(h.release);
-    h.release = null;
-  }
-  if (lingering.get(h.lock.file) === h) lingering.delete(h.lock.file);
-  h.lock.release();
-}
-
-/** Cuts short the linger of another handle of this process on the same lock file. */
-function releaseLingering(file: string, except: Handle | null): void {
-  const other = lingering.get(file);
-  if (other && other !== except) releaseNow(other);
-}
-
-function stripSeq(e: NewEvent): NewEvent {
-  const { seq: _s, v: _v, ...rest } = e as NewEvent & { seq?: number; v?: number };
-  return rest as NewEvent;
-}
-
-function splitLines(buf: Buffer): string[] {
-  const text = buf.toString('utf8');
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  return lines;
 }

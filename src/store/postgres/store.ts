@@ -3,7 +3,9 @@ import { BatonError, isBatonError } from '../../domain/errors.js';
 import type { NewEvent, StoredEvent } from '../../domain/events.js';
 import { validateId } from '../../domain/ids.js';
 import type { SessionSummary } from '../../domain/summary.js';
-import { checkCheckpoint, checkpointExists, checkpointNotFound, conflict, exists, notFound } from '../memory.js';
+import { checkCheckpoint, checkpointExists, checkpointNotFound, conflict, exists, notFound } from '../errors.js';
+import { checkpointFromRecord, checkpointRecord } from '../checkpoint-record.js';
+import type { CheckpointRecord } from '../checkpoint-record.js';
 import { RowText } from '../row.js';
 import { compareCheckpointIds } from '../types.js';
 import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, ListRowsResult, LoadResult, RepairReport, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from '../types.js';
@@ -28,9 +30,6 @@ export interface PostgresStoreOptions {
 
 /** Schemas this process has brought up to date, by connection string and schema. */
 const migrated = new Map<string, Promise<number[]>>();
-
-/** Format of a checkpoint row's body (`v`). */
-const CHECKPOINT_FORMAT_VERSION = 1;
 
 /**
  * The store for many workers on many machines: every session in one PostgreSQL schema.
@@ -73,13 +72,14 @@ export class PostgresStore implements SessionStore {
     const ready = (this.ready ??= (async () => {
       const pool = (this.pool ??= createPool(this.target));
       const key = `${this.target.connectionString}#${this.schema}`;
-      let done = migrated.get(key);
-      if (!done) {
-        done = migrate(pool, this.schema);
+      // Another handle of this process already migrated the schema: this one applied nothing.
+      const cached = migrated.get(key);
+      const done = cached ?? migrate(pool, this.schema);
+      if (!cached) {
         migrated.set(key, done);
         done.catch(() => migrated.delete(key));
       }
-      const applied = await done;
+      const applied = cached ? (await cached, []) : await done;
       // close() may have run while this waited: the pool is ended, never hand it out.
       if (this.closed) throw this.closedError();
       this.applied = applied;
@@ -477,39 +477,20 @@ function sha256(text: string): string {
 }
 
 function encodeCheckpoint(cp: Checkpoint): string {
-  return JSON.stringify({
-    format: 'baton.checkpoint',
-    v: CHECKPOINT_FORMAT_VERSION,
-    id: cp.id,
-    sessionId: cp.sessionId,
-    name: cp.name,
-    createdAt: cp.createdAt,
-    revision: cp.revision,
-    trigger: cp.trigger,
-    phaseId: cp.phaseId,
-    git: cp.git,
-    files: cp.files,
-    state: cp.state,
-  });
+  return JSON.stringify(checkpointRecord(cp));
 }
 
 /** A checkpoint row, checked: checksum, shape, and that it belongs where it is stored. */
 function readCheckpointRow(sessionId: string, id: string, body: string, sum: string, createdAt: Date | null): CheckpointRead {
   const invalid = (problem: string): CheckpointRead => ({ id, valid: false, problem, modifiedAt: createdAt ? createdAt.toISOString() : null });
   if (sha256(body) !== sum) return invalid('checksum mismatch (changed in the database by hand?)');
-  let r: Partial<Checkpoint> & { format?: unknown; v?: unknown };
+  let r: Partial<CheckpointRecord>;
   try {
     r = JSON.parse(body) as typeof r;
   } catch {
     return invalid('invalid JSON');
   }
   if (r.format !== 'baton.checkpoint') return invalid('is not a checkpoint');
-  if (typeof r.v !== 'number' || r.v > CHECKPOINT_FORMAT_VERSION) return invalid(`has format ${String(r.v)}; this baton reads up to ${CHECKPOINT_FORMAT_VERSION}`);
-  if (r.id !== id) return invalid(`holds checkpoint ${JSON.stringify(r.id)}, not ${id}`);
-  if (r.sessionId !== sessionId) return invalid(`belongs to session ${JSON.stringify(r.sessionId)}`);
-  if (typeof r.revision !== 'number' || !Number.isInteger(r.revision) || r.revision < 1) return invalid('has no valid revision');
-  if (typeof r.state !== 'object' || r.state === null || r.state.revision !== r.revision) return invalid(`its state is missing or not at revision ${r.revision}`);
-  if (typeof r.name !== 'string' || typeof r.createdAt !== 'string' || !Array.isArray(r.files)) return invalid('lacks its name, time or file list');
-  const { format: _f, v: _v, ...cp } = r as Checkpoint & { format: unknown; v: unknown };
-  return { id, valid: true, checkpoint: { ...cp, git: cp.git ?? null, trigger: cp.trigger ?? 'manual', phaseId: cp.phaseId ?? null } };
+  const checked = checkpointFromRecord(r, sessionId, id);
+  return typeof checked === 'string' ? invalid(checked) : { id, valid: true, checkpoint: checked };
 }

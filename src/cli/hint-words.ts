@@ -1,0 +1,76 @@
+import type { BatonError, Hint, HintAction, HintArgs } from '../manager/index.js';
+
+/** How the CLI words each hint action: the `baton …` command (and options) that does it. */
+export const CLI_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => string } = {
+  'session.start-new': () => 'Start a new session with `baton start`.',
+  'session.start-one': () => 'Start one with `baton start "<title>"`.',
+  'session.start-with-phases': () => 'This session has no phases; start one with --phases.',
+  'session.phases-list': () => 'Pass --phases a,b,c.',
+  'session.status': (a) => `See \`baton status --session ${a.session}\`.`,
+  'session.reread': () => 'Re-read the session (`baton status`) and decide again.',
+  'session.end-first': (a) => `Complete, pause or abandon it first (\`baton complete --session ${a.session}\`).`,
+  'session.switch-or-end': () => 'Pass --switch to pause it and go on, or run `baton pause` / `baton complete` first.',
+  'session.name-one': (a) => `Pass --session with one of: ${a.sessions.join(', ')}${a.more ? ', …' : ''} (or \`baton switch <id>\`).`,
+  'session.list-all': () => 'Run `baton list --all` to see the sessions.',
+  'session.list-all-see': () => 'See `baton list --all` for the sessions there are.',
+  'session.other-id-or-switch': () => 'Pick another --id, or continue that session with `baton switch`.',
+  'session.unpin': (a) => `Unpin it first (\`baton unpin ${a.session}\`).`,
+  'session.bmad-prefix': (a) => `Pass --bmad-prefix with one of ${a.prefixes.join(', ')}.`,
+  'tokens.name-agent': () => 'Pass --agent NAME (or set BATON_AGENT).',
+  'phase.start': (a) => `Start it first: \`baton phase start ${a.phase}\`.`,
+  'phase.finish-blockers': (a) => `Finish ${a.blockers.join(', ')} first, or pass --force to start it anyway.`,
+  'phase.escalate': () => 'Escalate: retry anyway with --force, skip the phase, abort the session, or adjust the plan.',
+  'phase.name-one': (a) => `Pass --phase with one of: ${a.phases.join(', ')}.`,
+  'milestone.add': () => 'Add one with `baton milestone add`.',
+  'resume.apply': (a) => `Run \`baton resume --apply --session ${a.session}\` to reopen it.`,
+  'resume.plan-then-apply': (a) => `See \`baton resume --session ${a.session}\`, then reopen it with \`baton resume --apply --session ${a.session}\`.`,
+  'resume.from-options': () => 'Use --from live, --from fresh or --from checkpoint:<id> (see `baton checkpoints`).',
+  'run.hold-lease': () => 'Go on working in it (`baton run -- CMD` holds its lease while you do).',
+  'lease.wait-or-force': () => 'Wait for that run to end or its lease to expire, or pass --force to take it over.',
+  'lease.fenced': () => 'Another run took the session over after this one lost its lease. Stop writing; re-read the session with `baton status` and start a new run if needed.',
+  'lease.use-run-token': () => 'Use the token `baton run` put in BATON_LEASE_TOKEN.',
+  'lease.take-new': () => 'Its heartbeat stopped; take a new lease (`baton run` or `baton resume --apply`).',
+  'checkpoint.list': (a) => `Run \`baton checkpoints --session ${a.session}\` to see its checkpoints.`,
+  'checkpoint.list-some': (a) => `Its checkpoints: ${a.checkpoints.join(', ')} (\`baton checkpoints\`).`,
+  'checkpoint.take-first': () => 'It has none yet; take one with `baton checkpoint [NAME]`.',
+  'checkpoint.take-new': () => 'There is no valid checkpoint before it; take a new one with `baton checkpoint`.',
+  'checkpoint.previous-valid': (a) =>
+    `The previous valid checkpoint is ${a.checkpoint} ("${a.name}", revision ${a.revision ?? '?'}${a.superseded ? ', superseded' : ''}): \`baton restore ${a.checkpoint}\`.`,
+  'checkpoint.inspect-log': () => 'The journal lost events after the checkpoint was taken; inspect it with `baton log` before restoring.',
+  'restore.record-after-git': (a) => `Fix the cause, then run \`baton restore ${a.checkpoint} --session ${a.session}\` (without --git) to record the restore.`,
+  'restore.without-git': (a) => `Run \`baton restore ${a.checkpoint}\` without --git.`,
+  'restore.commit-missing': (a) => `It may have been garbage-collected or belong to another clone; run \`baton restore ${a.checkpoint}\` without --git.`,
+  'restore.untrack-store': () => 'Untrack the store (`git rm -r --cached .baton` and add `.baton/` to .gitignore), or reset the files yourself and run `baton restore` without --git.',
+  'restore.dirty-tree': () => 'Commit or stash them (`git stash -u`), or pass --force to discard the changes to tracked files (untracked files are kept).',
+  'store.init': () => 'Run `baton init` (or `baton start`) to create one.',
+  'store.init-or-dir': () => 'Run `baton init` here, or point to a store with --dir PATH or BATON_DIR.',
+  'store.url-kinds': () => 'Use postgres://…, the file store (--dir PATH) or memory:.',
+  'repair.first': (a) => `Run \`baton repair --session ${a.session}\` first.`,
+  'repair.keeps-lines': (a) => `Run \`baton repair --session ${a.session}\`: it keeps the damaged lines aside and rebuilds the journal.`,
+  'repair.rebuilds': (a) =>
+    `Run \`baton repair --session ${a.session}\`: the journal is kept aside and rebuilt with every readable event; damaged lines are preserved as repair events.`,
+  'repair.run': (a) => `Run \`baton repair --session ${a.session}\`.`,
+  'repair.empty-journal': (a) => `Its journal is empty or damaged; run \`baton repair --session ${a.session}\`.`,
+  'doctor.folder': () => 'Run `baton doctor` to see what is wrong with its folder.',
+  'doctor.compare-folders': () => 'Compare the two folders, keep the one you need (`baton doctor` reports them), then archive again.',
+  'cleanup.dry-run': () => 'Run `baton cleanup --dry-run` to see what cleanup would do now.',
+  'cleanup.statuses': (a) => `Pause, complete or abandon the session first; --status takes: ${a.statuses.join(', ')}.`,
+  'migrate.two-stores': () => 'Name two different stores with --from and --to.',
+  'migrate.target-dir': () => 'Name a .baton directory, or a new or empty one (e.g. --to ./copy/.baton).',
+  'import.id-prefix': (a) =>
+    `Import under other ids with --id-prefix PREFIX (e.g. --id-prefix imported-), or delete or rename the baton session(s)${a.moved ? "; if the toolkit's folder was moved and this is the same session, import with --moved" : ''}.`,
+  'mirror.set': (a) => `Set one with \`baton mirror FORMAT --out DIR --session ${a.session}\`.`,
+  'option.example': (a) => `e.g. --${a.option} ${a.value}`,
+  'option.age-examples': (a) => `e.g. ${a.what} 12h, ${a.what} 30d or ${a.what} 2w.`,
+  'tokens.count': (a) => `Pass --${a.what} as a non-negative integer, e.g. --${a.what} 1200.`,
+};
+
+/** A hint action worded for a person at a terminal. */
+export function cliWords(h: Hint): string {
+  return (CLI_HINT_WORDS[h.action] as (a: Hint['args']) => string)(h.args);
+}
+
+/** The hint of `e` as the CLI prints it (stderr `hint:` line, `--json` `hint` field); undefined when it has none. */
+export function cliHint(e: Pick<BatonError, 'hint' | 'hintAction'>): string | undefined {
+  return e.hintAction ? cliWords(e.hintAction) : e.hint;
+}

@@ -1,0 +1,92 @@
+/**
+ * Hints as data: the way out of a refusal named as an action and its arguments, never as a
+ * surface's words. Each surface words every action its own way (the CLI as a `baton …`
+ * command, the MCP server as a tool and its arguments: src/cli/hint-words.ts and
+ * src/mcp/hint-words.ts), so the domain, the stores and the manager never quote a command
+ * or an option. A hint that names no command stays plain text (`BatonError.hint`).
+ */
+
+/** The arguments of each hint action. Adding an action means wording it in every surface. */
+export interface HintArgs {
+  // Sessions
+  'session.start-new': Record<string, never>;
+  'session.start-one': Record<string, never>;
+  'session.start-with-phases': Record<string, never>;
+  'session.phases-list': Record<string, never>;
+  'session.status': { session: string };
+  'session.reread': Record<string, never>;
+  'session.end-first': { session: string };
+  'session.switch-or-end': Record<string, never>;
+  'session.name-one': { sessions: string[]; more: boolean };
+  'session.list-all': Record<string, never>;
+  'session.list-all-see': Record<string, never>;
+  'session.other-id-or-switch': Record<string, never>;
+  'session.unpin': { session: string };
+  'session.bmad-prefix': { prefixes: string[] };
+  'tokens.name-agent': Record<string, never>;
+  // Phases and milestones
+  'phase.start': { phase: string };
+  'phase.finish-blockers': { blockers: string[] };
+  'phase.escalate': Record<string, never>;
+  'phase.name-one': { phases: string[] };
+  'milestone.add': Record<string, never>;
+  // Resume and leases
+  'resume.apply': { session: string };
+  'resume.plan-then-apply': { session: string };
+  'resume.from-options': Record<string, never>;
+  'run.hold-lease': Record<string, never>;
+  'lease.wait-or-force': Record<string, never>;
+  'lease.fenced': Record<string, never>;
+  'lease.use-run-token': Record<string, never>;
+  'lease.take-new': Record<string, never>;
+  // Checkpoints and restores
+  'checkpoint.list': { session: string };
+  'checkpoint.list-some': { checkpoints: string[] };
+  'checkpoint.take-first': Record<string, never>;
+  'checkpoint.take-new': Record<string, never>;
+  'checkpoint.previous-valid': { checkpoint: string; name: string; revision: number | null; superseded: boolean };
+  'checkpoint.inspect-log': Record<string, never>;
+  'restore.record-after-git': { checkpoint: string; session: string };
+  'restore.without-git': { checkpoint: string };
+  'restore.commit-missing': { checkpoint: string };
+  'restore.untrack-store': Record<string, never>;
+  'restore.dirty-tree': Record<string, never>;
+  // Store upkeep
+  'store.init': Record<string, never>;
+  'store.init-or-dir': Record<string, never>;
+  'store.url-kinds': Record<string, never>;
+  'repair.first': { session: string };
+  'repair.keeps-lines': { session: string };
+  'repair.rebuilds': { session: string };
+  'repair.run': { session: string };
+  'repair.empty-journal': { session: string };
+  'doctor.folder': Record<string, never>;
+  'doctor.compare-folders': Record<string, never>;
+  'cleanup.dry-run': Record<string, never>;
+  'cleanup.statuses': { statuses: string[] };
+  'migrate.two-stores': Record<string, never>;
+  'migrate.target-dir': Record<string, never>;
+  // Foreign layouts
+  'import.id-prefix': { moved: boolean };
+  'mirror.set': { session: string };
+  // An example value of an option (`e.g. --keep 10`); examples of an age (`what`: the option, as in the message).
+  'option.example': { option: string; value: string };
+  'option.age-examples': { what: string };
+  'tokens.count': { what: 'input' | 'output' | 'cached' | 'cache-write' };
+}
+
+/** The name of a hint action. */
+export type HintAction = keyof HintArgs;
+
+/** A hint as data: an action and its arguments. */
+export type Hint = { [A in HintAction]: { action: A; args: HintArgs[A] } }[HintAction];
+
+/** A hint for `action` with `args` (typed per action). */
+export function hint<A extends HintAction>(action: A, ...args: HintArgs[A] extends Record<string, never> ? [] : [HintArgs[A]]): Hint {
+  return { action, args: args[0] ?? {} } as Hint;
+}
+
+/** True when `x` is a {@link Hint} (not a plain-text hint). */
+export function isHint(x: unknown): x is Hint {
+  return typeof x === 'object' && x !== null && typeof (x as { action?: unknown }).action === 'string';
+}

@@ -1,0 +1,171 @@
+/**
+ * The checkpoints of one Go Team session: manifest entries merged with the `cp-*.json` files,
+ * each file validated (shape, checksum), rollbacks applied, damage reported with a fallback.
+ */
+import type { FormatProblem } from '../types.js';
+import { arr, obj, problem, str } from '../util.js';
+import { verifyChecksum } from './checksum.js';
+import { join } from './layout.js';
+import { type Ctx, type Loaded, load, time } from './load.js';
+import { parseCheckpointId, stepOf, TOTAL_STEPS } from './steps.js';
+
+/** One checkpoint of a session, merged from its manifest entry and its file. */
+export interface Cp {
+  id: string;
+  file: string | null;
+  step: number | null;
+  subStep: string | null;
+  iteration: boolean;
+  createdAt: string | null;
+  invalidatedBy: string | null;
+  /** Why it cannot be used (corrupt, missing, marked invalid), null when it can (or is only invalidated). */
+  problem: string | null;
+  doc: Record<string, unknown> | null;
+}
+
+/** Merges manifest entries and cp-*.json files into checkpoints, validating each file. */
+export async function readCheckpoints(ctx: Ctx, id: string, sdir: string, manifest: Record<string, unknown> | null, problems: FormatProblem[], take: (l: Loaded) => void): Promise<Cp[]> {
+  const files = (await ctx.dir.list(sdir)).filter((f) => /^cp-.*\.json$/.test(f.name) && (f.kind === 'file' || f.kind === 'link'));
+  const fileIds = files.map((f) => f.name.slice(0, -'.json'.length));
+  const used = new Set<string>();
+  const out: Cp[] = [];
+  const entries = manifest ? arr(manifest.checkpoints).map(obj) : [];
+  const fromEntry = new Map<string, Record<string, unknown>>();
+  for (const en of entries) {
+    const cid = str(en.id);
+    if (cid === null) continue;
+    let fid = fileIds.find((f) => f === cid) ?? null;
+    if (fid === null) fid = fileIds.find((f) => !used.has(f) && (f.startsWith(`${cid}-`) || cid.startsWith(`${f}-`))) ?? null;
+    if (fid !== null) used.add(fid);
+    fromEntry.set(cid, en);
+    out.push(await readCp(ctx, id, sdir, cid, fid, en, problems, take));
+  }
+  for (const f of fileIds) if (!used.has(f)) out.push(await readCp(ctx, id, sdir, f, f, null, problems, take));
+  return out.sort((a, b) => (a.step ?? 99) - (b.step ?? 99) || (a.createdAt ?? '').localeCompare(b.createdAt ?? '') || a.id.localeCompare(b.id));
+}
+
+async function readCp(ctx: Ctx, id: string, sdir: string, cid: string, fid: string | null, en: Record<string, unknown> | null, problems: FormatProblem[], take: (l: Loaded) => void): Promise<Cp> {
+  const info = parseCheckpointId(cid) ?? (fid ? parseCheckpointId(fid) : null);
+  const cp: Cp = {
+    id: cid,
+    file: null,
+    step: stepOf(en?.step) ?? info?.step ?? null,
+    subStep: info?.subStep ?? null,
+    iteration: info?.iteration ?? false,
+    createdAt: str(en?.timestamp) ?? null,
+    invalidatedBy: str(en?.invalidated_by),
+    problem: null,
+    doc: null,
+  };
+  if (fid === null) {
+    // A checkpoint invalidated by a rollback may have been removed: nothing is lost then.
+    if (cp.invalidatedBy === null) cp.problem = 'is listed in manifest.json but its file is missing';
+    return cp;
+  }
+  const rel = join(sdir, `${fid}.json`);
+  cp.file = rel;
+  const check = await ctx.dir.check(rel);
+  if (!check.ok) {
+    problems.push({ ...check.problem, sessionId: id });
+    cp.problem = 'is a link leading outside the inspected folder (not followed)';
+    return cp;
+  }
+  const l = await load(ctx, rel, id, problems, { quiet: true });
+  take(l);
+  if (!l.doc) {
+    cp.problem = l.read.kind === 'ok' && l.read.text.trim() === '' ? 'is empty' : 'does not parse as a JSON object';
+    return cp;
+  }
+  const d = l.doc;
+  cp.doc = d;
+  cp.createdAt ??= str(d.created_at);
+  const fileStep = stepOf(d.step_number);
+  if (cp.step === null) cp.step = fileStep;
+  const shape: string[] = [];
+  if (d.step_number === undefined) shape.push('no step_number');
+  else if (fileStep === null) shape.push(`step_number ${JSON.stringify(d.step_number)} is not 1–9`);
+  else if (info && fileStep !== info.step) shape.push(`step_number ${fileStep} does not match its id (step ${info.step})`);
+  if (d.session_id !== undefined && str(d.session_id) !== id) shape.push(`session_id ${JSON.stringify(d.session_id)} is not ${id}`);
+  if (d.state !== undefined && (d.state === null || typeof d.state !== 'object' || Array.isArray(d.state))) shape.push('state is not an object');
+  if (d.state === undefined) shape.push('no state');
+  const sum = verifyChecksum(d);
+  if (sum === 'missing') {
+    problems.push(problem('MISSING_FIELD', 'info', `Checkpoint ${cid} of session ${id} has no checksum; it could not be verified.`, { sessionId: id, path: rel, details: { field: 'checksum', assumed: 'unverified' } }));
+  }
+  if (cp.invalidatedBy === null) cp.invalidatedBy = str(d.invalidated_by);
+  if (sum === 'mismatch') cp.problem = 'has a checksum that does not match its content';
+  else if (shape.length > 0) cp.problem = `has a wrong shape (${shape.join('; ')})`;
+  else if ((d.valid === false || en?.valid === false) && cp.invalidatedBy === null) cp.problem = 'is marked invalid (valid: false)';
+  return cp;
+}
+
+/** One rollback, from the manifest or rollback-history.json. */
+export interface Rollback {
+  id: string | null;
+  timestamp: string | null;
+  fromCheckpoint: string | null;
+  fromStep: number | null;
+  toCheckpoint: string | null;
+  toStep: number | null;
+  reason: string | null;
+}
+
+/** The rollbacks of both sources, without duplicates, oldest first. */
+export function collectRollbacks(manifest: Record<string, unknown> | null, history: Record<string, unknown> | null): Rollback[] {
+  const out: Rollback[] = [];
+  const seen = new Set<string>();
+  for (const r of [...arr(manifest?.rollback_history), ...arr(history?.history)].map(obj)) {
+    const rb: Rollback = {
+      id: str(r.id),
+      timestamp: str(r.timestamp),
+      fromCheckpoint: str(r.from_checkpoint),
+      fromStep: stepOf(r.from_step),
+      toCheckpoint: str(r.to_checkpoint),
+      toStep: stepOf(r.to_step) ?? (str(r.to_checkpoint) ? (parseCheckpointId(str(r.to_checkpoint) as string)?.step ?? null) : null),
+      reason: str(r.reason),
+    };
+    const key = rb.id ?? `${rb.timestamp}|${rb.fromCheckpoint}|${rb.toCheckpoint}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(rb);
+  }
+  return out.sort((a, b) => (a.timestamp ?? '').localeCompare(b.timestamp ?? ''));
+}
+
+/** A rollback to step N invalidates the checkpoints after N taken before it (no roll-forward). */
+export function applyRollbacks(id: string, cps: Cp[], rollbacks: Rollback[], problems: FormatProblem[], sdir: string): void {
+  for (const rb of rollbacks) {
+    if (rb.toStep === null) continue;
+    const at = time(rb.timestamp);
+    for (const c of cps) {
+      if (c.invalidatedBy !== null || c.step === null || c.step <= rb.toStep) continue;
+      const ct = time(c.createdAt);
+      if (at !== null && ct !== null && ct > at) continue; // taken after the rollback: a new line of work
+      c.invalidatedBy = rb.id ?? `rollback at ${rb.timestamp ?? '?'}`;
+      problems.push(problem('BAD_VALUE', 'warning', `Checkpoint ${c.id} of session ${id} is still marked valid though rollback ${c.invalidatedBy} to step ${rb.toStep} invalidated it; it is treated as invalidated.`, {
+        sessionId: id,
+        path: join(sdir, 'manifest.json'),
+        details: { checkpoint: c.id, rollback: c.invalidatedBy },
+      }));
+    }
+  }
+}
+
+/**
+ * The checkpoints that can be restored (sound, not invalidated, step known); every damaged
+ * one is reported with the last valid checkpoint to fall back to.
+ */
+export function usableCheckpoints(id: string, sdir: string, cps: Cp[], problems: FormatProblem[]): Cp[] {
+  const usableCps = cps.filter((c) => c.problem === null && c.invalidatedBy === null && c.step !== null);
+  for (const c of cps) {
+    if (c.problem === null) continue;
+    const fallback = [...usableCps].reverse().find((u) => (u.step as number) < (c.step ?? TOTAL_STEPS + 1) || (u.step === c.step && u !== c && (u.createdAt ?? '') < (c.createdAt ?? '~'))) ?? null;
+    problems.push(problem('CORRUPT_CHECKPOINT', 'error', `Checkpoint ${c.id} of session ${id} ${c.problem}; it cannot be restored.`, {
+      sessionId: id,
+      path: c.file ?? join(sdir, 'manifest.json'),
+      details: { checkpoint: c.id, step: c.step, reason: c.problem, fallback: fallback?.id ?? null },
+      hint: fallback ? `Fall back to the last valid checkpoint, ${fallback.id} (step ${fallback.step}).` : 'No earlier valid checkpoint: rebuild it from git (*cp-rebuild) or start fresh.',
+    }));
+  }
+  return usableCps;
+}

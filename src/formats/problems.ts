@@ -1,0 +1,51 @@
+/**
+ * What a reader reports instead of throwing: the severities, the stable problem codes shared by
+ * every adapter, and the problem record. Kept apart from the adapter contract (types.ts) so the
+ * safe folder access (safe-dir.ts) can report problems without importing the contract that
+ * names it.
+ */
+export type ProblemSeverity = 'error' | 'warning' | 'info';
+
+/**
+ * Stable problem codes shared by every adapter, so tools and tests can rely on them. An
+ * adapter may add a format-specific code (kebab-free UPPER_SNAKE) when none of these fits.
+ */
+export const PROBLEM_CODES = {
+  UNSAFE_PATH: 'a path with "..", an absolute path or a link leading outside the inspected folder; not followed',
+  CORRUPT_FILE: 'a file that cannot be parsed (details.backup names a usable backup, if any)',
+  EMPTY_FILE: 'a zero-byte file where a document was expected',
+  UNREADABLE: 'a file or folder baton may not read (permission denied); its content is unknown, not damaged',
+  MISSING_FILE: 'a file the layout or a registry/manifest names is not there',
+  TRUNCATED_LINE: 'a JSONL line that does not parse (typically a torn last line); skipped',
+  MISSING_FIELD: 'a required field is absent; a default was assumed (details.field, details.assumed)',
+  BAD_VALUE: 'a field has a value outside the format\'s enum or type; kept verbatim',
+  LEGACY_FIELD: 'a field name of an older version of the format (details.field, details.current)',
+  NEEDS_MIGRATION: 'a schema version older than the current one (details.from, details.to)',
+  TWO_ACTIVE: 'more than one session claims to be the active one',
+  DANGLING_ACTIVE: 'the active pointer names a session that does not exist',
+  ARCHIVE_COPIED: 'a session is both live and archived (copied instead of moved)',
+  STALE_ACTIVE: 'a session says active but its heartbeat/updated time is older than the toolkit\'s limit',
+  CORRUPT_CHECKPOINT: 'a checkpoint whose checksum or shape is wrong (details.fallback names the valid one to use)',
+  TOKENS_DISAGREE: 'token totals differ from the sum of the per-agent breakdown',
+  REGISTRY_MISMATCH: 'the registry and the session file disagree (status, step…); the session file wins',
+  ORPHAN_SESSION: 'a session folder/file that the registry does not list',
+  STALE_COMPANION: 'a human companion (handoff.md, log) disagrees with the machine file, which wins',
+  PREREQUISITE: 'a unit started or completed while an earlier one it needs is not done',
+  UNKNOWN_FORMAT: 'nothing in the folder matches the requested or any known format',
+} as const;
+export type ProblemCode = keyof typeof PROBLEM_CODES | (string & {});
+
+/** Something wrong or noteworthy found while reading. Never thrown. */
+export interface FormatProblem {
+  code: ProblemCode;
+  severity: ProblemSeverity;
+  /** Foreign session id the problem belongs to, or null for the whole tree. */
+  sessionId: string | null;
+  /** File concerned, relative to the inspected root, '/'-separated; null when none. */
+  path: string | null;
+  /** What is wrong, naming the object. */
+  message: string;
+  /** The way out (what baton or the user should do). */
+  hint: string | null;
+  details?: Record<string, unknown>;
+}

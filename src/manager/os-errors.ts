@@ -1,0 +1,20 @@
+import { BatonError, isBatonError } from '../domain/errors.js';
+
+/** OS errors that mean the store cannot be written (permissions, a read-only or full disk, no file handles left). */
+const UNAVAILABLE = new Set(['EACCES', 'EROFS', 'ENOSPC', 'EMFILE']);
+
+/**
+ * The BatonError an unexpected failure stands for, the one mapping of OS errors to codes
+ * every surface shares: a BatonError as it is; an OS refusal to write as STORE_UNAVAILABLE;
+ * anything else INTERNAL, `bug` being the surface's way out (e.g. "report it with the
+ * command you ran") and `detail` what the message shows of the failure.
+ */
+export function toBatonError(e: unknown, bug: string, detail: 'message' | 'stack' = 'message'): BatonError {
+  if (isBatonError(e)) return e;
+  const err = e as NodeJS.ErrnoException | undefined;
+  if (err && typeof err.code === 'string' && UNAVAILABLE.has(err.code)) {
+    return new BatonError('STORE_UNAVAILABLE', `The store cannot be written: ${err.message}.`, { hint: 'Check permissions and free disk space.', cause: e });
+  }
+  const shown = (detail === 'stack' ? err?.stack : err?.message) ?? String(e);
+  return new BatonError('INTERNAL', `Unexpected failure: ${shown}`, { hint: bug, cause: e });
+}

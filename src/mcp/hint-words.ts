@@ -1,0 +1,135 @@
+import type { BatonError, ErrorCode, Hint, HintAction, HintArgs } from '../manager/index.js';
+
+/*
+ * A model calling tools can do nothing with `baton resume --apply` or `--force`, so each hint
+ * action is worded here as the tool, resource or argument that does the same. An action no
+ * tool can do (repairing a journal, cleanup, doctor, migrating a store) is worded as null and
+ * gives way to the hint for the error's code, so no CLI wording ever reaches a tool caller.
+ */
+
+/** Tool arguments as named in a hint: the ones a CLI option of the same name stands for. */
+const TOKEN_ARGS: ReadonlySet<string> = new Set(['input', 'output', 'cached']);
+
+/** The repair advice: no tool repairs a journal, a person does. */
+function askForRepair(session: string, lead = 'No'): string {
+  return `${lead} tool repairs a damaged journal: ask a person to run the baton CLI's repair on session ${session} (it keeps the damaged lines aside and rebuilds the journal), or start a new session with \`session_start\`.`;
+}
+
+/** How the MCP server words each hint action (null: no tool does it; the code's hint is used). */
+export const TOOL_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => string | null } = {
+  'session.start-new': () => 'Start a new session with `session_start`.',
+  'session.start-one': () => 'Start one with `session_start`.',
+  'session.start-with-phases': () => 'This session has no phases; phases are given to `session_start` as `phases`.',
+  'session.phases-list': () => 'Pass `phases` a,b,c.',
+  'session.status': () => 'See `session_status`.',
+  'session.reread': () => 'Re-read the session (`session_status`) and decide again.',
+  'session.end-first': () => 'Complete, pause or abandon it first (`session_complete`).',
+  'session.switch-or-end': () => 'Pass `switch: true` to pause it and go on, or call `session_pause` / `session_complete` first.',
+  'session.name-one': (a) => `Pass \`session\` with one of: ${a.sessions.join(', ')}${a.more ? ', …' : ''} (or \`session_switch\`).`,
+  'session.list-all': () => 'Call `session_list` with `all: true` to see the sessions.',
+  'session.list-all-see': () => 'See `session_list` with `all: true` for the sessions there are.',
+  'session.other-id-or-switch': () => 'Pick another `id`, or continue that session with `session_switch`.',
+  'session.unpin': () => null,
+  'session.bmad-prefix': () => null,
+  'tokens.name-agent': () => 'Pass `agent`.',
+  'tokens.count': (a) => (TOKEN_ARGS.has(a.what) ? `Pass \`${a.what}\` as a non-negative integer, e.g. 1200.` : null),
+  'phase.start': (a) => `Start it first: \`phase_start\` with phase ${a.phase}.`,
+  'phase.finish-blockers': (a) => `Finish ${a.blockers.join(', ')} first, or pass \`force: true\` to start it anyway.`,
+  'phase.escalate': () => 'Escalate: retry anyway with `force: true`, skip the phase, abort the session, or adjust the plan.',
+  'phase.name-one': (a) => `Pass \`phase\` with one of: ${a.phases.join(', ')}.`,
+  'milestone.add': () => 'Add one with `milestone_add`.',
+  'resume.apply': () => 'Call `session_resume` to reopen it.',
+  'resume.plan-then-apply': () => 'See `resume_plan`, then reopen it with `session_resume`.',
+  'resume.from-options': () => 'Pass `from` as "live", "fresh" or "checkpoint:<id>" (see `checkpoint_list`).',
+  'run.hold-lease': () => 'Go on working in it.',
+  'lease.wait-or-force': () => 'Wait for that run to end or its lease to expire, or pass `force: true` to take it over.',
+  'lease.fenced': () => 'Another run took the session over after this one lost its lease. Stop writing; re-read the session with `session_status` and start a new run if needed.',
+  'lease.use-run-token': () => "This server's BATON_LEASE_TOKEN is not a lease of this session: stop writing to it and tell a person.",
+  'lease.take-new': () => 'Its heartbeat stopped; take a new lease (`session_resume`).',
+  'checkpoint.list': () => 'Call `checkpoint_list` to see its checkpoints.',
+  'checkpoint.list-some': (a) => `Its checkpoints: ${a.checkpoints.join(', ')} (\`checkpoint_list\`).`,
+  'checkpoint.take-first': () => 'It has none yet; take one with `checkpoint_create`.',
+  'checkpoint.take-new': () => 'There is no valid checkpoint before it; take a new one with `checkpoint_create`.',
+  'checkpoint.previous-valid': (a) =>
+    `The previous valid checkpoint is ${a.checkpoint} ("${a.name}", revision ${a.revision ?? '?'}${a.superseded ? ', superseded' : ''}): \`checkpoint_restore\` with checkpoint ${a.checkpoint}.`,
+  'checkpoint.inspect-log': () => "The journal lost events after the checkpoint was taken; inspect it with the session's event log (resource baton://sessions/<id>/events) before restoring.",
+  'restore.record-after-git': (a) => `Fix the cause, then call \`checkpoint_restore\` with checkpoint ${a.checkpoint} to record the restore.`,
+  'restore.without-git': (a) => `Call \`checkpoint_restore\` with checkpoint ${a.checkpoint}.`,
+  'restore.commit-missing': (a) => `It may have been garbage-collected or belong to another clone; call \`checkpoint_restore\` with checkpoint ${a.checkpoint}.`,
+  'restore.untrack-store': () => null,
+  'restore.dirty-tree': () => 'Commit or stash them (`git stash -u`), or pass `force: true` to discard the changes to tracked files (untracked files are kept).',
+  'store.init': () => null,
+  'store.init-or-dir': () => null,
+  'store.url-kinds': () => null,
+  'repair.first': () => null,
+  'repair.keeps-lines': (a) => askForRepair(a.session),
+  'repair.rebuilds': (a) => askForRepair(a.session),
+  'repair.run': (a) => askForRepair(a.session),
+  'repair.empty-journal': (a) => `Its journal is empty or damaged; ${askForRepair(a.session, 'no')}`,
+  'doctor.folder': () => null,
+  'doctor.compare-folders': () => null,
+  'cleanup.dry-run': () => null,
+  'cleanup.statuses': () => null,
+  'migrate.two-stores': () => null,
+  'migrate.target-dir': () => null,
+  'import.id-prefix': () => null,
+  'mirror.set': () => null,
+  'option.example': (a) => (/^\d/.test(a.value) ? `e.g. ${a.value}` : null),
+  'option.age-examples': () => null,
+};
+
+/** Hints for a code, for a domain hint that cannot be reworded (and for NO_STORE, whose CLI advice does not apply). */
+export const CODE_HINTS: Readonly<Record<ErrorCode, string>> = {
+  BAD_INPUT: 'Fix the arguments as the message says and call the tool again.',
+  NOT_FOUND: 'Check the name or id: `session_list`, `session_status` and `checkpoint_list` show what there is.',
+  EXISTS: 'Pick another id.',
+  CONFLICT: 'Re-read the session with `session_status` and decide again.',
+  INVALID_TRANSITION: 'Read the session with `session_status` (or `resume_plan`) to see what may be done now.',
+  RETRIES_EXHAUSTED: 'Escalate: ask a person, skip the phase with `phase_skip`, or pass `force: true` only if a person said so.',
+  BLOCKED: 'Finish the blocking phases first, or pass `force: true` only if a person said so.',
+  LOCKED: 'Another process holds the session: retry shortly, or, if its run is gone, `session_resume` with `force: true` takes it over.',
+  FENCED: "This server's run lost its lease on the session: stop writing to it, re-read it with `session_status` and tell a person.",
+  CORRUPT: "The stored data is damaged and no tool repairs it: ask a person to run the baton CLI's repair, or start a new session with `session_start`.",
+  NO_ACTIVE_SESSION: 'Pass `session`, or start one with `session_start` (`session_list` shows the sessions there are).',
+  ACTIVE_EXISTS: 'Pass `switch: true`, or call `session_pause` or `session_complete` first.',
+  NO_STORE: 'No session has been started in this workspace yet: `session_start` creates the store along with the first session.',
+  STORE_UNAVAILABLE: 'Check permissions and free disk space, then call the tool again.',
+  UNSUPPORTED_VERSION: 'Upgrade baton (npm install -g baton@latest) and restart its MCP server.',
+  INTERNAL: 'This is a bug in baton; report it with the tool call that caused it.',
+};
+
+/** Codes whose hint is replaced outright: its advice is about the CLI only. */
+const REPLACED: ReadonlySet<ErrorCode> = new Set(['NO_STORE']);
+
+/** True when `hint` names a CLI command (`` `baton …` ``) or option (`--name`): plain text from a layer that quotes the CLI. */
+export function namesCli(hint: string): boolean {
+  return /`baton[\s`]/.test(hint) || /(^|[^\w-])--[a-z]/.test(hint);
+}
+
+/** A hint action worded for a tool caller; null when no tool does it. */
+export function toolWords(h: Hint): string | null {
+  return (TOOL_HINT_WORDS[h.action] as (a: Hint['args']) => string | null)(h.args);
+}
+
+/**
+ * The hint of `e` for a tool caller as given, before any fallback: the action's tool wording,
+ * or the plain text when it names no CLI command or option. Null when it cannot be given to a
+ * tool caller; undefined when the error has no hint.
+ */
+export function toolWording(e: Pick<BatonError, 'hint' | 'hintAction'>): string | null | undefined {
+  if (e.hintAction) return toolWords(e.hintAction);
+  if (!e.hint) return undefined;
+  return namesCli(e.hint) ? null : e.hint;
+}
+
+/**
+ * The hint of `e` worded for a tool caller: the tool, resource or argument that does what it
+ * says. Never names the CLI: a hint no tool can follow gives way to the hint for its code.
+ * Null when the error has no hint.
+ */
+export function toolHint(e: Pick<BatonError, 'code' | 'hint' | 'hintAction'>): string | null {
+  if (REPLACED.has(e.code)) return CODE_HINTS[e.code];
+  const worded = toolWording(e);
+  if (worded === undefined) return null;
+  return worded ?? CODE_HINTS[e.code];
+}

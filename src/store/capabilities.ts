@@ -1,0 +1,18 @@
+import type { SessionStore, StoreSessionFiles } from './types.js';
+
+/*
+ * Optional capabilities are detected by the presence of their members (`store.watch`,
+ * `store.serverTime`, `store.repair`, `store.directory`…), so a store written outside this
+ * package (one that passes baton/testing) is treated like ours: no code outside
+ * store/open.ts names a backend's class, and nothing branches on `kind`. A capability made
+ * of several members is present only when all of them are; this is its one check.
+ */
+
+/** The store's files beside each session ({@link StoreSessionFiles}), or null when it keeps none. */
+export function sessionFilesOf(store: SessionStore): StoreSessionFiles | null {
+  const s = store as Partial<StoreSessionFiles>;
+  if (typeof s.sessionFolder !== 'function' || typeof s.readSessionFile !== 'function' || typeof s.writeSessionFile !== 'function' || typeof s.removeSessionFile !== 'function') {
+    return null;
+  }
+  return store as SessionStore & StoreSessionFiles;
+}

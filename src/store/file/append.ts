@@ -1,0 +1,92 @@
+import { hint } from '../../domain/hints.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { BatonError } from '../../domain/errors.js';
+import type { Actor, NewEvent } from '../../domain/events.js';
+import type { RepairReport } from '../types.js';
+import { FILE_MODE } from '../atomic-write.js';
+import { encodeRecord } from './codec.js';
+import { readTail } from './journal.js';
+import type { Handle } from './session-lock.js';
+
+/*
+ * The append path of the file store: find the journal's durable end (cutting a torn last
+ * line), then write a batch of events in one write and fdatasync it. Both run under the
+ * session lock (session-lock.ts).
+ */
+
+/** Version of each journal line (`v`). */
+export const EVENT_FORMAT_VERSION = 1;
+
+/** Who the store's own events (repairs) are by, and its clock. */
+export interface Writer {
+  now: () => Date;
+  actor: Actor;
+}
+
+/** Journal lines for `events` numbered from `first`; lines of one append name their batch. */
+export function journalLines(events: NewEvent[], first: number, batch: boolean): string {
+  const tag = batch && events.length > 1 ? { batch: [first, first + events.length - 1] } : {};
+  let seq = first - 1;
+  let out = '';
+  for (const e of events) {
+    seq += 1;
+    out += `${encodeRecord({ v: EVENT_FORMAT_VERSION, seq, ...tag, ...stripSeq(e) })}\n`;
+  }
+  return out;
+}
+
+/** Brings `h.lastSeq`/`h.end` up to date and cuts a torn tail. Caller holds the lock. */
+export function syncTail(w: Writer, id: string, h: Handle, repairs: RepairReport[]): void {
+  // lastSeq is reset whenever the lock is (re)taken, so a known value is still current.
+  if (h.lastSeq >= 0) return;
+  const size = fs.fstatSync(h.fd).size;
+  const tail = readTail(h.fd);
+  if (tail.corrupt) {
+    throw new BatonError('CORRUPT', `The end of session ${id}'s journal is damaged (more than a torn last line).`, {
+      hint: hint('repair.keeps-lines', { session: id }),
+      details: { sessionId: id, journal: h.journal },
+    });
+  }
+  h.lastSeq = tail.lastSeq;
+  h.end = tail.goodEnd;
+  if (tail.torn) {
+    const cut = Buffer.alloc(size - tail.goodEnd);
+    fs.readSync(h.fd, cut, 0, cut.length, tail.goodEnd);
+    const savedTo = `${h.journal}.torn-${w.now().toISOString().replace(/[:.]/g, '-')}`;
+    fs.writeFileSync(savedTo, cut, { mode: FILE_MODE });
+    fs.ftruncateSync(h.fd, tail.goodEnd);
+    fs.fsyncSync(h.fd);
+    writeEvents(h, [{ type: 'repair.torn_tail', time: w.now().toISOString(), actor: w.actor, data: { truncatedBytes: cut.length, savedTo: path.basename(savedTo) } }]);
+    repairs.push({
+      sessionId: id,
+      kind: 'torn_tail',
+      message: `Session ${id}: cut a torn last journal line (${cut.length} bytes, an append that was never acknowledged); kept in ${path.basename(savedTo)}.`,
+      savedTo,
+    });
+  }
+}
+
+/** Writes events after `h.lastSeq` and fsyncs. Caller holds the lock and has synced the tail. */
+export function writeEvents(h: Handle, events: NewEvent[]): number {
+  // Lines of a multi-event append name their batch, so that a crash that leaves only part of
+  // it on disk is cut as a whole: an append is all or nothing.
+  const out = journalLines(events, h.lastSeq + 1, true);
+  const length = Buffer.byteLength(out);
+  try {
+    // One write per batch: a crash can tear only its end, which the next open cuts.
+    if (fs.writeSync(h.fd, out) !== length) throw new Error('short write to the journal');
+    fs.fdatasyncSync(h.fd);
+  } catch (e) {
+    h.lastSeq = -1; // a partial write may be on disk: re-read the tail next time
+    throw e;
+  }
+  h.lastSeq += events.length;
+  h.end += length;
+  return h.lastSeq;
+}
+
+function stripSeq(e: NewEvent): NewEvent {
+  const { seq: _s, v: _v, ...rest } = e as NewEvent & { seq?: number; v?: number };
+  return rest as NewEvent;
+}

@@ -1,0 +1,113 @@
+import fs from 'node:fs';
+import { FileLock, MAX_BACKOFF_MS } from './lock.js';
+import { sleepSync } from './fsutil.js';
+
+/*
+ * The session lock hand-over. A lock is kept until the event loop turns once, so a caller
+ * appending in a loop pays for one lock per burst instead of one per event; other processes
+ * wait at most that long, and a burst hands the lock over when another process leaves a
+ * `.want` marker (checked every few ms). Every section under a session lock is synchronous,
+ * so a lock of this process that is only lingering can be released at once when another
+ * store instance here needs it (waiting for it would block the very event loop that would
+ * release it).
+ */
+
+/** An open session of this process: its files, journal descriptor and lock. */
+export interface Handle {
+  dir: string;
+  journal: string;
+  snapshotFile: string;
+  lock: FileLock;
+  fd: number;
+  /** Last seq and end offset this process knows, valid while `size` matches the file. */
+  lastSeq: number;
+  end: number;
+  release: NodeJS.Immediate | null;
+  /** An append happened since the release was scheduled. */
+  busy: boolean;
+  /** When the lock was taken or last checked for a waiting process. */
+  checkedAt: number;
+}
+
+/** How often a burst holding a session lock looks for a waiting process. */
+const HANDOVER_CHECK_MS = 5;
+/** Longest a burst stands back for a waiting process before it competes for the lock again. */
+const HANDOVER_WAIT_MS = 50;
+
+/** Session locks of this process kept only until the event loop turns, by lock file. */
+const lingering = new Map<string, Handle>();
+
+/** Takes (or keeps) the session lock of `h` for a synchronous section; see the note above. */
+export function lockSession(h: Handle): void {
+  if (h.lock.isHeld) {
+    h.busy = true;
+    const now = Date.now();
+    if (now - h.checkedAt < HANDOVER_CHECK_MS) return;
+    h.checkedAt = now;
+    if (!h.lock.contended) return;
+    releaseNow(h);
+    // Stand back until a waiter has taken it (it removes its marker then), or a short bound
+    // has passed: a fixed pause loses to a waiter that is slow to wake on a busy machine.
+    const until = Date.now() + HANDOVER_WAIT_MS;
+    do sleepSync(MAX_BACKOFF_MS / 4);
+    while (h.lock.contended && Date.now() < until);
+  }
+  releaseLingering(h.lock.file, h);
+  h.lock.acquire();
+  h.lastSeq = -1;
+  h.checkedAt = Date.now();
+  reopenIfReplaced(h);
+  lingering.set(h.lock.file, h);
+  h.busy = false;
+  scheduleRelease(h);
+}
+
+/**
+ * Reopens the journal when the file at its path is no longer the one `h.fd` holds: `repair`
+ * (here or in another process) replaced it. Appending through the old descriptor would
+ * write into a file nobody reads any more.
+ */
+export function reopenIfReplaced(h: Handle): void {
+  let onDisk: fs.Stats;
+  try {
+    onDisk = fs.statSync(h.journal);
+  } catch {
+    return; // gone or moved: the next locate() notices
+  }
+  const open = fs.fstatSync(h.fd);
+  if (onDisk.ino === open.ino && onDisk.dev === open.dev) return;
+  const fd = fs.openSync(h.journal, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW);
+  fs.closeSync(h.fd);
+  h.fd = fd;
+  h.lastSeq = -1;
+  h.end = -1;
+}
+
+/** Releases the lock once the event loop turns with no append since the last turn. */
+function scheduleRelease(h: Handle): void {
+  h.release = setImmediate(() => {
+    h.release = null;
+    if (h.busy) {
+      h.busy = false;
+      scheduleRelease(h);
+      return;
+    }
+    releaseNow(h);
+  });
+}
+
+/** Releases a handle's session lock now (and forgets its linger). */
+export function releaseNow(h: Handle): void {
+  if (h.release) {
+    clearImmediate(h.release);
+    h.release = null;
+  }
+  if (lingering.get(h.lock.file) === h) lingering.delete(h.lock.file);
+  h.lock.release();
+}
+
+/** Cuts short the linger of another handle of this process on the same lock file. */
+export function releaseLingering(file: string, except: Handle | null): void {
+  const other = lingering.get(file);
+  if (other && other !== except) releaseNow(other);
+}

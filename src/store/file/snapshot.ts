@@ -1,0 +1,81 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { BatonError } from '../../domain/errors.js';
+import type { RepairReport, Snapshot } from '../types.js';
+import { decodeRecord } from './codec.js';
+import { moveAside, readIfExists } from './fsutil.js';
+import type { Handle } from './session-lock.js';
+
+/** Version of the on-disk layout this code writes. */
+export const FILE_FORMAT_VERSION = 1;
+
+/** snapshot.json as stored: the state at `revision` and the journal offset of the next line. */
+export interface SnapshotRecord {
+  format: 'baton.snapshot';
+  v: number;
+  sessionId: string;
+  revision: number;
+  offset: number;
+  state: Snapshot['state'];
+}
+
+/** The newest valid snapshot (snapshot.json, else .bak) that agrees with the journal. */
+export function readSnapshot(now: () => Date, id: string, h: Handle, repairs: RepairReport[]): SnapshotRecord | null {
+  for (const file of [h.snapshotFile, `${h.snapshotFile}.bak`]) {
+    const raw = readIfExists(file);
+    if (raw === null) continue;
+    const d = decodeRecord(raw.toString('utf8').trimEnd());
+    const rec = d.ok ? (d.value as unknown as SnapshotRecord) : null;
+    if (!rec || rec.format !== 'baton.snapshot' || rec.sessionId !== id || typeof rec.offset !== 'number') {
+      let savedTo: string | null = null;
+      try {
+        savedTo = moveAside(file, now());
+      } catch {
+        // another process moved it first
+      }
+      repairs.push({
+        sessionId: id,
+        kind: 'snapshot_corrupt',
+        message: `Session ${id}: ${path.basename(file)} is unreadable (${d.ok ? 'not a snapshot of this session' : d.reason}); moved aside, state rebuilt from the journal.`,
+        savedTo,
+      });
+      continue;
+    }
+    if (rec.v > FILE_FORMAT_VERSION) {
+      throw new BatonError('UNSUPPORTED_VERSION', `Session ${id}'s snapshot has format ${rec.v}; this baton reads up to ${FILE_FORMAT_VERSION}.`, {
+        hint: 'Upgrade baton.',
+      });
+    }
+    if (snapshotFits(h, rec)) return rec;
+    repairs.push({ sessionId: id, kind: 'snapshot_stale', message: `Session ${id}: ${path.basename(file)} does not match the journal; ignored.`, savedTo: null });
+  }
+  return null;
+}
+
+/** A snapshot fits when the journal line at its offset is the event right after it. */
+function snapshotFits(h: Handle, rec: SnapshotRecord): boolean {
+  const size = fs.fstatSync(h.fd).size;
+  if (rec.offset > size || rec.offset < 0) return false;
+  if (rec.offset === 0) return rec.revision === 0;
+  const prev = Buffer.alloc(1);
+  fs.readSync(h.fd, prev, 0, 1, rec.offset - 1);
+  if (prev[0] !== 10) return false;
+  if (rec.offset === size) return true;
+  const head = Buffer.alloc(Math.min(64, size - rec.offset));
+  fs.readSync(h.fd, head, 0, head.length, rec.offset);
+  const m = /^\{"v":\d+,"seq":(\d+),/.exec(head.toString('utf8'));
+  if (m !== null) return Number(m[1]) === rec.revision + 1;
+  // A write torn before its seq was complete, right after the snapshot: the tail repair
+  // cuts it away, so the snapshot still describes everything that was durable.
+  return isUnterminatedTail(h, rec.offset, size);
+}
+
+/** True when the bytes from `offset` to the end hold no newline: one incomplete line. */
+function isUnterminatedTail(h: Handle, offset: number, size: number): boolean {
+  const chunk = Buffer.allocUnsafe(64 * 1024);
+  for (let at = offset; at < size; at += chunk.length) {
+    const n = fs.readSync(h.fd, chunk, 0, Math.min(chunk.length, size - at), at);
+    if (chunk.subarray(0, n).includes(10)) return false;
+  }
+  return true;
+}

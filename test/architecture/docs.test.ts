@@ -1,0 +1,61 @@
+/**
+ * The documentation stays inside the repository and ships with the package: `--help` and error
+ * hints point at `docs/…`, so those files must exist and be in the published files, and no doc
+ * or source comment may send a reader to a file outside the repository.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT, sourceFiles } from './graph.js';
+
+function markdownFiles(dir: string): string[] {
+  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    const rel = `${dir}/${e.name}`;
+    if (e.isDirectory()) return markdownFiles(rel);
+    return e.name.endsWith('.md') ? [rel] : [];
+  });
+}
+
+const DOCS = ['README.md', ...markdownFiles('docs')];
+/** Design notes that live next to the repository, never in it: a pointer to them is a dead link for a user. */
+const OUTSIDE = /\.\.\/shared\/|\b(DESIGN|FORMATS|STYLE|AGENT-HOOKS)\.md\b/;
+
+describe('documentation', () => {
+  it('ships docs/ in the package', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { files: string[] };
+    expect(pkg.files).toContain('docs');
+    expect(DOCS).toContain('docs/architecture.md');
+  });
+
+  it('no doc or source file points outside the repository', () => {
+    const found: string[] = [];
+    for (const f of [...DOCS, ...sourceFiles()]) {
+      fs.readFileSync(path.join(ROOT, f), 'utf8').split('\n').forEach((line, i) => {
+        if (OUTSIDE.test(line)) found.push(`${f}:${i + 1}: ${line.trim()}`);
+      });
+    }
+    expect(found, `points outside the repository:\n${found.join('\n')}`).toEqual([]);
+  });
+
+  it('every relative link of the docs names a file of the repository', () => {
+    const broken: string[] = [];
+    for (const f of DOCS) {
+      for (const [, target] of fs.readFileSync(path.join(ROOT, f), 'utf8').matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)) {
+        if (/^[a-z]+:/.test(target!)) continue;
+        const abs = path.resolve(ROOT, path.dirname(f), target!);
+        if (!abs.startsWith(ROOT + path.sep) || !fs.existsSync(abs)) broken.push(`${f}: link to ${target}`);
+      }
+    }
+    expect(broken, broken.join('\n')).toEqual([]);
+  });
+
+  it('every docs/ page the code names exists', () => {
+    const missing: string[] = [];
+    for (const f of sourceFiles()) {
+      for (const [ref] of fs.readFileSync(path.join(ROOT, f), 'utf8').matchAll(/\bdocs\/[a-z-]+(\/[a-z-]+)?\.md\b/g)) {
+        if (!fs.existsSync(path.join(ROOT, ref))) missing.push(`${f}: ${ref}`);
+      }
+    }
+    expect(missing, missing.join('\n')).toEqual([]);
+  });
+});

@@ -1,0 +1,162 @@
+/**
+ * Hints as data (src/domain/hints.ts): every hint action is worded by both surfaces, the CLI
+ * (src/cli/hint-words.ts, as `baton …` commands) and the MCP server (src/mcp/hint-words.ts, as
+ * tools and arguments), byte for byte as they were worded before hints became data; and no
+ * hint written in the domain, the stores or the manager names a CLI command or option again.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { CLI_HINT_WORDS, cliHint, cliWords } from '../../src/cli/hint-words.js';
+import { BatonError } from '../../src/domain/errors.js';
+import type { ErrorCode } from '../../src/domain/errors.js';
+import type { Hint, HintAction } from '../../src/domain/hints.js';
+import { hint } from '../../src/domain/hints.js';
+import { CODE_HINTS, namesCli, TOOL_HINT_WORDS, toolHint } from '../../src/mcp/hint-words.js';
+
+/** Every action: a code it comes with, sample arguments, the CLI's words and the tool words. */
+const TABLE: Array<[HintAction, ErrorCode, Hint['args'], string, string]> = [
+  ['session.start-new', 'INVALID_TRANSITION', {}, "Start a new session with `baton start`.", "Start a new session with `session_start`."],
+  ['session.start-one', 'NO_ACTIVE_SESSION', {}, "Start one with `baton start \"<title>\"`.", "Start one with `session_start`."],
+  ['session.start-with-phases', 'NOT_FOUND', {}, "This session has no phases; start one with --phases.", "This session has no phases; phases are given to `session_start` as `phases`."],
+  ['session.phases-list', 'BAD_INPUT', {}, "Pass --phases a,b,c.", "Pass `phases` a,b,c."],
+  ['session.status', 'INVALID_TRANSITION', {"session":"s1"}, "See `baton status --session s1`.", "See `session_status`."],
+  ['session.reread', 'CONFLICT', {}, "Re-read the session (`baton status`) and decide again.", "Re-read the session (`session_status`) and decide again."],
+  ['session.end-first', 'INVALID_TRANSITION', {"session":"s1"}, "Complete, pause or abandon it first (`baton complete --session s1`).", "Complete, pause or abandon it first (`session_complete`)."],
+  ['session.switch-or-end', 'ACTIVE_EXISTS', {}, "Pass --switch to pause it and go on, or run `baton pause` / `baton complete` first.", "Pass `switch: true` to pause it and go on, or call `session_pause` / `session_complete` first."],
+  ['session.name-one', 'NO_ACTIVE_SESSION', {"sessions":["a","b"],"more":true}, "Pass --session with one of: a, b, … (or `baton switch <id>`).", "Pass `session` with one of: a, b, … (or `session_switch`)."],
+  ['session.list-all', 'NOT_FOUND', {}, "Run `baton list --all` to see the sessions.", "Call `session_list` with `all: true` to see the sessions."],
+  ['session.list-all-see', 'NOT_FOUND', {}, "See `baton list --all` for the sessions there are.", "See `session_list` with `all: true` for the sessions there are."],
+  ['session.other-id-or-switch', 'EXISTS', {}, "Pick another --id, or continue that session with `baton switch`.", "Pick another `id`, or continue that session with `session_switch`."],
+  ['session.unpin', 'INVALID_TRANSITION', {"session":"s1"}, "Unpin it first (`baton unpin s1`).", "Read the session with `session_status` (or `resume_plan`) to see what may be done now."],
+  ['session.bmad-prefix', 'BAD_INPUT', {"prefixes":["SES","EPIC"]}, "Pass --bmad-prefix with one of SES, EPIC.", "Fix the arguments as the message says and call the tool again."],
+  ['tokens.name-agent', 'BAD_INPUT', {}, "Pass --agent NAME (or set BATON_AGENT).", "Pass `agent`."],
+  ['phase.start', 'INVALID_TRANSITION', {"phase":"build"}, "Start it first: `baton phase start build`.", "Start it first: `phase_start` with phase build."],
+  ['phase.finish-blockers', 'BLOCKED', {"blockers":["design","api"]}, "Finish design, api first, or pass --force to start it anyway.", "Finish design, api first, or pass `force: true` to start it anyway."],
+  ['phase.escalate', 'RETRIES_EXHAUSTED', {}, "Escalate: retry anyway with --force, skip the phase, abort the session, or adjust the plan.", "Escalate: retry anyway with `force: true`, skip the phase, abort the session, or adjust the plan."],
+  ['phase.name-one', 'BAD_INPUT', {"phases":["a","b"]}, "Pass --phase with one of: a, b.", "Pass `phase` with one of: a, b."],
+  ['milestone.add', 'NOT_FOUND', {}, "Add one with `baton milestone add`.", "Add one with `milestone_add`."],
+  ['resume.apply', 'INVALID_TRANSITION', {"session":"s1"}, "Run `baton resume --apply --session s1` to reopen it.", "Call `session_resume` to reopen it."],
+  ['resume.plan-then-apply', 'INVALID_TRANSITION', {"session":"s1"}, "See `baton resume --session s1`, then reopen it with `baton resume --apply --session s1`.", "See `resume_plan`, then reopen it with `session_resume`."],
+  ['resume.from-options', 'BAD_INPUT', {}, "Use --from live, --from fresh or --from checkpoint:<id> (see `baton checkpoints`).", "Pass `from` as \"live\", \"fresh\" or \"checkpoint:<id>\" (see `checkpoint_list`)."],
+  ['run.hold-lease', 'INVALID_TRANSITION', {}, "Go on working in it (`baton run -- CMD` holds its lease while you do).", "Go on working in it."],
+  ['lease.wait-or-force', 'LOCKED', {}, "Wait for that run to end or its lease to expire, or pass --force to take it over.", "Wait for that run to end or its lease to expire, or pass `force: true` to take it over."],
+  ['lease.fenced', 'FENCED', {}, "Another run took the session over after this one lost its lease. Stop writing; re-read the session with `baton status` and start a new run if needed.", "Another run took the session over after this one lost its lease. Stop writing; re-read the session with `session_status` and start a new run if needed."],
+  ['lease.use-run-token', 'FENCED', {}, "Use the token `baton run` put in BATON_LEASE_TOKEN.", "This server's BATON_LEASE_TOKEN is not a lease of this session: stop writing to it and tell a person."],
+  ['lease.take-new', 'FENCED', {}, "Its heartbeat stopped; take a new lease (`baton run` or `baton resume --apply`).", "Its heartbeat stopped; take a new lease (`session_resume`)."],
+  ['checkpoint.list', 'NOT_FOUND', {"session":"s1"}, "Run `baton checkpoints --session s1` to see its checkpoints.", "Call `checkpoint_list` to see its checkpoints."],
+  ['checkpoint.list-some', 'NOT_FOUND', {"checkpoints":["cp-1","cp-2"]}, "Its checkpoints: cp-1, cp-2 (`baton checkpoints`).", "Its checkpoints: cp-1, cp-2 (`checkpoint_list`)."],
+  ['checkpoint.take-first', 'NOT_FOUND', {}, "It has none yet; take one with `baton checkpoint [NAME]`.", "It has none yet; take one with `checkpoint_create`."],
+  ['checkpoint.take-new', 'CORRUPT', {}, "There is no valid checkpoint before it; take a new one with `baton checkpoint`.", "There is no valid checkpoint before it; take a new one with `checkpoint_create`."],
+  ['checkpoint.previous-valid', 'CORRUPT', {"checkpoint":"cp-2-two","name":"two","revision":null,"superseded":true}, "The previous valid checkpoint is cp-2-two (\"two\", revision ?, superseded): `baton restore cp-2-two`.", "The previous valid checkpoint is cp-2-two (\"two\", revision ?, superseded): `checkpoint_restore` with checkpoint cp-2-two."],
+  ['checkpoint.inspect-log', 'CORRUPT', {}, "The journal lost events after the checkpoint was taken; inspect it with `baton log` before restoring.", "The journal lost events after the checkpoint was taken; inspect it with the session's event log (resource baton://sessions/<id>/events) before restoring."],
+  ['restore.record-after-git', 'CONFLICT', {"checkpoint":"cp-1","session":"s1"}, "Fix the cause, then run `baton restore cp-1 --session s1` (without --git) to record the restore.", "Fix the cause, then call `checkpoint_restore` with checkpoint cp-1 to record the restore."],
+  ['restore.without-git', 'BAD_INPUT', {"checkpoint":"cp-1"}, "Run `baton restore cp-1` without --git.", "Call `checkpoint_restore` with checkpoint cp-1."],
+  ['restore.commit-missing', 'NOT_FOUND', {"checkpoint":"cp-1"}, "It may have been garbage-collected or belong to another clone; run `baton restore cp-1` without --git.", "It may have been garbage-collected or belong to another clone; call `checkpoint_restore` with checkpoint cp-1."],
+  ['restore.untrack-store', 'BAD_INPUT', {}, "Untrack the store (`git rm -r --cached .baton` and add `.baton/` to .gitignore), or reset the files yourself and run `baton restore` without --git.", "Fix the arguments as the message says and call the tool again."],
+  ['restore.dirty-tree', 'CONFLICT', {}, "Commit or stash them (`git stash -u`), or pass --force to discard the changes to tracked files (untracked files are kept).", "Commit or stash them (`git stash -u`), or pass `force: true` to discard the changes to tracked files (untracked files are kept)."],
+  ['store.init', 'NO_STORE', {}, "Run `baton init` (or `baton start`) to create one.", "No session has been started in this workspace yet: `session_start` creates the store along with the first session."],
+  ['store.init-or-dir', 'NO_STORE', {}, "Run `baton init` here, or point to a store with --dir PATH or BATON_DIR.", "No session has been started in this workspace yet: `session_start` creates the store along with the first session."],
+  ['store.url-kinds', 'BAD_INPUT', {}, "Use postgres://…, the file store (--dir PATH) or memory:.", "Fix the arguments as the message says and call the tool again."],
+  ['repair.first', 'CORRUPT', {"session":"s1"}, "Run `baton repair --session s1` first.", "The stored data is damaged and no tool repairs it: ask a person to run the baton CLI's repair, or start a new session with `session_start`."],
+  ['repair.keeps-lines', 'CORRUPT', {"session":"s1"}, "Run `baton repair --session s1`: it keeps the damaged lines aside and rebuilds the journal.", "No tool repairs a damaged journal: ask a person to run the baton CLI's repair on session s1 (it keeps the damaged lines aside and rebuilds the journal), or start a new session with `session_start`."],
+  ['repair.rebuilds', 'CORRUPT', {"session":"s1"}, "Run `baton repair --session s1`: the journal is kept aside and rebuilt with every readable event; damaged lines are preserved as repair events.", "No tool repairs a damaged journal: ask a person to run the baton CLI's repair on session s1 (it keeps the damaged lines aside and rebuilds the journal), or start a new session with `session_start`."],
+  ['repair.run', 'CORRUPT', {"session":"s1"}, "Run `baton repair --session s1`.", "No tool repairs a damaged journal: ask a person to run the baton CLI's repair on session s1 (it keeps the damaged lines aside and rebuilds the journal), or start a new session with `session_start`."],
+  ['repair.empty-journal', 'CORRUPT', {"session":"s1"}, "Its journal is empty or damaged; run `baton repair --session s1`.", "Its journal is empty or damaged; no tool repairs a damaged journal: ask a person to run the baton CLI's repair on session s1 (it keeps the damaged lines aside and rebuilds the journal), or start a new session with `session_start`."],
+  ['doctor.folder', 'CORRUPT', {}, "Run `baton doctor` to see what is wrong with its folder.", "The stored data is damaged and no tool repairs it: ask a person to run the baton CLI's repair, or start a new session with `session_start`."],
+  ['doctor.compare-folders', 'CONFLICT', {}, "Compare the two folders, keep the one you need (`baton doctor` reports them), then archive again.", "Re-read the session with `session_status` and decide again."],
+  ['cleanup.dry-run', 'INVALID_TRANSITION', {}, "Run `baton cleanup --dry-run` to see what cleanup would do now.", "Read the session with `session_status` (or `resume_plan`) to see what may be done now."],
+  ['cleanup.statuses', 'BAD_INPUT', {"statuses":["paused","completed"]}, "Pause, complete or abandon the session first; --status takes: paused, completed.", "Fix the arguments as the message says and call the tool again."],
+  ['migrate.two-stores', 'BAD_INPUT', {}, "Name two different stores with --from and --to.", "Fix the arguments as the message says and call the tool again."],
+  ['migrate.target-dir', 'BAD_INPUT', {}, "Name a .baton directory, or a new or empty one (e.g. --to ./copy/.baton).", "Fix the arguments as the message says and call the tool again."],
+  ['import.id-prefix', 'EXISTS', {"moved":false}, "Import under other ids with --id-prefix PREFIX (e.g. --id-prefix imported-), or delete or rename the baton session(s).", "Pick another id."],
+  ['mirror.set', 'INVALID_TRANSITION', {"session":"s1"}, "Set one with `baton mirror FORMAT --out DIR --session s1`.", "Read the session with `session_status` (or `resume_plan`) to see what may be done now."],
+  ['option.example', 'BAD_INPUT', {"option":"ttl","value":"60s"}, "e.g. --ttl 60s", "e.g. 60s"],
+  ['option.age-examples', 'BAD_INPUT', {"what":"--older-than"}, "e.g. --older-than 12h, --older-than 30d or --older-than 2w.", "Fix the arguments as the message says and call the tool again."],
+  ['tokens.count', 'BAD_INPUT', {"what":"cached"}, "Pass --cached as a non-negative integer, e.g. --cached 1200.", "Pass `cached` as a non-negative integer, e.g. 1200."],
+];
+
+describe('hint actions worded by each surface', () => {
+  it('the table covers every action, and both surfaces word every action', () => {
+    const actions = TABLE.map((r) => r[0]).sort();
+    expect(new Set(actions).size).toBe(actions.length);
+    expect(Object.keys(CLI_HINT_WORDS).sort()).toEqual(actions);
+    expect(Object.keys(TOOL_HINT_WORDS).sort()).toEqual(actions);
+  });
+
+  it.each(TABLE)('%s (%s)', (action, code, args, cli, tool) => {
+    const e = new BatonError(code, 'refused', { hint: { action, args } as Hint });
+    expect(e.hint).toBeUndefined();
+    expect(e.hintAction).toEqual({ action, args });
+    expect(cliHint(e)).toBe(cli);
+    expect(toolHint(e)).toBe(tool);
+    expect(namesCli(tool), tool).toBe(false);
+  });
+
+  it('a tool wording that cannot be given falls back to the hint of the error code', () => {
+    expect(toolHint(new BatonError('CORRUPT', 'x', { hint: hint('repair.first', { session: 's1' }) }))).toBe(CODE_HINTS.CORRUPT);
+    expect(toolHint(new BatonError('BAD_INPUT', 'x', { hint: hint('option.example', { option: 'format', value: 'auto' }) }))).toBe(CODE_HINTS.BAD_INPUT);
+  });
+
+  it('a plain-text hint is printed as given by both surfaces', () => {
+    const e = new BatonError('BAD_INPUT', 'x', { hint: 'Nothing to do.' });
+    expect(e.hintAction).toBeUndefined();
+    expect(cliHint(e)).toBe('Nothing to do.');
+    expect(toolHint(e)).toBe('Nothing to do.');
+    expect(cliWords(hint('session.reread'))).toBe('Re-read the session (`baton status`) and decide again.');
+  });
+
+  it('a re-thrown error keeps its hint action (BatonError.way)', () => {
+    const e = new BatonError('NOT_FOUND', 'x', { hint: hint('milestone.add') });
+    const again = new BatonError(e.code, `Plan p: ${e.message}`, { hint: e.way });
+    expect(cliHint(again)).toBe('Add one with `baton milestone add`.');
+  });
+});
+
+/** Hint literals (`hint: '…'`, also inside ternaries and templates) in the .ts files under `dir`. */
+function hintTexts(dir: string): Array<{ where: string; text: string }> {
+  const out: Array<{ where: string; text: string }> = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    const src = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+    const collect = (n: ts.Node, where: string): void => {
+      if (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) out.push({ where, text: n.text });
+      else if (ts.isTemplateExpression(n)) out.push({ where, text: [n.head.text, ...n.templateSpans.map((s) => s.literal.text)].join('${…}') });
+      else if (ts.isCallExpression(n)) return; // hint('action', args): data, not words
+      ts.forEachChild(n, (c) => collect(c, where));
+    };
+    const visit = (n: ts.Node): void => {
+      if (ts.isPropertyAssignment(n) && n.name.getText(src) === 'hint') {
+        collect(n.initializer, `${path.relative(process.cwd(), file)}:${src.getLineAndCharacterOfPosition(n.getStart()).line + 1}`);
+      }
+      ts.forEachChild(n, visit);
+    };
+    visit(src);
+  }
+  return out;
+}
+
+/**
+ * Plain-text hints that still quote the CLI, on purpose: the mirror conflict's hint is recorded
+ * in the session's journal (`mirrorError`, docs/formats.md) as the words a person reads, and a
+ * format problem's hint is part of the foreign-layout report (FormatProblem), worded like the
+ * readers' own hints in src/formats.
+ */
+const RECORDED_AS_TEXT = [/^Take the changes into baton with `baton import --format /, /or try --format auto\.$/];
+
+describe('no CLI wording in the hints of the domain, the stores and the manager', () => {
+  it.each(['src/domain', 'src/store', 'src/manager'])('%s', (dir) => {
+    const texts = hintTexts(dir);
+    expect(texts.length).toBeGreaterThan(0);
+    const cli = texts.filter((t) => (/`baton[\s`]|\bbaton [a-z-]+ --/.test(t.text) || /(^|[^\w-])--[a-z]/.test(t.text)) && !RECORDED_AS_TEXT.some((r) => r.test(t.text)));
+    expect(cli.map((t) => `${t.where}: ${t.text}`)).toEqual([]);
+  });
+
+  it('the check sees a hint that quotes the CLI', () => {
+    const file = path.join(process.cwd(), 'src/manager/formats.ts');
+    const texts = hintTexts(path.dirname(file)).filter((t) => t.where.startsWith('src/manager/formats.ts'));
+    expect(texts.some((t) => RECORDED_AS_TEXT[0]!.test(t.text))).toBe(true);
+  });
+});
