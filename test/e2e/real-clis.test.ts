@@ -41,6 +41,8 @@ interface Status {
   status: string;
   cause: { cause: string; detail: string | null } | null;
   phases: Array<{ id: string; status: string; files: FileRow[]; agents?: string[] }>;
+  agentSessions?: Array<{ cli: string; agentSessionId: string; command: string | null }>;
+  subagents?: Array<{ agent: string; phaseId: string | null; stoppedAt: string | null }>;
   tokens: { byAgent: Record<string, { input: number; output: number; cached?: number; cacheWrite?: number }> } & Record<string, unknown>;
   [k: string]: unknown;
 }
@@ -109,6 +111,9 @@ describe.each([CLAUDE, CODEX, GEMINI])('the real $cli CLI with baton hooks insta
     expect(subName, `no sub-agent among the agents with tokens ${JSON.stringify(Object.keys(byAgent))}${explain()}`).toBeDefined();
     expect(subName).toMatch(new RegExp(`^${agent.cli}/[\\w-]+#[0-9a-zA-Z-]{1,8}$`));
     expectTokens(byAgent[subName as string], mock.total('sub'));
+    // The agents: the conversation bound to the session, and the sub-agent that worked on the phase.
+    expect(s.agentSessions?.map((a) => [a.cli, a.agentSessionId])).toContainEqual([agent.cli, conversation]);
+    expect(s.subagents?.find((a) => a.agent === subName), JSON.stringify(s.subagents)).toMatchObject({ phaseId: build?.id });
   });
 
   it('the session end paused the session with its cause, and the handoff names the command that resumes the conversation', async () => {
