@@ -1,5 +1,5 @@
 /** Codex CLI hook payloads → {@link HookEvent} (events and fields: docs/hooks.md). */
-import { baseEvent, outputText, stepsFrom, subagentOf, toolInput } from './common.js';
+import { baseEvent, lifecycleAction, outputText, stepsFrom, subagentOf, toolInput } from './common.js';
 import type { HookAction, HookEvent, Json } from './model.js';
 import { str } from './model.js';
 import { findPatch, patchFiles } from './patch.js';
@@ -10,31 +10,8 @@ export function normaliseCodex(p: Json): HookEvent {
 }
 
 function action(p: Json): HookAction {
-  switch (str(p, 'hook_event_name')) {
-    case 'SessionStart':
-      return { kind: 'session-start', source: str(p, 'source') ?? 'startup' };
-    case 'UserPromptSubmit':
-      return { kind: 'prompt', prompt: str(p, 'prompt') };
-    case 'PostToolUse':
-      return toolAction(p);
-    case 'Stop':
-      return { kind: 'stop' };
-    case 'SubagentStart':
-    case 'SubagentStop': {
-      const agentId = str(p, 'agent_id');
-      if (!agentId) return { kind: 'ignored' };
-      const agentType = str(p, 'agent_type');
-      return str(p, 'hook_event_name') === 'SubagentStart'
-        ? { kind: 'subagent-start', agentId, agentType }
-        : { kind: 'subagent-stop', agentId, agentType, transcriptPath: str(p, 'agent_transcript_path') };
-    }
-    case 'PreCompact':
-      return { kind: 'compact', trigger: str(p, 'trigger') };
-    case 'SessionEnd':
-      return { kind: 'session-end', reason: str(p, 'reason') };
-    default:
-      return { kind: 'ignored' };
-  }
+  if (str(p, 'hook_event_name') === 'PostToolUse') return toolAction(p);
+  return lifecycleAction(p) ?? { kind: 'ignored' };
 }
 
 function toolAction(p: Json): HookAction {

@@ -72,3 +72,39 @@ export function pathOf(input: Json): string | null {
 export function toolInput(p: Json): Json {
   return obj(p, 'tool_input');
 }
+
+/**
+ * The events the CLIs name alike (Claude Code and Codex all of them; Gemini CLI its
+ * SessionStart, SessionEnd and, as PreCompress, compaction): null for any other event.
+ */
+export function lifecycleAction(p: Json): HookAction | null {
+  switch (str(p, 'hook_event_name')) {
+    case 'SessionStart':
+      return { kind: 'session-start', source: str(p, 'source') ?? 'startup' };
+    case 'UserPromptSubmit':
+      return { kind: 'prompt', prompt: str(p, 'prompt') };
+    case 'Stop':
+      return { kind: 'stop' };
+    case 'SubagentStart':
+    case 'SubagentStop': {
+      const agentId = str(p, 'agent_id');
+      if (!agentId) return { kind: 'ignored' };
+      const agentType = str(p, 'agent_type');
+      return str(p, 'hook_event_name') === 'SubagentStart'
+        ? { kind: 'subagent-start', agentId, agentType }
+        : { kind: 'subagent-stop', agentId, agentType, transcriptPath: str(p, 'agent_transcript_path') };
+    }
+    case 'PreCompact':
+    case 'PreCompress':
+      return { kind: 'compact', trigger: str(p, 'trigger') };
+    case 'SessionEnd':
+      return { kind: 'session-end', reason: str(p, 'reason') };
+    default:
+      return null;
+  }
+}
+
+/** A file tool's action (`isNew`: whether the tool created the file, null when it does not say), or ignored when its input names no file. */
+export function fileAction(tool: string, file: string | null, isNew: boolean | null): HookAction {
+  return file ? { kind: 'files', tool, written: [file], deleted: [], created: isNew === null ? null : isNew ? [file] : [] } : { kind: 'ignored' };
+}

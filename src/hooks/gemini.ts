@@ -1,5 +1,5 @@
 /** Gemini CLI hook payloads → {@link HookEvent} (events and fields: docs/hooks.md). */
-import { baseEvent, outputText, pathOf, stepsFrom, toolInput } from './common.js';
+import { baseEvent, fileAction, lifecycleAction, outputText, pathOf, stepsFrom, toolInput } from './common.js';
 import type { HookAction, HookEvent, Json } from './model.js';
 import { obj, str } from './model.js';
 
@@ -14,17 +14,15 @@ export function normaliseGemini(p: Json): HookEvent {
 function action(p: Json): HookAction {
   switch (str(p, 'hook_event_name')) {
     case 'SessionStart':
-      return { kind: 'session-start', source: str(p, 'source') ?? 'startup' };
+    case 'SessionEnd':
+    case 'PreCompress':
+      return lifecycleAction(p)!;
     case 'BeforeAgent':
       return { kind: 'prompt', prompt: str(p, 'prompt') };
     case 'AfterTool':
       return toolAction(p);
     case 'AfterAgent':
       return { kind: 'stop' };
-    case 'PreCompress':
-      return { kind: 'compact', trigger: str(p, 'trigger') };
-    case 'SessionEnd':
-      return { kind: 'session-end', reason: str(p, 'reason') };
     default:
       return { kind: 'ignored' };
   }
@@ -40,12 +38,9 @@ function toolAction(p: Json): HookAction {
   }
   const input = toolInput(p);
   if (FILE_TOOLS.has(tool)) {
-    const file = pathOf(input);
-    if (!file) return { kind: 'ignored' };
     // write_file's display says whether the file is new; replace edits an existing one.
     const isNew = obj(response, 'returnDisplay')['isNewFile'];
-    const created = tool === 'replace' ? [] : typeof isNew === 'boolean' ? (isNew ? [file] : []) : null;
-    return { kind: 'files', tool, written: [file], deleted: [], created };
+    return fileAction(tool, pathOf(input), tool === 'replace' ? false : typeof isNew === 'boolean' ? isNew : null);
   }
   if (tool === 'write_todos') return { kind: 'plan', tool, steps: stepsFrom(input['todos']) };
   return { kind: 'tool', tool, output: outputText(p['tool_response']) };

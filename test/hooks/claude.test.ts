@@ -1,17 +1,11 @@
 /** What each Claude Code hook event records (payloads: test/fixtures/hooks/claude/). */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, fixture, hookInProcess, hookLog, workspace } from './helpers.js';
+import { ROOT, hookLog, runFixture, sha, workspace } from './helpers.js';
 
-const sha = (s: string): string => crypto.createHash('sha256').update(s).digest('hex');
 
-async function run(name: string, dir: string, env: Record<string, string> = {}): Promise<string> {
-  const r = await hookInProcess('claude', fixture('claude', name, dir), dir, env);
-  expect(r.code).toBe(0);
-  return r.stdout;
-}
+const run = (name: string, dir: string, env: Record<string, string> = {}): Promise<string> => runFixture('claude', name, dir, env);
 
 describe('claude hooks', () => {
   it('SessionStart binds the conversation and returns the briefing as additionalContext', async () => {

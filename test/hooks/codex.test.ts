@@ -2,13 +2,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fixture, hookInProcess, workspace } from './helpers.js';
+import { runFixture, workspace } from './helpers.js';
 
-async function run(name: string, dir: string, env: Record<string, string> = {}): Promise<string> {
-  const r = await hookInProcess('codex', fixture('codex', name, dir), dir, env);
-  expect(r.code).toBe(0);
-  return r.stdout;
-}
+const run = (name: string, dir: string, env: Record<string, string> = {}): Promise<string> => runFixture('codex', name, dir, env);
 
 describe('codex hooks', () => {
   it('SessionStart binds the conversation (with its model) and returns the briefing', async () => {

@@ -1,17 +1,11 @@
 /** What each Gemini CLI hook event records (payloads: test/fixtures/hooks/gemini/). */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fixture, hookInProcess, workspace } from './helpers.js';
+import { runFixture, sha, workspace } from './helpers.js';
 
-const sha = (s: string): string => crypto.createHash('sha256').update(s).digest('hex');
 
-async function run(name: string, dir: string, env: Record<string, string> = {}): Promise<string> {
-  const r = await hookInProcess('gemini', fixture('gemini', name, dir), dir, env);
-  expect(r.code).toBe(0);
-  return r.stdout;
-}
+const run = (name: string, dir: string, env: Record<string, string> = {}): Promise<string> => runFixture('gemini', name, dir, env);
 
 describe('gemini hooks', () => {
   it('SessionStart returns the briefing as JSON additionalContext and binds the conversation', async () => {

@@ -4,11 +4,12 @@
  * the hook run in-process through its injected IO, or spawned as the real `baton hook`.
  */
 import { execFileSync, spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll } from 'vitest';
+import { expect } from 'vitest';
+import { tempDir } from '../support/temp.js';
 import { openManager } from '../../src/manager/index.js';
 import type { SessionManager } from '../../src/manager/index.js';
 import { runHook } from '../../src/hooks/run.js';
@@ -18,17 +19,7 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const BATON = path.join(ROOT, 'dist', 'baton.cjs');
 export const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'hooks');
 
-const made: string[] = [];
-afterAll(() => {
-  for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-
-/** A temporary folder, removed after the file's tests. */
-export function tempDir(prefix = 'baton-hooks-'): string {
-  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-  made.push(d);
-  return d;
-}
+export { tempDir };
 
 /** A git work tree with one commit and a file store holding an active session with phases build, test (build in progress). */
 export async function workspace(o: { phases?: boolean; start?: boolean } = {}): Promise<{ dir: string; m: () => SessionManager; id: string | null }> {
@@ -116,4 +107,14 @@ export function hookLog(dir: string): Array<{ level: string; code: string; messa
   const file = path.join(dir, '.baton', 'hooks', 'hook.log');
   if (!fs.existsSync(file)) return [];
   return fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { level: string; code: string; message: string; event: string | null });
+}
+
+/** sha256 of a text, as the manifest records it. */
+export const sha = (s: string): string => crypto.createHash('sha256').update(s).digest('hex');
+
+/** Runs fixture `name` of `cli` in-process against the workspace `dir`; expects exit 0 and returns stdout. */
+export async function runFixture(cli: string, name: string, dir: string, env: Record<string, string> = {}): Promise<string> {
+  const r = await hookInProcess(cli, fixture(cli, name, dir), dir, env);
+  expect(r.code).toBe(0);
+  return r.stdout;
 }
