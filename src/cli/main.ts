@@ -5,6 +5,7 @@ import { registerCleanup } from './commands/cleanup.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerFormats } from './commands/formats.js';
+import { registerHooks } from './commands/hooks.js';
 import { registerHook } from './commands/hook.js';
 import { registerRecords } from './commands/records.js';
 import { registerResume } from './commands/resume.js';
@@ -60,6 +61,7 @@ export const GROUPS: ReadonlyArray<{ register: Register; commands: readonly stri
   { register: registerWorkers, commands: ['claim', 'watch', 'migrate-store'] },
   { register: registerMcp, commands: ['mcp'] },
   { register: registerFormats, commands: ['inspect', 'import', 'export', 'mirror'] },
+  { register: registerHooks, commands: ['hooks'] },
   { register: registerHook, commands: ['hook'] },
 ];
 
