@@ -111,6 +111,18 @@ export interface EventDataMap {
   'repair.torn_tail': { truncatedBytes: number; savedTo: string | null };
   'repair.unreadable_line': { raw: string; line: number };
   'repair.journal': { savedTo: string | null; unreadableLines: number[] };
+  /**
+   * Acknowledged events `from`…`to` were lost (a journal cut or put back from an older copy):
+   * this event takes seq `to + 1`, so no lost seq is handed out again, and carries the state
+   * recovered from the newest valid snapshot (null: none, the state is the journal's).
+   */
+  'repair.events_lost': {
+    from: number;
+    to: number;
+    recoveredFrom: { kind: 'snapshot'; revision: number } | null;
+    state: SessionState | null;
+    savedTo: string | null;
+  };
 }
 
 export type EventType = keyof EventDataMap;
@@ -125,6 +137,7 @@ export const EVENT_TYPES = [
   'artifact.added', 'context.updated', 'metadata.set', 'lease.acquired', 'lease.renewed', 'lease.released',
   'lease.expired', 'run.started', 'run.ended', 'repair.torn_tail', 'repair.unreadable_line',
   'repair.journal', 'checkpoint.created', 'checkpoint.restored', 'session.pinned', 'session.unpinned',
+  'repair.events_lost',
 ] as const satisfies readonly EventType[];
 
 /** An event before it has been given a place in the journal. */

@@ -103,6 +103,20 @@ export class Registry {
     this.logFd = null;
   }
 
+  /**
+   * The revision the registry recorded for session `id` (index.json plus the log past it),
+   * or null when it has no row. Reads only; a damaged index says nothing (null).
+   */
+  revisionOf(id: string): number | null {
+    try {
+      const row = this.readBoth([]).rows.get(id);
+      const rev = row?.summary.revision;
+      return typeof rev === 'number' ? rev : null;
+    } catch {
+      return null;
+    }
+  }
+
   /** Reads the registry as row objects, reconciled with the session folders on disk. */
   list(rebuild: boolean): ListResult {
     const r = this.listRows(rebuild);

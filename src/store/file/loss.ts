@@ -1,0 +1,106 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { BatonError } from '../../domain/errors.js';
+import { hint } from '../../domain/hints.js';
+import type { SessionState } from '../../domain/state.js';
+import { decodeRecord } from './codec.js';
+import { readIfExists } from './fsutil.js';
+import type { Layout } from './paths.js';
+
+/*
+ * Acknowledged events lost from a journal. A snapshot, a checkpoint and a registry row are
+ * each written only after the events they describe were acknowledged, so one that names a
+ * revision past the journal's end proves that the journal lost acknowledged events (it was
+ * cut in the middle, or put back from an older copy). Such a journal is never "repaired" as
+ * a torn tail: numbering would restart below seqs that were already handed out.
+ */
+
+/** The highest revision proven acknowledged by something other than the journal. */
+export interface Proof {
+  revision: number;
+  /** What proves it, for messages: `snapshot.json`, `checkpoint cp-3-x`, `the registry`. */
+  by: string;
+}
+
+/** A snapshot file of the session, checksum and owner checked (its offset is not). */
+export interface SnapshotFound {
+  file: string;
+  revision: number;
+  state: SessionState;
+}
+
+/** Every readable snapshot file of session `id` in `sessionDir`, newest revision first. */
+export function readableSnapshots(id: string, snapshotFile: string): SnapshotFound[] {
+  const out: SnapshotFound[] = [];
+  for (const file of [snapshotFile, `${snapshotFile}.bak`]) {
+    const raw = readIfExists(file);
+    if (raw === null) continue;
+    const d = decodeRecord(raw.toString('utf8').trimEnd());
+    if (!d.ok) continue;
+    const v = d.value;
+    if (v['format'] !== 'baton.snapshot' || v['sessionId'] !== id || typeof v['revision'] !== 'number' || typeof v['state'] !== 'object' || v['state'] === null) continue;
+    out.push({ file, revision: v['revision'], state: v['state'] as SessionState });
+  }
+  return out.sort((a, b) => b.revision - a.revision);
+}
+
+/** What to look at besides the snapshots. */
+export interface ProofSources {
+  layout: Layout;
+  dir: string;
+  snapshotFile: string;
+  /** Checkpoint ids the journal knows (their revisions are within it): not read again. */
+  knownCheckpoints?: ReadonlySet<string>;
+  /** The registry's revision of the session, read only when asked for. */
+  registryRevision?: () => number | null;
+}
+
+/** The highest revision that the snapshots, checkpoints and registry row of `id` prove. */
+export function provenRevision(id: string, src: ProofSources): Proof | null {
+  let best: Proof | null = null;
+  const consider = (revision: number, by: string): void => {
+    if (best === null || revision > best.revision) best = { revision, by };
+  };
+  for (const s of readableSnapshots(id, src.snapshotFile)) consider(s.revision, path.basename(s.file));
+  const cpDir = src.layout.checkpointsDir(src.dir);
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(cpDir);
+  } catch {
+    // no checkpoints folder: nothing to prove
+  }
+  for (const name of names) {
+    if (!name.endsWith('.json')) continue;
+    const cpId = name.slice(0, -'.json'.length);
+    if (src.knownCheckpoints?.has(cpId)) continue;
+    const raw = readIfExists(path.join(cpDir, name));
+    if (raw === null) continue;
+    const d = decodeRecord(raw.toString('utf8').trimEnd());
+    if (d.ok && d.value['sessionId'] === id && typeof d.value['revision'] === 'number') consider(d.value['revision'], `checkpoint ${cpId}`);
+  }
+  const reg = src.registryRevision?.() ?? null;
+  if (reg !== null) consider(reg, 'the registry (index.json)');
+  return best;
+}
+
+/** `CORRUPT`: the journal ends at `journalRevision` but `proof` shows more was acknowledged. */
+export function eventsLost(id: string, journalRevision: number, proof: Proof): BatonError {
+  const from = journalRevision + 1;
+  const range = from === proof.revision ? `event ${from} is` : `events ${from}–${proof.revision} are`;
+  return new BatonError(
+    'CORRUPT',
+    `Session ${id}'s journal ends at revision ${journalRevision}, but ${proof.by} shows revision ${proof.revision} was acknowledged: ${range} lost (the journal was cut, or put back from an older copy).`,
+    {
+      hint: hint('journal.events-lost', { session: id }),
+      details: { sessionId: id, journalRevision, provenRevision: proof.revision, provenBy: proof.by, lost: { from, to: proof.revision } },
+    },
+  );
+}
+
+/** `CORRUPT`: a session whose journal holds no event. */
+export function journalEmpty(id: string, journal: string): BatonError {
+  return new BatonError('CORRUPT', `Session ${id}'s journal ${journal} holds no event (it is empty, or holds only a torn line).`, {
+    hint: hint('journal.restore-backup', { session: id }),
+    details: { sessionId: id, journal },
+  });
+}
