@@ -355,9 +355,9 @@ class FileDoctor {
         this.add('SNAPSHOT_CORRUPT', f.id, file, `${this.rel(file)} has format ${r.v}; this baton reads up to ${this.o.formatVersion}. Upgrade baton`, false);
         continue;
       }
-      if (r.revision > info.scan.lastSeq) {
+      if (r.revision > info.scan.maxSeq) {
         // Proof that acknowledged events were lost: kept, it is what the recovery starts from.
-        this.add('EVENTS_LOST', f.id, file, `${this.rel(file)} is at revision ${r.revision} but the journal ends at ${info.scan.lastSeq}: acknowledged events ${info.scan.lastSeq + 1}–${r.revision} are lost`, true);
+        this.add('EVENTS_LOST', f.id, file, `${this.rel(file)} is at revision ${r.revision} but the journal ends at ${info.scan.maxSeq}: acknowledged events ${info.scan.maxSeq + 1}–${r.revision} are lost`, true);
         continue;
       }
       // A journal with damaged lines is rebuilt by the fix, which drops its snapshots anyway.

@@ -113,7 +113,7 @@ function splitLines(buf: Buffer): string[] {
 export function recoverLostEvents(w: Writer, id: string, h: Handle, proof: Proof): RepairReport {
   const buf = fs.readFileSync(h.journal);
   const scan = scanJournal(buf, 0, 1);
-  const last = scan.lastSeq;
+  const last = scan.maxSeq;
   const stamp = w.now().toISOString().replace(/[:.]/g, '-');
   const savedTo = `${h.journal}.corrupt-${stamp}`;
   fs.writeFileSync(savedTo, buf, { mode: FILE_MODE });
@@ -132,7 +132,8 @@ export function recoverLostEvents(w: Writer, id: string, h: Handle, proof: Proof
       savedTo: path.basename(savedTo),
     },
   };
-  const kept = buf.subarray(0, scan.goodEnd).toString('utf8');
+  // Every complete line stays (damaged inner lines are the rebuild's to handle); a torn end goes.
+  const kept = buf.subarray(0, scan.tornAt ?? buf.length).toString('utf8');
   atomicWrite(h.journal, `${kept}${kept === '' || kept.endsWith('\n') ? '' : '\n'}${encodeRecord(event)}\n`);
   for (const f of [h.snapshotFile, `${h.snapshotFile}.bak`]) fs.rmSync(f, { force: true });
   const lost = last + 1 === proof.revision ? `seq ${proof.revision}` : `seqs ${last + 1}–${proof.revision}`;

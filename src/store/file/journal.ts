@@ -24,6 +24,11 @@ export interface Scan {
   bad: BadLine[];
   /** Byte offset where each returned event's line ends, parallel to `events`. */
   ends: number[];
+  /**
+   * Highest seq on any complete, readable line, in order or not (at least `lastSeq`): how far
+   * the journal got, which a damaged inner line does not change.
+   */
+  maxSeq: number;
 }
 
 /**
@@ -42,6 +47,7 @@ export function scanJournal(buf: Buffer, startOffset: number, firstSeq: number):
   let goodEnd = startOffset;
   let tornAt: number | null = null;
   let lineNo = 0;
+  let maxSeq = 0;
   const size = buf.length;
   while (offset < size) {
     let nl = buf.indexOf(10, offset);
@@ -61,6 +67,7 @@ export function scanJournal(buf: Buffer, startOffset: number, firstSeq: number):
     }
     const d = decodeRecord(raw);
     const seq = d.ok ? d.value['seq'] : undefined;
+    if (typeof seq === 'number' && seq > maxSeq) maxSeq = seq;
     if (!d.ok || typeof seq !== 'number' || typeof d.value['type'] !== 'string') {
       // Even as the last line: a line that got its newline was written whole, so damage to it
       // is not a torn append. It is kept and reported, never cut.
@@ -86,6 +93,7 @@ export function scanJournal(buf: Buffer, startOffset: number, firstSeq: number):
   if (open !== null) {
     const i = events.findIndex((e) => e.seq === open);
     if (i !== -1) {
+      if (maxSeq >= open) maxSeq = open - 1;
       tornAt = starts[i]!;
       goodEnd = tornAt;
       events.length = i;
@@ -93,7 +101,7 @@ export function scanJournal(buf: Buffer, startOffset: number, firstSeq: number):
       expected = open;
     }
   }
-  return { events, lastSeq: expected - 1, goodEnd, tornAt, bad, ends };
+  return { events, lastSeq: expected - 1, goodEnd, tornAt, bad, ends, maxSeq: Math.max(maxSeq, expected - 1) };
 }
 
 /**

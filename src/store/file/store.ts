@@ -204,7 +204,7 @@ export class FileStore implements SessionStore {
     if (!snap && scan.lastSeq === 0 && !scan.bad.length) throw journalEmpty(id, h.journal);
     // Damage at the end (a cut line, a snapshot past the journal) may be more than a torn
     // append: look for proof of acknowledged events the journal no longer holds first.
-    if (scan.tornAt !== null || repairs.some((r) => r.kind === 'snapshot_stale')) this.guardLoss(id, h, scan.lastSeq);
+    if (scan.tornAt !== null || repairs.some((r) => r.kind === 'snapshot_stale')) this.guardLoss(id, h, scan.maxSeq);
     if (scan.tornAt !== null) {
       lockSession(h);
       h.lastSeq = -1;
@@ -424,7 +424,7 @@ export class FileStore implements SessionStore {
     // Lost events first: a rebuild would drop the snapshots the recovery starts from.
     const scan = scanJournal(fs.readFileSync(h.journal), 0, 1);
     const proof = provenRevision(id, { layout: this.layout, dir: h.dir, snapshotFile: h.snapshotFile, registryRevision: () => this.registry.revisionOf(id) });
-    if (proof && proof.revision > scan.lastSeq) {
+    if (proof && proof.revision > scan.maxSeq) {
       repairs.push(recoverLostEvents(this.writer, id, h, proof));
       // The journal file was replaced: reopen it.
       this.drop(id);
