@@ -7,7 +7,7 @@ import type { RepairReport } from '../types.js';
 import { FILE_MODE } from '../atomic-write.js';
 import { encodeRecord } from './codec.js';
 import { readTail } from './journal.js';
-import { journalEmpty } from './loss.js';
+import { journalEmpty } from '../errors.js';
 import type { Handle } from './session-lock.js';
 
 /*

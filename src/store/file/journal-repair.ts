@@ -7,7 +7,7 @@ import type { Writer } from './append.js';
 import { decodeRecord, encodeRecord } from './codec.js';
 import { lossStart, scanJournal } from './journal.js';
 import { readableSnapshots } from './loss.js';
-import type { Proof } from './loss.js';
+import type { Proof } from '../errors.js';
 import type { Handle } from './session-lock.js';
 
 /**

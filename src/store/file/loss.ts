@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { BatonError } from '../../domain/errors.js';
-import { hint } from '../../domain/hints.js';
 import type { SessionState } from '../../domain/state.js';
 import { decodeRecord } from './codec.js';
 import { readIfExists } from './fsutil.js';
 import type { Layout } from './paths.js';
+import type { Proof } from '../errors.js';
 
 /*
  * Acknowledged events lost from a journal. A snapshot, a checkpoint and a registry row are
@@ -15,12 +14,6 @@ import type { Layout } from './paths.js';
  * a torn tail: numbering would restart below seqs that were already handed out.
  */
 
-/** The highest revision proven acknowledged by something other than the journal. */
-export interface Proof {
-  revision: number;
-  /** What proves it, for messages: `snapshot.json`, `checkpoint cp-3-x`, `the registry`. */
-  by: string;
-}
 
 /** A snapshot file of the session, checksum and owner checked (its offset is not). */
 export interface SnapshotFound {
@@ -81,26 +74,4 @@ export function provenRevision(id: string, src: ProofSources): Proof | null {
   const reg = src.registryRevision?.() ?? null;
   if (reg !== null) consider(reg, 'the registry (index.json)');
   return best;
-}
-
-/** `CORRUPT`: the journal ends at `journalRevision` but `proof` shows more was acknowledged. */
-export function eventsLost(id: string, journalRevision: number, proof: Proof): BatonError {
-  const from = journalRevision + 1;
-  const range = from === proof.revision ? `event ${from} is` : `events ${from}–${proof.revision} are`;
-  return new BatonError(
-    'CORRUPT',
-    `Session ${id}'s journal ends at revision ${journalRevision}, but ${proof.by} shows revision ${proof.revision} was acknowledged: ${range} lost (the journal was cut, or put back from an older copy).`,
-    {
-      hint: hint('journal.events-lost', { session: id }),
-      details: { sessionId: id, journalRevision, provenRevision: proof.revision, provenBy: proof.by, lost: { from, to: proof.revision } },
-    },
-  );
-}
-
-/** `CORRUPT`: a session whose journal holds no event. */
-export function journalEmpty(id: string, journal: string): BatonError {
-  return new BatonError('CORRUPT', `Session ${id}'s journal ${journal} holds no event (it is empty, or holds only a torn line).`, {
-    hint: hint('journal.restore-backup', { session: id }),
-    details: { sessionId: id, journal },
-  });
 }
