@@ -51,6 +51,9 @@ export const CLI_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => s
   'repair.rebuilds': (a) =>
     `Run \`baton repair --session ${a.session}\`: the journal is kept aside and rebuilt with every readable event; damaged lines are preserved as repair events.`,
   'repair.run': (a) => `Run \`baton repair --session ${a.session}\`.`,
+  'journal.events-lost': () =>
+    `Put back a copy of journal.jsonl that holds the lost events, or run \`baton doctor --fix\` to go on from the newest snapshot (the lost seqs are recorded in a repair event and never handed out again).`,
+  'journal.restore-backup': () => 'Restore journal.jsonl from a backup, or move the session folder away (`baton doctor` lists it).',
   'repair.empty-journal': (a) => `Its journal is empty or damaged; run \`baton repair --session ${a.session}\`.`,
   'doctor.folder': () => 'Run `baton doctor` to see what is wrong with its folder.',
   'doctor.compare-folders': () => 'Compare the two folders, keep the one you need (`baton doctor` reports them), then archive again.',

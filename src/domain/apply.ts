@@ -318,6 +318,11 @@ const HANDLERS: Handlers = {
     s.repairs.push({ kind: 'journal', at: e.time, detail: { ...d } });
   },
   ...AGENT_HANDLERS,
+  'repair.events_lost': (s, d, e) => {
+    // The recovered snapshot holds the effect of every event up to its revision, lost or not.
+    if (typeof d.state === 'object' && d.state !== null) Object.assign(s, structuredClone(d.state), { id: s.id });
+    s.repairs.push({ kind: 'events_lost', at: e.time, detail: { from: d.from, to: d.to, recoveredFrom: d.recoveredFrom, savedTo: d.savedTo } });
+  },
 };
 
 /**

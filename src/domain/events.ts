@@ -145,6 +145,18 @@ export interface EventDataMap {
   'repair.torn_tail': { truncatedBytes: number; savedTo: string | null };
   'repair.unreadable_line': { raw: string; line: number };
   'repair.journal': { savedTo: string | null; unreadableLines: number[] };
+  /**
+   * Acknowledged events `from`…`to` were lost (a journal cut or put back from an older copy):
+   * this event takes seq `to + 1`, so no lost seq is handed out again, and carries the state
+   * recovered from the newest valid snapshot (null: none, the state is the journal's).
+   */
+  'repair.events_lost': {
+    from: number;
+    to: number;
+    recoveredFrom: { kind: 'snapshot'; revision: number } | null;
+    state: SessionState | null;
+    savedTo: string | null;
+  };
 }
 
 export type EventType = keyof EventDataMap;
@@ -161,6 +173,7 @@ export const EVENT_TYPES = [
   'repair.journal', 'checkpoint.created', 'checkpoint.restored', 'session.pinned', 'session.unpinned',
   'agent.bound', 'agent.ended', 'subagent.started', 'subagent.stopped', 'steps.planned',
   'budget.cost_set', 'transcript.read',
+  'repair.events_lost',
 ] as const satisfies readonly EventType[];
 
 /** An event before it has been given a place in the journal. */

@@ -60,6 +60,8 @@ export interface HintArgs {
   'repair.rebuilds': { session: string };
   'repair.run': { session: string };
   'repair.empty-journal': { session: string };
+  'journal.events-lost': { session: string };
+  'journal.restore-backup': { session: string };
   'doctor.folder': Record<string, never>;
   'doctor.compare-folders': Record<string, never>;
   'cleanup.dry-run': Record<string, never>;

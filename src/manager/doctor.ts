@@ -70,6 +70,7 @@ export const DOCTOR_CODES: Readonly<Record<string, { means: string; fix: string 
   JOURNAL_CHECKSUM: { means: 'journal lines that fail their checksum (or are not JSON) followed by good ones; commands fail with CORRUPT', fix: 'repair: the journal is rebuilt with every readable event, each damaged line kept as a repair event, the original kept aside' },
   SEQ_GAP: { means: 'journal seq numbers that are not 1, 2, 3 … (lines deleted, duplicated or reordered)', fix: 'repair, as for JOURNAL_CHECKSUM' },
   TORN_TAIL: { means: 'the last journal line is incomplete: an append that was never acknowledged', fix: 'cut through the normal open path; the bytes are kept in journal.jsonl.torn-<time> and a repair.torn_tail event is appended' },
+  EVENTS_LOST: { means: 'a snapshot, checkpoint or registry row proves a revision past the end of the journal: acknowledged events were lost (a journal cut, or put back from an older copy); commands fail with CORRUPT', fix: 'repair: the state is recovered from the newest valid snapshot, the lost seqs are recorded in a repair.events_lost event and never handed out again, the original kept aside' },
   JOURNAL_MISSING: { means: 'a session folder without a readable journal.jsonl', fix: 'none: restore the journal from a backup, or move the folder away' },
   JOURNAL_EMPTY: { means: 'a journal without a session.created event', fix: 'none: restore the journal from a backup' },
   JOURNAL_CORRUPT: { means: 'the store refuses to read the session (stores without file-level checks)', fix: 'repair' },
@@ -97,9 +98,9 @@ interface Session {
 }
 
 /** Journal codes whose session cannot be read until they are repaired. */
-const UNREADABLE = new Set(['JOURNAL_MISSING', 'JOURNAL_EMPTY', 'JOURNAL_CHECKSUM', 'SEQ_GAP', 'JOURNAL_CORRUPT']);
+const UNREADABLE = new Set(['JOURNAL_MISSING', 'JOURNAL_EMPTY', 'JOURNAL_CHECKSUM', 'SEQ_GAP', 'JOURNAL_CORRUPT', 'EVENTS_LOST']);
 /** Journal codes repaired by rebuilding the journal. */
-const REBUILD = new Set(['JOURNAL_CHECKSUM', 'SEQ_GAP', 'JOURNAL_CORRUPT']);
+const REBUILD = new Set(['JOURNAL_CHECKSUM', 'SEQ_GAP', 'JOURNAL_CORRUPT', 'EVENTS_LOST']);
 
 /** Checks the store of `m` (and with `fix`, repairs it). */
 async function runDoctor(m: SessionManager, o: DoctorOptions = {}): Promise<DoctorReport> {
@@ -245,7 +246,14 @@ class Pass {
         const reports = this.store.repair ? await this.store.repair(id) : [];
         return reports.length ? reports.map((r) => r.message.replace(/^Session [^:]+: /, '').replace(/\.$/, '')).join('; ') : 'nothing left to rebuild';
       }
-      const r = await this.store.load(id);
+      let r: Awaited<ReturnType<SessionStore['load']>>;
+      try {
+        r = await this.store.load(id);
+      } catch (e) {
+        // Not a torn append after all: acknowledged events were lost. Recovered by repair.
+        if (!isBatonError(e, 'CORRUPT') || !e.details['lost'] || !this.store.repair) throw e;
+        return (await this.store.repair(id)).map((x) => x.message.replace(/^Session [^:]+: /, '').replace(/\.$/, '')).join('; ');
+      }
       const cut = r.repairs.find((x) => x.kind === 'torn_tail');
       return cut ? `cut by the normal open path (a repair.torn_tail event records it); the bytes are kept in ${cut.savedTo ? basename(cut.savedTo) : 'a .torn file'}` : 'no torn tail left to cut';
     });

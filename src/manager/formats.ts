@@ -311,6 +311,8 @@ export interface ExportOptions extends FormatsOptions {
 
 /** Opens (creating it if needed) an output folder; `BAD_INPUT` when the path is a file. */
 export async function openOut(out: string, cwd: string): Promise<SafeDir> {
+  // An empty path would resolve to the working directory: never write there by accident.
+  if (out.trim() === '') throw new BatonError('BAD_INPUT', '--out needs a folder to export into; got an empty path.', { hint: 'Give a folder to export into (it is created when missing); "." names the current folder.' });
   const abs = path.resolve(cwd, out);
   let st: fs.Stats | null = null;
   try {

@@ -10,6 +10,7 @@ import { registerPhaseTools } from './tools/phases.js';
 import { registerRecordTools } from './tools/records.js';
 import { registerResumeTools } from './tools/resume.js';
 import { registerSessionTools } from './tools/sessions.js';
+import { guardToolArguments } from './arguments.js';
 
 export type { ServerOptions };
 
@@ -47,6 +48,7 @@ export function createMcpServer(options: ServerOptions): McpServer {
   registerRecordTools(server, kit);
   registerCheckpointTools(server, kit);
   registerResumeTools(server, kit);
+  guardToolArguments(server);
   registerResources(server, kit);
   registerPrompts(server, kit);
   return server;

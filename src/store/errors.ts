@@ -58,3 +58,46 @@ export function conflict(id: string, expected: number, actual: number): BatonErr
     details: { sessionId: id, expectedRevision: expected, revision: actual },
   });
 }
+
+/** The highest revision proven acknowledged by something other than the journal. */
+export interface Proof {
+  revision: number;
+  /** What proves it, for messages: `snapshot.json`, `checkpoint cp-3-x`, `the registry`. */
+  by: string;
+}
+
+/** `CORRUPT`: the journal ends at `journalRevision` but `proof` shows more was acknowledged. */
+export function eventsLost(id: string, journalRevision: number, proof: Proof): BatonError {
+  const from = journalRevision + 1;
+  const range = from === proof.revision ? `event ${from} is` : `events ${from}–${proof.revision} are`;
+  return new BatonError(
+    'CORRUPT',
+    `Session ${id}'s journal ends at revision ${journalRevision}, but ${proof.by} shows revision ${proof.revision} was acknowledged: ${range} lost (the journal was cut, or put back from an older copy).`,
+    {
+      hint: hint('journal.events-lost', { session: id }),
+      details: { sessionId: id, journalRevision, provenRevision: proof.revision, provenBy: proof.by, lost: { from, to: proof.revision } },
+    },
+  );
+}
+
+/** `CORRUPT`: a session whose journal holds no event. */
+export function journalEmpty(id: string, journal: string): BatonError {
+  return new BatonError('CORRUPT', `Session ${id}'s journal (${journal}) holds no event (it is empty, or holds only a torn line).`, {
+    hint: hint('journal.restore-backup', { session: id }),
+    details: { sessionId: id, journal },
+  });
+}
+
+/**
+ * `CORRUPT` for a session without events, or whose registry row or snapshot names a revision
+ * past its highest event (`max_seq`): acknowledged events were lost (rows deleted by hand, one
+ * table put back from an older copy). Never read as a shorter session that would hand out
+ * those seqs again. For stores that keep these revisions side by side (PostgreSQL).
+ */
+export function checkNothingLost(id: string, head: { snap_rev: number | null; row_rev: number | null; max_seq: number | null }, where: string): void {
+  const end = head.max_seq === null ? 0 : Number(head.max_seq);
+  if (end === 0) throw journalEmpty(id, where);
+  const snap = head.snap_rev === null ? 0 : Number(head.snap_rev);
+  const row = head.row_rev === null ? 0 : Number(head.row_rev);
+  if (snap > end || row > end) throw eventsLost(id, end, snap >= row ? { revision: snap, by: 'its snapshot' } : { revision: row, by: 'its registry row' });
+}

@@ -22,7 +22,7 @@ export interface Snapshot {
 /** Something the store found damaged and repaired or set aside while reading. */
 export interface RepairReport {
   sessionId: string | null;
-  kind: 'torn_tail' | 'snapshot_corrupt' | 'snapshot_stale' | 'index_corrupt' | 'index_rebuilt' | 'active_dangling' | 'journal_rewritten' | RetentionRepairKind;
+  kind: 'torn_tail' | 'snapshot_corrupt' | 'snapshot_stale' | 'index_corrupt' | 'index_rebuilt' | 'active_dangling' | 'journal_rewritten' | 'events_lost' | RetentionRepairKind;
   message: string;
   savedTo: string | null;
 }

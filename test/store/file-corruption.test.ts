@@ -128,13 +128,13 @@ describe('torn last journal line', () => {
     await expectTornTailRepaired('trunc', all.slice(0, -1), lastLine - 1000);
   });
 
-  it('treats a complete last line with a bad checksum the same way', async () => {
-    const before = await makeSession('badsum', 4);
-    const lines = journalLines('badsum');
+  it('does not take a complete last line with a bad checksum for a torn one: it is kept and CORRUPT', async () => {
+    await makeSession('badsum', 4);
     const bad = damage(encodeRecord({ v: 1, seq: 6, ...noteEvent(6) }));
     fs.appendFileSync(journalOf('badsum'), `${bad}\n`);
-    expect(journalLines('badsum')).toHaveLength(lines.length + 1);
-    await expectTornTailRepaired('badsum', before, Buffer.byteLength(bad) + 1);
+    const damaged = fs.readFileSync(journalOf('badsum'));
+    expect(isBatonError(await rejection(fresh().load('badsum')), 'CORRUPT')).toBe(true);
+    expect(fs.readFileSync(journalOf('badsum')).equals(damaged)).toBe(true);
   });
 
   it('repairs a torn tail found by an append, which then sees the new revision', async () => {
@@ -460,7 +460,7 @@ describe('snapshot.json', () => {
     }
   });
 
-  it('a snapshot ahead of a journal put back from an older copy is ignored', async () => {
+  it('a snapshot ahead of a journal put back from an older copy makes it CORRUPT, naming the lost events', async () => {
     const s = fresh();
     await seed(s, 'rewound', 2);
     const old = fs.readFileSync(journalOf('rewound'));
@@ -468,11 +468,10 @@ describe('snapshot.json', () => {
     await s.writeSnapshot('rewound', { revision: 5, state: stateOf('rewound', await s.readEvents('rewound')) });
     await s.close();
     fs.writeFileSync(journalOf('rewound'), old);
-    const r = await fresh().load('rewound');
-    expect(kinds(r.repairs)).toEqual(['snapshot_stale']);
-    expect(r.snapshot).toBeNull();
-    expect(r.revision).toBe(3);
-    expectContiguous(r.events);
+    const e = await rejection(fresh().load('rewound'));
+    expect(isBatonError(e, 'CORRUPT')).toBe(true);
+    expect((e as BatonError).details).toMatchObject({ journalRevision: 3, provenRevision: 5, lost: { from: 4, to: 5 } });
+    expect(fs.readFileSync(journalOf('rewound')).equals(old)).toBe(true);
   });
 });
 

@@ -37,6 +37,11 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
       if (heartbeatMs >= ttlMs) {
         throw new BatonError('BAD_INPUT', `The heartbeat (${heartbeatMs} ms) must be shorter than the lease lifetime (${ttlMs} ms).`, { hint: 'e.g. --heartbeat 30s --ttl 60s' });
       }
+      // Refused before the lease is taken: a command that cannot be started must not leave
+      // the session leased (the next run would be LOCKED for the whole TTL).
+      if (command.length === 0 || command[0]!.trim() === '' || command.some((a) => a.includes('\0'))) {
+        throw new BatonError('BAD_INPUT', `baton run needs a command to run; got ${JSON.stringify(command)}.`, { hint: 'e.g. baton run -- npm test' });
+      }
       const m = ctx.manager();
       const id = await ctx.sessionId();
       const held = ctx.fencingToken;

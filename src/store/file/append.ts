@@ -7,6 +7,7 @@ import type { RepairReport } from '../types.js';
 import { FILE_MODE } from '../atomic-write.js';
 import { encodeRecord } from './codec.js';
 import { readTail } from './journal.js';
+import { journalEmpty } from '../errors.js';
 import type { Handle } from './session-lock.js';
 
 /*
@@ -36,8 +37,12 @@ export function journalLines(events: NewEvent[], first: number, batch: boolean):
   return out;
 }
 
-/** Brings `h.lastSeq`/`h.end` up to date and cuts a torn tail. Caller holds the lock. */
-export function syncTail(w: Writer, id: string, h: Handle, repairs: RepairReport[]): void {
+/**
+ * Brings `h.lastSeq`/`h.end` up to date and cuts a torn tail, after `guard` (given the
+ * journal's durable end) has had the chance to refuse: a cut that would lose acknowledged
+ * events is not a torn tail. Caller holds the lock.
+ */
+export function syncTail(w: Writer, id: string, h: Handle, repairs: RepairReport[], guard?: (lastSeq: number) => void): void {
   // lastSeq is reset whenever the lock is (re)taken, so a known value is still current.
   if (h.lastSeq >= 0) return;
   const size = fs.fstatSync(h.fd).size;
@@ -48,6 +53,8 @@ export function syncTail(w: Writer, id: string, h: Handle, repairs: RepairReport
       details: { sessionId: id, journal: h.journal },
     });
   }
+  if (tail.lastSeq === 0) throw journalEmpty(id, h.journal);
+  if (tail.torn) guard?.(tail.lastSeq);
   h.lastSeq = tail.lastSeq;
   h.end = tail.goodEnd;
   if (tail.torn) {

@@ -47,6 +47,7 @@ export const FILE_CHECKED_CODES = [
   'TORN_TAIL',
   'JOURNAL_CHECKSUM',
   'SEQ_GAP',
+  'EVENTS_LOST',
   'SNAPSHOT_CORRUPT',
   'SNAPSHOT_MISMATCH',
   'INDEX_CORRUPT',
@@ -352,6 +353,11 @@ class FileDoctor {
       const r = rec as SnapshotRecord;
       if (typeof r.v === 'number' && r.v > this.o.formatVersion) {
         this.add('SNAPSHOT_CORRUPT', f.id, file, `${this.rel(file)} has format ${r.v}; this baton reads up to ${this.o.formatVersion}. Upgrade baton`, false);
+        continue;
+      }
+      if (r.revision > info.scan.maxSeq) {
+        // Proof that acknowledged events were lost: kept, it is what the recovery starts from.
+        this.add('EVENTS_LOST', f.id, file, `${this.rel(file)} is at revision ${r.revision} but the journal ends at ${info.scan.maxSeq}: acknowledged events ${info.scan.maxSeq + 1}–${r.revision} are lost`, true);
         continue;
       }
       // A journal with damaged lines is rebuilt by the fix, which drops its snapshots anyway.

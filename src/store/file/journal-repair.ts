@@ -5,7 +5,9 @@ import { FILE_MODE, atomicWrite } from '../atomic-write.js';
 import { EVENT_FORMAT_VERSION } from './append.js';
 import type { Writer } from './append.js';
 import { decodeRecord, encodeRecord } from './codec.js';
-import { scanJournal } from './journal.js';
+import { lossStart, scanJournal } from './journal.js';
+import { readableSnapshots } from './loss.js';
+import type { Proof } from '../errors.js';
 import type { Handle } from './session-lock.js';
 
 /**
@@ -67,6 +69,17 @@ function rebuild(w: Writer, buf: Buffer, torn: boolean, savedName: string): { te
       pending.push({ raw, line: i + 1 });
       return;
     }
+    // Seqs a `repair.events_lost` stands for were lost, not damaged: nothing fills them.
+    const lossFrom = d.ok ? lossStart(d.value) : null;
+    if (lossFrom !== null && lossFrom > seq) {
+      while (seq + 1 < lossFrom) {
+        const p = pending.shift();
+        unreadableEvent(p?.raw ?? '', p?.line ?? i + 1);
+      }
+      out.push(raw);
+      seq = at as number;
+      return;
+    }
     while (seq + 1 < (at as number)) {
       const p = pending.shift();
       if (p) unreadableEvent(p.raw, p.line);
@@ -86,4 +99,48 @@ function splitLines(buf: Buffer): string[] {
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   return lines;
+}
+
+/**
+ * Recovery of a journal that lost acknowledged events (`proof` names a revision past its
+ * end): the original is kept as `journal.jsonl.corrupt-<time>`, the journal keeps its events
+ * up to the end it still has (a torn fragment after them is cut, its bytes in the saved copy)
+ * and gains one `repair.events_lost` event at seq `proof.revision + 1`, which names the lost
+ * seqs and carries the state of the newest valid snapshot past the journal's end. Numbering
+ * goes on above every seq ever acknowledged. The snapshots are removed (the journal file is
+ * new). Caller holds the session lock and drops its handle afterwards.
+ */
+export function recoverLostEvents(w: Writer, id: string, h: Handle, proof: Proof): RepairReport {
+  const buf = fs.readFileSync(h.journal);
+  const scan = scanJournal(buf, 0, 1);
+  const last = scan.maxSeq;
+  const stamp = w.now().toISOString().replace(/[:.]/g, '-');
+  const savedTo = `${h.journal}.corrupt-${stamp}`;
+  fs.writeFileSync(savedTo, buf, { mode: FILE_MODE });
+  const snap = readableSnapshots(id, h.snapshotFile).find((s) => s.revision > last && s.revision <= proof.revision) ?? null;
+  const event = {
+    v: EVENT_FORMAT_VERSION,
+    seq: proof.revision + 1,
+    type: 'repair.events_lost',
+    time: w.now().toISOString(),
+    actor: w.actor,
+    data: {
+      from: last + 1,
+      to: proof.revision,
+      recoveredFrom: snap ? { kind: 'snapshot', revision: snap.revision } : null,
+      state: snap ? snap.state : null,
+      savedTo: path.basename(savedTo),
+    },
+  };
+  // Every complete line stays (damaged inner lines are the rebuild's to handle); a torn end goes.
+  const kept = buf.subarray(0, scan.tornAt ?? buf.length).toString('utf8');
+  atomicWrite(h.journal, `${kept}${kept === '' || kept.endsWith('\n') ? '' : '\n'}${encodeRecord(event)}\n`);
+  for (const f of [h.snapshotFile, `${h.snapshotFile}.bak`]) fs.rmSync(f, { force: true });
+  const lost = last + 1 === proof.revision ? `seq ${proof.revision}` : `seqs ${last + 1}–${proof.revision}`;
+  return {
+    sessionId: id,
+    kind: 'events_lost',
+    message: `Session ${id}: acknowledged ${lost} were lost (${proof.by} proves revision ${proof.revision}); ${snap ? `the state was recovered from the snapshot at revision ${snap.revision}` : 'no snapshot past the journal was left, the state is the journal\'s'}, recorded as a repair.events_lost event at seq ${proof.revision + 1}; the original is in ${path.basename(savedTo)}.`,
+    savedTo,
+  };
 }

@@ -24,13 +24,18 @@ export interface Scan {
   bad: BadLine[];
   /** Byte offset where each returned event's line ends, parallel to `events`. */
   ends: number[];
+  /**
+   * Highest seq on any complete, readable line, in order or not (at least `lastSeq`): how far
+   * the journal got, which a damaged inner line does not change.
+   */
+  maxSeq: number;
 }
 
 /**
  * Parses journal bytes starting at `startOffset`, expecting the first event to have seq
- * `firstSeq`. A last line that is incomplete or fails its checksum is a torn tail (an append
- * that was never acknowledged); a damaged line followed by good ones, or a seq out of
- * order, is reported in `bad`.
+ * `firstSeq`. Only a last line without its newline is a torn tail (an append that was never
+ * acknowledged); a damaged complete line, last or not, or a seq out of order, is reported in
+ * `bad`.
  */
 export function scanJournal(buf: Buffer, startOffset: number, firstSeq: number): Scan {
   const events: StoredEvent[] = [];
@@ -42,6 +47,7 @@ export function scanJournal(buf: Buffer, startOffset: number, firstSeq: number):
   let goodEnd = startOffset;
   let tornAt: number | null = null;
   let lineNo = 0;
+  let maxSeq = 0;
   const size = buf.length;
   while (offset < size) {
     let nl = buf.indexOf(10, offset);
@@ -50,7 +56,6 @@ export function scanJournal(buf: Buffer, startOffset: number, firstSeq: number):
     lineNo += 1;
     const raw = buf.toString('utf8', offset, nl);
     const next = complete ? nl + 1 : size;
-    const isLast = next >= size;
     if (!complete) {
       tornAt = offset;
       break;
@@ -62,17 +67,16 @@ export function scanJournal(buf: Buffer, startOffset: number, firstSeq: number):
     }
     const d = decodeRecord(raw);
     const seq = d.ok ? d.value['seq'] : undefined;
+    if (typeof seq === 'number' && seq > maxSeq) maxSeq = seq;
     if (!d.ok || typeof seq !== 'number' || typeof d.value['type'] !== 'string') {
-      if (isLast) {
-        tornAt = offset;
-        break;
-      }
+      // Even as the last line: a line that got its newline was written whole, so damage to it
+      // is not a torn append. It is kept and reported, never cut.
       bad.push({ line: lineNo, offset, raw, reason: d.ok ? 'missing seq or type' : d.reason });
       expected += 1;
       offset = next;
       continue;
     }
-    if (seq !== expected) {
+    if (seq !== expected && !bridgesLoss(d.value, expected)) {
       bad.push({ line: lineNo, offset, raw, reason: `seq ${seq} where ${expected} was expected` });
       offset = next;
       continue;
@@ -89,6 +93,7 @@ export function scanJournal(buf: Buffer, startOffset: number, firstSeq: number):
   if (open !== null) {
     const i = events.findIndex((e) => e.seq === open);
     if (i !== -1) {
+      if (maxSeq >= open) maxSeq = open - 1;
       tornAt = starts[i]!;
       goodEnd = tornAt;
       events.length = i;
@@ -96,7 +101,23 @@ export function scanJournal(buf: Buffer, startOffset: number, firstSeq: number):
       expected = open;
     }
   }
-  return { events, lastSeq: expected - 1, goodEnd, tornAt, bad, ends };
+  return { events, lastSeq: expected - 1, goodEnd, tornAt, bad, ends, maxSeq: Math.max(maxSeq, expected - 1) };
+}
+
+/**
+ * The first lost seq a `repair.events_lost` event `e` stands for (its seqs `from` … own seq - 1
+ * were acknowledged once and are never reused), or null when `e` is no such event.
+ */
+export function lossStart(e: Record<string, unknown>): number | null {
+  if (e['type'] !== 'repair.events_lost') return null;
+  const d = e['data'] as { from?: unknown; to?: unknown } | null | undefined;
+  if (typeof d !== 'object' || d === null || typeof d.from !== 'number' || d.to !== (e['seq'] as number) - 1 || d.from > (e['seq'] as number)) return null;
+  return d.from;
+}
+
+/** True when `e` is the `repair.events_lost` event that bridges the seqs from `expected`. */
+export function bridgesLoss(e: Record<string, unknown>, expected: number): boolean {
+  return lossStart(e) === expected;
 }
 
 /**
@@ -114,9 +135,9 @@ export interface Tail {
   lastSeq: number;
   goodEnd: number;
   size: number;
-  /** The final line is incomplete or damaged: an unacknowledged append, safe to cut. */
+  /** The final line has no newline: an unacknowledged append, safe to cut. */
   torn: boolean;
-  /** The line before the final one is damaged too: not a torn tail, needs `repair`. */
+  /** The last complete line is damaged: not a torn tail, needs `repair`. */
   corrupt: boolean;
 }
 
@@ -136,17 +157,14 @@ export function readTail(fd: number): Tail {
     // No newline at all in this window: a torn last line longer than the window. The last
     // good line lies further back; read more rather than take the whole file as torn.
     if (lines.length === 0 && start > 0) continue;
-    let torn = buf[buf.length - 1] !== 10;
-    let i = 0;
+    const torn = buf[buf.length - 1] !== 10;
     if (!torn) {
       const last = lines[0];
       if (last === 'partial') continue;
-      if (last && seqOf(buf, last) === null) {
-        torn = true;
-        i = 1;
-      }
+      // A complete last line that fails its checksum is damage, not a torn append.
+      if (last && seqOf(buf, last) === null) return { lastSeq: 0, goodEnd: 0, size, torn: false, corrupt: true };
     }
-    const good = lines[i];
+    const good = lines[0];
     if (good === 'partial') continue;
     if (!good) return { lastSeq: 0, goodEnd: 0, size, torn, corrupt: false };
     const d = decodeRecord(buf.toString('utf8', good.from, good.to));

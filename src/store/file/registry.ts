@@ -103,6 +103,20 @@ export class Registry {
     this.logFd = null;
   }
 
+  /**
+   * The revision the registry recorded for session `id` (index.json plus the log past it),
+   * or null when it has no row. Reads only; a damaged index says nothing (null).
+   */
+  revisionOf(id: string): number | null {
+    try {
+      const row = this.readBoth([], true).rows.get(id);
+      const rev = row?.summary.revision;
+      return typeof rev === 'number' ? rev : null;
+    } catch {
+      return null;
+    }
+  }
+
   /** Reads the registry as row objects, reconciled with the session folders on disk. */
   list(rebuild: boolean): ListResult {
     const r = this.listRows(rebuild);
@@ -176,8 +190,8 @@ export class Registry {
   }
 
   /** index.json and the log rows past its offset; `consistent` = both of one generation. */
-  private readBoth(repairs: RepairReport[]): { index: Index | null; rows: Map<string, RowText>; log: LogRead; consistent: boolean } {
-    const index = this.readIndex(repairs);
+  private readBoth(repairs: RepairReport[], readOnly = false): { index: Index | null; rows: Map<string, RowText>; log: LogRead; consistent: boolean } {
+    const index = this.readIndex(repairs, readOnly);
     const rows = index ? index.rows : new Map<string, RowText>();
     const log = this.foldLog(rows, index ? index.logOffset : 0);
     return { index, rows, log, consistent: !index || index.log === null || index.log === log.ino };
@@ -280,7 +294,8 @@ export class Registry {
     }
   }
 
-  private readIndex(repairs: RepairReport[]): Index | null {
+  /** index.json as read; one that is not an index is moved aside and reported, unless `readOnly`. */
+  private readIndex(repairs: RepairReport[], readOnly = false): Index | null {
     const read = readWithIno(this.layout.index);
     if (read === null) return null;
     const text = read.buf.toString('utf8');
@@ -297,6 +312,7 @@ export class Registry {
       for (const s of list) if (s && typeof s.id === 'string') rows.set(s.id, RowText.of(s));
       return { logOffset: parsed.logOffset, folders: '', log: null, self, rows, fast: false };
     } catch (e) {
+      if (readOnly) return null;
       let savedTo: string | null = null;
       try {
         savedTo = moveAside(this.layout.index, this.now());

@@ -7,7 +7,7 @@ import type { NewEvent, StoredEvent } from '../../domain/events.js';
 import { validateId } from '../../domain/ids.js';
 import type { SessionSummary } from '../../domain/summary.js';
 import { DIR_MODE, FILE_MODE, atomicWrite, fsyncDir } from '../atomic-write.js';
-import { checkCheckpoint, conflict, exists, notFound } from '../errors.js';
+import { checkCheckpoint, conflict, eventsLost, exists, journalEmpty, notFound } from '../errors.js';
 import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, ListRowsResult, LoadResult, RepairReport, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from '../types.js';
 import { journalLines, syncTail, writeEvents } from './append.js';
 import type { Writer } from './append.js';
@@ -16,7 +16,8 @@ import { encodeRecord } from './codec.js';
 import { fileDoctor } from './doctor.js';
 import type { FileDoctorResult } from './doctor.js';
 import { readIfExists, removeStaleTemps } from './fsutil.js';
-import { repairJournal } from './journal-repair.js';
+import { recoverLostEvents, repairJournal } from './journal-repair.js';
+import { provenRevision } from './loss.js';
 import { readTail, scanJournal } from './journal.js';
 import type { Scan } from './journal.js';
 import { FileLock } from './lock.js';
@@ -84,15 +85,24 @@ export class FileStore implements SessionStore {
   /** Creates an empty store at `root` (idempotent). */
   static init(root: string): void {
     const layout = new Layout(path.resolve(root));
+    if (fs.existsSync(layout.root) && !isPlainDir(layout.root)) {
+      throw new BatonError('BAD_INPUT', `${layout.root} is not a folder, so no store can be made there.`, { hint: hint('store.init-or-dir') });
+    }
     for (const d of [layout.root, layout.sessions, layout.archive]) fs.mkdirSync(d, { recursive: true, mode: DIR_MODE });
     if (!fs.existsSync(layout.meta)) atomicWrite(layout.meta, `${JSON.stringify({ format: 'baton.store', version: FILE_FORMAT_VERSION })}\n`);
   }
 
   private checkFormat(): void {
+    // Only `init` and `start` make a store: any other command that names a folder (--dir) that
+    // is not one is refused before a byte is written there.
+    if (!isPlainDir(this.layout.root)) {
+      throw new BatonError('NO_STORE', `No baton store at ${this.layout.root}.`, { hint: hint('store.init') });
+    }
     const raw = readIfExists(this.layout.meta);
     if (raw === null) {
-      if (!isPlainDir(this.layout.root)) {
-        throw new BatonError('NO_STORE', `No baton store at ${this.layout.root}.`, { hint: hint('store.init') });
+      // A store whose marker was lost still has its sessions folder (doctor rewrites the marker).
+      if (!isPlainDir(this.layout.sessions)) {
+        throw new BatonError('NO_STORE', `${this.layout.root} is a folder but not a baton store (no store.json, no sessions/).`, { hint: hint('store.init') });
       }
       return;
     }
@@ -191,10 +201,14 @@ export class FileStore implements SessionStore {
     const repairs: RepairReport[] = this.notices.splice(0);
     const snap = readSnapshot(this.now, id, h, repairs);
     let scan = this.scanFrom(h, snap);
+    if (!snap && scan.lastSeq === 0 && !scan.bad.length) throw journalEmpty(id, h.journal);
+    // Damage at the end (a cut line, a snapshot past the journal) may be more than a torn
+    // append: look for proof of acknowledged events the journal no longer holds first.
+    if (scan.tornAt !== null || repairs.some((r) => r.kind === 'snapshot_stale')) this.guardLoss(id, h, scan.maxSeq);
     if (scan.tornAt !== null) {
       lockSession(h);
       h.lastSeq = -1;
-      syncTail(this.writer, id, h, repairs);
+      syncTail(this.writer, id, h, repairs, (last) => this.guardLoss(id, h, last));
       scan = this.scanFrom(h, snap);
     }
     if (scan.bad.length) {
@@ -229,14 +243,34 @@ export class FileStore implements SessionStore {
         hint: hint('repair.run', { session: id }),
       });
     }
+    if (scan.lastSeq === 0) throw journalEmpty(id, h.journal);
+    // The whole history is read anyway: the registry row and the checkpoints the journal does
+    // not know are little more to read.
+    const known = new Set(scan.events.filter((e) => e.type === 'checkpoint.created').map((e) => String((e.data as { checkpointId?: unknown }).checkpointId)));
+    this.guardLoss(id, h, scan.lastSeq, known);
     return scan.events.filter((e) => e.seq > afterSeq);
+  }
+
+  /**
+   * `CORRUPT` when a snapshot, a checkpoint or (when `registry`) the registry row proves a
+   * revision past `journalEnd`: acknowledged events were lost (see loss.ts).
+   */
+  private guardLoss(id: string, h: Handle, journalEnd: number, known?: ReadonlySet<string>, registry = true): void {
+    const proof = provenRevision(id, {
+      layout: this.layout,
+      dir: h.dir,
+      snapshotFile: h.snapshotFile,
+      ...(known ? { knownCheckpoints: known } : {}),
+      ...(registry ? { registryRevision: () => this.registry.revisionOf(id) } : {}),
+    });
+    if (proof && proof.revision > journalEnd) throw eventsLost(id, journalEnd, proof);
   }
 
   async append(id: string, expectedRevision: number, events: NewEvent[], options: AppendOptions = {}): Promise<{ revision: number }> {
     const h = this.handle(id);
     lockSession(h);
     const repairs: RepairReport[] = [];
-    syncTail(this.writer, id, h, repairs);
+    syncTail(this.writer, id, h, repairs, (last) => this.guardLoss(id, h, last));
     if (h.lastSeq !== expectedRevision) throw conflict(id, expectedRevision, h.lastSeq);
     const revision = writeEvents(h, events);
     if (options.summary) this.registry.record({ ...options.summary, revision });
@@ -384,12 +418,22 @@ export class FileStore implements SessionStore {
   }
 
   async repair(id: string): Promise<RepairReport[]> {
-    const h = this.handle(id);
+    let h = this.handle(id);
     lockSession(h);
-    const repairs = repairJournal(this.writer, id, h);
-    // The journal file was replaced: reopen it on next use.
-    if (repairs.length) this.drop(id);
-    return repairs;
+    const repairs: RepairReport[] = [];
+    // Lost events first: a rebuild would drop the snapshots the recovery starts from.
+    const scan = scanJournal(fs.readFileSync(h.journal), 0, 1);
+    const proof = provenRevision(id, { layout: this.layout, dir: h.dir, snapshotFile: h.snapshotFile, registryRevision: () => this.registry.revisionOf(id) });
+    if (proof && proof.revision > scan.maxSeq) {
+      repairs.push(recoverLostEvents(this.writer, id, h, proof));
+      // The journal file was replaced: reopen it.
+      this.drop(id);
+      h = this.handle(id);
+      lockSession(h);
+    }
+    const rebuilt = repairJournal(this.writer, id, h);
+    if (rebuilt.length) this.drop(id);
+    return [...repairs, ...rebuilt];
   }
 
   private checkpoints(id: string): CheckpointFiles {

@@ -54,22 +54,25 @@ export function statements(s: string) {
     archived: `SELECT archived FROM ${s}.sessions WHERE id = $1`,
 
     /**
-     * A session as one consistent read: a head row (seq null: the snapshot), then the events
-     * after the snapshot. No head row: no such session.
+     * A session as one consistent read: a head row (seq null: the snapshot, the registry row's
+     * revision, the highest seq), then the events after the snapshot. No head row: no such session.
      */
     load: `
-      SELECT NULL::integer AS seq, sn.revision AS snap_rev, sn.state AS body
+      SELECT NULL::integer AS seq, sn.revision AS snap_rev, sn.state AS body, x.summary_revision AS row_rev,
+             (SELECT max(seq) FROM ${s}.events WHERE session_id = $1) AS max_seq
         FROM ${s}.sessions x LEFT JOIN ${s}.snapshots sn ON sn.session_id = x.id WHERE x.id = $1
       UNION ALL
-      SELECT e.seq, NULL, e.body FROM ${s}.events e
+      SELECT e.seq, NULL, e.body, NULL, NULL FROM ${s}.events e
         WHERE e.session_id = $1 AND e.seq > COALESCE((SELECT revision FROM ${s}.snapshots WHERE session_id = $1), 0)
       ORDER BY seq NULLS FIRST`,
 
-    /** A head row (seq null) when the session exists, then its events after $2. */
+    /** A head row (seq null; revisions of registry row and snapshot, highest seq), then events after $2. */
     readEvents: `
-      SELECT NULL::integer AS seq, NULL AS body FROM ${s}.sessions WHERE id = $1
+      SELECT NULL::integer AS seq, NULL AS body, x.summary_revision AS row_rev, sn.revision AS snap_rev,
+             (SELECT max(seq) FROM ${s}.events WHERE session_id = $1) AS max_seq
+        FROM ${s}.sessions x LEFT JOIN ${s}.snapshots sn ON sn.session_id = x.id WHERE x.id = $1
       UNION ALL
-      SELECT seq, body FROM ${s}.events WHERE session_id = $1 AND seq > $2
+      SELECT seq, body, NULL, NULL, NULL FROM ${s}.events WHERE session_id = $1 AND seq > $2
       ORDER BY seq NULLS FIRST`,
 
     /** Replaces the session's snapshot, unless its revision is past the journal end (no row then). */

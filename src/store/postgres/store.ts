@@ -3,7 +3,7 @@ import { BatonError, isBatonError } from '../../domain/errors.js';
 import type { NewEvent, StoredEvent } from '../../domain/events.js';
 import { validateId } from '../../domain/ids.js';
 import type { SessionSummary } from '../../domain/summary.js';
-import { checkCheckpoint, checkpointExists, checkpointNotFound, conflict, exists, notFound } from '../errors.js';
+import { checkCheckpoint, checkpointExists, checkpointNotFound, checkNothingLost, conflict, exists, notFound } from '../errors.js';
 import { checkpointFromRecord, checkpointRecord } from '../checkpoint-record.js';
 import type { CheckpointRecord } from '../checkpoint-record.js';
 import { RowText } from '../row.js';
@@ -158,9 +158,10 @@ export class PostgresStore implements SessionStore {
 
   async load(id: string): Promise<LoadResult> {
     validateId(id);
-    const r = await this.q<{ seq: number | null; snap_rev: number | null; body: string | null }>(this.sql.load, [id]);
+    const r = await this.q<{ seq: number | null; snap_rev: number | null; body: string | null; row_rev: number | null; max_seq: number | null }>(this.sql.load, [id]);
     const head = r.rows[0];
     if (!head || head.seq !== null) throw notFound(id);
+    checkNothingLost(id, head, 'the events table');
     const repairs: RepairReport[] = [];
     let snapshot: Snapshot | null = null;
     if (head.snap_rev !== null && head.body !== null) {
@@ -178,8 +179,9 @@ export class PostgresStore implements SessionStore {
 
   async readEvents(id: string, afterSeq = 0): Promise<StoredEvent[]> {
     validateId(id);
-    const r = await this.q<{ seq: number | null; body: string | null }>(this.sql.readEvents, [id, Math.max(0, Math.floor(afterSeq))]);
+    const r = await this.q<{ seq: number | null; body: string | null; row_rev: number | null; snap_rev: number | null; max_seq: number | null }>(this.sql.readEvents, [id, Math.max(0, Math.floor(afterSeq))]);
     if (!r.rows[0] || r.rows[0].seq !== null) throw notFound(id);
+    checkNothingLost(id, r.rows[0], 'the events table');
     return r.rows.slice(1).map((row) => decodeEvent(id, row.seq!, row.body!));
   }
 
