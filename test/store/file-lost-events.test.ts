@@ -10,7 +10,6 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isBatonError } from '../../src/domain/errors.js';
 import type { BatonError } from '../../src/domain/errors.js';
-import { runDoctor } from '../../src/manager/doctor.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { encodeRecord } from '../../src/store/file/codec.js';
 import { FileStore } from '../../src/store/file/store.js';
@@ -69,7 +68,7 @@ describe('a journal cut in the middle under a snapshot of a later revision', () 
       expect(fs.readFileSync(journalOf(id)).equals(damaged)).toBe(true);
 
       const m = new SessionManager({ store, agent: 't' });
-      const report = await runDoctor(m, { fix: true });
+      const report = await m.maintenance.doctor({ fix: true });
       expect(report.ok, JSON.stringify(report.problems, null, 1)).toBe(true);
       const r = await fresh().load(id);
       const lost = r.events.at(-1)!;
