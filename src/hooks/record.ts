@@ -8,7 +8,8 @@ import type { AgentContext, HookLogLine, SessionManager } from '../manager/index
 import { agentName } from './agent-name.js';
 import type { HookEvent } from './model.js';
 import { takePending, spool } from './spool.js';
-import { ingestSubagentChats, recordSubagentRan } from './subagent-ran.js';
+import { recordSubagentRan } from './subagent-ran.js';
+import { ingestSubagentTranscripts } from './subagent-transcripts.js';
 
 /** Where the hook runs and what the user chose (flags of `baton hook`, environment). */
 export interface HookRunContext {
@@ -128,8 +129,8 @@ async function recordOne(m: SessionManager, ev: HookEvent, ctx: HookRunContext, 
       break;
     }
     case 'stop': {
-      // Late lines of the sub-agents' chats (Gemini CLI), before the turn's own transcript.
-      if (ev.cli === 'gemini') await ingestSubagentChats(m, id, a, (w) => line('warn', 'TRANSCRIPT', w, id));
+      // Late lines of the sub-agents' transcripts, before the turn's own transcript.
+      await ingestSubagentTranscripts(m, id, a, (w) => line('warn', 'TRANSCRIPT', w, id));
       const r = await m.hooks.stop(id, a);
       // No handoff here: the end of every turn must stay cheap; compaction and the end of the conversation refresh it.
       if (r.swept.length) line('info', 'SWEPT', `Files changed outside the file tools: ${r.swept.join(', ')}`, id);
@@ -142,7 +143,7 @@ async function recordOne(m: SessionManager, ev: HookEvent, ctx: HookRunContext, 
       break;
     }
     case 'session-end':
-      if (ev.cli === 'gemini') await ingestSubagentChats(m, id, a, (w) => line('warn', 'TRANSCRIPT', w, id));
+      await ingestSubagentTranscripts(m, id, a, (w) => line('warn', 'TRANSCRIPT', w, id));
       await m.hooks.sessionEnd(id, a, act.reason);
       line('info', 'SESSION_END', `Conversation ${a.agentSessionId} ended (${act.reason ?? 'no reason'}).`, id);
       refresh = true;

@@ -1,14 +1,13 @@
 /**
  * Recording a sub-agent that ran inside one tool call (Gemini CLI's `invoke_agent`, which no
  * sub-agent hook event announces): the sub-agent as an agent of the phase, its files
- * attributed to it, and its tokens read from its own chat under its name (at the tool call,
- * and again at the end of the turn and of the conversation for lines written late; the
- * ingestion's remembered offset counts each response once).
+ * attributed to it, and its tokens read from its own chat under its name (late lines are read
+ * at the end of the turn: subagent-transcripts.ts).
  */
 import path from 'node:path';
 import type { AgentContext, SessionManager, SessionState } from '../manager/index.js';
 import { agentName } from './agent-name.js';
-import { findGeminiSubagentChat, geminiSubagentChats } from './gemini-chats.js';
+import { findGeminiSubagentChat } from './gemini-chats.js';
 import type { HookAction } from './model.js';
 
 /** The outcome: the sub-agent's name, or null when neither the payload nor the chats name it. */
@@ -34,24 +33,4 @@ function createdOf(s: SessionState, root: string, written: string[]): string[] {
   const rows = [...s.phases.flatMap((p) => p.files), ...((s.metadata['looseFiles'] as Array<{ path: string; action: string }> | undefined) ?? [])];
   for (const f of rows) if (f.action === 'created') created.add(f.path);
   return written.filter((w) => created.has(path.relative(root, path.resolve(root, w))) || created.has(w));
-}
-
-/**
- * Reads new lines of every recorded sub-agent's chat of this conversation (the end of a
- * turn, the end of the conversation). Problems become warnings: tokens not read now are read
- * at the next call.
- */
-export async function ingestSubagentChats(m: SessionManager, id: string, a: AgentContext, warn: (message: string) => void): Promise<void> {
-  const chats = geminiSubagentChats(a.transcriptPath, a.agentSessionId);
-  if (!chats.length) return;
-  const s = await m.get(id);
-  for (const chat of chats) {
-    const sub = s.subagents?.find((x) => x.agentId === chat.agentId);
-    if (!sub) continue;
-    try {
-      await m.transcripts.ingest(s.id, { cli: 'gemini', path: chat.file, agent: sub.agent, agentSessionId: a.agentSessionId });
-    } catch (e) {
-      warn(`transcript ${chat.file} not read: ${(e as Error).message}`);
-    }
-  }
 }
