@@ -191,7 +191,7 @@ describe('claude hooks', () => {
     const sub = path.join(w.dir, '.claude-transcript', 'subagents', 'agent-a1b2c3d4e5f6.jsonl');
     // Claude Code appends the sub-agent's last response after SubagentStop has run.
     const lines = fs.readFileSync(path.join(tx, 'claude-subagent.jsonl'), 'utf8').split('\n');
-    const late = lines.findLastIndex((l) => l.includes('"usage"'));
+    const late = lines.map((l) => l.includes('"usage"')).lastIndexOf(true);
     fs.writeFileSync(sub, lines.slice(0, late).join('\n') + '\n');
     await run('SubagentStop', w.dir);
     const early = (await w.m().get('hooked')).tokens.byAgent['claude/general-purpose#a1b2c3d4'];
