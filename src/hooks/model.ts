@@ -26,6 +26,12 @@ export type HookAction =
   | { kind: 'tool'; tool: string; output: string | null }
   | { kind: 'subagent-start'; agentId: string; agentType: string | null }
   | { kind: 'subagent-stop'; agentId: string; agentType: string | null; transcriptPath: string | null }
+  /**
+   * A sub-agent that ran inside one tool call (Gemini CLI's `invoke_agent`): started and
+   * stopped at once. `agentId` when the payload names it (else the recorder looks for its
+   * chat), `task` its prompt, `written` the files its file tools wrote (per the payload).
+   */
+  | { kind: 'subagent-ran'; tool: string; agentId: string | null; agentType: string | null; task: string | null; written: string[] }
   /** The agent finished its turn (Claude/Codex Stop, Gemini AfterAgent). */
   | { kind: 'stop' }
   | { kind: 'compact'; trigger: string | null }

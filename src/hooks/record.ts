@@ -8,6 +8,8 @@ import type { AgentContext, HookLogLine, SessionManager } from '../manager/index
 import { agentName } from './agent-name.js';
 import type { HookEvent } from './model.js';
 import { takePending, spool } from './spool.js';
+import { recordSubagentRan } from './subagent-ran.js';
+import { ingestSubagentTranscripts } from './subagent-transcripts.js';
 
 /** Where the hook runs and what the user chose (flags of `baton hook`, environment). */
 export interface HookRunContext {
@@ -121,7 +123,14 @@ async function recordOne(m: SessionManager, ev: HookEvent, ctx: HookRunContext, 
       await m.hooks.subagent(id, { ...a, agent: ev.cli }, act.kind === 'subagent-start' ? 'start' : 'stop', sub);
       break;
     }
+    case 'subagent-ran': {
+      const name = await recordSubagentRan(m, id, a, act);
+      if (!name) line('info', 'NO_SUBAGENT', `${act.tool} ran a sub-agent that neither the payload nor the chats folder names: not recorded.`, id);
+      break;
+    }
     case 'stop': {
+      // Late lines of the sub-agents' transcripts, before the turn's own transcript.
+      await ingestSubagentTranscripts(m, id, a, (w) => line('warn', 'TRANSCRIPT', w, id));
       const r = await m.hooks.stop(id, a);
       // No handoff here: the end of every turn must stay cheap; compaction and the end of the conversation refresh it.
       if (r.swept.length) line('info', 'SWEPT', `Files changed outside the file tools: ${r.swept.join(', ')}`, id);
@@ -134,6 +143,7 @@ async function recordOne(m: SessionManager, ev: HookEvent, ctx: HookRunContext, 
       break;
     }
     case 'session-end':
+      await ingestSubagentTranscripts(m, id, a, (w) => line('warn', 'TRANSCRIPT', w, id));
       await m.hooks.sessionEnd(id, a, act.reason);
       line('info', 'SESSION_END', `Conversation ${a.agentSessionId} ended (${act.reason ?? 'no reason'}).`, id);
       refresh = true;

@@ -185,6 +185,24 @@ describe('claude hooks', () => {
     expect((await w.m().get('hooked')).tokens.input).toBe(4444);
   });
 
+  it('sub-agent transcript lines written after SubagentStop are read at Stop, once', async () => {
+    const w = await workspace();
+    const tx = path.join(ROOT, 'test', 'fixtures', 'transcripts');
+    const sub = path.join(w.dir, '.claude-transcript', 'subagents', 'agent-a1b2c3d4e5f6.jsonl');
+    // Claude Code appends the sub-agent's last response after SubagentStop has run.
+    const lines = fs.readFileSync(path.join(tx, 'claude-subagent.jsonl'), 'utf8').split('\n');
+    const late = lines.map((l) => l.includes('"usage"')).lastIndexOf(true);
+    fs.writeFileSync(sub, lines.slice(0, late).join('\n') + '\n');
+    await run('SubagentStop', w.dir);
+    const early = (await w.m().get('hooked')).tokens.byAgent['claude/general-purpose#a1b2c3d4'];
+    expect(early?.output ?? 0).toBeLessThan(88);
+    fs.appendFileSync(sub, lines.slice(late).join('\n'));
+    await run('Stop', w.dir);
+    await run('Stop', w.dir);
+    await run('SessionEnd', w.dir);
+    expect((await w.m().get('hooked')).tokens.byAgent['claude/general-purpose#a1b2c3d4']).toEqual(expect.objectContaining({ input: 2222, output: 88, cached: 666 }));
+  });
+
   it('PreToolUse is ignored: nothing recorded, nothing printed', async () => {
     const w = await workspace();
     const before = (await w.m().get('hooked')).revision;
