@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { BATON, baseEnv, needBuiltCli, phaseOf, withSession, workspace } from './helpers.js';
+import { BATON, baseEnv, expectError, needBuiltCli, phaseOf, withSession, workspace } from './helpers.js';
 
 describe('bug 1: the agents of a phase are everyone who worked on it', () => {
   it('an agent that records files, sub-steps, tokens, errors or completion is listed in status, handoff and status --json', async () => {
@@ -84,4 +84,23 @@ describe('bug 2: resume after a file of a completed phase was edited outside bat
     expect(after.outsideEdits).toBeNull();
     expect(after.files.outsideChanges).toBe(false);
   }, 30_000);
+});
+
+describe('bug 4: an empty phase list and a plan file that is not UTF-8 are BAD_INPUT, nothing written', () => {
+  it('start --phases "" is refused with the way out', async () => {
+    const ws = workspace();
+    const e = expectError(await ws.run(['start', 'Empty', '--id', 'em', '--phases', '']), 'BAD_INPUT');
+    expect(e.message).toBe('The phase list is empty.');
+    expect(e.hint).toBe('Pass --phases a,b,c.');
+    expectError(await ws.run(['status', '--session', 'em']), 'NO_STORE');
+  });
+
+  it('a plan file with bytes that are not UTF-8 is refused, naming the file', async () => {
+    const ws = workspace();
+    ws.write('plan.yaml', Buffer.concat([Buffer.from('phases:\n  - id: a\n    name: caf'), Buffer.from([0xe9]), Buffer.from('\n')]));
+    const e = expectError(await ws.run(['start', 'Latin', '--id', 'la', '--plan', 'plan.yaml']), 'BAD_INPUT');
+    expect(e.message).toMatch(/^Plan plan\.yaml is not UTF-8 text/);
+    expect(e.hint).toMatch(/UTF-8.*nothing was written/);
+    expectError(await ws.run(['status', '--session', 'la']), 'NO_STORE');
+  });
 });
