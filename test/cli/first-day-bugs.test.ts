@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { BATON, baseEnv, expectError, needBuiltCli, phaseOf, withSession, workspace } from './helpers.js';
+import { BATON, baseEnv, EXIT_CODES, expectError, needBuiltCli, phaseOf, withSession, workspace } from './helpers.js';
 
 describe('bug 1: the agents of a phase are everyone who worked on it', () => {
   it('an agent that records files, sub-steps, tokens, errors or completion is listed in status, handoff and status --json', async () => {
@@ -102,5 +102,19 @@ describe('bug 4: an empty phase list and a plan file that is not UTF-8 are BAD_I
     expect(e.message).toMatch(/^Plan plan\.yaml is not UTF-8 text/);
     expect(e.hint).toMatch(/UTF-8.*nothing was written/);
     expectError(await ws.run(['status', '--session', 'la']), 'NO_STORE');
+  });
+});
+
+describe('bug 4: argv bytes that are not UTF-8', () => {
+  it('a note whose bytes are not UTF-8 is refused before anything is written', async () => {
+    needBuiltCli();
+    const ws = await withSession('nb');
+    const before = (await ws.log('nb')).length;
+    // Real bytes on the command line: "caf" then 0xE9 (Latin-1 é), which is not UTF-8.
+    const r = spawnSync('sh', ['-c', `"${process.execPath}" "${BATON}" note add "$(printf 'caf\\351')"`], { cwd: ws.dir, env: baseEnv(), encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(EXIT_CODES.BAD_INPUT);
+    expect(r.stderr).toMatch(/^error\[BAD_INPUT\]: Argument 3 \(.*\) is not UTF-8 text/);
+    expect(r.stderr).toMatch(/hint: Pass the text in UTF-8/);
+    expect((await ws.log('nb')).length).toBe(before);
   });
 });
