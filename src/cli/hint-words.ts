@@ -1,6 +1,33 @@
 import { isHint } from '../manager/index.js';
 import type { BatonError, Hint, HintAction, HintArgs } from '../manager/index.js';
 
+/** A path as a shell word: quoted when it holds anything but plain path characters. */
+function shellWord(p: string): string {
+  return /^[\w./@%+=:,-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`;
+}
+
+function paths(ps: string[]): string {
+  return ps.map(shellWord).join(' ');
+}
+
+/** `baton file <action> … --phase P --session S` for each action that has paths. */
+function acceptWords(a: HintArgs['files.accept']): string {
+  const runs = (['modified', 'deleted', 'created'] as const)
+    .filter((action) => a[action].length)
+    .map((action) => `\`baton file ${action} ${paths(a[action])} --phase ${a.phase} --session ${a.session}\``);
+  return `Run ${runs.join(', then ')}.`;
+}
+
+/** `git checkout -- …` for the changed and vanished files; the reappeared ones are deleted again. */
+function restoreWords(a: HintArgs['files.restore-git']): string {
+  const parts = [
+    ...(a.checkout.length ? [`run \`git checkout -- ${paths(a.checkout)}\` (check first that git holds what was recorded)`] : []),
+    ...(a.remove.length ? [`delete ${paths(a.remove)} again (recorded as deleted)`] : []),
+  ];
+  const text = parts.join(', and ');
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+}
+
 /** How the CLI words each hint action: the `baton …` command (and options) that does it. */
 export const CLI_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => string } = {
   'session.start-new': () => 'Start a new session with `baton start`.',
@@ -26,6 +53,8 @@ export const CLI_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => s
   'resume.apply': (a) => `Run \`baton resume --apply --session ${a.session}\` to reopen it.`,
   'resume.plan-then-apply': (a) => `See \`baton resume --session ${a.session}\`, then reopen it with \`baton resume --apply --session ${a.session}\`.`,
   'resume.from-options': () => 'Use --from live, --from fresh or --from checkpoint:<id> (see `baton checkpoints`).',
+  'files.accept': acceptWords,
+  'files.restore-git': restoreWords,
   'run.hold-lease': () => 'Go on working in it (`baton run -- CMD` holds its lease while you do).',
   'lease.wait-or-force': () => 'Wait for that run to end or its lease to expire, or pass --force to take it over.',
   'lease.fenced': () => 'Another run took the session over after this one lost its lease. Stop writing; re-read the session with `baton status` and start a new run if needed.',

@@ -79,6 +79,18 @@ function report(io: CliIO, e: BatonError, json: boolean): number {
 }
 
 /**
+ * The system hands argv over decoded, with U+FFFD where its bytes were not UTF-8: such an
+ * argument is refused (BAD_INPUT) before anything runs, never stored as U+FFFD.
+ */
+function assertUtf8Argv(argv: readonly string[]): void {
+  const i = argv.findIndex((a) => a.includes('\uFFFD'));
+  if (i < 0) return;
+  throw new BatonError('BAD_INPUT', `Argument ${i + 1} (${JSON.stringify(argv[i]!.slice(0, 60))}) is not UTF-8 text: its bytes could not be read as characters.`, {
+    hint: 'Pass the text in UTF-8 (check the terminal\'s or the script\'s encoding); nothing was written.',
+  });
+}
+
+/**
  * Runs the CLI and returns its exit status. This is the CLI's one error boundary: every
  * BatonError becomes its documented exit code; anything else is an INTERNAL error (1).
  */
@@ -89,6 +101,7 @@ export async function run(io: CliIO): Promise<number> {
   const stdoutIsProtocol = io.argv.find((a) => !a.startsWith('-')) === 'mcp';
   const wantsJson = !stdoutIsProtocol && io.argv.includes('--json');
   try {
+    assertUtf8Argv(io.argv);
     const first = io.argv[0];
     const wantsHelp = io.argv.includes('--help') || io.argv.includes('-h') || first === 'help';
     const program = buildProgram(io, holder, wantsHelp || first === undefined ? undefined : first);

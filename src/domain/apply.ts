@@ -105,6 +105,15 @@ function phaseOf(s: SessionState, id: string | null): Phase | undefined {
   return id === null ? undefined : s.phases.find((p) => p.id === id);
 }
 
+/**
+ * Makes `agent` an agent of `p` (first-seen order, no repeats). Every event that records work
+ * on a phase calls it, so a phase's agents are everyone who worked on it, whichever view
+ * shows them.
+ */
+function worked(p: Phase, agent: string | null | undefined): void {
+  if (agent && !p.agents.includes(agent)) p.agents.push(agent);
+}
+
 function setStatus(s: SessionState, status: SessionState['status'], cause: string | null, detail: string | null | undefined, at: string): void {
   s.status = status;
   s.statusCause = cause === null ? null : { cause, at, detail: detail ?? null };
@@ -137,7 +146,7 @@ const HANDLERS: Handlers = {
     p.status = 'in_progress';
     p.startedAt = e.time;
     p.subStep = null;
-    if (d.agent && !p.agents.includes(d.agent)) p.agents.push(d.agent);
+    worked(p, d.agent);
   },
   'phase.retried': (s, d, e) => {
     const p = phaseOf(s, d.phaseId);
@@ -148,13 +157,14 @@ const HANDLERS: Handlers = {
     p.failedAt = null;
     p.failureReason = null;
     p.subStep = null;
-    if (d.agent && !p.agents.includes(d.agent)) p.agents.push(d.agent);
+    worked(p, d.agent);
   },
   'phase.completed': (s, d, e) => {
     const p = phaseOf(s, d.phaseId);
     if (!p) return;
     p.status = 'completed';
     p.completedAt = e.time;
+    worked(p, d.agent);
   },
   'phase.failed': (s, d, e) => {
     const p = phaseOf(s, d.phaseId);
@@ -162,6 +172,7 @@ const HANDLERS: Handlers = {
     p.status = 'failed';
     p.failedAt = e.time;
     p.failureReason = d.reason;
+    worked(p, d.agent);
   },
   'phase.skipped': (s, d) => {
     const p = phaseOf(s, d.phaseId);
@@ -174,6 +185,8 @@ const HANDLERS: Handlers = {
     if (!p) return;
     p.subStep = d.name;
     p.subSteps.push({ name: d.name, at: e.time });
+    // The event carries no agent of its own: whoever recorded it reached the sub-step.
+    worked(p, e.actor?.agent);
   },
   'file.recorded': (s, d, e) => {
     const p = phaseOf(s, d.phaseId);
@@ -181,6 +194,7 @@ const HANDLERS: Handlers = {
     if (p) {
       p.files = p.files.filter((f) => f.path !== d.path);
       p.files.push(rec);
+      worked(p, d.agent);
     } else {
       const loose = (s.metadata['looseFiles'] as unknown[] | undefined) ?? [];
       s.metadata['looseFiles'] = [...loose.filter((f) => (f as { path?: string }).path !== d.path), rec];
@@ -201,6 +215,7 @@ const HANDLERS: Handlers = {
       resolved: false,
       resolvedAt: null,
     });
+    worked(p, d.agent);
   },
   'error.resolved': (s, d, e) => {
     for (const p of s.phases) {
@@ -212,7 +227,11 @@ const HANDLERS: Handlers = {
       }
     }
   },
-  'tokens.recorded': (s, d) => recordTokens(s, d),
+  'tokens.recorded': (s, d) => {
+    recordTokens(s, d);
+    const p = phaseOf(s, d.phaseId);
+    if (p) worked(p, d.agent);
+  },
   'budget.set': (s, d) => {
     s.tokens.budgetMax = d.max;
   },

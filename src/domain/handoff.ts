@@ -4,7 +4,7 @@
  * same input always gives the same text.
  */
 import type { FileCheck, ResumePlan } from './resume-plan-types.js';
-import { describeCause, describeFileCheck, describeLease, describeNextStep } from './render-resume.js';
+import { describeCause, describeFileCheck, describeLease, describeNextStep, describeOutsideEdits } from './render-resume.js';
 import type { Phase, PhaseStatus, SessionState, TokenCounts } from './state.js';
 import { stepsText } from './agent-sessions.js';
 import { budgetView } from './tokens.js';
@@ -269,6 +269,11 @@ function renderRecovery(out: string[], { plan }: HandoffInput): void {
     out.push(`- Corrupt checkpoint ${code(c.id)}${c.superseded ? ' (superseded)' : ''}${c.problem ? `: ${inline(c.problem)}` : ''}`);
   }
   out.push(rec ? `- Recommended: ${code(rec.from)} — ${rec.reason}` : '- Recommended: none (nothing to resume)');
+  if (plan.outsideEdits) {
+    const e = describeOutsideEdits(plan.outsideEdits);
+    out.push(`- Outside edits: ${inline(e.files.join('; '))}. Choose one:`);
+    for (const c of e.choices) out.push(`  - ${inline(c)}`);
+  }
 
   if (plan.warnings.length) {
     section(out, 'Warnings');

@@ -34,6 +34,10 @@ export interface HintArgs {
   'resume.apply': { session: string };
   'resume.plan-then-apply': { session: string };
   'resume.from-options': Record<string, never>;
+  /** Record files as they are now, into `phase`: the paths that changed, vanished or reappeared. */
+  'files.accept': { session: string; phase: string; modified: string[]; deleted: string[]; created: string[] };
+  /** Put files back as recorded, with git: `checkout` the changed and vanished ones, `remove` the reappeared ones. */
+  'files.restore-git': { checkout: string[]; remove: string[] };
   'run.hold-lease': Record<string, never>;
   'lease.wait-or-force': Record<string, never>;
   'lease.fenced': Record<string, never>;

@@ -12,6 +12,7 @@ import { continueWith, resumeStep } from './agent-sessions.js';
 import { effectiveStatus, leaseExpired, leaseOf } from './lease.js';
 import { list, plural } from './phrasing.js';
 import { checkFiles } from './resume-files.js';
+import { outsideEdits } from './resume-outside.js';
 import { alteredOutside, planRecovery } from './resume-recovery.js';
 import type { PlannedRecovery } from './resume-recovery.js';
 import { ESCALATION_CHOICES } from './resume-plan-types.js';
@@ -190,7 +191,7 @@ interface WarningFacts {
 /** The plan's warnings, for people, in a fixed order. */
 function planWarnings({ s, status, lease, resumable, files, planned, failed, planChanged }: WarningFacts): string[] {
   const warnings: string[] = [];
-  const { touchedDone, offered } = planned;
+  const { touchedDone } = planned;
   const { fallback } = planned.recovery;
   if (s.archived && s.status !== 'completed' && s.status !== 'abandoned') warnings.push('The session is archived: nothing to resume.');
   if (s.status === 'completed') warnings.push('The session is completed: nothing to resume.');
@@ -212,7 +213,6 @@ function planWarnings({ s, status, lease, resumable, files, planned, failed, pla
     const n = g.files.filter((f) => alteredOutside(f.kind)).length;
     warnings.push(`${plural(n, 'file')} of completed phase ${g.phaseId} changed, vanished or reappeared outside the session.`);
   }
-  if (touchedDone.length && !offered) warnings.push('No valid checkpoint to go back to: review the changed files by hand before continuing.');
   const otherTouched = files.byPhase.filter((g) => !g.possiblyHalfWritten && !touchedDone.includes(g));
   for (const g of otherTouched) {
     const where = g.phaseId === null ? 'recorded without a phase' : `of ${g.phaseStatus?.replace('_', ' ')} phase ${g.phaseId}`;
@@ -237,15 +237,13 @@ function planWarnings({ s, status, lease, resumable, files, planned, failed, pla
  * Computes the resume plan of a session. Changes nothing.
  *
  * Recommendation rule (nothing is recommended for a completed, abandoned or archived
- * session):
- * 1. **checkpoint** when a file last recorded by a *completed* phase changed, vanished or
- *    reappeared since it was recorded (work already counted as done was altered outside
- *    the session) and a valid, non-superseded checkpoint exists: go back to the latest one.
- * 2. **live** when nothing changed outside the session (no such file in any phase, no new
- *    files, plan file not known to have changed) and no in-flight phase has recorded files:
- *    continue where the session stopped; it loses nothing.
- * 3. otherwise **live**, with warnings naming what to check first (half-written files of
- *    in-flight phases, outside edits, new files, a changed plan, no checkpoint to go back to).
+ * session): always **live**, the only option that keeps the work of in-flight phases. Its
+ * reason says what to look at first: files of *completed* phases that changed, vanished or
+ * reappeared since they were recorded (work counted as done was altered outside the session:
+ * {@link ResumePlan.outsideEdits} gives the choices, accept, put back with git or keep going),
+ * or the warnings (half-written files of in-flight phases, new files, a changed plan). A
+ * checkpoint is never recommended for outside edits: restoring it puts back the session's
+ * record, not the files, so the plan after it would report the same edits.
  *
  * 'fresh' is never recommended: it is offered, with what it loses, for a person to choose.
  */
@@ -287,6 +285,7 @@ export function planResume(input: ResumeInput): ResumePlan {
     files,
     planChanged: input.planChanged,
     recovery: planned.recovery,
+    outsideEdits: resumable ? outsideEdits(s, planned.touchedDone, status) : null,
     warnings,
     ...(s.agentSessions?.length ? { continueWith: continueWith(s) } : {}),
   };

@@ -4,8 +4,9 @@
  * plan-resume.ts).
  */
 import { stepsText } from './agent-sessions.js';
+import type { Hint } from './hints.js';
 import { list } from './phrasing.js';
-import type { FileCheck, NextStep, Recommendation, RecoveryOption, ResumePlan } from './resume-plan-types.js';
+import type { FileCheck, NextStep, OutsideEdits, Recommendation, RecoveryOption, ResumePlan } from './resume-plan-types.js';
 import type { SessionStatus, StatusCause } from './state.js';
 
 
@@ -65,8 +66,28 @@ function optionLine(o: RecoveryOption, recommended: Recommendation | null): stri
   return `  ${mark} ${label}: ${body}${notes}`;
 }
 
-/** The plan as compact plain text for people (no colours). Ends with a newline. */
-export function renderResumePlan(plan: ResumePlan): string {
+/** How a surface words a hint (the CLI as a command, the MCP server as a tool call); null: it has no words for it. */
+export type HintWords = (h: Hint) => string | null;
+
+/**
+ * The outside edits and the choices for them, one line each; with `words`, each choice is
+ * followed by the surface's words for its actions. Shared with the handoff.
+ */
+export function describeOutsideEdits(e: OutsideEdits, words?: HintWords): { files: string[]; choices: string[] } {
+  const files = e.phases.map((g) => `${g.phaseId}: ${list(g.files.map((f) => `${f.path} (${f.kind})`))}`);
+  const choices = e.choices.map((c) => {
+    const how = words ? c.hints.map(words).filter((w): w is string => w !== null) : [];
+    return `${c.kind}: ${c.summary}${how.length ? ` ${how.join(' ')}` : ''}`;
+  });
+  return { files, choices };
+}
+
+/**
+ * The plan as compact plain text for people (no colours). Ends with a newline. `words`
+ * words the actions of the outside-edit choices for the caller's surface; without it the
+ * choices are described without commands.
+ */
+export function renderResumePlan(plan: ResumePlan, words?: HintWords): string {
   const out: string[] = [];
   out.push(`Resume plan for ${plan.sessionId} "${plan.title}" (revision ${plan.revision})`);
   out.push(`Status: ${describeStatus(plan.status, plan.statusCause)}`);
@@ -108,6 +129,13 @@ export function renderResumePlan(plan: ResumePlan): string {
     if (f.unmeasured.length) out.push(`  not measured: ${list(f.unmeasured)}`);
   } else {
     out.push('Files: no changes outside the session.');
+  }
+  if (plan.outsideEdits) {
+    const e = describeOutsideEdits(plan.outsideEdits, words);
+    out.push('Outside edits (files of completed phases changed outside the session):');
+    for (const f of e.files) out.push(`  ${f}`);
+    out.push('  Choose:');
+    for (const c of e.choices) out.push(`    - ${c}`);
   }
   out.push(`Plan file: ${plan.planChanged === null ? 'unknown' : plan.planChanged ? 'changed since the start' : 'unchanged'}`);
   out.push('Recovery options:');

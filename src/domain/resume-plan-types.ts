@@ -4,6 +4,7 @@
  * resume --json` and the MCP `resume_plan` tool print a {@link ResumePlan} as it is.
  */
 import type { ContinueWith } from './agent-sessions.js';
+import type { Hint } from './hints.js';
 import type { FileAction, PhaseStatus, PlanStep, SessionState, SessionStatus, StatusCause } from './state.js';
 
 // ---------------------------------------------------------------------------------------
@@ -311,6 +312,35 @@ export interface RecoveryPlan {
   recommended: Recommendation | null;
 }
 
+/** A file of a completed phase that differs from its record. */
+export interface OutsideEditFile {
+  path: string;
+  kind: 'changed' | 'vanished' | 'reappeared';
+}
+
+/** What can be done about files of completed phases edited outside the session. */
+export type OutsideEditChoiceKind = 'accept' | 'restore-files' | 'keep-going';
+
+/** One way to deal with the outside edits. */
+export interface OutsideEditChoice {
+  kind: OutsideEditChoiceKind;
+  /** What it does and what it leaves as it is, for people (names no command). */
+  summary: string;
+  /** The actions that make this choice, as data; each surface words them (hints.ts). Empty when there is nothing to run. */
+  hints: Hint[];
+}
+
+/**
+ * Files counted as done that were edited outside the session, and the ways to deal with them.
+ * A checkpoint restore is not one of them: it puts back the session's record, not the files.
+ */
+export interface OutsideEdits {
+  /** Completed phases (plan order) with their files that changed, vanished or reappeared. */
+  phases: Array<{ phaseId: string; files: OutsideEditFile[] }>;
+  /** Always accept, restore-files, keep-going, in this order. */
+  choices: OutsideEditChoice[];
+}
+
 /** The resume plan: JSON-serialisable, stable field names. */
 export interface ResumePlan {
   sessionId: string;
@@ -342,6 +372,8 @@ export interface ResumePlan {
   /** Whether the plan file changed since the session started; null = unknown. Passed through. */
   planChanged: boolean | null;
   recovery: RecoveryPlan;
+  /** Set when files of completed phases were edited outside the session: the choices for them; else null. */
+  outsideEdits: OutsideEdits | null;
   /** Things a careful person should know before resuming, for people. */
   warnings: string[];
   /** Agent CLI conversations bound to the session (hooks), most recent first, with the command that continues each; absent when none. */

@@ -92,7 +92,7 @@ function offerCheckpoints(s: SessionState, input: ResumeInput): Pick<RecoveryPla
 }
 
 /** The checkpoint option: going back to `offered`, and what that loses. */
-function checkpointOption(s: SessionState, input: ResumeInput, offered: UsableCheckpoint | null): RecoveryOption {
+function checkpointOption(s: SessionState, input: ResumeInput, offered: UsableCheckpoint | null, touchedDone: PhaseFiles[]): RecoveryOption {
   if (!offered) {
     return {
       kind: 'checkpoint',
@@ -114,6 +114,7 @@ function checkpointOption(s: SessionState, input: ResumeInput, offered: UsableCh
     const r = laterRestores[laterRestores.length - 1]!;
     notes.push(`A restore to ${r.checkpointId} at revision ${r.seq} already set part of those events aside.`);
   }
+  if (touchedDone.length) notes.push("It puts back the session's record, not the files: the files changed outside the session stay as they are.");
   let summary = lost === 0 ? 'nothing: no events since the checkpoint' : `${plural(lost, 'event')} recorded after revision ${offered.revision}`;
   if (lost > 0 && work !== null) summary += ` (${work} of them changed the work)`;
   if (lostPhases?.length) summary += `, including the completion of ${list(lostPhases)}`;
@@ -166,11 +167,12 @@ export function planRecovery(s: SessionState, input: ResumeInput, inFlight: InFl
   const inFlightWithFiles = s.phases.filter((p) => p.status === 'in_progress' && p.files.length > 0).map((p) => p.id);
   let recommended: Recommendation | null = null;
   if (resumable) {
-    if (touchedDone.length && offered) {
+    if (touchedDone.length) {
+      const phases = touchedDone.map((g) => g.phaseId!);
       recommended = {
-        kind: 'checkpoint',
-        from: `checkpoint:${offered.id}`,
-        reason: `Files of completed ${touchedDone.length === 1 ? 'phase' : 'phases'} ${list(touchedDone.map((g) => g.phaseId!))} changed outside the session; checkpoint ${offered.id} ("${offered.name}", revision ${offered.revision}) is the latest valid state to go back to.`,
+        kind: 'live',
+        from: 'live',
+        reason: `Files of completed ${phases.length === 1 ? 'phase' : 'phases'} ${list(phases)} changed outside the session. Restoring a checkpoint would not undo that (it puts back the session's record, not the files): accept the edits, put the files back with git, or keep going, and continue from the current state.`,
       };
     } else if (!files.outsideChanges && input.planChanged !== true && inFlightWithFiles.length === 0) {
       recommended = { kind: 'live', from: 'live', reason: 'Nothing changed outside the session and no phase in flight wrote files: continue where it stopped.' };
@@ -179,7 +181,7 @@ export function planRecovery(s: SessionState, input: ResumeInput, inFlight: InFl
     }
   }
   return {
-    recovery: { options: [checkpointOption(s, input, offered), ...liveAndFresh(s, input, inFlight)], corruptCheckpoints, fallback, recommended },
+    recovery: { options: [checkpointOption(s, input, offered, touchedDone), ...liveAndFresh(s, input, inFlight)], corruptCheckpoints, fallback, recommended },
     offered: offered ? cpRef(offered) : null,
     touchedDone,
   };

@@ -88,6 +88,10 @@ export interface Phase {
   id: string;
   name: string;
   status: PhaseStatus;
+  /**
+   * The agents declared for the phase, then every agent that recorded work on it (start,
+   * retry, sub-step, file, error, tokens, completion or failure), in first-seen order.
+   */
   agents: string[];
   blockedBy: string[];
   parallelGroup: string | null;

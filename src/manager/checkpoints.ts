@@ -141,14 +141,13 @@ export class Checkpoints {
     const state = await this.m.get(sessionId);
     const reads = await this.m.store.listCheckpoints(sessionId);
     const all = this.merge(state, reads);
-    const info = all.find((c) => c.id === checkpointId);
-    if (!info) throw checkpointMissing(sessionId, checkpointId, all);
-    const read = reads.find((r) => r.id === checkpointId);
+    const info = byIdOrPrefix(sessionId, checkpointId, all);
+    const read = reads.find((r) => r.id === info.id);
     const checkpoint = info.valid && read?.valid ? read.checkpoint : null;
     const detail: CheckpointDetail = {
       info,
       checkpoint,
-      fallback: info.valid ? null : previousValid(all, checkpointId),
+      fallback: info.valid ? null : previousValid(all, info.id),
       drift: withDrift && checkpoint && this.deps.workspace ? this.drift(checkpoint) : null,
     };
     return { detail, all, reads };
@@ -421,6 +420,25 @@ function revisionConflict(id: string, expected: number, actual: number): BatonEr
   return new BatonError('CONFLICT', `Session ${id} is at revision ${actual}, not ${expected}.`, {
     hint: hint('session.reread'),
     details: { sessionId: id, expectedRevision: expected, revision: actual },
+  });
+}
+
+/**
+ * The checkpoint named by its id or by a unique prefix of it (`cp-3` for
+ * `cp-3-before-refactor`). A prefix that ends where the id's number ends wins over longer
+ * numbers (`cp-3` is not `cp-30-…`). Several matches: `BAD_INPUT` listing them; none: `NOT_FOUND`.
+ */
+function byIdOrPrefix(sessionId: string, ref: string, all: CheckpointInfo[]): CheckpointInfo {
+  const exact = all.find((c) => c.id === ref);
+  if (exact) return exact;
+  const starting = all.filter((c) => c.id.startsWith(ref));
+  const whole = starting.filter((c) => c.id.startsWith(`${ref}-`));
+  const matches = whole.length === 1 ? whole : starting;
+  if (matches.length === 1) return matches[0]!;
+  if (!matches.length) throw checkpointMissing(sessionId, ref, all);
+  throw new BatonError('BAD_INPUT', `Checkpoint ${JSON.stringify(ref)} of session ${sessionId} is ambiguous: it matches ${matches.map((c) => c.id).join(', ')}.`, {
+    hint: 'Give more of the id, or the whole id.',
+    details: { sessionId, checkpointId: ref, matches: matches.map((c) => c.id) },
   });
 }
 

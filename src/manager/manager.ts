@@ -316,8 +316,9 @@ export class SessionManager extends SessionCore {
 
   // ---- phases and records ---------------------------------------------------------------
 
-  /** start | complete | fail | skip | retry a phase. */
-  async phase(id: string, ref: string, action: PhaseAction, o: PhaseActionOptions & ChangeOptions = {}): Promise<ChangeResult<undefined>> {
+  /** start | complete | fail | skip | retry a phase; `done` is `complete`, as the CLI says it. */
+  async phase(id: string, ref: string, verb: PhaseAction | 'done', o: PhaseActionOptions & ChangeOptions = {}): Promise<ChangeResult<undefined>> {
+    const action: PhaseAction = verb === 'done' ? 'complete' : verb;
     const agent = o.agent ?? this.agent;
     const r = await this.simple(id, (s) => decide.decidePhase(s, ref, action, { ...o, agent }), o);
     // The automatic checkpoint's event is part of the result, so the revision returned is current.

@@ -33,6 +33,21 @@ export interface PlanFile {
   sha256: string;
 }
 
+/**
+ * `bytes` as UTF-8 text; `BAD_INPUT` naming `what` and the offset of the first byte that is
+ * not UTF-8, rather than text with U+FFFD stored in its place.
+ */
+export function utf8Text(bytes: Uint8Array, what: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    const at = Buffer.from(bytes).toString('utf8').indexOf('\uFFFD');
+    throw new BatonError('BAD_INPUT', `${what} is not UTF-8 text (bad bytes near byte ${Math.max(0, Buffer.byteLength(Buffer.from(bytes).toString('utf8').slice(0, at)))}).`, {
+      hint: 'Save it as UTF-8 (e.g. `iconv -f latin1 -t utf-8`) and try again; nothing was written.',
+    });
+  }
+}
+
 /** Reads a plan file (.json, .yaml/.yml; others tried as JSON then YAML); BAD_INPUT names what is wrong. */
 export async function readPlanFile(file: string, cwd: string): Promise<PlanFile> {
   const abs = path.resolve(cwd, file);
@@ -41,7 +56,7 @@ export async function readPlanFile(file: string, cwd: string): Promise<PlanFile>
     const st = fs.statSync(abs);
     if (!st.isFile()) throw new BatonError('BAD_INPUT', `Plan ${file} is not a file.`, { hint: 'Pass a .json or .yaml plan file.' });
     if (st.size > MAX_PLAN_BYTES) throw new BatonError('BAD_INPUT', `Plan ${file} is ${st.size} bytes; at most ${MAX_PLAN_BYTES} are read.`, { hint: 'Split the plan.' });
-    raw = fs.readFileSync(abs, 'utf8').replace(/^\uFEFF/, '');
+    raw = utf8Text(fs.readFileSync(abs), `Plan ${file}`).replace(/^\uFEFF/, '');
   } catch (e) {
     if (e instanceof BatonError) throw e;
     throw new BatonError('BAD_INPUT', `Cannot read plan ${file}: ${(e as Error).message}.`, { hint: 'Check the path.' });

@@ -7,7 +7,7 @@ import { hint } from '../domain/hints.js';
 import { fold } from '../domain/apply.js';
 import { renderHandoff } from '../domain/handoff.js';
 import { handoffCost } from './handoff-cost.js';
-import { assertLeaseFree, decideAcquire, leaseTokenOf } from '../domain/lease.js';
+import { assertLeaseFree, decideAcquire, leaseOf, leaseTokenOf } from '../domain/lease.js';
 import { planResume } from '../domain/plan-resume.js';
 import type { CheckpointInfo, ResumePlan, WorkspaceFile } from '../domain/resume-plan-types.js';
 import type { SessionState } from '../domain/state.js';
@@ -91,13 +91,29 @@ export interface ApplyOptions {
   agent?: string | null;
 }
 
+/** What {@link applyOption} did. */
+export interface AppliedResume {
+  /** The plan the option was chosen from (computed before anything changed). */
+  plan: ResumePlan;
+  /** The option applied: `live`, `fresh` or `checkpoint:<id>`. */
+  from: string;
+  state: SessionState;
+  /** False when the session was already active and nothing was written (`live` on an active session). */
+  changed: boolean;
+}
+
 /**
  * Applies a recovery option and makes the session the active one. The session's lease is
  * taken over and released in the same append: the fencing token goes up, so a writer of the
  * crashed run that is still alive is refused (`FENCED`), and no lease is left to expire
  * behind this command. Use `baton run` to hold a lease while working.
+ *
+ * On a session that is already active, `live` (what the plan recommends for it) writes
+ * nothing and returns `changed: false`, so following the plan twice never fails; a live
+ * lease of another run is `LOCKED` unless `force` (which takes it over); restoring a
+ * checkpoint or starting fresh is refused (`INVALID_TRANSITION`): someone may be working in it.
  */
-async function applyOption(m: SessionManager, id: string, o: ApplyOptions = {}): Promise<{ plan: ResumePlan; from: string; state: SessionState }> {
+async function applyOption(m: SessionManager, id: string, o: ApplyOptions = {}): Promise<AppliedResume> {
   const { plan } = await buildPlan(m, id);
   if (!plan.resumable) {
     throw new BatonError('INVALID_TRANSITION', `Session ${id} cannot be resumed: ${plan.warnings[0] ?? plan.status}.`, {
@@ -105,18 +121,24 @@ async function applyOption(m: SessionManager, id: string, o: ApplyOptions = {}):
       details: { sessionId: id, status: plan.status },
     });
   }
-  if (plan.status === 'active') {
-    throw new BatonError('INVALID_TRANSITION', `Session ${id} is already active.`, {
-      hint: hint('run.hold-lease'),
-      details: { sessionId: id },
-    });
-  }
   const { pid, host } = m.origin;
   const taker = (): Parameters<typeof decideAcquire>[1] => ({ owner: o.agent ?? 'resume', pid, host, ttlMs: 1000, now: m.time() });
+  const from = o.from ?? plan.recovery.recommended?.from ?? 'live';
+  if (plan.status === 'active') {
+    if (from !== 'live') {
+      throw new BatonError('INVALID_TRANSITION', `Session ${id} is already active.`, {
+        hint: hint('run.hold-lease'),
+        details: { sessionId: id },
+      });
+    }
+    const current = await m.get(id);
+    // A live lease of another run is LOCKED, unless forced: then it is taken over below.
+    assertLeaseFree(current, taker(), o.force === true);
+    if (!leaseOf(current)) return { plan, from, state: current, changed: false };
+  }
   // Refuse a lease held by a live run before changing anything: a LOCKED resume must not
   // leave the session restored or reopened behind it.
   assertLeaseFree(await m.get(id), taker(), o.force === true);
-  const from = o.from ?? plan.recovery.recommended?.from ?? 'live';
   if (from.startsWith('checkpoint:')) {
     await m.checkpoints.restore(id, from.slice('checkpoint:'.length), { git: o.git === true, force: o.force === true, agent: o.agent ?? null });
   } else if (from === 'fresh') {
@@ -150,7 +172,7 @@ async function applyOption(m: SessionManager, id: string, o: ApplyOptions = {}):
   );
   let state = await m.get(id);
   if (state.status !== 'active') state = await m.resume(id, o.agent ?? null);
-  return { plan, from, state };
+  return { plan, from, state, changed: true };
 }
 
 /**
@@ -181,7 +203,7 @@ export class Recovery {
   }
 
   /** See {@link applyOption}. */
-  apply(id: string, o: ApplyOptions = {}): Promise<{ plan: ResumePlan; from: string; state: SessionState }> {
+  apply(id: string, o: ApplyOptions = {}): Promise<AppliedResume> {
     return applyOption(this.m, id, o);
   }
 }
@@ -192,6 +214,6 @@ export function resumePlan(m: SessionManager, id: string): Promise<{ plan: Resum
 }
 
 /** @deprecated Use `manager.recovery.apply(id, o)`. */
-export function applyResume(m: SessionManager, id: string, o: ApplyOptions = {}): Promise<{ plan: ResumePlan; from: string; state: SessionState }> {
+export function applyResume(m: SessionManager, id: string, o: ApplyOptions = {}): Promise<AppliedResume> {
   return new Recovery(m).apply(id, o);
 }

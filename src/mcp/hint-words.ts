@@ -16,6 +16,24 @@ function askForRepair(session: string, lead = 'No'): string {
   return `${lead} tool repairs a damaged journal: ask a person to run the baton CLI's repair on session ${session} (it keeps the damaged lines aside and rebuilds the journal), or start a new session with \`session_start\`.`;
 }
 
+/** `file_record` calls that take the files into `phase` as they are now. */
+function acceptWords(a: HintArgs['files.accept']): string {
+  const calls = (['modified', 'deleted', 'created'] as const)
+    .filter((action) => a[action].length)
+    .map((action) => `\`file_record\` with action "${action}", phase "${a.phase}" and paths ${JSON.stringify(a[action])}`);
+  return `Call ${calls.join(', then ')}.`;
+}
+
+/** No tool runs git: the commands, for whoever has a shell on the workspace. */
+function restoreWords(a: HintArgs['files.restore-git']): string {
+  const q = (ps: string[]): string => ps.map((p) => JSON.stringify(p)).join(' ');
+  const parts = [
+    ...(a.checkout.length ? [`run \`git checkout -- ${q(a.checkout)}\` (check first that git holds what was recorded)`] : []),
+    ...(a.remove.length ? [`delete ${q(a.remove)} again (recorded as deleted)`] : []),
+  ];
+  return `No tool does this: in the workspace, ${parts.join(', and ')}; or ask a person to.`;
+}
+
 /** How the MCP server words each hint action (null: no tool does it; the code's hint is used). */
 export const TOOL_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => string | null } = {
   'session.start-new': () => 'Start a new session with `session_start`.',
@@ -42,6 +60,8 @@ export const TOOL_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => 
   'resume.apply': () => 'Call `session_resume` to reopen it.',
   'resume.plan-then-apply': () => 'See `resume_plan`, then reopen it with `session_resume`.',
   'resume.from-options': () => 'Pass `from` as "live", "fresh" or "checkpoint:<id>" (see `checkpoint_list`).',
+  'files.accept': acceptWords,
+  'files.restore-git': restoreWords,
   'run.hold-lease': () => 'Go on working in it.',
   'lease.wait-or-force': () => 'Wait for that run to end or its lease to expire, or pass `force: true` to take it over.',
   'lease.fenced': () => 'Another run took the session over after this one lost its lease. Stop writing; re-read the session with `session_status` and start a new run if needed.',

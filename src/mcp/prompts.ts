@@ -3,6 +3,7 @@ import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { renderResumePlan } from '../manager/index.js';
 import type { Kit } from './context.js';
+import { toolWords } from './hint-words.js';
 import { protocolError } from './errors.js';
 import { MAX_ID_INPUT } from './schemas.js';
 
@@ -22,7 +23,7 @@ export async function resumeBriefing(kit: Kit, explicit: string | null): Promise
   const text = [
     `You are taking over the baton session "${id}". Its resume plan follows.`,
     '',
-    renderResumePlan(plan).trimEnd(),
+    renderResumePlan(plan, toolWords).trimEnd(),
     '',
     'What to do:',
     ...steps.map((s) => `- ${s}`),

@@ -19,6 +19,8 @@ describe('the demo', () => {
     expect(code).toBe(0);
     expect(out).toMatch(/Status: interrupted \(lease-expired: held by coder-be .*in flight: backend \(sub-step: write session\.ts\)/);
     expect(out).toMatch(/session\.completed/);
+    // The agent that finished the backend after the crash is one of its agents (issue 15, bug 1).
+    expect(out).toMatch(/✓ backend .* completed · agents: coder-be, coder-be2 ·/);
     const dir = /remove it with: rm -rf (\S+)/.exec(out)?.[1];
     expect(dir).toBeDefined();
     fs.rmSync(dir!, { recursive: true, force: true });

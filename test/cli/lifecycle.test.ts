@@ -154,7 +154,8 @@ describe('session lifecycle', () => {
     expect((await ws.status('alpha')).status).toBe('paused');
     expect((await ws.ok(['resume', '--apply'])).stdout).toBe('Resumed alpha from live; it is active.\n');
     expect((await ws.status()).status).toBe('active');
-    expectError(await ws.run(['resume', '--apply']), 'INVALID_TRANSITION');
+    // Applying it again is not an error: it is active, there is nothing to do (issue 15, bug 2).
+    expect((await ws.ok(['resume', '--apply'])).stdout).toBe('Session alpha is already active: nothing to resume; go on working in it.\n');
 
     expect(await ws.json(['complete'])).toEqual({ ok: true, id: 'alpha', status: 'completed', revision: 8 });
     // A finished session stops being the active one.

@@ -114,7 +114,8 @@ describe('human status', () => {
     const phaseLine = (id: string): string => lines.find((l) => new RegExp(`^  \\S ${id} `).test(l)) ?? '';
     expect(phaseLine('design')).toMatch(/^ {2}✓ design\s+completed$/);
     expect(phaseLine('build')).toMatch(/^ {2}○ build\s+in progress · sub-step: linking · agents: coder$/);
-    expect(phaseLine('test')).toMatch(/^ {2}✗ test\s+failed · retries 0\/2 · 1 unresolved error$/);
+    // tester recorded an error on test: one of its agents (issue 15, bug 1).
+    expect(phaseLine('test')).toMatch(/^ {2}✗ test\s+failed · retries 0\/2 · agents: tester · 1 unresolved error$/);
     expect(phaseLine('docs')).toMatch(/^ {2}– docs\s+skipped$/);
     expect(phaseLine('deploy')).toMatch(/^ {2}□ deploy\s+pending$/);
     const at = lines.indexOf('Unresolved errors (1):');

@@ -81,8 +81,9 @@ describe('baton resume: the plan', () => {
     expect(plan.files.outsideChanges).toBe(true);
     // New files nobody recorded (plan.json predates the session; .baton is not searched).
     expect(plan.files.newFiles).toEqual(['notes/surprise.md']);
-    // Files of a completed phase changed and a checkpoint exists (taken when design completed).
-    expect(plan.recovery.recommended?.kind).toBe('checkpoint');
+    // Files of a completed phase changed: a checkpoint exists (taken when design completed) and
+    // is offered, but restoring it would not put the files back, so it is not recommended.
+    expect(plan.recovery.recommended?.kind).toBe('live');
     const cp = plan.recovery.options.find((o) => o.kind === 'checkpoint')!;
     expect(cp.available).toBe(true);
     expect(cp.loses.events).toBeGreaterThan(0);
@@ -91,7 +92,7 @@ describe('baton resume: the plan', () => {
     const human = await ws.ok(['resume']);
     expect(human.stdout).toContain('resume at sub-step "compile"');
     expect(human.stdout).toContain('a.txt: changed');
-    expect(human.stdout).toMatch(/Recommended: checkpoint:/);
+    expect(human.stdout).toMatch(/Recommended: live — Files of completed phase design changed outside the session/);
   });
 
   it('a changed plan file is reported', async () => {

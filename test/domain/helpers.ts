@@ -10,7 +10,8 @@ import { BatonError } from '../../src/domain/errors.js';
 import type { Actor, EventDataMap, EventType, PhaseSpec, StoredEvent } from '../../src/domain/events.js';
 import type { SessionState } from '../../src/domain/state.js';
 
-export const actor: Actor = { agent: 'tester', pid: 4242, host: 'test-host' };
+/** The actor of every built event: no agent, as when a change is made without `--agent` (the data's own agent fields say who worked). */
+export const actor: Actor = { agent: null, pid: 4242, host: 'test-host' };
 
 /** ISO time `n` seconds after 2026-03-04T10:00:00Z. */
 export function at(n: number): string {

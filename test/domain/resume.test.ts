@@ -395,22 +395,79 @@ describe('planResume: recommendation', () => {
     expect(plan.warnings).toEqual([]);
   });
 
-  it('recommends the checkpoint when files of a completed phase changed or vanished outside', () => {
-    for (const now of [h('a2'), null]) {
-      const plan = planResume(input(done(), { workspace: ws({ 'a.ts': now }), checkpoints: [cp('cp-1', 4)] }));
-      expect(plan.recovery.recommended).toEqual({
-        kind: 'checkpoint',
-        from: 'checkpoint:cp-1',
-        reason: 'Files of completed phase a changed outside the session; checkpoint cp-1 ("name-cp-1", revision 4) is the latest valid state to go back to.',
-      });
-      expect(plan.warnings).toContain('1 file of completed phase a changed, vanished or reappeared outside the session.');
+  it('never recommends the checkpoint for files of a completed phase edited outside: restoring it would not change them (issue 15, bug 2)', () => {
+    const reason =
+      "Files of completed phase a changed outside the session. Restoring a checkpoint would not undo that (it puts back the session's record, not the files): accept the edits, put the files back with git, or keep going, and continue from the current state.";
+    for (const [now, kind] of [[h('a2'), 'changed'], [null, 'vanished']] as const) {
+      for (const checkpoints of [[cp('cp-1', 4)], [cp('cp-1', 4, { valid: false })], []]) {
+        const plan = planResume(input(done(), { workspace: ws({ 'a.ts': now }), checkpoints }));
+        expect(plan.recovery.recommended).toEqual({ kind: 'live', from: 'live', reason });
+        expect(plan.warnings).toContain('1 file of completed phase a changed, vanished or reappeared outside the session.');
+        expect(plan.warnings.join(' ')).not.toMatch(/checkpoint to go back to/);
+        expect(plan.outsideEdits?.phases).toEqual([{ phaseId: 'a', files: [{ path: 'a.ts', kind }] }]);
+      }
     }
+    // The checkpoint is still offered, saying what it does not do.
+    const plan = planResume(input(done(), { workspace: ws({ 'a.ts': h('a2') }), checkpoints: [cp('cp-1', 4)] }));
+    expect(plan.recovery.options[0]).toMatchObject({ kind: 'checkpoint', available: true });
+    expect(plan.recovery.options[0]!.notes).toContain("It puts back the session's record, not the files: the files changed outside the session stay as they are.");
   });
 
-  it('recommends live with a warning when completed work changed but no valid checkpoint exists', () => {
-    const plan = planResume(input(done(), { workspace: ws({ 'a.ts': h('a2') }), checkpoints: [cp('cp-1', 4, { valid: false })] }));
-    expect(plan.recovery.recommended).toEqual({ kind: 'live', from: 'live', reason: 'Continue from the current state, after checking the warnings.' });
-    expect(plan.warnings).toContain('No valid checkpoint to go back to: review the changed files by hand before continuing.');
+  it('gives the choices for outside edits as data: accept (by phase and action), put back with git, keep going', () => {
+    const s = run(
+      session(phases('a', 'b', 'c')),
+      start('a'),
+      wrote('a', 'a.ts', h('a1')),
+      wrote('a', 'gone.ts', h('g1')),
+      wrote('a', 'old.ts', null, 'deleted'),
+      complete('a'),
+      start('b'),
+      wrote('b', 'b.ts', h('b1')),
+      complete('b'),
+      start('c'),
+      wrote('c', 'c.ts', h('c1')),
+      interrupt,
+    );
+    const plan = planResume(input(s, { workspace: ws({ 'a.ts': h('a2'), 'gone.ts': null, 'old.ts': h('o2'), 'b.ts': h('b2'), 'c.ts': h('c2') }) }));
+    expect(plan.outsideEdits).toEqual({
+      phases: [
+        { phaseId: 'a', files: [{ path: 'a.ts', kind: 'changed' }, { path: 'gone.ts', kind: 'vanished' }, { path: 'old.ts', kind: 'reappeared' }] },
+        { phaseId: 'b', files: [{ path: 'b.ts', kind: 'changed' }] },
+      ],
+      choices: [
+        {
+          kind: 'accept',
+          summary: 'The edits are wanted: record the files again as they are now, as work of a, b; the plan then stops reporting them.',
+          hints: [
+            { action: 'files.accept', args: { session: 'sess-1', phase: 'a', modified: ['a.ts'], deleted: ['gone.ts'], created: ['old.ts'] } },
+            { action: 'files.accept', args: { session: 'sess-1', phase: 'b', modified: ['b.ts'], deleted: [], created: [] } },
+          ],
+        },
+        {
+          kind: 'restore-files',
+          summary: "The edits are not wanted: put the files back as recorded, with git (restoring a checkpoint puts back the session's record, not the files).",
+          hints: [{ action: 'files.restore-git', args: { checkout: ['a.ts', 'b.ts', 'gone.ts'], remove: ['old.ts'] } }],
+        },
+        {
+          kind: 'keep-going',
+          summary: 'Decide later: continue as is; the plan reports the files until they are accepted or put back.',
+          hints: [{ action: 'resume.apply', args: { session: 'sess-1' } }],
+        },
+      ],
+    });
+    // The in-flight phase's files are half-written, not outside edits.
+    expect(plan.outsideEdits!.phases.map((g) => g.phaseId)).not.toContain('c');
+    const text = renderResumePlan(plan, (x) => `<${x.action}>`);
+    expect(text).toContain('Outside edits (files of completed phases changed outside the session):\n  a: a.ts (changed), gone.ts (vanished), old.ts (reappeared)\n  b: b.ts (changed)\n  Choose:\n    - accept: The edits are wanted');
+    expect(text).toContain('the plan then stops reporting them. <files.accept> <files.accept>');
+    // Without words, the choices are described without commands.
+    expect(renderResumePlan(plan)).not.toMatch(/<files/);
+  });
+
+  it('has no outside edits when the files of completed phases are as recorded', () => {
+    const plan = planResume(input(done(), { workspace: clean }));
+    expect(plan.outsideEdits).toBeNull();
+    expect(renderResumePlan(plan)).not.toContain('Outside edits');
   });
 
   it('recommends live with warnings for half-written files, new files or a changed plan', () => {
@@ -556,7 +613,7 @@ describe('planResume: shape', () => {
     expect(plan.generatedAt).toBe(NOW);
     expect(Object.keys(plan)).toEqual([
       'sessionId', 'title', 'revision', 'generatedAt', 'status', 'statusCause', 'lease', 'resumable', 'lastCompleted',
-      'inFlight', 'failed', 'blocked', 'next', 'files', 'planChanged', 'recovery', 'warnings',
+      'inFlight', 'failed', 'blocked', 'next', 'files', 'planChanged', 'recovery', 'outsideEdits', 'warnings',
     ]);
   });
 });
@@ -612,13 +669,19 @@ describe('renderResumePlan', () => {
         '  build (in progress) — possibly half-written:',
         '    src/main.ts: unchanged since recorded',
         '  new: notes.txt',
+        'Outside edits (files of completed phases changed outside the session):',
+        '  design: docs/design.md (changed)',
+        '  Choose:',
+        '    - accept: The edits are wanted: record the file again as it is now, as work of design; the plan then stops reporting it.',
+        "    - restore-files: The edits are not wanted: put the file back as recorded, with git (restoring a checkpoint puts back the session's record, not the files).",
+        '    - keep-going: Decide later: continue as is; the plan reports the file until it is accepted or put back.',
         'Plan file: unknown',
         'Recovery options:',
-        '  * checkpoint:cp-1 "name-cp-1" (revision 4): loses 9 events recorded after revision 4',
-        '    live: loses nothing — Keeps the half-done work of build (at sub-step "compile").',
+        "    checkpoint:cp-1 \"name-cp-1\" (revision 4): loses 9 events recorded after revision 4 — It puts back the session's record, not the files: the files changed outside the session stay as they are.",
+        '  * live: loses nothing — Keeps the half-done work of build (at sub-step "compile").',
         '    fresh: loses everything: 1 completed phase and 12 events since the session was created — Starts again from the first phase of the plan.',
         '  corrupt: cp-2 "name-cp-2" (revision 9): checksum mismatch',
-        'Recommended: checkpoint:cp-1 — Files of completed phase design changed outside the session; checkpoint cp-1 ("name-cp-1", revision 4) is the latest valid state to go back to.',
+        "Recommended: live — Files of completed phase design changed outside the session. Restoring a checkpoint would not undo that (it puts back the session's record, not the files): accept the edits, put the files back with git, or keep going, and continue from the current state.",
         'Warnings:',
         '  ! Phase build was in flight: its 1 file may be half-written (src/main.ts); check it before continuing.',
         '  ! 1 file of completed phase design changed, vanished or reappeared outside the session.',

@@ -254,14 +254,16 @@ describe('sessions', () => {
     expect(await manager.store.getActive()).toBeNull();
   });
 
-  it('session_resume: reopens a paused session (live by default); already active and unknown options are refused', async () => {
+  it('session_resume: reopens a paused session (live by default); on an active one live changes nothing; unknown options are refused', async () => {
     const { client, manager } = await withSession();
-    await refused(client, 'session_resume', {}, 'INVALID_TRANSITION');
+    const revision = (await manager.get('s1')).revision;
+    expect(await ok(client, 'session_resume', {})).toMatchObject({ session: 's1', status: 'active', appliedFrom: 'live', changed: false, revision });
+    await refused(client, 'session_resume', { from: 'fresh' }, 'INVALID_TRANSITION');
     await ok(client, 'session_pause', {});
     await refused(client, 'session_resume', { from: 'yesterday' }, 'BAD_INPUT');
     await refused(client, 'session_resume', { from: 'checkpoint:cp-9' }, 'NOT_FOUND');
     const r = await ok(client, 'session_resume', {});
-    expect(r).toMatchObject({ session: 's1', status: 'active', appliedFrom: 'live' });
+    expect(r).toMatchObject({ session: 's1', status: 'active', appliedFrom: 'live', changed: true });
     expect(r['plan']).toMatchObject({ sessionId: 's1', status: 'paused' });
     expect((await manager.get('s1')).status).toBe('active');
   });

@@ -51,6 +51,7 @@ export function registerDoctor(program: Command, io: CliIO, holder: { ctx: Ctx |
     .option('--fix', 'repair what is safe: cut torn tails, rebuild damaged journals, drop bad snapshots, rebuild the registry, fix the active pointer, record expired leases, remove leftovers of dead processes')
     .option('--json', 'print {ok, problems: [{code, sessionId, message, fixable, fixed}]} on stdout')
     .option('--dir <path>', 'the .baton store directory (default: $BATON_DIR, else the nearest .baton upwards)')
+    .option('--store <url>', 'store URL, e.g. postgres://user@host/db?schema=NAME (default: $BATON_STORE, else the file store)')
     .option('--agent <name>', 'agent to attribute repair events to (default: $BATON_AGENT)')
     .action(
       bind(io, holder, async (ctx, _args, o) => {

@@ -58,11 +58,11 @@ function registerStart(program: Command, io: CliIO, on: On): void {
         .option('--mirror-out <dir>', 'folder of the mirrored files (with --mirror)'),
     ),
     async (ctx, [title], o) => {
-      if (o['phases'] && o['plan']) throw new BatonError('BAD_INPUT', 'Give either --phases or --plan, not both.', { hint: 'Keep one of them.' });
+      if (o['phases'] !== undefined && o['plan'] !== undefined) throw new BatonError('BAD_INPUT', 'Give either --phases or --plan, not both.', { hint: 'Keep one of them.' });
       if ((o['mirror'] === undefined) !== (o['mirrorOut'] === undefined)) throw new BatonError('BAD_INPUT', '--mirror and --mirror-out go together.', { hint: 'Pass both, e.g. --mirror maestro --mirror-out .gemini.' });
       const mirror = o['mirror'] !== undefined ? await checkMirrorSetting(String(o['mirror']), String(o['mirrorOut']), { cwd: io.cwd }) : null;
-      const plan = o['plan'] ? await readPlanFile(String(o['plan']), io.cwd) : null;
-      const phases = plan ? plan.phases : o['phases'] ? await phasesFromList(String(o['phases'])) : [];
+      const plan = o['plan'] !== undefined ? await readPlanFile(String(o['plan']), io.cwd) : null;
+      const phases = plan ? plan.phases : o['phases'] !== undefined ? await phasesFromList(String(o['phases'])) : [];
       // `start` creates the store where `init` would, so a first run needs no separate init.
       const m = ctx.manager(true);
       const s = await m.start({

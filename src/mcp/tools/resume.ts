@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { renderResumePlan } from '../../manager/index.js';
 import type { Kit } from '../context.js';
+import { toolWords } from '../hint-words.js';
 import { anyObject, sessionArg } from '../schemas.js';
 import { defineTool } from './define.js';
 
@@ -22,7 +23,7 @@ export function registerResumeTools(server: McpServer, kit: Kit): void {
     async (a) => {
       const id = await kit.session(a.session);
       const { plan } = await kit.manager().recovery.plan(id);
-      return { session: id, plan: plan as unknown as Record<string, unknown>, text: renderResumePlan(plan) };
+      return { session: id, plan: plan as unknown as Record<string, unknown>, text: renderResumePlan(plan, toolWords) };
     },
   );
 

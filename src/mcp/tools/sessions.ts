@@ -160,19 +160,19 @@ function registerStateTools(server: McpServer, kit: Kit): void {
     {
       title: 'Resume a session',
       description:
-        'Reopen a paused, interrupted or failed session and make it the active one, applying a recovery option: `live` (keep the recorded state), `fresh` (back to the start) or `checkpoint:<id>` (restore a checkpoint). Default: the recommendation of `resume_plan`, which you should read first. Takes over the lease of a crashed run (its writes are then refused as FENCED). Returns the option applied, the new status and the plan.',
+        'Reopen a paused, interrupted or failed session and make it the active one, applying a recovery option: `live` (keep the recorded state), `fresh` (back to the start) or `checkpoint:<id>` (restore a checkpoint). Default: the recommendation of `resume_plan`, which you should read first. Takes over the lease of a crashed run (its writes are then refused as FENCED). On a session that is already active, live changes nothing (`changed: false`). Returns the option applied, the new status and the plan.',
       input: {
         session: sessionArg,
         from: z.string().max(MAX_ID_INPUT + 20).optional().describe('live, fresh or checkpoint:<id>; default: the plan\'s recommendation.'),
         force: z.boolean().optional().describe('Take over a lease another run still holds.'),
         agent: agentArg,
       },
-      output: { ...changeOutput, appliedFrom: z.string(), plan: anyObject },
+      output: { ...changeOutput, appliedFrom: z.string(), changed: z.boolean(), plan: anyObject },
     },
     async (a) => {
       const id = await kit.session(a.session);
       const r = await kit.manager().recovery.apply(id, { from: a.from ?? null, force: a.force === true, git: false, agent: kit.agent(a.agent) });
-      return { ...changed(r.state), appliedFrom: r.from, plan: r.plan as unknown as Record<string, unknown> };
+      return { ...changed(r.state), appliedFrom: r.from, changed: r.changed, plan: r.plan as unknown as Record<string, unknown> };
     },
   );
 }
