@@ -111,6 +111,7 @@ export class Git {
    * five: for a hook at the end of every turn. Null outside a git work tree; never throws.
    */
   changes(): Pick<GitStatus, 'top' | 'dirty' | 'added'> | null {
+    if (this.run === runGit && !mayBeInRepo(this.root)) return null;
     const topR = this.run(['rev-parse', '--show-toplevel'], this.root);
     if (!topR.ok) return null;
     const top = topR.stdout.trim();
@@ -171,6 +172,19 @@ function relativeInside(from: string, to: string): string | null {
   const rel = path.relative(from, to);
   if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return null;
   return rel.split(path.sep).join('/');
+}
+
+/**
+ * False only when git cannot find a repository from `dir`: no `.git` in it or any folder
+ * above, and no GIT_DIR / GIT_WORK_TREE naming one. Spares a hook at the end of every turn
+ * the git process outside a work tree.
+ */
+function mayBeInRepo(dir: string): boolean {
+  if (process.env['GIT_DIR'] || process.env['GIT_WORK_TREE']) return true;
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    if (fs.existsSync(path.join(d, '.git'))) return true;
+    if (path.dirname(d) === d) return false;
+  }
 }
 
 /** Paths of `git status --porcelain=v1 -z` output (a rename's source is skipped), and which are new. */

@@ -27,6 +27,8 @@ interface Loaded {
 }
 
 const MAX_ATTEMPTS = 200;
+/** Sessions whose last state a manager keeps (a long-lived server touches many). */
+const MAX_CACHED = 16;
 
 /**
  * Loads sessions and applies changes. A change that loses a race is re-validated against the
@@ -48,7 +50,7 @@ export class SessionCore {
   private readonly onChanged: ((id: string, events: readonly StoredEvent[], state: SessionState) => void) | undefined;
   /** The folder the session works in (recorded files, git), when known. */
   readonly workspace: Workspace | null;
-  /** Last state this manager wrote, per session; only a first guess for the next change. */
+  /** Last state this manager read or wrote, per session; only a first guess for the next change. */
   private readonly cache = new Map<string, Loaded>();
   /** The clock this manager was given; {@link now} is it moved by {@link syncClock}. */
   protected readonly ownClock: () => Date;
@@ -126,7 +128,19 @@ export class SessionCore {
 
   /** The current state of a session, read from the store. Treat returned states as read-only. */
   async get(id: string): Promise<SessionState> {
-    return (await this.loadFull(id)).state;
+    const loaded = await this.loadFull(id);
+    // A read followed by a change (a hook binds, then records) loads the session once: the
+    // change tries this state first, and its conditional append catches anyone who wrote
+    // since. A private copy, so a caller that mutates what it got cannot skew the next change.
+    this.remember(id, { state: structuredClone(loaded.state), snapshotRevision: loaded.snapshotRevision });
+    return loaded.state;
+  }
+
+  /** Keeps `loaded` as the first guess for the next change of `id` (a few sessions at most). */
+  private remember(id: string, loaded: Loaded): void {
+    this.cache.delete(id);
+    this.cache.set(id, loaded);
+    if (this.cache.size > MAX_CACHED) this.cache.delete(this.cache.keys().next().value as string);
   }
 
   /**
@@ -186,7 +200,7 @@ export class SessionCore {
           },
         );
       }
-      this.cache.set(id, { state: next, snapshotRevision: snapshotAt });
+      this.remember(id, { state: next, snapshotRevision: snapshotAt });
       await this.changed(id, stored, next);
       return { state: next, events: stored, result };
     }
