@@ -58,12 +58,27 @@ function str(v: unknown): string | null {
   return typeof v === 'string' && v !== '' ? v : null;
 }
 
-/** Longest response key kept; ids are far shorter. */
-const MAX_KEY = 300;
+/**
+ * The ledger key of a response id: 16 hex digits of two independent 32-bit FNV-1a lanes.
+ * The session keeps one line per response counted, and every hook run loads it: ids are
+ * 40–90 characters, so keeping them whole made the ledger (and each load) several times
+ * larger. Not a defence against crafted ids: two ids of one session collide with odds of
+ * about n² / 2⁶⁵ (10⁻¹¹ for 24,000 responses). Pure JS, so the hook loads no crypto module.
+ */
+export function ledgerKey(id: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ id.length;
+  for (let i = 0; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+}
 
 function record(key: string, model: string | null, usage: UsageTuple): UsageRecord[] {
-  // Tabs and line breaks separate a ledger's fields and lines: never part of a key.
-  return usage.some((x) => x > 0) ? [{ key: key.replace(/[\t\r\n]/g, ' ').slice(0, MAX_KEY), model: model?.slice(0, 200) ?? null, usage }] : [];
+  return usage.some((x) => x > 0) ? [{ key: ledgerKey(key), model: model?.slice(0, 200) ?? null, usage }] : [];
 }
 
 function claudeLine(d: Record<string, unknown>): UsageRecord[] {

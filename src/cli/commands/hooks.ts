@@ -118,10 +118,11 @@ interface StoreProblems {
 
 /**
  * The hook log problems of every store the installed hooks write to, and of the store this
- * folder would use (where hooks that name none write when the agent runs here).
+ * folder would use (where hooks that name none write when the agent runs here), or the one
+ * named by --store / --dir.
  */
-function hookProblems(io: CliIO, entries: HooksStatusEntry[]): StoreProblems[] {
-  const stores: HookStore[] = [{}];
+function hookProblems(io: CliIO, entries: HooksStatusEntry[], here: HookStore = {}): StoreProblems[] {
+  const stores: HookStore[] = [here];
   for (const e of entries) for (const c of e.commands) stores.push(parseHookCommand(c)?.store ?? {});
   const out: StoreProblems[] = [];
   const seen = new Set<string>();
@@ -187,12 +188,14 @@ export function registerHooks(program: Command, io: CliIO, holder: { ctx: Ctx | 
     .description("show where baton's hooks are installed, for which store, per CLI and scope")
     .argument('[cli]', HOOK_CLIS.join(' | '))
     .option('--json', 'print machine-readable JSON on stdout')
+    .option('--dir <path>', 'also show the hook problems of this .baton store')
+    .option('--store <url>', 'also show the hook problems of this store URL, e.g. postgres://user@host/db')
     .action(
       bind(io, holder, async (ctx, [cli]) => {
         const { hooksStatus } = await operations();
         const entries = await hooksStatus(place(io), cli === undefined ? undefined : cliArg(cli));
         const configs = entries.map((e) => ({ ...e, installed: e.events.length > 0 }));
-        const problems = hookProblems(io, entries);
+        const problems = hookProblems(io, entries, storeOf(ctx));
         ctx.emit({ configs, problems }, () => renderStatus(entries, ctx.paint) + renderProblems(problems, ctx.paint));
       }),
     );
