@@ -100,6 +100,18 @@ describe('a journal cut in the middle under a snapshot of a later revision', () 
     expect(e.details).toMatchObject({ provenBy: expect.stringMatching(/registry/) });
   });
 
+  it('the same store instance sees a registry row written after its last full read (no stale registry)', async () => {
+    const store = fresh();
+    const m = new SessionManager({ store, agent: 't' });
+    await m.start({ title: 'reg2', id: 'reg2', switch: true });
+    expect((await store.readEvents('reg2')).length).toBe(1);
+    const cut = fs.statSync(journalOf('reg2')).size;
+    await m.lifecycle('reg2', 'pause');
+    fs.truncateSync(journalOf('reg2'), cut);
+    const e = await expectCorrupt(store.readEvents('reg2'));
+    expect(e.details).toMatchObject({ provenBy: expect.stringMatching(/registry/) });
+  });
+
   it('a snapshot at the end of the journal followed by one unterminated line stays a silent torn-tail repair', async () => {
     const s = fresh();
     await seed(s, 'torn', 5);

@@ -98,6 +98,9 @@ export class Registry {
     for (const r of rows) this.record(r);
   }
 
+  /** Revisions of the rows as last read by {@link revisionOf}, with the files' stamp then. */
+  private revisions: { stamp: string; byId: Map<string, number> } | null = null;
+
   close(): void {
     if (this.logFd !== null) fs.closeSync(this.logFd);
     this.logFd = null;
@@ -109,9 +112,19 @@ export class Registry {
    */
   revisionOf(id: string): number | null {
     try {
-      const row = this.readBoth([], true).rows.get(id);
-      const rev = row?.summary.revision;
-      return typeof rev === 'number' ? rev : null;
+      // Every full read of a journal asks (doctor and migrate once per session, watch once per
+      // change): parse the registry again only when index.json or index.log changed. The
+      // stamp is taken before the read, so a write during it only causes one more read.
+      const stamp = `${fileStamp(this.layout.index)}|${fileStamp(this.layout.indexLog)}`;
+      if (this.revisions?.stamp !== stamp) {
+        const byId = new Map<string, number>();
+        for (const [sid, row] of this.readBoth([], true).rows) {
+          const rev = row.summary.revision;
+          if (typeof rev === 'number') byId.set(sid, rev);
+        }
+        this.revisions = { stamp, byId };
+      }
+      return this.revisions.byId.get(id) ?? null;
     } catch {
       return null;
     }
@@ -454,5 +467,15 @@ function listDirs(dir: string): string[] {
       .map((d) => d.name);
   } catch {
     return [];
+  }
+}
+
+/** Identity, size and change time of a file ('-' when missing): equal stamps, same content. */
+function fileStamp(file: string): string {
+  try {
+    const st = fs.statSync(file, { bigint: true });
+    return `${st.ino}:${st.size}:${st.mtimeNs}`;
+  } catch {
+    return '-';
   }
 }
