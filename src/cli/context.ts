@@ -13,6 +13,8 @@ export interface CommonOptions {
   store?: string;
   agent?: string;
   ifRevision?: string;
+  /** Workspace on a shared store (--workspace); else BATON_WORKSPACE. */
+  workspace?: string;
 }
 
 /**
@@ -51,6 +53,11 @@ export class Ctx {
     return Number(raw);
   }
 
+  /** The named workspace: --workspace, else BATON_WORKSPACE (empty means unset), else null (this host and project folder). */
+  get workspace(): string | null {
+    return this.opts.workspace ?? (this.io.env['BATON_WORKSPACE'] || null);
+  }
+
   /** The store URL: --store, else BATON_STORE (an empty one means unset), else null. */
   get storeUrl(): string | null {
     return this.opts.store ?? (this.io.env['BATON_STORE'] || null);
@@ -65,6 +72,7 @@ export class Ctx {
       create,
       now: this.io.now,
       agent: this.agent,
+      workspace: this.workspace,
       env: this.io.env,
       pricingFile: this.io.env['BATON_PRICING'] || null,
       onRepair: (r) => this.warnRepair(r),

@@ -19,7 +19,8 @@ export function common(cmd: Command, o: { json?: boolean } = {}): Command {
   return cmd
     .option('--dir <path>', 'the .baton store directory (default: $BATON_DIR, else the nearest .baton upwards)')
     .option('--store <url>', 'store URL, e.g. postgres://user@host/db?schema=NAME (default: $BATON_STORE, else the file store)')
-    .option('--agent <name>', 'agent to attribute the change to (default: $BATON_AGENT)');
+    .option('--agent <name>', 'agent to attribute the change to (default: $BATON_AGENT)')
+    .option('--workspace <name>', 'workspace on a shared store: its own active session (default: $BATON_WORKSPACE, else this host and project folder)');
 }
 
 /** Adds --if-revision to a command that changes a session. */

@@ -54,6 +54,7 @@ function initialState(e: StoredEvent & { type: 'session.created' }, sessionId: s
     metadata: { ...(d.metadata ?? {}) },
     repairs: [],
     counters: {},
+    ...(typeof d.workspace === 'string' ? { workspace: d.workspace } : {}),
   };
 }
 

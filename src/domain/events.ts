@@ -27,6 +27,8 @@ export interface EventDataMap {
     budgetMax: number | null;
     contextSummary?: string | null;
     metadata?: Record<string, unknown>;
+    /** The named workspace the session was started in (a shared store); absent on a file store. */
+    workspace?: string;
   };
   'session.paused': { cause: string; detail?: string | null };
   'session.resumed': { from: string };

@@ -289,6 +289,8 @@ export interface SessionState {
   checkpoints?: CheckpointRef[];
   /** Checkpoint restores, in order. Optional: absent until the first one. */
   restores?: RestoreRecord[];
+  /** The named workspace the session was started in (shared stores); absent on a file store. */
+  workspace?: string;
   /** Pinned sessions are never archived or deleted by `baton cleanup`. Optional: absent (false) until the first pin. */
   pinned?: boolean;
   /** Counters for ids handed out by the session (errors, decisions, …). */

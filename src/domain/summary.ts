@@ -25,6 +25,11 @@ export interface SessionSummary {
   leaseToken?: number | null;
   /** Pinned: never touched by `baton cleanup` (absent in rows written before pins existed: false). */
   pinned?: boolean;
+  /**
+   * The named workspace the session was started in, on a store shared by many workspaces
+   * (PostgreSQL); absent on a file store, whose folder is its one workspace.
+   */
+  workspace?: string;
 }
 
 /** Derives the registry row of a session. */
@@ -47,6 +52,7 @@ export function summarize(s: SessionState): SessionSummary {
     leaseExpiresAt: s.lease?.expiresAt ?? null,
     leaseToken: s.lease?.token ?? null,
     pinned: s.pinned === true,
+    ...(s.workspace !== undefined ? { workspace: s.workspace } : {}),
   };
 }
 

@@ -58,7 +58,7 @@ export async function recordHook(ev: HookEvent, ctx: HookRunContext): Promise<Re
   try {
     // Derived files (handoff.md, mirrors) are rewritten only where a hook asks (compaction, the
     // end of the conversation): rendering a handoff at every tool call would slow the agent.
-    m = openManager({ url: ctx.storeUrl, dir: ctx.dir, cwd, now: ctx.now, agent: ev.agent, lockTimeoutMs: ctx.lockTimeoutMs, env: ctx.env, derivedFiles: { refresh: 'flush', handoff: ctx.env['BATON_HANDOFF'] !== 'off' } });
+    m = openManager({ url: ctx.storeUrl, dir: ctx.dir, cwd, now: ctx.now, agent: ev.agent, lockTimeoutMs: ctx.lockTimeoutMs, env: ctx.env, workspace: ctx.env['BATON_WORKSPACE'] || null, derivedFiles: { refresh: 'flush', handoff: ctx.env['BATON_HANDOFF'] !== 'off' } });
     out.dir = m.hooks.dir;
     for (const earlier of takePending(out.dir)) await recordOne(m, earlier, ctx, line).catch((e: unknown) => line('error', codeOf(e), `An event kept from an earlier hook was not recorded: ${messageOf(e)}`));
     out.context = await recordOne(m, ev, ctx, line);

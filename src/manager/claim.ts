@@ -45,7 +45,7 @@ export interface Claim {
  * report it, so an active session whose lease expired counts), not archived.
  */
 async function claimCandidates(m: SessionManager): Promise<SessionSummary[]> {
-  const rows = await m.list();
+  const rows = await m.list({ claimable: true });
   const when = (r: SessionSummary): string => r.cause?.at ?? r.updatedAt;
   return rows
     .filter((r) => r.status === 'interrupted' && !r.archived)
@@ -175,8 +175,8 @@ async function claimWait(m: SessionManager, o: ClaimOptions, w: WaitOptions): Pr
 async function nextLeaseExpiry(m: SessionManager): Promise<number | null> {
   const now = Date.parse(m.time());
   let best: number | null = null;
-  for (const r of await m.list()) {
-    if (r.status !== 'active' || !r.leaseExpiresAt) continue;
+  for (const r of await m.list({ status: 'active' })) {
+    if (!r.leaseExpiresAt) continue;
     const ms = Date.parse(r.leaseExpiresAt) - now + 5;
     if (ms <= 5) continue;
     if (best === null || ms < best) best = ms;

@@ -13,7 +13,7 @@ import type { SessionSummary } from '../domain/summary.js';
 import type { PhaseAction, SessionAction } from '../domain/transitions.js';
 import { notFound } from '../store/errors.js';
 import { RowText, rowsToJsonArray } from '../store/row.js';
-import type { RepairReport, Tombstone } from '../store/types.js';
+import type { RepairReport, RowFilter, Tombstone } from '../store/types.js';
 import { AgentHooks } from './agent-hooks.js';
 import { Checkpoints } from './checkpoints.js';
 import { Claims } from './claim.js';
@@ -36,6 +36,32 @@ import type { WatchSessionsOptions } from './watch.js';
 export { DEFAULT_SNAPSHOT_EVERY } from './types.js';
 export type { ChangeOptions, ChangeResult, ManagerOptions, TimedDraft } from './types.js';
 
+
+/** Which registry rows {@link SessionManager.listRows} returns. */
+export interface ListFilter {
+  status?: SessionStatus;
+  /** Include archived sessions. */
+  all?: boolean;
+  /** Derive every row again from its session. */
+  rebuild?: boolean;
+  /** Only sessions started in this named workspace (sessions of a file store have none). */
+  workspace?: string;
+  /** Only what a claimer may take now (the store reads just those rows when it can; status is judged here). */
+  claimable?: boolean;
+}
+
+/**
+ * What the store may leave out for `f` (an indexed registry reads only those rows). A row
+ * recorded active whose lease lapsed reads as interrupted, so `interrupted` is not passed on.
+ */
+function storeFilter(f: ListFilter, now: string): RowFilter {
+  return {
+    ...(f.claimable ? { claimableAt: now } : {}),
+    ...(f.all ? {} : { archived: false }),
+    ...(f.workspace !== undefined ? { workspace: f.workspace } : {}),
+    ...(f.status !== undefined && f.status !== 'interrupted' ? { status: f.status } : {}),
+  };
+}
 
 /** Input of {@link SessionManager.start}. */
 export interface StartInput {
@@ -111,7 +137,7 @@ export class SessionManager extends SessionCore {
     return this.store.withWorkspaceLock(async () => {
       await this.pauseActiveFor(id, input.switch === true, input.agent);
       const events = this.stamp(
-        [decide.draft('session.created', { title, idFormat: input.id !== undefined ? 'explicit' : idFormat, phases, budgetMax: budget, contextSummary: input.contextSummary ?? null, metadata: input.metadata ?? {} })],
+        [decide.draft('session.created', { title, idFormat: input.id !== undefined ? 'explicit' : idFormat, phases, budgetMax: budget, contextSummary: input.contextSummary ?? null, metadata: input.metadata ?? {}, ...workspaceOf(this.store) })],
         input.agent,
       );
       const state = fold(null, events.map((e, i) => ({ ...e, seq: i + 1 }) as StoredEvent), id)!;
@@ -255,8 +281,8 @@ export class SessionManager extends SessionCore {
    * Registry rows, newest first, derived for sessions the cache lacks. Archived ones only
    * with `all`. Rows stay JSON text until a field is needed (see {@link RowText}).
    */
-  async listRows(filter: { status?: SessionStatus; all?: boolean; rebuild?: boolean } = {}): Promise<RowText[]> {
-    const opts = { rebuild: filter.rebuild === true };
+  async listRows(filter: ListFilter = {}): Promise<RowText[]> {
+    const opts = { rebuild: filter.rebuild === true, filter: storeFilter(filter, this.time()) };
     const r = this.store.listRows
       ? await this.store.listRows(opts)
       : await this.store.list(opts).then((l) => ({ rows: l.summaries.map((s) => RowText.of(s)), missing: l.missing, repairs: l.repairs }));
@@ -277,18 +303,19 @@ export class SessionManager extends SessionCore {
     return rows
       .filter((row) => (filter.all ? true : !row.archived))
       .filter((row) => (filter.status ? row.status === filter.status : true))
+      .filter((row) => (filter.workspace !== undefined ? row.summary.workspace === filter.workspace : true))
       .map((row) => ({ row, createdAt: row.createdAt, id: row.id }))
       .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id.localeCompare(b.id)))
       .map((x) => x.row);
   }
 
   /** Registry rows as a JSON array, one row per line, printed as stored (see {@link listRows}). */
-  async listJson(filter: { status?: SessionStatus; all?: boolean; rebuild?: boolean } = {}): Promise<string> {
+  async listJson(filter: ListFilter = {}): Promise<string> {
     return rowsToJsonArray(await this.listRows(filter));
   }
 
   /** Registry rows as objects (see {@link listRows}). */
-  async list(filter: { status?: SessionStatus; all?: boolean; rebuild?: boolean } = {}): Promise<SessionSummary[]> {
+  async list(filter: ListFilter = {}): Promise<SessionSummary[]> {
     return (await this.listRows(filter)).map((row) => row.summary);
   }
 
@@ -442,6 +469,11 @@ export class SessionManager extends SessionCore {
 
 }
 
+
+/** The workspace a new session records: the store handle's, on a store shared by many. */
+function workspaceOf(store: { workspace?: string }): { workspace?: string } {
+  return store.workspace !== undefined ? { workspace: store.workspace } : {};
+}
 
 /** An active row whose recorded lease expiry has passed by `now`. */
 function leaseLapsed(row: RowText, now: string): boolean {

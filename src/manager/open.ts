@@ -1,5 +1,6 @@
 import { hint } from '../domain/hints.js';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { BatonError } from '../domain/errors.js';
 import { STORE_DIR_NAME, initFileStore, openStore, prepareStore } from '../store/open.js';
@@ -13,6 +14,7 @@ import { SessionManager } from './manager.js';
 import { fileMeasurer } from './measure.js';
 import { PRICING_FILE_NAME } from './pricing-file.js';
 import { Workspace } from './workspace.js';
+import { workspaceName } from './workspace-name.js';
 
 /** Where a surface's manager should find its store, and what it needs from outside. */
 export interface OpenManagerOptions {
@@ -38,6 +40,13 @@ export interface OpenManagerOptions {
   pricingFile?: string | null;
   /** Which derived files (handoff.md, mirrors) the manager keeps current, and when (see ManagerOptions.derivedFiles). */
   derivedFiles?: DerivedFilesOptions;
+  /**
+   * The workspace on a shared store (`--workspace`, else `BATON_WORKSPACE`); null or absent:
+   * this host and project folder (see workspace-name.ts). A file store ignores it.
+   */
+  workspace?: string | null;
+  /** Host name for the default workspace name (default: os.hostname()). */
+  host?: string;
 }
 
 /**
@@ -47,7 +56,8 @@ export interface OpenManagerOptions {
 export function openManager(o: OpenManagerOptions): SessionManager {
   // The caller has read the environment already (the CLI: its own injected env): `{}` keeps
   // openStore from reading process.env behind its back.
-  const store = openStore({ url: o.url ?? null, dir: o.dir ?? null, cwd: o.cwd, create: o.create === true, env: {}, ...(o.now ? { now: o.now } : {}), ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}) });
+  const workspaceOf = (): string => workspaceName(o.workspace, o.host ?? os.hostname(), o.cwd);
+  const store = openStore({ url: o.url ?? null, dir: o.dir ?? null, cwd: o.cwd, create: o.create === true, env: {}, workspace: workspaceOf, ...(o.now ? { now: o.now } : {}), ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}) });
   // A store kept in a directory (the `.baton` folder) belongs to the workspace around it.
   const dir = store.directory ?? null;
   const workspace = new Workspace(dir !== null ? path.dirname(dir) : o.cwd, dir);

@@ -24,6 +24,12 @@ export interface OpenStoreOptions {
   now?: () => Date;
   lockTimeoutMs?: number;
   /**
+   * The named workspace a shared store's handle works in (its active pointer and lock); a
+   * function is called only when the store is a shared one, so a file store never pays for
+   * finding the default name. Ignored by a file store (its folder is its workspace).
+   */
+  workspace?: string | (() => string);
+  /**
    * Where `BATON_STORE` and `BATON_DIR` are read when neither `url` nor `dir` is given
    * (default `process.env`): a child of `baton run` opens the store its parent used.
    * Pass `{}` to ignore the environment.
@@ -49,7 +55,10 @@ export function openStore(o: OpenStoreOptions = {}): SessionStore {
   const dir = named ? named.dir : o.dir || null;
   if (url === 'memory:') return new MemoryStore();
   // Connects on first use: opening costs nothing, and `pg` is loaded only now.
-  if (url && isPostgresUrl(url)) return new PostgresStore({ url, ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}) });
+  if (url && isPostgresUrl(url)) {
+    const workspace = typeof o.workspace === 'function' ? o.workspace() : o.workspace;
+    return new PostgresStore({ url, ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}), ...(workspace !== undefined ? { workspace } : {}) });
+  }
   if (url && /^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !url.startsWith('file://')) {
     throw new BatonError('BAD_INPUT', `Store URL scheme of ${url.split('://')[0]}:// is not supported by this build.`, {
       hint: hint('store.url-kinds'),

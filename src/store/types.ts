@@ -116,6 +116,21 @@ export type CheckpointRead =
   | { id: string; valid: false; problem: string; /** Last change of the stored copy, when known. */ modifiedAt: string | null };
 
 /** Result of {@link SessionStore.listRows}: rows kept as their JSON text. */
+/**
+ * What a registry read may leave out (see {@link SessionStore.list}). Rows whose registry
+ * entry is missing or unreadable are never left out: the manager derives them.
+ */
+export interface RowFilter {
+  /** Include archived sessions (default: yes). */
+  archived?: boolean;
+  /** Only sessions started in this named workspace. */
+  workspace?: string;
+  /** Only sessions with this status as recorded (not `interrupted`: lapsed leases are judged by the reader). */
+  status?: string;
+  /** Only sessions a claimer may take at this ISO time: interrupted, or active under a lease that ended by then. */
+  claimableAt?: string;
+}
+
 export interface ListRowsResult {
   rows: RowText[];
   missing: string[];
@@ -162,16 +177,26 @@ export interface SessionStore extends Partial<StoreMaintenance>, Partial<StoreWa
   append(id: string, expectedRevision: number, events: NewEvent[], options?: AppendOptions): Promise<{ revision: number }>;
   /** Saves a snapshot; a later load may start from it. Never changes the journal. */
   writeSnapshot(id: string, snapshot: Snapshot): Promise<void>;
-  /** Registry rows of every session, live and archived. */
-  list(options?: { rebuild?: boolean }): Promise<ListResult>;
+  /**
+   * Registry rows of every session, live and archived. With `filter`, a store that can
+   * (an indexed registry) may leave out rows the filter excludes; it may also return them
+   * all: callers filter again.
+   */
+  list(options?: { rebuild?: boolean; filter?: RowFilter }): Promise<ListResult>;
   /**
    * Optional fast path of {@link list} for stores that keep rows as JSON text: `list --json`
    * over many sessions filters, sorts and prints them without parsing each row.
    */
-  listRows?(options?: { rebuild?: boolean }): Promise<ListRowsResult>;
+  listRows?(options?: { rebuild?: boolean; filter?: RowFilter }): Promise<ListRowsResult>;
+  /**
+   * The named workspace whose active pointer and workspace lock this handle uses, on a store
+   * shared by many workspaces (PostgreSQL). Absent: the store is one workspace (a file
+   * store: its folder).
+   */
+  readonly workspace?: string;
   /** Stores registry rows derived by the manager. */
   putSummaries(rows: SessionSummary[]): Promise<void>;
-  /** The workspace's active session id, or null. */
+  /** The workspace's active session id, or null (see {@link workspace}). */
   getActive(): Promise<string | null>;
   /** Sets or clears the active pointer. */
   setActive(id: string | null): Promise<void>;

@@ -69,6 +69,7 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
           BATON_DIR: m.store.directory ?? io.env['BATON_DIR'],
           // The child writes to the same store, also when it was named by --store.
           ...(ctx.storeUrl ? { BATON_STORE: ctx.storeUrl } : {}),
+          ...(ctx.workspace !== null ? { BATON_WORKSPACE: ctx.workspace } : {}),
           ...(ctx.agent ? { BATON_AGENT: ctx.agent } : {}),
         },
       });

@@ -101,7 +101,7 @@ function registerList(program: Command, io: CliIO, on: On): void {
     common(
       program
         .command('list')
-        .description('list sessions (archived ones with --all)')
+        .description('list sessions (archived ones with --all; one workspace with --workspace)')
         .option('--status <status>', `only sessions with this status (${SESSION_STATUSES.join(', ')})`)
         .option('--all', 'include archived sessions')
         .option('--rebuild', 'rebuild the registry cache from the session folders')
@@ -118,7 +118,9 @@ function registerList(program: Command, io: CliIO, on: On): void {
         throw new BatonError('BAD_INPUT', `Unknown status ${JSON.stringify(status)}.`, { hint: `Use one of: ${SESSION_STATUSES.join(', ')}.` });
       }
       const m = ctx.manager();
-      const filter = { all: o['all'] === true, rebuild: o['rebuild'] === true, ...(status ? { status: status as SessionStatus } : {}) };
+      // --workspace filters; BATON_WORKSPACE alone only picks the workspace a command works in.
+      const workspace = o['workspace'] as string | undefined;
+      const filter = { all: o['all'] === true, rebuild: o['rebuild'] === true, ...(status ? { status: status as SessionStatus } : {}), ...(workspace !== undefined ? { workspace } : {}) };
       if (ctx.json) {
         io.stdout(`${await m.listJson(filter)}\n`);
         return;

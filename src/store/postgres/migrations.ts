@@ -3,15 +3,13 @@ import { BatonError } from '../../domain/errors.js';
 import { inTransaction, sqlState } from './pool.js';
 import { ident } from './url.js';
 
-/** One step of the schema's history; `sql` gets the quoted schema name. Never edit a released step: add one. */
-export interface Migration {
-  version: number;
-  name: string;
-  sql: (s: string) => string;
-}
+import type { Migration } from './migrations-types.js';
+import { SCALE_MIGRATIONS } from './migrations-scale.js';
 
-/** The schema's history, oldest first; versions are 1, 2, 3 … */
-export const MIGRATIONS: readonly Migration[] = [
+export type { Migration };
+
+/** The base schema (version 1). */
+const BASE: readonly Migration[] = [
   {
     version: 1,
     name: 'sessions, events, snapshots, checkpoints, tombstones, settings',
@@ -61,6 +59,9 @@ export const MIGRATIONS: readonly Migration[] = [
       );`,
   },
 ];
+
+/** The schema's history, oldest first; versions are 1, 2, 3 … */
+export const MIGRATIONS: readonly Migration[] = [...BASE, ...SCALE_MIGRATIONS];
 
 /** The newest schema version this code knows. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

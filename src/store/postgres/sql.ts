@@ -81,7 +81,23 @@ export function statements(s: string) {
       SELECT x.id, $2, $3 FROM ${s}.sessions x WHERE x.id = $1 AND ${revisionOf('x.id')} >= $2
       ON CONFLICT (session_id) DO UPDATE SET revision = EXCLUDED.revision, state = EXCLUDED.state, written_at = now()`,
 
+    /** Every registry row (registry query: no session id to filter by; see docs/scale.md). */
     list: `SELECT id, archived, summary FROM ${s}.sessions ORDER BY id`,
+    /** Registry rows of sessions not archived (registry query). */
+    listLive: `SELECT id, archived, summary FROM ${s}.sessions WHERE NOT archived ORDER BY id`,
+    /** Registry rows of workspace $1, archived ones only when $2 (registry query; index sessions_workspace). */
+    listWorkspace: `SELECT id, archived, summary FROM ${s}.sessions WHERE workspace = $1 AND ($2 OR NOT archived) ORDER BY id`,
+    /** Registry rows of sessions with status $1, or without a readable row (registry query; index sessions_claim). */
+    listStatus: `SELECT id, archived, summary FROM ${s}.sessions WHERE NOT archived AND (status = $1 OR status IS NULL) ORDER BY id`,
+    /**
+     * Claim query: sessions a claimer may take at $1 (ISO time, the server's clock):
+     * interrupted, or active under a lease that ended by then, or without a readable row (the
+     * manager derives it and judges). Uses the partial index sessions_claim.
+     */
+    claimable: `
+      SELECT id, archived, summary FROM ${s}.sessions
+      WHERE NOT archived AND (status = 'interrupted' OR (status = 'active' AND lease_expires_at <= $1) OR status IS NULL)
+      ORDER BY id`,
 
     /** Registry rows derived by the manager; never replaces a row of a later revision. */
     putSummaries: `
@@ -89,12 +105,28 @@ export function statements(s: string) {
       FROM unnest($1::text[], $2::text[], $3::integer[]) AS t(id, summary, rev)
       WHERE x.id = t.id AND (x.summary_revision IS NULL OR t.rev >= x.summary_revision)`,
 
-    getActive: `SELECT value FROM ${s}.settings WHERE key = 'active'`,
-    /** Points at $1 only if that session exists (no row otherwise). */
+    /**
+     * The active session of workspace $1. The one store-wide pointer a version-1 schema kept
+     * (settings key 'active') is adopted by the first workspace that asks, unless it has a
+     * pointer of its own (registry query: keyed by workspace).
+     */
+    getActive: `
+      WITH legacy AS (DELETE FROM ${s}.settings WHERE key = 'active' RETURNING value),
+      adopted AS (
+        INSERT INTO ${s}.active (workspace, session_id)
+        SELECT $1, l.value FROM legacy l JOIN ${s}.sessions x ON x.id = l.value
+        ON CONFLICT (workspace) DO NOTHING RETURNING session_id
+      )
+      SELECT session_id AS value FROM adopted
+      UNION ALL
+      SELECT session_id FROM ${s}.active WHERE workspace = $1
+      LIMIT 1`,
+    /** Points workspace $2 at session $1, only if that session exists (no row otherwise). */
     setActive: `
-      INSERT INTO ${s}.settings (key, value) SELECT 'active', id FROM ${s}.sessions WHERE id = $1
-      ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
-    clearActive: `DELETE FROM ${s}.settings WHERE key = 'active'`,
+      INSERT INTO ${s}.active (workspace, session_id) SELECT $2, id FROM ${s}.sessions WHERE id = $1
+      ON CONFLICT (workspace) DO UPDATE SET session_id = EXCLUDED.session_id, set_at = now()`,
+    /** Clears workspace $1's pointer (registry query: keyed by workspace). */
+    clearActive: `DELETE FROM ${s}.active WHERE workspace = $1`,
 
     archive: `UPDATE ${s}.sessions SET archived = true, updated_at = now() WHERE id = $1`,
 

@@ -2,13 +2,14 @@ import type { Pool, PoolClient } from 'pg';
 import { BatonError, isBatonError } from '../../domain/errors.js';
 import type { NewEvent, StoredEvent } from '../../domain/events.js';
 import { validateId } from '../../domain/ids.js';
+import { validateWorkspace } from '../../domain/workspace-name.js';
 import type { SessionSummary } from '../../domain/summary.js';
 import { checkCheckpoint, checkpointExists, checkpointNotFound, checkNothingLost, conflict, exists, notFound } from '../errors.js';
 import { checkpointFromRecord, checkpointRecord } from '../checkpoint-record.js';
 import type { CheckpointRecord } from '../checkpoint-record.js';
 import { RowText } from '../row.js';
 import { compareCheckpointIds } from '../types.js';
-import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, ListRowsResult, LoadResult, RepairReport, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from '../types.js';
+import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, ListRowsResult, LoadResult, RepairReport, RowFilter, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from '../types.js';
 import { migrate } from './migrations.js';
 import { createPool, inTransaction, mapPgError, pgCrypto, sqlState } from './pool.js';
 import { statements } from './sql.js';
@@ -26,7 +27,15 @@ export interface PostgresStoreOptions {
   lockTimeoutMs?: number;
   /** How `watch` checks its LISTEN connection (tests shorten it; see watch.ts). */
   watchTiming?: WatchTiming;
+  /**
+   * The named workspace whose active pointer and lock this handle uses (default
+   * {@link DEFAULT_WORKSPACE}: every handle that names none shares one).
+   */
+  workspace?: string;
 }
+
+/** The workspace of a handle that names none. */
+export const DEFAULT_WORKSPACE = 'default';
 
 /** Schemas this process has brought up to date, by connection string and schema. */
 const migrated = new Map<string, Promise<number[]>>();
@@ -45,6 +54,8 @@ export class PostgresStore implements SessionStore {
   readonly location: string;
   /** The schema holding this store's tables. */
   readonly schema: string;
+  /** The named workspace whose active pointer and workspace lock this handle uses. */
+  readonly workspace: string;
   private readonly target: PgTarget;
   private readonly sql: Statements;
   /** Longest wait for the workspace lock before `LOCKED`. */
@@ -64,6 +75,7 @@ export class PostgresStore implements SessionStore {
     this.sql = statements(ident(this.schema));
     this.lockTimeoutMs = options.lockTimeoutMs ?? 30_000;
     this.watchTiming = options.watchTiming;
+    this.workspace = validateWorkspace(options.workspace ?? DEFAULT_WORKSPACE);
   }
 
   /** The pool, connected and migrated. A failed first attempt is forgotten, so the next call retries. */
@@ -224,7 +236,19 @@ export class PostgresStore implements SessionStore {
     throw new BatonError('BAD_INPUT', `Snapshot revision ${snapshot.revision} is past the journal end ${actual}.`);
   }
 
-  async list(options: { rebuild?: boolean } = {}): Promise<ListResult> {
+  /**
+   * The registry statement for a filter: each one indexed (see sql.ts), so `list` in one
+   * workspace and `claim` cost what they return, not what the store holds.
+   */
+  private registryQuery(f: RowFilter): [string, unknown[]] {
+    if (f.claimableAt !== undefined) return [this.sql.claimable, [f.claimableAt]];
+    if (f.workspace !== undefined) return [this.sql.listWorkspace, [f.workspace, f.archived !== false]];
+    if (f.status !== undefined && f.status !== 'interrupted') return [this.sql.listStatus, [f.status]];
+    if (f.archived === false) return [this.sql.listLive, []];
+    return [this.sql.list, []];
+  }
+
+  async list(options: { rebuild?: boolean; filter?: RowFilter } = {}): Promise<ListResult> {
     const r = await this.listRows(options);
     return { summaries: r.rows.map((row) => row.summary), missing: r.missing, repairs: r.repairs };
   }
@@ -234,8 +258,9 @@ export class PostgresStore implements SessionStore {
    * as the events they describe, so they cannot go stale by a crash; `rebuild` hands every
    * session back as missing, for the manager to derive its row again.
    */
-  async listRows(options: { rebuild?: boolean } = {}): Promise<ListRowsResult> {
-    const r = await this.q<{ id: string; archived: boolean; summary: string | null }>(this.sql.list);
+  async listRows(options: { rebuild?: boolean; filter?: RowFilter } = {}): Promise<ListRowsResult> {
+    const [text, values] = options.rebuild ? [this.sql.list, []] : this.registryQuery(options.filter ?? {});
+    const r = await this.q<{ id: string; archived: boolean; summary: string | null }>(text, values);
     const rows: RowText[] = [];
     const missing: string[] = [];
     const repairs: RepairReport[] = [];
@@ -263,21 +288,22 @@ export class PostgresStore implements SessionStore {
   }
 
   async getActive(): Promise<string | null> {
-    const r = await this.q<{ value: string }>(this.sql.getActive);
+    const r = await this.q<{ value: string }>(this.sql.getActive, [this.workspace]);
     return r.rows[0]?.value ?? null;
   }
 
   async setActive(id: string | null): Promise<void> {
     if (id === null) {
-      await this.q(this.sql.clearActive);
+      await this.q(this.sql.clearActive, [this.workspace]);
       return;
     }
     validateId(id);
-    if ((await this.q(this.sql.setActive, [id])).rowCount === 0) throw notFound(id);
+    if ((await this.q(this.sql.setActive, [id, this.workspace])).rowCount === 0) throw notFound(id);
   }
 
   /**
-   * The workspace lock is a transaction-level advisory lock keyed by the schema, held on a
+   * The workspace lock is a transaction-level advisory lock keyed by the schema and the
+   * workspace (workers of other workspaces never wait for it), held on a
    * connection of its own while `fn` runs (with other connections of the pool): a worker that
    * dies or loses its connection releases it with its session. Waits at most `lockTimeoutMs`,
    * then `LOCKED`.
@@ -302,15 +328,15 @@ export class PostgresStore implements SessionStore {
     try {
       return await inTransaction(pool, async (c: PoolClient) => {
         await c.query("SELECT set_config('lock_timeout', $1, true)", [`${Math.max(1, Math.floor(this.lockTimeoutMs))}ms`]);
-        await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`baton.workspace.${this.schema}`]);
+        await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`baton.workspace.${this.schema}.${this.workspace}`]);
         inFn = true;
         return fn();
       });
     } catch (e) {
       if (!inFn && sqlState(e) === '55P03') {
-        throw new BatonError('LOCKED', `The workspace lock of schema ${this.schema} is held by another worker (waited ${this.lockTimeoutMs} ms).`, {
-          hint: 'Another baton is starting or switching a session; retry in a moment.',
-          details: { schema: this.schema },
+        throw new BatonError('LOCKED', `The lock of workspace ${JSON.stringify(this.workspace)} in schema ${this.schema} is held by another worker (waited ${this.lockTimeoutMs} ms).`, {
+          hint: 'Another baton is starting or switching a session in this workspace; retry in a moment.',
+          details: { schema: this.schema, workspace: this.workspace },
           cause: e,
         });
       }
