@@ -101,7 +101,7 @@ function registerList(program: Command, io: CliIO, on: On): void {
     common(
       program
         .command('list')
-        .description('list sessions (archived ones with --all; one workspace with --workspace)')
+        .description('list sessions (archived ones with --all)')
         .option('--status <status>', `only sessions with this status (${SESSION_STATUSES.join(', ')})`)
         .option('--all', 'include archived sessions')
         .option('--rebuild', 'rebuild the registry cache from the session folders')

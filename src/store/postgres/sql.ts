@@ -1,3 +1,5 @@
+import { registryStatements } from './sql-registry.js';
+
 /**
  * Every statement of the PostgreSQL store, for one (quoted) schema. Values are always
  * parameters ($1…); only the validated, quoted schema name is part of the text. A change is
@@ -12,6 +14,7 @@ export function statements(s: string) {
   /** The revision of session $1 (null when it has no events). */
   const revisionOf = (id: string) => `(SELECT max(seq) FROM ${s}.events WHERE session_id = ${id})`;
   return {
+    ...registryStatements(s),
     /**
      * Creates a session with its first events and registry row, and announces it. No row
      * back: the id is taken. $1 id, $2 revision, $3 row, $4 types[], $5 bodies[], $6 channel, $7 payload.
@@ -81,52 +84,6 @@ export function statements(s: string) {
       SELECT x.id, $2, $3 FROM ${s}.sessions x WHERE x.id = $1 AND ${revisionOf('x.id')} >= $2
       ON CONFLICT (session_id) DO UPDATE SET revision = EXCLUDED.revision, state = EXCLUDED.state, written_at = now()`,
 
-    /** Every registry row (registry query: no session id to filter by; see docs/scale.md). */
-    list: `SELECT id, archived, summary FROM ${s}.sessions ORDER BY id`,
-    /** Registry rows of sessions not archived (registry query). */
-    listLive: `SELECT id, archived, summary FROM ${s}.sessions WHERE NOT archived ORDER BY id`,
-    /** Registry rows of workspace $1, archived ones only when $2 (registry query; index sessions_workspace). */
-    listWorkspace: `SELECT id, archived, summary FROM ${s}.sessions WHERE workspace = $1 AND ($2 OR NOT archived) ORDER BY id`,
-    /** Registry rows of sessions with status $1, or without a readable row (registry query; index sessions_claim). */
-    listStatus: `SELECT id, archived, summary FROM ${s}.sessions WHERE NOT archived AND (status = $1 OR status IS NULL) ORDER BY id`,
-    /**
-     * Claim query: sessions a claimer may take at $1 (ISO time, the server's clock):
-     * interrupted, or active under a lease that ended by then, or without a readable row (the
-     * manager derives it and judges). Uses the partial index sessions_claim.
-     */
-    claimable: `
-      SELECT id, archived, summary FROM ${s}.sessions
-      WHERE NOT archived AND (status = 'interrupted' OR (status = 'active' AND lease_expires_at <= $1) OR status IS NULL)
-      ORDER BY id`,
-
-    /** Registry rows derived by the manager; never replaces a row of a later revision. */
-    putSummaries: `
-      UPDATE ${s}.sessions x SET summary = t.summary, summary_revision = t.rev, updated_at = now()
-      FROM unnest($1::text[], $2::text[], $3::integer[]) AS t(id, summary, rev)
-      WHERE x.id = t.id AND (x.summary_revision IS NULL OR t.rev >= x.summary_revision)`,
-
-    /**
-     * The active session of workspace $1. The one store-wide pointer a version-1 schema kept
-     * (settings key 'active') is adopted by the first workspace that asks, unless it has a
-     * pointer of its own (registry query: keyed by workspace).
-     */
-    getActive: `
-      WITH legacy AS (DELETE FROM ${s}.settings WHERE key = 'active' RETURNING value),
-      adopted AS (
-        INSERT INTO ${s}.active (workspace, session_id)
-        SELECT $1, l.value FROM legacy l JOIN ${s}.sessions x ON x.id = l.value
-        ON CONFLICT (workspace) DO NOTHING RETURNING session_id
-      )
-      SELECT session_id AS value FROM adopted
-      UNION ALL
-      SELECT session_id FROM ${s}.active WHERE workspace = $1
-      LIMIT 1`,
-    /** Points workspace $2 at session $1, only if that session exists (no row otherwise). */
-    setActive: `
-      INSERT INTO ${s}.active (workspace, session_id) SELECT $2, id FROM ${s}.sessions WHERE id = $1
-      ON CONFLICT (workspace) DO UPDATE SET session_id = EXCLUDED.session_id, set_at = now()`,
-    /** Clears workspace $1's pointer (registry query: keyed by workspace). */
-    clearActive: `DELETE FROM ${s}.active WHERE workspace = $1`,
 
     archive: `UPDATE ${s}.sessions SET archived = true, updated_at = now() WHERE id = $1`,
 
@@ -142,7 +99,6 @@ export function statements(s: string) {
       WITH d AS (DELETE FROM ${s}.sessions WHERE id = $1 RETURNING id, archived)
       INSERT INTO ${s}.tombstones (id, deleted_at, title, status, archived)
       SELECT id, $2, $3, $4, archived FROM d RETURNING archived`,
-    tombstones: `SELECT id, deleted_at, title, status, archived FROM ${s}.tombstones ORDER BY n`,
 
     saveCheckpoint: `INSERT INTO ${s}.checkpoints (session_id, id, body, sha256) VALUES ($1, $2, $3, $4)`,
     /** A head row (id null) when the session exists, then its checkpoints ($2 null: all). */
@@ -152,10 +108,6 @@ export function statements(s: string) {
       SELECT id, body, sha256, created_at FROM ${s}.checkpoints WHERE session_id = $1 AND ($2::text IS NULL OR id = $2)
       ORDER BY id NULLS FIRST`,
 
-    /** Sessions with events committed since $1 (less a margin $2), with their revision: a watcher's catch-up. */
-    changedSince: `
-      SELECT session_id AS id, max(seq) AS revision FROM ${s}.events
-      WHERE at >= $1::timestamptz - $2::interval GROUP BY session_id`,
   };
 }
 

@@ -16,6 +16,8 @@ import { statements } from './sql.js';
 import type { Statements } from './sql.js';
 import { channelOf, ident, parsePgUrl } from './url.js';
 import type { PgTarget } from './url.js';
+import { registryQuery, registryRows } from './registry.js';
+import type { RegistryRow } from './registry.js';
 import { watchChanges } from './watch.js';
 import type { StoreChange, WatchTiming } from './watch.js';
 
@@ -236,18 +238,6 @@ export class PostgresStore implements SessionStore {
     throw new BatonError('BAD_INPUT', `Snapshot revision ${snapshot.revision} is past the journal end ${actual}.`);
   }
 
-  /**
-   * The registry statement for a filter: each one indexed (see sql.ts), so `list` in one
-   * workspace and `claim` cost what they return, not what the store holds.
-   */
-  private registryQuery(f: RowFilter): [string, unknown[]] {
-    if (f.claimableAt !== undefined) return [this.sql.claimable, [f.claimableAt]];
-    if (f.workspace !== undefined) return [this.sql.listWorkspace, [f.workspace, f.archived !== false]];
-    if (f.status !== undefined && f.status !== 'interrupted') return [this.sql.listStatus, [f.status]];
-    if (f.archived === false) return [this.sql.listLive, []];
-    return [this.sql.list, []];
-  }
-
   async list(options: { rebuild?: boolean; filter?: RowFilter } = {}): Promise<ListResult> {
     const r = await this.listRows(options);
     return { summaries: r.rows.map((row) => row.summary), missing: r.missing, repairs: r.repairs };
@@ -259,27 +249,8 @@ export class PostgresStore implements SessionStore {
    * session back as missing, for the manager to derive its row again.
    */
   async listRows(options: { rebuild?: boolean; filter?: RowFilter } = {}): Promise<ListRowsResult> {
-    const [text, values] = options.rebuild ? [this.sql.list, []] : this.registryQuery(options.filter ?? {});
-    const r = await this.q<{ id: string; archived: boolean; summary: string | null }>(text, values);
-    const rows: RowText[] = [];
-    const missing: string[] = [];
-    const repairs: RepairReport[] = [];
-    for (const x of r.rows) {
-      if (options.rebuild || x.summary === null) {
-        missing.push(x.id);
-        continue;
-      }
-      let row = new RowText(x.summary);
-      if (!row.wellFormed || row.id !== x.id) {
-        missing.push(x.id);
-        repairs.push({ sessionId: x.id, kind: 'index_rebuilt', message: `Session ${x.id}: its registry row was unreadable; derived again.`, savedTo: null });
-        continue;
-      }
-      // Like a store on disk, the row's `archived` follows where the session lives.
-      if (row.archived !== x.archived) row = row.withArchived(x.archived);
-      rows.push(row);
-    }
-    return { rows, missing, repairs };
+    const [text, values] = options.rebuild ? [this.sql.list, []] : registryQuery(this.sql, options.filter ?? {});
+    return registryRows((await this.q<RegistryRow>(text, values)).rows, options.rebuild === true);
   }
 
   async putSummaries(rows: SessionSummary[]): Promise<void> {
