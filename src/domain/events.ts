@@ -112,7 +112,12 @@ export interface EventDataMap {
   'lease.released': { token: number };
   'lease.expired': { token: number; owner: string; expiresAt: string };
   'run.started': { command: string[]; token: number; agent: string | null };
-  'run.ended': { command: string[]; exitCode: number | null; signal: string | null; cause: string };
+  /**
+   * How a run ended. Cause `lease-lost`: the run lost its lease (it lapsed, or another worker
+   * took the session) and stopped its command; written without the lease (`token` names
+   * the one lost), it changes neither the status nor the new holder's lease.
+   */
+  'run.ended': { command: string[]; exitCode: number | null; signal: string | null; cause: string; token?: number; detail?: string };
   'checkpoint.created': {
     checkpointId: string;
     name: string;

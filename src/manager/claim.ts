@@ -124,6 +124,8 @@ export interface WaitOptions {
   signal?: AbortSignal;
   /** Called once, when the first look found nothing and the wait begins (the change feed is open). */
   onWaiting?: () => void;
+  /** Called when a look failed because the store could not be reached (retryable); the wait goes on. */
+  onTrouble?: (message: string) => void;
 }
 
 /**
@@ -139,15 +141,23 @@ async function claimWait(m: SessionManager, o: ClaimOptions, w: WaitOptions): Pr
   try {
     for (;;) {
       if (w.signal?.aborted) return null;
-      const claim = await claimSession(m, o);
-      if (claim) return claim;
+      let untilExpiry: number | null = null;
+      try {
+        const claim = await claimSession(m, o);
+        if (claim) return claim;
+        untilExpiry = await nextLeaseExpiry(m);
+      } catch (e) {
+        // A store that cannot be reached for a while (a partition, a restart) is waited out:
+        // a pool of workers must still be there when it is back.
+        if (!isBatonError(e, 'STORE_UNAVAILABLE') || (e.details as { retryable?: boolean } | undefined)?.retryable !== true) throw e;
+        w.onTrouble?.(e.message);
+      }
       const left = deadline - Date.now();
       if (left <= 0) return null;
       if (!waiting) {
         waiting = true;
         w.onWaiting?.();
       }
-      const untilExpiry = await nextLeaseExpiry(m);
       const delay = Math.max(10, Math.min(w.pollMs, left, untilExpiry ?? Infinity));
       await new Promise<void>((resolve) => {
         const t = setTimeout(done, delay);

@@ -107,6 +107,32 @@ export class Leases {
     );
   }
 
+  /**
+   * Records that a run holding lease `token` lost it and stopped its command: a `run.ended`
+   * event with cause `lease-lost` and `detail` saying why. Written without the lost lease
+   * (that write would be FENCED) and changing nothing of the session but its history, so the
+   * new holder's work goes on; a lease that lapsed unclaimed is written down as expired with it.
+   */
+  recordLeaseLost(id: string, token: number, end: Omit<RunEnd, 'userInterrupt'>, detail: string, agent: string | null): Promise<ChangeResult<undefined>> {
+    const data = { command: end.command, exitCode: end.exitCode, signal: end.signal, cause: 'lease-lost', token, detail };
+    return this.m.change(id, () => ({ events: [draft('run.ended', data)], result: undefined }), { agent });
+  }
+
+  /**
+   * Judges leases by the store's clock when it has one (PostgreSQL: the server's), so a
+   * holder's renewals and every claimer's view of expiry use one clock whatever the hosts'
+   * clocks say. Measured again at each call (a heartbeat), so drift is followed.
+   */
+  async useStoreClock(): Promise<void> {
+    const store = this.m.store;
+    if (store.serverTime) await this.m.syncClock(() => store.serverTime!());
+  }
+
+  /** The manager's clock (the store's, after {@link useStoreClock}), as ISO-8601. */
+  now(): string {
+    return this.m.time();
+  }
+
   /** The status readers should see now (an expired lease reads as interrupted). */
   status(s: SessionState): ReturnType<typeof effectiveStatus> {
     return effectiveStatus(s, this.m.time());

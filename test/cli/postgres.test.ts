@@ -101,7 +101,8 @@ describe.skipIf(!PG_URL)('CLI on the PostgreSQL store', () => {
   it('a second run is refused while the lease is valid, takes over after expiry with a higher token, and the zombie is FENCED', async () => {
     const pw = pgWorkspace();
     await pw.ok(['start', 'Lease', '--id', 'lf', '--phases', 'build']);
-    const first = pw.start(['--agent', 'w1', '--', process.execPath, '-e', 'setTimeout(() => {}, 60000)']);
+    // A short lease in real time: a run judges expiry by the server's clock, which BATON_NOW does not move.
+    const first = pw.start(['--agent', 'w1', '--ttl', '2s', '--heartbeat', '500ms', '--', process.execPath, '-e', 'setTimeout(() => {}, 60000)']);
     const until = Date.now() + 15_000;
     while (!((await pw.json<{ lease: unknown }>(['status'])).lease)) {
       if (Date.now() > until) throw new Error('the run never took the lease');
@@ -110,8 +111,9 @@ describe.skipIf(!PG_URL)('CLI on the PostgreSQL store', () => {
     expectError(await pw.run(['run', '--agent', 'w2', '--', 'true']), 'LOCKED');
     first.kill();
     await first.done;
+    await new Promise((r) => setTimeout(r, 2_500));
 
-    const second = await pw.run(['run', '--agent', 'w2', '--', process.execPath, '-e', 'console.log(process.env.BATON_LEASE_TOKEN, process.env.BATON_STORE === undefined)'], { env: { BATON_NOW: later(120_000) } });
+    const second = await pw.run(['run', '--agent', 'w2', '--', process.execPath, '-e', 'console.log(process.env.BATON_LEASE_TOKEN, process.env.BATON_STORE === undefined)']);
     expect(second.code).toBe(0);
     expect(second.stdout.trim()).toBe('2 false');
     const before = (await pw.json<unknown[]>(['log'])).length;

@@ -44,6 +44,7 @@ export function registerClaim(program: Command, io: CliIO, holder: { ctx: Ctx | 
             timeoutMs: o['timeout'] === undefined ? null : parseDuration(String(o['timeout']), 'timeout'),
             signal: stop.signal,
             onWaiting: () => io.stderr('baton: waiting for a session that needs a worker…\n'),
+            onTrouble: (message) => io.stderr(`baton: ${message} (still waiting)\n`),
           });
         } finally {
           process.off('SIGINT', onSignal);

@@ -1,7 +1,11 @@
 import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import type { Command } from 'commander';
 import { BatonError, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS, isBatonError } from '../../manager/index.js';
+import type { Lease } from '../../manager/index.js';
+import { EXIT_CODES } from '../exit.js';
+import { LeaseKeeper } from './run-lease.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common } from '../program.js';
@@ -45,17 +49,19 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
       const m = ctx.manager();
       const id = await ctx.sessionId();
       const held = ctx.fencingToken;
-      let token: number;
+      // Expiry is judged by the store's clock (PostgreSQL: the server's), as claimers judge it.
+      await m.leases.useStoreClock();
+      let lease: Lease;
       if (held !== undefined && (await m.leases.adoptable(id, held))) {
         // A worker that claimed the session (`baton claim`) goes on under the lease it took.
-        token = (await m.leases.adopt(id, held, ttlMs, ctx.agent)).token;
+        lease = await m.leases.adopt(id, held, ttlMs, ctx.agent);
       } else {
         let s = await m.get(id);
         if (s.status !== 'active') s = await m.resume(id, ctx.agent);
         const owner = ctx.agent ?? `run:${command[0]}`;
-        const { result: lease } = await m.leases.acquire(id, { owner, ttlMs, force: o['force'] === true, agent: ctx.agent });
-        token = lease.token;
+        lease = (await m.leases.acquire(id, { owner, ttlMs, force: o['force'] === true, agent: ctx.agent })).result;
       }
+      const token = lease.token;
       await m.change(id, () => ({ events: [{ type: 'run.started', data: { command, token, agent: ctx.agent } }], result: undefined }), { agent: ctx.agent, fencingToken: token });
       io.stderr(`baton: running ${command.join(' ')} in session ${id} (lease token ${token})\n`);
 
@@ -74,7 +80,6 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
         },
       });
       let userInterrupt = false;
-      let lost = false;
       const onSignal = (sig: NodeJS.Signals): void => {
         if (sig === 'SIGINT' || sig === 'SIGTERM') userInterrupt = true;
         // A terminal's Ctrl+C reaches the whole process group; a signal sent to baton alone
@@ -82,40 +87,72 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
         if (child.exitCode === null && child.signalCode === null) child.kill(sig);
       };
       for (const sig of FORWARDED) process.on(sig, onSignal);
-      const heartbeat = setInterval(() => {
-        m.leases.renew(id, token, ttlMs).catch((e: unknown) => {
-          if (isBatonError(e, 'FENCED')) {
-            lost = true;
-            io.stderr(`baton: lost the lease on ${id} (${e.message}); stopping ${command[0]}\n`);
-            child.kill('SIGTERM');
-          } else {
-            io.stderr(`baton: heartbeat failed: ${(e as Error).message}\n`);
-          }
-        });
-      }, heartbeatMs);
+      const stopChild = stopper(child, stopGraceMs(io.env));
+      const keeper = new LeaseKeeper(m, id, token, { ttlMs, heartbeatMs, expiresAt: lease.expiresAt }, {
+        onLost: (why) => {
+          io.stderr(`baton: lost the lease on ${id} (${why}); stopping ${command[0]}\n`);
+          stopChild();
+        },
+        onLapsed: (at) => {
+          io.stderr(`baton: the lease on ${id} ran out at ${at} without a renewal (store unreachable?); stopping ${command[0]} before another worker takes over\n`);
+          stopChild();
+        },
+        onTrouble: (message) => io.stderr(`baton: heartbeat failed: ${message}\n`),
+      });
+      keeper.start();
 
       const end = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
         child.once('error', (error) => resolve({ code: null, signal: null, error }));
         child.once('exit', (code, signal) => resolve({ code, signal }));
       });
-      clearInterval(heartbeat);
+      keeper.stop();
       for (const sig of FORWARDED) process.off(sig, onSignal);
       if (end.error) {
         io.stderr(`baton: could not start ${command[0]}: ${end.error.message}\n`);
       }
       const exitCode = end.error ? 127 : end.code;
-      if (!lost) {
-        try {
-          const r = await m.leases.recordRunEnd(id, token, { command, exitCode, signal: end.signal, userInterrupt }, ctx.agent);
-          io.stderr(`baton: ${command[0]} ended (${r.result}); session ${id} is ${r.state.status}\n`);
-        } catch (e) {
-          if (!isBatonError(e, 'FENCED')) throw e;
-          io.stderr(`baton: the run's end was not recorded: ${e.message}\n`);
-        }
+      // A lapsed lease: learn from the store what became of it before recording anything.
+      if (keeper.lost === null && keeper.lapsed !== null && !(await keeper.settle(2 * ttlMs + 30_000))) {
+        io.stderr(`baton: the store could not be reached to record the end of the run; session ${id} reads as interrupted once its lease expired\n`);
+        ctx.exitCode = EXIT_CODES.STORE_UNAVAILABLE;
+        return;
+      }
+      if (keeper.lost !== null) {
+        await m.leases.recordLeaseLost(id, token, { command, exitCode, signal: end.signal }, keeper.lost, ctx.agent);
+        io.stderr(`baton: ${command[0]} stopped: the lease was lost; recorded in session ${id}\n`);
+        ctx.exitCode = EXIT_CODES.FENCED;
+        return;
+      }
+      try {
+        const r = await m.leases.recordRunEnd(id, token, { command, exitCode, signal: end.signal, userInterrupt }, ctx.agent);
+        io.stderr(`baton: ${command[0]} ended (${r.result}); session ${id} is ${r.state.status}\n`);
+      } catch (e) {
+        if (!isBatonError(e, 'FENCED')) throw e;
+        io.stderr(`baton: the run's end was not recorded: ${e.message}\n`);
       }
       ctx.exitCode = end.signal ? 128 + signalNumber(end.signal) : exitCode ?? 1;
     }),
   );
+}
+
+/** How long a command asked to stop (SIGTERM) may take before it is killed: BATON_STOP_GRACE (a duration), default 10 s. */
+function stopGraceMs(env: Readonly<Record<string, string | undefined>>): number {
+  return parseDuration(env['BATON_STOP_GRACE'] ?? '10s', 'stop-grace');
+}
+
+/** Stops `child` cleanly: SIGTERM now, SIGKILL if it is still running after `graceMs`. Idempotent. */
+function stopper(child: ChildProcess, graceMs: number): () => void {
+  let asked = false;
+  return () => {
+    if (asked || child.exitCode !== null || child.signalCode !== null) return;
+    asked = true;
+    child.kill('SIGTERM');
+    const t = setTimeout(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }, graceMs);
+    t.unref();
+    child.once('exit', () => clearTimeout(t));
+  };
 }
 
 function signalNumber(sig: NodeJS.Signals): number {

@@ -1,0 +1,104 @@
+import { isBatonError } from '../../manager/index.js';
+import type { SessionManager } from '../../manager/index.js';
+
+/** What the keeper reports to `baton run`. */
+export interface LeaseKeeperEvents {
+  /** The lease is gone for good (FENCED): stop the command. Called once. */
+  onLost(reason: string): void;
+  /** The lease ran out by the store's clock without a renewal (store unreachable): stop the command. Called once. */
+  onLapsed(expiresAt: string): void;
+  /** A heartbeat failed for a reason that may pass (the store unreachable). */
+  onTrouble(message: string): void;
+}
+
+/**
+ * Keeps a run's lease: renews it every `heartbeatMs` by the store's clock, one renewal at a
+ * time, each given at most `heartbeatMs` before the next is tried (a renewal stuck on a cut
+ * link must not hold the others back). The lease is `lost` once a renewal is FENCED (another
+ * worker took the session, or it expired and the store refuses it), and `lapsed` once the
+ * store's clock, as last measured, passes its expiry without a renewal: the holder stops
+ * working then, before anyone can take over, instead of when it hears of it.
+ */
+export class LeaseKeeper {
+  /** Why the lease was lost (FENCED), or null. */
+  lost: string | null = null;
+  /** The expiry that passed without a renewal, or null. */
+  lapsed: string | null = null;
+  private expiresAt: string;
+  private timer: NodeJS.Timeout | null = null;
+  private inFlight: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly m: SessionManager,
+    private readonly id: string,
+    private readonly token: number,
+    private readonly o: { ttlMs: number; heartbeatMs: number; expiresAt: string },
+    private readonly on: LeaseKeeperEvents,
+  ) {
+    this.expiresAt = o.expiresAt;
+  }
+
+  /** Starts renewing. */
+  start(): void {
+    this.schedule();
+  }
+
+  /** Stops renewing (a renewal in flight is left to finish). */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /**
+   * After a lapse: renews until the store answers for sure (FENCED: lost; renewed: held
+   * again) or `deadlineMs` passes. True when the answer came.
+   */
+  async settle(deadlineMs: number): Promise<boolean> {
+    const until = Date.now() + deadlineMs;
+    while (this.lost === null && this.lapsed !== null && Date.now() < until) {
+      await this.beat();
+      if (this.lost === null && this.lapsed !== null) await new Promise((r) => setTimeout(r, Math.min(this.o.heartbeatMs, 1000)));
+    }
+    return this.lost !== null || this.lapsed === null;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.beat().finally(() => this.schedule());
+    }, this.o.heartbeatMs);
+  }
+
+  /** One renewal attempt, bounded by the heartbeat; then the lapse check. */
+  private async beat(): Promise<void> {
+    this.inFlight ??= this.renew().finally(() => (this.inFlight = null));
+    let t: NodeJS.Timeout | undefined;
+    await Promise.race([this.inFlight, new Promise<void>((r) => (t = setTimeout(r, this.o.heartbeatMs)))]);
+    clearTimeout(t);
+    if (this.lost === null && this.lapsed === null && Date.parse(this.m.leases.now()) >= Date.parse(this.expiresAt)) {
+      this.lapsed = this.expiresAt;
+      this.on.onLapsed(this.expiresAt);
+    }
+  }
+
+  private async renew(): Promise<void> {
+    try {
+      await this.m.leases.useStoreClock();
+      const r = await this.m.leases.renew(this.id, this.token, this.o.ttlMs);
+      this.expiresAt = r.state.lease?.expiresAt ?? this.expiresAt;
+      this.lapsed = null;
+    } catch (e) {
+      if (isBatonError(e, 'FENCED')) {
+        if (this.lost === null) {
+          this.lost = e.message;
+          this.on.onLost(e.message);
+        }
+      } else {
+        this.on.onTrouble((e as Error).message);
+      }
+    }
+  }
+}
