@@ -12,9 +12,9 @@ export interface LeaseKeeperEvents {
 }
 
 /**
- * Keeps a run's lease: renews it every `heartbeatMs` by the store's clock, one renewal at a
- * time, each given at most `heartbeatMs` before the next is tried (a renewal stuck on a cut
- * link must not hold the others back). The lease is `lost` once a renewal is FENCED (another
+ * Keeps a run's lease: renews it every `heartbeatMs` by the store's clock, each renewal
+ * given at most `heartbeatMs` before the next is tried (a renewal stuck on a cut link must
+ * not hold the others back). The lease is `lost` once a renewal is FENCED (another
  * worker took the session, or it expired and the store refuses it), and `lapsed` once the
  * store's clock, as last measured, passes its expiry without a renewal: the holder stops
  * working then, before anyone can take over, instead of when it hears of it.
@@ -26,7 +26,6 @@ export class LeaseKeeper {
   lapsed: string | null = null;
   private expiresAt: string;
   private timer: NodeJS.Timeout | null = null;
-  private inFlight: Promise<void> | null = null;
   private stopped = false;
 
   constructor(
@@ -72,11 +71,16 @@ export class LeaseKeeper {
     }, this.o.heartbeatMs);
   }
 
-  /** One renewal attempt, bounded by the heartbeat; then the lapse check. */
+  /**
+   * One renewal attempt, waited for at most a heartbeat; then the lapse check. An attempt
+   * still hanging then (a statement sent into a cut link waits for TCP to give up) is left
+   * to finish on its own and the next beat tries again on another connection: renewals are
+   * conditional appends, so a late one that lands is harmless.
+   */
   private async beat(): Promise<void> {
-    this.inFlight ??= this.renew().finally(() => (this.inFlight = null));
+    const attempt = this.renew();
     let t: NodeJS.Timeout | undefined;
-    await Promise.race([this.inFlight, new Promise<void>((r) => (t = setTimeout(r, this.o.heartbeatMs)))]);
+    await Promise.race([attempt, new Promise<void>((r) => (t = setTimeout(r, this.o.heartbeatMs)))]);
     clearTimeout(t);
     if (this.lost === null && this.lapsed === null && Date.parse(this.m.leases.now()) >= Date.parse(this.expiresAt)) {
       this.lapsed = this.expiresAt;
@@ -88,7 +92,9 @@ export class LeaseKeeper {
     try {
       await this.m.leases.useStoreClock();
       const r = await this.m.leases.renew(this.id, this.token, this.o.ttlMs);
-      this.expiresAt = r.state.lease?.expiresAt ?? this.expiresAt;
+      const next = r.state.lease?.expiresAt;
+      // Attempts may finish out of order: keep the latest expiry.
+      if (next && Date.parse(next) > Date.parse(this.expiresAt)) this.expiresAt = next;
       this.lapsed = null;
     } catch (e) {
       if (isBatonError(e, 'FENCED')) {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import type { Command } from 'commander';
-import { BatonError, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS, isBatonError } from '../../manager/index.js';
+import { BatonError, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS, isBatonError, leaseOf } from '../../manager/index.js';
 import type { Lease } from '../../manager/index.js';
 import { EXIT_CODES } from '../exit.js';
 import { LeaseKeeper } from './run-lease.js';
@@ -118,7 +118,9 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
         return;
       }
       if (keeper.lost !== null) {
-        await m.leases.recordLeaseLost(id, token, { command, exitCode, signal: end.signal }, keeper.lost, ctx.agent);
+        const now = leaseOf(await m.get(id));
+        const holder = now && now.token !== token ? `now held by ${now.owner} (pid ${now.pid} on ${now.host}) with token ${now.token}` : 'no worker holds it now';
+        await m.leases.recordLeaseLost(id, token, { command, exitCode, signal: end.signal }, `${keeper.lost} Session ${id} is ${holder}.`, ctx.agent);
         io.stderr(`baton: ${command[0]} stopped: the lease was lost; recorded in session ${id}\n`);
         ctx.exitCode = EXIT_CODES.FENCED;
         return;
