@@ -10,37 +10,23 @@
  * says why not, so a test can skip visibly. Everything is removed by {@link Lab.close}, and by
  * an exit hook if the test process dies first.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client } from 'pg';
 import { BATON, baseEnv } from '../cli/helpers.js';
 import type { Result } from '../cli/helpers.js';
-
-const require = createRequire(import.meta.url);
-
-/** The PostgreSQL server binaries (the newest installed version), or null. */
-function pgBin(): string | null {
-  const base = '/usr/lib/postgresql';
-  if (!fs.existsSync(base)) return null;
-  const versions = fs.readdirSync(base).filter((v) => fs.existsSync(path.join(base, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
-  return versions.length ? path.join(base, versions[0]!, 'bin') : null;
-}
-
-function sh(cmd: string, args: string[]): string {
-  return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
+import { PrivatePg, freePort, privatePgUnavailable, sh } from '../support/private-pg.js';
 
 /** Why the lab cannot run here (to print with the skip), or null when it can. */
 export function labUnavailable(): string | null {
   if (process.platform !== 'linux') return `network namespaces need Linux (this is ${process.platform})`;
   if (process.getuid?.() !== 0) return 'network namespaces and veth links need root (run the tests as root, as CI does)';
-  if (!pgBin()) return 'no PostgreSQL server binaries under /usr/lib/postgresql/*/bin (initdb, pg_ctl)';
+  const noServer = privatePgUnavailable();
+  if (noServer) return noServer;
   if (!fs.existsSync(BATON)) return `the CLI is not built (${BATON}): run node scripts/build.mjs`;
   const probe = `btprobe${process.pid}`;
   try {
@@ -53,23 +39,7 @@ export function labUnavailable(): string | null {
   } catch {
     // removed below by the lab's own clean-up of leftovers at worst
   }
-  try {
-    sh('runuser', ['-u', 'postgres', '--', 'true']);
-  } catch {
-    return 'there is no `postgres` user to run a private server as (initdb refuses root)';
-  }
   return null;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** One worker host: a network namespace with a folder of its own. */
@@ -138,7 +108,8 @@ export class Host {
 export class Lab {
   readonly hosts: Host[] = [];
   /** The store URL from the root namespace (127.0.0.1), for checks behind the hosts' backs. */
-  readonly url: string;
+  url = '';
+  private server: PrivatePg | null = null;
   private readonly children = new Set<ChildProcess>();
   private closed = false;
   private readonly onExit = (): void => this.cleanupSync();
@@ -146,26 +117,28 @@ export class Lab {
   private constructor(
     private readonly id: string,
     private readonly root: string,
-    private readonly bin: string,
-    readonly port: number,
     readonly subnet: number,
   ) {
-    this.url = `postgres://postgres@127.0.0.1:${port}/baton?schema=lab&connect_timeout=2`;
     process.on('exit', this.onExit);
   }
 
   /** Starts the server and `hostNames.length` hosts. Throws (after cleaning up) when a step fails. */
   static async start(hostNames: string[]): Promise<Lab> {
-    const bin = pgBin()!;
     const id = crypto.randomBytes(2).toString('hex');
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-lab-'));
     // A random second octet: two labs at once (two test runs) do not share addresses.
-    const lab = new Lab(id, root, bin, await freePort(), 100 + crypto.randomInt(100));
+    const lab = new Lab(id, root, 100 + crypto.randomInt(100));
     try {
-      hostNames.forEach((name, i) => lab.addHost(name, i));
-      lab.initServer();
-      lab.startServer();
-      const c = await lab.admin('postgres');
+      const port = await freePort();
+      hostNames.forEach((name, i) => lab.addHost(name, i, port));
+      lab.server = await PrivatePg.start({
+        listen: hostNames.map((_, i) => `10.${lab.subnet}.${i}.1`),
+        hba: [`host all all 10.${lab.subnet}.0.0/16 trust`],
+        port,
+        conf: ['max_connections = 200'],
+      });
+      lab.url = lab.server.url('baton', 'schema=lab&connect_timeout=2');
+      const c = await lab.server.client();
       await c.query('CREATE DATABASE baton');
       await c.end();
       return lab;
@@ -175,7 +148,7 @@ export class Lab {
     }
   }
 
-  private addHost(name: string, i: number): void {
+  private addHost(name: string, i: number, port: number): void {
     const ns = `bt${this.id}${name}`;
     const link = `bt${this.id}${i}r`;
     const peer = `bt${this.id}${i}n`;
@@ -184,7 +157,7 @@ export class Lab {
     sh('ip', ['netns', 'add', ns]);
     const dir = path.join(this.root, `host-${name}`);
     fs.mkdirSync(dir);
-    this.hosts.push(new Host(this, name, ns, link, `postgres://postgres@${rootIp}:${this.port}/baton?schema=lab&connect_timeout=2`, dir));
+    this.hosts.push(new Host(this, name, ns, link, `postgres://postgres@${rootIp}:${port}/baton?schema=lab&connect_timeout=2`, dir));
     sh('ip', ['link', 'add', link, 'type', 'veth', 'peer', 'name', peer]);
     sh('ip', ['link', 'set', peer, 'netns', ns]);
     sh('ip', ['addr', 'add', `${rootIp}/30`, 'dev', link]);
@@ -194,42 +167,19 @@ export class Lab {
     sh('ip', ['netns', 'exec', ns, 'ip', 'link', 'set', 'lo', 'up']);
   }
 
-  private get data(): string {
-    return path.join(this.root, 'data');
-  }
-
-  private asPostgres(cmd: string, args: string[]): string {
-    return sh('runuser', ['-u', 'postgres', '--', path.join(this.bin, cmd), ...args]);
-  }
-
-  private initServer(): void {
-    fs.chmodSync(this.root, 0o755);
-    fs.mkdirSync(this.data, { mode: 0o700 });
-    fs.chownSync(this.data, ...postgresIds());
-    this.asPostgres('initdb', ['-D', this.data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
-    const listen = ['127.0.0.1', ...this.hosts.map((_, i) => `10.${this.subnet}.${i}.1`)].join(',');
-    // fsync stays on: "no acknowledged event lost" must hold through a crash of this server.
-    fs.appendFileSync(path.join(this.data, 'postgresql.conf'), `\nlisten_addresses = '${listen}'\nport = ${this.port}\nunix_socket_directories = '${this.data}'\nmax_connections = 200\nfsync = on\nsynchronous_commit = on\n`);
-    fs.appendFileSync(path.join(this.data, 'pg_hba.conf'), `\nhost all all 10.${this.subnet}.0.0/16 trust\n`);
-  }
-
-  /** Starts (or restarts) the private server and waits until it accepts connections. */
+  /** Starts the private server again and waits until it accepts connections. */
   startServer(): void {
-    this.asPostgres('pg_ctl', ['-D', this.data, '-l', path.join(this.data, 'server.log'), '-w', '-t', '60', 'start']);
+    this.server!.startServer();
   }
 
   /** Stops the private server: `immediate` is a crash (no checkpoint; recovery on start). */
   stopServer(mode: 'fast' | 'immediate' = 'fast'): void {
-    this.asPostgres('pg_ctl', ['-D', this.data, '-m', mode, '-w', 'stop']);
+    this.server!.stopServer(mode);
   }
 
   /** A plain client from the root namespace. */
-  async admin(db = 'baton'): Promise<Client> {
-    const pg = require('pg') as typeof import('pg');
-    const c = new pg.Client({ host: '127.0.0.1', port: this.port, user: 'postgres', database: db });
-    c.on('error', () => undefined);
-    await c.connect();
-    return c;
+  admin(db = 'baton'): Promise<Client> {
+    return this.server!.client(db);
   }
 
   /** The server's clock now. */
@@ -264,11 +214,7 @@ export class Lab {
         // already gone
       }
     }
-    try {
-      this.stopServer('immediate');
-    } catch {
-      // not running
-    }
+    this.server?.stop();
     for (const h of this.hosts) {
       for (const args of [['link', 'del', h.link], ['netns', 'del', h.ns]]) {
         try {
@@ -280,10 +226,4 @@ export class Lab {
     }
     fs.rmSync(this.root, { recursive: true, force: true });
   }
-}
-
-function postgresIds(): [number, number] {
-  const uid = Number(sh('id', ['-u', 'postgres']).trim());
-  const gid = Number(sh('id', ['-g', 'postgres']).trim());
-  return [uid, gid];
 }

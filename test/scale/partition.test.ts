@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionManager } from '../../src/manager/manager.js';
 import { PostgresStore } from '../../src/store/postgres/store.js';
+import { ROOT } from '../cli/helpers.js';
 import { Lab, labUnavailable } from './lab.js';
 
 const why = labUnavailable();
@@ -26,6 +27,34 @@ const OUTAGE_MS = Number(process.env['BATON_LAB_OUTAGE_MS'] ?? 30_000);
 
 /** A command that says when it started and when it was asked to stop, then stops cleanly. */
 const WORKER = "const fs=require('fs');const f=process.argv[1];fs.writeFileSync(f,'started\\n');process.on('SIGTERM',()=>{fs.appendFileSync(f,'stopped cleanly\\n');process.exit(0)});setInterval(()=>{},1000);";
+
+/**
+ * A worker that appends notes through the library under the run's lease, as fast as the
+ * store acknowledges them, and writes each acknowledged one down; stops on SIGTERM.
+ */
+const WRITER = `
+import fs from 'node:fs';
+import { SessionManager, PostgresStore } from ${JSON.stringify(path.join(ROOT, 'dist', 'index.js'))};
+const ack = process.argv[2];
+const m = new SessionManager({ store: new PostgresStore({ url: process.env.BATON_STORE, workspace: process.env.BATON_WORKSPACE }) });
+const id = process.env.BATON_SESSION;
+const fencingToken = Number(process.env.BATON_LEASE_TOKEN);
+let stop = false;
+process.on('SIGTERM', () => { stop = true; });
+for (let i = 0; !stop; i++) {
+  const text = 'n-' + i;
+  try {
+    await m.note(id, { text }, { fencingToken });
+    fs.appendFileSync(ack, text + '\\n');
+  } catch (e) {
+    fs.appendFileSync(ack + '.errors', String(e.code ?? e.message) + '\\n');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await new Promise((r) => setTimeout(r, 50));
+}
+await m.store.close();
+process.exit(0);
+`;
 
 async function until<T>(what: string, ms: number, fn: () => Promise<T | null | undefined | false>): Promise<T> {
   const end = Date.now() + ms;
@@ -111,4 +140,62 @@ describe.skipIf(why !== null)('partitions between worker hosts and PostgreSQL (n
     const mine = await b.run(['note', 'add', 'b carries on', '--session', 'job'], { BATON_LEASE_TOKEN: '2' });
     expect(mine.code, mine.stderr).toBe(0);
   }, 120_000);
+
+  it(`PostgreSQL unreachable for every host for ${OUTAGE_MS / 1000} s (links cut, server crashed and restarted): no lease stolen from holders that kept heart-beating, no acknowledged event lost`, async () => {
+    const schema = { BATON_STORE: lab.url.replace('schema=lab', 'schema=outage') };
+    const view = new SessionManager({ store: new PostgresStore({ url: schema.BATON_STORE }) });
+    const holders = lab.hosts.slice(0, 2);
+    const claimer = lab.hosts[2]!;
+    const runs = [];
+    for (const h of holders) {
+      const env = { BATON_STORE: h.url.replace('schema=lab', 'schema=outage') };
+      const r = await h.run(['start', `Work of ${h.name}`, '--id', `w${h.name}`], env);
+      expect(r.code, r.stderr).toBe(0);
+      fs.writeFileSync(path.join(h.dir, 'writer.mjs'), WRITER);
+      // A lease much longer than the heartbeat, and longer than the outage.
+      runs.push(h.spawn(['run', '--ttl', `${OUTAGE_MS + 30_000}ms`, '--heartbeat', '2s', '--', process.execPath, path.join(h.dir, 'writer.mjs'), path.join(h.dir, 'acked.txt')], env));
+    }
+    for (const h of holders) await until(`host ${h.name}'s writer to get acknowledgements`, 30_000, async () => fs.existsSync(path.join(h.dir, 'acked.txt')));
+    const waitMs = OUTAGE_MS + 15_000;
+    const claim = claimer.spawn(['claim', '--wait', '--poll', '500ms', '--timeout', `${waitMs}ms`, '--json'], { BATON_STORE: claimer.url.replace('schema=lab', 'schema=outage') });
+    await new Promise((r) => setTimeout(r, 1_500));
+
+    for (const h of lab.hosts) h.cut();
+    lab.stopServer('immediate'); // a crash: what was acknowledged must come back from the WAL
+    const outageStart = Date.now();
+    await new Promise((r) => setTimeout(r, Math.max(0, OUTAGE_MS - 2_000)));
+    lab.startServer();
+    await new Promise((r) => setTimeout(r, Math.max(0, OUTAGE_MS - (Date.now() - outageStart))));
+    for (const h of lab.hosts) h.restore();
+
+    // The pool keeps working after the outage: new acknowledgements on both hosts.
+    const counts = holders.map((h) => lines(path.join(h.dir, 'acked.txt')).length);
+    for (const [i, h] of holders.entries()) await until(`host ${h.name} to write again after the outage`, 30_000, async () => lines(path.join(h.dir, 'acked.txt')).length > counts[i]! + 3);
+    const claimed = await claim.result;
+    expect(claimed.code, `${claimed.stdout}${claimed.stderr}`).toBe(3);
+    expect(JSON.parse(claimed.stdout)).toEqual({ claimed: null });
+    for (const h of holders) {
+      const s = await view.get(`w${h.name}`);
+      expect([s.status, s.lease?.token, s.leaseToken]).toEqual(['active', 1, 1]);
+    }
+    for (const r of runs) process.kill(-r.child.pid!, 'SIGTERM');
+    const ends = await Promise.all(runs.map((r) => r.result));
+    for (const [i, h] of holders.entries()) {
+      const acked = lines(path.join(h.dir, 'acked.txt'));
+      expect(acked.length).toBeGreaterThan(5);
+      // The outage was real for the holders: heartbeats failed meanwhile (and were not FENCED after).
+      expect(ends[i]!.stderr).toMatch(/heartbeat failed: The PostgreSQL store at .* cannot be reached/);
+      expect(ends[i]!.stderr).not.toMatch(/lost the lease|ran out/);
+      const log = await view.log(`w${h.name}`);
+      const stored = new Set(log.filter((e) => e.type === 'note.added').map((e) => (e.data as { text: string }).text));
+      expect(acked.filter((t) => !stored.has(t)), `acknowledged but missing on host ${h.name}`).toEqual([]);
+      expect(log.filter((e) => e.type === 'lease.acquired')).toHaveLength(1);
+      expect(ends[i]!.stderr, ends[i]!.stderr).toContain('ended (user-interrupt)');
+    }
+    await view.store.close();
+  }, OUTAGE_MS + 150_000);
 });
+
+function lines(file: string): string[] {
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('n-')) : [];
+}

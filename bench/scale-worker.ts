@@ -1,0 +1,85 @@
+// One worker process of bench/scale.ts (not run on its own). Modes:
+//   append URL SESSION START_AT MS  — PostgresStore.append, one event per commit, until START_AT+MS
+//   raw    URL TABLE   START_AT MS  — one-row INSERT per transaction into a table of the same shape
+//   claim  URL -       START_AT -   — claims sessions until none is left; prints each claim's latency
+//   watch  URL SESSION N        -   — N watchers of one session; prints each delivery's receive time
+// Each mode prints one JSON line on stdout when done ("ready" first for watch).
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import { newEvent } from '../src/domain/events.js';
+import { SessionManager } from '../src/manager/manager.js';
+import { PostgresStore } from '../src/store/postgres/store.js';
+
+const require = createRequire(import.meta.url);
+const [mode, url, target, startAt, ms] = process.argv.slice(2) as [string, string, string, string, string];
+const actor = { agent: 'bench', pid: process.pid, host: os.hostname() };
+const event = (i: number) => newEvent('tokens.recorded', { agent: `agent-${i % 4}`, phaseId: null, input: 10, output: 5, cached: 1 }, new Date().toISOString(), actor);
+const untilStart = (): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, Number(startAt) - Date.now())));
+
+async function append(): Promise<void> {
+  const store = new PostgresStore({ url });
+  let rev = (await store.load(target)).revision;
+  await untilStart();
+  const end = Number(startAt) + Number(ms);
+  let n = 0;
+  while (Date.now() < end) {
+    rev = (await store.append(target, rev, [event(n)])).revision;
+    n++;
+  }
+  await store.close();
+  console.log(JSON.stringify({ n }));
+}
+
+async function raw(): Promise<void> {
+  const pg = require('pg') as typeof import('pg');
+  const u = new URL(url);
+  const schema = u.searchParams.get('schema')!;
+  u.searchParams.delete('schema');
+  const c = new pg.Client({ connectionString: u.toString() });
+  await c.connect();
+  const body = JSON.stringify(event(1));
+  const session = `raw-${process.pid}`;
+  await untilStart();
+  const end = Number(startAt) + Number(ms);
+  let n = 0;
+  while (Date.now() < end) {
+    await c.query({ name: 'raw', text: `INSERT INTO "${schema}".${target} (session_id, seq, type, body) VALUES ($1, $2, $3, $4)`, values: [session, ++n, 'tokens.recorded', body] });
+  }
+  await c.end();
+  console.log(JSON.stringify({ n }));
+}
+
+async function claim(): Promise<void> {
+  const m = new SessionManager({ store: new PostgresStore({ url }) });
+  await m.store.list(); // connected before the start
+  await untilStart();
+  const latencies: number[] = [];
+  const ids: string[] = [];
+  for (;;) {
+    const t0 = performance.now();
+    const c = await m.claims.claim({ owner: `claim:${process.pid}`, ttlMs: 600_000 });
+    if (!c) break;
+    latencies.push(performance.now() - t0);
+    ids.push(c.sessionId);
+  }
+  await m.store.close();
+  console.log(JSON.stringify({ latencies, ids, done: Date.now() }));
+}
+
+async function watch(): Promise<void> {
+  const n = Number(startAt);
+  const received: Array<Array<[number, number]>> = Array.from({ length: n }, () => []);
+  const stops: Array<() => Promise<void>> = [];
+  for (let i = 0; i < n; i++) {
+    const m = new SessionManager({ store: new PostgresStore({ url }) });
+    stops.push(await m.watch({ sessionId: target, onChange: (c) => received[i]!.push([c.revision, Date.now()]) }));
+  }
+  console.log('ready');
+  await new Promise<void>((r) => process.stdin.once('data', () => r()));
+  for (const s of stops) await s();
+  console.log(JSON.stringify({ received }));
+  process.exit(0);
+}
+
+const modes: Record<string, () => Promise<void>> = { append, raw, claim, watch };
+await modes[mode]!();
