@@ -1,6 +1,7 @@
 // One worker process of bench/scale.ts (not run on its own). Modes:
 //   append URL SESSION START_AT MS  — PostgresStore.append, one event per commit, until START_AT+MS
 //   raw    URL TABLE   START_AT MS  — one-row INSERT per transaction into a table of the same shape
+//   rawnotify …                     — the same, with a pg_notify in each transaction
 //   claim  URL -       START_AT -   — claims sessions until none is left; prints each claim's latency
 //   watch  URL SESSION N        -   — N watchers of one session; prints each delivery's receive time
 // Each mode prints one JSON line on stdout when done ("ready" first for watch).
@@ -43,7 +44,9 @@ async function raw(): Promise<void> {
   const end = Number(startAt) + Number(ms);
   let n = 0;
   while (Date.now() < end) {
-    await c.query({ name: 'raw', text: `INSERT INTO "${schema}".${target} (session_id, seq, type, body) VALUES ($1, $2, $3, $4)`, values: [session, ++n, 'tokens.recorded', body] });
+    // rawnotify: the same INSERT announcing itself in its transaction, as baton's append does.
+    if (mode === 'rawnotify') await c.query({ name: 'rawn', text: `WITH i AS (INSERT INTO "${schema}".${target} (session_id, seq, type, body) VALUES ($1, $2, $3, $4)) SELECT pg_notify('bench_raw', $1)`, values: [session, ++n, 'tokens.recorded', body] });
+    else await c.query({ name: 'raw', text: `INSERT INTO "${schema}".${target} (session_id, seq, type, body) VALUES ($1, $2, $3, $4)`, values: [session, ++n, 'tokens.recorded', body] });
   }
   await c.end();
   console.log(JSON.stringify({ n }));
@@ -81,5 +84,5 @@ async function watch(): Promise<void> {
   process.exit(0);
 }
 
-const modes: Record<string, () => Promise<void>> = { append, raw, claim, watch };
+const modes: Record<string, () => Promise<void>> = { append, raw, rawnotify: raw, claim, watch };
 await modes[mode]!();

@@ -41,5 +41,36 @@ const workspaces: Migration = {
     );`,
 };
 
+/**
+ * The events table, partitioned by a hash of the session id: a session's events live in one
+ * of {@link EVENT_PARTITIONS} partitions, so deleting sessions (and the vacuum that follows)
+ * touches one partition's pages per session, never a table-wide rewrite; each partition can
+ * be vacuumed, reindexed, moved to another tablespace or detached on its own; and the layout
+ * is the one a distributed PostgreSQL shards by (see docs/scale.md). Every statement names
+ * `events` as before, so none changes. Existing rows are copied in the migration's one
+ * transaction under the migration lock: writers wait for it (a large store: run `baton
+ * init --store URL` once, at a quiet moment), and a failure leaves the old table as it was.
+ */
+const partitionedEvents: Migration = {
+  version: 3,
+  name: 'events partitioned by hash of session id',
+  sql: (s) => `
+    ALTER TABLE ${s}.events RENAME TO events_unpartitioned;
+    ALTER TABLE ${s}.events_unpartitioned RENAME CONSTRAINT events_pkey TO events_unpartitioned_pkey;
+    ALTER INDEX ${s}.events_at RENAME TO events_unpartitioned_at;
+    CREATE TABLE ${s}.events (
+      session_id text NOT NULL REFERENCES ${s}.sessions (id) ON DELETE CASCADE,
+      seq integer NOT NULL CHECK (seq >= 1),
+      type text NOT NULL,
+      body text NOT NULL,
+      at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (session_id, seq)
+    ) PARTITION BY HASH (session_id);
+    ${Array.from({ length: EVENT_PARTITIONS }, (_, i) => `CREATE TABLE ${s}.events_p${i} PARTITION OF ${s}.events FOR VALUES WITH (MODULUS ${EVENT_PARTITIONS}, REMAINDER ${i});`).join('\n    ')}
+    CREATE INDEX events_at ON ${s}.events USING brin (at);
+    INSERT INTO ${s}.events (session_id, seq, type, body, at) SELECT session_id, seq, type, body, at FROM ${s}.events_unpartitioned;
+    DROP TABLE ${s}.events_unpartitioned;`,
+};
+
 /** The steps of this module, oldest first. */
-export const SCALE_MIGRATIONS: readonly Migration[] = [workspaces];
+export const SCALE_MIGRATIONS: readonly Migration[] = [workspaces, partitionedEvents];

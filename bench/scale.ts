@@ -1,0 +1,256 @@
+// Many workers on one PostgreSQL (issue 17): scale curves and growth, as ratios to baselines
+// measured in the same run on the same server. Run by bench/run.ts; on its own:
+//   node --import tsx bench/scale.ts [--quick] [--no-growth]
+// It starts a PRIVATE PostgreSQL (initdb into a temporary folder; test/support/private-pg.ts)
+// so hundreds of connections and 10 million rows never load the machine's shared server;
+// BATON_SCALE_PG_URL=postgres://… measures an existing server instead (a database you own).
+// On its own it rewrites the scale section of BENCHMARKS.md (between its markers).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Client } from 'pg';
+import { newEvent } from '../src/domain/events.js';
+import type { NewEvent } from '../src/domain/events.js';
+import { PrivatePg, privatePgUnavailable } from '../test/support/private-pg.js';
+import { growth } from './scale-growth.js';
+import type { ScaleRow } from './scale-growth.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const worker = path.join(root, 'bench', 'scale-worker.ts');
+const BEGIN = '<!-- scale:begin -->';
+const END = '<!-- scale:end -->';
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((s.length * p) / 100))]!;
+}
+
+/** The first event of a bench session. */
+function created(id: string): NewEvent {
+  return newEvent('session.created', { title: id, idFormat: 'explicit', phases: [], budgetMax: null, contextSummary: null, metadata: {} }, new Date().toISOString(), { agent: 'bench', pid: process.pid, host: os.hostname() });
+}
+
+/** Starts `bench/scale-worker.ts mode …args`; resolves with its last stdout line parsed. */
+function runWorker<T>(args: string[], onReady?: (send: () => void) => void): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', worker, ...args], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString();
+      if (onReady && out.startsWith('ready\n')) {
+        onReady(() => child.stdin.write('stop\n'));
+        onReady = undefined;
+      }
+    });
+    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`scale worker ${args[0]} failed (${code}): ${err}`));
+      resolve(JSON.parse(out.trim().split('\n').at(-1)!) as T);
+    });
+  });
+}
+
+/** Appends/s with N worker processes on distinct sessions vs N raw INSERT loops. */
+async function appendCurve(url: string, admin: Client, schema: string, quick: boolean): Promise<{ rows: ScaleRow[]; curve: string }> {
+  const { SessionManager } = await import('../src/manager/manager.js');
+  const { PostgresStore } = await import('../src/store/postgres/store.js');
+  const m = new SessionManager({ store: new PostgresStore({ url, workspace: 'bench' }) });
+  await m.store.list();
+  await admin.query(`CREATE TABLE IF NOT EXISTS "${schema}".raw (session_id text NOT NULL, seq integer NOT NULL, type text NOT NULL, body text NOT NULL, PRIMARY KEY (session_id, seq))`);
+  const counts = quick ? [1, 2, 4] : [1, 2, 4, 8, 16];
+  const ms = quick ? 1_500 : 4_000;
+  const lines: string[] = ['| workers | baton appends/s | raw INSERTs/s | raw INSERT + pg_notify/s | baton ÷ raw | baton ÷ raw+notify | baton vs 1 worker | raw vs 1 worker |', '|---|---|---|---|---|---|---|---|'];
+  const rows: ScaleRow[] = [];
+  let base: { ours: number; raw: number; notify: number } | null = null;
+  for (const n of counts) {
+    const ids = Array.from({ length: n }, (_, i) => `a${n}-${i}`);
+    for (const id of ids) await m.createFrom(id, [created(id)]);
+    // Workers start together after their start-up (tsx), for the same wall-clock window.
+    const at = Date.now() + 4_000 + n * 150;
+    const raw = await Promise.all(ids.map(() => runWorker<{ n: number }>(['raw', url, 'raw', String(at), String(ms)])));
+    const at2 = Date.now() + 4_000 + n * 150;
+    const ours = await Promise.all(ids.map((id) => runWorker<{ n: number }>(['append', url, id, String(at2), String(ms)])));
+    const at3 = Date.now() + 4_000 + n * 150;
+    const notify = await Promise.all(ids.map(() => runWorker<{ n: number }>(['rawnotify', url, 'raw', String(at3), String(ms)])));
+    const sum = (xs: Array<{ n: number }>): number => xs.reduce((s, x) => s + x.n, 0) / (ms / 1000);
+    const r = { ours: sum(ours), raw: sum(raw), notify: sum(notify) };
+    base ??= r;
+    lines.push(`| ${n} | ${r.ours.toFixed(0)} | ${r.raw.toFixed(0)} | ${r.notify.toFixed(0)} | ${(r.ours / r.raw).toFixed(2)}× | ${(r.ours / r.notify).toFixed(2)}× | ${(r.ours / base.ours).toFixed(2)}× | ${(r.raw / base.raw).toFixed(2)}× |`);
+    rows.push({ name: `PostgreSQL appends, ${n} worker process${n > 1 ? 'es' : ''} on distinct sessions`, baton: `${r.ours.toFixed(0)} /s`, baseline: `${r.raw.toFixed(0)} /s raw one-row INSERT loops, same concurrency`, ratio: r.ours / r.raw, target: '≥ 0.5×', pass: r.ours / r.raw >= 0.5 });
+  }
+  await m.store.close();
+  return { rows, curve: lines.join('\n') };
+}
+
+/** Claims after expiry: 100 sessions whose leases lapsed, 16 claimer processes. */
+async function claimCurve(url: string, quick: boolean): Promise<{ rows: ScaleRow[]; text: string }> {
+  const { SessionManager } = await import('../src/manager/manager.js');
+  const { PostgresStore } = await import('../src/store/postgres/store.js');
+  const m = new SessionManager({ store: new PostgresStore({ url, workspace: 'bench-claims' }) });
+  const sessions = quick ? 30 : 100;
+  const claimers = quick ? 4 : 16;
+  for (let i = 0; i < sessions; i++) {
+    const id = `c-${i}`;
+    await m.createFrom(id, [created(id)]);
+    await m.leases.acquire(id, { owner: 'gone', ttlMs: 1_000 });
+  }
+  // One plain conditional append, for scale: what a claim costs beyond a write.
+  const one: number[] = [];
+  for (let i = 0; i < 50; i++) {
+    const t0 = performance.now();
+    await m.note('c-0', { text: `n${i}` });
+    one.push(performance.now() - t0);
+  }
+  await new Promise((r) => setTimeout(r, 1_200)); // every lease has expired
+  const at = Date.now() + 5_000;
+  const t0 = Date.now();
+  const results = await Promise.all(Array.from({ length: claimers }, () => runWorker<{ latencies: number[]; ids: string[]; done: number }>(['claim', url, '-', String(at), '-'])));
+  void t0;
+  const ids = results.flatMap((r) => r.ids);
+  const unique = new Set(ids).size;
+  const latencies = results.flatMap((r) => r.latencies);
+  const seconds = (Math.max(...results.map((r) => r.done)) - at) / 1000;
+  const perSecond = ids.length / seconds;
+  const p50 = pct(latencies, 50);
+  const p99 = pct(latencies, 99);
+  const append50 = pct(one, 50);
+  await m.store.close();
+  const text = `${ids.length} claims of ${sessions} expired sessions by ${claimers} claimer processes in ${seconds.toFixed(2)} s (${perSecond.toFixed(1)} claims/s); each session claimed ${ids.length === unique && unique === sessions ? 'exactly once' : `**${ids.length} claims for ${unique} sessions**`}. Claim latency p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, against ${append50.toFixed(1)} ms for one conditional append (p50) on the same server.`;
+  return {
+    text,
+    rows: [
+      { name: `Claim latency after expiry, ${sessions} sessions, ${claimers} claimers (p50)`, baton: `${p50.toFixed(1)} ms`, baseline: `${append50.toFixed(1)} ms one conditional append`, ratio: p50 / append50, target: '≤ 20×', pass: p50 / append50 <= 20 && unique === sessions && ids.length === sessions },
+      { name: `Claim latency after expiry, ${sessions} sessions, ${claimers} claimers (p99)`, baton: `${p99.toFixed(1)} ms`, baseline: `${append50.toFixed(1)} ms one conditional append`, ratio: p99 / append50, target: '≤ 100×', pass: p99 / append50 <= 100 },
+    ],
+  };
+}
+
+/** `watch` fan-out: 50 watchers of one session (5 processes × 10), delivery latency after each append. */
+async function watchFanout(url: string, quick: boolean): Promise<{ rows: ScaleRow[]; text: string }> {
+  const { SessionManager } = await import('../src/manager/manager.js');
+  const { PostgresStore } = await import('../src/store/postgres/store.js');
+  const m = new SessionManager({ store: new PostgresStore({ url, workspace: 'bench-watch' }) });
+  await m.createFrom('watched', [created('watched')]);
+  const procs = quick ? 2 : 5;
+  const per = 10;
+  const stops: Array<() => void> = [];
+  const done = Array.from({ length: procs }, () => runWorker<{ received: Array<Array<[number, number]>> }>(['watch', url, 'watched', String(per)], (send) => stops.push(send)));
+  while (stops.length < procs) await new Promise((r) => setTimeout(r, 100));
+  const appends = quick ? 20 : 60;
+  const acked = new Map<number, { sent: number; acked: number }>();
+  for (let i = 0; i < appends; i++) {
+    const sent = Date.now();
+    const r = await m.note('watched', { text: `w${i}` });
+    acked.set(r.state.revision, { sent, acked: Date.now() });
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  await new Promise((r) => setTimeout(r, 1_500));
+  for (const s of stops) s();
+  const results = await Promise.all(done);
+  const delays: number[] = [];
+  let missing = 0;
+  for (const r of results) {
+    for (const w of r.received) {
+      const got = new Map(w.map(([rev, t]) => [rev, t] as const));
+      for (const [rev, a] of acked) {
+        const t = got.get(rev);
+        if (t === undefined) missing++;
+        else delays.push(t - a.sent);
+      }
+    }
+  }
+  const writes = [...acked.values()].map((a) => a.acked - a.sent);
+  await m.store.close();
+  const p50 = pct(delays, 50);
+  const p99 = pct(delays, 99);
+  const w50 = pct(writes, 50);
+  const text = `${procs * per} watchers (${procs} processes × ${per}), ${appends} appends 100 ms apart: delivery latency from the start of the append to the watcher holding the new event, p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, against the writer's own append (p50 ${w50.toFixed(1)} ms); ${missing === 0 ? 'every watcher got every append' : `**${missing} deliveries missing**`}.`;
+  return {
+    text,
+    rows: [
+      { name: `\`watch\` fan-out to ${procs * per} watchers, delivery latency p50`, baton: `${p50.toFixed(1)} ms`, baseline: `${w50.toFixed(1)} ms the append itself`, ratio: p50 / w50, target: '≤ 10×', pass: p50 / w50 <= 10 && missing === 0 },
+      { name: `\`watch\` fan-out to ${procs * per} watchers, delivery latency p99`, baton: `${p99.toFixed(1)} ms`, baseline: `${w50.toFixed(1)} ms the append itself`, ratio: p99 / w50, target: '≤ 50×', pass: p99 / w50 <= 50 },
+    ],
+  };
+}
+
+/** Everything above plus growth; the BENCHMARKS.md section and the table rows. */
+export async function scaleCurves(quick: boolean, o: { growth?: boolean } = {}): Promise<{ rows: ScaleRow[]; section: string } | null> {
+  const given = process.env['BATON_SCALE_PG_URL'];
+  const why = given ? null : privatePgUnavailable();
+  if (why) {
+    console.log(`Scale curves: skipped (${why}; or set BATON_SCALE_PG_URL=postgres://… to a database you own).`);
+    return null;
+  }
+  const server = given ? null : await PrivatePg.start({ conf: ['max_connections = 300', 'shared_buffers = 256MB'] });
+  try {
+    const base = given ?? server!.url('postgres');
+    const load = fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+    const url = (schema: string): string => {
+      const u = new URL(base);
+      u.searchParams.set('schema', schema);
+      return u.toString();
+    };
+    const admin = await (server ? server.client() : (async () => {
+      const pg = (await import('pg')).default;
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      return c;
+    })());
+    const version = (await admin.query<{ v: string }>('SELECT version() AS v')).rows[0]!.v.split(',')[0];
+    const sync = (await admin.query<{ s: string }>("SELECT current_setting('synchronous_commit') AS s")).rows[0]!.s;
+    const appends = await appendCurve(url('scale_appends'), admin, 'scale_appends', quick);
+    const claims = await claimCurve(url('scale_claims'), quick);
+    const watch = await watchFanout(url('scale_watch'), quick);
+    const grown = o.growth === false ? null : await growth(admin, url, quick);
+    await admin.end();
+    const loadAfter = fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+    const section = `${BEGIN}
+## Many workers on one PostgreSQL
+
+From \`node --import tsx bench/scale.ts\` (also run by \`npm run bench\`) on ${new Date().toISOString().slice(0, 16)}Z:
+${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GB, ${version} (${server ? 'a private server started for the run' : 'BATON_SCALE_PG_URL'}, fsync on, synchronous_commit=${sync}), Node ${process.version}.
+Load average before: ${load}; after: ${loadAfter}. The machine was shared with other work while
+this ran, and every worker, claimer, watcher and the server share its ${os.cpus().length} cores: read
+the ratios (baton against the raw baseline at the same concurrency), not the absolute rates.
+
+**Appends per second** with N worker processes, each on its own session (\`PostgresStore.append\`,
+one event per commit), against N processes running one-row \`INSERT\` loops (one transaction
+each, same table shape and payload, same durability) in the same run, and against the same
+loops with a \`pg_notify\` in each transaction (what every baton append does for \`watch\`):
+
+${appends.curve}
+
+**Claims after expiry**: ${claims.text}
+
+**Watch fan-out**: ${watch.text}
+${grown ? `\n**Growth**: ${grown.text}\n` : ''}${END}`;
+    return { rows: [...appends.rows, ...claims.rows, ...watch.rows, ...(grown?.rows ?? [])], section };
+  } finally {
+    server?.stop();
+  }
+}
+
+/** Replaces (or adds) the scale section of BENCHMARKS.md. */
+export function writeScaleSection(doc: string, section: string): string {
+  const a = doc.indexOf(BEGIN);
+  const b = doc.indexOf(END);
+  if (a !== -1 && b > a) return `${doc.slice(0, a)}${section}${doc.slice(b + END.length)}`;
+  return `${doc.trimEnd()}\n\n${section}\n`;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  const quick = process.argv.includes('--quick');
+  const r = await scaleCurves(quick, { growth: !process.argv.includes('--no-growth') });
+  if (r) {
+    console.log(r.section);
+    if (!quick) {
+      const file = path.join(root, 'BENCHMARKS.md');
+      fs.writeFileSync(file, writeScaleSection(fs.readFileSync(file, 'utf8'), r.section));
+      console.log('\nWrote the scale section of BENCHMARKS.md');
+    }
+  }
+}
