@@ -11,6 +11,7 @@ import { SessionManager } from '../src/manager/manager.js';
 import { FileStore } from '../src/store/file/store.js';
 import { HOOK_EXPLANATION, hookLatency } from './hooks.js';
 import { PG_EXPLANATION, pgAppends } from './postgres.js';
+import { scaleCurves, writeScaleSection } from './scale.js';
 import type { PgRow as BenchRow } from './postgres.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -241,6 +242,9 @@ await listLatency();
 rows.push(...hookLatency(quick, work));
 const pgRow = await pgAppends(quick);
 if (pgRow) rows.push(pgRow);
+// Many workers on one PostgreSQL (a private server of its own): curves, claims, watch, growth.
+const scale = await scaleCurves(quick);
+if (scale) rows.push(...scale.rows);
 fs.rmSync(work, { recursive: true, force: true });
 
 const table = [
@@ -273,7 +277,7 @@ How each is measured:
 ${HOOK_EXPLANATION}
 ${pgRow ? PG_EXPLANATION : '- **PostgreSQL appends**: not measured in this run (`BATON_TEST_PG_URL` was not set).'}
 `;
-  fs.writeFileSync(path.join(root, 'BENCHMARKS.md'), doc);
+  fs.writeFileSync(path.join(root, 'BENCHMARKS.md'), scale ? writeScaleSection(doc, scale.section) : doc);
   console.log('\nWrote BENCHMARKS.md');
 }
 if (rows.some((r) => !r.pass)) process.exitCode = 1;
