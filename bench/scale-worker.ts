@@ -4,7 +4,7 @@
 //   rawnotify …                     — the same, with a pg_notify in each transaction
 //   claim  URL -       START_AT -   — claims sessions until none is left; prints each claim's latency
 //   watch  URL SESSION N        -   — N watchers of one session; prints each delivery's receive time
-// Each mode prints one JSON line on stdout when done ("ready" first for watch).
+// Each mode says "ready" once set up, starts on a line on stdin, and prints one JSON line when done.
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { newEvent } from '../src/domain/events.js';
@@ -15,13 +15,17 @@ const require = createRequire(import.meta.url);
 const [mode, url, target, startAt, ms] = process.argv.slice(2) as [string, string, string, string, string];
 const actor = { agent: 'bench', pid: process.pid, host: os.hostname() };
 const event = (i: number) => newEvent('tokens.recorded', { agent: `agent-${i % 4}`, phaseId: null, input: 10, output: 5, cached: 1 }, new Date().toISOString(), actor);
-const untilStart = (): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, Number(startAt) - Date.now())));
+/** Says "ready" and waits for the parent's "go" (all workers start together, whatever their start-up took). */
+const untilStart = (): Promise<void> => {
+  console.log('ready');
+  return new Promise((r) => process.stdin.once('data', () => r()));
+};
 
 async function append(): Promise<void> {
   const store = new PostgresStore({ url });
   let rev = (await store.load(target)).revision;
   await untilStart();
-  const end = Number(startAt) + Number(ms);
+  const end = Date.now() + Number(ms);
   let n = 0;
   while (Date.now() < end) {
     rev = (await store.append(target, rev, [event(n)])).revision;
@@ -41,7 +45,7 @@ async function raw(): Promise<void> {
   const body = JSON.stringify(event(1));
   const session = `raw-${process.pid}`;
   await untilStart();
-  const end = Number(startAt) + Number(ms);
+  const end = Date.now() + Number(ms);
   let n = 0;
   while (Date.now() < end) {
     // rawnotify: the same INSERT announcing itself in its transaction, as baton's append does.
@@ -56,6 +60,7 @@ async function claim(): Promise<void> {
   const m = new SessionManager({ store: new PostgresStore({ url }) });
   await m.store.list(); // connected before the start
   await untilStart();
+  const started = Date.now();
   const latencies: number[] = [];
   const ids: string[] = [];
   for (;;) {
@@ -66,7 +71,7 @@ async function claim(): Promise<void> {
     ids.push(c.sessionId);
   }
   await m.store.close();
-  console.log(JSON.stringify({ latencies, ids, done: Date.now() }));
+  console.log(JSON.stringify({ latencies, ids, started, done: Date.now() }));
 }
 
 async function watch(): Promise<void> {
@@ -77,8 +82,7 @@ async function watch(): Promise<void> {
     const m = new SessionManager({ store: new PostgresStore({ url }) });
     stops.push(await m.watch({ sessionId: target, onChange: (c) => received[i]!.push([c.revision, Date.now()]) }));
   }
-  console.log('ready');
-  await new Promise<void>((r) => process.stdin.once('data', () => r()));
+  await untilStart();
   for (const s of stops) await s();
   console.log(JSON.stringify({ received }));
   process.exit(0);

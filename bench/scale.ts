@@ -32,25 +32,33 @@ function created(id: string): NewEvent {
   return newEvent('session.created', { title: id, idFormat: 'explicit', phases: [], budgetMax: null, contextSummary: null, metadata: {} }, new Date().toISOString(), { agent: 'bench', pid: process.pid, host: os.hostname() });
 }
 
-/** Starts `bench/scale-worker.ts mode …args`; resolves with its last stdout line parsed. */
-function runWorker<T>(args: string[], onReady?: (send: () => void) => void): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', worker, ...args], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (b: Buffer) => {
-      out += b.toString();
-      if (onReady && out.startsWith('ready\n')) {
-        onReady(() => child.stdin.write('stop\n'));
-        onReady = undefined;
-      }
-    });
-    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+/** Starts `bench/scale-worker.ts mode …args`; `ready` resolves once it is set up, `go()` starts it. */
+function startWorker<T>(args: string[]): { ready: Promise<void>; go: () => void; result: Promise<T> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', worker, ...args], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  let onReady!: () => void;
+  const ready = new Promise<void>((r) => (onReady = r));
+  child.stdout.on('data', (b: Buffer) => {
+    out += b.toString();
+    if (out.startsWith('ready\n')) onReady();
+  });
+  child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+  const result = new Promise<T>((resolve, reject) => {
     child.on('close', (code) => {
       if (code !== 0) return reject(new Error(`scale worker ${args[0]} failed (${code}): ${err}`));
       resolve(JSON.parse(out.trim().split('\n').at(-1)!) as T);
     });
   });
+  return { ready, go: () => child.stdin.write('go\n'), result };
+}
+
+/** Starts workers, waits until every one is set up, starts them together; their results. */
+async function together<T>(argsList: string[][]): Promise<T[]> {
+  const ws = argsList.map((a) => startWorker<T>(a));
+  await Promise.all(ws.map((w) => w.ready));
+  for (const w of ws) w.go();
+  return Promise.all(ws.map((w) => w.result));
 }
 
 /** Appends/s with N worker processes on distinct sessions vs N raw INSERT loops. */
@@ -68,13 +76,10 @@ async function appendCurve(url: string, admin: Client, schema: string, quick: bo
   for (const n of counts) {
     const ids = Array.from({ length: n }, (_, i) => `a${n}-${i}`);
     for (const id of ids) await m.createFrom(id, [created(id)]);
-    // Workers start together after their start-up (tsx), for the same wall-clock window.
-    const at = Date.now() + 4_000 + n * 150;
-    const raw = await Promise.all(ids.map(() => runWorker<{ n: number }>(['raw', url, 'raw', String(at), String(ms)])));
-    const at2 = Date.now() + 4_000 + n * 150;
-    const ours = await Promise.all(ids.map((id) => runWorker<{ n: number }>(['append', url, id, String(at2), String(ms)])));
-    const at3 = Date.now() + 4_000 + n * 150;
-    const notify = await Promise.all(ids.map(() => runWorker<{ n: number }>(['rawnotify', url, 'raw', String(at3), String(ms)])));
+    // Workers start together once all are set up, for the same window.
+    const raw = await together<{ n: number }>(ids.map(() => ['raw', url, 'raw', '-', String(ms)]));
+    const ours = await together<{ n: number }>(ids.map((id) => ['append', url, id, '-', String(ms)]));
+    const notify = await together<{ n: number }>(ids.map(() => ['rawnotify', url, 'raw', '-', String(ms)]));
     const sum = (xs: Array<{ n: number }>): number => xs.reduce((s, x) => s + x.n, 0) / (ms / 1000);
     const r = { ours: sum(ours), raw: sum(raw), notify: sum(notify) };
     base ??= r;
@@ -105,10 +110,8 @@ async function claimCurve(url: string, quick: boolean): Promise<{ rows: ScaleRow
     one.push(performance.now() - t0);
   }
   await new Promise((r) => setTimeout(r, 1_200)); // every lease has expired
-  const at = Date.now() + 5_000;
-  const t0 = Date.now();
-  const results = await Promise.all(Array.from({ length: claimers }, () => runWorker<{ latencies: number[]; ids: string[]; done: number }>(['claim', url, '-', String(at), '-'])));
-  void t0;
+  const results = await together<{ latencies: number[]; ids: string[]; started: number; done: number }>(Array.from({ length: claimers }, () => ['claim', url, '-', '-', '-']));
+  const at = Math.min(...results.map((r) => r.started));
   const ids = results.flatMap((r) => r.ids);
   const unique = new Set(ids).size;
   const latencies = results.flatMap((r) => r.latencies);
@@ -136,9 +139,8 @@ async function watchFanout(url: string, quick: boolean): Promise<{ rows: ScaleRo
   await m.createFrom('watched', [created('watched')]);
   const procs = quick ? 2 : 5;
   const per = 10;
-  const stops: Array<() => void> = [];
-  const done = Array.from({ length: procs }, () => runWorker<{ received: Array<Array<[number, number]>> }>(['watch', url, 'watched', String(per)], (send) => stops.push(send)));
-  while (stops.length < procs) await new Promise((r) => setTimeout(r, 100));
+  const watchers = Array.from({ length: procs }, () => startWorker<{ received: Array<Array<[number, number]>> }>(['watch', url, 'watched', String(per)]));
+  await Promise.all(watchers.map((w) => w.ready));
   const appends = quick ? 20 : 60;
   const acked = new Map<number, { sent: number; acked: number }>();
   for (let i = 0; i < appends; i++) {
@@ -147,9 +149,10 @@ async function watchFanout(url: string, quick: boolean): Promise<{ rows: ScaleRo
     acked.set(r.state.revision, { sent, acked: Date.now() });
     await new Promise((res) => setTimeout(res, 100));
   }
-  await new Promise((r) => setTimeout(r, 1_500));
-  for (const s of stops) s();
-  const results = await Promise.all(done);
+  // Time for the last deliveries on a loaded machine, then stop (a delivery later than this counts as missing).
+  await new Promise((r) => setTimeout(r, 5_000));
+  for (const w of watchers) w.go();
+  const results = await Promise.all(watchers.map((w) => w.result));
   const delays: number[] = [];
   let missing = 0;
   for (const r of results) {

@@ -53,12 +53,35 @@ async function claimCandidates(m: SessionManager): Promise<SessionSummary[]> {
 }
 
 /**
+ * The order in which a claim tries sessions: like {@link claimCandidates}, but a row whose
+ * lease lapsed is not loaded first to see whether it was renewed since (rows are not rewritten
+ * at each heartbeat): the claim's own conditional append loads it and finds out, so a claim
+ * costs what it tries, not one load per lapsed session. Many claimers start at once: each
+ * begins at a random one of the oldest few, so they do not all race for the same session and
+ * retry down the same list (oldest first still holds within a few places).
+ */
+async function claimOrder(m: SessionManager): Promise<SessionSummary[]> {
+  const now = Date.parse(m.time());
+  const rows = await m.list({ claimable: true, recheck: false });
+  const lapsed = (r: SessionSummary): boolean => r.status === 'active' && !!r.leaseExpiresAt && Date.parse(r.leaseExpiresAt) <= now;
+  const when = (r: SessionSummary): string => (lapsed(r) ? r.leaseExpiresAt! : (r.cause?.at ?? r.updatedAt));
+  const sorted = rows
+    .filter((r) => (r.status === 'interrupted' || lapsed(r)) && !r.archived)
+    .sort((a, b) => (when(a) < when(b) ? -1 : when(a) > when(b) ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const start = Math.floor(Math.random() * Math.min(sorted.length, SPREAD));
+  return [...sorted.slice(start), ...sorted.slice(0, start)];
+}
+
+/** How many of the oldest candidates concurrent claimers spread over. */
+const SPREAD = 8;
+
+/**
  * Claims one session that needs a worker, or returns null when none does. Candidates are
  * tried oldest first; one another worker got first is skipped.
  */
 async function claimSession(m: SessionManager, o: ClaimOptions): Promise<Claim | null> {
   await useStoreClock(m);
-  for (const row of await claimCandidates(m)) {
+  for (const row of await claimOrder(m)) {
     const claim = await tryClaim(m, row.id, o);
     if (claim) return claim;
   }

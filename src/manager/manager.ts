@@ -48,6 +48,8 @@ export interface ListFilter {
   workspace?: string;
   /** Only what a claimer may take now (the store reads just those rows when it can; status is judged here). */
   claimable?: boolean;
+  /** Load the session of a row whose lease lapsed, to report it as it is now (default true). */
+  recheck?: boolean;
 }
 
 /**
@@ -299,7 +301,7 @@ export class SessionManager extends SessionCore {
     if (derived.length) await this.store.putSummaries(derived);
     const now = this.time();
     const rows = [...r.rows, ...derived.map((s) => RowText.of(s))];
-    for (let i = 0; i < rows.length; i++) if (leaseLapsed(rows[i]!, now)) rows[i] = await this.recheck(rows[i]!, now);
+    if (filter.recheck !== false) for (let i = 0; i < rows.length; i++) if (leaseLapsed(rows[i]!, now)) rows[i] = await this.recheck(rows[i]!, now);
     return rows
       .filter((row) => (filter.all ? true : !row.archived))
       .filter((row) => (filter.status ? row.status === filter.status : true))

@@ -108,7 +108,7 @@ export interface ManagerCore {
   createFrom(id: string, events: NewEvent[]): Promise<SessionState>;
   archive(id: string, o?: ChangeOptions): Promise<SessionState>;
   resume(id: string, agent?: string | null): Promise<SessionState>;
-  list(filter?: { status?: SessionStatus; all?: boolean; rebuild?: boolean; workspace?: string; claimable?: boolean }): Promise<SessionSummary[]>;
+  list(filter?: { status?: SessionStatus; all?: boolean; rebuild?: boolean; workspace?: string; claimable?: boolean; recheck?: boolean }): Promise<SessionSummary[]>;
   /** The pricing table in effect (built-in prices and the pricing file). */
   pricing(): PricingTable;
   /** The hook log of agent CLI hooks (see agent-hooks.ts). */

@@ -90,6 +90,15 @@ export class Host {
     sh('ip', ['link', 'set', this.link, 'up']);
   }
 
+  /** Removes a delay set by {@link delay} (nothing when there is none). */
+  undelay(): void {
+    try {
+      sh('tc', ['qdisc', 'del', 'dev', this.link, 'root']);
+    } catch {
+      // no qdisc of ours on the link
+    }
+  }
+
   /**
    * Delays everything the server sends this host by `ms` (tc netem on the link). Returns
    * null when done, else why it cannot be done here (no netem in this kernel).

@@ -141,6 +141,33 @@ describe.skipIf(why !== null)('partitions between worker hosts and PostgreSQL (n
     expect(mine.code, mine.stderr).toBe(0);
   }, 120_000);
 
+  it('a slow link (tc netem, 400 ms added): the holder keeps its lease through it and a claimer elsewhere takes nothing', async (ctx) => {
+    const [a, b] = lab.hosts as [typeof lab.hosts[0], typeof lab.hosts[0]];
+    const env = (h: typeof a): Record<string, string> => ({ BATON_STORE: h.url.replace('schema=lab', 'schema=slow'), BATON_WORKSPACE: `slow-${h.name}` });
+    const started = await a.run(['start', 'Slow', '--id', 'slow'], env(a));
+    expect(started.code, started.stderr).toBe(0);
+    const noNetem = a.delay(400);
+    if (noNetem) {
+      console.warn(`SKIPPED "${ctx.task.name}": ${noNetem} (the partition tests above cut links instead)`);
+      ctx.skip();
+      return;
+    }
+    try {
+      const t0 = Date.now();
+      const slow = await a.run(['status', '--session', 'slow'], env(a));
+      expect(slow.code, slow.stderr).toBe(0);
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(400);
+      const run = a.spawn(['run', '--ttl', '3s', '--heartbeat', '1s', '--', process.execPath, '-e', 'setTimeout(() => {}, 8000)'], env(a));
+      const claim = await b.run(['claim', '--wait', '--poll', '500ms', '--timeout', '6s', '--json'], env(b));
+      expect(JSON.parse(claim.stdout)).toEqual({ claimed: null });
+      const ended = await run.result;
+      expect(ended.code, ended.stderr).toBe(0);
+      expect(ended.stderr).not.toMatch(/lost the lease|ran out/);
+    } finally {
+      a.undelay();
+    }
+  }, 60_000);
+
   it(`PostgreSQL unreachable for every host for ${OUTAGE_MS / 1000} s (links cut, server crashed and restarted): no lease stolen from holders that kept heart-beating, no acknowledged event lost`, async () => {
     const schema = { BATON_STORE: lab.url.replace('schema=lab', 'schema=outage') };
     const view = new SessionManager({ store: new PostgresStore({ url: schema.BATON_STORE }) });
