@@ -99,9 +99,10 @@ export function initStore(cwd: string, dir?: string | null): { root: string; exi
 /**
  * Opens the store a URL names, for commands that work on two stores at once
  * (`migrate-store`): a `.baton` directory path, `file:/path`, `memory:`, or a server URL the
- * build supports. With `create`, a missing file store is created there.
+ * build supports. With `create`, a missing file store is created there. A shared store is
+ * opened in `workspace` (default: this host and project folder), like {@link openManager}.
  */
-export function openStoreAt(url: string, o: { cwd: string; create: boolean; now?: () => Date }): SessionStore {
+export function openStoreAt(url: string, o: { cwd: string; create: boolean; now?: () => Date; workspace?: string | null }): SessionStore {
   const isPath = !/^[a-z][a-z0-9+.-]*:/i.test(url) || url.startsWith('file:');
   if (o.create && isPath) {
     // Never scatter a store's folders into a directory that holds something else.
@@ -116,7 +117,9 @@ export function openStoreAt(url: string, o: { cwd: string; create: boolean; now?
       throw new BatonError('BAD_INPUT', `${dir} is not empty and is not a baton store.`, { hint: hint('migrate.target-dir') });
     }
   }
-  return openStore({ url, cwd: o.cwd, create: o.create, ...(o.now ? { now: o.now } : {}) });
+  // A shared store's pointer (migrate-store copies it) belongs to this worker's workspace.
+  const workspace = (): string => workspaceName(o.workspace, os.hostname(), o.cwd);
+  return openStore({ url, cwd: o.cwd, create: o.create, workspace, ...(o.now ? { now: o.now } : {}) });
 }
 
 /**

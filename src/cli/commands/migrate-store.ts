@@ -26,9 +26,9 @@ export function registerMigrateStore(program: Command, io: CliIO, holder: { ctx:
           chunk = Number(o['chunk']);
           if (!/^\d+$/.test(String(o['chunk'])) || chunk < 1) throw new BatonError('BAD_INPUT', `--chunk must be a positive number of events; got ${JSON.stringify(o['chunk'])}.`, { hint: 'e.g. --chunk 500' });
         }
-        const from = openStoreAt(fromUrl, { cwd: io.cwd, create: false, now: io.now });
+        const from = openStoreAt(fromUrl, { cwd: io.cwd, create: false, now: io.now, workspace: ctx.workspace });
         try {
-          const to = openStoreAt(toUrl, { cwd: io.cwd, create: true, now: io.now });
+          const to = openStoreAt(toUrl, { cwd: io.cwd, create: true, now: io.now, workspace: ctx.workspace });
           try {
             let started = false;
             const result = await migrateStore(from, to, {
