@@ -60,6 +60,17 @@ export const MIGRATIONS: readonly Migration[] = [
         value text NOT NULL
       );`,
   },
+  {
+    // Separate from the session tables: readers' positions (`baton otel follow`), additive only.
+    version: 2,
+    name: 'cursors',
+    sql: (s) => `
+      CREATE TABLE ${s}.cursors (
+        name text PRIMARY KEY,
+        value text NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now()
+      );`,
+  },
 ];
 
 /** The newest schema version this code knows. */
