@@ -217,7 +217,8 @@ function phaseStep(p: Planner, e: StoredEvent): boolean {
     case 'phase.retried': {
       const id = e.data.phaseId;
       p.endPhase(id, e, 'superseded');
-      const attempt = e.type === 'phase.retried' ? e.data.attempt : (p.attempts.get(id) ?? 0) + 1;
+      // Attempts counted from the journal (a retry's own number counts retries, not attempts).
+      const attempt = (p.attempts.get(id) ?? 0) + 1;
       p.attempts.set(id, attempt);
       const b = p.open(e, p.root, `phase ${p.phaseNames.get(id) ?? id}`, 'internal', attrs.phaseSpan(id, p.phaseNames.get(id) ?? id, attempt, e.data.agent));
       b.phaseId = id;
