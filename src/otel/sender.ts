@@ -4,6 +4,8 @@
  * `EXPORT_FAILED`, naming the endpoint; nothing in the store is touched by sending.
  */
 import { ExportResultCode } from '@opentelemetry/core';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { BatonError } from '../manager/index.js';
@@ -18,15 +20,14 @@ export type Sleep = (ms: number) => Promise<void>;
 
 const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Makes the exporter of the configured protocol (the packages load here, on first use). */
-async function makeExporter(c: ExportConfig): Promise<SpanExporter> {
+/**
+ * Makes the exporter of the configured protocol. Both packages are imported statically: this
+ * module is reached only through the lazily loaded `src/otel` (the CLI runs from a V8 code
+ * cache, where a dynamic `import()` of a package is not available).
+ */
+function makeExporter(c: ExportConfig): SpanExporter {
   const options = { url: c.url, headers: c.headers, timeoutMillis: c.timeoutMs };
-  if (c.protocol === 'http/json') {
-    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
-    return new OTLPTraceExporter(options);
-  }
-  const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-proto');
-  return new OTLPTraceExporter(options);
+  return c.protocol === 'http/json' ? new JsonExporter(options) : new ProtobufExporter(options);
 }
 
 function once(exporter: SpanExporter, spans: ReadableSpan[]): Promise<ExportResult> {
@@ -54,9 +55,9 @@ export class Sender {
     private readonly sleep: Sleep,
   ) {}
 
-  /** Opens a sender (loads the exporter package of the configured protocol). */
+  /** Opens a sender with the exporter of the configured protocol. */
   static async open(config: ExportConfig, sleep: Sleep = realSleep): Promise<Sender> {
-    return new Sender(config, await makeExporter(config), sleep);
+    return new Sender(config, makeExporter(config), sleep);
   }
 
   /**
