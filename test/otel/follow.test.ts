@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BATON, baseEnv, needBuiltCli, workspace } from '../cli/helpers.js';
 import type { Workspace } from '../cli/helpers.js';
-import { PG_URL, dropSchema, freshSchema, urlWith } from '../store/pg-helpers.js';
+import { EMBEDDED, PG_URL, dropSchema, freshSchema, urlWith } from '../store/pg-helpers.js';
 import { Receiver } from './receiver.js';
 import type { ReceivedSpan } from './receiver.js';
 
@@ -56,7 +56,11 @@ function countById(spans: ReceivedSpan[]): Map<string, number> {
 }
 
 const stores: Array<[string, () => { env: Record<string, string>; cleanup: () => Promise<void> }]> = [['file store', () => ({ env: {}, cleanup: async () => undefined })]];
-if (PG_URL) {
+if (PG_URL && EMBEDDED) {
+  // The follower holds a LISTEN connection while the test writes through others: the embedded
+  // server runs one session for all connections, so the writers would wait forever.
+  console.warn('otel follow on PostgreSQL: SKIPPED on embedded PostgreSQL (a listening follower and writers in other processes need a real server; set BATON_TEST_PG_URL)');
+} else if (PG_URL) {
   stores.push([
     'PostgreSQL store',
     () => {
