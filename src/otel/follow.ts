@@ -30,6 +30,8 @@ export interface FollowOptions {
   destination: string;
   /** Only this session; null: every session of the store. */
   sessionId: string | null;
+  /** At start, sessions never sent to this destination and unchanged since then are left out. */
+  since?: Date | null;
   onSent: (s: FollowSent) => void;
   onWarning: (message: string) => void;
   sleep?: Sleep;
@@ -88,8 +90,10 @@ export class Follower {
     // announced, and what was there before is caught up below.
     this.stopWatch = await m.watch({ sessionId: this.o.sessionId, onChange: (c) => this.enqueue(c.sessionId), onWarning: this.o.onWarning });
     const rows = this.o.sessionId ? [{ id: this.o.sessionId, revision: Number.POSITIVE_INFINITY }] : await m.list({ all: true });
+    const since = this.o.since ? this.o.since.getTime() : null;
     for (const r of rows) {
       const raw = done.get(r.id) ?? null;
+      if (raw === null && since !== null && 'updatedAt' in r && Date.parse(r.updatedAt) < since) continue;
       if (raw === null || seqOfOrZero(raw) < r.revision) this.enqueue(r.id);
     }
   }
@@ -97,7 +101,6 @@ export class Follower {
   private enqueue(id: string): void {
     if (this.stopped) return;
     this.pending.add(id);
-    this.wake?.();
     this.draining ??= this.drain()
       .catch((e: unknown) => this.fail(e))
       .finally(() => (this.draining = null));
@@ -129,7 +132,7 @@ export class Follower {
     }
   }
 
-  /** Waits `ms`, or less when stopped. */
+  /** Waits `ms`, or less when stopped (new changes do not cut a back-off short: the collector is away). */
   private async pause(ms: number): Promise<void> {
     const sleep = this.o.sleep ?? ((t: number) => new Promise<void>((resolve) => setTimeout(resolve, t)));
     await Promise.race([sleep(ms), new Promise<void>((resolve) => (this.wake = resolve))]);

@@ -44,6 +44,7 @@ export interface OtelFollowInput {
   env: Readonly<Record<string, string | undefined>>;
   options: ConfigOptions & { name?: string };
   sessionId: string | null;
+  since: Date | null;
   onSent: (s: FollowSent) => void;
   onWarning: (message: string) => void;
 }
@@ -70,7 +71,7 @@ export async function otelFollow(i: OtelFollowInput): Promise<RunningFollow> {
   const config = exportConfig(i.env, i.options);
   const destination = destinationOf(config.url, i.options.name);
   const sender = await Sender.open(config);
-  const follower = new Follower({ manager: i.manager, sender, destination, sessionId: i.sessionId, onSent: i.onSent, onWarning: i.onWarning });
+  const follower = new Follower({ manager: i.manager, sender, destination, sessionId: i.sessionId, since: i.since, onSent: i.onSent, onWarning: i.onWarning });
   try {
     await follower.start();
   } catch (e) {

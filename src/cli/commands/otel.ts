@@ -59,7 +59,8 @@ export function registerOtel(program: Command, io: CliIO, holder: { ctx: Ctx | n
       .description('keep sending spans as sessions change, remembering in the store how far it got, until Ctrl+C')
       .option('--endpoint <url>', endpointHelp)
       .option('--protocol <p>', protocolHelp)
-      .option('--name <name>', 'names this destination in the stored positions (default: from the endpoint)'),
+      .option('--name <name>', 'names this destination in the stored positions (default: from the endpoint)')
+      .option('--since <when>', 'at the first start, leave out sessions unchanged since an ISO time or an age (2h, 7d)'),
   ).action(
     bind(io, holder, async (ctx, _a, o) => {
       const m = ctx.manager();
@@ -79,6 +80,7 @@ export function registerOtel(program: Command, io: CliIO, holder: { ctx: Ctx | n
         options: { endpoint: o['endpoint'] as string | undefined, protocol: o['protocol'] as string | undefined, name: o['name'] as string | undefined },
         // Only an explicit --session filters, as for `baton watch`.
         sessionId: ctx.opts.session ?? null,
+        since: sinceOf(o['since'], io.now()),
         onSent: (s) => io.stdout(ctx.json ? `${JSON.stringify(s)}\n` : `sent ${s.spans} span${s.spans === 1 ? '' : 's'} of ${s.sessionId} (through r${s.through})\n`),
         onWarning: (w) => ctx.warn(w),
       });
