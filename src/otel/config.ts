@@ -8,6 +8,7 @@ import { BatonError } from '../manager/index.js';
 
 /** The wire formats of OTLP over HTTP that baton speaks. */
 export const PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+/** One of {@link PROTOCOLS}. */
 export type Protocol = (typeof PROTOCOLS)[number];
 
 /** Everything the sender needs. */

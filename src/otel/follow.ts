@@ -101,9 +101,18 @@ export class Follower {
   private enqueue(id: string): void {
     if (this.stopped) return;
     this.pending.add(id);
-    this.draining ??= this.drain()
+    this.kick();
+  }
+
+  /** Starts draining unless it runs; a session queued while a drain was ending starts the next one. */
+  private kick(): void {
+    if (this.draining) return;
+    this.draining = this.drain()
       .catch((e: unknown) => this.fail(e))
-      .finally(() => (this.draining = null));
+      .finally(() => {
+        this.draining = null;
+        if (!this.stopped && this.pending.size) this.kick();
+      });
   }
 
   /** Works through the queue; a failed session goes back in and is retried after a back-off. */

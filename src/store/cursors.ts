@@ -1,9 +1,9 @@
 /**
- * What every backend's cursor table ({@link StoreCursors}) shares: the checks of names and
+ * What every backend's cursor table (capability `cursors`, `StoreCursors` in types.ts) shares: the checks of names and
  * values, the refusal of a stale write, and the in-memory table of the memory store.
  */
 import { BatonError } from '../domain/errors.js';
-import type { CursorTable, StoreCursors } from './types.js';
+import type { CursorTable } from './types.js';
 
 /** Longest cursor name: a prefix and a session id. */
 export const MAX_CURSOR_NAME = 200;
@@ -62,5 +62,3 @@ export class MemoryCursorTable implements CursorTable {
   }
 }
 
-/** For the JSDoc of backends: a store with cursors is a {@link StoreCursors}. */
-export type { StoreCursors };
