@@ -147,6 +147,21 @@ describe('a collector that is down, refusing, or coming back', () => {
     expect(JSON.parse(j.stdout).error).toMatchObject({ code: 'EXPORT_FAILED', details: { endpoint: `${url}/v1/traces`, attempts: 1 } });
   });
 
+  it('slow: a request past OTEL_EXPORTER_OTLP_TIMEOUT fails the attempt; export ends EXPORT_FAILED naming the endpoint, in bounded time', async () => {
+    receiver.delayMs = 1500;
+    try {
+      const t0 = Date.now();
+      const r = await ws.run(['otel', 'export', '--session', 'wf', '--endpoint', receiver.url, '--retries', '1'], { env: { OTEL_EXPORTER_OTLP_TIMEOUT: '200', BATON_OTEL_BACKOFF_MS: '20' } });
+      expect(r.code).toBe(EXIT_CODES.EXPORT_FAILED);
+      expect(r.stderr).toContain(`${receiver.url}/v1/traces`);
+      expect(r.stderr).toMatch(/timed out/i);
+      // Waiting for both slow answers would take 3 s or more.
+      expect(Date.now() - t0).toBeLessThan(2900);
+    } finally {
+      receiver.delayMs = 0;
+    }
+  });
+
   it('refusing then taking (503 twice): the retries deliver every span once', async () => {
     const expected = (await exportTo('http/protobuf')).map((s) => s.spanId).sort();
     receiver.spans.length = 0;

@@ -92,6 +92,8 @@ export class Receiver {
   readonly requests: Array<{ contentType: string; headers: http.IncomingHttpHeaders; status: number }> = [];
   /** The next this many requests are answered 503. */
   refuse = 0;
+  /** Every answer waits this long (a slow collector). */
+  delayMs = 0;
   private server: http.Server | null = null;
   private port = 0;
 
@@ -129,7 +131,11 @@ export class Receiver {
       const contentType = String(req.headers['content-type'] ?? '');
       const reply = (status: number, body = ''): void => {
         this.requests.push({ contentType, headers: req.headers, status });
-        res.writeHead(status, { 'content-type': contentType.includes('json') ? 'application/json' : 'application/x-protobuf' }).end(body);
+        const send = (): void => {
+          if (!res.destroyed) res.writeHead(status, { 'content-type': contentType.includes('json') ? 'application/json' : 'application/x-protobuf' }).end(body);
+        };
+        if (this.delayMs > 0) setTimeout(send, this.delayMs);
+        else send();
       };
       if (req.method !== 'POST' || req.url !== '/v1/traces') return reply(404);
       if (this.refuse > 0) {
