@@ -33,6 +33,8 @@ export function spanIdOf(sessionId: string, seq: number): string {
 /** An ISO-8601 journal time as `[seconds, nanoseconds]`. */
 export function hrTimeOf(iso: string): HrTime {
   const ms = Date.parse(iso);
+  // A journal line baton did not write may carry no valid time: the epoch, never NaN on the wire.
+  if (Number.isNaN(ms)) return [0, 0];
   const s = Math.floor(ms / 1000);
   return [s, (ms - s * 1000) * 1_000_000];
 }
