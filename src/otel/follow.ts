@@ -37,9 +37,6 @@ export interface FollowOptions {
   sleep?: Sleep;
 }
 
-/** Failures after which a session is tried again later: the collector or the store is away, or another follower moved the cursor. */
-const RETRYABLE = new Set(['EXPORT_FAILED', 'STORE_UNAVAILABLE', 'CONFLICT', 'LOCKED']);
-
 /** The cursor of one session for one destination. */
 export function cursorName(destination: string, sessionId: string): string {
   return `otel.${destination}.${sessionId}`;
@@ -72,6 +69,9 @@ export class Follower {
   private stopWatch: (() => Promise<void>) | null = null;
   private wake: (() => void) | null = null;
   private down = false;
+  /** Next back-off of each session that failed on its own, and the timers that will queue it again. */
+  private readonly retries = new Map<string, number>();
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private fail!: (e: unknown) => void;
   /** Rejects when following cannot go on (a bug, not a collector or store that is away). */
   readonly failure = new Promise<never>((_, reject) => (this.fail = reject));
@@ -115,7 +115,12 @@ export class Follower {
       });
   }
 
-  /** Works through the queue; a failed session goes back in and is retried after a back-off. */
+  /**
+   * Works through the queue. The collector away (`EXPORT_FAILED`): the session goes back in
+   * and the whole queue waits, doubling the wait each time. A session that cannot be read or
+   * whose cursor cannot be moved now (busy, moved by another follower, damaged until `baton
+   * doctor --fix`): that session alone is tried again later, with its own back-off.
+   */
   private async drain(): Promise<void> {
     let wait = this.o.sender.config.backoffMs;
     while (!this.stopped && this.pending.size) {
@@ -123,22 +128,35 @@ export class Follower {
       this.pending.delete(id);
       try {
         await this.deliver(id);
+        this.retries.delete(id);
         if (this.down) this.o.onWarning(`The collector at ${this.o.sender.config.url} takes spans again; caught up.`);
         this.down = false;
         wait = this.o.sender.config.backoffMs;
       } catch (e) {
         if (!isBatonError(e)) throw e;
-        if (!RETRYABLE.has(e.code)) {
-          this.o.onWarning(`Session ${id} not sent: ${e.message}${e.hint ? ` ${e.hint}` : ''}`);
+        if (e.code !== 'EXPORT_FAILED') {
+          this.retryLater(id, e);
           continue;
         }
         this.pending.add(id);
         this.o.onWarning(`${e.message} Keeping the place; trying again in ${wait} ms.`);
-        this.down = e.code === 'EXPORT_FAILED';
+        this.down = true;
         await this.pause(wait);
         wait = Math.min(wait * 2, MAX_BACKOFF_MS);
       }
     }
+  }
+
+  /** Queues session `id` again after its own back-off. */
+  private retryLater(id: string, e: BatonError): void {
+    const wait = this.retries.get(id) ?? this.o.sender.config.backoffMs;
+    this.retries.set(id, Math.min(wait * 2, MAX_BACKOFF_MS));
+    this.o.onWarning(`Session ${id} not sent now (${e.code}): ${e.message} Trying again in ${wait} ms.`);
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      this.enqueue(id);
+    }, wait);
+    this.timers.add(t);
   }
 
   /** Waits `ms`, or less when stopped (new changes do not cut a back-off short: the collector is away). */
@@ -173,6 +191,8 @@ export class Follower {
   /** Stops watching and waits for the delivery in progress. */
   async stop(): Promise<void> {
     this.stopped = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
     this.wake?.();
     await this.stopWatch?.();
     await this.draining?.catch(() => undefined);

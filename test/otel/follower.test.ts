@@ -69,4 +69,32 @@ describe('the follower', () => {
     await expect(follow(m, null)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining('keeps no cursors') });
     expect(receiver.requests).toHaveLength(0);
   });
+
+  it('a session that cannot be sent now (damaged cursor) is retried on its own; the others go on', async () => {
+    receiver = await new Receiver().start();
+    const m = new SessionManager({ store: new MemoryStore() });
+    await finished(m, 'good');
+    await finished(m, 'bad');
+    await m.cursors.put('otel.test.bad', 'garbage', null);
+    const sent: string[] = [];
+    const warnings: string[] = [];
+    const sender = await Sender.open(exportConfig({ BATON_OTEL_BACKOFF_MS: '20' }, { endpoint: receiver.url }));
+    const f = new Follower({ manager: m, sender, destination: 'test', sessionId: null, onSent: (x) => sent.push(x.sessionId), onWarning: (w) => warnings.push(w) });
+    try {
+      await f.start();
+      const until = async (ok: () => boolean): Promise<void> => {
+        for (let i = 0; i < 400 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+        expect(ok()).toBe(true);
+      };
+      await until(() => sent.includes('good') && warnings.length >= 2);
+      expect(warnings[0]).toMatch(/^Session bad not sent now \(CORRUPT\): An otel cursor holds "garbage".* Trying again in 20 ms\.$/);
+      expect(warnings[1]).toContain('Trying again in 40 ms.');
+      await m.cursors.put('otel.test.bad', JSON.stringify({ seq: 0 }), 'garbage');
+      await until(() => sent.includes('bad'));
+      expect(new Set(receiver.spans.map((s) => s.attributes['session.id']))).toEqual(new Set(['good', 'bad']));
+    } finally {
+      await f.stop();
+      await sender.close();
+    }
+  });
 });
