@@ -21,8 +21,12 @@ interface Ev {
 
 const ns = (iso: string): string => (BigInt(Date.parse(iso)) * 1_000_000n).toString();
 
-/** Env of a quick export: short per-request timeout and back-off, so a refusal costs milliseconds. */
-const QUICK = { OTEL_EXPORTER_OTLP_TIMEOUT: '400', BATON_OTEL_BACKOFF_MS: '20' };
+/**
+ * Env of a quick export: a short back-off, and a request timeout under the exporter's own
+ * first retry delay (0.8 s at least), so each attempt is one request and its refusal costs
+ * milliseconds; long enough for a loaded machine to answer a local request in time.
+ */
+const QUICK = { OTEL_EXPORTER_OTLP_TIMEOUT: '750', BATON_OTEL_BACKOFF_MS: '20' };
 
 let ws: Workspace;
 let events: Ev[];
@@ -178,7 +182,7 @@ describe('a collector that is down, refusing, or coming back', () => {
     const later = await new Receiver().start();
     const port = later.portNumber;
     await later.stop();
-    const run = ws.run(['otel', 'export', '--session', 'wf', '--endpoint', later.url, '--retries', '8'], { env: { OTEL_EXPORTER_OTLP_TIMEOUT: '400', BATON_OTEL_BACKOFF_MS: '100' } });
+    const run = ws.run(['otel', 'export', '--session', 'wf', '--endpoint', later.url, '--retries', '8'], { env: { ...QUICK, BATON_OTEL_BACKOFF_MS: '100' } });
     await new Promise((resolve) => setTimeout(resolve, 250));
     await later.start(port);
     const r = await run;

@@ -12,7 +12,9 @@ import { EMBEDDED, PG_URL, dropSchema, freshSchema, urlWith } from '../store/pg-
 import { Receiver } from './receiver.js';
 import type { ReceivedSpan } from './receiver.js';
 
-const QUICK = { OTEL_EXPORTER_OTLP_TIMEOUT: '400', BATON_OTEL_BACKOFF_MS: '50' };
+// A short back-off; the default request timeout (10 s): a request that timed out after the
+// receiver took it would be sent again (at-least-once on that path), which is not the subject.
+const QUICK = { BATON_OTEL_BACKOFF_MS: '50' };
 
 /** A running `baton otel follow` and what it printed. */
 class Follow {
