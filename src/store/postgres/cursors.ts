@@ -5,7 +5,7 @@ import type { CursorTable } from '../types.js';
 type Query = <R extends Record<string, unknown>>(text: string, values?: unknown[]) => Promise<{ rows: R[]; rowCount: number }>;
 
 /**
- * The PostgreSQL store's cursors: rows of `<schema>.cursors` (migration 2). A write is one
+ * The PostgreSQL store's cursors: rows of `<schema>.cursors` (migrations-cursors.ts). A write is one
  * guarded statement (insert if absent, or update where the value is still the expected one),
  * so the database decides which of two readers moving the same cursor wins.
  */
