@@ -382,7 +382,7 @@ async function readSession(
     running,
     units,
     currentStep,
-    usable: usableCps.map((c): UsableCheckpoint => ({ id: c.id, step: c.step as number, subStep: c.subStep, iteration: c.iteration, createdAt: c.createdAt, git: c.git })),
+    usable: usableCps.map((c): UsableCheckpoint => ({ id: c.id, step: c.step as number, subStep: c.subStep, iteration: c.iteration, createdAt: c.createdAt, git: c.git, unverified: c.checksum === 'unverified' })),
     rebuildable: cps
       .filter((c) => c.problem !== null && c.invalidatedBy === null && c.step !== null && c.git?.commit)
       .map((c) => ({ id: c.id, step: c.step as number, commit: c.git!.commit!, branch: c.git!.branch, problem: c.problem! })),

@@ -21,6 +21,8 @@ export interface UsableCheckpoint {
   createdAt: string | null;
   /** Git state the checkpoint records (`git{branch, commit_hash}`), null when none. */
   git?: { branch: string | null; commit: string | null } | null;
+  /** Its checksum matches no canonical form (checksum.ts). */
+  unverified?: boolean;
 }
 
 /** A damaged checkpoint whose file still names its git commit: it can be rebuilt from it (`*cp-rebuild:N`). */
@@ -151,7 +153,10 @@ export function adviseResume(i: ResumeInput): ResumeAdvice {
       loses: actions !== null ? `${actions} actions since ${cp.id}` : (recLoss ?? `all work done after ${cp.id}`),
       recommended: false,
       git: { branch, resetTo: commit, uncommittedChanges: dirty },
-      warnings: commit ? lossWarning('git reset --hard') : [],
+      warnings: [
+        ...(cp.unverified ? [`The checksum of ${cp.id} is unverified (it matches no canonical form): compare it with ${commit ? `commit ${commit}` : 'its git commit'} before relying on it.`] : []),
+        ...(commit ? lossWarning('git reset --hard') : []),
+      ],
     });
   }
   for (const r of i.rebuildable ?? []) {
