@@ -5,6 +5,7 @@
  */
 import type { ContinueWith } from './agent-sessions.js';
 import type { Hint } from './hints.js';
+import type { ToolkitResume } from './toolkit-rules.js';
 import type { FileAction, PhaseStatus, PlanStep, SessionState, SessionStatus, StatusCause } from './state.js';
 
 // ---------------------------------------------------------------------------------------
@@ -378,4 +379,6 @@ export interface ResumePlan {
   warnings: string[];
   /** Agent CLI conversations bound to the session (hooks), most recent first, with the command that continues each; absent when none. */
   continueWith?: ContinueWith[];
+  /** For a session imported from a foreign toolkit: what its recorded rules decided (resume-toolkit.ts); absent otherwise. */
+  toolkit?: ToolkitResume;
 }

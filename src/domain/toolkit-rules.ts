@@ -61,6 +61,25 @@ export interface ToolkitRules {
   notes: string[];
 }
 
+/** What the plan did with the toolkit's rules (`ResumePlan.toolkit`). */
+export interface ToolkitResume {
+  toolkit: string;
+  /** The toolkit's reason for never resuming the session; null when it may be resumed. */
+  refused: string | null;
+  /** The recovery the toolkit recommends, null when it has no rule for it. */
+  recommended: ToolkitRecommendation | null;
+  /** True when baton's recommendation is the toolkit's; false when it departs (see `departure`); null when either has none. */
+  followed: boolean | null;
+  /** Why baton departs from the toolkit's recommendation; null when it does not. */
+  departure: string | null;
+  escalateFirst: boolean;
+  /** Steps the toolkit requires before archiving, not done yet. */
+  required: RequiredStep[];
+  orphanedAgents: OrphanedAgent[];
+  choices: string[];
+  notes: string[];
+}
+
 /** Rules with nothing in them, for a toolkit that states none. */
 export function noRules(toolkit: string): ToolkitRules {
   return { toolkit, refuse: null, escalateFirst: false, required: [], orphanedAgents: [], recommended: null, choices: [], notes: [] };

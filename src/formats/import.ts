@@ -9,6 +9,7 @@ import { fold } from '../domain/apply.js';
 import type { EventDataMap, EventType, PhaseSpec, StoredEvent } from '../domain/events.js';
 import { MAX_ID_LENGTH } from '../domain/ids.js';
 import type { SessionState, SessionStatus } from '../domain/state.js';
+import { TOOLKIT_RULES_KEY } from '../domain/toolkit-rules.js';
 import { SESSION_TRANSITIONS } from '../domain/transitions.js';
 import type { SessionAction } from '../domain/transitions.js';
 import type { ForeignError, ForeignSession, FormatName, FormatProblem, ProblemSeverity, TokenCountsLike } from './types.js';
@@ -238,6 +239,11 @@ export function importEvents(s: ForeignSession, ctx: ImportContext): ImportPlan 
     if (u.status === 'completed') push('phase.completed', { phaseId, agent }, ended);
     else if (u.status === 'failed') push('phase.failed', { phaseId, agent, reason: u.errors.filter((e) => !e.resolved).at(-1)?.message ?? null }, ended);
     else if (u.status === 'skipped') push('phase.skipped', { phaseId, reason: null }, ended);
+    // The toolkit's usable checkpoints of this unit become baton checkpoints holding the state
+    // as of here (FORMATS.md §2: "Per-step checkpoint snapshots (state+outputs+files+git commit)").
+    for (const c of checkpointsOf(s, u.id)) {
+      push('checkpoint.created', { checkpointId: c.id, name: c.name, revision: out.length, trigger: 'phase', phaseId, git: c.git }, isoTime(c.createdAt) ?? ended);
+    }
   });
 
   for (const [cell, c] of foreignTokenCells(s, phaseIds, problems)) {
@@ -269,6 +275,12 @@ export function importEvents(s: ForeignSession, ctx: ImportContext): ImportPlan 
   const status = statusEvent(s.status, 'active', s.rawStatus);
   for (const e of status ?? []) push(e.type, e.data as never, tEnd);
   if (s.archived) push('session.archived', {}, tEnd);
+  // The toolkit's rules, with its checkpoint ids as baton names them, for baton's resume plan.
+  if (s.rules) {
+    const rec = s.rules.recommended;
+    const value = rec?.checkpoint ? { ...s.rules, recommended: { ...rec, checkpoint: batonIdFor(rec.checkpoint) } } : s.rules;
+    push('metadata.set', { key: TOOLKIT_RULES_KEY, value }, ctx.importedAt);
+  }
   push('metadata.set', { key: PROVENANCE_KEY, value: provenance(s, ctx, untimed, untimedAt) }, ctx.importedAt);
   return { events: out, problems };
 }
@@ -295,6 +307,23 @@ export function stillUntimed(prov: Provenance, state: SessionState): string[] {
     const now = !phase ? null : m[2] === 'startedAt' ? phase.startedAt : (phase.completedAt ?? phase.failedAt);
     return now === null || now === madeUp[key];
   });
+}
+
+/**
+ * The foreign checkpoints of unit `unitId` that baton imports as its own: the usable ones
+ * (valid: readable, consistent, not invalidated), with a baton-valid id and the git commit
+ * they record. Damaged and invalidated ones are not restorable in the toolkit either.
+ */
+export function checkpointsOf(s: ForeignSession, unitId: string): Array<{ id: string; name: string; createdAt: string | null; git: { branch: string | null; head: string | null; dirty: boolean } | null }> {
+  return s.checkpoints
+    .filter((c) => c.valid && c.unitId === unitId)
+    .map((c) => ({
+      id: batonIdFor(c.id),
+      name: `${c.name ?? `unit ${unitId}`} (${s.format} ${c.id})`.slice(0, 200),
+      createdAt: c.createdAt,
+      // A Go Team checkpoint is a commit of everything (`git add -A`): nothing uncommitted in it.
+      git: c.git && (c.git.branch !== null || c.git.commit !== null) ? { branch: c.git.branch, head: c.git.commit, dirty: false } : null,
+    }));
 }
 
 /** Errors that belong to no unit of the session (kept verbatim in session metadata). */

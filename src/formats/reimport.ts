@@ -6,6 +6,7 @@
 import { fold } from '../domain/apply.js';
 import type { EventDataMap, EventType, StoredEvent } from '../domain/events.js';
 import type { Phase, PhaseStatus, SessionState } from '../domain/state.js';
+import { TOOLKIT_RULES_KEY } from '../domain/toolkit-rules.js';
 import { importEvents, isoTime, journalTokenCells, LOOSE_ERRORS_KEY, provenance, provenanceOf, PROVENANCE_KEY, splitCell, statusEvent, UNATTRIBUTED } from './import.js';
 import type { ImportContext, ImportEvent, Provenance } from './import.js';
 import type { ForeignSession, FormatProblem, ProblemSeverity, TokenCountsLike } from './types.js';
@@ -73,6 +74,10 @@ export function reimportEvents(current: SessionState, journal: ReadonlyArray<{ t
   const looseCur = JSON.stringify(current.metadata[LOOSE_ERRORS_KEY] ?? []);
   const looseTgt = JSON.stringify(target.metadata[LOOSE_ERRORS_KEY] ?? []);
   if (looseCur !== looseTgt) push('metadata.set', { key: LOOSE_ERRORS_KEY, value: target.metadata[LOOSE_ERRORS_KEY] ?? [] }, now);
+  // The toolkit's rules as they apply now (what baton's resume plan follows).
+  if (target.metadata[TOOLKIT_RULES_KEY] !== undefined && JSON.stringify(current.metadata[TOOLKIT_RULES_KEY]) !== JSON.stringify(target.metadata[TOOLKIT_RULES_KEY])) {
+    push('metadata.set', { key: TOOLKIT_RULES_KEY, value: target.metadata[TOOLKIT_RULES_KEY] }, now);
+  }
 
   // Tokens, compared at the grain of the foreign breakdown: per agent when it has one (baton
   // may have recorded an agent's tokens against a phase since, e.g. through a mirror), else per

@@ -1,0 +1,36 @@
+/**
+ * The checkpoint files of an imported session: import records a `checkpoint.created` event
+ * for every usable foreign checkpoint (src/formats/import.ts); this saves the matching baton
+ * checkpoint, holding the session's state at that event's revision, its git state (branch
+ * and commit as the toolkit recorded them) and the files the state recorded (unmeasured: the
+ * toolkit kept no hashes). baton's own `resume` then offers them with what restoring loses.
+ */
+import { fold } from '../domain/apply.js';
+import type { EventDataMap, NewEvent, StoredEvent } from '../domain/events.js';
+import type { Checkpoint } from '../store/types.js';
+import { recordedPaths } from './checkpoints.js';
+import type { ManagerCore as SessionManager } from './types.js';
+
+/** Saves one checkpoint file per `checkpoint.created` event of a session just created from `events`. */
+export async function saveImportedCheckpoints(m: SessionManager, id: string, events: readonly NewEvent[]): Promise<void> {
+  const stored = events.map((e, i) => ({ ...e, seq: i + 1 }) as StoredEvent);
+  for (const e of stored) {
+    if (e.type !== 'checkpoint.created') continue;
+    const d = e.data as EventDataMap['checkpoint.created'];
+    const state = fold(null, stored.slice(0, d.revision), id);
+    if (!state) continue;
+    const cp: Checkpoint = {
+      id: d.checkpointId,
+      sessionId: id,
+      name: d.name,
+      createdAt: e.time,
+      revision: d.revision,
+      state,
+      git: d.git,
+      files: recordedPaths(state).map((p) => ({ path: p, sha256: null, size: null })),
+      trigger: d.trigger,
+      phaseId: d.phaseId,
+    };
+    await m.store.saveCheckpoint(id, cp);
+  }
+}
