@@ -5,6 +5,7 @@
  * No I/O, no clock: the caller passes the import time. The mapping is the one in
  * docs/formats.md ("How a foreign session becomes a baton session").
  */
+import { createHash } from 'node:crypto';
 import { fold } from '../domain/apply.js';
 import type { EventDataMap, EventType, PhaseSpec, StoredEvent } from '../domain/events.js';
 import { MAX_ID_LENGTH } from '../domain/ids.js';
@@ -40,6 +41,12 @@ export interface Provenance {
   documents: Record<string, unknown>;
   /** Times made up because the foreign file had none (see ExportInput.untimed). */
   untimed: string[];
+  /**
+   * sha256 of the session's work as imported ({@link workHash}): an export finds out from it
+   * whether baton changed anything since, and if not writes the position and update-time
+   * fields back as they were. Absent in provenance written before it existed.
+   */
+  workHash?: string;
   /**
    * The time made up for each `untimed` key. A phase that baton later starts or completes
    * gets a real time, which then no longer equals this one (see `stillUntimed`). Absent in
@@ -281,8 +288,26 @@ export function importEvents(s: ForeignSession, ctx: ImportContext): ImportPlan 
     const value = rec?.checkpoint ? { ...s.rules, recommended: { ...rec, checkpoint: batonIdFor(rec.checkpoint) } } : s.rules;
     push('metadata.set', { key: TOOLKIT_RULES_KEY, value }, ctx.importedAt);
   }
-  push('metadata.set', { key: PROVENANCE_KEY, value: provenance(s, ctx, untimed, untimedAt) }, ctx.importedAt);
+  const imported = fold(null, out.map((e, i) => ({ ...e, actor: { agent: null, pid: 0, host: '' }, seq: i + 1 }) as StoredEvent), 'import')!;
+  push('metadata.set', { key: PROVENANCE_KEY, value: { ...provenance(s, ctx, untimed, untimedAt), workHash: workHash(imported) } }, ctx.importedAt);
   return { events: out, problems };
+}
+
+/**
+ * A hash of what a session's work is (phases, records, tokens, lifecycle; not metadata, times
+ * of baton's own bookkeeping or checkpoints): equal before and after a change that did no work.
+ */
+export function workHash(s: SessionState): string {
+  const work = {
+    status: s.status,
+    archived: s.archived,
+    title: s.title,
+    contextSummary: s.contextSummary,
+    phases: s.phases.map((p) => [p.id, p.status, p.retryCount, p.subStep, p.files.length, p.errors.map((e) => [e.id, e.resolved]), p.agents]),
+    tokens: [s.tokens.input, s.tokens.output, s.tokens.cached, s.tokens.budgetMax],
+    records: [s.decisions.length, s.findings.filter((f) => !f.removed).length, s.notes.length, s.milestones.map((m) => m.done), s.artifacts.length],
+  };
+  return createHash('sha256').update(JSON.stringify(work)).digest('hex');
 }
 
 /** The provenance record of `s` as imported now (also written by a re-import, reimport.ts). */

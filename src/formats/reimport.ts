@@ -7,6 +7,7 @@ import { fold } from '../domain/apply.js';
 import type { EventDataMap, EventType, StoredEvent } from '../domain/events.js';
 import type { Phase, PhaseStatus, SessionState } from '../domain/state.js';
 import { TOOLKIT_RULES_KEY } from '../domain/toolkit-rules.js';
+import { workHash } from './import.js';
 import { importEvents, isoTime, journalTokenCells, LOOSE_ERRORS_KEY, provenance, provenanceOf, PROVENANCE_KEY, splitCell, statusEvent, UNATTRIBUTED } from './import.js';
 import type { ImportContext, ImportEvent, Provenance } from './import.js';
 import type { ForeignSession, FormatProblem, ProblemSeverity, TokenCountsLike } from './types.js';
@@ -151,7 +152,8 @@ export function reimportEvents(current: SessionState, journal: ReadonlyArray<{ t
   }
   // Made-up times: those of the fresh import (same phase ids; record ids match while baton added none of its own).
   const old = target.metadata[PROVENANCE_KEY] as Provenance | undefined;
-  push('metadata.set', { key: PROVENANCE_KEY, value: provenance(s, ctx, old?.untimed ?? [], old?.untimedAt) }, now);
+  const after = fold(structuredClone(current), out.map((e, i) => ({ ...e, actor: { agent: null, pid: 0, host: '' }, seq: current.revision + i + 1 }) as StoredEvent), current.id)!;
+  push('metadata.set', { key: PROVENANCE_KEY, value: { ...provenance(s, ctx, old?.untimed ?? [], old?.untimedAt), workHash: workHash(after) } }, now);
   return { unchanged: false, events: out, problems, archive };
 }
 

@@ -273,6 +273,12 @@ export interface ExportInput {
    * `foreignTime` in import.ts). Absent or empty: every time is real.
    */
   untimed?: string[];
+  /**
+   * True when the session was imported from this format and baton changed none of its work
+   * since (phases, records, tokens, lifecycle): the exporter writes the fields it would only
+   * recompute (the position field, `updated`, legacy fields) back as they were.
+   */
+  unchangedSinceImport?: boolean;
 }
 
 /** One foreign layout. */
