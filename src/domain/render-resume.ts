@@ -38,6 +38,8 @@ export function describeNextStep(n: NextStep): string {
       return `Start phase ${n.phaseId} (${n.name})`;
     case 'escalate':
       return `Decide on phase ${n.phaseId} (${n.name}): ${n.reason}`;
+    case 'review':
+      return `Review phase ${n.phaseId} (${n.name}) before archiving: ${n.reason}`;
   }
 }
 

@@ -166,11 +166,11 @@ export interface BlockedPhase extends PhaseRef {
 }
 
 /** What to do with a phase next. */
-export type NextAction = 'resume' | 'restart' | 'retry' | 'start' | 'escalate';
+export type NextAction = 'resume' | 'restart' | 'retry' | 'start' | 'escalate' | 'review';
 
 /** One phase to work on next. */
 export interface NextStep extends PhaseRef {
-  /** resume (at a sub-step), restart (in flight, no sub-step), retry (failed, retries left), start (pending, unblocked), escalate (failed, no retries left). */
+  /** resume (at a sub-step), restart (in flight, no sub-step), retry (failed, retries left), start (pending, unblocked), escalate (failed, no retries left), review (a review or reconciliation the session's toolkit requires before archiving). */
   action: NextAction;
   /** Sub-step to resume at (action 'resume'), else null. */
   subStep: string | null;

@@ -15,6 +15,13 @@ import type { ToolkitResume, ToolkitRules } from './toolkit-rules.js';
 export function toolkitNext(next: NextPlan, rules: ToolkitRules, failed: FailedPhase[], s: SessionState, resumable: boolean): NextPlan {
   if (!resumable) return next;
   let out = next;
+  // An orphaned agent's phase is reported, never restarted silently: it leaves the steps.
+  const orphaned = new Set(rules.orphanedAgents.map((a) => a.phaseId).filter((x): x is string => x !== null));
+  const kept = out.steps.filter((x) => !(orphaned.has(x.phaseId) && (x.action === 'resume' || x.action === 'restart')));
+  if (kept.length !== out.steps.length) {
+    const names = rules.orphanedAgents.map((a) => `${a.agent}${a.id ? ` (${a.id})` : ''}`);
+    out = { steps: kept, reason: `${list(names)} ${names.length === 1 ? 'is' : 'are'} orphaned (marked running in a context that is gone): check ${names.length === 1 ? 'its' : 'their'} output and record ${names.length === 1 ? 'it' : 'them'} done or failed; ${rules.toolkit} does not restart ${names.length === 1 ? 'it' : 'them'}.${kept.length ? ` Then: ${out.reason}` : ''}` };
+  }
   const escalate = failed.filter((p) => p.escalation);
   if (rules.escalateFirst && escalate.length && !next.steps.every((x) => x.action === 'escalate')) {
     out = {
@@ -25,10 +32,11 @@ export function toolkitNext(next: NextPlan, rules: ToolkitRules, failed: FailedP
       reason: `${rules.toolkit} escalates a phase that used all its retries before continuing: ${list(escalate.map((p) => p.phaseId))} need${escalate.length === 1 ? 's' : ''} a decision first. ${next.reason}`,
     };
   }
-  const open = rules.required.filter((r) => r.phaseId === null || s.phases.find((p) => p.id === r.phaseId)?.status !== 'completed');
+  // Recorded at import as not done yet: the toolkit's own later state comes back by re-import.
+  const open = rules.required;
   if (open.length && out.steps.length === 0) {
     out = {
-      steps: open.filter((r) => r.phaseId !== null && s.phases.some((p) => p.id === r.phaseId)).map((r) => ({ phaseId: r.phaseId!, name: s.phases.find((p) => p.id === r.phaseId)!.name, action: 'start' as const, subStep: null, reason: r.reason })),
+      steps: open.filter((r) => r.phaseId !== null && s.phases.some((p) => p.id === r.phaseId)).map((r) => ({ phaseId: r.phaseId!, name: s.phases.find((p) => p.id === r.phaseId)!.name, action: 'review' as const, subStep: null, reason: r.reason })),
       reason: `${rules.toolkit} requires ${list(open.map((r) => r.name))} before the session may be archived: do ${open.length === 1 ? 'it' : 'them'} before marking it completed.`,
     };
   }

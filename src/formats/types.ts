@@ -183,8 +183,8 @@ export interface ForeignSession {
   createdAt: string | null;
   updatedAt: string | null;
   units: ForeignUnit[];
-  /** Current position: unit in flight (or next) and its sub-step. */
-  position: { unitId: string | null; subStep: string | null };
+  /** Current position: unit in flight (or next), its sub-step and, where the toolkit tracks tasks (CCW `.task/`), the task in progress. */
+  position: { unitId: string | null; subStep: string | null; task?: string | null };
   resume: ResumeAdvice;
   /** Unresolved errors, across units. */
   unresolvedErrors: ForeignError[];
