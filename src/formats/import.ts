@@ -247,7 +247,7 @@ export function importEvents(s: ForeignSession, ctx: ImportContext): ImportPlan 
     else if (u.status === 'failed') push('phase.failed', { phaseId, agent, reason: u.errors.filter((e) => !e.resolved).at(-1)?.message ?? null }, ended);
     else if (u.status === 'skipped') push('phase.skipped', { phaseId, reason: null }, ended);
     // The toolkit's usable checkpoints of this unit become baton checkpoints holding the state
-    // as of here (FORMATS.md §2: "Per-step checkpoint snapshots (state+outputs+files+git commit)").
+    // as of here (docs/formats/go-team.md: "Per-step checkpoint snapshots (state+outputs+files+git commit)").
     for (const c of checkpointsOf(s, u.id)) {
       push('checkpoint.created', { checkpointId: c.id, name: c.name, revision: out.length, trigger: 'phase', phaseId, git: c.git }, isoTime(c.createdAt) ?? ended);
     }

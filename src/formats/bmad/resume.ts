@@ -81,9 +81,9 @@ export const NO_ACTIVE = 'No active session: SESSION resume prompts "No active s
 
 /**
  * BMAD's rules for one session as data (domain/toolkit-rules.ts). Seed 003: a closed session
- * is archived and not resumed (SESSION close; FORMATS.md §4 "States: active ⇄ paused →
+ * is archived and not resumed (SESSION close; docs/formats/bmad.md "States: active ⇄ paused →
  * closed"); agents spawned in a context that is closed, paused or no longer the active one
- * are orphaned when still marked running (FORMATS.md capability 60).
+ * are orphaned when still marked running (docs/formats/bmad.md, orphaned agents).
  */
 export function bmadRules(s: ForeignSession, running: ForeignUnit[], pointed: string | null): ToolkitRules {
   const r = noRules('BMAD');

@@ -2,7 +2,7 @@
  * Facts of a bmit project beyond its steps, and bmit's rules as data for import
  * (domain/toolkit-rules.ts). Sources: seed 002 (session-resume SKILL.md) "Resume Flow"
  * (in_progress → read sub_step, skip to checkpoint), "Corrupt State Recovery" (parse failure
- * ⇒ restore `.bak`), "Schema Version Enforcement"; FORMATS.md §3 "Recovery / resume rules"
+ * ⇒ restore `.bak`), "Schema Version Enforcement"; docs/formats/bmit.md "Recovery / resume rules"
  * (direct invocation: an earlier step pending or in_progress ⇒ warn, offer proceed anyway or
  * hand off to the orchestrator; orchestrator falls back to the handoff, then an artifact scan),
  * "Schema (v3.0)" (`complexity` default "standard"; sub-step checkpoint tables).

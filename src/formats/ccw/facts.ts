@@ -5,7 +5,7 @@
  * Pre-execution Protocol" (no active session ⇒ temporary workspace), "Error Handling:
  * Multi-Session Conflicts" (active collision detection, automatic status correction),
  * "Recovery Mechanisms" (resume_implementation, `skip_completed_continue_sequence`);
- * FORMATS.md §5 (session.md's `pause` writes "interrupted", outside the principles' enum;
+ * docs/formats/ccw.md (session.md's `pause` writes "interrupted", outside the principles' enum;
  * issue #48: execute went straight to complete and skipped review).
  */
 import { noRules } from '../../domain/toolkit-rules.js';

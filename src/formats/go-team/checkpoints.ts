@@ -94,7 +94,7 @@ async function readCp(ctx: Ctx, id: string, sdir: string, cid: string, fid: stri
   if (d.session_id !== undefined && str(d.session_id) !== id) shape.push(`session_id ${JSON.stringify(d.session_id)} is not ${id}`);
   if (d.state !== undefined && (d.state === null || typeof d.state !== 'object' || Array.isArray(d.state))) shape.push('state is not an object');
   if (d.state === undefined) shape.push('no state');
-  // A file that contradicts its manifest entry is corrupt (FORMATS.md §2: the manifest indexes the checkpoints).
+  // A file that contradicts its manifest entry is corrupt (docs/formats/go-team.md: the manifest indexes the checkpoints).
   if (en) {
     const enStep = stepOf(en.step);
     if (enStep !== null && fileStep !== null && enStep !== fileStep) shape.push(`step_number ${fileStep} contradicts manifest.json (step ${enStep})`);
@@ -109,7 +109,7 @@ async function readCp(ctx: Ctx, id: string, sdir: string, cid: string, fid: stri
   if (sum.result === 'missing') {
     problems.push(problem('MISSING_FIELD', 'info', `Checkpoint ${cid} of session ${id} has no checksum; it could not be verified.`, { sessionId: id, path: rel, details: { field: 'checksum', assumed: 'unverified' } }));
   } else if (sum.result === 'unverified') {
-    // Go Team's checksum is circular (FORMATS.md §2 "Code vs prose"): no form matching is a doubt, not damage.
+    // Go Team's checksum is circular (docs/formats/go-team.md "Code vs prose"): no form matching is a doubt, not damage.
     problems.push(problem('CHECKSUM_UNVERIFIED', 'warning', `Checkpoint ${cid} of session ${id} has a checksum that matches none of the canonical forms (without the checksum field; keys in file order or sorted; compact, pretty or as written); it is usable but unverified.`, {
       sessionId: id,
       path: rel,
@@ -188,7 +188,7 @@ export function usableCheckpoints(id: string, sdir: string, cps: Cp[], problems:
       sessionId: id,
       path: c.file ?? join(sdir, 'manifest.json'),
       details: { checkpoint: c.id, step: c.step, reason: c.problem, fallback: fallback?.id ?? null, commit: c.git?.commit ?? null },
-      // Seed 001 / FORMATS.md §2: "Corrupt checkpoint ⇒ mark invalid, fall back to last valid (N-1) or rebuild from git".
+      // Seed 001 / docs/formats/go-team.md: "Corrupt checkpoint ⇒ mark invalid, fall back to last valid (N-1) or rebuild from git".
       hint: `${fallback ? `Fall back to the last valid checkpoint, ${fallback.id} (step ${fallback.step})` : 'No earlier valid checkpoint'}${c.git?.commit ? `, or rebuild it from its commit ${c.git.commit} (*cp-rebuild:${c.step ?? '?'})` : fallback ? '' : ': rebuild it from git (*cp-rebuild) or start fresh'}.`,
     }));
   }
@@ -204,7 +204,7 @@ function currentOfStep(usable: Cp[]): Set<Cp> {
 
 /**
  * Every checkpoint invalidated by a recorded rollback, reported with the rollback that did it
- * and the valid checkpoint of its step, if any (seed 001 / FORMATS.md §2 "Rollback: … invalidate
+ * and the valid checkpoint of its step, if any (seed 001 / docs/formats/go-team.md "Rollback: … invalidate
  * later checkpoints (`valid:false`, `invalidated_by`), cannot roll forward").
  */
 export function reportInvalidated(id: string, sdir: string, cps: Cp[], usable: Cp[], problems: FormatProblem[]): void {

@@ -1,13 +1,13 @@
 /**
  * Go Team defines a checkpoint's checksum as the sha256 of the content that contains the
- * checksum itself (seed 001 / FORMATS.md §2 "Code vs prose": "the checksum is defined as sha256
+ * checksum itself (seed 001 / docs/formats/go-team.md "Code vs prose": "the checksum is defined as sha256
  * of the content that contains the checksum itself (circular) — an implementation must define a
  * canonical form"). The definition is ambiguous, so a checksum is accepted when it matches the
  * document without its `checksum` field in any reasonable canonical form: keys in file order or
  * sorted, serialised compact or pretty (2-space), or the file's own text with the field cut out
  * ("as written"). baton writes the first form (file order, compact). A checksum matching none
  * is *unverified* (a warning), never corrupt: corrupt means unreadable, truncated or
- * contradicting the manifest (FORMATS.md §2 "Recovery rules": validation = file exists +
+ * contradicting the manifest (docs/formats/go-team.md "Recovery rules": validation = file exists +
  * checksum + git commit + state schema).
  */
 import { createHash } from 'node:crypto';

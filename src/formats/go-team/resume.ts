@@ -129,7 +129,66 @@ export function adviseResume(i: ResumeInput): ResumeAdvice {
     if (hit) cp = hit;
     else warnings.push(`The checkpoint ${wanted} named for recovery cannot be used (it ${i.unusable.get(wanted) ?? 'was not found'}); falling back to ${cp ? cp.id : 'no valid checkpoint (rebuild one from git with *cp-rebuild, or start fresh)'}.`);
   }
-  // Recorded git state (recovery.json `git_state`, FORMATS.md §2 "Schema"; checkpoint `git`): each
+  const options = recoveryOptions(i, cp, rec, recOpt, completed.length);
+
+  const top = kindOf(rec.recommended);
+  const perOpt = recOptions.find((o) => o.recommended === true);
+  const per = perOpt ? kindOf(perOpt.type) : null;
+  if (top && per && top !== per) warnings.push(`recovery.json recommends "${str(rec.recommended)}" at the top level but marks the ${str(perOpt?.type)} option recommended; the top-level value is used.`);
+  // The toolkit's recommendation is followed: recovery.json's, else its documented default,
+  // "[1] Resume from checkpoint (RECOMMENDED) … Safe and reliable" (seed 001 "3. RESUME SESSION").
+  const wantedKind = top ?? per ?? null;
+  const recommendedBy: 'toolkit' | 'default' = wantedKind ? 'toolkit' : 'default';
+  let chosen: RecoveryOption['kind'] | null = wantedKind ?? 'checkpoint';
+  let departure: string | null = null;
+  if (!options.some((o) => o.kind === chosen)) {
+    const why = chosen === 'checkpoint' ? `no valid checkpoint is left${(i.rebuildable ?? []).length ? '; the damaged one can be rebuilt from its commit' : ''}` : chosen === 'live' ? 'there is no readable state.json' : 'it is not available';
+    departure = `${recommendedBy === 'toolkit' ? 'recovery.json recommends' : 'Go Team recommends by default'} ${chosen}, but ${why}; baton recommends ${options[0]!.kind} instead.`;
+    if (recommendedBy === 'toolkit') warnings.push(`The recommended recovery (${chosen}) is not available${chosen === 'checkpoint' ? ' (no valid checkpoint)' : ' (no readable state.json)'}.`);
+    chosen = options[0]!.kind;
+  } else if (wanted && cp && chosen === 'checkpoint' && !(cp.id === wanted || cp.id.startsWith(`${wanted}-`) || wanted.startsWith(`${cp.id}-`))) {
+    departure = `recovery.json names checkpoint ${wanted}, which cannot be used; baton offers ${cp.id}, the last valid one before it.`;
+  }
+  for (const o of options) o.recommended = o.kind === chosen;
+
+  let unitId: string | null;
+  let action: ResumeAdvice['action'];
+  let subStep: string | null = null;
+  if (chosen === 'checkpoint' && cp) {
+    unitId = String(cp.iteration ? cp.step : Math.min(cp.step + 1, TOTAL_STEPS));
+    action = 'continue';
+    subStep = cp.iteration ? cp.subStep : null;
+  } else if (chosen === 'rebuild') {
+    const r = (i.rebuildable ?? [])[0]!;
+    unitId = String(Math.min(r.step + 1, TOTAL_STEPS));
+    action = 'continue';
+  } else if (chosen === 'live') {
+    const at = i.currentStep ?? (next ? Number(next.id) : 1);
+    unitId = String(at);
+    action = 'continue';
+    subStep = i.units[at - 1]?.subStep ?? null;
+  } else {
+    unitId = '1';
+    action = 'restart';
+  }
+  const lks = obj(rec.last_known_state);
+  const why = str(rec.interrupt_reason);
+  const where = Object.keys(lks).length > 0
+    ? ` Last known state: step ${str(lks.step) ?? '?'}${str(lks.step_name) ? ` (${str(lks.step_name)})` : ''}${str(lks.agent) ? `, agent ${str(lks.agent)}` : ''}${str(lks.action) ? `, action "${str(lks.action)}"` : ''}.`
+    : '';
+  const reason = `Session ${i.status}${why ? ` (interrupt reason: ${why})` : ''} at ${stepLabel(i.currentStep)}.${where} Go Team offers [1] the last checkpoint (safe), [2] the live auto-save (experimental), [3] a fresh start; ${top || per ? 'recovery.json recommends' : 'the default is'} ${chosen}.`;
+  return { ...reviewLimits(unitId), unitId, action, subStep, lastCompleted, reason, options, recommended: chosen, warnings, recommendedBy, departure };
+}
+
+/**
+ * The recovery options of an interrupted session: [1] the checkpoint, a rebuild of a damaged
+ * checkpoint whose commit is known, [2] the live auto-save, [3] a fresh start; each with the
+ * git state it goes to and what to check first.
+ */
+function recoveryOptions(i: ResumeInput, cp: UsableCheckpoint | null, rec: Record<string, unknown>, recOpt: (k: RecoveryOption['kind']) => Record<string, unknown> | null, completedCount: number): RecoveryOption[] {
+  const live = i.live;
+  const completed = { length: completedCount };
+  // Recorded git state (recovery.json `git_state`, docs/formats/go-team.md "Schema"; checkpoint `git`): each
   // option says what it checks out and resets to (seed 001 "Option 1: git checkout {branch}; git
   // reset --hard {commit_hash}", "Option 2: git checkout {session.git_branch}").
   const gs = obj(rec.git_state);
@@ -193,51 +252,5 @@ export function adviseResume(i: ResumeInput): ResumeAdvice {
     warnings: lossWarning('starting over'),
   });
 
-  const top = kindOf(rec.recommended);
-  const perOpt = recOptions.find((o) => o.recommended === true);
-  const per = perOpt ? kindOf(perOpt.type) : null;
-  if (top && per && top !== per) warnings.push(`recovery.json recommends "${str(rec.recommended)}" at the top level but marks the ${str(perOpt?.type)} option recommended; the top-level value is used.`);
-  // The toolkit's recommendation is followed: recovery.json's, else its documented default,
-  // "[1] Resume from checkpoint (RECOMMENDED) … Safe and reliable" (seed 001 "3. RESUME SESSION").
-  const wantedKind = top ?? per ?? null;
-  const recommendedBy: 'toolkit' | 'default' = wantedKind ? 'toolkit' : 'default';
-  let chosen: RecoveryOption['kind'] | null = wantedKind ?? 'checkpoint';
-  let departure: string | null = null;
-  if (!options.some((o) => o.kind === chosen)) {
-    const why = chosen === 'checkpoint' ? `no valid checkpoint is left${(i.rebuildable ?? []).length ? '; the damaged one can be rebuilt from its commit' : ''}` : chosen === 'live' ? 'there is no readable state.json' : 'it is not available';
-    departure = `${recommendedBy === 'toolkit' ? 'recovery.json recommends' : 'Go Team recommends by default'} ${chosen}, but ${why}; baton recommends ${options[0]!.kind} instead.`;
-    if (recommendedBy === 'toolkit') warnings.push(`The recommended recovery (${chosen}) is not available${chosen === 'checkpoint' ? ' (no valid checkpoint)' : ' (no readable state.json)'}.`);
-    chosen = options[0]!.kind;
-  } else if (wanted && cp && chosen === 'checkpoint' && !(cp.id === wanted || cp.id.startsWith(`${wanted}-`) || wanted.startsWith(`${cp.id}-`))) {
-    departure = `recovery.json names checkpoint ${wanted}, which cannot be used; baton offers ${cp.id}, the last valid one before it.`;
-  }
-  for (const o of options) o.recommended = o.kind === chosen;
-
-  let unitId: string | null;
-  let action: ResumeAdvice['action'];
-  let subStep: string | null = null;
-  if (chosen === 'checkpoint' && cp) {
-    unitId = String(cp.iteration ? cp.step : Math.min(cp.step + 1, TOTAL_STEPS));
-    action = 'continue';
-    subStep = cp.iteration ? cp.subStep : null;
-  } else if (chosen === 'rebuild') {
-    const r = (i.rebuildable ?? [])[0]!;
-    unitId = String(Math.min(r.step + 1, TOTAL_STEPS));
-    action = 'continue';
-  } else if (chosen === 'live') {
-    const at = i.currentStep ?? (next ? Number(next.id) : 1);
-    unitId = String(at);
-    action = 'continue';
-    subStep = i.units[at - 1]?.subStep ?? null;
-  } else {
-    unitId = '1';
-    action = 'restart';
-  }
-  const lks = obj(rec.last_known_state);
-  const why = str(rec.interrupt_reason);
-  const where = Object.keys(lks).length > 0
-    ? ` Last known state: step ${str(lks.step) ?? '?'}${str(lks.step_name) ? ` (${str(lks.step_name)})` : ''}${str(lks.agent) ? `, agent ${str(lks.agent)}` : ''}${str(lks.action) ? `, action "${str(lks.action)}"` : ''}.`
-    : '';
-  const reason = `Session ${i.status}${why ? ` (interrupt reason: ${why})` : ''} at ${stepLabel(i.currentStep)}.${where} Go Team offers [1] the last checkpoint (safe), [2] the live auto-save (experimental), [3] a fresh start; ${top || per ? 'recovery.json recommends' : 'the default is'} ${chosen}.`;
-  return { ...reviewLimits(unitId), unitId, action, subStep, lastCompleted, reason, options, recommended: chosen, warnings, recommendedBy, departure };
+  return options;
 }

@@ -2,7 +2,7 @@
  * Go Team's resume rules as data (domain/toolkit-rules.ts), for baton's own resume plan after
  * import. Source: seed 001 "3. RESUME SESSION" (completed and failed refused), "2. CHECK FOR
  * RESUMABLE SESSIONS" (only `resumable == true`), and the recovery options with their
- * recommendation (FORMATS.md §2 "Recovery rules").
+ * recommendation (docs/formats/go-team.md "Recovery rules").
  */
 import type { SessionStatus } from '../../domain/state.js';
 import { noRules } from '../../domain/toolkit-rules.js';

@@ -4,7 +4,7 @@
  * (unresolved errors: "Offer options: retry, skip, abort, or adjust parameters … Wait for user
  * guidance before proceeding"; "Conflict Detection: Files that were partially modified (phase
  * started but not completed)"), "Retry Tracking" (maximum 2 retries, then escalate),
- * "Archive Protocol" (when to archive); FORMATS.md §1 (v1.6 JSON frontmatter, `workflow_mode`
+ * "Archive Protocol" (when to archive); docs/formats/maestro.md (v1.6 JSON frontmatter, `workflow_mode`
  * standard|express, express resume "phase completed but session in_progress → run code review
  * then archive", `RECONCILIATION_PENDING` blocks archiving).
  */

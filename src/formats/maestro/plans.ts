@@ -39,7 +39,7 @@ export function candidates(p: string, stateDir: string): string[] {
   return [...new Set(out)];
 }
 
-/** A plan file of a session as read: it travels with the session (FORMATS.md §1 "On-disk layout": plans/). */
+/** A plan file of a session as read: it travels with the session (docs/formats/maestro.md "On-disk layout": plans/). */
 export interface PlanFile {
   field: string;
   /** Relative to the inspected root. */

@@ -247,7 +247,7 @@ async function planPlanMoves(fm: Fm, out: SafeDir, sd: string, plan: WritePlan):
 /**
  * The design document and implementation plan travel with the session: the texts imported
  * with it are written under `plans/` (`plans/archive/` for an archived session) where `out`
- * has no file of that name yet (FORMATS.md §1: plans live in `<state_dir>/plans/`, archiving
+ * has no file of that name yet (docs/formats/maestro.md: plans live in `<state_dir>/plans/`, archiving
  * moves them to `plans/archive/`).
  */
 async function planFilesTravel(input: ExportInput, out: SafeDir, sd: string, archived: boolean, plan: WritePlan): Promise<void> {
