@@ -35,7 +35,6 @@ export const PROBLEM_CODES = {
   PREREQUISITE: 'a unit started or completed while an earlier one it needs is not done',
   CHECKSUM_UNVERIFIED: 'a checksum that matches none of the accepted canonical forms: usable, but unverified (not corrupt)',
   INVALIDATED_CHECKPOINT: 'a checkpoint a recorded rollback invalidated (details.rollback names it); the valid checkpoint of its step is named',
-  HALF_WRITTEN: 'files of a unit in flight or failed when the session stopped may be half-written (details.files)',
   ARCHIVE_BLOCKED: 'the toolkit does not allow archiving the session yet (details.reasons)',
   ORPHANED_AGENT: 'an agent marked running in a context that is closed or gone: reported, never restarted silently',
   AHEAD_OF_POSITION: 'the recorded position points past the real one (a later unit was invoked while an earlier one is in progress)',
