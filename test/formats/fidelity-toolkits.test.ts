@@ -129,6 +129,13 @@ describe('CCW', () => {
     expect(String(t[0]?.details?.why)).toContain('updated last (2026-03-03T11:30:00Z)');
   });
 
+  it('two sessions active (registry layout): the effective one is the one activated last, not the last line', async () => {
+    const r = await inspectFixture('ccw', 'registry-two-active');
+    const t = withCode(r.problems, 'TWO_ACTIVE');
+    expect(t.map((p) => [p.severity, p.details?.effective])).toEqual([['warning', 'WFS-cache']]);
+    expect(t[0]?.message).toContain('The effective one is WFS-cache: it was updated last (2026-03-04T12:00:00Z)');
+  });
+
   it('resumes at task level (the task in progress), reports an empty backup as empty', async () => {
     const r = await inspectFixture('ccw', 'two-active-tasks');
     const s = sessionOf(r, 'WFS-search');
