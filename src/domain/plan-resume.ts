@@ -275,7 +275,7 @@ export function planResume(input: ResumeInput): ResumePlan {
   const own = planWarnings({ s, status, lease, resumable, files, planned, failed, planChanged: input.planChanged });
   // The toolkit's rules come first; its required steps replace "only needs to be marked completed".
   const warnings = rules ? [...toolkitWarnings(rules), ...own.filter((w) => !(rules.required.length && w.startsWith('All phases are completed or skipped')))] : own;
-  const rec = rules ? toolkitRecommendation(rules, planned.recovery, planned.touchedDone) : null;
+  const rec = rules ? toolkitRecommendation(rules, planned.recovery, planned.touchedDone, s) : null;
   if (rec) planned.recovery.recommended = resumable ? rec.recommended : null;
 
   return {

@@ -59,10 +59,14 @@ export function toolkitWarnings(rules: ToolkitRules): string[] {
  * (a checkpoint that can be restored), unless files of completed phases changed outside the
  * session (restoring a checkpoint puts back the record, not the files): then baton's, with why.
  */
-export function toolkitRecommendation(rules: ToolkitRules, recovery: RecoveryPlan, touchedDone: PhaseFiles[]): { recommended: Recommendation | null; followed: boolean | null; departure: string | null } {
+export function toolkitRecommendation(rules: ToolkitRules, recovery: RecoveryPlan, touchedDone: PhaseFiles[], s: SessionState): { recommended: Recommendation | null; followed: boolean | null; departure: string | null } {
   const mine = recovery.recommended;
   const theirs = rules.recommended;
   if (!mine || !theirs) return { recommended: mine, followed: null, departure: null };
+  // The toolkit's advice is how to recover from the stop it recorded: once the session was
+  // resumed in baton (its checkpoint restored, or the session made active again), it is done.
+  const done = theirs.checkpoint !== null && (s.restores ?? []).some((r) => r.checkpointId === theirs.checkpoint);
+  if (done || s.status === 'active') return { recommended: mine, followed: null, departure: null };
   const option = recovery.options.find((o) => o.kind === theirs.kind && o.available);
   const said = `${rules.toolkit} recommends ${theirs.kind}${theirs.checkpoint ? ` ${theirs.checkpoint}` : ''} (${theirs.reason})`;
   if (!option || option.from === null) {

@@ -58,6 +58,23 @@ describe('import carries Go Team checkpoints and rules into baton\'s resume', ()
     expect(p.toolkit).toMatchObject({ toolkit: 'Go Team', refused: null, followed: true, departure: null });
   });
 
+  it('following the toolkit (restoring its checkpoint) keeps where the session came from; the advice is then done', async () => {
+    const ws = await imported('go-team', 'checksums');
+    ws.write('internal/billing/invoice.go', 'package billing\n');
+    await ws.ok(['resume', '--session', 'session-5047ed01', '--apply']);
+    const st = await ws.status('session-5047ed01');
+    expect(st.status).toBe('active');
+    expect(st.phases.map((p) => p.status).slice(3, 5)).toEqual(['completed', 'pending']);
+    const p = await plan(ws, 'session-5047ed01');
+    expect(p.toolkit?.toolkit).toBe('Go Team');
+    expect(p.recovery.recommended?.kind).toBe('live');
+    // The provenance survived the restore: the export merges onto the Go Team documents.
+    await ws.ok(['export', '--format', 'go-team', '--session', 'session-5047ed01', '--out', 'out']);
+    const reg = JSON.parse(fs.readFileSync(ws.path('out/checkpoints/sessions.json'), 'utf8')) as { sessions: Array<Record<string, unknown>> };
+    expect(reg.sessions.find((e) => e.id === 'session-5047ed01')).toMatchObject({ topic: 'billing-api', git_branch: 'go-team/session-5047ed01' });
+    expect(fs.existsSync(ws.path('out/checkpoints/session-5047ed01/cp-03-architecture-20260302-092000.json'))).toBe(true);
+  });
+
   it('where files of completed steps changed outside the session, baton departs from the toolkit and says why', async () => {
     const ws = await imported('go-team', 'checksums');
     const p = await plan(ws, 'session-5047ed01');
