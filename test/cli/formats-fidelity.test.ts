@@ -51,7 +51,7 @@ describe('import carries Go Team checkpoints and rules into baton\'s resume', ()
     expect(cps[3]?.completedPhases).toEqual(['1', '2', '3', '4']);
     const p = await plan(ws, 'session-5047ed01');
     expect(p.recovery.recommended?.from).toBe('checkpoint:cp-04-implementation-20260302-093000');
-    expect(p.recovery.recommended?.reason).toContain('Go Team recommends checkpoint cp-04-implementation-20260302-093000 (recovery.json recommends checkpoint)');
+    expect(p.recovery.recommended?.reason).toContain('Go Team recommends checkpoint cp-04-implementation-20260302-093000 (recovery.json recommends checkpoint; by Go Team\'s count it loses 7 actions since cp-04-implementation-20260302-093000)');
     const cp = p.recovery.options.find((o) => o.kind === 'checkpoint')!;
     expect(cp.checkpoint?.id).toBe('cp-04-implementation-20260302-093000');
     expect(cp.loses.summary).toMatch(/^\d+ events recorded after revision \d+/);

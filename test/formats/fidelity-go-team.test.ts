@@ -35,7 +35,7 @@ describe('Go Team checksums (circular definition: every canonical form accepted)
     expect(live).toMatchObject({ kind: 'live', git: { branch: 'go-team/session-5047ed01', resetTo: null, uncommittedChanges: true } });
     expect(live?.warnings?.[0]).toContain('uncommitted changes (internal/billing/invoice_test.go)');
     expect(fresh).toMatchObject({ kind: 'fresh', git: null });
-    expect(s.rules?.recommended).toEqual({ kind: 'checkpoint', checkpoint: 'cp-04-implementation-20260302-093000', by: 'toolkit', reason: 'recovery.json recommends checkpoint' });
+    expect(s.rules?.recommended).toEqual({ kind: 'checkpoint', checkpoint: 'cp-04-implementation-20260302-093000', by: 'toolkit', reason: 'recovery.json recommends checkpoint; by Go Team\'s count it loses 7 actions since cp-04-implementation-20260302-093000' });
   });
 
   it('records that Go Team never resumes a failed session', async () => {

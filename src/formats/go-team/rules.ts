@@ -21,7 +21,7 @@ export function goTeamRules(status: SessionStatus, rawStatus: string | null, res
       kind: chosen.kind,
       checkpoint: chosen.kind === 'checkpoint' ? chosen.target : null,
       by: advice.recommendedBy === 'toolkit' ? 'toolkit' : 'default',
-      reason: advice.recommendedBy === 'toolkit' ? `recovery.json recommends ${chosen.kind}` : 'Go Team recommends the last checkpoint by default ("Resume from checkpoint (RECOMMENDED) … Safe and reliable")',
+      reason: `${advice.recommendedBy === 'toolkit' ? `recovery.json recommends ${chosen.kind}` : 'Go Team recommends the last checkpoint by default ("Resume from checkpoint (RECOMMENDED) … Safe and reliable")'}; by Go Team's count it loses ${chosen.loses}`,
     };
   }
   for (const o of advice.options) for (const w of o.warnings ?? []) if (!r.notes.includes(w)) r.notes.push(w);
