@@ -137,6 +137,14 @@ export function reimportEvents(current: SessionState, journal: ReadonlyArray<{ t
     if (c && !m.done && c.done) diverged('info', 'milestone_reopened', `Milestone ${c.id} is done in baton but not in the foreign session; kept done.`);
   }
 
+  // Foreign checkpoints taken since the last import become baton checkpoints of the state as
+  // brought forward so far (the manager saves their files).
+  const known = new Set((current.checkpoints ?? []).map((c) => c.id));
+  for (const e of fresh.events) {
+    if (e.type !== 'checkpoint.created' || known.has(e.data.checkpointId) || !curPhases.has(e.data.phaseId ?? '')) continue;
+    push('checkpoint.created', { ...e.data, revision: current.revision + out.length }, e.time);
+  }
+
   // Session status, then archive.
   if (target.status !== current.status) {
     const evs = statusEvent(target.status, current.status, s.rawStatus);

@@ -270,6 +270,7 @@ async function importFolder(m: SessionManager, dir: string, format: string, o: I
         continue;
       }
       const r = await m.change(id, () => ({ events: plan.events, result: undefined }), { expectedRevision: existing.revision, agent: o.agent ?? null });
+      if (plan.events.some((e) => e.type === 'checkpoint.created')) await saveImportedCheckpoints(m, id, await m.log(id), existing.revision);
       let state = r.state;
       if (plan.archive) state = await m.archive(id);
       await resumeMirror(m, id, s.format, root.root);

@@ -231,3 +231,24 @@ describe('human inspect and read-only', () => {
     }
   });
 });
+
+describe('re-import carries new foreign checkpoints forward', () => {
+  it('a checkpoint Go Team took since the last import becomes a baton checkpoint on re-import', async () => {
+    const ws = workspace();
+    const src = ws.path('src');
+    fs.cpSync(path.join(FIDELITY, 'go-team', 'rollback-rebuild'), src, { recursive: true });
+    const dir = path.join(src, 'checkpoints/session-7011bac0');
+    // Hide the step-2 checkpoint for the first import, as if Go Team had not written it yet.
+    const cp2 = path.join(dir, 'cp-02-requirements-20260302-101000.json');
+    const text = fs.readFileSync(cp2, 'utf8');
+    fs.rmSync(cp2);
+    await ws.run(['import', '--format', 'go-team', 'src', '--json']);
+    const first = await ws.json<Array<{ id: string }>>(['checkpoints', '--session', 'session-7011bac0']);
+    expect(first.map((c) => c.id)).not.toContain('cp-02-requirements-20260302-101000');
+    fs.writeFileSync(cp2, text);
+    const again = JSON.parse((await ws.run(['import', '--format', 'go-team', 'src', '--json'])).stdout) as { sessions: Array<{ id: string; action: string }> };
+    expect(again.sessions.find((s) => s.id === 'session-7011bac0')?.action).toBe('updated');
+    const after = await ws.json<Array<{ id: string; valid: boolean; phaseId: string; git: { head: string } | null }>>(['checkpoints', '--session', 'session-7011bac0']);
+    expect(after.find((c) => c.id === 'cp-02-requirements-20260302-101000')).toMatchObject({ valid: true, phaseId: '2', git: { head: 'a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2' } });
+  });
+});
