@@ -137,13 +137,7 @@ export function reimportEvents(current: SessionState, journal: ReadonlyArray<{ t
     if (c && !m.done && c.done) diverged('info', 'milestone_reopened', `Milestone ${c.id} is done in baton but not in the foreign session; kept done.`);
   }
 
-  // Foreign checkpoints taken since the last import become baton checkpoints of the state as
-  // brought forward so far (the manager saves their files).
-  const known = new Set((current.checkpoints ?? []).map((c) => c.id));
-  for (const e of fresh.events) {
-    if (e.type !== 'checkpoint.created' || known.has(e.data.checkpointId) || !curPhases.has(e.data.phaseId ?? '')) continue;
-    push('checkpoint.created', { ...e.data, revision: current.revision + out.length }, e.time);
-  }
+  newCheckpoints(current, fresh.events, curPhases, out);
 
   // Session status, then archive.
   if (target.status !== current.status) {
@@ -238,5 +232,17 @@ function phaseDiff(p: Phase, t: Phase, push: Push, diverged: Diverged, nextId: (
     else if (t.status === 'failed') push('phase.failed', { phaseId: p.id, agent, reason: t.failureReason }, t.failedAt);
     else if (t.status === 'skipped' && status === 'pending') push('phase.skipped', { phaseId: p.id, reason: t.skipReason }, t.completedAt);
     else if (t.status !== 'in_progress') diverged('warning', 'status_backwards', `Unit ${p.id} went from ${status} to ${t.status}; kept ${status}.`, { unitId: p.id });
+  }
+}
+
+/**
+ * Foreign checkpoints taken since the last import become baton checkpoints of the state as
+ * brought forward so far (appended to `out`; the manager saves their files).
+ */
+function newCheckpoints(current: SessionState, fresh: ImportEvent[], phases: Map<string, unknown>, out: ImportEvent[]): void {
+  const known = new Set((current.checkpoints ?? []).map((c) => c.id));
+  for (const e of fresh) {
+    if (e.type !== 'checkpoint.created' || known.has(e.data.checkpointId) || !phases.has(e.data.phaseId ?? '')) continue;
+    out.push({ type: 'checkpoint.created', data: { ...e.data, revision: current.revision + out.length }, time: e.time });
   }
 }
