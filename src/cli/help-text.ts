@@ -70,7 +70,7 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<readonly [string, s
   milestone: [['baton milestone add "Beta" --target 2026-06-01', 'add a milestone'], ['baton milestone done Beta', 'mark it done']],
   'milestone add': [['baton milestone add "Beta" --target 2026-06-01', 'add a milestone with a target date']],
   'milestone done': [['baton milestone done Beta', 'mark a milestone done']],
-  artifact: [['baton artifact add docs/design.md --kind design-doc', 'record an artifact']],
+  artifact: [['baton artifact add design/auth.md --kind design-doc', 'record an artifact']],
   'artifact add': [['baton artifact add dist/app.tgz --kind build --description "release build"', 'record an artifact']],
   context: [['baton context set "Auth works; next: refresh tokens"', 'set the summary for the next agent']],
   'context set': [['baton context set "Auth works; next: refresh tokens"', 'set the summary for the next agent']],
