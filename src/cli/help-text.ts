@@ -108,7 +108,7 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<readonly [string, s
 export function examplesText(path: string): string {
   const list = EXAMPLES[path] ?? [];
   if (!list.length) return '';
-  return `\nExamples:\n${list.map(([cmd, what]) => `  $ ${cmd}\n      ${what}`).join('\n')}\n`;
+  return `\nExamples:\n${list.map(([cmd, what]) => `  $ ${cmd}\n      ${what}`).join('\n')}`;
 }
 
 /** Puts each top-level command in its help group and ends every command's help with its examples. */
