@@ -21,13 +21,14 @@ import { cliHint } from './hint-words.js';
 import type { CliIO } from './io.js';
 import { globalOptions } from './program.js';
 import { suggestCommands } from './suggest.js';
-import { asciiSymbols, fitText, terminalPaint, unicodeLocale } from './terminal.js';
+import { fitText, terminalPaint } from './terminal.js';
 
 declare const BATON_VERSION: string | undefined;
 
 /** Builds the `baton` program. Commander's own errors are turned into BAD_INPUT by {@link run}. */
 export function buildProgram(io: CliIO, holder: { ctx: Ctx | null }, only?: string): Command {
-  const unicode = unicodeLocale(io.env);
+  // Help is text for people on stdout: symbols and width as for any other human output.
+  const out = terminalPaint(io);
   const program = new Command('baton')
     .description('Durable, resumable session state for multi-step, multi-agent AI workflows.')
     .usage('[global options] <command> [options]')
@@ -36,10 +37,12 @@ export function buildProgram(io: CliIO, holder: { ctx: Ctx | null }, only?: stri
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
-      writeOut: (s) => io.stdout(unicode ? s : asciiSymbols(s)),
+      writeOut: (s) => io.stdout(fitText(s, out)),
       writeErr: () => undefined,
-      getOutHelpWidth: () => io.columns ?? 80,
-    });
+      getOutHelpWidth: () => out.width ?? 80,
+    })
+    // Commander stops wrapping descriptions narrower than 40 columns; a 60-column terminal needs it.
+    .configureHelp({ minWidthToWrap: 20 });
   globalOptions(program);
   // Building every command costs several ms on each start; a command run many times per
   // workflow only needs its own group. Help and unknown commands (suggestions) get them all.

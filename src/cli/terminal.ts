@@ -80,8 +80,9 @@ export function ellipsis(c: Pick<Paint, 'unicode'>): string {
 }
 
 /**
- * Cuts `s` to at most `width` columns at a word boundary, marked with an ellipsis; a first
- * word longer than that is cut inside, still marked. Colour codes are dropped from a cut text.
+ * Cuts `s` to at most `width` columns at a word boundary, marked with an ellipsis; a word
+ * that fills most of the room is cut inside, still marked. Colour codes are dropped from a
+ * cut text.
  */
 export function truncate(s: string, width: number, mark = '…'): string {
   if (visibleWidth(s) <= width) return s;
@@ -91,39 +92,49 @@ export function truncate(s: string, width: number, mark = '…'): string {
   const chars = [...plain];
   let cut = chars.slice(0, room).join('');
   const atBoundary = chars[room] === ' ' || chars[room] === undefined;
+  // Back to the last word boundary, unless that would throw away most of the room (one long
+  // word, such as an id, is cut inside instead: the ellipsis still says so).
   if (!atBoundary) {
     const space = cut.lastIndexOf(' ');
-    if (space > 0) cut = cut.slice(0, space);
+    if (space > room / 2) cut = cut.slice(0, space);
   }
   return `${cut.trimEnd()}${mark}`;
 }
 
 /**
- * Wraps one line to `width` columns at spaces, never inside a word; continuation lines are
+ * Wraps one line to `width` columns at spaces, never inside a word, keeping the spacing
+ * between the words that stay on a line (table columns stay aligned); continuation lines are
  * indented like the line's own leading spaces plus `hang`. A single word wider than the room
  * left is cut with an ellipsis rather than overflow the terminal.
  */
 export function wrapLine(line: string, width: number, hang = 2, mark = '…'): string[] {
   if (visibleWidth(line) <= width) return [line];
-  const lead = /^ */.exec(line.replace(ANSI, ''))![0];
+  const lead = /^ */.exec(line)![0];
   const indent = ' '.repeat(Math.min(lead.length + hang, Math.floor(width / 2)));
-  const words = line.slice(line.indexOf(line.trimStart())).split(/ +/);
+  // Words and the runs of spaces between them, in order: [word, gap, word, gap, …].
+  const parts = line.slice(lead.length).split(/( +)/);
   const out: string[] = [];
   let cur = lead;
   let curWidth = lead.length;
-  for (const w of words) {
+  let empty = true;
+  for (let i = 0; i < parts.length; i += 2) {
+    const w = parts[i]!;
+    if (w === '') continue;
+    const gap = empty ? '' : (parts[i - 1] ?? ' ');
     const ww = visibleWidth(w);
-    const sep = curWidth > (out.length ? indent.length : lead.length) ? 1 : 0;
-    if (curWidth + sep + ww <= width) {
-      cur += `${sep ? ' ' : ''}${w}`;
-      curWidth += sep + ww;
+    if (curWidth + gap.length + ww <= width) {
+      cur += `${gap}${w}`;
+      curWidth += gap.length + ww;
+      empty = false;
       continue;
     }
-    if (curWidth > (out.length ? indent.length : lead.length)) out.push(cur);
-    const room = width - indent.length;
+    if (!empty) out.push(cur);
+    const start = out.length ? indent : lead;
+    const room = width - start.length;
     const word = ww > room ? truncate(w, room, mark) : w;
-    cur = `${indent}${word}`;
-    curWidth = indent.length + visibleWidth(word);
+    cur = `${start}${word}`;
+    curWidth = start.length + visibleWidth(word);
+    empty = false;
   }
   out.push(cur);
   return out;

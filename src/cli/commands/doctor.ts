@@ -60,7 +60,7 @@ export function registerDoctor(program: Command, io: CliIO, holder: { ctx: Ctx |
           const problems = report.problems.map((p) => ({ code: p.code, sessionId: p.sessionId, message: p.message, fixable: p.fixable, fixed: p.fixed }));
           io.stdout(`${JSON.stringify({ ok: report.ok, problems }, null, 2)}\n`);
         } else {
-          io.stdout(renderDoctor(report, ctx.paint));
+          ctx.emit(null, () => renderDoctor(report, ctx.paint));
         }
         if (!report.ok) ctx.exitCode = EXIT_CODES.CORRUPT;
       }),

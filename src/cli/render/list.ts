@@ -19,7 +19,7 @@ export function renderList(rows: SessionSummary[], active: string | null, c: Pai
     ];
   });
   const table = renderTable(
-    [{ header: '  ID' }, { header: 'STATUS' }, { header: 'PHASES', align: 'right' }, { header: 'UPDATED', align: 'right' }, { header: 'TITLE', flex: true }],
+    [{ header: '  ID', shrink: true }, { header: 'STATUS' }, { header: 'PHASES', align: 'right' }, { header: 'UPDATED', align: 'right' }, { header: 'TITLE', flex: true }],
     cells,
     c,
   );
@@ -30,6 +30,6 @@ export function renderList(rows: SessionSummary[], active: string | null, c: Pai
 export function renderTombstones(rows: Tombstone[], c: Paint, now: Date): string {
   if (!rows.length) return 'No deleted sessions.\n';
   const cells = rows.map((r) => [r.id, `${paintStatus(r.status as SessionStatus, c)}${r.archived ? ' archived' : ''}`, ago(r.deletedAt, now), r.title]);
-  const table = renderTable([{ header: 'ID' }, { header: 'STATUS' }, { header: 'DELETED', align: 'right' }, { header: 'TITLE', flex: true }], cells, c);
+  const table = renderTable([{ header: 'ID', shrink: true }, { header: 'STATUS' }, { header: 'DELETED', align: 'right' }, { header: 'TITLE', flex: true }], cells, c);
   return `${table.join('\n')}\n`;
 }

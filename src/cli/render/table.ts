@@ -12,6 +12,8 @@ export interface Column {
   align?: 'left' | 'right';
   /** The column cut to fit the terminal (one per table, usually the last). */
   flex?: boolean;
+  /** A column cut too (an id) once the free text is down to its narrowest and the row still does not fit. */
+  shrink?: boolean;
 }
 
 /** The narrowest a free-text column is cut to; below that, the row wraps instead. */
@@ -27,14 +29,18 @@ export function renderTable(columns: readonly Column[], rows: readonly string[][
   const widths = columns.map((col, i) => Math.max(visibleWidth(col.header), ...rows.map((r) => visibleWidth(r[i] ?? ''))));
   const flex = columns.findIndex((col) => col.flex);
   if (c.width !== null && flex >= 0) {
-    const others = widths.reduce((n, w, i) => (i === flex ? n : n + w), 0) + 2 * (columns.length - 1);
-    widths[flex] = Math.max(MIN_FLEX, Math.min(widths[flex]!, c.width - others));
+    const total = (): number => widths.reduce((n, w) => n + w, 0) + 2 * (columns.length - 1);
+    widths[flex] = Math.max(MIN_FLEX, widths[flex]! - Math.max(0, total() - c.width));
+    columns.forEach((col, i) => {
+      if (col.shrink) widths[i] = Math.max(MIN_FLEX, widths[i]! - Math.max(0, total() - c.width!));
+    });
   }
   const mark = ellipsis(c);
+  const cut = columns.map((col, i) => c.width !== null && (col.flex || col.shrink));
   const line = (cells: readonly string[]): string =>
     cells
       .map((cell, i) => {
-        const fitted = i === flex && c.width !== null ? truncate(cell, widths[i]!, mark) : cell;
+        const fitted = cut[i] ? truncate(cell, widths[i]!, mark) : cell;
         // The last column is not padded: no trailing spaces.
         return i === cells.length - 1 ? fitted : pad(fitted, widths[i]!, columns[i]!.align ?? 'left');
       })
