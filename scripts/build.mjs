@@ -38,7 +38,7 @@ const noChildProcess = {
 };
 
 // The CLI is one CommonJS file: Node's CommonJS loader starts faster than its ESM loader.
-// zod, yaml, pg and the MCP SDK stay in node_modules and are required only by the commands
+// zod, yaml, pg, the MCP SDK and cli-progress stay in node_modules and are required only by the commands
 // that need them (`baton mcp` reaches the SDK through a lazily initialised module).
 await build({
   ...common,
@@ -46,7 +46,7 @@ await build({
   entryPoints: ['src/cli/bin.ts'],
   outfile: 'dist/cli.cjs',
   format: 'cjs',
-  external: ['zod', 'yaml', 'pg', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', 'jsonc-parser', 'diff', 'smol-toml'],
+  external: ['zod', 'yaml', 'pg', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', 'jsonc-parser', 'diff', 'smol-toml', 'cli-progress'],
   define: { ...common.define, 'import.meta.url': '__filename' },
   banner: {},
 });

@@ -4,7 +4,7 @@
  * examples and a group, so a new command cannot ship without them.
  */
 import { Command, Option } from 'commander';
-import { commandPath, GLOBAL_GROUP } from './program.js';
+import { commandPath, GLOBAL_GROUP, quietVerbose } from './program.js';
 
 /** Root help's command groups, in the order shown, and the top-level commands of each. */
 export const HELP_GROUPS: ReadonlyArray<[string, readonly string[]]> = [
@@ -111,7 +111,10 @@ export function examplesText(path: string): string {
   return `\nExamples:\n${list.map(([cmd, what]) => `  $ ${cmd}\n      ${what}`).join('\n')}`;
 }
 
-/** Puts each top-level command in its help group and ends every command's help with its examples. */
+/**
+ * Puts each top-level command in its help group, ends every command's help with its examples,
+ * and gives every command --quiet, --verbose and -h under the global options.
+ */
 export function decorateHelp(program: Command): void {
   const groupOf = (c: Command): number => HELP_GROUPS.findIndex(([, names]) => names.includes(c.name()));
   for (const c of program.commands) {
@@ -123,6 +126,8 @@ export function decorateHelp(program: Command): void {
   program.addHelpCommand(new Command('help').argument('[command]').description('show the help of a command').helpOption(false).helpGroup('Help:'));
   const walk = (cmd: Command): void => {
     if (cmd.name() !== 'help') cmd.addHelpOption(new Option('-h, --help', 'show this help').helpGroup(GLOBAL_GROUP));
+    // Every command that runs takes --quiet and --verbose, also those that list their options by hand.
+    if (cmd.parent && !cmd.commands.length) quietVerbose(cmd);
     const text = examplesText(commandPath(cmd));
     if (text) cmd.addHelpText('after', text);
     for (const sub of cmd.commands) walk(sub);

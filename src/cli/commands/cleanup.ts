@@ -4,6 +4,7 @@ import type { CleanupAction, SessionState } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common, strict } from '../program.js';
+import { progressReporter } from '../progress.js';
 import type { Action } from '../program.js';
 import { paintStatus } from '../render/session-status.js';
 import { renderTable } from '../render/table.js';
@@ -54,6 +55,7 @@ export function registerCleanup(program: Command, io: CliIO, holder: { ctx: Ctx 
       }
       const statuses = o['status'] !== undefined ? parseCleanupStatuses(String(o['status'])) : undefined;
       const dryRun = o['dryRun'] === true;
+      const progress = await progressReporter(ctx, 'cleanup', 'sessions');
       const r = await ctx.manager().cleanup({
         olderThanMs,
         keep,
@@ -62,7 +64,8 @@ export function registerCleanup(program: Command, io: CliIO, holder: { ctx: Ctx 
         delete: o['delete'] === true,
         agent: ctx.agent,
         onSkip: (id, reason) => io.stderr(`${ctx.paint.yellow('skipped')}: ${id}: ${reason}\n`),
-      });
+        onProgress: (p) => progress.update(p),
+      }).finally(() => progress.stop());
       const now = io.now();
       ctx.emit(
         { dryRun: r.dryRun, actions: r.actions.map(({ id, action, status, updatedAt }) => ({ id, action, status, updatedAt })) },

@@ -6,6 +6,7 @@ import { EXIT_CODES } from '../exit.js';
 import { withCliHint } from '../hint-words.js';
 import type { CliIO } from '../io.js';
 import { bind, common } from '../program.js';
+import { progressReporter } from '../progress.js';
 import type { Action } from '../program.js';
 import { allProblems, renderExport, renderImport, renderInspect, renderMirror } from '../render/formats.js';
 
@@ -50,7 +51,10 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
     ),
     async (ctx, [dir], o) => {
       const m = ctx.manager(true);
-      const imported = await m.formats.import(dir ?? '', String(o['format']), { cwd: io.cwd, now: io.now, agent: ctx.agent, moved: o['moved'] === true, ...(o['idPrefix'] !== undefined ? { idPrefix: String(o['idPrefix']) } : {}) });
+      const progress = await progressReporter(ctx, 'import', 'sessions');
+      const imported = await m.formats
+        .import(dir ?? '', String(o['format']), { cwd: io.cwd, now: io.now, agent: ctx.agent, moved: o['moved'] === true, onProgress: (p) => progress.update(p), ...(o['idPrefix'] !== undefined ? { idPrefix: String(o['idPrefix']) } : {}) })
+        .finally(() => progress.stop());
       // A session that failed to import carries its error's hint as an action: word it here.
       const r = { ...imported, problems: imported.problems.map(withCliHint), sessions: imported.sessions.map((s) => ({ ...s, problems: s.problems.map(withCliHint) })) };
       ctx.emit(r, () => renderImport(r, ctx.paint));
