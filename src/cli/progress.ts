@@ -5,6 +5,8 @@
  * (a log or CI keeps it readable), nothing with --json or --quiet. A fast operation shows
  * nothing at all: the first report waits for {@link SHOW_AFTER_MS}.
  */
+import { createRequire } from 'node:module';
+import type { SingleBar } from 'cli-progress';
 import type { Progress } from '../manager/index.js';
 import type { Ctx } from './context.js';
 
@@ -39,7 +41,7 @@ export function plainLine(label: string, unit: string, p: Progress, elapsedMs: n
  * A reporter for `label` (`doctor`) counting `unit`s (`sessions`). `now` is a monotonic clock
  * in ms (injected for tests).
  */
-export async function progressReporter(ctx: Ctx, label: string, unit: string, now: () => number = () => performance.now()): Promise<ProgressReporter> {
+export function progressReporter(ctx: Ctx, label: string, unit: string, now: () => number = () => performance.now()): ProgressReporter {
   if (ctx.json || ctx.quiet) return NONE;
   const started = now();
   if (!(ctx.io.stderrIsTTY ?? ctx.io.isTTY)) {
@@ -54,35 +56,38 @@ export async function progressReporter(ctx: Ctx, label: string, unit: string, no
       stop: () => undefined,
     };
   }
-  const { SingleBar } = (await import('cli-progress')).default;
   const unicode = ctx.errPaint.unicode;
+  const dot = unicode ? '·' : '-';
   // The bar writes through the CLI's stderr, so it goes where every diagnostic goes.
   const stream = { write: (s: string) => (ctx.io.stderr(s), true), isTTY: true, columns: ctx.io.columns ?? 80 } as unknown as NodeJS.WriteStream;
-  const bar = new SingleBar({
-    stream,
-    format: `${label} [{bar}] {value}/{total} ${unit} ${unicode ? '·' : '-'} ETA {eta_formatted} ${unicode ? '·' : '-'} {item}`,
-    barCompleteChar: unicode ? '█' : '#',
-    barIncompleteChar: unicode ? '░' : '-',
-    barsize: 20,
-    hideCursor: true,
-    clearOnComplete: true,
-    linewrap: false,
-    etaBuffer: 20,
-  });
-  let shown = false;
+  // Loaded once the bar is shown (a quick run never pays for it), and required, not import()ed:
+  // the bundle runs in a vm.Script (launcher.cjs), which has no dynamic import.
+  const makeBar = (): SingleBar => {
+    const { SingleBar } = createRequire(import.meta.url)('cli-progress') as typeof import('cli-progress');
+    return new SingleBar({
+      stream,
+      format: `${label} [{bar}] {value}/{total} ${unit} ${dot} ETA {eta_formatted} ${dot} {item}`,
+      barCompleteChar: unicode ? '█' : '#',
+      barIncompleteChar: unicode ? '░' : '-',
+      barsize: 20,
+      hideCursor: true,
+      clearOnComplete: true,
+      linewrap: false,
+      etaBuffer: 20,
+    });
+  };
+  let bar: SingleBar | null = null;
   return {
     update: (p) => {
-      if (!shown) {
+      if (!bar) {
         if (now() - started < SHOW_AFTER_MS) return;
+        bar = makeBar();
         bar.start(p.total, p.done, { item: p.item ?? '' });
-        shown = true;
         return;
       }
       bar.setTotal(p.total);
       bar.update(p.done, { item: p.item ?? '' });
     },
-    stop: () => {
-      if (shown) bar.stop();
-    },
+    stop: () => bar?.stop(),
   };
 }

@@ -23,7 +23,7 @@ describe('the progress reporter', () => {
   it('on a terminal: nothing for the first second, then one line redrawn in place with the count and an ETA, cleared at the end', async () => {
     let t = 0;
     const { ctx, err } = ctxFor({ tty: true });
-    const r = await progressReporter(ctx, 'doctor', 'sessions', () => t);
+    const r = progressReporter(ctx, 'doctor', 'sessions', () => t);
     r.update({ done: 0, total: 10, item: null });
     t = SHOW_AFTER_MS - 1;
     r.update({ done: 2, total: 10, item: 's2' });
@@ -44,7 +44,7 @@ describe('the progress reporter', () => {
   it('in ASCII locales the bar is # and -', async () => {
     let t = 0;
     const { ctx, err } = ctxFor({ tty: true, env: { LANG: 'C' } });
-    const r = await progressReporter(ctx, 'import', 'sessions', () => t);
+    const r = progressReporter(ctx, 'import', 'sessions', () => t);
     t = SHOW_AFTER_MS;
     r.update({ done: 1, total: 4, item: 'a' });
     r.stop();
@@ -54,7 +54,7 @@ describe('the progress reporter', () => {
   it('elsewhere: a plain line once the operation has run a second, then every few seconds, with what is left', async () => {
     let t = 0;
     const { ctx, err } = ctxFor({ tty: false });
-    const r = await progressReporter(ctx, 'cleanup', 'sessions', () => t);
+    const r = progressReporter(ctx, 'cleanup', 'sessions', () => t);
     const at = (ms: number, p: Progress): void => {
       t = ms;
       r.update(p);
@@ -73,7 +73,7 @@ describe('the progress reporter', () => {
     for (const o of [{ tty: true, json: true }, { tty: true, quiet: true }, { tty: false, json: true }, { tty: false, quiet: true }]) {
       let t = 0;
       const { ctx, err } = ctxFor(o);
-      const r = await progressReporter(ctx, 'doctor', 'sessions', () => t);
+      const r = progressReporter(ctx, 'doctor', 'sessions', () => t);
       for (let i = 0; i <= 10; i++) {
         t = i * 2000;
         r.update({ done: i, total: 10, item: `s${i}` });

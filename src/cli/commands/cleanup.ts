@@ -55,7 +55,7 @@ export function registerCleanup(program: Command, io: CliIO, holder: { ctx: Ctx 
       }
       const statuses = o['status'] !== undefined ? parseCleanupStatuses(String(o['status'])) : undefined;
       const dryRun = o['dryRun'] === true;
-      const progress = await progressReporter(ctx, 'cleanup', 'sessions');
+      const progress = progressReporter(ctx, 'cleanup', 'sessions');
       const r = await ctx.manager().cleanup({
         olderThanMs,
         keep,

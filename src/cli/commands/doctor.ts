@@ -56,7 +56,7 @@ export function registerDoctor(program: Command, io: CliIO, holder: { ctx: Ctx |
     .option('--agent <name>', 'agent to attribute repair events to (default: $BATON_AGENT)')
     .action(
       bind(io, holder, async (ctx, _args, o) => {
-        const progress = await progressReporter(ctx, 'doctor', 'sessions');
+        const progress = progressReporter(ctx, 'doctor', 'sessions');
         const report = await ctx.manager().maintenance.doctor({ fix: o['fix'] === true, agent: ctx.agent, onProgress: (p) => progress.update(p) }).finally(() => progress.stop());
         if (ctx.json) {
           const problems = report.problems.map((p) => ({ code: p.code, sessionId: p.sessionId, message: p.message, fixable: p.fixable, fixed: p.fixed }));

@@ -51,7 +51,7 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
     ),
     async (ctx, [dir], o) => {
       const m = ctx.manager(true);
-      const progress = await progressReporter(ctx, 'import', 'sessions');
+      const progress = progressReporter(ctx, 'import', 'sessions');
       const imported = await m.formats
         .import(dir ?? '', String(o['format']), { cwd: io.cwd, now: io.now, agent: ctx.agent, moved: o['moved'] === true, onProgress: (p) => progress.update(p), ...(o['idPrefix'] !== undefined ? { idPrefix: String(o['idPrefix']) } : {}) })
         .finally(() => progress.stop());

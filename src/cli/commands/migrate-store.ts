@@ -33,7 +33,7 @@ export function registerMigrateStore(program: Command, io: CliIO, holder: { ctx:
           try {
             let started = false;
             // A terminal gets one updating line; a log gets a line per session (docs/cli.md).
-            const bar = ctx.io.stderrIsTTY ?? ctx.io.isTTY ? await progressReporter(ctx, 'migrate-store', 'sessions') : null;
+            const bar = (ctx.io.stderrIsTTY ?? ctx.io.isTTY) ? progressReporter(ctx, 'migrate-store', 'sessions') : null;
             const result = await migrateStore(from, to, {
               ...(chunk === undefined ? {} : { chunk }),
               now: io.now,
