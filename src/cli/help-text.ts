@@ -90,7 +90,7 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<readonly [string, s
   mcp: [['baton mcp', 'serve MCP on stdio (an MCP client starts it)']],
   inspect: [['baton inspect .gemini', "read a toolkit's sessions without changing anything"]],
   import: [['baton import .gemini', "import a toolkit's sessions"], ['baton import ./old --id-prefix imported-', 'under other ids']],
-  export: [['baton export --format maestro --out .gemini', 'write the session in the Maestro layout']],
+  export: [['baton export --format maestro --out .gemini', 'write the session in the Maestro layout'], ['baton export --all --format bmit --out exported', 'every live session']],
   mirror: [['baton mirror maestro --out .gemini', 'keep a Maestro copy up to date'], ['baton mirror --off', 'stop mirroring']],
   hooks: [['baton hooks install claude', "install baton's hooks in Claude Code"], ['baton hooks status', 'what is installed']],
   'hooks install': [['baton hooks install claude --dry-run', 'show the change as a diff'], ['baton hooks install codex --scope user', 'in your user config']],

@@ -11,7 +11,7 @@ import { PLAIN_EVERY_MS, SHOW_AFTER_MS, plainLine, progressReporter } from '../.
 import type { Progress } from '../../src/manager/index.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { MemoryStore } from '../../src/store/memory.js';
-import { ROOT, workspace } from './helpers.js';
+import { ROOT, expectError, workspace } from './helpers.js';
 
 function ctxFor(o: { tty: boolean; json?: boolean; quiet?: boolean; env?: NodeJS.ProcessEnv }): { ctx: Ctx; err: () => string } {
   let err = '';
@@ -84,18 +84,18 @@ describe('the progress reporter', () => {
   });
 });
 
-describe('the manager reports progress as data', () => {
-  async function manager(n: number): Promise<SessionManager> {
-    let clock = Date.parse('2026-01-01T00:00:00.000Z');
-    const m = new SessionManager({ store: new MemoryStore(), now: () => new Date(clock), agent: 't' });
-    for (let i = 0; i < n; i++) {
-      await m.start({ title: `S${i}`, id: `s${i}`, switch: true });
-      await m.lifecycle(`s${i}`, 'complete');
-    }
-    clock += 40 * 86_400_000;
-    return m;
+async function manager(n: number): Promise<SessionManager> {
+  let clock = Date.parse('2026-01-01T00:00:00.000Z');
+  const m = new SessionManager({ store: new MemoryStore(), now: () => new Date(clock), agent: 't' });
+  for (let i = 0; i < n; i++) {
+    await m.start({ title: `S${i}`, id: `s${i}`, switch: true });
+    await m.lifecycle(`s${i}`, 'complete');
   }
+  clock += 40 * 86_400_000;
+  return m;
+}
 
+describe('the manager reports progress as data', () => {
   it('doctor: once before the first session and after each one, up to the total', async () => {
     const m = await manager(3);
     const seen: Progress[] = [];
@@ -124,5 +124,22 @@ describe('the manager reports progress as data', () => {
     expect(seen[0]).toMatchObject({ done: 0, item: null });
     expect(seen.at(-1)!.done).toBe(seen.at(-1)!.total);
     expect(seen.at(-1)!.total).toBeGreaterThan(0);
+  });
+});
+
+describe('export --all', () => {
+  it('writes every live session, reports progress as data, and refuses --session with it', async () => {
+    const ws = workspace();
+    await ws.ok(['start', 'One', '--id', 'one', '--phases', 'a']);
+    await ws.ok(['start', 'Two', '--id', 'two', '--phases', 'b', '--switch']);
+    const out = await ws.json<Array<{ id: string; format: string }>>(['export', '--all', '--format', 'bmit', '--out', 'exported']);
+    expect(out.map((r) => r.id).sort()).toEqual(['one', 'two']);
+    const human = await ws.ok(['export', '--all', '--format', 'bmit', '--out', 'exported']);
+    expect(human.stdout).toMatch(/^Exported (one|two) as bmit/m);
+    expectError(await ws.run(['export', '--all', '--session', 'one', '--format', 'maestro', '--out', 'x']), 'BAD_INPUT');
+    const m = await manager(2);
+    const seen: Progress[] = [];
+    await m.formats.exportAll('bmit', ws.path('again'), { cwd: ws.dir, onProgress: (p) => seen.push(p) });
+    expect(seen.map((p) => p.done)).toEqual([0, 1, 2]);
   });
 });

@@ -69,10 +69,19 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
         .command('export')
         .description('write a session in a foreign toolkit\'s layout, by its own write rules, so the toolkit can go on from there')
         .requiredOption('--format <format>', 'layout: maestro, go-team, bmit, bmad, ccw')
-        .requiredOption('--out <dir>', 'folder to write into (created when missing; other sessions in it are kept)'),
+        .requiredOption('--out <dir>', 'folder to write into (created when missing; other sessions in it are kept)')
+        .option('--all', 'every live session (not archived), not only one'),
     ),
     async (ctx, _a, o) => {
       const m = ctx.manager();
+      if (o['all'] === true) {
+        if (ctx.opts.session !== undefined) throw new BatonError('BAD_INPUT', 'Give either --all or --session, not both.', { hint: 'Keep one of them.' });
+        const progress = progressReporter(ctx, 'export', 'sessions');
+        const all = await m.formats.exportAll(String(o['format']), String(o['out']), { cwd: io.cwd, now: io.now, onProgress: (p) => progress.update(p) }).finally(() => progress.stop());
+        for (const p of all.flatMap((r) => r.problems)) ctx.warn(`${p.code}: ${p.message}${p.hint ? `\n  hint: ${p.hint}` : ''}`);
+        ctx.emit(all, () => (all.length ? all.map((r) => renderExport(r)).join('') : 'No live session to export.\n'));
+        return;
+      }
       const id = await ctx.sessionId();
       const r = await m.formats.export(id, String(o['format']), String(o['out']), { cwd: io.cwd, now: io.now });
       for (const p of r.problems) ctx.warn(`${p.code}: ${p.message}${p.hint ? `\n  hint: ${p.hint}` : ''}`);
