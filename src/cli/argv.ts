@@ -20,3 +20,29 @@ export function commandWords(argv: readonly string[]): string[] {
   }
   return words;
 }
+
+/** The flags every command takes that carry no value, as the CLI reads them itself. */
+export interface GlobalFlags {
+  quiet: boolean;
+  verbose: boolean;
+}
+
+/**
+ * Takes --quiet (-q) and --verbose out of argv wherever they are before `--`, so they work
+ * before or after any command without each command declaring them (declaring two options on
+ * every command costs start-up time on every run; `--help` still lists them).
+ */
+export function takeGlobalFlags(argv: readonly string[]): { argv: string[]; flags: GlobalFlags } {
+  const out: string[] = [];
+  const flags: GlobalFlags = { quiet: false, verbose: false };
+  let rest = false;
+  for (const a of argv) {
+    if (rest || a === '--') {
+      rest = true;
+      out.push(a);
+    } else if (a === '-q' || a === '--quiet') flags.quiet = true;
+    else if (a === '--verbose') flags.verbose = true;
+    else out.push(a);
+  }
+  return { argv: out, flags };
+}

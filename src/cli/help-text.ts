@@ -126,8 +126,8 @@ export function decorateHelp(program: Command): void {
   program.addHelpCommand(new Command('help').argument('[command]').description('show the help of a command').helpOption(false).helpGroup('Help:'));
   const walk = (cmd: Command): void => {
     if (cmd.name() !== 'help') cmd.addHelpOption(new Option('-h, --help', 'show this help').helpGroup(GLOBAL_GROUP));
-    // Every command that runs takes --quiet and --verbose, also those that list their options by hand.
-    if (cmd.parent && !cmd.commands.length) quietVerbose(cmd);
+    // Every command that runs takes --quiet and --verbose (read from argv by the CLI itself).
+    if (!cmd.parent || !cmd.commands.length || cmd.options.length) quietVerbose(cmd);
     const text = examplesText(commandPath(cmd));
     if (text) cmd.addHelpText('after', text);
     for (const sub of cmd.commands) walk(sub);

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { BatonError, isBatonError, toBatonError } from '../manager/index.js';
-import { commandWords } from './argv.js';
+import { commandWords, takeGlobalFlags } from './argv.js';
+import type { GlobalFlags } from './argv.js';
 import { registerCheckpoints } from './commands/checkpoint.js';
 import { registerCleanup } from './commands/cleanup.js';
 import { registerCompletion } from './commands/completion.js';
@@ -49,11 +50,14 @@ export function buildProgram(io: CliIO, holder: { ctx: Ctx | null }, only?: stri
   const group = only === undefined ? undefined : GROUPS.find((g) => g.commands.includes(only));
   for (const g of group ? [group] : GROUPS) g.register(program, io, holder);
   for (const c of program.commands) c.enablePositionalOptions();
-  decorateHelp(program);
-  program.addHelpText(
-    'after',
-    'The session acted on: --session ID, else $BATON_SESSION, else the active session.\nGlobal options may come before or after the command. Exit codes and every error code: docs/cli.md.',
-  );
+  // Groups, examples and the help options cost start-up time a plain run does not need.
+  if (!group) {
+    decorateHelp(program);
+    program.addHelpText(
+      'after',
+      'The session acted on: --session ID, else $BATON_SESSION, else the active session.\nGlobal options may come before or after the command. Exit codes and every error code: docs/cli.md.',
+    );
+  }
   return program;
 }
 
@@ -139,8 +143,10 @@ function commanderError(e: CommanderError, program: Command, argv: readonly stri
  * Runs the CLI and returns its exit status. This is the CLI's one error boundary: every
  * BatonError becomes its documented exit code; anything else is an INTERNAL error (1).
  */
-export async function run(io: CliIO): Promise<number> {
-  const holder: { ctx: Ctx | null } = { ctx: null };
+export async function run(cliIO: CliIO): Promise<number> {
+  const { argv, flags } = takeGlobalFlags(cliIO.argv);
+  const io: CliIO = { ...cliIO, argv };
+  const holder: { ctx: Ctx | null; flags: GlobalFlags } = { ctx: null, flags };
   const first = commandWords(io.argv)[0];
   // `baton mcp` owns stdout for JSON-RPC: whatever stops it from starting, even an unknown
   // option such as --json, is reported on stderr, where an MCP client shows it.

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { BatonError } from '../manager/index.js';
 import { offers, printsData } from './command-scope.js';
+import type { GlobalFlags } from './argv.js';
 import type { GlobalOption } from './command-scope.js';
 import type { CommonOptions } from './context.js';
 import { Ctx } from './context.js';
@@ -31,7 +32,10 @@ export function commandPath(cmd: Command): string {
   return names.join(' ');
 }
 
-/** Adds --quiet and --verbose (every command takes them), under the global heading. */
+/**
+ * Adds --quiet and --verbose under the global heading, for help and completion: the CLI reads
+ * them itself from argv (argv.ts takeGlobalFlags), so a plain run never builds them.
+ */
 export function quietVerbose(cmd: Command): Command {
   if (!cmd.options.some((o) => o.long === '--quiet')) cmd.addOption(new Option('-q, --quiet', 'print only data and errors: no confirmations, progress or notices').helpGroup(GLOBAL_GROUP));
   if (!cmd.options.some((o) => o.long === '--verbose')) cmd.addOption(new Option('--verbose', 'say more on stderr: the store used, how long it took').helpGroup(GLOBAL_GROUP));
@@ -48,13 +52,13 @@ export function common(cmd: Command, o: { json?: boolean } = {}): Command {
     if (name === 'json' && o.json === false) continue;
     if (offers(path, name)) cmd.addOption(new Option(flags, description).helpGroup(GLOBAL_GROUP));
   }
-  return quietVerbose(cmd);
+  return cmd;
 }
 
 /** Declares the global options on the program itself, so they may come before the command. */
 export function globalOptions(program: Command): Command {
   for (const [, flags, description] of GLOBAL_HELP) program.addOption(new Option(flags, description).helpGroup(GLOBAL_GROUP));
-  return quietVerbose(program);
+  return program;
 }
 
 /** Adds --if-revision to a command that changes a session. */
@@ -86,10 +90,10 @@ export function mergedOptions(cmd: Command): Record<string, unknown> {
  * global ones given before it) and hands it over; errors propagate to the one error boundary
  * in main.
  */
-export function bind(io: CliIO, holder: { ctx: Ctx | null }, action: Action): (...a: unknown[]) => Promise<void> {
+export function bind(io: CliIO, holder: { ctx: Ctx | null; flags?: GlobalFlags }, action: Action): (...a: unknown[]) => Promise<void> {
   return async (...a: unknown[]) => {
     const cmd = a[a.length - 1] as Command;
-    const opts = mergedOptions(cmd);
+    const opts = { ...mergedOptions(cmd), ...holder.flags };
     const positional = a.slice(0, -2).flatMap((x) => (Array.isArray(x) ? x.map(String) : x === undefined ? [] : [String(x)]));
     const ctx = new Ctx(io, opts as CommonOptions, { printsData: printsData(commandPath(cmd)) });
     holder.ctx = ctx;
