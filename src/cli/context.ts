@@ -127,14 +127,16 @@ export class Ctx {
 
   /**
    * Prints a result: `data` as JSON with --json, else the human text made to fit the
-   * terminal; with --quiet, a command that changes state prints no confirmation (its exit
-   * status says it worked), while one that prints data still does.
+   * terminal (`document`: as it is); with --quiet, a command that changes state prints no
+   * confirmation (its exit status says it worked), while one that prints data still does.
    */
-  emit(data: unknown, human: string | (() => string)): void {
+  emit(data: unknown, human: string | (() => string), o: { document?: boolean } = {}): void {
     if (this.json) this.io.stdout(`${JSON.stringify(data, null, 2)}\n`);
     else if (!this.quiet || this.printsData) {
       const text = typeof human === 'function' ? human() : human;
-      if (text) this.io.stdout(fitText(text.endsWith('\n') ? text : `${text}\n`, this.paint));
+      const full = text.endsWith('\n') ? text : `${text}\n`;
+      // A document (the Markdown handoff) is printed as it is: wrapping would break its tables.
+      if (text) this.io.stdout(o.document ? full : fitText(full, this.paint));
     }
   }
 

@@ -39,7 +39,10 @@ export function buildProgram(io: CliIO, holder: { ctx: Ctx | null }, only?: stri
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout(fitText(s, out)),
-      writeErr: () => undefined,
+      // Only help asked for implicitly (`baton phase` without a subcommand) lands here: errors
+      // are reported by run() as BAD_INPUT, so commander's own wording of them is dropped.
+      writeErr: (s) => io.stderr(fitText(s, terminalPaint(io, { stream: 'stderr' }))),
+      outputError: () => undefined,
       getOutHelpWidth: () => out.width ?? 80,
     })
     // Commander stops wrapping descriptions narrower than 40 columns; a 60-column terminal needs it.
@@ -159,6 +162,9 @@ export async function run(cliIO: CliIO): Promise<number> {
     // Help, completion and suggestions for an unknown word need every command.
     const needsAll = wantsHelp || first === undefined || first === 'completion';
     program = buildProgram(io, holder, needsAll ? undefined : first);
+    // `baton phase` alone shows the help of `phase`: with its examples, like any other help.
+    const target = program.commands.find((c) => c.name() === first);
+    if (!needsAll && target?.commands.length && commandWords(io.argv).length === 1) decorateHelp(program);
     if (io.argv.length === 0) {
       io.stdout(program.helpInformation());
       return 0;
@@ -167,7 +173,9 @@ export async function run(cliIO: CliIO): Promise<number> {
     return holder.ctx?.exitCode ?? 0;
   } catch (e) {
     if (e instanceof CommanderError) {
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
+      // `baton phase` alone: its help went to stderr, and the status says a subcommand was missing.
+      if (e.code === 'commander.help') return e.exitCode === 0 ? 0 : EXIT_CODES.BAD_INPUT;
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return 0;
       return report(io, commanderError(e, program ?? buildProgram(io, holder), io.argv), wantsJson);
     }
     if (isBatonError(e)) return report(io, e, !stdoutIsProtocol && (holder.ctx?.json ?? wantsJson));
