@@ -72,6 +72,20 @@ describe('suggestions never steer into a change', () => {
   });
 });
 
+describe('help', () => {
+  it('a command group without its subcommand (`baton phase`) shows its help, with examples, on stderr, and exits BAD_INPUT', async () => {
+    const r = await workspace().run(['phase']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^Usage: baton phase /);
+    expect(r.stderr).toContain('\nExamples:\n  $ baton phase start design\n');
+    // Asked for, help is data: stdout, exit 0.
+    const asked = await workspace().run(['phase', '--help']);
+    expect(asked.code).toBe(0);
+    expect(asked.stdout).toContain('\nExamples:\n');
+  });
+});
+
 describe('--quiet and --verbose', () => {
   it('--quiet drops confirmations but keeps data; --verbose names the store and the time taken', async () => {
     const ws = await withSession('q', 'a');
