@@ -9,6 +9,20 @@ import { expectError, workspace } from './helpers.js';
 
 const hasBash = spawnSync('bash', ['--version']).status === 0;
 if (!hasBash) console.warn('SKIPPED: the bash completion test needs bash, which this machine lacks');
+const hasZsh = spawnSync('zsh', ['--version']).status === 0;
+if (!hasZsh) console.warn('SKIPPED: the zsh completion test needs zsh, which this machine lacks (its script is still checked as text)');
+
+/**
+ * The candidates the zsh script offers for the words typed so far. compadd (which filters by
+ * the typed prefix) and compdef exist only inside zsh's completion system: stand-ins print
+ * what would be offered.
+ */
+function zshCandidates(file: string, words: string[]): string[] {
+  const stubs = 'compdef() { :; }; compadd() { [[ $1 == -- ]] && shift; print -l -- "$@"; }; _files() { print -- "<files>"; }';
+  const r = spawnSync('zsh', ['-f', '-c', `${stubs}; source '${file}'; words=(${words.map((w) => `'${w}'`).join(' ')}); CURRENT=${words.length}; _baton`], { encoding: 'utf8' });
+  expect(r.stderr).toBe('');
+  return r.stdout.split('\n').filter(Boolean);
+}
 
 async function script(shell: string): Promise<string> {
   const r = await workspace().ok(['completion', shell]);
@@ -40,6 +54,17 @@ describe('completion', () => {
     // The registration itself.
     const reg = spawnSync('bash', ['--norc', '-c', `source '${file}'; complete -p baton`], { encoding: 'utf8' });
     expect(reg.stdout.trim()).toBe('complete -o default -F _baton baton');
+  });
+
+  it.runIf(hasZsh)('zsh: sourced in a real zsh, it offers the commands, the subcommands of the one typed, and its options', async () => {
+    const file = workspace().write('_baton', await script('zsh'));
+    expect(zshCandidates(file, ['baton', 'ph'])).toContain('phase');
+    expect(zshCandidates(file, ['baton', 'phase', 'st'])).toEqual(['start', 'done', 'fail', 'skip', 'retry']);
+    const opts = zshCandidates(file, ['baton', 'status', '--se']);
+    expect(opts).toContain('--session');
+    expect(opts).not.toContain('--agent');
+    // An argument that is no subcommand completes file names.
+    expect(zshCandidates(file, ['baton', 'file', 'created', 'sr'])).toEqual(['<files>']);
   });
 
   it('zsh and fish scripts carry the same command tree', async () => {
