@@ -34,7 +34,7 @@ function inPipe(ws: Workspace, args: string[]): string {
 }
 
 /** One clock for every run, so relative times read the same in both outputs. */
-const env = { LANG: 'C.UTF-8', LC_ALL: undefined, LC_CTYPE: undefined, BATON_NOW: new Date(Date.now() + 3_600_000).toISOString() };
+const env = { LANG: 'C.UTF-8', LC_ALL: undefined, LC_CTYPE: undefined, BATON_NOW: new Date(Date.now() + 5_400_000).toISOString() };
 
 const words = (text: string): string[] => text.split(/\s+/).filter(Boolean);
 
