@@ -44,8 +44,11 @@ export function plainLine(label: string, unit: string, p: Progress, elapsedMs: n
 export function progressReporter(ctx: Ctx, label: string, unit: string, now: () => number = () => performance.now()): ProgressReporter {
   if (ctx.json || ctx.quiet) return NONE;
   const started = now();
+  // BATON_PROGRESS_AFTER_MS moves the threshold, for tests and drills (as BATON_NOW moves the clock).
+  const raw = ctx.io.env['BATON_PROGRESS_AFTER_MS'];
+  const after = raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : SHOW_AFTER_MS;
   if (!(ctx.io.stderrIsTTY ?? ctx.io.isTTY)) {
-    let last = started + SHOW_AFTER_MS - PLAIN_EVERY_MS;
+    let last = started + after - PLAIN_EVERY_MS;
     return {
       update: (p) => {
         const t = now();
@@ -80,7 +83,7 @@ export function progressReporter(ctx: Ctx, label: string, unit: string, now: () 
   return {
     update: (p) => {
       if (!bar) {
-        if (now() - started < SHOW_AFTER_MS) return;
+        if (now() - started < after) return;
         bar = makeBar();
         bar.start(p.total, p.done, { item: p.item ?? '' });
         return;

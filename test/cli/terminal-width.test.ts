@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BATON, baseEnv, needBuiltCli, withSession } from './helpers.js';
+import { BATON, baseEnv, needBuiltCli, withSession, workspace } from './helpers.js';
 import type { Workspace } from './helpers.js';
 
 const hasScript = spawnSync('script', ['--version']).status === 0;
@@ -66,6 +66,21 @@ describe.runIf(hasScript)('human output fits a 60- and a 120-column terminal', (
       }
     });
   }
+
+  it('doctor draws one progress line in place on a terminal (the built bundle loads cli-progress), a plain line in a pipe, none with --json', async () => {
+    const many = workspace();
+    for (let i = 0; i < 12; i++) await many.ok(['start', `S${i}`, '--id', `s${i}`, '--switch']);
+    const knob = { BATON_PROGRESS_AFTER_MS: '0' };
+    const command = `stty cols 100 rows 40; ${quote(process.execPath)} ${quote(BATON)} doctor`;
+    const r = spawnSync('script', ['-qfec', command, '/dev/null'], { cwd: many.dir, env: baseEnv({ ...env, ...knob, NO_COLOR: undefined, TERM: 'xterm-256color' }), encoding: 'utf8' });
+    expect(r.stdout).toMatch(/doctor \[[█░]+\] \d+\/12 sessions · ETA/);
+    expect(r.stdout).not.toContain('error[');
+    expect(r.stdout).toContain('Store ');
+    const piped = spawnSync(process.execPath, [BATON, 'doctor'], { cwd: many.dir, env: baseEnv({ ...env, ...knob }), encoding: 'utf8' });
+    expect(piped.stderr).toMatch(/^baton: doctor: 0\/12 sessions \(0%\)\n/);
+    const json = spawnSync(process.execPath, [BATON, 'doctor', '--json'], { cwd: many.dir, env: baseEnv({ ...env, ...knob }), encoding: 'utf8' });
+    expect(json.stderr).toBe('');
+  });
 
   it('a narrow list still shows a header and cuts the long title with an ellipsis', () => {
     const out = inTerminal(ws, ['list'], 60).split('\n');
