@@ -64,6 +64,10 @@ function inlineSql(): string[] {
 
 /** The SQL text outside the statement sets, each with why it needs no session id. */
 const OTHER_SQL: Record<string, string> = {
+  'cursors.ts: INSERT INTO ${…}.cursors (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING': "a reader's cursor, keyed by the reader's name",
+  'cursors.ts: SELECT name, value FROM ${…}.cursors WHERE starts_with(name, $1) ORDER BY name COLLATE "C"': "readers' cursors by name prefix",
+  'cursors.ts: SELECT value FROM ${…}.cursors WHERE name = $1': "a reader's cursor, keyed by the reader's name",
+  'cursors.ts: UPDATE ${…}.cursors SET value = $2, updated_at = now() WHERE name = $1 AND value = $3': "a reader's cursor, keyed by the reader's name",
   'migrations.ts: CREATE SCHEMA IF NOT EXISTS ${…}': 'schema maintenance, once per version',
   'migrations.ts: CREATE TABLE IF NOT EXISTS ${…}.migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())': 'schema maintenance',
   'migrations.ts: INSERT INTO ${…}.migrations (version, name) VALUES ($1, $2)': 'schema maintenance',
