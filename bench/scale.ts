@@ -50,7 +50,8 @@ function startWorker<T>(args: string[]): { ready: Promise<void>; go: () => void;
       resolve(JSON.parse(out.trim().split('\n').at(-1)!) as T);
     });
   });
-  return { ready, go: () => child.stdin.write('go\n'), result };
+  // The pipe is closed with the word: 'close' waits for every stdio stream, stdin included.
+  return { ready, go: () => child.stdin.end('go\n'), result };
 }
 
 /** Starts workers, waits until every one is set up, starts them together; their results. */
@@ -247,12 +248,17 @@ export function writeScaleSection(doc: string, section: string): string {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const quick = process.argv.includes('--quick');
-  const r = await scaleCurves(quick, { growth: !process.argv.includes('--no-growth') });
+  const noGrowth = process.argv.includes('--no-growth');
+  const r = await scaleCurves(quick, { growth: !noGrowth });
   if (r) {
     console.log(r.section);
     if (!quick) {
       const file = path.join(root, 'BENCHMARKS.md');
-      fs.writeFileSync(file, writeScaleSection(fs.readFileSync(file, 'utf8'), r.section));
+      const doc = fs.readFileSync(file, 'utf8');
+      // --no-growth keeps the growth figures of the run that measured them (said so).
+      const kept = noGrowth ? /\n\*\*Growth\*\*: [^\n]*\n/.exec(doc)?.[0] : undefined;
+      const section = kept ? r.section.replace(END, `${kept.trimEnd()} (From an earlier full run of bench/scale.ts; this run was given --no-growth.)\n${END}`) : r.section;
+      fs.writeFileSync(file, writeScaleSection(doc, section));
       console.log('\nWrote the scale section of BENCHMARKS.md');
     }
   }
