@@ -158,11 +158,13 @@ async function watchFanout(url: string, quick: boolean): Promise<{ rows: ScaleRo
   let missing = 0;
   for (const r of results) {
     for (const w of r.received) {
-      const got = new Map(w.map(([rev, t]) => [rev, t] as const));
+      // watch reports a batch of events by its last revision: an append is delivered by the
+      // first report at or past its revision.
+      const byTime = [...w].sort((x, y) => x[1] - y[1]);
       for (const [rev, a] of acked) {
-        const t = got.get(rev);
-        if (t === undefined) missing++;
-        else delays.push(t - a.sent);
+        const hit = byTime.find(([got]) => got >= rev);
+        if (hit === undefined) missing++;
+        else delays.push(hit[1] - a.sent);
       }
     }
   }
