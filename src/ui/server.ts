@@ -72,7 +72,8 @@ export async function startUiServer(o: UiServerOptions): Promise<UiServer> {
       return;
     }
     if (url.pathname === '/api/live') {
-      live.open(res, SECURITY_HEADERS);
+      if (req.method === 'HEAD') send(req, res, 200, 'text/event-stream; charset=utf-8', '');
+      else live.open(res, SECURITY_HEADERS);
       return;
     }
     if (url.pathname === '/api' || url.pathname.startsWith('/api/')) {
