@@ -1,6 +1,7 @@
 /**
  * A command run many times per workflow must not pay for what it does not use: pg, the MCP
- * SDK, yaml, zod and node:crypto are loaded only by the commands that need them.
+ * SDK, yaml, zod, node:crypto and the dashboard's node:http are loaded only by the commands
+ * that need them (test/ui/command.test.ts shows that `baton ui` does load node:http).
  */
 import fs from 'node:fs';
 import path from 'node:path';
