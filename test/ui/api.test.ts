@@ -29,7 +29,7 @@ describe('manager.dashboard and /api', () => {
       else if (i % 3 === 0) await m.lifecycle(id, 'pause');
     }
     await m.phase('s129', 'p', 'start', { agent: 'ann' });
-    for (let i = 0; i < TOKEN_EVENTS; i++) await m.tokens('s129', { agent: i % 3 === 0 ? 'ann' : 'ben', phaseId: 'p', input: 10, output: 1, cached: 0 });
+    for (let i = 0; i < TOKEN_EVENTS; i++) await m.tokens('s129', { agent: i % 3 === 0 ? 'ann' : 'ben', phase: 'p', input: 10, output: 1, cached: 0 });
     s = await startUiServer({ manager: m, onWarning: (w) => warnings.push(w) });
   });
   afterAll(async () => {
@@ -86,7 +86,7 @@ describe('manager.dashboard and /api', () => {
     expect(before.tokens.records).toBe(TOKEN_EVENTS);
     expect(before.tokens.total.at(-1)).toBe(TOKEN_EVENTS * 11);
     expect(before.attempts).toEqual([expect.objectContaining({ phaseId: 'p', attempt: 1, outcome: 'running', agent: 'ann' })]);
-    await m.tokens('s129', { agent: 'cy', phaseId: 'p', input: 5, output: 5, cached: 0 });
+    await m.tokens('s129', { agent: 'cy', phase: 'p', input: 5, output: 5, cached: 0 });
     await m.phase('s129', 'p', 'fail', { reason: 'broke' });
     await m.phase('s129', 'p', 'retry', { agent: 'cy' });
     const after = await m.dashboard.session('s129');
