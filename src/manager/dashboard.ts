@@ -23,6 +23,7 @@ import { statusView } from '../domain/view.js';
 import type { StatusView } from '../domain/view.js';
 import type { SessionStore } from '../store/types.js';
 import type { RowText } from '../store/row.js';
+import type { PlanSources } from './resume.js';
 
 /** What the dashboard needs of the manager (SessionManager passes itself). */
 export interface DashboardSource {
@@ -33,7 +34,7 @@ export interface DashboardSource {
   pricing(): PricingTable;
   listRows(filter: { persist?: boolean }): Promise<RowText[]>;
   readonly checkpoints: { list(sessionId: string): Promise<CheckpointInfo[]> };
-  readonly recovery: { handoff(id: string): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> };
+  readonly recovery: { handoff(id: string, o?: PlanSources): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> };
 }
 
 /** Query of {@link Dashboard.sessions}. */
@@ -110,6 +111,8 @@ const KEEP_JOURNALS = 4;
 const KEEP_ROWS = 20_000;
 
 interface Journal {
+  /** When the session was created: a different one is another session under the same id. */
+  createdAt: string;
   timeline: SessionTimeline;
   events: StoredEvent[];
 }
@@ -181,7 +184,7 @@ export class Dashboard {
   async session(id: string, o: { maxPoints?: number } = {}): Promise<SessionPage> {
     const state = await this.m.get(validateId(id));
     const pricing = this.m.pricing();
-    const j = await this.journal(id, state.revision);
+    const j = await this.journal(id, state);
     const now = this.m.time();
     return {
       view: statusView(state, now, pricing),
@@ -197,7 +200,7 @@ export class Dashboard {
   async events(id: string, q: EventsQuery = {}): Promise<EventsPage> {
     const { offset, limit } = pageBounds(q, 100);
     const state = await this.m.get(validateId(id));
-    const j = await this.journal(id, state.revision);
+    const j = await this.journal(id, state);
     const type = q.type || null;
     const agent = q.agent || null;
     const keep = (e: StoredEvent): boolean =>
@@ -210,7 +213,8 @@ export class Dashboard {
 
   /** The resume plan (JSON and text) and the handoff document: reads and hashes files, writes nothing. */
   async resume(id: string): Promise<ResumeView> {
-    const { markdown, plan } = await this.m.recovery.handoff(validateId(id));
+    // The plan counts the events a restore would undo: from the kept journal, not a new read.
+    const { markdown, plan } = await this.m.recovery.handoff(validateId(id), { events: async (state) => (await this.journal(id, state)).events });
     return { plan, text: renderResumePlan(plan), handoff: markdown };
   }
 
@@ -227,14 +231,17 @@ export class Dashboard {
     return store.watch(onChange);
   }
 
-  /** The kept journal of `id`, brought up to `revision` (read once, then only what is new). */
-  private journal(id: string, revision: number): Promise<Journal> {
+  /**
+   * The kept journal of `state`'s session, brought up to at least its revision (read once,
+   * then only what is new; it may hold a few events more, appended since `state` was read).
+   */
+  private journal(id: string, state: SessionState): Promise<Journal> {
     const prev = this.journals.get(id);
     const next = (async (): Promise<Journal> => {
       let j = prev ? await prev.catch(() => null) : null;
-      // A journal shorter than what was kept: the session was deleted and made again.
-      if (!j || j.timeline.revision > revision) j = { timeline: emptyTimeline(), events: [] };
-      if (j.timeline.revision < revision) {
+      // Another creation time: the session was deleted and made again under the same id.
+      if (!j || j.createdAt !== state.createdAt) j = { createdAt: state.createdAt, timeline: emptyTimeline(), events: [] };
+      if (j.timeline.revision < state.revision) {
         const fresh = await this.m.log(id, j.timeline.revision);
         for (const e of fresh) j.events.push(e);
         addEvents(j.timeline, fresh, this.m.pricing());

@@ -4,7 +4,9 @@
  * statuses `baton list` gives; a phase failed then retried shows two bars; the token chart
  * ends where `baton tokens --json` does; an interrupted session shows its cause and the
  * recommended resume; a change made by another process appears within 2 s without a reload.
- * The README's screenshots are taken here (file store run) into docs/images/.
+ * The README's screenshots are taken here (file store run): into docs/images/ when one is
+ * missing or with UPDATE_SCREENSHOTS=1 (as UPDATE_GOLDEN for the goldens), else into a temp
+ * folder, so a test run leaves the checkout as it was.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,12 +14,20 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATON, ROOT, baseEnv, needBuiltCli } from '../cli/helpers.js';
+import { tempDir } from '../support/temp.js';
 import { HAVE_BROWSER, launch } from './browser.js';
 import { scriptedWorkflow, serve, storeCases } from './fixture.js';
 import type { StoreWorkspace } from './fixture.js';
 
 type Served = Awaited<ReturnType<typeof serve>>;
-const IMAGES = path.join(ROOT, 'docs', 'images');
+const DOC_IMAGES = path.join(ROOT, 'docs', 'images');
+
+/** Where a screenshot goes: the README's pictures when asked for or missing, else a temp folder. */
+function shot(name: string): string {
+  const doc = path.join(DOC_IMAGES, name);
+  if (process.env['UPDATE_SCREENSHOTS'] === '1' || !fs.existsSync(doc)) return doc;
+  return path.join(tempDir('baton-shots-'), name);
+}
 
 /** Runs the built CLI as a process of its own (another process than the dashboard's) and waits for its exit. */
 function otherProcess(w: StoreWorkspace, args: string[]): Promise<{ code: number | null; stderr: string }> {
@@ -77,7 +87,7 @@ describe.skipIf(!HAVE_BROWSER).each(storeCases())('the dashboard in Chromium on 
     expect((await rowsShown(page)).map((r) => r.id)).toEqual(['done']);
     await page.fill('input[type="search"]', '');
     await page.waitForFunction(() => document.querySelectorAll('tr[data-session-id]').length === 5);
-    if (store.name === 'file') await page.screenshot({ path: path.join(IMAGES, 'sessions.png'), fullPage: true });
+    if (store.name === 'file') await page.screenshot({ path: shot('sessions.png'), fullPage: true });
   });
 
   it('draws one timeline bar per attempt (a failed, retried phase has two) and ends the token chart at `baton tokens --json`', async () => {
@@ -100,7 +110,7 @@ describe.skipIf(!HAVE_BROWSER).each(storeCases())('the dashboard in Chromium on 
     expect(await page.textContent('#records')).toContain('many workers share it');
     expect(await page.textContent('tr[data-file="src/app.ts"]')).toMatch(/[0-9a-f]{12}/);
     await page.waitForSelector('#resume .markdown h1');
-    if (store.name === 'file') await page.screenshot({ path: path.join(IMAGES, 'session.png'), fullPage: true });
+    if (store.name === 'file') await page.screenshot({ path: shot('session.png'), fullPage: true });
   });
 
   it('flags a file changed outside the session, as the resume plan sees it', async () => {
@@ -175,7 +185,7 @@ describe.skipIf(!HAVE_BROWSER).each(storeCases())('the dashboard in Chromium on 
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     if (store.name === 'file') {
       await page.emulateMedia({ colorScheme: 'dark' });
-      await page.screenshot({ path: path.join(IMAGES, 'session-phone-dark.png') });
+      await page.screenshot({ path: shot('session-phone-dark.png') });
       await page.emulateMedia({ colorScheme: 'light' });
     }
     await page.setViewportSize({ width: 1280, height: 900 });
@@ -183,4 +193,4 @@ describe.skipIf(!HAVE_BROWSER).each(storeCases())('the dashboard in Chromium on 
   });
 });
 
-fs.mkdirSync(IMAGES, { recursive: true });
+fs.mkdirSync(DOC_IMAGES, { recursive: true });
