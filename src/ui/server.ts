@@ -6,6 +6,7 @@
 import http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { BatonError } from '../manager/index.js';
 import type { SessionManager } from '../manager/index.js';
 import { answer } from './api.js';
 import { loadAssets } from './assets.js';
@@ -99,7 +100,10 @@ export async function startUiServer(o: UiServerOptions): Promise<UiServer> {
     });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (e: NodeJS.ErrnoException) => {
+      const why = e.code === 'EADDRINUSE' ? 'is in use' : e.code === 'EACCES' ? 'needs privileges this process lacks' : `cannot be bound (${e.code ?? e.message})`;
+      reject(new BatonError('BAD_INPUT', `Port ${o.port ?? 0} on ${host} ${why}.`, { hint: 'Pick another --port (above 1024), or leave it out for any free port; check --host names an address of this machine.', cause: e }));
+    });
     server.listen(o.port ?? 0, host, () => resolve());
   });
   port = (server.address() as AddressInfo).port;

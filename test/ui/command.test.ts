@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BATON, ROOT, baseEnv, expectError, needBuiltCli, withSession, workspace } from '../cli/helpers.js';
@@ -73,12 +74,33 @@ describe('baton ui (the process)', () => {
     expect(await ui.exited).toBe(0);
   });
 
-  it('refuses a bad port and a missing store before serving anything', async () => {
+  it('--open hands the URL to the system browser (xdg-open here)', async () => {
+    const ws = await withSession('s1');
+    const bin = ws.path('fake-bin');
+    const seen = ws.path('opened.txt');
+    ws.write('fake-bin/xdg-open', `#!/bin/sh\nprintf '%s' "$1" > '${seen}'\n`);
+    fs.chmodSync(path.join(bin, 'xdg-open'), 0o755);
+    const ui = await startUi(ws.dir, ['--open'], { PATH: `${bin}:${process.env['PATH'] ?? ''}` });
+    for (let i = 0; i < 50 && !fs.existsSync(seen); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(fs.readFileSync(seen, 'utf8')).toBe(ui.url);
+    ui.child.kill('SIGINT');
+    expect(await ui.exited).toBe(0);
+  });
+
+  it('refuses a bad port, a port in use and a missing store, and then exits', async () => {
     const ws = await withSession('s1');
     for (const port of ['abc', '70000', '-1']) {
       const r = await ws.run(['ui', '--port', port]);
       expectError(r, 'BAD_INPUT');
     }
+    // A port in use: refused, and the process ends (no socket left open).
+    const first = await startUi(ws.dir);
+    const taken = new URL(first.url).port;
+    const busy = await ws.run(['ui', '--port', taken], { spawn: true });
+    expectError(busy, 'BAD_INPUT');
+    expect(busy.stderr).toContain(`Port ${taken} on 127.0.0.1 is in use`);
+    first.child.kill('SIGINT');
+    expect(await first.exited).toBe(0);
     const empty = workspace();
     const r = await empty.run(['ui']);
     expect(r.code).not.toBe(0);

@@ -100,6 +100,10 @@ describe.skipIf(!HAVE_BROWSER).each(storeCases())('the dashboard in Chromium on 
       { phase: 'build', attempt: '2', outcome: 'running' },
     ]);
     expect(await page.$$eval('.lane[data-phase="build"] .tick', (t) => t.length)).toBe(1);
+    // The attempt in flight grows with the clock while the session is active.
+    const width = (): Promise<number> => page.$eval('.attempt[data-outcome="running"]', (e) => e.getBoundingClientRect().width);
+    const w0 = await width();
+    await page.waitForFunction((w) => document.querySelector('.attempt[data-outcome="running"]')!.getBoundingClientRect().width > w + 1, w0, { timeout: 5000 });
     const tokens = await w.json<{ input: number; output: number; byAgent: Record<string, { input: number; output: number }> }>(['tokens', '--session', 'api']);
     await page.waitForSelector('.chart canvas');
     expect(Number(await page.getAttribute('.chart', 'data-last-total'))).toBe(tokens.input + tokens.output);

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { Command } from 'commander';
 import { BatonError } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
@@ -13,8 +14,9 @@ function parsePort(raw: string | undefined): number {
 }
 
 /** Opens `url` in the system's browser; a failure is only a warning (the URL is printed anyway). */
-async function openBrowser(url: string, ctx: Ctx): Promise<void> {
-  const { spawn } = await import('node:child_process');
+function openBrowser(url: string, ctx: Ctx): void {
+  // Required on use: child_process stays off every other command's start-up.
+  const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
   const [cmd, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
   const child = spawn(cmd, args as string[], { stdio: 'ignore', detached: true });
   child.on('error', (e) => ctx.warn(`could not open a browser (${e.message}); open the URL above yourself`));
@@ -40,21 +42,28 @@ export function registerUi(program: Command, io: CliIO, holder: { ctx: Ctx | nul
       if (!isLoopback(host)) {
         ctx.warn(`baton ui binds ${host}: anyone who can reach this address and has the URL's token can read every session of this store. Use the default 127.0.0.1 unless you mean it.`);
       }
+      let stopWaiting = (): void => undefined;
       const ended = new Promise<void>((resolve) => {
-        const stop = (): void => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
+        stopWaiting = (): void => {
+          process.off('SIGINT', stopWaiting);
+          process.off('SIGTERM', stopWaiting);
           resolve();
         };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
+        process.on('SIGINT', stopWaiting);
+        process.on('SIGTERM', stopWaiting);
       });
-      const server = await startUiServer({ manager: m, host, port, onWarning: (w) => ctx.warn(w) });
-      ctx.emit({ url: server.url, host: server.host, port: server.port, store: { kind: m.store.kind, location: m.store.location } }, server.url);
-      io.stderr(`baton: dashboard of the ${m.store.kind} store ${m.store.location}; read-only; Ctrl+C to stop\n`);
-      if (o['open'] === true) await openBrowser(server.url, ctx);
-      await ended;
-      await server.close();
+      let server: Awaited<ReturnType<typeof startUiServer>> | null = null;
+      // Whatever happens, the server closes: a listening socket would keep the process alive.
+      try {
+        server = await startUiServer({ manager: m, host, port, onWarning: (w) => ctx.warn(w) });
+        ctx.emit({ url: server.url, host: server.host, port: server.port, store: { kind: m.store.kind, location: m.store.location } }, server.url);
+        io.stderr(`baton: dashboard of the ${m.store.kind} store ${m.store.location}; read-only; Ctrl+C to stop\n`);
+        if (o['open'] === true) openBrowser(server.url, ctx);
+        await ended;
+      } finally {
+        stopWaiting();
+        await server?.close();
+      }
       io.stderr('baton: dashboard stopped\n');
     }),
   );
