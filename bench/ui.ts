@@ -102,7 +102,9 @@ export async function uiLatency(quick: boolean, work: string): Promise<Row[]> {
   const { manager, big } = await fixture(path.join(work, 'ui', '.baton'), n, events);
   const server = await startUiServer({ manager });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const get = (p: string): Promise<number> =>
+  // A kept-alive socket the server closed while idle (its keep-alive timeout) is reset on reuse: ask again once.
+  const get = (p: string): Promise<number> => getOnce(p).catch((e: NodeJS.ErrnoException) => (e.code === 'ECONNRESET' ? getOnce(p) : Promise.reject(e)));
+  const getOnce = (p: string): Promise<number> =>
     new Promise((resolve, reject) => {
       const req = http.get({ host: '127.0.0.1', port: server.port, path: p, agent, headers: { Authorization: `Bearer ${server.token}` } }, (res) => {
         let size = 0;
