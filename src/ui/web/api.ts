@@ -60,10 +60,10 @@ export function useLiveState(): boolean {
 }
 
 /**
- * Reads `path` now and again after each live change that `matters` (debounced), without a
- * reload. `path` null: nothing to read.
+ * Reads `path` now and again after each live change that `matters` (debounced by `delayMs`:
+ * a burst of changes costs one read), without a reload. `path` null: nothing to read.
  */
-export function useApi<T>(path: string | null, matters: (c: LiveChange) => boolean = () => true): { data: T | null; error: ApiError | null; loading: boolean } {
+export function useApi<T>(path: string | null, matters: (c: LiveChange) => boolean = () => true, delayMs = 120): { data: T | null; error: ApiError | null; loading: boolean } {
   const [state, setState] = useState<{ data: T | null; error: ApiError | null; loading: boolean }>({ data: null, error: null, loading: path !== null });
   const matter = useRef(matters);
   matter.current = matters;
@@ -86,7 +86,7 @@ export function useApi<T>(path: string | null, matters: (c: LiveChange) => boole
     const onChange: Listener = (c) => {
       if (!matter.current(c)) return;
       if (timer) clearTimeout(timer);
-      timer = setTimeout(load, 120);
+      timer = setTimeout(load, delayMs);
     };
     listeners.add(onChange);
     return () => {
@@ -94,7 +94,7 @@ export function useApi<T>(path: string | null, matters: (c: LiveChange) => boole
       if (timer) clearTimeout(timer);
       ctl.abort();
     };
-  }, [path]);
+  }, [path, delayMs]);
   return state;
 }
 

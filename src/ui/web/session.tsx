@@ -44,7 +44,8 @@ function Banner({ page, resume }: { page: SessionPage; resume: ResumeView | null
 export function SessionView({ id }: { id: string }) {
   const mine = (c: { sessionId: string }): boolean => c.sessionId === id;
   const { data: page, error } = useApi<SessionPage>(`/api/sessions/${encodeURIComponent(id)}`, mine);
-  const resume = useApi<ResumeView>(`/api/sessions/${encodeURIComponent(id)}/resume`, mine);
+  // The resume plan hashes every recorded file: read again at most every half second while changes stream in.
+  const resume = useApi<ResumeView>(`/api/sessions/${encodeURIComponent(id)}/resume`, mine, 500);
   if (error && !page) {
     return (
       <main id="main" class="page">
