@@ -60,7 +60,7 @@ export function useLiveState(): boolean {
 }
 
 /**
- * Reads `path` now and again after each live change that `matters` (debounced by `delayMs`:
+ * Reads `path` now and again after each live change that `matters` (at most once per `delayMs`:
  * a burst of changes costs one read), without a reload. `path` null: nothing to read.
  */
 export function useApi<T>(path: string | null, matters: (c: LiveChange) => boolean = () => true, delayMs = 120): { data: T | null; error: ApiError | null; loading: boolean } {
@@ -85,8 +85,12 @@ export function useApi<T>(path: string | null, matters: (c: LiveChange) => boole
     connect();
     const onChange: Listener = (c) => {
       if (!matter.current(c)) return;
-      if (timer) clearTimeout(timer);
-      timer = setTimeout(load, delayMs);
+      // Throttled, not debounced: a session that changes every few milliseconds still refreshes.
+      if (timer) return;
+      timer = setTimeout(() => {
+        timer = null;
+        load();
+      }, delayMs);
     };
     listeners.add(onChange);
     return () => {
