@@ -104,6 +104,7 @@ export interface ResumeView {
   handoff: string;
 }
 
+/** Most rows or events one page of the dashboard API holds. */
 export const MAX_PAGE = 500;
 /** Journals kept in memory (a dashboard looks at a few sessions at a time). */
 const KEEP_JOURNALS = 4;
