@@ -108,8 +108,6 @@ export interface ResumeView {
 export const MAX_PAGE = 500;
 /** Journals kept in memory (a dashboard looks at a few sessions at a time). */
 const KEEP_JOURNALS = 4;
-/** Extras of list rows kept, by session (revision-checked). */
-const KEEP_ROWS = 20_000;
 
 interface Journal {
   /** When the session was created: a different one is another session under the same id. */
@@ -141,7 +139,6 @@ function agentsOf(s: SessionState): string[] {
 /** `manager.dashboard`: the reads of `baton ui`. Each method changes nothing. */
 export class Dashboard {
   private readonly journals = new Map<string, Promise<Journal>>();
-  private readonly extras = new Map<string, { revision: number; agents: string[]; tokens: BudgetView }>();
 
   constructor(private readonly m: DashboardSource) {}
 
@@ -165,9 +162,12 @@ export class Dashboard {
     return { total: matching.length, offset, limit, counts, rows: out };
   }
 
+  /**
+   * Agents and tokens of a listed session, read from its state each time: registry rows do
+   * not change on token records (their revision neither), so nothing cheaper tells when
+   * these change.
+   */
   private async rowExtras(r: SessionSummary): Promise<{ agents: string[]; tokens: BudgetView }> {
-    const known = this.extras.get(r.id);
-    if (known && known.revision === r.revision) return { agents: known.agents, tokens: known.tokens };
     let s: SessionState;
     try {
       s = await this.m.get(r.id);
@@ -175,10 +175,7 @@ export class Dashboard {
       if (e instanceof BatonError) return { agents: [], tokens: { max: null, used: 0, percent: null, level: 'none' } };
       throw e;
     }
-    const x = { revision: r.revision, agents: agentsOf(s), tokens: budgetView(s.tokens) };
-    if (this.extras.size >= KEEP_ROWS) this.extras.delete(this.extras.keys().next().value as string);
-    this.extras.set(r.id, x);
-    return { agents: x.agents, tokens: x.tokens };
+    return { agents: agentsOf(s), tokens: budgetView(s.tokens) };
   }
 
   /** The session page: status view with cost, attempts, token series, checkpoints, event counts. */

@@ -158,7 +158,17 @@ describe.skipIf(!HAVE_BROWSER).each(storeCases())('the dashboard in Chromium on 
     const elapsed = Date.now() - t0;
     expect(elapsed).toBeLessThan(2000);
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42);
-    // The sessions page too: a session started elsewhere appears.
+    // The sessions page too: token use recorded elsewhere (which leaves the registry row as it
+    // was), then a session started elsewhere.
+    await page.click('a.back');
+    await page.waitForSelector('tr[data-session-id="api"]');
+    const used = async (): Promise<string> => (await page.textContent('tr[data-session-id="api"] .tokens-cell span'))!;
+    expect(await used()).toBe((before + 77).toLocaleString('en-US'));
+    const r2 = await otherProcess(w, ['tokens', 'add', '--session', 'api', '--agent', 'zed', '--input', '1000']);
+    expect(r2.code, r2.stderr).toBe(0);
+    await page.waitForFunction((n) => document.querySelector('tr[data-session-id="api"] .tokens-cell span')?.textContent === n, (before + 1077).toLocaleString('en-US'), { timeout: 2000 });
+    await page.click('a.session-link[href="#/s/api"]');
+    await page.waitForSelector('.chart canvas');
     await page.click('a.back');
     await page.waitForSelector('tr[data-session-id="api"]');
     const s0 = await otherProcess(w, ['start', 'Started elsewhere', '--id', 'fresh', '--switch']);
