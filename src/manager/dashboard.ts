@@ -114,6 +114,38 @@ interface Journal {
   createdAt: string;
   timeline: SessionTimeline;
   events: StoredEvent[];
+  /** Positions in `events` of each type and of each agent's events: a filtered page reads only those. */
+  byType: Map<string, number[]>;
+  byAgent: Map<string, number[]>;
+  /** The token series last computed (pages of every viewer ask for the same one until the session changes). */
+  series: { revision: number; maxPoints: number | undefined; value: TokenSeries } | null;
+}
+
+function indexAt(index: Map<string, number[]>, key: string, at: number): void {
+  const list = index.get(key);
+  if (list) list.push(at);
+  else index.set(key, [at]);
+}
+
+function seriesOf(j: Journal, maxPoints: number | undefined): TokenSeries {
+  const c = j.series;
+  if (c && c.revision === j.timeline.revision && c.maxPoints === maxPoints) return c.value;
+  const value = tokenSeries(j.timeline, maxPoints);
+  j.series = { revision: j.timeline.revision, maxPoints, value };
+  return value;
+}
+
+/** Positions of the events a filter keeps, in journal order (`null`: all of them). */
+function positions(j: Journal, type: string | null, agent: string | null): number[] | null {
+  if (type === null && agent === null) return null;
+  const family = type !== null && type.endsWith('.');
+  const ofType = type === null ? null : family ? [...j.byType].filter(([t]) => t.startsWith(type)).flatMap(([, l]) => l).sort((a, b) => a - b) : (j.byType.get(type) ?? []);
+  const ofAgent = agent === null ? null : (j.byAgent.get(agent) ?? []);
+  if (ofType === null) return ofAgent;
+  if (ofAgent === null) return ofType;
+  // Walk the shorter list, test membership in the other by the event itself.
+  if (ofAgent.length <= ofType.length) return ofAgent.filter((i) => (family ? j.events[i]!.type.startsWith(type!) : j.events[i]!.type === type));
+  return ofType.filter((i) => agentOfEvent(j.events[i]!) === agent);
 }
 
 function pageBounds(o: { offset?: number; limit?: number }, fallback: number): { offset: number; limit: number } {
@@ -187,7 +219,7 @@ export class Dashboard {
     return {
       view: statusView(state, now, pricing),
       attempts: j.timeline.attempts,
-      tokens: { ...tokenSeries(j.timeline, o.maxPoints), budget: budgetView(state.tokens) },
+      tokens: { ...seriesOf(j, o.maxPoints), budget: budgetView(state.tokens) },
       checkpoints: await this.m.checkpoints.list(id),
       facets: { types: j.timeline.types, agents: j.timeline.agents },
       now,
@@ -199,13 +231,12 @@ export class Dashboard {
     const { offset, limit } = pageBounds(q, 100);
     const state = await this.m.get(validateId(id));
     const j = await this.journal(id, state);
-    const type = q.type || null;
-    const agent = q.agent || null;
-    const keep = (e: StoredEvent): boolean =>
-      (type === null || (type.endsWith('.') ? e.type.startsWith(type) : e.type === type)) && (agent === null || agentOfEvent(e) === agent);
-    const all = type === null && agent === null ? j.events : j.events.filter(keep);
-    const total = all.length;
-    const events = q.order === 'asc' ? all.slice(offset, offset + limit) : all.slice(Math.max(0, total - offset - limit), total - offset).reverse();
+    const kept = positions(j, q.type || null, q.agent || null);
+    const total = kept ? kept.length : j.events.length;
+    const [from, to] = q.order === 'asc' ? [offset, Math.min(total, offset + limit)] : [Math.max(0, total - offset - limit), Math.max(0, total - offset)];
+    const events: StoredEvent[] = [];
+    for (let k = from; k < to; k++) events.push(kept ? j.events[kept[k]!]! : j.events[k]!);
+    if (q.order !== 'asc') events.reverse();
     return { total, offset, limit, revision: j.timeline.revision, events };
   }
 
@@ -238,10 +269,15 @@ export class Dashboard {
     const next = (async (): Promise<Journal> => {
       let j = prev ? await prev.catch(() => null) : null;
       // Another creation time: the session was deleted and made again under the same id.
-      if (!j || j.createdAt !== state.createdAt) j = { createdAt: state.createdAt, timeline: emptyTimeline(), events: [] };
+      if (!j || j.createdAt !== state.createdAt) j = { createdAt: state.createdAt, timeline: emptyTimeline(), events: [], byType: new Map(), byAgent: new Map(), series: null };
       if (j.timeline.revision < state.revision) {
         const fresh = await this.m.log(id, j.timeline.revision);
-        for (const e of fresh) j.events.push(e);
+        for (const e of fresh) {
+          const at = j.events.push(e) - 1;
+          indexAt(j.byType, e.type, at);
+          const agent = agentOfEvent(e);
+          if (agent !== null) indexAt(j.byAgent, agent, at);
+        }
         addEvents(j.timeline, fresh, this.m.pricing());
       }
       return j;
