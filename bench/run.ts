@@ -10,6 +10,7 @@ import type { NewEvent } from '../src/domain/events.js';
 import { SessionManager } from '../src/manager/manager.js';
 import { FileStore } from '../src/store/file/store.js';
 import { HOOK_EXPLANATION, hookLatency } from './hooks.js';
+import { OTEL_EXPLANATION, otelExportLatency } from './otel.js';
 import { PG_EXPLANATION, pgAppends } from './postgres.js';
 import { UI_EXPLANATION, uiLatency } from './ui.js';
 import type { PgRow as BenchRow } from './postgres.js';
@@ -241,6 +242,7 @@ await loadTime();
 await listLatency();
 rows.push(...hookLatency(quick, work));
 rows.push(...(await uiLatency(quick, work)));
+rows.push(await otelExportLatency(quick, work));
 const pgRow = await pgAppends(quick);
 if (pgRow) rows.push(pgRow);
 fs.rmSync(work, { recursive: true, force: true });
@@ -274,6 +276,7 @@ How each is measured:
 - **List**: \`baton list --json --all\` over 10,000 sessions (registry cache warm) against \`node -e 0\`.
 ${HOOK_EXPLANATION}
 ${UI_EXPLANATION}
+${OTEL_EXPLANATION}
 ${pgRow ? PG_EXPLANATION : '- **PostgreSQL appends**: not measured in this run (`BATON_TEST_PG_URL` was not set).'}
 `;
   fs.writeFileSync(path.join(root, 'BENCHMARKS.md'), doc);
