@@ -423,7 +423,7 @@ export function decideContext(s: SessionState, summary: string): EventDraft[] {
 }
 
 /** Validates a session lifecycle verb. */
-export function decideSession(s: SessionState, action: SessionAction, detail: string | null = null, cause = 'user'): EventDraft[] {
+export function decideSession(s: SessionState, action: SessionAction, detail: string | null = null, cause = 'user', o: { force?: boolean } = {}): EventDraft[] {
   if (s.archived) assertWritable(s);
   const target = sessionTarget(s.status, action);
   if (!target) {
@@ -432,6 +432,7 @@ export function decideSession(s: SessionState, action: SessionAction, detail: st
       details: { sessionId: s.id, status: s.status, action },
     });
   }
+  if (action === 'complete') return decideComplete(s, detail, o.force === true);
   switch (action) {
     case 'pause':
       return [draft('session.paused', { cause, detail })];
@@ -439,13 +440,29 @@ export function decideSession(s: SessionState, action: SessionAction, detail: st
       return [draft('session.resumed', { from: s.status })];
     case 'interrupt':
       return [draft('session.interrupted', { cause, detail })];
-    case 'complete':
-      return [draft('session.completed', { detail })];
     case 'fail':
       return [draft('session.failed', { detail })];
     case 'abandon':
       return [draft('session.abandoned', { detail })];
   }
+}
+
+/**
+ * Completing a session whose phases are not all completed or skipped is refused (`BLOCKED`,
+ * naming them): a session marked done with work left undone misleads whoever reads it
+ * later. `force` completes it anyway and records which phases were left unfinished.
+ */
+function decideComplete(s: SessionState, detail: string | null, force: boolean): EventDraft[] {
+  const unfinished = s.phases.filter((p) => p.status !== 'completed' && p.status !== 'skipped');
+  if (!unfinished.length) return [draft('session.completed', { detail })];
+  if (!force) {
+    const list = unfinished.map((p) => `${p.id} (${p.status.replace('_', ' ')})`).join(', ');
+    throw new BatonError('BLOCKED', `Session ${s.id} has unfinished phases: ${list}.`, {
+      hint: hint('session.complete-unfinished', { session: s.id, phases: unfinished.map((p) => p.id) }),
+      details: { sessionId: s.id, unfinished: unfinished.map((p) => ({ id: p.id, status: p.status })) },
+    });
+  }
+  return [draft('session.completed', { detail, unfinished: unfinished.map((p) => p.id) })];
 }
 
 /** Archiving is allowed for any session that is not active. */

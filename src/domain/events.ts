@@ -31,7 +31,8 @@ export interface EventDataMap {
   'session.paused': { cause: string; detail?: string | null };
   'session.resumed': { from: string };
   'session.interrupted': { cause: string; detail?: string | null };
-  'session.completed': { detail?: string | null };
+  /** `unfinished`: the phases left neither completed nor skipped by a forced completion. */
+  'session.completed': { detail?: string | null; unfinished?: string[] };
   'session.failed': { detail?: string | null };
   'session.abandoned': { detail?: string | null };
   'session.archived': Record<string, never>;

@@ -220,9 +220,13 @@ export class SessionManager extends SessionCore {
     return this.switchTo(id, agent);
   }
 
-  /** Applies a lifecycle verb; a session that ends stops being the workspace's active one. */
-  async lifecycle(id: string, action: Exclude<SessionAction, 'resume'>, detail: string | null = null, o: ChangeOptions = {}): Promise<SessionState> {
-    const r = await this.simple(id, (s) => decide.decideSession(s, action, detail), o);
+  /**
+   * Applies a lifecycle verb; a session that ends stops being the workspace's active one.
+   * `complete` refuses (`BLOCKED`) while a phase is neither completed nor skipped, unless
+   * `force`, which records the phases left unfinished.
+   */
+  async lifecycle(id: string, action: Exclude<SessionAction, 'resume'>, detail: string | null = null, o: ChangeOptions & { force?: boolean } = {}): Promise<SessionState> {
+    const r = await this.simple(id, (s) => decide.decideSession(s, action, detail, 'user', { force: o.force === true }), o);
     if (['completed', 'failed', 'abandoned'].includes(r.state.status)) await this.clearActiveIf(id);
     return r.state;
   }

@@ -50,6 +50,7 @@ export const TOOL_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => 
   'session.other-id-or-switch': () => 'Pick another `id`, or continue that session with `session_switch`.',
   'session.unpin': () => null,
   'session.bmad-prefix': () => null,
+  'session.complete-unfinished': (a) => `Finish or skip them first (\`phase_complete\` / \`phase_skip\`), or call \`session_complete\` with \`force: true\` to complete it anyway, recording ${a.phases.join(', ')} as left unfinished.`,
   'tokens.name-agent': () => 'Pass `agent`.',
   'tokens.count': (a) => (TOKEN_ARGS.has(a.what) ? `Pass \`${TOKEN_ARGS.get(a.what)}\` as a non-negative integer, e.g. 1200.` : null),
   'phase.start': (a) => `Start it first: \`phase_start\` with phase ${a.phase}.`,

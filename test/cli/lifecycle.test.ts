@@ -157,7 +157,7 @@ describe('session lifecycle', () => {
     // Applying it again is not an error: it is active, there is nothing to do (issue 15, bug 2).
     expect((await ws.ok(['resume', '--apply'])).stdout).toBe('Session alpha is already active: nothing to resume; go on working in it.\n');
 
-    expect(await ws.json(['complete'])).toEqual({ ok: true, id: 'alpha', status: 'completed', revision: 8 });
+    expect(await ws.json(['complete', '--force'])).toEqual({ ok: true, id: 'alpha', status: 'completed', revision: 8 });
     // A finished session stops being the active one.
     expectError(await ws.run(['status']), 'NO_ACTIVE_SESSION');
 

@@ -139,16 +139,19 @@ function registerLifecycle(program: Command, on: On): void {
 
   const lifecycle: Array<['pause' | 'complete' | 'fail' | 'abandon', string, string]> = [
     ['pause', 'pause the session (it stays the workspace session)', 'Paused'],
-    ['complete', 'mark the session completed', 'Completed'],
+    ['complete', 'mark the session completed (refused while a phase is unfinished, unless --force)', 'Completed'],
     ['fail', 'mark the session failed', 'Failed'],
     ['abandon', 'abandon the session (not resumable)', 'Abandoned'],
   ];
   for (const [verb, description, done] of lifecycle) {
-    on(strict(common(program.command(verb).description(description).option('--reason <text>', 'why'))), async (ctx, _a, o) => {
+    const cmd = program.command(verb).description(description).option('--reason <text>', 'why');
+    if (verb === 'complete') cmd.option('--force', 'complete even with unfinished phases; they are recorded as left unfinished');
+    on(strict(common(cmd)), async (ctx, _a, o) => {
       const id = await ctx.sessionId();
-      const action = verb === 'pause' ? 'pause' : verb;
-      const s = await ctx.manager().lifecycle(id, action, (o['reason'] as string | undefined) ?? null, ctx.change());
-      changed(ctx, s, `${done} ${s.id}`);
+      const s = await ctx.manager().lifecycle(id, verb, (o['reason'] as string | undefined) ?? null, { ...ctx.change(), force: o['force'] === true });
+      // Forced past unfinished phases: say which, as the journal records them.
+      const left = verb === 'complete' ? s.phases.filter((p) => p.status !== 'completed' && p.status !== 'skipped').map((p) => p.id) : [];
+      changed(ctx, s, `${done} ${s.id}${left.length ? ` (left unfinished: ${left.join(', ')})` : ''}`);
     });
   }
 
