@@ -7,6 +7,7 @@ import { BatonError } from './errors.js';
 import { hint } from './hints.js';
 import type { EventDataMap, EventType, PhaseSpec } from './events.js';
 import { clip } from './ids.js';
+import { unfinishedForCompletion } from './session-complete.js';
 import type { FileAction, Phase, SessionState } from './state.js';
 import { FINAL_STATUSES } from './state.js';
 import { allowedPhaseActions, phaseTarget, sessionTarget } from './transitions.js';
@@ -432,7 +433,10 @@ export function decideSession(s: SessionState, action: SessionAction, detail: st
       details: { sessionId: s.id, status: s.status, action },
     });
   }
-  if (action === 'complete') return decideComplete(s, detail, o.force === true);
+  if (action === 'complete') {
+    const unfinished = unfinishedForCompletion(s, o.force === true);
+    return [draft('session.completed', unfinished.length ? { detail, unfinished } : { detail })];
+  }
   switch (action) {
     case 'pause':
       return [draft('session.paused', { cause, detail })];
@@ -445,24 +449,6 @@ export function decideSession(s: SessionState, action: SessionAction, detail: st
     case 'abandon':
       return [draft('session.abandoned', { detail })];
   }
-}
-
-/**
- * Completing a session whose phases are not all completed or skipped is refused (`BLOCKED`,
- * naming them): a session marked done with work left undone misleads whoever reads it
- * later. `force` completes it anyway and records which phases were left unfinished.
- */
-function decideComplete(s: SessionState, detail: string | null, force: boolean): EventDraft[] {
-  const unfinished = s.phases.filter((p) => p.status !== 'completed' && p.status !== 'skipped');
-  if (!unfinished.length) return [draft('session.completed', { detail })];
-  if (!force) {
-    const list = unfinished.map((p) => `${p.id} (${p.status.replace('_', ' ')})`).join(', ');
-    throw new BatonError('BLOCKED', `Session ${s.id} has unfinished phases: ${list}.`, {
-      hint: hint('session.complete-unfinished', { session: s.id, phases: unfinished.map((p) => p.id) }),
-      details: { sessionId: s.id, unfinished: unfinished.map((p) => ({ id: p.id, status: p.status })) },
-    });
-  }
-  return [draft('session.completed', { detail, unfinished: unfinished.map((p) => p.id) })];
 }
 
 /** Archiving is allowed for any session that is not active. */
