@@ -238,6 +238,7 @@ describe('baton restore', () => {
     // A store committed to git would be rewound by a reset: refused.
     const ws = await repo();
     ws.write('.gitignore', '');
+    await ws.ok(['init', '--shared']); // a store committed with the project
     commit(ws, 'track the store');
     await ws.ok(['checkpoint', 'tracked']);
     commit(ws, 'more store');

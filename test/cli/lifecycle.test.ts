@@ -7,7 +7,7 @@ describe('baton init and start', () => {
   it('init creates the store once; start creates a dated session with --phases', async () => {
     const ws = workspace();
     const init = await ws.ok(['init']);
-    expect(init.stdout).toBe(`Created store at ${ws.store}\n`);
+    expect(init.stdout).toBe(`Created store at ${ws.store} (private: it ignores itself in git)\n`);
     expect(fs.statSync(ws.store).isDirectory()).toBe(true);
     expect(fs.statSync(ws.store).mode & 0o777).toBe(0o700);
     expect((await ws.ok(['init'])).stdout).toBe(`Store already present at ${ws.store}\n`);

@@ -27,11 +27,24 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
 /** `init`: create the file store or prepare a database. */
 function registerInit(program: Command, io: CliIO, on: On): void {
   on(
-    common(program.command('init').description('create a .baton store in the current directory (or --dir), or prepare the --store / $BATON_STORE database')),
-    async (ctx) => {
+    common(
+      program
+        .command('init')
+        .description('create a .baton store at the root of the git work tree (else here, or --dir), or prepare the --store / $BATON_STORE database')
+        .option('--shared', 'a store committed with the project: no .gitignore of its own (on an existing store, removes it)'),
+    ),
+    async (ctx, _a, o) => {
       const url = ctx.storeUrl;
-      const { root, existed } = url && !url.startsWith('file:') ? await initStoreUrl(url, io.cwd) : initStore(io.cwd, ctx.opts.dir ?? io.env['BATON_DIR'] ?? null);
-      ctx.emit({ ok: true, store: root, created: !existed }, `${existed ? 'Store already present' : 'Created store'} at ${root}`);
+      if (url && !url.startsWith('file:')) {
+        const { root, existed } = await initStoreUrl(url, io.cwd);
+        ctx.emit({ ok: true, store: root, created: !existed }, `${existed ? 'Store already present' : 'Created store'} at ${root}`);
+        return;
+      }
+      const shared = o['shared'] === true;
+      const r = initStore(io.cwd, ctx.opts.dir ?? io.env['BATON_DIR'] ?? null, { shared: o['shared'] === true });
+      const how = r.shared ? 'shared: commit it with the project' : 'private: it ignores itself in git';
+      const text = r.existed ? `Store already present at ${r.root}${r.sharedChanged ? `; now ${how}` : ''}` : `Created store at ${r.root} (${how})`;
+      ctx.emit({ ok: true, store: r.root, created: !r.existed, shared: r.shared }, text);
     },
   );
 }
@@ -53,6 +66,7 @@ function registerStart(program: Command, io: CliIO, on: On): void {
         .option('--plan <file>', 'plan file (.json or .yaml) with the phases')
         .option('--budget <n>', 'token budget (input + output)')
         .option('--switch', 'pause the active session instead of refusing')
+        .option('--shared', 'if this creates the store: one committed with the project (no .gitignore of its own)')
         .option('--no-auto-checkpoint', 'do not take a checkpoint each time a phase completes')
         .option('--mirror <format>', 'keep the session\'s files in this foreign layout rewritten after every change (see `baton mirror`)')
         .option('--mirror-out <dir>', 'folder of the mirrored files (with --mirror)'),
@@ -64,7 +78,7 @@ function registerStart(program: Command, io: CliIO, on: On): void {
       const plan = o['plan'] !== undefined ? await readPlanFile(String(o['plan']), io.cwd) : null;
       const phases = plan ? plan.phases : o['phases'] !== undefined ? await phasesFromList(String(o['phases'])) : [];
       // `start` creates the store where `init` would, so a first run needs no separate init.
-      const m = ctx.manager(true);
+      const m = ctx.manager(true, o['shared'] === true);
       const s = await m.start({
         title: title ?? '',
         ...(o['id'] !== undefined ? { id: String(o['id']) } : {}),
