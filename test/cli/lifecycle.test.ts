@@ -11,7 +11,7 @@ describe('baton init and start', () => {
     expect(fs.statSync(ws.store).isDirectory()).toBe(true);
     expect(fs.statSync(ws.store).mode & 0o777).toBe(0o700);
     expect((await ws.ok(['init'])).stdout).toBe(`Store already present at ${ws.store}\n`);
-    expect(await ws.json(['init'])).toEqual({ ok: true, store: ws.store, created: false });
+    expect(await ws.json(['init'])).toEqual({ ok: true, store: ws.store, created: false, shared: false });
 
     const before = utcDate();
     const start = await ws.ok(['start', 'My Work', '--phases', 'Design, Build,Test', '--budget', '1000']);
