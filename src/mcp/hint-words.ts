@@ -118,7 +118,7 @@ export const CODE_HINTS: Readonly<Record<ErrorCode, string>> = {
   ACTIVE_EXISTS: 'Pass `switch: true`, or call `session_pause` or `session_complete` first.',
   NO_STORE: 'No session has been started in this workspace yet: `session_start` creates the store along with the first session.',
   STORE_UNAVAILABLE: 'Check permissions and free disk space, then call the tool again.',
-  UNSUPPORTED_VERSION: 'Upgrade baton (npm install -g baton@latest) and restart its MCP server.',
+  UNSUPPORTED_VERSION: 'Upgrade baton (npm install -g baton-sessions@latest) and restart its MCP server.',
   INTERNAL: 'This is a bug in baton; report it with the tool call that caused it.',
 };
 
