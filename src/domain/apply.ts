@@ -309,7 +309,7 @@ const HANDLERS: Handlers = {
     s.metadata[d.key] = d.value;
   },
   'lease.acquired': (s, d, e) => {
-    s.lease = { owner: d.owner, pid: d.pid, host: d.host, token: d.token, acquiredAt: e.time, renewedAt: e.time, expiresAt: d.expiresAt };
+    s.lease = { owner: d.owner, pid: d.pid, host: d.host, token: d.token, acquiredAt: e.time, renewedAt: e.time, expiresAt: d.expiresAt, ...(d.boot ? { boot: d.boot } : {}), ...(d.detached ? { detached: true } : {}) };
     s.leaseToken = Math.max(s.leaseToken ?? 0, d.token);
   },
   'lease.renewed': (s, d, e) => {

@@ -185,8 +185,11 @@ describe('leases: a killed baton run, expiry, takeover and fencing', () => {
     await untilListed(ws, 'lx', (r) => r.leaseToken === 1);
     child.kill('SIGKILL');
     await done;
-    // Right after the kill the lease is still valid: the session reads as active.
-    expect(((await ws.status()) as unknown as StatusWithLease).status).toBe('active');
+    // Right after the kill the lease is still valid: the session reads as active, and since its
+    // holder ran on this machine and is gone, status says so (see dead-holder.test.ts).
+    const right = await ws.run(['status', '--json']);
+    expect((JSON.parse(right.stdout) as StatusWithLease).status).toBe('active');
+    expect(right.stderr).toMatch(/^warning: the lease's holder is gone \(pid \d+ on .* has exited\)/);
     // Two minutes later (clock moved), every reader reports the crash.
     const future = { env: { BATON_NOW: later(120_000) } };
     const s = (await ws.status(undefined, future)) as unknown as StatusWithLease;
@@ -211,6 +214,8 @@ describe('leases: a killed baton run, expiry, takeover and fencing', () => {
     const ws = await withSession('lr', 'build');
     const { child, done } = startRun(ws, ['--heartbeat', '200ms', '--ttl', '1s', '--', process.execPath, '-e', 'setTimeout(() => {}, 60000)']);
     await untilLeased(ws);
+    // The registry row follows the journal: count rows only once it carries the lease.
+    await untilListed(ws, 'lr', (r) => r.leaseToken === 1);
     const logRows = (): number => fs.readFileSync(ws.path('.baton', 'index.log'), 'utf8').split('\n').filter((l) => l.includes('"id":"lr"')).length;
     const rowsBefore = logRows();
     // Past the first lease's expiry: kept alive by heartbeats, the session still lists as active,

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import type { Command } from 'commander';
-import { BatonError, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS, isBatonError } from '../../manager/index.js';
+import { BatonError, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS, goneText, isBatonError } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common } from '../program.js';
@@ -84,6 +84,9 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
         // A worker that claimed the session (`baton claim`) goes on under the lease it took.
         token = (await m.leases.adopt(id, held, ttlMs, ctx.agent)).token;
       } else {
+        // A lease whose holder died on this machine is ended now, not after its lifetime.
+        const gone = await m.leases.endGoneHolder(id, ctx.agent);
+        if (gone) ctx.warn(`the lease's holder is gone (${goneText(gone)}); taking the session over`);
         let s = await m.get(id);
         if (s.status !== 'active') s = await m.resume(id, ctx.agent);
         const owner = ctx.agent ?? `run:${command[0]}`;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { BatonError, checkMirrorSetting, initStore, initStoreUrl, MIRROR_KEY, parseIdFormat, phasesFromList, planFileMetadata, readPlanFile, SESSION_STATUSES, statusView } from '../../manager/index.js';
+import { BatonError, checkMirrorSetting, goneText, initStore, initStoreUrl, MIRROR_KEY, parseIdFormat, phasesFromList, planFileMetadata, readPlanFile, SESSION_STATUSES, statusView } from '../../manager/index.js';
 import type { SessionState, SessionStatus } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
@@ -104,6 +104,8 @@ function registerStatus(program: Command, io: CliIO, on: On): void {
   on(common(program.command('status').description('show a session: phases, progress, tokens, errors')), async (ctx) => {
     const m = ctx.manager();
     const s = await m.get(await ctx.sessionId());
+    const gone = m.leases.holderGone(s.lease ?? null);
+    if (gone) ctx.warn(`the lease's holder is gone (${goneText(gone)}): \`baton resume --apply\` or \`baton claim\` takes the session over now, without waiting for the lease to expire`);
     const pricing = m.pricing();
     ctx.emit(statusView(s, io.now().toISOString(), pricing), () => renderStatus(s, ctx.paint, io.now(), pricing));
   });
