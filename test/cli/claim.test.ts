@@ -276,7 +276,8 @@ describe('baton claim on the file store', () => {
     const c = (JSON.parse(r.stdout) as ClaimJson).claimed!;
     expect(c.sessionId).toBe('long');
     expect(c.token).toBe(2);
-    expect(c.cause?.cause).toBe('lease-expired');
+    // Woken by the lease's expiry, or earlier by the feed, when the dead holder is seen from this machine.
+    expect(['lease-expired', 'holder-gone']).toContain(c.cause?.cause);
     const types = (await ws.log('long')).map((e) => e.type);
     expect(types.slice(-4)).toEqual(['lease.expired', 'session.interrupted', 'session.resumed', 'lease.acquired']);
   }, 60_000);

@@ -6,8 +6,8 @@ import type { CliIO } from '../io.js';
 import { bind, common, strict } from '../program.js';
 import type { On } from '../program.js';
 import { renderList, renderTombstones } from '../render/list.js';
-import { renderLog } from '../render/log.js';
 import { renderStatus } from '../render/status.js';
+import { registerLog } from './log.js';
 
 function changed(ctx: Ctx, s: SessionState, text: string): void {
   ctx.emit({ ok: true, id: s.id, status: s.status, revision: s.revision }, text);
@@ -21,7 +21,7 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
   registerStatus(program, io, on);
   registerList(program, io, on);
   registerLifecycle(program, on);
-  registerJournal(program, on);
+  registerJournal(program, io, on);
 }
 
 /** `init`: create the file store or prepare a database. */
@@ -179,21 +179,8 @@ function registerLifecycle(program: Command, on: On): void {
 }
 
 /** `log` and `repair`: reading and mending the journal. */
-function registerJournal(program: Command, on: On): void {
-  on(
-    common(
-      program
-        .command('log')
-        .description("show a session's events")
-        .option('--since <seq>', 'only events after this seq', '0'),
-    ),
-    async (ctx, _a, o) => {
-      const since = Number(o['since']);
-      if (!Number.isInteger(since) || since < 0) throw new BatonError('BAD_INPUT', `--since must be a non-negative integer; got ${JSON.stringify(o['since'])}.`, { hint: 'e.g. --since 120' });
-      const events = await ctx.manager().log(await ctx.sessionId(), since);
-      ctx.emit(events, () => renderLog(events, ctx.paint));
-    },
-  );
+function registerJournal(program: Command, io: CliIO, on: On): void {
+  registerLog(program, io, on);
 
   on(common(program.command('repair').description("rebuild a session's damaged journal, keeping every readable event")), async (ctx) => {
     const id = await ctx.sessionId();
