@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { CliIO } from './io.js';
 
 /**
@@ -23,8 +24,9 @@ export async function page(io: CliIO, pager: string, text: string): Promise<void
     io.stdout(text);
     return;
   }
-  // Loaded only when a pager runs: most commands never start a process.
-  const { spawn } = await import('node:child_process');
+  // Loaded only when a pager runs: most commands never start a process. (require, not
+  // import(): the launcher runs the CLI's bundle where dynamic import is not available.)
+  const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
   const env = { ...io.env, LESS: io.env['LESS'] ?? 'FRX', LV: io.env['LV'] ?? '-c' };
   const child = spawn('/bin/sh', ['-c', pager], { stdio: ['pipe', 'inherit', 'inherit'], env, cwd: io.cwd });
   // Quitting the pager before the end closes its input: not an error.
