@@ -29,6 +29,7 @@ import type { Handle } from './session-lock.js';
 import { FILE_FORMAT_VERSION, readSnapshot } from './snapshot.js';
 import type { SnapshotRecord } from './snapshot.js';
 import { DerivedFiles } from './derived-files.js';
+import { FileCursorTable } from './cursors.js';
 import { watchJournals } from './watch.js';
 
 /** Options of {@link FileStore}. */
@@ -61,6 +62,8 @@ export class FileStore implements SessionStore {
   /** Interrupted archives and deletions finished when the store was opened, reported by the next load or list. */
   private readonly notices: RepairReport[];
   private readonly writer: Writer;
+  /** Named positions of the store's readers (capability `cursors`). */
+  readonly cursors: FileCursorTable;
 
   constructor(options: FileStoreOptions) {
     this.layout = new Layout(path.resolve(options.root));
@@ -71,6 +74,7 @@ export class FileStore implements SessionStore {
     this.checkFormat();
     this.retention = new Retention(this.layout, this.now, this.lockTimeoutMs);
     this.notices = this.retention.recover();
+    this.cursors = new FileCursorTable(this.layout.cursors, this.lockTimeoutMs);
   }
 
   get location(): string {
