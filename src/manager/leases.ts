@@ -46,8 +46,9 @@ export class Leases {
    * another machine's, this process's own, a detached lease (`baton claim`'s), an expired one.
    */
   holderGone(lease: Lease | null): GoneHolder | null {
+    if (!lease || lease.detached) return null;
     const { pid, host, boot } = this.m.origin;
-    if (!lease || lease.detached || lease.host !== host || lease.pid === pid || leaseExpired(lease, this.m.time())) return null;
+    if (lease.host !== host || lease.pid === pid || leaseExpired(lease, this.m.time())) return null;
     if (lease.boot && boot && lease.boot !== boot) return { pid: lease.pid, host: lease.host, reason: 'rebooted' };
     return processAlive(lease.pid) ? null : { pid: lease.pid, host: lease.host, reason: 'exited' };
   }
