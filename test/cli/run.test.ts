@@ -159,8 +159,11 @@ describe("baton run's exit status: the child's own, or 125-127 for baton's failu
   it('other commands keep their documented codes', async () => {
     const ws = await withSession('ro', 'build');
     expectError(await ws.run(['status', '--session', 'nope']), 'NOT_FOUND');
-    // A session named like the command is not the command.
+    // A session named like the command is not the command, before or after it.
     expectError(await ws.run(['status', '--session', 'run']), 'NOT_FOUND');
+    expectError(await ws.run(['--session', 'run', 'status']), 'NOT_FOUND');
+    // A global option before `run` still makes its failures 125.
+    expectRunError(await ws.run(['--session', 'nope', 'run', '--', 'true']), 'NOT_FOUND');
   });
 
   it('run --help documents the codes', async () => {

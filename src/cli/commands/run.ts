@@ -32,8 +32,10 @@ Exit status:
   the command's own   it ran; 128+N when signal N ended it
   125                 baton itself failed (error[CODE] on stderr says why)
   126                 the command was found but cannot be executed
-  127                 the command was not found
-`;
+  127                 the command was not found`;
+
+/** Options every command takes that are followed by a value. */
+const VALUE_OPTIONS: ReadonlySet<string> = new Set(['--session', '--dir', '--store', '--agent']);
 
 /**
  * The exit status of an invocation that failed with `code` before or around its work: for
@@ -42,7 +44,9 @@ Exit status:
  */
 export function ownFailureStatus(argv: readonly string[], commands: readonly string[], code: number): number {
   const end = argv.indexOf('--');
-  const words = (end < 0 ? argv : argv.slice(0, end)).filter((a) => !a.startsWith('-'));
+  const head = end < 0 ? argv : argv.slice(0, end);
+  // The value of a global option given before the command (`--session run status`) is no command word.
+  const words = head.filter((a, i) => !a.startsWith('-') && !VALUE_OPTIONS.has(head[i - 1] ?? ''));
   return words.find((w) => commands.includes(w)) === 'run' ? RUN_EXIT.BATON_FAILED : code;
 }
 
