@@ -13,6 +13,7 @@ import { HOOK_EXPLANATION, hookLatency } from './hooks.js';
 import { OTEL_EXPLANATION, otelExportLatency } from './otel.js';
 import { PG_EXPLANATION, pgAppends } from './postgres.js';
 import { scaleCurves, writeScaleSection } from './scale.js';
+import { UI_EXPLANATION, uiLatency } from './ui.js';
 import type { PgRow as BenchRow } from './postgres.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -241,6 +242,7 @@ await durableAppends();
 await loadTime();
 await listLatency();
 rows.push(...hookLatency(quick, work));
+rows.push(...(await uiLatency(quick, work)));
 rows.push(await otelExportLatency(quick, work));
 const pgRow = await pgAppends(quick);
 if (pgRow) rows.push(pgRow);
@@ -277,6 +279,7 @@ How each is measured:
   of a 100,000-event session against a 100-event one.
 - **List**: \`baton list --json --all\` over 10,000 sessions (registry cache warm) against \`node -e 0\`.
 ${HOOK_EXPLANATION}
+${UI_EXPLANATION}
 ${OTEL_EXPLANATION}
 ${pgRow ? PG_EXPLANATION : '- **PostgreSQL appends**: not measured in this run (`BATON_TEST_PG_URL` was not set).'}
 `;

@@ -1,5 +1,5 @@
 // Bundles the CLI (dist/cli.cjs, started by dist/baton.cjs), the library (dist/index.js) and the
-// store conformance suite (dist/testing.js, `baton/testing`), with type declarations.
+// store conformance suite (dist/testing.js, `baton-sessions/testing`), with type declarations.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -62,13 +62,30 @@ await build({
   define: { ...common.define, 'import.meta.url': '__filename' },
   banner: {},
 });
+// The dashboard's web page (`baton ui`): its code and styles with their libraries (preact,
+// uPlot, marked, DOMPurify) bundled into dist/ui/, served from the package; nothing is fetched
+// from elsewhere at run time, and no other command loads any of it.
+await build({
+  entryPoints: { app: 'src/ui/web/main.tsx' },
+  outdir: 'dist/ui',
+  bundle: true,
+  platform: 'browser',
+  format: 'esm',
+  target: ['es2022', 'chrome110', 'firefox115', 'safari16'],
+  minify: true,
+  sourcemap: false,
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  legalComments: 'linked',
+  logLevel: 'warning',
+});
 // The `baton` command itself is a small launcher that runs cli.cjs (or hook.cjs) through V8's code cache.
 const digest = (f) => createHash('sha256').update(readFileSync(new URL(`../dist/${f}`, import.meta.url))).digest('hex').slice(0, 16);
 writeFileSync(
   new URL('../dist/baton.cjs', import.meta.url),
   readFileSync(new URL('../src/cli/launcher.cjs', import.meta.url), 'utf8').replace('__BATON_BUNDLE_HASH__', digest('cli.cjs')).replace('__BATON_HOOK_HASH__', digest('hook.cjs')),
 );
-// The library and `baton/testing` share their code in chunks, so a store written against the
+// The library and `baton-sessions/testing` share their code in chunks, so a store written against the
 // library throws the very BatonError class the suite checks for. vitest stays external: the
 // test runner of whoever runs the suite.
 await build({

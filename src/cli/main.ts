@@ -13,8 +13,9 @@ import { registerHooks } from './commands/hooks.js';
 import { registerHook } from './commands/hook.js';
 import { registerRecords } from './commands/records.js';
 import { registerResume } from './commands/resume.js';
-import { registerRun } from './commands/run.js';
+import { ownFailureStatus, registerRun } from './commands/run.js';
 import { registerSession } from './commands/session.js';
+import { registerUi } from './commands/ui.js';
 import { registerWorkers } from './commands/workers.js';
 import type { Ctx } from './context.js';
 import { EXIT_CODES } from './exit.js';
@@ -86,6 +87,7 @@ export const GROUPS: ReadonlyArray<{ register: Register; commands: readonly stri
   { register: registerHook, commands: ['hook'] },
   { register: registerOtel, commands: ['otel'] },
   { register: registerCompletion, commands: ['completion'] },
+  { register: registerUi, commands: ['ui'] },
 ];
 
 /** Reports an error the one way the CLI does: coded line + hint on stderr, or a JSON object on stdout. */
@@ -98,7 +100,8 @@ function report(io: CliIO, e: BatonError, json: boolean): number {
     io.stderr(fitText(`${c.red(`error[${e.code}]`)}: ${e.message}\n`, c));
     if (hint) io.stderr(fitText(`${c.dim('hint')}: ${hint}\n`, c));
   }
-  return EXIT_CODES[e.code];
+  // `baton run` exits with its child's status, so its own failures take 125 (see run.ts).
+  return ownFailureStatus(io.argv, GROUPS.flatMap((g) => g.commands), EXIT_CODES[e.code]);
 }
 
 /**

@@ -13,7 +13,9 @@ import type { SessionSummary } from '../domain/summary.js';
 import type { PhaseAction, SessionAction } from '../domain/transitions.js';
 import { notFound } from '../store/errors.js';
 import { RowText, rowsToJsonArray } from '../store/row.js';
-import type { RepairReport, RowFilter, Tombstone } from '../store/types.js';
+import type { RepairReport, Tombstone } from '../store/types.js';
+import { storeFilter } from './list-filter.js';
+import type { ListFilter } from './list-filter.js';
 import { AgentHooks } from './agent-hooks.js';
 import { Checkpoints } from './checkpoints.js';
 import { Claims } from './claim.js';
@@ -22,6 +24,7 @@ import { DerivedFiles } from './derived-files.js';
 import { Maintenance } from './doctor.js';
 import { Formats } from './foreign-formats.js';
 import { Leases } from './leases.js';
+import { Dashboard } from './dashboard.js';
 import { Recovery } from './resume.js';
 import * as retention from './retention.js';
 import type { CleanupOptions, CleanupResult } from './retention.js';
@@ -35,36 +38,9 @@ import { watchSessions } from './watch.js';
 import type { WatchSessionsOptions } from './watch.js';
 
 export { DEFAULT_SNAPSHOT_EVERY } from './types.js';
+export type { ListFilter } from './list-filter.js';
 export type { ChangeOptions, ChangeResult, ManagerOptions, TimedDraft } from './types.js';
 
-
-/** Which registry rows {@link SessionManager.listRows} returns. */
-export interface ListFilter {
-  status?: SessionStatus;
-  /** Include archived sessions. */
-  all?: boolean;
-  /** Derive every row again from its session. */
-  rebuild?: boolean;
-  /** Only sessions started in this named workspace (sessions of a file store have none). */
-  workspace?: string;
-  /** Only what a claimer may take now (the store reads just those rows when it can; status is judged here). */
-  claimable?: boolean;
-  /** Load the session of a row whose lease lapsed, to report it as it is now (default true). */
-  recheck?: boolean;
-}
-
-/**
- * What the store may leave out for `f` (an indexed registry reads only those rows). A row
- * recorded active whose lease lapsed reads as interrupted, so `interrupted` is not passed on.
- */
-function storeFilter(f: ListFilter, now: string): RowFilter {
-  return {
-    ...(f.claimable ? { claimableAt: now } : {}),
-    ...(f.all ? {} : { archived: false }),
-    ...(f.workspace !== undefined ? { workspace: f.workspace } : {}),
-    ...(f.status !== undefined && f.status !== 'interrupted' ? { status: f.status } : {}),
-  };
-}
 
 /** Input of {@link SessionManager.start}. */
 export interface StartInput {
@@ -105,6 +81,8 @@ export class SessionManager extends SessionCore {
   readonly maintenance = new Maintenance(this);
   /** Transcript ingestion: token use read from agent CLI transcripts (see transcripts.ts). */
   readonly transcripts = new Transcripts(this);
+  /** The dashboard's reads (`baton ui`): sessions page, session page, event log, resume plan (see dashboard.ts). */
+  readonly dashboard: Dashboard = new Dashboard(this);
   /** Named positions of the store's readers (`baton otel follow`; see cursors.ts). */
   readonly cursors = new Cursors(this);
   /** What agent CLI hooks record, and the hook log's problems (see agent-hooks.ts). */
@@ -187,7 +165,7 @@ export class SessionManager extends SessionCore {
    */
   async resolve(explicit?: string | null): Promise<string> {
     // An explicit empty id is a mistake to report, not a request for the active session.
-    if (explicit !== undefined && explicit !== null) return validateId(explicit);
+    if (explicit !== undefined && explicit !== null) return this.expandId(validateId(explicit));
     const active = await this.store.getActive();
     if (active) {
       try {
@@ -205,9 +183,31 @@ export class SessionManager extends SessionCore {
     });
   }
 
-  /** Makes `id` the active session, pausing the one that was active. */
-  async switchTo(id: string, agent?: string | null): Promise<SessionState> {
-    validateId(id);
+  /**
+   * The session id `ref` names: the id itself when such a session exists (archived ones
+   * included), else the one id that starts with it (`2026-11-24-fix` for
+   * `2026-11-24-fix-login`). Several such ids: `BAD_INPUT` listing them. None: `ref`
+   * unchanged, so the caller's read reports `NOT_FOUND` as for any unknown id. Every
+   * surface passes the ids it is given through here ({@link resolve}), so prefixes work
+   * wherever an id does; the library does the same by calling `resolve(ref)`.
+   */
+  async expandId(ref: string): Promise<string> {
+    validateId(ref);
+    if (await this.store.exists(ref)) return ref;
+    const matches = (await this.listRows({ all: true })).map((r) => r.id).filter((id) => id.startsWith(ref)).sort();
+    if (matches.length === 1) return matches[0]!;
+    if (matches.length > 1) {
+      throw new BatonError('BAD_INPUT', `Session ${JSON.stringify(ref)} is ambiguous: it matches ${matches.join(', ')}.`, {
+        hint: 'Give more of the id, or the whole id.',
+        details: { sessionId: ref, matches },
+      });
+    }
+    return ref;
+  }
+
+  /** Makes `ref` (an id or a unique prefix of one) the active session, pausing the one that was active. */
+  async switchTo(ref: string, agent?: string | null): Promise<SessionState> {
+    const id = await this.expandId(validateId(ref));
     return this.store.withWorkspaceLock(async () => {
       const target = await this.get(id);
       // Validate before pausing anything: the table says which statuses may become active.
@@ -229,9 +229,13 @@ export class SessionManager extends SessionCore {
     return this.switchTo(id, agent);
   }
 
-  /** Applies a lifecycle verb; a session that ends stops being the workspace's active one. */
-  async lifecycle(id: string, action: Exclude<SessionAction, 'resume'>, detail: string | null = null, o: ChangeOptions = {}): Promise<SessionState> {
-    const r = await this.simple(id, (s) => decide.decideSession(s, action, detail), o);
+  /**
+   * Applies a lifecycle verb; a session that ends stops being the workspace's active one.
+   * `complete` refuses (`BLOCKED`) while a phase is neither completed nor skipped, unless
+   * `force`, which records the phases left unfinished.
+   */
+  async lifecycle(id: string, action: Exclude<SessionAction, 'resume'>, detail: string | null = null, o: ChangeOptions & { force?: boolean } = {}): Promise<SessionState> {
+    const r = await this.simple(id, (s) => decide.decideSession(s, action, detail, 'user', { force: o.force === true }), o);
     if (['completed', 'failed', 'abandoned'].includes(r.state.status)) await this.clearActiveIf(id);
     return r.state;
   }
@@ -283,8 +287,8 @@ export class SessionManager extends SessionCore {
   }
 
   /**
-   * Registry rows, newest first, derived for sessions the cache lacks. Archived ones only
-   * with `all`. Rows stay JSON text until a field is needed (see {@link RowText}).
+   * Registry rows, newest first, derived for sessions the cache lacks (and stored in the
+   * cache, unless `persist: false`). Archived ones only with `all`. Rows stay JSON text until a field is needed (see {@link RowText}).
    */
   async listRows(filter: ListFilter = {}): Promise<RowText[]> {
     const opts = { rebuild: filter.rebuild === true, filter: storeFilter(filter, this.time()) };
@@ -301,7 +305,8 @@ export class SessionManager extends SessionCore {
         this.onRepair({ sessionId: id, kind: 'index_rebuilt', message: `Session ${id} could not be read for the registry: ${e.message}`, savedTo: null });
       }
     }
-    if (derived.length) await this.store.putSummaries(derived);
+    // A reader that must write nothing (the dashboard) derives the rows again next time.
+    if (derived.length && filter.persist !== false) await this.store.putSummaries(derived);
     const now = this.time();
     const rows = [...r.rows, ...derived.map((s) => RowText.of(s))];
     if (filter.recheck !== false) for (let i = 0; i < rows.length; i++) if (leaseLapsed(rows[i]!, now)) rows[i] = await this.recheck(rows[i]!, now);

@@ -32,6 +32,8 @@ export interface ManagerOptions {
   agent?: string | null;
   pid?: number;
   host?: string;
+  /** This machine's boot id, written with each lease (default: read from /proc/sys/kernel/random/boot_id; null where unknown). */
+  bootId?: string | null;
   snapshotEvery?: number;
   /** Measures a file for the manifest (sha256, size); null when it cannot be read. */
   measure?: (path: string) => MeasuredFile;
@@ -94,7 +96,7 @@ export interface ChangeResult<R = undefined> {
 export interface ManagerCore {
   readonly store: SessionStore;
   readonly workspace: Workspace | null;
-  readonly origin: { pid: number; host: string };
+  readonly origin: { pid: number; host: string; boot: string | null };
   readonly checkpoints: {
     list(sessionId: string): Promise<CheckpointInfo[]>;
     restore(sessionId: string, checkpointId: string, o?: { git?: boolean; force?: boolean; agent?: string | null }): Promise<unknown>;
@@ -108,7 +110,7 @@ export interface ManagerCore {
   createFrom(id: string, events: NewEvent[]): Promise<SessionState>;
   archive(id: string, o?: ChangeOptions): Promise<SessionState>;
   resume(id: string, agent?: string | null): Promise<SessionState>;
-  list(filter?: { status?: SessionStatus; all?: boolean; rebuild?: boolean; workspace?: string; claimable?: boolean; recheck?: boolean }): Promise<SessionSummary[]>;
+  list(filter?: { status?: SessionStatus; all?: boolean; rebuild?: boolean; workspace?: string; claimable?: boolean; recheck?: boolean; persist?: boolean }): Promise<SessionSummary[]>;
   /** The pricing table in effect (built-in prices and the pricing file). */
   pricing(): PricingTable;
   /** The hook log of agent CLI hooks (see agent-hooks.ts). */
