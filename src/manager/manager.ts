@@ -93,7 +93,11 @@ export class SessionManager extends SessionCore {
   protected override async changed(id: string, events: readonly StoredEvent[], state: SessionState): Promise<void> {
     await super.changed(id, events, state);
     this.derivedFiles.note(id, events, state);
-    await this.derivedFiles.afterChange();
+  }
+
+  /** Derived files are refreshed after the callers were answered, once per burst (see DerivedFiles). */
+  protected override afterCommit(): void {
+    this.derivedFiles.afterChange();
   }
 
   // ---- sessions -------------------------------------------------------------------------
@@ -117,6 +121,7 @@ export class SessionManager extends SessionCore {
       const state = fold(null, events.map((e, i) => ({ ...e, seq: i + 1 }) as StoredEvent), id)!;
       await this.store.create(id, events, summarize(state));
       await this.changed(id, events.map((e, i) => ({ ...e, seq: i + 1 }) as StoredEvent), state);
+      this.afterCommit();
       await this.store.setActive(id);
       return state;
     });
