@@ -95,6 +95,12 @@ export class SessionManager extends SessionCore {
     this.derivedFiles.note(id, events, state);
   }
 
+  /** Waits for the derived files being refreshed (see DerivedFilesOptions.refresh), then closes the store. */
+  async close(): Promise<void> {
+    await this.derivedFiles.settled();
+    await this.store.close();
+  }
+
   /** Derived files are refreshed after the callers were answered, once per burst (see DerivedFiles). */
   protected override afterCommit(): void {
     this.derivedFiles.afterChange();
