@@ -3,6 +3,7 @@
  * (domain) → conditional append → result, with the manager's clock and identity. The verbs
  * built on it are in manager.ts.
  */
+import { clonePlain } from '../domain/clone.js';
 import { hint } from '../domain/hints.js';
 import { settingEvents } from '../domain/settings.js';
 import type { SettingValues } from '../domain/settings.js';
@@ -161,7 +162,7 @@ export class SessionCore {
     // A read followed by a change (a hook binds, then records) loads the session once: the
     // change tries this state first, and its conditional append catches anyone who wrote
     // since. A private copy, so a caller that mutates what it got cannot skew the next change.
-    this.remember(id, { state: structuredClone(loaded.state), snapshotRevision: loaded.snapshotRevision });
+    this.remember(id, { state: clonePlain(loaded.state), snapshotRevision: loaded.snapshotRevision });
     return loaded.state;
   }
 
