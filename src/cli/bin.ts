@@ -13,7 +13,7 @@ void run({
   cwd: process.cwd(),
   stdout: (s) => writeAll(1, s),
   stderr: (s) => writeAll(2, s),
-  isTTY: process.stdout.isTTY === true,
+  isTTY: isTerminal(1),
   now: cliClock(process.env['BATON_NOW']),
 }).then((code) => {
   process.exitCode = code;
@@ -31,4 +31,17 @@ function writeAll(fd: number, s: string): void {
       throw e;
     }
   }
+}
+
+/**
+ * `process.stdout.isTTY` without creating process.stdout (which loads net and stream: start-up
+ * time every command would pay). A terminal is a character device; only then is tty asked.
+ */
+function isTerminal(fd: number): boolean {
+  try {
+    if (!fs.fstatSync(fd).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  return (require('node:tty') as typeof import('node:tty')).isatty(fd);
 }

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import os from 'node:os';
 import type { Command } from 'commander';
 import { BatonError, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS, isBatonError } from '../../manager/index.js';
@@ -59,6 +58,8 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
       await m.change(id, () => ({ events: [{ type: 'run.started', data: { command, token, agent: ctx.agent } }], result: undefined }), { agent: ctx.agent, fencingToken: token });
       io.stderr(`baton: running ${command.join(' ')} in session ${id} (lease token ${token})\n`);
 
+      // Loaded here only: node:child_process (with net and stream) costs every other command start-up time.
+      const { spawn } = await import('node:child_process');
       const child = spawn(command[0]!, command.slice(1), {
         stdio: 'inherit',
         cwd: io.cwd,
