@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import type { Command } from 'commander';
 import { BatonError, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS, isBatonError } from '../../manager/index.js';
@@ -59,7 +60,8 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
       io.stderr(`baton: running ${command.join(' ')} in session ${id} (lease token ${token})\n`);
 
       // Loaded here only: node:child_process (with net and stream) costs every other command start-up time.
-      const { spawn } = await import('node:child_process');
+      // (required, not imported: the bundle runs in a vm.Script, which has no dynamic import of built-ins).
+      const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
       const child = spawn(command[0]!, command.slice(1), {
         stdio: 'inherit',
         cwd: io.cwd,
