@@ -81,6 +81,8 @@ export class SessionManager extends SessionCore {
   /** The pricing override file, if any (see {@link pricing}). */
   readonly pricingFile: string | null;
   private pricingTable: PricingTable | null = null;
+  /** Rows the last listRows checked against their session (lapsed leases). */
+  private rechecked = 0;
 
   constructor(o: ManagerOptions) {
     super(o);
@@ -284,7 +286,11 @@ export class SessionManager extends SessionCore {
     if (derived.length) await this.store.putSummaries(derived);
     const now = this.time();
     const rows = [...r.rows, ...derived.map((s) => RowText.of(s))];
-    for (let i = 0; i < rows.length; i++) if (leaseLapsed(rows[i]!, now)) rows[i] = await this.recheck(rows[i]!, now);
+    for (let i = 0; i < rows.length; i++) {
+      if (!leaseLapsed(rows[i]!, now)) continue;
+      rows[i] = await this.recheck(rows[i]!, now);
+      this.rechecked += 1;
+    }
     return rows
       .filter((row) => (filter.all ? true : !row.archived))
       .filter((row) => (filter.status ? row.status === filter.status : true))
@@ -293,9 +299,24 @@ export class SessionManager extends SessionCore {
       .map((x) => x.row);
   }
 
-  /** Registry rows as a JSON array, one row per line, printed as stored (see {@link listRows}). */
+  /**
+   * Registry rows as a JSON array, one row per line, printed as stored (see {@link listRows}).
+   * A store that keeps list views gives the text of the last call back while nothing it was
+   * made of changed (the same rows, no lease run out since): no row is read or sorted.
+   */
   async listJson(filter: { status?: SessionStatus; all?: boolean; rebuild?: boolean } = {}): Promise<string> {
-    return rowsToJsonArray(await this.listRows(filter));
+    const view = filter.status || filter.rebuild ? undefined : this.store.listView;
+    const key = filter.all ? 'all' : 'live';
+    const now = this.time();
+    const kept = view?.read(key, now);
+    if (kept) return kept;
+    const stamp = view?.stamp();
+    this.rechecked = 0;
+    const rows = await this.listRows(filter);
+    const text = rowsToJsonArray(rows);
+    // A row checked against its session (a lapsed lease) depends on more than the registry.
+    if (view && stamp && this.rechecked === 0) view.save(key, stamp, text, earliestLease(rows));
+    return text;
   }
 
   /** Registry rows as objects (see {@link listRows}). */
@@ -453,6 +474,17 @@ export class SessionManager extends SessionCore {
 
 }
 
+
+/** The earliest lease end among active rows (ISO-8601), or null. */
+function earliestLease(rows: RowText[]): string | null {
+  let min: string | null = null;
+  for (const r of rows) {
+    if (r.status !== 'active') continue;
+    const e = r.leaseExpiresAt;
+    if (e !== null && (min === null || e < min)) min = e;
+  }
+  return min;
+}
 
 /** An active row whose recorded lease expiry has passed by `now`. */
 function leaseLapsed(row: RowText, now: string): boolean {

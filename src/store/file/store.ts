@@ -29,6 +29,7 @@ import type { Handle } from './session-lock.js';
 import { FILE_FORMAT_VERSION, readSnapshot } from './snapshot.js';
 import type { SnapshotRecord } from './snapshot.js';
 import { DerivedFiles } from './derived-files.js';
+import { ListView } from './list-view.js';
 import { watchJournals } from './watch.js';
 
 /** Options of {@link FileStore}. */
@@ -61,6 +62,8 @@ export class FileStore implements SessionStore {
   /** Interrupted archives and deletions finished when the store was opened, reported by the next load or list. */
   private readonly notices: RepairReport[];
   private readonly writer: Writer;
+  /** What `list --json` printed last, while the registry is unchanged. */
+  readonly listView: ListView;
 
   constructor(options: FileStoreOptions) {
     this.layout = new Layout(path.resolve(options.root));
@@ -68,6 +71,7 @@ export class FileStore implements SessionStore {
     this.writer = { now: this.now, actor: { agent: 'baton', pid: process.pid, host: os.hostname() } };
     this.lockTimeoutMs = options.lockTimeoutMs;
     this.registry = new Registry(this.layout, this.now, options.registryLogMaxBytes);
+    this.listView = new ListView(this.layout);
     this.checkFormat();
     this.retention = new Retention(this.layout, this.now, this.lockTimeoutMs);
     this.notices = this.retention.recover();
