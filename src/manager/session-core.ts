@@ -215,7 +215,12 @@ export class SessionCore {
       while (q.waiting.length) {
         const group = q.waiting.splice(0, MAX_GROUP);
         q.lastGroup = group.length;
-        await this.commitGroup(id, group);
+        try {
+          await this.commitGroup(id, group);
+        } catch (e) {
+          // Whatever failed unexpectedly: every change of the group not settled yet fails with it.
+          for (const p of group) p.reject(e);
+        }
         // Let the callers just resolved queue their next change before deciding to stop.
         if (!q.waiting.length) await new Promise<void>((r) => (q.lastGroup > 1 ? setImmediate(r) : queueMicrotask(r)));
       }
@@ -272,8 +277,9 @@ export class SessionCore {
         await this.store.writeSnapshot(id, { revision: last.revision, state: last }).then(
           () => (snapshotAt = last.revision),
           (e: unknown) => {
-            // A snapshot only speeds up loading; losing this race to another writer is harmless.
-            if (!isBatonError(e)) throw e;
+            // A snapshot only speeds up loading; losing this race to another writer is harmless,
+            // and no failure of it may fail changes that are already durable.
+            if (!isBatonError(e)) this.onWarning(`snapshot of ${id} not written: ${(e as Error)?.message ?? String(e)}`);
           },
         );
       }
