@@ -5,9 +5,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { SessionManager } from '../src/manager/manager.js';
+import { fold } from '../src/domain/apply.js';
+import { newEvent } from '../src/domain/events.js';
+import type { StoredEvent } from '../src/domain/events.js';
+import { summarize } from '../src/domain/summary.js';
 import { FileStore } from '../src/store/file/store.js';
-import { baton, compareSpawns, rowLine, sessionWith, timeSpawn } from './common.js';
+import { actor, baton, compareSpawns, rowLine, sessionWith, timeSpawn } from './common.js';
 import type { Row } from './common.js';
 
 /** How the CLI rows are measured, for BENCHMARKS.md. */
@@ -47,10 +50,17 @@ async function list(quick: boolean, work: string): Promise<Row> {
   fs.mkdirSync(dir);
   FileStore.init(storeDir);
   const store = new FileStore({ root: storeDir });
-  const manager = new SessionManager({ store, agent: 'bench', derivedFiles: { handoff: false, mirrors: false } });
   const n = quick ? 2000 : 10_000;
-  for (let i = 0; i < n; i++) await manager.start({ title: `session ${i}`, id: `s-${i}`, phases: [{ id: 'a', name: 'A' }], switch: true });
-  await manager.close();
+  // Made through the store (one durable create each), not `start` (which also pauses the
+  // previous session and moves the active pointer): the setup is not what is measured.
+  const t0 = Date.parse('2026-01-01T00:00:00.000Z');
+  for (let i = 0; i < n; i++) {
+    const time = new Date(t0 + i * 1000).toISOString();
+    const created = newEvent('session.created', { title: `session ${i}`, idFormat: 'explicit', phases: [{ id: 'a', name: 'A' }], budgetMax: null, contextSummary: null, metadata: {} }, time, actor);
+    const state = fold(null, [{ ...created, seq: 1 } as StoredEvent], `s-${i}`)!;
+    await store.create(`s-${i}`, [created], summarize(state));
+  }
+  await store.close();
   timeSpawn([baton, 'list', '--json'], dir); // builds the registry files once
   const r = compareSpawns(
     quick ? 10 : 30,
