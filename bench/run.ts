@@ -6,7 +6,7 @@
 //   npm run bench -- --quick            fewer rounds, smaller data; prints only
 //   npm run bench -- --only perf,cli    those sections; their rows in BENCHMARKS.md are replaced
 //
-// Sections: perf (hot path, group commit, load), mcp, cli, hooks, pg, peers.
+// Sections: perf (hot path, group commit, load), mcp, cli, hooks, otel, pg, peers.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +16,7 @@ import type { Row } from './common.js';
 import { HOOK_EXPLANATION, hookLatency } from './hooks.js';
 import { HOT_PATH_EXPLANATION, hotPath } from './hot-path.js';
 import { MCP_EXPLANATION, mcpCall } from './mcp.js';
+import { OTEL_EXPLANATION, otelExportLatency } from './otel.js';
 import { PEERS_EXPLANATION, peers } from './peers.js';
 import { PG_EXPLANATION, pgAppends } from './postgres.js';
 
@@ -24,6 +25,7 @@ const SECTIONS: Record<string, (quick: boolean, work: string) => Promise<Row[]>>
   mcp: async (q, w) => [await mcpCall(q, w)],
   cli,
   hooks: async (q, w) => hookLatency(q, w),
+  otel: async (q, w) => [await otelExportLatency(q, w)],
   pg: async (q) => pgAppends(q),
   peers,
 };
@@ -90,6 +92,7 @@ ${HOT_PATH_EXPLANATION}
 ${MCP_EXPLANATION}
 ${CLI_EXPLANATION}
 ${HOOK_EXPLANATION}
+${OTEL_EXPLANATION}
 ${PG_EXPLANATION}
 ${PEERS_EXPLANATION}
 `;

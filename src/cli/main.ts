@@ -4,6 +4,7 @@ import { registerCheckpoints } from './commands/checkpoint.js';
 import { registerCleanup } from './commands/cleanup.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerMcp } from './commands/mcp.js';
+import { registerOtel } from './commands/otel.js';
 import { registerFormats } from './commands/formats.js';
 import { registerHooks } from './commands/hooks.js';
 import { registerHook } from './commands/hook.js';
@@ -63,6 +64,7 @@ export const GROUPS: ReadonlyArray<{ register: Register; commands: readonly stri
   { register: registerFormats, commands: ['inspect', 'import', 'export', 'mirror'] },
   { register: registerHooks, commands: ['hooks'] },
   { register: registerHook, commands: ['hook'] },
+  { register: registerOtel, commands: ['otel'] },
 ];
 
 /** Reports an error the one way the CLI does: coded line + hint on stderr, or a JSON object on stdout. */

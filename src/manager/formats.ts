@@ -21,6 +21,7 @@ import { reimportEvents } from '../formats/reimport.js';
 import { ADAPTERS } from '../formats/registry.js';
 import { SafeDir } from '../formats/safe-dir.js';
 import type { ForeignSession, FormatAdapter, FormatName, FormatProblem, InspectReport, WritePlan } from '../formats/types.js';
+import { saveImportedCheckpoints } from './import-checkpoints.js';
 import type { ManagerCore as SessionManager } from './types.js';
 import { MIRROR_ERROR_KEY, MIRROR_KEY, mirrorOf, readMirrorRecord, writeMirrorRecord } from './mirror.js';
 import type { MirrorRecord, MirrorSetting } from './mirror.js';
@@ -254,7 +255,9 @@ async function importFolder(m: SessionManager, dir: string, format: string, o: I
     try {
       if (!existing) {
         const plan = importEvents(s, ctx);
-        let state = await m.createFrom(id, plan.events.map((e) => ({ ...e, actor }) as NewEvent));
+        const events = plan.events.map((e) => ({ ...e, actor }) as NewEvent);
+        let state = await m.createFrom(id, events);
+        await saveImportedCheckpoints(m, id, events);
         if (state.archived) state = await m.archive(id);
         results.push({ foreignId: s.id, id, action: 'created', revision: state.revision, archived: state.archived, problems: [...s.problems, ...plan.problems] });
         continue;
@@ -267,6 +270,7 @@ async function importFolder(m: SessionManager, dir: string, format: string, o: I
         continue;
       }
       const r = await m.change(id, () => ({ events: plan.events, result: undefined }), { expectedRevision: existing.revision, agent: o.agent ?? null });
+      if (plan.events.some((e) => e.type === 'checkpoint.created')) await saveImportedCheckpoints(m, id, await m.log(id), existing.revision);
       let state = r.state;
       if (plan.archive) state = await m.archive(id);
       await resumeMirror(m, id, s.format, root.root);

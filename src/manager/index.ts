@@ -53,6 +53,10 @@ export type { IngestInput, IngestResult } from './transcripts.js';
 export type { TranscriptCli } from '../domain/transcript-usage.js';
 export { TRANSCRIPT_CLIS } from '../domain/transcript-usage.js';
 export { migrateStore } from './migrate.js';
+export type { Cursors } from './cursors.js';
+// Sessions as traces (`baton otel`, src/otel): the pure mapping from a journal to spans.
+export { planTrace } from '../domain/trace-plan.js';
+export type { SpanAttributes, SpanEventPlan, SpanPlan, TracePlan } from '../domain/trace-plan.js';
 export type { MigrateResult } from './migrate.js';
 
 // Plans: the phases a session starts with.

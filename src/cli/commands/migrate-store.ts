@@ -65,5 +65,6 @@ function renderResult(r: MigrateResult): string {
     `Copied ${r.from.kind} ${r.from.location} → ${r.to.kind} ${r.to.location}: verified.`,
     `Sessions: ${t.sessions} (${by('copied')} copied, ${by('continued')} continued, ${by('identical')} already identical); events: ${t.events} (${t.eventsCopied} copied now).`,
     `Checkpoints: ${t.checkpoints} (${t.checkpointsCopied} copied now); tombstones: ${t.tombstones} (${t.tombstonesCopied} copied now); active session: ${r.active ?? 'none'}.`,
+    ...(t.cursors ? [`Readers' positions (baton otel follow): ${t.cursors} (${t.cursorsCopied} copied now).`] : []),
   ].join('\n');
 }

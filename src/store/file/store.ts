@@ -30,6 +30,7 @@ import { FILE_FORMAT_VERSION, readSnapshot } from './snapshot.js';
 import type { SnapshotRecord } from './snapshot.js';
 import { DerivedFiles } from './derived-files.js';
 import { ListView } from './list-view.js';
+import { FileCursorTable } from './cursors.js';
 import { watchJournals } from './watch.js';
 
 /** Options of {@link FileStore}. */
@@ -64,6 +65,8 @@ export class FileStore implements SessionStore {
   private readonly writer: Writer;
   /** What `list --json` printed last, while the registry is unchanged. */
   readonly listView: ListView;
+  /** Named positions of the store's readers (capability `cursors`). */
+  readonly cursors: FileCursorTable;
 
   constructor(options: FileStoreOptions) {
     this.layout = new Layout(path.resolve(options.root));
@@ -75,6 +78,7 @@ export class FileStore implements SessionStore {
     this.checkFormat();
     this.retention = new Retention(this.layout, this.now, this.lockTimeoutMs);
     this.notices = this.retention.recover();
+    this.cursors = new FileCursorTable(this.layout.cursors, this.lockTimeoutMs);
   }
 
   get location(): string {
