@@ -7,13 +7,19 @@ import { run } from './main.js';
  */
 import fs from 'node:fs';
 
+const outTTY = isTerminal(1);
+const errTTY = isTerminal(2);
+
 void run({
   argv: process.argv.slice(2),
   env: process.env,
   cwd: process.cwd(),
   stdout: (s) => writeAll(1, s),
   stderr: (s) => writeAll(2, s),
-  isTTY: isTerminal(1),
+  isTTY: outTTY,
+  stderrIsTTY: errTTY,
+  // Only a terminal has a width: process.stdout/stderr are created only then.
+  columns: (outTTY ? process.stdout.columns : undefined) ?? (errTTY ? process.stderr.columns : undefined),
   now: cliClock(process.env['BATON_NOW']),
 }).then((code) => {
   process.exitCode = code;

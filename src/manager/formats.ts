@@ -10,6 +10,7 @@ import path from 'node:path';
 import { BatonError, isBatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';
 import type { Actor, NewEvent } from '../domain/events.js';
+import type { OnProgress } from './progress.js';
 import { validateId } from '../domain/ids.js';
 import type { SessionState } from '../domain/state.js';
 import { detect, detectionError, namedAdapter } from '../formats/detect.js';
@@ -152,6 +153,8 @@ export interface ImportOptions extends FormatsOptions {
    */
   moved?: boolean;
   agent?: string | null;
+  /** Told before the first session is imported and after each one (see progress.ts). */
+  onProgress?: OnProgress;
 }
 
 /**
@@ -251,7 +254,11 @@ async function importFolder(m: SessionManager, dir: string, format: string, o: I
 
   const ctx = { importedAt: now.toISOString(), root: root.root };
   const actor: Actor = { agent: o.agent ?? null, ...m.origin };
+  let done = 0;
+  o.onProgress?.({ done, total: planned.length, item: null });
   for (const { s, id, existing } of planned) {
+    if (done > 0) o.onProgress?.({ done, total: planned.length, item: planned[done - 1]!.id });
+    done++;
     try {
       if (!existing) {
         const plan = importEvents(s, ctx);
@@ -280,6 +287,7 @@ async function importFolder(m: SessionManager, dir: string, format: string, o: I
       results.push({ foreignId: s.id, id, action: 'skipped', revision: null, archived: s.archived, problems: [...s.problems, { code: 'IMPORT_FAILED', severity: 'error', sessionId: s.id, path: s.path, message: `Session ${s.id} was not imported: ${e.message}`, hint: e.hint ?? null, ...(e.hintAction ? { hintAction: e.hintAction } : {}), details: { code: e.code } }] });
     }
   }
+  if (planned.length) o.onProgress?.({ done, total: planned.length, item: planned[done - 1]!.id });
   const problems = [...report.problems];
   if (report.sessions.length === 0 && problems.length === 0) problems.push(nothingFound(p.adapter.name, root.root));
   return { format: p.adapter.name, root: root.root, sessions: results, problems };

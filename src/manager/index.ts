@@ -48,6 +48,7 @@ export { corrupt as corruptCheckpoint } from './checkpoints.js';
 export type { Claim } from './claim.js';
 export type { DoctorProblem, DoctorReport } from './doctor.js';
 export type { CleanupAction, Tombstone } from './retention.js';
+export type { OnProgress, Progress } from './progress.js';
 export type { SessionChange } from './watch.js';
 export type { IngestInput, IngestResult } from './transcripts.js';
 export type { TranscriptCli } from '../domain/transcript-usage.js';

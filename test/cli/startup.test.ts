@@ -1,7 +1,7 @@
 /**
  * A command run many times per workflow must not pay for what it does not use: pg, the MCP
- * SDK, yaml, zod, node:crypto and the OpenTelemetry packages are loaded only by the commands
- * that need them.
+ * SDK, yaml, zod, node:crypto, cli-progress (the progress bar) and the OpenTelemetry packages
+ * are loaded only by the commands that need them.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,7 +11,7 @@ import { ROOT, workspace } from './helpers.js';
 describe('heavy packages stay off the start-up path', () => {
   const trace = { NODE_OPTIONS: `--require ${path.join(ROOT, 'test/fixtures/trace-require.cjs')}` };
 
-  it('a file-store command loads none of pg, the MCP SDK, yaml, zod, node:crypto or OpenTelemetry; the commands that need them do', async () => {
+  it('a file-store command loads none of pg, the MCP SDK, yaml, zod, node:crypto, cli-progress or OpenTelemetry; the commands that need them do', async () => {
     const ws = workspace();
     await ws.ok(['start', 'Plain', '--id', 'plain']);
     // Start-up is the subject: every traced run is a real `node dist/baton.cjs` process.
