@@ -162,6 +162,8 @@ describe('leases: a killed baton run, expiry, takeover and fencing', () => {
     const ws = await withSession('lr', 'build');
     const { child, done } = startRun(ws, ['--heartbeat', '200ms', '--ttl', '1s', '--', process.execPath, '-e', 'setTimeout(() => {}, 60000)']);
     await untilLeased(ws);
+    // The journal and the registry row are two writes: count rows once the row carries the lease.
+    await untilListed(ws, 'lr', (r) => r.leaseToken === 1);
     const logRows = (): number => fs.readFileSync(ws.path('.baton', 'index.log'), 'utf8').split('\n').filter((l) => l.includes('"id":"lr"')).length;
     const rowsBefore = logRows();
     // Past the first lease's expiry: kept alive by heartbeats, the session still lists as active,
