@@ -1,5 +1,5 @@
 // Bundles the CLI (dist/cli.cjs, started by dist/baton.cjs), the library (dist/index.js) and the
-// store conformance suite (dist/testing.js, `baton/testing`), with type declarations.
+// store conformance suite (dist/testing.js, `baton-sessions/testing`), with type declarations.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -94,7 +94,7 @@ writeFileSync(
   new URL('../dist/baton.cjs', import.meta.url),
   readFileSync(new URL('../src/cli/launcher.cjs', import.meta.url), 'utf8').replace('__BATON_BUNDLE_HASH__', digest('cli.cjs')).replace('__BATON_HOOK_HASH__', digest('hook.cjs')),
 );
-// The library and `baton/testing` share their code in chunks, so a store written against the
+// The library and `baton-sessions/testing` share their code in chunks, so a store written against the
 // library throws the very BatonError class the suite checks for. vitest stays external: the
 // test runner of whoever runs the suite.
 await build({

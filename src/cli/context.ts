@@ -75,9 +75,10 @@ export class Ctx {
   }
 
   /** The manager over the store named by --store / BATON_STORE / --dir / BATON_DIR, else the nearest `.baton`. */
-  manager(create = false): SessionManager {
+  manager(create = false, shared = false): SessionManager {
     if (this.mgr) return this.mgr;
     this.mgr = openManager({
+      shared,
       url: this.storeUrl,
       dir: this.opts.dir ?? this.io.env['BATON_DIR'] ?? null,
       cwd: this.io.cwd,

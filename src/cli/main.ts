@@ -13,7 +13,7 @@ import { registerHooks } from './commands/hooks.js';
 import { registerHook } from './commands/hook.js';
 import { registerRecords } from './commands/records.js';
 import { registerResume } from './commands/resume.js';
-import { registerRun } from './commands/run.js';
+import { ownFailureStatus, registerRun } from './commands/run.js';
 import { registerSession } from './commands/session.js';
 import { registerWorkers } from './commands/workers.js';
 import type { Ctx } from './context.js';
@@ -98,7 +98,8 @@ function report(io: CliIO, e: BatonError, json: boolean): number {
     io.stderr(fitText(`${c.red(`error[${e.code}]`)}: ${e.message}\n`, c));
     if (hint) io.stderr(fitText(`${c.dim('hint')}: ${hint}\n`, c));
   }
-  return EXIT_CODES[e.code];
+  // `baton run` exits with its child's status, so its own failures take 125 (see run.ts).
+  return ownFailureStatus(io.argv, GROUPS.flatMap((g) => g.commands), EXIT_CODES[e.code]);
 }
 
 /**

@@ -129,7 +129,10 @@ const HANDLERS: Handlers = {
   'session.paused': (s, d, e) => setStatus(s, 'paused', d.cause, d.detail, e.time),
   'session.resumed': (s, _d, _e) => setStatus(s, 'active', null, null, _e.time),
   'session.interrupted': (s, d, e) => setStatus(s, 'interrupted', d.cause, d.detail, e.time),
-  'session.completed': (s, d, e) => setStatus(s, 'completed', 'completed', d.detail, e.time),
+  'session.completed': (s, d, e) => {
+    const left = d.unfinished?.length ? `left unfinished: ${d.unfinished.join(', ')}` : null;
+    setStatus(s, 'completed', 'completed', d.detail && left ? `${d.detail} (${left})` : d.detail ?? left, e.time);
+  },
   'session.failed': (s, d, e) => setStatus(s, 'failed', 'failed', d.detail, e.time),
   'session.abandoned': (s, d, e) => setStatus(s, 'abandoned', 'abandoned', d.detail, e.time),
   'session.archived': (s) => {
@@ -307,7 +310,7 @@ const HANDLERS: Handlers = {
     s.metadata[d.key] = d.value;
   },
   'lease.acquired': (s, d, e) => {
-    s.lease = { owner: d.owner, pid: d.pid, host: d.host, token: d.token, acquiredAt: e.time, renewedAt: e.time, expiresAt: d.expiresAt };
+    s.lease = { owner: d.owner, pid: d.pid, host: d.host, token: d.token, acquiredAt: e.time, renewedAt: e.time, expiresAt: d.expiresAt, ...(d.boot ? { boot: d.boot } : {}), ...(d.detached ? { detached: true } : {}) };
     s.leaseToken = Math.max(s.leaseToken ?? 0, d.token);
   },
   'lease.renewed': (s, d, e) => {

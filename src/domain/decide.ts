@@ -7,6 +7,7 @@ import { BatonError } from './errors.js';
 import { hint } from './hints.js';
 import type { EventDataMap, EventType, PhaseSpec } from './events.js';
 import { clip } from './ids.js';
+import { unfinishedForCompletion } from './session-complete.js';
 import type { FileAction, Phase, SessionState } from './state.js';
 import { FINAL_STATUSES } from './state.js';
 import { allowedPhaseActions, phaseTarget, sessionTarget } from './transitions.js';
@@ -423,7 +424,7 @@ export function decideContext(s: SessionState, summary: string): EventDraft[] {
 }
 
 /** Validates a session lifecycle verb. */
-export function decideSession(s: SessionState, action: SessionAction, detail: string | null = null, cause = 'user'): EventDraft[] {
+export function decideSession(s: SessionState, action: SessionAction, detail: string | null = null, cause = 'user', o: { force?: boolean } = {}): EventDraft[] {
   if (s.archived) assertWritable(s);
   const target = sessionTarget(s.status, action);
   if (!target) {
@@ -432,6 +433,10 @@ export function decideSession(s: SessionState, action: SessionAction, detail: st
       details: { sessionId: s.id, status: s.status, action },
     });
   }
+  if (action === 'complete') {
+    const unfinished = unfinishedForCompletion(s, o.force === true);
+    return [draft('session.completed', unfinished.length ? { detail, unfinished } : { detail })];
+  }
   switch (action) {
     case 'pause':
       return [draft('session.paused', { cause, detail })];
@@ -439,8 +444,6 @@ export function decideSession(s: SessionState, action: SessionAction, detail: st
       return [draft('session.resumed', { from: s.status })];
     case 'interrupt':
       return [draft('session.interrupted', { cause, detail })];
-    case 'complete':
-      return [draft('session.completed', { detail })];
     case 'fail':
       return [draft('session.failed', { detail })];
     case 'abandon':

@@ -19,6 +19,9 @@ export interface PhaseSpec {
 }
 
 /** Payload of every event type, by type name. */
+/** Why a lease's holder is known to be gone: its process `exited`, or its machine `rebooted` since it took the lease. */
+export type HolderGoneReason = 'exited' | 'rebooted';
+
 export interface EventDataMap {
   'session.created': {
     title: string;
@@ -31,7 +34,8 @@ export interface EventDataMap {
   'session.paused': { cause: string; detail?: string | null };
   'session.resumed': { from: string };
   'session.interrupted': { cause: string; detail?: string | null };
-  'session.completed': { detail?: string | null };
+  /** `unfinished`: the phases left neither completed nor skipped by a forced completion. */
+  'session.completed': { detail?: string | null; unfinished?: string[] };
   'session.failed': { detail?: string | null };
   'session.abandoned': { detail?: string | null };
   'session.archived': Record<string, never>;
@@ -107,10 +111,11 @@ export interface EventDataMap {
   };
   'context.updated': { summary: string };
   'metadata.set': { key: string; value: unknown };
-  'lease.acquired': { owner: string; pid: number; host: string; token: number; expiresAt: string; takeover: boolean };
+  'lease.acquired': { owner: string; pid: number; host: string; token: number; expiresAt: string; takeover: boolean; boot?: string | null; detached?: boolean };
   'lease.renewed': { token: number; expiresAt: string };
   'lease.released': { token: number };
-  'lease.expired': { token: number; owner: string; expiresAt: string };
+  /** `holderGone`: ended before its time because its holder process is gone (see lease.ts `holderGoneEvents`). */
+  'lease.expired': { token: number; owner: string; expiresAt: string; holderGone?: { pid: number; host: string; reason: HolderGoneReason } };
   'run.started': { command: string[]; token: number; agent: string | null };
   'run.ended': { command: string[]; exitCode: number | null; signal: string | null; cause: string };
   'checkpoint.created': {

@@ -23,6 +23,8 @@ export interface HintArgs {
   'session.other-id-or-switch': Record<string, never>;
   'session.unpin': { session: string };
   'session.bmad-prefix': { prefixes: string[] };
+  /** Finish or skip the unfinished phases, or complete anyway, recording them as left unfinished. */
+  'session.complete-unfinished': { session: string; phases: string[] };
   'tokens.name-agent': Record<string, never>;
   // Phases and milestones
   'phase.start': { phase: string };

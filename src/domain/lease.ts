@@ -10,6 +10,7 @@ import type { EventDraft } from './decide.js';
 import { assertWritable, draft } from './decide.js';
 import { BatonError } from './errors.js';
 import { hint } from './hints.js';
+import type { HolderGoneReason } from './events.js';
 import type { Lease, SessionState, StatusCause } from './state.js';
 
 export type { Lease };
@@ -25,6 +26,10 @@ export interface LeaseRequest {
   host: string;
   ttlMs: number;
   now: string;
+  /** The requester's machine's boot id, if known (see {@link Lease.boot}). */
+  boot?: string | null;
+  /** The requester exits at once and another process goes on under the lease (see {@link Lease.detached}). */
+  detached?: boolean;
 }
 
 /** The session's lease, or null (also for states folded before leases existed). */
@@ -109,8 +114,37 @@ export function decideAcquire(s: SessionState, r: LeaseRequest, force = false): 
       token: leaseTokenOf(s) + 1,
       expiresAt: plus(r.now, r.ttlMs),
       takeover: lease !== null && lease.token > 0,
+      ...(r.boot ? { boot: r.boot } : {}),
+      ...(r.detached ? { detached: true } : {}),
     }),
   ];
+}
+
+/** What is known of a lease's holder that is gone: its pid, its host, and why it is known. */
+export interface GoneHolder {
+  pid: number;
+  host: string;
+  reason: HolderGoneReason;
+}
+
+/** "pid 12 on h has exited" / "… was on h before it rebooted". */
+export function goneText(g: GoneHolder): string {
+  return g.reason === 'rebooted' ? `pid ${g.pid} ran on ${g.host} before it rebooted` : `pid ${g.pid} on ${g.host} has exited`;
+}
+
+/**
+ * Events that end the live lease of a holder known to be gone (its process exited, or its
+ * machine rebooted since): the lease ends now (`lease.expired` with `holderGone`) and an
+ * active session becomes interrupted (cause `holder-gone`), so it can be taken over at once
+ * instead of after the lease's lifetime. Empty when there is no live lease, when it is no
+ * longer the lease with `token` (someone else took it meanwhile), or when it is detached.
+ */
+export function holderGoneEvents(s: SessionState, token: number, gone: GoneHolder, now: string): EventDraft[] {
+  const lease = leaseOf(s);
+  if (!lease || lease.token !== token || lease.detached || leaseExpired(lease, now)) return [];
+  const out: EventDraft[] = [draft('lease.expired', { token: lease.token, owner: lease.owner, expiresAt: now, holderGone: gone })];
+  if (s.status === 'active') out.push(draft('session.interrupted', { cause: 'holder-gone', detail: `${goneText(gone)}; ${inFlightDetail(s, lease)}` }));
+  return out;
 }
 
 /** The highest fencing token ever issued for the session (0 before the first lease). */

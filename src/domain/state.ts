@@ -218,6 +218,17 @@ export interface Lease {
   acquiredAt: string;
   renewedAt: string;
   expiresAt: string;
+  /**
+   * The boot id of the holder's machine when it took the lease (Linux
+   * /proc/sys/kernel/random/boot_id), so a pid reused after a reboot is not taken for the
+   * holder. Absent where unknown and in leases taken before it was recorded.
+   */
+  boot?: string | null;
+  /**
+   * Taken by a process that exits at once, for another to go on with (`baton claim`): its
+   * pid says nothing about whether someone still works under it, so only its expiry ends it.
+   */
+  detached?: boolean;
 }
 
 /** A checkpoint as the journal knows it (`checkpoint.created`, `checkpoint.restored`). */

@@ -16,6 +16,7 @@ import type { SessionState, StatusCause } from '../domain/state.js';
 import type { SessionSummary } from '../domain/summary.js';
 import type { ManagerCore as SessionManager } from './types.js';
 import { Recovery } from './resume.js';
+import { Leases } from './leases.js';
 
 /** Options of {@link claimSession}. */
 export interface ClaimOptions {
@@ -42,10 +43,18 @@ export interface Claim {
 
 /**
  * Sessions that need a worker, oldest interruption first: status `interrupted` (as readers
- * report it, so an active session whose lease expired counts), not archived.
+ * report it, so an active session whose lease expired counts), not archived. An active
+ * session whose lease holder is gone from this machine is first made interrupted (see
+ * Leases.endGoneHolder), so it counts at once.
  */
-async function claimCandidates(m: SessionManager): Promise<SessionSummary[]> {
-  const rows = await m.list();
+async function claimCandidates(m: SessionManager, agent: string | null = null): Promise<SessionSummary[]> {
+  let rows = await m.list();
+  // A run that died on this machine leaves a live lease behind: ended now, its session is a
+  // candidate at once instead of when the lease expires.
+  const leases = new Leases(m);
+  let ended = false;
+  for (const r of rows) if (r.status === 'active' && !r.archived && r.leaseToken) ended = (await leases.endGoneHolder(r.id, agent)) !== null || ended;
+  if (ended) rows = await m.list();
   const when = (r: SessionSummary): string => r.cause?.at ?? r.updatedAt;
   return rows
     .filter((r) => r.status === 'interrupted' && !r.archived)
@@ -58,7 +67,7 @@ async function claimCandidates(m: SessionManager): Promise<SessionSummary[]> {
  */
 async function claimSession(m: SessionManager, o: ClaimOptions): Promise<Claim | null> {
   await useStoreClock(m);
-  for (const row of await claimCandidates(m)) {
+  for (const row of await claimCandidates(m, o.agent ?? null)) {
     const claim = await tryClaim(m, row.id, o);
     if (claim) return claim;
   }
@@ -85,7 +94,8 @@ async function tryClaim(m: SessionManager, id: string, o: ClaimOptions): Promise
         const resumed = decideSession(base, 'resume');
         const origin = m.origin;
         const after = fold(base, resumed.map((d, i) => ({ ...d, time: now, actor: { agent: o.agent ?? null, ...origin }, seq: base.revision + i + 1 }) as StoredEvent), id)!;
-        const acquire = decideAcquire(after, { owner: o.owner, pid: origin.pid, host: origin.host, ttlMs: o.ttlMs, now });
+        // The claimant exits at once and a worker goes on under the lease: detached, so its pid is no sign of life.
+        const acquire = decideAcquire(after, { owner: o.owner, pid: origin.pid, host: origin.host, boot: origin.boot, detached: true, ttlMs: o.ttlMs, now });
         return { events: [...resumed, ...acquire], result: undefined };
       },
       { agent: o.agent ?? null },

@@ -23,7 +23,8 @@ export type { SessionSummary } from '../domain/summary.js';
 export type { PhaseAction } from '../domain/transitions.js';
 export { parseIdFormat } from '../domain/ids.js';
 export { findPhase, MAX_TEXT } from '../domain/decide.js';
-export { DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS, effectiveStatus, leaseOf } from '../domain/lease.js';
+export { DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS, effectiveStatus, goneText, leaseOf } from '../domain/lease.js';
+export type { GoneHolder } from '../domain/lease.js';
 export { budgetAlarming, budgetView } from '../domain/tokens.js';
 export type { TokenCounts } from '../domain/state.js';
 // Cost: prices per million tokens (built in, overridable) and the estimated cost of token use.

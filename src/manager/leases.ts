@@ -1,6 +1,6 @@
 import { draft } from '../domain/decide.js';
-import { decideAcquire, decideRelease, decideRenew, effectiveStatus, inFlightDetail, leaseOf } from '../domain/lease.js';
-import type { Lease } from '../domain/lease.js';
+import { decideAcquire, decideRelease, decideRenew, effectiveStatus, holderGoneEvents, inFlightDetail, leaseExpired, leaseOf } from '../domain/lease.js';
+import type { GoneHolder, Lease } from '../domain/lease.js';
 import type { SessionState } from '../domain/state.js';
 import type { ChangeResult, ManagerCore as SessionManager } from './types.js';
 
@@ -39,14 +39,43 @@ export interface RunEnd {
 export class Leases {
   constructor(private readonly m: SessionManager) {}
 
+  /**
+   * The holder of `lease` when it is known to be gone: it ran on this machine (same host) and
+   * its process no longer exists, or the machine has rebooted since it took the lease (the
+   * boot id differs, so a pid reused since is not taken for it). Null when it may still run:
+   * another machine's, this process's own, a detached lease (`baton claim`'s), an expired one.
+   */
+  holderGone(lease: Lease | null): GoneHolder | null {
+    if (!lease || lease.detached) return null;
+    const { pid, host, boot } = this.m.origin;
+    if (lease.host !== host || lease.pid === pid || leaseExpired(lease, this.m.time())) return null;
+    if (lease.boot && boot && lease.boot !== boot) return { pid: lease.pid, host: lease.host, reason: 'rebooted' };
+    return processAlive(lease.pid) ? null : { pid: lease.pid, host: lease.host, reason: 'exited' };
+  }
+
+  /**
+   * Ends the lease of session `id` at once when its holder is gone ({@link holderGone}),
+   * recording why; an active session becomes interrupted (cause `holder-gone`). Then it can
+   * be resumed or claimed without waiting for the lease to expire. Returns the holder ended,
+   * or null when there was nothing to end. Called by `resume --apply`, `claim` and `run`.
+   */
+  async endGoneHolder(id: string, agent: string | null = null): Promise<GoneHolder | null> {
+    const m = this.m;
+    const lease = leaseOf(await m.get(id));
+    const gone = this.holderGone(lease);
+    if (!gone) return null;
+    const r = await m.change(id, (s) => ({ events: holderGoneEvents(s, lease!.token, gone, m.time()), result: undefined }), { agent });
+    return r.events.length ? gone : null;
+  }
+
   /** Takes the session's lease; the result is the lease (with its fencing token). */
   async acquire(id: string, o: AcquireOptions): Promise<ChangeResult<Lease>> {
     const m = this.m;
-    const { pid, host } = m.origin;
+    const { pid, host, boot } = m.origin;
     return m.change(
       id,
       (s) => {
-        const events = decideAcquire(s, { owner: o.owner, pid, host, ttlMs: o.ttlMs, now: m.time() }, o.force === true);
+        const events = decideAcquire(s, { owner: o.owner, pid, host, boot, ttlMs: o.ttlMs, now: m.time() }, o.force === true);
         return { events, result: null as unknown as Lease };
       },
       { agent: o.agent ?? null },

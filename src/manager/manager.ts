@@ -172,7 +172,7 @@ export class SessionManager extends SessionCore {
    */
   async resolve(explicit?: string | null): Promise<string> {
     // An explicit empty id is a mistake to report, not a request for the active session.
-    if (explicit !== undefined && explicit !== null) return validateId(explicit);
+    if (explicit !== undefined && explicit !== null) return this.expandId(validateId(explicit));
     const active = await this.store.getActive();
     if (active) {
       try {
@@ -190,9 +190,31 @@ export class SessionManager extends SessionCore {
     });
   }
 
-  /** Makes `id` the active session, pausing the one that was active. */
-  async switchTo(id: string, agent?: string | null): Promise<SessionState> {
-    validateId(id);
+  /**
+   * The session id `ref` names: the id itself when such a session exists (archived ones
+   * included), else the one id that starts with it (`2026-11-24-fix` for
+   * `2026-11-24-fix-login`). Several such ids: `BAD_INPUT` listing them. None: `ref`
+   * unchanged, so the caller's read reports `NOT_FOUND` as for any unknown id. Every
+   * surface passes the ids it is given through here ({@link resolve}), so prefixes work
+   * wherever an id does; the library does the same by calling `resolve(ref)`.
+   */
+  async expandId(ref: string): Promise<string> {
+    validateId(ref);
+    if (await this.store.exists(ref)) return ref;
+    const matches = (await this.listRows({ all: true })).map((r) => r.id).filter((id) => id.startsWith(ref)).sort();
+    if (matches.length === 1) return matches[0]!;
+    if (matches.length > 1) {
+      throw new BatonError('BAD_INPUT', `Session ${JSON.stringify(ref)} is ambiguous: it matches ${matches.join(', ')}.`, {
+        hint: 'Give more of the id, or the whole id.',
+        details: { sessionId: ref, matches },
+      });
+    }
+    return ref;
+  }
+
+  /** Makes `ref` (an id or a unique prefix of one) the active session, pausing the one that was active. */
+  async switchTo(ref: string, agent?: string | null): Promise<SessionState> {
+    const id = await this.expandId(validateId(ref));
     return this.store.withWorkspaceLock(async () => {
       const target = await this.get(id);
       // Validate before pausing anything: the table says which statuses may become active.
@@ -214,9 +236,13 @@ export class SessionManager extends SessionCore {
     return this.switchTo(id, agent);
   }
 
-  /** Applies a lifecycle verb; a session that ends stops being the workspace's active one. */
-  async lifecycle(id: string, action: Exclude<SessionAction, 'resume'>, detail: string | null = null, o: ChangeOptions = {}): Promise<SessionState> {
-    const r = await this.simple(id, (s) => decide.decideSession(s, action, detail), o);
+  /**
+   * Applies a lifecycle verb; a session that ends stops being the workspace's active one.
+   * `complete` refuses (`BLOCKED`) while a phase is neither completed nor skipped, unless
+   * `force`, which records the phases left unfinished.
+   */
+  async lifecycle(id: string, action: Exclude<SessionAction, 'resume'>, detail: string | null = null, o: ChangeOptions & { force?: boolean } = {}): Promise<SessionState> {
+    const r = await this.simple(id, (s) => decide.decideSession(s, action, detail, 'user', { force: o.force === true }), o);
     if (['completed', 'failed', 'abandoned'].includes(r.state.status)) await this.clearActiveIf(id);
     return r.state;
   }

@@ -2,7 +2,7 @@ import { hint } from '../domain/hints.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../domain/errors.js';
-import { STORE_DIR_NAME, initFileStore, openStore, prepareStore } from '../store/open.js';
+import { initFileStore, newStoreDir, openStore, prepareStore } from '../store/open.js';
 import type { StoredEvent } from '../domain/events.js';
 import type { SessionState } from '../domain/state.js';
 import type { RepairReport, SessionStore } from '../store/types.js';
@@ -21,8 +21,10 @@ export interface OpenManagerOptions {
   /** Explicit `.baton` directory (`--dir` / `BATON_DIR`). */
   dir?: string | null;
   cwd: string;
-  /** Create the file store when none is found (`start`). */
+  /** Create the file store when none is found (`start`): at the git work tree's root, else in `cwd`. */
   create?: boolean;
+  /** A store created now is shared: committed with the project, not ignored in git (`start --shared`). */
+  shared?: boolean;
   now?: () => Date;
   agent?: string | null;
   onRepair?: (r: RepairReport) => void;
@@ -47,7 +49,7 @@ export interface OpenManagerOptions {
 export function openManager(o: OpenManagerOptions): SessionManager {
   // The caller has read the environment already (the CLI: its own injected env): `{}` keeps
   // openStore from reading process.env behind its back.
-  const store = openStore({ url: o.url ?? null, dir: o.dir ?? null, cwd: o.cwd, create: o.create === true, env: {}, ...(o.now ? { now: o.now } : {}), ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}) });
+  const store = openStore({ url: o.url ?? null, dir: o.dir ?? null, cwd: o.cwd, create: o.create === true, shared: o.shared === true, env: {}, ...(o.now ? { now: o.now } : {}), ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}) });
   // A store kept in a directory (the `.baton` folder) belongs to the workspace around it.
   const dir = store.directory ?? null;
   const workspace = new Workspace(dir !== null ? path.dirname(dir) : o.cwd, dir);
@@ -78,12 +80,14 @@ export function pricingFileFor(store: SessionStore, explicit: string | null): st
 }
 
 /**
- * Creates an empty file store (idempotent): at `dir` if given, else `.baton` in `cwd`.
- * Returns its path and whether it already existed.
+ * Creates an empty file store (idempotent): at `dir` if given, else `.baton` at the root of
+ * the git work tree holding `cwd`, else in `cwd`. A new store ignores itself in git (its own
+ * `.gitignore`) unless `shared`; `shared` on an existing one makes it committable. Returns its
+ * path, whether it already existed, and whether its sharing changed.
  */
-export function initStore(cwd: string, dir?: string | null): { root: string; existed: boolean } {
-  const root = dir ? path.resolve(cwd, dir) : path.join(cwd, STORE_DIR_NAME);
-  return { root, ...initFileStore(root) };
+export function initStore(cwd: string, dir?: string | null, o: { shared?: boolean } = {}): { root: string; existed: boolean; sharedChanged: boolean; shared: boolean } {
+  const root = dir ? path.resolve(cwd, dir) : newStoreDir(cwd);
+  return { root, ...initFileStore(root, o) };
 }
 
 /**

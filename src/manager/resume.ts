@@ -7,7 +7,8 @@ import { hint } from '../domain/hints.js';
 import { fold } from '../domain/apply.js';
 import { renderHandoff } from '../domain/handoff.js';
 import { handoffCost } from './handoff-cost.js';
-import { assertLeaseFree, decideAcquire, leaseOf, leaseTokenOf } from '../domain/lease.js';
+import { assertLeaseFree, decideAcquire, goneText, leaseOf, leaseTokenOf } from '../domain/lease.js';
+import { Leases } from './leases.js';
 import { planResume } from '../domain/plan-resume.js';
 import type { CheckpointInfo, ResumePlan, WorkspaceFile } from '../domain/resume-plan-types.js';
 import type { SessionState } from '../domain/state.js';
@@ -29,6 +30,16 @@ async function buildPlan(m: SessionManager, id: string): Promise<{ plan: ResumeP
   const events = (await m.log(id)).map((e) => ({ seq: e.seq, type: e.type }));
   const newFiles = ws ? filesCreatedSince(ws.root, Date.parse(state.createdAt), new Set(recordedPaths(state))) : [];
   const plan = planResume({ state, now: m.time(), workspace, newFiles, checkpoints, planChanged: planChanged(m, state), events });
+  // The plan is pure; whether the lease's holder still runs is a question for this machine.
+  const lease = leaseOf(state);
+  const gone = new Leases(m).holderGone(lease);
+  if (gone && lease) {
+    const held = `held by ${lease.owner} (pid ${lease.pid} on ${lease.host})`;
+    plan.warnings = [
+      `The session's lease is ${held}, but its holder is gone (${goneText(gone)}): resuming or claiming it takes it over at once, without waiting for the lease to expire at ${lease.expiresAt}.`,
+      ...plan.warnings.filter((w) => !w.includes(held)),
+    ];
+  }
   return { plan, state };
 }
 
@@ -114,6 +125,9 @@ export interface AppliedResume {
  * checkpoint or starting fresh is refused (`INVALID_TRANSITION`): someone may be working in it.
  */
 async function applyOption(m: SessionManager, id: string, o: ApplyOptions = {}): Promise<AppliedResume> {
+  // A run that died on this machine is not waited for: its lease ends now, and the session
+  // reads as interrupted (holder-gone), so it is taken over below like any interrupted one.
+  await new Leases(m).endGoneHolder(id, o.agent ?? null);
   const { plan } = await buildPlan(m, id);
   if (!plan.resumable) {
     throw new BatonError('INVALID_TRANSITION', `Session ${id} cannot be resumed: ${plan.warnings[0] ?? plan.status}.`, {

@@ -7,6 +7,7 @@ import { clonePlain } from '../domain/clone.js';
 import { hint } from '../domain/hints.js';
 import { settingEvents } from '../domain/settings.js';
 import type { SettingValues } from '../domain/settings.js';
+import fs from 'node:fs';
 import os from 'node:os';
 import { fold } from '../domain/apply.js';
 import type { EventDraft, MeasuredFile } from '../domain/decide.js';
@@ -70,6 +71,8 @@ export class SessionCore {
   protected readonly agent: string | null;
   private readonly pid: number;
   private readonly host: string;
+  /** Undefined until first read (see {@link origin}). */
+  private boot: string | null | undefined;
   private readonly snapshotEvery: number;
   protected readonly measure: ((path: string) => MeasuredFile) | undefined;
   protected readonly onRepair: (r: RepairReport) => void;
@@ -96,6 +99,7 @@ export class SessionCore {
     this.agent = o.agent ?? null;
     this.pid = o.pid ?? process.pid;
     this.host = o.host ?? os.hostname();
+    this.boot = o.bootId;
     this.snapshotEvery = o.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY;
     this.measure = o.measure;
     this.onRepair = o.onRepair ?? (() => undefined);
@@ -126,9 +130,10 @@ export class SessionCore {
     return this.now().toISOString();
   }
 
-  /** pid and host this manager writes as. */
-  get origin(): { pid: number; host: string } {
-    return { pid: this.pid, host: this.host };
+  /** pid, host and boot id this manager writes as (the boot id is read once, when first asked for). */
+  get origin(): { pid: number; host: string; boot: string | null } {
+    if (this.boot === undefined) this.boot = readBootId();
+    return { pid: this.pid, host: this.host, boot: this.boot };
   }
 
   private actor(agent?: string | null): Actor {
@@ -366,6 +371,15 @@ export class SessionCore {
 
   /** Called once a group of changes was acknowledged: the place to start work derived from them. */
   protected afterCommit(): void {}
+}
+
+/** This boot of the machine (Linux), or null where the kernel does not say. */
+function readBootId(): string | null {
+  try {
+    return fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
 }
 
 function backoff(attempt: number): Promise<void> {

@@ -32,6 +32,8 @@ export interface ManagerOptions {
   agent?: string | null;
   pid?: number;
   host?: string;
+  /** This machine's boot id, written with each lease (default: read from /proc/sys/kernel/random/boot_id; null where unknown). */
+  bootId?: string | null;
   snapshotEvery?: number;
   /** Measures a file for the manifest (sha256, size); null when it cannot be read. */
   measure?: (path: string) => MeasuredFile;
@@ -96,7 +98,7 @@ export interface ChangeResult<R = undefined> {
 export interface ManagerCore {
   readonly store: SessionStore;
   readonly workspace: Workspace | null;
-  readonly origin: { pid: number; host: string };
+  readonly origin: { pid: number; host: string; boot: string | null };
   readonly checkpoints: {
     list(sessionId: string): Promise<CheckpointInfo[]>;
     restore(sessionId: string, checkpointId: string, o?: { git?: boolean; force?: boolean; agent?: string | null }): Promise<unknown>;

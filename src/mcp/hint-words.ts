@@ -50,6 +50,7 @@ export const TOOL_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => 
   'session.other-id-or-switch': () => 'Pick another `id`, or continue that session with `session_switch`.',
   'session.unpin': () => null,
   'session.bmad-prefix': () => null,
+  'session.complete-unfinished': (a) => `Finish or skip them first (\`phase_complete\` / \`phase_skip\`), or call \`session_complete\` with \`force: true\` to complete it anyway, recording ${a.phases.join(', ')} as left unfinished.`,
   'tokens.name-agent': () => 'Pass `agent`.',
   'tokens.count': (a) => (TOKEN_ARGS.has(a.what) ? `Pass \`${TOKEN_ARGS.get(a.what)}\` as a non-negative integer, e.g. 1200.` : null),
   'phase.start': (a) => `Start it first: \`phase_start\` with phase ${a.phase}.`,
@@ -117,7 +118,7 @@ export const CODE_HINTS: Readonly<Record<ErrorCode, string>> = {
   ACTIVE_EXISTS: 'Pass `switch: true`, or call `session_pause` or `session_complete` first.',
   NO_STORE: 'No session has been started in this workspace yet: `session_start` creates the store along with the first session.',
   STORE_UNAVAILABLE: 'Check permissions and free disk space, then call the tool again.',
-  UNSUPPORTED_VERSION: 'Upgrade baton (npm install -g baton@latest) and restart its MCP server.',
+  UNSUPPORTED_VERSION: 'Upgrade baton (npm install -g baton-sessions@latest) and restart its MCP server.',
   EXPORT_FAILED: 'The telemetry collector did not take the spans; check that it is running, then try again.',
   INTERNAL: 'This is a bug in baton; report it with the tool call that caused it.',
 };

@@ -3,7 +3,7 @@ import type { CursorTable, SessionStore, StoreCursors, StoreSessionFiles } from 
 /*
  * Optional capabilities are detected by the presence of their members (`store.watch`,
  * `store.serverTime`, `store.repair`, `store.directory`…), so a store written outside this
- * package (one that passes baton/testing) is treated like ours: no code outside
+ * package (one that passes baton-sessions/testing) is treated like ours: no code outside
  * store/open.ts names a backend's class, and nothing branches on `kind`. A capability made
  * of several members is present only when all of them are; this is its one check.
  */

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { BatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';
 import { FileStore } from './file/store.js';
-import { STORE_DIR_NAME, findStoreDir } from './file/paths.js';
+import { STORE_DIR_NAME, findStoreDir, findWorkTreeRoot, isPrivateStore, setStoreSharing } from './file/paths.js';
 import { MemoryStore } from './memory.js';
 import { PostgresStore } from './postgres/store.js';
 import { isPostgresUrl } from './postgres/url.js';
@@ -19,8 +19,13 @@ export interface OpenStoreOptions {
   /** Explicit `.baton` directory (--dir / BATON_DIR). */
   dir?: string | null;
   cwd?: string;
-  /** Create the file store in `cwd/.baton` when none is found. */
+  /**
+   * Create the file store when none is found: `.baton` at the root of the git work tree
+   * holding `cwd`, else in `cwd`.
+   */
   create?: boolean;
+  /** A store created now is shared (committed with the project) instead of ignoring itself in git. */
+  shared?: boolean;
   now?: () => Date;
   lockTimeoutMs?: number;
   /**
@@ -63,20 +68,33 @@ export function openStore(o: OpenStoreOptions = {}): SessionStore {
         hint: hint('store.init-or-dir'),
       });
     }
-    root = path.join(cwd, STORE_DIR_NAME);
+    root = newStoreDir(cwd);
   }
-  if (o.create) FileStore.init(root);
+  if (o.create) {
+    const existed = FileStore.exists(root);
+    FileStore.init(root);
+    if (!existed) setStoreSharing(root, o.shared === true);
+  }
   return new FileStore({ root, ...(o.now ? { now: o.now } : {}), ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}) });
+}
+
+/** Where a new store goes when none is named: the git work tree's root, else `cwd`. */
+export function newStoreDir(cwd: string): string {
+  return path.join(findWorkTreeRoot(cwd) ?? path.resolve(cwd), STORE_DIR_NAME);
 }
 
 /**
  * Creates an empty file store at `root` (idempotent); `existed` tells whether one (or at
- * least its folder) was there already.
+ * least its folder) was there already. A new store ignores itself in git (its own
+ * `.gitignore`) unless `shared`; `shared` on an existing store removes that file, making it
+ * committable (`sharedChanged`). `shared`: whether the store is now free to commit (it keeps
+ * no private `.gitignore`).
  */
-export function initFileStore(root: string): { existed: boolean } {
+export function initFileStore(root: string, o: { shared?: boolean } = {}): { existed: boolean; sharedChanged: boolean; shared: boolean } {
   const existed = FileStore.exists(root);
   FileStore.init(root);
-  return { existed };
+  const sharedChanged = existed && o.shared !== true ? false : setStoreSharing(root, o.shared === true) && existed;
+  return { existed, sharedChanged, shared: !isPrivateStore(root) };
 }
 
 /**

@@ -4,7 +4,7 @@
  * {@link runStoreConformance} with a factory that makes a fresh, empty store per test, and may
  * add the tests only its store can pass (`additionalTests`). Anything that needs several
  * processes or machines is gated on `store.capabilities`, and each optional capability on its
- * presence, never on the store's name. Published as `baton/testing` (docs/testing-a-store.md).
+ * presence, never on the store's name. Published as `baton-sessions/testing` (docs/testing-a-store.md).
  */
 import { describe } from 'vitest';
 import { activePointerTests } from './spec/active.js';

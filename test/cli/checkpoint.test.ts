@@ -129,7 +129,7 @@ describe('baton checkpoint, checkpoints, checkpoint show|validate', () => {
     expect((await ws.ok(['checkpoint', '--name', 'show'])).stdout).toMatch(/^Checkpoint cp-1-show "show"/);
     expectError(await ws.run(['checkpoint', 'late', '--if-revision', '1']), 'CONFLICT');
     expectError(await ws.run(['restore', 'cp-1-show', '--force']), 'BAD_INPUT');
-    await ws.ok(['complete']);
+    await ws.ok(['complete', '--force']);
     expectError(await ws.run(['checkpoint', 'after the end', '--session', 's']), 'INVALID_TRANSITION');
     expect(fs.readdirSync(ws.path('.baton', 'sessions', 's', 'checkpoints'))).toEqual(['cp-1-show.json']);
   });
@@ -238,6 +238,7 @@ describe('baton restore', () => {
     // A store committed to git would be rewound by a reset: refused.
     const ws = await repo();
     ws.write('.gitignore', '');
+    await ws.ok(['init', '--shared']); // a store committed with the project
     commit(ws, 'track the store');
     await ws.ok(['checkpoint', 'tracked']);
     commit(ws, 'more store');

@@ -60,7 +60,10 @@ describe('illegal transitions', () => {
     const paused = await refused(ws, ['phase', 'start', 'b', '--force'], 'INVALID_TRANSITION');
     expect(paused.message).toBe('Session t is paused; phases can only be started in an active session.');
     await refused(ws, ['pause'], 'INVALID_TRANSITION');
-    await ws.ok(['complete']);
+    // Completing with unfinished phases is refused, naming them; --force records them (issue 15, bug 5).
+    const unfinished = await refused(ws, ['complete'], 'BLOCKED');
+    expect(unfinished.message).toBe('Session t has unfinished phases: a (failed), b (pending).');
+    expect((await ws.ok(['complete', '--force'])).stdout).toBe('Completed t (left unfinished: a, b)\n');
     const final = await refused(ws, ['note', 'add', 'late', '--session', 't'], 'INVALID_TRANSITION');
     expect(final.message).toBe('Session t is completed and takes no more changes.');
     await refused(ws, ['resume', 't', '--apply'], 'INVALID_TRANSITION');

@@ -193,6 +193,14 @@ export function expectError(r: Result, code: keyof typeof EXIT_CODES): { message
   return { message: m![2]!, hint: m![3]! };
 }
 
+/**
+ * The error contract of `baton run`, whose own failures all exit 125 (its child's status is
+ * its own): exit 125, nothing on stdout, `error[CODE]: message` and a hint on stderr.
+ */
+export function expectRunError(r: Result, code: keyof typeof EXIT_CODES): { message: string; hint: string } {
+  return expectError({ ...r, code: r.code === 125 ? EXIT_CODES[code] : -r.code - 1000 }, code);
+}
+
 /** Checks the --json error contract: exit code, `{"error": {code, message, hint}}` on stdout, stderr empty. */
 export function expectJsonError(r: Result, code: keyof typeof EXIT_CODES): { code: string; message: string; hint: string | null } {
   const context = `exit ${r.code}\n--- stdout ---\n${r.stdout}--- stderr ---\n${r.stderr}`;

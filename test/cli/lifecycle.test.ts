@@ -7,11 +7,11 @@ describe('baton init and start', () => {
   it('init creates the store once; start creates a dated session with --phases', async () => {
     const ws = workspace();
     const init = await ws.ok(['init']);
-    expect(init.stdout).toBe(`Created store at ${ws.store}\n`);
+    expect(init.stdout).toBe(`Created store at ${ws.store} (private: it ignores itself in git)\n`);
     expect(fs.statSync(ws.store).isDirectory()).toBe(true);
     expect(fs.statSync(ws.store).mode & 0o777).toBe(0o700);
     expect((await ws.ok(['init'])).stdout).toBe(`Store already present at ${ws.store}\n`);
-    expect(await ws.json(['init'])).toEqual({ ok: true, store: ws.store, created: false });
+    expect(await ws.json(['init'])).toEqual({ ok: true, store: ws.store, created: false, shared: false });
 
     const before = utcDate();
     const start = await ws.ok(['start', 'My Work', '--phases', 'Design, Build,Test', '--budget', '1000']);
@@ -158,7 +158,7 @@ describe('session lifecycle', () => {
     // Applying it again is not an error: it is active, there is nothing to do (issue 15, bug 2).
     expect((await ws.ok(['resume', '--apply'])).stdout).toBe('Session alpha is already active: nothing to resume; go on working in it.\n');
 
-    expect(await ws.json(['complete'])).toEqual({ ok: true, id: 'alpha', status: 'completed', revision: 8 });
+    expect(await ws.json(['complete', '--force'])).toEqual({ ok: true, id: 'alpha', status: 'completed', revision: 8 });
     // A finished session stops being the active one.
     expectError(await ws.run(['status']), 'NO_ACTIVE_SESSION');
 

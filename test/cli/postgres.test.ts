@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SessionManager } from '../../src/manager/manager.js';
 import { PostgresStore } from '../../src/store/postgres/store.js';
 import { PG_URL, dropSchema, freshSchema, needsRealServer, urlWith } from '../store/pg-helpers.js';
-import { BATON, ROOT, baseEnv, expectError, expectJsonError, workspace } from './helpers.js';
+import { BATON, ROOT, baseEnv, expectError, expectJsonError, expectRunError, workspace } from './helpers.js';
 import type { Result, RunOptions, StatusJson, Workspace } from './helpers.js';
 
 const WRITERS = 8;
@@ -107,7 +107,7 @@ describe.skipIf(!PG_URL)('CLI on the PostgreSQL store', () => {
       if (Date.now() > until) throw new Error('the run never took the lease');
       await new Promise((r) => setTimeout(r, 50));
     }
-    expectError(await pw.run(['run', '--agent', 'w2', '--', 'true']), 'LOCKED');
+    expectRunError(await pw.run(['run', '--agent', 'w2', '--', 'true']), 'LOCKED');
     first.kill();
     await first.done;
 

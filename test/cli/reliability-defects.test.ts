@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BATON, baseEnv, expectError, expectJsonError, needBuiltCli, withSession, workspace } from './helpers.js';
+import { BATON, baseEnv, expectError, expectJsonError, expectRunError, needBuiltCli, withSession, workspace } from './helpers.js';
 
 /** Every file and folder under `dir`, relative, sorted. */
 function tree(dir: string): string[] {
@@ -36,7 +36,7 @@ describe('coded errors instead of INTERNAL crashes', () => {
   it('run "" is BAD_INPUT, takes no lease, and the next run goes ahead and records its end', async () => {
     needBuiltCli();
     const ws = await withSession('s1');
-    expectError(await ws.run(['run', '--', '']), 'BAD_INPUT');
+    expectRunError(await ws.run(['run', '--', '']), 'BAD_INPUT');
     const status = await ws.status();
     expect(status.lease ?? null).toBeNull();
     const next = await ws.run(['run', '--ttl', '10m', '--', 'true']);

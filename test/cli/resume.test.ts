@@ -116,7 +116,7 @@ describe('baton resume: the plan', () => {
 
   it('a completed session has nothing to resume: the plan says so, --apply refuses', async () => {
     const ws = await midRun();
-    await ws.ok(['complete']);
+    await ws.ok(['complete', '--force']);
     const plan = await ws.json<Plan>(['resume', 'rs']);
     expect(plan.resumable).toBe(false);
     expectError(await ws.run(['resume', 'rs', '--apply']), 'INVALID_TRANSITION');

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { BATON, baseEnv, expectError, withSession } from './helpers.js';
+import { BATON, baseEnv, expectError, expectRunError, withSession } from './helpers.js';
 import type { Workspace } from './helpers.js';
 
 interface StatusWithLease {
@@ -114,12 +114,64 @@ describe('baton run records why the run ended', () => {
     expect(r.stderr).toContain('could not start no-such-command-baton-test');
     expect(((await ws.status()) as unknown as StatusWithLease).status).toBe('interrupted');
   });
+});
 
-  it('bad durations and an empty command are BAD_INPUT', async () => {
+describe("baton run's exit status: the child's own, or 125-127 for baton's failures (as docker)", () => {
+  it('the child exit status passes through, whatever it is', async () => {
+    const ws = await withSession('rp', 'build');
+    for (const status of [0, 1, 2, 42, 124]) {
+      expect((await ws.run(['run', '--', process.execPath, '-e', `process.exit(${status})`])).code).toBe(status);
+    }
+  });
+
+  it('126: the command exists but cannot be executed (not executable, a folder); 127: not found', async () => {
+    const ws = await withSession('rx', 'build');
+    const plain = ws.write('not-executable.sh', '#!/bin/sh\nexit 0\n');
+    fs.chmodSync(plain, 0o644);
+    const r = await ws.run(['run', '--', plain]);
+    expect(r.code).toBe(126);
+    expect(r.stderr).toContain('could not start');
+    expect((await ws.run(['run', '--', ws.dir])).code).toBe(126);
+    expect((await ws.run(['run', '--', 'no-such-command-baton-test'])).code).toBe(127);
+    expect((await ws.run(['run', '--', './no-such-file'])).code).toBe(127);
+  });
+
+  it("125: baton's own failures (bad options, unknown option, no command, no store, a lease held by another run), the code still on stderr and in --json", async () => {
     const ws = await withSession('rb', 'build');
-    expectError(await ws.run(['run', '--ttl', 'soon', '--', 'true']), 'BAD_INPUT');
-    expectError(await ws.run(['run', '--heartbeat', '2m', '--ttl', '1m', '--', 'true']), 'BAD_INPUT');
-    expectError(await ws.run(['run']), 'BAD_INPUT');
+    expectRunError(await ws.run(['run', '--ttl', 'soon', '--', 'true']), 'BAD_INPUT');
+    expectRunError(await ws.run(['run', '--heartbeat', '2m', '--ttl', '1m', '--', 'true']), 'BAD_INPUT');
+    expectRunError(await ws.run(['run', '--no-such-option', '--', 'true']), 'BAD_INPUT');
+    expectRunError(await ws.run(['run']), 'BAD_INPUT');
+    expectRunError(await ws.run(['run', '--session', 'nope', '--', 'true']), 'NOT_FOUND');
+    expectRunError(await ws.run(['run', '--', 'true'], { cwd: fs.mkdtempSync('/tmp/baton-nostore-') }), 'NO_STORE');
+    const json = await ws.run(['run', '--ttl', 'soon', '--json', '--', 'true']);
+    expect(json.code).toBe(125);
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'BAD_INPUT' } });
+    // Another run holds the lease: LOCKED, as 125, and the command never ran.
+    const { child, done } = startRun(ws, ['--', process.execPath, '-e', 'setTimeout(() => {}, 60000)']);
+    await untilLeased(ws);
+    expectRunError(await ws.run(['run', '--', process.execPath, '-e', 'require("fs").writeFileSync("ran", "")']), 'LOCKED');
+    expect(fs.existsSync(ws.path('ran'))).toBe(false);
+    child.kill('SIGTERM');
+    await done;
+  });
+
+  it('other commands keep their documented codes', async () => {
+    const ws = await withSession('ro', 'build');
+    expectError(await ws.run(['status', '--session', 'nope']), 'NOT_FOUND');
+    // A session named like the command is not the command, before or after it.
+    expectError(await ws.run(['status', '--session', 'run']), 'NOT_FOUND');
+    expectError(await ws.run(['--session', 'run', 'status']), 'NOT_FOUND');
+    // A global option before `run` still makes its failures 125.
+    expectRunError(await ws.run(['--session', 'nope', 'run', '--', 'true']), 'NOT_FOUND');
+  });
+
+  it('run --help documents the codes', async () => {
+    const ws = await withSession('rh', 'build');
+    const help = (await ws.run(['run', '--help'])).stdout;
+    expect(help).toMatch(/125 +baton itself failed/);
+    expect(help).toMatch(/126 +the command was found but cannot be executed/);
+    expect(help).toMatch(/127 +the command was not found/);
   });
 });
 
@@ -136,8 +188,11 @@ describe('leases: a killed baton run, expiry, takeover and fencing', () => {
     await untilListed(ws, 'lx', (r) => r.leaseToken === 1);
     child.kill('SIGKILL');
     await done;
-    // Right after the kill the lease is still valid: the session reads as active.
-    expect(((await ws.status()) as unknown as StatusWithLease).status).toBe('active');
+    // Right after the kill the lease is still valid: the session reads as active, and since its
+    // holder ran on this machine and is gone, status says so (see dead-holder.test.ts).
+    const right = await ws.run(['status', '--json']);
+    expect((JSON.parse(right.stdout) as StatusWithLease).status).toBe('active');
+    expect(right.stderr).toMatch(/^warning: the lease's holder is gone \(pid \d+ on .* has exited\)/);
     // Two minutes later (clock moved), every reader reports the crash.
     const future = { env: { BATON_NOW: later(120_000) } };
     const s = (await ws.status(undefined, future)) as unknown as StatusWithLease;
@@ -162,7 +217,7 @@ describe('leases: a killed baton run, expiry, takeover and fencing', () => {
     const ws = await withSession('lr', 'build');
     const { child, done } = startRun(ws, ['--heartbeat', '200ms', '--ttl', '1s', '--', process.execPath, '-e', 'setTimeout(() => {}, 60000)']);
     await untilLeased(ws);
-    // The journal and the registry row are two writes: count rows once the row carries the lease.
+    // The registry row follows the journal: count rows only once it carries the lease.
     await untilListed(ws, 'lr', (r) => r.leaseToken === 1);
     const logRows = (): number => fs.readFileSync(ws.path('.baton', 'index.log'), 'utf8').split('\n').filter((l) => l.includes('"id":"lr"')).length;
     const rowsBefore = logRows();
@@ -186,7 +241,7 @@ describe('leases: a killed baton run, expiry, takeover and fencing', () => {
     const ws = await withSession('lf', 'build');
     const first = startRun(ws, ['--agent', 'w1', '--', process.execPath, '-e', 'setTimeout(() => {}, 60000)']);
     await untilLeased(ws);
-    expectError(await ws.run(['run', '--agent', 'w2', '--', 'true']), 'LOCKED');
+    expectRunError(await ws.run(['run', '--agent', 'w2', '--', 'true']), 'LOCKED');
     first.child.kill('SIGKILL');
     await first.done;
 

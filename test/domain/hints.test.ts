@@ -31,6 +31,7 @@ const TABLE: Array<[HintAction, ErrorCode, Hint['args'], string, string]> = [
   ['session.other-id-or-switch', 'EXISTS', {}, "Pick another --id, or continue that session with `baton switch`.", "Pick another `id`, or continue that session with `session_switch`."],
   ['session.unpin', 'INVALID_TRANSITION', {"session":"s1"}, "Unpin it first (`baton unpin s1`).", "Read the session with `session_status` (or `resume_plan`) to see what may be done now."],
   ['session.bmad-prefix', 'BAD_INPUT', {"prefixes":["SES","EPIC"]}, "Pass --bmad-prefix with one of SES, EPIC.", "Fix the arguments as the message says and call the tool again."],
+  ['session.complete-unfinished', 'BLOCKED', {"session":"s1","phases":["c","d"]}, "Finish or skip them first (`baton phase done|skip <phase> --session s1`), or run `baton complete --force --session s1` to complete it anyway, recording c, d as left unfinished.", "Finish or skip them first (`phase_complete` / `phase_skip`), or call `session_complete` with `force: true` to complete it anyway, recording c, d as left unfinished."],
   ['tokens.name-agent', 'BAD_INPUT', {}, "Pass --agent NAME (or set BATON_AGENT).", "Pass `agent`."],
   ['phase.start', 'INVALID_TRANSITION', {"phase":"build"}, "Start it first: `baton phase start build`.", "Start it first: `phase_start` with phase build."],
   ['phase.finish-blockers', 'BLOCKED', {"blockers":["design","api"]}, "Finish design, api first, or pass --force to start it anyway.", "Finish design, api first, or pass `force: true` to start it anyway."],

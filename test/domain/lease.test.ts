@@ -94,7 +94,7 @@ describe('fencing', () => {
   it('a lease of no time is BAD_INPUT; a finished session takes no lease', () => {
     const s = session(phases('a'));
     refusal(() => decideAcquire(s, { ...req('w', at(1)), ttlMs: 0 }), 'BAD_INPUT');
-    const done = commit(s, decideSession(s, 'complete'));
+    const done = commit(s, decideSession(s, 'complete', null, 'user', { force: true }));
     refusal(() => decideAcquire(done, req('w', at(2))), 'INVALID_TRANSITION');
   });
 });

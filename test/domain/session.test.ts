@@ -59,7 +59,9 @@ const PATH: Record<SessionStatus, EventDraft[]> = {
 };
 
 function inStatus(status: SessionStatus): SessionState {
-  const s = commit(session(phases('p')), PATH[status]);
+  // Its one phase is skipped, so completing the session is not refused for unfinished work.
+  const fresh = session(phases('p'));
+  const s = commit(commit(fresh, decidePhase(fresh, 'p', 'skip')), PATH[status]);
   expect(s.status).toBe(status);
   return s;
 }
@@ -156,6 +158,35 @@ describe('archiving', () => {
   });
 });
 
+describe('completing a session with unfinished phases', () => {
+  it('is BLOCKED, naming each unfinished phase and its status, with both ways out', () => {
+    let s = session(phases('a', 'b', 'c', 'd'));
+    s = commit(s, decidePhase(s, 'a', 'start'));
+    s = commit(s, decidePhase(s, 'a', 'complete'));
+    s = commit(s, decidePhase(s, 'b', 'skip'));
+    s = commit(s, decidePhase(s, 'c', 'start'));
+    const err = refusal(() => decideSession(s, 'complete'), 'BLOCKED');
+    expect(err.message).toBe('Session sess-1 has unfinished phases: c (in progress), d (pending).');
+    expect(err.details).toEqual({ sessionId: 'sess-1', unfinished: [{ id: 'c', status: 'in_progress' }, { id: 'd', status: 'pending' }] });
+    expect(cliHint(err)).toBe('Finish or skip them first (`baton phase done|skip <phase> --session sess-1`), or run `baton complete --force --session sess-1` to complete it anyway, recording c, d as left unfinished.');
+  });
+
+  it('with force, completes and records the phases left unfinished, in the event and the status cause', () => {
+    let s = session(phases('a', 'b'));
+    s = commit(s, decidePhase(s, 'a', 'start'));
+    const drafts = decideSession(s, 'complete', 'shipped early', 'user', { force: true });
+    expect(drafts).toEqual([{ type: 'session.completed', data: { detail: 'shipped early', unfinished: ['a', 'b'] } }]);
+    const done = commit(s, drafts);
+    expect(done.status).toBe('completed');
+    expect(done.statusCause?.detail).toBe('shipped early (left unfinished: a, b)');
+    expect(commit(s, decideSession(s, 'complete', null, 'user', { force: true })).statusCause?.detail).toBe('left unfinished: a, b');
+  });
+
+  it('a session whose phases are all completed or skipped (or that has none) completes without force, recording nothing extra', () => {
+    expect(decideSession(session(), 'complete')).toEqual([{ type: 'session.completed', data: { detail: null } }]);
+  });
+});
+
 describe('writes refused on ended or archived sessions', () => {
   /** A session with an in-progress phase, an error, a finding and a milestone, then ended. */
   function ended(how: 'completed' | 'failed' | 'abandoned' | 'archived'): SessionState {
@@ -168,7 +199,7 @@ describe('writes refused on ended or archived sessions', () => {
       s = commit(s, decideSession(s, 'pause'));
       s = commit(s, decideArchive(s));
     } else {
-      s = commit(s, decideSession(s, how === 'completed' ? 'complete' : how === 'failed' ? 'fail' : 'abandon'));
+      s = commit(s, decideSession(s, how === 'completed' ? 'complete' : how === 'failed' ? 'fail' : 'abandon', null, 'user', { force: true }));
     }
     return s;
   }

@@ -326,7 +326,7 @@ describe('export', () => {
     const out = path.join(ws, 'out');
     await m.formats.export('b1', 'toy', out, o);
     expect(fs.existsSync(path.join(out, 'toy/b1.json'))).toBe(true);
-    await m.lifecycle('b1', 'complete');
+    await m.lifecycle('b1', 'complete', null, { force: true });
     await m.archive('b1');
     const r = await m.formats.export('b1', 'toy', out, o);
     expect(r).toMatchObject({ written: ['toy/archive/b1.json'], removed: ['toy/b1.json'] });

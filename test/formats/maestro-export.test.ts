@@ -285,7 +285,7 @@ describe('maestro export: archiving moves the plans too', () => {
     await fs.writeFile(path.join(out, '.gemini/plans/2026-03-01-auth-service-design.md'), crlf);
     const imp = await m.formats.import(out, 'maestro', o);
     const id = imp.sessions[0]!.id!;
-    await m.lifecycle(id, 'complete');
+    await m.lifecycle(id, 'complete', null, { force: true });
     const r = await m.formats.export(id, 'maestro', out, o);
     expect(r.written.sort()).toEqual([
       '.gemini/plans/archive/2026-03-01-auth-service-design.md',

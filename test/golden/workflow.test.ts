@@ -23,6 +23,9 @@ import { compareGolden } from './compare.js';
 import { mcpSession } from './mcp-client.js';
 import { normalise, treeText } from './normalise.js';
 
+// Human output shows times in local time (`baton log`): one zone, so the files do not depend on the machine's.
+process.env['TZ'] = 'UTC';
+
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'formats');

@@ -35,7 +35,7 @@ describe('binding a conversation to a session', () => {
     const w = await workspace();
     await hookInProcess('claude', fixture('claude', 'SessionStart', w.dir), w.dir);
     const m = w.m();
-    await m.lifecycle('hooked', 'complete');
+    await m.lifecycle('hooked', 'complete', null, { force: true });
     await m.start({ title: 'next', id: 'next', phases: [{ id: 'p', name: 'P' }] });
     await m.phase('next', 'p', 'start');
     await m.store.close();

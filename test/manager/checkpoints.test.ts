@@ -98,7 +98,7 @@ describe('checkpoints through the manager', () => {
     }
     await expectCode(m.checkpoints.list('nope'), 'NOT_FOUND');
     await m.checkpoints.create(id, { name: 'ok' });
-    await m.lifecycle(id, 'complete');
+    await m.lifecycle(id, 'complete', null, { force: true });
     await expectCode(m.checkpoints.create(id, { name: 'late' }), 'INVALID_TRANSITION');
     await expectCode(m.checkpoints.restore(id, 'cp-1-ok'), 'INVALID_TRANSITION');
     expect((await m.log(id)).filter((e) => e.type.startsWith('checkpoint.'))).toHaveLength(1);

@@ -139,7 +139,7 @@ describe('errors every session tool shares', () => {
 
   it('INVALID_TRANSITION on a completed session, which takes no more changes', async () => {
     const { client } = await withSession();
-    await ok(client, 'session_complete', { session: 's1' });
+    await ok(client, 'session_complete', { session: 's1', force: true });
     for (const tool of STRICT) {
       if (tool === 'session_complete' || tool === 'session_pause') continue;
       await refused(client, tool, { ...SESSION_TOOLS[tool], session: 's1' }, 'INVALID_TRANSITION');
@@ -250,7 +250,13 @@ describe('sessions', () => {
     const { client, manager } = await withSession();
     expect(await ok(client, 'session_pause', { reason: 'lunch' })).toMatchObject({ session: 's1', status: 'paused' });
     await refused(client, 'session_pause', {}, 'INVALID_TRANSITION');
-    expect(await ok(client, 'session_complete', {})).toMatchObject({ status: 'completed' });
+    // Unfinished phases: refused, naming them, with the way out worded for a tool caller.
+    const e = await refused(client, 'session_complete', {}, 'BLOCKED');
+    expect(e.message).toMatch(/^Session s1 has unfinished phases: /);
+    expect(e.hint).toContain('`force: true`');
+    expect((await manager.get('s1')).status).toBe('paused');
+    expect(await ok(client, 'session_complete', { force: true })).toMatchObject({ status: 'completed' });
+    expect((await manager.get('s1')).statusCause?.detail).toMatch(/^left unfinished: /);
     expect(await manager.store.getActive()).toBeNull();
   });
 

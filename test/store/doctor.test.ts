@@ -140,7 +140,7 @@ describe('a healthy store', () => {
     await m.note('one', { text: 'under lease' }, { fencingToken: lease.token });
     await m.leases.release('one', lease.token);
     await busySession(m, 'two', 3);
-    await m.lifecycle('two', 'complete');
+    await m.lifecycle('two', 'complete', null, { force: true });
     await m.archive('two');
     await busySession(m, 'three', 7);
     await m.list();
@@ -383,7 +383,7 @@ describe('the active pointer and active sessions', () => {
   it('ACTIVE_NOT_ACTIVE: the pointer names a completed or archived session; --fix clears it', async () => {
     const m = manager();
     await busySession(m, 'done', 1);
-    await m.lifecycle('done', 'complete');
+    await m.lifecycle('done', 'complete', null, { force: true });
     await busySession(m, 'old', 1);
     await m.lifecycle('old', 'pause');
     await m.archive('old');

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import type { Command } from 'commander';
-import { BatonError, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS, isBatonError } from '../../manager/index.js';
+import { BatonError, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS, goneText, isBatonError } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common } from '../program.js';
@@ -18,6 +18,43 @@ export function parseDuration(value: string, what: string): number {
 
 const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
+/**
+ * Exit statuses of `baton run` that are baton's, not the child's, as docker uses them (and
+ * as shells use 126 and 127), so a script can tell a failing command from a failing baton:
+ * 125 baton itself failed (any coded error: bad options, no store, LOCKED…; the code is on
+ * stderr, or in the JSON with --json), 126 the command was found but cannot be executed,
+ * 127 the command was not found. Any other status is the child's own (128+N: signal N).
+ */
+export const RUN_EXIT = { BATON_FAILED: 125, CANNOT_EXECUTE: 126, NOT_FOUND: 127 } as const;
+
+const RUN_HELP = `
+Exit status:
+  the command's own   it ran; 128+N when signal N ended it
+  125                 baton itself failed (error[CODE] on stderr says why)
+  126                 the command was found but cannot be executed
+  127                 the command was not found`;
+
+/** Options every command takes that are followed by a value. */
+const VALUE_OPTIONS: ReadonlySet<string> = new Set(['--session', '--dir', '--store', '--agent']);
+
+/**
+ * The exit status of an invocation that failed with `code` before or around its work: for
+ * `baton run` (the first command word of `argv`), {@link RUN_EXIT.BATON_FAILED}, so the
+ * failure is never taken for the child's status; for any other command, `code` itself.
+ */
+export function ownFailureStatus(argv: readonly string[], commands: readonly string[], code: number): number {
+  const end = argv.indexOf('--');
+  const head = end < 0 ? argv : argv.slice(0, end);
+  // The value of a global option given before the command (`--session run status`) is no command word.
+  const words = head.filter((a, i) => !a.startsWith('-') && !VALUE_OPTIONS.has(head[i - 1] ?? ''));
+  return words.find((w) => commands.includes(w)) === 'run' ? RUN_EXIT.BATON_FAILED : code;
+}
+
+/** 127 when the command does not exist, 126 when it exists but cannot be run (permissions, a folder, not a program). */
+function spawnFailureStatus(e: NodeJS.ErrnoException): number {
+  return e.code === 'ENOENT' ? RUN_EXIT.NOT_FOUND : RUN_EXIT.CANNOT_EXECUTE;
+}
+
 /** Registers `baton run -- CMD [ARGS…]`. */
 export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
   const cmd = common(
@@ -28,7 +65,8 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
       .option('--heartbeat <duration>', 'lease renewal interval (default 30s, or $BATON_HEARTBEAT)')
       .option('--ttl <duration>', 'lease lifetime after each renewal (default 60s, or $BATON_LEASE_TTL)')
       .option('--force', "take the lease even though another run's lease is still valid")
-      .passThroughOptions(),
+      .passThroughOptions()
+      .addHelpText('after', RUN_HELP),
   );
   cmd.action(
     bind(io, holder, async (ctx, command, o) => {
@@ -50,6 +88,9 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
         // A worker that claimed the session (`baton claim`) goes on under the lease it took.
         token = (await m.leases.adopt(id, held, ttlMs, ctx.agent)).token;
       } else {
+        // A lease whose holder died on this machine is ended now, not after its lifetime.
+        const gone = await m.leases.endGoneHolder(id, ctx.agent);
+        if (gone) ctx.warn(`the lease's holder is gone (${goneText(gone)}); taking the session over`);
         let s = await m.get(id);
         if (s.status !== 'active') s = await m.resume(id, ctx.agent);
         const owner = ctx.agent ?? `run:${command[0]}`;
@@ -96,7 +137,7 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
         });
       }, heartbeatMs);
 
-      const end = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
+      const end = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: NodeJS.ErrnoException }>((resolve) => {
         child.once('error', (error) => resolve({ code: null, signal: null, error }));
         child.once('exit', (code, signal) => resolve({ code, signal }));
       });
@@ -105,7 +146,7 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
       if (end.error) {
         io.stderr(`baton: could not start ${command[0]}: ${end.error.message}\n`);
       }
-      const exitCode = end.error ? 127 : end.code;
+      const exitCode = end.error ? spawnFailureStatus(end.error) : end.code;
       if (!lost) {
         try {
           const r = await m.leases.recordRunEnd(id, token, { command, exitCode, signal: end.signal, userInterrupt }, ctx.agent);

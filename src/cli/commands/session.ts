@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
-import { BatonError, checkMirrorSetting, initStore, initStoreUrl, MIRROR_KEY, parseIdFormat, phasesFromList, planFileMetadata, readPlanFile, SESSION_STATUSES, statusView } from '../../manager/index.js';
+import { BatonError, checkMirrorSetting, goneText, initStore, initStoreUrl, MIRROR_KEY, parseIdFormat, phasesFromList, planFileMetadata, readPlanFile, SESSION_STATUSES, statusView } from '../../manager/index.js';
 import type { SessionState, SessionStatus } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common, strict } from '../program.js';
 import type { On } from '../program.js';
 import { renderList, renderTombstones } from '../render/list.js';
-import { renderLog } from '../render/log.js';
 import { renderStatus } from '../render/status.js';
+import { registerLog } from './log.js';
 
 function changed(ctx: Ctx, s: SessionState, text: string): void {
   ctx.emit({ ok: true, id: s.id, status: s.status, revision: s.revision }, text);
@@ -21,17 +21,30 @@ export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx 
   registerStatus(program, io, on);
   registerList(program, io, on);
   registerLifecycle(program, on);
-  registerJournal(program, on);
+  registerJournal(program, io, on);
 }
 
 /** `init`: create the file store or prepare a database. */
 function registerInit(program: Command, io: CliIO, on: On): void {
   on(
-    common(program.command('init').description('create a .baton store in the current directory (or --dir), or prepare the --store / $BATON_STORE database')),
-    async (ctx) => {
+    common(
+      program
+        .command('init')
+        .description('create a .baton store at the root of the git work tree (else here, or --dir), or prepare the --store / $BATON_STORE database')
+        .option('--shared', 'a store committed with the project: no .gitignore of its own (on an existing store, removes it)'),
+    ),
+    async (ctx, _a, o) => {
       const url = ctx.storeUrl;
-      const { root, existed } = url && !url.startsWith('file:') ? await initStoreUrl(url, io.cwd) : initStore(io.cwd, ctx.opts.dir ?? io.env['BATON_DIR'] ?? null);
-      ctx.emit({ ok: true, store: root, created: !existed }, `${existed ? 'Store already present' : 'Created store'} at ${root}`);
+      if (url && !url.startsWith('file:')) {
+        const { root, existed } = await initStoreUrl(url, io.cwd);
+        ctx.emit({ ok: true, store: root, created: !existed }, `${existed ? 'Store already present' : 'Created store'} at ${root}`);
+        return;
+      }
+      const shared = o['shared'] === true;
+      const r = initStore(io.cwd, ctx.opts.dir ?? io.env['BATON_DIR'] ?? null, { shared: o['shared'] === true });
+      const how = r.shared ? 'shared: commit it with the project' : 'private: it ignores itself in git';
+      const text = r.existed ? `Store already present at ${r.root}${r.sharedChanged ? `; now ${how}` : ''}` : `Created store at ${r.root} (${how})`;
+      ctx.emit({ ok: true, store: r.root, created: !r.existed, shared: r.shared }, text);
     },
   );
 }
@@ -53,6 +66,7 @@ function registerStart(program: Command, io: CliIO, on: On): void {
         .option('--plan <file>', 'plan file (.json or .yaml) with the phases')
         .option('--budget <n>', 'token budget (input + output)')
         .option('--switch', 'pause the active session instead of refusing')
+        .option('--shared', 'if this creates the store: one committed with the project (no .gitignore of its own)')
         .option('--no-auto-checkpoint', 'do not take a checkpoint each time a phase completes')
         .option('--mirror <format>', 'keep the session\'s files in this foreign layout rewritten after every change (see `baton mirror`)')
         .option('--mirror-out <dir>', 'folder of the mirrored files (with --mirror)'),
@@ -64,7 +78,7 @@ function registerStart(program: Command, io: CliIO, on: On): void {
       const plan = o['plan'] !== undefined ? await readPlanFile(String(o['plan']), io.cwd) : null;
       const phases = plan ? plan.phases : o['phases'] !== undefined ? await phasesFromList(String(o['phases'])) : [];
       // `start` creates the store where `init` would, so a first run needs no separate init.
-      const m = ctx.manager(true);
+      const m = ctx.manager(true, o['shared'] === true);
       const s = await m.start({
         title: title ?? '',
         ...(o['id'] !== undefined ? { id: String(o['id']) } : {}),
@@ -90,6 +104,8 @@ function registerStatus(program: Command, io: CliIO, on: On): void {
   on(common(program.command('status').description('show a session: phases, progress, tokens, errors')), async (ctx) => {
     const m = ctx.manager();
     const s = await m.get(await ctx.sessionId());
+    const gone = m.leases.holderGone(s.lease ?? null);
+    if (gone) ctx.warn(`the lease's holder is gone (${goneText(gone)}): \`baton resume --apply\` or \`baton claim\` takes the session over now, without waiting for the lease to expire`);
     const pricing = m.pricing();
     ctx.emit(statusView(s, io.now().toISOString(), pricing), () => renderStatus(s, ctx.paint, io.now(), pricing));
   });
@@ -139,16 +155,19 @@ function registerLifecycle(program: Command, on: On): void {
 
   const lifecycle: Array<['pause' | 'complete' | 'fail' | 'abandon', string, string]> = [
     ['pause', 'pause the session (it stays the workspace session)', 'Paused'],
-    ['complete', 'mark the session completed', 'Completed'],
+    ['complete', 'mark the session completed (refused while a phase is unfinished, unless --force)', 'Completed'],
     ['fail', 'mark the session failed', 'Failed'],
     ['abandon', 'abandon the session (not resumable)', 'Abandoned'],
   ];
   for (const [verb, description, done] of lifecycle) {
-    on(strict(common(program.command(verb).description(description).option('--reason <text>', 'why'))), async (ctx, _a, o) => {
+    const cmd = program.command(verb).description(description).option('--reason <text>', 'why');
+    if (verb === 'complete') cmd.option('--force', 'complete even with unfinished phases; they are recorded as left unfinished');
+    on(strict(common(cmd)), async (ctx, _a, o) => {
       const id = await ctx.sessionId();
-      const action = verb === 'pause' ? 'pause' : verb;
-      const s = await ctx.manager().lifecycle(id, action, (o['reason'] as string | undefined) ?? null, ctx.change());
-      changed(ctx, s, `${done} ${s.id}`);
+      const s = await ctx.manager().lifecycle(id, verb, (o['reason'] as string | undefined) ?? null, { ...ctx.change(), force: o['force'] === true });
+      // Forced past unfinished phases: say which, as the journal records them.
+      const left = verb === 'complete' ? s.phases.filter((p) => p.status !== 'completed' && p.status !== 'skipped').map((p) => p.id) : [];
+      changed(ctx, s, `${done} ${s.id}${left.length ? ` (left unfinished: ${left.join(', ')})` : ''}`);
     });
   }
 
@@ -160,21 +179,8 @@ function registerLifecycle(program: Command, on: On): void {
 }
 
 /** `log` and `repair`: reading and mending the journal. */
-function registerJournal(program: Command, on: On): void {
-  on(
-    common(
-      program
-        .command('log')
-        .description("show a session's events")
-        .option('--since <seq>', 'only events after this seq', '0'),
-    ),
-    async (ctx, _a, o) => {
-      const since = Number(o['since']);
-      if (!Number.isInteger(since) || since < 0) throw new BatonError('BAD_INPUT', `--since must be a non-negative integer; got ${JSON.stringify(o['since'])}.`, { hint: 'e.g. --since 120' });
-      const events = await ctx.manager().log(await ctx.sessionId(), since);
-      ctx.emit(events, () => renderLog(events, ctx.paint));
-    },
-  );
+function registerJournal(program: Command, io: CliIO, on: On): void {
+  registerLog(program, io, on);
 
   on(common(program.command('repair').description("rebuild a session's damaged journal, keeping every readable event")), async (ctx) => {
     const id = await ctx.sessionId();

@@ -11,7 +11,7 @@ export function registerWatch(program: Command, io: CliIO, holder: { ctx: Ctx | 
     bind(io, holder, async (ctx) => {
       const m = ctx.manager();
       // Only an explicit --session filters: a watcher usually follows the whole pool.
-      const only = ctx.opts.session ?? null;
+      const only = ctx.opts.session !== undefined ? await ctx.sessionId(ctx.opts.session) : null;
       const print = (c: SessionChange): void => {
         if (ctx.json) io.stdout(`${JSON.stringify(c)}\n`);
         else ctx.emit(null, renderChange(c, ctx));

@@ -1,5 +1,6 @@
 import type { StoredEvent } from '../../manager/index.js';
 import type { Paint } from '../io.js';
+import { localTime } from './time.js';
 
 /** One event's payload in a few words, for one-line views (`log`, `watch`). */
 export function brief(e: StoredEvent): string {
@@ -26,12 +27,12 @@ export function brief(e: StoredEvent): string {
   }
 }
 
-/** The human `baton log` view: one line per event. */
+/** The human `baton log` view: one line per event, its time in local time. */
 export function renderLog(events: StoredEvent[], c: Paint): string {
   return events
     .map((e) => {
       const who = e.actor?.agent ?? `pid ${e.actor?.pid ?? '?'}`;
-      return `${c.dim(`#${e.seq}`.padStart(6))} ${c.dim(e.time)} ${who.padEnd(12)} ${e.type.padEnd(18)} ${brief(e)}`;
+      return `${c.dim(`#${e.seq}`.padStart(6))} ${c.dim(localTime(e.time))} ${who.padEnd(12)} ${e.type.padEnd(18)} ${brief(e)}`;
     })
     .join('\n')
     .concat(events.length ? '\n' : '');

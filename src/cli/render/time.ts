@@ -32,3 +32,14 @@ export function bar(fraction: number, width = 20): string {
   const full = Math.round(f * width);
   return `[${'█'.repeat(full)}${'░'.repeat(width - full)}]`;
 }
+
+/**
+ * "2026-11-24 09:30:05" in the machine's local time zone (TZ), for people; data keeps
+ * ISO-8601 in UTC. Not toLocaleString: loading ICU's locale data costs more than a command.
+ */
+export function localTime(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const p = (n: number): string => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}

@@ -134,7 +134,7 @@ function registerStateTools(server: McpServer, kit: Kit): void {
 
   for (const [verb, title, description] of [
     ['pause', 'Pause a session', 'Pause the session (status paused): call it before you stop working on an unfinished task, after recording where you are (`substep_reach`, `context_set`). A later agent resumes it with `session_resume`.'],
-    ['complete', 'Complete a session', 'Mark the session completed when every phase is completed or skipped and the task is done. A completed session takes no more changes and stops being the active one.'],
+    ['complete', 'Complete a session', 'Mark the session completed when every phase is completed or skipped and the task is done. A completed session takes no more changes and stops being the active one. Refused with BLOCKED, naming them, while a phase is neither completed nor skipped; `force: true` completes it anyway and records those phases as left unfinished.'],
   ] as const) {
     defineTool(
       server,
@@ -143,12 +143,17 @@ function registerStateTools(server: McpServer, kit: Kit): void {
       {
         title,
         description: `${description} Returns the id, revision and new status.`,
-        input: { ...changeFields, reason: textArg('Why.').optional() },
+        input: {
+          ...changeFields,
+          reason: textArg('Why.').optional(),
+          ...(verb === 'complete' ? { force: z.boolean().optional().describe('Complete even with unfinished phases, recording them as left unfinished.') } : {}),
+        },
         output: changeOutput,
       },
       async (a) => {
         const id = await kit.session(a.session);
-        return changed(await kit.manager().lifecycle(id, verb, a.reason ?? null, kit.change(a, id)));
+        const force = (a as { force?: boolean }).force === true;
+        return changed(await kit.manager().lifecycle(id, verb, a.reason ?? null, { ...kit.change(a, id), force }));
       },
     );
   }

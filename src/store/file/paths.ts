@@ -110,6 +110,57 @@ export function findStoreDir(cwd: string, explicit?: string | null): string | nu
   }
 }
 
+/**
+ * The root of the git work tree holding `cwd` (the nearest folder with a `.git` folder or
+ * file, as a linked work tree or submodule has), or null outside one. Found by looking,
+ * not by running git: a new store is placed there, and starting git costs more than the
+ * whole command.
+ */
+export function findWorkTreeRoot(cwd: string): string | null {
+  let dir = path.resolve(cwd);
+  for (;;) {
+    if (fs.existsSync(path.join(dir, '.git'))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}
+
+/** The `.gitignore` a private store keeps in its folder: everything in it, itself included. */
+export const PRIVATE_GITIGNORE = '# A private baton store: not committed (`baton init --shared` commits it).\n*\n';
+
+/**
+ * Makes the store folder `root` private (a `.gitignore` ignoring all of it) or shared (that
+ * file removed, so the store can be committed). A `.gitignore` the user wrote is never
+ * touched. Returns whether anything changed.
+ */
+export function setStoreSharing(root: string, shared: boolean): boolean {
+  const file = path.join(root, '.gitignore');
+  let current: string | null = null;
+  try {
+    current = fs.readFileSync(file, 'utf8');
+  } catch {
+    // none yet
+  }
+  if (shared) {
+    if (current !== PRIVATE_GITIGNORE) return false;
+    fs.rmSync(file, { force: true });
+    return true;
+  }
+  if (current !== null) return false;
+  fs.writeFileSync(file, PRIVATE_GITIGNORE, { mode: 0o644 });
+  return true;
+}
+
+/** True when the store folder `root` keeps the private `.gitignore` (see {@link setStoreSharing}). */
+export function isPrivateStore(root: string): boolean {
+  try {
+    return fs.readFileSync(path.join(root, '.gitignore'), 'utf8') === PRIVATE_GITIGNORE;
+  } catch {
+    return false;
+  }
+}
+
 /** True when `p` is a real directory and not a symbolic link. */
 export function isPlainDir(p: string): boolean {
   try {

@@ -122,7 +122,7 @@ export class FileStore implements SessionStore {
     }
     if (typeof version === 'number' && version > FILE_FORMAT_VERSION) {
       throw new BatonError('UNSUPPORTED_VERSION', `The store at ${this.layout.root} has format ${version}; this baton reads up to ${FILE_FORMAT_VERSION}.`, {
-        hint: 'Upgrade baton (npm install -g baton@latest).',
+        hint: 'Upgrade baton (npm install -g baton-sessions@latest).',
       });
     }
   }

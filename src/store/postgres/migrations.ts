@@ -83,7 +83,7 @@ async function recordedVersion(q: { query: Pool['query'] }, s: string): Promise<
 
 function newer(schema: string, found: number): BatonError {
   return new BatonError('UNSUPPORTED_VERSION', `The PostgreSQL schema ${JSON.stringify(schema)} is at version ${found}; this baton knows versions up to ${SCHEMA_VERSION}.`, {
-    hint: 'A newer baton migrated it: upgrade baton here (npm install -g baton@latest) so every worker runs a version that knows the schema, or use another ?schema=.',
+    hint: 'A newer baton migrated it: upgrade baton here (npm install -g baton-sessions@latest) so every worker runs a version that knows the schema, or use another ?schema=.',
     details: { schema, schemaVersion: found, supported: SCHEMA_VERSION },
   });
 }

@@ -1,0 +1,80 @@
+/**
+ * Issue 15, "Packaging": what `npm pack` puts in the tarball is what a user needs (dist,
+ * skills, docs, README, LICENSE) and nothing else, and the tarball installed into a scratch
+ * project gives a working `baton`: `--version`, and `baton mcp` answering an MCP initialize.
+ * Dependencies come from the npm cache (`--prefer-offline`), so this takes seconds.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../support/temp.js';
+import { ROOT, needBuiltCli } from '../cli/helpers.js';
+
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; bin: Record<string, string>; files: string[] };
+const npm = (args: string[], cwd: string): string => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
+
+let tarball = '';
+let entries: string[] = [];
+
+beforeAll(() => {
+  needBuiltCli();
+  const out = tempDir('baton-pack-');
+  // dist is built already (needBuiltCli): --ignore-scripts packs it as it is.
+  const name = npm(['pack', '--ignore-scripts', '--silent', '--pack-destination', out], ROOT).trim().split('\n').pop()!;
+  tarball = path.join(out, name);
+  entries = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean).map((e) => e.replace(/^package\//, ''));
+}, 60_000);
+
+describe('the npm package', () => {
+  it('is published under a name of its own, with the `baton` command', () => {
+    expect(pkg.name).toBe('baton-sessions');
+    expect(Object.keys(pkg.bin)).toEqual(['baton']);
+  });
+
+  it('holds dist, skills, docs, README and LICENSE, and nothing else', () => {
+    for (const f of ['package.json', 'README.md', 'LICENSE', 'dist/baton.cjs', 'dist/cli.cjs', 'dist/hook.cjs', 'dist/index.js', 'dist/testing.js', 'dist/types/index.d.ts', 'dist/types/testing/index.d.ts', 'skills/baton/SKILL.md', 'docs/cli.md', 'docs/mcp.md']) {
+      expect(entries, f).toContain(f);
+    }
+    const allowed = /^(package\.json|README\.md|LICENSE|dist\/(baton|cli|hook)\.cjs|dist\/(index|testing)\.js|dist\/chunks\/[\w-]+\.js|dist\/types\/.+\.d\.ts|docs\/.+\.md|skills\/.+\.md)$/;
+    expect(entries.filter((e) => !allowed.test(e))).toEqual([]);
+    // The CLI's own declarations are not the library's: only what index.ts and testing reach.
+    expect(entries.some((e) => e.startsWith('dist/types/cli/commands/'))).toBe(false);
+    // Whatever `--help` or the README points to in docs/ is in the package.
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    for (const [, link] of readme.matchAll(/\]\((docs\/[^)#]+)/g)) expect(entries, link).toContain(link);
+    expect(fs.readFileSync(path.join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
+  });
+
+  it('installed from the tarball into a scratch project, `baton --version` and `baton mcp` work', async () => {
+    const dir = tempDir('baton-install-');
+    fs.writeFileSync(path.join(dir, 'package.json'), '{ "name": "scratch", "private": true }\n');
+    npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel', 'error', tarball], dir);
+    const bin = path.join(dir, 'node_modules', '.bin', 'baton');
+    expect(execFileSync(bin, ['--version'], { cwd: dir, encoding: 'utf8' }).trim()).toBe(pkg.version);
+
+    // An MCP initialize round trip over stdio, as a client does it.
+    const child = spawn(bin, ['mcp'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
+    const reply = await new Promise<Record<string, any>>((resolve, reject) => {
+      let buf = '';
+      const timer = setTimeout(() => reject(new Error('no answer to initialize within 20 s')), 20_000);
+      child.stdout.on('data', (b: Buffer) => {
+        buf += b.toString('utf8');
+        const nl = buf.indexOf('\n');
+        if (nl >= 0) {
+          clearTimeout(timer);
+          resolve(JSON.parse(buf.slice(0, nl)) as Record<string, any>);
+        }
+      });
+      child.on('error', reject);
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pack-test', version: '1' } } })}\n`);
+    });
+    expect(reply).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'baton', version: pkg.version } } });
+    expect(reply['result']['capabilities']).toHaveProperty('tools');
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    // Nothing of the scratch project was written by baton mcp: no client asked for a session.
+    expect(fs.existsSync(path.join(dir, '.baton'))).toBe(false);
+  }, 120_000);
+});
