@@ -12,7 +12,8 @@ import { summarize } from '../domain/summary.js';
 import type { SessionSummary } from '../domain/summary.js';
 import type { PhaseAction, SessionAction } from '../domain/transitions.js';
 import { notFound } from '../store/errors.js';
-import { RowText, rowsToJsonArray } from '../store/row.js';
+import { RowText } from '../store/row.js';
+import { listJsonText } from './list-json.js';
 import type { RepairReport, Tombstone } from '../store/types.js';
 import { AgentHooks } from './agent-hooks.js';
 import { Checkpoints } from './checkpoints.js';
@@ -102,8 +103,7 @@ export class SessionManager extends SessionCore {
 
   /** Waits for the derived files being refreshed (see DerivedFilesOptions.refresh), then closes the store. */
   async close(): Promise<void> {
-    await this.derivedFiles.settled();
-    await this.store.close();
+    await this.derivedFiles.settled().then(() => this.store.close());
   }
 
   /** Derived files are refreshed after the callers were answered, once per burst (see DerivedFiles). */
@@ -315,11 +315,7 @@ export class SessionManager extends SessionCore {
     if (derived.length) await this.store.putSummaries(derived);
     const now = this.time();
     const rows = [...r.rows, ...derived.map((s) => RowText.of(s))];
-    for (let i = 0; i < rows.length; i++) {
-      if (!leaseLapsed(rows[i]!, now)) continue;
-      rows[i] = await this.recheck(rows[i]!, now);
-      this.rechecked += 1;
-    }
+    for (let i = 0; i < rows.length; i++) if (leaseLapsed(rows[i]!, now)) [rows[i], this.rechecked] = [await this.recheck(rows[i]!, now), this.rechecked + 1];
     return rows
       .filter((row) => (filter.all ? true : !row.archived))
       .filter((row) => (filter.status ? row.status === filter.status : true))
@@ -328,24 +324,13 @@ export class SessionManager extends SessionCore {
       .map((x) => x.row);
   }
 
-  /**
-   * Registry rows as a JSON array, one row per line, printed as stored (see {@link listRows}).
-   * A store that keeps list views gives the text of the last call back while nothing it was
-   * made of changed (the same rows, no lease run out since): no row is read or sorted.
-   */
+  /** Registry rows as a JSON array, one per line, as stored (see {@link listRows}); through the store's list view if any (list-json.ts). */
   async listJson(filter: { status?: SessionStatus; all?: boolean; rebuild?: boolean } = {}): Promise<string> {
-    const view = filter.status || filter.rebuild ? undefined : this.store.listView;
-    const key = filter.all ? 'all' : 'live';
-    const now = this.time();
-    const kept = view?.read(key, now);
-    if (kept) return kept;
-    const stamp = view?.stamp();
-    this.rechecked = 0;
-    const rows = await this.listRows(filter);
-    const text = rowsToJsonArray(rows);
-    // A row checked against its session (a lapsed lease) depends on more than the registry.
-    if (view && stamp && this.rechecked === 0) view.save(key, stamp, text, earliestLease(rows));
-    return text;
+    return listJsonText(this.store, filter, this.time(), async () => {
+      this.rechecked = 0;
+      const rows = await this.listRows(filter);
+      return { rows, rechecked: this.rechecked };
+    });
   }
 
   /** Registry rows as objects (see {@link listRows}). */
@@ -503,17 +488,6 @@ export class SessionManager extends SessionCore {
 
 }
 
-
-/** The earliest lease end among active rows (ISO-8601), or null. */
-function earliestLease(rows: RowText[]): string | null {
-  let min: string | null = null;
-  for (const r of rows) {
-    if (r.status !== 'active') continue;
-    const e = r.leaseExpiresAt;
-    if (e !== null && (min === null || e < min)) min = e;
-  }
-  return min;
-}
 
 /** An active row whose recorded lease expiry has passed by `now`. */
 function leaseLapsed(row: RowText, now: string): boolean {
