@@ -6,7 +6,7 @@
 //   npm run bench -- --quick            fewer rounds, smaller data; prints only
 //   npm run bench -- --only perf,cli    those sections; their rows in BENCHMARKS.md are replaced
 //
-// Sections: perf (hot path, group commit, load), mcp, cli, hooks, otel, pg, peers.
+// Sections: perf (hot path, group commit, load), mcp, cli, hooks, otel, ui, pg, peers.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +18,7 @@ import { HOT_PATH_EXPLANATION, hotPath } from './hot-path.js';
 import { MCP_EXPLANATION, mcpCall } from './mcp.js';
 import { OTEL_EXPLANATION, otelExportLatency } from './otel.js';
 import { PEERS_EXPLANATION, peers } from './peers.js';
+import { UI_EXPLANATION, uiLatency } from './ui.js';
 import { PG_EXPLANATION, pgAppends } from './postgres.js';
 
 const SECTIONS: Record<string, (quick: boolean, work: string) => Promise<Row[]>> = {
@@ -26,6 +27,7 @@ const SECTIONS: Record<string, (quick: boolean, work: string) => Promise<Row[]>>
   cli,
   hooks: async (q, w) => hookLatency(q, w),
   otel: async (q, w) => [await otelExportLatency(q, w)],
+  ui: uiLatency,
   pg: async (q) => pgAppends(q),
   peers,
 };
@@ -93,6 +95,7 @@ ${MCP_EXPLANATION}
 ${CLI_EXPLANATION}
 ${HOOK_EXPLANATION}
 ${OTEL_EXPLANATION}
+${UI_EXPLANATION}
 ${PG_EXPLANATION}
 ${PEERS_EXPLANATION}
 `;

@@ -88,6 +88,23 @@ await build({
   define: { ...common.define, 'import.meta.url': '__filename' },
   banner: {},
 });
+// The dashboard's web page (`baton ui`): its code and styles with their libraries (preact,
+// uPlot, marked, DOMPurify) bundled into dist/ui/, served from the package; nothing is fetched
+// from elsewhere at run time, and no other command loads any of it.
+await build({
+  entryPoints: { app: 'src/ui/web/main.tsx' },
+  outdir: 'dist/ui',
+  bundle: true,
+  platform: 'browser',
+  format: 'esm',
+  target: ['es2022', 'chrome110', 'firefox115', 'safari16'],
+  minify: true,
+  sourcemap: false,
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  legalComments: 'linked',
+  logLevel: 'warning',
+});
 // The `baton` command itself is a small launcher that runs cli.cjs (or hook.cjs) through V8's code cache.
 const digest = (f) => createHash('sha256').update(readFileSync(new URL(`../dist/${f}`, import.meta.url))).digest('hex').slice(0, 16);
 writeFileSync(

@@ -26,6 +26,7 @@ const NOT_OFFERED: Readonly<Record<string, readonly GlobalOption[]>> = {
   claim: ['session'],
   handoff: ['agent'],
   watch: ['agent'],
+  ui: ['session', 'agent'],
   import: ['session'],
   'otel export': ['agent'],
   'otel follow': ['session', 'agent'],
@@ -43,7 +44,7 @@ export function offers(path: string, o: GlobalOption): boolean {
 const READ_ONLY = new Set([
   'status', 'list', 'log', 'tokens', 'pricing', 'checkpoint show', 'checkpoint validate', 'checkpoints',
   'handoff', 'watch', 'doctor', 'inspect', 'hooks status', 'completion', 'resume', 'mirror', 'mcp', 'hook',
-  'otel export', 'otel follow',
+  'otel export', 'otel follow', 'ui',
 ]);
 
 /** Whether `baton <path>` prints data (kept by --quiet) rather than a confirmation of a change. */

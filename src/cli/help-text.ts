@@ -10,7 +10,7 @@ import { commandPath, GLOBAL_GROUP, quietVerbose } from './program.js';
 export const HELP_GROUPS: ReadonlyArray<[string, readonly string[]]> = [
   ['Sessions:', ['init', 'start', 'status', 'list', 'switch', 'pause', 'complete', 'fail', 'abandon', 'archive', 'pin', 'unpin', 'log']],
   ['Phases and records:', ['phase', 'substep', 'file', 'error', 'tokens', 'budget', 'pricing', 'decision', 'finding', 'note', 'milestone', 'artifact', 'context']],
-  ['Runs and recovery:', ['run', 'resume', 'handoff', 'checkpoint', 'checkpoints', 'restore', 'claim', 'watch']],
+  ['Runs and recovery:', ['run', 'resume', 'handoff', 'checkpoint', 'checkpoints', 'restore', 'claim', 'watch', 'ui']],
   ['Stores and maintenance:', ['doctor', 'repair', 'cleanup', 'migrate-store']],
   ['Integrations:', ['mcp', 'hooks', 'hook', 'inspect', 'import', 'export', 'mirror', 'otel', 'completion']],
 ];
@@ -86,6 +86,7 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<readonly [string, s
   doctor: [['baton doctor', 'check the store'], ['baton doctor --fix', 'repair what is safe']],
   claim: [['baton claim --agent worker-1', 'take one session that needs a worker'], ['baton claim --wait --timeout 10m --json', 'wait for one']],
   watch: [['baton watch', 'changes as they happen'], ['baton watch --json --session 2026-05-01-oauth', 'one session, as NDJSON']],
+  ui: [['baton ui', 'the web dashboard on 127.0.0.1; open the printed URL'], ['baton ui --port 8377 --open', 'on a fixed port, opened in the browser']],
   'migrate-store': [['baton migrate-store --from .baton --to postgres://host/db?schema=team', 'copy a file store to PostgreSQL']],
   mcp: [['baton mcp', 'serve MCP on stdio (an MCP client starts it)']],
   inspect: [['baton inspect .gemini', "read a toolkit's sessions without changing anything"]],

@@ -15,6 +15,7 @@ import { registerRecords } from './commands/records.js';
 import { registerResume } from './commands/resume.js';
 import { ownFailureStatus, registerRun } from './commands/run.js';
 import { registerSession } from './commands/session.js';
+import { registerUi } from './commands/ui.js';
 import { registerWorkers } from './commands/workers.js';
 import type { Ctx } from './context.js';
 import { EXIT_CODES } from './exit.js';
@@ -86,6 +87,7 @@ export const GROUPS: ReadonlyArray<{ register: Register; commands: readonly stri
   { register: registerHook, commands: ['hook'] },
   { register: registerOtel, commands: ['otel'] },
   { register: registerCompletion, commands: ['completion'] },
+  { register: registerUi, commands: ['ui'] },
 ];
 
 /** Reports an error the one way the CLI does: coded line + hint on stderr, or a JSON object on stdout. */

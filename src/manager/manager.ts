@@ -23,6 +23,7 @@ import { DerivedFiles } from './derived-files.js';
 import { Maintenance } from './doctor.js';
 import { Formats } from './foreign-formats.js';
 import { Leases } from './leases.js';
+import { Dashboard } from './dashboard.js';
 import { Recovery } from './resume.js';
 import * as retention from './retention.js';
 import type { CleanupOptions, CleanupResult } from './retention.js';
@@ -78,6 +79,8 @@ export class SessionManager extends SessionCore {
   readonly maintenance = new Maintenance(this);
   /** Transcript ingestion: token use read from agent CLI transcripts (see transcripts.ts). */
   readonly transcripts = new Transcripts(this);
+  /** The dashboard's reads (`baton ui`): sessions page, session page, event log, resume plan (see dashboard.ts). */
+  readonly dashboard: Dashboard = new Dashboard(this);
   /** Named positions of the store's readers (`baton otel follow`; see cursors.ts). */
   readonly cursors = new Cursors(this);
   /** What agent CLI hooks record, and the hook log's problems (see agent-hooks.ts). */
@@ -294,10 +297,10 @@ export class SessionManager extends SessionCore {
   }
 
   /**
-   * Registry rows, newest first, derived for sessions the cache lacks. Archived ones only
-   * with `all`. Rows stay JSON text until a field is needed (see {@link RowText}).
+   * Registry rows, newest first, derived for sessions the cache lacks (and stored in the
+   * cache, unless `persist: false`). Archived ones only with `all`. Rows stay JSON text until a field is needed (see {@link RowText}).
    */
-  async listRows(filter: { status?: SessionStatus; all?: boolean; rebuild?: boolean } = {}): Promise<RowText[]> {
+  async listRows(filter: { status?: SessionStatus; all?: boolean; rebuild?: boolean; persist?: boolean } = {}): Promise<RowText[]> {
     const opts = { rebuild: filter.rebuild === true };
     const r = this.store.listRows
       ? await this.store.listRows(opts)
@@ -312,7 +315,8 @@ export class SessionManager extends SessionCore {
         this.onRepair({ sessionId: id, kind: 'index_rebuilt', message: `Session ${id} could not be read for the registry: ${e.message}`, savedTo: null });
       }
     }
-    if (derived.length) await this.store.putSummaries(derived);
+    // A reader that must write nothing (the dashboard) derives the rows again next time.
+    if (derived.length && filter.persist !== false) await this.store.putSummaries(derived);
     const now = this.time();
     const rows = [...r.rows, ...derived.map((s) => RowText.of(s))];
     for (let i = 0; i < rows.length; i++) if (leaseLapsed(rows[i]!, now)) [rows[i], this.rechecked] = [await this.recheck(rows[i]!, now), this.rechecked + 1];

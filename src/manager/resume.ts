@@ -18,16 +18,26 @@ import type { ManagerCore as SessionManager } from './types.js';
 /** @deprecated Read it with `settingsOf(state).planFile` (domain/settings.ts); the metadata key of the plan file a session was started from: `{ path, sha256 }`. */
 export const PLAN_FILE_KEY = SETTING_KEYS.planFile;
 
+/** Where {@link buildPlan} may take what it would otherwise read again. */
+export interface PlanSources {
+  /**
+   * The session's events up to at least `state.revision` (later ones are ignored), from a
+   * reader that keeps them (the dashboard); default: read from the store.
+   */
+  events?: (state: SessionState) => Promise<ReadonlyArray<{ seq: number; type: string }>>;
+}
+
 /**
  * Builds the resume plan of a session from its state, the workspace as it is now (every
  * recorded file hashed again), its checkpoints and its plan file. Changes nothing.
  */
-async function buildPlan(m: SessionManager, id: string): Promise<{ plan: ResumePlan; state: SessionState }> {
+async function buildPlan(m: SessionManager, id: string, o: PlanSources = {}): Promise<{ plan: ResumePlan; state: SessionState }> {
   const state = await m.get(id);
   const ws = m.workspace;
   const workspace: WorkspaceFile[] = ws ? recordedPaths(state).map((p) => ws.hashFile(p)) : [];
   const checkpoints: CheckpointInfo[] = await m.checkpoints.list(id);
-  const events = (await m.log(id)).map((e) => ({ seq: e.seq, type: e.type }));
+  const read = o.events ? await o.events(state) : await m.log(id);
+  const events = read.filter((e) => e.seq <= state.revision).map((e) => ({ seq: e.seq, type: e.type }));
   const newFiles = ws ? filesCreatedSince(ws.root, Date.parse(state.createdAt), new Set(recordedPaths(state))) : [];
   const plan = planResume({ state, now: m.time(), workspace, newFiles, checkpoints, planChanged: planChanged(m, state), events });
   // The plan is pure; whether the lease's holder still runs is a question for this machine.
@@ -193,8 +203,8 @@ async function applyOption(m: SessionManager, id: string, o: ApplyOptions = {}):
  * The handoff briefing of a session (Markdown, built from its resume plan), with the plan and
  * state it was built from: what `baton handoff` prints and the MCP `handoff` tool returns.
  */
-async function briefing(m: SessionManager, id: string): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> {
-  const { plan, state } = await buildPlan(m, id);
+async function briefing(m: SessionManager, id: string, o: PlanSources = {}): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> {
+  const { plan, state } = await buildPlan(m, id, o);
   return { markdown: renderHandoff({ state, plan, now: m.time(), cost: handoffCost(m, state) }), plan, state };
 }
 
@@ -212,8 +222,8 @@ export class Recovery {
   }
 
   /** See {@link briefing}. */
-  handoff(id: string): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> {
-    return briefing(this.m, id);
+  handoff(id: string, o: PlanSources = {}): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> {
+    return briefing(this.m, id, o);
   }
 
   /** See {@link applyOption}. */

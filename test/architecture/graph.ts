@@ -25,7 +25,8 @@ export function sourceFiles(dir = SRC): string[] {
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
     const abs = path.join(dir, e.name);
     if (e.isDirectory()) out.push(...sourceFiles(abs));
-    else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')) out.push(rel(abs));
+    // .tsx: the dashboard's web page (src/ui/web) follows the same rules.
+    else if ((e.name.endsWith('.ts') || e.name.endsWith('.tsx')) && !e.name.endsWith('.d.ts')) out.push(rel(abs));
   }
   return out.sort();
 }
@@ -37,7 +38,7 @@ function rel(abs: string): string {
 /** The file a relative specifier names (`./x.js` is `./x.ts` in the sources), or null. */
 function resolve(fromFile: string, spec: string): string | null {
   const base = path.resolve(ROOT, path.dirname(fromFile), spec);
-  const candidates = [base.replace(/\.(c|m)?js$/, '.$1ts'), base, `${base}.ts`, path.join(base, 'index.ts')];
+  const candidates = [base.replace(/\.(c|m)?js$/, '.$1ts'), base.replace(/\.js$/, '.tsx'), base, `${base}.ts`, path.join(base, 'index.ts')];
   for (const c of candidates) if (fs.existsSync(c) && fs.statSync(c).isFile()) return rel(c);
   return null;
 }

@@ -1,7 +1,8 @@
 /**
  * A command run many times per workflow must not pay for what it does not use: pg, the MCP
- * SDK, yaml, zod, node:crypto, cli-progress (the progress bar) and the OpenTelemetry packages
- * are loaded only by the commands that need them.
+ * SDK, yaml, zod, node:crypto, cli-progress (the progress bar), the OpenTelemetry packages and
+ * the dashboard's node:http are loaded only by the commands that need them
+ * (test/ui/command.test.ts shows that `baton ui` does load node:http).
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,0 +1,292 @@
+/**
+ * What the dashboard (`baton ui`, src/ui) reads, aggregated here so a page gets sums and
+ * pages, never a whole journal: the sessions list (sorted, filtered, searched, paged), one
+ * session's view (status, timeline of attempts, token series, records), its event log (paged,
+ * filtered) and its resume plan. Reads only: nothing here appends, snapshots or rewrites the
+ * registry cache. The journal of a session looked at is read once and kept (a few sessions),
+ * then only the events appended since are read.
+ */
+import { addEvents, emptyTimeline, agentOfEvent, tokenSeries } from '../domain/dashboard.js';
+import type { Attempt, SessionTimeline, TokenSeries } from '../domain/dashboard.js';
+import { BatonError } from '../domain/errors.js';
+import type { StoredEvent } from '../domain/events.js';
+import { validateId } from '../domain/ids.js';
+import type { PricingTable } from '../domain/pricing.js';
+import { renderResumePlan } from '../domain/render-resume.js';
+import type { CheckpointInfo, ResumePlan } from '../domain/resume-plan-types.js';
+import { SESSION_STATUSES } from '../domain/state.js';
+import type { SessionState, SessionStatus } from '../domain/state.js';
+import type { SessionSummary } from '../domain/summary.js';
+import { budgetView } from '../domain/tokens.js';
+import type { BudgetView } from '../domain/tokens.js';
+import { statusView } from '../domain/view.js';
+import type { StatusView } from '../domain/view.js';
+import type { SessionStore } from '../store/types.js';
+import type { RowText } from '../store/row.js';
+import type { PlanSources } from './resume.js';
+
+/** What the dashboard needs of the manager (SessionManager passes itself). */
+export interface DashboardSource {
+  readonly store: SessionStore;
+  time(): string;
+  get(id: string): Promise<SessionState>;
+  log(id: string, since?: number): Promise<StoredEvent[]>;
+  pricing(): PricingTable;
+  listRows(filter: { persist?: boolean }): Promise<RowText[]>;
+  readonly checkpoints: { list(sessionId: string): Promise<CheckpointInfo[]> };
+  readonly recovery: { handoff(id: string, o?: PlanSources): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> };
+}
+
+/** Query of {@link Dashboard.sessions}. */
+export interface SessionsQuery {
+  status?: SessionStatus | null;
+  /** Case-insensitive text found in the id or the title. */
+  search?: string | null;
+  offset?: number;
+  limit?: number;
+}
+
+/** A row of the sessions page: the registry row plus agents and token use against the budget. */
+export interface DashboardRow extends SessionSummary {
+  agents: string[];
+  tokens: BudgetView;
+}
+
+/** A page of the sessions list. */
+export interface SessionsPage {
+  /** Sessions matching the query (all pages). */
+  total: number;
+  offset: number;
+  limit: number;
+  /** Live sessions by status, before the status filter and the search (the filter's counts). */
+  counts: Record<SessionStatus, number>;
+  rows: DashboardRow[];
+}
+
+/** The session page's data. */
+export interface SessionPage {
+  /** The `status --json` view, with the estimated cost. */
+  view: StatusView;
+  /** Every attempt of every phase, in start order. */
+  attempts: Attempt[];
+  tokens: TokenSeries & { budget: BudgetView };
+  checkpoints: CheckpointInfo[];
+  /** Events by type and by agent: the event log's filters. */
+  facets: { types: Record<string, number>; agents: Record<string, number> };
+  /** The dashboard's clock when the page was built (ISO): a running attempt ends here. */
+  now: string;
+}
+
+/** Query of {@link Dashboard.events}. */
+export interface EventsQuery {
+  /** An event type (`phase.failed`) or a family (`phase.`). */
+  type?: string | null;
+  agent?: string | null;
+  offset?: number;
+  limit?: number;
+  /** `desc` (default): newest first. */
+  order?: 'asc' | 'desc';
+}
+
+/** A page of a session's event log. */
+export interface EventsPage {
+  total: number;
+  offset: number;
+  limit: number;
+  revision: number;
+  events: StoredEvent[];
+}
+
+/** A session's resume plan, as JSON, as `baton resume` prints it, and as the handoff document. */
+export interface ResumeView {
+  plan: ResumePlan;
+  text: string;
+  handoff: string;
+}
+
+/** Most rows or events one page of the dashboard API holds. */
+export const MAX_PAGE = 500;
+/** Journals kept in memory (a dashboard looks at a few sessions at a time). */
+const KEEP_JOURNALS = 4;
+
+interface Journal {
+  /** When the session was created: a different one is another session under the same id. */
+  createdAt: string;
+  timeline: SessionTimeline;
+  events: StoredEvent[];
+  /** Positions in `events` of each type and of each agent's events: a filtered page reads only those. */
+  byType: Map<string, number[]>;
+  byAgent: Map<string, number[]>;
+  /** The token series last computed (pages of every viewer ask for the same one until the session changes). */
+  series: { revision: number; maxPoints: number | undefined; value: TokenSeries } | null;
+}
+
+function indexAt(index: Map<string, number[]>, key: string, at: number): void {
+  const list = index.get(key);
+  if (list) list.push(at);
+  else index.set(key, [at]);
+}
+
+function seriesOf(j: Journal, maxPoints: number | undefined): TokenSeries {
+  const c = j.series;
+  if (c && c.revision === j.timeline.revision && c.maxPoints === maxPoints) return c.value;
+  const value = tokenSeries(j.timeline, maxPoints);
+  j.series = { revision: j.timeline.revision, maxPoints, value };
+  return value;
+}
+
+/** Positions of the events a filter keeps, in journal order (`null`: all of them). */
+function positions(j: Journal, type: string | null, agent: string | null): number[] | null {
+  if (type === null && agent === null) return null;
+  const family = type !== null && type.endsWith('.');
+  const ofType = type === null ? null : family ? [...j.byType].filter(([t]) => t.startsWith(type)).flatMap(([, l]) => l).sort((a, b) => a - b) : (j.byType.get(type) ?? []);
+  const ofAgent = agent === null ? null : (j.byAgent.get(agent) ?? []);
+  if (ofType === null) return ofAgent;
+  if (ofAgent === null) return ofType;
+  // Walk the shorter list, test membership in the other by the event itself.
+  if (ofAgent.length <= ofType.length) return ofAgent.filter((i) => (family ? j.events[i]!.type.startsWith(type!) : j.events[i]!.type === type));
+  return ofType.filter((i) => agentOfEvent(j.events[i]!) === agent);
+}
+
+function pageBounds(o: { offset?: number; limit?: number }, fallback: number): { offset: number; limit: number } {
+  const offset = o.offset ?? 0;
+  const limit = o.limit ?? fallback;
+  if (!Number.isSafeInteger(offset) || offset < 0) throw new BatonError('BAD_INPUT', `offset must be a whole number ≥ 0; got ${offset}.`, { hint: 'Pass offset=0 for the first page.' });
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new BatonError('BAD_INPUT', `limit must be between 1 and ${MAX_PAGE}; got ${limit}.`, { hint: `Ask for at most ${MAX_PAGE} rows per page.` });
+  return { offset, limit };
+}
+
+/** Interrupted first (they need someone), then active, then the rest; newest change first within each. */
+function rank(status: string): number {
+  return status === 'interrupted' ? 0 : status === 'active' ? 1 : 2;
+}
+
+function agentsOf(s: SessionState): string[] {
+  const all = new Set<string>();
+  for (const p of s.phases) for (const a of p.agents) all.add(a);
+  for (const a of Object.keys(s.tokens.byAgent)) all.add(a);
+  return [...all];
+}
+
+/** `manager.dashboard`: the reads of `baton ui`. Each method changes nothing. */
+export class Dashboard {
+  private readonly journals = new Map<string, Promise<Journal>>();
+
+  constructor(private readonly m: DashboardSource) {}
+
+  /** Live sessions, interrupted and active first, filtered, searched and paged. */
+  async sessions(q: SessionsQuery = {}): Promise<SessionsPage> {
+    const { offset, limit } = pageBounds(q, 50);
+    if (q.status && !(SESSION_STATUSES as readonly string[]).includes(q.status)) {
+      throw new BatonError('BAD_INPUT', `Unknown status ${JSON.stringify(q.status)}.`, { hint: `Use one of ${SESSION_STATUSES.join(', ')}.` });
+    }
+    const rows = (await this.m.listRows({ persist: false })).map((r) => r.summary);
+    const counts = Object.fromEntries(SESSION_STATUSES.map((s) => [s, 0])) as Record<SessionStatus, number>;
+    for (const r of rows) counts[r.status] = (counts[r.status] ?? 0) + 1;
+    const needle = q.search?.trim().toLowerCase() ?? '';
+    const matching = rows
+      .filter((r) => (q.status ? r.status === q.status : true))
+      .filter((r) => (needle ? r.id.toLowerCase().includes(needle) || r.title.toLowerCase().includes(needle) : true))
+      .sort((a, b) => rank(a.status) - rank(b.status) || (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id.localeCompare(b.id)));
+    const page = matching.slice(offset, offset + limit);
+    const out: DashboardRow[] = [];
+    for (const r of page) out.push({ ...r, ...(await this.rowExtras(r)) });
+    return { total: matching.length, offset, limit, counts, rows: out };
+  }
+
+  /**
+   * Agents and tokens of a listed session, read from its state each time: registry rows do
+   * not change on token records (their revision neither), so nothing cheaper tells when
+   * these change.
+   */
+  private async rowExtras(r: SessionSummary): Promise<{ agents: string[]; tokens: BudgetView }> {
+    let s: SessionState;
+    try {
+      s = await this.m.get(r.id);
+    } catch (e) {
+      if (e instanceof BatonError) return { agents: [], tokens: { max: null, used: 0, percent: null, level: 'none' } };
+      throw e;
+    }
+    return { agents: agentsOf(s), tokens: budgetView(s.tokens) };
+  }
+
+  /** The session page: status view with cost, attempts, token series, checkpoints, event counts. */
+  async session(id: string, o: { maxPoints?: number } = {}): Promise<SessionPage> {
+    const state = await this.m.get(validateId(id));
+    const pricing = this.m.pricing();
+    const j = await this.journal(id, state);
+    const now = this.m.time();
+    return {
+      view: statusView(state, now, pricing),
+      attempts: j.timeline.attempts,
+      tokens: { ...seriesOf(j, o.maxPoints), budget: budgetView(state.tokens) },
+      checkpoints: await this.m.checkpoints.list(id),
+      facets: { types: j.timeline.types, agents: j.timeline.agents },
+      now,
+    };
+  }
+
+  /** A page of a session's events, filtered by type (or family, `phase.`) and agent. */
+  async events(id: string, q: EventsQuery = {}): Promise<EventsPage> {
+    const { offset, limit } = pageBounds(q, 100);
+    const state = await this.m.get(validateId(id));
+    const j = await this.journal(id, state);
+    const kept = positions(j, q.type || null, q.agent || null);
+    const total = kept ? kept.length : j.events.length;
+    const [from, to] = q.order === 'asc' ? [offset, Math.min(total, offset + limit)] : [Math.max(0, total - offset - limit), Math.max(0, total - offset)];
+    const events: StoredEvent[] = [];
+    for (let k = from; k < to; k++) events.push(kept ? j.events[kept[k]!]! : j.events[k]!);
+    if (q.order !== 'asc') events.reverse();
+    return { total, offset, limit, revision: j.timeline.revision, events };
+  }
+
+  /** The resume plan (JSON and text) and the handoff document: reads and hashes files, writes nothing. */
+  async resume(id: string): Promise<ResumeView> {
+    // The plan counts the events a restore would undo: from the kept journal, not a new read.
+    const { markdown, plan } = await this.m.recovery.handoff(validateId(id), { events: async (state) => (await this.journal(id, state)).events });
+    return { plan, text: renderResumePlan(plan), handoff: markdown };
+  }
+
+  /**
+   * Calls `onChange` after each change to any session of the store, by any process (the
+   * store's change feed, at least once per change). Resolves once it listens; the returned
+   * function stops it. `STORE_UNAVAILABLE` for a store without a change feed.
+   */
+  async watch(onChange: (c: { sessionId: string; revision: number }) => void): Promise<() => Promise<void>> {
+    const store = this.m.store;
+    if (!store.watch) {
+      throw new BatonError('STORE_UNAVAILABLE', `The ${store.kind} store at ${store.location} has no change feed to watch.`, { hint: 'Use a file store or a PostgreSQL store.' });
+    }
+    return store.watch(onChange);
+  }
+
+  /**
+   * The kept journal of `state`'s session, brought up to at least its revision (read once,
+   * then only what is new; it may hold a few events more, appended since `state` was read).
+   */
+  private journal(id: string, state: SessionState): Promise<Journal> {
+    const prev = this.journals.get(id);
+    const next = (async (): Promise<Journal> => {
+      let j = prev ? await prev.catch(() => null) : null;
+      // Another creation time: the session was deleted and made again under the same id.
+      if (!j || j.createdAt !== state.createdAt) j = { createdAt: state.createdAt, timeline: emptyTimeline(), events: [], byType: new Map(), byAgent: new Map(), series: null };
+      if (j.timeline.revision < state.revision) {
+        const fresh = await this.m.log(id, j.timeline.revision);
+        for (const e of fresh) {
+          const at = j.events.push(e) - 1;
+          indexAt(j.byType, e.type, at);
+          const agent = agentOfEvent(e);
+          if (agent !== null) indexAt(j.byAgent, agent, at);
+        }
+        addEvents(j.timeline, fresh, this.m.pricing());
+      }
+      return j;
+    })();
+    this.journals.delete(id);
+    this.journals.set(id, next);
+    // A failed read is not kept: the next request tries again.
+    next.catch(() => this.journals.get(id) === next && this.journals.delete(id));
+    if (this.journals.size > KEEP_JOURNALS) this.journals.delete(this.journals.keys().next().value as string);
+    return next;
+  }
+}

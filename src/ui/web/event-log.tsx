@@ -1,0 +1,63 @@
+/**
+ * The event log: a page of events at a time (never the whole journal in the page), newest
+ * first, filtered by type (or family) and agent on the server. Each row opens to its data.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import type { EventsPage, SessionPage } from '../../manager/index.js';
+import { query, useApi } from './api.js';
+import { num, Pager } from './format.js';
+
+const PAGE = 100;
+
+function brief(data: unknown): string {
+  const s = JSON.stringify(data) ?? '';
+  return s.length > 160 ? `${s.slice(0, 157)}…` : s;
+}
+
+/** The event log section's content. */
+export function EventLog({ id, page }: { id: string; page: SessionPage }) {
+  const [type, setType] = useState('');
+  const [agent, setAgent] = useState('');
+  const [offset, setOffset] = useState(0);
+  useEffect(() => setOffset(0), [type, agent]);
+  const { data, error } = useApi<EventsPage>(`/api/sessions/${encodeURIComponent(id)}/events${query({ type, agent, offset, limit: PAGE })}`, (c) => c.sessionId === id);
+  const types = Object.entries(page.facets.types).sort(([a], [b]) => a.localeCompare(b));
+  const families = [...new Set(types.map(([t]) => `${t.split('.')[0]}.`))];
+  const agents = Object.entries(page.facets.agents).sort(([a], [b]) => a.localeCompare(b));
+  return (
+    <div class="events">
+      <div class="toolbar">
+        <label>
+          Type{' '}
+          <select value={type} onChange={(e) => setType((e.target as HTMLSelectElement).value)} name="type">
+            <option value="">all types</option>
+            {families.map((f) => <option key={f} value={f}>{f}*</option>)}
+            {types.map(([t, n]) => <option key={t} value={t}>{t} ({num(n)})</option>)}
+          </select>
+        </label>
+        <label>
+          Agent{' '}
+          <select value={agent} onChange={(e) => setAgent((e.target as HTMLSelectElement).value)} name="agent">
+            <option value="">all agents</option>
+            {agents.map(([a, n]) => <option key={a} value={a}>{a} ({num(n)})</option>)}
+          </select>
+        </label>
+      </div>
+      {error ? <p class="error" role="alert">{error.message}</p> : null}
+      <ol class="log" aria-label="Events, newest first">
+        {data?.events.map((e) => (
+          <li key={e.seq} data-seq={e.seq} data-type={e.type}>
+            <details>
+              <summary>
+                <span class="seq">#{e.seq}</span> <time dateTime={e.time}>{e.time.replace('T', ' ').slice(0, 19)}</time> <strong>{e.type}</strong>{' '}
+                <span class="muted">{e.actor?.agent ?? ''}</span> <span class="mono brief">{brief(e.data)}</span>
+              </summary>
+              <pre>{JSON.stringify(e, null, 2)}</pre>
+            </details>
+          </li>
+        ))}
+      </ol>
+      {data ? <Pager offset={data.offset} limit={data.limit} total={data.total} onOffset={setOffset} label="events" /> : null}
+    </div>
+  );
+}
