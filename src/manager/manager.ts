@@ -88,8 +88,7 @@ export class SessionManager extends SessionCore {
   /** The pricing override file, if any (see {@link pricing}). */
   readonly pricingFile: string | null;
   private pricingTable: PricingTable | null = null;
-  /** Rows the last listRows checked against their session (lapsed leases). */
-  private rechecked = 0;
+  private rechecked = 0; // rows the last listRows checked against their session (lapsed leases)
 
   constructor(o: ManagerOptions) {
     super(o);
@@ -105,9 +104,7 @@ export class SessionManager extends SessionCore {
   }
 
   /** Waits for the derived files being refreshed (see DerivedFilesOptions.refresh), then closes the store. */
-  async close(): Promise<void> {
-    await this.derivedFiles.settled().then(() => this.store.close());
-  }
+  close = (): Promise<void> => this.derivedFiles.settled().then(() => this.store.close());
 
   /** Derived files are refreshed after the callers were answered, once per burst (see DerivedFiles). */
   protected override afterCommit(): void {
