@@ -240,6 +240,13 @@ ${grown ? `\n**Growth**: ${grown.text}\n` : ''}${END}`;
   }
 }
 
+/** The scale section of a BENCHMARKS.md text, or null. */
+export function existingScaleSection(doc: string): string | null {
+  const a = doc.indexOf(BEGIN);
+  const b = doc.indexOf(END);
+  return a !== -1 && b > a ? doc.slice(a, b + END.length) : null;
+}
+
 /** Replaces (or adds) the scale section of BENCHMARKS.md. */
 export function writeScaleSection(doc: string, section: string): string {
   const a = doc.indexOf(BEGIN);

@@ -14,7 +14,8 @@ const common = {
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  minify: true,
+  // BATON_NO_MINIFY=1 keeps names readable, for profiling start-up.
+  minify: !process.env.BATON_NO_MINIFY,
   sourcemap: false,
   legalComments: 'none',
   define: { BATON_VERSION: JSON.stringify(pkg.version) },
@@ -37,13 +38,37 @@ const noChildProcess = {
   },
 };
 
+// esbuild wraps each default import of a Node built-in (\`import fs from 'node:fs'\`) in a
+// CommonJS bundle with __toESM, which copies every export of the module as a getter, at every
+// import site: dozens of copies of node:fs and node:path at each start-up. One shared ES module
+// per built-in (its default and its named exports, read from the built-in at build time) is
+// required once instead.
+const builtinOnce = {
+  name: 'builtin-once',
+  setup(b) {
+    b.onResolve({ filter: /^node:(fs|path|os|crypto|url|module|fs\/promises|util|zlib|events)$/ }, (args) =>
+      args.namespace === 'builtin-once' ? { path: args.path, external: true } : { path: args.path, namespace: 'builtin-once' },
+    );
+    b.onLoad({ filter: /.*/, namespace: 'builtin-once' }, async (args) => {
+      const mod = await import(args.path);
+      // Data properties only: reading a lazy getter (fs.promises, crypto.webcrypto) at start-up
+      // would load what it defers. A module that uses one imports the default and reads it.
+      const names = Object.keys(mod).filter((k) => k !== 'default' && /^[A-Za-z_$][\w$]*$/.test(k) && 'value' in (Object.getOwnPropertyDescriptor(mod.default, k) ?? {}));
+      return {
+        contents: `const m = require(${JSON.stringify(args.path)});\nexport default m;\n${names.map((n) => `export const ${n} = m.${n};`).join('\n')}\n`,
+        loader: 'js',
+      };
+    });
+  },
+};
+
 // The CLI is one CommonJS file: Node's CommonJS loader starts faster than its ESM loader.
 // zod, yaml, pg, the MCP SDK, cli-progress and the OpenTelemetry packages stay in node_modules
 // and are required only by the commands that need them (`baton mcp` and `baton otel` reach them
 // through lazily initialised modules).
 await build({
   ...common,
-  plugins: [noChildProcess],
+  plugins: [noChildProcess, builtinOnce],
   entryPoints: ['src/cli/bin.ts'],
   outfile: 'dist/cli.cjs',
   format: 'cjs',
@@ -55,6 +80,7 @@ await build({
 // the MCP SDK or the CLI's commands, so the launcher can start it instead of cli.cjs.
 await build({
   ...common,
+  plugins: [builtinOnce],
   entryPoints: ['src/hooks/bin.ts'],
   outfile: 'dist/hook.cjs',
   format: 'cjs',

@@ -7,15 +7,19 @@ import { run } from './main.js';
  */
 import fs from 'node:fs';
 
+const outTTY = isTerminal(1);
+const errTTY = isTerminal(2);
+
 void run({
   argv: process.argv.slice(2),
   env: process.env,
   cwd: process.cwd(),
   stdout: (s) => writeAll(1, s),
   stderr: (s) => writeAll(2, s),
-  isTTY: process.stdout.isTTY === true,
-  stderrIsTTY: process.stderr.isTTY === true,
-  columns: (process.stdout.isTTY ? process.stdout.columns : undefined) ?? (process.stderr.isTTY ? process.stderr.columns : undefined),
+  isTTY: outTTY,
+  stderrIsTTY: errTTY,
+  // Only a terminal has a width: process.stdout/stderr are created only then.
+  columns: (outTTY ? process.stdout.columns : undefined) ?? (errTTY ? process.stderr.columns : undefined),
   now: cliClock(process.env['BATON_NOW']),
 }).then((code) => {
   process.exitCode = code;
@@ -33,4 +37,17 @@ function writeAll(fd: number, s: string): void {
       throw e;
     }
   }
+}
+
+/**
+ * `process.stdout.isTTY` without creating process.stdout (which loads net and stream: start-up
+ * time every command would pay). A terminal is a character device; only then is tty asked.
+ */
+function isTerminal(fd: number): boolean {
+  try {
+    if (!fs.fstatSync(fd).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  return (require('node:tty') as typeof import('node:tty')).isatty(fd);
 }

@@ -1,3 +1,4 @@
+import { clonePlain } from './clone.js';
 import { AGENT_HANDLERS } from './agent-sessions.js';
 import type { EventDataMap, PhaseSpec, StoredEvent } from './events.js';
 import type { CheckpointRef, Phase, SessionState, TokenCounts } from './state.js';
@@ -387,7 +388,7 @@ export function applyInPlace(state: SessionState, event: StoredEvent): void {
  * Returns null when there is nothing to fold.
  */
 export function fold(base: SessionState | null, events: readonly StoredEvent[], sessionId?: string): SessionState | null {
-  let state: SessionState | null = base ? structuredClone(base) : null;
+  let state: SessionState | null = base ? clonePlain(base) : null;
   for (const e of events) {
     if (state === null) {
       if (e.type !== 'session.created') continue;

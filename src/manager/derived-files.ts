@@ -24,6 +24,8 @@ export class DerivedFiles {
   private readonly cwd: string;
   private readonly hintWords: ((h: Hint) => string | null) | null;
   private flushing = false;
+  /** The refresh scheduled after the last acknowledged changes, until it starts. */
+  private scheduled: Promise<void> | null = null;
 
   constructor(
     private readonly m: ManagerCore,
@@ -44,12 +46,25 @@ export class DerivedFiles {
     if (this.mirrors) this.mirror.note(id, events, state);
   }
 
-  /** Called by the manager after each change: refreshes now unless refresh is `flush`. */
-  async afterChange(): Promise<void> {
+  /**
+   * Called by the manager once changes are acknowledged: unless refresh is `flush`, schedules
+   * one refresh for everything noted until the event loop turns. The files are derived data:
+   * their refresh is kept off the acknowledgement path, and a burst of changes rewrites them
+   * once. {@link settled} waits for it.
+   */
+  afterChange(): void {
     // A mirror rewrite records its outcome through a change of its own: the flush under
     // way picks that session up, so it must not start another.
-    if (this.refresh !== 'change' || this.flushing) return;
-    for (const w of await this.flush()) this.onWarning(w);
+    if (this.refresh !== 'change' || this.flushing || this.scheduled) return;
+    this.scheduled = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      this.scheduled = null;
+      for (const w of await this.flush()) this.onWarning(w);
+    });
+  }
+
+  /** Resolves once the refresh scheduled by the changes made so far (if any) is done. */
+  async settled(): Promise<void> {
+    while (this.scheduled) await this.scheduled;
   }
 
   /**

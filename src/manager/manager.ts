@@ -12,9 +12,10 @@ import { summarize } from '../domain/summary.js';
 import type { SessionSummary } from '../domain/summary.js';
 import type { PhaseAction, SessionAction } from '../domain/transitions.js';
 import { notFound } from '../store/errors.js';
-import { RowText, rowsToJsonArray } from '../store/row.js';
+import { RowText } from '../store/row.js';
+import { listJsonText } from './list-json.js';
 import type { RepairReport, Tombstone } from '../store/types.js';
-import { storeFilter } from './list-filter.js';
+import { storeFilter, workspaceOf } from './list-filter.js';
 import type { ListFilter } from './list-filter.js';
 import { AgentHooks } from './agent-hooks.js';
 import { Checkpoints } from './checkpoints.js';
@@ -40,7 +41,6 @@ import type { WatchSessionsOptions } from './watch.js';
 export { DEFAULT_SNAPSHOT_EVERY } from './types.js';
 export type { ListFilter } from './list-filter.js';
 export type { ChangeOptions, ChangeResult, ManagerOptions, TimedDraft } from './types.js';
-
 
 /** Input of {@link SessionManager.start}. */
 export interface StartInput {
@@ -90,6 +90,7 @@ export class SessionManager extends SessionCore {
   /** The pricing override file, if any (see {@link pricing}). */
   readonly pricingFile: string | null;
   private pricingTable: PricingTable | null = null;
+  private rechecked = 0; // rows the last listRows checked against their session (lapsed leases)
 
   constructor(o: ManagerOptions) {
     super(o);
@@ -102,7 +103,14 @@ export class SessionManager extends SessionCore {
   protected override async changed(id: string, events: readonly StoredEvent[], state: SessionState): Promise<void> {
     await super.changed(id, events, state);
     this.derivedFiles.note(id, events, state);
-    await this.derivedFiles.afterChange();
+  }
+
+  /** Waits for the derived files being refreshed (see DerivedFilesOptions.refresh), then closes the store. */
+  close = (): Promise<void> => this.derivedFiles.settled().then(() => this.store.close());
+
+  /** Derived files are refreshed after the callers were answered, once per burst (see DerivedFiles). */
+  protected override afterCommit(): void {
+    this.derivedFiles.afterChange();
   }
 
   // ---- sessions -------------------------------------------------------------------------
@@ -126,6 +134,7 @@ export class SessionManager extends SessionCore {
       const state = fold(null, events.map((e, i) => ({ ...e, seq: i + 1 }) as StoredEvent), id)!;
       await this.store.create(id, events, summarize(state));
       await this.changed(id, events.map((e, i) => ({ ...e, seq: i + 1 }) as StoredEvent), state);
+      this.afterCommit();
       await this.store.setActive(id);
       return state;
     });
@@ -309,7 +318,7 @@ export class SessionManager extends SessionCore {
     if (derived.length && filter.persist !== false) await this.store.putSummaries(derived);
     const now = this.time();
     const rows = [...r.rows, ...derived.map((s) => RowText.of(s))];
-    if (filter.recheck !== false) for (let i = 0; i < rows.length; i++) if (leaseLapsed(rows[i]!, now)) rows[i] = await this.recheck(rows[i]!, now);
+    if (filter.recheck !== false) for (let i = 0; i < rows.length; i++) if (leaseLapsed(rows[i]!, now)) [rows[i], this.rechecked] = [await this.recheck(rows[i]!, now), this.rechecked + 1];
     return rows
       .filter((row) => (filter.all ? true : !row.archived))
       .filter((row) => (filter.status ? row.status === filter.status : true))
@@ -319,9 +328,13 @@ export class SessionManager extends SessionCore {
       .map((x) => x.row);
   }
 
-  /** Registry rows as a JSON array, one row per line, printed as stored (see {@link listRows}). */
+  /** Registry rows as a JSON array, one per line, as stored (see {@link listRows}); through the store's list view if any (list-json.ts). */
   async listJson(filter: ListFilter = {}): Promise<string> {
-    return rowsToJsonArray(await this.listRows(filter));
+    return listJsonText(this.store, filter, this.time(), async () => {
+      this.rechecked = 0;
+      const rows = await this.listRows(filter);
+      return { rows, rechecked: this.rechecked };
+    });
   }
 
   /** Registry rows as objects (see {@link listRows}). */
@@ -477,12 +490,6 @@ export class SessionManager extends SessionCore {
     return RowText.of({ ...summarize(s), status: eff.status, cause: eff.cause });
   }
 
-}
-
-
-/** The workspace a new session records: the store handle's, on a store shared by many. */
-function workspaceOf(store: { workspace?: string }): { workspace?: string } {
-  return store.workspace !== undefined ? { workspace: store.workspace } : {};
 }
 
 /** An active row whose recorded lease expiry has passed by `now`. */

@@ -3,6 +3,7 @@
  * (domain) → conditional append → result, with the manager's clock and identity. The verbs
  * built on it are in manager.ts.
  */
+import { clonePlain } from '../domain/clone.js';
 import { hint } from '../domain/hints.js';
 import { settingEvents } from '../domain/settings.js';
 import type { SettingValues } from '../domain/settings.js';
@@ -28,6 +29,33 @@ interface Loaded {
 }
 
 const MAX_ATTEMPTS = 200;
+/** Most changes written as one group (one append). */
+const MAX_GROUP = 256;
+
+/** A change waiting in a session's queue. */
+interface Queued {
+  fn: (s: SessionState) => { events: TimedDraft[]; result: unknown };
+  o: ChangeOptions;
+  resolve: (r: ChangeResult<unknown>) => void;
+  reject: (e: unknown) => void;
+}
+
+/** A queued change validated against the state before it: what it appends and leaves. */
+interface Decided {
+  p: Queued;
+  events: NewEvent[];
+  stored: StoredEvent[];
+  next: SessionState;
+  result: unknown;
+}
+
+/** The changes of one session waiting to be written, and whether a drain is writing them. */
+interface ChangeQueue {
+  waiting: Queued[];
+  running: boolean;
+  /** Size of the last group written: more than one means writers are concurrent. */
+  lastGroup: number;
+}
 /** Sessions whose last state a manager keeps (a long-lived server touches many). */
 const MAX_CACHED = 16;
 
@@ -55,6 +83,8 @@ export class SessionCore {
   readonly workspace: Workspace | null;
   /** Last state this manager read or wrote, per session; only a first guess for the next change. */
   private readonly cache = new Map<string, Loaded>();
+  /** Changes waiting to be written, per session (group commit). */
+  private readonly queues = new Map<string, ChangeQueue>();
   /** The clock this manager was given; {@link now} is it moved by {@link syncClock}. */
   protected readonly ownClock: () => Date;
   private clockOffset = 0;
@@ -137,7 +167,7 @@ export class SessionCore {
     // A read followed by a change (a hook binds, then records) loads the session once: the
     // change tries this state first, and its conditional append catches anyone who wrote
     // since. A private copy, so a caller that mutates what it got cannot skew the next change.
-    this.remember(id, { state: structuredClone(loaded.state), snapshotRevision: loaded.snapshotRevision });
+    this.remember(id, { state: clonePlain(loaded.state), snapshotRevision: loaded.snapshotRevision });
     return loaded.state;
   }
 
@@ -160,55 +190,145 @@ export class SessionCore {
   /**
    * Applies a change: `fn` validates against the current state and returns drafts. On a lost
    * race the state is re-read and `fn` runs again (unless `expectedRevision` was given).
+   *
+   * Group commit: changes of one session made concurrently in this process queue up and are
+   * written together, one append (one write, one fsync) for the whole group, each `fn` run
+   * against the state its predecessors in the group left. Nothing resolves before the group's
+   * append is durable; a change whose `fn` refuses is rejected alone, and the rest go on.
    */
-  async change<R>(id: string, fn: (s: SessionState) => { events: TimedDraft[]; result: R }, o: ChangeOptions = {}): Promise<ChangeResult<R>> {
+  change<R>(id: string, fn: (s: SessionState) => { events: TimedDraft[]; result: R }, o: ChangeOptions = {}): Promise<ChangeResult<R>> {
+    return new Promise<ChangeResult<R>>((resolve, reject) => {
+      let q = this.queues.get(id);
+      if (!q) {
+        q = { waiting: [], running: false, lastGroup: 1 };
+        this.queues.set(id, q);
+      }
+      q.waiting.push({ fn, o, resolve, reject } as Queued);
+      if (q.running) return;
+      q.running = true;
+      const run = (): void => void this.drain(id, q!);
+      // Alone (the common case): at once. After a group: once the event loop turns, so that
+      // every writer whose change was just acknowledged has queued its next one.
+      if (q.lastGroup > 1) setImmediate(run);
+      else queueMicrotask(run);
+    });
+  }
+
+  /** Writes the queued changes of `id` group by group until none is left. */
+  private async drain(id: string, q: ChangeQueue): Promise<void> {
+    try {
+      while (q.waiting.length) {
+        const group = q.waiting.splice(0, MAX_GROUP);
+        q.lastGroup = group.length;
+        try {
+          await this.commitGroup(id, group);
+        } catch (e) {
+          // Whatever failed unexpectedly: every change of the group not settled yet fails with it.
+          for (const p of group) p.reject(e);
+        }
+        // Let the callers just resolved queue their next change before deciding to stop.
+        if (!q.waiting.length) await new Promise<void>((r) => (q.lastGroup > 1 ? setImmediate(r) : queueMicrotask(r)));
+      }
+    } finally {
+      q.running = false;
+      if (q.waiting.length) {
+        q.running = true;
+        setImmediate(() => void this.drain(id, q));
+      } else if (this.queues.get(id) === q) this.queues.delete(id);
+    }
+  }
+
+  /** Validates and appends one group of changes; settles every one of them. */
+  private async commitGroup(id: string, group: Queued[]): Promise<void> {
+    let pending = group;
     for (let attempt = 1; ; attempt++) {
       // The state this process wrote last is tried first: the append is conditional, so if
-      // anyone else wrote since, it fails with CONFLICT and the session is read again.
-      const cached = attempt === 1 && o.expectedRevision === undefined ? this.cache.get(id) : undefined;
-      const { state, snapshotRevision } = cached ?? (await this.loadFull(id));
-      if (o.expectedRevision !== undefined && o.expectedRevision !== state.revision) {
-        throw new BatonError('CONFLICT', `Session ${id} is at revision ${state.revision}, not ${o.expectedRevision}.`, {
-          hint: hint('session.reread'),
-          details: { sessionId: id, expectedRevision: o.expectedRevision, revision: state.revision },
-        });
+      // anyone else wrote since, it fails with CONFLICT and the session is read again. A strict
+      // compare-and-set (expectedRevision) is judged against a fresh read, as it always was.
+      const strict = pending.some((p) => p.o.expectedRevision !== undefined);
+      const cached = attempt === 1 && !strict ? this.cache.get(id) : undefined;
+      let loaded: Loaded;
+      try {
+        loaded = cached ?? (await this.loadFull(id));
+      } catch (e) {
+        for (const p of pending) p.reject(e);
+        return;
       }
-      const now = this.now().toISOString();
-      assertFence(state, o.fencingToken, now);
-      // Written down with this change: what readers already report about an expired lease.
-      const pre = expiryEvents(state, now);
-      const base = pre.length ? fold(state, this.stamp(pre, o.agent).map((e, i) => ({ ...e, seq: state.revision + i + 1 }) as StoredEvent), id)! : state;
-      const { events: drafts, result } = fn(base);
-      const events = this.stamp([...pre, ...drafts], o.agent);
-      const stored = events.map((e, i) => ({ ...e, seq: state.revision + i + 1 }) as StoredEvent);
-      const next = fold(state, stored, id)!;
-      const before = summarize(state);
-      const after = summarize(next);
+      const decided = this.decide(id, loaded.state, pending);
+      const accepted = decided.filter((d): d is Decided => !('error' in d));
+      for (const d of decided) if ('error' in d) d.p.reject(d.error);
+      if (!accepted.length) return;
+      const last = accepted[accepted.length - 1]!.next;
+      const before = summarize(loaded.state);
+      const after = summarize(last);
       try {
         const opts = summaryChanged(before, after) ? { summary: after } : {};
-        await this.store.append(id, state.revision, events, opts);
+        await this.store.append(id, loaded.state.revision, accepted.flatMap((d) => d.events), opts);
       } catch (e) {
         this.cache.delete(id);
-        if (isBatonError(e, 'CONFLICT') && o.expectedRevision === undefined && attempt < MAX_ATTEMPTS) {
+        if (isBatonError(e, 'CONFLICT') && attempt < MAX_ATTEMPTS) {
+          // A caller that named the revision it expects gets the CONFLICT; the others decide again.
+          for (const d of accepted) if (d.p.o.expectedRevision !== undefined) d.p.reject(e);
+          pending = accepted.filter((d) => d.p.o.expectedRevision === undefined).map((d) => d.p);
+          if (!pending.length) return;
           if (!cached) await backoff(attempt);
           continue;
         }
-        throw e;
+        for (const d of accepted) d.p.reject(e);
+        return;
       }
-      let snapshotAt = snapshotRevision;
-      if (next.revision - snapshotRevision >= this.snapshotEvery) {
-        await this.store.writeSnapshot(id, { revision: next.revision, state: next }).then(
-          () => (snapshotAt = next.revision),
+      let snapshotAt = loaded.snapshotRevision;
+      if (last.revision - loaded.snapshotRevision >= this.snapshotEvery) {
+        await this.store.writeSnapshot(id, { revision: last.revision, state: last }).then(
+          () => (snapshotAt = last.revision),
           (e: unknown) => {
-            // A snapshot only speeds up loading; losing this race to another writer is harmless.
-            if (!isBatonError(e)) throw e;
+            // A snapshot only speeds up loading; losing this race to another writer is harmless,
+            // and no failure of it may fail changes that are already durable.
+            if (!isBatonError(e)) this.onWarning(`snapshot of ${id} not written: ${(e as Error)?.message ?? String(e)}`);
           },
         );
       }
-      this.remember(id, { state: next, snapshotRevision: snapshotAt });
-      await this.changed(id, stored, next);
-      return { state: next, events: stored, result };
+      this.remember(id, { state: last, snapshotRevision: snapshotAt });
+      for (const d of accepted) {
+        try {
+          await this.changed(id, d.stored, d.next);
+          d.p.resolve({ state: d.next, events: d.stored, result: d.result });
+        } catch (e) {
+          d.p.reject(e);
+        }
+      }
+      this.afterCommit();
+      return;
     }
+  }
+
+  /** Runs each queued change's `fn` in order, each against the state the ones before it left. */
+  private decide(id: string, start: SessionState, pending: Queued[]): Array<Decided | { p: Queued; error: unknown }> {
+    let state = start;
+    return pending.map((p) => {
+      try {
+        const o = p.o;
+        if (o.expectedRevision !== undefined && o.expectedRevision !== state.revision) {
+          throw new BatonError('CONFLICT', `Session ${id} is at revision ${state.revision}, not ${o.expectedRevision}.`, {
+            hint: hint('session.reread'),
+            details: { sessionId: id, expectedRevision: o.expectedRevision, revision: state.revision },
+          });
+        }
+        const now = this.now().toISOString();
+        assertFence(state, o.fencingToken, now);
+        // Written down with this change: what readers already report about an expired lease.
+        const pre = expiryEvents(state, now);
+        const base = pre.length ? fold(state, this.stamp(pre, o.agent).map((e, i) => ({ ...e, seq: state.revision + i + 1 }) as StoredEvent), id)! : state;
+        const { events: drafts, result } = p.fn(base);
+        const events = this.stamp([...pre, ...drafts], o.agent);
+        const stored = events.map((e, i) => ({ ...e, seq: state.revision + i + 1 }) as StoredEvent);
+        const next = fold(state, stored, id)!;
+        state = next;
+        return { p, events, stored, next, result };
+      } catch (error) {
+        return { p, error };
+      }
+    });
   }
 
   protected simple(id: string, fn: (s: SessionState) => EventDraft[], o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
@@ -229,6 +349,7 @@ export class SessionCore {
     const state = fold(null, stored, id)!;
     await this.store.create(id, events, summarize(state));
     await this.changed(id, stored, state);
+    this.afterCommit();
     return state;
   }
 
@@ -240,10 +361,16 @@ export class SessionCore {
     }, o);
   }
 
-  /** Told about every durable change, with the state after it. */
+  /**
+   * Told about every durable change, with the state after it, before its caller is answered:
+   * only bookkeeping belongs here (what changed), no I/O, so that an update costs its append.
+   */
   protected async changed(id: string, events: readonly StoredEvent[], state: SessionState): Promise<void> {
     this.onChanged?.(id, events, state);
   }
+
+  /** Called once a group of changes was acknowledged: the place to start work derived from them. */
+  protected afterCommit(): void {}
 }
 
 /** This boot of the machine (Linux), or null where the kernel does not say. */

@@ -62,7 +62,9 @@ export interface DerivedFilesOptions {
   /** Rewrite the mirrored files of changed sessions that have a mirror (default true). */
   mirrors?: boolean;
   /**
-   * `change` (default): after every change, before the call that made it returns. `flush`:
+   * `change` (default): right after changes are acknowledged, once per burst (off the
+   * acknowledgement path: an update costs its append); `await manager.derivedFiles.settled()`
+   * (or `manager.close()`) waits for it, e.g. before closing the store. `flush`:
    * only when `manager.derivedFiles.flush()` is called, so a caller that makes several changes
    * (a CLI command, an MCP call) rewrites each file once, at its end.
    */

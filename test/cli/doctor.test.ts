@@ -38,11 +38,11 @@ function codesOf(d: DoctorJson): string[] {
 
 /** Opens the workspace's store with the library, for setups the CLI would take long to make. */
 async function withManager<T>(ws: Workspace, fn: (m: SessionManager) => Promise<T>, now?: () => Date): Promise<T> {
-  const store = new FileStore({ root: ws.store });
+  const m = new SessionManager({ store: new FileStore({ root: ws.store }), agent: 'setup', snapshotEvery: 5, autoCheckpoint: false, ...(now ? { now } : {}) });
   try {
-    return await fn(new SessionManager({ store, agent: 'setup', snapshotEvery: 5, autoCheckpoint: false, ...(now ? { now } : {}) }));
+    return await fn(m);
   } finally {
-    await store.close();
+    await m.close();
   }
 }
 

@@ -44,16 +44,19 @@ describe('the library exports the foreign layouts', () => {
     const m = openManager({ cwd: ws, create: true, dir: path.join(ws, '.baton'), onChanged: (id, events, state) => mirror.note(id, events, state) });
     await m.start({ title: 'library work', id: 'lib-1', phases: [{ id: 'plan', name: 'plan' }, { id: 'build', name: 'build' }] });
     await m.formats.setMirror('lib-1', { format: 'maestro', out: '.gemini' }, { cwd: ws });
+    // The manager's own refresh (after each acknowledged change) is done before this flush.
+    await m.derivedFiles.settled();
     expect(mirrorOf(await m.get('lib-1'))).toEqual({ format: 'maestro', out: path.join(ws, '.gemini') });
     expect((await mirror.flush(m, { cwd: ws })).map((r) => r.ok)).toEqual([true]);
     const units = async () => (await inspectPath(path.join(ws, '.gemini'), 'maestro', { cwd: ws })).sessions.find((s) => s.id === 'lib-1')!.units.map((u) => u.status);
     expect(await units()).toEqual(['pending', 'pending']);
     await m.phase('lib-1', 'plan', 'start');
+    await m.derivedFiles.settled();
     expect(mirror.pending).toBe(true);
     const r = await mirror.flush(m, { cwd: ws });
     expect(r.map((x) => [x.id, x.ok])).toEqual([['lib-1', true]]);
     expect(await units()).toEqual(['in_progress', 'pending']);
-    await m.store.close();
+    await m.close();
   });
 
   it('keeps the deprecated free functions of the library entry, as wrappers over the manager\'s sub-objects', async () => {

@@ -1,7 +1,8 @@
 /**
  * The manager keeps the files derived from a session (handoff.md, mirrors) current itself, so a
  * library user of SessionManager gets what the CLI and the MCP server get: after every change
- * by default, or once per unit of work when it asks to flush.
+ * by default (right after the change is acknowledged, once per burst: `derivedFiles.settled()`
+ * waits for it), or once per unit of work when it asks to flush.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -36,9 +37,11 @@ describe('derived files kept by the manager', () => {
   it('handoff.md is rewritten after every change, with no surface wiring', async () => {
     const { m } = open();
     await m.start({ title: 'library work', id: 'lib-1', phases: [{ id: 'plan', name: 'plan' }, { id: 'build', name: 'build' }] });
+    await m.derivedFiles.settled();
     expect(handoffOf(m, 'lib-1')).toBe((await m.recovery.handoff('lib-1')).markdown);
     const before = handoffOf(m, 'lib-1');
     await m.phase('lib-1', 'plan', 'start');
+    await m.derivedFiles.settled();
     expect(handoffOf(m, 'lib-1')).not.toBe(before);
     expect(handoffOf(m, 'lib-1')).toBe((await m.recovery.handoff('lib-1')).markdown);
   });
@@ -61,9 +64,11 @@ describe('derived files kept by the manager', () => {
     const { m, ws } = open();
     await m.start({ title: 'mirrored', id: 'mir-1', phases: [{ id: 'plan', name: 'plan' }, { id: 'build', name: 'build' }] });
     await m.formats.setMirror('mir-1', { format: 'maestro', out: '.gemini' }, { cwd: ws });
+    await m.derivedFiles.settled();
     const units = async (): Promise<string[]> => (await inspectPath(path.join(ws, '.gemini'), 'maestro', { cwd: ws })).sessions.find((s) => s.id === 'mir-1')!.units.map((u) => u.status);
     expect(await units()).toEqual(['pending', 'pending']);
     await m.phase('mir-1', 'plan', 'start');
+    await m.derivedFiles.settled();
     expect(await units()).toEqual(['in_progress', 'pending']);
   });
 
@@ -72,12 +77,14 @@ describe('derived files kept by the manager', () => {
     const { m, ws } = open({ onWarning: (w) => warnings.push(w) });
     await m.start({ title: 'blocked', id: 'blk-1', phases: [{ id: 'plan', name: 'plan' }] });
     await m.formats.setMirror('blk-1', { format: 'maestro', out: 'out' }, { cwd: ws });
+    await m.derivedFiles.settled();
     warnings.length = 0;
     // The mirror folder becomes a file: the next rewrite fails, the change still happens.
     fs.rmSync(path.join(ws, 'out'), { recursive: true, force: true });
     fs.writeFileSync(path.join(ws, 'out'), 'not a folder');
     const r = await m.phase('blk-1', 'plan', 'start');
     expect(r.state.phases[0]!.status).toBe('in_progress');
+    await m.derivedFiles.settled();
     expect(warnings.length).toBe(1);
     expect(warnings[0]).toMatch(/^mirror of blk-1 \(maestro in .*out\) not updated: /);
   });

@@ -573,7 +573,7 @@ describe('everything at once', () => {
     await m.leases.acquire('lease', { owner: 'runner', ttlMs: 1_000 });
     await m.checkpoints.create('cp', { name: 'x' });
     await m.list();
-    await m.store.close();
+    await m.close();
     const before = new Map<string, StoredEvent[]>();
     for (const id of ['torn', 'bad', 'gap', 'snap', 'lease', 'cp']) before.set(id, await eventsOf(id));
 

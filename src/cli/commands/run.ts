@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import type { Command } from 'commander';
 import { BatonError, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS, goneText, isBatonError, leaseOf } from '../../manager/index.js';
@@ -106,6 +106,9 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
       await m.change(id, () => ({ events: [{ type: 'run.started', data: { command, token, agent: ctx.agent } }], result: undefined }), { agent: ctx.agent, fencingToken: token });
       io.stderr(`baton: running ${command.join(' ')} in session ${id} (lease token ${token})\n`);
 
+      // Loaded here only: node:child_process (with net and stream) costs every other command start-up time.
+      // (required, not imported: the bundle runs in a vm.Script, which has no dynamic import of built-ins).
+      const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
       const child = spawn(command[0]!, command.slice(1), {
         stdio: 'inherit',
         cwd: io.cwd,

@@ -43,7 +43,7 @@ export function journalLines(events: NewEvent[], first: number, batch: boolean):
  * events is not a torn tail. Caller holds the lock.
  */
 export function syncTail(w: Writer, id: string, h: Handle, repairs: RepairReport[], guard?: (lastSeq: number) => void): void {
-  // lastSeq is reset whenever the lock is (re)taken, so a known value is still current.
+  // lockSession forgets lastSeq when the lock is retaken and the journal moved: a known value is current.
   if (h.lastSeq >= 0) return;
   const size = fs.fstatSync(h.fd).size;
   const tail = readTail(h.fd);

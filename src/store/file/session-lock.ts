@@ -19,7 +19,10 @@ export interface Handle {
   snapshotFile: string;
   lock: FileLock;
   fd: number;
-  /** Last seq and end offset this process knows, valid while `size` matches the file. */
+  /**
+   * Last seq and end offset this process knows (-1: unknown). Trusted while the lock is held,
+   * and after it was taken again only when the journal is the same file of size `end`.
+   */
   lastSeq: number;
   end: number;
   release: NodeJS.Immediate | null;
@@ -54,9 +57,12 @@ export function lockSession(h: Handle): void {
   }
   releaseLingering(h.lock.file, h);
   h.lock.acquire();
-  h.lastSeq = -1;
   h.checkedAt = Date.now();
   reopenIfReplaced(h);
+  // Read-free: a journal that still ends where this process last left it (same file, same
+  // size) was not written since, so the last seq known then is still its end. The journal
+  // only grows; the rewrites that shrink it (repair, recovery) replace the file.
+  if (h.lastSeq >= 0 && (h.end < 0 || fs.fstatSync(h.fd).size !== h.end)) h.lastSeq = -1;
   lingering.set(h.lock.file, h);
   h.busy = false;
   scheduleRelease(h);

@@ -29,6 +29,7 @@ import type { Handle } from './session-lock.js';
 import { FILE_FORMAT_VERSION, readSnapshot } from './snapshot.js';
 import type { SnapshotRecord } from './snapshot.js';
 import { DerivedFiles } from './derived-files.js';
+import { ListView } from './list-view.js';
 import { FileCursorTable } from './cursors.js';
 import { watchJournals } from './watch.js';
 
@@ -62,6 +63,8 @@ export class FileStore implements SessionStore {
   /** Interrupted archives and deletions finished when the store was opened, reported by the next load or list. */
   private readonly notices: RepairReport[];
   private readonly writer: Writer;
+  /** What `list --json` printed last, while the registry is unchanged. */
+  readonly listView: ListView;
   /** Named positions of the store's readers (capability `cursors`). */
   readonly cursors: FileCursorTable;
 
@@ -71,6 +74,7 @@ export class FileStore implements SessionStore {
     this.writer = { now: this.now, actor: { agent: 'baton', pid: process.pid, host: os.hostname() } };
     this.lockTimeoutMs = options.lockTimeoutMs;
     this.registry = new Registry(this.layout, this.now, options.registryLogMaxBytes);
+    this.listView = new ListView(this.layout);
     this.checkFormat();
     this.retention = new Retention(this.layout, this.now, this.lockTimeoutMs);
     this.notices = this.retention.recover();
@@ -291,7 +295,9 @@ export class FileStore implements SessionStore {
     const offset = snapshot.revision === h.lastSeq ? h.end : this.offsetAfter(h, snapshot.revision);
     const rec: SnapshotRecord = { format: 'baton.snapshot', v: FILE_FORMAT_VERSION, sessionId: id, revision: snapshot.revision, offset, state: snapshot.state };
     removeStaleTemps(h.dir, path.basename(h.snapshotFile));
-    atomicWrite(h.snapshotFile, `${encodeRecord(rec)}\n`, { backup: true });
+    // Not fsynced: a snapshot only speeds up loading and covers events already durable in the
+    // journal; one a machine crash damaged fails its checksum and the journal is read instead.
+    atomicWrite(h.snapshotFile, `${encodeRecord(rec)}\n`, { backup: true, sync: false });
   }
 
   private offsetAfter(h: Handle, revision: number): number {

@@ -1,0 +1,87 @@
+// The CLI's per-call cost, spawned alternately with `node -e 0` (the floor of any Node CLI):
+// `baton tokens add` on a session of 10,000 events and `baton list --json` over 10,000
+// sessions. Run by bench/run.ts (section `cli`); on its own: node --import tsx bench/cli.ts [--quick]
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { fold } from '../src/domain/apply.js';
+import { newEvent } from '../src/domain/events.js';
+import type { StoredEvent } from '../src/domain/events.js';
+import { summarize } from '../src/domain/summary.js';
+import { FileStore } from '../src/store/file/store.js';
+import { actor, baton, compareSpawns, rowLine, sessionWith, timeSpawn } from './common.js';
+import type { Row } from './common.js';
+
+/** How the CLI rows are measured, for BENCHMARKS.md. */
+export const CLI_EXPLANATION = `- **CLI latency**: the bundled \`dist/baton.cjs tokens add --input 1\` against a session whose
+  journal holds 10,000 events (snapshot near the end, as the manager keeps it), spawned
+  alternately with \`node -e 0\`; p50 of each.
+- **List**: \`baton list --json --all\` over 10,000 sessions (registry cache warm) against \`node -e 0\`.`;
+
+/** Measures the section in `work`; returns its rows. */
+export async function cli(quick: boolean, work: string): Promise<Row[]> {
+  return [await tokensAdd(quick, work), await list(quick, work)];
+}
+
+async function tokensAdd(quick: boolean, work: string): Promise<Row> {
+  const dir = path.join(work, 'cli');
+  fs.mkdirSync(dir);
+  const { store, id } = await sessionWith(path.join(dir, '.baton'), 10_000);
+  await store.close();
+  const r = compareSpawns(
+    quick ? 10 : 40,
+    () => timeSpawn([baton, 'tokens', 'add', '--session', id, '--agent', 'cli', '--input', '1'], dir),
+    () => timeSpawn(['-e', '0'], dir),
+  );
+  return {
+    name: '`baton tokens add`, session of 10,000 events (p50 wall time)',
+    baton: `${r.a.toFixed(1)} ms`,
+    baseline: `${r.b.toFixed(1)} ms \`node -e 0\``,
+    ratio: r.a / r.b,
+    target: '≤ 1.2×',
+    pass: r.a / r.b <= 1.2,
+  };
+}
+
+async function list(quick: boolean, work: string): Promise<Row> {
+  const dir = path.join(work, 'list');
+  const storeDir = path.join(dir, '.baton');
+  fs.mkdirSync(dir);
+  FileStore.init(storeDir);
+  const store = new FileStore({ root: storeDir });
+  const n = quick ? 2000 : 10_000;
+  // Made through the store (one durable create each), not `start` (which also pauses the
+  // previous session and moves the active pointer): the setup is not what is measured.
+  const t0 = Date.parse('2026-01-01T00:00:00.000Z');
+  for (let i = 0; i < n; i++) {
+    const time = new Date(t0 + i * 1000).toISOString();
+    const created = newEvent('session.created', { title: `session ${i}`, idFormat: 'explicit', phases: [{ id: 'a', name: 'A' }], budgetMax: null, contextSummary: null, metadata: {} }, time, actor);
+    const state = fold(null, [{ ...created, seq: 1 } as StoredEvent], `s-${i}`)!;
+    await store.create(`s-${i}`, [created], summarize(state));
+  }
+  await store.close();
+  timeSpawn([baton, 'list', '--json'], dir); // builds the registry files once
+  const r = compareSpawns(
+    quick ? 10 : 30,
+    () => timeSpawn([baton, 'list', '--json', '--all'], dir),
+    () => timeSpawn(['-e', '0'], dir),
+  );
+  return {
+    name: `\`baton list --json\` over ${n.toLocaleString('en-US')} sessions (p50 wall time)`,
+    baton: `${r.a.toFixed(1)} ms`,
+    baseline: `${r.b.toFixed(1)} ms \`node -e 0\``,
+    ratio: r.a / r.b,
+    target: '≤ 1.3×',
+    pass: r.a / r.b <= 1.3,
+  };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-'));
+  try {
+    for (const r of await cli(process.argv.includes('--quick'), work)) console.log(rowLine(r));
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
