@@ -1,7 +1,11 @@
 import { BatonError, isBatonError } from '../domain/errors.js';
 
-/** OS errors that mean the store cannot be written (permissions, a read-only or full disk, no file handles left). */
-const UNAVAILABLE = new Set(['EACCES', 'EROFS', 'ENOSPC', 'EMFILE']);
+/**
+ * OS errors that mean the store cannot be written (permissions, a read-only or full disk or
+ * quota, no file handles left, an I/O error of the device): the write was reported as failed
+ * and may be tried again once the cause is gone.
+ */
+const UNAVAILABLE = new Set(['EACCES', 'EROFS', 'ENOSPC', 'EDQUOT', 'EMFILE', 'EIO']);
 
 /**
  * The BatonError an unexpected failure stands for, the one mapping of OS errors to codes
@@ -13,7 +17,7 @@ export function toBatonError(e: unknown, bug: string, detail: 'message' | 'stack
   if (isBatonError(e)) return e;
   const err = e as NodeJS.ErrnoException | undefined;
   if (err && typeof err.code === 'string' && UNAVAILABLE.has(err.code)) {
-    return new BatonError('STORE_UNAVAILABLE', `The store cannot be written: ${err.message}.`, { hint: 'Check permissions and free disk space.', cause: e });
+    return new BatonError('STORE_UNAVAILABLE', `The store cannot be written: ${err.message}.`, { hint: 'Check permissions and free disk space.', details: { errno: err.code, retryable: true }, cause: e });
   }
   const shown = (detail === 'stack' ? err?.stack : err?.message) ?? String(e);
   return new BatonError('INTERNAL', `Unexpected failure: ${shown}`, { hint: bug, cause: e });

@@ -6,10 +6,10 @@ import { BatonError } from '../../domain/errors.js';
 import type { NewEvent, StoredEvent } from '../../domain/events.js';
 import { validateId } from '../../domain/ids.js';
 import type { SessionSummary } from '../../domain/summary.js';
-import { DIR_MODE, FILE_MODE, atomicWrite, fsyncDir } from '../atomic-write.js';
+import { DIR_MODE, atomicWrite } from '../atomic-write.js';
 import { checkCheckpoint, conflict, eventsLost, exists, journalEmpty, notFound } from '../errors.js';
 import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, ListRowsResult, LoadResult, RepairReport, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from '../types.js';
-import { journalLines, syncTail, writeEvents } from './append.js';
+import { syncTail, writeEvents } from './append.js';
 import type { Writer } from './append.js';
 import { CheckpointFiles } from './checkpoints.js';
 import { encodeRecord } from './codec.js';
@@ -29,6 +29,9 @@ import type { Handle } from './session-lock.js';
 import { FILE_FORMAT_VERSION, readSnapshot } from './snapshot.js';
 import type { SnapshotRecord } from './snapshot.js';
 import { DerivedFiles } from './derived-files.js';
+import { makeSessionFolder } from './create.js';
+import { nodeFs } from './io.js';
+import type { StoreFs } from './io.js';
 import { watchJournals } from './watch.js';
 
 /** Options of {@link FileStore}. */
@@ -39,6 +42,8 @@ export interface FileStoreOptions {
   lockTimeoutMs?: number;
   /** index.log is folded into index.json and started afresh past this many bytes (default 4 MiB). */
   registryLogMaxBytes?: number;
+  /** The file-system calls of the write paths (default: Node's `fs`); tests inject failures (see io.ts). */
+  fs?: StoreFs;
 }
 
 /**
@@ -61,8 +66,10 @@ export class FileStore implements SessionStore {
   /** Interrupted archives and deletions finished when the store was opened, reported by the next load or list. */
   private readonly notices: RepairReport[];
   private readonly writer: Writer;
+  private readonly io: StoreFs;
 
   constructor(options: FileStoreOptions) {
+    this.io = options.fs ?? nodeFs;
     this.layout = new Layout(path.resolve(options.root));
     this.now = options.now ?? (() => new Date());
     this.writer = { now: this.now, actor: { agent: 'baton', pid: process.pid, host: os.hostname() } };
@@ -140,7 +147,7 @@ export class FileStore implements SessionStore {
     const files = this.layout.files(found.dir);
     let fd: number;
     try {
-      fd = fs.openSync(files.journal, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW);
+      fd = this.io.openSync(files.journal, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
         throw new BatonError('CORRUPT', `Session ${id} has no journal.jsonl.`, {
@@ -165,29 +172,8 @@ export class FileStore implements SessionStore {
   async create(id: string, events: NewEvent[], summary: SessionSummary): Promise<{ revision: number }> {
     validateId(id);
     if (this.locate(id)) throw exists(id);
-    const dir = this.layout.sessionDir(id);
-    const tmp = `${dir}.creating-${process.pid}-${Date.now().toString(36)}`;
-    fs.mkdirSync(tmp, { mode: DIR_MODE });
-    const files = this.layout.files(tmp);
-    const body = journalLines(events, 1, false);
-    const fd = fs.openSync(files.journal, 'wx', FILE_MODE);
-    try {
-      fs.writeSync(fd, body);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fsyncDir(tmp);
-    // The folder appears under its final name in one rename, so a half-made session is never seen.
-    try {
-      fs.renameSync(tmp, dir);
-    } catch (e) {
-      fs.rmSync(tmp, { recursive: true, force: true });
-      if (['ENOTEMPTY', 'EEXIST'].includes((e as NodeJS.ErrnoException).code ?? '')) throw exists(id);
-      throw e;
-    }
-    fsyncDir(this.layout.sessions);
-    this.registry.record(summary);
+    makeSessionFolder(this.layout, this.io, id, events);
+    this.recordRow(id, summary);
     return { revision: events.length };
   }
 
@@ -272,9 +258,23 @@ export class FileStore implements SessionStore {
     const repairs: RepairReport[] = [];
     syncTail(this.writer, id, h, repairs, (last) => this.guardLoss(id, h, last));
     if (h.lastSeq !== expectedRevision) throw conflict(id, expectedRevision, h.lastSeq);
-    const revision = writeEvents(h, events);
-    if (options.summary) this.registry.record({ ...options.summary, revision });
+    const revision = writeEvents(h, events, this.io);
+    if (options.summary) this.recordRow(id, { ...options.summary, revision });
     return { revision };
+  }
+
+  /**
+   * Records a registry row after a durable write. The write is acknowledged whatever happens
+   * here: the registry is a cache (`list --rebuild` derives it again), so a row that cannot be
+   * written (a full disk) must not turn an append that is on disk into a reported failure,
+   * which a caller would retry and so record twice. The stale row is reported by `doctor`.
+   */
+  private recordRow(id: string, row: SessionSummary): void {
+    try {
+      this.registry.record(row);
+    } catch (e) {
+      this.notices.push({ sessionId: id, kind: 'index_corrupt', message: `Session ${id}: its registry row could not be written (${(e as Error).message}); \`baton list --rebuild\` derives it again.`, savedTo: null });
+    }
   }
 
   async writeSnapshot(id: string, snapshot: Snapshot): Promise<void> {
@@ -287,7 +287,16 @@ export class FileStore implements SessionStore {
     const offset = snapshot.revision === h.lastSeq ? h.end : this.offsetAfter(h, snapshot.revision);
     const rec: SnapshotRecord = { format: 'baton.snapshot', v: FILE_FORMAT_VERSION, sessionId: id, revision: snapshot.revision, offset, state: snapshot.state };
     removeStaleTemps(h.dir, path.basename(h.snapshotFile));
-    atomicWrite(h.snapshotFile, `${encodeRecord(rec)}\n`, { backup: true });
+    try {
+      atomicWrite(h.snapshotFile, `${encodeRecord(rec)}\n`, { backup: true, io: this.io });
+    } catch (e) {
+      // A snapshot only speeds up loading: the events it would summarise are already durable.
+      throw new BatonError('STORE_UNAVAILABLE', `The snapshot of session ${id} could not be written: ${(e as Error).message}.`, {
+        hint: 'Check free disk space; the session is intact (a snapshot only speeds up loading).',
+        details: { sessionId: id, retryable: true, errno: (e as NodeJS.ErrnoException).code ?? null },
+        cause: e,
+      });
+    }
   }
 
   private offsetAfter(h: Handle, revision: number): number {

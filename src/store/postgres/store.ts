@@ -363,10 +363,7 @@ export class PostgresStore implements SessionStore {
     return r.rows.map((x) => ({ id: x.id, deletedAt: x.deleted_at, title: x.title, status: x.status, archived: x.archived }));
   }
 
-  /**
-   * Rows are never torn (the database commits a statement whole or not at all), so the one
-   * repair is of acknowledged events lost from the events table (see repair.ts).
-   */
+  /** Rows are never torn: the one repair is of acknowledged events lost (see repair.ts). */
   async repair(id: string): Promise<RepairReport[]> {
     validateId(id);
     return this.tx((c) => recoverLostRows(c, ident(this.schema), channelOf(this.schema), id));
