@@ -5,6 +5,7 @@ import { hint } from '../../domain/hints.js';
 import { journalEmpty, notFound } from '../errors.js';
 import type { Proof } from '../errors.js';
 import type { RepairReport } from '../types.js';
+import { lossStart } from '../loss-event.js';
 
 /*
  * `repair` of a PostgreSQL session that lost acknowledged events: a registry row, snapshot
@@ -26,6 +27,8 @@ function statements(s: string) {
        WHERE x.id = $1 FOR UPDATE OF x`,
     checkpoints: `SELECT id, body FROM ${s}.checkpoints WHERE session_id = $1`,
     insert: `INSERT INTO ${s}.events (session_id, seq, type, body) VALUES ($1, $2, $3, $4)`,
+    rows: `SELECT seq, body FROM ${s}.events WHERE session_id = $1 ORDER BY seq`,
+    replace: `UPDATE ${s}.events SET type = $3, body = $4 WHERE session_id = $1 AND seq = $2`,
     dropSnapshot: `DELETE FROM ${s}.snapshots WHERE session_id = $1`,
     notify: `SELECT pg_notify($1, $2)`,
   };
@@ -54,7 +57,7 @@ export async function recoverLostRows(c: PoolClient, schema: string, channel: st
   const proof = await provenRevision(c, sql.checkpoints, id, head);
   if (!proof || proof.revision <= last) {
     if (last === 0) throw journalEmpty(id, 'the events table');
-    return [];
+    return rebuildRows(c, sql, channel, id);
   }
   if (last === 0) {
     throw new BatonError('CORRUPT', `Session ${id} has no event left (${proof.by} proves revision ${proof.revision}); there is nothing to recover from.`, {
@@ -68,7 +71,7 @@ export async function recoverLostRows(c: PoolClient, schema: string, channel: st
   const body = {
     type: 'repair.events_lost',
     time: new Date().toISOString(),
-    actor: { agent: 'baton', pid: process.pid, host: os.hostname() },
+    actor: ACTOR(),
     data: { from: last + 1, to: proof.revision, recoveredFrom: state ? { kind: 'snapshot', revision: snapRev } : null, state, savedTo: null },
   };
   await c.query(sql.insert, [id, seq, body.type, JSON.stringify(body)]);
@@ -111,6 +114,63 @@ function parseState(text: string | null, revision: number): Record<string, unkno
   try {
     const state = JSON.parse(text) as Record<string, unknown> | null;
     return state && typeof state === 'object' && state['revision'] === revision ? state : null;
+  } catch {
+    return null;
+  }
+}
+
+const ACTOR = (): Record<string, unknown> => ({ agent: 'baton', pid: process.pid, host: os.hostname() });
+
+/**
+ * The rebuild of a session whose rows are damaged, as the file store rebuilds a journal:
+ * every readable event keeps its seq, a row whose body is not an event becomes a
+ * `repair.unreadable_line` event carrying its raw text, a missing seq gets an empty one (a
+ * `repair.events_lost` event bridges the seqs it names), and a `repair.journal` event at the
+ * end lists them. The snapshot is dropped (it may hold what the damaged rows did). No report
+ * when every row is sound.
+ */
+async function rebuildRows(c: PoolClient, sql: ReturnType<typeof statements>, channel: string, id: string): Promise<RepairReport[]> {
+  const rows = (await c.query<{ seq: number; body: string }>(sql.rows, [id])).rows;
+  const time = new Date().toISOString();
+  const unreadable: number[] = [];
+  const event = (raw: string, seq: number) => JSON.stringify({ type: 'repair.unreadable_line', time, actor: ACTOR(), data: { raw: raw.slice(0, 1_000_000), line: seq } });
+  let expected = 1;
+  for (const row of rows) {
+    const seq = Number(row.seq);
+    const parsed = parseEvent(row.body);
+    // A gap a repair.events_lost event stands for is a loss already recorded, not damage.
+    if (!(parsed && lossStart({ ...parsed, seq }) === expected)) {
+      for (; expected < seq; expected++) {
+        await c.query(sql.insert, [id, expected, 'repair.unreadable_line', event('', expected)]);
+        unreadable.push(expected);
+      }
+    }
+    if (!parsed) {
+      await c.query(sql.replace, [id, seq, 'repair.unreadable_line', event(row.body, seq)]);
+      unreadable.push(seq);
+    }
+    expected = seq + 1;
+  }
+  if (!unreadable.length) return [];
+  const body = { type: 'repair.journal', time, actor: ACTOR(), data: { savedTo: null, unreadableLines: unreadable } };
+  await c.query(sql.insert, [id, expected, body.type, JSON.stringify(body)]);
+  await c.query(sql.dropSnapshot, [id]);
+  await c.query(sql.notify, [channel, JSON.stringify({ session: id, revision: expected })]);
+  return [
+    {
+      sessionId: id,
+      kind: 'journal_rewritten',
+      message: `Session ${id}: ${unreadable.length} damaged or missing event row(s) (seq ${unreadable.join(', ')}) kept as repair events; recorded as a repair.journal event at seq ${expected}.`,
+      savedTo: null,
+    },
+  ];
+}
+
+/** A row body that is an event (an object with a type), or null. */
+function parseEvent(body: string): Record<string, unknown> | null {
+  try {
+    const v = JSON.parse(body) as unknown;
+    return v && typeof v === 'object' && !Array.isArray(v) && typeof (v as { type?: unknown }).type === 'string' ? (v as Record<string, unknown>) : null;
   } catch {
     return null;
   }

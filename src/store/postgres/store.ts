@@ -11,6 +11,7 @@ import { compareCheckpointIds } from '../types.js';
 import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, ListRowsResult, LoadResult, RepairReport, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from '../types.js';
 import { migrate } from './migrations.js';
 import { recoverLostRows } from './repair.js';
+import { checkSeqs, decodeEvent, readSnapshot } from './rows.js';
 import { createPool, inTransaction, mapPgError, pgCrypto, sqlState } from './pool.js';
 import { statements } from './sql.js';
 import type { Statements } from './sql.js';
@@ -174,6 +175,7 @@ export class PostgresStore implements SessionStore {
       }
     }
     const events = r.rows.slice(1).map((row) => decodeEvent(id, row.seq!, row.body!));
+    checkSeqs(id, events, (snapshot?.revision ?? 0) + 1);
     // The head row and the events come from one statement, so they agree with each other.
     return { snapshot, events, revision: events.at(-1)?.seq ?? snapshot?.revision ?? 0, repairs };
   }
@@ -183,7 +185,9 @@ export class PostgresStore implements SessionStore {
     const r = await this.q<{ seq: number | null; body: string | null; row_rev: number | null; snap_rev: number | null; max_seq: number | null }>(this.sql.readEvents, [id, Math.max(0, Math.floor(afterSeq))]);
     if (!r.rows[0] || r.rows[0].seq !== null) throw notFound(id);
     checkNothingLost(id, r.rows[0], 'the events table');
-    return r.rows.slice(1).map((row) => decodeEvent(id, row.seq!, row.body!));
+    const events = r.rows.slice(1).map((row) => decodeEvent(id, row.seq!, row.body!));
+    checkSeqs(id, events, Math.max(0, Math.floor(afterSeq)) + 1);
+    return events;
   }
 
   async append(id: string, expectedRevision: number, events: NewEvent[], options: AppendOptions = {}): Promise<{ revision: number }> {
@@ -450,29 +454,6 @@ function encodeEvents(events: NewEvent[]): { types: string[]; bodies: string[] }
     bodies.push(JSON.stringify(rest));
   }
   return { types, bodies };
-}
-
-function decodeEvent(id: string, seq: number, body: string): StoredEvent {
-  try {
-    return { ...(JSON.parse(body) as object), seq } as StoredEvent;
-  } catch (e) {
-    throw new BatonError('CORRUPT', `Session ${id}'s event ${seq} is not valid JSON (changed in the database by hand?).`, {
-      hint: `Restore the events row (session_id ${JSON.stringify(id)}, seq ${seq}) from a backup.`,
-      details: { sessionId: id, seq },
-      cause: e,
-    });
-  }
-}
-
-function readSnapshot(id: string, revision: number, text: string, repairs: RepairReport[]): Snapshot | null {
-  try {
-    const state = JSON.parse(text) as Snapshot['state'];
-    if (state && typeof state === 'object' && state.revision === revision) return { revision, state };
-  } catch {
-    // reported below
-  }
-  repairs.push({ sessionId: id, kind: 'snapshot_corrupt', message: `Session ${id}: its snapshot (revision ${revision}) is unreadable; state rebuilt from the journal.`, savedTo: null });
-  return null;
 }
 
 function sha256(text: string): string {
