@@ -4,7 +4,7 @@
  * writer was told was durable, as the very event it was told about, at its seq; seqs stay
  * contiguous. A new session every 100 kills keeps the journals small.
  */
-import { seed } from '../../src/testing/fixtures.js';
+import { SessionManager } from '../../src/manager/manager.js';
 import type { Sizes, Target, TrialResult } from './common.js';
 import { sleep, timed, writer } from './common.js';
 
@@ -42,7 +42,7 @@ export function crashTrial(target: Target, sizes: Sizes, deadline: number): Prom
         id = `crash-${k / 100}`;
         acked.clear();
         const s = target.open(spec);
-        await seed(s, id);
+        await new SessionManager({ store: s, agent: 'crash' }).start({ title: id, id });
         await s.close();
       }
       const run = await killOne(spec, id, `k${k}`);

@@ -9,12 +9,14 @@ import type { RepairReport, Snapshot } from '../types.js';
  * the seqs read are contiguous.
  */
 
-/** An event row's body, parsed; `CORRUPT` naming the row when it is not JSON. */
+/** An event row's body, parsed; `CORRUPT` naming the row when it is not an event in JSON. */
 export function decodeEvent(id: string, seq: number, body: string): StoredEvent {
   try {
-    return { ...(JSON.parse(body) as object), seq } as StoredEvent;
+    const v = JSON.parse(body) as unknown;
+    if (!v || typeof v !== 'object' || Array.isArray(v) || typeof (v as { type?: unknown }).type !== 'string') throw new Error('not an event');
+    return { ...v, seq } as StoredEvent;
   } catch (e) {
-    throw new BatonError('CORRUPT', `Session ${id}'s event ${seq} is not valid JSON (changed in the database by hand?).`, {
+    throw new BatonError('CORRUPT', `Session ${id}'s event ${seq} is not an event in valid JSON (changed in the database by hand?).`, {
       hint: hint('repair.rebuilds', { session: id }),
       details: { sessionId: id, seq },
       cause: e,
