@@ -44,6 +44,14 @@ if (stores.includes('postgres') || stores.includes('both')) {
   }
 }
 
+// Interrupted: stop the private server and the writers (see common.ts) before going.
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    server?.close();
+    process.exit(130);
+  });
+}
+
 const results: TrialResult[] = [];
 const runs = targets.flatMap((t) => only.map((name) => ({ t, name })));
 try {

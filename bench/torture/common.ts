@@ -112,9 +112,17 @@ export interface Child {
   kill: () => void;
 }
 
+/** Writers still running, killed if this process ends first (a crash writer never stops by itself). */
+const running = new Set<import('node:child_process').ChildProcess>();
+process.on('exit', () => {
+  for (const c of running) c.kill('SIGKILL');
+});
+
 /** Starts `node bench/torture/writer.mjs …args`. */
 export function writer(args: string[]): Child {
   const child = spawn(process.execPath, [path.join(REPO, 'bench/torture/writer.mjs'), ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.on('exit', () => running.delete(child));
   let buffered = '';
   let err = '';
   const c: Child = {

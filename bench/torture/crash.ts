@@ -42,7 +42,7 @@ export function crashTrial(target: Target, sizes: Sizes, deadline: number): Prom
         id = `crash-${k / 100}`;
         acked.clear();
         const s = target.open(spec);
-        await new SessionManager({ store: s, agent: 'crash' }).start({ title: id, id });
+        await new SessionManager({ store: s, agent: 'crash' }).start({ title: id, id, switch: true });
         await s.close();
       }
       const run = await killOne(spec, id, `k${k}`);
