@@ -5,12 +5,12 @@
 //   --max-minutes N   the whole run's budget (default 60); a trial cut short says PARTIAL
 //   --small           the sizes the test suite uses
 //   --store S         file, postgres or both (default both)
-//   --only a,b        only these trials (crash, concurrency, damage, fuzz-mcp, fuzz-cli, takeover)
+//   --only a,b        only these trials (crash, concurrency, damage, random-damage, fuzz-mcp, fuzz-cli, takeover)
 import fs from 'node:fs';
 import { FULL, SMALL, fileTarget, pgTarget } from './torture/common.js';
 import type { Target, TrialResult } from './torture/common.js';
 import { PrivatePg } from './torture/private-pg.js';
-import { TRIALS, table, verdict } from './torture/trials.js';
+import { TRIALS, WEIGHTS, table, verdict } from './torture/trials.js';
 
 function option(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -56,8 +56,9 @@ const results: TrialResult[] = [];
 const runs = targets.flatMap((t) => only.map((name) => ({ t, name })));
 try {
   for (const [i, { t, name }] of runs.entries()) {
-    // Each trial gets an equal share of the time left; what one does not use goes to the rest.
-    const share = Math.max(0, deadline - Date.now()) / (runs.length - i);
+    // Each trial gets its weight's share of the time left; what one does not use goes to the rest.
+    const weightLeft = runs.slice(i).reduce((n, x) => n + (WEIGHTS[x.name] ?? 1), 0);
+    const share = (Math.max(0, deadline - Date.now()) * (WEIGHTS[name] ?? 1)) / weightLeft;
     const r = await TRIALS[name]!(t, sizes, Date.now() + share);
     results.push(r);
     console.error(`torture: ${r.trial} on ${r.store}: ${verdict(r)} (${r.done}/${r.planned} ${r.unit}, ${r.seconds.toFixed(1)} s)${r.problems.length ? `\n  ${r.problems.slice(0, 5).join('\n  ')}` : ''}`);

@@ -96,12 +96,14 @@ export interface Sizes {
   takeovers: number;
   /** Damage kinds of the corruption matrix run per kind (1 = each once). */
   damageRounds: number;
+  /** Random journal damages (fast-check runs). */
+  randomDamage: number;
 }
 
 /** Full size, as the issue asks. */
-export const FULL: Sizes = { kills: 1000, writers: 16, appendsPerWriter: 500, mcpCalls: 20_000, cliCalls: 5_000, takeovers: 100, damageRounds: 3 };
+export const FULL: Sizes = { kills: 1000, writers: 16, appendsPerWriter: 500, mcpCalls: 20_000, cliCalls: 5_000, takeovers: 100, damageRounds: 3, randomDamage: 300 };
 /** What every test run does: the same code, a few seconds per trial. */
-export const SMALL: Sizes = { kills: 4, writers: 3, appendsPerWriter: 8, mcpCalls: 150, cliCalls: 40, takeovers: 2, damageRounds: 1 };
+export const SMALL: Sizes = { kills: 4, writers: 3, appendsPerWriter: 8, mcpCalls: 150, cliCalls: 40, takeovers: 2, damageRounds: 1, randomDamage: 5 };
 
 /** A child process's stdout lines (as they come), exit, and stderr. */
 export interface Child {

@@ -7,6 +7,7 @@ import { crashTrial } from './crash.js';
 import { damageTrial } from './damage.js';
 import { cliFuzzTrial, mcpFuzzTrial } from './fuzz.js';
 import { takeoverTrial } from './takeover.js';
+import { randomDamageTrial } from './random-damage.js';
 import type { Sizes, Target, TrialResult } from './common.js';
 
 /** A trial: runs on one store within a deadline (ms since the epoch). */
@@ -17,10 +18,14 @@ export const TRIALS: Record<string, Trial> = {
   crash: crashTrial,
   concurrency: (t, s) => concurrencyTrial(t, s),
   damage: damageTrial,
+  'random-damage': randomDamageTrial,
   'fuzz-mcp': mcpFuzzTrial,
   'fuzz-cli': cliFuzzTrial,
   takeover: takeoverTrial,
 };
+
+/** How much of the time budget each trial may take, relative to the others (crashes are slow: a process per kill). */
+export const WEIGHTS: Record<string, number> = { crash: 6, concurrency: 2, damage: 1, 'random-damage': 1, 'fuzz-mcp': 1, 'fuzz-cli': 1, takeover: 1 };
 
 /** PASS: everything at the planned size held; PARTIAL: it held, but the time budget ran out first; FAIL: a guarantee broke. */
 export function verdict(r: TrialResult): 'PASS' | 'PARTIAL' | 'FAIL' {
