@@ -28,10 +28,12 @@ export class FaultyFs {
   failures = 0;
   private fault: Fault | null = null;
 
+  /** Fails as `fault` says from now on (null: nothing). */
   arm(fault: Fault | null): void {
     this.fault = fault;
   }
 
+  /** The disk is healthy again: no call fails. */
   heal(): void {
     this.fault = null;
   }
