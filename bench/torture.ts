@@ -48,6 +48,8 @@ if (stores.includes('postgres') || stores.includes('both')) {
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.on(sig, () => {
     server?.close();
+    // The file targets' folders go at once (their cleanup removes them before its first await).
+    for (const t of targets) void t.cleanup().catch(() => undefined);
     process.exit(130);
   });
 }
