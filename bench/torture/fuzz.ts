@@ -4,7 +4,8 @@
  * over an in-memory transport: every answer is a result or a coded refusal (never INTERNAL, never
  * a -32603), and the server keeps answering. CLI: invocations built from the real commands and
  * options with odd values, run in-process: every exit is 0 or a coded error (never INTERNAL), a
- * --json failure prints a coded error body. Paths given are relative to a temp folder.
+ * --json failure prints a coded error body (or, from doctor, inspect and import, its report), a
+ * human one an `error[CODE]:` line. Paths given are relative to a temp folder.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -143,13 +144,14 @@ export function cliFuzzTrial(target: Target, sizes: Sizes, deadline: number): Pr
         if (Math.random() < 0.3) argv.push(o.flag, ...(o.takesValue ? [pick(VALUES)] : []));
       }
       if (Math.random() < 0.1) argv.push(pick(['--bogus', '-z', '--json', '--session', '--dir']));
-      const json = argv.includes('--json');
       const res = await cli(argv);
       codes.set(res.code, (codes.get(res.code) ?? 0) + 1);
       const where = `baton ${argv.map((a) => (a.length > 40 ? `${a.slice(0, 40)}…` : a)).join(' ')}`;
       if (res.code === 1 || /error\[INTERNAL\]|"INTERNAL"/.test(res.stderr + res.stdout)) r.problems.push(`${where} → INTERNAL: ${(res.stderr + res.stdout).slice(0, 300)}`);
-      // doctor and inspect print their report and exit 10 when it holds an error (docs/cli.md).
-      else if (res.code !== 0 && json && !codedJson(res.stdout) && !(REPORTS.includes(c.path[0]!) && res.code === 10 && parses(res.stdout))) r.problems.push(`${where} → exit ${res.code} without a coded error: ${(res.stdout + res.stderr).slice(0, 300)}`);
+      // A failure is a coded error (a --json body on stdout, or an `error[CODE]:` line on
+      // stderr); doctor, inspect and import print their report and exit 10 when it holds an
+      // error (docs/cli.md). Whether --json applied is not guessed (`--` may be an option's value).
+      else if (res.code !== 0 && !codedJson(res.stdout) && !/^error\[[A-Z_]+\]: /.test(res.stderr) && !(REPORTS.includes(c.path[0]!) && res.code === 10)) r.problems.push(`${where} → exit ${res.code} without a coded error: ${(res.stdout + res.stderr).slice(0, 300)}`);
       r.done = i + 1;
     }
     if (target.kind === 'postgres') fs.rmSync(cwd, { recursive: true, force: true });
@@ -166,13 +168,4 @@ function codedJson(stdout: string): boolean {
   }
 }
 
-const REPORTS = ['doctor', 'inspect'];
-
-function parses(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const REPORTS = ['doctor', 'inspect', 'import'];
