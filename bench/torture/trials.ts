@@ -16,7 +16,7 @@ export type Trial = (target: Target, sizes: Sizes, deadline: number) => Promise<
 /** Every trial by a short name (`--only`). */
 export const TRIALS: Record<string, Trial> = {
   crash: crashTrial,
-  concurrency: (t, s) => concurrencyTrial(t, s),
+  concurrency: concurrencyTrial,
   damage: damageTrial,
   'random-damage': randomDamageTrial,
   'fuzz-mcp': mcpFuzzTrial,
