@@ -10,6 +10,7 @@ import type { NewEvent } from '../src/domain/events.js';
 import { SessionManager } from '../src/manager/manager.js';
 import { FileStore } from '../src/store/file/store.js';
 import { HOOK_EXPLANATION, hookLatency } from './hooks.js';
+import { OTEL_EXPLANATION, otelExportLatency } from './otel.js';
 import { PG_EXPLANATION, pgAppends } from './postgres.js';
 import type { PgRow as BenchRow } from './postgres.js';
 
@@ -239,6 +240,7 @@ await durableAppends();
 await loadTime();
 await listLatency();
 rows.push(...hookLatency(quick, work));
+rows.push(await otelExportLatency(quick, work));
 const pgRow = await pgAppends(quick);
 if (pgRow) rows.push(pgRow);
 fs.rmSync(work, { recursive: true, force: true });
@@ -271,6 +273,7 @@ How each is measured:
   of a 100,000-event session against a 100-event one.
 - **List**: \`baton list --json --all\` over 10,000 sessions (registry cache warm) against \`node -e 0\`.
 ${HOOK_EXPLANATION}
+${OTEL_EXPLANATION}
 ${pgRow ? PG_EXPLANATION : '- **PostgreSQL appends**: not measured in this run (`BATON_TEST_PG_URL` was not set).'}
 `;
   fs.writeFileSync(path.join(root, 'BENCHMARKS.md'), doc);

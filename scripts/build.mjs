@@ -38,15 +38,16 @@ const noChildProcess = {
 };
 
 // The CLI is one CommonJS file: Node's CommonJS loader starts faster than its ESM loader.
-// zod, yaml, pg and the MCP SDK stay in node_modules and are required only by the commands
-// that need them (`baton mcp` reaches the SDK through a lazily initialised module).
+// zod, yaml, pg, the MCP SDK, cli-progress and the OpenTelemetry packages stay in node_modules
+// and are required only by the commands that need them (`baton mcp` and `baton otel` reach them
+// through lazily initialised modules).
 await build({
   ...common,
   plugins: [noChildProcess],
   entryPoints: ['src/cli/bin.ts'],
   outfile: 'dist/cli.cjs',
   format: 'cjs',
-  external: ['zod', 'yaml', 'pg', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', 'jsonc-parser', 'diff', 'smol-toml'],
+  external: ['zod', 'yaml', 'pg', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', 'jsonc-parser', 'diff', 'smol-toml', '@opentelemetry/*', 'cli-progress'],
   define: { ...common.define, 'import.meta.url': '__filename' },
   banner: {},
 });

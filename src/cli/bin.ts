@@ -14,6 +14,8 @@ void run({
   stdout: (s) => writeAll(1, s),
   stderr: (s) => writeAll(2, s),
   isTTY: process.stdout.isTTY === true,
+  stderrIsTTY: process.stderr.isTTY === true,
+  columns: (process.stdout.isTTY ? process.stdout.columns : undefined) ?? (process.stderr.isTTY ? process.stderr.columns : undefined),
   now: cliClock(process.env['BATON_NOW']),
 }).then((code) => {
   process.exitCode = code;

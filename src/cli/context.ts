@@ -1,8 +1,8 @@
 import { BatonError, openManager } from '../manager/index.js';
 import type { RepairReport, SessionManager } from '../manager/index.js';
 import type { CliIO, Paint } from './io.js';
-import { paint } from './io.js';
 import { cliWords } from './hint-words.js';
+import { fitText, terminalPaint } from './terminal.js';
 
 /** Options every command accepts. */
 export interface CommonOptions {
@@ -13,6 +13,10 @@ export interface CommonOptions {
   store?: string;
   agent?: string;
   ifRevision?: string;
+  /** --quiet: no confirmations, progress or notices; data, warnings and errors still print. */
+  quiet?: boolean;
+  /** --verbose: say more on stderr (the store used, timings). */
+  verbose?: boolean;
 }
 
 /**
@@ -21,17 +25,31 @@ export interface CommonOptions {
  */
 export class Ctx {
   readonly json: boolean;
+  readonly quiet: boolean;
+  readonly verbose: boolean;
+  /** Drawing helpers for stdout (colour, symbols, width). */
   readonly paint: Paint;
+  /** Drawing helpers for stderr, which may be a terminal when stdout is not. */
+  readonly errPaint: Paint;
   /** Exit status a command chose (e.g. `run` passes on its child's); 0 when unset. */
   exitCode: number | undefined;
   private mgr: SessionManager | null = null;
+  private readonly started = performance.now();
+
+  /** The command prints data, which --quiet keeps (else only a confirmation, which it drops). */
+  private readonly printsData: boolean;
 
   constructor(
     readonly io: CliIO,
     readonly opts: CommonOptions,
+    o: { printsData?: boolean } = {},
   ) {
+    this.printsData = o.printsData ?? true;
     this.json = opts.json === true;
-    this.paint = paint(!this.json && io.isTTY && !io.env['NO_COLOR'] && io.env['TERM'] !== 'dumb');
+    this.quiet = opts.quiet === true;
+    this.verbose = opts.verbose === true && !this.quiet;
+    this.paint = terminalPaint(io, { json: this.json });
+    this.errPaint = terminalPaint(io, { stream: 'stderr' });
   }
 
   /** The agent name: --agent, else BATON_AGENT, else null. */
@@ -58,7 +76,8 @@ export class Ctx {
 
   /** The manager over the store named by --store / BATON_STORE / --dir / BATON_DIR, else the nearest `.baton`. */
   manager(create = false): SessionManager {
-    this.mgr ??= openManager({
+    if (this.mgr) return this.mgr;
+    this.mgr = openManager({
       url: this.storeUrl,
       dir: this.opts.dir ?? this.io.env['BATON_DIR'] ?? null,
       cwd: this.io.cwd,
@@ -72,6 +91,7 @@ export class Ctx {
       // Derived files are written once, when the command (or an MCP call) ends: see flushChanges.
       derivedFiles: { handoff: this.io.env['BATON_HANDOFF'] !== 'off', refresh: 'flush', hintWords: cliWords },
     });
+    this.detail(`${this.mgr.store.kind} store ${this.mgr.store.location}`);
     return this.mgr;
   }
 
@@ -102,21 +122,38 @@ export class Ctx {
   }
 
   private warnRepair(r: RepairReport): void {
-    this.io.stderr(`${this.paint.yellow(`repaired[${r.kind}]`)}: ${r.message}\n`);
+    this.io.stderr(fitText(`${this.errPaint.yellow(`repaired[${r.kind}]`)}: ${r.message}\n`, this.errPaint));
   }
 
-  /** Prints a result: `data` as JSON with --json, else the human text. */
-  emit(data: unknown, human: string | (() => string)): void {
+  /**
+   * Prints a result: `data` as JSON with --json, else the human text made to fit the
+   * terminal (`document`: as it is); with --quiet, a command that changes state prints no
+   * confirmation (its exit status says it worked), while one that prints data still does.
+   */
+  emit(data: unknown, human: string | (() => string), o: { document?: boolean } = {}): void {
     if (this.json) this.io.stdout(`${JSON.stringify(data, null, 2)}\n`);
-    else {
+    else if (!this.quiet || this.printsData) {
       const text = typeof human === 'function' ? human() : human;
-      if (text) this.io.stdout(text.endsWith('\n') ? text : `${text}\n`);
+      const full = text.endsWith('\n') ? text : `${text}\n`;
+      // A document (the Markdown handoff) is printed as it is: wrapping would break its tables.
+      if (text) this.io.stdout(o.document ? full : fitText(full, this.paint));
     }
   }
 
-  /** A problem that did not stop the command, on stderr. */
+  /** A problem that did not stop the command, on stderr (--quiet keeps warnings: they need acting on). */
   warn(message: string): void {
-    this.io.stderr(`${this.paint.yellow('warning')}: ${message}\n`);
+    this.io.stderr(fitText(`${this.errPaint.yellow('warning')}: ${message}\n`, this.errPaint));
+  }
+
+  /** A notice on stderr (`watching …`, `waiting …`): not with --quiet or --json. */
+  notice(message: string): void {
+    if (this.quiet || this.json) return;
+    this.io.stderr(fitText(`${message}\n`, this.errPaint));
+  }
+
+  /** A detail only --verbose asks for, on stderr. */
+  detail(message: string): void {
+    if (this.verbose) this.io.stderr(fitText(`${this.errPaint.dim(`baton: ${message}`)}\n`, this.errPaint));
   }
 
   /**
@@ -130,5 +167,6 @@ export class Ctx {
   async close(): Promise<void> {
     for (const w of await this.flushChanges()) this.warn(w);
     await this.mgr?.store.close();
+    this.detail(`done in ${Math.round(performance.now() - this.started)} ms`);
   }
 }

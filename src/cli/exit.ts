@@ -21,4 +21,5 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   NO_STORE: 14,
   STORE_UNAVAILABLE: 15,
   UNSUPPORTED_VERSION: 16,
+  EXPORT_FAILED: 17,
 };

@@ -1,9 +1,13 @@
 import { Command, CommanderError } from 'commander';
 import { BatonError, isBatonError, toBatonError } from '../manager/index.js';
+import { commandWords, takeGlobalFlags } from './argv.js';
+import type { GlobalFlags } from './argv.js';
 import { registerCheckpoints } from './commands/checkpoint.js';
 import { registerCleanup } from './commands/cleanup.js';
+import { registerCompletion } from './commands/completion.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerMcp } from './commands/mcp.js';
+import { registerOtel } from './commands/otel.js';
 import { registerFormats } from './commands/formats.js';
 import { registerHooks } from './commands/hooks.js';
 import { registerHook } from './commands/hook.js';
@@ -14,33 +18,50 @@ import { registerSession } from './commands/session.js';
 import { registerWorkers } from './commands/workers.js';
 import type { Ctx } from './context.js';
 import { EXIT_CODES } from './exit.js';
+import { decorateHelp } from './help-text.js';
 import { cliHint } from './hint-words.js';
 import type { CliIO } from './io.js';
-import { paint } from './io.js';
+import { globalOptions } from './program.js';
+import { suggestCommands } from './suggest.js';
+import { fitText, terminalPaint } from './terminal.js';
 
 declare const BATON_VERSION: string | undefined;
 
 /** Builds the `baton` program. Commander's own errors are turned into BAD_INPUT by {@link run}. */
 export function buildProgram(io: CliIO, holder: { ctx: Ctx | null }, only?: string): Command {
+  // Help is text for people on stdout: symbols and width as for any other human output.
+  const out = terminalPaint(io);
   const program = new Command('baton')
     .description('Durable, resumable session state for multi-step, multi-agent AI workflows.')
+    .usage('[global options] <command> [options]')
     .version(typeof BATON_VERSION === 'string' ? BATON_VERSION : '0.0.0-dev', '-V, --version')
     .enablePositionalOptions()
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
-      writeOut: (s) => io.stdout(s),
-      writeErr: () => undefined,
-    });
-  program.addHelpText(
-    'after',
-    '\nThe session acted on: --session ID, else $BATON_SESSION, else the active session.\nExit codes and every error code: docs/cli.md.',
-  );
+      writeOut: (s) => io.stdout(fitText(s, out)),
+      // Only help asked for implicitly (`baton phase` without a subcommand) lands here: errors
+      // are reported by run() as BAD_INPUT, so commander's own wording of them is dropped.
+      writeErr: (s) => io.stderr(fitText(s, terminalPaint(io, { stream: 'stderr' }))),
+      outputError: () => undefined,
+      getOutHelpWidth: () => out.width ?? 80,
+    })
+    // Commander stops wrapping descriptions narrower than 40 columns; a 60-column terminal needs it.
+    .configureHelp({ minWidthToWrap: 20 });
+  globalOptions(program);
   // Building every command costs several ms on each start; a command run many times per
   // workflow only needs its own group. Help and unknown commands (suggestions) get them all.
   const group = only === undefined ? undefined : GROUPS.find((g) => g.commands.includes(only));
   for (const g of group ? [group] : GROUPS) g.register(program, io, holder);
   for (const c of program.commands) c.enablePositionalOptions();
+  // Groups, examples and the help options cost start-up time a plain run does not need.
+  if (!group) {
+    decorateHelp(program);
+    program.addHelpText(
+      'after',
+      'The session acted on: --session ID, else $BATON_SESSION, else the active session.\nGlobal options may come before or after the command. Exit codes and every error code: docs/cli.md.',
+    );
+  }
   return program;
 }
 
@@ -63,6 +84,8 @@ export const GROUPS: ReadonlyArray<{ register: Register; commands: readonly stri
   { register: registerFormats, commands: ['inspect', 'import', 'export', 'mirror'] },
   { register: registerHooks, commands: ['hooks'] },
   { register: registerHook, commands: ['hook'] },
+  { register: registerOtel, commands: ['otel'] },
+  { register: registerCompletion, commands: ['completion'] },
 ];
 
 /** Reports an error the one way the CLI does: coded line + hint on stderr, or a JSON object on stdout. */
@@ -71,9 +94,9 @@ function report(io: CliIO, e: BatonError, json: boolean): number {
   if (json) {
     io.stdout(`${JSON.stringify({ error: { code: e.code, message: e.message, hint: hint ?? null, ...(Object.keys(e.details).length ? { details: e.details } : {}) } }, null, 2)}\n`);
   } else {
-    const c = paint(io.isTTY && !io.env['NO_COLOR']);
-    io.stderr(`${c.red(`error[${e.code}]`)}: ${e.message}\n`);
-    if (hint) io.stderr(`${c.dim('hint')}: ${hint}\n`);
+    const c = terminalPaint(io, { stream: 'stderr' });
+    io.stderr(fitText(`${c.red(`error[${e.code}]`)}: ${e.message}\n`, c));
+    if (hint) io.stderr(fitText(`${c.dim('hint')}: ${hint}\n`, c));
   }
   return EXIT_CODES[e.code];
 }
@@ -91,20 +114,59 @@ function assertUtf8Argv(argv: readonly string[]): void {
 }
 
 /**
+ * Commander's error as BAD_INPUT, with a way out: a mistyped command gets a suggestion that is
+ * never a surprising change (suggest.ts), every error the `--help` of the command it is about.
+ */
+function commanderError(e: CommanderError, program: Command, argv: readonly string[]): BatonError {
+  // The deepest command the words name: the one whose help the user needs.
+  let at = program;
+  const words = commandWords(argv);
+  for (const w of words) {
+    const next = at.commands.find((c) => c.name() === w || c.aliases().includes(w));
+    if (!next) break;
+    at = next;
+  }
+  const path = [] as string[];
+  for (let c: Command | null = at; c?.parent; c = c.parent) path.unshift(c.name());
+  const help = `\`baton ${path.length ? `${path.join(' ')} ` : ''}--help\``;
+  let message = e.message.replace(/^error: /, '');
+  let hint = `Run ${help} to see ${path.length ? 'its usage and options' : 'the commands'}.`;
+  const did = /\n\(Did you mean (.+)\?\)$/.exec(message);
+  message = message.replace(/\n\(Did you mean .+\?\)$/, '');
+  if (e.code === 'commander.unknownCommand') {
+    const word = /'(.*)'/.exec(message)?.[1] ?? '';
+    const names = at.commands.filter((c) => c.name() !== 'help').map((c) => c.name());
+    const best = suggestCommands(word, names);
+    if (best.length) hint = `Did you mean ${best.map((b) => `\`baton ${[...path, b].join(' ')}\``).join(' or ')}? ${hint}`;
+  } else if (did) {
+    hint = `Did you mean ${did[1]}? ${hint}`;
+  }
+  return new BatonError('BAD_INPUT', message.charAt(0).toUpperCase() + message.slice(1), { hint });
+}
+
+/**
  * Runs the CLI and returns its exit status. This is the CLI's one error boundary: every
  * BatonError becomes its documented exit code; anything else is an INTERNAL error (1).
  */
-export async function run(io: CliIO): Promise<number> {
-  const holder: { ctx: Ctx | null } = { ctx: null };
+export async function run(cliIO: CliIO): Promise<number> {
+  const { argv, flags } = takeGlobalFlags(cliIO.argv);
+  const io: CliIO = { ...cliIO, argv };
+  const holder: { ctx: Ctx | null; flags: GlobalFlags } = { ctx: null, flags };
+  const first = commandWords(io.argv)[0];
   // `baton mcp` owns stdout for JSON-RPC: whatever stops it from starting, even an unknown
   // option such as --json, is reported on stderr, where an MCP client shows it.
-  const stdoutIsProtocol = io.argv.find((a) => !a.startsWith('-')) === 'mcp';
+  const stdoutIsProtocol = first === 'mcp';
   const wantsJson = !stdoutIsProtocol && io.argv.includes('--json');
+  let program: Command | null = null;
   try {
     assertUtf8Argv(io.argv);
-    const first = io.argv[0];
     const wantsHelp = io.argv.includes('--help') || io.argv.includes('-h') || first === 'help';
-    const program = buildProgram(io, holder, wantsHelp || first === undefined ? undefined : first);
+    // Help, completion and suggestions for an unknown word need every command.
+    const needsAll = wantsHelp || first === undefined || first === 'completion';
+    program = buildProgram(io, holder, needsAll ? undefined : first);
+    // `baton phase` alone shows the help of `phase`: with its examples, like any other help.
+    const target = program.commands.find((c) => c.name() === first);
+    if (!needsAll && target?.commands.length && commandWords(io.argv).length === 1) decorateHelp(program);
     if (io.argv.length === 0) {
       io.stdout(program.helpInformation());
       return 0;
@@ -113,9 +175,10 @@ export async function run(io: CliIO): Promise<number> {
     return holder.ctx?.exitCode ?? 0;
   } catch (e) {
     if (e instanceof CommanderError) {
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
-      const message = e.message.replace(/^error: /, '');
-      return report(io, new BatonError('BAD_INPUT', message.charAt(0).toUpperCase() + message.slice(1), { hint: 'Run `baton help` or `baton <command> --help`.' }), wantsJson);
+      // `baton phase` alone: its help went to stderr, and the status says a subcommand was missing.
+      if (e.code === 'commander.help') return e.exitCode === 0 ? 0 : EXIT_CODES.BAD_INPUT;
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return 0;
+      return report(io, commanderError(e, program ?? buildProgram(io, holder), io.argv), wantsJson);
     }
     if (isBatonError(e)) return report(io, e, !stdoutIsProtocol && (holder.ctx?.json ?? wantsJson));
     return report(io, toBatonError(e, 'This is a bug in baton; please report it with the command you ran.', 'stack'), wantsJson);

@@ -23,6 +23,7 @@ export const ERROR_CODES = [
   'NO_STORE',
   'STORE_UNAVAILABLE',
   'UNSUPPORTED_VERSION',
+  'EXPORT_FAILED',
   'INTERNAL',
 ] as const;
 

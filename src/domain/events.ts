@@ -51,6 +51,8 @@ export interface EventDataMap {
     sha256: string | null;
     size: number | null;
     agent: string | null;
+    /** The agent CLI's tool that wrote the file, when a hook recorded it (absent in older records). */
+    tool?: string;
   };
   'error.recorded': { errorId: string; phaseId: string; agent: string | null; type: string; message: string };
   'error.resolved': { errorId: string; resolution: string };
@@ -141,7 +143,7 @@ export interface EventDataMap {
   'subagent.started': { phaseId: string | null; agent: string; agentId: string; agentType: string | null };
   'subagent.stopped': { phaseId: string | null; agent: string; agentId: string };
   /** The plan the agent keeps for itself (TodoWrite, update_plan, write_todos): the steps of a phase, whole each time. */
-  'steps.planned': { phaseId: string | null; agent: string | null; steps: PlanStep[] };
+  'steps.planned': { phaseId: string | null; agent: string | null; steps: PlanStep[]; /** The todo tool, when a hook recorded it. */ tool?: string };
   'repair.torn_tail': { truncatedBytes: number; savedTo: string | null };
   'repair.unreadable_line': { raw: string; line: number };
   'repair.journal': { savedTo: string | null; unreadableLines: number[] };

@@ -16,6 +16,8 @@ import { outsideEdits } from './resume-outside.js';
 import { alteredOutside, planRecovery } from './resume-recovery.js';
 import type { PlannedRecovery } from './resume-recovery.js';
 import { ESCALATION_CHOICES } from './resume-plan-types.js';
+import { toolkitNext, toolkitRecommendation, toolkitResume, toolkitWarnings } from './resume-toolkit.js';
+import { toolkitRulesOf } from './toolkit-rules.js';
 import type {
   BlockedPhase,
   CompletedPhase,
@@ -125,6 +127,8 @@ function planNext(s: SessionState, resumable: boolean, inFlight: InFlightPhase[]
 }
 
 function notResumableReason(s: SessionState): string {
+  const rules = toolkitRulesOf(s);
+  if (rules?.refuse && !s.archived && s.status !== 'completed' && s.status !== 'abandoned') return `${rules.toolkit} does not resume this session: ${rules.refuse}`;
   if (s.status === 'completed') return 'The session is completed: nothing to resume.';
   if (s.status === 'abandoned') return 'The session was abandoned: nothing to resume.';
   return 'The session is archived: nothing to resume.';
@@ -252,7 +256,8 @@ export function planResume(input: ResumeInput): ResumePlan {
   const { status, cause: statusCause } = effectiveStatus(s, input.now);
   const held = leaseOf(s);
   const lease = held ? { owner: held.owner, pid: held.pid, host: held.host, token: held.token, expiresAt: held.expiresAt, expired: leaseExpired(held, input.now) } : null;
-  const resumable = !s.archived && status !== 'completed' && status !== 'abandoned';
+  const rules = toolkitRulesOf(s);
+  const resumable = !s.archived && status !== 'completed' && status !== 'abandoned' && !rules?.refuse;
 
   let lastCompleted: CompletedPhase | null = null;
   for (const p of s.phases) if (p.status === 'completed') lastCompleted = { ...ref(p), completedAt: p.completedAt };
@@ -263,10 +268,15 @@ export function planResume(input: ResumeInput): ResumePlan {
     .map((p) => ({ ...ref(p), openBlockers: openBlockers(s, p) }))
     .filter((p) => p.openBlockers.length > 0);
 
-  const next = planNext(s, resumable, inFlight, failed);
+  const baseNext = planNext(s, resumable, inFlight, failed);
+  const next = rules ? toolkitNext(baseNext, rules, failed, s, resumable) : baseNext;
   const files = checkFiles(s, input);
-  const planned = planRecovery(s, input, inFlight, files, resumable);
-  const warnings = planWarnings({ s, status, lease, resumable, files, planned, failed, planChanged: input.planChanged });
+  const planned = planRecovery(s, input, inFlight, files, resumable, rules?.recommended?.checkpoint ?? null);
+  const own = planWarnings({ s, status, lease, resumable, files, planned, failed, planChanged: input.planChanged });
+  // The toolkit's rules come first; its required steps replace "only needs to be marked completed".
+  const warnings = rules ? [...toolkitWarnings(rules), ...own.filter((w) => !(rules.required.length && w.startsWith('All phases are completed or skipped')))] : own;
+  const rec = rules ? toolkitRecommendation(rules, planned.recovery, planned.touchedDone, s) : null;
+  if (rec) planned.recovery.recommended = resumable ? rec.recommended : null;
 
   return {
     sessionId: s.id,
@@ -288,5 +298,6 @@ export function planResume(input: ResumeInput): ResumePlan {
     outsideEdits: resumable ? outsideEdits(s, planned.touchedDone, status) : null,
     warnings,
     ...(s.agentSessions?.length ? { continueWith: continueWith(s) } : {}),
+    ...(rules && rec ? { toolkit: toolkitResume(rules, rec) } : {}),
   };
 }

@@ -38,6 +38,8 @@ export function describeNextStep(n: NextStep): string {
       return `Start phase ${n.phaseId} (${n.name})`;
     case 'escalate':
       return `Decide on phase ${n.phaseId} (${n.name}): ${n.reason}`;
+    case 'review':
+      return `Review phase ${n.phaseId} (${n.name}) before archiving: ${n.reason}`;
   }
 }
 
@@ -144,6 +146,12 @@ export function renderResumePlan(plan: ResumePlan, words?: HintWords): string {
     out.push(`  corrupt: ${c.id}${c.name !== c.id ? ` "${c.name}"` : ''}${c.revision !== null ? ` (revision ${c.revision})` : ''}${c.superseded ? ' (superseded)' : ''}${c.problem ? `: ${c.problem}` : ''}`);
   }
   out.push(plan.recovery.recommended ? `Recommended: ${plan.recovery.recommended.from} — ${plan.recovery.recommended.reason}` : 'Recommended: none (nothing to resume)');
+  const t = plan.toolkit;
+  if (t) {
+    // An imported session: what its toolkit's rules decided.
+    const rec = t.recommended ? `recommends ${t.recommended.kind}${t.recommended.checkpoint ? ` ${t.recommended.checkpoint}` : ''}` : 'has no recovery recommendation';
+    out.push(`Toolkit (${t.toolkit}): ${t.refused ? `does not resume it (${t.refused})` : `${rec}${t.followed === true ? ', followed' : t.departure ? `; baton departs: ${t.departure}` : ''}`}${t.choices.length ? `; choices: ${t.choices.join(', ')}` : ''}`);
+  }
   if (plan.warnings.length) {
     out.push('Warnings:');
     for (const w of plan.warnings) out.push(`  ! ${w}`);

@@ -5,6 +5,7 @@
  */
 import type { ContinueWith } from './agent-sessions.js';
 import type { Hint } from './hints.js';
+import type { ToolkitResume } from './toolkit-rules.js';
 import type { FileAction, PhaseStatus, PlanStep, SessionState, SessionStatus, StatusCause } from './state.js';
 
 // ---------------------------------------------------------------------------------------
@@ -165,11 +166,11 @@ export interface BlockedPhase extends PhaseRef {
 }
 
 /** What to do with a phase next. */
-export type NextAction = 'resume' | 'restart' | 'retry' | 'start' | 'escalate';
+export type NextAction = 'resume' | 'restart' | 'retry' | 'start' | 'escalate' | 'review';
 
 /** One phase to work on next. */
 export interface NextStep extends PhaseRef {
-  /** resume (at a sub-step), restart (in flight, no sub-step), retry (failed, retries left), start (pending, unblocked), escalate (failed, no retries left). */
+  /** resume (at a sub-step), restart (in flight, no sub-step), retry (failed, retries left), start (pending, unblocked), escalate (failed, no retries left), review (a review or reconciliation the session's toolkit requires before archiving). */
   action: NextAction;
   /** Sub-step to resume at (action 'resume'), else null. */
   subStep: string | null;
@@ -378,4 +379,6 @@ export interface ResumePlan {
   warnings: string[];
   /** Agent CLI conversations bound to the session (hooks), most recent first, with the command that continues each; absent when none. */
   continueWith?: ContinueWith[];
+  /** For a session imported from a foreign toolkit: what its recorded rules decided (resume-toolkit.ts); absent otherwise. */
+  toolkit?: ToolkitResume;
 }

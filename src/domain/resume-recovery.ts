@@ -77,16 +77,18 @@ export function alteredOutside(kind: string): boolean {
 }
 
 /** The checkpoints to offer, newest first: the offered one and the corrupt ones skipped on the way to it. */
-function offerCheckpoints(s: SessionState, input: ResumeInput): Pick<RecoveryPlan, 'corruptCheckpoints' | 'fallback'> & { offered: UsableCheckpoint | null } {
+function offerCheckpoints(s: SessionState, input: ResumeInput, prefer: string | null): Pick<RecoveryPlan, 'corruptCheckpoints' | 'fallback'> & { offered: UsableCheckpoint | null } {
   // Newest first (the input is in creation order); superseded ones (by the caller or by the
   // journal's restores) are never offered.
   const supersededInJournal = new Set((s.checkpoints ?? []).filter((c) => c.superseded).map((c) => c.id));
   const newestFirst = [...input.checkpoints].reverse().map((c) => (supersededInJournal.has(c.id) && !c.superseded ? { ...c, superseded: true } : c));
   const corruptCheckpoints = newestFirst.filter((c) => !usable(c)).map(corrupt);
   const current = newestFirst.filter((c) => !c.superseded);
-  const offeredIdx = current.findIndex(usable);
+  // The checkpoint the session's toolkit names for recovery, when it can be restored; else the newest usable one.
+  const preferredIdx = prefer === null ? -1 : current.findIndex((c) => c.id === prefer && usable(c));
+  const offeredIdx = preferredIdx >= 0 ? preferredIdx : current.findIndex(usable);
   const offered = offeredIdx >= 0 ? (current[offeredIdx] as UsableCheckpoint) : null;
-  const skipped = (offeredIdx >= 0 ? current.slice(0, offeredIdx) : current).map(corrupt);
+  const skipped = (offeredIdx >= 0 ? current.slice(0, offeredIdx) : current).filter((c) => !usable(c)).map(corrupt);
   const fallback = skipped.length ? { skipped, offered: offered ? cpRef(offered) : null } : null;
   return { corruptCheckpoints, fallback, offered };
 }
@@ -161,8 +163,8 @@ function liveAndFresh(s: SessionState, input: ResumeInput, inFlight: InFlightPha
  * The recovery options, corrupt checkpoints and the recommendation (the rule is stated on
  * `planResume`). `resumable` false: nothing is recommended.
  */
-export function planRecovery(s: SessionState, input: ResumeInput, inFlight: InFlightPhase[], files: FilesReport, resumable: boolean): PlannedRecovery {
-  const { corruptCheckpoints, fallback, offered } = offerCheckpoints(s, input);
+export function planRecovery(s: SessionState, input: ResumeInput, inFlight: InFlightPhase[], files: FilesReport, resumable: boolean, prefer: string | null = null): PlannedRecovery {
+  const { corruptCheckpoints, fallback, offered } = offerCheckpoints(s, input, prefer);
   const touchedDone = files.byPhase.filter((g) => g.phaseStatus === 'completed' && g.files.some((f) => alteredOutside(f.kind)));
   const inFlightWithFiles = s.phases.filter((p) => p.status === 'in_progress' && p.files.length > 0).map((p) => p.id);
   let recommended: Recommendation | null = null;

@@ -7,7 +7,7 @@
 import { BatonError } from '../domain/errors.js';
 import { SETTING_KEYS } from '../domain/settings.js';
 import type { SessionState } from '../domain/state.js';
-import { provenanceOf, PROVENANCE_KEY, stillUntimed } from './import.js';
+import { provenanceOf, PROVENANCE_KEY, stillUntimed, workHash } from './import.js';
 import type { SafeDir } from './safe-dir.js';
 import type { ExportInput, FormatAdapter, FormatProblem, WritePlan } from './types.js';
 
@@ -40,6 +40,8 @@ export function exportInput(state: SessionState, format: string, now: Date): Exp
     foreignId: same ? prov.foreignId : state.id,
     now,
     untimed: prov ? stillUntimed(prov, state) : [],
+    // Nothing baton did changed the work since the import: fields baton did not change stay as written.
+    unchangedSinceImport: same && typeof prov.workHash === 'string' && prov.workHash === workHash(state),
   };
 }
 

@@ -5,10 +5,12 @@
  * No I/O, no clock: the caller passes the import time. The mapping is the one in
  * docs/formats.md ("How a foreign session becomes a baton session").
  */
+import { createHash } from 'node:crypto';
 import { fold } from '../domain/apply.js';
 import type { EventDataMap, EventType, PhaseSpec, StoredEvent } from '../domain/events.js';
 import { MAX_ID_LENGTH } from '../domain/ids.js';
 import type { SessionState, SessionStatus } from '../domain/state.js';
+import { TOOLKIT_RULES_KEY } from '../domain/toolkit-rules.js';
 import { SESSION_TRANSITIONS } from '../domain/transitions.js';
 import type { SessionAction } from '../domain/transitions.js';
 import type { ForeignError, ForeignSession, FormatName, FormatProblem, ProblemSeverity, TokenCountsLike } from './types.js';
@@ -39,6 +41,12 @@ export interface Provenance {
   documents: Record<string, unknown>;
   /** Times made up because the foreign file had none (see ExportInput.untimed). */
   untimed: string[];
+  /**
+   * sha256 of the session's work as imported ({@link workHash}): an export finds out from it
+   * whether baton changed anything since, and if not writes the position and update-time
+   * fields back as they were. Absent in provenance written before it existed.
+   */
+  workHash?: string;
   /**
    * The time made up for each `untimed` key. A phase that baton later starts or completes
    * gets a real time, which then no longer equals this one (see `stillUntimed`). Absent in
@@ -238,6 +246,11 @@ export function importEvents(s: ForeignSession, ctx: ImportContext): ImportPlan 
     if (u.status === 'completed') push('phase.completed', { phaseId, agent }, ended);
     else if (u.status === 'failed') push('phase.failed', { phaseId, agent, reason: u.errors.filter((e) => !e.resolved).at(-1)?.message ?? null }, ended);
     else if (u.status === 'skipped') push('phase.skipped', { phaseId, reason: null }, ended);
+    // The toolkit's usable checkpoints of this unit become baton checkpoints holding the state
+    // as of here (docs/formats/go-team.md: "Per-step checkpoint snapshots (state+outputs+files+git commit)").
+    for (const c of checkpointsOf(s, u.id)) {
+      push('checkpoint.created', { checkpointId: c.id, name: c.name, revision: out.length, trigger: 'phase', phaseId, git: c.git }, isoTime(c.createdAt) ?? ended);
+    }
   });
 
   for (const [cell, c] of foreignTokenCells(s, phaseIds, problems)) {
@@ -269,8 +282,32 @@ export function importEvents(s: ForeignSession, ctx: ImportContext): ImportPlan 
   const status = statusEvent(s.status, 'active', s.rawStatus);
   for (const e of status ?? []) push(e.type, e.data as never, tEnd);
   if (s.archived) push('session.archived', {}, tEnd);
-  push('metadata.set', { key: PROVENANCE_KEY, value: provenance(s, ctx, untimed, untimedAt) }, ctx.importedAt);
+  // The toolkit's rules, with its checkpoint ids as baton names them, for baton's resume plan.
+  if (s.rules) {
+    const rec = s.rules.recommended;
+    const value = rec?.checkpoint ? { ...s.rules, recommended: { ...rec, checkpoint: batonIdFor(rec.checkpoint) } } : s.rules;
+    push('metadata.set', { key: TOOLKIT_RULES_KEY, value }, ctx.importedAt);
+  }
+  const imported = fold(null, out.map((e, i) => ({ ...e, actor: { agent: null, pid: 0, host: '' }, seq: i + 1 }) as StoredEvent), 'import')!;
+  push('metadata.set', { key: PROVENANCE_KEY, value: { ...provenance(s, ctx, untimed, untimedAt), workHash: workHash(imported) } }, ctx.importedAt);
   return { events: out, problems };
+}
+
+/**
+ * A hash of what a session's work is (phases, records, tokens, lifecycle; not metadata, times
+ * of baton's own bookkeeping or checkpoints): equal before and after a change that did no work.
+ */
+export function workHash(s: SessionState): string {
+  const work = {
+    status: s.status,
+    archived: s.archived,
+    title: s.title,
+    contextSummary: s.contextSummary,
+    phases: s.phases.map((p) => [p.id, p.status, p.retryCount, p.subStep, p.files.length, p.errors.map((e) => [e.id, e.resolved]), p.agents]),
+    tokens: [s.tokens.input, s.tokens.output, s.tokens.cached, s.tokens.budgetMax],
+    records: [s.decisions.length, s.findings.filter((f) => !f.removed).length, s.notes.length, s.milestones.map((m) => m.done), s.artifacts.length],
+  };
+  return createHash('sha256').update(JSON.stringify(work)).digest('hex');
 }
 
 /** The provenance record of `s` as imported now (also written by a re-import, reimport.ts). */
@@ -295,6 +332,23 @@ export function stillUntimed(prov: Provenance, state: SessionState): string[] {
     const now = !phase ? null : m[2] === 'startedAt' ? phase.startedAt : (phase.completedAt ?? phase.failedAt);
     return now === null || now === madeUp[key];
   });
+}
+
+/**
+ * The foreign checkpoints of unit `unitId` that baton imports as its own: the usable ones
+ * (valid: readable, consistent, not invalidated), with a baton-valid id and the git commit
+ * they record. Damaged and invalidated ones are not restorable in the toolkit either.
+ */
+export function checkpointsOf(s: ForeignSession, unitId: string): Array<{ id: string; name: string; createdAt: string | null; git: { branch: string | null; head: string | null; dirty: boolean } | null }> {
+  return s.checkpoints
+    .filter((c) => c.valid && c.unitId === unitId)
+    .map((c) => ({
+      id: batonIdFor(c.id),
+      name: `${c.name ?? `unit ${unitId}`} (${s.format} ${c.id})`.slice(0, 200),
+      createdAt: c.createdAt,
+      // A Go Team checkpoint is a commit of everything (`git add -A`): nothing uncommitted in it.
+      git: c.git && (c.git.branch !== null || c.git.commit !== null) ? { branch: c.git.branch, head: c.git.commit, dirty: false } : null,
+    }));
 }
 
 /** Errors that belong to no unit of the session (kept verbatim in session metadata). */

@@ -33,6 +33,15 @@ export const PROBLEM_CODES = {
   ORPHAN_SESSION: 'a session folder/file that the registry does not list',
   STALE_COMPANION: 'a human companion (handoff.md, log) disagrees with the machine file, which wins',
   PREREQUISITE: 'a unit started or completed while an earlier one it needs is not done',
+  CHECKSUM_UNVERIFIED: 'a checksum that matches none of the accepted canonical forms: usable, but unverified (not corrupt)',
+  INVALIDATED_CHECKPOINT: 'a checkpoint a recorded rollback invalidated (details.rollback names it); the valid checkpoint of its step is named',
+  ARCHIVE_BLOCKED: 'the toolkit does not allow archiving the session yet (details.reasons)',
+  ORPHANED_AGENT: 'an agent marked running in a context that is closed or gone: reported, never restarted silently',
+  AHEAD_OF_POSITION: 'the recorded position points past the real one (a later unit was invoked while an earlier one is in progress)',
+  PROGRESS_MAY_BE_LOST: 'a damaged file\'s readable part is newer than its backup: restoring the backup loses the progress in between',
+  OUTPUT_WITHOUT_STATE: 'a unit\'s output file exists but the state file does not record it',
+  STATUS_NORMALISED: 'a status outside the toolkit\'s set, read as the documented equivalent (details.raw, details.read)',
+  EMPTY_BACKUP: 'a backup file that is empty: nothing to restore from it',
   UNKNOWN_FORMAT: 'nothing in the folder matches the requested or any known format',
 } as const;
 export type ProblemCode = keyof typeof PROBLEM_CODES | (string & {});

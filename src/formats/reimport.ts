@@ -6,6 +6,8 @@
 import { fold } from '../domain/apply.js';
 import type { EventDataMap, EventType, StoredEvent } from '../domain/events.js';
 import type { Phase, PhaseStatus, SessionState } from '../domain/state.js';
+import { TOOLKIT_RULES_KEY } from '../domain/toolkit-rules.js';
+import { workHash } from './import.js';
 import { importEvents, isoTime, journalTokenCells, LOOSE_ERRORS_KEY, provenance, provenanceOf, PROVENANCE_KEY, splitCell, statusEvent, UNATTRIBUTED } from './import.js';
 import type { ImportContext, ImportEvent, Provenance } from './import.js';
 import type { ForeignSession, FormatProblem, ProblemSeverity, TokenCountsLike } from './types.js';
@@ -73,6 +75,10 @@ export function reimportEvents(current: SessionState, journal: ReadonlyArray<{ t
   const looseCur = JSON.stringify(current.metadata[LOOSE_ERRORS_KEY] ?? []);
   const looseTgt = JSON.stringify(target.metadata[LOOSE_ERRORS_KEY] ?? []);
   if (looseCur !== looseTgt) push('metadata.set', { key: LOOSE_ERRORS_KEY, value: target.metadata[LOOSE_ERRORS_KEY] ?? [] }, now);
+  // The toolkit's rules as they apply now (what baton's resume plan follows).
+  if (target.metadata[TOOLKIT_RULES_KEY] !== undefined && JSON.stringify(current.metadata[TOOLKIT_RULES_KEY]) !== JSON.stringify(target.metadata[TOOLKIT_RULES_KEY])) {
+    push('metadata.set', { key: TOOLKIT_RULES_KEY, value: target.metadata[TOOLKIT_RULES_KEY] }, now);
+  }
 
   // Tokens, compared at the grain of the foreign breakdown: per agent when it has one (baton
   // may have recorded an agent's tokens against a phase since, e.g. through a mirror), else per
@@ -131,6 +137,8 @@ export function reimportEvents(current: SessionState, journal: ReadonlyArray<{ t
     if (c && !m.done && c.done) diverged('info', 'milestone_reopened', `Milestone ${c.id} is done in baton but not in the foreign session; kept done.`);
   }
 
+  newCheckpoints(current, fresh.events, curPhases, out);
+
   // Session status, then archive.
   if (target.status !== current.status) {
     const evs = statusEvent(target.status, current.status, s.rawStatus);
@@ -146,7 +154,8 @@ export function reimportEvents(current: SessionState, journal: ReadonlyArray<{ t
   }
   // Made-up times: those of the fresh import (same phase ids; record ids match while baton added none of its own).
   const old = target.metadata[PROVENANCE_KEY] as Provenance | undefined;
-  push('metadata.set', { key: PROVENANCE_KEY, value: provenance(s, ctx, old?.untimed ?? [], old?.untimedAt) }, now);
+  const after = fold(structuredClone(current), out.map((e, i) => ({ ...e, actor: { agent: null, pid: 0, host: '' }, seq: current.revision + i + 1 }) as StoredEvent), current.id)!;
+  push('metadata.set', { key: PROVENANCE_KEY, value: { ...provenance(s, ctx, old?.untimed ?? [], old?.untimedAt), workHash: workHash(after) } }, now);
   return { unchanged: false, events: out, problems, archive };
 }
 
@@ -223,5 +232,17 @@ function phaseDiff(p: Phase, t: Phase, push: Push, diverged: Diverged, nextId: (
     else if (t.status === 'failed') push('phase.failed', { phaseId: p.id, agent, reason: t.failureReason }, t.failedAt);
     else if (t.status === 'skipped' && status === 'pending') push('phase.skipped', { phaseId: p.id, reason: t.skipReason }, t.completedAt);
     else if (t.status !== 'in_progress') diverged('warning', 'status_backwards', `Unit ${p.id} went from ${status} to ${t.status}; kept ${status}.`, { unitId: p.id });
+  }
+}
+
+/**
+ * Foreign checkpoints taken since the last import become baton checkpoints of the state as
+ * brought forward so far (appended to `out`; the manager saves their files).
+ */
+function newCheckpoints(current: SessionState, fresh: ImportEvent[], phases: Map<string, unknown>, out: ImportEvent[]): void {
+  const known = new Set((current.checkpoints ?? []).map((c) => c.id));
+  for (const e of fresh) {
+    if (e.type !== 'checkpoint.created' || known.has(e.data.checkpointId) || !phases.has(e.data.phaseId ?? '')) continue;
+    out.push({ type: 'checkpoint.created', data: { ...e.data, revision: current.revision + out.length }, time: e.time });
   }
 }

@@ -7,6 +7,7 @@
  * events and runs write plans; adapters never write files themselves.
  */
 import type { SessionState, SessionStatus } from '../domain/state.js';
+import type { ToolkitRules } from '../domain/toolkit-rules.js';
 import type { FormatProblem } from './problems.js';
 import type { SafeDir } from './safe-dir.js';
 
@@ -18,6 +19,7 @@ export type FormatName = (typeof FORMAT_NAMES)[number];
 // contract, which names SafeDir); re-exported here so `types.js` stays the one contract module.
 export { PROBLEM_CODES } from './problems.js';
 export type { FormatProblem, ProblemCode, ProblemSeverity } from './problems.js';
+export type { ToolkitRules } from '../domain/toolkit-rules.js';
 
 /** Normalized status of a unit (phase, step, checkpoint) of a foreign session. */
 export type UnitStatus = 'pending' | 'in_progress' | 'completed' | 'failed' | 'skipped' | 'blocked';
@@ -62,15 +64,30 @@ export interface ForeignUnit {
   metadata: Record<string, unknown>;
 }
 
+/** Git state an option restores to, from what the toolkit recorded (Go Team: checkpoint `git`, recovery.json `git_state`). */
+export interface OptionGit {
+  /** Branch the option checks out. */
+  branch: string | null;
+  /** Commit the option resets to (`git reset --hard`), null when it does not reset. */
+  resetTo: string | null;
+  /** Uncommitted changes recorded when the session stopped: true/false, or null when unknown. */
+  uncommittedChanges: boolean | null;
+}
+
 /** One way to recover an interrupted session, as the toolkit's rules define it. */
 export interface RecoveryOption {
-  kind: 'checkpoint' | 'live' | 'fresh';
+  /** 'rebuild': rebuild a damaged checkpoint from the git commit it recorded (Go Team `*cp-rebuild:N`). */
+  kind: 'checkpoint' | 'live' | 'fresh' | 'rebuild';
   /** Checkpoint id / file the option restores from, when it has one. */
   target: string | null;
   description: string;
   /** What choosing it loses, in words. */
   loses: string;
   recommended: boolean;
+  /** The git state the option goes to, when the toolkit recorded one; absent when none. */
+  git?: OptionGit | null;
+  /** What to check before choosing it (uncommitted changes that a reset would discard…). */
+  warnings?: string[];
 }
 
 /** Where to resume under that toolkit's own rules. */
@@ -91,6 +108,14 @@ export interface ResumeAdvice {
   recommended: RecoveryOption['kind'] | null;
   /** Prerequisite warnings (a unit invoked while an earlier one is not done) and the like. */
   warnings: string[];
+  /** Who chose `recommended`: the toolkit's own file ('toolkit'), its documented default ('default'); absent when nothing is recommended. */
+  recommendedBy?: 'toolkit' | 'default' | null;
+  /** Where baton's advice departs from the toolkit's recommendation, why; null when it follows it. */
+  departure?: string | null;
+  /** Choices the toolkit offers a person at this point (escalation: retry / skip / abort / adjust; a prerequisite warning: proceed / hand off). */
+  choices?: string[];
+  /** The next sub-step checkpoint after the resume point (bmit), null when none. */
+  nextSubStep?: string | null;
 }
 
 export interface TokenCountsLike {
@@ -109,6 +134,33 @@ export interface ForeignTokens extends TokenCountsLike {
   agrees: boolean | null;
   /** Budget (BMAD `tokens.max`), null when none. */
   max: number | null;
+}
+
+/** A checkpoint the toolkit keeps (Go Team cp-*.json). */
+export interface ForeignCheckpoint {
+  id: string;
+  unitId: string | null;
+  createdAt: string | null;
+  /** Usable: readable, consistent with its manifest, not invalidated (an unverified checksum still counts). */
+  valid: boolean;
+  problem: string | null;
+  /** The rollback that invalidated it (its id, or `rollback at <time>`), null when none did. */
+  invalidatedBy?: string | null;
+  /** True for the valid checkpoint of its step (the newest usable one of that step). */
+  current?: boolean;
+  /** ok (matches a canonical form), missing, unverified (matches none), null when unread. */
+  checksum?: 'ok' | 'missing' | 'unverified' | null;
+  /** Git state it records. */
+  git?: { branch: string | null; commit: string | null } | null;
+  /** Step name it records. */
+  name?: string | null;
+}
+
+/** A file of a unit that may be half-written because the unit was in flight or failed when the session stopped. */
+export interface HalfWrittenFiles {
+  unitId: string;
+  status: UnitStatus;
+  files: string[];
 }
 
 /** A foreign session, read and normalized, with everything needed to import it. */
@@ -131,8 +183,8 @@ export interface ForeignSession {
   createdAt: string | null;
   updatedAt: string | null;
   units: ForeignUnit[];
-  /** Current position: unit in flight (or next) and its sub-step. */
-  position: { unitId: string | null; subStep: string | null };
+  /** Current position: unit in flight (or next), its sub-step and, where the toolkit tracks tasks (CCW `.task/`), the task in progress. */
+  position: { unitId: string | null; subStep: string | null; task?: string | null };
   resume: ResumeAdvice;
   /** Unresolved errors, across units. */
   unresolvedErrors: ForeignError[];
@@ -144,7 +196,7 @@ export interface ForeignSession {
   artifacts: Array<{ path: string; kind: string | null; description: string | null; unitId: string | null; agent: string | null; time: string | null }>;
   contextSummary: string | null;
   /** Checkpoints the toolkit keeps (Go Team cp-*.json), valid or not. */
-  checkpoints: Array<{ id: string; unitId: string | null; createdAt: string | null; valid: boolean; problem: string | null }>;
+  checkpoints: ForeignCheckpoint[];
   problems: FormatProblem[];
   /**
    * The parsed source documents, keyed by relative path, verbatim (unknown fields included):
@@ -153,6 +205,25 @@ export interface ForeignSession {
   documents: Record<string, unknown>;
   /** sha256 (hex) over the source bytes, in `sources` order: re-import is a no-op when unchanged. */
   sourceHash: string;
+  /**
+   * The toolkit's resume rules as they apply to this session (recorded at import, so baton's own
+   * resume plan follows them); absent when the adapter states none.
+   */
+  rules?: ToolkitRules;
+  /** Layout variant facts (Maestro: frontmatter yaml/json, mode standard/express); absent when the format has none. */
+  variant?: Record<string, string>;
+  /** The position the file records beside the derived one (Maestro `current_phase`, bmit/CCW `current_step`/`current_phase`). */
+  recordedPosition?: { field: string; value: unknown; agrees: boolean } | null;
+  /** Files of units in flight or failed that may be half-written. */
+  halfWritten?: HalfWrittenFiles[];
+  /** Whether the toolkit allows archiving now, and why not. */
+  archive?: { allowed: boolean; reasons: string[] } | null;
+  /** The id's parts where the toolkit defines them (BMAD `{PREFIX}{YYYYMM}-{CLIENT}-{PROJECT}`). */
+  idParts?: Record<string, string> | null;
+  /** Fields the reader had to default (name → value assumed). */
+  defaulted?: Record<string, unknown>;
+  /** What "no active session" means for the toolkit's next command, when no session is active (CCW, BMAD). */
+  noActive?: string | null;
 }
 
 /** Result of reading a tree. */
@@ -202,6 +273,12 @@ export interface ExportInput {
    * `foreignTime` in import.ts). Absent or empty: every time is real.
    */
   untimed?: string[];
+  /**
+   * True when the session was imported from this format and baton changed none of its work
+   * since (phases, records, tokens, lifecycle): the exporter writes the fields it would only
+   * recompute (the position field, `updated`, legacy fields) back as they were.
+   */
+  unchangedSinceImport?: boolean;
 }
 
 /** One foreign layout. */

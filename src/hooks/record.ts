@@ -106,10 +106,10 @@ async function recordOne(m: SessionManager, ev: HookEvent, ctx: HookRunContext, 
       if (ctx.capture.toolOutputs && act.output) await m.hooks.capture(id, a, `${act.tool} output`, act.output);
       break;
     case 'files':
-      await m.hooks.files(id, a, act.written, act.deleted, act.created);
+      await m.hooks.files(id, a, act.written, act.deleted, act.created, act.tool);
       break;
     case 'plan':
-      await m.hooks.plan(id, a, act.steps);
+      await m.hooks.plan(id, a, act.steps, act.tool);
       break;
     case 'tool-failed': {
       const r = await m.hooks.toolFailed(id, a, act.tool, act.message);

@@ -207,7 +207,7 @@ export class AgentHooks {
    * session). `created` (of `written`) names the new files when the CLI said; without it, a
    * file the session never recorded counts as created.
    */
-  async files(id: string, a: AgentContext, written: string[], deleted: string[], created: string[] | null = null): Promise<SessionState> {
+  async files(id: string, a: AgentContext, written: string[], deleted: string[], created: string[] | null = null, tool: string | null = null): Promise<SessionState> {
     const isNew = created ? new Set(this.measure(a, created).map((f) => f.path)) : null;
     const w = this.measure(a, written);
     const d = this.measure(a, deleted).map((f) => ({ ...f, sha256: null, size: null }));
@@ -222,13 +222,14 @@ export class AgentHooks {
       if (added.length) out.push(...decideFiles(s, 'created', added, phase, a.agent));
       if (modified.length) out.push(...decideFiles(s, 'modified', modified, phase, a.agent));
       if (d.length) out.push(...decideFiles(s, 'deleted', d, phase, a.agent));
-      return out;
+      // The tool is kept so a trace shows the call (docs/telemetry.md).
+      return tool ? out.map((x) => ({ ...x, data: { ...x.data, tool } }) as EventDraft) : out;
     });
   }
 
   /** The agent's todo list, as the steps of the phase in progress. */
-  async plan(id: string, a: AgentContext, steps: PlanStep[]): Promise<SessionState> {
-    return this.record(id, a, (s) => decideSteps(s, a.agent, steps));
+  async plan(id: string, a: AgentContext, steps: PlanStep[], tool: string | null = null): Promise<SessionState> {
+    return this.record(id, a, (s) => decideSteps(s, a.agent, steps).map((x) => (tool && x.type === 'steps.planned' ? ({ ...x, data: { ...x.data, tool } } as EventDraft) : x)));
   }
 
   /** A failed tool call, as an error of type `tool` on the phase in progress (none in progress: only bound). */

@@ -28,6 +28,7 @@ import { differingKeys, rowDiff } from '../domain/compare.js';
 import type { SessionStore, StoreDoctorResult } from '../store/types.js';
 import { acknowledgeHookProblems } from './hook-log.js';
 import type { HookLogLine } from './hook-log.js';
+import type { OnProgress } from './progress.js';
 import type { ManagerCore as SessionManager } from './types.js';
 
 /** One problem `baton doctor` found. */
@@ -63,6 +64,8 @@ export interface DoctorOptions {
   fix?: boolean;
   /** Agent the repair events are attributed to. */
   agent?: string | null;
+  /** Told after each session checked (see progress.ts). */
+  onProgress?: OnProgress;
 }
 
 /** Every problem code with what it means and what `--fix` does about it. */
@@ -105,7 +108,8 @@ const REBUILD = new Set(['JOURNAL_CHECKSUM', 'SEQ_GAP', 'JOURNAL_CORRUPT', 'EVEN
 /** Checks the store of `m` (and with `fix`, repairs it). */
 async function runDoctor(m: SessionManager, o: DoctorOptions = {}): Promise<DoctorReport> {
   const fix = o.fix === true;
-  const first = await new Pass(m, fix, o.agent ?? null).run();
+  // Progress follows the first pass, which does the work; the check after a fix is quick.
+  const first = await new Pass(m, fix, o.agent ?? null, o.onProgress).run();
   let problems = first.problems;
   if (fix) {
     const again = await new Pass(m, false, null).run();
@@ -174,6 +178,7 @@ class Pass {
     private readonly m: SessionManager,
     private readonly fix: boolean,
     private readonly agent: string | null,
+    private readonly onProgress?: OnProgress,
   ) {
     this.store = m.store;
   }
@@ -206,7 +211,12 @@ class Pass {
       this.sessions = await this.listSessions();
     }
     await this.fixJournals();
-    for (const s of this.sessions) await this.checkSession(s);
+    const total = this.sessions.length;
+    this.onProgress?.({ done: 0, total, item: null });
+    for (const [i, s] of this.sessions.entries()) {
+      await this.checkSession(s);
+      this.onProgress?.({ done: i + 1, total, item: s.id });
+    }
     if (!this.covered.has('INDEX_STALE')) await this.checkIndex();
     await this.fixIndex();
     await this.checkActive();

@@ -6,6 +6,7 @@
 import type { SessionState } from '../domain/state.js';
 import type { ExportOptions, ExportResult, ForeignFormats, FormatsOptions, ImportOptions, ImportResult, InspectResult } from './formats.js';
 import type { MirrorSetting } from './mirror.js';
+import type { OnProgress } from './progress.js';
 import type { ManagerCore } from './types.js';
 
 /** The foreign-layout code (formats.ts), loaded on first use. */
@@ -49,6 +50,22 @@ export class Formats {
   /** Writes session `id` in `format` under `out` (see ForeignFormats.export). */
   async export(id: string, format: string, out: string, o: ExportOptions): Promise<ExportResult> {
     return (await this.impl()).export(id, format, out, o);
+  }
+
+  /**
+   * Writes every live (not archived) session in `format` under `out`, one after the other, as
+   * {@link export} does each; stops at the first that fails. `onProgress` is told before the
+   * first and after each one.
+   */
+  async exportAll(format: string, out: string, o: ExportOptions & { onProgress?: OnProgress }): Promise<ExportResult[]> {
+    const ids = (await this.m.list({})).map((r) => r.id);
+    const results: ExportResult[] = [];
+    o.onProgress?.({ done: 0, total: ids.length, item: null });
+    for (const id of ids) {
+      results.push(await this.export(id, format, out, o));
+      o.onProgress?.({ done: results.length, total: ids.length, item: id });
+    }
+    return results;
   }
 
   /** Sets or (null) turns off the mirror of session `id` (see ForeignFormats.setMirror). */

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { BatonError, isBatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';
 import type { Actor, NewEvent } from '../domain/events.js';
+import type { OnProgress } from './progress.js';
 import { validateId } from '../domain/ids.js';
 import type { SessionState } from '../domain/state.js';
 import { detect, detectionError, namedAdapter } from '../formats/detect.js';
@@ -21,6 +22,7 @@ import { reimportEvents } from '../formats/reimport.js';
 import { ADAPTERS } from '../formats/registry.js';
 import { SafeDir } from '../formats/safe-dir.js';
 import type { ForeignSession, FormatAdapter, FormatName, FormatProblem, InspectReport, WritePlan } from '../formats/types.js';
+import { saveImportedCheckpoints } from './import-checkpoints.js';
 import type { ManagerCore as SessionManager } from './types.js';
 import { MIRROR_ERROR_KEY, MIRROR_KEY, mirrorOf, readMirrorRecord, writeMirrorRecord } from './mirror.js';
 import type { MirrorRecord, MirrorSetting } from './mirror.js';
@@ -151,6 +153,8 @@ export interface ImportOptions extends FormatsOptions {
    */
   moved?: boolean;
   agent?: string | null;
+  /** Told before the first session is imported and after each one (see progress.ts). */
+  onProgress?: OnProgress;
 }
 
 /**
@@ -250,11 +254,17 @@ async function importFolder(m: SessionManager, dir: string, format: string, o: I
 
   const ctx = { importedAt: now.toISOString(), root: root.root };
   const actor: Actor = { agent: o.agent ?? null, ...m.origin };
+  let done = 0;
+  o.onProgress?.({ done, total: planned.length, item: null });
   for (const { s, id, existing } of planned) {
+    if (done > 0) o.onProgress?.({ done, total: planned.length, item: planned[done - 1]!.id });
+    done++;
     try {
       if (!existing) {
         const plan = importEvents(s, ctx);
-        let state = await m.createFrom(id, plan.events.map((e) => ({ ...e, actor }) as NewEvent));
+        const events = plan.events.map((e) => ({ ...e, actor }) as NewEvent);
+        let state = await m.createFrom(id, events);
+        await saveImportedCheckpoints(m, id, events);
         if (state.archived) state = await m.archive(id);
         results.push({ foreignId: s.id, id, action: 'created', revision: state.revision, archived: state.archived, problems: [...s.problems, ...plan.problems] });
         continue;
@@ -267,6 +277,7 @@ async function importFolder(m: SessionManager, dir: string, format: string, o: I
         continue;
       }
       const r = await m.change(id, () => ({ events: plan.events, result: undefined }), { expectedRevision: existing.revision, agent: o.agent ?? null });
+      if (plan.events.some((e) => e.type === 'checkpoint.created')) await saveImportedCheckpoints(m, id, await m.log(id), existing.revision);
       let state = r.state;
       if (plan.archive) state = await m.archive(id);
       await resumeMirror(m, id, s.format, root.root);
@@ -276,6 +287,7 @@ async function importFolder(m: SessionManager, dir: string, format: string, o: I
       results.push({ foreignId: s.id, id, action: 'skipped', revision: null, archived: s.archived, problems: [...s.problems, { code: 'IMPORT_FAILED', severity: 'error', sessionId: s.id, path: s.path, message: `Session ${s.id} was not imported: ${e.message}`, hint: e.hint ?? null, ...(e.hintAction ? { hintAction: e.hintAction } : {}), details: { code: e.code } }] });
     }
   }
+  if (planned.length) o.onProgress?.({ done, total: planned.length, item: planned[done - 1]!.id });
   const problems = [...report.problems];
   if (report.sessions.length === 0 && problems.length === 0) problems.push(nothingFound(p.adapter.name, root.root));
   return { format: p.adapter.name, root: root.root, sessions: results, problems };

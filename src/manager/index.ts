@@ -48,11 +48,16 @@ export { corrupt as corruptCheckpoint } from './checkpoints.js';
 export type { Claim } from './claim.js';
 export type { DoctorProblem, DoctorReport } from './doctor.js';
 export type { CleanupAction, Tombstone } from './retention.js';
+export type { OnProgress, Progress } from './progress.js';
 export type { SessionChange } from './watch.js';
 export type { IngestInput, IngestResult } from './transcripts.js';
 export type { TranscriptCli } from '../domain/transcript-usage.js';
 export { TRANSCRIPT_CLIS } from '../domain/transcript-usage.js';
 export { migrateStore } from './migrate.js';
+export type { Cursors } from './cursors.js';
+// Sessions as traces (`baton otel`, src/otel): the pure mapping from a journal to spans.
+export { planTrace } from '../domain/trace-plan.js';
+export type { SpanAttributes, SpanEventPlan, SpanPlan, TracePlan } from '../domain/trace-plan.js';
 export type { MigrateResult } from './migrate.js';
 
 // Plans: the phases a session starts with.

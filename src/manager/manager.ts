@@ -17,6 +17,7 @@ import type { RepairReport, Tombstone } from '../store/types.js';
 import { AgentHooks } from './agent-hooks.js';
 import { Checkpoints } from './checkpoints.js';
 import { Claims } from './claim.js';
+import { Cursors } from './cursors.js';
 import { DerivedFiles } from './derived-files.js';
 import { Maintenance } from './doctor.js';
 import { Formats } from './foreign-formats.js';
@@ -76,6 +77,8 @@ export class SessionManager extends SessionCore {
   readonly maintenance = new Maintenance(this);
   /** Transcript ingestion: token use read from agent CLI transcripts (see transcripts.ts). */
   readonly transcripts = new Transcripts(this);
+  /** Named positions of the store's readers (`baton otel follow`; see cursors.ts). */
+  readonly cursors = new Cursors(this);
   /** What agent CLI hooks record, and the hook log's problems (see agent-hooks.ts). */
   readonly hooks: AgentHooks;
   /** The pricing override file, if any (see {@link pricing}). */

@@ -1,7 +1,7 @@
 /**
  * Copying everything one store holds into another (file ↔ PostgreSQL, or file → file) through
  * the SessionStore contract only: journals event by event (seq kept), checkpoints, archived
- * sessions, tombstones, the registry and the active pointer. Every session is verified on
+ * sessions, tombstones, the registry, the active pointer and readers' cursors. Every session is verified on
  * both sides afterwards (event count and a sha256 over the canonical event list; checkpoint
  * count and checksums). A copy that was interrupted is continued by running it again:
  * sessions already identical are skipped, a target journal that is a prefix of the source
@@ -19,6 +19,7 @@ import { summarize } from '../domain/summary.js';
 import type { SessionSummary } from '../domain/summary.js';
 import type { Checkpoint, SessionStore, Tombstone } from '../store/types.js';
 import { nodeCrypto } from './lazy.js';
+import { copyCursors } from './migrate-cursors.js';
 import { DEFAULT_SNAPSHOT_EVERY } from './types.js';
 
 /** Events per append when copying a journal (bounds memory and transaction size). */
@@ -68,7 +69,7 @@ export interface MigrateResult {
   from: { kind: string; location: string };
   to: { kind: string; location: string };
   sessions: SessionCopy[];
-  totals: { sessions: number; events: number; eventsCopied: number; checkpoints: number; checkpointsCopied: number; tombstones: number; tombstonesCopied: number };
+  totals: { sessions: number; events: number; eventsCopied: number; checkpoints: number; checkpointsCopied: number; tombstones: number; tombstonesCopied: number; /** Readers' positions (see migrate-cursors.ts). */ cursors: number; cursorsCopied: number };
   active: string | null;
   /** Every session, checkpoint, tombstone and the active pointer checked on both sides. */
   verified: boolean;
@@ -149,6 +150,7 @@ export async function migrateStore(from: SessionStore, to: SessionStore, o: Migr
     o.onProgress?.({ done: ++done, total, sessionId: id, action: r?.copy.action ?? 'skipped', eventsCopied: r?.copy.eventsCopied ?? 0 });
   }
   if (rows.length) await to.putSummaries(rows);
+  const cursors = await copyCursors(from, to);
 
   const active = await from.getActive();
   if (active !== null && (await to.exists(active).catch(() => false)) && (await to.getActive()) !== active) await to.setActive(active);
@@ -166,6 +168,8 @@ export async function migrateStore(from: SessionStore, to: SessionStore, o: Migr
       checkpointsCopied: sessions.reduce((n, s) => n + s.checkpointsCopied, 0),
       tombstones: tombstones.length,
       tombstonesCopied,
+      cursors: cursors.cursors,
+      cursorsCopied: cursors.copied,
     },
     active,
     verified,

@@ -11,6 +11,7 @@ import { DEFAULT_CLEANUP_STATUSES, DEFAULT_OLDER_THAN, assertCleanable, cleanupC
 import type { CleanupCandidate, CleanupCriteria } from '../domain/retention.js';
 import type { SessionState, SessionStatus } from '../domain/state.js';
 import type { Tombstone } from '../store/types.js';
+import type { OnProgress } from './progress.js';
 import type { ChangeOptions, ChangeResult, ManagerCore as SessionManager } from './types.js';
 
 export type { Tombstone };
@@ -30,6 +31,8 @@ export interface CleanupOptions {
   agent?: string | null;
   /** Told about each session left alone that was selected but changed before its turn, or could not be read. */
   onSkip?: (id: string, reason: string) => void;
+  /** Told before the first session is read, then as each is read and as each chosen one is acted on (see progress.ts). */
+  onProgress?: OnProgress;
 }
 
 /** One thing cleanup did (or would do). */
@@ -122,11 +125,17 @@ export async function cleanup(m: SessionManager, o: CleanupOptions = {}): Promis
   // A registry row changes with every status change and its updatedAt is never later than
   // the session's, so rows rule out most sessions without reading them; the rest are read.
   const candidates: Array<CleanupCandidate & { title: string }> = [];
-  for (const row of await m.list({ all: true })) {
-    if (row.id === current || row.pinned === true) continue;
-    if (!criteria.statuses.includes(row.status)) continue;
-    if (!criteria.delete && row.archived) continue;
-    if (Date.parse(row.updatedAt) > cutoff) continue;
+  const rows = (await m.list({ all: true })).filter(
+    (row) => row.id !== current && row.pinned !== true && criteria.statuses.includes(row.status) && (criteria.delete || !row.archived) && Date.parse(row.updatedAt) <= cutoff,
+  );
+  // One count over both rounds: reading each candidate, then acting on each chosen one.
+  let total = rows.length;
+  let step = 0;
+  const progress = (item: string | null): void => o.onProgress?.({ done: step, total, item });
+  progress(null);
+  for (const row of rows) {
+    step++;
+    progress(row.id);
     let s: SessionState;
     try {
       s = await m.get(row.id);
@@ -143,7 +152,10 @@ export async function cleanup(m: SessionManager, o: CleanupOptions = {}): Promis
 
   const done: CleanupAction[] = [];
   const change: ChangeOptions = { agent: o.agent ?? null };
+  total += actions.length;
   for (const a of actions) {
+    step++;
+    progress(a.id);
     try {
       if (a.action === 'delete') {
         let status = a.status;

@@ -118,6 +118,7 @@ export const CODE_HINTS: Readonly<Record<ErrorCode, string>> = {
   NO_STORE: 'No session has been started in this workspace yet: `session_start` creates the store along with the first session.',
   STORE_UNAVAILABLE: 'Check permissions and free disk space, then call the tool again.',
   UNSUPPORTED_VERSION: 'Upgrade baton (npm install -g baton@latest) and restart its MCP server.',
+  EXPORT_FAILED: 'The telemetry collector did not take the spans; check that it is running, then try again.',
   INTERNAL: 'This is a bug in baton; report it with the tool call that caused it.',
 };
 

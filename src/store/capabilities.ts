@@ -1,4 +1,4 @@
-import type { SessionStore, StoreSessionFiles } from './types.js';
+import type { CursorTable, SessionStore, StoreCursors, StoreSessionFiles } from './types.js';
 
 /*
  * Optional capabilities are detected by the presence of their members (`store.watch`,
@@ -15,4 +15,11 @@ export function sessionFilesOf(store: SessionStore): StoreSessionFiles | null {
     return null;
   }
   return store as SessionStore & StoreSessionFiles;
+}
+
+/** The store's cursor table (capability {@link StoreCursors}), or null when it keeps none. */
+export function cursorsOf(store: SessionStore): CursorTable | null {
+  const c = store.cursors;
+  if (!c || typeof c.get !== 'function' || typeof c.put !== 'function' || typeof c.list !== 'function') return null;
+  return c;
 }

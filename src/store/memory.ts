@@ -3,6 +3,7 @@ import type { NewEvent, StoredEvent } from '../domain/events.js';
 import { validateId } from '../domain/ids.js';
 import type { SessionSummary } from '../domain/summary.js';
 import { checkCheckpoint, checkpointExists, checkpointNotFound, conflict, exists, notFound } from './errors.js';
+import { MemoryCursorTable } from './cursors.js';
 import { compareCheckpointIds } from './types.js';
 import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, LoadResult, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from './types.js';
 
@@ -27,6 +28,8 @@ export class MemoryStore implements SessionStore {
   private readonly tombstones: Tombstone[] = [];
   private lockChain: Promise<unknown> = Promise.resolve();
   private readonly watchers = new Set<(c: { sessionId: string; revision: number }) => void>();
+  /** Named positions of the store's readers (capability `cursors`). */
+  readonly cursors = new MemoryCursorTable();
 
   private entry(id: string): Entry {
     const e = this.sessions.get(validateId(id));

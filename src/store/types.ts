@@ -137,10 +137,10 @@ export interface StoreDoctorResult {
  * (`NOT_FOUND`, `EXISTS`, `CONFLICT`, `LOCKED`, `CORRUPT`, `STORE_UNAVAILABLE`, `BAD_INPUT`
  * for an invalid id). What only some backends can do is a named optional capability
  * ({@link StoreMaintenance}, {@link StoreWatch}, {@link StoreServerClock},
- * {@link StoreSessionFiles}, {@link StoreLocalDirectory}), detected by the presence of its
+ * {@link StoreSessionFiles}, {@link StoreLocalDirectory}, {@link StoreCursors}), detected by the presence of its
  * members (see `store/capabilities.ts`), never by a backend's class or `kind`.
  */
-export interface SessionStore extends Partial<StoreMaintenance>, Partial<StoreWatch>, Partial<StoreServerClock>, Partial<StoreSessionFiles>, Partial<StoreLocalDirectory> {
+export interface SessionStore extends Partial<StoreMaintenance>, Partial<StoreWatch>, Partial<StoreServerClock>, Partial<StoreSessionFiles>, Partial<StoreLocalDirectory>, Partial<StoreCursors> {
   /** Short backend name, for messages only: never branch on it. */
   readonly kind: string;
   /** Where the data lives (a directory, a URL without password). */
@@ -270,6 +270,29 @@ export interface StoreSessionFiles {
  */
 export interface StoreLocalDirectory {
   readonly directory: string;
+}
+
+/**
+ * Capability `cursors`: small named positions that readers of the store keep in it, so a
+ * reader on any machine sharing the store resumes where the last one stopped (`baton otel
+ * follow` keeps one per session and destination). Not part of any session's journal.
+ */
+export interface StoreCursors {
+  readonly cursors: CursorTable;
+}
+
+/** The named positions of {@link StoreCursors}. Names match `[A-Za-z0-9][A-Za-z0-9._-]*`, at most 200 characters. */
+export interface CursorTable {
+  /** The value of cursor `name`, or null when it was never set. */
+  get(name: string): Promise<string | null>;
+  /**
+   * Sets cursor `name` to `value` (at most 64 KiB) if it still holds `expected` (null: not
+   * set yet); otherwise `CONFLICT` and nothing is written. Atomic and durable: a reader sees
+   * the old or the new value, and an acknowledged value survives a crash.
+   */
+  put(name: string, value: string, expected: string | null): Promise<void>;
+  /** Every cursor whose name starts with `prefix`, by name. */
+  list(prefix: string): Promise<Array<{ name: string; value: string }>>;
 }
 
 /**

@@ -12,6 +12,7 @@ import { conditionalAppendTests } from './spec/append.js';
 import { archiveTests } from './spec/archive.js';
 import { checkpointTests } from './spec/checkpoints.js';
 import { createAndLoadTests } from './spec/create-load.js';
+import { cursorTests } from './spec/cursors.js';
 import { deleteTests } from './spec/delete.js';
 import { durabilityTests } from './spec/durability.js';
 import { handlesTests } from './spec/handles.js';
@@ -53,6 +54,7 @@ const GROUPS: ReadonlyArray<(suite: StoreSuite) => void> = [
   workspaceLockTests,
   handlesTests,
   durabilityTests,
+  cursorTests,
 ];
 
 /**

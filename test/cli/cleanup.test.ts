@@ -97,11 +97,12 @@ describe('cleanup', () => {
     const before = fs.readdirSync(path.join(ws.store, 'sessions')).sort();
     const human = await ws.ok(['cleanup', '--dry-run'], { env: later(40) });
     const lines = human.stdout.trimEnd().split('\n');
-    expect(lines).toHaveLength(4);
-    expect(lines[0]).toMatch(/^would archive {2}gave-up {2}abandoned {2}updated 40d ago +Gave up$/);
-    expect(lines[1]).toMatch(/^would archive {2}failed {3}failed {5}updated 40d ago +Failed$/);
-    expect(lines[2]).toMatch(/^would archive {2}done {5}completed {2}updated 40d ago +Done$/);
-    expect(lines[3]).toBe('Dry run: nothing was changed (3 sessions).');
+    expect(lines).toHaveLength(5);
+    expect(lines[0]).toMatch(/^ACTION {9}ID {7}STATUS {5}UPDATED {2}TITLE$/);
+    expect(lines[1]).toMatch(/^would archive {2}gave-up {2}abandoned {2}40d ago {2}Gave up$/);
+    expect(lines[2]).toMatch(/^would archive {2}failed {3}failed {5}40d ago {2}Failed$/);
+    expect(lines[3]).toMatch(/^would archive {2}done {5}completed {2}40d ago {2}Done$/);
+    expect(lines[4]).toBe('Dry run: nothing was changed (3 sessions).');
     const json = await ws.json<CleanupJson>(['cleanup', '--dry-run'], { env: later(40) });
     expect(Object.keys(json)).toEqual(['dryRun', 'actions']);
     expect(json.dryRun).toBe(true);
@@ -120,7 +121,7 @@ describe('cleanup', () => {
   it('archives by default; never active, paused (unless asked), pinned or recent sessions', async () => {
     const ws = await zoo();
     const r = await ws.ok(['cleanup'], { env: later(31) });
-    expect(r.stdout.split('\n').filter(Boolean).map((l) => l.split(/\s+/).slice(0, 2))).toEqual([
+    expect(r.stdout.split('\n').filter(Boolean).slice(1).map((l) => l.split(/\s+/).slice(0, 2))).toEqual([
       ['archived', 'gave-up'],
       ['archived', 'failed'],
       ['archived', 'done'],
@@ -178,8 +179,8 @@ describe('cleanup', () => {
     ]);
     for (const t of tombs) expect(Number.isNaN(Date.parse(t.deletedAt))).toBe(false);
     const human = (await ws.ok(['list', '--deleted'], { env: later(41) })).stdout.trimEnd().split('\n');
-    expect(human).toHaveLength(3);
-    expect(human.find((l) => l.startsWith('done'))).toMatch(/^done\s+completed archived\s+deleted 1d ago\s+Done$/);
+    expect(human).toHaveLength(4);
+    expect(human.find((l) => l.startsWith('done'))).toMatch(/^done\s+completed archived\s+1d ago\s+Done$/);
     // The id is free again; the tombstone stays.
     await ws.ok(['start', 'Done again', '--id', 'done', '--switch']);
     expect((await ws.json<TombstoneJson[]>(['list', '--deleted'])).filter((t) => t.id === 'done')).toHaveLength(1);

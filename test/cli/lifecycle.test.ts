@@ -127,9 +127,10 @@ describe('session lifecycle', () => {
     await ws.ok(['start', 'Gamma', '--id', 'gamma', '--switch']);
 
     const human = (await ws.ok(['list'])).stdout.split('\n');
-    expect(human).toHaveLength(4);
-    expect(human[3]).toBe('');
-    expect(human[0]).toMatch(/^\* gamma\s+active\s+-\s+\d+s ago\s+Gamma$/);
+    expect(human).toHaveLength(5);
+    expect(human[4]).toBe('');
+    expect(human[0]).toMatch(/^ {2}ID\s+STATUS\s+PHASES\s+UPDATED\s+TITLE$/);
+    expect(human[1]).toMatch(/^\* gamma\s+active\s+-\s+\d+s ago\s+Gamma$/);
     expect(human.find((l) => l.includes('alpha'))).toMatch(/^ {2}alpha\s+paused\s+0\/2\s+\d+s ago\s+Alpha \(switched\)$/);
 
     let rows = await ws.json<ListRow[]>(['list']);

@@ -1,6 +1,7 @@
 /**
  * A command run many times per workflow must not pay for what it does not use: pg, the MCP
- * SDK, yaml, zod and node:crypto are loaded only by the commands that need them.
+ * SDK, yaml, zod, node:crypto, cli-progress (the progress bar) and the OpenTelemetry packages
+ * are loaded only by the commands that need them.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,7 +11,7 @@ import { ROOT, workspace } from './helpers.js';
 describe('heavy packages stay off the start-up path', () => {
   const trace = { NODE_OPTIONS: `--require ${path.join(ROOT, 'test/fixtures/trace-require.cjs')}` };
 
-  it('a file-store command loads none of pg, the MCP SDK, yaml, zod or node:crypto; the commands that need them do', async () => {
+  it('a file-store command loads none of pg, the MCP SDK, yaml, zod, node:crypto, cli-progress or OpenTelemetry; the commands that need them do', async () => {
     const ws = workspace();
     await ws.ok(['start', 'Plain', '--id', 'plain']);
     // Start-up is the subject: every traced run is a real `node dist/baton.cjs` process.
@@ -26,5 +27,10 @@ describe('heavy packages stay off the start-up path', () => {
     fs.writeFileSync(ws.path('README.md'), '# hello\n');
     const hashing = await ws.run(['file', 'created', 'README.md'], { env: trace, spawn: true }); // hashes the file
     expect(hashing.stderr).toContain('TRACE: node:crypto loaded');
+    expect(hashing.stderr).not.toContain('TRACE: @opentelemetry');
+    // `baton otel` loads the OpenTelemetry packages (and only it: the runs above did not).
+    const otelRun = await ws.run(['otel', 'export', '--session', 'plain', '--endpoint', 'http://127.0.0.1:1', '--retries', '0'], { env: { ...trace, OTEL_EXPORTER_OTLP_TIMEOUT: '300' }, spawn: true });
+    expect(otelRun.stderr).toContain('TRACE: @opentelemetry loaded');
+    expect(otelRun.stderr).toContain('EXPORT_FAILED');
   });
 });

@@ -8,8 +8,8 @@ import { buildProgram } from '../../src/cli/main.js';
 import { cliClock } from '../../src/cli/clock.js';
 import { expectError, workspace } from './helpers.js';
 
-/** Commands that open no store of the workspace: `inspect` reads a foreign folder; `migrate-store` names two stores (--from, --to). */
-const NO_STORE = new Set(['inspect', 'migrate-store']);
+/** Commands that open no store of the workspace: `inspect` reads a foreign folder; `migrate-store` names two stores (--from, --to); `completion` prints a script. */
+const NO_STORE = new Set(['inspect', 'migrate-store', 'completion']);
 
 function leaves(cmd: Command, prefix: string[] = []): Array<{ path: string; cmd: Command }> {
   const subs = cmd.commands as Command[];

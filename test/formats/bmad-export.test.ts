@@ -80,15 +80,16 @@ describe('bmad export → inspect', () => {
     const b = byId(await inspectAt(bmadAdapter, out), 'TST202605-NO-FIELDS');
     expect({ ...facts(b), rawStatus: null }).toEqual(facts(a));
     expect(b.rawStatus).toBe('active');
-    // Filled: session_id, status, the agent's id, the tokens block; not invented: created, the agent's status.
-    expect(codes(b.problems, 'MISSING_FIELD').map((p) => p.details?.['field'])).toEqual(['created', 'agents_spawned[].status']);
+    // Filled: session_id, status, the agent's id; not invented: created, the agent's status; the
+    // absent tokens block stays absent (baton changed no token figure: issue 14).
+    expect(codes(b.problems, 'MISSING_FIELD').map((p) => p.details?.['field'])).toEqual(['created', 'agents_spawned[].status', 'tokens']);
     const d = byId(await inspectAt(bmadAdapter, fx('dangling')), 'DES202603-ACME-UI');
     const out2 = await tempDir('bmad-out');
     await exportTo(d, out2);
     expect(facts(byId(await inspectAt(bmadAdapter, out2), 'DES202603-ACME-UI'))).toEqual(facts(d));
   });
 
-  it('writes an active session to sessions/<id>.yaml with last_updated bumped and every unmapped field kept', async () => {
+  it('writes an active session to sessions/<id>.yaml; nothing changed in baton, so every field, last_updated included, is kept', async () => {
     const a = byId(await inspectAt(bmadAdapter, fx('active')), 'SES202601-ACME-AUDIT');
     const out = await tempDir('bmad-out');
     const { plan } = await exportTo(a, out);
@@ -99,8 +100,7 @@ describe('bmad export → inspect', () => {
     expect(plan.removes).toEqual([]);
     const before = a.documents['_bmad-output/sessions/SES202601-ACME-AUDIT.yaml'] as Record<string, unknown>;
     const after = await readYaml(path.join(out, '_bmad-output/sessions/SES202601-ACME-AUDIT.yaml'));
-    expect(after.last_updated).toBe('2026-06-01T12:00:00Z');
-    expect({ ...after, last_updated: before['last_updated'] }).toEqual(before);
+    expect(after).toEqual(before);
     expect(await readYaml(path.join(out, '_bmad-output/sessions/active-session.yaml'))).toEqual({ session_id: 'SES202601-ACME-AUDIT' });
   });
 
@@ -119,14 +119,15 @@ describe('bmad export → inspect', () => {
     expect(codes(r.problems, 'REGISTRY_MISMATCH')).toEqual([]);
   });
 
-  it('writes tokens.saved for the legacy saved_by_isolation, keeps max_limit/warning_threshold, writes max', async () => {
+  it('keeps the legacy saved_by_isolation, max_limit and warning_threshold and an absent max as they were (baton changed none of them)', async () => {
     const a = byId(await inspectAt(bmadAdapter, fx('legacy-tokens')), 'ANA202601-CONTOSO-DATA');
     const out = await tempDir('bmad-out');
     await exportTo(a, out);
     const t = (await readYaml(path.join(out, '_bmad-output/sessions/ANA202601-CONTOSO-DATA.yaml'))).tokens;
-    expect(t).toEqual({ initial: 0, current: 140000, peak: 141000, warning_threshold: 120000, max_limit: 150000, max: 150000, saved: 60000 });
+    expect(t).toEqual({ initial: 0, current: 140000, peak: 141000, warning_threshold: 120000, max_limit: 150000, saved_by_isolation: 60000 });
     const b = byId(await inspectAt(bmadAdapter, out), 'ANA202601-CONTOSO-DATA');
-    expect(codes(b.problems, 'LEGACY_FIELD').map((p) => p.details?.['field'])).toEqual(['tokens.max_limit', 'tokens.warning_threshold']);
+    expect(codes(b.problems, 'LEGACY_FIELD').map((p) => p.details?.['field'])).toEqual(['tokens.saved_by_isolation', 'tokens.max_limit', 'tokens.warning_threshold']);
+    expect((b.tokens as unknown as { bmad: Record<string, unknown> }).bmad).toMatchObject({ max: 150000, saved: 60000 });
   });
 
   it('closing in baton moves the session to archive/, removes the live copy and clears the pointer (keyed style: null)', async () => {

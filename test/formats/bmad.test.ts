@@ -53,7 +53,7 @@ describe('bmad inspect: active session (project root layout)', () => {
   it('reads tokens with the budget and the isolation savings report (190k total, 76 %)', async () => {
     const s = byId(await inspect('active'), 'SES202601-ACME-AUDIT');
     expect(s.tokens).toMatchObject({ input: 45000, output: 0, cached: 0, byAgent: null, byUnit: null, agrees: null, max: 150000 });
-    expect(bmadTokens(s.tokens)).toEqual({ max: 150000, initial: 0, current: 45000, peak: 52000, saved: 145000, percentUsed: 30, level: 'ok', remaining: 105000, totalIfNoIsolation: 190000, savingsPercent: 76, agentsTokens: 145000 });
+    expect(bmadTokens(s.tokens)).toEqual({ max: 150000, initial: 0, current: 45000, peak: 52000, saved: 145000, percentUsed: 30, percent: 30, projectedOverrun: 40000, level: 'ok', remaining: 105000, totalIfNoIsolation: 190000, savingsPercent: 76, agentsTokens: 145000 });
   });
 
   it('maps artifacts, milestones, decisions, notes and the context summary', async () => {
@@ -130,7 +130,7 @@ describe('bmad inspect: paused session (bare-id pointer, orphaned agent, budget 
     expect(s.resume.warnings).toHaveLength(3);
     expect(s.resume.warnings[0]).toMatch(/agent-7 \(dev\) still marked running in a paused session: orphaned/);
     expect(s.resume.warnings[1]).toBe('Blocker: waiting for font licence');
-    expect(s.resume.warnings[2]).toBe('Token budget warning: 130000/150000 (86.7 %).');
+    expect(s.resume.warnings[2]).toBe('Token budget warning: 130000/150000 (87%).'); // the document's precision: whole percent
   });
 
   it('reads notes written as objects (timestamp, note, source)', async () => {

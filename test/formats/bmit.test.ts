@@ -208,7 +208,8 @@ describe('bmit inspect: schema versions needing migration', () => {
     const s = only(await inspect('no-version'));
     expect(s.id).toBe('no-version');
     expect(codes(s.problems, 'NEEDS_MIGRATION').map((p) => p.details)).toEqual([{ from: null, to: '3.0' }]);
-    expect(codes(s.problems, 'MISSING_FIELD').map((p) => p.details?.['field'])).toEqual([['steps.1', 'steps.3', 'steps.3_5', 'steps.4', 'steps.5', 'steps.6', 'steps.7'], 'steps.2.started']);
+    // decisions.complexity is absent too: bmit's default "standard" is reported (issue 14).
+    expect(codes(s.problems, 'MISSING_FIELD').map((p) => p.details?.['field'])).toEqual([['steps.1', 'steps.3', 'steps.3_5', 'steps.4', 'steps.5', 'steps.6', 'steps.7'], 'steps.2.started', 'decisions.complexity']);
     expect(s.units[1]!.files).toEqual([{ path: 'agent-output/no-version/02-architecture-assessment.md', action: 'created' }]);
     expect(s.units[1]!.agents).toEqual([]);
     expect(s.position).toEqual({ unitId: '2', subStep: 'phase_2_waf' });

@@ -70,7 +70,8 @@ describe('ccw: inspect(export(import(X))) has the facts of inspect(X)', () => {
     const rebuilt = session(await inspect(out2), 'WFS-lost');
     expect(rebuilt.problems.filter((p) => p.severity === 'error')).toEqual([]);
     expect(rebuilt.units.map((u) => [u.id, u.status])).toEqual(lost.units.map((u) => [u.id, u.status]));
-    expect(rebuilt.status).toBe('interrupted');
+    // CCW's set has no crash status: the lost session is written (and read back) as paused (issue 14).
+    expect(rebuilt.status).toBe('paused');
   });
 
   it('unknown fields survive byte for byte in meaning: top level, checkpoints, registry line', async () => {
@@ -109,7 +110,9 @@ describe('ccw: import → export → import through the manager', () => {
     for (const s of first.sessions) {
       const a = await m1.get(s.id as string);
       const b = await m2.get(s.id as string);
-      expect(view(b), s.id as string).toEqual(view(a));
+      // CCW has no crash status: a session baton reads as interrupted (its file lost) is written as paused (issue 14).
+      const va = view(a) as { status: string };
+      expect(view(b), s.id as string).toEqual(va.status === 'interrupted' ? { ...va, status: 'paused' } : va);
     }
   });
 

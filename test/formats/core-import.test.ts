@@ -137,6 +137,8 @@ describe('import mapping', () => {
     expect(provenanceOf(st)).toEqual({ format: 'maestro', foreignId: 'sess-1', root: '/tmp/src', path: 'state/active-session.md', sourceHash: 'hash-1', importedAt: CTX.importedAt, documents: { 'state/active-session.md': { raw: true } }, untimed: ['phase:docs:completedAt', 'finding:fnd-1', 'artifact:art-1'],
       // Each made-up time is the session's last update.
       untimedAt: { 'phase:docs:completedAt': '2026-01-10T12:00:00.000Z', 'finding:fnd-1': '2026-01-10T12:00:00.000Z', 'artifact:art-1': '2026-01-10T12:00:00.000Z' },
+      // What the work was at import: an export finds out from it whether baton changed anything.
+      workHash: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
   });
 

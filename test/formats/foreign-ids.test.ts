@@ -87,7 +87,8 @@ describe('export: a foreign id that would be a path falls back to the baton id',
     const s = only(await inspectAt(maestroAdapter, path.join(path.dirname(new URL(import.meta.url).pathname), '../fixtures/formats/maestro/mid-run-yaml')));
     const input = { ...exportInput(importedState(s, CTX, 'auth-service'), 'maestro', NOW), foreignId: '../../x' };
     const { plan, outcome, text } = await exportWith(maestroAdapter, input);
-    expect(outcome.written).toEqual(['state/active-session.md']);
+    // The plans travel with the session (issue 14).
+    expect(outcome.written).toEqual(['state/active-session.md', 'plans/2026-03-01-auth-service-design.md', 'plans/2026-03-01-auth-service-impl-plan.md']);
     expect(text).toContain('session_id: "auth-service"');
     expect(plan.problems?.map((p) => p.code)).toEqual(['UNSAFE_PATH']);
   });

@@ -170,7 +170,8 @@ describe('go-team export: the registry at the destination', () => {
     await exportVia(s, out, new Date('2026-01-02T00:00:00Z'));
     const reg = readJson(path.join(out, 'checkpoints/sessions.json'));
     expect(reg.sessions.map((e: { id: string }) => e.id)).toEqual(['session-b0013a00', 'session-9a05ed00', 'session-abad0000']);
-    expect(reg.sessions[1]).toMatchObject({ status: 'paused', updated_at: '2026-01-02T00:00:00.000Z', resumable: true });
+    // Nothing changed in baton since the import: updated_at is written as it was (issue 14).
+    expect(reg.sessions[1]).toMatchObject({ status: 'paused', updated_at: '2025-12-28T21:10:00Z', resumable: true });
   });
 
   it('writes into the layout found at the destination (a project root keeps .claude/agents/microai/teams/go-team/)', async () => {

@@ -69,9 +69,8 @@ describe('maestro export: import → export → inspect is lossless', () => {
         const db = docOf(b);
         expect(da.frontmatterFormat).toBe(db.frontmatterFormat);
         expect(withoutUpdated(da.frontmatter)).toEqual(withoutUpdated(db.frontmatter));
-        // `updated` is bumped to the export time (the test clock starts at T0).
-        expect(Date.parse(String(da.frontmatter.updated))).toBeGreaterThanOrEqual(T0);
-        expect(da.frontmatter.updated).not.toBe(db.frontmatter.updated);
+        // Nothing changed in baton since the import: `updated` is written back as it was (issue 14).
+        expect(da.frontmatter.updated).toBe(db.frontmatter.updated);
         // No status changed: nothing appended, except a section for each phase the log showed
         // wrongly (STALE_COMPANION: the frontmatter wins, and the log is brought in line).
         const stale = b.problems.filter((p) => p.code === 'STALE_COMPANION').map((p) => String(p.details?.phase));
@@ -86,7 +85,8 @@ describe('maestro export: import → export → inspect is lossless', () => {
 
   it('mid-run JSON: the design gate of the live session is written back next to it', async () => {
     const { out, results } = await roundTrip('mid-run-json');
-    expect(results[0]!.written.sort()).toEqual(['state/2026-04-10-billing-export.design-gate.json', 'state/active-session.md']);
+    // The plans travel with the session (issue 14).
+    expect(results[0]!.written.sort()).toEqual(['plans/2026-04-10-billing-export-design.md', 'plans/2026-04-10-billing-export-impl-plan.md', 'state/2026-04-10-billing-export.design-gate.json', 'state/active-session.md']);
     const gate = JSON.parse(await fs.readFile(path.join(out, 'state/2026-04-10-billing-export.design-gate.json'), 'utf8'));
     expect(gate).toEqual({ session_id: '2026-04-10-billing-export', status: 'approved', design_document: 'plans/2026-04-10-billing-export-design.md', approved_at: '2026-04-10T07:55:00.000Z' });
     const text = await fs.readFile(path.join(out, 'state/active-session.md'), 'utf8');
@@ -143,7 +143,8 @@ describe('maestro export: write rules', () => {
     await fs.cp(path.join(FIXTURES, 'completed-archived/.gemini/state/archive/2026-01-20-cli-flags.md'), path.join(out, '.gemini/state/active-session.md'), { recursive: true });
     await fs.writeFile(path.join(out, '.gemini/state/2026-01-20-cli-flags.design-gate.json'), '{"session_id":"2026-01-20-cli-flags","status":"approved"}');
     const r = await m.formats.export('2026-01-20-cli-flags', 'maestro', out, o);
-    expect(r.written).toEqual(['.gemini/state/archive/2026-01-20-cli-flags.md']);
+    // The plans travel with the session, into plans/archive/ as the archive leaves them (issue 14).
+    expect(r.written).toEqual(['.gemini/state/archive/2026-01-20-cli-flags.md', '.gemini/plans/archive/2026-01-20-cli-flags-design.md', '.gemini/plans/archive/2026-01-20-cli-flags-impl-plan.md']);
     expect(r.removed.sort()).toEqual(['.gemini/state/2026-01-20-cli-flags.design-gate.json', '.gemini/state/active-session.md']);
     const after = await inspect(out);
     expect(after.problems).toEqual([]);
@@ -181,8 +182,8 @@ describe('maestro export: write rules', () => {
     expect(s.tokens).toMatchObject({ input: 21000, output: 9500, agrees: true });
     expect(s.tokens!.byAgent!.tester).toEqual({ input: 7000, output: 3500, cached: 0 });
     expect(s.resume).toMatchObject({ action: 'start', unitId: '3', lastCompleted: '2' });
-    // The appended section brings the log in line (no STALE_COMPANION); the plans were not exported.
-    expect(s.problems.map((p) => p.code)).toEqual(['MISSING_PLAN', 'MISSING_PLAN']);
+    // The appended section brings the log in line (no STALE_COMPANION); the plans travelled with the session.
+    expect(s.problems.map((p) => p.code)).toEqual([]);
     const doc = docOf(s);
     expect(doc.body.startsWith(docOf(only(await inspect('interrupted-retry1'))).body.replace(/\n*$/, '\n'))).toBe(true);
     expect(doc.body.match(/^## Phase 2: Query API ✓$/gm)).toHaveLength(1);
@@ -269,7 +270,7 @@ describe('maestro export: SafeDir root variants', () => {
     const out = await tempDir();
     await fs.mkdir(path.join(out, '.gemini/state'), { recursive: true });
     const r = await m.formats.export('2026-03-01-auth-service', 'maestro', out, o);
-    expect(r.written).toEqual(['.gemini/state/active-session.md']);
+    expect(r.written).toEqual(['.gemini/state/active-session.md', '.gemini/plans/2026-03-01-auth-service-design.md', '.gemini/plans/2026-03-01-auth-service-impl-plan.md']);
     const dir = await SafeDir.open(out);
     expect(await maestroAdapter.detect(dir)).toBe(1);
   });

@@ -107,7 +107,8 @@ describe('maestro inspect: v1.6 JSON frontmatter (docs/maestro)', () => {
     const doc = s.documents['docs/maestro/state/active-session.md'] as { frontmatterFormat: string; frontmatter: Record<string, unknown> };
     expect(doc.frontmatterFormat).toBe('json');
     expect(doc.frontmatter).toMatchObject({ workflow_mode: 'standard', execution_backend: 'native', current_batch: 'batch-2', task_complexity: 'medium', current_phase: '2' });
-    expect(s.sources).toEqual(['docs/maestro/state/active-session.md', 'docs/maestro/state/2026-04-10-billing-export.design-gate.json']);
+    // The plans are read too: they travel with the session (issue 14).
+    expect(s.sources).toEqual(['docs/maestro/state/active-session.md', 'docs/maestro/plans/2026-04-10-billing-export-design.md', 'docs/maestro/plans/2026-04-10-billing-export-impl-plan.md', 'docs/maestro/state/2026-04-10-billing-export.design-gate.json']);
     expect(s.documents['docs/maestro/state/2026-04-10-billing-export.design-gate.json']).toMatchObject({ status: 'approved' });
   });
 
@@ -144,7 +145,8 @@ describe('maestro inspect: interrupted with a failed phase', () => {
   it('retries exhausted (2 of 2) → escalate to the user', async () => {
     const s = only(await inspect('interrupted-retry2'));
     expect(s.resume).toMatchObject({ action: 'escalate', unitId: '2', retryLimit: 2, retriesUsed: 2 });
-    expect(s.resume.reason).toMatch(/retry, skip or abort/);
+    expect(s.resume.reason).toMatch(/retry, skip, abort or adjust parameters/);
+    expect(s.resume.choices).toEqual(['retry', 'skip', 'abort', 'adjust']);
     expect(s.unresolvedErrors).toHaveLength(1);
   });
 });
@@ -218,8 +220,8 @@ describe('maestro inspect: damage and drift', () => {
       { phase: '1', field: 'agent', current: 'agents' },
       { phase: '2', field: 'agent', current: 'agents' },
     ]);
-    // by_agent is {} while the totals are not: the breakdown disagrees.
-    expect(s.tokens).toMatchObject({ input: 500, output: 200, byAgent: {}, agrees: false });
+    // by_agent is {}: no breakdown, not a disagreement (issue 14).
+    expect(s.tokens).toMatchObject({ input: 500, output: 200, byAgent: null, agrees: null });
     expect(s.resume).toMatchObject({ action: 'start', unitId: '2', lastCompleted: '1' });
   });
 
@@ -253,7 +255,7 @@ describe('maestro inspect: damage and drift', () => {
     expect(line).toBeGreaterThan(60);
     expect(p('STALE_COMPANION').map((x) => x.details)).toEqual([{ phase: '2', body: 'completed', frontmatter: 'in_progress', line }]);
     expect(s.units[1]!.status).toBe('in_progress'); // the frontmatter wins
-    expect(p('TOKENS_DISAGREE')).toHaveLength(1);
+    expect(p('TOKENS_DISAGREE')).toHaveLength(0); // by_agent is {}: no breakdown to disagree with (issue 14)
     expect(s.resume.warnings.join(' ')).toContain('requires reconciliation');
     expect(codes(r.problems)).toEqual(['DESIGN_GATE_SESSION_MISMATCH@docs/maestro/state/2026-08-01-other.design-gate.json']);
     expect(r.problems[0]!.details).toEqual({ gateSession: '2026-08-01-other', activeSession: '2026-08-08-payments' });

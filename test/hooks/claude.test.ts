@@ -38,6 +38,9 @@ describe('claude hooks', () => {
     const s = await w.m().get('hooked');
     const build = s.phases.find((p) => p.id === 'build')!;
     expect(build.files).toEqual([expect.objectContaining({ path: 'src/greet.txt', action: 'created', sha256: sha('hello\n'), size: 6, agent: 'claude' })]);
+     // The tool is kept on the record, so a trace shows the call (docs/telemetry.md).
+    const rec = (await w.m().log('hooked')).find((e) => e.type === 'file.recorded')!;
+    expect(rec.data).toMatchObject({ path: 'src/greet.txt', tool: 'Write' });
   });
 
   it('PostToolUse Edit, MultiEdit and NotebookEdit record their files (an edit of a known file is modified)', async () => {

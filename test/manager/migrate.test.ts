@@ -102,4 +102,23 @@ describe('migrateStore', () => {
     expect(await dst2.exists('gone')).toBe(false);
     expect((await dst2.listTombstones()).map((t) => [t.id, t.deletedAt])).toEqual(live.map((t) => [t.id, t.deletedAt]));
   });
+
+  it("copies readers' positions (otel follow's cursors) with the sessions; a target's own is kept", async () => {
+    const src = fileStore();
+    const dst = fileStore();
+    await manager(src).start({ title: 'A', id: 'a' });
+    await src.cursors.put('otel.d1.a', '{"seq":1}', null);
+    await src.cursors.put('otel.d2.a', '{"seq":1}', null);
+    await dst.cursors.put('otel.d2.a', '{"seq":9}', null);
+    const r = await migrateStore(src, dst);
+    expect(r.verified).toBe(true);
+    expect(r.totals).toMatchObject({ cursors: 2, cursorsCopied: 1 });
+    expect(await dst.cursors.list('otel.')).toEqual([
+      { name: 'otel.d1.a', value: '{"seq":1}' },
+      { name: 'otel.d2.a', value: '{"seq":9}' },
+    ]);
+    expect((await migrateStore(src, dst)).totals).toMatchObject({ cursors: 2, cursorsCopied: 0 });
+    await src.close();
+    await dst.close();
+  });
 });

@@ -187,7 +187,8 @@ describe('baton mcp over stdio', () => {
       [['mcp'], /^error\[BAD_INPUT\]: .*BATON_LEASE_TOKEN/],
       [['mcp', '--json'], /^error\[BAD_INPUT\]: Unknown option '--json'/],
       [['mcp', '--agent', 'x', '--json'], /^error\[BAD_INPUT\]: Unknown option '--json'/],
-      [['--json', 'mcp'], /^error\[BAD_INPUT\]: Unknown option '--json'/],
+      // Before the command, a global option the command is not offered is refused by name.
+      [['--json', 'mcp'], /^error\[BAD_INPUT\]: `baton mcp` does not take --json\./],
     ] as const) {
       const r = await runBaton([...args], ws.dir, baseEnv({ BATON_LEASE_TOKEN: 'not-a-number' }));
       expect(r.stdout, args.join(' ')).toBe('');

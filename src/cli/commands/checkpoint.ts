@@ -5,6 +5,7 @@ import type { Ctx } from '../context.js';
 import type { CliIO, Paint } from '../io.js';
 import { bind, common, strict } from '../program.js';
 import type { Action } from '../program.js';
+import { renderTable } from '../render/table.js';
 import { ago } from '../render/time.js';
 
 type Git = CheckpointInfo['git'];
@@ -25,23 +26,18 @@ function stateLabel(c: CheckpointInfo, p: Paint, width = 0): string {
   return !c.valid ? p.red(t) : c.superseded ? p.yellow(t) : p.green(t);
 }
 
-/** The human `baton checkpoints` table. */
+/** The human `baton checkpoints` table: the name (and a damaged one's problem) cut to fit. */
 function renderList(list: CheckpointInfo[], p: Paint, now: Date): string {
   if (!list.length) return 'No checkpoints. Take one with `baton checkpoint [NAME]`.\n';
-  const idW = Math.max(2, ...list.map((c) => c.id.length));
-  const revW = Math.max(3, ...list.map((c) => String(c.revision ?? '?').length));
-  const gitW = Math.max(3, ...list.map((c) => gitLabel(c.git).length));
-  const whenW = Math.max(4, ...list.map((c) => (c.createdAt ? ago(c.createdAt, now) : '?').length));
-  // A damaged checkpoint's problem is long: it goes last rather than widening the column.
-  const stW = Math.max(5, ...list.filter((c) => c.valid).map((c) => stateText(c).length));
-  const head = `${'ID'.padEnd(idW)}  ${'REV'.padStart(revW)}  ${'WHEN'.padStart(whenW)}  ${'GIT'.padEnd(gitW)}  ${'STATE'.padEnd(stW)}  NAME`;
-  const lines = list.map((c) => {
+  const rows = list.map((c) => {
     const auto = c.trigger === 'phase' ? p.dim(' (auto)') : '';
-    const cols = `${c.id.padEnd(idW)}  ${String(c.revision ?? '?').padStart(revW)}  ${(c.createdAt ? ago(c.createdAt, now) : '?').padStart(whenW)}  ${gitLabel(c.git).padEnd(gitW)}`;
-    if (!c.valid) return `${cols}  ${p.red('INVALID'.padEnd(stW))}  ${c.name}${auto}  ${p.red(`(${c.problem ?? 'unreadable'})`)}`;
-    return `${cols}  ${stateLabel(c, p, stW)}  ${c.name}${auto}`;
+    const cells = [c.id, String(c.revision ?? '?'), c.createdAt ? ago(c.createdAt, now) : '?', gitLabel(c.git)];
+    // A damaged checkpoint's problem is long: it goes last rather than widening the column.
+    if (!c.valid) return [...cells, p.red('INVALID'), `${c.name}${auto}  ${p.red(`(${c.problem ?? 'unreadable'})`)}`];
+    return [...cells, stateLabel(c, p), `${c.name}${auto}`];
   });
-  return `${p.dim(head)}\n${lines.join('\n')}\n`;
+  const columns = [{ header: 'ID', shrink: true }, { header: 'REV', align: 'right' as const }, { header: 'WHEN', align: 'right' as const }, { header: 'GIT' }, { header: 'STATE' }, { header: 'NAME', flex: true }];
+  return `${renderTable(columns, rows, p).join('\n')}\n`;
 }
 
 /** The human `baton checkpoint show`. */

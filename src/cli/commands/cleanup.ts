@@ -4,7 +4,10 @@ import type { CleanupAction, SessionState } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common, strict } from '../program.js';
+import { progressReporter } from '../progress.js';
 import type { Action } from '../program.js';
+import { paintStatus } from '../render/session-status.js';
+import { renderTable } from '../render/table.js';
 import { ago } from '../render/time.js';
 
 function pinned(ctx: Ctx, s: SessionState, text: string): void {
@@ -52,6 +55,7 @@ export function registerCleanup(program: Command, io: CliIO, holder: { ctx: Ctx 
       }
       const statuses = o['status'] !== undefined ? parseCleanupStatuses(String(o['status'])) : undefined;
       const dryRun = o['dryRun'] === true;
+      const progress = progressReporter(ctx, 'cleanup', 'sessions');
       const r = await ctx.manager().cleanup({
         olderThanMs,
         keep,
@@ -60,7 +64,8 @@ export function registerCleanup(program: Command, io: CliIO, holder: { ctx: Ctx 
         delete: o['delete'] === true,
         agent: ctx.agent,
         onSkip: (id, reason) => io.stderr(`${ctx.paint.yellow('skipped')}: ${id}: ${reason}\n`),
-      });
+        onProgress: (p) => progress.update(p),
+      }).finally(() => progress.stop());
       const now = io.now();
       ctx.emit(
         { dryRun: r.dryRun, actions: r.actions.map(({ id, action, status, updatedAt }) => ({ id, action, status, updatedAt })) },
@@ -70,14 +75,12 @@ export function registerCleanup(program: Command, io: CliIO, holder: { ctx: Ctx 
   );
 }
 
-/** One line per session with its action. */
+/** One row per session with its action, under a header. */
 function renderCleanup(actions: CleanupAction[], dryRun: boolean, now: Date, ctx: Ctx): string {
   if (!actions.length) return `Nothing to clean up${dryRun ? ' (dry run)' : ''}.\n`;
   const verb = (a: CleanupAction): string => (dryRun ? `would ${a.action}` : a.action === 'archive' ? 'archived' : 'deleted');
-  const vw = Math.max(...actions.map((a) => verb(a).length));
-  const iw = Math.max(...actions.map((a) => a.id.length));
-  const sw = Math.max(...actions.map((a) => a.status.length));
-  const lines = actions.map((a) => `${verb(a).padEnd(vw)}  ${a.id.padEnd(iw)}  ${a.status.padEnd(sw)}  ${`updated ${ago(a.updatedAt, now)}`.padEnd(16)}  ${a.title}`);
+  const rows = actions.map((a) => [verb(a), a.id, paintStatus(a.status, ctx.paint), ago(a.updatedAt, now), a.title]);
+  const lines = renderTable([{ header: 'ACTION' }, { header: 'ID' }, { header: 'STATUS' }, { header: 'UPDATED', align: 'right' }, { header: 'TITLE', flex: true }], rows, ctx.paint);
   if (dryRun) lines.push(ctx.paint.dim(`Dry run: nothing was changed (${actions.length} session${actions.length === 1 ? '' : 's'}).`));
   return `${lines.join('\n')}\n`;
 }

@@ -4,6 +4,7 @@ import type { Ctx } from '../context.js';
 import { EXIT_CODES } from '../exit.js';
 import type { CliIO, Paint } from '../io.js';
 import { bind } from '../program.js';
+import { progressReporter } from '../progress.js';
 
 /** The state column of a problem. */
 function stateOf(p: DoctorProblem, fix: boolean, c: Paint, width: number): string {
@@ -55,12 +56,13 @@ export function registerDoctor(program: Command, io: CliIO, holder: { ctx: Ctx |
     .option('--agent <name>', 'agent to attribute repair events to (default: $BATON_AGENT)')
     .action(
       bind(io, holder, async (ctx, _args, o) => {
-        const report = await ctx.manager().maintenance.doctor({ fix: o['fix'] === true, agent: ctx.agent });
+        const progress = progressReporter(ctx, 'doctor', 'sessions');
+        const report = await ctx.manager().maintenance.doctor({ fix: o['fix'] === true, agent: ctx.agent, onProgress: (p) => progress.update(p) }).finally(() => progress.stop());
         if (ctx.json) {
           const problems = report.problems.map((p) => ({ code: p.code, sessionId: p.sessionId, message: p.message, fixable: p.fixable, fixed: p.fixed }));
           io.stdout(`${JSON.stringify({ ok: report.ok, problems }, null, 2)}\n`);
         } else {
-          io.stdout(renderDoctor(report, ctx.paint));
+          ctx.emit(null, () => renderDoctor(report, ctx.paint));
         }
         if (!report.ok) ctx.exitCode = EXIT_CODES.CORRUPT;
       }),

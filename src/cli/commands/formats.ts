@@ -6,6 +6,7 @@ import { EXIT_CODES } from '../exit.js';
 import { withCliHint } from '../hint-words.js';
 import type { CliIO } from '../io.js';
 import { bind, common } from '../program.js';
+import { progressReporter } from '../progress.js';
 import type { Action } from '../program.js';
 import { allProblems, renderExport, renderImport, renderInspect, renderMirror } from '../render/formats.js';
 
@@ -50,7 +51,10 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
     ),
     async (ctx, [dir], o) => {
       const m = ctx.manager(true);
-      const imported = await m.formats.import(dir ?? '', String(o['format']), { cwd: io.cwd, now: io.now, agent: ctx.agent, moved: o['moved'] === true, ...(o['idPrefix'] !== undefined ? { idPrefix: String(o['idPrefix']) } : {}) });
+      const progress = progressReporter(ctx, 'import', 'sessions');
+      const imported = await m.formats
+        .import(dir ?? '', String(o['format']), { cwd: io.cwd, now: io.now, agent: ctx.agent, moved: o['moved'] === true, onProgress: (p) => progress.update(p), ...(o['idPrefix'] !== undefined ? { idPrefix: String(o['idPrefix']) } : {}) })
+        .finally(() => progress.stop());
       // A session that failed to import carries its error's hint as an action: word it here.
       const r = { ...imported, problems: imported.problems.map(withCliHint), sessions: imported.sessions.map((s) => ({ ...s, problems: s.problems.map(withCliHint) })) };
       ctx.emit(r, () => renderImport(r, ctx.paint));
@@ -65,10 +69,19 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
         .command('export')
         .description('write a session in a foreign toolkit\'s layout, by its own write rules, so the toolkit can go on from there')
         .requiredOption('--format <format>', 'layout: maestro, go-team, bmit, bmad, ccw')
-        .requiredOption('--out <dir>', 'folder to write into (created when missing; other sessions in it are kept)'),
+        .requiredOption('--out <dir>', 'folder to write into (created when missing; other sessions in it are kept)')
+        .option('--all', 'every live session (not archived), not only one'),
     ),
     async (ctx, _a, o) => {
       const m = ctx.manager();
+      if (o['all'] === true) {
+        if (ctx.opts.session !== undefined) throw new BatonError('BAD_INPUT', 'Give either --all or --session, not both.', { hint: 'Keep one of them.' });
+        const progress = progressReporter(ctx, 'export', 'sessions');
+        const all = await m.formats.exportAll(String(o['format']), String(o['out']), { cwd: io.cwd, now: io.now, onProgress: (p) => progress.update(p) }).finally(() => progress.stop());
+        for (const p of all.flatMap((r) => r.problems)) ctx.warn(`${p.code}: ${p.message}${p.hint ? `\n  hint: ${p.hint}` : ''}`);
+        ctx.emit(all, () => (all.length ? all.map((r) => renderExport(r)).join('') : 'No live session to export.\n'));
+        return;
+      }
       const id = await ctx.sessionId();
       const r = await m.formats.export(id, String(o['format']), String(o['out']), { cwd: io.cwd, now: io.now });
       for (const p of r.problems) ctx.warn(`${p.code}: ${p.message}${p.hint ? `\n  hint: ${p.hint}` : ''}`);

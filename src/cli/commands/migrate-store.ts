@@ -4,6 +4,7 @@ import type { MigrateResult } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind } from '../program.js';
+import { progressReporter } from '../progress.js';
 
 /** Registers `baton migrate-store --from URL --to URL`. */
 export function registerMigrateStore(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
@@ -31,15 +32,19 @@ export function registerMigrateStore(program: Command, io: CliIO, holder: { ctx:
           const to = openStoreAt(toUrl, { cwd: io.cwd, create: true, now: io.now });
           try {
             let started = false;
+            // A terminal gets one updating line; a log gets a line per session (docs/cli.md).
+            const bar = (ctx.io.stderrIsTTY ?? ctx.io.isTTY) ? progressReporter(ctx, 'migrate-store', 'sessions') : null;
             const result = await migrateStore(from, to, {
               ...(chunk === undefined ? {} : { chunk }),
               now: io.now,
               onProgress: (p) => {
+                if (bar) return bar.update({ done: p.done, total: p.total, item: p.sessionId });
+                if (ctx.json || ctx.quiet) return;
                 if (!started) io.stderr(`baton: copying ${from.kind} store ${from.location} to ${to.kind} store ${to.location}\n`);
                 started = true;
                 io.stderr(`baton: [${p.done}/${p.total}] ${p.sessionId}: ${p.action}${p.eventsCopied ? ` (${p.eventsCopied} events)` : ''}\n`);
               },
-            });
+            }).finally(() => bar?.stop());
             if (result.problems.length) for (const p of result.problems) ctx.warn(p.message);
             if (!result.verified) {
               throw new BatonError('CONFLICT', `The copy did not verify: ${result.problems.filter((p) => p.code !== 'checkpoint_damaged').length} problem(s), first: ${result.problems.find((p) => p.code !== 'checkpoint_damaged')?.message ?? 'unknown'}`, {
@@ -65,5 +70,6 @@ function renderResult(r: MigrateResult): string {
     `Copied ${r.from.kind} ${r.from.location} → ${r.to.kind} ${r.to.location}: verified.`,
     `Sessions: ${t.sessions} (${by('copied')} copied, ${by('continued')} continued, ${by('identical')} already identical); events: ${t.events} (${t.eventsCopied} copied now).`,
     `Checkpoints: ${t.checkpoints} (${t.checkpointsCopied} copied now); tombstones: ${t.tombstones} (${t.tombstonesCopied} copied now); active session: ${r.active ?? 'none'}.`,
+    ...(t.cursors ? [`Readers' positions (baton otel follow): ${t.cursors} (${t.cursorsCopied} copied now).`] : []),
   ].join('\n');
 }

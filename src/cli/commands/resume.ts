@@ -59,7 +59,7 @@ export function registerResume(program: Command, io: CliIO, holder: { ctx: Ctx |
           throw new BatonError('BAD_INPUT', `Cannot write ${file}: ${(e as Error).message}.`, { hint: 'Check the path and permissions.' });
         }
       }
-      ctx.emit({ id: sid, markdown, ...(file !== undefined ? { written: path.resolve(io.cwd, file) } : {}) }, markdown);
+      ctx.emit({ id: sid, markdown, ...(file !== undefined ? { written: path.resolve(io.cwd, file) } : {}) }, markdown, { document: true });
     }),
   );
 }

@@ -14,7 +14,7 @@ export function registerWatch(program: Command, io: CliIO, holder: { ctx: Ctx | 
       const only = ctx.opts.session ?? null;
       const print = (c: SessionChange): void => {
         if (ctx.json) io.stdout(`${JSON.stringify(c)}\n`);
-        else io.stdout(`${renderChange(c, ctx)}\n`);
+        else ctx.emit(null, renderChange(c, ctx));
       };
       const ended = new Promise<void>((resolve) => {
         const stop = (): void => {

@@ -1,27 +1,35 @@
-import type { SessionSummary, Tombstone } from '../../manager/index.js';
+import type { SessionStatus, SessionSummary, Tombstone } from '../../manager/index.js';
 import type { Paint } from '../io.js';
+import { paintStatus } from './session-status.js';
+import { renderTable } from './table.js';
 import { ago } from './time.js';
 
-/** The human `baton list` table. */
+/** The human `baton list` table: a header, `*` on the active session, the title cut to fit. */
 export function renderList(rows: SessionSummary[], active: string | null, c: Paint, now: Date): string {
   if (!rows.length) return 'No sessions.\n';
-  const idW = Math.max(2, ...rows.map((r) => r.id.length));
-  const stW = Math.max(6, ...rows.map((r) => r.status.length + (r.archived ? 9 : 0) + (r.pinned ? 7 : 0)));
-  const lines = rows.map((r) => {
-    const mark = r.id === active ? c.green('*') : ' ';
-    const st = `${r.status}${r.archived ? ' archived' : ''}${r.pinned ? ' pinned' : ''}`;
-    const progress = r.phasesTotal ? `${r.phasesDone}/${r.phasesTotal}` : '-';
-    const cause = r.cause && r.status !== 'active' ? c.dim(` (${r.cause.cause})`) : '';
-    return `${mark} ${r.id.padEnd(idW)}  ${st.padEnd(stW)}  ${progress.padStart(5)}  ${ago(r.updatedAt, now).padStart(8)}  ${r.title}${cause}`;
+  const cells = rows.map((r) => {
+    const flags = `${r.archived ? ' archived' : ''}${r.pinned ? ' pinned' : ''}`;
+    const cause = r.cause && r.status !== 'active' ? ` (${r.cause.cause})` : '';
+    return [
+      `${r.id === active ? c.green('*') : ' '} ${r.id}`,
+      `${paintStatus(r.status, c)}${flags}`,
+      r.phasesTotal ? `${r.phasesDone}/${r.phasesTotal}` : '-',
+      ago(r.updatedAt, now),
+      `${r.title}${c.dim(cause)}`,
+    ];
   });
-  return `${lines.join('\n')}\n`;
+  const table = renderTable(
+    [{ header: '  ID', shrink: true }, { header: 'STATUS' }, { header: 'PHASES', align: 'right' }, { header: 'UPDATED', align: 'right' }, { header: 'TITLE', flex: true }],
+    cells,
+    c,
+  );
+  return `${table.join('\n')}\n`;
 }
 
 /** The human `baton list --deleted` table: one tombstone per line, newest deletion first. */
 export function renderTombstones(rows: Tombstone[], c: Paint, now: Date): string {
   if (!rows.length) return 'No deleted sessions.\n';
-  const idW = Math.max(2, ...rows.map((r) => r.id.length));
-  const stW = Math.max(6, ...rows.map((r) => r.status.length + (r.archived ? 9 : 0)));
-  const lines = rows.map((r) => `${r.id.padEnd(idW)}  ${`${r.status}${r.archived ? ' archived' : ''}`.padEnd(stW)}  ${c.dim(`deleted ${ago(r.deletedAt, now)}`.padEnd(16))}  ${r.title}`);
-  return `${lines.join('\n')}\n`;
+  const cells = rows.map((r) => [r.id, `${paintStatus(r.status as SessionStatus, c)}${r.archived ? ' archived' : ''}`, ago(r.deletedAt, now), r.title]);
+  const table = renderTable([{ header: 'ID', shrink: true }, { header: 'STATUS' }, { header: 'DELETED', align: 'right' }, { header: 'TITLE', flex: true }], cells, c);
+  return `${table.join('\n')}\n`;
 }

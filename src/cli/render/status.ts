@@ -1,6 +1,7 @@
 import { budgetView, continueWith, costReport, costShown, effectiveStatus, formatCost, leaseOf, resumeStep, stepsText } from '../../manager/index.js';
 import type { Phase, PhaseStatus, PricingTable, SessionState } from '../../manager/index.js';
 import type { Paint } from '../io.js';
+import { paintStatus } from './session-status.js';
 import { ago, bar, num, until } from './time.js';
 
 /** Phase indicators shared with Maestro's session files. */
@@ -34,7 +35,7 @@ export function renderStatus(s: SessionState, c: Paint, now: Date, pricing?: Pri
   out.push(`${c.bold(s.title)}  ${c.dim(s.id)}`);
   const eff = effectiveStatus(s, now.toISOString());
   const cause = eff.cause ? ` (${eff.cause.cause}${eff.cause.detail ? `: ${eff.cause.detail}` : ''}, ${ago(eff.cause.at, now)})` : '';
-  out.push(`Status: ${eff.status}${cause}${s.archived ? ' · archived' : ''}${s.pinned ? ' · pinned' : ''} · revision ${s.revision} · updated ${ago(s.updatedAt, now)}`);
+  out.push(`Status: ${paintStatus(eff.status, c)}${cause}${s.archived ? ' · archived' : ''}${s.pinned ? ' · pinned' : ''} · revision ${s.revision} · updated ${ago(s.updatedAt, now)}`);
   const lease = leaseOf(s);
   if (lease && eff.status === 'active') {
     out.push(c.dim(`Lease: ${lease.owner} (pid ${lease.pid} on ${lease.host}), token ${lease.token}, expires ${until(lease.expiresAt, now)}`));

@@ -11,7 +11,7 @@ import { parseDocument, problem, reportingAccess, str } from '../util.js';
 import { ARCHIVE_DIR, findSessionsDir, idOfFileName, joinRel, POINTER_FILE, sessionFiles } from './layout.js';
 import { describePointer, parsePointer, type Pointer } from './pointer.js';
 import { readSession, runningAgents } from './read.js';
-import { bmadResume } from './resume.js';
+import { bmadResume, bmadRules, NO_ACTIVE } from './resume.js';
 import { bmadExportPlan } from './write.js';
 
 type Doc = Record<string, unknown>;
@@ -186,6 +186,8 @@ export const bmadAdapter: FormatAdapter = {
         s.problems.push(problem('ORPHANED_AGENT', 'warning', `${s.id} is ${s.archived ? 'archived' : s.rawStatus} but agent${orphans.length === 1 ? '' : 's'} ${orphans.map((u) => u.id).join(', ')} ${orphans.length === 1 ? 'is' : 'are'} still marked running.`, { sessionId: s.id, path: s.path, hint: 'Check their output files and mark them completed or failed.', details: { agents: orphans.map((u) => u.id) } }));
       }
       s.resume = bmadResume(s, docs.get(s.id)!, pointer, pointer?.id ? ids.has(pointer.id) || unreadableTarget !== null : false);
+      s.rules = bmadRules(s, orphans, pointer?.id ?? null);
+      if (!pointer?.id) s.noActive = NO_ACTIVE;
     }
     return { format: 'bmad', root: dir.root, sessions, problems };
   }),

@@ -125,6 +125,9 @@ export async function readSession(ctx: SessionContext, fileId: string): Promise<
     problems.push(problem(code, sev, msg, { sessionId: id, path: file, hint, details }));
   if (str(d['session_id']) === null) p('MISSING_FIELD', 'warning', `${file} has no session_id; the file name ${fileId} is used.`, 'Add session_id.', { field: 'session_id', assumed: fileId });
   else if (id !== fileId) p('BAD_VALUE', 'warning', `${file} holds session_id ${id}, not the ${fileId} its name says; the session_id is used.`, 'Rename the file or fix session_id.', { field: 'session_id', value: id, fileName: fileId });
+  // The id's parts (seed 003 "Session ID Format": {PREFIX}{YYYYMM}-{CLIENT}-{PROJECT}).
+  const idm = /^(SES|ENG|ANA|DES|TST)(\d{4})(\d{2})-([^-]+)-(.+)$/.exec(id);
+  const idParts = idm ? { prefix: idm[1]!, year: idm[2]!, month: idm[3]!, yyyymm: `${idm[2]}${idm[3]}`, client: idm[4]!, project: idm[5]! } : null;
   if (!/^(SES|ENG|ANA|DES|TST)\d{6}-[^-]+-.+$/.test(id)) {
     p('BAD_VALUE', 'info', `session id ${id} does not follow {PREFIX}{YYYYMM}-{CLIENT}-{PROJECT} (prefixes SES, ENG, ANA, DES, TST).`, null, { field: 'session_id', value: id });
   }
@@ -220,6 +223,7 @@ export async function readSession(ctx: SessionContext, fileId: string): Promise<
     problems,
     documents: { [file]: d, ...ctx.extraDocs },
     sourceHash: hashSources(reads),
+    idParts,
   };
   return { session, problems };
 }

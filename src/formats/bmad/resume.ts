@@ -5,7 +5,9 @@
  * `context_summary` and carries on with `current_focus` (epic, story, task; a blocker is a
  * warning). Agents still `running` in a session that is not active are orphaned.
  */
-import type { ForeignSession, ResumeAdvice } from '../types.js';
+import { noRules } from '../../domain/toolkit-rules.js';
+import type { ToolkitRules } from '../../domain/toolkit-rules.js';
+import type { ForeignSession, ForeignUnit, ResumeAdvice } from '../types.js';
 import { obj, str } from '../util.js';
 import type { Pointer } from './pointer.js';
 import { runningAgents } from './read.js';
@@ -35,7 +37,7 @@ export function bmadResume(s: ForeignSession, doc: Record<string, unknown>, poin
   const blocker = str(obj(doc['current_focus'])['blocker']);
   if (blocker) warnings.push(`Blocker: ${blocker}`);
   const t = s.tokens as BmadTokens | null;
-  if (t && t.bmad.level !== 'ok') warnings.push(`Token budget ${t.bmad.level}: ${t.bmad.current}/${t.bmad.max} (${t.bmad.percentUsed} %).`);
+  if (t && t.bmad.level !== 'ok') warnings.push(`Token budget ${t.bmad.level}: ${t.bmad.current}/${t.bmad.max} (${t.bmad.percent}%).`);
   const base = { subStep: null, retryLimit: null, retriesUsed: null, lastCompleted: null, options: [], recommended: null, warnings };
   if (s.archived || s.rawStatus === 'closed' || s.rawStatus === 'completed') {
     return {
@@ -72,4 +74,23 @@ export function bmadResume(s: ForeignSession, doc: Record<string, unknown>, poin
     action: 'continue',
     reason: `Active session ${s.id}${s.rawStatus === 'paused' ? ' (paused: resuming makes it active again)' : ''}: ${carryOn}.`,
   };
+}
+
+/** What "no active session" means for BMAD's next command (seed 003, SESSION resume step 2). */
+export const NO_ACTIVE = 'No active session: SESSION resume prompts "No active session. Start new? [y/n]" (SESSION start creates one; SESSION switch <id> loads an existing one).';
+
+/**
+ * BMAD's rules for one session as data (domain/toolkit-rules.ts). Seed 003: a closed session
+ * is archived and not resumed (SESSION close; docs/formats/bmad.md "States: active ⇄ paused →
+ * closed"); agents spawned in a context that is closed, paused or no longer the active one
+ * are orphaned when still marked running (docs/formats/bmad.md, orphaned agents).
+ */
+export function bmadRules(s: ForeignSession, running: ForeignUnit[], pointed: string | null): ToolkitRules {
+  const r = noRules('BMAD');
+  if (s.archived || s.rawStatus === 'closed' || s.rawStatus === 'completed') r.refuse = `session ${s.id} is ${s.archived ? 'closed and archived' : s.rawStatus}: BMAD does not resume a closed session (start a new one with SESSION start).`;
+  const context = s.archived ? 'the session is archived' : s.rawStatus !== null && s.rawStatus !== 'active' ? `the session is ${s.rawStatus}` : pointed !== s.id ? 'the session is not the active one (its context was left)' : 'the conversation that spawned it is gone (BMAD keeps no process to reattach to)';
+  r.orphanedAgents = running.map((u) => ({ agent: u.name, id: u.id, startedAt: u.startedAt, phaseId: u.id, reason: context }));
+  const t = s.tokens as BmadTokens | null;
+  if (t && t.bmad.projectedOverrun > 0) r.notes.push(`Without isolation the work would exceed the ${t.bmad.max}-token limit by ${t.bmad.projectedOverrun} tokens.`);
+  return r;
 }

@@ -25,6 +25,10 @@ export interface BmadTokenReport {
   saved: number;
   /** current / max × 100, one decimal. */
   percentUsed: number;
+  /** current / max × 100 at the document's precision (whole percent, as its `{percentage}` displays: "Tokens: 45,000/150,000 (30%)"). */
+  percent: number;
+  /** How far the work would run past `max` without isolation (current + saved − max; the seed's "Would exceed limit by"), 0 when within. */
+  projectedOverrun: number;
   /** ok ≤ 80 % < warning ≤ 95 % < critical. */
   level: 'ok' | 'warning' | 'critical';
   remaining: number;
@@ -59,12 +63,16 @@ export function readTokens(raw: unknown, agentsTokens: number | null, sessionId:
   if (raw !== undefined && raw !== null && (t['max'] === undefined || t['max'] === null)) {
     p('MISSING_FIELD', 'info', `tokens.max is ${t['max'] === null ? 'null' : 'missing'}; BMAD's default budget ${DEFAULT_MAX} applies.`, null, { field: 'tokens.max', assumed: DEFAULT_MAX });
   }
+  // The seed's "Fallback Logic", in its order: 1. max missing/null → 150000; 2. any other
+  // missing field → 0; 3. "If legacy tokens.saved_by_isolation exists, read it as tokens.saved"
+  // (last, so it applies whether or not `saved` is there too); max_limit is mapped by no rule.
   let saved = num(t['saved']);
-  if ('saved_by_isolation' in t) {
+  if ('saved_by_isolation' in t && t['saved_by_isolation'] !== null) {
     const legacy = num(t['saved_by_isolation']);
     const both = 'saved' in t && t['saved'] !== null;
-    if (!both) saved = legacy;
-    p('LEGACY_FIELD', 'warning', `tokens.saved_by_isolation is the legacy name of tokens.saved${both ? ` (both present: saved ${saved} wins over ${legacy})` : `; read as saved = ${legacy}`}.`, 'baton export writes tokens.saved.', { field: 'tokens.saved_by_isolation', current: 'tokens.saved', value: t['saved_by_isolation'] });
+    const before = saved;
+    saved = legacy;
+    p('LEGACY_FIELD', 'warning', `tokens.saved_by_isolation is the legacy name of tokens.saved; read as saved = ${legacy}${both ? ` (rule 3 of BMAD's token fallback logic applies last, so it wins over tokens.saved ${before})` : ''}.`, 'baton export writes it back as it is unless baton changes the savings.', { field: 'tokens.saved_by_isolation', current: 'tokens.saved', value: t['saved_by_isolation'], ...(both ? { overrides: before } : {}) });
   }
   if ('max_limit' in t) {
     p('LEGACY_FIELD', 'warning', `tokens.max_limit (${JSON.stringify(t['max_limit'])}) is a template-era field BMAD's rules do not read; the budget is tokens.max${t['max'] === undefined || t['max'] === null ? `, which is missing, so ${DEFAULT_MAX}` : ` = ${max}`}.`, 'Set tokens.max to the budget you mean.', { field: 'tokens.max_limit', current: 'tokens.max', value: t['max_limit'] });
@@ -80,7 +88,7 @@ export function readTokens(raw: unknown, agentsTokens: number | null, sessionId:
   const level = ratio > CRITICAL_RATIO ? 'critical' : ratio > WARN_RATIO ? 'warning' : 'ok';
   const percentUsed = Math.round(ratio * 1000) / 10;
   if (level !== 'ok') {
-    p('BUDGET_THRESHOLD', level === 'critical' ? 'warning' : 'info', `${sessionId} uses ${current} of ${max} tokens (${percentUsed} %): ${level === 'critical' ? 'critical (red, above 95 %)' : 'warning (yellow, above 80 %)'}.`, 'Spawn isolated agents for heavy work or close the session and start a new one.', { level, percentUsed, current, max });
+    p('BUDGET_THRESHOLD', level === 'critical' ? 'warning' : 'info', `${sessionId} uses ${current} of ${max} tokens (${Math.round(ratio * 100)}%): ${level === 'critical' ? 'critical (red, above 95 %)' : 'warning (yellow, above 80 %)'}.`, 'Spawn isolated agents for heavy work or close the session and start a new one.', { level, percentUsed, current, max });
   }
   if (agentsTokens !== null && agentsTokens !== saved) {
     p('TOKENS_DISAGREE', 'info', `tokens.saved is ${saved} but the spawned agents used ${agentsTokens} tokens (isolation savings are the agents' tokens).`, null, { saved, agentsTokens });
@@ -101,6 +109,8 @@ export function readTokens(raw: unknown, agentsTokens: number | null, sessionId:
       peak,
       saved,
       percentUsed,
+      percent: Math.round(ratio * 100),
+      projectedOverrun: Math.max(0, total - max),
       level,
       remaining: Math.max(0, max - current),
       totalIfNoIsolation: total,

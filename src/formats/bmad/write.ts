@@ -10,7 +10,8 @@
  * The document is the imported one with baton's state written into the fields BMAD has
  * (status, last_updated bumped, tokens.current/peak/max, agents_spawned from the phases,
  * artifacts, milestones, decisions, notes, context_summary); every other field is kept
- * verbatim. Legacy `tokens.saved_by_isolation` is written as `tokens.saved`.
+ * verbatim. Token fields baton did not change (legacy `tokens.saved_by_isolation`, an absent
+ * `max`) are written back as they were.
  */
 import path from 'node:path';
 import type { Phase, SessionState } from '../../domain/state.js';
@@ -105,22 +106,29 @@ export function sessionDocument(input: ExportInput, orig: Doc | null): Doc {
   doc['session_id'] = input.foreignId;
   // A session born in baton gets its creation time; an imported one keeps what it had (none is not invented).
   if (!orig) doc['created'] = bmadTime(new Date(s.createdAt));
-  doc['last_updated'] = bmadTime(input.now);
+  // last_updated is bumped on a change (seed 003); none since the import: written as it was.
+  doc['last_updated'] = input.unchangedSinceImport === true && orig && 'last_updated' in orig ? orig['last_updated'] : bmadTime(input.now);
   doc['status'] = sessionStatus(s, str(orig?.['status']));
   const ot = obj(orig?.['tokens']);
   const tokens: Doc = { ...ot };
   const current = s.tokens.input + s.tokens.output;
-  const legacySaved = 'saved_by_isolation' in ot ? num(ot['saved_by_isolation']) : null;
-  delete tokens['saved_by_isolation'];
-  tokens['max'] = s.tokens.budgetMax ?? (typeof ot['max'] === 'number' ? ot['max'] : DEFAULT_MAX);
-  if (!('initial' in tokens)) tokens['initial'] = 0;
-  tokens['current'] = current;
-  tokens['peak'] = Math.max(num(ot['peak']), current);
-  // baton keeps no savings figure: the file's (or its legacy name's) is kept; a session born in
-  // baton counts its agents' tokens, as BMAD computes savings from the spawned agents.
+  // Fields baton did not change are written back as they were, legacy names and absences
+  // included (a missing max still means 150000, a missing figure 0: seed 003 "Token
+  // Deserialization and Defaults"); a field baton changed is written under its current name.
+  const same = (k: string, v: number, dflt: number): boolean => (ot[k] === undefined || ot[k] === null ? v === dflt : num(ot[k]) === v);
+  const max = s.tokens.budgetMax ?? (typeof ot['max'] === 'number' ? ot['max'] : DEFAULT_MAX);
+  if (!orig || !same('max', max, DEFAULT_MAX)) tokens['max'] = max;
+  if (!orig && !('initial' in tokens)) tokens['initial'] = 0;
+  if (!orig || !same('current', current, 0)) tokens['current'] = current;
+  const peak = Math.max(num(ot['peak']), current);
+  if (!orig || !same('peak', peak, 0)) tokens['peak'] = peak;
+  // baton keeps no savings figure: the file's (under its legacy name too) is kept; a session
+  // born in baton counts its agents' tokens, as BMAD computes savings from the spawned agents.
   const agentsTokens = s.phases.reduce((n, p) => n + num(p.metadata['tokens_used']), 0);
-  tokens['saved'] = 'saved' in ot && ot['saved'] !== null ? num(ot['saved']) : (legacySaved ?? (orig ? 0 : agentsTokens));
-  doc['tokens'] = tokens;
+  if (!orig) tokens['saved'] = agentsTokens;
+  // A file without a tokens block keeps none when nothing is to be written in it.
+  if (orig && !('tokens' in orig) && Object.keys(tokens).length === 0) delete doc['tokens'];
+  else doc['tokens'] = tokens;
   const oa = arr(orig?.['agents_spawned']);
   // An entry is matched by id, else (an entry the file left without id) by position.
   doc['agents_spawned'] = s.phases.map((p, i) => {

@@ -9,6 +9,7 @@
  */
 import type { ReadResult, SafeDir } from '../safe-dir.js';
 import type { FormatProblem, ForeignSession, ForeignUnit } from '../types.js';
+import { bmitRules, currentStepFacts, defaultedFields, nextSubStep, outputsWithoutState, progressSinceBackup } from './facts.js';
 import { arr, hashSources, obj, parseDocument, problem, str } from '../util.js';
 import { handoffMismatches } from './handoff.js';
 import { BAK_FILE, type BmitProject, HANDOFF_FILE, joinRel, STATE_FILE, TMP_FILE } from './layout.js';
@@ -196,6 +197,14 @@ export async function readProject(dir: SafeDir, proj: BmitProject, repoRootRel: 
   const prereq = prerequisiteProblems(units, id, file);
   problems.push(...prereq);
   const resume = bmitResume(units, prereq, chosen.recovery);
+  // Issue 14 facts (facts.ts cites the rules).
+  const atStep = resume.unitId !== null ? units.find((u) => u.id === resume.unitId) ?? null : null;
+  if (atStep && (resume.action === 'skip-to-substep' || resume.action === 'restart' || resume.action === 'start')) resume.nextSubStep = nextSubStep(atStep.id, resume.action === 'skip-to-substep' ? atStep.subStep : null);
+  const cur = chosen.doc ? currentStepFacts(doc, units, id, file, problems) : { recorded: null, choices: [] };
+  if (cur.choices.length) resume.choices = cur.choices;
+  if (chosen.recovery.backup && chosen.from === chosen.recovery.backup) progressSinceBackup(state, chosen.doc, chosen.recovery.backup, id, problems);
+  const defaulted = defaultedFields(chosen.doc, missing, id, file, problems);
+  const orphanOutputs = await outputsWithoutState(dir, proj.rel, units, id, problems);
   if (chosen.recovery.unusable && !chosen.recovery.unreadable && !chosen.recovery.backup && handoff.kind === 'ok') {
     // bmit's orchestrator falls back to the handoff (then an artifact scan) when the JSON is gone.
     resume.reason += ` ${handoff.path} exists: bmit's orchestrator reads it (then scans the artifacts) to see where the project stood before starting over.`;
@@ -245,5 +254,11 @@ export async function readProject(dir: SafeDir, proj: BmitProject, repoRootRel: 
     problems,
     documents,
     sourceHash: hashSources(reads),
+    rules: bmitRules(cur.choices, [
+      ...(resume.nextSubStep ? [`After ${resume.subStep ?? 'the start of the step'}, the next sub-step checkpoint is ${resume.nextSubStep}.`] : []),
+      ...orphanOutputs.map((f) => `${f} exists without the state recording its step.`),
+    ]),
+    recordedPosition: cur.recorded,
+    defaulted,
   };
 }

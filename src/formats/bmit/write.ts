@@ -208,8 +208,11 @@ export async function bmitExportPlan(input: ExportInput, out: SafeDir): Promise<
   const doc: Doc = { ...base };
   doc['schema_version'] = CURRENT_SCHEMA;
   if (!str(doc['project'])) doc['project'] = input.foreignId;
-  doc['updated'] = bmitTime(input.now);
-  doc['current_step'] = currentStep(base['current_step'], steps);
+  // "Always update `updated`" on a write that changes the state (seed 002); nothing changed
+  // since the import: `updated` and the position field are written as they were.
+  const keep = input.unchangedSinceImport === true;
+  doc['updated'] = keep && base['updated'] !== undefined ? base['updated'] : bmitTime(input.now);
+  doc['current_step'] = keep && base['current_step'] !== undefined ? base['current_step'] : currentStep(base['current_step'], steps);
   doc['decision_log'] = writeDecisions(input, arr(base['decision_log']));
   doc['open_findings'] = writeFindings(s, arr(base['open_findings']));
   doc['steps'] = steps;

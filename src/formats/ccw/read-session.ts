@@ -7,6 +7,7 @@ import type { ReadResult, SafeDir } from '../safe-dir.js';
 import type { ForeignSession, ForeignUnit, FormatProblem } from '../types.js';
 import { hashSources, obj, parseDocument, problem, str } from '../util.js';
 import { backupTime, listBackups, MAX_BACKUPS_READ } from './backups.js';
+import { ccwRules, normaliseStatus, taskToResume } from './facts.js';
 import type { Candidate } from './candidates.js';
 import { ARCHIVING_MARKER, type FoundFolder, type Place, SESSION_FILE } from './layout.js';
 import { adviseResume } from './resume.js';
@@ -87,6 +88,8 @@ interface Backup {
   path: string;
   ok: boolean;
   doc: Record<string, unknown> | null;
+  /** Zero bytes (or only whitespace): reported as EMPTY_BACKUP, not as damage. */
+  empty?: boolean;
 }
 
 /** The session file as read, or the latest good backup in its place. */
@@ -121,13 +124,19 @@ async function readSessionOrBackup(dir: SafeDir, c: Candidate, folder: string, f
   for (const bp of backupPaths.slice(0, MAX_BACKUPS_READ)) {
     const br = await dir.read(bp);
     reads.push(br);
-    const parsed = br.kind === 'ok' ? parseDocument(br, { sessionId: c.name }) : null;
-    backups.push({ path: bp, ok: !!parsed?.ok, doc: parsed?.ok ? parsed.value : null });
+    const empty = br.kind === 'ok' && br.text.trim() === '';
+    const parsed = br.kind === 'ok' && !empty ? parseDocument(br, { sessionId: c.name }) : null;
+    backups.push({ path: bp, ok: !!parsed?.ok, doc: parsed?.ok ? parsed.value : null, empty });
   }
   const goodBackup = backups.find((b) => b.ok) ?? null;
   backups.forEach((b, i) => {
     if (b.ok) return;
     const fallback = backups.slice(i + 1).find((x) => x.ok)?.path ?? null;
+    if (b.empty) {
+      // An empty backup holds nothing to roll back to (seed 004: "Automatic backup before each save").
+      problems.push(problem('EMPTY_BACKUP', 'warning', `The backup ${b.path} is empty (0 bytes)${fallback ? `; the older ${fallback} is the one to fall back to` : '; no older backup parses'}.`, { sessionId: c.name, path: b.path, hint: 'Delete the empty backup; CCW writes a new one before its next save.', details: { backup: b.path, fallback } }));
+      return;
+    }
     problems.push(
       problem('CORRUPT_CHECKPOINT', 'warning', `The backup ${b.path} does not parse${fallback ? `; the older ${fallback} is the one to fall back to` : ' and no older backup parses'}.`, {
         sessionId: c.name,
@@ -221,13 +230,21 @@ export async function readCandidate(dir: SafeDir, c: Candidate, ctx: ReadContext
   }
 
   // Task files: counts and statuses as implement-unit metadata.
-  const taskSummary = await readTasks(dir, folder, id, reads, problems, documents);
+  const taskStatuses: Array<[string, string]> = [];
+  const taskSummary = await readTasks(dir, folder, id, reads, problems, documents, taskStatuses);
+  const byTaskId = (x: string): number[] => x.slice(5).split('.').map(Number);
+  taskStatuses.sort(([a], [b]) => {
+    const [x, y] = [byTaskId(a), byTaskId(b)];
+    for (let k = 0; k < Math.max(x.length, y.length); k++) if ((x[k] ?? -1) !== (y[k] ?? -1)) return (x[k] ?? -1) - (y[k] ?? -1);
+    return 0;
+  });
   if (taskSummary) {
     const impl = sd.units.find((u) => u.id.toLowerCase() === 'implement');
     if (impl) impl.metadata[TASK_FILES_KEY] = taskSummary;
   }
 
   const fileStatus = sd.rawStatus;
+  if (doc) normaliseStatus(fileStatus, id, filePath, problems);
   const { status, active, isArchived, regStatus } = decideStatus({ c, main, fileStatus, hasDoc: doc !== null, id, filePath, folder, registryPath: ctx.registryPath, markersLayout: ctx.markersLayout, hasRegistry: ctx.hasRegistry }, problems);
 
   const archiving = main.place !== 'archives' ? await dir.exists(`${folder}/${ARCHIVING_MARKER}`) : false;
@@ -254,8 +271,11 @@ export async function readCandidate(dir: SafeDir, c: Candidate, ctx: ReadContext
 
   const posUnit: ForeignUnit | undefined =
     sd.units.find((u) => u.id === sd.currentUnit) ?? sd.units.find((u) => u.status === 'in_progress') ?? sd.units.find((u) => u.status === 'pending' || u.status === 'failed');
+  // The resume point at task level: resume_implementation continues with the task in progress.
+  const task = status !== 'completed' && posUnit && posUnit.id.toLowerCase() === 'implement' ? taskToResume(taskStatuses) : null;
+  if (task && advice.unitId === posUnit!.id) advice.reason += ` Resume at task ${task.task} (${task.status === 'pending' ? 'the first pending task' : 'in progress'}).`;
   const sources = reads.map((r) => r.path);
-  return {
+  const session: ForeignSession = {
     format: 'ccw',
     id,
     title: sd.title ?? str(c.entry?.raw.description) ?? id,
@@ -268,7 +288,7 @@ export async function readCandidate(dir: SafeDir, c: Candidate, ctx: ReadContext
     createdAt: sd.createdAt ?? str(c.entry?.raw.created),
     updatedAt: sd.updatedAt,
     units: sd.units,
-    position: { unitId: posUnit?.id ?? null, subStep: posUnit?.subStep ?? null },
+    position: { unitId: posUnit?.id ?? null, subStep: posUnit?.subStep ?? null, ...(task ? { task: task.task } : {}) },
     resume: advice,
     unresolvedErrors: sd.units.flatMap((u) => u.errors.filter((e) => !e.resolved)),
     tokens: null,
@@ -278,14 +298,16 @@ export async function readCandidate(dir: SafeDir, c: Candidate, ctx: ReadContext
     milestones: [],
     artifacts: [],
     contextSummary: null,
-    checkpoints: backups.map((b) => ({ id: b.path.split('/').pop()!, unitId: null, createdAt: backupTime(b.path), valid: b.ok, problem: b.ok ? null : 'does not parse' })),
+    checkpoints: backups.map((b) => ({ id: b.path.split('/').pop()!, unitId: null, createdAt: backupTime(b.path), valid: b.ok, problem: b.ok ? null : b.empty ? 'is empty' : 'does not parse' })),
     problems: problems.map((p) => ({ ...p, sessionId: p.sessionId === null || p.sessionId === c.name ? id : p.sessionId })),
     documents,
     sourceHash: hashSources(reads),
   };
+  session.rules = ccwRules(session);
+  return session;
 }
 
-async function readTasks(dir: SafeDir, folder: string, id: string, reads: ReadResult[], problems: FormatProblem[], documents: Record<string, unknown>): Promise<Record<string, unknown> | null> {
+async function readTasks(dir: SafeDir, folder: string, id: string, reads: ReadResult[], problems: FormatProblem[], documents: Record<string, unknown>, statuses: Array<[string, string]> = []): Promise<Record<string, unknown> | null> {
   const entries = (await dir.list(`${folder}/.task`)).filter((e) => e.kind === 'file' && TASK_RE.test(e.name));
   if (entries.length === 0) return null;
   const byStatus: Record<string, number> = {};
@@ -311,6 +333,7 @@ async function readTasks(dir: SafeDir, folder: string, id: string, reads: ReadRe
       }
     }
     ids.push(`impl-${num}`);
+    statuses.push([`impl-${num}`, status]);
     byStatus[status] = (byStatus[status] ?? 0) + 1;
   }
   if (entries.length > MAX_TASK_FILES) problems.push(problem('BAD_VALUE', 'info', `${folder}/.task holds ${entries.length} task files; the first ${MAX_TASK_FILES} were read.`, { sessionId: id, path: `${folder}/.task` }));

@@ -6,6 +6,7 @@
  */
 import type { SafeDir } from '../safe-dir.js';
 import type { ForeignSession, InspectReport } from '../types.js';
+import { effectiveActive, NO_ACTIVE } from './facts.js';
 import { problem, str } from '../util.js';
 import { findCandidates } from './candidates.js';
 import { LAYOUT_WORDS, layoutsFound, listSessionFolders, workflowPrefix } from './layout.js';
@@ -87,12 +88,15 @@ export async function inspectCcw(dir: SafeDir, _now: Date): Promise<InspectRepor
   const actives = report.sessions.filter((s) => s.active);
   if (actives.length > 1) {
     const legacy = actives.some((s) => !/\/(active|sessions)\//.test(`/${s.path}`));
+    const { effective, why } = effectiveActive(actives);
     P.push(
-      problem('TWO_ACTIVE', legacy ? 'warning' : 'info', `${actives.length} sessions claim to be active: ${actives.map((s) => s.id).join(', ')}${legacy ? ' (CCW allows one active session)' : ' (CCW asks which one to resume)'}.`, {
-        hint: 'Pause all but one of them.',
-        details: { sessions: actives.map((s) => s.id) },
+      problem('TWO_ACTIVE', legacy ? 'warning' : 'info', `${actives.length} sessions claim to be active: ${actives.map((s) => s.id).join(', ')}${legacy ? ' (CCW allows one active session)' : ' (CCW asks which one to resume)'}. The effective one is ${effective.id}: ${why}.`, {
+        hint: `Pause all but ${effective.id} (/workflow:session pause), or switch to the one you mean.`,
+        details: { sessions: actives.map((s) => s.id), effective: effective.id, why },
       }),
     );
   }
+  // No active session: what CCW's next command does then (Command Pre-execution Protocol).
+  if (report.sessions.length > 0 && actives.length === 0) for (const s of report.sessions) s.noActive = NO_ACTIVE;
   return report;
 }

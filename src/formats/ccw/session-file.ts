@@ -41,7 +41,8 @@ const UNIT_STATUS: Record<string, UnitStatus> = {
 export const SESSION_STATUS: Record<string, SessionStatus> = {
   active: 'active',
   paused: 'paused',
-  interrupted: 'interrupted',
+  // session.md's pause writes "interrupted", outside the principles' enum: it means paused (facts.ts).
+  interrupted: 'paused',
   completed: 'completed',
 };
 

@@ -19,7 +19,7 @@ import type { ExportInput, WritePlan } from '../types.js';
 import { obj, parseText, str, withSafeForeignId } from '../util.js';
 import { ARCHIVING_MARKER, type CcwLayout, MARKER_PREFIX, PLACE_DIRS, REGISTRY_FILE, SESSION_FILE } from './layout.js';
 import { listBackups } from './backups.js';
-import { CURRENT_VERSION, TASK_FILES_KEY } from './session-file.js';
+import { CURRENT_VERSION, SESSION_STATUS, TASK_FILES_KEY } from './session-file.js';
 
 /** CCW keeps the last five timestamped backups of a session file. */
 export const BACKUP_RETENTION = 5;
@@ -99,9 +99,8 @@ export function ccwStatus(s: SessionStatus): string {
     case 'paused':
       return 'paused';
     case 'interrupted':
-      // Not in the principles doc's enum, but what the same release's session.md writes on a
-      // pause: CCW reads it, and it keeps a crash apart from an intended pause.
-      return 'interrupted';
+      // CCW's set has no crash status (session.md's "interrupted" means a pause): paused.
+      return 'paused';
     case 'completed':
       return 'completed';
     case 'failed':
@@ -195,10 +194,15 @@ export function sessionDocument(input: ExportInput, o: Origin): Record<string, u
   if (sessionMd && !('project' in base)) doc.description = state.title;
   else doc.project = state.title;
   if (!o.doc) doc.type = 'medium';
-  doc.current_phase = currentPhase(state, base, sessionMd);
-  doc.status = ccwStatus(state.status);
+  // Fields baton did not change are written as they were: the position field and updated_at
+  // when nothing changed since the import, a status that still reads as baton's (session.md's
+  // "interrupted" for a pause).
+  const keep = input.unchangedSinceImport === true && o.doc !== null;
+  doc.current_phase = keep && 'current_phase' in base ? base.current_phase : currentPhase(state, base, sessionMd);
+  const origStatus = typeof base.status === 'string' ? base.status : null;
+  doc.status = origStatus !== null && SESSION_STATUS[origStatus] === state.status ? origStatus : ccwStatus(state.status);
   if (!('created_at' in doc) || doc.created_at === null) doc.created_at = state.createdAt;
-  doc.updated_at = now.toISOString();
+  doc.updated_at = keep && 'updated_at' in base ? base.updated_at : now.toISOString();
   if (sessionMd) {
     const origPhases = obj(base.phases);
     const phases: Record<string, unknown> = {};

@@ -2,7 +2,7 @@
  * The checkpoints of one Go Team session: manifest entries merged with the `cp-*.json` files,
  * each file validated (shape, checksum), rollbacks applied, damage reported with a fallback.
  */
-import type { FormatProblem } from '../types.js';
+import type { ForeignCheckpoint, FormatProblem } from '../types.js';
 import { arr, obj, problem, str } from '../util.js';
 import { verifyChecksum } from './checksum.js';
 import { join } from './layout.js';
@@ -20,6 +20,10 @@ export interface Cp {
   invalidatedBy: string | null;
   /** Why it cannot be used (corrupt, missing, marked invalid), null when it can (or is only invalidated). */
   problem: string | null;
+  /** How its checksum compares (checksum.ts): ok, missing or unverified (matches no canonical form); null when unread. */
+  checksum: 'ok' | 'missing' | 'unverified' | null;
+  /** Git state it records (`git{branch, commit_hash, staged_files}`), null when none. */
+  git: { branch: string | null; commit: string | null; staged: string[] } | null;
   doc: Record<string, unknown> | null;
 }
 
@@ -55,6 +59,8 @@ async function readCp(ctx: Ctx, id: string, sdir: string, cid: string, fid: stri
     createdAt: str(en?.timestamp) ?? null,
     invalidatedBy: str(en?.invalidated_by),
     problem: null,
+    checksum: null,
+    git: null,
     doc: null,
   };
   if (fid === null) {
@@ -88,13 +94,31 @@ async function readCp(ctx: Ctx, id: string, sdir: string, cid: string, fid: stri
   if (d.session_id !== undefined && str(d.session_id) !== id) shape.push(`session_id ${JSON.stringify(d.session_id)} is not ${id}`);
   if (d.state !== undefined && (d.state === null || typeof d.state !== 'object' || Array.isArray(d.state))) shape.push('state is not an object');
   if (d.state === undefined) shape.push('no state');
-  const sum = verifyChecksum(d);
-  if (sum === 'missing') {
+  // A file that contradicts its manifest entry is corrupt (docs/formats/go-team.md: the manifest indexes the checkpoints).
+  if (en) {
+    const enStep = stepOf(en.step);
+    if (enStep !== null && fileStep !== null && enStep !== fileStep) shape.push(`step_number ${fileStep} contradicts manifest.json (step ${enStep})`);
+    if (str(en.step_name) !== null && str(d.step_name) !== null && str(en.step_name) !== str(d.step_name)) shape.push(`step_name ${JSON.stringify(d.step_name)} contradicts manifest.json (${JSON.stringify(en.step_name)})`);
+    if (str(d.id) !== null && str(d.id) !== cid && !(fid !== null && str(d.id) === fid)) shape.push(`id ${JSON.stringify(d.id)} contradicts manifest.json (${cid})`);
+  }
+  const g = obj(d.git);
+  if (d.git !== undefined && d.git !== null) cp.git = { branch: str(g.branch), commit: str(g.commit_hash), staged: arr(g.staged_files).map(String) };
+  const text = l.read.kind === 'ok' ? l.read.text : null;
+  const sum = verifyChecksum(d, text);
+  cp.checksum = sum.result;
+  if (sum.result === 'missing') {
     problems.push(problem('MISSING_FIELD', 'info', `Checkpoint ${cid} of session ${id} has no checksum; it could not be verified.`, { sessionId: id, path: rel, details: { field: 'checksum', assumed: 'unverified' } }));
+  } else if (sum.result === 'unverified') {
+    // Go Team's checksum is circular (docs/formats/go-team.md "Code vs prose"): no form matching is a doubt, not damage.
+    problems.push(problem('CHECKSUM_UNVERIFIED', 'warning', `Checkpoint ${cid} of session ${id} has a checksum that matches none of the canonical forms (without the checksum field; keys in file order or sorted; compact, pretty or as written); it is usable but unverified.`, {
+      sessionId: id,
+      path: rel,
+      details: { checkpoint: cid, checksum: d.checksum },
+      hint: 'Compare it with its git commit before restoring it, if the content matters.',
+    }));
   }
   if (cp.invalidatedBy === null) cp.invalidatedBy = str(d.invalidated_by);
-  if (sum === 'mismatch') cp.problem = 'has a checksum that does not match its content';
-  else if (shape.length > 0) cp.problem = `has a wrong shape (${shape.join('; ')})`;
+  if (shape.length > 0) cp.problem = `has a wrong shape (${shape.join('; ')})`;
   else if ((d.valid === false || en?.valid === false) && cp.invalidatedBy === null) cp.problem = 'is marked invalid (valid: false)';
   return cp;
 }
@@ -163,9 +187,53 @@ export function usableCheckpoints(id: string, sdir: string, cps: Cp[], problems:
     problems.push(problem('CORRUPT_CHECKPOINT', 'error', `Checkpoint ${c.id} of session ${id} ${c.problem}; it cannot be restored.`, {
       sessionId: id,
       path: c.file ?? join(sdir, 'manifest.json'),
-      details: { checkpoint: c.id, step: c.step, reason: c.problem, fallback: fallback?.id ?? null },
-      hint: fallback ? `Fall back to the last valid checkpoint, ${fallback.id} (step ${fallback.step}).` : 'No earlier valid checkpoint: rebuild it from git (*cp-rebuild) or start fresh.',
+      details: { checkpoint: c.id, step: c.step, reason: c.problem, fallback: fallback?.id ?? null, commit: c.git?.commit ?? null },
+      // Seed 001 / docs/formats/go-team.md: "Corrupt checkpoint ⇒ mark invalid, fall back to last valid (N-1) or rebuild from git".
+      hint: `${fallback ? `Fall back to the last valid checkpoint, ${fallback.id} (step ${fallback.step})` : 'No earlier valid checkpoint'}${c.git?.commit ? `, or rebuild it from its commit ${c.git.commit} (*cp-rebuild:${c.step ?? '?'})` : fallback ? '' : ': rebuild it from git (*cp-rebuild) or start fresh'}.`,
     }));
   }
   return usableCps;
+}
+
+/** The newest usable checkpoint of each step: "the valid checkpoint" of that step. */
+function currentOfStep(usable: Cp[]): Set<Cp> {
+  const by = new Map<number, Cp>();
+  for (const c of usable) if (c.step !== null) by.set(c.step, c);
+  return new Set(by.values());
+}
+
+/**
+ * Every checkpoint invalidated by a recorded rollback, reported with the rollback that did it
+ * and the valid checkpoint of its step, if any (seed 001 / docs/formats/go-team.md "Rollback: … invalidate
+ * later checkpoints (`valid:false`, `invalidated_by`), cannot roll forward").
+ */
+export function reportInvalidated(id: string, sdir: string, cps: Cp[], usable: Cp[], problems: FormatProblem[]): void {
+  const current = [...currentOfStep(usable)];
+  for (const c of cps) {
+    if (c.invalidatedBy === null || c.problem !== null) continue;
+    const valid = current.find((u) => u.step === c.step) ?? null;
+    problems.push(problem('INVALIDATED_CHECKPOINT', 'info', `Checkpoint ${c.id} of session ${id} was invalidated by rollback ${c.invalidatedBy}; ${valid ? `the valid checkpoint of step ${c.step} is ${valid.id}` : `step ${c.step ?? '?'} has no valid checkpoint (it must be redone)`}.`, {
+      sessionId: id,
+      path: c.file ?? join(sdir, 'manifest.json'),
+      details: { checkpoint: c.id, rollback: c.invalidatedBy, step: c.step, valid: valid?.id ?? null },
+      hint: 'Never restore it: Go Team cannot roll forward past a rollback.',
+    }));
+  }
+}
+
+/** The checkpoints as inspect reports them (ForeignSession.checkpoints). */
+export function checkpointRecords(cps: Cp[], usable: Cp[]): ForeignCheckpoint[] {
+  const current = currentOfStep(usable);
+  return cps.map((c) => ({
+    id: c.id,
+    unitId: c.step === null ? null : String(c.step),
+    createdAt: c.createdAt,
+    valid: c.problem === null && c.invalidatedBy === null,
+    problem: c.problem ?? (c.invalidatedBy ? `invalidated by rollback ${c.invalidatedBy}` : null),
+    invalidatedBy: c.invalidatedBy,
+    current: current.has(c),
+    checksum: c.checksum,
+    git: c.git ? { branch: c.git.branch, commit: c.git.commit } : null,
+    name: str(c.doc?.step_name),
+  }));
 }

@@ -8,7 +8,8 @@ import type { SessionStatus } from '../../domain/state.js';
 import type { ReadResult, SafeDir } from '../safe-dir.js';
 import type { FormatProblem, ForeignSession, ForeignTokens, InspectReport } from '../types.js';
 import { arr, hashSources, humanDuration, num, obj, problem, str } from '../util.js';
-import { applyRollbacks, collectRollbacks, type Cp, readCheckpoints, usableCheckpoints } from './checkpoints.js';
+import { applyRollbacks, checkpointRecords, collectRollbacks, type Cp, readCheckpoints, reportInvalidated, usableCheckpoints } from './checkpoints.js';
+import { goTeamRules } from './rules.js';
 import { join, locate } from './layout.js';
 import { Ctx, load, type Loaded, time } from './load.js';
 import { adviseResume, type UsableCheckpoint } from './resume.js';
@@ -352,6 +353,7 @@ async function readSession(
   const rollbacks = collectRollbacks(manifest, rollbackL.doc);
   applyRollbacks(id, cps, rollbacks, problems, sdir);
   const usableCps = usableCheckpoints(id, sdir, cps, problems);
+  reportInvalidated(id, sdir, cps, usableCps, problems);
   const currentStep = currentStepOf(id, sdir, regPath, e, manifest, liveState, problems);
   const { status, running } = statusOf(ctx, { id, sdir, regPath, entry, rawStatus, resumable, usableCps, live, sessionInfo, recovery, files }, problems);
 
@@ -380,7 +382,11 @@ async function readSession(
     running,
     units,
     currentStep,
-    usable: usableCps.map((c): UsableCheckpoint => ({ id: c.id, step: c.step as number, subStep: c.subStep, iteration: c.iteration, createdAt: c.createdAt })),
+    usable: usableCps.map((c): UsableCheckpoint => ({ id: c.id, step: c.step as number, subStep: c.subStep, iteration: c.iteration, createdAt: c.createdAt, git: c.git, unverified: c.checksum === 'unverified' })),
+    rebuildable: cps
+      .filter((c) => c.problem !== null && c.invalidatedBy === null && c.step !== null && c.git?.commit)
+      .map((c) => ({ id: c.id, step: c.step as number, commit: c.git!.commit!, branch: c.git!.branch, problem: c.problem! })),
+    branch: str(e.git_branch),
     unusable: new Map(cps.filter((c) => c.problem !== null || c.invalidatedBy !== null).map((c) => [c.id, c.problem ?? `was invalidated by rollback ${c.invalidatedBy}`])),
     live,
     recovery,
@@ -416,13 +422,8 @@ async function readSession(
     milestones: [],
     artifacts: [],
     contextSummary: str(obj(live?.context).last_action),
-    checkpoints: cps.map((c) => ({
-      id: c.id,
-      unitId: c.step === null ? null : String(c.step),
-      createdAt: c.createdAt,
-      valid: c.problem === null && c.invalidatedBy === null,
-      problem: c.problem ?? (c.invalidatedBy ? `invalidated by rollback ${c.invalidatedBy}` : null),
-    })),
+    checkpoints: checkpointRecords(cps, usableCps),
+    rules: goTeamRules(status, rawStatus, resumable, resume),
     problems,
     documents,
     sourceHash: hashSources(reads),

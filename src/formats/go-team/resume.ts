@@ -19,6 +19,19 @@ export interface UsableCheckpoint {
   subStep: string | null;
   iteration: boolean;
   createdAt: string | null;
+  /** Git state the checkpoint records (`git{branch, commit_hash}`), null when none. */
+  git?: { branch: string | null; commit: string | null } | null;
+  /** Its checksum matches no canonical form (checksum.ts). */
+  unverified?: boolean;
+}
+
+/** A damaged checkpoint whose file still names its git commit: it can be rebuilt from it (`*cp-rebuild:N`). */
+export interface RebuildableCheckpoint {
+  id: string;
+  step: number;
+  commit: string;
+  branch: string | null;
+  problem: string;
 }
 
 export interface ResumeInput {
@@ -36,6 +49,22 @@ export interface ResumeInput {
   unusable: Map<string, string>;
   live: Record<string, unknown> | null;
   recovery: Record<string, unknown> | null;
+  /** Damaged checkpoints whose commit is known. */
+  rebuildable?: RebuildableCheckpoint[];
+  /** The registry's `git_branch` of the session. */
+  branch?: string | null;
+}
+
+/** recovery.json `git_state.uncommitted_changes` as a yes/no (a count or a list of files also says yes). */
+function uncommitted(v: unknown): boolean | null {
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'number') return v > 0;
+  if (Array.isArray(v)) return v.length > 0;
+  return null;
+}
+
+function uncommittedList(v: unknown): string {
+  return Array.isArray(v) && v.length ? ` (${v.map(String).join(', ')})` : typeof v === 'number' ? ` (${v} files)` : '';
 }
 
 const KIND_OF: Record<string, RecoveryOption['kind']> = {
@@ -100,47 +129,26 @@ export function adviseResume(i: ResumeInput): ResumeAdvice {
     if (hit) cp = hit;
     else warnings.push(`The checkpoint ${wanted} named for recovery cannot be used (it ${i.unusable.get(wanted) ?? 'was not found'}); falling back to ${cp ? cp.id : 'no valid checkpoint (rebuild one from git with *cp-rebuild, or start fresh)'}.`);
   }
-  const options: RecoveryOption[] = [];
-  if (cp) {
-    const rp = obj(live?.recovery_point);
-    const actions = typeof rp.actions_since_checkpoint === 'number' && str(rp.checkpoint) === cp.id ? rp.actions_since_checkpoint : null;
-    const recLoss = str(recOpt('checkpoint')?.target) === cp.id ? str(recOpt('checkpoint')?.data_loss) : null;
-    const continueAt = cp.iteration ? `continue the review loop of step 6 after ${cp.subStep}` : cp.step >= TOTAL_STEPS ? 'step 9 is done' : `continue at ${stepLabel(cp.step + 1)}`;
-    options.push({
-      kind: 'checkpoint',
-      target: cp.id,
-      description: `Resume from checkpoint ${cp.id} (safe): reset the git branch to its commit, restore its state and outputs, ${continueAt}.`,
-      loses: actions !== null ? `${actions} actions since ${cp.id}` : (recLoss ?? `all work done after ${cp.id}`),
-      recommended: false,
-    });
-  }
-  if (live) {
-    options.push({
-      kind: 'live',
-      target: 'state.json',
-      description: `Resume from the last auto-save${str(live.saved_at) ? ` (${str(live.saved_at)})` : ''} (experimental: may be inconsistent with git; the session is marked recovery_type "experimental").`,
-      loses: str(recOpt('live')?.data_loss) ?? `~${AUTO_SAVE_SECONDS} seconds of work`,
-      recommended: false,
-    });
-  }
-  options.push({
-    kind: 'fresh',
-    target: null,
-    description: 'Start fresh from step 1 (discard all progress).',
-    loses: `all progress (${completed.length} completed step${completed.length === 1 ? '' : 's'})`,
-    recommended: false,
-  });
+  const options = recoveryOptions(i, cp, rec, recOpt, completed.length);
 
   const top = kindOf(rec.recommended);
   const perOpt = recOptions.find((o) => o.recommended === true);
   const per = perOpt ? kindOf(perOpt.type) : null;
   if (top && per && top !== per) warnings.push(`recovery.json recommends "${str(rec.recommended)}" at the top level but marks the ${str(perOpt?.type)} option recommended; the top-level value is used.`);
-  let chosen = top ?? per ?? null;
-  if (chosen && !options.some((o) => o.kind === chosen)) {
-    warnings.push(`The recommended recovery (${chosen}) is not available${chosen === 'checkpoint' ? ' (no valid checkpoint)' : ' (no readable state.json)'}.`);
-    chosen = null;
+  // The toolkit's recommendation is followed: recovery.json's, else its documented default,
+  // "[1] Resume from checkpoint (RECOMMENDED) … Safe and reliable" (seed 001 "3. RESUME SESSION").
+  const wantedKind = top ?? per ?? null;
+  const recommendedBy: 'toolkit' | 'default' = wantedKind ? 'toolkit' : 'default';
+  let chosen: RecoveryOption['kind'] | null = wantedKind ?? 'checkpoint';
+  let departure: string | null = null;
+  if (!options.some((o) => o.kind === chosen)) {
+    const why = chosen === 'checkpoint' ? `no valid checkpoint is left${(i.rebuildable ?? []).length ? '; the damaged one can be rebuilt from its commit' : ''}` : chosen === 'live' ? 'there is no readable state.json' : 'it is not available';
+    departure = `${recommendedBy === 'toolkit' ? 'recovery.json recommends' : 'Go Team recommends by default'} ${chosen}, but ${why}; baton recommends ${options[0]!.kind} instead.`;
+    if (recommendedBy === 'toolkit') warnings.push(`The recommended recovery (${chosen}) is not available${chosen === 'checkpoint' ? ' (no valid checkpoint)' : ' (no readable state.json)'}.`);
+    chosen = options[0]!.kind;
+  } else if (wanted && cp && chosen === 'checkpoint' && !(cp.id === wanted || cp.id.startsWith(`${wanted}-`) || wanted.startsWith(`${cp.id}-`))) {
+    departure = `recovery.json names checkpoint ${wanted}, which cannot be used; baton offers ${cp.id}, the last valid one before it.`;
   }
-  chosen ??= (options[0] as RecoveryOption).kind;
   for (const o of options) o.recommended = o.kind === chosen;
 
   let unitId: string | null;
@@ -150,6 +158,10 @@ export function adviseResume(i: ResumeInput): ResumeAdvice {
     unitId = String(cp.iteration ? cp.step : Math.min(cp.step + 1, TOTAL_STEPS));
     action = 'continue';
     subStep = cp.iteration ? cp.subStep : null;
+  } else if (chosen === 'rebuild') {
+    const r = (i.rebuildable ?? [])[0]!;
+    unitId = String(Math.min(r.step + 1, TOTAL_STEPS));
+    action = 'continue';
   } else if (chosen === 'live') {
     const at = i.currentStep ?? (next ? Number(next.id) : 1);
     unitId = String(at);
@@ -165,5 +177,80 @@ export function adviseResume(i: ResumeInput): ResumeAdvice {
     ? ` Last known state: step ${str(lks.step) ?? '?'}${str(lks.step_name) ? ` (${str(lks.step_name)})` : ''}${str(lks.agent) ? `, agent ${str(lks.agent)}` : ''}${str(lks.action) ? `, action "${str(lks.action)}"` : ''}.`
     : '';
   const reason = `Session ${i.status}${why ? ` (interrupt reason: ${why})` : ''} at ${stepLabel(i.currentStep)}.${where} Go Team offers [1] the last checkpoint (safe), [2] the live auto-save (experimental), [3] a fresh start; ${top || per ? 'recovery.json recommends' : 'the default is'} ${chosen}.`;
-  return { ...reviewLimits(unitId), unitId, action, subStep, lastCompleted, reason, options, recommended: chosen, warnings };
+  return { ...reviewLimits(unitId), unitId, action, subStep, lastCompleted, reason, options, recommended: chosen, warnings, recommendedBy, departure };
+}
+
+/**
+ * The recovery options of an interrupted session: [1] the checkpoint, a rebuild of a damaged
+ * checkpoint whose commit is known, [2] the live auto-save, [3] a fresh start; each with the
+ * git state it goes to and what to check first.
+ */
+function recoveryOptions(i: ResumeInput, cp: UsableCheckpoint | null, rec: Record<string, unknown>, recOpt: (k: RecoveryOption['kind']) => Record<string, unknown> | null, completedCount: number): RecoveryOption[] {
+  const live = i.live;
+  const completed = { length: completedCount };
+  // Recorded git state (recovery.json `git_state`, docs/formats/go-team.md "Schema"; checkpoint `git`): each
+  // option says what it checks out and resets to (seed 001 "Option 1: git checkout {branch}; git
+  // reset --hard {commit_hash}", "Option 2: git checkout {session.git_branch}").
+  const gs = obj(rec.git_state);
+  const dirty = uncommitted(gs.uncommitted_changes);
+  const dirtyText = uncommittedList(gs.uncommitted_changes);
+  const sessionBranch = str(gs.branch) ?? i.branch ?? null;
+  const lossWarning = (what: string): string[] => (dirty ? [`The session recorded uncommitted changes${dirtyText}; ${what} discards them: commit or stash them first.`] : []);
+  const options: RecoveryOption[] = [];
+  if (cp) {
+    const rp = obj(live?.recovery_point);
+    const actions = typeof rp.actions_since_checkpoint === 'number' && str(rp.checkpoint) === cp.id ? rp.actions_since_checkpoint : null;
+    const recLoss = str(recOpt('checkpoint')?.target) === cp.id ? str(recOpt('checkpoint')?.data_loss) : null;
+    const continueAt = cp.iteration ? `continue the review loop of step 6 after ${cp.subStep}` : cp.step >= TOTAL_STEPS ? 'step 9 is done' : `continue at ${stepLabel(cp.step + 1)}`;
+    const branch = cp.git?.branch ?? sessionBranch;
+    const commit = cp.git?.commit ?? null;
+    const reset = commit ? `check out ${branch ?? 'the session branch'} and reset it to ${commit} (git reset --hard)` : 'reset the git branch to its commit (not recorded in the checkpoint)';
+    options.push({
+      kind: 'checkpoint',
+      target: cp.id,
+      description: `Resume from checkpoint ${cp.id} (safe): ${reset}, restore its state and outputs, ${continueAt}.`,
+      loses: actions !== null ? `${actions} actions since ${cp.id}` : (recLoss ?? `all work done after ${cp.id}`),
+      recommended: false,
+      git: { branch, resetTo: commit, uncommittedChanges: dirty },
+      warnings: [
+        ...(cp.unverified ? [`The checksum of ${cp.id} is unverified (it matches no canonical form): compare it with ${commit ? `commit ${commit}` : 'its git commit'} before relying on it.`] : []),
+        ...(commit ? lossWarning('git reset --hard') : []),
+      ],
+    });
+  }
+  for (const r of i.rebuildable ?? []) {
+    if (cp && cp.step >= r.step) continue;
+    const branch = r.branch ?? sessionBranch;
+    options.push({
+      kind: 'rebuild',
+      target: r.id,
+      description: `Rebuild checkpoint ${r.id} (it ${r.problem}) from its commit ${r.commit}${branch ? ` on ${branch}` : ''} (*cp-rebuild:${r.step}), then continue at ${stepLabel(Math.min(r.step + 1, TOTAL_STEPS))}.`,
+      loses: `the work done after ${r.id}, and whatever the damaged file held beyond its commit`,
+      recommended: false,
+      git: { branch, resetTo: r.commit, uncommittedChanges: dirty },
+      warnings: lossWarning('resetting to the commit'),
+    });
+  }
+  if (live) {
+    options.push({
+      kind: 'live',
+      target: 'state.json',
+      description: `Resume from the last auto-save${str(live.saved_at) ? ` (${str(live.saved_at)})` : ''} (experimental: may be inconsistent with git; the session is marked recovery_type "experimental")${sessionBranch ? `; checks out ${sessionBranch}` : ''}.`,
+      loses: str(recOpt('live')?.data_loss) ?? `~${AUTO_SAVE_SECONDS} seconds of work`,
+      recommended: false,
+      git: { branch: sessionBranch, resetTo: null, uncommittedChanges: dirty },
+      warnings: dirty ? [`The session recorded uncommitted changes${dirtyText}: they stay in the work tree, but git checkout may refuse or carry them across; check them first.`] : [],
+    });
+  }
+  options.push({
+    kind: 'fresh',
+    target: null,
+    description: 'Start fresh from step 1 (discard all progress).',
+    loses: `all progress (${completed.length} completed step${completed.length === 1 ? '' : 's'})`,
+    recommended: false,
+    git: null,
+    warnings: lossWarning('starting over'),
+  });
+
+  return options;
 }

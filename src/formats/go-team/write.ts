@@ -105,8 +105,9 @@ async function mergeRegistry(input: ExportInput, out: SafeDir, regRel: string, o
     topic: state.title,
     status: p.status,
     created_at: str(base.created_at) ?? p.createdAt ?? state.createdAt,
-    updated_at: nowIso,
-    current_step: p.currentStep,
+    // Nothing changed since the import: the update time and position are written as they were.
+    updated_at: input.unchangedSinceImport === true && base.updated_at !== undefined ? base.updated_at : nowIso,
+    current_step: input.unchangedSinceImport === true && base.current_step !== undefined ? base.current_step : p.currentStep,
     current_checkpoint: base.current_checkpoint ?? null,
     progress: { ...obj(base.progress), steps_completed: p.completedCount, total_steps: TOTAL_STEPS, percentage: Math.round((p.completedCount / TOTAL_STEPS) * 100) },
     git_branch: base.git_branch ?? `go-team/${id}`,
@@ -117,6 +118,9 @@ async function mergeRegistry(input: ExportInput, out: SafeDir, regRel: string, o
     entry.completed_at = str(base.completed_at) ?? (last ? foreignTime(input, `phase:${last.id}:completedAt`, last.completedAt) : null) ?? nowIso;
   }
   else delete entry.completed_at;
+  // The entry says something new (a status baton derived, e.g. a dead heartbeat read as
+  // interrupted): the update time is bumped after all.
+  if (entry.updated_at !== nowIso && sameFields(entry, base, 'updated_at') === false) entry.updated_at = nowIso;
   const sessions = [...list];
   if (at >= 0) sessions[at] = entry;
   else sessions.push(entry);
@@ -230,7 +234,8 @@ export async function planExport(input: ExportInput, out: SafeDir): Promise<Writ
     current_step: currentStep,
     rollback_history: [],
   };
-  Object.assign(manifest, { session_id: id, topic: state.title, updated_at: nowIso, current_step: currentStep });
+  const keep = input.unchangedSinceImport === true;
+  Object.assign(manifest, { session_id: id, topic: state.title, updated_at: keep && manifest.updated_at !== undefined ? manifest.updated_at : nowIso, current_step: keep && manifest.current_step !== undefined ? manifest.current_step : currentStep });
 
   // ---- live state (an "action" save) ----
   const live: Record<string, unknown> = (await fromOut('state.json')) ?? asObj(mine.get('state.json')) ?? {
@@ -280,4 +285,10 @@ export async function planExport(input: ExportInput, out: SafeDir): Promise<Writ
 
   writes.push({ path: regRel, content: json(reg), backup: false });
   return { writes, removes: [] };
+}
+
+/** Whether `a` and `b` hold the same fields and values, `except` aside (key order ignored). */
+function sameFields(a: Record<string, unknown>, b: Record<string, unknown>, except: string): boolean {
+  const norm = (v: unknown): unknown => (Array.isArray(v) ? v.map(norm) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v as object).sort().filter((k) => k !== except).map((k) => [k, norm((v as Record<string, unknown>)[k])])) : v);
+  return JSON.stringify(norm(a)) === JSON.stringify(norm(b));
 }

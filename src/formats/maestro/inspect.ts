@@ -94,11 +94,20 @@ export async function inspectMaestro(dir: SafeDir): Promise<InspectReport> {
     const live = group.filter((g) => !g.session.archived);
     const archived = group.filter((g) => g.session.archived);
     if (live.length && archived.length) {
+      // Seed 000 "Archive Verification" (no active-session.md after archiving): say whether the
+      // leftover is byte-identical to the archived copy before advising its removal.
+      const identical = Buffer.from(live[0]!.read.kind === 'ok' ? live[0]!.read.bytes : []).equals(Buffer.from(archived[0]!.read.kind === 'ok' ? archived[0]!.read.bytes : [])) && live[0]!.read.kind === 'ok';
+      const leftovers = live.map((g) => g.session.path).join(', ');
+      const hint = s.archived
+        ? identical
+          ? `${leftovers} is byte-identical to ${archived[0]!.session.path}: delete it (Maestro's archive moves the file).`
+          : `${leftovers} differs from ${archived[0]!.session.path}: compare them, keep what is newer in the archive, then delete the leftover (Maestro's archive moves the file).`
+        : `If the session is finished, replace ${archived[0]!.session.path} with the live file and delete the live one; otherwise delete the archived copy${identical ? ' (they are byte-identical)' : ' (they differ: compare them first)'}.`;
       s.problems.push(
-        problem('ARCHIVE_COPIED', 'error', `Session ${id} is both live (${live.map((g) => g.session.path).join(', ')}) and archived (${archived.map((g) => g.session.path).join(', ')}): the archive was copied, not moved. Read from ${s.path} (newest).`, {
+        problem('ARCHIVE_COPIED', 'error', `Session ${id} is both live (${leftovers}) and archived (${archived.map((g) => g.session.path).join(', ')}): the archive was copied, not moved; the copies are ${identical ? 'byte-identical' : 'different'}. Read from ${s.path} (newest).`, {
           sessionId: id, path: live[0]!.session.path,
-          hint: s.archived ? `Delete ${live.map((g) => g.session.path).join(', ')} (Maestro's archive moves the file).` : `If the session is finished, replace ${archived[0]!.session.path} with the live file and delete the live one; otherwise delete the archived copy.`,
-          details: { live: live.map((g) => g.session.path), archived: archived.map((g) => g.session.path), kept: s.path },
+          hint,
+          details: { live: live.map((g) => g.session.path), archived: archived.map((g) => g.session.path), kept: s.path, identical },
         }),
       );
     } else {

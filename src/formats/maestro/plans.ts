@@ -5,7 +5,7 @@
  * A path that climbs out, is absolute or goes through a link leading outside is reported and
  * never followed.
  */
-import type { SafeDir } from '../safe-dir.js';
+import type { ReadResult, SafeDir } from '../safe-dir.js';
 import type { FormatProblem } from '../types.js';
 import { problem, str } from '../util.js';
 
@@ -39,9 +39,19 @@ export function candidates(p: string, stateDir: string): string[] {
   return [...new Set(out)];
 }
 
-/** Checks the plan paths of one session; returns the problems found. */
-export async function checkPlans(dir: SafeDir, fm: Record<string, unknown>, ctx: PlanCtx): Promise<FormatProblem[]> {
-  const problems: FormatProblem[] = [];
+/** A plan file of a session as read: it travels with the session (docs/formats/maestro.md "On-disk layout": plans/). */
+export interface PlanFile {
+  field: string;
+  /** Relative to the inspected root. */
+  path: string;
+  read: ReadResult & { kind: 'ok' };
+}
+
+/** Checks the plan paths of one session; returns the problems found and the plan files read. */
+export async function checkPlans(dir: SafeDir, fm: Record<string, unknown>, ctx: PlanCtx): Promise<FormatProblem[] & { files?: PlanFile[] }> {
+  const problems: FormatProblem[] & { files?: PlanFile[] } = [];
+  const files: PlanFile[] = [];
+  problems.files = files;
   for (const [field] of PLAN_FIELDS) {
     const raw = fm[field];
     if (raw === undefined || raw === null) continue;
@@ -71,11 +81,25 @@ export async function checkPlans(dir: SafeDir, fm: Record<string, unknown>, ctx:
     const base = norm.split('/').pop()!;
     const archivedAt = join(ctx.stateDir, `plans/archive/${base}`);
     const inArchive = (await dir.check(archivedAt)).ok && (await dir.exists(archivedAt));
+    // The plan's text, from where the toolkit would read it now (the archive for an archived session).
+    const from = ctx.archived && inArchive ? archivedAt : found;
+    if (from) {
+      const r = await dir.read(from);
+      if (r.kind === 'ok') files.push({ field, path: from, read: r });
+    }
     if (ctx.archived) {
       if (found && !found.includes('/archive/')) {
+        // Seed 000 "Archive Verification": plan files are no longer in plans/. Before advising
+        // removal of a leftover, say whether it is byte-identical to the archived copy.
+        const identical = inArchive ? await sameBytes(dir, found, archivedAt) : null;
+        const hint = identical === true
+          ? `${found} is byte-identical to ${archivedAt}: delete the leftover (archiving moves the plan).`
+          : identical === false
+            ? `${found} differs from ${archivedAt}: compare them and keep the right one in plans/archive/ before deleting the leftover.`
+            : `Move ${found} to plans/archive/ (archiving moves the design and plan there).`;
         problems.push(
-          problem('ARCHIVE_COPIED', 'warning', `Session ${ctx.sessionId} is archived but its ${field} ${found} is still in plans/${inArchive ? ' (and also in plans/archive/: copied, not moved)' : ''}.`, {
-            sessionId: ctx.sessionId, path: found, hint: 'Archiving moves the design and plan to plans/archive/; move it there (delete the leftover copy).', details: { field, kind: 'plan', archivedCopy: inArchive ? archivedAt : null },
+          problem('ARCHIVE_COPIED', 'warning', `Session ${ctx.sessionId} is archived but its ${field} ${found} is still in plans/${inArchive ? ` (and also in plans/archive/: copied, not moved; ${identical ? 'byte-identical' : 'the copies differ'})` : ''}.`, {
+            sessionId: ctx.sessionId, path: found, hint, details: { field, kind: 'plan', archivedCopy: inArchive ? archivedAt : null, identical },
           }),
         );
       } else if (!found && !inArchive) {
@@ -90,4 +114,11 @@ export async function checkPlans(dir: SafeDir, fm: Record<string, unknown>, ctx:
     }
   }
   return problems;
+}
+
+/** True when both files read and hold the same bytes; false when they differ; null when either cannot be read. */
+export async function sameBytes(dir: SafeDir, a: string, b: string): Promise<boolean | null> {
+  const [x, y] = [await dir.read(a), await dir.read(b)];
+  if (x.kind !== 'ok' || y.kind !== 'ok') return null;
+  return Buffer.from(x.bytes).equals(Buffer.from(y.bytes));
 }

@@ -66,7 +66,7 @@ export function maestroResume(units: ForeignUnit[], ctx: ResumeContext): ResumeA
       return advice({
         action: 'escalate', unitId: failed.id, retryLimit: MAESTRO_MAX_RETRIES, retriesUsed: used, lastCompleted,
         warnings: [...warnings, ...unitWarnings(failed)],
-        reason: `Phase ${failed.id} failed${errs} and has used ${used} of ${MAESTRO_MAX_RETRIES} retries (MAESTRO_MAX_RETRIES): escalate, the user picks retry, skip or abort.`,
+        reason: `Phase ${failed.id} failed${errs} and has used ${used} of ${MAESTRO_MAX_RETRIES} retries (MAESTRO_MAX_RETRIES): escalate, the user picks retry, skip, abort or adjust parameters.`,
       });
     }
     return advice({

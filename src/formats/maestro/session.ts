@@ -10,6 +10,7 @@ import type { ReadResult, SafeDir } from '../safe-dir.js';
 import type { FormatProblem, ForeignSession, ForeignTokens, ForeignUnit, TokenCountsLike } from '../types.js';
 import { arr, hashSources, num, obj, problem, str } from '../util.js';
 import { bodyStatuses, bodyTitle, INDICATOR } from './body.js';
+import { maestroFacts } from './facts.js';
 import { parseSessionText, type MaestroDocument } from './frontmatter.js';
 import { readErrors, readPhases, type PhaseCtx } from './phases.js';
 import { checkPlans, PLAN_FIELDS } from './plans.js';
@@ -51,7 +52,8 @@ function tokensOf(v: unknown, sessionId: string, path: string, problems: FormatP
   if (v === undefined || v === null) return null;
   const t = obj(v);
   let byAgent: Record<string, TokenCountsLike> | null = null;
-  if (t.by_agent !== undefined && t.by_agent !== null) {
+  // An empty breakdown (`by_agent: {}`, the seed's initial state) is no breakdown, not a disagreement.
+  if (t.by_agent !== undefined && t.by_agent !== null && Object.keys(obj(t.by_agent)).length > 0) {
     byAgent = {};
     for (const [agent, c] of Object.entries(obj(t.by_agent))) {
       const o = obj(c);
@@ -191,12 +193,20 @@ export async function readSessionFile(dir: SafeDir, rel: string, ctx: SessionFil
   const tokens = tokensOf(fm.token_usage, id, rel, problems);
   const plans = await checkPlans(dir, fm, { sessionId: id, path: rel, stateDir: ctx.stateDir, archived: ctx.archived, express: fm.workflow_mode === 'express' });
   problems.push(...plans);
+  const planFiles = plans.files ?? [];
 
   // In flight first, then the failed phase resume goes back to, then the next pending one.
   const ordered = units;
   const position =
     ordered.find((u) => u.status === 'in_progress') ?? ordered.find((u) => u.status === 'failed') ?? ordered.find((u) => u.status === 'pending') ?? null;
   const active = !ctx.archived;
+  const resume = maestroResume(units, { rawStatus, archived: ctx.archived, workflowMode: str(fm.workflow_mode), minimal });
+  const facts = maestroFacts({ id, path: rel, fm, frontmatterFormat: doc.frontmatterFormat, units, rawStatus, archived: ctx.archived, minimal, position: position?.id ?? null, resume });
+  problems.push(...facts.problems);
+  if (facts.rules.choices.length) resume.choices = facts.rules.choices;
+  for (const h of facts.halfWritten) {
+    if (h.status === 'failed') resume.warnings.push(`Phase ${h.unitId} failed: ${h.files.length} file(s) it touched may be half-written (${h.files.join(', ')}); check them before retrying.`);
+  }
   const session: ForeignSession = {
     format: 'maestro',
     id,
@@ -206,12 +216,12 @@ export async function readSessionFile(dir: SafeDir, rel: string, ctx: SessionFil
     active,
     archived: ctx.archived,
     path: rel,
-    sources: [rel],
+    sources: [rel, ...planFiles.map((f) => f.path)],
     createdAt: str(fm.created),
     updatedAt: str(fm.updated),
     units,
     position: { unitId: ctx.archived ? null : (position?.id ?? null), subStep: null },
-    resume: maestroResume(units, { rawStatus, archived: ctx.archived, workflowMode: str(fm.workflow_mode), minimal }),
+    resume,
     unresolvedErrors: units.flatMap((u) => u.errors.filter((e) => !e.resolved)),
     tokens,
     decisions: [],
@@ -225,8 +235,14 @@ export async function readSessionFile(dir: SafeDir, rel: string, ctx: SessionFil
     contextSummary: null,
     checkpoints: [],
     problems,
-    documents: { [rel]: doc },
-    sourceHash: hashSources([read]),
+    // Plans travel with the session (export writes them back): kept as their text.
+    documents: { [rel]: doc, ...Object.fromEntries(planFiles.map((f) => [f.path, f.read.bytes.toString('utf8')])) },
+    sourceHash: hashSources([read, ...planFiles.map((f) => f.read)]),
+    rules: facts.rules,
+    variant: facts.variant,
+    recordedPosition: facts.recordedPosition,
+    halfWritten: facts.halfWritten,
+    archive: facts.archive,
   };
   return { ok: true, session, doc, read };
 }

@@ -162,7 +162,9 @@ export function renderMaestro(input: ExportInput, original: MaestroDocument | nu
   out.session_id = foreignId;
   if (!born && 'task' in fm) out.task = state.title;
   out.created = timeOut(state.createdAt, fm.created);
-  out.updated = now.toISOString();
+  // Seed 000 "Update Rules": `updated` is bumped on every state change; none since the import: kept.
+  const keep = input.unchangedSinceImport === true && !born;
+  out.updated = keep && fm.updated !== undefined ? fm.updated : now.toISOString();
   out.status = statusOut(state.status, archived, fm.status);
   for (const [field, kind] of PLAN_FIELDS) {
     const a = state.artifacts.find((x) => x.kind === kind);
@@ -182,7 +184,8 @@ export function renderMaestro(input: ExportInput, original: MaestroDocument | nu
       if ('retry_count' in fm || ph.retryCount > 0) out.retry_count = ph.retryCount;
     }
   } else {
-    out.current_phase = currentPhase(state.phases, fm.current_phase, idTypes);
+    // The position field is written as it was unless baton moved the session on since the import.
+    out.current_phase = keep && fm.current_phase !== undefined ? fm.current_phase : currentPhase(state.phases, fm.current_phase, idTypes);
     // A wrong count (BAD_VALUE) is kept verbatim while the phases are the ones it was read with.
     const sameCount = Array.isArray(fm.phases) && fm.phases.length === state.phases.length;
     out.total_phases = sameCount && fm.total_phases !== undefined ? fm.total_phases : state.phases.length;
@@ -241,6 +244,23 @@ async function planPlanMoves(fm: Fm, out: SafeDir, sd: string, plan: WritePlan):
   }
 }
 
+/**
+ * The design document and implementation plan travel with the session: the texts imported
+ * with it are written under `plans/` (`plans/archive/` for an archived session) where `out`
+ * has no file of that name yet (docs/formats/maestro.md: plans live in `<state_dir>/plans/`, archiving
+ * moves them to `plans/archive/`).
+ */
+async function planFilesTravel(input: ExportInput, out: SafeDir, sd: string, archived: boolean, plan: WritePlan): Promise<void> {
+  for (const [rel, text] of Object.entries(input.original ?? {})) {
+    if (typeof text !== 'string' || !/(^|\/)plans\/(archive\/)?[^/]+$/.test(rel)) continue;
+    const base = rel.split('/').pop()!;
+    const to = join(sd, archived ? `plans/archive/${base}` : `plans/${base}`);
+    const other = join(sd, archived ? `plans/${base}` : `plans/archive/${base}`);
+    if ((await out.exists(to)) || (await out.exists(other)) || plan.writes.some((w) => w.path === to)) continue;
+    plan.writes.push({ path: to, content: text, backup: false });
+  }
+}
+
 /** See the module comment. Refuses (ACTIVE_EXISTS) to overwrite another live session's active file. */
 export async function maestroExportPlan(given: ExportInput, out: SafeDir): Promise<WritePlan> {
   const { input, problem: idProblem } = withSafeForeignId(given, 'Maestro');
@@ -281,6 +301,7 @@ export async function maestroExportPlan(given: ExportInput, out: SafeDir): Promi
 
   const rendered = renderMaestro(input, base ?? doc);
   const plan: WritePlan = { writes: [{ path: archived ? archiveRel : activeRel, content: renderSessionText(rendered), backup: false }], removes: [], ...(idProblem ? { problems: [idProblem] } : {}) };
+  await planFilesTravel(input, out, sd, archived, plan);
   if (archived) {
     await planPlanMoves(rendered.frontmatter, out, sd, plan);
     if (activeExists && activeHolder === id) plan.removes.push(activeRel);

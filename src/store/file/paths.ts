@@ -23,6 +23,8 @@ export class Layout {
   readonly trash: string;
   /** One line per deleted session (the tombstones). */
   readonly tombstones: string;
+  /** Named positions of the store's readers (`baton otel follow`; see cursors.ts). */
+  readonly cursors: string;
 
   constructor(readonly root: string) {
     this.sessions = path.join(root, 'sessions');
@@ -36,6 +38,7 @@ export class Layout {
     this.pending = path.join(root, 'pending');
     this.trash = path.join(root, 'trash');
     this.tombstones = path.join(root, 'tombstones.jsonl');
+    this.cursors = path.join(root, 'cursors');
   }
 
   /** The intent marker of an archive or deletion of session `id`: `pending/<id>.json`. */

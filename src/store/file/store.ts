@@ -32,6 +32,7 @@ import { DerivedFiles } from './derived-files.js';
 import { makeSessionFolder } from './create.js';
 import { nodeFs } from './io.js';
 import type { StoreFs } from './io.js';
+import { FileCursorTable } from './cursors.js';
 import { watchJournals } from './watch.js';
 
 /** Options of {@link FileStore}. */
@@ -67,6 +68,8 @@ export class FileStore implements SessionStore {
   private readonly notices: RepairReport[];
   private readonly writer: Writer;
   private readonly io: StoreFs;
+  /** Named positions of the store's readers (capability `cursors`). */
+  readonly cursors: FileCursorTable;
 
   constructor(options: FileStoreOptions) {
     this.io = options.fs ?? nodeFs;
@@ -78,6 +81,7 @@ export class FileStore implements SessionStore {
     this.checkFormat();
     this.retention = new Retention(this.layout, this.now, this.lockTimeoutMs);
     this.notices = this.retention.recover();
+    this.cursors = new FileCursorTable(this.layout.cursors, this.lockTimeoutMs);
   }
 
   get location(): string {

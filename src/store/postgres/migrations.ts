@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import { BatonError } from '../../domain/errors.js';
 import { inTransaction, sqlState } from './pool.js';
+import { cursorsMigration } from './migrations-cursors.js';
 import { ident } from './url.js';
 
 /** One step of the schema's history; `sql` gets the quoted schema name. Never edit a released step: add one. */
@@ -10,8 +11,8 @@ export interface Migration {
   sql: (s: string) => string;
 }
 
-/** The schema's history, oldest first; versions are 1, 2, 3 … */
-export const MIGRATIONS: readonly Migration[] = [
+/** The session tables' steps, oldest first. */
+const BASE: readonly Migration[] = [
   {
     version: 1,
     name: 'sessions, events, snapshots, checkpoints, tombstones, settings',
@@ -61,6 +62,9 @@ export const MIGRATIONS: readonly Migration[] = [
       );`,
   },
 ];
+
+/** The schema's history, oldest first; versions are 1, 2, 3 … (the readers' cursors last: migrations-cursors.ts). */
+export const MIGRATIONS: readonly Migration[] = [...BASE, cursorsMigration(BASE.length + 1)];
 
 /** The newest schema version this code knows. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

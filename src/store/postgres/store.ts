@@ -9,6 +9,7 @@ import type { CheckpointRecord } from '../checkpoint-record.js';
 import { RowText } from '../row.js';
 import { compareCheckpointIds } from '../types.js';
 import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, ListRowsResult, LoadResult, RepairReport, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from '../types.js';
+import { PgCursorTable } from './cursors.js';
 import { migrate } from './migrations.js';
 import { recoverLostRows } from './repair.js';
 import { checkSeqs, decodeEvent, readSnapshot } from './rows.js';
@@ -58,6 +59,7 @@ export class PostgresStore implements SessionStore {
   private applied: number[] = [];
   /** Serialises this handle's own workspace-lock sections before they compete in the database. */
   private lockChain: Promise<unknown> = Promise.resolve();
+  readonly cursors = new PgCursorTable((text, values) => this.q(text, values), () => ident(this.schema));
 
   constructor(options: PostgresStoreOptions) {
     this.target = parsePgUrl(options.url);
