@@ -7,7 +7,7 @@
 // (conditional, 1-3 small events, now and then a large one, a snapshot every 20 appends)
 // until killed; prints `ready <revision>`, then `ack <seq> <eventId>` once each append was
 // reported durable. MODE `notes`: COUNT notes `TAG-i` through the manager (which retries
-// lost races), printing `ack <i>` after each; exits 0 when done.
+// lost races, and which is retried after LOCKED), printing `ack <i>` after each; exits 0 when done.
 import { FileStore, PostgresStore, SessionManager, fold, isBatonError } from '../../dist/index.js';
 
 const [mode, spec, id, tag, count = '0'] = process.argv.slice(2);
@@ -46,12 +46,24 @@ async function crash() {
   }
 }
 
+let locked = 0;
+
 async function notes() {
   const m = new SessionManager({ store, agent: tag });
   for (let i = 1; i <= Number(count); i++) {
-    await m.note(id, { text: `${tag}-${i}` });
+    try {
+      await m.note(id, { text: `${tag}-${i}` });
+    } catch (e) {
+      // LOCKED (the session lock not had within its timeout) is refused before anything is
+      // written: a client retries it, as its hint says.
+      if (!isBatonError(e, 'LOCKED')) throw e;
+      locked += 1;
+      i -= 1;
+      continue;
+    }
     say(`ack ${i}`);
   }
+  if (locked) process.stderr.write(`LOCKED ${locked} times (retried)\n`);
   await store.close();
 }
 
