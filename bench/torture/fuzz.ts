@@ -151,7 +151,9 @@ export function cliFuzzTrial(target: Target, sizes: Sizes, deadline: number): Pr
       // A failure is a coded error (a --json body on stdout, or an `error[CODE]:` line on
       // stderr); doctor, inspect and import print their report and exit 10 when it holds an
       // error (docs/cli.md). Whether --json applied is not guessed (`--` may be an option's value).
-      else if (res.code !== 0 && !codedJson(res.stdout) && !/^error\[[A-Z_]+\]: /.test(res.stderr) && !(REPORTS.includes(c.path[0]!) && res.code === 10)) r.problems.push(`${where} → exit ${res.code} without a coded error: ${(res.stdout + res.stderr).slice(0, 300)}`);
+      // A command group named without its sub-command shows its usage (exit 2); --verbose adds
+      // lines around the error.
+      else if (res.code !== 0 && !codedJson(res.stdout) && !/^error\[[A-Z_]+\]: /m.test(res.stderr) && !(REPORTS.includes(c.path[0]!) && res.code === 10) && !(res.code === 2 && /^Usage: baton /m.test(res.stdout + res.stderr))) r.problems.push(`${where} → exit ${res.code} without a coded error: ${(res.stdout + res.stderr).slice(0, 300)}`);
       r.done = i + 1;
     }
     if (target.kind === 'postgres') fs.rmSync(cwd, { recursive: true, force: true });
