@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+/** The calls an atomic write makes, injectable (see file/io.ts); Node's `fs` by default. */
+export type AtomicFs = Pick<typeof fs, 'openSync' | 'writeSync' | 'fsyncSync' | 'renameSync'>;
+
 /*
  * Atomic replacement of a file, shared by every backend that keeps files (the file store, and
  * the files any store keeps beside a session): write a unique temp file, fsync it, rename it
@@ -34,12 +37,13 @@ export function tempName(target: string): string {
  * Writes `data` to a new unique temp file beside `target` and fsyncs it; returns its path.
  * On failure nothing is left behind. The caller moves it into place.
  */
-export function writeTemp(target: string, data: string | Uint8Array, { sync = true } = {}): string {
+export function writeTemp(target: string, data: string | Uint8Array, { sync = true, io = fs as AtomicFs } = {}): string {
   const tmp = tempName(target);
-  const fd = fs.openSync(tmp, 'wx', FILE_MODE);
+  const fd = io.openSync(tmp, 'wx', FILE_MODE);
   try {
-    fs.writeFileSync(fd, data);
-    if (sync) fs.fsyncSync(fd);
+    if (io === fs) fs.writeFileSync(fd, data);
+    else writeAll(io, fd, typeof data === 'string' ? Buffer.from(data) : data);
+    if (sync) io.fsyncSync(fd);
   } catch (e) {
     fs.closeSync(fd);
     fs.rmSync(tmp, { force: true });
@@ -56,8 +60,8 @@ export function writeTemp(target: string, data: string | Uint8Array, { sync = tr
  * `sync: false` (derived files, rewritten often and rebuilt from the journal if lost) nothing
  * is fsynced: a reader still never sees a mix, but a machine crash may leave the old file.
  */
-export function atomicWrite(target: string, data: string | Uint8Array, { backup = false, sync = true } = {}): void {
-  const tmp = writeTemp(target, data, { sync });
+export function atomicWrite(target: string, data: string | Uint8Array, { backup = false, sync = true, io = fs as AtomicFs } = {}): void {
+  const tmp = writeTemp(target, data, { sync, io });
   if (backup) {
     // A hard link keeps the previous version without copying its bytes.
     fs.rmSync(`${target}.bak`, { force: true });
@@ -67,8 +71,18 @@ export function atomicWrite(target: string, data: string | Uint8Array, { backup 
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     }
   }
-  fs.renameSync(tmp, target);
+  try {
+    io.renameSync(tmp, target);
+  } catch (e) {
+    fs.rmSync(tmp, { force: true });
+    throw e;
+  }
   if (sync) fsyncDir(path.dirname(target));
+}
+
+/** Writes all of `data` at the file position of `fd` (short writes continued). */
+function writeAll(io: AtomicFs, fd: number, data: Uint8Array): void {
+  for (let off = 0; off < data.length; ) off += io.writeSync(fd, data, off, data.length - off);
 }
 
 /** Temp files made by {@link tempName}: `<target>.tmp-<pid>-…`. */

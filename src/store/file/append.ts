@@ -9,6 +9,7 @@ import { encodeRecord } from './codec.js';
 import { readTail } from './journal.js';
 import { journalEmpty } from '../errors.js';
 import type { Handle } from './session-lock.js';
+import type { StoreFs } from './io.js';
 
 /*
  * The append path of the file store: find the journal's durable end (cutting a torn last
@@ -74,23 +75,46 @@ export function syncTail(w: Writer, id: string, h: Handle, repairs: RepairReport
   }
 }
 
-/** Writes events after `h.lastSeq` and fsyncs. Caller holds the lock and has synced the tail. */
-export function writeEvents(h: Handle, events: NewEvent[]): number {
+/**
+ * Writes events after `h.lastSeq` and fsyncs. Caller holds the lock and has synced the tail.
+ * A write or fsync that fails is rolled back to the journal's known end, so an append that was
+ * reported as failed is never read back later (see rollBack). `io` is Node's `fs` unless a test
+ * injects failures (io.ts).
+ */
+export function writeEvents(h: Handle, events: NewEvent[], io: StoreFs = fs): number {
   // Lines of a multi-event append name their batch, so that a crash that leaves only part of
   // it on disk is cut as a whole: an append is all or nothing.
   const out = journalLines(events, h.lastSeq + 1, true);
   const length = Buffer.byteLength(out);
   try {
     // One write per batch: a crash can tear only its end, which the next open cuts.
-    if (fs.writeSync(h.fd, out) !== length) throw new Error('short write to the journal');
-    fs.fdatasyncSync(h.fd);
+    if (io.writeSync(h.fd, out) !== length) throw Object.assign(new Error('short write to the journal (is the disk full?)'), { code: 'ENOSPC' });
+    io.fdatasyncSync(h.fd);
   } catch (e) {
-    h.lastSeq = -1; // a partial write may be on disk: re-read the tail next time
+    rollBack(h);
     throw e;
   }
   h.lastSeq += events.length;
   h.end += length;
   return h.lastSeq;
+}
+
+/**
+ * After a failed write or fsync, part or all of the batch may be in the file (or in the page
+ * cache only). The caller is told the append failed, so it must never be read back: cut the
+ * file to the end of the last acknowledged append. If even that fails, the tail is read again
+ * (and checked) on the next append.
+ */
+function rollBack(h: Handle): void {
+  try {
+    if (h.end >= 0) {
+      fs.ftruncateSync(h.fd, h.end);
+      fs.fsyncSync(h.fd);
+    }
+  } catch {
+    // the disk refuses even this: the next open finds the torn or extra bytes and checks them
+  }
+  h.lastSeq = -1;
 }
 
 function stripSeq(e: NewEvent): NewEvent {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { StoredEvent } from '../../domain/events.js';
 import { decodeRecord } from './codec.js';
+import { lossStart } from '../loss-event.js';
 
 /** A journal line that could not be read. */
 export interface BadLine {
@@ -104,16 +105,8 @@ export function scanJournal(buf: Buffer, startOffset: number, firstSeq: number):
   return { events, lastSeq: expected - 1, goodEnd, tornAt, bad, ends, maxSeq: Math.max(maxSeq, expected - 1) };
 }
 
-/**
- * The first lost seq a `repair.events_lost` event `e` stands for (its seqs `from` … own seq - 1
- * were acknowledged once and are never reused), or null when `e` is no such event.
- */
-export function lossStart(e: Record<string, unknown>): number | null {
-  if (e['type'] !== 'repair.events_lost') return null;
-  const d = e['data'] as { from?: unknown; to?: unknown } | null | undefined;
-  if (typeof d !== 'object' || d === null || typeof d.from !== 'number' || d.to !== (e['seq'] as number) - 1 || d.from > (e['seq'] as number)) return null;
-  return d.from;
-}
+/** See loss-event.ts (shared with the other stores). */
+export { lossStart };
 
 /** True when `e` is the `repair.events_lost` event that bridges the seqs from `expected`. */
 export function bridgesLoss(e: Record<string, unknown>, expected: number): boolean {

@@ -137,9 +137,14 @@ export class FileLock {
     }
     try {
       fs.writeSync(fd, JSON.stringify(owner));
-    } finally {
+    } catch (e) {
+      // A full disk takes the empty file but not its owner: left there, every later writer
+      // would wait for it to go stale. Not taken, so nothing is left.
       fs.closeSync(fd);
+      fs.rmSync(this.file, { force: true });
+      throw e;
     }
+    fs.closeSync(fd);
     this.held = true;
     return true;
   }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { isBatonError } from '../../domain/errors.js';
 import type { SessionState } from '../../domain/state.js';
 import { decodeRecord } from './codec.js';
 import { readIfExists } from './fsutil.js';
@@ -74,4 +75,31 @@ export function provenRevision(id: string, src: ProofSources): Proof | null {
   const reg = src.registryRevision?.() ?? null;
   if (reg !== null) consider(reg, 'the registry (index.json)');
   return best;
+}
+
+/**
+ * Reads the journal at `journal` without a lock and hands the bytes to `read`, which throws
+ * `CORRUPT` with `provenRevision` in its details when something proves a revision past them.
+ * A writer may append and then write that proof (registry row, snapshot, checkpoint) between
+ * the read and the look at the proof; that is loss only if the journal has not grown since,
+ * so a grown journal is read again.
+ */
+export function readRacingWriters<T>(journal: string, read: (buf: Buffer) => T): T {
+  for (let attempt = 0; ; attempt++) {
+    const buf = fs.readFileSync(journal);
+    try {
+      return read(buf);
+    } catch (e) {
+      const proven = isBatonError(e, 'CORRUPT') && e.details.provenRevision !== undefined;
+      if (!proven || attempt >= 20 || !grewPast(journal, buf.length)) throw e;
+    }
+  }
+}
+
+function grewPast(file: string, size: number): boolean {
+  try {
+    return fs.statSync(file).size > size;
+  } catch {
+    return false;
+  }
 }

@@ -6,10 +6,10 @@ import { BatonError } from '../../domain/errors.js';
 import type { NewEvent, StoredEvent } from '../../domain/events.js';
 import { validateId } from '../../domain/ids.js';
 import type { SessionSummary } from '../../domain/summary.js';
-import { DIR_MODE, FILE_MODE, atomicWrite, fsyncDir } from '../atomic-write.js';
+import { DIR_MODE, atomicWrite } from '../atomic-write.js';
 import { checkCheckpoint, conflict, eventsLost, exists, journalEmpty, notFound } from '../errors.js';
 import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, ListRowsResult, LoadResult, RepairReport, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from '../types.js';
-import { journalLines, syncTail, writeEvents } from './append.js';
+import { syncTail, writeEvents } from './append.js';
 import type { Writer } from './append.js';
 import { CheckpointFiles } from './checkpoints.js';
 import { encodeRecord } from './codec.js';
@@ -17,7 +17,7 @@ import { fileDoctor } from './doctor.js';
 import type { FileDoctorResult } from './doctor.js';
 import { readIfExists, removeStaleTemps } from './fsutil.js';
 import { recoverLostEvents, repairJournal } from './journal-repair.js';
-import { provenRevision } from './loss.js';
+import { provenRevision, readRacingWriters } from './loss.js';
 import { readTail, scanJournal } from './journal.js';
 import type { Scan } from './journal.js';
 import { FileLock } from './lock.js';
@@ -30,6 +30,9 @@ import { FILE_FORMAT_VERSION, readSnapshot } from './snapshot.js';
 import type { SnapshotRecord } from './snapshot.js';
 import { DerivedFiles } from './derived-files.js';
 import { ListView } from './list-view.js';
+import { makeSessionFolder } from './create.js';
+import { nodeFs } from './io.js';
+import type { StoreFs } from './io.js';
 import { FileCursorTable } from './cursors.js';
 import { watchJournals } from './watch.js';
 
@@ -41,6 +44,8 @@ export interface FileStoreOptions {
   lockTimeoutMs?: number;
   /** index.log is folded into index.json and started afresh past this many bytes (default 4 MiB). */
   registryLogMaxBytes?: number;
+  /** The file-system calls of the write paths (default: Node's `fs`); tests inject failures (see io.ts). */
+  fs?: StoreFs;
 }
 
 /**
@@ -65,10 +70,12 @@ export class FileStore implements SessionStore {
   private readonly writer: Writer;
   /** What `list --json` printed last, while the registry is unchanged. */
   readonly listView: ListView;
+  private readonly io: StoreFs;
   /** Named positions of the store's readers (capability `cursors`). */
   readonly cursors: FileCursorTable;
 
   constructor(options: FileStoreOptions) {
+    this.io = options.fs ?? nodeFs;
     this.layout = new Layout(path.resolve(options.root));
     this.now = options.now ?? (() => new Date());
     this.writer = { now: this.now, actor: { agent: 'baton', pid: process.pid, host: os.hostname() } };
@@ -148,7 +155,7 @@ export class FileStore implements SessionStore {
     const files = this.layout.files(found.dir);
     let fd: number;
     try {
-      fd = fs.openSync(files.journal, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW);
+      fd = this.io.openSync(files.journal, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
         throw new BatonError('CORRUPT', `Session ${id} has no journal.jsonl.`, {
@@ -173,29 +180,8 @@ export class FileStore implements SessionStore {
   async create(id: string, events: NewEvent[], summary: SessionSummary): Promise<{ revision: number }> {
     validateId(id);
     if (this.locate(id)) throw exists(id);
-    const dir = this.layout.sessionDir(id);
-    const tmp = `${dir}.creating-${process.pid}-${Date.now().toString(36)}`;
-    fs.mkdirSync(tmp, { mode: DIR_MODE });
-    const files = this.layout.files(tmp);
-    const body = journalLines(events, 1, false);
-    const fd = fs.openSync(files.journal, 'wx', FILE_MODE);
-    try {
-      fs.writeSync(fd, body);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fsyncDir(tmp);
-    // The folder appears under its final name in one rename, so a half-made session is never seen.
-    try {
-      fs.renameSync(tmp, dir);
-    } catch (e) {
-      fs.rmSync(tmp, { recursive: true, force: true });
-      if (['ENOTEMPTY', 'EEXIST'].includes((e as NodeJS.ErrnoException).code ?? '')) throw exists(id);
-      throw e;
-    }
-    fsyncDir(this.layout.sessions);
-    this.registry.record(summary);
+    makeSessionFolder(this.layout, this.io, id, events);
+    this.recordRow(id, summary);
     return { revision: events.length };
   }
 
@@ -244,7 +230,10 @@ export class FileStore implements SessionStore {
 
   async readEvents(id: string, afterSeq = 0): Promise<StoredEvent[]> {
     const h = this.handle(id);
-    const buf = fs.readFileSync(h.journal);
+    return readRacingWriters(h.journal, (buf) => this.readJournalBuffer(id, h, buf, afterSeq));
+  }
+
+  private readJournalBuffer(id: string, h: Handle, buf: Buffer, afterSeq: number): StoredEvent[] {
     const scan = scanJournal(buf, 0, 1);
     if (scan.bad.length) {
       throw new BatonError('CORRUPT', `Session ${id}'s journal has ${scan.bad.length} damaged line(s).`, {
@@ -280,9 +269,23 @@ export class FileStore implements SessionStore {
     const repairs: RepairReport[] = [];
     syncTail(this.writer, id, h, repairs, (last) => this.guardLoss(id, h, last));
     if (h.lastSeq !== expectedRevision) throw conflict(id, expectedRevision, h.lastSeq);
-    const revision = writeEvents(h, events);
-    if (options.summary) this.registry.record({ ...options.summary, revision });
+    const revision = writeEvents(h, events, this.io);
+    if (options.summary) this.recordRow(id, { ...options.summary, revision });
     return { revision };
+  }
+
+  /**
+   * Records a registry row after a durable write. The write is acknowledged whatever happens
+   * here: the registry is a cache (`list --rebuild` derives it again), so a row that cannot be
+   * written (a full disk) must not turn an append that is on disk into a reported failure,
+   * which a caller would retry and so record twice. The stale row is reported by `doctor`.
+   */
+  private recordRow(id: string, row: SessionSummary): void {
+    try {
+      this.registry.record(row);
+    } catch (e) {
+      this.notices.push({ sessionId: id, kind: 'index_corrupt', message: `Session ${id}: its registry row could not be written (${(e as Error).message}); \`baton list --rebuild\` derives it again.`, savedTo: null });
+    }
   }
 
   async writeSnapshot(id: string, snapshot: Snapshot): Promise<void> {
@@ -297,7 +300,15 @@ export class FileStore implements SessionStore {
     removeStaleTemps(h.dir, path.basename(h.snapshotFile));
     // Not fsynced: a snapshot only speeds up loading and covers events already durable in the
     // journal; one a machine crash damaged fails its checksum and the journal is read instead.
-    atomicWrite(h.snapshotFile, `${encodeRecord(rec)}\n`, { backup: true, sync: false });
+    try {
+      atomicWrite(h.snapshotFile, `${encodeRecord(rec)}\n`, { backup: true, sync: false, io: this.io });
+    } catch (e) {
+      throw new BatonError('STORE_UNAVAILABLE', `The snapshot of session ${id} could not be written: ${(e as Error).message}.`, {
+        hint: 'Check free disk space; the session is intact (a snapshot only speeds up loading).',
+        details: { sessionId: id, retryable: true, errno: (e as NodeJS.ErrnoException).code ?? null },
+        cause: e,
+      });
+    }
   }
 
   private offsetAfter(h: Handle, revision: number): number {
@@ -485,3 +496,4 @@ export class FileStore implements SessionStore {
     this.registry.close();
   }
 }
+

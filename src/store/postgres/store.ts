@@ -12,6 +12,8 @@ import { compareCheckpointIds } from '../types.js';
 import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, ListRowsResult, LoadResult, RepairReport, RowFilter, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from '../types.js';
 import { PgCursorTable } from './cursors.js';
 import { migrate } from './migrations.js';
+import { recoverLostRows } from './repair.js';
+import { checkSeqs, decodeEvent, readSnapshot } from './rows.js';
 import { createPool, inTransaction, mapPgError, pgCrypto, sqlState } from './pool.js';
 import { statements } from './sql.js';
 import type { Statements } from './sql.js';
@@ -189,6 +191,7 @@ export class PostgresStore implements SessionStore {
       }
     }
     const events = r.rows.slice(1).map((row) => decodeEvent(id, row.seq!, row.body!));
+    checkSeqs(id, events, (snapshot?.revision ?? 0) + 1);
     // The head row and the events come from one statement, so they agree with each other.
     return { snapshot, events, revision: events.at(-1)?.seq ?? snapshot?.revision ?? 0, repairs };
   }
@@ -198,7 +201,9 @@ export class PostgresStore implements SessionStore {
     const r = await this.q<{ seq: number | null; body: string | null; row_rev: number | null; snap_rev: number | null; max_seq: number | null }>(this.sql.readEvents, [id, Math.max(0, Math.floor(afterSeq))]);
     if (!r.rows[0] || r.rows[0].seq !== null) throw notFound(id);
     checkNothingLost(id, r.rows[0], 'the events table');
-    return r.rows.slice(1).map((row) => decodeEvent(id, row.seq!, row.body!));
+    const events = r.rows.slice(1).map((row) => decodeEvent(id, row.seq!, row.body!));
+    checkSeqs(id, events, Math.max(0, Math.floor(afterSeq)) + 1);
+    return events;
   }
 
   async append(id: string, expectedRevision: number, events: NewEvent[], options: AppendOptions = {}): Promise<{ revision: number }> {
@@ -361,10 +366,10 @@ export class PostgresStore implements SessionStore {
     return r.rows.map((x) => ({ id: x.id, deletedAt: x.deleted_at, title: x.title, status: x.status, archived: x.archived }));
   }
 
+  /** Rows are never torn: the one repair is of acknowledged events lost (see repair.ts). */
   async repair(id: string): Promise<RepairReport[]> {
-    // Rows are never torn: the database commits a statement whole or not at all.
-    if (!(await this.exists(id))) throw notFound(id);
-    return [];
+    validateId(id);
+    return this.tx((c) => recoverLostRows(c, ident(this.schema), channelOf(this.schema), id));
   }
 
   async saveCheckpoint(id: string, checkpoint: Checkpoint): Promise<void> {
@@ -448,29 +453,6 @@ function encodeEvents(events: NewEvent[]): { types: string[]; bodies: string[] }
     bodies.push(JSON.stringify(rest));
   }
   return { types, bodies };
-}
-
-function decodeEvent(id: string, seq: number, body: string): StoredEvent {
-  try {
-    return { ...(JSON.parse(body) as object), seq } as StoredEvent;
-  } catch (e) {
-    throw new BatonError('CORRUPT', `Session ${id}'s event ${seq} is not valid JSON (changed in the database by hand?).`, {
-      hint: `Restore the events row (session_id ${JSON.stringify(id)}, seq ${seq}) from a backup.`,
-      details: { sessionId: id, seq },
-      cause: e,
-    });
-  }
-}
-
-function readSnapshot(id: string, revision: number, text: string, repairs: RepairReport[]): Snapshot | null {
-  try {
-    const state = JSON.parse(text) as Snapshot['state'];
-    if (state && typeof state === 'object' && state.revision === revision) return { revision, state };
-  } catch {
-    // reported below
-  }
-  repairs.push({ sessionId: id, kind: 'snapshot_corrupt', message: `Session ${id}: its snapshot (revision ${revision}) is unreadable; state rebuilt from the journal.`, savedTo: null });
-  return null;
 }
 
 function sha256(text: string): string {
