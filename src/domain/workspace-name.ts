@@ -16,7 +16,7 @@ export function validateWorkspace(name: string): string {
   // eslint-disable-next-line no-control-regex
   if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_WORKSPACE_LENGTH || /[\u0000-\u001f\u007f]/.test(name)) {
     throw new BatonError('BAD_INPUT', `The workspace name ${JSON.stringify(String(name).slice(0, 80))} is not valid.`, {
-      hint: `Use 1 to ${MAX_WORKSPACE_LENGTH} printable characters in --workspace or BATON_WORKSPACE (e.g. --workspace team-a), or unset it for this host and project folder.`,
+      hint: `Name the workspace with 1 to ${MAX_WORKSPACE_LENGTH} printable characters (e.g. team-a) in the workspace option or BATON_WORKSPACE, or leave it unset for this host and project folder.`,
       details: { workspace: String(name).slice(0, 80) },
     });
   }
