@@ -270,10 +270,13 @@ describe('errors, tokens and budget', () => {
     const human = (await ws.ok(['tokens', '--by', 'phase'])).stdout.split('\n');
     expect(human[0]).toBe('Total: 1,101 in / 2,050 out / 300 cached');
     expect(human[1]).toBe('By phase:');
-    expect(human[2]).toMatch(/^ {2}plan\s+100 in\s+50 out\s+0 cached$/);
-    expect(human[3]).toMatch(/^ {2}code\s+1,000 in\s+2,000 out\s+300 cached$/);
+    // A table with a header, numbers right-aligned under it.
+    expect(human[2]).toBe('  PHASE  INPUT  OUTPUT  CACHED');
+    expect(human[3]).toBe('  plan     100      50       0');
+    expect(human[4]).toBe('  code   1,000   2,000     300');
     const agents = (await ws.ok(['tokens', '--by', 'agent'])).stdout;
-    expect(agents).toMatch(/^ {2}alice\s+101 in\s+50 out\s+0 cached$/m);
+    expect(agents).toMatch(/^ {2}AGENT\s+INPUT\s+OUTPUT\s+CACHED$/m);
+    expect(agents).toMatch(/^ {2}alice\s+101\s+50\s+0$/m);
     expectError(await ws.run(['tokens', '--by', 'colour']), 'BAD_INPUT');
 
     const log = (await ws.log()).filter((e) => e.type === 'tokens.recorded');

@@ -25,7 +25,8 @@ describe('tokens add --model and the estimated cost', () => {
 
     const human = (await ws.ok(['tokens', '--by', 'model'])).stdout;
     expect(human).toContain('Cost (estimate): at least $6.60 (500 tokens of gpt-mock not priced)\n');
-    expect(human).toMatch(/^ {2}gpt-mock\s+500 in\s+0 out\s+0 cached {2}unknown \(500 tokens of gpt-mock not priced\)$/m);
+    expect(human).toMatch(/^ {2}MODEL\s+INPUT\s+OUTPUT\s+CACHED\s+COST$/m);
+    expect(human).toMatch(/^ {2}gpt-mock\s+500\s+0\s+0 {2}unknown \(500 tokens of gpt-mock not priced\)$/m);
     expect((await ws.ok(['status'])).stdout).toContain('Cost (estimate): at least $6.60 (500 tokens of gpt-mock not priced)\n');
     const s = await ws.status();
     expect((s.tokens as unknown as { cost: { byModel: Record<string, unknown> } }).cost.byModel['claude-sonnet-4-5-20250929']).toEqual({ usd: 6.6, pricedUsd: 6.6, unpriced: { tokens: 0, models: [] } });

@@ -5,6 +5,9 @@ import type { Ctx } from '../context.js';
 import { common, strict } from '../program.js';
 import type { On } from '../program.js';
 import { num } from '../render/time.js';
+import { renderTable } from '../render/table.js';
+import type { Column } from '../render/table.js';
+import type { Paint } from '../io.js';
 
 const BY = ['agent', 'phase', 'model'] as const;
 
@@ -44,7 +47,7 @@ function tokenTotals(t: SessionState['tokens']): Record<string, unknown> {
   return { input: t.input, output: t.output, cached: t.cached, ...(t.cacheWrite ? { cacheWrite: t.cacheWrite } : {}) };
 }
 
-function renderTokens(s: SessionState, cost: CostReport, by: (typeof BY)[number] | undefined): string {
+function renderTokens(s: SessionState, cost: CostReport, by: (typeof BY)[number] | undefined, paint: Paint): string {
   const t = s.tokens;
   const budget = budgetView(t);
   const shown = costShown(s);
@@ -55,10 +58,16 @@ function renderTokens(s: SessionState, cost: CostReport, by: (typeof BY)[number]
   if (by) {
     const rows: Record<string, TokenCounts> = by === 'phase' ? t.byPhase : by === 'model' ? (t.byModel ?? {}) : t.byAgent;
     const costs: Record<string, Cost> = by === 'phase' ? cost.byPhase : by === 'model' ? cost.byModel : cost.byAgent;
-    lines.push(`By ${by}:`);
-    for (const [k, v] of Object.entries(rows)) {
-      const c = shown ? costs[k] : undefined;
-      lines.push(`  ${k.padEnd(16)} ${num(v.input).padStart(10)} in ${num(v.output).padStart(10)} out ${num(v.cached).padStart(10)} cached${c ? `  ${formatCost(c)}` : ''}`);
+    const entries = Object.entries(rows);
+    if (!entries.length) lines.push(`By ${by}: none recorded`);
+    else {
+      // A table with a header, as every table baton prints; cost only where it is shown.
+      const cells = entries.map(([k, v]) => {
+        const c = shown ? costs[k] : undefined;
+        return [k, num(v.input), num(v.output), num(v.cached), ...(shown ? [c ? formatCost(c) : '-'] : [])];
+      });
+      const cols: Column[] = [{ header: by.toUpperCase(), shrink: true }, { header: 'INPUT', align: 'right' }, { header: 'OUTPUT', align: 'right' }, { header: 'CACHED', align: 'right' }, ...(shown ? [{ header: 'COST' }] : [])];
+      lines.push(`By ${by}:`, ...renderTable(cols, cells, paint).map((l) => `  ${l}`));
     }
   }
   return lines.join('\n');
@@ -77,7 +86,7 @@ export function registerTokens(program: Command, on: On): void {
     const s = await m.get(await ctx.sessionId());
     const t = s.tokens;
     const cost = costReport(s, m.pricing());
-    ctx.emit({ ...tokenTotals(t), byAgent: t.byAgent, byPhase: t.byPhase, byModel: t.byModel ?? {}, budget: budgetView(t), cost }, () => renderTokens(s, cost, by as (typeof BY)[number] | undefined));
+    ctx.emit({ ...tokenTotals(t), byAgent: t.byAgent, byPhase: t.byPhase, byModel: t.byModel ?? {}, budget: budgetView(t), cost }, () => renderTokens(s, cost, by as (typeof BY)[number] | undefined, ctx.paint));
   });
   on(
     strict(

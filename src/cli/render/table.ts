@@ -41,8 +41,9 @@ export function renderTable(columns: readonly Column[], rows: readonly string[][
     cells
       .map((cell, i) => {
         const fitted = cut[i] ? truncate(cell, widths[i]!, mark) : cell;
-        // The last column is not padded: no trailing spaces.
-        return i === cells.length - 1 ? fitted : pad(fitted, widths[i]!, columns[i]!.align ?? 'left');
+        // A left-aligned last column is not padded: no trailing spaces.
+        const align = columns[i]!.align ?? 'left';
+        return i === cells.length - 1 && align === 'left' ? fitted : pad(fitted, widths[i]!, align);
       })
       .join('  ');
   return [c.dim(line(columns.map((col) => col.header))), ...rows.map(line)];
