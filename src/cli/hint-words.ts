@@ -80,6 +80,7 @@ export const CLI_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => s
   'repair.keeps-lines': (a) => `Run \`baton repair --session ${a.session}\`: it keeps the damaged lines aside and rebuilds the journal.`,
   'repair.rebuilds': (a) =>
     `Run \`baton repair --session ${a.session}\`: the journal is kept aside and rebuilt with every readable event; damaged lines are preserved as repair events.`,
+  'workspace.name': (a) => `Use 1 to ${a.max} printable characters in --workspace or BATON_WORKSPACE (e.g. --workspace team-a), or unset it for this host and project folder.`,
   'repair.run': (a) => `Run \`baton repair --session ${a.session}\`.`,
   'journal.events-lost': () =>
     `Put back a copy of journal.jsonl that holds the lost events, or run \`baton doctor --fix\` to go on from the newest snapshot (the lost seqs are recorded in a repair event and never handed out again).`,

@@ -26,6 +26,8 @@ export interface HintArgs {
   /** Finish or skip the unfinished phases, or complete anyway, recording them as left unfinished. */
   'session.complete-unfinished': { session: string; phases: string[] };
   'tokens.name-agent': Record<string, never>;
+  /** Name the workspace with 1 to `max` printable characters, or leave it unset for the default. */
+  'workspace.name': { max: number };
   // Phases and milestones
   'phase.start': { phase: string };
   'phase.finish-blockers': { blockers: string[] };

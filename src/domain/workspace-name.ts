@@ -4,6 +4,7 @@
  * see manager/workspace-name.ts), and two workers that give the same name share one on purpose.
  */
 import { BatonError } from './errors.js';
+import { hint } from './hints.js';
 
 /** Longest workspace name accepted. */
 export const MAX_WORKSPACE_LENGTH = 300;
@@ -16,7 +17,7 @@ export function validateWorkspace(name: string): string {
   // eslint-disable-next-line no-control-regex
   if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_WORKSPACE_LENGTH || /[\u0000-\u001f\u007f]/.test(name)) {
     throw new BatonError('BAD_INPUT', `The workspace name ${JSON.stringify(String(name).slice(0, 80))} is not valid.`, {
-      hint: `Name the workspace with 1 to ${MAX_WORKSPACE_LENGTH} printable characters (e.g. team-a) in the workspace option or BATON_WORKSPACE, or leave it unset for this host and project folder.`,
+      hint: hint('workspace.name', { max: MAX_WORKSPACE_LENGTH }),
       details: { workspace: String(name).slice(0, 80) },
     });
   }

@@ -86,6 +86,7 @@ export const TOOL_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => 
   'repair.first': () => null,
   'repair.keeps-lines': (a) => askForRepair(a.session),
   'repair.rebuilds': (a) => askForRepair(a.session),
+  'workspace.name': (a) => `The workspace name comes from the server's BATON_WORKSPACE: ask a person to set it to 1 to ${a.max} printable characters, or to unset it for the host and project folder.`,
   'repair.run': (a) => askForRepair(a.session),
   'journal.events-lost': (a) => `Acknowledged events of session ${a.session} are lost; no tool repairs this: ask a person to run the baton CLI's doctor (with its fix option) or to restore the journal from a backup, or start a new session with \`session_start\`.`,
   'journal.restore-backup': (a) => `The journal of session ${a.session} is empty or missing; no tool repairs this: ask a person to restore it from a backup, or start a new session with \`session_start\`.`,
