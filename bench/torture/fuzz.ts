@@ -103,12 +103,14 @@ function commands(): Array<{ path: string[]; options: Array<{ flag: string; take
   const walk = (c: Command, at: string[]): void => {
     for (const sub of c.commands) {
       const p = [...at, sub.name()];
-      // Never run: long-running (watch, mcp), taking over the terminal or a process (run,
-      // claim), or writing outside the folder (hooks install writes the user's agent settings).
-      if (['watch', 'mcp', 'run', 'claim', 'hooks', 'hook', 'help'].includes(p[0]!)) continue;
+      // Never run: long-running (watch, mcp, ui, otel follow, and otel export's retries with
+      // back-off against a collector that is not there), taking over the terminal or a process
+      // (run, claim), or writing outside the folder (hooks install writes the user's agent settings).
+      if (['watch', 'mcp', 'run', 'claim', 'hooks', 'hook', 'help', 'ui', 'otel'].includes(p[0]!)) continue;
       out.push({
         path: p,
-        options: sub.options.filter((o) => o.long).map((o) => ({ flag: o.long!, takesValue: o.required || o.optional })),
+        // `log --follow` runs until interrupted.
+        options: sub.options.filter((o) => o.long && o.long !== '--follow').map((o) => ({ flag: o.long!, takesValue: o.required || o.optional })),
         args: (sub as unknown as { registeredArguments?: unknown[] }).registeredArguments?.length ?? 0,
       });
       walk(sub, p);

@@ -79,6 +79,7 @@ const TABLE: Array<[HintAction, ErrorCode, Hint['args'], string, string]> = [
   ['mirror.set', 'INVALID_TRANSITION', {"session":"s1"}, "Set one with `baton mirror FORMAT --out DIR --session s1`.", "Read the session with `session_status` (or `resume_plan`) to see what may be done now."],
   ['option.example', 'BAD_INPUT', {"option":"ttl","value":"60s"}, "e.g. --ttl 60s", "e.g. 60s"],
   ['option.age-examples', 'BAD_INPUT', {"what":"--older-than"}, "e.g. --older-than 12h, --older-than 30d or --older-than 2w.", "Fix the arguments as the message says and call the tool again."],
+  ['workspace.name', 'BAD_INPUT', {"max":300}, "Use 1 to 300 printable characters in --workspace or BATON_WORKSPACE (e.g. --workspace team-a), or unset it for this host and project folder.", "The workspace name comes from the server's BATON_WORKSPACE: ask a person to set it to 1 to 300 printable characters, or to unset it for the host and project folder."],
   ['tokens.count', 'BAD_INPUT', {"what":"cached"}, "Pass --cached as a non-negative integer, e.g. --cached 1200.", "Pass `cached` as a non-negative integer, e.g. 1200."],
 ];
 
