@@ -7,6 +7,7 @@ import { page, pagerFor } from '../pager.js';
 import type { On } from '../program.js';
 import { common } from '../program.js';
 import { renderLog } from '../render/log.js';
+import { untilInterrupted } from '../interrupt.js';
 
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
@@ -85,15 +86,7 @@ async function follow(ctx: Ctx, io: CliIO, id: string, since: Since, tail: numbe
     last = fresh[fresh.length - 1]!.seq;
     io.stdout(ctx.json ? fresh.map((e) => `${JSON.stringify(e)}\n`).join('') : renderLog(fresh, ctx.paint));
   };
-  const ended = new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  const { ended } = untilInterrupted();
   let ready = false;
   const pending: StoredEvent[] = [];
   const stop = await m.watch({ sessionId: id, onChange: (c) => (ready ? print(c.events) : pending.push(...c.events)), onWarning: (w) => ctx.warn(w) });

@@ -3,6 +3,7 @@ import { BatonError, parseAge } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common } from '../program.js';
+import { untilInterrupted } from '../interrupt.js';
 
 /** `--since`: an ISO-8601 time, or an age such as `2h` or `7d` (counted back from now). */
 function sinceOf(raw: unknown, now: Date): Date | null {
@@ -65,15 +66,7 @@ export function registerOtel(program: Command, io: CliIO, holder: { ctx: Ctx | n
     bind(io, holder, async (ctx, _a, o) => {
       const m = ctx.manager();
       const { otelFollow } = await import('../../otel/index.js');
-      const ended = new Promise<void>((resolve) => {
-        const stop = (): void => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          resolve();
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      const { ended } = untilInterrupted();
       const f = await otelFollow({
         manager: m,
         env: io.env,

@@ -4,6 +4,7 @@ import { BatonError } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common } from '../program.js';
+import { untilInterrupted } from '../interrupt.js';
 
 function parsePort(raw: string | undefined): number {
   if (raw === undefined) return 0;
@@ -42,16 +43,7 @@ export function registerUi(program: Command, io: CliIO, holder: { ctx: Ctx | nul
       if (!isLoopback(host)) {
         ctx.warn(`baton ui binds ${host}: anyone who can reach this address and has the URL's token can read every session of this store. Use the default 127.0.0.1 unless you mean it.`);
       }
-      let stopWaiting = (): void => undefined;
-      const ended = new Promise<void>((resolve) => {
-        stopWaiting = (): void => {
-          process.off('SIGINT', stopWaiting);
-          process.off('SIGTERM', stopWaiting);
-          resolve();
-        };
-        process.on('SIGINT', stopWaiting);
-        process.on('SIGTERM', stopWaiting);
-      });
+      const { ended, stop: stopWaiting } = untilInterrupted();
       let server: Awaited<ReturnType<typeof startUiServer>> | null = null;
       // Whatever happens, the server closes: a listening socket would keep the process alive.
       try {

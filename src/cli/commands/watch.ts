@@ -4,6 +4,7 @@ import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common } from '../program.js';
 import { brief } from '../render/log.js';
+import { untilInterrupted } from '../interrupt.js';
 
 /** Registers `baton watch`: a live stream of changes until SIGINT/SIGTERM. */
 export function registerWatch(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
@@ -16,15 +17,7 @@ export function registerWatch(program: Command, io: CliIO, holder: { ctx: Ctx | 
         if (ctx.json) io.stdout(`${JSON.stringify(c)}\n`);
         else ctx.emit(null, renderChange(c, ctx));
       };
-      const ended = new Promise<void>((resolve) => {
-        const stop = (): void => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          resolve();
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      const { ended } = untilInterrupted();
       const stop = await m.watch({ sessionId: only, onChange: print, onWarning: (w) => ctx.warn(w) });
       io.stderr(`baton: watching ${m.store.kind} store ${m.store.location}${only ? ` (session ${only})` : ''}; Ctrl+C to stop\n`);
       // The feed's timers and watchers keep the process alive until a signal ends it.
