@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import { FULL, SMALL, fileTarget, pgTarget } from './torture/common.js';
 import type { Target, TrialResult } from './torture/common.js';
-import { PrivatePg } from './torture/private-pg.js';
+import { PrivatePg } from '../test/support/private-pg.js';
 import { TRIALS, WEIGHTS, table, verdict } from './torture/trials.js';
 
 function option(name: string): string | undefined {
@@ -35,11 +35,11 @@ if (stores.includes('postgres') || stores.includes('both')) {
   const url = process.env['BATON_TEST_PG_URL'];
   if (url) targets.push(pgTarget(url));
   else {
-    const s = await PrivatePg.start();
+    const s = await PrivatePg.tryStart({ conf: ['fsync = off', 'max_connections = 200'] });
     if (typeof s === 'string') console.error(`torture: PostgreSQL trials SKIPPED: ${s} (set BATON_TEST_PG_URL)`);
     else {
       server = s;
-      targets.push(pgTarget(s.url));
+      targets.push(pgTarget(s.url()));
     }
   }
 }
@@ -47,7 +47,7 @@ if (stores.includes('postgres') || stores.includes('both')) {
 // Interrupted: stop the private server and the writers (see common.ts) before going.
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.on(sig, () => {
-    server?.close();
+    server?.stop();
     // The file targets' folders go at once (their cleanup removes them before its first await).
     for (const t of targets) void t.cleanup().catch(() => undefined);
     process.exit(130);
@@ -67,7 +67,7 @@ try {
   }
 } finally {
   for (const t of targets) await t.cleanup().catch(() => undefined);
-  server?.close();
+  server?.stop();
 }
 
 console.log(table(results));

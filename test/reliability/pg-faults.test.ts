@@ -10,7 +10,7 @@ import type { Client } from 'pg';
 import { createRequire } from 'node:module';
 import { SessionManager, toBatonError } from '../../src/manager/index.js';
 import { PostgresStore } from '../../src/store/postgres/store.js';
-import { PrivatePg } from '../../bench/torture/private-pg.js';
+import { PrivatePg } from '../support/private-pg.js';
 import { checkNotes, noteWorker } from '../../bench/torture/pg-workers.js';
 import type { WorkerLog } from '../../bench/torture/pg-workers.js';
 
@@ -19,12 +19,12 @@ let server: PrivatePg | null = null;
 let why = '';
 
 beforeAll(async () => {
-  const r = await PrivatePg.start();
+  const r = await PrivatePg.tryStart({ conf: ['fsync = off', 'max_connections = 200'] });
   if (typeof r === 'string') why = r;
   else server = r;
 }, 180_000);
 
-afterAll(() => server?.close());
+afterAll(() => server?.stop());
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -67,12 +67,12 @@ describe('PostgreSQL (private server) under faults', () => {
       console.warn(`SKIPPED PostgreSQL restart test: ${why}`);
       return ctx.skip();
     }
-    const url = `${server.url}?schema=restart&connect_timeout=5`;
+    const url = `${server.url()}?schema=restart&connect_timeout=5`;
     const pg = server;
     const logs = await underFault(url, 'restart', async () => {
-      pg.down('fast');
+      pg.stopServer('fast');
       await sleep(400);
-      pg.up();
+      pg.startServer();
     });
     expect(logs.reduce((n, l) => n + l.failed.length, 0), 'the restart was felt').toBeGreaterThan(0);
     expect(checkNotes(await events(url, 'restart'), logs)).toEqual([]);
@@ -83,9 +83,9 @@ describe('PostgreSQL (private server) under faults', () => {
       console.warn(`SKIPPED PostgreSQL pg_terminate_backend test: ${why}`);
       return ctx.skip();
     }
-    const url = `${server.url}?schema=terminate&connect_timeout=5`;
+    const url = `${server.url()}?schema=terminate&connect_timeout=5`;
     const pgm = require('pg') as typeof import('pg');
-    const admin: Client = new pgm.Client({ connectionString: server.url });
+    const admin: Client = new pgm.Client({ connectionString: server.url() });
     await admin.connect();
     let killed = 0;
     // Besides the appends (one statement each), a worker starting sessions: a transaction

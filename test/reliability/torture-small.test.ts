@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SMALL, fileTarget, pgTarget } from '../../bench/torture/common.js';
 import type { Target } from '../../bench/torture/common.js';
-import { PrivatePg } from '../../bench/torture/private-pg.js';
+import { PrivatePg } from '../support/private-pg.js';
 import { TRIALS } from '../../bench/torture/trials.js';
 import { EMBEDDED, PG_URL } from '../store/pg-helpers.js';
 import { needBuiltCli } from '../cli/helpers.js';
@@ -21,18 +21,18 @@ beforeAll(async () => {
   needBuiltCli();
   if (PG_URL && !EMBEDDED) targets.postgres = pgTarget(PG_URL);
   else {
-    const s = await PrivatePg.start();
+    const s = await PrivatePg.tryStart({ conf: ['fsync = off', 'max_connections = 200'] });
     if (typeof s === 'string') why = s;
     else {
       server = s;
-      targets.postgres = pgTarget(s.url);
+      targets.postgres = pgTarget(s.url());
     }
   }
 }, 180_000);
 
 afterAll(async () => {
   for (const t of Object.values(targets)) await t?.cleanup();
-  server?.close();
+  server?.stop();
 });
 
 for (const kind of ['file', 'postgres'] as const) {

@@ -96,6 +96,20 @@ export class PrivatePg {
     }
   }
 
+  /**
+   * {@link start}, or why it could not (no server binaries, no `postgres` user, initdb or
+   * pg_ctl failed), for callers that skip, saying why, rather than fail.
+   */
+  static async tryStart(o: PrivatePgOptions = {}): Promise<PrivatePg | string> {
+    const why = privatePgUnavailable();
+    if (why) return why;
+    try {
+      return await PrivatePg.start(o);
+    } catch (e) {
+      return `could not start a private PostgreSQL: ${String((e as { stderr?: unknown }).stderr || e).trim().split('\n').slice(-3).join(' ')}`;
+    }
+  }
+
   /** The data folder. */
   get data(): string {
     return path.join(this.root, 'data');
