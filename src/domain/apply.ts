@@ -1,4 +1,4 @@
-import { clonePlain } from './clone.js';
+import { ownAll, ownFor, ownNothing } from './own.js';
 import { AGENT_HANDLERS } from './agent-sessions.js';
 import type { EventDataMap, PhaseSpec, StoredEvent } from './events.js';
 import type { CheckpointRef, Phase, SessionState, TokenCounts } from './state.js';
@@ -384,17 +384,21 @@ export function applyInPlace(state: SessionState, event: StoredEvent): void {
 
 /**
  * Folds events into a state. `base` is the state to start from (a snapshot) or null, in
- * which case the first event must be `session.created`. `base` is not modified.
- * Returns null when there is nothing to fold.
+ * which case the first event must be `session.created`. `base` is not modified; the result
+ * shares with it the parts no event changed, so treat both as read-only (copy with
+ * `clonePlain` before changing one). Returns null when there is nothing to fold.
  */
 export function fold(base: SessionState | null, events: readonly StoredEvent[], sessionId?: string): SessionState | null {
-  let state: SessionState | null = base ? clonePlain(base) : null;
+  // Copy on write (own.ts): the result shares with `base` what no event changed.
+  let state: SessionState | null = base ? { ...base } : null;
+  const owned = base ? ownNothing() : ownAll();
   for (const e of events) {
     if (state === null) {
       if (e.type !== 'session.created') continue;
       state = initialState(e as StoredEvent & { type: 'session.created' }, sessionId ?? '');
       continue;
     }
+    ownFor(state, owned, e);
     applyInPlace(state, e);
   }
   return state;
