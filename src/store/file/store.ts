@@ -6,7 +6,7 @@ import { BatonError } from '../../domain/errors.js';
 import type { NewEvent, StoredEvent } from '../../domain/events.js';
 import { validateId } from '../../domain/ids.js';
 import type { SessionSummary } from '../../domain/summary.js';
-import { DIR_MODE, atomicWrite } from '../atomic-write.js';
+import { DIR_MODE, atomicWrite, writeTemp } from '../atomic-write.js';
 import { checkCheckpoint, conflict, eventsLost, exists, journalEmpty, notFound } from '../errors.js';
 import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, ListRowsResult, LoadResult, RepairReport, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from '../types.js';
 import { syncTail, writeEvents } from './append.js';
@@ -26,7 +26,7 @@ import { Registry } from './registry.js';
 import { Retention } from './retention.js';
 import { lockSession, releaseLingering, releaseNow, reopenIfReplaced } from './session-lock.js';
 import type { Handle } from './session-lock.js';
-import { FILE_FORMAT_VERSION, readSnapshot } from './snapshot.js';
+import { FILE_FORMAT_VERSION, readSnapshot, rotateSnapshot } from './snapshot.js';
 import type { SnapshotRecord } from './snapshot.js';
 import { DerivedFiles } from './derived-files.js';
 import { ListView } from './list-view.js';
@@ -155,7 +155,9 @@ export class FileStore implements SessionStore {
     const files = this.layout.files(found.dir);
     let fd: number;
     try {
-      fd = this.io.openSync(files.journal, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW);
+      // Not O_APPEND: appends are written at the journal's known end, which may lie before room
+      // set aside for a burst (append.ts).
+      fd = this.io.openSync(files.journal, fs.constants.O_RDWR | fs.constants.O_NOFOLLOW);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
         throw new BatonError('CORRUPT', `Session ${id} has no journal.jsonl.`, {
@@ -164,7 +166,7 @@ export class FileStore implements SessionStore {
       }
       throw e;
     }
-    h = { dir: found.dir, journal: files.journal, snapshotFile: files.snapshot, lock: new FileLock(files.lock, this.lockTimeoutMs), fd, lastSeq: -1, end: -1, release: null, busy: false, checkedAt: 0 };
+    h = { dir: found.dir, journal: files.journal, snapshotFile: files.snapshot, lock: new FileLock(files.lock, this.lockTimeoutMs), fd, lastSeq: -1, end: -1, room: -1, holdAppends: 0, release: null, busy: false, checkedAt: 0 };
     this.handles.set(id, h);
     return h;
   }
@@ -301,7 +303,7 @@ export class FileStore implements SessionStore {
     // Not fsynced: a snapshot only speeds up loading and covers events already durable in the
     // journal; one a machine crash damaged fails its checksum and the journal is read instead.
     try {
-      atomicWrite(h.snapshotFile, `${encodeRecord(rec)}\n`, { backup: true, sync: false, io: this.io });
+      rotateSnapshot(h.snapshotFile, writeTemp(h.snapshotFile, `${encodeRecord(rec)}\n`, { sync: false, io: this.io }), this.io);
     } catch (e) {
       throw new BatonError('STORE_UNAVAILABLE', `The snapshot of session ${id} could not be written: ${(e as Error).message}.`, {
         hint: 'Check free disk space; the session is intact (a snapshot only speeds up loading).',
