@@ -60,9 +60,13 @@ export class FaultyFs {
     }) as typeof fs.openSync,
     writeSync: ((...a: unknown[]) => {
       this.check('write', () => {
+        // Half of what was asked, where it was asked: writeSync(fd, string, position) or
+        // writeSync(fd, buffer, offset, length, position).
         const [fd, data] = a as [number, string | Uint8Array];
-        const buf = typeof data === 'string' ? Buffer.from(data) : Buffer.from(data);
-        fs.writeSync(fd, buf, 0, Math.floor(buf.length / 2));
+        const string = typeof data === 'string';
+        const buf = string ? Buffer.from(data) : Buffer.from(data).subarray((a[2] as number | undefined) ?? 0, a[3] === undefined ? undefined : ((a[2] as number | undefined) ?? 0) + (a[3] as number));
+        const position = (string ? a[2] : a[4]) as number | null | undefined;
+        fs.writeSync(fd, buf, 0, Math.floor(buf.length / 2), position ?? null);
       });
       return (fs.writeSync as (...x: unknown[]) => number)(...a);
     }) as typeof fs.writeSync,

@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { fold } from '../../src/domain/apply.js';
 import type { StoredEvent } from '../../src/domain/events.js';
 import { decodeRecord } from '../../src/store/file/codec.js';
+import { dataEndOf } from '../../src/store/file/journal.js';
 import { FileStore } from '../../src/store/file/store.js';
 import { expectContiguous, seed } from '../../src/testing/conformance.js';
 import { tempStoreDir } from './helpers.js';
@@ -90,7 +91,9 @@ function runAndKill(root: string, tag: string, mode: 'random' | 'big'): Promise<
 
 /** Independently of the store: does the journal end with an incomplete or damaged line? */
 function hasTornTail(journal: string): boolean {
-  const buf = fs.readFileSync(journal);
+  // Zero bytes at the end are room a killed writer had set aside for its burst, not lines.
+  const whole = fs.readFileSync(journal);
+  const buf = whole.subarray(0, dataEndOf(whole));
   if (buf.length === 0) return false;
   if (buf[buf.length - 1] !== 10) return true;
   const prev = buf.lastIndexOf(10, buf.length - 2);
@@ -101,9 +104,20 @@ function hasTornTail(journal: string): boolean {
   return Array.isArray(batch) && (batch[1] as number) > (d.value['seq'] as number);
 }
 
+/** Writes `bytes` into `file` at `at` (over room, or past the end). */
+function writeAt(file: string, bytes: Buffer, at: number): void {
+  const fd = fs.openSync(file, 'r+');
+  try {
+    fs.writeSync(fd, bytes, 0, bytes.length, at);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** The seq of the journal's last complete line. */
 function lastSeqOf(journal: string): number {
-  const buf = fs.readFileSync(journal);
+  const whole = fs.readFileSync(journal);
+  const buf = whole.subarray(0, dataEndOf(whole));
   const start = buf.lastIndexOf(10, buf.length - 2) + 1;
   const d = decodeRecord(buf.toString('utf8', start, buf.length - 1));
   if (!d.ok) throw new Error(`journal's last line does not decode: ${d.reason}`);
@@ -180,10 +194,15 @@ describe('file store crash safety (SIGKILL)', () => {
         made.cut = true;
         // Make a torn tail for certain: cut the last line in the middle, as a write that
         // never finished would. That event was never durable, so drop any ack of it.
-        const buf = fs.readFileSync(journal);
+        const whole = fs.readFileSync(journal);
+        const buf = whole.subarray(0, dataEndOf(whole));
         const start = buf.lastIndexOf(10, buf.length - 2) + 1;
         const lastSeq = decodeRecord(buf.toString('utf8', start, buf.length - 1)).ok ? JSON.parse(buf.toString('utf8', start, buf.length - 1)).seq as number : -1;
-        fs.truncateSync(journal, start + Math.floor((buf.length - start) / 2));
+        const half = start + Math.floor((buf.length - start) / 2);
+        // Over room (zero bytes after the lines), an unfinished write leaves its start and
+        // the room's zeros after it; at the end of the file, just its start.
+        if (whole.length > buf.length) writeAt(journal, Buffer.alloc(buf.length - half), half);
+        else fs.truncateSync(journal, half);
         acked.delete(lastSeq);
         torn = true;
         stats.tornMade += 1;
@@ -193,7 +212,8 @@ describe('file store crash safety (SIGKILL)', () => {
         // And a long one, past the store's tail window: half of a 400 KB line.
         // It carries the next seq, as a real write would: a snapshot taken right at the
         // end of the journal must still be used once the tail is cut away.
-        fs.appendFileSync(journal, `{"v":1,"seq":${lastSeqOf(journal) + 1},"type":"context.updated","data":{"summary":"${'z'.repeat(400_000)}`.slice(0, 200_000));
+        const whole = fs.readFileSync(journal);
+        writeAt(journal, Buffer.from(`{"v":1,"seq":${lastSeqOf(journal) + 1},"type":"context.updated","data":{"summary":"${'z'.repeat(400_000)}`.slice(0, 200_000)), dataEndOf(whole));
         torn = true;
         stats.tornMade += 1;
       }

@@ -6,9 +6,9 @@ import type { Actor, NewEvent } from '../../domain/events.js';
 import type { RepairReport } from '../types.js';
 import { FILE_MODE } from '../atomic-write.js';
 import { encodeRecord } from './codec.js';
-import { readTail } from './journal.js';
+import { dataEndOf, readTail } from './journal.js';
 import { journalEmpty } from '../errors.js';
-import type { Handle } from './session-lock.js';
+import type { Handle } from './handle.js';
 import type { StoreFs } from './io.js';
 
 /*
@@ -46,8 +46,8 @@ export function journalLines(events: NewEvent[], first: number, batch: boolean):
 export function syncTail(w: Writer, id: string, h: Handle, repairs: RepairReport[], guard?: (lastSeq: number) => void): void {
   // lockSession forgets lastSeq when the lock is retaken and the journal moved: a known value is current.
   if (h.lastSeq >= 0) return;
-  const size = fs.fstatSync(h.fd).size;
   const tail = readTail(h.fd);
+  const size = tail.size;
   if (tail.corrupt) {
     throw new BatonError('CORRUPT', `The end of session ${id}'s journal is damaged (more than a torn last line).`, {
       hint: hint('repair.keeps-lines', { session: id }),
@@ -58,13 +58,17 @@ export function syncTail(w: Writer, id: string, h: Handle, repairs: RepairReport
   if (tail.torn) guard?.(tail.lastSeq);
   h.lastSeq = tail.lastSeq;
   h.end = tail.goodEnd;
+  // Room a writer set aside and did not give back (it was killed): written over from h.end.
+  h.room = size;
   if (tail.torn) {
-    const cut = Buffer.alloc(size - tail.goodEnd);
-    fs.readSync(h.fd, cut, 0, cut.length, tail.goodEnd);
+    const read = Buffer.alloc(size - tail.goodEnd);
+    fs.readSync(h.fd, read, 0, read.length, tail.goodEnd);
+    const cut = read.subarray(0, dataEndOf(read));
     const savedTo = `${h.journal}.torn-${w.now().toISOString().replace(/[:.]/g, '-')}`;
     fs.writeFileSync(savedTo, cut, { mode: FILE_MODE });
     fs.ftruncateSync(h.fd, tail.goodEnd);
     fs.fsyncSync(h.fd);
+    h.room = tail.goodEnd;
     writeEvents(h, [{ type: 'repair.torn_tail', time: w.now().toISOString(), actor: w.actor, data: { truncatedBytes: cut.length, savedTo: path.basename(savedTo) } }]);
     repairs.push({
       sessionId: id,
@@ -75,28 +79,73 @@ export function syncTail(w: Writer, id: string, h: Handle, repairs: RepairReport
   }
 }
 
+/** Room set aside at the end of a journal written in a burst: at least, and at most. */
+const ROOM_MIN = 64 * 1024;
+/** Appends in one lock hold after which it is a burst: a few appends in a row are not. */
+const BURST = 8;
+const ROOM_MAX = 512 * 1024;
+
 /**
- * Writes events after `h.lastSeq` and fsyncs. Caller holds the lock and has synced the tail.
- * A write or fsync that fails is rolled back to the journal's known end, so an append that was
- * reported as failed is never read back later (see rollBack). `io` is Node's `fs` unless a test
- * injects failures (io.ts).
+ * Writes events after `h.lastSeq` at the journal's end (`h.end`) and fdatasyncs. Caller holds
+ * the lock and has synced the tail. A write or fsync that fails is rolled back to the
+ * journal's known end, so an append that was reported as failed is never read back later
+ * (see rollBack). `io` is Node's `fs` unless a test injects failures (io.ts).
+ *
+ * Room ahead: once one lock hold has made BURST appends, the next write also lays down
+ * zero bytes after the lines, and the appends that follow overwrite them. An fdatasync of an
+ * append that grows the file must commit the new size to the file system's journal as well as
+ * the data; one that overwrites bytes already on disk flushes only the data, a third less
+ * time on this kind of disk. The room is given back when the lock is released (giveBackRoom);
+ * a writer killed before that leaves it, and readers and the next writer take zero bytes at
+ * the end as room (journal.ts dataEnd), never as lines: JSON escapes a zero byte.
  */
 export function writeEvents(h: Handle, events: NewEvent[], io: StoreFs = fs): number {
   // Lines of a multi-event append name their batch, so that a crash that leaves only part of
   // it on disk is cut as a whole: an append is all or nothing.
   const out = journalLines(events, h.lastSeq + 1, true);
   const length = Buffer.byteLength(out);
+  const at = h.end;
   try {
+    let written: number;
+    if (at + length <= h.room || h.holdAppends < BURST) {
+      written = io.writeSync(h.fd, out, at);
+    } else {
+      // A burst outgrew its room: lines and new room in one write (room for a few hundred more).
+      const room = Math.min(ROOM_MAX, Math.max(ROOM_MIN, 2 ** Math.ceil(Math.log2(length * 64))));
+      const buf = Buffer.alloc(length + room);
+      buf.write(out);
+      written = io.writeSync(h.fd, buf, 0, buf.length, at) - room;
+      h.room = at + buf.length;
+    }
     // One write per batch: a crash can tear only its end, which the next open cuts.
-    if (io.writeSync(h.fd, out) !== length) throw Object.assign(new Error('short write to the journal (is the disk full?)'), { code: 'ENOSPC' });
+    if (written !== length) throw Object.assign(new Error('short write to the journal (is the disk full?)'), { code: 'ENOSPC' });
     io.fdatasyncSync(h.fd);
   } catch (e) {
     rollBack(h);
     throw e;
   }
+  h.holdAppends += 1;
   h.lastSeq += events.length;
   h.end += length;
+  if (h.room < h.end) h.room = h.end;
   return h.lastSeq;
+}
+
+/**
+ * Gives back the room a burst set aside (cuts the zero bytes after the last line), so that a
+ * journal at rest is exactly its lines. Not fsynced: room left by a crash is harmless. Caller
+ * holds the lock, and is about to release it.
+ */
+export function giveBackRoom(h: Handle): void {
+  h.holdAppends = 0;
+  if (h.end < 0 || h.room <= h.end) return;
+  try {
+    fs.ftruncateSync(h.fd, h.end);
+    h.room = h.end;
+  } catch {
+    // left for the next writer, which writes over it (see writeEvents)
+    h.room = -1;
+  }
 }
 
 /**
@@ -110,6 +159,7 @@ function rollBack(h: Handle): void {
     if (h.end >= 0) {
       fs.ftruncateSync(h.fd, h.end);
       fs.fsyncSync(h.fd);
+      h.room = h.end;
     }
   } catch {
     // the disk refuses even this: the next open finds the torn or extra bytes and checks them

@@ -8,7 +8,7 @@ import { decodeRecord, encodeRecord } from './codec.js';
 import { lossStart, scanJournal } from './journal.js';
 import { readableSnapshots } from './loss.js';
 import type { Proof } from '../errors.js';
-import type { Handle } from './session-lock.js';
+import type { Handle } from './handle.js';
 
 /**
  * `baton repair` of a file-store journal whose inner lines are damaged: the original is kept

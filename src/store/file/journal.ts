@@ -49,7 +49,8 @@ export function scanJournal(buf: Buffer, startOffset: number, firstSeq: number):
   let tornAt: number | null = null;
   let lineNo = 0;
   let maxSeq = 0;
-  const size = buf.length;
+  // Room set aside at the end (zero bytes) is not part of the journal.
+  const size = buf.length > 0 && buf[buf.length - 1] === 0 ? dataEndOf(buf) : buf.length;
   while (offset < size) {
     let nl = buf.indexOf(10, offset);
     const complete = nl !== -1;
@@ -127,6 +128,7 @@ export function incompleteBatch(e: Record<string, unknown> | undefined): number 
 export interface Tail {
   lastSeq: number;
   goodEnd: number;
+  /** The file's size, with any room set aside at its end (zero bytes, see {@link dataEnd}). */
   size: number;
   /** The final line has no newline: an unacknowledged append, safe to cut. */
   torn: boolean;
@@ -140,8 +142,32 @@ export interface Tail {
  * line may be taken as torn; anything worse is reported as `corrupt` and left alone.
  */
 export function readTail(fd: number): Tail {
-  const size = fs.fstatSync(fd).size;
-  if (size === 0) return { lastSeq: 0, goodEnd: 0, size, torn: false, corrupt: false };
+  const physical = fs.fstatSync(fd).size;
+  // Zero bytes at the end are room a writer set aside (append.ts), not part of the journal.
+  const end = dataEnd(fd, physical);
+  // Blank lines at the end (scanJournal skips them) are no damaged last line: look at the
+  // lines before them, and let the journal go on after them.
+  const size = end - blankTail(fd, end);
+  if (size === 0) return { lastSeq: 0, goodEnd: end, size: physical, torn: false, corrupt: false };
+  const t = tailOf(fd, size, physical);
+  return !t.torn && !t.corrupt && t.goodEnd === size ? { ...t, goodEnd: end } : t;
+}
+
+/** Length of the whitespace-only lines (each ended by a newline) that end the first `end` bytes. */
+function blankTail(fd: number, end: number): number {
+  const n = Math.min(end, 4096);
+  const buf = Buffer.allocUnsafe(n);
+  fs.readSync(fd, buf, 0, n, end - n);
+  if (buf[n - 1] !== 10) return 0;
+  let i = n - 1;
+  while (i > 0 && (buf[i - 1] === 10 || buf[i - 1] === 32 || buf[i - 1] === 13 || buf[i - 1] === 9)) i -= 1;
+  // `i` is just after the last byte that is not whitespace: the line it ends (through its
+  // newline) is the last line; what follows that newline is blank.
+  const nl = buf.indexOf(10, i);
+  return nl === -1 || (i === 0 && end > n) ? 0 : n - (nl + 1);
+}
+
+function tailOf(fd: number, size: number, physical: number): Tail {
   for (let chunk = 64 * 1024; ; chunk *= 4) {
     const start = Math.max(0, size - chunk);
     const buf = Buffer.allocUnsafe(size - start);
@@ -155,20 +181,20 @@ export function readTail(fd: number): Tail {
       const last = lines[0];
       if (last === 'partial') continue;
       // A complete last line that fails its checksum is damage, not a torn append.
-      if (last && seqOf(buf, last) === null) return { lastSeq: 0, goodEnd: 0, size, torn: false, corrupt: true };
+      if (last && seqOf(buf, last) === null) return { lastSeq: 0, goodEnd: 0, size: physical, torn: false, corrupt: true };
     }
     const good = lines[0];
     if (good === 'partial') continue;
-    if (!good) return { lastSeq: 0, goodEnd: 0, size, torn, corrupt: false };
+    if (!good) return { lastSeq: 0, goodEnd: 0, size: physical, torn, corrupt: false };
     const d = decodeRecord(buf.toString('utf8', good.from, good.to));
     const seq = d.ok && typeof d.value['seq'] === 'number' ? (d.value['seq'] as number) : null;
-    if (seq === null) return { lastSeq: 0, goodEnd: 0, size, torn, corrupt: true };
+    if (seq === null) return { lastSeq: 0, goodEnd: 0, size: physical, torn, corrupt: true };
     const open = incompleteBatch(d.ok ? d.value : undefined);
     if (open !== null) {
       const at = lineStartOf(fd, start + good.to + 1, open);
-      if (at !== null) return { lastSeq: open - 1, goodEnd: at, size, torn: true, corrupt: false };
+      if (at !== null) return { lastSeq: open - 1, goodEnd: at, size: physical, torn: true, corrupt: false };
     }
-    return { lastSeq: seq, goodEnd: start + good.to + 1, size, torn, corrupt: false };
+    return { lastSeq: seq, goodEnd: start + good.to + 1, size: physical, torn, corrupt: false };
   }
 }
 
@@ -218,4 +244,33 @@ function linesFromEnd(buf: Buffer, atFileStart: boolean): Array<LineSpan | 'part
 function seqOf(buf: Buffer, span: LineSpan): number | null {
   const d = decodeRecord(buf.toString('utf8', span.from, span.to));
   return d.ok && typeof d.value['seq'] === 'number' ? (d.value['seq'] as number) : null;
+}
+
+/** How much of a journal's end {@link dataEnd} looks at for set-aside room, at most. */
+const ROOM_SCAN = 1 << 20;
+
+/**
+ * Where the bytes of a journal of `size` bytes end: before the run of zero bytes a writer set
+ * aside at its end (append.ts grows a journal in bursts ahead of its lines, so that an fsync
+ * does not have to commit a new file size each time). A zero byte is never part of a line:
+ * JSON escapes it.
+ */
+export function dataEnd(fd: number, size: number): number {
+  if (size === 0) return 0;
+  const last = Buffer.allocUnsafe(1);
+  fs.readSync(fd, last, 0, 1, size - 1);
+  if (last[0] !== 0) return size;
+  const start = Math.max(0, size - ROOM_SCAN);
+  const buf = Buffer.allocUnsafe(size - start);
+  fs.readSync(fd, buf, 0, buf.length, start);
+  return start + dataEndOf(buf);
+}
+
+/** {@link dataEnd} of bytes already read: the length without the zero bytes at their end. */
+export function dataEndOf(buf: Buffer): number {
+  let end = buf.length;
+  // Word at a time would be faster; the room is at most a megabyte and read only when a
+  // journal is opened after a writer stopped without giving its room back.
+  while (end > 0 && buf[end - 1] === 0) end -= 1;
+  return end;
 }

@@ -4,6 +4,7 @@ import { isBatonError } from '../../domain/errors.js';
 import type { SessionState } from '../../domain/state.js';
 import { decodeRecord } from './codec.js';
 import { readIfExists } from './fsutil.js';
+import { dataEnd, dataEndOf } from './journal.js';
 import type { Layout } from './paths.js';
 import type { Proof } from '../errors.js';
 
@@ -91,15 +92,24 @@ export function readRacingWriters<T>(journal: string, read: (buf: Buffer) => T):
       return read(buf);
     } catch (e) {
       const proven = isBatonError(e, 'CORRUPT') && e.details.provenRevision !== undefined;
-      if (!proven || attempt >= 20 || !grewPast(journal, buf.length)) throw e;
+      if (!proven || attempt >= 20 || !grewPast(journal, dataEndOf(buf))) throw e;
     }
   }
 }
 
-function grewPast(file: string, size: number): boolean {
+/** The journal holds bytes past `end` (lines written over the room set aside, or appended). */
+function grewPast(file: string, end: number): boolean {
+  let fd: number;
   try {
-    return fs.statSync(file).size > size;
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
   } catch {
     return false;
+  }
+  try {
+    return dataEnd(fd, fs.fstatSync(fd).size) > end;
+  } catch {
+    return false;
+  } finally {
+    fs.closeSync(fd);
   }
 }

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
-import { FileLock, MAX_BACKOFF_MS } from './lock.js';
+import { MAX_BACKOFF_MS } from './lock.js';
+import type { Handle } from './handle.js';
 import { sleepSync } from './fsutil.js';
+import { giveBackRoom } from './append.js';
 
 /*
  * The session lock hand-over. A lock is kept until the event loop turns once, so a caller
@@ -11,26 +13,6 @@ import { sleepSync } from './fsutil.js';
  * store instance here needs it (waiting for it would block the very event loop that would
  * release it).
  */
-
-/** An open session of this process: its files, journal descriptor and lock. */
-export interface Handle {
-  dir: string;
-  journal: string;
-  snapshotFile: string;
-  lock: FileLock;
-  fd: number;
-  /**
-   * Last seq and end offset this process knows (-1: unknown). Trusted while the lock is held,
-   * and after it was taken again only when the journal is the same file of size `end`.
-   */
-  lastSeq: number;
-  end: number;
-  release: NodeJS.Immediate | null;
-  /** An append happened since the release was scheduled. */
-  busy: boolean;
-  /** When the lock was taken or last checked for a waiting process. */
-  checkedAt: number;
-}
 
 /** How often a burst holding a session lock looks for a waiting process. */
 const HANDOVER_CHECK_MS = 5;
@@ -57,6 +39,7 @@ export function lockSession(h: Handle): void {
   }
   releaseLingering(h.lock.file, h);
   h.lock.acquire();
+  h.holdAppends = 0;
   h.checkedAt = Date.now();
   reopenIfReplaced(h);
   // Read-free: a journal that still ends where this process last left it (same file, same
@@ -82,11 +65,12 @@ export function reopenIfReplaced(h: Handle): void {
   }
   const open = fs.fstatSync(h.fd);
   if (onDisk.ino === open.ino && onDisk.dev === open.dev) return;
-  const fd = fs.openSync(h.journal, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW);
+  const fd = fs.openSync(h.journal, fs.constants.O_RDWR | fs.constants.O_NOFOLLOW);
   fs.closeSync(h.fd);
   h.fd = fd;
   h.lastSeq = -1;
   h.end = -1;
+  h.room = -1;
 }
 
 /** Releases the lock once the event loop turns with no append since the last turn. */
@@ -109,6 +93,7 @@ export function releaseNow(h: Handle): void {
     h.release = null;
   }
   if (lingering.get(h.lock.file) === h) lingering.delete(h.lock.file);
+  if (h.lock.isHeld) giveBackRoom(h);
   h.lock.release();
 }
 

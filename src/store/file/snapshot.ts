@@ -4,7 +4,7 @@ import { BatonError } from '../../domain/errors.js';
 import type { RepairReport, Snapshot } from '../types.js';
 import { decodeRecord } from './codec.js';
 import { moveAside, readIfExists } from './fsutil.js';
-import type { Handle } from './session-lock.js';
+import type { Handle } from './handle.js';
 
 /** Version of the on-disk layout this code writes. */
 export const FILE_FORMAT_VERSION = 1;

@@ -25,7 +25,7 @@ import { Layout, isPlainDir } from './paths.js';
 import { Registry } from './registry.js';
 import { Retention } from './retention.js';
 import { lockSession, releaseLingering, releaseNow, reopenIfReplaced } from './session-lock.js';
-import type { Handle } from './session-lock.js';
+import type { Handle } from './handle.js';
 import { FILE_FORMAT_VERSION, readSnapshot, rotateSnapshot } from './snapshot.js';
 import type { SnapshotRecord } from './snapshot.js';
 import { DerivedFiles } from './derived-files.js';
@@ -155,8 +155,7 @@ export class FileStore implements SessionStore {
     const files = this.layout.files(found.dir);
     let fd: number;
     try {
-      // Not O_APPEND: appends are written at the journal's known end, which may lie before room
-      // set aside for a burst (append.ts).
+      // Not O_APPEND: appends go to the journal's known end, before any room (append.ts).
       fd = this.io.openSync(files.journal, fs.constants.O_RDWR | fs.constants.O_NOFOLLOW);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
