@@ -17,6 +17,7 @@ import { validateId } from '../domain/ids.js';
 import { assertFence, expiryEvents } from '../domain/lease.js';
 import type { SessionState } from '../domain/state.js';
 import { summarize, summaryChanged } from '../domain/summary.js';
+import type { SessionSummary } from '../domain/summary.js';
 import type { RepairReport, SessionStore } from '../store/types.js';
 import { nodeCrypto } from './lazy.js';
 import { DEFAULT_SNAPSHOT_EVERY } from './types.js';
@@ -26,6 +27,8 @@ import type { Workspace } from './workspace.js';
 interface Loaded {
   state: SessionState;
   snapshotRevision: number;
+  /** summarize(state), once computed: every change compares the summary before and after. */
+  summary?: SessionSummary;
 }
 
 const MAX_ATTEMPTS = 200;
@@ -140,8 +143,7 @@ export class SessionCore {
     return { agent: agent ?? this.agent, pid: this.pid, host: this.host };
   }
 
-  protected stamp(drafts: TimedDraft[], agent?: string | null): NewEvent[] {
-    const time = this.now().toISOString();
+  protected stamp(drafts: TimedDraft[], agent?: string | null, time = this.now().toISOString()): NewEvent[] {
     const actor = this.actor(agent);
     // A draft that carries its own time (an imported foreign event) keeps it.
     return drafts.map((d) => ({ ...d, time: d.time ?? time, actor: d.actor ?? actor }) as NewEvent);
@@ -259,7 +261,7 @@ export class SessionCore {
       for (const d of decided) if ('error' in d) d.p.reject(d.error);
       if (!accepted.length) return;
       const last = accepted[accepted.length - 1]!.next;
-      const before = summarize(loaded.state);
+      const before = loaded.summary ?? summarize(loaded.state);
       const after = summarize(last);
       try {
         const opts = summaryChanged(before, after) ? { summary: after } : {};
@@ -288,7 +290,7 @@ export class SessionCore {
           },
         );
       }
-      this.remember(id, { state: last, snapshotRevision: snapshotAt });
+      this.remember(id, { state: last, snapshotRevision: snapshotAt, summary: after });
       for (const d of accepted) {
         try {
           await this.changed(id, d.stored, d.next);
@@ -314,13 +316,14 @@ export class SessionCore {
             details: { sessionId: id, expectedRevision: o.expectedRevision, revision: state.revision },
           });
         }
+        // One reading of the clock per change: its fence check, expiry and event times agree.
         const now = this.now().toISOString();
         assertFence(state, o.fencingToken, now);
         // Written down with this change: what readers already report about an expired lease.
         const pre = expiryEvents(state, now);
-        const base = pre.length ? fold(state, this.stamp(pre, o.agent).map((e, i) => ({ ...e, seq: state.revision + i + 1 }) as StoredEvent), id)! : state;
+        const base = pre.length ? fold(state, this.stamp(pre, o.agent, now).map((e, i) => ({ ...e, seq: state.revision + i + 1 }) as StoredEvent), id)! : state;
         const { events: drafts, result } = p.fn(base);
-        const events = this.stamp([...pre, ...drafts], o.agent);
+        const events = this.stamp(pre.length ? [...pre, ...drafts] : drafts, o.agent, now);
         const stored = events.map((e, i) => ({ ...e, seq: state.revision + i + 1 }) as StoredEvent);
         const next = fold(state, stored, id)!;
         state = next;
