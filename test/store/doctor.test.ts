@@ -116,10 +116,10 @@ async function busySession(m: SessionManager, id: string, notes = 12): Promise<v
   await m.decision(id, { title: 'db', choice: 'sqlite', rationale: 'small' });
   await m.phase(id, 'design', 'complete');
   await m.phase(id, 'build', 'start');
-  // The burst's lock is released and its room given back (append.ts) once the event loop has
-  // turned: the journal at rest, as the tests below find and damage it.
+  // The burst's lock is released and its room given back (append.ts) once the lock stopped
+  // lingering (session-lock.ts): the journal at rest, as the tests below find and damage it.
   await m.derivedFiles.settled();
-  await new Promise((r) => setTimeout(r, 1));
+  for (let i = 0; i < 400 && fs.existsSync(path.join(sdir(id), 'lock')); i++) await new Promise((r) => setTimeout(r, 5));
 }
 
 beforeEach(() => {

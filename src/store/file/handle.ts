@@ -17,7 +17,10 @@ export interface Handle {
   room: number;
   /** Appends since the lock was taken: past a few, a burst sets room aside (append.ts). */
   holdAppends: number;
-  release: NodeJS.Immediate | null;
+  /** The pending release: a turn of the event loop, or (lingering) a timer. */
+  release: NodeJS.Immediate | NodeJS.Timeout | null;
+  /** Lingering after a quiet turn, until this time (ms); 0 when not lingering. */
+  lingerUntil: number;
   /** An append happened since the release was scheduled. */
   busy: boolean;
   /** When the lock was taken or last checked for a waiting process. */

@@ -5,27 +5,48 @@ import { sleepSync } from './fsutil.js';
 import { giveBackRoom } from './append.js';
 
 /*
- * The session lock hand-over. A lock is kept until the event loop turns once, so a caller
- * appending in a loop pays for one lock per burst instead of one per event; other processes
- * wait at most that long, and a burst hands the lock over when another process leaves a
- * `.want` marker (checked every few ms). Every section under a session lock is synchronous,
- * so a lock of this process that is only lingering can be released at once when another
- * store instance here needs it (waiting for it would block the very event loop that would
- * release it).
+ * The session lock hand-over. A lock is kept until the event loop turns once with no append,
+ * so a caller appending in a loop pays for one lock per burst instead of one per event; then
+ * it lingers a few ms more (LINGER_MS), so that a server answering one request after another
+ * (the MCP server, the dashboard) does not create and remove the lock file for each: those are
+ * file system metadata changes that the next fdatasync has to commit too. Other processes wait
+ * at most about that long: a burst or a lingering lock hands the lock over when another process
+ * leaves a `.want` marker (checked every few ms). Every section under a session lock is
+ * synchronous, so a lock of this process that is only lingering can be released at once when
+ * another store instance here needs it (waiting for it would block the very event loop that
+ * would release it). A process that exits releases the locks it kept (an exit handler).
  */
 
 /** How often a burst holding a session lock looks for a waiting process. */
 const HANDOVER_CHECK_MS = 5;
 /** Longest a burst stands back for a waiting process before it competes for the lock again. */
 const HANDOVER_WAIT_MS = 50;
+/** How long a lock is kept after the event loop turned with no append (see above). */
+const LINGER_MS = 25;
 
 /** Session locks of this process kept only until the event loop turns, by lock file. */
 const lingering = new Map<string, Handle>();
+
+let exitHook = false;
+/** Releases every lock this process keeps when it exits (exit handlers run synchronously). */
+function releaseAtExit(): void {
+  if (exitHook) return;
+  exitHook = true;
+  process.once('exit', () => {
+    for (const h of [...lingering.values()]) releaseNow(h);
+  });
+}
 
 /** Takes (or keeps) the session lock of `h` for a synchronous section; see the note above. */
 export function lockSession(h: Handle): void {
   if (h.lock.isHeld) {
     h.busy = true;
+    // Lingering: in use again, so kept until the event loop turns once more.
+    if (h.lingerUntil !== 0) {
+      clearTimeout(h.release as NodeJS.Timeout);
+      h.lingerUntil = 0;
+      scheduleRelease(h);
+    }
     const now = Date.now();
     if (now - h.checkedAt < HANDOVER_CHECK_MS) return;
     h.checkedAt = now;
@@ -47,6 +68,7 @@ export function lockSession(h: Handle): void {
   // only grows; the rewrites that shrink it (repair, recovery) replace the file.
   if (h.lastSeq >= 0 && (h.end < 0 || fs.fstatSync(h.fd).size !== h.end)) h.lastSeq = -1;
   lingering.set(h.lock.file, h);
+  releaseAtExit();
   h.busy = false;
   scheduleRelease(h);
 }
@@ -73,7 +95,7 @@ export function reopenIfReplaced(h: Handle): void {
   h.room = -1;
 }
 
-/** Releases the lock once the event loop turns with no append since the last turn. */
+/** Releases the lock once the event loop turns with no append since the last turn, and LINGER_MS passed. */
 function scheduleRelease(h: Handle): void {
   h.release = setImmediate(() => {
     h.release = null;
@@ -82,16 +104,31 @@ function scheduleRelease(h: Handle): void {
       scheduleRelease(h);
       return;
     }
-    releaseNow(h);
+    h.lingerUntil = Date.now() + LINGER_MS;
+    linger(h);
   });
+}
+
+/** Keeps a quiet lock until LINGER_MS passed or another process wants it, looking every few ms. */
+function linger(h: Handle): void {
+  const t = setTimeout(() => {
+    h.release = null;
+    if (Date.now() >= h.lingerUntil || h.lock.contended) releaseNow(h);
+    else linger(h);
+  }, HANDOVER_CHECK_MS);
+  // A lingering lock keeps no process alive: one that exits releases it (releaseAtExit).
+  t.unref();
+  h.release = t;
 }
 
 /** Releases a handle's session lock now (and forgets its linger). */
 export function releaseNow(h: Handle): void {
   if (h.release) {
-    clearImmediate(h.release);
+    if (h.lingerUntil !== 0) clearTimeout(h.release as NodeJS.Timeout);
+    else clearImmediate(h.release as NodeJS.Immediate);
     h.release = null;
   }
+  h.lingerUntil = 0;
   if (lingering.get(h.lock.file) === h) lingering.delete(h.lock.file);
   if (h.lock.isHeld) giveBackRoom(h);
   h.lock.release();

@@ -165,7 +165,7 @@ export class FileStore implements SessionStore {
       }
       throw e;
     }
-    h = { dir: found.dir, journal: files.journal, snapshotFile: files.snapshot, lock: new FileLock(files.lock, this.lockTimeoutMs), fd, lastSeq: -1, end: -1, room: -1, holdAppends: 0, release: null, busy: false, checkedAt: 0 };
+    h = { dir: found.dir, journal: files.journal, snapshotFile: files.snapshot, lock: new FileLock(files.lock, this.lockTimeoutMs), fd, lastSeq: -1, end: -1, room: -1, holdAppends: 0, release: null, lingerUntil: 0, busy: false, checkedAt: 0 };
     this.handles.set(id, h);
     return h;
   }
