@@ -148,12 +148,13 @@ export class LineTransport implements Transport {
       this.refuseOversized(oversized.head.toString('utf8'), oversized.tail.toString('utf8'), size);
       return;
     }
-    const line = Buffer.concat(chunks, size).toString('utf8').replace(/\r$/, '');
-    if (!line.trim()) return;
+    const line = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8');
     let value: unknown;
     try {
+      // JSON's whitespace includes the \r of a CRLF line end.
       value = JSON.parse(line);
     } catch (e) {
+      if (!line.trim()) return;
       this.onerror?.(e as Error);
       this.refuse(null, PARSE_ERROR, `Parse error: the line is not JSON (${(e as Error).message}).`);
       return;
