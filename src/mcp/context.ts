@@ -1,3 +1,5 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ZodTypeAny } from 'zod';
 import { isBatonError } from '../manager/index.js';
 import type { SessionManager } from '../manager/index.js';
 
@@ -25,9 +27,27 @@ export interface ServerOptions {
   onWarning?: (message: string) => void;
 }
 
+/** A tool as defineTool registers it: what `tools/call` needs to run it (see fast-calls.ts). */
+export interface ToolEntry {
+  /** The strict input schema (the one the SDK is given too). */
+  input: ZodTypeAny;
+  /** The output schema its structured content must match. */
+  output: ZodTypeAny;
+  /** The body: validated arguments in, the result (an isError result for a refusal) out; never throws. */
+  run: (args: unknown) => Promise<CallToolResult>;
+  /** It may change a session: the derived files are refreshed after its response. */
+  changes: boolean;
+}
+
 /** The per-server helpers tool bodies use. */
 export class Kit {
   private readonly clientName: () => string | null;
+  /** The tools defined so far, by name. */
+  readonly tools = new Map<string, ToolEntry>();
+  /** The refresh of derived files scheduled or under way (see changedSoon). */
+  private refreshing: Promise<void> | null = null;
+  /** Changes came in while a refresh was under way: run it once more. */
+  private again = false;
 
   constructor(
     readonly o: ServerOptions,
@@ -86,5 +106,38 @@ export class Kit {
    */
   async changed(): Promise<void> {
     for (const w of await this.manager().derivedFiles.flush()) this.o.onWarning?.(w);
+  }
+
+  /**
+   * After a call that changed something, once its response is on its way: schedules
+   * {@link changed} for when the event loop turns, so that the derived files are off the
+   * acknowledgement path (an update costs its append, not a handoff.md rewrite). Calls that
+   * come in a burst share one refresh; one that comes during a refresh gets another after it,
+   * so no change is left unrefreshed. {@link settled} waits for all of it.
+   */
+  changedSoon(): void {
+    if (this.refreshing) {
+      this.again = true;
+      return;
+    }
+    this.refreshing = this.refresh();
+  }
+
+  private async refresh(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    try {
+      do {
+        this.again = false;
+        // As before a call returned: a workspace without a store (a refused session_start) has nothing to refresh.
+        await this.changed().catch(() => undefined);
+      } while (this.again);
+    } finally {
+      this.refreshing = null;
+    }
+  }
+
+  /** Resolves once the derived-file refreshes scheduled so far are done (before the store closes). */
+  async settled(): Promise<void> {
+    while (this.refreshing) await this.refreshing;
   }
 }

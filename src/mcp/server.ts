@@ -11,6 +11,7 @@ import { registerRecordTools } from './tools/records.js';
 import { registerResumeTools } from './tools/resume.js';
 import { registerSessionTools } from './tools/sessions.js';
 import { guardToolArguments } from './arguments.js';
+import { installFastCalls } from './fast-calls.js';
 
 export type { ServerOptions };
 
@@ -49,7 +50,19 @@ export function createMcpServer(options: ServerOptions): McpServer {
   registerCheckpointTools(server, kit);
   registerResumeTools(server, kit);
   guardToolArguments(server);
+  installFastCalls(server, kit, MAX_INPUT_ELEMENTS);
   registerResources(server, kit);
   registerPrompts(server, kit);
+  kits.set(server, kit);
   return server;
+}
+
+const kits = new WeakMap<McpServer, Kit>();
+
+/**
+ * Resolves once the work `server` does after its responses (refreshing handoff.md and
+ * mirrors of the sessions its calls changed) is done: wait for it before closing the store.
+ */
+export async function serverSettled(server: McpServer): Promise<void> {
+  await kits.get(server)?.settled();
 }

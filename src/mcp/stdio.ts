@@ -1,4 +1,4 @@
-import { createMcpServer } from './server.js';
+import { createMcpServer, serverSettled } from './server.js';
 import type { ServerOptions } from './server.js';
 import { LineTransport } from './transport.js';
 import type { MessageOutput } from './transport.js';
@@ -28,6 +28,8 @@ export async function serveStdio(options: ServerOptions, log: (line: string) => 
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     await server.close().catch(() => undefined);
+    // The derived files of the last calls are written before the store closes.
+    await serverSettled(server);
     diverted.restore();
   }
 }

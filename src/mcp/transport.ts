@@ -1,12 +1,17 @@
-import { STDIO_DEFAULT_MAX_BUFFER_SIZE, deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { isPlainNotification, isPlainObject, isPlainRequest, isRequestId } from './envelope.js';
 
 /** Largest JSON-RPC message (one line, in bytes) the server reads: the SDK's stdio limit, 10 MiB. */
 export const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 
-/** JSON-RPC "Invalid Request": the answer to a message too large to read. */
+/** JSON-RPC "Invalid Request": the answer to a message too large to read, or not JSON-RPC. */
 export const INVALID_REQUEST = -32600;
+
+/** JSON-RPC "Parse error": the answer to a line that is not JSON. */
+export const PARSE_ERROR = -32700;
 
 /** Where messages are written: a writer (false: wait for 'drain') and the stream's 'drain' event. */
 export interface MessageOutput {
@@ -54,7 +59,10 @@ export function recoverId(head: string, tail: string): string | number | null {
  * buffer overflows, so every later call goes unanswered. Here an oversized line is skipped as
  * it streams in (only its first and last bytes are kept) and answered with an Invalid Request
  * error naming the limit, under the request's id when it can be found; the server reads on.
- * A line that is not JSON-RPC is reported to `onerror` and skipped, as by the SDK.
+ * A line that is not JSON is answered with a Parse error (id null), one that is JSON but not a
+ * JSON-RPC message (a batch included) with an Invalid Request error (under its id when it has a
+ * usable one); both are reported to `onerror` and skipped, and the server reads on. (The SDK's
+ * transport only reports them, leaving the client without an answer.)
  */
 export class LineTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
@@ -140,16 +148,32 @@ export class LineTransport implements Transport {
       this.refuseOversized(oversized.head.toString('utf8'), oversized.tail.toString('utf8'), size);
       return;
     }
-    const line = Buffer.concat(chunks, size).toString('utf8').replace(/\r$/, '');
-    if (!line.trim()) return;
+    const line = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8');
+    let value: unknown;
+    try {
+      // JSON's whitespace includes the \r of a CRLF line end.
+      value = JSON.parse(line);
+    } catch (e) {
+      if (!line.trim()) return;
+      this.onerror?.(e as Error);
+      this.refuse(null, PARSE_ERROR, `Parse error: the line is not JSON (${(e as Error).message}).`);
+      return;
+    }
     let message: JSONRPCMessage;
     try {
-      message = deserializeMessage(line);
+      message = toMessage(value);
     } catch (e) {
       this.onerror?.(e as Error);
+      const what = Array.isArray(value) ? 'a batch (a JSON array), which MCP does not take: send one message per line' : 'not a JSON-RPC 2.0 request, notification or response';
+      this.refuse(readableId(value), INVALID_REQUEST, `Invalid Request: the message is ${what}.`);
       return;
     }
     this.onmessage?.(message);
+  }
+
+  /** Answers a line that could not be taken with a JSON-RPC error (id null when it cannot be read). */
+  private refuse(id: string | number | null, code: number, message: string): void {
+    void this.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })}\n`);
   }
 
   private refuseOversized(head: string, tail: string, size: number): void {
@@ -164,6 +188,23 @@ export class LineTransport implements Transport {
     // JSON-RPC answers a request whose id cannot be read with id null.
     void this.write(`${JSON.stringify({ jsonrpc: '2.0', id, error })}\n`);
   }
+}
+
+/**
+ * A parsed line as a JSON-RPC message, as the SDK's stdio transport takes it (its
+ * JSONRPCMessageSchema, whose error is thrown), except that a request or notification whose
+ * envelope passes the hand-written checks of envelope.ts is not parsed by the schema as well:
+ * the SDK classifies every message with the same schemas again when it dispatches it.
+ */
+export function toMessage(value: unknown): JSONRPCMessage {
+  if (isPlainRequest(value) || isPlainNotification(value)) return value as JSONRPCMessage;
+  return JSONRPCMessageSchema.parse(value);
+}
+
+/** The id of something that is not a valid message, when it has a usable one; else null. */
+function readableId(value: unknown): string | number | null {
+  const id = isPlainObject(value) ? value['id'] : undefined;
+  return isRequestId(id) ? id : null;
 }
 
 function lastBytes(b: Buffer, n: number): Buffer {

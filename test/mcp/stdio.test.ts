@@ -105,7 +105,11 @@ describe('baton mcp over stdio', () => {
     server.writeRaw('this is not json\n');
     server.writeRaw('{"jsonrpc":"2.0","id":"x","method":\n');
     server.writeRaw('{"hello":"world"}\n');
+    server.writeRaw('{"jsonrpc":"2.0","id":"u1","method":"no/such/method"}\n');
     await good(client, 'phase_start', { phase: 'a' });
+    // Each bad line is answered as JSON-RPC says: a parse error or an invalid request under id null, an unknown method under its id.
+    const answers = server.lines().map((l) => JSON.parse(l) as { id?: unknown; error?: { code: number } }).filter((m) => m.error);
+    expect(answers.map((m) => [m.id, m.error!.code])).toEqual([[null, -32700], [null, -32700], [null, -32600], ['u1', -32601]]);
     const bad = await tool(client, 'session_status', { session: '../../etc/passwd' });
     expect(bad.isError).toBe(true);
     expect(JSON.parse((bad.content[0] as { text: string }).text).error.code).toBe('BAD_INPUT');
@@ -208,7 +212,7 @@ describe('baton mcp over stdio', () => {
     expect((await ws.status('stop')).notes.map((n) => n['text'])).toEqual(['acknowledged']);
   });
 
-  it('a mirrored session gets its foreign file rewritten after each MCP call that changes it', async () => {
+  it('a mirrored session gets its foreign file rewritten after each MCP call that changes it (after its response)', async () => {
     const ws = workspace();
     await ws.ok(['start', 'Mirrored', '--id', 'mir', '--phases', 'plan,build']);
     await ws.ok(['mirror', 'maestro', '--out', 'm']);
@@ -218,12 +222,23 @@ describe('baton mcp over stdio', () => {
       return r.sessions[0]!.units.map((u) => [u.name, u.status]);
     };
     expect(await phases()).toEqual([['plan', 'pending'], ['build', 'pending']]);
+    // Derived files are refreshed once the response is sent (off the acknowledgement path), so
+    // the file is read until it shows the change (the first rewrite also loads the format's code).
+    const eventually = async (want: string[][]): Promise<void> => {
+      const until = Date.now() + 20_000;
+      let got = await phases();
+      while (JSON.stringify(got) !== JSON.stringify(want) && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 50));
+        got = await phases();
+      }
+      expect(got).toEqual(want);
+    };
     const { client, server } = await spawnClient('gemini-cli', ['--dir', ws.store], ws.dir);
     await good(client, 'phase_start', { phase: 'plan' });
-    expect(await phases()).toEqual([['plan', 'in_progress'], ['build', 'pending']]);
+    await eventually([['plan', 'in_progress'], ['build', 'pending']]);
     await good(client, 'phase_complete', { phase: 'plan' });
     await good(client, 'phase_start', { phase: 'build' });
-    expect(await phases()).toEqual([['plan', 'completed'], ['build', 'in_progress']]);
+    await eventually([['plan', 'completed'], ['build', 'in_progress']]);
     await client.close();
     await server.exited;
     expectOnlyJsonRpc(server);

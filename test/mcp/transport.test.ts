@@ -57,6 +57,47 @@ describe('LineTransport', () => {
     expect(r.errors).toHaveLength(3);
   });
 
+  it('answers a line that is not JSON with a Parse error (id null), and JSON that is not JSON-RPC (a batch too) with Invalid Request; reads on', async () => {
+    const r = await reader(1000);
+    await r.feed('this is not json\n');
+    await r.feed('{"jsonrpc":"2.0","id":"x","method":\n');
+    await r.feed('{"hello":"world"}\n');
+    await r.feed(`[${req(3).trim()},${req(4).trim()}]\n`);
+    await r.feed('{"jsonrpc":"2.0","id":5,"method":"ping","extra":1}\n');
+    await r.feed('{"jsonrpc":"1.0","id":"six","method":"ping"}\n');
+    await r.feed('\n  \r\n');
+    await r.feed(req(7));
+    const answers = r.written.map((w) => JSON.parse(w) as { jsonrpc: string; id: unknown; error: { code: number; message: string } });
+    expect(answers.map((a) => [a.id, a.error.code])).toEqual([
+      [null, -32700],
+      [null, -32700],
+      [null, -32600],
+      [null, -32600],
+      [5, -32600],
+      ['six', -32600],
+    ]);
+    expect(answers.every((a) => a.jsonrpc === '2.0')).toBe(true);
+    expect(answers[3]!.error.message).toMatch(/batch/);
+    expect(r.got.map((m) => (m as { id: number }).id)).toEqual([7]);
+    expect(r.errors).toHaveLength(6);
+  });
+
+  it('a large line split across many chunks, a CRLF line, and a message the hand-written checks leave to the SDK schema', async () => {
+    const r = await reader(2_000_000);
+    const big = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"note_add","arguments":{"text":"${'é'.repeat(300_000)}"}}}\n`;
+    const bytes = Buffer.from(big);
+    // Chunk borders fall inside the two-byte characters too.
+    for (let i = 0; i < bytes.length; i += 65_535) await r.feed(bytes.subarray(i, i + 65_535));
+    await r.feed(`${req(2).trim()}\r\n`);
+    // A response from the client: valid JSON-RPC that only the SDK's schema accepts here.
+    await r.feed('{"jsonrpc":"2.0","id":3,"result":{}}\n');
+    expect(r.got).toHaveLength(3);
+    expect((r.got[0] as unknown as { params: { arguments: { text: string } } }).params.arguments.text).toBe('é'.repeat(300_000));
+    expect((r.got[1] as { id: number }).id).toBe(2);
+    expect(r.got[2]).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
+    expect(r.written).toEqual([]);
+  });
+
   it('recoverId: the top-level id only, never one nested in params', () => {
     expect(recoverId('{"jsonrpc":"2.0","id":3,"method":"x","params":{', '')).toBe(3);
     expect(recoverId('{"method":"x","params":{"id":"nested"', '"}},"jsonrpc":"2.0","id":"a"}')).toBe('a');

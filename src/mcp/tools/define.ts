@@ -24,10 +24,15 @@ export type ToolBody<I extends z.ZodRawShape, O extends z.ZodRawShape> = (args: 
  * Registers a tool: a strict input schema (unknown argument names are refused, not dropped),
  * an output schema, and a body whose result becomes `structuredContent` (and its JSON the
  * text content). A refusal becomes an `isError` result (see errors.ts), never a protocol
- * error. After a tool that changes something, the server's change hook runs.
+ * error. After a tool that changes something, the derived files are refreshed once its
+ * response is sent (Kit.changedSoon). The tool is registered with the SDK (tools/list, and
+ * the calls fast-calls.ts leaves to it) and in `kit.tools` (the calls fast-calls.ts runs).
  */
 export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(server: McpServer, kit: Kit, name: string, spec: ToolSpec<I, O>, body: ToolBody<I, O>): void {
   const annotations: ToolAnnotations = { title: spec.title, readOnlyHint: spec.readOnly === true, destructiveHint: spec.destructive === true, openWorldHint: false };
+  const input = z.object(spec.input).strict();
+  const output = z.object(spec.output).passthrough();
+  const changes = !spec.readOnly;
   const run = async (args: unknown): Promise<CallToolResult> => {
     try {
       const data = (await body(args as z.infer<z.ZodObject<I>>)) as Record<string, unknown>;
@@ -37,13 +42,15 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(ser
       // A bug is the maintainers' to see: its stack goes to the server's log (stderr).
       if (b.code === 'INTERNAL') kit.o.onWarning?.(`${name} failed unexpectedly: ${(e as Error)?.stack ?? String(e)}`);
       return errorResult(b);
-    } finally {
-      if (!spec.readOnly) await kit.changed().catch(() => undefined);
     }
   };
-  server.registerTool(
-    name,
-    { title: spec.title, description: spec.description, inputSchema: z.object(spec.input).strict(), outputSchema: z.object(spec.output).passthrough(), annotations },
-    run as never,
-  );
+  kit.tools.set(name, { input, output, run, changes });
+  server.registerTool(name, { title: spec.title, description: spec.description, inputSchema: input, outputSchema: output, annotations }, (async (args: unknown) => {
+    try {
+      return await run(args);
+    } finally {
+      // Scheduled for after the event loop turns: the SDK sends the response before that.
+      if (changes) kit.changedSoon();
+    }
+  }) as never);
 }
