@@ -5,7 +5,7 @@ import { BatonError } from '../../domain/errors.js';
 import type { Actor, NewEvent } from '../../domain/events.js';
 import type { RepairReport } from '../types.js';
 import { FILE_MODE } from '../atomic-write.js';
-import { encodeRecord } from './codec.js';
+import { withChecksum } from './codec.js';
 import { dataEndOf, readTail } from './journal.js';
 import { journalEmpty } from '../errors.js';
 import type { Handle } from './handle.js';
@@ -28,12 +28,15 @@ export interface Writer {
 
 /** Journal lines for `events` numbered from `first`; lines of one append name their batch. */
 export function journalLines(events: NewEvent[], first: number, batch: boolean): string {
-  const tag = batch && events.length > 1 ? { batch: [first, first + events.length - 1] } : {};
+  const tag = batch && events.length > 1 ? `,"batch":[${first},${first + events.length - 1}]` : '';
   let seq = first - 1;
   let out = '';
   for (const e of events) {
     seq += 1;
-    out += `${encodeRecord({ v: EVENT_FORMAT_VERSION, seq, ...tag, ...stripSeq(e) })}\n`;
+    // The bytes of JSON.stringify({ v, seq, batch?, ...event }), without building that object
+    // (the line is on every append's path): the event's own fields follow in their order.
+    const rest = JSON.stringify(stripSeq(e));
+    out += `${withChecksum(`{"v":${EVENT_FORMAT_VERSION},"seq":${seq}${tag}${rest === '{}' ? '}' : `,${rest.slice(1)}`}`)}\n`;
   }
   return out;
 }
@@ -168,6 +171,7 @@ function rollBack(h: Handle): void {
 }
 
 function stripSeq(e: NewEvent): NewEvent {
-  const { seq: _s, v: _v, ...rest } = e as NewEvent & { seq?: number; v?: number };
+  if (!Object.hasOwn(e, 'seq') && !Object.hasOwn(e, 'v') && !Object.hasOwn(e, 'batch')) return e;
+  const { seq: _s, v: _v, batch: _b, ...rest } = e as NewEvent & { seq?: number; v?: number; batch?: unknown };
   return rest as NewEvent;
 }

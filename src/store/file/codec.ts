@@ -8,7 +8,11 @@ const MARK = ',"crc":"';
  * field, so a line stays plain JSON (diff-friendly) yet any change to it is detected.
  */
 export function encodeRecord(value: object): string {
-  const body = JSON.stringify(value);
+  return withChecksum(JSON.stringify(value));
+}
+
+/** {@link encodeRecord} of an object already serialised as `body` (JSON text of an object). */
+export function withChecksum(body: string): string {
   if (body === '{}') return `{"crc":"${hex(crc32(body))}"}`;
   return `${body.slice(0, -1)}${MARK}${hex(crc32(body))}"}`;
 }
