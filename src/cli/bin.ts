@@ -14,8 +14,9 @@ void run({
   argv: process.argv.slice(2),
   env: process.env,
   cwd: process.cwd(),
-  stdout: (s) => writeAll(1, s),
-  stderr: (s) => writeAll(2, s),
+  stdout: (s) => writeAll(1, Buffer.from(s)),
+  stdoutBytes: (b) => writeAll(1, b),
+  stderr: (s) => writeAll(2, Buffer.from(s)),
   isTTY: outTTY,
   stderrIsTTY: errTTY,
   // Only a terminal has a width: process.stdout/stderr are created only then.
@@ -25,8 +26,7 @@ void run({
   process.exitCode = code;
 });
 
-function writeAll(fd: number, s: string): void {
-  const buf = Buffer.from(s);
+function writeAll(fd: number, buf: Uint8Array): void {
   let off = 0;
   while (off < buf.length) {
     try {

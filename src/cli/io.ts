@@ -4,6 +4,8 @@ export interface CliIO {
   env: NodeJS.ProcessEnv;
   cwd: string;
   stdout: (s: string) => void;
+  /** Writes UTF-8 bytes to stdout as they are (`list --json` prints a kept view so); without it they are decoded and given to {@link stdout}. */
+  stdoutBytes?: (b: Uint8Array) => void;
   stderr: (s: string) => void;
   /** stdout is a terminal. */
   isTTY: boolean;

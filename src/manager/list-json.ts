@@ -10,15 +10,16 @@ import type { SessionStore } from '../store/types.js';
 
 /**
  * The JSON array `list --json` prints for `filter`, at `now`: the store's view when it is
- * current, else `compute`d (the rows, and how many were checked against their session) and
- * kept as the next view when it depends on the registry alone.
+ * current (its UTF-8 bytes as kept, to be printed as they are), else `compute`d (the rows,
+ * and how many were checked against their session) and kept as the next view when it depends
+ * on the registry alone.
  */
-export async function listJsonText(
+export async function listJsonBytes(
   store: SessionStore,
   filter: { status?: SessionStatus; all?: boolean; rebuild?: boolean },
   now: string,
   compute: () => Promise<{ rows: RowText[]; rechecked: number }>,
-): Promise<string> {
+): Promise<Uint8Array | string> {
   const view = filter.status || filter.rebuild ? undefined : store.listView;
   const key = filter.all ? 'all' : 'live';
   const kept = view?.read(key, now);

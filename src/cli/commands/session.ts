@@ -13,15 +13,21 @@ function changed(ctx: Ctx, s: SessionState, text: string): void {
   ctx.emit({ ok: true, id: s.id, status: s.status, revision: s.revision }, text);
 }
 
-/** Registers the session lifecycle commands, in the order `--help` lists them. */
-export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
+/**
+ * Registers the session lifecycle commands, in the order `--help` lists them; with `only`,
+ * just the part that defines that command (start-up time: see main.ts).
+ */
+export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx | null }, only?: string): void {
   const on: On = (cmd, action) => cmd.action(bind(io, holder, action));
-  registerInit(program, io, on);
-  registerStart(program, io, on);
-  registerStatus(program, io, on);
-  registerList(program, io, on);
-  registerLifecycle(program, on);
-  registerJournal(program, io, on);
+  const parts: Array<[readonly string[], () => void]> = [
+    [['init'], () => registerInit(program, io, on)],
+    [['start'], () => registerStart(program, io, on)],
+    [['status'], () => registerStatus(program, io, on)],
+    [['list'], () => registerList(program, io, on)],
+    [['switch', 'pause', 'complete', 'fail', 'abandon', 'archive'], () => registerLifecycle(program, on)],
+    [['log', 'repair'], () => registerJournal(program, io, on)],
+  ];
+  for (const [names, register] of parts) if (only === undefined || names.includes(only)) register();
 }
 
 /** `init`: create the file store or prepare a database. */
@@ -138,7 +144,12 @@ function registerList(program: Command, io: CliIO, on: On): void {
       const workspace = o['workspace'] as string | undefined;
       const filter = { all: o['all'] === true, rebuild: o['rebuild'] === true, ...(status ? { status: status as SessionStatus } : {}), ...(workspace !== undefined ? { workspace } : {}) };
       if (ctx.json) {
-        io.stdout(`${await m.listJson(filter)}\n`);
+        const out = await m.listJsonBytes(filter);
+        if (typeof out === 'string') io.stdout(`${out}\n`);
+        else if (io.stdoutBytes) {
+          io.stdoutBytes(out);
+          io.stdout('\n');
+        } else io.stdout(`${new TextDecoder().decode(out)}\n`);
         return;
       }
       const rows = await m.list(filter);
