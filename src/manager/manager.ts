@@ -13,7 +13,7 @@ import type { SessionSummary } from '../domain/summary.js';
 import type { PhaseAction, SessionAction } from '../domain/transitions.js';
 import { notFound } from '../store/errors.js';
 import { RowText } from '../store/row.js';
-import { listJsonBytes } from './list-json.js';
+import { listJsonText } from './list-json.js';
 import type { RepairReport, Tombstone } from '../store/types.js';
 import { storeFilter, workspaceOf } from './list-filter.js';
 import type { ListFilter } from './list-filter.js';
@@ -330,13 +330,7 @@ export class SessionManager extends SessionCore {
 
   /** Registry rows as a JSON array, one per line, as stored (see {@link listRows}); through the store's list view if any (list-json.ts). */
   async listJson(filter: ListFilter = {}): Promise<string> {
-    const out = await this.listJsonBytes(filter);
-    return typeof out === 'string' ? out : new TextDecoder().decode(out);
-  }
-
-  /** {@link listJson} as it is to be printed: the store's list view as its UTF-8 bytes (not decoded: 3 MB over 10,000 sessions), else the text. */
-  async listJsonBytes(filter: ListFilter = {}): Promise<Uint8Array | string> {
-    return listJsonBytes(this.store, filter, this.time(), async () => {
+    return listJsonText(this.store, filter, this.time(), async () => {
       this.rechecked = 0;
       const rows = await this.listRows(filter);
       return { rows, rechecked: this.rechecked };
