@@ -26,6 +26,9 @@ function cacheFiles() {
 // `baton init` lacks most of what `baton tokens add` runs, which would then compile it on every
 // call. A command not yet named rewrites the cache at exit: it then holds the functions of
 // every command named (V8 keeps what it read from the cache), and each command makes it once.
+// Measured on cli.cjs: the cache of an agent's usual commands (init … file, 650 KB) takes
+// about 1 ms longer to read than that of `tokens add` alone (470 KB); a command missing from
+// it costs 3 ms of compiling on every call.
 const MAGIC = 'baton-v8cache/1 ';
 /** Past this many commands named, the cache is no longer rewritten (a bound for odd argv). */
 const MAX_WORDS = 64;
