@@ -145,9 +145,10 @@ function registerList(program: Command, io: CliIO, on: On): void {
       const filter = { all: o['all'] === true, rebuild: o['rebuild'] === true, ...(status ? { status: status as SessionStatus } : {}), ...(workspace !== undefined ? { workspace } : {}) };
       if (ctx.json) {
         // A current view is printed as the bytes read (3 MB over 10,000 sessions), not decoded.
-        const kept = io.stdoutBytes ? keptListJson(m.store, filter, io.now().toISOString()) : null;
-        if (kept) {
-          io.stdoutBytes!(kept);
+        const bytes = io.stdoutBytes;
+        const kept = bytes ? keptListJson(m.store, filter, io.now().toISOString()) : null;
+        if (bytes && kept) {
+          bytes(kept);
           io.stdout('\n');
         } else io.stdout(`${await m.listJson(filter)}\n`);
         return;
