@@ -4,6 +4,7 @@ import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -38,6 +39,26 @@ const noChildProcess = {
   },
 };
 
+// The file store's record codec needs only crc32 of node:zlib, and loading node:zlib loads
+// node:stream: in the commands' bundles it gets src/cli/zlib-crc32.ts instead, which computes
+// the first bytes itself and loads node:zlib only for a long read.
+const crcWithoutZlib = {
+  name: 'crc-without-zlib',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?zlib$/ }, (args) =>
+      args.importer.endsWith(`src${path.sep}store${path.sep}file${path.sep}codec.ts`) ? { path: fileURLToPath(new URL('../src/cli/zlib-crc32.ts', import.meta.url)) } : undefined,
+    );
+  },
+};
+
+// Which exports of the built-ins are lazy getters (fs.Dir loads internal/fs/dir, fs.promises
+// the promise API): read in a fresh process, because importing a built-in here (as below) runs
+// its getters, and some then replace themselves with plain values.
+const BUILTINS = ['fs', 'path', 'os', 'crypto', 'url', 'module', 'fs/promises', 'util', 'zlib', 'events'];
+const lazyExports = JSON.parse(
+  spawnSync(process.execPath, ['-e', `const out = {}; for (const m of ${JSON.stringify(BUILTINS)}) { const x = require('node:' + m); out['node:' + m] = Object.keys(x).filter((k) => !('value' in Object.getOwnPropertyDescriptor(x, k))); } process.stdout.write(JSON.stringify(out));`], { encoding: 'utf8' }).stdout,
+);
+
 // esbuild wraps each default import of a Node built-in (\`import fs from 'node:fs'\`) in a
 // CommonJS bundle with __toESM, which copies every export of the module as a getter, at every
 // import site: dozens of copies of node:fs and node:path at each start-up. One shared ES module
@@ -46,14 +67,15 @@ const noChildProcess = {
 const builtinOnce = {
   name: 'builtin-once',
   setup(b) {
-    b.onResolve({ filter: /^node:(fs|path|os|crypto|url|module|fs\/promises|util|zlib|events)$/ }, (args) =>
+    b.onResolve({ filter: new RegExp(`^node:(${BUILTINS.join('|').replace('/', '\\/')})$`) }, (args) =>
       args.namespace === 'builtin-once' ? { path: args.path, external: true } : { path: args.path, namespace: 'builtin-once' },
     );
     b.onLoad({ filter: /.*/, namespace: 'builtin-once' }, async (args) => {
       const mod = await import(args.path);
       // Data properties only: reading a lazy getter (fs.promises, crypto.webcrypto) at start-up
       // would load what it defers. A module that uses one imports the default and reads it.
-      const names = Object.keys(mod).filter((k) => k !== 'default' && /^[A-Za-z_$][\w$]*$/.test(k) && 'value' in (Object.getOwnPropertyDescriptor(mod.default, k) ?? {}));
+      const lazy = new Set(lazyExports[args.path] ?? []);
+      const names = Object.keys(mod).filter((k) => k !== 'default' && /^[A-Za-z_$][\w$]*$/.test(k) && !lazy.has(k) && 'value' in (Object.getOwnPropertyDescriptor(mod.default, k) ?? {}));
       return {
         contents: `const m = require(${JSON.stringify(args.path)});\nexport default m;\n${names.map((n) => `export const ${n} = m.${n};`).join('\n')}\n`,
         loader: 'js',
@@ -68,7 +90,7 @@ const builtinOnce = {
 // through lazily initialised modules).
 await build({
   ...common,
-  plugins: [noChildProcess, builtinOnce],
+  plugins: [noChildProcess, crcWithoutZlib, builtinOnce],
   entryPoints: ['src/cli/bin.ts'],
   outfile: 'dist/cli.cjs',
   format: 'cjs',
@@ -80,7 +102,7 @@ await build({
 // the MCP SDK or the CLI's commands, so the launcher can start it instead of cli.cjs.
 await build({
   ...common,
-  plugins: [builtinOnce],
+  plugins: [crcWithoutZlib, builtinOnce],
   entryPoints: ['src/hooks/bin.ts'],
   outfile: 'dist/hook.cjs',
   format: 'cjs',

@@ -14,8 +14,9 @@ void run({
   argv: process.argv.slice(2),
   env: process.env,
   cwd: process.cwd(),
-  stdout: (s) => writeAll(1, s),
-  stderr: (s) => writeAll(2, s),
+  stdout: (s) => writeAll(1, Buffer.from(s)),
+  stdoutBytes: (b) => writeAll(1, b),
+  stderr: (s) => writeAll(2, Buffer.from(s)),
   isTTY: outTTY,
   stderrIsTTY: errTTY,
   // Only a terminal has a width: process.stdout/stderr are created only then.
@@ -25,8 +26,7 @@ void run({
   process.exitCode = code;
 });
 
-function writeAll(fd: number, s: string): void {
-  const buf = Buffer.from(s);
+function writeAll(fd: number, buf: Uint8Array): void {
   let off = 0;
   while (off < buf.length) {
     try {
@@ -41,13 +41,31 @@ function writeAll(fd: number, s: string): void {
 
 /**
  * `process.stdout.isTTY` without creating process.stdout (which loads net and stream: start-up
- * time every command would pay). A terminal is a character device; only then is tty asked.
+ * time every command would pay). A terminal is a character device; only then is tty asked,
+ * and not for /dev/null (where scripts and agents send what they do not read): node:tty loads
+ * node:net, a few milliseconds of start-up.
  */
 function isTerminal(fd: number): boolean {
   try {
-    if (!fs.fstatSync(fd).isCharacterDevice()) return false;
+    const st = fs.fstatSync(fd);
+    if (!st.isCharacterDevice()) return false;
+    if (st.rdev === nullDevice()) return false;
   } catch {
     return false;
   }
   return (require('node:tty') as typeof import('node:tty')).isatty(fd);
+}
+
+let devNull: number | null | undefined;
+
+/** The device number of /dev/null, or null where there is none (Windows). */
+function nullDevice(): number | null {
+  if (devNull === undefined) {
+    try {
+      devNull = fs.statSync('/dev/null').rdev;
+    } catch {
+      devNull = null;
+    }
+  }
+  return devNull;
 }

@@ -4,6 +4,8 @@ export interface CliIO {
   env: NodeJS.ProcessEnv;
   cwd: string;
   stdout: (s: string) => void;
+  /** Writes UTF-8 bytes to stdout as they are (`list --json` prints a kept view so, undecoded); optional: without it, text goes through {@link stdout}. */
+  stdoutBytes?: (b: Uint8Array) => void;
   stderr: (s: string) => void;
   /** stdout is a terminal. */
   isTTY: boolean;

@@ -53,7 +53,9 @@ export function buildProgram(io: CliIO, holder: { ctx: Ctx | null }, only?: stri
   // Building every command costs several ms on each start; a command run many times per
   // workflow only needs its own group. Help and unknown commands (suggestions) get them all.
   const group = only === undefined ? undefined : GROUPS.find((g) => g.commands.includes(only));
-  for (const g of group ? [group] : GROUPS) g.register(program, io, holder);
+  // The two largest groups register, with `only`, just the invoked command.
+  if (group) group.register(program, io, holder, only);
+  else for (const g of GROUPS) g.register(program, io, holder);
   for (const c of program.commands) c.enablePositionalOptions();
   // Groups, examples and the help options cost start-up time a plain run does not need.
   if (!group) {
@@ -66,7 +68,8 @@ export function buildProgram(io: CliIO, holder: { ctx: Ctx | null }, only?: stri
   return program;
 }
 
-type Register = (program: Command, io: CliIO, holder: { ctx: Ctx | null }) => void;
+/** Registers a group's commands on `program`; a group may then register only `only`, the command invoked. */
+type Register = (program: Command, io: CliIO, holder: { ctx: Ctx | null }, only?: string) => void;
 
 /**
  * The command groups and the top-level commands each registers; a test checks this table

@@ -38,6 +38,7 @@ export { renderResumePlan } from '../domain/render-resume.js';
 
 // The manager and how a surface opens it.
 export { SessionManager } from './manager.js';
+export { keptListJson } from './list-json.js';
 export type { ChangeOptions, ChangeResult, ManagerOptions } from './manager.js';
 export { initStore, initStoreUrl, openManager, openStoreAt } from './open.js';
 export type { OpenManagerOptions, RepairReport } from './open.js';

@@ -197,10 +197,11 @@ export interface SessionStore extends Partial<StoreMaintenance>, Partial<StoreWa
   /**
    * Optional: what `list --json` printed, kept while nothing it was computed from changed
    * (the file store: see store/file/list-view.ts). `stamp` is taken before the registry is
-   * read; `save` keeps nothing if the stamp changed since; `read` gives the text only while
-   * the stamp is the same and `now` is before `until` (the earliest lease end in it).
+   * read; `save` keeps nothing if the stamp changed since; `read` gives the text, as UTF-8
+   * bytes (printed as they are), only while the stamp is the same and `now` is before `until`
+   * (the earliest lease end in it).
    */
-  readonly listView?: { stamp(): string; read(key: string, now: string): string | null; save(key: string, stamp: string, text: string, until: string | null): void };
+  readonly listView?: { stamp(): string; read(key: string, now: string): Uint8Array | null; save(key: string, stamp: string, text: string, until: string | null): void };
   /** Stores registry rows derived by the manager. */
   putSummaries(rows: SessionSummary[]): Promise<void>;
   /** The workspace's active session id, or null (see {@link workspace}). */

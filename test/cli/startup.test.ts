@@ -4,10 +4,11 @@
  * the dashboard's node:http are loaded only by the commands that need them
  * (test/ui/command.test.ts shows that `baton ui` does load node:http).
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, workspace } from './helpers.js';
+import { BATON, ROOT, baseEnv, workspace } from './helpers.js';
 
 describe('heavy packages stay off the start-up path', () => {
   const trace = { NODE_OPTIONS: `--require ${path.join(ROOT, 'test/fixtures/trace-require.cjs')}` };
@@ -33,5 +34,30 @@ describe('heavy packages stay off the start-up path', () => {
     const otelRun = await ws.run(['otel', 'export', '--session', 'plain', '--endpoint', 'http://127.0.0.1:1', '--retries', '0'], { env: { ...trace, OTEL_EXPORTER_OTLP_TIMEOUT: '300' }, spawn: true });
     expect(otelRun.stderr).toContain('TRACE: @opentelemetry loaded');
     expect(otelRun.stderr).toContain('EXPORT_FAILED');
+  });
+});
+
+describe('built-ins stay off the start-up path', () => {
+  /** The built-ins `baton …` loads, run as a script runs it: stdout to /dev/null, stderr read. */
+  function builtins(cwd: string, args: string[]): string[] {
+    const r = spawnSync(process.execPath, [BATON, ...args], {
+      cwd,
+      env: baseEnv({ NODE_OPTIONS: `--require ${path.join(ROOT, 'test/fixtures/trace-builtins.cjs')}` }),
+      stdio: ['ignore', 'ignore', 'pipe'],
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    return r.stderr.split('\n').flatMap((l) => (l.startsWith('BUILTIN: ') ? [l.slice(9)] : []));
+  }
+
+  it('`tokens add` and `list --json` with stdout on /dev/null load neither node:tty (nor node:net), node:zlib (nor node:stream) nor node:perf_hooks', async () => {
+    const ws = workspace();
+    await ws.ok(['start', 'Plain', '--id', 'plain']);
+    for (const args of [['tokens', 'add', '--agent', 'a', '--input', '1'], ['list', '--json', '--all']]) {
+      const loaded = builtins(ws.dir, args);
+      // The control: the trace does see what the command loads.
+      expect(loaded, args.join(' ')).toContain('vm');
+      for (const heavy of ['tty', 'net', 'zlib', 'stream', 'perf_hooks']) expect(loaded, `${args.join(' ')} loads ${heavy}`).not.toContain(heavy);
+    }
   });
 });

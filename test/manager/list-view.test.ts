@@ -41,6 +41,20 @@ function open(root?: string): { m: SessionManager; reads: () => number; root: st
 const ids = (json: string): string[] => (JSON.parse(json) as Array<{ id: string }>).map((r) => r.id);
 
 describe('list views', () => {
+  it('a narrowed list (workspace, status) neither uses nor leaves a view', async () => {
+    const { m } = open();
+    for (let i = 0; i < 3; i++) {
+      clock += 1000;
+      await m.start({ title: `s${i}`, id: `s${i}`, switch: true });
+    }
+    // Sessions of a file store have no workspace: none of them is listed for one.
+    for (let round = 0; round < 2; round++) expect(ids(await m.listJson({ workspace: 'elsewhere' }))).toEqual([]);
+    expect(ids(await m.listJson())).toEqual(['s2', 's1', 's0']);
+    expect(ids(await m.listJson({ status: 'paused' }))).toEqual(['s1', 's0']);
+    expect(ids(await m.listJson())).toEqual(['s2', 's1', 's0']);
+    for (let round = 0; round < 2; round++) expect(ids(await m.listJson({ workspace: 'elsewhere' }))).toEqual([]);
+  });
+
   it('the second list prints the view without reading the registry; any change is seen at once', async () => {
     const { m, reads, root } = open();
     for (let i = 0; i < 5; i++) {

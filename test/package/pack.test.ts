@@ -76,5 +76,11 @@ describe('the npm package', () => {
     expect(await exited).toBe(0);
     // Nothing of the scratch project was written by baton mcp: no client asked for a session.
     expect(fs.existsSync(path.join(dir, '.baton'))).toBe(false);
+    // The code cache (src/cli/launcher.cjs) was made beside the installed bundle and serves the next run.
+    const dist = path.join(dir, 'node_modules', pkg.name, 'dist');
+    const caches = fs.readdirSync(dist).filter((f) => /^cli-[0-9a-f]+\.v8cache$/.test(f));
+    expect(caches).toHaveLength(1);
+    expect(fs.readFileSync(path.join(dist, caches[0]!)).toString('latin1', 0, 40)).toMatch(/^baton-v8cache\/1 -,mcp\n/);
+    expect(execFileSync(bin, ['--version'], { cwd: dir, encoding: 'utf8' }).trim()).toBe(pkg.version);
   }, 120_000);
 });

@@ -14,6 +14,8 @@ import type { Layout } from './paths.js';
  */
 
 const MAGIC = 'baton.list-view/1 ';
+const NEWLINE = 0x0a;
+const CLOSING_BRACKET = 0x5d;
 
 /** The list views of one store. */
 export class ListView {
@@ -24,27 +26,31 @@ export class ListView {
     return [this.layout.index, this.layout.indexLog, this.layout.sessions, this.layout.archive].map(statStamp).join('|');
   }
 
-  /** The text kept for `key`, if it was computed from the registry as it is now and `now` is before any lease in it ends. */
-  read(key: string, now: string): string | null {
-    let text: string;
+  /**
+   * The text kept for `key`, as its UTF-8 bytes, if it was computed from the registry as it is
+   * now and `now` is before any lease in it ends. Bytes, not a string: over 10,000 sessions the
+   * view is 3 MB, which `list --json` prints as read; decoding and encoding it again would cost
+   * more than everything else the command does.
+   */
+  read(key: string, now: string): Uint8Array | null {
+    let buf: Buffer;
     try {
-      text = fs.readFileSync(this.file(key), 'utf8');
+      buf = fs.readFileSync(this.file(key));
     } catch {
       return null;
     }
-    const nl = text.indexOf('\n');
-    if (nl === -1 || !text.startsWith(MAGIC)) return null;
+    const nl = buf.indexOf(NEWLINE);
+    if (nl === -1 || buf.toString('utf8', 0, MAGIC.length) !== MAGIC) return null;
     let head: { stamp?: unknown; until?: unknown };
     try {
-      head = JSON.parse(text.slice(MAGIC.length, nl)) as typeof head;
+      head = JSON.parse(buf.toString('utf8', MAGIC.length, nl)) as typeof head;
     } catch {
       return null;
     }
     if (typeof head.stamp !== 'string' || head.stamp !== this.stamp()) return null;
     if (typeof head.until === 'string' && now >= head.until) return null;
-    const body = text.slice(nl + 1);
     // A view cut short (a crash of the machine while it was written) is not used.
-    return body.endsWith(']') ? body : null;
+    return buf.length > nl + 1 && buf[buf.length - 1] === CLOSING_BRACKET ? buf.subarray(nl + 1) : null;
   }
 
   /**
