@@ -3,7 +3,7 @@ import path from 'node:path';
 import { BatonError } from '../../domain/errors.js';
 import type { RepairReport, Snapshot } from '../types.js';
 import { decodeRecord } from './codec.js';
-import { moveAside, readIfExists } from './fsutil.js';
+import { moveAside, readIfExists, removeFile } from './fsutil.js';
 import type { Handle } from './handle.js';
 
 /** Version of the on-disk layout this code writes. */
@@ -92,19 +92,19 @@ function isUnterminatedTail(h: Handle, offset: number, size: number): boolean {
  * speeds up loading (see FileStore.writeSnapshot).
  */
 export function rotateSnapshot(file: string, temp: string, io: Pick<typeof fs, 'renameSync'> = fs): void {
-  fs.rmSync(`${file}.bak`, { force: true });
+  removeFile(`${file}.bak`);
   try {
     io.renameSync(file, `${file}.bak`);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
-      fs.rmSync(temp, { force: true });
+      removeFile(temp);
       throw e;
     }
   }
   try {
     io.renameSync(temp, file);
   } catch (e) {
-    fs.rmSync(temp, { force: true });
+    removeFile(temp);
     throw e;
   }
 }
