@@ -5,8 +5,7 @@ import { validateId } from '../../domain/ids.js';
 import { validateWorkspace } from '../../domain/workspace-name.js';
 import type { SessionSummary } from '../../domain/summary.js';
 import { checkCheckpoint, checkpointExists, checkpointNotFound, checkNothingLost, conflict, exists, notFound } from '../errors.js';
-import { checkpointFromRecord, checkpointRecord } from '../checkpoint-record.js';
-import type { CheckpointRecord } from '../checkpoint-record.js';
+import { encodeCheckpoint, readCheckpointRow, sha256 } from './checkpoint-rows.js';
 import { RowText } from '../row.js';
 import { compareCheckpointIds } from '../types.js';
 import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, ListRowsResult, LoadResult, RepairReport, RowFilter, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from '../types.js';
@@ -489,27 +488,4 @@ function encodeEvents(events: NewEvent[]): { types: string[]; bodies: string[] }
     bodies.push(JSON.stringify(rest));
   }
   return { types, bodies };
-}
-
-function sha256(text: string): string {
-  return pgCrypto().createHash('sha256').update(text).digest('hex');
-}
-
-function encodeCheckpoint(cp: Checkpoint): string {
-  return JSON.stringify(checkpointRecord(cp));
-}
-
-/** A checkpoint row, checked: checksum, shape, and that it belongs where it is stored. */
-function readCheckpointRow(sessionId: string, id: string, body: string, sum: string, createdAt: Date | null): CheckpointRead {
-  const invalid = (problem: string): CheckpointRead => ({ id, valid: false, problem, modifiedAt: createdAt ? createdAt.toISOString() : null });
-  if (sha256(body) !== sum) return invalid('checksum mismatch (changed in the database by hand?)');
-  let r: Partial<CheckpointRecord>;
-  try {
-    r = JSON.parse(body) as typeof r;
-  } catch {
-    return invalid('invalid JSON');
-  }
-  if (r.format !== 'baton.checkpoint') return invalid('is not a checkpoint');
-  const checked = checkpointFromRecord(r, sessionId, id);
-  return typeof checked === 'string' ? invalid(checked) : { id, valid: true, checkpoint: checked };
 }
