@@ -14,8 +14,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isBatonError } from '../../src/domain/errors.js';
 import type { StoredEvent } from '../../src/domain/events.js';
 import { SessionManager } from '../../src/manager/manager.js';
+import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { PostgresStore } from '../../src/store/postgres/store.js';
-import { noteEvent, seed } from '../../src/testing/fixtures.js';
+import { noteEvent, seed, stored, summaryOf } from '../../src/testing/fixtures.js';
 import { PG_URL, admin, dropSchema, freshSchema, needsRealServer, urlWith } from './pg-helpers.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -36,6 +37,9 @@ function handles(n: number, o: { pingMs?: number } = {}): { url: string; schema:
   stores.push(...all);
   return { url, schema, all };
 }
+
+// Sessions are created with store.create (seed), not SessionManager.start: start holds the
+// workspace lock while it writes, which the embedded test server cannot run (one session).
 
 /** A handle whose refreshes never run: what a writer killed right after its acknowledgements leaves. */
 function withoutRefresh(store: PostgresStore): PostgresStore {
@@ -104,7 +108,7 @@ describe.skipIf(!PG_URL)('PostgreSQL: nothing but the journal on the acknowledge
     const { all } = handles(2);
     const a = new SessionManager({ store: all[0]!, agent: 'a' });
     const b = new SessionManager({ store: all[1]!, agent: 'b' });
-    await a.start({ title: 'fenced', id: 'f' });
+    await seed(all[0]!, 'f');
     const mine = (await a.leases.acquire('f', { owner: 'run', ttlMs: 60_000 })).result;
     await a.note('f', { text: 'held' }, { fencingToken: mine.token });
     // The takeover races a burst of the old holder's writes (the holder's kept state still shows its own lease).
@@ -126,7 +130,7 @@ describe.skipIf(!PG_URL)('PostgreSQL: nothing but the journal on the acknowledge
     const { schema, all } = handles(2);
     const a = new SessionManager({ store: all[0]!, agent: 'a' });
     const b = new SessionManager({ store: all[1]!, agent: 'b' });
-    await a.start({ title: 'rows', id: 'r' });
+    await seed(all[0]!, 'r');
     for (let i = 0; i < 30; i++) await a.tokens('r', { agent: 'a', input: 1 });
     // A change the row shows (its lease), right after a stream of changes it does not.
     const lease = (await a.leases.acquire('r', { owner: 'run', ttlMs: 60_000 })).result;
@@ -147,7 +151,7 @@ describe.skipIf(!PG_URL)('PostgreSQL: nothing but the journal on the acknowledge
   it('a refresh that never ran (the writer gone right after its acknowledgement): the next list derives the row at the journal head and stores it', async () => {
     const { schema, all } = handles(2);
     const writer = new SessionManager({ store: all[0]!, agent: 'w' });
-    await writer.start({ title: 'lost', id: 'l' });
+    await seed(all[0]!, 'l');
     await all[0]!.settle();
     withoutRefresh(all[0]!);
     for (let i = 0; i < 5; i++) await writer.tokens('l', { agent: 'w', input: 1 });
@@ -166,7 +170,8 @@ describe.skipIf(!PG_URL)('PostgreSQL: nothing but the journal on the acknowledge
     for (let trial = 0; trial < 3; trial++) {
       const { url, schema, all } = handles(1);
       const m = new SessionManager({ store: all[0]!, agent: 'parent' });
-      await m.start({ title: 'killed', id: 'k' });
+      await seed(all[0]!, 'k');
+      void m;
       await all[0]!.settle();
       const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO, 'test/store/pg-refresh-writer.ts'), url, 'k'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
       let acked = 0;
@@ -190,6 +195,15 @@ describe.skipIf(!PG_URL)('PostgreSQL: nothing but the journal on the acknowledge
         });
       });
       await exited;
+      // The statement of an append in flight at the kill may still commit on the server: wait for the backend to go.
+      await until('the killed writer to leave the server', async () => {
+        const c = await admin();
+        try {
+          return (await c.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()`, [`%"${schema}".events%`])).rows[0].n === 0;
+        } finally {
+          await c.end();
+        }
+      });
       const left = await rowOf(schema, 'k');
       // Nothing acknowledged is lost; the row may lag (it usually does: the kill lands between two refreshes).
       expect(left.head).toBeGreaterThanOrEqual(acked);
@@ -213,7 +227,7 @@ describe.skipIf(!PG_URL)('PostgreSQL: nothing but the journal on the acknowledge
     const { all } = handles(3, { pingMs: 300 });
     const [watched, writer, silent] = all as [PostgresStore, PostgresStore, PostgresStore];
     const w = new SessionManager({ store: writer, agent: 'w' });
-    await w.start({ title: 'watched', id: 'wa' });
+    await seed(writer, 'wa');
     await writer.settle();
     const watcher = new SessionManager({ store: watched, agent: 'watcher' });
     const seen: StoredEvent[] = [];
@@ -234,4 +248,42 @@ describe.skipIf(!PG_URL)('PostgreSQL: nothing but the journal on the acknowledge
       await stop();
     }
   }, 60_000);
+
+  it('the migration to the refreshed revision, by two workers at once: sessions stored before it are current, not derived again', async () => {
+    const { schema, url } = handles(0);
+    const c = await admin();
+    try {
+      // The schema as the step before made it, written as that version wrote: the row at the
+      // last append that changed it, later appends without one.
+      await c.query(`CREATE SCHEMA "${schema}"`);
+      await c.query(`CREATE TABLE "${schema}".migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+      const before = MIGRATIONS.filter((m) => !m.name.startsWith('sessions.refreshed_revision'));
+      expect(before.length).toBe(MIGRATIONS.length - 1);
+      for (const m of before) {
+        await c.query(m.sql(`"${schema}"`));
+        await c.query(`INSERT INTO "${schema}".migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
+      }
+      const old = new PostgresStore({ url: urlWith({ schema: `${schema}_scratch` }) });
+      schemas.push(`${schema}_scratch`);
+      stores.push(old);
+      const first = await seed(old, 'o');
+      const events = [...first, ...stored([noteEvent(1), noteEvent(2)], first.length)];
+      const row = summaryOf('o', events.slice(0, 2));
+      await c.query(`INSERT INTO "${schema}".sessions (id, summary, summary_revision) VALUES ('o', $1, 2)`, [JSON.stringify(row)]);
+      for (const e of events) {
+        const { seq, ...body } = e;
+        await c.query(`INSERT INTO "${schema}".events (session_id, seq, type, body) VALUES ('o', $1, $2, $3)`, [seq, e.type, JSON.stringify(body)]);
+      }
+      const [a, b] = [new PostgresStore({ url }), new PostgresStore({ url })];
+      stores.push(a, b);
+      const applied = [...(await a.prepare()), ...(await Promise.all([b.prepare()])).flat()];
+      expect(applied).toEqual([MIGRATIONS.at(-1)!.version]);
+      expect(await rowOf(schema, 'o')).toEqual({ summary_revision: 2, refreshed_revision: events.length, head: events.length });
+      const listed = await a.listRows();
+      expect(listed.missing).toEqual([]);
+      expect(listed.rows.map((r) => r.id)).toEqual(['o']);
+    } finally {
+      await c.end();
+    }
+  });
 });
