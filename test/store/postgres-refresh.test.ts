@@ -58,6 +58,17 @@ async function rowOf(schema: string, id: string): Promise<{ summary_revision: nu
   }
 }
 
+/** The highest event of `id` marked as changing its row (null: none), and how many events are marked. */
+async function marksOf(schema: string, id: string): Promise<{ last: number | null; n: number }> {
+  const c = await admin();
+  try {
+    const r = await c.query(`SELECT max(seq) AS last, count(*)::int AS n FROM "${schema}".events WHERE session_id = $1 AND row_changed`, [id]);
+    return r.rows[0];
+  } finally {
+    await c.end();
+  }
+}
+
 function notes(events: StoredEvent[]): string[] {
   return events.filter((e) => e.type === 'note.added').map((e) => String((e.data as { text: string }).text));
 }
@@ -141,11 +152,33 @@ describe.skipIf(!PG_URL)('PostgreSQL: nothing but the journal on the acknowledge
     expect((await b.list()).find((s) => s.id === 'r')).toMatchObject({ revision: head, leaseToken: lease.token });
     await all[0]!.settle();
     expect(await rowOf(schema, 'r')).toEqual({ summary_revision: head, refreshed_revision: head, head });
-    // Changes the row does not show move only the refreshed revision: the row is not stale.
+    // Changes the row does not show leave the sessions table alone (no refresh of the row,
+    // nothing marked), and the row is not stale.
+    const marked = await marksOf(schema, 'r');
+    expect(marked.last).toBe(head);
     for (let i = 0; i < 5; i++) await a.tokens('r', { agent: 'a', input: 1 });
     await all[0]!.settle();
-    expect(await rowOf(schema, 'r')).toEqual({ summary_revision: head, refreshed_revision: head + 5, head: head + 5 });
+    expect(await rowOf(schema, 'r')).toEqual({ summary_revision: head, refreshed_revision: head, head: head + 5 });
+    expect(await marksOf(schema, 'r')).toEqual(marked);
     expect((await all[1]!.listRows()).missing).toEqual([]);
+  });
+
+  it('token records whose refresh never ran: the row is not stale, no list derives it', async () => {
+    const { schema, all } = handles(2);
+    const writer = new SessionManager({ store: all[0]!, agent: 'w' });
+    await seed(all[0]!, 't');
+    await all[0]!.settle();
+    const row = await rowOf(schema, 't');
+    withoutRefresh(all[0]!);
+    for (let i = 0; i < 20; i++) await writer.tokens('t', { agent: 'w', input: 1 });
+    expect(await rowOf(schema, 't')).toEqual({ ...row, head: row.head! + 20 });
+    expect(await marksOf(schema, 't')).toEqual({ last: null, n: 0 });
+    // Neither another handle nor the writer's own finds anything to derive.
+    expect((await all[1]!.listRows()).missing).toEqual([]);
+    expect((await all[0]!.listRows()).missing).toEqual([]);
+    const listed = (await new SessionManager({ store: all[1]!, agent: 'r' }).list()).find((s) => s.id === 't')!;
+    expect(listed.revision).toBe(row.summary_revision);
+    expect(await rowOf(schema, 't')).toEqual({ ...row, head: row.head! + 20 });
   });
 
   it('a refresh that never ran (the writer gone right after its acknowledgement): the next list derives the row at the journal head and stores it', async () => {
@@ -155,7 +188,11 @@ describe.skipIf(!PG_URL)('PostgreSQL: nothing but the journal on the acknowledge
     await all[0]!.settle();
     withoutRefresh(all[0]!);
     for (let i = 0; i < 5; i++) await writer.tokens('l', { agent: 'w', input: 1 });
+    // A change the row shows, whose refresh never runs either.
+    await writer.pin('l', 'keep');
+    for (let i = 0; i < 3; i++) await writer.tokens('l', { agent: 'w', input: 1 });
     const before = await rowOf(schema, 'l');
+    expect((await marksOf(schema, 'l')).last).toBe(before.head! - 3);
     expect(before.head).toBeGreaterThan(before.summary_revision!);
     const reader = new SessionManager({ store: all[1]!, agent: 'r' });
     const row = (await reader.list()).find((s) => s.id === 'l')!;
@@ -209,7 +246,7 @@ describe.skipIf(!PG_URL)('PostgreSQL: nothing but the journal on the acknowledge
       expect(left.head).toBeGreaterThanOrEqual(acked);
       const fresh = new PostgresStore({ url });
       stores.push(fresh);
-      const stale = left.head! > Math.max(left.refreshed_revision ?? 0, left.summary_revision ?? 0);
+      const stale = ((await marksOf(schema, 'k')).last ?? 0) > (left.summary_revision ?? 0);
       const row = (await new SessionManager({ store: fresh, agent: 'next' }).list()).find((s) => s.id === 'k')!;
       // A lagging row is derived at the head and stored; one whose refresh landed is read as it is.
       if (stale) {
@@ -257,8 +294,8 @@ describe.skipIf(!PG_URL)('PostgreSQL: nothing but the journal on the acknowledge
       // last append that changed it, later appends without one.
       await c.query(`CREATE SCHEMA "${schema}"`);
       await c.query(`CREATE TABLE "${schema}".migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-      const before = MIGRATIONS.filter((m) => !m.name.startsWith('sessions.refreshed_revision'));
-      expect(before.length).toBe(MIGRATIONS.length - 1);
+      const before = MIGRATIONS.filter((m) => !m.name.startsWith('sessions.refreshed_revision') && !m.name.startsWith('events.row_changed'));
+      expect(before.length).toBe(MIGRATIONS.length - 2);
       for (const m of before) {
         await c.query(m.sql(`"${schema}"`));
         await c.query(`INSERT INTO "${schema}".migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
@@ -277,11 +314,52 @@ describe.skipIf(!PG_URL)('PostgreSQL: nothing but the journal on the acknowledge
       const [a, b] = [new PostgresStore({ url }), new PostgresStore({ url })];
       stores.push(a, b);
       const applied = [...(await a.prepare()), ...(await Promise.all([b.prepare()])).flat()];
-      expect(applied).toEqual([MIGRATIONS.at(-1)!.version]);
+      expect(applied).toEqual(MIGRATIONS.slice(-2).map((m) => m.version));
       expect(await rowOf(schema, 'o')).toEqual({ summary_revision: 2, refreshed_revision: events.length, head: events.length });
+      expect(await marksOf(schema, 'o')).toEqual({ last: null, n: 0 });
       const listed = await a.listRows();
       expect(listed.missing).toEqual([]);
       expect(listed.rows.map((r) => r.id)).toEqual(['o']);
+    } finally {
+      await c.end();
+    }
+  });
+  it('the migration to marked events, by two workers at once: a row whose refresh was lost before it is derived once, the others are not', async () => {
+    const { schema, url } = handles(0);
+    const c = await admin();
+    try {
+      // The schema as the step before made it (refreshed_revision), with two sessions: one
+      // refreshed up to its head, one whose writer was killed before its last refresh.
+      await c.query(`CREATE SCHEMA "${schema}"`);
+      await c.query(`CREATE TABLE "${schema}".migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+      const before = MIGRATIONS.filter((m) => !m.name.startsWith('events.row_changed'));
+      expect(before.length).toBe(MIGRATIONS.length - 1);
+      for (const m of before) {
+        await c.query(m.sql(`"${schema}"`));
+        await c.query(`INSERT INTO "${schema}".migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
+      }
+      const old = new PostgresStore({ url: urlWith({ schema: `${schema}_scratch` }) });
+      schemas.push(`${schema}_scratch`);
+      stores.push(old);
+      const first = await seed(old, 'p');
+      const events = [...first, ...stored([noteEvent(1), noteEvent(2)], first.length)];
+      for (const [id, refreshed] of [['p', events.length], ['q', 2]] as const) {
+        await c.query(`INSERT INTO "${schema}".sessions (id, summary, summary_revision, refreshed_revision) VALUES ($1, $2, 2, $3)`, [id, JSON.stringify(summaryOf(id, events.slice(0, 2))), refreshed]);
+        for (const e of events) {
+          const { seq, ...body } = e;
+          await c.query(`INSERT INTO "${schema}".events (session_id, seq, type, body) VALUES ($1, $2, $3, $4)`, [id, seq, e.type, JSON.stringify(body)]);
+        }
+      }
+      const [a, b] = [new PostgresStore({ url }), new PostgresStore({ url })];
+      stores.push(a, b);
+      const applied = (await Promise.all([a.prepare(), b.prepare()])).flat();
+      expect(applied).toEqual([MIGRATIONS.at(-1)!.version]);
+      expect(await marksOf(schema, 'p')).toEqual({ last: null, n: 0 });
+      expect(await marksOf(schema, 'q')).toEqual({ last: events.length, n: 1 });
+      expect((await a.listRows()).missing).toEqual(['q']);
+      const listed = await new SessionManager({ store: a, agent: 'up' }).list();
+      expect(listed.map((s) => [s.id, s.revision])).toEqual([['p', 2], ['q', events.length]]);
+      expect((await b.listRows()).missing).toEqual([]);
     } finally {
       await c.end();
     }

@@ -37,18 +37,20 @@ export function statements(s: string) {
      * names a revision not reached yet inserts nothing (no row: the caller reads why). Of two
      * writers racing for the same seq the second waits for the first and then collides. The
      * foreign key holds off a deletion in flight (see lockForDelete). The registry row and the
-     * notification follow after the commit (refresh.ts).
-     * $1 id, $2 expected revision, $3 type, $4 body.
+     * notification follow after the commit (refresh.ts). An append that changes the
+     * session's registry row marks its event ($5 true; null otherwise, see migrations-marks.ts):
+     * until the row is refreshed past it, the row is stale.
+     * $1 id, $2 expected revision, $3 type, $4 body, $5 true or null.
      */
     append: `
-      INSERT INTO ${s}.events (session_id, seq, type, body)
-      SELECT $1, $2 + 1, $3, $4
+      INSERT INTO ${s}.events (session_id, seq, type, body, row_changed)
+      SELECT $1, $2 + 1, $3, $4, $5::boolean
       WHERE EXISTS (SELECT 1 FROM ${s}.events WHERE session_id = $1 AND seq = $2)`,
 
-    /** {@link append} of several events, at seqs $2+1 …, in one statement. $1 id, $2 expected revision, $3 types[], $4 bodies[]. */
+    /** {@link append} of several events, at seqs $2+1 …, in one statement. $1 id, $2 expected revision, $3 types[], $4 bodies[], $5 true or null (marks them all). */
     appendMany: `
-      INSERT INTO ${s}.events (session_id, seq, type, body)
-      SELECT $1, $2 + t.o, t.ty, t.b FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS t(ty, b, o)
+      INSERT INTO ${s}.events (session_id, seq, type, body, row_changed)
+      SELECT $1, $2 + t.o, t.ty, t.b, $5::boolean FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS t(ty, b, o)
       WHERE EXISTS (SELECT 1 FROM ${s}.events WHERE session_id = $1 AND seq = $2)`,
 
     /** The session's revision; no row when there is no such session. */

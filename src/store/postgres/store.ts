@@ -224,7 +224,9 @@ export class PostgresStore implements SessionStore {
     const { types, bodies } = encodeEvents(events);
     let r: { rowCount: number };
     try {
-      r = types.length === 1 ? await this.q(this.sql.append, [id, expectedRevision, types[0], bodies[0]]) : await this.q(this.sql.appendMany, [id, expectedRevision, types, bodies]);
+      // Marked only when the row changes: the manager passes a row only then (summaryChanged).
+      const mark = options.summary ? true : null;
+      r = types.length === 1 ? await this.q(this.sql.append, [id, expectedRevision, types[0], bodies[0], mark]) : await this.q(this.sql.appendMany, [id, expectedRevision, types, bodies, mark]);
     } catch (e) {
       // The primary key refused a seq that is taken: another writer got there first.
       if (sqlState(e) === '23505') throw conflict(id, expectedRevision, (await this.currentRevision(id)) ?? expectedRevision);
@@ -248,8 +250,11 @@ export class PostgresStore implements SessionStore {
   private async refresh(b: RefreshBatch): Promise<void> {
     const pool = this.pool ?? this.closingPool;
     if (!pool) return;
-    const text = this.sql.refresh;
-    await pool.query({ name: statementName(text), text, values: [b.ids, b.revisions, b.rows, b.rowRevisions, channelOf(this.schema)] }).catch(() => undefined);
+    // A batch of appends that left every row alone only announces them (no UPDATE).
+    const [text, values] = b.rows.some((r) => r !== null)
+      ? [this.sql.refresh, [b.ids, b.revisions, b.rows, b.rowRevisions, channelOf(this.schema)]]
+      : [this.sql.notify, [b.ids, b.revisions, channelOf(this.schema)]];
+    await pool.query({ name: statementName(text), text, values }).catch(() => undefined);
   }
 
   /** Resolves once the registry rows and notifications of every append acknowledged so far are written (or failed). */
