@@ -22,10 +22,14 @@ interface Pending {
  * date, so appends made while it runs are coalesced into the next one (per session, the
  * highest revision and the row that came with it).
  *
- * Nothing here is needed for durability: the journal is already committed. A refresh lost to
- * a crash (or a failed statement) leaves a session whose highest event is past its
- * `refreshed_revision`; `list` hands such a session back as missing, so its row is derived
- * again from the journal, and a watcher's poll finds the events (see watch.ts).
+ * A batch in which no append carried a row only notifies (no UPDATE of the sessions table):
+ * token records and notes cost the registry nothing (their events are not marked, see
+ * migrations-marks.ts).
+ *
+ * Nothing here is needed for durability: the journal is already committed. A row refresh
+ * lost to a crash (or a failed statement) leaves a marked event past the row's revision;
+ * `list` hands such a session back as missing, so its row is derived again from the journal,
+ * and a watcher's poll finds the events of any lost notification (see watch.ts).
  */
 export class Refresher {
   private pending = new Map<string, Pending>();

@@ -7,7 +7,7 @@ export type RegistryRow = {
   id: string;
   archived: boolean;
   summary: string | null;
-  /** The session's journal is past what its row and last refresh cover (see sql-registry.ts). */
+  /** An append that changed the row is past the row's revision (its refresh lost or in flight; see sql-registry.ts). */
   stale: boolean | null;
 };
 
