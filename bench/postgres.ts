@@ -88,8 +88,9 @@ export async function pgAppends(quick: boolean): Promise<PgRow[]> {
 
 /** How the PostgreSQL row is measured, as BENCHMARKS.md explains it. */
 export const PG_EXPLANATION = `- **PostgreSQL appends**: \`PostgresStore.append\` of one event (the conditional insert, one
-  commit each; the registry row and the NOTIFY follow after the acknowledgement, coalesced, in
-  the same process and on the same server, so their cost is in the figure), and \`SessionManager.tokens()\` on the PostgreSQL store (the manager keeps
+  commit each; the NOTIFY, and the registry row when the append changed it (a token record
+  does not), follow after the acknowledgement, coalesced, in the same process and on the same
+  server, so their cost is in the figure), and \`SessionManager.tokens()\` on the PostgreSQL store (the manager keeps
   the state it last wrote: one conditional statement per update, no read), against a loop of
   plain one-row \`INSERT\`s into a table of the same shape, one transaction each, on the same
   server with the same \`synchronous_commit\`, in alternating rounds; the server is
