@@ -13,7 +13,7 @@ export function registryStatements(s: string) {
    * never make it stale. One probe of the partial index events_row_changed per row returned,
    * so a query still costs what it returns.
    */
-  const stale = `EXISTS (SELECT 1 FROM ${s}.events e WHERE e.session_id = x.id AND e.row_changed AND e.seq > COALESCE(x.summary_revision, 0)) AS stale`;
+  const stale = `COALESCE((SELECT max(seq) FROM ${s}.events e WHERE e.session_id = x.id AND e.row_changed), 0) > COALESCE(x.summary_revision, 0) AS stale`;
   return {
     /** Every registry row (registry query: no session id to filter by; see docs/scale.md). */
     list: `SELECT id, archived, summary, ${stale} FROM ${s}.sessions x ORDER BY id`,
@@ -89,6 +89,7 @@ export function registryStatements(s: string) {
      * {@link refresh} of a batch without a row: only the announcements, session $1[i] at
      * revision $2[i] on channel $3 (a notification is sent at commit, so this too commits
      * without waiting for the WAL flush; a lost one is found by the watchers' poll, watch.ts).
+     * It names many sessions and no table (docs/scale.md).
      */
     notify: `
       SELECT set_config('synchronous_commit', 'off', true) AS sync,
