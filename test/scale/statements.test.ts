@@ -80,8 +80,7 @@ const OTHER_SQL: Record<string, string> = {
   "store.ts: SELECT set_config('lock_timeout', $1, true)": 'a setting of the transaction (no table)',
   'store.ts: SELECT pg_advisory_xact_lock(hashtextextended($1, 0))': 'the workspace lock (no table)',
   'watch.ts: LISTEN ${…}': 'the change feed (no table)',
-  'watch.ts: SELECT 1': 'the change feed ping (no table)',
-  'watch.ts: SELECT now() AS t': 'the change feed (no table)',
+  'watch.ts: SELECT now() AS t': 'the change feed and its poll (no table)',
 };
 
 describe('every statement names one session, except the documented registry and claim statements', () => {

@@ -2,6 +2,8 @@ import type { Pool } from 'pg';
 import { BatonError } from '../../domain/errors.js';
 import { inTransaction, sqlState } from './pool.js';
 import { cursorsMigration } from './migrations-cursors.js';
+import { marksMigration } from './migrations-marks.js';
+import { refreshMigration } from './migrations-refresh.js';
 import { ident } from './url.js';
 
 import type { Migration } from './migrations-types.js';
@@ -61,8 +63,14 @@ const BASE: readonly Migration[] = [
   },
 ];
 
-/** The schema's history, oldest first; versions are 1, 2, 3 … (the readers' cursors last: migrations-cursors.ts). */
-export const MIGRATIONS: readonly Migration[] = [...BASE, ...SCALE_MIGRATIONS, cursorsMigration(BASE.length + SCALE_MIGRATIONS.length + 1)];
+/** The schema's history, oldest first; versions are 1, 2, 3 … (the readers' cursors, then the after-append refresh and the marks of appends that change the row: migrations-cursors.ts, migrations-refresh.ts, migrations-marks.ts). */
+export const MIGRATIONS: readonly Migration[] = [
+  ...BASE,
+  ...SCALE_MIGRATIONS,
+  cursorsMigration(BASE.length + SCALE_MIGRATIONS.length + 1),
+  refreshMigration(BASE.length + SCALE_MIGRATIONS.length + 2),
+  marksMigration(BASE.length + SCALE_MIGRATIONS.length + 3),
+];
 
 /** The newest schema version this code knows. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -7,6 +7,8 @@ export type RegistryRow = {
   id: string;
   archived: boolean;
   summary: string | null;
+  /** An append that changed the row is past the row's revision (its refresh lost or in flight; see sql-registry.ts). */
+  stale: boolean | null;
 };
 
 /**
@@ -23,17 +25,18 @@ export function registryQuery(sql: Statements, f: RowFilter): [string, unknown[]
 }
 
 /**
- * Registry rows read from the sessions table. Rows are written in the same statement as the
- * events they describe, so they cannot go stale by a crash; `rebuild` hands every session
- * back as missing, for the manager to derive its row again, and so does a row that is
- * missing or unreadable (reported).
+ * Registry rows read from the sessions table. Rows are refreshed after the append they
+ * describe is acknowledged (refresh.ts), so one can lag its journal (a crash in between, or a
+ * refresh still in flight in another worker): such a row is handed back as missing, for the
+ * manager to derive again from the journal, and so is every row with `rebuild`, and a row
+ * that is missing or unreadable (reported).
  */
 export function registryRows(rows: RegistryRow[], rebuild: boolean): ListRowsResult {
   const out: RowText[] = [];
   const missing: string[] = [];
   const repairs: RepairReport[] = [];
   for (const x of rows) {
-    if (rebuild || x.summary === null) {
+    if (rebuild || x.summary === null || x.stale === true) {
       missing.push(x.id);
       continue;
     }

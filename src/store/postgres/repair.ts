@@ -26,9 +26,11 @@ function statements(s: string) {
         FROM ${s}.sessions x LEFT JOIN ${s}.snapshots sn ON sn.session_id = x.id
        WHERE x.id = $1 FOR UPDATE OF x`,
     checkpoints: `SELECT id, body FROM ${s}.checkpoints WHERE session_id = $1`,
-    insert: `INSERT INTO ${s}.events (session_id, seq, type, body) VALUES ($1, $2, $3, $4)`,
+    // A repair changes what the session's row says: its events are marked (migrations-marks.ts),
+    // so the row is stale and derived again until it is stored past them.
+    insert: `INSERT INTO ${s}.events (session_id, seq, type, body, row_changed) VALUES ($1, $2, $3, $4, true)`,
     rows: `SELECT seq, body FROM ${s}.events WHERE session_id = $1 ORDER BY seq`,
-    replace: `UPDATE ${s}.events SET type = $3, body = $4 WHERE session_id = $1 AND seq = $2`,
+    replace: `UPDATE ${s}.events SET type = $3, body = $4, row_changed = true WHERE session_id = $1 AND seq = $2`,
     dropSnapshot: `DELETE FROM ${s}.snapshots WHERE session_id = $1`,
     notify: `SELECT pg_notify($1, $2)`,
   };

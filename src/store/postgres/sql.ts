@@ -21,7 +21,7 @@ export function statements(s: string) {
      */
     create: `
       WITH x AS (
-        INSERT INTO ${s}.sessions (id, summary, summary_revision) VALUES ($1, $3, $2)
+        INSERT INTO ${s}.sessions (id, summary, summary_revision, refreshed_revision) VALUES ($1, $3, $2, $2)
         ON CONFLICT (id) DO NOTHING RETURNING id
       ), ins AS (
         INSERT INTO ${s}.events (session_id, seq, type, body)
@@ -31,25 +31,27 @@ export function statements(s: string) {
       SELECT (SELECT count(*) FROM ins)::int AS n, pg_notify($6, $7) FROM x`,
 
     /**
-     * The conditional append. The events go in at seqs $2+1 … only if the event at $2 exists:
-     * a writer that read an older revision collides with the primary key at $2+1 (a unique
-     * violation: CONFLICT), one that names a revision not reached yet inserts nothing. Of two
-     * writers racing for the same seq the second waits for the first and then collides. With
-     * a registry row ($5, at revision $6) the session's row changes in the same statement;
-     * the commit is announced on the channel.
-     * $1 id, $2 expected revision, $3 types[], $4 bodies[], $5 row or null, $6 new revision, $7 channel, $8 payload.
+     * The conditional append of one event, the whole acknowledgement path (issue 18): the
+     * event goes in at seq $2+1 only if the event at $2 exists. A writer that read an older
+     * revision collides with the primary key at $2+1 (a unique violation: CONFLICT), one that
+     * names a revision not reached yet inserts nothing (no row: the caller reads why). Of two
+     * writers racing for the same seq the second waits for the first and then collides. The
+     * foreign key holds off a deletion in flight (see lockForDelete). The registry row and the
+     * notification follow after the commit (refresh.ts). An append that changes the
+     * session's registry row marks its event ($5 true; null otherwise, see migrations-marks.ts):
+     * until the row is refreshed past it, the row is stale.
+     * $1 id, $2 expected revision, $3 type, $4 body, $5 true or null.
      */
     append: `
-      WITH ins AS (
-        INSERT INTO ${s}.events (session_id, seq, type, body)
-        SELECT $1, $2 + t.o, t.ty, t.b FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS t(ty, b, o)
-        WHERE EXISTS (SELECT 1 FROM ${s}.events WHERE session_id = $1 AND seq = $2)
-        RETURNING seq
-      ), reg AS (
-        UPDATE ${s}.sessions SET summary = $5, summary_revision = $6, updated_at = now()
-        WHERE id = $1 AND $5::text IS NOT NULL AND EXISTS (SELECT 1 FROM ins)
-      )
-      SELECT c.n, pg_notify($7, $8) FROM (SELECT count(*)::int AS n FROM ins) c WHERE c.n > 0`,
+      INSERT INTO ${s}.events (session_id, seq, type, body, row_changed)
+      SELECT $1, $2 + 1, $3, $4, $5::boolean
+      WHERE EXISTS (SELECT 1 FROM ${s}.events WHERE session_id = $1 AND seq = $2)`,
+
+    /** {@link append} of several events, at seqs $2+1 …, in one statement. $1 id, $2 expected revision, $3 types[], $4 bodies[], $5 true or null (marks them all). */
+    appendMany: `
+      INSERT INTO ${s}.events (session_id, seq, type, body, row_changed)
+      SELECT $1, $2 + t.o, t.ty, t.b, $5::boolean FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS t(ty, b, o)
+      WHERE EXISTS (SELECT 1 FROM ${s}.events WHERE session_id = $1 AND seq = $2)`,
 
     /** The session's revision; no row when there is no such session. */
     revision: `SELECT ${revisionOf('x.id')} AS revision FROM ${s}.sessions x WHERE x.id = $1`,

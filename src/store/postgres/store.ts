@@ -5,14 +5,15 @@ import { validateId } from '../../domain/ids.js';
 import { validateWorkspace } from '../../domain/workspace-name.js';
 import type { SessionSummary } from '../../domain/summary.js';
 import { checkCheckpoint, checkpointExists, checkpointNotFound, checkNothingLost, conflict, exists, notFound } from '../errors.js';
-import { checkpointFromRecord, checkpointRecord } from '../checkpoint-record.js';
-import type { CheckpointRecord } from '../checkpoint-record.js';
+import { encodeCheckpoint, readCheckpointRow, sha256 } from './checkpoint-rows.js';
 import { RowText } from '../row.js';
 import { compareCheckpointIds } from '../types.js';
 import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, ListRowsResult, LoadResult, RepairReport, RowFilter, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from '../types.js';
 import { PgCursorTable } from './cursors.js';
 import { migrate } from './migrations.js';
 import { recoverLostRows } from './repair.js';
+import { Refresher } from './refresh.js';
+import type { RefreshBatch } from './refresh.js';
 import { checkSeqs, decodeEvent, readSnapshot } from './rows.js';
 import { createPool, inTransaction, mapPgError, pgCrypto, sqlState } from './pool.js';
 import { statements } from './sql.js';
@@ -69,10 +70,14 @@ export class PostgresStore implements SessionStore {
   private pool: Pool | null = null;
   private ready: Promise<Pool> | null = null;
   private closed = false;
+  /** The pool close() is ending, while the last refreshes drain (see refresh()). */
+  private closingPool: Pool | null = null;
   private applied: number[] = [];
   /** Serialises this handle's own workspace-lock sections before they compete in the database. */
   private lockChain: Promise<unknown> = Promise.resolve();
   readonly cursors = new PgCursorTable((text, values) => this.q(text, values), () => ident(this.schema));
+  /** Registry rows and notifications of acknowledged appends, brought up to date after the ack (refresh.ts). */
+  private readonly refresher = new Refresher((b) => this.refresh(b));
 
   constructor(options: PostgresStoreOptions) {
     this.target = parsePgUrl(options.url);
@@ -206,15 +211,22 @@ export class PostgresStore implements SessionStore {
     return events;
   }
 
+  /**
+   * One statement, autocommitted: the conditional insert of the events and nothing else
+   * (issue 18). Once it is acknowledged, the session's registry row (from `options.summary`)
+   * and the notification to watchers follow, coalesced with other appends of this handle
+   * (refresh.ts); this handle's own `list` waits for them, other handles see a lagging row
+   * as missing and derive it from the journal.
+   */
   async append(id: string, expectedRevision: number, events: NewEvent[], options: AppendOptions = {}): Promise<{ revision: number }> {
     validateId(id);
     const revision = expectedRevision + events.length;
     const { types, bodies } = encodeEvents(events);
-    const row = options.summary ? RowText.of({ ...options.summary, revision }).json : null;
-    const payload = JSON.stringify({ session: id, revision });
     let r: { rowCount: number };
     try {
-      r = await this.q(this.sql.append, [id, expectedRevision, types, bodies, row, revision, channelOf(this.schema), payload]);
+      // Marked only when the row changes: the manager passes a row only then (summaryChanged).
+      const mark = options.summary ? true : null;
+      r = types.length === 1 ? await this.q(this.sql.append, [id, expectedRevision, types[0], bodies[0], mark]) : await this.q(this.sql.appendMany, [id, expectedRevision, types, bodies, mark]);
     } catch (e) {
       // The primary key refused a seq that is taken: another writer got there first.
       if (sqlState(e) === '23505') throw conflict(id, expectedRevision, (await this.currentRevision(id)) ?? expectedRevision);
@@ -227,7 +239,27 @@ export class PostgresStore implements SessionStore {
       if (actual === null) throw notFound(id);
       throw conflict(id, expectedRevision, actual);
     }
+    this.refresher.note(id, revision, options.summary ?? null);
     return { revision };
+  }
+
+  /**
+   * Runs one refresh batch (see refresh.ts) on the pool, also while close() drains it; never
+   * throws (a lost refresh is repaired by `list`).
+   */
+  private async refresh(b: RefreshBatch): Promise<void> {
+    const pool = this.pool ?? this.closingPool;
+    if (!pool) return;
+    // A batch of appends that left every row alone only announces them (no UPDATE).
+    const [text, values] = b.rows.some((r) => r !== null)
+      ? [this.sql.refresh, [b.ids, b.revisions, b.rows, b.rowRevisions, channelOf(this.schema)]]
+      : [this.sql.notify, [b.ids, b.revisions, channelOf(this.schema)]];
+    await pool.query({ name: statementName(text), text, values }).catch(() => undefined);
+  }
+
+  /** Resolves once the registry rows and notifications of every append acknowledged so far are written (or failed). */
+  async settle(): Promise<void> {
+    await this.refresher.flush();
   }
 
   /** The session's revision; null when there is no such session. */
@@ -251,11 +283,13 @@ export class PostgresStore implements SessionStore {
   }
 
   /**
-   * The registry rows, read from the sessions table. Rows are written in the same statement
-   * as the events they describe, so they cannot go stale by a crash; `rebuild` hands every
-   * session back as missing, for the manager to derive its row again.
+   * The registry rows, read from the sessions table, after this handle's own refreshes are
+   * written. A row that lags its journal (its refresh lost to a crash, or still in flight in
+   * another worker) is handed back as missing, so the manager derives it from the journal
+   * and stores it; so is every row with `rebuild`.
    */
   async listRows(options: { rebuild?: boolean; filter?: RowFilter } = {}): Promise<ListRowsResult> {
+    await this.refresher.flush();
     const [text, values] = options.rebuild ? [this.sql.list, []] : registryQuery(this.sql, options.filter ?? {});
     return registryRows((await this.q<RegistryRow>(text, values)).rows, options.rebuild === true);
   }
@@ -428,8 +462,14 @@ export class PostgresStore implements SessionStore {
     const pool = this.pool;
     this.pool = null;
     this.ready = null;
+    // The refreshes of acknowledged appends still go out on the old pool (a lost one is
+    // repaired by `list`, but costs a derivation); new calls already fail as closed.
+    this.closingPool = pool;
+    await this.refresher.flush();
+    this.closingPool = null;
     if (pool) await pool.end().catch(() => undefined);
   }
+
 }
 
 const names = new Map<string, string>();
@@ -453,27 +493,4 @@ function encodeEvents(events: NewEvent[]): { types: string[]; bodies: string[] }
     bodies.push(JSON.stringify(rest));
   }
   return { types, bodies };
-}
-
-function sha256(text: string): string {
-  return pgCrypto().createHash('sha256').update(text).digest('hex');
-}
-
-function encodeCheckpoint(cp: Checkpoint): string {
-  return JSON.stringify(checkpointRecord(cp));
-}
-
-/** A checkpoint row, checked: checksum, shape, and that it belongs where it is stored. */
-function readCheckpointRow(sessionId: string, id: string, body: string, sum: string, createdAt: Date | null): CheckpointRead {
-  const invalid = (problem: string): CheckpointRead => ({ id, valid: false, problem, modifiedAt: createdAt ? createdAt.toISOString() : null });
-  if (sha256(body) !== sum) return invalid('checksum mismatch (changed in the database by hand?)');
-  let r: Partial<CheckpointRecord>;
-  try {
-    r = JSON.parse(body) as typeof r;
-  } catch {
-    return invalid('invalid JSON');
-  }
-  if (r.format !== 'baton.checkpoint') return invalid('is not a checkpoint');
-  const checked = checkpointFromRecord(r, sessionId, id);
-  return typeof checked === 'string' ? invalid(checked) : { id, valid: true, checkpoint: checked };
 }

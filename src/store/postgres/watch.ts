@@ -12,7 +12,7 @@ export interface StoreChange {
 /** Longest pause between two attempts to get a lost LISTEN connection back. */
 const MAX_BACKOFF_MS = 5_000;
 
-/** How often the LISTEN connection is pinged, and how long a ping may take before it counts as lost. */
+/** How often the LISTEN connection is pinged (and the events polled), and how long a ping may take before it counts as lost. */
 export interface WatchTiming {
   pingMs: number;
   pingTimeoutMs: number;
@@ -22,7 +22,9 @@ export interface WatchTiming {
  * A LISTEN connection only receives: if its peer vanishes without closing it (a host that
  * died, a NAT entry dropped), nothing is read and nothing fails. A ping every 15 s that must
  * be answered within 10 s finds such a connection, which is then replaced (TCP keepalive,
- * see pool.ts, is the second line).
+ * see pool.ts, is the second line). The ping is a poll of the events committed since the
+ * previous one: a notification is sent after its append is acknowledged (refresh.ts), so a
+ * writer killed in between never sends it, and the poll reports that change instead.
  */
 const DEFAULT_TIMING: WatchTiming = { pingMs: 15_000, pingTimeoutMs: 10_000 };
 /**
@@ -31,6 +33,62 @@ const DEFAULT_TIMING: WatchTiming = { pingMs: 15_000, pingTimeoutMs: 10_000 };
  * statement time limit.
  */
 const CATCH_UP_MARGIN = '70 seconds';
+
+/** The server's time now (`now()`: the start of this statement's transaction). */
+async function serverNow(c: Client): Promise<Date> {
+  return (await c.query<{ t: Date }>('SELECT now() AS t')).rows[0]!.t;
+}
+
+/**
+ * What a watcher has reported, per session the highest revision, so a poll passes on only
+ * news. Entries no poll has seen for two rounds are forgotten: their events are outside every
+ * later poll's window by then, so they cannot come back as old news.
+ */
+function reportedRevisions(): { isNews: (c: StoreChange) => boolean; endRound: () => void } {
+  const told = new Map<string, { revision: number; round: number }>();
+  let round = 0;
+  return {
+    isNews: (c) => {
+      const was = told.get(c.sessionId);
+      if (was && was.revision >= c.revision) {
+        was.round = round;
+        return false;
+      }
+      told.set(c.sessionId, { revision: c.revision, round });
+      return true;
+    },
+    endRound: () => {
+      round++;
+      for (const [id, x] of told) if (x.round < round - 2) told.delete(id);
+    },
+  };
+}
+
+/**
+ * Runs `check` on the current connection every `pingMs`, one at a time; a check that fails or
+ * takes longer than `pingTimeoutMs` reports the connection lost. Never keeps the process
+ * alive by itself (the LISTEN connection does, while it lives).
+ */
+function every(timing: WatchTiming, current: () => Client | null, check: (c: Client) => Promise<void>, lost: (c: Client) => void): NodeJS.Timeout {
+  let pinging = false;
+  const pinger = setInterval(() => {
+    const c = current();
+    if (!c || pinging) return;
+    pinging = true;
+    let t: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      t = setTimeout(() => reject(new Error('ping unanswered')), timing.pingTimeoutMs);
+    });
+    Promise.race([check(c), late])
+      .catch(() => lost(c))
+      .finally(() => {
+        clearTimeout(t);
+        pinging = false;
+      });
+  }, timing.pingMs);
+  pinger.unref();
+  return pinger;
+}
 
 /**
  * LISTENs on the schema's channel over a connection of its own and calls `onChange` for each
@@ -45,29 +103,29 @@ export async function watchChanges(target: PgTarget, changedSince: string, onCha
   let client: Client | null = null;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
-  let pinging = false;
-  // Never keeps the process alive by itself (the LISTEN connection does, while it lives).
-  const pinger = setInterval(() => {
-    const c = client;
-    if (!c || pinging || stopped) return;
-    pinging = true;
-    let t: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      t = setTimeout(() => reject(new Error('ping unanswered')), timing.pingTimeoutMs);
-    });
-    Promise.race([c.query('SELECT 1'), late])
-      .catch(() => lost(c))
-      .finally(() => {
-        clearTimeout(t);
-        pinging = false;
-      });
-  }, timing.pingMs);
-  pinger.unref();
-  /** Server time when the current connection started listening. */
+  const pinger = every(timing, () => (stopped ? null : client), (c) => poll(c), (c) => lost(c));
+  /** Server time when the current connection started listening (then: when the last poll started). */
   let listeningSince: Date | null = null;
+  const news = reportedRevisions();
+
+  /** Reports the sessions changed since the last poll (less the margin) at a revision not reported yet. */
+  const poll = async (c: Client): Promise<void> => {
+    const since = listeningSince;
+    const now = await serverNow(c);
+    if (!since || client !== c) return;
+    const changed = await c.query<{ id: string; revision: number }>(changedSince, [since, CATCH_UP_MARGIN]);
+    if (client !== c || stopped) return;
+    listeningSince = now;
+    for (const r of changed.rows) {
+      const change = { sessionId: r.id, revision: r.revision };
+      if (news.isNews(change)) report(change);
+    }
+    news.endRound();
+  };
 
   // A listener that throws must not break the driver's connection (it runs inside its parser).
   const report = (c: StoreChange): void => {
+    news.isNews(c);
     try {
       onChange(c);
     } catch {
@@ -96,7 +154,7 @@ export async function watchChanges(target: PgTarget, changedSince: string, onCha
       await c.connect();
       await c.query(`LISTEN ${ident(channel)}`);
       const since = listeningSince;
-      const now = (await c.query<{ t: Date }>('SELECT now() AS t')).rows[0]!.t;
+      const now = await serverNow(c);
       if (since) {
         const missed = await c.query<{ id: string; revision: number }>(changedSince, [since, CATCH_UP_MARGIN]);
         for (const r of missed.rows) report({ sessionId: r.id, revision: r.revision });
