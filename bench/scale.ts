@@ -226,7 +226,8 @@ the ratios (baton against the raw baseline at the same concurrency), not the abs
 **Appends per second** with N worker processes, each on its own session (\`PostgresStore.append\`,
 one event per commit), against N processes running one-row \`INSERT\` loops (one transaction
 each, same table shape and payload, same durability) in the same run, and against the same
-loops with a \`pg_notify\` in each transaction (what every baton append does for \`watch\`):
+loops with a \`pg_notify\` in each transaction (what every baton append did for \`watch\` until the
+notification moved after the acknowledgement, coalesced):
 
 ${appends.curve}
 
@@ -266,7 +267,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
       const doc = fs.readFileSync(file, 'utf8');
       // --no-growth keeps the growth figures of the run that measured them (said so).
       const kept = noGrowth ? /\n\*\*Growth\*\*: [^\n]*\n/.exec(doc)?.[0] : undefined;
-      const section = kept ? r.section.replace(END, `${kept.trimEnd()} (From an earlier full run of bench/scale.ts; this run was given --no-growth.)\n${END}`) : r.section;
+      const NOTE = ' (From an earlier full run of bench/scale.ts; this run was given --no-growth.)';
+      // The kept line may carry the note already (from an earlier --no-growth run): once only.
+      const section = kept ? r.section.replace(END, `${kept.trimEnd().split(NOTE).join('')}${NOTE}\n${END}`) : r.section;
       fs.writeFileSync(file, writeScaleSection(doc, section));
       console.log('\nWrote the scale section of BENCHMARKS.md');
     }
