@@ -5,6 +5,7 @@
  */
 import { clonePlain } from '../domain/clone.js';
 import { hint } from '../domain/hints.js';
+import { isoTime } from '../domain/iso-time.js';
 import { settingEvents } from '../domain/settings.js';
 import type { SettingValues } from '../domain/settings.js';
 import fs from 'node:fs';
@@ -130,7 +131,7 @@ export class SessionCore {
 
   /** The manager's clock, as ISO-8601. */
   time(): string {
-    return this.now().toISOString();
+    return isoTime(this.now());
   }
 
   /** pid, host and boot id this manager writes as (the boot id is read once, when first asked for). */
@@ -143,7 +144,7 @@ export class SessionCore {
     return { agent: agent ?? this.agent, pid: this.pid, host: this.host };
   }
 
-  protected stamp(drafts: TimedDraft[], agent?: string | null, time = this.now().toISOString()): NewEvent[] {
+  protected stamp(drafts: TimedDraft[], agent?: string | null, time = isoTime(this.now())): NewEvent[] {
     const actor = this.actor(agent);
     // A draft that carries its own time (an imported foreign event) keeps it.
     return drafts.map((d) => ({ ...d, time: d.time ?? time, actor: d.actor ?? actor }) as NewEvent);
@@ -317,7 +318,7 @@ export class SessionCore {
           });
         }
         // One reading of the clock per change: its fence check, expiry and event times agree.
-        const now = this.now().toISOString();
+        const now = isoTime(this.now());
         assertFence(state, o.fencingToken, now);
         // Written down with this change: what readers already report about an expired lease.
         const pre = expiryEvents(state, now);
