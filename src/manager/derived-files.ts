@@ -23,9 +23,12 @@ export class DerivedFiles {
   private readonly refresh: 'change' | 'flush';
   private readonly cwd: string;
   private readonly hintWords: ((h: Hint) => string | null) | null;
-  private flushing = false;
-  /** The refresh scheduled after the last acknowledged changes, until it starts. */
+  /** The refresh scheduled by flushSoon, until it ends. */
   private scheduled: Promise<void> | null = null;
+  /** It has not started yet: what is noted now is in it. */
+  private waiting = false;
+  /** Something was noted while it ran: it runs once more. */
+  private again = false;
 
   constructor(
     private readonly m: ManagerCore,
@@ -48,21 +51,44 @@ export class DerivedFiles {
 
   /**
    * Called by the manager once changes are acknowledged: unless refresh is `flush`, schedules
-   * one refresh for everything noted until the event loop turns. The files are derived data:
-   * their refresh is kept off the acknowledgement path, and a burst of changes rewrites them
-   * once. {@link settled} waits for it.
+   * one refresh for everything noted until the event loop turns (see {@link flushSoon}). The
+   * files are derived data: their refresh is kept off the acknowledgement path, and a burst of
+   * changes rewrites them once.
    */
   afterChange(): void {
-    // A mirror rewrite records its outcome through a change of its own: the flush under
-    // way picks that session up, so it must not start another.
-    if (this.refresh !== 'change' || this.flushing || this.scheduled) return;
-    this.scheduled = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
-      this.scheduled = null;
-      for (const w of await this.flush()) this.onWarning(w);
-    });
+    if (this.refresh === 'change') this.flushSoon();
   }
 
-  /** Resolves once the refresh scheduled by the changes made so far (if any) is done. */
+  /**
+   * Schedules one {@link flush} for when the event loop turns, so that it runs after whoever
+   * is waiting for the change was answered (a library caller, an MCP response). Calls before
+   * it starts share it; a call while it runs (another change, or the record a mirror rewrite
+   * makes of its outcome) gets one more flush after it, so no change is left unrefreshed.
+   * Warnings go to onWarning. {@link settled} waits for all of it.
+   */
+  flushSoon(): void {
+    if (this.scheduled) {
+      if (!this.waiting) this.again = true;
+      return;
+    }
+    this.waiting = true;
+    this.scheduled = this.flushAfterTurn();
+  }
+
+  private async flushAfterTurn(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.waiting = false;
+    try {
+      do {
+        this.again = false;
+        for (const w of await this.flush()) this.onWarning(w);
+      } while (this.again);
+    } finally {
+      this.scheduled = null;
+    }
+  }
+
+  /** Resolves once the refreshes scheduled so far (if any) are done. */
   async settled(): Promise<void> {
     while (this.scheduled) await this.scheduled;
   }
@@ -72,20 +98,15 @@ export class DerivedFiles {
    * a failure never fails the change.
    */
   async flush(): Promise<string[]> {
-    this.flushing = true;
-    try {
-      const warnings: string[] = [];
-      if (this.mirror.pending) {
-        for (const r of await this.mirror.flush(this.m, { cwd: this.cwd, now: this.now })) {
-          const hint = r.hint ?? (r.hintAction && this.hintWords ? this.hintWords(r.hintAction) : null);
-          if (!r.ok) warnings.push(`mirror of ${r.id} (${r.format} in ${r.out}) not updated: ${r.error}${hint ? `\n  hint: ${hint}` : ''}`);
-          for (const w of r.warnings) warnings.push(`mirror of ${r.id} (${r.format} in ${r.out}): ${w}`);
-        }
+    const warnings: string[] = [];
+    if (this.mirror.pending) {
+      for (const r of await this.mirror.flush(this.m, { cwd: this.cwd, now: this.now })) {
+        const hint = r.hint ?? (r.hintAction && this.hintWords ? this.hintWords(r.hintAction) : null);
+        if (!r.ok) warnings.push(`mirror of ${r.id} (${r.format} in ${r.out}) not updated: ${r.error}${hint ? `\n  hint: ${hint}` : ''}`);
+        for (const w of r.warnings) warnings.push(`mirror of ${r.id} (${r.format} in ${r.out}): ${w}`);
       }
-      warnings.push(...(await this.handoff.flush(this.m)));
-      return warnings;
-    } finally {
-      this.flushing = false;
     }
+    warnings.push(...(await this.handoff.flush(this.m)));
+    return warnings;
   }
 }

@@ -44,10 +44,6 @@ export class Kit {
   private readonly clientName: () => string | null;
   /** The tools defined so far, by name. */
   readonly tools = new Map<string, ToolEntry>();
-  /** The refresh of derived files scheduled or under way (see changedSoon). */
-  private refreshing: Promise<void> | null = null;
-  /** Changes came in while a refresh was under way: run it once more. */
-  private again = false;
 
   constructor(
     readonly o: ServerOptions,
@@ -101,43 +97,25 @@ export class Kit {
   }
 
   /**
-   * After a call that changed something: brings the derived files (handoff.md, mirrors) of the
-   * sessions it changed up to date, as a CLI command does when it ends; warnings go to onWarning.
-   */
-  async changed(): Promise<void> {
-    for (const w of await this.manager().derivedFiles.flush()) this.o.onWarning?.(w);
-  }
-
-  /**
-   * After a call that changed something, once its response is on its way: schedules
-   * {@link changed} for when the event loop turns, so that the derived files are off the
-   * acknowledgement path (an update costs its append, not a handoff.md rewrite). Calls that
-   * come in a burst share one refresh; one that comes during a refresh gets another after it,
-   * so no change is left unrefreshed. {@link settled} waits for all of it.
+   * After a call that changed something, once its response is on its way: the derived files
+   * (handoff.md, mirrors) of the sessions it changed are refreshed when the event loop turns
+   * (DerivedFiles.flushSoon), off the acknowledgement path; calls in a burst share one refresh.
+   * A workspace without a store (a refused session_start) has nothing to refresh.
    */
   changedSoon(): void {
-    if (this.refreshing) {
-      this.again = true;
-      return;
-    }
-    this.refreshing = this.refresh();
-  }
-
-  private async refresh(): Promise<void> {
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    try {
-      do {
-        this.again = false;
-        // As before a call returned: a workspace without a store (a refused session_start) has nothing to refresh.
-        await this.changed().catch(() => undefined);
-      } while (this.again);
-    } finally {
-      this.refreshing = null;
-    }
+    this.existingManager()?.derivedFiles.flushSoon();
   }
 
   /** Resolves once the derived-file refreshes scheduled so far are done (before the store closes). */
   async settled(): Promise<void> {
-    while (this.refreshing) await this.refreshing;
+    await this.existingManager()?.derivedFiles.settled();
+  }
+
+  private existingManager(): SessionManager | null {
+    try {
+      return this.manager();
+    } catch {
+      return null;
+    }
   }
 }
