@@ -48,6 +48,27 @@ function withoutRefresh(store: PostgresStore): PostgresStore {
 }
 
 /** The sessions table's bookkeeping of `id`, read behind the store's back. */
+/**
+ * Makes `schema` as the steps before those named by `skipped` (name prefixes, the newest
+ * steps) left it, by running their SQL, and returns the events of a session `id` (seeded in a
+ * scratch schema, two notes after) for the caller to store in it as that version would have.
+ */
+async function schemaBefore(c: Awaited<ReturnType<typeof admin>>, schema: string, skipped: string[], id: string): Promise<StoredEvent[]> {
+  await c.query(`CREATE SCHEMA "${schema}"`);
+  await c.query(`CREATE TABLE "${schema}".migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+  const before = MIGRATIONS.filter((m) => !skipped.some((name) => m.name.startsWith(name)));
+  expect(before.length).toBe(MIGRATIONS.length - skipped.length);
+  for (const m of before) {
+    await c.query(m.sql(`"${schema}"`));
+    await c.query(`INSERT INTO "${schema}".migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
+  }
+  const old = new PostgresStore({ url: urlWith({ schema: `${schema}_scratch` }) });
+  schemas.push(`${schema}_scratch`);
+  stores.push(old);
+  const first = await seed(old, id);
+  return [...first, ...stored([noteEvent(1), noteEvent(2)], first.length)];
+}
+
 async function rowOf(schema: string, id: string): Promise<{ summary_revision: number | null; refreshed_revision: number | null; head: number | null }> {
   const c = await admin();
   try {
@@ -292,19 +313,7 @@ describe.skipIf(!PG_URL)('PostgreSQL: nothing but the journal on the acknowledge
     try {
       // The schema as the step before made it, written as that version wrote: the row at the
       // last append that changed it, later appends without one.
-      await c.query(`CREATE SCHEMA "${schema}"`);
-      await c.query(`CREATE TABLE "${schema}".migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-      const before = MIGRATIONS.filter((m) => !m.name.startsWith('sessions.refreshed_revision') && !m.name.startsWith('events.row_changed'));
-      expect(before.length).toBe(MIGRATIONS.length - 2);
-      for (const m of before) {
-        await c.query(m.sql(`"${schema}"`));
-        await c.query(`INSERT INTO "${schema}".migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
-      }
-      const old = new PostgresStore({ url: urlWith({ schema: `${schema}_scratch` }) });
-      schemas.push(`${schema}_scratch`);
-      stores.push(old);
-      const first = await seed(old, 'o');
-      const events = [...first, ...stored([noteEvent(1), noteEvent(2)], first.length)];
+      const events = await schemaBefore(c, schema, ['sessions.refreshed_revision', 'events.row_changed'], 'o');
       const row = summaryOf('o', events.slice(0, 2));
       await c.query(`INSERT INTO "${schema}".sessions (id, summary, summary_revision) VALUES ('o', $1, 2)`, [JSON.stringify(row)]);
       for (const e of events) {
@@ -330,19 +339,7 @@ describe.skipIf(!PG_URL)('PostgreSQL: nothing but the journal on the acknowledge
     try {
       // The schema as the step before made it (refreshed_revision), with two sessions: one
       // refreshed up to its head, one whose writer was killed before its last refresh.
-      await c.query(`CREATE SCHEMA "${schema}"`);
-      await c.query(`CREATE TABLE "${schema}".migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-      const before = MIGRATIONS.filter((m) => !m.name.startsWith('events.row_changed'));
-      expect(before.length).toBe(MIGRATIONS.length - 1);
-      for (const m of before) {
-        await c.query(m.sql(`"${schema}"`));
-        await c.query(`INSERT INTO "${schema}".migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
-      }
-      const old = new PostgresStore({ url: urlWith({ schema: `${schema}_scratch` }) });
-      schemas.push(`${schema}_scratch`);
-      stores.push(old);
-      const first = await seed(old, 'p');
-      const events = [...first, ...stored([noteEvent(1), noteEvent(2)], first.length)];
+      const events = await schemaBefore(c, schema, ['events.row_changed'], 'p');
       for (const [id, refreshed] of [['p', events.length], ['q', 2]] as const) {
         await c.query(`INSERT INTO "${schema}".sessions (id, summary, summary_revision, refreshed_revision) VALUES ($1, $2, 2, $3)`, [id, JSON.stringify(summaryOf(id, events.slice(0, 2))), refreshed]);
         for (const e of events) {

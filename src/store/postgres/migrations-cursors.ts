@@ -1,10 +1,12 @@
+import type { Migration } from './migrations-types.js';
+
 /**
  * The schema step of the readers' cursors (capability `cursors`, see cursors.ts), kept apart
  * from the session tables: additive only, and numbered after whatever steps come before it
  * in `MIGRATIONS` (so steps added to the session tables meanwhile keep their numbers). The
  * table is created only if absent, so the step is safe wherever it lands.
  */
-export function cursorsMigration(version: number): { version: number; name: string; sql: (s: string) => string } {
+export function cursorsMigration(version: number): Migration {
   return {
     version,
     name: 'cursors',

@@ -1,3 +1,5 @@
+import type { Migration } from './migrations-types.js';
+
 /**
  * The schema step that keeps appends which leave the registry row alone off the sessions
  * table altogether (issue 18): an append that changes its session's row marks its events
@@ -14,7 +16,7 @@
  * revisions) gets its highest event marked, so the first list after the upgrade derives that
  * row and no other.
  */
-export function marksMigration(version: number): { version: number; name: string; sql: (s: string) => string } {
+export function marksMigration(version: number): Migration {
   return {
     version,
     name: 'events.row_changed: only appends that change the registry row refresh it',

@@ -1,3 +1,5 @@
+import type { Migration } from './migrations-types.js';
+
 /**
  * The schema step of the after-acknowledgement refresh (issue 18, see refresh.ts): a column
  * recording the journal revision up to which a session's registry row and notification were
@@ -11,7 +13,7 @@
  * probe of the events' key and one row written per session). Numbered after whatever steps
  * come before it in `MIGRATIONS`.
  */
-export function refreshMigration(version: number): { version: number; name: string; sql: (s: string) => string } {
+export function refreshMigration(version: number): Migration {
   return {
     version,
     name: 'sessions.refreshed_revision: registry rows and notifications refreshed after the append',
