@@ -55,14 +55,17 @@ function ownPhase(s: SessionState, o: Owned, id: unknown): void {
   if (i !== -1) s.phases[i] = clonePlain(s.phases[i]!);
 }
 
-/** Keys copied whole by event type (besides revision and updatedAt, which are plain values). */
+/**
+ * Keys copied whole by event type. Values a handler replaces rather than changes (revision,
+ * updatedAt, status and its cause, a new lease) need no copy: the top level is the fold's own.
+ */
 const KEYS: Partial<Record<StoredEvent['type'], readonly Key[]>> = {
-  'session.paused': ['statusCause'],
-  'session.resumed': ['statusCause'],
-  'session.interrupted': ['statusCause'],
-  'session.completed': ['statusCause'],
-  'session.failed': ['statusCause'],
-  'session.abandoned': ['statusCause'],
+  'session.paused': [],
+  'session.resumed': [],
+  'session.interrupted': [],
+  'session.completed': [],
+  'session.failed': [],
+  'session.abandoned': [],
   'session.archived': [],
   'session.pinned': [],
   'session.unpinned': [],
@@ -79,10 +82,10 @@ const KEYS: Partial<Record<StoredEvent['type'], readonly Key[]>> = {
   'artifact.added': ['counters', 'artifacts'],
   'context.updated': [],
   'metadata.set': ['metadata'],
-  'lease.acquired': ['lease'],
+  'lease.acquired': [],
   'lease.renewed': ['lease'],
-  'lease.released': ['lease'],
-  'lease.expired': ['lease'],
+  'lease.released': [],
+  'lease.expired': [],
   'checkpoint.created': ['checkpoints'],
   'repair.torn_tail': ['repairs'],
   'repair.unreadable_line': ['repairs'],
