@@ -24,7 +24,7 @@ const HANDOVER_WAIT_MS = 50;
 /** How long a lock is kept after the event loop turned with no append (see above). */
 const LINGER_MS = 25;
 
-/** Session locks of this process kept only until the event loop turns, by lock file. */
+/** Session locks this process holds between sections (see the note above), by lock file. */
 const lingering = new Map<string, Handle>();
 
 let exitHook = false;
