@@ -13,7 +13,8 @@ import type { Row } from './common.js';
 
 /** How the rows of this section are measured, for BENCHMARKS.md. */
 export const HOT_PATH_EXPLANATION = `- **Token updates**: \`SessionManager.tokens()\` (validate, conditional append, fsync; the
-  manager keeps the state it last wrote, so an update reads nothing; snapshot every 200 events;
+  manager keeps the state it last wrote, so an update reads nothing; snapshot every 200 events,
+  written after the acknowledgement;
   from the 9th append of a burst the lines overwrite room set aside at the journal's end, so an
   fdatasync commits no new file size, see docs/storage.md)
   against a loop of \`write\` + \`fdatasync\` of a journal line to a plain file on the same disk, in

@@ -1,6 +1,7 @@
 // The PostgreSQL store's durable appends against a raw INSERT loop with the same durability
-// (one row per transaction, synchronous_commit as the server has it, same table shape and
-// payload) on the same server, in alternating rounds. Run by bench/run.ts; on its own:
+// (one row per transaction, synchronous_commit as the server has it, the same payload, into a
+// plain table with the events table's columns and primary key) on the same server, in
+// alternating rounds. Run by bench/run.ts; on its own:
 //   BATON_TEST_PG_URL=postgres://… node --import tsx bench/postgres.ts [--quick]
 import crypto from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -89,12 +90,13 @@ export async function pgAppends(quick: boolean): Promise<PgRow[]> {
 /** How the PostgreSQL row is measured, as BENCHMARKS.md explains it. */
 export const PG_EXPLANATION = `- **PostgreSQL appends**: \`PostgresStore.append\` of one event (the conditional insert, one
   commit each; the NOTIFY, and the registry row when the append changed it (a token record
-  does not), follow after the acknowledgement, coalesced, in the same process and on the same
+  does not), follow after the acknowledgement, coalesced into statements at least 20 ms apart, in the same process and on the same
   server, so their cost is in the figure), and \`SessionManager.tokens()\` on the PostgreSQL store (the manager keeps
   the state it last wrote: one conditional statement per update, no read), against a loop of
-  plain one-row \`INSERT\`s into a table of the same shape, one transaction each, on the same
-  server with the same \`synchronous_commit\`, in alternating rounds; the server is
-  \`BATON_TEST_PG_URL\`.`;
+  plain one-row \`INSERT\`s into a plain table with the same columns and primary key (baton's own
+  events table also has a foreign key to its sessions, 16 hash partitions and a BRIN index:
+  measured apart, those cost it about a tenth), one transaction each, on the same server with
+  the same \`synchronous_commit\`, in alternating rounds; the server is \`BATON_TEST_PG_URL\`.`;
 
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -75,7 +75,11 @@ const file = path.join(root, 'BENCHMARKS.md');
 function table(): string {
   const fresh = rows.map(rowLine);
   if (onlyAt < 0 || !fs.existsSync(file)) return [...HEADER, ...fresh].join('\n');
-  const kept = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('| ') && !HEADER.includes(l));
+  // Only the rows of the main table: the scale section's tables further down are kept apart.
+  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  const start = lines.indexOf(HEADER[1]!) + 1;
+  const end = lines.findIndex((l, i) => i >= start && !l.startsWith('| '));
+  const kept = start > 0 ? lines.slice(start, end < 0 ? lines.length : end) : [];
   const nameOf = (l: string): string => l.split(' | ')[0]!;
   const mine = new Map(rows.map((r, i) => [`| ${r.name}`, fresh[i]!]));
   const out = kept.map((l) => mine.get(nameOf(l)) ?? l);

@@ -68,7 +68,9 @@ const builtinOnce = {
   name: 'builtin-once',
   setup(b) {
     b.onResolve({ filter: new RegExp(`^node:(${BUILTINS.join('|').replace('/', '\\/')})$`) }, (args) =>
-      args.namespace === 'builtin-once' ? { path: args.path, external: true } : { path: args.path, namespace: 'builtin-once' },
+      // A require() (commander's) wants the module itself: through the shared ES module it would
+      // get esbuild's __toCommonJS copy of every export, made at start-up.
+      args.namespace === 'builtin-once' || args.kind === 'require-call' ? { path: args.path, external: true } : { path: args.path, namespace: 'builtin-once' },
     );
     b.onLoad({ filter: /.*/, namespace: 'builtin-once' }, async (args) => {
       const mod = await import(args.path);
@@ -84,31 +86,57 @@ const builtinOnce = {
   },
 };
 
+// In the CommonJS bundles, `createRequire(import.meta.url)` (import.meta.url is the bundle's
+// own path there) is the require of the bundle's module: node:module itself, which the
+// launcher does not load either, is not loaded at start-up for it.
+const moduleAsRequire = {
+  name: 'module-as-require',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?module$/ }, (args) => (args.importer.includes('node_modules') ? undefined : { path: 'module', namespace: 'module-as-require' }));
+    b.onLoad({ filter: /.*/, namespace: 'module-as-require' }, () => ({
+      contents: 'export function createRequire() { return require; }',
+      loader: 'js',
+    }));
+  },
+};
+
+// The CommonJS bundles come wrapped as Node wraps a module, their function the file's value:
+// the launcher compiles the file's text as it is (with the code cache), where wrapping it at
+// run time would copy the whole text (and, 0.6 MB in the young generation, start a garbage
+// collection). Run by Node itself (\`node dist/cli.cjs\`, \`require()\`), the file calls that
+// function at once with its module's arguments.
+const asModuleFunction = {
+  banner: { js: "(function (f) { return typeof module === 'undefined' ? f : f.call(this, exports, require, module, __filename, __dirname); })(function (exports, require, module, __filename, __dirname) {" },
+  footer: { js: '\n});' },
+};
+
 // The CLI is one CommonJS file: Node's CommonJS loader starts faster than its ESM loader.
 // zod, yaml, pg, the MCP SDK, cli-progress and the OpenTelemetry packages stay in node_modules
 // and are required only by the commands that need them (`baton mcp` and `baton otel` reach them
 // through lazily initialised modules).
-await build({
+const cliBundle = {
   ...common,
-  plugins: [noChildProcess, crcWithoutZlib, builtinOnce],
-  entryPoints: ['src/cli/bin.ts'],
-  outfile: 'dist/cli.cjs',
+  plugins: [noChildProcess, crcWithoutZlib, moduleAsRequire, builtinOnce],
   format: 'cjs',
   external: ['zod', 'yaml', 'pg', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', 'jsonc-parser', 'diff', 'smol-toml', '@opentelemetry/*', 'cli-progress'],
   define: { ...common.define, 'import.meta.url': '__filename' },
-  banner: {},
-});
+  ...asModuleFunction,
+};
+await build({ ...cliBundle, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.cjs' });
+// The everyday commands (src/cli/core-groups.ts) again, without the other commands' code: the
+// launcher starts this smaller bundle for them (less to read and to deserialise at each call).
+await build({ ...cliBundle, entryPoints: ['src/cli/core-bin.ts'], outfile: 'dist/core.cjs' });
 // `baton hook …` runs on every tool call of an agent CLI: its own bundle, without commander,
 // the MCP SDK or the CLI's commands, so the launcher can start it instead of cli.cjs.
 await build({
   ...common,
-  plugins: [crcWithoutZlib, builtinOnce],
+  plugins: [crcWithoutZlib, moduleAsRequire, builtinOnce],
   entryPoints: ['src/hooks/bin.ts'],
   outfile: 'dist/hook.cjs',
   format: 'cjs',
   external: ['zod', 'yaml', 'pg', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', 'commander'],
   define: { ...common.define, 'import.meta.url': '__filename' },
-  banner: {},
+  ...asModuleFunction,
 });
 // The dashboard's web page (`baton ui`): its code and styles with their libraries (preact,
 // uPlot, marked, DOMPurify) bundled into dist/ui/, served from the package; nothing is fetched
@@ -127,11 +155,11 @@ await build({
   legalComments: 'linked',
   logLevel: 'warning',
 });
-// The `baton` command itself is a small launcher that runs cli.cjs (or hook.cjs) through V8's code cache.
+// The `baton` command itself is a small launcher that runs cli.cjs (or core.cjs, hook.cjs) through V8's code cache.
 const digest = (f) => createHash('sha256').update(readFileSync(new URL(`../dist/${f}`, import.meta.url))).digest('hex').slice(0, 16);
 writeFileSync(
   new URL('../dist/baton.cjs', import.meta.url),
-  readFileSync(new URL('../src/cli/launcher.cjs', import.meta.url), 'utf8').replace('__BATON_BUNDLE_HASH__', digest('cli.cjs')).replace('__BATON_HOOK_HASH__', digest('hook.cjs')),
+  readFileSync(new URL('../src/cli/launcher.cjs', import.meta.url), 'utf8').replace('__BATON_BUNDLE_HASH__', digest('cli.cjs')).replace('__BATON_CORE_HASH__', digest('core.cjs')).replace('__BATON_HOOK_HASH__', digest('hook.cjs')),
 );
 // The library and `baton-sessions/testing` share their code in chunks, so a store written against the
 // library throws the very BatonError class the suite checks for. vitest stays external: the

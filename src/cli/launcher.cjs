@@ -1,22 +1,36 @@
 #!/usr/bin/env node
 'use strict';
-// The `baton` command. Runs the bundled CLI (cli.cjs beside this file) through V8's code
-// cache, which Node 20 has no switch for: compiling the bundle is a fifth of a command's
-// start-up, and a command runs many times per workflow. The cache is keyed by the bundle's
-// content hash (filled in at build time), kept beside the bundle or else in the user's cache
-// folder, and only ever an optimisation: any problem with it falls back to a plain require.
+// The `baton` command. Runs a bundled CLI (cli.cjs, core.cjs or hook.cjs beside this file)
+// through V8's code cache, which Node 20 has no switch for: compiling the bundle is a fifth of
+// a command's start-up, and a command runs many times per workflow. The cache is keyed by the
+// bundle's content hash (filled in at build time), kept beside the bundle or else in the
+// user's cache folder, and only ever an optimisation: any problem with it falls back to a
+// plain require.
 const fs = require('node:fs');
 const path = require('node:path');
-const Module = require('node:module');
+// node:module's Module, without loading node:module (its public API, a part of every start-up).
+const Module = module.constructor;
 
 // `baton hook …` (run by agent CLIs on every tool call) has a bundle of its own, smaller and
-// quicker to start than the whole CLI.
-const isHook = process.argv[2] === 'hook';
-const bundle = path.join(__dirname, isHook ? 'hook.cjs' : 'cli.cjs');
-const HASH = isHook ? '__BATON_HOOK_HASH__' : '__BATON_BUNDLE_HASH__';
+// quicker to start than the whole CLI; so do the everyday commands (core.cjs, the groups of
+// src/cli/core-groups.ts: a test checks this list against it), unless help is asked for, which
+// lists every command. Anything else (help, completion, an unknown word, global options first)
+// runs the whole CLI.
+const CORE = ['init', 'start', 'status', 'list', 'switch', 'pause', 'complete', 'fail', 'abandon', 'archive', 'log', 'repair', 'phase', 'substep', 'file', 'error', 'tokens', 'budget', 'pricing', 'decision', 'finding', 'note', 'milestone', 'artifact', 'context'];
+
+/** Which bundle runs this command line: 'hook', 'core' or 'cli'. */
+function bundleKind(argv) {
+  if (argv[0] === 'hook') return 'hook';
+  if (!CORE.includes(argv[0]) || argv.includes('--help') || argv.includes('-h')) return 'cli';
+  return 'core';
+}
+
+const kind = bundleKind(process.argv.slice(2));
+const bundle = path.join(__dirname, `${kind}.cjs`);
+const HASH = kind === 'hook' ? '__BATON_HOOK_HASH__' : kind === 'core' ? '__BATON_CORE_HASH__' : '__BATON_BUNDLE_HASH__';
 
 function cacheFiles() {
-  const name = `${isHook ? 'hook' : 'cli'}-${HASH}.v8cache`;
+  const name = `${kind}-${HASH}.v8cache`;
   const home = process.env.XDG_CACHE_HOME || (process.env.HOME ? path.join(process.env.HOME, '.cache') : null);
   return [path.join(__dirname, name), ...(home ? [path.join(home, 'baton', name)] : [])];
 }
@@ -63,7 +77,8 @@ function run() {
       // not there: try the next place
     }
   }
-  const script = new vm.Script(Module.wrap(source), { filename: bundle, cachedData: cache ? cache.data : undefined });
+  // The bundle's text is already the function Node would wrap it in (scripts/build.mjs).
+  const script = new vm.Script(source, { filename: bundle, cachedData: cache ? cache.data : undefined });
   const mod = new Module(bundle, module);
   mod.filename = bundle;
   mod.paths = Module._nodeModulePaths(__dirname);

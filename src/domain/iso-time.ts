@@ -6,10 +6,20 @@
  * `toISOString` itself.
  */
 export function isoTime(date: Date): string {
+  const t = date.getTime();
+  const second = Math.floor(t / 1000);
+  // Changes come in bursts: within the second of the last call only the milliseconds differ.
+  if (second === lastSecond) return `${lastPrefix}${pad(t - second * 1000, 3)}Z`;
   const y = date.getUTCFullYear();
   if (!(y >= 0 && y <= 9999)) return date.toISOString();
-  return `${pad(y, 4)}-${pad(date.getUTCMonth() + 1, 2)}-${pad(date.getUTCDate(), 2)}T${pad(date.getUTCHours(), 2)}:${pad(date.getUTCMinutes(), 2)}:${pad(date.getUTCSeconds(), 2)}.${pad(date.getUTCMilliseconds(), 3)}Z`;
+  lastPrefix = `${pad(y, 4)}-${pad(date.getUTCMonth() + 1, 2)}-${pad(date.getUTCDate(), 2)}T${pad(date.getUTCHours(), 2)}:${pad(date.getUTCMinutes(), 2)}:${pad(date.getUTCSeconds(), 2)}.`;
+  lastSecond = second;
+  return `${lastPrefix}${pad(date.getUTCMilliseconds(), 3)}Z`;
 }
+
+/** The second (ms since the epoch / 1000) isoTime formatted last, and its text up to the milliseconds. */
+let lastSecond = Number.NaN;
+let lastPrefix = '';
 
 function pad(n: number, width: number): string {
   const s = String(n);

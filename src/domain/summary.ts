@@ -57,6 +57,28 @@ export function summarize(s: SessionState): SessionSummary {
 }
 
 /**
+ * True when `summarize(b)` can differ from `summarize(a)` only in `revision` and `updatedAt`:
+ * every other field summarize reads is the same value (a fold copies what it changes, so an
+ * unchanged part is the same object). Lets a change skip summarizing its result when its
+ * events (a token record, a note) leave the row alone. test/domain/fold-copy.test.ts fails
+ * when summarize starts reading a field not compared here.
+ */
+export function sameSummaryInputs(a: SessionState, b: SessionState): boolean {
+  return (
+    a.id === b.id &&
+    a.title === b.title &&
+    a.status === b.status &&
+    a.statusCause === b.statusCause &&
+    a.archived === b.archived &&
+    a.createdAt === b.createdAt &&
+    a.phases === b.phases &&
+    a.lease === b.lease &&
+    a.pinned === b.pinned &&
+    a.workspace === b.workspace
+  );
+}
+
+/**
  * True when the registry row changes in a way `list` shows (status, progress, title…);
  * revision and time alone do not count, so token or note events do not touch the registry.
  */

@@ -67,6 +67,9 @@ export class DerivedFiles {
    * Warnings go to onWarning. {@link settled} waits for all of it.
    */
   flushSoon(): void {
+    // Token records, transcript reads and renewals leave both kinds of file as they are: no
+    // turn of the event loop is spent finding that out after every one of them.
+    if (!this.handoff.pending && !this.mirror.pending) return;
     if (this.scheduled) {
       if (!this.waiting) this.again = true;
       return;

@@ -30,6 +30,11 @@ export class HandoffFiles {
 
   constructor(private readonly enabled: boolean) {}
 
+  /** True when a flush has work to do. */
+  get pending(): boolean {
+    return this.dirty.size > 0;
+  }
+
   /** Records that a session changed (see ManagerOptions.onChanged). */
   note(id: string, events: readonly StoredEvent[]): void {
     if (this.enabled && events.some((e) => !QUIET.has(e.type))) this.dirty.add(id);

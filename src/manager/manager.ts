@@ -100,13 +100,13 @@ export class SessionManager extends SessionCore {
     this.derivedFiles = new DerivedFiles(this, o.derivedFiles ?? {}, this.ownClock, this.onWarning);
   }
 
-  protected override async changed(id: string, events: readonly StoredEvent[], state: SessionState): Promise<void> {
-    await super.changed(id, events, state);
+  protected override changed(id: string, events: readonly StoredEvent[], state: SessionState): void {
+    super.changed(id, events, state);
     this.derivedFiles.note(id, events, state);
   }
 
-  /** Waits for the derived files being refreshed (see DerivedFilesOptions.refresh), then closes the store. */
-  close = (): Promise<void> => this.derivedFiles.settled().then(() => this.store.close());
+  /** Waits for the derived files being refreshed (see DerivedFilesOptions.refresh) and the snapshots being written, then closes the store. */
+  close = (): Promise<void> => Promise.all([this.derivedFiles.settled(), this.snapshotsWritten()]).then(() => this.store.close());
 
   /** Derived files are refreshed after the callers were answered, once per burst (see DerivedFiles). */
   protected override afterCommit(): void {
@@ -127,13 +127,11 @@ export class SessionManager extends SessionCore {
     const id = input.id !== undefined ? validateId(input.id) : generateId(idFormat, title, { now: this.now(), randomBytes: this.rand }, input.bmad);
     return this.store.withWorkspaceLock(async () => {
       await this.pauseActiveFor(id, input.switch === true, input.agent);
-      const events = this.stamp(
-        [decide.draft('session.created', { title, idFormat: input.id !== undefined ? 'explicit' : idFormat, phases, budgetMax: budget, contextSummary: input.contextSummary ?? null, metadata: input.metadata ?? {}, ...workspaceOf(this.store) })],
-        input.agent,
-      );
-      const state = fold(null, events.map((e, i) => ({ ...e, seq: i + 1 }) as StoredEvent), id)!;
+      const created = decide.draft('session.created', { title, idFormat: input.id !== undefined ? 'explicit' : idFormat, phases, budgetMax: budget, contextSummary: input.contextSummary ?? null, metadata: input.metadata ?? {}, ...workspaceOf(this.store) });
+      const events = this.numbered([created], input.agent, this.time(), 0);
+      const state = fold(null, events, id)!;
       await this.store.create(id, events, summarize(state));
-      await this.changed(id, events.map((e, i) => ({ ...e, seq: i + 1 }) as StoredEvent), state);
+      this.changed(id, events, state);
       this.afterCommit();
       await this.store.setActive(id);
       return state;

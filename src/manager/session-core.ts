@@ -17,7 +17,7 @@ import type { Actor, NewEvent, StoredEvent } from '../domain/events.js';
 import { validateId } from '../domain/ids.js';
 import { assertFence, expiryEvents } from '../domain/lease.js';
 import type { SessionState } from '../domain/state.js';
-import { summarize, summaryChanged } from '../domain/summary.js';
+import { sameSummaryInputs, summarize, summaryChanged } from '../domain/summary.js';
 import type { SessionSummary } from '../domain/summary.js';
 import type { RepairReport, SessionStore } from '../store/types.js';
 import { nodeCrypto } from './lazy.js';
@@ -28,7 +28,10 @@ import type { Workspace } from './workspace.js';
 interface Loaded {
   state: SessionState;
   snapshotRevision: number;
-  /** summarize(state), once computed: every change compares the summary before and after. */
+  /**
+   * summarize(state), once computed, or an earlier summary that differs from it only in
+   * revision and updatedAt (sameSummaryInputs): every change compares the summary before and after.
+   */
   summary?: SessionSummary;
 }
 
@@ -47,7 +50,6 @@ interface Queued {
 /** A queued change validated against the state before it: what it appends and leaves. */
 interface Decided {
   p: Queued;
-  events: NewEvent[];
   stored: StoredEvent[];
   next: SessionState;
   result: unknown;
@@ -87,6 +89,8 @@ export class SessionCore {
   readonly workspace: Workspace | null;
   /** Last state this manager read or wrote, per session; only a first guess for the next change. */
   private readonly cache = new Map<string, Loaded>();
+  /** Snapshots being written, per session (see snapshot()). */
+  private readonly snapshotting = new Map<string, Promise<void>>();
   /** Changes waiting to be written, per session (group commit). */
   private readonly queues = new Map<string, ChangeQueue>();
   /** The clock this manager was given; {@link now} is it moved by {@link syncClock}. */
@@ -144,10 +148,24 @@ export class SessionCore {
     return { agent: agent ?? this.agent, pid: this.pid, host: this.host };
   }
 
-  protected stamp(drafts: TimedDraft[], agent?: string | null, time = isoTime(this.now())): NewEvent[] {
+  /**
+   * `drafts` stamped with `time` and the actor, and numbered from `after + 1`: the events as
+   * they will be stored, and as they are appended (a store writes an event's seq from its
+   * position). A draft that carries its own time or actor (an imported foreign event) keeps
+   * it. One object per event, built field by field, because every change makes them.
+   */
+  protected numbered(drafts: TimedDraft[], agent: string | null | undefined, time: string, after: number): StoredEvent[] {
     const actor = this.actor(agent);
-    // A draft that carries its own time (an imported foreign event) keeps it.
-    return drafts.map((d) => ({ ...d, time: d.time ?? time, actor: d.actor ?? actor }) as NewEvent);
+    const out = new Array<StoredEvent>(drafts.length);
+    for (let i = 0; i < drafts.length; i++) {
+      const d = drafts[i]!;
+      out[i] = (
+        d.time === undefined && d.actor === undefined
+          ? { type: d.type, data: d.data, time, actor, seq: after + i + 1 }
+          : { ...d, time: d.time ?? time, actor: d.actor ?? actor, seq: after + i + 1 }
+      ) as StoredEvent;
+    }
+    return out;
   }
 
   private async loadFull(id: string): Promise<Loaded> {
@@ -263,10 +281,12 @@ export class SessionCore {
       if (!accepted.length) return;
       const last = accepted[accepted.length - 1]!.next;
       const before = loaded.summary ?? summarize(loaded.state);
-      const after = summarize(last);
+      // Events that leave the row alone (token records, notes): the summary before still
+      // answers summaryChanged; only its revision and time are behind, and those are not compared.
+      const after = sameSummaryInputs(loaded.state, last) ? before : summarize(last);
       try {
         const opts = summaryChanged(before, after) ? { summary: after } : {};
-        await this.store.append(id, loaded.state.revision, accepted.flatMap((d) => d.events), opts);
+        await this.store.append(id, loaded.state.revision, accepted.flatMap((d) => d.stored), opts);
       } catch (e) {
         this.cache.delete(id);
         if (isBatonError(e, 'CONFLICT') && attempt < MAX_ATTEMPTS) {
@@ -280,29 +300,48 @@ export class SessionCore {
         for (const d of accepted) d.p.reject(e);
         return;
       }
-      let snapshotAt = loaded.snapshotRevision;
-      if (last.revision - loaded.snapshotRevision >= this.snapshotEvery) {
-        await this.store.writeSnapshot(id, { revision: last.revision, state: last }).then(
-          () => (snapshotAt = last.revision),
-          (e: unknown) => {
-            // A snapshot only speeds up loading; losing this race to another writer is harmless,
-            // and no failure of it may fail changes that are already durable.
-            if (!isBatonError(e)) this.onWarning(`snapshot of ${id} not written: ${(e as Error)?.message ?? String(e)}`);
-          },
-        );
-      }
-      this.remember(id, { state: last, snapshotRevision: snapshotAt, summary: after });
+      this.remember(id, { state: last, snapshotRevision: loaded.snapshotRevision, summary: after });
       for (const d of accepted) {
         try {
-          await this.changed(id, d.stored, d.next);
+          this.changed(id, d.stored, d.next);
           d.p.resolve({ state: d.next, events: d.stored, result: d.result });
         } catch (e) {
           d.p.reject(e);
         }
       }
+      if (last.revision - loaded.snapshotRevision >= this.snapshotEvery) this.snapshot(id, last);
       this.afterCommit();
       return;
     }
+  }
+
+  /**
+   * Writes a snapshot of `state`, after the changes that reached it were answered: a snapshot
+   * only speeds up loading, so it stays off the acknowledgement path (on PostgreSQL it is a
+   * commit of its own). One per session at a time. When it lands, the state kept then learns
+   * of it, whichever changes came meanwhile, so the next is due `snapshotEvery` later. Losing
+   * a race to another writer is harmless, and no failure of it fails anything.
+   */
+  private snapshot(id: string, state: SessionState): void {
+    if (this.snapshotting.has(id)) return;
+    const done = this.store
+      .writeSnapshot(id, { revision: state.revision, state })
+      .then(
+        () => {
+          const kept = this.cache.get(id);
+          if (kept && kept.state.revision >= state.revision && kept.snapshotRevision < state.revision) kept.snapshotRevision = state.revision;
+        },
+        (e: unknown) => {
+          if (!isBatonError(e)) this.onWarning(`snapshot of ${id} not written: ${(e as Error)?.message ?? String(e)}`);
+        },
+      )
+      .finally(() => this.snapshotting.delete(id));
+    this.snapshotting.set(id, done);
+  }
+
+  /** Resolves once the snapshots being written (if any) have landed or failed. */
+  protected async snapshotsWritten(): Promise<void> {
+    while (this.snapshotting.size) await Promise.all(this.snapshotting.values());
   }
 
   /** Runs each queued change's `fn` in order, each against the state the ones before it left. */
@@ -322,13 +361,12 @@ export class SessionCore {
         assertFence(state, o.fencingToken, now);
         // Written down with this change: what readers already report about an expired lease.
         const pre = expiryEvents(state, now);
-        const base = pre.length ? fold(state, this.stamp(pre, o.agent, now).map((e, i) => ({ ...e, seq: state.revision + i + 1 }) as StoredEvent), id)! : state;
+        const base = pre.length ? fold(state, this.numbered(pre, o.agent, now, state.revision), id)! : state;
         const { events: drafts, result } = p.fn(base);
-        const events = this.stamp(pre.length ? [...pre, ...drafts] : drafts, o.agent, now);
-        const stored = events.map((e, i) => ({ ...e, seq: state.revision + i + 1 }) as StoredEvent);
+        const stored = this.numbered(pre.length ? [...pre, ...drafts] : drafts, o.agent, now, state.revision);
         const next = fold(state, stored, id)!;
         state = next;
-        return { p, events, stored, next, result };
+        return { p, stored, next, result };
       } catch (error) {
         return { p, error };
       }
@@ -352,7 +390,7 @@ export class SessionCore {
     const stored = events.map((e, i) => ({ ...e, seq: i + 1 }) as StoredEvent);
     const state = fold(null, stored, id)!;
     await this.store.create(id, events, summarize(state));
-    await this.changed(id, stored, state);
+    this.changed(id, stored, state);
     this.afterCommit();
     return state;
   }
@@ -369,7 +407,7 @@ export class SessionCore {
    * Told about every durable change, with the state after it, before its caller is answered:
    * only bookkeeping belongs here (what changed), no I/O, so that an update costs its append.
    */
-  protected async changed(id: string, events: readonly StoredEvent[], state: SessionState): Promise<void> {
+  protected changed(id: string, events: readonly StoredEvent[], state: SessionState): void {
     this.onChanged?.(id, events, state);
   }
 

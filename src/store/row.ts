@@ -1,6 +1,7 @@
 import type { SessionSummary } from '../domain/summary.js';
 
 const ID_PREFIX = '{"id":"';
+const IN_DOUBT = ',"inDoubt":true';
 
 /**
  * A registry row kept as its JSON text (`JSON.stringify` of a {@link SessionSummary}, which
@@ -50,6 +51,25 @@ export class RowText {
       this.archivedFlag = at === -1 ? this.summary.archived : this.json.startsWith('true', at + 12);
     }
     return this.archivedFlag;
+  }
+
+  /**
+   * True for the marker a file-store writer logs before an append that changes the row
+   * ({@link RowText.inDoubt}): the row after it is not written yet, or the writer died first.
+   */
+  get inDoubt(): boolean {
+    // Read where the flag would be, just past the id's closing quote: no copy of the id.
+    return this.json.startsWith(IN_DOUBT, this.json.indexOf('"', ID_PREFIX.length) + 1);
+  }
+
+  /**
+   * The marker saying that session `id`'s row may be behind its journal from `revision` on:
+   * `{"id":…,"inDoubt":true,"revision":N}`, the flag right after the id so that
+   * {@link inDoubt} reads it without a search. Its revision is the one the journal had, so a
+   * row derived from the journal (same revision or later) replaces it.
+   */
+  static inDoubt(id: string, revision: number): RowText {
+    return new RowText(`${JSON.stringify({ id }).slice(0, -1)}${IN_DOUBT},"revision":${revision}}`);
   }
 
   /** When the session's lease expires, or null (no lease, or a row from before leases). */

@@ -1,7 +1,13 @@
 /** The CLI registers only the invoked command's group; the table it uses must be the truth. */
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ALL_COMMANDS } from '../../src/cli/command-words.js';
+import { CORE_COMMANDS, CORE_GROUPS } from '../../src/cli/core-groups.js';
+import { buildProgramOf } from '../../src/cli/dispatch.js';
 import { GROUPS, buildProgram } from '../../src/cli/main.js';
+import { ROOT } from './helpers.js';
 import type { CliIO } from '../../src/cli/io.js';
 
 const io: CliIO = { argv: [], env: {}, cwd: '/', stdout: () => undefined, stderr: () => undefined, isTTY: false, now: () => new Date() };
@@ -43,5 +49,22 @@ describe('command groups', () => {
     expect(buildProgram(io, { ctx: null }, 'tokens').commands.map((c) => c.name())).not.toContain('list');
     // A word that names no command gets them all, for the suggestion.
     expect(buildProgram(io, { ctx: null }, 'phsae').commands.map((c) => c.name()).sort()).toEqual([...all].sort());
+  });
+
+  it('the core bundle registers every word the launcher sends it, as the whole CLI does', () => {
+    // The launcher's list (src/cli/launcher.cjs) is the core bundle's, word for word.
+    const launcher = fs.readFileSync(path.join(ROOT, 'src/cli/launcher.cjs'), 'utf8');
+    const listed = JSON.parse(/const CORE = (\[[^\]]*\]);/.exec(launcher)![1]!.replace(/'/g, '"')) as string[];
+    expect(listed).toEqual([...CORE_COMMANDS]);
+    expect(listed.length).toBeGreaterThan(20);
+    for (const g of CORE_GROUPS) expect(GROUPS).toContainEqual(g);
+    for (const w of listed) {
+      const core = buildProgramOf(CORE_GROUPS, io, { ctx: null }, w);
+      const full = buildProgram(io, { ctx: null }, w);
+      expect(core.commands.map((c) => c.name()), w).toEqual(full.commands.map((c) => c.name()));
+      const sub = (p: Command) => p.commands.find((c) => c.name() === w)!.commands.map((c) => c.name());
+      expect(sub(core), w).toEqual(sub(full));
+    }
+    expect([...ALL_COMMANDS].sort()).toEqual(GROUPS.flatMap((g) => g.commands).sort());
   });
 });

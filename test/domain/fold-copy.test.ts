@@ -4,6 +4,7 @@ import { applyInPlace, fold } from '../../src/domain/apply.js';
 import { EVENT_TYPES } from '../../src/domain/events.js';
 import type { EventType, StoredEvent } from '../../src/domain/events.js';
 import type { SessionState } from '../../src/domain/state.js';
+import { sameSummaryInputs, summarize } from '../../src/domain/summary.js';
 
 // fold copies on write (src/domain/own.ts): it copies only what each event changes. These
 // tests fold every kind of event onto deeply frozen states (a write to a shared part throws
@@ -142,5 +143,36 @@ describe('fold copies on write', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  // The manager skips summarizing a change's result when sameSummaryInputs says the row's
+  // inputs are the same objects (src/domain/summary.ts): that rests on this copy on write.
+  it('summarize reads only the fields sameSummaryInputs compares, and revision and updatedAt', () => {
+    const READ = ['id', 'title', 'status', 'statusCause', 'archived', 'createdAt', 'phases', 'lease', 'pinned', 'workspace', 'revision', 'updatedAt'];
+    for (let i = 1; i <= ALL.length; i++) {
+      const s = fold(null, ALL.slice(0, i), 'id')!;
+      const only = Object.fromEntries(Object.entries(s).filter(([k]) => READ.includes(k))) as unknown as SessionState;
+      expect(summarize(only), `after ${ALL[i - 1]!.type}`).toEqual(summarize(s));
+    }
+  });
+
+  it('any order of events: when sameSummaryInputs holds, the summaries differ only in revision and time', () => {
+    let skipped = 0;
+    fc.assert(
+      fc.property(fc.shuffledSubarray(ALL.slice(1), { minLength: 1 }), (picked) => {
+        const events = [ALL[0]!, ...picked].map((e, i) => ({ ...e, seq: i + 1 }) as StoredEvent);
+        let state = fold(null, events.slice(0, 1), 'id')!;
+        for (const e of events.slice(1)) {
+          const next = fold(state, [e], 'id')!;
+          if (sameSummaryInputs(state, next)) {
+            skipped++;
+            expect(summarize(next), e.type).toEqual({ ...summarize(state), revision: next.revision, updatedAt: next.updatedAt });
+          }
+          state = next;
+        }
+      }),
+      { numRuns: 200 },
+    );
+    expect(skipped).toBeGreaterThan(0);
   });
 });

@@ -15,6 +15,20 @@ describe('isoTime', () => {
     }
   });
 
+  it('is toISOString for runs of dates close together (the second it formatted last is kept)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -1e12, max: 253402300799000 }), fc.array(fc.integer({ min: -1500, max: 1500 }), { minLength: 1, maxLength: 20 }), (start, steps) => {
+        let t = start;
+        for (const step of steps) {
+          t += step;
+          expect(isoTime(new Date(t))).toBe(new Date(t).toISOString());
+        }
+      }),
+      { numRuns: 1000 },
+    );
+    for (const t of [-1001, -1000, -999, -1, 0, 999, 1000, 1001]) expect(isoTime(new Date(t))).toBe(new Date(t).toISOString());
+  });
+
   it('throws as toISOString does for an invalid date', () => {
     expect(() => isoTime(new Date(Number.NaN))).toThrow(RangeError);
   });

@@ -15,6 +15,7 @@ import { BatonError, isBatonError } from '../../src/domain/errors.js';
 import type { StoredEvent } from '../../src/domain/events.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { FileStore } from '../../src/store/file/store.js';
+import { MemoryStore } from '../../src/store/memory.js';
 import { expectContiguous } from '../../src/testing/conformance.js';
 import { tempStoreDir } from '../store/helpers.js';
 
@@ -231,4 +232,52 @@ describe('group commit crash safety (SIGKILL)', () => {
     expect(acked.length).toBeGreaterThan(100);
     expect(groups).toBeGreaterThan(6);
   }, 60_000);
+});
+
+/** A manager (a snapshot every 5 events) over a memory store whose snapshots wait for `release()`; `written` lists the revisions that landed. */
+function heldSnapshots(): { store: MemoryStore; m: SessionManager; written: number[]; release: () => void } {
+  const store = new MemoryStore();
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const written: number[] = [];
+  const inner = store.writeSnapshot.bind(store);
+  store.writeSnapshot = async (id, snap) => {
+    await gate;
+    await inner(id, snap);
+    written.push(snap.revision);
+  };
+  const m = new SessionManager({ store, agent: 'a', snapshotEvery: 5, derivedFiles: { handoff: false, mirrors: false } });
+  return { store, m, written, release };
+}
+
+describe('snapshots off the acknowledgement path', () => {
+  it('a change is answered before its snapshot lands; the next load uses it; close() waits for it', async () => {
+    const { store, m, written, release } = heldSnapshots();
+    const s = await m.start({ title: 'snap', id: 'snap' });
+    // Revision 5 reaches the snapshot interval: answered while its snapshot is held back.
+    for (let i = 0; i < 6; i++) await m.tokens(s.id, { input: 1 });
+    expect(written).toEqual([]);
+    let closed = false;
+    const closing = m.close().then(() => (closed = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(closed).toBe(false);
+    release();
+    await closing;
+    // One snapshot at a time: the one started at revision 5, not one per change after it.
+    expect(written).toEqual([5]);
+    expect((await store.load('snap')).snapshot?.revision).toBe(5);
+  });
+
+  it('a snapshot that lands after more changes still counts: the next is due snapshotEvery after it', async () => {
+    const { m, written, release } = heldSnapshots();
+    const s = await m.start({ title: 'snap', id: 'late' });
+    for (let i = 0; i < 6; i++) await m.tokens(s.id, { input: 1 }); // revision 7; the snapshot at 5 is held back
+    release();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(written).toEqual([5]);
+    // Revisions 8 and 9 are less than 5 past it; 10 is due.
+    for (let i = 0; i < 3; i++) await m.tokens(s.id, { input: 1 });
+    await m.close();
+    expect(written).toEqual([5, 10]);
+  });
 });

@@ -109,4 +109,21 @@ describe('room at the end of a journal during a burst', () => {
     expect(fs.readFileSync(path.join(path.dirname(journal), saved[0]!), 'utf8')).toBe(partial.toString('utf8'));
     await m2.close();
   });
+
+  it('zero bytes inside acknowledged lines (a damaged block, not a write in progress) are still reported as damage', async () => {
+    const { root, journal, store, m, id } = await burst(50);
+    await atRest(m, journal);
+    await store.close();
+    const bytes = Buffer.from(fs.readFileSync(journal));
+    // Zeros over the middle of the 10th line: the same shape as a write caught in progress, but they never go away.
+    const lines = bytes.toString('utf8').split('\n');
+    const at = Buffer.byteLength(lines.slice(0, 9).join('\n')) + 1 + 20;
+    bytes.fill(0, at, at + 40);
+    fs.writeFileSync(journal, bytes);
+    // Unlocked readers read again (a write in progress would be over by then), then report it.
+    const reader = new FileStore({ root });
+    await expect(reader.readEvents(id)).rejects.toMatchObject({ code: 'CORRUPT', details: { inFlight: true } });
+    await expect(reader.load(id)).rejects.toMatchObject({ code: 'CORRUPT' });
+    await reader.close();
+  });
 });

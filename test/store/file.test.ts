@@ -84,6 +84,28 @@ describe('file store specifics', () => {
     }
   });
 
+  it('exists() while its lock is kept: true, and false once another store here deleted the session', async () => {
+    // exists() trusts a lock this process keeps (nobody can move or delete the session under
+    // it); a deletion by another store of this process first releases that lock.
+    const dir = tempStoreDir();
+    const a = new FileStore({ root: dir.root });
+    const b = new FileStore({ root: dir.root });
+    try {
+      await seed(a, 'kept', 1);
+      await a.append('kept', 2, [noteEvent(2)]); // the lock now lingers in `a`
+      expect(fs.existsSync(path.join(dir.root, 'sessions', 'kept', 'lock'))).toBe(true);
+      expect(await a.exists('kept')).toBe(true);
+      await b.delete('kept', 3, { deletedAt: new Date().toISOString(), title: 'kept', status: 'active' });
+      expect(await a.exists('kept')).toBe(false);
+      expect(await b.exists('kept')).toBe(false);
+      await expectCode(a.append('kept', 3, [noteEvent(3)]), 'NOT_FOUND');
+    } finally {
+      await a.close();
+      await b.close();
+      dir.remove();
+    }
+  });
+
   it('creates owner-only directories and files', async () => {
     const dir = tempStoreDir();
     try {

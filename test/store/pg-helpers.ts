@@ -53,6 +53,20 @@ export async function admin(): Promise<Client> {
   return c;
 }
 
+/**
+ * Waits until the server backends `pids` have exited. pg_terminate_backend only signals them:
+ * a client may still send a statement to one that is on its way out.
+ */
+export async function backendsGone(c: Client, pids: number[], timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await c.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE pid = ANY($1)', [pids]);
+    if (r.rows[0]!.n === '0') return;
+    if (Date.now() > end) throw new Error(`backends ${pids.join(', ')} still ran ${timeoutMs} ms after pg_terminate_backend`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 /** Drops a test schema and everything in it. */
 export async function dropSchema(schema: string): Promise<void> {
   const c = await admin();

@@ -15,7 +15,7 @@ import { openStore } from '../../src/store/open.js';
 import { PostgresStore } from '../../src/store/postgres/store.js';
 import { parsePgUrl } from '../../src/store/postgres/url.js';
 import { expectCode, noteEvent, rejection, seed } from '../../src/testing/conformance.js';
-import { PG_URL, admin, dropSchema, freshSchema, needsRealServer, urlWith } from './pg-helpers.js';
+import { PG_URL, admin, backendsGone, dropSchema, freshSchema, needsRealServer, urlWith } from './pg-helpers.js';
 
 const FIXTURE = path.resolve('test/fixtures/pg-open.ts');
 
@@ -112,6 +112,7 @@ describe.skipIf(!PG_URL)('PostgreSQL store specifics', () => {
     'four processes opening a new schema at once apply each migration exactly once, without error': 'several sessions of the server at once (a transaction held open while others queue on it, watched in pg_locks / pg_stat_activity); the embedded server has one session',
     'a workspace lock held elsewhere: LOCKED after lockTimeoutMs (lock_timeout set as a parameter)': 'a lock held in a transaction by another session while the store waits for it; the embedded server has one session',
     'a connection dropped by the server is STORE_UNAVAILABLE (retryable) at worst, and the next call works': 'pg_terminate_backend of one connection; the embedded server has no backends to end',
+    'appends in a stream keep a connection; when the server drops it, an append says to retry at worst, and the next works': 'pg_terminate_backend of the store\'s connections; the embedded server has no backends to end',
     'every connection has a server-side statement_timeout below the client timeout, and TCP keepalive after 10 s idle': 'settings sent at connection start-up; the embedded server keeps its one session\'s settings',
     'watch reports each committed create and append, by any handle, and nothing after it stops': 'LISTEN/NOTIFY between connections; the embedded server delivers NOTIFY to its one session',
     'watch gets its connection back when the server drops it, and reports what was committed meanwhile': 'LISTEN/NOTIFY between connections and pg_terminate_backend',
@@ -302,6 +303,94 @@ describe.skipIf(!PG_URL)('PostgreSQL store specifics', () => {
       await c.end();
     }
   });
+
+  it('appends in a stream keep a connection; when the server drops it, an append says to retry at worst, and the next works', async () => {
+    const app = `baton_test_${process.pid}_${Date.now()}_k`;
+    const { store } = open({ application_name: app });
+    await seed(store, 's');
+    const c = await admin();
+    try {
+      let revision = 1;
+      for (let i = 0; i < 10; i++) revision = (await store.append('s', revision, [noteEvent(revision)])).revision;
+      // At once, while the appends' connection is still kept: every connection of the store ends,
+      // as in a server restart. pg_terminate_backend only signals: the test goes on once the
+      // backends are gone, else an append could still be sent to one of them on its way out.
+      const ended = await c.query<{ pid: number }>('SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [app]);
+      expect(ended.rowCount).toBeGreaterThan(0);
+      await backendsGone(c, ended.rows.map((r) => r.pid));
+      let failures = 0;
+      for (let attempt = 0; attempt < 3 && revision === 11; attempt++) {
+        try {
+          revision = (await store.append('s', 11, [noteEvent(11)])).revision;
+        } catch (e) {
+          failures++;
+          expect(e).toMatchObject({ code: 'STORE_UNAVAILABLE', details: { retryable: true } });
+        }
+      }
+      expect(failures).toBeLessThanOrEqual(1);
+      expect(revision).toBe(12);
+      expect((await store.append('s', 12, [noteEvent(12)])).revision).toBe(13);
+      expect((await store.readEvents('s')).map((e) => e.seq)).toEqual(Array.from({ length: 13 }, (_, i) => i + 1));
+    } finally {
+      await c.end();
+    }
+  });
+
+  it('close() while an append waits on the server: reported done and stored, never reported failed but stored', async () => {
+    const { store, schema, url } = open();
+    await seed(store, 'c');
+    let revision = 1;
+    for (let i = 0; i < 5; i++) revision = (await store.append('c', revision, [noteEvent(revision)])).revision;
+    const c = await admin();
+    try {
+      // The session's row locked elsewhere: the next append's insert waits for it on the server.
+      await c.query('BEGIN');
+      await c.query(`SELECT 1 FROM "${schema}".sessions WHERE id = 'c' FOR UPDATE`);
+      const last = store.append('c', revision, [noteEvent(revision)]).then(() => 'done', (e: unknown) => `failed: ${(e as Error).message}`);
+      await new Promise((r) => setTimeout(r, 200));
+      const closing = store.close();
+      await new Promise((r) => setTimeout(r, 200));
+      await c.query('COMMIT');
+      await closing;
+      const outcome = await last;
+      const reader = new PostgresStore({ url });
+      stores.push(reader);
+      const stored = (await reader.readEvents('c')).length === revision + 1;
+      expect({ outcome, stored }).toEqual({ outcome: 'done', stored: true });
+    } finally {
+      await c.end();
+    }
+  });
+
+  it('a script that appends and never closes the store still exits (the kept connection goes back to the pool)', async () => {
+    const { url } = open();
+    const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-left-open-')), 'script.mts');
+    fs.writeFileSync(script, `
+      import { PostgresStore } from ${JSON.stringify(path.resolve('src/store/postgres/store.ts'))};
+      import { SessionManager } from ${JSON.stringify(path.resolve('src/manager/manager.ts'))};
+      const m = new SessionManager({ store: new PostgresStore({ url: ${JSON.stringify(url)} }), agent: 'script' });
+      const s = await m.start({ title: 'left open' });
+      for (let i = 0; i < 5; i++) await m.tokens(s.id, { input: 1 });
+      console.log('appended');`);
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    // Hanging is the failure: a connection kept checked out would hold the event loop for ever.
+    const code = await new Promise<number | string>((resolve) => {
+      const t = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve('still running after 20 s');
+      }, 20_000);
+      child.on('exit', (c) => {
+        clearTimeout(t);
+        resolve(c ?? -1);
+      });
+    });
+    fs.rmSync(path.dirname(script), { recursive: true, force: true });
+    expect({ out: out.trim(), code }, err).toEqual({ out: 'appended', code: 0 });
+  }, 30_000);
 
   it('watch reports each committed create and append, by any handle, and nothing after it stops', async () => {
     const { store, url } = open();

@@ -6,6 +6,7 @@ import type { Actor, NewEvent } from '../../domain/events.js';
 import type { RepairReport } from '../types.js';
 import { FILE_MODE } from '../atomic-write.js';
 import { withChecksum } from './codec.js';
+import { eventJson } from '../event-json.js';
 import { dataEndOf, readTail } from './journal.js';
 import { journalEmpty } from '../errors.js';
 import type { Handle } from './handle.js';
@@ -35,7 +36,7 @@ export function journalLines(events: NewEvent[], first: number, batch: boolean):
     seq += 1;
     // The bytes of JSON.stringify({ v, seq, batch?, ...event }), without building that object
     // (the line is on every append's path): the event's own fields follow in their order.
-    const rest = JSON.stringify(stripSeq(e));
+    const rest = eventJson(e);
     out += `${withChecksum(`{"v":${EVENT_FORMAT_VERSION},"seq":${seq}${tag}${rest === '{}' ? '}' : `,${rest.slice(1)}`}`)}\n`;
   }
   return out;
@@ -168,10 +169,4 @@ function rollBack(h: Handle): void {
     // the disk refuses even this: the next open finds the torn or extra bytes and checks them
   }
   h.lastSeq = -1;
-}
-
-function stripSeq(e: NewEvent): NewEvent {
-  if (!Object.hasOwn(e, 'seq') && !Object.hasOwn(e, 'v') && !Object.hasOwn(e, 'batch')) return e;
-  const { seq: _s, v: _v, batch: _b, ...rest } = e as NewEvent & { seq?: number; v?: number; batch?: unknown };
-  return rest as NewEvent;
 }

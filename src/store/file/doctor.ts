@@ -411,6 +411,10 @@ class FileDoctor {
         this.add('INDEX_STALE', id, layout.index, `the registry has no row for session ${id} (${archived ? 'archived' : 'live'} folder); \`list\` derives it each time until the registry is rebuilt`, true);
         continue;
       }
+      if ((row as { inDoubt?: unknown }).inDoubt === true) {
+        this.add('INDEX_STALE', id, layout.index, `the registry row of ${id} is in doubt: a writer stopped between an append and its row; \`list\` derives it from the journal and stores it`, true);
+        continue;
+      }
       const diff = rowDiff(row, summary);
       if (diff.length) this.add('INDEX_STALE', id, layout.index, `the registry row of ${id} differs from its journal: ${diff.join(', ')}`, true);
     }

@@ -12,6 +12,17 @@ export interface BadLine {
   reason: string;
 }
 
+/**
+ * True when every damaged line holds a zero byte: what a reader without the session lock sees
+ * when it reads lines being written over the room at the journal's end (it copied a page
+ * before the writer's bytes reached it and the next page after: zeros, then the rest of a
+ * line). A line never holds a zero byte (JSON escapes it), so this is a read to make again;
+ * damage that is still there when read again is reported.
+ */
+export function caughtInFlight(bad: readonly BadLine[]): boolean {
+  return bad.length > 0 && bad.every((b) => b.raw.includes('\u0000'));
+}
+
 /** Result of reading a journal forward from some byte offset. */
 export interface Scan {
   events: StoredEvent[];

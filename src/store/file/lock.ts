@@ -54,7 +54,10 @@ export class FileLock {
    */
   get contended(): boolean {
     try {
-      return Date.now() - fs.statSync(this.wantFile).mtimeMs < WANT_FRESH_MS;
+      // Asked every few ms while a lock is kept: no marker is the usual answer, and a thrown
+      // ENOENT (an Error with its stack) would cost more than the stat itself.
+      const st = fs.statSync(this.wantFile, { throwIfNoEntry: false });
+      return st !== undefined && Date.now() - st.mtimeMs < WANT_FRESH_MS;
     } catch {
       return false;
     }

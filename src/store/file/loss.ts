@@ -3,7 +3,7 @@ import path from 'node:path';
 import { isBatonError } from '../../domain/errors.js';
 import type { SessionState } from '../../domain/state.js';
 import { decodeRecord } from './codec.js';
-import { readIfExists } from './fsutil.js';
+import { readIfExists, sleepSync } from './fsutil.js';
 import { dataEnd, dataEndOf } from './journal.js';
 import type { Layout } from './paths.js';
 import type { Proof } from '../errors.js';
@@ -91,10 +91,23 @@ export function readRacingWriters<T>(journal: string, read: (buf: Buffer) => T):
     try {
       return read(buf);
     } catch (e) {
-      const proven = isBatonError(e, 'CORRUPT') && e.details.provenRevision !== undefined;
-      if (!proven || attempt >= 20 || !grewPast(journal, dataEndOf(buf))) throw e;
+      if (!isBatonError(e, 'CORRUPT') || attempt >= READ_AGAIN) throw e;
+      // Lines caught while being written (journal.ts caughtInFlight): read again.
+      if (e.details.inFlight === true) {
+        pauseBeforeReadAgain(attempt + 1);
+        continue;
+      }
+      if (e.details.provenRevision === undefined || !grewPast(journal, dataEndOf(buf))) throw e;
     }
   }
+}
+
+/** Reads made again, at most, by a reader that caught a writer at work before it reports what it read. */
+export const READ_AGAIN = 20;
+
+/** Before read again number `n` (from 1): at once for the first few, then 1 ms apart (a write takes microseconds). */
+export function pauseBeforeReadAgain(n: number): void {
+  if (n > 3) sleepSync(1);
 }
 
 /** The journal holds bytes past `end` (lines written over the room set aside, or appended). */

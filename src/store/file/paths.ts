@@ -164,8 +164,9 @@ export function isPrivateStore(root: string): boolean {
 /** True when `p` is a real directory and not a symbolic link. */
 export function isPlainDir(p: string): boolean {
   try {
-    const st = fs.lstatSync(p);
-    return st.isDirectory() && !st.isSymbolicLink();
+    // A missing folder is an answer (an archived session is looked for where live ones are first), not an error to build.
+    const st = fs.lstatSync(p, { throwIfNoEntry: false });
+    return st !== undefined && st.isDirectory() && !st.isSymbolicLink();
   } catch {
     return false;
   }

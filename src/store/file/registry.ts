@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import type { SessionSummary } from '../../domain/summary.js';
 import { RowText } from '../row.js';
 import type { ListResult, ListRowsResult, RepairReport } from '../types.js';
-import { FILE_MODE, atomicWrite, tempName } from '../atomic-write.js';
+import { atomicWrite, tempName } from '../atomic-write.js';
 import { moveAside, removeStaleTemps, sleepSync } from './fsutil.js';
 import { FileLock } from './lock.js';
+import { fileIno, fileStamp, listDirs, openLog, readTail, readWithIno } from './registry-files.js';
 import type { Layout } from './paths.js';
 
 /** index.log is folded into index.json once it holds this many bytes past logOffset. */
@@ -73,7 +74,29 @@ export class Registry {
 
   /** Appends a changed row. Not fsynced: the registry is a cache that `list --rebuild` restores. */
   record(row: SessionSummary): void {
-    const line = `${RowText.of(row).json}\n`;
+    this.append(`${RowText.of(row).json}\n`);
+  }
+
+  /**
+   * Logs that session `id`'s row may fall behind its journal, which ends at `revision`: written
+   * before an append that changes the row, whose new row is recorded after it. A writer killed
+   * in between leaves the marker, not a row that looks right and is not (a lease the row never
+   * shows would keep `claim` from the session for good); readers derive the row again
+   * ({@link inDoubt}).
+   */
+  markInDoubt(id: string, revision: number): void {
+    this.append(`${RowText.inDoubt(id, revision).json}\n`);
+  }
+
+  /**
+   * Sessions whose row was in doubt at the last read (listed as `missing` instead, for the
+   * manager to derive). A row derived for one of them is stored only once it is known to
+   * match the journal's end (FileStore.putSummaries): a writer may still be between its
+   * marker and its row.
+   */
+  inDoubt: ReadonlySet<string> = new Set();
+
+  private append(line: string): void {
     for (let tries = 0; tries < GENERATION_RETRIES; tries++) {
       if (this.logFd === null) this.logFd = openLog(this.layout.indexLog);
       fs.writeSync(this.logFd, line);
@@ -236,7 +259,17 @@ export class Registry {
       // An index of an older shape is kept as index.json.bak when it is rewritten.
       this.saveIndex(rows, log, folders, index, rotate, rebuild);
     }
-    return { rows: [...rows.values()], missing, repairs };
+    const doubted = new Set<string>();
+    const kept: RowText[] = [];
+    for (const row of rows.values()) {
+      if (!row.inDoubt) kept.push(row);
+      else {
+        doubted.add(row.id);
+        missing.push(row.id);
+      }
+    }
+    this.inDoubt = doubted;
+    return { rows: kept, missing, repairs };
   }
 
   /**
@@ -370,20 +403,6 @@ export class Registry {
   }
 }
 
-/** Opens index.log for appending rows, creating it if needed. */
-function openLog(file: string): number {
-  return fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, FILE_MODE);
-}
-
-/** Inode of `file` as a string, or null when it does not exist. */
-function fileIno(file: string): string | null {
-  try {
-    return fs.statSync(file, { bigint: true }).ino.toString();
-  } catch {
-    return null;
-  }
-}
-
 /** Folds the complete rows of `buf` (log lines) into `rows`, the newest revision winning; returns the bytes they span. */
 function foldRows(rows: Map<string, RowText>, buf: Buffer): number {
   const text = buf.toString('utf8');
@@ -428,54 +447,4 @@ function splitIndex(text: string, self: string): Index | null {
     rows.set(row.id, row);
   }
   return { logOffset: Number(m[1]), folders: m[2]!, log: m[3] ?? null, self, rows, fast: true };
-}
-
-/**
- * The bytes of an open file from `offset` on (the log only grows, so the part before the
- * offset is already in index.json and is not read again), or all of it when the file is
- * shorter than `offset`.
- */
-function readTail(fd: number, offset: number): { buf: Buffer; start: number } {
-  const size = fs.fstatSync(fd).size;
-  const start = size < offset ? 0 : offset;
-  const buf = Buffer.allocUnsafe(size - start);
-  if (buf.length) fs.readSync(fd, buf, 0, buf.length, start);
-  return { buf, start };
-}
-
-/** A whole file and its inode, read through one descriptor; null when it does not exist. */
-function readWithIno(file: string): { buf: Buffer; ino: string } | null {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw e;
-  }
-  try {
-    return { ino: fs.fstatSync(fd, { bigint: true }).ino.toString(), buf: fs.readFileSync(fd) };
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-function listDirs(dir: string): string[] {
-  try {
-    return fs
-      .readdirSync(dir, { withFileTypes: true })
-      .filter((d) => d.isDirectory() && !d.name.includes('.creating-'))
-      .map((d) => d.name);
-  } catch {
-    return [];
-  }
-}
-
-/** Identity, size and change time of a file ('-' when missing): equal stamps, same content. */
-function fileStamp(file: string): string {
-  try {
-    const st = fs.statSync(file, { bigint: true });
-    return `${st.ino}:${st.size}:${st.mtimeNs}`;
-  } catch {
-    return '-';
-  }
 }

@@ -3,6 +3,7 @@ import { MAX_BACKOFF_MS } from './lock.js';
 import type { Handle } from './handle.js';
 import { sleepSync } from './fsutil.js';
 import { giveBackRoom } from './append.js';
+import { readTail } from './journal.js';
 
 /*
  * The session lock hand-over. A lock is kept until the event loop turns once with no append,
@@ -138,4 +139,23 @@ export function releaseNow(h: Handle): void {
 export function releaseLingering(file: string, except: Handle | null): void {
   const other = lingering.get(file);
   if (other && other !== except) releaseNow(other);
+}
+
+/**
+ * True when the session's journal ends at `revision`, read while no other process can write
+ * it: under its lock, taken without waiting (false when another process holds it).
+ */
+export function journalEndsAt(h: Handle, revision: number): boolean {
+  const held = h.lock.isHeld;
+  if (!held && !h.lock.tryOnce()) return false;
+  try {
+    const fd = fs.openSync(h.journal, 'r');
+    try {
+      return readTail(fd).lastSeq === revision;
+    } finally {
+      fs.closeSync(fd);
+    }
+  } finally {
+    if (!held) h.lock.release();
+  }
 }

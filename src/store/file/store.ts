@@ -6,7 +6,7 @@ import { BatonError } from '../../domain/errors.js';
 import type { NewEvent, StoredEvent } from '../../domain/events.js';
 import { validateId } from '../../domain/ids.js';
 import type { SessionSummary } from '../../domain/summary.js';
-import { DIR_MODE, atomicWrite, writeTemp } from '../atomic-write.js';
+import { atomicWrite, writeTemp } from '../atomic-write.js';
 import { checkCheckpoint, conflict, eventsLost, exists, journalEmpty, notFound } from '../errors.js';
 import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, ListRowsResult, LoadResult, RepairReport, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from '../types.js';
 import { syncTail, writeEvents } from './append.js';
@@ -16,15 +16,16 @@ import { encodeRecord } from './codec.js';
 import { fileDoctor } from './doctor.js';
 import type { FileDoctorResult } from './doctor.js';
 import { readIfExists, removeStaleTemps } from './fsutil.js';
+import { checkStoreFormat, initStore } from './store-format.js';
 import { recoverLostEvents, repairJournal } from './journal-repair.js';
-import { provenRevision, readRacingWriters } from './loss.js';
-import { readTail, scanJournal } from './journal.js';
+import { READ_AGAIN, pauseBeforeReadAgain, provenRevision, readRacingWriters } from './loss.js';
+import { caughtInFlight, readTail, scanJournal } from './journal.js';
 import type { Scan } from './journal.js';
 import { FileLock } from './lock.js';
 import { Layout, isPlainDir } from './paths.js';
 import { Registry } from './registry.js';
 import { Retention } from './retention.js';
-import { lockSession, releaseLingering, releaseNow, reopenIfReplaced } from './session-lock.js';
+import { journalEndsAt, lockSession, releaseLingering, releaseNow, reopenIfReplaced } from './session-lock.js';
 import type { Handle } from './handle.js';
 import { FILE_FORMAT_VERSION, readSnapshot, rotateSnapshot } from './snapshot.js';
 import type { SnapshotRecord } from './snapshot.js';
@@ -82,7 +83,7 @@ export class FileStore implements SessionStore {
     this.lockTimeoutMs = options.lockTimeoutMs;
     this.registry = new Registry(this.layout, this.now, options.registryLogMaxBytes);
     this.listView = new ListView(this.layout);
-    this.checkFormat();
+    checkStoreFormat(this.layout);
     this.retention = new Retention(this.layout, this.now, this.lockTimeoutMs);
     this.notices = this.retention.recover();
     this.cursors = new FileCursorTable(this.layout.cursors, this.lockTimeoutMs);
@@ -99,39 +100,7 @@ export class FileStore implements SessionStore {
 
   /** Creates an empty store at `root` (idempotent). */
   static init(root: string): void {
-    const layout = new Layout(path.resolve(root));
-    if (fs.existsSync(layout.root) && !isPlainDir(layout.root)) {
-      throw new BatonError('BAD_INPUT', `${layout.root} is not a folder, so no store can be made there.`, { hint: hint('store.init-or-dir') });
-    }
-    for (const d of [layout.root, layout.sessions, layout.archive]) fs.mkdirSync(d, { recursive: true, mode: DIR_MODE });
-    if (!fs.existsSync(layout.meta)) atomicWrite(layout.meta, `${JSON.stringify({ format: 'baton.store', version: FILE_FORMAT_VERSION })}\n`);
-  }
-
-  private checkFormat(): void {
-    // Only `init` and `start` make a store: any other command that names a folder (--dir) that
-    // is not one is refused before a byte is written there.
-    if (!isPlainDir(this.layout.root)) {
-      throw new BatonError('NO_STORE', `No baton store at ${this.layout.root}.`, { hint: hint('store.init') });
-    }
-    const raw = readIfExists(this.layout.meta);
-    if (raw === null) {
-      // A store whose marker was lost still has its sessions folder (doctor rewrites the marker).
-      if (!isPlainDir(this.layout.sessions)) {
-        throw new BatonError('NO_STORE', `${this.layout.root} is a folder but not a baton store (no store.json, no sessions/).`, { hint: hint('store.init') });
-      }
-      return;
-    }
-    let version: unknown;
-    try {
-      version = (JSON.parse(raw.toString('utf8')) as { version?: unknown }).version;
-    } catch {
-      return; // a damaged marker file says nothing about the data; the data checks itself
-    }
-    if (typeof version === 'number' && version > FILE_FORMAT_VERSION) {
-      throw new BatonError('UNSUPPORTED_VERSION', `The store at ${this.layout.root} has format ${version}; this baton reads up to ${FILE_FORMAT_VERSION}.`, {
-        hint: 'Upgrade baton (npm install -g baton-sessions@latest).',
-      });
-    }
+    initStore(new Layout(path.resolve(root)));
   }
 
   private locate(id: string): { dir: string; archived: boolean } | null {
@@ -182,11 +151,13 @@ export class FileStore implements SessionStore {
     validateId(id);
     if (this.locate(id)) throw exists(id);
     makeSessionFolder(this.layout, this.io, id, events);
-    this.recordRow(id, summary);
+    this.recordRow(id, () => this.registry.record(summary));
     return { revision: events.length };
   }
 
   async exists(id: string): Promise<boolean> {
+    // While this process holds the session's lock nobody can move or delete it (as in handle()).
+    if (this.handles.get(id)?.lock.isHeld) return true;
     return this.locate(id) !== null;
   }
 
@@ -196,6 +167,11 @@ export class FileStore implements SessionStore {
     const repairs: RepairReport[] = this.notices.splice(0);
     const snap = readSnapshot(this.now, id, h, repairs);
     let scan = this.scanFrom(h, snap);
+    // Without the lock, lines being written may be caught half visible: read again (journal.ts).
+    for (let again = 1; !h.lock.isHeld && caughtInFlight(scan.bad) && again <= READ_AGAIN; again++) {
+      pauseBeforeReadAgain(again);
+      scan = this.scanFrom(h, snap);
+    }
     if (!snap && scan.lastSeq === 0 && !scan.bad.length) throw journalEmpty(id, h.journal);
     // Damage at the end (a cut line, a snapshot past the journal) may be more than a torn
     // append: look for proof of acknowledged events the journal no longer holds first.
@@ -239,6 +215,7 @@ export class FileStore implements SessionStore {
     if (scan.bad.length) {
       throw new BatonError('CORRUPT', `Session ${id}'s journal has ${scan.bad.length} damaged line(s).`, {
         hint: hint('repair.run', { session: id }),
+        details: { sessionId: id, inFlight: caughtInFlight(scan.bad) },
       });
     }
     if (scan.lastSeq === 0) throw journalEmpty(id, h.journal);
@@ -270,20 +247,23 @@ export class FileStore implements SessionStore {
     const repairs: RepairReport[] = [];
     syncTail(this.writer, id, h, repairs, (last) => this.guardLoss(id, h, last));
     if (h.lastSeq !== expectedRevision) throw conflict(id, expectedRevision, h.lastSeq);
+    // The row follows the journal: a process killed between the two leaves the marker.
+    if (options.summary) this.recordRow(id, () => this.registry.markInDoubt(id, expectedRevision));
     const revision = writeEvents(h, events, this.io);
-    if (options.summary) this.recordRow(id, { ...options.summary, revision });
+    if (options.summary) this.recordRow(id, () => this.registry.record({ ...options.summary!, revision }));
     return { revision };
   }
 
   /**
-   * Records a registry row after a durable write. The write is acknowledged whatever happens
-   * here: the registry is a cache (`list --rebuild` derives it again), so a row that cannot be
-   * written (a full disk) must not turn an append that is on disk into a reported failure,
-   * which a caller would retry and so record twice. The stale row is reported by `doctor`.
+   * Writes a registry row (or its in-doubt marker) around a durable write. The write is
+   * acknowledged whatever happens here: the registry is a cache (`list --rebuild` derives it
+   * again), so a row that cannot be written (a full disk) must not turn an append that is on
+   * disk into a reported failure, which a caller would retry and so record twice. The stale
+   * row is reported by `doctor`.
    */
-  private recordRow(id: string, row: SessionSummary): void {
+  private recordRow(id: string, write: () => void): void {
     try {
-      this.registry.record(row);
+      write();
     } catch (e) {
       this.notices.push({ sessionId: id, kind: 'index_corrupt', message: `Session ${id}: its registry row could not be written (${(e as Error).message}); \`baton list --rebuild\` derives it again.`, savedTo: null });
     }
@@ -331,8 +311,15 @@ export class FileStore implements SessionStore {
     return r;
   }
 
+  /**
+   * Stores rows derived from the journals. One for a session whose row was in doubt at the
+   * last read is stored only when the journal, read under the session's lock, still ends at
+   * its revision: a live writer between its marker and its row would otherwise see its new
+   * row lost to an older one if it died. Left out, it is derived again at the next read.
+   */
   async putSummaries(rows: SessionSummary[]): Promise<void> {
-    this.registry.putMany(rows);
+    const doubted = this.registry.inDoubt;
+    this.registry.putMany(doubted.size ? rows.filter((r) => !doubted.has(r.id) || (this.locate(r.id) !== null && journalEndsAt(this.handle(r.id), r.revision))) : rows);
   }
 
   async getActive(): Promise<string | null> {

@@ -1,12 +1,13 @@
 import { BatonError } from '../../domain/errors.js';
-import type { StoredEvent } from '../../domain/events.js';
+import type { NewEvent, StoredEvent } from '../../domain/events.js';
+import { eventJson } from '../event-json.js';
 import { hint } from '../../domain/hints.js';
 import { lossStart } from '../loss-event.js';
 import type { RepairReport, Snapshot } from '../types.js';
 
 /*
- * Reading the PostgreSQL store's rows back: event bodies, the snapshot, and the check that
- * the seqs read are contiguous.
+ * The PostgreSQL store's event rows as written (types and bodies) and read back (event bodies,
+ * the snapshot, and the check that the seqs read are contiguous).
  */
 
 /** An event row's body, parsed; `CORRUPT` naming the row when it is not an event in JSON. */
@@ -55,3 +56,13 @@ export function checkSeqs(id: string, events: readonly StoredEvent[], first: num
   }
 }
 
+/** Types and JSON bodies of events to insert, in step (the body without seq: the row has it). */
+export function encodeEvents(events: NewEvent[]): { types: string[]; bodies: string[] } {
+  const types: string[] = [];
+  const bodies: string[] = [];
+  for (const e of events) {
+    types.push(String(e.type));
+    bodies.push(eventJson(e));
+  }
+  return { types, bodies };
+}

@@ -1,0 +1,174 @@
+/*
+ * How `baton` runs a command line, shared by the whole CLI (main.ts) and the core bundle
+ * (core.ts): the program built from a table of command groups, and the one error boundary.
+ */
+import { Command, CommanderError } from 'commander';
+import { BatonError, isBatonError, toBatonError } from '../manager/index.js';
+import { commandWords, takeGlobalFlags } from './argv.js';
+import type { GlobalFlags } from './argv.js';
+import { ownFailureStatus } from './commands/run.js';
+import { ALL_COMMANDS } from './command-words.js';
+import type { Ctx } from './context.js';
+import { EXIT_CODES } from './exit.js';
+import { decorateHelp } from './help-text.js';
+import { cliHint } from './hint-words.js';
+import type { CliIO } from './io.js';
+import { globalOptions } from './program.js';
+import { suggestCommands } from './suggest.js';
+import { fitText, terminalPaint } from './terminal.js';
+
+declare const BATON_VERSION: string | undefined;
+
+/**
+ * Builds the `baton` program of `groups`: every group, or with `only`, the group of that command
+ * alone. Commander's own errors are turned into BAD_INPUT by {@link runWith}.
+ */
+export function buildProgramOf(groups: readonly CommandGroup[], io: CliIO, holder: { ctx: Ctx | null }, only?: string): Command {
+  // Help is text for people on stdout: symbols and width as for any other human output.
+  const out = terminalPaint(io);
+  const program = new Command('baton')
+    .description('Durable, resumable session state for multi-step, multi-agent AI workflows.')
+    .usage('[global options] <command> [options]')
+    .version(typeof BATON_VERSION === 'string' ? BATON_VERSION : '0.0.0-dev', '-V, --version')
+    .enablePositionalOptions()
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout(fitText(s, out)),
+      // Only help asked for implicitly (`baton phase` without a subcommand) lands here: errors
+      // are reported by run() as BAD_INPUT, so commander's own wording of them is dropped.
+      writeErr: (s) => io.stderr(fitText(s, terminalPaint(io, { stream: 'stderr' }))),
+      outputError: () => undefined,
+      getOutHelpWidth: () => out.width ?? 80,
+    })
+    // Commander stops wrapping descriptions narrower than 40 columns; a 60-column terminal needs it.
+    .configureHelp({ minWidthToWrap: 20 });
+  globalOptions(program);
+  // Building every command costs several ms on each start; a command run many times per
+  // workflow only needs its own group. Help and unknown commands (suggestions) get them all.
+  const group = only === undefined ? undefined : groups.find((g) => g.commands.includes(only));
+  // The two largest groups register, with `only`, just the invoked command.
+  if (group) group.register(program, io, holder, only);
+  else for (const g of groups) g.register(program, io, holder);
+  for (const c of program.commands) c.enablePositionalOptions();
+  // Groups, examples and the help options cost start-up time a plain run does not need.
+  if (!group) {
+    decorateHelp(program);
+    program.addHelpText(
+      'after',
+      'The session acted on: --session ID, else $BATON_SESSION, else the active session.\nGlobal options may come before or after the command. Exit codes and every error code: docs/cli.md.',
+    );
+  }
+  return program;
+}
+
+/** Registers a group's commands on `program`; a group may then register only `only`, the command invoked. */
+export type Register = (program: Command, io: CliIO, holder: { ctx: Ctx | null }, only?: string) => void;
+
+/** A command group: its register function and the top-level commands it registers. */
+export interface CommandGroup {
+  register: Register;
+  commands: readonly string[];
+}
+
+/** Reports an error the one way the CLI does: coded line + hint on stderr, or a JSON object on stdout. */
+function report(io: CliIO, e: BatonError, json: boolean): number {
+  const hint = cliHint(e);
+  if (json) {
+    io.stdout(`${JSON.stringify({ error: { code: e.code, message: e.message, hint: hint ?? null, ...(Object.keys(e.details).length ? { details: e.details } : {}) } }, null, 2)}\n`);
+  } else {
+    const c = terminalPaint(io, { stream: 'stderr' });
+    io.stderr(fitText(`${c.red(`error[${e.code}]`)}: ${e.message}\n`, c));
+    if (hint) io.stderr(fitText(`${c.dim('hint')}: ${hint}\n`, c));
+  }
+  // `baton run` exits with its child's status, so its own failures take 125 (see run.ts).
+  return ownFailureStatus(io.argv, ALL_COMMANDS, EXIT_CODES[e.code]);
+}
+
+/**
+ * The system hands argv over decoded, with U+FFFD where its bytes were not UTF-8: such an
+ * argument is refused (BAD_INPUT) before anything runs, never stored as U+FFFD.
+ */
+function assertUtf8Argv(argv: readonly string[]): void {
+  const i = argv.findIndex((a) => a.includes('\uFFFD'));
+  if (i < 0) return;
+  throw new BatonError('BAD_INPUT', `Argument ${i + 1} (${JSON.stringify(argv[i]!.slice(0, 60))}) is not UTF-8 text: its bytes could not be read as characters.`, {
+    hint: 'Pass the text in UTF-8 (check the terminal\'s or the script\'s encoding); nothing was written.',
+  });
+}
+
+/**
+ * Commander's error as BAD_INPUT, with a way out: a mistyped command gets a suggestion that is
+ * never a surprising change (suggest.ts), every error the `--help` of the command it is about.
+ */
+function commanderError(e: CommanderError, program: Command, argv: readonly string[]): BatonError {
+  // The deepest command the words name: the one whose help the user needs.
+  let at = program;
+  const words = commandWords(argv);
+  for (const w of words) {
+    const next = at.commands.find((c) => c.name() === w || c.aliases().includes(w));
+    if (!next) break;
+    at = next;
+  }
+  const path = [] as string[];
+  for (let c: Command | null = at; c?.parent; c = c.parent) path.unshift(c.name());
+  const help = `\`baton ${path.length ? `${path.join(' ')} ` : ''}--help\``;
+  let message = e.message.replace(/^error: /, '');
+  let hint = `Run ${help} to see ${path.length ? 'its usage and options' : 'the commands'}.`;
+  const did = /\n\(Did you mean (.+)\?\)$/.exec(message);
+  message = message.replace(/\n\(Did you mean .+\?\)$/, '');
+  if (e.code === 'commander.unknownCommand') {
+    const word = /'(.*)'/.exec(message)?.[1] ?? '';
+    const names = at.commands.filter((c) => c.name() !== 'help').map((c) => c.name());
+    const best = suggestCommands(word, names);
+    if (best.length) hint = `Did you mean ${best.map((b) => `\`baton ${[...path, b].join(' ')}\``).join(' or ')}? ${hint}`;
+  } else if (did) {
+    hint = `Did you mean ${did[1]}? ${hint}`;
+  }
+  return new BatonError('BAD_INPUT', message.charAt(0).toUpperCase() + message.slice(1), { hint });
+}
+
+/**
+ * Runs the CLI made of `groups` and returns its exit status. This is the CLI's one error
+ * boundary: every BatonError becomes its documented exit code; anything else is an INTERNAL
+ * error (1). `groups` must hold every command when help, completion or an unknown word may be
+ * asked for (main.ts); the core bundle's launcher never sends it those (core.ts).
+ */
+export async function runWith(groups: readonly CommandGroup[], cliIO: CliIO): Promise<number> {
+  const { argv, flags } = takeGlobalFlags(cliIO.argv);
+  const io: CliIO = { ...cliIO, argv };
+  const holder: { ctx: Ctx | null; flags: GlobalFlags } = { ctx: null, flags };
+  const first = commandWords(io.argv)[0];
+  // `baton mcp` owns stdout for JSON-RPC: whatever stops it from starting, even an unknown
+  // option such as --json, is reported on stderr, where an MCP client shows it.
+  const stdoutIsProtocol = first === 'mcp';
+  const wantsJson = !stdoutIsProtocol && io.argv.includes('--json');
+  let program: Command | null = null;
+  try {
+    assertUtf8Argv(io.argv);
+    const wantsHelp = io.argv.includes('--help') || io.argv.includes('-h') || first === 'help';
+    // Help, completion and suggestions for an unknown word need every command.
+    const needsAll = wantsHelp || first === undefined || first === 'completion';
+    program = buildProgramOf(groups, io, holder, needsAll ? undefined : first);
+    // `baton phase` alone shows the help of `phase`: with its examples, like any other help.
+    const target = program.commands.find((c) => c.name() === first);
+    if (!needsAll && target?.commands.length && commandWords(io.argv).length === 1) decorateHelp(program);
+    if (io.argv.length === 0) {
+      io.stdout(program.helpInformation());
+      return 0;
+    }
+    await program.parseAsync(io.argv, { from: 'user' });
+    return holder.ctx?.exitCode ?? 0;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // `baton phase` alone: its help went to stderr, and the status says a subcommand was missing.
+      if (e.code === 'commander.help') return e.exitCode === 0 ? 0 : EXIT_CODES.BAD_INPUT;
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return 0;
+      return report(io, commanderError(e, program ?? buildProgramOf(groups, io, holder), io.argv), wantsJson);
+    }
+    if (isBatonError(e)) return report(io, e, !stdoutIsProtocol && (holder.ctx?.json ?? wantsJson));
+    return report(io, toBatonError(e, 'This is a bug in baton; please report it with the command you ran.', 'stack'), wantsJson);
+  } finally {
+    await holder.ctx?.close().catch(() => undefined);
+  }
+}
