@@ -76,6 +76,8 @@ export class MemoryStore implements SessionStore {
     if (snapshot.revision > e.events.length) {
       throw new BatonError('BAD_INPUT', `Snapshot revision ${snapshot.revision} is past the journal end ${e.events.length}.`);
     }
+    // Like the durable stores: an older snapshot arriving late never replaces a newer one.
+    if (e.snapshot && e.snapshot.revision > snapshot.revision) return;
     e.snapshot = clone(snapshot);
   }
 

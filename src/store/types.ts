@@ -175,7 +175,12 @@ export interface SessionStore extends Partial<StoreMaintenance>, Partial<StoreWa
    * with `CONFLICT` and writes nothing. Resolves once the events are durable.
    */
   append(id: string, expectedRevision: number, events: NewEvent[], options?: AppendOptions): Promise<{ revision: number }>;
-  /** Saves a snapshot; a later load may start from it. Never changes the journal. */
+  /**
+   * Saves a snapshot; a later load may start from it. Never changes the journal. A snapshot
+   * below the stored one's revision is dropped without an error: background snapshots can
+   * land out of order, and the newer one speeds loading up more and proves more (repair).
+   * `BAD_INPUT` when the revision is past the journal end.
+   */
   writeSnapshot(id: string, snapshot: Snapshot): Promise<void>;
   /**
    * Registry rows of every session, live and archived. With `filter`, a store that can

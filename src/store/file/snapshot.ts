@@ -52,6 +52,28 @@ export function readSnapshot(now: () => Date, id: string, h: Handle, repairs: Re
   return null;
 }
 
+/**
+ * The revision snapshot.json says it holds, read from the head of the file without checking
+ * its checksum; null when there is no file or its head does not read as a snapshot. Reads a
+ * few hundred bytes however large the state is (writeSnapshot asks before every snapshot).
+ */
+export function storedRevision(file: string): number | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const head = Buffer.alloc(512);
+    const n = fs.readSync(fd, head, 0, head.length, 0);
+    const m = /^\{"format":"baton\.snapshot","v":\d+,"sessionId":"[^"]*","revision":(\d+),/.exec(head.toString('utf8', 0, n));
+    return m ? Number(m[1]) : null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** A snapshot fits when the journal line at its offset is the event right after it. */
 function snapshotFits(h: Handle, rec: SnapshotRecord): boolean {
   const size = fs.fstatSync(h.fd).size;

@@ -27,7 +27,7 @@ import { Registry } from './registry.js';
 import { Retention } from './retention.js';
 import { journalEndsAt, lockSession, releaseLingering, releaseNow, reopenIfReplaced } from './session-lock.js';
 import type { Handle } from './handle.js';
-import { FILE_FORMAT_VERSION, readSnapshot, rotateSnapshot } from './snapshot.js';
+import { FILE_FORMAT_VERSION, readSnapshot, rotateSnapshot, storedRevision } from './snapshot.js';
 import type { SnapshotRecord } from './snapshot.js';
 import { DerivedFiles } from './derived-files.js';
 import { ListView } from './list-view.js';
@@ -276,6 +276,11 @@ export class FileStore implements SessionStore {
     if (snapshot.revision > h.lastSeq) {
       throw new BatonError('BAD_INPUT', `Snapshot revision ${snapshot.revision} is past the journal end ${h.lastSeq}.`);
     }
+    // A snapshot arriving after a newer one (they are written after their changes were
+    // answered) is dropped: the newer one loads faster, and one past the journal proves lost
+    // events (journal-repair.ts), so it must not be written over.
+    const stored = storedRevision(h.snapshotFile);
+    if (stored !== null && stored > snapshot.revision) return;
     const offset = snapshot.revision === h.lastSeq ? h.end : this.offsetAfter(h, snapshot.revision);
     const rec: SnapshotRecord = { format: 'baton.snapshot', v: FILE_FORMAT_VERSION, sessionId: id, revision: snapshot.revision, offset, state: snapshot.state };
     removeStaleTemps(h.dir, path.basename(h.snapshotFile));

@@ -80,11 +80,17 @@ export function statements(s: string) {
       SELECT seq, body, NULL, NULL, NULL FROM ${s}.events WHERE session_id = $1 AND seq > $2
       ORDER BY seq NULLS FIRST`,
 
-    /** Replaces the session's snapshot, unless its revision is past the journal end (no row then). */
+    /**
+     * Replaces the session's snapshot, unless its revision is past the journal end or below the
+     * stored one's (no row then either way). A snapshot is written after its changes were
+     * answered, so an older one can arrive after a newer one; and a snapshot past the events
+     * proves acknowledged events that were lost (repair.ts), so it must not be written over.
+     */
     writeSnapshot: `
       INSERT INTO ${s}.snapshots (session_id, revision, state)
       SELECT x.id, $2, $3 FROM ${s}.sessions x WHERE x.id = $1 AND ${revisionOf('x.id')} >= $2
-      ON CONFLICT (session_id) DO UPDATE SET revision = EXCLUDED.revision, state = EXCLUDED.state, written_at = now()`,
+      ON CONFLICT (session_id) DO UPDATE SET revision = EXCLUDED.revision, state = EXCLUDED.state, written_at = now()
+        WHERE ${s}.snapshots.revision <= EXCLUDED.revision`,
 
 
     archive: `UPDATE ${s}.sessions SET archived = true, updated_at = now() WHERE id = $1`,

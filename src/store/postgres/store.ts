@@ -279,6 +279,8 @@ export class PostgresStore implements SessionStore {
     if (r.rowCount > 0) return;
     const actual = await this.currentRevision(id);
     if (actual === null) throw notFound(id);
+    // Not past the end: a newer snapshot is stored and stays (see the statement).
+    if (snapshot.revision <= actual) return;
     throw new BatonError('BAD_INPUT', `Snapshot revision ${snapshot.revision} is past the journal end ${actual}.`);
   }
 

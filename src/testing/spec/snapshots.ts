@@ -52,6 +52,18 @@ export function snapshotTests(suite: StoreSuite): void {
       expect(loaded.repairs).toEqual([]);
     });
 
+    it('keeps the newer snapshot when an older one arrives after it', async () => {
+      const events = await seed(suite.store, 'late', 5);
+      await suite.store.writeSnapshot('late', { revision: 6, state: stateOf('late', events) });
+      // Written after its changes were answered, an older snapshot can land second.
+      await suite.store.writeSnapshot('late', { revision: 3, state: stateOf('late', events.slice(0, 3)) });
+      const loaded = await suite.store.load('late');
+      expect(loaded.snapshot?.revision).toBe(6);
+      expect(loaded.snapshot?.state).toEqual(stateOf('late', events));
+      expect(loaded.events).toEqual([]);
+      expect(loaded.repairs).toEqual([]);
+    });
+
     it('refuses a snapshot past the journal end with BAD_INPUT', async () => {
       const events = await seed(suite.store, 'past', 1);
       await expectCode(suite.store.writeSnapshot('past', { revision: 3, state: { ...stateOf('past', events), revision: 3 } }), 'BAD_INPUT');
