@@ -106,7 +106,7 @@ export class SessionManager extends SessionCore {
   }
 
   /** Waits for the derived files being refreshed (see DerivedFilesOptions.refresh) and the snapshots being written, then closes the store. */
-  close = (): Promise<void> => Promise.all([this.derivedFiles.settled(), this.snapshotsWritten()]).then(() => this.store.close());
+  close = (): Promise<void> => this.derivedFiles.settled().then(() => this.snapshotsWritten()).then(() => this.store.close());
 
   /** Derived files are refreshed after the callers were answered, once per burst (see DerivedFiles). */
   protected override afterCommit(): void {

@@ -6,13 +6,14 @@
  * logs an in-doubt marker first; readers derive that row from the journal and store it once
  * no writer can still be between its marker and its row.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SessionManager } from '../../src/manager/manager.js';
 import { FileStore } from '../../src/store/file/store.js';
 import { RowText } from '../../src/store/row.js';
+import type { SessionSummary } from '../../src/domain/summary.js';
 import { runFixture, tempStoreDir } from './helpers.js';
 
 const dirs: Array<{ remove: () => void }> = [];
@@ -82,6 +83,47 @@ describe('a writer killed between its journal append and its registry row', () =
     expect(loggedRows(root, 'db').at(-1)!.inDoubt).toBe(false);
     await m.close();
   }, 30_000);
+
+  it('a row a reader derives is written under the session lock: a writer killed right after cannot have its marker hidden by it', async () => {
+    const root = await storeWithSession('dh');
+    const writer = new FileStore({ root });
+    (writer as unknown as { registry: { markInDoubt(id: string, revision: number): void } }).registry.markInDoubt('dh', 1);
+    await writer.close();
+
+    // The reader stores the row it derived; at that moment a `baton run` (another process)
+    // takes the lease and is SIGKILLed just after it is durable, before its row. Before the
+    // row went in under the lock, the run slipped in between the reader's check and its row,
+    // and that older row, later in the log, hid the run's marker for good.
+    const store = new FileStore({ root });
+    const registry = (store as unknown as { registry: { record(row: SessionSummary): void } }).registry;
+    const record = registry.record.bind(registry);
+    let during: ReturnType<typeof spawnSync> | null = null;
+    registry.record = (row) => {
+      if (row.id === 'dh' && !during) {
+        during = spawnSync(process.execPath, ['--import', 'tsx', path.resolve('test/fixtures/die-before-row.ts'), root, 'dh', 'after-sync', '500'], { encoding: 'utf8' });
+      }
+      record(row);
+    };
+    const m = new SessionManager({ store, agent: 'reader' });
+    expect((await m.list())[0]).toMatchObject({ id: 'dh', leaseToken: null });
+    await m.close();
+    const first = during as ReturnType<typeof spawnSync> | null;
+    const waited = first?.stdout === 'taking\nrefused LOCKED\n';
+    if (waited) {
+      // Once the row is in, the run goes ahead and is killed between its journal and its row.
+      const run = await runFixture('test/fixtures/die-before-row.ts', [root, 'dh', 'after-sync']);
+      expect(run.stdout, run.stderr).toBe('taking\n');
+      expect(run.code).toBeNull();
+    }
+    const after = next(root);
+    const lease = (await after.get('dh')).lease;
+    expect(lease).not.toBeNull();
+    expect((await after.list({ recheck: false }))[0]).toMatchObject({ id: 'dh', leaseToken: lease!.token });
+    expect(await next(root).claims.claim({ owner: 'claim:worker', ttlMs: 60_000 })).toMatchObject({ sessionId: 'dh', cause: { cause: 'holder-gone' } });
+    await after.close();
+    // The run could not get between the reader's check and its row.
+    expect(first?.stdout, String(first?.stderr)).toBe('taking\nrefused LOCKED\n');
+  }, 60_000);
 
   it('while another process holds the session lock (a writer between marker and row), a reader derives the row but does not store it', async () => {
     const root = await storeWithSession('dl');

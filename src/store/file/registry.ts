@@ -81,20 +81,12 @@ export class Registry {
    * Logs that session `id`'s row may fall behind its journal, which ends at `revision`: written
    * before an append that changes the row, whose new row is recorded after it. A writer killed
    * in between leaves the marker, not a row that looks right and is not (a lease the row never
-   * shows would keep `claim` from the session for good); readers derive the row again
-   * ({@link inDoubt}).
+   * shows would keep `claim` from the session for good); readers list the session as
+   * missing and derive its row again (FileStore.putSummaries stores it).
    */
   markInDoubt(id: string, revision: number): void {
     this.append(`${RowText.inDoubt(id, revision).json}\n`);
   }
-
-  /**
-   * Sessions whose row was in doubt at the last read (listed as `missing` instead, for the
-   * manager to derive). A row derived for one of them is stored only once it is known to
-   * match the journal's end (FileStore.putSummaries): a writer may still be between its
-   * marker and its row.
-   */
-  inDoubt: ReadonlySet<string> = new Set();
 
   private append(line: string): void {
     for (let tries = 0; tries < GENERATION_RETRIES; tries++) {
@@ -259,16 +251,12 @@ export class Registry {
       // An index of an older shape is kept as index.json.bak when it is rewritten.
       this.saveIndex(rows, log, folders, index, rotate, rebuild);
     }
-    const doubted = new Set<string>();
     const kept: RowText[] = [];
+    // A row in doubt is handed back as missing, for the manager to derive from the journal.
     for (const row of rows.values()) {
       if (!row.inDoubt) kept.push(row);
-      else {
-        doubted.add(row.id);
-        missing.push(row.id);
-      }
+      else missing.push(row.id);
     }
-    this.inDoubt = doubted;
     return { rows: kept, missing, repairs };
   }
 

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { MAX_BACKOFF_MS } from './lock.js';
+import type { FileLock } from './lock.js';
 import type { Handle } from './handle.js';
 import { sleepSync } from './fsutil.js';
 import { giveBackRoom } from './append.js';
@@ -142,20 +143,25 @@ export function releaseLingering(file: string, except: Handle | null): void {
 }
 
 /**
- * True when the session's journal ends at `revision`, read while no other process can write
- * it: under its lock, taken without waiting (false when another process holds it).
+ * Runs `write` if the session's journal, read while no other process can write it, ends at
+ * `revision`; returns whether it ran. `lock` is the session's lock: kept if this process
+ * holds it, else taken without waiting (false when another process holds it) and let go only
+ * after `write`, so no writer can log anything between the check and the write.
  */
-export function journalEndsAt(h: Handle, revision: number): boolean {
-  const held = h.lock.isHeld;
-  if (!held && !h.lock.tryOnce()) return false;
+export function whileJournalEndsAt(lock: FileLock, journal: string, revision: number, write: () => void): boolean {
+  const held = lock.isHeld;
+  if (!held && !lock.tryOnce()) return false;
   try {
-    const fd = fs.openSync(h.journal, 'r');
+    const fd = fs.openSync(journal, 'r');
+    let ends: boolean;
     try {
-      return readTail(fd).lastSeq === revision;
+      ends = readTail(fd).lastSeq === revision;
     } finally {
       fs.closeSync(fd);
     }
+    if (ends) write();
+    return ends;
   } finally {
-    if (!held) h.lock.release();
+    if (!held) lock.release();
   }
 }

@@ -25,7 +25,7 @@ import { FileLock } from './lock.js';
 import { Layout, isPlainDir } from './paths.js';
 import { Registry } from './registry.js';
 import { Retention } from './retention.js';
-import { journalEndsAt, lockSession, releaseLingering, releaseNow, reopenIfReplaced } from './session-lock.js';
+import { lockSession, releaseLingering, releaseNow, reopenIfReplaced, whileJournalEndsAt } from './session-lock.js';
 import type { Handle } from './handle.js';
 import { FILE_FORMAT_VERSION, readSnapshot, rotateSnapshot, storedRevision } from './snapshot.js';
 import type { SnapshotRecord } from './snapshot.js';
@@ -317,14 +317,29 @@ export class FileStore implements SessionStore {
   }
 
   /**
-   * Stores rows derived from the journals. One for a session whose row was in doubt at the
-   * last read is stored only when the journal, read under the session's lock, still ends at
-   * its revision: a live writer between its marker and its row would otherwise see its new
-   * row lost to an older one if it died. Left out, it is derived again at the next read.
+   * Stores rows derived from the journals, each written while the session's journal, read
+   * under its lock, ends at the row's revision, and before that lock is let go. A writer logs
+   * its in-doubt marker under the same lock, so a derived row never lands after a newer
+   * marker of its revision (the later line wins at equal revisions, and would hide it: a
+   * writer killed before its row would leave a row that looks right and is not). A row not
+   * stored (the lock held by another process, the journal moved on, the session gone) is
+   * derived again at the next read.
    */
   async putSummaries(rows: SessionSummary[]): Promise<void> {
-    const doubted = this.registry.inDoubt;
-    this.registry.putMany(doubted.size ? rows.filter((r) => !doubted.has(r.id) || (this.locate(r.id) !== null && journalEndsAt(this.handle(r.id), r.revision))) : rows);
+    for (const row of rows) {
+      try {
+        const found = this.locate(row.id);
+        if (!found) continue;
+        const files = this.layout.files(found.dir);
+        // The lock this process holds (an append lingering) is used as it is; otherwise a lock
+        // object of its own, so that a handle's bookkeeping of its lock stays its own.
+        const own = this.handles.get(row.id);
+        const lock = own?.lock.isHeld && own.dir === found.dir ? own.lock : new FileLock(files.lock, this.lockTimeoutMs);
+        whileJournalEndsAt(lock, files.journal, row.revision, () => this.registry.record(row));
+      } catch {
+        // Archived, deleted or damaged meanwhile: not stored; the next read derives it again.
+      }
+    }
   }
 
   async getActive(): Promise<string | null> {
