@@ -25,7 +25,8 @@ import { FileLock } from './lock.js';
 import { Layout, isPlainDir } from './paths.js';
 import { Registry } from './registry.js';
 import { Retention } from './retention.js';
-import { lockSession, releaseLingering, releaseNow, reopenIfReplaced, whileJournalEndsAt } from './session-lock.js';
+import { lockSession, releaseLingering, releaseNow, reopenIfReplaced } from './session-lock.js';
+import { putDerivedRows } from './derived-rows.js';
 import type { Handle } from './handle.js';
 import { FILE_FORMAT_VERSION, readSnapshot, rotateSnapshot, storedRevision } from './snapshot.js';
 import type { SnapshotRecord } from './snapshot.js';
@@ -316,30 +317,17 @@ export class FileStore implements SessionStore {
     return r;
   }
 
-  /**
-   * Stores rows derived from the journals, each written while the session's journal, read
-   * under its lock, ends at the row's revision, and before that lock is let go. A writer logs
-   * its in-doubt marker under the same lock, so a derived row never lands after a newer
-   * marker of its revision (the later line wins at equal revisions, and would hide it: a
-   * writer killed before its row would leave a row that looks right and is not). A row not
-   * stored (the lock held by another process, the journal moved on, the session gone) is
-   * derived again at the next read.
-   */
+  /** Stores rows derived from the journals, each under its session's lock (see derived-rows.ts). */
   async putSummaries(rows: SessionSummary[]): Promise<void> {
-    for (const row of rows) {
-      try {
-        const found = this.locate(row.id);
-        if (!found) continue;
-        const files = this.layout.files(found.dir);
-        // The lock this process holds (an append lingering) is used as it is; otherwise a lock
-        // object of its own, so that a handle's bookkeeping of its lock stays its own.
-        const own = this.handles.get(row.id);
-        const lock = own?.lock.isHeld && own.dir === found.dir ? own.lock : new FileLock(files.lock, this.lockTimeoutMs);
-        whileJournalEndsAt(lock, files.journal, row.revision, () => this.registry.record(row));
-      } catch {
-        // Archived, deleted or damaged meanwhile: not stored; the next read derives it again.
-      }
-    }
+    putDerivedRows(rows, (id) => {
+      const found = this.locate(id);
+      if (!found) return null;
+      const files = this.layout.files(found.dir);
+      // The lock this process holds (an append lingering) is used as it is; otherwise a lock
+      // object of its own, so that a handle's bookkeeping of its lock stays its own.
+      const own = this.handles.get(id);
+      return { lock: own?.lock.isHeld && own.dir === found.dir ? own.lock : new FileLock(files.lock, this.lockTimeoutMs), journal: files.journal };
+    }, (row) => this.registry.record(row));
   }
 
   async getActive(): Promise<string | null> {
