@@ -93,13 +93,14 @@ describe('index.log rotation', () => {
   it('writers and listers in separate processes racing rotations lose no row', async () => {
     dir = tempStoreDir('baton-rot-');
     const stop = path.join(dir.base, 'stop');
-    const startAt = Date.now() + 1500;
+    const ready = path.join(dir.base, 'ready.');
     const run = (args: string[]) => runFixture('test/fixtures/registry-churn.ts', [dir.root, ...args]);
     const m0 = new SessionManager({ store: store(), agent: 't' });
     for (const id of ['w1', 'w2', 'w3']) await m0.start({ title: `churn ${id}`, id, switch: true });
     // Odd counts: every session ends pinned; even: unpinned.
-    const writers = [['w1', 61], ['w2', 60], ['w3', 61]].map(([id, n]) => run(['writer', String(id), String(n), String(startAt)]));
-    const listers = [run(['lister', stop, String(startAt), '3000']), run(['lister', stop, String(startAt), '3000'])];
+    // The writers start once both listers have listed once: their rows race lists in progress.
+    const writers = [['w1', 61], ['w2', 60], ['w3', 61]].map(([id, n]) => run(['writer', String(id), String(n), ready, '2']));
+    const listers = [run(['lister', stop, ready, '3000']), run(['lister', stop, ready, '3000'])];
     const done = await Promise.all(writers);
     fs.writeFileSync(stop, '');
     const listed = await Promise.all(listers);
