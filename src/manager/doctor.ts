@@ -315,6 +315,11 @@ class Pass {
     const r = await this.store.load(s.id);
     if (!r.snapshot) return;
     const rev = r.snapshot.revision;
+    if (rev > full.revision) {
+      // A live writer moved the session on (and snapshotted it) since its events were read.
+      events = await this.store.readEvents(s.id);
+      full = fold(null, events, s.id) ?? full;
+    }
     const replay = fold(null, events.filter((e) => e.seq <= rev), s.id);
     const keys = replay ? differingKeys({ ...r.snapshot.state, id: s.id } as unknown as Record<string, unknown>, replay as unknown as Record<string, unknown>) : ['(no session.created)'];
     if (!keys.length) return;

@@ -651,4 +651,25 @@ describe('stores without file-level checks (the contract only)', () => {
     expect((await store.list()).summaries[0]!.status).toBe('active');
     expect((await m.maintenance.doctor()).problems).toEqual([]);
   });
+
+  it('a writer that moves the session on and snapshots it while doctor reads it is no SNAPSHOT_MISMATCH', async () => {
+    const store = new MemoryStore();
+    const m = new SessionManager({ store, now: () => new Date(clock), agent: 'tester', snapshotEvery: 5, autoCheckpoint: false });
+    await busySession(m, 'a', 12);
+    const live = new SessionManager({ store, now: () => new Date(clock), agent: 'live', autoCheckpoint: false });
+    // Between doctor's read of the events and its load, a live writer appends and snapshots.
+    const load = store.load.bind(store);
+    let moved = false;
+    store.load = async (id) => {
+      if (!moved) {
+        moved = true;
+        const { state } = await live.note(id, { text: 'meanwhile' });
+        await store.writeSnapshot(id, { revision: state.revision, state });
+      }
+      return load(id);
+    };
+    const r = await m.maintenance.doctor();
+    expect(moved).toBe(true);
+    expect(r.problems).toEqual([]);
+  });
 });
