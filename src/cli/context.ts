@@ -177,7 +177,8 @@ export class Ctx {
 
   async close(): Promise<void> {
     for (const w of await this.flushChanges()) this.warn(w);
-    await this.mgr?.store.close();
+    // The manager's close: its snapshots in flight land before the store closes.
+    await this.mgr?.close();
     this.detail(`done in ${Math.round(Number(process.hrtime.bigint() - this.started) / 1e6)} ms`);
   }
 }

@@ -72,7 +72,7 @@ export async function recordHook(ev: HookEvent, ctx: HookRunContext): Promise<Re
   } finally {
     if (m) {
       for (const w of m.hooks.warnings.splice(0)) line('warn', 'TRANSCRIPT', w);
-      await m.store.close().catch(() => undefined);
+      await m.close().catch(() => undefined);
     }
   }
   return out;

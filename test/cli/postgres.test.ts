@@ -12,6 +12,8 @@ import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SessionManager } from '../../src/manager/manager.js';
 import { PostgresStore } from '../../src/store/postgres/store.js';
+import { DEFAULT_SNAPSHOT_EVERY } from '../../src/manager/types.js';
+import { noteEvent } from '../../src/testing/fixtures.js';
 import { PG_URL, dropSchema, freshSchema, needsRealServer, urlWith } from '../store/pg-helpers.js';
 import { BATON, ROOT, baseEnv, expectError, expectJsonError, expectRunError, workspace } from './helpers.js';
 import type { Result, RunOptions, StatusJson, Workspace } from './helpers.js';
@@ -216,5 +218,23 @@ describe.skipIf(!PG_URL)('CLI on the PostgreSQL store', () => {
     const pw = pgWorkspace();
     expect(await pw.json(['init'])).toEqual({ ok: true, store: expect.stringContaining(`schema=${pw.url.split('schema=')[1]}`), created: true });
     expect(await pw.json(['init'])).toMatchObject({ ok: true, created: false });
+  });
+
+  it('a command whose change makes a snapshot due leaves the snapshot written when it exits', async () => {
+    const pw = pgWorkspace();
+    await pw.ok(['start', 'Long', '--id', 'long']);
+    // 200 events appended behind the manager's back: no snapshot yet, and the next change makes one due.
+    const store = new PostgresStore({ url: pw.url });
+    try {
+      const from = (await store.load('long')).revision;
+      await store.append('long', from, Array.from({ length: DEFAULT_SNAPSHOT_EVERY }, (_, i) => noteEvent(i + 1)));
+      expect((await store.load('long')).snapshot).toBeNull();
+      await pw.ok(['note', 'add', 'the one that makes it due', '--session', 'long']);
+      const loaded = await store.load('long');
+      expect(loaded.snapshot?.revision).toBe(from + DEFAULT_SNAPSHOT_EVERY + 1);
+      expect(loaded.events).toEqual([]);
+    } finally {
+      await store.close();
+    }
   });
 });

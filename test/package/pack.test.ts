@@ -4,7 +4,8 @@
  * project gives a working `baton`: `--version`, and `baton mcp` answering an MCP initialize.
  * Dependencies come from the npm cache (`--prefer-offline`), so this takes seconds.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -12,16 +13,21 @@ import { tempDir } from '../support/temp.js';
 import { ROOT, needBuiltCli } from '../cli/helpers.js';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; bin: Record<string, string>; files: string[] };
-const npm = (args: string[], cwd: string): string => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
+/**
+ * Runs npm without blocking the test worker: an install takes tens of seconds, and a worker
+ * whose event loop stands still for a minute fails vitest's own calls to it.
+ */
+const npm = async (args: string[], cwd: string): Promise<string> =>
+  (await promisify(execFile)('npm', args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false' } })).stdout;
 
 let tarball = '';
 let entries: string[] = [];
 
-beforeAll(() => {
+beforeAll(async () => {
   needBuiltCli();
   const out = tempDir('baton-pack-');
   // dist is built already (needBuiltCli): --ignore-scripts packs it as it is.
-  const name = npm(['pack', '--ignore-scripts', '--silent', '--pack-destination', out], ROOT).trim().split('\n').pop()!;
+  const name = (await npm(['pack', '--ignore-scripts', '--silent', '--pack-destination', out], ROOT)).trim().split('\n').pop()!;
   tarball = path.join(out, name);
   entries = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean).map((e) => e.replace(/^package\//, ''));
 }, 60_000);
@@ -49,7 +55,7 @@ describe('the npm package', () => {
   it('installed from the tarball into a scratch project, `baton --version` and `baton mcp` work', async () => {
     const dir = tempDir('baton-install-');
     fs.writeFileSync(path.join(dir, 'package.json'), '{ "name": "scratch", "private": true }\n');
-    npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel', 'error', tarball], dir);
+    await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel', 'error', tarball], dir);
     const bin = path.join(dir, 'node_modules', '.bin', 'baton');
     expect(execFileSync(bin, ['--version'], { cwd: dir, encoding: 'utf8' }).trim()).toBe(pkg.version);
 
