@@ -33,6 +33,13 @@ async function storeWithSession(id: string): Promise<string> {
   return dir.root;
 }
 
+/** Logs session `id`'s in-doubt marker at revision 1, as a writer does before a row-changing append. */
+async function markInDoubt(root: string, id: string): Promise<void> {
+  const writer = new FileStore({ root });
+  (writer as unknown as { registry: { markInDoubt(id: string, revision: number): void } }).registry.markInDoubt(id, 1);
+  await writer.close();
+}
+
 /** A fresh manager on the store, as the next `baton` command would open it. */
 function next(root: string): SessionManager {
   return new SessionManager({ store: new FileStore({ root }), agent: 'worker' });
@@ -86,9 +93,7 @@ describe('a writer killed between its journal append and its registry row', () =
 
   it('a row a reader derives is written under the session lock: a writer killed right after cannot have its marker hidden by it', async () => {
     const root = await storeWithSession('dh');
-    const writer = new FileStore({ root });
-    (writer as unknown as { registry: { markInDoubt(id: string, revision: number): void } }).registry.markInDoubt('dh', 1);
-    await writer.close();
+    await markInDoubt(root, 'dh');
 
     // The reader stores the row it derived; at that moment a `baton run` (another process)
     // takes the lease and is SIGKILLed just after it is durable, before its row. Before the
@@ -127,10 +132,8 @@ describe('a writer killed between its journal append and its registry row', () =
 
   it('while another process holds the session lock (a writer between marker and row), a reader derives the row but does not store it', async () => {
     const root = await storeWithSession('dl');
-    const writer = new FileStore({ root });
     // The marker as a writer logs it, then that writer's lock held by a live process.
-    (writer as unknown as { registry: { markInDoubt(id: string, revision: number): void } }).registry.markInDoubt('dl', 1);
-    await writer.close();
+    await markInDoubt(root, 'dl');
     const holder = spawn(process.execPath, ['--import', 'tsx', path.resolve('test/fixtures/hold-lock.ts'), path.join(root, 'sessions', 'dl', 'lock')], { stdio: ['ignore', 'pipe', 'inherit'] });
     children.push(holder);
     await new Promise<void>((resolve, reject) => {
