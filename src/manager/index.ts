@@ -48,6 +48,7 @@ export type { DerivedFilesOptions } from './types.js';
 export type { CheckpointDetail, CheckpointInfo } from './checkpoints.js';
 export { corrupt as corruptCheckpoint } from './checkpoints.js';
 export type { Claim } from './claim.js';
+export type { RunEnd } from './leases.js';
 export type { DoctorProblem, DoctorReport } from './doctor.js';
 export type { CleanupAction, Tombstone } from './retention.js';
 export type { OnProgress, Progress } from './progress.js';

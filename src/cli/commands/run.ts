@@ -6,6 +6,8 @@ import { BatonError, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS, goneText, isBat
 import type { Lease } from '../../manager/index.js';
 import { EXIT_CODES } from '../exit.js';
 import { LeaseKeeper } from './run-lease.js';
+import { recordRunEndRetrying } from './run-end.js';
+import type { RunEndRetry } from './run-end.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common } from '../program.js';
@@ -170,7 +172,7 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
         return;
       }
       try {
-        const r = await m.leases.recordRunEnd(id, token, { command, exitCode, signal: end.signal, userInterrupt }, ctx.agent);
+        const r = await recordRunEndRetrying(m, id, token, { command, exitCode, signal: end.signal, userInterrupt }, ctx.agent, endRetry(io.stderr));
         io.stderr(`baton: ${command[0]} ended (${r.result}); session ${id} is ${r.state.status}\n`);
       } catch (e) {
         if (!isBatonError(e, 'FENCED')) throw e;
@@ -179,6 +181,11 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
       ctx.exitCode = end.signal ? 128 + signalNumber(end.signal) : exitCode ?? 1;
     }),
   );
+}
+
+/** How `baton run` keeps trying to record the end of the run while the store is unreachable: 30 s, saying so on stderr. */
+function endRetry(stderr: (text: string) => void): RunEndRetry {
+  return { withinMs: 30_000, onRetry: (message) => stderr(`baton: the end of the run could not be recorded yet (${message}); retrying\n`) };
 }
 
 /** How long a command asked to stop (SIGTERM) may take before it is killed: BATON_STOP_GRACE (a duration), default 10 s. */
