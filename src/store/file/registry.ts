@@ -108,11 +108,6 @@ export class Registry {
     }
   }
 
-  /** Appends several rows. */
-  putMany(rows: SessionSummary[]): void {
-    for (const r of rows) this.record(r);
-  }
-
   /** Revisions of the rows as last read by {@link revisionOf}, with the files' stamp then. */
   private revisions: { stamp: string; byId: Map<string, number> } | null = null;
 

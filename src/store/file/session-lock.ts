@@ -144,13 +144,13 @@ export function releaseLingering(file: string, except: Handle | null): void {
 
 /**
  * Runs `write` if the session's journal, read while no other process can write it, ends at
- * `revision`; returns whether it ran. `lock` is the session's lock: kept if this process
- * holds it, else taken without waiting (false when another process holds it) and let go only
- * after `write`, so no writer can log anything between the check and the write.
+ * `revision`. `lock` is the session's lock: kept if this process holds it, else taken without
+ * waiting (nothing runs when another process holds it) and let go only after `write`, so no
+ * writer can log anything between the check and the write.
  */
-export function whileJournalEndsAt(lock: FileLock, journal: string, revision: number, write: () => void): boolean {
+export function whileJournalEndsAt(lock: FileLock, journal: string, revision: number, write: () => void): void {
   const held = lock.isHeld;
-  if (!held && !lock.tryOnce()) return false;
+  if (!held && !lock.tryOnce()) return;
   try {
     const fd = fs.openSync(journal, 'r');
     let ends: boolean;
@@ -160,7 +160,6 @@ export function whileJournalEndsAt(lock: FileLock, journal: string, revision: nu
       fs.closeSync(fd);
     }
     if (ends) write();
-    return ends;
   } finally {
     if (!held) lock.release();
   }
