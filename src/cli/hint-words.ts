@@ -58,6 +58,9 @@ export const CLI_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => s
   'files.restore-git': restoreWords,
   'run.hold-lease': () => 'Go on working in it (`baton run -- CMD` holds its lease while you do).',
   'lease.wait-or-force': () => 'Wait for that run to end or its lease to expire, or pass --force to take it over.',
+  'run.wait-or-force': (a) => `Wait for it to end (\`baton status --session ${a.session}\` shows who works on what), or pass --force to go ahead anyway.`,
+  'phase.claim-free': (a) =>
+    a.free.length ? `Claim a free one: \`baton phase claim ${a.free[0]}\` (free: ${a.free.join(', ')}).` : `No phase is free now; \`baton status --session ${a.session}\` shows who works on what.`,
   'lease.fenced': () => 'Another run took the session over after this one lost its lease. Stop writing; re-read the session with `baton status` and start a new run if needed.',
   'lease.use-run-token': () => 'Use the token `baton run` put in BATON_LEASE_TOKEN.',
   'lease.take-new': () => 'Its heartbeat stopped; take a new lease (`baton run` or `baton resume --apply`).',

@@ -44,6 +44,10 @@ export interface HintArgs {
   'files.restore-git': { checkout: string[]; remove: string[] };
   'run.hold-lease': Record<string, never>;
   'lease.wait-or-force': Record<string, never>;
+  /** Another run works on the session: wait for it (see who works on what), or force. */
+  'run.wait-or-force': { session: string };
+  /** A phase is owned by a live run: claim one of `free` instead (none: wait and look again). */
+  'phase.claim-free': { session: string; free: string[] };
   'lease.fenced': Record<string, never>;
   'lease.use-run-token': Record<string, never>;
   'lease.take-new': Record<string, never>;

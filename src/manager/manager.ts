@@ -25,6 +25,7 @@ import { DerivedFiles } from './derived-files.js';
 import { Maintenance } from './doctor.js';
 import { Formats } from './foreign-formats.js';
 import { Leases } from './leases.js';
+import { Runs } from './runs.js';
 import { Dashboard } from './dashboard.js';
 import { Recovery } from './resume.js';
 import * as retention from './retention.js';
@@ -71,6 +72,7 @@ export class SessionManager extends SessionCore {
   readonly derivedFiles: DerivedFiles;
   /** Leases: who works on a session now (`baton run`). */
   readonly leases = new Leases(this);
+  /** Runs (workers) on a session: start, renew, end, deaths, phase claims (docs/runs.md). */ readonly runs = new Runs(this);
   /** Claiming sessions that need a worker (`baton claim`). */
   readonly claims = new Claims(this);
   /** Resume plans, handoff briefings, and applying a recovery option. */
