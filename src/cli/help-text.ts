@@ -97,7 +97,7 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<readonly [string, s
   'otel follow': [['baton otel follow --endpoint http://localhost:4318', 'send spans as they end, until Ctrl+C'], ['OTEL_SERVICE_NAME=ci baton otel follow --name ci', 'a second follower with its own cursor']],
   mirror: [['baton mirror maestro --out .gemini', 'keep a Maestro copy up to date'], ['baton mirror --off', 'stop mirroring']],
   hooks: [['baton hooks install claude', "install baton's hooks in Claude Code"], ['baton hooks status', 'what is installed']],
-  'hooks install': [['baton hooks install claude --dry-run', 'show the change as a diff'], ['baton hooks install codex --scope user', 'in your user config']],
+  'hooks install': [['baton hooks install claude --dry-run', 'show the change as a diff'], ['baton hooks install codex --scope user', 'in your user config'], ["baton hooks install claude --scope user --command 'node /path/to/baton/dist/baton.cjs'", 'a checkout that is not on the PATH']],
   'hooks uninstall': [['baton hooks uninstall gemini', "remove baton's hooks from Gemini CLI"]],
   'hooks status': [['baton hooks status', 'which hooks are installed, and their problems']],
   hook: [['baton hook claude < payload.json', 'record one hook payload (agent CLIs run this)']],
