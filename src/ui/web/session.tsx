@@ -62,7 +62,7 @@ function Overview({ page }: { page: SessionPage }) {
         <div><dt>Progress</dt><dd>{v.progress.done}/{v.progress.total} phases ({v.progress.percent}%)</dd></div>
         <div><dt>Current phase</dt><dd>{v.phases.find((p) => p.status === 'in_progress')?.id ?? '—'}</dd></div>
         <div><dt>Tokens</dt><dd>{num(page.tokens.budget.used)}{page.tokens.budget.max !== null ? ` of ${num(page.tokens.budget.max)} (${page.tokens.budget.percent}%)` : ''}</dd></div>
-        <div><dt>Estimated cost</dt><dd data-testid="overview-cost">{page.money.total ?? '—'}{page.money.budget ? ` · budget ${page.money.budget}` : ''}</dd></div>
+        <div><dt>Estimated cost</dt><dd data-testid="overview-cost">{page.money.total ?? '—'}{page.money.budget ? <div class="muted small">budget {page.money.budget}</div> : null}</dd></div>
         <div><dt>Unresolved errors</dt><dd>{open}</dd></div>
         <div><dt>Checkpoints</dt><dd>{page.checkpoints.length}</dd></div>
       </dl>
