@@ -135,6 +135,11 @@ export interface AgentBinding {
   cwd: string | null;
   /** Work-tree paths already changed (git status) when the conversation was bound: not its work. */
   dirtyAtStart: string[];
+  /**
+   * The sha256 of each of those paths when the conversation was bound (null: gone), so a later
+   * sweep tells the user's edit from the agent's by content. Absent on older bindings.
+   */
+  dirtyAtStartSha256?: Record<string, string | null>;
   boundAt: string;
   updatedAt: string;
   /** SessionEnd was seen (with its reason); null while the conversation goes on. */

@@ -28,7 +28,7 @@ export type { GoneHolder, Lease } from '../domain/lease.js';
 export { budgetAlarming, budgetView } from '../domain/tokens.js';
 export type { TokenCounts } from '../domain/state.js';
 // Cost: prices per million tokens (built in, overridable) and the estimated cost of token use.
-export { costReport, costShown, formatCost, NO_MODEL } from '../domain/cost.js';
+export { costReport, costShown, formatCost, formatCostBudget, formatUsd, NO_MODEL } from '../domain/cost.js';
 export type { Cost, CostBudgetView, CostReport } from '../domain/cost.js';
 export { BUILTIN_PRICING, PRICING_AS_OF } from '../domain/pricing.js';
 export type { ModelPrice, PricingTable } from '../domain/pricing.js';
@@ -58,7 +58,7 @@ export type { CleanupAction, Tombstone } from './retention.js';
 export type { OnProgress, Progress } from './progress.js';
 export type { SessionChange } from './watch.js';
 export { MAX_PAGE } from './dashboard.js';
-export type { DashboardRow, EventsPage, EventsQuery, ResumeView, SessionPage, SessionsPage, SessionsQuery } from './dashboard.js';
+export type { DashboardHolder, DashboardRow, EventsPage, MoneyText, EventsQuery, ResumeView, SessionPage, SessionsPage, SessionsQuery } from './dashboard.js';
 export type { Attempt, AttemptOutcome, TokenSeries } from '../domain/dashboard.js';
 export type { BudgetView } from '../domain/tokens.js';
 export type { ResumePlan } from '../domain/resume-plan-types.js';

@@ -37,6 +37,7 @@ import { SessionCore } from './session-core.js';
 import { Transcripts } from './transcripts.js';
 import type { ChangeOptions, ChangeResult, ManagerOptions } from './types.js';
 import { watchSessions } from './watch.js';
+import { startBaseline } from './new-files.js';
 import type { WatchSessionsOptions } from './watch.js';
 
 export { DEFAULT_SNAPSHOT_EVERY } from './types.js';
@@ -129,7 +130,7 @@ export class SessionManager extends SessionCore {
     const id = input.id !== undefined ? validateId(input.id) : generateId(idFormat, title, { now: this.now(), randomBytes: this.rand }, input.bmad);
     return this.store.withWorkspaceLock(async () => {
       await this.pauseActiveFor(id, input.switch === true, input.agent);
-      const created = decide.draft('session.created', { title, idFormat: input.id !== undefined ? 'explicit' : idFormat, phases, budgetMax: budget, contextSummary: input.contextSummary ?? null, metadata: input.metadata ?? {}, ...workspaceOf(this.store) });
+      const created = decide.draft('session.created', { title, idFormat: input.id !== undefined ? 'explicit' : idFormat, phases, budgetMax: budget, contextSummary: input.contextSummary ?? null, metadata: { ...startBaseline(this.workspace), ...input.metadata }, ...workspaceOf(this.store) });
       const events = this.numbered([created], input.agent, this.time(), 0);
       const state = fold(null, events, id)!;
       await this.store.create(id, events, summarize(state));
