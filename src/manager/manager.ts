@@ -36,9 +36,8 @@ import { loadPricing } from './pricing-file.js';
 import { SessionCore } from './session-core.js';
 import { Transcripts } from './transcripts.js';
 import type { ChangeOptions, ChangeResult, ManagerOptions } from './types.js';
-import { watchSessions } from './watch.js';
+import { watchSessions, type WatchSessionsOptions } from './watch.js';
 import { startBaseline } from './new-files.js';
-import type { WatchSessionsOptions } from './watch.js';
 
 export { DEFAULT_SNAPSHOT_EVERY } from './types.js';
 export type { ListFilter } from './list-filter.js';
