@@ -37,6 +37,7 @@ import { nodeFs } from './io.js';
 import type { StoreFs } from './io.js';
 import { FileCursorTable } from './cursors.js';
 import { watchJournals } from './watch.js';
+import { withStoreErrors } from '../os-errors.js';
 
 /** Options of {@link FileStore}. */
 export interface FileStoreOptions {
@@ -88,6 +89,8 @@ export class FileStore implements SessionStore {
     this.retention = new Retention(this.layout, this.now, this.lockTimeoutMs);
     this.notices = this.retention.recover();
     this.cursors = new FileCursorTable(this.layout.cursors, this.lockTimeoutMs);
+    // A full disk, EIO, a read-only file system … reach the caller as STORE_UNAVAILABLE.
+    return withStoreErrors(this, (method, args) => `The file store's ${method}${typeof args[0] === 'string' ? ` (session ${args[0]})` : ''}`);
   }
 
   get location(): string {
