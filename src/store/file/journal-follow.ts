@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import { FILE_MODE } from '../atomic-write.js';
 import { BatonError } from '../../domain/errors.js';
 import { hint } from '../../domain/hints.js';
 import type { Handle } from './handle.js';
@@ -23,8 +25,9 @@ import { sleepSync } from './fsutil.js';
  *   with the same seqs, which is what deciding them again against a journal that ends where the
  *   old one did before them would give;
  * - anything else (another history) is not the writer's to merge: after a write, the append is
- *   reported as CONFLICT (never acknowledged) and decided again against the new file; on taking
- *   the lock, the new file is read as it is (baton's own rewrites, `repair`, land here).
+ *   reported as CONFLICT (never acknowledged) and decided again against the new file, and what
+ *   the old file held is kept as `journal.jsonl.replaced-<time>`; on taking the lock, the new
+ *   file is read as it is (baton's own rewrites, `repair`, land here).
  *
  * The window that stays: a copy taken before an append landed and moved over the journal only
  * after the writer's last check (the process has exited, or it appends no more and lets the
@@ -76,20 +79,24 @@ export function followJournal(h: Handle, id: string, mode: FollowMode): void {
         details: { sessionId: id, journal: h.journal },
       });
     }
-    let adopted = false;
+    let found: Compared;
     try {
-      adopted = adopt(h, fd, mode);
-    } finally {
-      if (!adopted) fs.closeSync(fd);
+      found = compare(h, fd);
+    } catch (e) {
+      fs.closeSync(fd);
+      throw e;
     }
-    if (!adopted) {
-      if (mode !== 'write') return;
-      h.lastSeq = -1;
-      throw new BatonError('CONFLICT', `Session ${id}'s journal.jsonl was replaced by a file with another history while an append was written; the append was not recorded.`, {
+    if (found.kind === 'other' && mode === 'write') {
+      // Not ours to merge; what the old file held (acknowledged appends among it) is kept.
+      const savedTo = `${h.journal}.replaced-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+      fs.writeFileSync(savedTo, readAll(h.fd).subarray(0, h.end), { mode: FILE_MODE });
+      switchTo(h, fd, null);
+      throw new BatonError('CONFLICT', `Session ${id}'s journal.jsonl was replaced by a file with another history while an append was written; the append was not recorded (the old journal is kept as ${path.basename(savedTo)}).`, {
         hint: hint('session.reread'),
-        details: { sessionId: id, journalReplaced: true },
+        details: { sessionId: id, journalReplaced: true, savedTo: path.basename(savedTo) },
       });
     }
+    switchTo(h, fd, mode === 'write' ? found.end : null);
   }
   if (mode === 'release') return;
   h.lastSeq = -1;
@@ -127,12 +134,19 @@ function readAll(fd: number): Buffer {
   return buf.subarray(0, n);
 }
 
+/** What the new journal holds: a copy of the old file's bytes (completed) or another history. */
+interface Compared {
+  kind: 'copy' | 'other';
+  /** Where the new file's lines end when that is exactly where the old file's did, else null. */
+  end: number | null;
+}
+
 /**
- * Switches `h` to the new journal `fd` when it holds the old file's bytes or an older copy of
- * them (carried over first); false (nothing changed) when it holds another history and
- * `mode` does not take it as it is.
+ * Compares the new journal `fd` with the old file `h.fd`: a 'copy' when it holds all the old
+ * file's bytes, or an older copy of them (then the bytes it lacks are written into it first,
+ * and fdatasynced), 'other' when it holds another history (nothing written).
  */
-function adopt(h: Handle, fd: number, mode: FollowMode): boolean {
+function compare(h: Handle, fd: number): Compared {
   const old = readAll(h.fd);
   const oldEnd = dataEndOf(old);
   const now = readAll(fd);
@@ -140,28 +154,32 @@ function adopt(h: Handle, fd: number, mode: FollowMode): boolean {
   let same = 0;
   const n = Math.min(oldEnd, nowEnd);
   while (same < n && old[same] === now[same]) same += 1;
+  // Holds every byte of the old file (and more only if someone wrote it without the lock).
+  if (same === oldEnd) return { kind: 'copy', end: nowEnd === oldEnd ? oldEnd : null };
   // Past the common prefix, an older copy holds only zero bytes where the old file has lines
   // (a copy made while a write was landing): JSON escapes a zero byte, so no line holds one.
-  let older = nowEnd <= oldEnd;
-  for (let i = same; older && i < nowEnd; i++) if (now[i] !== 0 && now[i] !== old[i]) older = false;
-  const holdsAll = nowEnd >= oldEnd && same === oldEnd;
-  if (!holdsAll && !older && mode !== 'lock') return false;
-  if (!holdsAll && older) {
-    let at = same;
-    while (at < oldEnd) at += fs.writeSync(fd, old, at, oldEnd - at, at);
-    if (now.length > oldEnd) fs.ftruncateSync(fd, oldEnd);
-    fs.fdatasyncSync(fd);
-  }
-  const known = mode === 'write' && h.end === oldEnd && (holdsAll ? nowEnd === oldEnd : true);
+  if (nowEnd > oldEnd) return { kind: 'other', end: null };
+  for (let i = same; i < nowEnd; i++) if (now[i] !== 0 && now[i] !== old[i]) return { kind: 'other', end: null };
+  let at = same;
+  while (at < oldEnd) at += fs.writeSync(fd, old, at, oldEnd - at, at);
+  if (now.length > oldEnd) fs.ftruncateSync(fd, oldEnd);
+  fs.fdatasyncSync(fd);
+  return { kind: 'copy', end: oldEnd };
+}
+
+/**
+ * Makes `fd` the handle's journal. `end`: where its lines end, when a write just left the
+ * handle's last seq and end describing exactly that (they still hold); else they are read again.
+ */
+function switchTo(h: Handle, fd: number, end: number | null): void {
   fs.closeSync(h.fd);
   h.fd = fd;
   h.fileId = undefined;
-  if (known) {
-    h.room = Math.max(oldEnd, fs.fstatSync(fd).size);
+  if (end !== null && end === h.end) {
+    h.room = Math.max(h.end, fs.fstatSync(fd).size);
   } else {
     h.lastSeq = -1;
     h.end = -1;
     h.room = -1;
   }
-  return true;
 }

@@ -66,15 +66,16 @@ export function lockSession(h: Handle): void {
   h.lock.acquire();
   h.holdAppends = 0;
   h.checkedAt = Date.now();
+  lingering.set(h.lock.file, h);
+  releaseAtExit();
+  h.busy = false;
+  // Scheduled first, so that a failure below still lets the lock go.
+  scheduleRelease(h);
   followJournal(h, path.basename(h.dir), 'lock');
   // Read-free: a journal that still ends where this process last left it (same file, same
   // size) was not written since, so the last seq known then is still its end. The journal
   // only grows; the rewrites that shrink it (repair, recovery) replace the file.
   if (h.lastSeq >= 0 && (h.end < 0 || fs.fstatSync(h.fd).size !== h.end)) h.lastSeq = -1;
-  lingering.set(h.lock.file, h);
-  releaseAtExit();
-  h.busy = false;
-  scheduleRelease(h);
 }
 
 /**
