@@ -19,18 +19,18 @@ interface Cause {
   hint: string;
 }
 
-const AGAIN = 'nothing acknowledged was lost and the failed change was not recorded: make it again then';
+const AGAIN = 'then make the change again (nothing acknowledged was lost; the failed change was not recorded)';
 
 /** errno → cause. An errno not here is not an OS refusal of the store (see toStoreError). */
 const CAUSES: Readonly<Record<string, Cause>> = {
-  ENOSPC: { reason: 'disk_full', what: 'the disk is full', hint: `Free disk space where the store is (${AGAIN}).` },
-  EDQUOT: { reason: 'quota', what: 'the disk quota is used up', hint: `Free space within your disk quota or have it raised (${AGAIN}).` },
-  EIO: { reason: 'io_error', what: 'the device reported an I/O error', hint: `Check the disk and the kernel log (dmesg) and fix the device (${AGAIN}).` },
-  EROFS: { reason: 'read_only', what: 'the file system is read-only', hint: `Remount the file system read-write or use a store on a writable one (${AGAIN}).` },
-  EACCES: { reason: 'permission', what: 'permission denied', hint: `Check the owner and mode of the store's folder and files: baton makes folders 0700 and files 0600 for the user that runs it (${AGAIN}).` },
-  EPERM: { reason: 'permission', what: 'operation not permitted', hint: `Check the owner, mode and attributes (immutable, append-only) of the store's files (${AGAIN}).` },
-  EMFILE: { reason: 'too_many_files', what: 'this process has too many open files', hint: `Raise the open-file limit (ulimit -n) or close what holds files open (${AGAIN}).` },
-  ENFILE: { reason: 'too_many_files', what: 'the system has too many open files', hint: `Close programs that hold many files open (${AGAIN}).` },
+  ENOSPC: { reason: 'disk_full', what: 'the disk is full', hint: `Free disk space where the store is, ${AGAIN}.` },
+  EDQUOT: { reason: 'quota', what: 'the disk quota is used up', hint: `Free space within your disk quota or have it raised, ${AGAIN}.` },
+  EIO: { reason: 'io_error', what: 'the device reported an I/O error', hint: `Check the disk and the kernel log (dmesg) and fix the device, ${AGAIN}.` },
+  EROFS: { reason: 'read_only', what: 'the file system is read-only', hint: `Remount the file system read-write or use a store on a writable one, ${AGAIN}.` },
+  EACCES: { reason: 'permission', what: 'permission denied', hint: `Check that the user running baton owns the store's folder and files (baton makes folders 0700 and files 0600), ${AGAIN}.` },
+  EPERM: { reason: 'permission', what: 'operation not permitted', hint: `Check the owner, mode and attributes (immutable, append-only) of the store's files, ${AGAIN}.` },
+  EMFILE: { reason: 'too_many_files', what: 'this process has too many open files', hint: `Raise the open-file limit (ulimit -n) or close what holds files open, ${AGAIN}.` },
+  ENFILE: { reason: 'too_many_files', what: 'the system has too many open files', hint: `Close programs that hold many files open, ${AGAIN}.` },
 };
 
 /** True when `code` is an errno {@link toStoreError} maps. */
@@ -44,13 +44,14 @@ export function isStoreOsError(code: unknown): boolean {
  * `reason` (an {@link OsFailure}), `retryable: true` and `context` (the session, the file).
  * `action` says what failed, e.g. "Appending to session s1".
  */
-export function toStoreError(e: unknown, action = 'Writing to the store', context: Record<string, unknown> = {}): BatonError | null {
+export function toStoreError(e: unknown, action = 'Using the store', context: Record<string, unknown> = {}): BatonError | null {
   if (isBatonError(e)) return null;
   const err = e as NodeJS.ErrnoException | undefined;
   if (!err || !isStoreOsError(err.code)) return null;
   const cause = CAUSES[err.code!]!;
   const file = typeof err.path === 'string' ? { path: err.path } : {};
-  return new BatonError('STORE_UNAVAILABLE', `${action} failed: ${cause.what} (${err.code}).`, {
+  const where = typeof err.path === 'string' ? `, ${err.path}` : '';
+  return new BatonError('STORE_UNAVAILABLE', `${action} failed: ${cause.what} (${err.code}${where}).`, {
     hint: cause.hint,
     details: { ...context, ...file, errno: err.code, reason: cause.reason, retryable: true },
     cause: e,

@@ -88,7 +88,7 @@ export class FileStore implements SessionStore {
     checkStoreFormat(this.layout);
     this.retention = new Retention(this.layout, this.now, this.lockTimeoutMs);
     this.notices = this.retention.recover();
-    this.cursors = new FileCursorTable(this.layout.cursors, this.lockTimeoutMs);
+    this.cursors = withStoreErrors(new FileCursorTable(this.layout.cursors, this.lockTimeoutMs), (method) => `The file store's cursor ${method}`);
     // A full disk, EIO, a read-only file system … reach the caller as STORE_UNAVAILABLE.
     return withStoreErrors(this, (method, args) => `The file store's ${method}${typeof args[0] === 'string' ? ` (session ${args[0]})` : ''}`);
   }
