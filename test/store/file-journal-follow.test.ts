@@ -107,6 +107,17 @@ describe('a journal replaced while its writer keeps it open', () => {
     expect(await notesOnDisk(root)).toEqual(['note 1', 'note 2', 'note 3']);
   });
 
+  it('a read by the writer itself, before its next append, sees its appends, not the older copy', async () => {
+    const { root, store, journal } = await setup();
+    const copy = fs.readFileSync(journal);
+    await store.append(ID, 3, [noteEvent(3)]);
+    replaceWith(journal, copy);
+    const events = await store.readEvents(ID);
+    expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    expect((await store.load(ID)).revision).toBe(4);
+    expect(await notesOnDisk(root)).toEqual(['note 1', 'note 2', 'note 3']);
+  });
+
   it('a journal gone when the append is checked: not acknowledged', async () => {
     const { store, journal } = await setup();
     await store.append(ID, 3, [noteEvent(3)]);

@@ -39,10 +39,10 @@ const GONE_WAIT_MS = 200;
 /** Replacements followed in a row before giving up: something replaces the journal over and over. */
 const MAX_ROUNDS = 20;
 
-/** True when the path of `h.journal` names another file than `h.fd` (or none). */
-export function journalReplaced(h: Handle): boolean {
+/** True when the path of `h.journal` names another file than `h.fd`, or (when `gone`) none. */
+export function journalReplaced(h: Handle, gone = true): boolean {
   const onDisk = fs.statSync(h.journal, { throwIfNoEntry: false });
-  if (!onDisk) return true;
+  if (!onDisk) return gone;
   const id = fileIdOf(h);
   return onDisk.ino !== id.ino || onDisk.dev !== id.dev;
 }

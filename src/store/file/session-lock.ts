@@ -79,15 +79,17 @@ export function lockSession(h: Handle): void {
 }
 
 /**
- * Before a read without the lock: when the file at the journal's path is no longer the one
- * `h.fd` holds (`repair` here or in another process replaced it, or a tool moved a copy over
- * it), takes the lock, which follows the new file, carrying over appends of this process an
- * older copy lacks (journal-follow.ts). Reading through the old descriptor would read a file
- * nobody writes any more.
+ * Before a read: when the file at the journal's path is no longer the one `h.fd` holds
+ * (`repair` here or in another process replaced it, or a tool moved a copy over it), follows
+ * the new file under the lock (taken if need be), carrying over appends of this process that
+ * an older copy lacks (journal-follow.ts). Reading through the old descriptor would read a file
+ * nobody writes any more; reading the path first would miss those appends.
  */
 export function reopenIfReplaced(h: Handle): void {
   // A path that is gone (the folder was archived) is the next locate()'s to notice.
-  if (fs.existsSync(h.journal) && journalReplaced(h)) lockSession(h);
+  if (!journalReplaced(h, false)) return;
+  if (h.lock.isHeld) followJournal(h, path.basename(h.dir), 'lock');
+  else lockSession(h);
 }
 
 /** Releases the lock once the event loop turns with no append since the last turn, and LINGER_MS passed. */

@@ -167,7 +167,7 @@ export class FileStore implements SessionStore {
 
   async load(id: string): Promise<LoadResult> {
     const h = this.handle(id);
-    if (!h.lock.isHeld) reopenIfReplaced(h);
+    reopenIfReplaced(h);
     const repairs: RepairReport[] = this.notices.splice(0);
     const snap = readSnapshot(this.now, id, h, repairs);
     let scan = this.scanFrom(h, snap);
@@ -211,6 +211,7 @@ export class FileStore implements SessionStore {
 
   async readEvents(id: string, afterSeq = 0): Promise<StoredEvent[]> {
     const h = this.handle(id);
+    reopenIfReplaced(h);
     return readRacingWriters(h.journal, (buf) => this.readJournalBuffer(id, h, buf, afterSeq));
   }
 
