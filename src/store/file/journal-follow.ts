@@ -31,7 +31,8 @@ import { sleepSync } from './fsutil.js';
  *
  * The window that stays: a copy taken before an append landed and moved over the journal only
  * after the writer's last check (the process has exited, or it appends no more and lets the
- * lock go) loses that append; the next full read reports it (CORRUPT, `details.lost`).
+ * lock go) loses that append; a read reports it (CORRUPT, `details.lost`) only when a snapshot,
+ * checkpoint or registry row proves it (docs/storage.md).
  */
 
 /** How long a write waits for a journal path that is briefly missing (a tool that deletes, then renames). */
