@@ -89,7 +89,7 @@ describe('file store on a full disk (tmpfs)', () => {
         continue;
       }
       expect(r.code, r.stdout + r.stderr).toBe(EXIT_CODES.STORE_UNAVAILABLE);
-      expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'STORE_UNAVAILABLE', details: { errno: 'ENOSPC', reason: 'disk_full' }, hint: expect.stringMatching(/Free disk space/) });
+      expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringMatching(/disk is full \(ENOSPC/), details: { errno: 'ENOSPC', reason: 'disk_full' }, hint: expect.stringMatching(/Free disk space/) });
       failed.push(text);
     }
     expect(failed.length).toBeGreaterThan(20);
