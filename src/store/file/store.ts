@@ -37,6 +37,7 @@ import { nodeFs } from './io.js';
 import type { StoreFs } from './io.js';
 import { FileCursorTable } from './cursors.js';
 import { watchJournals } from './watch.js';
+import { withStoreErrors } from '../os-errors.js';
 
 /** Options of {@link FileStore}. */
 export interface FileStoreOptions {
@@ -87,7 +88,9 @@ export class FileStore implements SessionStore {
     checkStoreFormat(this.layout);
     this.retention = new Retention(this.layout, this.now, this.lockTimeoutMs);
     this.notices = this.retention.recover();
-    this.cursors = new FileCursorTable(this.layout.cursors, this.lockTimeoutMs);
+    this.cursors = withStoreErrors(new FileCursorTable(this.layout.cursors, this.lockTimeoutMs), (method) => `The file store's cursor ${method}`);
+    // A full disk, EIO, a read-only file system … reach the caller as STORE_UNAVAILABLE.
+    return withStoreErrors(this, (method, args) => `The file store's ${method}${typeof args[0] === 'string' ? ` (session ${args[0]})` : ''}`);
   }
 
   get location(): string {
@@ -164,7 +167,7 @@ export class FileStore implements SessionStore {
 
   async load(id: string): Promise<LoadResult> {
     const h = this.handle(id);
-    if (!h.lock.isHeld) reopenIfReplaced(h);
+    reopenIfReplaced(h);
     const repairs: RepairReport[] = this.notices.splice(0);
     const snap = readSnapshot(this.now, id, h, repairs);
     let scan = this.scanFrom(h, snap);
@@ -208,6 +211,7 @@ export class FileStore implements SessionStore {
 
   async readEvents(id: string, afterSeq = 0): Promise<StoredEvent[]> {
     const h = this.handle(id);
+    reopenIfReplaced(h);
     return readRacingWriters(h.journal, (buf) => this.readJournalBuffer(id, h, buf, afterSeq));
   }
 
