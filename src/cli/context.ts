@@ -84,10 +84,11 @@ export class Ctx {
   }
 
   /** The manager over the store named by --store / BATON_STORE / --dir / BATON_DIR, else the nearest `.baton`. */
-  manager(create = false, shared = false): SessionManager {
+  manager(create = false, shared = false, readOnly = false): SessionManager {
     if (this.mgr) return this.mgr;
     this.mgr = openManager({
       shared,
+      readOnly,
       url: this.storeUrl,
       dir: this.opts.dir ?? this.io.env['BATON_DIR'] ?? null,
       cwd: this.io.cwd,
@@ -133,7 +134,9 @@ export class Ctx {
   }
 
   private warnRepair(r: RepairReport): void {
-    this.io.stderr(fitText(`${this.errPaint.yellow(`repaired[${r.kind}]`)}: ${r.message}\n`, this.errPaint));
+    // Found on a store that cannot be written: reported, left for a writable open to repair.
+    const label = r.repaired === false ? `found[${r.kind}]` : `repaired[${r.kind}]`;
+    this.io.stderr(fitText(`${this.errPaint.yellow(label)}: ${r.message}\n`, this.errPaint));
   }
 
   /**

@@ -24,6 +24,11 @@ const BAD_PATH: Record<string, string> = {
 export function toBatonError(e: unknown, bug: string, detail: 'message' | 'stack' = 'message'): BatonError {
   if (isBatonError(e)) return e;
   const err = e as NodeJS.ErrnoException | undefined;
+  if (err?.code === 'EROFS') {
+    // Caught before a write by the store itself (STORE_READ_ONLY); this is what slipped past it.
+    const where = typeof err.path === 'string' ? err.path : 'the store';
+    return new BatonError('STORE_READ_ONLY', `${where} is on a read-only file system: ${err.message}.`, { hint: 'Reading works as usual; to change anything, make the store writable (a read-write mount), or copy it and use the copy.', details: { errno: err.code, retryable: false }, cause: e });
+  }
   if (err && typeof err.code === 'string' && UNAVAILABLE.has(err.code)) {
     return new BatonError('STORE_UNAVAILABLE', `The store cannot be written: ${err.message}.`, { hint: 'Check permissions and free disk space.', details: { errno: err.code, retryable: true }, cause: e });
   }

@@ -7,6 +7,8 @@ export interface Handle {
   snapshotFile: string;
   lock: FileLock;
   fd: number;
+  /** Why this handle cannot write (the store or the journal is read-only), or null: see read-only.ts. */
+  readOnly: string | null;
   /**
    * Last seq and end offset this process knows (-1: unknown). Trusted while the lock is held,
    * and after it was taken again only when the journal is the same file of size `end`.

@@ -68,6 +68,8 @@ export class Registry {
     private readonly layout: Layout,
     private readonly now: () => Date,
     private readonly rotateAfterBytes = ROTATE_AFTER_BYTES,
+    /** The store cannot be written (read-only.ts): rows are read and reconciled, never saved. */
+    private readonly readOnly = false,
   ) {
     this.lock = new FileLock(layout.indexLock);
   }
@@ -155,7 +157,9 @@ export class Registry {
       // rotation, the log may already be the next one. Read both again while no rotation
       // can run; an index whose log is gone for good (a crash mid-rotation, a hand edit)
       // cannot say which rows it lacks.
-      if (this.lock.tryOnce() || this.waitForLock()) {
+      // Read-only: no lock file can be made, and no rotation runs here; reading again is all it can do.
+      if (this.readOnly) read = this.readBoth(repairs);
+      else if (this.lock.tryOnce() || this.waitForLock()) {
         try {
           read = this.readBoth(repairs);
         } finally {
@@ -204,7 +208,8 @@ export class Registry {
       }
     }
     if (rebuild && !repairs.some((r) => r.kind === 'index_rebuilt')) {
-      repairs.push({ sessionId: null, kind: 'index_rebuilt', message: `Registry rebuilt from ${onDisk.size} session folder(s).`, savedTo: null });
+      const message = this.readOnly ? `Registry derived from ${onDisk.size} session folder(s); not saved, as the store cannot be written.` : `Registry rebuilt from ${onDisk.size} session folder(s).`;
+      repairs.push({ sessionId: null, kind: 'index_rebuilt', message, savedTo: null, ...(this.readOnly ? { repaired: false as const } : {}) });
     }
     // Rows found missing are derived by the manager and logged; until then the stamp must not
     // claim the folders were fully checked.
@@ -242,7 +247,9 @@ export class Registry {
     folders: string,
   ): ListRowsResult {
     const rotate = log.end > this.rotateAfterBytes;
-    if (rotate || rebuild || changed || log.end - logOffset > COMPACT_AFTER_BYTES || (!index && log.end > 0) || (index && (!index.fast || (index.log === null && log.ino !== null)))) {
+    if (this.readOnly) {
+      // Nothing saved: the next read reconciles the same way.
+    } else if (rotate || rebuild || changed || log.end - logOffset > COMPACT_AFTER_BYTES || (!index && log.end > 0) || (index && (!index.fast || (index.log === null && log.ino !== null)))) {
       // An index of an older shape is kept as index.json.bak when it is rewritten.
       this.saveIndex(rows, log, folders, index, rotate, rebuild);
     }
@@ -342,6 +349,11 @@ export class Registry {
       return { logOffset: parsed.logOffset, folders: '', log: null, self, rows, fast: false };
     } catch (e) {
       if (readOnly) return null;
+      if (this.readOnly) {
+        const message = `index.json is unreadable (${(e as Error).message}); the registry was derived from the session folders, the file left as it is (the store cannot be written).`;
+        repairs.push({ sessionId: null, kind: 'index_corrupt', message, savedTo: null, repaired: false });
+        return null;
+      }
       let savedTo: string | null = null;
       try {
         savedTo = moveAside(this.layout.index, this.now());

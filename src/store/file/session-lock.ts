@@ -89,7 +89,7 @@ export function reopenIfReplaced(h: Handle): void {
   }
   const open = fs.fstatSync(h.fd);
   if (onDisk.ino === open.ino && onDisk.dev === open.dev) return;
-  const fd = fs.openSync(h.journal, fs.constants.O_RDWR | fs.constants.O_NOFOLLOW);
+  const fd = fs.openSync(h.journal, (h.readOnly === null ? fs.constants.O_RDWR : fs.constants.O_RDONLY) | fs.constants.O_NOFOLLOW);
   fs.closeSync(h.fd);
   h.fd = fd;
   h.lastSeq = -1;
