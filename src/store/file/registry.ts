@@ -151,6 +151,7 @@ export class Registry {
   /** Reads the registry as row texts, reconciled with the session folders on disk. */
   listRows(rebuild: boolean): ListRowsResult {
     const repairs: RepairReport[] = [];
+    const asked = rebuild;
     let read = rebuild ? null : this.readBoth(repairs);
     if (read && !read.consistent) {
       // index.json counts its offset in one generation of the log; read in the middle of a
@@ -167,7 +168,9 @@ export class Registry {
         }
       }
       if (!read.consistent) {
-        repairs.push({ sessionId: null, kind: 'index_rebuilt', message: 'index.json belongs to an index.log that is gone (a rotation cut short, or a hand edit); the registry was rebuilt from the session folders.', savedTo: null });
+        // Read-only (a copy or backup of a store: other inodes): the rows are derived from the
+        // folders as on a rebuild, every time, and nothing is wrong with the sessions; not worth a notice.
+        if (!this.readOnly) repairs.push({ sessionId: null, kind: 'index_rebuilt', message: 'index.json belongs to an index.log that is gone (a rotation cut short, or a hand edit); the registry was rebuilt from the session folders.', savedTo: null });
         rebuild = true;
         read = null;
       }
@@ -207,7 +210,7 @@ export class Registry {
         changed = true;
       }
     }
-    if (rebuild && !repairs.some((r) => r.kind === 'index_rebuilt')) {
+    if (rebuild && !repairs.some((r) => r.kind === 'index_rebuilt') && (asked || !this.readOnly)) {
       const message = this.readOnly ? `Registry derived from ${onDisk.size} session folder(s); not saved, as the store cannot be written.` : `Registry rebuilt from ${onDisk.size} session folder(s).`;
       repairs.push({ sessionId: null, kind: 'index_rebuilt', message, savedTo: null, ...(this.readOnly ? { repaired: false as const } : {}) });
     }
