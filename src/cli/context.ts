@@ -133,8 +133,16 @@ export class Ctx {
     return { agent: this.agent, ...(r === undefined ? {} : { expectedRevision: r }), ...(t === undefined ? {} : { fencingToken: t }) };
   }
 
+  /** Problems found on a read-only store and reported already (see warnRepair). */
+  private readonly found = new Set<string>();
+
   private warnRepair(r: RepairReport): void {
-    // Found on a store that cannot be written: reported, left for a writable open to repair.
+    // Found on a store that cannot be written: reported (once per process: `baton ui` reads the
+    // same session again at each request), left for a writable open to repair.
+    if (r.repaired === false) {
+      if (this.found.has(r.message)) return;
+      this.found.add(r.message);
+    }
     const label = r.repaired === false ? `found[${r.kind}]` : `repaired[${r.kind}]`;
     this.io.stderr(fitText(`${this.errPaint.yellow(label)}: ${r.message}\n`, this.errPaint));
   }

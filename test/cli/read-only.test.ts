@@ -335,6 +335,7 @@ describe('a read-only store with a torn tail and a stale index.json', () => {
     const problems = (JSON.parse(doctor.stdout) as { problems: Array<{ code: string; sessionId: string | null; fixed: boolean }> }).problems;
     expect(problems.filter((p) => p.sessionId === 'new').map((p) => p.code)).toEqual(expect.arrayContaining(['TORN_TAIL', 'INDEX_STALE']));
     expect(problems.every((p) => !p.fixed)).toBe(true);
+    expect((await ro.run(['doctor'])).stdout).toContain('fixable with `baton doctor --fix` once the store can be written (it cannot now: a read-only file system).');
 
     const ui = await startUiProcess(mnt.dir);
     try {
