@@ -128,7 +128,9 @@ describe('the file store opened read-only', () => {
     const s = store(root, { fs: refuseRdwr });
     expect(s.readOnly).toBeNull();
     expect((await s.load('b')).revision).toBe(2);
-    expectReadOnly(await rejection(s.append('b', 2, [noteEvent(3)])), path.join(root, 'sessions', 'b'));
+    const refused = await rejection(s.append('b', 2, [noteEvent(3)]));
+    expectReadOnly(refused, root);
+    expect((refused as Error).message).toContain(`(no write permission on ${path.join(root, 'sessions', 'b')})`);
     expect((await s.append('a', 9, [noteEvent(10)])).revision).toBe(10);
     expect((await s.readEvents('b')).length).toBe(2);
   });

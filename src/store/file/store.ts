@@ -100,12 +100,12 @@ export class FileStore implements SessionStore {
 
   /**
    * Refuses a write (`STORE_READ_ONLY`) when the store, or the journal of handle `h`, cannot be
-   * written: before a byte is written, naming the store (or the session folder that is not
+   * written: before a byte is written, naming the store (and the session folder that is not
    * writable inside a writable store).
    */
   private writable(h?: Handle): void {
     if (this.readOnly !== null) throw readOnlyStore(this.layout.root, this.readOnly);
-    if (h?.readOnly) throw readOnlyStore(h.dir, h.readOnly);
+    if (h?.readOnly) throw readOnlyStore(this.layout.root, `${h.readOnly} on ${h.dir}`);
   }
 
   get location(): string {
