@@ -84,10 +84,11 @@ export class Ctx {
   }
 
   /** The manager over the store named by --store / BATON_STORE / --dir / BATON_DIR, else the nearest `.baton`. */
-  manager(create = false, shared = false): SessionManager {
+  manager(create = false, shared = false, readOnly = false): SessionManager {
     if (this.mgr) return this.mgr;
     this.mgr = openManager({
       shared,
+      readOnly,
       url: this.storeUrl,
       dir: this.opts.dir ?? this.io.env['BATON_DIR'] ?? null,
       cwd: this.io.cwd,
@@ -132,8 +133,18 @@ export class Ctx {
     return { agent: this.agent, ...(r === undefined ? {} : { expectedRevision: r }), ...(t === undefined ? {} : { fencingToken: t }) };
   }
 
+  /** Problems found on a read-only store and reported already (see warnRepair). */
+  private readonly found = new Set<string>();
+
   private warnRepair(r: RepairReport): void {
-    this.io.stderr(fitText(`${this.errPaint.yellow(`repaired[${r.kind}]`)}: ${r.message}\n`, this.errPaint));
+    // Found on a store that cannot be written: reported (once per process: `baton ui` reads the
+    // same session again at each request), left for a writable open to repair.
+    if (r.repaired === false) {
+      if (this.found.has(r.message)) return;
+      this.found.add(r.message);
+    }
+    const label = r.repaired === false ? `found[${r.kind}]` : `repaired[${r.kind}]`;
+    this.io.stderr(fitText(`${this.errPaint.yellow(label)}: ${r.message}\n`, this.errPaint));
   }
 
   /**

@@ -79,6 +79,8 @@ export const CLI_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => s
   'store.init': () => 'Run `baton init` (or `baton start`) to create one.',
   'store.init-or-dir': () => 'Run `baton init` here, or point to a store with --dir PATH or BATON_DIR.',
   'store.url-kinds': () => 'Use postgres://…, the file store (--dir PATH) or memory:.',
+  'store.read-only': (a) =>
+    `Reading works as usual (status, list, log, resume, handoff, checkpoints, export, doctor, ui). To change a session, make ${a.location} writable (a read-write mount, or write permission from its owner), or copy it (\`baton migrate-store --from ${a.location} --to COPY\`) and work on the copy with --dir COPY.`,
   'repair.first': (a) => `Run \`baton repair --session ${a.session}\` first.`,
   'repair.keeps-lines': (a) => `Run \`baton repair --session ${a.session}\`: it keeps the damaged lines aside and rebuilds the journal.`,
   'repair.rebuilds': (a) =>

@@ -67,6 +67,8 @@ export interface HintArgs {
   'store.init': Record<string, never>;
   'store.init-or-dir': Record<string, never>;
   'store.url-kinds': Record<string, never>;
+  /** The store at `location` cannot be written (`reason`): reading works; a change needs it writable. */
+  'store.read-only': { location: string; reason: string };
   'repair.first': { session: string };
   'repair.keeps-lines': { session: string };
   'repair.rebuilds': { session: string };

@@ -3,7 +3,8 @@ import { BatonError, isBatonError } from '../domain/errors.js';
 /*
  * The one mapping of OS errors to BatonErrors: every store and every surface (through
  * src/manager/os-errors.ts) words a full disk, a read-only file system or a failing device
- * the same way. All of them are STORE_UNAVAILABLE: the call was not acknowledged, nothing
+ * the same way. All of them are STORE_UNAVAILABLE (but a read-only file system:
+ * STORE_READ_ONLY, which waiting does not cure): the call was not acknowledged, nothing
  * acknowledged was touched, and it may be made again once the cause is gone. A code of its
  * own per cause (STORE_FULL …) would tell a script nothing `details.reason` does not, and
  * would give every caller that already waits on STORE_UNAVAILABLE a new code to learn.
@@ -51,6 +52,14 @@ export function toStoreError(e: unknown, action = 'Using the store', context: Re
   const cause = CAUSES[err.code!]!;
   const file = typeof err.path === 'string' ? { path: err.path } : {};
   const where = typeof err.path === 'string' ? `, ${err.path}` : '';
+  if (err.code === 'EROFS') {
+    // Caught before a write by a store that knows it is read-only (STORE_READ_ONLY); this is what slipped past it.
+    return new BatonError('STORE_READ_ONLY', `${action} failed: ${cause.what} (${err.code}${where}).`, {
+      hint: 'Reading works as usual; to change anything, make the store writable (a read-write mount), or copy it and use the copy.',
+      details: { ...context, ...file, errno: err.code, reason: cause.reason, retryable: false },
+      cause: e,
+    });
+  }
   return new BatonError('STORE_UNAVAILABLE', `${action} failed: ${cause.what} (${err.code}${where}).`, {
     hint: cause.hint,
     details: { ...context, ...file, errno: err.code, reason: cause.reason, retryable: true },

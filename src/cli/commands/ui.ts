@@ -37,7 +37,8 @@ export function registerUi(program: Command, io: CliIO, holder: { ctx: Ctx | nul
     bind(io, holder, async (ctx, _args, o) => {
       const port = parsePort(o['port'] as string | undefined);
       const host = (o['host'] as string | undefined) ?? '127.0.0.1';
-      const m = ctx.manager();
+      // Read-only: looking at a store changes nothing in it, not even its caches (docs/ui.md).
+      const m = ctx.manager(false, false, true);
       // Loaded here only: the server and node:http cost start-up time no other command should pay.
       const { startUiServer, isLoopback } = await import('../../ui/index.js');
       if (!isLoopback(host)) {

@@ -86,6 +86,25 @@ export function lockSession(h: Handle): void {
  * nobody writes any more; reading the path first would miss those appends.
  */
 export function reopenIfReplaced(h: Handle): void {
+  if (h.readOnly !== null) {
+    // A read-only store takes no lock: the new file is simply read (nothing of this process to carry over).
+    let onDisk: fs.Stats;
+    try {
+      onDisk = fs.statSync(h.journal);
+    } catch {
+      return; // gone or moved: the next locate() notices
+    }
+    const open = fs.fstatSync(h.fd);
+    if (onDisk.ino === open.ino && onDisk.dev === open.dev) return;
+    const fd = fs.openSync(h.journal, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    fs.closeSync(h.fd);
+    h.fd = fd;
+    h.lastSeq = -1;
+    h.end = -1;
+    h.room = -1;
+    h.fileId = undefined;
+    return;
+  }
   // A path that is gone (the folder was archived) is the next locate()'s to notice.
   if (!journalReplaced(h, false)) return;
   if (h.lock.isHeld) followJournal(h, path.basename(h.dir), 'lock');
