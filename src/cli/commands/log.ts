@@ -65,7 +65,8 @@ export function registerLog(program: Command, io: CliIO, on: On): void {
       const types = o['type'] as string[];
       // Renewals are hidden from people only: a program reading --json gets the whole journal
       // unless it filters it (--type, --agent).
-      const shown = logFilter({ types, agent: (o['agent'] as string | undefined) ?? null, all: o['all'] === true || ctx.json });
+      const agent = (o['agent'] as string | undefined) ?? null;
+      const shown = logFilter({ types, agent, all: o['all'] === true || ctx.json });
       const m = ctx.manager();
       const id = await ctx.sessionId();
       const keep = (e: StoredEvent): boolean => after(since)(e) && shown(e);
@@ -77,7 +78,8 @@ export function registerLog(program: Command, io: CliIO, on: On): void {
       const pager = pagerFor(io, o['pager'] === false);
       if (pager && text) await page(io, pager, text);
       else io.stdout(text);
-      const hidden = types.length || o['all'] === true || ctx.json ? 0 : read.filter((e) => NOISE.has(e.type)).length;
+      // The renewals the other filters would have shown: how many --all would add.
+      const hidden = types.length || o['all'] === true || ctx.json ? 0 : read.filter(logFilter({ types, agent, all: true })).filter((e) => NOISE.has(e.type)).length;
       if (hidden) ctx.notice(`(${hidden} lease renewal${hidden === 1 ? '' : 's'} not shown: --all shows them)`);
     },
   );
