@@ -86,7 +86,7 @@ describe('completion', () => {
     expect(completeIn(ws, file, ['baton', 'substep', 'review', ''])).toEqual(['<files>']);
     expect(completeIn(ws, file, ['baton', 'file', 'created', 'bu'])).toEqual(['<files>']);
     // The ids come from `baton completion --ids KIND`, one per line.
-    expect((await ws.ok(['completion', '--ids', 'phase', '--session', '2026-11-27-alpha'])).stdout).toBe('design\nbuild\nbundle\n');
+    expect((await ws.ok(['completion', '--ids', 'phase'], { env: { BATON_SESSION: '2026-11-27-alpha' } })).stdout).toBe('design\nbuild\nbundle\n');
     expect((await workspace().ok(['completion', '--ids', 'session'])).stdout).toBe('');
   });
 

@@ -10,7 +10,7 @@ const KINDS: readonly IdKind[] = ['session', 'phase', 'checkpoint'];
 
 /**
  * The ids the completion scripts offer, one per line: the sessions that are not archived, the
- * phases or the checkpoints of the session acted on. Nothing (and no error) without a store or
+ * phases or the checkpoints of the session acted on ($BATON_SESSION, else the active one). Nothing (and no error) without a store or
  * a session: a Tab key should never print an error into the command line.
  */
 async function ids(ctx: Ctx, kind: IdKind): Promise<string[]> {
@@ -32,8 +32,6 @@ export function registerCompletion(program: Command, io: CliIO, holder: { ctx: C
     .description('print the shell completion script for bash, zsh or fish')
     .argument('[shell]', SHELLS.join(', '))
     .option('--ids <kind>', `print the ids the scripts complete, one per line: ${KINDS.join(', ')}`)
-    .option('--session <id>', 'with --ids phase or checkpoint: the session (default: $BATON_SESSION, else the active one)')
-    .option('--dir <path>', 'with --ids: the .baton store directory')
     .action(
     bind(io, holder, async (ctx, [shell], o) => {
       const kind = o['ids'] as string | undefined;

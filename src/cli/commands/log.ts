@@ -53,7 +53,7 @@ export function registerLog(program: Command, io: CliIO, on: On): void {
         .description("show a session's events (times in local time; ISO-8601 in --json)")
         .option('--since <when>', 'only events after seq N (120), from a duration ago (10m, 2h, 3d), or from a time (2026-11-24T09:00)')
         .option('-n, --tail <n>', 'only the last N events (of those --since keeps)')
-        .option('--type <type>', 'only events of this type or family (phase.completed, phase, phase.*); repeatable or a comma list', (v: string, prev: string[]) => [...prev, v], [])
+        .option('--type <type>', 'only events of this type or family (phase.completed, phase, phase.*); repeatable or a comma list', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
         .option('--agent <name>', 'only events recorded by (or about) this agent')
         .option('--all', 'also the lease renewals a running worker writes (hidden by default)')
         .option('-f, --follow', 'keep printing events as they are recorded, until Ctrl+C')
@@ -62,7 +62,7 @@ export function registerLog(program: Command, io: CliIO, on: On): void {
     async (ctx, _a, o) => {
       const since = o['since'] === undefined ? { seq: 0 } : parseSince(String(o['since']), io.now());
       const tail = parseTail(o['tail']);
-      const types = o['type'] as string[];
+      const types = (o['type'] as string[] | undefined) ?? [];
       // Renewals are hidden from people only: a program reading --json gets the whole journal
       // unless it filters it (--type, --agent).
       const agent = (o['agent'] as string | undefined) ?? null;

@@ -119,7 +119,7 @@ _baton_ids() {
     if [ "$prev" = --session ]; then session="$w"; fi
     prev="$w"
   done
-  baton completion --ids "$kind" \${session:+--session "$session"} 2>/dev/null
+  if [ -n "$session" ]; then BATON_SESSION="$session" baton completion --ids "$kind" 2>/dev/null; else baton completion --ids "$kind" 2>/dev/null; fi
 }`;
 }
 
