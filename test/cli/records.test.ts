@@ -308,6 +308,7 @@ describe('errors, tokens and budget', () => {
       ok: true,
       id: 'bd',
       revision: 5,
+      recorded: { agent: 'a', phaseId: null, model: null, input: 1, output: 0, cached: 0 },
       tokens: {
         input: 949,
         output: 1,

@@ -1,6 +1,6 @@
 import type { StoredEvent } from '../../manager/index.js';
 import type { Paint } from '../io.js';
-import { ellipsis, truncate, wrapLine } from '../terminal.js';
+import { ellipsis, truncate, visibleWidth, wrapLine } from '../terminal.js';
 import { localTime } from './time.js';
 
 /** One event's payload in a few words, for one-line views (`log`, `watch`). */
@@ -28,6 +28,11 @@ export function brief(e: StoredEvent): string {
   }
 }
 
+/** `s` padded to `width` display columns (an agent name may hold CJK). */
+function padEnd(s: string, width: number): string {
+  return `${s}${' '.repeat(Math.max(0, width - visibleWidth(s)))}`;
+}
+
 /**
  * The human `baton log` view: one line per event, its time in local time. On a terminal a
  * line wider than it wraps at word boundaries, continuation lines indented under the event's
@@ -40,7 +45,7 @@ export function renderLog(events: StoredEvent[], c: Paint): string {
       const who = e.actor?.agent ?? `pid ${e.actor?.pid ?? '?'}`;
       const seq = `#${e.seq}`;
       // The padding outside the colour codes: it sets the indent of continuation lines.
-      const line = `${' '.repeat(Math.max(0, 6 - seq.length))}${c.dim(seq)} ${c.dim(localTime(e.time))} ${who.padEnd(12)} ${e.type.padEnd(18)} ${brief(e)}`;
+      const line = `${' '.repeat(Math.max(0, 6 - seq.length))}${c.dim(seq)} ${c.dim(localTime(e.time))} ${padEnd(who, 12)} ${e.type.padEnd(18)} ${brief(e)}`;
       return c.width === null ? [line] : wrapLine(line, c.width, 3, mark);
     })
     .join('\n')
