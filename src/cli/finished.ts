@@ -36,5 +36,5 @@ export async function sessionOrJustFinished(ctx: Ctx, explicit?: string): Promis
 
 /** The line that says no session is active and which one was shown or acted on instead. */
 export function finishedNote(id: string, status: string): string {
-  return `No session is active: ${id} ${status === 'abandoned' ? 'was abandoned' : `has ${status}`}. Start one with \`baton start TITLE\`, or \`baton switch ID\`.`;
+  return `No session is active: ${id} ${status === 'abandoned' ? 'was abandoned' : `has ${status}`}. Start one with \`baton start TITLE\`, or go back to a paused one (\`baton list\`, \`baton switch ID\`).`;
 }
