@@ -38,7 +38,7 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<readonly [string, s
   archive: [['baton archive 2026-04-02-spike', 'move a finished session to the archive']],
   pin: [['baton pin 2026-05-01-oauth --reason "audit"', 'keep a session from cleanup']],
   unpin: [['baton unpin 2026-05-01-oauth', 'let cleanup archive it again']],
-  log: [['baton log', 'every event of the active session'], ['baton log --since 120 --json', 'events after seq 120, as JSON']],
+  log: [['baton log', 'the events of the active session (lease renewals hidden: --all shows them)'], ['baton log --type phase --agent alice', 'the phase events alice recorded'], ['baton log --since 120 --json', 'events after seq 120, as JSON']],
   repair: [['baton repair --session 2026-05-01-oauth', 'rebuild a damaged journal']],
   phase: [['baton phase start design', 'start a phase'], ['baton phase done design', 'complete it'], ['baton phase retry build', 'retry a failed phase']],
   'phase start': [['baton phase start design --agent alice', 'start the design phase as alice'], ['baton phase start build --force', 'start it although its blockers are not done']],

@@ -19,6 +19,7 @@ export { toBatonError } from './os-errors.js';
 export { SESSION_STATUSES } from '../domain/state.js';
 export type { FileAction, Phase, PhaseStatus, SessionState, SessionStatus } from '../domain/state.js';
 export type { PhaseSpec, StoredEvent } from '../domain/events.js';
+export { EVENT_TYPES } from '../domain/events.js';
 export type { SessionSummary } from '../domain/summary.js';
 export type { PhaseAction } from '../domain/transitions.js';
 export { parseIdFormat } from '../domain/ids.js';

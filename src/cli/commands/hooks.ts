@@ -206,7 +206,7 @@ async function emitChange(ctx: Ctx, r: HooksChangeReport): Promise<void> {
   }
   if (r.dryRun) {
     if (diff) ctx.io.stdout(diff);
-    ctx.io.stderr(`${r.changed ? `dry run: ${r.file} was not written.` : `dry run: ${r.file} needs no change.`}\n`);
+    ctx.said(r.changed ? `dry run: ${r.file} was not written.` : `dry run: ${r.file} needs no change.`);
     for (const n of r.notes) ctx.warn(n);
     return;
   }

@@ -50,14 +50,14 @@ export function registerUi(program: Command, io: CliIO, holder: { ctx: Ctx | nul
       try {
         server = await startUiServer({ manager: m, host, port, onWarning: (w) => ctx.warn(w) });
         ctx.emit({ url: server.url, host: server.host, port: server.port, store: { kind: m.store.kind, location: m.store.location } }, server.url);
-        io.stderr(`baton: dashboard of the ${m.store.kind} store ${m.store.location}; read-only; Ctrl+C to stop\n`);
+        ctx.said(`baton: dashboard of the ${m.store.kind} store ${m.store.location}; read-only; Ctrl+C to stop`);
         if (o['open'] === true) openBrowser(server.url, ctx);
         await ended;
       } finally {
         stopWaiting();
         await server?.close();
       }
-      io.stderr('baton: dashboard stopped\n');
+      ctx.said('baton: dashboard stopped');
     }),
   );
 }

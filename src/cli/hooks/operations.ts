@@ -104,10 +104,11 @@ function programNotes(o: HooksChangeOptions, parsed: ParsedHookCommand): string[
 }
 
 function finish(o: HooksChangeOptions, action: HooksChangeReport['action'], file: string, before: string | null, r: ReturnType<typeof installInto>, command: string | null, notes: string[]): HooksChangeReport {
-  // A file left holding only `{}` by an uninstall was baton's alone: it goes (the backup stays).
+  // A file left holding only `{}` by an uninstall was baton's alone: it goes. An uninstall
+  // also takes away the backup its install left (see writeConfig).
   const after = action === 'uninstall' && r.changed && r.text.trim() === '{}' ? null : r.changed || before !== null ? r.text : null;
   let backup: string | null = null;
-  if (r.changed && !o.dryRun) backup = writeConfig(file, after).backup;
+  if (r.changed && !o.dryRun) backup = writeConfig(file, after, { keepBackup: action === 'install' }).backup;
   return { action, cli: o.cli, scope: o.scope, file, dryRun: o.dryRun, changed: r.changed, before, after, backup, command, added: r.added, updated: r.updated, removed: r.removed, unchanged: r.unchanged, notes };
 }
 
