@@ -17,7 +17,7 @@ export interface LogFilter {
 }
 
 /** Event types hidden unless asked for: a heartbeat, not something that happened. */
-export const NOISE: ReadonlySet<string> = new Set(['lease.renewed']);
+export const NOISE: ReadonlySet<string> = new Set(['lease.renewed', 'run.renewed']);
 
 /** One `--type` pattern as a test of an event type; a pattern no known type matches is BAD_INPUT. */
 function typeTest(pattern: string): (type: string) => boolean {
