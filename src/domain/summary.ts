@@ -1,4 +1,11 @@
-import type { SessionState, SessionStatus, StatusCause } from './state.js';
+import type { RunProcess, SessionState, SessionStatus, StatusCause } from './state.js';
+
+/** A run that has not ended, as a registry row names it: enough to check its process or its lapse without loading the session. */
+export interface RunRef extends RunProcess {
+  id: string;
+  /** Its liveness's end when the row was written (renewals do not rewrite rows); null: process only. */
+  expiresAt: string | null;
+}
 
 /** One row of the registry: what `baton list` shows without loading the session. */
 export interface SessionSummary {
@@ -23,6 +30,8 @@ export interface SessionSummary {
    * its session before reporting it interrupted.
    */
   leaseToken?: number | null;
+  /** Runs that have not ended (absent: none): `list` checks them before reporting the session active (docs/runs.md). */
+  runs?: RunRef[];
   /** Pinned: never touched by `baton cleanup` (absent in rows written before pins existed: false). */
   pinned?: boolean;
   /**
@@ -53,7 +62,17 @@ export function summarize(s: SessionState): SessionSummary {
     leaseToken: s.lease?.token ?? null,
     pinned: s.pinned === true,
     ...(s.workspace !== undefined ? { workspace: s.workspace } : {}),
+    ...openRuns(s),
   };
+}
+
+function openRuns(s: SessionState): { runs?: RunRef[] } {
+  const open = (s.runs ?? []).filter((r) => !r.ended);
+  return open.length ? { runs: open.map((r) => ({ id: r.id, ...r.process, expiresAt: r.expiresAt })) } : {};
+}
+
+function runIds(s: SessionSummary): string {
+  return (s.runs ?? []).map((r) => r.id).join(',');
 }
 
 /**
@@ -74,7 +93,8 @@ export function sameSummaryInputs(a: SessionState, b: SessionState): boolean {
     a.phases === b.phases &&
     a.lease === b.lease &&
     a.pinned === b.pinned &&
-    a.workspace === b.workspace
+    a.workspace === b.workspace &&
+    a.runs === b.runs
   );
 }
 
@@ -94,6 +114,7 @@ export function summaryChanged(a: SessionSummary | null, b: SessionSummary): boo
     a.cause?.cause !== b.cause?.cause ||
     (a.leaseToken ?? null) !== (b.leaseToken ?? null) ||
     (a.pinned ?? false) !== (b.pinned ?? false) ||
+    runIds(a) !== runIds(b) ||
     expiresSooner(a, b)
   );
 }

@@ -22,6 +22,10 @@ import type { SessionSummary } from '../domain/summary.js';
 import { budgetView } from '../domain/tokens.js';
 import type { BudgetView } from '../domain/tokens.js';
 import { statusView } from '../domain/view.js';
+import { effectiveStatus } from '../domain/lease.js';
+import { runSegments } from '../domain/run-segments.js';
+import type { RunSegment } from '../domain/run-segments.js';
+import type { Liveness } from '../domain/runs.js';
 import type { StatusView } from '../domain/view.js';
 import { leaseExpired } from '../domain/lease.js';
 import { sessionFilesOf } from '../store/capabilities.js';
@@ -38,6 +42,8 @@ export interface DashboardSource {
   pricing(): PricingTable;
   listRows(filter: { persist?: boolean; all?: boolean }): Promise<RowText[]>;
   readonly checkpoints: { list(sessionId: string): Promise<CheckpointInfo[]> };
+  /** Which runs are live: a process check on this host (a read; it writes nothing). */
+  readonly runs: { liveness(s: SessionState): Liveness };
   readonly recovery: { handoff(id: string, o?: PlanSources): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> };
   /** The folder the manager works in: the workspace of every session of a file store. */
   readonly workspace?: { readonly root: string } | null;
@@ -113,6 +119,8 @@ export interface SessionPage {
   facets: { types: Record<string, number>; agents: Record<string, number> };
   /** The dashboard's clock when the page was built (ISO): a running attempt ends here. */
   now: string;
+  /** The session's runs (workers) as segments: who worked when, and where one died (docs/runs.md). */
+  runs: RunSegment[];
 }
 
 /** Query of {@link Dashboard.events}. */
@@ -279,9 +287,14 @@ export class Dashboard {
     const state = await this.m.get(validateId(id));
     const pricing = this.m.pricing();
     const j = await this.journal(id, state);
-    const now = this.m.time();
+    const live = this.m.runs.liveness(state);
+    const now = live.now;
+    const view = statusView(state, now, pricing);
+    // A run whose process is gone here reads as dead at once, as `baton status` says.
+    const eff = effectiveStatus(state, now, live.dead);
     return {
-      view: statusView(state, now, pricing),
+      view: { ...view, status: eff.status, cause: eff.cause },
+      runs: runSegments(state, live),
       attempts: j.timeline.attempts,
       tokens: { ...seriesOf(j, o.maxPoints), budget: budgetView(state.tokens) },
       checkpoints: await this.m.checkpoints.list(id),

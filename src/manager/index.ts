@@ -54,6 +54,7 @@ export type { RunEnd } from './leases.js';
 export { RUN_HEARTBEAT_MS, RUN_TTL_MS, liveRuns, runLabel, runLive, runPhasesInFlight, runsOf } from '../domain/runs.js';
 export type { Liveness, Run, RunEndInput, RunKind, RunProcess, Salvage } from '../domain/runs.js';
 export type { Salvager, StartRunOptions } from './runs.js';
+export type { RunSegment } from '../domain/run-segments.js';
 export type { DoctorProblem, DoctorReport } from './doctor.js';
 export type { CleanupAction, Tombstone } from './retention.js';
 export type { OnProgress, Progress } from './progress.js';

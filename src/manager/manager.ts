@@ -5,7 +5,6 @@ import { hint } from '../domain/hints.js';
 import type { PhaseSpec, StoredEvent } from '../domain/events.js';
 import { generateId, validateId } from '../domain/ids.js';
 import type { BmadIdOptions, IdFormat } from '../domain/ids.js';
-import { effectiveStatus } from '../domain/lease.js';
 import { fold } from '../domain/apply.js';
 import type { FileAction, SessionState, SessionStatus } from '../domain/state.js';
 import { summarize } from '../domain/summary.js';
@@ -318,7 +317,8 @@ export class SessionManager extends SessionCore {
     if (derived.length && filter.persist !== false) await this.store.putSummaries(derived);
     const now = this.time();
     const rows = [...r.rows, ...derived.map((s) => RowText.of(s))];
-    if (filter.recheck !== false) for (let i = 0; i < rows.length; i++) if (leaseLapsed(rows[i]!, now)) [rows[i], this.rechecked] = [await this.recheck(rows[i]!, now), this.rechecked + 1];
+    const doubt = (row: RowText): boolean => leaseLapsed(row, now) || (row.status === 'active' && this.runs.rowInDoubt(row.summary, now));
+    if (filter.recheck !== false) for (let i = 0; i < rows.length; i++) if (doubt(rows[i]!)) [rows[i], this.rechecked] = [await this.recheck(rows[i]!, now), this.rechecked + 1];
     return rows
       .filter((row) => (filter.all ? true : !row.archived))
       .filter((row) => (filter.status ? row.status === filter.status : true))
@@ -486,7 +486,7 @@ export class SessionManager extends SessionCore {
       if (!isBatonError(e)) throw e;
       return RowText.of({ ...row.summary, status: 'interrupted', cause: { cause: 'lease-expired', at: expires, detail: null } });
     }
-    const eff = effectiveStatus(s, now);
+    const eff = this.runs.status(s);
     return RowText.of({ ...summarize(s), status: eff.status, cause: eff.cause });
   }
 

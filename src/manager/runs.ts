@@ -9,6 +9,7 @@ import { assertNoOtherLiveRun, decidePhaseClaim, decideRunDeath, decideRunEnd, d
 import type { Liveness, Run, RunEndInput, RunKind, Salvage } from '../domain/runs.js';
 import { effectiveStatus } from '../domain/lease.js';
 import type { Phase, SessionState, StatusCause } from '../domain/state.js';
+import type { SessionSummary } from '../domain/summary.js';
 import { groupAlive, processAlive } from './process-check.js';
 import type { ChangeResult, ManagerCore } from './types.js';
 
@@ -44,14 +45,27 @@ export class Runs {
    * its whole process group) no longer exists, or the machine rebooted since it started.
    * False when it may still run, and for runs of other hosts (their liveness lapses instead).
    */
-  gone(r: Run): boolean {
+  gone(r: Pick<Run, 'process'> & { ended?: Run['ended'] }): boolean {
     if (r.ended) return false;
     const { host, boot, pid } = this.m.origin;
-    if (r.process.host !== host) return false;
-    if (r.process.boot && boot && r.process.boot !== boot) return true;
-    if (r.process.pid === pid) return false;
-    if (r.process.pgid && groupAlive(r.process.pgid)) return false;
-    return !processAlive(r.process.pid);
+    const p = r.process;
+    if (p.host !== host) return false;
+    if (p.boot && boot && p.boot !== boot) return true;
+    if (p.pid === pid) return false;
+    if (p.pgid && groupAlive(p.pgid)) return false;
+    return !processAlive(p.pid);
+  }
+
+  /**
+   * True when a registry row may report an active session that its runs no longer keep
+   * active: one of its open runs is gone (this host) or every one has lapsed. `list` then reads
+   * the session before reporting it.
+   */
+  rowInDoubt(row: SessionSummary, now: string): boolean {
+    const refs = row.status === 'active' ? row.runs : undefined;
+    if (!refs?.length) return false;
+    if (refs.some((x) => this.gone({ process: x }))) return true;
+    return refs.every((x) => x.expiresAt !== null && Date.parse(x.expiresAt) <= Date.parse(now));
   }
 
   /** What is known now: the time, and the runs of this host found gone. */

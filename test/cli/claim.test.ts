@@ -279,7 +279,7 @@ describe('baton claim on the file store', () => {
     // Woken by the lease's expiry, or earlier by the feed, when the dead holder is seen from this machine.
     expect(['lease-expired', 'holder-gone']).toContain(c.cause?.cause);
     const types = (await ws.log('long')).map((e) => e.type);
-    expect(types.slice(-4)).toEqual(['lease.expired', 'session.interrupted', 'session.resumed', 'lease.acquired']);
+    expect(types.slice(-5)).toEqual(['lease.expired', 'session.interrupted', 'run.ended', 'session.resumed', 'lease.acquired']);
   }, 60_000);
 
   it('a run nested inside a run does not take over its parent lease (LOCKED, as before)', async () => {

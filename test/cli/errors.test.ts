@@ -79,9 +79,10 @@ describe('no active session and no store', () => {
     await ws.ok(['start', 'One', '--id', 'one']);
     await ws.ok(['start', 'Two', '--id', 'two', '--switch']);
     await ws.ok(['complete']);
-    const e = await refused(ws, ['status'], 'NO_ACTIVE_SESSION');
+    // `status` shows the session just finished (see cli.md); a change needs a session named.
+    const e = await refused(ws, ['note', 'add', 'x'], 'NO_ACTIVE_SESSION');
     expect(e.hint).toBe('Pass --session with one of: one (or `baton switch <id>`).');
-    const r = JSON.parse((await ws.run(['status', '--json'])).stdout) as { error: { details: { candidates: string[] } } };
+    const r = JSON.parse((await ws.run(['note', 'add', 'x', '--json'])).stdout) as { error: { details: { candidates: string[] } } };
     expect(r.error.details.candidates).toEqual(['one']);
   });
 

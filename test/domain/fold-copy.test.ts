@@ -153,7 +153,7 @@ describe('fold copies on write', () => {
   // The manager skips summarizing a change's result when sameSummaryInputs says the row's
   // inputs are the same objects (src/domain/summary.ts): that rests on this copy on write.
   it('summarize reads only the fields sameSummaryInputs compares, and revision and updatedAt', () => {
-    const READ = ['id', 'title', 'status', 'statusCause', 'archived', 'createdAt', 'phases', 'lease', 'pinned', 'workspace', 'revision', 'updatedAt'];
+    const READ = ['id', 'title', 'status', 'statusCause', 'archived', 'createdAt', 'phases', 'lease', 'pinned', 'workspace', 'runs', 'revision', 'updatedAt'];
     for (let i = 1; i <= ALL.length; i++) {
       const s = fold(null, ALL.slice(0, i), 'id')!;
       const only = Object.fromEntries(Object.entries(s).filter(([k]) => READ.includes(k))) as unknown as SessionState;

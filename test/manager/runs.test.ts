@@ -142,3 +142,33 @@ describe('runs', () => {
     expect(r.events[0]?.actor.run).toBe(a.id);
   });
 });
+
+describe('list', () => {
+  it('reports a session whose only run died as interrupted, without anyone writing it down', async () => {
+    const m = manager();
+    const id = await session(m);
+    const agent = spawn('sleep', ['30']);
+    const a = (await m.runs.start(id, { kind: 'conversation', ttlMs: null, pid: agent.pid! })).result;
+    await m.runs.claimPhase(id, a.id, 'backend');
+    expect((await m.list()).find((r) => r.id === id)?.status).toBe('active');
+    agent.kill('SIGKILL');
+    await once(agent, 'exit');
+    const row = (await m.list()).find((r) => r.id === id);
+    expect(row?.status).toBe('interrupted');
+    expect(row?.cause?.cause).toBe('run-died');
+    expect((await m.get(id)).status).toBe('active');
+  });
+
+  it('a run heartbeat does not rewrite the registry row; a run starting or ending does', async () => {
+    const m = manager();
+    const id = await session(m);
+    const a = (await m.runs.start(id, { kind: 'library', ttlMs: 60_000 })).result;
+    const rowAfterStart = (await store.list({})).summaries.find((r) => r.id === id)!;
+    expect(rowAfterStart.runs?.map((r) => r.id)).toEqual([a.id]);
+    clock += 10_000;
+    await m.runs.renew(id, a.id);
+    expect((await store.list({})).summaries.find((r) => r.id === id)!.revision).toBe(rowAfterStart.revision);
+    await m.runs.end(id, a.id, { how: 'finished', cause: 'done' });
+    expect((await store.list({})).summaries.find((r) => r.id === id)!.runs).toBeUndefined();
+  });
+});

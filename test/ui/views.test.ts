@@ -5,7 +5,9 @@
  * sessions list has cost, workspace and holder columns and shows archived sessions on demand;
  * money reads as `baton status` prints it; "flagged below" appears only over a flagged row.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +26,7 @@ describe.skipIf(!HAVE_BROWSER)('the dashboard views in Chromium', () => {
   let browser: BrowserContext;
   let page: Page;
   const problems: string[] = [];
+  const workers: ChildProcess[] = [];
   const base = (): string => s.url.split('?')[0]!;
 
   beforeAll(async () => {
@@ -37,6 +40,26 @@ describe.skipIf(!HAVE_BROWSER)('the dashboard views in Chromium', () => {
     await w.ok(['start', 'Old and archived', '--id', 'attic', '--switch']);
     await w.ok(['complete']);
     await w.ok(['archive', 'attic']);
+    // Runs: in 'crew' one worker lives (a sleeping process) and one died (its process killed);
+    // in 'lost' the only worker died with its phase in flight.
+    const m = w.manager();
+    await w.ok(['start', 'Crew', '--id', 'crew', '--phases', 'api,ui', '--switch']);
+    await w.ok(['start', 'Lost', '--id', 'lost', '--phases', 'one', '--switch']);
+    const run = async (id: string, agent: string, phase: string): Promise<ChildProcess> => {
+      const p = spawn('sleep', ['600']);
+      workers.push(p);
+      const r = (await m.runs.start(id, { kind: 'conversation', ttlMs: null, pid: p.pid!, agent, cli: 'claude', agentSessionId: `${agent}-conversation` })).result;
+      await m.runs.claimPhase(id, r.id, phase, { agent });
+      return p;
+    };
+    await run('crew', 'alice', 'api');
+    const bob = await run('crew', 'bob', 'ui');
+    const carol = await run('lost', 'carol', 'one');
+    for (const p of [bob, carol]) {
+      p.kill('SIGKILL');
+      await once(p, 'exit');
+    }
+    await m.store.close();
     s = await serve(w);
     browser = await launch();
     page = await browser.newPage();
@@ -45,9 +68,26 @@ describe.skipIf(!HAVE_BROWSER)('the dashboard views in Chromium', () => {
     await page.goto(s.url);
   });
   afterAll(async () => {
+    for (const p of workers) p.kill('SIGKILL');
     await browser?.close();
     await s?.close();
     await w?.drop();
+  });
+
+  it('the Phases tab draws each run as a bar with its agent, and a mark where one died', async () => {
+    await page.goto(`${base()}#/s/crew/phases`);
+    await page.waitForSelector('.lanes.runs li.attempt.run');
+    const bars = await page.$$eval('.lanes.runs li.attempt.run', (l) => l.map((e) => [e.getAttribute('data-run'), e.getAttribute('data-outcome'), e.textContent]));
+    expect(bars).toEqual([
+      ['run-1', 'live', 'alice'],
+      ['run-2', 'died', '✝ bob'],
+    ]);
+    // One worker still lives: the session is active.
+    expect(await page.$eval('.meta', (e) => e.textContent ?? '')).toContain('active');
+    // The only worker of 'lost' died with its phase in flight: interrupted, as `baton status` reports it.
+    await page.goto(`${base()}#/s/lost/phases`);
+    await page.waitForSelector('.lanes.runs li.attempt.run[data-outcome="died"]');
+    expect(await page.$eval('.meta', (e) => e.textContent ?? '')).toContain('interrupted');
   });
 
   it('tabs switch the section shown, one at a time, and the address keeps the tab', async () => {

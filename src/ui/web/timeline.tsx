@@ -5,7 +5,7 @@
  * what it shows, so the timeline reads with a keyboard and a screen reader too.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { Attempt, SessionPage } from '../../manager/index.js';
+import type { Attempt, RunSegment, SessionPage } from '../../manager/index.js';
 import { duration } from './format.js';
 
 function useClock(running: boolean): number {
@@ -26,17 +26,57 @@ function label(a: Attempt, end: string): string {
   return parts.filter(Boolean).join('; ');
 }
 
+function runText(r: RunSegment, end: string): string {
+  const how = r.outcome === 'live' ? 'live' : `${r.outcome}${r.cause ? ` (${r.cause})` : ''}`;
+  return [r.label, how, r.phases.length ? `phases: ${r.phases.join(', ')}` : null, duration(r.startedAt, end)].filter(Boolean).join('; ');
+}
+
+/**
+ * One lane per run (worker): a bar from its start to its end with its agent, a mark where it
+ * died; the gaps between bars are the times nobody worked on the session.
+ */
+function RunLanes({ runs, x, end }: { runs: RunSegment[]; x: (iso: string) => number; end: string }) {
+  if (!runs.length) return null;
+  return (
+    <ol class="lanes runs" aria-label="Runs">
+      {runs.map((r) => {
+        const stop = r.endedAt ?? end;
+        const left = x(r.startedAt);
+        const width = Math.max(0.6, x(stop) - left);
+        return (
+          <li class="lane" key={r.id} data-run={r.id}>
+            <div class="lane-name" title={r.label}>
+              <span class={`dot r-${r.outcome}`} aria-hidden="true" />
+              {r.id}
+            </div>
+            <ol class="track" aria-label={`Run ${r.id}`}>
+              <li class={`attempt run r-${r.outcome}`} data-run={r.id} data-outcome={r.outcome} tabIndex={0} aria-label={runText(r, stop)} title={runText(r, stop)} style={{ left: `${left}%`, width: `${width}%` }}>
+                <span class="bar-text">
+                  {r.outcome === 'died' ? '✝ ' : ''}
+                  {r.agent ?? r.kind}
+                </span>
+              </li>
+            </ol>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
 /** The timeline section's content. */
 export function Timeline({ page }: { page: SessionPage }) {
   const v = page.view;
   const active = v.status === 'active';
-  const now = useClock(active && page.attempts.some((a) => a.outcome === 'running'));
+  const runs = page.runs ?? [];
+  const now = useClock(active && (page.attempts.some((a) => a.outcome === 'running') || runs.some((r) => r.outcome === 'live')));
   // A running attempt ends now while the session runs, else where the session stopped.
   const openEnd = active ? new Date(Math.max(now, Date.parse(page.now))).toISOString() : v.updatedAt;
   const endOf = (a: Attempt): string => a.endedAt ?? openEnd;
-  if (!page.attempts.length) return <p class="muted empty">No phase has started yet.</p>;
-  const t0 = Math.min(...page.attempts.map((a) => Date.parse(a.startedAt)));
-  const t1 = Math.max(t0 + 1000, ...page.attempts.map((a) => Date.parse(endOf(a))));
+  if (!page.attempts.length && !runs.length) return <p class="muted empty">No phase has started yet.</p>;
+  const starts = [...page.attempts.map((a) => Date.parse(a.startedAt)), ...runs.map((r) => Date.parse(r.startedAt))];
+  const t0 = Math.min(...starts);
+  const t1 = Math.max(t0 + 1000, ...page.attempts.map((a) => Date.parse(endOf(a))), ...runs.map((r) => Date.parse(r.endedAt ?? openEnd)));
   const x = (iso: string): number => ((Date.parse(iso) - t0) / (t1 - t0)) * 100;
   const lanes = v.phases.filter((p) => page.attempts.some((a) => a.phaseId === p.id));
   const pending = v.phases.filter((p) => !page.attempts.some((a) => a.phaseId === p.id));
@@ -47,6 +87,7 @@ export function Timeline({ page }: { page: SessionPage }) {
         <span>{duration(new Date(t0).toISOString(), new Date(t1).toISOString())}</span>
         <span>{new Date(t1).toISOString().replace('T', ' ').slice(0, 19)}</span>
       </div>
+      <RunLanes runs={runs} x={x} end={openEnd} />
       <ol class="lanes">
         {lanes.map((p) => (
           <li class="lane" key={p.id} data-phase={p.id}>
@@ -90,6 +131,7 @@ export function Timeline({ page }: { page: SessionPage }) {
       <p class="legend" aria-hidden="true">
         <span class="key o-completed">completed</span> <span class="key o-failed">failed ✕</span> <span class="key o-running">in flight</span>{' '}
         <span class="key o-superseded">superseded</span> <span class="key retry">↻ retry</span> <span class="key tick-key">sub-step</span>
+        {runs.length ? <> <span class="key r-live">run live</span> <span class="key r-died">✝ run died</span></> : null}
       </p>
     </div>
   );
