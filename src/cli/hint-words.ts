@@ -18,9 +18,10 @@ function acceptWords(a: HintArgs['files.accept']): string {
   return `Run ${runs.join(', then ')}.`;
 }
 
-/** `git checkout -- …` for the changed and vanished files; the reappeared ones are deleted again. */
+/** `git restore --source=…` from a checkpoint's copy, else `git checkout -- …`, for the changed and vanished files; the reappeared ones are deleted again. */
 function restoreWords(a: HintArgs['files.restore-git']): string {
   const parts = [
+    ...(a.from ?? []).map((f) => `run \`git restore --source=${f.commit} -- ${paths(f.paths)}\` (a checkpoint's copy, as recorded)`),
     ...(a.checkout.length ? [`run \`git checkout -- ${paths(a.checkout)}\` (check first that git holds what was recorded)`] : []),
     ...(a.remove.length ? [`delete ${paths(a.remove)} again (recorded as deleted)`] : []),
   ];

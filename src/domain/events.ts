@@ -132,7 +132,8 @@ export interface EventDataMap {
     revision: number;
     trigger: 'manual' | 'phase';
     phaseId: string | null;
-    git: { branch: string | null; head: string | null; dirty: boolean } | null;
+    /** `snapshot`: the commit holding a dirty work tree as it was (CheckpointGit in store/types.ts). */
+    git: { branch: string | null; head: string | null; dirty: boolean; snapshot?: string | null } | null;
   };
   /**
    * The session's work goes back to the checkpoint's: `state` is the checkpoint's state (so the
@@ -144,8 +145,8 @@ export interface EventDataMap {
     revision: number;
     state: SessionState;
     supersedes: string[];
-    /** The work tree reset (`restore --git`): the commit it went to and the HEAD it left. */
-    git: { commit: string; previousHead: string | null } | null;
+    /** The work tree reset (`restore --git`): the commit it went to, the HEAD it left, and the snapshot whose tree it checked out (a dirty checkpoint). */
+    git: { commit: string; previousHead: string | null; snapshot?: string | null } | null;
   };
   /** An agent CLI's conversation (Claude Code, Codex, Gemini CLI) works on this session (`baton hook`). */
   'agent.bound': Omit<AgentBinding, 'boundAt' | 'updatedAt' | 'ended'>;

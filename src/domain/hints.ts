@@ -40,8 +40,12 @@ export interface HintArgs {
   'resume.from-options': Record<string, never>;
   /** Record files as they are now, into `phase`: the paths that changed, vanished or reappeared. */
   'files.accept': { session: string; phase: string; modified: string[]; deleted: string[]; created: string[] };
-  /** Put files back as recorded, with git: `checkout` the changed and vanished ones, `remove` the reappeared ones. */
-  'files.restore-git': { checkout: string[]; remove: string[] };
+  /**
+   * Put files back as recorded, with git: take each group of `from` out of its commit (which
+   * holds them as recorded), `checkout` the other changed and vanished ones (git may hold
+   * them; unverified), `remove` the reappeared ones.
+   */
+  'files.restore-git': { checkout: string[]; remove: string[]; from?: Array<{ commit: string; paths: string[] }> };
   'run.hold-lease': Record<string, never>;
   'lease.wait-or-force': Record<string, never>;
   'lease.fenced': Record<string, never>;

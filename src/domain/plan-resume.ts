@@ -295,7 +295,7 @@ export function planResume(input: ResumeInput): ResumePlan {
     files,
     planChanged: input.planChanged,
     recovery: planned.recovery,
-    outsideEdits: resumable ? outsideEdits(s, planned.touchedDone, status) : null,
+    outsideEdits: resumable ? outsideEdits(s, planned.touchedDone, status, input.gitCopies) : null,
     warnings,
     ...(s.agentSessions?.length ? { continueWith: continueWith(s) } : {}),
     ...(rules && rec ? { toolkit: toolkitResume(rules, rec) } : {}),

@@ -61,6 +61,22 @@ export interface ResumeInput {
    * are not work a restore undoes.
    */
   events?: Array<{ seq: number; type: string }>;
+  /**
+   * Optional: commits known to hold recorded files (checkpoints' copies of the work tree),
+   * newest first. A file put back with git is taken from the first that holds it as recorded.
+   */
+  gitCopies?: GitCopy[];
+}
+
+/**
+ * A commit that holds files as a checkpoint measured them: the checkpoint's copy of a dirty
+ * work tree, or its HEAD when the tree was clean.
+ */
+export interface GitCopy {
+  checkpointId: string;
+  commit: string;
+  /** The files the commit holds, path → sha256 as measured when the checkpoint was taken. */
+  files: Record<string, string | null>;
 }
 
 /**

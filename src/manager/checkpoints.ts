@@ -4,7 +4,7 @@ import { BatonError, isBatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';
 import type { StoredEvent } from '../domain/events.js';
 import { slugify, validateId } from '../domain/ids.js';
-import type { CheckpointInfo as ResumeCheckpoint } from '../domain/resume-plan-types.js';
+import type { GitCopy, CheckpointInfo as ResumeCheckpoint } from '../domain/resume-plan-types.js';
 import type { CheckpointRef, SessionState } from '../domain/state.js';
 import { compareCheckpointIds } from '../store/types.js';
 import type { Checkpoint, CheckpointFile, CheckpointGit, CheckpointRead } from '../store/types.js';
@@ -13,6 +13,8 @@ import type { Workspace } from './workspace.js';
 
 /** @deprecated Read it with `settingsOf(state).autoCheckpoint` (domain/settings.ts); the metadata key that turns automatic checkpoints off for one session (`false`). */
 export const AUTO_CHECKPOINT_KEY = SETTING_KEYS.autoCheckpoint;
+/** Checkpoints (newest first) the resume plan looks at for copies of recorded files. */
+const MAX_GIT_COPIES = 20;
 /** Longest checkpoint name accepted. */
 export const MAX_CHECKPOINT_NAME = 200;
 
@@ -76,8 +78,11 @@ export interface RestoreResult {
   checkpoint: CheckpointInfo;
   /** Checkpoints marked superseded by this restore. */
   superseded: string[];
-  /** The reset done with `git`: the commit now checked out and the HEAD left behind. */
-  git: { commit: string; previousHead: string | null } | null;
+  /**
+   * The reset done with `git`: the commit HEAD is now at, the HEAD left behind, and the
+   * snapshot whose tree the work tree now holds (a checkpoint taken on a dirty tree), else null.
+   */
+  git: { commit: string; previousHead: string | null; snapshot: string | null } | null;
 }
 
 /** What the checkpoint service needs from the manager that built it. */
@@ -116,6 +121,28 @@ export class Checkpoints {
     const state = await this.m.get(sessionId);
     if (o.expectedRevision !== undefined && o.expectedRevision !== state.revision) throw revisionConflict(sessionId, o.expectedRevision, state.revision);
     return this.take(state, { name: input.name ?? null, trigger: 'manual', phaseId: null }, o);
+  }
+
+  /**
+   * Commits of this repository that hold files as checkpoints measured them (a dirty tree's
+   * copy, or HEAD of a clean one), newest first, each with the measured files it holds: where
+   * the resume plan tells how to put a file back as recorded. Empty outside git.
+   */
+  async gitCopies(sessionId: string, max = MAX_GIT_COPIES): Promise<GitCopy[]> {
+    const ws = this.deps.workspace;
+    if (!ws || !ws.git.status()) return [];
+    const out: GitCopy[] = [];
+    const reads = (await this.m.store.listCheckpoints(sessionId)).filter((r) => r.valid).reverse();
+    for (const r of reads) {
+      if (out.length >= max) break;
+      const { git, files } = r.checkpoint;
+      const commit = git ? (git.dirty ? git.snapshot ?? null : git.head) : null;
+      if (!commit || !files.length || !ws.git.hasCommit(commit)) continue;
+      const held = new Set(ws.git.pathsIn(commit, files.map((f) => f.path)));
+      const map = Object.fromEntries(files.filter((f) => held.has(f.path)).map((f) => [f.path, f.sha256]));
+      if (Object.keys(map).length) out.push({ checkpointId: r.checkpoint.id, commit, files: map });
+    }
+    return out;
   }
 
   /** One checkpoint with its files compared to the workspace; a damaged one comes with a fallback. */
@@ -239,7 +266,7 @@ export class Checkpoints {
     const name = what.name === null ? `revision ${base.revision}` : text(what.name, 'checkpoint name', { max: MAX_CHECKPOINT_NAME });
     if (/[\r\n]/.test(name)) throw new BatonError('BAD_INPUT', 'A checkpoint name is one line.', { hint: 'Drop the line breaks from the name.' });
     const ws = this.deps.workspace;
-    const git = ws ? ws.gitInfo() : null;
+    const git = ws ? ws.gitState(`baton checkpoint of session ${base.id}: ${name}`, (e) => this.deps.onWarning(`The work tree could not be copied for the checkpoint (restore --git will refuse it): ${isBatonError(e) ? e.message : String(e)}`)) : null;
     const hashes = new Map<string, CheckpointFile>();
     const measure = (p: string): CheckpointFile => {
       let f = hashes.get(p);
@@ -260,6 +287,14 @@ export class Checkpoints {
       o,
     );
     const checkpoint = cp as unknown as Checkpoint;
+    if (ws && git?.snapshot) {
+      try {
+        ws.git.keepRef(checkpointRef(base.id, checkpoint.id), git.snapshot);
+      } catch (e) {
+        // Still restorable while git keeps the unreferenced commit (two weeks by default).
+        this.deps.onWarning(`The copy of the work tree of checkpoint ${checkpoint.id} (${git.snapshot}) is not kept under a ref: ${isBatonError(e) ? e.message : String(e)}`);
+      }
+    }
     try {
       await this.m.store.saveCheckpoint(base.id, checkpoint);
     } catch (e) {
@@ -274,8 +309,11 @@ export class Checkpoints {
     return { info: infoOf({ id: checkpoint.id, valid: true, checkpoint }, ref), checkpoint, state: r.state, events: r.events };
   }
 
-  /** The reset of `restore --git`, after every check. */
-  private resetGit(cp: Checkpoint, force: boolean): { commit: string; previousHead: string | null } {
+  /**
+   * The reset of `restore --git`, after every check: HEAD (the branch) back to the
+   * checkpoint's commit, and the work tree back to what it held, uncommitted work included.
+   */
+  private resetGit(cp: Checkpoint, force: boolean): NonNullable<RestoreResult['git']> {
     const ws = this.deps.workspace;
     const where = ws ? ws.root : 'this workspace';
     const st = ws ? ws.git.status() : null;
@@ -304,11 +342,21 @@ export class Checkpoints {
         details: { branch: st.branch, checkpointBranch: cp.git.branch },
       });
     }
-    if (!ws.git.hasCommit(commit)) {
-      throw new BatonError('NOT_FOUND', `Commit ${commit} of checkpoint ${cp.id} is not in this repository.`, {
-        hint: hint('restore.commit-missing', { checkpoint: cp.id }),
-        details: { commit },
+    const snapshot = cp.git.dirty ? cp.git.snapshot ?? null : null;
+    if (cp.git.dirty && snapshot === null) {
+      // Resetting to HEAD would drop the uncommitted work the checkpoint was taken on.
+      throw new BatonError('BAD_INPUT', `Checkpoint ${cp.id} was taken on a work tree with uncommitted changes, and holds no copy of them (${cp.git.snapshot === null ? 'the copy could not be made' : 'taken by an older baton'}); resetting to its commit ${commit.slice(0, 12)} would remove that work.`, {
+        hint: hint('restore.without-git', { checkpoint: cp.id }),
+        details: { checkpointId: cp.id, commit, dirty: true, snapshot: null },
       });
+    }
+    for (const c of snapshot === null ? [commit] : [commit, snapshot]) {
+      if (!ws.git.hasCommit(c)) {
+        throw new BatonError('NOT_FOUND', `${c === commit ? 'Commit' : 'The copy of the work tree'} ${c} of checkpoint ${cp.id} is not in this repository.`, {
+          hint: hint('restore.commit-missing', { checkpoint: cp.id }),
+          details: { commit: c },
+        });
+      }
     }
     if (st.dirty.length && !force) {
       const shown = st.dirty.slice(0, 5).join(', ');
@@ -317,9 +365,8 @@ export class Checkpoints {
         details: { dirty: st.dirty.slice(0, 100) },
       });
     }
-    if (cp.git.branch === null) ws.git.checkoutDetached(commit);
-    else ws.git.resetHard(commit);
-    return { commit, previousHead: st.head };
+    ws.git.restoreTree(commit, snapshot, cp.git.branch === null);
+    return { commit, previousHead: st.head, snapshot };
   }
 
   private drift(cp: Checkpoint): FileDrift[] {
@@ -396,6 +443,11 @@ export function previousValid(all: CheckpointInfo[], id: string): CheckpointInfo
 /** The newest valid checkpoint that is not superseded (the usual recovery point), or null. */
 export function latestValid(all: CheckpointInfo[]): CheckpointInfo | null {
   return all.filter((c) => c.valid && !c.superseded).at(-1) ?? null;
+}
+
+/** The git ref that keeps the snapshot commit of a checkpoint taken on a dirty work tree. */
+export function checkpointRef(sessionId: string, checkpointId: string): string {
+  return `refs/baton/${sessionId}/${checkpointId}`;
 }
 
 /** Every path the session recorded, in phases and outside them, sorted. */

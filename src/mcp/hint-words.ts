@@ -28,6 +28,7 @@ function acceptWords(a: HintArgs['files.accept']): string {
 function restoreWords(a: HintArgs['files.restore-git']): string {
   const q = (ps: string[]): string => ps.map((p) => JSON.stringify(p)).join(' ');
   const parts = [
+    ...(a.from ?? []).map((f) => `run \`git restore --source=${f.commit} -- ${q(f.paths)}\` (a checkpoint's copy, as recorded)`),
     ...(a.checkout.length ? [`run \`git checkout -- ${q(a.checkout)}\` (check first that git holds what was recorded)`] : []),
     ...(a.remove.length ? [`delete ${q(a.remove)} again (recorded as deleted)`] : []),
   ];

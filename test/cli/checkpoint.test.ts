@@ -190,7 +190,7 @@ describe('baton restore', () => {
 
     // Back to the later checkpoint, by its commit again.
     const human = await ws.ok(['restore', 'cp-3-two', '--git', '--force']);
-    expect(human.stdout).toBe(`Restored cp-3-two "two" (revision ${before.length - 1}) as revision ${before.length + 2}\nWork tree reset to ${head2.slice(0, 12)} (HEAD was ${head1.slice(0, 12)}; \`git reset --hard ${head1}\` goes back)\n`);
+    expect(human.stdout).toBe(`Restored cp-3-two "two" (revision ${before.length - 1}) as revision ${before.length + 2}\nWork tree reset to ${head2.slice(0, 12)} (HEAD was ${head1.slice(0, 12)}: \`git reset --hard ${head1}\` goes back to it, discarding what the restore put back)\n`);
     expect(fs.readFileSync(ws.path('b.txt'), 'utf8')).toBe('added in two\n');
   });
 
