@@ -48,7 +48,14 @@ export interface EventDataMap {
   'phase.retried': { phaseId: string; agent: string | null; forced: boolean; attempt: number };
   'phase.completed': { phaseId: string; agent: string | null };
   'phase.failed': { phaseId: string; agent: string | null; reason: string | null };
-  'phase.skipped': { phaseId: string; reason: string | null };
+  /** `from: 'failed'`: a failed phase skipped on the user's decision (an escalation); absent for a pending phase. */
+  'phase.skipped': { phaseId: string; reason: string | null; from?: 'failed' };
+  /** The plan changed (`baton plan add`): a phase added after `after` (null: first), on the user's decision. */
+  'phase.added': { phaseId: string; phase: PhaseSpec; after: string | null; reason: string | null };
+  /** The plan changed (`baton plan remove`): a pending phase nothing depends on removed. */
+  'phase.removed': { phaseId: string; reason: string | null };
+  /** The plan changed (`baton plan set`): a phase's retry limit or dependencies, the fields given. */
+  'phase.updated': { phaseId: string; maxRetries?: number; blockedBy?: string[]; reason: string | null };
   'substep.reached': { phaseId: string; name: string };
   'file.recorded': {
     phaseId: string | null;
@@ -189,6 +196,7 @@ export const EVENT_TYPES = [
   'agent.bound', 'agent.ended', 'subagent.started', 'subagent.stopped', 'steps.planned',
   'budget.cost_set', 'transcript.read',
   'repair.events_lost',
+  'phase.added', 'phase.removed', 'phase.updated',
 ] as const satisfies readonly EventType[];
 
 /** An event before it has been given a place in the journal. */

@@ -31,9 +31,12 @@ export interface HintArgs {
   // Phases and milestones
   'phase.start': { phase: string };
   'phase.finish-blockers': { blockers: string[] };
-  'phase.escalate': Record<string, never>;
+  /** The user's decision on a phase that used all its retries: retry anyway, skip it, fail or abandon the session, or change the plan. */
+  'phase.escalate': { session: string; phase: string; maxRetries: number; /** False: the session must be reopened first. */ active: boolean };
   'phase.name-one': { phases: string[] };
   'milestone.add': Record<string, never>;
+  /** Change the dependencies of the phases that depend on one to be removed: each phase with its dependencies without it. */
+  'plan.drop-dependency': { session: string; changes: Array<{ phase: string; blockedBy: string[] }> };
   // Resume and leases
   'resume.apply': { session: string };
   'resume.plan-then-apply': { session: string };

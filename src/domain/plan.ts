@@ -106,7 +106,8 @@ function withSource<T>(source: string, fn: () => T): T {
   }
 }
 
-function phaseIdFor(name: string, index: number): string {
+/** A phase id made from its name (`phase-<index+1>` when the name gives none). */
+export function phaseIdFor(name: string, index: number): string {
   const slug = name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+|-+$/g, '').slice(0, 64);
   return slug && validIdLike(slug) ? slug : `phase-${index + 1}`;
 }

@@ -27,6 +27,7 @@ import { Formats } from './foreign-formats.js';
 import { Leases } from './leases.js';
 import { Dashboard } from './dashboard.js';
 import { Recovery } from './resume.js';
+import { PlanChanges } from './plan-changes.js';
 import * as retention from './retention.js';
 import type { CleanupOptions, CleanupResult } from './retention.js';
 import { decideCostBudget } from '../domain/cost.js';
@@ -37,7 +38,6 @@ import { Transcripts } from './transcripts.js';
 import type { ChangeOptions, ChangeResult, ManagerOptions } from './types.js';
 import { watchSessions } from './watch.js';
 import type { WatchSessionsOptions } from './watch.js';
-
 export { DEFAULT_SNAPSHOT_EVERY } from './types.js';
 export type { ListFilter } from './list-filter.js';
 export type { ChangeOptions, ChangeResult, ManagerOptions, TimedDraft } from './types.js';
@@ -75,6 +75,8 @@ export class SessionManager extends SessionCore {
   readonly claims = new Claims(this);
   /** Resume plans, handoff briefings, and applying a recovery option. */
   readonly recovery = new Recovery(this);
+  /** Changes to a session's plan: add, remove, or set a phase's retry limit and dependencies (see plan-changes.ts). */
+  readonly plan = new PlanChanges(this);
   /** Sessions in foreign layouts: import, export, mirror. */
   readonly formats = new Formats(this);
   /** Checking and repairing the store (`baton doctor`). */
