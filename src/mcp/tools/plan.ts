@@ -71,7 +71,7 @@ export function registerPlanTools(server: McpServer, kit: Kit): void {
       title: 'Change a phase',
       description:
         "Change a phase's retry limit (`maxRetries`, e.g. one more after the retries were used up, on the user's decision) and/or its dependencies (`blockedBy`, all of them; [] for none; a cycle is refused). Recorded as phase.updated.",
-      input: { phase: phaseArg, maxRetries: retriesArg.optional(), blockedBy: phasesArg.optional().describe('Every phase it waits for ([] for none).'), reason: why, ...changeFields },
+      input: { phase: phaseArg, maxRetries: retriesArg.optional().describe('Its new retry limit (0 to 100).'), blockedBy: phasesArg.optional().describe('Every phase it waits for ([] for none).'), reason: why, ...changeFields },
       output: planOutput,
     },
     async (a) => {
