@@ -9,12 +9,13 @@ import type { CheckpointRef, SessionState } from '../domain/state.js';
 import { compareCheckpointIds } from '../store/types.js';
 import type { Checkpoint, CheckpointFile, CheckpointGit, CheckpointRead } from '../store/types.js';
 import type { ChangeOptions, ChangeResult, ManagerCore as SessionManager } from './types.js';
+import { checkpointRef, gitCopiesOf, resetToCheckpoint } from './checkpoint-git.js';
 import type { Workspace } from './workspace.js';
+
+export { checkpointRef } from './checkpoint-git.js';
 
 /** @deprecated Read it with `settingsOf(state).autoCheckpoint` (domain/settings.ts); the metadata key that turns automatic checkpoints off for one session (`false`). */
 export const AUTO_CHECKPOINT_KEY = SETTING_KEYS.autoCheckpoint;
-/** Checkpoints (newest first) the resume plan looks at for copies of recorded files. */
-const MAX_GIT_COPIES = 20;
 /** Longest checkpoint name accepted. */
 export const MAX_CHECKPOINT_NAME = 200;
 
@@ -125,24 +126,11 @@ export class Checkpoints {
 
   /**
    * Commits of this repository that hold files as checkpoints measured them (a dirty tree's
-   * copy, or HEAD of a clean one), newest first, each with the measured files it holds: where
-   * the resume plan tells how to put a file back as recorded. Empty outside git.
+   * copy, or HEAD of a clean one), newest first: where the resume plan tells how to put a file
+   * back as recorded (checkpoint-git.ts). Empty outside git.
    */
-  async gitCopies(sessionId: string, max = MAX_GIT_COPIES): Promise<GitCopy[]> {
-    const ws = this.deps.workspace;
-    if (!ws || !ws.git.status()) return [];
-    const out: GitCopy[] = [];
-    const reads = (await this.m.store.listCheckpoints(sessionId)).filter((r) => r.valid).reverse();
-    for (const r of reads) {
-      if (out.length >= max) break;
-      const { git, files } = r.checkpoint;
-      const commit = git ? (git.dirty ? git.snapshot ?? null : git.head) : null;
-      if (!commit || !files.length || !ws.git.hasCommit(commit)) continue;
-      const held = new Set(ws.git.pathsIn(commit, files.map((f) => f.path)));
-      const map = Object.fromEntries(files.filter((f) => held.has(f.path)).map((f) => [f.path, f.sha256]));
-      if (Object.keys(map).length) out.push({ checkpointId: r.checkpoint.id, commit, files: map });
-    }
-    return out;
+  async gitCopies(sessionId: string): Promise<GitCopy[]> {
+    return this.deps.workspace ? gitCopiesOf(this.deps.workspace, await this.m.store.listCheckpoints(sessionId)) : [];
   }
 
   /** One checkpoint with its files compared to the workspace; a damaged one comes with a fallback. */
@@ -200,7 +188,7 @@ export class Checkpoints {
       });
     }
     let git: RestoreResult['git'] = null;
-    if (o.git) git = this.resetGit(cp, o.force === true);
+    if (o.git) git = resetToCheckpoint(this.deps.workspace, cp, o.force === true);
     const fileIds = all.map((c) => c.id);
     let r: ChangeResult<string[]>;
     try {
@@ -309,66 +297,6 @@ export class Checkpoints {
     return { info: infoOf({ id: checkpoint.id, valid: true, checkpoint }, ref), checkpoint, state: r.state, events: r.events };
   }
 
-  /**
-   * The reset of `restore --git`, after every check: HEAD (the branch) back to the
-   * checkpoint's commit, and the work tree back to what it held, uncommitted work included.
-   */
-  private resetGit(cp: Checkpoint, force: boolean): NonNullable<RestoreResult['git']> {
-    const ws = this.deps.workspace;
-    const where = ws ? ws.root : 'this workspace';
-    const st = ws ? ws.git.status() : null;
-    if (!ws || !st) {
-      throw new BatonError('BAD_INPUT', `${where} is not inside a git work tree (or git is not installed), so --git has nothing to reset.`, {
-        hint: hint('restore.without-git', { checkpoint: cp.id }),
-      });
-    }
-    if (!cp.git || !cp.git.head) {
-      throw new BatonError('BAD_INPUT', `Checkpoint ${cp.id} was taken ${cp.git ? 'in a repository without commits' : 'outside a git work tree'}; it has no commit to reset to.`, {
-        hint: hint('restore.without-git', { checkpoint: cp.id }),
-        details: { checkpointId: cp.id },
-      });
-    }
-    const commit = cp.git.head;
-    const tracked = ws.git.trackedStoreFiles(st.top);
-    if (tracked.length) {
-      throw new BatonError('BAD_INPUT', `git tracks files of the baton store (${tracked.slice(0, 3).join(', ')}${tracked.length > 3 ? ', …' : ''}); a reset would rewind baton's own journal.`, {
-        hint: hint('restore.untrack-store'),
-        details: { tracked: tracked.slice(0, 20) },
-      });
-    }
-    if (cp.git.branch !== null && st.branch !== cp.git.branch) {
-      throw new BatonError('CONFLICT', `The work tree is ${st.branch ? `on branch ${st.branch}` : 'on a detached HEAD'}; checkpoint ${cp.id} was taken on branch ${cp.git.branch}.`, {
-        hint: `Switch first (\`git switch ${cp.git.branch}\`), then run the restore again; baton does not move another branch.`,
-        details: { branch: st.branch, checkpointBranch: cp.git.branch },
-      });
-    }
-    const snapshot = cp.git.dirty ? cp.git.snapshot ?? null : null;
-    if (cp.git.dirty && snapshot === null) {
-      // Resetting to HEAD would drop the uncommitted work the checkpoint was taken on.
-      throw new BatonError('BAD_INPUT', `Checkpoint ${cp.id} was taken on a work tree with uncommitted changes, and holds no copy of them (${cp.git.snapshot === null ? 'the copy could not be made' : 'taken by an older baton'}); resetting to its commit ${commit.slice(0, 12)} would remove that work.`, {
-        hint: hint('restore.without-git', { checkpoint: cp.id }),
-        details: { checkpointId: cp.id, commit, dirty: true, snapshot: null },
-      });
-    }
-    for (const c of snapshot === null ? [commit] : [commit, snapshot]) {
-      if (!ws.git.hasCommit(c)) {
-        throw new BatonError('NOT_FOUND', `${c === commit ? 'Commit' : 'The copy of the work tree'} ${c} of checkpoint ${cp.id} is not in this repository.`, {
-          hint: hint('restore.commit-missing', { checkpoint: cp.id }),
-          details: { commit: c },
-        });
-      }
-    }
-    if (st.dirty.length && !force) {
-      const shown = st.dirty.slice(0, 5).join(', ');
-      throw new BatonError('CONFLICT', `The work tree has uncommitted changes (${st.dirty.length} path(s): ${shown}${st.dirty.length > 5 ? ', …' : ''}); resetting would lose them.`, {
-        hint: hint('restore.dirty-tree'),
-        details: { dirty: st.dirty.slice(0, 100) },
-      });
-    }
-    ws.git.restoreTree(commit, snapshot, cp.git.branch === null);
-    return { commit, previousHead: st.head, snapshot };
-  }
-
   private drift(cp: Checkpoint): FileDrift[] {
     const ws = this.deps.workspace!;
     return cp.files.map((f) => {
@@ -443,11 +371,6 @@ export function previousValid(all: CheckpointInfo[], id: string): CheckpointInfo
 /** The newest valid checkpoint that is not superseded (the usual recovery point), or null. */
 export function latestValid(all: CheckpointInfo[]): CheckpointInfo | null {
   return all.filter((c) => c.valid && !c.superseded).at(-1) ?? null;
-}
-
-/** The git ref that keeps the snapshot commit of a checkpoint taken on a dirty work tree. */
-export function checkpointRef(sessionId: string, checkpointId: string): string {
-  return `refs/baton/${sessionId}/${checkpointId}`;
 }
 
 /** Every path the session recorded, in phases and outside them, sorted. */
