@@ -109,8 +109,8 @@ export function renderResumePlan(plan: ResumePlan, words?: HintWords): string {
     for (const p of plan.failed) {
       const retries = p.escalation ? `retries exhausted (${p.retryCount}/${p.maxRetries}): escalate` : `${p.retryCount}/${p.maxRetries} retries used, ${p.retriesLeft} left`;
       out.push(`  ${p.phaseId} (${p.name}): ${retries}${p.failureReason ? ` — ${p.failureReason}` : ''}`);
-      if (p.escalation) out.push(`    ${(words && words(p.escalation.hint)) ?? `The user decides: ${ESCALATION_WORDS}.`}`);
       for (const e of p.unresolvedErrors) out.push(`    ${e.id} ${e.type}: ${e.message}`);
+      if (p.escalation) out.push(`    ${(words && words(p.escalation.hint)) ?? `The user decides: ${ESCALATION_WORDS}.`}`);
     }
   }
   if (plan.blocked.length) {

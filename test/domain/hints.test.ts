@@ -35,9 +35,10 @@ const TABLE: Array<[HintAction, ErrorCode, Hint['args'], string, string]> = [
   ['tokens.name-agent', 'BAD_INPUT', {}, "Pass --agent NAME (or set BATON_AGENT).", "Pass `agent`."],
   ['phase.start', 'INVALID_TRANSITION', {"phase":"build"}, "Start it first: `baton phase start build`.", "Start it first: `phase_start` with phase build."],
   ['phase.finish-blockers', 'BLOCKED', {"blockers":["design","api"]}, "Finish design, api first, or pass --force to start it anyway.", "Finish design, api first, or pass `force: true` to start it anyway."],
-  ['phase.escalate', 'RETRIES_EXHAUSTED', {}, "Escalate: retry anyway with --force, skip the phase, abort the session, or adjust the plan.", "Escalate: retry anyway with `force: true`, skip the phase, abort the session, or adjust the plan."],
+  ['phase.escalate', 'RETRIES_EXHAUSTED', {"session":"s1","phase":"build","maxRetries":2,"active":true}, "Its retries are used up: the user decides. Retry it anyway (`baton phase retry build --force --session s1`), skip it (`baton phase skip build --session s1`, with --reason), fail the session (`baton fail --session s1`) or abandon it (`baton abandon --session s1`), or change the plan (`baton plan set build --max-retries 3 --session s1` allows one more retry; `baton plan --help` shows how to add or remove phases).", "Its retries are used up: ask the user, who decides. Retry it anyway (`phase_retry` with phase \"build\" and force: true), skip it (`phase_skip` with phase \"build\" and the user's reason), fail the session (`session_fail`) or abandon it (`session_abandon`), or change the plan (`plan_set` with phase \"build\" and maxRetries 3 allows one more retry; `plan_add` and `plan_remove` add or remove phases)."],
   ['phase.name-one', 'BAD_INPUT', {"phases":["a","b"]}, "Pass --phase with one of: a, b.", "Pass `phase` with one of: a, b."],
   ['milestone.add', 'NOT_FOUND', {}, "Add one with `baton milestone add`.", "Add one with `milestone_add`."],
+  ['plan.drop-dependency', 'BAD_INPUT', {"session":"s1","changes":[{"phase":"test","blockedBy":[]},{"phase":"docs","blockedBy":["design"]}]}, "Change their dependencies first: `baton plan set test --blocked-by '' --session s1`, `baton plan set docs --blocked-by design --session s1`.", "Change their dependencies first: `plan_set` with phase \"test\" and blockedBy [], `plan_set` with phase \"docs\" and blockedBy [\"design\"]."],
   ['resume.apply', 'INVALID_TRANSITION', {"session":"s1"}, "Run `baton resume --apply --session s1` to reopen it.", "Call `session_resume` to reopen it."],
   ['resume.plan-then-apply', 'INVALID_TRANSITION', {"session":"s1"}, "See `baton resume --session s1`, then reopen it with `baton resume --apply --session s1`.", "See `resume_plan`, then reopen it with `session_resume`."],
   ['resume.from-options', 'BAD_INPUT', {}, "Use --from live, --from fresh or --from checkpoint:<id> (see `baton checkpoints`).", "Pass `from` as \"live\", \"fresh\" or \"checkpoint:<id>\" (see `checkpoint_list`)."],
@@ -98,6 +99,16 @@ describe('hint actions worded by each surface', () => {
     expect(cliHint(e)).toBe(cli);
     expect(toolHint(e)).toBe(tool);
     expect(namesCli(tool), tool).toBe(false);
+  });
+
+  // Second wordings of an action: an escalation of a session to reopen first, files a checkpoint's copy holds.
+  it.each([
+  ['phase.escalate', 'RETRIES_EXHAUSTED', {"session":"s1","phase":"build","maxRetries":2,"active":false}, "Its retries are used up: the user decides. Reopen the session first (`baton resume --apply --session s1`), then: Retry it anyway (`baton phase retry build --force --session s1`), skip it (`baton phase skip build --session s1`, with --reason), fail the session (`baton fail --session s1`) or abandon it (`baton abandon --session s1`), or change the plan (`baton plan set build --max-retries 3 --session s1` allows one more retry; `baton plan --help` shows how to add or remove phases).", "Its retries are used up: ask the user, who decides. Reopen the session first (`session_resume`), then: Retry it anyway (`phase_retry` with phase \"build\" and force: true), skip it (`phase_skip` with phase \"build\" and the user's reason), fail the session (`session_fail`) or abandon it (`session_abandon`), or change the plan (`plan_set` with phase \"build\" and maxRetries 3 allows one more retry; `plan_add` and `plan_remove` add or remove phases)."],
+  ['files.restore-git', 'INVALID_TRANSITION', {"checkout":[],"remove":[],"from":[{"commit":"c0ffee","paths":["a.txt","my notes.md"]}]}, "Run `git restore --source=c0ffee -- a.txt 'my notes.md'` (a checkpoint's copy, as recorded).", "No tool does this: in the workspace, run `git restore --source=c0ffee -- \"a.txt\" \"my notes.md\"` (a checkpoint's copy, as recorded); or ask a person to."],
+  ] as Array<[HintAction, ErrorCode, Record<string, unknown>, string, string]>)('%s (%s), other arguments', (action, code, args, cli, tool) => {
+    const e = new BatonError(code, 'refused', { hint: { action, args } as Hint });
+    expect(cliHint(e)).toBe(cli);
+    expect(toolHint(e)).toBe(tool);
   });
 
   it('a tool wording that cannot be given falls back to the hint of the error code', () => {
