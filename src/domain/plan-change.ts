@@ -9,8 +9,7 @@ import type { EventDraft } from './decide.js';
 import { BatonError } from './errors.js';
 import { hint } from './hints.js';
 import type { PhaseSpec } from './events.js';
-import { validateId } from './ids.js';
-import { phaseIdFor } from './plan.js';
+import { phaseIdFor, validateId } from './ids.js';
 import type { Phase, SessionState } from './state.js';
 
 /** Highest retry limit accepted (as in a plan file). */
