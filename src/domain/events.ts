@@ -152,8 +152,8 @@ export interface EventDataMap {
     revision: number;
     state: SessionState;
     supersedes: string[];
-    /** The work tree reset (`restore --git`): the commit it went to, the HEAD it left, and the snapshot whose tree it checked out (a dirty checkpoint). */
-    git: { commit: string; previousHead: string | null; snapshot?: string | null } | null;
+    /** The work tree reset (`restore --git`): the commit it went to, the HEAD it left, the snapshot whose tree it checked out (a dirty checkpoint), and the copy of the changes `--force` discarded. */
+    git: { commit: string; previousHead: string | null; snapshot?: string | null; saved?: string | null } | null;
   };
   /** An agent CLI's conversation (Claude Code, Codex, Gemini CLI) works on this session (`baton hook`). */
   'agent.bound': Omit<AgentBinding, 'boundAt' | 'updatedAt' | 'ended'>;

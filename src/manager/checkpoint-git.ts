@@ -2,6 +2,7 @@ import { BatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';
 import type { GitCopy } from '../domain/resume-plan-types.js';
 import type { Checkpoint, CheckpointRead } from '../store/types.js';
+import type { GitStatus } from './git.js';
 import type { Workspace } from './workspace.js';
 
 /*
@@ -22,6 +23,8 @@ export interface GitRestore {
   commit: string;
   previousHead: string | null;
   snapshot: string | null;
+  /** With `force`: a commit holding the work tree as it was before, whose changes the restore discarded (kept under a ref). */
+  saved?: string | null;
 }
 
 /**
@@ -77,14 +80,29 @@ export function resetToCheckpoint(ws: Workspace | null, cp: Checkpoint, force: b
   }
   if (st.dirty.length && !force) {
     const shown = st.dirty.slice(0, 5).join(', ');
-    throw new BatonError('CONFLICT', `The work tree has uncommitted changes (${st.dirty.length} path(s): ${shown}${st.dirty.length > 5 ? ', …' : ''}); resetting would lose them.`, {
+    throw new BatonError('CONFLICT', `The work tree has uncommitted changes (${st.dirty.length} path(s): ${shown}${st.dirty.length > 5 ? ', …' : ''}); restoring would replace them.`, {
       hint: hint('restore.dirty-tree'),
       details: { dirty: st.dirty.slice(0, 100) },
     });
   }
+  const kept = st.dirty.length ? keepDiscarded(ws, st, cp) : null;
   ws.git.restoreTree(commit, snapshot, cp.git.branch === null);
-  return { commit, previousHead: st.head, snapshot };
+  return { commit, previousHead: st.head, snapshot, ...(kept ? { saved: kept } : {}) };
 
+}
+
+/**
+ * A copy of the dirty work tree `--force` is about to discard, kept under a baton ref; the
+ * commit, or null when it could not be made (the restore goes on: the user forced it).
+ */
+function keepDiscarded(ws: Workspace, st: GitStatus, cp: Checkpoint): string | null {
+  try {
+    const saved = ws.git.snapshot(st.top, st.head, `baton: the work tree before restoring checkpoint ${cp.id} of session ${cp.sessionId}`);
+    ws.git.keepRef(`refs/baton/${cp.sessionId}/before-restore-${saved.slice(0, 12)}`, saved);
+    return saved;
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -83,7 +83,7 @@ export interface RestoreResult {
    * The reset done with `git`: the commit HEAD is now at, the HEAD left behind, and the
    * snapshot whose tree the work tree now holds (a checkpoint taken on a dirty tree), else null.
    */
-  git: { commit: string; previousHead: string | null; snapshot: string | null } | null;
+  git: { commit: string; previousHead: string | null; snapshot: string | null; saved?: string | null } | null;
 }
 
 /** What the checkpoint service needs from the manager that built it. */

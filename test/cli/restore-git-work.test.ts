@@ -130,6 +130,10 @@ describe('restore --git on a checkpoint taken on a dirty work tree (issue 25)', 
     expect(fs.readFileSync(ws.path('a.txt'), 'utf8')).toBe('rewritten later\n');
 
     const out = await ws.ok(['restore', cp!.id, '--git', '--force']);
+    // What --force discarded is kept: a commit under refs/baton holds the tree as it was.
+    const saved = /kept in commit ([0-9a-f]{40})/.exec(out.stdout)![1]!;
+    expect(git(ws, 'show', `${saved}:a.txt`)).toBe('rewritten later');
+    expect(git(ws, 'for-each-ref', '--format=%(objectname)', 'refs/baton/s/')).toContain(saved);
     const { 'later.txt': later, ...rest } = tree(ws);
     expect(later).toBeDefined(); // untracked and unknown to the checkpoint: kept
     expect(rest).toEqual(atCheckpoint);

@@ -57,7 +57,7 @@ const DOMAIN_HINTS: Array<[ErrorCode, Hint, string, string | null]> = [
   ['CORRUPT', h_('repair.rebuilds', { session: 's1' }), 'Run `baton repair --session s1`: the journal is kept aside and rebuilt with every readable event; damaged lines are preserved as repair events.', null],
   ['CORRUPT', h_('checkpoint.inspect-log'), 'The journal lost events after the checkpoint was taken; inspect it with `baton log` before restoring.', "The journal lost events after the checkpoint was taken; inspect it with the session's event log (resource baton://sessions/<id>/events) before restoring."],
   ['CORRUPT', h_('checkpoint.previous-valid', { checkpoint: 'cp-1', name: 'start', revision: 3, superseded: false }), 'The previous valid checkpoint is cp-1 ("start", revision 3): `baton restore cp-1`.', 'The previous valid checkpoint is cp-1 ("start", revision 3): `checkpoint_restore` with checkpoint cp-1.'],
-  ['CONFLICT', h_('restore.dirty-tree'), 'Commit or stash them (`git stash -u`), or pass --force to discard the changes to tracked files (untracked files are kept).', null],
+  ['CONFLICT', h_('restore.dirty-tree'), 'Commit or stash them (`git stash -u`), or pass --force to discard them (baton keeps a copy of them under refs/baton/; untracked files the checkpoint does not hold stay).', null],
   ['CONFLICT', h_('restore.untrack-store'), 'Untrack the store (`git rm -r --cached .baton` and add `.baton/` to .gitignore), or reset the files yourself and run `baton restore` without --git.', CODE_HINTS.CONFLICT],
   ['NO_STORE', h_('store.init'), 'Run `baton init` (or `baton start`) to create one.', CODE_HINTS.NO_STORE],
   ['NO_STORE', h_('store.init-or-dir'), 'Run `baton init` here, or point to a store with --dir PATH or BATON_DIR.', CODE_HINTS.NO_STORE],

@@ -140,6 +140,7 @@ export function registerCheckpoints(program: Command, io: CliIO, holder: { ctx: 
         const tree = r.git.snapshot ? `, its uncommitted work put back from ${r.git.snapshot.slice(0, 12)} (still uncommitted)` : '';
         const back = r.git.previousHead && r.git.previousHead !== r.git.commit ? ` (HEAD was ${r.git.previousHead.slice(0, 12)}: \`git reset --hard ${r.git.previousHead}\` goes back to it, discarding what the restore put back)` : '';
         lines.push(`Work tree reset to ${r.git.commit.slice(0, 12)}${tree}${back}`);
+        if (r.git.saved) lines.push(`The changes --force discarded are kept in commit ${r.git.saved} (refs/baton/${id}/before-restore-${r.git.saved.slice(0, 12)})`);
       }
       ctx.emit({ ok: true, id, revision: r.state.revision, checkpoint: r.checkpoint, superseded: r.superseded, git: r.git }, lines.join('\n'));
     },
