@@ -61,7 +61,8 @@ function specs(s: SessionState, changed: (p: Phase) => PhaseSpec = (p) => ({ id:
 
 /** Ids of the phases named in `refs` (ids or names), each an existing phase other than `self`. */
 function dependencies(s: SessionState, refs: string[], self: string): string[] {
-  const ids = refs.map((r) => r.trim()).filter(Boolean).map((r) => findPhase(s, r).id);
+  const named = refs.map((r) => r.trim()).filter(Boolean);
+  const ids = named.map((r) => (r === self ? self : findPhase(s, r).id));
   if (ids.includes(self)) throw new BatonError('BAD_INPUT', `Phase ${self} cannot depend on itself.`, { hint: 'Leave it out of its own dependencies.' });
   return [...new Set(ids)];
 }
