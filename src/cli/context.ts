@@ -84,10 +84,11 @@ export class Ctx {
   }
 
   /** The manager over the store named by --store / BATON_STORE / --dir / BATON_DIR, else the nearest `.baton`. */
-  manager(create = false, shared = false): SessionManager {
+  manager(create = false, shared = false, readOnly = false): SessionManager {
     if (this.mgr) return this.mgr;
     this.mgr = openManager({
       shared,
+      readOnly,
       url: this.storeUrl,
       dir: this.opts.dir ?? this.io.env['BATON_DIR'] ?? null,
       cwd: this.io.cwd,
@@ -132,23 +133,47 @@ export class Ctx {
     return { agent: this.agent, ...(r === undefined ? {} : { expectedRevision: r }), ...(t === undefined ? {} : { fencingToken: t }) };
   }
 
+  /** Problems found on a read-only store and reported already (see warnRepair). */
+  private readonly found = new Set<string>();
+
   private warnRepair(r: RepairReport): void {
-    this.io.stderr(fitText(`${this.errPaint.yellow(`repaired[${r.kind}]`)}: ${r.message}\n`, this.errPaint));
+    // Found on a store that cannot be written: reported (once per process: `baton ui` reads the
+    // same session again at each request), left for a writable open to repair.
+    if (r.repaired === false) {
+      if (this.found.has(r.message)) return;
+      this.found.add(r.message);
+    }
+    const label = r.repaired === false ? `found[${r.kind}]` : `repaired[${r.kind}]`;
+    this.io.stderr(fitText(`${this.errPaint.yellow(label)}: ${r.message}\n`, this.errPaint));
   }
 
   /**
    * Prints a result: `data` as JSON with --json, else the human text made to fit the
    * terminal (`document`: as it is); with --quiet, a command that changes state prints no
-   * confirmation (its exit status says it worked), while one that prints data still does.
+   * confirmation (its exit status says it worked), while one that prints data still does,
+   * unless this text is a `confirmation` (see {@link confirm}).
    */
-  emit(data: unknown, human: string | (() => string), o: { document?: boolean } = {}): void {
+  emit(data: unknown, human: string | (() => string), o: { document?: boolean; confirmation?: boolean } = {}): void {
     if (this.json) this.io.stdout(`${JSON.stringify(data, null, 2)}\n`);
-    else if (!this.quiet || this.printsData) {
+    else if (!this.quiet || (this.printsData && o.confirmation !== true)) {
       const text = typeof human === 'function' ? human() : human;
       const full = text.endsWith('\n') ? text : `${text}\n`;
       // A document (the Markdown handoff) is printed as it is: wrapping would break its tables.
       if (text) this.io.stdout(o.document ? full : fitText(full, this.paint));
     }
+  }
+
+  /**
+   * Confirms a change (`Resumed …`, `Sent 12 spans …`): `data` with --json, else `human`,
+   * which --quiet drops even in a command that otherwise prints data (`resume --apply`).
+   */
+  confirm(data: unknown, human: string | (() => string)): void {
+    this.emit(data, human, { confirmation: true });
+  }
+
+  /** A confirmation on stderr (`baton run`'s start and end of its child): dropped by --quiet. */
+  said(message: string): void {
+    if (!this.quiet) this.io.stderr(fitText(`${message}\n`, this.errPaint));
   }
 
   /** A problem that did not stop the command, on stderr (--quiet keeps warnings: they need acting on). */

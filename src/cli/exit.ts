@@ -22,4 +22,5 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   STORE_UNAVAILABLE: 15,
   UNSUPPORTED_VERSION: 16,
   EXPORT_FAILED: 17,
+  STORE_READ_ONLY: 18,
 };

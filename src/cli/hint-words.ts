@@ -61,6 +61,9 @@ export const CLI_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => s
   'files.restore-git': restoreWords,
   'run.hold-lease': () => 'Go on working in it (`baton run -- CMD` holds its lease while you do).',
   'lease.wait-or-force': () => 'Wait for that run to end or its lease to expire, or pass --force to take it over.',
+  'run.wait-or-force': (a) => `Wait for it to end (\`baton status --session ${a.session}\` shows who works on what), or pass --force to go ahead anyway.`,
+  'phase.claim-free': (a) =>
+    a.free.length ? `Claim a free one: \`baton phase claim ${a.free[0]}\` (free: ${a.free.join(', ')}).` : `No phase is free now; \`baton status --session ${a.session}\` shows who works on what.`,
   'lease.fenced': () => 'Another run took the session over after this one lost its lease. Stop writing; re-read the session with `baton status` and start a new run if needed.',
   'lease.use-run-token': () => 'Use the token `baton run` put in BATON_LEASE_TOKEN.',
   'lease.take-new': () => 'Its heartbeat stopped; take a new lease (`baton run` or `baton resume --apply`).',
@@ -79,6 +82,8 @@ export const CLI_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => s
   'store.init': () => 'Run `baton init` (or `baton start`) to create one.',
   'store.init-or-dir': () => 'Run `baton init` here, or point to a store with --dir PATH or BATON_DIR.',
   'store.url-kinds': () => 'Use postgres://…, the file store (--dir PATH) or memory:.',
+  'store.read-only': (a) =>
+    `Reading works as usual (status, list, log, resume, handoff, checkpoints, export, doctor, ui). To change a session, make ${a.location} writable (a read-write mount, or write permission from its owner), or copy it (\`baton migrate-store --from ${a.location} --to COPY\`) and work on the copy with --dir COPY.`,
   'repair.first': (a) => `Run \`baton repair --session ${a.session}\` first.`,
   'repair.keeps-lines': (a) => `Run \`baton repair --session ${a.session}\`: it keeps the damaged lines aside and rebuilds the journal.`,
   'repair.rebuilds': (a) =>

@@ -5,6 +5,7 @@
  */
 import type { CliIO, Paint } from './io.js';
 import { paint } from './io.js';
+import { displayWidth, graphemes, headFitting } from './width.js';
 
 /**
  * Whether to colour a stream: FORCE_COLOR (any value but 0 or false) turns colour on even in a
@@ -36,13 +37,9 @@ export function terminalPaint(io: CliIO, o: { json?: boolean; stream?: 'stdout' 
   return paint(o.json !== true && colourEnabled(io.env, tty), { unicode: unicodeLocale(io.env), width });
 }
 
-const ANSI = /\u001b\[[0-9;]*m/g;
-
-/** Columns a string takes on a terminal: its characters without colour codes. */
+/** Columns a string takes on a terminal: display columns (CJK and emoji two), colour codes none. */
 export function visibleWidth(s: string): number {
-  let n = 0;
-  for (const _ of s.replace(ANSI, '')) n++;
-  return n;
+  return displayWidth(s);
 }
 
 /** What each symbol human output uses becomes in a locale that cannot show it. */
@@ -86,17 +83,17 @@ export function ellipsis(c: Pick<Paint, 'unicode'>): string {
  */
 export function truncate(s: string, width: number, mark = '…'): string {
   if (visibleWidth(s) <= width) return s;
-  const plain = s.replace(ANSI, '');
   const room = width - visibleWidth(mark);
-  if (room <= 0) return [...mark].slice(0, Math.max(0, width)).join('');
-  const chars = [...plain];
-  let cut = chars.slice(0, room).join('');
-  const atBoundary = chars[room] === ' ' || chars[room] === undefined;
+  if (room <= 0) return headFitting(graphemes(mark), Math.max(0, width));
+  const chars = graphemes(s);
+  let cut = headFitting(chars, room);
+  const next = chars.join('').slice(cut.length, cut.length + 1);
+  const atBoundary = next === ' ' || next === '';
   // Back to the last word boundary, unless that would throw away most of the room (one long
   // word, such as an id, is cut inside instead: the ellipsis still says so).
   if (!atBoundary) {
     const space = cut.lastIndexOf(' ');
-    if (space > room / 2) cut = cut.slice(0, space);
+    if (space >= 0 && visibleWidth(cut.slice(0, space)) > room / 2) cut = cut.slice(0, space);
   }
   return `${cut.trimEnd()}${mark}`;
 }
@@ -129,9 +126,23 @@ export function wrapLine(line: string, width: number, hang = 2, mark = '…'): s
       continue;
     }
     if (!empty) out.push(cur);
-    const start = out.length ? indent : lead;
-    const room = width - start.length;
-    const word = ww > room ? truncate(w, room, mark) : w;
+    let start = out.length ? indent : lead;
+    let room = width - start.length;
+    let rest = w;
+    // CJK text may break between any two characters: a run of it wider than the line goes on
+    // over the next lines, nothing lost. Another word that long (a path) is cut, marked.
+    if (visibleWidth(rest) > room && /[\u1100-\uffff]/u.test(rest) && room > 1 && graphemes(rest).some((g) => visibleWidth(g) > 1)) {
+      const chars = graphemes(rest);
+      while (visibleWidth(rest) > room) {
+        const head = headFitting(chars, room);
+        out.push(`${start}${head}`);
+        chars.splice(0, graphemes(head).length);
+        rest = chars.join('');
+        start = indent;
+        room = width - start.length;
+      }
+    }
+    const word = visibleWidth(rest) > room ? truncate(rest, room, mark) : rest;
     cur = `${start}${word}`;
     curWidth = start.length + visibleWidth(word);
     empty = false;

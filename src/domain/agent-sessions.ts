@@ -95,6 +95,7 @@ export function decideBinding(s: SessionState, b: BindingInput): EventDraft[] {
     model: b.model ?? known?.model ?? null,
     cwd: b.cwd ?? known?.cwd ?? null,
     dirtyAtStart: known ? known.dirtyAtStart : b.dirtyAtStart,
+    ...((known ? known.dirtyAtStartSha256 : b.dirtyAtStartSha256) ? { dirtyAtStartSha256: known ? known.dirtyAtStartSha256 : b.dirtyAtStartSha256 } : {}),
   })];
 }
 
@@ -154,7 +155,7 @@ export const AGENT_HANDLERS: { [K in 'agent.bound' | 'agent.ended' | 'subagent.s
       Object.assign(known, { transcriptPath: d.transcriptPath, model: d.model, cwd: d.cwd, updatedAt: e.time, ended: null });
       return;
     }
-    list.push({ cli: d.cli, agentSessionId: d.agentSessionId, transcriptPath: d.transcriptPath, model: d.model, cwd: d.cwd, dirtyAtStart: [...(d.dirtyAtStart ?? [])], boundAt: e.time, updatedAt: e.time, ended: null });
+    list.push({ cli: d.cli, agentSessionId: d.agentSessionId, transcriptPath: d.transcriptPath, model: d.model, cwd: d.cwd, dirtyAtStart: [...(d.dirtyAtStart ?? [])], ...(d.dirtyAtStartSha256 ? { dirtyAtStartSha256: { ...d.dirtyAtStartSha256 } } : {}), boundAt: e.time, updatedAt: e.time, ended: null });
   },
   'agent.ended': (s, d, e) => {
     const b = s.agentSessions?.find((x) => x.cli === d.cli && x.agentSessionId === d.agentSessionId);

@@ -1,5 +1,6 @@
 import { ownAll, ownFor, ownNothing } from './own.js';
 import { AGENT_HANDLERS } from './agent-sessions.js';
+import { RUN_HANDLERS, leaseEnded, leaseRenewed, phaseTaken } from './runs-fold.js';
 import type { EventDataMap, PhaseSpec, StoredEvent } from './events.js';
 import type { CheckpointRef, Phase, SessionState, TokenCounts } from './state.js';
 import { modelCellKey, zeroTokens } from './state.js';
@@ -152,6 +153,7 @@ const HANDLERS: Handlers = {
     p.startedAt = e.time;
     p.subStep = null;
     worked(p, d.agent);
+    phaseTaken(s, p.id, d.runId);
   },
   'phase.retried': (s, d, e) => {
     const p = phaseOf(s, d.phaseId);
@@ -163,6 +165,7 @@ const HANDLERS: Handlers = {
     p.failureReason = null;
     p.subStep = null;
     worked(p, d.agent);
+    phaseTaken(s, p.id, d.runId);
   },
   'phase.completed': (s, d, e) => {
     const p = phaseOf(s, d.phaseId);
@@ -333,12 +336,15 @@ const HANDLERS: Handlers = {
       s.lease.renewedAt = e.time;
       s.lease.expiresAt = d.expiresAt;
     }
+    leaseRenewed(s, d.token, d.expiresAt, e.time);
   },
-  'lease.released': (s, d) => {
+  'lease.released': (s, d, e) => {
     if (s.lease?.token === d.token) s.lease = null;
+    leaseEnded(s, d.token, e.time);
   },
-  'lease.expired': (s, d) => {
+  'lease.expired': (s, d, e) => {
     if (s.lease?.token === d.token) s.lease = null;
+    leaseEnded(s, d.token, e.time);
   },
   'checkpoint.created': (s, d, e) => {
     const list = (s.checkpoints ??= []);
@@ -356,6 +362,7 @@ const HANDLERS: Handlers = {
     s.repairs.push({ kind: 'journal', at: e.time, detail: { ...d } });
   },
   ...AGENT_HANDLERS,
+  ...RUN_HANDLERS,
   'repair.events_lost': (s, d, e) => {
     // The recovered snapshot holds the effect of every event up to its revision, lost or not.
     if (typeof d.state === 'object' && d.state !== null) Object.assign(s, structuredClone(d.state), { id: s.id });

@@ -107,9 +107,22 @@ export function costShown(s: SessionState): boolean {
   return Object.keys(s.tokens.byModel ?? {}).length > 0 || (s.tokens.costBudgetUsd ?? null) !== null;
 }
 
+/**
+ * An amount of US dollars for people, as every surface shows money: cents (`$1.00`), or four
+ * decimals below a cent so a small cost does not read as nothing (`$0.0042`).
+ */
+export function formatUsd(n: number): string {
+  return `$${n < 0.01 && n > 0 ? n.toFixed(4) : n.toFixed(2)}`;
+}
+
+/** The use of a cost budget for people, as `baton status` prints it: `$0.50/$2.00 (25%)`. */
+export function formatCostBudget(b: CostBudgetView): string {
+  return `$${b.usedUsd.toFixed(2)}/$${(b.maxUsd ?? 0).toFixed(2)} (${b.percent}%)`;
+}
+
 /** A cost for people: `$1.23`, `≥ $1.23 (…)`, or `unknown (…)`. */
 export function formatCost(c: Cost): string {
-  const usd = `$${c.pricedUsd < 0.01 && c.pricedUsd > 0 ? c.pricedUsd.toFixed(4) : c.pricedUsd.toFixed(2)}`;
+  const usd = formatUsd(c.pricedUsd);
   if (c.usd !== null) return usd;
   const why = `${c.unpriced.tokens.toLocaleString('en-US')} tokens of ${c.unpriced.models.join(', ')} not priced`;
   return c.pricedUsd > 0 ? `at least ${usd} (${why})` : `unknown (${why})`;

@@ -1,10 +1,12 @@
-import type { AgentBinding, FileAction, PlanStep, SessionState, TranscriptReadPoint } from './state.js';
+import type { AgentBinding, FileAction, PlanStep, RunKind, RunProcess, SessionState, TranscriptReadPoint } from './state.js';
 
 /** Who caused an event. */
 export interface Actor {
   agent: string | null;
   pid: number;
   host: string;
+  /** The run the change was made in, when made in one (absent in older records). */
+  run?: string;
 }
 
 /** Declared shape of a phase in a plan or in `session.created`. */
@@ -44,8 +46,9 @@ export interface EventDataMap {
   /** Retention: a pinned session is never touched by `baton cleanup`. */
   'session.pinned': { reason: string | null };
   'session.unpinned': { reason: string | null };
-  'phase.started': { phaseId: string; agent: string | null; forced: boolean };
-  'phase.retried': { phaseId: string; agent: string | null; forced: boolean; attempt: number };
+  /** `runId`: the run that started it and owns it now (absent: none, or an older record). */
+  'phase.started': { phaseId: string; agent: string | null; forced: boolean; runId?: string };
+  'phase.retried': { phaseId: string; agent: string | null; forced: boolean; attempt: number; runId?: string };
   'phase.completed': { phaseId: string; agent: string | null };
   'phase.failed': { phaseId: string; agent: string | null; reason: string | null };
   /** `from: 'failed'`: a failed phase skipped on the user's decision (an escalation); absent for a pending phase. */
@@ -125,13 +128,48 @@ export interface EventDataMap {
   'lease.released': { token: number };
   /** `holderGone`: ended before its time because its holder process is gone (see lease.ts `holderGoneEvents`). */
   'lease.expired': { token: number; owner: string; expiresAt: string; holderGone?: { pid: number; host: string; reason: HolderGoneReason } };
-  'run.started': { command: string[]; token: number; agent: string | null };
   /**
-   * How a run ended. Cause `lease-lost`: the run lost its lease (it lapsed, or another worker
-   * took the session) and stopped its command; written without the lease (`token` names
-   * the one lost), it changes neither the status nor the new holder's lease.
+   * A run began (src/domain/runs.ts). Records before runs had ids carry only `command`,
+   * `token` and `agent` (a `baton run`).
    */
-  'run.ended': { command: string[]; exitCode: number | null; signal: string | null; cause: string; token?: number; detail?: string };
+  'run.started': {
+    runId?: string;
+    kind?: RunKind;
+    command: string[];
+    token: number | null;
+    agent: string | null;
+    process?: RunProcess;
+    ttlMs?: number | null;
+    expiresAt?: string | null;
+    cli?: string;
+    agentSessionId?: string;
+    worktree?: string;
+  };
+  /** A run's liveness renewed (heartbeat). */
+  'run.renewed': { runId: string; expiresAt: string };
+  /**
+   * How a run ended: `how` is `finished` or `paused` (its own choice) or `died` (found dead:
+   * its process gone, its lease lapsed, its connection lost), with what was salvaged. Cause
+   * `lease-lost`: a `baton run` lost its lease (it lapsed, or another worker took the
+   * session) and stopped its command; written without the lease (`token` names the one
+   * lost), it changes neither the status nor the new holder's lease. Older records have no
+   * `runId` or `how`.
+   */
+  'run.ended': {
+    runId?: string;
+    how?: 'finished' | 'paused' | 'died';
+    command: string[];
+    exitCode: number | null;
+    signal: string | null;
+    cause: string;
+    token?: number;
+    detail?: string;
+    salvage?: { steps?: PlanStep[] | null; lastTools?: string[]; tokens?: number };
+  };
+  /** A run took over a phase in progress whose owner is gone (`from`: that run). */
+  'phase.claimed': { phaseId: string; runId: string; from: string | null };
+  /** Two live runs wrote the same file; `runId` wrote it second and was warned. */
+  'file.conflicted': { path: string; phaseId: string | null; runId: string | null; otherRunId: string | null; otherPhaseId: string | null };
   'checkpoint.created': {
     checkpointId: string;
     name: string;
@@ -195,7 +233,7 @@ export const EVENT_TYPES = [
   'repair.journal', 'checkpoint.created', 'checkpoint.restored', 'session.pinned', 'session.unpinned',
   'agent.bound', 'agent.ended', 'subagent.started', 'subagent.stopped', 'steps.planned',
   'budget.cost_set', 'transcript.read',
-  'repair.events_lost',
+  'repair.events_lost', 'run.renewed', 'phase.claimed', 'file.conflicted',
   'phase.added', 'phase.removed', 'phase.updated',
 ] as const satisfies readonly EventType[];
 

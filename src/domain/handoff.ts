@@ -194,8 +194,10 @@ function renderFiles(out: string[], { state: s, plan }: HandoffInput): void {
   }
   out.push('', 'Changed outside the session (since recorded):', '');
   const fr = plan.files;
-  if (fr.byPhase.length || fr.newFiles.length || fr.unmeasured.length) {
-    for (const g of fr.byPhase) {
+  // A file as recorded is not a change: the unchanged files of a phase in flight are listed apart.
+  const changed = fr.byPhase.map((g) => ({ ...g, files: g.files.filter((f) => f.kind !== 'unchanged') })).filter((g) => g.files.length);
+  if (changed.length || fr.newFiles.length || fr.unmeasured.length) {
+    for (const g of changed) {
       const head = g.phaseId === null ? '(no phase)' : `${phaseLabel(s, g.phaseId)}, ${g.phaseStatus?.replace('_', ' ')}`;
       out.push(`- ${head}${g.possiblyHalfWritten ? ' — possibly half-written' : ''}:`);
       for (const f of g.files) out.push(`  - ${fileLine(f)}`);
@@ -205,7 +207,11 @@ function renderFiles(out: string[], { state: s, plan }: HandoffInput): void {
   } else {
     out.push('- none detected');
   }
-
+  const inFlight = fr.byPhase.map((g) => ({ ...g, files: g.files.filter((f) => f.kind === 'unchanged' && g.possiblyHalfWritten) })).filter((g) => g.files.length);
+  if (inFlight.length) {
+    out.push('', 'Written by a phase in flight, as recorded (possibly half-written):', '');
+    for (const g of inFlight) out.push(`- ${g.phaseId === null ? '(no phase)' : phaseLabel(s, g.phaseId)}: ${g.files.map((f) => code(f.path)).join(', ')}`);
+  }
 }
 
 /** Tokens and budget, milestones, artifacts and the last notes. */

@@ -51,6 +51,10 @@ export interface HintArgs {
   'files.restore-git': { checkout: string[]; remove: string[]; from?: Array<{ commit: string; paths: string[] }> };
   'run.hold-lease': Record<string, never>;
   'lease.wait-or-force': Record<string, never>;
+  /** Another run works on the session: wait for it (see who works on what), or force. */
+  'run.wait-or-force': { session: string };
+  /** A phase is owned by a live run: claim one of `free` instead (none: wait and look again). */
+  'phase.claim-free': { session: string; free: string[] };
   'lease.fenced': Record<string, never>;
   'lease.use-run-token': Record<string, never>;
   'lease.take-new': Record<string, never>;
@@ -70,6 +74,8 @@ export interface HintArgs {
   'store.init': Record<string, never>;
   'store.init-or-dir': Record<string, never>;
   'store.url-kinds': Record<string, never>;
+  /** The store at `location` cannot be written (`reason`): reading works; a change needs it writable. */
+  'store.read-only': { location: string; reason: string };
   'repair.first': { session: string };
   'repair.keeps-lines': { session: string };
   'repair.rebuilds': { session: string };

@@ -12,6 +12,7 @@ import { BatonError } from './errors.js';
 import { hint } from './hints.js';
 import type { HolderGoneReason } from './events.js';
 import type { Lease, SessionState, StatusCause } from './state.js';
+import { decideDeaths, runsStatus } from './runs.js';
 
 export type { Lease };
 
@@ -48,15 +49,16 @@ function plus(now: string, ms: number): string {
 
 /**
  * The status a reader should report: a session that says `active` but whose lease expired
- * is `interrupted` with cause `lease-expired` (its writer vanished), at once, before anyone
- * writes that down.
+ * is `interrupted` with cause `lease-expired` (its writer vanished), and one whose runs have
+ * all died or lapsed is `interrupted` naming the dead run (runs.ts `runsStatus`), at once,
+ * before anyone writes that down. `dead`: runs a process check found gone.
  */
-export function effectiveStatus(s: SessionState, now: string): { status: SessionState['status']; cause: StatusCause | null } {
+export function effectiveStatus(s: SessionState, now: string, dead?: ReadonlySet<string>): { status: SessionState['status']; cause: StatusCause | null } {
   const lease = leaseOf(s);
   if (s.status === 'active' && lease && leaseExpired(lease, now)) {
     return { status: 'interrupted', cause: { cause: 'lease-expired', at: lease.expiresAt, detail: inFlightDetail(s, lease) } };
   }
-  return { status: s.status, cause: s.statusCause };
+  return runsStatus(s, { now, ...(dead ? { dead } : {}) }) ?? { status: s.status, cause: s.statusCause };
 }
 
 /** "held by A (pid 1 on h); in flight: build (sub-step: tests)". */
@@ -67,15 +69,19 @@ export function inFlightDetail(s: SessionState, lease: Lease | null): string {
 }
 
 /**
- * Events that record, on the next write, what readers already report: the lease expired
- * and the session is interrupted. Empty when nothing expired.
+ * Events that record, on the next write, what readers already report: the lease expired,
+ * runs lapsed, and the session is interrupted. Empty when nothing expired.
  */
 export function expiryEvents(s: SessionState, now: string): EventDraft[] {
   const lease = leaseOf(s);
-  if (!lease || !leaseExpired(lease, now)) return [];
-  const out: EventDraft[] = [draft('lease.expired', { token: lease.token, owner: lease.owner, expiresAt: lease.expiresAt })];
-  if (s.status === 'active') out.push(draft('session.interrupted', { cause: 'lease-expired', detail: inFlightDetail(s, lease) }));
-  return out;
+  const out: EventDraft[] = [];
+  if (lease && leaseExpired(lease, now)) {
+    out.push(draft('lease.expired', { token: lease.token, owner: lease.owner, expiresAt: lease.expiresAt }));
+    if (s.status === 'active') out.push(draft('session.interrupted', { cause: 'lease-expired', detail: inFlightDetail(s, lease) }));
+  }
+  // Lapsed runs too; the session's interruption is written once.
+  const after = out.length && s.status === 'active' ? { ...s, status: 'interrupted' as const } : s;
+  return [...out, ...decideDeaths(after, { now })];
 }
 
 /**

@@ -83,9 +83,13 @@ const KEYS: Partial<Record<StoredEvent['type'], readonly Key[]>> = {
   'context.updated': [],
   'metadata.set': ['metadata'],
   'lease.acquired': [],
-  'lease.renewed': ['lease'],
-  'lease.released': [],
-  'lease.expired': [],
+  'lease.renewed': ['lease', 'runs'],
+  'run.started': ['runs'],
+  'run.renewed': ['runs'],
+  'run.ended': ['runs'],
+  'file.conflicted': ['conflicts'],
+  'lease.released': ['runs'],
+  'lease.expired': ['runs'],
   'checkpoint.created': ['checkpoints'],
   'repair.torn_tail': ['repairs'],
   'repair.unreadable_line': ['repairs'],
@@ -94,8 +98,9 @@ const KEYS: Partial<Record<StoredEvent['type'], readonly Key[]>> = {
 
 /** Types whose handler changes only the phase named by `data.phaseId` (plus the keys listed). */
 const PHASE_EVENTS: Partial<Record<StoredEvent['type'], readonly Key[]>> = {
-  'phase.started': [],
-  'phase.retried': [],
+  'phase.started': ['runs'],
+  'phase.retried': ['runs'],
+  'phase.claimed': ['runs'],
   'phase.completed': [],
   'phase.failed': [],
   'phase.skipped': [],

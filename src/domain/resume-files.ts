@@ -87,3 +87,23 @@ export function checkFiles(s: SessionState, input: ResumeInput): FilesReport {
   const outsideChanges = counts.changed + counts.vanished + counts.reappeared + counts.unverified > 0 || newFiles.length > 0;
   return { byPhase, ...counts, newFiles, unmeasured, outsideChanges };
 }
+
+/**
+ * Metadata key of the paths that were not in git's HEAD (untracked, or added only) when the
+ * session started: they are the user's, not news, and never listed as new files.
+ */
+export const NEW_AT_START_KEY = 'notInHeadAtStart';
+
+/** The agent CLI configs `baton hooks install` writes in a project (relative to its root). */
+export const HOOK_CONFIG_PATHS: readonly string[] = ['.claude/settings.json', '.codex/hooks.json', '.gemini/settings.json'];
+
+/**
+ * True when `path` is an agent CLI's hook config holding baton's hook entries (a command
+ * running `hook claude|codex|gemini`): `baton hooks install` wrote it, so it is never news.
+ * `read` gives the file's text (null when unreadable) and is called only for those paths.
+ */
+export function isBatonHookConfig(path: string, read: () => string | null): boolean {
+  if (!HOOK_CONFIG_PATHS.includes(path)) return false;
+  const text = read();
+  return text !== null && /["'\s]hook (?:claude|codex|gemini)\b/.test(text);
+}

@@ -110,6 +110,8 @@ export interface Phase {
   metadata: Record<string, unknown>;
   /** The plan the agent keeps for this phase (its todo tool), latest first-to-last. Absent until one is recorded. */
   steps?: PlanStep[];
+  /** The run that works on the phase (it started or claimed it last); absent or null: none. */
+  owner?: string | null;
 }
 
 /** Status of a step of an agent's own plan (its todo list). */
@@ -133,10 +135,75 @@ export interface AgentBinding {
   cwd: string | null;
   /** Work-tree paths already changed (git status) when the conversation was bound: not its work. */
   dirtyAtStart: string[];
+  /**
+   * The sha256 of each of those paths when the conversation was bound (null: gone), so a later
+   * sweep tells the user's edit from the agent's by content. Absent on older bindings.
+   */
+  dirtyAtStartSha256?: Record<string, string | null>;
   boundAt: string;
   updatedAt: string;
   /** SessionEnd was seen (with its reason); null while the conversation goes on. */
   ended: { at: string; reason: string | null } | null;
+}
+
+/** The kinds of worker a run can be (docs/runs.md). */
+export type RunKind = 'command' | 'conversation' | 'mcp' | 'library';
+
+/** The process that proves a run alive, checked on its own host. */
+export interface RunProcess {
+  pid: number;
+  host: string;
+  /** The machine's boot id when the run started (a pid reused after a reboot is not the run). */
+  boot: string | null;
+  /** The process group of a `baton run` command: the run lives while any process of it does. */
+  pgid?: number | null;
+}
+
+/** How a run ended: by its own choice (`finished`, `paused`) or not (`died`), and why. */
+export interface RunEnd {
+  at: string;
+  how: 'finished' | 'paused' | 'died';
+  cause: string;
+  detail: string | null;
+  exitCode?: number | null;
+  signal?: string | null;
+}
+
+/** One worker's attempt on a session (src/domain/runs.ts). */
+export interface Run {
+  id: string;
+  kind: RunKind;
+  agent: string | null;
+  /** An agent CLI conversation: the CLI and its own session id. */
+  cli: string | null;
+  agentSessionId: string | null;
+  /** A `baton run`: the command it runs. */
+  command: string[] | null;
+  process: RunProcess;
+  /** The fencing token of the session lease the run holds, if it holds one. */
+  token: number | null;
+  /** The run lapses this long after its last renewal; null: only its process check ends it. */
+  ttlMs: number | null;
+  expiresAt: string | null;
+  startedAt: string;
+  renewedAt: string;
+  /** Phases it started or claimed, in order. */
+  phases: string[];
+  /** The git worktree it works in, when not the store's own work tree. */
+  worktree: string | null;
+  ended: RunEnd | null;
+  /** What was recovered from it when it died (its transcript's plan, its last tool calls). */
+  salvage?: { steps?: PlanStep[] | null; lastTools?: string[]; tokens?: number } | null;
+}
+
+/** Two live runs wrote the same file: the second was warned, and the session keeps it. */
+export interface FileConflict {
+  path: string;
+  at: string;
+  runId: string | null;
+  phaseId: string | null;
+  otherRunId: string | null;
+  otherPhaseId: string | null;
 }
 
 /** A sub-agent an agent CLI started (`baton hook`). */
@@ -316,6 +383,10 @@ export interface SessionState {
   modelCells?: Record<string, ModelCell>;
   /** Transcripts read for token use. Absent until the first read. */
   transcripts?: TranscriptLedger;
+  /** Runs (workers) that worked on the session, in start order. Absent until the first. */
+  runs?: Run[];
+  /** Files written by two live runs. Absent until the first. */
+  conflicts?: FileConflict[];
 }
 
 /** Key of a {@link ModelCell}. */

@@ -152,12 +152,12 @@ export class AgentHooks {
    * record goes where the slow lookup says (the caller learns the id from the state).
    */
   private async record(id: string, a: AgentContext, more: (s: SessionState) => EventDraft[]): Promise<SessionState> {
-    let dirty: string[] | null = null;
+    let dirty: { paths: string[]; sha256: Record<string, string | null> } | null = null;
     try {
       const r = await this.m.change(id, (s) => {
         // git is asked only when the conversation is new to the session.
         if (!findBinding(s, a.cli, a.agentSessionId)) dirty ??= this.dirtyPaths();
-        const binding: BindingInput = { cli: a.cli, agentSessionId: a.agentSessionId, transcriptPath: a.transcriptPath, model: a.model, cwd: a.cwd, dirtyAtStart: dirty ?? [] };
+        const binding: BindingInput = { cli: a.cli, agentSessionId: a.agentSessionId, transcriptPath: a.transcriptPath, model: a.model, cwd: a.cwd, dirtyAtStart: dirty?.paths ?? [], ...(dirty ? { dirtyAtStartSha256: dirty.sha256 } : {}) };
         return { events: [...decideBinding(s, binding), ...more(s)], result: undefined };
       }, { agent: a.agent });
       this.index.set(a.cli, a.agentSessionId, id);
@@ -172,12 +172,18 @@ export class AgentHooks {
     }
   }
 
-  /** Paths git reports changed now (bounded): what a new conversation did not do. */
-  private dirtyPaths(): string[] {
+  /** Paths git reports changed now (bounded), with their content's hash: what a new conversation did not do. */
+  private dirtyPaths(): { paths: string[]; sha256: Record<string, string | null> } {
     try {
-      return (this.m.workspace?.git.changes()?.dirty ?? []).slice(0, 1000);
+      const ws = this.m.workspace;
+      const st = ws?.git.changes();
+      if (!ws || !st) return { paths: [], sha256: {} };
+      const paths = st.dirty.slice(0, 1000);
+      const sha256: Record<string, string | null> = {};
+      for (const p of paths) sha256[p] = ws.hashFile(path.join(st.top, p)).sha256;
+      return { paths, sha256 };
     } catch {
-      return [];
+      return { paths: [], sha256: {} };
     }
   }
 

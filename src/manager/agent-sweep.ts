@@ -2,10 +2,9 @@
  * Files changed by shell commands, which no file-tool hook reports: at the end of a turn the
  * work tree (git status, then a hash of each changed path) is compared with the session's
  * manifest. A path is reported when its content differs from what the session recorded,
- * unless it was already changed when the conversation was bound and has not been touched
- * since (the user's own edits before the agent started).
+ * unless it was already changed when the conversation was bound and its content is the same
+ * as then (the user's own edits before the agent started). Content decides, never mtime.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import type { MeasuredFile } from '../domain/decide.js';
 import type { AgentBinding, FileAction, FileRecord, SessionState } from '../domain/state.js';
@@ -28,7 +27,6 @@ export function sweepWorkTree(m: Pick<ManagerCore, 'workspace'>, s: SessionState
   if (!st) return [];
   const manifest = latestRecords(s);
   const dirtyAtStart = new Set(binding.dirtyAtStart);
-  const boundMs = Date.parse(binding.boundAt);
   const measure = fileMeasurer(ws.root, ws);
   const added = new Set(st.added);
   const out: SweptFile[] = [];
@@ -42,18 +40,13 @@ export function sweepWorkTree(m: Pick<ManagerCore, 'workspace'>, s: SessionState
       continue;
     }
     if (known && known.sha256 === f.sha256 && known.action !== 'deleted') continue;
-    if (!known && dirtyAtStart.has(rel) && mtimeMs(abs) <= boundMs) continue;
+    // Changed before the conversation began: the agent's work only if its content moved since
+    // (a binding without hashes, from an older baton, leaves it to the user).
+    const atStart = binding.dirtyAtStartSha256;
+    if (!known && dirtyAtStart.has(rel) && (!atStart || !Object.hasOwn(atStart, rel) || atStart[rel] === f.sha256)) continue;
     out.push({ ...f, action: (known && known.action !== 'deleted') || !added.has(rel) ? 'modified' : 'created' });
   }
   return out;
-}
-
-function mtimeMs(abs: string): number {
-  try {
-    return fs.statSync(abs).mtimeMs;
-  } catch {
-    return Number.POSITIVE_INFINITY;
-  }
 }
 
 /** The newest record of each path the session holds (phases and loose files). */

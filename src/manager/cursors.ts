@@ -1,5 +1,6 @@
 import { BatonError } from '../domain/errors.js';
 import { cursorsOf } from '../store/capabilities.js';
+import { readOnlyStore } from '../store/errors.js';
 import type { CursorTable } from '../store/types.js';
 import type { ManagerCore as SessionManager } from './types.js';
 
@@ -24,6 +25,15 @@ export class Cursors implements CursorTable {
       });
     }
     return t;
+  }
+
+  /**
+   * Refuses (`STORE_READ_ONLY`) when the store cannot be written, so a reader that must keep
+   * positions (`otel follow`) stops before it sends anything rather than at its first `put`.
+   */
+  checkWritable(): void {
+    const why = this.m.store.readOnly;
+    if (why) throw readOnlyStore(this.m.store.location, why);
   }
 
   /** The value of cursor `name`, or null. */

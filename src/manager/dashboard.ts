@@ -6,9 +6,11 @@
  * registry cache. The journal of a session looked at is read once and kept (a few sessions),
  * then only the events appended since are read.
  */
+import { costReport, costShown, formatCost, formatCostBudget } from '../domain/cost.js';
 import { addEvents, emptyTimeline, agentOfEvent, tokenSeries } from '../domain/dashboard.js';
 import type { Attempt, SessionTimeline, TokenSeries } from '../domain/dashboard.js';
 import { BatonError } from '../domain/errors.js';
+import { eventSentence } from '../domain/event-sentence.js';
 import type { StoredEvent } from '../domain/events.js';
 import { validateId } from '../domain/ids.js';
 import type { PricingTable } from '../domain/pricing.js';
@@ -21,6 +23,8 @@ import { budgetView } from '../domain/tokens.js';
 import type { BudgetView } from '../domain/tokens.js';
 import { statusView } from '../domain/view.js';
 import type { StatusView } from '../domain/view.js';
+import { leaseExpired } from '../domain/lease.js';
+import { sessionFilesOf } from '../store/capabilities.js';
 import type { SessionStore } from '../store/types.js';
 import type { RowText } from '../store/row.js';
 import type { PlanSources } from './resume.js';
@@ -32,9 +36,11 @@ export interface DashboardSource {
   get(id: string): Promise<SessionState>;
   log(id: string, since?: number): Promise<StoredEvent[]>;
   pricing(): PricingTable;
-  listRows(filter: { persist?: boolean }): Promise<RowText[]>;
+  listRows(filter: { persist?: boolean; all?: boolean }): Promise<RowText[]>;
   readonly checkpoints: { list(sessionId: string): Promise<CheckpointInfo[]> };
   readonly recovery: { handoff(id: string, o?: PlanSources): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> };
+  /** The folder the manager works in: the workspace of every session of a file store. */
+  readonly workspace?: { readonly root: string } | null;
 }
 
 /** Query of {@link Dashboard.sessions}. */
@@ -44,12 +50,40 @@ export interface SessionsQuery {
   search?: string | null;
   offset?: number;
   limit?: number;
+  /** List archived sessions too (default: live ones only). */
+  archived?: boolean;
 }
 
-/** A row of the sessions page: the registry row plus agents and token use against the budget. */
+/** Who holds a session's lease now: the run or conversation working on it. */
+export interface DashboardHolder {
+  owner: string;
+  pid: number;
+  host: string;
+  expiresAt: string;
+}
+
+/** Money as every surface shows it (`formatCost`, `formatCostBudget` of domain/cost.ts). */
+export interface MoneyText {
+  /** The estimated cost, as `baton status` prints it; null when it prints none (no priced model, no cost budget). */
+  total: string | null;
+  /** The cost budget's use (`$0.50/$2.00 (25%)`); null without a cost budget. */
+  budget: string | null;
+  /** The cost budget in US dollars (null: none). */
+  budgetUsd: number | null;
+  byAgent: Record<string, string>;
+  byPhase: Record<string, string>;
+}
+
+/** A row of the sessions page: the registry row plus agents, token use against the budget, cost, workspace and holder. */
 export interface DashboardRow extends SessionSummary {
   agents: string[];
   tokens: BudgetView;
+  /** The estimated cost as `baton status` prints it (null when it prints none). */
+  cost: string | null;
+  /** The session's workspace: its named one on a shared store, the store's folder on a file store; null when unknown. */
+  workspaceName: string | null;
+  /** The holder of a lease that has not expired, else null. */
+  holder: DashboardHolder | null;
 }
 
 /** A page of the sessions list. */
@@ -60,6 +94,8 @@ export interface SessionsPage {
   limit: number;
   /** Live sessions by status, before the status filter and the search (the filter's counts). */
   counts: Record<SessionStatus, number>;
+  /** Archived sessions in the store (listed only with `archived`). */
+  archived: number;
   rows: DashboardRow[];
 }
 
@@ -71,6 +107,8 @@ export interface SessionPage {
   attempts: Attempt[];
   tokens: TokenSeries & { budget: BudgetView };
   checkpoints: CheckpointInfo[];
+  /** The cost and cost budget, formatted as the CLI formats them. */
+  money: MoneyText;
   /** Events by type and by agent: the event log's filters. */
   facets: { types: Record<string, number>; agents: Record<string, number> };
   /** The dashboard's clock when the page was built (ISO): a running attempt ends here. */
@@ -94,7 +132,8 @@ export interface EventsPage {
   offset: number;
   limit: number;
   revision: number;
-  events: StoredEvent[];
+  /** The events, each with `text`: the event as a sentence for people (domain/event-sentence.ts). */
+  events: Array<StoredEvent & { text: string }>;
 }
 
 /** A session's resume plan, as JSON, as `baton resume` prints it, and as the handoff document. */
@@ -180,9 +219,11 @@ export class Dashboard {
     if (q.status && !(SESSION_STATUSES as readonly string[]).includes(q.status)) {
       throw new BatonError('BAD_INPUT', `Unknown status ${JSON.stringify(q.status)}.`, { hint: `Use one of ${SESSION_STATUSES.join(', ')}.` });
     }
-    const rows = (await this.m.listRows({ persist: false })).map((r) => r.summary);
+    const every = (await this.m.listRows({ persist: false, all: true })).map((r) => r.summary);
     const counts = Object.fromEntries(SESSION_STATUSES.map((s) => [s, 0])) as Record<SessionStatus, number>;
-    for (const r of rows) counts[r.status] = (counts[r.status] ?? 0) + 1;
+    for (const r of every) if (!r.archived) counts[r.status] = (counts[r.status] ?? 0) + 1;
+    const archived = every.filter((r) => r.archived).length;
+    const rows = q.archived ? every : every.filter((r) => !r.archived);
     const needle = q.search?.trim().toLowerCase() ?? '';
     const matching = rows
       .filter((r) => (q.status ? r.status === q.status : true))
@@ -191,7 +232,7 @@ export class Dashboard {
     const page = matching.slice(offset, offset + limit);
     const out: DashboardRow[] = [];
     for (const r of page) out.push({ ...r, ...(await this.rowExtras(r)) });
-    return { total: matching.length, offset, limit, counts, rows: out };
+    return { total: matching.length, offset, limit, counts, archived, rows: out };
   }
 
   /**
@@ -199,15 +240,38 @@ export class Dashboard {
    * not change on token records (their revision neither), so nothing cheaper tells when
    * these change.
    */
-  private async rowExtras(r: SessionSummary): Promise<{ agents: string[]; tokens: BudgetView }> {
+  private async rowExtras(r: SessionSummary): Promise<Omit<DashboardRow, keyof SessionSummary>> {
+    const workspaceName = r.workspace ?? (sessionFilesOf(this.m.store) ? (this.m.workspace?.root ?? null) : null);
     let s: SessionState;
     try {
       s = await this.m.get(r.id);
     } catch (e) {
-      if (e instanceof BatonError) return { agents: [], tokens: { max: null, used: 0, percent: null, level: 'none' } };
+      if (e instanceof BatonError) return { agents: [], tokens: { max: null, used: 0, percent: null, level: 'none' }, cost: null, workspaceName, holder: null };
       throw e;
     }
-    return { agents: agentsOf(s), tokens: budgetView(s.tokens) };
+    const lease = s.lease ?? null;
+    const holder = lease && !leaseExpired(lease, this.m.time()) ? { owner: lease.owner, pid: lease.pid, host: lease.host, expiresAt: lease.expiresAt } : null;
+    return { agents: agentsOf(s), tokens: budgetView(s.tokens), cost: this.money(s).total, workspaceName, holder };
+  }
+
+  /** The session's cost as the CLI prints it; an unusable pricing file shows as no cost. */
+  private money(s: SessionState): MoneyText {
+    const none: MoneyText = { total: null, budget: null, budgetUsd: null, byAgent: {}, byPhase: {} };
+    let r: ReturnType<typeof costReport>;
+    try {
+      r = costReport(s, this.m.pricing());
+    } catch (e) {
+      if (e instanceof BatonError) return none;
+      throw e;
+    }
+    const each = (g: Record<string, Parameters<typeof formatCost>[0]>): Record<string, string> => Object.fromEntries(Object.entries(g).map(([k, c]) => [k, formatCost(c)]));
+    return {
+      total: costShown(s) ? formatCost(r.total) : null,
+      budget: r.budget.maxUsd !== null ? formatCostBudget(r.budget) : null,
+      budgetUsd: r.budget.maxUsd,
+      byAgent: each(r.byAgent),
+      byPhase: each(r.byPhase),
+    };
   }
 
   /** The session page: status view with cost, attempts, token series, checkpoints, event counts. */
@@ -221,6 +285,7 @@ export class Dashboard {
       attempts: j.timeline.attempts,
       tokens: { ...seriesOf(j, o.maxPoints), budget: budgetView(state.tokens) },
       checkpoints: await this.m.checkpoints.list(id),
+      money: this.money(state),
       facets: { types: j.timeline.types, agents: j.timeline.agents },
       now,
     };
@@ -234,8 +299,11 @@ export class Dashboard {
     const kept = positions(j, q.type || null, q.agent || null);
     const total = kept ? kept.length : j.events.length;
     const [from, to] = q.order === 'asc' ? [offset, Math.min(total, offset + limit)] : [Math.max(0, total - offset - limit), Math.max(0, total - offset)];
-    const events: StoredEvent[] = [];
-    for (let k = from; k < to; k++) events.push(kept ? j.events[kept[k]!]! : j.events[k]!);
+    const events: Array<StoredEvent & { text: string }> = [];
+    for (let k = from; k < to; k++) {
+      const e = kept ? j.events[kept[k]!]! : j.events[k]!;
+      events.push({ ...e, text: eventSentence(e) });
+    }
     if (q.order !== 'asc') events.reverse();
     return { total, offset, limit, revision: j.timeline.revision, events };
   }

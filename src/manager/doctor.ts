@@ -53,6 +53,8 @@ export interface DoctorReport {
   fix: boolean;
   /** The store checked. */
   location: string;
+  /** Why the store cannot be written (then `fix` is refused with STORE_READ_ONLY), or null. */
+  readOnly: string | null;
   /** Sessions checked, and how many of them are archived. */
   sessions: number;
   archived: number;
@@ -128,6 +130,7 @@ async function runDoctor(m: SessionManager, o: DoctorOptions = {}): Promise<Doct
     ok: problems.every((p) => p.fixed),
     fix,
     location: m.store.location,
+    readOnly: m.store.readOnly ?? null,
     sessions: sessions.length,
     archived: sessions.filter((s) => s.archived).length,
     problems: sortProblems(problems),

@@ -3,20 +3,17 @@ import type { PhaseActionOptions, MeasuredFile } from '../domain/decide.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';
 import type { PhaseSpec, StoredEvent } from '../domain/events.js';
-import { generateId, validateId } from '../domain/ids.js';
-import type { BmadIdOptions, IdFormat } from '../domain/ids.js';
+import { generateId, validateId, type BmadIdOptions, type IdFormat } from '../domain/ids.js';
 import { effectiveStatus } from '../domain/lease.js';
 import { fold } from '../domain/apply.js';
 import type { FileAction, SessionState, SessionStatus } from '../domain/state.js';
-import { summarize } from '../domain/summary.js';
-import type { SessionSummary } from '../domain/summary.js';
+import { summarize, type SessionSummary } from '../domain/summary.js';
 import type { PhaseAction, SessionAction } from '../domain/transitions.js';
 import { notFound } from '../store/errors.js';
 import { RowText } from '../store/row.js';
 import { listJsonText } from './list-json.js';
 import type { RepairReport, Tombstone } from '../store/types.js';
-import { storeFilter, workspaceOf } from './list-filter.js';
-import type { ListFilter } from './list-filter.js';
+import { storeFilter, workspaceOf, type ListFilter } from './list-filter.js';
 import { AgentHooks } from './agent-hooks.js';
 import { Checkpoints } from './checkpoints.js';
 import { Claims } from './claim.js';
@@ -25,6 +22,7 @@ import { DerivedFiles } from './derived-files.js';
 import { Maintenance } from './doctor.js';
 import { Formats } from './foreign-formats.js';
 import { Leases } from './leases.js';
+import { Runs } from './runs.js';
 import { Dashboard } from './dashboard.js';
 import { Recovery } from './resume.js';
 import { PlanChanges } from './plan-changes.js';
@@ -36,8 +34,9 @@ import { loadPricing } from './pricing-file.js';
 import { SessionCore } from './session-core.js';
 import { Transcripts } from './transcripts.js';
 import type { ChangeOptions, ChangeResult, ManagerOptions } from './types.js';
-import { watchSessions } from './watch.js';
-import type { WatchSessionsOptions } from './watch.js';
+import { watchSessions, type WatchSessionsOptions } from './watch.js';
+import { startBaseline } from './new-files.js';
+
 export { DEFAULT_SNAPSHOT_EVERY } from './types.js';
 export type { ListFilter } from './list-filter.js';
 export type { ChangeOptions, ChangeResult, ManagerOptions, TimedDraft } from './types.js';
@@ -71,6 +70,7 @@ export class SessionManager extends SessionCore {
   readonly derivedFiles: DerivedFiles;
   /** Leases: who works on a session now (`baton run`). */
   readonly leases = new Leases(this);
+  /** Runs (workers) on a session: start, renew, end, deaths, phase claims (docs/runs.md). */ readonly runs = new Runs(this);
   /** Claiming sessions that need a worker (`baton claim`). */
   readonly claims = new Claims(this);
   /** Resume plans, handoff briefings, and applying a recovery option. */
@@ -129,7 +129,7 @@ export class SessionManager extends SessionCore {
     const id = input.id !== undefined ? validateId(input.id) : generateId(idFormat, title, { now: this.now(), randomBytes: this.rand }, input.bmad);
     return this.store.withWorkspaceLock(async () => {
       await this.pauseActiveFor(id, input.switch === true, input.agent);
-      const created = decide.draft('session.created', { title, idFormat: input.id !== undefined ? 'explicit' : idFormat, phases, budgetMax: budget, contextSummary: input.contextSummary ?? null, metadata: input.metadata ?? {}, ...workspaceOf(this.store) });
+      const created = decide.draft('session.created', { title, idFormat: input.id !== undefined ? 'explicit' : idFormat, phases, budgetMax: budget, contextSummary: input.contextSummary ?? null, metadata: { ...startBaseline(this.workspace), ...input.metadata }, ...workspaceOf(this.store) });
       const events = this.numbered([created], input.agent, this.time(), 0);
       const state = fold(null, events, id)!;
       await this.store.create(id, events, summarize(state));

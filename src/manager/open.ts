@@ -49,6 +49,8 @@ export interface OpenManagerOptions {
   workspace?: string | null;
   /** Host name for the default workspace name (default: os.hostname()). */
   host?: string;
+  /** Open the store read-only: it writes nothing, not even caches (the dashboard; see OpenStoreOptions.readOnly). */
+  readOnly?: boolean;
 }
 
 /**
@@ -59,7 +61,7 @@ export function openManager(o: OpenManagerOptions): SessionManager {
   // The caller has read the environment already (the CLI: its own injected env): `{}` keeps
   // openStore from reading process.env behind its back.
   const workspaceOf = (): string => workspaceName(o.workspace, o.host ?? os.hostname(), o.cwd);
-  const store = openStore({ url: o.url ?? null, dir: o.dir ?? null, cwd: o.cwd, create: o.create === true, shared: o.shared === true, env: {}, workspace: workspaceOf, ...(o.now ? { now: o.now } : {}), ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}) });
+  const store = openStore({ url: o.url ?? null, dir: o.dir ?? null, cwd: o.cwd, create: o.create === true, shared: o.shared === true, env: {}, workspace: workspaceOf, ...(o.now ? { now: o.now } : {}), ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}), ...(o.readOnly ? { readOnly: true } : {}) });
   // A store kept in a directory (the `.baton` folder) belongs to the workspace around it.
   const dir = store.directory ?? null;
   const workspace = new Workspace(dir !== null ? path.dirname(dir) : o.cwd, dir);

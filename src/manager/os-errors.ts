@@ -1,11 +1,5 @@
 import { BatonError, isBatonError } from '../domain/errors.js';
-
-/**
- * OS errors that mean the store cannot be written (permissions, a read-only or full disk or
- * quota, no file handles left, an I/O error of the device): the write was reported as failed
- * and may be tried again once the cause is gone.
- */
-const UNAVAILABLE = new Set(['EACCES', 'EROFS', 'ENOSPC', 'EDQUOT', 'EMFILE', 'EIO']);
+import { toStoreError } from '../store/os-errors.js';
 
 /** OS errors that mean a path the user gave cannot name a file here: BAD_INPUT, not a bug. */
 const BAD_PATH: Record<string, string> = {
@@ -16,17 +10,17 @@ const BAD_PATH: Record<string, string> = {
 
 /**
  * The BatonError an unexpected failure stands for, the one mapping of OS errors to codes
- * every surface shares: a BatonError as it is; an OS refusal to write as STORE_UNAVAILABLE; a
+ * every surface shares: a BatonError as it is; an OS refusal to write (a full disk, EIO, a
+ * read-only file system …: src/store/os-errors.ts, shared with the stores) as STORE_UNAVAILABLE; a
  * path the file system cannot take (too long, through a file) as BAD_INPUT;
  * anything else INTERNAL, `bug` being the surface's way out (e.g. "report it with the
  * command you ran") and `detail` what the message shows of the failure.
  */
 export function toBatonError(e: unknown, bug: string, detail: 'message' | 'stack' = 'message'): BatonError {
   if (isBatonError(e)) return e;
+  const os = toStoreError(e);
+  if (os) return os;
   const err = e as NodeJS.ErrnoException | undefined;
-  if (err && typeof err.code === 'string' && UNAVAILABLE.has(err.code)) {
-    return new BatonError('STORE_UNAVAILABLE', `The store cannot be written: ${err.message}.`, { hint: 'Check permissions and free disk space.', details: { errno: err.code, retryable: true }, cause: e });
-  }
   const bad = err && typeof err.code === 'string' ? BAD_PATH[err.code] : undefined;
   if (bad) {
     const where = typeof err!.path === 'string' ? ` (${err!.path.length > 120 ? `${err!.path.slice(0, 120)}…` : err!.path})` : '';

@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { SETTING_KEYS, settingsOf } from '../domain/settings.js';
 import { draft } from '../domain/decide.js';
 import { BatonError } from '../domain/errors.js';
@@ -13,6 +11,8 @@ import { planResume } from '../domain/plan-resume.js';
 import type { CheckpointInfo, ResumePlan, WorkspaceFile } from '../domain/resume-plan-types.js';
 import type { SessionState } from '../domain/state.js';
 import { recordedPaths } from './checkpoints.js';
+import { readMirrorRecord } from './mirror.js';
+import { newFilesOf } from './new-files.js';
 import type { ManagerCore as SessionManager } from './types.js';
 
 /** @deprecated Read it with `settingsOf(state).planFile` (domain/settings.ts); the metadata key of the plan file a session was started from: `{ path, sha256 }`. */
@@ -38,7 +38,7 @@ async function buildPlan(m: SessionManager, id: string, o: PlanSources = {}): Pr
   const checkpoints: CheckpointInfo[] = await m.checkpoints.list(id);
   const read = o.events ? await o.events(state) : await m.log(id);
   const events = read.filter((e) => e.seq <= state.revision).map((e) => ({ seq: e.seq, type: e.type }));
-  const newFiles = ws ? filesCreatedSince(ws.root, Date.parse(state.createdAt), new Set(recordedPaths(state))) : [];
+  const newFiles = ws ? newFilesOf(ws, state, await readMirrorRecord(m, id, state)) : [];
   const input = { state, now: m.time(), workspace, newFiles, checkpoints, planChanged: planChanged(m, state), events };
   let plan = planResume(input);
   // Where git holds recorded files is asked only when some must be put back.
@@ -57,47 +57,6 @@ async function buildPlan(m: SessionManager, id: string, o: PlanSources = {}): Pr
     ];
   }
   return { plan, state };
-}
-
-/** Folders never searched for new files: tools' own state and dependencies. */
-const SKIP_DIRS: ReadonlySet<string> = new Set(['.git', '.baton', 'node_modules', '.hg', '.svn', '.cache', '.venv', '__pycache__']);
-/** The search for new files stops after this many directory entries, so a huge tree stays cheap. */
-const MAX_ENTRIES = 20_000;
-
-/**
- * Files in the workspace created after the session started that the session never recorded
- * (by birth time where the file system keeps it, else modification time), as paths relative
- * to the workspace, sorted. Bounded: at most {@link MAX_ENTRIES} entries are looked at.
- */
-export function filesCreatedSince(root: string, sinceMs: number, recorded: ReadonlySet<string>): string[] {
-  const found: string[] = [];
-  const stack = [''];
-  let seen = 0;
-  while (stack.length && seen < MAX_ENTRIES) {
-    const rel = stack.pop()!;
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(path.join(root, rel), { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const e of entries) {
-      if (++seen > MAX_ENTRIES) break;
-      const p = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) {
-        if (!SKIP_DIRS.has(e.name)) stack.push(p);
-      } else if (e.isFile() && !recorded.has(p)) {
-        try {
-          const st = fs.statSync(path.join(root, p));
-          const born = st.birthtimeMs > 0 ? st.birthtimeMs : st.mtimeMs;
-          if (born > sinceMs) found.push(p);
-        } catch {
-          // vanished while looking
-        }
-      }
-    }
-  }
-  return found.sort();
 }
 
 /** Whether the plan file the session started from changed since; null when unknown. */

@@ -144,8 +144,8 @@ export class SessionCore {
     return { pid: this.pid, host: this.host, boot: this.boot };
   }
 
-  private actor(agent?: string | null): Actor {
-    return { agent: agent ?? this.agent, pid: this.pid, host: this.host };
+  private actor(agent?: string | null, run?: string): Actor {
+    return run ? { agent: agent ?? this.agent, pid: this.pid, host: this.host, run } : { agent: agent ?? this.agent, pid: this.pid, host: this.host };
   }
 
   /**
@@ -154,8 +154,8 @@ export class SessionCore {
    * position). A draft that carries its own time or actor (an imported foreign event) keeps
    * it. One object per event, built field by field, because every change makes them.
    */
-  protected numbered(drafts: TimedDraft[], agent: string | null | undefined, time: string, after: number): StoredEvent[] {
-    const actor = this.actor(agent);
+  protected numbered(drafts: TimedDraft[], agent: string | null | undefined, time: string, after: number, run?: string): StoredEvent[] {
+    const actor = this.actor(agent, run);
     const out = new Array<StoredEvent>(drafts.length);
     for (let i = 0; i < drafts.length; i++) {
       const d = drafts[i]!;
@@ -363,7 +363,7 @@ export class SessionCore {
         const pre = expiryEvents(state, now);
         const base = pre.length ? fold(state, this.numbered(pre, o.agent, now, state.revision), id)! : state;
         const { events: drafts, result } = p.fn(base);
-        const stored = this.numbered(pre.length ? [...pre, ...drafts] : drafts, o.agent, now, state.revision);
+        const stored = this.numbered(pre.length ? [...pre, ...drafts] : drafts, o.agent, now, state.revision, o.run);
         const next = fold(state, stored, id)!;
         state = next;
         return { p, stored, next, result };

@@ -85,6 +85,8 @@ export interface ChangeOptions {
   expectedRevision?: number;
   /** Fencing token of the lease this writer holds (`BATON_LEASE_TOKEN`); an outdated one is FENCED. */
   fencingToken?: number;
+  /** The run this change is made in (`BATON_RUN`): written in each event's actor, and records that name no phase go to its phase. */
+  run?: string;
 }
 
 /** Result of a change. */

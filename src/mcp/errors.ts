@@ -70,5 +70,10 @@ export function protocolError(e: unknown): McpError {
   const b = asBatonError(e);
   const rpc = b.code === 'NOT_FOUND' || b.code === 'NO_ACTIVE_SESSION' || b.code === 'NO_STORE' ? RESOURCE_NOT_FOUND : b.code === 'BAD_INPUT' ? ErrorCode.InvalidParams : ErrorCode.InternalError;
   const hint = toolHint(b);
-  return new McpError(rpc, `error[${b.code}]: ${b.message}${hint ? ` (hint: ${hint})` : ''}`, { code: b.code, hint, details: b.details });
+  const text = `error[${b.code}]: ${b.message}${hint ? ` (hint: ${hint})` : ''}`;
+  const err = new McpError(rpc, text, { code: b.code, hint, details: b.details });
+  // The SDK sends `message` as the JSON-RPC error's message, and its client prefixes
+  // "MCP error <code>: " again on receipt: sent bare, the client reads it prefixed once.
+  err.message = text;
+  return err;
 }

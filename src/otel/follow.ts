@@ -83,7 +83,9 @@ export class Follower {
   /** Starts watching, then queues every session (those already sent up to their revision are skipped). */
   async start(): Promise<void> {
     const m = this.o.manager;
-    // Read first (STORE_UNAVAILABLE on a store without cursors, before anything starts).
+    // Read first (STORE_UNAVAILABLE on a store without cursors, STORE_READ_ONLY on one that
+    // cannot keep them, before anything starts).
+    m.cursors.checkWritable();
     const prefix = `otel.${this.o.destination}.`;
     const done = new Map((await m.cursors.list(prefix)).map((c) => [c.name.slice(prefix.length), c.value]));
     // Watching starts before the sessions are listed: whatever is appended from here on is

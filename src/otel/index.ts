@@ -28,9 +28,12 @@ export interface OtelExportInput {
   onRetry: (message: string) => void;
 }
 
-/** Sends the sessions' closed spans; `EXPORT_FAILED` when the collector does not take them after every retry. */
+/**
+ * Sends the sessions' closed spans; `EXPORT_FAILED` when the collector does not take them after
+ * every retry, or at once when its first connection is refused (nothing listens there).
+ */
 export async function otelExport(i: OtelExportInput): Promise<ExportReport> {
-  const sender = await Sender.open(exportConfig(i.env, i.options));
+  const sender = await Sender.open(exportConfig(i.env, i.options), { failFast: true });
   try {
     return await exportSessions(i.manager, i.sessionIds, sender, { since: i.since, onRetry: i.onRetry });
   } finally {

@@ -101,3 +101,15 @@ export function checkNothingLost(id: string, head: { snap_rev: number | null; ro
   const row = head.row_rev === null ? 0 : Number(head.row_rev);
   if (snap > end || row > end) throw eventsLost(id, end, snap >= row ? { revision: snap, by: 'its snapshot' } : { revision: row, by: 'its registry row' });
 }
+
+/**
+ * `STORE_READ_ONLY`: a write asked of a store that cannot be written (a read-only mount,
+ * files of another user, a store opened read-only), naming where it is and why, before a byte
+ * is written. Reads of such a store work; the way out is making it writable.
+ */
+export function readOnlyStore(location: string, reason: string): BatonError {
+  return new BatonError('STORE_READ_ONLY', `The store at ${location} cannot be written (${reason}); this command changes it.`, {
+    hint: hint('store.read-only', { location, reason }),
+    details: { location, reason, retryable: false },
+  });
+}

@@ -40,6 +40,12 @@ export interface OpenStoreOptions {
    * Pass `{}` to ignore the environment.
    */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Write nothing, not even caches (the dashboard): a file store opens read-only (see
+   * store/file/read-only.ts); a store that cannot be written is opened so without it. Other
+   * stores are unchanged: the manager's reads of them write nothing.
+   */
+  readOnly?: boolean;
 }
 
 /**
@@ -84,7 +90,7 @@ export function openStore(o: OpenStoreOptions = {}): SessionStore {
     FileStore.init(root);
     if (!existed) setStoreSharing(root, o.shared === true);
   }
-  return new FileStore({ root, ...(o.now ? { now: o.now } : {}), ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}) });
+  return new FileStore({ root, ...(o.now ? { now: o.now } : {}), ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}), ...(o.readOnly ? { readOnly: true } : {}) });
 }
 
 /** Where a new store goes when none is named: the git work tree's root, else `cwd`. */

@@ -25,6 +25,12 @@ export interface RepairReport {
   kind: 'torn_tail' | 'snapshot_corrupt' | 'snapshot_stale' | 'index_corrupt' | 'index_rebuilt' | 'active_dangling' | 'journal_rewritten' | 'events_lost' | RetentionRepairKind;
   message: string;
   savedTo: string | null;
+  /**
+   * False when the problem was only found, not repaired, because the store cannot be written
+   * (a read-only mount, another user's files, the dashboard): the read went on around it, and
+   * the next writable open repairs it. Absent: repaired.
+   */
+  repaired?: false;
 }
 
 /** Repairs of interrupted archives and deletions, reported on the next open (see docs/storage.md). */
@@ -168,12 +174,19 @@ export interface SessionStore extends Partial<StoreMaintenance>, Partial<StoreWa
   /** Where the data lives (a directory, a URL without password). */
   readonly location: string;
   readonly capabilities: StoreCapabilities;
+  /**
+   * Why this handle never writes (a read-only mount, another user's files, opened read-only
+   * for the dashboard), or absent/null when it writes. A read-only store reads as usual but
+   * writes no cache, snapshot, lock or repair on the way, reporting what it would have
+   * repaired (`RepairReport.repaired: false`); every write rejects with `STORE_READ_ONLY`.
+   */
+  readonly readOnly?: string | null;
 
   /** Creates a session whose journal starts with `events` (seq 1…). `EXISTS` if the id is taken. */
   create(id: string, events: NewEvent[], summary: SessionSummary): Promise<{ revision: number }>;
   /** True when a session with this id exists (live or archived). */
   exists(id: string): Promise<boolean>;
-  /** Reads a session: newest valid snapshot plus the tail. Repairs a torn tail. */
+  /** Reads a session: newest valid snapshot plus the tail. Repairs a torn tail (a read-only store reports it and reads without it). */
   load(id: string): Promise<LoadResult>;
   /** Every event with seq > `afterSeq`, in order. */
   readEvents(id: string, afterSeq?: number): Promise<StoredEvent[]>;

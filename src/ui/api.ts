@@ -26,6 +26,13 @@ function text(url: URL, name: string): string | null {
   return v === null || v === '' ? null : v;
 }
 
+function flag(url: URL, name: string): boolean {
+  const v = url.searchParams.get(name);
+  if (v === null || v === '' || v === '0' || v === 'false') return false;
+  if (v === '1' || v === 'true') return true;
+  throw new BatonError('BAD_INPUT', `${name} must be true or false; got ${JSON.stringify(v)}.`, { hint: `Pass ${name}=true or leave it out.` });
+}
+
 /** Routes of the API: `null` when the path is not one of them. */
 async function route(m: SessionManager, url: URL): Promise<unknown | null> {
   const parts = url.pathname.split('/').slice(2).map((p) => decodeURIComponent(p));
@@ -42,6 +49,7 @@ async function route(m: SessionManager, url: URL): Promise<unknown | null> {
       search: text(url, 'q'),
       offset: int(url, 'offset'),
       limit: int(url, 'limit'),
+      archived: flag(url, 'archived'),
     });
   }
   const id = parts[1]!;

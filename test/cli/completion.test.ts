@@ -4,8 +4,11 @@
  * zsh and fish are not installed here: their scripts are checked for the tree they carry.
  */
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { expectError, workspace } from './helpers.js';
+import path from 'node:path';
+import { BATON, baseEnv, expectError, needBuiltCli, workspace } from './helpers.js';
+import type { Workspace } from './helpers.js';
 
 const hasBash = spawnSync('bash', ['--version']).status === 0;
 if (!hasBash) console.warn('SKIPPED: the bash completion test needs bash, which this machine lacks');
@@ -38,7 +41,55 @@ function complete(file: string, words: string[]): string[] {
   return r.stdout.split('\n').filter(Boolean);
 }
 
+/**
+ * What bash offers in workspace `ws`, with the built `baton` first on PATH (the script asks it
+ * for ids): `-o default` falling back to file names shows as `<files>`.
+ */
+function completeIn(ws: Workspace, file: string, words: string[]): string[] {
+  needBuiltCli();
+  const bin = ws.write('bin/baton', `#!/bin/sh\nexec '${process.execPath}' '${BATON}' "$@"\n`);
+  fs.chmodSync(bin, 0o755);
+  const arr = words.map((w) => `'${w}'`).join(' ');
+  // compopt works only inside a completion bash runs: a stand-in records whether the script turned file names off.
+  const stub = 'FILES=1; compopt() { [[ "$*" == "+o default" ]] && FILES=0; return 0; }';
+  const r = spawnSync('bash', ['--norc', '--noprofile', '-c', `${stub}; source '${file}'; COMP_WORDS=(${arr}); COMP_CWORD=${words.length - 1}; _baton; printf '%s\\n' "\${COMPREPLY[@]}"; (( FILES )) && (( \${#COMPREPLY[@]} == 0 )) && echo '<files>'; true`], {
+    cwd: ws.dir,
+    env: baseEnv({ PATH: `${path.dirname(bin)}:${process.env['PATH']}` }),
+    encoding: 'utf8',
+  });
+  expect(r.stderr).toBe('');
+  return r.stdout.split('\n').filter(Boolean);
+}
+
 describe('completion', () => {
+  it.runIf(hasBash)('bash: a phase, session or checkpoint argument completes ids from the store, never file names', async () => {
+    const ws = workspace();
+    await ws.ok(['start', 'One', '--id', '2026-11-27-alpha', '--phases', 'design,build,bundle']);
+    await ws.ok(['start', 'Two', '--id', '2026-11-27-beta', '--switch', '--phases', 'review']);
+    await ws.ok(['checkpoint', 'first']);
+    await ws.ok(['checkpoint', 'second']);
+    ws.write('build.txt', 'a file whose name a phase could be taken for');
+    const file = ws.write('baton.bash', await script('bash'));
+    // Phases of the active session, and of the one --session names.
+    expect(completeIn(ws, file, ['baton', 'phase', 'start', ''])).toEqual(['review']);
+    expect(completeIn(ws, file, ['baton', 'phase', 'done', '--session', '2026-11-27-alpha', 'b'])).toEqual(['build', 'bundle']);
+    expect(completeIn(ws, file, ['baton', 'file', 'created', '--phase', 'r'])).toEqual(['review']);
+    // Sessions: an argument and the value of --session.
+    expect(completeIn(ws, file, ['baton', 'switch', '2026'])).toEqual(['2026-11-27-beta', '2026-11-27-alpha']);
+    expect(completeIn(ws, file, ['baton', 'status', '--session', '2026-11-27-a'])).toEqual(['2026-11-27-alpha']);
+    // Checkpoints.
+    expect(completeIn(ws, file, ['baton', 'restore', 'cp-'])).toEqual(['cp-1-first', 'cp-2-second']);
+    expect(completeIn(ws, file, ['baton', 'checkpoint', 'show', ''])).toEqual(['cp-1-first', 'cp-2-second']);
+    // Nothing matches: still no file names.
+    expect(completeIn(ws, file, ['baton', 'phase', 'start', 'bu'])).toEqual([]);
+    // Only the first argument is an id; file arguments still complete file names.
+    expect(completeIn(ws, file, ['baton', 'substep', 'review', ''])).toEqual(['<files>']);
+    expect(completeIn(ws, file, ['baton', 'file', 'created', 'bu'])).toEqual(['<files>']);
+    // The ids come from `baton completion --ids KIND`, one per line.
+    expect((await ws.ok(['completion', '--ids', 'phase'], { env: { BATON_SESSION: '2026-11-27-alpha' } })).stdout).toBe('design\nbuild\nbundle\n');
+    expect((await workspace().ok(['completion', '--ids', 'session'])).stdout).toBe('');
+  });
+
   it.runIf(hasBash)('bash: `baton ph` completes to phase, `baton phase st` to start, options of the command typed', async () => {
     const ws = workspace();
     const file = ws.write('baton.bash', await script('bash'));
@@ -72,6 +123,11 @@ describe('completion', () => {
     expect(zsh.startsWith('#compdef baton\n')).toBe(true);
     expect(zsh).toContain('"phase") echo "start done fail skip retry" ;;');
     expect(zsh).toContain('compdef _baton baton');
+    // Ids complete from the store in zsh too, with no fall-back to file names.
+    expect(zsh).toContain('"phase start") echo "phase" ;;');
+    expect(zsh).toContain('"restore") echo "checkpoint" ;;');
+    expect(zsh).toContain('"switch") echo "session" ;;');
+    expect(zsh).toContain('baton completion --ids "$kind"');
     const fish = await script('fish');
     expect(fish).toContain("complete -c baton -n '__baton_at \\'\\'' -f -a 'phase'");
     expect(fish).toContain("complete -c baton -n '__baton_at \\'phase\\'' -f -a 'start'");

@@ -131,7 +131,7 @@ describe('a torn tail (half a line, no newline)', () => {
     fs.appendFileSync(journal(ws, 'torn2'), '{"v":1,"seq":3,"ty');
     const r = await ws.run(['tokens', 'add', '--agent', 'w', '--input', '7']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe('Tokens: 7 in / 0 out / 0 cached\n');
+    expect(r.stdout).toBe('Recorded 7 in / 0 out / 0 cached for w\nSession total: 7 in / 0 out / 0 cached\n');
     expect(r.stderr).toMatch(/^repaired\[torn_tail\]: /);
     expect((await ws.log()).map((e) => e.type)).toEqual(['session.created', 'note.added', 'repair.torn_tail', 'tokens.recorded']);
   });

@@ -28,6 +28,21 @@ export function needBuiltCli(): void {
   }
 }
 
+/**
+ * A folder holding `baton`: a link to the built dist/baton.cjs, as `npm install -g` makes one.
+ * `baton hooks install` writes `baton hook <cli>`, found on the PATH; tests that run installed
+ * hooks put this folder first on the PATH they give the agent CLI (see {@link withBatonOnPath}).
+ */
+export function batonBinDir(): string {
+  const dir = tempDir('baton-bin-');
+  fs.symlinkSync(BATON, path.join(dir, 'baton'));
+  return dir;
+}
+
+/** `env` (default: this process's) with a folder holding the built `baton` first on PATH. */
+export function withBatonOnPath<E extends Record<string, string | undefined>>(env: E = process.env as E): E {
+  return { ...env, PATH: [batonBinDir(), env['PATH'] ?? ''].filter(Boolean).join(path.delimiter) };
+}
 
 /** What one run of the CLI produced. */
 export interface Result {

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BATON, expectError, workspace } from './helpers.js';
+import { BATON, batonBinDir, expectError, withBatonOnPath, workspace } from './helpers.js';
 import type { Workspace } from './helpers.js';
 
 /** Each CLI's project file, and a config of the user's with other hooks, settings and odd layout. */
@@ -79,11 +79,11 @@ describe.each(CLIS)('baton hooks install %s (project scope)', (cli) => {
     const installed = fs.readFileSync(file, 'utf8');
     // The old file is the backup, byte for byte.
     expect(fs.readFileSync(r.backup, 'utf8')).toBe(original);
-    // Every event runs this baton bundle with `hook <cli>`, through this node binary.
+    // Every event runs `baton hook <cli>`, found on the PATH: no path of this machine in a file teams commit.
     const settings = parseConfig(installed);
     const cmds = batonCommands(settings);
     expect(cmds).toHaveLength(CASES[cli].events);
-    expect(new Set(cmds)).toEqual(new Set([`${process.execPath} ${BATON} hook ${cli}`]));
+    expect(new Set(cmds)).toEqual(new Set([`baton hook ${cli}`]));
     // The user's own entries are still there, unchanged.
     const userHooks = JSON.stringify(parseConfig(original).hooks);
     for (const [event, groups] of Object.entries(parseConfig(original).hooks)) expect(settings.hooks[event]?.slice(0, groups.length)).toEqual(groups);
@@ -137,7 +137,7 @@ describe.each(CLIS)('baton hooks install %s (project scope)', (cli) => {
     expect(r.updated).toHaveLength(CASES[cli].events);
     expect(r.added).toEqual([]);
     const cmds = batonCommands(parseConfig(fs.readFileSync(file, 'utf8')));
-    expect(new Set(cmds)).toEqual(new Set([`${process.execPath} ${BATON} hook ${cli} --dir ${store}`]));
+    expect(new Set(cmds)).toEqual(new Set([`baton hook ${cli} --dir ${store}`]));
     const s = await ws.json<{ configs: Array<{ cli: string; scope: string; installed: boolean; stores: string[]; events: string[]; missing: string[] }> }>(['hooks', 'status']);
     const mine = s.configs.find((c) => c.cli === cli && c.scope === 'project');
     expect(mine).toMatchObject({ installed: true, stores: [store], missing: [] });
@@ -221,7 +221,9 @@ describe('baton hooks status: the hook problems of the store', () => {
     const settings = JSON.parse(fs.readFileSync(ws.path('.claude', 'settings.json'), 'utf8')) as Settings;
     const command = settings.hooks['PostToolUse']?.[0]?.hooks[0]?.command as string;
     const { spawnSync } = await import('node:child_process');
-    const r = spawnSync('/bin/sh', ['-c', command], { cwd: ws.dir, input: 'this is not json', encoding: 'utf8' });
+    expect(command).toBe('baton hook claude');
+    // As the agent CLI runs it: through a shell, `baton` found on the PATH (here, a link to the build).
+    const r = spawnSync('/bin/sh', ['-c', command], { cwd: ws.dir, input: 'this is not json', encoding: 'utf8', env: withBatonOnPath() });
     expect(r.status).toBe(0);
     const s = await ws.json<{ problems: Array<{ store: string; total: number; problems: Array<{ code: string; cli: string }> }> }>(['hooks', 'status']);
     expect(s.problems[0]?.total).toBe(1);
@@ -229,5 +231,68 @@ describe('baton hooks status: the hook problems of the store', () => {
     const text = await ws.run(['hooks', 'status']);
     expect(text.stdout).toContain('1 problem(s)');
     expect(text.stdout).toContain('BAD_PAYLOAD');
+  });
+});
+
+interface StatusEntry {
+  cli: string;
+  scope: string;
+  installed: boolean;
+  commands: string[];
+  notFound: string[];
+  machinePaths: string[];
+}
+
+describe('the installed command works wherever baton is installed (issue 25)', () => {
+  it('`baton hook <cli>` is written; install and status say when `baton` is not on the PATH, and how to put it there', async () => {
+    const ws = workspace();
+    const noBaton = { PATH: ws.path('empty-bin') };
+    const r = await ws.json<{ command: string; notes: string[] }>(['hooks', 'install', 'claude'], { env: noBaton });
+    expect(r.command).toBe('baton hook claude');
+    const note = r.notes.find((n) => n.includes('not on the PATH'));
+    expect(note).toContain('npm install -g baton-sessions');
+    expect(note).toContain('npm install -g .');
+    expect(note).toContain('--command');
+    const s = await ws.json<{ configs: StatusEntry[] }>(['hooks', 'status', 'claude'], { env: noBaton });
+    expect(s.configs.find((c) => c.scope === 'project')).toMatchObject({ installed: true, notFound: ['baton'], machinePaths: [] });
+    const text = await ws.run(['hooks', 'status', 'claude'], { env: noBaton });
+    expect(text.stdout).toMatch(/not found: baton is not on the PATH: these hooks fail until it is \(npm install -g baton-sessions; from a checkout: npm install -g \. or npm link\)/);
+
+    // With baton on the PATH (as `npm install -g` puts it): no warning.
+    const onPath = { PATH: batonBinDir() };
+    const again = await ws.json<{ changed: boolean; notes: string[] }>(['hooks', 'install', 'claude'], { env: onPath });
+    expect(again.changed).toBe(false);
+    expect(again.notes.filter((n) => n.includes('PATH'))).toEqual([]);
+    const ok = await ws.json<{ configs: StatusEntry[] }>(['hooks', 'status', 'claude'], { env: onPath });
+    expect(ok.configs.find((c) => c.scope === 'project')).toMatchObject({ installed: true, notFound: [], machinePaths: [] });
+  });
+
+  it('--command writes another way to start baton (a checkout), noting paths of this machine in a project file; the default install puts `baton hook` back', async () => {
+    const ws = workspace();
+    const file = ws.path('.claude', 'settings.json');
+    const custom = `node ${BATON}`;
+    const r = await ws.json<{ command: string; notes: string[] }>(['hooks', 'install', 'claude', '--command', custom], { env: { PATH: process.env['PATH'] } });
+    expect(r.command).toBe(`node ${BATON} hook claude`);
+    expect(new Set(batonCommands(parseConfig(fs.readFileSync(file, 'utf8'))))).toEqual(new Set([`node ${BATON} hook claude`]));
+    expect(r.notes.find((n) => n.includes('paths of this machine'))).toContain(BATON);
+    const s = await ws.json<{ configs: StatusEntry[] }>(['hooks', 'status', 'claude'], { env: { PATH: process.env['PATH'] } });
+    expect(s.configs.find((c) => c.scope === 'project')).toMatchObject({ notFound: [], machinePaths: [BATON] });
+    expect((await ws.run(['hooks', 'status', 'claude'], { env: { PATH: process.env['PATH'] } })).stdout).toContain(`this machine only: names ${BATON}; \`baton hooks install claude\` writes \`baton hook claude\``);
+
+    // An install from before (absolute node and bundle paths) is replaced in place by the portable command.
+    const back = await ws.json<{ updated: string[]; added: string[] }>(['hooks', 'install', 'claude'], { env: withBatonOnPath({}) });
+    expect(back.updated).toHaveLength(CASES.claude.events);
+    expect(back.added).toEqual([]);
+    expect(new Set(batonCommands(parseConfig(fs.readFileSync(file, 'utf8'))))).toEqual(new Set(['baton hook claude']));
+  });
+
+  it('refuses a --command that does not start baton (it could not be found again to update or remove), writing nothing', async () => {
+    const ws = workspace();
+    for (const bad of ['echo hi', '', 'node tools/other.js']) {
+      const e = expectError(await ws.run(['hooks', 'install', 'gemini', '--command', bad]), 'BAD_INPUT');
+      expect(e.message).toContain('does not start baton');
+      expect(e.hint).toContain('--command');
+    }
+    expect(fs.existsSync(ws.path('.gemini'))).toBe(false);
   });
 });

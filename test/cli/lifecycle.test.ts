@@ -159,8 +159,10 @@ describe('session lifecycle', () => {
     expect((await ws.ok(['resume', '--apply'])).stdout).toBe('Session alpha is already active: nothing to resume; go on working in it.\n');
 
     expect(await ws.json(['complete', '--force'])).toEqual({ ok: true, id: 'alpha', status: 'completed', revision: 8 });
-    // A finished session stops being the active one.
-    expectError(await ws.run(['status']), 'NO_ACTIVE_SESSION');
+    // A finished session stops being the active one: a change needs a session named, while
+    // `status` shows the one just finished, saying that none is active (issue 25).
+    expectError(await ws.run(['note', 'add', 'x']), 'NO_ACTIVE_SESSION');
+    expect((await ws.ok(['status'])).stdout).toContain('No session is active: alpha has completed.');
 
     expect((await ws.ok(['fail', '--session', 'beta', '--reason', 'broke'])).stdout).toBe('Failed beta\n');
     expect((await ws.status('beta')).cause).toMatchObject({ detail: 'broke' });

@@ -244,7 +244,7 @@ describe('errors, tokens and budget', () => {
 
   it('tokens add accumulates by agent and phase; tokens --by agent|phase', async () => {
     const ws = await withSession('tk', 'plan,code');
-    expect((await ws.ok(['tokens', 'add', '--agent', 'alice', '--phase', 'plan', '--input', '100', '--output', '50'])).stdout).toBe('Tokens: 100 in / 50 out / 0 cached\n');
+    expect((await ws.ok(['tokens', 'add', '--agent', 'alice', '--phase', 'plan', '--input', '100', '--output', '50'])).stdout).toBe('Recorded 100 in / 50 out / 0 cached for alice on phase plan\nSession total: 100 in / 50 out / 0 cached\n');
     await ws.ok(['tokens', 'add', '--phase', 'code', '--input', '1000', '--output', '2000', '--cached', '300'], { env: { BATON_AGENT: 'bob' } });
     await ws.ok(['tokens', 'add', '--agent', 'alice', '--input', '1']);
 
@@ -291,11 +291,11 @@ describe('errors, tokens and budget', () => {
     const ws = workspace();
     await ws.ok(['start', 'Budget', '--id', 'bd', '--budget', '1000']);
     const below = await ws.ok(['tokens', 'add', '--agent', 'a', '--input', '799']);
-    expect(below.stdout).toBe('Tokens: 799 in / 0 out / 0 cached\n');
+    expect(below.stdout).toMatch(/\nSession total: 799 in \/ 0 out \/ 0 cached\n$/);
 
     const warn = await ws.run(['tokens', 'add', '--agent', 'a', '--output', '1']);
     expect(warn.code).toBe(0);
-    expect(warn.stdout).toBe('Tokens: 799 in / 1 out / 0 cached\n');
+    expect(warn.stdout).toMatch(/^Recorded 0 in \/ 1 out \/ 0 cached for .*\nSession total: 799 in \/ 1 out \/ 0 cached\n$/);
     expect(warn.stderr).toBe('budget[warning]: 800 of 1,000 tokens used (80%).\n');
 
     const stillWarn = await ws.run(['tokens', 'add', '--agent', 'a', '--input', '149']);
@@ -308,6 +308,7 @@ describe('errors, tokens and budget', () => {
       ok: true,
       id: 'bd',
       revision: 5,
+      recorded: { agent: 'a', phaseId: null, model: null, input: 1, output: 0, cached: 0 },
       tokens: {
         input: 949,
         output: 1,

@@ -3,6 +3,7 @@
  * edits, deletions and files made outside the session, a changed plan file, a run that
  * died mid-phase, and each recovery option applied.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { expectError, workspace } from './helpers.js';
@@ -35,6 +36,8 @@ const PLAN = JSON.stringify({
 /** design done (with a.txt and gone.txt), build in flight at sub-step compile (with b.txt, old.txt deleted). */
 async function midRun(): Promise<Workspace> {
   const ws = workspace();
+  // A git work tree (new files are those not in HEAD); plan.json and old.txt predate the session.
+  execFileSync('git', ['init', '-q'], { cwd: ws.dir });
   ws.write('plan.json', PLAN);
   ws.write('old.txt', 'old');
   await ws.ok(['start', 'Resume me', '--id', 'rs', '--plan', 'plan.json']);
@@ -79,7 +82,7 @@ describe('baton resume: the plan', () => {
     expect(fileKind(plan, 'old.txt')?.kind).toBe('reappeared');
     expect(fileKind(plan, 'b.txt')).toMatchObject({ kind: 'unchanged', possiblyHalfWritten: true });
     expect(plan.files.outsideChanges).toBe(true);
-    // New files nobody recorded (plan.json predates the session; .baton is not searched).
+    // New files nobody recorded (plan.json predates the session; .baton is baton's own).
     expect(plan.files.newFiles).toEqual(['notes/surprise.md']);
     // Files of a completed phase changed: a checkpoint exists (taken when design completed) and
     // is offered, but restoring it would not put the files back, so it is not recommended.

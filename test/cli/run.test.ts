@@ -206,7 +206,7 @@ describe('leases: a killed baton run, expiry, takeover and fencing', () => {
     const before = (await ws.json<unknown[]>(['log'])).length;
     await ws.ok(['note', 'add', 'picked up after the crash'], future);
     const types = (await ws.json<Array<{ type: string }>>(['log'])).map((e) => e.type).slice(before);
-    expect(types).toEqual(['lease.expired', 'session.interrupted', 'note.added']);
+    expect(types).toEqual(['lease.expired', 'session.interrupted', 'run.ended', 'note.added']);
     expect(((await ws.status()) as unknown as StatusWithLease).status).toBe('interrupted');
     // Interrupted is resumable.
     await ws.ok(['resume', 'lx', '--apply']);

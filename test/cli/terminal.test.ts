@@ -1,5 +1,6 @@
 /** The terminal rules as functions: colour switches, locale, cutting and wrapping text. */
 import { describe, expect, it } from 'vitest';
+import { truncateMiddle } from '../../src/cli/width.js';
 import { asciiSymbols, colourEnabled, fitText, truncate, unicodeLocale, visibleWidth, wrapLine } from '../../src/cli/terminal.js';
 
 describe('terminal rules', () => {
@@ -39,5 +40,34 @@ describe('terminal rules', () => {
     // A word wider than the room left is cut with the mark rather than overflow.
     expect(wrapLine('see /a/really/long/path/that/cannot/fit', 16)).toEqual(['see', '  /a/really/lon…']);
     expect(fitText('✓ done\n', { unicode: false, width: null })).toBe('+ done\n');
+  });
+});
+
+describe('display columns (issue 25: width counted code points)', () => {
+  it('CJK and emoji take two columns, combining marks and colour codes none', () => {
+    expect(visibleWidth('abc')).toBe(3);
+    expect(visibleWidth('数据库')).toBe(6);
+    expect(visibleWidth('🚀a')).toBe(3);
+    expect(visibleWidth('👩‍💻')).toBe(2);
+    expect(visibleWidth('e\u0301')).toBe(1);
+    expect(visibleWidth('\u001b[32m数据\u001b[39m')).toBe(4);
+  });
+
+  it('truncate and truncateMiddle never exceed the width, cutting whole characters', () => {
+    for (let w = 3; w < 20; w++) {
+      for (const s of ['数据库迁移和用户认证模块的重构工作计划', '🚀 Launch 🎉 prep 🧪 now', '2026-11-27-migrate-auth-store-a3f1']) {
+        expect(visibleWidth(truncate(s, w)), `${s} at ${w}`).toBeLessThanOrEqual(w);
+        expect(visibleWidth(truncateMiddle(s, w)), `${s} at ${w}`).toBeLessThanOrEqual(w);
+      }
+    }
+    expect(truncate('数据库迁移', 6)).toBe('数据…');
+    expect(truncateMiddle('2026-11-27-migrate-auth-store-a3f1', 16)).toBe('2026-1…tore-a3f1');
+  });
+
+  it('wrapLine breaks CJK between characters, losing nothing, and an ASCII line only between words', () => {
+    const cjk = wrapLine('  note: 数据库迁移和用户认证模块的重构工作计划', 14, 2);
+    for (const l of cjk) expect(visibleWidth(l)).toBeLessThanOrEqual(14);
+    expect(cjk.join('').replace(/\s/g, '')).toBe('note:数据库迁移和用户认证模块的重构工作计划');
+    expect(wrapLine('alpha beta gamma delta', 11, 2)).toEqual(['alpha beta', '  gamma', '  delta']);
   });
 });

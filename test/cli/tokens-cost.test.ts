@@ -47,7 +47,7 @@ describe('tokens add --model and the estimated cost', () => {
     expect((await add(1_500_000)).stderr).toBe('');
     const warn = await add(100_000);
     expect(warn.code).toBe(0);
-    expect(warn.stdout).toBe('Tokens: 0 in / 1,600,000 out / 0 cached\n');
+    expect(warn.stdout).toBe('Recorded 0 in / 100,000 out / 0 cached for a (claude-haiku-4-5)\nSession total: 0 in / 1,600,000 out / 0 cached\n');
     expect(warn.stderr).toBe('cost-budget[warning]: $8.00 of $10.00 used (80%).\n');
     expect((await add(300_000)).stderr).toBe('cost-budget[critical]: $9.50 of $10.00 used (95%).\n');
     expect((await add(200_000)).stderr).toBe('cost-budget[exceeded]: $10.50 of $10.00 used (105%).\n');

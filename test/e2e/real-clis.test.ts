@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { baseEnv, runBaton } from '../cli/helpers.js';
+import { baseEnv, runBaton, withBatonOnPath } from '../cli/helpers.js';
 import type { AgentCli, CliResult } from './agent-clis.js';
 import { CLAUDE, CODEX, GEMINI, cliBin, runCli, runHookCommand } from './agent-clis.js';
 import type { Usage } from './model-mocks.js';
@@ -68,7 +68,9 @@ describe.each([CLAUDE, CODEX, GEMINI])('the real $cli CLI with baton hooks insta
     work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `baton-e2e-${agent.cli}-`)));
     home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `baton-e2e-home-${agent.cli}-`)));
     mock = await new ModelMock(defaultScript(work, true), agent.handler, path.join(home, 'mock-requests.ndjson')).start();
-    env = baseEnv(agent.prepare(home, work, mock.url));
+    // `baton hooks install` writes `baton hook <cli>`, which the CLI's shell finds on the PATH:
+    // here a link to the build, as `npm install -g` would make one.
+    env = withBatonOnPath(baseEnv(agent.prepare(home, work, mock.url)));
     // A git work tree, so a file changed by a shell command is found at Stop.
     execFileSync('git', ['init', '-q'], { cwd: work });
     execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'start'], { cwd: work });
@@ -139,7 +141,7 @@ describe.each([CLAUDE, CODEX, GEMINI])('the real $cli CLI with baton hooks insta
       hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>>;
     };
     const command = settings.hooks[agent.compactEvent]?.flatMap((g) => g.hooks.map((h) => h.command)).find((c) => c.includes(' hook '));
-    expect(command).toBeDefined();
+    expect(command).toBe(`baton hook ${agent.cli}`);
     const checkpointsBefore = (JSON.parse(await baton(['checkpoints', '--json'])) as unknown[]).length;
     // The payload each CLI documents for this event, for the conversation just run.
     const payload = {

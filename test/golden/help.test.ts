@@ -52,7 +52,10 @@ describe('--help', () => {
       for (const w of p.split(' ')) c = c.commands.find((x) => x.name() === w)!;
       return c.options.map((o) => o.long!);
     };
-    for (const p of ['status', 'list', 'log', 'checkpoints', 'checkpoint show', 'handoff', 'pricing', 'watch']) expect(options(p), p).not.toContain('--agent');
+    for (const p of ['status', 'list', 'checkpoints', 'checkpoint show', 'handoff', 'pricing', 'watch']) expect(options(p), p).not.toContain('--agent');
+    // `log --agent NAME` is log's own filter (the events of that agent), not the global option.
+    const logAgent = program.commands.find((x) => x.name() === 'log')!.options.find((o) => o.long === '--agent')!;
+    expect(logAgent.description).toMatch(/^only events/);
     for (const p of ['init', 'start', 'list', 'pricing', 'cleanup', 'claim', 'import', 'doctor', 'migrate-store', 'completion']) expect(options(p), p).not.toContain('--session');
     for (const p of ['mcp', 'completion', 'hook']) expect(options(p), p).not.toContain('--json');
     // The ones that act do take them.

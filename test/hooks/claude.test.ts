@@ -135,6 +135,16 @@ describe('claude hooks', () => {
     await run('SessionStart', w.dir);
     await run('Stop', w.dir);
     expect((await w.m().get('hooked')).phases[0]!.files).toEqual([]);
+    // Touched (rewritten with the same bytes, a later mtime): still the user's, by content.
+    const later = new Date(Date.now() + 60_000);
+    fs.writeFileSync(path.join(w.dir, 'README.md'), "the user's own edit\n");
+    fs.utimesSync(path.join(w.dir, 'README.md'), later, later);
+    await run('Stop', w.dir);
+    expect((await w.m().get('hooked')).phases[0]!.files).toEqual([]);
+    // Its content changed since the conversation began: the agent's work.
+    fs.writeFileSync(path.join(w.dir, 'README.md'), 'changed by the agent\n');
+    await run('Stop', w.dir);
+    expect((await w.m().get('hooked')).phases[0]!.files.map((f) => [f.path, f.action, f.sha256])).toEqual([['README.md', 'modified', sha('changed by the agent\n')]]);
   });
 
   it('PreCompact takes a checkpoint and writes a fresh handoff', async () => {

@@ -48,6 +48,10 @@ describe('resources', () => {
   it('an unknown session or a traversal is a JSON-RPC error carrying the baton code', async () => {
     const { client } = await started();
     await expect(client.readResource({ uri: 'baton://sessions/ghost' })).rejects.toMatchObject({ code: -32002, data: { code: 'NOT_FOUND' } });
+    // The client reads the message prefixed once (issue 25: it read `MCP error -32002: MCP error -32002: …`).
+    const e = (await client.readResource({ uri: 'baton://sessions/ghost' }).catch((x: unknown) => x)) as Error;
+    expect(e.message).toMatch(/^MCP error -32002: error\[NOT_FOUND\]: /);
+    expect(e.message.match(/MCP error/g)).toHaveLength(1);
     await expect(client.readResource({ uri: 'baton://sessions/..%2F..%2Fetc/events' })).rejects.toMatchObject({ data: { code: 'BAD_INPUT' } });
     await expect(client.readResource({ uri: 'baton://sessions/..%2F..%2Fetc' })).rejects.toMatchObject({ code: -32602, data: { code: 'BAD_INPUT' } });
     expect((await ok(client, 'session_status', { session: 's1' }))['id']).toBe('s1');

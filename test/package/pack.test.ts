@@ -89,4 +89,26 @@ describe('the npm package', () => {
     expect(fs.readFileSync(path.join(dist, caches[0]!)).toString('latin1', 0, 40)).toMatch(/^baton-v8cache\/1 -,mcp\n/);
     expect(execFileSync(bin, ['--version'], { cwd: dir, encoding: 'utf8' }).trim()).toBe(pkg.version);
   }, 120_000);
+
+  it('installed globally from the tarball, as the README says (`npm install -g ./baton-sessions-<version>.tgz`, here into a prefix of its own), `baton` is on the PATH, and the hook command `baton hooks install` writes runs', async () => {
+    const prefix = tempDir('baton-global-');
+    const work = tempDir('baton-global-work-');
+    await npm(['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel', 'error', tarball], work);
+    const env = { ...process.env, PATH: `${path.join(prefix, 'bin')}${path.delimiter}${process.env['PATH'] ?? ''}` };
+    const sh = (command: string, input = '') => execFileSync('/bin/sh', ['-c', command], { cwd: work, env, input, encoding: 'utf8' });
+    expect(sh('command -v baton').trim()).toBe(path.join(prefix, 'bin', 'baton'));
+    expect(sh('baton --version').trim()).toBe(pkg.version);
+    sh('baton init && baton start "Global" --id g1 --phases build && baton phase start build && baton hooks install claude');
+    const settings = JSON.parse(fs.readFileSync(path.join(work, '.claude', 'settings.json'), 'utf8')) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
+    const command = settings.hooks['PostToolUse']?.[0]?.hooks[0]?.command as string;
+    expect(command).toBe('baton hook claude');
+    // A Write reported the way Claude Code reports it, through the shell as Claude Code runs hooks.
+    fs.writeFileSync(path.join(work, 'a.txt'), 'hello\n');
+    const payload = { session_id: 'c1', cwd: work, hook_event_name: 'PostToolUse', tool_name: 'Write', tool_input: { file_path: path.join(work, 'a.txt'), content: 'hello\n' }, tool_response: { success: true } };
+    sh(command, JSON.stringify(payload));
+    const status = JSON.parse(sh('baton status --json')) as { phases: Array<{ id: string; files: Array<{ path: string }> }> };
+    expect(status.phases.find((p) => p.id === 'build')?.files.map((f) => f.path)).toEqual(['a.txt']);
+    const hooks = JSON.parse(sh('baton hooks status claude --json')) as { configs: Array<{ scope: string; installed: boolean; notFound: string[] }> };
+    expect(hooks.configs.find((c) => c.scope === 'project')).toMatchObject({ installed: true, notFound: [] });
+  }, 120_000);
 });

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SessionManager } from '../../src/manager/manager.js';
+import { BatonError } from '../../src/domain/errors.js';
 import { toBatonError } from '../../src/manager/index.js';
 import { FileStore } from '../../src/store/file/store.js';
 import { expectContiguous } from '../../src/testing/conformance.js';
@@ -47,7 +48,9 @@ async function script(fault: Fault | null): Promise<Outcome> {
       out.acked.push(text);
     } catch (e) {
       out.failed.push(text);
-      out.codes.push(toBatonError(e, 'bug').code);
+      // The library's own error, not the surfaces' mapping of it (issue 25): a BatonError with the cause.
+      const reason = (e as BatonError).details?.['reason'];
+      out.codes.push(e instanceof BatonError && (reason === 'io_error' || reason === 'disk_full') ? e.code : `not mapped: ${toBatonError(e, 'bug').code} ${String(e)}`);
     }
   };
   let started = false;

@@ -97,6 +97,19 @@ describe('manager.dashboard and /api', () => {
     expect(after.view.revision).toBe((await m.log('s129')).length);
   });
 
+  it('lists archived sessions only when asked (archived=true), counts them, and refuses a bad flag', async () => {
+    await m.lifecycle('s001', 'abandon');
+    await m.archive('s001');
+    const live = JSON.parse((await request(s, '/api/sessions?limit=500', { token: true })).body) as { total: number; archived: number; rows: Array<{ id: string; archived: boolean }> };
+    expect(live.rows.map((r) => r.id)).not.toContain('s001');
+    expect(live.archived).toBe(1);
+    const all = JSON.parse((await request(s, '/api/sessions?limit=500&archived=true', { token: true })).body) as typeof live;
+    expect(all.total).toBe(live.total + 1);
+    expect(all.rows.find((r) => r.id === 's001')).toMatchObject({ archived: true });
+    const bad = await request(s, '/api/sessions?archived=maybe', { token: true });
+    expect(bad.status).toBe(400);
+  });
+
   it('answers bad queries with 400 BAD_INPUT, unknown sessions and routes with 404; the live stream starts with whether the store has a change feed', async () => {
     for (const q of ['/api/sessions?limit=0', '/api/sessions?limit=501', '/api/sessions?offset=-1', '/api/sessions?status=sleeping', '/api/sessions/s129/events?order=sideways', '/api/sessions/s129/events?limit=x', '/api/sessions/..%2Fetc']) {
       const r = await request(s, q, { token: true });

@@ -92,6 +92,7 @@ describe.skipIf(!HAVE_BROWSER).each(storeCases())('the dashboard in Chromium on 
 
   it('draws one timeline bar per attempt (a failed, retried phase has two) and ends the token chart at `baton tokens --json`', async () => {
     await page.click('a.session-link[href="#/s/api"]');
+    await page.click('[role="tab"][data-tab="phases"]');
     await page.waitForSelector('.attempt');
     const bars = await page.$$eval('.attempt', (els) => els.map((e) => ({ phase: e.getAttribute('data-phase'), attempt: e.getAttribute('data-attempt'), outcome: e.getAttribute('data-outcome') })));
     expect(bars).toEqual([
@@ -105,20 +106,25 @@ describe.skipIf(!HAVE_BROWSER).each(storeCases())('the dashboard in Chromium on 
     const w0 = await width();
     await page.waitForFunction((w) => document.querySelector('.attempt[data-outcome="running"]')!.getBoundingClientRect().width > w + 1, w0, { timeout: 5000 });
     const tokens = await w.json<{ input: number; output: number; byAgent: Record<string, { input: number; output: number }> }>(['tokens', '--session', 'api']);
+    await page.click('[role="tab"][data-tab="tokens"]');
     await page.waitForSelector('.chart canvas');
     expect(Number(await page.getAttribute('.chart', 'data-last-total'))).toBe(tokens.input + tokens.output);
     const lastBy = JSON.parse((await page.getAttribute('.chart', 'data-last-by'))!) as Record<string, number>;
     expect(lastBy).toEqual(Object.fromEntries(Object.entries(tokens.byAgent).map(([a, c]) => [a, c.input + c.output])));
     // Records: the error with its resolution, the decision with its rationale, the file with its hash.
+    await page.click('[role="tab"][data-tab="overview"]');
     expect(await page.textContent('tr[data-error="err-1"]')).toContain('fixed the import');
-    expect(await page.textContent('#records')).toContain('many workers share it');
+    expect(await page.textContent('#overview')).toContain('many workers share it');
+    await page.click('[role="tab"][data-tab="files"]');
     expect(await page.textContent('tr[data-file="src/app.ts"]')).toMatch(/[0-9a-f]{12}/);
+    await page.click('[role="tab"][data-tab="resume"]');
     await page.waitForSelector('#resume .markdown h1');
     if (store.name === 'file') await page.screenshot({ path: shot('session.png'), fullPage: true });
   });
 
   it('flags a file changed outside the session, as the resume plan sees it', async () => {
     w.ws.write('src/app.ts', 'export const x = 2; // edited by hand\n');
+    await page.goto(`${s.url.split('?')[0]}#/s/api/files`);
     await page.reload();
     await page.waitForSelector('tr[data-file="src/app.ts"][data-outside="changed"]');
   });
@@ -134,7 +140,7 @@ describe.skipIf(!HAVE_BROWSER).each(storeCases())('the dashboard in Chromium on 
   });
 
   it('filters the event log by type and agent, a page at a time', async () => {
-    await page.goto(`${s.url.split('?')[0]}#/s/api`);
+    await page.goto(`${s.url.split('?')[0]}#/s/api/events`);
     await page.waitForSelector('.log li');
     const all = await w.json<Array<{ seq: number; type: string; actor: { agent: string | null } }>>(['log', '--session', 'api']);
     expect(await page.$$eval('.log li', (l) => l.length)).toBe(all.length);
@@ -146,7 +152,7 @@ describe.skipIf(!HAVE_BROWSER).each(storeCases())('the dashboard in Chromium on 
   });
 
   it('shows a change made by another process within 2 s, without a reload', async () => {
-    await page.goto(`${s.url.split('?')[0]}#/s/api`);
+    await page.goto(`${s.url.split('?')[0]}#/s/api/tokens`);
     await page.waitForSelector('.chart canvas');
     await page.waitForSelector('[data-live="on"]');
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42));
@@ -168,6 +174,7 @@ describe.skipIf(!HAVE_BROWSER).each(storeCases())('the dashboard in Chromium on 
     expect(r2.code, r2.stderr).toBe(0);
     await page.waitForFunction((n) => document.querySelector('tr[data-session-id="api"] .tokens-cell span')?.textContent === n, (before + 1077).toLocaleString('en-US'), { timeout: 2000 });
     await page.click('a.session-link[href="#/s/api"]');
+    await page.click('[role="tab"][data-tab="tokens"]');
     await page.waitForSelector('.chart canvas');
     await page.click('a.back');
     await page.waitForSelector('tr[data-session-id="api"]');
@@ -181,7 +188,7 @@ describe.skipIf(!HAVE_BROWSER).each(storeCases())('the dashboard in Chromium on 
   });
 
   it('reads with a keyboard, at phone width, and in the dark theme; the page logged no error', async () => {
-    await page.goto(`${s.url.split('?')[0]}#/s/api`);
+    await page.goto(`${s.url.split('?')[0]}#/s/api/phases`);
     await page.waitForSelector('.attempt');
     let reached = false;
     for (let i = 0; i < 40 && !reached; i++) {

@@ -43,7 +43,7 @@ export function registerClaim(program: Command, io: CliIO, holder: { ctx: Ctx | 
             pollMs: o['poll'] === undefined ? DEFAULT_POLL_MS : parseDuration(String(o['poll']), 'poll'),
             timeoutMs: o['timeout'] === undefined ? null : parseDuration(String(o['timeout']), 'timeout'),
             signal: stop.signal,
-            onWaiting: () => io.stderr('baton: waiting for a session that needs a worker…\n'),
+            onWaiting: () => ctx.said('baton: waiting for a session that needs a worker…'),
             onTrouble: (message) => io.stderr(`baton: ${message} (still waiting)\n`),
           });
         } finally {

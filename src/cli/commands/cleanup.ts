@@ -80,7 +80,7 @@ function renderCleanup(actions: CleanupAction[], dryRun: boolean, now: Date, ctx
   if (!actions.length) return `Nothing to clean up${dryRun ? ' (dry run)' : ''}.\n`;
   const verb = (a: CleanupAction): string => (dryRun ? `would ${a.action}` : a.action === 'archive' ? 'archived' : 'deleted');
   const rows = actions.map((a) => [verb(a), a.id, paintStatus(a.status, ctx.paint), ago(a.updatedAt, now), a.title]);
-  const lines = renderTable([{ header: 'ACTION' }, { header: 'ID' }, { header: 'STATUS' }, { header: 'UPDATED', align: 'right' }, { header: 'TITLE', flex: true }], rows, ctx.paint);
+  const lines = renderTable([{ header: 'ACTION' }, { header: 'ID', shrink: true }, { header: 'STATUS' }, { header: 'UPDATED', align: 'right' }, { header: 'TITLE', flex: true }], rows, ctx.paint);
   if (dryRun) lines.push(ctx.paint.dim(`Dry run: nothing was changed (${actions.length} session${actions.length === 1 ? '' : 's'}).`));
   return `${lines.join('\n')}\n`;
 }

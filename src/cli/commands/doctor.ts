@@ -38,7 +38,8 @@ export function renderDoctor(r: DoctorReport, c: Paint): string {
     const left = n - fixed;
     out.push(left ? c.red(`${n} problem(s): ${fixed} fixed, ${left} left${manual ? ` (${manual} to fix by hand, see above)` : ''}.`) : c.green(`${n} problem(s), all fixed.`));
   } else {
-    const parts = [fixable ? `${fixable} fixable with \`baton doctor --fix\`` : null, manual ? `${manual} to fix by hand (see above)` : null].filter(Boolean);
+    const when = r.readOnly ? ` once the store can be written (it cannot now: ${r.readOnly})` : '';
+    const parts = [fixable ? `${fixable} fixable with \`baton doctor --fix\`${when}` : null, manual ? `${manual} to fix by hand (see above)` : null].filter(Boolean);
     out.push(c.yellow(`${n} problem(s): ${parts.join(', ')}.`));
   }
   return `${out.join('\n')}\n`;

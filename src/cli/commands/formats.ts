@@ -114,7 +114,7 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
       }
       if (!off && o['out'] === undefined) throw new BatonError('BAD_INPUT', `Mirroring as ${format} needs --out DIR.`, { hint: `Use \`baton mirror ${format} --out DIR\`.` });
       const r = await m.formats.setMirror(id, off ? null : { format: format!, out: String(o['out']) }, { cwd: io.cwd, now: io.now, agent: ctx.agent, force: o['force'] === true });
-      ctx.emit({ ok: true, id, revision: r.state.revision, mirror: r.mirror }, r.mirror ? `Mirroring ${id} as ${r.mirror.format} in ${r.mirror.out}` : `Stopped mirroring ${id}`);
+      ctx.confirm({ ok: true, id, revision: r.state.revision, mirror: r.mirror }, r.mirror ? `Mirroring ${id} as ${r.mirror.format} in ${r.mirror.out}` : `Stopped mirroring ${id}`);
     },
   );
 }

@@ -1,15 +1,13 @@
-import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { BatonError } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { HookLogLine } from '../../manager/index.js';
 import { hookDir, locateStore, readHookProblems } from '../../manager/index.js';
 import type { HookStore } from '../hooks/command.js';
-import { parseHookCommand, redactStore } from '../hooks/command.js';
+import { DEFAULT_HOOK_PROGRAM, parseHookCommand, redactStore } from '../hooks/command.js';
 import type { HooksChangeReport, HooksStatusEntry } from '../hooks/operations.js';
 import type { HookCli, HookScope, Place } from '../hooks/targets.js';
 import { HOOK_CLIS, HOOK_TARGETS, isHookCli } from '../hooks/targets.js';
@@ -35,22 +33,13 @@ function place(io: CliIO): Place {
 }
 
 /**
- * The program the installed hooks run: this node binary and the `baton` launcher beside this
- * bundle (dist/baton.cjs next to dist/cli.cjs, symlinks resolved), whatever started the
- * command (a global bin link, npx, or a test running the CLI in-process, which gets the
- * checkout's build). Absolute, so no PATH lookup happens on each tool call.
+ * The program the installed hooks run: `--command`, else `baton` found on the PATH. Never the
+ * absolute paths of this machine by default: a project's hook config is committed and read on
+ * other machines. On the PATH, `baton` is npm's link to the same launcher (dist/baton.cjs),
+ * so a hook starts as fast as through the paths.
  */
-function runningBaton(): { node: string; script: string } {
-  // In the bundle import.meta.url is the bundle's own path (scripts/build.mjs defines it so).
-  const raw = import.meta.url;
-  const here = raw.startsWith('file:') ? fileURLToPath(raw) : raw;
-  let script = path.basename(here) === 'cli.cjs' ? path.join(path.dirname(here), 'baton.cjs') : path.resolve(path.dirname(here), '../../../dist/baton.cjs');
-  try {
-    script = fs.realpathSync(script);
-  } catch {
-    // not built yet: written as it will be
-  }
-  return { node: process.execPath, script };
+function hookProgram(o: Record<string, unknown>): string {
+  return typeof o['command'] === 'string' ? o['command'] : DEFAULT_HOOK_PROGRAM;
 }
 
 /** The store the hooks write to: --store, else --dir (made absolute), else none (the agent's nearest .baton). */
@@ -102,7 +91,12 @@ function renderStatus(entries: HooksStatusEntry[], c: Paint): string {
           ? 'not installed'
           : 'not installed (no file)';
     out.push(`  ${e.scope.padEnd(7)}  ${e.file}`, `           ${state}`);
-    for (const s of e.stale) out.push(`           ${c.red('stale')}: ${s} no longer exists; run \`baton hooks install ${e.cli}${e.scope === 'user' ? ' --scope user' : ''}\` again`);
+    const again = `baton hooks install ${e.cli}${e.scope === 'user' ? ' --scope user' : ''}`;
+    for (const s of e.stale) out.push(`           ${c.red('stale')}: ${s} no longer exists; run \`${again}\` again`);
+    for (const p of e.notFound) {
+      out.push(`           ${c.red('not found')}: ${p}${p.includes('/') ? '' : ' is not on the PATH'}: these hooks fail until it is${p === 'baton' ? ' (npm install -g baton-sessions; from a checkout: npm install -g . or npm link)' : ''}`);
+    }
+    if (e.machinePaths.length) out.push(`           ${c.yellow('this machine only')}: names ${e.machinePaths.join(', ')}; \`${again}\` writes \`baton hook ${e.cli}\`, which works wherever baton is on the PATH`);
   }
   return `${out.join('\n')}\n`;
 }
@@ -165,11 +159,13 @@ export function registerHooks(program: Command, io: CliIO, holder: { ctx: Ctx | 
       .option('--json', 'print machine-readable JSON on stdout')
       .option('--dir <path>', 'the .baton store the hooks write to (default: the nearest .baton of the folder the agent runs in)')
       .option('--store <url>', 'store URL the hooks write to, e.g. postgres://user@host/db');
-  change('install', "merge baton's hook entries into the CLI's config, keeping everything else as it is").action(
+  change('install', "merge baton's hook entries into the CLI's config, keeping everything else as it is")
+    .option('--command <cmd>', 'what the hooks run to start baton, before `hook <cli>` (default: baton, found on the PATH)')
+    .action(
     bind(io, holder, async (ctx, [cli], o) => {
       const { installHooks } = await operations();
       const store = storeOf(ctx);
-      const r = await installHooks({ cli: cliArg(cli), scope: scopeArg(o['scope']), place: place(io), ...runningBaton(), store, dryRun: o['dryRun'] === true });
+      const r = await installHooks({ cli: cliArg(cli), scope: scopeArg(o['scope']), place: place(io), program: hookProgram(o), store, dryRun: o['dryRun'] === true });
       if (scopeArg(o['scope']) === 'project' && locateStore({ url: store.store ?? null, dir: store.dir ?? null, cwd: io.cwd }) === null) {
         r.notes.push('No baton store is found from this folder yet: the hooks record nothing until `baton init` (and a session started here), or BATON_HOOKS_AUTOSTART=1.');
       }
@@ -179,7 +175,7 @@ export function registerHooks(program: Command, io: CliIO, holder: { ctx: Ctx | 
   change('uninstall', "remove baton's hook entries (only those) from the CLI's config").action(
     bind(io, holder, async (ctx, [cli], o) => {
       const { uninstallHooks } = await operations();
-      const r = await uninstallHooks({ cli: cliArg(cli), scope: scopeArg(o['scope']), place: place(io), ...runningBaton(), store: {}, dryRun: o['dryRun'] === true });
+      const r = await uninstallHooks({ cli: cliArg(cli), scope: scopeArg(o['scope']), place: place(io), program: DEFAULT_HOOK_PROGRAM, store: {}, dryRun: o['dryRun'] === true });
       await emitChange(ctx, r);
     }),
   );
@@ -210,7 +206,7 @@ async function emitChange(ctx: Ctx, r: HooksChangeReport): Promise<void> {
   }
   if (r.dryRun) {
     if (diff) ctx.io.stdout(diff);
-    ctx.io.stderr(`${r.changed ? `dry run: ${r.file} was not written.` : `dry run: ${r.file} needs no change.`}\n`);
+    ctx.said(r.changed ? `dry run: ${r.file} was not written.` : `dry run: ${r.file} needs no change.`);
     for (const n of r.notes) ctx.warn(n);
     return;
   }

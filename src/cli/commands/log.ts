@@ -7,6 +7,7 @@ import { page, pagerFor } from '../pager.js';
 import type { On } from '../program.js';
 import { common } from '../program.js';
 import { renderLog } from '../render/log.js';
+import { logFilter, NOISE } from '../render/log-filter.js';
 import { untilInterrupted } from '../interrupt.js';
 
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
@@ -52,21 +53,34 @@ export function registerLog(program: Command, io: CliIO, on: On): void {
         .description("show a session's events (times in local time; ISO-8601 in --json)")
         .option('--since <when>', 'only events after seq N (120), from a duration ago (10m, 2h, 3d), or from a time (2026-11-24T09:00)')
         .option('-n, --tail <n>', 'only the last N events (of those --since keeps)')
+        .option('--type <type>', 'only events of this type or family (phase.completed, phase, phase.*); repeatable or a comma list', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
+        .option('--agent <name>', 'only events recorded by (or about) this agent')
+        .option('--all', 'also the lease renewals a running worker writes (hidden by default)')
         .option('-f, --follow', 'keep printing events as they are recorded, until Ctrl+C')
         .option('--no-pager', 'never page the output (it is paged on a terminal when longer than the screen)'),
     ),
     async (ctx, _a, o) => {
       const since = o['since'] === undefined ? { seq: 0 } : parseSince(String(o['since']), io.now());
       const tail = parseTail(o['tail']);
+      const types = (o['type'] as string[] | undefined) ?? [];
+      // Renewals are hidden from people only: a program reading --json gets the whole journal
+      // unless it filters it (--type, --agent).
+      const agent = (o['agent'] as string | undefined) ?? null;
+      const shown = logFilter({ types, agent, all: o['all'] === true || ctx.json });
       const m = ctx.manager();
       const id = await ctx.sessionId();
-      if (o['follow'] === true) return follow(ctx, io, id, since, tail);
-      let events = (await m.log(id, 'seq' in since ? since.seq : 0)).filter(after(since));
+      const keep = (e: StoredEvent): boolean => after(since)(e) && shown(e);
+      if (o['follow'] === true) return follow(ctx, io, id, since, keep, tail);
+      const read = (await m.log(id, 'seq' in since ? since.seq : 0)).filter(after(since));
+      let events = read.filter(shown);
       if (tail !== null) events = tail === 0 ? [] : events.slice(-tail);
       const text = ctx.json ? `${JSON.stringify(events, null, 2)}\n` : renderLog(events, ctx.paint);
       const pager = pagerFor(io, o['pager'] === false);
       if (pager && text) await page(io, pager, text);
       else io.stdout(text);
+      // The renewals the other filters would have shown: how many --all would add.
+      const hidden = types.length || o['all'] === true || ctx.json ? 0 : read.filter(logFilter({ types, agent, all: true })).filter((e) => NOISE.has(e.type)).length;
+      if (hidden) ctx.notice(`(${hidden} lease renewal${hidden === 1 ? '' : 's'} not shown: --all shows them)`);
     },
   );
 }
@@ -76,10 +90,9 @@ export function registerLog(program: Command, io: CliIO, on: On): void {
  * object per line with --json), until SIGINT or SIGTERM. Watching starts first, so no
  * event falls between the two; one seen twice is printed once.
  */
-async function follow(ctx: Ctx, io: CliIO, id: string, since: Since, tail: number | null): Promise<void> {
+async function follow(ctx: Ctx, io: CliIO, id: string, since: Since, keep: (e: StoredEvent) => boolean, tail: number | null): Promise<void> {
   const m = ctx.manager();
   let last = 'seq' in since ? since.seq : 0;
-  const keep = after(since);
   const print = (events: StoredEvent[]): void => {
     const fresh = events.filter((e) => e.seq > last && keep(e));
     if (!fresh.length) return;

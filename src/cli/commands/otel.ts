@@ -51,7 +51,7 @@ export function registerOtel(program: Command, io: CliIO, holder: { ctx: Ctx | n
       const r = await otelExport({ manager: ctx.manager(), env: io.env, options: { endpoint: o['endpoint'] as string | undefined, protocol: o['protocol'] as string | undefined, retries: o['retries'] as string | undefined }, sessionIds: ids, since, onRetry: (m) => ctx.warn(m) });
       const open = r.sessions.reduce((n, s) => n + s.open, 0);
       if (open && !ctx.json) ctx.warn(`${open} span${open === 1 ? ' is' : 's are'} still open (phases in progress, sessions not ended): sent once they close (export again, or run \`baton otel follow\`).`);
-      ctx.emit(r, `Sent ${r.spans} span${r.spans === 1 ? '' : 's'} of ${r.sessions.length} session${r.sessions.length === 1 ? '' : 's'} to ${r.endpoint} (${r.protocol}).${r.sessions.length === 1 ? `\nTrace id: ${r.sessions[0]!.traceId}` : ''}`);
+      ctx.confirm(r, `Sent ${r.spans} span${r.spans === 1 ? '' : 's'} of ${r.sessions.length} session${r.sessions.length === 1 ? '' : 's'} to ${r.endpoint} (${r.protocol}).${r.sessions.length === 1 ? `\nTrace id: ${r.sessions[0]!.traceId}` : ''}`);
     }),
   );
   common(
@@ -77,7 +77,7 @@ export function registerOtel(program: Command, io: CliIO, holder: { ctx: Ctx | n
         onSent: (s) => io.stdout(ctx.json ? `${JSON.stringify(s)}\n` : `sent ${s.spans} span${s.spans === 1 ? '' : 's'} of ${s.sessionId} (through r${s.through})\n`),
         onWarning: (w) => ctx.warn(w),
       });
-      io.stderr(`baton: sending spans of ${m.store.kind} store ${m.store.location} to ${f.config.url} (${f.config.protocol}); Ctrl+C to stop\n`);
+      ctx.said(`baton: sending spans of ${m.store.kind} store ${m.store.location} to ${f.config.url} (${f.config.protocol}); Ctrl+C to stop`);
       try {
         await Promise.race([ended, f.failure]);
       } finally {

@@ -33,7 +33,7 @@ export function registerResume(program: Command, io: CliIO, holder: { ctx: Ctx |
         force: o['force'] === true,
         agent: ctx.agent,
       });
-      ctx.emit(
+      ctx.confirm(
         { ok: true, id: sid, appliedFrom: r.from, status: r.state.status, revision: r.state.revision, changed: r.changed, plan: cliResumePlan(r.plan) },
         r.changed ? `Resumed ${sid} from ${r.from}; it is ${r.state.status}.` : `Session ${sid} is already active: nothing to resume; go on working in it.`,
       );

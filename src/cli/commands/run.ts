@@ -106,7 +106,7 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
       }
       const token = lease.token;
       await m.change(id, () => ({ events: [{ type: 'run.started', data: { command, token, agent: ctx.agent } }], result: undefined }), { agent: ctx.agent, fencingToken: token });
-      io.stderr(`baton: running ${command.join(' ')} in session ${id} (lease token ${token})\n`);
+      ctx.said(`baton: running ${command.join(' ')} in session ${id} (lease token ${token})`);
 
       // Loaded here only: node:child_process (with net and stream) costs every other command start-up time.
       // (required, not imported: the bundle runs in a vm.Script, which has no dynamic import of built-ins).
@@ -173,7 +173,7 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
       }
       try {
         const r = await recordRunEndRetrying(m, id, token, { command, exitCode, signal: end.signal, userInterrupt }, ctx.agent, endRetry(io.stderr));
-        io.stderr(`baton: ${command[0]} ended (${r.result}); session ${id} is ${r.state.status}\n`);
+        ctx.said(`baton: ${command[0]} ended (${r.result}); session ${id} is ${r.state.status}`);
       } catch (e) {
         if (!isBatonError(e, 'FENCED')) throw e;
         io.stderr(`baton: the run's end was not recorded: ${e.message}\n`);

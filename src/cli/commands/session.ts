@@ -7,6 +7,7 @@ import { bind, common, strict } from '../program.js';
 import type { On } from '../program.js';
 import { renderList, renderTombstones } from '../render/list.js';
 import { renderStatus } from '../render/status.js';
+import { finishedNote, sessionOrJustFinished } from '../finished.js';
 import { registerLog } from './log.js';
 
 function changed(ctx: Ctx, s: SessionState, text: string): void {
@@ -107,13 +108,15 @@ function registerStart(program: Command, io: CliIO, on: On): void {
 
 /** `status`. */
 function registerStatus(program: Command, io: CliIO, on: On): void {
-  on(common(program.command('status').description('show a session: phases, progress, tokens, errors')), async (ctx) => {
+  on(common(program.command('status').description('show a session: phases, progress, tokens, errors (none active: the one just finished)')), async (ctx) => {
     const m = ctx.manager();
-    const s = await m.get(await ctx.sessionId());
+    const chosen = await sessionOrJustFinished(ctx);
+    const s = await m.get(chosen.id);
     const gone = m.leases.holderGone(s.lease ?? null);
     if (gone) ctx.warn(`the lease's holder is gone (${goneText(gone)}): \`baton resume --apply\` or \`baton claim\` takes the session over now, without waiting for the lease to expire`);
     const pricing = m.pricing();
-    ctx.emit(statusView(s, io.now().toISOString(), pricing), () => renderStatus(s, ctx.paint, io.now(), pricing));
+    const note = chosen.finished ? finishedNote(s.id, s.status) : null;
+    ctx.emit({ ...statusView(s, io.now().toISOString(), pricing), ...(note ? { active: false, note } : {}) }, () => `${renderStatus(s, ctx.paint, io.now(), pricing)}${note ? `\n${ctx.paint.dim(note)}\n` : ''}`);
   });
 }
 
@@ -155,7 +158,9 @@ function registerList(program: Command, io: CliIO, on: On): void {
       }
       const rows = await m.list(filter);
       const active = await m.store.getActive();
-      ctx.emit(null, () => renderList(rows, active, ctx.paint, io.now()));
+      // Nothing to show: say whether --all would show archived sessions.
+      const archived = rows.length || filter.all ? 0 : (await m.list({ ...filter, all: true })).filter((r) => r.archived).length;
+      ctx.emit(null, () => renderList(rows, active, ctx.paint, io.now(), archived));
     },
   );
 }
@@ -185,10 +190,10 @@ function registerLifecycle(program: Command, on: On): void {
     });
   }
 
-  on(strict(common(program.command('archive').description('move a finished or paused session to the archive').argument('[id]'))), async (ctx, [id]) => {
-    const sid = await ctx.sessionId(id);
-    const s = await ctx.manager().archive(sid, ctx.change());
-    changed(ctx, s, `Archived ${s.id}`);
+  on(strict(common(program.command('archive').description('move a finished or paused session to the archive (none active: the one just finished)').argument('[id]'))), async (ctx, [id]) => {
+    const chosen = await sessionOrJustFinished(ctx, id);
+    const s = await ctx.manager().archive(chosen.id, ctx.change());
+    changed(ctx, s, `Archived ${s.id}${chosen.finished ? ' (the session just finished; none is active)' : ''}`);
   });
 }
 

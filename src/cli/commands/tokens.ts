@@ -109,7 +109,11 @@ export function registerTokens(program: Command, on: On): void {
       budgetWarnings(ctx, r.state, cost);
       const t = r.state.tokens;
       const extra = cost ? { cost: cost.total, costBudget: cost.budget } : {};
-      ctx.emit({ ok: true, id: r.state.id, revision: r.state.revision, tokens: { ...tokenTotals(t), budget: budgetView(t), ...extra } }, `Tokens: ${counts(t)}`);
+      // What this call recorded first: the session's running total is labelled as such.
+      const rec = r.events.find((e) => e.type === 'tokens.recorded')?.data as (TokenCounts & { agent: string; phaseId: string | null; model?: string | null }) | undefined;
+      const recorded = rec ? { agent: rec.agent, phaseId: rec.phaseId, model: rec.model ?? null, ...tokenTotals({ ...t, ...rec, cacheWrite: rec.cacheWrite ?? 0 }) } : null;
+      const said = rec ? `Recorded ${counts({ ...rec, cacheWrite: rec.cacheWrite ?? 0 })} for ${rec.agent}${rec.phaseId ? ` on phase ${rec.phaseId}` : ''}${rec.model ? ` (${rec.model})` : ''}\n` : '';
+      ctx.emit({ ok: true, id: r.state.id, revision: r.state.revision, recorded, tokens: { ...tokenTotals(t), budget: budgetView(t), ...extra } }, `${said}Session total: ${counts(t)}`);
     },
   );
 }

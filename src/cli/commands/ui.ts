@@ -37,7 +37,8 @@ export function registerUi(program: Command, io: CliIO, holder: { ctx: Ctx | nul
     bind(io, holder, async (ctx, _args, o) => {
       const port = parsePort(o['port'] as string | undefined);
       const host = (o['host'] as string | undefined) ?? '127.0.0.1';
-      const m = ctx.manager();
+      // Read-only: looking at a store changes nothing in it, not even its caches (docs/ui.md).
+      const m = ctx.manager(false, false, true);
       // Loaded here only: the server and node:http cost start-up time no other command should pay.
       const { startUiServer, isLoopback } = await import('../../ui/index.js');
       if (!isLoopback(host)) {
@@ -49,14 +50,14 @@ export function registerUi(program: Command, io: CliIO, holder: { ctx: Ctx | nul
       try {
         server = await startUiServer({ manager: m, host, port, onWarning: (w) => ctx.warn(w) });
         ctx.emit({ url: server.url, host: server.host, port: server.port, store: { kind: m.store.kind, location: m.store.location } }, server.url);
-        io.stderr(`baton: dashboard of the ${m.store.kind} store ${m.store.location}; read-only; Ctrl+C to stop\n`);
+        ctx.said(`baton: dashboard of the ${m.store.kind} store ${m.store.location}; read-only; Ctrl+C to stop`);
         if (o['open'] === true) openBrowser(server.url, ctx);
         await ended;
       } finally {
         stopWaiting();
         await server?.close();
       }
-      io.stderr('baton: dashboard stopped\n');
+      ctx.said('baton: dashboard stopped');
     }),
   );
 }

@@ -19,7 +19,7 @@ export function registerWatch(program: Command, io: CliIO, holder: { ctx: Ctx | 
       };
       const { ended } = untilInterrupted();
       const stop = await m.watch({ sessionId: only, onChange: print, onWarning: (w) => ctx.warn(w) });
-      io.stderr(`baton: watching ${m.store.kind} store ${m.store.location}${only ? ` (session ${only})` : ''}; Ctrl+C to stop\n`);
+      ctx.said(`baton: watching ${m.store.kind} store ${m.store.location}${only ? ` (session ${only})` : ''}; Ctrl+C to stop`);
       // The feed's timers and watchers keep the process alive until a signal ends it.
       await ended;
       await stop();

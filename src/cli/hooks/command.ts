@@ -8,10 +8,13 @@ export interface HookStore {
   store?: string;
 }
 
-/** What a hook command runs: the node binary, the baton bundle, the CLI and the store. */
+/** The program a hook command runs by default: `baton`, found on the PATH the agent CLI gives its hooks. */
+export const DEFAULT_HOOK_PROGRAM = 'baton';
+
+/** What a hook command runs: the program (shell words that start baton), the CLI and the store. */
 export interface HookCommand extends HookStore {
-  node: string;
-  script: string;
+  /** Shell text that runs baton, e.g. `baton` or `node /opt/baton/dist/baton.cjs`; `hook <cli>` follows it. */
+  program: string;
   cli: HookCli;
 }
 
@@ -21,14 +24,15 @@ export function shellQuote(word: string): string {
 }
 
 /**
- * The command line of one hook: absolute node and bundle paths (no global install needed,
- * no PATH lookup on each tool call), `hook <cli>`, and the store when one was named.
+ * The command line of one hook: the program (by default `baton`, looked up on the PATH, so the
+ * line works on every machine where baton is installed, and a project's committed config file
+ * does not name one machine's paths), `hook <cli>`, and the store when one was named.
  */
 export function buildHookCommand(c: HookCommand): string {
-  const words = [c.node, c.script, 'hook', c.cli];
+  const words = ['hook', c.cli];
   if (c.store) words.push('--store', c.store);
   else if (c.dir) words.push('--dir', c.dir);
-  return words.map(shellQuote).join(' ');
+  return `${c.program.trim()} ${words.map(shellQuote).join(' ')}`;
 }
 
 /** Splits a command line into words the way a POSIX shell would for plain quoting (no expansion). */
@@ -65,8 +69,20 @@ export function shellWords(line: string): string[] {
   return words;
 }
 
-/** Names of the program a baton hook command runs (the bundle, its launcher, the installed bin). */
-const BATON_PROGRAM = /^(baton|baton\.cjs|cli\.cjs|baton\.js|baton\.mjs)$/;
+/** Names of the program a baton hook command runs (the bundle, its launcher, the installed bin, the npm package). */
+const BATON_PROGRAM = /^(baton|baton-sessions|baton\.cjs|cli\.cjs|baton\.js|baton\.mjs)$/;
+
+/** What {@link parseHookCommand} reads from a baton hook command. */
+export interface ParsedHookCommand {
+  cli: HookCli;
+  /** The word the shell runs (after environment assignments): `baton`, `node`, `npx`, a path… */
+  launcher: string;
+  /** The node binary before the bundle, if one is named. */
+  node: string | null;
+  /** The bundle's path, if one is named (null for the `baton` bin). */
+  script: string | null;
+  store: HookStore;
+}
 
 /**
  * Recognises a baton hook command: some word naming baton's program (any path: the bundle
@@ -74,7 +90,7 @@ const BATON_PROGRAM = /^(baton|baton\.cjs|cli\.cjs|baton\.js|baton\.mjs)$/;
  * and store it names, or null for any other command. Environment assignments before the
  * program (`BATON_DIR=… node …`) are read as the store too.
  */
-export function parseHookCommand(line: string): { cli: HookCli; node: string | null; script: string | null; store: HookStore } | null {
+export function parseHookCommand(line: string): ParsedHookCommand | null {
   const words = shellWords(line);
   const prog = words.findIndex((w) => BATON_PROGRAM.test(path.basename(w)));
   if (prog < 0) return null;
@@ -89,9 +105,10 @@ export function parseHookCommand(line: string): { cli: HookCli; node: string | n
     const flag = /^--(dir|store)(?:=(.*))?$/.exec(w);
     if (flag && i > at) store[flag[1] as 'dir' | 'store'] = flag[2] ?? words[++i] ?? '';
   }
-  const script = path.basename(words[prog] as string) === 'baton' ? null : (words[prog] as string);
+  const script = /^baton(-sessions)?$/.test(path.basename(words[prog] as string)) ? null : (words[prog] as string);
   const node = prog > 0 && /(^|\/)node(js)?(\.exe)?$/.test(words[prog - 1] as string) ? (words[prog - 1] as string) : null;
-  return { cli, node, script, store };
+  const launcher = words.find((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) as string;
+  return { cli, launcher, node, script, store };
 }
 
 /** A store URL fit to print: its password, if any, masked. */

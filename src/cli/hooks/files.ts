@@ -18,17 +18,22 @@ export function readConfig(file: string): string | null {
  * Replaces a config file atomically (temp file beside it, fsync, rename, fsync of the
  * folder), keeping the previous file as `<file>.baton-backup` and its permission bits. A
  * crash leaves the old file or the new one, never a mix. `text === null` removes the file
- * (after the same backup).
+ * (after the same backup). `keepBackup: false` (an uninstall) makes no backup and, once the
+ * new file is in place, removes the one an install left: baton's entries are gone, and the
+ * file now holds everything else the old one did.
  */
-export function writeConfig(file: string, text: string | null): { backup: string | null } {
+export function writeConfig(file: string, text: string | null, o: { keepBackup?: boolean } = {}): { backup: string | null } {
+  const keep = o.keepBackup !== false;
   const dir = path.dirname(file);
   fs.mkdirSync(dir, { recursive: true });
   let mode = 0o644;
   let backup: string | null = null;
   try {
     mode = fs.statSync(file).mode & 0o777;
-    backup = `${file}${BACKUP_SUFFIX}`;
-    fs.copyFileSync(file, backup);
+    if (keep) {
+      backup = `${file}${BACKUP_SUFFIX}`;
+      fs.copyFileSync(file, backup);
+    }
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
@@ -49,6 +54,7 @@ export function writeConfig(file: string, text: string | null): { backup: string
       throw e;
     }
   }
+  if (!keep) fs.rmSync(`${file}${BACKUP_SUFFIX}`, { force: true });
   const dfd = fs.openSync(dir, 'r');
   try {
     fs.fsyncSync(dfd);

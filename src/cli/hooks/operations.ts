@@ -3,9 +3,11 @@ import path from 'node:path';
 import { BatonError } from '../../manager/index.js';
 import type { HookStore } from './command.js';
 import { buildHookCommand, parseHookCommand, redactStore } from './command.js';
+import type { ParsedHookCommand } from './command.js';
 import { tomlHooks } from './codex-toml.js';
 import { readConfig, writeConfig } from './files.js';
 import { findBatonHooks, installInto, uninstallFrom } from './merge.js';
+import { absolutePaths, findProgram } from './program.js';
 import type { HookCli, HookScope, Place } from './targets.js';
 import { HOOK_CLIS, HOOK_SCOPES, HOOK_TARGETS, configFile } from './targets.js';
 
@@ -14,9 +16,8 @@ export interface HooksChangeOptions {
   cli: HookCli;
   scope: HookScope;
   place: Place;
-  /** The node binary and baton bundle the installed command runs. */
-  node: string;
-  script: string;
+  /** Shell text that starts baton in the installed command (`baton`, or `--command`'s). */
+  program: string;
   store: HookStore;
   dryRun: boolean;
 }
@@ -68,11 +69,46 @@ function storeNotes(store: HookStore): string[] {
     : [];
 }
 
+const INSTALL_BATON = 'install baton on the PATH: `npm install -g baton-sessions`, or from a checkout `npm install -g .` (or `npm link`)';
+
+/**
+ * The installed command as a hook entry: it must be recognised as baton's (or uninstall and
+ * status would not find it again); BAD_INPUT for a --command that does not run baton.
+ */
+function checkedCommand(o: HooksChangeOptions): { command: string; parsed: ParsedHookCommand } {
+  const command = buildHookCommand({ program: o.program, cli: o.cli, ...o.store });
+  const parsed = parseHookCommand(command);
+  if (!o.program.trim() || !parsed || parsed.cli !== o.cli) {
+    throw new BatonError('BAD_INPUT', `--command ${JSON.stringify(o.program.slice(0, 200))} does not start baton: the hook command would be ${JSON.stringify(command.slice(0, 300))}, which baton could not recognise as its own.`, {
+      hint: "Give the words that start baton, ending with its program (baton, baton-sessions, or a path to dist/baton.cjs), e.g. --command 'node /path/to/baton/dist/baton.cjs'; baton adds `hook <cli>`.",
+    });
+  }
+  return { command, parsed };
+}
+
+/** What the user should know about the command written: a program not found, paths of this machine in a shared file. */
+function programNotes(o: HooksChangeOptions, parsed: ParsedHookCommand): string[] {
+  const notes: string[] = [];
+  if (findProgram(parsed.launcher, o.place.env, o.place.cwd) === null) {
+    notes.push(
+      parsed.launcher === 'baton'
+        ? `\`baton\` is not on the PATH here, so the hooks fail (quietly: the agent is never stopped) until it is: ${INSTALL_BATON}; or install the hooks with --command 'node /path/to/baton/dist/baton.cjs'.`
+        : `${parsed.launcher} is not found here${parsed.launcher.includes('/') ? '' : ' on the PATH'}, so the hooks fail (quietly) until it is.`,
+    );
+  }
+  const abs = absolutePaths(parsed);
+  if (o.scope === 'project' && abs.length) {
+    notes.push(`The command names paths of this machine (${abs.join(', ')}); a project's config file is often committed, and other machines may not have them: the default (\`baton hook ${o.cli}\`, found on the PATH) works wherever baton is installed.`);
+  }
+  return notes;
+}
+
 function finish(o: HooksChangeOptions, action: HooksChangeReport['action'], file: string, before: string | null, r: ReturnType<typeof installInto>, command: string | null, notes: string[]): HooksChangeReport {
-  // A file left holding only `{}` by an uninstall was baton's alone: it goes (the backup stays).
+  // A file left holding only `{}` by an uninstall was baton's alone: it goes. An uninstall
+  // also takes away the backup its install left (see writeConfig).
   const after = action === 'uninstall' && r.changed && r.text.trim() === '{}' ? null : r.changed || before !== null ? r.text : null;
   let backup: string | null = null;
-  if (r.changed && !o.dryRun) backup = writeConfig(file, after).backup;
+  if (r.changed && !o.dryRun) backup = writeConfig(file, after, { keepBackup: action === 'install' }).backup;
   return { action, cli: o.cli, scope: o.scope, file, dryRun: o.dryRun, changed: r.changed, before, after, backup, command, added: r.added, updated: r.updated, removed: r.removed, unchanged: r.unchanged, notes };
 }
 
@@ -94,9 +130,9 @@ export async function installHooks(o: HooksChangeOptions): Promise<HooksChangeRe
       });
     }
   }
-  const command = buildHookCommand({ node: o.node, script: o.script, cli: o.cli, ...o.store });
+  const { command, parsed } = checkedCommand(o);
   const r = installInto(before, t, command, file);
-  const notes = [...storeNotes(o.store), ...(o.cli === 'codex' && r.changed ? codexNotes(o.scope, o.place, file) : [])];
+  const notes = [...programNotes(o, parsed), ...storeNotes(o.store), ...(o.cli === 'codex' && r.changed ? codexNotes(o.scope, o.place, file) : [])];
   return finish(o, 'install', file, before, r, command, notes);
 }
 
@@ -129,6 +165,10 @@ export interface HooksStatusEntry {
   stores: string[];
   /** Node binaries or baton bundles the handlers name that no longer exist. */
   stale: string[];
+  /** Programs the handlers start that are not found (not on the PATH, or no such file): those hooks fail. */
+  notFound: string[];
+  /** Absolute paths the handlers of a project's config name: they tie a shared file to this machine. */
+  machinePaths: string[];
   /** The baton command lines, distinct. */
   commands: string[];
 }
@@ -143,7 +183,7 @@ async function statusOf(cli: HookCli, scope: HookScope, place: Place): Promise<H
   const t = HOOK_TARGETS[cli];
   const file = configFile(t, scope, place);
   const text = readConfig(file);
-  const e: HooksStatusEntry = { cli, scope, file, exists: text !== null, error: null, events: [], missing: [], stores: [], stale: [], commands: [] };
+  const e: HooksStatusEntry = { cli, scope, file, exists: text !== null, error: null, events: [], missing: [], stores: [], stale: [], notFound: [], machinePaths: [], commands: [] };
   const found: Array<{ event: string; command: string }> = [];
   try {
     if (text !== null) found.push(...findBatonHooks(text, t, file));
@@ -164,6 +204,8 @@ async function statusOf(cli: HookCli, scope: HookScope, place: Place): Promise<H
     const label = storeLabel(p.store);
     if (!e.stores.includes(label)) e.stores.push(label);
     for (const f of [p.node, p.script]) if (f && path.isAbsolute(f) && !fs.existsSync(f) && !e.stale.includes(f)) e.stale.push(f);
+    if (!e.stale.includes(p.launcher) && !e.notFound.includes(p.launcher) && findProgram(p.launcher, place.env, place.cwd) === null) e.notFound.push(p.launcher);
+    if (scope === 'project') for (const f of absolutePaths(p)) if (!e.machinePaths.includes(f)) e.machinePaths.push(f);
   }
   return e;
 }

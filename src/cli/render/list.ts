@@ -4,9 +4,15 @@ import { paintStatus } from './session-status.js';
 import { renderTable } from './table.js';
 import { ago } from './time.js';
 
-/** The human `baton list` table: a header, `*` on the active session, the title cut to fit. */
-export function renderList(rows: SessionSummary[], active: string | null, c: Paint, now: Date): string {
-  if (!rows.length) return 'No sessions.\n';
+/**
+ * The human `baton list` table: a header, `*` on the active session, the title cut to fit.
+ * With no rows, says so and how many archived sessions `--all` would show (`archived`).
+ */
+export function renderList(rows: SessionSummary[], active: string | null, c: Paint, now: Date, archived = 0): string {
+  if (!rows.length) {
+    if (!archived) return 'No sessions.\n';
+    return `No sessions (${archived} archived: \`baton list --all\` shows ${archived === 1 ? 'it' : 'them'}).\n`;
+  }
   const cells = rows.map((r) => {
     const flags = `${r.archived ? ' archived' : ''}${r.pinned ? ' pinned' : ''}`;
     const cause = r.cause && r.status !== 'active' ? ` (${r.cause.cause})` : '';

@@ -1,5 +1,6 @@
 import type { StoredEvent } from '../../manager/index.js';
 import type { Paint } from '../io.js';
+import { ellipsis, truncate, visibleWidth, wrapLine } from '../terminal.js';
 import { localTime } from './time.js';
 
 /** One event's payload in a few words, for one-line views (`log`, `watch`). */
@@ -30,17 +31,30 @@ export function brief(e: StoredEvent): string {
       return `${String(d['errorId'])} [${String(d['phaseId'])}] ${String(d['type'])}: ${String(d['message'])}`;
     default: {
       const keys = ['phaseId', 'milestoneId', 'findingId', 'owner', 'token', 'exitCode', 'signal', 'name', 'errorId', 'resolution', 'title', 'text', 'cause', 'detail', 'reason'];
-      return keys.filter((k) => d[k] !== undefined && d[k] !== null).map((k) => `${k}=${JSON.stringify(d[k]).slice(0, 80)}`).join(' ');
+      return keys.filter((k) => d[k] !== undefined && d[k] !== null).map((k) => `${k}=${truncate(JSON.stringify(d[k]), 80)}`).join(' ');
     }
   }
 }
 
-/** The human `baton log` view: one line per event, its time in local time. */
+/** `s` padded to `width` display columns (an agent name may hold CJK). */
+function padEnd(s: string, width: number): string {
+  return `${s}${' '.repeat(Math.max(0, width - visibleWidth(s)))}`;
+}
+
+/**
+ * The human `baton log` view: one line per event, its time in local time. On a terminal a
+ * line wider than it wraps at word boundaries, continuation lines indented under the event's
+ * time (the pager gets it so wrapped: it would break words).
+ */
 export function renderLog(events: StoredEvent[], c: Paint): string {
+  const mark = ellipsis(c);
   return events
-    .map((e) => {
+    .flatMap((e) => {
       const who = e.actor?.agent ?? `pid ${e.actor?.pid ?? '?'}`;
-      return `${c.dim(`#${e.seq}`.padStart(6))} ${c.dim(localTime(e.time))} ${who.padEnd(12)} ${e.type.padEnd(18)} ${brief(e)}`;
+      const seq = `#${e.seq}`;
+      // The padding outside the colour codes: it sets the indent of continuation lines.
+      const line = `${' '.repeat(Math.max(0, 6 - seq.length))}${c.dim(seq)} ${c.dim(localTime(e.time))} ${padEnd(who, 12)} ${e.type.padEnd(18)} ${brief(e)}`;
+      return c.width === null ? [line] : wrapLine(line, c.width, 3, mark);
     })
     .join('\n')
     .concat(events.length ? '\n' : '');

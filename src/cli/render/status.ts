@@ -1,4 +1,4 @@
-import { budgetView, continueWith, costReport, costShown, effectiveStatus, formatCost, leaseOf, resumeStep, stepsText } from '../../manager/index.js';
+import { budgetView, continueWith, costReport, costShown, effectiveStatus, formatCost, formatCostBudget, leaseOf, resumeStep, stepsText } from '../../manager/index.js';
 import type { Phase, PhaseStatus, PricingTable, SessionState } from '../../manager/index.js';
 import type { Paint } from '../io.js';
 import { paintStatus } from './session-status.js';
@@ -85,7 +85,7 @@ function costLine(s: SessionState, pricing: PricingTable, c: Paint): string {
   const b = r.budget;
   if (b.maxUsd !== null) {
     const lvl = b.level === 'ok' ? c.green(b.level) : b.level === 'warning' ? c.yellow(b.level) : c.red(b.level);
-    line += ` · cost budget $${b.usedUsd.toFixed(2)}/$${b.maxUsd.toFixed(2)} (${b.percent}%) ${lvl}`;
+    line += ` · cost budget ${formatCostBudget(b)} ${lvl}`;
   }
   return line;
 }

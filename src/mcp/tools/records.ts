@@ -122,7 +122,7 @@ function registerTokensTool(server: McpServer, kit: Kit): void {
     {
       title: 'Record token use',
       description:
-        'Add token use to the session (input, output, cache reads, cache writes), attributed to you, to a phase and to the model that spent it. Counts add up; concurrent calls never lose a count. Returns the session totals, the token budget (level ok, warning, critical or exceeded), and the estimated cost with the cost budget (a model missing from the pricing table has an unknown cost).',
+        'Add token use to the session (input, output, cache reads, cache writes), attributed to you, to a phase and to the model that spent it. Only with the counts a model API\'s usage report gave (an orchestrator passing them on); never an estimate of your own tokens, which you cannot know. Agent CLIs with baton\'s hooks installed have their tokens recorded from the transcript: do not call this for them. Counts add up; concurrent calls never lose a count. Returns the session totals, the token budget (level ok, warning, critical or exceeded), and the estimated cost with the cost budget (a model missing from the pricing table has an unknown cost).',
       input: {
         input: z.number().int().nonnegative().optional().describe('Input (prompt) tokens spent since the last report, not counting cached ones.'),
         output: z.number().int().nonnegative().optional().describe('Output (completion) tokens spent since the last report, reasoning included.'),

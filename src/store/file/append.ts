@@ -11,6 +11,7 @@ import { dataEndOf, readTail } from './journal.js';
 import { journalEmpty } from '../errors.js';
 import type { Handle } from './handle.js';
 import type { StoreFs } from './io.js';
+import { followJournal } from './journal-follow.js';
 
 /*
  * The append path of the file store: find the journal's durable end (cutting a torn last
@@ -90,7 +91,9 @@ const BURST = 8;
 const ROOM_MAX = 512 * 1024;
 
 /**
- * Writes events after `h.lastSeq` at the journal's end (`h.end`) and fdatasyncs. Caller holds
+ * Writes events after `h.lastSeq` at the journal's end (`h.end`) and fdatasyncs, then checks
+ * that the file written is still the one at the journal's path (journal-follow.ts: a journal
+ * replaced by a copy of itself gets the lines too, or the append is refused). Caller holds
  * the lock and has synced the tail. A write or fsync that fails is rolled back to the
  * journal's known end, so an append that was reported as failed is never read back later
  * (see rollBack). `io` is Node's `fs` unless a test injects failures (io.ts).
@@ -132,7 +135,11 @@ export function writeEvents(h: Handle, events: NewEvent[], io: StoreFs = fs): nu
   h.lastSeq += events.length;
   h.end += length;
   if (h.room < h.end) h.room = h.end;
-  return h.lastSeq;
+  const revision = h.lastSeq;
+  // Acknowledged only if the file written is still the journal: a copy moved over it meanwhile
+  // gets these lines too, or the append is refused (journal-follow.ts).
+  followJournal(h, path.basename(h.dir), 'write');
+  return revision;
 }
 
 /**

@@ -15,6 +15,8 @@ export class FileCursorTable implements CursorTable {
   constructor(
     private readonly dir: string,
     private readonly lockTimeoutMs?: number,
+    /** Throws when the store cannot be written (`STORE_READ_ONLY`); reading cursors needs no write. */
+    private readonly writable: () => void = () => undefined,
   ) {}
 
   async get(name: string): Promise<string | null> {
@@ -24,6 +26,7 @@ export class FileCursorTable implements CursorTable {
   async put(name: string, value: string, expected: string | null): Promise<void> {
     const file = path.join(this.dir, checkCursorName(name));
     checkCursorValue(value);
+    this.writable();
     fs.mkdirSync(this.dir, { recursive: true, mode: DIR_MODE });
     const lock = new FileLock(path.join(this.dir, '.lock'), this.lockTimeoutMs);
     await lock.acquireAsync();

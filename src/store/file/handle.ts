@@ -7,6 +7,10 @@ export interface Handle {
   snapshotFile: string;
   lock: FileLock;
   fd: number;
+  /** Device and inode of the file `fd` holds, once asked (journal-follow.ts); reset when `fd` changes. */
+  fileId?: { ino: number; dev: number } | undefined;
+  /** Why this handle cannot write (the store or the journal is read-only), or null: see read-only.ts. */
+  readOnly: string | null;
   /**
    * Last seq and end offset this process knows (-1: unknown). Trusted while the lock is held,
    * and after it was taken again only when the journal is the same file of size `end`.

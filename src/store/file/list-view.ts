@@ -19,7 +19,11 @@ const CLOSING_BRACKET = 0x5d;
 
 /** The list views of one store. */
 export class ListView {
-  constructor(private readonly layout: Layout) {}
+  constructor(
+    private readonly layout: Layout,
+    /** The store cannot be written (read-only.ts): views are read, never kept. */
+    private readonly readOnly = false,
+  ) {}
 
   /** The stamp of the registry and folders now; take it before reading what the view is made of. */
   stamp(): string {
@@ -59,7 +63,7 @@ export class ListView {
    * earliest lease end among its rows (past it, rows must be checked again), or null.
    */
   save(key: string, stamp: string, text: string, until: string | null): void {
-    if (stamp !== this.stamp()) return;
+    if (this.readOnly || stamp !== this.stamp()) return;
     try {
       atomicWrite(this.file(key), `${MAGIC}${JSON.stringify({ stamp, until })}\n${text}`, { sync: false });
     } catch {

@@ -68,6 +68,8 @@ export class Registry {
     private readonly layout: Layout,
     private readonly now: () => Date,
     private readonly rotateAfterBytes = ROTATE_AFTER_BYTES,
+    /** The store cannot be written (read-only.ts): rows are read and reconciled, never saved. */
+    private readonly readOnly = false,
   ) {
     this.lock = new FileLock(layout.indexLock);
   }
@@ -149,13 +151,16 @@ export class Registry {
   /** Reads the registry as row texts, reconciled with the session folders on disk. */
   listRows(rebuild: boolean): ListRowsResult {
     const repairs: RepairReport[] = [];
+    const asked = rebuild;
     let read = rebuild ? null : this.readBoth(repairs);
     if (read && !read.consistent) {
       // index.json counts its offset in one generation of the log; read in the middle of a
       // rotation, the log may already be the next one. Read both again while no rotation
       // can run; an index whose log is gone for good (a crash mid-rotation, a hand edit)
       // cannot say which rows it lacks.
-      if (this.lock.tryOnce() || this.waitForLock()) {
+      // Read-only: no lock file can be made, and no rotation runs here; reading again is all it can do.
+      if (this.readOnly) read = this.readBoth(repairs);
+      else if (this.lock.tryOnce() || this.waitForLock()) {
         try {
           read = this.readBoth(repairs);
         } finally {
@@ -163,7 +168,9 @@ export class Registry {
         }
       }
       if (!read.consistent) {
-        repairs.push({ sessionId: null, kind: 'index_rebuilt', message: 'index.json belongs to an index.log that is gone (a rotation cut short, or a hand edit); the registry was rebuilt from the session folders.', savedTo: null });
+        // Read-only (a copy or backup of a store: other inodes): the rows are derived from the
+        // folders as on a rebuild, every time, and nothing is wrong with the sessions; not worth a notice.
+        if (!this.readOnly) repairs.push({ sessionId: null, kind: 'index_rebuilt', message: 'index.json belongs to an index.log that is gone (a rotation cut short, or a hand edit); the registry was rebuilt from the session folders.', savedTo: null });
         rebuild = true;
         read = null;
       }
@@ -203,8 +210,9 @@ export class Registry {
         changed = true;
       }
     }
-    if (rebuild && !repairs.some((r) => r.kind === 'index_rebuilt')) {
-      repairs.push({ sessionId: null, kind: 'index_rebuilt', message: `Registry rebuilt from ${onDisk.size} session folder(s).`, savedTo: null });
+    if (rebuild && !repairs.some((r) => r.kind === 'index_rebuilt') && (asked || !this.readOnly)) {
+      const message = this.readOnly ? `Registry derived from ${onDisk.size} session folder(s); not saved, as the store cannot be written.` : `Registry rebuilt from ${onDisk.size} session folder(s).`;
+      repairs.push({ sessionId: null, kind: 'index_rebuilt', message, savedTo: null, ...(this.readOnly ? { repaired: false as const } : {}) });
     }
     // Rows found missing are derived by the manager and logged; until then the stamp must not
     // claim the folders were fully checked.
@@ -242,7 +250,9 @@ export class Registry {
     folders: string,
   ): ListRowsResult {
     const rotate = log.end > this.rotateAfterBytes;
-    if (rotate || rebuild || changed || log.end - logOffset > COMPACT_AFTER_BYTES || (!index && log.end > 0) || (index && (!index.fast || (index.log === null && log.ino !== null)))) {
+    if (this.readOnly) {
+      // Nothing saved: the next read reconciles the same way.
+    } else if (rotate || rebuild || changed || log.end - logOffset > COMPACT_AFTER_BYTES || (!index && log.end > 0) || (index && (!index.fast || (index.log === null && log.ino !== null)))) {
       // An index of an older shape is kept as index.json.bak when it is rewritten.
       this.saveIndex(rows, log, folders, index, rotate, rebuild);
     }
@@ -342,6 +352,11 @@ export class Registry {
       return { logOffset: parsed.logOffset, folders: '', log: null, self, rows, fast: false };
     } catch (e) {
       if (readOnly) return null;
+      if (this.readOnly) {
+        const message = `index.json is unreadable (${(e as Error).message}); the registry was derived from the session folders, the file left as it is (the store cannot be written).`;
+        repairs.push({ sessionId: null, kind: 'index_corrupt', message, savedTo: null, repaired: false });
+        return null;
+      }
       let savedTo: string | null = null;
       try {
         savedTo = moveAside(this.layout.index, this.now());

@@ -5,6 +5,8 @@ import type { Handle } from './handle.js';
 import { sleepSync } from './fsutil.js';
 import { giveBackRoom } from './append.js';
 import { readTail } from './journal.js';
+import { followJournal, journalReplaced } from './journal-follow.js';
+import path from 'node:path';
 
 /*
  * The session lock hand-over. A lock is kept until the event loop turns once with no append,
@@ -64,37 +66,49 @@ export function lockSession(h: Handle): void {
   h.lock.acquire();
   h.holdAppends = 0;
   h.checkedAt = Date.now();
-  reopenIfReplaced(h);
+  lingering.set(h.lock.file, h);
+  releaseAtExit();
+  h.busy = false;
+  // Scheduled first, so that a failure below still lets the lock go.
+  scheduleRelease(h);
+  followJournal(h, path.basename(h.dir), 'lock');
   // Read-free: a journal that still ends where this process last left it (same file, same
   // size) was not written since, so the last seq known then is still its end. The journal
   // only grows; the rewrites that shrink it (repair, recovery) replace the file.
   if (h.lastSeq >= 0 && (h.end < 0 || fs.fstatSync(h.fd).size !== h.end)) h.lastSeq = -1;
-  lingering.set(h.lock.file, h);
-  releaseAtExit();
-  h.busy = false;
-  scheduleRelease(h);
 }
 
 /**
- * Reopens the journal when the file at its path is no longer the one `h.fd` holds: `repair`
- * (here or in another process) replaced it. Appending through the old descriptor would
- * write into a file nobody reads any more.
+ * Before a read: when the file at the journal's path is no longer the one `h.fd` holds
+ * (`repair` here or in another process replaced it, or a tool moved a copy over it), follows
+ * the new file under the lock (taken if need be), carrying over appends of this process that
+ * an older copy lacks (journal-follow.ts). Reading through the old descriptor would read a file
+ * nobody writes any more; reading the path first would miss those appends.
  */
 export function reopenIfReplaced(h: Handle): void {
-  let onDisk: fs.Stats;
-  try {
-    onDisk = fs.statSync(h.journal);
-  } catch {
-    return; // gone or moved: the next locate() notices
+  if (h.readOnly !== null) {
+    // A read-only store takes no lock: the new file is simply read (nothing of this process to carry over).
+    let onDisk: fs.Stats;
+    try {
+      onDisk = fs.statSync(h.journal);
+    } catch {
+      return; // gone or moved: the next locate() notices
+    }
+    const open = fs.fstatSync(h.fd);
+    if (onDisk.ino === open.ino && onDisk.dev === open.dev) return;
+    const fd = fs.openSync(h.journal, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    fs.closeSync(h.fd);
+    h.fd = fd;
+    h.lastSeq = -1;
+    h.end = -1;
+    h.room = -1;
+    h.fileId = undefined;
+    return;
   }
-  const open = fs.fstatSync(h.fd);
-  if (onDisk.ino === open.ino && onDisk.dev === open.dev) return;
-  const fd = fs.openSync(h.journal, fs.constants.O_RDWR | fs.constants.O_NOFOLLOW);
-  fs.closeSync(h.fd);
-  h.fd = fd;
-  h.lastSeq = -1;
-  h.end = -1;
-  h.room = -1;
+  // A path that is gone (the folder was archived) is the next locate()'s to notice.
+  if (!journalReplaced(h, false)) return;
+  if (h.lock.isHeld) followJournal(h, path.basename(h.dir), 'lock');
+  else lockSession(h);
 }
 
 /** Releases the lock once the event loop turns with no append since the last turn, and LINGER_MS passed. */
@@ -132,7 +146,16 @@ export function releaseNow(h: Handle): void {
   }
   h.lingerUntil = 0;
   if (lingering.get(h.lock.file) === h) lingering.delete(h.lock.file);
-  if (h.lock.isHeld) giveBackRoom(h);
+  if (h.lock.isHeld) {
+    // Last look before another process may write: a copy moved over the journal since the
+    // last append gets this process's appends (journal-follow.ts).
+    try {
+      followJournal(h, path.basename(h.dir), 'release');
+    } catch {
+      // the next lock taken here checks again; another process meets the loss as CORRUPT
+    }
+    giveBackRoom(h);
+  }
   h.lock.release();
 }
 

@@ -2,9 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../../domain/errors.js';
 import type { RepairReport, Snapshot } from '../types.js';
-import { decodeRecord } from './codec.js';
-import { moveAside, readIfExists, removeFile } from './fsutil.js';
+import { writeTemp } from '../atomic-write.js';
+import { decodeRecord, encodeRecord } from './codec.js';
+import { moveAside, readIfExists, removeFile, removeStaleTemps } from './fsutil.js';
 import type { Handle } from './handle.js';
+import type { StoreFs } from './io.js';
+import { scanJournal } from './journal.js';
+import type { Scan } from './journal.js';
 
 /** Version of the on-disk layout this code writes. */
 export const FILE_FORMAT_VERSION = 1;
@@ -28,16 +32,21 @@ export function readSnapshot(now: () => Date, id: string, h: Handle, repairs: Re
     const rec = d.ok ? (d.value as unknown as SnapshotRecord) : null;
     if (!rec || rec.format !== 'baton.snapshot' || rec.sessionId !== id || typeof rec.offset !== 'number') {
       let savedTo: string | null = null;
-      try {
-        savedTo = moveAside(file, now());
-      } catch {
-        // another process moved it first
+      // A read-only store keeps the file where it is: the state is read from the journal all the same.
+      if (h.readOnly === null) {
+        try {
+          savedTo = moveAside(file, now());
+        } catch {
+          // another process moved it first
+        }
       }
+      const what = `Session ${id}: ${path.basename(file)} is unreadable (${d.ok ? 'not a snapshot of this session' : d.reason})`;
       repairs.push({
         sessionId: id,
         kind: 'snapshot_corrupt',
-        message: `Session ${id}: ${path.basename(file)} is unreadable (${d.ok ? 'not a snapshot of this session' : d.reason}); moved aside, state rebuilt from the journal.`,
+        message: h.readOnly === null ? `${what}; moved aside, state rebuilt from the journal.` : `${what}; state read from the journal, the file left as it is (the store cannot be written: ${h.readOnly}).`,
         savedTo,
+        ...(h.readOnly === null ? {} : { repaired: false }),
       });
       continue;
     }
@@ -129,4 +138,51 @@ export function rotateSnapshot(file: string, temp: string, io: Pick<typeof fs, '
     removeFile(temp);
     throw e;
   }
+}
+
+/**
+ * Writes `snapshot` of session `id` as its snapshot.json (the previous one kept as `.bak`),
+ * the caller holding the session lock with the journal's end known (`h.lastSeq`, `h.end`).
+ */
+export function storeSnapshot(id: string, h: Handle, snapshot: Snapshot, io: StoreFs): void {
+  // A snapshot arriving after a newer one (they are written after their changes were
+  // answered) is dropped: the newer one loads faster, and one past the journal proves lost
+  // events (journal-repair.ts), so it must not be written over.
+  const stored = storedRevision(h.snapshotFile);
+  if (stored !== null && stored > snapshot.revision) return;
+  const offset = snapshot.revision === h.lastSeq ? h.end : offsetAfter(h, snapshot.revision);
+  const rec: SnapshotRecord = { format: 'baton.snapshot', v: FILE_FORMAT_VERSION, sessionId: id, revision: snapshot.revision, offset, state: snapshot.state };
+  removeStaleTemps(h.dir, path.basename(h.snapshotFile));
+  // Not fsynced: a snapshot only speeds up loading and covers events already durable in the
+  // journal; one a machine crash damaged fails its checksum and the journal is read instead.
+  try {
+    rotateSnapshot(h.snapshotFile, writeTemp(h.snapshotFile, `${encodeRecord(rec)}\n`, { sync: false, io }), io);
+  } catch (e) {
+    throw new BatonError('STORE_UNAVAILABLE', `The snapshot of session ${id} could not be written: ${(e as Error).message}.`, {
+      hint: 'Check free disk space; the session is intact (a snapshot only speeds up loading).',
+      details: { sessionId: id, retryable: true, errno: (e as NodeJS.ErrnoException).code ?? null },
+      cause: e,
+    });
+  }
+}
+
+function offsetAfter(h: Handle, revision: number): number {
+  const scan = scanJournal(fs.readFileSync(h.journal), 0, 1);
+  const i = scan.events.findIndex((e) => e.seq === revision);
+  if (i === -1) throw new BatonError('BAD_INPUT', `Revision ${revision} is not in the journal.`);
+  return scan.ends[i]!;
+}
+
+/** The journal of `h` read from where snapshot `snap` ends (from the start without one); offsets are the file's. */
+export function scanFromSnapshot(h: Handle, snap: SnapshotRecord | null): Scan {
+  const size = fs.fstatSync(h.fd).size;
+  const from = snap ? snap.offset : 0;
+  const buf = Buffer.allocUnsafe(size - from);
+  fs.readSync(h.fd, buf, 0, buf.length, from);
+  const scan = scanJournal(buf, 0, snap ? snap.revision + 1 : 1);
+  // Offsets in `scan` are relative to `from`.
+  scan.goodEnd += from;
+  if (scan.tornAt !== null) scan.tornAt += from;
+  for (const b of scan.bad) b.offset += from;
+  return scan;
 }

@@ -6,21 +6,19 @@ import { BatonError } from '../../domain/errors.js';
 import type { NewEvent, StoredEvent } from '../../domain/events.js';
 import { validateId } from '../../domain/ids.js';
 import type { SessionSummary } from '../../domain/summary.js';
-import { atomicWrite, writeTemp } from '../atomic-write.js';
-import { checkCheckpoint, conflict, eventsLost, exists, journalEmpty, notFound } from '../errors.js';
+import { atomicWrite } from '../atomic-write.js';
+import { checkCheckpoint, conflict, eventsLost, exists, journalEmpty, notFound, readOnlyStore } from '../errors.js';
 import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, ListRowsResult, LoadResult, RepairReport, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from '../types.js';
 import { syncTail, writeEvents } from './append.js';
 import type { Writer } from './append.js';
 import { CheckpointFiles } from './checkpoints.js';
-import { encodeRecord } from './codec.js';
 import { fileDoctor } from './doctor.js';
 import type { FileDoctorResult } from './doctor.js';
-import { readIfExists, removeStaleTemps } from './fsutil.js';
+import { readIfExists } from './fsutil.js';
 import { checkStoreFormat, initStore } from './store-format.js';
 import { recoverLostEvents, repairJournal } from './journal-repair.js';
 import { READ_AGAIN, pauseBeforeReadAgain, provenRevision, readRacingWriters } from './loss.js';
 import { caughtInFlight, readTail, scanJournal } from './journal.js';
-import type { Scan } from './journal.js';
 import { FileLock } from './lock.js';
 import { Layout, isPlainDir } from './paths.js';
 import { Registry } from './registry.js';
@@ -28,8 +26,7 @@ import { Retention } from './retention.js';
 import { lockSession, releaseLingering, releaseNow, reopenIfReplaced } from './session-lock.js';
 import { putDerivedRows } from './derived-rows.js';
 import type { Handle } from './handle.js';
-import { FILE_FORMAT_VERSION, readSnapshot, rotateSnapshot, storedRevision } from './snapshot.js';
-import type { SnapshotRecord } from './snapshot.js';
+import { FILE_FORMAT_VERSION, readSnapshot, scanFromSnapshot, storeSnapshot } from './snapshot.js';
 import { DerivedFiles } from './derived-files.js';
 import { ListView } from './list-view.js';
 import { makeSessionFolder } from './create.js';
@@ -37,6 +34,8 @@ import { nodeFs } from './io.js';
 import type { StoreFs } from './io.js';
 import { FileCursorTable } from './cursors.js';
 import { watchJournals } from './watch.js';
+import { withStoreErrors } from '../os-errors.js';
+import { openJournal, readOnlyReason, tornTailFound } from './read-only.js';
 
 /** Options of {@link FileStore}. */
 export interface FileStoreOptions {
@@ -48,6 +47,12 @@ export interface FileStoreOptions {
   registryLogMaxBytes?: number;
   /** The file-system calls of the write paths (default: Node's `fs`); tests inject failures (see io.ts). */
   fs?: StoreFs;
+  /**
+   * Never write, even when the store could be written (the dashboard): see read-only.ts.
+   * Without it, a store that cannot be written (a read-only mount, another user's files) is
+   * found out when opened and read the same way.
+   */
+  readOnly?: boolean;
 }
 
 /**
@@ -75,6 +80,8 @@ export class FileStore implements SessionStore {
   private readonly io: StoreFs;
   /** Named positions of the store's readers (capability `cursors`). */
   readonly cursors: FileCursorTable;
+  /** Why this store never writes (see read-only.ts), or null. */
+  readonly readOnly: string | null;
 
   constructor(options: FileStoreOptions) {
     this.io = options.fs ?? nodeFs;
@@ -82,12 +89,26 @@ export class FileStore implements SessionStore {
     this.now = options.now ?? (() => new Date());
     this.writer = { now: this.now, actor: { agent: 'baton', pid: process.pid, host: os.hostname() } };
     this.lockTimeoutMs = options.lockTimeoutMs;
-    this.registry = new Registry(this.layout, this.now, options.registryLogMaxBytes);
-    this.listView = new ListView(this.layout);
     checkStoreFormat(this.layout);
+    this.readOnly = options.readOnly === true ? 'opened read-only' : readOnlyReason(this.layout.root, this.layout.sessions);
+    this.registry = new Registry(this.layout, this.now, options.registryLogMaxBytes, this.readOnly !== null);
+    this.listView = new ListView(this.layout, this.readOnly !== null);
     this.retention = new Retention(this.layout, this.now, this.lockTimeoutMs);
-    this.notices = this.retention.recover();
-    this.cursors = new FileCursorTable(this.layout.cursors, this.lockTimeoutMs);
+    // Interrupted archives and deletions are finished by the next open that can write.
+    this.notices = this.readOnly === null ? this.retention.recover() : [];
+    this.cursors = withStoreErrors(new FileCursorTable(this.layout.cursors, this.lockTimeoutMs, () => this.writable()), (method) => `The file store's cursor ${method}`);
+    // A full disk, EIO, a read-only file system … reach the caller as STORE_UNAVAILABLE (STORE_READ_ONLY).
+    return withStoreErrors(this, (method, args) => `The file store's ${method}${typeof args[0] === 'string' ? ` (session ${args[0]})` : ''}`);
+  }
+
+  /**
+   * Refuses a write (`STORE_READ_ONLY`) when the store, or the journal of handle `h`, cannot be
+   * written: before a byte is written, naming the store (and the session folder that is not
+   * writable inside a writable store).
+   */
+  private writable(h?: Handle): void {
+    if (this.readOnly !== null) throw readOnlyStore(this.layout.root, this.readOnly);
+    if (h?.readOnly) throw readOnlyStore(this.layout.root, `${h.readOnly} on ${h.dir}`);
   }
 
   get location(): string {
@@ -123,10 +144,9 @@ export class FileStore implements SessionStore {
     if (h && h.dir === found.dir) return h;
     if (h) this.drop(id);
     const files = this.layout.files(found.dir);
-    let fd: number;
+    let opened: { fd: number; readOnly: string | null };
     try {
-      // Not O_APPEND: appends go to the journal's known end, before any room (append.ts).
-      fd = this.io.openSync(files.journal, fs.constants.O_RDWR | fs.constants.O_NOFOLLOW);
+      opened = openJournal(this.io, files.journal, this.readOnly);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
         throw new BatonError('CORRUPT', `Session ${id} has no journal.jsonl.`, {
@@ -135,7 +155,7 @@ export class FileStore implements SessionStore {
       }
       throw e;
     }
-    h = { dir: found.dir, journal: files.journal, snapshotFile: files.snapshot, lock: new FileLock(files.lock, this.lockTimeoutMs), fd, lastSeq: -1, end: -1, room: -1, holdAppends: 0, release: null, lingerUntil: 0, busy: false, checkedAt: 0 };
+    h = { dir: found.dir, journal: files.journal, snapshotFile: files.snapshot, lock: new FileLock(files.lock, this.lockTimeoutMs), fd: opened.fd, readOnly: opened.readOnly, lastSeq: -1, end: -1, room: -1, holdAppends: 0, release: null, lingerUntil: 0, busy: false, checkedAt: 0 };
     this.handles.set(id, h);
     return h;
   }
@@ -150,6 +170,7 @@ export class FileStore implements SessionStore {
 
   async create(id: string, events: NewEvent[], summary: SessionSummary): Promise<{ revision: number }> {
     validateId(id);
+    this.writable();
     if (this.locate(id)) throw exists(id);
     makeSessionFolder(this.layout, this.io, id, events);
     this.recordRow(id, () => this.registry.record(summary));
@@ -164,24 +185,26 @@ export class FileStore implements SessionStore {
 
   async load(id: string): Promise<LoadResult> {
     const h = this.handle(id);
-    if (!h.lock.isHeld) reopenIfReplaced(h);
+    reopenIfReplaced(h);
     const repairs: RepairReport[] = this.notices.splice(0);
     const snap = readSnapshot(this.now, id, h, repairs);
-    let scan = this.scanFrom(h, snap);
+    let scan = scanFromSnapshot(h, snap);
     // Without the lock, lines being written may be caught half visible: read again (journal.ts).
-    for (let again = 1; !h.lock.isHeld && caughtInFlight(scan.bad) && again <= READ_AGAIN; again++) {
+    // A read-only handle never takes the lock, so its incomplete last line may be one too.
+    for (let again = 1; !h.lock.isHeld && (caughtInFlight(scan.bad) || (h.readOnly !== null && scan.tornAt !== null)) && again <= READ_AGAIN; again++) {
       pauseBeforeReadAgain(again);
-      scan = this.scanFrom(h, snap);
+      scan = scanFromSnapshot(h, snap);
     }
     if (!snap && scan.lastSeq === 0 && !scan.bad.length) throw journalEmpty(id, h.journal);
     // Damage at the end (a cut line, a snapshot past the journal) may be more than a torn
     // append: look for proof of acknowledged events the journal no longer holds first.
     if (scan.tornAt !== null || repairs.some((r) => r.kind === 'snapshot_stale')) this.guardLoss(id, h, scan.maxSeq);
-    if (scan.tornAt !== null) {
+    if (scan.tornAt !== null && h.readOnly !== null) repairs.push(tornTailFound(id, h.readOnly, scan.tornAt));
+    else if (scan.tornAt !== null) {
       lockSession(h);
       h.lastSeq = -1;
       syncTail(this.writer, id, h, repairs, (last) => this.guardLoss(id, h, last));
-      scan = this.scanFrom(h, snap);
+      scan = scanFromSnapshot(h, snap);
     }
     if (scan.bad.length) {
       const first = scan.bad[0]!;
@@ -193,21 +216,9 @@ export class FileStore implements SessionStore {
     return { snapshot: snap ? { revision: snap.revision, state: snap.state } : null, events: scan.events, revision: scan.lastSeq, repairs };
   }
 
-  private scanFrom(h: Handle, snap: SnapshotRecord | null): Scan {
-    const size = fs.fstatSync(h.fd).size;
-    const from = snap ? snap.offset : 0;
-    const buf = Buffer.allocUnsafe(size - from);
-    fs.readSync(h.fd, buf, 0, buf.length, from);
-    const scan = scanJournal(buf, 0, snap ? snap.revision + 1 : 1);
-    // Offsets in `scan` are relative to `from`.
-    scan.goodEnd += from;
-    if (scan.tornAt !== null) scan.tornAt += from;
-    for (const b of scan.bad) b.offset += from;
-    return scan;
-  }
-
   async readEvents(id: string, afterSeq = 0): Promise<StoredEvent[]> {
     const h = this.handle(id);
+    reopenIfReplaced(h);
     return readRacingWriters(h.journal, (buf) => this.readJournalBuffer(id, h, buf, afterSeq));
   }
 
@@ -244,6 +255,7 @@ export class FileStore implements SessionStore {
 
   async append(id: string, expectedRevision: number, events: NewEvent[], options: AppendOptions = {}): Promise<{ revision: number }> {
     const h = this.handle(id);
+    this.writable(h);
     lockSession(h);
     const repairs: RepairReport[] = [];
     syncTail(this.writer, id, h, repairs, (last) => this.guardLoss(id, h, last));
@@ -272,37 +284,13 @@ export class FileStore implements SessionStore {
 
   async writeSnapshot(id: string, snapshot: Snapshot): Promise<void> {
     const h = this.handle(id);
+    this.writable(h);
     lockSession(h);
     syncTail(this.writer, id, h, []);
     if (snapshot.revision > h.lastSeq) {
       throw new BatonError('BAD_INPUT', `Snapshot revision ${snapshot.revision} is past the journal end ${h.lastSeq}.`);
     }
-    // A snapshot arriving after a newer one (they are written after their changes were
-    // answered) is dropped: the newer one loads faster, and one past the journal proves lost
-    // events (journal-repair.ts), so it must not be written over.
-    const stored = storedRevision(h.snapshotFile);
-    if (stored !== null && stored > snapshot.revision) return;
-    const offset = snapshot.revision === h.lastSeq ? h.end : this.offsetAfter(h, snapshot.revision);
-    const rec: SnapshotRecord = { format: 'baton.snapshot', v: FILE_FORMAT_VERSION, sessionId: id, revision: snapshot.revision, offset, state: snapshot.state };
-    removeStaleTemps(h.dir, path.basename(h.snapshotFile));
-    // Not fsynced: a snapshot only speeds up loading and covers events already durable in the
-    // journal; one a machine crash damaged fails its checksum and the journal is read instead.
-    try {
-      rotateSnapshot(h.snapshotFile, writeTemp(h.snapshotFile, `${encodeRecord(rec)}\n`, { sync: false, io: this.io }), this.io);
-    } catch (e) {
-      throw new BatonError('STORE_UNAVAILABLE', `The snapshot of session ${id} could not be written: ${(e as Error).message}.`, {
-        hint: 'Check free disk space; the session is intact (a snapshot only speeds up loading).',
-        details: { sessionId: id, retryable: true, errno: (e as NodeJS.ErrnoException).code ?? null },
-        cause: e,
-      });
-    }
-  }
-
-  private offsetAfter(h: Handle, revision: number): number {
-    const scan = scanJournal(fs.readFileSync(h.journal), 0, 1);
-    const i = scan.events.findIndex((e) => e.seq === revision);
-    if (i === -1) throw new BatonError('BAD_INPUT', `Revision ${revision} is not in the journal.`);
-    return scan.ends[i]!;
+    storeSnapshot(id, h, snapshot, this.io);
   }
 
   async list(options: { rebuild?: boolean } = {}): Promise<ListResult> {
@@ -319,6 +307,8 @@ export class FileStore implements SessionStore {
 
   /** Stores rows derived from the journals, each under its session's lock (see derived-rows.ts). */
   async putSummaries(rows: SessionSummary[]): Promise<void> {
+    // A cache: a store that cannot be written derives the rows again at the next read.
+    if (this.readOnly !== null) return;
     putDerivedRows(rows, (id) => {
       const found = this.locate(id);
       if (!found) return null;
@@ -338,6 +328,7 @@ export class FileStore implements SessionStore {
   }
 
   async setActive(id: string | null): Promise<void> {
+    this.writable();
     if (id === null) {
       fs.rmSync(this.layout.active, { force: true });
       return;
@@ -347,6 +338,8 @@ export class FileStore implements SessionStore {
   }
 
   async withWorkspaceLock<T>(fn: () => Promise<T>): Promise<T> {
+    // Taken only to change the workspace (start, switch, repoint).
+    this.writable();
     const lock = new FileLock(this.layout.workspaceLock, this.lockTimeoutMs);
     // Held across `await`: wait without blocking, the holder may be a task of this process.
     await lock.acquireAsync();
@@ -361,6 +354,7 @@ export class FileStore implements SessionStore {
     const found = this.locate(id);
     if (!found) throw notFound(id);
     if (found.archived) return;
+    this.writable();
     const held = this.lockFolder(id);
     if (held.found.archived) return held.lock.release();
     // Crash-safe: an intent marker makes the next open finish a move that was cut short.
@@ -368,6 +362,7 @@ export class FileStore implements SessionStore {
   }
 
   async delete(id: string, expectedRevision: number, info: TombstoneInfo): Promise<Tombstone> {
+    this.writable();
     const { found, lock } = this.lockFolder(id);
     return this.retention.delete(id, found, lock, expectedRevision, info);
   }
@@ -415,10 +410,12 @@ export class FileStore implements SessionStore {
   }
 
   async writeSessionFile(id: string, name: string, text: string): Promise<void> {
+    this.writable();
     this.derived(id).write(name, text);
   }
 
   async removeSessionFile(id: string, name: string): Promise<void> {
+    this.writable();
     this.derived(id).remove(name);
   }
 
@@ -436,6 +433,7 @@ export class FileStore implements SessionStore {
 
   async repair(id: string): Promise<RepairReport[]> {
     let h = this.handle(id);
+    this.writable(h);
     lockSession(h);
     const repairs: RepairReport[] = [];
     // Lost events first: a rebuild would drop the snapshots the recovery starts from.
@@ -462,6 +460,7 @@ export class FileStore implements SessionStore {
   async saveCheckpoint(id: string, checkpoint: Checkpoint): Promise<void> {
     const h = this.handle(id);
     validateId(checkpoint.id, 'checkpoint id');
+    this.writable(h);
     // Read without the lock: the journal only grows, so its end now is a safe upper bound.
     checkCheckpoint(id, checkpoint, h.lock.isHeld && h.lastSeq >= 0 ? h.lastSeq : readTail(h.fd).lastSeq);
     new CheckpointFiles(this.layout, id, h.dir).save(checkpoint);
@@ -479,6 +478,7 @@ export class FileStore implements SessionStore {
 
   /** `baton doctor`: file-level checks, and fixes of temp files, stale locks and snapshots (see doctor.ts). */
   async doctor(options: { fix: boolean }): Promise<FileDoctorResult> {
+    if (options.fix) this.writable();
     return fileDoctor(this.layout, { fix: options.fix, now: this.now(), formatVersion: FILE_FORMAT_VERSION });
   }
 

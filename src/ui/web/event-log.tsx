@@ -1,6 +1,7 @@
 /**
  * The event log: a page of events at a time (never the whole journal in the page), newest
- * first, filtered by type (or family) and agent on the server. Each row opens to its data.
+ * first, filtered by type (or family) and agent on the server. Each event reads as a sentence
+ * (written by the server: domain/event-sentence.ts); its raw JSON opens behind a toggle.
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { EventsPage, SessionPage } from '../../manager/index.js';
@@ -9,9 +10,10 @@ import { num, Pager } from './format.js';
 
 const PAGE = 100;
 
-function brief(data: unknown): string {
-  const s = JSON.stringify(data) ?? '';
-  return s.length > 160 ? `${s.slice(0, 157)}…` : s;
+/** The event as stored (`baton log --json`), without the sentence the server added. */
+function raw(e: EventsPage['events'][number]): string {
+  const { text: _sentence, ...stored } = e;
+  return JSON.stringify(stored, null, 2);
 }
 
 /** The event log section's content. */
@@ -47,12 +49,13 @@ export function EventLog({ id, page }: { id: string; page: SessionPage }) {
       <ol class="log" aria-label="Events, newest first">
         {data?.events.map((e) => (
           <li key={e.seq} data-seq={e.seq} data-type={e.type}>
-            <details>
-              <summary>
-                <span class="seq">#{e.seq}</span> <time dateTime={e.time}>{e.time.replace('T', ' ').slice(0, 19)}</time> <strong>{e.type}</strong>{' '}
-                <span class="muted">{e.actor?.agent ?? ''}</span> <span class="mono brief">{brief(e.data)}</span>
-              </summary>
-              <pre>{JSON.stringify(e, null, 2)}</pre>
+            <div class="event-line">
+              <span class="seq">#{e.seq}</span> <time dateTime={e.time} title={e.time}>{e.time.replace('T', ' ').slice(0, 19)}</time>{' '}
+              <span class="sentence">{e.text}</span> <span class="muted type">{e.type}</span>
+            </div>
+            <details class="raw">
+              <summary>raw JSON</summary>
+              <pre>{raw(e)}</pre>
             </details>
           </li>
         ))}

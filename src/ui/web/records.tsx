@@ -84,10 +84,14 @@ export function Files({ page, resume }: { page: SessionPage; resume: ResumeView 
   const checks = new Map<string, string>();
   for (const g of resume?.plan.files.byPhase ?? []) for (const f of g.files) if (f.kind !== 'unchanged') checks.set(`${g.phaseId ?? ''}\u0000${f.path}`, f.kind);
   const groups = page.view.phases.filter((p) => p.files.length);
-  if (!groups.length) return <Empty what="files" />;
+  const newFiles = resume?.plan.files.newFiles ?? [];
+  if (!groups.length && !newFiles.length) return <Empty what="files" />;
+  // "Flagged below" only when a row below is flagged: a plan may report changes of files no row shows.
+  const flagged = groups.reduce((n, p) => n + p.files.filter((f) => checks.has(`${p.id}\u0000${f.path}`)).length, 0);
   return (
     <div>
-      {resume?.plan.files.outsideChanges ? <p class="warn" role="note">Some files changed outside the session since they were recorded (flagged below).</p> : null}
+      {flagged ? <p class="warn" role="note" data-flagged={flagged}>{flagged === 1 ? 'A file' : `${num(flagged)} files`} changed outside the session since {flagged === 1 ? 'it was' : 'they were'} recorded (flagged below).</p> : null}
+      {newFiles.length ? <p class="warn" role="note" data-new-files={newFiles.length}>New files the session has not recorded: {newFiles.map((f, i) => <>{i ? ', ' : ''}<code key={f}>{f}</code></>)}.</p> : null}
       {groups.map((p) => (
         <details key={p.id} open={p.files.length <= 20}>
           <summary>

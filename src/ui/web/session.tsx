@@ -1,24 +1,77 @@
-/** A session's page: status, timeline, tokens, records, files, checkpoints, resume plan, handoff, event log. Live. */
+/**
+ * A session's page: status and cause above tabs that show one section at a time (overview with
+ * errors and records, phases, files and checkpoints, tokens and cost, resume plan and handoff,
+ * event log). Live.
+ */
 import type { ResumeView, SessionPage } from '../../manager/index.js';
 import { useApi } from './api.js';
 import { EventLog } from './event-log.js';
-import { jump, num, Status, Time } from './format.js';
+import { useEffect, useState } from 'preact/hooks';
+import { num, Status, Time } from './format.js';
 import { Checkpoints, Errors, Files, Records } from './records.js';
 import { Recommendation, Resume } from './resume.js';
 import { Section } from './format.js';
 import { Timeline } from './timeline.js';
 import { TokenChart } from './token-chart.js';
 
-const PARTS: ReadonlyArray<[string, string]> = [
-  ['timeline', 'Timeline'],
-  ['tokens', 'Tokens'],
-  ['errors', 'Errors'],
-  ['records', 'Decisions & findings'],
+/** The session page's tabs: one section shown at a time, the chosen one kept in the address. */
+const TABS = [
+  ['overview', 'Overview'],
+  ['phases', 'Phases'],
   ['files', 'Files'],
-  ['checkpoints', 'Checkpoints'],
+  ['tokens', 'Tokens & cost'],
   ['resume', 'Resume & handoff'],
-  ['events', 'Event log'],
-];
+  ['events', 'Events'],
+] as const;
+type Tab = (typeof TABS)[number][0];
+
+function tabOf(hash: string): Tab {
+  const m = /^#\/s\/[^/?]+\/([a-z]+)/.exec(hash);
+  return (TABS.find(([k]) => k === m?.[1])?.[0] ?? 'overview') as Tab;
+}
+
+/** A row of tabs (ARIA tabs: arrows move between them, the panel follows). */
+function Tabs({ id, tab, onTab }: { id: string; tab: Tab; onTab: (t: Tab) => void }) {
+  const move = (e: KeyboardEvent): void => {
+    const i = TABS.findIndex(([k]) => k === tab);
+    const j = e.key === 'ArrowRight' ? i + 1 : e.key === 'ArrowLeft' ? i - 1 : e.key === 'Home' ? 0 : e.key === 'End' ? TABS.length - 1 : null;
+    if (j === null) return;
+    e.preventDefault();
+    const next = TABS[(j + TABS.length) % TABS.length]![0];
+    onTab(next);
+    document.getElementById(`tab-${next}`)?.focus();
+  };
+  return (
+    <div class="tabs" role="tablist" aria-label={`Sections of session ${id}`} onKeyDown={move}>
+      {TABS.map(([k, t]) => (
+        <button type="button" role="tab" key={k} id={`tab-${k}`} data-tab={k} aria-selected={tab === k} aria-controls={`panel-${k}`} tabIndex={tab === k ? 0 : -1} onClick={() => onTab(k)}>
+          {t}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+/** A glance at the session: where it stands, what it cost, what went wrong, what was decided. */
+function Overview({ page }: { page: SessionPage }) {
+  const v = page.view;
+  const open = v.phases.flatMap((p) => p.errors).filter((e) => !e.resolved).length;
+  return (
+    <>
+      <dl class="facts">
+        <div><dt>Progress</dt><dd>{v.progress.done}/{v.progress.total} phases ({v.progress.percent}%)</dd></div>
+        <div><dt>Current phase</dt><dd>{v.phases.find((p) => p.status === 'in_progress')?.id ?? '—'}</dd></div>
+        <div><dt>Tokens</dt><dd>{num(page.tokens.budget.used)}{page.tokens.budget.max !== null ? ` of ${num(page.tokens.budget.max)} (${page.tokens.budget.percent}%)` : ''}</dd></div>
+        <div><dt>Estimated cost</dt><dd data-testid="overview-cost">{page.money.total ?? '—'}{page.money.budget ? <div class="muted small">budget {page.money.budget}</div> : null}</dd></div>
+        <div><dt>Unresolved errors</dt><dd>{open}</dd></div>
+        <div><dt>Checkpoints</dt><dd>{page.checkpoints.length}</dd></div>
+      </dl>
+      <h3>Errors</h3>
+      <Errors page={page} />
+      <Records page={page} />
+    </>
+  );
+}
 
 function Banner({ page, resume }: { page: SessionPage; resume: ResumeView | null }) {
   const v = page.view;
@@ -46,6 +99,18 @@ export function SessionView({ id }: { id: string }) {
   const { data: page, error } = useApi<SessionPage>(`/api/sessions/${encodeURIComponent(id)}`, mine);
   // The resume plan hashes every recorded file: read again at most every half second while changes stream in.
   const resume = useApi<ResumeView>(`/api/sessions/${encodeURIComponent(id)}/resume`, mine, 500);
+  const [tab, setTab] = useState<Tab>(() => tabOf(location.hash));
+  useEffect(() => {
+    // A link to another tab of this session changes only the hash: follow it.
+    const on = (): void => setTab(tabOf(location.hash));
+    window.addEventListener('hashchange', on);
+    return () => window.removeEventListener('hashchange', on);
+  }, []);
+  const choose = (t: Tab): void => {
+    setTab(t);
+    // The tab is part of the address (a reload or a shared link opens it) without a new history entry.
+    history.replaceState(null, '', `#/s/${encodeURIComponent(id)}/${t}`);
+  };
   if (error && !page) {
     return (
       <main id="main" class="page">
@@ -66,19 +131,20 @@ export function SessionView({ id }: { id: string }) {
         {v.lease ? <span> · lease held by {v.lease.owner} until <Time iso={v.lease.expiresAt} /></span> : null}
       </p>
       <Banner page={page} resume={resume.data} />
-      <nav class="toc" aria-label="On this page">
-        {PARTS.map(([k, t]) => (
-          <a key={k} href={`#${k}`} onClick={(e) => jump(e, k)}>{t}</a>
-        ))}
-      </nav>
-      <Section id="timeline" title="Timeline"><Timeline page={page} /></Section>
-      <Section id="tokens" title="Tokens"><TokenChart page={page} /></Section>
-      <Section id="errors" title="Errors"><Errors page={page} /></Section>
-      <Section id="records" title="Decisions, findings, milestones"><Records page={page} /></Section>
-      <Section id="files" title="Files"><Files page={page} resume={resume.data} /></Section>
-      <Section id="checkpoints" title="Checkpoints"><Checkpoints page={page} /></Section>
-      <Section id="resume" title="Resume plan and handoff"><Resume resume={resume.data} error={resume.error?.message ?? null} /></Section>
-      <Section id="events" title="Event log" extra={<span class="muted">{num(v.revision)} events</span>}><EventLog id={id} page={page} /></Section>
+      <Tabs id={v.id} tab={tab} onTab={choose} />
+      <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} data-panel={tab} class="panel">
+        {tab === 'overview' ? <Section id="overview" title="Overview"><Overview page={page} /></Section> : null}
+        {tab === 'phases' ? <Section id="timeline" title="Phases"><Timeline page={page} /></Section> : null}
+        {tab === 'files' ? (
+          <>
+            <Section id="files" title="Files"><Files page={page} resume={resume.data} /></Section>
+            <Section id="checkpoints" title="Checkpoints"><Checkpoints page={page} /></Section>
+          </>
+        ) : null}
+        {tab === 'tokens' ? <Section id="tokens" title="Tokens and cost"><TokenChart page={page} /></Section> : null}
+        {tab === 'resume' ? <Section id="resume" title="Resume plan and handoff"><Resume resume={resume.data} error={resume.error?.message ?? null} /></Section> : null}
+        {tab === 'events' ? <Section id="events" title="Event log" extra={<span class="muted">{num(v.revision)} events</span>}><EventLog id={id} page={page} /></Section> : null}
+      </div>
     </main>
   );
 }

@@ -1,4 +1,4 @@
-/** The sessions page: every live session, interrupted and active first; filter, search, pages. */
+/** The sessions page: every live session (archived ones on demand), interrupted and active first; filter, search, pages. */
 import { useEffect, useState } from 'preact/hooks';
 import type { DashboardRow, SessionsPage } from '../../manager/index.js';
 import { query, useApi } from './api.js';
@@ -34,14 +34,31 @@ function Tokens({ r }: { r: DashboardRow }) {
   );
 }
 
+/** The last part of a workspace path (the whole on hover): the column stays narrow. */
+function Workspace({ name }: { name: string | null }) {
+  if (name === null) return <span class="muted">—</span>;
+  const short = name.replace(/[\\/]+$/, '').split(/[\\/]/).pop() || name;
+  return <span title={name} class="mono">{short}</span>;
+}
+
+function Holder({ r }: { r: DashboardRow }) {
+  const h = r.holder;
+  if (!h) return <span class="muted">—</span>;
+  return (
+    <span title={`pid ${h.pid} on ${h.host}, lease until ${h.expiresAt}`}>
+      {h.owner} <span class="muted">pid {h.pid}</span>
+    </span>
+  );
+}
+
 function Row({ r }: { r: DashboardRow }) {
   return (
-    <tr data-session-id={r.id} data-status={r.status}>
+    <tr data-session-id={r.id} data-status={r.status} data-archived={r.archived ? 'true' : undefined}>
       <td data-label="Session">
         <a href={`#/s/${encodeURIComponent(r.id)}`} class="session-link">
           {r.title || r.id}
         </a>
-        <div class="muted mono">{r.id}</div>
+        <div class="muted mono">{r.id}{r.archived ? <span class="badge archived"> archived</span> : null}</div>
       </td>
       <td data-label="Status">
         <Status status={r.status} cause={r.cause} />
@@ -53,6 +70,9 @@ function Row({ r }: { r: DashboardRow }) {
       <td data-label="Tokens">
         <Tokens r={r} />
       </td>
+      <td data-label="Cost" class="cost-cell">{r.cost ?? <span class="muted">—</span>}</td>
+      <td data-label="Workspace" class="workspace-cell"><Workspace name={r.workspaceName} /></td>
+      <td data-label="Held by" class="holder-cell"><Holder r={r} /></td>
       <td data-label="Last change">
         <Time iso={r.updatedAt} />
       </td>
@@ -66,12 +86,13 @@ export function SessionsView() {
   const [typed, setTyped] = useState('');
   const [search, setSearch] = useState('');
   const [offset, setOffset] = useState(0);
+  const [archived, setArchived] = useState(false);
   useEffect(() => {
     const t = setTimeout(() => setSearch(typed.trim()), 200);
     return () => clearTimeout(t);
   }, [typed]);
-  useEffect(() => setOffset(0), [status, search]);
-  const { data, error } = useApi<SessionsPage>(`/api/sessions${query({ status, q: search, offset, limit: PAGE })}`);
+  useEffect(() => setOffset(0), [status, search, archived]);
+  const { data, error } = useApi<SessionsPage>(`/api/sessions${query({ status, q: search, offset, limit: PAGE, archived: archived ? 'true' : null })}`);
   const all = data ? Object.values(data.counts).reduce((a, b) => a + b, 0) : 0;
   return (
     <main id="main" class="page">
@@ -87,6 +108,10 @@ export function SessionsView() {
             </button>
           ))}
         </div>
+        <label class="toggle">
+          <input type="checkbox" name="archived" checked={archived} onChange={(e) => setArchived((e.target as HTMLInputElement).checked)} /> show archived{' '}
+          <span class="count">{num(data?.archived ?? 0)}</span>
+        </label>
         <label class="search">
           <span class="sr-only">Search by id or title</span>
           <input type="search" placeholder="Search id or title" value={typed} onInput={(e) => setTyped((e.target as HTMLInputElement).value)} />
@@ -101,6 +126,9 @@ export function SessionsView() {
             <th scope="col">Progress</th>
             <th scope="col">Agents</th>
             <th scope="col">Tokens / budget</th>
+            <th scope="col">Cost</th>
+            <th scope="col">Workspace</th>
+            <th scope="col">Held by</th>
             <th scope="col">Last change</th>
           </tr>
         </thead>

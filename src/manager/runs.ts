@@ -1,0 +1,172 @@
+/**
+ * `manager.runs`: runs (workers) on a session, as manager operations (src/domain/runs.ts is
+ * the model; docs/runs.md the behaviour). What only I/O can tell, whether a run's process
+ * still exists on this machine, is checked here and handed to the pure code as
+ * `Liveness.dead`; runs of other hosts are judged by their lapsing liveness alone.
+ */
+import type { EventDraft } from '../domain/decide.js';
+import { assertNoOtherLiveRun, decidePhaseClaim, decideRunDeath, decideRunEnd, decideRunRenew, decideRunStart, findRun, liveRuns, recordPhase, runsOf } from '../domain/runs.js';
+import type { Liveness, Run, RunEndInput, RunKind, Salvage } from '../domain/runs.js';
+import { effectiveStatus } from '../domain/lease.js';
+import type { Phase, SessionState, StatusCause } from '../domain/state.js';
+import { groupAlive, processAlive } from './process-check.js';
+import type { ChangeResult, ManagerCore } from './types.js';
+
+/** Who starts a run (the process, host and boot id are this manager's unless given). */
+export interface StartRunOptions {
+  kind: RunKind;
+  agent?: string | null;
+  /** The run lapses this long after its last renewal; null: only a process check on its host ends it. */
+  ttlMs: number | null;
+  cli?: string | null;
+  agentSessionId?: string | null;
+  command?: string[] | null;
+  /** The session lease the run holds (its fencing token). */
+  token?: number | null;
+  /** The process that proves the run alive, when not this one (a hook names its agent CLI's). */
+  pid?: number;
+  /** The process group of a command: the run lives while any process of it does. */
+  pgid?: number | null;
+  worktree?: string | null;
+  /** A chosen id (idempotent start); default `run-<n>`. */
+  runId?: string;
+}
+
+/** Finds what a dead run left (its transcript's plan, its last tool calls); the hooks provide one for conversations. */
+export type Salvager = (s: SessionState, run: Run) => Promise<Salvage | null>;
+
+/** See the file comment. */
+export class Runs {
+  constructor(private readonly m: ManagerCore) {}
+
+  /**
+   * True when `r` ran on this machine and is known gone: its process (or, for a command,
+   * its whole process group) no longer exists, or the machine rebooted since it started.
+   * False when it may still run, and for runs of other hosts (their liveness lapses instead).
+   */
+  gone(r: Run): boolean {
+    if (r.ended) return false;
+    const { host, boot, pid } = this.m.origin;
+    if (r.process.host !== host) return false;
+    if (r.process.boot && boot && r.process.boot !== boot) return true;
+    if (r.process.pid === pid) return false;
+    if (r.process.pgid && groupAlive(r.process.pgid)) return false;
+    return !processAlive(r.process.pid);
+  }
+
+  /** What is known now: the time, and the runs of this host found gone. */
+  liveness(s: SessionState): Liveness {
+    const dead = new Set(runsOf(s).filter((r) => this.gone(r)).map((r) => r.id));
+    return dead.size ? { now: this.m.time(), dead } : { now: this.m.time() };
+  }
+
+  /** The status readers should report (an expired lease, all runs dead or lapsed: interrupted). */
+  status(s: SessionState): { status: SessionState['status']; cause: StatusCause | null } {
+    const l = this.liveness(s);
+    return effectiveStatus(s, l.now, l.dead);
+  }
+
+  /** The runs live now. */
+  live(s: SessionState): Run[] {
+    return liveRuns(s, this.liveness(s));
+  }
+
+  /** Starts a run; the result is the run. A paused or interrupted session becomes active. */
+  async start(sessionId: string, o: StartRunOptions): Promise<ChangeResult<Run>> {
+    const m = this.m;
+    const { pid, host, boot } = m.origin;
+    let runId = o.runId ?? '';
+    const r = await m.change(
+      sessionId,
+      (s) => {
+        runId = o.runId ?? `run-${runsOf(s).length + 1}`;
+        const events = decideRunStart(
+          s,
+          {
+            runId,
+            kind: o.kind,
+            agent: o.agent ?? null,
+            process: { pid: o.pid ?? pid, host, boot, ...(o.pgid ? { pgid: o.pgid } : {}) },
+            ttlMs: o.ttlMs,
+            now: m.time(),
+            cli: o.cli ?? null,
+            agentSessionId: o.agentSessionId ?? null,
+            command: o.command ?? null,
+            token: o.token ?? null,
+            worktree: o.worktree ?? null,
+          },
+          this.liveness(s),
+        );
+        return { events, result: null as unknown as Run };
+      },
+      { agent: o.agent ?? null, ...(o.token ? { fencingToken: o.token } : {}) },
+    );
+    return { ...r, result: findRun(r.state, runId)! };
+  }
+
+  /** Renews a run's liveness (heartbeat); FENCED once it has ended or lapsed. */
+  renew(sessionId: string, runId: string): Promise<ChangeResult<undefined>> {
+    return this.m.change(sessionId, (s) => ({ events: decideRunRenew(s, runId, this.liveness(s)), result: undefined }), { run: runId });
+  }
+
+  /** Ends a run by its own choice; the session is paused only when no other run is live. */
+  end(sessionId: string, runId: string, e: RunEndInput, o: { agent?: string | null; fencingToken?: number } = {}): Promise<ChangeResult<undefined>> {
+    return this.m.change(sessionId, (s) => ({ events: decideRunEnd(s, runId, e, this.liveness(s)), result: undefined }), { ...o, run: runId });
+  }
+
+  /** Records a run's death with what was salvaged (the session is interrupted when no other run is live). */
+  died(sessionId: string, runId: string, cause: string, salvage: Salvage | null = null): Promise<ChangeResult<undefined>> {
+    return this.m.change(sessionId, (s) => ({ events: decideRunDeath(s, runId, cause, salvage, this.liveness(s)), result: undefined }));
+  }
+
+  /**
+   * Writes down the deaths readers already see (runs of this host whose process is gone,
+   * lapsed runs), each with what `salvage` recovers; returns the runs recorded dead. A no-op
+   * (no write) when there are none, so readers may call it freely on a writable store.
+   */
+  async sweep(sessionId: string, salvage: Salvager | null = null): Promise<Run[]> {
+    const s = await this.m.get(sessionId);
+    const l = this.liveness(s);
+    const gone = runsOf(s).filter((r) => !r.ended && (l.dead?.has(r.id) || (r.expiresAt !== null && Date.parse(r.expiresAt) <= Date.parse(l.now))));
+    if (!gone.length) return [];
+    const found = new Map<string, Salvage | null>();
+    for (const r of gone) found.set(r.id, salvage ? await salvage(s, r).catch(() => null) : null);
+    const r = await this.m.change(sessionId, (cur) => {
+      const now = this.liveness(cur);
+      const events: EventDraft[] = [];
+      let state = cur;
+      for (const run of gone) {
+        if (findRun(cur, run.id)?.ended) continue;
+        const cause = now.dead?.has(run.id) ? 'process-gone' : 'lease-lapsed';
+        const ev = decideRunDeath(state, run.id, cause, found.get(run.id) ?? null, now);
+        events.push(...ev);
+        // The session's status is written once, by the first death that changes it.
+        if (ev.some((e) => e.type === 'session.interrupted' || e.type === 'session.paused')) state = { ...state, status: 'interrupted' };
+      }
+      return { events, result: undefined };
+    });
+    return gone.filter((g) => r.state.runs?.find((x) => x.id === g.id)?.ended?.how === 'died');
+  }
+
+  /**
+   * Run `runId` takes a phase: `phase` names it, or null takes the first one free (pending
+   * with its blockers done, or in progress under a dead run). LOCKED while a live run owns
+   * it, naming the owner and the phases that are free.
+   */
+  async claimPhase(sessionId: string, runId: string, phase: string | null, o: { agent?: string | null } = {}): Promise<ChangeResult<string>> {
+    return this.m.change(sessionId, (s) => {
+      const r = decidePhaseClaim(s, runId, phase, o.agent ?? null, this.liveness(s));
+      return { events: r.events, result: r.phaseId };
+    }, { agent: o.agent ?? null, run: runId });
+  }
+
+  /** The phase a record naming none goes to, for run `runId` (or agent `agent` outside a run). */
+  recordPhase(s: SessionState, runId: string | null, agent: string | null): Phase | null {
+    return recordPhase(s, runId, agent, this.liveness(s));
+  }
+
+  /** LOCKED when a live run other than `runId` works on the session (switch, pause, start --switch), unless `force`. */
+  assertNoOtherLiveRun(s: SessionState, runId: string | null, what: string, force = false): void {
+    assertNoOtherLiveRun(s, runId, what, this.liveness(s), force);
+  }
+}
