@@ -49,7 +49,11 @@ export { resumePlan, applyResume } from './manager/resume.js';
 export { effectiveStatus, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS } from './domain/lease.js';
 export { planResume } from './domain/plan-resume.js';
 export { renderResumePlan } from './domain/render-resume.js';
-export type { ResumePlan, ResumeInput } from './domain/resume-plan-types.js';
+export type { ResumePlan, ResumeInput, EscalationChoice, GitCopy } from './domain/resume-plan-types.js';
+export { ESCALATION_CHOICES } from './domain/resume-plan-types.js';
+/* Changes to a session's plan (`manager.plan`): add, remove, set a phase. */
+export { PlanChanges } from './manager/plan-changes.js';
+export type { PhaseAddInput, PhaseUpdateInput } from './manager/plan-changes.js';
 export { renderHandoff } from './domain/handoff.js';
 
 /*

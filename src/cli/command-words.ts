@@ -9,6 +9,7 @@ export const GROUP_WORDS = {
   session: ['init', 'start', 'status', 'list', 'switch', 'pause', 'complete', 'fail', 'abandon', 'archive', 'log', 'repair'],
   records: ['phase', 'substep', 'file', 'error', 'tokens', 'budget', 'pricing', 'decision', 'finding', 'note', 'milestone', 'artifact', 'context'],
   checkpoints: ['checkpoint', 'checkpoints', 'restore'],
+  plan: ['plan'],
   cleanup: ['cleanup', 'pin', 'unpin'],
   run: ['run'],
   resume: ['resume', 'handoff'],

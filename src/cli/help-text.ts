@@ -9,7 +9,7 @@ import { commandPath, GLOBAL_GROUP, quietVerbose } from './program.js';
 /** Root help's command groups, in the order shown, and the top-level commands of each. */
 export const HELP_GROUPS: ReadonlyArray<[string, readonly string[]]> = [
   ['Sessions:', ['init', 'start', 'status', 'list', 'switch', 'pause', 'complete', 'fail', 'abandon', 'archive', 'pin', 'unpin', 'log']],
-  ['Phases and records:', ['phase', 'substep', 'file', 'error', 'tokens', 'budget', 'pricing', 'decision', 'finding', 'note', 'milestone', 'artifact', 'context']],
+  ['Phases and records:', ['phase', 'plan', 'substep', 'file', 'error', 'tokens', 'budget', 'pricing', 'decision', 'finding', 'note', 'milestone', 'artifact', 'context']],
   ['Runs and recovery:', ['run', 'resume', 'handoff', 'checkpoint', 'checkpoints', 'restore', 'claim', 'watch', 'ui']],
   ['Stores and maintenance:', ['doctor', 'repair', 'cleanup', 'migrate-store']],
   ['Integrations:', ['mcp', 'hooks', 'hook', 'inspect', 'import', 'export', 'mirror', 'otel', 'completion']],
@@ -44,7 +44,11 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<readonly [string, s
   'phase start': [['baton phase start design --agent alice', 'start the design phase as alice'], ['baton phase start build --force', 'start it although its blockers are not done']],
   'phase done': [['baton phase done design', 'mark the design phase completed']],
   'phase fail': [['baton phase fail build --reason "tests fail"', 'mark the build phase failed']],
-  'phase skip': [['baton phase skip review --reason "trivial change"', 'skip a pending phase']],
+  'phase skip': [['baton phase skip review --reason "trivial change"', 'skip a pending phase'], ['baton phase skip build --reason "the user: ship without it"', "skip a failed phase whose retries are used up (the user's decision)"]],
+  plan: [['baton plan set build --max-retries 3', 'allow build one more retry'], ['baton plan add "Fix flaky tests" --after build', 'add a phase'], ['baton plan remove review', 'drop a pending phase']],
+  'plan add': [['baton plan add "Fix flaky tests" --after build --blocked-by build', 'a new phase after build, waiting for it'], ['baton plan add Docs --max-retries 0', 'at the end, never retried']],
+  'plan remove': [['baton plan remove review --reason "trivial change"', 'remove a pending phase nothing depends on']],
+  'plan set': [['baton plan set build --max-retries 3', 'change its retry limit'], ["baton plan set test --blocked-by build,docs", 'change what it waits for (all of it)'], ["baton plan set test --blocked-by ''", 'it waits for nothing']],
   'phase retry': [['baton phase retry build', 'retry a failed phase (counted against its limit)']],
   substep: [['baton substep build "write tests"', 'record reaching a sub-step (the resume point)']],
   file: [['baton file created src/auth.ts', 'record a new file'], ['baton file modified src/app.ts --phase build', 'record a change under a phase']],

@@ -1,5 +1,5 @@
 import { isHint } from '../manager/index.js';
-import type { BatonError, Hint, HintAction, HintArgs } from '../manager/index.js';
+import type { BatonError, EscalationChoice, Hint, HintAction, HintArgs, ResumePlan } from '../manager/index.js';
 
 /** A path as a shell word: quoted when it holds anything but plain path characters. */
 function shellWord(p: string): string {
@@ -18,9 +18,10 @@ function acceptWords(a: HintArgs['files.accept']): string {
   return `Run ${runs.join(', then ')}.`;
 }
 
-/** `git checkout -- …` for the changed and vanished files; the reappeared ones are deleted again. */
+/** `git restore --source=…` from a checkpoint's copy, else `git checkout -- …`, for the changed and vanished files; the reappeared ones are deleted again. */
 function restoreWords(a: HintArgs['files.restore-git']): string {
   const parts = [
+    ...(a.from ?? []).map((f) => `run \`git restore --source=${f.commit} -- ${paths(f.paths)}\` (a checkpoint's copy, as recorded)`),
     ...(a.checkout.length ? [`run \`git checkout -- ${paths(a.checkout)}\` (check first that git holds what was recorded)`] : []),
     ...(a.remove.length ? [`delete ${paths(a.remove)} again (recorded as deleted)`] : []),
   ];
@@ -48,9 +49,11 @@ export const CLI_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => s
   'tokens.name-agent': () => 'Pass --agent NAME (or set BATON_AGENT).',
   'phase.start': (a) => `Start it first: \`baton phase start ${a.phase}\`.`,
   'phase.finish-blockers': (a) => `Finish ${a.blockers.join(', ')} first, or pass --force to start it anyway.`,
-  'phase.escalate': () => 'Escalate: retry anyway with --force, skip the phase, abort the session, or adjust the plan.',
+  'phase.escalate': (a) =>
+    `Its retries are used up: the user decides.${a.active ? '' : ` Reopen the session first (\`baton resume --apply --session ${a.session}\`), then:`} Retry it anyway (\`baton phase retry ${a.phase} --force --session ${a.session}\`), skip it (\`baton phase skip ${a.phase} --session ${a.session}\`, with --reason), fail the session (\`baton fail --session ${a.session}\`) or abandon it (\`baton abandon --session ${a.session}\`), or change the plan (\`baton plan set ${a.phase} --max-retries ${a.maxRetries + 1} --session ${a.session}\` allows one more retry; \`baton plan --help\` shows how to add or remove phases).`,
   'phase.name-one': (a) => `Pass --phase with one of: ${a.phases.join(', ')}.`,
   'milestone.add': () => 'Add one with `baton milestone add`.',
+  'plan.drop-dependency': (a) => `Change their dependencies first: ${a.changes.map((c) => `\`baton plan set ${c.phase} --blocked-by ${c.blockedBy.length ? c.blockedBy.join(',') : "''"} --session ${a.session}\``).join(', ')}.`,
   'resume.apply': (a) => `Run \`baton resume --apply --session ${a.session}\` to reopen it.`,
   'resume.plan-then-apply': (a) => `See \`baton resume --session ${a.session}\`, then reopen it with \`baton resume --apply --session ${a.session}\`.`,
   'resume.from-options': () => 'Use --from live, --from fresh or --from checkpoint:<id> (see `baton checkpoints`).',
@@ -75,7 +78,7 @@ export const CLI_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => s
   'restore.without-git': (a) => `Run \`baton restore ${a.checkpoint}\` without --git.`,
   'restore.commit-missing': (a) => `It may have been garbage-collected or belong to another clone; run \`baton restore ${a.checkpoint}\` without --git.`,
   'restore.untrack-store': () => 'Untrack the store (`git rm -r --cached .baton` and add `.baton/` to .gitignore), or reset the files yourself and run `baton restore` without --git.',
-  'restore.dirty-tree': () => 'Commit or stash them (`git stash -u`), or pass --force to discard the changes to tracked files (untracked files are kept).',
+  'restore.dirty-tree': () => 'Commit or stash them (`git stash -u`), or pass --force to discard them (baton keeps a copy of them under refs/baton/; untracked files the checkpoint does not hold stay).',
   'store.init': () => 'Run `baton init` (or `baton start`) to create one.',
   'store.init-or-dir': () => 'Run `baton init` here, or point to a store with --dir PATH or BATON_DIR.',
   'store.url-kinds': () => 'Use postgres://…, the file store (--dir PATH) or memory:.',
@@ -124,4 +127,26 @@ export function withCliHint<T>(r: T): T {
   const x = r as { hint?: unknown; hintAction?: unknown } | null;
   if (!x || typeof x !== 'object' || (x.hint !== null && x.hint !== undefined) || !isHint(x.hintAction)) return r;
   return { ...r, hint: cliWords(x.hintAction) };
+}
+
+/** The commands that make each escalation choice (`baton resume --json` lists them as its `choices`). */
+export const CLI_ESCALATION_COMMANDS: { readonly [C in EscalationChoice]: readonly string[] } = {
+  retry: ['baton phase retry'],
+  skip: ['baton phase skip'],
+  fail: ['baton fail'],
+  abandon: ['baton abandon'],
+  'change-plan': ['baton plan set', 'baton plan add', 'baton plan remove'],
+};
+
+/**
+ * A resume plan as the CLI prints it as JSON: each escalation's `choices` are the commands
+ * that make them, and its `hint` is worded with them. Anything else is as planned.
+ */
+export function cliResumePlan(plan: ResumePlan): Record<string, unknown> {
+  const failed = plan.failed.map((f) =>
+    f.escalation
+      ? { ...f, escalation: { ...f.escalation, choices: f.escalation.choices.flatMap((c) => CLI_ESCALATION_COMMANDS[c as EscalationChoice] ?? [c]), hint: cliWords(f.escalation.hint) } }
+      : f,
+  );
+  return { ...plan, failed };
 }

@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { GROUP_WORDS } from './command-words.js';
+import { registerPlan } from './commands/plan.js';
 import { registerCheckpoints } from './commands/checkpoint.js';
 import { registerCleanup } from './commands/cleanup.js';
 import { registerCompletion } from './commands/completion.js';
@@ -30,6 +31,7 @@ import type { CliIO } from './io.js';
 export const GROUPS: readonly CommandGroup[] = [
   ...CORE_GROUPS,
   { register: registerCheckpoints, commands: GROUP_WORDS.checkpoints },
+  { register: registerPlan, commands: GROUP_WORDS.plan },
   { register: registerCleanup, commands: GROUP_WORDS.cleanup },
   { register: registerRun, commands: GROUP_WORDS.run },
   { register: registerResume, commands: GROUP_WORDS.resume },

@@ -188,6 +188,20 @@ const HANDLERS: Handlers = {
     p.status = 'skipped';
     p.skipReason = d.reason;
   },
+  'phase.added': (s, d) => {
+    if (s.phases.some((p) => p.id === d.phaseId)) return;
+    const at = d.after === null ? 0 : s.phases.findIndex((p) => p.id === d.after) + 1;
+    s.phases.splice(at > 0 || d.after === null ? at : s.phases.length, 0, phaseFromSpec(d.phase));
+  },
+  'phase.removed': (s, d) => {
+    s.phases = s.phases.filter((p) => p.id !== d.phaseId);
+  },
+  'phase.updated': (s, d) => {
+    const p = phaseOf(s, d.phaseId);
+    if (!p) return;
+    if (d.maxRetries !== undefined) p.maxRetries = d.maxRetries;
+    if (d.blockedBy !== undefined) p.blockedBy = [...d.blockedBy];
+  },
   'substep.reached': (s, d, e) => {
     const p = phaseOf(s, d.phaseId);
     if (!p) return;

@@ -129,7 +129,7 @@ export function decidePhase(s: SessionState, ref: string, action: PhaseAction, o
       if (p.status === 'failed') {
         if (p.retryCount >= p.maxRetries && !force) {
           throw new BatonError('RETRIES_EXHAUSTED', `Phase ${p.id} has used ${p.retryCount} of ${p.maxRetries} retries.`, {
-            hint: hint('phase.escalate'),
+            hint: hint('phase.escalate', { session: s.id, phase: p.id, maxRetries: p.maxRetries, active: true }),
             details: { phase: p.id, retryCount: p.retryCount, maxRetries: p.maxRetries },
           });
         }
@@ -142,7 +142,7 @@ export function decidePhase(s: SessionState, ref: string, action: PhaseAction, o
     case 'fail':
       return [draft('phase.failed', { phaseId: p.id, agent, reason: o.reason ?? null })];
     case 'skip':
-      return [draft('phase.skipped', { phaseId: p.id, reason: o.reason ?? null })];
+      return [draft('phase.skipped', { phaseId: p.id, reason: o.reason ?? null, ...(p.status === 'failed' ? { from: 'failed' as const } : {}) })];
   }
 }
 

@@ -51,7 +51,14 @@ export interface EventDataMap {
   'phase.retried': { phaseId: string; agent: string | null; forced: boolean; attempt: number; runId?: string };
   'phase.completed': { phaseId: string; agent: string | null };
   'phase.failed': { phaseId: string; agent: string | null; reason: string | null };
-  'phase.skipped': { phaseId: string; reason: string | null };
+  /** `from: 'failed'`: a failed phase skipped on the user's decision (an escalation); absent for a pending phase. */
+  'phase.skipped': { phaseId: string; reason: string | null; from?: 'failed' };
+  /** The plan changed (`baton plan add`): a phase added after `after` (null: first), on the user's decision. */
+  'phase.added': { phaseId: string; phase: PhaseSpec; after: string | null; reason: string | null };
+  /** The plan changed (`baton plan remove`): a pending phase nothing depends on removed. */
+  'phase.removed': { phaseId: string; reason: string | null };
+  /** The plan changed (`baton plan set`): a phase's retry limit or dependencies, the fields given. */
+  'phase.updated': { phaseId: string; maxRetries?: number; blockedBy?: string[]; reason: string | null };
   'substep.reached': { phaseId: string; name: string };
   'file.recorded': {
     phaseId: string | null;
@@ -170,7 +177,8 @@ export interface EventDataMap {
     revision: number;
     trigger: 'manual' | 'phase';
     phaseId: string | null;
-    git: { branch: string | null; head: string | null; dirty: boolean } | null;
+    /** `snapshot`: the commit holding a dirty work tree as it was (CheckpointGit in store/types.ts). */
+    git: { branch: string | null; head: string | null; dirty: boolean; snapshot?: string | null } | null;
   };
   /**
    * The session's work goes back to the checkpoint's: `state` is the checkpoint's state (so the
@@ -182,8 +190,8 @@ export interface EventDataMap {
     revision: number;
     state: SessionState;
     supersedes: string[];
-    /** The work tree reset (`restore --git`): the commit it went to and the HEAD it left. */
-    git: { commit: string; previousHead: string | null } | null;
+    /** The work tree reset (`restore --git`): the commit it went to, the HEAD it left, the snapshot whose tree it checked out (a dirty checkpoint), and the copy of the changes `--force` discarded. */
+    git: { commit: string; previousHead: string | null; snapshot?: string | null; saved?: string | null } | null;
   };
   /** An agent CLI's conversation (Claude Code, Codex, Gemini CLI) works on this session (`baton hook`). */
   'agent.bound': Omit<AgentBinding, 'boundAt' | 'updatedAt' | 'ended'>;
@@ -226,6 +234,7 @@ export const EVENT_TYPES = [
   'agent.bound', 'agent.ended', 'subagent.started', 'subagent.stopped', 'steps.planned',
   'budget.cost_set', 'transcript.read',
   'repair.events_lost', 'run.renewed', 'phase.claimed', 'file.conflicted',
+  'phase.added', 'phase.removed', 'phase.updated',
 ] as const satisfies readonly EventType[];
 
 /** An event before it has been given a place in the journal. */

@@ -3,6 +3,7 @@
  * session state and its resume plan (nothing is invented). Pure and deterministic: the
  * same input always gives the same text.
  */
+import { ESCALATION_WORDS } from './resume-plan-types.js';
 import type { FileCheck, ResumePlan } from './resume-plan-types.js';
 import { describeCause, describeFileCheck, describeLease, describeNextStep, describeOutsideEdits } from './render-resume.js';
 import type { Phase, PhaseStatus, SessionState, TokenCounts } from './state.js';
@@ -150,7 +151,7 @@ function renderRecords(out: string[], { state: s, plan }: HandoffInput): void {
     for (const p of retried) {
       const left = Math.max(0, p.maxRetries - p.retryCount);
       const f = plan.failed.find((x) => x.phaseId === p.id);
-      const tail = f?.escalation ? ` — escalate: ${f.escalation.choices.join(' / ')}` : '';
+      const tail = f?.escalation ? ` — escalate, the user decides: ${ESCALATION_WORDS}` : '';
       out.push(`- ${phaseLabel(s, p.id)}: ${p.retryCount} of ${p.maxRetries} used, ${left} left${tail}`);
     }
   } else {
@@ -329,7 +330,7 @@ export function nextActions(plan: ResumePlan): string[] {
   if (!plan.next.steps.length) out.push(plan.next.reason);
   const listed = new Set(plan.next.steps.filter((n) => n.action === 'escalate').map((n) => n.phaseId));
   for (const f of plan.failed) {
-    if (f.escalation && !listed.has(f.phaseId)) out.push(`Decide on phase ${f.phaseId} (${f.name}): retries exhausted (${f.retryCount}/${f.maxRetries}); choose ${f.escalation.choices.join(', ')}.`);
+    if (f.escalation && !listed.has(f.phaseId)) out.push(`Decide on phase ${f.phaseId} (${f.name}): retries exhausted (${f.retryCount}/${f.maxRetries}); the user decides: ${ESCALATION_WORDS}.`);
   }
   const errs = [...plan.inFlight.flatMap((p) => p.unresolvedErrors), ...plan.failed.flatMap((p) => p.unresolvedErrors)];
   if (errs.length) out.push(`Resolve or acknowledge ${errs.length === 1 ? 'the unresolved error' : `${errs.length} unresolved errors`}: ${errs.map((e) => e.id).join(', ')}.`);

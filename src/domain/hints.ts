@@ -31,17 +31,24 @@ export interface HintArgs {
   // Phases and milestones
   'phase.start': { phase: string };
   'phase.finish-blockers': { blockers: string[] };
-  'phase.escalate': Record<string, never>;
+  /** The user's decision on a phase that used all its retries: retry anyway, skip it, fail or abandon the session, or change the plan. */
+  'phase.escalate': { session: string; phase: string; maxRetries: number; /** False: the session must be reopened first. */ active: boolean };
   'phase.name-one': { phases: string[] };
   'milestone.add': Record<string, never>;
+  /** Change the dependencies of the phases that depend on one to be removed: each phase with its dependencies without it. */
+  'plan.drop-dependency': { session: string; changes: Array<{ phase: string; blockedBy: string[] }> };
   // Resume and leases
   'resume.apply': { session: string };
   'resume.plan-then-apply': { session: string };
   'resume.from-options': Record<string, never>;
   /** Record files as they are now, into `phase`: the paths that changed, vanished or reappeared. */
   'files.accept': { session: string; phase: string; modified: string[]; deleted: string[]; created: string[] };
-  /** Put files back as recorded, with git: `checkout` the changed and vanished ones, `remove` the reappeared ones. */
-  'files.restore-git': { checkout: string[]; remove: string[] };
+  /**
+   * Put files back as recorded, with git: take each group of `from` out of its commit (which
+   * holds them as recorded), `checkout` the other changed and vanished ones (git may hold
+   * them; unverified), `remove` the reappeared ones.
+   */
+  'files.restore-git': { checkout: string[]; remove: string[]; from?: Array<{ commit: string; paths: string[] }> };
   'run.hold-lease': Record<string, never>;
   'lease.wait-or-force': Record<string, never>;
   /** Another run works on the session: wait for it (see who works on what), or force. */

@@ -114,3 +114,13 @@ export function parseIdFormat(value: string): IdFormat {
 export function clip(s: string, max = 60): string {
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }
+
+/** A phase id made from its name (`phase-<index+1>` when the name gives none): plan files, `--phases`, `plan add`. */
+export function phaseIdFor(name: string, index: number): string {
+  const slug = name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+|-+$/g, '').slice(0, 64);
+  return slug && validIdLike(slug) ? slug : `phase-${index + 1}`;
+}
+
+function validIdLike(s: string): boolean {
+  return /^[a-z0-9][a-z0-9._-]*$/.test(s) && !s.includes('..');
+}

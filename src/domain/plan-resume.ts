@@ -15,7 +15,8 @@ import { checkFiles } from './resume-files.js';
 import { outsideEdits } from './resume-outside.js';
 import { alteredOutside, planRecovery } from './resume-recovery.js';
 import type { PlannedRecovery } from './resume-recovery.js';
-import { ESCALATION_CHOICES } from './resume-plan-types.js';
+import { ESCALATION_CHOICES, ESCALATION_WORDS } from './resume-plan-types.js';
+import { hint } from './hints.js';
 import { toolkitNext, toolkitRecommendation, toolkitResume, toolkitWarnings } from './resume-toolkit.js';
 import { toolkitRulesOf } from './toolkit-rules.js';
 import type {
@@ -113,7 +114,7 @@ function planNext(s: SessionState, resumable: boolean, inFlight: InFlightPhase[]
         name: p.name,
         action: 'escalate',
         subStep: null,
-        reason: `failed after ${p.retryCount} of ${p.maxRetries} retries: choose retry, skip, abort or adjust`,
+        reason: `failed after ${p.retryCount} of ${p.maxRetries} retries: the user decides: ${ESCALATION_WORDS}`,
       })),
       reason: `No phase can proceed: ${list(escalate.map((p) => p.phaseId))} used all retries and need${escalate.length === 1 ? 's' : ''} a decision.`,
     };
@@ -175,6 +176,7 @@ function failedPhases(s: SessionState): FailedPhase[] {
             : {
                 reason: `Phase ${p.id} failed after using ${p.retryCount} of ${p.maxRetries} retries; it is not retried automatically.`,
                 choices: [...ESCALATION_CHOICES],
+                hint: hint('phase.escalate', { session: s.id, phase: p.id, maxRetries: p.maxRetries, active: s.status === 'active' }),
               },
       };
     });
@@ -233,7 +235,7 @@ function planWarnings({ s, status, lease, resumable, files, planned, failed, pla
         : `Corrupt checkpoint ${names} skipped; no valid checkpoint is left.`,
     );
   }
-  for (const f of failed) if (f.escalation) warnings.push(`${f.escalation.reason} Choose: retry, skip, abort or adjust.`);
+  for (const f of failed) if (f.escalation) warnings.push(`${f.escalation.reason} The user decides: ${ESCALATION_WORDS}.`);
   return warnings;
 }
 
@@ -295,7 +297,7 @@ export function planResume(input: ResumeInput): ResumePlan {
     files,
     planChanged: input.planChanged,
     recovery: planned.recovery,
-    outsideEdits: resumable ? outsideEdits(s, planned.touchedDone, status) : null,
+    outsideEdits: resumable ? outsideEdits(s, planned.touchedDone, status, input.gitCopies) : null,
     warnings,
     ...(s.agentSessions?.length ? { continueWith: continueWith(s) } : {}),
     ...(rules && rec ? { toolkit: toolkitResume(rules, rec) } : {}),

@@ -3,7 +3,7 @@ import { validatePhases } from './decide.js';
 import { BatonError } from './errors.js';
 import { hint } from './hints.js';
 import type { PhaseSpec } from './events.js';
-import { validateId } from './ids.js';
+import { phaseIdFor, validateId } from './ids.js';
 
 const phaseSchema = z
   .object({
@@ -104,13 +104,4 @@ function withSource<T>(source: string, fn: () => T): T {
     if (e instanceof BatonError && !e.message.startsWith(`Plan ${source}`)) throw new BatonError(e.code, `Plan ${source}: ${e.message}`, { hint: e.way, details: { ...e.details, source } });
     throw e;
   }
-}
-
-function phaseIdFor(name: string, index: number): string {
-  const slug = name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+|-+$/g, '').slice(0, 64);
-  return slug && validIdLike(slug) ? slug : `phase-${index + 1}`;
-}
-
-function validIdLike(s: string): boolean {
-  return /^[a-z0-9][a-z0-9._-]*$/.test(s) && !s.includes('..');
 }

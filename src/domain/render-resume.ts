@@ -6,6 +6,7 @@
 import { stepsText } from './agent-sessions.js';
 import type { Hint } from './hints.js';
 import { list } from './phrasing.js';
+import { ESCALATION_WORDS } from './resume-plan-types.js';
 import type { FileCheck, NextStep, OutsideEdits, Recommendation, RecoveryOption, ResumePlan } from './resume-plan-types.js';
 import type { SessionStatus, StatusCause } from './state.js';
 
@@ -86,8 +87,8 @@ export function describeOutsideEdits(e: OutsideEdits, words?: HintWords): { file
 
 /**
  * The plan as compact plain text for people (no colours). Ends with a newline. `words`
- * words the actions of the outside-edit choices for the caller's surface; without it the
- * choices are described without commands.
+ * words the actions of the outside-edit choices and escalations for the caller's surface;
+ * without it the choices are described without commands.
  */
 export function renderResumePlan(plan: ResumePlan, words?: HintWords): string {
   const out: string[] = [];
@@ -106,11 +107,10 @@ export function renderResumePlan(plan: ResumePlan, words?: HintWords): string {
   if (plan.failed.length) {
     out.push('Failed:');
     for (const p of plan.failed) {
-      const retries = p.escalation
-        ? `retries exhausted (${p.retryCount}/${p.maxRetries}): escalate — ${p.escalation.choices.join(' / ')}`
-        : `${p.retryCount}/${p.maxRetries} retries used, ${p.retriesLeft} left`;
+      const retries = p.escalation ? `retries exhausted (${p.retryCount}/${p.maxRetries}): escalate` : `${p.retryCount}/${p.maxRetries} retries used, ${p.retriesLeft} left`;
       out.push(`  ${p.phaseId} (${p.name}): ${retries}${p.failureReason ? ` — ${p.failureReason}` : ''}`);
       for (const e of p.unresolvedErrors) out.push(`    ${e.id} ${e.type}: ${e.message}`);
+      if (p.escalation) out.push(`    ${(words && words(p.escalation.hint)) ?? `The user decides: ${ESCALATION_WORDS}.`}`);
     }
   }
   if (plan.blocked.length) {

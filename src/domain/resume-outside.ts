@@ -7,7 +7,7 @@
 import { hint } from './hints.js';
 import type { Hint } from './hints.js';
 import { list } from './phrasing.js';
-import type { OutsideEditChoice, OutsideEditFile, OutsideEdits, PhaseFiles } from './resume-plan-types.js';
+import type { GitCopy, OutsideEditChoice, OutsideEditFile, OutsideEdits, PhaseFiles } from './resume-plan-types.js';
 import type { SessionState } from './state.js';
 
 function isOutside(kind: string): kind is OutsideEditFile['kind'] {
@@ -19,7 +19,7 @@ function isOutside(kind: string): kind is OutsideEditFile['kind'] {
  * them: accept them into the record, put the files back with git, or keep going. Null when
  * there are none.
  */
-export function outsideEdits(s: SessionState, touchedDone: PhaseFiles[], status: string): OutsideEdits | null {
+export function outsideEdits(s: SessionState, touchedDone: PhaseFiles[], status: string, copies: GitCopy[] = []): OutsideEdits | null {
   const phases = touchedDone
     .filter((g): g is PhaseFiles & { phaseId: string } => g.phaseId !== null)
     .map((g) => ({ phaseId: g.phaseId, files: g.files.flatMap((f) => (isOutside(f.kind) ? [{ path: f.path, kind: f.kind }] : [])) }))
@@ -30,7 +30,8 @@ export function outsideEdits(s: SessionState, touchedDone: PhaseFiles[], status:
   const accept: Hint[] = phases.map((g) =>
     hint('files.accept', { session: s.id, phase: g.phaseId, modified: of('changed', g.files), deleted: of('vanished', g.files), created: of('reappeared', g.files) }),
   );
-  const restore = hint('files.restore-git', { checkout: [...of('changed', all), ...of('vanished', all)], remove: of('reappeared', all) });
+  const recorded = new Map(touchedDone.flatMap((g) => g.files.map((f) => [f.path, f.recordedSha256] as const)));
+  const restore = restoreHint([...of('changed', all), ...of('vanished', all)], of('reappeared', all), recorded, copies);
   const them = all.length === 1 ? 'the file' : 'the files';
   const choices: OutsideEditChoice[] = [
     {
@@ -50,4 +51,21 @@ export function outsideEdits(s: SessionState, touchedDone: PhaseFiles[], status:
     },
   ];
   return { phases, choices };
+}
+
+/**
+ * The hint that puts `back` (changed and vanished files) as recorded: each from the newest
+ * commit known to hold it with its recorded hash, else with a plain checkout (unverified).
+ */
+function restoreHint(back: string[], remove: string[], recorded: ReadonlyMap<string, string | null>, copies: GitCopy[]): Hint {
+  const from = new Map<string, string[]>();
+  const checkout: string[] = [];
+  for (const p of back) {
+    const sha = recorded.get(p) ?? null;
+    const copy = sha === null ? undefined : copies.find((c) => c.files[p] === sha);
+    if (copy) from.set(copy.commit, [...(from.get(copy.commit) ?? []), p]);
+    else checkout.push(p);
+  }
+  if (!from.size) return hint('files.restore-git', { checkout, remove });
+  return hint('files.restore-git', { checkout, remove, from: [...from].map(([commit, paths]) => ({ commit, paths })) });
 }

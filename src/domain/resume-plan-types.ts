@@ -61,6 +61,22 @@ export interface ResumeInput {
    * are not work a restore undoes.
    */
   events?: Array<{ seq: number; type: string }>;
+  /**
+   * Optional: commits known to hold recorded files (checkpoints' copies of the work tree),
+   * newest first. A file put back with git is taken from the first that holds it as recorded.
+   */
+  gitCopies?: GitCopy[];
+}
+
+/**
+ * A commit that holds files as a checkpoint measured them: the checkpoint's copy of a dirty
+ * work tree, or its HEAD when the tree was clean.
+ */
+export interface GitCopy {
+  checkpointId: string;
+  commit: string;
+  /** The files the commit holds, path → sha256 as measured when the checkpoint was taken. */
+  files: Record<string, string | null>;
 }
 
 /**
@@ -72,6 +88,7 @@ export const WORK_EVENT_TYPES: readonly string[] = [
   'phase.started', 'phase.retried', 'phase.completed', 'phase.failed', 'phase.skipped', 'substep.reached',
   'file.recorded', 'error.recorded', 'error.resolved', 'decision.recorded', 'finding.added', 'finding.removed',
   'note.added', 'milestone.added', 'milestone.done', 'artifact.added', 'context.updated', 'metadata.set',
+  'phase.added', 'phase.removed', 'phase.updated',
 ];
 
 // ---------------------------------------------------------------------------------------
@@ -123,17 +140,27 @@ export interface InFlightPhase extends PhaseRef {
   resumeStep?: PlanStep | null;
 }
 
-/** Choices offered when a phase has used all its retries (never an automatic retry). */
-export const ESCALATION_CHOICES = ['retry', 'skip', 'abort', 'adjust'] as const;
+/**
+ * The user's choices when a phase has used all its retries (never an automatic retry): retry
+ * it anyway, skip it, fail or abandon the session, or change the plan (its retry limit, its
+ * dependencies, the phases). Each surface names the command or tool of each choice
+ * (`Escalation.hint`); in `baton resume --json` and the MCP `resume_plan` result, `choices`
+ * holds those names instead of these kinds.
+ */
+export const ESCALATION_CHOICES = ['retry', 'skip', 'fail', 'abandon', 'change-plan'] as const;
 /** One of {@link ESCALATION_CHOICES}. */
 export type EscalationChoice = (typeof ESCALATION_CHOICES)[number];
+/** The escalation choices in words, for reasons and warnings. */
+export const ESCALATION_WORDS = 'retry it anyway, skip it, fail or abandon the session, or change the plan';
 
 /** A decision handed to a person because the retry limit was reached. */
 export interface Escalation {
   /** Why the phase is escalated. */
   reason: string;
-  /** Always `['retry', 'skip', 'abort', 'adjust']`. */
-  choices: EscalationChoice[];
+  /** {@link ESCALATION_CHOICES}, in that order (surfaces show their command or tool names). */
+  choices: string[];
+  /** The choices as an action: each surface words it with its commands or tools. */
+  hint: Hint;
 }
 
 /** A failed phase. */

@@ -7,6 +7,7 @@
  * name is branched on.
  */
 import { list } from './phrasing.js';
+import { ESCALATION_WORDS } from './resume-plan-types.js';
 import type { FailedPhase, NextPlan, PhaseFiles, Recommendation, RecoveryPlan } from './resume-plan-types.js';
 import type { SessionState } from './state.js';
 import type { ToolkitResume, ToolkitRules } from './toolkit-rules.js';
@@ -26,7 +27,7 @@ export function toolkitNext(next: NextPlan, rules: ToolkitRules, failed: FailedP
   if (rules.escalateFirst && escalate.length && !next.steps.every((x) => x.action === 'escalate')) {
     out = {
       steps: [
-        ...escalate.map((p) => ({ phaseId: p.phaseId, name: p.name, action: 'escalate' as const, subStep: null, reason: `failed after ${p.retryCount} of ${p.maxRetries} retries: ${rules.toolkit} escalates before anything else; choose retry, skip, abort or adjust` })),
+        ...escalate.map((p) => ({ phaseId: p.phaseId, name: p.name, action: 'escalate' as const, subStep: null, reason: `failed after ${p.retryCount} of ${p.maxRetries} retries: ${rules.toolkit} escalates before anything else; the user decides: ${ESCALATION_WORDS}` })),
         ...next.steps.filter((x) => !escalate.some((p) => p.phaseId === x.phaseId)),
       ],
       reason: `${rules.toolkit} escalates a phase that used all its retries before continuing: ${list(escalate.map((p) => p.phaseId))} need${escalate.length === 1 ? 's' : ''} a decision first. ${next.reason}`,

@@ -6,12 +6,13 @@ export type PhaseAction = 'start' | 'complete' | 'fail' | 'skip' | 'retry';
 /**
  * The phase state machine, as one table: for each status, the actions allowed from it and
  * the status each leads to. `failed --start/retry--> in_progress` is a retry (counted, capped
- * by maxRetries); `pending --skip--> skipped` only on request.
+ * by maxRetries); `--skip--> skipped` only on request (from failed: the user's decision when
+ * the retries are used up, recorded as such).
  */
 export const PHASE_TRANSITIONS: Readonly<Record<PhaseStatus, Partial<Record<PhaseAction, PhaseStatus>>>> = {
   pending: { start: 'in_progress', skip: 'skipped' },
   in_progress: { complete: 'completed', fail: 'failed' },
-  failed: { start: 'in_progress', retry: 'in_progress' },
+  failed: { start: 'in_progress', retry: 'in_progress', skip: 'skipped' },
   completed: {},
   skipped: {},
 };

@@ -4,12 +4,15 @@ import { BatonError, isBatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';
 import type { StoredEvent } from '../domain/events.js';
 import { slugify, validateId } from '../domain/ids.js';
-import type { CheckpointInfo as ResumeCheckpoint } from '../domain/resume-plan-types.js';
+import type { GitCopy, CheckpointInfo as ResumeCheckpoint } from '../domain/resume-plan-types.js';
 import type { CheckpointRef, SessionState } from '../domain/state.js';
 import { compareCheckpointIds } from '../store/types.js';
 import type { Checkpoint, CheckpointFile, CheckpointGit, CheckpointRead } from '../store/types.js';
 import type { ChangeOptions, ChangeResult, ManagerCore as SessionManager } from './types.js';
+import { checkpointRef, gitCopiesOf, resetToCheckpoint } from './checkpoint-git.js';
 import type { Workspace } from './workspace.js';
+
+export { checkpointRef } from './checkpoint-git.js';
 
 /** @deprecated Read it with `settingsOf(state).autoCheckpoint` (domain/settings.ts); the metadata key that turns automatic checkpoints off for one session (`false`). */
 export const AUTO_CHECKPOINT_KEY = SETTING_KEYS.autoCheckpoint;
@@ -76,8 +79,11 @@ export interface RestoreResult {
   checkpoint: CheckpointInfo;
   /** Checkpoints marked superseded by this restore. */
   superseded: string[];
-  /** The reset done with `git`: the commit now checked out and the HEAD left behind. */
-  git: { commit: string; previousHead: string | null } | null;
+  /**
+   * The reset done with `git`: the commit HEAD is now at, the HEAD left behind, and the
+   * snapshot whose tree the work tree now holds (a checkpoint taken on a dirty tree), else null.
+   */
+  git: { commit: string; previousHead: string | null; snapshot: string | null; saved?: string | null } | null;
 }
 
 /** What the checkpoint service needs from the manager that built it. */
@@ -116,6 +122,15 @@ export class Checkpoints {
     const state = await this.m.get(sessionId);
     if (o.expectedRevision !== undefined && o.expectedRevision !== state.revision) throw revisionConflict(sessionId, o.expectedRevision, state.revision);
     return this.take(state, { name: input.name ?? null, trigger: 'manual', phaseId: null }, o);
+  }
+
+  /**
+   * Commits of this repository that hold files as checkpoints measured them (a dirty tree's
+   * copy, or HEAD of a clean one), newest first: where the resume plan tells how to put a file
+   * back as recorded (checkpoint-git.ts). Empty outside git.
+   */
+  async gitCopies(sessionId: string): Promise<GitCopy[]> {
+    return this.deps.workspace ? gitCopiesOf(this.deps.workspace, await this.m.store.listCheckpoints(sessionId)) : [];
   }
 
   /** One checkpoint with its files compared to the workspace; a damaged one comes with a fallback. */
@@ -173,7 +188,7 @@ export class Checkpoints {
       });
     }
     let git: RestoreResult['git'] = null;
-    if (o.git) git = this.resetGit(cp, o.force === true);
+    if (o.git) git = resetToCheckpoint(this.deps.workspace, cp, o.force === true);
     const fileIds = all.map((c) => c.id);
     let r: ChangeResult<string[]>;
     try {
@@ -239,7 +254,7 @@ export class Checkpoints {
     const name = what.name === null ? `revision ${base.revision}` : text(what.name, 'checkpoint name', { max: MAX_CHECKPOINT_NAME });
     if (/[\r\n]/.test(name)) throw new BatonError('BAD_INPUT', 'A checkpoint name is one line.', { hint: 'Drop the line breaks from the name.' });
     const ws = this.deps.workspace;
-    const git = ws ? ws.gitInfo() : null;
+    const git = ws ? ws.gitState(`baton checkpoint of session ${base.id}: ${name}`, (e) => this.deps.onWarning(`The work tree could not be copied for the checkpoint (restore --git will refuse it): ${isBatonError(e) ? e.message : String(e)}`)) : null;
     const hashes = new Map<string, CheckpointFile>();
     const measure = (p: string): CheckpointFile => {
       let f = hashes.get(p);
@@ -260,6 +275,14 @@ export class Checkpoints {
       o,
     );
     const checkpoint = cp as unknown as Checkpoint;
+    if (ws && git?.snapshot) {
+      try {
+        ws.git.keepRef(checkpointRef(base.id, checkpoint.id), git.snapshot);
+      } catch (e) {
+        // Still restorable while git keeps the unreferenced commit (two weeks by default).
+        this.deps.onWarning(`The copy of the work tree of checkpoint ${checkpoint.id} (${git.snapshot}) is not kept under a ref: ${isBatonError(e) ? e.message : String(e)}`);
+      }
+    }
     try {
       await this.m.store.saveCheckpoint(base.id, checkpoint);
     } catch (e) {
@@ -272,54 +295,6 @@ export class Checkpoints {
     }
     const ref = (r.state.checkpoints ?? []).find((c) => c.id === checkpoint.id);
     return { info: infoOf({ id: checkpoint.id, valid: true, checkpoint }, ref), checkpoint, state: r.state, events: r.events };
-  }
-
-  /** The reset of `restore --git`, after every check. */
-  private resetGit(cp: Checkpoint, force: boolean): { commit: string; previousHead: string | null } {
-    const ws = this.deps.workspace;
-    const where = ws ? ws.root : 'this workspace';
-    const st = ws ? ws.git.status() : null;
-    if (!ws || !st) {
-      throw new BatonError('BAD_INPUT', `${where} is not inside a git work tree (or git is not installed), so --git has nothing to reset.`, {
-        hint: hint('restore.without-git', { checkpoint: cp.id }),
-      });
-    }
-    if (!cp.git || !cp.git.head) {
-      throw new BatonError('BAD_INPUT', `Checkpoint ${cp.id} was taken ${cp.git ? 'in a repository without commits' : 'outside a git work tree'}; it has no commit to reset to.`, {
-        hint: hint('restore.without-git', { checkpoint: cp.id }),
-        details: { checkpointId: cp.id },
-      });
-    }
-    const commit = cp.git.head;
-    const tracked = ws.git.trackedStoreFiles(st.top);
-    if (tracked.length) {
-      throw new BatonError('BAD_INPUT', `git tracks files of the baton store (${tracked.slice(0, 3).join(', ')}${tracked.length > 3 ? ', …' : ''}); a reset would rewind baton's own journal.`, {
-        hint: hint('restore.untrack-store'),
-        details: { tracked: tracked.slice(0, 20) },
-      });
-    }
-    if (cp.git.branch !== null && st.branch !== cp.git.branch) {
-      throw new BatonError('CONFLICT', `The work tree is ${st.branch ? `on branch ${st.branch}` : 'on a detached HEAD'}; checkpoint ${cp.id} was taken on branch ${cp.git.branch}.`, {
-        hint: `Switch first (\`git switch ${cp.git.branch}\`), then run the restore again; baton does not move another branch.`,
-        details: { branch: st.branch, checkpointBranch: cp.git.branch },
-      });
-    }
-    if (!ws.git.hasCommit(commit)) {
-      throw new BatonError('NOT_FOUND', `Commit ${commit} of checkpoint ${cp.id} is not in this repository.`, {
-        hint: hint('restore.commit-missing', { checkpoint: cp.id }),
-        details: { commit },
-      });
-    }
-    if (st.dirty.length && !force) {
-      const shown = st.dirty.slice(0, 5).join(', ');
-      throw new BatonError('CONFLICT', `The work tree has uncommitted changes (${st.dirty.length} path(s): ${shown}${st.dirty.length > 5 ? ', …' : ''}); resetting would lose them.`, {
-        hint: hint('restore.dirty-tree'),
-        details: { dirty: st.dirty.slice(0, 100) },
-      });
-    }
-    if (cp.git.branch === null) ws.git.checkoutDetached(commit);
-    else ws.git.resetHard(commit);
-    return { commit, previousHead: st.head };
   }
 
   private drift(cp: Checkpoint): FileDrift[] {

@@ -15,14 +15,14 @@ export interface GitResult {
   missing: boolean;
 }
 
-/** Runs git; swappable in tests. */
-export type GitRunner = (args: string[], cwd: string) => GitResult;
+/** Runs git (with `env` added to the environment); swappable in tests. */
+export type GitRunner = (args: string[], cwd: string, env?: Readonly<Record<string, string>>) => GitResult;
 
 /**
  * Runs `git ARGS` in `cwd` with `execFileSync` (no shell; arguments are never interpreted).
  * child_process is loaded on first use: most `baton` invocations never run git.
  */
-export const runGit: GitRunner = (args, cwd) => {
+export const runGit: GitRunner = (args, cwd, env = {}) => {
   const cp = require('node:child_process') as typeof import('node:child_process');
   try {
     const stdout = cp.execFileSync('git', args, {
@@ -31,7 +31,7 @@ export const runGit: GitRunner = (args, cwd) => {
       stdio: ['ignore', 'pipe', 'pipe'],
       maxBuffer: 64 * 1024 * 1024,
       // Reading status must not take index.lock away from a git the user is running.
-      env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0' },
+      env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', ...env },
     });
     return { ok: true, stdout, stderr: '', missing: false };
   } catch (e) {
@@ -142,14 +142,74 @@ export class Git {
     this.must(['checkout', '--force', '--quiet', '--detach', commit], `check out ${commit}`);
   }
 
-  private must(args: string[], what: string): void {
-    const r = this.run(args, this.root);
+  /**
+   * A commit object holding the work tree as it is now: tracked changes and untracked files
+   * that are not ignored, the store left out; its parent is `head`. Built in a temporary
+   * index (a copy of the user's, so unchanged files are not hashed again): the user's index,
+   * branch, stash and work tree are not touched. Throws `STORE_UNAVAILABLE` when git fails.
+   */
+  snapshot(top: string, head: string | null, message: string): string {
+    const os = require('node:os') as typeof import('node:os');
+    const tmp = path.join(os.tmpdir(), `baton-index-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`);
+    const env = { GIT_INDEX_FILE: tmp, ...SNAPSHOT_IDENTITY };
+    try {
+      const real = this.run(['rev-parse', '--git-path', 'index'], this.root);
+      let copied = false;
+      if (real.ok) {
+        try {
+          fs.copyFileSync(path.resolve(this.root, real.stdout.trim()), tmp);
+          copied = true;
+        } catch {
+          // No index yet (a fresh repository): start from HEAD's tree below.
+        }
+      }
+      if (!copied) this.must(head ? ['read-tree', head] : ['read-tree', '--empty'], 'start a snapshot index', env);
+      // An ignored store needs no exclusion (naming it would make `add` fail over an ignored path).
+      const store = this.storeSpec(top, false) === null ? null : this.store;
+      const ignored = store !== null && this.run(['check-ignore', '-q', '--', store], this.root).ok;
+      this.must(['add', '--all', '--', ...(ignored ? [':/'] : this.pathspec(top))], 'add the work tree to a snapshot index', env);
+      const tree = this.must(['write-tree'], 'write the snapshot tree', env).trim();
+      return this.must(['commit-tree', '--no-gpg-sign', ...(head ? ['-p', head] : []), '-m', message, tree], 'make the snapshot commit', env).trim();
+    } finally {
+      for (const f of [tmp, `${tmp}.lock`]) fs.rmSync(f, { force: true });
+    }
+  }
+
+  /** Of `paths` (relative to the workspace), those `commit` holds as files. */
+  pathsIn(commit: string, paths: string[]): string[] {
+    const r = this.run(['ls-tree', '-r', '-z', '--name-only', commit, '--', ...paths.map((p) => `:(literal)${p}`)], this.root);
+    return r.ok ? r.stdout.split('\0').filter(Boolean) : [];
+  }
+
+  /** Points `ref` at `commit` (a baton ref, so git's garbage collection keeps the commit). */
+  keepRef(ref: string, commit: string): void {
+    this.must(['update-ref', ref, commit], `keep ${commit} under ${ref}`);
+  }
+
+  /**
+   * Puts the work tree back to `snapshot`'s tree with HEAD at `head`: the current branch is
+   * reset to `head` (or, `detached`, HEAD is detached there), then the snapshot's tree is read
+   * into the index and the work tree (files in `head` but not in the snapshot are removed, as
+   * they were), then the index is set back to `head`'s tree, so what was uncommitted when the
+   * snapshot was taken is uncommitted again. Untracked files outside the snapshot are kept.
+   */
+  restoreTree(head: string, snapshot: string | null, detached: boolean): void {
+    if (detached) this.checkoutDetached(head);
+    else this.resetHard(head);
+    if (snapshot === null) return;
+    this.must(['read-tree', '-u', '--reset', snapshot], `check out the snapshot ${snapshot}`);
+    this.must(['reset', '--quiet', head, '--'], `set the index back to ${head}`);
+  }
+
+  private must(args: string[], what: string, env?: Readonly<Record<string, string>>): string {
+    const r = this.run(args, this.root, env);
     if (!r.ok) {
       throw new BatonError('STORE_UNAVAILABLE', `git could not ${what}: ${firstLine(r.stderr)}`, {
         hint: `Run \`git ${args.join(' ')}\` yourself to see the full message, fix the cause, and try again.`,
         details: { args },
       });
     }
+    return r.stdout;
   }
 
   /** The whole work tree minus the store. */
@@ -166,6 +226,14 @@ export class Git {
     return `:(top,literal${exclude ? ',exclude' : ''})${rel}`;
   }
 }
+
+/** Who makes a snapshot commit: baton, whatever the user's identity settings (or lack of them). */
+const SNAPSHOT_IDENTITY = {
+  GIT_AUTHOR_NAME: 'baton',
+  GIT_AUTHOR_EMAIL: 'baton@localhost',
+  GIT_COMMITTER_NAME: 'baton',
+  GIT_COMMITTER_EMAIL: 'baton@localhost',
+};
 
 /** `to` relative to `from` with forward slashes, or null when it is not inside `from`. */
 function relativeInside(from: string, to: string): string | null {

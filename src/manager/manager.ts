@@ -3,19 +3,16 @@ import type { PhaseActionOptions, MeasuredFile } from '../domain/decide.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';
 import type { PhaseSpec, StoredEvent } from '../domain/events.js';
-import { generateId, validateId } from '../domain/ids.js';
-import type { BmadIdOptions, IdFormat } from '../domain/ids.js';
+import { generateId, validateId, type BmadIdOptions, type IdFormat } from '../domain/ids.js';
 import { fold } from '../domain/apply.js';
 import type { FileAction, SessionState, SessionStatus } from '../domain/state.js';
-import { summarize } from '../domain/summary.js';
-import type { SessionSummary } from '../domain/summary.js';
+import { summarize, type SessionSummary } from '../domain/summary.js';
 import type { PhaseAction, SessionAction } from '../domain/transitions.js';
 import { notFound } from '../store/errors.js';
 import { RowText } from '../store/row.js';
 import { listJsonText } from './list-json.js';
 import type { RepairReport, Tombstone } from '../store/types.js';
-import { storeFilter, workspaceOf } from './list-filter.js';
-import type { ListFilter } from './list-filter.js';
+import { storeFilter, workspaceOf, type ListFilter } from './list-filter.js';
 import { AgentHooks } from './agent-hooks.js';
 import { Checkpoints } from './checkpoints.js';
 import { Claims } from './claim.js';
@@ -27,6 +24,7 @@ import { Leases } from './leases.js';
 import { Runs } from './runs.js';
 import { Dashboard } from './dashboard.js';
 import { Recovery } from './resume.js';
+import { PlanChanges } from './plan-changes.js';
 import * as retention from './retention.js';
 import type { CleanupOptions, CleanupResult } from './retention.js';
 import { decideCostBudget } from '../domain/cost.js';
@@ -76,6 +74,8 @@ export class SessionManager extends SessionCore {
   readonly claims = new Claims(this);
   /** Resume plans, handoff briefings, and applying a recovery option. */
   readonly recovery = new Recovery(this);
+  /** Changes to a session's plan: add, remove, or set a phase's retry limit and dependencies (see plan-changes.ts). */
+  readonly plan = new PlanChanges(this);
   /** Sessions in foreign layouts: import, export, mirror. */
   readonly formats = new Formats(this);
   /** Checking and repairing the store (`baton doctor`). */

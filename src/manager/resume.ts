@@ -39,7 +39,13 @@ async function buildPlan(m: SessionManager, id: string, o: PlanSources = {}): Pr
   const read = o.events ? await o.events(state) : await m.log(id);
   const events = read.filter((e) => e.seq <= state.revision).map((e) => ({ seq: e.seq, type: e.type }));
   const newFiles = ws ? newFilesOf(ws, state, await readMirrorRecord(m, id, state)) : [];
-  const plan = planResume({ state, now: m.time(), workspace, newFiles, checkpoints, planChanged: planChanged(m, state), events });
+  const input = { state, now: m.time(), workspace, newFiles, checkpoints, planChanged: planChanged(m, state), events };
+  let plan = planResume(input);
+  // Where git holds recorded files is asked only when some must be put back.
+  if (plan.outsideEdits && ws) {
+    const gitCopies = await m.checkpoints.gitCopies(id);
+    if (gitCopies.length) plan = planResume({ ...input, gitCopies });
+  }
   // The plan is pure; whether the lease's holder still runs is a question for this machine.
   const lease = leaseOf(state);
   const gone = new Leases(m).holderGone(lease);

@@ -9,7 +9,7 @@ import type { EventDraft } from '../domain/decide.js';
 import type { Actor, NewEvent, StoredEvent } from '../domain/events.js';
 import type { MeasuredFile } from '../domain/decide.js';
 import type { Hint } from '../domain/hints.js';
-import type { CheckpointInfo } from '../domain/resume-plan-types.js';
+import type { CheckpointInfo, GitCopy } from '../domain/resume-plan-types.js';
 import type { SettingValues } from '../domain/settings.js';
 import type { SessionState, SessionStatus } from '../domain/state.js';
 import type { SessionSummary } from '../domain/summary.js';
@@ -104,6 +104,7 @@ export interface ManagerCore {
   readonly checkpoints: {
     list(sessionId: string): Promise<CheckpointInfo[]>;
     restore(sessionId: string, checkpointId: string, o?: { git?: boolean; force?: boolean; agent?: string | null }): Promise<unknown>;
+    gitCopies(sessionId: string): Promise<GitCopy[]>;
   };
   time(): string;
   syncClock(read: () => Promise<Date>): Promise<number>;

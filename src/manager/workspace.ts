@@ -32,6 +32,24 @@ export class Workspace {
     return st ? { branch: st.branch, head: st.head, dirty: st.dirty.length > 0 } : null;
   }
 
+  /**
+   * Branch, HEAD and dirty flag, as {@link gitInfo}; on a dirty tree also `snapshot`, a commit
+   * holding the work tree as it is (Git.snapshot), so a restore can bring it back. A snapshot
+   * that cannot be made is `null`, and `onError` hears why. Null outside a git work tree.
+   */
+  gitState(message: string, onError: (e: unknown) => void): CheckpointGit | null {
+    const st = this.git.status();
+    if (!st) return null;
+    const info: CheckpointGit = { branch: st.branch, head: st.head, dirty: st.dirty.length > 0 };
+    if (!info.dirty) return info;
+    try {
+      return { ...info, snapshot: this.git.snapshot(st.top, st.head, message) };
+    } catch (e) {
+      onError(e);
+      return { ...info, snapshot: null };
+    }
+  }
+
   /** Absolute path of a recorded path (recorded relative to the root, or absolute). */
   resolve(p: string): string {
     return path.isAbsolute(p) ? p : path.resolve(this.root, p);

@@ -1,4 +1,4 @@
-import type { BatonError, ErrorCode, Hint, HintAction, HintArgs } from '../manager/index.js';
+import type { BatonError, ErrorCode, EscalationChoice, Hint, HintAction, HintArgs, ResumePlan } from '../manager/index.js';
 
 /*
  * A model calling tools can do nothing with `baton resume --apply` or `--force`, so each hint
@@ -28,6 +28,7 @@ function acceptWords(a: HintArgs['files.accept']): string {
 function restoreWords(a: HintArgs['files.restore-git']): string {
   const q = (ps: string[]): string => ps.map((p) => JSON.stringify(p)).join(' ');
   const parts = [
+    ...(a.from ?? []).map((f) => `run \`git restore --source=${f.commit} -- ${q(f.paths)}\` (a checkpoint's copy, as recorded)`),
     ...(a.checkout.length ? [`run \`git checkout -- ${q(a.checkout)}\` (check first that git holds what was recorded)`] : []),
     ...(a.remove.length ? [`delete ${q(a.remove)} again (recorded as deleted)`] : []),
   ];
@@ -55,9 +56,11 @@ export const TOOL_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => 
   'tokens.count': (a) => (TOKEN_ARGS.has(a.what) ? `Pass \`${TOKEN_ARGS.get(a.what)}\` as a non-negative integer, e.g. 1200.` : null),
   'phase.start': (a) => `Start it first: \`phase_start\` with phase ${a.phase}.`,
   'phase.finish-blockers': (a) => `Finish ${a.blockers.join(', ')} first, or pass \`force: true\` to start it anyway.`,
-  'phase.escalate': () => 'Escalate: retry anyway with `force: true`, skip the phase, abort the session, or adjust the plan.',
+  'phase.escalate': (a) =>
+    `Its retries are used up: ask the user, who decides.${a.active ? '' : ' Reopen the session first (`session_resume`), then:'} Retry it anyway (\`phase_retry\` with phase "${a.phase}" and force: true), skip it (\`phase_skip\` with phase "${a.phase}" and the user's reason), fail the session (\`session_fail\`) or abandon it (\`session_abandon\`), or change the plan (\`plan_set\` with phase "${a.phase}" and maxRetries ${a.maxRetries + 1} allows one more retry; \`plan_add\` and \`plan_remove\` add or remove phases).`,
   'phase.name-one': (a) => `Pass \`phase\` with one of: ${a.phases.join(', ')}.`,
   'milestone.add': () => 'Add one with `milestone_add`.',
+  'plan.drop-dependency': (a) => `Change their dependencies first: ${a.changes.map((c) => `\`plan_set\` with phase "${c.phase}" and blockedBy ${JSON.stringify(c.blockedBy)}`).join(', ')}.`,
   'resume.apply': () => 'Call `session_resume` to reopen it.',
   'resume.plan-then-apply': () => 'See `resume_plan`, then reopen it with `session_resume`.',
   'resume.from-options': () => 'Pass `from` as "live", "fresh" or "checkpoint:<id>" (see `checkpoint_list`).',
@@ -81,7 +84,7 @@ export const TOOL_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => 
   'restore.without-git': (a) => `Call \`checkpoint_restore\` with checkpoint ${a.checkpoint}.`,
   'restore.commit-missing': (a) => `It may have been garbage-collected or belong to another clone; call \`checkpoint_restore\` with checkpoint ${a.checkpoint}.`,
   'restore.untrack-store': () => null,
-  'restore.dirty-tree': () => 'Commit or stash them (`git stash -u`), or pass `force: true` to discard the changes to tracked files (untracked files are kept).',
+  'restore.dirty-tree': () => 'Commit or stash them (`git stash -u`), or pass `force: true` to discard them (baton keeps a copy of them under refs/baton/; untracked files the checkpoint does not hold stay).',
   'store.init': () => null,
   'store.init-or-dir': () => null,
   'store.url-kinds': () => null,
@@ -113,7 +116,7 @@ export const CODE_HINTS: Readonly<Record<ErrorCode, string>> = {
   EXISTS: 'Pick another id.',
   CONFLICT: 'Re-read the session with `session_status` and decide again.',
   INVALID_TRANSITION: 'Read the session with `session_status` (or `resume_plan`) to see what may be done now.',
-  RETRIES_EXHAUSTED: 'Escalate: ask a person, skip the phase with `phase_skip`, or pass `force: true` only if a person said so.',
+  RETRIES_EXHAUSTED: 'Ask the user, who decides: retry anyway (`phase_retry` with force: true), skip it (`phase_skip`), fail or abandon the session (`session_fail` / `session_abandon`), or change the plan (`plan_set`, `plan_add`, `plan_remove`).',
   BLOCKED: 'Finish the blocking phases first, or pass `force: true` only if a person said so.',
   LOCKED: 'Another process holds the session: retry shortly, or, if its run is gone, `session_resume` with `force: true` takes it over.',
   FENCED: "This server's run lost its lease on the session: stop writing to it, re-read it with `session_status` and tell a person.",
@@ -162,4 +165,26 @@ export function toolHint(e: Pick<BatonError, 'code' | 'hint' | 'hintAction'>): s
   const worded = toolWording(e);
   if (worded === undefined) return null;
   return worded ?? CODE_HINTS[e.code];
+}
+
+/** The tools that make each escalation choice (the MCP `resume_plan` lists them as its `choices`). */
+export const TOOL_ESCALATION_NAMES: { readonly [C in EscalationChoice]: readonly string[] } = {
+  retry: ['phase_retry'],
+  skip: ['phase_skip'],
+  fail: ['session_fail'],
+  abandon: ['session_abandon'],
+  'change-plan': ['plan_set', 'plan_add', 'plan_remove'],
+};
+
+/**
+ * A resume plan as tools return it: each escalation's `choices` are the tools that make them,
+ * and its `hint` is worded with them. Anything else is as planned.
+ */
+export function toolResumePlan(plan: ResumePlan): Record<string, unknown> {
+  const failed = plan.failed.map((f) =>
+    f.escalation
+      ? { ...f, escalation: { ...f.escalation, choices: f.escalation.choices.flatMap((c) => TOOL_ESCALATION_NAMES[c as EscalationChoice] ?? [c]), hint: toolWords(f.escalation.hint) } }
+      : f,
+  );
+  return { ...plan, failed };
 }

@@ -7,6 +7,7 @@ import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { registerCheckpointTools } from './tools/checkpoints.js';
 import { registerPhaseTools } from './tools/phases.js';
+import { registerPlanTools } from './tools/plan.js';
 import { registerRecordTools } from './tools/records.js';
 import { registerResumeTools } from './tools/resume.js';
 import { registerSessionTools } from './tools/sessions.js';
@@ -23,6 +24,7 @@ const INSTRUCTIONS = [
   'At the start: session_list; resume a paused/interrupted/failed session of the same task (resume_plan, then session_resume) or create one (session_start).',
   'While working: phase_start, substep_reach at each step, file_record after changing files, error_record on errors, tokens_record, phase_complete.',
   'Before stopping: context_set with a briefing, then session_pause (or session_complete when done).',
+  'A phase that used all its retries (RETRIES_EXHAUSTED) is the user\'s decision: ask, then phase_retry with force, phase_skip, session_fail, session_abandon, or plan_set / plan_add / plan_remove.',
   'A refused call is an isError result whose text is {"error": {code, message, hint, details}}: the code (e.g. BLOCKED, INVALID_TRANSITION) says what went wrong, the hint what to do instead.',
 ].join('\n');
 
@@ -46,6 +48,7 @@ export function createMcpServer(options: ServerOptions): McpServer {
   const kit = new Kit(options, () => server.server.getClientVersion()?.name ?? null);
   registerSessionTools(server, kit);
   registerPhaseTools(server, kit);
+  registerPlanTools(server, kit);
   registerRecordTools(server, kit);
   registerCheckpointTools(server, kit);
   registerResumeTools(server, kit);

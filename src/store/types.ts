@@ -83,6 +83,13 @@ export interface CheckpointGit {
   head: string | null;
   /** Uncommitted changes (or untracked files) outside the store. */
   dirty: boolean;
+  /**
+   * On a dirty tree: a commit (parent `head`) holding the work tree as it was, uncommitted
+   * changes and untracked files included (ignored files and the store left out), kept under
+   * `refs/baton/<session>/<checkpoint>`; `restore --git` brings back its tree. Null when it
+   * could not be made; absent on a clean tree and in checkpoints of baton before 0.2.
+   */
+  snapshot?: string | null;
 }
 
 /** A file the session recorded, as measured in the workspace when the checkpoint was taken. */

@@ -113,7 +113,7 @@ describe('baton resume: the plan', () => {
     await ws.ok(['phase', 'retry', 'test']);
     await ws.ok(['phase', 'fail', 'test']);
     const plan = await ws.json<Plan>(['resume']);
-    expect(plan.failed).toMatchObject([{ phaseId: 'test', retriesLeft: 0, escalation: { choices: ['retry', 'skip', 'abort', 'adjust'] } }]);
+    expect(plan.failed).toMatchObject([{ phaseId: 'test', retriesLeft: 0, escalation: { choices: ['baton phase retry', 'baton phase skip', 'baton fail', 'baton abandon', 'baton plan set', 'baton plan add', 'baton plan remove'] } }]);
     expect(plan.next.steps.map((s) => s.action)).not.toContain('retry');
   });
 

@@ -123,7 +123,7 @@ describe('renderHandoff', () => {
         '',
         '## Retries',
         '',
-        '- test (Test): 1 of 1 used, 0 left — escalate: retry / skip / abort / adjust',
+        '- test (Test): 1 of 1 used, 0 left — escalate, the user decides: retry it anyway, skip it, fail or abandon the session, or change the plan',
         '',
         '## Decisions',
         '',
@@ -188,7 +188,7 @@ describe('renderHandoff', () => {
         '- Phase build was in flight: its 1 file may be half-written (src/main.ts); check it before continuing.',
         '- 1 file of completed phase design changed, vanished or reappeared outside the session.',
         '- 1 new file appeared in the workspace since the session started.',
-        '- Phase test failed after using 1 of 1 retries; it is not retried automatically. Choose: retry, skip, abort or adjust.',
+        '- Phase test failed after using 1 of 1 retries; it is not retried automatically. The user decides: retry it anyway, skip it, fail or abandon the session, or change the plan.',
         '',
         '## Next actions',
         '',
@@ -197,7 +197,7 @@ describe('renderHandoff', () => {
         '3. Review the files changed outside the session: `docs/design.md` (changed).',
         '4. Look at the files that appeared since the session started: `notes.txt`.',
         '5. Resume phase build (Build) at sub-step "compile".',
-        '6. Decide on phase test (Test): retries exhausted (1/1); choose retry, skip, abort, adjust.',
+        '6. Decide on phase test (Test): retries exhausted (1/1); the user decides: retry it anyway, skip it, fail or abandon the session, or change the plan.',
         '7. Resolve or acknowledge the unresolved error: err-1.',
         '',
       ].join('\n'),
@@ -294,7 +294,7 @@ describe('renderHandoff', () => {
       'Continue from the live state (`live`): Continue from the current state, after checking the warnings.',
       'Check the plan file: it changed since the session started.',
       'Retry phase a (A): failed (oops); 2 retries left of 2.',
-      'Decide on phase b (B): retries exhausted (0/0); choose retry, skip, abort, adjust.',
+      'Decide on phase b (B): retries exhausted (0/0); the user decides: retry it anyway, skip it, fail or abandon the session, or change the plan.',
     ]);
   });
 });

@@ -121,16 +121,17 @@ describe('planResume: phases', () => {
     expect(f).toMatchObject({ retryCount: 2, maxRetries: 2, retriesLeft: 0, failureReason: 'still red' });
     expect(f.escalation).toEqual({
       reason: 'Phase a failed after using 2 of 2 retries; it is not retried automatically.',
-      choices: ['retry', 'skip', 'abort', 'adjust'],
+      choices: ['retry', 'skip', 'fail', 'abandon', 'change-plan'],
+      hint: { action: 'phase.escalate', args: { session: s.id, phase: 'a', maxRetries: 2, active: true } },
     });
-    expect(ESCALATION_CHOICES).toEqual(['retry', 'skip', 'abort', 'adjust']);
+    expect(ESCALATION_CHOICES).toEqual(['retry', 'skip', 'fail', 'abandon', 'change-plan']);
     // Never an automatic retry: with b free to start, b is next and a waits for a person.
     expect(plan.next.steps.map((n) => [n.phaseId, n.action])).toEqual([['b', 'start']]);
-    expect(plan.warnings).toContain('Phase a failed after using 2 of 2 retries; it is not retried automatically. Choose: retry, skip, abort or adjust.');
+    expect(plan.warnings).toContain('Phase a failed after using 2 of 2 retries; it is not retried automatically. The user decides: retry it anyway, skip it, fail or abandon the session, or change the plan.');
     // With nothing else to do the escalation itself is next.
     s = run(s, skip('b'));
     plan = planResume(input(s));
-    expect(plan.next.steps).toEqual([{ phaseId: 'a', name: 'A', action: 'escalate', subStep: null, reason: 'failed after 2 of 2 retries: choose retry, skip, abort or adjust' }]);
+    expect(plan.next.steps).toEqual([{ phaseId: 'a', name: 'A', action: 'escalate', subStep: null, reason: 'failed after 2 of 2 retries: the user decides: retry it anyway, skip it, fail or abandon the session, or change the plan' }]);
     expect(plan.next.reason).toBe('No phase can proceed: a used all retries and needs a decision.');
   });
 
@@ -657,8 +658,9 @@ describe('renderResumePlan', () => {
         'In flight:',
         '  build (Build): resume at sub-step "compile"',
         'Failed:',
-        '  test (Test): retries exhausted (1/1): escalate — retry / skip / abort / adjust',
+        '  test (Test): retries exhausted (1/1): escalate',
         '    err-1 test: flaky e2e',
+        '    The user decides: retry it anyway, skip it, fail or abandon the session, or change the plan.',
         'Blocked:',
         '  ship (Ship): waiting for build (in progress), test (failed)',
         'Next: Phase build was in flight: finish it before anything else.',
@@ -687,7 +689,7 @@ describe('renderResumePlan', () => {
         '  ! 1 file of completed phase design changed, vanished or reappeared outside the session.',
         '  ! 1 new file appeared in the workspace since the session started.',
         '  ! Corrupt checkpoint cp-2 (checksum mismatch) skipped; offering the previous valid checkpoint cp-1 instead.',
-        '  ! Phase test failed after using 1 of 1 retries; it is not retried automatically. Choose: retry, skip, abort or adjust.',
+        '  ! Phase test failed after using 1 of 1 retries; it is not retried automatically. The user decides: retry it anyway, skip it, fail or abandon the session, or change the plan.',
         '',
       ].join('\n'),
     );

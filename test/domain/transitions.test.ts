@@ -36,7 +36,8 @@ const EXPECTED: Record<PhaseStatus, Record<PhaseAction, Cell>> = {
     start: { event: 'phase.retried', to: 'in_progress' },
     complete: null,
     fail: null,
-    skip: null,
+    // The user's decision once the retries are used up (recorded as from: failed).
+    skip: { event: 'phase.skipped', to: 'skipped' },
     retry: { event: 'phase.retried', to: 'in_progress' },
   },
   skipped: { start: null, complete: null, fail: null, skip: null, retry: null },
@@ -47,7 +48,7 @@ const ALLOWED: Record<PhaseStatus, PhaseAction[]> = {
   pending: ['start', 'skip'],
   in_progress: ['complete', 'fail'],
   completed: [],
-  failed: ['start', 'retry'],
+  failed: ['start', 'retry', 'skip'],
   skipped: [],
 };
 

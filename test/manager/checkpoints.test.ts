@@ -272,30 +272,37 @@ describe('checkpoints through the manager', () => {
     const id = await session(m);
     over = { status: { stdout: ' M src/x.ts\0' } };
     const cp = await m.checkpoints.create(id, { name: 'g' });
-    expect(cp.checkpoint.git).toEqual({ branch: 'main', head: 'c1', dirty: true });
+    // This fake git makes no copy of the dirty tree: the checkpoint says so (restore --git refuses it, below).
+    expect(cp.checkpoint.git).toEqual({ branch: 'main', head: 'c1', dirty: true, snapshot: null });
     // The store is left out of what counts as a change.
     expect(calls.find((a) => a[0] === 'status')).toEqual(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', ':/', ':(top,literal,exclude).baton']);
 
+    over = {};
+    const clean = await m.checkpoints.create(id, { name: 'clean' });
     over = { status: { stdout: ' M src/x.ts\0?? new.txt\0' } };
-    const dirty = await m.checkpoints.restore(id, cp.checkpoint.id, { git: true }).catch((e: unknown) => e);
+    const dirty = await m.checkpoints.restore(id, clean.checkpoint.id, { git: true }).catch((e: unknown) => e);
     expect(isBatonError(dirty, 'CONFLICT') && cliHint(dirty)).toContain('--force');
     expect(isBatonError(dirty) && dirty.details['dirty']).toEqual(['src/x.ts', 'new.txt']);
     over = { status: { stdout: '' }, 'symbolic-ref': { stdout: 'feature\n' } };
-    const branch = await m.checkpoints.restore(id, cp.checkpoint.id, { git: true }).catch((e: unknown) => e);
+    const branch = await m.checkpoints.restore(id, clean.checkpoint.id, { git: true }).catch((e: unknown) => e);
     expect(isBatonError(branch, 'CONFLICT') && cliHint(branch)).toContain('git switch main');
     over = { 'ls-files': { stdout: '.baton/sessions/w/journal.jsonl\0' } };
-    await expectCode(m.checkpoints.restore(id, cp.checkpoint.id, { git: true }), 'BAD_INPUT');
+    await expectCode(m.checkpoints.restore(id, clean.checkpoint.id, { git: true }), 'BAD_INPUT');
     over = { 'cat-file': { ok: false } };
-    await expectCode(m.checkpoints.restore(id, cp.checkpoint.id, { git: true }), 'NOT_FOUND');
+    await expectCode(m.checkpoints.restore(id, clean.checkpoint.id, { git: true }), 'NOT_FOUND');
     over = { 'rev-parse --is-inside-work-tree': { ok: false } };
-    await expectCode(m.checkpoints.restore(id, cp.checkpoint.id, { git: true }), 'BAD_INPUT');
+    await expectCode(m.checkpoints.restore(id, clean.checkpoint.id, { git: true }), 'BAD_INPUT');
     expect(calls.some((a) => a[0] === 'reset' || a[0] === 'checkout')).toBe(false);
     expect((await m.log(id)).some((e) => e.type === 'checkpoint.restored')).toBe(false);
 
     over = { status: { stdout: ' M src/x.ts\0' }, 'rev-parse --verify': { stdout: 'c9\n' } };
-    const r = await m.checkpoints.restore(id, cp.checkpoint.id, { git: true, force: true });
+    // Taken on a dirty tree without a copy of it: resetting would lose that work, so it is refused even with force.
+    const lost = await m.checkpoints.restore(id, cp.checkpoint.id, { git: true, force: true }).catch((e: unknown) => e);
+    expect(isBatonError(lost, 'BAD_INPUT') && lost.message).toContain('holds no copy of them');
+    expect(isBatonError(lost) && cliHint(lost)).toBe(`Run \`baton restore ${cp.checkpoint.id}\` without --git.`);
+    const r = await m.checkpoints.restore(id, clean.checkpoint.id, { git: true, force: true });
     expect(calls.at(-1)).toEqual(['reset', '--hard', '--quiet', 'c1']);
-    expect(r.git).toEqual({ commit: 'c1', previousHead: 'c9' });
+    expect(r.git).toEqual({ commit: 'c1', previousHead: 'c9', snapshot: null });
     expect((await m.log(id)).at(-1)).toMatchObject({ type: 'checkpoint.restored', data: { git: { commit: 'c1', previousHead: 'c9' } } });
     expect((await m.get(id)).restores?.at(-1)?.gitCommit).toBe('c1');
 

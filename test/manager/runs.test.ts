@@ -163,12 +163,12 @@ describe('list', () => {
     const m = manager();
     const id = await session(m);
     const a = (await m.runs.start(id, { kind: 'library', ttlMs: 60_000 })).result;
-    const rowAfterStart = (await store.list({})).summaries.find((r) => r.id === id)!;
+    const rowAfterStart = (await store.list()).summaries.find((r) => r.id === id)!;
     expect(rowAfterStart.runs?.map((r) => r.id)).toEqual([a.id]);
     clock += 10_000;
     await m.runs.renew(id, a.id);
-    expect((await store.list({})).summaries.find((r) => r.id === id)!.revision).toBe(rowAfterStart.revision);
+    expect((await store.list()).summaries.find((r) => r.id === id)!.revision).toBe(rowAfterStart.revision);
     await m.runs.end(id, a.id, { how: 'finished', cause: 'done' });
-    expect((await store.list({})).summaries.find((r) => r.id === id)!.runs).toBeUndefined();
+    expect((await store.list()).summaries.find((r) => r.id === id)!.runs).toBeUndefined();
   });
 });

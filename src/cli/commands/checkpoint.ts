@@ -48,7 +48,7 @@ function renderShow(d: CheckpointDetail, p: Paint, now: Date): string {
     `Checkpoint ${p.bold(c.id)}  ${c.name}`,
     `Session ${cp.sessionId} at revision ${cp.revision} · taken ${ago(cp.createdAt, now)} (${cp.createdAt})${c.trigger === 'phase' ? ` · automatic, phase ${c.phaseId} completed` : ''}`,
     `State: ${stateLabel(c, p)}${c.recorded ? '' : p.yellow(' (not in the journal)')}`,
-    `Git: ${cp.git ? `${cp.git.branch ? `branch ${cp.git.branch}` : 'detached HEAD'}, HEAD ${cp.git.head ?? '(no commits)'}${cp.git.dirty ? ', uncommitted changes' : ', clean'}` : 'not a git work tree'}`,
+    `Git: ${cp.git ? `${cp.git.branch ? `branch ${cp.git.branch}` : 'detached HEAD'}, HEAD ${cp.git.head ?? '(no commits)'}${cp.git.dirty ? `, uncommitted changes${cp.git.snapshot ? ` (kept in ${cp.git.snapshot.slice(0, 12)})` : ' (not kept: restore --git refuses it)'}` : ', clean'}` : 'not a git work tree'}`,
     `Phases: ${cp.state.phases.length ? cp.state.phases.map((x) => `${x.id} ${x.status}`).join(', ') : 'none'}`,
   ];
   const files = d.drift ?? cp.files.map((f) => ({ ...f, status: null }));
@@ -124,7 +124,7 @@ export function registerCheckpoints(program: Command, io: CliIO, holder: { ctx: 
           .command('restore')
           .description('restore a checkpoint: appends checkpoint.restored (history is kept), supersedes later checkpoints')
           .argument('<id>', 'checkpoint id')
-          .option('--git', "also reset the git work tree to the checkpoint's commit (refuses uncommitted changes)")
+          .option('--git', "also put the git work tree back as it was at the checkpoint, uncommitted work included (refuses uncommitted changes)")
           .option('--force', 'with --git: discard uncommitted changes to tracked files'),
       ),
     ),
@@ -137,7 +137,10 @@ export function registerCheckpoints(program: Command, io: CliIO, holder: { ctx: 
       const lines = [`Restored ${r.checkpoint.id} "${r.checkpoint.name}" (revision ${r.checkpoint.revision}) as revision ${r.state.revision}`];
       if (r.superseded.length) lines.push(`Superseded: ${r.superseded.join(', ')}`);
       if (r.git) {
-        lines.push(`Work tree reset to ${r.git.commit.slice(0, 12)}${r.git.previousHead ? ` (HEAD was ${r.git.previousHead.slice(0, 12)}; \`git reset --hard ${r.git.previousHead}\` goes back)` : ''}`);
+        const tree = r.git.snapshot ? `, its uncommitted work put back from ${r.git.snapshot.slice(0, 12)} (still uncommitted)` : '';
+        const back = r.git.previousHead && r.git.previousHead !== r.git.commit ? ` (HEAD was ${r.git.previousHead.slice(0, 12)}: \`git reset --hard ${r.git.previousHead}\` goes back to it, discarding what the restore put back)` : '';
+        lines.push(`Work tree reset to ${r.git.commit.slice(0, 12)}${tree}${back}`);
+        if (r.git.saved) lines.push(`The changes --force discarded are kept in commit ${r.git.saved} (refs/baton/${id}/before-restore-${r.git.saved.slice(0, 12)})`);
       }
       ctx.emit({ ok: true, id, revision: r.state.revision, checkpoint: r.checkpoint, superseded: r.superseded, git: r.git }, lines.join('\n'));
     },

@@ -46,7 +46,7 @@ function registerPhase(program: Command, on: On): void {
     ['start', 'start', 'start a pending phase (or retry a failed one)', 'Started'],
     ['done', 'complete', 'mark an in-progress phase completed', 'Completed'],
     ['fail', 'fail', 'mark an in-progress phase failed', 'Failed'],
-    ['skip', 'skip', 'skip a pending phase', 'Skipped'],
+    ['skip', 'skip', "skip a pending phase, or a failed one on the user's decision (recorded as such; give --reason)", 'Skipped'],
     ['retry', 'retry', 'retry a failed phase (counted against its retry limit)', 'Retrying'],
   ];
   for (const [name, action, description, word] of verbs) {
@@ -60,7 +60,9 @@ function registerPhase(program: Command, on: On): void {
           reason: (o['reason'] as string | undefined) ?? null,
         });
         const p = r.state.phases.find((x) => x.id === ref || x.name === ref)!;
-        done(ctx, r, `${word} phase ${p.id}${action === 'retry' || r.events[0]?.type === 'phase.retried' ? ` (retry ${p.retryCount}/${p.maxRetries})` : ''}`, { phase: p });
+        const e = r.events[0];
+        const tail = action === 'retry' || e?.type === 'phase.retried' ? ` (retry ${p.retryCount}/${p.maxRetries})` : e?.type === 'phase.skipped' && e.data.from === 'failed' ? " (it had failed: the user's decision, recorded)" : '';
+        done(ctx, r, `${word} phase ${p.id}${tail}`, { phase: p });
       },
     );
   }

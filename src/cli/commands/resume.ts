@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { BatonError, renderResumePlan } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
-import { cliWords } from '../hint-words.js';
+import { cliResumePlan, cliWords } from '../hint-words.js';
 import type { CliIO } from '../io.js';
 import { bind, common } from '../program.js';
 
@@ -24,7 +24,7 @@ export function registerResume(program: Command, io: CliIO, holder: { ctx: Ctx |
       const m = ctx.manager();
       if (o['apply'] !== true && o['from'] === undefined) {
         const { plan } = await m.recovery.plan(sid);
-        ctx.emit(plan, () => renderResumePlan(plan, cliWords));
+        ctx.emit(cliResumePlan(plan), () => renderResumePlan(plan, cliWords));
         return;
       }
       const r = await m.recovery.apply(sid, {
@@ -34,7 +34,7 @@ export function registerResume(program: Command, io: CliIO, holder: { ctx: Ctx |
         agent: ctx.agent,
       });
       ctx.confirm(
-        { ok: true, id: sid, appliedFrom: r.from, status: r.state.status, revision: r.state.revision, changed: r.changed, plan: r.plan },
+        { ok: true, id: sid, appliedFrom: r.from, status: r.state.status, revision: r.state.revision, changed: r.changed, plan: cliResumePlan(r.plan) },
         r.changed ? `Resumed ${sid} from ${r.from}; it is ${r.state.status}.` : `Session ${sid} is already active: nothing to resume; go on working in it.`,
       );
     }),

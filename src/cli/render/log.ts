@@ -19,6 +19,14 @@ export function brief(e: StoredEvent): string {
       return d['maxUsd'] === null ? 'cleared' : `$${String(d['maxUsd'])}`;
     case 'file.recorded':
       return `${String(d['action'])} ${String(d['path'])}${d['phaseId'] ? ` [${String(d['phaseId'])}]` : ''}`;
+    case 'phase.skipped':
+      return `phaseId=${JSON.stringify(d['phaseId'])}${d['reason'] ? ` reason=${JSON.stringify(d['reason']).slice(0, 80)}` : ''}${d['from'] ? ` from=${JSON.stringify(d['from'])} (the user's decision)` : ''}`;
+    case 'phase.added':
+    case 'phase.updated': {
+      const p = (d['phase'] ?? {}) as Record<string, unknown>;
+      const set = ['name', 'after', 'maxRetries', 'blockedBy'].flatMap((k) => ((d[k] ?? p[k]) === undefined || (e.type === 'phase.added' && k === 'name' && !p[k]) ? [] : [`${k}=${JSON.stringify(d[k] ?? p[k])}`]));
+      return [`phaseId=${JSON.stringify(d['phaseId'])}`, ...set, ...(d['reason'] ? [`reason=${JSON.stringify(d['reason']).slice(0, 80)}`] : [])].join(' ');
+    }
     case 'error.recorded':
       return `${String(d['errorId'])} [${String(d['phaseId'])}] ${String(d['type'])}: ${String(d['message'])}`;
     default: {

@@ -10,9 +10,11 @@
  */
 import { noRules } from '../../domain/toolkit-rules.js';
 import type { ToolkitRules } from '../../domain/toolkit-rules.js';
-import { ESCALATION_CHOICES } from '../../domain/resume-plan-types.js';
 import type { FormatProblem, ForeignUnit, HalfWrittenFiles, ResumeAdvice } from '../types.js';
 import { problem, str } from '../util.js';
+
+/** What Maestro's escalation offers the user, in its own words (recorded with the toolkit's rules). */
+const MAESTRO_ESCALATION_CHOICES = ['retry', 'skip', 'abort', 'adjust'];
 
 /** What {@link maestroFacts} reads. */
 export interface FactsInput {
@@ -89,7 +91,7 @@ export function maestroFacts(i: FactsInput): MaestroFacts {
   rules.escalateFirst = true;
   rules.required = required;
   if (i.resume.action === 'escalate' || i.units.some((u) => u.errors.some((e) => !e.resolved))) {
-    rules.choices = [...ESCALATION_CHOICES];
+    rules.choices = [...MAESTRO_ESCALATION_CHOICES];
     rules.notes.push('Maestro presents each unresolved error and waits for the user to choose retry, skip, abort or adjust parameters before proceeding (seed 000, Resume Protocol step 6).');
   }
   for (const h of halfWritten) rules.notes.push(`Phase ${h.unitId} (${h.status}) may have half-written files: ${h.files.join(', ')}.`);

@@ -17,7 +17,7 @@ const VERBS: ReadonlyArray<[string, PhaseAction, string, string]> = [
   ['phase_start', 'start', 'Start a phase', 'Start a pending phase (status in_progress) before working on it; on a failed phase this is a retry. Refused with BLOCKED while a phase it depends on is not completed or skipped, and RETRIES_EXHAUSTED past its retry limit (then escalate: ask, skip, or pass force: true); the hint names the phases that may be started now.'],
   ['phase_complete', 'complete', 'Complete a phase', 'Mark an in-progress phase completed once its work is done and recorded. A checkpoint is taken automatically (unless the session opted out).'],
   ['phase_fail', 'fail', 'Fail a phase', 'Mark an in-progress phase failed (give `reason`); record the error first with `error_record`. A failed phase can be retried with `phase_retry` while it has retries left.'],
-  ['phase_skip', 'skip', 'Skip a phase', 'Skip a pending phase that is not needed (give `reason`); phases blocked by it may then start.'],
+  ['phase_skip', 'skip', 'Skip a phase', "Skip a pending phase that is not needed, or a failed one when the user decides so after its retries are used up (recorded as the user's decision); give `reason`. Phases blocked by it may then start."],
   ['phase_retry', 'retry', 'Retry a phase', 'Retry a failed phase (back to in_progress), counted against its retry limit. Refused with RETRIES_EXHAUSTED once the limit is used: escalate instead of forcing.'],
 ];
 

@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { renderResumePlan } from '../../manager/index.js';
 import type { Kit } from '../context.js';
-import { toolWords } from '../hint-words.js';
+import { toolResumePlan, toolWords } from '../hint-words.js';
 import { anyObject, sessionArg } from '../schemas.js';
 import { defineTool } from './define.js';
 
@@ -15,7 +15,7 @@ export function registerResumeTools(server: McpServer, kit: Kit): void {
     {
       title: 'Plan a resume',
       description:
-        'How to continue a session after a break or a crash, changing nothing: its status and why it stopped, the last completed phase, the phase in flight and its sub-step, failed phases with retries left or an escalation, blocked phases, recorded files changed since, recovery options (live, checkpoint, fresh) with what each loses, a recommendation and the next steps. Call it first when you pick up an existing session; then `session_resume`. `text` is the same plan as readable text.',
+        'How to continue a session after a break or a crash, changing nothing: its status and why it stopped, the last completed phase, the phase in flight and its sub-step, failed phases with retries left or an escalation (the user decides among its `choices`: the tools that make them), blocked phases, recorded files changed since, recovery options (live, checkpoint, fresh) with what each loses, a recommendation and the next steps. Call it first when you pick up an existing session; then `session_resume`. `text` is the same plan as readable text.',
       input: { session: sessionArg },
       output: { session: z.string(), plan: anyObject, text: z.string() },
       readOnly: true,
@@ -23,7 +23,7 @@ export function registerResumeTools(server: McpServer, kit: Kit): void {
     async (a) => {
       const id = await kit.session(a.session);
       const { plan } = await kit.manager().recovery.plan(id);
-      return { session: id, plan: plan as unknown as Record<string, unknown>, text: renderResumePlan(plan, toolWords) };
+      return { session: id, plan: toolResumePlan(plan), text: renderResumePlan(plan, toolWords) };
     },
   );
 

@@ -4,6 +4,7 @@ import { phasesOfPlan, SESSION_STATUSES, statusView } from '../../manager/index.
 import type { SessionState, SessionStatus } from '../../manager/index.js';
 import type { Kit } from '../context.js';
 import { MAX_ID_INPUT, agentArg, anyObject, changeFields, changeOutput, sessionArg, textArg } from '../schemas.js';
+import { toolResumePlan } from '../hint-words.js';
 import { defineTool } from './define.js';
 
 const phaseSpec = z.union([
@@ -135,6 +136,8 @@ function registerStateTools(server: McpServer, kit: Kit): void {
   for (const [verb, title, description] of [
     ['pause', 'Pause a session', 'Pause the session (status paused): call it before you stop working on an unfinished task, after recording where you are (`substep_reach`, `context_set`). A later agent resumes it with `session_resume`.'],
     ['complete', 'Complete a session', 'Mark the session completed when every phase is completed or skipped and the task is done. A completed session takes no more changes and stops being the active one. Refused with BLOCKED, naming them, while a phase is neither completed nor skipped; `force: true` completes it anyway and records those phases as left unfinished.'],
+    ['fail', 'Fail a session', "Mark the session failed, on the user's decision (e.g. a phase used all its retries and the user gives up on the run): give `reason`. It stops being the active one; `session_resume` can reopen it later."],
+    ['abandon', 'Abandon a session', "Abandon the session for good, on the user's decision: give `reason`. It takes no more changes and cannot be resumed."],
   ] as const) {
     defineTool(
       server,
@@ -177,7 +180,7 @@ function registerStateTools(server: McpServer, kit: Kit): void {
     async (a) => {
       const id = await kit.session(a.session);
       const r = await kit.manager().recovery.apply(id, { from: a.from ?? null, force: a.force === true, git: false, agent: kit.agent(a.agent) });
-      return { ...changed(r.state), appliedFrom: r.from, changed: r.changed, plan: r.plan as unknown as Record<string, unknown> };
+      return { ...changed(r.state), appliedFrom: r.from, changed: r.changed, plan: toolResumePlan(r.plan) };
     },
   );
 }
