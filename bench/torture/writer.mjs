@@ -1,4 +1,4 @@
-// Writer process of the torture trials, on the built library (dist/index.js), so that it
+// Writer process of the torture trials, on the built library (dist/index.js, dist/domain.js), so that it
 // starts in a fraction of a second and can be killed a thousand times.
 //
 //   node bench/torture/writer.mjs MODE STORE SESSION TAG [COUNT]
@@ -8,10 +8,12 @@
 // until killed; prints `ready <revision>`, then `ack <seq> <eventId>` once each append was
 // reported durable. MODE `notes`: COUNT notes `TAG-i` through the manager (which retries
 // lost races, and which is retried after LOCKED), printing `ack <i>` after each; exits 0 when done.
-import { FileStore, PostgresStore, SessionManager, fold, isBatonError } from '../../dist/index.js';
+import { isBatonError, openManager } from '../../dist/index.js';
+import { fold } from '../../dist/domain.js';
 
 const [mode, spec, id, tag, count = '0'] = process.argv.slice(2);
-const store = spec.startsWith('postgres') ? new PostgresStore({ url: spec }) : new FileStore({ root: spec });
+const m = openManager({ cwd: process.cwd(), agent: tag, ...(spec.startsWith('postgres') ? { url: spec } : { dir: spec }) });
+const store = m.store;
 const say = (line) => process.stdout.write(`${line}\n`);
 const actor = { agent: 'torture', pid: process.pid, host: 'torture' };
 
@@ -49,7 +51,6 @@ async function crash() {
 let locked = 0;
 
 async function notes() {
-  const m = new SessionManager({ store, agent: tag });
   for (let i = 1; i <= Number(count); i++) {
     try {
       await m.note(id, { text: `${tag}-${i}` });
@@ -64,7 +65,7 @@ async function notes() {
     say(`ack ${i}`);
   }
   if (locked) process.stderr.write(`LOCKED ${locked} times (retried)\n`);
-  await store.close();
+  await m.close();
 }
 
 (mode === 'crash' ? crash() : notes()).catch((e) => {

@@ -20,7 +20,7 @@ import { hookDir, readHookProblems } from './hook-log.js';
 import type { HookProblems } from './hook-log.js';
 import type { ManagerCore } from './types.js';
 import { fileMeasurer } from './measure.js';
-import { resumePlan } from './resume.js';
+import { Recovery } from './resume.js';
 
 /** The conversation a hook event comes from. */
 export interface AgentContext {
@@ -326,7 +326,7 @@ export class AgentHooks {
   async sessionStart(id: string, a: AgentContext, source: string, maxChars: number): Promise<{ state: SessionState; briefing: string }> {
     let s = await this.bind(id, a);
     if (s.status === 'paused' || s.status === 'interrupted') s = await this.m.resume(s.id, a.agent);
-    const { plan, state } = await resumePlan(this.m, s.id);
+    const { plan, state } = await new Recovery(this.m).plan(s.id);
     return { state, briefing: briefing({ plan, state, source, cli: a.cli, agentSessionId: a.agentSessionId, maxChars }) };
   }
 

@@ -14,8 +14,6 @@ import type { Workspace } from './workspace.js';
 
 export { checkpointRef } from './checkpoint-git.js';
 
-/** @deprecated Read it with `settingsOf(state).autoCheckpoint` (domain/settings.ts); the metadata key that turns automatic checkpoints off for one session (`false`). */
-export const AUTO_CHECKPOINT_KEY = SETTING_KEYS.autoCheckpoint;
 /** Longest checkpoint name accepted. */
 export const MAX_CHECKPOINT_NAME = 200;
 

@@ -1,10 +1,12 @@
 /**
  * The foreign session layouts as the manager offers them (`manager.formats`): import, export
  * and mirror sessions, read a toolkit's folder. The adapters and the export code (formats.ts)
- * load on first use, so surfaces that never touch a foreign layout never pay for them.
+ * load on first use, so surfaces that never touch a foreign layout never pay for them: each
+ * function here has the same name as the one of formats.ts it loads and calls, whose JSDoc
+ * states the contract.
  */
 import type { SessionState } from '../domain/state.js';
-import type { ExportOptions, ExportResult, ForeignFormats, FormatsOptions, ImportOptions, ImportResult, InspectResult } from './formats.js';
+import type { ExportOptions, ExportResult, FormatsOptions, ImportOptions, ImportResult, InspectResult } from './formats.js';
 import type { MirrorSetting } from './mirror.js';
 import type { OnProgress } from './progress.js';
 import type { ManagerCore } from './types.js';
@@ -14,42 +16,46 @@ export function loadFormats(): Promise<typeof import('./formats.js')> {
   return import('./formats.js');
 }
 
-/** Reads a toolkit's folder without a store: see formats.ts `inspectPath`. */
+/** Reads a toolkit's folder without a store (see formats.ts `inspectForeign`). */
 export async function inspectForeign(dir: string, format: string, o: FormatsOptions): Promise<InspectResult> {
-  return (await loadFormats()).inspectPath(dir, format, o);
+  return (await loadFormats()).inspectForeign(dir, format, o);
 }
 
-/** Checks a mirror request before anything is written: see formats.ts `mirrorSetting`. */
+/** Checks a mirror request before anything is written (see formats.ts `checkMirrorSetting`). */
 export async function checkMirrorSetting(format: string, out: string, o: FormatsOptions): Promise<MirrorSetting> {
-  return (await loadFormats()).mirrorSetting(format, out, o);
-}
-
-/** True when an import left a session out or incomplete: see formats.ts `importIncomplete`. */
-export async function importIsIncomplete(r: ImportResult): Promise<boolean> {
-  return (await loadFormats()).importIncomplete(r);
+  return (await loadFormats()).checkMirrorSetting(format, out, o);
 }
 
 /**
- * Sessions in foreign layouts (`manager.formats`). The work is done by formats.ts's
- * {@link ForeignFormats} (same method names, contracts in its JSDoc), loaded on first use.
+ * True when an import did not bring the whole folder into baton: an error-severity problem
+ * (of the folder or a session: a damaged file, `UNKNOWN_FORMAT`, `IMPORT_FAILED`…) or no
+ * session imported at all. The CLI exits 10 (`CORRUPT`) then, as `inspect` does.
+ */
+export function importIsIncomplete(r: ImportResult): boolean {
+  if ([...r.problems, ...r.sessions.flatMap((s) => s.problems)].some((p) => p.severity === 'error')) return true;
+  return !r.sessions.some((s) => s.action !== 'skipped');
+}
+
+/**
+ * Sessions in foreign layouts (`manager.formats`). Each method loads formats.ts on first use
+ * and calls the function named in its JSDoc, which states the contract.
  */
 export class Formats {
-  private heavy: ForeignFormats | null = null;
-
   constructor(private readonly m: ManagerCore) {}
 
-  private async impl(): Promise<ForeignFormats> {
-    return (this.heavy ??= new (await loadFormats()).ForeignFormats(this.m));
+  /** Reads every session under `dir` in `format` (or `auto`), changing nothing (formats.ts `inspectForeign`). */
+  inspect(dir: string, format: string, o: FormatsOptions): Promise<InspectResult> {
+    return inspectForeign(dir, format, o);
   }
 
-  /** Imports every session under `dir` (see ForeignFormats.import). */
+  /** Imports every session under `dir` (formats.ts `importFolder`). */
   async import(dir: string, format: string, o: ImportOptions): Promise<ImportResult> {
-    return (await this.impl()).import(dir, format, o);
+    return (await loadFormats()).importFolder(this.m, dir, format, o);
   }
 
-  /** Writes session `id` in `format` under `out` (see ForeignFormats.export). */
+  /** Writes session `id` in `format` under `out` (formats.ts `exportInto`). */
   async export(id: string, format: string, out: string, o: ExportOptions): Promise<ExportResult> {
-    return (await this.impl()).export(id, format, out, o);
+    return (await loadFormats()).exportInto(this.m, id, format, out, o);
   }
 
   /**
@@ -68,8 +74,8 @@ export class Formats {
     return results;
   }
 
-  /** Sets or (null) turns off the mirror of session `id` (see ForeignFormats.setMirror). */
+  /** Sets or (null) turns off the mirror of session `id` (formats.ts `mirrorSession`). */
   async setMirror(id: string, setting: { format: string; out: string } | null, o: FormatsOptions & { agent?: string | null; force?: boolean }): Promise<{ state: SessionState; mirror: MirrorSetting | null }> {
-    return (await this.impl()).setMirror(id, setting, o);
+    return (await loadFormats()).mirrorSession(this.m, id, setting, o);
   }
 }

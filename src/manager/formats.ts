@@ -62,7 +62,7 @@ export interface FormatsOptions {
   adapters?: readonly FormatAdapter[];
 }
 
-/** Result of {@link inspectPath}. */
+/** Result of {@link inspectForeign}. */
 export interface InspectResult {
   /** The layout read; null when auto-detection found none (see problems). */
   format: FormatName | null;
@@ -107,7 +107,7 @@ function nothingFound(format: FormatName, root: string): FormatProblem {
  * folder in which auto-detection finds no clear layout yields an `UNKNOWN_FORMAT` problem,
  * as does a named layout under which nothing at all was found.
  */
-export async function inspectPath(dir: string, format: string, o: FormatsOptions): Promise<InspectResult> {
+export async function inspectForeign(dir: string, format: string, o: FormatsOptions): Promise<InspectResult> {
   const root = await SafeDir.open(dir, o.cwd);
   const p = await pick(root, format, o);
   if (!p.adapter) return { format: null, root: root.root, detection: p.scores, sessions: [], problems: [p.problem] };
@@ -130,9 +130,9 @@ export interface ImportedSession {
 }
 
 /**
- * Result of {@link ForeignFormats}. Nothing found under a named layout is an `UNKNOWN_FORMAT`
+ * Result of {@link importFolder}. Nothing found under a named layout is an `UNKNOWN_FORMAT`
  * error in `problems`; a session that could not be written is `skipped` with an
- * `IMPORT_FAILED` error (see {@link importIncomplete}).
+ * `IMPORT_FAILED` error (see foreign-formats.ts `importIsIncomplete`).
  */
 export interface ImportResult {
   format: FormatName;
@@ -142,7 +142,7 @@ export interface ImportResult {
   problems: FormatProblem[];
 }
 
-/** Options of {@link ForeignFormats}. */
+/** Options of {@link importFolder}. */
 export interface ImportOptions extends FormatsOptions {
   /** Put before every baton id (to import next to sessions with the same ids). */
   idPrefix?: string;
@@ -203,7 +203,7 @@ function choose(sessions: ForeignSession[]): { keep: ForeignSession[]; dropped: 
  * does not mirror it here. Never writes inside `dir`. Taking a session's mirror folder in
  * forgets what the mirror wrote, so mirroring resumes (see {@link MirrorFiles}).
  */
-async function importFolder(m: SessionManager, dir: string, format: string, o: ImportOptions): Promise<ImportResult> {
+export async function importFolder(m: SessionManager, dir: string, format: string, o: ImportOptions): Promise<ImportResult> {
   const root = await SafeDir.open(dir, o.cwd);
   const p = await pick(root, format, o);
   if (!p.adapter) throw detectionError({ kind: 'none', scores: p.scores, problem: p.problem });
@@ -293,17 +293,7 @@ async function importFolder(m: SessionManager, dir: string, format: string, o: I
   return { format: p.adapter.name, root: root.root, sessions: results, problems };
 }
 
-/**
- * True when an import did not bring the whole folder into baton: an error-severity problem
- * (of the folder or a session: a damaged file, `UNKNOWN_FORMAT`, `IMPORT_FAILED`…) or no
- * session imported at all. The CLI exits 10 (`CORRUPT`) then, as `inspect` does.
- */
-export function importIncomplete(r: ImportResult): boolean {
-  if ([...r.problems, ...r.sessions.flatMap((s) => s.problems)].some((p) => p.severity === 'error')) return true;
-  return !r.sessions.some((s) => s.action !== 'skipped');
-}
-
-/** Result of {@link ForeignFormats}. */
+/** Result of {@link exportInto}. */
 export interface ExportResult extends ExportOutcome {
   id: string;
   format: FormatName;
@@ -312,7 +302,7 @@ export interface ExportResult extends ExportOutcome {
   out: string;
 }
 
-/** Options of {@link ForeignFormats}. */
+/** Options of {@link exportInto}. */
 export interface ExportOptions extends FormatsOptions {
   /**
    * Sees the checked write plan before anything is written; throwing refuses the export with
@@ -343,7 +333,7 @@ export async function openOut(out: string, cwd: string): Promise<SafeDir> {
  * write rules (the adapter's plan, run through SafeDir: atomic replace, `.bak` when the plan
  * asks, removals). Returns the paths written.
  */
-async function exportInto(m: SessionManager, id: string, format: string, out: string, o: ExportOptions): Promise<ExportResult> {
+export async function exportInto(m: SessionManager, id: string, format: string, out: string, o: ExportOptions): Promise<ExportResult> {
   const adapter = namedAdapter(format, adaptersOf(o), { allowAuto: false });
   const state = await m.get(id);
   const dir = await openOut(out, o.cwd);
@@ -353,7 +343,7 @@ async function exportInto(m: SessionManager, id: string, format: string, out: st
 }
 
 /** Checks a mirror request: the layout must be available and `out` must not be a file; `out` is made absolute. */
-export function mirrorSetting(format: string, out: string, o: FormatsOptions): MirrorSetting {
+export function checkMirrorSetting(format: string, out: string, o: FormatsOptions): MirrorSetting {
   const adapter = namedAdapter(format, adaptersOf(o), { allowAuto: false });
   const abs = path.resolve(o.cwd, out);
   if (fs.existsSync(abs) && !fs.statSync(abs).isDirectory()) {
@@ -369,8 +359,8 @@ export function mirrorSetting(format: string, out: string, o: FormatsOptions): M
  * A rewrite does not replace a mirrored file changed since baton wrote it (see
  * {@link MirrorFiles}); `force` makes the next rewrite replace the files regardless.
  */
-async function mirrorSession(m: SessionManager, id: string, setting: { format: string; out: string } | null, o: FormatsOptions & { agent?: string | null; force?: boolean }): Promise<{ state: SessionState; mirror: MirrorSetting | null }> {
-  const value = setting ? mirrorSetting(setting.format, setting.out, o) : null;
+export async function mirrorSession(m: SessionManager, id: string, setting: { format: string; out: string } | null, o: FormatsOptions & { agent?: string | null; force?: boolean }): Promise<{ state: SessionState; mirror: MirrorSetting | null }> {
+  const value = setting ? checkMirrorSetting(setting.format, setting.out, o) : null;
   // Forgetting what baton wrote makes the next rewrite a first one, which replaces the files.
   if (o.force === true) await writeMirrorRecord(m, id, await m.get(id), null);
   const r = await m.setSettings(id, (s) => {
@@ -413,7 +403,7 @@ async function checkUnchanged(plan: WritePlan, dir: SafeDir, known: Record<strin
  * changed since baton last wrote it (`CONFLICT`, nothing written), then remembers the hash of
  * every file written ({@link MirrorRecord}).
  */
-async function rewriteOnce(m: SessionManager, id: string, state: SessionState, setting: MirrorSetting, o: FormatsOptions): Promise<ExportResult> {
+export async function rewriteOnce(m: SessionManager, id: string, state: SessionState, setting: MirrorSetting, o: FormatsOptions): Promise<ExportResult> {
   const rec = await readMirrorRecord(m, id, state);
   const known = rec && rec.format === setting.format && rec.out === setting.out ? rec.files : null;
   let plan: WritePlan | null = null;
@@ -430,53 +420,4 @@ async function rewriteOnce(m: SessionManager, id: string, state: SessionState, s
   for (const x of done?.removes ?? []) delete files[x];
   await writeMirrorRecord(m, id, await m.get(id), { format: setting.format, out: setting.out, files });
   return r;
-}
-
-/**
- * The store-side half of `manager.formats` (foreign-formats.ts loads this module on first use
- * and delegates here): each method is the module-private function it calls, whose JSDoc
- * states the contract.
- */
-export class ForeignFormats {
-  constructor(private readonly m: SessionManager) {}
-
-  /** Imports every session under `dir`: see {@link importFolder}. */
-  import(dir: string, format: string, o: ImportOptions): Promise<ImportResult> {
-    return importFolder(this.m, dir, format, o);
-  }
-
-  /** Writes session `id` in `format` under `out`: see {@link exportInto}. */
-  export(id: string, format: string, out: string, o: ExportOptions): Promise<ExportResult> {
-    return exportInto(this.m, id, format, out, o);
-  }
-
-  /** Sets or (null) turns off the mirror of session `id`: see {@link mirrorSession}. */
-  setMirror(id: string, setting: { format: string; out: string } | null, o: FormatsOptions & { agent?: string | null; force?: boolean }): Promise<{ state: SessionState; mirror: MirrorSetting | null }> {
-    return mirrorSession(this.m, id, setting, o);
-  }
-
-  /** One rewrite of session `id`'s mirror: see {@link rewriteOnce}. */
-  rewriteMirror(id: string, state: SessionState, setting: MirrorSetting, o: FormatsOptions): Promise<ExportResult> {
-    return rewriteOnce(this.m, id, state, setting, o);
-  }
-}
-
-/** @deprecated Use `manager.formats.import(dir, format, o)`. */
-export function importPath(m: SessionManager, dir: string, format: string, o: ImportOptions): Promise<ImportResult> {
-  return new ForeignFormats(m).import(dir, format, o);
-}
-
-/** @deprecated Use `manager.formats.export(id, format, out, o)`. */
-export function exportSession(m: SessionManager, id: string, format: string, out: string, o: ExportOptions): Promise<ExportResult> {
-  return new ForeignFormats(m).export(id, format, out, o);
-}
-
-/** @deprecated Use `manager.formats.setMirror(id, setting, o)`. */
-export function setMirror(m: SessionManager, id: string, setting: { format: string; out: string } | null, o: FormatsOptions & { agent?: string | null; force?: boolean }): Promise<{ state: SessionState; mirror: MirrorSetting | null }> {
-  return new ForeignFormats(m).setMirror(id, setting, o);
-}
-
-/** @deprecated Mirrors are rewritten by the manager after each change (ManagerOptions.derivedFiles); one rewrite: `MirrorFiles`. */
-export function rewriteMirror(m: SessionManager, id: string, state: SessionState, setting: MirrorSetting, o: FormatsOptions): Promise<ExportResult> {
-  return new ForeignFormats(m).rewriteMirror(id, state, setting, o);
 }

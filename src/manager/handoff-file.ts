@@ -10,8 +10,6 @@ import { Recovery } from './resume.js';
 
 /** Name of the handoff file kept in each session's folder. */
 export const HANDOFF_FILE = 'handoff.md';
-/** @deprecated Read it with `settingsOf(state).handoffFile` (domain/settings.ts); the metadata key that turns the kept handoff file off for one session (`false`). */
-export const HANDOFF_FILE_KEY = SETTING_KEYS.handoffFile;
 
 /*
  * Token counts and heartbeats change often and say little to the next agent; rewriting the

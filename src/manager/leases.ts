@@ -167,23 +167,3 @@ export class Leases {
     return effectiveStatus(s, this.m.time());
   }
 }
-
-/** @deprecated Use `manager.leases.acquire(id, o)`. */
-export function acquireLease(m: SessionManager, id: string, o: AcquireOptions): Promise<ChangeResult<Lease>> {
-  return new Leases(m).acquire(id, o);
-}
-
-/** @deprecated Use `manager.leases.renew(id, token, ttlMs)`. */
-export function renewLease(m: SessionManager, id: string, token: number, ttlMs: number): Promise<ChangeResult<undefined>> {
-  return new Leases(m).renew(id, token, ttlMs);
-}
-
-/** @deprecated Use `manager.leases.release(id, token)`. */
-export function releaseLease(m: SessionManager, id: string, token: number): Promise<ChangeResult<undefined>> {
-  return new Leases(m).release(id, token);
-}
-
-/** @deprecated Use `manager.leases.recordRunEnd(id, token, end, agent)`. */
-export function recordRunEnd(m: SessionManager, id: string, token: number, end: RunEnd, agent: string | null): Promise<ChangeResult<string>> {
-  return new Leases(m).recordRunEnd(id, token, end, agent);
-}

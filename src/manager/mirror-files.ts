@@ -96,8 +96,8 @@ export class MirrorFiles {
       let result: MirrorOutcome;
       try {
         // node:crypto and the export code load here, only when a mirrored session changed.
-        const { ForeignFormats } = await import('./formats.js');
-        const r = await new ForeignFormats(m).rewriteMirror(id, state, setting, o);
+        const { rewriteOnce } = await import('./formats.js');
+        const r = await rewriteOnce(m, id, state, setting, o);
         const warnings = r.problems.map((p) => `${p.code}: ${p.message}`);
         result = { id, format: setting.format, out: setting.out, ok: true, written: r.written, error: null, code: null, hint: null, hintAction: null, warnings };
       } catch (e) {

@@ -15,16 +15,10 @@ import type { ManagerCore as SessionManager } from './types.js';
  * mirror-files.ts.
  */
 
-/** @deprecated Read the mirror with `settingsOf(state).mirror` (domain/settings.ts); the metadata key of the mirror setting. */
+/** The metadata key of the mirror setting (surfaces write it at `start --mirror`; readers use `settingsOf(state).mirror`, domain/settings.ts). */
 export const MIRROR_KEY = SETTING_KEYS.mirror;
-/** @deprecated Read it with `settingsOf(state).mirrorError`; the metadata key of the last mirror failure (null once a rewrite succeeds again). */
+/** The metadata key of the last mirror failure, null once a rewrite succeeds again (readers use `settingsOf(state).mirrorError`). */
 export const MIRROR_ERROR_KEY = SETTING_KEYS.mirrorError;
-/**
- * @deprecated Read it with `settingsOf(state).mirrorWritten`; the metadata key of
- * {@link MirrorRecord}, used only by stores that keep no session folder (memory, PostgreSQL);
- * a file store keeps it in {@link MIRROR_RECORD_FILE}.
- */
-export const MIRROR_WRITTEN_KEY = SETTING_KEYS.mirrorWritten;
 /** Name of the file, in a file store's session folder, holding {@link MirrorRecord}. */
 export const MIRROR_RECORD_FILE = 'mirror-written.json';
 

@@ -18,6 +18,12 @@ import { workspaceName } from './workspace-name.js';
 
 /** Where a surface's manager should find its store, and what it needs from outside. */
 export interface OpenManagerOptions {
+  /**
+   * A store opened already (a `SessionStore` of your own, held to `baton-sessions/testing`'s
+   * suite) instead of one named by `url` / `dir`; `create`, `shared`, `lockTimeoutMs`,
+   * `workspace` and `readOnly` then concern that store's own opening and are ignored here.
+   */
+  store?: SessionStore;
   /** Store URL (`BATON_STORE`), e.g. `memory:` or `file:/path`. */
   url?: string | null;
   /** Explicit `.baton` directory (`--dir` / `BATON_DIR`). */
@@ -61,7 +67,7 @@ export function openManager(o: OpenManagerOptions): SessionManager {
   // The caller has read the environment already (the CLI: its own injected env): `{}` keeps
   // openStore from reading process.env behind its back.
   const workspaceOf = (): string => workspaceName(o.workspace, o.host ?? os.hostname(), o.cwd);
-  const store = openStore({ url: o.url ?? null, dir: o.dir ?? null, cwd: o.cwd, create: o.create === true, shared: o.shared === true, env: {}, workspace: workspaceOf, ...(o.now ? { now: o.now } : {}), ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}), ...(o.readOnly ? { readOnly: true } : {}) });
+  const store = o.store ?? openStore({ url: o.url ?? null, dir: o.dir ?? null, cwd: o.cwd, create: o.create === true, shared: o.shared === true, env: {}, workspace: workspaceOf, ...(o.now ? { now: o.now } : {}), ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}), ...(o.readOnly ? { readOnly: true } : {}) });
   // A store kept in a directory (the `.baton` folder) belongs to the workspace around it.
   const dir = store.directory ?? null;
   const workspace = new Workspace(dir !== null ? path.dirname(dir) : o.cwd, dir);

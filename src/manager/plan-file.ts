@@ -3,13 +3,13 @@
  * YAML, hashed so that a resume can tell whether it changed), a comma-separated list, or a
  * plan object. The plan schema (zod) and the YAML parser load on first use.
  */
+import { SETTING_KEYS } from '../domain/settings.js';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { BatonError } from '../domain/errors.js';
 import type { PhaseSpec } from '../domain/events.js';
 import { nodeCrypto } from './lazy.js';
-import { PLAN_FILE_KEY } from './resume.js';
 
 const MAX_PLAN_BYTES = 5 * 1024 * 1024;
 
@@ -92,7 +92,7 @@ export async function readPlanFile(file: string, cwd: string): Promise<PlanFile>
 export function planFileMetadata(root: string, plan: PlanFile): Record<string, unknown> {
   const rel = path.relative(root, plan.abs);
   const kept = rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : plan.abs;
-  return { [PLAN_FILE_KEY]: { path: kept, sha256: plan.sha256 } };
+  return { [SETTING_KEYS.planFile]: { path: kept, sha256: plan.sha256 } };
 }
 
 /** Phases from a comma-separated list of names (`--phases a,b,c`). */

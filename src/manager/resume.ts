@@ -15,9 +15,6 @@ import { readMirrorRecord } from './mirror.js';
 import { newFilesOf } from './new-files.js';
 import type { ManagerCore as SessionManager } from './types.js';
 
-/** @deprecated Read it with `settingsOf(state).planFile` (domain/settings.ts); the metadata key of the plan file a session was started from: `{ path, sha256 }`. */
-export const PLAN_FILE_KEY = SETTING_KEYS.planFile;
-
 /** Where {@link buildPlan} may take what it would otherwise read again. */
 export interface PlanSources {
   /**
@@ -195,14 +192,4 @@ export class Recovery {
   apply(id: string, o: ApplyOptions = {}): Promise<AppliedResume> {
     return applyOption(this.m, id, o);
   }
-}
-
-/** @deprecated Use `manager.recovery.plan(id)`. */
-export function resumePlan(m: SessionManager, id: string): Promise<{ plan: ResumePlan; state: SessionState }> {
-  return new Recovery(m).plan(id);
-}
-
-/** @deprecated Use `manager.recovery.apply(id, o)`. */
-export function applyResume(m: SessionManager, id: string, o: ApplyOptions = {}): Promise<AppliedResume> {
-  return new Recovery(m).apply(id, o);
 }

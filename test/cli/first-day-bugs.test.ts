@@ -134,9 +134,8 @@ describe('bug 5: checkpoint id prefixes, and `done` in the library', () => {
   });
 
   it("the library's phase(id, p, 'done') completes the phase, as `baton phase done` does", async () => {
-    const { SessionManager } = await import('../../src/index.js');
-    const { MemoryStore } = await import('../../src/store/memory.js');
-    const m = new SessionManager({ store: new MemoryStore(), now: () => new Date('2026-01-01T00:00:00Z') });
+    const { openManager } = await import('../../src/index.js');
+    const m = openManager({ url: 'memory:', cwd: process.cwd(), now: () => new Date('2026-01-01T00:00:00Z') });
     await m.start({ title: 'Lib', id: 'lib', phases: [{ id: 'a', name: 'A' }] });
     await m.phase('lib', 'a', 'start');
     const r = await m.phase('lib', 'a', 'done');

@@ -5,10 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isMirrorBookkeeping, SETTING_KEYS, settingEvents, settingsMetadata, settingsOf } from '../../src/domain/settings.js';
-import { AUTO_CHECKPOINT_KEY } from '../../src/manager/checkpoints.js';
-import { HANDOFF_FILE_KEY } from '../../src/manager/handoff-file.js';
-import { MIRROR_ERROR_KEY, MIRROR_KEY, MIRROR_WRITTEN_KEY } from '../../src/manager/mirror.js';
-import { PLAN_FILE_KEY } from '../../src/manager/resume.js';
+import { MIRROR_ERROR_KEY, MIRROR_KEY } from '../../src/manager/mirror.js';
 
 const meta = (metadata: Record<string, unknown>) => ({ metadata });
 
@@ -54,10 +51,8 @@ describe('writing settings', () => {
     expect(isMirrorBookkeeping(undefined)).toBe(false);
   });
 
-  it('the deprecated key constants of the library are the same keys', () => {
-    expect([AUTO_CHECKPOINT_KEY, HANDOFF_FILE_KEY, PLAN_FILE_KEY, MIRROR_KEY, MIRROR_ERROR_KEY, MIRROR_WRITTEN_KEY]).toEqual([
-      SETTING_KEYS.autoCheckpoint, SETTING_KEYS.handoffFile, SETTING_KEYS.planFile, SETTING_KEYS.mirror, SETTING_KEYS.mirrorError, SETTING_KEYS.mirrorWritten,
-    ]);
+  it('the key constants surfaces write are the settings\' keys', () => {
+    expect([MIRROR_KEY, MIRROR_ERROR_KEY]).toEqual([SETTING_KEYS.mirror, SETTING_KEYS.mirrorError]);
     expect(Object.values(SETTING_KEYS)).toEqual(['autoCheckpoint', 'handoffFile', 'planFile', 'mirror', 'mirrorError', 'mirrorWritten']);
   });
 });

@@ -13,9 +13,10 @@ import { detect, DETECT_THRESHOLD, namedAdapter } from '../../src/formats/detect
 import { UNATTRIBUTED } from '../../src/formats/import.js';
 import { SafeDir } from '../../src/formats/safe-dir.js';
 import type { FormatAdapter } from '../../src/formats/types.js';
-import { importIncomplete, inspectPath, MIRROR_ERROR_KEY, mirrorOf } from '../../src/manager/formats.js';
+import { settingsOf } from '../../src/domain/settings.js';
+import { inspectForeign, MIRROR_ERROR_KEY, mirrorOf } from '../../src/manager/formats.js';
+import { importIsIncomplete } from '../../src/manager/foreign-formats.js';
 import type { SessionManager } from '../../src/manager/manager.js';
-import { MIRROR_WRITTEN_KEY } from '../../src/manager/mirror.js';
 import { MirrorFiles } from '../../src/manager/mirror-files.js';
 import { openManager } from '../../src/manager/open.js';
 import { put, snapshotTree, tmpDir, toyAdapter, toyDoc } from './core-helpers.js';
@@ -97,10 +98,10 @@ describe('detection', () => {
 describe('inspect and import', () => {
   it('inspect reports UNKNOWN_FORMAT for an unrecognised folder and for a named layout with nothing in it', async () => {
     const { src, o } = setup();
-    const auto = await inspectPath(src, 'auto', o);
+    const auto = await inspectForeign(src, 'auto', o);
     expect(auto.format).toBeNull();
     expect(auto.problems.map((p) => p.code)).toEqual(['UNKNOWN_FORMAT']);
-    const named = await inspectPath(src, 'toy', o);
+    const named = await inspectForeign(src, 'toy', o);
     expect(named.format).toBe('toy');
     expect(named.problems.map((p) => [p.code, p.severity])).toEqual([['UNKNOWN_FORMAT', 'error']]);
   });
@@ -121,7 +122,7 @@ describe('inspect and import', () => {
     const past = new Date('2020-01-01T00:00:00Z');
     for (const f of ['toy/T-1.json', 'toy/archive/T-0.json', 'toy/broken.json', 'notes.txt']) fs.utimesSync(path.join(src, f), past, past);
     const before = snapshotTree(src);
-    const r1 = await inspectPath(src, 'auto', o);
+    const r1 = await inspectForeign(src, 'auto', o);
     expect(r1.sessions.map((s) => s.id).sort()).toEqual(['T-0', 'T-1']);
     expect(r1.problems.map((p) => p.code)).toEqual(['CORRUPT_FILE']);
     await m.formats.import(src, 'auto', o);
@@ -229,13 +230,13 @@ describe('import: complete or not', () => {
   const err = (code: string) => ({ code, severity: 'error' as const, sessionId: 'T-1', path: null, message: code, hint: null });
   it('is incomplete when a session failed, an error-severity problem was found, or nothing was imported', () => {
     const base = { format: 'toy' as never, root: '/x', problems: [] };
-    expect(importIncomplete({ ...base, sessions: [ok] })).toBe(false);
-    expect(importIncomplete({ ...base, sessions: [{ ...ok, action: 'unchanged' }] })).toBe(false);
-    expect(importIncomplete({ ...base, sessions: [{ ...ok, problems: [{ ...err('REIMPORT_DIVERGED'), severity: 'warning' }] }] })).toBe(false);
-    expect(importIncomplete({ ...base, sessions: [ok, { ...ok, foreignId: 'T-2', id: 'T-2', action: 'skipped', revision: null, problems: [err('IMPORT_FAILED')] }] })).toBe(true);
-    expect(importIncomplete({ ...base, sessions: [ok], problems: [err('CORRUPT_FILE')] })).toBe(true);
-    expect(importIncomplete({ ...base, sessions: [] })).toBe(true);
-    expect(importIncomplete({ ...base, sessions: [{ ...ok, action: 'skipped', problems: [{ ...err('ID_COLLISION'), severity: 'warning' }] }] })).toBe(true);
+    expect(importIsIncomplete({ ...base, sessions: [ok] })).toBe(false);
+    expect(importIsIncomplete({ ...base, sessions: [{ ...ok, action: 'unchanged' }] })).toBe(false);
+    expect(importIsIncomplete({ ...base, sessions: [{ ...ok, problems: [{ ...err('REIMPORT_DIVERGED'), severity: 'warning' }] }] })).toBe(false);
+    expect(importIsIncomplete({ ...base, sessions: [ok, { ...ok, foreignId: 'T-2', id: 'T-2', action: 'skipped', revision: null, problems: [err('IMPORT_FAILED')] }] })).toBe(true);
+    expect(importIsIncomplete({ ...base, sessions: [ok], problems: [err('CORRUPT_FILE')] })).toBe(true);
+    expect(importIsIncomplete({ ...base, sessions: [] })).toBe(true);
+    expect(importIsIncomplete({ ...base, sessions: [{ ...ok, action: 'skipped', problems: [{ ...err('ID_COLLISION'), severity: 'warning' }] }] })).toBe(true);
   });
 
   it('skips a session whose own file cannot be read (what is shown is a template or an older backup), as an error', async () => {
@@ -257,7 +258,7 @@ describe('import: complete or not', () => {
     const failed = r.sessions[0]!.problems.find((p) => p.code === 'IMPORT_FAILED')!;
     expect(failed.message).toMatch(/cannot be read/);
     expect(failed.hint).toMatch(/read toy\/T-1\.json/);
-    expect(importIncomplete(r)).toBe(true);
+    expect(importIsIncomplete(r)).toBe(true);
     expect(await m.store.exists('T-1')).toBe(false);
   });
 
@@ -314,8 +315,8 @@ describe('export', () => {
     expect(r2.backups).toEqual(['toy/T-1.json.bak']);
     expect(fs.existsSync(path.join(out, 'toy/T-1.json.bak'))).toBe(true);
     // inspect(export(import(X))) gives the facts of inspect(X).
-    const a = (await inspectPath(src, 'toy', o)).sessions[0]!;
-    const b = (await inspectPath(out, 'toy', o)).sessions[0]!;
+    const a = (await inspectForeign(src, 'toy', o)).sessions[0]!;
+    const b = (await inspectForeign(out, 'toy', o)).sessions[0]!;
     const facts = (s: typeof a) => ({ id: s.id, status: s.status, units: s.units.map((u) => ({ ...u, metadata: u.metadata })), tokens: s.tokens, notes: s.notes, decisions: s.decisions, unresolved: s.unresolvedErrors });
     expect(facts(b)).toEqual(facts(a));
   });
@@ -432,7 +433,7 @@ describe('mirror', () => {
     await m.formats.setMirror('b1', { format: 'toy', out: 'mirror' }, o);
     await mirror.flush(m, o);
     const file = path.join(ws, 'mirror/toy/b1.json');
-    const written = (await m.get('b1')).metadata[MIRROR_WRITTEN_KEY] as { files: Record<string, string> };
+    const written = settingsOf(await m.get('b1')).mirrorWritten as { files: Record<string, string> };
     expect(Object.keys(written.files)).toEqual(['toy/b1.json']);
     // The record is bookkeeping: recording it is not a change to mirror.
     expect(mirror.pending).toBe(false);

@@ -1,6 +1,6 @@
 /**
  * The manager keeps the files derived from a session (handoff.md, mirrors) current itself, so a
- * library user of SessionManager gets what the CLI and the MCP server get: after every change
+ * library user of the manager (openManager) gets what the CLI and the MCP server get: after every change
  * by default (right after the change is acknowledged, once per burst: `derivedFiles.settled()`
  * waits for it), or once per unit of work when it asks to flush.
  */
@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { inspectPath, openManager } from '../../src/index.js';
+import { openManager } from '../../src/index.js';
 import type { OpenManagerOptions, SessionManager } from '../../src/index.js';
 
 const dirs: string[] = [];
@@ -65,7 +65,7 @@ describe('derived files kept by the manager', () => {
     await m.start({ title: 'mirrored', id: 'mir-1', phases: [{ id: 'plan', name: 'plan' }, { id: 'build', name: 'build' }] });
     await m.formats.setMirror('mir-1', { format: 'maestro', out: '.gemini' }, { cwd: ws });
     await m.derivedFiles.settled();
-    const units = async (): Promise<string[]> => (await inspectPath(path.join(ws, '.gemini'), 'maestro', { cwd: ws })).sessions.find((s) => s.id === 'mir-1')!.units.map((u) => u.status);
+    const units = async (): Promise<string[]> => (await m.formats.inspect(path.join(ws, '.gemini'), 'maestro', { cwd: ws })).sessions.find((s) => s.id === 'mir-1')!.units.map((u) => u.status);
     expect(await units()).toEqual(['pending', 'pending']);
     await m.phase('mir-1', 'plan', 'start');
     await m.derivedFiles.settled();
