@@ -399,7 +399,10 @@ export class AgentHooks {
     let s = await this.bind(id, a);
     if (s.status === 'paused' || s.status === 'interrupted') s = await this.m.resume(s.id, a.agent);
     const { plan, state } = await resumePlan(this.m, s.id);
-    return { state, briefing: briefing({ plan, state, source, cli: a.cli, agentSessionId: a.agentSessionId, maxChars }) };
+    const self = this.conversations.runIdOf(a);
+    const live = this.m.runs.live(state).filter((r) => r.id !== self);
+    const dead = (state.runs ?? []).filter((r) => r.id !== self && r.ended?.how === 'died').slice(-3);
+    return { state, briefing: briefing({ plan, state, source, cli: a.cli, agentSessionId: a.agentSessionId, maxChars, runs: { live, dead } }) };
   }
 
   /** Reads new token use from a transcript (manager.transcripts); a problem becomes a warning. */
