@@ -29,20 +29,27 @@ export function conversationRunId(cli: string, agentSessionId: string): string {
  * phase the command chose is not known from the command alone).
  */
 export function phaseFromCommand(command: string): { verb: 'start' | 'claim'; phase: string | null } | null {
+  const valued = /^--(session|agent|dir|store|workspace|reason|max-retries|run)$/;
   for (const part of command.split(/&&|\|\||;|\n/)) {
     const words = part.trim().split(/\s+/).map((w) => w.replace(/^['"]|['"]$/g, ''));
-    const at = words.findIndex((w, i) => /(^|\/)baton(\.cjs)?$/.test(w) && words[i + 1] === 'phase' && (words[i + 2] === 'start' || words[i + 2] === 'claim'));
-    if (at < 0) continue;
-    const verb = words[at + 2] as 'start' | 'claim';
-    const rest = words.slice(at + 3);
+    const at = words.findIndex((w) => /(^|\/)baton(\.cjs)?$/.test(w));
+    // baton must be the command run (`npx baton`, `node …/baton.cjs`, `VAR=x baton`), not an argument (`echo baton …`).
+    if (at < 0 || !words.slice(0, at).every((w) => /^(npx|env|exec|time|sudo|node|pnpm|yarn|bunx)$/.test(w) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(w))) continue;
+    // Options before the command (`baton --session s1 phase start x`).
+    let j = at + 1;
+    while (words[j]?.startsWith('-')) j += !words[j]!.includes('=') && valued.test(words[j]!) ? 2 : 1;
+    if (words[j] !== 'phase' || (words[j + 1] !== 'start' && words[j + 1] !== 'claim')) continue;
+    const verb = words[j + 1] as 'start' | 'claim';
+    const rest = words.slice(j + 2);
     const args: string[] = [];
     for (let i = 0; i < rest.length; i++) {
       const w = rest[i]!;
       if (w.startsWith('--')) {
-        if (!w.includes('=') && /^--(session|agent|dir|store|workspace|reason|max-retries)$/.test(w)) i++;
+        if (!w.includes('=') && valued.test(w)) i++;
         continue;
       }
-      if (w.startsWith('-') || /^[|>&<]/.test(w)) continue;
+      if (w.startsWith('-')) continue;
+      if (/^[|>&<]/.test(w)) break;
       args.push(w);
     }
     return { verb, phase: args[0] ?? null };

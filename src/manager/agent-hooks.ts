@@ -386,7 +386,13 @@ export class AgentHooks {
    * hold yet), recorded as the phase's steps like a TodoWrite list.
    */
   async tasks(id: string, a: AgentContext, call: ToolCall): Promise<SessionState> {
-    const calls = conversationCalls(a.cli, a.transcriptPath, a.cwd).filter((c) => CLAUDE_TASK_TOOLS.has(c.tool) && c.id !== call.id);
+    let calls = conversationCalls(a.cli, a.transcriptPath, a.cwd).filter((c) => CLAUDE_TASK_TOOLS.has(c.tool) && c.id !== call.id);
+    if (!calls.length && call.tool !== 'TaskList') {
+      // No transcript to fold: the steps recorded so far are the tasks, in creation order (ids 1, 2 …).
+      const s = await this.m.get(id);
+      const steps = this.phaseOf(s, a, this.conversations.runIdOf(a))?.steps ?? s.steps ?? [];
+      calls = [{ id: '', tool: 'TaskList', input: {}, response: { tasks: steps.map((x, i) => ({ id: String(i + 1), subject: x.name, status: x.status })) } }];
+    }
     const steps = foldTasks([...calls, call]) ?? [];
     return this.plan(id, a, steps, call.tool);
   }
