@@ -35,6 +35,8 @@ export interface DashboardSource {
   listRows(filter: { persist?: boolean }): Promise<RowText[]>;
   readonly checkpoints: { list(sessionId: string): Promise<CheckpointInfo[]> };
   readonly recovery: { handoff(id: string, o?: PlanSources): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> };
+  /** Runs of this host found gone (manager.runs): their session reads interrupted at once. */
+  readonly runs?: { liveness(s: SessionState): { dead?: ReadonlySet<string> } };
 }
 
 /** Query of {@link Dashboard.sessions}. */
@@ -217,7 +219,7 @@ export class Dashboard {
     const j = await this.journal(id, state);
     const now = this.m.time();
     return {
-      view: statusView(state, now, pricing),
+      view: statusView(state, now, pricing, this.m.runs?.liveness(state).dead),
       attempts: j.timeline.attempts,
       tokens: { ...seriesOf(j, o.maxPoints), budget: budgetView(state.tokens) },
       checkpoints: await this.m.checkpoints.list(id),

@@ -39,7 +39,7 @@ async function buildPlan(m: SessionManager, id: string, o: PlanSources = {}): Pr
   const read = o.events ? await o.events(state) : await m.log(id);
   const events = read.filter((e) => e.seq <= state.revision).map((e) => ({ seq: e.seq, type: e.type }));
   const newFiles = ws ? filesCreatedSince(ws.root, Date.parse(state.createdAt), new Set(recordedPaths(state))) : [];
-  const plan = planResume({ state, now: m.time(), workspace, newFiles, checkpoints, planChanged: planChanged(m, state), events });
+  const plan = planResume({ state, now: m.time(), dead: m.runs?.liveness(state).dead, workspace, newFiles, checkpoints, planChanged: planChanged(m, state), events });
   // The plan is pure; whether the lease's holder still runs is a question for this machine.
   const lease = leaseOf(state);
   const gone = new Leases(m).holderGone(lease);

@@ -7,13 +7,13 @@
  * killed without SessionEnd is found dead by the next hook and named in the next briefing.
  * Also: a conversation in a sibling git worktree records into the main work tree's session.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Json } from '../../src/hooks/model.js';
-import { fixture, hookInProcess, hookLog, tempDir, workspace } from './helpers.js';
+import { BATON, fixture, hookEnv, hookInProcess, hookLog, tempDir, workspace } from './helpers.js';
 
 const A = 'aaaaaaaa-1111-4aaa-8aaa-000000000001';
 const B = 'bbbbbbbb-2222-4bbb-8bbb-000000000002';
@@ -111,6 +111,13 @@ describe('two conversations at once, each a run on its own phase', () => {
     const m1 = w.m();
     expect(m1.runs.status(await m1.get('team'))).toMatchObject({ status: 'interrupted', cause: { cause: 'run-died' } });
     await m1.store.close();
+    // So do the commands that read the session on this host (before anything is written).
+    for (const args of [['status', '--json'], ['resume', '--json']]) {
+      const r = spawnSync(process.execPath, [BATON, ...args], { cwd: w.dir, encoding: 'utf8', env: hookEnv() as NodeJS.ProcessEnv });
+      const v = JSON.parse(r.stdout) as { status: string; cause?: { cause: string; detail: string } | null; statusCause?: { cause: string; detail: string } | null };
+      expect([args[0], v.status, (v.cause ?? v.statusCause)?.cause], r.stderr).toEqual([args[0], 'interrupted', 'run-died']);
+      expect((v.cause ?? v.statusCause)?.detail).toContain(`claude conversation bbbbbbbb (${runB.id}`);
+    }
     // A third conversation's first hook records the death and is told about it in its briefing.
     const r = await hook(C, { BATON_HOOK_AGENT_PID: String(pc.pid) }, 'SessionStart', { source: 'startup' });
     s = await w.m().get('team');
