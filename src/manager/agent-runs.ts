@@ -67,6 +67,21 @@ export function conversationCalls(cli: string, transcript: string | null, cwd: s
   return transcriptCalls(cli, readTail(path.resolve(cwd ?? '.', transcript)));
 }
 
+/**
+ * The conversation's own transcript. A Codex sub-agent's hooks carry its parent's session id
+ * with the sub-agent's rollout, so the binding may name that one: the parent's rollout, named
+ * after its thread id, is then found beside it.
+ */
+function ownTranscript(file: string, agentSessionId: string): string {
+  if (path.basename(file).includes(agentSessionId)) return file;
+  try {
+    const mine = fs.readdirSync(path.dirname(file)).find((f) => f.includes(agentSessionId) && f.endsWith('.jsonl'));
+    return mine ? path.join(path.dirname(file), mine) : file;
+  } catch {
+    return file;
+  }
+}
+
 /** See the file comment. */
 export class ConversationRuns {
   constructor(private readonly m: RunsManager) {}
@@ -158,7 +173,7 @@ export class ConversationRuns {
       if (run.kind !== 'conversation' || !run.cli || !run.agentSessionId) return null;
       const b = findBinding(s, run.cli, run.agentSessionId);
       if (!b?.transcriptPath) return null;
-      const file = path.resolve(b.cwd ?? '.', b.transcriptPath);
+      const file = ownTranscript(path.resolve(b.cwd ?? '.', b.transcriptPath), run.agentSessionId);
       const out: Salvage = {};
       const phaseOf = (cur: SessionState): string | null => this.m.runs.recordPhase(cur, run.id, run.agent)?.id ?? null;
       if (run.cli === 'claude' || run.cli === 'codex' || run.cli === 'gemini') {

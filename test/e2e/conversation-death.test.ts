@@ -17,9 +17,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { baseEnv, runBaton } from '../cli/helpers.js';
 import { openManager } from '../../src/manager/index.js';
 import type { Run } from '../../src/manager/index.js';
-import { CLAUDE, cliBin, runCli } from './agent-clis.js';
+import type { AgentCli } from './agent-clis.js';
+import { CLAUDE, CODEX, GEMINI, cliBin, runCli } from './agent-clis.js';
 import type { Handler, Logged, ModelMock as Mock, Step } from './model-mocks.js';
-import { ModelMock, USAGE } from './model-mocks.js';
+import { ModelMock, USAGE, defaultScript } from './model-mocks.js';
 
 /** The run's TTL (120 s) plus a poll: the longest a reader may wait to see the death. */
 const DEATH_SEEN_WITHIN_MS = 125_000;
@@ -221,4 +222,118 @@ describe('the real claude CLI killed mid-task', () => {
     // Its keeper exits when its CLI does (it ended with SessionEnd; then the process exits).
     await until('no keeper left', async () => keepers().every((pid) => !alive(pid)), 30_000, explain);
   }, 400_000);
+});
+
+/**
+ * Codex CLI and Gemini CLI, as far as they allow: neither has Claude Code's task tools, and
+ * the default script keeps no plan, so no steps are checked here (update_plan / write_todos
+ * salvage is covered on captured transcripts in test/hooks/salvage.test.ts). The model
+ * delegates to a sub-agent, writes notes.md, then stops answering; the CLI's process (the
+ * one the run recorded: Codex's native binary under its Node wrapper, Gemini CLI's relaunched
+ * Node process) is killed. Then: interrupted naming the conversation, the main agent's tokens
+ * salvaged, the keeper gone, and the next conversation briefed about the dead one.
+ */
+describe.each([CODEX, GEMINI])('the real $cli CLI killed while its model hangs', (agent: AgentCli) => {
+  let work = '';
+  let home = '';
+  let mock: ModelMock;
+  let env: NodeJS.ProcessEnv = {};
+  let child: ChildProcess | null = null;
+  let hung = false;
+  const keepers = (): number[] => {
+    const dir = path.join(work, '.baton', 'hooks', 'keepers');
+    return fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => Number(fs.readFileSync(path.join(dir, f), 'utf8'))).filter((n) => n > 0) : [];
+  };
+  const alive = (pid: number): boolean => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const baton = async (args: string[]): Promise<string> => {
+    const r = await runBaton(args, work, env);
+    if (r.code !== 0) throw new Error(`baton ${args.join(' ')} → ${r.code}\n${r.stdout}${r.stderr}`);
+    return r.stdout;
+  };
+  const runs = async (): Promise<Run[]> => {
+    const m = openManager({ url: null, dir: path.join(work, '.baton'), cwd: work });
+    try {
+      return (await m.get('kill')).runs ?? [];
+    } finally {
+      await m.close();
+    }
+  };
+  const explain = (): string => {
+    const log = path.join(work, '.baton', 'hooks', 'hook.log');
+    return `\n--- hook log ---\n${fs.existsSync(log) ? fs.readFileSync(log, 'utf8').slice(-5000) : '(none)'}\n--- mock replies ---\n${mock.replies.map((r) => `${r.role}:${r.step}`).join(' ')} (hangs ${mock.hangs})`;
+  };
+
+  beforeAll(async () => {
+    work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `baton-e2e-kill-${agent.cli}-`)));
+    home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `baton-e2e-kill-home-${agent.cli}-`)));
+    // The usual script, except that the main agent's turn after its write is never answered (once).
+    const hangAfterWrite: Handler = (req, m) => {
+      const out = agent.handler(req, m);
+      const last = m.replies.at(-1);
+      if (!hung && out && last?.role === 'main' && last.step === 'edit') {
+        hung = true;
+        m.replies.pop();
+        return { type: 'hang' };
+      }
+      return out;
+    };
+    mock = await new ModelMock(defaultScript(work, true), hangAfterWrite, path.join(home, 'requests.ndjson')).start();
+    env = baseEnv(agent.prepare(home, work, mock.url));
+    execFileSync('git', ['init', '-q'], { cwd: work });
+    execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'start'], { cwd: work });
+    await baton(['init']);
+    await baton(['start', `Killed ${agent.cli}`, '--id', 'kill', '--phases', 'build,verify']);
+    await baton(['phase', 'start', 'build']);
+    await baton(['hooks', 'install', agent.cli]);
+  }, 120_000);
+
+  afterAll(async () => {
+    child?.kill('SIGKILL');
+    for (const pid of work ? keepers() : []) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    for (const r of work ? await runs().catch(() => []) : []) if (!r.ended && alive(r.process.pid)) process.kill(r.process.pid, 'SIGKILL');
+    await mock?.close();
+    if (!process.env['KEEP_E2E']) for (const d of [work, home]) if (d) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  it('interrupted naming the conversation, its tokens salvaged, its keeper gone; the next conversation is briefed', async () => {
+    const bin = await cliBin(agent.cli);
+    child = spawn(bin, agent.first('Do the task: write notes.md, edit it, and make shell-out.txt.'), { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    await until('the model to be asked for the turn it never answers', async () => mock.hangs > 0, 150_000, () => `${explain()}\n--- stderr ---\n${stderr.slice(-2000)}`);
+    const run = await until('the conversation run', async () => (await runs()).find((r) => r.kind === 'conversation' && !r.ended), 30_000, explain);
+    expect(keepers().length, explain()).toBe(1);
+    const keeper = keepers()[0]!;
+    // The process the hook found (the CLI's, not its shell): kill it, as a crash would.
+    process.kill(run.process.pid, 'SIGKILL');
+    const s = await until(
+      'baton status to read interrupted',
+      async () => {
+        const x = JSON.parse(await baton(['status', '--json'])) as Status;
+        return x.status === 'interrupted' ? x : null;
+      },
+      DEATH_SEEN_WITHIN_MS,
+      explain,
+    );
+    expect(s.cause?.detail, explain()).toContain(`${agent.cli} conversation ${run.agentSessionId!.slice(0, 8)}`);
+    await until('the death to be recorded', async () => (await runs()).find((r) => r.id === run.id)?.ended?.how === 'died', 30_000, explain);
+    await until('the keeper to exit', async () => !alive(keeper), 30_000, explain);
+    child.kill('SIGKILL');
+    const after = JSON.parse(await baton(['status', '--json'])) as Status;
+    const main = mock.total('main');
+    expect(after.tokens.byAgent[agent.cli], explain()).toMatchObject({ input: main.input, output: main.output });
+    expect(after.phases.find((p) => p.id === 'build')!.files.map((f) => f.path)).toContain('notes.md');
+
+    const r = await runCli(bin, agent.first('SECOND-CONVERSATION: carry on.'), work, env);
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(mock.requestsContaining(`A run died: ${agent.cli} conversation ${run.agentSessionId!.slice(0, 8)}`).length, explain()).toBeGreaterThan(0);
+    await until('no keeper left', async () => keepers().every((pid) => !alive(pid)), 30_000, explain);
+  }, 500_000);
 });
