@@ -131,6 +131,22 @@ describe('two conversations at once, each a run on its own phase', () => {
   });
 });
 
+describe('BATON_PHASE in the CLI’s environment', () => {
+  it('the run takes that phase when it starts (read from /proc/<cli pid>/environ), and records go there', async () => {
+    const w = await workspace();
+    // As `baton run --phase test -- claude …` would start it: the hook's own environment does not have it.
+    const cli = spawn('sleep', ['600'], { stdio: 'ignore', env: { ...process.env, BATON_PHASE: 'test' } });
+    procs.push(cli);
+    fs.writeFileSync(path.join(w.dir, 'src', 'greet.txt'), 'hello\n');
+    await hookInProcess('claude', fixture('claude', 'PostToolUse-Write', w.dir), w.dir, { BATON_HOOK_AGENT_PID: String(cli.pid) });
+    const s = await w.m().get('hooked');
+    const run = s.runs![0]!;
+    expect(s.phases.map((p) => [p.id, p.status, p.owner ?? null])).toEqual([['build', 'in_progress', null], ['test', 'in_progress', run.id]]);
+    expect(s.phases[1]!.files.map((f) => f.path)).toEqual(['src/greet.txt']);
+    expect(s.phases[0]!.files).toEqual([]);
+  });
+});
+
 describe('a conversation in a sibling git worktree', () => {
   it('records into the main work tree’s store and session; its run names the worktree', async () => {
     const w = await workspace();
