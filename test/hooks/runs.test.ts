@@ -160,6 +160,9 @@ describe('a conversation in a sibling git worktree', () => {
     const s = await w.m().get('hooked');
     expect(s.phases[0]!.files.map((f) => f.path)).toEqual([path.join(wt, 'src', 'from-worktree.txt')]);
     expect(s.runs?.map((x) => [x.kind, x.worktree])).toEqual([['conversation', wt]]);
+    // Every command run in the worktree finds the main work tree's store too.
+    const st = spawnSync(process.execPath, [BATON, 'status', '--json'], { cwd: wt, encoding: 'utf8', env: hookEnv() as NodeJS.ProcessEnv });
+    expect([st.status, (JSON.parse(st.stdout) as { id: string }).id], st.stderr).toEqual([0, 'hooked']);
     expect(hookLog(w.dir).filter((l) => l.level !== 'info')).toEqual([]);
   });
 });
