@@ -229,8 +229,10 @@ export class AgentHooks {
 
   /** Binds the conversation (no other record): for events that only need the session to know it. */
   async bind(id: string, a: AgentContext): Promise<SessionState> {
-    // Already bound as given: a read, no append (an end of turn must stay cheap).
+    // Already bound as given: a read, no append (an end of turn must stay cheap); the run is
+    // started all the same (a conversation resumed in a new process is a new life of its run).
     try {
+      await this.runOf(id, a);
       const s = await this.m.get(id);
       const binding: BindingInput = { cli: a.cli, agentSessionId: a.agentSessionId, transcriptPath: a.transcriptPath, model: a.model, cwd: a.cwd, dirtyAtStart: [] };
       if (findBinding(s, a.cli, a.agentSessionId) && decideBinding(s, binding).length === 0) return s;

@@ -54,7 +54,11 @@ describe('two conversations at once, each a run on its own phase', () => {
     fs.appendFileSync(path.join(w.dir, '.git', 'info', 'exclude'), '.claude-*\n');
 
     await hook(A, envA, 'SessionStart', { source: 'startup' });
-    await hook(B, envB, 'SessionStart', { source: 'startup' });
+    const startB = await hook(B, envB, 'SessionStart', { source: 'startup' });
+    // B's briefing names the other live conversation.
+    const briefB = (JSON.parse(startB.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+    expect(briefB).toContain('Other agents working now');
+    expect(briefB).toContain(`claude conversation aaaaaaaa (claude-${A}, pid ${pa.pid}`);
     // Each model starts its phase through its shell tool: the command ran (as `baton phase start`), then its PostToolUse.
     for (const [sid, env, phase] of [[A, envA, 'backend'], [B, envB, 'frontend']] as const) {
       const m = w.m();
