@@ -109,7 +109,8 @@ async function over(m: SessionManager, session: string, run: string): Promise<bo
     const r = s.runs?.find((x) => x.id === run);
     return !r || r.ended !== null || s.archived === true || ['completed', 'failed', 'abandoned'].includes(s.status);
   } catch (e) {
-    return isBatonError(e, 'NOT_FOUND');
+    // Gone (the session or the store): over. Busy or away for a moment: keep watching.
+    return !isBatonError(e) || isBatonError(e, 'NOT_FOUND') || isBatonError(e, 'NO_STORE');
   }
 }
 
