@@ -375,11 +375,14 @@ export class AgentHooks {
    */
   async shellRan(id: string, a: AgentContext, command: string): Promise<boolean> {
     const named = phaseFromCommand(command);
-    if (!named?.phase) return false;
+    if (!named) return false;
     const runId = await this.runOf(id, a);
     if (!runId) return false;
-    await this.bind(id, a);
-    return this.conversations.take(id, runId, named.phase, a.agent);
+    const s = await this.bind(id, a);
+    // `baton phase claim` with no phase took the first free one: the phase started last that no live run owns.
+    const live = new Set(this.m.runs.live(s).map((r) => r.id));
+    const phase = named.phase ?? s.phases.filter((p) => p.status === 'in_progress' && (!p.owner || !live.has(p.owner))).sort((x, y) => ((x.startedAt ?? '') < (y.startedAt ?? '') ? 1 : -1))[0]?.id;
+    return phase ? this.conversations.take(id, runId, phase, a.agent) : false;
   }
 
   /**

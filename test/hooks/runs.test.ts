@@ -60,11 +60,12 @@ describe('two conversations at once, each a run on its own phase', () => {
     expect(briefB).toContain('Other agents working now');
     expect(briefB).toContain(`claude conversation aaaaaaaa (claude-${A}, pid ${pa.pid}`);
     // Each model starts its phase through its shell tool: the command ran (as `baton phase start`), then its PostToolUse.
-    for (const [sid, env, phase] of [[A, envA, 'backend'], [B, envB, 'frontend']] as const) {
+    // B claims the first free phase without naming it: the run takes the phase the command started.
+    for (const [sid, env, phase, command] of [[A, envA, 'backend', 'baton phase start backend'], [B, envB, 'frontend', 'baton phase claim']] as const) {
       const m = w.m();
       await m.phase('team', phase, 'start');
       await m.store.close();
-      await hook(sid, env, 'PostToolUse', { tool_name: 'Bash', tool_input: { command: `baton phase start ${phase}`, description: 'start my phase' }, tool_response: { stdout: `Started ${phase}`, stderr: '', interrupted: false }, tool_use_id: `toolu_${phase}` });
+      await hook(sid, env, 'PostToolUse', { tool_name: 'Bash', tool_input: { command, description: 'take my phase' }, tool_response: { stdout: `Started ${phase}`, stderr: '', interrupted: false }, tool_use_id: `toolu_${phase}` });
     }
     let s = await w.m().get('team');
     const runA = s.runs!.find((r) => r.agentSessionId === A)!;
