@@ -6,7 +6,9 @@
 import { resumeStep, stepsText } from './agent-sessions.js';
 import { nextActions } from './handoff.js';
 import type { ResumePlan } from './resume-plan-types.js';
-import type { PlanStep, SessionState } from './state.js';
+import { runLabel } from './runs.js';
+import type { Run } from './runs.js';
+import type { Phase, PlanStep, SessionState } from './state.js';
 
 /** Default size bound of the briefing, in characters (the CLIs cap additional context near 10,000). */
 export const BRIEFING_MAX_CHARS = 6000;
@@ -20,6 +22,45 @@ export interface BriefingInput {
   cli: string;
   agentSessionId: string;
   maxChars?: number;
+  /** The session's runs as known now: those live (other than this conversation's) and those that died. */
+  runs?: { live: Run[]; dead: Run[] };
+}
+
+/** The steps of a phase, else what was salvaged from the dead run that owned it. */
+function phaseSteps(s: SessionState, p: Phase | undefined): readonly PlanStep[] | null {
+  if (!p) return null;
+  if (p.steps?.length) return p.steps;
+  const dead = [...(s.runs ?? [])].reverse().find((r) => r.ended?.how === 'died' && (p.owner === r.id || r.phases.includes(p.id)) && r.salvage?.steps?.length);
+  return dead?.salvage?.steps ?? null;
+}
+
+/** The phase a run works on (the last it started or claimed still in progress, else the last it had). */
+function runPhase(s: SessionState, r: Run): Phase | undefined {
+  const owned = s.phases.filter((p) => p.owner === r.id && p.status === 'in_progress');
+  return owned.at(-1) ?? s.phases.find((p) => p.id === r.phases.at(-1));
+}
+
+/** Lines naming the other live runs and the dead ones: who, on which phase and step, what a dead one wrote last. */
+function runLines(s: SessionState, runs: { live: Run[]; dead: Run[] }): string[] {
+  const out: string[] = [];
+  const at = (r: Run): string => {
+    const p = runPhase(s, r);
+    const steps = phaseSteps(s, p);
+    const step = steps ? resumeStep(steps) : null;
+    return p ? ` on phase ${p.id}${step ? `, step "${step.name}"` : ''}` : '';
+  };
+  if (runs.live.length) out.push('Other agents working now (do not take their phases or write their files):', ...runs.live.map((r) => `  ${runLabel(r)}${at(r)}`));
+  for (const r of runs.dead) {
+    const files = s.phases
+      .flatMap((p) => p.files)
+      .filter((f) => f.run === r.id)
+      .sort((a, b) => (a.recordedAt < b.recordedAt ? -1 : 1))
+      .slice(-5)
+      .map((f) => f.path);
+    const tools = r.salvage?.lastTools?.length ? `; its last tool calls: ${r.salvage.lastTools.slice(-3).join(', ')}` : '';
+    out.push(`A run died: ${runLabel(r)} at ${r.ended?.at ?? '?'} (${r.ended?.cause ?? 'died'})${at(r)}; files it wrote last: ${files.length ? files.join(', ') : 'none'}${tools}. Resume its work where it stopped.`);
+  }
+  return out;
 }
 
 function stepLines(steps: readonly PlanStep[]): string[] {
@@ -35,13 +76,15 @@ export function briefing(input: BriefingInput): string {
   out.push('Files you write, your todo list, sub-agents, failed tools and tokens are recorded by hooks; you need not call baton for them.');
   if (input.source !== 'startup') out.push(`This is a ${input.source} of the conversation: continue where the session stands.`);
   const done = s.phases.filter((p) => p.status === 'completed' || p.status === 'skipped').length;
+  if (input.runs) out.push(...runLines(s, input.runs));
   if (s.phases.length) out.push(`Progress: ${done} of ${s.phases.length} phases done; last completed: ${plan.lastCompleted ? `${plan.lastCompleted.phaseId} (${plan.lastCompleted.name})` : 'none'}.`);
   for (const p of plan.inFlight) {
     const phase = s.phases.find((x) => x.id === p.phaseId);
-    const step = phase?.steps ? resumeStep(phase.steps) : null;
+    const steps = phaseSteps(s, phase);
+    const step = steps ? resumeStep(steps) : null;
     const at = step ? `resume at step "${step.name}"` : p.resumeAt === 'substep' ? `resume at sub-step "${p.subStep}"` : 'no step recorded: restart the phase';
     out.push(`Where to resume: phase ${p.phaseId} (${p.name}), ${at}; retries ${p.retryCount} of ${p.maxRetries} used.`);
-    if (phase?.steps?.length) out.push(`Steps of ${p.phaseId}:`, ...stepLines(phase.steps));
+    if (steps?.length) out.push(`Steps of ${p.phaseId}:`, ...stepLines(steps));
   }
   if (!plan.inFlight.length && s.steps?.length) out.push('Steps:', ...stepLines(s.steps));
   for (const f of plan.failed) {

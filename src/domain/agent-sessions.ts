@@ -116,10 +116,11 @@ export function stepsText(steps: readonly PlanStep[], resume: PlanStep | null, i
  * and, when the step in progress changed, reaching it as the phase's sub-step: the resume
  * plan then knows where to resume without the model calling baton.
  */
-export function decideSteps(s: SessionState, agent: string | null, raw: readonly PlanStep[]): EventDraft[] {
+export function decideSteps(s: SessionState, agent: string | null, raw: readonly PlanStep[], target?: Phase | null): EventDraft[] {
   assertWritable(s);
   const steps = raw.slice(0, MAX_PLAN_STEPS).map((x) => ({ name: x.name.slice(0, MAX_STEP_TEXT), status: x.status }));
-  const phase = hookPhase(s, agent);
+  // `target`: the phase the caller chose (a run's own phase); else the hook's guess.
+  const phase = target !== undefined ? target : hookPhase(s, agent);
   const before = phase ? phase.steps : s.steps;
   if (before && JSON.stringify(before) === JSON.stringify(steps)) return [];
   const out: EventDraft[] = [draft('steps.planned', { phaseId: phase?.id ?? null, agent, steps })];
@@ -129,10 +130,10 @@ export function decideSteps(s: SessionState, agent: string | null, raw: readonly
 }
 
 /** Sub-agent start: it works on the phase in progress; `subagent.started` once per agent id. */
-export function decideSubagent(s: SessionState, what: 'start' | 'stop', a: { agent: string; agentId: string; agentType: string | null; parent: string | null }): EventDraft[] {
+export function decideSubagent(s: SessionState, what: 'start' | 'stop', a: { agent: string; agentId: string; agentType: string | null; parent: string | null }, target?: Phase | null): EventDraft[] {
   assertWritable(s);
   const known = s.subagents?.find((x) => x.agentId === a.agentId);
-  const phaseId = known?.phaseId ?? hookPhase(s, a.parent)?.id ?? null;
+  const phaseId = known?.phaseId ?? (target !== undefined ? target : hookPhase(s, a.parent))?.id ?? null;
   if (what === 'start') return known ? [] : [draft('subagent.started', { phaseId, agent: a.agent, agentId: a.agentId, agentType: a.agentType })];
   if (known?.stoppedAt) return [];
   const start = known ? [] : [draft('subagent.started', { phaseId, agent: a.agent, agentId: a.agentId, agentType: a.agentType })];

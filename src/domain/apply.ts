@@ -212,7 +212,8 @@ const HANDLERS: Handlers = {
   },
   'file.recorded': (s, d, e) => {
     const p = phaseOf(s, d.phaseId);
-    const rec = { path: d.path, action: d.action, sha256: d.sha256, size: d.size, recordedAt: e.time, agent: d.agent };
+    // The run it was made in: a later write by another live run of the same path is a conflict.
+    const rec = { path: d.path, action: d.action, sha256: d.sha256, size: d.size, recordedAt: e.time, agent: d.agent, ...(e.actor?.run ? { run: e.actor.run } : {}) };
     if (p) {
       p.files = p.files.filter((f) => f.path !== d.path);
       p.files.push(rec);

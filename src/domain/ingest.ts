@@ -114,6 +114,8 @@ export interface IngestRead extends TranscriptReadPoint {
   perResponse: boolean;
   model: string | null;
   counted: CountResult;
+  /** The phase the tokens go to, when the caller knows it (a run's own phase); default the agent's working phase. */
+  phaseId?: string | null;
 }
 
 /**
@@ -124,7 +126,7 @@ export interface IngestRead extends TranscriptReadPoint {
 export function decideIngest(s: SessionState, r: IngestRead): EventDraft[] {
   assertWritable(s);
   const agent = text(r.agent, 'agent name', { max: 200 });
-  const phaseId = workingPhase(s, agent);
+  const phaseId = r.phaseId !== undefined ? r.phaseId : workingPhase(s, agent);
   const events: EventDraft[] = [];
   for (const [model, [input, output, cached, cacheWrite]] of r.counted.byModel) {
     events.push(draft('tokens.recorded', { agent, phaseId, input, output, cached, ...(cacheWrite ? { cacheWrite } : {}), ...(model ? { model } : {}) }));

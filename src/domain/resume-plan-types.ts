@@ -46,6 +46,8 @@ export interface ResumeInput {
   state: SessionState;
   /** ISO time, copied to {@link ResumePlan.generatedAt}. */
   now: string;
+  /** Runs found gone by a process check on this host (their session reads interrupted at once). */
+  dead?: ReadonlySet<string>;
   /** Current content of every file the session recorded, measured now by the caller (same paths as recorded). */
   workspace: WorkspaceFile[];
   /** Files present now in the workspace that the session never recorded but that appeared since the session started, if the caller could tell (may be empty). */

@@ -70,6 +70,8 @@ export interface FileRecord {
   size: number | null;
   recordedAt: string;
   agent: string | null;
+  /** The run it was recorded in, when one (docs/runs.md). */
+  run?: string;
 }
 
 export interface ErrorRecord {

@@ -47,8 +47,9 @@ export interface StatusView {
  * `interrupted` (cause `lease-expired`), as every reader must report it. With `pricing`,
  * token use carries its estimated cost.
  */
-export function statusView(s: SessionState, now?: string, pricing?: PricingTable): StatusView {
-  const eff = now ? effectiveStatus(s, now) : { status: s.status, cause: s.statusCause };
+export function statusView(s: SessionState, now?: string, pricing?: PricingTable, dead?: ReadonlySet<string>): StatusView {
+  // `dead`: runs found gone by a process check on this host (manager.runs.liveness).
+  const eff = now ? effectiveStatus(s, now, dead) : { status: s.status, cause: s.statusCause };
   const done = s.phases.filter((p) => p.status === 'completed' || p.status === 'skipped').length;
   const { budgetMax: _omit, costBudgetUsd: _omitCost, ...tokens } = s.tokens;
   return {

@@ -1,10 +1,13 @@
 /** Claude Code hook payloads → {@link HookEvent} (events and fields: docs/hooks.md). */
-import { baseEvent, fileAction, lifecycleAction, outputText, pathOf, stepsFrom, subagentOf, toolInput } from './common.js';
+import { baseEvent, commandOf, fileAction, lifecycleAction, outputText, pathOf, stepsFrom, subagentOf, toolInput } from './common.js';
 import type { HookAction, HookEvent, Json } from './model.js';
 import { obj, str } from './model.js';
 
 /** Claude Code's file tools: each writes the file its input names. */
 const FILE_TOOLS: ReadonlySet<string> = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
+
+/** Claude Code 2.1's task tools: each call carries one change of the plan (TaskGet only reads one task). */
+const TASK_TOOLS: ReadonlySet<string> = new Set(['TaskCreate', 'TaskUpdate', 'TaskList']);
 
 /** Normalises one Claude Code payload. */
 export function normaliseClaude(p: Json): HookEvent {
@@ -34,5 +37,6 @@ function toolAction(p: Json): HookAction {
     return fileAction(tool, pathOf(input), tool === 'Write' ? (type === 'create' ? true : type === 'update' ? false : null) : false);
   }
   if (tool === 'TodoWrite') return { kind: 'plan', tool, steps: stepsFrom(input['todos']) };
-  return { kind: 'tool', tool, output: outputText(p['tool_response']) };
+  if (TASK_TOOLS.has(tool)) return { kind: 'tasks', tool, call: { id: str(p, 'tool_use_id') ?? '', tool, input, response: p['tool_response'] ?? null } };
+  return { kind: 'tool', tool, output: outputText(p['tool_response']), command: commandOf(tool, input) };
 }

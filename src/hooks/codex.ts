@@ -1,5 +1,5 @@
 /** Codex CLI hook payloads → {@link HookEvent} (events and fields: docs/hooks.md). */
-import { baseEvent, lifecycleAction, outputText, stepsFrom, subagentOf, toolInput } from './common.js';
+import { baseEvent, commandOf, lifecycleAction, outputText, stepsFrom, subagentOf, toolInput } from './common.js';
 import type { HookAction, HookEvent, Json } from './model.js';
 import { str } from './model.js';
 import { findPatch, patchFiles } from './patch.js';
@@ -26,7 +26,7 @@ function toolAction(p: Json): HookAction {
     return written.length || deleted.length ? { kind: 'files', tool, written, deleted, created } : { kind: 'ignored' };
   }
   if (tool === 'update_plan') return { kind: 'plan', tool, steps: stepsFrom(input['plan']) };
-  return { kind: 'tool', tool, output: outputText(p['tool_response']) };
+  return { kind: 'tool', tool, output: outputText(p['tool_response']), command: commandOf(tool, input) };
 }
 
 /** A tool response that reports a failure (`success: false`, or an `error`), as its message. */

@@ -68,6 +68,14 @@ export function pathOf(input: Json): string | null {
   return str(input, 'file_path') ?? str(input, 'notebook_path') ?? str(input, 'path') ?? str(input, 'absolute_path');
 }
 
+/** The command a shell tool ran (Claude Code and Codex `Bash`, Codex `exec_command`/`shell`, Gemini CLI `run_shell_command`), or null. */
+export function commandOf(tool: string, input: Json): string | null {
+  if (!/^(Bash|exec_command|shell|local_shell|run_shell_command)$/.test(tool)) return null;
+  const c = input['command'] ?? input['cmd'];
+  if (typeof c === 'string') return c;
+  return Array.isArray(c) ? c.filter((x) => typeof x === 'string').join(' ') : null;
+}
+
 /** The tool input object of a payload. */
 export function toolInput(p: Json): Json {
   return obj(p, 'tool_input');

@@ -1,5 +1,5 @@
 /** Gemini CLI hook payloads → {@link HookEvent} (events and fields: docs/hooks.md). */
-import { baseEvent, fileAction, lifecycleAction, outputText, pathOf, stepsFrom, toolInput } from './common.js';
+import { baseEvent, commandOf, fileAction, lifecycleAction, outputText, pathOf, stepsFrom, toolInput } from './common.js';
 import type { HookAction, HookEvent, Json } from './model.js';
 import { obj, str } from './model.js';
 
@@ -48,7 +48,7 @@ function toolAction(p: Json): HookAction {
     return fileAction(tool, pathOf(input), tool === 'replace' ? false : typeof isNew === 'boolean' ? isNew : null);
   }
   if (tool === 'write_todos') return { kind: 'plan', tool, steps: stepsFrom(input['todos']) };
-  return { kind: 'tool', tool, output: outputText(p['tool_response']) };
+  return { kind: 'tool', tool, output: outputText(p['tool_response']), command: commandOf(tool, input) };
 }
 
 /**

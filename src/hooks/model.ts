@@ -22,8 +22,13 @@ export type HookAction =
   | { kind: 'files'; tool: string; written: string[]; deleted: string[]; /** Of `written`, the new files, when the CLI says (null: unknown). */ created: string[] | null }
   | { kind: 'plan'; tool: string; steps: HookStep[] }
   | { kind: 'tool-failed'; tool: string; message: string }
-  /** Any other tool call: nothing is recorded unless tool outputs are opted in. */
-  | { kind: 'tool'; tool: string; output: string | null }
+  /**
+   * Any other tool call: nothing is recorded unless tool outputs are opted in, or it is a
+   * shell command (`command`) that ran `baton phase start|claim` (the conversation takes that phase).
+   */
+  | { kind: 'tool'; tool: string; output: string | null; command?: string | null }
+  /** A call of Claude Code's task tools (TaskCreate, TaskUpdate, TaskList): the plan is their fold. */
+  | { kind: 'tasks'; tool: string; call: { id: string; tool: string; input: Json; response: unknown } }
   | { kind: 'subagent-start'; agentId: string; agentType: string | null }
   | { kind: 'subagent-stop'; agentId: string; agentType: string | null; transcriptPath: string | null }
   /**
@@ -69,10 +74,13 @@ export function obj(o: Json, key: string): Json {
   return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {};
 }
 
+/** A shell command that may start or claim a phase (phaseFromCommand in the manager reads it exactly). */
+export const BATON_PHASE_COMMAND = /\bbaton(\.cjs)?['"]?\s+(\S+\s+)*phase\s+(start|claim)\b/;
+
 /** Whether an action leads to a write in the store (else the hook answers without opening it). */
 export function recordsSomething(a: HookAction, capture: { prompts: boolean; toolOutputs: boolean }): boolean {
   if (a.kind === 'ignored') return false;
   if (a.kind === 'prompt') return capture.prompts && a.prompt !== null;
-  if (a.kind === 'tool') return capture.toolOutputs && a.output !== null;
+  if (a.kind === 'tool') return (capture.toolOutputs && a.output !== null) || (!!a.command && BATON_PHASE_COMMAND.test(a.command));
   return true;
 }

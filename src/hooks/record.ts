@@ -6,7 +6,10 @@
 import { hookDir, isBatonError, locateStore, openManager } from '../manager/index.js';
 import type { AgentContext, HookLogLine, SessionManager } from '../manager/index.js';
 import { agentName } from './agent-name.js';
+import { agentPid, environOf } from './agent-process.js';
+import { startKeeper } from './keeper-start.js';
 import type { HookEvent } from './model.js';
+import { BATON_PHASE_COMMAND } from './model.js';
 import { takePending, spool } from './spool.js';
 import { recordSubagentRan } from './subagent-ran.js';
 import { ingestSubagentTranscripts } from './subagent-transcripts.js';
@@ -27,6 +30,8 @@ export interface HookRunContext {
   autostart: boolean;
   capture: { prompts: boolean; toolOutputs: boolean };
   briefingMaxChars: number;
+  /** How to start a conversation's keeper (`baton hook keep`): null when off (BATON_HOOKS_KEEPER=off) or not run as `baton`. */
+  keeper: { node: string; script: string } | null;
 }
 
 /** The outcome of recording one event. */
@@ -61,7 +66,17 @@ export async function recordHook(ev: HookEvent, ctx: HookRunContext): Promise<Re
     m = openManager({ url: ctx.storeUrl, dir: ctx.dir, cwd, now: ctx.now, agent: ev.agent, lockTimeoutMs: ctx.lockTimeoutMs, env: ctx.env, workspace: ctx.env['BATON_WORKSPACE'] || null, derivedFiles: { refresh: 'flush', handoff: ctx.env['BATON_HANDOFF'] !== 'off' } });
     out.dir = m.hooks.dir;
     for (const earlier of takePending(out.dir)) await recordOne(m, earlier, ctx, line).catch((e: unknown) => line('error', codeOf(e), `An event kept from an earlier hook was not recorded: ${messageOf(e)}`));
-    out.context = await recordOne(m, ev, ctx, line);
+    const pid = agentPid(ctx.env);
+    out.context = await recordOne(m, ev, ctx, line, pid);
+    // A warning after a tool call (a conflict with another live run) reaches the model as context.
+    const notices = m.hooks.notices.splice(0);
+    if (notices.length && out.context === null) out.context = notices.join('\n');
+    for (const n of notices) line('warn', 'CONFLICT', n);
+    const st = m.hooks.started;
+    if (st && ctx.keeper) {
+      const kept = startKeeper(ctx.keeper, { session: st.sessionId, run: st.runId, pid: st.pid, cwd, storeUrl: ctx.storeUrl, dir: ctx.dir }, ctx.env);
+      line(kept ? 'info' : 'warn', 'KEEPER', kept ? `Run ${st.runId} (pid ${st.pid}): keeper pid ${kept}.` : `Run ${st.runId}: its keeper could not be started; its death is found by the next hook or command on this host.`, st.sessionId);
+    }
   } catch (e) {
     const code = codeOf(e);
     if (code === 'NO_STORE') line('warn', code, `No baton store for ${cwd}: nothing recorded. Run \`baton init\` there, or install the hooks with --dir/--store.`);
@@ -81,8 +96,10 @@ export async function recordHook(ev: HookEvent, ctx: HookRunContext): Promise<Re
 type Line = (level: HookLogLine['level'], code: string, message: string, sessionId?: string | null) => void;
 
 /** Records one event; returns SessionStart's briefing. */
-async function recordOne(m: SessionManager, ev: HookEvent, ctx: HookRunContext, line: Line): Promise<string | null> {
-  const a: AgentContext = { cli: ev.cli, agentSessionId: ev.agentSessionId!, transcriptPath: ev.transcriptPath, model: ev.model, cwd: ev.cwd, agent: ev.agent };
+async function recordOne(m: SessionManager, ev: HookEvent, ctx: HookRunContext, line: Line, pid: number | null = null): Promise<string | null> {
+  // BATON_PHASE: the hook's own environment (inherited from the CLI), else the CLI's.
+  const phase = ctx.env['BATON_PHASE'] || (pid ? environOf(pid, 'BATON_PHASE') : null);
+  const a: AgentContext = { cli: ev.cli, agentSessionId: ev.agentSessionId!, transcriptPath: ev.transcriptPath, model: ev.model, cwd: ev.cwd, agent: ev.agent, pid, phase };
   const found = await m.hooks.resolve(a, { explicit: ctx.env['BATON_SESSION'] || null, autostart: ctx.autostart });
   if (!found) {
     if (ev.action.kind === 'session-start') line('info', 'NO_SESSION', 'No baton session to record into (no BATON_SESSION, binding or active session); set BATON_HOOKS_AUTOSTART=1 to start one per conversation.');
@@ -104,6 +121,10 @@ async function recordOne(m: SessionManager, ev: HookEvent, ctx: HookRunContext, 
       break;
     case 'tool':
       if (ctx.capture.toolOutputs && act.output) await m.hooks.capture(id, a, `${act.tool} output`, act.output);
+      if (act.command && BATON_PHASE_COMMAND.test(act.command) && (await m.hooks.shellRan(id, a, act.command))) line('info', 'PHASE_TAKEN', `${act.tool} ran \`${act.command.slice(0, 200)}\`: the conversation's run took the phase.`, id);
+      break;
+    case 'tasks':
+      await m.hooks.tasks(id, a, act.call);
       break;
     case 'files':
       await m.hooks.files(id, a, act.written, act.deleted, act.created, act.tool);

@@ -108,7 +108,19 @@ function context(io: HookIO): HookRunContext {
     autostart: on(env['BATON_HOOKS_AUTOSTART']),
     capture: { prompts: capture.includes('prompts') || capture.includes('all'), toolOutputs: capture.includes('tool-outputs') || capture.includes('all') },
     briefingMaxChars: positive(env['BATON_HOOK_BRIEFING_CHARS']) ?? 6000,
+    keeper: keeperCommand(env),
   };
+}
+
+/**
+ * How to start a conversation's keeper: this node and the script that runs the hook (the
+ * `baton` launcher or the hook bundle), unless BATON_HOOKS_KEEPER=off; null when the hook
+ * does not run from one of them (in-process, in a test).
+ */
+function keeperCommand(env: Readonly<Record<string, string | undefined>>): { node: string; script: string } | null {
+  if (/^(off|0|false|no)$/i.test(env['BATON_HOOKS_KEEPER'] ?? '')) return null;
+  const script = process.argv[1] ?? '';
+  return /(^|[/\\])(baton(\.cjs)?|hook\.cjs)$/.test(script) ? { node: process.execPath, script } : null;
 }
 
 /** Writes the log lines (to the store's hook folder when known, else where the manager door says). */

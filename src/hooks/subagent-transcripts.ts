@@ -43,7 +43,9 @@ export async function ingestSubagentTranscripts(m: SessionManager, id: string, a
     const sub = s.subagents?.find((x) => x.agentId === f.agentId);
     if (!sub) continue;
     try {
-      await m.transcripts.ingest(s.id, { cli, path: f.file, agent: sub.agent, agentSessionId: a.agentSessionId });
+      // The sub-agent's tokens go to the phase it worked on (its run's phase when it started).
+      const phaseId = sub.phaseId;
+      await m.transcripts.ingest(s.id, { cli, path: f.file, agent: sub.agent, agentSessionId: a.agentSessionId, ...(phaseId ? { phaseOf: () => phaseId } : {}) });
     } catch (e) {
       warn(`transcript ${f.file} not read: ${(e as Error).message}`);
     }

@@ -6,15 +6,22 @@
  */
 import path from 'node:path';
 import { decideBinding, decideSteps, decideSubagent, findBinding, hookPhase } from '../domain/agent-sessions.js';
+import { conflictWarning, decideConflicts, phaseFromCommand } from '../domain/conversation-runs.js';
+import { decideRunEnd, findRun, runLive } from '../domain/runs.js';
+import { CLAUDE_TASK_TOOLS, foldTasks } from '../domain/transcript-salvage.js';
+import type { ToolCall } from '../domain/transcript-salvage.js';
 import type { BindingInput } from '../domain/agent-sessions.js';
 import { decideError, decideFiles, decideNote, decideSession, draft } from '../domain/decide.js';
 import type { EventDraft, MeasuredFile } from '../domain/decide.js';
 import { isBatonError } from '../domain/errors.js';
 import { validateId } from '../domain/ids.js';
-import type { FileAction, PlanStep, SessionState } from '../domain/state.js';
+import type { FileAction, Phase, PlanStep, SessionState } from '../domain/state.js';
 import { FINAL_STATUSES } from '../domain/state.js';
 import { briefing } from '../domain/agent-briefing.js';
 import { BindingIndex } from './agent-bindings.js';
+import { ConversationRuns, conversationCalls } from './agent-runs.js';
+import type { Runs } from './runs.js';
+import type { IngestInput } from './transcripts.js';
 import { sweepWorkTree } from './agent-sweep.js';
 import { hookDir, readHookProblems } from './hook-log.js';
 import type { HookProblems } from './hook-log.js';
@@ -32,6 +39,10 @@ export interface AgentContext {
   cwd: string | null;
   /** The agent that acted: `claude`, or a sub-agent `claude/<type>#<id8>`. */
   agent: string;
+  /** The agent CLI's own process (the hook's nearest ancestor that is not a shell): the conversation's run lives while it does. */
+  pid?: number | null;
+  /** BATON_PHASE in the CLI's environment: the phase the conversation works on. */
+  phase?: string | null;
 }
 
 /** How a hook found its session (see {@link AgentHooks.resolve}). */
@@ -56,8 +67,9 @@ export interface HookManager extends ManagerCore {
     create(sessionId: string, input: { name?: string | null }, o?: { agent?: string | null }): Promise<{ state: SessionState; checkpoint: { id: string } }>;
   };
   readonly transcripts: {
-    ingest(sessionId: string, input: { cli: 'claude' | 'codex' | 'gemini'; path: string; agent: string; agentSessionId?: string }): Promise<unknown>;
+    ingest(sessionId: string, input: IngestInput): Promise<unknown>;
   };
+  readonly runs: Runs;
 }
 
 /** Events that record no work: a compaction checkpoint is not taken again for them alone. */
@@ -74,12 +86,36 @@ export class AgentHooks {
   private lastResolve: { a: AgentContext; o: ResolveOptions } | null = null;
   /** Problems that did not stop a call (a transcript not read): the hook logs them. */
   readonly warnings: string[] = [];
+  /** What the model must be told after its tool call (a conflict with another live run): the hook puts it in its context. */
+  readonly notices: string[] = [];
+  /** The run a hook started for its conversation (it then starts the run's keeper), or null. */
+  started: { sessionId: string; runId: string; pid: number } | null = null;
+  /** Conversations as runs (agent-runs.ts). */
+  readonly conversations: ConversationRuns;
+  /** The run each conversation's records were made in, per session, once prepared in this process. */
+  private readonly prepared = new Map<string, string | null>();
 
   constructor(
     private readonly m: HookManager,
     private readonly env: Readonly<Record<string, string | undefined>> = {},
   ) {
     this.index = new BindingIndex(this.dir);
+    this.conversations = new ConversationRuns(m);
+  }
+
+  /** The conversation's run, started when not live, after the deaths found now are written down (once per hook). */
+  private async runOf(id: string, a: AgentContext, ending = false): Promise<string | null> {
+    const key = `${id}\n${a.cli}\n${a.agentSessionId}`;
+    if (this.prepared.has(key)) return this.prepared.get(key)!;
+    const r = await this.conversations.prepare(id, a, ending);
+    if (r.started && r.runId && a.pid) this.started = { sessionId: id, runId: r.runId, pid: a.pid };
+    this.prepared.set(key, r.runId);
+    return r.runId;
+  }
+
+  /** The phase a record of this conversation that names none goes to: its run's own phase, else the hook's guess. */
+  private phaseOf(s: SessionState, a: AgentContext, runId: string | null): Phase | null {
+    return runId && findRun(s, runId) ? this.m.runs.recordPhase(s, runId, a.agent) : hookPhase(s, a.agent);
   }
 
   /** The folder of the hook log and the binding index of this store. */
@@ -151,15 +187,18 @@ export class AgentHooks {
    * append. A session the binding index named unread that has ended is forgotten, and the
    * record goes where the slow lookup says (the caller learns the id from the state).
    */
-  private async record(id: string, a: AgentContext, more: (s: SessionState) => EventDraft[]): Promise<SessionState> {
+  private async record(id: string, a: AgentContext, more: (s: SessionState, runId: string | null) => EventDraft[], ending = false): Promise<SessionState> {
     let dirty: { paths: string[]; sha256: Record<string, string | null> } | null = null;
     try {
+      const runId = await this.runOf(id, a, ending);
       const r = await this.m.change(id, (s) => {
         // git is asked only when the conversation is new to the session.
         if (!findBinding(s, a.cli, a.agentSessionId)) dirty ??= this.dirtyPaths();
         const binding: BindingInput = { cli: a.cli, agentSessionId: a.agentSessionId, transcriptPath: a.transcriptPath, model: a.model, cwd: a.cwd, dirtyAtStart: dirty?.paths ?? [], ...(dirty ? { dirtyAtStartSha256: dirty.sha256 } : {}) };
-        return { events: [...decideBinding(s, binding), ...more(s)], result: undefined };
-      }, { agent: a.agent });
+        // A run recorded over (a dead conversation resumed elsewhere) no longer takes records in its name.
+        const run = runId && findRun(s, runId) && !findRun(s, runId)!.ended ? runId : null;
+        return { events: [...decideBinding(s, binding), ...more(s, run)], result: undefined };
+      }, this.conversations.options(a, runId));
       this.index.set(a.cli, a.agentSessionId, id);
       return r.state;
     } catch (e) {
@@ -168,7 +207,7 @@ export class AgentHooks {
       this.unverified = false;
       const again = await this.resolveSlowly(stale.a, stale.o, id);
       if (!again) throw e;
-      return this.record(again.id, a, more);
+      return this.record(again.id, a, more, ending);
     }
   }
 
@@ -196,8 +235,10 @@ export class AgentHooks {
 
   /** Binds the conversation (no other record): for events that only need the session to know it. */
   async bind(id: string, a: AgentContext): Promise<SessionState> {
-    // Already bound as given: a read, no append (an end of turn must stay cheap).
+    // Already bound as given: a read, no append (an end of turn must stay cheap); the run is
+    // started all the same (a conversation resumed in a new process is a new life of its run).
     try {
+      await this.runOf(id, a);
       const s = await this.m.get(id);
       const binding: BindingInput = { cli: a.cli, agentSessionId: a.agentSessionId, transcriptPath: a.transcriptPath, model: a.model, cwd: a.cwd, dirtyAtStart: [] };
       if (findBinding(s, a.cli, a.agentSessionId) && decideBinding(s, binding).length === 0) return s;
@@ -217,9 +258,16 @@ export class AgentHooks {
     const isNew = created ? new Set(this.measure(a, created).map((f) => f.path)) : null;
     const w = this.measure(a, written);
     const d = this.measure(a, deleted).map((f) => ({ ...f, sha256: null, size: null }));
-    return this.record(id, a, (s) => {
-      const phase = hookPhase(s, a.agent)?.id ?? null;
+    return this.record(id, a, (s, runId) => {
+      const phase = this.phaseOf(s, a, runId)?.id ?? null;
       const out: EventDraft[] = [];
+      if (runId) {
+        // Another live run wrote one of these last: recorded, and this conversation is told.
+        const c = decideConflicts(s, runId, [...w, ...d].map((f) => f.path), phase, this.m.runs.liveness(s));
+        out.push(...c.events);
+        const warning = conflictWarning(s, c.conflicts);
+        this.notices.splice(0, this.notices.length, ...(warning ? [warning] : []));
+      }
       // A file the session never saw is created; one it knows is modified.
       const known = knownPaths(s);
       const fresh = (f: MeasuredFile): boolean => (isNew ? isNew.has(f.path) : !known.has(f.path));
@@ -235,14 +283,14 @@ export class AgentHooks {
 
   /** The agent's todo list, as the steps of the phase in progress. */
   async plan(id: string, a: AgentContext, steps: PlanStep[], tool: string | null = null): Promise<SessionState> {
-    return this.record(id, a, (s) => decideSteps(s, a.agent, steps).map((x) => (tool && x.type === 'steps.planned' ? ({ ...x, data: { ...x.data, tool } } as EventDraft) : x)));
+    return this.record(id, a, (s, runId) => decideSteps(s, a.agent, steps, this.phaseOf(s, a, runId)).map((x) => (tool && x.type === 'steps.planned' ? ({ ...x, data: { ...x.data, tool } } as EventDraft) : x)));
   }
 
   /** A failed tool call, as an error of type `tool` on the phase in progress (none in progress: only bound). */
   async toolFailed(id: string, a: AgentContext, tool: string, message: string): Promise<{ state: SessionState; errorId: string | null }> {
     let errorId: string | null = null;
-    const state = await this.record(id, a, (s) => {
-      const phase = hookPhase(s, a.agent);
+    const state = await this.record(id, a, (s, runId) => {
+      const phase = this.phaseOf(s, a, runId);
       if (!phase) return [];
       const r = decideError(s, { phase: phase.id, type: 'tool', message: `${tool}: ${message}`.slice(0, 2000), agent: a.agent });
       errorId = r.errorId;
@@ -253,7 +301,7 @@ export class AgentHooks {
 
   /** A sub-agent started or stopped (at stop, its own transcript's tokens are read). */
   async subagent(id: string, a: AgentContext, what: 'start' | 'stop', sub: { agent: string; agentId: string; agentType: string | null; transcriptPath: string | null }): Promise<SessionState> {
-    const state = await this.record(id, a, (s) => decideSubagent(s, what, { agent: sub.agent, agentId: sub.agentId, agentType: sub.agentType, parent: a.agent }));
+    const state = await this.record(id, a, (s, runId) => decideSubagent(s, what, { agent: sub.agent, agentId: sub.agentId, agentType: sub.agentType, parent: a.agent }, this.phaseOf(s, a, runId)));
     if (what === 'stop' && sub.transcriptPath) await this.ingest(state.id, a, sub.transcriptPath, sub.agent);
     return state;
   }
@@ -261,7 +309,7 @@ export class AgentHooks {
   /** A prompt or tool output the user opted in to keeping, as a note (bounded). */
   async capture(id: string, a: AgentContext, label: string, text: string): Promise<SessionState> {
     const body = text.length > MAX_CAPTURED ? `${text.slice(0, MAX_CAPTURED)}…` : text;
-    return this.record(id, a, (s) => decideNote(s, { text: `${label}: ${body}`, phase: hookPhase(s, a.agent)?.id ?? null, agent: a.agent }).events);
+    return this.record(id, a, (s, runId) => decideNote(s, { text: `${label}: ${body}`, phase: this.phaseOf(s, a, runId)?.id ?? null, agent: a.agent }).events);
   }
 
   /**
@@ -276,8 +324,8 @@ export class AgentHooks {
     const binding = findBinding(s0, a.cli, a.agentSessionId)!;
     const found = sweepWorkTree(this.m, s0, binding);
     if (!found.length) return { state: s0, swept: [] };
-    const state = await this.record(id, a, (s) => {
-      const phase = hookPhase(s, a.agent)?.id ?? null;
+    const state = await this.record(id, a, (s, runId) => {
+      const phase = this.phaseOf(s, a, runId)?.id ?? null;
       const groups: Array<[FileAction, MeasuredFile[]]> = [['created', []], ['modified', []], ['deleted', []]];
       for (const f of found) groups.find(([k]) => k === f.action)![1].push(f);
       return groups.flatMap(([action, files]) => (files.length ? decideFiles(s, action, files, phase, a.agent) : []));
@@ -308,15 +356,56 @@ export class AgentHooks {
    * (when it was active), and a lease held for this conversation (owner `<cli>:<id>`) released.
    */
   async sessionEnd(sid: string, a: AgentContext, reason: string | null): Promise<SessionState> {
+    // The CLI may be gone already (Gemini CLI does not wait for SessionEnd): no run is started or swept now.
+    await this.runOf(sid, a, true);
     const id = (await this.bind(sid, a)).id;
     await this.ingest(id, a, a.transcriptPath, a.agent);
+    const runId = this.conversations.runIdOf(a);
     return this.record(id, a, (s) => {
       const out: EventDraft[] = [draft('agent.ended', { cli: a.cli, agentSessionId: a.agentSessionId, reason })];
       const lease = s.lease ?? null;
       if (lease && lease.owner === `${a.cli}:${a.agentSessionId}`) out.push(draft('lease.released', { token: lease.token }));
-      if (s.status === 'active') out.push(...decideSession(s, 'pause', reason, 'agent-session-end'));
+      const l = this.m.runs.liveness(s);
+      const run = runId ? findRun(s, runId) : undefined;
+      // This conversation's run ends; the session is paused only when no other run is live.
+      // The CLI's reason leads the session's detail, as before runs.
+      if (run && !run.ended) out.push(...decideRunEnd(s, run.id, { how: 'finished', cause: 'agent-session-end', detail: reason }, l).map((e) => (e.type === 'session.paused' && reason ? ({ ...e, data: { ...e.data, detail: `${reason}; ${e.data.detail ?? ''}` } } as EventDraft) : e)));
+      else if (s.status === 'active' && !(s.runs ?? []).some((r) => r.id !== runId && runLive(r, l))) out.push(...decideSession(s, 'pause', reason, 'agent-session-end'));
       return out;
-    });
+    }, true);
+  }
+
+  /**
+   * A shell command the model ran that succeeded: `baton phase start|claim <phase>` makes
+   * the conversation's run take that phase. False when it took none.
+   */
+  async shellRan(id: string, a: AgentContext, command: string): Promise<boolean> {
+    const named = phaseFromCommand(command);
+    if (!named) return false;
+    const runId = await this.runOf(id, a);
+    if (!runId) return false;
+    const s = await this.bind(id, a);
+    // `baton phase claim` with no phase took the first free one: the phase started last that no live run owns.
+    const live = new Set(this.m.runs.live(s).map((r) => r.id));
+    const phase = named.phase ?? s.phases.filter((p) => p.status === 'in_progress' && (!p.owner || !live.has(p.owner))).sort((x, y) => ((x.startedAt ?? '') < (y.startedAt ?? '') ? 1 : -1))[0]?.id;
+    return phase ? this.conversations.take(id, runId, phase, a.agent) : false;
+  }
+
+  /**
+   * A call of Claude Code's task tools (TaskCreate, TaskUpdate, TaskList): the plan is the
+   * fold of every task call the transcript holds and this one (which the transcript may not
+   * hold yet), recorded as the phase's steps like a TodoWrite list.
+   */
+  async tasks(id: string, a: AgentContext, call: ToolCall): Promise<SessionState> {
+    let calls = conversationCalls(a.cli, a.transcriptPath, a.cwd).filter((c) => CLAUDE_TASK_TOOLS.has(c.tool) && c.id !== call.id);
+    if (!calls.length && call.tool !== 'TaskList') {
+      // No transcript to fold: the steps recorded so far are the tasks, in creation order (ids 1, 2 …).
+      const s = await this.m.get(id);
+      const steps = this.phaseOf(s, a, this.conversations.runIdOf(a))?.steps ?? s.steps ?? [];
+      calls = [{ id: '', tool: 'TaskList', input: {}, response: { tasks: steps.map((x, i) => ({ id: String(i + 1), subject: x.name, status: x.status })) } }];
+    }
+    const steps = foldTasks([...calls, call]) ?? [];
+    return this.plan(id, a, steps, call.tool);
   }
 
   /**
@@ -327,7 +416,10 @@ export class AgentHooks {
     let s = await this.bind(id, a);
     if (s.status === 'paused' || s.status === 'interrupted') s = await this.m.resume(s.id, a.agent);
     const { plan, state } = await new Recovery(this.m).plan(s.id);
-    return { state, briefing: briefing({ plan, state, source, cli: a.cli, agentSessionId: a.agentSessionId, maxChars }) };
+    const self = this.conversations.runIdOf(a);
+    const live = this.m.runs.live(state).filter((r) => r.id !== self);
+    const dead = (state.runs ?? []).filter((r) => r.id !== self && r.ended?.how === 'died').slice(-3);
+    return { state, briefing: briefing({ plan, state, source, cli: a.cli, agentSessionId: a.agentSessionId, maxChars, runs: { live, dead } }) };
   }
 
   /** Reads new token use from a transcript (manager.transcripts); a problem becomes a warning. */
@@ -336,8 +428,10 @@ export class AgentHooks {
     if (!file) return;
     const cli = a.cli === 'claude' || a.cli === 'codex' || a.cli === 'gemini' ? a.cli : null;
     if (!cli) return;
+    const runId = this.conversations.runIdOf(a);
+    const run = runId ? { run: runId, phaseOf: (s: SessionState) => (findRun(s, runId) ? this.m.runs.recordPhase(s, runId, agent) : hookPhase(s, agent))?.id ?? null } : {};
     try {
-      await t.ingest(id, { cli, path: path.resolve(a.cwd ?? '.', file), agent, agentSessionId: a.agentSessionId });
+      await t.ingest(id, { cli, path: path.resolve(a.cwd ?? '.', file), agent, agentSessionId: a.agentSessionId, ...run });
     } catch (e) {
       // Tokens not read now are read at the next Stop: the offset did not move.
       this.warnings.push(`transcript ${file} not read (${isBatonError(e) ? e.code : 'ERROR'}): ${(e as Error).message}`);

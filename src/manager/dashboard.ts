@@ -22,7 +22,6 @@ import type { SessionSummary } from '../domain/summary.js';
 import { budgetView } from '../domain/tokens.js';
 import type { BudgetView } from '../domain/tokens.js';
 import { statusView } from '../domain/view.js';
-import { effectiveStatus } from '../domain/lease.js';
 import { runSegments } from '../domain/run-segments.js';
 import type { RunSegment } from '../domain/run-segments.js';
 import type { Liveness } from '../domain/runs.js';
@@ -289,11 +288,10 @@ export class Dashboard {
     const j = await this.journal(id, state);
     const live = this.m.runs.liveness(state);
     const now = live.now;
-    const view = statusView(state, now, pricing);
     // A run whose process is gone here reads as dead at once, as `baton status` says.
-    const eff = effectiveStatus(state, now, live.dead);
+    const view = statusView(state, now, pricing, live.dead);
     return {
-      view: { ...view, status: eff.status, cause: eff.cause },
+      view,
       runs: runSegments(state, live),
       attempts: j.timeline.attempts,
       tokens: { ...seriesOf(j, o.maxPoints), budget: budgetView(state.tokens) },

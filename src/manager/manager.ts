@@ -69,7 +69,7 @@ export class SessionManager extends SessionCore {
   readonly derivedFiles: DerivedFiles;
   /** Leases: who works on a session now (`baton run`). */
   readonly leases = new Leases(this);
-  /** Runs (workers) on a session: start, renew, end, deaths, phase claims (docs/runs.md). */ readonly runs = new Runs(this);
+  /** Runs (workers) on a session: start, renew, end, deaths, phase claims (docs/runs.md). */ readonly runs: Runs = new Runs(this);
   /** Claiming sessions that need a worker (`baton claim`). */
   readonly claims = new Claims(this);
   /** Resume plans, handoff briefings, and applying a recovery option. */

@@ -36,7 +36,7 @@ async function buildPlan(m: SessionManager, id: string, o: PlanSources = {}): Pr
   const read = o.events ? await o.events(state) : await m.log(id);
   const events = read.filter((e) => e.seq <= state.revision).map((e) => ({ seq: e.seq, type: e.type }));
   const newFiles = ws ? newFilesOf(ws, state, await readMirrorRecord(m, id, state)) : [];
-  const input = { state, now: m.time(), workspace, newFiles, checkpoints, planChanged: planChanged(m, state), events };
+  const input = { state, now: m.time(), dead: m.runs?.liveness(state).dead, workspace, newFiles, checkpoints, planChanged: planChanged(m, state), events };
   let plan = planResume(input);
   // Where git holds recorded files is asked only when some must be put back.
   if (plan.outsideEdits && ws) {

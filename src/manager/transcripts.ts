@@ -26,6 +26,10 @@ export interface IngestInput {
   agent: string;
   /** The CLI's own session id, kept with the file's cursor. */
   agentSessionId?: string;
+  /** The run the tokens were spent in (an agent CLI conversation): the change is made in it. */
+  run?: string;
+  /** The phase the tokens go to, given the state (a run's own phase); default the agent's working phase. */
+  phaseOf?: (s: SessionState) => string | null;
 }
 
 /** What one ingest added (zero when nothing was new). */
@@ -139,7 +143,7 @@ function readNew(cli: TranscriptCli, file: string, cursor: TranscriptCursor | un
 
 /** What ingestion needs of the manager: its validated, conditional, retried change. */
 export interface ChangeRunner {
-  change<R>(id: string, fn: (s: SessionState) => { events: EventDraft[]; result: R }, o?: { agent?: string | null }): Promise<unknown>;
+  change<R>(id: string, fn: (s: SessionState) => { events: EventDraft[]; result: R }, o?: { agent?: string | null; run?: string }): Promise<unknown>;
 }
 
 /** Transcript ingestion, one of the manager's operations (`manager.transcripts`). */
@@ -175,10 +179,11 @@ export class Transcripts {
             perResponse: read.ctx.perResponse,
             model: read.ctx.model,
             counted,
+            ...(input.phaseOf ? { phaseId: input.phaseOf(s) } : {}),
           });
           return { events, result: undefined };
         },
-        { agent: input.agent },
+        { agent: input.agent, ...(input.run ? { run: input.run } : {}) },
       );
     } catch (e) {
       if (e instanceof NothingNew) return zero();

@@ -120,4 +120,6 @@ export interface ManagerCore {
   pricing(): PricingTable;
   /** The hook log of agent CLI hooks (see agent-hooks.ts). */
   readonly hooks: { readonly dir: string; problems(): HookProblems };
+  /** Runs (runs.ts): readers judge liveness with it (runs of this host whose process is gone). */
+  readonly runs?: { liveness(s: SessionState): { now: string; dead?: ReadonlySet<string> } };
 }

@@ -64,13 +64,19 @@ export interface Script {
 }
 
 /** Answers one request (null: an empty JSON object). */
-export type Handler = (req: Logged, mock: ModelMock) => { status?: number; type: 'json' | 'sse'; chunks: unknown[] } | null;
+export type Handler = (req: Logged, mock: ModelMock) => { status?: number; type: 'json' | 'sse'; chunks: unknown[] } | { type: 'hang' } | null;
 
 /** A running mock: its URL, the requests it got and the replies it gave. */
 export class ModelMock {
   readonly requests: Logged[] = [];
   readonly replies: Reply[] = [];
   private server: http.Server | null = null;
+  /** Requests left unanswered (a model that stopped answering), ended at close. */
+  private readonly hanging: http.ServerResponse[] = [];
+  /** How many requests were left hanging. */
+  get hangs(): number {
+    return this.hanging.length;
+  }
   private seq = 0;
   url = '';
 
@@ -105,6 +111,12 @@ export class ModelMock {
         if (!out) {
           res.writeHead(200, { 'content-type': 'application/json' });
           res.end('{}');
+          return;
+        }
+        if (out.type === 'hang') {
+          // Headers sent, then nothing: the CLI waits for a stream that never comes.
+          res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+          this.hanging.push(res);
           return;
         }
         if (out.type === 'json') {
@@ -152,6 +164,7 @@ export class ModelMock {
   async close(): Promise<void> {
     const s = this.server;
     this.server = null;
+    for (const r of this.hanging.splice(0)) r.destroy();
     if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
   }
 }

@@ -162,7 +162,9 @@ describe('claude hooks', () => {
     await run('SessionEnd', w.dir);
     const s = await w.m().get('hooked');
     expect(s.status).toBe('paused');
-    expect(s.statusCause).toEqual(expect.objectContaining({ cause: 'agent-session-end', detail: 'prompt_input_exit' }));
+    expect(s.statusCause).toEqual(expect.objectContaining({ cause: 'agent-session-end', detail: expect.stringMatching(/^prompt_input_exit; claude conversation 11111111/) }));
+    // The conversation was a run, ended by its SessionEnd (the session paused: it was the last live run).
+    expect(s.runs?.map((r) => [r.kind, r.ended?.how, r.ended?.cause])).toEqual([['conversation', 'finished', 'agent-session-end']]);
     expect(s.agentSessions![0]!.ended).toEqual(expect.objectContaining({ reason: 'prompt_input_exit' }));
     expect(hookLog(w.dir).map((l) => l.code)).toEqual(['SESSION_START', 'SESSION_END']);
   });

@@ -33,7 +33,7 @@ describe('hook parts', () => {
       Stop: 'stop', AfterAgent: 'stop', SubagentStart: 'subagent-start', SubagentStop: 'subagent-stop',
       PreCompact: 'compact', PreCompress: 'compact', SessionEnd: 'session-end', PreToolUse: 'ignored', BeforeTool: 'ignored', BeforeModel: 'ignored',
     };
-    const tools: Record<string, string> = { Write: 'files', Edit: 'files', MultiEdit: 'files', NotebookEdit: 'files', TodoWrite: 'plan', Bash: 'tool', apply_patch: 'files', update_plan: 'plan', write_file: 'files', replace: 'files', write_todos: 'plan', read_file: 'tool', invoke_agent: 'subagent-ran' };
+    const tools: Record<string, string> = { Write: 'files', Edit: 'files', MultiEdit: 'files', NotebookEdit: 'files', TodoWrite: 'plan', Bash: 'tool', apply_patch: 'files', update_plan: 'plan', write_file: 'files', replace: 'files', write_todos: 'plan', read_file: 'tool', invoke_agent: 'subagent-ran', TaskCreate: 'tasks', TaskUpdate: 'tasks', TaskList: 'tasks' };
     let n = 0;
     for (const cli of ['claude', 'codex', 'gemini'] as HookCli[]) {
       for (const name of fixtureNames(cli)) {

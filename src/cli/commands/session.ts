@@ -116,7 +116,9 @@ function registerStatus(program: Command, io: CliIO, on: On): void {
     if (gone) ctx.warn(`the lease's holder is gone (${goneText(gone)}): \`baton resume --apply\` or \`baton claim\` takes the session over now, without waiting for the lease to expire`);
     const pricing = m.pricing();
     const note = chosen.finished ? finishedNote(s.id, s.status) : null;
-    ctx.emit({ ...statusView(s, io.now().toISOString(), pricing), ...(note ? { active: false, note } : {}) }, () => `${renderStatus(s, ctx.paint, io.now(), pricing)}${note ? `\n${ctx.paint.dim(note)}\n` : ''}`);
+    // Runs of this host whose process is gone (a conversation killed without SessionEnd) read as dead at once.
+    const dead = m.runs.liveness(s).dead;
+    ctx.emit({ ...statusView(s, io.now().toISOString(), pricing, dead), ...(note ? { active: false, note } : {}) }, () => `${renderStatus(s, ctx.paint, io.now(), pricing, dead)}${note ? `\n${ctx.paint.dim(note)}\n` : ''}`);
   });
 }
 

@@ -30,10 +30,10 @@ function phaseLine(s: SessionState, p: Phase, c: Paint, idWidth: number): string
 }
 
 /** The human `baton status` view. */
-export function renderStatus(s: SessionState, c: Paint, now: Date, pricing?: PricingTable): string {
+export function renderStatus(s: SessionState, c: Paint, now: Date, pricing?: PricingTable, dead?: ReadonlySet<string>): string {
   const out: string[] = [];
   out.push(`${c.bold(s.title)}  ${c.dim(s.id)}`);
-  const eff = effectiveStatus(s, now.toISOString());
+  const eff = effectiveStatus(s, now.toISOString(), dead);
   const cause = eff.cause ? ` (${eff.cause.cause}${eff.cause.detail ? `: ${eff.cause.detail}` : ''}, ${ago(eff.cause.at, now)})` : '';
   out.push(`Status: ${paintStatus(eff.status, c)}${cause}${s.archived ? ' · archived' : ''}${s.pinned ? ' · pinned' : ''} · revision ${s.revision} · updated ${ago(s.updatedAt, now)}`);
   const lease = leaseOf(s);

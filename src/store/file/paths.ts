@@ -96,6 +96,39 @@ export class Layout {
  */
 export function findStoreDir(cwd: string, explicit?: string | null): string | null {
   if (explicit) return path.resolve(cwd, explicit);
+  const found = walkUpForStore(cwd);
+  if (found) return found;
+  // A linked git worktree (`git worktree add ../x`, Claude Code's EnterWorktree) shares the
+  // store of its repository's main work tree: agents in sibling worktrees record into one store.
+  const main = mainWorkTree(cwd);
+  return main ? walkUpForStore(main) : null;
+}
+
+/**
+ * The main work tree of the linked git worktree holding `cwd`, or null (not in a linked
+ * worktree). Read without running git: the worktree's `.git` file names its git folder
+ * (`gitdir: <repo>/.git/worktrees/<name>`), whose `commondir` names the repository's git
+ * folder; the main work tree is that folder's parent.
+ */
+export function mainWorkTree(cwd: string): string | null {
+  const top = findWorkTreeRoot(cwd);
+  if (!top) return null;
+  try {
+    const dotGit = path.join(top, '.git');
+    if (!fs.statSync(dotGit).isFile()) return null;
+    const m = /^gitdir:\s*(.+)$/m.exec(fs.readFileSync(dotGit, 'utf8'));
+    if (!m) return null;
+    const gitDir = path.resolve(top, m[1]!.trim());
+    const common = path.resolve(gitDir, fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim());
+    if (path.basename(common) !== '.git') return null;
+    const main = path.dirname(common);
+    return main === top ? null : main;
+  } catch {
+    return null;
+  }
+}
+
+function walkUpForStore(cwd: string): string | null {
   let dir = path.resolve(cwd);
   for (;;) {
     const candidate = path.join(dir, STORE_DIR_NAME);
