@@ -8,6 +8,7 @@ import { TASKS, emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import type { Checkpoint, CheckpointMetadata, SerializerProtocol } from '@langchain/langgraph-checkpoint';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BatonSaver, threadSessionId } from '../../src/langgraph/index.js';
+import { baseEnv, runInProcess } from '../cli/helpers.js';
 import { PG_URL, fileStorePlace, pgStorePlace } from './helpers.js';
 import type { StorePlace } from './helpers.js';
 
@@ -102,6 +103,12 @@ describe('a thread is a session', () => {
     expect(log.map((e) => e.type)).toEqual(['session.created', 'graph.checkpoint', 'graph.writes', 'graph.checkpoint', 'graph.checkpoint']);
     expect(log.filter((e) => e.type === 'graph.checkpoint').map((e) => (e.data as { step: number }).step)).toEqual([-1, 0, 1]);
     expect(log[1]!.actor.agent).toBe('langgraph');
+    // What a person sees: `baton status` and `baton log` of the thread's session.
+    const status = await runInProcess(['status', '--session', 'steps', '--dir', url], url, baseEnv());
+    expect(status.stdout).toContain('Graph: 3 checkpoints, 1 pending write; at step 1 (loop)');
+    const shown = await runInProcess(['log', '--session', 'steps', '--dir', url], url, baseEnv());
+    expect(shown.stdout).toMatch(/graph\.checkpoint +step -1 \(input\) /);
+    expect(shown.stdout).toMatch(/graph\.writes +task task-a: n/);
     // Only sessions that are threads are listed as threads; other sessions are left alone.
     await s.manager.start({ title: 'not a thread', id: 'plain' });
     const all = [];
