@@ -211,7 +211,7 @@ export class BatonSaver extends BaseCheckpointSaver {
     if (this.forks === 'allow' || rec.parentId === null) return;
     const latest = s?.graph?.latest[rec.ns]?.checkpointId;
     if (latest === undefined || latest === rec.parentId) return;
-    throw new BatonError('CONFLICT', `Checkpoint ${rec.checkpointId} of thread ${threadId}${rec.ns ? ` (namespace ${rec.ns})` : ''} follows ${rec.parentId}, but the thread has moved on to ${latest}: another worker advanced it.`, {
+    throw new BatonError('CONFLICT', `Checkpoint ${rec.checkpointId} of thread ${threadId}${rec.ns ? ` (namespace ${rec.ns})` : ''} follows ${rec.parentId}, but the thread's newest checkpoint there is ${latest}: another worker advanced it (or this branches from an older checkpoint, which this saver refuses).`, {
       hint: 'Load the thread again (getTuple) and continue from its newest checkpoint; to branch from an older checkpoint on purpose, open the saver with forks: "allow".',
       details: { threadId, namespace: rec.ns, checkpointId: rec.checkpointId, parentId: rec.parentId, latest },
     });
