@@ -4,6 +4,8 @@
  * a session whose journal shows the graph's steps; thread ids that are not session ids map
  * to one session, the same everywhere; serialized bytes come back exactly.
  */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { TASKS, emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import type { Checkpoint, CheckpointMetadata, SerializerProtocol } from '@langchain/langgraph-checkpoint';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -71,6 +73,39 @@ describe.each(STORES)('two workers racing one thread on %s', (_label, makePlace,
     // The loser carries on from the thread's newest checkpoint, as the refusal's hint says.
     const fresh = await b.getTuple(thread);
     await expect(b.put(fresh!.config, checkpoint(), meta(1), {})).resolves.toBeDefined();
+  });
+
+  it.skipIf(!available)('two worker processes, each with its own store handle, race the same step: one chain', async () => {
+    const { url } = place(makePlace);
+    const thread = { configurable: { thread_id: 'race-processes', checkpoint_ns: '' } };
+    const root = await saver(url).put(thread, checkpoint(), meta(-1, 'input'), {});
+    const worker = fileURLToPath(new URL('./race-worker.ts', import.meta.url));
+    const kids = [0, 1].map(() => spawn(process.execPath, ['--import', 'tsx', worker, url, 'race-processes'], { stdio: ['pipe', 'pipe', 'inherit'] }));
+    const lines = kids.map((k) => {
+      const got: string[] = [];
+      let buf = '';
+      const ready = new Promise<void>((resolve) => {
+        k.stdout!.on('data', (b: Buffer) => {
+          buf += b.toString('utf8');
+          while (buf.includes('\n')) {
+            got.push(buf.slice(0, buf.indexOf('\n')));
+            buf = buf.slice(buf.indexOf('\n') + 1);
+            if (got.length === 1) resolve();
+          }
+        });
+      });
+      const done = new Promise<string[]>((resolve) => k.on('close', () => resolve(got)));
+      return { ready, done };
+    });
+    // Both have read the thread at the root before either writes.
+    await Promise.all(lines.map((l) => l.ready));
+    for (const k of kids) k.stdin!.end('go\n');
+    const outcomes = (await Promise.all(lines.map((l) => l.done))).map((got) => JSON.parse(got[1]!) as { ok: boolean; code?: string; checkpointId?: string });
+    expect(outcomes.filter((o) => o.ok)).toHaveLength(1);
+    expect(outcomes.filter((o) => !o.ok)).toEqual([{ ok: false, code: 'CONFLICT' }]);
+    const chain = [];
+    for await (const t of saver(url).list(thread)) chain.push(t);
+    expect(chain.map((t) => t.checkpoint.id)).toEqual([outcomes.find((o) => o.ok)!.checkpointId, root.configurable!['checkpoint_id']]);
   });
 
   it.skipIf(!available)("with forks: 'allow' both puts land: the thread branches (LangGraph's own savers' behaviour)", async () => {
