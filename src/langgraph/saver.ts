@@ -34,13 +34,14 @@ export interface BatonSaverOptions {
    * `refuse` (default): a put whose parent is not the newest checkpoint of its namespace
    * is refused with `CONFLICT` (another worker advanced the thread). `allow`: such puts
    * branch the thread, as LangGraph's own savers do (time travel from an old checkpoint).
+   * One run may branch on purpose with `baton_fork: true` in its `configurable`.
    */
   forks?: 'refuse' | 'allow';
   /** The serializer of checkpoints and writes (default: LangGraph's JSON+ serializer). */
   serde?: SerializerProtocol;
 }
 
-type Configurable = { thread_id?: unknown; checkpoint_ns?: unknown; checkpoint_id?: unknown };
+type Configurable = { thread_id?: unknown; checkpoint_ns?: unknown; checkpoint_id?: unknown; baton_fork?: unknown };
 
 const conf = (config: RunnableConfig): Configurable => (config.configurable ?? {}) as Configurable;
 const threadOf = (config: RunnableConfig): string | undefined => {
@@ -172,8 +173,9 @@ export class BatonSaver extends BaseCheckpointSaver {
       metadata: await this.dump(metadata),
       blobs,
     };
+    const branch = this.forks === 'allow' || conf(config).baton_fork === true;
     await this.append(threadId, (s) => {
-      this.checkFork(s, threadId, rec);
+      if (!branch) this.checkFork(s, threadId, rec);
       return { type: 'graph.checkpoint', data: rec };
     });
     return configOf(threadId, ns, checkpoint.id);
@@ -208,11 +210,11 @@ export class BatonSaver extends BaseCheckpointSaver {
 
   /** Refuses a put that would fork the thread: its parent is not the namespace's newest checkpoint. */
   private checkFork(s: SessionState | null, threadId: string, rec: CheckpointRecord): void {
-    if (this.forks === 'allow' || rec.parentId === null) return;
+    if (rec.parentId === null) return;
     const latest = s?.graph?.latest[rec.ns]?.checkpointId;
     if (latest === undefined || latest === rec.parentId) return;
     throw new BatonError('CONFLICT', `Checkpoint ${rec.checkpointId} of thread ${threadId}${rec.ns ? ` (namespace ${rec.ns})` : ''} follows ${rec.parentId}, but the thread's newest checkpoint there is ${latest}: another worker advanced it (or this branches from an older checkpoint, which this saver refuses).`, {
-      hint: 'Load the thread again (getTuple) and continue from its newest checkpoint; to branch from an older checkpoint on purpose, open the saver with forks: "allow".',
+      hint: 'Load the thread again (getTuple) and continue from its newest checkpoint; to branch from an older checkpoint on purpose, pass baton_fork: true in the run\'s configurable (or open the saver with forks: "allow").',
       details: { threadId, namespace: rec.ns, checkpointId: rec.checkpointId, parentId: rec.parentId, latest },
     });
   }

@@ -122,6 +122,21 @@ describe.each(STORES)('two workers racing one thread on %s', (_label, makePlace,
   });
 });
 
+describe('branching on purpose', () => {
+  it('a run that passes baton_fork: true may branch from an older checkpoint; without it the same put is refused', async () => {
+    const { url } = place(fileStorePlace);
+    const s = saver(url);
+    const root = await s.put({ configurable: { thread_id: 'travel' } }, checkpoint(), meta(-1, 'input'), {});
+    const next = await s.put(root, checkpoint(), meta(0), {});
+    await expect(s.put(root, checkpoint(), meta(0), {})).rejects.toMatchObject({ code: 'CONFLICT' });
+    const branch = await s.put({ configurable: { ...root.configurable, baton_fork: true } }, checkpoint(), meta(0, 'fork'), {});
+    expect((await s.getTuple(branch))!.parentConfig).toEqual(root);
+    // The branch is the thread's newest checkpoint now: its next step goes on without the flag.
+    await expect(s.put(branch, checkpoint(), meta(1), {})).resolves.toBeDefined();
+    await expect(s.put(next, checkpoint(), meta(1), {})).rejects.toMatchObject({ code: 'CONFLICT' });
+  });
+});
+
 describe('a thread is a session', () => {
   it("the session's journal and state show the graph's steps, and its writes", async () => {
     const { url } = place(fileStorePlace);
