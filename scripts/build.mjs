@@ -161,12 +161,13 @@ writeFileSync(
   new URL('../dist/baton.cjs', import.meta.url),
   readFileSync(new URL('../src/cli/launcher.cjs', import.meta.url), 'utf8').replace('__BATON_BUNDLE_HASH__', digest('cli.cjs')).replace('__BATON_CORE_HASH__', digest('core.cjs')).replace('__BATON_HOOK_HASH__', digest('hook.cjs')),
 );
-// The library, its pure helpers (`baton-sessions/domain`) and `baton-sessions/testing` share their code in chunks, so a store written against the
-// library throws the very BatonError class the suite checks for. vitest stays external: the
-// test runner of whoever runs the suite.
+// The library, its pure helpers (`baton-sessions/domain`), `baton-sessions/testing` and `baton-sessions/langgraph`
+// share their code in chunks, so a store written against the library throws the very BatonError class the suite
+// checks for. vitest and LangGraph stay external: the test runner of whoever runs the suite, the LangGraph of
+// whoever runs the graph.
 await build({
   ...common,
-  entryPoints: { index: 'src/index.ts', domain: 'src/domain/index.ts', testing: 'src/testing/index.ts' },
+  entryPoints: { index: 'src/index.ts', domain: 'src/domain/index.ts', testing: 'src/testing/index.ts', langgraph: 'src/langgraph/index.ts' },
   outdir: 'dist',
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',

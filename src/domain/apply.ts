@@ -364,6 +364,15 @@ const HANDLERS: Handlers = {
   },
   ...AGENT_HANDLERS,
   ...RUN_HANDLERS,
+  // Replaced, never changed in place: the state a fold starts from may share it.
+  'graph.checkpoint': (s, d) => {
+    const g = s.graph ?? { checkpoints: 0, writes: 0, latest: {} };
+    s.graph = { ...g, checkpoints: g.checkpoints + 1, latest: { ...g.latest, [d.ns]: { checkpointId: d.checkpointId, step: d.step, source: d.source } } };
+  },
+  'graph.writes': (s, d) => {
+    const g = s.graph ?? { checkpoints: 0, writes: 0, latest: {} };
+    s.graph = { ...g, writes: g.writes + d.writes.length };
+  },
   'repair.events_lost': (s, d, e) => {
     // The recovered snapshot holds the effect of every event up to its revision, lost or not.
     if (typeof d.state === 'object' && d.state !== null) Object.assign(s, structuredClone(d.state), { id: s.id });

@@ -73,6 +73,8 @@ const SENTENCES: Record<string, Sentence> = {
   'repair.torn_tail': (d) => `A torn last line (${plural(Number(d['truncatedBytes']), 'byte')}) was cut from the journal.`,
   'repair.unreadable_line': (d) => `Journal line ${txt(d['line'])} could not be read and was set aside.`,
   'repair.journal': () => 'The journal was repaired.',
+  'graph.checkpoint': (d) => `Graph checkpoint at step ${txt(d['step'])}${d['source'] ? ` (${txt(d['source'])})` : ''}${d['ns'] ? ` in ${txt(d['ns'])}` : ''}.`,
+  'graph.writes': (d) => `Graph task ${txt(d['taskId'])} wrote ${Array.isArray(d['writes']) ? plural(d['writes'].length, 'value') : 'values'}.`,
   'repair.events_lost': (d) => `Events ${txt(d['from'])}–${txt(d['to'])} were lost and the state recovered.`,
 };
 

@@ -202,6 +202,23 @@ export interface EventDataMap {
   'subagent.stopped': { phaseId: string | null; agent: string; agentId: string };
   /** The plan the agent keeps for itself (TodoWrite, update_plan, write_todos): the steps of a phase, whole each time. */
   'steps.planned': { phaseId: string | null; agent: string | null; steps: PlanStep[]; /** The todo tool, when a hook recorded it. */ tool?: string };
+  /**
+   * A LangGraph checkpoint put on this session's thread (`baton-sessions/langgraph`).
+   * `checkpoint`, `metadata` and each of `blobs` (the new channel values, by channel and
+   * version) are what the saver's serde wrote: `[type, base64 bytes]`, returned byte for byte.
+   */
+  'graph.checkpoint': {
+    ns: string;
+    checkpointId: string;
+    parentId: string | null;
+    step: number | null;
+    source: string | null;
+    checkpoint: [string, string];
+    metadata: [string, string];
+    blobs: Array<{ channel: string; version: string; value: [string, string] }>;
+  };
+  /** Pending writes of one LangGraph task against a checkpoint: `[channel, idx, [type, base64]]` each. */
+  'graph.writes': { ns: string; checkpointId: string; taskId: string; taskPath: string; writes: Array<{ channel: string; idx: number; value: [string, string] }> };
   'repair.torn_tail': { truncatedBytes: number; savedTo: string | null };
   'repair.unreadable_line': { raw: string; line: number };
   'repair.journal': { savedTo: string | null; unreadableLines: number[] };
@@ -235,6 +252,7 @@ export const EVENT_TYPES = [
   'budget.cost_set', 'transcript.read',
   'repair.events_lost', 'run.renewed', 'phase.claimed', 'file.conflicted',
   'phase.added', 'phase.removed', 'phase.updated',
+  'graph.checkpoint', 'graph.writes',
 ] as const satisfies readonly EventType[];
 
 /** An event before it has been given a place in the journal. */

@@ -94,6 +94,8 @@ const KEYS: Partial<Record<StoredEvent['type'], readonly Key[]>> = {
   'repair.torn_tail': ['repairs'],
   'repair.unreadable_line': ['repairs'],
   'repair.journal': ['repairs'],
+  'graph.checkpoint': [],
+  'graph.writes': [],
 };
 
 /** Types whose handler changes only the phase named by `data.phaseId` (plus the keys listed). */

@@ -389,6 +389,16 @@ export interface SessionState {
   runs?: Run[];
   /** Files written by two live runs. Absent until the first. */
   conflicts?: FileConflict[];
+  /** A LangGraph thread's progress (`baton-sessions/langgraph`). Absent until its first checkpoint. */
+  graph?: GraphProgress;
+}
+
+/** What a session that is a LangGraph thread shows of the graph: its steps, not its values. */
+export interface GraphProgress {
+  checkpoints: number;
+  writes: number;
+  /** The newest checkpoint of each namespace (`""`: the root graph) with its step and source. */
+  latest: Record<string, { checkpointId: string; step: number | null; source: string | null }>;
 }
 
 /** Key of a {@link ModelCell}. */

@@ -39,10 +39,10 @@ describe('the npm package', () => {
   });
 
   it('holds dist (with the dashboard), skills, docs (with the README\'s screenshots), README and LICENSE, and nothing else', () => {
-    for (const f of ['package.json', 'README.md', 'LICENSE', 'dist/baton.cjs', 'dist/cli.cjs', 'dist/core.cjs', 'dist/hook.cjs', 'dist/index.js', 'dist/domain.js', 'dist/testing.js', 'dist/types/index.d.ts', 'dist/types/domain/index.d.ts', 'dist/types/testing/index.d.ts', 'dist/ui/app.js', 'dist/ui/app.css', 'skills/baton/SKILL.md', 'docs/cli.md', 'docs/mcp.md']) {
+    for (const f of ['package.json', 'README.md', 'LICENSE', 'dist/baton.cjs', 'dist/cli.cjs', 'dist/core.cjs', 'dist/hook.cjs', 'dist/index.js', 'dist/domain.js', 'dist/testing.js', 'dist/langgraph.js', 'dist/types/index.d.ts', 'dist/types/domain/index.d.ts', 'dist/types/testing/index.d.ts', 'dist/types/langgraph/index.d.ts', 'dist/ui/app.js', 'dist/ui/app.css', 'skills/baton/SKILL.md', 'docs/cli.md', 'docs/mcp.md']) {
       expect(entries, f).toContain(f);
     }
-    const allowed = /^(package\.json|README\.md|LICENSE|dist\/(baton|cli|core|hook)\.cjs|dist\/(index|domain|testing)\.js|dist\/chunks\/[\w-]+\.js|dist\/types\/.+\.d\.ts|dist\/ui\/[\w.-]+|docs\/.+\.md|docs\/images\/[\w-]+\.png|skills\/.+\.md)$/;
+    const allowed = /^(package\.json|README\.md|LICENSE|dist\/(baton|cli|core|hook)\.cjs|dist\/(index|domain|testing|langgraph)\.js|dist\/chunks\/[\w-]+\.js|dist\/types\/.+\.d\.ts|dist\/ui\/[\w.-]+|docs\/.+\.md|docs\/images\/[\w-]+\.png|skills\/.+\.md)$/;
     expect(entries.filter((e) => !allowed.test(e))).toEqual([]);
     // The CLI's own declarations are not the library's: only what index.ts and testing reach.
     expect(entries.some((e) => e.startsWith('dist/types/cli/commands/'))).toBe(false);

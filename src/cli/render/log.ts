@@ -29,6 +29,10 @@ export function brief(e: StoredEvent): string {
     }
     case 'error.recorded':
       return `${String(d['errorId'])} [${String(d['phaseId'])}] ${String(d['type'])}: ${String(d['message'])}`;
+    case 'graph.checkpoint':
+      return `step ${String(d['step'])}${d['source'] ? ` (${String(d['source'])})` : ''} ${String(d['checkpointId'])}${d['ns'] ? ` [${String(d['ns'])}]` : ''}`;
+    case 'graph.writes':
+      return `task ${String(d['taskId'])}: ${Array.isArray(d['writes']) ? d['writes'].map((w: { channel?: unknown }) => String(w.channel)).join(', ') : ''}${d['ns'] ? ` [${String(d['ns'])}]` : ''}`;
     default: {
       const keys = ['phaseId', 'milestoneId', 'findingId', 'owner', 'token', 'exitCode', 'signal', 'name', 'errorId', 'resolution', 'title', 'text', 'cause', 'detail', 'reason'];
       return keys.filter((k) => d[k] !== undefined && d[k] !== null).map((k) => `${k}=${truncate(JSON.stringify(d[k]), 80)}`).join(' ');

@@ -49,8 +49,15 @@ export function renderStatus(s: SessionState, c: Paint, now: Date, pricing?: Pri
       out.push(phaseLine(s, p, c, w));
       if (p.steps?.length && p.status === 'in_progress') out.push(...stepsText(p.steps, resumeStep(p.steps), `      `).map((l) => c.dim(l)));
     }
-  } else {
+  } else if (!s.graph) {
     out.push('No phases.');
+  }
+  // A LangGraph thread (baton-sessions/langgraph): its steps, by namespace ("" is the graph itself).
+  if (s.graph) {
+    const root = s.graph.latest[''];
+    const subs = Object.keys(s.graph.latest).length - (root ? 1 : 0);
+    const at = root ? `; at step ${root.step ?? '?'}${root.source ? ` (${root.source})` : ''}` : '';
+    out.push(`Graph: ${num(s.graph.checkpoints)} checkpoint${s.graph.checkpoints === 1 ? '' : 's'}, ${num(s.graph.writes)} pending write${s.graph.writes === 1 ? '' : 's'}${at}${subs ? `; ${num(subs)} subgraph namespace${subs === 1 ? '' : 's'}` : ''}`);
   }
   out.push('');
   const t = s.tokens;
