@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { baseEnv, runBaton } from '../cli/helpers.js';
+import { baseEnv, runBaton, withBatonOnPath } from '../cli/helpers.js';
 import { openManager } from '../../src/manager/index.js';
 import type { Run } from '../../src/manager/index.js';
 import type { AgentCli } from './agent-clis.js';
@@ -148,7 +148,7 @@ describe('the real claude CLI killed mid-task', () => {
     work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-e2e-kill-')));
     home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-e2e-kill-home-')));
     mock = await new ModelMock({ main: [], sub: [], subMarker: 'none' }, handler(firstScript(work)), path.join(home, 'requests.ndjson')).start();
-    env = baseEnv(CLAUDE.prepare(home, work, mock.url));
+    env = withBatonOnPath(baseEnv(CLAUDE.prepare(home, work, mock.url)));
     execFileSync('git', ['init', '-q'], { cwd: work });
     execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'start'], { cwd: work });
     await baton(['init']);
@@ -285,7 +285,7 @@ describe.each([CODEX, GEMINI])('the real $cli CLI killed while its model hangs',
       return out;
     };
     mock = await new ModelMock(defaultScript(work, true), hangAfterWrite, path.join(home, 'requests.ndjson')).start();
-    env = baseEnv(agent.prepare(home, work, mock.url));
+    env = withBatonOnPath(baseEnv(agent.prepare(home, work, mock.url)));
     execFileSync('git', ['init', '-q'], { cwd: work });
     execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'start'], { cwd: work });
     await baton(['init']);
