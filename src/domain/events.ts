@@ -1,3 +1,4 @@
+import type { StepEventData } from './durable-steps.js';
 import type { AgentBinding, FileAction, PlanStep, RunKind, RunProcess, SessionState, TranscriptReadPoint } from './state.js';
 
 /** Who caused an event. */
@@ -194,6 +195,10 @@ export interface EventDataMap {
   'subagent.stopped': { phaseId: string | null; agent: string; agentId: string };
   /** The plan the agent keeps for itself (TodoWrite, update_plan, write_todos): the steps of a phase, whole each time. */
   'steps.planned': { phaseId: string | null; agent: string | null; steps: PlanStep[]; /** The todo tool, when a hook recorded it. */ tool?: string };
+  /** Durable steps (`manager.steps`, src/domain/durable-steps.ts): a runner took a step, and how it ended. */
+  'step.started': StepEventData['started'];
+  'step.completed': StepEventData['completed'];
+  'step.failed': StepEventData['failed'];
   'repair.torn_tail': { truncatedBytes: number; savedTo: string | null };
   'repair.unreadable_line': { raw: string; line: number };
   'repair.journal': { savedTo: string | null; unreadableLines: number[] };
@@ -226,6 +231,7 @@ export const EVENT_TYPES = [
   'agent.bound', 'agent.ended', 'subagent.started', 'subagent.stopped', 'steps.planned',
   'budget.cost_set', 'transcript.read',
   'repair.events_lost', 'run.renewed', 'phase.claimed', 'file.conflicted',
+  'step.started', 'step.completed', 'step.failed',
 ] as const satisfies readonly EventType[];
 
 /** An event before it has been given a place in the journal. */

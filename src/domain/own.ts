@@ -94,6 +94,9 @@ const KEYS: Partial<Record<StoredEvent['type'], readonly Key[]>> = {
   'repair.torn_tail': ['repairs'],
   'repair.unreadable_line': ['repairs'],
   'repair.journal': ['repairs'],
+  'step.started': ['durableSteps'],
+  'step.completed': ['durableSteps'],
+  'step.failed': ['durableSteps'],
 };
 
 /** Types whose handler changes only the phase named by `data.phaseId` (plus the keys listed). */

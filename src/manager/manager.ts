@@ -26,6 +26,8 @@ import { Maintenance } from './doctor.js';
 import { Formats } from './foreign-formats.js';
 import { Leases } from './leases.js';
 import { Runs } from './runs.js';
+import { Steps } from './steps.js';
+import { startOrGet, type StartOrGetInput } from './start-or-get.js';
 import { Dashboard } from './dashboard.js';
 import { Recovery } from './resume.js';
 import * as retention from './retention.js';
@@ -70,23 +72,17 @@ export class SessionManager extends SessionCore {
   readonly checkpoints: Checkpoints;
   /** The files derived from sessions (handoff.md, mirrors): see {@link ManagerOptions.derivedFiles}. */
   readonly derivedFiles: DerivedFiles;
-  /** Leases: who works on a session now (`baton run`). */
-  readonly leases = new Leases(this);
+  /** Leases: who works on a session now (`baton run`). */ readonly leases = new Leases(this);
   /** Runs (workers) on a session: start, renew, end, deaths, phase claims (docs/runs.md). */ readonly runs = new Runs(this);
-  /** Claiming sessions that need a worker (`baton claim`). */
-  readonly claims = new Claims(this);
-  /** Resume plans, handoff briefings, and applying a recovery option. */
-  readonly recovery = new Recovery(this);
-  /** Sessions in foreign layouts: import, export, mirror. */
-  readonly formats = new Formats(this);
-  /** Checking and repairing the store (`baton doctor`). */
-  readonly maintenance = new Maintenance(this);
-  /** Transcript ingestion: token use read from agent CLI transcripts (see transcripts.ts). */
-  readonly transcripts = new Transcripts(this);
+  /** Durable steps: run once per session and key, the result recorded and reused (docs/steps.md). */ readonly steps = new Steps(this, this.runs);
+  /** Claiming sessions that need a worker (`baton claim`). */ readonly claims = new Claims(this);
+  /** Resume plans, handoff briefings, and applying a recovery option. */ readonly recovery = new Recovery(this);
+  /** Sessions in foreign layouts: import, export, mirror. */ readonly formats = new Formats(this);
+  /** Checking and repairing the store (`baton doctor`). */ readonly maintenance = new Maintenance(this);
+  /** Transcript ingestion: token use read from agent CLI transcripts (see transcripts.ts). */ readonly transcripts = new Transcripts(this);
   /** The dashboard's reads (`baton ui`): sessions page, session page, event log, resume plan (see dashboard.ts). */
   readonly dashboard: Dashboard = new Dashboard(this);
-  /** Named positions of the store's readers (`baton otel follow`; see cursors.ts). */
-  readonly cursors = new Cursors(this);
+  /** Named positions of the store's readers (`baton otel follow`; see cursors.ts). */ readonly cursors = new Cursors(this);
   /** What agent CLI hooks record, and the hook log's problems (see agent-hooks.ts). */
   readonly hooks: AgentHooks;
   /** The pricing override file, if any (see {@link pricing}). */
@@ -139,6 +135,9 @@ export class SessionManager extends SessionCore {
       return state;
     });
   }
+
+  /** Find-or-create by a key the caller chooses (race-safe: one session per key; see start-or-get.ts). */
+  startOrGet(input: StartOrGetInput): Promise<{ state: SessionState; created: boolean }> { return startOrGet(this, input); }
 
   /** Pauses the active session (if any, and not `except`), or refuses when `allow` is false. */
   private async pauseActiveFor(except: string, allow: boolean, agent?: string | null): Promise<void> {
