@@ -1,4 +1,4 @@
-import type { StepEventData } from './durable-steps.js';
+import type { StepEventData } from './step-types.js';
 import type { AgentBinding, FileAction, PlanStep, RunKind, RunProcess, SessionState, TranscriptReadPoint } from './state.js';
 
 /** Who caused an event. */

@@ -3,7 +3,7 @@
  * (docs/formats.md), held as plain JSON-serialisable data. It is only ever produced
  * by folding events with `apply()`.
  */
-import type { DurableStep } from './durable-steps.js';
+import type { DurableStep } from './step-types.js';
 
 export const PHASE_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'skipped'] as const;
 export type PhaseStatus = (typeof PHASE_STATUSES)[number];

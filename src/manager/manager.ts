@@ -2,9 +2,8 @@ import * as decide from '../domain/decide.js';
 import type { PhaseActionOptions, MeasuredFile } from '../domain/decide.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';
-import type { PhaseSpec, StoredEvent } from '../domain/events.js';
+import type { StoredEvent } from '../domain/events.js';
 import { generateId, validateId } from '../domain/ids.js';
-import type { BmadIdOptions, IdFormat } from '../domain/ids.js';
 import { effectiveStatus } from '../domain/lease.js';
 import { fold } from '../domain/apply.js';
 import type { FileAction, SessionState, SessionStatus } from '../domain/state.js';
@@ -43,23 +42,8 @@ import { startBaseline } from './new-files.js';
 
 export { DEFAULT_SNAPSHOT_EVERY } from './types.js';
 export type { ListFilter } from './list-filter.js';
-export type { ChangeOptions, ChangeResult, ManagerOptions, TimedDraft } from './types.js';
-
-/** Input of {@link SessionManager.start}. */
-export interface StartInput {
-  title: string;
-  id?: string;
-  idFormat?: IdFormat;
-  bmad?: BmadIdOptions;
-  phases?: PhaseSpec[];
-  /** Token budget; numeric strings from the CLI are accepted and checked. */
-  budget?: number | string | null;
-  contextSummary?: string | null;
-  metadata?: Record<string, unknown>;
-  /** Pause the active session instead of refusing with ACTIVE_EXISTS. */
-  switch?: boolean;
-  agent?: string | null;
-}
+export type { ChangeOptions, ChangeResult, ManagerOptions, StartInput, TimedDraft } from './types.js';
+import type { StartInput } from './types.js';
 
 /**
  * The one entry point of every surface: load → validate (domain) → conditional append →

@@ -215,8 +215,7 @@ export class SessionCore {
    * Keys baton keeps itself are refused (`BAD_INPUT`; see domain/metadata.ts).
    */
   setMetadata(id: string, key: string, value: unknown, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
-    const events = decideMetadata(key, value);
-    return this.change(id, () => ({ events, result: undefined }), o);
+    return this.change(id, () => ({ events: decideMetadata(key, value), result: undefined }), o);
   }
 
   /**

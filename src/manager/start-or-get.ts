@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import { BatonError, isBatonError } from '../domain/errors.js';
 import { MAX_ID_LENGTH } from '../domain/ids.js';
 import type { SessionState } from '../domain/state.js';
-import type { StartInput } from './manager.js';
+import type { StartInput } from './types.js';
 
 /** Input of `startOrGet`: what `start` takes (its id aside), and the key. */
 export type StartOrGetInput = Omit<StartInput, 'id' | 'idFormat' | 'bmad'> & { key: string };

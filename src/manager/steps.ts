@@ -13,6 +13,7 @@ import { BatonError, isBatonError } from '../domain/errors.js';
 import { findRun } from '../domain/runs.js';
 import type { SessionState } from '../domain/state.js';
 import { stepResultsOf } from '../store/capabilities.js';
+import type { SessionStore } from '../store/types.js';
 import { processAlive } from './process-check.js';
 import type { Runs } from './runs.js';
 import type { ManagerCore } from './types.js';
@@ -175,6 +176,21 @@ export class Steps {
       });
     }
     return JSON.parse(text) as unknown;
+  }
+}
+
+/**
+ * Copies the large step results of session `s` kept beside its journal in `from` into `to`
+ * (`migrate-store`), where both stores keep them; a result already there is stored once.
+ */
+export async function copyStepResults(from: SessionStore, to: SessionStore, s: SessionState): Promise<void> {
+  const src = stepResultsOf(from);
+  const dst = stepResultsOf(to);
+  if (!src || !dst) return;
+  for (const step of s.durableSteps ?? []) {
+    if (!step.resultRef) continue;
+    const text = await src.get(s.id, step.resultRef.sha256);
+    if (text !== null) await dst.put(s.id, step.resultRef.sha256, text);
   }
 }
 
