@@ -167,6 +167,7 @@ describe('steps in status --json and the handoff', () => {
     expect(st.durableSteps.map((s) => [s['key'], s['status'], s['attempts'], s['size']])).toEqual([['fetch', 'completed', 1, 18], ['push', 'failed', 1, null]]);
     expect(JSON.stringify(st.durableSteps)).not.toContain('value');
     expect(st.metadata['ticket']).toEqual({ id: 'T-1' });
+    expect((await ws.ok(['status'])).stdout).toContain('Durable steps: 1 completed · 1 failed');
     expect(handoff).toContain('## Durable steps');
     expect(handoff).toContain('- `fetch`: completed (1 attempt, result 18 bytes): not run again');
     expect(handoff).toContain('- `push`: failed after 1 attempt: remote said no');
