@@ -58,7 +58,7 @@ export class SessionManager extends SessionCore {
   readonly derivedFiles: DerivedFiles;
   /** Leases: who works on a session now (`baton run`). */ readonly leases = new Leases(this);
   /** Runs (workers) on a session: start, renew, end, deaths, phase claims (docs/runs.md). */ readonly runs = new Runs(this);
-  /** Durable steps: run once per session and key, the result recorded and reused (docs/steps.md). */ readonly steps = new Steps(this, this.runs);
+  /** Durable steps: run once per session and key, the result recorded and reused (docs/steps.md). */ readonly steps = new Steps(this, this.runs, this.agent);
   /** Claiming sessions that need a worker (`baton claim`). */ readonly claims = new Claims(this);
   /** Resume plans, handoff briefings, and applying a recovery option. */ readonly recovery = new Recovery(this);
   /** Sessions in foreign layouts: import, export, mirror. */ readonly formats = new Formats(this);

@@ -55,6 +55,8 @@ export class Steps {
   constructor(
     private readonly m: ManagerCore,
     private readonly runs: Runs,
+    /** The manager's agent, named as the runner when a call names none. */
+    private readonly agent: string | null = null,
   ) {}
 
   /**
@@ -77,7 +79,7 @@ export class Steps {
     const phaseId = options.phase ?? null;
     const name = stepName(key, phaseId);
     const { pid, host, boot } = this.m.origin;
-    const runner: StepRunner = { pid, host, boot, runId: options.run ?? null, agent: options.agent ?? null };
+    const runner: StepRunner = { pid, host, boot, runId: options.run ?? null, agent: options.agent ?? this.agent };
     const deadline = options.waitMs === undefined || options.waitMs === null ? null : Date.now() + options.waitMs;
     let pause = Math.max(10, options.pollMs ?? 200);
     const input = { key, phaseId, runner, rerunFailed: options.rerunFailed === true };
@@ -87,7 +89,7 @@ export class Steps {
       const s = await this.m.get(id);
       const found = decideStepStart(s, input, (step) => this.gone(s, step)).found;
       if (found.kind === 'run') {
-        const co = { agent: options.agent ?? null, expectedRevision: s.revision, ...(options.run ? { run: options.run } : {}) };
+        const co = { ...changeOptions(options), expectedRevision: s.revision };
         try {
           await this.m.change(id, (cur) => ({ events: decideStepStart(cur, input, (step) => this.gone(cur, step)).events, result: undefined }), co);
         } catch (e) {
@@ -125,7 +127,7 @@ export class Steps {
   private async execute<T>(id: string, at: { key: string; phaseId: string | null; name: string }, claim: { claim: number; takeover: boolean }, fn: (ctx: StepContext) => T | Promise<T>, o: StepOptions): Promise<T> {
     const retries = Math.max(0, Math.floor(o.retries ?? 0));
     const base = { key: at.key, phaseId: at.phaseId, claim: claim.claim };
-    const co = { agent: o.agent ?? null, ...(o.run ? { run: o.run } : {}) };
+    const co = changeOptions(o);
     let attempt = 0;
     for (;;) {
       attempt++;
@@ -192,6 +194,11 @@ export async function copyStepResults(from: SessionStore, to: SessionStore, s: S
     const text = await src.get(s.id, step.resultRef.sha256);
     if (text !== null) await dst.put(s.id, step.resultRef.sha256, text);
   }
+}
+
+/** The agent and run a step's events are written with (the manager's agent when the call names none). */
+function changeOptions(o: StepOptions): { agent?: string | null; run?: string } {
+  return { ...(o.agent !== undefined ? { agent: o.agent } : {}), ...(o.run ? { run: o.run } : {}) };
 }
 
 function errorOf(e: unknown): StepError {

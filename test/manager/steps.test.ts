@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isBatonError } from '../../src/domain/errors.js';
 import { SessionManager } from '../../src/manager/manager.js';
+import { migrateStore } from '../../src/manager/migrate.js';
 import { MemoryStore, openStore } from '../../src/store/open.js';
 import { withSession } from '../cli/helpers.js';
 import { tempDir } from '../support/temp.js';
@@ -134,6 +135,26 @@ describe.each(STORES)('a large step result (%s)', (_name, newStore) => {
       expect((await b.steps.list(state.id))[0]).toMatchObject({ status: 'completed', size: data.size, resultRef: data.resultRef });
     } finally {
       await b.close();
+    }
+  });
+});
+
+describe('migrate-store', () => {
+  it('carries a large step result kept beside the journal to the other store', async () => {
+    const from = open(path.join(tempDir('baton-steps-'), '.baton'));
+    const to = open(path.join(tempDir('baton-steps-'), '.baton'));
+    const m = new SessionManager({ store: from });
+    const { state } = await m.startOrGet({ key: 'carried', title: 'carried' });
+    const big = 'b'.repeat(80_000);
+    await m.steps.run(state.id, 'dump', () => big);
+    await m.derivedFiles.settled();
+    await migrateStore(from, to);
+    const n = new SessionManager({ store: to });
+    try {
+      expect(await n.steps.run(state.id, 'dump', () => 'not again')).toBe(big);
+    } finally {
+      await n.close();
+      await m.close();
     }
   });
 });
