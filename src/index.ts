@@ -34,6 +34,8 @@ export type { SessionSettings, SettingValues, SettingName } from './domain/setti
 export type { CheckpointInfo, CheckpointDetail, RestoreResult } from './manager/checkpoints.js';
 export type { AcquireOptions, RunEnd } from './manager/leases.js';
 export type { StartRunOptions } from './manager/runs.js';
+export type { StepOptions, StepContext } from './manager/steps.js';
+export type { StartOrGetInput } from './manager/start-or-get.js';
 export type { Claim } from './manager/claim.js';
 export type { ResumePlan, EscalationChoice } from './domain/resume-plan-types.js';
 export type { AppliedResume, ApplyOptions } from './manager/resume.js';

@@ -1,3 +1,4 @@
+import type { StepEventData } from './step-types.js';
 import type { AgentBinding, FileAction, PlanStep, RunKind, RunProcess, SessionState, TranscriptReadPoint } from './state.js';
 
 /** Who caused an event. */
@@ -219,6 +220,10 @@ export interface EventDataMap {
   };
   /** Pending writes of one LangGraph task against a checkpoint: `[channel, idx, [type, base64]]` each. */
   'graph.writes': { ns: string; checkpointId: string; taskId: string; taskPath: string; writes: Array<{ channel: string; idx: number; value: [string, string] }> };
+  /** Durable steps (`manager.steps`, src/domain/durable-steps.ts): a runner took a step, and how it ended. */
+  'step.started': StepEventData['started'];
+  'step.completed': StepEventData['completed'];
+  'step.failed': StepEventData['failed'];
   'repair.torn_tail': { truncatedBytes: number; savedTo: string | null };
   'repair.unreadable_line': { raw: string; line: number };
   'repair.journal': { savedTo: string | null; unreadableLines: number[] };
@@ -253,6 +258,7 @@ export const EVENT_TYPES = [
   'repair.events_lost', 'run.renewed', 'phase.claimed', 'file.conflicted',
   'phase.added', 'phase.removed', 'phase.updated',
   'graph.checkpoint', 'graph.writes',
+  'step.started', 'step.completed', 'step.failed',
 ] as const satisfies readonly EventType[];
 
 /** An event before it has been given a place in the journal. */

@@ -179,6 +179,20 @@ function renderRecords(out: string[], { state: s, plan }: HandoffInput): void {
 
 }
 
+/** Durable steps (`manager.steps`), only when there are some: a completed one is not run again; a running one may be half done. */
+function renderSteps(out: string[], { state: s }: HandoffInput): void {
+  if (!s.durableSteps?.length) return;
+  section(out, 'Durable steps');
+  for (const d of s.durableSteps) {
+    const tries = `${d.attempts} attempt${d.attempts === 1 ? '' : 's'}`;
+    const how =
+      d.status === 'completed' ? `completed (${tries}, result ${num(d.size ?? 0)} bytes${d.resultRef ? ', kept beside the journal' : ''}): not run again`
+      : d.status === 'failed' ? `failed after ${tries}: ${inline(d.error?.message ?? 'unknown error')}`
+      : `running since ${d.startedAt} (pid ${d.runner.pid} on ${inline(d.runner.host)}${d.runner.runId ? `, run ${d.runner.runId}` : ''}): taken over and run again once that runner is gone; its work may be half done`;
+    out.push(`- ${code(d.key)}${d.phaseId ? ` [${d.phaseId}]` : ''}: ${how}`);
+  }
+}
+
 /** Files recorded per phase, and those changed outside the session. */
 function renderFiles(out: string[], { state: s, plan }: HandoffInput): void {
   section(out, 'Files');
@@ -303,6 +317,7 @@ export function renderHandoff(input: HandoffInput): string {
   const out: string[] = [];
   renderPosition(out, input);
   renderRecords(out, input);
+  renderSteps(out, input);
   renderFiles(out, input);
   renderBookkeeping(out, input);
   renderRecovery(out, input);

@@ -41,3 +41,6 @@ export { claimablePhases, liveRuns, recordPhase, runLabel, runLive, runsStatus }
 export type { Liveness, Salvage } from './runs.js';
 export { runSegments } from './run-segments.js';
 export type { RunSegment } from './run-segments.js';
+// Durable steps (docs/steps.md): the view status shows, and the largest result kept in the journal.
+export { stepsView, STEP_INLINE_MAX } from './durable-steps.js';
+export type { DurableStep, StepView } from './durable-steps.js';

@@ -96,6 +96,9 @@ const KEYS: Partial<Record<StoredEvent['type'], readonly Key[]>> = {
   'repair.journal': ['repairs'],
   'graph.checkpoint': [],
   'graph.writes': [],
+  'step.started': ['durableSteps'],
+  'step.completed': ['durableSteps'],
+  'step.failed': ['durableSteps'],
 };
 
 /** Types whose handler changes only the phase named by `data.phaseId` (plus the keys listed). */

@@ -3,6 +3,7 @@
  * (docs/formats.md), held as plain JSON-serialisable data. It is only ever produced
  * by folding events with `apply()`.
  */
+import type { DurableStep } from './step-types.js';
 
 export const PHASE_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'skipped'] as const;
 export type PhaseStatus = (typeof PHASE_STATUSES)[number];
@@ -389,6 +390,8 @@ export interface SessionState {
   runs?: Run[];
   /** Files written by two live runs. Absent until the first. */
   conflicts?: FileConflict[];
+  /** Durable steps (`manager.steps`, src/domain/durable-steps.ts), in first-start order. Absent until the first. */
+  durableSteps?: DurableStep[];
   /** A LangGraph thread's progress (`baton-sessions/langgraph`). Absent until its first checkpoint. */
   graph?: GraphProgress;
 }

@@ -5,6 +5,7 @@ import { costReport } from './cost.js';
 import type { CostReport } from './cost.js';
 import type { PricingTable } from './pricing.js';
 import { budgetView } from './tokens.js';
+import { stepsView, type StepView } from './durable-steps.js';
 import type { BudgetView } from './tokens.js';
 
 /** The stable `status --json` shape (a superset of the documented minimum). */
@@ -40,6 +41,8 @@ export interface StatusView {
   subagents?: SubagentRecord[];
   /** The agent's own plan when no phase was in progress; absent when none. */
   steps?: PlanStep[];
+  /** Durable steps (`manager.steps`) with their status, attempts and result size; absent when none. */
+  durableSteps?: StepView[];
 }
 
 /**
@@ -80,6 +83,7 @@ export function statusView(s: SessionState, now?: string, pricing?: PricingTable
     ...(s.agentSessions?.length ? { agentSessions: s.agentSessions.map((b) => ({ ...b, command: resumeCommand(b.cli, b.agentSessionId) })) } : {}),
     ...(s.subagents?.length ? { subagents: s.subagents } : {}),
     ...(s.steps?.length ? { steps: s.steps } : {}),
+    ...(s.durableSteps?.length ? { durableSteps: stepsView(s) } : {}),
   };
 }
 

@@ -22,6 +22,8 @@ import { Maintenance } from './doctor.js';
 import { Formats } from './foreign-formats.js';
 import { Leases } from './leases.js';
 import { Runs } from './runs.js';
+import { Steps } from './steps.js';
+import { startOrGet, type StartOrGetInput } from './start-or-get.js';
 import { Dashboard } from './dashboard.js';
 import { Recovery } from './resume.js';
 import { PlanChanges } from './plan-changes.js';
@@ -38,23 +40,8 @@ import { startBaseline } from './new-files.js';
 
 export { DEFAULT_SNAPSHOT_EVERY } from './types.js';
 export type { ListFilter } from './list-filter.js';
-export type { ChangeOptions, ChangeResult, ManagerOptions, TimedDraft } from './types.js';
-
-/** Input of {@link SessionManager.start}. */
-export interface StartInput {
-  title: string;
-  id?: string;
-  idFormat?: IdFormat;
-  bmad?: BmadIdOptions;
-  phases?: PhaseSpec[];
-  /** Token budget; numeric strings from the CLI are accepted and checked. */
-  budget?: number | string | null;
-  contextSummary?: string | null;
-  metadata?: Record<string, unknown>;
-  /** Pause the active session instead of refusing with ACTIVE_EXISTS. */
-  switch?: boolean;
-  agent?: string | null;
-}
+export type { ChangeOptions, ChangeResult, ManagerOptions, StartInput, TimedDraft } from './types.js';
+import type { StartInput } from './types.js';
 
 /**
  * The one entry point of every surface: load → validate (domain) → conditional append →
@@ -69,7 +56,10 @@ export class SessionManager extends SessionCore {
   readonly derivedFiles: DerivedFiles;
   /** Leases: who works on a session now (`baton run`). */
   readonly leases = new Leases(this);
-  /** Runs (workers) on a session: start, renew, end, deaths, phase claims (docs/runs.md). */ readonly runs: Runs = new Runs(this);
+  /** Runs (workers) on a session: start, renew, end, deaths, phase claims (docs/runs.md). */
+  readonly runs: Runs = new Runs(this);
+  /** Durable steps: run once per session and key, the result recorded and reused (docs/steps.md). */
+  readonly steps = new Steps(this, this.runs, this.agent);
   /** Claiming sessions that need a worker (`baton claim`). */
   readonly claims = new Claims(this);
   /** Resume plans, handoff briefings, and applying a recovery option. */
@@ -84,8 +74,7 @@ export class SessionManager extends SessionCore {
   readonly transcripts = new Transcripts(this);
   /** The dashboard's reads (`baton ui`): sessions page, session page, event log, resume plan (see dashboard.ts). */
   readonly dashboard: Dashboard = new Dashboard(this);
-  /** Named positions of the store's readers (`baton otel follow`; see cursors.ts). */
-  readonly cursors = new Cursors(this);
+  /** Named positions of the store's readers (`baton otel follow`; see cursors.ts). */ readonly cursors = new Cursors(this);
   /** What agent CLI hooks record, and the hook log's problems (see agent-hooks.ts). */
   readonly hooks: AgentHooks;
   /** The pricing override file, if any (see {@link pricing}). */
@@ -138,6 +127,9 @@ export class SessionManager extends SessionCore {
       return state;
     });
   }
+
+  /** Find-or-create by a key the caller chooses (race-safe: one session per key; see start-or-get.ts). */
+  startOrGet(input: StartOrGetInput): Promise<{ state: SessionState; created: boolean }> { return startOrGet(this, input); }
 
   /** Pauses the active session (if any, and not `except`), or refuses when `allow` is false. */
   private async pauseActiveFor(except: string, allow: boolean, agent?: string | null): Promise<void> {

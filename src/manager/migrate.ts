@@ -20,6 +20,7 @@ import type { SessionSummary } from '../domain/summary.js';
 import type { Checkpoint, SessionStore, Tombstone } from '../store/types.js';
 import { nodeCrypto } from './lazy.js';
 import { copyCursors } from './migrate-cursors.js';
+import { copyStepResults } from './steps.js';
 import { DEFAULT_SNAPSHOT_EVERY } from './types.js';
 
 /** Events per append when copying a journal (bounds memory and transaction size). */
@@ -223,6 +224,7 @@ async function copySession(from: SessionStore, to: SessionStore, id: string, chu
     });
   }
   const cps = await copyCheckpoints(from, to, id, problems);
+  await copyStepResults(from, to, state);
   if (sourceArchived && !(await to.isArchived(id))) await to.archive(id);
   const row = { ...summarize(state), archived: sourceArchived };
   return {

@@ -7,6 +7,7 @@ import { clonePlain } from '../domain/clone.js';
 import { hint } from '../domain/hints.js';
 import { isoTime } from '../domain/iso-time.js';
 import { settingEvents } from '../domain/settings.js';
+import { decideMetadata } from '../domain/metadata.js';
 import type { SettingValues } from '../domain/settings.js';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -206,6 +207,15 @@ export class SessionCore {
    */
   async setSettings(id: string, values: Partial<SettingValues> | ((s: SessionState) => Partial<SettingValues>), o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
     return this.change(id, (s) => ({ events: settingEvents(typeof values === 'function' ? values(s) : values), result: undefined }), o);
+  }
+
+  /**
+   * Sets caller metadata `key` of session `id` to `value` (any JSON value up to 64 KiB; null
+   * sets it to null), one `metadata.set` event; `status --json` shows it under `metadata`.
+   * Keys baton keeps itself are refused (`BAD_INPUT`; see domain/metadata.ts).
+   */
+  setMetadata(id: string, key: string, value: unknown, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
+    return this.change(id, () => ({ events: decideMetadata(key, value), result: undefined }), o);
   }
 
   /**

@@ -5,6 +5,8 @@
  * without an import cycle.
  */
 import type { PricingTable } from '../domain/pricing.js';
+import type { PhaseSpec } from '../domain/events.js';
+import type { BmadIdOptions, IdFormat } from '../domain/ids.js';
 import type { EventDraft } from '../domain/decide.js';
 import type { Actor, NewEvent, StoredEvent } from '../domain/events.js';
 import type { MeasuredFile } from '../domain/decide.js';
@@ -122,4 +124,20 @@ export interface ManagerCore {
   readonly hooks: { readonly dir: string; problems(): HookProblems };
   /** Runs (runs.ts): readers judge liveness with it (runs of this host whose process is gone). */
   readonly runs?: { liveness(s: SessionState): { now: string; dead?: ReadonlySet<string> } };
+}
+
+/** Input of {@link SessionManager.start}. */
+export interface StartInput {
+  title: string;
+  id?: string;
+  idFormat?: IdFormat;
+  bmad?: BmadIdOptions;
+  phases?: PhaseSpec[];
+  /** Token budget; numeric strings from the CLI are accepted and checked. */
+  budget?: number | string | null;
+  contextSummary?: string | null;
+  metadata?: Record<string, unknown>;
+  /** Pause the active session instead of refusing with ACTIVE_EXISTS. */
+  switch?: boolean;
+  agent?: string | null;
 }

@@ -1,4 +1,4 @@
-import type { CursorTable, SessionStore, StoreCursors, StoreSessionFiles } from './types.js';
+import type { CursorTable, SessionStore, StoreCursors, StoreSessionFiles, StoreStepResults } from './types.js';
 
 /*
  * Optional capabilities are detected by the presence of their members (`store.watch`,
@@ -22,4 +22,11 @@ export function cursorsOf(store: SessionStore): CursorTable | null {
   const c = store.cursors;
   if (!c || typeof c.get !== 'function' || typeof c.put !== 'function' || typeof c.list !== 'function') return null;
   return c;
+}
+
+/** The store's table of large step results (capability {@link StoreStepResults}), or null when it keeps none. */
+export function stepResultsOf(store: SessionStore): StoreStepResults['stepResults'] | null {
+  const t = store.stepResults;
+  if (!t || typeof t.put !== 'function' || typeof t.get !== 'function') return null;
+  return t;
 }

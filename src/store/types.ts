@@ -168,7 +168,7 @@ export interface StoreDoctorResult {
  * {@link StoreSessionFiles}, {@link StoreLocalDirectory}, {@link StoreCursors}), detected by the presence of its
  * members (see `store/capabilities.ts`), never by a backend's class or `kind`.
  */
-export interface SessionStore extends Partial<StoreMaintenance>, Partial<StoreWatch>, Partial<StoreServerClock>, Partial<StoreSessionFiles>, Partial<StoreLocalDirectory>, Partial<StoreCursors> {
+export interface SessionStore extends Partial<StoreMaintenance>, Partial<StoreWatch>, Partial<StoreServerClock>, Partial<StoreSessionFiles>, Partial<StoreLocalDirectory>, Partial<StoreCursors>, Partial<StoreStepResults> {
   /** Short backend name, for messages only: never branch on it. */
   readonly kind: string;
   /** Where the data lives (a directory, a URL without password). */
@@ -351,6 +351,20 @@ export interface CursorTable {
   put(name: string, value: string, expected: string | null): Promise<void>;
   /** Every cursor whose name starts with `prefix`, by name. */
   list(prefix: string): Promise<Array<{ name: string; value: string }>>;
+}
+
+/**
+ * Capability `step results`: large results of durable steps (`manager.steps`), kept beside
+ * the session's journal under their sha256 while the journal's `step.completed` event holds
+ * only the hash and size. Gone with the session when it is deleted.
+ */
+export interface StoreStepResults {
+  readonly stepResults: {
+    /** Stores `text` under `sha256` for session `id`, durably (acknowledged: on disk). `NOT_FOUND` for an unknown session. */
+    put(id: string, sha256: string, text: string): Promise<void>;
+    /** The text stored under `sha256` for session `id`, or null when there is none. */
+    get(id: string, sha256: string): Promise<string | null>;
+  };
 }
 
 /**

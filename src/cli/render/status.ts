@@ -79,6 +79,12 @@ export function renderStatus(s: SessionState, c: Paint, now: Date, pricing?: Pri
   }
   const findings = s.findings.filter((f) => !f.removed);
   if (findings.length) out.push('', `Open findings: ${findings.length}`);
+  const steps = s.durableSteps ?? [];
+  if (steps.length) {
+    const by = (st: string): number => steps.filter((d) => d.status === st).length;
+    const parts = [`${by('completed')} completed`, by('running') ? c.yellow(`${by('running')} running`) : '', by('failed') ? c.red(`${by('failed')} failed`) : ''].filter(Boolean);
+    out.push('', `Durable steps: ${parts.join(' · ')}`);
+  }
   const talks = continueWith(s);
   if (talks.length) out.push('', `Continue the ${talks[0]!.cli} conversation: ${talks[0]!.command}${talks.length > 1 ? c.dim(` (${talks.length - 1} earlier)`) : ''}`);
   if (s.repairs.length) out.push('', c.yellow(`Repairs recorded: ${s.repairs.map((r) => r.kind).join(', ')}`));

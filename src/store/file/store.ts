@@ -33,6 +33,7 @@ import { makeSessionFolder } from './create.js';
 import { nodeFs } from './io.js';
 import type { StoreFs } from './io.js';
 import { FileCursorTable } from './cursors.js';
+import { FileStepResults } from './step-results.js';
 import { watchJournals } from './watch.js';
 import { withStoreErrors } from '../os-errors.js';
 import { openJournal, readOnlyReason, tornTailFound } from './read-only.js';
@@ -80,6 +81,7 @@ export class FileStore implements SessionStore {
   private readonly io: StoreFs;
   /** Named positions of the store's readers (capability `cursors`). */
   readonly cursors: FileCursorTable;
+  /** Large results of durable steps, beside each journal (capability `step results`). */ readonly stepResults = withStoreErrors(new FileStepResults((id) => this.sessionFolder(id), () => this.writable()), (method) => `The file store's step result ${method}`);
   /** Why this store never writes (see read-only.ts), or null. */
   readonly readOnly: string | null;
 

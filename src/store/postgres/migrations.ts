@@ -4,6 +4,7 @@ import { inTransaction, sqlState } from './pool.js';
 import { cursorsMigration } from './migrations-cursors.js';
 import { marksMigration } from './migrations-marks.js';
 import { refreshMigration } from './migrations-refresh.js';
+import { stepResultsMigration } from './migrations-steps.js';
 import { ident } from './url.js';
 
 import type { Migration } from './migrations-types.js';
@@ -70,6 +71,7 @@ export const MIGRATIONS: readonly Migration[] = [
   cursorsMigration(BASE.length + SCALE_MIGRATIONS.length + 1),
   refreshMigration(BASE.length + SCALE_MIGRATIONS.length + 2),
   marksMigration(BASE.length + SCALE_MIGRATIONS.length + 3),
+  stepResultsMigration(BASE.length + SCALE_MIGRATIONS.length + 4),
 ];
 
 /** The newest schema version this code knows. */

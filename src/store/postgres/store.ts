@@ -10,6 +10,7 @@ import { RowText } from '../row.js';
 import { compareCheckpointIds } from '../types.js';
 import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, ListRowsResult, LoadResult, RepairReport, RowFilter, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from '../types.js';
 import { PgCursorTable } from './cursors.js';
+import { PgStepResults } from './step-results.js';
 import { migrate } from './migrations.js';
 import { recoverLostRows } from './repair.js';
 import { Refresher } from './refresh.js';
@@ -77,6 +78,7 @@ export class PostgresStore implements SessionStore {
   /** Serialises this handle's own workspace-lock sections before they compete in the database. */
   private lockChain: Promise<unknown> = Promise.resolve();
   readonly cursors = new PgCursorTable((text, values) => this.q(text, values), () => ident(this.schema));
+  /** Large results of durable steps (capability `step results`). */ readonly stepResults = new PgStepResults((text, values) => this.q(text, values), () => ident(this.schema));
   /** Registry rows and notifications of acknowledged appends, brought up to date after the ack (refresh.ts). */
   private readonly refresher = new Refresher((b) => this.refresh(b));
   /** The connection appends use while it is free (sticky.ts); none in a pool of two, which it would halve. */
