@@ -4,7 +4,7 @@
  * with the one session the store's create let in (the other's create gets `EXISTS` and
  * reads it instead). The key is kept in the session's metadata as `sessionKey`.
  */
-import crypto from 'node:crypto';
+import { nodeCrypto } from './lazy.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
 import { MAX_ID_LENGTH } from '../domain/ids.js';
 import type { SessionState } from '../domain/state.js';
@@ -27,7 +27,7 @@ export function sessionIdForKey(key: string): string {
   }
   if (/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(key) && key.length <= 100) return key;
   const slug = key.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'key';
-  const id = `${slug}-${crypto.createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+  const id = `${slug}-${nodeCrypto().createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
   return id.length <= MAX_ID_LENGTH ? id : id.slice(-MAX_ID_LENGTH);
 }
 

@@ -6,7 +6,7 @@
  * others wait for its end, and take it over when its runner is gone (its process on this
  * machine, or the run it was made in, ended or lapsed).
  */
-import crypto from 'node:crypto';
+import { nodeCrypto } from './lazy.js';
 import { checkStepKey, decideStepEnd, decideStepStart, jsonProblem, STEP_INLINE_MAX, stepName, stepsView } from '../domain/durable-steps.js';
 import type { DurableStep, StepError, StepEventData, StepRunner, StepView } from '../domain/durable-steps.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
@@ -155,7 +155,7 @@ export class Steps {
       const data: StepEventData['completed'] = { ...base, attempts: attempt, size: text === null ? 0 : Buffer.byteLength(text) };
       const table = stepResultsOf(this.m.store);
       if (text !== null && data.size > STEP_INLINE_MAX && table) {
-        const sha256 = crypto.createHash('sha256').update(text).digest('hex');
+        const sha256 = nodeCrypto().createHash('sha256').update(text).digest('hex');
         // Durable before the event that names it: a reader never finds a record without its result.
         await table.put(id, sha256, text);
         data.resultRef = { sha256, size: data.size };
@@ -171,7 +171,7 @@ export class Steps {
     const { sha256, size } = step.resultRef;
     const table = stepResultsOf(this.m.store);
     const text = table ? await table.get(id, sha256) : null;
-    if (text === null || crypto.createHash('sha256').update(text).digest('hex') !== sha256) {
+    if (text === null || nodeCrypto().createHash('sha256').update(text).digest('hex') !== sha256) {
       throw new BatonError('CORRUPT', `The result of step ${name} of session ${id} (${size} bytes, sha256 ${sha256.slice(0, 12)}…) is ${text === null ? 'missing' : 'damaged'} in the store.`, {
         hint: 'Run the step again with rerunFailed is not possible for a completed step: restore the store from a backup, or start a new session.',
         details: { sessionId: id, step: step.key, phase: step.phaseId, sha256, size },

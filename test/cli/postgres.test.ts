@@ -176,18 +176,18 @@ describe.skipIf(!PG_URL)('CLI on the PostgreSQL store', () => {
     }
   }, 60_000);
 
-  it('a library child of `baton run` (openStore({ create: true }) as in the README) opens the run\'s store from BATON_STORE', async () => {
+  it('a library child of `baton run` (openManager with BATON_STORE, as in the README) opens the run\'s store', async () => {
     const pw = pgWorkspace();
     await pw.ok(['start', 'Lib', '--id', 'lib']);
     const tsx = pathToFileURL(createRequire(path.join(ROOT, 'package.json')).resolve('tsx')).href;
     fs.writeFileSync(
       path.join(pw.ws.dir, 'child.mjs'),
       [
-        'const { openStore } = await import(process.argv[2]);',
-        'const store = openStore({ create: true });',
-        'const ids = (await store.list()).summaries.map((s) => s.id);',
-        'console.log(JSON.stringify({ kind: store.kind, ids }));',
-        'await store.close();',
+        'const { openManager } = await import(process.argv[2]);',
+        'const m = openManager({ cwd: process.cwd(), url: process.env.BATON_STORE, dir: process.env.BATON_DIR, create: true });',
+        'const ids = (await m.list()).map((s) => s.id);',
+        'console.log(JSON.stringify({ kind: m.store.kind, ids }));',
+        'await m.close();',
       ].join('\n'),
     );
     const r = await pw.run(['run', '--', process.execPath, '--import', tsx, 'child.mjs', path.join(ROOT, 'src', 'index.ts')]);

@@ -34,9 +34,9 @@ const WORKER = "const fs=require('fs');const f=process.argv[1];fs.writeFileSync(
  */
 const WRITER = `
 import fs from 'node:fs';
-import { SessionManager, PostgresStore } from ${JSON.stringify(path.join(ROOT, 'dist', 'index.js'))};
+import { openManager } from ${JSON.stringify(path.join(ROOT, 'dist', 'index.js'))};
 const ack = process.argv[2];
-const m = new SessionManager({ store: new PostgresStore({ url: process.env.BATON_STORE, workspace: process.env.BATON_WORKSPACE }) });
+const m = openManager({ cwd: process.cwd(), url: process.env.BATON_STORE, workspace: process.env.BATON_WORKSPACE });
 const id = process.env.BATON_SESSION;
 const fencingToken = Number(process.env.BATON_LEASE_TOKEN);
 let stop = false;
