@@ -101,7 +101,7 @@ function nextSteps(id: string, git: BundleBody['source']['git'], file: string): 
   if (git?.branch) steps.push(`git fetch origin ${git.branch} && git switch ${git.branch}${git.head ? `   # the sender was at ${git.head.slice(0, 12)}` : ''}`);
   else if (git?.head) steps.push(`git fetch origin && git switch --detach ${git.head}`);
   steps.push(`baton import ${file}   # add --as NEW_ID if ${id} is taken here`);
-  steps.push(`baton resume --session ${id}`);
+  steps.push(`baton resume ${id} --apply   # without --apply: only shows the plan`);
   return steps;
 }
 
