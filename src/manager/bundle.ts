@@ -17,7 +17,14 @@ import { stepResultsOf } from '../store/capabilities.js';
 import { atomicWrite } from '../store/atomic-write.js';
 import { BUNDLE_FORMAT, BUNDLE_VERSION, decodeBundle, encodeBundle, relativize, reroot } from './bundle-file.js';
 import type { BundleBody } from './bundle-file.js';
-import type { SessionManager } from './manager.js';
+import type { ChangeOptions, ManagerCore } from './types.js';
+
+/** What bundles need of the manager (a narrow view: manager.ts holds a {@link Bundles}). */
+export interface BundleManager extends ManagerCore {
+  readonly recovery: { handoff(id: string): Promise<{ markdown: string }> };
+  delete(id: string, o?: ChangeOptions): Promise<unknown>;
+  switchTo(ref: string, agent?: string | null): Promise<SessionState>;
+}
 
 declare const BATON_VERSION: string | undefined;
 
@@ -80,7 +87,7 @@ export interface BundleImportResult {
 }
 
 /** The repository root of this side: given, else the git top of the workspace, else the workspace, else `cwd`. */
-function rootOf(m: SessionManager, o: BundleOptions): string {
+function rootOf(m: BundleManager, o: BundleOptions): string {
   if (o.root !== undefined) return path.resolve(o.cwd, o.root);
   const ws = m.workspace;
   if (!ws) return path.resolve(o.cwd);
@@ -132,7 +139,7 @@ function toNew(e: StoredEvent): NewEvent {
  * relative to it; the bundle names the sender's git branch and HEAD. A damaged checkpoint is
  * left out and named in the result.
  */
-export async function exportBundle(m: SessionManager, id: string, file: string, o: BundleOptions): Promise<BundleExportResult> {
+export async function exportBundle(m: BundleManager, id: string, file: string, o: BundleOptions): Promise<BundleExportResult> {
   const state = await m.get(id);
   const abs = path.resolve(o.cwd, file);
   if (fs.existsSync(abs) && fs.statSync(abs).isDirectory()) throw new BatonError('BAD_INPUT', `--bundle ${abs} is a folder; a bundle is one file.`, { hint: 'Give a file name, e.g. `--bundle session.baton.json`.' });
@@ -217,7 +224,7 @@ function checkpointsOf(body: BundleBody, id: string, file: string): ReturnType<t
  * `EXISTS` when a session of that id exists, unless `as` gives another id or `replace`
  * deletes the existing one. It becomes the active session only with `switch`.
  */
-export async function importBundle(m: SessionManager, file: string, o: BundleImportOptions): Promise<BundleImportResult> {
+export async function importBundle(m: BundleManager, file: string, o: BundleImportOptions): Promise<BundleImportResult> {
   const abs = path.resolve(o.cwd, file);
   const body = decodeBundle(readBundleText(abs), abs);
   const id = validateId(o.as ?? body.sessionId, o.as !== undefined ? '--as' : 'session id');
@@ -258,7 +265,7 @@ export function bundleHandoff(file: string, cwd: string): string {
 
 /** Sessions that travel (`manager.bundles`): see {@link exportBundle} and {@link importBundle}. */
 export class Bundles {
-  constructor(private readonly m: SessionManager) {}
+  constructor(private readonly m: BundleManager) {}
 
   /** Writes session `id` to `file` as one bundle ({@link exportBundle}). */
   export(id: string, file: string, o: BundleOptions): Promise<BundleExportResult> {

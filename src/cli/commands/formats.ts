@@ -39,6 +39,43 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
     },
   );
 
+  registerImport(program, io, on, formatHelp);
+  registerExport(program, io, on);
+
+  on(
+    common(
+      program
+        .command('mirror')
+        .description('keep a session\'s files in a foreign layout rewritten after every change (no argument: show the mirror)')
+        .argument('[format]', 'layout: maestro, go-team, bmit, bmad, ccw')
+        .option('--out <dir>', 'folder the toolkit reads its files from')
+        .option('--off', 'stop mirroring')
+        .option('--force', 'overwrite mirrored files even where someone else changed them since baton wrote them'),
+    ),
+    async (ctx, [format], o) => {
+      const m = ctx.manager();
+      const id = await ctx.sessionId();
+      const off = o['off'] === true;
+      if (off && format !== undefined) throw new BatonError('BAD_INPUT', 'Give either a format or --off, not both.', { hint: 'Use `baton mirror FORMAT --out DIR` or `baton mirror --off`.' });
+      if (format === undefined && !off) {
+        if (o['out'] !== undefined) throw new BatonError('BAD_INPUT', '--out needs a format.', { hint: 'Use `baton mirror FORMAT --out DIR`.' });
+        const s = await m.get(id);
+        const mirror = mirrorOf(s);
+        const error = withCliHint(s.metadata[MIRROR_ERROR_KEY] ?? null);
+        ctx.emit({ id, mirror, error }, () => renderMirror(id, mirror, error));
+        return;
+      }
+      if (!off && o['out'] === undefined) throw new BatonError('BAD_INPUT', `Mirroring as ${format} needs --out DIR.`, { hint: `Use \`baton mirror ${format} --out DIR\`.` });
+      const r = await m.formats.setMirror(id, off ? null : { format: format!, out: String(o['out']) }, { cwd: io.cwd, now: io.now, agent: ctx.agent, force: o['force'] === true });
+      ctx.confirm({ ok: true, id, revision: r.state.revision, mirror: r.mirror }, r.mirror ? `Mirroring ${id} as ${r.mirror.format} in ${r.mirror.out}` : `Stopped mirroring ${id}`);
+    },
+  );
+}
+
+type On = (cmd: Command, action: Action) => Command;
+
+/** `import`: a session bundle (a file) or a toolkit's folder. */
+function registerImport(program: Command, io: CliIO, on: On, formatHelp: string): void {
   on(
     common(
       program
@@ -74,7 +111,10 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
       if (await importIsIncomplete(r)) ctx.exitCode = EXIT_CODES.CORRUPT;
     },
   );
+}
 
+/** `export`: a session bundle (`--bundle`) or a toolkit's layout. */
+function registerExport(program: Command, io: CliIO, on: On): void {
   on(
     common(
       program
@@ -110,35 +150,6 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
       const r = await m.formats.export(id, String(o['format']), String(o['out']), { cwd: io.cwd, now: io.now });
       for (const p of r.problems) ctx.warn(`${p.code}: ${p.message}${p.hint ? `\n  hint: ${p.hint}` : ''}`);
       ctx.emit(r, () => renderExport(r));
-    },
-  );
-
-  on(
-    common(
-      program
-        .command('mirror')
-        .description('keep a session\'s files in a foreign layout rewritten after every change (no argument: show the mirror)')
-        .argument('[format]', 'layout: maestro, go-team, bmit, bmad, ccw')
-        .option('--out <dir>', 'folder the toolkit reads its files from')
-        .option('--off', 'stop mirroring')
-        .option('--force', 'overwrite mirrored files even where someone else changed them since baton wrote them'),
-    ),
-    async (ctx, [format], o) => {
-      const m = ctx.manager();
-      const id = await ctx.sessionId();
-      const off = o['off'] === true;
-      if (off && format !== undefined) throw new BatonError('BAD_INPUT', 'Give either a format or --off, not both.', { hint: 'Use `baton mirror FORMAT --out DIR` or `baton mirror --off`.' });
-      if (format === undefined && !off) {
-        if (o['out'] !== undefined) throw new BatonError('BAD_INPUT', '--out needs a format.', { hint: 'Use `baton mirror FORMAT --out DIR`.' });
-        const s = await m.get(id);
-        const mirror = mirrorOf(s);
-        const error = withCliHint(s.metadata[MIRROR_ERROR_KEY] ?? null);
-        ctx.emit({ id, mirror, error }, () => renderMirror(id, mirror, error));
-        return;
-      }
-      if (!off && o['out'] === undefined) throw new BatonError('BAD_INPUT', `Mirroring as ${format} needs --out DIR.`, { hint: `Use \`baton mirror ${format} --out DIR\`.` });
-      const r = await m.formats.setMirror(id, off ? null : { format: format!, out: String(o['out']) }, { cwd: io.cwd, now: io.now, agent: ctx.agent, force: o['force'] === true });
-      ctx.confirm({ ok: true, id, revision: r.state.revision, mirror: r.mirror }, r.mirror ? `Mirroring ${id} as ${r.mirror.format} in ${r.mirror.out}` : `Stopped mirroring ${id}`);
     },
   );
 }
