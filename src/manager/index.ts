@@ -82,6 +82,8 @@ export type { PlanFile } from './plan-file.js';
 
 // Foreign session layouts (loaded on first use) and mirrors.
 export { checkMirrorSetting, importIsIncomplete, inspectForeign } from './foreign-formats.js';
+export { Bundles, bundleHandoff } from './bundle.js';
+export type { BundleExportResult, BundleImportOptions, BundleImportResult, BundleOptions } from './bundle.js';
 export type { ExportResult, ImportResult, InspectResult } from './formats.js';
 export type { ForeignSession, FormatProblem, UnitStatus } from '../formats/types.js';
 export { MIRROR_ERROR_KEY, MIRROR_KEY, mirrorOf } from './mirror.js';

@@ -20,6 +20,7 @@ import { Cursors } from './cursors.js';
 import { DerivedFiles } from './derived-files.js';
 import { Maintenance } from './doctor.js';
 import { Formats } from './foreign-formats.js';
+import { Bundles } from './bundle.js';
 import { Leases } from './leases.js';
 import { Runs } from './runs.js';
 import { Steps } from './steps.js';
@@ -68,6 +69,8 @@ export class SessionManager extends SessionCore {
   readonly plan = new PlanChanges(this);
   /** Sessions in foreign layouts: import, export, mirror. */
   readonly formats = new Formats(this);
+  /** Sessions that travel: one session as one checksummed file, and back (see bundle.ts). */
+  readonly bundles: Bundles = new Bundles(this);
   /** Checking and repairing the store (`baton doctor`). */
   readonly maintenance = new Maintenance(this);
   /** Transcript ingestion: token use read from agent CLI transcripts (see transcripts.ts). */

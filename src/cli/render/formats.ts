@@ -1,4 +1,4 @@
-import type { ExportResult, ForeignSession, FormatProblem, ImportResult, InspectResult, MirrorSetting, UnitStatus } from '../../manager/index.js';
+import type { BundleExportResult, BundleImportResult, ExportResult, ForeignSession, FormatProblem, ImportResult, InspectResult, MirrorSetting, UnitStatus } from '../../manager/index.js';
 import type { Paint } from '../io.js';
 import { num } from './time.js';
 
@@ -210,5 +210,24 @@ export function renderMirror(id: string, m: MirrorSetting | null, error: unknown
   const e = error as { at?: string; message?: string; hint?: string | null } | null;
   if (m && e && e.message) lines.push(`Last rewrite failed at ${e.at ?? '?'}: ${e.message}`);
   if (m && e && e.hint) lines.push(`  hint: ${e.hint}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** `baton export --bundle`, for people. */
+export function renderBundleExport(r: BundleExportResult): string {
+  const lines = [`Exported ${r.id} to ${r.file} (${r.bytes} bytes, sha256 ${r.sha256.slice(0, 12)}…):`];
+  lines.push(`  ${r.events} events, ${r.checkpoints} checkpoints, ${r.stepResults} large step results, ${r.relativePaths} paths relative to the repository root`);
+  if (r.git) lines.push(`  git: ${r.git.branch ?? '(detached)'} at ${r.git.head?.slice(0, 12) ?? '(no commit)'}: push it so the receiver can fetch it`);
+  lines.push(`The receiver runs \`baton import ${r.file.split(/[\\/]/).pop()}\`; the handoff inside says what else.`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** `baton import FILE` (a bundle), for people. */
+export function renderBundleImport(r: BundleImportResult): string {
+  const lines = [`Imported ${r.id}${r.id !== r.bundledId ? ` (${r.bundledId} in the bundle)` : ''} from ${r.file}, verified${r.replaced ? ', replacing the session of that id' : ''}:`];
+  lines.push(`  ${r.events} events (revision ${r.revision}), ${r.checkpoints} checkpoints, ${r.stepResults} large step results, ${r.relativePaths} paths under ${r.root}`);
+  lines.push(r.active ? '  It is now the active session.' : '  It is not the active session (use --switch, or `baton resume`).');
+  lines.push('Next:');
+  for (const s of r.next) lines.push(`  ${s}`);
   return `${lines.join('\n')}\n`;
 }
