@@ -46,6 +46,8 @@ export interface HintArgs {
   'lease.wait-or-force': Record<string, never>;
   /** Another run works on the session: wait for it (see who works on what), or force. */
   'run.wait-or-force': { session: string };
+  /** An orphan of a dead `baton run` (process group `pgid`) still runs: wait for it, or have it ended first. */
+  'run.end-orphans': { pids: number[] };
   /** A phase is owned by a live run: claim one of `free` instead (none: wait and look again). */
   'phase.claim-free': { session: string; free: string[] };
   'lease.fenced': Record<string, never>;

@@ -128,7 +128,10 @@ export function decideRunStart(s: SessionState, r: RunStartInput, l: Liveness): 
   const known = findRun(s, r.runId);
   if (known && runLive(known, l)) return [];
   const out: EventDraft[] = [...decideDeaths(s, l)];
-  if (s.status === 'paused' || s.status === 'interrupted') out.push(draft('session.resumed', { from: s.status }));
+  // A death written just now may have stopped the session: this run takes it up again.
+  const stopped = [...out].reverse().find((e) => e.type === 'session.interrupted' || e.type === 'session.paused');
+  const status = stopped ? (stopped.type === 'session.paused' ? 'paused' : 'interrupted') : s.status;
+  if (status === 'paused' || status === 'interrupted') out.push(draft('session.resumed', { from: status }));
   out.push(
     draft('run.started', {
       runId: r.runId,
@@ -147,8 +150,11 @@ export function decideRunStart(s: SessionState, r: RunStartInput, l: Liveness): 
   return out;
 }
 
-/** Renews a live run's liveness; FENCED when it has ended or lapsed (it must start again). */
-export function decideRunRenew(s: SessionState, runId: string, l: Liveness): EventDraft[] {
+/**
+ * Renews a live run's liveness; FENCED when it has ended or lapsed (it must start again).
+ * `pgid`: the process group its command now runs in (recorded with the renewal).
+ */
+export function decideRunRenew(s: SessionState, runId: string, l: Liveness, pgid?: number): EventDraft[] {
   const r = findRun(s, runId);
   if (!r || !runLive(r, l)) {
     throw new BatonError('FENCED', `Run ${runId} of session ${s.id} is ${r ? (r.ended ? `over (${r.ended.how}: ${r.ended.cause})` : 'lapsed') : 'unknown'}.`, {
@@ -156,8 +162,9 @@ export function decideRunRenew(s: SessionState, runId: string, l: Liveness): Eve
       details: { sessionId: s.id, runId },
     });
   }
+  // A run without a TTL lives by its process check alone: nothing to renew.
   if (r.ttlMs === null) return [];
-  return [draft('run.renewed', { runId, expiresAt: plus(l.now, r.ttlMs) })];
+  return [draft('run.renewed', { runId, expiresAt: plus(l.now, r.ttlMs), ...(pgid ? { pgid } : {}) })];
 }
 
 /** How a run ends by its own choice. */

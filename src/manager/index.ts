@@ -53,6 +53,8 @@ export type { RunEnd } from './leases.js';
 export { RUN_HEARTBEAT_MS, RUN_TTL_MS, liveRuns, runLabel, runLive, runPhasesInFlight, runsOf } from '../domain/runs.js';
 export type { Liveness, Run, RunEndInput, RunKind, RunProcess, Salvage } from '../domain/runs.js';
 export type { Salvager, StartRunOptions } from './runs.js';
+export type { EndOf, HeldRun, HoldOptions, HoldOutcome } from './run-hold.js';
+export type { Orphan, OrphanOptions } from './orphans.js';
 export type { DoctorProblem, DoctorReport } from './doctor.js';
 export type { CleanupAction, Tombstone } from './retention.js';
 export type { OnProgress, Progress } from './progress.js';

@@ -9,6 +9,7 @@ import { renderHandoff } from '../domain/handoff.js';
 import { handoffCost } from './handoff-cost.js';
 import { assertLeaseFree, decideAcquire, goneText, leaseOf, leaseTokenOf } from '../domain/lease.js';
 import { Leases } from './leases.js';
+import { clearOrphans } from './orphans.js';
 import { planResume } from '../domain/plan-resume.js';
 import type { CheckpointInfo, ResumePlan, WorkspaceFile } from '../domain/resume-plan-types.js';
 import type { SessionState } from '../domain/state.js';
@@ -42,7 +43,7 @@ async function buildPlan(m: SessionManager, id: string, o: PlanSources = {}): Pr
   const plan = planResume({ state, now: m.time(), workspace, newFiles, checkpoints, planChanged: planChanged(m, state), events });
   // The plan is pure; whether the lease's holder still runs is a question for this machine.
   const lease = leaseOf(state);
-  const gone = new Leases(m).holderGone(lease);
+  const gone = new Leases(m).holderGone(lease, state);
   if (gone && lease) {
     const held = `held by ${lease.owner} (pid ${lease.pid} on ${lease.host})`;
     plan.warnings = [
@@ -109,6 +110,8 @@ export interface ApplyOptions {
   git?: boolean;
   /** Reset a dirty work tree; take a lease another run still holds. */
   force?: boolean;
+  /** End the command of a dead `baton run` still running here first (else LOCKED naming it). */
+  endOrphans?: boolean;
   agent?: string | null;
 }
 
@@ -135,6 +138,8 @@ export interface AppliedResume {
  * checkpoint or starting fresh is refused (`INVALID_TRANSITION`): someone may be working in it.
  */
 async function applyOption(m: SessionManager, id: string, o: ApplyOptions = {}): Promise<AppliedResume> {
+  // No takeover while an orphaned command of a dead run still works in this tree.
+  await clearOrphans(await m.get(id), m.origin, { endOrphans: o.endOrphans === true });
   // A run that died on this machine is not waited for: its lease ends now, and the session
   // reads as interrupted (holder-gone), so it is taken over below like any interrupted one.
   await new Leases(m).endGoneHolder(id, o.agent ?? null);

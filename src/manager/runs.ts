@@ -8,8 +8,14 @@ import type { EventDraft } from '../domain/decide.js';
 import { assertNoOtherLiveRun, decidePhaseClaim, decideRunDeath, decideRunEnd, decideRunRenew, decideRunStart, findRun, liveRuns, recordPhase, runsOf } from '../domain/runs.js';
 import type { Liveness, Run, RunEndInput, RunKind, Salvage } from '../domain/runs.js';
 import { effectiveStatus } from '../domain/lease.js';
+import { BatonError } from '../domain/errors.js';
+import { hint } from '../domain/hints.js';
 import type { Phase, SessionState, StatusCause } from '../domain/state.js';
 import { groupAlive, processAlive } from './process-check.js';
+import { clearOrphans, orphansOf } from './orphans.js';
+import type { Orphan, OrphanOptions } from './orphans.js';
+import { holdRun } from './run-hold.js';
+import type { EndOf, HeldRun, HoldOptions, HoldOutcome } from './run-hold.js';
 import type { ChangeResult, ManagerCore } from './types.js';
 
 /** Who starts a run (the process, host and boot id are this manager's unless given). */
@@ -163,6 +169,39 @@ export class Runs {
   /** The phase a record naming none goes to, for run `runId` (or agent `agent` outside a run). */
   recordPhase(s: SessionState, runId: string | null, agent: string | null): Phase | null {
     return recordPhase(s, runId, agent, this.liveness(s));
+  }
+
+  /**
+   * Runs `fn` as one run of session `sessionId` (kind `library`, or `command` for `baton
+   * run`): takes the session lease and starts the run, renews both every heartbeat, and records
+   * the end when `fn` settles (`finished`; after a throw the session is interrupted when no
+   * other run is live), retried while the store is unreachable and never written twice.
+   * Every write made with `h.options` (or `{ fencingToken: h.token, run: h.runId }`) is fenced:
+   * once another run took over it is FENCED, and `h.signal` fires when the lease is lost.
+   * Resolves with fn's value; rejects with fn's error, or FENCED when the lease was lost.
+   * LOCKED before anything runs while another live run holds the lease (unless `force`) or an
+   * orphan of a dead `baton run` still runs (unless `endOrphans`).
+   */
+  async hold<T>(sessionId: string, fn: (h: HeldRun) => Promise<T>, o: HoldOptions = {}): Promise<T> {
+    const r = await holdRun(this.m, this, sessionId, fn, o);
+    if (r.error !== undefined) throw r.error;
+    if (r.lost !== null) throw new BatonError('FENCED', `Run ${r.runId} of session ${sessionId} lost its lease: ${r.lost}`, { hint: hint('lease.fenced'), details: { sessionId, runId: r.runId } });
+    return r.value as T;
+  }
+
+  /** {@link hold}, resolving with what became of the run instead of throwing (how `baton run` reports it); `endOf` says how its end is recorded. */
+  holdOutcome<T>(sessionId: string, fn: (h: HeldRun) => Promise<T>, o: HoldOptions = {}, endOf?: EndOf<T>): Promise<HoldOutcome<T>> {
+    return holdRun(this.m, this, sessionId, fn, o, endOf);
+  }
+
+  /** Orphans of the session on this host: commands of dead `baton run`s still running in their process group. */
+  orphans(s: SessionState): Orphan[] {
+    return orphansOf(s, this.m.origin);
+  }
+
+  /** Before a takeover: LOCKED naming each orphan's pid and command, unless `o.endOrphans` (then they are ended and gone). */
+  clearOrphans(s: SessionState, o: OrphanOptions = {}): Promise<Orphan[]> {
+    return clearOrphans(s, this.m.origin, o);
   }
 
   /** LOCKED when a live run other than `runId` works on the session (switch, pause, start --switch), unless `force`. */

@@ -66,6 +66,7 @@ export const TOOL_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => 
   'run.hold-lease': () => 'Go on working in it.',
   'lease.wait-or-force': () => 'Wait for that run to end or its lease to expire, or pass `force: true` to take it over.',
   'run.wait-or-force': () => 'Wait for it to end (`session_status` shows who works on what), or pass `force: true` to go ahead anyway.',
+  'run.end-orphans': () => 'An orphaned command of a dead run still works in this tree: wait for it to exit, or ask a person to end it (`baton resume --apply --end-orphans`).',
   'phase.claim-free': (a) => (a.free.length ? `Claim a free one with \`phase_claim\` (free: ${a.free.join(', ')}).` : 'No phase is free now; `session_status` shows who works on what.'),
   'lease.fenced': () => 'Another run took the session over after this one lost its lease. Stop writing; re-read the session with `session_status` and start a new run if needed.',
   'lease.use-run-token': () => "This server's BATON_LEASE_TOKEN is not a lease of this session: stop writing to it and tell a person.",

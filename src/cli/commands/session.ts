@@ -110,7 +110,7 @@ function registerStatus(program: Command, io: CliIO, on: On): void {
   on(common(program.command('status').description('show a session: phases, progress, tokens, errors')), async (ctx) => {
     const m = ctx.manager();
     const s = await m.get(await ctx.sessionId());
-    const gone = m.leases.holderGone(s.lease ?? null);
+    const gone = m.leases.holderGone(s.lease ?? null, s);
     if (gone) ctx.warn(`the lease's holder is gone (${goneText(gone)}): \`baton resume --apply\` or \`baton claim\` takes the session over now, without waiting for the lease to expire`);
     const pricing = m.pricing();
     ctx.emit(statusView(s, io.now().toISOString(), pricing), () => renderStatus(s, ctx.paint, io.now(), pricing));
