@@ -5,7 +5,8 @@
  * `Liveness.dead`; runs of other hosts are judged by their lapsing liveness alone.
  */
 import type { EventDraft } from '../domain/decide.js';
-import { assertNoOtherLiveRun, decidePhaseClaim, decideRunDeath, decideRunEnd, decideRunRenew, decideRunStart, findRun, liveRuns, recordPhase, runsOf } from '../domain/runs.js';
+import { impliedPhase } from '../domain/decide.js';
+import { assertNoOtherLiveRun, decidePhaseClaim, runLive, decideRunDeath, decideRunEnd, decideRunRenew, decideRunStart, findRun, liveRuns, recordPhase, runsOf } from '../domain/runs.js';
 import type { Liveness, Run, RunEndInput, RunKind, Salvage } from '../domain/runs.js';
 import { effectiveStatus } from '../domain/lease.js';
 import { BatonError } from '../domain/errors.js';
@@ -36,6 +37,12 @@ export interface StartRunOptions {
   worktree?: string | null;
   /** A chosen id (idempotent start); default `run-<n>`. */
   runId?: string;
+}
+
+/** A phase started or retried in run `run` is that run's (`runId` on the event): its records that name no phase go to it. */
+export function startedIn(drafts: EventDraft[], run: string | undefined): EventDraft[] {
+  if (!run) return drafts;
+  return drafts.map((d) => (d.type === 'phase.started' || d.type === 'phase.retried' ? ({ ...d, data: { ...d.data, runId: run } } as EventDraft) : d));
 }
 
 /** Finds what a dead run left (its transcript's plan, its last tool calls); the hooks provide one for conversations. */
@@ -166,6 +173,30 @@ export class Runs {
     }, { agent: o.agent ?? null, run: runId });
   }
 
+  /**
+   * A phase claimed outside any run (`baton phase claim` at a terminal or in an agent's shell
+   * tool, no BATON_RUN): the claim is made for a run of the calling process's parent (`pid`:
+   * the shell or agent that ran the command), started with the claim in one append unless that
+   * process already has an open run here. It lives while that process does (a process check
+   * on this host; no TTL). Resolves with the phase and the run.
+   */
+  async claimForProcess(sessionId: string, phase: string | null, o: { pid: number; agent?: string | null; command?: string[] }): Promise<ChangeResult<{ phase: string; runId: string; started: boolean }>> {
+    const m = this.m;
+    const { host, boot } = m.origin;
+    return m.change(sessionId, (s) => {
+      const l = this.liveness(s);
+      const mine = runsOf(s).find((r) => !r.ended && r.process.host === host && r.process.pid === o.pid && r.token === null && runLive(r, l));
+      const runId = mine?.id ?? `run-${runsOf(s).length + 1}`;
+      const claim = decidePhaseClaim(s, runId, phase, o.agent ?? null, l);
+      const start = mine
+        ? []
+        : decideRunStart(s, { runId, kind: 'command', agent: o.agent ?? null, process: { pid: o.pid, host, boot }, ttlMs: null, now: m.time(), command: o.command ?? null }, l);
+      // The deaths the claim would write are written by the start already.
+      const events = mine ? claim.events : [...start, ...claim.events.filter((e) => e.type === 'phase.started' || e.type === 'phase.claimed')];
+      return { events, result: { phase: claim.phaseId, runId, started: !mine } };
+    }, { agent: o.agent ?? null });
+  }
+
   /** The phase a record naming none goes to, for run `runId` (or agent `agent` outside a run). */
   recordPhase(s: SessionState, runId: string | null, agent: string | null): Phase | null {
     return recordPhase(s, runId, agent, this.liveness(s));
@@ -202,6 +233,34 @@ export class Runs {
   /** Before a takeover: LOCKED naming each orphan's pid and command, unless `o.endOrphans` (then they are ended and gone). */
   clearOrphans(s: SessionState, o: OrphanOptions = {}): Promise<Orphan[]> {
     return clearOrphans(s, this.m.origin, o);
+  }
+
+  /** In run `runId`, the phase a file record naming none goes to ({@link recordPhase}); null outside a run (the caller decides). */
+  phaseOfRun(s: SessionState, runId: string | undefined, agent: string | null): string | null {
+    return runId ? recordPhase(s, runId, agent, this.liveness(s))?.id ?? null : null;
+  }
+
+  /**
+   * The phase a record naming none defaults to (`tokens add`, `error add`): in run `runId`,
+   * its phase (see {@link recordPhase}); outside a run, the only phase in progress, or the
+   * agent's; BAD_INPUT naming the phases to choose from when several are in progress. Null
+   * when none is.
+   */
+  defaultPhase(s: SessionState, runId: string | undefined, agent: string | null): string | null {
+    return runId ? this.phaseOfRun(s, runId, agent) : impliedPhase(s, agent);
+  }
+
+  /**
+   * Before a change that pauses the workspace's active session (`switch` to `target`, `start
+   * --switch`): LOCKED, naming the holders, while a live run other than `runId` works on it,
+   * unless `force`. Nothing to check when no session is active or it is `target` itself.
+   */
+  async assertActiveFree(target: string | null, runId: string | null, what: string, force = false): Promise<void> {
+    if (force) return;
+    const id = await this.m.store.getActive();
+    if (!id || id === target) return;
+    const s = await this.m.get(id).catch(() => null);
+    if (s && s.status === 'active') this.assertNoOtherLiveRun(s, runId, what, force);
   }
 
   /** LOCKED when a live run other than `runId` works on the session (switch, pause, start --switch), unless `force`. */
