@@ -17,7 +17,7 @@ import { clearOrphans, orphansOf } from './orphans.js';
 import type { Orphan, OrphanOptions } from './orphans.js';
 import { holdRun } from './run-hold.js';
 import type { EndOf, HeldRun, HoldOptions, HoldOutcome } from './run-hold.js';
-import type { ChangeResult, ManagerCore } from './types.js';
+import type { ChangeOptions, ChangeResult, ManagerCore } from './types.js';
 
 /** Who starts a run (the process, host and boot id are this manager's unless given). */
 export interface StartRunOptions {
@@ -133,6 +133,21 @@ export class Runs {
   }
 
   /**
+   * An MCP connection holding run `runId` went away without ending it: the run ended
+   * (`died`, cause `disconnected`); with work in flight and no other run live the session is
+   * interrupted (without: paused), with cause `disconnected`. A no-op once the run ended.
+   */
+  async disconnected(sessionId: string, runId: string): Promise<ChangeResult<undefined>> {
+    const agent = findRun(await this.m.get(sessionId), runId)?.agent ?? null;
+    return this.m.change(sessionId, (s) => {
+      const events = decideRunDeath(s, runId, 'disconnected', null, this.liveness(s)).map((e) =>
+        e.type === 'session.interrupted' || e.type === 'session.paused' ? ({ ...e, data: { ...e.data, cause: 'disconnected' } } as EventDraft) : e,
+      );
+      return { events, result: undefined };
+    }, { agent, run: runId });
+  }
+
+  /**
    * Writes down the deaths readers already see (runs of this host whose process is gone,
    * lapsed runs), each with what `salvage` recovers; returns the runs recorded dead. A no-op
    * (no write) when there are none, so readers may call it freely on a writable store.
@@ -166,11 +181,11 @@ export class Runs {
    * with its blockers done, or in progress under a dead run). LOCKED while a live run owns
    * it, naming the owner and the phases that are free.
    */
-  async claimPhase(sessionId: string, runId: string, phase: string | null, o: { agent?: string | null } = {}): Promise<ChangeResult<string>> {
+  async claimPhase(sessionId: string, runId: string, phase: string | null, o: ChangeOptions = {}): Promise<ChangeResult<string>> {
     return this.m.change(sessionId, (s) => {
       const r = decidePhaseClaim(s, runId, phase, o.agent ?? null, this.liveness(s));
       return { events: r.events, result: r.phaseId };
-    }, { agent: o.agent ?? null, run: runId });
+    }, { ...o, agent: o.agent ?? null, run: runId });
   }
 
   /**
