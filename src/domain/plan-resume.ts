@@ -253,7 +253,7 @@ function planWarnings({ s, status, lease, resumable, files, planned, failed, pla
  */
 export function planResume(input: ResumeInput): ResumePlan {
   const s = input.state;
-  const { status, cause: statusCause } = effectiveStatus(s, input.now);
+  const { status, cause: statusCause } = effectiveStatus(s, input.now, input.dead);
   const held = leaseOf(s);
   const lease = held ? { owner: held.owner, pid: held.pid, host: held.host, token: held.token, expiresAt: held.expiresAt, expired: leaseExpired(held, input.now) } : null;
   const rules = toolkitRulesOf(s);

@@ -3,6 +3,7 @@
  * the caller measured) and what it returns. JSON-serialisable, stable field names: `baton
  * resume --json` and the MCP `resume_plan` tool print a {@link ResumePlan} as it is.
  */
+import type { RunView } from './runs.js';
 import type { ContinueWith } from './agent-sessions.js';
 import type { Hint } from './hints.js';
 import type { ToolkitResume } from './toolkit-rules.js';
@@ -54,6 +55,8 @@ export interface ResumeInput {
   checkpoints: CheckpointInfo[];
   /** sha256 of the plan file now vs. when the session started; null when unknown. */
   planChanged: boolean | null;
+  /** Runs a process check found gone (see runs.ts `Liveness.dead`): the session reads as they left it. */
+  dead?: ReadonlySet<string>;
   /**
    * Optional: seq and type of the journal's events (at least those after the oldest
    * checkpoint). When given, each checkpoint option also counts the events that changed the
@@ -344,6 +347,8 @@ export interface OutsideEdits {
 
 /** The resume plan: JSON-serialisable, stable field names. */
 export interface ResumePlan {
+  /** The session's runs (live, ended, dead), when it had any (docs/runs.md); what they mean is in `warnings`. */
+  runs?: RunView[];
   sessionId: string;
   title: string;
   /** Session revision the plan was computed from. */

@@ -343,3 +343,59 @@ export function assertNoOtherLiveRun(s: SessionState, runId: string | null, what
     details: { sessionId: s.id, runs: others.map((r) => r.id) },
   });
 }
+
+/** A run as readers show it (`status --json`, MCP `session_status`, the resume plan). */
+export interface RunView {
+  id: string;
+  kind: RunKind;
+  agent: string | null;
+  label: string;
+  /** `live`, `ended` (by choice or recorded dead), or `dead` (lapsed or found gone, not yet written down). */
+  state: 'live' | 'ended' | 'dead';
+  phases: string[];
+  startedAt: string;
+  expiresAt: string | null;
+  ended: RunEnd | null;
+}
+
+/** The session's runs as readers show them, newest last. */
+export function runsView(s: SessionState, l: Liveness): RunView[] {
+  return runsOf(s).map((r) => ({
+    id: r.id,
+    kind: r.kind,
+    agent: r.agent,
+    label: runLabel(r),
+    state: r.ended ? 'ended' : runLive(r, l) ? 'live' : 'dead',
+    phases: [...r.phases],
+    startedAt: r.startedAt,
+    expiresAt: r.expiresAt,
+    ended: r.ended,
+  }));
+}
+
+/**
+ * What a reader should know of the runs, as lines for the resume plan and the handoff: who
+ * works on what now, and each dead run with its phase, step and last files, and what to do.
+ */
+export function runNotes(s: SessionState, l: Liveness): string[] {
+  const out: string[] = [];
+  for (const r of liveRuns(s, l)) {
+    const mine = runPhasesInFlight(s, r).map((p) => p.id);
+    out.push(`Live: ${runLabel(r)} works on ${mine.length ? mine.join(', ') : 'no phase of its own'}; leave its phases to it (\`phase claim\` takes a free one).`);
+  }
+  for (const r of runsOf(s)) {
+    const died = r.ended?.how === 'died' || (!r.ended && !runLive(r, l));
+    if (!died) continue;
+    const phases = s.phases.filter((p) => p.owner === r.id && p.status === 'in_progress');
+    if (!phases.length) continue;
+    const at = r.ended?.at ?? r.expiresAt ?? l.now;
+    for (const p of phases) {
+      const files = p.files.filter((f) => !f.agent || f.agent === r.agent).slice(-3).map((f) => f.path);
+      const step = p.subStep ?? (p.steps?.find((x) => x.status === 'in_progress')?.name ?? null);
+      out.push(
+        `Dead: ${runLabel(r)} ${r.ended ? `died (${r.ended.cause})` : 'stopped renewing'} at ${at} on phase ${p.id}${step ? ` at step "${step}"` : ''}${files.length ? `; last files: ${files.join(', ')}` : ''}; claim it to go on from there (\`phase claim ${p.id}\`).`,
+      );
+    }
+  }
+  return out;
+}

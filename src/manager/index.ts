@@ -50,8 +50,8 @@ export { corrupt as corruptCheckpoint } from './checkpoints.js';
 export type { Claim } from './claim.js';
 export type { RunEnd } from './leases.js';
 // Runs: one worker's attempt on a session (docs/runs.md).
-export { RUN_HEARTBEAT_MS, RUN_TTL_MS, liveRuns, runLabel, runLive, runPhasesInFlight, runsOf } from '../domain/runs.js';
-export type { Liveness, Run, RunEndInput, RunKind, RunProcess, Salvage } from '../domain/runs.js';
+export { RUN_HEARTBEAT_MS, RUN_TTL_MS, liveRuns, runLabel, runLive, runPhasesInFlight, runsOf, runsView } from '../domain/runs.js';
+export type { Liveness, Run, RunEndInput, RunKind, RunProcess, RunView, Salvage } from '../domain/runs.js';
 export type { Salvager, StartRunOptions } from './runs.js';
 export type { EndOf, HeldRun, HoldOptions, HoldOutcome } from './run-hold.js';
 export type { Orphan, OrphanOptions } from './orphans.js';

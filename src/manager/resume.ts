@@ -10,6 +10,8 @@ import { handoffCost } from './handoff-cost.js';
 import { assertLeaseFree, decideAcquire, goneText, leaseOf, leaseTokenOf } from '../domain/lease.js';
 import { Leases } from './leases.js';
 import { clearOrphans } from './orphans.js';
+import { Runs } from './runs.js';
+import { runNotes, runsView } from '../domain/runs.js';
 import { planResume } from '../domain/plan-resume.js';
 import type { CheckpointInfo, ResumePlan, WorkspaceFile } from '../domain/resume-plan-types.js';
 import type { SessionState } from '../domain/state.js';
@@ -40,7 +42,13 @@ async function buildPlan(m: SessionManager, id: string, o: PlanSources = {}): Pr
   const read = o.events ? await o.events(state) : await m.log(id);
   const events = read.filter((e) => e.seq <= state.revision).map((e) => ({ seq: e.seq, type: e.type }));
   const newFiles = ws ? filesCreatedSince(ws.root, Date.parse(state.createdAt), new Set(recordedPaths(state))) : [];
-  const plan = planResume({ state, now: m.time(), workspace, newFiles, checkpoints, planChanged: planChanged(m, state), events });
+  const liveness = new Runs(m).liveness(state);
+  const plan = planResume({ state, now: m.time(), workspace, newFiles, checkpoints, planChanged: planChanged(m, state), events, ...(liveness.dead ? { dead: liveness.dead } : {}) });
+  // Who works on what now, and what dead runs left (their phase, step, last files).
+  if (state.runs?.length) {
+    plan.runs = runsView(state, liveness);
+    plan.warnings.push(...runNotes(state, liveness));
+  }
   // The plan is pure; whether the lease's holder still runs is a question for this machine.
   const lease = leaseOf(state);
   const gone = new Leases(m).holderGone(lease, state);

@@ -115,7 +115,9 @@ function registerStatus(program: Command, io: CliIO, on: On): void {
     const gone = m.leases.holderGone(s.lease ?? null, s);
     if (gone) ctx.warn(`the lease's holder is gone (${goneText(gone)}): \`baton resume --apply\` or \`baton claim\` takes the session over now, without waiting for the lease to expire`);
     const pricing = m.pricing();
-    ctx.emit(statusView(s, io.now().toISOString(), pricing), () => renderStatus(s, ctx.paint, io.now(), pricing));
+    // Runs of this host found gone read as dead at once (docs/runs.md).
+    const dead = m.runs.liveness(s).dead;
+    ctx.emit(statusView(s, io.now().toISOString(), pricing, dead), () => renderStatus(s, ctx.paint, io.now(), pricing, dead));
   });
 }
 
