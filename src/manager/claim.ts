@@ -18,6 +18,7 @@ import type { ManagerCore as SessionManager } from './types.js';
 import { Recovery } from './resume.js';
 import { Leases } from './leases.js';
 import { clearOrphans } from './orphans.js';
+import { Runs } from './runs.js';
 
 /** Options of {@link claimSession}. */
 export interface ClaimOptions {
@@ -102,6 +103,8 @@ async function claimSession(m: SessionManager, o: ClaimOptions): Promise<Claim |
   for (const row of await claimOrder(m, o.agent ?? null)) {
     try {
       await clearOrphans(await m.get(row.id), m.origin, { endOrphans: o.endOrphans === true });
+      // The dead runs of this host are written down first: the claimed session then reads active.
+      await new Runs(m).sweep(row.id);
     } catch (e) {
       if (!isBatonError(e, 'LOCKED')) throw e;
       orphaned ??= e;

@@ -151,6 +151,8 @@ async function applyOption(m: SessionManager, id: string, o: ApplyOptions = {}):
   // A run that died on this machine is not waited for: its lease ends now, and the session
   // reads as interrupted (holder-gone), so it is taken over below like any interrupted one.
   await new Leases(m).endGoneHolder(id, o.agent ?? null);
+  // Runs found dead on this host are written down, so the session reads as its live runs say.
+  await new Runs(m).sweep(id);
   const { plan } = await buildPlan(m, id);
   if (!plan.resumable) {
     throw new BatonError('INVALID_TRANSITION', `Session ${id} cannot be resumed: ${plan.warnings[0] ?? plan.status}.`, {

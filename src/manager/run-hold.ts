@@ -17,8 +17,14 @@ import { Leases } from './leases.js';
 import { clearOrphans } from './orphans.js';
 import type { OrphanOptions } from './orphans.js';
 import { END_RETRY_MS, endRetrying } from './run-end.js';
-import type { Runs } from './runs.js';
-import type { ChangeOptions, ManagerCore } from './types.js';
+import type { ChangeOptions, ChangeResult, ManagerCore } from './types.js';
+import type { Liveness } from '../domain/runs.js';
+
+/** What a hold needs of `manager.runs` (runs.ts holds this file's functions: no import back). */
+export interface Runs {
+  liveness(s: SessionState): Liveness;
+  claimPhase(sessionId: string, runId: string, phase: string | null, o?: ChangeOptions): Promise<ChangeResult<string>>;
+}
 
 /** How a run is held. */
 export interface HoldOptions extends OrphanOptions {

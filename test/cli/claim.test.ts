@@ -224,7 +224,8 @@ describe('baton claim on the file store', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe('2');
     const types = (await ws.log(id)).map((e) => e.type);
-    expect(types.slice(-7)).toEqual(['session.resumed', 'lease.acquired', 'lease.renewed', 'run.started', 'run.ended', 'session.paused', 'lease.released']);
+    // The run adopts the lease (renewed with its start), then records its command's process group.
+    expect(types.slice(-9)).toEqual(['session.resumed', 'lease.acquired', 'lease.renewed', 'run.started', 'lease.renewed', 'run.renewed', 'run.ended', 'session.paused', 'lease.released']);
     // The human form names the token and how to work under it.
     const ws2 = workspace();
     await interruptedSessions(ws2, FILE, 1);
@@ -279,7 +280,8 @@ describe('baton claim on the file store', () => {
     // Woken by the lease's expiry, or earlier by the feed, when the dead holder is seen from this machine.
     expect(['lease-expired', 'holder-gone']).toContain(c.cause?.cause);
     const types = (await ws.log('long')).map((e) => e.type);
-    expect(types.slice(-4)).toEqual(['lease.expired', 'session.interrupted', 'session.resumed', 'lease.acquired']);
+    // The dead run's end is written down with the takeover.
+    expect(types.slice(-5)).toEqual(['lease.expired', 'session.interrupted', 'run.ended', 'session.resumed', 'lease.acquired']);
   }, 60_000);
 
   it('a run nested inside a run does not take over its parent lease (LOCKED, as before)', async () => {

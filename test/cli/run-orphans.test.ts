@@ -50,7 +50,8 @@ async function untilGrouped(ws: Workspace): Promise<number> {
 
 /** Runs `node baton.cjs ARGS` through `sh -c` (its own parent process), with `env`. */
 function shell(ws: Workspace, args: string[], env: Record<string, string> = {}): Promise<Result> {
-  const line = [process.execPath, BATON, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
+  // `; exit $?`: sh stays the command's parent (a lone command would be exec'd in its place).
+  const line = `${[process.execPath, BATON, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ')}; exit $?`;
   const child = spawn('sh', ['-c', line], { cwd: ws.dir, env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
