@@ -94,8 +94,8 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
       const out = await m.runs.holdOutcome(
         id,
         async (h) => {
-          io.stderr(`baton: running ${command.join(' ')} in session ${id} (run ${h.runId}, lease token ${h.token}${phase ? `, phase ${phase}` : ''})\n`);
           const child = spawnCommand(io, ctx, command, { id, token: h.token, runId: h.runId, phase: phase ?? runPhase(await m.get(id), h.runId) });
+          io.stderr(`baton: running ${command.join(' ')} in session ${id} (run ${h.runId}, lease token ${h.token}${phase ? `, phase ${phase}` : ''}${child.pid ? `, pid ${child.pid}` : ''})\n`);
           const onSignal = (sig: NodeJS.Signals): void => {
             if (sig === 'SIGINT' || sig === 'SIGTERM') userInterrupt = true;
             // The command runs in its own process group (so its orphans can be found): a
