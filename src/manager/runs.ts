@@ -140,8 +140,11 @@ export class Runs {
   async disconnected(sessionId: string, runId: string): Promise<ChangeResult<undefined>> {
     const agent = findRun(await this.m.get(sessionId), runId)?.agent ?? null;
     return this.m.change(sessionId, (s) => {
+      // The session's cause is the disconnect itself (its detail then names the run, without a "disconnected: " prefix).
       const events = decideRunDeath(s, runId, 'disconnected', null, this.liveness(s)).map((e) =>
-        e.type === 'session.interrupted' || e.type === 'session.paused' ? ({ ...e, data: { ...e.data, cause: 'disconnected' } } as EventDraft) : e,
+        e.type === 'session.interrupted' || e.type === 'session.paused'
+          ? ({ ...e, data: { ...e.data, cause: 'disconnected', detail: String((e.data as { detail?: string }).detail ?? '').replace(/^disconnected: /, '') } } as EventDraft)
+          : e,
       );
       return { events, result: undefined };
     }, { agent, run: runId });
