@@ -85,6 +85,18 @@ export async function endOrphans(sessionId: string, orphans: Orphan[], graceMs =
     if (!(await goneWithin(o.pid, 5_000))) left.push(o);
   }
   if (left.length) throw orphanLocked(sessionId, left);
+  // Exited but not reaped yet (zombies): give the reaper a moment, so the group is gone for all to see.
+  for (const o of orphans) for (let i = 0; i < 40 && signalled(o.pid); i++) await wait(25);
+}
+
+/** True while kill(-pgid, 0) still finds a member (zombies included). */
+function signalled(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -6,7 +6,7 @@
  * run lapses (another host learns of it by the TTL) or is found gone on its host at once, and
  * a takeover fences its late writes (docs/runs.md).
  */
-import { decideAcquire, decideRelease, decideRenew, leaseOf } from '../domain/lease.js';
+import { decideAcquire, decideRelease, decideRenew, goneText, leaseOf } from '../domain/lease.js';
 import { BatonError } from '../domain/errors.js';
 import { decideRunDeath, decideRunEnd, decideRunRenew, decideRunStart, findRun, RUN_HEARTBEAT_MS, RUN_TTL_MS, runsOf } from '../domain/runs.js';
 import type { RunEndInput } from '../domain/runs.js';
@@ -105,7 +105,7 @@ async function acquire(m: ManagerCore, runs: Runs, id: string, o: HoldOptions, t
     return { runId: r.result, token };
   }
   const gone = await leases.endGoneHolder(id, agent);
-  if (gone) o.onNotice?.(`the lease's holder is gone (pid ${gone.pid} on ${gone.host}); taking the session over`);
+  if (gone) o.onNotice?.(`the lease's holder is gone (${goneText(gone)}); taking the session over`);
   if ((await m.get(id)).status !== 'active') await m.resume(id, agent);
   const owner = o.owner ?? agent ?? `${kind}:${m.origin.pid}`;
   const r = await m.change(id, (s) => {

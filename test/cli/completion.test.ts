@@ -70,7 +70,7 @@ describe('completion', () => {
   it('zsh and fish scripts carry the same command tree', async () => {
     const zsh = await script('zsh');
     expect(zsh.startsWith('#compdef baton\n')).toBe(true);
-    expect(zsh).toContain('"phase") echo "start done fail skip retry" ;;');
+    expect(zsh).toContain('"phase") echo "start done fail skip retry claim" ;;');
     expect(zsh).toContain('compdef _baton baton');
     const fish = await script('fish');
     expect(fish).toContain("complete -c baton -n '__baton_at \\'\\'' -f -a 'phase'");

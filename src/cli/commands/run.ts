@@ -128,7 +128,7 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
           endOrphans: o['endOrphans'] === true,
           graceMs,
           ...(ctx.fencingToken !== undefined ? { adoptToken: ctx.fencingToken } : {}),
-          onNotice: (msg) => io.stderr(`baton: ${msg}\n`),
+          onNotice: (msg) => (msg.startsWith("the lease's holder is gone") ? ctx.warn(msg) : io.stderr(`baton: ${msg}\n`)),
           onLost: (why) => io.stderr(`baton: lost the lease on ${id} (${why}); stopping ${command[0]}\n`),
           endRetryMs: 30_000,
         },
