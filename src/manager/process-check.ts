@@ -5,14 +5,24 @@
  */
 import fs from 'node:fs';
 
-/** True while process `pid` exists. */
+/** True while process `pid` runs (on Linux, one that exited but is not reaped yet, a zombie, does not). */
 export function processAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return stateOf(pid) !== 'Z';
+}
+
+/** The state letter of process `pid` from /proc (R, S, Z …); null where /proc cannot tell. */
+function stateOf(pid: number): string | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? null;
+  } catch {
+    return null;
   }
 }
 
