@@ -88,18 +88,21 @@ const crashing = spawn(process.execPath, [baton, 'run', '--agent', 'coder-be', '
   fs.writeFileSync('src/api/session.ts', '// half of the session API');
   b('file', 'created', 'src/api/session.ts');
   b('tokens', 'add', '--phase', 'backend', '--input', '6000', '--output', '2500', '--cached', '1200');
-  console.log('READY');
+  console.log('READY ' + process.pid);
   setInterval(() => {}, 1000);
 `], { cwd: work, env: { ...env, BATON_AGENT: 'coder-be' }, stdio: ['ignore', 'pipe', 'ignore'], detached: true });
 const tryStartTests = b('tester', 'phase', 'start', 'tests').catch((e) => console.log(`  [tester] refused while blocked → ${e.stderr.trim().split('\n')[0]}`));
+let agentPid = 0;
 await Promise.all([
-  new Promise((resolve) => crashing.stdout.on('data', (d) => String(d).includes('READY') && resolve())),
+  new Promise((resolve) => crashing.stdout.on('data', (d) => { const m = /READY (\d+)/.exec(String(d)); if (m) { agentPid = Number(m[1]); resolve(); } })),
   agent('coder-fe', 'frontend', ['src/ui/LoginPage.tsx', 'src/ui/login.css'], [5000, 3000, 800]),
   tryStartTests,
 ]);
 console.log('  [coder-be] … the machine running the backend agent dies (SIGKILL to baton run and its agent).');
-// The whole process group, as when the machine dies: `baton run` and the agent under it.
+// As when the machine dies: `baton run` and the agent under it, which runs in a process group
+// of its own (baton refuses a takeover while it still runs: see docs/runs.md).
 process.kill(-crashing.pid, 'SIGKILL');
+process.kill(-agentPid, 'SIGKILL');
 crashing.stdout.destroy();
 await sleep(1700); // its lease (1.5 s here, 60 s by default) runs out
 

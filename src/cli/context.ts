@@ -126,11 +126,17 @@ export class Ctx {
     return Number(raw);
   }
 
+  /** The run this process works in: BATON_RUN, which `baton run` hands its command (changes are made in it; records naming no phase go to its phase). */
+  get run(): string | undefined {
+    return this.io.env['BATON_RUN'] || undefined;
+  }
+
   /** Change options for the manager. */
-  change(): { agent: string | null; expectedRevision?: number; fencingToken?: number } {
+  change(): { agent: string | null; expectedRevision?: number; fencingToken?: number; run?: string } {
     const r = this.expectedRevision;
     const t = this.fencingToken;
-    return { agent: this.agent, ...(r === undefined ? {} : { expectedRevision: r }), ...(t === undefined ? {} : { fencingToken: t }) };
+    const run = this.run;
+    return { agent: this.agent, ...(r === undefined ? {} : { expectedRevision: r }), ...(t === undefined ? {} : { fencingToken: t }), ...(run ? { run } : {}) };
   }
 
   /** Problems found on a read-only store and reported already (see warnRepair). */

@@ -50,6 +50,10 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<readonly [string, s
   'plan remove': [['baton plan remove review --reason "trivial change"', 'remove a pending phase nothing depends on']],
   'plan set': [['baton plan set build --max-retries 3', 'change its retry limit'], ["baton plan set test --blocked-by build,docs", 'change what it waits for (all of it)'], ["baton plan set test --blocked-by ''", 'it waits for nothing']],
   'phase retry': [['baton phase retry build', 'retry a failed phase (counted against its limit)']],
+  'phase claim': [
+    ['baton phase claim', 'take the first free phase (LOCKED, naming the free ones, when none is)'],
+    ['baton run --phase build -- claude', 'an agent working on phase build: its records go there'],
+  ],
   substep: [['baton substep build "write tests"', 'record reaching a sub-step (the resume point)']],
   file: [['baton file created src/auth.ts', 'record a new file'], ['baton file modified src/app.ts --phase build', 'record a change under a phase']],
   'file created': [['baton file created src/auth.ts src/auth.test.ts', 'record new files (hashed now)']],

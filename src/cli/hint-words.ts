@@ -61,7 +61,9 @@ export const CLI_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => s
   'files.restore-git': restoreWords,
   'run.hold-lease': () => 'Go on working in it (`baton run -- CMD` holds its lease while you do).',
   'lease.wait-or-force': () => 'Wait for that run to end or its lease to expire, or pass --force to take it over.',
+  'bundle.import-as': (a) => `Import it under another id with \`baton import ${a.file} --as NEW_ID\`, or replace the existing one (its history is deleted) with \`--replace\`.`,
   'run.wait-or-force': (a) => `Wait for it to end (\`baton status --session ${a.session}\` shows who works on what), or pass --force to go ahead anyway.`,
+  'run.end-orphans': (a) => `Wait for it to exit, or pass --end-orphans to end it first (SIGTERM, then SIGKILL), or end it yourself: kill -TERM -${a.pids[0]}.`,
   'phase.claim-free': (a) =>
     a.free.length ? `Claim a free one: \`baton phase claim ${a.free[0]}\` (free: ${a.free.join(', ')}).` : `No phase is free now; \`baton status --session ${a.session}\` shows who works on what.`,
   'lease.fenced': () => 'Another run took the session over after this one lost its lease. Stop writing; re-read the session with `baton status` and start a new run if needed.',

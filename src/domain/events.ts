@@ -147,7 +147,8 @@ export interface EventDataMap {
     worktree?: string;
   };
   /** A run's liveness renewed (heartbeat). */
-  'run.renewed': { runId: string; expiresAt: string };
+  /** `pgid`: the process group the run's command was started in, known once it started (`baton run`). */
+  'run.renewed': { runId: string; expiresAt: string; pgid?: number };
   /**
    * How a run ended: `how` is `finished` or `paused` (its own choice) or `died` (found dead:
    * its process gone, its lease lapsed, its connection lost), with what was salvaged. Cause

@@ -51,8 +51,12 @@ export interface HintArgs {
   'files.restore-git': { checkout: string[]; remove: string[]; from?: Array<{ commit: string; paths: string[] }> };
   'run.hold-lease': Record<string, never>;
   'lease.wait-or-force': Record<string, never>;
+  /** A bundle's session id exists here: import it under another id, or replace the existing session. */
+  'bundle.import-as': { file: string };
   /** Another run works on the session: wait for it (see who works on what), or force. */
   'run.wait-or-force': { session: string };
+  /** An orphan of a dead `baton run` (process group `pgid`) still runs: wait for it, or have it ended first. */
+  'run.end-orphans': { pids: number[] };
   /** A phase is owned by a live run: claim one of `free` instead (none: wait and look again). */
   'phase.claim-free': { session: string; free: string[] };
   'lease.fenced': Record<string, never>;

@@ -3,6 +3,7 @@
  * the caller measured) and what it returns. JSON-serialisable, stable field names: `baton
  * resume --json` and the MCP `resume_plan` tool print a {@link ResumePlan} as it is.
  */
+import type { RunView } from './runs.js';
 import type { ContinueWith } from './agent-sessions.js';
 import type { Hint } from './hints.js';
 import type { ToolkitResume } from './toolkit-rules.js';
@@ -373,6 +374,8 @@ export interface OutsideEdits {
 
 /** The resume plan: JSON-serialisable, stable field names. */
 export interface ResumePlan {
+  /** The session's runs (live, ended, dead), when it had any (docs/runs.md); what they mean is in `warnings`. */
+  runs?: RunView[];
   sessionId: string;
   title: string;
   /** Session revision the plan was computed from. */

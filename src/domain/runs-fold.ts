@@ -62,6 +62,7 @@ export const RUN_HANDLERS: { [K in 'run.started' | 'run.renewed' | 'run.ended' |
     if (!r || r.ended) return;
     r.expiresAt = d.expiresAt;
     r.renewedAt = e.time;
+    if (d.pgid) r.process = { ...r.process, pgid: d.pgid };
   },
   'run.ended': ended,
   'phase.claimed': (s, d) => take(s, d.phaseId, d.runId),

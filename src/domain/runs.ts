@@ -128,7 +128,10 @@ export function decideRunStart(s: SessionState, r: RunStartInput, l: Liveness): 
   const known = findRun(s, r.runId);
   if (known && runLive(known, l)) return [];
   const out: EventDraft[] = [...decideDeaths(s, l)];
-  if (s.status === 'paused' || s.status === 'interrupted') out.push(draft('session.resumed', { from: s.status }));
+  // A death written just now may have stopped the session: this run takes it up again.
+  const stopped = [...out].reverse().find((e) => e.type === 'session.interrupted' || e.type === 'session.paused');
+  const status = stopped ? (stopped.type === 'session.paused' ? 'paused' : 'interrupted') : s.status;
+  if (status === 'paused' || status === 'interrupted') out.push(draft('session.resumed', { from: status }));
   out.push(
     draft('run.started', {
       runId: r.runId,
@@ -147,8 +150,11 @@ export function decideRunStart(s: SessionState, r: RunStartInput, l: Liveness): 
   return out;
 }
 
-/** Renews a live run's liveness; FENCED when it has ended or lapsed (it must start again). */
-export function decideRunRenew(s: SessionState, runId: string, l: Liveness): EventDraft[] {
+/**
+ * Renews a live run's liveness; FENCED when it has ended or lapsed (it must start again).
+ * `pgid`: the process group its command now runs in (recorded with the renewal).
+ */
+export function decideRunRenew(s: SessionState, runId: string, l: Liveness, pgid?: number): EventDraft[] {
   const r = findRun(s, runId);
   if (!r || !runLive(r, l)) {
     throw new BatonError('FENCED', `Run ${runId} of session ${s.id} is ${r ? (r.ended ? `over (${r.ended.how}: ${r.ended.cause})` : 'lapsed') : 'unknown'}.`, {
@@ -156,8 +162,9 @@ export function decideRunRenew(s: SessionState, runId: string, l: Liveness): Eve
       details: { sessionId: s.id, runId },
     });
   }
+  // A run without a TTL lives by its process check alone: nothing to renew.
   if (r.ttlMs === null) return [];
-  return [draft('run.renewed', { runId, expiresAt: plus(l.now, r.ttlMs) })];
+  return [draft('run.renewed', { runId, expiresAt: plus(l.now, r.ttlMs), ...(pgid ? { pgid } : {}) })];
 }
 
 /** How a run ends by its own choice. */
@@ -335,4 +342,60 @@ export function assertNoOtherLiveRun(s: SessionState, runId: string | null, what
     hint: hint('run.wait-or-force', { session: s.id }),
     details: { sessionId: s.id, runs: others.map((r) => r.id) },
   });
+}
+
+/** A run as readers show it (`status --json`, MCP `session_status`, the resume plan). */
+export interface RunView {
+  id: string;
+  kind: RunKind;
+  agent: string | null;
+  label: string;
+  /** `live`, `ended` (by choice or recorded dead), or `dead` (lapsed or found gone, not yet written down). */
+  state: 'live' | 'ended' | 'dead';
+  phases: string[];
+  startedAt: string;
+  expiresAt: string | null;
+  ended: RunEnd | null;
+}
+
+/** The session's runs as readers show them, newest last. */
+export function runsView(s: SessionState, l: Liveness): RunView[] {
+  return runsOf(s).map((r) => ({
+    id: r.id,
+    kind: r.kind,
+    agent: r.agent,
+    label: runLabel(r),
+    state: r.ended ? 'ended' : runLive(r, l) ? 'live' : 'dead',
+    phases: [...r.phases],
+    startedAt: r.startedAt,
+    expiresAt: r.expiresAt,
+    ended: r.ended,
+  }));
+}
+
+/**
+ * What a reader should know of the runs, as lines for the resume plan and the handoff: who
+ * works on what now, and each dead run with its phase, step and last files, and what to do.
+ */
+export function runNotes(s: SessionState, l: Liveness): string[] {
+  const out: string[] = [];
+  for (const r of liveRuns(s, l)) {
+    const mine = runPhasesInFlight(s, r).map((p) => p.id);
+    out.push(`Live: ${runLabel(r)} works on ${mine.length ? mine.join(', ') : 'no phase of its own'}; leave its phases to it (\`phase claim\` takes a free one).`);
+  }
+  for (const r of runsOf(s)) {
+    const died = r.ended?.how === 'died' || (!r.ended && !runLive(r, l));
+    if (!died) continue;
+    const phases = s.phases.filter((p) => p.owner === r.id && p.status === 'in_progress');
+    if (!phases.length) continue;
+    const at = r.ended?.at ?? r.expiresAt ?? l.now;
+    for (const p of phases) {
+      const files = p.files.filter((f) => !f.agent || f.agent === r.agent).slice(-3).map((f) => f.path);
+      const step = p.subStep ?? (p.steps?.find((x) => x.status === 'in_progress')?.name ?? null);
+      out.push(
+        `Dead: ${runLabel(r)} ${r.ended ? `died (${r.ended.cause})` : 'stopped renewing'} at ${at} on phase ${p.id}${step ? ` at step "${step}"` : ''}${files.length ? `; last files: ${files.join(', ')}` : ''}; claim it to go on from there (\`phase claim ${p.id}\`).`,
+      );
+    }
+  }
+  return out;
 }

@@ -1,4 +1,6 @@
 import { effectiveStatus, leaseOf } from './lease.js';
+import { runsView } from './runs.js';
+import type { RunView } from './runs.js';
 import { resumeCommand } from './agent-sessions.js';
 import type { AgentBinding, Lease, PlanStep, SessionState, SubagentRecord } from './state.js';
 import { costReport } from './cost.js';
@@ -35,6 +37,8 @@ export interface StatusView {
   repairs: SessionState['repairs'];
   /** The current lease (who runs the session, until when), or null. */
   lease: Lease | null;
+  /** The session's runs (workers), live and past; absent when it never had one. */
+  runs?: RunView[];
   /** Agent CLI conversations bound by hooks, with the command that continues each; absent when none. */
   agentSessions?: Array<AgentBinding & { command: string | null }>;
   /** Sub-agents hooks saw; absent when none. */
@@ -80,6 +84,8 @@ export function statusView(s: SessionState, now?: string, pricing?: PricingTable
     metadata: s.metadata,
     repairs: s.repairs,
     lease: leaseOf(s),
+    // Only sessions that had runs show them: older views are unchanged.
+    ...(s.runs?.length ? { runs: runsView(s, { now: now ?? s.updatedAt, ...(dead ? { dead } : {}) }) } : {}),
     ...(s.agentSessions?.length ? { agentSessions: s.agentSessions.map((b) => ({ ...b, command: resumeCommand(b.cli, b.agentSessionId) })) } : {}),
     ...(s.subagents?.length ? { subagents: s.subagents } : {}),
     ...(s.steps?.length ? { steps: s.steps } : {}),

@@ -65,7 +65,7 @@ export function encodeBundle(body: BundleBody): { text: string; sha256: string }
 
 function corrupt(file: string, why: string): BatonError {
   return new BatonError('CORRUPT', `The bundle ${file} is damaged: ${why}. Nothing was imported.`, {
-    hint: 'The file changed or was cut short after it was exported (a partial download or copy, an edit). Ask the sender for the file again, or to run `baton export --bundle FILE` anew.',
+    hint: 'The file changed or was cut short after it was exported (a partial download or copy, an edit). Ask the sender for the file again, or to export the bundle anew.',
     details: { file },
   });
 }

@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { hint } from '../domain/hints.js';
 import { BatonError } from '../domain/errors.js';
 import type { NewEvent, StoredEvent } from '../domain/events.js';
 import { validateId } from '../domain/ids.js';
@@ -142,7 +143,7 @@ function toNew(e: StoredEvent): NewEvent {
 export async function exportBundle(m: BundleManager, id: string, file: string, o: BundleOptions): Promise<BundleExportResult> {
   const state = await m.get(id);
   const abs = path.resolve(o.cwd, file);
-  if (fs.existsSync(abs) && fs.statSync(abs).isDirectory()) throw new BatonError('BAD_INPUT', `--bundle ${abs} is a folder; a bundle is one file.`, { hint: 'Give a file name, e.g. `--bundle session.baton.json`.' });
+  if (fs.existsSync(abs) && fs.statSync(abs).isDirectory()) throw new BatonError('BAD_INPUT', `--bundle ${abs} is a folder; a bundle is one file.`, { hint: 'Give the bundle a file name, e.g. session.baton.json.' });
   const root = rootOf(m, o);
   const events = structuredClone(await m.log(id)) as StoredEvent[];
   const reads = await m.store.listCheckpoints(id);
@@ -203,7 +204,7 @@ function readBundleText(file: string): string {
     return fs.readFileSync(file, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new BatonError('NOT_FOUND', `There is no bundle at ${file}.`, { hint: 'Check the path of the file `baton export --bundle` wrote.' });
+    if (code === 'ENOENT') throw new BatonError('NOT_FOUND', `There is no bundle at ${file}.`, { hint: 'Check the path of the bundle file the sender exported.' });
     throw new BatonError('BAD_INPUT', `The bundle ${file} cannot be read: ${(e as Error).message}`, { hint: 'Check the file and its permissions.' });
   }
 }
@@ -236,7 +237,7 @@ export async function importBundle(m: BundleManager, file: string, o: BundleImpo
   if (await m.store.exists(id)) {
     if (o.replace !== true) {
       throw new BatonError('EXISTS', `A session ${id} exists here already; the bundle's session was not imported.`, {
-        hint: `Import it under another id with \`baton import ${file} --as NEW_ID\`, or replace the existing one (its history is deleted) with \`--replace\`.`,
+        hint: hint('bundle.import-as', { file }),
         details: { sessionId: id, file: abs },
       });
     }

@@ -17,6 +17,8 @@ import type { SessionSummary } from '../domain/summary.js';
 import type { ManagerCore as SessionManager } from './types.js';
 import { Recovery } from './resume.js';
 import { Leases } from './leases.js';
+import { clearOrphans } from './orphans.js';
+import { Runs } from './runs.js';
 
 /** Options of {@link claimSession}. */
 export interface ClaimOptions {
@@ -25,6 +27,8 @@ export interface ClaimOptions {
   /** Lifetime of the claimed lease: the worker must start renewing it (`baton run`) before it ends. */
   ttlMs: number;
   agent?: string | null;
+  /** End the command of a dead `baton run` still running here first (else the session is LOCKED, naming it). */
+  endOrphans?: boolean;
 }
 
 /** What a successful claim hands the worker. */
@@ -89,14 +93,27 @@ const SPREAD = 8;
 
 /**
  * Claims one session that needs a worker, or returns null when none does. Candidates are
- * tried oldest first; one another worker got first is skipped.
+ * tried oldest first; one another worker got first is skipped, and so is one where the
+ * command of a dead `baton run` still runs on this machine (unless `endOrphans`): when no
+ * other could be claimed, that LOCKED refusal (naming the orphan's pid and command) is thrown.
  */
 async function claimSession(m: SessionManager, o: ClaimOptions): Promise<Claim | null> {
   await useStoreClock(m);
+  let orphaned: unknown = null;
   for (const row of await claimOrder(m, o.agent ?? null)) {
+    try {
+      await clearOrphans(await m.get(row.id), m.origin, { endOrphans: o.endOrphans === true });
+      // The dead runs of this host are written down first: the claimed session then reads active.
+      await new Runs(m).sweep(row.id);
+    } catch (e) {
+      if (!isBatonError(e, 'LOCKED')) throw e;
+      orphaned ??= e;
+      continue;
+    }
     const claim = await tryClaim(m, row.id, o);
     if (claim) return claim;
   }
+  if (orphaned) throw orphaned;
   return null;
 }
 

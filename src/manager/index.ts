@@ -52,10 +52,12 @@ export { corrupt as corruptCheckpoint } from './checkpoints.js';
 export type { Claim } from './claim.js';
 export type { RunEnd } from './leases.js';
 // Runs: one worker's attempt on a session (docs/runs.md).
-export { RUN_HEARTBEAT_MS, RUN_TTL_MS, liveRuns, runLabel, runLive, runPhasesInFlight, runsOf } from '../domain/runs.js';
-export type { Liveness, Run, RunEndInput, RunKind, RunProcess, Salvage } from '../domain/runs.js';
+export { RUN_HEARTBEAT_MS, RUN_TTL_MS, liveRuns, runLabel, runLive, runPhasesInFlight, runsOf, runsView } from '../domain/runs.js';
+export type { Liveness, Run, RunEndInput, RunKind, RunProcess, RunView, Salvage } from '../domain/runs.js';
 export type { Salvager, StartRunOptions } from './runs.js';
 export type { RunSegment } from '../domain/run-segments.js';
+export type { EndOf, HeldRun, HoldOptions, HoldOutcome } from './run-hold.js';
+export type { Orphan, OrphanOptions } from './orphans.js';
 export type { DoctorProblem, DoctorReport } from './doctor.js';
 export type { CleanupAction, Tombstone } from './retention.js';
 export type { OnProgress, Progress } from './progress.js';

@@ -2,6 +2,7 @@ import { draft } from '../domain/decide.js';
 import { decideAcquire, decideRelease, decideRenew, effectiveStatus, holderGoneEvents, inFlightDetail, leaseExpired, leaseOf } from '../domain/lease.js';
 import type { GoneHolder, Lease } from '../domain/lease.js';
 import type { SessionState } from '../domain/state.js';
+import { groupAlive, processAlive } from './process-check.js';
 import type { ChangeResult, ManagerCore as SessionManager } from './types.js';
 
 /** Options for taking a lease. */
@@ -13,14 +14,6 @@ export interface AcquireOptions {
   agent?: string | null;
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** How a `baton run` ended, and what that means for the session. */
 export interface RunEnd {
@@ -43,14 +36,18 @@ export class Leases {
    * The holder of `lease` when it is known to be gone: it ran on this machine (same host) and
    * its process no longer exists, or the machine has rebooted since it took the lease (the
    * boot id differs, so a pid reused since is not taken for it). Null when it may still run:
-   * another machine's, this process's own, a detached lease (`baton claim`'s), an expired one.
+   * another machine's, this process's own, a detached lease (`baton claim`'s), an expired one,
+   * and one whose run (in `s`) started a command that still runs in its process group: the
+   * holder is gone only when the whole group is (an orphan is refused at takeover, orphans.ts).
    */
-  holderGone(lease: Lease | null): GoneHolder | null {
+  holderGone(lease: Lease | null, s?: SessionState): GoneHolder | null {
     if (!lease || lease.detached) return null;
     const { pid, host, boot } = this.m.origin;
     if (lease.host !== host || lease.pid === pid || leaseExpired(lease, this.m.time())) return null;
     if (lease.boot && boot && lease.boot !== boot) return { pid: lease.pid, host: lease.host, reason: 'rebooted' };
-    return processAlive(lease.pid) ? null : { pid: lease.pid, host: lease.host, reason: 'exited' };
+    if (processAlive(lease.pid)) return null;
+    const run = s?.runs?.find((r) => r.token === lease.token && r.process.pgid);
+    return run && groupAlive(run.process.pgid!) ? null : { pid: lease.pid, host: lease.host, reason: 'exited' };
   }
 
   /**
@@ -61,8 +58,9 @@ export class Leases {
    */
   async endGoneHolder(id: string, agent: string | null = null): Promise<GoneHolder | null> {
     const m = this.m;
-    const lease = leaseOf(await m.get(id));
-    const gone = this.holderGone(lease);
+    const s = await m.get(id);
+    const lease = leaseOf(s);
+    const gone = this.holderGone(lease, s);
     if (!gone) return null;
     const r = await m.change(id, (s) => ({ events: holderGoneEvents(s, lease!.token, gone, m.time()), result: undefined }), { agent });
     return r.events.length ? gone : null;

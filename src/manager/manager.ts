@@ -22,7 +22,7 @@ import { Maintenance } from './doctor.js';
 import { Formats } from './foreign-formats.js';
 import { Bundles } from './bundle.js';
 import { Leases } from './leases.js';
-import { Runs } from './runs.js';
+import { Runs, startedIn } from './runs.js';
 import { Steps } from './steps.js';
 import { startOrGet, type StartOrGetInput } from './start-or-get.js';
 import { Dashboard } from './dashboard.js';
@@ -365,7 +365,7 @@ export class SessionManager extends SessionCore {
   async phase(id: string, ref: string, verb: PhaseAction | 'done', o: PhaseActionOptions & ChangeOptions = {}): Promise<ChangeResult<undefined>> {
     const action: PhaseAction = verb === 'done' ? 'complete' : verb;
     const agent = o.agent ?? this.agent;
-    const r = await this.simple(id, (s) => decide.decidePhase(s, ref, action, { ...o, agent }), o);
+    const r = await this.simple(id, (s) => startedIn(decide.decidePhase(s, ref, action, { ...o, agent }), o.run), o);
     // The automatic checkpoint's event is part of the result, so the revision returned is current.
     const cp = action === 'complete' ? await this.checkpoints.afterPhase(r, o) : null;
     return cp ? { ...r, state: cp.state, events: [...r.events, ...cp.events] } : r;
@@ -380,7 +380,7 @@ export class SessionManager extends SessionCore {
   files(id: string, action: FileAction, paths: string[], phase: string | null, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
     const measured = paths.map((p): MeasuredFile => (action === 'deleted' || !this.measure ? { path: p, sha256: null, size: null } : this.measure(p)));
     const agent = o.agent ?? this.agent;
-    return this.simple(id, (s) => decide.decideFiles(s, action, measured, phase, agent), o);
+    return this.simple(id, (s) => decide.decideFiles(s, action, measured, phase ?? this.runs.phaseOfRun(s, o.run, agent), agent), o);
   }
 
   /** Records an error; the result is its id. */

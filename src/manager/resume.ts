@@ -7,6 +7,9 @@ import { renderHandoff } from '../domain/handoff.js';
 import { handoffCost } from './handoff-cost.js';
 import { assertLeaseFree, decideAcquire, goneText, leaseOf, leaseTokenOf } from '../domain/lease.js';
 import { Leases } from './leases.js';
+import { clearOrphans } from './orphans.js';
+import { Runs } from './runs.js';
+import { runNotes, runsView } from '../domain/runs.js';
 import { planResume } from '../domain/plan-resume.js';
 import type { CheckpointInfo, ResumePlan, WorkspaceFile } from '../domain/resume-plan-types.js';
 import type { SessionState } from '../domain/state.js';
@@ -36,16 +39,22 @@ async function buildPlan(m: SessionManager, id: string, o: PlanSources = {}): Pr
   const read = o.events ? await o.events(state) : await m.log(id);
   const events = read.filter((e) => e.seq <= state.revision).map((e) => ({ seq: e.seq, type: e.type }));
   const newFiles = ws ? newFilesOf(ws, state, await readMirrorRecord(m, id, state)) : [];
-  const input = { state, now: m.time(), dead: m.runs?.liveness(state).dead, workspace, newFiles, checkpoints, planChanged: planChanged(m, state), events };
+  const liveness = new Runs(m).liveness(state);
+  const input = { state, now: m.time(), workspace, newFiles, checkpoints, planChanged: planChanged(m, state), events, ...(liveness.dead ? { dead: liveness.dead } : {}) };
   let plan = planResume(input);
   // Where git holds recorded files is asked only when some must be put back.
   if (plan.outsideEdits && ws) {
     const gitCopies = await m.checkpoints.gitCopies(id);
     if (gitCopies.length) plan = planResume({ ...input, gitCopies });
   }
+  // Who works on what now, and what dead runs left (their phase, step, last files).
+  if (state.runs?.length) {
+    plan.runs = runsView(state, liveness);
+    plan.warnings.push(...runNotes(state, liveness));
+  }
   // The plan is pure; whether the lease's holder still runs is a question for this machine.
   const lease = leaseOf(state);
-  const gone = new Leases(m).holderGone(lease);
+  const gone = new Leases(m).holderGone(lease, state);
   if (gone && lease) {
     const held = `held by ${lease.owner} (pid ${lease.pid} on ${lease.host})`;
     plan.warnings = [
@@ -71,6 +80,8 @@ export interface ApplyOptions {
   git?: boolean;
   /** Reset a dirty work tree; take a lease another run still holds. */
   force?: boolean;
+  /** End the command of a dead `baton run` still running here first (else LOCKED naming it). */
+  endOrphans?: boolean;
   agent?: string | null;
 }
 
@@ -97,9 +108,13 @@ export interface AppliedResume {
  * checkpoint or starting fresh is refused (`INVALID_TRANSITION`): someone may be working in it.
  */
 async function applyOption(m: SessionManager, id: string, o: ApplyOptions = {}): Promise<AppliedResume> {
+  // No takeover while an orphaned command of a dead run still works in this tree.
+  await clearOrphans(await m.get(id), m.origin, { endOrphans: o.endOrphans === true });
   // A run that died on this machine is not waited for: its lease ends now, and the session
   // reads as interrupted (holder-gone), so it is taken over below like any interrupted one.
   await new Leases(m).endGoneHolder(id, o.agent ?? null);
+  // Runs found dead on this host are written down, so the session reads as its live runs say.
+  await new Runs(m).sweep(id);
   const { plan } = await buildPlan(m, id);
   if (!plan.resumable) {
     throw new BatonError('INVALID_TRANSITION', `Session ${id} cannot be resumed: ${plan.warnings[0] ?? plan.status}.`, {

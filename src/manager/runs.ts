@@ -5,13 +5,20 @@
  * `Liveness.dead`; runs of other hosts are judged by their lapsing liveness alone.
  */
 import type { EventDraft } from '../domain/decide.js';
-import { assertNoOtherLiveRun, decidePhaseClaim, decideRunDeath, decideRunEnd, decideRunRenew, decideRunStart, findRun, liveRuns, recordPhase, runsOf } from '../domain/runs.js';
+import { impliedPhase } from '../domain/decide.js';
+import { assertNoOtherLiveRun, decidePhaseClaim, runLive, decideRunDeath, decideRunEnd, decideRunRenew, decideRunStart, findRun, liveRuns, recordPhase, runsOf } from '../domain/runs.js';
 import type { Liveness, Run, RunEndInput, RunKind, Salvage } from '../domain/runs.js';
 import { effectiveStatus } from '../domain/lease.js';
+import { BatonError } from '../domain/errors.js';
+import { hint } from '../domain/hints.js';
 import type { Phase, SessionState, StatusCause } from '../domain/state.js';
 import type { SessionSummary } from '../domain/summary.js';
 import { groupAlive, processAlive } from './process-check.js';
-import type { ChangeResult, ManagerCore } from './types.js';
+import { clearOrphans, orphansOf } from './orphans.js';
+import type { Orphan, OrphanOptions } from './orphans.js';
+import { holdRun } from './run-hold.js';
+import type { EndOf, HeldRun, HoldOptions, HoldOutcome } from './run-hold.js';
+import type { ChangeOptions, ChangeResult, ManagerCore } from './types.js';
 
 /** Who starts a run (the process, host and boot id are this manager's unless given). */
 export interface StartRunOptions {
@@ -31,6 +38,12 @@ export interface StartRunOptions {
   worktree?: string | null;
   /** A chosen id (idempotent start); default `run-<n>`. */
   runId?: string;
+}
+
+/** A phase started or retried in run `run` is that run's (`runId` on the event): its records that name no phase go to it. */
+export function startedIn(drafts: EventDraft[], run: string | undefined): EventDraft[] {
+  if (!run) return drafts;
+  return drafts.map((d) => (d.type === 'phase.started' || d.type === 'phase.retried' ? ({ ...d, data: { ...d.data, runId: run } } as EventDraft) : d));
 }
 
 /** Finds what a dead run left (its transcript's plan, its last tool calls); the hooks provide one for conversations. */
@@ -134,6 +147,24 @@ export class Runs {
   }
 
   /**
+   * An MCP connection holding run `runId` went away without ending it: the run ended
+   * (`died`, cause `disconnected`); with work in flight and no other run live the session is
+   * interrupted (without: paused), with cause `disconnected`. A no-op once the run ended.
+   */
+  async disconnected(sessionId: string, runId: string): Promise<ChangeResult<undefined>> {
+    const agent = findRun(await this.m.get(sessionId), runId)?.agent ?? null;
+    return this.m.change(sessionId, (s) => {
+      // The session's cause is the disconnect itself (its detail then names the run, without a "disconnected: " prefix).
+      const events = decideRunDeath(s, runId, 'disconnected', null, this.liveness(s)).map((e) =>
+        e.type === 'session.interrupted' || e.type === 'session.paused'
+          ? ({ ...e, data: { ...e.data, cause: 'disconnected', detail: String((e.data as { detail?: string }).detail ?? '').replace(/^disconnected: /, '') } } as EventDraft)
+          : e,
+      );
+      return { events, result: undefined };
+    }, { agent, run: runId });
+  }
+
+  /**
    * Writes down the deaths readers already see (runs of this host whose process is gone,
    * lapsed runs), each with what `salvage` recovers; returns the runs recorded dead. A no-op
    * (no write) when there are none, so readers may call it freely on a writable store.
@@ -167,16 +198,101 @@ export class Runs {
    * with its blockers done, or in progress under a dead run). LOCKED while a live run owns
    * it, naming the owner and the phases that are free.
    */
-  async claimPhase(sessionId: string, runId: string, phase: string | null, o: { agent?: string | null } = {}): Promise<ChangeResult<string>> {
+  async claimPhase(sessionId: string, runId: string, phase: string | null, o: ChangeOptions = {}): Promise<ChangeResult<string>> {
     return this.m.change(sessionId, (s) => {
       const r = decidePhaseClaim(s, runId, phase, o.agent ?? null, this.liveness(s));
       return { events: r.events, result: r.phaseId };
-    }, { agent: o.agent ?? null, run: runId });
+    }, { ...o, agent: o.agent ?? null, run: runId });
+  }
+
+  /**
+   * A phase claimed outside any run (`baton phase claim` at a terminal or in an agent's shell
+   * tool, no BATON_RUN): the claim is made for a run of the calling process's parent (`pid`:
+   * the shell or agent that ran the command), started with the claim in one append unless that
+   * process already has an open run here. It lives while that process does (a process check
+   * on this host; no TTL). Resolves with the phase and the run.
+   */
+  async claimForProcess(sessionId: string, phase: string | null, o: { pid: number; agent?: string | null; command?: string[] }): Promise<ChangeResult<{ phase: string; runId: string; started: boolean }>> {
+    const m = this.m;
+    const { host, boot } = m.origin;
+    return m.change(sessionId, (s) => {
+      const l = this.liveness(s);
+      const mine = runsOf(s).find((r) => !r.ended && r.process.host === host && r.process.pid === o.pid && r.token === null && runLive(r, l));
+      const runId = mine?.id ?? `run-${runsOf(s).length + 1}`;
+      const claim = decidePhaseClaim(s, runId, phase, o.agent ?? null, l);
+      const start = mine
+        ? []
+        : decideRunStart(s, { runId, kind: 'command', agent: o.agent ?? null, process: { pid: o.pid, host, boot }, ttlMs: null, now: m.time(), command: o.command ?? null }, l);
+      // The deaths the claim would write are written by the start already.
+      const events = mine ? claim.events : [...start, ...claim.events.filter((e) => e.type === 'phase.started' || e.type === 'phase.claimed')];
+      return { events, result: { phase: claim.phaseId, runId, started: !mine } };
+    }, { agent: o.agent ?? null });
   }
 
   /** The phase a record naming none goes to, for run `runId` (or agent `agent` outside a run). */
   recordPhase(s: SessionState, runId: string | null, agent: string | null): Phase | null {
     return recordPhase(s, runId, agent, this.liveness(s));
+  }
+
+  /**
+   * Runs `fn` as one run of session `sessionId` (kind `library`, or `command` for `baton
+   * run`): takes the session lease and starts the run, renews both every heartbeat, and records
+   * the end when `fn` settles (`finished`; after a throw the session is interrupted when no
+   * other run is live), retried while the store is unreachable and never written twice.
+   * Every write made with `h.options` (or `{ fencingToken: h.token, run: h.runId }`) is fenced:
+   * once another run took over it is FENCED, and `h.signal` fires when the lease is lost.
+   * Resolves with fn's value; rejects with fn's error, or FENCED when the lease was lost.
+   * LOCKED before anything runs while another live run holds the lease (unless `force`) or an
+   * orphan of a dead `baton run` still runs (unless `endOrphans`).
+   */
+  async hold<T>(sessionId: string, fn: (h: HeldRun) => Promise<T>, o: HoldOptions = {}): Promise<T> {
+    const r = await holdRun(this.m, this, sessionId, fn, o);
+    if (r.error !== undefined) throw r.error;
+    if (r.lost !== null) throw new BatonError('FENCED', `Run ${r.runId} of session ${sessionId} lost its lease: ${r.lost}`, { hint: hint('lease.fenced'), details: { sessionId, runId: r.runId } });
+    return r.value as T;
+  }
+
+  /** {@link hold}, resolving with what became of the run instead of throwing (how `baton run` reports it); `endOf` says how its end is recorded. */
+  holdOutcome<T>(sessionId: string, fn: (h: HeldRun) => Promise<T>, o: HoldOptions = {}, endOf?: EndOf<T>): Promise<HoldOutcome<T>> {
+    return holdRun(this.m, this, sessionId, fn, o, endOf);
+  }
+
+  /** Orphans of the session on this host: commands of dead `baton run`s still running in their process group. */
+  orphans(s: SessionState): Orphan[] {
+    return orphansOf(s, this.m.origin);
+  }
+
+  /** Before a takeover: LOCKED naming each orphan's pid and command, unless `o.endOrphans` (then they are ended and gone). */
+  clearOrphans(s: SessionState, o: OrphanOptions = {}): Promise<Orphan[]> {
+    return clearOrphans(s, this.m.origin, o);
+  }
+
+  /** In run `runId`, the phase a file record naming none goes to ({@link recordPhase}); null outside a run (the caller decides). */
+  phaseOfRun(s: SessionState, runId: string | undefined, agent: string | null): string | null {
+    return runId ? recordPhase(s, runId, agent, this.liveness(s))?.id ?? null : null;
+  }
+
+  /**
+   * The phase a record naming none defaults to (`tokens add`, `error add`): in run `runId`,
+   * its phase (see {@link recordPhase}); outside a run, the only phase in progress, or the
+   * agent's; BAD_INPUT naming the phases to choose from when several are in progress. Null
+   * when none is.
+   */
+  defaultPhase(s: SessionState, runId: string | undefined, agent: string | null): string | null {
+    return runId ? this.phaseOfRun(s, runId, agent) : impliedPhase(s, agent);
+  }
+
+  /**
+   * Before a change that pauses the workspace's active session (`switch` to `target`, `start
+   * --switch`): LOCKED, naming the holders, while a live run other than `runId` works on it,
+   * unless `force`. Nothing to check when no session is active or it is `target` itself.
+   */
+  async assertActiveFree(target: string | null, runId: string | null, what: string, force = false): Promise<void> {
+    if (force) return;
+    const id = await this.m.store.getActive();
+    if (!id || id === target) return;
+    const s = await this.m.get(id).catch(() => null);
+    if (s && s.status === 'active') this.assertNoOtherLiveRun(s, runId, what, force);
   }
 
   /** LOCKED when a live run other than `runId` works on the session (switch, pause, start --switch), unless `force`. */

@@ -296,7 +296,9 @@ export class SessionCore {
       const after = sameSummaryInputs(loaded.state, last) ? before : summarize(last);
       try {
         const opts = summaryChanged(before, after) ? { summary: after } : {};
-        await this.store.append(id, loaded.state.revision, accepted.flatMap((d) => d.stored), opts);
+        const events = accepted.flatMap((d) => d.stored);
+        // Changes that decided nothing (a run claiming its own phase) write nothing: PostgreSQL refuses an empty append.
+        if (events.length) await this.store.append(id, loaded.state.revision, events, opts);
       } catch (e) {
         this.cache.delete(id);
         if (isBatonError(e, 'CONFLICT') && attempt < MAX_ATTEMPTS) {

@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ZodTypeAny } from 'zod';
 import { isBatonError } from '../manager/index.js';
+import { ConnectionRuns } from './connection-runs.js';
 import type { SessionManager } from '../manager/index.js';
 
 /** What the tools, resources and prompts of one server share. */
@@ -25,6 +26,8 @@ export interface ServerOptions {
   clock?: () => Date;
   /** Problems that did not stop a call. */
   onWarning?: (message: string) => void;
+  /** How long the connection's runs live after each renewal (default 60 s; the server renews them every half of it). */
+  runTtlMs?: number;
 }
 
 /** A tool as defineTool registers it: what `tools/call` needs to run it (see fast-calls.ts). */
@@ -39,17 +42,28 @@ export interface ToolEntry {
   changes: boolean;
 }
 
+/** Change options of a tool call. */
+export interface ChangeFields {
+  agent: string | null;
+  expectedRevision?: number;
+  fencingToken?: number;
+  run?: string;
+}
+
 /** The per-server helpers tool bodies use. */
 export class Kit {
   private readonly clientName: () => string | null;
   /** The tools defined so far, by name. */
   readonly tools = new Map<string, ToolEntry>();
+  /** The runs this connection holds, one per session it works on. */
+  readonly runs: ConnectionRuns;
 
   constructor(
     readonly o: ServerOptions,
     clientName: () => string | null,
   ) {
     this.clientName = clientName;
+    this.runs = new ConnectionRuns(() => this.manager(), o.runTtlMs);
   }
 
   /** The manager; `create` makes the store when there is none (session_start only). */
@@ -81,8 +95,24 @@ export class Kit {
     return this.manager().resolve(explicit ?? (this.o.session || null));
   }
 
-  /** Change options for a call on session `id` from its common fields. */
-  change(args: { agent?: string | undefined; ifRevision?: number | undefined }, id: string): { agent: string | null; expectedRevision?: number; fencingToken?: number } {
+  /**
+   * Change options for a call on session `id` from its common fields; the change is made in
+   * the connection's run on it (started by the first change of an active session).
+   */
+  async change(args: { agent?: string | undefined; ifRevision?: number | undefined }, id: string): Promise<ChangeFields> {
+    const o = this.fields(args, id);
+    const run = await this.runs.runFor(id, o.agent, o.fencingToken !== undefined ? { fencingToken: o.fencingToken } : {});
+    return run ? { ...o, run } : o;
+  }
+
+  /** {@link change} without starting a run (pause, complete: the run held, if any, is named). */
+  async changeHeld(args: { agent?: string | undefined; ifRevision?: number | undefined }, id: string): Promise<ChangeFields> {
+    const o = this.fields(args, id);
+    const run = await this.runs.current(id);
+    return run ? { ...o, run } : o;
+  }
+
+  private fields(args: { agent?: string | undefined; ifRevision?: number | undefined }, id: string): ChangeFields {
     const token = this.o.fencingToken;
     return {
       agent: this.agent(args.agent),

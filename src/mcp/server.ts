@@ -23,8 +23,9 @@ const INSTRUCTIONS = [
   'baton keeps the durable state of a multi-step task: its phases, progress, files, errors, decisions and token use.',
   'At the start: session_list; resume a paused/interrupted/failed session of the same task (resume_plan, then session_resume) or create one (session_start).',
   'While working: phase_start, substep_reach at each step, file_record after changing files, error_record on errors, tokens_record, phase_complete.',
-  'Before stopping: context_set with a briefing, then session_pause (or session_complete when done).',
+  'Before stopping: context_set with a briefing, then session_pause (or session_complete when done). Disconnecting without it leaves the session interrupted.',
   'A phase that used all its retries (RETRIES_EXHAUSTED) is the user\'s decision: ask, then phase_retry with force, phase_skip, session_fail, session_abandon, or plan_set / plan_add / plan_remove.',
+  'Several agents on one session: phase_claim takes a free phase for you; records that name no phase go to it.',
   'A refused call is an isError result whose text is {"error": {code, message, hint, details}}: the code (e.g. BLOCKED, INVALID_TRANSITION) says what went wrong, the hint what to do instead.',
 ].join('\n');
 
@@ -57,10 +58,20 @@ export function createMcpServer(options: ServerOptions): McpServer {
   registerResources(server, kit);
   registerPrompts(server, kit);
   kits.set(server, kit);
+  // However the transport closes (stdin ended, the client gone), the connection's runs end.
+  server.server.onclose = () => void kit.runs.disconnect();
   return server;
 }
 
 const kits = new WeakMap<McpServer, Kit>();
+
+/** The client is gone: the runs the connection held end (`disconnected`; docs/runs.md). */
+export async function serverDisconnected(server: McpServer): Promise<void> {
+  const kit = kits.get(server);
+  await kit?.runs.disconnect();
+  // Its derived files (handoff.md) are refreshed before the store closes (see serverSettled).
+  kit?.changedSoon();
+}
 
 /**
  * Resolves once the work `server` does after its responses (refreshing handoff.md and

@@ -1,4 +1,4 @@
-import { createMcpServer, serverSettled } from './server.js';
+import { createMcpServer, serverDisconnected, serverSettled } from './server.js';
 import type { ServerOptions } from './server.js';
 import { LineTransport } from './transport.js';
 import type { MessageOutput } from './transport.js';
@@ -28,6 +28,8 @@ export async function serveStdio(options: ServerOptions, log: (line: string) => 
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     await server.close().catch(() => undefined);
+    // The connection's runs end with it (a client gone without pausing leaves the session interrupted).
+    await serverDisconnected(server).catch((e: unknown) => log(`mcp: the connection's runs were not ended: ${(e as Error).message}`));
     // The derived files of the last calls are written before the store closes.
     await serverSettled(server);
     diverted.restore();

@@ -121,7 +121,7 @@ describe('completion', () => {
   it('zsh and fish scripts carry the same command tree', async () => {
     const zsh = await script('zsh');
     expect(zsh.startsWith('#compdef baton\n')).toBe(true);
-    expect(zsh).toContain('"phase") echo "start done fail skip retry" ;;');
+    expect(zsh).toContain('"phase") echo "start done fail skip retry claim" ;;');
     expect(zsh).toContain('compdef _baton baton');
     // Ids complete from the store in zsh too, with no fall-back to file names.
     expect(zsh).toContain('"phase start") echo "phase" ;;');

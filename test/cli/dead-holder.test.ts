@@ -23,6 +23,15 @@ interface Leased {
  * Starts `baton run` holding the lease for a minute, in its own process group; resolves once
  * the lease is taken. `kill()` SIGKILLs the whole group (baton and its child) and waits.
  */
+function groupLeft(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function holder(ws: Workspace): Promise<{ pid: number; kill: () => Promise<void> }> {
   needBuiltCli();
   const child: ChildProcess = spawn(process.execPath, [BATON, 'run', '--ttl', '60s', '--heartbeat', '20s', '--', process.execPath, '-e', 'setTimeout(() => {}, 60000)'], {
@@ -30,17 +39,23 @@ async function holder(ws: Workspace): Promise<{ pid: number; kill: () => Promise
   });
   const exited = new Promise<void>((r) => child.on('exit', () => r()));
   const end = Date.now() + 10_000;
+  let pgid: number | undefined;
   for (;;) {
     const s = (await ws.status()) as unknown as Leased;
-    if (s.lease?.pid === child.pid) break;
+    // The run's command leads a group of its own, recorded with the renewal after its start.
+    pgid = (await ws.json<Array<{ type: string; data: { pgid?: number } }>>(['log'])).find((e) => e.type === 'run.renewed' && e.data.pgid)?.data.pgid;
+    if (s.lease?.pid === child.pid && pgid) break;
     if (Date.now() > end) throw new Error('the run never took the lease');
     await new Promise((r) => setTimeout(r, 50));
   }
   return {
     pid: child.pid!,
+    // baton and its command's group both: nothing of the run is left (an orphan would block takeovers, run-orphans.test.ts).
     kill: async () => {
       process.kill(-child.pid!, 'SIGKILL');
+      process.kill(-pgid!, 'SIGKILL');
       await exited;
+      for (let i = 0; i < 200 && groupLeft(pgid!); i++) await new Promise((r) => setTimeout(r, 20));
     },
   };
 }

@@ -115,7 +115,8 @@ describe.skipIf(!PG_URL)('CLI on the PostgreSQL store', () => {
     await first.done;
     await new Promise((r) => setTimeout(r, 2_500));
 
-    const second = await pw.run(['run', '--agent', 'w2', '--', process.execPath, '-e', 'console.log(process.env.BATON_LEASE_TOKEN, process.env.BATON_STORE === undefined)']);
+    // --end-orphans: the first run's command (a group of its own) outlived it.
+    const second = await pw.run(['run', '--agent', 'w2', '--end-orphans', '--', process.execPath, '-e', 'console.log(process.env.BATON_LEASE_TOKEN, process.env.BATON_STORE === undefined)']);
     expect(second.code).toBe(0);
     expect(second.stdout.trim()).toBe('2 false');
     const before = (await pw.json<unknown[]>(['log'])).length;

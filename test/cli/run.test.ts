@@ -42,6 +42,36 @@ async function untilLeased(ws: Workspace, timeoutMs = 10_000): Promise<StatusWit
   }
 }
 
+/** Waits until the run recorded its command's process group (the renewal after the spawn); returns it. */
+async function untilGrouped(ws: Workspace, timeoutMs = 10_000): Promise<number> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const events = await ws.json<Array<{ type: string; data: { pgid?: number } }>>(['log']);
+    const pgid = events.find((e) => e.type === 'run.renewed' && e.data.pgid)?.data.pgid;
+    if (pgid) return pgid;
+    if (Date.now() > end) throw new Error('the run never recorded its process group');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** SIGKILLs `baton run` and then its command's whole process group: nothing of the run is left. */
+async function killAll(run: { child: ChildProcess; done: Promise<unknown> }, pgid: number): Promise<void> {
+  run.child.kill('SIGKILL');
+  await run.done;
+  // (Gone already when baton stopped it: a run that lost its lease stops its command.)
+  if (groupAlive(pgid)) process.kill(-pgid, 'SIGKILL');
+  while (groupAlive(pgid)) await new Promise((r) => setTimeout(r, 20));
+}
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Waits until `list --json` shows session `id` with a row that `ok` accepts. */
 async function untilListed(ws: Workspace, id: string, ok: (row: { leaseToken?: number | null }) => boolean, timeoutMs = 10_000): Promise<void> {
   const end = Date.now() + timeoutMs;
@@ -67,7 +97,8 @@ describe('baton run records why the run ended', () => {
     expect(s.cause?.cause).toBe('run-completed');
     expect(s.lease).toBeNull();
     const types = (await ws.json<Array<{ type: string }>>(['log'])).map((e) => e.type);
-    expect(types.slice(-5)).toEqual(['lease.acquired', 'run.started', 'run.ended', 'session.paused', 'lease.released']);
+    // The renewal right after the spawn records the command's process group.
+    expect(types.slice(-7)).toEqual(['lease.acquired', 'run.started', 'lease.renewed', 'run.renewed', 'run.ended', 'session.paused', 'lease.released']);
   });
 
   it('exit 3: baton exits 3, session interrupted with cause exit-3 naming what was in flight', async () => {
@@ -186,18 +217,19 @@ describe('leases: a killed baton run, expiry, takeover and fencing', () => {
     // two leaves a row without the lease (see the closing notes: a known gap), so kill only
     // once the row carries it: this test is about what readers make of an expired lease.
     await untilListed(ws, 'lx', (r) => r.leaseToken === 1);
-    child.kill('SIGKILL');
-    await done;
-    // Right after the kill the lease is still valid: the session reads as active, and since its
-    // holder ran on this machine and is gone, status says so (see dead-holder.test.ts).
+    await killAll({ child, done }, await untilGrouped(ws));
+    // Right after the kill the lease is still valid, but the run's process (and its whole group)
+    // is gone on this machine: the session reads interrupted at once (run-died), and status
+    // says the lease's holder is gone (see dead-holder.test.ts).
     const right = await ws.run(['status', '--json']);
-    expect((JSON.parse(right.stdout) as StatusWithLease).status).toBe('active');
+    expect(JSON.parse(right.stdout) as StatusWithLease).toMatchObject({ status: 'interrupted', cause: { cause: 'run-died' } });
     expect(right.stderr).toMatch(/^warning: the lease's holder is gone \(pid \d+ on .* has exited\)/);
     // Two minutes later (clock moved), every reader reports the crash.
     const future = { env: { BATON_NOW: later(120_000) } };
     const s = (await ws.status(undefined, future)) as unknown as StatusWithLease;
     expect(s.status).toBe('interrupted');
-    expect(s.cause).toMatchObject({ cause: 'lease-expired', at: held.lease!.expiresAt });
+    // (at: the expiry of the last renewal, the one that recorded the command's process group)
+    expect(s.cause).toMatchObject({ cause: 'lease-expired' });
     expect(s.cause?.detail).toContain('held by w1');
     expect(s.cause?.detail).toContain('in flight: build');
     const rows = await ws.json<Array<{ id: string; status: string; cause: { cause: string } | null }>>(['list'], future);
@@ -219,6 +251,7 @@ describe('leases: a killed baton run, expiry, takeover and fencing', () => {
     await untilLeased(ws);
     // The registry row follows the journal: count rows only once it carries the lease.
     await untilListed(ws, 'lr', (r) => r.leaseToken === 1);
+    const pgid = await untilGrouped(ws);
     const logRows = (): number => fs.readFileSync(ws.path('.baton', 'index.log'), 'utf8').split('\n').filter((l) => l.includes('"id":"lr"')).length;
     const rowsBefore = logRows();
     // Past the first lease's expiry: kept alive by heartbeats, the session still lists as active,
@@ -227,8 +260,7 @@ describe('leases: a killed baton run, expiry, takeover and fencing', () => {
     const rows = await ws.json<Array<{ id: string; status: string }>>(['list']);
     expect(rows.find((r) => r.id === 'lr')?.status).toBe('active');
     expect(logRows()).toBe(rowsBefore);
-    child.kill('SIGKILL');
-    await done;
+    await killAll({ child, done }, pgid);
     await new Promise((r) => setTimeout(r, 1300));
     const s = (await ws.status()) as unknown as StatusWithLease;
     expect(s.status).toBe('interrupted');
@@ -242,8 +274,7 @@ describe('leases: a killed baton run, expiry, takeover and fencing', () => {
     const first = startRun(ws, ['--agent', 'w1', '--', process.execPath, '-e', 'setTimeout(() => {}, 60000)']);
     await untilLeased(ws);
     expectRunError(await ws.run(['run', '--agent', 'w2', '--', 'true']), 'LOCKED');
-    first.child.kill('SIGKILL');
-    await first.done;
+    await killAll(first, await untilGrouped(ws));
 
     const future = { env: { BATON_NOW: later(120_000) } };
     const second = await ws.run(['run', '--agent', 'w2', '--', process.execPath, '-e', 'console.log(process.env.BATON_LEASE_TOKEN)'], future);
@@ -261,7 +292,6 @@ describe('leases: a killed baton run, expiry, takeover and fencing', () => {
     await untilLeased(ws);
     const forced = await ws.run(['run', '--agent', 'w4', '--force', '--', process.execPath, '-e', 'console.log(process.env.BATON_LEASE_TOKEN)']);
     expect(forced.stdout.trim()).toBe('4');
-    third.child.kill('SIGKILL');
-    await third.done;
+    await killAll(third, await untilGrouped(ws));
   }, 30_000);
 });

@@ -29,6 +29,9 @@ export function normalise(text: string, o: NormaliseOptions): string {
   const host = os.hostname().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   s = s.replace(new RegExp(`(\\\\?"host\\\\?": ?\\\\?")${host}(?=\\\\?")`, 'g'), '$1<host>');
   for (const pid of [process.pid, o.pid]) if (pid !== undefined) s = s.replace(new RegExp(`(\\\\?"pid\\\\?": ?)${pid}(?!\\d)`, 'g'), '$1<pid>');
+  // A run's label names its process on this machine: "(run-2, pid 123 on host)"; the spawned
+  // MCP server's pid is not known here, so any pid on this host is replaced in that form.
+  s = s.replace(new RegExp(`pid \\d+ on ${host}(?![\\w.-])`, 'g'), 'pid <pid> on <host>');
   // A lease records the machine's boot id (`"boot"`), which changes with every boot.
   s = s.replace(/(\\?"boot\\?": ?\\?")[0-9a-f-]{36}(?=\\?")/g, '$1<boot>');
   if (o.times) s = s.replace(/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?Z\b/g, '<time>');

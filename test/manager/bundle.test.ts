@@ -15,11 +15,11 @@ import { openStore } from '../../src/store/open.js';
 import { tempDir } from '../support/temp.js';
 import { dropSchema, freshSchema, PG_URL, urlWith } from '../store/pg-helpers.js';
 
-async function refusal(p: Promise<unknown>): Promise<{ code: string; message: string; hint: string }> {
+async function refusal(p: Promise<unknown>): Promise<{ code: string; message: string; hint: string; hintAction?: unknown }> {
   try {
     await p;
   } catch (e) {
-    if (isBatonError(e)) return { code: e.code, message: e.message, hint: String(e.hint ?? '') };
+    if (isBatonError(e)) return { code: e.code, message: e.message, hint: String(e.hint ?? ''), hintAction: e.hintAction };
     throw e;
   }
   throw new Error('expected a refusal');
@@ -161,8 +161,7 @@ describe('a bundle refused', () => {
     try {
       const r = await refusal(a.m.bundles.import(file, { cwd: a.root }));
       expect(r.code).toBe('EXISTS');
-      expect(r.hint).toContain('--as NEW_ID');
-      expect(r.hint).toContain('--replace');
+      expect(r.hintAction).toEqual({ action: 'bundle.import-as', args: { file: expect.any(String) } });
       const before = await a.m.get(id);
       const as = await a.m.bundles.import(file, { cwd: a.root, as: 'travel-2' });
       expect(as).toMatchObject({ id: 'travel-2', bundledId: id });

@@ -58,7 +58,10 @@ describe('escalation over MCP (issue 25)', () => {
     for (const [tool, status, type] of [['session_fail', 'failed', 'session.failed'], ['session_abandon', 'abandoned', 'session.abandoned']] as const) {
       h = await escalated();
       expect(await ok(h.client, tool, { reason: 'the user gave up' })).toMatchObject({ session: 's1', status });
-      expect(await lastEvent(h)).toMatchObject({ type, data: { detail: 'the user gave up' } });
+      // The session's end, then the end of this connection's run on it (docs/runs.md).
+      const [end, run] = (await h.manager.log('s1')).slice(-2) as unknown as Array<{ type: string; data: Record<string, unknown> }>;
+      expect(end).toMatchObject({ type, data: { detail: 'the user gave up' } });
+      expect(run).toMatchObject({ type: 'run.ended', data: { how: 'finished', cause: `session-${status}` } });
     }
 
     h = await escalated();

@@ -41,8 +41,9 @@ describe('resources', () => {
     expect(text(handoff)).toContain('grammar drafted');
     expect(text(handoff)).toContain('ambiguous rule');
     const events = JSON.parse(text(await client.readResource({ uri: 'baton://sessions/s1/events' })));
-    expect(events.map((e: { type: string }) => e.type)).toEqual(['session.created', 'phase.started', 'substep.reached', 'error.recorded', 'session.paused']);
-    expect(events[1].actor.agent).toBe('gemini-cli');
+    // The connection that started the session held a run on it; the pause ended that run.
+    expect(events.map((e: { type: string }) => e.type)).toEqual(['session.created', 'run.started', 'phase.started', 'substep.reached', 'error.recorded', 'session.paused', 'run.ended']);
+    expect(events[2].actor.agent).toBe('gemini-cli');
   });
 
   it('an unknown session or a traversal is a JSON-RPC error carrying the baton code', async () => {

@@ -268,7 +268,10 @@ describe('baton mcp over stdio', () => {
     expect(s.tokens.byAgent['agent-b']).toMatchObject({ input: N, output: 2 * N });
     const notes = s.notes.map((n) => String(n['text'])).sort();
     expect(notes).toEqual([...Array.from({ length: N }, (_, i) => `a-${i}`), ...Array.from({ length: N }, (_, i) => `b-${i}`)].sort());
-    // session.created and phase.started, then one event per call.
-    expect(s.revision).toBe(2 + 4 * N);
+    // session.created and phase.started, one event per call, and each connection's run:
+    // started, ended by its disconnect; the last one leaves the phase in flight: interrupted.
+    expect(s.revision).toBe(2 + 4 * N + 5);
+    expect(s.status).toBe('interrupted');
+    expect(s.cause).toMatchObject({ cause: 'disconnected' });
   });
 });

@@ -19,6 +19,7 @@ export function registerClaim(program: Command, io: CliIO, holder: { ctx: Ctx | 
       .option('--wait', 'wait until a session needs a worker')
       .option('--timeout <duration>', 'with --wait: give up after this long (default: wait until stopped)')
       .option('--poll <duration>', 'with --wait: look again at least this often (default 1s)')
+      .option('--end-orphans', 'end the command of a dead baton run still running here (SIGTERM, then SIGKILL) before taking its session over')
       .option('--ttl <duration>', 'lifetime of the claimed lease; start `baton run` before it ends (default 60s, or $BATON_LEASE_TTL)'),
   ).action(
     bind(io, holder, async (ctx, _a, o) => {
@@ -31,7 +32,7 @@ export function registerClaim(program: Command, io: CliIO, holder: { ctx: Ctx | 
         throw new BatonError('BAD_INPUT', '--timeout and --poll only apply with --wait.', { hint: 'e.g. baton claim --wait --timeout 10m' });
       }
       const m = ctx.manager();
-      const opts = { owner: `claim:${ctx.agent ?? 'worker'}`, ttlMs, agent: ctx.agent };
+      const opts = { owner: `claim:${ctx.agent ?? 'worker'}`, ttlMs, agent: ctx.agent, endOrphans: o['endOrphans'] === true };
       let claim: Claim | null;
       if (wait) {
         const stop = new AbortController();

@@ -41,7 +41,7 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
 
 /** `phase start|done|fail|skip|retry`. */
 function registerPhase(program: Command, on: On): void {
-  const phase = program.command('phase').description('move a phase through its states: start, done, fail, skip, retry');
+  const phase = program.command('phase').description('move a phase through its states: start, done, fail, skip, retry; claim one for a run');
   const verbs: Array<[string, PhaseAction, string, string]> = [
     ['start', 'start', 'start a pending phase (or retry a failed one)', 'Started'],
     ['done', 'complete', 'mark an in-progress phase completed', 'Completed'],
@@ -66,6 +66,31 @@ function registerPhase(program: Command, on: On): void {
       },
     );
   }
+  registerPhaseClaim(phase, on);
+}
+
+/**
+ * `phase claim [phase]`: for parallel batches, the first run to claim a startable phase gets
+ * it (started for it), the others are refused with LOCKED naming the free ones. Inside a run
+ * (BATON_RUN, set by `baton run`) the claim is that run's; outside one it is made for a run of
+ * the process that ran this command (the shell or the agent), which lives while it does.
+ */
+function registerPhaseClaim(phase: Command, on: On): void {
+  const cmd = phase.command('claim').description('take a phase for this run: the named one, or the first one free (pending with its blockers done, or left by a dead run)').argument('[phase]', 'phase id or name (default: the first free one)');
+  on(strict(common(cmd)), async (ctx, [ref]) => {
+    const m = ctx.manager();
+    const id = await ctx.sessionId();
+    const run = ctx.run;
+    if (run) {
+      const r = await m.runs.claimPhase(id, run, ref ?? null, ctx.change());
+      done(ctx, r, `Claimed phase ${r.result} for run ${run}`, { phase: r.result, run, started: false });
+      return;
+    }
+    const r = await m.runs.claimForProcess(id, ref ?? null, { pid: process.ppid, agent: ctx.agent, command: ['baton', 'phase', 'claim', ...(ref ? [ref] : [])] });
+    const { phase: p, runId, started } = r.result;
+    const note = started ? `; run ${runId} lives while process ${process.ppid} (which ran this command) does: export BATON_RUN=${runId} so your records go to its phase` : '';
+    done(ctx, r, `Claimed phase ${p} for run ${runId}${note}`, { phase: p, run: runId, started });
+  });
 }
 
 /** `substep` and `file created|modified|deleted`: where the work is and what it touched. */
@@ -93,12 +118,16 @@ function registerErrors(program: Command, on: On): void {
       error
         .command('add')
         .description('record an error against a phase; prints its id')
-        .requiredOption('--phase <phase>', 'phase the error belongs to')
+        .option('--phase <phase>', 'phase the error belongs to (default: the one in progress; in a `baton run`, its phase)')
         .requiredOption('--type <type>', 'validation, timeout, file_conflict, runtime, dependency, quota, …')
         .requiredOption('--message <text>', 'what went wrong'),
     )),
     async (ctx, _a, o) => {
-      const r = await ctx.manager().error(await ctx.sessionId(), { phase: String(o['phase']), type: String(o['type']), message: String(o['message']), agent: ctx.agent }, ctx.change());
+      const m = ctx.manager();
+      const id = await ctx.sessionId();
+      const phase = (o['phase'] as string | undefined) ?? m.runs.defaultPhase(await m.get(id), ctx.run, ctx.agent);
+      if (phase === null) throw new BatonError('BAD_INPUT', 'No phase is in progress to record this error against.', { hint: 'Name its phase: --phase <phase>.' });
+      const r = await m.error(id, { phase, type: String(o['type']), message: String(o['message']), agent: ctx.agent }, ctx.change());
       done(ctx, r, r.result, { errorId: r.result });
     },
   );

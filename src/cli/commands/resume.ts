@@ -17,7 +17,8 @@ export function registerResume(program: Command, io: CliIO, holder: { ctx: Ctx |
       .option('--apply', 'make the session active, applying the recommended recovery option')
       .option('--from <option>', 'recovery option to apply: live, fresh or checkpoint:<id> (implies --apply)')
       .option('--git', 'with a checkpoint: also reset the git work tree to its commit')
-      .option('--force', "reset a dirty work tree; take over a lease another run still holds"),
+      .option('--force', "reset a dirty work tree; take over a lease another run still holds")
+      .option('--end-orphans', 'end the command of a dead baton run still running here (SIGTERM, then SIGKILL) before taking over'),
   ).action(
     bind(io, holder, async (ctx, [id], o) => {
       const sid = await ctx.sessionId(id);
@@ -31,6 +32,7 @@ export function registerResume(program: Command, io: CliIO, holder: { ctx: Ctx |
         from: (o['from'] as string | undefined) ?? null,
         git: o['git'] === true,
         force: o['force'] === true,
+        endOrphans: o['endOrphans'] === true,
         agent: ctx.agent,
       });
       ctx.confirm(

@@ -2,12 +2,9 @@ import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import type { Command } from 'commander';
-import { BatonError, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS, goneText, isBatonError, leaseOf } from '../../manager/index.js';
-import type { Lease } from '../../manager/index.js';
+import { BatonError, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS } from '../../manager/index.js';
+import type { RunEndInput, SessionState } from '../../manager/index.js';
 import { EXIT_CODES } from '../exit.js';
-import { LeaseKeeper } from './run-lease.js';
-import { recordRunEndRetrying } from './run-end.js';
-import type { RunEndRetry } from './run-end.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common } from '../program.js';
@@ -71,6 +68,8 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
       .option('--heartbeat <duration>', 'lease renewal interval (default 30s, or $BATON_HEARTBEAT)')
       .option('--ttl <duration>', 'lease lifetime after each renewal (default 60s, or $BATON_LEASE_TTL)')
       .option('--force', "take the lease even though another run's lease is still valid")
+      .option('--phase <phase>', 'start or claim this phase for the run (the command gets it as BATON_PHASE)')
+      .option('--end-orphans', 'end the command of a dead baton run still running here (SIGTERM, then SIGKILL) before taking over')
       .passThroughOptions()
       .addHelpText('after', RUN_HELP),
   );
@@ -88,104 +87,133 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
       }
       const m = ctx.manager();
       const id = await ctx.sessionId();
-      const held = ctx.fencingToken;
-      // Expiry is judged by the store's clock (PostgreSQL: the server's), as claimers judge it.
-      await m.leases.useStoreClock();
-      let lease: Lease;
-      if (held !== undefined && (await m.leases.adoptable(id, held))) {
-        // A worker that claimed the session (`baton claim`) goes on under the lease it took.
-        lease = await m.leases.adopt(id, held, ttlMs, ctx.agent);
-      } else {
-        // A lease whose holder died on this machine is ended now, not after its lifetime.
-        const gone = await m.leases.endGoneHolder(id, ctx.agent);
-        if (gone) ctx.warn(`the lease's holder is gone (${goneText(gone)}); taking the session over`);
-        let s = await m.get(id);
-        if (s.status !== 'active') s = await m.resume(id, ctx.agent);
-        const owner = ctx.agent ?? `run:${command[0]}`;
-        lease = (await m.leases.acquire(id, { owner, ttlMs, force: o['force'] === true, agent: ctx.agent })).result;
-      }
-      const token = lease.token;
-      await m.change(id, () => ({ events: [{ type: 'run.started', data: { command, token, agent: ctx.agent } }], result: undefined }), { agent: ctx.agent, fencingToken: token });
-      ctx.said(`baton: running ${command.join(' ')} in session ${id} (lease token ${token})`);
-
-      // Loaded here only: node:child_process (with net and stream) costs every other command start-up time.
-      // (required, not imported: the bundle runs in a vm.Script, which has no dynamic import of built-ins).
-      const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
-      const child = spawn(command[0]!, command.slice(1), {
-        stdio: 'inherit',
-        cwd: io.cwd,
-        env: {
-          ...io.env,
-          BATON_SESSION: id,
-          BATON_LEASE_TOKEN: String(token),
-          BATON_DIR: m.store.directory ?? io.env['BATON_DIR'],
-          // The child writes to the same store, also when it was named by --store.
-          ...(ctx.storeUrl ? { BATON_STORE: ctx.storeUrl } : {}),
-          ...(ctx.workspace !== null ? { BATON_WORKSPACE: ctx.workspace } : {}),
-          ...(ctx.agent ? { BATON_AGENT: ctx.agent } : {}),
-        },
-      });
+      const phase = typeof o['phase'] === 'string' ? o['phase'] : null;
+      const graceMs = stopGraceMs(io.env);
       let userInterrupt = false;
-      const onSignal = (sig: NodeJS.Signals): void => {
-        if (sig === 'SIGINT' || sig === 'SIGTERM') userInterrupt = true;
-        // A terminal's Ctrl+C reaches the whole process group; a signal sent to baton alone
-        // is passed on, so the child always gets the chance to stop cleanly.
-        if (child.exitCode === null && child.signalCode === null) child.kill(sig);
-      };
-      for (const sig of FORWARDED) process.on(sig, onSignal);
-      const stopChild = stopper(child, stopGraceMs(io.env));
-      const keeper = new LeaseKeeper(m, id, token, { ttlMs, heartbeatMs, expiresAt: lease.expiresAt }, {
-        onLost: (why) => {
-          io.stderr(`baton: lost the lease on ${id} (${why}); stopping ${command[0]}\n`);
-          stopChild();
+      let stopChild: () => void = () => undefined;
+      const out = await m.runs.holdOutcome(
+        id,
+        async (h) => {
+          const child = spawnCommand(io, ctx, command, { id, token: h.token, runId: h.runId, phase: phase ?? runPhase(await m.get(id), h.runId) });
+          ctx.said(`baton: running ${command.join(' ')} in session ${id} (run ${h.runId}, lease token ${h.token}${phase ? `, phase ${phase}` : ''}${child.pid ? `, pid ${child.pid}` : ''})`);
+          const onSignal = (sig: NodeJS.Signals): void => {
+            if (sig === 'SIGINT' || sig === 'SIGTERM') userInterrupt = true;
+            // The command runs in its own process group (so its orphans can be found): a
+            // terminal's Ctrl+C reaches baton only, which passes it on to the whole group.
+            signalGroup(child, sig);
+          };
+          for (const sig of FORWARDED) process.on(sig, onSignal);
+          stopChild = stopper(child, graceMs);
+          if (h.signal.aborted) stopChild();
+          h.signal.addEventListener('abort', () => stopChild());
+          if (child.pid) await h.setProcessGroup(child.pid).catch((e: unknown) => ctx.warn(`the command's process group was not recorded: ${(e as Error).message}`));
+          const end = await new Promise<ChildEnd>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
+            child.once('error', (error) => resolve({ code: null, signal: null, error }));
+            child.once('exit', (code, signal) => resolve({ code, signal }));
+          });
+          for (const sig of FORWARDED) process.off(sig, onSignal);
+          if (end.error) io.stderr(`baton: could not start ${command[0]}: ${end.error.message}\n`);
+          return end;
         },
-        onLapsed: (at) => {
-          io.stderr(`baton: the lease on ${id} ran out at ${at} without a renewal (store unreachable?); stopping ${command[0]} before another worker takes over\n`);
-          stopChild();
+        {
+          kind: 'command',
+          agent: ctx.agent,
+          owner: ctx.agent ?? `run:${command[0]}`,
+          ttlMs,
+          heartbeatMs,
+          force: o['force'] === true,
+          command,
+          phase,
+          endOrphans: o['endOrphans'] === true,
+          graceMs,
+          ...(ctx.fencingToken !== undefined ? { adoptToken: ctx.fencingToken } : {}),
+          onNotice: (msg) => (msg.startsWith("the lease's holder is gone") ? ctx.warn(msg) : io.stderr(`baton: ${msg}\n`)),
+          onLost: (why) => io.stderr(`baton: lost the lease on ${id} (${why}); stopping ${command[0]}\n`),
+          endRetryMs: 30_000,
         },
-        onTrouble: (message) => io.stderr(`baton: heartbeat failed: ${message}\n`),
-      });
-      keeper.start();
-
-      const end = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: NodeJS.ErrnoException }>((resolve) => {
-        child.once('error', (error) => resolve({ code: null, signal: null, error }));
-        child.once('exit', (code, signal) => resolve({ code, signal }));
-      });
-      keeper.stop();
-      for (const sig of FORWARDED) process.off(sig, onSignal);
-      if (end.error) {
-        io.stderr(`baton: could not start ${command[0]}: ${end.error.message}\n`);
-      }
-      const exitCode = end.error ? spawnFailureStatus(end.error) : end.code;
-      // A lapsed lease: learn from the store what became of it before recording anything.
-      if (keeper.lost === null && keeper.lapsed !== null && !(await keeper.settle(2 * ttlMs + 30_000))) {
-        io.stderr(`baton: the store could not be reached to record the end of the run; session ${id} reads as interrupted once its lease expired\n`);
-        ctx.exitCode = EXIT_CODES.STORE_UNAVAILABLE;
-        return;
-      }
-      if (keeper.lost !== null) {
-        const now = leaseOf(await m.get(id));
-        const holder = now && now.token !== token ? `now held by ${now.owner} (pid ${now.pid} on ${now.host}) with token ${now.token}` : 'no worker holds it now';
-        await m.leases.recordLeaseLost(id, token, { command, exitCode, signal: end.signal }, `${keeper.lost} Session ${id} is ${holder}.`, ctx.agent);
+        ({ value }) => runEndOf(value, userInterrupt),
+      );
+      const end = out.value;
+      if (out.error !== undefined) throw out.error;
+      if (out.lost !== null) {
+        if (out.end === null) {
+          io.stderr(`baton: the store could not be reached to record the end of the run; session ${id} reads as interrupted once its lease expired\n`);
+          ctx.exitCode = EXIT_CODES.STORE_UNAVAILABLE;
+          return;
+        }
         io.stderr(`baton: ${command[0]} stopped: the lease was lost; recorded in session ${id}\n`);
         ctx.exitCode = EXIT_CODES.FENCED;
         return;
       }
-      try {
-        const r = await recordRunEndRetrying(m, id, token, { command, exitCode, signal: end.signal, userInterrupt }, ctx.agent, endRetry(io.stderr));
-        ctx.said(`baton: ${command[0]} ended (${r.result}); session ${id} is ${r.state.status}`);
-      } catch (e) {
-        if (!isBatonError(e, 'FENCED')) throw e;
-        io.stderr(`baton: the run's end was not recorded: ${e.message}\n`);
-      }
-      ctx.exitCode = end.signal ? 128 + signalNumber(end.signal) : exitCode ?? 1;
+      if (out.end) ctx.said(`baton: ${command[0]} ended (${out.end.cause}); session ${id} is ${out.end.status}`);
+      ctx.exitCode = end?.signal ? 128 + signalNumber(end.signal) : exitCodeOf(end) ?? 1;
     }),
   );
 }
 
-/** How `baton run` keeps trying to record the end of the run while the store is unreachable: 30 s, saying so on stderr. */
-function endRetry(stderr: (text: string) => void): RunEndRetry {
-  return { withinMs: 30_000, onRetry: (message) => stderr(`baton: the end of the run could not be recorded yet (${message}); retrying\n`) };
+interface ChildEnd {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  error?: NodeJS.ErrnoException;
+}
+
+function exitCodeOf(end: ChildEnd | undefined): number | null {
+  if (!end) return null;
+  return end.error ? spawnFailureStatus(end.error) : end.code;
+}
+
+/**
+ * How a command's end is recorded: Ctrl+C or SIGTERM to baton pauses (`user-interrupt`); exit
+ * 0 finishes (`run-completed`); any other exit or signal interrupts the session (`exit-N`,
+ * `signal-S`) when no other run is live.
+ */
+function runEndOf(end: ChildEnd | undefined, userInterrupt: boolean): RunEndInput {
+  const exitCode = exitCodeOf(end);
+  const signal = end?.signal ?? null;
+  if (userInterrupt) return { how: 'paused', cause: 'user-interrupt', exitCode, signal };
+  const cause = signal ? `signal-${signal}` : exitCode === 0 ? 'run-completed' : `exit-${exitCode ?? 'unknown'}`;
+  return { how: 'finished', cause, exitCode, signal, session: cause === 'run-completed' ? 'pause' : 'interrupt' };
+}
+
+/** The phase the run owns (claimed with --phase, or none). */
+function runPhase(s: SessionState, runId: string): string | null {
+  return s.phases.find((p) => p.status === 'in_progress' && p.owner === runId)?.id ?? null;
+}
+
+/** Starts the command as the leader of its own process group, with the session, lease, run and phase in its environment. */
+function spawnCommand(io: CliIO, ctx: Ctx, command: string[], r: { id: string; token: number; runId: string; phase: string | null }): ChildProcess {
+  const m = ctx.manager();
+  // Loaded here only: node:child_process (with net and stream) costs every other command start-up time.
+  // (required, not imported: the bundle runs in a vm.Script, which has no dynamic import of built-ins).
+  const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
+  return spawn(command[0]!, command.slice(1), {
+    stdio: 'inherit',
+    cwd: io.cwd,
+    detached: true,
+    env: {
+      ...io.env,
+      BATON_SESSION: r.id,
+      BATON_LEASE_TOKEN: String(r.token),
+      BATON_RUN: r.runId,
+      ...(r.phase ? { BATON_PHASE: r.phase } : {}),
+      BATON_DIR: m.store.directory ?? io.env['BATON_DIR'],
+      // The child writes to the same store, also when it was named by --store.
+      ...(ctx.storeUrl ? { BATON_STORE: ctx.storeUrl } : {}),
+      ...(ctx.workspace !== null ? { BATON_WORKSPACE: ctx.workspace } : {}),
+      ...(ctx.agent ? { BATON_AGENT: ctx.agent } : {}),
+    },
+  });
+}
+
+/** Sends `sig` to the command's whole process group (it leads its own). */
+function signalGroup(child: ChildProcess, sig: NodeJS.Signals): void {
+  if (!child.pid || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, sig);
+  } catch {
+    child.kill(sig);
+  }
 }
 
 /** How long a command asked to stop (SIGTERM) may take before it is killed: BATON_STOP_GRACE (a duration), default 10 s. */
@@ -199,10 +227,8 @@ function stopper(child: ChildProcess, graceMs: number): () => void {
   return () => {
     if (asked || child.exitCode !== null || child.signalCode !== null) return;
     asked = true;
-    child.kill('SIGTERM');
-    const t = setTimeout(() => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    }, graceMs);
+    signalGroup(child, 'SIGTERM');
+    const t = setTimeout(() => signalGroup(child, 'SIGKILL'), graceMs);
     t.unref();
     child.once('exit', () => clearTimeout(t));
   };

@@ -73,6 +73,7 @@ function registerStart(program: Command, io: CliIO, on: On): void {
         .option('--plan <file>', 'plan file (.json or .yaml) with the phases')
         .option('--budget <n>', 'token budget (input + output)')
         .option('--switch', 'pause the active session instead of refusing')
+        .option('--force', 'with --switch: pause it even while another run works on it')
         .option('--shared', 'if this creates the store: one committed with the project (no .gitignore of its own)')
         .option('--no-auto-checkpoint', 'do not take a checkpoint each time a phase completes')
         .option('--mirror <format>', 'keep the session\'s files in this foreign layout rewritten after every change (see `baton mirror`)')
@@ -86,6 +87,7 @@ function registerStart(program: Command, io: CliIO, on: On): void {
       const phases = plan ? plan.phases : o['phases'] !== undefined ? await phasesFromList(String(o['phases'])) : [];
       // `start` creates the store where `init` would, so a first run needs no separate init.
       const m = ctx.manager(true, o['shared'] === true);
+      if (o['switch'] === true) await m.runs.assertActiveFree(o['id'] !== undefined ? String(o['id']) : null, ctx.run ?? null, 'start --switch', o['force'] === true);
       const s = await m.start({
         title: title ?? '',
         ...(o['id'] !== undefined ? { id: String(o['id']) } : {}),
@@ -112,11 +114,11 @@ function registerStatus(program: Command, io: CliIO, on: On): void {
     const m = ctx.manager();
     const chosen = await sessionOrJustFinished(ctx);
     const s = await m.get(chosen.id);
-    const gone = m.leases.holderGone(s.lease ?? null);
+    const gone = m.leases.holderGone(s.lease ?? null, s);
     if (gone) ctx.warn(`the lease's holder is gone (${goneText(gone)}): \`baton resume --apply\` or \`baton claim\` takes the session over now, without waiting for the lease to expire`);
     const pricing = m.pricing();
     const note = chosen.finished ? finishedNote(s.id, s.status) : null;
-    // Runs of this host whose process is gone (a conversation killed without SessionEnd) read as dead at once.
+    // Runs of this host found gone (a conversation killed without SessionEnd) read as dead at once (docs/runs.md).
     const dead = m.runs.liveness(s).dead;
     ctx.emit({ ...statusView(s, io.now().toISOString(), pricing, dead), ...(note ? { active: false, note } : {}) }, () => `${renderStatus(s, ctx.paint, io.now(), pricing, dead)}${note ? `\n${ctx.paint.dim(note)}\n` : ''}`);
   });
@@ -169,8 +171,10 @@ function registerList(program: Command, io: CliIO, on: On): void {
 
 /** `switch`, `pause`, `complete`, `fail`, `abandon`, `archive`: moves between session states. */
 function registerLifecycle(program: Command, on: On): void {
-  on(common(program.command('switch').description('make another session the active one (pauses the current one)').argument('<id>')), async (ctx, [id]) => {
-    const s = await ctx.manager().switchTo(id ?? '', ctx.agent);
+  on(common(program.command('switch').description('make another session the active one (pauses the current one)').argument('<id>').option('--force', 'switch even while another run works on the current session')), async (ctx, [id], o) => {
+    const m = ctx.manager();
+    await m.runs.assertActiveFree(await m.expandId(id ?? ''), ctx.run ?? null, `switch to ${id}`, o['force'] === true);
+    const s = await m.switchTo(id ?? '', ctx.agent);
     changed(ctx, s, `Switched to ${s.id}`);
   });
 
@@ -183,8 +187,10 @@ function registerLifecycle(program: Command, on: On): void {
   for (const [verb, description, done] of lifecycle) {
     const cmd = program.command(verb).description(description).option('--reason <text>', 'why');
     if (verb === 'complete') cmd.option('--force', 'complete even with unfinished phases; they are recorded as left unfinished');
+    if (verb === 'pause') cmd.option('--force', 'pause even while another run works on the session');
     on(strict(common(cmd)), async (ctx, _a, o) => {
       const id = await ctx.sessionId();
+      if (verb === 'pause') ctx.manager().runs.assertNoOtherLiveRun(await ctx.manager().get(id), ctx.run ?? null, `pause session ${id}`, o['force'] === true);
       const s = await ctx.manager().lifecycle(id, verb, (o['reason'] as string | undefined) ?? null, { ...ctx.change(), force: o['force'] === true });
       // Forced past unfinished phases: say which, as the journal records them.
       const left = verb === 'complete' ? s.phases.filter((p) => p.status !== 'completed' && p.status !== 'skipped').map((p) => p.id) : [];

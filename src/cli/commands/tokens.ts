@@ -94,7 +94,7 @@ export function registerTokens(program: Command, on: On): void {
         tokens
           .command('add')
           .description('record token use by an agent')
-          .option('--phase <phase>', 'phase the tokens were spent on')
+          .option('--phase <phase>', 'phase the tokens were spent on (default: the one in progress; in a `baton run`, its phase)')
           .option('--model <model>', 'model that spent them (prices them; see `baton pricing`)')
           .option('--input <n>', 'input tokens, not counting cached ones', '0')
           .option('--output <n>', 'output tokens (reasoning included)', '0')
@@ -103,8 +103,11 @@ export function registerTokens(program: Command, on: On): void {
       ),
     ),
     async (ctx, _a, o) => {
-      const input = { agent: ctx.agent, phase: (o['phase'] as string | undefined) ?? null, model: (o['model'] as string | undefined) ?? null, input: o['input'], output: o['output'], cached: o['cached'], cacheWrite: o['cacheWrite'] };
-      const r = await ctx.manager().tokens(await ctx.sessionId(), input, ctx.change());
+      const m = ctx.manager();
+      const id = await ctx.sessionId();
+      const phase = (o['phase'] as string | undefined) ?? m.runs.defaultPhase(await m.get(id), ctx.run, ctx.agent);
+      const input = { agent: ctx.agent, phase, model: (o['model'] as string | undefined) ?? null, input: o['input'], output: o['output'], cached: o['cached'], cacheWrite: o['cacheWrite'] };
+      const r = await m.tokens(id, input, ctx.change());
       const cost = costOrWarn(ctx, r.state);
       budgetWarnings(ctx, r.state, cost);
       const t = r.state.tokens;

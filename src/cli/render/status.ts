@@ -1,4 +1,4 @@
-import { budgetView, continueWith, costReport, costShown, effectiveStatus, formatCost, formatCostBudget, leaseOf, resumeStep, stepsText } from '../../manager/index.js';
+import { budgetView, continueWith, costReport, costShown, effectiveStatus, formatCost, formatCostBudget, leaseOf, resumeStep, runsView, stepsText } from '../../manager/index.js';
 import type { Phase, PhaseStatus, PricingTable, SessionState } from '../../manager/index.js';
 import type { Paint } from '../io.js';
 import { paintStatus } from './session-status.js';
@@ -40,6 +40,8 @@ export function renderStatus(s: SessionState, c: Paint, now: Date, pricing?: Pri
   if (lease && eff.status === 'active') {
     out.push(c.dim(`Lease: ${lease.owner} (pid ${lease.pid} on ${lease.host}), token ${lease.token}, expires ${until(lease.expiresAt, now)}`));
   }
+  const runs = runsLine(s, now, dead);
+  if (runs) out.push(runs);
   const done = s.phases.filter((p) => p.status === 'completed' || p.status === 'skipped').length;
   if (s.phases.length) {
     out.push(`Progress: ${bar(done / s.phases.length)} ${done}/${s.phases.length} phases (${Math.round((done / s.phases.length) * 100)}%)`);
@@ -101,4 +103,16 @@ function costLine(s: SessionState, pricing: PricingTable, c: Paint): string {
     line += ` · cost budget ${formatCostBudget(b)} ${lvl}`;
   }
   return line;
+}
+
+/** "Runs: live run-2 (claude on build), run-3 (MCP on docs) · dead run-1 (on test)": one line, or none without runs. */
+function runsLine(s: SessionState, now: Date, dead?: ReadonlySet<string>): string | null {
+  if (!s.runs?.length) return null;
+  const views = runsView(s, { now: now.toISOString(), ...(dead ? { dead } : {}) });
+  const owned = (id: string): string => s.phases.filter((p) => p.owner === id && p.status === 'in_progress').map((p) => p.id).join(', ');
+  const who = (v: (typeof views)[number]): string => `${v.id} (${v.kind === 'mcp' ? 'MCP' : v.kind}${v.agent ? ` ${v.agent}` : ''}${owned(v.id) ? ` on ${owned(v.id)}` : ''})`;
+  const live = views.filter((v) => v.state === 'live');
+  const gone = views.filter((v) => v.state === 'dead' || (v.state === 'ended' && v.ended?.how === 'died' && owned(v.id)));
+  if (!live.length && !gone.length) return null;
+  return `Runs: ${[live.length ? `live ${live.map(who).join(', ')}` : 'none live', ...(gone.length ? [`dead ${gone.map(who).join(', ')}`] : [])].join(' · ')}`;
 }

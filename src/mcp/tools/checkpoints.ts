@@ -19,7 +19,7 @@ export function registerCheckpointTools(server: McpServer, kit: Kit): void {
     },
     async (a) => {
       const id = await kit.session(a.session);
-      const r = await kit.manager().checkpoints.create(id, { name: a.name ?? null }, kit.change(a, id));
+      const r = await kit.manager().checkpoints.create(id, { name: a.name ?? null }, await kit.change(a, id));
       return { session: id, revision: r.state.revision, status: r.state.status, checkpoint: r.info as unknown as Record<string, unknown> };
     },
   );
@@ -55,7 +55,7 @@ export function registerCheckpointTools(server: McpServer, kit: Kit): void {
     },
     async (a) => {
       const id = await kit.session(a.session);
-      const r = await kit.manager().checkpoints.restore(id, a.checkpoint, { ...kit.change(a, id), git: false, force: false });
+      const r = await kit.manager().checkpoints.restore(id, a.checkpoint, { ...(await kit.change(a, id)), git: false, force: false });
       return { session: id, revision: r.state.revision, status: r.state.status, checkpoint: r.checkpoint as unknown as Record<string, unknown>, superseded: r.superseded };
     },
   );

@@ -44,7 +44,7 @@ export function registerPhaseTools(server: McpServer, kit: Kit): void {
         const id = await kit.session(args.session);
         const m = kit.manager();
         try {
-          const r = await m.phase(id, args.phase, action, { ...kit.change(args, id), force: args.force === true, reason: args.reason ?? null });
+          const r = await m.phase(id, args.phase, action, { ...(await kit.change(args, id)), force: args.force === true, reason: args.reason ?? null });
           // The domain's lookup (id before name), so the phase shown is the one that changed.
           const p = findPhase(r.state, args.phase);
           return { session: r.state.id, revision: r.state.revision, status: r.state.status, phase: phaseView(p) };
@@ -54,6 +54,29 @@ export function registerPhaseTools(server: McpServer, kit: Kit): void {
       },
     );
   }
+
+  defineTool(
+    server,
+    kit,
+    'phase_claim',
+    {
+      title: 'Claim a phase',
+      description:
+        'Take a phase for this connection when several agents work on one session at once: `phase` names it, or without it the first one free (pending with its blockers done, or left by an agent that died). A pending phase is started for you; records that name no phase then go to it. Refused with LOCKED while another live agent owns it: the error lists the phases that are free (details.free) — claim one of those. Returns the phase and the new revision.',
+      input: { phase: phaseArg.optional(), ...changeFields },
+      output: { ...changeOutput, phase: phaseOutput, run: z.string() },
+    },
+    async (a) => {
+      const id = await kit.session(a.session);
+      const m = kit.manager();
+      const agent = kit.agent(a.agent);
+      const run = await kit.runs.runFor(id, agent, { reopen: true });
+      if (!run) throw new BatonError('INVALID_TRANSITION', `Session ${id} takes no phase claims: it is ${(await m.get(id)).status}.`, { hint: 'Resume it first (`session_resume`), or start a new session.' });
+      const r = await m.runs.claimPhase(id, run, a.phase ?? null, { ...(await kit.changeHeld(a, id)), run });
+      const p = findPhase(r.state, r.result);
+      return { session: r.state.id, revision: r.state.revision, status: r.state.status, phase: phaseView(p), run };
+    },
+  );
 
   defineTool(
     server,
@@ -69,7 +92,7 @@ export function registerPhaseTools(server: McpServer, kit: Kit): void {
     async (a) => {
       const id = await kit.session(a.session);
       try {
-        const r = await kit.manager().substep(id, a.phase, a.name, kit.change(a, id));
+        const r = await kit.manager().substep(id, a.phase, a.name, await kit.change(a, id));
         const p = findPhase(r.state, a.phase);
         return { session: r.state.id, revision: r.state.revision, status: r.state.status, phase: phaseView(p) };
       } catch (e) {

@@ -41,7 +41,7 @@ export function registerPlanTools(server: McpServer, kit: Kit): void {
     },
     async (a) => {
       const id = await kit.session(a.session);
-      const r = await kit.manager().plan.add(id, { name: a.name, id: a.id ?? null, after: a.after ?? null, before: a.before ?? null, blockedBy: a.blockedBy ?? [], maxRetries: a.maxRetries, reason: a.reason ?? null }, kit.change(a, id));
+      const r = await kit.manager().plan.add(id, { name: a.name, id: a.id ?? null, after: a.after ?? null, before: a.before ?? null, blockedBy: a.blockedBy ?? [], maxRetries: a.maxRetries, reason: a.reason ?? null }, await kit.change(a, id));
       return result(r, r.result);
     },
   );
@@ -59,7 +59,7 @@ export function registerPlanTools(server: McpServer, kit: Kit): void {
     },
     async (a) => {
       const id = await kit.session(a.session);
-      return result(await kit.manager().plan.remove(id, a.phase, { ...kit.change(a, id), reason: a.reason ?? null }), null);
+      return result(await kit.manager().plan.remove(id, a.phase, { ...(await kit.change(a, id)), reason: a.reason ?? null }), null);
     },
   );
 
@@ -76,7 +76,7 @@ export function registerPlanTools(server: McpServer, kit: Kit): void {
     },
     async (a) => {
       const id = await kit.session(a.session);
-      const r = await kit.manager().plan.set(id, a.phase, { maxRetries: a.maxRetries, ...(a.blockedBy ? { blockedBy: a.blockedBy } : {}), reason: a.reason ?? null }, kit.change(a, id));
+      const r = await kit.manager().plan.set(id, a.phase, { maxRetries: a.maxRetries, ...(a.blockedBy ? { blockedBy: a.blockedBy } : {}), reason: a.reason ?? null }, await kit.change(a, id));
       const e = r.events[0];
       return result(r, e?.type === 'phase.updated' ? e.data.phaseId : a.phase);
     },

@@ -21,7 +21,7 @@ function recordTool<I extends z.ZodRawShape>(
   description: string,
   key: string,
   input: I,
-  call: (id: string, a: z.infer<z.ZodObject<I & typeof changeFields>>, o: ReturnType<Kit['change']>) => Promise<ChangeResult<string>>,
+  call: (id: string, a: z.infer<z.ZodObject<I & typeof changeFields>>, o: Awaited<ReturnType<Kit['change']>>) => Promise<ChangeResult<string>>,
 ): void {
   defineTool(
     server,
@@ -31,7 +31,7 @@ function recordTool<I extends z.ZodRawShape>(
     async (a) => {
       const args = a as z.infer<z.ZodObject<I & typeof changeFields>>;
       const id = await kit.session(args.session);
-      const r = await call(id, args, kit.change(args, id));
+      const r = await call(id, args, await kit.change(args, id));
       return { ...done(r), [key]: r.result };
     },
   );
@@ -45,12 +45,12 @@ function changeTool<I extends z.ZodRawShape>(
   title: string,
   description: string,
   input: I,
-  call: (id: string, a: z.infer<z.ZodObject<I & typeof changeFields>>, o: ReturnType<Kit['change']>) => Promise<ChangeResult<unknown>>,
+  call: (id: string, a: z.infer<z.ZodObject<I & typeof changeFields>>, o: Awaited<ReturnType<Kit['change']>>) => Promise<ChangeResult<unknown>>,
 ): void {
   defineTool(server, kit, name, { title, description: `${description} Returns the session's new revision.`, input: { ...input, ...changeFields }, output: changeOutput }, async (a) => {
     const args = a as z.infer<z.ZodObject<I & typeof changeFields>>;
     const id = await kit.session(args.session);
-    return done(await call(id, args, kit.change(args, id)));
+    return done(await call(id, args, await kit.change(args, id)));
   });
 }
 
@@ -83,7 +83,7 @@ function registerFileTool(server: McpServer, kit: Kit): void {
     },
     async (a) => {
       const id = await kit.session(a.session);
-      const r = await kit.manager().files(id, a.action, a.paths, a.phase ?? null, kit.change(a, id));
+      const r = await kit.manager().files(id, a.action, a.paths, a.phase ?? null, await kit.change(a, id));
       return { ...done(r), files: r.events.filter((e) => e.type === 'file.recorded').map((e) => e.data as unknown as Record<string, unknown>) };
     },
   );
@@ -137,7 +137,7 @@ function registerTokensTool(server: McpServer, kit: Kit): void {
     async (a) => {
       const id = await kit.session(a.session);
       const m = kit.manager();
-      const r = await m.tokens(id, { agent: kit.agent(a.agent), phase: a.phase ?? null, input: a.input ?? 0, output: a.output ?? 0, cached: a.cached ?? 0, cacheWrite: a.cacheWrite ?? 0, model: a.model ?? null }, kit.change(a, id));
+      const r = await m.tokens(id, { agent: kit.agent(a.agent), phase: a.phase ?? null, input: a.input ?? 0, output: a.output ?? 0, cached: a.cached ?? 0, cacheWrite: a.cacheWrite ?? 0, model: a.model ?? null }, await kit.change(a, id));
       const t = r.state.tokens;
       let cost: CostReport | null = null;
       try {

@@ -24,6 +24,12 @@ function changed(s: SessionState): { session: string; revision: number; status: 
   return { session: s.id, revision: s.revision, status: s.status };
 }
 
+/** The connection's run on the workspace's active session, if it holds one (not refused by its own run). */
+async function ownRunOnActive(kit: Kit): Promise<string | null> {
+  const active = await kit.manager().store.getActive().catch(() => null);
+  return active ? ((await kit.runs.current(active)) ?? null) : null;
+}
+
 /** Session tools: start, list, status, switch, pause, complete, resume (in `tools/list` order). */
 export function registerSessionTools(server: McpServer, kit: Kit): void {
   registerStartTool(server, kit);
@@ -48,6 +54,7 @@ function registerStartTool(server: McpServer, kit: Kit): void {
         budget: z.number().int().positive().optional().describe('Token budget (input + output).'),
         contextSummary: textArg('Context for whoever resumes the session.').optional(),
         switch: z.boolean().optional().describe('Pause the currently active session instead of failing with ACTIVE_EXISTS.'),
+        force: z.boolean().optional().describe('With switch: pause it even while another run works on it (else LOCKED).'),
         autoCheckpoint: z.boolean().optional().describe('Take a checkpoint whenever a phase completes (default true).'),
         agent: agentArg,
       },
@@ -55,7 +62,9 @@ function registerStartTool(server: McpServer, kit: Kit): void {
     },
     async (a) => {
       const phases = a.phases && a.phases.length ? await phasesOfPlan({ phases: a.phases }, 'phases') : [];
-      const s = await kit.manager(true).start({
+      const m = kit.manager(true);
+      if (a.switch === true) await m.runs.assertActiveFree(a.id ?? null, await ownRunOnActive(kit), 'start a session with switch', a.force === true);
+      const s = await m.start({
         title: a.title,
         ...(a.id !== undefined ? { id: a.id } : {}),
         phases,
@@ -65,6 +74,8 @@ function registerStartTool(server: McpServer, kit: Kit): void {
         agent: kit.agent(a.agent),
         metadata: a.autoCheckpoint === false ? { autoCheckpoint: false } : {},
       });
+      // The connection works on the session it started: one run, while connected.
+      await kit.runs.runFor(s.id, kit.agent(a.agent));
       return { ...changed(s), title: s.title, phases: s.phases.map((p) => ({ id: p.id, name: p.name, status: p.status, blockedBy: p.blockedBy })) };
     },
   );
@@ -112,7 +123,7 @@ function registerReadTools(server: McpServer, kit: Kit): void {
     async (a) => {
       const m = kit.manager();
       const s = await m.get(await kit.session(a.session));
-      return statusView(s, kit.now(), m.pricing()) as unknown as { id: string; title: string; status: string; revision: number; phases: Array<Record<string, unknown>> };
+      return statusView(s, kit.now(), m.pricing(), m.runs.liveness(s).dead) as unknown as { id: string; title: string; status: string; revision: number; phases: Array<Record<string, unknown>> };
     },
   );
 }
@@ -127,10 +138,20 @@ function registerStateTools(server: McpServer, kit: Kit): void {
       title: 'Switch the active session',
       description:
         "Make another session the workspace's active one; the session that was active is paused. A paused or interrupted target is reopened. Returns the target's id, revision and status.",
-      input: { session: z.string().max(MAX_ID_INPUT).describe('Session to make active.'), agent: agentArg },
+      input: {
+        session: z.string().max(MAX_ID_INPUT).describe('Session to make active.'),
+        force: z.boolean().optional().describe('Switch even while another run works on the current session (else LOCKED).'),
+        agent: agentArg,
+      },
       output: changeOutput,
     },
-    async (a) => changed(await kit.manager().switchTo(a.session, kit.agent(a.agent))),
+    async (a) => {
+      const m = kit.manager();
+      await m.runs.assertActiveFree(await m.expandId(a.session), await ownRunOnActive(kit), `switch to ${a.session}`, a.force === true);
+      const s = await m.switchTo(a.session, kit.agent(a.agent));
+      await kit.runs.runFor(s.id, kit.agent(a.agent));
+      return changed(s);
+    },
   );
 
   for (const [verb, title, description] of [
@@ -149,14 +170,28 @@ function registerStateTools(server: McpServer, kit: Kit): void {
         input: {
           ...changeFields,
           reason: textArg('Why.').optional(),
-          ...(verb === 'complete' ? { force: z.boolean().optional().describe('Complete even with unfinished phases, recording them as left unfinished.') } : {}),
+          // fail and abandon are the user's decision: nothing to force.
+          ...(verb === 'complete' || verb === 'pause'
+            ? {
+                force: z
+                  .boolean()
+                  .optional()
+                  .describe(verb === 'complete' ? 'Complete even with unfinished phases, recording them as left unfinished.' : 'Pause even while another run (another agent) works on the session (else LOCKED).'),
+              }
+            : {}),
         },
         output: changeOutput,
       },
       async (a) => {
         const id = await kit.session(a.session);
         const force = (a as { force?: boolean }).force === true;
-        return changed(await kit.manager().lifecycle(id, verb, a.reason ?? null, { ...kit.change(a, id), force }));
+        const m = kit.manager();
+        const o = await kit.changeHeld(a, id);
+        if (verb === 'pause') m.runs.assertNoOtherLiveRun(await m.get(id), o.run ?? null, `pause session ${id}`, force);
+        const s = await m.lifecycle(id, verb, a.reason ?? null, { ...o, force: verb === 'complete' && force });
+        // The connection's run on it ends by choice: a disconnect later is no interruption.
+        await kit.runs.ended(id, verb === 'pause' ? 'paused' : 'finished', verb === 'pause' ? 'paused' : `session-${s.status}`, o.agent);
+        return changed(s);
       },
     );
   }
@@ -180,6 +215,7 @@ function registerStateTools(server: McpServer, kit: Kit): void {
     async (a) => {
       const id = await kit.session(a.session);
       const r = await kit.manager().recovery.apply(id, { from: a.from ?? null, force: a.force === true, git: false, agent: kit.agent(a.agent) });
+      await kit.runs.runFor(id, kit.agent(a.agent));
       return { ...changed(r.state), appliedFrom: r.from, changed: r.changed, plan: toolResumePlan(r.plan) };
     },
   );

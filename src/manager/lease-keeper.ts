@@ -1,7 +1,10 @@
-import { isBatonError } from '../../manager/index.js';
-import type { SessionManager } from '../../manager/index.js';
+/**
+ * Keeping a lease alive while a run works (`manager.runs.hold`, and through it `baton run`):
+ * heartbeats, and what happens when they stop working.
+ */
+import { isBatonError } from '../domain/errors.js';
 
-/** What the keeper reports to `baton run`. */
+/** What the keeper reports to the run it keeps alive. */
 export interface LeaseKeeperEvents {
   /** The lease is gone for good (FENCED): stop the command. Called once. */
   onLost(reason: string): void;
@@ -9,6 +12,14 @@ export interface LeaseKeeperEvents {
   onLapsed(expiresAt: string): void;
   /** A heartbeat failed for a reason that may pass (the store unreachable). */
   onTrouble(message: string): void;
+}
+
+/** One renewal, and the clock leases are judged by (the store's, measured at each renewal). */
+export interface LeaseBeat {
+  /** Renews; resolves to the new expiry. FENCED once the lease is lost. */
+  renew(): Promise<string | undefined>;
+  /** The time now by the clock expiry is judged by. */
+  now(): string;
 }
 
 /**
@@ -29,9 +40,7 @@ export class LeaseKeeper {
   private stopped = false;
 
   constructor(
-    private readonly m: SessionManager,
-    private readonly id: string,
-    private readonly token: number,
+    private readonly beat1: LeaseBeat,
     private readonly o: { ttlMs: number; heartbeatMs: number; expiresAt: string },
     private readonly on: LeaseKeeperEvents,
   ) {
@@ -82,7 +91,7 @@ export class LeaseKeeper {
     let t: NodeJS.Timeout | undefined;
     await Promise.race([attempt, new Promise<void>((r) => (t = setTimeout(r, this.o.heartbeatMs)))]);
     clearTimeout(t);
-    if (this.lost === null && this.lapsed === null && Date.parse(this.m.leases.now()) >= Date.parse(this.expiresAt)) {
+    if (this.lost === null && this.lapsed === null && Date.parse(this.beat1.now()) >= Date.parse(this.expiresAt)) {
       this.lapsed = this.expiresAt;
       this.on.onLapsed(this.expiresAt);
     }
@@ -90,9 +99,7 @@ export class LeaseKeeper {
 
   private async renew(): Promise<void> {
     try {
-      await this.m.leases.useStoreClock();
-      const r = await this.m.leases.renew(this.id, this.token, this.o.ttlMs);
-      const next = r.state.lease?.expiresAt;
+      const next = await this.beat1.renew();
       // Attempts may finish out of order: keep the latest expiry.
       if (next && Date.parse(next) > Date.parse(this.expiresAt)) this.expiresAt = next;
       this.lapsed = null;
