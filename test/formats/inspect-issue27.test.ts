@@ -1,0 +1,49 @@
+/**
+ * What `baton inspect` missed or said wrong (issue 27), each on a fixture of its own written
+ * from the seed specifications (test/formats/fixtures/issue27/<toolkit>/<case>), asserted as
+ * `baton inspect` reports it: problems with their code and severity, and the human output where
+ * the issue quotes it.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ADAPTERS } from '../../src/formats/registry.js';
+import { SafeDir } from '../../src/formats/safe-dir.js';
+import type { FormatName, InspectReport } from '../../src/formats/types.js';
+import { workspace } from '../cli/helpers.js';
+import { sessionOf, withCode } from './fidelity-helpers.js';
+
+const HERE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'fixtures/issue27');
+const NOW = new Date('2026-03-02T15:00:00Z');
+
+function fixture(format: FormatName, name: string): string {
+  return path.join(HERE, format, name);
+}
+
+async function inspect(format: FormatName, name: string, now = NOW): Promise<InspectReport> {
+  const a = ADAPTERS.find((x) => x.name === format)!;
+  return a.inspect(await SafeDir.open(fixture(format, name)), now);
+}
+
+describe('Go Team', () => {
+  // The checksums of this fixture were computed by Python: sha256 of
+  // json.dumps(checkpoint_without_checksum, sort_keys=True), over values such as 0.0 and 100.0.
+  it('a checkpoint holding integral floats (0.0) hashed by Python json.dumps is verified, not CHECKSUM_UNVERIFIED', async () => {
+    const r = await inspect('go-team', 'float-checksum');
+    const s = sessionOf(r, 'session-f10a7000');
+    expect(s.checkpoints.map((c) => [c.id, c.valid, c.checksum])).toEqual([
+      ['cp-01-init-20260302-140000', true, 'ok'],
+      ['cp-02-requirements-20260302-141000', true, 'ok'],
+    ]);
+    expect(withCode(s.problems, 'CHECKSUM_UNVERIFIED')).toEqual([]);
+    expect(withCode(r.problems, 'CHECKSUM_UNVERIFIED')).toEqual([]);
+  });
+
+  it('baton inspect --json on it reports no checksum warning', async () => {
+    const ws = workspace();
+    const r = await ws.run(['inspect', '--format', 'go-team', fixture('go-team', 'float-checksum'), '--json']);
+    const j = JSON.parse(r.stdout) as InspectReport;
+    const all = [...j.problems, ...j.sessions.flatMap((x) => x.problems)];
+    expect(all.filter((p) => p.code === 'CHECKSUM_UNVERIFIED')).toEqual([]);
+  });
+});
