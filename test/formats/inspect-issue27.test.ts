@@ -47,3 +47,37 @@ describe('Go Team', () => {
     expect(all.filter((p) => p.code === 'CHECKSUM_UNVERIFIED')).toEqual([]);
   });
 });
+
+describe('BMAD', () => {
+  it('an agent left running with completed: null in the active session is ORPHANED_AGENT (warning), never continued', async () => {
+    const s = sessionOf(await inspect('bmad', 'orphan-active'), 'ENG202603-HOOLI-SEARCH');
+    expect(s.active).toBe(true);
+    expect(withCode(s.problems, 'ORPHANED_AGENT').map((p) => [p.severity, p.details])).toEqual([['warning', { agents: ['agent-b61f2a'] }]]);
+    expect(s.rules?.orphanedAgents.map((o) => o.id)).toEqual(['agent-b61f2a']);
+    expect(s.resume.action).toBe('continue');
+    expect(s.resume.unitId).toBeNull();
+    expect(s.resume.reason).toContain('First check orphaned agent agent-b61f2a (left running, completed: null)');
+    expect(s.resume.warnings[0]).toContain('agent-b61f2a (dev) still marked running in an active session with no conversation attached: orphaned');
+  });
+
+  it('baton inspect (human) reports the orphan and does not say "continue agent-b61f2a"', async () => {
+    const ws = workspace();
+    const r = await ws.run(['inspect', '--format', 'bmad', fixture('bmad', 'orphan-active')]);
+    expect(r.stdout).not.toContain('continue agent-b61f2a');
+    expect(r.stdout).toContain('ORPHANED_AGENT');
+    expect(r.stdout).toMatch(/First: continue\b/);
+  });
+
+  it('a closed, archived session the stale pointer still names is not active (no [active] tag); the pointer is DANGLING_ACTIVE (warning)', async () => {
+    const r = await inspect('bmad', 'archived-pointer');
+    const s = sessionOf(r, 'SES202602-ACME-PORTAL');
+    expect([s.active, s.archived, s.status]).toEqual([false, true, 'completed']);
+    expect(withCode(r.problems, 'DANGLING_ACTIVE').map((p) => p.severity)).toEqual(['warning']);
+    expect(s.resume.action).toBe('refuse');
+    const ws = workspace();
+    const h = await ws.run(['inspect', '--format', 'bmad', fixture('bmad', 'archived-pointer')]);
+    const head = h.stdout.split('\n').find((l) => l.includes('Session SES202602-ACME-PORTAL'))!;
+    expect(head).toContain('[archived]');
+    expect(head).not.toContain('active');
+  });
+});
