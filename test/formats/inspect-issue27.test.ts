@@ -81,3 +81,22 @@ describe('BMAD', () => {
     expect(head).not.toContain('active');
   });
 });
+
+describe('CCW', () => {
+  it('two registry lines both active break the Single Active Rule (TWO_ACTIVE, warning), even when a session file says paused', async () => {
+    const r = await inspect('ccw', 'registry-active-twice');
+    expect(r.sessions.filter((s) => s.active).map((s) => s.id)).toEqual(['WFS-rate-limit']);
+    const t = withCode(r.problems, 'TWO_ACTIVE');
+    expect(t.map((p) => [p.severity, p.path, p.details])).toEqual([
+      ['warning', '.workflow/session_status.jsonl', { registry: '.workflow/session_status.jsonl', lines: [1, 2], sessions: ['WFS-auth-tokens', 'WFS-rate-limit'], effective: 'WFS-rate-limit' }],
+    ]);
+    expect(t[0]?.message).toContain("CCW's Single Active Rule allows one");
+  });
+
+  it('baton inspect --json lists it', async () => {
+    const ws = workspace();
+    const r = await ws.run(['inspect', '--format', 'ccw', fixture('ccw', 'registry-active-twice'), '--json']);
+    const j = JSON.parse(r.stdout) as InspectReport;
+    expect(j.problems.filter((p) => p.code === 'TWO_ACTIVE').map((p) => p.severity)).toEqual(['warning']);
+  });
+});
