@@ -100,3 +100,26 @@ describe('CCW', () => {
     expect(j.problems.filter((p) => p.code === 'TWO_ACTIVE').map((p) => p.severity)).toEqual(['warning']);
   });
 });
+
+describe('Maestro', () => {
+  it('names planned_files as the files to reconcile (and those no manifest records)', async () => {
+    const s = sessionOf(await inspect('maestro', 'reconcile-planned'), '2026-03-02-rate-limiter');
+    const p = withCode(s.problems, 'RECONCILIATION_PENDING');
+    expect(p.map((x) => [x.severity, x.details])).toEqual([['warning', { phase: '2', files: ['src/http/limiter.ts', 'src/http/server.ts'], unrecorded: ['src/http/limiter.ts'] }]]);
+    expect(p[0]?.message).toContain('Files to reconcile (planned_files): src/http/limiter.ts, src/http/server.ts; not in any manifest: src/http/limiter.ts.');
+    expect(s.resume.warnings.find((w) => w.startsWith('Phase 2 still requires reconciliation'))).toContain('Files to reconcile (planned_files): src/http/limiter.ts, src/http/server.ts');
+    expect(s.rules?.required[0]?.reason).toContain('src/http/limiter.ts');
+  });
+
+  it('reports a completed phase whose file manifests are empty (EMPTY_MANIFEST, warning when it planned files)', async () => {
+    const s = sessionOf(await inspect('maestro', 'reconcile-planned'), '2026-03-02-rate-limiter');
+    const e = withCode(s.problems, 'EMPTY_MANIFEST');
+    expect(e.map((x) => [x.severity, x.details])).toEqual([['warning', { phase: '1', planned: ['src/config/limits.ts'] }]]);
+    expect(e[0]?.message).toContain('though it planned src/config/limits.ts');
+    // Phase 2 recorded a file; phase 3 is not completed.
+    const ws = workspace();
+    const h = await ws.run(['inspect', '--format', 'maestro', fixture('maestro', 'reconcile-planned')]);
+    expect(h.stdout).toContain('EMPTY_MANIFEST');
+    expect(h.stdout).toContain('Files to reconcile (planned_files): src/http/limiter.ts, src/http/server.ts');
+  });
+});
