@@ -48,6 +48,37 @@ describe('Go Team', () => {
   });
 });
 
+describe('Go Team: damaged and abandoned sessions', () => {
+  const D3 = 'd3'.repeat(20);
+  it('a torn newest checkpoint that no longer shows its commit: rebuild offered from recovery.json git_state.last_commit', async () => {
+    const s = sessionOf(await inspect('go-team', 'rebuild-last-commit'), 'session-9e3c0b11');
+    const bad = withCode(s.problems, 'CORRUPT_CHECKPOINT');
+    expect(bad.map((p) => [p.severity, p.details?.checkpoint, p.details?.commit, p.details?.commitFrom])).toEqual([
+      ['error', 'cp-03-architecture-20260302-122000', D3, 'recovery.json git_state.last_commit'],
+    ]);
+    expect(bad[0]?.hint).toContain(`recovery.json records the last commit, ${D3} (git_state.last_commit): rebuild it from there (*cp-rebuild:3)`);
+    const rebuild = s.resume.options.find((o) => o.kind === 'rebuild');
+    expect(rebuild).toMatchObject({ target: 'cp-03-architecture-20260302-122000', recommended: false, git: { branch: 'go-team/session-9e3c0b11', resetTo: D3 } });
+    expect(rebuild?.description).toContain('the last commit recovery.json records (git_state.last_commit');
+    // The safe checkpoint is still the last valid one (Go Team's recommendation, followed with a departure).
+    expect(s.resume.options[0]).toMatchObject({ kind: 'checkpoint', target: 'cp-02-requirements-20260302-121000', recommended: true });
+  });
+
+  it("an abandoned session's missing folder is a warning, not an error listed first", async () => {
+    const r = await inspect('go-team', 'abandoned-missing');
+    const gone = sessionOf(r, 'session-dead0b0e');
+    expect(withCode(gone.problems, 'MISSING_FILE').map((p) => [p.severity, p.path])).toEqual([['warning', 'checkpoints/session-dead0b0e']]);
+    expect(gone.problems.filter((p) => p.severity === 'error')).toEqual([]);
+    expect(gone.resume.action).toBe('refuse');
+    const ws = workspace();
+    const h = await ws.run(['inspect', '--format', 'go-team', fixture('go-team', 'abandoned-missing')]);
+    // Before: "What to do first: 1. session-dead0b0e (damaged): fix MISSING_FILE …".
+    expect(h.stdout).not.toContain('(damaged)');
+    expect(h.stdout).not.toContain('What to do first');
+    expect(h.stdout).toContain('the session is abandoned (not resumable), so nothing is lost for resuming');
+  });
+});
+
 describe('BMAD', () => {
   it('an agent left running with completed: null in the active session is ORPHANED_AGENT (warning), never continued', async () => {
     const s = sessionOf(await inspect('bmad', 'orphan-active'), 'ENG202603-HOOLI-SEARCH');
