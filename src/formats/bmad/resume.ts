@@ -27,7 +27,7 @@ export function bmadResume(s: ForeignSession, doc: Record<string, unknown>, poin
   if (orphans.length > 0) {
     // Nothing reattaches to a BMAD agent (a Task-tool subprocess): running is orphaned in any session.
     const ctx = s.rawStatus === 'active' || s.rawStatus === null ? 'an active session with no conversation attached' : `a ${s.rawStatus} session`;
-    warnings.push(`Agent${orphans.length === 1 ? '' : 's'} ${orphans.map((u) => `${u.id} (${u.name})`).join(', ')} still marked running in ${ctx}: orphaned; check ${orphans.flatMap((u) => u.files.map((f) => f.path)).join(', ') || 'their output'} and mark them completed or failed.`);
+    warnings.push(`Agent${orphans.length === 1 ? '' : 's'} ${orphans.map((u) => `${u.id} (${u.name})`).join(', ')} still marked running in ${ctx}: orphaned; check ${orphans.flatMap((u) => u.files.map((f) => f.path)).join(', ') || 'their output'} and mark ${orphans.length === 1 ? 'it' : 'them'} completed or failed.`);
   }
   // BMAD records only that an agent failed (status, completed time, output file), no error
   // text: the failure is surfaced so resuming does not carry on as if its output existed.
