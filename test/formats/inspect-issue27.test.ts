@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { pythonNumber } from '../../src/formats/go-team/json-lexemes.js';
 import { ADAPTERS } from '../../src/formats/registry.js';
 import { SafeDir } from '../../src/formats/safe-dir.js';
 import type { FormatName, InspectReport } from '../../src/formats/types.js';
@@ -37,6 +38,11 @@ describe('Go Team', () => {
     ]);
     expect(withCode(s.problems, 'CHECKSUM_UNVERIFIED')).toEqual([]);
     expect(withCode(r.problems, 'CHECKSUM_UNVERIFIED')).toEqual([]);
+  });
+
+  it('re-serialises number lexemes as Python repr() does (values printed by python3)', () => {
+    const lexemes = ['0.0', '-0.0', '100.0', '1.50', '1e5', '1.5e-5', '0.0001', '1e16', '12345678901234567890.0', '3', '2.5e-320'];
+    expect(lexemes.map(pythonNumber)).toEqual(['0.0', '-0.0', '100.0', '1.5', '100000.0', '1.5e-05', '0.0001', '1e+16', '1.2345678901234567e+19', '3', '2.5e-320']);
   });
 
   it('baton inspect --json on it reports no checksum warning', async () => {

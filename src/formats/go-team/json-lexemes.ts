@@ -87,6 +87,7 @@ export function pythonNumber(lexeme: string): string {
     const exp = Number(e);
     return `${m}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
   }
+  if (Object.is(n, -0)) return '-0.0';
   const s = String(n);
   return s.includes('.') || s.includes('e') ? s : `${s}.0`;
 }
