@@ -68,7 +68,9 @@ describe('baton inspect / import / export with the maestro layout (built CLI)', 
     expect(s.units.map((u) => `${u.id}:${u.status}`)).toEqual(['design:completed', 'build:failed', 'docs:pending']);
     expect(s.resume).toMatchObject({ action: 'retry', unitId: 'build', retriesUsed: 0, retryLimit: 2 });
     expect(s.unresolvedErrors.map((e) => e.message)).toEqual(['redis not reachable']);
-    expect(s.problems.filter((p) => p.code !== 'MISSING_PLAN')).toEqual([]);
+    // The completed design phase recorded no files: EMPTY_MANIFEST, info only (issue 27).
+    expect(s.problems.filter((p) => p.code === 'EMPTY_MANIFEST').map((p) => [p.severity, p.details?.phase])).toEqual([['info', 'design']]);
+    expect(s.problems.filter((p) => p.code !== 'MISSING_PLAN' && p.code !== 'EMPTY_MANIFEST')).toEqual([]);
     // The log got one section per phase change, the frontmatter and the log agree.
     expect(fs.readFileSync(file, 'utf8').match(/^## Phase .*$/gm)).toEqual(['## Phase design: design ○', '## Phase design: design ✓', '## Phase build: build ○', '## Phase build: build ✗']);
     await ws.ok(['phase', 'retry', 'build', '--agent', 'coder']);

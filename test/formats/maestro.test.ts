@@ -249,7 +249,7 @@ describe('maestro inspect: damage and drift', () => {
       ]),
     );
     expect(p('BAD_VALUE')).toHaveLength(4);
-    expect(p('RECONCILIATION_PENDING').map((x) => x.details)).toEqual([{ phase: '1' }]);
+    expect(p('RECONCILIATION_PENDING').map((x) => x.details?.phase)).toEqual(['1']);
     const fileLines = (await fs.readFile(path.join(FIXTURES, 'bad-values', s.path), 'utf8')).split('\n');
     const line = fileLines.indexOf('## Phase 2: Worker ✓') + 1;
     expect(line).toBeGreaterThan(60);

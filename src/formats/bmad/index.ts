@@ -6,7 +6,7 @@
  * the statuses), a session both live and archived (copied instead of moved), corrupt files.
  */
 import type { ReadResult, SafeDir } from '../safe-dir.js';
-import type { FormatAdapter, FormatProblem, ForeignSession, InspectReport } from '../types.js';
+import type { FormatAdapter, FormatProblem, ForeignSession, ForeignUnit, InspectReport } from '../types.js';
 import { parseDocument, problem, reportingAccess, str } from '../util.js';
 import { ARCHIVE_DIR, findSessionsDir, idOfFileName, joinRel, POINTER_FILE, sessionFiles } from './layout.js';
 import { describePointer, parsePointer, type Pointer } from './pointer.js';
@@ -128,7 +128,9 @@ export const bmadAdapter: FormatAdapter = {
       if (pointerRead.kind === 'ok') extra.push(pointerRead);
       const extraDocs: Record<string, unknown> = pointer ? { [pointer.path]: pointer.value } : {};
       const { session } = await readSession({ dir, read: chosen.read, doc: chosen.doc, archived: chosen.archived, extra, extraDocs, projectRel }, chosen.fileId);
-      session.active = pointer !== null && pointer.id === id;
+      // A stale pointer does not make a closed or archived session active (SESSION close
+      // archives it and clears the pointer; the session file wins).
+      session.active = pointer !== null && pointer.id === id && !session.archived && session.rawStatus !== 'closed' && session.rawStatus !== 'completed';
       docs.set(id, chosen.doc);
       sessions.push(session);
     }
@@ -182,9 +184,7 @@ export const bmadAdapter: FormatAdapter = {
     statusActiveProblems(sessions, target, pointer, problems);
     for (const s of sessions) {
       const orphans = runningAgents(s);
-      if (orphans.length > 0 && s.rawStatus !== null && s.rawStatus !== 'active') {
-        s.problems.push(problem('ORPHANED_AGENT', 'warning', `${s.id} is ${s.archived ? 'archived' : s.rawStatus} but agent${orphans.length === 1 ? '' : 's'} ${orphans.map((u) => u.id).join(', ')} ${orphans.length === 1 ? 'is' : 'are'} still marked running.`, { sessionId: s.id, path: s.path, hint: 'Check their output files and mark them completed or failed.', details: { agents: orphans.map((u) => u.id) } }));
-      }
+      reportOrphans(s, orphans);
       s.resume = bmadResume(s, docs.get(s.id)!, pointer, pointer?.id ? ids.has(pointer.id) || unreadableTarget !== null : false);
       s.rules = bmadRules(s, orphans, pointer?.id ?? null);
       if (!pointer?.id) s.noActive = NO_ACTIVE;
@@ -194,6 +194,17 @@ export const bmadAdapter: FormatAdapter = {
 
   exportPlan: bmadExportPlan,
 };
+
+/**
+ * A BMAD agent is a Task-tool subprocess of the conversation that spawned it: on files at
+ * rest, one still `running` (completed: null) has nothing to reattach to, whatever the
+ * session's status (issue 27: an active session's agent was "continued" instead).
+ */
+function reportOrphans(s: ForeignSession, orphans: ForeignUnit[]): void {
+  if (orphans.length === 0) return;
+  const where = s.archived ? 'archived' : s.rawStatus !== null && s.rawStatus !== 'active' ? s.rawStatus : 'active, but no conversation is attached to it';
+  s.problems.push(problem('ORPHANED_AGENT', 'warning', `${s.id} is ${where}; agent${orphans.length === 1 ? '' : 's'} ${orphans.map((u) => u.id).join(', ')} ${orphans.length === 1 ? 'is' : 'are'} still marked running (completed: null): orphaned.`, { sessionId: s.id, path: s.path, hint: 'Check their output files and mark them completed or failed.', details: { agents: orphans.map((u) => u.id) } }));
+}
 
 /** BMAD keeps one active session: more than one with status active, or one other than the pointer's, is TWO_ACTIVE. */
 function statusActiveProblems(sessions: ForeignSession[], target: ForeignSession | null, pointer: Pointer | null, problems: FormatProblem[]): void {

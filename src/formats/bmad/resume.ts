@@ -3,7 +3,8 @@
  * `active-session.yaml`; with no active session it offers to start a new one; a closed
  * session is not resumed (a new one is started); the resumed session restores its
  * `context_summary` and carries on with `current_focus` (epic, story, task; a blocker is a
- * warning). Agents still `running` in a session that is not active are orphaned.
+ * warning). Agents still `running` (completed: null) are orphaned, in any session: BMAD's
+ * agents are Task-tool subprocesses of a conversation, and nothing reattaches to them.
  */
 import { noRules } from '../../domain/toolkit-rules.js';
 import type { ToolkitRules } from '../../domain/toolkit-rules.js';
@@ -23,9 +24,10 @@ function focusText(doc: Record<string, unknown>): string | null {
 export function bmadResume(s: ForeignSession, doc: Record<string, unknown>, pointer: Pointer | null, pointerTargetExists: boolean): ResumeAdvice {
   const warnings: string[] = [];
   const orphans = runningAgents(s);
-  const active = s.rawStatus === 'active' || s.rawStatus === null;
-  if (orphans.length > 0 && !active) {
-    warnings.push(`Agent${orphans.length === 1 ? '' : 's'} ${orphans.map((u) => `${u.id} (${u.name})`).join(', ')} still marked running in a ${s.rawStatus} session: orphaned; check ${orphans.flatMap((u) => u.files.map((f) => f.path)).join(', ') || 'their output'} and mark them completed or failed.`);
+  if (orphans.length > 0) {
+    // Nothing reattaches to a BMAD agent (a Task-tool subprocess): running is orphaned in any session.
+    const ctx = s.rawStatus === 'active' || s.rawStatus === null ? 'an active session with no conversation attached' : `a ${s.rawStatus} session`;
+    warnings.push(`Agent${orphans.length === 1 ? '' : 's'} ${orphans.map((u) => `${u.id} (${u.name})`).join(', ')} still marked running in ${ctx}: orphaned; check ${orphans.flatMap((u) => u.files.map((f) => f.path)).join(', ') || 'their output'} and mark ${orphans.length === 1 ? 'it' : 'them'} completed or failed.`);
   }
   // BMAD records only that an agent failed (status, completed time, output file), no error
   // text: the failure is surfaced so resuming does not carry on as if its output existed.
@@ -67,12 +69,13 @@ export function bmadResume(s: ForeignSession, doc: Record<string, unknown>, poin
         : `active-session.yaml names ${pointer.id}, which does not exist: BMAD's resume finds no session and offers to start one; SESSION switch ${s.id} would load this one.`,
     };
   }
-  const running = orphans[0] ?? null;
+  // An orphaned agent is never continued (nothing to reattach to): it is checked first.
+  const check = orphans.length > 0 ? ` First check orphaned agent${orphans.length === 1 ? '' : 's'} ${orphans.map((u) => u.id).join(', ')} (left running, completed: null): mark ${orphans.length === 1 ? 'it' : 'them'} completed or failed, or re-spawn.` : '';
   return {
     ...base,
-    unitId: running?.id ?? failed[failed.length - 1]?.id ?? null,
+    unitId: failed[failed.length - 1]?.id ?? null,
     action: 'continue',
-    reason: `Active session ${s.id}${s.rawStatus === 'paused' ? ' (paused: resuming makes it active again)' : ''}: ${carryOn}.`,
+    reason: `Active session ${s.id}${s.rawStatus === 'paused' ? ' (paused: resuming makes it active again)' : ''}: ${carryOn}.${check}`,
   };
 }
 

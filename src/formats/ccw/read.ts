@@ -96,6 +96,22 @@ export async function inspectCcw(dir: SafeDir, _now: Date): Promise<InspectRepor
       }),
     );
   }
+  // The registry's own Single Active Rule (seed 004): two lines both `active` break it even
+  // when the session files settle which one is active (issue 27: it went unreported then).
+  if (registry) {
+    const regActive = [...registry.entries.values()].filter((e) => str(e.raw.status) === 'active').sort((a, b) => a.line - b.line);
+    // With several sessions active, the TWO_ACTIVE above already says it (one problem, not two).
+    if (regActive.length > 1 && actives.length <= 1) {
+      const effective = actives.length === 1 ? actives[0]!.id : null;
+      P.push(
+        problem('TWO_ACTIVE', 'warning', `${regPath} has ${regActive.length} lines with status active (${regActive.map((e) => `line ${e.line}: ${e.id}`).join(', ')}): CCW's Single Active Rule allows one. ${effective ? `The session files leave ${effective} the only active one.` : 'No session file confirms any of them as active.'}`, {
+          path: regPath,
+          hint: `Set every line but ${effective ?? 'the one you mean'} to "paused" (/workflow:session pause, or switch to the one you mean).`,
+          details: { registry: regPath, lines: regActive.map((e) => e.line), sessions: regActive.map((e) => e.id), effective },
+        }),
+      );
+    }
+  }
   // No active session: what CCW's next command does then (Command Pre-execution Protocol).
   if (report.sessions.length > 0 && actives.length === 0) for (const s of report.sessions) s.noActive = NO_ACTIVE;
   return report;

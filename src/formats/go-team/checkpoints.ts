@@ -7,6 +7,7 @@ import { arr, obj, problem, str } from '../util.js';
 import { verifyChecksum } from './checksum.js';
 import { join } from './layout.js';
 import { type Ctx, type Loaded, load, time } from './load.js';
+import type { RebuildableCheckpoint } from './resume.js';
 import { parseCheckpointId, stepOf, TOTAL_STEPS } from './steps.js';
 
 /** One checkpoint of a session, merged from its manifest entry and its file. */
@@ -236,4 +237,33 @@ export function checkpointRecords(cps: Cp[], usable: Cp[]): ForeignCheckpoint[] 
     git: c.git ? { branch: c.git.branch, commit: c.git.commit } : null,
     name: str(c.doc?.step_name),
   }));
+}
+
+/**
+ * The damaged checkpoints that can be rebuilt from git (`*cp-rebuild:N`): from the commit the
+ * file still names; else, for the newest checkpoint when its file no longer shows its commit,
+ * from recovery.json `git_state.last_commit`, the branch head Go Team recorded at the
+ * interruption (each checkpoint commits, so the newest checkpoint's commit is that head unless
+ * work was committed after it). That checkpoint's CORRUPT_CHECKPOINT is told so (issue 27).
+ */
+export function rebuildableCheckpoints(id: string, cps: Cp[], recovery: Record<string, unknown> | null, problems: FormatProblem[]): RebuildableCheckpoint[] {
+  const damaged = cps.filter((c) => c.problem !== null && c.invalidatedBy === null && c.step !== null);
+  const out: RebuildableCheckpoint[] = damaged
+    .filter((c) => c.git?.commit)
+    .map((c) => ({ id: c.id, step: c.step as number, commit: c.git!.commit!, branch: c.git!.branch, problem: c.problem!, commitFrom: 'checkpoint' as const }));
+  const gs = obj(obj(recovery).git_state);
+  const last = str(gs.last_commit);
+  if (!last) return out;
+  const newest = cps
+    .filter((c) => c.step !== null && c.invalidatedBy === null)
+    .sort((a, b) => (a.step as number) - (b.step as number) || (a.createdAt ?? '').localeCompare(b.createdAt ?? ''))
+    .at(-1);
+  if (!newest || !damaged.includes(newest) || newest.git?.commit) return out;
+  out.push({ id: newest.id, step: newest.step as number, commit: last, branch: newest.git?.branch ?? str(gs.branch), problem: newest.problem!, commitFrom: 'recovery' });
+  const p = problems.find((x) => x.code === 'CORRUPT_CHECKPOINT' && x.details?.checkpoint === newest.id);
+  if (p) {
+    p.details = { ...p.details, commit: last, commitFrom: 'recovery.json git_state.last_commit' };
+    p.hint = `${p.hint ?? ''} Its file no longer shows its commit, but recovery.json records the last commit, ${last} (git_state.last_commit): rebuild it from there (*cp-rebuild:${newest.step}).`.trim();
+  }
+  return out;
 }

@@ -5,12 +5,14 @@
  * canonical form"). The definition is ambiguous, so a checksum is accepted when it matches the
  * document without its `checksum` field in any reasonable canonical form: keys in file order or
  * sorted, serialised compact or pretty (2-space), or the file's own text with the field cut out
- * ("as written"). baton writes the first form (file order, compact). A checksum matching none
+ * ("as written"), or as Python's `json.dumps` writes it with numbers kept as written (`0.0`
+ * stays `0.0`; see json-lexemes.ts). baton writes the first form (file order, compact). A checksum matching none
  * is *unverified* (a warning), never corrupt: corrupt means unreadable, truncated or
  * contradicting the manifest (docs/formats/go-team.md "Recovery rules": validation = file exists +
  * checksum + git commit + state schema).
  */
 import { createHash } from 'node:crypto';
+import { parseLexemes, pyDumps, withoutKey } from './json-lexemes.js';
 
 function sha(text: string): string {
   return `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
@@ -47,8 +49,31 @@ export function checksumForms(doc: Record<string, unknown>, text: string | null)
     // The file as written, minus the `"checksum": "…"` member and the comma that joined it.
     const cut = text.replace(/,\s*"checksum"\s*:\s*"[^"]*"/, '').replace(/"checksum"\s*:\s*"[^"]*"\s*,?/, '');
     if (cut !== text) forms.push(['as-written', sha(cut)], ['as-written-trimmed', sha(cut.trim())]);
+    forms.push(...pythonForms(text));
   }
   return forms;
+}
+
+/**
+ * The forms Python's `json.dumps` gives, re-serialised from the text so that numbers keep their
+ * lexeme: a Python toolkit hashing `{"x": 0.0}` hashed `0.0`, which `JSON.parse` has turned into
+ * `0` (issue 27). Named `python-<keys>-<layout>[-ascii]`.
+ */
+function pythonForms(text: string): Array<[string, string]> {
+  const lex = parseLexemes(text);
+  if (lex === null) return [];
+  const rest = withoutKey(lex, 'checksum');
+  const out: Array<[string, string]> = [];
+  const layouts: Array<[string, number | null, boolean]> = [['default', null, false], ['compact', null, true], ['indent2', 2, false], ['indent4', 4, false]];
+  for (const sortKeys of [true, false]) {
+    for (const [layout, indent, compact] of layouts) {
+      for (const ascii of [true, false]) {
+        const name = `python-${sortKeys ? 'sorted' : 'file-order'}-${layout}${ascii ? '-ascii' : ''}`;
+        out.push([name, sha(pyDumps(rest, { sortKeys, indent, compact, ascii }))]);
+      }
+    }
+  }
+  return out;
 }
 
 /** How a checkpoint's checksum compares with its content. */

@@ -8,7 +8,7 @@ import type { SessionStatus } from '../../domain/state.js';
 import type { ReadResult, SafeDir } from '../safe-dir.js';
 import type { FormatProblem, ForeignSession, ForeignTokens, InspectReport } from '../types.js';
 import { arr, hashSources, humanDuration, num, obj, problem, str } from '../util.js';
-import { applyRollbacks, checkpointRecords, collectRollbacks, type Cp, readCheckpoints, reportInvalidated, usableCheckpoints } from './checkpoints.js';
+import { applyRollbacks, checkpointRecords, collectRollbacks, type Cp, readCheckpoints, rebuildableCheckpoints, reportInvalidated, usableCheckpoints } from './checkpoints.js';
 import { goTeamRules } from './rules.js';
 import { join, locate } from './layout.js';
 import { Ctx, load, type Loaded, time } from './load.js';
@@ -175,7 +175,12 @@ async function openSession(ctx: Ctx, id: string, entry: Record<string, unknown> 
   if (!check.ok) problems.push({ ...check.problem, sessionId: id });
   else if (folder === 'unsafe') problems.push(problem('UNSAFE_PATH', 'error', `The folder of session ${id} is a link leading outside the inspected folder; its files were not read.`, { sessionId: id, path: sdir }));
   if (safe && folder === null) {
-    problems.push(problem('MISSING_FILE', 'error', `The folder ${sdir} of session ${id} is missing; only the registry entry was read.`, { sessionId: id, path: sdir, hint: 'Restore the folder from git, or remove the entry from the registry.' }));
+    // An abandoned session (*abandon: no resume) has nothing to restore from its folder: its
+    // absence is a warning, not damage listed first (issue 27).
+    const abandoned = entry !== null && (str(entry.status) === 'abandoned' || entry.resumable === false);
+    problems.push(abandoned
+      ? problem('MISSING_FILE', 'warning', `The folder ${sdir} of session ${id} is missing; the session is abandoned (not resumable), so nothing is lost for resuming. Only the registry entry was read.`, { sessionId: id, path: sdir, hint: 'Remove the entry from the registry, or restore the folder from git to keep its history.', details: { abandoned: true } })
+      : problem('MISSING_FILE', 'error', `The folder ${sdir} of session ${id} is missing; only the registry entry was read.`, { sessionId: id, path: sdir, hint: 'Restore the folder from git, or remove the entry from the registry.' }));
     safe = false;
   }
 
@@ -383,9 +388,7 @@ async function readSession(
     units,
     currentStep,
     usable: usableCps.map((c): UsableCheckpoint => ({ id: c.id, step: c.step as number, subStep: c.subStep, iteration: c.iteration, createdAt: c.createdAt, git: c.git, unverified: c.checksum === 'unverified' })),
-    rebuildable: cps
-      .filter((c) => c.problem !== null && c.invalidatedBy === null && c.step !== null && c.git?.commit)
-      .map((c) => ({ id: c.id, step: c.step as number, commit: c.git!.commit!, branch: c.git!.branch, problem: c.problem! })),
+    rebuildable: rebuildableCheckpoints(id, cps, recovery, problems),
     branch: str(e.git_branch),
     unusable: new Map(cps.filter((c) => c.problem !== null || c.invalidatedBy !== null).map((c) => [c.id, c.problem ?? `was invalidated by rollback ${c.invalidatedBy}`])),
     live,

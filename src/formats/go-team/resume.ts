@@ -32,6 +32,8 @@ export interface RebuildableCheckpoint {
   commit: string;
   branch: string | null;
   problem: string;
+  /** Where the commit comes from: the checkpoint's own `git.commit_hash`, or recovery.json `git_state.last_commit`. */
+  commitFrom?: 'checkpoint' | 'recovery';
 }
 
 export interface ResumeInput {
@@ -224,7 +226,7 @@ function recoveryOptions(i: ResumeInput, cp: UsableCheckpoint | null, rec: Recor
     options.push({
       kind: 'rebuild',
       target: r.id,
-      description: `Rebuild checkpoint ${r.id} (it ${r.problem}) from its commit ${r.commit}${branch ? ` on ${branch}` : ''} (*cp-rebuild:${r.step}), then continue at ${stepLabel(Math.min(r.step + 1, TOTAL_STEPS))}.`,
+      description: `Rebuild checkpoint ${r.id} (it ${r.problem}) from ${r.commitFrom === 'recovery' ? `${r.commit}, the last commit recovery.json records (git_state.last_commit; the file no longer shows its own)` : `its commit ${r.commit}`}${branch ? ` on ${branch}` : ''} (*cp-rebuild:${r.step}), then continue at ${stepLabel(Math.min(r.step + 1, TOTAL_STEPS))}.`,
       loses: `the work done after ${r.id}, and whatever the damaged file held beyond its commit`,
       recommended: false,
       git: { branch, resetTo: r.commit, uncommittedChanges: dirty },

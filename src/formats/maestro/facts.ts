@@ -12,6 +12,7 @@ import { noRules } from '../../domain/toolkit-rules.js';
 import type { ToolkitRules } from '../../domain/toolkit-rules.js';
 import type { FormatProblem, ForeignUnit, HalfWrittenFiles, ResumeAdvice } from '../types.js';
 import { problem, str } from '../util.js';
+import { reconcileText } from './reconcile.js';
 
 /** What Maestro's escalation offers the user, in its own words (recorded with the toolkit's rules). */
 const MAESTRO_ESCALATION_CHOICES = ['retry', 'skip', 'abort', 'adjust'];
@@ -68,7 +69,7 @@ export function maestroFacts(i: FactsInput): MaestroFacts {
   let archive: MaestroFacts['archive'] = null;
   const required: ToolkitRules['required'] = [];
   for (const u of i.units) {
-    if (u.metadata.requires_reconciliation === true) required.push({ phaseId: u.id, name: `reconciliation of phase ${u.id}`, reason: `phase ${u.id} has requires_reconciliation: true, and Maestro refuses to archive until it is reconciled (RECONCILIATION_PENDING).` });
+    if (u.metadata.requires_reconciliation === true) required.push({ phaseId: u.id, name: `reconciliation of phase ${u.id}`, reason: `phase ${u.id} has requires_reconciliation: true, and Maestro refuses to archive until it is reconciled (RECONCILIATION_PENDING).${reconcileText(u)}` });
   }
   const allDone = i.units.length > 0 && i.units.every((u) => DONE.has(u.status));
   if (mode === 'express' && allDone && i.rawStatus !== 'completed' && !i.archived) {

@@ -6,6 +6,7 @@
  * abort); all phases done but the session still in progress → review, then archive.
  */
 import type { ForeignUnit, ResumeAdvice } from '../types.js';
+import { reconcileText } from './reconcile.js';
 
 /**
  * MAESTRO_MAX_RETRIES' default: retries allowed per phase before escalating to the user.
@@ -38,7 +39,7 @@ export function maestroResume(units: ForeignUnit[], ctx: ResumeContext): ResumeA
   const lastCompleted = completed.length ? completed[completed.length - 1]!.id : null;
   const warnings: string[] = [];
   for (const u of units) {
-    if (u.metadata.requires_reconciliation === true) warnings.push(`Phase ${u.id} still requires reconciliation (requires_reconciliation: true): reconcile it before archiving.`);
+    if (u.metadata.requires_reconciliation === true) warnings.push(`Phase ${u.id} still requires reconciliation (requires_reconciliation: true): reconcile it before archiving.${reconcileText(u)}`);
   }
   const express = ctx.workflowMode === 'express';
 

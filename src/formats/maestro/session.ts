@@ -14,6 +14,7 @@ import { maestroFacts } from './facts.js';
 import { parseSessionText, type MaestroDocument } from './frontmatter.js';
 import { readErrors, readPhases, type PhaseCtx } from './phases.js';
 import { checkPlans, PLAN_FIELDS } from './plans.js';
+import { reconcileProblems } from './reconcile.js';
 import { maestroResume } from './resume.js';
 
 /** Session statuses the files hold (the docs' diagram adds failed/interrupted/archived). */
@@ -174,11 +175,7 @@ export async function readSessionFile(dir: SafeDir, rel: string, ctx: SessionFil
       problems.push(problem('BAD_VALUE', 'warning', `Session ${id}: current_phase ${cur} is not one of its phases.`, { sessionId: id, path: rel, details: { field: 'current_phase', value: fm.current_phase } }));
     }
   }
-  for (const u of units) {
-    if (u.metadata.requires_reconciliation === true) {
-      problems.push(problem('RECONCILIATION_PENDING', 'warning', `Phase ${u.id} of session ${id} has requires_reconciliation: true; Maestro refuses to archive until it is reconciled.`, { sessionId: id, path: rel, hint: 'Reconcile the phase (reconcile_phase) or clear the flag once its files are checked.', details: { phase: u.id } }));
-    }
-  }
+  if (!minimal) problems.push(...reconcileProblems(units, id, rel));
 
   // The Markdown log is the companion: the frontmatter wins when they disagree.
   const shown = bodyStatuses(doc.body);
