@@ -8,7 +8,7 @@
  *
  * Any changed byte, and a file cut short, fails the checksum: the file is refused whole.
  */
-import crypto from 'node:crypto';
+import { nodeCrypto } from './lazy.js';
 import path from 'node:path';
 import { BatonError } from '../domain/errors.js';
 import type { StoredEvent } from '../domain/events.js';
@@ -53,7 +53,7 @@ export interface BundleBody {
 }
 
 function sha256(text: string): string {
-  return crypto.createHash('sha256').update(text).digest('hex');
+  return nodeCrypto().createHash('sha256').update(text).digest('hex');
 }
 
 /** The bundle file's text for `body`. */

@@ -11,6 +11,7 @@ import { BatonError } from '../domain/errors.js';
 import { decideRunDeath, decideRunEnd, decideRunRenew, decideRunStart, findRun, RUN_HEARTBEAT_MS, RUN_TTL_MS, runsOf } from '../domain/runs.js';
 import type { RunEndInput } from '../domain/runs.js';
 import { draft } from '../domain/decide.js';
+import type { EventDraft } from '../domain/decide.js';
 import type { SessionState } from '../domain/state.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { Leases } from './leases.js';
@@ -189,7 +190,7 @@ export async function holdRun<T>(m: ManagerCore, runs: Runs, id: string, fn: (h:
   const base = { runId, token, ...done };
   // A lapse: learn from the store what became of the lease before recording anything.
   if (keeper.lost === null && keeper.lapsed !== null && !(await keeper.settle(2 * ttlMs + 30_000))) return { ...base, lost: `lease ran out at ${keeper.lapsed}`, end: null };
-  if (keeper.lost !== null) return { ...base, lost: keeper.lost, end: await recordLost(m, runs, id, runId, keeper.lost, o).catch(() => null) };
+  if (keeper.lost !== null) return { ...base, lost: keeper.lost, end: await recordLost(m, runs, id, runId, token, keeper.lost, endOf(done), o).catch(() => null) };
   const e = endOf(done);
   let fenced: string | null = null;
   const end = await endRetrying(
@@ -204,7 +205,7 @@ export async function holdRun<T>(m: ManagerCore, runs: Runs, id: string, fn: (h:
     if (!(err instanceof BatonError) || err.code !== 'FENCED') throw err;
     // Taken over between the last heartbeat and the end: recorded as lost, the new holder's work untouched.
     fenced = err.message;
-    return recordLost(m, runs, id, runId, err.message, o);
+    return recordLost(m, runs, id, runId, token, err.message, e, o);
   });
   return { ...base, lost: fenced, end };
 }
@@ -223,10 +224,16 @@ async function writeEnd(m: ManagerCore, runs: Runs, id: string, runId: string, t
  * changes nothing of the session but its history, so the new holder's work goes on (a lease
  * that ran out unclaimed is written down as expired, and the session interrupted, with it).
  */
-async function recordLost(m: ManagerCore, runs: Runs, id: string, runId: string, why: string, o: HoldOptions): Promise<{ cause: string; status: SessionState['status'] }> {
+async function recordLost(m: ManagerCore, runs: Runs, id: string, runId: string, token: number, why: string, e: RunEndInput, o: HoldOptions): Promise<{ cause: string; status: SessionState['status'] }> {
   const r = await m.change(id, (s) => {
-    const events = decideRunDeath(s, runId, 'lease-lost', null, runs.liveness(s)).filter((ev) => ev.type === 'run.ended');
-    for (const ev of events) (ev.data as { detail?: string }).detail = why;
+    const events: EventDraft[] = decideRunDeath(s, runId, 'lease-lost', null, runs.liveness(s)).filter((ev) => ev.type === 'run.ended');
+    // Another worker may have written the run down as dead already (its lease lapsed, then the
+    // session was claimed): the run's own account is kept as history all the same.
+    if (!events.length) events.push(draft('run.ended', { runId, how: 'died', command: findRun(s, runId)?.command ?? [], exitCode: null, signal: null, cause: 'lease-lost' }));
+    // Who holds the session now, when someone does: what the next reader of the history wants to know.
+    const now = leaseOf(s);
+    const detail = now && now.token !== token ? `${why}; now held by ${now.owner} (pid ${now.pid} on ${now.host}) with token ${now.token}` : why;
+    for (const ev of events) Object.assign(ev.data as object, { detail, token, exitCode: e.exitCode ?? null, signal: e.signal ?? null });
     return { events, result: undefined };
   }, { agent: o.agent ?? null, run: runId });
   return { cause: 'lease-lost', status: r.state.status };

@@ -121,7 +121,9 @@ describe.skipIf(why !== null)('partitions between worker hosts and PostgreSQL (n
     expect(ended.stderr).toMatch(/lost the lease|ran out/);
     expect(fs.readFileSync(marks, 'utf8')).toBe('started\nstopped cleanly\n');
     const after = await m.log('job');
-    const record = after.find((e) => e.type === 'run.ended')!;
+    // The claimer wrote the lapsed run down as dead when it took over; the run's own account follows.
+    expect(after.find((e) => e.type === 'run.ended')!.data).toMatchObject({ how: 'died', cause: 'lease-lapsed' });
+    const record = after.find((e) => e.type === 'run.ended' && (e.data as { cause: string }).cause === 'lease-lost')!;
     expect(record.data).toMatchObject({ cause: 'lease-lost', token: 1, signal: null, exitCode: 0 });
     expect((record.data as { detail: string }).detail).toMatch(/now held by claim:worker \(pid \d+ on .+\) with token 2/);
     const s = await m.get('job');
