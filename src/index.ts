@@ -23,7 +23,7 @@ export { hint, isHint } from './domain/hints.js';
 export type { Hint, HintAction, HintArgs } from './domain/hints.js';
 
 // A session's state, as the manager's methods return it.
-export type { SessionState, SessionStatus, Phase, PhaseStatus, FileAction, FileRecord, ErrorRecord, Decision, Finding, Note, Milestone, Artifact, TokenCounts, TokenUsage, Lease, Run, RunKind } from './domain/state.js';
+export type { SessionState, SessionStatus, Phase, PhaseStatus, FileAction, FileRecord, ErrorRecord, Decision, Finding, Note, Milestone, Artifact, TokenCounts, TokenUsage, Lease, Run, RunKind, RunEnd } from './domain/state.js';
 export type { Actor, PhaseSpec, StoredEvent } from './domain/events.js';
 export type { SessionSummary } from './domain/summary.js';
 // Typed session settings: read with settingsOf(state), written with manager.setSettings.
@@ -32,7 +32,7 @@ export type { SessionSettings, SettingValues, SettingName } from './domain/setti
 
 // What the sub-objects take and return.
 export type { CheckpointInfo, CheckpointDetail, RestoreResult } from './manager/checkpoints.js';
-export type { AcquireOptions, RunEnd } from './manager/leases.js';
+export type { AcquireOptions } from './manager/leases.js';
 export type { StartRunOptions } from './manager/runs.js';
 export type { StepOptions, StepContext } from './manager/steps.js';
 export type { StartOrGetInput } from './manager/start-or-get.js';

@@ -250,9 +250,10 @@ function deathEvents(s: SessionState, r: Run, cause: string, salvage: Salvage | 
 
 /**
  * The deaths readers already see (lapsed runs, and runs found dead), written down: each
- * becomes `run.ended` (how `died`), and the session interrupted when no run is left live.
+ * becomes `run.ended` (how `died`, with what `salvage` recovered of it), and the session
+ * interrupted when no run is left live.
  */
-export function decideDeaths(s: SessionState, l: Liveness): EventDraft[] {
+export function decideDeaths(s: SessionState, l: Liveness, salvage: ReadonlyMap<string, Salvage | null> = new Map()): EventDraft[] {
   const gone = unrecordedDeaths(s, l);
   if (!gone.length) return [];
   const othersLive = liveRuns(s, l).length > 0;
@@ -261,7 +262,7 @@ export function decideDeaths(s: SessionState, l: Liveness): EventDraft[] {
     const last = i === gone.length - 1;
     const cause = l.dead?.has(r.id) ? 'process-gone' : 'lease-lapsed';
     // Only the last death decides the session's status, so one interruption is written.
-    out.push(...deathEvents(s, r, cause, null, othersLive || !last));
+    out.push(...deathEvents(s, r, cause, salvage.get(r.id) ?? null, othersLive || !last));
   });
   return out;
 }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { findBinding, decideSteps } from '../domain/agent-sessions.js';
 import { CONVERSATION_TTL_MS, conversationRunId, decideConversationTakes } from '../domain/conversation-runs.js';
 import { isBatonError } from '../domain/errors.js';
-import { findRun, runLive } from '../domain/runs.js';
+import { findRun, runLive, unrecordedDeaths } from '../domain/runs.js';
 import type { Run, Salvage } from '../domain/runs.js';
 import type { SessionState } from '../domain/state.js';
 import { FINAL_STATUSES } from '../domain/state.js';
@@ -112,7 +112,7 @@ export class ConversationRuns {
     // At SessionEnd the CLI may be gone already (Gemini CLI does not wait for it): no sweep then,
     // or the ending conversation would be recorded dead.
     if (ending) return { runId, started: false };
-    const gone = (s.runs ?? []).filter((r) => !r.ended && !runLive(r, l));
+    const gone = unrecordedDeaths(s, l);
     if (gone.length) await this.m.runs.sweep(id, this.salvager());
     if (!runId) return { runId, started: false };
     const cur = gone.length ? await this.m.get(id) : s;

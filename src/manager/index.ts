@@ -50,7 +50,6 @@ export type { DerivedFilesOptions } from './types.js';
 export type { CheckpointDetail, CheckpointInfo } from './checkpoints.js';
 export { corrupt as corruptCheckpoint } from './checkpoints.js';
 export type { Claim } from './claim.js';
-export type { RunEnd } from './leases.js';
 // Runs: one worker's attempt on a session (docs/runs.md).
 export { RUN_HEARTBEAT_MS, RUN_TTL_MS, liveRuns, runLabel, runLive, runPhasesInFlight, runsOf, runsView } from '../domain/runs.js';
 export type { Liveness, Run, RunEndInput, RunKind, RunProcess, RunView, Salvage } from '../domain/runs.js';

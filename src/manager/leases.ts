@@ -1,5 +1,4 @@
-import { draft } from '../domain/decide.js';
-import { decideAcquire, decideRelease, decideRenew, effectiveStatus, holderGoneEvents, inFlightDetail, leaseExpired, leaseOf } from '../domain/lease.js';
+import { decideAcquire, decideRelease, decideRenew, effectiveStatus, holderGoneEvents, leaseExpired, leaseOf } from '../domain/lease.js';
 import type { GoneHolder, Lease } from '../domain/lease.js';
 import type { SessionState } from '../domain/state.js';
 import { groupAlive, processAlive } from './process-check.js';
@@ -12,16 +11,6 @@ export interface AcquireOptions {
   /** Take the lease even though another owner's lease is still valid. */
   force?: boolean;
   agent?: string | null;
-}
-
-
-/** How a `baton run` ended, and what that means for the session. */
-export interface RunEnd {
-  command: string[];
-  exitCode: number | null;
-  signal: string | null;
-  /** Ctrl+C or SIGTERM sent to baton itself. */
-  userInterrupt: boolean;
 }
 
 /**
@@ -109,40 +98,6 @@ export class Leases {
   /** Releases the lease held with `token`. */
   release(id: string, token: number): Promise<ChangeResult<undefined>> {
     return this.m.change(id, (s) => ({ events: decideRelease(s, token, this.m.time()), result: undefined }));
-  }
-
-  /**
-   * Records the end of a run holding lease `token`: a `run.ended` event, the session's new
-   * status when it was still active (paused with cause `user-interrupt` after Ctrl+C/SIGTERM to
-   * baton, `run-completed` after exit 0; interrupted with `exit-N` or `signal-S` otherwise), and
-   * the lease's release, all in one append.
-   */
-  recordRunEnd(id: string, token: number, end: RunEnd, agent: string | null): Promise<ChangeResult<string>> {
-    const cause = end.userInterrupt ? 'user-interrupt' : end.signal ? `signal-${end.signal}` : end.exitCode === 0 ? 'run-completed' : `exit-${end.exitCode ?? 'unknown'}`;
-    return this.m.change(
-      id,
-      (s: SessionState) => {
-        const events = [draft('run.ended', { command: end.command, exitCode: end.exitCode, signal: end.signal, cause })];
-        if (s.status === 'active') {
-          const detail = `ran: ${end.command.join(' ')}; ${inFlightDetail(s, null).replace(/^no lease; /, '')}`;
-          events.push(end.userInterrupt || end.exitCode === 0 ? draft('session.paused', { cause, detail }) : draft('session.interrupted', { cause, detail }));
-        }
-        events.push(...decideRelease(s, token, this.m.time()));
-        return { events, result: cause };
-      },
-      { agent, fencingToken: token },
-    );
-  }
-
-  /**
-   * Records that a run holding lease `token` lost it and stopped its command: a `run.ended`
-   * event with cause `lease-lost` and `detail` saying why. Written without the lost lease
-   * (that write would be FENCED) and changing nothing of the session but its history, so the
-   * new holder's work goes on; a lease that lapsed unclaimed is written down as expired with it.
-   */
-  recordLeaseLost(id: string, token: number, end: Omit<RunEnd, 'userInterrupt'>, detail: string, agent: string | null): Promise<ChangeResult<undefined>> {
-    const data = { command: end.command, exitCode: end.exitCode, signal: end.signal, cause: 'lease-lost', token, detail };
-    return this.m.change(id, () => ({ events: [draft('run.ended', data)], result: undefined }), { agent });
   }
 
   /**

@@ -6,7 +6,7 @@
  */
 import type { EventDraft } from '../domain/decide.js';
 import { impliedPhase } from '../domain/decide.js';
-import { assertNoOtherLiveRun, decidePhaseClaim, runLive, decideRunDeath, decideRunEnd, decideRunRenew, decideRunStart, findRun, liveRuns, recordPhase, runsOf } from '../domain/runs.js';
+import { assertNoOtherLiveRun, decideDeaths, decidePhaseClaim, runLive, unrecordedDeaths, decideRunDeath, decideRunEnd, decideRunRenew, decideRunStart, findRun, liveRuns, recordPhase, runsOf } from '../domain/runs.js';
 import type { Liveness, Run, RunEndInput, RunKind, Salvage } from '../domain/runs.js';
 import { effectiveStatus } from '../domain/lease.js';
 import { BatonError } from '../domain/errors.js';
@@ -171,26 +171,12 @@ export class Runs {
    */
   async sweep(sessionId: string, salvage: Salvager | null = null): Promise<Run[]> {
     const s = await this.m.get(sessionId);
-    const l = this.liveness(s);
-    const gone = runsOf(s).filter((r) => !r.ended && (l.dead?.has(r.id) || (r.expiresAt !== null && Date.parse(r.expiresAt) <= Date.parse(l.now))));
+    const gone = unrecordedDeaths(s, this.liveness(s));
     if (!gone.length) return [];
     const found = new Map<string, Salvage | null>();
     for (const r of gone) found.set(r.id, salvage ? await salvage(s, r).catch(() => null) : null);
-    const r = await this.m.change(sessionId, (cur) => {
-      const now = this.liveness(cur);
-      const events: EventDraft[] = [];
-      let state = cur;
-      for (const run of gone) {
-        if (findRun(cur, run.id)?.ended) continue;
-        const cause = now.dead?.has(run.id) ? 'process-gone' : 'lease-lapsed';
-        const ev = decideRunDeath(state, run.id, cause, found.get(run.id) ?? null, now);
-        events.push(...ev);
-        // The session's status is written once, by the first death that changes it.
-        if (ev.some((e) => e.type === 'session.interrupted' || e.type === 'session.paused')) state = { ...state, status: 'interrupted' };
-      }
-      return { events, result: undefined };
-    });
-    return gone.filter((g) => r.state.runs?.find((x) => x.id === g.id)?.ended?.how === 'died');
+    const r = await this.m.change(sessionId, (cur) => ({ events: decideDeaths(cur, this.liveness(cur), found), result: undefined }));
+    return gone.filter((g) => findRun(r.state, g.id)?.ended?.how === 'died');
   }
 
   /**

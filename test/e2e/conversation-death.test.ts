@@ -107,42 +107,54 @@ interface Status {
   tokens: { byAgent: Record<string, { input: number; output: number; cached?: number; cacheWrite?: number }> };
 }
 
+/** Pids of the keepers the hooks started in `work` (their pid files). */
+function keepersIn(work: string): number[] {
+  const dir = path.join(work, '.baton', 'hooks', 'keepers');
+  return fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => Number(fs.readFileSync(path.join(dir, f), 'utf8'))).filter((n) => n > 0) : [];
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs baton in `work`; its stdout, or a failure with everything it printed. */
+async function batonOk(args: string[], work: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const r = await runBaton(args, work, env);
+  if (r.code !== 0) throw new Error(`baton ${args.join(' ')} → ${r.code}\n${r.stdout}${r.stderr}`);
+  return r.stdout;
+}
+
+/** The session's runs, read through the library (the store is the work tree's). */
+async function runsIn(work: string): Promise<Run[]> {
+  const m = openManager({ url: null, dir: path.join(work, '.baton'), cwd: work });
+  try {
+    return (await m.get('kill')).runs ?? [];
+  } finally {
+    await m.close();
+  }
+}
+
+/** The hook log's end and the mock's replies, for a failure message. */
+function explainRun(work: string, mock: ModelMock): string {
+  const log = path.join(work, '.baton', 'hooks', 'hook.log');
+  return `\n--- hook log ---\n${fs.existsSync(log) ? fs.readFileSync(log, 'utf8').slice(-5000) : '(none)'}\n--- mock replies ---\n${mock.replies.map((r) => `${r.role}:${r.step}`).join(' ')} (hangs ${mock.hangs})`;
+}
+
 describe('the real claude CLI killed mid-task', () => {
   let work = '';
   let home = '';
   let mock: ModelMock;
   let env: NodeJS.ProcessEnv = {};
   let claude: ChildProcess | null = null;
-  const keepers = (): number[] => {
-    const dir = path.join(work, '.baton', 'hooks', 'keepers');
-    return fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => Number(fs.readFileSync(path.join(dir, f), 'utf8'))).filter((n) => n > 0) : [];
-  };
-  const alive = (pid: number): boolean => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  const baton = async (args: string[]): Promise<string> => {
-    const r = await runBaton(args, work, env);
-    if (r.code !== 0) throw new Error(`baton ${args.join(' ')} → ${r.code}\n${r.stdout}${r.stderr}`);
-    return r.stdout;
-  };
-  /** The session's runs, read through the library (the store is the work tree's). */
-  const runs = async (): Promise<Run[]> => {
-    const m = openManager({ url: null, dir: path.join(work, '.baton'), cwd: work });
-    try {
-      return (await m.get('kill')).runs ?? [];
-    } finally {
-      await m.close();
-    }
-  };
-  const explain = (): string => {
-    const log = path.join(work, '.baton', 'hooks', 'hook.log');
-    return `\n--- hook log ---\n${fs.existsSync(log) ? fs.readFileSync(log, 'utf8').slice(-5000) : '(none)'}\n--- mock replies ---\n${mock.replies.map((r) => `${r.role}:${r.step}`).join(' ')} (hangs ${mock.hangs})`;
-  };
+  const keepers = (): number[] => keepersIn(work);
+  const baton = (args: string[]): Promise<string> => batonOk(args, work, env);
+  const runs = (): Promise<Run[]> => runsIn(work);
+  const explain = (): string => explainRun(work, mock);
 
   beforeAll(async () => {
     work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-e2e-kill-')));
@@ -240,35 +252,10 @@ describe.each([CODEX, GEMINI])('the real $cli CLI killed while its model hangs',
   let env: NodeJS.ProcessEnv = {};
   let child: ChildProcess | null = null;
   let hung = false;
-  const keepers = (): number[] => {
-    const dir = path.join(work, '.baton', 'hooks', 'keepers');
-    return fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => Number(fs.readFileSync(path.join(dir, f), 'utf8'))).filter((n) => n > 0) : [];
-  };
-  const alive = (pid: number): boolean => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  const baton = async (args: string[]): Promise<string> => {
-    const r = await runBaton(args, work, env);
-    if (r.code !== 0) throw new Error(`baton ${args.join(' ')} → ${r.code}\n${r.stdout}${r.stderr}`);
-    return r.stdout;
-  };
-  const runs = async (): Promise<Run[]> => {
-    const m = openManager({ url: null, dir: path.join(work, '.baton'), cwd: work });
-    try {
-      return (await m.get('kill')).runs ?? [];
-    } finally {
-      await m.close();
-    }
-  };
-  const explain = (): string => {
-    const log = path.join(work, '.baton', 'hooks', 'hook.log');
-    return `\n--- hook log ---\n${fs.existsSync(log) ? fs.readFileSync(log, 'utf8').slice(-5000) : '(none)'}\n--- mock replies ---\n${mock.replies.map((r) => `${r.role}:${r.step}`).join(' ')} (hangs ${mock.hangs})`;
-  };
+  const keepers = (): number[] => keepersIn(work);
+  const baton = (args: string[]): Promise<string> => batonOk(args, work, env);
+  const runs = (): Promise<Run[]> => runsIn(work);
+  const explain = (): string => explainRun(work, mock);
 
   beforeAll(async () => {
     work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `baton-e2e-kill-${agent.cli}-`)));
