@@ -393,7 +393,7 @@ describe('maestro inspect: never throws on damaged input', () => {
     );
     const file = path.join(root, 'state/active-session.md');
     await fs.mkdir(path.dirname(file), { recursive: true });
-    const known = new Set(['UNSAFE_PATH', 'CORRUPT_FILE', 'EMPTY_FILE', 'MISSING_FIELD', 'BAD_VALUE', 'LEGACY_FIELD', 'TOKENS_DISAGREE', 'STALE_COMPANION', 'PREREQUISITE', 'RECONCILIATION_PENDING', 'MISSING_PLAN']);
+    const known = new Set(['UNSAFE_PATH', 'CORRUPT_FILE', 'EMPTY_FILE', 'MISSING_FIELD', 'BAD_VALUE', 'LEGACY_FIELD', 'TOKENS_DISAGREE', 'STALE_COMPANION', 'PREREQUISITE', 'RECONCILIATION_PENDING', 'EMPTY_MANIFEST', 'MISSING_PLAN']);
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 0, max: sources.length - 1 }),
