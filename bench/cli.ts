@@ -56,7 +56,19 @@ async function list(quick: boolean, work: string): Promise<Row> {
   const t0 = Date.parse('2026-01-01T00:00:00.000Z');
   for (let i = 0; i < n; i++) {
     const time = new Date(t0 + i * 1000).toISOString();
-    const created = newEvent('session.created', { title: `session ${i}`, idFormat: 'explicit', phases: [{ id: 'a', name: 'A' }], budgetMax: null, contextSummary: null, metadata: {} }, time, actor);
+    const created = newEvent(
+      'session.created',
+      {
+        title: `session ${i}`,
+        idFormat: 'explicit',
+        phases: [{ id: 'a', name: 'A' }],
+        budgetMax: null,
+        contextSummary: null,
+        metadata: {},
+      },
+      time,
+      actor,
+    );
     const state = fold(null, [{ ...created, seq: 1 } as StoredEvent], `s-${i}`)!;
     await store.create(`s-${i}`, [created], summarize(state));
   }

@@ -40,7 +40,12 @@ export function ms(t0: bigint): number {
 /** Wall time of one run of `node args…` (stdin `input`, stdout ignored); throws on a non-zero exit. */
 export function timeSpawn(args: string[], cwd: string, input?: string): number {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, args, { cwd, input, stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync(process.execPath, args, {
+    cwd,
+    input,
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   const t = ms(t0);
   if (r.status !== 0) throw new Error(`node ${args.join(' ')} failed: ${r.stderr.toString()}`);
   return t;
@@ -66,7 +71,12 @@ export function compareSpawns(runs: number, a: () => number, b: () => number): {
  * the median of the per-round ratios (baseline time / baton time: above 1, baton is faster).
  * Returns also the overall rates (operations per second) of both.
  */
-export async function alternateRounds(rounds: number, perRound: number, base: () => Promise<void> | void, ours: () => Promise<void> | void): Promise<{ ratio: number; baseRate: number; oursRate: number }> {
+export async function alternateRounds(
+  rounds: number,
+  perRound: number,
+  base: () => Promise<void> | void,
+  ours: () => Promise<void> | void,
+): Promise<{ ratio: number; baseRate: number; oursRate: number }> {
   const ratios: number[] = [];
   let baseMs = 0;
   let oursMs = 0;
@@ -86,16 +96,28 @@ export async function alternateRounds(rounds: number, perRound: number, base: ()
     oursMs += o;
     ratios.push(b / o);
   }
-  return { ratio: p50(ratios), baseRate: (rounds * perRound) / (baseMs / 1000), oursRate: (rounds * perRound) / (oursMs / 1000) };
+  return {
+    ratio: p50(ratios),
+    baseRate: (rounds * perRound) / (baseMs / 1000),
+    oursRate: (rounds * perRound) / (oursMs / 1000),
+  };
 }
 
 /** A token event as the bench appends it. */
 export function tokenEvent(i: number): NewEvent {
-  return newEvent('tokens.recorded', { agent: `agent-${i % 4}`, phaseId: null, input: 10, output: 5, cached: 1 }, new Date().toISOString(), actor);
+  return newEvent(
+    'tokens.recorded',
+    { agent: `agent-${i % 4}`, phaseId: null, input: 10, output: 5, cached: 1 },
+    new Date().toISOString(),
+    actor,
+  );
 }
 
 /** A store with one session of `n` events, built in bulk through the store, snapshotted as the manager would. */
-export async function sessionWith(dir: string, n: number): Promise<{ store: FileStore; manager: SessionManager; id: string }> {
+export async function sessionWith(
+  dir: string,
+  n: number,
+): Promise<{ store: FileStore; manager: SessionManager; id: string }> {
   FileStore.init(dir);
   const store = new FileStore({ root: dir });
   const manager = new SessionManager({ store, agent: 'bench' });
@@ -103,8 +125,18 @@ export async function sessionWith(dir: string, n: number): Promise<{ store: File
   let rev = s.revision;
   const snapshotBefore = n >= 400 ? n - 50 : Number.POSITIVE_INFINITY;
   while (rev < n) {
-    const k = Math.min(1000, n - rev, rev < snapshotBefore && snapshotBefore - rev < 1000 ? snapshotBefore - rev : 1000);
-    rev = (await store.append(s.id, rev, Array.from({ length: k }, (_, i) => tokenEvent(rev + i)))).revision;
+    const k = Math.min(
+      1000,
+      n - rev,
+      rev < snapshotBefore && snapshotBefore - rev < 1000 ? snapshotBefore - rev : 1000,
+    );
+    rev = (
+      await store.append(
+        s.id,
+        rev,
+        Array.from({ length: k }, (_, i) => tokenEvent(rev + i)),
+      )
+    ).revision;
     if (rev === snapshotBefore) await store.writeSnapshot(s.id, { revision: rev, state: await manager.get(s.id) });
   }
   return { store, manager, id: s.id };

@@ -27,7 +27,12 @@ function p50(xs: number[]): number {
 
 function timed(args: string[], input: string, cwd: string): number {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, args, { cwd, input, stdio: ['pipe', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync(process.execPath, args, {
+    cwd,
+    input,
+    stdio: ['pipe', 'ignore', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   const t = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0) throw new Error(`node ${args.join(' ')} failed: ${r.stderr.toString()}`);
   return t;
@@ -46,7 +51,13 @@ function assistantLine(i: number, session: string, pad: string): string {
     sessionId: session,
     requestId: `req_${i}`,
     timestamp: new Date(1_700_000_000_000 + i * 1000).toISOString(),
-    message: { id: `msg_${i}`, role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: pad }], usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 3, cache_creation_input_tokens: 2 } },
+    message: {
+      id: `msg_${i}`,
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      content: [{ type: 'text', text: pad }],
+      usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 3, cache_creation_input_tokens: 2 },
+    },
   })}\n`;
 }
 
@@ -82,11 +93,22 @@ export function hookLatency(quick: boolean, work: string): Row[] {
   const write = (): string => {
     n += 1;
     fs.writeFileSync(file, `export const n = ${n};\n`);
-    return JSON.stringify({ ...common, hook_event_name: 'PostToolUse', tool_name: 'Write', tool_use_id: `toolu_${n}`, tool_input: { file_path: file, content: `export const n = ${n};\n` }, tool_response: { type: 'update', filePath: file } });
+    return JSON.stringify({
+      ...common,
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Write',
+      tool_use_id: `toolu_${n}`,
+      tool_input: { file_path: file, content: `export const n = ${n};\n` },
+      tool_response: { type: 'update', filePath: file },
+    });
   };
   const hook = [baton, 'hook', 'claude'];
   const base = ['-e', '0'];
-  const small = compare(runs, () => timed(hook, write(), dir), () => timed(base, write(), dir));
+  const small = compare(
+    runs,
+    () => timed(hook, write(), dir),
+    () => timed(base, write(), dir),
+  );
 
   // 50 MB of responses, then one Stop that reads them all (the first read is not timed).
   const pad = 'x'.repeat(2000);
@@ -97,7 +119,12 @@ export function hookLatency(quick: boolean, work: string): Row[] {
     for (let k = 0; k < 500; k++) chunk += assistantLine(i++, session, pad);
     fs.writeSync(fd, chunk);
   }
-  const stop = JSON.stringify({ ...common, hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'done' });
+  const stop = JSON.stringify({
+    ...common,
+    hook_event_name: 'Stop',
+    stop_hook_active: false,
+    last_assistant_message: 'done',
+  });
   timed(hook, stop, dir);
   const big = compare(
     runs,
@@ -109,15 +136,32 @@ export function hookLatency(quick: boolean, work: string): Row[] {
   );
   fs.closeSync(fd);
   return [
-    { name: '`baton hook claude`, PostToolUse Write into a file store (p50 wall time)', baton: `${small.a.toFixed(1)} ms`, baseline: `${small.b.toFixed(1)} ms \`node -e 0\``, ratio: small.a / small.b, target: '≤ 1.3×', pass: small.a / small.b <= 1.3 },
-    { name: '`baton hook claude`, Stop with a 50 MB transcript already read (p50 wall time)', baton: `${big.a.toFixed(1)} ms`, baseline: `${big.b.toFixed(1)} ms \`node -e 0\``, ratio: big.a / big.b, target: '≤ 1.5×', pass: big.a / big.b <= 1.5 },
+    {
+      name: '`baton hook claude`, PostToolUse Write into a file store (p50 wall time)',
+      baton: `${small.a.toFixed(1)} ms`,
+      baseline: `${small.b.toFixed(1)} ms \`node -e 0\``,
+      ratio: small.a / small.b,
+      target: '≤ 1.3×',
+      pass: small.a / small.b <= 1.3,
+    },
+    {
+      name: '`baton hook claude`, Stop with a 50 MB transcript already read (p50 wall time)',
+      baton: `${big.a.toFixed(1)} ms`,
+      baseline: `${big.b.toFixed(1)} ms \`node -e 0\``,
+      ratio: big.a / big.b,
+      target: '≤ 1.5×',
+      pass: big.a / big.b <= 1.5,
+    },
   ];
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const work = fs.mkdtempSync(path.join((await import('node:os')).tmpdir(), 'baton-bench-hook-'));
   try {
-    for (const r of hookLatency(process.argv.includes('--quick'), work)) console.log(`${r.name}: ${r.baton} vs ${r.baseline} = ${r.ratio.toFixed(2)}× (${r.target}) ${r.pass ? 'pass' : 'FAIL'}`);
+    for (const r of hookLatency(process.argv.includes('--quick'), work))
+      console.log(
+        `${r.name}: ${r.baton} vs ${r.baseline} = ${r.ratio.toFixed(2)}× (${r.target}) ${r.pass ? 'pass' : 'FAIL'}`,
+      );
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }

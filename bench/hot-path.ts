@@ -88,7 +88,12 @@ async function concurrentWriters(quick: boolean, work: string): Promise<Row> {
   const store = new FileStore({ root: dir });
   const manager = new SessionManager({ store, agent: 'bench' });
   const one = await manager.start({ title: 'one writer', id: 'one', phases: [{ id: 'build', name: 'Build' }] });
-  const many = await manager.start({ title: '16 writers', id: 'many', phases: [{ id: 'build', name: 'Build' }], switch: true });
+  const many = await manager.start({
+    title: '16 writers',
+    id: 'many',
+    phases: [{ id: 'build', name: 'Build' }],
+    switch: true,
+  });
   const r = await alternateRounds(
     rounds,
     per,

@@ -40,7 +40,10 @@ class Rpc {
     });
   }
 
-  request(method: string, params: unknown): Promise<{ result?: { isError?: boolean; content?: Array<{ text: string }> }; error?: unknown }> {
+  request(
+    method: string,
+    params: unknown,
+  ): Promise<{ result?: { isError?: boolean; content?: Array<{ text: string }> }; error?: unknown }> {
     const id = ++this.id;
     return new Promise((resolve) => {
       this.waiting = (line) => resolve(JSON.parse(line) as never);
@@ -61,14 +64,25 @@ export async function mcpCall(quick: boolean, work: string): Promise<Row> {
   const m = new SessionManager({ store: new FileStore({ root: dir }), agent: 'bench' });
   const s = await m.start({ title: 'mcp bench', phases: [{ id: 'build', name: 'Build' }] });
   await m.close();
-  const child = spawn(process.execPath, [...(process.env['BENCH_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_PROF']}`] : []), baton, 'mcp'], { cwd: ws, stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(
+    process.execPath,
+    [...(process.env['BENCH_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_PROF']}`] : []), baton, 'mcp'],
+    { cwd: ws, stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, NO_COLOR: '1' } },
+  );
   const rpc = new Rpc(child);
   try {
-    await rpc.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
+    await rpc.request('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'bench', version: '1' },
+    });
     rpc.notify('notifications/initialized');
     const call = async (): Promise<number> => {
       const t0 = process.hrtime.bigint();
-      const r = await rpc.request('tools/call', { name: 'tokens_record', arguments: { session: s.id, input: 10, output: 5 } });
+      const r = await rpc.request('tools/call', {
+        name: 'tokens_record',
+        arguments: { session: s.id, input: 10, output: 5 },
+      });
       const t = ms(t0);
       if (r.error || r.result?.isError) throw new Error(`tokens_record failed: ${JSON.stringify(r)}`);
       return t;

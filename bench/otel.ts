@@ -34,10 +34,18 @@ function p50(xs: number[]): number {
 function timed(args: string[], cwd: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
-    const child = spawn(process.execPath, [baton, ...args], { cwd, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [baton, ...args], {
+      cwd,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     let err = '';
     child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-    child.on('close', (code) => (code === 0 ? resolve(Number(process.hrtime.bigint() - t0) / 1e6) : reject(new Error(`baton ${args.join(' ')}: exit ${code}: ${err}`))));
+    child.on('close', (code) =>
+      code === 0
+        ? resolve(Number(process.hrtime.bigint() - t0) / 1e6)
+        : reject(new Error(`baton ${args.join(' ')}: exit ${code}: ${err}`)),
+    );
   });
 }
 
@@ -45,12 +53,26 @@ async function longSession(dir: string, phases: number): Promise<string> {
   FileStore.init(dir);
   const store = new FileStore({ root: dir });
   const m = new SessionManager({ store, agent: 'bench' });
-  const s = await m.start({ title: 'otel bench', id: 'otel-bench', phases: Array.from({ length: phases }, (_, i) => ({ id: `p${i}`, name: `Phase ${i}` })) });
+  const s = await m.start({
+    title: 'otel bench',
+    id: 'otel-bench',
+    phases: Array.from({ length: phases }, (_, i) => ({ id: `p${i}`, name: `Phase ${i}` })),
+  });
   let rev = s.revision;
   const at = (): string => new Date().toISOString();
   for (let i = 0; i < phases; i++) {
-    const events: NewEvent[] = [newEvent('phase.started', { phaseId: `p${i}`, agent: 'bench', forced: false }, at(), actor)];
-    for (let k = 0; k < 8; k++) events.push(newEvent('tokens.recorded', { agent: 'bench', phaseId: `p${i}`, input: 100, output: 20, cached: 50, model: 'claude-sonnet-4' }, at(), actor));
+    const events: NewEvent[] = [
+      newEvent('phase.started', { phaseId: `p${i}`, agent: 'bench', forced: false }, at(), actor),
+    ];
+    for (let k = 0; k < 8; k++)
+      events.push(
+        newEvent(
+          'tokens.recorded',
+          { agent: 'bench', phaseId: `p${i}`, input: 100, output: 20, cached: 50, model: 'claude-sonnet-4' },
+          at(),
+          actor,
+        ),
+      );
     events.push(newEvent('phase.completed', { phaseId: `p${i}`, agent: 'bench' }, at(), actor));
     rev = (await store.append(s.id, rev, events)).revision;
   }
@@ -103,7 +125,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-otel-'));
   try {
     const r = await otelExportLatency(process.argv.includes('--quick'), work);
-    console.log(`| ${r.name} | ${r.baton} | ${r.baseline} | ${r.ratio.toFixed(2)}× | ${r.target} | ${r.pass ? 'pass' : '**FAIL**'} |`);
+    console.log(
+      `| ${r.name} | ${r.baton} | ${r.baseline} | ${r.ratio.toFixed(2)}× | ${r.target} | ${r.pass ? 'pass' : '**FAIL**'} |`,
+    );
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }

@@ -19,7 +19,12 @@ import { rowLine, root, turn } from './common.js';
 import type { Row } from './common.js';
 
 const PEERS_DIR = path.join(root, 'bench/.work/peers');
-const PEER_PACKAGES = ['@langchain/langgraph-checkpoint-sqlite@1', '@langchain/langgraph-checkpoint@1', '@langchain/core@1', 'better-sqlite3@12'];
+const PEER_PACKAGES = [
+  '@langchain/langgraph-checkpoint-sqlite@1',
+  '@langchain/langgraph-checkpoint@1',
+  '@langchain/core@1',
+  'better-sqlite3@12',
+];
 
 /** Updates each system makes, unmeasured, before its measured ones. */
 const WARM_UP = 2000;
@@ -52,11 +57,18 @@ function installPeers(): string {
   const marker = path.join(PEERS_DIR, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node');
   if (!fs.existsSync(marker)) {
     fs.mkdirSync(PEERS_DIR, { recursive: true });
-    if (!fs.existsSync(path.join(PEERS_DIR, 'package.json'))) fs.writeFileSync(path.join(PEERS_DIR, 'package.json'), '{"name":"baton-bench-peers","private":true}\n');
-    console.error('peers: installing LangGraph SqliteSaver into bench/.work/peers (better-sqlite3 may build with node-gyp)…');
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', ...PEER_PACKAGES], { cwd: PEERS_DIR, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (!fs.existsSync(path.join(PEERS_DIR, 'package.json')))
+      fs.writeFileSync(path.join(PEERS_DIR, 'package.json'), '{"name":"baton-bench-peers","private":true}\n');
+    console.error(
+      'peers: installing LangGraph SqliteSaver into bench/.work/peers (better-sqlite3 may build with node-gyp)…',
+    );
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', ...PEER_PACKAGES], {
+      cwd: PEERS_DIR,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     // Install scripts may be held back by the npm configuration: build the native module explicitly.
-    if (!fs.existsSync(marker)) execFileSync('npm', ['rebuild', 'better-sqlite3'], { cwd: PEERS_DIR, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (!fs.existsSync(marker))
+      execFileSync('npm', ['rebuild', 'better-sqlite3'], { cwd: PEERS_DIR, stdio: ['ignore', 'ignore', 'inherit'] });
   }
   return PEERS_DIR;
 }
@@ -79,9 +91,14 @@ async function batonPeer(dir: string): Promise<{ peer: Peer; state: SessionState
   FileStore.init(dir);
   const store = new FileStore({ root: dir });
   const m = new SessionManager({ store, agent: 'bench' });
-  const s = await m.start({ title: 'peer comparison', id: 'peer', phases: Array.from({ length: 8 }, (_, i) => ({ id: `p${i}`, name: `Phase ${i}` })) });
+  const s = await m.start({
+    title: 'peer comparison',
+    id: 'peer',
+    phases: Array.from({ length: 8 }, (_, i) => ({ id: `p${i}`, name: `Phase ${i}` })),
+  });
   await m.phase(s.id, 'p0', 'start');
-  for (let i = 0; i < 10; i++) await m.note(s.id, { text: `note ${i}: what was decided and why, as an agent records it` });
+  for (let i = 0; i < 10; i++)
+    await m.note(s.id, { text: `note ${i}: what was decided and why, as an agent records it` });
   await m.derivedFiles.settled();
   const state = await m.get(s.id);
   return {
@@ -101,7 +118,9 @@ function rewritePeer(dir: string, state: SessionState): Peer {
   return {
     name: 'whole-file rewrite',
     update: async (w) => {
-      const s = JSON.parse(fs.readFileSync(file, 'utf8')) as SessionState & { tokens: { input: number; output: number; byAgent?: Record<string, { input: number; output: number }> } };
+      const s = JSON.parse(fs.readFileSync(file, 'utf8')) as SessionState & {
+        tokens: { input: number; output: number; byAgent?: Record<string, { input: number; output: number }> };
+      };
       s.tokens.input += 10;
       s.tokens.output += 5;
       s.updatedAt = new Date().toISOString();
@@ -122,8 +141,12 @@ function rewritePeer(dir: string, state: SessionState): Peer {
 async function sqlitePeer(dir: string, state: SessionState, modules: string, full: boolean): Promise<Peer> {
   fs.mkdirSync(dir, { recursive: true });
   const req = createRequire(path.join(modules, 'package.json'));
-  const { SqliteSaver } = (await import(pathToFileURL(req.resolve('@langchain/langgraph-checkpoint-sqlite')).href)) as { SqliteSaver: { fromConnString(p: string): { put: (...a: unknown[]) => Promise<unknown>; db: { close(): void } } } };
-  const { uuid6 } = (await import(pathToFileURL(req.resolve('@langchain/langgraph-checkpoint')).href)) as { uuid6: (n: number) => string };
+  const { SqliteSaver } = (await import(pathToFileURL(req.resolve('@langchain/langgraph-checkpoint-sqlite')).href)) as {
+    SqliteSaver: { fromConnString(p: string): { put: (...a: unknown[]) => Promise<unknown>; db: { close(): void } } };
+  };
+  const { uuid6 } = (await import(pathToFileURL(req.resolve('@langchain/langgraph-checkpoint')).href)) as {
+    uuid6: (n: number) => string;
+  };
   const saver = SqliteSaver.fromConnString(path.join(dir, 'checkpoints.db'));
   // better-sqlite3 builds SQLite with SQLITE_DEFAULT_WAL_SYNCHRONOUS=1: in WAL mode a commit is
   // not fsynced (a machine crash may lose acknowledged checkpoints). FULL syncs each commit, as
@@ -133,12 +156,27 @@ async function sqlitePeer(dir: string, state: SessionState, modules: string, ful
   let parent: string | undefined;
   let version = 0;
   return {
-    name: full ? 'LangGraph SqliteSaver with synchronous=FULL (the same durability)' : 'LangGraph SqliteSaver (its default durability: commits not fsynced)',
+    name: full
+      ? 'LangGraph SqliteSaver with synchronous=FULL (the same durability)'
+      : 'LangGraph SqliteSaver (its default durability: commits not fsynced)',
     update: async (w, i) => {
-      current = { ...current, tokens: { ...current.tokens, input: current.tokens.input + 10, output: current.tokens.output + 5 }, updatedAt: new Date().toISOString() };
+      current = {
+        ...current,
+        tokens: { ...current.tokens, input: current.tokens.input + 10, output: current.tokens.output + 5 },
+        updatedAt: new Date().toISOString(),
+      };
       version += 1;
-      const checkpoint = { v: 4, id: uuid6(-3), ts: new Date().toISOString(), channel_values: { session: current }, channel_versions: { session: version }, versions_seen: { [`agent-${w % 4}`]: { session: version } } };
-      const config = { configurable: { thread_id: 'peer', checkpoint_ns: '', ...(parent ? { checkpoint_id: parent } : {}) } };
+      const checkpoint = {
+        v: 4,
+        id: uuid6(-3),
+        ts: new Date().toISOString(),
+        channel_values: { session: current },
+        channel_versions: { session: version },
+        versions_seen: { [`agent-${w % 4}`]: { session: version } },
+      };
+      const config = {
+        configurable: { thread_id: 'peer', checkpoint_ns: '', ...(parent ? { checkpoint_id: parent } : {}) },
+      };
       await saver.put(config, checkpoint, { source: 'loop', step: i, parents: {} }, { session: version });
       parent = checkpoint.id;
     },

@@ -20,7 +20,6 @@ const require = createRequire(import.meta.url);
 /** One line of the results table. */
 export type PgRow = Row;
 
-
 /** Measures; returns the table rows, or [] (with the reason printed) when no server is configured. */
 export async function pgAppends(quick: boolean): Promise<PgRow[]> {
   const base = process.env['BATON_TEST_PG_URL'];
@@ -36,19 +35,40 @@ export async function pgAppends(quick: boolean): Promise<PgRow[]> {
   const raw = new pg.Client({ connectionString: base });
   await raw.connect();
   try {
-    const created = newEvent('session.created', { title: 'bench', idFormat: 'explicit', phases: [{ id: 'build', name: 'Build' }], budgetMax: null, contextSummary: null, metadata: {} }, new Date().toISOString(), actor);
+    const created = newEvent(
+      'session.created',
+      {
+        title: 'bench',
+        idFormat: 'explicit',
+        phases: [{ id: 'build', name: 'Build' }],
+        budgetMax: null,
+        contextSummary: null,
+        metadata: {},
+      },
+      new Date().toISOString(),
+      actor,
+    );
     await store.create('bench', [created], summarize(fold(null, [{ ...created, seq: 1 } as StoredEvent], 'bench')!));
     const manager = new SessionManager({ store, agent: 'bench' });
     const s = await manager.start({ title: 'manager bench', id: 'managed', phases: [{ id: 'build', name: 'Build' }] });
-    const sync = (await raw.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit;
-    await raw.query(`CREATE TABLE "${schema}".raw (session_id text NOT NULL, seq integer NOT NULL, type text NOT NULL, body text NOT NULL, PRIMARY KEY (session_id, seq))`);
+    const sync = (await raw.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!
+      .synchronous_commit;
+    await raw.query(
+      `CREATE TABLE "${schema}".raw (session_id text NOT NULL, seq integer NOT NULL, type text NOT NULL, body text NOT NULL, PRIMARY KEY (session_id, seq))`,
+    );
     const body = JSON.stringify(tokenEvent(1));
     const n = quick ? 400 : 2000;
     const rounds = 20;
     let rev = 1;
     let seq = 0;
     const insert = async (): Promise<void> => {
-      for (let i = 0; i < n / rounds; i++) await raw.query(`INSERT INTO "${schema}".raw (session_id, seq, type, body) VALUES ($1, $2, $3, $4)`, ['bench', ++seq, 'tokens.recorded', body]);
+      for (let i = 0; i < n / rounds; i++)
+        await raw.query(`INSERT INTO "${schema}".raw (session_id, seq, type, body) VALUES ($1, $2, $3, $4)`, [
+          'bench',
+          ++seq,
+          'tokens.recorded',
+          body,
+        ]);
     };
     for (let i = 0; i < 20; i++) await manager.tokens(s.id, { agent: 'bench', input: 1 }); // warm-up: statements prepared
     const app = await alternateRounds(rounds, n / rounds, insert, async () => {
@@ -61,7 +81,8 @@ export async function pgAppends(quick: boolean): Promise<PgRow[]> {
       await turn();
       await store.settle();
     });
-    const baseline = (rate: number): string => `${rate.toFixed(0)} /s raw \`INSERT\` per transaction (synchronous_commit=${sync})`;
+    const baseline = (rate: number): string =>
+      `${rate.toFixed(0)} /s raw \`INSERT\` per transaction (synchronous_commit=${sync})`;
     return [
       {
         name: 'PostgreSQL store durable appends (`store.append`, one event per commit)',
@@ -97,7 +118,6 @@ export const PG_EXPLANATION = `- **PostgreSQL appends**: \`PostgresStore.append\
   events table also has a foreign key to its sessions, 16 hash partitions and a BRIN index:
   measured apart, those cost it about a tenth), one transaction each, on the same server with
   the same \`synchronous_commit\`, in alternating rounds; the server is \`BATON_TEST_PG_URL\`.`;
-
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   for (const r of await pgAppends(process.argv.includes('--quick'))) console.log(rowLine(r));

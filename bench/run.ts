@@ -47,7 +47,9 @@ const onlyAt = argv.indexOf('--only');
 const only = onlyAt >= 0 ? (argv[onlyAt + 1] ?? '').split(',').filter(Boolean) : Object.keys(SECTIONS);
 const unknown = only.filter((s) => !(s in SECTIONS));
 if (unknown.length || (onlyAt >= 0 && !only.length)) {
-  console.error(`Unknown section(s) ${unknown.join(', ') || '(none given)'}; sections: ${Object.keys(SECTIONS).join(', ')}.`);
+  console.error(
+    `Unknown section(s) ${unknown.join(', ') || '(none given)'}; sections: ${Object.keys(SECTIONS).join(', ')}.`,
+  );
   process.exit(2);
 }
 
@@ -60,7 +62,9 @@ try {
     const t0 = performance.now();
     const got = await SECTIONS[name]!(quick, work);
     for (const r of got) console.log(rowLine(r));
-    console.error(`[${name}: ${((performance.now() - t0) / 1000).toFixed(0)} s, load average ${os.loadavg()[0]!.toFixed(1)}]`);
+    console.error(
+      `[${name}: ${((performance.now() - t0) / 1000).toFixed(0)} s, load average ${os.loadavg()[0]!.toFixed(1)}]`,
+    );
     rows.push(...got);
   }
 } finally {

@@ -14,7 +14,13 @@ import { PostgresStore } from '../src/store/postgres/store.js';
 const require = createRequire(import.meta.url);
 const [mode, url, target, startAt, ms] = process.argv.slice(2) as [string, string, string, string, string];
 const actor = { agent: 'bench', pid: process.pid, host: os.hostname() };
-const event = (i: number) => newEvent('tokens.recorded', { agent: `agent-${i % 4}`, phaseId: null, input: 10, output: 5, cached: 1 }, new Date().toISOString(), actor);
+const event = (i: number) =>
+  newEvent(
+    'tokens.recorded',
+    { agent: `agent-${i % 4}`, phaseId: null, input: 10, output: 5, cached: 1 },
+    new Date().toISOString(),
+    actor,
+  );
 /** Says "ready" and waits for the parent's "go" (all workers start together, whatever their start-up took). */
 const untilStart = (): Promise<void> => {
   console.log('ready');
@@ -49,8 +55,18 @@ async function raw(): Promise<void> {
   let n = 0;
   while (Date.now() < end) {
     // rawnotify: the same INSERT announcing itself in its transaction, as baton's append does.
-    if (mode === 'rawnotify') await c.query({ name: 'rawn', text: `WITH i AS (INSERT INTO "${schema}".${target} (session_id, seq, type, body) VALUES ($1, $2, $3, $4)) SELECT pg_notify('bench_raw', $1)`, values: [session, ++n, 'tokens.recorded', body] });
-    else await c.query({ name: 'raw', text: `INSERT INTO "${schema}".${target} (session_id, seq, type, body) VALUES ($1, $2, $3, $4)`, values: [session, ++n, 'tokens.recorded', body] });
+    if (mode === 'rawnotify')
+      await c.query({
+        name: 'rawn',
+        text: `WITH i AS (INSERT INTO "${schema}".${target} (session_id, seq, type, body) VALUES ($1, $2, $3, $4)) SELECT pg_notify('bench_raw', $1)`,
+        values: [session, ++n, 'tokens.recorded', body],
+      });
+    else
+      await c.query({
+        name: 'raw',
+        text: `INSERT INTO "${schema}".${target} (session_id, seq, type, body) VALUES ($1, $2, $3, $4)`,
+        values: [session, ++n, 'tokens.recorded', body],
+      });
   }
   await c.end();
   console.log(JSON.stringify({ n }));

@@ -29,12 +29,20 @@ function pct(xs: number[], p: number): number {
 
 /** The first event of a bench session. */
 function created(id: string): NewEvent {
-  return newEvent('session.created', { title: id, idFormat: 'explicit', phases: [], budgetMax: null, contextSummary: null, metadata: {} }, new Date().toISOString(), { agent: 'bench', pid: process.pid, host: os.hostname() });
+  return newEvent(
+    'session.created',
+    { title: id, idFormat: 'explicit', phases: [], budgetMax: null, contextSummary: null, metadata: {} },
+    new Date().toISOString(),
+    { agent: 'bench', pid: process.pid, host: os.hostname() },
+  );
 }
 
 /** Starts `bench/scale-worker.ts mode …args`; `ready` resolves once it is set up, `go()` starts it. */
 function startWorker<T>(args: string[]): { ready: Promise<void>; go: () => void; result: Promise<T> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', worker, ...args], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', worker, ...args], {
+    cwd: root,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   let onReady!: () => void;
@@ -63,15 +71,25 @@ async function together<T>(argsList: string[][]): Promise<T[]> {
 }
 
 /** Appends/s with N worker processes on distinct sessions vs N raw INSERT loops. */
-async function appendCurve(url: string, admin: Client, schema: string, quick: boolean): Promise<{ rows: ScaleRow[]; curve: string }> {
+async function appendCurve(
+  url: string,
+  admin: Client,
+  schema: string,
+  quick: boolean,
+): Promise<{ rows: ScaleRow[]; curve: string }> {
   const { SessionManager } = await import('../src/manager/manager.js');
   const { PostgresStore } = await import('../src/store/postgres/store.js');
   const m = new SessionManager({ store: new PostgresStore({ url, workspace: 'bench' }) });
   await m.store.list();
-  await admin.query(`CREATE TABLE IF NOT EXISTS "${schema}".raw (session_id text NOT NULL, seq integer NOT NULL, type text NOT NULL, body text NOT NULL, PRIMARY KEY (session_id, seq))`);
+  await admin.query(
+    `CREATE TABLE IF NOT EXISTS "${schema}".raw (session_id text NOT NULL, seq integer NOT NULL, type text NOT NULL, body text NOT NULL, PRIMARY KEY (session_id, seq))`,
+  );
   const counts = quick ? [1, 2, 4] : [1, 2, 4, 8, 16];
   const ms = quick ? 1_500 : 4_000;
-  const lines: string[] = ['| workers | baton appends/s | raw INSERTs/s | raw INSERT + pg_notify/s | baton ÷ raw | baton ÷ raw+notify | baton vs 1 worker | raw vs 1 worker |', '|---|---|---|---|---|---|---|---|'];
+  const lines: string[] = [
+    '| workers | baton appends/s | raw INSERTs/s | raw INSERT + pg_notify/s | baton ÷ raw | baton ÷ raw+notify | baton vs 1 worker | raw vs 1 worker |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
   const rows: ScaleRow[] = [];
   let base: { ours: number; raw: number; notify: number } | null = null;
   for (const n of counts) {
@@ -84,8 +102,17 @@ async function appendCurve(url: string, admin: Client, schema: string, quick: bo
     const sum = (xs: Array<{ n: number }>): number => xs.reduce((s, x) => s + x.n, 0) / (ms / 1000);
     const r = { ours: sum(ours), raw: sum(raw), notify: sum(notify) };
     base ??= r;
-    lines.push(`| ${n} | ${r.ours.toFixed(0)} | ${r.raw.toFixed(0)} | ${r.notify.toFixed(0)} | ${(r.ours / r.raw).toFixed(2)}× | ${(r.ours / r.notify).toFixed(2)}× | ${(r.ours / base.ours).toFixed(2)}× | ${(r.raw / base.raw).toFixed(2)}× |`);
-    rows.push({ name: `PostgreSQL appends, ${n} worker process${n > 1 ? 'es' : ''} on distinct sessions`, baton: `${r.ours.toFixed(0)} /s`, baseline: `${r.raw.toFixed(0)} /s raw one-row INSERT loops, same concurrency`, ratio: r.ours / r.raw, target: '≥ 0.5×', pass: r.ours / r.raw >= 0.5 });
+    lines.push(
+      `| ${n} | ${r.ours.toFixed(0)} | ${r.raw.toFixed(0)} | ${r.notify.toFixed(0)} | ${(r.ours / r.raw).toFixed(2)}× | ${(r.ours / r.notify).toFixed(2)}× | ${(r.ours / base.ours).toFixed(2)}× | ${(r.raw / base.raw).toFixed(2)}× |`,
+    );
+    rows.push({
+      name: `PostgreSQL appends, ${n} worker process${n > 1 ? 'es' : ''} on distinct sessions`,
+      baton: `${r.ours.toFixed(0)} /s`,
+      baseline: `${r.raw.toFixed(0)} /s raw one-row INSERT loops, same concurrency`,
+      ratio: r.ours / r.raw,
+      target: '≥ 0.5×',
+      pass: r.ours / r.raw >= 0.5,
+    });
   }
   await m.store.close();
   return { rows, curve: lines.join('\n') };
@@ -111,7 +138,9 @@ async function claimCurve(url: string, quick: boolean): Promise<{ rows: ScaleRow
     one.push(performance.now() - t0);
   }
   await new Promise((r) => setTimeout(r, 1_200)); // every lease has expired
-  const results = await together<{ latencies: number[]; ids: string[]; started: number; done: number }>(Array.from({ length: claimers }, () => ['claim', url, '-', '-', '-']));
+  const results = await together<{ latencies: number[]; ids: string[]; started: number; done: number }>(
+    Array.from({ length: claimers }, () => ['claim', url, '-', '-', '-']),
+  );
   const at = Math.min(...results.map((r) => r.started));
   const ids = results.flatMap((r) => r.ids);
   const unique = new Set(ids).size;
@@ -126,8 +155,22 @@ async function claimCurve(url: string, quick: boolean): Promise<{ rows: ScaleRow
   return {
     text,
     rows: [
-      { name: `Claim latency after expiry, ${sessions} sessions, ${claimers} claimers (p50)`, baton: `${p50.toFixed(1)} ms`, baseline: `${append50.toFixed(1)} ms one conditional append`, ratio: p50 / append50, target: '≤ 20×', pass: p50 / append50 <= 20 && unique === sessions && ids.length === sessions },
-      { name: `Claim latency after expiry, ${sessions} sessions, ${claimers} claimers (p99)`, baton: `${p99.toFixed(1)} ms`, baseline: `${append50.toFixed(1)} ms one conditional append`, ratio: p99 / append50, target: '≤ 100×', pass: p99 / append50 <= 100 },
+      {
+        name: `Claim latency after expiry, ${sessions} sessions, ${claimers} claimers (p50)`,
+        baton: `${p50.toFixed(1)} ms`,
+        baseline: `${append50.toFixed(1)} ms one conditional append`,
+        ratio: p50 / append50,
+        target: '≤ 20×',
+        pass: p50 / append50 <= 20 && unique === sessions && ids.length === sessions,
+      },
+      {
+        name: `Claim latency after expiry, ${sessions} sessions, ${claimers} claimers (p99)`,
+        baton: `${p99.toFixed(1)} ms`,
+        baseline: `${append50.toFixed(1)} ms one conditional append`,
+        ratio: p99 / append50,
+        target: '≤ 100×',
+        pass: p99 / append50 <= 100,
+      },
     ],
   };
 }
@@ -140,7 +183,9 @@ async function watchFanout(url: string, quick: boolean): Promise<{ rows: ScaleRo
   await m.createFrom('watched', [created('watched')]);
   const procs = quick ? 2 : 5;
   const per = 10;
-  const watchers = Array.from({ length: procs }, () => startWorker<{ received: Array<Array<[number, number]>> }>(['watch', url, 'watched', String(per)]));
+  const watchers = Array.from({ length: procs }, () =>
+    startWorker<{ received: Array<Array<[number, number]>> }>(['watch', url, 'watched', String(per)]),
+  );
   await Promise.all(watchers.map((w) => w.ready));
   const appends = quick ? 20 : 60;
   const acked = new Map<number, { sent: number; acked: number }>();
@@ -177,14 +222,31 @@ async function watchFanout(url: string, quick: boolean): Promise<{ rows: ScaleRo
   return {
     text,
     rows: [
-      { name: `\`watch\` fan-out to ${procs * per} watchers, delivery latency p50`, baton: `${p50.toFixed(1)} ms`, baseline: `${w50.toFixed(1)} ms the append itself`, ratio: p50 / w50, target: '≤ 10×', pass: p50 / w50 <= 10 && missing === 0 },
-      { name: `\`watch\` fan-out to ${procs * per} watchers, delivery latency p99`, baton: `${p99.toFixed(1)} ms`, baseline: `${w50.toFixed(1)} ms the append itself`, ratio: p99 / w50, target: '≤ 50×', pass: p99 / w50 <= 50 },
+      {
+        name: `\`watch\` fan-out to ${procs * per} watchers, delivery latency p50`,
+        baton: `${p50.toFixed(1)} ms`,
+        baseline: `${w50.toFixed(1)} ms the append itself`,
+        ratio: p50 / w50,
+        target: '≤ 10×',
+        pass: p50 / w50 <= 10 && missing === 0,
+      },
+      {
+        name: `\`watch\` fan-out to ${procs * per} watchers, delivery latency p99`,
+        baton: `${p99.toFixed(1)} ms`,
+        baseline: `${w50.toFixed(1)} ms the append itself`,
+        ratio: p99 / w50,
+        target: '≤ 50×',
+        pass: p99 / w50 <= 50,
+      },
     ],
   };
 }
 
 /** Everything above plus growth; the BENCHMARKS.md section and the table rows. */
-export async function scaleCurves(quick: boolean, o: { growth?: boolean } = {}): Promise<{ rows: ScaleRow[]; section: string } | null> {
+export async function scaleCurves(
+  quick: boolean,
+  o: { growth?: boolean } = {},
+): Promise<{ rows: ScaleRow[]; section: string } | null> {
   const given = process.env['BATON_SCALE_PG_URL'];
   const why = given ? null : privatePgUnavailable();
   if (why) {
@@ -200,12 +262,14 @@ export async function scaleCurves(quick: boolean, o: { growth?: boolean } = {}):
       u.searchParams.set('schema', schema);
       return u.toString();
     };
-    const admin = await (server ? server.client() : (async () => {
-      const pg = (await import('pg')).default;
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      return c;
-    })());
+    const admin = await (server
+      ? server.client()
+      : (async () => {
+          const pg = (await import('pg')).default;
+          const c = new pg.Client({ connectionString: base });
+          await c.connect();
+          return c;
+        })());
     const version = (await admin.query<{ v: string }>('SELECT version() AS v')).rows[0]!.v.split(',')[0];
     const sync = (await admin.query<{ s: string }>("SELECT current_setting('synchronous_commit') AS s")).rows[0]!.s;
     const appends = await appendCurve(url('scale_appends'), admin, 'scale_appends', quick);
@@ -269,7 +333,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
       const kept = noGrowth ? /\n\*\*Growth\*\*: [^\n]*\n/.exec(doc)?.[0] : undefined;
       const NOTE = ' (From an earlier full run of bench/scale.ts; this run was given --no-growth.)';
       // The kept line may carry the note already (from an earlier --no-growth run): once only.
-      const section = kept ? r.section.replace(END, `${kept.trimEnd().split(NOTE).join('')}${NOTE}\n${END}`) : r.section;
+      const section = kept
+        ? r.section.replace(END, `${kept.trimEnd().split(NOTE).join('')}${NOTE}\n${END}`)
+        : r.section;
       fs.writeFileSync(file, writeScaleSection(doc, section));
       console.log('\nWrote the scale section of BENCHMARKS.md');
     }

@@ -21,7 +21,8 @@ const minutes = Number(option('max-minutes') ?? 60);
 const sizes = process.argv.includes('--small') ? SMALL : FULL;
 const stores = (option('store') ?? 'both').split(',');
 const only = option('only')?.split(',') ?? Object.keys(TRIALS);
-for (const t of only) if (!TRIALS[t]) throw new Error(`no trial ${t}; the trials are ${Object.keys(TRIALS).join(', ')}`);
+for (const t of only)
+  if (!TRIALS[t]) throw new Error(`no trial ${t}; the trials are ${Object.keys(TRIALS).join(', ')}`);
 
 const loadavg = (): string => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const start = Date.now();
@@ -63,7 +64,9 @@ try {
     const share = (Math.max(0, deadline - Date.now()) * (WEIGHTS[name] ?? 1)) / weightLeft;
     const r = await TRIALS[name]!(t, sizes, Date.now() + share);
     results.push(r);
-    console.error(`torture: ${r.trial} on ${r.store}: ${verdict(r)} (${r.done}/${r.planned} ${r.unit}, ${r.seconds.toFixed(1)} s)${r.problems.length ? `\n  ${r.problems.slice(0, 5).join('\n  ')}` : ''}`);
+    console.error(
+      `torture: ${r.trial} on ${r.store}: ${verdict(r)} (${r.done}/${r.planned} ${r.unit}, ${r.seconds.toFixed(1)} s)${r.problems.length ? `\n  ${r.problems.slice(0, 5).join('\n  ')}` : ''}`,
+    );
   }
 } finally {
   for (const t of targets) await t.cleanup().catch(() => undefined);
@@ -71,5 +74,7 @@ try {
 }
 
 console.log(table(results));
-console.log(`\n${((Date.now() - start) / 60_000).toFixed(1)} min; load average at the end ${loadavg()} (2 cores shared with other work); node ${process.version}`);
+console.log(
+  `\n${((Date.now() - start) / 60_000).toFixed(1)} min; load average at the end ${loadavg()} (2 cores shared with other work); node ${process.version}`,
+);
 process.exit(results.some((r) => verdict(r) === 'FAIL') ? 1 : 0);

@@ -46,7 +46,11 @@ async function timeIt(runs: number, f: () => Promise<unknown>): Promise<number> 
 }
 
 /** Alternates `a` and `b` so machine noise hits both alike; returns both p50s in ms. */
-async function compare(runs: number, a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<{ a: number; b: number }> {
+async function compare(
+  runs: number,
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+): Promise<{ a: number; b: number }> {
   const ta: number[] = [];
   const tb: number[] = [];
   for (let i = 0; i < 3; i++) {
@@ -65,7 +69,20 @@ async function compare(runs: number, a: () => Promise<unknown>, b: () => Promise
 }
 
 function created(title: string): NewEvent {
-  return newEvent('session.created', { title, idFormat: 'custom', phases: [{ id: 'build', name: 'Build' }, { id: 'test', name: 'Test' }], budgetMax: 100_000 }, new Date().toISOString(), actor);
+  return newEvent(
+    'session.created',
+    {
+      title,
+      idFormat: 'custom',
+      phases: [
+        { id: 'build', name: 'Build' },
+        { id: 'test', name: 'Test' },
+      ],
+      budgetMax: 100_000,
+    },
+    new Date().toISOString(),
+    actor,
+  );
 }
 
 /** A store of `n` sessions (a seventh interrupted, a third of the rest paused) and one of `events` events. */
@@ -75,23 +92,35 @@ async function fixture(dir: string, n: number, events: number): Promise<{ manage
   const manager = new SessionManager({ store, agent: 'bench' });
   const now = (): string => new Date().toISOString();
   for (let i = 0; i < n; i++) {
-    const journal: NewEvent[] = [created(`session ${i}`), newEvent('phase.started', { phaseId: 'build', agent: `agent-${i % 5}`, forced: false }, now(), actor)];
+    const journal: NewEvent[] = [
+      created(`session ${i}`),
+      newEvent('phase.started', { phaseId: 'build', agent: `agent-${i % 5}`, forced: false }, now(), actor),
+    ];
     if (i % 7 === 0) journal.push(newEvent('session.interrupted', { cause: 'exit-1', detail: null }, now(), actor));
     else if (i % 3 === 0) journal.push(newEvent('session.paused', { cause: 'user', detail: null }, now(), actor));
     await manager.createFrom(`s-${i}`, journal);
   }
   const big = 'big';
-  await manager.createFrom(big, [created('one long session'), newEvent('phase.started', { phaseId: 'build', agent: 'agent-0', forced: false }, now(), actor)]);
+  await manager.createFrom(big, [
+    created('one long session'),
+    newEvent('phase.started', { phaseId: 'build', agent: 'agent-0', forced: false }, now(), actor),
+  ]);
   let rev = 2;
   while (rev < events) {
     const k = Math.min(1000, events - rev);
     const batch = Array.from({ length: k }, (_, j) => {
       const i = rev + j;
       if (i % 5000 === 0) return newEvent('substep.reached', { phaseId: 'build', name: `step ${i}` }, now(), actor);
-      return newEvent('tokens.recorded', { agent: `agent-${i % 4}`, phaseId: 'build', input: 10, output: 5, cached: 1, model: 'claude-sonnet-4-5' }, now(), actor);
+      return newEvent(
+        'tokens.recorded',
+        { agent: `agent-${i % 4}`, phaseId: 'build', input: 10, output: 5, cached: 1, model: 'claude-sonnet-4-5' },
+        now(),
+        actor,
+      );
     });
     rev = (await store.append(big, rev, batch)).revision;
-    if (events - rev < 1000 && events - rev >= 50) await store.writeSnapshot(big, { revision: rev, state: await manager.get(big) });
+    if (events - rev < 1000 && events - rev >= 50)
+      await store.writeSnapshot(big, { revision: rev, state: await manager.get(big) });
   }
   // The dashboard is measured as `baton ui` runs it: a process of its own, opened on a store
   // whose writers are done. The builder's derived files (a handoff per session, written after
@@ -109,14 +138,20 @@ export async function uiLatency(quick: boolean, work: string): Promise<Row[]> {
   const server = await startUiServer({ manager });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   // A kept-alive socket the server closed while idle (its keep-alive timeout) is reset on reuse: ask again once.
-  const get = (p: string): Promise<number> => getOnce(p).catch((e: NodeJS.ErrnoException) => (e.code === 'ECONNRESET' ? getOnce(p) : Promise.reject(e)));
+  const get = (p: string): Promise<number> =>
+    getOnce(p).catch((e: NodeJS.ErrnoException) => (e.code === 'ECONNRESET' ? getOnce(p) : Promise.reject(e)));
   const getOnce = (p: string): Promise<number> =>
     new Promise((resolve, reject) => {
-      const req = http.get({ host: '127.0.0.1', port: server.port, path: p, agent, headers: { Authorization: `Bearer ${server.token}` } }, (res) => {
-        let size = 0;
-        res.on('data', (b: Buffer) => (size += b.length));
-        res.on('end', () => (res.statusCode === 200 ? resolve(size) : reject(new Error(`GET ${p}: ${res.statusCode}`))));
-      });
+      const req = http.get(
+        { host: '127.0.0.1', port: server.port, path: p, agent, headers: { Authorization: `Bearer ${server.token}` } },
+        (res) => {
+          let size = 0;
+          res.on('data', (b: Buffer) => (size += b.length));
+          res.on('end', () =>
+            res.statusCode === 200 ? resolve(size) : reject(new Error(`GET ${p}: ${res.statusCode}`)),
+          );
+        },
+      );
       req.on('error', reject);
     });
   try {
@@ -125,16 +160,56 @@ export async function uiLatency(quick: boolean, work: string): Promise<Row[]> {
     await get(`/api/sessions/${big}`);
     const cold = Number(process.hrtime.bigint() - t0) / 1e6;
     const coldBase = await timeIt(3, () => manager.log(big));
-    const list = await compare(runs, () => get('/api/sessions?limit=50'), () => manager.list());
-    const one = await compare(runs, () => get(`/api/sessions/${big}`), () => manager.get(big));
-    const page = await compare(runs, () => get(`/api/sessions/${big}/events?type=tokens.recorded&agent=agent-1&offset=100&limit=100`), () => manager.get(big));
+    const list = await compare(
+      runs,
+      () => get('/api/sessions?limit=50'),
+      () => manager.list(),
+    );
+    const one = await compare(
+      runs,
+      () => get(`/api/sessions/${big}`),
+      () => manager.get(big),
+    );
+    const page = await compare(
+      runs,
+      () => get(`/api/sessions/${big}/events?type=tokens.recorded&agent=agent-1&offset=100&limit=100`),
+      () => manager.get(big),
+    );
     const fmt = (x: number): string => `${x.toFixed(1)} ms`;
     const k = (x: number): string => x.toLocaleString('en-US');
     return [
-      { name: `Dashboard \`/api/sessions\` over ${k(n)} sessions, page of 50 (p50)`, baton: fmt(list.a), baseline: `${fmt(list.b)} \`manager.list()\``, ratio: list.a / list.b, target: '≤ 2×', pass: list.a / list.b <= 2 },
-      { name: `Dashboard \`/api/sessions/{id}\`, session of ${k(events)} events (p50)`, baton: fmt(one.a), baseline: `${fmt(one.b)} \`manager.get()\``, ratio: one.a / one.b, target: '≤ 3×', pass: one.a / one.b <= 3 },
-      { name: `Dashboard event log page (type + agent filter), ${k(events)} events (p50)`, baton: fmt(page.a), baseline: `${fmt(page.b)} \`manager.get()\``, ratio: page.a / page.b, target: '≤ 3×', pass: page.a / page.b <= 3 },
-      { name: `Dashboard first \`/api/sessions/{id}\` of ${k(events)} events (reads the journal; one run)`, baton: fmt(cold), baseline: `${fmt(coldBase)} \`manager.log()\` (p50 of 3)`, ratio: cold / coldBase, target: '≤ 3×', pass: cold / coldBase <= 3 },
+      {
+        name: `Dashboard \`/api/sessions\` over ${k(n)} sessions, page of 50 (p50)`,
+        baton: fmt(list.a),
+        baseline: `${fmt(list.b)} \`manager.list()\``,
+        ratio: list.a / list.b,
+        target: '≤ 2×',
+        pass: list.a / list.b <= 2,
+      },
+      {
+        name: `Dashboard \`/api/sessions/{id}\`, session of ${k(events)} events (p50)`,
+        baton: fmt(one.a),
+        baseline: `${fmt(one.b)} \`manager.get()\``,
+        ratio: one.a / one.b,
+        target: '≤ 3×',
+        pass: one.a / one.b <= 3,
+      },
+      {
+        name: `Dashboard event log page (type + agent filter), ${k(events)} events (p50)`,
+        baton: fmt(page.a),
+        baseline: `${fmt(page.b)} \`manager.get()\``,
+        ratio: page.a / page.b,
+        target: '≤ 3×',
+        pass: page.a / page.b <= 3,
+      },
+      {
+        name: `Dashboard first \`/api/sessions/{id}\` of ${k(events)} events (reads the journal; one run)`,
+        baton: fmt(cold),
+        baseline: `${fmt(coldBase)} \`manager.log()\` (p50 of 3)`,
+        ratio: cold / coldBase,
+        target: '≤ 3×',
+        pass: cold / coldBase <= 3,
+      },
     ];
   } finally {
     agent.destroy();
@@ -146,7 +221,10 @@ export async function uiLatency(quick: boolean, work: string): Promise<Row[]> {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-ui-'));
   try {
-    for (const r of await uiLatency(process.argv.includes('--quick'), work)) console.log(`${r.name}: ${r.baton} vs ${r.baseline} = ${r.ratio.toFixed(2)}× (${r.target}) ${r.pass ? 'pass' : 'FAIL'}`);
+    for (const r of await uiLatency(process.argv.includes('--quick'), work))
+      console.log(
+        `${r.name}: ${r.baton} vs ${r.baseline} = ${r.ratio.toFixed(2)}× (${r.target}) ${r.pass ? 'pass' : 'FAIL'}`,
+      );
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }

@@ -33,7 +33,8 @@ const noChildProcess = {
       args.importer.includes('node_modules/commander') ? { path: 'child_process', namespace: 'stub' } : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({
-      contents: "export default {}; export function spawn() { throw new Error('executable subcommands are not supported'); }",
+      contents:
+        "export default {}; export function spawn() { throw new Error('executable subcommands are not supported'); }",
       loader: 'js',
     }));
   },
@@ -46,7 +47,9 @@ const crcWithoutZlib = {
   name: 'crc-without-zlib',
   setup(b) {
     b.onResolve({ filter: /^(node:)?zlib$/ }, (args) =>
-      args.importer.endsWith(`src${path.sep}store${path.sep}file${path.sep}codec.ts`) ? { path: fileURLToPath(new URL('../src/cli/zlib-crc32.ts', import.meta.url)) } : undefined,
+      args.importer.endsWith(`src${path.sep}store${path.sep}file${path.sep}codec.ts`)
+        ? { path: fileURLToPath(new URL('../src/cli/zlib-crc32.ts', import.meta.url)) }
+        : undefined,
     );
   },
 };
@@ -56,7 +59,14 @@ const crcWithoutZlib = {
 // its getters, and some then replace themselves with plain values.
 const BUILTINS = ['fs', 'path', 'os', 'crypto', 'url', 'module', 'fs/promises', 'util', 'zlib', 'events'];
 const lazyExports = JSON.parse(
-  spawnSync(process.execPath, ['-e', `const out = {}; for (const m of ${JSON.stringify(BUILTINS)}) { const x = require('node:' + m); out['node:' + m] = Object.keys(x).filter((k) => !('value' in Object.getOwnPropertyDescriptor(x, k))); } process.stdout.write(JSON.stringify(out));`], { encoding: 'utf8' }).stdout,
+  spawnSync(
+    process.execPath,
+    [
+      '-e',
+      `const out = {}; for (const m of ${JSON.stringify(BUILTINS)}) { const x = require('node:' + m); out['node:' + m] = Object.keys(x).filter((k) => !('value' in Object.getOwnPropertyDescriptor(x, k))); } process.stdout.write(JSON.stringify(out));`,
+    ],
+    { encoding: 'utf8' },
+  ).stdout,
 );
 
 // esbuild wraps each default import of a Node built-in (\`import fs from 'node:fs'\`) in a
@@ -70,14 +80,22 @@ const builtinOnce = {
     b.onResolve({ filter: new RegExp(`^node:(${BUILTINS.join('|').replace('/', '\\/')})$`) }, (args) =>
       // A require() (commander's) wants the module itself: through the shared ES module it would
       // get esbuild's __toCommonJS copy of every export, made at start-up.
-      args.namespace === 'builtin-once' || args.kind === 'require-call' ? { path: args.path, external: true } : { path: args.path, namespace: 'builtin-once' },
+      args.namespace === 'builtin-once' || args.kind === 'require-call'
+        ? { path: args.path, external: true }
+        : { path: args.path, namespace: 'builtin-once' },
     );
     b.onLoad({ filter: /.*/, namespace: 'builtin-once' }, async (args) => {
       const mod = await import(args.path);
       // Data properties only: reading a lazy getter (fs.promises, crypto.webcrypto) at start-up
       // would load what it defers. A module that uses one imports the default and reads it.
       const lazy = new Set(lazyExports[args.path] ?? []);
-      const names = Object.keys(mod).filter((k) => k !== 'default' && /^[A-Za-z_$][\w$]*$/.test(k) && !lazy.has(k) && 'value' in (Object.getOwnPropertyDescriptor(mod.default, k) ?? {}));
+      const names = Object.keys(mod).filter(
+        (k) =>
+          k !== 'default' &&
+          /^[A-Za-z_$][\w$]*$/.test(k) &&
+          !lazy.has(k) &&
+          'value' in (Object.getOwnPropertyDescriptor(mod.default, k) ?? {}),
+      );
       return {
         contents: `const m = require(${JSON.stringify(args.path)});\nexport default m;\n${names.map((n) => `export const ${n} = m.${n};`).join('\n')}\n`,
         loader: 'js',
@@ -92,7 +110,9 @@ const builtinOnce = {
 const moduleAsRequire = {
   name: 'module-as-require',
   setup(b) {
-    b.onResolve({ filter: /^(node:)?module$/ }, (args) => (args.importer.includes('node_modules') ? undefined : { path: 'module', namespace: 'module-as-require' }));
+    b.onResolve({ filter: /^(node:)?module$/ }, (args) =>
+      args.importer.includes('node_modules') ? undefined : { path: 'module', namespace: 'module-as-require' },
+    );
     b.onLoad({ filter: /.*/, namespace: 'module-as-require' }, () => ({
       contents: 'export function createRequire() { return require; }',
       loader: 'js',
@@ -106,7 +126,9 @@ const moduleAsRequire = {
 // collection). Run by Node itself (\`node dist/cli.cjs\`, \`require()\`), the file calls that
 // function at once with its module's arguments.
 const asModuleFunction = {
-  banner: { js: "(function (f) { return typeof module === 'undefined' ? f : f.call(this, exports, require, module, __filename, __dirname); })(function (exports, require, module, __filename, __dirname) {" },
+  banner: {
+    js: "(function (f) { return typeof module === 'undefined' ? f : f.call(this, exports, require, module, __filename, __dirname); })(function (exports, require, module, __filename, __dirname) {",
+  },
   footer: { js: '\n});' },
 };
 
@@ -118,7 +140,18 @@ const cliBundle = {
   ...common,
   plugins: [noChildProcess, crcWithoutZlib, moduleAsRequire, builtinOnce],
   format: 'cjs',
-  external: ['zod', 'yaml', 'pg', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', 'jsonc-parser', 'diff', 'smol-toml', '@opentelemetry/*', 'cli-progress'],
+  external: [
+    'zod',
+    'yaml',
+    'pg',
+    '@modelcontextprotocol/sdk',
+    '@modelcontextprotocol/sdk/*',
+    'jsonc-parser',
+    'diff',
+    'smol-toml',
+    '@opentelemetry/*',
+    'cli-progress',
+  ],
   define: { ...common.define, 'import.meta.url': '__filename' },
   ...asModuleFunction,
 };
@@ -156,10 +189,17 @@ await build({
   logLevel: 'warning',
 });
 // The `baton` command itself is a small launcher that runs cli.cjs (or core.cjs, hook.cjs) through V8's code cache.
-const digest = (f) => createHash('sha256').update(readFileSync(new URL(`../dist/${f}`, import.meta.url))).digest('hex').slice(0, 16);
+const digest = (f) =>
+  createHash('sha256')
+    .update(readFileSync(new URL(`../dist/${f}`, import.meta.url)))
+    .digest('hex')
+    .slice(0, 16);
 writeFileSync(
   new URL('../dist/baton.cjs', import.meta.url),
-  readFileSync(new URL('../src/cli/launcher.cjs', import.meta.url), 'utf8').replace('__BATON_BUNDLE_HASH__', digest('cli.cjs')).replace('__BATON_CORE_HASH__', digest('core.cjs')).replace('__BATON_HOOK_HASH__', digest('hook.cjs')),
+  readFileSync(new URL('../src/cli/launcher.cjs', import.meta.url), 'utf8')
+    .replace('__BATON_BUNDLE_HASH__', digest('cli.cjs'))
+    .replace('__BATON_CORE_HASH__', digest('core.cjs'))
+    .replace('__BATON_HOOK_HASH__', digest('hook.cjs')),
 );
 // The library, its pure helpers (`baton-sessions/domain`), `baton-sessions/testing` and `baton-sessions/langgraph`
 // share their code in chunks, so a store written against the library throws the very BatonError class the suite
@@ -167,7 +207,12 @@ writeFileSync(
 // whoever runs the graph.
 await build({
   ...common,
-  entryPoints: { index: 'src/index.ts', domain: 'src/domain/index.ts', testing: 'src/testing/index.ts', langgraph: 'src/langgraph/index.ts' },
+  entryPoints: {
+    index: 'src/index.ts',
+    domain: 'src/domain/index.ts',
+    testing: 'src/testing/index.ts',
+    langgraph: 'src/langgraph/index.ts',
+  },
   outdir: 'dist',
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',

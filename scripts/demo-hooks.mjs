@@ -29,9 +29,16 @@ const cli = (...args) => {
 const hook = (name, note) => {
   const payload = fs.readFileSync(path.join(fixtures, `${name}.json`), 'utf8').replaceAll('__CWD__', work);
   const t0 = Date.now();
-  const r = spawnSync(process.execPath, [baton, 'hook', 'claude'], { cwd: work, env, input: payload, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [baton, 'hook', 'claude'], {
+    cwd: work,
+    env,
+    input: payload,
+    encoding: 'utf8',
+  });
   const event = JSON.parse(payload).hook_event_name;
-  process.stdout.write(`  hook ${event.padEnd(18)} exit ${r.status} in ${String(Date.now() - t0).padStart(3)} ms  ${note}\n`);
+  process.stdout.write(
+    `  hook ${event.padEnd(18)} exit ${r.status} in ${String(Date.now() - t0).padStart(3)} ms  ${note}\n`,
+  );
   return r.stdout;
 };
 const write = (file, text) => {
@@ -48,14 +55,22 @@ say(`1. A project with a baton session, in ${work}`);
 execFileSync('git', ['init', '-q'], { cwd: work });
 write('README.md', 'old\n');
 execFileSync('git', ['add', '-A'], { cwd: work });
-execFileSync('git', ['-c', 'user.name=demo', '-c', 'user.email=demo@example.com', 'commit', '-qm', 'start'], { cwd: work });
+execFileSync('git', ['-c', 'user.name=demo', '-c', 'user.email=demo@example.com', 'commit', '-qm', 'start'], {
+  cwd: work,
+});
 cli('init');
 cli('start', 'Add a greeting', '--phases', 'implement,test');
 cli('phase', 'start', 'implement');
 // The transcript Claude Code keeps (usage per response), from a real run, trimmed.
-fs.copyFileSync(path.join(root, 'test', 'fixtures', 'transcripts', 'claude-main.jsonl'), path.join(work, '.claude-transcript.jsonl'));
+fs.copyFileSync(
+  path.join(root, 'test', 'fixtures', 'transcripts', 'claude-main.jsonl'),
+  path.join(work, '.claude-transcript.jsonl'),
+);
 fs.mkdirSync(path.join(work, '.claude-transcript', 'subagents'), { recursive: true });
-fs.copyFileSync(path.join(root, 'test', 'fixtures', 'transcripts', 'claude-subagent.jsonl'), path.join(work, '.claude-transcript', 'subagents', 'agent-a1b2c3d4e5f6.jsonl'));
+fs.copyFileSync(
+  path.join(root, 'test', 'fixtures', 'transcripts', 'claude-subagent.jsonl'),
+  path.join(work, '.claude-transcript', 'subagents', 'agent-a1b2c3d4e5f6.jsonl'),
+);
 fs.writeFileSync(path.join(work, '.git', 'info', 'exclude'), '.claude-transcript*\n');
 
 say('2. A Claude Code conversation: every line is one hook the CLI runs; the model never calls baton');

@@ -19,7 +19,9 @@ delete env.BATON_SESSION;
 /** Runs one baton command as `agent`; prints it and its output like a transcript. */
 async function b(agent, ...args) {
   const { stdout } = await run(process.execPath, [baton, ...args], { cwd: work, env: { ...env, BATON_AGENT: agent } });
-  console.log(`  [${agent}] baton ${args.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}${stdout.trim() ? `\n      → ${stdout.trim().split('\n').join('\n        ')}` : ''}`);
+  console.log(
+    `  [${agent}] baton ${args.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}${stdout.trim() ? `\n      → ${stdout.trim().split('\n').join('\n        ')}` : ''}`,
+  );
   return stdout.trim();
 }
 
@@ -43,7 +45,19 @@ async function agent(name, phase, files, tokens, extra = async () => {}) {
     await b(name, 'substep', phase, `write ${path.basename(f)}`);
     write(f, `// ${f} written by ${name}\n`);
     await b(name, 'file', 'created', f);
-    await b(name, 'tokens', 'add', '--phase', phase, '--input', String(tokens[0] + i * 100), '--output', String(tokens[1]), '--cached', String(tokens[2]));
+    await b(
+      name,
+      'tokens',
+      'add',
+      '--phase',
+      phase,
+      '--input',
+      String(tokens[0] + i * 100),
+      '--output',
+      String(tokens[1]),
+      '--cached',
+      String(tokens[2]),
+    );
     await sleep(20);
   }
   await extra();
@@ -73,12 +87,38 @@ await b('orchestrator', 'milestone', 'add', 'Login works end to end');
 
 console.log('\n2. The architect designs and records a decision.');
 await agent('architect', 'design', ['docs/login-design.md'], [4200, 1800, 900], async () => {
-  await b('architect', 'decision', 'add', '--title', 'Session storage', '--choice', 'HTTP-only cookie', '--rationale', 'Not readable by scripts; CSRF handled by SameSite', '--alternative', 'localStorage JWT');
+  await b(
+    'architect',
+    'decision',
+    'add',
+    '--title',
+    'Session storage',
+    '--choice',
+    'HTTP-only cookie',
+    '--rationale',
+    'Not readable by scripts; CSRF handled by SameSite',
+    '--alternative',
+    'localStorage JWT',
+  );
 });
 
 console.log('\n3. Backend and frontend agents work at the same time (separate processes, one session).');
 console.log('   The backend agent runs under `baton run`, which holds the session lease; it crashes mid-phase.');
-const crashing = spawn(process.execPath, [baton, 'run', '--agent', 'coder-be', '--heartbeat', '200ms', '--ttl', '1500ms', '--', process.execPath, '-e', `
+const crashing = spawn(
+  process.execPath,
+  [
+    baton,
+    'run',
+    '--agent',
+    'coder-be',
+    '--heartbeat',
+    '200ms',
+    '--ttl',
+    '1500ms',
+    '--',
+    process.execPath,
+    '-e',
+    `
   const { execFileSync } = require('node:child_process');
   const fs = require('node:fs');
   const b = (...a) => execFileSync(process.execPath, [${JSON.stringify(baton)}, ...a], { stdio: 'ignore' });
@@ -90,11 +130,24 @@ const crashing = spawn(process.execPath, [baton, 'run', '--agent', 'coder-be', '
   b('tokens', 'add', '--phase', 'backend', '--input', '6000', '--output', '2500', '--cached', '1200');
   console.log('READY ' + process.pid);
   setInterval(() => {}, 1000);
-`], { cwd: work, env: { ...env, BATON_AGENT: 'coder-be' }, stdio: ['ignore', 'pipe', 'ignore'], detached: true });
-const tryStartTests = b('tester', 'phase', 'start', 'tests').catch((e) => console.log(`  [tester] refused while blocked → ${e.stderr.trim().split('\n')[0]}`));
+`,
+  ],
+  { cwd: work, env: { ...env, BATON_AGENT: 'coder-be' }, stdio: ['ignore', 'pipe', 'ignore'], detached: true },
+);
+const tryStartTests = b('tester', 'phase', 'start', 'tests').catch((e) =>
+  console.log(`  [tester] refused while blocked → ${e.stderr.trim().split('\n')[0]}`),
+);
 let agentPid = 0;
 await Promise.all([
-  new Promise((resolve) => crashing.stdout.on('data', (d) => { const m = /READY (\d+)/.exec(String(d)); if (m) { agentPid = Number(m[1]); resolve(); } })),
+  new Promise((resolve) =>
+    crashing.stdout.on('data', (d) => {
+      const m = /READY (\d+)/.exec(String(d));
+      if (m) {
+        agentPid = Number(m[1]);
+        resolve();
+      }
+    }),
+  ),
   agent('coder-fe', 'frontend', ['src/ui/LoginPage.tsx', 'src/ui/login.css'], [5000, 3000, 800]),
   tryStartTests,
 ]);
@@ -128,7 +181,17 @@ console.log('\n5. The tester hits a failure, records it, retries, and finishes.'
 await b('tester', 'phase', 'start', 'tests');
 write('test/login.spec.ts', '// e2e test\n');
 await b('tester', 'file', 'created', 'test/login.spec.ts');
-const errorId = await b('tester', 'error', 'add', '--phase', 'tests', '--type', 'validation', '--message', 'Login button not found by selector');
+const errorId = await b(
+  'tester',
+  'error',
+  'add',
+  '--phase',
+  'tests',
+  '--type',
+  'validation',
+  '--message',
+  'Login button not found by selector',
+);
 await b('tester', 'phase', 'fail', 'tests', '--reason', 'selector mismatch');
 await b('tester', 'phase', 'retry', 'tests');
 await b('tester', 'error', 'resolve', errorId, '--resolution', 'Added data-testid to the button');
@@ -139,7 +202,8 @@ await b('orchestrator', 'note', 'add', 'Ready for review');
 await b('orchestrator', 'complete');
 
 console.log('\n6. Final state.\n');
-const id = JSON.parse((await run(process.execPath, [baton, 'list', '--all', '--json'], { cwd: work, env })).stdout)[0].id;
+const id = JSON.parse((await run(process.execPath, [baton, 'list', '--all', '--json'], { cwd: work, env })).stdout)[0]
+  .id;
 console.log(`$ baton status --session ${id}`);
 await show('status', '--session', id);
 console.log(`\n$ baton log --session ${id}`);

@@ -48,13 +48,20 @@ export function ensureTestClis({ env = process.env, check = false } = {}) {
     const dir = path.dirname(path.dirname(path.dirname(bin)));
     fs.mkdirSync(dir, { recursive: true });
     // A package.json of our own keeps npm from walking up into a project that holds the folder.
-    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `baton-test-${cli}`, private: true }) + '\n');
+    fs.writeFileSync(
+      path.join(dir, 'package.json'),
+      JSON.stringify({ name: `baton-test-${cli}`, private: true }) + '\n',
+    );
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    const r = spawnSync(npm, ['install', '--no-audit', '--no-fund', '--no-save', '--loglevel=error', `${c.pkg}@${c.version}`], {
-      cwd: dir,
-      encoding: 'utf8',
-      timeout: 900_000,
-    });
+    const r = spawnSync(
+      npm,
+      ['install', '--no-audit', '--no-fund', '--no-save', '--loglevel=error', `${c.pkg}@${c.version}`],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 900_000,
+      },
+    );
     if (r.status === 0 && fs.existsSync(bin)) {
       lines.push(`${cli} ${c.version}: installed at ${bin}`);
     } else {

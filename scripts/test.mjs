@@ -12,7 +12,10 @@ const step = (cmd, args) => {
 
 if (step(process.execPath, ['scripts/build.mjs']) !== 0) process.exit(1);
 // The dashboard's web page (src/ui/web) has a config of its own: DOM types and JSX.
-if (step(process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.']) !== 0 || step(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'src/ui/web']) !== 0) {
+if (
+  step(process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.']) !== 0 ||
+  step(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'src/ui/web']) !== 0
+) {
   console.error('Type check failed.');
   process.exit(1);
 }
@@ -21,7 +24,14 @@ const pg = process.env.BATON_TEST_PG_URL
   ? 'PostgreSQL tests ran on the real server of BATON_TEST_PG_URL'
   : 'PostgreSQL tests ran on an embedded PGlite (set BATON_TEST_PG_URL for a real server; tests that need one say SKIPPED above)';
 const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-test-')), 'results.json');
-const code = step(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...process.argv.slice(2)]);
+const code = step(process.execPath, [
+  'node_modules/vitest/vitest.mjs',
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${out}`,
+  ...process.argv.slice(2),
+]);
 try {
   const r = JSON.parse(fs.readFileSync(out, 'utf8'));
   const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);

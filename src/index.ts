@@ -23,7 +23,26 @@ export { hint, isHint } from './domain/hints.js';
 export type { Hint, HintAction, HintArgs } from './domain/hints.js';
 
 // A session's state, as the manager's methods return it.
-export type { SessionState, SessionStatus, Phase, PhaseStatus, FileAction, FileRecord, ErrorRecord, Decision, Finding, Note, Milestone, Artifact, TokenCounts, TokenUsage, Lease, Run, RunKind, RunEnd } from './domain/state.js';
+export type {
+  SessionState,
+  SessionStatus,
+  Phase,
+  PhaseStatus,
+  FileAction,
+  FileRecord,
+  ErrorRecord,
+  Decision,
+  Finding,
+  Note,
+  Milestone,
+  Artifact,
+  TokenCounts,
+  TokenUsage,
+  Lease,
+  Run,
+  RunKind,
+  RunEnd,
+} from './domain/state.js';
 export type { Actor, PhaseSpec, StoredEvent } from './domain/events.js';
 export type { SessionSummary } from './domain/summary.js';
 // Typed session settings: read with settingsOf(state), written with manager.setSettings.
@@ -39,7 +58,15 @@ export type { StartOrGetInput } from './manager/start-or-get.js';
 export type { Claim } from './manager/claim.js';
 export type { ResumePlan, EscalationChoice } from './domain/resume-plan-types.js';
 export type { AppliedResume, ApplyOptions } from './manager/resume.js';
-export type { FormatsOptions, InspectResult, ImportOptions, ImportResult, ImportedSession, ExportOptions, ExportResult } from './manager/formats.js';
+export type {
+  FormatsOptions,
+  InspectResult,
+  ImportOptions,
+  ImportResult,
+  ImportedSession,
+  ExportOptions,
+  ExportResult,
+} from './manager/formats.js';
 export type { MirrorSetting } from './manager/mirror.js';
 export type { FormatName, FormatProblem, ForeignSession } from './formats/types.js';
 export type { DoctorReport } from './manager/doctor.js';

@@ -101,9 +101,27 @@ export interface Sizes {
 }
 
 /** Full size, as the issue asks. */
-export const FULL: Sizes = { kills: 1000, writers: 16, appendsPerWriter: 500, mcpCalls: 20_000, cliCalls: 5_000, takeovers: 100, damageRounds: 3, randomDamage: 300 };
+export const FULL: Sizes = {
+  kills: 1000,
+  writers: 16,
+  appendsPerWriter: 500,
+  mcpCalls: 20_000,
+  cliCalls: 5_000,
+  takeovers: 100,
+  damageRounds: 3,
+  randomDamage: 300,
+};
 /** What every test run does: the same code, a few seconds per trial. */
-export const SMALL: Sizes = { kills: 4, writers: 3, appendsPerWriter: 8, mcpCalls: 150, cliCalls: 40, takeovers: 2, damageRounds: 1, randomDamage: 5 };
+export const SMALL: Sizes = {
+  kills: 4,
+  writers: 3,
+  appendsPerWriter: 8,
+  mcpCalls: 150,
+  cliCalls: 40,
+  takeovers: 2,
+  damageRounds: 1,
+  randomDamage: 5,
+};
 
 /** A child process's stdout lines (as they come), exit, and stderr. */
 export interface Child {
@@ -122,7 +140,10 @@ process.on('exit', () => {
 
 /** Starts `node bench/torture/writer.mjs …args`. */
 export function writer(args: string[]): Child {
-  const child = spawn(process.execPath, [path.join(REPO, 'bench/torture/writer.mjs'), ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(REPO, 'bench/torture/writer.mjs'), ...args], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running.add(child);
   child.on('exit', () => running.delete(child));
   let buffered = '';
@@ -156,13 +177,19 @@ export function writer(args: string[]): Child {
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Runs `body` and times it into a result row. */
-export async function timed(trial: string, store: Target['kind'], planned: number, unit: string, body: (r: TrialResult) => Promise<void>): Promise<TrialResult> {
+export async function timed(
+  trial: string,
+  store: Target['kind'],
+  planned: number,
+  unit: string,
+  body: (r: TrialResult) => Promise<void>,
+): Promise<TrialResult> {
   const r: TrialResult = { trial, store, planned, done: 0, unit, problems: [], seconds: 0, detail: '' };
   const t0 = performance.now();
   try {
     await body(r);
   } catch (e) {
-    r.problems.push(`trial crashed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+    r.problems.push(`trial crashed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
   }
   r.seconds = (performance.now() - t0) / 1000;
   return r;

@@ -9,7 +9,11 @@ import type { Sizes, Target, TrialResult } from './common.js';
 import { sleep, timed, writer } from './common.js';
 
 /** Kills one writer at a random moment 5–120 ms after it is ready; returns its acks. */
-async function killOne(spec: string, id: string, tag: string): Promise<{ acks: Array<[number, string]>; problem: string | null }> {
+async function killOne(
+  spec: string,
+  id: string,
+  tag: string,
+): Promise<{ acks: Array<[number, string]>; problem: string | null }> {
   const c = writer(['crash', spec, id, tag]);
   const ready = new Promise<void>((resolve) => {
     c.onLine = (l) => {
@@ -22,11 +26,14 @@ async function killOne(spec: string, id: string, tag: string): Promise<{ acks: A
   c.kill();
   const exit = await c.exited;
   clearTimeout(t);
-  const acks = c.lines.filter((l) => l.startsWith('ack ')).map((l) => {
-    const [, seq, eventId] = l.split(' ');
-    return [Number(seq), eventId!] as [number, string];
-  });
-  const problem = exit.signal === 'SIGKILL' ? null : `writer ended by itself (${exit.code}): ${c.stderr().slice(0, 500)}`;
+  const acks = c.lines
+    .filter((l) => l.startsWith('ack '))
+    .map((l) => {
+      const [, seq, eventId] = l.split(' ');
+      return [Number(seq), eventId!] as [number, string];
+    });
+  const problem =
+    exit.signal === 'SIGKILL' ? null : `writer ended by itself (${exit.code}): ${c.stderr().slice(0, 500)}`;
   return { acks, problem };
 }
 
@@ -57,7 +64,8 @@ export function crashTrial(target: Target, sizes: Sizes, deadline: number): Prom
         });
         for (const [seq, eventId] of acked) {
           const got = events[seq - 1]?.['eventId'];
-          if (got !== eventId) r.problems.push(`kill ${k + 1}: acknowledged ${eventId} should be at seq ${seq}, found ${String(got)}`);
+          if (got !== eventId)
+            r.problems.push(`kill ${k + 1}: acknowledged ${eventId} should be at seq ${seq}, found ${String(got)}`);
         }
         await s.load(id);
       } catch (e) {

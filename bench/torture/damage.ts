@@ -20,7 +20,11 @@ import type { Verdict } from './judge.js';
 const ID = 'dmg';
 
 /** Makes the session; returns its events and the journal as it was after 12 notes (file store). */
-export async function makeSession(target: Target, spec: string, notes = 25): Promise<{ original: StoredEvent[]; early: Buffer | null }> {
+export async function makeSession(
+  target: Target,
+  spec: string,
+  notes = 25,
+): Promise<{ original: StoredEvent[]; early: Buffer | null }> {
   const store = target.open(spec);
   try {
     const m = new SessionManager({ store, agent: 'damage', snapshotEvery: 10 });
@@ -57,18 +61,21 @@ export const FILE_DAMAGE: Record<string, (root: string, early: Buffer | null) =>
   'byte flipped in an inner line': (root) => flip(root, (ls) => pick(1, ls.length - 2)),
   'byte flipped in the last line': (root) => flip(root, (ls) => ls.length - 1),
   'inner line deleted': (root) => editLines(root, (ls) => ls.filter((_, i) => i !== pick(1, ls.length - 2))),
-  'line duplicated': (root) => editLines(root, (ls) => {
-    const i = pick(1, ls.length - 1);
-    return [...ls.slice(0, i + 1), ls[i]!, ...ls.slice(i + 1)];
-  }),
-  'two lines swapped': (root) => editLines(root, (ls) => {
-    const i = pick(1, ls.length - 3);
-    return [...ls.slice(0, i), ls[i + 1]!, ls[i]!, ...ls.slice(i + 2)];
-  }),
-  'junk line inserted': (root) => editLines(root, (ls) => {
-    const i = pick(1, ls.length - 1);
-    return [...ls.slice(0, i), 'this is not an event\n', ...ls.slice(i)];
-  }),
+  'line duplicated': (root) =>
+    editLines(root, (ls) => {
+      const i = pick(1, ls.length - 1);
+      return [...ls.slice(0, i + 1), ls[i]!, ...ls.slice(i + 1)];
+    }),
+  'two lines swapped': (root) =>
+    editLines(root, (ls) => {
+      const i = pick(1, ls.length - 3);
+      return [...ls.slice(0, i), ls[i + 1]!, ls[i]!, ...ls.slice(i + 2)];
+    }),
+  'junk line inserted': (root) =>
+    editLines(root, (ls) => {
+      const i = pick(1, ls.length - 1);
+      return [...ls.slice(0, i), 'this is not an event\n', ...ls.slice(i)];
+    }),
   'block zeroed': (root) => {
     const buf = fs.readFileSync(journalOf(root));
     const at = pick(Math.floor(buf.length / 4), Math.floor(buf.length / 2));
@@ -78,9 +85,11 @@ export const FILE_DAMAGE: Record<string, (root: string, early: Buffer | null) =>
   'journal emptied': (root) => fs.truncateSync(journalOf(root), 0),
   'journal missing': (root) => fs.rmSync(journalOf(root)),
   'older copy put back': (root, early) => fs.writeFileSync(journalOf(root), early!),
-  'snapshot garbage': (root) => fs.writeFileSync(path.join(root, 'sessions', ID, 'snapshot.json'), '{"format":"baton.snapshot", garbage'),
+  'snapshot garbage': (root) =>
+    fs.writeFileSync(path.join(root, 'sessions', ID, 'snapshot.json'), '{"format":"baton.snapshot", garbage'),
   'snapshot deleted': (root) => {
-    for (const f of ['snapshot.json', 'snapshot.json.bak']) fs.rmSync(path.join(root, 'sessions', ID, f), { force: true });
+    for (const f of ['snapshot.json', 'snapshot.json.bak'])
+      fs.rmSync(path.join(root, 'sessions', ID, f), { force: true });
   },
   'registry garbage': (root) => {
     fs.writeFileSync(path.join(root, 'index.json'), 'not json at all');
@@ -110,14 +119,20 @@ function flip(root: string, which: (ls: string[]) => number): void {
 
 /** PostgreSQL damage, by name: SQL run on the session's schema `s` (quoted) behind the store's back. */
 export const PG_DAMAGE: Record<string, (s: string, top: number) => string> = {
-  'events after 50 % deleted (a restored backup)': (s, top) => `DELETE FROM ${s}.events WHERE session_id = '${ID}' AND seq > ${Math.floor(top / 2)}`,
-  'events after 90 % deleted': (s, top) => `DELETE FROM ${s}.events WHERE session_id = '${ID}' AND seq > ${Math.floor(top * 0.9)}`,
-  'an inner event row deleted': (s, top) => `DELETE FROM ${s}.events WHERE session_id = '${ID}' AND seq = ${pick(2, top - 1)}`,
+  'events after 50 % deleted (a restored backup)': (s, top) =>
+    `DELETE FROM ${s}.events WHERE session_id = '${ID}' AND seq > ${Math.floor(top / 2)}`,
+  'events after 90 % deleted': (s, top) =>
+    `DELETE FROM ${s}.events WHERE session_id = '${ID}' AND seq > ${Math.floor(top * 0.9)}`,
+  'an inner event row deleted': (s, top) =>
+    `DELETE FROM ${s}.events WHERE session_id = '${ID}' AND seq = ${pick(2, top - 1)}`,
   'every event row deleted': (s) => `DELETE FROM ${s}.events WHERE session_id = '${ID}'`,
-  'an event body that is not JSON': (s, top) => `UPDATE ${s}.events SET body = '{"type": "note.add' WHERE session_id = '${ID}' AND seq = ${pick(2, top)}`,
-  'an event body that is not an event': (s, top) => `UPDATE ${s}.events SET body = '[1, 2]' WHERE session_id = '${ID}' AND seq = ${pick(2, top)}`,
+  'an event body that is not JSON': (s, top) =>
+    `UPDATE ${s}.events SET body = '{"type": "note.add' WHERE session_id = '${ID}' AND seq = ${pick(2, top)}`,
+  'an event body that is not an event': (s, top) =>
+    `UPDATE ${s}.events SET body = '[1, 2]' WHERE session_id = '${ID}' AND seq = ${pick(2, top)}`,
   'snapshot garbage': (s) => `UPDATE ${s}.snapshots SET state = '{"revision": "no"' WHERE session_id = '${ID}'`,
-  'registry row past the events': (s, top) => `UPDATE ${s}.sessions SET summary_revision = ${top + 5} WHERE id = '${ID}'`,
+  'registry row past the events': (s, top) =>
+    `UPDATE ${s}.sessions SET summary_revision = ${top + 5} WHERE id = '${ID}'`,
 };
 
 /** Runs `sql` on the server of a PostgreSQL store spec. */
@@ -145,7 +160,8 @@ export function damageTrial(target: Target, sizes: Sizes, deadline: number): Pro
         const spec = target.fresh();
         const { original, early } = await makeSession(target, spec);
         if (target.kind === 'file') FILE_DAMAGE[kind]!(spec, early);
-        else await runSql(spec, PG_DAMAGE[kind]!(`"${new URL(spec).searchParams.get('schema')}"`, original.at(-1)!.seq));
+        else
+          await runSql(spec, PG_DAMAGE[kind]!(`"${new URL(spec).searchParams.get('schema')}"`, original.at(-1)!.seq));
         const v = await judge(() => target.open(spec), ID, original);
         verdicts[v.verdict] += 1;
         for (const p of v.problems) r.problems.push(`${kind}: ${p}`);

@@ -22,8 +22,43 @@ import { timed } from './common.js';
 
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
 
-const STRINGS = ['s1', 'plan', 'build', '', ' ', 'x'.repeat(5000), 'ünï©ødé ✓', '../../etc/passwd', 'null', '-1', '1e309', '\u0000', 'a\nb', 'cp-1', 'note-1', 'err-1', '--json', '$(rm -rf /)', '{"a":1}'];
-const JUNK: unknown[] = [null, 0, -1, 3.5, 1e308, true, false, [], [1, 'a'], {}, { constructor: null }, { __proto__: { x: 1 } }, 'x'.repeat(20_000), ...STRINGS];
+const STRINGS = [
+  's1',
+  'plan',
+  'build',
+  '',
+  ' ',
+  'x'.repeat(5000),
+  'ünï©ødé ✓',
+  '../../etc/passwd',
+  'null',
+  '-1',
+  '1e309',
+  '\u0000',
+  'a\nb',
+  'cp-1',
+  'note-1',
+  'err-1',
+  '--json',
+  '$(rm -rf /)',
+  '{"a":1}',
+];
+const JUNK: unknown[] = [
+  null,
+  0,
+  -1,
+  3.5,
+  1e308,
+  true,
+  false,
+  [],
+  [1, 'a'],
+  {},
+  { constructor: null },
+  { __proto__: { x: 1 } },
+  'x'.repeat(20_000),
+  ...STRINGS,
+];
 
 /** A value for a property of JSON-schema type `type`: mostly fitting, sometimes junk. */
 function value(schema: Record<string, unknown> | undefined): unknown {
@@ -39,7 +74,9 @@ function value(schema: Record<string, unknown> | undefined): unknown {
     case 'boolean':
       return Math.random() < 0.5;
     case 'array':
-      return Array.from({ length: Math.floor(Math.random() * 3) }, () => value(schema['items'] as Record<string, unknown> | undefined));
+      return Array.from({ length: Math.floor(Math.random() * 3) }, () =>
+        value(schema['items'] as Record<string, unknown> | undefined),
+      );
     default:
       return pick(JUNK);
   }
@@ -60,7 +97,14 @@ export function mcpFuzzTrial(target: Target, sizes: Sizes, deadline: number): Pr
   return timed('fuzz: MCP tool calls', target.kind, sizes.mcpCalls, 'calls', async (r) => {
     const store = target.open(target.fresh());
     const manager = new SessionManager({ store, agent: 'fuzz' });
-    await manager.start({ title: 'fuzz', id: 's1', phases: [{ id: 'plan', name: 'plan' }, { id: 'build', name: 'build' }] as never });
+    await manager.start({
+      title: 'fuzz',
+      id: 's1',
+      phases: [
+        { id: 'plan', name: 'plan' },
+        { id: 'build', name: 'build' },
+      ] as never,
+    });
     const server = createMcpServer({ manager });
     const [a, b] = InMemoryTransport.createLinkedPair();
     const client = new Client({ name: 'fuzz', version: '1' });
@@ -77,15 +121,22 @@ export function mcpFuzzTrial(target: Target, sizes: Sizes, deadline: number): Pr
           const text = (res.content as Array<{ text?: string }>)[0]?.text ?? '';
           if (res.isError) {
             outcomes.refused += 1;
-            if (/"code":"INTERNAL"/.test(text) || !/"code":"[A-Z_]+"/.test(text)) r.problems.push(`${tool.name} ${JSON.stringify(args).slice(0, 200)} → ${text.slice(0, 300)}`);
+            if (/"code":"INTERNAL"/.test(text) || !/"code":"[A-Z_]+"/.test(text))
+              r.problems.push(`${tool.name} ${JSON.stringify(args).slice(0, 200)} → ${text.slice(0, 300)}`);
           } else outcomes.ok += 1;
         } catch (e) {
           // Invalid params / unknown tool are protocol answers; anything else is a failure.
           if (e instanceof McpError && (e.code === -32602 || e.code === -32601)) outcomes.invalid += 1;
-          else r.problems.push(`${tool.name} ${JSON.stringify(args).slice(0, 200)} threw ${e instanceof McpError ? `JSON-RPC ${e.code}` : ''} ${(e as Error).message.slice(0, 300)}`);
+          else
+            r.problems.push(
+              `${tool.name} ${JSON.stringify(args).slice(0, 200)} threw ${e instanceof McpError ? `JSON-RPC ${e.code}` : ''} ${(e as Error).message.slice(0, 300)}`,
+            );
         }
         r.done = i + 1;
-        if (i % 500 === 499) await client.callTool({ name: 'session_list', arguments: {} }).catch((e: unknown) => r.problems.push(`the server stopped answering: ${(e as Error).message}`));
+        if (i % 500 === 499)
+          await client
+            .callTool({ name: 'session_list', arguments: {} })
+            .catch((e: unknown) => r.problems.push(`the server stopped answering: ${(e as Error).message}`));
       }
     } finally {
       await client.close();
@@ -98,7 +149,15 @@ export function mcpFuzzTrial(target: Target, sizes: Sizes, deadline: number): Pr
 
 /** Every command path (`['phase', 'start']`) and its long options, from the real program. */
 function commands(): Array<{ path: string[]; options: Array<{ flag: string; takesValue: boolean }>; args: number }> {
-  const io = { argv: [], env: {}, cwd: os.tmpdir(), stdout: () => undefined, stderr: () => undefined, isTTY: false, now: () => new Date() };
+  const io = {
+    argv: [],
+    env: {},
+    cwd: os.tmpdir(),
+    stdout: () => undefined,
+    stderr: () => undefined,
+    isTTY: false,
+    now: () => new Date(),
+  };
   const out: Array<{ path: string[]; options: Array<{ flag: string; takesValue: boolean }>; args: number }> = [];
   const walk = (c: Command, at: string[]): void => {
     for (const sub of c.commands) {
@@ -110,7 +169,9 @@ function commands(): Array<{ path: string[]; options: Array<{ flag: string; take
       out.push({
         path: p,
         // `log --follow` runs until interrupted.
-        options: sub.options.filter((o) => o.long && o.long !== '--follow').map((o) => ({ flag: o.long!, takesValue: o.required || o.optional })),
+        options: sub.options
+          .filter((o) => o.long && o.long !== '--follow')
+          .map((o) => ({ flag: o.long!, takesValue: o.required || o.optional })),
         args: (sub as unknown as { registeredArguments?: unknown[] }).registeredArguments?.length ?? 0,
       });
       walk(sub, p);
@@ -120,7 +181,32 @@ function commands(): Array<{ path: string[]; options: Array<{ flag: string; take
   return out;
 }
 
-const VALUES = ['s1', 'plan', 'build', '', '0', '-1', '3.5', '1e9', 'abc', 'x'.repeat(3000), 'ünï©ødé', '.', 'plain', 'out.md', 'missing/dir/file', 'cp-1', 'note-1', '2026-01-01', '10m', 'bmad', 'json', 'a,b,c', '--', '-x'];
+const VALUES = [
+  's1',
+  'plan',
+  'build',
+  '',
+  '0',
+  '-1',
+  '3.5',
+  '1e9',
+  'abc',
+  'x'.repeat(3000),
+  'ünï©ødé',
+  '.',
+  'plain',
+  'out.md',
+  'missing/dir/file',
+  'cp-1',
+  'note-1',
+  '2026-01-01',
+  '10m',
+  'bmad',
+  'json',
+  'a,b,c',
+  '--',
+  '-x',
+];
 
 /** The CLI fuzz trial on `target` (its store named by BATON_STORE for PostgreSQL, by the folder otherwise). */
 export function cliFuzzTrial(target: Target, sizes: Sizes, deadline: number): Promise<TrialResult> {
@@ -128,11 +214,24 @@ export function cliFuzzTrial(target: Target, sizes: Sizes, deadline: number): Pr
     const spec = target.fresh();
     const cwd = target.kind === 'file' ? path.dirname(spec) : fs.mkdtempSync(path.join(os.tmpdir(), 'baton-fuzz-'));
     fs.mkdirSync(path.join(cwd, 'plain'), { recursive: true });
-    const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], HOME: cwd, NO_COLOR: '1', ...(target.kind === 'postgres' ? { BATON_STORE: spec } : {}) };
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env['PATH'],
+      HOME: cwd,
+      NO_COLOR: '1',
+      ...(target.kind === 'postgres' ? { BATON_STORE: spec } : {}),
+    };
     const cli = async (argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
       let stdout = '';
       let stderr = '';
-      const code = await run({ argv, env, cwd, stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), isTTY: false, now: () => new Date() });
+      const code = await run({
+        argv,
+        env,
+        cwd,
+        stdout: (s) => void (stdout += s),
+        stderr: (s) => void (stderr += s),
+        isTTY: false,
+        now: () => new Date(),
+      });
       return { code, stdout, stderr };
     };
     await cli(['start', 'fuzz', '--id', 's1', '--phases', 'plan,build']);
@@ -149,17 +248,30 @@ export function cliFuzzTrial(target: Target, sizes: Sizes, deadline: number): Pr
       const res = await cli(argv);
       codes.set(res.code, (codes.get(res.code) ?? 0) + 1);
       const where = `baton ${argv.map((a) => (a.length > 40 ? `${a.slice(0, 40)}…` : a)).join(' ')}`;
-      if (res.code === 1 || /error\[INTERNAL\]|"INTERNAL"/.test(res.stderr + res.stdout)) r.problems.push(`${where} → INTERNAL: ${(res.stderr + res.stdout).slice(0, 300)}`);
+      if (res.code === 1 || /error\[INTERNAL\]|"INTERNAL"/.test(res.stderr + res.stdout))
+        r.problems.push(`${where} → INTERNAL: ${(res.stderr + res.stdout).slice(0, 300)}`);
       // A failure is a coded error (a --json body on stdout, or an `error[CODE]:` line on
       // stderr); doctor, inspect and import print their report and exit 10 when it holds an
       // error (docs/cli.md). Whether --json applied is not guessed (`--` may be an option's value).
       // A command group named without its sub-command shows its usage (exit 2); --verbose adds
       // lines around the error.
-      else if (res.code !== 0 && !codedJson(res.stdout) && !/^error\[[A-Z_]+\]: /m.test(res.stderr) && !(REPORTS.includes(c.path[0]!) && res.code === 10) && !(res.code === 2 && /^Usage: baton /m.test(res.stdout + res.stderr))) r.problems.push(`${where} → exit ${res.code} without a coded error: ${(res.stdout + res.stderr).slice(0, 300)}`);
+      else if (
+        res.code !== 0 &&
+        !codedJson(res.stdout) &&
+        !/^error\[[A-Z_]+\]: /m.test(res.stderr) &&
+        !(REPORTS.includes(c.path[0]!) && res.code === 10) &&
+        !(res.code === 2 && /^Usage: baton /m.test(res.stdout + res.stderr))
+      )
+        r.problems.push(
+          `${where} → exit ${res.code} without a coded error: ${(res.stdout + res.stderr).slice(0, 300)}`,
+        );
       r.done = i + 1;
     }
     if (target.kind === 'postgres') fs.rmSync(cwd, { recursive: true, force: true });
-    r.detail = `exit codes ${[...codes].sort((x, y) => x[0] - y[0]).map(([c, n]) => `${c}:${n}`).join(' ')}`;
+    r.detail = `exit codes ${[...codes]
+      .sort((x, y) => x[0] - y[0])
+      .map(([c, n]) => `${c}:${n}`)
+      .join(' ')}`;
   });
 }
 

@@ -15,7 +15,12 @@ export interface WorkerLog {
 }
 
 /** Appends `<name>-<i>` notes to session `id` until `stop(log so far)` is true, pausing after a failure. */
-export async function noteWorker(url: string, id: string, name: string, stop: (log: WorkerLog) => boolean): Promise<WorkerLog> {
+export async function noteWorker(
+  url: string,
+  id: string,
+  name: string,
+  stop: (log: WorkerLog) => boolean,
+): Promise<WorkerLog> {
   const store = new PostgresStore({ url });
   const m = new SessionManager({ store, agent: name });
   const log: WorkerLog = { acked: [], failed: [] };
@@ -27,7 +32,12 @@ export async function noteWorker(url: string, id: string, name: string, stop: (l
         log.acked.push({ text, at: Date.now() });
       } catch (e) {
         const b = toBatonError(e, 'bug');
-        log.failed.push({ text, code: b.code, retryable: (b.details as { retryable?: unknown }).retryable, message: b.message });
+        log.failed.push({
+          text,
+          code: b.code,
+          retryable: (b.details as { retryable?: unknown }).retryable,
+          message: b.message,
+        });
         await new Promise((r) => setTimeout(r, 40));
       }
     }
@@ -51,9 +61,11 @@ export function checkNotes(events: StoredEvent[], logs: WorkerLog[]): string[] {
   }
   const failed = new Set(logs.flatMap((l) => l.failed.map((f) => f.text)));
   for (const l of logs) {
-    for (const a of l.acked) if (count.get(a.text) !== 1) problems.push(`acknowledged ${a.text} is there ${count.get(a.text) ?? 0} times`);
+    for (const a of l.acked)
+      if (count.get(a.text) !== 1) problems.push(`acknowledged ${a.text} is there ${count.get(a.text) ?? 0} times`);
     for (const f of l.failed) {
-      if (f.code !== 'STORE_UNAVAILABLE' || f.retryable !== true) problems.push(`failure of ${f.text} reported as ${f.code} (retryable: ${String(f.retryable)}): ${f.message}`);
+      if (f.code !== 'STORE_UNAVAILABLE' || f.retryable !== true)
+        problems.push(`failure of ${f.text} reported as ${f.code} (retryable: ${String(f.retryable)}): ${f.message}`);
     }
   }
   const acked = new Set(logs.flatMap((l) => l.acked.map((a) => a.text)));

@@ -52,7 +52,11 @@ export function applyEdits(buf: Buffer, list: Edit[]): Buffer {
 }
 
 /** Runs the property `runs` times on `target` (a file store); resolves to the first counterexample's report, or null. */
-export async function randomDamage(target: Target, runs: number, deadline = Infinity): Promise<{ ran: number; failure: string | null }> {
+export async function randomDamage(
+  target: Target,
+  runs: number,
+  deadline = Infinity,
+): Promise<{ ran: number; failure: string | null }> {
   let ran = 0;
   const r = await fc.check(
     fc.asyncProperty(edits, async (list) => {
@@ -68,19 +72,25 @@ export async function randomDamage(target: Target, runs: number, deadline = Infi
     }),
     { numRuns: runs },
   );
-  return { ran, failure: r.failed ? fc.defaultReportMessage(r) ?? 'failed' : null };
+  return { ran, failure: r.failed ? (fc.defaultReportMessage(r) ?? 'failed') : null };
 }
 
 /** The torture trial: the property at `sizes.randomDamage` runs (file store only: it edits bytes). */
 export function randomDamageTrial(target: Target, sizes: Sizes, deadline: number): Promise<TrialResult> {
-  return timed('random journal damage (fast-check)', target.kind, target.kind === 'file' ? sizes.randomDamage : 0, 'cases', async (r) => {
-    if (target.kind !== 'file') {
-      r.detail = 'file store only (it edits journal bytes)';
-      return;
-    }
-    const out = await randomDamage(target, sizes.randomDamage, deadline);
-    r.done = out.ran;
-    if (out.failure) r.problems.push(out.failure);
-    r.detail = `${out.ran} random damages: each intact, repaired or reported`;
-  });
+  return timed(
+    'random journal damage (fast-check)',
+    target.kind,
+    target.kind === 'file' ? sizes.randomDamage : 0,
+    'cases',
+    async (r) => {
+      if (target.kind !== 'file') {
+        r.detail = 'file store only (it edits journal bytes)';
+        return;
+      }
+      const out = await randomDamage(target, sizes.randomDamage, deadline);
+      r.done = out.ran;
+      if (out.failure) r.problems.push(out.failure);
+      r.detail = `${out.ran} random damages: each intact, repaired or reported`;
+    },
+  );
 }

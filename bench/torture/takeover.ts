@@ -30,21 +30,32 @@ export function takeoverTrial(target: Target, sizes: Sizes, deadline: number): P
       for (let round = 0; round < sizes.takeovers && Date.now() < deadline && r.problems.length < 10; round++) {
         const held = (await zombie.leases.acquire('lease', { owner: 'zombie', ttlMs: TTL })).result;
         await sleep(TTL + 60);
-        const tries = await Promise.allSettled(waiters.map((m, k) => m.leases.acquire('lease', { owner: `w${k}`, ttlMs: 60_000 })));
+        const tries = await Promise.allSettled(
+          waiters.map((m, k) => m.leases.acquire('lease', { owner: `w${k}`, ttlMs: 60_000 })),
+        );
         const won = tries.flatMap((t, k) => (t.status === 'fulfilled' ? [{ k, token: t.value.result.token }] : []));
         const refusals = tries.flatMap((t) => (t.status === 'rejected' ? [t.reason as unknown] : []));
         if (won.length !== 1) r.problems.push(`round ${round + 1}: ${won.length} workers took the lease`);
-        for (const e of refusals) if (!isBatonError(e, 'LOCKED')) r.problems.push(`round ${round + 1}: a waiter was refused with ${isBatonError(e) ? e.code : String(e)}`);
+        for (const e of refusals)
+          if (!isBatonError(e, 'LOCKED'))
+            r.problems.push(`round ${round + 1}: a waiter was refused with ${isBatonError(e) ? e.code : String(e)}`);
         const winner = won[0];
-        if (winner && winner.token <= held.token) r.problems.push(`round ${round + 1}: the new token ${winner.token} is not above the zombie's ${held.token}`);
+        if (winner && winner.token <= held.token)
+          r.problems.push(`round ${round + 1}: the new token ${winner.token} is not above the zombie's ${held.token}`);
         // The zombie wakes up and writes with its old token.
-        for (const write of [() => zombie.note('lease', { text: `zombie ${round}` }, { fencingToken: held.token }), () => zombie.leases.adopt('lease', held.token, 1000, null)]) {
+        for (const write of [
+          () => zombie.note('lease', { text: `zombie ${round}` }, { fencingToken: held.token }),
+          () => zombie.leases.adopt('lease', held.token, 1000, null),
+        ]) {
           try {
             await write();
             r.problems.push(`round ${round + 1}: a zombie write with token ${held.token} was accepted`);
           } catch (e) {
             if (isBatonError(e, 'FENCED')) fenced += 1;
-            else r.problems.push(`round ${round + 1}: a zombie write was refused with ${isBatonError(e) ? e.code : String(e)}, not FENCED`);
+            else
+              r.problems.push(
+                `round ${round + 1}: a zombie write was refused with ${isBatonError(e) ? e.code : String(e)}, not FENCED`,
+              );
           }
         }
         if (winner) await waiters[winner.k]!.leases.release('lease', winner.token);

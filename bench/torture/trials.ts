@@ -25,7 +25,15 @@ export const TRIALS: Record<string, Trial> = {
 };
 
 /** How much of the time budget each trial may take, relative to the others (crashes are slow: a process per kill). */
-export const WEIGHTS: Record<string, number> = { crash: 6, concurrency: 2, damage: 1, 'random-damage': 1, 'fuzz-mcp': 1, 'fuzz-cli': 1, takeover: 1 };
+export const WEIGHTS: Record<string, number> = {
+  crash: 6,
+  concurrency: 2,
+  damage: 1,
+  'random-damage': 1,
+  'fuzz-mcp': 1,
+  'fuzz-cli': 1,
+  takeover: 1,
+};
 
 /** PASS: everything at the planned size held; PARTIAL: it held, but the time budget ran out first; FAIL: a guarantee broke. */
 export function verdict(r: TrialResult): 'PASS' | 'PARTIAL' | 'FAIL' {
@@ -35,7 +43,11 @@ export function verdict(r: TrialResult): 'PASS' | 'PARTIAL' | 'FAIL' {
 
 /** The results as one Markdown table. */
 export function table(results: TrialResult[]): string {
-  const head = '| trial | store | planned | done | result | seconds | what was seen |\n|---|---|---:|---:|---|---:|---|';
-  const rows = results.map((r) => `| ${r.trial} | ${r.store} | ${r.planned} ${r.unit} | ${r.done} | ${verdict(r)} | ${r.seconds.toFixed(1)} | ${r.problems.length ? `${r.problems.length} problem(s); first: ${r.problems[0]!.replace(/\|/g, '/').replace(/\n/g, ' ').slice(0, 200)}` : r.detail} |`);
+  const head =
+    '| trial | store | planned | done | result | seconds | what was seen |\n|---|---|---:|---:|---|---:|---|';
+  const rows = results.map(
+    (r) =>
+      `| ${r.trial} | ${r.store} | ${r.planned} ${r.unit} | ${r.done} | ${verdict(r)} | ${r.seconds.toFixed(1)} | ${r.problems.length ? `${r.problems.length} problem(s); first: ${r.problems[0]!.replace(/\|/g, '/').replace(/\n/g, ' ').slice(0, 200)}` : r.detail} |`,
+  );
   return [head, ...rows].join('\n');
 }

@@ -122,7 +122,10 @@ export class Ctx {
   get fencingToken(): number | undefined {
     const raw = this.io.env['BATON_LEASE_TOKEN'];
     if (!raw) return undefined;
-    if (!/^\d+$/.test(raw)) throw new BatonError('BAD_INPUT', `BATON_LEASE_TOKEN must be a number; got ${JSON.stringify(raw)}.`, { hint: 'Unset it, or use the value `baton run` set.' });
+    if (!/^\d+$/.test(raw))
+      throw new BatonError('BAD_INPUT', `BATON_LEASE_TOKEN must be a number; got ${JSON.stringify(raw)}.`, {
+        hint: 'Unset it, or use the value `baton run` set.',
+      });
     return Number(raw);
   }
 
@@ -136,7 +139,12 @@ export class Ctx {
     const r = this.expectedRevision;
     const t = this.fencingToken;
     const run = this.run;
-    return { agent: this.agent, ...(r === undefined ? {} : { expectedRevision: r }), ...(t === undefined ? {} : { fencingToken: t }), ...(run ? { run } : {}) };
+    return {
+      agent: this.agent,
+      ...(r === undefined ? {} : { expectedRevision: r }),
+      ...(t === undefined ? {} : { fencingToken: t }),
+      ...(run ? { run } : {}),
+    };
   }
 
   /** Problems found on a read-only store and reported already (see warnRepair). */

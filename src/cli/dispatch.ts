@@ -23,7 +23,12 @@ declare const BATON_VERSION: string | undefined;
  * Builds the `baton` program of `groups`: every group, or with `only`, the group of that command
  * alone. Commander's own errors are turned into BAD_INPUT by {@link runWith}.
  */
-export function buildProgramOf(groups: readonly CommandGroup[], io: CliIO, holder: { ctx: Ctx | null }, only?: string): Command {
+export function buildProgramOf(
+  groups: readonly CommandGroup[],
+  io: CliIO,
+  holder: { ctx: Ctx | null },
+  only?: string,
+): Command {
   // Help is text for people on stdout: symbols and width as for any other human output.
   const out = terminalPaint(io);
   const program = new Command('baton')
@@ -75,7 +80,9 @@ export interface CommandGroup {
 function report(io: CliIO, e: BatonError, json: boolean): number {
   const hint = cliHint(e);
   if (json) {
-    io.stdout(`${JSON.stringify({ error: { code: e.code, message: e.message, hint: hint ?? null, ...(Object.keys(e.details).length ? { details: e.details } : {}) } }, null, 2)}\n`);
+    io.stdout(
+      `${JSON.stringify({ error: { code: e.code, message: e.message, hint: hint ?? null, ...(Object.keys(e.details).length ? { details: e.details } : {}) } }, null, 2)}\n`,
+    );
   } else {
     const c = terminalPaint(io, { stream: 'stderr' });
     io.stderr(fitText(`${c.red(`error[${e.code}]`)}: ${e.message}\n`, c));
@@ -92,9 +99,13 @@ function report(io: CliIO, e: BatonError, json: boolean): number {
 function assertUtf8Argv(argv: readonly string[]): void {
   const i = argv.findIndex((a) => a.includes('\uFFFD'));
   if (i < 0) return;
-  throw new BatonError('BAD_INPUT', `Argument ${i + 1} (${JSON.stringify(argv[i]!.slice(0, 60))}) is not UTF-8 text: its bytes could not be read as characters.`, {
-    hint: 'Pass the text in UTF-8 (check the terminal\'s or the script\'s encoding); nothing was written.',
-  });
+  throw new BatonError(
+    'BAD_INPUT',
+    `Argument ${i + 1} (${JSON.stringify(argv[i]!.slice(0, 60))}) is not UTF-8 text: its bytes could not be read as characters.`,
+    {
+      hint: "Pass the text in UTF-8 (check the terminal's or the script's encoding); nothing was written.",
+    },
+  );
 }
 
 /**
@@ -121,7 +132,8 @@ function commanderError(e: CommanderError, program: Command, argv: readonly stri
     const word = /'(.*)'/.exec(message)?.[1] ?? '';
     const names = at.commands.filter((c) => c.name() !== 'help').map((c) => c.name());
     const best = suggestCommands(word, names);
-    if (best.length) hint = `Did you mean ${best.map((b) => `\`baton ${[...path, b].join(' ')}\``).join(' or ')}? ${hint}`;
+    if (best.length)
+      hint = `Did you mean ${best.map((b) => `\`baton ${[...path, b].join(' ')}\``).join(' or ')}? ${hint}`;
   } else if (did) {
     hint = `Did you mean ${did[1]}? ${hint}`;
   }
@@ -167,7 +179,11 @@ export async function runWith(groups: readonly CommandGroup[], cliIO: CliIO): Pr
       return report(io, commanderError(e, program ?? buildProgramOf(groups, io, holder), io.argv), wantsJson);
     }
     if (isBatonError(e)) return report(io, e, !stdoutIsProtocol && (holder.ctx?.json ?? wantsJson));
-    return report(io, toBatonError(e, 'This is a bug in baton; please report it with the command you ran.', 'stack'), wantsJson);
+    return report(
+      io,
+      toBatonError(e, 'This is a bug in baton; please report it with the command you ran.', 'stack'),
+      wantsJson,
+    );
   } finally {
     await holder.ctx?.close().catch(() => undefined);
   }

@@ -16,7 +16,33 @@ const Module = module.constructor;
 // src/cli/core-groups.ts: a test checks this list against it), unless help is asked for, which
 // lists every command. Anything else (help, completion, an unknown word, global options first)
 // runs the whole CLI.
-const CORE = ['init', 'start', 'status', 'list', 'switch', 'pause', 'complete', 'fail', 'abandon', 'archive', 'log', 'repair', 'phase', 'substep', 'file', 'error', 'tokens', 'budget', 'pricing', 'decision', 'finding', 'note', 'milestone', 'artifact', 'context'];
+const CORE = [
+  'init',
+  'start',
+  'status',
+  'list',
+  'switch',
+  'pause',
+  'complete',
+  'fail',
+  'abandon',
+  'archive',
+  'log',
+  'repair',
+  'phase',
+  'substep',
+  'file',
+  'error',
+  'tokens',
+  'budget',
+  'pricing',
+  'decision',
+  'finding',
+  'note',
+  'milestone',
+  'artifact',
+  'context',
+];
 
 /** Which bundle runs this command line: 'hook', 'core' or 'cli'. */
 function bundleKind(argv) {
@@ -27,7 +53,8 @@ function bundleKind(argv) {
 
 const kind = bundleKind(process.argv.slice(2));
 const bundle = path.join(__dirname, `${kind}.cjs`);
-const HASH = kind === 'hook' ? '__BATON_HOOK_HASH__' : kind === 'core' ? '__BATON_CORE_HASH__' : '__BATON_BUNDLE_HASH__';
+const HASH =
+  kind === 'hook' ? '__BATON_HOOK_HASH__' : kind === 'core' ? '__BATON_CORE_HASH__' : '__BATON_BUNDLE_HASH__';
 
 function cacheFiles() {
   const name = `${kind}-${HASH}.v8cache`;

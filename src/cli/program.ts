@@ -21,9 +21,17 @@ const GLOBAL_HELP: ReadonlyArray<[GlobalOption, string, string]> = [
   ['session', '--session <id>', 'session to act on (default: $BATON_SESSION, else the active session)'],
   ['json', '--json', 'print machine-readable JSON on stdout'],
   ['dir', '--dir <path>', 'the .baton store directory (default: $BATON_DIR, else the nearest .baton upwards)'],
-  ['store', '--store <url>', 'store URL, e.g. postgres://user@host/db?schema=NAME (default: $BATON_STORE, else the file store)'],
+  [
+    'store',
+    '--store <url>',
+    'store URL, e.g. postgres://user@host/db?schema=NAME (default: $BATON_STORE, else the file store)',
+  ],
   ['agent', '--agent <name>', 'agent to attribute the change to (default: $BATON_AGENT)'],
-  ['workspace', '--workspace <name>', 'workspace on a shared store, with its own active session (default: $BATON_WORKSPACE, else this host and project folder)'],
+  [
+    'workspace',
+    '--workspace <name>',
+    'workspace on a shared store, with its own active session (default: $BATON_WORKSPACE, else this host and project folder)',
+  ],
 ];
 
 /** The command's path below `baton`, e.g. `phase start`. */
@@ -38,8 +46,16 @@ export function commandPath(cmd: Command): string {
  * them itself from argv (argv.ts takeGlobalFlags), so a plain run never builds them.
  */
 export function quietVerbose(cmd: Command): Command {
-  if (!cmd.options.some((o) => o.long === '--quiet')) cmd.addOption(new Option('-q, --quiet', 'print only data and errors: no confirmations, progress or notices').helpGroup(GLOBAL_GROUP));
-  if (!cmd.options.some((o) => o.long === '--verbose')) cmd.addOption(new Option('--verbose', 'say more on stderr: the store used, how long it took').helpGroup(GLOBAL_GROUP));
+  if (!cmd.options.some((o) => o.long === '--quiet'))
+    cmd.addOption(
+      new Option('-q, --quiet', 'print only data and errors: no confirmations, progress or notices').helpGroup(
+        GLOBAL_GROUP,
+      ),
+    );
+  if (!cmd.options.some((o) => o.long === '--verbose'))
+    cmd.addOption(
+      new Option('--verbose', 'say more on stderr: the store used, how long it took').helpGroup(GLOBAL_GROUP),
+    );
   return cmd;
 }
 
@@ -58,13 +74,16 @@ export function common(cmd: Command, o: { json?: boolean } = {}): Command {
 
 /** Declares the global options on the program itself, so they may come before the command. */
 export function globalOptions(program: Command): Command {
-  for (const [, flags, description] of GLOBAL_HELP) program.addOption(new Option(flags, description).helpGroup(GLOBAL_GROUP));
+  for (const [, flags, description] of GLOBAL_HELP)
+    program.addOption(new Option(flags, description).helpGroup(GLOBAL_GROUP));
   return program;
 }
 
 /** Adds --if-revision to a command that changes a session. */
 export function strict(cmd: Command): Command {
-  return cmd.addOption(new Option('--if-revision <n>', 'apply only if the session is still at revision N (else CONFLICT)'));
+  return cmd.addOption(
+    new Option('--if-revision <n>', 'apply only if the session is still at revision N (else CONFLICT)'),
+  );
 }
 
 /**
@@ -80,7 +99,9 @@ export function mergedOptions(cmd: Command): Record<string, unknown> {
     if (before[key] === undefined) continue;
     if (!cmd.options.some((o) => o.attributeName() === key)) {
       const flag = `--${key.replace(/[A-Z]/g, (m) => `-${m.toLowerCase()}`)}`;
-      throw new BatonError('BAD_INPUT', `\`baton ${path}\` does not take ${flag}.`, { hint: `Run \`baton ${path} --help\` for its options.` });
+      throw new BatonError('BAD_INPUT', `\`baton ${path}\` does not take ${flag}.`, {
+        hint: `Run \`baton ${path} --help\` for its options.`,
+      });
     }
   }
   return { ...before, ...Object.fromEntries(Object.entries(own).filter(([, v]) => v !== undefined)) };
@@ -91,11 +112,17 @@ export function mergedOptions(cmd: Command): Record<string, unknown> {
  * global ones given before it) and hands it over; errors propagate to the one error boundary
  * in main.
  */
-export function bind(io: CliIO, holder: { ctx: Ctx | null; flags?: GlobalFlags }, action: Action): (...a: unknown[]) => Promise<void> {
+export function bind(
+  io: CliIO,
+  holder: { ctx: Ctx | null; flags?: GlobalFlags },
+  action: Action,
+): (...a: unknown[]) => Promise<void> {
   return async (...a: unknown[]) => {
     const cmd = a[a.length - 1] as Command;
     const opts = { ...mergedOptions(cmd), ...holder.flags };
-    const positional = a.slice(0, -2).flatMap((x) => (Array.isArray(x) ? x.map(String) : x === undefined ? [] : [String(x)]));
+    const positional = a
+      .slice(0, -2)
+      .flatMap((x) => (Array.isArray(x) ? x.map(String) : x === undefined ? [] : [String(x)]));
     const ctx = new Ctx(io, opts as CommonOptions, { printsData: printsData(commandPath(cmd)) });
     holder.ctx = ctx;
     await action(ctx, positional, opts);

@@ -33,7 +33,8 @@ function seconds(ms: number): string {
 /** `doctor: 40/200 sessions (20%), about 12s left` (the ETA once something is done). */
 export function plainLine(label: string, unit: string, p: Progress, elapsedMs: number): string {
   const pct = p.total ? Math.floor((p.done / p.total) * 100) : 100;
-  const eta = p.done > 0 && p.done < p.total ? `, about ${seconds((elapsedMs / p.done) * (p.total - p.done))} left` : '';
+  const eta =
+    p.done > 0 && p.done < p.total ? `, about ${seconds((elapsedMs / p.done) * (p.total - p.done))} left` : '';
   return `baton: ${label}: ${p.done}/${p.total} ${unit} (${pct}%)${eta}`;
 }
 
@@ -41,7 +42,12 @@ export function plainLine(label: string, unit: string, p: Progress, elapsedMs: n
  * A reporter for `label` (`doctor`) counting `unit`s (`sessions`). `now` is a monotonic clock
  * in ms (injected for tests).
  */
-export function progressReporter(ctx: Ctx, label: string, unit: string, now: () => number = () => performance.now()): ProgressReporter {
+export function progressReporter(
+  ctx: Ctx,
+  label: string,
+  unit: string,
+  now: () => number = () => performance.now(),
+): ProgressReporter {
   if (ctx.json || ctx.quiet) return NONE;
   const started = now();
   // BATON_PROGRESS_AFTER_MS moves the threshold, for tests and drills (as BATON_NOW moves the clock).
@@ -62,7 +68,11 @@ export function progressReporter(ctx: Ctx, label: string, unit: string, now: () 
   const unicode = ctx.errPaint.unicode;
   const dot = unicode ? '·' : '-';
   // The bar writes through the CLI's stderr, so it goes where every diagnostic goes.
-  const stream = { write: (s: string) => (ctx.io.stderr(s), true), isTTY: true, columns: ctx.io.columns ?? 80 } as unknown as NodeJS.WriteStream;
+  const stream = {
+    write: (s: string) => (ctx.io.stderr(s), true),
+    isTTY: true,
+    columns: ctx.io.columns ?? 80,
+  } as unknown as NodeJS.WriteStream;
   // Loaded once the bar is shown (a quick run never pays for it), and required, not import()ed:
   // the bundle runs in a vm.Script (launcher.cjs), which has no dynamic import.
   const makeBar = (): SingleBar => {

@@ -131,7 +131,12 @@ export function wrapLine(line: string, width: number, hang = 2, mark = '…'): s
     let rest = w;
     // CJK text may break between any two characters: a run of it wider than the line goes on
     // over the next lines, nothing lost. Another word that long (a path) is cut, marked.
-    if (visibleWidth(rest) > room && /[\u1100-\uffff]/u.test(rest) && room > 1 && graphemes(rest).some((g) => visibleWidth(g) > 1)) {
+    if (
+      visibleWidth(rest) > room &&
+      /[\u1100-\uffff]/u.test(rest) &&
+      room > 1 &&
+      graphemes(rest).some((g) => visibleWidth(g) > 1)
+    ) {
       const chars = graphemes(rest);
       while (visibleWidth(rest) > room) {
         const head = headFitting(chars, room);

@@ -12,7 +12,8 @@ import { eastAsianWidth } from 'get-east-asian-width';
 const ANSI = /\u001b\[[0-9;]*m/g;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 /** Scripts whose code points are each one character of East Asian Width (Latin, Greek, Cyrillic, symbols, CJK, kana, Hangul syllables, fullwidth forms)… */
-const SIMPLE = /^[\x20-\x7e\u00a0-\u024f\u0370-\u052f\u1e00-\u1fff\u2010-\u205e\u2070-\u27bf\u2e80-\u303f\u3040-\u31ff\u3200-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff01-\uffbe\uffe0-\uffe6\u{20000}-\u{3fffd}]*$/u;
+const SIMPLE =
+  /^[\x20-\x7e\u00a0-\u024f\u0370-\u052f\u1e00-\u1fff\u2010-\u205e\u2070-\u27bf\u2e80-\u303f\u3040-\u31ff\u3200-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff01-\uffbe\uffe0-\uffe6\u{20000}-\u{3fffd}]*$/u;
 /** …except those that join, modify or vanish: emoji, marks, format, ignorable and unassigned code points. */
 const CLUSTERED = /[\p{Extended_Pictographic}\p{Emoji_Modifier}\p{M}\p{Cf}\p{Cn}\p{Default_Ignorable_Code_Point}]/u;
 

@@ -30,7 +30,9 @@ export interface BriefingInput {
 function phaseSteps(s: SessionState, p: Phase | undefined): readonly PlanStep[] | null {
   if (!p) return null;
   if (p.steps?.length) return p.steps;
-  const dead = [...(s.runs ?? [])].reverse().find((r) => r.ended?.how === 'died' && (p.owner === r.id || r.phases.includes(p.id)) && r.salvage?.steps?.length);
+  const dead = [...(s.runs ?? [])]
+    .reverse()
+    .find((r) => r.ended?.how === 'died' && (p.owner === r.id || r.phases.includes(p.id)) && r.salvage?.steps?.length);
   return dead?.salvage?.steps ?? null;
 }
 
@@ -49,7 +51,11 @@ function runLines(s: SessionState, runs: { live: Run[]; dead: Run[] }): string[]
     const step = steps ? resumeStep(steps) : null;
     return p ? ` on phase ${p.id}${step ? `, step "${step.name}"` : ''}` : '';
   };
-  if (runs.live.length) out.push('Other agents working now (do not take their phases or write their files):', ...runs.live.map((r) => `  ${runLabel(r)}${at(r)}`));
+  if (runs.live.length)
+    out.push(
+      'Other agents working now (do not take their phases or write their files):',
+      ...runs.live.map((r) => `  ${runLabel(r)}${at(r)}`),
+    );
   for (const r of runs.dead) {
     const files = s.phases
       .flatMap((p) => p.files)
@@ -57,8 +63,12 @@ function runLines(s: SessionState, runs: { live: Run[]; dead: Run[] }): string[]
       .sort((a, b) => (a.recordedAt < b.recordedAt ? -1 : 1))
       .slice(-5)
       .map((f) => f.path);
-    const tools = r.salvage?.lastTools?.length ? `; its last tool calls: ${r.salvage.lastTools.slice(-3).join(', ')}` : '';
-    out.push(`A run died: ${runLabel(r)} at ${r.ended?.at ?? '?'} (${r.ended?.cause ?? 'died'})${at(r)}; files it wrote last: ${files.length ? files.join(', ') : 'none'}${tools}. Resume its work where it stopped.`);
+    const tools = r.salvage?.lastTools?.length
+      ? `; its last tool calls: ${r.salvage.lastTools.slice(-3).join(', ')}`
+      : '';
+    out.push(
+      `A run died: ${runLabel(r)} at ${r.ended?.at ?? '?'} (${r.ended?.cause ?? 'died'})${at(r)}; files it wrote last: ${files.length ? files.join(', ') : 'none'}${tools}. Resume its work where it stopped.`,
+    );
   }
   return out;
 }
@@ -72,32 +82,54 @@ export function briefing(input: BriefingInput): string {
   const { plan, state: s } = input;
   const max = input.maxChars ?? BRIEFING_MAX_CHARS;
   const out: string[] = [];
-  out.push(`[baton] This conversation works on baton session ${s.id} "${s.title.replace(/\s+/g, ' ')}" (revision ${s.revision}, ${plan.status}).`);
-  out.push('Files you write, your todo list, sub-agents, failed tools and tokens are recorded by hooks; you need not call baton for them.');
-  if (input.source !== 'startup') out.push(`This is a ${input.source} of the conversation: continue where the session stands.`);
+  out.push(
+    `[baton] This conversation works on baton session ${s.id} "${s.title.replace(/\s+/g, ' ')}" (revision ${s.revision}, ${plan.status}).`,
+  );
+  out.push(
+    'Files you write, your todo list, sub-agents, failed tools and tokens are recorded by hooks; you need not call baton for them.',
+  );
+  if (input.source !== 'startup')
+    out.push(`This is a ${input.source} of the conversation: continue where the session stands.`);
   const done = s.phases.filter((p) => p.status === 'completed' || p.status === 'skipped').length;
   if (input.runs) out.push(...runLines(s, input.runs));
-  if (s.phases.length) out.push(`Progress: ${done} of ${s.phases.length} phases done; last completed: ${plan.lastCompleted ? `${plan.lastCompleted.phaseId} (${plan.lastCompleted.name})` : 'none'}.`);
+  if (s.phases.length)
+    out.push(
+      `Progress: ${done} of ${s.phases.length} phases done; last completed: ${plan.lastCompleted ? `${plan.lastCompleted.phaseId} (${plan.lastCompleted.name})` : 'none'}.`,
+    );
   for (const p of plan.inFlight) {
     const phase = s.phases.find((x) => x.id === p.phaseId);
     const steps = phaseSteps(s, phase);
     const step = steps ? resumeStep(steps) : null;
-    const at = step ? `resume at step "${step.name}"` : p.resumeAt === 'substep' ? `resume at sub-step "${p.subStep}"` : 'no step recorded: restart the phase';
-    out.push(`Where to resume: phase ${p.phaseId} (${p.name}), ${at}; retries ${p.retryCount} of ${p.maxRetries} used.`);
+    const at = step
+      ? `resume at step "${step.name}"`
+      : p.resumeAt === 'substep'
+        ? `resume at sub-step "${p.subStep}"`
+        : 'no step recorded: restart the phase';
+    out.push(
+      `Where to resume: phase ${p.phaseId} (${p.name}), ${at}; retries ${p.retryCount} of ${p.maxRetries} used.`,
+    );
     if (steps?.length) out.push(`Steps of ${p.phaseId}:`, ...stepLines(steps));
   }
   if (!plan.inFlight.length && s.steps?.length) out.push('Steps:', ...stepLines(s.steps));
   for (const f of plan.failed) {
-    out.push(`Failed: phase ${f.phaseId} (${f.name}): ${f.escalation ? `retries exhausted (${f.retryCount}/${f.maxRetries}), escalate` : `${f.retriesLeft} retr${f.retriesLeft === 1 ? 'y' : 'ies'} left`}${f.failureReason ? ` — ${f.failureReason}` : ''}.`);
+    out.push(
+      `Failed: phase ${f.phaseId} (${f.name}): ${f.escalation ? `retries exhausted (${f.retryCount}/${f.maxRetries}), escalate` : `${f.retriesLeft} retr${f.retriesLeft === 1 ? 'y' : 'ies'} left`}${f.failureReason ? ` — ${f.failureReason}` : ''}.`,
+    );
   }
-  const errors = [...plan.inFlight.flatMap((p) => p.unresolvedErrors), ...plan.failed.flatMap((p) => p.unresolvedErrors)];
+  const errors = [
+    ...plan.inFlight.flatMap((p) => p.unresolvedErrors),
+    ...plan.failed.flatMap((p) => p.unresolvedErrors),
+  ];
   if (errors.length) {
     out.push('Unresolved errors:');
     for (const e of errors) out.push(`  ${e.id} ${e.type}: ${e.message.replace(/\s+/g, ' ')}`);
   }
-  const outside = plan.files.byPhase.flatMap((g) => g.files.filter((f) => f.kind !== 'unchanged').map((f) => `${f.path} (${f.kind})`));
+  const outside = plan.files.byPhase.flatMap((g) =>
+    g.files.filter((f) => f.kind !== 'unchanged').map((f) => `${f.path} (${f.kind})`),
+  );
   if (outside.length) out.push(`Changed outside the session since recorded: ${outside.join(', ')}.`);
-  if (plan.files.newFiles.length) out.push(`New files the session has not recorded: ${plan.files.newFiles.join(', ')}.`);
+  if (plan.files.newFiles.length)
+    out.push(`New files the session has not recorded: ${plan.files.newFiles.join(', ')}.`);
   const actions = nextActions(plan);
   if (actions.length) out.push('Next actions:', ...actions.map((a, i) => `  ${i + 1}. ${a.replace(/\s+/g, ' ')}`));
   return bound(out, max);
@@ -109,7 +141,8 @@ function bound(lines: string[], max: number): string {
   for (let i = 0; i < lines.length; i++) {
     const line = `${lines[i]!.slice(0, Math.max(40, max - 100))}\n`;
     const tail = `… ${lines.length - i} more line${lines.length - i === 1 ? '' : 's'}: run \`baton resume\` for the full plan.\n`;
-    if (text.length + line.length + (i < lines.length - 1 ? tail.length : 0) > max) return `${text}${tail}`.slice(0, max);
+    if (text.length + line.length + (i < lines.length - 1 ? tail.length : 0) > max)
+      return `${text}${tail}`.slice(0, max);
     text += line;
   }
   return text;

@@ -54,7 +54,19 @@ export function continueWith(s: SessionState): ContinueWith[] {
     .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0))
     .flatMap((b) => {
       const command = resumeCommand(b.cli, b.agentSessionId);
-      return command ? [{ cli: b.cli, agentSessionId: b.agentSessionId, command, model: b.model, transcriptPath: b.transcriptPath, ended: b.ended !== null, updatedAt: b.updatedAt }] : [];
+      return command
+        ? [
+            {
+              cli: b.cli,
+              agentSessionId: b.agentSessionId,
+              command,
+              model: b.model,
+              transcriptPath: b.transcriptPath,
+              ended: b.ended !== null,
+              updatedAt: b.updatedAt,
+            },
+          ]
+        : [];
     });
 }
 
@@ -87,16 +99,27 @@ export type BindingInput = EventDataMap['agent.bound'];
 export function decideBinding(s: SessionState, b: BindingInput): EventDraft[] {
   assertWritable(s);
   const known = findBinding(s, b.cli, b.agentSessionId);
-  if (known && known.ended === null && (b.transcriptPath ?? known.transcriptPath) === known.transcriptPath && (b.model ?? known.model) === known.model && (b.cwd ?? known.cwd) === known.cwd) return [];
-  return [draft('agent.bound', {
-    cli: b.cli,
-    agentSessionId: b.agentSessionId,
-    transcriptPath: b.transcriptPath ?? known?.transcriptPath ?? null,
-    model: b.model ?? known?.model ?? null,
-    cwd: b.cwd ?? known?.cwd ?? null,
-    dirtyAtStart: known ? known.dirtyAtStart : b.dirtyAtStart,
-    ...((known ? known.dirtyAtStartSha256 : b.dirtyAtStartSha256) ? { dirtyAtStartSha256: known ? known.dirtyAtStartSha256 : b.dirtyAtStartSha256 } : {}),
-  })];
+  if (
+    known &&
+    known.ended === null &&
+    (b.transcriptPath ?? known.transcriptPath) === known.transcriptPath &&
+    (b.model ?? known.model) === known.model &&
+    (b.cwd ?? known.cwd) === known.cwd
+  )
+    return [];
+  return [
+    draft('agent.bound', {
+      cli: b.cli,
+      agentSessionId: b.agentSessionId,
+      transcriptPath: b.transcriptPath ?? known?.transcriptPath ?? null,
+      model: b.model ?? known?.model ?? null,
+      cwd: b.cwd ?? known?.cwd ?? null,
+      dirtyAtStart: known ? known.dirtyAtStart : b.dirtyAtStart,
+      ...((known ? known.dirtyAtStartSha256 : b.dirtyAtStartSha256)
+        ? { dirtyAtStartSha256: known ? known.dirtyAtStartSha256 : b.dirtyAtStartSha256 }
+        : {}),
+    }),
+  ];
 }
 
 /** The step to resume at: the one in progress, else the first pending; null when all are done. */
@@ -108,7 +131,10 @@ const MARKS: Record<PlanStep['status'], string> = { completed: 'x', in_progress:
 
 /** A plan's steps as text lines (`[x] done`, `[>] in progress`, `[ ] pending`, `[-] cancelled`), the resume step marked. */
 export function stepsText(steps: readonly PlanStep[], resume: PlanStep | null, indent = '  '): string[] {
-  return steps.map((x) => `${indent}[${MARKS[x.status]}] ${x.name}${resume && x.name === resume.name && x.status === resume.status ? '  ← resume here' : ''}`);
+  return steps.map(
+    (x) =>
+      `${indent}[${MARKS[x.status]}] ${x.name}${resume && x.name === resume.name && x.status === resume.status ? '  ← resume here' : ''}`,
+  );
 }
 
 /**
@@ -116,7 +142,12 @@ export function stepsText(steps: readonly PlanStep[], resume: PlanStep | null, i
  * and, when the step in progress changed, reaching it as the phase's sub-step: the resume
  * plan then knows where to resume without the model calling baton.
  */
-export function decideSteps(s: SessionState, agent: string | null, raw: readonly PlanStep[], target?: Phase | null): EventDraft[] {
+export function decideSteps(
+  s: SessionState,
+  agent: string | null,
+  raw: readonly PlanStep[],
+  target?: Phase | null,
+): EventDraft[] {
   assertWritable(s);
   const steps = raw.slice(0, MAX_PLAN_STEPS).map((x) => ({ name: x.name.slice(0, MAX_STEP_TEXT), status: x.status }));
   // `target`: the phase the caller chose (a run's own phase); else the hook's guess.
@@ -125,18 +156,29 @@ export function decideSteps(s: SessionState, agent: string | null, raw: readonly
   if (before && JSON.stringify(before) === JSON.stringify(steps)) return [];
   const out: EventDraft[] = [draft('steps.planned', { phaseId: phase?.id ?? null, agent, steps })];
   const current = steps.find((x) => x.status === 'in_progress');
-  if (phase && current && phase.subStep !== current.name.slice(0, 200)) out.push(draft('substep.reached', { phaseId: phase.id, name: current.name.slice(0, 200) }));
+  if (phase && current && phase.subStep !== current.name.slice(0, 200))
+    out.push(draft('substep.reached', { phaseId: phase.id, name: current.name.slice(0, 200) }));
   return out;
 }
 
 /** Sub-agent start: it works on the phase in progress; `subagent.started` once per agent id. */
-export function decideSubagent(s: SessionState, what: 'start' | 'stop', a: { agent: string; agentId: string; agentType: string | null; parent: string | null }, target?: Phase | null): EventDraft[] {
+export function decideSubagent(
+  s: SessionState,
+  what: 'start' | 'stop',
+  a: { agent: string; agentId: string; agentType: string | null; parent: string | null },
+  target?: Phase | null,
+): EventDraft[] {
   assertWritable(s);
   const known = s.subagents?.find((x) => x.agentId === a.agentId);
   const phaseId = known?.phaseId ?? (target !== undefined ? target : hookPhase(s, a.parent))?.id ?? null;
-  if (what === 'start') return known ? [] : [draft('subagent.started', { phaseId, agent: a.agent, agentId: a.agentId, agentType: a.agentType })];
+  if (what === 'start')
+    return known
+      ? []
+      : [draft('subagent.started', { phaseId, agent: a.agent, agentId: a.agentId, agentType: a.agentType })];
   if (known?.stoppedAt) return [];
-  const start = known ? [] : [draft('subagent.started', { phaseId, agent: a.agent, agentId: a.agentId, agentType: a.agentType })];
+  const start = known
+    ? []
+    : [draft('subagent.started', { phaseId, agent: a.agent, agentId: a.agentId, agentType: a.agentType })];
   return [...start, draft('subagent.stopped', { phaseId, agent: a.agent, agentId: a.agentId })];
 }
 
@@ -148,15 +190,34 @@ function addAgent(s: SessionState, phaseId: string | null, agent: string): void 
 }
 
 /** How the agent events fold into a state (used by `apply`). */
-export const AGENT_HANDLERS: { [K in 'agent.bound' | 'agent.ended' | 'subagent.started' | 'subagent.stopped' | 'steps.planned']: Fold<K> } = {
+export const AGENT_HANDLERS: {
+  [K in 'agent.bound' | 'agent.ended' | 'subagent.started' | 'subagent.stopped' | 'steps.planned']: Fold<K>;
+} = {
   'agent.bound': (s, d, e) => {
     const list = (s.agentSessions ??= []);
     const known = list.find((b) => b.cli === d.cli && b.agentSessionId === d.agentSessionId);
     if (known) {
-      Object.assign(known, { transcriptPath: d.transcriptPath, model: d.model, cwd: d.cwd, updatedAt: e.time, ended: null });
+      Object.assign(known, {
+        transcriptPath: d.transcriptPath,
+        model: d.model,
+        cwd: d.cwd,
+        updatedAt: e.time,
+        ended: null,
+      });
       return;
     }
-    list.push({ cli: d.cli, agentSessionId: d.agentSessionId, transcriptPath: d.transcriptPath, model: d.model, cwd: d.cwd, dirtyAtStart: [...(d.dirtyAtStart ?? [])], ...(d.dirtyAtStartSha256 ? { dirtyAtStartSha256: { ...d.dirtyAtStartSha256 } } : {}), boundAt: e.time, updatedAt: e.time, ended: null });
+    list.push({
+      cli: d.cli,
+      agentSessionId: d.agentSessionId,
+      transcriptPath: d.transcriptPath,
+      model: d.model,
+      cwd: d.cwd,
+      dirtyAtStart: [...(d.dirtyAtStart ?? [])],
+      ...(d.dirtyAtStartSha256 ? { dirtyAtStartSha256: { ...d.dirtyAtStartSha256 } } : {}),
+      boundAt: e.time,
+      updatedAt: e.time,
+      ended: null,
+    });
   },
   'agent.ended': (s, d, e) => {
     const b = s.agentSessions?.find((x) => x.cli === d.cli && x.agentSessionId === d.agentSessionId);
@@ -167,7 +228,15 @@ export const AGENT_HANDLERS: { [K in 'agent.bound' | 'agent.ended' | 'subagent.s
   },
   'subagent.started': (s, d, e) => {
     const list = (s.subagents ??= []);
-    if (!list.some((x) => x.agentId === d.agentId)) list.push({ agent: d.agent, agentId: d.agentId, agentType: d.agentType, phaseId: d.phaseId, startedAt: e.time, stoppedAt: null });
+    if (!list.some((x) => x.agentId === d.agentId))
+      list.push({
+        agent: d.agent,
+        agentId: d.agentId,
+        agentType: d.agentType,
+        phaseId: d.phaseId,
+        startedAt: e.time,
+        stoppedAt: null,
+      });
     addAgent(s, d.phaseId, d.agent);
   },
   'subagent.stopped': (s, d, e) => {

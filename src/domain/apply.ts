@@ -77,7 +77,10 @@ function recordTokens(s: SessionState, d: EventDataMap['tokens.recorded']): void
   if (typeof model !== 'string' || model === '') return;
   addTokens(((s.tokens.byModel ??= {})[model] ??= zeroTokens()), d);
   const cells = (s.modelCells ??= {});
-  addTokens((cells[modelCellKey(d.agent, d.phaseId, model)] ??= { agent: d.agent, phaseId: d.phaseId, model, ...zeroTokens() }), d);
+  addTokens(
+    (cells[modelCellKey(d.agent, d.phaseId, model)] ??= { agent: d.agent, phaseId: d.phaseId, model, ...zeroTokens() }),
+    d,
+  );
 }
 
 function readTranscript(s: SessionState, d: EventDataMap['transcript.read'], e: StoredEvent): void {
@@ -118,7 +121,13 @@ function worked(p: Phase, agent: string | null | undefined): void {
   if (agent && !p.agents.includes(agent)) p.agents.push(agent);
 }
 
-function setStatus(s: SessionState, status: SessionState['status'], cause: string | null, detail: string | null | undefined, at: string): void {
+function setStatus(
+  s: SessionState,
+  status: SessionState['status'],
+  cause: string | null,
+  detail: string | null | undefined,
+  at: string,
+): void {
   s.status = status;
   s.statusCause = cause === null ? null : { cause, at, detail: detail ?? null };
 }
@@ -134,7 +143,7 @@ const HANDLERS: Handlers = {
   'session.interrupted': (s, d, e) => setStatus(s, 'interrupted', d.cause, d.detail, e.time),
   'session.completed': (s, d, e) => {
     const left = d.unfinished?.length ? `left unfinished: ${d.unfinished.join(', ')}` : null;
-    setStatus(s, 'completed', 'completed', d.detail && left ? `${d.detail} (${left})` : d.detail ?? left, e.time);
+    setStatus(s, 'completed', 'completed', d.detail && left ? `${d.detail} (${left})` : (d.detail ?? left), e.time);
   },
   'session.failed': (s, d, e) => setStatus(s, 'failed', 'failed', d.detail, e.time),
   'session.abandoned': (s, d, e) => setStatus(s, 'abandoned', 'abandoned', d.detail, e.time),
@@ -214,7 +223,15 @@ const HANDLERS: Handlers = {
   'file.recorded': (s, d, e) => {
     const p = phaseOf(s, d.phaseId);
     // The run it was made in: a later write by another live run of the same path is a conflict.
-    const rec = { path: d.path, action: d.action, sha256: d.sha256, size: d.size, recordedAt: e.time, agent: d.agent, ...(e.actor?.run ? { run: e.actor.run } : {}) };
+    const rec = {
+      path: d.path,
+      action: d.action,
+      sha256: d.sha256,
+      size: d.size,
+      recordedAt: e.time,
+      agent: d.agent,
+      ...(e.actor?.run ? { run: e.actor.run } : {}),
+    };
     if (p) {
       p.files = p.files.filter((f) => f.path !== d.path);
       p.files.push(rec);
@@ -330,7 +347,17 @@ const HANDLERS: Handlers = {
     s.metadata[d.key] = d.value;
   },
   'lease.acquired': (s, d, e) => {
-    s.lease = { owner: d.owner, pid: d.pid, host: d.host, token: d.token, acquiredAt: e.time, renewedAt: e.time, expiresAt: d.expiresAt, ...(d.boot ? { boot: d.boot } : {}), ...(d.detached ? { detached: true } : {}) };
+    s.lease = {
+      owner: d.owner,
+      pid: d.pid,
+      host: d.host,
+      token: d.token,
+      acquiredAt: e.time,
+      renewedAt: e.time,
+      expiresAt: d.expiresAt,
+      ...(d.boot ? { boot: d.boot } : {}),
+      ...(d.detached ? { detached: true } : {}),
+    };
     s.leaseToken = Math.max(s.leaseToken ?? 0, d.token);
   },
   'lease.renewed': (s, d, e) => {
@@ -351,7 +378,15 @@ const HANDLERS: Handlers = {
   'checkpoint.created': (s, d, e) => {
     const list = (s.checkpoints ??= []);
     if (list.some((c) => c.id === d.checkpointId)) return;
-    list.push({ id: d.checkpointId, name: d.name, revision: d.revision, createdAt: e.time, trigger: d.trigger, phaseId: d.phaseId, superseded: false });
+    list.push({
+      id: d.checkpointId,
+      name: d.name,
+      revision: d.revision,
+      createdAt: e.time,
+      trigger: d.trigger,
+      phaseId: d.phaseId,
+      superseded: false,
+    });
   },
   'checkpoint.restored': (s, d, e) => restoreCheckpoint(s, d, e),
   'repair.torn_tail': (s, d, e) => {
@@ -368,7 +403,11 @@ const HANDLERS: Handlers = {
   // Replaced, never changed in place: the state a fold starts from may share it.
   'graph.checkpoint': (s, d) => {
     const g = s.graph ?? { checkpoints: 0, writes: 0, latest: {} };
-    s.graph = { ...g, checkpoints: g.checkpoints + 1, latest: { ...g.latest, [d.ns]: { checkpointId: d.checkpointId, step: d.step, source: d.source } } };
+    s.graph = {
+      ...g,
+      checkpoints: g.checkpoints + 1,
+      latest: { ...g.latest, [d.ns]: { checkpointId: d.checkpointId, step: d.step, source: d.source } },
+    };
   },
   'graph.writes': (s, d) => {
     const g = s.graph ?? { checkpoints: 0, writes: 0, latest: {} };
@@ -378,7 +417,11 @@ const HANDLERS: Handlers = {
   'repair.events_lost': (s, d, e) => {
     // The recovered snapshot holds the effect of every event up to its revision, lost or not.
     if (typeof d.state === 'object' && d.state !== null) Object.assign(s, structuredClone(d.state), { id: s.id });
-    s.repairs.push({ kind: 'events_lost', at: e.time, detail: { from: d.from, to: d.to, recoveredFrom: d.recoveredFrom, savedTo: d.savedTo } });
+    s.repairs.push({
+      kind: 'events_lost',
+      at: e.time,
+      detail: { from: d.from, to: d.to, recoveredFrom: d.recoveredFrom, savedTo: d.savedTo },
+    });
   },
 };
 
@@ -388,7 +431,17 @@ const HANDLERS: Handlers = {
  * and cause, tokens spent and budget, id counters (ids are never handed out twice), repairs,
  * lease, and the checkpoint list itself.
  */
-export const RESTORED_FIELDS = ['title', 'phases', 'decisions', 'findings', 'notes', 'milestones', 'artifacts', 'contextSummary', 'metadata'] as const;
+export const RESTORED_FIELDS = [
+  'title',
+  'phases',
+  'decisions',
+  'findings',
+  'notes',
+  'milestones',
+  'artifacts',
+  'contextSummary',
+  'metadata',
+] as const;
 
 function restoreCheckpoint(s: SessionState, d: EventDataMap['checkpoint.restored'], e: StoredEvent): void {
   if (typeof d.state !== 'object' || d.state === null) return;
@@ -396,11 +449,19 @@ function restoreCheckpoint(s: SessionState, d: EventDataMap['checkpoint.restored
   const into = s as unknown as Record<string, unknown>;
   for (const k of RESTORED_FIELDS) if (k in from) into[k] = from[k];
   const supersedes = new Set(d.supersedes ?? []);
-  s.checkpoints = (s.checkpoints ?? []).map((c): CheckpointRef => ({
-    ...c,
-    superseded: c.id === d.checkpointId ? false : c.superseded || supersedes.has(c.id),
-  }));
-  (s.restores ??= []).push({ checkpointId: d.checkpointId, revision: d.revision, at: e.time, seq: e.seq, gitCommit: d.git?.commit ?? null });
+  s.checkpoints = (s.checkpoints ?? []).map(
+    (c): CheckpointRef => ({
+      ...c,
+      superseded: c.id === d.checkpointId ? false : c.superseded || supersedes.has(c.id),
+    }),
+  );
+  (s.restores ??= []).push({
+    checkpointId: d.checkpointId,
+    revision: d.revision,
+    at: e.time,
+    seq: e.seq,
+    gitCommit: d.git?.commit ?? null,
+  });
 }
 
 /**
@@ -409,7 +470,9 @@ function restoreCheckpoint(s: SessionState, d: EventDataMap['checkpoint.restored
  */
 export function applyInPlace(state: SessionState, event: StoredEvent): void {
   // Own properties only: a foreign type such as "hasOwnProperty" must not find Object's methods.
-  const handler = (Object.hasOwn(HANDLERS, event.type) ? HANDLERS[event.type] : undefined) as Handler<typeof event.type> | undefined;
+  const handler = (Object.hasOwn(HANDLERS, event.type) ? HANDLERS[event.type] : undefined) as
+    | Handler<typeof event.type>
+    | undefined;
   if (handler) handler(state, event.data as never, event);
   state.revision = event.seq;
   state.updatedAt = event.time;
@@ -421,7 +484,11 @@ export function applyInPlace(state: SessionState, event: StoredEvent): void {
  * shares with it the parts no event changed, so treat both as read-only (copy with
  * `clonePlain` before changing one). Returns null when there is nothing to fold.
  */
-export function fold(base: SessionState | null, events: readonly StoredEvent[], sessionId?: string): SessionState | null {
+export function fold(
+  base: SessionState | null,
+  events: readonly StoredEvent[],
+  sessionId?: string,
+): SessionState | null {
   // Copy on write (own.ts): the result shares with `base` what no event changed.
   let state: SessionState | null = base ? { ...base } : null;
   const owned = base ? ownNothing() : ownAll();

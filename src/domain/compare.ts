@@ -19,7 +19,9 @@ export function canonicalJson(v: unknown): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
   if (Array.isArray(v)) return `[${v.map((x) => (x === undefined ? 'null' : canonicalJson(x))).join(',')}]`;
   const o = v as Record<string, unknown>;
-  const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort();
+  const keys = Object.keys(o)
+    .filter((k) => o[k] !== undefined)
+    .sort();
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
 }
 
@@ -36,7 +38,8 @@ export function rowDiff(row: SessionSummary, derived: SessionSummary): string[] 
   if (!summaryChanged(row, derived)) return [];
   const out: string[] = [];
   const cmp = (name: string, a: unknown, b: unknown): void => {
-    if (canonical(a ?? null) !== canonical(b ?? null)) out.push(`${name} ${JSON.stringify(a ?? null)} should be ${JSON.stringify(b ?? null)}`);
+    if (canonical(a ?? null) !== canonical(b ?? null))
+      out.push(`${name} ${JSON.stringify(a ?? null)} should be ${JSON.stringify(b ?? null)}`);
   };
   cmp('status', row.status, derived.status);
   cmp('title', row.title, derived.title);

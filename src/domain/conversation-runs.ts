@@ -31,10 +31,19 @@ export function conversationRunId(cli: string, agentSessionId: string): string {
 export function phaseFromCommand(command: string): { verb: 'start' | 'claim'; phase: string | null } | null {
   const valued = /^--(session|agent|dir|store|workspace|reason|max-retries|run)$/;
   for (const part of command.split(/&&|\|\||;|\n/)) {
-    const words = part.trim().split(/\s+/).map((w) => w.replace(/^['"]|['"]$/g, ''));
+    const words = part
+      .trim()
+      .split(/\s+/)
+      .map((w) => w.replace(/^['"]|['"]$/g, ''));
     const at = words.findIndex((w) => /(^|\/)baton(\.cjs)?$/.test(w));
     // baton must be the command run (`npx baton`, `node …/baton.cjs`, `VAR=x baton`), not an argument (`echo baton …`).
-    if (at < 0 || !words.slice(0, at).every((w) => /^(npx|env|exec|time|sudo|node|pnpm|yarn|bunx)$/.test(w) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(w))) continue;
+    if (
+      at < 0 ||
+      !words
+        .slice(0, at)
+        .every((w) => /^(npx|env|exec|time|sudo|node|pnpm|yarn|bunx)$/.test(w) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(w))
+    )
+      continue;
     // Options before the command (`baton --session s1 phase start x`).
     let j = at + 1;
     while (words[j]?.startsWith('-')) j += !words[j]!.includes('=') && valued.test(words[j]!) ? 2 : 1;
@@ -78,9 +87,12 @@ export interface Conflict {
 
 /** Latest record of each path (phases and loose files) with its phase. */
 function latest(s: SessionState): Map<string, { rec: FileRecord; phaseId: string | null }> {
-  const all: Array<{ rec: FileRecord; phaseId: string | null }> = s.phases.flatMap((p) => p.files.map((rec) => ({ rec, phaseId: p.id })));
+  const all: Array<{ rec: FileRecord; phaseId: string | null }> = s.phases.flatMap((p) =>
+    p.files.map((rec) => ({ rec, phaseId: p.id })),
+  );
   const loose = s.metadata['looseFiles'];
-  if (Array.isArray(loose)) for (const f of loose as FileRecord[]) if (f && typeof f.path === 'string') all.push({ rec: f, phaseId: null });
+  if (Array.isArray(loose))
+    for (const f of loose as FileRecord[]) if (f && typeof f.path === 'string') all.push({ rec: f, phaseId: null });
   all.sort((a, b) => (a.rec.recordedAt < b.rec.recordedAt ? -1 : a.rec.recordedAt > b.rec.recordedAt ? 1 : 0));
   return new Map(all.map((x) => [x.rec.path, x]));
 }
@@ -89,7 +101,13 @@ function latest(s: SessionState): Map<string, { rec: FileRecord; phaseId: string
  * Paths run `runId` writes whose last record was made in another run that is live now: each
  * a `file.conflicted` (on `phaseId`, this run's phase) and a conflict to warn the writer of.
  */
-export function decideConflicts(s: SessionState, runId: string, paths: readonly string[], phaseId: string | null, l: Liveness): { events: EventDraft[]; conflicts: Conflict[] } {
+export function decideConflicts(
+  s: SessionState,
+  runId: string,
+  paths: readonly string[],
+  phaseId: string | null,
+  l: Liveness,
+): { events: EventDraft[]; conflicts: Conflict[] } {
   const live = new Set(liveRuns(s, l).map((r) => r.id));
   const last = latest(s);
   const conflicts: Conflict[] = [];
@@ -99,7 +117,18 @@ export function decideConflicts(s: SessionState, runId: string, paths: readonly 
     if (!other || other === runId || !live.has(other)) continue;
     conflicts.push({ path, otherRunId: other, otherPhaseId: known.phaseId });
   }
-  return { events: conflicts.map((c) => draft('file.conflicted', { path: c.path, phaseId, runId, otherRunId: c.otherRunId, otherPhaseId: c.otherPhaseId })), conflicts };
+  return {
+    events: conflicts.map((c) =>
+      draft('file.conflicted', {
+        path: c.path,
+        phaseId,
+        runId,
+        otherRunId: c.otherRunId,
+        otherPhaseId: c.otherPhaseId,
+      }),
+    ),
+    conflicts,
+  };
 }
 
 /** The warning a conversation gets in its context when it wrote a file another live run is working on. */

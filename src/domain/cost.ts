@@ -74,15 +74,26 @@ function groupCost(total: TokenCounts, cells: readonly ModelCell[], table: Prici
   if (all(total) - cellTokens > 0) models.add(NO_MODEL);
   const unpricedTokens = Math.max(0, all(total) - pricedTokens);
   const pricedUsd = round(priced);
-  return { usd: unpricedTokens === 0 ? pricedUsd : null, pricedUsd, unpriced: { tokens: unpricedTokens, models: [...models].sort() } };
+  return {
+    usd: unpricedTokens === 0 ? pricedUsd : null,
+    pricedUsd,
+    unpriced: { tokens: unpricedTokens, models: [...models].sort() },
+  };
 }
 
 /** The cost budget against a total cost. */
 export function costBudgetView(maxUsd: number | null | undefined, total: Cost): CostBudgetView {
   const complete = total.usd !== null;
-  if (maxUsd === null || maxUsd === undefined) return { maxUsd: null, usedUsd: total.pricedUsd, percent: null, level: 'none', complete };
+  if (maxUsd === null || maxUsd === undefined)
+    return { maxUsd: null, usedUsd: total.pricedUsd, percent: null, level: 'none', complete };
   const ratio = total.pricedUsd / maxUsd;
-  return { maxUsd, usedUsd: total.pricedUsd, percent: Math.round(ratio * 1000) / 10, level: budgetLevel(ratio), complete };
+  return {
+    maxUsd,
+    usedUsd: total.pricedUsd,
+    percent: Math.round(ratio * 1000) / 10,
+    level: budgetLevel(ratio),
+    complete,
+  };
 }
 
 /** The cost report of a session under a pricing table. */
@@ -90,11 +101,26 @@ export function costReport(s: SessionState, table: PricingTable): CostReport {
   const t = s.tokens;
   const cells = Object.values(s.modelCells ?? {});
   const byAgent: Record<string, Cost> = {};
-  for (const [agent, counts] of Object.entries(t.byAgent)) byAgent[agent] = groupCost(counts, cells.filter((c) => c.agent === agent), table);
+  for (const [agent, counts] of Object.entries(t.byAgent))
+    byAgent[agent] = groupCost(
+      counts,
+      cells.filter((c) => c.agent === agent),
+      table,
+    );
   const byPhase: Record<string, Cost> = {};
-  for (const [phase, counts] of Object.entries(t.byPhase)) byPhase[phase] = groupCost(counts, cells.filter((c) => c.phaseId === phase), table);
+  for (const [phase, counts] of Object.entries(t.byPhase))
+    byPhase[phase] = groupCost(
+      counts,
+      cells.filter((c) => c.phaseId === phase),
+      table,
+    );
   const byModel: Record<string, Cost> = {};
-  for (const [model, counts] of Object.entries(t.byModel ?? {})) byModel[model] = groupCost(counts, cells.filter((c) => c.model === model), table);
+  for (const [model, counts] of Object.entries(t.byModel ?? {}))
+    byModel[model] = groupCost(
+      counts,
+      cells.filter((c) => c.model === model),
+      table,
+    );
   const total = groupCost(t, cells, table);
   return { total, byAgent, byPhase, byModel, budget: costBudgetView(t.costBudgetUsd, total) };
 }
@@ -135,11 +161,16 @@ export const MAX_COST_BUDGET_USD = 1_000_000_000;
 export function decideCostBudget(s: SessionState, maxUsd: unknown): EventDraft[] {
   assertWritable(s);
   if (maxUsd === null) return [draft('budget.cost_set', { maxUsd: null })];
-  const n = typeof maxUsd === 'string' && /^\s*\$?\d+(\.\d+)?\s*$/.test(maxUsd) ? Number(maxUsd.replace('$', '')) : maxUsd;
+  const n =
+    typeof maxUsd === 'string' && /^\s*\$?\d+(\.\d+)?\s*$/.test(maxUsd) ? Number(maxUsd.replace('$', '')) : maxUsd;
   if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0 || n > MAX_COST_BUDGET_USD) {
-    throw new BatonError('BAD_INPUT', `The cost budget must be a positive amount of US dollars; got ${JSON.stringify(maxUsd) ?? String(maxUsd)}.`, {
-      hint: 'Give the amount in US dollars as a number, e.g. 25 or 7.50.',
-    });
+    throw new BatonError(
+      'BAD_INPUT',
+      `The cost budget must be a positive amount of US dollars; got ${JSON.stringify(maxUsd) ?? String(maxUsd)}.`,
+      {
+        hint: 'Give the amount in US dollars as a number, e.g. 25 or 7.50.',
+      },
+    );
   }
   return [draft('budget.cost_set', { maxUsd: n })];
 }

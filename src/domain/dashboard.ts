@@ -93,11 +93,27 @@ function indexOf(names: string[], name: string): number {
 function openAttempt(t: SessionTimeline, phaseId: string, agent: string | null, at: string): void {
   closeAttempt(t, phaseId, 'superseded', at, null);
   const tries = t.attempts.filter((a) => a.phaseId === phaseId).length;
-  t.attempts.push({ phaseId, attempt: tries + 1, agent, startedAt: at, endedAt: null, outcome: 'running', reason: null, substeps: [], errors: [] });
+  t.attempts.push({
+    phaseId,
+    attempt: tries + 1,
+    agent,
+    startedAt: at,
+    endedAt: null,
+    outcome: 'running',
+    reason: null,
+    substeps: [],
+    errors: [],
+  });
   t.open[phaseId] = t.attempts.length - 1;
 }
 
-function closeAttempt(t: SessionTimeline, phaseId: string, outcome: AttemptOutcome, at: string, reason: string | null): void {
+function closeAttempt(
+  t: SessionTimeline,
+  phaseId: string,
+  outcome: AttemptOutcome,
+  at: string,
+  reason: string | null,
+): void {
   const i = t.open[phaseId];
   if (i === undefined) return;
   const a = t.attempts[i]!;
@@ -135,7 +151,17 @@ function foldOne(t: SessionTimeline, e: StoredEvent, agent: string | null, prici
     case 'phase.skipped': {
       closeAttempt(t, e.data.phaseId, 'superseded', e.time, null);
       const tries = t.attempts.filter((a) => a.phaseId === e.data.phaseId).length;
-      t.attempts.push({ phaseId: e.data.phaseId, attempt: tries + 1, agent, startedAt: e.time, endedAt: e.time, outcome: 'skipped', reason: e.data.reason, substeps: [], errors: [] });
+      t.attempts.push({
+        phaseId: e.data.phaseId,
+        attempt: tries + 1,
+        agent,
+        startedAt: e.time,
+        endedAt: e.time,
+        outcome: 'skipped',
+        reason: e.data.reason,
+        substeps: [],
+        errors: [],
+      });
       return;
     }
     case 'substep.reached': {

@@ -32,7 +32,8 @@ export function text(value: unknown, what: string, { optional = false, max = MAX
     if (optional) return '';
     throw new BatonError('BAD_INPUT', `${what} is missing.`, { hint: `Give a non-empty ${what}.` });
   }
-  if (typeof value !== 'string') throw new BatonError('BAD_INPUT', `${what} must be text.`, { hint: `Pass ${what} as a string.` });
+  if (typeof value !== 'string')
+    throw new BatonError('BAD_INPUT', `${what} must be text.`, { hint: `Pass ${what} as a string.` });
   if (value.length > max) {
     throw new BatonError('BAD_INPUT', `${what} is ${value.length} characters long; at most ${max} are allowed.`, {
       hint: `Shorten ${what}, or store the long text as a file and record it as an artifact.`,
@@ -84,10 +85,14 @@ export interface PhaseActionOptions {
 
 function phaseStartCheck(s: SessionState, p: Phase, force: boolean): void {
   if (s.status !== 'active') {
-    throw new BatonError('INVALID_TRANSITION', `Session ${s.id} is ${s.status}; phases can only be started in an active session.`, {
-      hint: hint('resume.plan-then-apply', { session: s.id }),
-      details: { sessionId: s.id, status: s.status },
-    });
+    throw new BatonError(
+      'INVALID_TRANSITION',
+      `Session ${s.id} is ${s.status}; phases can only be started in an active session.`,
+      {
+        hint: hint('resume.plan-then-apply', { session: s.id }),
+        details: { sessionId: s.id, status: s.status },
+      },
+    );
   }
   if (force) return;
   const open = p.blockedBy.filter((b) => {
@@ -107,18 +112,25 @@ function phaseStartCheck(s: SessionState, p: Phase, force: boolean): void {
  * failed phase is a retry. A retry past `maxRetries` is refused with `RETRIES_EXHAUSTED`
  * unless forced; a start with open blockers with `BLOCKED` unless forced.
  */
-export function decidePhase(s: SessionState, ref: string, action: PhaseAction, o: PhaseActionOptions = {}): EventDraft[] {
+export function decidePhase(
+  s: SessionState,
+  ref: string,
+  action: PhaseAction,
+  o: PhaseActionOptions = {},
+): EventDraft[] {
   assertWritable(s);
   const p = findPhase(s, ref);
   const target = phaseTarget(p.status, action);
   if (!target) {
     const allowed = allowedPhaseActions(p.status);
-    throw new BatonError('INVALID_TRANSITION', `Phase ${p.id} is ${p.status}; it cannot ${action === 'complete' ? 'be completed' : action}.`, {
-      hint: allowed.length
-        ? `From ${p.status} a phase may: ${allowed.join(', ')}.`
-        : `A ${p.status} phase is final.`,
-      details: { phase: p.id, status: p.status, action, allowed },
-    });
+    throw new BatonError(
+      'INVALID_TRANSITION',
+      `Phase ${p.id} is ${p.status}; it cannot ${action === 'complete' ? 'be completed' : action}.`,
+      {
+        hint: allowed.length ? `From ${p.status} a phase may: ${allowed.join(', ')}.` : `A ${p.status} phase is final.`,
+        details: { phase: p.id, status: p.status, action, allowed },
+      },
+    );
   }
   const agent = o.agent ?? null;
   const force = o.force === true;
@@ -128,10 +140,14 @@ export function decidePhase(s: SessionState, ref: string, action: PhaseAction, o
       phaseStartCheck(s, p, force);
       if (p.status === 'failed') {
         if (p.retryCount >= p.maxRetries && !force) {
-          throw new BatonError('RETRIES_EXHAUSTED', `Phase ${p.id} has used ${p.retryCount} of ${p.maxRetries} retries.`, {
-            hint: hint('phase.escalate', { session: s.id, phase: p.id, maxRetries: p.maxRetries, active: true }),
-            details: { phase: p.id, retryCount: p.retryCount, maxRetries: p.maxRetries },
-          });
+          throw new BatonError(
+            'RETRIES_EXHAUSTED',
+            `Phase ${p.id} has used ${p.retryCount} of ${p.maxRetries} retries.`,
+            {
+              hint: hint('phase.escalate', { session: s.id, phase: p.id, maxRetries: p.maxRetries, active: true }),
+              details: { phase: p.id, retryCount: p.retryCount, maxRetries: p.maxRetries },
+            },
+          );
         }
         return [draft('phase.retried', { phaseId: p.id, agent, forced: force, attempt: p.retryCount + 1 })];
       }
@@ -142,7 +158,13 @@ export function decidePhase(s: SessionState, ref: string, action: PhaseAction, o
     case 'fail':
       return [draft('phase.failed', { phaseId: p.id, agent, reason: o.reason ?? null })];
     case 'skip':
-      return [draft('phase.skipped', { phaseId: p.id, reason: o.reason ?? null, ...(p.status === 'failed' ? { from: 'failed' as const } : {}) })];
+      return [
+        draft('phase.skipped', {
+          phaseId: p.id,
+          reason: o.reason ?? null,
+          ...(p.status === 'failed' ? { from: 'failed' as const } : {}),
+        }),
+      ];
   }
 }
 
@@ -152,10 +174,14 @@ export function decideSubstep(s: SessionState, ref: string, name: string): Event
   const p = findPhase(s, ref);
   const n = text(name, 'sub-step name', { max: 200 });
   if (p.status !== 'in_progress') {
-    throw new BatonError('INVALID_TRANSITION', `Phase ${p.id} is ${p.status}; sub-steps are recorded only while it is in progress.`, {
-      hint: hint('phase.start', { phase: p.id }),
-      details: { phase: p.id, status: p.status },
-    });
+    throw new BatonError(
+      'INVALID_TRANSITION',
+      `Phase ${p.id} is ${p.status}; sub-steps are recorded only while it is in progress.`,
+      {
+        hint: hint('phase.start', { phase: p.id }),
+        details: { phase: p.id, status: p.status },
+      },
+    );
   }
   return [draft('substep.reached', { phaseId: p.id, name: n })];
 }
@@ -177,21 +203,38 @@ export function impliedPhase(s: SessionState, agent: string | null): string | nu
   if (running.length <= 1) return running[0]?.id ?? null;
   const mine = agent ? running.filter((p) => p.agents.includes(agent)) : [];
   if (mine.length === 1) return mine[0]!.id;
-  throw new BatonError('BAD_INPUT', `Phases ${running.map((p) => p.id).join(', ')} are all in progress; which one is this for?`, {
-    hint: hint('phase.name-one', { phases: running.map((p) => p.id) }),
-  });
+  throw new BatonError(
+    'BAD_INPUT',
+    `Phases ${running.map((p) => p.id).join(', ')} are all in progress; which one is this for?`,
+    {
+      hint: hint('phase.name-one', { phases: running.map((p) => p.id) }),
+    },
+  );
 }
 
 /**
  * Records files created, modified or deleted, against the named phase or else the
  * {@link impliedPhase}.
  */
-export function decideFiles(s: SessionState, action: FileAction, files: MeasuredFile[], phaseRef: string | null, agent: string | null): EventDraft[] {
+export function decideFiles(
+  s: SessionState,
+  action: FileAction,
+  files: MeasuredFile[],
+  phaseRef: string | null,
+  agent: string | null,
+): EventDraft[] {
   assertWritable(s);
   if (!files.length) throw new BatonError('BAD_INPUT', 'No file paths given.', { hint: 'Name at least one path.' });
   const phaseId = optionalPhase(s, phaseRef) ?? impliedPhase(s, agent);
   return files.map((f) =>
-    draft('file.recorded', { phaseId, path: text(f.path, 'file path', { max: 4096 }), action, sha256: f.sha256, size: f.size, agent }),
+    draft('file.recorded', {
+      phaseId,
+      path: text(f.path, 'file path', { max: 4096 }),
+      action,
+      sha256: f.sha256,
+      size: f.size,
+      agent,
+    }),
   );
 }
 
@@ -250,9 +293,13 @@ function shown(value: unknown): string {
 export function tokenCount(value: unknown, what: 'input' | 'output' | 'cached' | 'cache-write'): number {
   const n = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_TOKENS_PER_RECORD) {
-    throw new BatonError('BAD_INPUT', `${what} must be a whole number from 0 to ${MAX_TOKENS_PER_RECORD}; got ${shown(value)}.`, {
-      hint: hint('tokens.count', { what }),
-    });
+    throw new BatonError(
+      'BAD_INPUT',
+      `${what} must be a whole number from 0 to ${MAX_TOKENS_PER_RECORD}; got ${shown(value)}.`,
+      {
+        hint: hint('tokens.count', { what }),
+      },
+    );
   }
   return n;
 }
@@ -287,7 +334,17 @@ export function decideTokens(s: SessionState, t: TokensInput): EventDraft[] {
   const cacheWrite = tokenCount(t.cacheWrite ?? 0, 'cache-write');
   const model = modelName(t.model);
   // The new fields only when they say something: records stay as they were shaped before.
-  return [draft('tokens.recorded', { agent, phaseId: optionalPhase(s, t.phase), input, output, cached, ...(cacheWrite ? { cacheWrite } : {}), ...(model ? { model } : {}) })];
+  return [
+    draft('tokens.recorded', {
+      agent,
+      phaseId: optionalPhase(s, t.phase),
+      input,
+      output,
+      cached,
+      ...(cacheWrite ? { cacheWrite } : {}),
+      ...(model ? { model } : {}),
+    }),
+  ];
 }
 
 /** Sets (or clears with null) the token budget. */
@@ -338,7 +395,10 @@ export function decideDecision(s: SessionState, d: DecisionInput): { events: Eve
 }
 
 /** Adds an open finding. */
-export function decideFinding(s: SessionState, f: { text: string; severity?: string | null; phase?: string | null; agent?: string | null }): { events: EventDraft[]; id: string } {
+export function decideFinding(
+  s: SessionState,
+  f: { text: string; severity?: string | null; phase?: string | null; agent?: string | null },
+): { events: EventDraft[]; id: string } {
   assertWritable(s);
   const id = nextId(s, 'finding', 'fnd');
   return {
@@ -369,20 +429,47 @@ export function decideFindingRemove(s: SessionState, id: string): EventDraft[] {
 }
 
 /** Adds a note. */
-export function decideNote(s: SessionState, n: { text: string; phase?: string | null; agent?: string | null }): { events: EventDraft[]; id: string } {
+export function decideNote(
+  s: SessionState,
+  n: { text: string; phase?: string | null; agent?: string | null },
+): { events: EventDraft[]; id: string } {
   assertWritable(s);
   const id = nextId(s, 'note', 'note');
-  return { id, events: [draft('note.added', { noteId: id, text: text(n.text, 'note'), phaseId: optionalPhase(s, n.phase), agent: n.agent ?? null })] };
+  return {
+    id,
+    events: [
+      draft('note.added', {
+        noteId: id,
+        text: text(n.text, 'note'),
+        phaseId: optionalPhase(s, n.phase),
+        agent: n.agent ?? null,
+      }),
+    ],
+  };
 }
 
 /** Adds a milestone. */
-export function decideMilestone(s: SessionState, m: { title: string; targetDate?: string | null }): { events: EventDraft[]; id: string } {
+export function decideMilestone(
+  s: SessionState,
+  m: { title: string; targetDate?: string | null },
+): { events: EventDraft[]; id: string } {
   assertWritable(s);
   const id = nextId(s, 'milestone', 'ms');
   if (m.targetDate && Number.isNaN(Date.parse(m.targetDate))) {
-    throw new BatonError('BAD_INPUT', `Target date ${JSON.stringify(clip(m.targetDate))} is not a date.`, { hint: 'Use ISO-8601, e.g. 2026-12-01.' });
+    throw new BatonError('BAD_INPUT', `Target date ${JSON.stringify(clip(m.targetDate))} is not a date.`, {
+      hint: 'Use ISO-8601, e.g. 2026-12-01.',
+    });
   }
-  return { id, events: [draft('milestone.added', { milestoneId: id, title: text(m.title, 'milestone title', { max: 1000 }), targetDate: m.targetDate ?? null })] };
+  return {
+    id,
+    events: [
+      draft('milestone.added', {
+        milestoneId: id,
+        title: text(m.title, 'milestone title', { max: 1000 }),
+        targetDate: m.targetDate ?? null,
+      }),
+    ],
+  };
 }
 
 /** Marks a milestone done. */
@@ -394,12 +481,16 @@ export function decideMilestoneDone(s: SessionState, ref: string): EventDraft[] 
       hint: s.milestones.length ? `Milestones: ${s.milestones.map((x) => x.id).join(', ')}.` : hint('milestone.add'),
     });
   }
-  if (m.done) throw new BatonError('INVALID_TRANSITION', `Milestone ${m.id} is already done.`, { hint: 'Nothing to do.' });
+  if (m.done)
+    throw new BatonError('INVALID_TRANSITION', `Milestone ${m.id} is already done.`, { hint: 'Nothing to do.' });
   return [draft('milestone.done', { milestoneId: m.id })];
 }
 
 /** Records an artifact produced by the workflow. */
-export function decideArtifact(s: SessionState, a: { path: string; kind?: string | null; description?: string | null; phase?: string | null; agent?: string | null }): { events: EventDraft[]; id: string } {
+export function decideArtifact(
+  s: SessionState,
+  a: { path: string; kind?: string | null; description?: string | null; phase?: string | null; agent?: string | null },
+): { events: EventDraft[]; id: string } {
   assertWritable(s);
   const id = nextId(s, 'artifact', 'art');
   return {
@@ -424,12 +515,21 @@ export function decideContext(s: SessionState, summary: string): EventDraft[] {
 }
 
 /** Validates a session lifecycle verb. */
-export function decideSession(s: SessionState, action: SessionAction, detail: string | null = null, cause = 'user', o: { force?: boolean } = {}): EventDraft[] {
+export function decideSession(
+  s: SessionState,
+  action: SessionAction,
+  detail: string | null = null,
+  cause = 'user',
+  o: { force?: boolean } = {},
+): EventDraft[] {
   if (s.archived) assertWritable(s);
   const target = sessionTarget(s.status, action);
   if (!target) {
     throw new BatonError('INVALID_TRANSITION', `Session ${s.id} is ${s.status}; it cannot ${action}.`, {
-      hint: s.status === 'active' && action === 'resume' ? 'It is already active.' : hint('session.status', { session: s.id }),
+      hint:
+        s.status === 'active' && action === 'resume'
+          ? 'It is already active.'
+          : hint('session.status', { session: s.id }),
       details: { sessionId: s.id, status: s.status, action },
     });
   }
@@ -453,11 +553,16 @@ export function decideSession(s: SessionState, action: SessionAction, detail: st
 
 /** Archiving is allowed for any session that is not active. */
 export function decideArchive(s: SessionState): EventDraft[] {
-  if (s.archived) throw new BatonError('INVALID_TRANSITION', `Session ${s.id} is already archived.`, { hint: 'Nothing to do.' });
+  if (s.archived)
+    throw new BatonError('INVALID_TRANSITION', `Session ${s.id} is already archived.`, { hint: 'Nothing to do.' });
   if (s.status === 'active' || s.status === 'interrupted') {
-    throw new BatonError('INVALID_TRANSITION', `Session ${s.id} is ${s.status}; only a session that is not running can be archived.`, {
-      hint: hint('session.end-first', { session: s.id }),
-    });
+    throw new BatonError(
+      'INVALID_TRANSITION',
+      `Session ${s.id} is ${s.status}; only a session that is not running can be archived.`,
+      {
+        hint: hint('session.end-first', { session: s.id }),
+      },
+    );
   }
   return [draft('session.archived', {})];
 }
@@ -466,13 +571,22 @@ export function decideArchive(s: SessionState): EventDraft[] {
 export function validatePhases(phases: PhaseSpec[]): PhaseSpec[] {
   const ids = new Set<string>();
   for (const p of phases) {
-    if (ids.has(p.id)) throw new BatonError('BAD_INPUT', `Phase id ${JSON.stringify(p.id)} appears twice.`, { hint: 'Give every phase its own id.' });
+    if (ids.has(p.id))
+      throw new BatonError('BAD_INPUT', `Phase id ${JSON.stringify(p.id)} appears twice.`, {
+        hint: 'Give every phase its own id.',
+      });
     ids.add(p.id);
   }
   for (const p of phases) {
     for (const b of p.blockedBy ?? []) {
-      if (!ids.has(b)) throw new BatonError('BAD_INPUT', `Phase ${p.id} is blocked by ${JSON.stringify(b)}, which is not a phase.`, { hint: `Phases: ${[...ids].join(', ')}.` });
-      if (b === p.id) throw new BatonError('BAD_INPUT', `Phase ${p.id} is blocked by itself.`, { hint: 'Remove it from its own blockedBy.' });
+      if (!ids.has(b))
+        throw new BatonError('BAD_INPUT', `Phase ${p.id} is blocked by ${JSON.stringify(b)}, which is not a phase.`, {
+          hint: `Phases: ${[...ids].join(', ')}.`,
+        });
+      if (b === p.id)
+        throw new BatonError('BAD_INPUT', `Phase ${p.id} is blocked by itself.`, {
+          hint: 'Remove it from its own blockedBy.',
+        });
     }
   }
   const byId = new Map(phases.map((p) => [p.id, p]));
@@ -480,7 +594,9 @@ export function validatePhases(phases: PhaseSpec[]): PhaseSpec[] {
   const visit = (id: string, path: string[]): void => {
     if (state.get(id) === 2) return;
     if (state.get(id) === 1) {
-      throw new BatonError('BAD_INPUT', `The phases' blockedBy form a cycle: ${[...path, id].join(' → ')}.`, { hint: 'Remove one of the dependencies.' });
+      throw new BatonError('BAD_INPUT', `The phases' blockedBy form a cycle: ${[...path, id].join(' → ')}.`, {
+        hint: 'Remove one of the dependencies.',
+      });
     }
     state.set(id, 1);
     for (const b of byId.get(id)?.blockedBy ?? []) visit(b, [...path, id]);

@@ -39,9 +39,13 @@ export function stepName(key: string, phaseId: string | null): string {
 /** Checks a step key: text of 1 to 200 characters without control characters. */
 export function checkStepKey(key: unknown): string {
   if (typeof key !== 'string' || key.length === 0 || key.length > 200 || /[\u0000-\u001f]/.test(key)) {
-    throw new BatonError('BAD_INPUT', `A step key must be text of 1 to 200 characters without control characters; got ${JSON.stringify(key)}.`, {
-      hint: 'Name the step, e.g. "fetch-issues" or "deploy:staging".',
-    });
+    throw new BatonError(
+      'BAD_INPUT',
+      `A step key must be text of 1 to 200 characters without control characters; got ${JSON.stringify(key)}.`,
+      {
+        hint: 'Name the step, e.g. "fetch-issues" or "deploy:staging".',
+      },
+    );
   }
   return key;
 }
@@ -67,7 +71,8 @@ export function jsonProblem(value: unknown, path = 'result', seen: Set<object> =
       return null;
     }
     const proto = Object.getPrototypeOf(value) as unknown;
-    if (proto !== Object.prototype && proto !== null) return `${path} (a ${(value as object).constructor?.name ?? 'non-plain object'})`;
+    if (proto !== Object.prototype && proto !== null)
+      return `${path} (a ${(value as object).constructor?.name ?? 'non-plain object'})`;
     for (const [k, v] of Object.entries(value)) {
       if (v === undefined) continue;
       const p = jsonProblem(v, `${path}.${k}`, seen);
@@ -95,10 +100,14 @@ export function decideStepStart(
   gone: (step: DurableStep) => boolean,
 ): { events: EventDraft[]; found: StepFound } {
   if (i.phaseId !== null && !s.phases.some((p) => p.id === i.phaseId)) {
-    throw new BatonError('NOT_FOUND', `Session ${s.id} has no phase ${JSON.stringify(i.phaseId)} for step ${JSON.stringify(i.key)}.`, {
-      hint: `Name one of its phases (${s.phases.map((p) => p.id).join(', ') || 'none'}), or none.`,
-      details: { sessionId: s.id, phase: i.phaseId, step: i.key },
-    });
+    throw new BatonError(
+      'NOT_FOUND',
+      `Session ${s.id} has no phase ${JSON.stringify(i.phaseId)} for step ${JSON.stringify(i.key)}.`,
+      {
+        hint: `Name one of its phases (${s.phases.map((p) => p.id).join(', ') || 'none'}), or none.`,
+        details: { sessionId: s.id, phase: i.phaseId, step: i.key },
+      },
+    );
   }
   const cur = findStep(s, i.key, i.phaseId);
   if (cur?.status === 'completed') return { events: [], found: { kind: 'completed', step: cur } };
@@ -114,21 +123,36 @@ export function decideStepStart(
  * Claim `claim` ends its step. FENCED when the step was taken over since (its runner was
  * judged gone): the newer claim's record stands.
  */
-export function decideStepEnd(s: SessionState, end: { type: 'step.completed'; data: StepEventData['completed'] } | { type: 'step.failed'; data: StepEventData['failed'] }): EventDraft[] {
+export function decideStepEnd(
+  s: SessionState,
+  end:
+    | { type: 'step.completed'; data: StepEventData['completed'] }
+    | { type: 'step.failed'; data: StepEventData['failed'] },
+): EventDraft[] {
   const { key, phaseId, claim } = end.data;
   const cur = findStep(s, key, phaseId);
   if (!cur || cur.claim !== claim || cur.status !== 'running') {
-    throw new BatonError('FENCED', `Step ${stepName(key, phaseId)} of session ${s.id} was taken over by another runner (claim ${cur?.claim ?? 0}, ${cur?.status ?? 'unknown'}) while claim ${claim} ran it.`, {
-      hint: 'Its runner was judged gone (its process or run ended); the other runner\'s record stands. Call steps.run again to read it.',
-      details: { sessionId: s.id, step: key, phase: phaseId, claim, current: cur?.claim ?? null },
-    });
+    throw new BatonError(
+      'FENCED',
+      `Step ${stepName(key, phaseId)} of session ${s.id} was taken over by another runner (claim ${cur?.claim ?? 0}, ${cur?.status ?? 'unknown'}) while claim ${claim} ran it.`,
+      {
+        hint: "Its runner was judged gone (its process or run ended); the other runner's record stands. Call steps.run again to read it.",
+        details: { sessionId: s.id, step: key, phase: phaseId, claim, current: cur?.claim ?? null },
+      },
+    );
   }
   return [end];
 }
 
 type Fold<K extends keyof EventDataMap> = (s: SessionState, d: EventDataMap[K], e: StoredEvent) => void;
 
-function ended(s: SessionState, key: string, phaseId: string | null, claim: number, e: StoredEvent): DurableStep | null {
+function ended(
+  s: SessionState,
+  key: string,
+  phaseId: string | null,
+  claim: number,
+  e: StoredEvent,
+): DurableStep | null {
   const cur = s.durableSteps?.find((x) => x.key === key && x.phaseId === phaseId);
   if (!cur || cur.claim !== claim) return null;
   cur.endedAt = e.time;
@@ -139,7 +163,17 @@ function ended(s: SessionState, key: string, phaseId: string | null, claim: numb
 export const STEP_HANDLERS: { [K in 'step.started' | 'step.completed' | 'step.failed']: Fold<K> } = {
   'step.started': (s, d, e) => {
     const list = (s.durableSteps ??= []);
-    const step: DurableStep = { key: d.key, phaseId: d.phaseId, status: 'running', claim: d.claim, attempts: 0, runner: d.runner, startedAt: e.time, endedAt: null, size: null };
+    const step: DurableStep = {
+      key: d.key,
+      phaseId: d.phaseId,
+      status: 'running',
+      claim: d.claim,
+      attempts: 0,
+      runner: d.runner,
+      startedAt: e.time,
+      endedAt: null,
+      size: null,
+    };
     const i = list.findIndex((x) => x.key === d.key && x.phaseId === d.phaseId);
     if (i === -1) list.push(step);
     else list[i] = step;

@@ -1,5 +1,13 @@
 import type { StepEventData } from './step-types.js';
-import type { AgentBinding, FileAction, PlanStep, RunKind, RunProcess, SessionState, TranscriptReadPoint } from './state.js';
+import type {
+  AgentBinding,
+  FileAction,
+  PlanStep,
+  RunKind,
+  RunProcess,
+  SessionState,
+  TranscriptReadPoint,
+} from './state.js';
 
 /** Who caused an event. */
 export interface Actor {
@@ -78,7 +86,15 @@ export interface EventDataMap {
    * written to a prompt cache) and `model` are absent in records made before they existed
    * and in records that do not know them.
    */
-  'tokens.recorded': { agent: string; phaseId: string | null; input: number; output: number; cached: number; cacheWrite?: number; model?: string | null };
+  'tokens.recorded': {
+    agent: string;
+    phaseId: string | null;
+    input: number;
+    output: number;
+    cached: number;
+    cacheWrite?: number;
+    model?: string | null;
+  };
   'budget.set': { max: number | null };
   /** The cost budget in US dollars (estimated from the pricing table); null clears it. */
   'budget.cost_set': { maxUsd: number | null };
@@ -109,7 +125,13 @@ export interface EventDataMap {
     agent: string | null;
     phaseId: string | null;
   };
-  'finding.added': { findingId: string; text: string; severity: string | null; phaseId: string | null; agent: string | null };
+  'finding.added': {
+    findingId: string;
+    text: string;
+    severity: string | null;
+    phaseId: string | null;
+    agent: string | null;
+  };
   'finding.removed': { findingId: string };
   'note.added': { noteId: string; text: string; phaseId: string | null; agent: string | null };
   'milestone.added': { milestoneId: string; title: string; targetDate: string | null };
@@ -124,11 +146,25 @@ export interface EventDataMap {
   };
   'context.updated': { summary: string };
   'metadata.set': { key: string; value: unknown };
-  'lease.acquired': { owner: string; pid: number; host: string; token: number; expiresAt: string; takeover: boolean; boot?: string | null; detached?: boolean };
+  'lease.acquired': {
+    owner: string;
+    pid: number;
+    host: string;
+    token: number;
+    expiresAt: string;
+    takeover: boolean;
+    boot?: string | null;
+    detached?: boolean;
+  };
   'lease.renewed': { token: number; expiresAt: string };
   'lease.released': { token: number };
   /** `holderGone`: ended before its time because its holder process is gone (see lease.ts `holderGoneEvents`). */
-  'lease.expired': { token: number; owner: string; expiresAt: string; holderGone?: { pid: number; host: string; reason: HolderGoneReason } };
+  'lease.expired': {
+    token: number;
+    owner: string;
+    expiresAt: string;
+    holderGone?: { pid: number; host: string; reason: HolderGoneReason };
+  };
   /**
    * A run began (src/domain/runs.ts). Records before runs had ids carry only `command`,
    * `token` and `agent` (a `baton run`).
@@ -171,7 +207,13 @@ export interface EventDataMap {
   /** A run took over a phase in progress whose owner is gone (`from`: that run). */
   'phase.claimed': { phaseId: string; runId: string; from: string | null };
   /** Two live runs wrote the same file; `runId` wrote it second and was warned. */
-  'file.conflicted': { path: string; phaseId: string | null; runId: string | null; otherRunId: string | null; otherPhaseId: string | null };
+  'file.conflicted': {
+    path: string;
+    phaseId: string | null;
+    runId: string | null;
+    otherRunId: string | null;
+    otherPhaseId: string | null;
+  };
   'checkpoint.created': {
     checkpointId: string;
     name: string;
@@ -203,7 +245,12 @@ export interface EventDataMap {
   'subagent.started': { phaseId: string | null; agent: string; agentId: string; agentType: string | null };
   'subagent.stopped': { phaseId: string | null; agent: string; agentId: string };
   /** The plan the agent keeps for itself (TodoWrite, update_plan, write_todos): the steps of a phase, whole each time. */
-  'steps.planned': { phaseId: string | null; agent: string | null; steps: PlanStep[]; /** The todo tool, when a hook recorded it. */ tool?: string };
+  'steps.planned': {
+    phaseId: string | null;
+    agent: string | null;
+    steps: PlanStep[] /** The todo tool, when a hook recorded it. */;
+    tool?: string;
+  };
   /**
    * A LangGraph checkpoint put on this session's thread (`baton-sessions/langgraph`).
    * `checkpoint`, `metadata` and each of `blobs` (the new channel values, by channel and
@@ -220,7 +267,13 @@ export interface EventDataMap {
     blobs: Array<{ channel: string; version: string; value: [string, string] }>;
   };
   /** Pending writes of one LangGraph task against a checkpoint: `[channel, idx, [type, base64]]` each. */
-  'graph.writes': { ns: string; checkpointId: string; taskId: string; taskPath: string; writes: Array<{ channel: string; idx: number; value: [string, string] }> };
+  'graph.writes': {
+    ns: string;
+    checkpointId: string;
+    taskId: string;
+    taskPath: string;
+    writes: Array<{ channel: string; idx: number; value: [string, string] }>;
+  };
   /** Durable steps (`manager.steps`, src/domain/durable-steps.ts): a runner took a step, and how it ended. */
   'step.started': StepEventData['started'];
   'step.completed': StepEventData['completed'];
@@ -246,20 +299,66 @@ export type EventType = keyof EventDataMap;
 
 /** Every event type baton writes. Types read from disk that are not listed are kept and ignored by `apply`. */
 export const EVENT_TYPES = [
-  'session.created', 'session.paused', 'session.resumed', 'session.interrupted', 'session.completed',
-  'session.failed', 'session.abandoned', 'session.archived', 'phase.started', 'phase.retried',
-  'phase.completed', 'phase.failed', 'phase.skipped', 'substep.reached', 'file.recorded',
-  'error.recorded', 'error.resolved', 'tokens.recorded', 'budget.set', 'decision.recorded',
-  'finding.added', 'finding.removed', 'note.added', 'milestone.added', 'milestone.done',
-  'artifact.added', 'context.updated', 'metadata.set', 'lease.acquired', 'lease.renewed', 'lease.released',
-  'lease.expired', 'run.started', 'run.ended', 'repair.torn_tail', 'repair.unreadable_line',
-  'repair.journal', 'checkpoint.created', 'checkpoint.restored', 'session.pinned', 'session.unpinned',
-  'agent.bound', 'agent.ended', 'subagent.started', 'subagent.stopped', 'steps.planned',
-  'budget.cost_set', 'transcript.read',
-  'repair.events_lost', 'run.renewed', 'phase.claimed', 'file.conflicted',
-  'phase.added', 'phase.removed', 'phase.updated',
-  'graph.checkpoint', 'graph.writes',
-  'step.started', 'step.completed', 'step.failed',
+  'session.created',
+  'session.paused',
+  'session.resumed',
+  'session.interrupted',
+  'session.completed',
+  'session.failed',
+  'session.abandoned',
+  'session.archived',
+  'phase.started',
+  'phase.retried',
+  'phase.completed',
+  'phase.failed',
+  'phase.skipped',
+  'substep.reached',
+  'file.recorded',
+  'error.recorded',
+  'error.resolved',
+  'tokens.recorded',
+  'budget.set',
+  'decision.recorded',
+  'finding.added',
+  'finding.removed',
+  'note.added',
+  'milestone.added',
+  'milestone.done',
+  'artifact.added',
+  'context.updated',
+  'metadata.set',
+  'lease.acquired',
+  'lease.renewed',
+  'lease.released',
+  'lease.expired',
+  'run.started',
+  'run.ended',
+  'repair.torn_tail',
+  'repair.unreadable_line',
+  'repair.journal',
+  'checkpoint.created',
+  'checkpoint.restored',
+  'session.pinned',
+  'session.unpinned',
+  'agent.bound',
+  'agent.ended',
+  'subagent.started',
+  'subagent.stopped',
+  'steps.planned',
+  'budget.cost_set',
+  'transcript.read',
+  'repair.events_lost',
+  'run.renewed',
+  'phase.claimed',
+  'file.conflicted',
+  'phase.added',
+  'phase.removed',
+  'phase.updated',
+  'graph.checkpoint',
+  'graph.writes',
+  'step.started',
+  'step.completed',
+  'step.failed',
 ] as const satisfies readonly EventType[];
 
 /** An event before it has been given a place in the journal. */

@@ -5,7 +5,13 @@
  */
 import { ESCALATION_WORDS } from './resume-plan-types.js';
 import type { FileCheck, ResumePlan } from './resume-plan-types.js';
-import { describeCause, describeFileCheck, describeLease, describeNextStep, describeOutsideEdits } from './render-resume.js';
+import {
+  describeCause,
+  describeFileCheck,
+  describeLease,
+  describeNextStep,
+  describeOutsideEdits,
+} from './render-resume.js';
 import type { Phase, PhaseStatus, SessionState, TokenCounts } from './state.js';
 import { stepsText } from './agent-sessions.js';
 import { budgetView } from './tokens.js';
@@ -100,16 +106,22 @@ function renderPosition(out: string[], { state: s, plan, now }: HandoffInput): v
   out.push(`Session ${code(s.id)} · revision ${s.revision} · generated ${now}`);
 
   section(out, 'Goal');
-  out.push(s.contextSummary && s.contextSummary.trim() !== '' ? s.contextSummary.trim() : '_No context summary recorded._');
+  out.push(
+    s.contextSummary && s.contextSummary.trim() !== '' ? s.contextSummary.trim() : '_No context summary recorded._',
+  );
 
   section(out, 'Status');
   // The plan's status: an expired lease already reads as interrupted.
-  out.push(`- Status: **${plan.status}**${plan.statusCause ? ` — ${inline(describeCause(plan.statusCause))}` : ''}${s.archived ? ' · archived' : ''}`);
+  out.push(
+    `- Status: **${plan.status}**${plan.statusCause ? ` — ${inline(describeCause(plan.statusCause))}` : ''}${s.archived ? ' · archived' : ''}`,
+  );
   if (plan.lease) out.push(`- Lease: ${describeLease(plan.lease)}`);
   const done = s.phases.filter((p) => p.status === 'completed' || p.status === 'skipped').length;
   out.push(`- Progress: ${done} of ${s.phases.length} phases done`);
   out.push(`- Resumable: ${plan.resumable ? 'yes' : `no — ${plan.next.reason}`}`);
-  out.push(`- Plan file: ${plan.planChanged === null ? 'unknown whether it changed' : plan.planChanged ? 'changed since the session started' : 'unchanged since the session started'}`);
+  out.push(
+    `- Plan file: ${plan.planChanged === null ? 'unknown whether it changed' : plan.planChanged ? 'changed since the session started' : 'unchanged since the session started'}`,
+  );
 
   section(out, 'Phases');
   if (s.phases.length) {
@@ -121,18 +133,27 @@ function renderPosition(out: string[], { state: s, plan, now }: HandoffInput): v
   }
 
   section(out, 'Where to resume');
-  out.push(`- Last completed: ${plan.lastCompleted ? `${phaseLabel(s, plan.lastCompleted.phaseId)}${plan.lastCompleted.completedAt ? `, at ${plan.lastCompleted.completedAt}` : ''}` : 'none'}`);
+  out.push(
+    `- Last completed: ${plan.lastCompleted ? `${phaseLabel(s, plan.lastCompleted.phaseId)}${plan.lastCompleted.completedAt ? `, at ${plan.lastCompleted.completedAt}` : ''}` : 'none'}`,
+  );
   for (const p of plan.inFlight) {
-    out.push(`- In flight: ${phaseLabel(s, p.phaseId)} — ${p.resumeAt === 'substep' ? `resume at sub-step "${inline(p.subStep ?? '')}"` : 'no sub-step recorded, restart the phase'}`);
-    if (p.steps?.length) out.push(...stepsText(p.steps, p.resumeStep ?? null, '  - ').map((l) => l.replace(/\r\n|\r|\n/g, ' ')));
+    out.push(
+      `- In flight: ${phaseLabel(s, p.phaseId)} — ${p.resumeAt === 'substep' ? `resume at sub-step "${inline(p.subStep ?? '')}"` : 'no sub-step recorded, restart the phase'}`,
+    );
+    if (p.steps?.length)
+      out.push(...stepsText(p.steps, p.resumeStep ?? null, '  - ').map((l) => l.replace(/\r\n|\r|\n/g, ' ')));
   }
-  for (const c of plan.continueWith ?? []) out.push(`- Continue the ${c.cli} conversation: ${code(c.command)}${c.ended ? ' (it ended; this reopens it)' : ''}`);
+  for (const c of plan.continueWith ?? [])
+    out.push(
+      `- Continue the ${c.cli} conversation: ${code(c.command)}${c.ended ? ' (it ended; this reopens it)' : ''}`,
+    );
   for (const b of plan.blocked) {
-    out.push(`- Blocked: ${phaseLabel(s, b.phaseId)} waits for ${b.openBlockers.map((x) => `${x.phaseId} (${x.status.replace('_', ' ')})`).join(', ')}`);
+    out.push(
+      `- Blocked: ${phaseLabel(s, b.phaseId)} waits for ${b.openBlockers.map((x) => `${x.phaseId} (${x.status.replace('_', ' ')})`).join(', ')}`,
+    );
   }
   out.push(`- Why: ${plan.next.reason}`);
   for (const n of plan.next.steps) out.push(`- → ${inline(describeNextStep(n))}`);
-
 }
 
 /** Unresolved errors, retries, decisions and open findings. */
@@ -140,7 +161,8 @@ function renderRecords(out: string[], { state: s, plan }: HandoffInput): void {
   section(out, 'Unresolved errors');
   const errors = s.phases.flatMap((p) => p.errors.filter((e) => !e.resolved));
   if (errors.length) {
-    for (const e of errors) out.push(`- ${code(e.id)} [${e.phaseId}] ${inline(e.type)}: ${inline(e.message)}${by([e.agent, e.time])}`);
+    for (const e of errors)
+      out.push(`- ${code(e.id)} [${e.phaseId}] ${inline(e.type)}: ${inline(e.message)}${by([e.agent, e.time])}`);
   } else {
     out.push('None.');
   }
@@ -161,9 +183,12 @@ function renderRecords(out: string[], { state: s, plan }: HandoffInput): void {
   section(out, 'Decisions');
   if (s.decisions.length) {
     for (const d of s.decisions) {
-      out.push(`- **${inline(d.title)}**: ${inline(d.choice)}${by([d.id, d.phaseId ? `phase ${d.phaseId}` : null, d.agent])}`);
+      out.push(
+        `- **${inline(d.title)}**: ${inline(d.choice)}${by([d.id, d.phaseId ? `phase ${d.phaseId}` : null, d.agent])}`,
+      );
       if (d.rationale) out.push(`  - Rationale: ${inline(d.rationale).replace(/\n {2}/g, '\n    ')}`);
-      if (d.alternatives.length) out.push(`  - Alternatives: ${d.alternatives.map((a) => a.replace(/\r\n|\r|\n/g, ' ')).join('; ')}`);
+      if (d.alternatives.length)
+        out.push(`  - Alternatives: ${d.alternatives.map((a) => a.replace(/\r\n|\r|\n/g, ' ')).join('; ')}`);
     }
   } else {
     out.push('None recorded.');
@@ -172,11 +197,13 @@ function renderRecords(out: string[], { state: s, plan }: HandoffInput): void {
   section(out, 'Open findings');
   const findings = s.findings.filter((f) => !f.removed);
   if (findings.length) {
-    for (const f of findings) out.push(`- ${f.severity ? `[${f.severity}] ` : ''}${inline(f.text)}${by([f.id, f.phaseId ? `phase ${f.phaseId}` : null, f.agent])}`);
+    for (const f of findings)
+      out.push(
+        `- ${f.severity ? `[${f.severity}] ` : ''}${inline(f.text)}${by([f.id, f.phaseId ? `phase ${f.phaseId}` : null, f.agent])}`,
+      );
   } else {
     out.push('None.');
   }
-
 }
 
 /** Durable steps (`manager.steps`), only when there are some: a completed one is not run again; a running one may be half done. */
@@ -186,9 +213,11 @@ function renderSteps(out: string[], { state: s }: HandoffInput): void {
   for (const d of s.durableSteps) {
     const tries = `${d.attempts} attempt${d.attempts === 1 ? '' : 's'}`;
     const how =
-      d.status === 'completed' ? `completed (${tries}, result ${num(d.size ?? 0)} bytes${d.resultRef ? ', kept beside the journal' : ''}): not run again`
-      : d.status === 'failed' ? `failed after ${tries}: ${inline(d.error?.message ?? 'unknown error')}`
-      : `running since ${d.startedAt} (pid ${d.runner.pid} on ${inline(d.runner.host)}${d.runner.runId ? `, run ${d.runner.runId}` : ''}): taken over and run again once that runner is gone; its work may be half done`;
+      d.status === 'completed'
+        ? `completed (${tries}, result ${num(d.size ?? 0)} bytes${d.resultRef ? ', kept beside the journal' : ''}): not run again`
+        : d.status === 'failed'
+          ? `failed after ${tries}: ${inline(d.error?.message ?? 'unknown error')}`
+          : `running since ${d.startedAt} (pid ${d.runner.pid} on ${inline(d.runner.host)}${d.runner.runId ? `, run ${d.runner.runId}` : ''}): taken over and run again once that runner is gone; its work may be half done`;
     out.push(`- ${code(d.key)}${d.phaseId ? ` [${d.phaseId}]` : ''}: ${how}`);
   }
 }
@@ -209,10 +238,13 @@ function renderFiles(out: string[], { state: s, plan }: HandoffInput): void {
   out.push('', 'Changed outside the session (since recorded):', '');
   const fr = plan.files;
   // A file as recorded is not a change: the unchanged files of a phase in flight are listed apart.
-  const changed = fr.byPhase.map((g) => ({ ...g, files: g.files.filter((f) => f.kind !== 'unchanged') })).filter((g) => g.files.length);
+  const changed = fr.byPhase
+    .map((g) => ({ ...g, files: g.files.filter((f) => f.kind !== 'unchanged') }))
+    .filter((g) => g.files.length);
   if (changed.length || fr.newFiles.length || fr.unmeasured.length) {
     for (const g of changed) {
-      const head = g.phaseId === null ? '(no phase)' : `${phaseLabel(s, g.phaseId)}, ${g.phaseStatus?.replace('_', ' ')}`;
+      const head =
+        g.phaseId === null ? '(no phase)' : `${phaseLabel(s, g.phaseId)}, ${g.phaseStatus?.replace('_', ' ')}`;
       out.push(`- ${head}${g.possiblyHalfWritten ? ' — possibly half-written' : ''}:`);
       for (const f of g.files) out.push(`  - ${fileLine(f)}`);
     }
@@ -221,10 +253,15 @@ function renderFiles(out: string[], { state: s, plan }: HandoffInput): void {
   } else {
     out.push('- none detected');
   }
-  const inFlight = fr.byPhase.map((g) => ({ ...g, files: g.files.filter((f) => f.kind === 'unchanged' && g.possiblyHalfWritten) })).filter((g) => g.files.length);
+  const inFlight = fr.byPhase
+    .map((g) => ({ ...g, files: g.files.filter((f) => f.kind === 'unchanged' && g.possiblyHalfWritten) }))
+    .filter((g) => g.files.length);
   if (inFlight.length) {
     out.push('', 'Written by a phase in flight, as recorded (possibly half-written):', '');
-    for (const g of inFlight) out.push(`- ${g.phaseId === null ? '(no phase)' : phaseLabel(s, g.phaseId)}: ${g.files.map((f) => code(f.path)).join(', ')}`);
+    for (const g of inFlight)
+      out.push(
+        `- ${g.phaseId === null ? '(no phase)' : phaseLabel(s, g.phaseId)}: ${g.files.map((f) => code(f.path)).join(', ')}`,
+      );
   }
 }
 
@@ -234,7 +271,11 @@ function renderBookkeeping(out: string[], { state: s, cost }: HandoffInput): voi
   const t = s.tokens;
   const b = budgetView(t);
   out.push(`- Used: ${counts(t)}`);
-  out.push(b.max === null ? `- Budget: none set (${num(b.used)} counted)` : `- Budget: ${num(b.used)} of ${num(b.max)} (${b.percent}%, ${b.level})`);
+  out.push(
+    b.max === null
+      ? `- Budget: none set (${num(b.used)} counted)`
+      : `- Budget: ${num(b.used)} of ${num(b.max)} (${b.percent}%, ${b.level})`,
+  );
   const agents = Object.keys(t.byAgent).sort();
   if (agents.length) out.push(`- By agent: ${agents.map((a) => `${a} ${counts(t.byAgent[a]!)}`).join('; ')}`);
   const phaseIds = Object.keys(t.byPhase).sort((x, y) => {
@@ -248,7 +289,9 @@ function renderBookkeeping(out: string[], { state: s, cost }: HandoffInput): voi
   section(out, 'Milestones');
   if (s.milestones.length) {
     for (const m of s.milestones) {
-      out.push(`- [${m.done ? 'x' : ' '}] ${inline(m.title)}${m.done ? (m.doneAt ? ` (done ${m.doneAt})` : '') : m.targetDate ? ` (target ${m.targetDate})` : ''}`);
+      out.push(
+        `- [${m.done ? 'x' : ' '}] ${inline(m.title)}${m.done ? (m.doneAt ? ` (done ${m.doneAt})` : '') : m.targetDate ? ` (target ${m.targetDate})` : ''}`,
+      );
     }
   } else {
     out.push('None.');
@@ -257,7 +300,9 @@ function renderBookkeeping(out: string[], { state: s, cost }: HandoffInput): voi
   section(out, 'Artifacts');
   if (s.artifacts.length) {
     for (const a of s.artifacts) {
-      out.push(`- ${code(a.path)}${a.kind ? ` (${a.kind})` : ''}${a.description ? ` — ${inline(a.description)}` : ''}${by([a.phaseId ? `phase ${a.phaseId}` : null, a.agent])}`);
+      out.push(
+        `- ${code(a.path)}${a.kind ? ` (${a.kind})` : ''}${a.description ? ` — ${inline(a.description)}` : ''}${by([a.phaseId ? `phase ${a.phaseId}` : null, a.agent])}`,
+      );
     }
   } else {
     out.push('None.');
@@ -266,11 +311,11 @@ function renderBookkeeping(out: string[], { state: s, cost }: HandoffInput): voi
   const notes = s.notes.slice(-HANDOFF_NOTES);
   section(out, s.notes.length > HANDOFF_NOTES ? `Notes (last ${HANDOFF_NOTES} of ${s.notes.length})` : 'Notes');
   if (notes.length) {
-    for (const n of notes) out.push(`- ${n.time}${n.phaseId ? ` · ${n.phaseId}` : ''}${n.agent ? ` · ${n.agent}` : ''}: ${inline(n.text)}`);
+    for (const n of notes)
+      out.push(`- ${n.time}${n.phaseId ? ` · ${n.phaseId}` : ''}${n.agent ? ` · ${n.agent}` : ''}: ${inline(n.text)}`);
   } else {
     out.push('None.');
   }
-
 }
 
 /** Recovery options, warnings and next actions. */
@@ -287,7 +332,9 @@ function renderRecovery(out: string[], { plan }: HandoffInput): void {
     out.push(`- ${label}: ${body}.${notesTail}${rec && rec.kind === o.kind ? ' ← recommended' : ''}`);
   }
   for (const c of plan.recovery.corruptCheckpoints) {
-    out.push(`- Corrupt checkpoint ${code(c.id)}${c.superseded ? ' (superseded)' : ''}${c.problem ? `: ${inline(c.problem)}` : ''}`);
+    out.push(
+      `- Corrupt checkpoint ${code(c.id)}${c.superseded ? ' (superseded)' : ''}${c.problem ? `: ${inline(c.problem)}` : ''}`,
+    );
   }
   out.push(rec ? `- Recommended: ${code(rec.from)} — ${rec.reason}` : '- Recommended: none (nothing to resume)');
   if (plan.outsideEdits) {
@@ -304,7 +351,6 @@ function renderRecovery(out: string[], { plan }: HandoffInput): void {
   section(out, 'Next actions');
   const actions = nextActions(plan);
   actions.forEach((a, i) => out.push(`${i + 1}. ${inline(a)}`));
-
 }
 
 /**
@@ -333,22 +379,40 @@ export function nextActions(plan: ResumePlan): string[] {
   if (!plan.resumable) return [`Nothing to resume: ${plan.next.reason}`];
   const out: string[] = [];
   const rec = plan.recovery.recommended;
-  if (rec) out.push(rec.kind === 'live' ? `Continue from the live state (\`live\`): ${rec.reason}` : `Recover from \`${rec.from}\`: ${rec.reason}`);
+  if (rec)
+    out.push(
+      rec.kind === 'live'
+        ? `Continue from the live state (\`live\`): ${rec.reason}`
+        : `Recover from \`${rec.from}\`: ${rec.reason}`,
+    );
   for (const g of plan.files.byPhase) {
-    if (g.possiblyHalfWritten) out.push(`Check the possibly half-written files of phase ${g.phaseId}: ${g.files.map((f) => code(f.path)).join(', ')}.`);
+    if (g.possiblyHalfWritten)
+      out.push(
+        `Check the possibly half-written files of phase ${g.phaseId}: ${g.files.map((f) => code(f.path)).join(', ')}.`,
+      );
   }
   const outside = plan.files.byPhase.filter((g) => !g.possiblyHalfWritten).flatMap((g) => g.files);
-  if (outside.length) out.push(`Review the files changed outside the session: ${outside.map((f) => `${code(f.path)} (${f.kind})`).join(', ')}.`);
-  if (plan.files.newFiles.length) out.push(`Look at the files that appeared since the session started: ${plan.files.newFiles.map(code).join(', ')}.`);
+  if (outside.length)
+    out.push(
+      `Review the files changed outside the session: ${outside.map((f) => `${code(f.path)} (${f.kind})`).join(', ')}.`,
+    );
+  if (plan.files.newFiles.length)
+    out.push(`Look at the files that appeared since the session started: ${plan.files.newFiles.map(code).join(', ')}.`);
   if (plan.planChanged === true) out.push('Check the plan file: it changed since the session started.');
   for (const n of plan.next.steps) out.push(`${describeNextStep(n)}.`);
   if (!plan.next.steps.length) out.push(plan.next.reason);
   const listed = new Set(plan.next.steps.filter((n) => n.action === 'escalate').map((n) => n.phaseId));
   for (const f of plan.failed) {
-    if (f.escalation && !listed.has(f.phaseId)) out.push(`Decide on phase ${f.phaseId} (${f.name}): retries exhausted (${f.retryCount}/${f.maxRetries}); the user decides: ${ESCALATION_WORDS}.`);
+    if (f.escalation && !listed.has(f.phaseId))
+      out.push(
+        `Decide on phase ${f.phaseId} (${f.name}): retries exhausted (${f.retryCount}/${f.maxRetries}); the user decides: ${ESCALATION_WORDS}.`,
+      );
   }
   const errs = [...plan.inFlight.flatMap((p) => p.unresolvedErrors), ...plan.failed.flatMap((p) => p.unresolvedErrors)];
-  if (errs.length) out.push(`Resolve or acknowledge ${errs.length === 1 ? 'the unresolved error' : `${errs.length} unresolved errors`}: ${errs.map((e) => e.id).join(', ')}.`);
+  if (errs.length)
+    out.push(
+      `Resolve or acknowledge ${errs.length === 1 ? 'the unresolved error' : `${errs.length} unresolved errors`}: ${errs.map((e) => e.id).join(', ')}.`,
+    );
   return out;
 }
 
@@ -361,8 +425,15 @@ function costLines(out: string[], cost: CostReport | { problem: string } | null)
   }
   out.push(`- Cost (estimate): ${formatCost(cost.total)}`);
   const b = cost.budget;
-  if (b.maxUsd !== null) out.push(`- Cost budget: $${b.usedUsd.toFixed(2)} of $${b.maxUsd.toFixed(2)} (${b.percent}%, ${b.level}${b.complete ? '' : '; some tokens not priced'})`);
-  const list = (m: Record<string, Cost>): string => Object.keys(m).sort().map((k) => `${k} ${formatCost(m[k]!)}`).join('; ');
+  if (b.maxUsd !== null)
+    out.push(
+      `- Cost budget: $${b.usedUsd.toFixed(2)} of $${b.maxUsd.toFixed(2)} (${b.percent}%, ${b.level}${b.complete ? '' : '; some tokens not priced'})`,
+    );
+  const list = (m: Record<string, Cost>): string =>
+    Object.keys(m)
+      .sort()
+      .map((k) => `${k} ${formatCost(m[k]!)}`)
+      .join('; ');
   if (Object.keys(cost.byAgent).length) out.push(`- Cost by agent: ${list(cost.byAgent)}`);
   if (Object.keys(cost.byPhase).length) out.push(`- Cost by phase: ${list(cost.byPhase)}`);
   if (Object.keys(cost.byModel).length) out.push(`- Cost by model: ${list(cost.byModel)}`);

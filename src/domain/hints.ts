@@ -32,7 +32,12 @@ export interface HintArgs {
   'phase.start': { phase: string };
   'phase.finish-blockers': { blockers: string[] };
   /** The user's decision on a phase that used all its retries: retry anyway, skip it, fail or abandon the session, or change the plan. */
-  'phase.escalate': { session: string; phase: string; maxRetries: number; /** False: the session must be reopened first. */ active: boolean };
+  'phase.escalate': {
+    session: string;
+    phase: string;
+    maxRetries: number /** False: the session must be reopened first. */;
+    active: boolean;
+  };
   'phase.name-one': { phases: string[] };
   'milestone.add': Record<string, never>;
   /** Change the dependencies of the phases that depend on one to be removed: each phase with its dependencies without it. */
@@ -109,7 +114,10 @@ export type HintAction = keyof HintArgs;
 export type Hint = { [A in HintAction]: { action: A; args: HintArgs[A] } }[HintAction];
 
 /** A hint for `action` with `args` (typed per action). */
-export function hint<A extends HintAction>(action: A, ...args: HintArgs[A] extends Record<string, never> ? [] : [HintArgs[A]]): Hint {
+export function hint<A extends HintAction>(
+  action: A,
+  ...args: HintArgs[A] extends Record<string, never> ? [] : [HintArgs[A]]
+): Hint {
   return { action, args: args[0] ?? {} } as Hint;
 }
 

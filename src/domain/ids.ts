@@ -29,10 +29,14 @@ export function validateId(id: unknown, what = 'session id'): string {
     });
   }
   if (id.length > MAX_ID_LENGTH) {
-    throw new BatonError('BAD_INPUT', `The ${what} is ${id.length} characters long; at most ${MAX_ID_LENGTH} are allowed.`, {
-      hint: `Use a shorter ${what}.`,
-      details: { length: id.length },
-    });
+    throw new BatonError(
+      'BAD_INPUT',
+      `The ${what} is ${id.length} characters long; at most ${MAX_ID_LENGTH} are allowed.`,
+      {
+        hint: `Use a shorter ${what}.`,
+        details: { length: id.length },
+      },
+    );
   }
   if (!ID_PATTERN.test(id) || id.includes('..')) {
     throw new BatonError('BAD_INPUT', `The ${what} ${JSON.stringify(clip(id))} is not valid.`, {
@@ -90,12 +94,18 @@ export function generateId(format: IdFormat, title: string, ctx: IdContext, bmad
     case 'bmad': {
       const prefix = (bmad.prefix ?? 'SES').toUpperCase();
       if (!(BMAD_PREFIXES as readonly string[]).includes(prefix)) {
-        throw new BatonError('BAD_INPUT', `BMAD prefix ${JSON.stringify(prefix)} is not one of ${BMAD_PREFIXES.join(', ')}.`, {
-          hint: hint('session.bmad-prefix', { prefixes: [...BMAD_PREFIXES] }),
-        });
+        throw new BatonError(
+          'BAD_INPUT',
+          `BMAD prefix ${JSON.stringify(prefix)} is not one of ${BMAD_PREFIXES.join(', ')}.`,
+          {
+            hint: hint('session.bmad-prefix', { prefixes: [...BMAD_PREFIXES] }),
+          },
+        );
       }
       const part = (v: string | undefined, fallback: string): string =>
-        slugify(v ?? fallback, 24).toUpperCase().replace(/-/g, '');
+        slugify(v ?? fallback, 24)
+          .toUpperCase()
+          .replace(/-/g, '');
       const yyyymm = iso.slice(0, 4) + iso.slice(5, 7);
       return validateId(`${prefix}${yyyymm}-${part(bmad.client, 'CLIENT')}-${part(bmad.project, title)}`);
     }
@@ -117,7 +127,11 @@ export function clip(s: string, max = 60): string {
 
 /** A phase id made from its name (`phase-<index+1>` when the name gives none): plan files, `--phases`, `plan add`. */
 export function phaseIdFor(name: string, index: number): string {
-  const slug = name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+|-+$/g, '').slice(0, 64);
+  const slug = name
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[^a-z0-9]+|-+$/g, '')
+    .slice(0, 64);
   return slug && validIdLike(slug) ? slug : `phase-${index + 1}`;
 }
 

@@ -129,7 +129,17 @@ export function decideIngest(s: SessionState, r: IngestRead): EventDraft[] {
   const phaseId = r.phaseId !== undefined ? r.phaseId : workingPhase(s, agent);
   const events: EventDraft[] = [];
   for (const [model, [input, output, cached, cacheWrite]] of r.counted.byModel) {
-    events.push(draft('tokens.recorded', { agent, phaseId, input, output, cached, ...(cacheWrite ? { cacheWrite } : {}), ...(model ? { model } : {}) }));
+    events.push(
+      draft('tokens.recorded', {
+        agent,
+        phaseId,
+        input,
+        output,
+        cached,
+        ...(cacheWrite ? { cacheWrite } : {}),
+        ...(model ? { model } : {}),
+      }),
+    );
   }
   events.push(
     draft('transcript.read', {

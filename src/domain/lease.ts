@@ -53,17 +53,26 @@ function plus(now: string, ms: number): string {
  * all died or lapsed is `interrupted` naming the dead run (runs.ts `runsStatus`), at once,
  * before anyone writes that down. `dead`: runs a process check found gone.
  */
-export function effectiveStatus(s: SessionState, now: string, dead?: ReadonlySet<string>): { status: SessionState['status']; cause: StatusCause | null } {
+export function effectiveStatus(
+  s: SessionState,
+  now: string,
+  dead?: ReadonlySet<string>,
+): { status: SessionState['status']; cause: StatusCause | null } {
   const lease = leaseOf(s);
   if (s.status === 'active' && lease && leaseExpired(lease, now)) {
-    return { status: 'interrupted', cause: { cause: 'lease-expired', at: lease.expiresAt, detail: inFlightDetail(s, lease) } };
+    return {
+      status: 'interrupted',
+      cause: { cause: 'lease-expired', at: lease.expiresAt, detail: inFlightDetail(s, lease) },
+    };
   }
   return runsStatus(s, { now, ...(dead ? { dead } : {}) }) ?? { status: s.status, cause: s.statusCause };
 }
 
 /** "held by A (pid 1 on h); in flight: build (sub-step: tests)". */
 export function inFlightDetail(s: SessionState, lease: Lease | null): string {
-  const phases = s.phases.filter((p) => p.status === 'in_progress').map((p) => (p.subStep ? `${p.id} (sub-step: ${p.subStep})` : p.id));
+  const phases = s.phases
+    .filter((p) => p.status === 'in_progress')
+    .map((p) => (p.subStep ? `${p.id} (sub-step: ${p.subStep})` : p.id));
   const who = lease ? `held by ${lease.owner} (pid ${lease.pid} on ${lease.host})` : 'no lease';
   return `${who}; in flight: ${phases.length ? phases.join(', ') : 'nothing'}`;
 }
@@ -77,7 +86,8 @@ export function expiryEvents(s: SessionState, now: string): EventDraft[] {
   const out: EventDraft[] = [];
   if (lease && leaseExpired(lease, now)) {
     out.push(draft('lease.expired', { token: lease.token, owner: lease.owner, expiresAt: lease.expiresAt }));
-    if (s.status === 'active') out.push(draft('session.interrupted', { cause: 'lease-expired', detail: inFlightDetail(s, lease) }));
+    if (s.status === 'active')
+      out.push(draft('session.interrupted', { cause: 'lease-expired', detail: inFlightDetail(s, lease) }));
   }
   // Lapsed runs too; the session's interruption is written once.
   const after = out.length && s.status === 'active' ? { ...s, status: 'interrupted' as const } : s;
@@ -89,14 +99,22 @@ export function expiryEvents(s: SessionState, now: string): EventDraft[] {
  * `force`); returns false when the live lease is the requester's own (a renewal), true when
  * the session may be leased anew. Checks nothing else (see {@link decideAcquire}).
  */
-export function assertLeaseFree(s: SessionState, r: Pick<LeaseRequest, 'owner' | 'pid' | 'host' | 'now'>, force = false): boolean {
+export function assertLeaseFree(
+  s: SessionState,
+  r: Pick<LeaseRequest, 'owner' | 'pid' | 'host' | 'now'>,
+  force = false,
+): boolean {
   const lease = leaseOf(s);
   if (!lease || leaseExpired(lease, r.now) || force) return true;
   if (lease.owner === r.owner && lease.pid === r.pid && lease.host === r.host) return false;
-  throw new BatonError('LOCKED', `Session ${s.id} is leased to ${lease.owner} (pid ${lease.pid} on ${lease.host}) until ${lease.expiresAt}.`, {
-    hint: hint('lease.wait-or-force'),
-    details: { sessionId: s.id, lease },
-  });
+  throw new BatonError(
+    'LOCKED',
+    `Session ${s.id} is leased to ${lease.owner} (pid ${lease.pid} on ${lease.host}) until ${lease.expiresAt}.`,
+    {
+      hint: hint('lease.wait-or-force'),
+      details: { sessionId: s.id, lease },
+    },
+  );
 }
 
 /**
@@ -107,10 +125,13 @@ export function assertLeaseFree(s: SessionState, r: Pick<LeaseRequest, 'owner' |
 export function decideAcquire(s: SessionState, r: LeaseRequest, force = false): EventDraft[] {
   assertWritable(s);
   if (!Number.isInteger(r.ttlMs) || r.ttlMs <= 0) {
-    throw new BatonError('BAD_INPUT', `A lease must last a positive number of milliseconds; got ${r.ttlMs}.`, { hint: hint('option.example', { option: 'ttl', value: '60s' }) });
+    throw new BatonError('BAD_INPUT', `A lease must last a positive number of milliseconds; got ${r.ttlMs}.`, {
+      hint: hint('option.example', { option: 'ttl', value: '60s' }),
+    });
   }
   const lease = leaseOf(s);
-  if (!assertLeaseFree(s, r, force) && lease) return [draft('lease.renewed', { token: lease.token, expiresAt: plus(r.now, r.ttlMs) })];
+  if (!assertLeaseFree(s, r, force) && lease)
+    return [draft('lease.renewed', { token: lease.token, expiresAt: plus(r.now, r.ttlMs) })];
   return [
     ...expiryEvents(s, r.now),
     draft('lease.acquired', {
@@ -135,7 +156,9 @@ export interface GoneHolder {
 
 /** "pid 12 on h has exited" / "… was on h before it rebooted". */
 export function goneText(g: GoneHolder): string {
-  return g.reason === 'rebooted' ? `pid ${g.pid} ran on ${g.host} before it rebooted` : `pid ${g.pid} on ${g.host} has exited`;
+  return g.reason === 'rebooted'
+    ? `pid ${g.pid} ran on ${g.host} before it rebooted`
+    : `pid ${g.pid} on ${g.host} has exited`;
 }
 
 /**
@@ -148,8 +171,13 @@ export function goneText(g: GoneHolder): string {
 export function holderGoneEvents(s: SessionState, token: number, gone: GoneHolder, now: string): EventDraft[] {
   const lease = leaseOf(s);
   if (!lease || lease.token !== token || lease.detached || leaseExpired(lease, now)) return [];
-  const out: EventDraft[] = [draft('lease.expired', { token: lease.token, owner: lease.owner, expiresAt: now, holderGone: gone })];
-  if (s.status === 'active') out.push(draft('session.interrupted', { cause: 'holder-gone', detail: `${goneText(gone)}; ${inFlightDetail(s, lease)}` }));
+  const out: EventDraft[] = [
+    draft('lease.expired', { token: lease.token, owner: lease.owner, expiresAt: now, holderGone: gone }),
+  ];
+  if (s.status === 'active')
+    out.push(
+      draft('session.interrupted', { cause: 'holder-gone', detail: `${goneText(gone)}; ${inFlightDetail(s, lease)}` }),
+    );
   return out;
 }
 
@@ -168,10 +196,14 @@ export function assertFence(s: SessionState, token: number | undefined, now: str
   const lease = leaseOf(s);
   const newest = leaseTokenOf(s);
   if (token < newest || (token === newest && (!lease || lease.token !== token))) {
-    throw new BatonError('FENCED', `This writer's lease (token ${token}) is no longer valid for session ${s.id}${lease ? `: ${lease.owner} holds token ${lease.token}` : ''}.`, {
-      hint: hint('lease.fenced'),
-      details: { sessionId: s.id, token, current: lease?.token ?? null },
-    });
+    throw new BatonError(
+      'FENCED',
+      `This writer's lease (token ${token}) is no longer valid for session ${s.id}${lease ? `: ${lease.owner} holds token ${lease.token}` : ''}.`,
+      {
+        hint: hint('lease.fenced'),
+        details: { sessionId: s.id, token, current: lease?.token ?? null },
+      },
+    );
   }
   if (token > newest) {
     throw new BatonError('FENCED', `Fencing token ${token} was never issued for session ${s.id}.`, {

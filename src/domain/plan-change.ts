@@ -43,9 +43,13 @@ export interface PhaseUpdateInput {
 export function retryLimit(value: unknown): number {
   const n = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_PHASE_RETRIES) {
-    throw new BatonError('BAD_INPUT', `A retry limit must be a whole number from 0 to ${MAX_PHASE_RETRIES}; got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}.`, {
-      hint: hint('option.example', { option: 'max-retries', value: '3' }),
-    });
+    throw new BatonError(
+      'BAD_INPUT',
+      `A retry limit must be a whole number from 0 to ${MAX_PHASE_RETRIES}; got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}.`,
+      {
+        hint: hint('option.example', { option: 'max-retries', value: '3' }),
+      },
+    );
   }
   return n;
 }
@@ -55,7 +59,10 @@ function reasonOf(r: string | null | undefined): string | null {
 }
 
 /** The phases of `s` as specs, with `changed` applied: what the dependency checks run on. */
-function specs(s: SessionState, changed: (p: Phase) => PhaseSpec = (p) => ({ id: p.id, name: p.name, blockedBy: p.blockedBy })): PhaseSpec[] {
+function specs(
+  s: SessionState,
+  changed: (p: Phase) => PhaseSpec = (p) => ({ id: p.id, name: p.name, blockedBy: p.blockedBy }),
+): PhaseSpec[] {
   return s.phases.map(changed);
 }
 
@@ -63,7 +70,10 @@ function specs(s: SessionState, changed: (p: Phase) => PhaseSpec = (p) => ({ id:
 function dependencies(s: SessionState, refs: string[], self: string): string[] {
   const named = refs.map((r) => r.trim()).filter(Boolean);
   const ids = named.map((r) => (r === self ? self : findPhase(s, r).id));
-  if (ids.includes(self)) throw new BatonError('BAD_INPUT', `Phase ${self} cannot depend on itself.`, { hint: 'Leave it out of its own dependencies.' });
+  if (ids.includes(self))
+    throw new BatonError('BAD_INPUT', `Phase ${self} cannot depend on itself.`, {
+      hint: 'Leave it out of its own dependencies.',
+    });
   return [...new Set(ids)];
 }
 
@@ -75,14 +85,18 @@ export function decidePhaseAdd(s: SessionState, input: PhaseAddInput): { events:
   if (input.id) {
     id = validateId(input.id, 'phase id');
     if (s.phases.some((p) => p.id === id)) {
-      throw new BatonError('EXISTS', `Session ${s.id} already has a phase ${id}.`, { hint: 'Pick another id for the new phase.', details: { sessionId: s.id, phase: id } });
+      throw new BatonError('EXISTS', `Session ${s.id} already has a phase ${id}.`, {
+        hint: 'Pick another id for the new phase.',
+        details: { sessionId: s.id, phase: id },
+      });
     }
   } else {
     const base = phaseIdFor(name, s.phases.length);
     id = base;
     for (let n = 2; s.phases.some((p) => p.id === id); n++) id = `${base}-${n}`;
   }
-  if (input.after && input.before) throw new BatonError('BAD_INPUT', 'Give either after or before, not both.', { hint: 'Keep one of them.' });
+  if (input.after && input.before)
+    throw new BatonError('BAD_INPUT', 'Give either after or before, not both.', { hint: 'Keep one of them.' });
   const after = input.before
     ? (s.phases[s.phases.indexOf(findPhase(s, input.before)) - 1]?.id ?? null)
     : input.after
@@ -94,7 +108,9 @@ export function decidePhaseAdd(s: SessionState, input: PhaseAddInput): { events:
     name,
     ...(input.agents?.length ? { agents: input.agents.map((a) => text(a, 'agent name', { max: 200 })) } : {}),
     blockedBy,
-    ...(input.maxRetries !== undefined && input.maxRetries !== null ? { maxRetries: retryLimit(input.maxRetries) } : {}),
+    ...(input.maxRetries !== undefined && input.maxRetries !== null
+      ? { maxRetries: retryLimit(input.maxRetries) }
+      : {}),
   };
   validatePhases([...specs(s), phase]);
   return { id, events: [draft('phase.added', { phaseId: id, phase, after, reason: reasonOf(input.reason) })] };
@@ -109,23 +125,41 @@ export function decidePhaseRemove(s: SessionState, ref: string, reason?: string 
   assertWritable(s);
   const p = findPhase(s, ref);
   if (p.status !== 'pending') {
-    throw new BatonError('INVALID_TRANSITION', `Phase ${p.id} is ${p.status.replace('_', ' ')}; only a pending phase can be removed from the plan.`, {
-      hint: p.status === 'failed' ? 'A failed phase can be skipped instead (the skip records the decision).' : 'A phase that has started stays in the history of the session.',
-      details: { phase: p.id, status: p.status },
-    });
+    throw new BatonError(
+      'INVALID_TRANSITION',
+      `Phase ${p.id} is ${p.status.replace('_', ' ')}; only a pending phase can be removed from the plan.`,
+      {
+        hint:
+          p.status === 'failed'
+            ? 'A failed phase can be skipped instead (the skip records the decision).'
+            : 'A phase that has started stays in the history of the session.',
+        details: { phase: p.id, status: p.status },
+      },
+    );
   }
   if (p.files.length || p.errors.length) {
-    throw new BatonError('INVALID_TRANSITION', `Phase ${p.id} has ${p.files.length} file(s) and ${p.errors.length} error(s) recorded against it; removing it would lose them.`, {
-      hint: 'Skip it instead: the records stay with it.',
-      details: { phase: p.id, files: p.files.length, errors: p.errors.length },
-    });
+    throw new BatonError(
+      'INVALID_TRANSITION',
+      `Phase ${p.id} has ${p.files.length} file(s) and ${p.errors.length} error(s) recorded against it; removing it would lose them.`,
+      {
+        hint: 'Skip it instead: the records stay with it.',
+        details: { phase: p.id, files: p.files.length, errors: p.errors.length },
+      },
+    );
   }
   const dependents = s.phases.filter((x) => x.blockedBy.includes(p.id));
   if (dependents.length) {
-    throw new BatonError('BAD_INPUT', `Phase ${p.id} cannot be removed: ${dependents.map((x) => x.id).join(', ')} depend${dependents.length === 1 ? 's' : ''} on it.`, {
-      hint: hint('plan.drop-dependency', { session: s.id, changes: dependents.map((x) => ({ phase: x.id, blockedBy: x.blockedBy.filter((b) => b !== p.id) })) }),
-      details: { phase: p.id, dependents: dependents.map((x) => x.id) },
-    });
+    throw new BatonError(
+      'BAD_INPUT',
+      `Phase ${p.id} cannot be removed: ${dependents.map((x) => x.id).join(', ')} depend${dependents.length === 1 ? 's' : ''} on it.`,
+      {
+        hint: hint('plan.drop-dependency', {
+          session: s.id,
+          changes: dependents.map((x) => ({ phase: x.id, blockedBy: x.blockedBy.filter((b) => b !== p.id) })),
+        }),
+        details: { phase: p.id, dependents: dependents.map((x) => x.id) },
+      },
+    );
   }
   return [draft('phase.removed', { phaseId: p.id, reason: reasonOf(reason) })];
 }
@@ -136,10 +170,20 @@ export function decidePhaseUpdate(s: SessionState, ref: string, input: PhaseUpda
   const p = findPhase(s, ref);
   const hasRetries = input.maxRetries !== undefined && input.maxRetries !== null;
   if (!hasRetries && input.blockedBy === undefined) {
-    throw new BatonError('BAD_INPUT', `Nothing to change on phase ${p.id}: give a retry limit or dependencies.`, { hint: hint('option.example', { option: 'max-retries', value: String(p.maxRetries + 1) }) });
+    throw new BatonError('BAD_INPUT', `Nothing to change on phase ${p.id}: give a retry limit or dependencies.`, {
+      hint: hint('option.example', { option: 'max-retries', value: String(p.maxRetries + 1) }),
+    });
   }
   const maxRetries = hasRetries ? retryLimit(input.maxRetries) : undefined;
   const blockedBy = input.blockedBy === undefined ? undefined : dependencies(s, input.blockedBy, p.id);
-  if (blockedBy) validatePhases(specs(s, (x) => ({ id: x.id, name: x.name, blockedBy: x.id === p.id ? blockedBy : x.blockedBy })));
-  return [draft('phase.updated', { phaseId: p.id, ...(maxRetries !== undefined ? { maxRetries } : {}), ...(blockedBy ? { blockedBy } : {}), reason: reasonOf(input.reason) })];
+  if (blockedBy)
+    validatePhases(specs(s, (x) => ({ id: x.id, name: x.name, blockedBy: x.id === p.id ? blockedBy : x.blockedBy })));
+  return [
+    draft('phase.updated', {
+      phaseId: p.id,
+      ...(maxRetries !== undefined ? { maxRetries } : {}),
+      ...(blockedBy ? { blockedBy } : {}),
+      reason: reasonOf(input.reason),
+    }),
+  ];
 }

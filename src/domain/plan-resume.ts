@@ -41,7 +41,9 @@ function ref(p: Phase): PhaseRef {
 }
 
 function openErrors(p: Phase): OpenError[] {
-  return p.errors.filter((e) => !e.resolved).map((e) => ({ id: e.id, type: e.type, message: e.message, agent: e.agent, time: e.time }));
+  return p.errors
+    .filter((e) => !e.resolved)
+    .map((e) => ({ id: e.id, type: e.type, message: e.message, agent: e.agent, time: e.time }));
 }
 
 function openBlockers(s: SessionState, p: Phase): OpenBlocker[] {
@@ -129,7 +131,8 @@ function planNext(s: SessionState, resumable: boolean, inFlight: InFlightPhase[]
 
 function notResumableReason(s: SessionState): string {
   const rules = toolkitRulesOf(s);
-  if (rules?.refuse && !s.archived && s.status !== 'completed' && s.status !== 'abandoned') return `${rules.toolkit} does not resume this session: ${rules.refuse}`;
+  if (rules?.refuse && !s.archived && s.status !== 'completed' && s.status !== 'abandoned')
+    return `${rules.toolkit} does not resume this session: ${rules.refuse}`;
   if (s.status === 'completed') return 'The session is completed: nothing to resume.';
   if (s.status === 'abandoned') return 'The session was abandoned: nothing to resume.';
   return 'The session is archived: nothing to resume.';
@@ -176,7 +179,12 @@ function failedPhases(s: SessionState): FailedPhase[] {
             : {
                 reason: `Phase ${p.id} failed after using ${p.retryCount} of ${p.maxRetries} retries; it is not retried automatically.`,
                 choices: [...ESCALATION_CHOICES],
-                hint: hint('phase.escalate', { session: s.id, phase: p.id, maxRetries: p.maxRetries, active: s.status === 'active' }),
+                hint: hint('phase.escalate', {
+                  session: s.id,
+                  phase: p.id,
+                  maxRetries: p.maxRetries,
+                  active: s.status === 'active',
+                }),
               },
       };
     });
@@ -199,12 +207,15 @@ function planWarnings({ s, status, lease, resumable, files, planned, failed, pla
   const warnings: string[] = [];
   const { touchedDone } = planned;
   const { fallback } = planned.recovery;
-  if (s.archived && s.status !== 'completed' && s.status !== 'abandoned') warnings.push('The session is archived: nothing to resume.');
+  if (s.archived && s.status !== 'completed' && s.status !== 'abandoned')
+    warnings.push('The session is archived: nothing to resume.');
   if (s.status === 'completed') warnings.push('The session is completed: nothing to resume.');
   if (s.status === 'abandoned') warnings.push('The session was abandoned: nothing to resume.');
   if (resumable && status === 'failed') warnings.push('The session is marked failed; resuming reopens it.');
   if (resumable && lease && !lease.expired) {
-    warnings.push(`The session's lease is held by ${lease.owner} (pid ${lease.pid} on ${lease.host}) until ${lease.expiresAt}: another writer may still be working on it.`);
+    warnings.push(
+      `The session's lease is held by ${lease.owner} (pid ${lease.pid} on ${lease.host}) until ${lease.expiresAt}: another writer may still be working on it.`,
+    );
   } else if (resumable && status === 'active') {
     warnings.push('The session is marked active: make sure no other agent is still working on it.');
   }
@@ -213,20 +224,32 @@ function planWarnings({ s, status, lease, resumable, files, planned, failed, pla
   }
   for (const g of files.byPhase) {
     if (!g.possiblyHalfWritten) continue;
-    warnings.push(`Phase ${g.phaseId} was in flight: its ${plural(g.files.length, 'file')} may be half-written (${list(g.files.map((f) => f.path))}); check ${g.files.length === 1 ? 'it' : 'them'} before continuing.`);
+    warnings.push(
+      `Phase ${g.phaseId} was in flight: its ${plural(g.files.length, 'file')} may be half-written (${list(g.files.map((f) => f.path))}); check ${g.files.length === 1 ? 'it' : 'them'} before continuing.`,
+    );
   }
   for (const g of touchedDone) {
     const n = g.files.filter((f) => alteredOutside(f.kind)).length;
-    warnings.push(`${plural(n, 'file')} of completed phase ${g.phaseId} changed, vanished or reappeared outside the session.`);
+    warnings.push(
+      `${plural(n, 'file')} of completed phase ${g.phaseId} changed, vanished or reappeared outside the session.`,
+    );
   }
   const otherTouched = files.byPhase.filter((g) => !g.possiblyHalfWritten && !touchedDone.includes(g));
   for (const g of otherTouched) {
-    const where = g.phaseId === null ? 'recorded without a phase' : `of ${g.phaseStatus?.replace('_', ' ')} phase ${g.phaseId}`;
-    warnings.push(`${plural(g.files.length, 'file')} ${where} differ${g.files.length === 1 ? 's' : ''} from the record: ${list(g.files.map((f) => `${f.path} (${f.kind})`))}.`);
+    const where =
+      g.phaseId === null ? 'recorded without a phase' : `of ${g.phaseStatus?.replace('_', ' ')} phase ${g.phaseId}`;
+    warnings.push(
+      `${plural(g.files.length, 'file')} ${where} differ${g.files.length === 1 ? 's' : ''} from the record: ${list(g.files.map((f) => `${f.path} (${f.kind})`))}.`,
+    );
   }
-  if (files.newFiles.length) warnings.push(`${plural(files.newFiles.length, 'new file')} appeared in the workspace since the session started.`);
-  if (planChanged === true) warnings.push('The plan file changed since the session started: check that the phases still match it.');
-  if (files.unmeasured.length) warnings.push(`${plural(files.unmeasured.length, 'recorded file')} could not be compared (not measured): ${list(files.unmeasured)}.`);
+  if (files.newFiles.length)
+    warnings.push(`${plural(files.newFiles.length, 'new file')} appeared in the workspace since the session started.`);
+  if (planChanged === true)
+    warnings.push('The plan file changed since the session started: check that the phases still match it.');
+  if (files.unmeasured.length)
+    warnings.push(
+      `${plural(files.unmeasured.length, 'recorded file')} could not be compared (not measured): ${list(files.unmeasured)}.`,
+    );
   if (fallback) {
     const names = list(fallback.skipped.map((c) => `${c.id}${c.problem ? ` (${c.problem})` : ''}`));
     warnings.push(
@@ -235,7 +258,8 @@ function planWarnings({ s, status, lease, resumable, files, planned, failed, pla
         : `Corrupt checkpoint ${names} skipped; no valid checkpoint is left.`,
     );
   }
-  for (const f of failed) if (f.escalation) warnings.push(`${f.escalation.reason} The user decides: ${ESCALATION_WORDS}.`);
+  for (const f of failed)
+    if (f.escalation) warnings.push(`${f.escalation.reason} The user decides: ${ESCALATION_WORDS}.`);
   return warnings;
 }
 
@@ -257,7 +281,16 @@ export function planResume(input: ResumeInput): ResumePlan {
   const s = input.state;
   const { status, cause: statusCause } = effectiveStatus(s, input.now, input.dead);
   const held = leaseOf(s);
-  const lease = held ? { owner: held.owner, pid: held.pid, host: held.host, token: held.token, expiresAt: held.expiresAt, expired: leaseExpired(held, input.now) } : null;
+  const lease = held
+    ? {
+        owner: held.owner,
+        pid: held.pid,
+        host: held.host,
+        token: held.token,
+        expiresAt: held.expiresAt,
+        expired: leaseExpired(held, input.now),
+      }
+    : null;
   const rules = toolkitRulesOf(s);
   const resumable = !s.archived && status !== 'completed' && status !== 'abandoned' && !rules?.refuse;
 
@@ -276,7 +309,12 @@ export function planResume(input: ResumeInput): ResumePlan {
   const planned = planRecovery(s, input, inFlight, files, resumable, rules?.recommended?.checkpoint ?? null);
   const own = planWarnings({ s, status, lease, resumable, files, planned, failed, planChanged: input.planChanged });
   // The toolkit's rules come first; its required steps replace "only needs to be marked completed".
-  const warnings = rules ? [...toolkitWarnings(rules), ...own.filter((w) => !(rules.required.length && w.startsWith('All phases are completed or skipped')))] : own;
+  const warnings = rules
+    ? [
+        ...toolkitWarnings(rules),
+        ...own.filter((w) => !(rules.required.length && w.startsWith('All phases are completed or skipped'))),
+      ]
+    : own;
   const rec = rules ? toolkitRecommendation(rules, planned.recovery, planned.touchedDone, s) : null;
   if (rec) planned.recovery.recommended = resumable ? rec.recommended : null;
 

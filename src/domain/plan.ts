@@ -36,7 +36,17 @@ export interface Plan {
   phases: PhaseSpec[];
 }
 
-const KNOWN = new Set(['id', 'name', 'agents', 'agent', 'blockedBy', 'blocked_by', 'parallel', 'parallelGroup', 'maxRetries']);
+const KNOWN = new Set([
+  'id',
+  'name',
+  'agents',
+  'agent',
+  'blockedBy',
+  'blocked_by',
+  'parallel',
+  'parallelGroup',
+  'maxRetries',
+]);
 
 /**
  * Turns a parsed plan document (JSON or YAML) into validated phase specs. Accepts Maestro's
@@ -49,32 +59,36 @@ export function parsePlan(doc: unknown, source: string): Plan {
     const issue = parsed.error.issues[0]!;
     fail(source, issue.path, issue.message);
   }
-  const phases = withSource(source, () => parsed.data.phases.map((raw, i): PhaseSpec => {
-    if (typeof raw === 'string') {
-      if (raw.trim() === '' || raw.length > 500) fail(source, ['phases', i], 'a phase name must be 1 to 500 characters');
-      return { id: phaseIdFor(raw, i), name: raw };
-    }
-    const one = phaseSchema.safeParse(raw);
-    if (!one.success) {
-      const issue = one.error.issues[0]!;
-      fail(source, ['phases', i, ...issue.path], issue.message);
-    }
-    const p = one.data;
-    const metadata: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(p)) if (!KNOWN.has(k)) metadata[k] = v;
-    const id = p.id === undefined ? phaseIdFor(p.name, i) : validateId(String(p.id), 'phase id');
-    const agents = p.agents ?? (p.agent ? [p.agent] : []);
-    const group = p.parallelGroup ?? (typeof p.parallel === 'string' ? p.parallel : p.parallel === true ? 'parallel' : null);
-    return {
-      id,
-      name: p.name,
-      agents,
-      blockedBy: (p.blockedBy ?? p.blocked_by ?? []).map(String),
-      parallelGroup: group,
-      ...(p.maxRetries !== undefined ? { maxRetries: p.maxRetries } : {}),
-      ...(Object.keys(metadata).length ? { metadata } : {}),
-    };
-  }));
+  const phases = withSource(source, () =>
+    parsed.data.phases.map((raw, i): PhaseSpec => {
+      if (typeof raw === 'string') {
+        if (raw.trim() === '' || raw.length > 500)
+          fail(source, ['phases', i], 'a phase name must be 1 to 500 characters');
+        return { id: phaseIdFor(raw, i), name: raw };
+      }
+      const one = phaseSchema.safeParse(raw);
+      if (!one.success) {
+        const issue = one.error.issues[0]!;
+        fail(source, ['phases', i, ...issue.path], issue.message);
+      }
+      const p = one.data;
+      const metadata: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(p)) if (!KNOWN.has(k)) metadata[k] = v;
+      const id = p.id === undefined ? phaseIdFor(p.name, i) : validateId(String(p.id), 'phase id');
+      const agents = p.agents ?? (p.agent ? [p.agent] : []);
+      const group =
+        p.parallelGroup ?? (typeof p.parallel === 'string' ? p.parallel : p.parallel === true ? 'parallel' : null);
+      return {
+        id,
+        name: p.name,
+        agents,
+        blockedBy: (p.blockedBy ?? p.blocked_by ?? []).map(String),
+        parallelGroup: group,
+        ...(p.maxRetries !== undefined ? { maxRetries: p.maxRetries } : {}),
+        ...(Object.keys(metadata).length ? { metadata } : {}),
+      };
+    }),
+  );
   return {
     ...(parsed.data.title ? { title: parsed.data.title } : {}),
     ...(parsed.data.budget ? { budget: parsed.data.budget } : {}),
@@ -91,8 +105,12 @@ function fail(source: string, at: Array<string | number>, message: string): neve
 
 /** Phases from a comma-separated list of names (`--phases design,build,test`). */
 export function phasesFromList(list: string): PhaseSpec[] {
-  const names = list.split(',').map((s) => s.trim()).filter(Boolean);
-  if (!names.length) throw new BatonError('BAD_INPUT', 'The phase list is empty.', { hint: hint('session.phases-list') });
+  const names = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!names.length)
+    throw new BatonError('BAD_INPUT', 'The phase list is empty.', { hint: hint('session.phases-list') });
   return validatePhases(names.map((name, i) => ({ id: phaseIdFor(name, i), name })));
 }
 
@@ -101,7 +119,8 @@ function withSource<T>(source: string, fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof BatonError && !e.message.startsWith(`Plan ${source}`)) throw new BatonError(e.code, `Plan ${source}: ${e.message}`, { hint: e.way, details: { ...e.details, source } });
+    if (e instanceof BatonError && !e.message.startsWith(`Plan ${source}`))
+      throw new BatonError(e.code, `Plan ${source}: ${e.message}`, { hint: e.way, details: { ...e.details, source } });
     throw e;
   }
 }

@@ -97,7 +97,13 @@ export function priceOf(table: PricingTable, model: string | null | undefined): 
 
 /** Estimated cost in US dollars of some token counts at a price. */
 export function costOf(c: TokenCounts, price: ModelPrice): number {
-  return (c.input * price.input + c.output * price.output + c.cached * price.cacheRead + (c.cacheWrite ?? 0) * price.cacheWrite) / 1_000_000;
+  return (
+    (c.input * price.input +
+      c.output * price.output +
+      c.cached * price.cacheRead +
+      (c.cacheWrite ?? 0) * price.cacheWrite) /
+    1_000_000
+  );
 }
 
 const FIELDS = ['input', 'output', 'cacheRead', 'cacheWrite'] as const;
@@ -110,7 +116,11 @@ const FIELDS = ['input', 'output', 'cacheRead', 'cacheWrite'] as const;
  * a row set to null removes a built-in model (its cost becomes unknown). Anything else is a
  * `BAD_INPUT` naming `file`.
  */
-export function applyPricingOverride(text: string, file: string, base: Readonly<PricingTable> = BUILTIN_PRICING): PricingTable {
+export function applyPricingOverride(
+  text: string,
+  file: string,
+  base: Readonly<PricingTable> = BUILTIN_PRICING,
+): PricingTable {
   const bad = (why: string): BatonError =>
     new BatonError('BAD_INPUT', `The pricing file ${file} is not valid: ${why}.`, {
       hint: `Fix it (shape: {"models": {"<model>": {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}}}, dollars per million tokens) or remove it to use the built-in prices.`,
@@ -133,16 +143,27 @@ export function applyPricingOverride(text: string, file: string, base: Readonly<
       delete table[id];
       continue;
     }
-    if (typeof row !== 'object' || Array.isArray(row)) throw bad(`the row of ${JSON.stringify(name)} must be an object or null`);
+    if (typeof row !== 'object' || Array.isArray(row))
+      throw bad(`the row of ${JSON.stringify(name)} must be an object or null`);
     const r = row as Record<string, unknown>;
-    for (const k of Object.keys(r)) if (!(FIELDS as readonly string[]).includes(k)) throw bad(`${JSON.stringify(name)} has an unknown field ${JSON.stringify(k)} (fields: ${FIELDS.join(', ')})`);
+    for (const k of Object.keys(r))
+      if (!(FIELDS as readonly string[]).includes(k))
+        throw bad(`${JSON.stringify(name)} has an unknown field ${JSON.stringify(k)} (fields: ${FIELDS.join(', ')})`);
     const num = (k: (typeof FIELDS)[number], fallback?: number): number => {
       const v = r[k] ?? fallback;
-      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1_000_000) throw bad(`${JSON.stringify(name)}.${k} must be a price from 0 to 1000000 dollars per million tokens; got ${JSON.stringify(r[k] ?? null)}`);
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1_000_000)
+        throw bad(
+          `${JSON.stringify(name)}.${k} must be a price from 0 to 1000000 dollars per million tokens; got ${JSON.stringify(r[k] ?? null)}`,
+        );
       return v;
     };
     const input = num('input');
-    table[id] = { input, output: num('output'), cacheRead: num('cacheRead', input), cacheWrite: num('cacheWrite', input) };
+    table[id] = {
+      input,
+      output: num('output'),
+      cacheRead: num('cacheRead', input),
+      cacheWrite: num('cacheWrite', input),
+    };
   }
   return table;
 }

@@ -7,9 +7,15 @@ import { stepsText } from './agent-sessions.js';
 import type { Hint } from './hints.js';
 import { list } from './phrasing.js';
 import { ESCALATION_WORDS } from './resume-plan-types.js';
-import type { FileCheck, NextStep, OutsideEdits, Recommendation, RecoveryOption, ResumePlan } from './resume-plan-types.js';
+import type {
+  FileCheck,
+  NextStep,
+  OutsideEdits,
+  Recommendation,
+  RecoveryOption,
+  ResumePlan,
+} from './resume-plan-types.js';
 import type { SessionStatus, StatusCause } from './state.js';
-
 
 /** "lease-expired: pid 12 gone, at 2026-…". */
 export function describeCause(cause: StatusCause): string {
@@ -63,7 +69,10 @@ export function describeFileCheck(f: FileCheck): string {
 
 function optionLine(o: RecoveryOption, recommended: Recommendation | null): string {
   const mark = recommended && recommended.kind === o.kind ? '*' : ' ';
-  const label = o.kind === 'checkpoint' && o.checkpoint ? `checkpoint:${o.checkpoint.id} "${o.checkpoint.name}" (revision ${o.checkpoint.revision})` : o.kind;
+  const label =
+    o.kind === 'checkpoint' && o.checkpoint
+      ? `checkpoint:${o.checkpoint.id} "${o.checkpoint.name}" (revision ${o.checkpoint.revision})`
+      : o.kind;
   const body = o.available ? `loses ${o.loses.summary}` : o.notes.join(' ');
   const notes = o.available && o.notes.length ? ` — ${o.notes.join(' ')}` : '';
   return `  ${mark} ${label}: ${body}${notes}`;
@@ -95,11 +104,15 @@ export function renderResumePlan(plan: ResumePlan, words?: HintWords): string {
   out.push(`Resume plan for ${plan.sessionId} "${plan.title}" (revision ${plan.revision})`);
   out.push(`Status: ${describeStatus(plan.status, plan.statusCause)}`);
   if (plan.lease) out.push(`Lease: ${describeLease(plan.lease)}`);
-  out.push(`Last completed: ${plan.lastCompleted ? `${plan.lastCompleted.phaseId} (${plan.lastCompleted.name})` : 'none'}`);
+  out.push(
+    `Last completed: ${plan.lastCompleted ? `${plan.lastCompleted.phaseId} (${plan.lastCompleted.name})` : 'none'}`,
+  );
   if (plan.inFlight.length) {
     out.push('In flight:');
     for (const p of plan.inFlight) {
-      out.push(`  ${p.phaseId} (${p.name}): ${p.resumeAt === 'substep' ? `resume at sub-step "${p.subStep}"` : 'no sub-step recorded, restart the phase'}`);
+      out.push(
+        `  ${p.phaseId} (${p.name}): ${p.resumeAt === 'substep' ? `resume at sub-step "${p.subStep}"` : 'no sub-step recorded, restart the phase'}`,
+      );
       if (p.steps?.length) out.push(...stepsText(p.steps, p.resumeStep ?? null, '    '));
       for (const e of p.unresolvedErrors) out.push(`    ${e.id} ${e.type}: ${e.message}`);
     }
@@ -107,15 +120,21 @@ export function renderResumePlan(plan: ResumePlan, words?: HintWords): string {
   if (plan.failed.length) {
     out.push('Failed:');
     for (const p of plan.failed) {
-      const retries = p.escalation ? `retries exhausted (${p.retryCount}/${p.maxRetries}): escalate` : `${p.retryCount}/${p.maxRetries} retries used, ${p.retriesLeft} left`;
+      const retries = p.escalation
+        ? `retries exhausted (${p.retryCount}/${p.maxRetries}): escalate`
+        : `${p.retryCount}/${p.maxRetries} retries used, ${p.retriesLeft} left`;
       out.push(`  ${p.phaseId} (${p.name}): ${retries}${p.failureReason ? ` — ${p.failureReason}` : ''}`);
       for (const e of p.unresolvedErrors) out.push(`    ${e.id} ${e.type}: ${e.message}`);
-      if (p.escalation) out.push(`    ${(words && words(p.escalation.hint)) ?? `The user decides: ${ESCALATION_WORDS}.`}`);
+      if (p.escalation)
+        out.push(`    ${(words && words(p.escalation.hint)) ?? `The user decides: ${ESCALATION_WORDS}.`}`);
     }
   }
   if (plan.blocked.length) {
     out.push('Blocked:');
-    for (const p of plan.blocked) out.push(`  ${p.phaseId} (${p.name}): waiting for ${list(p.openBlockers.map((b) => `${b.phaseId} (${b.status.replace('_', ' ')})`))}`);
+    for (const p of plan.blocked)
+      out.push(
+        `  ${p.phaseId} (${p.name}): waiting for ${list(p.openBlockers.map((b) => `${b.phaseId} (${b.status.replace('_', ' ')})`))}`,
+      );
   }
   out.push(`Next: ${plan.next.reason}`);
   for (const n of plan.next.steps) out.push(`  → ${describeNextStep(n)}`);
@@ -139,18 +158,30 @@ export function renderResumePlan(plan: ResumePlan, words?: HintWords): string {
     out.push('  Choose:');
     for (const c of e.choices) out.push(`    - ${c}`);
   }
-  out.push(`Plan file: ${plan.planChanged === null ? 'unknown' : plan.planChanged ? 'changed since the start' : 'unchanged'}`);
+  out.push(
+    `Plan file: ${plan.planChanged === null ? 'unknown' : plan.planChanged ? 'changed since the start' : 'unchanged'}`,
+  );
   out.push('Recovery options:');
   for (const o of plan.recovery.options) out.push(optionLine(o, plan.recovery.recommended));
   for (const c of plan.recovery.corruptCheckpoints) {
-    out.push(`  corrupt: ${c.id}${c.name !== c.id ? ` "${c.name}"` : ''}${c.revision !== null ? ` (revision ${c.revision})` : ''}${c.superseded ? ' (superseded)' : ''}${c.problem ? `: ${c.problem}` : ''}`);
+    out.push(
+      `  corrupt: ${c.id}${c.name !== c.id ? ` "${c.name}"` : ''}${c.revision !== null ? ` (revision ${c.revision})` : ''}${c.superseded ? ' (superseded)' : ''}${c.problem ? `: ${c.problem}` : ''}`,
+    );
   }
-  out.push(plan.recovery.recommended ? `Recommended: ${plan.recovery.recommended.from} — ${plan.recovery.recommended.reason}` : 'Recommended: none (nothing to resume)');
+  out.push(
+    plan.recovery.recommended
+      ? `Recommended: ${plan.recovery.recommended.from} — ${plan.recovery.recommended.reason}`
+      : 'Recommended: none (nothing to resume)',
+  );
   const t = plan.toolkit;
   if (t) {
     // An imported session: what its toolkit's rules decided.
-    const rec = t.recommended ? `recommends ${t.recommended.kind}${t.recommended.checkpoint ? ` ${t.recommended.checkpoint}` : ''}` : 'has no recovery recommendation';
-    out.push(`Toolkit (${t.toolkit}): ${t.refused ? `does not resume it (${t.refused})` : `${rec}${t.followed === true ? ', followed' : t.departure ? `; baton departs: ${t.departure}` : ''}`}${t.choices.length ? `; choices: ${t.choices.join(', ')}` : ''}`);
+    const rec = t.recommended
+      ? `recommends ${t.recommended.kind}${t.recommended.checkpoint ? ` ${t.recommended.checkpoint}` : ''}`
+      : 'has no recovery recommendation';
+    out.push(
+      `Toolkit (${t.toolkit}): ${t.refused ? `does not resume it (${t.refused})` : `${rec}${t.followed === true ? ', followed' : t.departure ? `; baton departs: ${t.departure}` : ''}`}${t.choices.length ? `; choices: ${t.choices.join(', ')}` : ''}`,
+    );
   }
   if (plan.warnings.length) {
     out.push('Warnings:');
@@ -158,7 +189,8 @@ export function renderResumePlan(plan: ResumePlan, words?: HintWords): string {
   }
   if (plan.continueWith?.length) {
     out.push('Continue the conversation:');
-    for (const c of plan.continueWith) out.push(`  ${c.command}${c.ended ? ' (ended)' : ''}${c.model ? ` — ${c.model}` : ''}`);
+    for (const c of plan.continueWith)
+      out.push(`  ${c.command}${c.ended ? ' (ended)' : ''}${c.model ? ` — ${c.model}` : ''}`);
   }
   return `${out.join('\n')}\n`;
 }

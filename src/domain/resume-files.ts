@@ -3,12 +3,22 @@
  * wins) compared with the workspace as the caller measured it. Pure.
  */
 import type { FileRecord, Phase, SessionState } from './state.js';
-import type { FileCheck, FileCheckKind, FilesReport, PhaseFiles, ResumeInput, WorkspaceFile } from './resume-plan-types.js';
+import type {
+  FileCheck,
+  FileCheckKind,
+  FilesReport,
+  PhaseFiles,
+  ResumeInput,
+  WorkspaceFile,
+} from './resume-plan-types.js';
 
 function isFileRecord(x: unknown): x is FileRecord {
   if (typeof x !== 'object' || x === null) return false;
   const r = x as Record<string, unknown>;
-  return typeof r['path'] === 'string' && (r['action'] === 'created' || r['action'] === 'modified' || r['action'] === 'deleted');
+  return (
+    typeof r['path'] === 'string' &&
+    (r['action'] === 'created' || r['action'] === 'modified' || r['action'] === 'deleted')
+  );
 }
 
 function timeKey(iso: string): number {
@@ -84,7 +94,8 @@ export function checkFiles(s: SessionState, input: ResumeInput): FilesReport {
   }
   const newFiles = [...new Set(input.newFiles ?? [])].filter((f) => !latest.has(f)).sort();
   unmeasured.sort();
-  const outsideChanges = counts.changed + counts.vanished + counts.reappeared + counts.unverified > 0 || newFiles.length > 0;
+  const outsideChanges =
+    counts.changed + counts.vanished + counts.reappeared + counts.unverified > 0 || newFiles.length > 0;
   return { byPhase, ...counts, newFiles, unmeasured, outsideChanges };
 }
 
@@ -95,7 +106,11 @@ export function checkFiles(s: SessionState, input: ResumeInput): FilesReport {
 export const NEW_AT_START_KEY = 'notInHeadAtStart';
 
 /** The agent CLI configs `baton hooks install` writes in a project (relative to its root). */
-export const HOOK_CONFIG_PATHS: readonly string[] = ['.claude/settings.json', '.codex/hooks.json', '.gemini/settings.json'];
+export const HOOK_CONFIG_PATHS: readonly string[] = [
+  '.claude/settings.json',
+  '.codex/hooks.json',
+  '.gemini/settings.json',
+];
 
 /**
  * True when `path` is an agent CLI's hook config holding baton's hook entries (a command

@@ -19,16 +19,31 @@ function isOutside(kind: string): kind is OutsideEditFile['kind'] {
  * them: accept them into the record, put the files back with git, or keep going. Null when
  * there are none.
  */
-export function outsideEdits(s: SessionState, touchedDone: PhaseFiles[], status: string, copies: GitCopy[] = []): OutsideEdits | null {
+export function outsideEdits(
+  s: SessionState,
+  touchedDone: PhaseFiles[],
+  status: string,
+  copies: GitCopy[] = [],
+): OutsideEdits | null {
   const phases = touchedDone
     .filter((g): g is PhaseFiles & { phaseId: string } => g.phaseId !== null)
-    .map((g) => ({ phaseId: g.phaseId, files: g.files.flatMap((f) => (isOutside(f.kind) ? [{ path: f.path, kind: f.kind }] : [])) }))
+    .map((g) => ({
+      phaseId: g.phaseId,
+      files: g.files.flatMap((f) => (isOutside(f.kind) ? [{ path: f.path, kind: f.kind }] : [])),
+    }))
     .filter((g) => g.files.length > 0);
   if (!phases.length) return null;
   const all = phases.flatMap((g) => g.files);
-  const of = (kind: OutsideEditFile['kind'], files: OutsideEditFile[]): string[] => files.filter((f) => f.kind === kind).map((f) => f.path);
+  const of = (kind: OutsideEditFile['kind'], files: OutsideEditFile[]): string[] =>
+    files.filter((f) => f.kind === kind).map((f) => f.path);
   const accept: Hint[] = phases.map((g) =>
-    hint('files.accept', { session: s.id, phase: g.phaseId, modified: of('changed', g.files), deleted: of('vanished', g.files), created: of('reappeared', g.files) }),
+    hint('files.accept', {
+      session: s.id,
+      phase: g.phaseId,
+      modified: of('changed', g.files),
+      deleted: of('vanished', g.files),
+      created: of('reappeared', g.files),
+    }),
   );
   const recorded = new Map(touchedDone.flatMap((g) => g.files.map((f) => [f.path, f.recordedSha256] as const)));
   const restore = restoreHint([...of('changed', all), ...of('vanished', all)], of('reappeared', all), recorded, copies);
@@ -57,7 +72,12 @@ export function outsideEdits(s: SessionState, touchedDone: PhaseFiles[], status:
  * The hint that puts `back` (changed and vanished files) as recorded: each from the newest
  * commit known to hold it with its recorded hash, else with a plain checkout (unverified).
  */
-function restoreHint(back: string[], remove: string[], recorded: ReadonlyMap<string, string | null>, copies: GitCopy[]): Hint {
+function restoreHint(
+  back: string[],
+  remove: string[],
+  recorded: ReadonlyMap<string, string | null>,
+  copies: GitCopy[],
+): Hint {
   const from = new Map<string, string[]>();
   const checkout: string[] = [];
   for (const p of back) {

@@ -88,10 +88,27 @@ export interface GitCopy {
  * work: lifecycle, leases, runs, tokens, budget, checkpoints, repairs.
  */
 export const WORK_EVENT_TYPES: readonly string[] = [
-  'phase.started', 'phase.retried', 'phase.completed', 'phase.failed', 'phase.skipped', 'substep.reached',
-  'file.recorded', 'error.recorded', 'error.resolved', 'decision.recorded', 'finding.added', 'finding.removed',
-  'note.added', 'milestone.added', 'milestone.done', 'artifact.added', 'context.updated', 'metadata.set',
-  'phase.added', 'phase.removed', 'phase.updated',
+  'phase.started',
+  'phase.retried',
+  'phase.completed',
+  'phase.failed',
+  'phase.skipped',
+  'substep.reached',
+  'file.recorded',
+  'error.recorded',
+  'error.resolved',
+  'decision.recorded',
+  'finding.added',
+  'finding.removed',
+  'note.added',
+  'milestone.added',
+  'milestone.done',
+  'artifact.added',
+  'context.updated',
+  'metadata.set',
+  'phase.added',
+  'phase.removed',
+  'phase.updated',
 ];
 
 // ---------------------------------------------------------------------------------------

@@ -59,7 +59,9 @@ function currentLine(s: SessionState): Array<[number, number]> {
 
 function workEventsAfter(s: SessionState, events: Array<{ seq: number; type: string }>, revision: number): number {
   const line = currentLine(s);
-  return events.filter((e) => e.seq > revision && WORK_EVENT_TYPES.includes(e.type) && line.some(([a, b]) => e.seq >= a && e.seq <= b)).length;
+  return events.filter(
+    (e) => e.seq > revision && WORK_EVENT_TYPES.includes(e.type) && line.some(([a, b]) => e.seq >= a && e.seq <= b),
+  ).length;
 }
 
 /** The recovery plan, with what the warnings need to know about it. */
@@ -77,11 +79,17 @@ export function alteredOutside(kind: string): boolean {
 }
 
 /** The checkpoints to offer, newest first: the offered one and the corrupt ones skipped on the way to it. */
-function offerCheckpoints(s: SessionState, input: ResumeInput, prefer: string | null): Pick<RecoveryPlan, 'corruptCheckpoints' | 'fallback'> & { offered: UsableCheckpoint | null } {
+function offerCheckpoints(
+  s: SessionState,
+  input: ResumeInput,
+  prefer: string | null,
+): Pick<RecoveryPlan, 'corruptCheckpoints' | 'fallback'> & { offered: UsableCheckpoint | null } {
   // Newest first (the input is in creation order); superseded ones (by the caller or by the
   // journal's restores) are never offered.
   const supersededInJournal = new Set((s.checkpoints ?? []).filter((c) => c.superseded).map((c) => c.id));
-  const newestFirst = [...input.checkpoints].reverse().map((c) => (supersededInJournal.has(c.id) && !c.superseded ? { ...c, superseded: true } : c));
+  const newestFirst = [...input.checkpoints]
+    .reverse()
+    .map((c) => (supersededInJournal.has(c.id) && !c.superseded ? { ...c, superseded: true } : c));
   const corruptCheckpoints = newestFirst.filter((c) => !usable(c)).map(corrupt);
   const current = newestFirst.filter((c) => !c.superseded);
   // The checkpoint the session's toolkit names for recovery, when it can be restored; else the newest usable one.
@@ -94,7 +102,12 @@ function offerCheckpoints(s: SessionState, input: ResumeInput, prefer: string | 
 }
 
 /** The checkpoint option: going back to `offered`, and what that loses. */
-function checkpointOption(s: SessionState, input: ResumeInput, offered: UsableCheckpoint | null, touchedDone: PhaseFiles[]): RecoveryOption {
+function checkpointOption(
+  s: SessionState,
+  input: ResumeInput,
+  offered: UsableCheckpoint | null,
+  touchedDone: PhaseFiles[],
+): RecoveryOption {
   if (!offered) {
     return {
       kind: 'checkpoint',
@@ -108,16 +121,25 @@ function checkpointOption(s: SessionState, input: ResumeInput, offered: UsableCh
   const completedNow = s.phases.filter((p) => p.status === 'completed').map((p) => p.id);
   const lost = Math.max(0, s.revision - offered.revision);
   const work = input.events ? workEventsAfter(s, input.events, offered.revision) : null;
-  const lostPhases = offered.completedPhases ? completedNow.filter((id) => !offered.completedPhases!.includes(id)) : null;
+  const lostPhases = offered.completedPhases
+    ? completedNow.filter((id) => !offered.completedPhases!.includes(id))
+    : null;
   const notes: string[] = [];
-  if (offered.revision > s.revision) notes.push(`Checkpoint revision ${offered.revision} is newer than the session (revision ${s.revision}).`);
+  if (offered.revision > s.revision)
+    notes.push(`Checkpoint revision ${offered.revision} is newer than the session (revision ${s.revision}).`);
   const laterRestores = (s.restores ?? []).filter((r) => r.seq > offered.revision);
   if (laterRestores.length) {
     const r = laterRestores[laterRestores.length - 1]!;
     notes.push(`A restore to ${r.checkpointId} at revision ${r.seq} already set part of those events aside.`);
   }
-  if (touchedDone.length) notes.push("It puts back the session's record, not the files: the files changed outside the session stay as they are.");
-  let summary = lost === 0 ? 'nothing: no events since the checkpoint' : `${plural(lost, 'event')} recorded after revision ${offered.revision}`;
+  if (touchedDone.length)
+    notes.push(
+      "It puts back the session's record, not the files: the files changed outside the session stay as they are.",
+    );
+  let summary =
+    lost === 0
+      ? 'nothing: no events since the checkpoint'
+      : `${plural(lost, 'event')} recorded after revision ${offered.revision}`;
   if (lost > 0 && work !== null) summary += ` (${work} of them changed the work)`;
   if (lostPhases?.length) summary += `, including the completion of ${list(lostPhases)}`;
   return {
@@ -131,7 +153,11 @@ function checkpointOption(s: SessionState, input: ResumeInput, offered: UsableCh
 }
 
 /** The live option (continue as is) and the fresh one (start again from the first phase). */
-function liveAndFresh(s: SessionState, input: ResumeInput, inFlight: InFlightPhase[]): [RecoveryOption, RecoveryOption] {
+function liveAndFresh(
+  s: SessionState,
+  input: ResumeInput,
+  inFlight: InFlightPhase[],
+): [RecoveryOption, RecoveryOption] {
   const completedNow = s.phases.filter((p) => p.status === 'completed').map((p) => p.id);
   const halfDone = inFlight.map((p) => (p.subStep ? `${p.phaseId} (at sub-step "${p.subStep}")` : p.phaseId));
   const liveOption: RecoveryOption = {
@@ -150,7 +176,9 @@ function liveAndFresh(s: SessionState, input: ResumeInput, inFlight: InFlightPha
     checkpoint: null,
     loses: {
       events: freshEvents,
-      workEvents: input.events ? input.events.filter((e) => e.seq > 1 && e.seq <= s.revision && WORK_EVENT_TYPES.includes(e.type)).length : null,
+      workEvents: input.events
+        ? input.events.filter((e) => e.seq > 1 && e.seq <= s.revision && WORK_EVENT_TYPES.includes(e.type)).length
+        : null,
       completedPhases: completedNow,
       summary: `everything: ${plural(completedNow.length, 'completed phase')} and ${plural(freshEvents, 'event')} since the session was created`,
     },
@@ -163,9 +191,18 @@ function liveAndFresh(s: SessionState, input: ResumeInput, inFlight: InFlightPha
  * The recovery options, corrupt checkpoints and the recommendation (the rule is stated on
  * `planResume`). `resumable` false: nothing is recommended.
  */
-export function planRecovery(s: SessionState, input: ResumeInput, inFlight: InFlightPhase[], files: FilesReport, resumable: boolean, prefer: string | null = null): PlannedRecovery {
+export function planRecovery(
+  s: SessionState,
+  input: ResumeInput,
+  inFlight: InFlightPhase[],
+  files: FilesReport,
+  resumable: boolean,
+  prefer: string | null = null,
+): PlannedRecovery {
   const { corruptCheckpoints, fallback, offered } = offerCheckpoints(s, input, prefer);
-  const touchedDone = files.byPhase.filter((g) => g.phaseStatus === 'completed' && g.files.some((f) => alteredOutside(f.kind)));
+  const touchedDone = files.byPhase.filter(
+    (g) => g.phaseStatus === 'completed' && g.files.some((f) => alteredOutside(f.kind)),
+  );
   const inFlightWithFiles = s.phases.filter((p) => p.status === 'in_progress' && p.files.length > 0).map((p) => p.id);
   let recommended: Recommendation | null = null;
   if (resumable) {
@@ -177,13 +214,26 @@ export function planRecovery(s: SessionState, input: ResumeInput, inFlight: InFl
         reason: `Files of completed ${phases.length === 1 ? 'phase' : 'phases'} ${list(phases)} changed outside the session. Restoring a checkpoint would not undo that (it puts back the session's record, not the files): accept the edits, put the files back with git, or keep going, and continue from the current state.`,
       };
     } else if (!files.outsideChanges && input.planChanged !== true && inFlightWithFiles.length === 0) {
-      recommended = { kind: 'live', from: 'live', reason: 'Nothing changed outside the session and no phase in flight wrote files: continue where it stopped.' };
+      recommended = {
+        kind: 'live',
+        from: 'live',
+        reason: 'Nothing changed outside the session and no phase in flight wrote files: continue where it stopped.',
+      };
     } else {
-      recommended = { kind: 'live', from: 'live', reason: 'Continue from the current state, after checking the warnings.' };
+      recommended = {
+        kind: 'live',
+        from: 'live',
+        reason: 'Continue from the current state, after checking the warnings.',
+      };
     }
   }
   return {
-    recovery: { options: [checkpointOption(s, input, offered, touchedDone), ...liveAndFresh(s, input, inFlight)], corruptCheckpoints, fallback, recommended },
+    recovery: {
+      options: [checkpointOption(s, input, offered, touchedDone), ...liveAndFresh(s, input, inFlight)],
+      corruptCheckpoints,
+      fallback,
+      recommended,
+    },
     offered: offered ? cpRef(offered) : null,
     touchedDone,
   };

@@ -13,7 +13,13 @@ import type { SessionState } from './state.js';
 import type { ToolkitResume, ToolkitRules } from './toolkit-rules.js';
 
 /** The next steps under the toolkit's rules: escalations first when it says so; required steps before archiving. */
-export function toolkitNext(next: NextPlan, rules: ToolkitRules, failed: FailedPhase[], s: SessionState, resumable: boolean): NextPlan {
+export function toolkitNext(
+  next: NextPlan,
+  rules: ToolkitRules,
+  failed: FailedPhase[],
+  s: SessionState,
+  resumable: boolean,
+): NextPlan {
   if (!resumable) return next;
   let out = next;
   // An orphaned agent's phase is reported, never restarted silently: it leaves the steps.
@@ -21,13 +27,22 @@ export function toolkitNext(next: NextPlan, rules: ToolkitRules, failed: FailedP
   const kept = out.steps.filter((x) => !(orphaned.has(x.phaseId) && (x.action === 'resume' || x.action === 'restart')));
   if (kept.length !== out.steps.length) {
     const names = rules.orphanedAgents.map((a) => `${a.agent}${a.id ? ` (${a.id})` : ''}`);
-    out = { steps: kept, reason: `${list(names)} ${names.length === 1 ? 'is' : 'are'} orphaned (marked running in a context that is gone): check ${names.length === 1 ? 'its' : 'their'} output and record ${names.length === 1 ? 'it' : 'them'} done or failed; ${rules.toolkit} does not restart ${names.length === 1 ? 'it' : 'them'}.${kept.length ? ` Then: ${out.reason}` : ''}` };
+    out = {
+      steps: kept,
+      reason: `${list(names)} ${names.length === 1 ? 'is' : 'are'} orphaned (marked running in a context that is gone): check ${names.length === 1 ? 'its' : 'their'} output and record ${names.length === 1 ? 'it' : 'them'} done or failed; ${rules.toolkit} does not restart ${names.length === 1 ? 'it' : 'them'}.${kept.length ? ` Then: ${out.reason}` : ''}`,
+    };
   }
   const escalate = failed.filter((p) => p.escalation);
   if (rules.escalateFirst && escalate.length && !next.steps.every((x) => x.action === 'escalate')) {
     out = {
       steps: [
-        ...escalate.map((p) => ({ phaseId: p.phaseId, name: p.name, action: 'escalate' as const, subStep: null, reason: `failed after ${p.retryCount} of ${p.maxRetries} retries: ${rules.toolkit} escalates before anything else; the user decides: ${ESCALATION_WORDS}` })),
+        ...escalate.map((p) => ({
+          phaseId: p.phaseId,
+          name: p.name,
+          action: 'escalate' as const,
+          subStep: null,
+          reason: `failed after ${p.retryCount} of ${p.maxRetries} retries: ${rules.toolkit} escalates before anything else; the user decides: ${ESCALATION_WORDS}`,
+        })),
         ...next.steps.filter((x) => !escalate.some((p) => p.phaseId === x.phaseId)),
       ],
       reason: `${rules.toolkit} escalates a phase that used all its retries before continuing: ${list(escalate.map((p) => p.phaseId))} need${escalate.length === 1 ? 's' : ''} a decision first. ${next.reason}`,
@@ -37,7 +52,15 @@ export function toolkitNext(next: NextPlan, rules: ToolkitRules, failed: FailedP
   const open = rules.required;
   if (open.length && out.steps.length === 0) {
     out = {
-      steps: open.filter((r) => r.phaseId !== null && s.phases.some((p) => p.id === r.phaseId)).map((r) => ({ phaseId: r.phaseId!, name: s.phases.find((p) => p.id === r.phaseId)!.name, action: 'review' as const, subStep: null, reason: r.reason })),
+      steps: open
+        .filter((r) => r.phaseId !== null && s.phases.some((p) => p.id === r.phaseId))
+        .map((r) => ({
+          phaseId: r.phaseId!,
+          name: s.phases.find((p) => p.id === r.phaseId)!.name,
+          action: 'review' as const,
+          subStep: null,
+          reason: r.reason,
+        })),
       reason: `${rules.toolkit} requires ${list(open.map((r) => r.name))} before the session may be archived: do ${open.length === 1 ? 'it' : 'them'} before marking it completed.`,
     };
   }
@@ -49,7 +72,9 @@ export function toolkitWarnings(rules: ToolkitRules): string[] {
   const w: string[] = [];
   if (rules.refuse) w.push(`${rules.toolkit} does not resume this session: ${rules.refuse}`);
   for (const a of rules.orphanedAgents) {
-    w.push(`Agent ${a.agent}${a.id ? ` (${a.id})` : ''} is marked running but ${a.reason}: it is orphaned. It is not restarted; check its output, then record it as done or failed.`);
+    w.push(
+      `Agent ${a.agent}${a.id ? ` (${a.id})` : ''} is marked running but ${a.reason}: it is orphaned. It is not restarted; check its output, then record it as done or failed.`,
+    );
   }
   for (const r of rules.required) w.push(`Before archiving, ${rules.toolkit} requires ${r.name}: ${r.reason}`);
   return w;
@@ -60,7 +85,12 @@ export function toolkitWarnings(rules: ToolkitRules): string[] {
  * (a checkpoint that can be restored), unless files of completed phases changed outside the
  * session (restoring a checkpoint puts back the record, not the files): then baton's, with why.
  */
-export function toolkitRecommendation(rules: ToolkitRules, recovery: RecoveryPlan, touchedDone: PhaseFiles[], s: SessionState): { recommended: Recommendation | null; followed: boolean | null; departure: string | null } {
+export function toolkitRecommendation(
+  rules: ToolkitRules,
+  recovery: RecoveryPlan,
+  touchedDone: PhaseFiles[],
+  s: SessionState,
+): { recommended: Recommendation | null; followed: boolean | null; departure: string | null } {
   const mine = recovery.recommended;
   const theirs = rules.recommended;
   if (!mine || !theirs) return { recommended: mine, followed: null, departure: null };
@@ -71,19 +101,46 @@ export function toolkitRecommendation(rules: ToolkitRules, recovery: RecoveryPla
   const option = recovery.options.find((o) => o.kind === theirs.kind && o.available);
   const said = `${rules.toolkit} recommends ${theirs.kind}${theirs.checkpoint ? ` ${theirs.checkpoint}` : ''} (${theirs.reason})`;
   if (!option || option.from === null) {
-    return { recommended: mine, followed: mine.kind === theirs.kind, departure: `${said}, but that option is not available here; baton recommends ${mine.kind}.` };
+    return {
+      recommended: mine,
+      followed: mine.kind === theirs.kind,
+      departure: `${said}, but that option is not available here; baton recommends ${mine.kind}.`,
+    };
   }
   if (theirs.kind === 'checkpoint' && touchedDone.length) {
-    return { recommended: mine, followed: false, departure: `${said}, but files of completed ${touchedDone.length === 1 ? 'phase' : 'phases'} ${list(touchedDone.map((g) => g.phaseId ?? '-'))} changed outside the session: restoring a checkpoint puts back the record, not the files, so baton recommends ${mine.kind}.` };
+    return {
+      recommended: mine,
+      followed: false,
+      departure: `${said}, but files of completed ${touchedDone.length === 1 ? 'phase' : 'phases'} ${list(touchedDone.map((g) => g.phaseId ?? '-'))} changed outside the session: restoring a checkpoint puts back the record, not the files, so baton recommends ${mine.kind}.`,
+    };
   }
   if (theirs.checkpoint && option.checkpoint && option.checkpoint.id !== theirs.checkpoint) {
-    return { recommended: { kind: option.kind, from: option.from, reason: `${said}; that checkpoint cannot be restored, so the last valid one, ${option.checkpoint.id}, is recommended.` }, followed: false, departure: `${theirs.checkpoint} cannot be restored; baton offers ${option.checkpoint.id}.` };
+    return {
+      recommended: {
+        kind: option.kind,
+        from: option.from,
+        reason: `${said}; that checkpoint cannot be restored, so the last valid one, ${option.checkpoint.id}, is recommended.`,
+      },
+      followed: false,
+      departure: `${theirs.checkpoint} cannot be restored; baton offers ${option.checkpoint.id}.`,
+    };
   }
-  return { recommended: { kind: option.kind, from: option.from, reason: `${said}.${option.loses.summary ? ` Restoring loses ${option.loses.summary}.` : ''}` }, followed: true, departure: null };
+  return {
+    recommended: {
+      kind: option.kind,
+      from: option.from,
+      reason: `${said}.${option.loses.summary ? ` Restoring loses ${option.loses.summary}.` : ''}`,
+    },
+    followed: true,
+    departure: null,
+  };
 }
 
 /** The `toolkit` part of the plan. */
-export function toolkitResume(rules: ToolkitRules, rec: { followed: boolean | null; departure: string | null }): ToolkitResume {
+export function toolkitResume(
+  rules: ToolkitRules,
+  rec: { followed: boolean | null; departure: string | null },
+): ToolkitResume {
   return {
     toolkit: rules.toolkit,
     refused: rules.refuse,

@@ -23,18 +23,30 @@ const UNIT_MS: Readonly<Record<string, number>> = { s: 1_000, m: 60_000, h: 3_60
 export function parseAge(text: unknown, what = '--older-than'): number {
   const m = typeof text === 'string' ? /^\s*(\d{1,9})\s*([smhdw])\s*$/i.exec(text) : null;
   if (!m) {
-    throw new BatonError('BAD_INPUT', `${what} must be a number with a unit (s, m, h, d or w); got ${JSON.stringify(clip(String(text)))}.`, {
-      hint: hint('option.age-examples', { what }),
-    });
+    throw new BatonError(
+      'BAD_INPUT',
+      `${what} must be a number with a unit (s, m, h, d or w); got ${JSON.stringify(clip(String(text)))}.`,
+      {
+        hint: hint('option.age-examples', { what }),
+      },
+    );
   }
   return Number(m[1]) * UNIT_MS[m[2]!.toLowerCase()]!;
 }
 
 /** Parses `--status S[,S…]` for cleanup: statuses among {@link CLEANUP_STATUSES}. */
 export function parseCleanupStatuses(text: unknown): SessionStatus[] {
-  const parts = typeof text === 'string' ? text.split(',').map((x) => x.trim()).filter((x) => x !== '') : [];
+  const parts =
+    typeof text === 'string'
+      ? text
+          .split(',')
+          .map((x) => x.trim())
+          .filter((x) => x !== '')
+      : [];
   if (!parts.length) {
-    throw new BatonError('BAD_INPUT', '--status needs at least one status.', { hint: `Use one or more of: ${CLEANUP_STATUSES.join(', ')} (comma-separated).` });
+    throw new BatonError('BAD_INPUT', '--status needs at least one status.', {
+      hint: `Use one or more of: ${CLEANUP_STATUSES.join(', ')} (comma-separated).`,
+    });
   }
   for (const p of parts) {
     if (p === 'active' || p === 'interrupted') {
@@ -43,7 +55,9 @@ export function parseCleanupStatuses(text: unknown): SessionStatus[] {
       });
     }
     if (!(CLEANUP_STATUSES as readonly string[]).includes(p)) {
-      throw new BatonError('BAD_INPUT', `Unknown status ${JSON.stringify(clip(p))}.`, { hint: `Use one or more of: ${CLEANUP_STATUSES.join(', ')} (comma-separated).` });
+      throw new BatonError('BAD_INPUT', `Unknown status ${JSON.stringify(clip(p))}.`, {
+        hint: `Use one or more of: ${CLEANUP_STATUSES.join(', ')} (comma-separated).`,
+      });
     }
   }
   return [...new Set(parts)] as SessionStatus[];
@@ -52,7 +66,10 @@ export function parseCleanupStatuses(text: unknown): SessionStatus[] {
 /** Pins (or unpins) a session. Allowed in any status, archived or not; refused when nothing changes. */
 export function decidePin(s: SessionState, pinned: boolean, reason: string | null = null): EventDraft[] {
   if ((s.pinned === true) === pinned) {
-    throw new BatonError('INVALID_TRANSITION', `Session ${s.id} is already ${pinned ? 'pinned' : 'not pinned'}.`, { hint: 'Nothing to do.', details: { sessionId: s.id, pinned } });
+    throw new BatonError('INVALID_TRANSITION', `Session ${s.id} is already ${pinned ? 'pinned' : 'not pinned'}.`, {
+      hint: 'Nothing to do.',
+      details: { sessionId: s.id, pinned },
+    });
   }
   return [draft(pinned ? 'session.pinned' : 'session.unpinned', { reason })];
 }
@@ -82,7 +99,14 @@ export interface CleanupCriteria {
 
 /** The candidate of a session as read at `now`. */
 export function cleanupCandidate(s: SessionState, now: string, archived: boolean, current: boolean): CleanupCandidate {
-  return { id: s.id, status: effectiveStatus(s, now).status, pinned: s.pinned === true, updatedAt: s.updatedAt, archived, current };
+  return {
+    id: s.id,
+    status: effectiveStatus(s, now).status,
+    pinned: s.pinned === true,
+    updatedAt: s.updatedAt,
+    archived,
+    current,
+  };
 }
 
 /** Why cleanup leaves this session alone, or null when it is to be archived or deleted. */
@@ -100,7 +124,10 @@ export function keptBecause(c: CleanupCandidate, o: CleanupCriteria): string | n
  * The sessions cleanup acts on, newest first: those {@link keptBecause} does not keep, minus
  * the newest `keep` of them.
  */
-export function selectForCleanup<C extends CleanupCandidate>(candidates: readonly C[], o: CleanupCriteria & { keep?: number | null }): C[] {
+export function selectForCleanup<C extends CleanupCandidate>(
+  candidates: readonly C[],
+  o: CleanupCriteria & { keep?: number | null },
+): C[] {
   const chosen = candidates
     .filter((c) => keptBecause(c, o) === null)
     .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id.localeCompare(b.id)));

@@ -25,11 +25,23 @@ export interface RunSegment {
 /** The session's runs as segments, in start order. */
 export function runSegments(s: SessionState, l: Liveness): RunSegment[] {
   return (s.runs ?? []).map((r) => {
-    const base = { id: r.id, kind: r.kind, label: runLabel(r), agent: r.agent ?? r.cli, phases: [...r.phases], startedAt: r.startedAt };
+    const base = {
+      id: r.id,
+      kind: r.kind,
+      label: runLabel(r),
+      agent: r.agent ?? r.cli,
+      phases: [...r.phases],
+      startedAt: r.startedAt,
+    };
     if (r.ended) return { ...base, endedAt: r.ended.at, outcome: r.ended.how, cause: r.ended.cause };
     if (runLive(r, l)) return { ...base, endedAt: null, outcome: 'live' as const, cause: null };
     // Gone but not yet written down: dead since it was found (process) or since it lapsed.
     const found = l.dead?.has(r.id);
-    return { ...base, endedAt: found ? r.renewedAt : (r.expiresAt ?? l.now), outcome: 'died' as const, cause: found ? 'process-gone' : 'lease-lapsed' };
+    return {
+      ...base,
+      endedAt: found ? r.renewedAt : (r.expiresAt ?? l.now),
+      outcome: 'died' as const,
+      cause: found ? 'process-gone' : 'lease-lapsed',
+    };
   });
 }

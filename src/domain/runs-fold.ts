@@ -23,7 +23,9 @@ function started(s: SessionState, d: EventDataMap['run.started'], e: StoredEvent
     token: d.token ?? null,
     ttlMs: d.ttlMs ?? null,
     // A run without liveness of its own (older `baton run` records) lives as long as its lease.
-    expiresAt: d.expiresAt ?? (d.token !== null && d.token !== undefined && s.lease?.token === d.token ? s.lease.expiresAt : null),
+    expiresAt:
+      d.expiresAt ??
+      (d.token !== null && d.token !== undefined && s.lease?.token === d.token ? s.lease.expiresAt : null),
     startedAt: e.time,
     renewedAt: e.time,
     phases: [],
@@ -37,9 +39,21 @@ function started(s: SessionState, d: EventDataMap['run.started'], e: StoredEvent
 
 function ended(s: SessionState, d: EventDataMap['run.ended'], e: StoredEvent): void {
   const list = s.runs ?? [];
-  const r = d.runId ? list.find((x) => x.id === d.runId) : [...list].reverse().find((x) => x.kind === 'command' && !x.ended && (d.token === undefined || x.token === d.token));
+  const r = d.runId
+    ? list.find((x) => x.id === d.runId)
+    : [...list]
+        .reverse()
+        .find((x) => x.kind === 'command' && !x.ended && (d.token === undefined || x.token === d.token));
   if (!r || r.ended) return;
-  const how = d.how ?? (d.cause === 'lease-lost' ? 'died' : d.cause === 'run-completed' ? 'finished' : d.cause === 'user-interrupt' ? 'paused' : 'died');
+  const how =
+    d.how ??
+    (d.cause === 'lease-lost'
+      ? 'died'
+      : d.cause === 'run-completed'
+        ? 'finished'
+        : d.cause === 'user-interrupt'
+          ? 'paused'
+          : 'died');
   r.ended = { at: e.time, how, cause: d.cause, detail: d.detail ?? null, exitCode: d.exitCode, signal: d.signal };
   if (d.salvage) r.salvage = { ...d.salvage };
 }
@@ -55,7 +69,9 @@ function take(s: SessionState, phaseId: string, runId: string | undefined): void
 }
 
 /** Fold handlers of run events, and the ownership part of phase starts (merged by apply.ts). */
-export const RUN_HANDLERS: { [K in 'run.started' | 'run.renewed' | 'run.ended' | 'phase.claimed' | 'file.conflicted']: Fold<K> } = {
+export const RUN_HANDLERS: {
+  [K in 'run.started' | 'run.renewed' | 'run.ended' | 'phase.claimed' | 'file.conflicted']: Fold<K>;
+} = {
   'run.started': started,
   'run.renewed': (s, d, e) => {
     const r = s.runs?.find((x) => x.id === d.runId);
@@ -67,7 +83,14 @@ export const RUN_HANDLERS: { [K in 'run.started' | 'run.renewed' | 'run.ended' |
   'run.ended': ended,
   'phase.claimed': (s, d) => take(s, d.phaseId, d.runId),
   'file.conflicted': (s, d, e) => {
-    (s.conflicts ??= []).push({ path: d.path, at: e.time, runId: d.runId, phaseId: d.phaseId, otherRunId: d.otherRunId, otherPhaseId: d.otherPhaseId });
+    (s.conflicts ??= []).push({
+      path: d.path,
+      at: e.time,
+      runId: d.runId,
+      phaseId: d.phaseId,
+      otherRunId: d.otherRunId,
+      otherPhaseId: d.otherPhaseId,
+    });
   },
 };
 
@@ -87,5 +110,6 @@ export function leaseRenewed(s: SessionState, token: number, expiresAt: string, 
 
 /** The session lease with `token` was released or ended: a run that lived by it (no liveness of its own) has lapsed now unless it ended. */
 export function leaseEnded(s: SessionState, token: number, at: string): void {
-  for (const r of s.runs ?? []) if (!r.ended && r.token === token && r.ttlMs === null && r.expiresAt !== null && r.expiresAt > at) r.expiresAt = at;
+  for (const r of s.runs ?? [])
+    if (!r.ended && r.token === token && r.ttlMs === null && r.expiresAt !== null && r.expiresAt > at) r.expiresAt = at;
 }

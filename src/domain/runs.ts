@@ -83,13 +83,19 @@ function inFlightText(phases: Phase[]): string {
  * have all died or lapsed (none recorded a clean end) is `interrupted`, naming the dead run,
  * before anyone writes that down. Sessions without runs are as recorded.
  */
-export function runsStatus(s: SessionState, l: Liveness): { status: SessionState['status']; cause: StatusCause | null } | null {
+export function runsStatus(
+  s: SessionState,
+  l: Liveness,
+): { status: SessionState['status']; cause: StatusCause | null } | null {
   if (s.status !== 'active') return null;
   const open = runsOf(s).filter((r) => !r.ended);
   if (!open.length || open.some((r) => runLive(r, l))) return null;
   const dead = open.at(-1)!;
-  const at = l.dead?.has(dead.id) ? l.now : dead.expiresAt ?? l.now;
-  return { status: 'interrupted', cause: { cause: l.dead?.has(dead.id) ? 'run-died' : 'run-lapsed', at, detail: deathDetail(s, dead) } };
+  const at = l.dead?.has(dead.id) ? l.now : (dead.expiresAt ?? l.now);
+  return {
+    status: 'interrupted',
+    cause: { cause: l.dead?.has(dead.id) ? 'run-died' : 'run-lapsed', at, detail: deathDetail(s, dead) },
+  };
 }
 
 function deathDetail(s: SessionState, r: Run): string {
@@ -157,10 +163,14 @@ export function decideRunStart(s: SessionState, r: RunStartInput, l: Liveness): 
 export function decideRunRenew(s: SessionState, runId: string, l: Liveness, pgid?: number): EventDraft[] {
   const r = findRun(s, runId);
   if (!r || !runLive(r, l)) {
-    throw new BatonError('FENCED', `Run ${runId} of session ${s.id} is ${r ? (r.ended ? `over (${r.ended.how}: ${r.ended.cause})` : 'lapsed') : 'unknown'}.`, {
-      hint: 'Start a new run: the session may have been taken over meanwhile.',
-      details: { sessionId: s.id, runId },
-    });
+    throw new BatonError(
+      'FENCED',
+      `Run ${runId} of session ${s.id} is ${r ? (r.ended ? `over (${r.ended.how}: ${r.ended.cause})` : 'lapsed') : 'unknown'}.`,
+      {
+        hint: 'Start a new run: the session may have been taken over meanwhile.',
+        details: { sessionId: s.id, runId },
+      },
+    );
   }
   // A run without a TTL lives by its process check alone: nothing to renew.
   if (r.ttlMs === null) return [];
@@ -200,7 +210,11 @@ export function decideRunEnd(s: SessionState, runId: string, e: RunEndInput, l: 
   const others = liveRuns(s, l).filter((x) => x.id !== runId);
   if (s.status === 'active' && !others.length) {
     const detail = `${runLabel(r)} ended; ${inFlightText(s.phases.filter((p) => p.status === 'in_progress'))}`;
-    out.push(e.session === 'interrupt' ? draft('session.interrupted', { cause: e.cause, detail }) : draft('session.paused', { cause: e.cause, detail }));
+    out.push(
+      e.session === 'interrupt'
+        ? draft('session.interrupted', { cause: e.cause, detail })
+        : draft('session.paused', { cause: e.cause, detail }),
+    );
   }
   return out;
 }
@@ -220,14 +234,26 @@ export interface Salvage {
  * was salvaged. When no other run is live, an active session becomes interrupted naming the
  * dead run and its work in flight (paused when it had nothing in flight).
  */
-export function decideRunDeath(s: SessionState, runId: string, cause: string, salvage: Salvage | null, l: Liveness): EventDraft[] {
+export function decideRunDeath(
+  s: SessionState,
+  runId: string,
+  cause: string,
+  salvage: Salvage | null,
+  l: Liveness,
+): EventDraft[] {
   const r = findRun(s, runId);
   if (!r || r.ended) return [];
   const others = liveRuns(s, l).filter((x) => x.id !== runId);
   return deathEvents(s, r, cause, salvage, others.length > 0);
 }
 
-function deathEvents(s: SessionState, r: Run, cause: string, salvage: Salvage | null, othersLive: boolean): EventDraft[] {
+function deathEvents(
+  s: SessionState,
+  r: Run,
+  cause: string,
+  salvage: Salvage | null,
+  othersLive: boolean,
+): EventDraft[] {
   const detail = deathDetail(s, r);
   const out: EventDraft[] = [
     draft('run.ended', {
@@ -243,7 +269,11 @@ function deathEvents(s: SessionState, r: Run, cause: string, salvage: Salvage | 
   ];
   if (s.status === 'active' && !othersLive) {
     const inFlight = s.phases.some((p) => p.status === 'in_progress');
-    out.push(inFlight ? draft('session.interrupted', { cause: 'run-died', detail: `${cause}: ${detail}` }) : draft('session.paused', { cause: 'run-died', detail: `${cause}: ${detail}` }));
+    out.push(
+      inFlight
+        ? draft('session.interrupted', { cause: 'run-died', detail: `${cause}: ${detail}` })
+        : draft('session.paused', { cause: 'run-died', detail: `${cause}: ${detail}` }),
+    );
   }
   return out;
 }
@@ -253,7 +283,11 @@ function deathEvents(s: SessionState, r: Run, cause: string, salvage: Salvage | 
  * becomes `run.ended` (how `died`, with what `salvage` recovered of it), and the session
  * interrupted when no run is left live.
  */
-export function decideDeaths(s: SessionState, l: Liveness, salvage: ReadonlyMap<string, Salvage | null> = new Map()): EventDraft[] {
+export function decideDeaths(
+  s: SessionState,
+  l: Liveness,
+  salvage: ReadonlyMap<string, Salvage | null> = new Map(),
+): EventDraft[] {
   const gone = unrecordedDeaths(s, l);
   if (!gone.length) return [];
   const othersLive = liveRuns(s, l).length > 0;
@@ -275,7 +309,8 @@ export function decideDeaths(s: SessionState, l: Liveness, salvage: ReadonlyMap<
  */
 export function recordPhase(s: SessionState, runId: string | null, agent: string | null, l: Liveness): Phase | null {
   const running = s.phases.filter((p) => p.status === 'in_progress');
-  const latest = (ps: Phase[]): Phase | null => (ps.length ? ps.reduce((a, b) => ((b.startedAt ?? '') > (a.startedAt ?? '') ? b : a)) : null);
+  const latest = (ps: Phase[]): Phase | null =>
+    ps.length ? ps.reduce((a, b) => ((b.startedAt ?? '') > (a.startedAt ?? '') ? b : a)) : null;
   if (runId) {
     const mine = running.filter((p) => p.owner === runId);
     if (mine.length) return latest(mine);
@@ -307,42 +342,74 @@ export function claimablePhases(s: SessionState, l: Liveness, runId: string | nu
  * (`phase.claimed`). Refused with LOCKED while a live run owns it (naming the owner and the
  * phases that are free), and also LOCKED when no phase is free (`details.free` is empty).
  */
-export function decidePhaseClaim(s: SessionState, runId: string, ref: string | null, agent: string | null, l: Liveness): { events: EventDraft[]; phaseId: string } {
+export function decidePhaseClaim(
+  s: SessionState,
+  runId: string,
+  ref: string | null,
+  agent: string | null,
+  l: Liveness,
+): { events: EventDraft[]; phaseId: string } {
   assertWritable(s);
   const free = claimablePhases(s, l, runId);
   const p = ref === null ? free[0] : findPhase(s, ref);
   if (!p) {
-    throw new BatonError('LOCKED', `Session ${s.id} has no phase free to claim: every phase is done, blocked or owned by a live run.`, {
-      hint: hint('phase.claim-free', { session: s.id, free: [] }),
-      details: { sessionId: s.id, free: [] },
-    });
+    throw new BatonError(
+      'LOCKED',
+      `Session ${s.id} has no phase free to claim: every phase is done, blocked or owned by a live run.`,
+      {
+        hint: hint('phase.claim-free', { session: s.id, free: [] }),
+        details: { sessionId: s.id, free: [] },
+      },
+    );
   }
   if (p.status === 'in_progress' && p.owner === runId) return { events: [], phaseId: p.id };
   if (!free.some((x) => x.id === p.id)) {
     const owner = p.owner ? findRun(s, p.owner) : undefined;
-    const why = p.status === 'in_progress' ? (owner ? `owned by ${runLabel(owner)}, which is live` : 'in progress outside any run') : `${p.status}${p.status === 'pending' ? ' and blocked' : ''}`;
+    const why =
+      p.status === 'in_progress'
+        ? owner
+          ? `owned by ${runLabel(owner)}, which is live`
+          : 'in progress outside any run'
+        : `${p.status}${p.status === 'pending' ? ' and blocked' : ''}`;
     throw new BatonError('LOCKED', `Phase ${p.id} cannot be claimed: it is ${why}.`, {
       hint: hint('phase.claim-free', { session: s.id, free: free.map((x) => x.id) }),
       details: { sessionId: s.id, phase: p.id, owner: p.owner ?? null, free: free.map((x) => x.id) },
     });
   }
   const deaths = decideDeaths(s, l);
-  if (p.status === 'pending') return { events: [...deaths, draft('phase.started', { phaseId: p.id, agent, forced: false, runId })], phaseId: p.id };
-  return { events: [...deaths, draft('phase.claimed', { phaseId: p.id, runId, from: p.owner ?? null })], phaseId: p.id };
+  if (p.status === 'pending')
+    return {
+      events: [...deaths, draft('phase.started', { phaseId: p.id, agent, forced: false, runId })],
+      phaseId: p.id,
+    };
+  return {
+    events: [...deaths, draft('phase.claimed', { phaseId: p.id, runId, from: p.owner ?? null })],
+    phaseId: p.id,
+  };
 }
 
 /**
  * Refuses with LOCKED a change that would stop other runs' work (switch, pause, start
  * --switch) while a live run other than `runId` works on the session, unless `force`.
  */
-export function assertNoOtherLiveRun(s: SessionState, runId: string | null, what: string, l: Liveness, force = false): void {
+export function assertNoOtherLiveRun(
+  s: SessionState,
+  runId: string | null,
+  what: string,
+  l: Liveness,
+  force = false,
+): void {
   if (force) return;
   const others = liveRuns(s, l).filter((r) => r.id !== runId);
   if (!others.length) return;
-  throw new BatonError('LOCKED', `Cannot ${what}: session ${s.id} has ${others.length === 1 ? 'a live run' : `${others.length} live runs`}: ${others.map(runLabel).join('; ')}.`, {
-    hint: hint('run.wait-or-force', { session: s.id }),
-    details: { sessionId: s.id, runs: others.map((r) => r.id) },
-  });
+  throw new BatonError(
+    'LOCKED',
+    `Cannot ${what}: session ${s.id} has ${others.length === 1 ? 'a live run' : `${others.length} live runs`}: ${others.map(runLabel).join('; ')}.`,
+    {
+      hint: hint('run.wait-or-force', { session: s.id }),
+      details: { sessionId: s.id, runs: others.map((r) => r.id) },
+    },
+  );
 }
 
 /** A run as readers show it (`status --json`, MCP `session_status`, the resume plan). */
@@ -382,7 +449,9 @@ export function runNotes(s: SessionState, l: Liveness): string[] {
   const out: string[] = [];
   for (const r of liveRuns(s, l)) {
     const mine = runPhasesInFlight(s, r).map((p) => p.id);
-    out.push(`Live: ${runLabel(r)} works on ${mine.length ? mine.join(', ') : 'no phase of its own'}; leave its phases to it (\`phase claim\` takes a free one).`);
+    out.push(
+      `Live: ${runLabel(r)} works on ${mine.length ? mine.join(', ') : 'no phase of its own'}; leave its phases to it (\`phase claim\` takes a free one).`,
+    );
   }
   for (const r of runsOf(s)) {
     const died = r.ended?.how === 'died' || (!r.ended && !runLive(r, l));
@@ -391,8 +460,11 @@ export function runNotes(s: SessionState, l: Liveness): string[] {
     if (!phases.length) continue;
     const at = r.ended?.at ?? r.expiresAt ?? l.now;
     for (const p of phases) {
-      const files = p.files.filter((f) => !f.agent || f.agent === r.agent).slice(-3).map((f) => f.path);
-      const step = p.subStep ?? (p.steps?.find((x) => x.status === 'in_progress')?.name ?? null);
+      const files = p.files
+        .filter((f) => !f.agent || f.agent === r.agent)
+        .slice(-3)
+        .map((f) => f.path);
+      const step = p.subStep ?? p.steps?.find((x) => x.status === 'in_progress')?.name ?? null;
       out.push(
         `Dead: ${runLabel(r)} ${r.ended ? `died (${r.ended.cause})` : 'stopped renewing'} at ${at} on phase ${p.id}${step ? ` at step "${step}"` : ''}${files.length ? `; last files: ${files.join(', ')}` : ''}; claim it to go on from there (\`phase claim ${p.id}\`).`,
       );

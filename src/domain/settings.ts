@@ -74,8 +74,12 @@ export function settingsOf(state: Pick<SessionState, 'metadata'>): SessionSettin
   return {
     autoCheckpoint: m[SETTING_KEYS.autoCheckpoint] !== false,
     handoffFile: m[SETTING_KEYS.handoffFile] !== false,
-    planFile: plan && typeof plan.path === 'string' && typeof plan.sha256 === 'string' ? (plan as PlanFileSetting) : null,
-    mirror: mirror && typeof mirror === 'object' && typeof mirror.format === 'string' && typeof mirror.out === 'string' ? (mirror as MirrorSettingValue) : null,
+    planFile:
+      plan && typeof plan.path === 'string' && typeof plan.sha256 === 'string' ? (plan as PlanFileSetting) : null,
+    mirror:
+      mirror && typeof mirror === 'object' && typeof mirror.format === 'string' && typeof mirror.out === 'string'
+        ? (mirror as MirrorSettingValue)
+        : null,
     mirrorError: m[SETTING_KEYS.mirrorError] ?? null,
     mirrorWritten: m[SETTING_KEYS.mirrorWritten] ?? null,
   };
@@ -83,7 +87,9 @@ export function settingsOf(state: Pick<SessionState, 'metadata'>): SessionSettin
 
 /** The events that write `values` (one `metadata.set` per setting, in the order given). */
 export function settingEvents(values: Partial<SettingValues>): EventDraft[] {
-  return (Object.keys(values) as SettingName[]).map((name) => draft('metadata.set', { key: SETTING_KEYS[name], value: values[name] }));
+  return (Object.keys(values) as SettingName[]).map((name) =>
+    draft('metadata.set', { key: SETTING_KEYS[name], value: values[name] }),
+  );
 }
 
 /** `values` as session metadata (for the metadata a session starts with). */

@@ -25,7 +25,15 @@ export interface StepResultRef {
 /** Payloads of the step events (see events.ts). */
 export interface StepEventData {
   started: { key: string; phaseId: string | null; claim: number; runner: StepRunner; takeover: boolean };
-  completed: { key: string; phaseId: string | null; claim: number; attempts: number; size: number; result?: unknown; resultRef?: StepResultRef };
+  completed: {
+    key: string;
+    phaseId: string | null;
+    claim: number;
+    attempts: number;
+    size: number;
+    result?: unknown;
+    resultRef?: StepResultRef;
+  };
   failed: { key: string; phaseId: string | null; claim: number; attempts: number; error: StepError };
 }
 

@@ -82,7 +82,16 @@ export interface ToolkitResume {
 
 /** Rules with nothing in them, for a toolkit that states none. */
 export function noRules(toolkit: string): ToolkitRules {
-  return { toolkit, refuse: null, escalateFirst: false, required: [], orphanedAgents: [], recommended: null, choices: [], notes: [] };
+  return {
+    toolkit,
+    refuse: null,
+    escalateFirst: false,
+    required: [],
+    orphanedAgents: [],
+    recommended: null,
+    choices: [],
+    notes: [],
+  };
 }
 
 /** The rules recorded on a session at import, or null when it was not imported (or recorded none). */

@@ -62,7 +62,12 @@ export function providerOfModel(model: string): string | null {
 }
 
 function agentAttributes(name: string, id: string | null): SpanAttributes {
-  return { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': name, ...(id ? { 'gen_ai.agent.id': id } : {}), 'openinference.span.kind': 'AGENT' };
+  return {
+    'gen_ai.operation.name': 'invoke_agent',
+    'gen_ai.agent.name': name,
+    ...(id ? { 'gen_ai.agent.id': id } : {}),
+    'openinference.span.kind': 'AGENT',
+  };
 }
 
 /** An agent CLI conversation bound to the session (`invoke_agent {cli}`). */
@@ -77,7 +82,11 @@ export function conversationSpan(d: EventDataMap['agent.bound']): SpanAttributes
 
 /** A sub-agent (`invoke_agent {type}`). */
 export function subagentSpan(d: EventDataMap['subagent.started']): SpanAttributes {
-  return { ...agentAttributes(d.agent, d.agentId), ...(d.agentType ? { 'baton.agent.type': d.agentType } : {}), ...(d.phaseId ? { 'baton.phase.id': d.phaseId } : {}) };
+  return {
+    ...agentAttributes(d.agent, d.agentId),
+    ...(d.agentType ? { 'baton.agent.type': d.agentType } : {}),
+    ...(d.phaseId ? { 'baton.phase.id': d.phaseId } : {}),
+  };
 }
 
 /** A command run under `baton run` (`invoke_agent {agent}`). */
@@ -87,7 +96,11 @@ export function runSpan(agent: string, command: string[]): SpanAttributes {
 
 /** How a run ended. */
 export function runEnd(d: EventDataMap['run.ended']): SpanAttributes {
-  return { 'baton.cause': d.cause, ...(d.exitCode !== null ? { 'process.exit.code': d.exitCode } : {}), ...(d.signal ? { 'baton.signal': d.signal } : {}) };
+  return {
+    'baton.cause': d.cause,
+    ...(d.exitCode !== null ? { 'process.exit.code': d.exitCode } : {}),
+    ...(d.signal ? { 'baton.signal': d.signal } : {}),
+  };
 }
 
 /**
@@ -133,7 +146,11 @@ function toolAttributes(tool: string, agent: string | null): SpanAttributes {
 /** A file tool call a hook recorded (`execute_tool {tool}`). */
 export function fileToolSpan(d: EventDataMap['file.recorded']): SpanShape {
   const tool = d.tool ?? 'file';
-  return [`execute_tool ${tool}`, 'internal', { ...toolAttributes(tool, d.agent), 'baton.file.path': d.path, 'baton.file.action': d.action }];
+  return [
+    `execute_tool ${tool}`,
+    'internal',
+    { ...toolAttributes(tool, d.agent), 'baton.file.path': d.path, 'baton.file.action': d.action },
+  ];
 }
 
 /** A todo-list tool call a hook recorded (`execute_tool {tool}`). */
@@ -150,7 +167,13 @@ export function failedToolSpan(message: string, agent: string | null): SpanShape
 
 /** An error as an `exception` span event. */
 export function errorEvent(d: EventDataMap['error.recorded']): SpanAttributes {
-  return { 'exception.type': d.type, 'exception.message': text(d.message), 'baton.error.id': d.errorId, 'baton.phase.id': d.phaseId, ...(d.agent ? { 'gen_ai.agent.name': d.agent } : {}) };
+  return {
+    'exception.type': d.type,
+    'exception.message': text(d.message),
+    'baton.error.id': d.errorId,
+    'baton.phase.id': d.phaseId,
+    ...(d.agent ? { 'gen_ai.agent.name': d.agent } : {}),
+  };
 }
 
 /** A decision as a span event. */

@@ -82,10 +82,24 @@ class Planner {
   constructor(readonly sessionId: string) {}
 
   open(e: StoredEvent, parent: Building | null, name: string, kind: SpanPlan['kind'], a: SpanAttributes): Building {
-    return { key: e.seq, parentKey: parent ? parent.key : null, name, kind, start: e.time, status: { code: 'unset', message: null }, attributes: { ...attrs.common(this.sessionId), ...a }, events: [] };
+    return {
+      key: e.seq,
+      parentKey: parent ? parent.key : null,
+      name,
+      kind,
+      start: e.time,
+      status: { code: 'unset', message: null },
+      attributes: { ...attrs.common(this.sessionId), ...a },
+      events: [],
+    };
   }
 
-  close(b: Building, e: StoredEvent, extra: SpanAttributes = {}, error: { type: string; message: string | null } | null = null): void {
+  close(
+    b: Building,
+    e: StoredEvent,
+    extra: SpanAttributes = {},
+    error: { type: string; message: string | null } | null = null,
+  ): void {
     const { phaseId: _p, lastErrorType: _l, ended: _e, ...span } = b;
     const out: SpanPlan = { ...span, attributes: { ...span.attributes, ...extra }, end: e.time, closedAt: e.seq };
     if (error) {
@@ -96,7 +110,14 @@ class Planner {
   }
 
   /** An instantaneous span (a model call, a tool call): opened and closed by one event. */
-  point(e: StoredEvent, parent: Building | null, name: string, kind: SpanPlan['kind'], a: SpanAttributes, error: { type: string; message: string | null } | null = null): void {
+  point(
+    e: StoredEvent,
+    parent: Building | null,
+    name: string,
+    kind: SpanPlan['kind'],
+    a: SpanAttributes,
+    error: { type: string; message: string | null } | null = null,
+  ): void {
     this.close(this.open(e, parent, name, kind, a), e, {}, error);
   }
 
@@ -121,7 +142,12 @@ class Planner {
     return this.onPhase(phaseId);
   }
 
-  endPhase(phaseId: string, e: StoredEvent, outcome: string, error: { type: string; message: string | null } | null = null): void {
+  endPhase(
+    phaseId: string,
+    e: StoredEvent,
+    outcome: string,
+    error: { type: string; message: string | null } | null = null,
+  ): void {
     const b = this.phases.get(phaseId);
     if (!b) return;
     this.phases.delete(phaseId);
@@ -138,7 +164,13 @@ class Planner {
   }
 
   openCount(): number {
-    return (this.root && !this.root.ended ? 1 : 0) + this.phases.size + this.conversations.size + this.runs.size + this.subagents.size;
+    return (
+      (this.root && !this.root.ended ? 1 : 0) +
+      this.phases.size +
+      this.conversations.size +
+      this.runs.size +
+      this.subagents.size
+    );
   }
 }
 
@@ -172,27 +204,46 @@ function step(p: Planner, e: StoredEvent): void {
       const attempt = p.phases.get(e.data.phaseId);
       if (attempt) attempt.lastErrorType = e.data.type;
       p.note(attempt ?? root, e, 'exception', attrs.errorEvent(e.data));
-      if (e.data.type === 'tool') p.point(e, p.forAgent(e.data.agent, e.data.phaseId), ...attrs.failedToolSpan(e.data.message, e.data.agent), { type: 'tool', message: e.data.message });
+      if (e.data.type === 'tool')
+        p.point(e, p.forAgent(e.data.agent, e.data.phaseId), ...attrs.failedToolSpan(e.data.message, e.data.agent), {
+          type: 'tool',
+          message: e.data.message,
+        });
       return;
     }
     case 'error.resolved':
-      return p.note(p.onPhase(p.errorPhase.get(e.data.errorId)), e, 'baton.error.resolved', { 'baton.error.id': e.data.errorId, 'baton.error.resolution': e.data.resolution });
+      return p.note(p.onPhase(p.errorPhase.get(e.data.errorId)), e, 'baton.error.resolved', {
+        'baton.error.id': e.data.errorId,
+        'baton.error.resolution': e.data.resolution,
+      });
     case 'tokens.recorded':
       return p.point(e, p.forAgent(e.data.agent, e.data.phaseId), ...attrs.chatSpan(e.data));
     case 'decision.recorded':
       return p.note(p.onPhase(e.data.phaseId), e, 'baton.decision', attrs.decisionEvent(e.data));
     case 'milestone.added':
-      return p.note(root, e, 'baton.milestone.added', { 'baton.milestone.id': e.data.milestoneId, 'baton.milestone.title': e.data.title });
+      return p.note(root, e, 'baton.milestone.added', {
+        'baton.milestone.id': e.data.milestoneId,
+        'baton.milestone.title': e.data.title,
+      });
     case 'milestone.done':
       return p.note(root, e, 'baton.milestone.done', { 'baton.milestone.id': e.data.milestoneId });
     case 'checkpoint.created':
-      return p.note(root, e, 'baton.checkpoint.created', { 'baton.checkpoint.id': e.data.checkpointId, 'baton.checkpoint.name': e.data.name });
+      return p.note(root, e, 'baton.checkpoint.created', {
+        'baton.checkpoint.id': e.data.checkpointId,
+        'baton.checkpoint.name': e.data.name,
+      });
     case 'checkpoint.restored':
       p.endAll(e, 'restored');
-      return p.note(root, e, 'baton.checkpoint.restored', { 'baton.checkpoint.id': e.data.checkpointId, 'baton.checkpoint.name': e.data.name });
+      return p.note(root, e, 'baton.checkpoint.restored', {
+        'baton.checkpoint.id': e.data.checkpointId,
+        'baton.checkpoint.name': e.data.name,
+      });
     case 'session.paused':
     case 'session.interrupted':
-      return p.note(root, e, `baton.${e.type}`, { 'baton.cause': e.data.cause, ...(e.data.detail ? { 'baton.detail': e.data.detail } : {}) });
+      return p.note(root, e, `baton.${e.type}`, {
+        'baton.cause': e.data.cause,
+        ...(e.data.detail ? { 'baton.detail': e.data.detail } : {}),
+      });
     case 'session.resumed':
       return p.note(root, e, 'baton.session.resumed', { 'baton.resumed.from': e.data.from });
     case 'session.completed':
@@ -201,7 +252,12 @@ function step(p: Planner, e: StoredEvent): void {
       if (root.ended) return;
       const status = e.type.slice('session.'.length);
       p.endAll(e, status);
-      p.close(root, e, { 'baton.session.status': status }, e.type === 'session.failed' ? { type: 'session_failed', message: e.data.detail ?? null } : null);
+      p.close(
+        root,
+        e,
+        { 'baton.session.status': status },
+        e.type === 'session.failed' ? { type: 'session_failed', message: e.data.detail ?? null } : null,
+      );
       root.ended = true;
       return;
     }
@@ -220,7 +276,13 @@ function phaseStep(p: Planner, e: StoredEvent): boolean {
       // Attempts counted from the journal (a retry's own number counts retries, not attempts).
       const attempt = (p.attempts.get(id) ?? 0) + 1;
       p.attempts.set(id, attempt);
-      const b = p.open(e, p.root, `phase ${p.phaseNames.get(id) ?? id}`, 'internal', attrs.phaseSpan(id, p.phaseNames.get(id) ?? id, attempt, e.data.agent));
+      const b = p.open(
+        e,
+        p.root,
+        `phase ${p.phaseNames.get(id) ?? id}`,
+        'internal',
+        attrs.phaseSpan(id, p.phaseNames.get(id) ?? id, attempt, e.data.agent),
+      );
       b.phaseId = id;
       p.phases.set(id, b);
       return true;
@@ -235,10 +297,17 @@ function phaseStep(p: Planner, e: StoredEvent): boolean {
     }
     case 'phase.skipped':
       if (p.phases.has(e.data.phaseId)) p.endPhase(e.data.phaseId, e, 'skipped');
-      else p.note(p.root, e, 'baton.phase.skipped', { 'baton.phase.id': e.data.phaseId, ...(e.data.reason ? { 'baton.reason': e.data.reason } : {}) });
+      else
+        p.note(p.root, e, 'baton.phase.skipped', {
+          'baton.phase.id': e.data.phaseId,
+          ...(e.data.reason ? { 'baton.reason': e.data.reason } : {}),
+        });
       return true;
     case 'substep.reached':
-      p.note(p.onPhase(e.data.phaseId), e, 'baton.substep', { 'baton.phase.id': e.data.phaseId, 'baton.substep.name': e.data.name });
+      p.note(p.onPhase(e.data.phaseId), e, 'baton.substep', {
+        'baton.phase.id': e.data.phaseId,
+        'baton.substep.name': e.data.name,
+      });
       return true;
     default:
       return false;
@@ -250,7 +319,11 @@ function agentStep(p: Planner, e: StoredEvent): boolean {
   switch (e.type) {
     case 'agent.bound': {
       const k = `${e.data.cli} ${e.data.agentSessionId}`;
-      if (!p.conversations.has(k)) p.conversations.set(k, p.open(e, p.root, `invoke_agent ${e.data.cli}`, 'internal', attrs.conversationSpan(e.data)));
+      if (!p.conversations.has(k))
+        p.conversations.set(
+          k,
+          p.open(e, p.root, `invoke_agent ${e.data.cli}`, 'internal', attrs.conversationSpan(e.data)),
+        );
       return true;
     }
     case 'agent.ended': {
@@ -273,11 +346,28 @@ function agentStep(p: Planner, e: StoredEvent): boolean {
       if (key === undefined || !b) return true;
       p.runs.delete(key);
       const failed = e.data.signal !== null || (e.data.exitCode !== null && e.data.exitCode !== 0);
-      p.close(b, e, attrs.runEnd(e.data), failed ? { type: e.data.cause, message: e.data.signal ? `signal ${e.data.signal}` : `exit code ${e.data.exitCode}` } : null);
+      p.close(
+        b,
+        e,
+        attrs.runEnd(e.data),
+        failed
+          ? { type: e.data.cause, message: e.data.signal ? `signal ${e.data.signal}` : `exit code ${e.data.exitCode}` }
+          : null,
+      );
       return true;
     }
     case 'subagent.started':
-      if (!p.subagents.has(e.data.agentId)) p.subagents.set(e.data.agentId, p.open(e, p.onPhase(e.data.phaseId), `invoke_agent ${e.data.agentType ?? e.data.agent}`, 'internal', attrs.subagentSpan(e.data)));
+      if (!p.subagents.has(e.data.agentId))
+        p.subagents.set(
+          e.data.agentId,
+          p.open(
+            e,
+            p.onPhase(e.data.phaseId),
+            `invoke_agent ${e.data.agentType ?? e.data.agent}`,
+            'internal',
+            attrs.subagentSpan(e.data),
+          ),
+        );
       return true;
     case 'subagent.stopped': {
       const b = p.subagents.get(e.data.agentId);
@@ -288,10 +378,16 @@ function agentStep(p: Planner, e: StoredEvent): boolean {
       return true;
     }
     case 'file.recorded':
-      if (typeof e.data.tool === 'string') p.point(e, p.forAgent(e.data.agent, e.data.phaseId), ...attrs.fileToolSpan(e.data));
+      if (typeof e.data.tool === 'string')
+        p.point(e, p.forAgent(e.data.agent, e.data.phaseId), ...attrs.fileToolSpan(e.data));
       return true;
     case 'steps.planned':
-      if (typeof e.data.tool === 'string') p.point(e, p.forAgent(e.data.agent, e.data.phaseId), ...attrs.planToolSpan(e.data.tool, e.data.agent, e.data.steps.length));
+      if (typeof e.data.tool === 'string')
+        p.point(
+          e,
+          p.forAgent(e.data.agent, e.data.phaseId),
+          ...attrs.planToolSpan(e.data.tool, e.data.agent, e.data.steps.length),
+        );
       return true;
     default:
       return false;

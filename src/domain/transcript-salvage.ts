@@ -75,7 +75,14 @@ function claudeLine(o: Json, add: (c: ToolCall) => void, byId: Map<string, ToolC
   const msg = isObj(o['message']) ? o['message'] : {};
   const content = Array.isArray(msg['content']) ? (msg['content'] as unknown[]) : [];
   if (o['type'] === 'assistant') {
-    for (const b of content) if (isObj(b) && b['type'] === 'tool_use' && str(b, 'id')) add({ id: str(b, 'id')!, tool: str(b, 'name') ?? '', input: isObj(b['input']) ? b['input'] : {}, response: null });
+    for (const b of content)
+      if (isObj(b) && b['type'] === 'tool_use' && str(b, 'id'))
+        add({
+          id: str(b, 'id')!,
+          tool: str(b, 'name') ?? '',
+          input: isObj(b['input']) ? b['input'] : {},
+          response: null,
+        });
   } else if (o['type'] === 'user') {
     for (const b of content) {
       if (!isObj(b) || b['type'] !== 'tool_result') continue;
@@ -90,8 +97,10 @@ function codexLine(o: Json, add: (c: ToolCall) => void, byId: Map<string, ToolCa
   const p = o['payload'];
   const id = str(p, 'call_id') ?? str(p, 'id');
   if (!id) return;
-  if (p['type'] === 'function_call') add({ id, tool: str(p, 'name') ?? '', input: jsonArg(p['arguments']), response: null });
-  else if (p['type'] === 'custom_tool_call') add({ id, tool: str(p, 'name') ?? '', input: { input: p['input'] }, response: null });
+  if (p['type'] === 'function_call')
+    add({ id, tool: str(p, 'name') ?? '', input: jsonArg(p['arguments']), response: null });
+  else if (p['type'] === 'custom_tool_call')
+    add({ id, tool: str(p, 'name') ?? '', input: { input: p['input'] }, response: null });
   else if (p['type'] === 'function_call_output' || p['type'] === 'custom_tool_call_output') {
     const c = byId.get(id);
     if (c) c.response = p['output'] ?? true;
@@ -99,12 +108,18 @@ function codexLine(o: Json, add: (c: ToolCall) => void, byId: Map<string, ToolCa
 }
 
 function geminiLine(o: Json, add: (c: ToolCall) => void): void {
-  const messages = isObj(o['$set']) && Array.isArray(o['$set']['messages']) ? (o['$set']['messages'] as unknown[]) : [o];
+  const messages =
+    isObj(o['$set']) && Array.isArray(o['$set']['messages']) ? (o['$set']['messages'] as unknown[]) : [o];
   for (const m of messages) {
     if (!isObj(m) || m['type'] !== 'gemini' || !Array.isArray(m['toolCalls'])) continue;
     for (const t of m['toolCalls'] as unknown[]) {
       if (!isObj(t) || !str(t, 'id')) continue;
-      add({ id: str(t, 'id')!, tool: str(t, 'name') ?? '', input: isObj(t['args']) ? t['args'] : {}, response: t['status'] === 'success' ? (t['result'] ?? true) : null });
+      add({
+        id: str(t, 'id')!,
+        tool: str(t, 'name') ?? '',
+        input: isObj(t['args']) ? t['args'] : {},
+        response: t['status'] === 'success' ? (t['result'] ?? true) : null,
+      });
     }
   }
 }
@@ -123,7 +138,13 @@ export function stepsOfList(items: unknown): PlanStep[] {
   const out: PlanStep[] = [];
   for (const it of items) {
     if (!isObj(it)) continue;
-    const name = str(it, 'content') ?? str(it, 'step') ?? str(it, 'subject') ?? str(it, 'description') ?? str(it, 'text') ?? str(it, 'title');
+    const name =
+      str(it, 'content') ??
+      str(it, 'step') ??
+      str(it, 'subject') ??
+      str(it, 'description') ??
+      str(it, 'text') ??
+      str(it, 'title');
     if (name) out.push({ name: name.replace(/\s+/g, ' ').trim(), status: stepStatus(it['status']) });
   }
   return out;
@@ -162,7 +183,13 @@ export function foldTasks(calls: readonly ToolCall[]): PlanStep[] | null {
       t.subject = str(c.input, 'subject') ?? t.subject;
       seen = true;
     } else if (c.tool === 'TaskList' && isObj(c.response) && Array.isArray(c.response['tasks'])) {
-      tasks = (c.response['tasks'] as unknown[]).filter(isObj).flatMap((t) => (str(t, 'subject') ? [{ id: str(t, 'id') ?? '', subject: str(t, 'subject')!, status: stepStatus(t['status']) }] : []));
+      tasks = (c.response['tasks'] as unknown[])
+        .filter(isObj)
+        .flatMap((t) =>
+          str(t, 'subject')
+            ? [{ id: str(t, 'id') ?? '', subject: str(t, 'subject')!, status: stepStatus(t['status']) }]
+            : [],
+        );
       seen = true;
     }
   }
@@ -188,7 +215,8 @@ export function lastPlan(calls: readonly ToolCall[]): PlanStep[] | null {
 
 /** A tool call as one short line: `Write src/a.ts`, `Bash: make test`, `TaskUpdate`. */
 export function toolLine(c: ToolCall): string {
-  const file = str(c.input, 'file_path') ?? str(c.input, 'path') ?? str(c.input, 'notebook_path') ?? str(c.input, 'absolute_path');
+  const file =
+    str(c.input, 'file_path') ?? str(c.input, 'path') ?? str(c.input, 'notebook_path') ?? str(c.input, 'absolute_path');
   const cmd = str(c.input, 'command') ?? str(c.input, 'cmd');
   const what = file ?? (cmd ? `\`${cmd.replace(/\s+/g, ' ')}\`` : null);
   const line = what ? `${c.tool} ${what}` : c.tool;

@@ -42,7 +42,11 @@ export interface ReaderContext {
 /** Cheap test before parsing a line: lines that cannot carry usage (or a model) are skipped unparsed. */
 const MAY_MATTER: Record<TranscriptCli, (line: string) => boolean> = {
   claude: (l) => l.includes('"usage"'),
-  codex: (l) => l.includes('token_usage_record') || l.includes('"token_count"') || l.includes('"turn_context"') || l.includes('thread_settings'),
+  codex: (l) =>
+    l.includes('token_usage_record') ||
+    l.includes('"token_count"') ||
+    l.includes('"turn_context"') ||
+    l.includes('thread_settings'),
   gemini: (l) => l.includes('"tokens"'),
 };
 
@@ -126,7 +130,11 @@ function codexLine(d: Record<string, unknown>, ctx: ReaderContext): UsageRecord[
   const total = obj(info?.['total_token_usage']);
   if (!last || !total) return [];
   // A running total identifies the step that raised it; repeats of one event carry the same.
-  return record(`codex:total:${n(total['total_tokens'])}:${n(total['input_tokens'])}:${n(total['output_tokens'])}`, ctx.model, openAiUsage(last));
+  return record(
+    `codex:total:${n(total['total_tokens'])}:${n(total['input_tokens'])}:${n(total['output_tokens'])}`,
+    ctx.model,
+    openAiUsage(last),
+  );
 }
 
 function geminiMessage(m: unknown): UsageRecord[] {
@@ -135,7 +143,12 @@ function geminiMessage(m: unknown): UsageRecord[] {
   const id = str(o?.['id']);
   if (!o || !t || !id || o['type'] !== 'gemini') return [];
   const cached = n(t['cached']);
-  return record(`gemini:${id}`, str(o['model']), [Math.max(0, n(t['input']) - cached) + n(t['tool']), n(t['output']) + n(t['thoughts']), cached, 0]);
+  return record(`gemini:${id}`, str(o['model']), [
+    Math.max(0, n(t['input']) - cached) + n(t['tool']),
+    n(t['output']) + n(t['thoughts']),
+    cached,
+    0,
+  ]);
 }
 
 function geminiLine(d: Record<string, unknown>): UsageRecord[] {
@@ -150,7 +163,8 @@ function geminiLine(d: Record<string, unknown>): UsageRecord[] {
  */
 export function usageFromLines(cli: TranscriptCli, lines: readonly string[], ctx: ReaderContext): UsageRecord[] {
   const may = MAY_MATTER[cli];
-  if (cli === 'codex' && !ctx.perResponse && lines.some((l) => l.includes('token_usage_record'))) ctx.perResponse = true;
+  if (cli === 'codex' && !ctx.perResponse && lines.some((l) => l.includes('token_usage_record')))
+    ctx.perResponse = true;
   const out: UsageRecord[] = [];
   for (const line of lines) {
     if (!may(line)) continue;

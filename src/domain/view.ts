@@ -25,8 +25,17 @@ export interface StatusView {
   progress: { done: number; total: number; percent: number };
   phases: Array<SessionState['phases'][number]>;
   /** Token use; `cost` (estimated, by agent, phase and model, with the cost budget) when a pricing table was given. */
-  tokens: SessionState['tokens'] extends infer T ? Omit<T & object, 'budgetMax' | 'costBudgetUsd'> & { budget: BudgetView; cost?: CostReport } : never;
-  unresolvedErrors: Array<{ id: string; phaseId: string; type: string; message: string; agent: string | null; time: string }>;
+  tokens: SessionState['tokens'] extends infer T
+    ? Omit<T & object, 'budgetMax' | 'costBudgetUsd'> & { budget: BudgetView; cost?: CostReport }
+    : never;
+  unresolvedErrors: Array<{
+    id: string;
+    phaseId: string;
+    type: string;
+    message: string;
+    agent: string | null;
+    time: string;
+  }>;
   decisions: SessionState['decisions'];
   findings: SessionState['findings'];
   notes: SessionState['notes'];
@@ -54,7 +63,12 @@ export interface StatusView {
  * `interrupted` (cause `lease-expired`), as every reader must report it. With `pricing`,
  * token use carries its estimated cost.
  */
-export function statusView(s: SessionState, now?: string, pricing?: PricingTable, dead?: ReadonlySet<string>): StatusView {
+export function statusView(
+  s: SessionState,
+  now?: string,
+  pricing?: PricingTable,
+  dead?: ReadonlySet<string>,
+): StatusView {
   // `dead`: runs found gone by a process check on this host (manager.runs.liveness).
   const eff = now ? effectiveStatus(s, now, dead) : { status: s.status, cause: s.statusCause };
   const done = s.phases.filter((p) => p.status === 'completed' || p.status === 'skipped').length;
@@ -69,11 +83,17 @@ export function statusView(s: SessionState, now?: string, pricing?: PricingTable
     revision: s.revision,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
-    progress: { done, total: s.phases.length, percent: s.phases.length ? Math.round((done / s.phases.length) * 100) : 0 },
+    progress: {
+      done,
+      total: s.phases.length,
+      percent: s.phases.length ? Math.round((done / s.phases.length) * 100) : 0,
+    },
     phases: s.phases,
     tokens: { ...tokens, budget: budgetView(s.tokens), ...(pricing ? { cost: costReport(s, pricing) } : {}) },
     unresolvedErrors: s.phases.flatMap((p) =>
-      p.errors.filter((e) => !e.resolved).map((e) => ({ id: e.id, phaseId: p.id, type: e.type, message: e.message, agent: e.agent, time: e.time })),
+      p.errors
+        .filter((e) => !e.resolved)
+        .map((e) => ({ id: e.id, phaseId: p.id, type: e.type, message: e.message, agent: e.agent, time: e.time })),
     ),
     decisions: s.decisions,
     findings: s.findings.filter((f) => !f.removed),
@@ -86,7 +106,9 @@ export function statusView(s: SessionState, now?: string, pricing?: PricingTable
     lease: leaseOf(s),
     // Only sessions that had runs show them: older views are unchanged.
     ...(s.runs?.length ? { runs: runsView(s, { now: now ?? s.updatedAt, ...(dead ? { dead } : {}) }) } : {}),
-    ...(s.agentSessions?.length ? { agentSessions: s.agentSessions.map((b) => ({ ...b, command: resumeCommand(b.cli, b.agentSessionId) })) } : {}),
+    ...(s.agentSessions?.length
+      ? { agentSessions: s.agentSessions.map((b) => ({ ...b, command: resumeCommand(b.cli, b.agentSessionId) })) }
+      : {}),
     ...(s.subagents?.length ? { subagents: s.subagents } : {}),
     ...(s.steps?.length ? { steps: s.steps } : {}),
     ...(s.durableSteps?.length ? { durableSteps: stepsView(s) } : {}),
@@ -105,6 +127,10 @@ export function startablePhases(s: SessionState): string[] {
     return p !== undefined && (p.status === 'completed' || p.status === 'skipped');
   };
   return s.phases
-    .filter((p) => (p.status === 'pending' && p.blockedBy.every(settled)) || (p.status === 'failed' && p.retryCount < p.maxRetries && p.blockedBy.every(settled)))
+    .filter(
+      (p) =>
+        (p.status === 'pending' && p.blockedBy.every(settled)) ||
+        (p.status === 'failed' && p.retryCount < p.maxRetries && p.blockedBy.every(settled)),
+    )
     .map((p) => p.id);
 }

@@ -15,7 +15,12 @@ export const MAX_WORKSPACE_LENGTH = 300;
  */
 export function validateWorkspace(name: string): string {
   // eslint-disable-next-line no-control-regex
-  if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_WORKSPACE_LENGTH || /[\u0000-\u001f\u007f]/.test(name)) {
+  if (
+    typeof name !== 'string' ||
+    name.trim() === '' ||
+    name.length > MAX_WORKSPACE_LENGTH ||
+    /[\u0000-\u001f\u007f]/.test(name)
+  ) {
     throw new BatonError('BAD_INPUT', `The workspace name ${JSON.stringify(String(name).slice(0, 80))} is not valid.`, {
       hint: hint('workspace.name', { max: MAX_WORKSPACE_LENGTH }),
       details: { workspace: String(name).slice(0, 80) },

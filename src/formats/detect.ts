@@ -51,7 +51,15 @@ export async function detect(dir: SafeDir, adapters: readonly FormatAdapter[]): 
     return {
       kind: 'none',
       scores: s,
-      problem: { code: 'UNKNOWN_FORMAT', severity: 'error', sessionId: null, path: null, message: `Nothing in ${dir.root} looks like a known session layout (scores: ${listed(s)}; at least ${DETECT_THRESHOLD} is needed).`, hint, details: { scores: s } },
+      problem: {
+        code: 'UNKNOWN_FORMAT',
+        severity: 'error',
+        sessionId: null,
+        path: null,
+        message: `Nothing in ${dir.root} looks like a known session layout (scores: ${listed(s)}; at least ${DETECT_THRESHOLD} is needed).`,
+        hint,
+        details: { scores: s },
+      },
     };
   }
   const tied = s.filter((x) => x.score === best.score);
@@ -59,7 +67,15 @@ export async function detect(dir: SafeDir, adapters: readonly FormatAdapter[]): 
     return {
       kind: 'tie',
       scores: s,
-      problem: { code: 'UNKNOWN_FORMAT', severity: 'error', sessionId: null, path: null, message: `${dir.root} looks equally like ${tied.map((x) => x.format).join(' and ')} (scores: ${listed(s)}).`, hint, details: { scores: s } },
+      problem: {
+        code: 'UNKNOWN_FORMAT',
+        severity: 'error',
+        sessionId: null,
+        path: null,
+        message: `${dir.root} looks equally like ${tied.map((x) => x.format).join(' and ')} (scores: ${listed(s)}).`,
+        hint,
+        details: { scores: s },
+      },
     };
   }
   return { kind: 'found', adapter: adapters.find((a) => a.name === best.format)!, scores: s };
@@ -76,7 +92,11 @@ export interface NamedAdapterOptions {
 }
 
 /** The adapter named `name` among `adapters`; `BAD_INPUT` for an unknown or unavailable layout. */
-export function namedAdapter(name: string, adapters: readonly FormatAdapter[], o: NamedAdapterOptions = {}): FormatAdapter {
+export function namedAdapter(
+  name: string,
+  adapters: readonly FormatAdapter[],
+  o: NamedAdapterOptions = {},
+): FormatAdapter {
   const a = adapters.find((x) => x.name === name);
   if (a) return a;
   const allowAuto = o.allowAuto ?? true;
@@ -84,18 +104,31 @@ export function namedAdapter(name: string, adapters: readonly FormatAdapter[], o
   const names = adapters.map((x) => x.name).join(', ') || '(none available)';
   const details = { format: name, available: adapters.map((x) => x.name) };
   if (name === 'auto' && !allowAuto) {
-    throw new BatonError('BAD_INPUT', 'This command writes a layout, so it needs the layout named: "auto" (detection) only applies to inspect and import.', {
-      hint: `Use --format with one of: ${names}.`,
-      details,
-    });
+    throw new BatonError(
+      'BAD_INPUT',
+      'This command writes a layout, so it needs the layout named: "auto" (detection) only applies to inspect and import.',
+      {
+        hint: `Use --format with one of: ${names}.`,
+        details,
+      },
+    );
   }
-  throw new BatonError('BAD_INPUT', known ? `The ${name} layout is not available in this build of baton.` : `Unknown session layout ${JSON.stringify(name)}.`, {
-    hint: `Use --format with one of: ${names}${known || !allowAuto ? '' : ', or auto'}.`,
-    details,
-  });
+  throw new BatonError(
+    'BAD_INPUT',
+    known
+      ? `The ${name} layout is not available in this build of baton.`
+      : `Unknown session layout ${JSON.stringify(name)}.`,
+    {
+      hint: `Use --format with one of: ${names}${known || !allowAuto ? '' : ', or auto'}.`,
+      details,
+    },
+  );
 }
 
 /** `BAD_INPUT` for a detection that found no clear winner (import, export: nothing to guess at). */
 export function detectionError(d: Detection & { kind: 'none' | 'tie' }): BatonError {
-  return new BatonError('BAD_INPUT', d.problem.message, { hint: d.problem.hint ?? undefined, details: { scores: d.scores } });
+  return new BatonError('BAD_INPUT', d.problem.message, {
+    hint: d.problem.hint ?? undefined,
+    details: { scores: d.scores },
+  });
 }

@@ -12,7 +12,12 @@ import type { SafeDir } from './safe-dir.js';
 import type { ExportInput, FormatAdapter, FormatProblem, WritePlan } from './types.js';
 
 /** Session metadata keys baton itself keeps; an exporter gets the state without them. */
-export const BATON_METADATA_KEYS = [PROVENANCE_KEY, SETTING_KEYS.mirror, SETTING_KEYS.mirrorError, SETTING_KEYS.mirrorWritten] as const;
+export const BATON_METADATA_KEYS = [
+  PROVENANCE_KEY,
+  SETTING_KEYS.mirror,
+  SETTING_KEYS.mirrorError,
+  SETTING_KEYS.mirrorWritten,
+] as const;
 
 /** What an export did, paths relative to the output folder. */
 export interface ExportOutcome {
@@ -48,19 +53,30 @@ export function exportInput(state: SessionState, format: string, now: Date): Exp
 /** Checks every path of a plan before anything is written. `BAD_INPUT` names the first bad one. */
 async function checkPlan(plan: WritePlan, out: SafeDir, adapter: string): Promise<void> {
   if (!plan || !Array.isArray(plan.writes) || !Array.isArray(plan.removes)) {
-    throw new BatonError('INTERNAL', `The ${adapter} exporter returned no valid write plan.`, { hint: 'This is a bug in the adapter; please report it.' });
+    throw new BatonError('INTERNAL', `The ${adapter} exporter returned no valid write plan.`, {
+      hint: 'This is a bug in the adapter; please report it.',
+    });
   }
   const written = new Set<string>();
-  for (const [rel, isWrite] of [...plan.writes.map((w) => [w.path, true] as const), ...plan.removes.map((r) => [r, false] as const)]) {
+  for (const [rel, isWrite] of [
+    ...plan.writes.map((w) => [w.path, true] as const),
+    ...plan.removes.map((r) => [r, false] as const),
+  ]) {
     const c = await out.check(rel);
     if (!c.ok || c.rel === '') {
-      throw new BatonError('BAD_INPUT', `The ${adapter} export would ${isWrite ? 'write' : 'remove'} ${JSON.stringify(rel)}, outside ${out.root} or through a link leading out of it; nothing was written.`, {
-        hint: 'Export into a folder without links leading outside it (or a fresh folder).',
-        details: { path: rel },
-      });
+      throw new BatonError(
+        'BAD_INPUT',
+        `The ${adapter} export would ${isWrite ? 'write' : 'remove'} ${JSON.stringify(rel)}, outside ${out.root} or through a link leading out of it; nothing was written.`,
+        {
+          hint: 'Export into a folder without links leading outside it (or a fresh folder).',
+          details: { path: rel },
+        },
+      );
     }
     if (isWrite && written.has(c.rel)) {
-      throw new BatonError('INTERNAL', `The ${adapter} export plans ${c.rel} twice.`, { hint: 'This is a bug in the adapter; please report it.' });
+      throw new BatonError('INTERNAL', `The ${adapter} export plans ${c.rel} twice.`, {
+        hint: 'This is a bug in the adapter; please report it.',
+      });
     }
     if (isWrite) written.add(c.rel);
   }
@@ -71,11 +87,21 @@ async function checkPlan(plan: WritePlan, out: SafeDir, adapter: string): Promis
  * given, sees the checked plan before anything is written and may refuse it by throwing
  * (the mirror refuses to overwrite a file someone else changed); nothing is written then.
  */
-export async function runExport(adapter: FormatAdapter, input: ExportInput, out: SafeDir, guard?: (plan: WritePlan, out: SafeDir) => Promise<void>): Promise<ExportOutcome> {
+export async function runExport(
+  adapter: FormatAdapter,
+  input: ExportInput,
+  out: SafeDir,
+  guard?: (plan: WritePlan, out: SafeDir) => Promise<void>,
+): Promise<ExportOutcome> {
   const plan = await adapter.exportPlan(input, out);
   await checkPlan(plan, out, adapter.name);
   if (guard) await guard(plan, out);
-  const outcome: ExportOutcome = { written: [], backups: [], removed: [], problems: Array.isArray(plan.problems) ? plan.problems : [] };
+  const outcome: ExportOutcome = {
+    written: [],
+    backups: [],
+    removed: [],
+    problems: Array.isArray(plan.problems) ? plan.problems : [],
+  };
   for (const w of plan.writes) {
     const backup = w.backup === true && (await out.exists(w.path));
     await out.writeAtomic(w.path, w.content, { backup: w.backup === true });

@@ -13,7 +13,14 @@ import type { SessionState, SessionStatus } from '../domain/state.js';
 import { TOOLKIT_RULES_KEY } from '../domain/toolkit-rules.js';
 import { SESSION_TRANSITIONS } from '../domain/transitions.js';
 import type { SessionAction } from '../domain/transitions.js';
-import type { ForeignError, ForeignSession, FormatName, FormatProblem, ProblemSeverity, TokenCountsLike } from './types.js';
+import type {
+  ForeignError,
+  ForeignSession,
+  FormatName,
+  FormatProblem,
+  ProblemSeverity,
+  TokenCountsLike,
+} from './types.js';
 
 /** Session metadata key of the provenance record. */
 export const PROVENANCE_KEY = 'provenance';
@@ -123,7 +130,13 @@ export function isoTime(v: string | null | undefined): string | null {
   return UTC_ISO.test(v) ? v : new Date(t).toISOString();
 }
 
-function note(severity: ProblemSeverity, code: string, s: ForeignSession, message: string, details?: Record<string, unknown>): FormatProblem {
+function note(
+  severity: ProblemSeverity,
+  code: string,
+  s: ForeignSession,
+  message: string,
+  details?: Record<string, unknown>,
+): FormatProblem {
   return { code, severity, sessionId: s.id, path: s.path, message, hint: null, ...(details ? { details } : {}) };
 }
 
@@ -150,7 +163,15 @@ function phaseSpecs(s: ForeignSession, problems: FormatProblem[]): { specs: Phas
     if (seen.has(id)) {
       let n = 2;
       while (seen.has(`${id}-${n}`)) n++;
-      problems.push(note('warning', 'DUPLICATE_UNIT', s, `Unit id ${JSON.stringify(id)} appears more than once; the later one was imported as ${id}-${n}.`, { unitId: id, importedAs: `${id}-${n}` }));
+      problems.push(
+        note(
+          'warning',
+          'DUPLICATE_UNIT',
+          s,
+          `Unit id ${JSON.stringify(id)} appears more than once; the later one was imported as ${id}-${n}.`,
+          { unitId: id, importedAs: `${id}-${n}` },
+        ),
+      );
       id = `${id}-${n}`;
     }
     seen.add(id);
@@ -159,15 +180,36 @@ function phaseSpecs(s: ForeignSession, problems: FormatProblem[]): { specs: Phas
   const specs: PhaseSpec[] = s.units.map((u, i) => {
     const blockedBy = (u.blockedBy ?? []).filter((b) => {
       if (seen.has(b) && b !== ids[i]) return true;
-      problems.push(note('warning', 'BAD_VALUE', s, `Unit ${ids[i]} is blocked by ${JSON.stringify(b)}, which is not another unit of the session; the dependency was dropped.`, { unitId: ids[i], blockedBy: b }));
+      problems.push(
+        note(
+          'warning',
+          'BAD_VALUE',
+          s,
+          `Unit ${ids[i]} is blocked by ${JSON.stringify(b)}, which is not another unit of the session; the dependency was dropped.`,
+          { unitId: ids[i], blockedBy: b },
+        ),
+      );
       return false;
     });
     const read = u.files.filter((f) => f.action === 'read').map((f) => f.path);
     const metadata = { ...u.metadata, ...(read.length ? { [FILES_READ_KEY]: read } : {}) };
-    return { id: ids[i]!, name: nonEmpty(u.name, ids[i]!, 1000), agents: [...new Set(u.agents ?? [])], blockedBy, metadata };
+    return {
+      id: ids[i]!,
+      name: nonEmpty(u.name, ids[i]!, 1000),
+      agents: [...new Set(u.agents ?? [])],
+      blockedBy,
+      metadata,
+    };
   });
   if (hasCycle(specs)) {
-    problems.push(note('warning', 'BAD_VALUE', s, 'The units\' blocked_by dependencies form a cycle; all dependencies were dropped.'));
+    problems.push(
+      note(
+        'warning',
+        'BAD_VALUE',
+        s,
+        "The units' blocked_by dependencies form a cycle; all dependencies were dropped.",
+      ),
+    );
     for (const p of specs) p.blockedBy = [];
   }
   return { specs, ids };
@@ -209,17 +251,30 @@ export function importEvents(s: ForeignSession, ctx: ImportContext): ImportPlan 
   const { specs, ids } = phaseSpecs(s, problems);
   const phaseIds = new Set(ids);
   const title = nonEmpty(s.title, s.id, 1000);
-  if ((s.title ?? '').length > 1000) problems.push(note('info', 'BAD_VALUE', s, 'The title is longer than 1000 characters; it was clipped (the full text stays in provenance.documents).'));
+  if ((s.title ?? '').length > 1000)
+    problems.push(
+      note(
+        'info',
+        'BAD_VALUE',
+        s,
+        'The title is longer than 1000 characters; it was clipped (the full text stays in provenance.documents).',
+      ),
+    );
   const loose = looseErrors(s, phaseIds);
-  const budget = s.tokens?.max !== null && s.tokens?.max !== undefined && count(s.tokens.max) > 0 ? count(s.tokens.max) : null;
-  push('session.created', {
-    title,
-    idFormat: IMPORTED_ID_FORMAT,
-    phases: specs,
-    budgetMax: budget,
-    contextSummary: s.contextSummary !== null && s.contextSummary !== '' ? s.contextSummary : null,
-    metadata: loose.length ? { [LOOSE_ERRORS_KEY]: loose } : {},
-  }, t0);
+  const budget =
+    s.tokens?.max !== null && s.tokens?.max !== undefined && count(s.tokens.max) > 0 ? count(s.tokens.max) : null;
+  push(
+    'session.created',
+    {
+      title,
+      idFormat: IMPORTED_ID_FORMAT,
+      phases: specs,
+      budgetMax: budget,
+      contextSummary: s.contextSummary !== null && s.contextSummary !== '' ? s.contextSummary : null,
+      metadata: loose.length ? { [LOOSE_ERRORS_KEY]: loose } : {},
+    },
+    t0,
+  );
 
   let errN = 0;
   s.units.forEach((u, i) => {
@@ -235,21 +290,44 @@ export function importEvents(s: ForeignSession, ctx: ImportContext): ImportPlan 
     if (u.subStep) push('substep.reached', { phaseId, name: nonEmpty(u.subStep, u.subStep, 200) }, started);
     for (const f of u.files) {
       if (f.action === 'read' || !f.path) continue;
-      push('file.recorded', { phaseId, path: f.path.slice(0, 4096), action: f.action, sha256: null, size: null, agent }, started);
+      push(
+        'file.recorded',
+        { phaseId, path: f.path.slice(0, 4096), action: f.action, sha256: null, size: null, agent },
+        started,
+      );
     }
     for (const e of u.errors) {
       const errorId = `err-${++errN}`;
-      push('error.recorded', { errorId, phaseId, agent: e.agent, type: nonEmpty(e.type, 'error', 100), message: nonEmpty(e.message, '(no message)', MAX_TEXT) }, when(e.time, `error:${errorId}`, started));
+      push(
+        'error.recorded',
+        {
+          errorId,
+          phaseId,
+          agent: e.agent,
+          type: nonEmpty(e.type, 'error', 100),
+          message: nonEmpty(e.message, '(no message)', MAX_TEXT),
+        },
+        when(e.time, `error:${errorId}`, started),
+      );
       // A resolution the foreign file does not give stays null (not invented), so export writes it back as it was.
       if (e.resolved) push('error.resolved', { errorId, resolution: e.resolution as string }, isoTime(e.time) ?? ended);
     }
     if (u.status === 'completed') push('phase.completed', { phaseId, agent }, ended);
-    else if (u.status === 'failed') push('phase.failed', { phaseId, agent, reason: u.errors.filter((e) => !e.resolved).at(-1)?.message ?? null }, ended);
+    else if (u.status === 'failed')
+      push(
+        'phase.failed',
+        { phaseId, agent, reason: u.errors.filter((e) => !e.resolved).at(-1)?.message ?? null },
+        ended,
+      );
     else if (u.status === 'skipped') push('phase.skipped', { phaseId, reason: null }, ended);
     // The toolkit's usable checkpoints of this unit become baton checkpoints holding the state
     // as of here (docs/formats/go-team.md: "Per-step checkpoint snapshots (state+outputs+files+git commit)").
     for (const c of checkpointsOf(s, u.id)) {
-      push('checkpoint.created', { checkpointId: c.id, name: c.name, revision: out.length, trigger: 'phase', phaseId, git: c.git }, isoTime(c.createdAt) ?? ended);
+      push(
+        'checkpoint.created',
+        { checkpointId: c.id, name: c.name, revision: out.length, trigger: 'phase', phaseId, git: c.git },
+        isoTime(c.createdAt) ?? ended,
+      );
     }
   });
 
@@ -258,26 +336,62 @@ export function importEvents(s: ForeignSession, ctx: ImportContext): ImportPlan 
     push('tokens.recorded', { agent, phaseId: phase, ...c }, tEnd);
   }
   s.decisions.forEach((d, i) =>
-    push('decision.recorded', {
-      decisionId: `dec-${i + 1}`,
-      title: nonEmpty(d.title, d.choice || '(untitled)', 1000),
-      choice: nonEmpty(d.choice, d.title || '(none)', MAX_TEXT),
-      rationale: d.rationale ?? null,
-      alternatives: (d.alternatives ?? []).map(String),
-      agent: d.agent ?? null,
-      phaseId: d.unitId !== null && phaseIds.has(d.unitId) ? d.unitId : null,
-    }, when(d.time, `decision:dec-${i + 1}`, tEnd)),
+    push(
+      'decision.recorded',
+      {
+        decisionId: `dec-${i + 1}`,
+        title: nonEmpty(d.title, d.choice || '(untitled)', 1000),
+        choice: nonEmpty(d.choice, d.title || '(none)', MAX_TEXT),
+        rationale: d.rationale ?? null,
+        alternatives: (d.alternatives ?? []).map(String),
+        agent: d.agent ?? null,
+        phaseId: d.unitId !== null && phaseIds.has(d.unitId) ? d.unitId : null,
+      },
+      when(d.time, `decision:dec-${i + 1}`, tEnd),
+    ),
   );
   s.findings.forEach((f, i) =>
-    push('finding.added', { findingId: `fnd-${i + 1}`, text: nonEmpty(f.text, '(empty)', MAX_TEXT), severity: f.severity ?? null, phaseId: f.unitId !== null && phaseIds.has(f.unitId) ? f.unitId : null, agent: null }, when(f.time, `finding:fnd-${i + 1}`, tEnd)),
+    push(
+      'finding.added',
+      {
+        findingId: `fnd-${i + 1}`,
+        text: nonEmpty(f.text, '(empty)', MAX_TEXT),
+        severity: f.severity ?? null,
+        phaseId: f.unitId !== null && phaseIds.has(f.unitId) ? f.unitId : null,
+        agent: null,
+      },
+      when(f.time, `finding:fnd-${i + 1}`, tEnd),
+    ),
   );
-  s.notes.forEach((n, i) => push('note.added', { noteId: `note-${i + 1}`, text: nonEmpty(n.text, '(empty)', MAX_TEXT), phaseId: null, agent: n.agent ?? null }, when(n.time, `note:note-${i + 1}`, tEnd)));
+  s.notes.forEach((n, i) =>
+    push(
+      'note.added',
+      { noteId: `note-${i + 1}`, text: nonEmpty(n.text, '(empty)', MAX_TEXT), phaseId: null, agent: n.agent ?? null },
+      when(n.time, `note:note-${i + 1}`, tEnd),
+    ),
+  );
   s.milestones.forEach((m, i) => {
-    push('milestone.added', { milestoneId: `ms-${i + 1}`, title: nonEmpty(m.title, '(untitled)', 1000), targetDate: m.targetDate ?? null }, tEnd);
-    if (m.doneAt !== null && m.doneAt !== undefined) push('milestone.done', { milestoneId: `ms-${i + 1}` }, isoTime(m.doneAt) ?? tEnd);
+    push(
+      'milestone.added',
+      { milestoneId: `ms-${i + 1}`, title: nonEmpty(m.title, '(untitled)', 1000), targetDate: m.targetDate ?? null },
+      tEnd,
+    );
+    if (m.doneAt !== null && m.doneAt !== undefined)
+      push('milestone.done', { milestoneId: `ms-${i + 1}` }, isoTime(m.doneAt) ?? tEnd);
   });
   s.artifacts.forEach((a, i) =>
-    push('artifact.added', { artifactId: `art-${i + 1}`, path: nonEmpty(a.path, '(unknown)', 4096), kind: a.kind ?? null, description: a.description ?? null, phaseId: a.unitId !== null && phaseIds.has(a.unitId) ? a.unitId : null, agent: a.agent ?? null }, when(a.time, `artifact:art-${i + 1}`, tEnd)),
+    push(
+      'artifact.added',
+      {
+        artifactId: `art-${i + 1}`,
+        path: nonEmpty(a.path, '(unknown)', 4096),
+        kind: a.kind ?? null,
+        description: a.description ?? null,
+        phaseId: a.unitId !== null && phaseIds.has(a.unitId) ? a.unitId : null,
+        agent: a.agent ?? null,
+      },
+      when(a.time, `artifact:art-${i + 1}`, tEnd),
+    ),
   );
   const status = statusEvent(s.status, 'active', s.rawStatus);
   for (const e of status ?? []) push(e.type, e.data as never, tEnd);
@@ -285,11 +399,21 @@ export function importEvents(s: ForeignSession, ctx: ImportContext): ImportPlan 
   // The toolkit's rules, with its checkpoint ids as baton names them, for baton's resume plan.
   if (s.rules) {
     const rec = s.rules.recommended;
-    const value = rec?.checkpoint ? { ...s.rules, recommended: { ...rec, checkpoint: batonIdFor(rec.checkpoint) } } : s.rules;
+    const value = rec?.checkpoint
+      ? { ...s.rules, recommended: { ...rec, checkpoint: batonIdFor(rec.checkpoint) } }
+      : s.rules;
     push('metadata.set', { key: TOOLKIT_RULES_KEY, value }, ctx.importedAt);
   }
-  const imported = fold(null, out.map((e, i) => ({ ...e, actor: { agent: null, pid: 0, host: '' }, seq: i + 1 }) as StoredEvent), 'import')!;
-  push('metadata.set', { key: PROVENANCE_KEY, value: { ...provenance(s, ctx, untimed, untimedAt), workHash: workHash(imported) } }, ctx.importedAt);
+  const imported = fold(
+    null,
+    out.map((e, i) => ({ ...e, actor: { agent: null, pid: 0, host: '' }, seq: i + 1 }) as StoredEvent),
+    'import',
+  )!;
+  push(
+    'metadata.set',
+    { key: PROVENANCE_KEY, value: { ...provenance(s, ctx, untimed, untimedAt), workHash: workHash(imported) } },
+    ctx.importedAt,
+  );
   return { events: out, problems };
 }
 
@@ -303,16 +427,45 @@ export function workHash(s: SessionState): string {
     archived: s.archived,
     title: s.title,
     contextSummary: s.contextSummary,
-    phases: s.phases.map((p) => [p.id, p.status, p.retryCount, p.subStep, p.files.length, p.errors.map((e) => [e.id, e.resolved]), p.agents]),
+    phases: s.phases.map((p) => [
+      p.id,
+      p.status,
+      p.retryCount,
+      p.subStep,
+      p.files.length,
+      p.errors.map((e) => [e.id, e.resolved]),
+      p.agents,
+    ]),
     tokens: [s.tokens.input, s.tokens.output, s.tokens.cached, s.tokens.budgetMax],
-    records: [s.decisions.length, s.findings.filter((f) => !f.removed).length, s.notes.length, s.milestones.map((m) => m.done), s.artifacts.length],
+    records: [
+      s.decisions.length,
+      s.findings.filter((f) => !f.removed).length,
+      s.notes.length,
+      s.milestones.map((m) => m.done),
+      s.artifacts.length,
+    ],
   };
   return createHash('sha256').update(JSON.stringify(work)).digest('hex');
 }
 
 /** The provenance record of `s` as imported now (also written by a re-import, reimport.ts). */
-export function provenance(s: ForeignSession, ctx: ImportContext, untimed: string[], untimedAt: Record<string, string> | undefined): Provenance {
-  return { format: s.format, foreignId: s.id, root: ctx.root, path: s.path, sourceHash: s.sourceHash, importedAt: ctx.importedAt, documents: s.documents, untimed, ...(untimedAt ? { untimedAt } : {}) };
+export function provenance(
+  s: ForeignSession,
+  ctx: ImportContext,
+  untimed: string[],
+  untimedAt: Record<string, string> | undefined,
+): Provenance {
+  return {
+    format: s.format,
+    foreignId: s.id,
+    root: ctx.root,
+    path: s.path,
+    sourceHash: s.sourceHash,
+    importedAt: ctx.importedAt,
+    documents: s.documents,
+    untimed,
+    ...(untimedAt ? { untimedAt } : {}),
+  };
 }
 
 /**
@@ -339,7 +492,15 @@ export function stillUntimed(prov: Provenance, state: SessionState): string[] {
  * (valid: readable, consistent, not invalidated), with a baton-valid id and the git commit
  * they record. Damaged and invalidated ones are not restorable in the toolkit either.
  */
-export function checkpointsOf(s: ForeignSession, unitId: string): Array<{ id: string; name: string; createdAt: string | null; git: { branch: string | null; head: string | null; dirty: boolean } | null }> {
+export function checkpointsOf(
+  s: ForeignSession,
+  unitId: string,
+): Array<{
+  id: string;
+  name: string;
+  createdAt: string | null;
+  git: { branch: string | null; head: string | null; dirty: boolean } | null;
+}> {
   return s.checkpoints
     .filter((c) => c.valid && c.unitId === unitId)
     .map((c) => ({
@@ -347,14 +508,19 @@ export function checkpointsOf(s: ForeignSession, unitId: string): Array<{ id: st
       name: `${c.name ?? `unit ${unitId}`} (${s.format} ${c.id})`.slice(0, 200),
       createdAt: c.createdAt,
       // A Go Team checkpoint is a commit of everything (`git add -A`): nothing uncommitted in it.
-      git: c.git && (c.git.branch !== null || c.git.commit !== null) ? { branch: c.git.branch, head: c.git.commit, dirty: false } : null,
+      git:
+        c.git && (c.git.branch !== null || c.git.commit !== null)
+          ? { branch: c.git.branch, head: c.git.commit, dirty: false }
+          : null,
     }));
 }
 
 /** Errors that belong to no unit of the session (kept verbatim in session metadata). */
 function looseErrors(s: ForeignSession, phaseIds: Set<string>): ForeignError[] {
   const inUnits = new Set(s.units.flatMap((u) => u.errors.map((e) => `${e.type}\0${e.message}`)));
-  return s.unresolvedErrors.filter((e) => (e.unitId === null || !phaseIds.has(e.unitId)) && !inUnits.has(`${e.type}\0${e.message}`));
+  return s.unresolvedErrors.filter(
+    (e) => (e.unitId === null || !phaseIds.has(e.unitId)) && !inUnits.has(`${e.type}\0${e.message}`),
+  );
 }
 
 const CELL_SEP = '\u0000';
@@ -373,7 +539,11 @@ export function splitCell(k: string): [string, string | null] {
  * is one, else the per-unit one under {@link UNATTRIBUTED}; what the totals hold beyond it
  * goes to {@link UNATTRIBUTED} without a phase.
  */
-function foreignTokenCells(s: ForeignSession, phaseIds: Set<string>, problems: FormatProblem[]): Map<string, TokenCountsLike> {
+function foreignTokenCells(
+  s: ForeignSession,
+  phaseIds: Set<string>,
+  problems: FormatProblem[],
+): Map<string, TokenCountsLike> {
   const cells = new Map<string, TokenCountsLike>();
   const t = s.tokens;
   if (!t) return cells;
@@ -382,9 +552,11 @@ function foreignTokenCells(s: ForeignSession, phaseIds: Set<string>, problems: F
     cells.set(k, { input: cur.input + c.input, output: cur.output + c.output, cached: cur.cached + c.cached });
   };
   if (t.byAgent) {
-    for (const [agent, c] of Object.entries(t.byAgent)) add(cellKey(nonEmpty(agent, UNATTRIBUTED, 200), null), counts(c));
+    for (const [agent, c] of Object.entries(t.byAgent))
+      add(cellKey(nonEmpty(agent, UNATTRIBUTED, 200), null), counts(c));
   } else if (t.byUnit) {
-    for (const [unit, c] of Object.entries(t.byUnit)) add(cellKey(UNATTRIBUTED, phaseIds.has(unit) ? unit : null), counts(c));
+    for (const [unit, c] of Object.entries(t.byUnit))
+      add(cellKey(UNATTRIBUTED, phaseIds.has(unit) ? unit : null), counts(c));
   }
   const sum = { input: 0, output: 0, cached: 0 };
   for (const c of cells.values()) {
@@ -393,10 +565,22 @@ function foreignTokenCells(s: ForeignSession, phaseIds: Set<string>, problems: F
     sum.cached += c.cached;
   }
   const total = counts(t);
-  const rest = { input: Math.max(0, total.input - sum.input), output: Math.max(0, total.output - sum.output), cached: Math.max(0, total.cached - sum.cached) };
+  const rest = {
+    input: Math.max(0, total.input - sum.input),
+    output: Math.max(0, total.output - sum.output),
+    cached: Math.max(0, total.cached - sum.cached),
+  };
   if (rest.input || rest.output || rest.cached || cells.size === 0) add(cellKey(UNATTRIBUTED, null), rest);
   if (total.input < sum.input || total.output < sum.output || total.cached < sum.cached) {
-    problems.push(note('info', 'TOKENS_DISAGREE', s, `The token totals are below the sum of the per-agent breakdown; baton's totals are the breakdown's sum (${sum.input} in / ${sum.output} out / ${sum.cached} cached).`, { totals: total, sum }));
+    problems.push(
+      note(
+        'info',
+        'TOKENS_DISAGREE',
+        s,
+        `The token totals are below the sum of the per-agent breakdown; baton's totals are the breakdown's sum (${sum.input} in / ${sum.output} out / ${sum.cached} cached).`,
+        { totals: total, sum },
+      ),
+    );
   }
   // An all-zero unattributed cell only matters when there is nothing else (it keeps "tokens: 0" visible).
   const un = cells.get(cellKey(UNATTRIBUTED, null));
@@ -405,7 +589,9 @@ function foreignTokenCells(s: ForeignSession, phaseIds: Set<string>, problems: F
 }
 
 /** Token cells (agent, phase) → counts of a journal's `tokens.recorded` events. */
-export function journalTokenCells(events: ReadonlyArray<{ type: string; data: unknown }>): Map<string, TokenCountsLike> {
+export function journalTokenCells(
+  events: ReadonlyArray<{ type: string; data: unknown }>,
+): Map<string, TokenCountsLike> {
   const cells = new Map<string, TokenCountsLike>();
   for (const e of events) {
     if (e.type !== 'tokens.recorded') continue;
@@ -418,10 +604,16 @@ export function journalTokenCells(events: ReadonlyArray<{ type: string; data: un
 }
 
 /** The lifecycle events that take a session from `from` to `to` (one step, or resume then one), or null when none does. */
-export function statusEvent(to: SessionStatus, from: SessionStatus, raw: string | null): Array<{ type: EventType; data: unknown }> | null {
+export function statusEvent(
+  to: SessionStatus,
+  from: SessionStatus,
+  raw: string | null,
+): Array<{ type: EventType; data: unknown }> | null {
   if (to === from) return [];
   const one = (f: SessionStatus): Array<{ type: EventType; data: unknown }> | null => {
-    const action = (Object.entries(SESSION_TRANSITIONS[f]) as Array<[SessionAction, SessionStatus]>).find(([, target]) => target === to)?.[0];
+    const action = (Object.entries(SESSION_TRANSITIONS[f]) as Array<[SessionAction, SessionStatus]>).find(
+      ([, target]) => target === to,
+    )?.[0];
     if (!action) return null;
     const detail = raw ?? null;
     switch (action) {
@@ -452,5 +644,9 @@ export function statusEvent(to: SessionStatus, from: SessionStatus, raw: string 
 export function importedState(s: ForeignSession, ctx: ImportContext, id = 'import'): SessionState {
   const { events } = importEvents(s, ctx);
   const actor = { agent: null, pid: 0, host: '' };
-  return fold(null, events.map((e, i) => ({ ...e, actor, seq: i + 1 }) as StoredEvent), id)!;
+  return fold(
+    null,
+    events.map((e, i) => ({ ...e, actor, seq: i + 1 }) as StoredEvent),
+    id,
+  )!;
 }

@@ -10,13 +10,7 @@ import { ccwAdapter } from './ccw/index.js';
 import type { FormatAdapter, FormatName } from './types.js';
 
 /** Every adapter, in FORMAT_NAMES order. */
-export const ADAPTERS: FormatAdapter[] = [
-  maestroAdapter,
-  goTeamAdapter,
-  bmitAdapter,
-  bmadAdapter,
-  ccwAdapter,
-];
+export const ADAPTERS: FormatAdapter[] = [maestroAdapter, goTeamAdapter, bmitAdapter, bmadAdapter, ccwAdapter];
 
 /** The adapter called `name`, or undefined. */
 export function adapterFor(name: FormatName): FormatAdapter | undefined {

@@ -8,7 +8,18 @@ import type { EventDataMap, EventType, StoredEvent } from '../domain/events.js';
 import type { Phase, PhaseStatus, SessionState } from '../domain/state.js';
 import { TOOLKIT_RULES_KEY } from '../domain/toolkit-rules.js';
 import { workHash } from './import.js';
-import { importEvents, isoTime, journalTokenCells, LOOSE_ERRORS_KEY, provenance, provenanceOf, PROVENANCE_KEY, splitCell, statusEvent, UNATTRIBUTED } from './import.js';
+import {
+  importEvents,
+  isoTime,
+  journalTokenCells,
+  LOOSE_ERRORS_KEY,
+  provenance,
+  provenanceOf,
+  PROVENANCE_KEY,
+  splitCell,
+  statusEvent,
+  UNATTRIBUTED,
+} from './import.js';
 import type { ImportContext, ImportEvent, Provenance } from './import.js';
 import type { ForeignSession, FormatProblem, ProblemSeverity, TokenCountsLike } from './types.js';
 
@@ -43,28 +54,68 @@ const RANK: Record<PhaseStatus, number> = { pending: 0, in_progress: 1, failed: 
  *   naming it; everything else is still applied.
  * `journal` is the session's events (for the token counts per agent and per phase).
  */
-export function reimportEvents(current: SessionState, journal: ReadonlyArray<{ type: string; data: unknown }>, s: ForeignSession, ctx: ImportContext): ReimportPlan {
+export function reimportEvents(
+  current: SessionState,
+  journal: ReadonlyArray<{ type: string; data: unknown }>,
+  s: ForeignSession,
+  ctx: ImportContext,
+): ReimportPlan {
   const prov = provenanceOf(current);
-  if (prov && prov.sourceHash === s.sourceHash && prov.format === s.format && prov.foreignId === s.id) return { unchanged: true, events: [], problems: [], archive: false };
+  if (prov && prov.sourceHash === s.sourceHash && prov.format === s.format && prov.foreignId === s.id)
+    return { unchanged: true, events: [], problems: [], archive: false };
   const fresh = importEvents(s, ctx);
   const problems = [...fresh.problems];
-  const target = fold(null, fresh.events.map((e, i) => ({ ...e, actor: { agent: null, pid: 0, host: '' }, seq: i + 1 }) as StoredEvent), current.id)!;
+  const target = fold(
+    null,
+    fresh.events.map((e, i) => ({ ...e, actor: { agent: null, pid: 0, host: '' }, seq: i + 1 }) as StoredEvent),
+    current.id,
+  )!;
   const out: ImportEvent[] = [];
   const now = ctx.importedAt;
   const push = <K extends EventType>(type: K, data: EventDataMap[K], time: string | null | undefined): void => {
     out.push({ type, data, time: time ?? now } as ImportEvent);
   };
-  const diverged = (severity: ProblemSeverity, kind: string, message: string, details: Record<string, unknown> = {}): void => {
-    problems.push({ code: 'REIMPORT_DIVERGED', severity, sessionId: s.id, path: s.path, message, hint: 'baton keeps its own history; the foreign document is kept verbatim in provenance.documents.', details: { kind, ...details } });
+  const diverged = (
+    severity: ProblemSeverity,
+    kind: string,
+    message: string,
+    details: Record<string, unknown> = {},
+  ): void => {
+    problems.push({
+      code: 'REIMPORT_DIVERGED',
+      severity,
+      sessionId: s.id,
+      path: s.path,
+      message,
+      hint: 'baton keeps its own history; the foreign document is kept verbatim in provenance.documents.',
+      details: { kind, ...details },
+    });
   };
   const counters = { ...current.counters };
-  const nextId = (counter: string, prefix: string): string => `${prefix}-${(counters[counter] = (counters[counter] ?? 0) + 1)}`;
+  const nextId = (counter: string, prefix: string): string =>
+    `${prefix}-${(counters[counter] = (counters[counter] ?? 0) + 1)}`;
 
-  if (target.title !== current.title) diverged('info', 'title', `The title changed to ${JSON.stringify(target.title)}; baton has no event for a new title and keeps ${JSON.stringify(current.title)}.`);
+  if (target.title !== current.title)
+    diverged(
+      'info',
+      'title',
+      `The title changed to ${JSON.stringify(target.title)}; baton has no event for a new title and keeps ${JSON.stringify(current.title)}.`,
+    );
   const curPhases = new Map(current.phases.map((p) => [p.id, p]));
-  for (const t of target.phases) if (!curPhases.has(t.id)) diverged('warning', 'unit_added', `Unit ${t.id} is new in the foreign session; baton cannot add a phase to an existing session, so it was not imported (import under another --id-prefix to get a fresh copy).`, { unitId: t.id });
+  for (const t of target.phases)
+    if (!curPhases.has(t.id))
+      diverged(
+        'warning',
+        'unit_added',
+        `Unit ${t.id} is new in the foreign session; baton cannot add a phase to an existing session, so it was not imported (import under another --id-prefix to get a fresh copy).`,
+        { unitId: t.id },
+      );
   const tgtIds = new Set(target.phases.map((p) => p.id));
-  for (const p of current.phases) if (!tgtIds.has(p.id)) diverged('warning', 'unit_removed', `Unit ${p.id} is no longer in the foreign session; baton keeps the phase.`, { unitId: p.id });
+  for (const p of current.phases)
+    if (!tgtIds.has(p.id))
+      diverged('warning', 'unit_removed', `Unit ${p.id} is no longer in the foreign session; baton keeps the phase.`, {
+        unitId: p.id,
+      });
 
   for (const t of target.phases) {
     const p = curPhases.get(t.id);
@@ -74,9 +125,13 @@ export function reimportEvents(current: SessionState, journal: ReadonlyArray<{ t
   // Loose errors are kept as a whole list in metadata.
   const looseCur = JSON.stringify(current.metadata[LOOSE_ERRORS_KEY] ?? []);
   const looseTgt = JSON.stringify(target.metadata[LOOSE_ERRORS_KEY] ?? []);
-  if (looseCur !== looseTgt) push('metadata.set', { key: LOOSE_ERRORS_KEY, value: target.metadata[LOOSE_ERRORS_KEY] ?? [] }, now);
+  if (looseCur !== looseTgt)
+    push('metadata.set', { key: LOOSE_ERRORS_KEY, value: target.metadata[LOOSE_ERRORS_KEY] ?? [] }, now);
   // The toolkit's rules as they apply now (what baton's resume plan follows).
-  if (target.metadata[TOOLKIT_RULES_KEY] !== undefined && JSON.stringify(current.metadata[TOOLKIT_RULES_KEY]) !== JSON.stringify(target.metadata[TOOLKIT_RULES_KEY])) {
+  if (
+    target.metadata[TOOLKIT_RULES_KEY] !== undefined &&
+    JSON.stringify(current.metadata[TOOLKIT_RULES_KEY]) !== JSON.stringify(target.metadata[TOOLKIT_RULES_KEY])
+  ) {
     push('metadata.set', { key: TOOLKIT_RULES_KEY, value: target.metadata[TOOLKIT_RULES_KEY] }, now);
   }
 
@@ -109,32 +164,126 @@ export function reimportEvents(current: SessionState, journal: ReadonlyArray<{ t
     const agent = perAgent ? g : UNATTRIBUTED;
     const phaseId = perAgent || g === '' ? null : g;
     const who = perAgent ? `agent ${g}` : phaseId ? `unit ${phaseId}` : 'the session';
-    if (d.input < 0 || d.output < 0 || d.cached < 0) diverged('warning', 'tokens_decreased', `Tokens of ${who} went down in the foreign session; baton keeps the higher count.`, { agent: perAgent ? g : null, phaseId, foreign: w, baton: h });
+    if (d.input < 0 || d.output < 0 || d.cached < 0)
+      diverged(
+        'warning',
+        'tokens_decreased',
+        `Tokens of ${who} went down in the foreign session; baton keeps the higher count.`,
+        { agent: perAgent ? g : null, phaseId, foreign: w, baton: h },
+      );
     const pos = { input: Math.max(0, d.input), output: Math.max(0, d.output), cached: Math.max(0, d.cached) };
-    if (pos.input || pos.output || pos.cached || !have.has(g)) push('tokens.recorded', { agent, phaseId: phaseId !== null && curPhases.has(phaseId) ? phaseId : null, ...pos }, isoTime(s.updatedAt) ?? now);
+    if (pos.input || pos.output || pos.cached || !have.has(g))
+      push(
+        'tokens.recorded',
+        { agent, phaseId: phaseId !== null && curPhases.has(phaseId) ? phaseId : null, ...pos },
+        isoTime(s.updatedAt) ?? now,
+      );
   }
   if (target.tokens.budgetMax !== current.tokens.budgetMax) push('budget.set', { max: target.tokens.budgetMax }, now);
   if (target.contextSummary !== current.contextSummary) {
-    if (target.contextSummary !== null) push('context.updated', { summary: target.contextSummary }, isoTime(s.updatedAt) ?? now);
-    else diverged('info', 'context_removed', 'The foreign session no longer has a context summary; baton keeps its last one.');
+    if (target.contextSummary !== null)
+      push('context.updated', { summary: target.contextSummary }, isoTime(s.updatedAt) ?? now);
+    else
+      diverged(
+        'info',
+        'context_removed',
+        'The foreign session no longer has a context summary; baton keeps its last one.',
+      );
   }
 
   // Records, matched by content (foreign records carry no stable ids).
   const decKey = (d: { title: string; choice: string }): string => `${d.title}\0${d.choice}`;
-  appendNew(current.decisions.map(decKey), target.decisions, decKey, (d) => push('decision.recorded', { decisionId: nextId('decision', 'dec'), title: d.title, choice: d.choice, rationale: d.rationale, alternatives: d.alternatives, agent: d.agent, phaseId: d.phaseId !== null && curPhases.has(d.phaseId) ? d.phaseId : null }, d.time), (n) => diverged('info', 'decision_removed', `${n} decision(s) recorded in baton are not in the foreign session; kept.`));
-  appendNew(current.findings.filter((f) => !f.removed).map((f) => f.text), target.findings, (f) => f.text, (f) => push('finding.added', { findingId: nextId('finding', 'fnd'), text: f.text, severity: f.severity, phaseId: f.phaseId !== null && curPhases.has(f.phaseId) ? f.phaseId : null, agent: f.agent }, f.time), (n) => diverged('info', 'finding_removed', `${n} open finding(s) in baton are not in the foreign session; kept open (close them with \`baton finding remove\`).`));
-  appendNew(current.notes.map((n) => n.text), target.notes, (n) => n.text, (n) => push('note.added', { noteId: nextId('note', 'note'), text: n.text, phaseId: null, agent: n.agent }, n.time), (n) => diverged('info', 'note_removed', `${n} note(s) in baton are not in the foreign session; kept.`));
-  appendNew(current.artifacts.map((a) => a.path), target.artifacts, (a) => a.path, (a) => push('artifact.added', { artifactId: nextId('artifact', 'art'), path: a.path, kind: a.kind, description: a.description, phaseId: a.phaseId !== null && curPhases.has(a.phaseId) ? a.phaseId : null, agent: a.agent }, a.time), (n) => diverged('info', 'artifact_removed', `${n} artifact(s) in baton are not in the foreign session; kept.`));
+  appendNew(
+    current.decisions.map(decKey),
+    target.decisions,
+    decKey,
+    (d) =>
+      push(
+        'decision.recorded',
+        {
+          decisionId: nextId('decision', 'dec'),
+          title: d.title,
+          choice: d.choice,
+          rationale: d.rationale,
+          alternatives: d.alternatives,
+          agent: d.agent,
+          phaseId: d.phaseId !== null && curPhases.has(d.phaseId) ? d.phaseId : null,
+        },
+        d.time,
+      ),
+    (n) =>
+      diverged('info', 'decision_removed', `${n} decision(s) recorded in baton are not in the foreign session; kept.`),
+  );
+  appendNew(
+    current.findings.filter((f) => !f.removed).map((f) => f.text),
+    target.findings,
+    (f) => f.text,
+    (f) =>
+      push(
+        'finding.added',
+        {
+          findingId: nextId('finding', 'fnd'),
+          text: f.text,
+          severity: f.severity,
+          phaseId: f.phaseId !== null && curPhases.has(f.phaseId) ? f.phaseId : null,
+          agent: f.agent,
+        },
+        f.time,
+      ),
+    (n) =>
+      diverged(
+        'info',
+        'finding_removed',
+        `${n} open finding(s) in baton are not in the foreign session; kept open (close them with \`baton finding remove\`).`,
+      ),
+  );
+  appendNew(
+    current.notes.map((n) => n.text),
+    target.notes,
+    (n) => n.text,
+    (n) => push('note.added', { noteId: nextId('note', 'note'), text: n.text, phaseId: null, agent: n.agent }, n.time),
+    (n) => diverged('info', 'note_removed', `${n} note(s) in baton are not in the foreign session; kept.`),
+  );
+  appendNew(
+    current.artifacts.map((a) => a.path),
+    target.artifacts,
+    (a) => a.path,
+    (a) =>
+      push(
+        'artifact.added',
+        {
+          artifactId: nextId('artifact', 'art'),
+          path: a.path,
+          kind: a.kind,
+          description: a.description,
+          phaseId: a.phaseId !== null && curPhases.has(a.phaseId) ? a.phaseId : null,
+          agent: a.agent,
+        },
+        a.time,
+      ),
+    (n) => diverged('info', 'artifact_removed', `${n} artifact(s) in baton are not in the foreign session; kept.`),
+  );
   const curMs = new Map(current.milestones.map((m) => [m.title, m]));
-  appendNew(current.milestones.map((m) => m.title), target.milestones, (m) => m.title, (m) => {
-    const id = nextId('milestone', 'ms');
-    push('milestone.added', { milestoneId: id, title: m.title, targetDate: m.targetDate }, now);
-    if (m.done) push('milestone.done', { milestoneId: id }, m.doneAt);
-  }, (n) => diverged('info', 'milestone_removed', `${n} milestone(s) in baton are not in the foreign session; kept.`));
+  appendNew(
+    current.milestones.map((m) => m.title),
+    target.milestones,
+    (m) => m.title,
+    (m) => {
+      const id = nextId('milestone', 'ms');
+      push('milestone.added', { milestoneId: id, title: m.title, targetDate: m.targetDate }, now);
+      if (m.done) push('milestone.done', { milestoneId: id }, m.doneAt);
+    },
+    (n) => diverged('info', 'milestone_removed', `${n} milestone(s) in baton are not in the foreign session; kept.`),
+  );
   for (const m of target.milestones) {
     const c = curMs.get(m.title);
     if (c && m.done && !c.done) push('milestone.done', { milestoneId: c.id }, m.doneAt);
-    if (c && !m.done && c.done) diverged('info', 'milestone_reopened', `Milestone ${c.id} is done in baton but not in the foreign session; kept done.`);
+    if (c && !m.done && c.done)
+      diverged(
+        'info',
+        'milestone_reopened',
+        `Milestone ${c.id} is done in baton but not in the foreign session; kept done.`,
+      );
   }
 
   newCheckpoints(current, fresh.events, curPhases, out);
@@ -143,24 +292,53 @@ export function reimportEvents(current: SessionState, journal: ReadonlyArray<{ t
   if (target.status !== current.status) {
     const evs = statusEvent(target.status, current.status, s.rawStatus);
     if (evs) for (const e of evs) push(e.type, e.data as never, isoTime(s.updatedAt) ?? now);
-    else diverged('warning', 'status_backwards', `The foreign session is ${target.status} but the baton session is ${current.status}; baton's state machine has no way from ${current.status} to ${target.status}, so the status was kept.`, { foreign: target.status, baton: current.status });
+    else
+      diverged(
+        'warning',
+        'status_backwards',
+        `The foreign session is ${target.status} but the baton session is ${current.status}; baton's state machine has no way from ${current.status} to ${target.status}, so the status was kept.`,
+        { foreign: target.status, baton: current.status },
+      );
   }
   let archive = false;
   if (target.archived && !current.archived) {
     push('session.archived', {}, isoTime(s.updatedAt) ?? now);
     archive = true;
   } else if (!target.archived && current.archived) {
-    diverged('warning', 'unarchived', 'The foreign session is live again but the baton session is archived; it stays archived.');
+    diverged(
+      'warning',
+      'unarchived',
+      'The foreign session is live again but the baton session is archived; it stays archived.',
+    );
   }
   // Made-up times: those of the fresh import (same phase ids; record ids match while baton added none of its own).
   const old = target.metadata[PROVENANCE_KEY] as Provenance | undefined;
-  const after = fold(structuredClone(current), out.map((e, i) => ({ ...e, actor: { agent: null, pid: 0, host: '' }, seq: current.revision + i + 1 }) as StoredEvent), current.id)!;
-  push('metadata.set', { key: PROVENANCE_KEY, value: { ...provenance(s, ctx, old?.untimed ?? [], old?.untimedAt), workHash: workHash(after) } }, now);
+  const after = fold(
+    structuredClone(current),
+    out.map(
+      (e, i) => ({ ...e, actor: { agent: null, pid: 0, host: '' }, seq: current.revision + i + 1 }) as StoredEvent,
+    ),
+    current.id,
+  )!;
+  push(
+    'metadata.set',
+    {
+      key: PROVENANCE_KEY,
+      value: { ...provenance(s, ctx, old?.untimed ?? [], old?.untimedAt), workHash: workHash(after) },
+    },
+    now,
+  );
   return { unchanged: false, events: out, problems, archive };
 }
 
 /** Appends the target records whose key the current list lacks (multiset match); reports how many current ones the target lacks. */
-function appendNew<T>(currentKeys: string[], target: T[], key: (t: T) => string, add: (t: T) => void, removed: (n: number) => void): void {
+function appendNew<T>(
+  currentKeys: string[],
+  target: T[],
+  key: (t: T) => string,
+  add: (t: T) => void,
+  removed: (n: number) => void,
+): void {
   const pool = new Map<string, number>();
   for (const k of currentKeys) pool.set(k, (pool.get(k) ?? 0) + 1);
   for (const t of target) {
@@ -177,17 +355,36 @@ type Push = <K extends EventType>(type: K, data: EventDataMap[K], time: string |
 type Diverged = (severity: ProblemSeverity, kind: string, message: string, details?: Record<string, unknown>) => void;
 
 /** Events that take phase `p` forward to `t` (see {@link reimportEvents}). */
-function phaseDiff(p: Phase, t: Phase, push: Push, diverged: Diverged, nextId: (counter: string, prefix: string) => string): void {
+function phaseDiff(
+  p: Phase,
+  t: Phase,
+  push: Push,
+  diverged: Diverged,
+  nextId: (counter: string, prefix: string) => string,
+): void {
   const agent = t.agents[0] ?? null;
   if (JSON.stringify([p.name, p.blockedBy, p.metadata]) !== JSON.stringify([t.name, t.blockedBy, t.metadata])) {
-    diverged('info', 'unit_changed', `The definition of unit ${p.id} (name, dependencies or unmapped fields) changed; baton keeps the phase as imported first, the new fields are in provenance.documents.`, { unitId: p.id });
+    diverged(
+      'info',
+      'unit_changed',
+      `The definition of unit ${p.id} (name, dependencies or unmapped fields) changed; baton keeps the phase as imported first, the new fields are in provenance.documents.`,
+      { unitId: p.id },
+    );
   }
   let status = p.status;
   let retries = p.retryCount;
   let subStep = p.subStep;
-  const backwards = RANK[t.status] < RANK[p.status] || ((p.status === 'completed' || p.status === 'skipped') && t.status !== p.status) || t.retryCount < p.retryCount;
+  const backwards =
+    RANK[t.status] < RANK[p.status] ||
+    ((p.status === 'completed' || p.status === 'skipped') && t.status !== p.status) ||
+    t.retryCount < p.retryCount;
   if (backwards) {
-    diverged('warning', 'status_backwards', `Unit ${p.id} is ${t.status} (retries ${t.retryCount}) in the foreign session but ${p.status} (retries ${p.retryCount}) in baton; a phase does not go back, so its status was kept (a toolkit rollback? restore a baton checkpoint instead).`, { unitId: p.id, foreign: t.status, baton: p.status, foreignRetries: t.retryCount, batonRetries: p.retryCount });
+    diverged(
+      'warning',
+      'status_backwards',
+      `Unit ${p.id} is ${t.status} (retries ${t.retryCount}) in the foreign session but ${p.status} (retries ${p.retryCount}) in baton; a phase does not go back, so its status was kept (a toolkit rollback? restore a baton checkpoint instead).`,
+      { unitId: p.id, foreign: t.status, baton: p.status, foreignRetries: t.retryCount, batonRetries: p.retryCount },
+    );
   } else {
     if (status === 'pending' && t.status !== 'pending' && t.status !== 'skipped') {
       push('phase.started', { phaseId: p.id, agent, forced: false }, t.startedAt);
@@ -207,18 +404,32 @@ function phaseDiff(p: Phase, t: Phase, push: Push, diverged: Diverged, nextId: (
       subStep = null;
     }
   }
-  if (t.subStep !== null && t.subStep !== subStep) push('substep.reached', { phaseId: p.id, name: t.subStep }, t.startedAt);
+  if (t.subStep !== null && t.subStep !== subStep)
+    push('substep.reached', { phaseId: p.id, name: t.subStep }, t.startedAt);
   // Files: new paths, or a path whose action changed.
   const have = new Map(p.files.map((f) => [f.path, f.action]));
-  for (const f of t.files) if (have.get(f.path) !== f.action) push('file.recorded', { phaseId: p.id, path: f.path, action: f.action, sha256: null, size: null, agent: f.agent }, f.recordedAt);
+  for (const f of t.files)
+    if (have.get(f.path) !== f.action)
+      push(
+        'file.recorded',
+        { phaseId: p.id, path: f.path, action: f.action, sha256: null, size: null, agent: f.agent },
+        f.recordedAt,
+      );
   // Errors, matched by (type, message) in order.
   const pool = p.errors.map((e) => ({ e, used: false }));
   for (const te of t.errors) {
     const m = pool.find((x) => !x.used && x.e.type === te.type && x.e.message === te.message);
     if (m) {
       m.used = true;
-      if (te.resolved && !m.e.resolved) push('error.resolved', { errorId: m.e.id, resolution: te.resolution as string }, te.resolvedAt);
-      else if (!te.resolved && m.e.resolved) diverged('info', 'error_reopened', `Error ${m.e.id} of ${p.id} is resolved in baton but not in the foreign session; kept resolved.`, { errorId: m.e.id });
+      if (te.resolved && !m.e.resolved)
+        push('error.resolved', { errorId: m.e.id, resolution: te.resolution as string }, te.resolvedAt);
+      else if (!te.resolved && m.e.resolved)
+        diverged(
+          'info',
+          'error_reopened',
+          `Error ${m.e.id} of ${p.id} is resolved in baton but not in the foreign session; kept resolved.`,
+          { errorId: m.e.id },
+        );
     } else {
       const errorId = nextId('error', 'err');
       push('error.recorded', { errorId, phaseId: p.id, agent: te.agent, type: te.type, message: te.message }, te.time);
@@ -226,12 +437,22 @@ function phaseDiff(p: Phase, t: Phase, push: Push, diverged: Diverged, nextId: (
     }
   }
   const gone = pool.filter((x) => !x.used).length;
-  if (gone) diverged('info', 'error_removed', `${gone} error(s) of ${p.id} recorded in baton are not in the foreign session; kept.`, { unitId: p.id });
+  if (gone)
+    diverged(
+      'info',
+      'error_removed',
+      `${gone} error(s) of ${p.id} recorded in baton are not in the foreign session; kept.`,
+      { unitId: p.id },
+    );
   if (!backwards && t.status !== status) {
     if (t.status === 'completed') push('phase.completed', { phaseId: p.id, agent }, t.completedAt);
     else if (t.status === 'failed') push('phase.failed', { phaseId: p.id, agent, reason: t.failureReason }, t.failedAt);
-    else if (t.status === 'skipped' && status === 'pending') push('phase.skipped', { phaseId: p.id, reason: t.skipReason }, t.completedAt);
-    else if (t.status !== 'in_progress') diverged('warning', 'status_backwards', `Unit ${p.id} went from ${status} to ${t.status}; kept ${status}.`, { unitId: p.id });
+    else if (t.status === 'skipped' && status === 'pending')
+      push('phase.skipped', { phaseId: p.id, reason: t.skipReason }, t.completedAt);
+    else if (t.status !== 'in_progress')
+      diverged('warning', 'status_backwards', `Unit ${p.id} went from ${status} to ${t.status}; kept ${status}.`, {
+        unitId: p.id,
+      });
   }
 }
 
@@ -239,10 +460,20 @@ function phaseDiff(p: Phase, t: Phase, push: Push, diverged: Diverged, nextId: (
  * Foreign checkpoints taken since the last import become baton checkpoints of the state as
  * brought forward so far (appended to `out`; the manager saves their files).
  */
-function newCheckpoints(current: SessionState, fresh: ImportEvent[], phases: Map<string, unknown>, out: ImportEvent[]): void {
+function newCheckpoints(
+  current: SessionState,
+  fresh: ImportEvent[],
+  phases: Map<string, unknown>,
+  out: ImportEvent[],
+): void {
   const known = new Set((current.checkpoints ?? []).map((c) => c.id));
   for (const e of fresh) {
-    if (e.type !== 'checkpoint.created' || known.has(e.data.checkpointId) || !phases.has(e.data.phaseId ?? '')) continue;
-    out.push({ type: 'checkpoint.created', data: { ...e.data, revision: current.revision + out.length }, time: e.time });
+    if (e.type !== 'checkpoint.created' || known.has(e.data.checkpointId) || !phases.has(e.data.phaseId ?? ''))
+      continue;
+    out.push({
+      type: 'checkpoint.created',
+      data: { ...e.data, revision: current.revision + out.length },
+      time: e.time,
+    });
   }
 }

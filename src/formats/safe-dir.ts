@@ -110,11 +110,15 @@ export class SafeDir {
       real = await fs.realpath(abs);
     } catch (e) {
       if (isDenied(e)) throw deniedFolder(abs, e);
-      throw new BatonError('NOT_FOUND', `The folder ${abs} does not exist.`, { hint: 'Give the path of the folder that holds the sessions.' });
+      throw new BatonError('NOT_FOUND', `The folder ${abs} does not exist.`, {
+        hint: 'Give the path of the folder that holds the sessions.',
+      });
     }
     const st = await fs.stat(real);
     if (!st.isDirectory()) {
-      throw new BatonError('BAD_INPUT', `${abs} is not a folder.`, { hint: 'Give the folder that holds the session files, not a file in it.' });
+      throw new BatonError('BAD_INPUT', `${abs} is not a folder.`, {
+        hint: 'Give the folder that holds the session files, not a file in it.',
+      });
     }
     try {
       // An unreadable root would otherwise look like an empty folder ("no known layout").
@@ -132,7 +136,8 @@ export class SafeDir {
   async check(relInput: string): Promise<PathCheck> {
     const rel = relInput.replace(/\\/g, '/');
     if (rel.includes('\0')) return { ok: false, rel, problem: unsafe(rel, 'holds a NUL byte') };
-    if (path.isAbsolute(rel) || /^[A-Za-z]:\//.test(rel)) return { ok: false, rel, problem: unsafe(rel, 'is absolute') };
+    if (path.isAbsolute(rel) || /^[A-Za-z]:\//.test(rel))
+      return { ok: false, rel, problem: unsafe(rel, 'is absolute') };
     const parts = rel.split('/').filter((p) => p !== '' && p !== '.');
     if (parts.includes('..')) return { ok: false, rel, problem: unsafe(rel, 'climbs out with ".."') };
     let cur = this.root;
@@ -151,7 +156,8 @@ export class SafeDir {
         } catch {
           return { ok: false, rel, problem: unsafe(rel, 'goes through a broken link') };
         }
-        if (!isInside(this.root, target)) return { ok: false, rel, problem: unsafe(rel, `goes through a link to ${target}, outside the folder`) };
+        if (!isInside(this.root, target))
+          return { ok: false, rel, problem: unsafe(rel, `goes through a link to ${target}, outside the folder`) };
         cur = target;
       }
     }
@@ -166,16 +172,50 @@ export class SafeDir {
     let mtimeMs: number;
     try {
       const st = await fs.stat(c.abs);
-      if (!st.isFile()) return { kind: 'error', path: c.rel, problem: { code: 'CORRUPT_FILE', severity: 'error', sessionId: null, path: c.rel, message: `${c.rel} is not a regular file.`, hint: null } };
+      if (!st.isFile())
+        return {
+          kind: 'error',
+          path: c.rel,
+          problem: {
+            code: 'CORRUPT_FILE',
+            severity: 'error',
+            sessionId: null,
+            path: c.rel,
+            message: `${c.rel} is not a regular file.`,
+            hint: null,
+          },
+        };
       if (st.size > MAX_FOREIGN_FILE_BYTES) {
-        return { kind: 'error', path: c.rel, problem: { code: 'CORRUPT_FILE', severity: 'error', sessionId: null, path: c.rel, message: `${c.rel} is ${st.size} bytes, more than the ${MAX_FOREIGN_FILE_BYTES} baton reads.`, hint: 'Check whether the file is really a session file.' } };
+        return {
+          kind: 'error',
+          path: c.rel,
+          problem: {
+            code: 'CORRUPT_FILE',
+            severity: 'error',
+            sessionId: null,
+            path: c.rel,
+            message: `${c.rel} is ${st.size} bytes, more than the ${MAX_FOREIGN_FILE_BYTES} baton reads.`,
+            hint: 'Check whether the file is really a session file.',
+          },
+        };
       }
       bytes = await fs.readFile(c.abs);
       mtimeMs = st.mtimeMs;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing', path: c.rel };
       if (isDenied(e)) return { kind: 'error', path: c.rel, problem: unreadable(c.rel, 'file', e) };
-      return { kind: 'error', path: c.rel, problem: { code: 'CORRUPT_FILE', severity: 'error', sessionId: null, path: c.rel, message: `${c.rel} cannot be read: ${(e as Error).message}.`, hint: 'Check the file permissions.' } };
+      return {
+        kind: 'error',
+        path: c.rel,
+        problem: {
+          code: 'CORRUPT_FILE',
+          severity: 'error',
+          sessionId: null,
+          path: c.rel,
+          message: `${c.rel} cannot be read: ${(e as Error).message}.`,
+          hint: 'Check the file permissions.',
+        },
+      };
     }
     let text = bytes.toString('utf8');
     const bom = text.charCodeAt(0) === 0xfeff;
@@ -203,7 +243,13 @@ export class SafeDir {
       .map((e) => ({
         name: e.name,
         path: c.rel === '' ? e.name : `${c.rel}/${e.name}`,
-        kind: e.isSymbolicLink() ? ('link' as const) : e.isDirectory() ? ('dir' as const) : e.isFile() ? ('file' as const) : ('other' as const),
+        kind: e.isSymbolicLink()
+          ? ('link' as const)
+          : e.isDirectory()
+            ? ('dir' as const)
+            : e.isFile()
+              ? ('file' as const)
+              : ('other' as const),
       }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }

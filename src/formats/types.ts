@@ -94,7 +94,17 @@ export interface RecoveryOption {
 export interface ResumeAdvice {
   /** The unit to work on next; null when nothing is left (or resuming is refused). */
   unitId: string | null;
-  action: 'start' | 'continue' | 'restart' | 'retry' | 'escalate' | 'skip-to-substep' | 'review' | 'archive' | 'none' | 'refuse';
+  action:
+    | 'start'
+    | 'continue'
+    | 'restart'
+    | 'retry'
+    | 'escalate'
+    | 'skip-to-substep'
+    | 'review'
+    | 'archive'
+    | 'none'
+    | 'refuse';
   /** Sub-step to skip to (bmit), or null. */
   subStep: string | null;
   /** Retry limit the toolkit applies to the unit (Maestro: 2), null when none applies. */
@@ -189,11 +199,27 @@ export interface ForeignSession {
   /** Unresolved errors, across units. */
   unresolvedErrors: ForeignError[];
   tokens: ForeignTokens | null;
-  decisions: Array<{ id: string | null; title: string; choice: string; rationale: string | null; alternatives: string[]; agent: string | null; unitId: string | null; time: string | null }>;
+  decisions: Array<{
+    id: string | null;
+    title: string;
+    choice: string;
+    rationale: string | null;
+    alternatives: string[];
+    agent: string | null;
+    unitId: string | null;
+    time: string | null;
+  }>;
   findings: Array<{ text: string; severity: string | null; unitId: string | null; time: string | null }>;
   notes: Array<{ text: string; time: string | null; agent: string | null }>;
   milestones: Array<{ title: string; targetDate: string | null; doneAt: string | null }>;
-  artifacts: Array<{ path: string; kind: string | null; description: string | null; unitId: string | null; agent: string | null; time: string | null }>;
+  artifacts: Array<{
+    path: string;
+    kind: string | null;
+    description: string | null;
+    unitId: string | null;
+    agent: string | null;
+    time: string | null;
+  }>;
   contextSummary: string | null;
   /** Checkpoints the toolkit keeps (Go Team cp-*.json), valid or not. */
   checkpoints: ForeignCheckpoint[];

@@ -5,7 +5,14 @@
 import { createHash } from 'node:crypto';
 import type { ReadResult, SafeDir } from './safe-dir.js';
 import { slugify } from '../domain/ids.js';
-import type { ExportInput, FormatAdapter, FormatProblem, InspectReport, ProblemCode, ProblemSeverity } from './types.js';
+import type {
+  ExportInput,
+  FormatAdapter,
+  FormatProblem,
+  InspectReport,
+  ProblemCode,
+  ProblemSeverity,
+} from './types.js';
 import { yamlModule } from './yaml.js';
 
 /** Builds a {@link FormatProblem}. */
@@ -81,7 +88,8 @@ export function parseText(text: string, yaml: boolean): TextParse {
     value = yaml ? yamlModule().parse(text) : JSON.parse(text);
   } catch (e) {
     // The yaml package reports its own stack overflow as a parse error carrying the message.
-    if (e instanceof RangeError || /Maximum call stack size exceeded/.test((e as Error).message)) return { ok: false, reason: tooDeep, tooDeep: true };
+    if (e instanceof RangeError || /Maximum call stack size exceeded/.test((e as Error).message))
+      return { ok: false, reason: tooDeep, tooDeep: true };
     return { ok: false, reason: (e as Error).message.split('\n')[0] ?? String(e), tooDeep: false };
   }
   if (nestedDeeperThan(value)) return { ok: false, reason: tooDeep, tooDeep: true };
@@ -93,24 +101,46 @@ export function parseText(text: string, yaml: boolean): TextParse {
  * documents nested deeper than {@link MAX_DOCUMENT_DEPTH} and non-object documents become an
  * `EMPTY_FILE` / `CORRUPT_FILE` problem, never a throw.
  */
-export function parseDocument(r: ReadResult & { kind: 'ok' }, o: { yaml?: boolean; sessionId?: string | null } = {}): Parsed<Record<string, unknown>> {
+export function parseDocument(
+  r: ReadResult & { kind: 'ok' },
+  o: { yaml?: boolean; sessionId?: string | null } = {},
+): Parsed<Record<string, unknown>> {
   if (r.bytes.length === 0 || r.text.trim() === '') {
-    return { ok: false, problem: problem('EMPTY_FILE', 'error', `${r.path} is empty.`, { path: r.path, sessionId: o.sessionId ?? null }) };
+    return {
+      ok: false,
+      problem: problem('EMPTY_FILE', 'error', `${r.path} is empty.`, { path: r.path, sessionId: o.sessionId ?? null }),
+    };
   }
   const parsed = parseText(r.text, o.yaml === true);
   if (!parsed.ok) {
     return {
       ok: false,
-      problem: problem('CORRUPT_FILE', 'error', `${r.path} does not parse as ${o.yaml ? 'YAML' : 'JSON'}: ${parsed.reason}.`, {
-        path: r.path,
-        sessionId: o.sessionId ?? null,
-        ...(parsed.tooDeep ? { hint: 'Restore the file from a backup or version control; baton does not read documents nested this deep.', details: { maxDepth: MAX_DOCUMENT_DEPTH } } : {}),
-      }),
+      problem: problem(
+        'CORRUPT_FILE',
+        'error',
+        `${r.path} does not parse as ${o.yaml ? 'YAML' : 'JSON'}: ${parsed.reason}.`,
+        {
+          path: r.path,
+          sessionId: o.sessionId ?? null,
+          ...(parsed.tooDeep
+            ? {
+                hint: 'Restore the file from a backup or version control; baton does not read documents nested this deep.',
+                details: { maxDepth: MAX_DOCUMENT_DEPTH },
+              }
+            : {}),
+        },
+      ),
     };
   }
   const value = parsed.value;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return { ok: false, problem: problem('CORRUPT_FILE', 'error', `${r.path} does not hold an object.`, { path: r.path, sessionId: o.sessionId ?? null }) };
+    return {
+      ok: false,
+      problem: problem('CORRUPT_FILE', 'error', `${r.path} does not hold an object.`, {
+        path: r.path,
+        sessionId: o.sessionId ?? null,
+      }),
+    };
   }
   return { ok: true, value: value as Record<string, unknown> };
 }
@@ -151,7 +181,11 @@ export function rest(o: Record<string, unknown>, known: readonly string[]): Reco
 export function reportingAccess(inspect: FormatAdapter['inspect']): FormatAdapter['inspect'] {
   return async (dir: SafeDir, now: Date): Promise<InspectReport> => {
     const report = await inspect(dir, now);
-    const seen = new Set([...report.problems, ...report.sessions.flatMap((s) => s.problems)].filter((p) => p.code === 'UNREADABLE').map((p) => p.path));
+    const seen = new Set(
+      [...report.problems, ...report.sessions.flatMap((s) => s.problems)]
+        .filter((p) => p.code === 'UNREADABLE')
+        .map((p) => p.path),
+    );
     const extra = dir.accessProblems().filter((p) => !seen.has(p.path));
     return extra.length ? { ...report, problems: [...report.problems, ...extra] } : report;
   };
@@ -171,16 +205,25 @@ export function isSafeFileId(id: string): boolean {
  * folder: it is replaced by the baton id (slugged if need be) and an `UNSAFE_PATH` warning
  * says so, instead of refusing the whole export.
  */
-export function withSafeForeignId(input: ExportInput, format: string, safe: (id: string) => boolean = isSafeFileId): { input: ExportInput; problem: FormatProblem | null } {
+export function withSafeForeignId(
+  input: ExportInput,
+  format: string,
+  safe: (id: string) => boolean = isSafeFileId,
+): { input: ExportInput; problem: FormatProblem | null } {
   if (safe(input.foreignId)) return { input, problem: null };
   const fallback = safe(input.state.id) ? input.state.id : slugify(input.state.id, 100);
   return {
     input: { ...input, foreignId: fallback },
-    problem: problem('UNSAFE_PATH', 'warning', `The ${format} session id ${JSON.stringify(input.foreignId)} cannot name a file inside the output folder; the session was written as ${JSON.stringify(fallback)} (from the baton id) instead.`, {
-      sessionId: fallback,
-      hint: `The toolkit will know the session as ${fallback}; rename it there if another name is wanted.`,
-      details: { field: 'session_id', value: input.foreignId, written: fallback },
-    }),
+    problem: problem(
+      'UNSAFE_PATH',
+      'warning',
+      `The ${format} session id ${JSON.stringify(input.foreignId)} cannot name a file inside the output folder; the session was written as ${JSON.stringify(fallback)} (from the baton id) instead.`,
+      {
+        sessionId: fallback,
+        hint: `The toolkit will know the session as ${fallback}; rename it there if another name is wanted.`,
+        details: { field: 'session_id', value: input.foreignId, written: fallback },
+      },
+    ),
   };
 }
 

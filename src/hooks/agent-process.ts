@@ -27,7 +27,10 @@ export function procStat(pid: number): { comm: string; ppid: number; startTime: 
  * The agent CLI's pid: BATON_HOOK_AGENT_PID when set (a wrapper that knows better, or a
  * test), else the first ancestor from `ppid` up that is not a shell; null when none is found.
  */
-export function agentPid(env: Readonly<Record<string, string | undefined>>, ppid: number = process.ppid): number | null {
+export function agentPid(
+  env: Readonly<Record<string, string | undefined>>,
+  ppid: number = process.ppid,
+): number | null {
   const given = env['BATON_HOOK_AGENT_PID'];
   if (given && /^\d+$/.test(given) && Number(given) > 1) return Number(given);
   let pid = ppid;

@@ -9,12 +9,12 @@ import { runHook } from './run.js';
 
 if (process.argv[3] === 'keep') {
   // A conversation's keeper (keeper.ts): long-lived, so none of the hook's time limit.
-  void import('./keeper.js').then(
-    (k) => k.runKeeper(process.argv.slice(4), process.env),
-  ).then(
-    (code) => process.exit(code),
-    () => process.exit(0),
-  );
+  void import('./keeper.js')
+    .then((k) => k.runKeeper(process.argv.slice(4), process.env))
+    .then(
+      (code) => process.exit(code),
+      () => process.exit(0),
+    );
 } else {
   void runHook({
     argv: process.argv.slice(3),
@@ -35,6 +35,7 @@ if (process.argv[3] === 'keep') {
   );
 
   // A last guard: whatever hangs (a store that never answers), the agent is not kept waiting.
-  const limit = Number(process.env['BATON_HOOK_TIMEOUT_MS']) > 0 ? Number(process.env['BATON_HOOK_TIMEOUT_MS']) : 20_000;
+  const limit =
+    Number(process.env['BATON_HOOK_TIMEOUT_MS']) > 0 ? Number(process.env['BATON_HOOK_TIMEOUT_MS']) : 20_000;
   setTimeout(() => process.exit(0), limit).unref();
 }

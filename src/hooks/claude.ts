@@ -1,5 +1,15 @@
 /** Claude Code hook payloads → {@link HookEvent} (events and fields: docs/hooks.md). */
-import { baseEvent, commandOf, fileAction, lifecycleAction, outputText, pathOf, stepsFrom, subagentOf, toolInput } from './common.js';
+import {
+  baseEvent,
+  commandOf,
+  fileAction,
+  lifecycleAction,
+  outputText,
+  pathOf,
+  stepsFrom,
+  subagentOf,
+  toolInput,
+} from './common.js';
 import type { HookAction, HookEvent, Json } from './model.js';
 import { obj, str } from './model.js';
 
@@ -21,7 +31,11 @@ function action(p: Json): HookAction {
       return toolAction(p);
     case 'PostToolUseFailure': {
       const err = p['error'];
-      return { kind: 'tool-failed', tool: str(p, 'tool_name') ?? 'tool', message: (typeof err === 'string' ? err : outputText(err)) ?? 'failed' };
+      return {
+        kind: 'tool-failed',
+        tool: str(p, 'tool_name') ?? 'tool',
+        message: (typeof err === 'string' ? err : outputText(err)) ?? 'failed',
+      };
     }
     default:
       return lifecycleAction(p) ?? { kind: 'ignored' };
@@ -34,9 +48,18 @@ function toolAction(p: Json): HookAction {
   if (FILE_TOOLS.has(tool)) {
     // Write says whether it created the file (tool_response.type); the edit tools never do.
     const type = str(obj(p, 'tool_response'), 'type');
-    return fileAction(tool, pathOf(input), tool === 'Write' ? (type === 'create' ? true : type === 'update' ? false : null) : false);
+    return fileAction(
+      tool,
+      pathOf(input),
+      tool === 'Write' ? (type === 'create' ? true : type === 'update' ? false : null) : false,
+    );
   }
   if (tool === 'TodoWrite') return { kind: 'plan', tool, steps: stepsFrom(input['todos']) };
-  if (TASK_TOOLS.has(tool)) return { kind: 'tasks', tool, call: { id: str(p, 'tool_use_id') ?? '', tool, input, response: p['tool_response'] ?? null } };
+  if (TASK_TOOLS.has(tool))
+    return {
+      kind: 'tasks',
+      tool,
+      call: { id: str(p, 'tool_use_id') ?? '', tool, input, response: p['tool_response'] ?? null },
+    };
   return { kind: 'tool', tool, output: outputText(p['tool_response']), command: commandOf(tool, input) };
 }

@@ -7,7 +7,12 @@ import { obj, str } from './model.js';
 export const MAX_CAPTURED_TEXT = 4000;
 
 /** Builds the event from the fields every payload of every CLI carries. */
-export function baseEvent(cli: HookCli, p: Json, action: HookAction, sub?: { agentId: string | null; agentType: string | null }): HookEvent {
+export function baseEvent(
+  cli: HookCli,
+  p: Json,
+  action: HookAction,
+  sub?: { agentId: string | null; agentType: string | null },
+): HookEvent {
   return {
     cli,
     event: str(p, 'hook_event_name') ?? '',
@@ -114,5 +119,7 @@ export function lifecycleAction(p: Json): HookAction | null {
 
 /** A file tool's action (`isNew`: whether the tool created the file, null when it does not say), or ignored when its input names no file. */
 export function fileAction(tool: string, file: string | null, isNew: boolean | null): HookAction {
-  return file ? { kind: 'files', tool, written: [file], deleted: [], created: isNew === null ? null : isNew ? [file] : [] } : { kind: 'ignored' };
+  return file
+    ? { kind: 'files', tool, written: [file], deleted: [], created: isNew === null ? null : isNew ? [file] : [] }
+    : { kind: 'ignored' };
 }

@@ -27,7 +27,10 @@ export function geminiSubagentChats(transcriptPath: string | null, sessionId: st
   } catch {
     return [];
   }
-  return names.filter((n) => n.endsWith('.jsonl')).sort().map((n) => ({ agentId: n.slice(0, -'.jsonl'.length), file: path.join(dir, n) }));
+  return names
+    .filter((n) => n.endsWith('.jsonl'))
+    .sort()
+    .map((n) => ({ agentId: n.slice(0, -'.jsonl'.length), file: path.join(dir, n) }));
 }
 
 /**
@@ -35,10 +38,17 @@ export function geminiSubagentChats(transcriptPath: string | null, sessionId: st
  * it, else, among the chats not yet recorded (`known`), the newest whose task is `task`
  * (else the newest one). Null when there is none.
  */
-export function findGeminiSubagentChat(transcriptPath: string | null, sessionId: string, want: { agentId: string | null; task: string | null; known: ReadonlySet<string> }): GeminiChat | null {
+export function findGeminiSubagentChat(
+  transcriptPath: string | null,
+  sessionId: string,
+  want: { agentId: string | null; task: string | null; known: ReadonlySet<string> },
+): GeminiChat | null {
   const chats = geminiSubagentChats(transcriptPath, sessionId);
   if (want.agentId) return chats.find((c) => c.agentId === want.agentId) ?? null;
-  const fresh = chats.filter((c) => !want.known.has(c.agentId)).map((c) => ({ ...c, mtime: mtimeOf(c.file) })).sort((a, b) => b.mtime - a.mtime);
+  const fresh = chats
+    .filter((c) => !want.known.has(c.agentId))
+    .map((c) => ({ ...c, mtime: mtimeOf(c.file) }))
+    .sort((a, b) => b.mtime - a.mtime);
   const needle = want.task === null ? null : JSON.stringify(want.task);
   const byTask = needle === null ? undefined : fresh.find((c) => head(c.file).includes(needle.slice(1, -1)));
   const pick = byTask ?? fresh[0];

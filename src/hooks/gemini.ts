@@ -1,5 +1,14 @@
 /** Gemini CLI hook payloads → {@link HookEvent} (events and fields: docs/hooks.md). */
-import { baseEvent, commandOf, fileAction, lifecycleAction, outputText, pathOf, stepsFrom, toolInput } from './common.js';
+import {
+  baseEvent,
+  commandOf,
+  fileAction,
+  lifecycleAction,
+  outputText,
+  pathOf,
+  stepsFrom,
+  toolInput,
+} from './common.js';
 import type { HookAction, HookEvent, Json } from './model.js';
 import { obj, str } from './model.js';
 
@@ -39,7 +48,7 @@ function toolAction(p: Json): HookAction {
   if (SUBAGENT_TOOLS.has(tool)) return subagentAction(tool, input, response);
   const err = response['error'];
   if (err) {
-    const message = typeof err === 'string' ? err : str(err as Json, 'message') ?? outputText(err) ?? 'failed';
+    const message = typeof err === 'string' ? err : (str(err as Json, 'message') ?? outputText(err) ?? 'failed');
     return { kind: 'tool-failed', tool, message };
   }
   if (FILE_TOOLS.has(tool)) {
@@ -75,7 +84,14 @@ function subagentAction(tool: string, input: Json, response: Json): HookAction {
     if (file && !written.includes(file)) written.push(file);
   }
   const agentType = str(input, 'agent_name') ?? str(display, 'agentName');
-  return { kind: 'subagent-ran', tool, agentId, agentType, task: str(input, 'prompt') ?? str(input, 'objective'), written };
+  return {
+    kind: 'subagent-ran',
+    tool,
+    agentId,
+    agentType,
+    task: str(input, 'prompt') ?? str(input, 'objective'),
+    written,
+  };
 }
 
 /** A tool call's arguments: a JSON string in the activity list (an object in some builds). */

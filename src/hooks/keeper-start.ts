@@ -16,13 +16,33 @@ export interface KeeperTarget {
 
 /** The keeper's arguments after `hook keep`. */
 export function keeperArgs(t: KeeperTarget): string[] {
-  return ['--session', t.session, '--run', t.run, '--pid', String(t.pid), '--cwd', t.cwd, ...(t.storeUrl ? ['--store', t.storeUrl] : []), ...(t.dir ? ['--dir', t.dir] : [])];
+  return [
+    '--session',
+    t.session,
+    '--run',
+    t.run,
+    '--pid',
+    String(t.pid),
+    '--cwd',
+    t.cwd,
+    ...(t.storeUrl ? ['--store', t.storeUrl] : []),
+    ...(t.dir ? ['--dir', t.dir] : []),
+  ];
 }
 
 /** Starts the keeper; its pid, or null when it could not be started. */
-export function startKeeper(cmd: { node: string; script: string }, t: KeeperTarget, env: Readonly<Record<string, string | undefined>>): number | null {
+export function startKeeper(
+  cmd: { node: string; script: string },
+  t: KeeperTarget,
+  env: Readonly<Record<string, string | undefined>>,
+): number | null {
   try {
-    const child = spawn(cmd.node, [cmd.script, 'hook', 'keep', ...keeperArgs(t)], { cwd: t.cwd, env: env as NodeJS.ProcessEnv, detached: true, stdio: 'ignore' });
+    const child = spawn(cmd.node, [cmd.script, 'hook', 'keep', ...keeperArgs(t)], {
+      cwd: t.cwd,
+      env: env as NodeJS.ProcessEnv,
+      detached: true,
+      stdio: 'ignore',
+    });
     child.on('error', () => undefined);
     child.unref();
     return child.pid ?? null;

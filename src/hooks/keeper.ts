@@ -53,7 +53,15 @@ export async function runKeeper(argv: string[], env: Readonly<Record<string, str
   if (!session || !run || !(pid > 1)) return 2;
   const alive = watcher(pid);
   const cwd = flag(argv, '--cwd') ?? process.cwd();
-  const m: SessionManager = openManager({ url: flag(argv, '--store'), dir: flag(argv, '--dir'), cwd, env, agent: 'baton-keeper', workspace: env['BATON_WORKSPACE'] || null, derivedFiles: { refresh: 'flush', handoff: env['BATON_HANDOFF'] !== 'off' } });
+  const m: SessionManager = openManager({
+    url: flag(argv, '--store'),
+    dir: flag(argv, '--dir'),
+    cwd,
+    env,
+    agent: 'baton-keeper',
+    workspace: env['BATON_WORKSPACE'] || null,
+    derivedFiles: { refresh: 'flush', handoff: env['BATON_HANDOFF'] !== 'off' },
+  });
   const pidFile = path.join(m.hooks.dir, 'keepers', `${run.replace(/[^A-Za-z0-9._-]/g, '_')}.pid`);
   let stop = false;
   const quit = (): void => {

@@ -19,7 +19,13 @@ export type HookAction =
   | { kind: 'session-start'; source: string }
   | { kind: 'prompt'; prompt: string | null }
   /** A file tool wrote (or a patch deleted) these paths (absolute or relative to cwd). */
-  | { kind: 'files'; tool: string; written: string[]; deleted: string[]; /** Of `written`, the new files, when the CLI says (null: unknown). */ created: string[] | null }
+  | {
+      kind: 'files';
+      tool: string;
+      written: string[];
+      deleted: string[] /** Of `written`, the new files, when the CLI says (null: unknown). */;
+      created: string[] | null;
+    }
   | { kind: 'plan'; tool: string; steps: HookStep[] }
   | { kind: 'tool-failed'; tool: string; message: string }
   /**
@@ -36,7 +42,14 @@ export type HookAction =
    * stopped at once. `agentId` when the payload names it (else the recorder looks for its
    * chat), `task` its prompt, `written` the files its file tools wrote (per the payload).
    */
-  | { kind: 'subagent-ran'; tool: string; agentId: string | null; agentType: string | null; task: string | null; written: string[] }
+  | {
+      kind: 'subagent-ran';
+      tool: string;
+      agentId: string | null;
+      agentType: string | null;
+      task: string | null;
+      written: string[];
+    }
   /** The agent finished its turn (Claude/Codex Stop, Gemini AfterAgent). */
   | { kind: 'stop' }
   | { kind: 'compact'; trigger: string | null }
@@ -81,6 +94,7 @@ export const BATON_PHASE_COMMAND = /\bbaton(\.cjs)?['"]?\s+(\S+\s+)*phase\s+(sta
 export function recordsSomething(a: HookAction, capture: { prompts: boolean; toolOutputs: boolean }): boolean {
   if (a.kind === 'ignored') return false;
   if (a.kind === 'prompt') return capture.prompts && a.prompt !== null;
-  if (a.kind === 'tool') return (capture.toolOutputs && a.output !== null) || (!!a.command && BATON_PHASE_COMMAND.test(a.command));
+  if (a.kind === 'tool')
+    return (capture.toolOutputs && a.output !== null) || (!!a.command && BATON_PHASE_COMMAND.test(a.command));
   return true;
 }

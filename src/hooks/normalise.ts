@@ -6,5 +6,9 @@ import type { HookCli, HookEvent, Json } from './model.js';
 
 /** Normalises one payload of `cli` into the internal model. */
 export function normalise(cli: HookCli, payload: Json): HookEvent {
-  return cli === 'claude' ? normaliseClaude(payload) : cli === 'codex' ? normaliseCodex(payload) : normaliseGemini(payload);
+  return cli === 'claude'
+    ? normaliseClaude(payload)
+    : cli === 'codex'
+      ? normaliseCodex(payload)
+      : normaliseGemini(payload);
 }

@@ -9,7 +9,11 @@ import type { HookCli } from './model.js';
 /** The stdout of a hook run: `context` is the additional context for the model, if any. */
 export function hookOutput(cli: HookCli, event: string, context: string | null): string {
   // SessionStart's briefing; after a tool (PostToolUse, Gemini CLI's AfterTool), a warning (a conflict with another live run).
-  if (context !== null && context !== '' && (event === 'SessionStart' || event === 'PostToolUse' || event === 'AfterTool')) {
+  if (
+    context !== null &&
+    context !== '' &&
+    (event === 'SessionStart' || event === 'PostToolUse' || event === 'AfterTool')
+  ) {
     return `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: context } })}\n`;
   }
   return cli === 'gemini' ? '{}\n' : '';

@@ -63,9 +63,22 @@ export async function recordHook(ev: HookEvent, ctx: HookRunContext): Promise<Re
   try {
     // Derived files (handoff.md, mirrors) are rewritten only where a hook asks (compaction, the
     // end of the conversation): rendering a handoff at every tool call would slow the agent.
-    m = openManager({ url: ctx.storeUrl, dir: ctx.dir, cwd, now: ctx.now, agent: ev.agent, lockTimeoutMs: ctx.lockTimeoutMs, env: ctx.env, workspace: ctx.env['BATON_WORKSPACE'] || null, derivedFiles: { refresh: 'flush', handoff: ctx.env['BATON_HANDOFF'] !== 'off' } });
+    m = openManager({
+      url: ctx.storeUrl,
+      dir: ctx.dir,
+      cwd,
+      now: ctx.now,
+      agent: ev.agent,
+      lockTimeoutMs: ctx.lockTimeoutMs,
+      env: ctx.env,
+      workspace: ctx.env['BATON_WORKSPACE'] || null,
+      derivedFiles: { refresh: 'flush', handoff: ctx.env['BATON_HANDOFF'] !== 'off' },
+    });
     out.dir = m.hooks.dir;
-    for (const earlier of takePending(out.dir)) await recordOne(m, earlier, ctx, line).catch((e: unknown) => line('error', codeOf(e), `An event kept from an earlier hook was not recorded: ${messageOf(e)}`));
+    for (const earlier of takePending(out.dir))
+      await recordOne(m, earlier, ctx, line).catch((e: unknown) =>
+        line('error', codeOf(e), `An event kept from an earlier hook was not recorded: ${messageOf(e)}`),
+      );
     const pid = agentPid(ctx.env);
     out.context = await recordOne(m, ev, ctx, line, pid);
     // A warning after a tool call (a conflict with another live run) reaches the model as context.
@@ -74,12 +87,28 @@ export async function recordHook(ev: HookEvent, ctx: HookRunContext): Promise<Re
     for (const n of notices) line('warn', 'CONFLICT', n);
     const st = m.hooks.started;
     if (st && ctx.keeper) {
-      const kept = startKeeper(ctx.keeper, { session: st.sessionId, run: st.runId, pid: st.pid, cwd, storeUrl: ctx.storeUrl, dir: ctx.dir }, ctx.env);
-      line(kept ? 'info' : 'warn', 'KEEPER', kept ? `Run ${st.runId} (pid ${st.pid}): keeper pid ${kept}.` : `Run ${st.runId}: its keeper could not be started; its death is found by the next hook or command on this host.`, st.sessionId);
+      const kept = startKeeper(
+        ctx.keeper,
+        { session: st.sessionId, run: st.runId, pid: st.pid, cwd, storeUrl: ctx.storeUrl, dir: ctx.dir },
+        ctx.env,
+      );
+      line(
+        kept ? 'info' : 'warn',
+        'KEEPER',
+        kept
+          ? `Run ${st.runId} (pid ${st.pid}): keeper pid ${kept}.`
+          : `Run ${st.runId}: its keeper could not be started; its death is found by the next hook or command on this host.`,
+        st.sessionId,
+      );
     }
   } catch (e) {
     const code = codeOf(e);
-    if (code === 'NO_STORE') line('warn', code, `No baton store for ${cwd}: nothing recorded. Run \`baton init\` there, or install the hooks with --dir/--store.`);
+    if (code === 'NO_STORE')
+      line(
+        'warn',
+        code,
+        `No baton store for ${cwd}: nothing recorded. Run \`baton init\` there, or install the hooks with --dir/--store.`,
+      );
     else {
       const kept = m !== null && RETRYABLE.has(code) && spool(out.dir, ev);
       line('error', code, `${messageOf(e)}${kept ? ' (kept: the next hook records it)' : ''}`);
@@ -96,13 +125,33 @@ export async function recordHook(ev: HookEvent, ctx: HookRunContext): Promise<Re
 type Line = (level: HookLogLine['level'], code: string, message: string, sessionId?: string | null) => void;
 
 /** Records one event; returns SessionStart's briefing. */
-async function recordOne(m: SessionManager, ev: HookEvent, ctx: HookRunContext, line: Line, pid: number | null = null): Promise<string | null> {
+async function recordOne(
+  m: SessionManager,
+  ev: HookEvent,
+  ctx: HookRunContext,
+  line: Line,
+  pid: number | null = null,
+): Promise<string | null> {
   // BATON_PHASE: the hook's own environment (inherited from the CLI), else the CLI's.
   const phase = ctx.env['BATON_PHASE'] || (pid ? environOf(pid, 'BATON_PHASE') : null);
-  const a: AgentContext = { cli: ev.cli, agentSessionId: ev.agentSessionId!, transcriptPath: ev.transcriptPath, model: ev.model, cwd: ev.cwd, agent: ev.agent, pid, phase };
+  const a: AgentContext = {
+    cli: ev.cli,
+    agentSessionId: ev.agentSessionId!,
+    transcriptPath: ev.transcriptPath,
+    model: ev.model,
+    cwd: ev.cwd,
+    agent: ev.agent,
+    pid,
+    phase,
+  };
   const found = await m.hooks.resolve(a, { explicit: ctx.env['BATON_SESSION'] || null, autostart: ctx.autostart });
   if (!found) {
-    if (ev.action.kind === 'session-start') line('info', 'NO_SESSION', 'No baton session to record into (no BATON_SESSION, binding or active session); set BATON_HOOKS_AUTOSTART=1 to start one per conversation.');
+    if (ev.action.kind === 'session-start')
+      line(
+        'info',
+        'NO_SESSION',
+        'No baton session to record into (no BATON_SESSION, binding or active session); set BATON_HOOKS_AUTOSTART=1 to start one per conversation.',
+      );
     return null;
   }
   const id = found.id;
@@ -113,7 +162,12 @@ async function recordOne(m: SessionManager, ev: HookEvent, ctx: HookRunContext, 
     case 'session-start': {
       const r = await m.hooks.sessionStart(id, a, act.source, ctx.briefingMaxChars);
       context = r.briefing;
-      line('info', 'SESSION_START', `Bound ${ev.cli} conversation ${a.agentSessionId} (${found.source}); briefing of ${r.briefing.length} characters.`, id);
+      line(
+        'info',
+        'SESSION_START',
+        `Bound ${ev.cli} conversation ${a.agentSessionId} (${found.source}); briefing of ${r.briefing.length} characters.`,
+        id,
+      );
       break;
     }
     case 'prompt':
@@ -121,7 +175,13 @@ async function recordOne(m: SessionManager, ev: HookEvent, ctx: HookRunContext, 
       break;
     case 'tool':
       if (ctx.capture.toolOutputs && act.output) await m.hooks.capture(id, a, `${act.tool} output`, act.output);
-      if (act.command && BATON_PHASE_COMMAND.test(act.command) && (await m.hooks.shellRan(id, a, act.command))) line('info', 'PHASE_TAKEN', `${act.tool} ran \`${act.command.slice(0, 200)}\`: the conversation's run took the phase.`, id);
+      if (act.command && BATON_PHASE_COMMAND.test(act.command) && (await m.hooks.shellRan(id, a, act.command)))
+        line(
+          'info',
+          'PHASE_TAKEN',
+          `${act.tool} ran \`${act.command.slice(0, 200)}\`: the conversation's run took the phase.`,
+          id,
+        );
       break;
     case 'tasks':
       await m.hooks.tasks(id, a, act.call);
@@ -134,19 +194,31 @@ async function recordOne(m: SessionManager, ev: HookEvent, ctx: HookRunContext, 
       break;
     case 'tool-failed': {
       const r = await m.hooks.toolFailed(id, a, act.tool, act.message);
-      if (!r.errorId) line('info', 'NO_PHASE', `${act.tool} failed with no phase in progress: not recorded as an error.`, id);
+      if (!r.errorId)
+        line('info', 'NO_PHASE', `${act.tool} failed with no phase in progress: not recorded as an error.`, id);
       break;
     }
     case 'subagent-start':
     case 'subagent-stop': {
-      const sub = { agent: agentName(ev.cli, { agentId: act.agentId, agentType: act.agentType }), agentId: act.agentId, agentType: act.agentType, transcriptPath: act.kind === 'subagent-stop' ? act.transcriptPath : null };
+      const sub = {
+        agent: agentName(ev.cli, { agentId: act.agentId, agentType: act.agentType }),
+        agentId: act.agentId,
+        agentType: act.agentType,
+        transcriptPath: act.kind === 'subagent-stop' ? act.transcriptPath : null,
+      };
       // The sub-agent event comes from the parent: the parent is the main agent.
       await m.hooks.subagent(id, { ...a, agent: ev.cli }, act.kind === 'subagent-start' ? 'start' : 'stop', sub);
       break;
     }
     case 'subagent-ran': {
       const name = await recordSubagentRan(m, id, a, act);
-      if (!name) line('info', 'NO_SUBAGENT', `${act.tool} ran a sub-agent that neither the payload nor the chats folder names: not recorded.`, id);
+      if (!name)
+        line(
+          'info',
+          'NO_SUBAGENT',
+          `${act.tool} ran a sub-agent that neither the payload nor the chats folder names: not recorded.`,
+          id,
+        );
       break;
     }
     case 'stop': {

@@ -38,11 +38,22 @@ export async function runHook(io: HookIO): Promise<number> {
   let event = '';
   let out = '';
   const line = (level: HookLogLine['level'], code: string, message: string): void => {
-    log.push({ time: io.now().toISOString(), level, code, cli: HOOK_CLIS.includes(cli) ? cli : null, event: event || null, message });
+    log.push({
+      time: io.now().toISOString(),
+      level,
+      code,
+      cli: HOOK_CLIS.includes(cli) ? cli : null,
+      event: event || null,
+      message,
+    });
   };
   try {
     if (!HOOK_CLIS.includes(cli)) {
-      line('error', 'BAD_INPUT', `Unknown CLI ${JSON.stringify(io.argv[0] ?? '')}: use baton hook claude, codex or gemini.`);
+      line(
+        'error',
+        'BAD_INPUT',
+        `Unknown CLI ${JSON.stringify(io.argv[0] ?? '')}: use baton hook claude, codex or gemini.`,
+      );
       return 0;
     }
     out = hookOutput(cli, '', null);
@@ -62,7 +73,11 @@ export async function runHook(io: HookIO): Promise<number> {
     log.push(...r.log);
     out = hookOutput(cli, ev.event, r.context);
   } catch (e) {
-    line('error', 'INTERNAL', `baton hook failed: ${e instanceof Error ? (e.stack ?? e.message).split('\n').slice(0, 4).join(' | ') : String(e)}`);
+    line(
+      'error',
+      'INTERNAL',
+      `baton hook failed: ${e instanceof Error ? (e.stack ?? e.message).split('\n').slice(0, 4).join(' | ') : String(e)}`,
+    );
   } finally {
     io.stdout(out);
     if (log.length) await writeLog(io, ctx, dir, log, Date.now() - started);
@@ -71,7 +86,8 @@ export async function runHook(io: HookIO): Promise<number> {
 }
 
 function parse(p: Payload, max: number): Json | string {
-  if (p.problem === 'too-large') return `A payload of ${p.bytes} bytes is over the ${max}-byte limit (BATON_HOOK_MAX_BYTES): skipped unread. Files it wrote are found at the next Stop.`;
+  if (p.problem === 'too-large')
+    return `A payload of ${p.bytes} bytes is over the ${max}-byte limit (BATON_HOOK_MAX_BYTES): skipped unread. Files it wrote are found at the next Stop.`;
   if (p.problem) return `The payload could not be read (${p.problem}, ${p.bytes} bytes).`;
   if (!p.text || !p.text.trim()) return 'Empty payload.';
   try {
@@ -106,7 +122,10 @@ function context(io: HookIO): HookRunContext {
     dir: flag(io.argv, '--dir') ?? (env['BATON_DIR'] || null),
     lockTimeoutMs: positive(env['BATON_HOOK_LOCK_TIMEOUT_MS']) ?? DEFAULT_HOOK_LOCK_TIMEOUT_MS,
     autostart: on(env['BATON_HOOKS_AUTOSTART']),
-    capture: { prompts: capture.includes('prompts') || capture.includes('all'), toolOutputs: capture.includes('tool-outputs') || capture.includes('all') },
+    capture: {
+      prompts: capture.includes('prompts') || capture.includes('all'),
+      toolOutputs: capture.includes('tool-outputs') || capture.includes('all'),
+    },
     briefingMaxChars: positive(env['BATON_HOOK_BRIEFING_CHARS']) ?? 6000,
     keeper: keeperCommand(env),
   };
@@ -124,7 +143,13 @@ function keeperCommand(env: Readonly<Record<string, string | undefined>>): { nod
 }
 
 /** Writes the log lines (to the store's hook folder when known, else where the manager door says). */
-async function writeLog(io: HookIO, ctx: HookRunContext, dir: string | null, lines: HookLogLine[], ms: number): Promise<void> {
+async function writeLog(
+  io: HookIO,
+  ctx: HookRunContext,
+  dir: string | null,
+  lines: HookLogLine[],
+  ms: number,
+): Promise<void> {
   const { hookDir, locateStore, writeHookLog } = await import('../manager/index.js');
   const target = dir ?? hookDir(locateStore({ url: ctx.storeUrl, dir: ctx.dir, cwd: ctx.cwd }), io.env);
   for (const l of lines) writeHookLog(target, { ...l, ms });

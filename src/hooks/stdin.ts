@@ -21,7 +21,11 @@ export interface Payload {
 }
 
 /** Reads fd `fd` (stdin) to its end, keeping at most `maxBytes`. Synchronous: the hook has nothing else to do. */
-export function readPayload(fd = 0, maxBytes = DEFAULT_MAX_PAYLOAD_BYTES, timeoutMs = DEFAULT_STDIN_TIMEOUT_MS): Payload {
+export function readPayload(
+  fd = 0,
+  maxBytes = DEFAULT_MAX_PAYLOAD_BYTES,
+  timeoutMs = DEFAULT_STDIN_TIMEOUT_MS,
+): Payload {
   const chunks: Buffer[] = [];
   const buf = Buffer.allocUnsafe(256 * 1024);
   let bytes = 0;

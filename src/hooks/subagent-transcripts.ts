@@ -26,7 +26,10 @@ export function subagentTranscripts(cli: string, transcriptPath: string | null, 
   } catch {
     return [];
   }
-  return names.filter((n) => n.startsWith('agent-') && n.endsWith('.jsonl')).sort().map((n) => ({ agentId: n.slice('agent-'.length, -'.jsonl'.length), file: path.join(dir, n) }));
+  return names
+    .filter((n) => n.startsWith('agent-') && n.endsWith('.jsonl'))
+    .sort()
+    .map((n) => ({ agentId: n.slice('agent-'.length, -'.jsonl'.length), file: path.join(dir, n) }));
 }
 
 /**
@@ -34,7 +37,12 @@ export function subagentTranscripts(cli: string, transcriptPath: string | null, 
  * sub-agent's name. A transcript of a sub-agent the session has not recorded is left alone (its
  * name is unknown). Problems become warnings: tokens not read now are read at the next call.
  */
-export async function ingestSubagentTranscripts(m: SessionManager, id: string, a: AgentContext, warn: (message: string) => void): Promise<void> {
+export async function ingestSubagentTranscripts(
+  m: SessionManager,
+  id: string,
+  a: AgentContext,
+  warn: (message: string) => void,
+): Promise<void> {
   const files = subagentTranscripts(a.cli, a.transcriptPath, a.agentSessionId);
   if (!files.length) return;
   const s = await m.get(id);
@@ -45,7 +53,13 @@ export async function ingestSubagentTranscripts(m: SessionManager, id: string, a
     try {
       // The sub-agent's tokens go to the phase it worked on (its run's phase when it started).
       const phaseId = sub.phaseId;
-      await m.transcripts.ingest(s.id, { cli, path: f.file, agent: sub.agent, agentSessionId: a.agentSessionId, ...(phaseId ? { phaseOf: () => phaseId } : {}) });
+      await m.transcripts.ingest(s.id, {
+        cli,
+        path: f.file,
+        agent: sub.agent,
+        agentSessionId: a.agentSessionId,
+        ...(phaseId ? { phaseOf: () => phaseId } : {}),
+      });
     } catch (e) {
       warn(`transcript ${f.file} not read: ${(e as Error).message}`);
     }

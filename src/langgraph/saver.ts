@@ -5,8 +5,24 @@
  * which is what keeps two workers from forking a thread (see docs/langgraph.md).
  */
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { BaseCheckpointSaver, TASKS, WRITES_IDX_MAP, compareWritesSortKeys, copyCheckpoint, maxChannelVersion, writesSortKey } from '@langchain/langgraph-checkpoint';
-import type { ChannelVersions, Checkpoint, CheckpointListOptions, CheckpointMetadata, CheckpointTuple, PendingWrite, SerializerProtocol } from '@langchain/langgraph-checkpoint';
+import {
+  BaseCheckpointSaver,
+  TASKS,
+  WRITES_IDX_MAP,
+  compareWritesSortKeys,
+  copyCheckpoint,
+  maxChannelVersion,
+  writesSortKey,
+} from '@langchain/langgraph-checkpoint';
+import type {
+  ChannelVersions,
+  Checkpoint,
+  CheckpointListOptions,
+  CheckpointMetadata,
+  CheckpointTuple,
+  PendingWrite,
+  SerializerProtocol,
+} from '@langchain/langgraph-checkpoint';
 import { BatonError, isBatonError, openManager } from '../manager/index.js';
 import type { SessionManager, SessionState, StoredEvent } from '../manager/index.js';
 import { THREAD_KEY, TITLE_PREFIX, ThreadView, bytesOf, threadSessionId, toTyped } from './thread.js';
@@ -53,12 +69,16 @@ const idOf = (config: RunnableConfig): string | undefined => {
   const id = conf(config).checkpoint_id;
   return typeof id === 'string' && id !== '' ? id : undefined;
 };
-const configOf = (thread_id: string, checkpoint_ns: string, checkpoint_id: string): RunnableConfig => ({ configurable: { thread_id, checkpoint_ns, checkpoint_id } });
+const configOf = (thread_id: string, checkpoint_ns: string, checkpoint_id: string): RunnableConfig => ({
+  configurable: { thread_id, checkpoint_ns, checkpoint_id },
+});
 
 function needThread(config: RunnableConfig, what: string): string {
   const t = threadOf(config);
   if (t === undefined) {
-    throw new BatonError('BAD_INPUT', `Cannot ${what}: the config has no configurable.thread_id.`, { hint: 'Pass { configurable: { thread_id } } to the graph, as every LangGraph checkpointer needs.' });
+    throw new BatonError('BAD_INPUT', `Cannot ${what}: the config has no configurable.thread_id.`, {
+      hint: 'Pass { configurable: { thread_id } } to the graph, as every LangGraph checkpointer needs.',
+    });
   }
   return t;
 }
@@ -132,7 +152,9 @@ export class BatonSaver extends BaseCheckpointSaver {
       for (const [ns, recs] of view.checkpoints) {
         if (wantNs !== undefined && ns !== String(wantNs)) continue;
         // Newest first, by checkpoint id (LangGraph's ids sort by time), as LangGraph's savers list.
-        for (const rec of [...recs].sort((a, b) => (a.checkpointId < b.checkpointId ? 1 : a.checkpointId > b.checkpointId ? -1 : 0))) {
+        for (const rec of [...recs].sort((a, b) =>
+          a.checkpointId < b.checkpointId ? 1 : a.checkpointId > b.checkpointId ? -1 : 0,
+        )) {
           if (wantId && rec.checkpointId !== wantId) continue;
           if (beforeId && rec.checkpointId >= beforeId) continue;
           if (filter) {
@@ -149,7 +171,12 @@ export class BatonSaver extends BaseCheckpointSaver {
     }
   }
 
-  async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
+  async put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+  ): Promise<RunnableConfig> {
     const threadId = needThread(config, 'store a checkpoint');
     const ns = nsOf(config);
     const parentId = idOf(config) ?? null;
@@ -185,10 +212,13 @@ export class BatonSaver extends BaseCheckpointSaver {
     const threadId = needThread(config, 'store pending writes');
     const checkpointId = idOf(config);
     if (checkpointId === undefined) {
-      throw new BatonError('BAD_INPUT', 'Cannot store pending writes: the config has no configurable.checkpoint_id.', { hint: 'Pass the config that put() returned.' });
+      throw new BatonError('BAD_INPUT', 'Cannot store pending writes: the config has no configurable.checkpoint_id.', {
+        hint: 'Pass the config that put() returned.',
+      });
     }
     const rec: WritesRecord = { ns: nsOf(config), checkpointId, taskId, taskPath: taskPath ?? '', writes: [] };
-    for (const [i, [channel, value]] of writes.entries()) rec.writes.push({ channel, idx: WRITES_IDX_MAP[channel] || i, value: await this.dump(value) });
+    for (const [i, [channel, value]] of writes.entries())
+      rec.writes.push({ channel, idx: WRITES_IDX_MAP[channel] || i, value: await this.dump(value) });
     // Writes commute: the manager retries them on a lost race by itself.
     await this.append(threadId, () => ({ type: 'graph.writes', data: rec }));
   }
@@ -204,7 +234,8 @@ export class BatonSaver extends BaseCheckpointSaver {
     }
     if (s.metadata[THREAD_KEY] !== String(threadId)) return;
     // Only an ended session may be deleted: the thread's session is abandoned first.
-    if (s.status !== 'completed' && s.status !== 'abandoned') await this.manager.lifecycle(id, 'abandon', 'LangGraph thread deleted', { force: true });
+    if (s.status !== 'completed' && s.status !== 'abandoned')
+      await this.manager.lifecycle(id, 'abandon', 'LangGraph thread deleted', { force: true });
     await this.manager.delete(id);
   }
 
@@ -213,20 +244,33 @@ export class BatonSaver extends BaseCheckpointSaver {
     if (rec.parentId === null) return;
     const latest = s?.graph?.latest[rec.ns]?.checkpointId;
     if (latest === undefined || latest === rec.parentId) return;
-    throw new BatonError('CONFLICT', `Checkpoint ${rec.checkpointId} of thread ${threadId}${rec.ns ? ` (namespace ${rec.ns})` : ''} follows ${rec.parentId}, but the thread's newest checkpoint there is ${latest}: another worker advanced it (or this branches from an older checkpoint, which this saver refuses).`, {
-      hint: 'Load the thread again (getTuple) and continue from its newest checkpoint; to branch from an older checkpoint on purpose, pass baton_fork: true in the run\'s configurable (or open the saver with forks: "allow").',
-      details: { threadId, namespace: rec.ns, checkpointId: rec.checkpointId, parentId: rec.parentId, latest },
-    });
+    throw new BatonError(
+      'CONFLICT',
+      `Checkpoint ${rec.checkpointId} of thread ${threadId}${rec.ns ? ` (namespace ${rec.ns})` : ''} follows ${rec.parentId}, but the thread's newest checkpoint there is ${latest}: another worker advanced it (or this branches from an older checkpoint, which this saver refuses).`,
+      {
+        hint: 'Load the thread again (getTuple) and continue from its newest checkpoint; to branch from an older checkpoint on purpose, pass baton_fork: true in the run\'s configurable (or open the saver with forks: "allow").',
+        details: { threadId, namespace: rec.ns, checkpointId: rec.checkpointId, parentId: rec.parentId, latest },
+      },
+    );
   }
 
   /** Appends one event to the thread's session, creating the session with it when there is none. */
-  private async append(threadId: string, make: (s: SessionState | null) => { type: 'graph.checkpoint' | 'graph.writes'; data: CheckpointRecord | WritesRecord }): Promise<void> {
+  private async append(
+    threadId: string,
+    make: (s: SessionState | null) => {
+      type: 'graph.checkpoint' | 'graph.writes';
+      data: CheckpointRecord | WritesRecord;
+    },
+  ): Promise<void> {
     const id = threadSessionId(threadId);
     for (let attempt = 0; ; attempt++) {
       try {
         await this.manager.change(id, (s) => {
           if (s.metadata[THREAD_KEY] !== threadId) {
-            throw new BatonError('EXISTS', `Session ${id} exists and is not LangGraph thread ${threadId}.`, { hint: 'Use another thread_id, or delete the session.', details: { sessionId: id, threadId } });
+            throw new BatonError('EXISTS', `Session ${id} exists and is not LangGraph thread ${threadId}.`, {
+              hint: 'Use another thread_id, or delete the session.',
+              details: { sessionId: id, threadId },
+            });
           }
           return { events: [make(s) as never], result: undefined };
         });
@@ -236,7 +280,19 @@ export class BatonSaver extends BaseCheckpointSaver {
       }
       const time = this.manager.time();
       const actor = { agent: this.agent, pid: this.manager.origin.pid, host: this.manager.origin.host };
-      const created = { type: 'session.created', time, actor, data: { title: `${TITLE_PREFIX}${threadId}`.slice(0, 1000), idFormat: 'explicit', phases: [], budgetMax: null, contextSummary: null, metadata: { [THREAD_KEY]: threadId } } };
+      const created = {
+        type: 'session.created',
+        time,
+        actor,
+        data: {
+          title: `${TITLE_PREFIX}${threadId}`.slice(0, 1000),
+          idFormat: 'explicit',
+          phases: [],
+          budgetMax: null,
+          contextSummary: null,
+          metadata: { [THREAD_KEY]: threadId },
+        },
+      };
       try {
         await this.manager.createFrom(id, [created, { ...make(null), time, actor }] as never);
         return;
@@ -283,23 +339,35 @@ export class BatonSaver extends BaseCheckpointSaver {
       if (blob) checkpoint.channel_values[channel] = await this.load(blob);
     }
     if (checkpoint.v < 4 && rec.parentId !== null) await this.migratePendingSends(view, checkpoint, ns, rec.parentId);
-    const writes = view.writesOf(ns, rec.checkpointId).sort((a, b) => compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)));
+    const writes = view
+      .writesOf(ns, rec.checkpointId)
+      .sort((a, b) =>
+        compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)),
+      );
     const t: CheckpointTuple = {
       config: configOf(view.threadId, ns, rec.checkpointId),
       checkpoint,
       metadata: (await this.load(rec.metadata)) as CheckpointMetadata,
-      pendingWrites: await Promise.all(writes.map(async (w) => [w.taskId, w.channel, await this.load(w.value)] as [string, string, unknown])),
+      pendingWrites: await Promise.all(
+        writes.map(async (w) => [w.taskId, w.channel, await this.load(w.value)] as [string, string, unknown]),
+      ),
     };
     if (rec.parentId !== null) t.parentConfig = configOf(view.threadId, ns, rec.parentId);
     return t;
   }
 
   /** Checkpoints older than format 4 kept the sends of their parent's tasks as a channel (as MemorySaver migrates them). */
-  private async migratePendingSends(view: ThreadView, checkpoint: Checkpoint, ns: string, parentId: string): Promise<void> {
+  private async migratePendingSends(
+    view: ThreadView,
+    checkpoint: Checkpoint,
+    ns: string,
+    parentId: string,
+  ): Promise<void> {
     const sends = view.writesOf(ns, parentId).filter((w) => w.channel === TASKS);
     checkpoint.channel_values[TASKS] = await Promise.all(sends.map((w) => this.load(w.value)));
     const versions = Object.values(checkpoint.channel_versions);
-    checkpoint.channel_versions[TASKS] = versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
+    checkpoint.channel_versions[TASKS] =
+      versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
   }
 
   private async dump(value: unknown): Promise<Typed> {

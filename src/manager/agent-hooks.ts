@@ -64,7 +64,11 @@ export interface HookManager extends ManagerCore {
   listRows(filter: Record<string, never>): Promise<Array<{ id: string; status: string }>>;
   start(input: { title: string; agent?: string | null; switch?: boolean }): Promise<SessionState>;
   readonly checkpoints: ManagerCore['checkpoints'] & {
-    create(sessionId: string, input: { name?: string | null }, o?: { agent?: string | null }): Promise<{ state: SessionState; checkpoint: { id: string } }>;
+    create(
+      sessionId: string,
+      input: { name?: string | null },
+      o?: { agent?: string | null },
+    ): Promise<{ state: SessionState; checkpoint: { id: string } }>;
   };
   readonly transcripts: {
     ingest(sessionId: string, input: IngestInput): Promise<unknown>;
@@ -73,7 +77,13 @@ export interface HookManager extends ManagerCore {
 }
 
 /** Events that record no work: a compaction checkpoint is not taken again for them alone. */
-const BOOKKEEPING: ReadonlySet<string> = new Set(['checkpoint.created', 'tokens.recorded', 'transcript.read', 'agent.bound', 'lease.renewed']);
+const BOOKKEEPING: ReadonlySet<string> = new Set([
+  'checkpoint.created',
+  'tokens.recorded',
+  'transcript.read',
+  'agent.bound',
+  'lease.renewed',
+]);
 
 /** Longest prompt or tool output kept as a note when the user opted in. */
 const MAX_CAPTURED = 4000;
@@ -147,13 +157,21 @@ export class AgentHooks {
     return this.resolveSlowly(a, o, hinted);
   }
 
-  private async resolveSlowly(a: AgentContext, o: ResolveOptions, skip: string | null): Promise<{ id: string; source: BindingSource } | null> {
+  private async resolveSlowly(
+    a: AgentContext,
+    o: ResolveOptions,
+    skip: string | null,
+  ): Promise<{ id: string; source: BindingSource } | null> {
     const bound = await this.boundSession(a, skip);
     if (bound) return { id: bound, source: 'binding' };
     const active = await this.m.store.getActive();
     if (active && (await this.open(active))) return { id: active, source: 'active' };
     if (!o.autostart) return null;
-    const s = await this.m.start({ title: `${a.cli} conversation ${a.agentSessionId.slice(0, 8)}`, agent: a.agent, switch: true });
+    const s = await this.m.start({
+      title: `${a.cli} conversation ${a.agentSessionId.slice(0, 8)}`,
+      agent: a.agent,
+      switch: true,
+    });
     return { id: s.id, source: 'autostart' };
   }
 
@@ -187,22 +205,42 @@ export class AgentHooks {
    * append. A session the binding index named unread that has ended is forgotten, and the
    * record goes where the slow lookup says (the caller learns the id from the state).
    */
-  private async record(id: string, a: AgentContext, more: (s: SessionState, runId: string | null) => EventDraft[], ending = false): Promise<SessionState> {
+  private async record(
+    id: string,
+    a: AgentContext,
+    more: (s: SessionState, runId: string | null) => EventDraft[],
+    ending = false,
+  ): Promise<SessionState> {
     let dirty: { paths: string[]; sha256: Record<string, string | null> } | null = null;
     try {
       const runId = await this.runOf(id, a, ending);
-      const r = await this.m.change(id, (s) => {
-        // git is asked only when the conversation is new to the session.
-        if (!findBinding(s, a.cli, a.agentSessionId)) dirty ??= this.dirtyPaths();
-        const binding: BindingInput = { cli: a.cli, agentSessionId: a.agentSessionId, transcriptPath: a.transcriptPath, model: a.model, cwd: a.cwd, dirtyAtStart: dirty?.paths ?? [], ...(dirty ? { dirtyAtStartSha256: dirty.sha256 } : {}) };
-        // A run recorded over (a dead conversation resumed elsewhere) no longer takes records in its name.
-        const run = runId && findRun(s, runId) && !findRun(s, runId)!.ended ? runId : null;
-        return { events: [...decideBinding(s, binding), ...more(s, run)], result: undefined };
-      }, this.conversations.options(a, runId));
+      const r = await this.m.change(
+        id,
+        (s) => {
+          // git is asked only when the conversation is new to the session.
+          if (!findBinding(s, a.cli, a.agentSessionId)) dirty ??= this.dirtyPaths();
+          const binding: BindingInput = {
+            cli: a.cli,
+            agentSessionId: a.agentSessionId,
+            transcriptPath: a.transcriptPath,
+            model: a.model,
+            cwd: a.cwd,
+            dirtyAtStart: dirty?.paths ?? [],
+            ...(dirty ? { dirtyAtStartSha256: dirty.sha256 } : {}),
+          };
+          // A run recorded over (a dead conversation resumed elsewhere) no longer takes records in its name.
+          const run = runId && findRun(s, runId) && !findRun(s, runId)!.ended ? runId : null;
+          return { events: [...decideBinding(s, binding), ...more(s, run)], result: undefined };
+        },
+        this.conversations.options(a, runId),
+      );
       this.index.set(a.cli, a.agentSessionId, id);
       return r.state;
     } catch (e) {
-      const stale = id === this.unverified && (isBatonError(e, 'INVALID_TRANSITION') || isBatonError(e, 'NOT_FOUND')) && this.lastResolve;
+      const stale =
+        id === this.unverified &&
+        (isBatonError(e, 'INVALID_TRANSITION') || isBatonError(e, 'NOT_FOUND')) &&
+        this.lastResolve;
       if (!stale) throw e;
       this.unverified = false;
       const again = await this.resolveSlowly(stale.a, stale.o, id);
@@ -240,7 +278,14 @@ export class AgentHooks {
     try {
       await this.runOf(id, a);
       const s = await this.m.get(id);
-      const binding: BindingInput = { cli: a.cli, agentSessionId: a.agentSessionId, transcriptPath: a.transcriptPath, model: a.model, cwd: a.cwd, dirtyAtStart: [] };
+      const binding: BindingInput = {
+        cli: a.cli,
+        agentSessionId: a.agentSessionId,
+        transcriptPath: a.transcriptPath,
+        model: a.model,
+        cwd: a.cwd,
+        dirtyAtStart: [],
+      };
       if (findBinding(s, a.cli, a.agentSessionId) && decideBinding(s, binding).length === 0) return s;
     } catch (e) {
       if (!isBatonError(e)) throw e;
@@ -254,7 +299,14 @@ export class AgentHooks {
    * session). `created` (of `written`) names the new files when the CLI said; without it, a
    * file the session never recorded counts as created.
    */
-  async files(id: string, a: AgentContext, written: string[], deleted: string[], created: string[] | null = null, tool: string | null = null): Promise<SessionState> {
+  async files(
+    id: string,
+    a: AgentContext,
+    written: string[],
+    deleted: string[],
+    created: string[] | null = null,
+    tool: string | null = null,
+  ): Promise<SessionState> {
     const isNew = created ? new Set(this.measure(a, created).map((f) => f.path)) : null;
     const w = this.measure(a, written);
     const d = this.measure(a, deleted).map((f) => ({ ...f, sha256: null, size: null }));
@@ -263,7 +315,13 @@ export class AgentHooks {
       const out: EventDraft[] = [];
       if (runId) {
         // Another live run wrote one of these last: recorded, and this conversation is told.
-        const c = decideConflicts(s, runId, [...w, ...d].map((f) => f.path), phase, this.m.runs.liveness(s));
+        const c = decideConflicts(
+          s,
+          runId,
+          [...w, ...d].map((f) => f.path),
+          phase,
+          this.m.runs.liveness(s),
+        );
         out.push(...c.events);
         const warning = conflictWarning(s, c.conflicts);
         this.notices.splice(0, this.notices.length, ...(warning ? [warning] : []));
@@ -283,16 +341,30 @@ export class AgentHooks {
 
   /** The agent's todo list, as the steps of the phase in progress. */
   async plan(id: string, a: AgentContext, steps: PlanStep[], tool: string | null = null): Promise<SessionState> {
-    return this.record(id, a, (s, runId) => decideSteps(s, a.agent, steps, this.phaseOf(s, a, runId)).map((x) => (tool && x.type === 'steps.planned' ? ({ ...x, data: { ...x.data, tool } } as EventDraft) : x)));
+    return this.record(id, a, (s, runId) =>
+      decideSteps(s, a.agent, steps, this.phaseOf(s, a, runId)).map((x) =>
+        tool && x.type === 'steps.planned' ? ({ ...x, data: { ...x.data, tool } } as EventDraft) : x,
+      ),
+    );
   }
 
   /** A failed tool call, as an error of type `tool` on the phase in progress (none in progress: only bound). */
-  async toolFailed(id: string, a: AgentContext, tool: string, message: string): Promise<{ state: SessionState; errorId: string | null }> {
+  async toolFailed(
+    id: string,
+    a: AgentContext,
+    tool: string,
+    message: string,
+  ): Promise<{ state: SessionState; errorId: string | null }> {
     let errorId: string | null = null;
     const state = await this.record(id, a, (s, runId) => {
       const phase = this.phaseOf(s, a, runId);
       if (!phase) return [];
-      const r = decideError(s, { phase: phase.id, type: 'tool', message: `${tool}: ${message}`.slice(0, 2000), agent: a.agent });
+      const r = decideError(s, {
+        phase: phase.id,
+        type: 'tool',
+        message: `${tool}: ${message}`.slice(0, 2000),
+        agent: a.agent,
+      });
       errorId = r.errorId;
       return r.events;
     });
@@ -300,8 +372,20 @@ export class AgentHooks {
   }
 
   /** A sub-agent started or stopped (at stop, its own transcript's tokens are read). */
-  async subagent(id: string, a: AgentContext, what: 'start' | 'stop', sub: { agent: string; agentId: string; agentType: string | null; transcriptPath: string | null }): Promise<SessionState> {
-    const state = await this.record(id, a, (s, runId) => decideSubagent(s, what, { agent: sub.agent, agentId: sub.agentId, agentType: sub.agentType, parent: a.agent }, this.phaseOf(s, a, runId)));
+  async subagent(
+    id: string,
+    a: AgentContext,
+    what: 'start' | 'stop',
+    sub: { agent: string; agentId: string; agentType: string | null; transcriptPath: string | null },
+  ): Promise<SessionState> {
+    const state = await this.record(id, a, (s, runId) =>
+      decideSubagent(
+        s,
+        what,
+        { agent: sub.agent, agentId: sub.agentId, agentType: sub.agentType, parent: a.agent },
+        this.phaseOf(s, a, runId),
+      ),
+    );
     if (what === 'stop' && sub.transcriptPath) await this.ingest(state.id, a, sub.transcriptPath, sub.agent);
     return state;
   }
@@ -309,7 +393,13 @@ export class AgentHooks {
   /** A prompt or tool output the user opted in to keeping, as a note (bounded). */
   async capture(id: string, a: AgentContext, label: string, text: string): Promise<SessionState> {
     const body = text.length > MAX_CAPTURED ? `${text.slice(0, MAX_CAPTURED)}…` : text;
-    return this.record(id, a, (s, runId) => decideNote(s, { text: `${label}: ${body}`, phase: this.phaseOf(s, a, runId)?.id ?? null, agent: a.agent }).events);
+    return this.record(
+      id,
+      a,
+      (s, runId) =>
+        decideNote(s, { text: `${label}: ${body}`, phase: this.phaseOf(s, a, runId)?.id ?? null, agent: a.agent })
+          .events,
+    );
   }
 
   /**
@@ -326,7 +416,11 @@ export class AgentHooks {
     if (!found.length) return { state: s0, swept: [] };
     const state = await this.record(id, a, (s, runId) => {
       const phase = this.phaseOf(s, a, runId)?.id ?? null;
-      const groups: Array<[FileAction, MeasuredFile[]]> = [['created', []], ['modified', []], ['deleted', []]];
+      const groups: Array<[FileAction, MeasuredFile[]]> = [
+        ['created', []],
+        ['modified', []],
+        ['deleted', []],
+      ];
       for (const f of found) groups.find(([k]) => k === f.action)![1].push(f);
       return groups.flatMap(([action, files]) => (files.length ? decideFiles(s, action, files, phase, a.agent) : []));
     });
@@ -337,7 +431,11 @@ export class AgentHooks {
    * Before a compaction: tokens so far, then a checkpoint (unless nothing changed since the
    * last one this made: Gemini CLI sends PreCompress at every turn).
    */
-  async compact(sid: string, a: AgentContext, trigger: string | null): Promise<{ state: SessionState; checkpointId: string | null }> {
+  async compact(
+    sid: string,
+    a: AgentContext,
+    trigger: string | null,
+  ): Promise<{ state: SessionState; checkpointId: string | null }> {
     const id = (await this.bind(sid, a)).id;
     await this.ingest(id, a, a.transcriptPath, a.agent);
     const s = await this.m.get(id);
@@ -347,7 +445,11 @@ export class AgentHooks {
       const since = await this.m.log(id, last.revision);
       if (since.every((e) => BOOKKEEPING.has(e.type))) return { state: s, checkpointId: null };
     }
-    const r = await this.m.checkpoints.create(s.id, { name: `before compaction (${a.cli}${trigger ? `, ${trigger}` : ''})` }, { agent: a.agent });
+    const r = await this.m.checkpoints.create(
+      s.id,
+      { name: `before compaction (${a.cli}${trigger ? `, ${trigger}` : ''})` },
+      { agent: a.agent },
+    );
     return { state: r.state, checkpointId: r.checkpoint.id };
   }
 
@@ -361,18 +463,32 @@ export class AgentHooks {
     const id = (await this.bind(sid, a)).id;
     await this.ingest(id, a, a.transcriptPath, a.agent);
     const runId = this.conversations.runIdOf(a);
-    return this.record(id, a, (s) => {
-      const out: EventDraft[] = [draft('agent.ended', { cli: a.cli, agentSessionId: a.agentSessionId, reason })];
-      const lease = s.lease ?? null;
-      if (lease && lease.owner === `${a.cli}:${a.agentSessionId}`) out.push(draft('lease.released', { token: lease.token }));
-      const l = this.m.runs.liveness(s);
-      const run = runId ? findRun(s, runId) : undefined;
-      // This conversation's run ends; the session is paused only when no other run is live.
-      // The CLI's reason leads the session's detail, as before runs.
-      if (run && !run.ended) out.push(...decideRunEnd(s, run.id, { how: 'finished', cause: 'agent-session-end', detail: reason }, l).map((e) => (e.type === 'session.paused' && reason ? ({ ...e, data: { ...e.data, detail: `${reason}; ${e.data.detail ?? ''}` } } as EventDraft) : e)));
-      else if (s.status === 'active' && !(s.runs ?? []).some((r) => r.id !== runId && runLive(r, l))) out.push(...decideSession(s, 'pause', reason, 'agent-session-end'));
-      return out;
-    }, true);
+    return this.record(
+      id,
+      a,
+      (s) => {
+        const out: EventDraft[] = [draft('agent.ended', { cli: a.cli, agentSessionId: a.agentSessionId, reason })];
+        const lease = s.lease ?? null;
+        if (lease && lease.owner === `${a.cli}:${a.agentSessionId}`)
+          out.push(draft('lease.released', { token: lease.token }));
+        const l = this.m.runs.liveness(s);
+        const run = runId ? findRun(s, runId) : undefined;
+        // This conversation's run ends; the session is paused only when no other run is live.
+        // The CLI's reason leads the session's detail, as before runs.
+        if (run && !run.ended)
+          out.push(
+            ...decideRunEnd(s, run.id, { how: 'finished', cause: 'agent-session-end', detail: reason }, l).map((e) =>
+              e.type === 'session.paused' && reason
+                ? ({ ...e, data: { ...e.data, detail: `${reason}; ${e.data.detail ?? ''}` } } as EventDraft)
+                : e,
+            ),
+          );
+        else if (s.status === 'active' && !(s.runs ?? []).some((r) => r.id !== runId && runLive(r, l)))
+          out.push(...decideSession(s, 'pause', reason, 'agent-session-end'));
+        return out;
+      },
+      true,
+    );
   }
 
   /**
@@ -387,7 +503,11 @@ export class AgentHooks {
     const s = await this.bind(id, a);
     // `baton phase claim` with no phase took the first free one: the phase started last that no live run owns.
     const live = new Set(this.m.runs.live(s).map((r) => r.id));
-    const phase = named.phase ?? s.phases.filter((p) => p.status === 'in_progress' && (!p.owner || !live.has(p.owner))).sort((x, y) => ((x.startedAt ?? '') < (y.startedAt ?? '') ? 1 : -1))[0]?.id;
+    const phase =
+      named.phase ??
+      s.phases
+        .filter((p) => p.status === 'in_progress' && (!p.owner || !live.has(p.owner)))
+        .sort((x, y) => ((x.startedAt ?? '') < (y.startedAt ?? '') ? 1 : -1))[0]?.id;
     return phase ? this.conversations.take(id, runId, phase, a.agent) : false;
   }
 
@@ -397,12 +517,21 @@ export class AgentHooks {
    * hold yet), recorded as the phase's steps like a TodoWrite list.
    */
   async tasks(id: string, a: AgentContext, call: ToolCall): Promise<SessionState> {
-    let calls = conversationCalls(a.cli, a.transcriptPath, a.cwd).filter((c) => CLAUDE_TASK_TOOLS.has(c.tool) && c.id !== call.id);
+    let calls = conversationCalls(a.cli, a.transcriptPath, a.cwd).filter(
+      (c) => CLAUDE_TASK_TOOLS.has(c.tool) && c.id !== call.id,
+    );
     if (!calls.length && call.tool !== 'TaskList') {
       // No transcript to fold: the steps recorded so far are the tasks, in creation order (ids 1, 2 …).
       const s = await this.m.get(id);
       const steps = this.phaseOf(s, a, this.conversations.runIdOf(a))?.steps ?? s.steps ?? [];
-      calls = [{ id: '', tool: 'TaskList', input: {}, response: { tasks: steps.map((x, i) => ({ id: String(i + 1), subject: x.name, status: x.status })) } }];
+      calls = [
+        {
+          id: '',
+          tool: 'TaskList',
+          input: {},
+          response: { tasks: steps.map((x, i) => ({ id: String(i + 1), subject: x.name, status: x.status })) },
+        },
+      ];
     }
     const steps = foldTasks([...calls, call]) ?? [];
     return this.plan(id, a, steps, call.tool);
@@ -412,14 +541,30 @@ export class AgentHooks {
    * A conversation starts (startup, resume, clear, compact): the session reopened when it
    * was paused or interrupted, and the resume briefing returned, at most `maxChars` long.
    */
-  async sessionStart(id: string, a: AgentContext, source: string, maxChars: number): Promise<{ state: SessionState; briefing: string }> {
+  async sessionStart(
+    id: string,
+    a: AgentContext,
+    source: string,
+    maxChars: number,
+  ): Promise<{ state: SessionState; briefing: string }> {
     let s = await this.bind(id, a);
     if (s.status === 'paused' || s.status === 'interrupted') s = await this.m.resume(s.id, a.agent);
     const { plan, state } = await new Recovery(this.m).plan(s.id);
     const self = this.conversations.runIdOf(a);
     const live = this.m.runs.live(state).filter((r) => r.id !== self);
     const dead = (state.runs ?? []).filter((r) => r.id !== self && r.ended?.how === 'died').slice(-3);
-    return { state, briefing: briefing({ plan, state, source, cli: a.cli, agentSessionId: a.agentSessionId, maxChars, runs: { live, dead } }) };
+    return {
+      state,
+      briefing: briefing({
+        plan,
+        state,
+        source,
+        cli: a.cli,
+        agentSessionId: a.agentSessionId,
+        maxChars,
+        runs: { live, dead },
+      }),
+    };
   }
 
   /** Reads new token use from a transcript (manager.transcripts); a problem becomes a warning. */
@@ -429,12 +574,26 @@ export class AgentHooks {
     const cli = a.cli === 'claude' || a.cli === 'codex' || a.cli === 'gemini' ? a.cli : null;
     if (!cli) return;
     const runId = this.conversations.runIdOf(a);
-    const run = runId ? { run: runId, phaseOf: (s: SessionState) => (findRun(s, runId) ? this.m.runs.recordPhase(s, runId, agent) : hookPhase(s, agent))?.id ?? null } : {};
+    const run = runId
+      ? {
+          run: runId,
+          phaseOf: (s: SessionState) =>
+            (findRun(s, runId) ? this.m.runs.recordPhase(s, runId, agent) : hookPhase(s, agent))?.id ?? null,
+        }
+      : {};
     try {
-      await t.ingest(id, { cli, path: path.resolve(a.cwd ?? '.', file), agent, agentSessionId: a.agentSessionId, ...run });
+      await t.ingest(id, {
+        cli,
+        path: path.resolve(a.cwd ?? '.', file),
+        agent,
+        agentSessionId: a.agentSessionId,
+        ...run,
+      });
     } catch (e) {
       // Tokens not read now are read at the next Stop: the offset did not move.
-      this.warnings.push(`transcript ${file} not read (${isBatonError(e) ? e.code : 'ERROR'}): ${(e as Error).message}`);
+      this.warnings.push(
+        `transcript ${file} not read (${isBatonError(e) ? e.code : 'ERROR'}): ${(e as Error).message}`,
+      );
     }
   }
 }
@@ -444,6 +603,8 @@ function knownPaths(s: SessionState): Set<string> {
   const out = new Set<string>();
   for (const p of s.phases) for (const f of p.files) out.add(f.path);
   const loose = s.metadata['looseFiles'];
-  if (Array.isArray(loose)) for (const f of loose) if (f && typeof (f as { path?: unknown }).path === 'string') out.add((f as { path: string }).path);
+  if (Array.isArray(loose))
+    for (const f of loose)
+      if (f && typeof (f as { path?: unknown }).path === 'string') out.add((f as { path: string }).path);
   return out;
 }

@@ -153,7 +153,11 @@ export class ConversationRuns {
         throw e;
       }
     }
-    const r = await this.m.change(id, (cur) => ({ events: decideConversationTakes(cur, runId, p.id, this.m.runs.liveness(cur)), result: undefined }), { agent, run: runId });
+    const r = await this.m.change(
+      id,
+      (cur) => ({ events: decideConversationTakes(cur, runId, p.id, this.m.runs.liveness(cur)), result: undefined }),
+      { agent, run: runId },
+    );
     return r.state.phases.find((x) => x.id === p.id)?.owner === runId;
   }
 
@@ -178,7 +182,14 @@ export class ConversationRuns {
       const phaseOf = (cur: SessionState): string | null => this.m.runs.recordPhase(cur, run.id, run.agent)?.id ?? null;
       if (run.cli === 'claude' || run.cli === 'codex' || run.cli === 'gemini') {
         try {
-          const r = (await this.m.transcripts.ingest(s.id, { cli: run.cli, path: file, agent: run.agent ?? run.cli, agentSessionId: run.agentSessionId, run: run.id, phaseOf })) as Partial<IngestResult> | undefined;
+          const r = (await this.m.transcripts.ingest(s.id, {
+            cli: run.cli,
+            path: file,
+            agent: run.agent ?? run.cli,
+            agentSessionId: run.agentSessionId,
+            run: run.id,
+            phaseOf,
+          })) as Partial<IngestResult> | undefined;
           const n = (r?.input ?? 0) + (r?.output ?? 0) + (r?.cacheRead ?? 0) + (r?.cacheWrite ?? 0);
           if (n) out.tokens = n;
         } catch (e) {

@@ -43,7 +43,8 @@ export function sweepWorkTree(m: Pick<ManagerCore, 'workspace'>, s: SessionState
     // Changed before the conversation began: the agent's work only if its content moved since
     // (a binding without hashes, from an older baton, leaves it to the user).
     const atStart = binding.dirtyAtStartSha256;
-    if (!known && dirtyAtStart.has(rel) && (!atStart || !Object.hasOwn(atStart, rel) || atStart[rel] === f.sha256)) continue;
+    if (!known && dirtyAtStart.has(rel) && (!atStart || !Object.hasOwn(atStart, rel) || atStart[rel] === f.sha256))
+      continue;
     out.push({ ...f, action: (known && known.action !== 'deleted') || !added.has(rel) ? 'modified' : 'created' });
   }
   return out;

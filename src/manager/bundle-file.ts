@@ -95,14 +95,26 @@ export function decodeBundle(text: string, file: string): BundleBody {
   } catch {
     throw corrupt(file, 'its body is not JSON');
   }
-  if (body?.format !== BUNDLE_FORMAT) throw corrupt(file, `it is not a baton session bundle (format ${JSON.stringify(body?.format)})`);
+  if (body?.format !== BUNDLE_FORMAT)
+    throw corrupt(file, `it is not a baton session bundle (format ${JSON.stringify(body?.format)})`);
   if (typeof body.v !== 'number' || body.v > BUNDLE_VERSION) {
-    throw new BatonError('UNSUPPORTED_VERSION', `The bundle ${file} has format version ${String(body.v)}, written by baton ${String(body.baton)}; this baton reads up to ${BUNDLE_VERSION}.`, {
-      hint: 'Upgrade baton on this machine (npm install -g baton-sessions@latest), then import again.',
-      details: { file, v: body.v, baton: body.baton ?? null },
-    });
+    throw new BatonError(
+      'UNSUPPORTED_VERSION',
+      `The bundle ${file} has format version ${String(body.v)}, written by baton ${String(body.baton)}; this baton reads up to ${BUNDLE_VERSION}.`,
+      {
+        hint: 'Upgrade baton on this machine (npm install -g baton-sessions@latest), then import again.',
+        details: { file, v: body.v, baton: body.baton ?? null },
+      },
+    );
   }
-  if (typeof body.sessionId !== 'string' || !Array.isArray(body.events) || !Array.isArray(body.checkpoints) || !Array.isArray(body.relative) || typeof body.stepResults !== 'object' || body.stepResults === null) {
+  if (
+    typeof body.sessionId !== 'string' ||
+    !Array.isArray(body.events) ||
+    !Array.isArray(body.checkpoints) ||
+    !Array.isArray(body.relative) ||
+    typeof body.stepResults !== 'object' ||
+    body.stepResults === null
+  ) {
     throw corrupt(file, 'its body lacks the session id, events, checkpoints, step results or path list');
   }
   return body as BundleBody;
@@ -142,10 +154,12 @@ export function relativize(value: unknown, root: string, at: BundlePointer = [])
 export function reroot(body: BundleBody, root: string, file: string): void {
   for (const p of body.relative) {
     let parent: unknown = body;
-    for (const k of p.slice(0, -1)) parent = parent && typeof parent === 'object' ? (parent as Record<string | number, unknown>)[k] : undefined;
+    for (const k of p.slice(0, -1))
+      parent = parent && typeof parent === 'object' ? (parent as Record<string | number, unknown>)[k] : undefined;
     const last = p[p.length - 1];
     const holder = parent as Record<string | number, unknown> | null;
-    if (last === undefined || !holder || typeof holder !== 'object' || typeof holder[last] !== 'string') throw corrupt(file, `its path list names ${JSON.stringify(p)}, which holds no path`);
+    if (last === undefined || !holder || typeof holder !== 'object' || typeof holder[last] !== 'string')
+      throw corrupt(file, `its path list names ${JSON.stringify(p)}, which holds no path`);
     const rel = holder[last] as string;
     holder[last] = rel === '.' ? root : path.join(root, ...rel.split('/'));
   }

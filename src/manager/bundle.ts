@@ -106,15 +106,26 @@ function realOr(p: string): string {
 /** What the receiver runs: fetch the branch (when the sender had one), import, resume. */
 function nextSteps(id: string, git: BundleBody['source']['git'], file: string): string[] {
   const steps: string[] = [];
-  if (git?.branch) steps.push(`git fetch origin ${git.branch} && git switch ${git.branch}${git.head ? `   # the sender was at ${git.head.slice(0, 12)}` : ''}`);
+  if (git?.branch)
+    steps.push(
+      `git fetch origin ${git.branch} && git switch ${git.branch}${git.head ? `   # the sender was at ${git.head.slice(0, 12)}` : ''}`,
+    );
   else if (git?.head) steps.push(`git fetch origin && git switch --detach ${git.head}`);
   steps.push(`baton import ${file}   # add --as NEW_ID if ${id} is taken here`);
   steps.push(`baton resume ${id} --apply   # without --apply: only shows the plan`);
   return steps;
 }
 
-function receiving(id: string, title: string, git: BundleBody['source']['git'], rootName: string, file: string): string {
-  const where = git ? ` on branch \`${git.branch ?? '(detached)'}\`${git.head ? ` at \`${git.head.slice(0, 12)}\`` : ''}` : '';
+function receiving(
+  id: string,
+  title: string,
+  git: BundleBody['source']['git'],
+  rootName: string,
+  file: string,
+): string {
+  const where = git
+    ? ` on branch \`${git.branch ?? '(detached)'}\`${git.head ? ` at \`${git.head.slice(0, 12)}\`` : ''}`
+    : '';
   return [
     '## Receiving this session',
     '',
@@ -140,10 +151,18 @@ function toNew(e: StoredEvent): NewEvent {
  * relative to it; the bundle names the sender's git branch and HEAD. A damaged checkpoint is
  * left out and named in the result.
  */
-export async function exportBundle(m: BundleManager, id: string, file: string, o: BundleOptions): Promise<BundleExportResult> {
+export async function exportBundle(
+  m: BundleManager,
+  id: string,
+  file: string,
+  o: BundleOptions,
+): Promise<BundleExportResult> {
   const state = await m.get(id);
   const abs = path.resolve(o.cwd, file);
-  if (fs.existsSync(abs) && fs.statSync(abs).isDirectory()) throw new BatonError('BAD_INPUT', `--bundle ${abs} is a folder; a bundle is one file.`, { hint: 'Give the bundle a file name, e.g. session.baton.json.' });
+  if (fs.existsSync(abs) && fs.statSync(abs).isDirectory())
+    throw new BatonError('BAD_INPUT', `--bundle ${abs} is a folder; a bundle is one file.`, {
+      hint: 'Give the bundle a file name, e.g. session.baton.json.',
+    });
   const root = rootOf(m, o);
   const events = structuredClone(await m.log(id)) as StoredEvent[];
   const reads = await m.store.listCheckpoints(id);
@@ -161,9 +180,14 @@ export async function exportBundle(m: BundleManager, id: string, file: string, o
     if (text !== null) stepResults[step.resultRef.sha256] = text;
   }
   const relative = [];
-  for (const r of [...new Set([root, realOr(root)])]) relative.push(...relativize(events, r, ['events']), ...relativize(checkpoints, r, ['checkpoints']));
+  for (const r of [...new Set([root, realOr(root)])])
+    relative.push(...relativize(events, r, ['events']), ...relativize(checkpoints, r, ['checkpoints']));
   const git = m.workspace?.gitInfo() ?? null;
-  const source = { rootName: path.basename(root), git: git ? { branch: git.branch, head: git.head } : null, archived: state.archived };
+  const source = {
+    rootName: path.basename(root),
+    git: git ? { branch: git.branch, head: git.head } : null,
+    archived: state.archived,
+  };
   let briefing = (await m.recovery.handoff(id)).markdown.trimEnd();
   // The briefing is text for a person: paths under the root read relative to it, as the rest.
   for (const r of [...new Set([root, realOr(root)])]) briefing = briefing.split(`${r}${path.sep}`).join('');
@@ -185,7 +209,18 @@ export async function exportBundle(m: BundleManager, id: string, file: string, o
   const { text, sha256 } = encodeBundle(body);
   fs.mkdirSync(path.dirname(abs), { recursive: true });
   atomicWrite(abs, text);
-  return { id, file: abs, bytes: Buffer.byteLength(text), sha256, events: events.length, checkpoints: checkpoints.length, skippedCheckpoints: skipped, stepResults: Object.keys(stepResults).length, relativePaths: relative.length, git: source.git };
+  return {
+    id,
+    file: abs,
+    bytes: Buffer.byteLength(text),
+    sha256,
+    events: events.length,
+    checkpoints: checkpoints.length,
+    skippedCheckpoints: skipped,
+    stepResults: Object.keys(stepResults).length,
+    relativePaths: relative.length,
+    git: source.git,
+  };
 }
 
 /** Options of {@link importBundle}. */
@@ -204,8 +239,13 @@ function readBundleText(file: string): string {
     return fs.readFileSync(file, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new BatonError('NOT_FOUND', `There is no bundle at ${file}.`, { hint: 'Check the path of the bundle file the sender exported.' });
-    throw new BatonError('BAD_INPUT', `The bundle ${file} cannot be read: ${(e as Error).message}`, { hint: 'Check the file and its permissions.' });
+    if (code === 'ENOENT')
+      throw new BatonError('NOT_FOUND', `There is no bundle at ${file}.`, {
+        hint: 'Check the path of the bundle file the sender exported.',
+      });
+    throw new BatonError('BAD_INPUT', `The bundle ${file} cannot be read: ${(e as Error).message}`, {
+      hint: 'Check the file and its permissions.',
+    });
   }
 }
 
@@ -213,7 +253,12 @@ function readBundleText(file: string): string {
 function checkpointsOf(body: BundleBody, id: string, file: string): ReturnType<typeof checkpointFromRecord>[] {
   return body.checkpoints.map((r) => {
     const cp = checkpointFromRecord(r, body.sessionId, String(r.id));
-    if (typeof cp === 'string') throw new BatonError('CORRUPT', `The bundle ${file} holds checkpoint ${String(r.id)}, which ${cp}. Nothing was imported.`, { hint: 'Ask the sender to export the session again.' });
+    if (typeof cp === 'string')
+      throw new BatonError(
+        'CORRUPT',
+        `The bundle ${file} holds checkpoint ${String(r.id)}, which ${cp}. Nothing was imported.`,
+        { hint: 'Ask the sender to export the session again.' },
+      );
     return { ...cp, sessionId: id, state: { ...cp.state, id } as SessionState };
   });
 }
@@ -225,7 +270,11 @@ function checkpointsOf(body: BundleBody, id: string, file: string): ReturnType<t
  * `EXISTS` when a session of that id exists, unless `as` gives another id or `replace`
  * deletes the existing one. It becomes the active session only with `switch`.
  */
-export async function importBundle(m: BundleManager, file: string, o: BundleImportOptions): Promise<BundleImportResult> {
+export async function importBundle(
+  m: BundleManager,
+  file: string,
+  o: BundleImportOptions,
+): Promise<BundleImportResult> {
   const abs = path.resolve(o.cwd, file);
   const body = decodeBundle(readBundleText(abs), abs);
   const id = validateId(o.as ?? body.sessionId, o.as !== undefined ? '--as' : 'session id');
@@ -255,7 +304,21 @@ export async function importBundle(m: BundleManager, file: string, o: BundleImpo
     active = true;
   }
   const next = nextSteps(id, body.source.git, path.basename(abs)).filter((s) => !s.startsWith('baton import'));
-  return { id, bundledId: body.sessionId, file: abs, revision: state.revision, events: events.length, checkpoints: checkpoints.length, stepResults: Object.keys(body.stepResults).length, root, relativePaths: body.relative.length, replaced, active, git: body.source.git, next };
+  return {
+    id,
+    bundledId: body.sessionId,
+    file: abs,
+    revision: state.revision,
+    events: events.length,
+    checkpoints: checkpoints.length,
+    stepResults: Object.keys(body.stepResults).length,
+    root,
+    relativePaths: body.relative.length,
+    replaced,
+    active,
+    git: body.source.git,
+    next,
+  };
 }
 
 /** The handoff Markdown inside bundle `file`, verified as {@link importBundle} does, without importing anything. */

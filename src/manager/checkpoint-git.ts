@@ -38,57 +38,84 @@ export function resetToCheckpoint(ws: Workspace | null, cp: Checkpoint, force: b
   const where = ws ? ws.root : 'this workspace';
   const st = ws ? ws.git.status() : null;
   if (!ws || !st) {
-    throw new BatonError('BAD_INPUT', `${where} is not inside a git work tree (or git is not installed), so --git has nothing to reset.`, {
-      hint: hint('restore.without-git', { checkpoint: cp.id }),
-    });
+    throw new BatonError(
+      'BAD_INPUT',
+      `${where} is not inside a git work tree (or git is not installed), so --git has nothing to reset.`,
+      {
+        hint: hint('restore.without-git', { checkpoint: cp.id }),
+      },
+    );
   }
   if (!cp.git || !cp.git.head) {
-    throw new BatonError('BAD_INPUT', `Checkpoint ${cp.id} was taken ${cp.git ? 'in a repository without commits' : 'outside a git work tree'}; it has no commit to reset to.`, {
-      hint: hint('restore.without-git', { checkpoint: cp.id }),
-      details: { checkpointId: cp.id },
-    });
+    throw new BatonError(
+      'BAD_INPUT',
+      `Checkpoint ${cp.id} was taken ${cp.git ? 'in a repository without commits' : 'outside a git work tree'}; it has no commit to reset to.`,
+      {
+        hint: hint('restore.without-git', { checkpoint: cp.id }),
+        details: { checkpointId: cp.id },
+      },
+    );
   }
   const commit = cp.git.head;
   const tracked = ws.git.trackedStoreFiles(st.top);
   if (tracked.length) {
-    throw new BatonError('BAD_INPUT', `git tracks files of the baton store (${tracked.slice(0, 3).join(', ')}${tracked.length > 3 ? ', …' : ''}); a reset would rewind baton's own journal.`, {
-      hint: hint('restore.untrack-store'),
-      details: { tracked: tracked.slice(0, 20) },
-    });
+    throw new BatonError(
+      'BAD_INPUT',
+      `git tracks files of the baton store (${tracked.slice(0, 3).join(', ')}${tracked.length > 3 ? ', …' : ''}); a reset would rewind baton's own journal.`,
+      {
+        hint: hint('restore.untrack-store'),
+        details: { tracked: tracked.slice(0, 20) },
+      },
+    );
   }
   if (cp.git.branch !== null && st.branch !== cp.git.branch) {
-    throw new BatonError('CONFLICT', `The work tree is ${st.branch ? `on branch ${st.branch}` : 'on a detached HEAD'}; checkpoint ${cp.id} was taken on branch ${cp.git.branch}.`, {
-      hint: `Switch first (\`git switch ${cp.git.branch}\`), then run the restore again; baton does not move another branch.`,
-      details: { branch: st.branch, checkpointBranch: cp.git.branch },
-    });
+    throw new BatonError(
+      'CONFLICT',
+      `The work tree is ${st.branch ? `on branch ${st.branch}` : 'on a detached HEAD'}; checkpoint ${cp.id} was taken on branch ${cp.git.branch}.`,
+      {
+        hint: `Switch first (\`git switch ${cp.git.branch}\`), then run the restore again; baton does not move another branch.`,
+        details: { branch: st.branch, checkpointBranch: cp.git.branch },
+      },
+    );
   }
-  const snapshot = cp.git.dirty ? cp.git.snapshot ?? null : null;
+  const snapshot = cp.git.dirty ? (cp.git.snapshot ?? null) : null;
   if (cp.git.dirty && snapshot === null) {
     // Resetting to HEAD would drop the uncommitted work the checkpoint was taken on.
-    throw new BatonError('BAD_INPUT', `Checkpoint ${cp.id} was taken on a work tree with uncommitted changes, and holds no copy of them (${cp.git.snapshot === null ? 'the copy could not be made' : 'taken by an older baton'}); resetting to its commit ${commit.slice(0, 12)} would remove that work.`, {
-      hint: hint('restore.without-git', { checkpoint: cp.id }),
-      details: { checkpointId: cp.id, commit, dirty: true, snapshot: null },
-    });
+    throw new BatonError(
+      'BAD_INPUT',
+      `Checkpoint ${cp.id} was taken on a work tree with uncommitted changes, and holds no copy of them (${cp.git.snapshot === null ? 'the copy could not be made' : 'taken by an older baton'}); resetting to its commit ${commit.slice(0, 12)} would remove that work.`,
+      {
+        hint: hint('restore.without-git', { checkpoint: cp.id }),
+        details: { checkpointId: cp.id, commit, dirty: true, snapshot: null },
+      },
+    );
   }
   for (const c of snapshot === null ? [commit] : [commit, snapshot]) {
     if (!ws.git.hasCommit(c)) {
-      throw new BatonError('NOT_FOUND', `${c === commit ? 'Commit' : 'The copy of the work tree'} ${c} of checkpoint ${cp.id} is not in this repository.`, {
-        hint: hint('restore.commit-missing', { checkpoint: cp.id }),
-        details: { commit: c },
-      });
+      throw new BatonError(
+        'NOT_FOUND',
+        `${c === commit ? 'Commit' : 'The copy of the work tree'} ${c} of checkpoint ${cp.id} is not in this repository.`,
+        {
+          hint: hint('restore.commit-missing', { checkpoint: cp.id }),
+          details: { commit: c },
+        },
+      );
     }
   }
   if (st.dirty.length && !force) {
     const shown = st.dirty.slice(0, 5).join(', ');
-    throw new BatonError('CONFLICT', `The work tree has uncommitted changes (${st.dirty.length} path(s): ${shown}${st.dirty.length > 5 ? ', …' : ''}); restoring would replace them.`, {
-      hint: hint('restore.dirty-tree'),
-      details: { dirty: st.dirty.slice(0, 100) },
-    });
+    throw new BatonError(
+      'CONFLICT',
+      `The work tree has uncommitted changes (${st.dirty.length} path(s): ${shown}${st.dirty.length > 5 ? ', …' : ''}); restoring would replace them.`,
+      {
+        hint: hint('restore.dirty-tree'),
+        details: { dirty: st.dirty.slice(0, 100) },
+      },
+    );
   }
   const kept = st.dirty.length ? keepDiscarded(ws, st, cp) : null;
   ws.git.restoreTree(commit, snapshot, cp.git.branch === null);
   return { commit, previousHead: st.head, snapshot, ...(kept ? { saved: kept } : {}) };
-
 }
 
 /**
@@ -97,7 +124,11 @@ export function resetToCheckpoint(ws: Workspace | null, cp: Checkpoint, force: b
  */
 function keepDiscarded(ws: Workspace, st: GitStatus, cp: Checkpoint): string | null {
   try {
-    const saved = ws.git.snapshot(st.top, st.head, `baton: the work tree before restoring checkpoint ${cp.id} of session ${cp.sessionId}`);
+    const saved = ws.git.snapshot(
+      st.top,
+      st.head,
+      `baton: the work tree before restoring checkpoint ${cp.id} of session ${cp.sessionId}`,
+    );
     ws.git.keepRef(`refs/baton/${cp.sessionId}/before-restore-${saved.slice(0, 12)}`, saved);
     return saved;
   } catch {
@@ -115,9 +146,14 @@ export function gitCopiesOf(ws: Workspace, reads: CheckpointRead[], max = MAX_GI
   for (const r of reads.filter((x) => x.valid).reverse()) {
     if (out.length >= max) break;
     const { git, files } = r.checkpoint;
-    const commit = git ? (git.dirty ? git.snapshot ?? null : git.head) : null;
+    const commit = git ? (git.dirty ? (git.snapshot ?? null) : git.head) : null;
     if (!commit || !files.length || !ws.git.hasCommit(commit)) continue;
-    const held = new Set(ws.git.pathsIn(commit, files.map((f) => f.path)));
+    const held = new Set(
+      ws.git.pathsIn(
+        commit,
+        files.map((f) => f.path),
+      ),
+    );
     const map = Object.fromEntries(files.filter((f) => held.has(f.path)).map((f) => [f.path, f.sha256]));
     if (Object.keys(map).length) out.push({ checkpointId: r.checkpoint.id, commit, files: map });
   }

@@ -118,7 +118,8 @@ export class Checkpoints {
    */
   async create(sessionId: string, input: { name?: string | null } = {}, o: ChangeOptions = {}): Promise<CreateResult> {
     const state = await this.m.get(sessionId);
-    if (o.expectedRevision !== undefined && o.expectedRevision !== state.revision) throw revisionConflict(sessionId, o.expectedRevision, state.revision);
+    if (o.expectedRevision !== undefined && o.expectedRevision !== state.revision)
+      throw revisionConflict(sessionId, o.expectedRevision, state.revision);
     return this.take(state, { name: input.name ?? null, trigger: 'manual', phaseId: null }, o);
   }
 
@@ -137,19 +138,29 @@ export class Checkpoints {
   }
 
   /** Checks one checkpoint; `valid: false` names the problem and offers the previous valid one. */
-  async validate(sessionId: string, checkpointId: string): Promise<{ info: CheckpointInfo; valid: boolean; problem: string | null; fallback: CheckpointInfo | null }> {
+  async validate(
+    sessionId: string,
+    checkpointId: string,
+  ): Promise<{ info: CheckpointInfo; valid: boolean; problem: string | null; fallback: CheckpointInfo | null }> {
     const { detail: d } = await this.detail(sessionId, checkpointId);
     return { info: d.info, valid: d.info.valid, problem: d.info.problem ?? null, fallback: d.fallback };
   }
 
   /** The checkpoint, or `CORRUPT` naming the problem and the previous valid one. */
-  async require(sessionId: string, checkpointId: string): Promise<{ checkpoint: Checkpoint; info: CheckpointInfo; all: CheckpointInfo[] }> {
+  async require(
+    sessionId: string,
+    checkpointId: string,
+  ): Promise<{ checkpoint: Checkpoint; info: CheckpointInfo; all: CheckpointInfo[] }> {
     const { detail: d, all } = await this.detail(sessionId, checkpointId, false);
     if (!d.checkpoint) throw corrupt(sessionId, d.info, d.fallback);
     return { checkpoint: d.checkpoint, info: d.info, all };
   }
 
-  private async detail(sessionId: string, checkpointId: string, withDrift = true): Promise<{ detail: CheckpointDetail; all: CheckpointInfo[]; reads: CheckpointRead[] }> {
+  private async detail(
+    sessionId: string,
+    checkpointId: string,
+    withDrift = true,
+  ): Promise<{ detail: CheckpointDetail; all: CheckpointInfo[]; reads: CheckpointRead[] }> {
     validateId(checkpointId, 'checkpoint id');
     const state = await this.m.get(sessionId);
     const reads = await this.m.store.listCheckpoints(sessionId);
@@ -175,15 +186,20 @@ export class Checkpoints {
   async restore(sessionId: string, checkpointId: string, o: RestoreOptions = {}): Promise<RestoreResult> {
     const state = await this.m.get(sessionId);
     assertWritable(state);
-    if (o.expectedRevision !== undefined && o.expectedRevision !== state.revision) throw revisionConflict(sessionId, o.expectedRevision, state.revision);
+    if (o.expectedRevision !== undefined && o.expectedRevision !== state.revision)
+      throw revisionConflict(sessionId, o.expectedRevision, state.revision);
     const { detail: d, all, reads } = await this.detail(sessionId, checkpointId, false);
     if (!d.checkpoint) throw corrupt(sessionId, d.info, d.fallback);
     const cp = d.checkpoint;
     if (cp.revision > state.revision) {
-      throw new BatonError('CORRUPT', `Checkpoint ${cp.id} is at revision ${cp.revision}, past session ${sessionId}'s journal end (${state.revision}).`, {
-        hint: hint('checkpoint.inspect-log'),
-        details: { sessionId, checkpointId: cp.id, revision: cp.revision, journalRevision: state.revision },
-      });
+      throw new BatonError(
+        'CORRUPT',
+        `Checkpoint ${cp.id} is at revision ${cp.revision}, past session ${sessionId}'s journal end (${state.revision}).`,
+        {
+          hint: hint('checkpoint.inspect-log'),
+          details: { sessionId, checkpointId: cp.id, revision: cp.revision, journalRevision: state.revision },
+        },
+      );
     }
     let git: RestoreResult['git'] = null;
     if (o.git) git = resetToCheckpoint(this.deps.workspace, cp, o.force === true);
@@ -196,18 +212,31 @@ export class Checkpoints {
           assertWritable(s);
           const ids = new Set([...fileIds, ...(s.checkpoints ?? []).map((c) => c.id)]);
           const supersedes = [...ids].filter((id) => compareCheckpointIds(id, cp.id) > 0).sort(compareCheckpointIds);
-          const events = [draft('checkpoint.restored', { checkpointId: cp.id, name: cp.name, revision: cp.revision, state: cp.state, supersedes, git })];
+          const events = [
+            draft('checkpoint.restored', {
+              checkpointId: cp.id,
+              name: cp.name,
+              revision: cp.revision,
+              state: cp.state,
+              supersedes,
+              git,
+            }),
+          ];
           return { events, result: supersedes };
         },
         o,
       );
     } catch (e) {
       if (git && isBatonError(e)) {
-        throw new BatonError(e.code, `${e.message} The work tree was already reset to ${git.commit}, but the session was not restored.`, {
-          hint: hint('restore.record-after-git', { checkpoint: cp.id, session: sessionId }),
-          details: { ...e.details, gitCommit: git.commit, previousHead: git.previousHead },
-          cause: e,
-        });
+        throw new BatonError(
+          e.code,
+          `${e.message} The work tree was already reset to ${git.commit}, but the session was not restored.`,
+          {
+            hint: hint('restore.record-after-git', { checkpoint: cp.id, session: sessionId }),
+            details: { ...e.details, gitCommit: git.commit, previousHead: git.previousHead },
+            cause: e,
+          },
+        );
       }
       throw e;
     }
@@ -227,7 +256,11 @@ export class Checkpoints {
     const phase = r.state.phases.find((p) => p.id === done.data.phaseId);
     try {
       const { expectedRevision: _strict, ...rest } = o;
-      return await this.take(r.state, { name: `${phase?.name ?? done.data.phaseId} done`, trigger: 'phase', phaseId: done.data.phaseId }, rest);
+      return await this.take(
+        r.state,
+        { name: `${phase?.name ?? done.data.phaseId} done`, trigger: 'phase', phaseId: done.data.phaseId },
+        rest,
+      );
     } catch (e) {
       if (!isBatonError(e)) throw e;
       this.deps.onWarning(`Automatic checkpoint after phase ${done.data.phaseId} was not taken: ${e.message}`);
@@ -247,12 +280,28 @@ export class Checkpoints {
    * in between leaves a checkpoint the journal knows but whose file is missing, which the
    * listing reports as invalid (never a silent gap).
    */
-  private async take(base: SessionState, what: { name: string | null; trigger: 'manual' | 'phase'; phaseId: string | null }, o: ChangeOptions): Promise<CreateResult> {
+  private async take(
+    base: SessionState,
+    what: { name: string | null; trigger: 'manual' | 'phase'; phaseId: string | null },
+    o: ChangeOptions,
+  ): Promise<CreateResult> {
     assertWritable(base);
-    const name = what.name === null ? `revision ${base.revision}` : text(what.name, 'checkpoint name', { max: MAX_CHECKPOINT_NAME });
-    if (/[\r\n]/.test(name)) throw new BatonError('BAD_INPUT', 'A checkpoint name is one line.', { hint: 'Drop the line breaks from the name.' });
+    const name =
+      what.name === null
+        ? `revision ${base.revision}`
+        : text(what.name, 'checkpoint name', { max: MAX_CHECKPOINT_NAME });
+    if (/[\r\n]/.test(name))
+      throw new BatonError('BAD_INPUT', 'A checkpoint name is one line.', {
+        hint: 'Drop the line breaks from the name.',
+      });
     const ws = this.deps.workspace;
-    const git = ws ? ws.gitState(`baton checkpoint of session ${base.id}: ${name}`, (e) => this.deps.onWarning(`The work tree could not be copied for the checkpoint (restore --git will refuse it): ${isBatonError(e) ? e.message : String(e)}`)) : null;
+    const git = ws
+      ? ws.gitState(`baton checkpoint of session ${base.id}: ${name}`, (e) =>
+          this.deps.onWarning(
+            `The work tree could not be copied for the checkpoint (restore --git will refuse it): ${isBatonError(e) ? e.message : String(e)}`,
+          ),
+        )
+      : null;
     const hashes = new Map<string, CheckpointFile>();
     const measure = (p: string): CheckpointFile => {
       let f = hashes.get(p);
@@ -267,8 +316,31 @@ export class Checkpoints {
       (s) => {
         assertWritable(s);
         const id = validateId(`cp-${nextNumber((s.checkpoints ?? []).map((c) => c.id))}-${slug}`, 'checkpoint id');
-        cp = { id, sessionId: s.id, name, createdAt, revision: s.revision, state: s, git, files: recordedPaths(s).map(measure), trigger: what.trigger, phaseId: what.phaseId };
-        return { events: [draft('checkpoint.created', { checkpointId: id, name, revision: s.revision, trigger: what.trigger, phaseId: what.phaseId, git })], result: undefined };
+        cp = {
+          id,
+          sessionId: s.id,
+          name,
+          createdAt,
+          revision: s.revision,
+          state: s,
+          git,
+          files: recordedPaths(s).map(measure),
+          trigger: what.trigger,
+          phaseId: what.phaseId,
+        };
+        return {
+          events: [
+            draft('checkpoint.created', {
+              checkpointId: id,
+              name,
+              revision: s.revision,
+              trigger: what.trigger,
+              phaseId: what.phaseId,
+              git,
+            }),
+          ],
+          result: undefined,
+        };
       },
       o,
     );
@@ -278,21 +350,32 @@ export class Checkpoints {
         ws.git.keepRef(checkpointRef(base.id, checkpoint.id), git.snapshot);
       } catch (e) {
         // Still restorable while git keeps the unreferenced commit (two weeks by default).
-        this.deps.onWarning(`The copy of the work tree of checkpoint ${checkpoint.id} (${git.snapshot}) is not kept under a ref: ${isBatonError(e) ? e.message : String(e)}`);
+        this.deps.onWarning(
+          `The copy of the work tree of checkpoint ${checkpoint.id} (${git.snapshot}) is not kept under a ref: ${isBatonError(e) ? e.message : String(e)}`,
+        );
       }
     }
     try {
       await this.m.store.saveCheckpoint(base.id, checkpoint);
     } catch (e) {
       if (!isBatonError(e)) throw e;
-      throw new BatonError(e.code, `Checkpoint ${checkpoint.id} was recorded in the journal, but its file could not be saved: ${e.message}`, {
-        hint: 'It is listed as invalid; fix the cause and take a new checkpoint.',
-        details: { ...e.details, checkpointId: checkpoint.id },
-        cause: e,
-      });
+      throw new BatonError(
+        e.code,
+        `Checkpoint ${checkpoint.id} was recorded in the journal, but its file could not be saved: ${e.message}`,
+        {
+          hint: 'It is listed as invalid; fix the cause and take a new checkpoint.',
+          details: { ...e.details, checkpointId: checkpoint.id },
+          cause: e,
+        },
+      );
     }
     const ref = (r.state.checkpoints ?? []).find((c) => c.id === checkpoint.id);
-    return { info: infoOf({ id: checkpoint.id, valid: true, checkpoint }, ref), checkpoint, state: r.state, events: r.events };
+    return {
+      info: infoOf({ id: checkpoint.id, valid: true, checkpoint }, ref),
+      checkpoint,
+      state: r.state,
+      events: r.events,
+    };
   }
 
   private drift(cp: Checkpoint): FileDrift[] {
@@ -300,7 +383,13 @@ export class Checkpoints {
     return cp.files.map((f) => {
       const now = ws.hashFile(f.path);
       const status: FileDrift['status'] =
-        f.sha256 === now.sha256 ? 'unchanged' : f.sha256 === null ? 'appeared' : now.sha256 === null ? 'missing' : 'changed';
+        f.sha256 === now.sha256
+          ? 'unchanged'
+          : f.sha256 === null
+            ? 'appeared'
+            : now.sha256 === null
+              ? 'missing'
+              : 'changed';
       return { ...f, now: { sha256: now.sha256, size: now.size }, status };
     });
   }
@@ -311,7 +400,8 @@ export class Checkpoints {
     const out = reads.map((r) => infoOf(r, refs.get(r.id)));
     const seen = new Set(reads.map((r) => r.id));
     for (const ref of refs.values()) {
-      if (!seen.has(ref.id)) out.push(infoOf({ id: ref.id, valid: false, problem: MISSING_FILE, modifiedAt: null }, ref));
+      if (!seen.has(ref.id))
+        out.push(infoOf({ id: ref.id, valid: false, problem: MISSING_FILE, modifiedAt: null }, ref));
     }
     return out.sort((a, b) => compareCheckpointIds(a.id, b.id));
   }
@@ -324,7 +414,12 @@ function infoOf(read: CheckpointRead, ref: CheckpointRef | undefined): Checkpoin
   let r = read;
   // A file that checks out but is not the checkpoint the journal recorded under its id.
   if (r.valid && ref && ref.revision !== r.checkpoint.revision) {
-    r = { id: r.id, valid: false, problem: `holds revision ${r.checkpoint.revision}, but the journal recorded it at revision ${ref.revision}`, modifiedAt: r.checkpoint.createdAt };
+    r = {
+      id: r.id,
+      valid: false,
+      problem: `holds revision ${r.checkpoint.revision}, but the journal recorded it at revision ${ref.revision}`,
+      modifiedAt: r.checkpoint.createdAt,
+    };
   }
   if (r.valid) {
     const c = r.checkpoint;
@@ -376,7 +471,9 @@ export function recordedPaths(s: SessionState): string[] {
   const set = new Set<string>();
   for (const p of s.phases) for (const f of p.files) set.add(f.path);
   const loose = s.metadata['looseFiles'];
-  if (Array.isArray(loose)) for (const f of loose) if (f && typeof (f as { path?: unknown }).path === 'string') set.add((f as { path: string }).path);
+  if (Array.isArray(loose))
+    for (const f of loose)
+      if (f && typeof (f as { path?: unknown }).path === 'string') set.add((f as { path: string }).path);
   return [...set].sort();
 }
 
@@ -409,25 +506,40 @@ function byIdOrPrefix(sessionId: string, ref: string, all: CheckpointInfo[]): Ch
   const matches = whole.length === 1 ? whole : starting;
   if (matches.length === 1) return matches[0]!;
   if (!matches.length) throw checkpointMissing(sessionId, ref, all);
-  throw new BatonError('BAD_INPUT', `Checkpoint ${JSON.stringify(ref)} of session ${sessionId} is ambiguous: it matches ${matches.map((c) => c.id).join(', ')}.`, {
-    hint: 'Give more of the id, or the whole id.',
-    details: { sessionId, checkpointId: ref, matches: matches.map((c) => c.id) },
-  });
+  throw new BatonError(
+    'BAD_INPUT',
+    `Checkpoint ${JSON.stringify(ref)} of session ${sessionId} is ambiguous: it matches ${matches.map((c) => c.id).join(', ')}.`,
+    {
+      hint: 'Give more of the id, or the whole id.',
+      details: { sessionId, checkpointId: ref, matches: matches.map((c) => c.id) },
+    },
+  );
 }
 
 function checkpointMissing(sessionId: string, id: string, all: CheckpointInfo[]): BatonError {
   return new BatonError('NOT_FOUND', `Session ${sessionId} has no checkpoint ${JSON.stringify(id)}.`, {
-    hint: all.length ? hint('checkpoint.list-some', { checkpoints: all.slice(-10).map((c) => c.id) }) : hint('checkpoint.take-first'),
+    hint: all.length
+      ? hint('checkpoint.list-some', { checkpoints: all.slice(-10).map((c) => c.id) })
+      : hint('checkpoint.take-first'),
     details: { sessionId, checkpointId: id },
   });
 }
 
 /** `CORRUPT` for a damaged checkpoint, naming the problem and the previous valid one. */
 export function corrupt(sessionId: string, info: CheckpointInfo, fallback: CheckpointInfo | null): BatonError {
-  return new BatonError('CORRUPT', `Checkpoint ${info.id} of session ${sessionId} is damaged: ${info.problem ?? 'unreadable'}.`, {
-    hint: fallback
-      ? hint('checkpoint.previous-valid', { checkpoint: fallback.id, name: fallback.name, revision: fallback.revision, superseded: fallback.superseded })
-      : hint('checkpoint.take-new'),
-    details: { sessionId, checkpointId: info.id, problem: info.problem ?? null, fallback: fallback?.id ?? null },
-  });
+  return new BatonError(
+    'CORRUPT',
+    `Checkpoint ${info.id} of session ${sessionId} is damaged: ${info.problem ?? 'unreadable'}.`,
+    {
+      hint: fallback
+        ? hint('checkpoint.previous-valid', {
+            checkpoint: fallback.id,
+            name: fallback.name,
+            revision: fallback.revision,
+            superseded: fallback.superseded,
+          })
+        : hint('checkpoint.take-new'),
+      details: { sessionId, checkpointId: info.id, problem: info.problem ?? null, fallback: fallback?.id ?? null },
+    },
+  );
 }

@@ -57,7 +57,9 @@ async function claimCandidates(m: SessionManager, agent: string | null = null): 
   // candidate at once instead of when the lease expires.
   const leases = new Leases(m);
   let ended = false;
-  for (const r of rows) if (r.status === 'active' && !r.archived && r.leaseToken) ended = (await leases.endGoneHolder(r.id, agent)) !== null || ended;
+  for (const r of rows)
+    if (r.status === 'active' && !r.archived && r.leaseToken)
+      ended = (await leases.endGoneHolder(r.id, agent)) !== null || ended;
   if (ended) rows = await m.list();
   const when = (r: SessionSummary): string => r.cause?.at ?? r.updatedAt;
   return rows
@@ -76,10 +78,12 @@ async function claimCandidates(m: SessionManager, agent: string | null = null): 
 async function claimOrder(m: SessionManager, agent: string | null): Promise<SessionSummary[]> {
   // A run that died on this machine leaves a live lease behind: ended now (as in claimCandidates).
   const leases = new Leases(m);
-  for (const r of await m.list({ status: 'active', recheck: false })) if (!r.archived && r.leaseToken) await leases.endGoneHolder(r.id, agent);
+  for (const r of await m.list({ status: 'active', recheck: false }))
+    if (!r.archived && r.leaseToken) await leases.endGoneHolder(r.id, agent);
   const now = Date.parse(m.time());
   const rows = await m.list({ claimable: true, recheck: false });
-  const lapsed = (r: SessionSummary): boolean => r.status === 'active' && !!r.leaseExpiresAt && Date.parse(r.leaseExpiresAt) <= now;
+  const lapsed = (r: SessionSummary): boolean =>
+    r.status === 'active' && !!r.leaseExpiresAt && Date.parse(r.leaseExpiresAt) <= now;
   const when = (r: SessionSummary): string => (lapsed(r) ? r.leaseExpiresAt! : (r.cause?.at ?? r.updatedAt));
   const sorted = rows
     .filter((r) => (r.status === 'interrupted' || lapsed(r)) && !r.archived)
@@ -130,15 +134,37 @@ async function tryClaim(m: SessionManager, id: string, o: ClaimOptions): Promise
       (base) => {
         // `base` already has an expired lease written down (interrupted, lease-expired).
         if (base.status !== 'interrupted' || base.archived) {
-          throw new BatonError('LOCKED', `Session ${id} no longer needs a worker (it is ${base.status}).`, { hint: 'Claim another one.' });
+          throw new BatonError('LOCKED', `Session ${id} no longer needs a worker (it is ${base.status}).`, {
+            hint: 'Claim another one.',
+          });
         }
         seen.cause = base.statusCause;
         const now = m.time();
         const resumed = decideSession(base, 'resume');
         const origin = m.origin;
-        const after = fold(base, resumed.map((d, i) => ({ ...d, time: now, actor: { agent: o.agent ?? null, ...origin }, seq: base.revision + i + 1 }) as StoredEvent), id)!;
+        const after = fold(
+          base,
+          resumed.map(
+            (d, i) =>
+              ({
+                ...d,
+                time: now,
+                actor: { agent: o.agent ?? null, ...origin },
+                seq: base.revision + i + 1,
+              }) as StoredEvent,
+          ),
+          id,
+        )!;
         // The claimant exits at once and a worker goes on under the lease: detached, so its pid is no sign of life.
-        const acquire = decideAcquire(after, { owner: o.owner, pid: origin.pid, host: origin.host, boot: origin.boot, detached: true, ttlMs: o.ttlMs, now });
+        const acquire = decideAcquire(after, {
+          owner: o.owner,
+          pid: origin.pid,
+          host: origin.host,
+          boot: origin.boot,
+          detached: true,
+          ttlMs: o.ttlMs,
+          now,
+        });
         return { events: [...resumed, ...acquire], result: undefined };
       },
       { agent: o.agent ?? null },
@@ -202,7 +228,11 @@ async function claimWait(m: SessionManager, o: ClaimOptions, w: WaitOptions): Pr
       } catch (e) {
         // A store that cannot be reached for a while (a partition, a restart) is waited out:
         // a pool of workers must still be there when it is back.
-        if (!isBatonError(e, 'STORE_UNAVAILABLE') || (e.details as { retryable?: boolean } | undefined)?.retryable !== true) throw e;
+        if (
+          !isBatonError(e, 'STORE_UNAVAILABLE') ||
+          (e.details as { retryable?: boolean } | undefined)?.retryable !== true
+        )
+          throw e;
         w.onTrouble?.(e.message);
       }
       const left = deadline - Date.now();

@@ -20,9 +20,13 @@ export class Cursors implements CursorTable {
   private table(): CursorTable {
     const t = cursorsOf(this.m.store);
     if (!t) {
-      throw new BatonError('STORE_UNAVAILABLE', `The ${this.m.store.kind} store at ${this.m.store.location} keeps no cursors.`, {
-        hint: 'Use a file store or a PostgreSQL store.',
-      });
+      throw new BatonError(
+        'STORE_UNAVAILABLE',
+        `The ${this.m.store.kind} store at ${this.m.store.location} keeps no cursors.`,
+        {
+          hint: 'Use a file store or a PostgreSQL store.',
+        },
+      );
     }
     return t;
   }

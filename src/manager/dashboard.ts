@@ -43,7 +43,9 @@ export interface DashboardSource {
   readonly checkpoints: { list(sessionId: string): Promise<CheckpointInfo[]> };
   /** Which runs are live: a process check on this host (a read; it writes nothing). */
   readonly runs: { liveness(s: SessionState): Liveness };
-  readonly recovery: { handoff(id: string, o?: PlanSources): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> };
+  readonly recovery: {
+    handoff(id: string, o?: PlanSources): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }>;
+  };
   /** The folder the manager works in: the workspace of every session of a file store. */
   readonly workspace?: { readonly root: string } | null;
 }
@@ -185,20 +187,35 @@ function seriesOf(j: Journal, maxPoints: number | undefined): TokenSeries {
 function positions(j: Journal, type: string | null, agent: string | null): number[] | null {
   if (type === null && agent === null) return null;
   const family = type !== null && type.endsWith('.');
-  const ofType = type === null ? null : family ? [...j.byType].filter(([t]) => t.startsWith(type)).flatMap(([, l]) => l).sort((a, b) => a - b) : (j.byType.get(type) ?? []);
+  const ofType =
+    type === null
+      ? null
+      : family
+        ? [...j.byType]
+            .filter(([t]) => t.startsWith(type))
+            .flatMap(([, l]) => l)
+            .sort((a, b) => a - b)
+        : (j.byType.get(type) ?? []);
   const ofAgent = agent === null ? null : (j.byAgent.get(agent) ?? []);
   if (ofType === null) return ofAgent;
   if (ofAgent === null) return ofType;
   // Walk the shorter list, test membership in the other by the event itself.
-  if (ofAgent.length <= ofType.length) return ofAgent.filter((i) => (family ? j.events[i]!.type.startsWith(type!) : j.events[i]!.type === type));
+  if (ofAgent.length <= ofType.length)
+    return ofAgent.filter((i) => (family ? j.events[i]!.type.startsWith(type!) : j.events[i]!.type === type));
   return ofType.filter((i) => agentOfEvent(j.events[i]!) === agent);
 }
 
 function pageBounds(o: { offset?: number; limit?: number }, fallback: number): { offset: number; limit: number } {
   const offset = o.offset ?? 0;
   const limit = o.limit ?? fallback;
-  if (!Number.isSafeInteger(offset) || offset < 0) throw new BatonError('BAD_INPUT', `offset must be a whole number ≥ 0; got ${offset}.`, { hint: 'Pass offset=0 for the first page.' });
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new BatonError('BAD_INPUT', `limit must be between 1 and ${MAX_PAGE}; got ${limit}.`, { hint: `Ask for at most ${MAX_PAGE} rows per page.` });
+  if (!Number.isSafeInteger(offset) || offset < 0)
+    throw new BatonError('BAD_INPUT', `offset must be a whole number ≥ 0; got ${offset}.`, {
+      hint: 'Pass offset=0 for the first page.',
+    });
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE)
+    throw new BatonError('BAD_INPUT', `limit must be between 1 and ${MAX_PAGE}; got ${limit}.`, {
+      hint: `Ask for at most ${MAX_PAGE} rows per page.`,
+    });
   return { offset, limit };
 }
 
@@ -224,7 +241,9 @@ export class Dashboard {
   async sessions(q: SessionsQuery = {}): Promise<SessionsPage> {
     const { offset, limit } = pageBounds(q, 50);
     if (q.status && !(SESSION_STATUSES as readonly string[]).includes(q.status)) {
-      throw new BatonError('BAD_INPUT', `Unknown status ${JSON.stringify(q.status)}.`, { hint: `Use one of ${SESSION_STATUSES.join(', ')}.` });
+      throw new BatonError('BAD_INPUT', `Unknown status ${JSON.stringify(q.status)}.`, {
+        hint: `Use one of ${SESSION_STATUSES.join(', ')}.`,
+      });
     }
     const every = (await this.m.listRows({ persist: false, all: true })).map((r) => r.summary);
     const counts = Object.fromEntries(SESSION_STATUSES.map((s) => [s, 0])) as Record<SessionStatus, number>;
@@ -235,7 +254,11 @@ export class Dashboard {
     const matching = rows
       .filter((r) => (q.status ? r.status === q.status : true))
       .filter((r) => (needle ? r.id.toLowerCase().includes(needle) || r.title.toLowerCase().includes(needle) : true))
-      .sort((a, b) => rank(a.status) - rank(b.status) || (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id.localeCompare(b.id)));
+      .sort(
+        (a, b) =>
+          rank(a.status) - rank(b.status) ||
+          (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id.localeCompare(b.id)),
+      );
     const page = matching.slice(offset, offset + limit);
     const out: DashboardRow[] = [];
     for (const r of page) out.push({ ...r, ...(await this.rowExtras(r)) });
@@ -253,11 +276,21 @@ export class Dashboard {
     try {
       s = await this.m.get(r.id);
     } catch (e) {
-      if (e instanceof BatonError) return { agents: [], tokens: { max: null, used: 0, percent: null, level: 'none' }, cost: null, workspaceName, holder: null };
+      if (e instanceof BatonError)
+        return {
+          agents: [],
+          tokens: { max: null, used: 0, percent: null, level: 'none' },
+          cost: null,
+          workspaceName,
+          holder: null,
+        };
       throw e;
     }
     const lease = s.lease ?? null;
-    const holder = lease && !leaseExpired(lease, this.m.time()) ? { owner: lease.owner, pid: lease.pid, host: lease.host, expiresAt: lease.expiresAt } : null;
+    const holder =
+      lease && !leaseExpired(lease, this.m.time())
+        ? { owner: lease.owner, pid: lease.pid, host: lease.host, expiresAt: lease.expiresAt }
+        : null;
     return { agents: agentsOf(s), tokens: budgetView(s.tokens), cost: this.money(s).total, workspaceName, holder };
   }
 
@@ -271,7 +304,8 @@ export class Dashboard {
       if (e instanceof BatonError) return none;
       throw e;
     }
-    const each = (g: Record<string, Parameters<typeof formatCost>[0]>): Record<string, string> => Object.fromEntries(Object.entries(g).map(([k, c]) => [k, formatCost(c)]));
+    const each = (g: Record<string, Parameters<typeof formatCost>[0]>): Record<string, string> =>
+      Object.fromEntries(Object.entries(g).map(([k, c]) => [k, formatCost(c)]));
     return {
       total: costShown(s) ? formatCost(r.total) : null,
       budget: r.budget.maxUsd !== null ? formatCostBudget(r.budget) : null,
@@ -309,7 +343,10 @@ export class Dashboard {
     const j = await this.journal(id, state);
     const kept = positions(j, q.type || null, q.agent || null);
     const total = kept ? kept.length : j.events.length;
-    const [from, to] = q.order === 'asc' ? [offset, Math.min(total, offset + limit)] : [Math.max(0, total - offset - limit), Math.max(0, total - offset)];
+    const [from, to] =
+      q.order === 'asc'
+        ? [offset, Math.min(total, offset + limit)]
+        : [Math.max(0, total - offset - limit), Math.max(0, total - offset)];
     const events: Array<StoredEvent & { text: string }> = [];
     for (let k = from; k < to; k++) {
       const e = kept ? j.events[kept[k]!]! : j.events[k]!;
@@ -322,7 +359,9 @@ export class Dashboard {
   /** The resume plan (JSON and text) and the handoff document: reads and hashes files, writes nothing. */
   async resume(id: string): Promise<ResumeView> {
     // The plan counts the events a restore would undo: from the kept journal, not a new read.
-    const { markdown, plan } = await this.m.recovery.handoff(validateId(id), { events: async (state) => (await this.journal(id, state)).events });
+    const { markdown, plan } = await this.m.recovery.handoff(validateId(id), {
+      events: async (state) => (await this.journal(id, state)).events,
+    });
     return { plan, text: renderResumePlan(plan), handoff: markdown };
   }
 
@@ -334,7 +373,11 @@ export class Dashboard {
   async watch(onChange: (c: { sessionId: string; revision: number }) => void): Promise<() => Promise<void>> {
     const store = this.m.store;
     if (!store.watch) {
-      throw new BatonError('STORE_UNAVAILABLE', `The ${store.kind} store at ${store.location} has no change feed to watch.`, { hint: 'Use a file store or a PostgreSQL store.' });
+      throw new BatonError(
+        'STORE_UNAVAILABLE',
+        `The ${store.kind} store at ${store.location} has no change feed to watch.`,
+        { hint: 'Use a file store or a PostgreSQL store.' },
+      );
     }
     return store.watch(onChange);
   }
@@ -348,7 +391,15 @@ export class Dashboard {
     const next = (async (): Promise<Journal> => {
       let j = prev ? await prev.catch(() => null) : null;
       // Another creation time: the session was deleted and made again under the same id.
-      if (!j || j.createdAt !== state.createdAt) j = { createdAt: state.createdAt, timeline: emptyTimeline(), events: [], byType: new Map(), byAgent: new Map(), series: null };
+      if (!j || j.createdAt !== state.createdAt)
+        j = {
+          createdAt: state.createdAt,
+          timeline: emptyTimeline(),
+          events: [],
+          byType: new Map(),
+          byAgent: new Map(),
+          series: null,
+        };
       if (j.timeline.revision < state.revision) {
         const fresh = await this.m.log(id, j.timeline.revision);
         for (const e of fresh) {

@@ -105,7 +105,10 @@ export class DerivedFiles {
     if (this.mirror.pending) {
       for (const r of await this.mirror.flush(this.m, { cwd: this.cwd, now: this.now })) {
         const hint = r.hint ?? (r.hintAction && this.hintWords ? this.hintWords(r.hintAction) : null);
-        if (!r.ok) warnings.push(`mirror of ${r.id} (${r.format} in ${r.out}) not updated: ${r.error}${hint ? `\n  hint: ${hint}` : ''}`);
+        if (!r.ok)
+          warnings.push(
+            `mirror of ${r.id} (${r.format} in ${r.out}) not updated: ${r.error}${hint ? `\n  hint: ${hint}` : ''}`,
+          );
         for (const w of r.warnings) warnings.push(`mirror of ${r.id} (${r.format} in ${r.out}): ${w}`);
       }
     }

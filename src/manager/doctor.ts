@@ -72,29 +72,89 @@ export interface DoctorOptions {
 
 /** Every problem code with what it means and what `--fix` does about it. */
 export const DOCTOR_CODES: Readonly<Record<string, { means: string; fix: string }>> = {
-  JOURNAL_CHECKSUM: { means: 'journal lines that fail their checksum (or are not JSON) followed by good ones; commands fail with CORRUPT', fix: 'repair: the journal is rebuilt with every readable event, each damaged line kept as a repair event, the original kept aside' },
-  SEQ_GAP: { means: 'journal seq numbers that are not 1, 2, 3 … (lines deleted, duplicated or reordered)', fix: 'repair, as for JOURNAL_CHECKSUM' },
-  TORN_TAIL: { means: 'the last journal line is incomplete: an append that was never acknowledged', fix: 'cut through the normal open path; the bytes are kept in journal.jsonl.torn-<time> and a repair.torn_tail event is appended' },
-  EVENTS_LOST: { means: 'a snapshot, checkpoint or registry row proves a revision past the end of the journal: acknowledged events were lost (a journal cut, or put back from an older copy); commands fail with CORRUPT', fix: 'repair: the state is recovered from the newest valid snapshot, the lost seqs are recorded in a repair.events_lost event and never handed out again, the original kept aside' },
-  JOURNAL_MISSING: { means: 'a session folder without a readable journal.jsonl', fix: 'none: restore the journal from a backup, or move the folder away' },
+  JOURNAL_CHECKSUM: {
+    means: 'journal lines that fail their checksum (or are not JSON) followed by good ones; commands fail with CORRUPT',
+    fix: 'repair: the journal is rebuilt with every readable event, each damaged line kept as a repair event, the original kept aside',
+  },
+  SEQ_GAP: {
+    means: 'journal seq numbers that are not 1, 2, 3 … (lines deleted, duplicated or reordered)',
+    fix: 'repair, as for JOURNAL_CHECKSUM',
+  },
+  TORN_TAIL: {
+    means: 'the last journal line is incomplete: an append that was never acknowledged',
+    fix: 'cut through the normal open path; the bytes are kept in journal.jsonl.torn-<time> and a repair.torn_tail event is appended',
+  },
+  EVENTS_LOST: {
+    means:
+      'a snapshot, checkpoint or registry row proves a revision past the end of the journal: acknowledged events were lost (a journal cut, or put back from an older copy); commands fail with CORRUPT',
+    fix: 'repair: the state is recovered from the newest valid snapshot, the lost seqs are recorded in a repair.events_lost event and never handed out again, the original kept aside',
+  },
+  JOURNAL_MISSING: {
+    means: 'a session folder without a readable journal.jsonl',
+    fix: 'none: restore the journal from a backup, or move the folder away',
+  },
   JOURNAL_EMPTY: { means: 'a journal without a session.created event', fix: 'none: restore the journal from a backup' },
   JOURNAL_CORRUPT: { means: 'the store refuses to read the session (stores without file-level checks)', fix: 'repair' },
-  SNAPSHOT_CORRUPT: { means: 'snapshot.json or snapshot.json.bak cannot be read', fix: 'moved aside (*.corrupt-<time>); the state is rebuilt from the journal' },
-  SNAPSHOT_MISMATCH: { means: 'a snapshot that differs from a full replay of the journal, or does not point at its journal line', fix: 'moved aside, as for SNAPSHOT_CORRUPT (stores without snapshot files: overwritten with the replayed state)' },
+  SNAPSHOT_CORRUPT: {
+    means: 'snapshot.json or snapshot.json.bak cannot be read',
+    fix: 'moved aside (*.corrupt-<time>); the state is rebuilt from the journal',
+  },
+  SNAPSHOT_MISMATCH: {
+    means: 'a snapshot that differs from a full replay of the journal, or does not point at its journal line',
+    fix: 'moved aside, as for SNAPSHOT_CORRUPT (stores without snapshot files: overwritten with the replayed state)',
+  },
   INDEX_CORRUPT: { means: 'index.json is not a readable registry', fix: 'moved aside and the registry rebuilt' },
-  INDEX_STALE: { means: 'registry rows that differ from the sessions (status, title, progress, lease…), rows without a session, sessions without a row', fix: 'the registry is rebuilt from the sessions' },
-  ACTIVE_DANGLING: { means: 'the active pointer names a session that does not exist', fix: 'pointed at the one active session, else cleared' },
-  ACTIVE_NOT_ACTIVE: { means: 'the active pointer names a session that has ended (completed, failed, abandoned) or is archived', fix: 'pointed at the one active session, else cleared' },
-  ACTIVE_UNPOINTED: { means: 'a session is active but the active pointer names another session (or none)', fix: 'with no pointer: pointed at it; otherwise report only (switch to it or pause it)' },
-  DUPLICATE_ACTIVE: { means: 'more than one session is active; the workspace allows one', fix: 'report only: the message names the session to pause' },
-  LEASE_EXPIRED: { means: 'a session says active but its lease expired (its run vanished); it reads as interrupted', fix: 'the interruption is recorded (lease.expired, session.interrupted) by a normal write' },
-  CHECKPOINT_CORRUPT: { means: 'a checkpoint that fails its checksum or shape check', fix: 'report only: checkpoints are never deleted; restores fall back to the previous valid one' },
-  TEMP_FILES: { means: 'temp files (*.tmp-<pid>-…) or half-created session folders (*.creating-<pid>-…) of processes that are gone', fix: 'removed (their writes were never acknowledged)' },
-  STALE_LOCK: { means: 'lock files whose owner process is gone, and old .want/.break lock markers', fix: 'removed, the way a waiting writer breaks them' },
+  INDEX_STALE: {
+    means:
+      'registry rows that differ from the sessions (status, title, progress, lease…), rows without a session, sessions without a row',
+    fix: 'the registry is rebuilt from the sessions',
+  },
+  ACTIVE_DANGLING: {
+    means: 'the active pointer names a session that does not exist',
+    fix: 'pointed at the one active session, else cleared',
+  },
+  ACTIVE_NOT_ACTIVE: {
+    means: 'the active pointer names a session that has ended (completed, failed, abandoned) or is archived',
+    fix: 'pointed at the one active session, else cleared',
+  },
+  ACTIVE_UNPOINTED: {
+    means: 'a session is active but the active pointer names another session (or none)',
+    fix: 'with no pointer: pointed at it; otherwise report only (switch to it or pause it)',
+  },
+  DUPLICATE_ACTIVE: {
+    means: 'more than one session is active; the workspace allows one',
+    fix: 'report only: the message names the session to pause',
+  },
+  LEASE_EXPIRED: {
+    means: 'a session says active but its lease expired (its run vanished); it reads as interrupted',
+    fix: 'the interruption is recorded (lease.expired, session.interrupted) by a normal write',
+  },
+  CHECKPOINT_CORRUPT: {
+    means: 'a checkpoint that fails its checksum or shape check',
+    fix: 'report only: checkpoints are never deleted; restores fall back to the previous valid one',
+  },
+  TEMP_FILES: {
+    means: 'temp files (*.tmp-<pid>-…) or half-created session folders (*.creating-<pid>-…) of processes that are gone',
+    fix: 'removed (their writes were never acknowledged)',
+  },
+  STALE_LOCK: {
+    means: 'lock files whose owner process is gone, and old .want/.break lock markers',
+    fix: 'removed, the way a waiting writer breaks them',
+  },
   STORE_MARKER: { means: 'store.json is missing or unreadable', fix: 'rewritten (the old file kept aside)' },
-  STORE_LAYOUT: { means: 'sessions/ or archive/ is missing (or not a plain directory)', fix: 'a missing one is created' },
-  HOOK_PROBLEMS: { means: 'agent CLI hooks (`baton hook`) hit problems they could not record past (no store, a locked or damaged one, a bad or huge payload, an unreadable transcript, a bug); one line per kind, from the hook log', fix: 'acknowledged: later reports show only new problems (the log itself is kept)' },
-  DUPLICATE_FOLDER: { means: 'a session has both a live and an archived folder; the archived one is ignored', fix: 'none: compare them and remove one' },
+  STORE_LAYOUT: {
+    means: 'sessions/ or archive/ is missing (or not a plain directory)',
+    fix: 'a missing one is created',
+  },
+  HOOK_PROBLEMS: {
+    means:
+      'agent CLI hooks (`baton hook`) hit problems they could not record past (no store, a locked or damaged one, a bad or huge payload, an unreadable transcript, a bug); one line per kind, from the hook log',
+    fix: 'acknowledged: later reports show only new problems (the log itself is kept)',
+  },
+  DUPLICATE_FOLDER: {
+    means: 'a session has both a live and an archived folder; the archived one is ignored',
+    fix: 'none: compare them and remove one',
+  },
 };
 
 interface Session {
@@ -103,7 +163,14 @@ interface Session {
 }
 
 /** Journal codes whose session cannot be read until they are repaired. */
-const UNREADABLE = new Set(['JOURNAL_MISSING', 'JOURNAL_EMPTY', 'JOURNAL_CHECKSUM', 'SEQ_GAP', 'JOURNAL_CORRUPT', 'EVENTS_LOST']);
+const UNREADABLE = new Set([
+  'JOURNAL_MISSING',
+  'JOURNAL_EMPTY',
+  'JOURNAL_CHECKSUM',
+  'SEQ_GAP',
+  'JOURNAL_CORRUPT',
+  'EVENTS_LOST',
+]);
 /** Journal codes repaired by rebuilding the journal. */
 const REBUILD = new Set(['JOURNAL_CHECKSUM', 'SEQ_GAP', 'JOURNAL_CORRUPT', 'EVENTS_LOST']);
 
@@ -147,7 +214,14 @@ function hookProblems(m: SessionManager, fix: boolean): DoctorProblem[] {
   return [...byCode].map(([code, lines]) => {
     const last = lines.at(-1)!;
     const message = `${lines.length} hook problem(s) ${code}${last.cli ? ` from ${last.cli}` : ''}, last at ${last.time}${last.event ? ` (${last.event})` : ''}: ${last.message} — see ${hp.log}`;
-    return { code: 'HOOK_PROBLEMS', sessionId: null, message: fix ? `${message}; acknowledged` : message, fixable: true, fixed: fix, path: hp.log };
+    return {
+      code: 'HOOK_PROBLEMS',
+      sessionId: null,
+      message: fix ? `${message}; acknowledged` : message,
+      fixable: true,
+      fixed: fix,
+      path: hp.log,
+    };
   });
 }
 
@@ -186,7 +260,13 @@ class Pass {
     this.store = m.store;
   }
 
-  private add(code: string, sessionId: string | null, path: string | null, message: string, fixable: boolean): DoctorProblem {
+  private add(
+    code: string,
+    sessionId: string | null,
+    path: string | null,
+    message: string,
+    fixable: boolean,
+  ): DoctorProblem {
     const p: DoctorProblem = { code, sessionId, message, fixable, fixed: false, path };
     this.problems.push(p);
     return p;
@@ -257,7 +337,9 @@ class Pass {
     await this.settle(ps, async () => {
       if (rebuild) {
         const reports = this.store.repair ? await this.store.repair(id) : [];
-        return reports.length ? reports.map((r) => r.message.replace(/^Session [^:]+: /, '').replace(/\.$/, '')).join('; ') : 'nothing left to rebuild';
+        return reports.length
+          ? reports.map((r) => r.message.replace(/^Session [^:]+: /, '').replace(/\.$/, '')).join('; ')
+          : 'nothing left to rebuild';
       }
       let r: Awaited<ReturnType<SessionStore['load']>>;
       try {
@@ -265,10 +347,14 @@ class Pass {
       } catch (e) {
         // Not a torn append after all: acknowledged events were lost. Recovered by repair.
         if (!isBatonError(e, 'CORRUPT') || !e.details['lost'] || !this.store.repair) throw e;
-        return (await this.store.repair(id)).map((x) => x.message.replace(/^Session [^:]+: /, '').replace(/\.$/, '')).join('; ');
+        return (await this.store.repair(id))
+          .map((x) => x.message.replace(/^Session [^:]+: /, '').replace(/\.$/, ''))
+          .join('; ');
       }
       const cut = r.repairs.find((x) => x.kind === 'torn_tail');
-      return cut ? `cut by the normal open path (a repair.torn_tail event records it); the bytes are kept in ${cut.savedTo ? basename(cut.savedTo) : 'a .torn file'}` : 'no torn tail left to cut';
+      return cut
+        ? `cut by the normal open path (a repair.torn_tail event records it); the bytes are kept in ${cut.savedTo ? basename(cut.savedTo) : 'a .torn file'}`
+        : 'no torn tail left to cut';
     });
   }
 
@@ -296,7 +382,13 @@ class Pass {
       events = await this.store.readEvents(s.id);
     } catch (e) {
       if (!isBatonError(e)) throw e;
-      const p = this.add('JOURNAL_CORRUPT', s.id, null, `session ${s.id} cannot be read: ${e.message}`, e.code === 'CORRUPT');
+      const p = this.add(
+        'JOURNAL_CORRUPT',
+        s.id,
+        null,
+        `session ${s.id} cannot be read: ${e.message}`,
+        e.code === 'CORRUPT',
+      );
       if (!this.fix || !p.fixable) return;
       await this.fixJournal(s.id, [p]);
       if (!p.fixed) return;
@@ -304,7 +396,8 @@ class Pass {
     }
     const state = fold(null, events, s.id);
     if (!state) {
-      if (!this.covered.has('JOURNAL_EMPTY')) this.add('JOURNAL_EMPTY', s.id, null, `session ${s.id}'s journal holds no session.created event`, false);
+      if (!this.covered.has('JOURNAL_EMPTY'))
+        this.add('JOURNAL_EMPTY', s.id, null, `session ${s.id}'s journal holds no session.created event`, false);
       return;
     }
     this.rows.set(s.id, { ...summarize(state), archived: s.archived });
@@ -323,10 +416,25 @@ class Pass {
       events = await this.store.readEvents(s.id);
       full = fold(null, events, s.id) ?? full;
     }
-    const replay = fold(null, events.filter((e) => e.seq <= rev), s.id);
-    const keys = replay ? differingKeys({ ...r.snapshot.state, id: s.id } as unknown as Record<string, unknown>, replay as unknown as Record<string, unknown>) : ['(no session.created)'];
+    const replay = fold(
+      null,
+      events.filter((e) => e.seq <= rev),
+      s.id,
+    );
+    const keys = replay
+      ? differingKeys(
+          { ...r.snapshot.state, id: s.id } as unknown as Record<string, unknown>,
+          replay as unknown as Record<string, unknown>,
+        )
+      : ['(no session.created)'];
     if (!keys.length) return;
-    const p = this.add('SNAPSHOT_MISMATCH', s.id, 'snapshot', `the snapshot at revision ${rev} differs from a full replay of the journal in: ${keys.join(', ')}`, true);
+    const p = this.add(
+      'SNAPSHOT_MISMATCH',
+      s.id,
+      'snapshot',
+      `the snapshot at revision ${rev} differs from a full replay of the journal in: ${keys.join(', ')}`,
+      true,
+    );
     await this.repair(p, async () => {
       await this.store.writeSnapshot(s.id, { revision: full.revision, state: full });
       return `replaced by the replayed state at revision ${full.revision}`;
@@ -359,7 +467,13 @@ class Pass {
       list = await this.store.listCheckpoints(s.id);
     } catch (e) {
       if (!isBatonError(e)) throw e;
-      this.add('CHECKPOINT_CORRUPT', s.id, 'checkpoints', `the checkpoints of session ${s.id} cannot be listed: ${e.message}`, false);
+      this.add(
+        'CHECKPOINT_CORRUPT',
+        s.id,
+        'checkpoints',
+        `the checkpoints of session ${s.id} cannot be listed: ${e.message}`,
+        false,
+      );
       return;
     }
     for (const c of list) {
@@ -388,16 +502,26 @@ class Pass {
         continue;
       }
       const diff = rowDiff(row, derived);
-      if (diff.length) this.add('INDEX_STALE', s.id, 'registry', `the registry row of ${s.id} differs from its journal: ${diff.join(', ')}`, true);
+      if (diff.length)
+        this.add(
+          'INDEX_STALE',
+          s.id,
+          'registry',
+          `the registry row of ${s.id} differs from its journal: ${diff.join(', ')}`,
+          true,
+        );
     }
     for (const id of rows.keys()) {
-      if (!known.has(id)) this.add('INDEX_STALE', id, 'registry', `the registry has a row for session ${id}, which does not exist`, true);
+      if (!known.has(id))
+        this.add('INDEX_STALE', id, 'registry', `the registry has a row for session ${id}, which does not exist`, true);
     }
   }
 
   /** Rebuilds the registry from the sessions when any of it is stale or unreadable. */
   private async fixIndex(): Promise<void> {
-    const ps = this.problems.filter((p) => (p.code === 'INDEX_STALE' || p.code === 'INDEX_CORRUPT') && p.fixable && !p.fixed);
+    const ps = this.problems.filter(
+      (p) => (p.code === 'INDEX_STALE' || p.code === 'INDEX_CORRUPT') && p.fixable && !p.fixed,
+    );
     if (!this.fix || !ps.length) return;
     await this.settle(ps, async () => {
       // A plain read first: it moves an unreadable index.json aside instead of overwriting it.
@@ -412,7 +536,8 @@ class Pass {
   /** The active pointer, and the rule of one active session per workspace. */
   private async checkActive(): Promise<void> {
     const now = this.m.time();
-    const expired = (r: SessionSummary): boolean => typeof r.leaseExpiresAt === 'string' && Date.parse(r.leaseExpiresAt) <= Date.parse(now);
+    const expired = (r: SessionSummary): boolean =>
+      typeof r.leaseExpiresAt === 'string' && Date.parse(r.leaseExpiresAt) <= Date.parse(now);
     const running = this.sessions
       .filter((s) => !s.archived)
       .map((s) => this.rows.get(s.id))
@@ -436,22 +561,40 @@ class Pass {
       }
       if (!valid || !(await this.store.exists(pointer))) {
         pointerBad = true;
-        const p = this.add('ACTIVE_DANGLING', null, 'active', `the active pointer names ${JSON.stringify(pointer)}, which does not exist`, true);
+        const p = this.add(
+          'ACTIVE_DANGLING',
+          null,
+          'active',
+          `the active pointer names ${JSON.stringify(pointer)}, which does not exist`,
+          true,
+        );
         await this.repair(p, () => repoint(pointer));
       } else {
         const s = this.sessions.find((x) => x.id === pointer);
         const st = this.rows.get(pointer);
-        const why = s?.archived ? 'is archived' : st && FINAL_STATUSES.includes(st.status) ? `has ended (${st.status})` : null;
+        const why = s?.archived
+          ? 'is archived'
+          : st && FINAL_STATUSES.includes(st.status)
+            ? `has ended (${st.status})`
+            : null;
         if (why) {
           pointerBad = true;
-          const p = this.add('ACTIVE_NOT_ACTIVE', pointer, 'active', `the active pointer names session ${pointer}, which ${why}`, true);
+          const p = this.add(
+            'ACTIVE_NOT_ACTIVE',
+            pointer,
+            'active',
+            `the active pointer names session ${pointer}, which ${why}`,
+            true,
+          );
           await this.repair(p, () => repoint(pointer));
         }
       }
     }
 
     if (running.length > 1) {
-      const keep = running.find((s) => s.id === pointer) ?? [...running].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0))[0]!;
+      const keep =
+        running.find((s) => s.id === pointer) ??
+        [...running].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0))[0]!;
       for (const st of running) {
         if (st.id === keep.id) continue;
         this.add(
@@ -464,7 +607,13 @@ class Pass {
       }
     } else if (only !== null && only !== pointer && !pointerBad) {
       if (pointer === null) {
-        const p = this.add('ACTIVE_UNPOINTED', only, 'active', `session ${only} is active, but the workspace has no active pointer`, true);
+        const p = this.add(
+          'ACTIVE_UNPOINTED',
+          only,
+          'active',
+          `session ${only} is active, but the workspace has no active pointer`,
+          true,
+        );
         await this.repair(p, () => repoint(null));
       } else {
         this.add(

@@ -6,7 +6,14 @@
  * states the contract.
  */
 import type { SessionState } from '../domain/state.js';
-import type { ExportOptions, ExportResult, FormatsOptions, ImportOptions, ImportResult, InspectResult } from './formats.js';
+import type {
+  ExportOptions,
+  ExportResult,
+  FormatsOptions,
+  ImportOptions,
+  ImportResult,
+  InspectResult,
+} from './formats.js';
 import type { MirrorSetting } from './mirror.js';
 import type { OnProgress } from './progress.js';
 import type { ManagerCore } from './types.js';
@@ -63,7 +70,11 @@ export class Formats {
    * {@link export} does each; stops at the first that fails. `onProgress` is told before the
    * first and after each one.
    */
-  async exportAll(format: string, out: string, o: ExportOptions & { onProgress?: OnProgress }): Promise<ExportResult[]> {
+  async exportAll(
+    format: string,
+    out: string,
+    o: ExportOptions & { onProgress?: OnProgress },
+  ): Promise<ExportResult[]> {
     const ids = (await this.m.list({})).map((r) => r.id);
     const results: ExportResult[] = [];
     o.onProgress?.({ done: 0, total: ids.length, item: null });
@@ -75,7 +86,11 @@ export class Formats {
   }
 
   /** Sets or (null) turns off the mirror of session `id` (formats.ts `mirrorSession`). */
-  async setMirror(id: string, setting: { format: string; out: string } | null, o: FormatsOptions & { agent?: string | null; force?: boolean }): Promise<{ state: SessionState; mirror: MirrorSetting | null }> {
+  async setMirror(
+    id: string,
+    setting: { format: string; out: string } | null,
+    o: FormatsOptions & { agent?: string | null; force?: boolean },
+  ): Promise<{ state: SessionState; mirror: MirrorSetting | null }> {
     return (await loadFormats()).mirrorSession(this.m, id, setting, o);
   }
 }

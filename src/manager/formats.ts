@@ -21,7 +21,14 @@ import { batonIdFor, importEvents, provenanceOf } from '../formats/import.js';
 import { reimportEvents } from '../formats/reimport.js';
 import { ADAPTERS } from '../formats/registry.js';
 import { SafeDir } from '../formats/safe-dir.js';
-import type { ForeignSession, FormatAdapter, FormatName, FormatProblem, InspectReport, WritePlan } from '../formats/types.js';
+import type {
+  ForeignSession,
+  FormatAdapter,
+  FormatName,
+  FormatProblem,
+  InspectReport,
+  WritePlan,
+} from '../formats/types.js';
 import { saveImportedCheckpoints } from './import-checkpoints.js';
 import type { ManagerCore as SessionManager } from './types.js';
 import { MIRROR_ERROR_KEY, MIRROR_KEY, mirrorOf, readMirrorRecord, writeMirrorRecord } from './mirror.js';
@@ -50,7 +57,8 @@ function sameFolder(a: string, b: string): boolean {
 async function resumeMirror(m: SessionManager, id: string, format: FormatName, root: string): Promise<void> {
   const state = await m.get(id);
   const setting = mirrorOf(state);
-  if (setting && setting.format === format && sameFolder(setting.out, root)) await writeMirrorRecord(m, id, state, null);
+  if (setting && setting.format === format && sameFolder(setting.out, root))
+    await writeMirrorRecord(m, id, state, null);
 }
 
 /** What the format operations need from outside. */
@@ -81,15 +89,26 @@ async function readTree(adapter: FormatAdapter, dir: SafeDir, now: Date): Promis
   try {
     return await adapter.inspect(dir, now);
   } catch (e) {
-    throw new BatonError('INTERNAL', `The ${adapter.name} reader failed on ${dir.root}: ${(e as Error)?.message ?? String(e)}`, {
-      hint: 'This is a bug in baton (readers report damage, they do not fail); please report it with the folder.',
-      cause: e,
-    });
+    throw new BatonError(
+      'INTERNAL',
+      `The ${adapter.name} reader failed on ${dir.root}: ${(e as Error)?.message ?? String(e)}`,
+      {
+        hint: 'This is a bug in baton (readers report damage, they do not fail); please report it with the folder.',
+        cause: e,
+      },
+    );
   }
 }
 
 /** The adapter for `format` (`auto`: detected) on `dir`; with `lenient`, a failed detection is returned instead of thrown. */
-async function pick(dir: SafeDir, format: string, o: FormatsOptions): Promise<{ adapter: FormatAdapter; scores: DetectScore[] | null } | { adapter: null; scores: DetectScore[]; problem: FormatProblem }> {
+async function pick(
+  dir: SafeDir,
+  format: string,
+  o: FormatsOptions,
+): Promise<
+  | { adapter: FormatAdapter; scores: DetectScore[] | null }
+  | { adapter: null; scores: DetectScore[]; problem: FormatProblem }
+> {
   const adapters = adaptersOf(o);
   if (format !== 'auto') return { adapter: namedAdapter(format, adapters), scores: null };
   const d = await detect(dir, adapters);
@@ -99,7 +118,14 @@ async function pick(dir: SafeDir, format: string, o: FormatsOptions): Promise<{ 
 
 /** The problem of a named layout under which nothing at all was found. */
 function nothingFound(format: FormatName, root: string): FormatProblem {
-  return { code: 'UNKNOWN_FORMAT', severity: 'error', sessionId: null, path: null, message: `No ${format} session was found in ${root}.`, hint: 'Check the folder (the layout\'s root, e.g. the one holding its state folder), or try --format auto.' };
+  return {
+    code: 'UNKNOWN_FORMAT',
+    severity: 'error',
+    sessionId: null,
+    path: null,
+    message: `No ${format} session was found in ${root}.`,
+    hint: "Check the folder (the layout's root, e.g. the one holding its state folder), or try --format auto.",
+  };
 }
 
 /**
@@ -163,7 +189,12 @@ export interface ImportOptions extends FormatsOptions {
  * that layout in that same folder (elsewhere only with `moved`), or `s` is the session's own
  * mirror (the toolkit's changes to a mirrored file come back this way).
  */
-function clashOf(existing: SessionState, s: ForeignSession, root: string, moved: boolean): { text: string; otherFolder: boolean } | null {
+function clashOf(
+  existing: SessionState,
+  s: ForeignSession,
+  root: string,
+  moved: boolean,
+): { text: string; otherFolder: boolean } | null {
   const prov = provenanceOf(existing);
   const mirror = mirrorOf(existing);
   if (mirror && mirror.format === s.format && sameFolder(mirror.out, root)) {
@@ -171,13 +202,21 @@ function clashOf(existing: SessionState, s: ForeignSession, root: string, moved:
     if (mirroredId === s.id) return null;
   }
   if (!prov) return { text: `${existing.id} (not imported)`, otherFolder: false };
-  if (prov.format !== s.format || prov.foreignId !== s.id) return { text: `${existing.id} (imported from ${prov.format} session ${prov.foreignId})`, otherFolder: false };
-  if (!moved && typeof prov.root === 'string' && !sameFolder(prov.root, root)) return { text: `${existing.id} (imported from ${prov.format} session ${prov.foreignId} in ${prov.root}, another folder)`, otherFolder: true };
+  if (prov.format !== s.format || prov.foreignId !== s.id)
+    return { text: `${existing.id} (imported from ${prov.format} session ${prov.foreignId})`, otherFolder: false };
+  if (!moved && typeof prov.root === 'string' && !sameFolder(prov.root, root))
+    return {
+      text: `${existing.id} (imported from ${prov.format} session ${prov.foreignId} in ${prov.root}, another folder)`,
+      otherFolder: true,
+    };
   return null;
 }
 
 /** The live copy first: an archive copied instead of moved yields the same id twice. */
-function choose(sessions: ForeignSession[]): { keep: ForeignSession[]; dropped: Array<{ s: ForeignSession; problem: FormatProblem }> } {
+function choose(sessions: ForeignSession[]): {
+  keep: ForeignSession[];
+  dropped: Array<{ s: ForeignSession; problem: FormatProblem }>;
+} {
   const byId = new Map<string, ForeignSession[]>();
   for (const s of sessions) byId.set(s.id, [...(byId.get(s.id) ?? []), s]);
   const keep: ForeignSession[] = [];
@@ -187,7 +226,17 @@ function choose(sessions: ForeignSession[]): { keep: ForeignSession[]; dropped: 
     keep.push(first);
     for (const s of group) {
       if (s === first) continue;
-      dropped.push({ s, problem: { code: 'DUPLICATE_SESSION', severity: 'warning', sessionId: s.id, path: s.path, message: `Session ${s.id} is also at ${first.path}; that copy (${first.archived ? 'archived' : 'live'}) was imported, this one skipped.`, hint: 'Remove the stale copy in the toolkit, then import again.' } });
+      dropped.push({
+        s,
+        problem: {
+          code: 'DUPLICATE_SESSION',
+          severity: 'warning',
+          sessionId: s.id,
+          path: s.path,
+          message: `Session ${s.id} is also at ${first.path}; that copy (${first.archived ? 'archived' : 'live'}) was imported, this one skipped.`,
+          hint: 'Remove the stale copy in the toolkit, then import again.',
+        },
+      });
     }
   }
   return { keep, dropped };
@@ -203,7 +252,12 @@ function choose(sessions: ForeignSession[]): { keep: ForeignSession[]; dropped: 
  * does not mirror it here. Never writes inside `dir`. Taking a session's mirror folder in
  * forgets what the mirror wrote, so mirroring resumes (see {@link MirrorFiles}).
  */
-export async function importFolder(m: SessionManager, dir: string, format: string, o: ImportOptions): Promise<ImportResult> {
+export async function importFolder(
+  m: SessionManager,
+  dir: string,
+  format: string,
+  o: ImportOptions,
+): Promise<ImportResult> {
   const root = await SafeDir.open(dir, o.cwd);
   const p = await pick(root, format, o);
   if (!p.adapter) throw detectionError({ kind: 'none', scores: p.scores, problem: p.problem });
@@ -212,7 +266,14 @@ export async function importFolder(m: SessionManager, dir: string, format: strin
   const prefix = o.idPrefix ?? '';
   if (prefix !== '') validateId(`${prefix}x`, 'id prefix');
   const { keep, dropped } = choose(report.sessions);
-  const results: ImportedSession[] = dropped.map(({ s, problem }) => ({ foreignId: s.id, id: null, action: 'skipped', revision: null, archived: s.archived, problems: [...s.problems, problem] }));
+  const results: ImportedSession[] = dropped.map(({ s, problem }) => ({
+    foreignId: s.id,
+    id: null,
+    action: 'skipped',
+    revision: null,
+    archived: s.archived,
+    problems: [...s.problems, problem],
+  }));
 
   // Plan first: ids, clashes with sessions that came from elsewhere.
   const planned: Array<{ s: ForeignSession; id: string; existing: SessionState | null }> = [];
@@ -223,13 +284,47 @@ export async function importFolder(m: SessionManager, dir: string, format: strin
     // The file may hold progress that the template or an older backup lacks: importing what
     // can be read would record that progress as never made.
     if (s.problems.some((p) => p.code === 'UNREADABLE' && p.severity === 'error' && p.path === s.path)) {
-      results.push({ foreignId: s.id, id: null, action: 'skipped', revision: null, archived: s.archived, problems: [...s.problems, { code: 'IMPORT_FAILED', severity: 'error', sessionId: s.id, path: s.path, message: `Session ${s.id} was not imported: ${s.path} cannot be read (permission denied), so baton cannot see its progress.`, hint: `Let this user read ${s.path}, then import again.` }] });
+      results.push({
+        foreignId: s.id,
+        id: null,
+        action: 'skipped',
+        revision: null,
+        archived: s.archived,
+        problems: [
+          ...s.problems,
+          {
+            code: 'IMPORT_FAILED',
+            severity: 'error',
+            sessionId: s.id,
+            path: s.path,
+            message: `Session ${s.id} was not imported: ${s.path} cannot be read (permission denied), so baton cannot see its progress.`,
+            hint: `Let this user read ${s.path}, then import again.`,
+          },
+        ],
+      });
       continue;
     }
     const id = batonIdFor(s.id, prefix);
     const other = taken.get(id);
     if (other !== undefined) {
-      results.push({ foreignId: s.id, id: null, action: 'skipped', revision: null, archived: s.archived, problems: [...s.problems, { code: 'ID_COLLISION', severity: 'warning', sessionId: s.id, path: s.path, message: `Session ${JSON.stringify(s.id)} maps to the baton id ${id}, like ${JSON.stringify(other)}; skipped.`, hint: 'Rename one of them in the toolkit, then import again.' }] });
+      results.push({
+        foreignId: s.id,
+        id: null,
+        action: 'skipped',
+        revision: null,
+        archived: s.archived,
+        problems: [
+          ...s.problems,
+          {
+            code: 'ID_COLLISION',
+            severity: 'warning',
+            sessionId: s.id,
+            path: s.path,
+            message: `Session ${JSON.stringify(s.id)} maps to the baton id ${id}, like ${JSON.stringify(other)}; skipped.`,
+            hint: 'Rename one of them in the toolkit, then import again.',
+          },
+        ],
+      });
       continue;
     }
     taken.set(id, s.id);
@@ -246,10 +341,14 @@ export async function importFolder(m: SessionManager, dir: string, format: strin
     planned.push({ s, id, existing });
   }
   if (clashes.length) {
-    throw new BatonError('EXISTS', `baton already has session(s) with the same id that were not imported from these ${p.adapter.name} sessions: ${clashes.join(', ')}. Nothing was imported.`, {
-      hint: hint('import.id-prefix', { moved: Boolean(otherFolder) }),
-      details: { clashes },
-    });
+    throw new BatonError(
+      'EXISTS',
+      `baton already has session(s) with the same id that were not imported from these ${p.adapter.name} sessions: ${clashes.join(', ')}. Nothing was imported.`,
+      {
+        hint: hint('import.id-prefix', { moved: Boolean(otherFolder) }),
+        details: { clashes },
+      },
+    );
   }
 
   const ctx = { importedAt: now.toISOString(), root: root.root };
@@ -266,25 +365,69 @@ export async function importFolder(m: SessionManager, dir: string, format: strin
         let state = await m.createFrom(id, events);
         await saveImportedCheckpoints(m, id, events);
         if (state.archived) state = await m.archive(id);
-        results.push({ foreignId: s.id, id, action: 'created', revision: state.revision, archived: state.archived, problems: [...s.problems, ...plan.problems] });
+        results.push({
+          foreignId: s.id,
+          id,
+          action: 'created',
+          revision: state.revision,
+          archived: state.archived,
+          problems: [...s.problems, ...plan.problems],
+        });
         continue;
       }
       const journal = await m.log(id);
       const plan = reimportEvents(existing, journal, s, ctx);
       if (plan.unchanged) {
         await resumeMirror(m, id, s.format, root.root);
-        results.push({ foreignId: s.id, id, action: 'unchanged', revision: existing.revision, archived: existing.archived, problems: [...s.problems] });
+        results.push({
+          foreignId: s.id,
+          id,
+          action: 'unchanged',
+          revision: existing.revision,
+          archived: existing.archived,
+          problems: [...s.problems],
+        });
         continue;
       }
-      const r = await m.change(id, () => ({ events: plan.events, result: undefined }), { expectedRevision: existing.revision, agent: o.agent ?? null });
-      if (plan.events.some((e) => e.type === 'checkpoint.created')) await saveImportedCheckpoints(m, id, await m.log(id), existing.revision);
+      const r = await m.change(id, () => ({ events: plan.events, result: undefined }), {
+        expectedRevision: existing.revision,
+        agent: o.agent ?? null,
+      });
+      if (plan.events.some((e) => e.type === 'checkpoint.created'))
+        await saveImportedCheckpoints(m, id, await m.log(id), existing.revision);
       let state = r.state;
       if (plan.archive) state = await m.archive(id);
       await resumeMirror(m, id, s.format, root.root);
-      results.push({ foreignId: s.id, id, action: 'updated', revision: state.revision, archived: state.archived, problems: [...s.problems, ...plan.problems] });
+      results.push({
+        foreignId: s.id,
+        id,
+        action: 'updated',
+        revision: state.revision,
+        archived: state.archived,
+        problems: [...s.problems, ...plan.problems],
+      });
     } catch (e) {
       if (!isBatonError(e)) throw e;
-      results.push({ foreignId: s.id, id, action: 'skipped', revision: null, archived: s.archived, problems: [...s.problems, { code: 'IMPORT_FAILED', severity: 'error', sessionId: s.id, path: s.path, message: `Session ${s.id} was not imported: ${e.message}`, hint: e.hint ?? null, ...(e.hintAction ? { hintAction: e.hintAction } : {}), details: { code: e.code } }] });
+      results.push({
+        foreignId: s.id,
+        id,
+        action: 'skipped',
+        revision: null,
+        archived: s.archived,
+        problems: [
+          ...s.problems,
+          {
+            code: 'IMPORT_FAILED',
+            severity: 'error',
+            sessionId: s.id,
+            path: s.path,
+            message: `Session ${s.id} was not imported: ${e.message}`,
+            hint: e.hint ?? null,
+            ...(e.hintAction ? { hintAction: e.hintAction } : {}),
+            details: { code: e.code },
+          },
+        ],
+      });
     }
   }
   if (planned.length) o.onProgress?.({ done, total: planned.length, item: planned[done - 1]!.id });
@@ -314,7 +457,10 @@ export interface ExportOptions extends FormatsOptions {
 /** Opens (creating it if needed) an output folder; `BAD_INPUT` when the path is a file. */
 export async function openOut(out: string, cwd: string): Promise<SafeDir> {
   // An empty path would resolve to the working directory: never write there by accident.
-  if (out.trim() === '') throw new BatonError('BAD_INPUT', '--out needs a folder to export into; got an empty path.', { hint: 'Give a folder to export into (it is created when missing); "." names the current folder.' });
+  if (out.trim() === '')
+    throw new BatonError('BAD_INPUT', '--out needs a folder to export into; got an empty path.', {
+      hint: 'Give a folder to export into (it is created when missing); "." names the current folder.',
+    });
   const abs = path.resolve(cwd, out);
   let st: fs.Stats | null = null;
   try {
@@ -323,7 +469,9 @@ export async function openOut(out: string, cwd: string): Promise<SafeDir> {
     st = null;
   }
   if (st && !st.isDirectory()) {
-    throw new BatonError('BAD_INPUT', `--out ${abs} is a file, not a folder.`, { hint: 'Give a folder to export into (it is created when missing).' });
+    throw new BatonError('BAD_INPUT', `--out ${abs} is a file, not a folder.`, {
+      hint: 'Give a folder to export into (it is created when missing).',
+    });
   }
   return SafeDir.open(abs, cwd, { create: true });
 }
@@ -333,7 +481,13 @@ export async function openOut(out: string, cwd: string): Promise<SafeDir> {
  * write rules (the adapter's plan, run through SafeDir: atomic replace, `.bak` when the plan
  * asks, removals). Returns the paths written.
  */
-export async function exportInto(m: SessionManager, id: string, format: string, out: string, o: ExportOptions): Promise<ExportResult> {
+export async function exportInto(
+  m: SessionManager,
+  id: string,
+  format: string,
+  out: string,
+  o: ExportOptions,
+): Promise<ExportResult> {
   const adapter = namedAdapter(format, adaptersOf(o), { allowAuto: false });
   const state = await m.get(id);
   const dir = await openOut(out, o.cwd);
@@ -347,7 +501,9 @@ export function checkMirrorSetting(format: string, out: string, o: FormatsOption
   const adapter = namedAdapter(format, adaptersOf(o), { allowAuto: false });
   const abs = path.resolve(o.cwd, out);
   if (fs.existsSync(abs) && !fs.statSync(abs).isDirectory()) {
-    throw new BatonError('BAD_INPUT', `The mirror folder ${abs} is a file, not a folder.`, { hint: 'Give the folder the toolkit reads its session files from.' });
+    throw new BatonError('BAD_INPUT', `The mirror folder ${abs} is a file, not a folder.`, {
+      hint: 'Give the folder the toolkit reads its session files from.',
+    });
   }
   return { format: adapter.name, out: abs };
 }
@@ -359,14 +515,26 @@ export function checkMirrorSetting(format: string, out: string, o: FormatsOption
  * A rewrite does not replace a mirrored file changed since baton wrote it (see
  * {@link MirrorFiles}); `force` makes the next rewrite replace the files regardless.
  */
-export async function mirrorSession(m: SessionManager, id: string, setting: { format: string; out: string } | null, o: FormatsOptions & { agent?: string | null; force?: boolean }): Promise<{ state: SessionState; mirror: MirrorSetting | null }> {
+export async function mirrorSession(
+  m: SessionManager,
+  id: string,
+  setting: { format: string; out: string } | null,
+  o: FormatsOptions & { agent?: string | null; force?: boolean },
+): Promise<{ state: SessionState; mirror: MirrorSetting | null }> {
   const value = setting ? checkMirrorSetting(setting.format, setting.out, o) : null;
   // Forgetting what baton wrote makes the next rewrite a first one, which replaces the files.
   if (o.force === true) await writeMirrorRecord(m, id, await m.get(id), null);
-  const r = await m.setSettings(id, (s) => {
-    if (!value && !mirrorOf(s)) throw new BatonError('INVALID_TRANSITION', `Session ${id} has no mirror.`, { hint: hint('mirror.set', { session: id }) });
-    return { mirror: value };
-  }, { agent: o.agent ?? null });
+  const r = await m.setSettings(
+    id,
+    (s) => {
+      if (!value && !mirrorOf(s))
+        throw new BatonError('INVALID_TRANSITION', `Session ${id} has no mirror.`, {
+          hint: hint('mirror.set', { session: id }),
+        });
+      return { mirror: value };
+    },
+    { agent: o.agent ?? null },
+  );
   return { state: r.state, mirror: value };
 }
 
@@ -379,7 +547,13 @@ function sha256(b: Buffer | string): string {
  * those baton last wrote. A missing file holds nothing to lose; a path baton never wrote is
  * the toolkit's or a first export's, written as `baton export` would.
  */
-async function checkUnchanged(plan: WritePlan, dir: SafeDir, known: Record<string, string>, id: string, setting: MirrorSetting): Promise<void> {
+async function checkUnchanged(
+  plan: WritePlan,
+  dir: SafeDir,
+  known: Record<string, string>,
+  id: string,
+  setting: MirrorSetting,
+): Promise<void> {
   const changed: string[] = [];
   for (const rel of [...plan.writes.map((w) => w.path), ...plan.removes]) {
     const want = known[rel];
@@ -391,10 +565,14 @@ async function checkUnchanged(plan: WritePlan, dir: SafeDir, known: Record<strin
   if (!changed.length) return;
   const files = changed.map((c) => path.join(dir.root, c));
   const them = files.length > 1 ? 'them' : 'it';
-  throw new BatonError('CONFLICT', `${files.join(', ')} changed since baton last wrote ${them} (the toolkit or a person wrote there); the mirror of ${id} did not overwrite ${them}.`, {
-    hint: `Take the changes into baton with \`baton import --format ${setting.format} ${setting.out}\` (mirroring then resumes), or overwrite them with \`baton mirror ${setting.format} --out ${setting.out} --force --session ${id}\`.`,
-    details: { paths: changed },
-  });
+  throw new BatonError(
+    'CONFLICT',
+    `${files.join(', ')} changed since baton last wrote ${them} (the toolkit or a person wrote there); the mirror of ${id} did not overwrite ${them}.`,
+    {
+      hint: `Take the changes into baton with \`baton import --format ${setting.format} ${setting.out}\` (mirroring then resumes), or overwrite them with \`baton mirror ${setting.format} --out ${setting.out} --force --session ${id}\`.`,
+      details: { paths: changed },
+    },
+  );
 }
 
 /**
@@ -403,7 +581,13 @@ async function checkUnchanged(plan: WritePlan, dir: SafeDir, known: Record<strin
  * changed since baton last wrote it (`CONFLICT`, nothing written), then remembers the hash of
  * every file written ({@link MirrorRecord}).
  */
-export async function rewriteOnce(m: SessionManager, id: string, state: SessionState, setting: MirrorSetting, o: FormatsOptions): Promise<ExportResult> {
+export async function rewriteOnce(
+  m: SessionManager,
+  id: string,
+  state: SessionState,
+  setting: MirrorSetting,
+  o: FormatsOptions,
+): Promise<ExportResult> {
   const rec = await readMirrorRecord(m, id, state);
   const known = rec && rec.format === setting.format && rec.out === setting.out ? rec.files : null;
   let plan: WritePlan | null = null;

@@ -92,7 +92,10 @@ export class Git {
     const top = topR.stdout.trim();
     const head = this.run(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], this.root);
     const branch = this.run(['symbolic-ref', '--quiet', '--short', 'HEAD'], this.root);
-    const st = this.run(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', ...this.pathspec(top)], this.root);
+    const st = this.run(
+      ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', ...this.pathspec(top)],
+      this.root,
+    );
     if (!st.ok) {
       throw new BatonError('STORE_UNAVAILABLE', `git status failed in ${this.root}: ${firstLine(st.stderr)}`, {
         hint: 'Check the repository (`git status`); a damaged index or a held index.lock can cause this.',
@@ -115,7 +118,10 @@ export class Git {
     const topR = this.run(['rev-parse', '--show-toplevel'], this.root);
     if (!topR.ok) return null;
     const top = topR.stdout.trim();
-    const st = this.run(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', ...this.pathspec(top)], this.root);
+    const st = this.run(
+      ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', ...this.pathspec(top)],
+      this.root,
+    );
     return st.ok ? { top, ...parsePorcelain(st.stdout) } : null;
   }
 
@@ -150,7 +156,10 @@ export class Git {
    */
   snapshot(top: string, head: string | null, message: string): string {
     const os = require('node:os') as typeof import('node:os');
-    const tmp = path.join(os.tmpdir(), `baton-index-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`);
+    const tmp = path.join(
+      os.tmpdir(),
+      `baton-index-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`,
+    );
     const env = { GIT_INDEX_FILE: tmp, ...SNAPSHOT_IDENTITY };
     try {
       const real = this.run(['rev-parse', '--git-path', 'index'], this.root);
@@ -167,9 +176,17 @@ export class Git {
       // An ignored store needs no exclusion (naming it would make `add` fail over an ignored path).
       const store = this.storeSpec(top, false) === null ? null : this.store;
       const ignored = store !== null && this.run(['check-ignore', '-q', '--', store], this.root).ok;
-      this.must(['add', '--all', '--', ...(ignored ? [':/'] : this.pathspec(top))], 'add the work tree to a snapshot index', env);
+      this.must(
+        ['add', '--all', '--', ...(ignored ? [':/'] : this.pathspec(top))],
+        'add the work tree to a snapshot index',
+        env,
+      );
       const tree = this.must(['write-tree'], 'write the snapshot tree', env).trim();
-      return this.must(['commit-tree', '--no-gpg-sign', ...(head ? ['-p', head] : []), '-m', message, tree], 'make the snapshot commit', env).trim();
+      return this.must(
+        ['commit-tree', '--no-gpg-sign', ...(head ? ['-p', head] : []), '-m', message, tree],
+        'make the snapshot commit',
+        env,
+      ).trim();
     } finally {
       for (const f of [tmp, `${tmp}.lock`]) fs.rmSync(f, { force: true });
     }
@@ -177,7 +194,10 @@ export class Git {
 
   /** Of `paths` (relative to the workspace), those `commit` holds as files. */
   pathsIn(commit: string, paths: string[]): string[] {
-    const r = this.run(['ls-tree', '-r', '-z', '--name-only', commit, '--', ...paths.map((p) => `:(literal)${p}`)], this.root);
+    const r = this.run(
+      ['ls-tree', '-r', '-z', '--name-only', commit, '--', ...paths.map((p) => `:(literal)${p}`)],
+      this.root,
+    );
     return r.ok ? r.stdout.split('\0').filter(Boolean) : [];
   }
 

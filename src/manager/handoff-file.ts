@@ -49,7 +49,11 @@ export class HandoffFiles {
         if (!files || files.sessionFolder(id) === null) continue;
         const { plan, state } = await new Recovery(m).plan(id);
         if (!settingsOf(state).handoffFile) continue;
-        await files.writeSessionFile(id, HANDOFF_FILE, renderHandoff({ state, plan, now: m.time(), cost: handoffCost(m, state) }));
+        await files.writeSessionFile(
+          id,
+          HANDOFF_FILE,
+          renderHandoff({ state, plan, now: m.time(), cost: handoffCost(m, state) }),
+        );
       } catch (e) {
         problems.push(`handoff.md of ${id} not updated: ${(e as Error).message}`);
       }

@@ -102,12 +102,25 @@ export function readHookProblems(dir: string): HookProblems {
     if (l.ack) problems = [];
     else if (l.level === 'warn' || l.level === 'error') problems.push(l);
   }
-  return { log: file, problems: problems.slice(-MAX_PROBLEMS), total: problems.length, last: lines.filter((l) => !l.ack).at(-1) ?? null };
+  return {
+    log: file,
+    problems: problems.slice(-MAX_PROBLEMS),
+    total: problems.length,
+    last: lines.filter((l) => !l.ack).at(-1) ?? null,
+  };
 }
 
 /** Acknowledges every problem logged so far (`baton doctor --fix`). */
 export function acknowledgeHookProblems(dir: string, time: string): void {
-  writeHookLog(dir, { time, level: 'info', code: 'ACK', cli: null, event: null, message: 'problems acknowledged by baton doctor --fix', ack: true });
+  writeHookLog(dir, {
+    time,
+    level: 'info',
+    code: 'ACK',
+    cli: null,
+    event: null,
+    message: 'problems acknowledged by baton doctor --fix',
+    ack: true,
+  });
 }
 
 function readLines(file: string): HookLogLine[] {

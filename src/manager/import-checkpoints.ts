@@ -18,13 +18,22 @@ import type { ManagerCore as SessionManager } from './types.js';
  * (all of them from the first event: seq = position) after seq `after` (a re-import: only the
  * checkpoints it added).
  */
-export async function saveImportedCheckpoints(m: SessionManager, id: string, events: ReadonlyArray<NewEvent | StoredEvent>, after = 0): Promise<void> {
+export async function saveImportedCheckpoints(
+  m: SessionManager,
+  id: string,
+  events: ReadonlyArray<NewEvent | StoredEvent>,
+  after = 0,
+): Promise<void> {
   const stored = events.map((e, i) => ({ ...e, seq: 'seq' in e ? e.seq : i + 1 }) as StoredEvent);
   // Where the session came from and its toolkit's rules are no work a restore undoes: each
   // checkpoint keeps them (they are recorded last, after the checkpoints), so a session
   // restored to an imported checkpoint still exports onto its foreign documents.
   const whole = fold(null, stored, id);
-  const keep = Object.fromEntries([PROVENANCE_KEY, TOOLKIT_RULES_KEY].filter((k) => whole?.metadata[k] !== undefined).map((k) => [k, whole!.metadata[k]]));
+  const keep = Object.fromEntries(
+    [PROVENANCE_KEY, TOOLKIT_RULES_KEY]
+      .filter((k) => whole?.metadata[k] !== undefined)
+      .map((k) => [k, whole!.metadata[k]]),
+  );
   for (const e of stored) {
     if (e.type !== 'checkpoint.created' || e.seq <= after) continue;
     const d = e.data as EventDataMap['checkpoint.created'];

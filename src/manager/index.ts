@@ -51,7 +51,16 @@ export type { CheckpointDetail, CheckpointInfo } from './checkpoints.js';
 export { corrupt as corruptCheckpoint } from './checkpoints.js';
 export type { Claim } from './claim.js';
 // Runs: one worker's attempt on a session (docs/runs.md).
-export { RUN_HEARTBEAT_MS, RUN_TTL_MS, liveRuns, runLabel, runLive, runPhasesInFlight, runsOf, runsView } from '../domain/runs.js';
+export {
+  RUN_HEARTBEAT_MS,
+  RUN_TTL_MS,
+  liveRuns,
+  runLabel,
+  runLive,
+  runPhasesInFlight,
+  runsOf,
+  runsView,
+} from '../domain/runs.js';
 export type { Liveness, Run, RunEndInput, RunKind, RunProcess, RunView, Salvage } from '../domain/runs.js';
 export type { Salvager, StartRunOptions } from './runs.js';
 export type { RunSegment } from '../domain/run-segments.js';
@@ -62,7 +71,17 @@ export type { CleanupAction, Tombstone } from './retention.js';
 export type { OnProgress, Progress } from './progress.js';
 export type { SessionChange } from './watch.js';
 export { MAX_PAGE } from './dashboard.js';
-export type { DashboardHolder, DashboardRow, EventsPage, MoneyText, EventsQuery, ResumeView, SessionPage, SessionsPage, SessionsQuery } from './dashboard.js';
+export type {
+  DashboardHolder,
+  DashboardRow,
+  EventsPage,
+  MoneyText,
+  EventsQuery,
+  ResumeView,
+  SessionPage,
+  SessionsPage,
+  SessionsQuery,
+} from './dashboard.js';
 export type { Attempt, AttemptOutcome, TokenSeries } from '../domain/dashboard.js';
 export type { BudgetView } from '../domain/tokens.js';
 export type { EscalationChoice, ResumePlan } from '../domain/resume-plan-types.js';
@@ -92,10 +111,16 @@ export type { MirrorSetting } from './mirror.js';
 
 // Agent CLI hooks (`baton hook`, src/hooks): the manager's part, the hook log, agent sessions.
 export type { AgentContext, BindingSource, ResolveOptions } from './agent-hooks.js';
-export { hookDir, writeHookLog, readHookProblems, acknowledgeHookProblems, HOOK_LOG_FILE, MAX_LOG_BYTES } from './hook-log.js';
+export {
+  hookDir,
+  writeHookLog,
+  readHookProblems,
+  acknowledgeHookProblems,
+  HOOK_LOG_FILE,
+  MAX_LOG_BYTES,
+} from './hook-log.js';
 export type { HookLogLine, HookProblems } from './hook-log.js';
 export { locateStore } from '../store/open.js';
 export { continueWith, resumeCommand, resumeStep, stepsText, AGENT_CLIS } from '../domain/agent-sessions.js';
 export type { ContinueWith } from '../domain/agent-sessions.js';
 export { BRIEFING_MAX_CHARS } from '../domain/agent-briefing.js';
-

@@ -67,7 +67,8 @@ export class LeaseKeeper {
     const until = Date.now() + deadlineMs;
     while (this.lost === null && this.lapsed !== null && Date.now() < until) {
       await this.beat();
-      if (this.lost === null && this.lapsed !== null) await new Promise((r) => setTimeout(r, Math.min(this.o.heartbeatMs, 1000)));
+      if (this.lost === null && this.lapsed !== null)
+        await new Promise((r) => setTimeout(r, Math.min(this.o.heartbeatMs, 1000)));
     }
     return this.lost !== null || this.lapsed === null;
   }

@@ -1,4 +1,12 @@
-import { decideAcquire, decideRelease, decideRenew, effectiveStatus, holderGoneEvents, leaseExpired, leaseOf } from '../domain/lease.js';
+import {
+  decideAcquire,
+  decideRelease,
+  decideRenew,
+  effectiveStatus,
+  holderGoneEvents,
+  leaseExpired,
+  leaseOf,
+} from '../domain/lease.js';
 import type { GoneHolder, Lease } from '../domain/lease.js';
 import type { SessionState } from '../domain/state.js';
 import { groupAlive, processAlive } from './process-check.js';
@@ -51,7 +59,11 @@ export class Leases {
     const lease = leaseOf(s);
     const gone = this.holderGone(lease, s);
     if (!gone) return null;
-    const r = await m.change(id, (s) => ({ events: holderGoneEvents(s, lease!.token, gone, m.time()), result: undefined }), { agent });
+    const r = await m.change(
+      id,
+      (s) => ({ events: holderGoneEvents(s, lease!.token, gone, m.time()), result: undefined }),
+      { agent },
+    );
     return r.events.length ? gone : null;
   }
 
@@ -59,14 +71,20 @@ export class Leases {
   async acquire(id: string, o: AcquireOptions): Promise<ChangeResult<Lease>> {
     const m = this.m;
     const { pid, host, boot } = m.origin;
-    return m.change(
-      id,
-      (s) => {
-        const events = decideAcquire(s, { owner: o.owner, pid, host, boot, ttlMs: o.ttlMs, now: m.time() }, o.force === true);
-        return { events, result: null as unknown as Lease };
-      },
-      { agent: o.agent ?? null },
-    ).then((r) => ({ ...r, result: leaseOf(r.state)! }));
+    return m
+      .change(
+        id,
+        (s) => {
+          const events = decideAcquire(
+            s,
+            { owner: o.owner, pid, host, boot, ttlMs: o.ttlMs, now: m.time() },
+            o.force === true,
+          );
+          return { events, result: null as unknown as Lease };
+        },
+        { agent: o.agent ?? null },
+      )
+      .then((r) => ({ ...r, result: leaseOf(r.state)! }));
   }
 
   /** Renews the lease held with `token` (heartbeat). FENCED once it was lost. */
@@ -91,7 +109,11 @@ export class Leases {
 
   /** Goes on with the lease held with `token` (see {@link adoptable}): renews it now. FENCED once lost. */
   async adopt(id: string, token: number, ttlMs: number, agent: string | null): Promise<Lease> {
-    const r = await this.m.change(id, (s) => ({ events: decideRenew(s, token, ttlMs, this.m.time()), result: undefined }), { agent, fencingToken: token });
+    const r = await this.m.change(
+      id,
+      (s) => ({ events: decideRenew(s, token, ttlMs, this.m.time()), result: undefined }),
+      { agent, fencingToken: token },
+    );
     return leaseOf(r.state)!;
   }
 

@@ -31,7 +31,6 @@ export function storeFilter(f: ListFilter, now: string): RowFilter {
   };
 }
 
-
 /** The workspace a new session records: the store handle's, on a store shared by many. */
 export function workspaceOf(store: { workspace?: string }): { workspace?: string } {
   return store.workspace !== undefined ? { workspace: store.workspace } : {};

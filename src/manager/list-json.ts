@@ -14,7 +14,13 @@ import type { SessionStore } from '../store/types.js';
  * rebuild, no recheck or no persist), which no view holds.
  */
 function viewKey(filter: ListFilter): 'all' | 'live' | null {
-  const plain = filter.status === undefined && filter.workspace === undefined && !filter.claimable && !filter.rebuild && filter.recheck !== false && filter.persist !== false;
+  const plain =
+    filter.status === undefined &&
+    filter.workspace === undefined &&
+    !filter.claimable &&
+    !filter.rebuild &&
+    filter.recheck !== false &&
+    filter.persist !== false;
   return plain ? (filter.all ? 'all' : 'live') : null;
 }
 
@@ -33,7 +39,12 @@ export function keptListJson(store: SessionStore, filter: ListFilter, now: strin
  * current, else `compute`d (the rows, and how many were checked against their session) and
  * kept as the next view when it depends on the registry alone.
  */
-export async function listJsonText(store: SessionStore, filter: ListFilter, now: string, compute: () => Promise<{ rows: RowText[]; rechecked: number }>): Promise<string> {
+export async function listJsonText(
+  store: SessionStore,
+  filter: ListFilter,
+  now: string,
+  compute: () => Promise<{ rows: RowText[]; rechecked: number }>,
+): Promise<string> {
   const kept = keptListJson(store, filter, now);
   if (kept) return new TextDecoder().decode(kept);
   const key = viewKey(filter);

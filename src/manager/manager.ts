@@ -77,7 +77,9 @@ export class SessionManager extends SessionCore {
   readonly transcripts = new Transcripts(this);
   /** The dashboard's reads (`baton ui`): sessions page, session page, event log, resume plan (see dashboard.ts). */
   readonly dashboard: Dashboard = new Dashboard(this);
-  /** Named positions of the store's readers (`baton otel follow`; see cursors.ts). */ readonly cursors = new Cursors(this);
+  /** Named positions of the store's readers (`baton otel follow`; see cursors.ts). */ readonly cursors = new Cursors(
+    this,
+  );
   /** What agent CLI hooks record, and the hook log's problems (see agent-hooks.ts). */
   readonly hooks: AgentHooks;
   /** The pricing override file, if any (see {@link pricing}). */
@@ -89,7 +91,12 @@ export class SessionManager extends SessionCore {
     super(o);
     this.hooks = new AgentHooks(this, o.env ?? {});
     this.pricingFile = o.pricingFile ?? null;
-    this.checkpoints = new Checkpoints(this, { now: this.now, workspace: o.workspace ?? null, auto: o.autoCheckpoint ?? true, onWarning: this.onWarning });
+    this.checkpoints = new Checkpoints(this, {
+      now: this.now,
+      workspace: o.workspace ?? null,
+      auto: o.autoCheckpoint ?? true,
+      onWarning: this.onWarning,
+    });
     this.derivedFiles = new DerivedFiles(this, o.derivedFiles ?? {}, this.ownClock, this.onWarning);
   }
 
@@ -99,7 +106,11 @@ export class SessionManager extends SessionCore {
   }
 
   /** Waits for the derived files being refreshed (see DerivedFilesOptions.refresh) and the snapshots being written, then closes the store. */
-  close = (): Promise<void> => this.derivedFiles.settled().then(() => this.snapshotsWritten()).then(() => this.store.close());
+  close = (): Promise<void> =>
+    this.derivedFiles
+      .settled()
+      .then(() => this.snapshotsWritten())
+      .then(() => this.store.close());
 
   /** Derived files are refreshed after the callers were answered, once per burst (see DerivedFiles). */
   protected override afterCommit(): void {
@@ -117,10 +128,21 @@ export class SessionManager extends SessionCore {
     const phases = decide.validatePhases(input.phases ?? []);
     const budget = input.budget === undefined || input.budget === null ? null : decide.positive(input.budget, 'budget');
     const idFormat = input.idFormat ?? 'date';
-    const id = input.id !== undefined ? validateId(input.id) : generateId(idFormat, title, { now: this.now(), randomBytes: this.rand }, input.bmad);
+    const id =
+      input.id !== undefined
+        ? validateId(input.id)
+        : generateId(idFormat, title, { now: this.now(), randomBytes: this.rand }, input.bmad);
     return this.store.withWorkspaceLock(async () => {
       await this.pauseActiveFor(id, input.switch === true, input.agent);
-      const created = decide.draft('session.created', { title, idFormat: input.id !== undefined ? 'explicit' : idFormat, phases, budgetMax: budget, contextSummary: input.contextSummary ?? null, metadata: { ...startBaseline(this.workspace), ...input.metadata }, ...workspaceOf(this.store) });
+      const created = decide.draft('session.created', {
+        title,
+        idFormat: input.id !== undefined ? 'explicit' : idFormat,
+        phases,
+        budgetMax: budget,
+        contextSummary: input.contextSummary ?? null,
+        metadata: { ...startBaseline(this.workspace), ...input.metadata },
+        ...workspaceOf(this.store),
+      });
       const events = this.numbered([created], input.agent, this.time(), 0);
       const state = fold(null, events, id)!;
       await this.store.create(id, events, summarize(state));
@@ -132,7 +154,9 @@ export class SessionManager extends SessionCore {
   }
 
   /** Find-or-create by a key the caller chooses (race-safe: one session per key; see start-or-get.ts). */
-  startOrGet(input: StartOrGetInput): Promise<{ state: SessionState; created: boolean }> { return startOrGet(this, input); }
+  startOrGet(input: StartOrGetInput): Promise<{ state: SessionState; created: boolean }> {
+    return startOrGet(this, input);
+  }
 
   /** Pauses the active session (if any, and not `except`), or refuses when `allow` is false. */
   private async pauseActiveFor(except: string, allow: boolean, agent?: string | null): Promise<void> {
@@ -144,7 +168,9 @@ export class SessionManager extends SessionCore {
         details: { active: current.id },
       });
     }
-    await this.simple(current.id, (s) => decide.decideSession(s, 'pause', `switched to ${except}`, 'switched'), { agent });
+    await this.simple(current.id, (s) => decide.decideSession(s, 'pause', `switched to ${except}`, 'switched'), {
+      agent,
+    });
   }
 
   /** The session the active pointer names, or null (a dangling pointer is reported and ignored). */
@@ -155,7 +181,12 @@ export class SessionManager extends SessionCore {
       return await this.get(id);
     } catch (e) {
       if (isBatonError(e, 'NOT_FOUND') || isBatonError(e, 'BAD_INPUT')) {
-        this.onRepair({ sessionId: null, kind: 'active_dangling', message: `The active pointer names ${JSON.stringify(id)}, which does not exist; ignored.`, savedTo: null });
+        this.onRepair({
+          sessionId: null,
+          kind: 'active_dangling',
+          message: `The active pointer names ${JSON.stringify(id)}, which does not exist; ignored.`,
+          savedTo: null,
+        });
         return null;
       }
       throw e;
@@ -179,11 +210,19 @@ export class SessionManager extends SessionCore {
       }
     }
     const { summaries } = await this.store.list();
-    const open = summaries.filter((s) => !s.archived && ['active', 'paused', 'interrupted', 'failed'].includes(s.status)).map((s) => s.id);
-    throw new BatonError('NO_ACTIVE_SESSION', active ? `The active pointer names ${JSON.stringify(active)}, which does not exist.` : 'No active session.', {
-      hint: open.length ? hint('session.name-one', { sessions: open.slice(0, 10), more: open.length > 10 }) : hint('session.start-one'),
-      details: { candidates: open },
-    });
+    const open = summaries
+      .filter((s) => !s.archived && ['active', 'paused', 'interrupted', 'failed'].includes(s.status))
+      .map((s) => s.id);
+    throw new BatonError(
+      'NO_ACTIVE_SESSION',
+      active ? `The active pointer names ${JSON.stringify(active)}, which does not exist.` : 'No active session.',
+      {
+        hint: open.length
+          ? hint('session.name-one', { sessions: open.slice(0, 10), more: open.length > 10 })
+          : hint('session.start-one'),
+        details: { candidates: open },
+      },
+    );
   }
 
   /**
@@ -197,13 +236,20 @@ export class SessionManager extends SessionCore {
   async expandId(ref: string): Promise<string> {
     validateId(ref);
     if (await this.store.exists(ref)) return ref;
-    const matches = (await this.listRows({ all: true })).map((r) => r.id).filter((id) => id.startsWith(ref)).sort();
+    const matches = (await this.listRows({ all: true }))
+      .map((r) => r.id)
+      .filter((id) => id.startsWith(ref))
+      .sort();
     if (matches.length === 1) return matches[0]!;
     if (matches.length > 1) {
-      throw new BatonError('BAD_INPUT', `Session ${JSON.stringify(ref)} is ambiguous: it matches ${matches.join(', ')}.`, {
-        hint: 'Give more of the id, or the whole id.',
-        details: { sessionId: ref, matches },
-      });
+      throw new BatonError(
+        'BAD_INPUT',
+        `Session ${JSON.stringify(ref)} is ambiguous: it matches ${matches.join(', ')}.`,
+        {
+          hint: 'Give more of the id, or the whole id.',
+          details: { sessionId: ref, matches },
+        },
+      );
     }
     return ref;
   }
@@ -217,7 +263,8 @@ export class SessionManager extends SessionCore {
       if (target.status !== 'active') decide.decideSession(target, 'resume');
       await this.pauseActiveFor(id, true, agent);
       let state = target;
-      if (target.status !== 'active') state = (await this.simple(id, (s) => decide.decideSession(s, 'resume'), { agent })).state;
+      if (target.status !== 'active')
+        state = (await this.simple(id, (s) => decide.decideSession(s, 'resume'), { agent })).state;
       await this.store.setActive(id);
       return state;
     });
@@ -237,8 +284,17 @@ export class SessionManager extends SessionCore {
    * `complete` refuses (`BLOCKED`) while a phase is neither completed nor skipped, unless
    * `force`, which records the phases left unfinished.
    */
-  async lifecycle(id: string, action: Exclude<SessionAction, 'resume'>, detail: string | null = null, o: ChangeOptions & { force?: boolean } = {}): Promise<SessionState> {
-    const r = await this.simple(id, (s) => decide.decideSession(s, action, detail, 'user', { force: o.force === true }), o);
+  async lifecycle(
+    id: string,
+    action: Exclude<SessionAction, 'resume'>,
+    detail: string | null = null,
+    o: ChangeOptions & { force?: boolean } = {},
+  ): Promise<SessionState> {
+    const r = await this.simple(
+      id,
+      (s) => decide.decideSession(s, action, detail, 'user', { force: o.force === true }),
+      o,
+    );
     if (['completed', 'failed', 'abandoned'].includes(r.state.status)) await this.clearActiveIf(id);
     return r.state;
   }
@@ -297,7 +353,9 @@ export class SessionManager extends SessionCore {
     const opts = { rebuild: filter.rebuild === true, filter: storeFilter(filter, this.time()) };
     const r = this.store.listRows
       ? await this.store.listRows(opts)
-      : await this.store.list(opts).then((l) => ({ rows: l.summaries.map((s) => RowText.of(s)), missing: l.missing, repairs: l.repairs }));
+      : await this.store
+          .list(opts)
+          .then((l) => ({ rows: l.summaries.map((s) => RowText.of(s)), missing: l.missing, repairs: l.repairs }));
     r.repairs.forEach(this.onRepair);
     const derived: SessionSummary[] = [];
     for (const id of r.missing) {
@@ -305,15 +363,23 @@ export class SessionManager extends SessionCore {
         derived.push(summarize(await this.get(id)));
       } catch (e) {
         if (!isBatonError(e)) throw e;
-        this.onRepair({ sessionId: id, kind: 'index_rebuilt', message: `Session ${id} could not be read for the registry: ${e.message}`, savedTo: null });
+        this.onRepair({
+          sessionId: id,
+          kind: 'index_rebuilt',
+          message: `Session ${id} could not be read for the registry: ${e.message}`,
+          savedTo: null,
+        });
       }
     }
     // A reader that must write nothing (the dashboard) derives the rows again next time.
     if (derived.length && filter.persist !== false) await this.store.putSummaries(derived);
     const now = this.time();
     const rows = [...r.rows, ...derived.map((s) => RowText.of(s))];
-    const doubt = (row: RowText): boolean => leaseLapsed(row, now) || (row.status === 'active' && this.runs.rowInDoubt(row.summary, now));
-    if (filter.recheck !== false) for (let i = 0; i < rows.length; i++) if (doubt(rows[i]!)) [rows[i], this.rechecked] = [await this.recheck(rows[i]!, now), this.rechecked + 1];
+    const doubt = (row: RowText): boolean =>
+      leaseLapsed(row, now) || (row.status === 'active' && this.runs.rowInDoubt(row.summary, now));
+    if (filter.recheck !== false)
+      for (let i = 0; i < rows.length; i++)
+        if (doubt(rows[i]!)) [rows[i], this.rechecked] = [await this.recheck(rows[i]!, now), this.rechecked + 1];
     return rows
       .filter((row) => (filter.all ? true : !row.archived))
       .filter((row) => (filter.status ? row.status === filter.status : true))
@@ -362,7 +428,12 @@ export class SessionManager extends SessionCore {
   // ---- phases and records ---------------------------------------------------------------
 
   /** start | complete | fail | skip | retry a phase; `done` is `complete`, as the CLI says it. */
-  async phase(id: string, ref: string, verb: PhaseAction | 'done', o: PhaseActionOptions & ChangeOptions = {}): Promise<ChangeResult<undefined>> {
+  async phase(
+    id: string,
+    ref: string,
+    verb: PhaseAction | 'done',
+    o: PhaseActionOptions & ChangeOptions = {},
+  ): Promise<ChangeResult<undefined>> {
     const action: PhaseAction = verb === 'done' ? 'complete' : verb;
     const agent = o.agent ?? this.agent;
     const r = await this.simple(id, (s) => startedIn(decide.decidePhase(s, ref, action, { ...o, agent }), o.run), o);
@@ -377,30 +448,57 @@ export class SessionManager extends SessionCore {
   }
 
   /** Records files, hashing each one now (sha256 and size; null for a deleted file). */
-  files(id: string, action: FileAction, paths: string[], phase: string | null, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
-    const measured = paths.map((p): MeasuredFile => (action === 'deleted' || !this.measure ? { path: p, sha256: null, size: null } : this.measure(p)));
+  files(
+    id: string,
+    action: FileAction,
+    paths: string[],
+    phase: string | null,
+    o: ChangeOptions = {},
+  ): Promise<ChangeResult<undefined>> {
+    const measured = paths.map(
+      (p): MeasuredFile =>
+        action === 'deleted' || !this.measure ? { path: p, sha256: null, size: null } : this.measure(p),
+    );
     const agent = o.agent ?? this.agent;
-    return this.simple(id, (s) => decide.decideFiles(s, action, measured, phase ?? this.runs.phaseOfRun(s, o.run, agent), agent), o);
+    return this.simple(
+      id,
+      (s) => decide.decideFiles(s, action, measured, phase ?? this.runs.phaseOfRun(s, o.run, agent), agent),
+      o,
+    );
   }
 
   /** Records an error; the result is its id. */
   error(id: string, input: decide.ErrorInput, o: ChangeOptions = {}): Promise<ChangeResult<string>> {
     const agent = input.agent ?? o.agent ?? this.agent;
-    return this.change(id, (s) => {
-      const r = decide.decideError(s, { ...input, agent });
-      return { events: r.events, result: r.errorId };
-    }, o);
+    return this.change(
+      id,
+      (s) => {
+        const r = decide.decideError(s, { ...input, agent });
+        return { events: r.events, result: r.errorId };
+      },
+      o,
+    );
   }
 
   /** Resolves an error. */
-  resolveError(id: string, errorId: string, resolution: string, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
+  resolveError(
+    id: string,
+    errorId: string,
+    resolution: string,
+    o: ChangeOptions = {},
+  ): Promise<ChangeResult<undefined>> {
     return this.simple(id, (s) => decide.decideResolve(s, errorId, resolution), o);
   }
 
   /** Records token use. */
-  tokens(id: string, input: Omit<decide.TokensInput, 'agent'> & { agent?: string | null }, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
+  tokens(
+    id: string,
+    input: Omit<decide.TokensInput, 'agent'> & { agent?: string | null },
+    o: ChangeOptions = {},
+  ): Promise<ChangeResult<undefined>> {
     const agent = input.agent ?? o.agent ?? this.agent;
-    if (!agent) throw new BatonError('BAD_INPUT', 'Token use must name the agent.', { hint: hint('tokens.name-agent') });
+    if (!agent)
+      throw new BatonError('BAD_INPUT', 'Token use must name the agent.', { hint: hint('tokens.name-agent') });
     return this.simple(id, (s) => decide.decideTokens(s, { ...input, agent }), o);
   }
 
@@ -430,7 +528,11 @@ export class SessionManager extends SessionCore {
   }
 
   /** Adds a finding; the result is its id. */
-  finding(id: string, input: { text: string; severity?: string | null; phase?: string | null }, o: ChangeOptions = {}): Promise<ChangeResult<string>> {
+  finding(
+    id: string,
+    input: { text: string; severity?: string | null; phase?: string | null },
+    o: ChangeOptions = {},
+  ): Promise<ChangeResult<string>> {
     const agent = o.agent ?? this.agent;
     return this.withId(id, (s) => decide.decideFinding(s, { ...input, agent }), o);
   }
@@ -441,13 +543,21 @@ export class SessionManager extends SessionCore {
   }
 
   /** Adds a note; the result is its id. */
-  note(id: string, input: { text: string; phase?: string | null }, o: ChangeOptions = {}): Promise<ChangeResult<string>> {
+  note(
+    id: string,
+    input: { text: string; phase?: string | null },
+    o: ChangeOptions = {},
+  ): Promise<ChangeResult<string>> {
     const agent = o.agent ?? this.agent;
     return this.withId(id, (s) => decide.decideNote(s, { ...input, agent }), o);
   }
 
   /** Adds a milestone; the result is its id. */
-  milestone(id: string, input: { title: string; targetDate?: string | null }, o: ChangeOptions = {}): Promise<ChangeResult<string>> {
+  milestone(
+    id: string,
+    input: { title: string; targetDate?: string | null },
+    o: ChangeOptions = {},
+  ): Promise<ChangeResult<string>> {
     return this.withId(id, (s) => decide.decideMilestone(s, input), o);
   }
 
@@ -457,7 +567,11 @@ export class SessionManager extends SessionCore {
   }
 
   /** Records an artifact; the result is its id. */
-  artifact(id: string, input: { path: string; kind?: string | null; description?: string | null; phase?: string | null }, o: ChangeOptions = {}): Promise<ChangeResult<string>> {
+  artifact(
+    id: string,
+    input: { path: string; kind?: string | null; description?: string | null; phase?: string | null },
+    o: ChangeOptions = {},
+  ): Promise<ChangeResult<string>> {
     const agent = o.agent ?? this.agent;
     return this.withId(id, (s) => decide.decideArtifact(s, { ...input, agent }), o);
   }
@@ -479,12 +593,15 @@ export class SessionManager extends SessionCore {
       s = await this.get(row.id);
     } catch (e) {
       if (!isBatonError(e)) throw e;
-      return RowText.of({ ...row.summary, status: 'interrupted', cause: { cause: 'lease-expired', at: expires, detail: null } });
+      return RowText.of({
+        ...row.summary,
+        status: 'interrupted',
+        cause: { cause: 'lease-expired', at: expires, detail: null },
+      });
     }
     const eff = this.runs.status(s);
     return RowText.of({ ...summarize(s), status: eff.status, cause: eff.cause });
   }
-
 }
 
 /** An active row whose recorded lease expiry has passed by `now`. */

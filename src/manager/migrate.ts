@@ -70,7 +70,17 @@ export interface MigrateResult {
   from: { kind: string; location: string };
   to: { kind: string; location: string };
   sessions: SessionCopy[];
-  totals: { sessions: number; events: number; eventsCopied: number; checkpoints: number; checkpointsCopied: number; tombstones: number; tombstonesCopied: number; /** Readers' positions (see migrate-cursors.ts). */ cursors: number; cursorsCopied: number };
+  totals: {
+    sessions: number;
+    events: number;
+    eventsCopied: number;
+    checkpoints: number;
+    checkpointsCopied: number;
+    tombstones: number;
+    tombstonesCopied: number /** Readers' positions (see migrate-cursors.ts). */;
+    cursors: number;
+    cursorsCopied: number;
+  };
   active: string | null;
   /** Every session, checkpoint, tombstone and the active pointer checked on both sides. */
   verified: boolean;
@@ -120,14 +130,27 @@ function toNew(e: StoredEvent): NewEvent {
  * the module comment). Rejects with `BAD_INPUT` when both are the same store; problems with
  * single sessions are collected in the result (`problems`) and leave the others copied.
  */
-export async function migrateStore(from: SessionStore, to: SessionStore, o: MigrateOptions = {}): Promise<MigrateResult> {
+export async function migrateStore(
+  from: SessionStore,
+  to: SessionStore,
+  o: MigrateOptions = {},
+): Promise<MigrateResult> {
   const chunk = o.chunk ?? DEFAULT_MIGRATE_CHUNK;
-  if (!Number.isSafeInteger(chunk) || chunk < 1) throw new BatonError('BAD_INPUT', `The chunk size must be a positive number of events; got ${chunk}.`, { hint: hint('option.example', { option: 'chunk', value: '500' }) });
+  if (!Number.isSafeInteger(chunk) || chunk < 1)
+    throw new BatonError('BAD_INPUT', `The chunk size must be a positive number of events; got ${chunk}.`, {
+      hint: hint('option.example', { option: 'chunk', value: '500' }),
+    });
   // Only a store other processes can open is named by its location: two in-process stores
   // (memory) share a location name but are different stores.
-  const sameNamed = from.capabilities.multiProcess && to.capabilities.multiProcess && from.kind === to.kind && from.location === to.location;
+  const sameNamed =
+    from.capabilities.multiProcess &&
+    to.capabilities.multiProcess &&
+    from.kind === to.kind &&
+    from.location === to.location;
   if (from === to || sameNamed) {
-    throw new BatonError('BAD_INPUT', `The source and the target are the same store (${from.location}).`, { hint: hint('migrate.two-stores') });
+    throw new BatonError('BAD_INPUT', `The source and the target are the same store (${from.location}).`, {
+      hint: hint('migrate.two-stores'),
+    });
   }
   const now = o.now ?? (() => new Date());
   const problems: MigrateProblem[] = [];
@@ -138,7 +161,9 @@ export async function migrateStore(from: SessionStore, to: SessionStore, o: Migr
   let done = 0;
 
   // Tombstones first: a stand-in for a deleted id must not meet a live session of that id.
-  const tombstonesCopied = await copyTombstones(to, tombstones, problems, now, (id) => o.onProgress?.({ done: ++done, total, sessionId: id, action: 'tombstone', eventsCopied: 0 }));
+  const tombstonesCopied = await copyTombstones(to, tombstones, problems, now, (id) =>
+    o.onProgress?.({ done: ++done, total, sessionId: id, action: 'tombstone', eventsCopied: 0 }),
+  );
 
   const sessions: SessionCopy[] = [];
   const rows: SessionSummary[] = [];
@@ -148,13 +173,20 @@ export async function migrateStore(from: SessionStore, to: SessionStore, o: Migr
       sessions.push(r.copy);
       rows.push(r.row);
     }
-    o.onProgress?.({ done: ++done, total, sessionId: id, action: r?.copy.action ?? 'skipped', eventsCopied: r?.copy.eventsCopied ?? 0 });
+    o.onProgress?.({
+      done: ++done,
+      total,
+      sessionId: id,
+      action: r?.copy.action ?? 'skipped',
+      eventsCopied: r?.copy.eventsCopied ?? 0,
+    });
   }
   if (rows.length) await to.putSummaries(rows);
   const cursors = await copyCursors(from, to);
 
   const active = await from.getActive();
-  if (active !== null && (await to.exists(active).catch(() => false)) && (await to.getActive()) !== active) await to.setActive(active);
+  if (active !== null && (await to.exists(active).catch(() => false)) && (await to.getActive()) !== active)
+    await to.setActive(active);
 
   const verified = await verify(from, to, ids, tombstones, active, problems);
   return {
@@ -178,11 +210,21 @@ export async function migrateStore(from: SessionStore, to: SessionStore, o: Migr
   };
 }
 
-async function copySession(from: SessionStore, to: SessionStore, id: string, chunk: number, problems: MigrateProblem[]): Promise<{ copy: SessionCopy; row: SessionSummary } | null> {
+async function copySession(
+  from: SessionStore,
+  to: SessionStore,
+  id: string,
+  chunk: number,
+  problems: MigrateProblem[],
+): Promise<{ copy: SessionCopy; row: SessionSummary } | null> {
   const events = await from.readEvents(id);
   const gap = events.findIndex((e, i) => e.seq !== i + 1);
   if (gap !== -1) {
-    problems.push({ sessionId: id, code: 'source_gap', message: `Session ${id} on the source has a gap in its journal at event ${gap + 1}; not copied. Run \`baton repair --session ${id}\` there first.` });
+    problems.push({
+      sessionId: id,
+      code: 'source_gap',
+      message: `Session ${id} on the source has a gap in its journal at event ${gap + 1}; not copied. Run \`baton repair --session ${id}\` there first.`,
+    });
     return null;
   }
   const sourceArchived = await from.isArchived(id);
@@ -190,7 +232,8 @@ async function copySession(from: SessionStore, to: SessionStore, id: string, chu
   const existed = await to.exists(id);
   if (existed) {
     have = await to.readEvents(id);
-    const differs = have.length > events.length || have.some((e, i) => canonicalEvent(e) !== canonicalEvent(events[i]!));
+    const differs =
+      have.length > events.length || have.some((e, i) => canonicalEvent(e) !== canonicalEvent(events[i]!));
     if (differs) {
       problems.push({
         sessionId: id,
@@ -214,7 +257,11 @@ async function copySession(from: SessionStore, to: SessionStore, id: string, chu
     copied += part.length;
   }
   if (!state) {
-    problems.push({ sessionId: id, code: 'source_gap', message: `Session ${id} on the source has no events; not copied.` });
+    problems.push({
+      sessionId: id,
+      code: 'source_gap',
+      message: `Session ${id} on the source has no events; not copied.`,
+    });
     return null;
   }
   if (copied > 0 && events.length >= DEFAULT_SNAPSHOT_EVERY) {
@@ -242,14 +289,23 @@ async function copySession(from: SessionStore, to: SessionStore, id: string, chu
   };
 }
 
-async function copyCheckpoints(from: SessionStore, to: SessionStore, id: string, problems: MigrateProblem[]): Promise<{ valid: number; copied: number }> {
+async function copyCheckpoints(
+  from: SessionStore,
+  to: SessionStore,
+  id: string,
+  problems: MigrateProblem[],
+): Promise<{ valid: number; copied: number }> {
   const source = await from.listCheckpoints(id);
   const there = new Map((await to.listCheckpoints(id)).map((c) => [c.id, c]));
   let valid = 0;
   let copied = 0;
   for (const c of source) {
     if (!c.valid) {
-      problems.push({ sessionId: id, code: 'checkpoint_damaged', message: `Checkpoint ${c.id} of session ${id} is damaged on the source (${c.problem}); not copied.` });
+      problems.push({
+        sessionId: id,
+        code: 'checkpoint_damaged',
+        message: `Checkpoint ${c.id} of session ${id} is damaged on the source (${c.problem}); not copied.`,
+      });
       continue;
     }
     valid++;
@@ -258,7 +314,11 @@ async function copyCheckpoints(from: SessionStore, to: SessionStore, id: string,
       await to.saveCheckpoint(id, c.checkpoint);
       copied++;
     } else if (!t.valid || checkpointDigest(t.checkpoint) !== checkpointDigest(c.checkpoint)) {
-      problems.push({ sessionId: id, code: 'checkpoint_differs', message: `Checkpoint ${c.id} of session ${id} already exists on the target with other content; left as it is.` });
+      problems.push({
+        sessionId: id,
+        code: 'checkpoint_differs',
+        message: `Checkpoint ${c.id} of session ${id} already exists on the target with other content; left as it is.`,
+      });
     }
   }
   return { valid, copied };
@@ -284,7 +344,11 @@ async function copyTombstones(
       if (await to.exists(t.id)) {
         const stale = await isStandIn(to, t.id);
         if (stale === null) {
-          problems.push({ sessionId: t.id, code: 'tombstone_blocked', message: `The tombstone of deleted session ${t.id} was not copied: the target has a session ${t.id}.` });
+          problems.push({
+            sessionId: t.id,
+            code: 'tombstone_blocked',
+            message: `The tombstone of deleted session ${t.id} was not copied: the target has a session ${t.id}.`,
+          });
           progress(t.id);
           continue;
         }
@@ -292,7 +356,18 @@ async function copyTombstones(
         await to.delete(t.id, stale, { deletedAt: t.deletedAt, title: t.title, status: t.status });
       } else {
         const time = now().toISOString();
-        const created = { ...draft('session.created', { title: t.title, idFormat: 'explicit', phases: [], budgetMax: null, contextSummary: null, metadata: { [TOMBSTONE_STAND_IN]: true } }), time, actor: { agent: 'baton-migrate', pid: process.pid, host: 'migrate' } } as NewEvent;
+        const created = {
+          ...draft('session.created', {
+            title: t.title,
+            idFormat: 'explicit',
+            phases: [],
+            budgetMax: null,
+            contextSummary: null,
+            metadata: { [TOMBSTONE_STAND_IN]: true },
+          }),
+          time,
+          actor: { agent: 'baton-migrate', pid: process.pid, host: 'migrate' },
+        } as NewEvent;
         const state = fold(null, [{ ...created, seq: 1 } as StoredEvent], t.id)!;
         await to.create(t.id, [created], summarize(state));
         if (t.archived) await to.archive(t.id);
@@ -310,11 +385,19 @@ async function copyTombstones(
 async function isStandIn(store: SessionStore, id: string): Promise<number | null> {
   const events = await store.readEvents(id);
   const first = events[0] as (StoredEvent & { data: { metadata?: Record<string, unknown> } }) | undefined;
-  if (events.length !== 1 || first?.type !== 'session.created' || first.data.metadata?.[TOMBSTONE_STAND_IN] !== true) return null;
+  if (events.length !== 1 || first?.type !== 'session.created' || first.data.metadata?.[TOMBSTONE_STAND_IN] !== true)
+    return null;
   return 1;
 }
 
-async function verify(from: SessionStore, to: SessionStore, ids: string[], tombstones: Tombstone[], active: string | null, problems: MigrateProblem[]): Promise<boolean> {
+async function verify(
+  from: SessionStore,
+  to: SessionStore,
+  ids: string[],
+  tombstones: Tombstone[],
+  active: string | null,
+  problems: MigrateProblem[],
+): Promise<boolean> {
   const before = problems.length;
   const fail = (sessionId: string | null, message: string): void => {
     problems.push({ sessionId, code: 'verify_failed', message });
@@ -327,19 +410,42 @@ async function verify(from: SessionStore, to: SessionStore, ids: string[], tombs
     }
     const [a, b] = [await from.readEvents(id), await to.readEvents(id)];
     if (a.length !== b.length || journalDigest(a) !== journalDigest(b)) {
-      fail(id, `Session ${id} differs after the copy: ${a.length} events (sha256 ${journalDigest(a).slice(0, 12)}) on the source, ${b.length} (sha256 ${journalDigest(b).slice(0, 12)}) on the target. If the source was written meanwhile, run the migration again.`);
+      fail(
+        id,
+        `Session ${id} differs after the copy: ${a.length} events (sha256 ${journalDigest(a).slice(0, 12)}) on the source, ${b.length} (sha256 ${journalDigest(b).slice(0, 12)}) on the target. If the source was written meanwhile, run the migration again.`,
+      );
       continue;
     }
-    const ca = (await from.listCheckpoints(id)).flatMap((c) => (c.valid ? [`${c.id}:${checkpointDigest(c.checkpoint)}`] : []));
+    const ca = (await from.listCheckpoints(id)).flatMap((c) =>
+      c.valid ? [`${c.id}:${checkpointDigest(c.checkpoint)}`] : [],
+    );
     const cbAll = await to.listCheckpoints(id);
     const cb = new Set(cbAll.flatMap((c) => (c.valid ? [`${c.id}:${checkpointDigest(c.checkpoint)}`] : [])));
     const missing = ca.filter((x) => !cb.has(x));
-    if (missing.length) fail(id, `Session ${id}: ${missing.length} of ${ca.length} checkpoint(s) missing or different on the target (${missing.map((x) => x.split(':')[0]).join(', ')}).`);
-    if ((await from.isArchived(id)) !== (await to.isArchived(id))) fail(id, `Session ${id} is ${(await from.isArchived(id)) ? '' : 'not '}archived on the source but not so on the target.`);
+    if (missing.length)
+      fail(
+        id,
+        `Session ${id}: ${missing.length} of ${ca.length} checkpoint(s) missing or different on the target (${missing.map((x) => x.split(':')[0]).join(', ')}).`,
+      );
+    if ((await from.isArchived(id)) !== (await to.isArchived(id)))
+      fail(
+        id,
+        `Session ${id} is ${(await from.isArchived(id)) ? '' : 'not '}archived on the source but not so on the target.`,
+      );
   }
   const there = new Set((await to.listTombstones()).map((t) => `${t.id}\u0000${t.deletedAt}`));
   const lost = tombstones.filter((t) => !there.has(`${t.id}\u0000${t.deletedAt}`));
-  if (lost.length) fail(null, `${lost.length} tombstone(s) missing on the target: ${lost.map((t) => t.id).join(', ')}.`);
+  if (lost.length)
+    fail(null, `${lost.length} tombstone(s) missing on the target: ${lost.map((t) => t.id).join(', ')}.`);
   if (active !== null && (await to.getActive()) !== active) fail(null, `The target's active session is not ${active}.`);
-  return problems.slice(before).length === 0 && !problems.some((p) => p.code === 'diverged' || p.code === 'source_gap' || p.code === 'checkpoint_differs' || p.code === 'tombstone_blocked');
+  return (
+    problems.slice(before).length === 0 &&
+    !problems.some(
+      (p) =>
+        p.code === 'diverged' ||
+        p.code === 'source_gap' ||
+        p.code === 'checkpoint_differs' ||
+        p.code === 'tombstone_blocked',
+    )
+  );
 }

@@ -99,12 +99,34 @@ export class MirrorFiles {
         const { rewriteOnce } = await import('./formats.js');
         const r = await rewriteOnce(m, id, state, setting, o);
         const warnings = r.problems.map((p) => `${p.code}: ${p.message}`);
-        result = { id, format: setting.format, out: setting.out, ok: true, written: r.written, error: null, code: null, hint: null, hintAction: null, warnings };
+        result = {
+          id,
+          format: setting.format,
+          out: setting.out,
+          ok: true,
+          written: r.written,
+          error: null,
+          code: null,
+          hint: null,
+          hintAction: null,
+          warnings,
+        };
       } catch (e) {
         const code = isBatonError(e) ? e.code : null;
         const hint = isBatonError(e) ? (e.hint ?? null) : null;
         const hintAction = isBatonError(e) ? (e.hintAction ?? null) : null;
-        result = { id, format: setting.format, out: setting.out, ok: false, written: [], error: (e as Error)?.message ?? String(e), code, hint, hintAction, warnings: [] };
+        result = {
+          id,
+          format: setting.format,
+          out: setting.out,
+          ok: false,
+          written: [],
+          error: (e as Error)?.message ?? String(e),
+          code,
+          hint,
+          hintAction,
+          warnings: [],
+        };
       }
       out.push(result);
       await this.record(m, id, await m.get(id).catch(() => state), result);
@@ -115,7 +137,17 @@ export class MirrorFiles {
   private async record(m: SessionManager, id: string, state: SessionState, r: MirrorOutcome): Promise<void> {
     const had = settingsOf(state).mirrorError;
     // hintAction only when there is one, so a record without one reads as it always did.
-    const value = r.ok ? null : { at: m.time(), format: r.format, out: r.out, message: r.error, code: r.code, hint: r.hint, ...(r.hintAction ? { hintAction: r.hintAction } : {}) };
+    const value = r.ok
+      ? null
+      : {
+          at: m.time(),
+          format: r.format,
+          out: r.out,
+          message: r.error,
+          code: r.code,
+          hint: r.hint,
+          ...(r.hintAction ? { hintAction: r.hintAction } : {}),
+        };
     if (had === null && value === null) return;
     if (had !== null && value !== null && (had as { message?: string }).message === value.message) return;
     try {
@@ -126,4 +158,3 @@ export class MirrorFiles {
     }
   }
 }
-

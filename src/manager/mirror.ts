@@ -42,7 +42,14 @@ export interface MirrorRecord {
 
 function isRecord(v: unknown): v is MirrorRecord {
   const r = v as Partial<MirrorRecord> | null;
-  return !!r && typeof r === 'object' && typeof r.format === 'string' && typeof r.out === 'string' && !!r.files && typeof r.files === 'object';
+  return (
+    !!r &&
+    typeof r === 'object' &&
+    typeof r.format === 'string' &&
+    typeof r.out === 'string' &&
+    !!r.files &&
+    typeof r.files === 'object'
+  );
 }
 
 /** The store's files beside session `id`, or null when it keeps none for it (the record goes in metadata then). */
@@ -52,7 +59,11 @@ function filesOf(m: SessionManager, id: string): StoreSessionFiles | null {
 }
 
 /** The mirror record of session `id` (null when none: nothing written yet, or forgotten). */
-export async function readMirrorRecord(m: SessionManager, id: string, state: SessionState): Promise<MirrorRecord | null> {
+export async function readMirrorRecord(
+  m: SessionManager,
+  id: string,
+  state: SessionState,
+): Promise<MirrorRecord | null> {
   const files = filesOf(m, id);
   if (files === null) {
     const v = settingsOf(state).mirrorWritten;
@@ -69,7 +80,12 @@ export async function readMirrorRecord(m: SessionManager, id: string, state: Ses
 }
 
 /** Replaces (null: forgets) the mirror record of session `id`. */
-export async function writeMirrorRecord(m: SessionManager, id: string, state: SessionState, record: MirrorRecord | null): Promise<void> {
+export async function writeMirrorRecord(
+  m: SessionManager,
+  id: string,
+  state: SessionState,
+  record: MirrorRecord | null,
+): Promise<void> {
   const files = filesOf(m, id);
   if (files === null) {
     const had = settingsOf(state).mirrorWritten;

@@ -65,7 +65,14 @@ export function newFilesOf(ws: Workspace, s: SessionState, mirror: MirrorRecord 
   }
   // The files the session's mirror last wrote (by path: the record of what baton wrote).
   const mirrored = new Set<string>();
-  if (mirror) for (const f of Object.keys(mirror.files)) mirrored.add(path.relative(ws.root, path.resolve(ws.root, mirror.out, f)).split(path.sep).join('/'));
+  if (mirror)
+    for (const f of Object.keys(mirror.files))
+      mirrored.add(
+        path
+          .relative(ws.root, path.resolve(ws.root, mirror.out, f))
+          .split(path.sep)
+          .join('/'),
+      );
   return (notInHead(ws) ?? []).filter((p) => {
     if (recorded.has(p) || before.has(p)) return false;
     if (p.split('/').includes('.baton')) return false;

@@ -67,7 +67,20 @@ export function openManager(o: OpenManagerOptions): SessionManager {
   // The caller has read the environment already (the CLI: its own injected env): `{}` keeps
   // openStore from reading process.env behind its back.
   const workspaceOf = (): string => workspaceName(o.workspace, o.host ?? os.hostname(), o.cwd);
-  const store = o.store ?? openStore({ url: o.url ?? null, dir: o.dir ?? null, cwd: o.cwd, create: o.create === true, shared: o.shared === true, env: {}, workspace: workspaceOf, ...(o.now ? { now: o.now } : {}), ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}), ...(o.readOnly ? { readOnly: true } : {}) });
+  const store =
+    o.store ??
+    openStore({
+      url: o.url ?? null,
+      dir: o.dir ?? null,
+      cwd: o.cwd,
+      create: o.create === true,
+      shared: o.shared === true,
+      env: {},
+      workspace: workspaceOf,
+      ...(o.now ? { now: o.now } : {}),
+      ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}),
+      ...(o.readOnly ? { readOnly: true } : {}),
+    });
   // A store kept in a directory (the `.baton` folder) belongs to the workspace around it.
   const dir = store.directory ?? null;
   const workspace = new Workspace(dir !== null ? path.dirname(dir) : o.cwd, dir);
@@ -103,7 +116,11 @@ export function pricingFileFor(store: SessionStore, explicit: string | null): st
  * `.gitignore`) unless `shared`; `shared` on an existing one makes it committable. Returns its
  * path, whether it already existed, and whether its sharing changed.
  */
-export function initStore(cwd: string, dir?: string | null, o: { shared?: boolean } = {}): { root: string; existed: boolean; sharedChanged: boolean; shared: boolean } {
+export function initStore(
+  cwd: string,
+  dir?: string | null,
+  o: { shared?: boolean } = {},
+): { root: string; existed: boolean; sharedChanged: boolean; shared: boolean } {
   const root = dir ? path.resolve(cwd, dir) : newStoreDir(cwd);
   return { root, ...initFileStore(root, o) };
 }
@@ -114,7 +131,10 @@ export function initStore(cwd: string, dir?: string | null, o: { shared?: boolea
  * build supports. With `create`, a missing file store is created there. A shared store is
  * opened in `workspace` (default: this host and project folder), like {@link openManager}.
  */
-export function openStoreAt(url: string, o: { cwd: string; create: boolean; now?: () => Date; workspace?: string | null }): SessionStore {
+export function openStoreAt(
+  url: string,
+  o: { cwd: string; create: boolean; now?: () => Date; workspace?: string | null },
+): SessionStore {
   const isPath = !/^[a-z][a-z0-9+.-]*:/i.test(url) || url.startsWith('file:');
   if (o.create && isPath) {
     // Never scatter a store's folders into a directory that holds something else.
@@ -126,7 +146,9 @@ export function openStoreAt(url: string, o: { cwd: string; create: boolean; now?
       // missing: created below
     }
     if (entries.length && !entries.includes('store.json') && !entries.includes('sessions')) {
-      throw new BatonError('BAD_INPUT', `${dir} is not empty and is not a baton store.`, { hint: hint('migrate.target-dir') });
+      throw new BatonError('BAD_INPUT', `${dir} is not empty and is not a baton store.`, {
+        hint: hint('migrate.target-dir'),
+      });
     }
   }
   // A shared store's pointer (migrate-store copies it) belongs to this worker's workspace.

@@ -34,7 +34,13 @@ export interface OrphanOptions {
  */
 export function orphansOf(s: SessionState, origin: { host: string; pid: number }): Orphan[] {
   return runsOf(s)
-    .filter((r) => (!r.ended || r.ended.how === 'died') && r.process.host === origin.host && r.process.pgid && r.process.pid !== origin.pid)
+    .filter(
+      (r) =>
+        (!r.ended || r.ended.how === 'died') &&
+        r.process.host === origin.host &&
+        r.process.pgid &&
+        r.process.pid !== origin.pid,
+    )
     .filter((r) => !processAlive(r.process.pid) && groupAlive(r.process.pgid!))
     .map((r) => ({ runId: r.id, pid: r.process.pgid!, holderPid: r.process.pid, command: r.command ?? [] }));
 }
@@ -46,10 +52,14 @@ export function orphanText(o: Orphan): string {
 
 /** LOCKED: a takeover of `sessionId` while `orphans` run, naming each one's pid and command. */
 export function orphanLocked(sessionId: string, orphans: Orphan[]): BatonError {
-  return new BatonError('LOCKED', `Session ${sessionId} cannot be taken over: the command of a dead baton run still runs: ${orphans.map(orphanText).join('; ')}.`, {
-    hint: hint('run.end-orphans', { pids: orphans.map((o) => o.pid) }),
-    details: { sessionId, orphans },
-  });
+  return new BatonError(
+    'LOCKED',
+    `Session ${sessionId} cannot be taken over: the command of a dead baton run still runs: ${orphans.map(orphanText).join('; ')}.`,
+    {
+      hint: hint('run.end-orphans', { pids: orphans.map((o) => o.pid) }),
+      details: { sessionId, orphans },
+    },
+  );
 }
 
 const wait = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -103,7 +113,11 @@ function signalled(pgid: number): boolean {
  * Before a takeover of `s`: LOCKED while an orphan runs, unless `o.endOrphans`, which ends
  * them first and returns once they are gone. Returns the orphans ended.
  */
-export async function clearOrphans(s: SessionState, origin: { host: string; pid: number }, o: OrphanOptions = {}): Promise<Orphan[]> {
+export async function clearOrphans(
+  s: SessionState,
+  origin: { host: string; pid: number },
+  o: OrphanOptions = {},
+): Promise<Orphan[]> {
   const found = orphansOf(s, origin);
   if (!found.length) return [];
   if (!o.endOrphans) throw orphanLocked(s.id, found);

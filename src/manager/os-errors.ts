@@ -23,8 +23,13 @@ export function toBatonError(e: unknown, bug: string, detail: 'message' | 'stack
   const err = e as NodeJS.ErrnoException | undefined;
   const bad = err && typeof err.code === 'string' ? BAD_PATH[err.code] : undefined;
   if (bad) {
-    const where = typeof err!.path === 'string' ? ` (${err!.path.length > 120 ? `${err!.path.slice(0, 120)}…` : err!.path})` : '';
-    return new BatonError('BAD_INPUT', `A path${where} ${bad}.`, { hint: 'Name a shorter path, through folders that exist.', details: { errno: err!.code }, cause: e });
+    const where =
+      typeof err!.path === 'string' ? ` (${err!.path.length > 120 ? `${err!.path.slice(0, 120)}…` : err!.path})` : '';
+    return new BatonError('BAD_INPUT', `A path${where} ${bad}.`, {
+      hint: 'Name a shorter path, through folders that exist.',
+      details: { errno: err!.code },
+      cause: e,
+    });
   }
   const shown = (detail === 'stack' ? err?.stack : err?.message) ?? String(e);
   return new BatonError('INTERNAL', `Unexpected failure: ${shown}`, { hint: bug, cause: e });

@@ -25,7 +25,11 @@ export class PlanChanges {
   }
 
   /** Removes a pending phase that nothing depends on and nothing was recorded against. */
-  remove(id: string, phase: string, o: ChangeOptions & { reason?: string | null } = {}): Promise<ChangeResult<undefined>> {
+  remove(
+    id: string,
+    phase: string,
+    o: ChangeOptions & { reason?: string | null } = {},
+  ): Promise<ChangeResult<undefined>> {
     return this.m.change(id, (s) => ({ events: decidePhaseRemove(s, phase, o.reason), result: undefined }), o);
   }
 

@@ -42,9 +42,13 @@ export function utf8Text(bytes: Uint8Array, what: string): string {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     const at = Buffer.from(bytes).toString('utf8').indexOf('\uFFFD');
-    throw new BatonError('BAD_INPUT', `${what} is not UTF-8 text (bad bytes near byte ${Math.max(0, Buffer.byteLength(Buffer.from(bytes).toString('utf8').slice(0, at)))}).`, {
-      hint: 'Save it as UTF-8 (e.g. `iconv -f latin1 -t utf-8`) and try again; nothing was written.',
-    });
+    throw new BatonError(
+      'BAD_INPUT',
+      `${what} is not UTF-8 text (bad bytes near byte ${Math.max(0, Buffer.byteLength(Buffer.from(bytes).toString('utf8').slice(0, at)))}).`,
+      {
+        hint: 'Save it as UTF-8 (e.g. `iconv -f latin1 -t utf-8`) and try again; nothing was written.',
+      },
+    );
   }
 }
 
@@ -54,12 +58,18 @@ export async function readPlanFile(file: string, cwd: string): Promise<PlanFile>
   let raw: string;
   try {
     const st = fs.statSync(abs);
-    if (!st.isFile()) throw new BatonError('BAD_INPUT', `Plan ${file} is not a file.`, { hint: 'Pass a .json or .yaml plan file.' });
-    if (st.size > MAX_PLAN_BYTES) throw new BatonError('BAD_INPUT', `Plan ${file} is ${st.size} bytes; at most ${MAX_PLAN_BYTES} are read.`, { hint: 'Split the plan.' });
+    if (!st.isFile())
+      throw new BatonError('BAD_INPUT', `Plan ${file} is not a file.`, { hint: 'Pass a .json or .yaml plan file.' });
+    if (st.size > MAX_PLAN_BYTES)
+      throw new BatonError('BAD_INPUT', `Plan ${file} is ${st.size} bytes; at most ${MAX_PLAN_BYTES} are read.`, {
+        hint: 'Split the plan.',
+      });
     raw = utf8Text(fs.readFileSync(abs), `Plan ${file}`).replace(/^\uFEFF/, '');
   } catch (e) {
     if (e instanceof BatonError) throw e;
-    throw new BatonError('BAD_INPUT', `Cannot read plan ${file}: ${(e as Error).message}.`, { hint: 'Check the path.' });
+    throw new BatonError('BAD_INPUT', `Cannot read plan ${file}: ${(e as Error).message}.`, {
+      hint: 'Check the path.',
+    });
   }
   const { parsePlan } = await import('../domain/plan.js');
   const ext = path.extname(abs).toLowerCase();
@@ -76,12 +86,19 @@ export async function readPlanFile(file: string, cwd: string): Promise<PlanFile>
       }
     }
   } catch (e) {
-    throw new BatonError('BAD_INPUT', `Plan ${file} is not valid ${ext === '.json' ? 'JSON' : 'JSON or YAML'}: ${(e as Error).message.split('\n')[0]}.`, {
-      hint: 'Fix the syntax; a plan is {"phases": [{"id": "design", "name": "Design"}, …]}.',
-    });
+    throw new BatonError(
+      'BAD_INPUT',
+      `Plan ${file} is not valid ${ext === '.json' ? 'JSON' : 'JSON or YAML'}: ${(e as Error).message.split('\n')[0]}.`,
+      {
+        hint: 'Fix the syntax; a plan is {"phases": [{"id": "design", "name": "Design"}, …]}.',
+      },
+    );
   }
   // Kept with the session, so that a resume can tell whether the plan changed since.
-  const sha256 = nodeCrypto().createHash('sha256').update(raw.replace(/^\uFEFF/, '')).digest('hex');
+  const sha256 = nodeCrypto()
+    .createHash('sha256')
+    .update(raw.replace(/^\uFEFF/, ''))
+    .digest('hex');
   return { ...parsePlan(doc, file), abs, sha256 };
 }
 

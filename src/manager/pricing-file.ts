@@ -19,17 +19,25 @@ export function loadPricing(file: string | null): PricingTable {
   try {
     const st = fs.statSync(file);
     if (st.size > MAX_PRICING_BYTES) {
-      throw new BatonError('BAD_INPUT', `The pricing file ${file} is ${st.size} bytes; at most ${MAX_PRICING_BYTES} are read.`, { hint: 'Keep only the models you use in it.', details: { file } });
+      throw new BatonError(
+        'BAD_INPUT',
+        `The pricing file ${file} is ${st.size} bytes; at most ${MAX_PRICING_BYTES} are read.`,
+        { hint: 'Keep only the models you use in it.', details: { file } },
+      );
     }
     text = fs.readFileSync(file, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { ...BUILTIN_PRICING };
     if (e instanceof BatonError) throw e;
-    throw new BatonError('BAD_INPUT', `The pricing file ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}).`, {
-      hint: 'Make it readable, or remove it to use the built-in prices.',
-      details: { file },
-      cause: e,
-    });
+    throw new BatonError(
+      'BAD_INPUT',
+      `The pricing file ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}).`,
+      {
+        hint: 'Make it readable, or remove it to use the built-in prices.',
+        details: { file },
+        cause: e,
+      },
+    );
   }
   return applyPricingOverride(text, file);
 }

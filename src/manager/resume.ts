@@ -31,7 +31,11 @@ export interface PlanSources {
  * Builds the resume plan of a session from its state, the workspace as it is now (every
  * recorded file hashed again), its checkpoints and its plan file. Changes nothing.
  */
-async function buildPlan(m: SessionManager, id: string, o: PlanSources = {}): Promise<{ plan: ResumePlan; state: SessionState }> {
+async function buildPlan(
+  m: SessionManager,
+  id: string,
+  o: PlanSources = {},
+): Promise<{ plan: ResumePlan; state: SessionState }> {
   const state = await m.get(id);
   const ws = m.workspace;
   const workspace: WorkspaceFile[] = ws ? recordedPaths(state).map((p) => ws.hashFile(p)) : [];
@@ -40,7 +44,16 @@ async function buildPlan(m: SessionManager, id: string, o: PlanSources = {}): Pr
   const events = read.filter((e) => e.seq <= state.revision).map((e) => ({ seq: e.seq, type: e.type }));
   const newFiles = ws ? newFilesOf(ws, state, await readMirrorRecord(m, id, state)) : [];
   const liveness = new Runs(m).liveness(state);
-  const input = { state, now: m.time(), workspace, newFiles, checkpoints, planChanged: planChanged(m, state), events, ...(liveness.dead ? { dead: liveness.dead } : {}) };
+  const input = {
+    state,
+    now: m.time(),
+    workspace,
+    newFiles,
+    checkpoints,
+    planChanged: planChanged(m, state),
+    events,
+    ...(liveness.dead ? { dead: liveness.dead } : {}),
+  };
   let plan = planResume(input);
   // Where git holds recorded files is asked only when some must be put back.
   if (plan.outsideEdits && ws) {
@@ -123,7 +136,13 @@ async function applyOption(m: SessionManager, id: string, o: ApplyOptions = {}):
     });
   }
   const { pid, host } = m.origin;
-  const taker = (): Parameters<typeof decideAcquire>[1] => ({ owner: o.agent ?? 'resume', pid, host, ttlMs: 1000, now: m.time() });
+  const taker = (): Parameters<typeof decideAcquire>[1] => ({
+    owner: o.agent ?? 'resume',
+    pid,
+    host,
+    ttlMs: 1000,
+    now: m.time(),
+  });
   const from = o.from ?? plan.recovery.recommended?.from ?? 'live';
   if (plan.status === 'active') {
     if (from !== 'live') {
@@ -141,22 +160,40 @@ async function applyOption(m: SessionManager, id: string, o: ApplyOptions = {}):
   // leave the session restored or reopened behind it.
   assertLeaseFree(await m.get(id), taker(), o.force === true);
   if (from.startsWith('checkpoint:')) {
-    await m.checkpoints.restore(id, from.slice('checkpoint:'.length), { git: o.git === true, force: o.force === true, agent: o.agent ?? null });
+    await m.checkpoints.restore(id, from.slice('checkpoint:'.length), {
+      git: o.git === true,
+      force: o.force === true,
+      agent: o.agent ?? null,
+    });
   } else if (from === 'fresh') {
     // Back to the state `session.created` made: the work is undone, the journal keeps it all.
     const [created] = await m.log(id, 0);
     const initial = created ? fold(null, [created], id) : null;
-    if (!initial) throw new BatonError('CORRUPT', `Session ${id} has no session.created event to start again from.`, { hint: 'Start a new session.' });
+    if (!initial)
+      throw new BatonError('CORRUPT', `Session ${id} has no session.created event to start again from.`, {
+        hint: 'Start a new session.',
+      });
     await m.change(
       id,
       (s) => ({
-        events: [draft('checkpoint.restored', { checkpointId: 'fresh', name: 'fresh start', revision: initial.revision, state: initial, supersedes: (s.checkpoints ?? []).map((c) => c.id), git: null })],
+        events: [
+          draft('checkpoint.restored', {
+            checkpointId: 'fresh',
+            name: 'fresh start',
+            revision: initial.revision,
+            state: initial,
+            supersedes: (s.checkpoints ?? []).map((c) => c.id),
+            git: null,
+          }),
+        ],
         result: undefined,
       }),
       { agent: o.agent ?? null },
     );
   } else if (from !== 'live') {
-    throw new BatonError('BAD_INPUT', `Unknown recovery option ${JSON.stringify(from)}.`, { hint: hint('resume.from-options') });
+    throw new BatonError('BAD_INPUT', `Unknown recovery option ${JSON.stringify(from)}.`, {
+      hint: hint('resume.from-options'),
+    });
   }
   // A paused, interrupted or failed session is reopened first (a lease cannot be taken on a
   // failed one). One that still says active had a lease expire: the takeover writes that
@@ -180,7 +217,11 @@ async function applyOption(m: SessionManager, id: string, o: ApplyOptions = {}):
  * The handoff briefing of a session (Markdown, built from its resume plan), with the plan and
  * state it was built from: what `baton handoff` prints and the MCP `handoff` tool returns.
  */
-async function briefing(m: SessionManager, id: string, o: PlanSources = {}): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> {
+async function briefing(
+  m: SessionManager,
+  id: string,
+  o: PlanSources = {},
+): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> {
   const { plan, state } = await buildPlan(m, id, o);
   return { markdown: renderHandoff({ state, plan, now: m.time(), cost: handoffCost(m, state) }), plan, state };
 }

@@ -7,7 +7,15 @@
 import { decideArchive } from '../domain/decide.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';
-import { DEFAULT_CLEANUP_STATUSES, DEFAULT_OLDER_THAN, assertCleanable, cleanupCandidate, decidePin, parseAge, selectForCleanup } from '../domain/retention.js';
+import {
+  DEFAULT_CLEANUP_STATUSES,
+  DEFAULT_OLDER_THAN,
+  assertCleanable,
+  cleanupCandidate,
+  decidePin,
+  parseAge,
+  selectForCleanup,
+} from '../domain/retention.js';
 import type { CleanupCandidate, CleanupCriteria } from '../domain/retention.js';
 import type { SessionState, SessionStatus } from '../domain/state.js';
 import type { Tombstone } from '../store/types.js';
@@ -52,7 +60,13 @@ export interface CleanupResult {
 }
 
 /** Pins or unpins a session: a pinned one is never touched by cleanup. */
-export function pin(m: SessionManager, id: string, pinned: boolean, reason: string | null = null, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
+export function pin(
+  m: SessionManager,
+  id: string,
+  pinned: boolean,
+  reason: string | null = null,
+  o: ChangeOptions = {},
+): Promise<ChangeResult<undefined>> {
   return m.change(id, (s) => ({ events: decidePin(s, pinned, reason), result: undefined }), o);
 }
 
@@ -61,7 +75,11 @@ export function pin(m: SessionManager, id: string, pinned: boolean, reason: stri
  * that is active, interrupted (a lease that expired reads so) or pinned. With
  * `expectedRevision`, only if the session is still at that revision.
  */
-export async function deleteSession(m: SessionManager, id: string, o: ChangeOptions & { allowed?: (s: SessionState, c: CleanupCandidate) => void } = {}): Promise<Tombstone> {
+export async function deleteSession(
+  m: SessionManager,
+  id: string,
+  o: ChangeOptions & { allowed?: (s: SessionState, c: CleanupCandidate) => void } = {},
+): Promise<Tombstone> {
   const store = m.store;
   for (let attempt = 1; ; attempt++) {
     const s = await m.get(id);
@@ -91,10 +109,14 @@ export async function deleteSession(m: SessionManager, id: string, o: ChangeOpti
 
 function assertDeletable(c: CleanupCandidate): void {
   if (c.status === 'active' || c.status === 'interrupted' || c.pinned) {
-    throw new BatonError('INVALID_TRANSITION', `Session ${c.id} is ${c.pinned ? 'pinned' : c.status}; it cannot be deleted.`, {
-      hint: c.pinned ? hint('session.unpin', { session: c.id }) : hint('session.end-first', { session: c.id }),
-      details: { sessionId: c.id, status: c.status, pinned: c.pinned },
-    });
+    throw new BatonError(
+      'INVALID_TRANSITION',
+      `Session ${c.id} is ${c.pinned ? 'pinned' : c.status}; it cannot be deleted.`,
+      {
+        hint: c.pinned ? hint('session.unpin', { session: c.id }) : hint('session.end-first', { session: c.id }),
+        details: { sessionId: c.id, status: c.status, pinned: c.pinned },
+      },
+    );
   }
 }
 
@@ -112,13 +134,23 @@ export async function tombstones(m: SessionManager): Promise<Tombstone[]> {
  */
 export async function cleanup(m: SessionManager, o: CleanupOptions = {}): Promise<CleanupResult> {
   const olderThanMs = o.olderThanMs ?? parseAge(DEFAULT_OLDER_THAN);
-  if (!Number.isFinite(olderThanMs) || olderThanMs < 0) throw new BatonError('BAD_INPUT', `The age limit must be zero or more; got ${olderThanMs}.`, { hint: hint('option.example', { option: 'older-than', value: '30d' }) });
+  if (!Number.isFinite(olderThanMs) || olderThanMs < 0)
+    throw new BatonError('BAD_INPUT', `The age limit must be zero or more; got ${olderThanMs}.`, {
+      hint: hint('option.example', { option: 'older-than', value: '30d' }),
+    });
   if (o.keep !== undefined && o.keep !== null && (!Number.isInteger(o.keep) || o.keep < 0)) {
-    throw new BatonError('BAD_INPUT', `--keep must be a whole number of sessions; got ${String(o.keep)}.`, { hint: hint('option.example', { option: 'keep', value: '10' }) });
+    throw new BatonError('BAD_INPUT', `--keep must be a whole number of sessions; got ${String(o.keep)}.`, {
+      hint: hint('option.example', { option: 'keep', value: '10' }),
+    });
   }
   const skip = o.onSkip ?? (() => undefined);
   const now = m.time();
-  const criteria: CleanupCriteria = { now, olderThanMs, statuses: o.statuses ?? DEFAULT_CLEANUP_STATUSES, delete: o.delete === true };
+  const criteria: CleanupCriteria = {
+    now,
+    olderThanMs,
+    statuses: o.statuses ?? DEFAULT_CLEANUP_STATUSES,
+    delete: o.delete === true,
+  };
   const cutoff = Date.parse(now) - olderThanMs;
   const current = await m.store.getActive();
 
@@ -126,7 +158,12 @@ export async function cleanup(m: SessionManager, o: CleanupOptions = {}): Promis
   // the session's, so rows rule out most sessions without reading them; the rest are read.
   const candidates: Array<CleanupCandidate & { title: string }> = [];
   const rows = (await m.list({ all: true })).filter(
-    (row) => row.id !== current && row.pinned !== true && criteria.statuses.includes(row.status) && (criteria.delete || !row.archived) && Date.parse(row.updatedAt) <= cutoff,
+    (row) =>
+      row.id !== current &&
+      row.pinned !== true &&
+      criteria.statuses.includes(row.status) &&
+      (criteria.delete || !row.archived) &&
+      Date.parse(row.updatedAt) <= cutoff,
   );
   // One count over both rounds: reading each candidate, then acting on each chosen one.
   let total = rows.length;
@@ -147,7 +184,13 @@ export async function cleanup(m: SessionManager, o: CleanupOptions = {}): Promis
     candidates.push({ ...cleanupCandidate(s, now, await m.store.isArchived(row.id), false), title: s.title });
   }
   const chosen = selectForCleanup(candidates, { ...criteria, keep: o.keep ?? null });
-  const actions: CleanupAction[] = chosen.map((c) => ({ id: c.id, action: criteria.delete ? 'delete' : 'archive', status: c.status, updatedAt: c.updatedAt, title: c.title }));
+  const actions: CleanupAction[] = chosen.map((c) => ({
+    id: c.id,
+    action: criteria.delete ? 'delete' : 'archive',
+    status: c.status,
+    updatedAt: c.updatedAt,
+    title: c.title,
+  }));
   if (o.dryRun) return { dryRun: true, actions };
 
   const done: CleanupAction[] = [];
@@ -185,15 +228,24 @@ export async function cleanup(m: SessionManager, o: CleanupOptions = {}): Promis
 }
 
 /** Archives a session if the cleanup rules still accept it; the archive is recorded only then. */
-async function archiveChecked(m: SessionManager, id: string, criteria: CleanupCriteria, o: ChangeOptions): Promise<void> {
+async function archiveChecked(
+  m: SessionManager,
+  id: string,
+  criteria: CleanupCriteria,
+  o: ChangeOptions,
+): Promise<void> {
   const s = await m.get(id);
   if (!s.archived) {
     const current = (await m.store.getActive()) === id;
     // Validated against the state the archive is appended to (read again on a lost race).
-    await m.change(id, (fresh) => {
-      assertCleanable(cleanupCandidate(fresh, criteria.now, false, current), criteria);
-      return { events: decideArchive(fresh), result: undefined };
-    }, o);
+    await m.change(
+      id,
+      (fresh) => {
+        assertCleanable(cleanupCandidate(fresh, criteria.now, false, current), criteria);
+        return { events: decideArchive(fresh), result: undefined };
+      },
+      o,
+    );
   }
   // Moves the folder of a session recorded as archived.
   await m.archive(id, o);

@@ -27,7 +27,11 @@ export const END_RETRY_MS = 30_000;
  * its answer is returned and nothing is written twice. Other errors (FENCED), and the last
  * failure, are thrown.
  */
-export async function endRetrying<T>(attempt: () => Promise<T>, stored: () => Promise<T | null>, o: RunEndRetry): Promise<T> {
+export async function endRetrying<T>(
+  attempt: () => Promise<T>,
+  stored: () => Promise<T | null>,
+  o: RunEndRetry,
+): Promise<T> {
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const until = Date.now() + o.withinMs;
   for (let n = 0; ; n++) {
@@ -38,7 +42,8 @@ export async function endRetrying<T>(attempt: () => Promise<T>, stored: () => Pr
       }
       return await attempt();
     } catch (e) {
-      const retryable = isBatonError(e, 'STORE_UNAVAILABLE') && (e.details as { retryable?: unknown } | undefined)?.retryable !== false;
+      const retryable =
+        isBatonError(e, 'STORE_UNAVAILABLE') && (e.details as { retryable?: unknown } | undefined)?.retryable !== false;
       if (!retryable || Date.now() >= until) throw e;
       o.onRetry?.((e as Error).message);
       await sleep(Math.min(4_000, 250 * 2 ** n, Math.max(0, until - Date.now())));

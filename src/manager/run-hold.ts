@@ -8,7 +8,16 @@
  */
 import { decideAcquire, decideRelease, decideRenew, goneText, leaseOf } from '../domain/lease.js';
 import { BatonError } from '../domain/errors.js';
-import { decideRunDeath, decideRunEnd, decideRunRenew, decideRunStart, findRun, RUN_HEARTBEAT_MS, RUN_TTL_MS, runsOf } from '../domain/runs.js';
+import {
+  decideRunDeath,
+  decideRunEnd,
+  decideRunRenew,
+  decideRunStart,
+  findRun,
+  RUN_HEARTBEAT_MS,
+  RUN_TTL_MS,
+  runsOf,
+} from '../domain/runs.js';
 import type { RunEndInput } from '../domain/runs.js';
 import { draft } from '../domain/decide.js';
 import type { EventDraft } from '../domain/decide.js';
@@ -87,45 +96,97 @@ export interface HoldOutcome<T> {
 export type EndOf<T> = (o: { value?: T; error?: unknown }) => RunEndInput;
 
 const defaultEnd: EndOf<unknown> = (o) =>
-  o.error === undefined ? { how: 'finished', cause: 'run-completed' } : { how: 'finished', cause: 'error', detail: String((o.error as Error)?.message ?? o.error).slice(0, 500), session: 'interrupt' };
+  o.error === undefined
+    ? { how: 'finished', cause: 'run-completed' }
+    : {
+        how: 'finished',
+        cause: 'error',
+        detail: String((o.error as Error)?.message ?? o.error).slice(0, 500),
+        session: 'interrupt',
+      };
 
 /** Takes the lease and starts the run (after refusing or ending orphans, ending a gone holder's lease). */
-async function acquire(m: ManagerCore, runs: Runs, id: string, o: HoldOptions, ttlMs: number): Promise<{ runId: string; token: number }> {
+async function acquire(
+  m: ManagerCore,
+  runs: Runs,
+  id: string,
+  o: HoldOptions,
+  ttlMs: number,
+): Promise<{ runId: string; token: number }> {
   const leases = new Leases(m);
   await leases.useStoreClock();
   await clearOrphans(await m.get(id), m.origin, o);
   const agent = o.agent ?? null;
   const kind = o.kind ?? 'library';
-  const start = { kind, agent, process: { pid: m.origin.pid, host: m.origin.host, boot: m.origin.boot }, ttlMs, cli: null, command: o.command ?? null };
+  const start = {
+    kind,
+    agent,
+    process: { pid: m.origin.pid, host: m.origin.host, boot: m.origin.boot },
+    ttlMs,
+    cli: null,
+    command: o.command ?? null,
+  };
   if (o.adoptToken !== undefined && (await leases.adoptable(id, o.adoptToken))) {
     const token = o.adoptToken;
-    const r = await m.change(id, (s) => {
-      const runId = `run-${runsOf(s).length + 1}`;
-      return { events: [...decideRenew(s, token, ttlMs, m.time()), ...decideRunStart(s, { ...start, runId, token, now: m.time() }, runs.liveness(s))], result: runId };
-    }, { agent, fencingToken: token });
+    const r = await m.change(
+      id,
+      (s) => {
+        const runId = `run-${runsOf(s).length + 1}`;
+        return {
+          events: [
+            ...decideRenew(s, token, ttlMs, m.time()),
+            ...decideRunStart(s, { ...start, runId, token, now: m.time() }, runs.liveness(s)),
+          ],
+          result: runId,
+        };
+      },
+      { agent, fencingToken: token },
+    );
     return { runId: r.result, token };
   }
   const gone = await leases.endGoneHolder(id, agent);
   if (gone) o.onNotice?.(`the lease's holder is gone (${goneText(gone)}); taking the session over`);
   if ((await m.get(id)).status !== 'active') await m.resume(id, agent);
   const owner = o.owner ?? agent ?? `${kind}:${m.origin.pid}`;
-  const r = await m.change(id, (s) => {
-    const now = m.time();
-    const acq = decideAcquire(s, { owner, pid: m.origin.pid, host: m.origin.host, boot: m.origin.boot, ttlMs, now }, o.force === true);
-    const token = acq.find((e) => e.type === 'lease.acquired')?.data as { token?: number } | undefined;
-    const t = token?.token ?? leaseOf(s)!.token;
-    const runId = `run-${runsOf(s).length + 1}`;
-    return { events: [...acq, ...decideRunStart(s, { ...start, runId, token: t, now }, runs.liveness(s))], result: { runId, token: t } };
-  }, { agent });
+  const r = await m.change(
+    id,
+    (s) => {
+      const now = m.time();
+      const acq = decideAcquire(
+        s,
+        { owner, pid: m.origin.pid, host: m.origin.host, boot: m.origin.boot, ttlMs, now },
+        o.force === true,
+      );
+      const token = acq.find((e) => e.type === 'lease.acquired')?.data as { token?: number } | undefined;
+      const t = token?.token ?? leaseOf(s)!.token;
+      const runId = `run-${runsOf(s).length + 1}`;
+      return {
+        events: [...acq, ...decideRunStart(s, { ...start, runId, token: t, now }, runs.liveness(s))],
+        result: { runId, token: t },
+      };
+    },
+    { agent },
+  );
   return r.result;
 }
 
 /** Claims `phase` for the run; a phase in progress that no run owns (started at a terminal) is taken over too. */
-async function claimFor(m: ManagerCore, runs: Runs, id: string, runId: string, phase: string | null, o: ChangeOptions): Promise<string> {
+async function claimFor(
+  m: ManagerCore,
+  runs: Runs,
+  id: string,
+  runId: string,
+  phase: string | null,
+  o: ChangeOptions,
+): Promise<string> {
   const s = await m.get(id);
   const p = phase === null ? undefined : s.phases.find((x) => x.id === phase);
   if (p && p.status === 'in_progress' && !p.owner) {
-    await m.change(id, () => ({ events: [draft('phase.claimed', { phaseId: p.id, runId, from: null })], result: undefined }), o);
+    await m.change(
+      id,
+      () => ({ events: [draft('phase.claimed', { phaseId: p.id, runId, from: null })], result: undefined }),
+      o,
+    );
     return p.id;
   }
   return (await runs.claimPhase(id, runId, phase, o)).result;
@@ -137,11 +198,22 @@ async function claimFor(m: ManagerCore, runs: Runs, id: string, runId: string, p
  * it: LOCKED while another live run holds the lease (unless `force`) or an orphan of a dead
  * `baton run` still runs (unless `endOrphans`).
  */
-export async function holdRun<T>(m: ManagerCore, runs: Runs, id: string, fn: (h: HeldRun) => Promise<T>, o: HoldOptions = {}, endOf: EndOf<T> = defaultEnd): Promise<HoldOutcome<T>> {
+export async function holdRun<T>(
+  m: ManagerCore,
+  runs: Runs,
+  id: string,
+  fn: (h: HeldRun) => Promise<T>,
+  o: HoldOptions = {},
+  endOf: EndOf<T> = defaultEnd,
+): Promise<HoldOutcome<T>> {
   const ttlMs = o.ttlMs ?? RUN_TTL_MS;
   const heartbeatMs = o.heartbeatMs ?? Math.min(RUN_HEARTBEAT_MS, Math.floor(ttlMs / 2));
   if (!(heartbeatMs > 0 && heartbeatMs < ttlMs)) {
-    throw new BatonError('BAD_INPUT', `The heartbeat (${heartbeatMs} ms) must be shorter than the lease lifetime (${ttlMs} ms).`, { hint: 'e.g. heartbeat 30s, ttl 60s' });
+    throw new BatonError(
+      'BAD_INPUT',
+      `The heartbeat (${heartbeatMs} ms) must be shorter than the lease lifetime (${ttlMs} ms).`,
+      { hint: 'e.g. heartbeat 30s, ttl 60s' },
+    );
   }
   const { runId, token } = await acquire(m, runs, id, o, ttlMs);
   const options = { agent: o.agent ?? null, fencingToken: token, run: runId };
@@ -150,21 +222,32 @@ export async function holdRun<T>(m: ManagerCore, runs: Runs, id: string, fn: (h:
   const renewOnce = async (): Promise<string | undefined> => {
     const leases = new Leases(m);
     await leases.useStoreClock();
-    const r = await m.change(id, (s) => ({ events: [...decideRenew(s, token, ttlMs, m.time()), ...decideRunRenew(s, runId, runs.liveness(s), pgid)], result: undefined }), options);
+    const r = await m.change(
+      id,
+      (s) => ({
+        events: [...decideRenew(s, token, ttlMs, m.time()), ...decideRunRenew(s, runId, runs.liveness(s), pgid)],
+        result: undefined,
+      }),
+      options,
+    );
     return r.state.lease?.expiresAt;
   };
-  const keeper = new LeaseKeeper({ renew: renewOnce, now: () => m.time() }, { ttlMs, heartbeatMs, expiresAt: leaseOf(await m.get(id))?.expiresAt ?? m.time() }, {
-    onLost: (why) => {
-      o.onLost?.(why);
-      ac.abort(new BatonError('FENCED', why));
+  const keeper = new LeaseKeeper(
+    { renew: renewOnce, now: () => m.time() },
+    { ttlMs, heartbeatMs, expiresAt: leaseOf(await m.get(id))?.expiresAt ?? m.time() },
+    {
+      onLost: (why) => {
+        o.onLost?.(why);
+        ac.abort(new BatonError('FENCED', why));
+      },
+      onLapsed: (at) => {
+        const why = `the lease ran out at ${at} without a renewal (store unreachable?)`;
+        o.onLost?.(why);
+        ac.abort(new BatonError('FENCED', why));
+      },
+      onTrouble: (message) => o.onNotice?.(`heartbeat failed: ${message}`),
     },
-    onLapsed: (at) => {
-      const why = `the lease ran out at ${at} without a renewal (store unreachable?)`;
-      o.onLost?.(why);
-      ac.abort(new BatonError('FENCED', why));
-    },
-    onTrouble: (message) => o.onNotice?.(`heartbeat failed: ${message}`),
-  });
+  );
   const handle: HeldRun = {
     sessionId: id,
     runId,
@@ -189,8 +272,14 @@ export async function holdRun<T>(m: ManagerCore, runs: Runs, id: string, fn: (h:
   }
   const base = { runId, token, ...done };
   // A lapse: learn from the store what became of the lease before recording anything.
-  if (keeper.lost === null && keeper.lapsed !== null && !(await keeper.settle(2 * ttlMs + 30_000))) return { ...base, lost: `lease ran out at ${keeper.lapsed}`, end: null };
-  if (keeper.lost !== null) return { ...base, lost: keeper.lost, end: await recordLost(m, runs, id, runId, token, keeper.lost, endOf(done), o).catch(() => null) };
+  if (keeper.lost === null && keeper.lapsed !== null && !(await keeper.settle(2 * ttlMs + 30_000)))
+    return { ...base, lost: `lease ran out at ${keeper.lapsed}`, end: null };
+  if (keeper.lost !== null)
+    return {
+      ...base,
+      lost: keeper.lost,
+      end: await recordLost(m, runs, id, runId, token, keeper.lost, endOf(done), o).catch(() => null),
+    };
   const e = endOf(done);
   let fenced: string | null = null;
   const end = await endRetrying(
@@ -200,7 +289,10 @@ export async function holdRun<T>(m: ManagerCore, runs: Runs, id: string, fn: (h:
       const ended = findRun(s, runId)?.ended;
       return ended ? { cause: ended.cause, status: s.status } : null;
     },
-    { withinMs: o.endRetryMs ?? END_RETRY_MS, onRetry: (msg) => o.onNotice?.(`the end of the run could not be recorded yet (${msg}); retrying`) },
+    {
+      withinMs: o.endRetryMs ?? END_RETRY_MS,
+      onRetry: (msg) => o.onNotice?.(`the end of the run could not be recorded yet (${msg}); retrying`),
+    },
   ).catch(async (err: unknown) => {
     if (!(err instanceof BatonError) || err.code !== 'FENCED') throw err;
     // Taken over between the last heartbeat and the end: recorded as lost, the new holder's work untouched.
@@ -210,12 +302,24 @@ export async function holdRun<T>(m: ManagerCore, runs: Runs, id: string, fn: (h:
   return { ...base, lost: fenced, end };
 }
 
-async function writeEnd(m: ManagerCore, runs: Runs, id: string, runId: string, token: number, e: RunEndInput, o: ChangeOptions): Promise<{ cause: string; status: SessionState['status'] }> {
-  const r = await m.change(id, (s) => {
-    const events = decideRunEnd(s, runId, e, runs.liveness(s));
-    if (leaseOf(s)?.token === token) events.push(...decideRelease(s, token, m.time()));
-    return { events, result: undefined };
-  }, o);
+async function writeEnd(
+  m: ManagerCore,
+  runs: Runs,
+  id: string,
+  runId: string,
+  token: number,
+  e: RunEndInput,
+  o: ChangeOptions,
+): Promise<{ cause: string; status: SessionState['status'] }> {
+  const r = await m.change(
+    id,
+    (s) => {
+      const events = decideRunEnd(s, runId, e, runs.liveness(s));
+      if (leaseOf(s)?.token === token) events.push(...decideRelease(s, token, m.time()));
+      return { events, result: undefined };
+    },
+    o,
+  );
   return { cause: e.cause, status: r.state.status };
 }
 
@@ -224,17 +328,46 @@ async function writeEnd(m: ManagerCore, runs: Runs, id: string, runId: string, t
  * changes nothing of the session but its history, so the new holder's work goes on (a lease
  * that ran out unclaimed is written down as expired, and the session interrupted, with it).
  */
-async function recordLost(m: ManagerCore, runs: Runs, id: string, runId: string, token: number, why: string, e: RunEndInput, o: HoldOptions): Promise<{ cause: string; status: SessionState['status'] }> {
-  const r = await m.change(id, (s) => {
-    const events: EventDraft[] = decideRunDeath(s, runId, 'lease-lost', null, runs.liveness(s)).filter((ev) => ev.type === 'run.ended');
-    // Another worker may have written the run down as dead already (its lease lapsed, then the
-    // session was claimed): the run's own account is kept as history all the same.
-    if (!events.length) events.push(draft('run.ended', { runId, how: 'died', command: findRun(s, runId)?.command ?? [], exitCode: null, signal: null, cause: 'lease-lost' }));
-    // Who holds the session now, when someone does: what the next reader of the history wants to know.
-    const now = leaseOf(s);
-    const detail = now && now.token !== token ? `${why}; now held by ${now.owner} (pid ${now.pid} on ${now.host}) with token ${now.token}` : why;
-    for (const ev of events) Object.assign(ev.data as object, { detail, token, exitCode: e.exitCode ?? null, signal: e.signal ?? null });
-    return { events, result: undefined };
-  }, { agent: o.agent ?? null, run: runId });
+async function recordLost(
+  m: ManagerCore,
+  runs: Runs,
+  id: string,
+  runId: string,
+  token: number,
+  why: string,
+  e: RunEndInput,
+  o: HoldOptions,
+): Promise<{ cause: string; status: SessionState['status'] }> {
+  const r = await m.change(
+    id,
+    (s) => {
+      const events: EventDraft[] = decideRunDeath(s, runId, 'lease-lost', null, runs.liveness(s)).filter(
+        (ev) => ev.type === 'run.ended',
+      );
+      // Another worker may have written the run down as dead already (its lease lapsed, then the
+      // session was claimed): the run's own account is kept as history all the same.
+      if (!events.length)
+        events.push(
+          draft('run.ended', {
+            runId,
+            how: 'died',
+            command: findRun(s, runId)?.command ?? [],
+            exitCode: null,
+            signal: null,
+            cause: 'lease-lost',
+          }),
+        );
+      // Who holds the session now, when someone does: what the next reader of the history wants to know.
+      const now = leaseOf(s);
+      const detail =
+        now && now.token !== token
+          ? `${why}; now held by ${now.owner} (pid ${now.pid} on ${now.host}) with token ${now.token}`
+          : why;
+      for (const ev of events)
+        Object.assign(ev.data as object, { detail, token, exitCode: e.exitCode ?? null, signal: e.signal ?? null });
+      return { events, result: undefined };
+    },
+    { agent: o.agent ?? null, run: runId },
+  );
   return { cause: 'lease-lost', status: r.state.status };
 }

@@ -6,7 +6,21 @@
  */
 import type { EventDraft } from '../domain/decide.js';
 import { impliedPhase } from '../domain/decide.js';
-import { assertNoOtherLiveRun, decideDeaths, decidePhaseClaim, runLive, unrecordedDeaths, decideRunDeath, decideRunEnd, decideRunRenew, decideRunStart, findRun, liveRuns, recordPhase, runsOf } from '../domain/runs.js';
+import {
+  assertNoOtherLiveRun,
+  decideDeaths,
+  decidePhaseClaim,
+  runLive,
+  unrecordedDeaths,
+  decideRunDeath,
+  decideRunEnd,
+  decideRunRenew,
+  decideRunStart,
+  findRun,
+  liveRuns,
+  recordPhase,
+  runsOf,
+} from '../domain/runs.js';
 import type { Liveness, Run, RunEndInput, RunKind, Salvage } from '../domain/runs.js';
 import { effectiveStatus } from '../domain/lease.js';
 import { BatonError } from '../domain/errors.js';
@@ -43,7 +57,11 @@ export interface StartRunOptions {
 /** A phase started or retried in run `run` is that run's (`runId` on the event): its records that name no phase go to it. */
 export function startedIn(drafts: EventDraft[], run: string | undefined): EventDraft[] {
   if (!run) return drafts;
-  return drafts.map((d) => (d.type === 'phase.started' || d.type === 'phase.retried' ? ({ ...d, data: { ...d.data, runId: run } } as EventDraft) : d));
+  return drafts.map((d) =>
+    d.type === 'phase.started' || d.type === 'phase.retried'
+      ? ({ ...d, data: { ...d.data, runId: run } } as EventDraft)
+      : d,
+  );
 }
 
 /** Finds what a dead run left (its transcript's plan, its last tool calls); the hooks provide one for conversations. */
@@ -83,7 +101,11 @@ export class Runs {
 
   /** What is known now: the time, and the runs of this host found gone. */
   liveness(s: SessionState): Liveness {
-    const dead = new Set(runsOf(s).filter((r) => this.gone(r)).map((r) => r.id));
+    const dead = new Set(
+      runsOf(s)
+        .filter((r) => this.gone(r))
+        .map((r) => r.id),
+    );
     return dead.size ? { now: this.m.time(), dead } : { now: this.m.time() };
   }
 
@@ -133,17 +155,38 @@ export class Runs {
 
   /** Renews a run's liveness (heartbeat); FENCED once it has ended or lapsed. */
   renew(sessionId: string, runId: string): Promise<ChangeResult<undefined>> {
-    return this.m.change(sessionId, (s) => ({ events: decideRunRenew(s, runId, this.liveness(s)), result: undefined }), { run: runId });
+    return this.m.change(
+      sessionId,
+      (s) => ({ events: decideRunRenew(s, runId, this.liveness(s)), result: undefined }),
+      { run: runId },
+    );
   }
 
   /** Ends a run by its own choice; the session is paused only when no other run is live. */
-  end(sessionId: string, runId: string, e: RunEndInput, o: { agent?: string | null; fencingToken?: number } = {}): Promise<ChangeResult<undefined>> {
-    return this.m.change(sessionId, (s) => ({ events: decideRunEnd(s, runId, e, this.liveness(s)), result: undefined }), { ...o, run: runId });
+  end(
+    sessionId: string,
+    runId: string,
+    e: RunEndInput,
+    o: { agent?: string | null; fencingToken?: number } = {},
+  ): Promise<ChangeResult<undefined>> {
+    return this.m.change(
+      sessionId,
+      (s) => ({ events: decideRunEnd(s, runId, e, this.liveness(s)), result: undefined }),
+      { ...o, run: runId },
+    );
   }
 
   /** Records a run's death with what was salvaged (the session is interrupted when no other run is live). */
-  died(sessionId: string, runId: string, cause: string, salvage: Salvage | null = null): Promise<ChangeResult<undefined>> {
-    return this.m.change(sessionId, (s) => ({ events: decideRunDeath(s, runId, cause, salvage, this.liveness(s)), result: undefined }));
+  died(
+    sessionId: string,
+    runId: string,
+    cause: string,
+    salvage: Salvage | null = null,
+  ): Promise<ChangeResult<undefined>> {
+    return this.m.change(sessionId, (s) => ({
+      events: decideRunDeath(s, runId, cause, salvage, this.liveness(s)),
+      result: undefined,
+    }));
   }
 
   /**
@@ -153,15 +196,26 @@ export class Runs {
    */
   async disconnected(sessionId: string, runId: string): Promise<ChangeResult<undefined>> {
     const agent = findRun(await this.m.get(sessionId), runId)?.agent ?? null;
-    return this.m.change(sessionId, (s) => {
-      // The session's cause is the disconnect itself (its detail then names the run, without a "disconnected: " prefix).
-      const events = decideRunDeath(s, runId, 'disconnected', null, this.liveness(s)).map((e) =>
-        e.type === 'session.interrupted' || e.type === 'session.paused'
-          ? ({ ...e, data: { ...e.data, cause: 'disconnected', detail: String((e.data as { detail?: string }).detail ?? '').replace(/^disconnected: /, '') } } as EventDraft)
-          : e,
-      );
-      return { events, result: undefined };
-    }, { agent, run: runId });
+    return this.m.change(
+      sessionId,
+      (s) => {
+        // The session's cause is the disconnect itself (its detail then names the run, without a "disconnected: " prefix).
+        const events = decideRunDeath(s, runId, 'disconnected', null, this.liveness(s)).map((e) =>
+          e.type === 'session.interrupted' || e.type === 'session.paused'
+            ? ({
+                ...e,
+                data: {
+                  ...e.data,
+                  cause: 'disconnected',
+                  detail: String((e.data as { detail?: string }).detail ?? '').replace(/^disconnected: /, ''),
+                },
+              } as EventDraft)
+            : e,
+        );
+        return { events, result: undefined };
+      },
+      { agent, run: runId },
+    );
   }
 
   /**
@@ -175,7 +229,10 @@ export class Runs {
     if (!gone.length) return [];
     const found = new Map<string, Salvage | null>();
     for (const r of gone) found.set(r.id, salvage ? await salvage(s, r).catch(() => null) : null);
-    const r = await this.m.change(sessionId, (cur) => ({ events: decideDeaths(cur, this.liveness(cur), found), result: undefined }));
+    const r = await this.m.change(sessionId, (cur) => ({
+      events: decideDeaths(cur, this.liveness(cur), found),
+      result: undefined,
+    }));
     return gone.filter((g) => findRun(r.state, g.id)?.ended?.how === 'died');
   }
 
@@ -184,11 +241,20 @@ export class Runs {
    * with its blockers done, or in progress under a dead run). LOCKED while a live run owns
    * it, naming the owner and the phases that are free.
    */
-  async claimPhase(sessionId: string, runId: string, phase: string | null, o: ChangeOptions = {}): Promise<ChangeResult<string>> {
-    return this.m.change(sessionId, (s) => {
-      const r = decidePhaseClaim(s, runId, phase, o.agent ?? null, this.liveness(s));
-      return { events: r.events, result: r.phaseId };
-    }, { ...o, agent: o.agent ?? null, run: runId });
+  async claimPhase(
+    sessionId: string,
+    runId: string,
+    phase: string | null,
+    o: ChangeOptions = {},
+  ): Promise<ChangeResult<string>> {
+    return this.m.change(
+      sessionId,
+      (s) => {
+        const r = decidePhaseClaim(s, runId, phase, o.agent ?? null, this.liveness(s));
+        return { events: r.events, result: r.phaseId };
+      },
+      { ...o, agent: o.agent ?? null, run: runId },
+    );
   }
 
   /**
@@ -198,21 +264,45 @@ export class Runs {
    * process already has an open run here. It lives while that process does (a process check
    * on this host; no TTL). Resolves with the phase and the run.
    */
-  async claimForProcess(sessionId: string, phase: string | null, o: { pid: number; agent?: string | null; command?: string[] }): Promise<ChangeResult<{ phase: string; runId: string; started: boolean }>> {
+  async claimForProcess(
+    sessionId: string,
+    phase: string | null,
+    o: { pid: number; agent?: string | null; command?: string[] },
+  ): Promise<ChangeResult<{ phase: string; runId: string; started: boolean }>> {
     const m = this.m;
     const { host, boot } = m.origin;
-    return m.change(sessionId, (s) => {
-      const l = this.liveness(s);
-      const mine = runsOf(s).find((r) => !r.ended && r.process.host === host && r.process.pid === o.pid && r.token === null && runLive(r, l));
-      const runId = mine?.id ?? `run-${runsOf(s).length + 1}`;
-      const claim = decidePhaseClaim(s, runId, phase, o.agent ?? null, l);
-      const start = mine
-        ? []
-        : decideRunStart(s, { runId, kind: 'command', agent: o.agent ?? null, process: { pid: o.pid, host, boot }, ttlMs: null, now: m.time(), command: o.command ?? null }, l);
-      // The deaths the claim would write are written by the start already.
-      const events = mine ? claim.events : [...start, ...claim.events.filter((e) => e.type === 'phase.started' || e.type === 'phase.claimed')];
-      return { events, result: { phase: claim.phaseId, runId, started: !mine } };
-    }, { agent: o.agent ?? null });
+    return m.change(
+      sessionId,
+      (s) => {
+        const l = this.liveness(s);
+        const mine = runsOf(s).find(
+          (r) => !r.ended && r.process.host === host && r.process.pid === o.pid && r.token === null && runLive(r, l),
+        );
+        const runId = mine?.id ?? `run-${runsOf(s).length + 1}`;
+        const claim = decidePhaseClaim(s, runId, phase, o.agent ?? null, l);
+        const start = mine
+          ? []
+          : decideRunStart(
+              s,
+              {
+                runId,
+                kind: 'command',
+                agent: o.agent ?? null,
+                process: { pid: o.pid, host, boot },
+                ttlMs: null,
+                now: m.time(),
+                command: o.command ?? null,
+              },
+              l,
+            );
+        // The deaths the claim would write are written by the start already.
+        const events = mine
+          ? claim.events
+          : [...start, ...claim.events.filter((e) => e.type === 'phase.started' || e.type === 'phase.claimed')];
+        return { events, result: { phase: claim.phaseId, runId, started: !mine } };
+      },
+      { agent: o.agent ?? null },
+    );
   }
 
   /** The phase a record naming none goes to, for run `runId` (or agent `agent` outside a run). */
@@ -234,12 +324,21 @@ export class Runs {
   async hold<T>(sessionId: string, fn: (h: HeldRun) => Promise<T>, o: HoldOptions = {}): Promise<T> {
     const r = await holdRun(this.m, this, sessionId, fn, o);
     if (r.error !== undefined) throw r.error;
-    if (r.lost !== null) throw new BatonError('FENCED', `Run ${r.runId} of session ${sessionId} lost its lease: ${r.lost}`, { hint: hint('lease.fenced'), details: { sessionId, runId: r.runId } });
+    if (r.lost !== null)
+      throw new BatonError('FENCED', `Run ${r.runId} of session ${sessionId} lost its lease: ${r.lost}`, {
+        hint: hint('lease.fenced'),
+        details: { sessionId, runId: r.runId },
+      });
     return r.value as T;
   }
 
   /** {@link hold}, resolving with what became of the run instead of throwing (how `baton run` reports it); `endOf` says how its end is recorded. */
-  holdOutcome<T>(sessionId: string, fn: (h: HeldRun) => Promise<T>, o: HoldOptions = {}, endOf?: EndOf<T>): Promise<HoldOutcome<T>> {
+  holdOutcome<T>(
+    sessionId: string,
+    fn: (h: HeldRun) => Promise<T>,
+    o: HoldOptions = {},
+    endOf?: EndOf<T>,
+  ): Promise<HoldOutcome<T>> {
     return holdRun(this.m, this, sessionId, fn, o, endOf);
   }
 
@@ -255,7 +354,7 @@ export class Runs {
 
   /** In run `runId`, the phase a file record naming none goes to ({@link recordPhase}); null outside a run (the caller decides). */
   phaseOfRun(s: SessionState, runId: string | undefined, agent: string | null): string | null {
-    return runId ? recordPhase(s, runId, agent, this.liveness(s))?.id ?? null : null;
+    return runId ? (recordPhase(s, runId, agent, this.liveness(s))?.id ?? null) : null;
   }
 
   /**

@@ -146,7 +146,9 @@ export class SessionCore {
   }
 
   private actor(agent?: string | null, run?: string): Actor {
-    return run ? { agent: agent ?? this.agent, pid: this.pid, host: this.host, run } : { agent: agent ?? this.agent, pid: this.pid, host: this.host };
+    return run
+      ? { agent: agent ?? this.agent, pid: this.pid, host: this.host, run }
+      : { agent: agent ?? this.agent, pid: this.pid, host: this.host };
   }
 
   /**
@@ -155,7 +157,13 @@ export class SessionCore {
    * position). A draft that carries its own time or actor (an imported foreign event) keeps
    * it. One object per event, built field by field, because every change makes them.
    */
-  protected numbered(drafts: TimedDraft[], agent: string | null | undefined, time: string, after: number, run?: string): StoredEvent[] {
+  protected numbered(
+    drafts: TimedDraft[],
+    agent: string | null | undefined,
+    time: string,
+    after: number,
+    run?: string,
+  ): StoredEvent[] {
     const actor = this.actor(agent, run);
     const out = new Array<StoredEvent>(drafts.length);
     for (let i = 0; i < drafts.length; i++) {
@@ -205,8 +213,16 @@ export class SessionCore {
    * returns for the current state (it may refuse by throwing), each as a `metadata.set` event
    * under its key (see domain/settings.ts). Nothing to write: no event.
    */
-  async setSettings(id: string, values: Partial<SettingValues> | ((s: SessionState) => Partial<SettingValues>), o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
-    return this.change(id, (s) => ({ events: settingEvents(typeof values === 'function' ? values(s) : values), result: undefined }), o);
+  async setSettings(
+    id: string,
+    values: Partial<SettingValues> | ((s: SessionState) => Partial<SettingValues>),
+    o: ChangeOptions = {},
+  ): Promise<ChangeResult<undefined>> {
+    return this.change(
+      id,
+      (s) => ({ events: settingEvents(typeof values === 'function' ? values(s) : values), result: undefined }),
+      o,
+    );
   }
 
   /**
@@ -227,7 +243,11 @@ export class SessionCore {
    * against the state its predecessors in the group left. Nothing resolves before the group's
    * append is durable; a change whose `fn` refuses is rejected alone, and the rest go on.
    */
-  change<R>(id: string, fn: (s: SessionState) => { events: TimedDraft[]; result: R }, o: ChangeOptions = {}): Promise<ChangeResult<R>> {
+  change<R>(
+    id: string,
+    fn: (s: SessionState) => { events: TimedDraft[]; result: R },
+    o: ChangeOptions = {},
+  ): Promise<ChangeResult<R>> {
     return new Promise<ChangeResult<R>>((resolve, reject) => {
       let q = this.queues.get(id);
       if (!q) {
@@ -341,7 +361,8 @@ export class SessionCore {
       .then(
         () => {
           const kept = this.cache.get(id);
-          if (kept && kept.state.revision >= state.revision && kept.snapshotRevision < state.revision) kept.snapshotRevision = state.revision;
+          if (kept && kept.state.revision >= state.revision && kept.snapshotRevision < state.revision)
+            kept.snapshotRevision = state.revision;
         },
         (e: unknown) => {
           if (!isBatonError(e)) this.onWarning(`snapshot of ${id} not written: ${(e as Error)?.message ?? String(e)}`);
@@ -363,10 +384,14 @@ export class SessionCore {
       try {
         const o = p.o;
         if (o.expectedRevision !== undefined && o.expectedRevision !== state.revision) {
-          throw new BatonError('CONFLICT', `Session ${id} is at revision ${state.revision}, not ${o.expectedRevision}.`, {
-            hint: hint('session.reread'),
-            details: { sessionId: id, expectedRevision: o.expectedRevision, revision: state.revision },
-          });
+          throw new BatonError(
+            'CONFLICT',
+            `Session ${id} is at revision ${state.revision}, not ${o.expectedRevision}.`,
+            {
+              hint: hint('session.reread'),
+              details: { sessionId: id, expectedRevision: o.expectedRevision, revision: state.revision },
+            },
+          );
         }
         // One reading of the clock per change: its fence check, expiry and event times agree.
         const now = isoTime(this.now());
@@ -385,11 +410,13 @@ export class SessionCore {
     });
   }
 
-  protected simple(id: string, fn: (s: SessionState) => EventDraft[], o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
+  protected simple(
+    id: string,
+    fn: (s: SessionState) => EventDraft[],
+    o: ChangeOptions = {},
+  ): Promise<ChangeResult<undefined>> {
     return this.change(id, (s) => ({ events: fn(s), result: undefined }), o);
   }
-
-
 
   /**
    * Creates a session from a complete initial journal built elsewhere (an import), keeping the
@@ -398,7 +425,10 @@ export class SessionCore {
    */
   async createFrom(id: string, events: NewEvent[]): Promise<SessionState> {
     validateId(id);
-    if (events[0]?.type !== 'session.created') throw new BatonError('BAD_INPUT', `The journal of ${id} must start with session.created.`, { hint: 'This is a bug in the caller.' });
+    if (events[0]?.type !== 'session.created')
+      throw new BatonError('BAD_INPUT', `The journal of ${id} must start with session.created.`, {
+        hint: 'This is a bug in the caller.',
+      });
     const stored = events.map((e, i) => ({ ...e, seq: i + 1 }) as StoredEvent);
     const state = fold(null, stored, id)!;
     await this.store.create(id, events, summarize(state));
@@ -407,12 +437,19 @@ export class SessionCore {
     return state;
   }
 
-
-  protected withId(id: string, fn: (s: SessionState) => { events: EventDraft[]; id: string }, o: ChangeOptions): Promise<ChangeResult<string>> {
-    return this.change(id, (s) => {
-      const r = fn(s);
-      return { events: r.events, result: r.id };
-    }, o);
+  protected withId(
+    id: string,
+    fn: (s: SessionState) => { events: EventDraft[]; id: string },
+    o: ChangeOptions,
+  ): Promise<ChangeResult<string>> {
+    return this.change(
+      id,
+      (s) => {
+        const r = fn(s);
+        return { events: r.events, result: r.id };
+      },
+      o,
+    );
   }
 
   /**

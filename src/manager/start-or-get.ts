@@ -23,10 +23,19 @@ export const SESSION_KEY = 'sessionKey';
  */
 export function sessionIdForKey(key: string): string {
   if (typeof key !== 'string' || key.length === 0 || key.length > 1000) {
-    throw new BatonError('BAD_INPUT', `A session key must be text of 1 to 1000 characters; got ${JSON.stringify(key)}.`, { hint: 'Choose a key that names the work, e.g. "nightly-2026-11-27".' });
+    throw new BatonError(
+      'BAD_INPUT',
+      `A session key must be text of 1 to 1000 characters; got ${JSON.stringify(key)}.`,
+      { hint: 'Choose a key that names the work, e.g. "nightly-2026-11-27".' },
+    );
   }
   if (/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(key) && key.length <= 100) return key;
-  const slug = key.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'key';
+  const slug =
+    key
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 60) || 'key';
   const id = `${slug}-${nodeCrypto().createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
   return id.length <= MAX_ID_LENGTH ? id : id.slice(-MAX_ID_LENGTH);
 }
@@ -42,7 +51,10 @@ interface Starter {
  * `input` (`created: true`, as `start` does: it becomes the active one, `switch` pausing the
  * one active before). `EXISTS` when the id is taken by a session recorded with another key.
  */
-export async function startOrGet(m: Starter, input: StartOrGetInput): Promise<{ state: SessionState; created: boolean }> {
+export async function startOrGet(
+  m: Starter,
+  input: StartOrGetInput,
+): Promise<{ state: SessionState; created: boolean }> {
   const id = sessionIdForKey(input.key);
   const found = await existing(m, id, input.key);
   if (found) return { state: found, created: false };
@@ -68,10 +80,14 @@ async function existing(m: Starter, id: string, key: string): Promise<SessionSta
   }
   const recorded = s.metadata[SESSION_KEY];
   if (recorded !== undefined && recorded !== key) {
-    throw new BatonError('EXISTS', `Session ${id} belongs to key ${JSON.stringify(recorded)}, not ${JSON.stringify(key)}.`, {
-      hint: 'Choose another key.',
-      details: { sessionId: id, key, recordedKey: recorded },
-    });
+    throw new BatonError(
+      'EXISTS',
+      `Session ${id} belongs to key ${JSON.stringify(recorded)}, not ${JSON.stringify(key)}.`,
+      {
+        hint: 'Choose another key.',
+        details: { sessionId: id, key, recordedKey: recorded },
+      },
+    );
   }
   return s;
 }

@@ -7,7 +7,15 @@
  * machine, or the run it was made in, ended or lapsed).
  */
 import { nodeCrypto } from './lazy.js';
-import { checkStepKey, decideStepEnd, decideStepStart, jsonProblem, STEP_INLINE_MAX, stepName, stepsView } from '../domain/durable-steps.js';
+import {
+  checkStepKey,
+  decideStepEnd,
+  decideStepStart,
+  jsonProblem,
+  STEP_INLINE_MAX,
+  stepName,
+  stepsView,
+} from '../domain/durable-steps.js';
 import type { DurableStep, StepError, StepEventData, StepRunner, StepView } from '../domain/durable-steps.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
 import { findRun } from '../domain/runs.js';
@@ -74,7 +82,12 @@ export class Steps {
    * that takes it over runs `fn` again. Make the effect idempotent (a key of your own on the
    * effect, a check before acting), or safe to repeat.
    */
-  async run<T>(id: string, key: string, fn: (ctx: StepContext) => T | Promise<T>, options: StepOptions = {}): Promise<T> {
+  async run<T>(
+    id: string,
+    key: string,
+    fn: (ctx: StepContext) => T | Promise<T>,
+    options: StepOptions = {},
+  ): Promise<T> {
     checkStepKey(key);
     const phaseId = options.phase ?? null;
     const name = stepName(key, phaseId);
@@ -91,7 +104,14 @@ export class Steps {
       if (found.kind === 'run') {
         const co = { ...changeOptions(options), expectedRevision: s.revision };
         try {
-          await this.m.change(id, (cur) => ({ events: decideStepStart(cur, input, (step) => this.gone(cur, step)).events, result: undefined }), co);
+          await this.m.change(
+            id,
+            (cur) => ({
+              events: decideStepStart(cur, input, (step) => this.gone(cur, step)).events,
+              result: undefined,
+            }),
+            co,
+          );
         } catch (e) {
           if (isBatonError(e, 'CONFLICT')) continue;
           throw e;
@@ -115,7 +135,10 @@ export class Steps {
   private gone(s: SessionState, step: DurableStep): boolean {
     const r = step.runner;
     const run = r.runId ? findRun(s, r.runId) : undefined;
-    if (run) return run.ended !== null && run.ended !== undefined ? true : this.runs.gone(run) || (run.expiresAt !== null && Date.parse(run.expiresAt) <= Date.parse(this.m.time()));
+    if (run)
+      return run.ended !== null && run.ended !== undefined
+        ? true
+        : this.runs.gone(run) || (run.expiresAt !== null && Date.parse(run.expiresAt) <= Date.parse(this.m.time()));
     const { host, boot, pid } = this.m.origin;
     if (r.host !== host) return false;
     if (r.boot && boot && r.boot !== boot) return true;
@@ -124,7 +147,13 @@ export class Steps {
     return !processAlive(r.pid);
   }
 
-  private async execute<T>(id: string, at: { key: string; phaseId: string | null; name: string }, claim: { claim: number; takeover: boolean }, fn: (ctx: StepContext) => T | Promise<T>, o: StepOptions): Promise<T> {
+  private async execute<T>(
+    id: string,
+    at: { key: string; phaseId: string | null; name: string },
+    claim: { claim: number; takeover: boolean },
+    fn: (ctx: StepContext) => T | Promise<T>,
+    o: StepOptions,
+  ): Promise<T> {
     const retries = Math.max(0, Math.floor(o.retries ?? 0));
     const base = { key: at.key, phaseId: at.phaseId, claim: claim.claim };
     const co = changeOptions(o);
@@ -139,20 +168,45 @@ export class Steps {
           await sleep((o.backoffMs ?? 1000) * 2 ** (attempt - 1));
           continue;
         }
-        await this.m.change(id, (s) => ({ events: decideStepEnd(s, { type: 'step.failed', data: { ...base, attempts: attempt, error: errorOf(e) } }), result: undefined }), co);
+        await this.m.change(
+          id,
+          (s) => ({
+            events: decideStepEnd(s, { type: 'step.failed', data: { ...base, attempts: attempt, error: errorOf(e) } }),
+            result: undefined,
+          }),
+          co,
+        );
         throw e;
       }
       const problem = value === undefined ? null : jsonProblem(value);
       if (problem) {
-        const err = new BatonError('BAD_INPUT', `The result of step ${at.name} of session ${id} is not JSON: ${problem} cannot be recorded.`, {
-          hint: 'Return plain data (objects, arrays, text, finite numbers, booleans, null); convert dates to ISO text and maps to objects, then run it again with rerunFailed.',
-          details: { sessionId: id, step: at.key, phase: at.phaseId, at: problem },
-        });
-        await this.m.change(id, (s) => ({ events: decideStepEnd(s, { type: 'step.failed', data: { ...base, attempts: attempt, error: errorOf(err) } }), result: undefined }), co);
+        const err = new BatonError(
+          'BAD_INPUT',
+          `The result of step ${at.name} of session ${id} is not JSON: ${problem} cannot be recorded.`,
+          {
+            hint: 'Return plain data (objects, arrays, text, finite numbers, booleans, null); convert dates to ISO text and maps to objects, then run it again with rerunFailed.',
+            details: { sessionId: id, step: at.key, phase: at.phaseId, at: problem },
+          },
+        );
+        await this.m.change(
+          id,
+          (s) => ({
+            events: decideStepEnd(s, {
+              type: 'step.failed',
+              data: { ...base, attempts: attempt, error: errorOf(err) },
+            }),
+            result: undefined,
+          }),
+          co,
+        );
         throw err;
       }
       const text = value === undefined ? null : JSON.stringify(value);
-      const data: StepEventData['completed'] = { ...base, attempts: attempt, size: text === null ? 0 : Buffer.byteLength(text) };
+      const data: StepEventData['completed'] = {
+        ...base,
+        attempts: attempt,
+        size: text === null ? 0 : Buffer.byteLength(text),
+      };
       const table = stepResultsOf(this.m.store);
       if (text !== null && data.size > STEP_INLINE_MAX && table) {
         const sha256 = nodeCrypto().createHash('sha256').update(text).digest('hex');
@@ -160,7 +214,11 @@ export class Steps {
         await table.put(id, sha256, text);
         data.resultRef = { sha256, size: data.size };
       } else if (text !== null) data.result = JSON.parse(text) as unknown;
-      await this.m.change(id, (s) => ({ events: decideStepEnd(s, { type: 'step.completed', data }), result: undefined }), co);
+      await this.m.change(
+        id,
+        (s) => ({ events: decideStepEnd(s, { type: 'step.completed', data }), result: undefined }),
+        co,
+      );
       return (text === null ? undefined : JSON.parse(text)) as T;
     }
   }
@@ -172,10 +230,14 @@ export class Steps {
     const table = stepResultsOf(this.m.store);
     const text = table ? await table.get(id, sha256) : null;
     if (text === null || nodeCrypto().createHash('sha256').update(text).digest('hex') !== sha256) {
-      throw new BatonError('CORRUPT', `The result of step ${name} of session ${id} (${size} bytes, sha256 ${sha256.slice(0, 12)}…) is ${text === null ? 'missing' : 'damaged'} in the store.`, {
-        hint: 'Run the step again with rerunFailed is not possible for a completed step: restore the store from a backup, or start a new session.',
-        details: { sessionId: id, step: step.key, phase: step.phaseId, sha256, size },
-      });
+      throw new BatonError(
+        'CORRUPT',
+        `The result of step ${name} of session ${id} (${size} bytes, sha256 ${sha256.slice(0, 12)}…) is ${text === null ? 'missing' : 'damaged'} in the store.`,
+        {
+          hint: 'Run the step again with rerunFailed is not possible for a completed step: restore the store from a backup, or start a new session.',
+          details: { sessionId: id, step: step.key, phase: step.phaseId, sha256, size },
+        },
+      );
     }
     return JSON.parse(text) as unknown;
   }
@@ -210,18 +272,39 @@ function errorOf(e: unknown): StepError {
 }
 
 function recordedFailure(id: string, name: string, step: DurableStep): BatonError {
-  return new BatonError('RETRIES_EXHAUSTED', `Step ${name} of session ${id} failed after ${step.attempts} attempt${step.attempts === 1 ? '' : 's'}: ${step.error?.message ?? 'unknown error'}`, {
-    hint: 'The failure is recorded; fix the cause and call steps.run with rerunFailed: true to run it again.',
-    details: { sessionId: id, step: step.key, phase: step.phaseId, attempts: step.attempts, error: step.error ?? null },
-  });
+  return new BatonError(
+    'RETRIES_EXHAUSTED',
+    `Step ${name} of session ${id} failed after ${step.attempts} attempt${step.attempts === 1 ? '' : 's'}: ${step.error?.message ?? 'unknown error'}`,
+    {
+      hint: 'The failure is recorded; fix the cause and call steps.run with rerunFailed: true to run it again.',
+      details: {
+        sessionId: id,
+        step: step.key,
+        phase: step.phaseId,
+        attempts: step.attempts,
+        error: step.error ?? null,
+      },
+    },
+  );
 }
 
 function busy(id: string, name: string, step: DurableStep): BatonError {
   const r = step.runner;
-  return new BatonError('LOCKED', `Step ${name} of session ${id} is being run by pid ${r.pid} on ${r.host}${r.runId ? ` (run ${r.runId})` : ''} since ${step.startedAt}.`, {
-    hint: 'Wait for it (a longer waitMs, or none), or end that runner: once its process or run is gone, the step is taken over.',
-    details: { sessionId: id, step: step.key, phase: step.phaseId, runner: r, startedAt: step.startedAt, claim: step.claim },
-  });
+  return new BatonError(
+    'LOCKED',
+    `Step ${name} of session ${id} is being run by pid ${r.pid} on ${r.host}${r.runId ? ` (run ${r.runId})` : ''} since ${step.startedAt}.`,
+    {
+      hint: 'Wait for it (a longer waitMs, or none), or end that runner: once its process or run is gone, the step is taken over.',
+      details: {
+        sessionId: id,
+        step: step.key,
+        phase: step.phaseId,
+        runner: r,
+        startedAt: step.startedAt,
+        claim: step.claim,
+      },
+    },
+  );
 }
 
 function sleep(ms: number): Promise<void> {

@@ -70,16 +70,26 @@ function zero(): IngestResult {
 
 function checkInput(i: IngestInput): { cli: TranscriptCli; file: string } {
   if (!(TRANSCRIPT_CLIS as readonly string[]).includes(i.cli)) {
-    throw new BatonError('BAD_INPUT', `Unknown transcript kind ${JSON.stringify(i.cli)}.`, { hint: `Use one of: ${TRANSCRIPT_CLIS.join(', ')}.` });
+    throw new BatonError('BAD_INPUT', `Unknown transcript kind ${JSON.stringify(i.cli)}.`, {
+      hint: `Use one of: ${TRANSCRIPT_CLIS.join(', ')}.`,
+    });
   }
   if (typeof i.path !== 'string' || i.path === '' || i.path.length > MAX_PATH || i.path.includes('\0')) {
-    throw new BatonError('BAD_INPUT', 'The transcript path is missing or invalid.', { hint: "Pass the hook payload's transcript_path." });
+    throw new BatonError('BAD_INPUT', 'The transcript path is missing or invalid.', {
+      hint: "Pass the hook payload's transcript_path.",
+    });
   }
   return { cli: i.cli, file: path.resolve(i.path) };
 }
 
 /** Reads whole lines from `from` to the end of an open file; a partial last line stays unread. */
-function readLines(fd: number, from: number, size: number, cli: TranscriptCli, ctx: ReaderContext): { records: UsageRecord[]; offset: number } {
+function readLines(
+  fd: number,
+  from: number,
+  size: number,
+  cli: TranscriptCli,
+  ctx: ReaderContext,
+): { records: UsageRecord[]; offset: number } {
   const records: UsageRecord[] = [];
   let offset = from;
   let carry: Buffer = Buffer.alloc(0);
@@ -110,27 +120,40 @@ function readNew(cli: TranscriptCli, file: string, cursor: TranscriptCursor | un
     // Non-blocking: a named pipe in place of a transcript must not hang the hook.
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   } catch (e) {
-    throw new BatonError('NOT_FOUND', `The transcript ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}).`, {
-      hint: 'Check the path the hook passed; nothing was recorded from it.',
-      details: { path: file },
-      cause: e,
-    });
+    throw new BatonError(
+      'NOT_FOUND',
+      `The transcript ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}).`,
+      {
+        hint: 'Check the path the hook passed; nothing was recorded from it.',
+        details: { path: file },
+        cause: e,
+      },
+    );
   }
   try {
     const st = fs.fstatSync(fd);
     if (!st.isFile()) {
-      throw new BatonError('BAD_INPUT', `The transcript ${file} is not a regular file.`, { hint: "Pass the hook payload's transcript_path.", details: { path: file } });
+      throw new BatonError('BAD_INPUT', `The transcript ${file} is not a regular file.`, {
+        hint: "Pass the hook payload's transcript_path.",
+        details: { path: file },
+      });
     }
     const ctx: ReaderContext = { perResponse: cursor?.perResponse ?? false, model: cursor?.model ?? null };
     const base = { fileSize: st.size, fileMtimeMs: Math.floor(st.mtimeMs), ctx };
     if (cli === 'gemini' && file.endsWith('.json')) {
       // The older Gemini chat file is one JSON document rewritten in place: read it whole,
       // only when it changed; the response keys keep a re-read from counting twice.
-      if (cursor && cursor.fileSize === st.size && cursor.fileMtimeMs === base.fileMtimeMs) return { ...base, records: [], offset: cursor.offset, advanced: 0 };
+      if (cursor && cursor.fileSize === st.size && cursor.fileMtimeMs === base.fileMtimeMs)
+        return { ...base, records: [], offset: cursor.offset, advanced: 0 };
       const buf = Buffer.alloc(st.size);
       const got = st.size ? fs.readSync(fd, buf, 0, st.size, 0) : 0;
       const records = usageFromGeminiJson(buf.toString('utf8', 0, got));
-      return { ...base, records: records ?? [], offset: records ? got : (cursor?.offset ?? 0), advanced: records ? got : 0 };
+      return {
+        ...base,
+        records: records ?? [],
+        offset: records ? got : (cursor?.offset ?? 0),
+        advanced: records ? got : 0,
+      };
     }
     // A file shorter than the offset was replaced: read it again from the start.
     const from = cursor && cursor.offset <= st.size ? cursor.offset : 0;
@@ -143,7 +166,11 @@ function readNew(cli: TranscriptCli, file: string, cursor: TranscriptCursor | un
 
 /** What ingestion needs of the manager: its validated, conditional, retried change. */
 export interface ChangeRunner {
-  change<R>(id: string, fn: (s: SessionState) => { events: EventDraft[]; result: R }, o?: { agent?: string | null; run?: string }): Promise<unknown>;
+  change<R>(
+    id: string,
+    fn: (s: SessionState) => { events: EventDraft[]; result: R },
+    o?: { agent?: string | null; run?: string },
+  ): Promise<unknown>;
 }
 
 /** Transcript ingestion, one of the manager's operations (`manager.transcripts`). */

@@ -105,19 +105,39 @@ export interface ManagerCore {
   readonly origin: { pid: number; host: string; boot: string | null };
   readonly checkpoints: {
     list(sessionId: string): Promise<CheckpointInfo[]>;
-    restore(sessionId: string, checkpointId: string, o?: { git?: boolean; force?: boolean; agent?: string | null }): Promise<unknown>;
+    restore(
+      sessionId: string,
+      checkpointId: string,
+      o?: { git?: boolean; force?: boolean; agent?: string | null },
+    ): Promise<unknown>;
     gitCopies(sessionId: string): Promise<GitCopy[]>;
   };
   time(): string;
   syncClock(read: () => Promise<Date>): Promise<number>;
   get(id: string): Promise<SessionState>;
   log(id: string, since?: number): Promise<StoredEvent[]>;
-  change<R>(id: string, fn: (s: SessionState) => { events: TimedDraft[]; result: R }, o?: ChangeOptions): Promise<ChangeResult<R>>;
-  setSettings(id: string, values: Partial<SettingValues> | ((s: SessionState) => Partial<SettingValues>), o?: ChangeOptions): Promise<ChangeResult<undefined>>;
+  change<R>(
+    id: string,
+    fn: (s: SessionState) => { events: TimedDraft[]; result: R },
+    o?: ChangeOptions,
+  ): Promise<ChangeResult<R>>;
+  setSettings(
+    id: string,
+    values: Partial<SettingValues> | ((s: SessionState) => Partial<SettingValues>),
+    o?: ChangeOptions,
+  ): Promise<ChangeResult<undefined>>;
   createFrom(id: string, events: NewEvent[]): Promise<SessionState>;
   archive(id: string, o?: ChangeOptions): Promise<SessionState>;
   resume(id: string, agent?: string | null): Promise<SessionState>;
-  list(filter?: { status?: SessionStatus; all?: boolean; rebuild?: boolean; workspace?: string; claimable?: boolean; recheck?: boolean; persist?: boolean }): Promise<SessionSummary[]>;
+  list(filter?: {
+    status?: SessionStatus;
+    all?: boolean;
+    rebuild?: boolean;
+    workspace?: string;
+    claimable?: boolean;
+    recheck?: boolean;
+    persist?: boolean;
+  }): Promise<SessionSummary[]>;
   /** The pricing table in effect (built-in prices and the pricing file). */
   pricing(): PricingTable;
   /** The hook log of agent CLI hooks (see agent-hooks.ts). */

@@ -33,13 +33,20 @@ export interface WatchSessionsOptions {
 export async function watchSessions(m: SessionManager, o: WatchSessionsOptions): Promise<() => Promise<void>> {
   const store = m.store;
   if (!store.watch) {
-    throw new BatonError('STORE_UNAVAILABLE', `The ${store.kind} store at ${store.location} has no change feed to watch.`, {
-      hint: 'Watch a file store or a PostgreSQL store.',
-    });
+    throw new BatonError(
+      'STORE_UNAVAILABLE',
+      `The ${store.kind} store at ${store.location} has no change feed to watch.`,
+      {
+        hint: 'Watch a file store or a PostgreSQL store.',
+      },
+    );
   }
   const only = o.sessionId ? validateId(o.sessionId) : null;
   if (only && !(await store.exists(only))) {
-    throw new BatonError('NOT_FOUND', `No session ${only}.`, { hint: hint('session.list-all-see'), details: { sessionId: only } });
+    throw new BatonError('NOT_FOUND', `No session ${only}.`, {
+      hint: hint('session.list-all-see'),
+      details: { sessionId: only },
+    });
   }
   /** Revision reported last (or seen at start) per session. */
   const reported = new Map<string, number>();
@@ -74,7 +81,9 @@ export async function watchSessions(m: SessionManager, o: WatchSessionsOptions):
   const stop = await store.watch(({ sessionId, revision }) => {
     if (stopped || (only && sessionId !== only)) return;
     wanted.set(sessionId, Math.max(wanted.get(sessionId) ?? 0, revision));
-    chain = chain.then(() => catchUp(sessionId)).catch((e: unknown) => o.onWarning?.(`Watching ${sessionId} failed: ${(e as Error).message}`));
+    chain = chain
+      .then(() => catchUp(sessionId))
+      .catch((e: unknown) => o.onWarning?.(`Watching ${sessionId} failed: ${(e as Error).message}`));
   });
   try {
     const listed = await store.list();

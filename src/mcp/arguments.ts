@@ -1,7 +1,10 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 
-type RequestHandler = (request: { params?: { name?: unknown; arguments?: unknown } }, extra: unknown) => Promise<unknown>;
+type RequestHandler = (
+  request: { params?: { name?: unknown; arguments?: unknown } },
+  extra: unknown,
+) => Promise<unknown>;
 
 /**
  * Makes `tools/call` answer arguments that are not a JSON object (a number, an array, null)
@@ -19,18 +22,25 @@ export function guardToolArguments(server: McpServer): void {
     const name = typeof request.params?.name === 'string' ? request.params.name : '(unnamed)';
     const args = request.params?.arguments;
     if (args !== undefined && !isPlainObject(args)) {
-      throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for tool ${name}: arguments must be a JSON object of named values, got ${describe(args)}.`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Invalid arguments for tool ${name}: arguments must be a JSON object of named values, got ${describe(args)}.`,
+      );
     }
     if (args !== undefined && Object.prototype.hasOwnProperty.call(args, 'constructor')) {
       // No tool takes an argument of this name (every input schema is strict).
-      throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for tool ${name}: unknown argument "constructor".`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Invalid arguments for tool ${name}: unknown argument "constructor".`,
+      );
     }
     try {
       return await inner(request, extra);
     } catch (e) {
       // Only the request parse can fail here with a schema error: a tool body's failures
       // become isError results inside the handler.
-      if ((e as Error)?.name === 'ZodError') throw new McpError(ErrorCode.InvalidParams, `Invalid params of tools/call: ${(e as Error).message}`);
+      if ((e as Error)?.name === 'ZodError')
+        throw new McpError(ErrorCode.InvalidParams, `Invalid params of tools/call: ${(e as Error).message}`);
       throw e;
     }
   });

@@ -26,14 +26,21 @@ export class ConnectionRuns {
    * active (a change to a paused or finished session is made outside any run: it does not
    * reopen it). Undefined when there is none.
    */
-  runFor(id: string, agent: string | null, o: { reopen?: boolean; fencingToken?: number } = {}): Promise<string | undefined> {
+  runFor(
+    id: string,
+    agent: string | null,
+    o: { reopen?: boolean; fencingToken?: number } = {},
+  ): Promise<string | undefined> {
     if (this.closed) return Promise.resolve(undefined);
     let p = this.held.get(id);
     if (!p) {
       p = this.start(id, agent, o.reopen === true, o.fencingToken);
       this.held.set(id, p);
       // A failed or skipped start is tried again by the next call.
-      void p.then((r) => r === undefined && this.held.get(id) === p && this.held.delete(id), () => this.held.get(id) === p && this.held.delete(id));
+      void p.then(
+        (r) => r === undefined && this.held.get(id) === p && this.held.delete(id),
+        () => this.held.get(id) === p && this.held.delete(id),
+      );
     }
     return p.catch(() => undefined);
   }
@@ -44,12 +51,22 @@ export class ConnectionRuns {
   }
 
   /** `reopen`: start it also on a paused or interrupted session (which becomes active: a phase claim is work). */
-  private async start(id: string, agent: string | null, reopen: boolean, token: number | undefined): Promise<string | undefined> {
+  private async start(
+    id: string,
+    agent: string | null,
+    reopen: boolean,
+    token: number | undefined,
+  ): Promise<string | undefined> {
     const m = this.manager();
     const s = await m.get(id);
     if (s.status !== 'active' && !(reopen && (s.status === 'paused' || s.status === 'interrupted'))) return undefined;
     // A server under a `baton run`'s lease (BATON_LEASE_TOKEN) starts its run under it: FENCED once lost.
-    const r = await m.runs.start(id, { kind: 'mcp', agent, ttlMs: this.ttlMs, ...(token !== undefined ? { token } : {}) });
+    const r = await m.runs.start(id, {
+      kind: 'mcp',
+      agent,
+      ttlMs: this.ttlMs,
+      ...(token !== undefined ? { token } : {}),
+    });
     this.schedule();
     return r.result.id;
   }
@@ -58,7 +75,10 @@ export class ConnectionRuns {
   async ended(id: string, how: 'finished' | 'paused', cause: string, agent: string | null): Promise<void> {
     const run = await this.current(id);
     this.held.delete(id);
-    if (run) await this.manager().runs.end(id, run, { how, cause }, { agent }).catch(() => undefined);
+    if (run)
+      await this.manager()
+        .runs.end(id, run, { how, cause }, { agent })
+        .catch(() => undefined);
   }
 
   private schedule(): void {
@@ -96,7 +116,10 @@ export class ConnectionRuns {
     this.held.clear();
     for (const [id, p] of all) {
       const run = await p.catch(() => undefined);
-      if (run) await this.manager().runs.disconnected(id, run).catch(() => undefined);
+      if (run)
+        await this.manager()
+          .runs.disconnected(id, run)
+          .catch(() => undefined);
     }
   }
 }

@@ -99,14 +99,24 @@ export class Kit {
    * Change options for a call on session `id` from its common fields; the change is made in
    * the connection's run on it (started by the first change of an active session).
    */
-  async change(args: { agent?: string | undefined; ifRevision?: number | undefined }, id: string): Promise<ChangeFields> {
+  async change(
+    args: { agent?: string | undefined; ifRevision?: number | undefined },
+    id: string,
+  ): Promise<ChangeFields> {
     const o = this.fields(args, id);
-    const run = await this.runs.runFor(id, o.agent, o.fencingToken !== undefined ? { fencingToken: o.fencingToken } : {});
+    const run = await this.runs.runFor(
+      id,
+      o.agent,
+      o.fencingToken !== undefined ? { fencingToken: o.fencingToken } : {},
+    );
     return run ? { ...o, run } : o;
   }
 
   /** {@link change} without starting a run (pause, complete: the run held, if any, is named). */
-  async changeHeld(args: { agent?: string | undefined; ifRevision?: number | undefined }, id: string): Promise<ChangeFields> {
+  async changeHeld(
+    args: { agent?: string | undefined; ifRevision?: number | undefined },
+    id: string,
+  ): Promise<ChangeFields> {
     const o = this.fields(args, id);
     const run = await this.runs.current(id);
     return run ? { ...o, run } : o;
@@ -117,7 +127,9 @@ export class Kit {
     return {
       agent: this.agent(args.agent),
       ...(args.ifRevision === undefined ? {} : { expectedRevision: args.ifRevision }),
-      ...(token !== undefined && token !== null && this.o.session && id === this.o.session ? { fencingToken: token } : {}),
+      ...(token !== undefined && token !== null && this.o.session && id === this.o.session
+        ? { fencingToken: token }
+        : {}),
     };
   }
 

@@ -69,10 +69,23 @@ const NOTIFICATION_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'method', 'pa
 
 /** `m` is a JSON-RPC request the SDK's JSONRPCRequestSchema accepts. */
 export function isPlainRequest(m: unknown): m is PlainRequest {
-  return isPlainObject(m) && m['jsonrpc'] === '2.0' && isRequestId(m['id']) && typeof m['method'] === 'string' && onlyKeys(m, REQUEST_KEYS) && isPlainParams(m['params']);
+  return (
+    isPlainObject(m) &&
+    m['jsonrpc'] === '2.0' &&
+    isRequestId(m['id']) &&
+    typeof m['method'] === 'string' &&
+    onlyKeys(m, REQUEST_KEYS) &&
+    isPlainParams(m['params'])
+  );
 }
 
 /** `m` is a JSON-RPC notification the SDK's JSONRPCNotificationSchema accepts. */
 export function isPlainNotification(m: unknown): m is PlainNotification {
-  return isPlainObject(m) && m['jsonrpc'] === '2.0' && typeof m['method'] === 'string' && onlyKeys(m, NOTIFICATION_KEYS) && isPlainParams(m['params']);
+  return (
+    isPlainObject(m) &&
+    m['jsonrpc'] === '2.0' &&
+    typeof m['method'] === 'string' &&
+    onlyKeys(m, NOTIFICATION_KEYS) &&
+    isPlainParams(m['params'])
+  );
 }

@@ -46,15 +46,29 @@ export function sdkToolError(message: string): CallToolResult {
   const text = rpc ? rpc[2]! : message;
   const shown = text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
   if (/^Tool .+ (not found|disabled)$/s.test(text)) {
-    return errorResult(new BatonError('NOT_FOUND', `${shown}.`, { hint: 'List the tools (tools/list) and call one of them.' }));
+    return errorResult(
+      new BatonError('NOT_FOUND', `${shown}.`, { hint: 'List the tools (tools/list) and call one of them.' }),
+    );
   }
   // The SDK reports a result that fails the tool's own output schema with InvalidParams too,
   // but that is baton's fault, not the caller's: retrying with other arguments will not help.
   if (/^Output validation error\b/.test(text)) {
-    return errorResult(new BatonError('INTERNAL', `baton produced a result that does not match the tool's output schema: ${shown.replace(/^Output validation error: /, '')}`, { hint: 'This is a bug in baton; report it with the tool call that caused it. The change may have been stored: check with `session_status` before retrying.' }));
+    return errorResult(
+      new BatonError(
+        'INTERNAL',
+        `baton produced a result that does not match the tool's output schema: ${shown.replace(/^Output validation error: /, '')}`,
+        {
+          hint: 'This is a bug in baton; report it with the tool call that caused it. The change may have been stored: check with `session_status` before retrying.',
+        },
+      ),
+    );
   }
   if (rpc && Number(rpc[1]) === ErrorCode.InvalidParams) {
-    return errorResult(new BatonError('BAD_INPUT', shown.replace(/^Input validation error: /, ''), { hint: "Fix the arguments to match the tool's input schema (names, types, size limits) and call it again." }));
+    return errorResult(
+      new BatonError('BAD_INPUT', shown.replace(/^Input validation error: /, ''), {
+        hint: "Fix the arguments to match the tool's input schema (names, types, size limits) and call it again.",
+      }),
+    );
   }
   return errorResult(asBatonError(new Error(message)));
 }
@@ -68,7 +82,12 @@ export const RESOURCE_NOT_FOUND = -32002;
  */
 export function protocolError(e: unknown): McpError {
   const b = asBatonError(e);
-  const rpc = b.code === 'NOT_FOUND' || b.code === 'NO_ACTIVE_SESSION' || b.code === 'NO_STORE' ? RESOURCE_NOT_FOUND : b.code === 'BAD_INPUT' ? ErrorCode.InvalidParams : ErrorCode.InternalError;
+  const rpc =
+    b.code === 'NOT_FOUND' || b.code === 'NO_ACTIVE_SESSION' || b.code === 'NO_STORE'
+      ? RESOURCE_NOT_FOUND
+      : b.code === 'BAD_INPUT'
+        ? ErrorCode.InvalidParams
+        : ErrorCode.InternalError;
   const hint = toolHint(b);
   const text = `error[${b.code}]: ${b.message}${hint ? ` (hint: ${hint})` : ''}`;
   const err = new McpError(rpc, text, { code: b.code, hint, details: b.details });

@@ -4,7 +4,14 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Kit, ToolEntry } from './context.js';
-import { RELATED_TASK_META_KEY, isPlainMeta, isPlainNotification, isPlainObject, isPlainRequest, isRequestId } from './envelope.js';
+import {
+  RELATED_TASK_META_KEY,
+  isPlainMeta,
+  isPlainNotification,
+  isPlainObject,
+  isPlainRequest,
+  isRequestId,
+} from './envelope.js';
 import type { RequestId } from './envelope.js';
 import { sdkToolError } from './errors.js';
 import { compileCheck } from './fast-check.js';
@@ -41,7 +48,11 @@ const ODD_KEYS = ['constructor', '__proto__'];
  * The call `message` asks for when this path may run it, else null (the SDK takes it).
  * `maxElements`: the SDK's cap on array items and object members in the arguments.
  */
-export function fastCall(message: unknown, tools: ReadonlyMap<string, ToolEntry>, maxElements: number): FastCall | null {
+export function fastCall(
+  message: unknown,
+  tools: ReadonlyMap<string, ToolEntry>,
+  maxElements: number,
+): FastCall | null {
   if (!isPlainRequest(message) || message.method !== 'tools/call') return null;
   const params = message.params;
   if (!params) return null;
@@ -98,12 +109,22 @@ function elementsOver(value: unknown, max: number): boolean {
 function checkedResult(name: string, tool: ToolEntry, result: CallToolResult): CallToolResult {
   if (result.isError) return result;
   if (!result.structuredContent) {
-    return sdkToolError(new McpError(ErrorCode.InvalidParams, `Output validation error: Tool ${name} has an output schema but no structured content was provided`).message);
+    return sdkToolError(
+      new McpError(
+        ErrorCode.InvalidParams,
+        `Output validation error: Tool ${name} has an output schema but no structured content was provided`,
+      ).message,
+    );
   }
   if (compileCheck(tool.output)?.(result.structuredContent)) return result;
   const checked = tool.output.safeParse(result.structuredContent);
   if (checked.success) return result;
-  return sdkToolError(new McpError(ErrorCode.InvalidParams, `Output validation error: Invalid structured content for tool ${name}: ${getParseErrorMessage(checked.error)}`).message);
+  return sdkToolError(
+    new McpError(
+      ErrorCode.InvalidParams,
+      `Output validation error: Invalid structured content for tool ${name}: ${getParseErrorMessage(checked.error)}`,
+    ).message,
+  );
 }
 
 /** A call in flight; `cancelled` once the client cancelled it or the connection closed. */
@@ -126,18 +147,27 @@ export function installFastCalls(server: McpServer, kit: Kit, maxElements: numbe
     // An SDK that stopped routing messages through the transport's callbacks keeps its own path.
     if (!sdkMessage) return;
     const inFlight = new Map<RequestId, InFlight>();
-    const fail = (e: unknown): void => server.server.onerror?.(new Error(`Failed to send response: ${(e as Error)?.message ?? String(e)}`));
+    const fail = (e: unknown): void =>
+      server.server.onerror?.(new Error(`Failed to send response: ${(e as Error)?.message ?? String(e)}`));
     const answer = async (call: FastCall): Promise<void> => {
       const entry: InFlight = { cancelled: false };
       inFlight.set(call.id, entry);
       let response: JSONRPCMessage;
       try {
         // The SDK's member order: result, jsonrpc, id.
-        response = { result: checkedResult(call.name, call.tool, await call.tool.run(call.args)), jsonrpc: '2.0', id: call.id } as JSONRPCMessage;
+        response = {
+          result: checkedResult(call.name, call.tool, await call.tool.run(call.args)),
+          jsonrpc: '2.0',
+          id: call.id,
+        } as JSONRPCMessage;
       } catch (e) {
         // A tool body turns its failures into results; this is only for a bug past it. The SDK
         // answers a handler that throws with a JSON-RPC error, so does this.
-        response = { jsonrpc: '2.0', id: call.id, error: { code: ErrorCode.InternalError, message: (e as Error)?.message ?? 'Internal error' } };
+        response = {
+          jsonrpc: '2.0',
+          id: call.id,
+          error: { code: ErrorCode.InternalError, message: (e as Error)?.message ?? 'Internal error' },
+        };
       } finally {
         if (inFlight.get(call.id) === entry) inFlight.delete(call.id);
       }

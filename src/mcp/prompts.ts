@@ -15,11 +15,14 @@ export async function resumeBriefing(kit: Kit, explicit: string | null): Promise
   const id = await kit.session(explicit);
   const { plan } = await kit.manager().recovery.plan(id);
   const rec = plan.recovery.recommended?.from ?? 'live';
-  const steps = plan.status === 'active'
-    ? ['The session is active: go on with the next step below.']
-    : plan.resumable
-      ? [`Call \`session_resume\` with session "${id}"${rec === 'live' ? '' : ` and from "${rec}"`} to reopen it (recommended recovery: ${rec}).`]
-      : ['This session cannot be resumed; start a new one with `session_start` if the work must go on.'];
+  const steps =
+    plan.status === 'active'
+      ? ['The session is active: go on with the next step below.']
+      : plan.resumable
+        ? [
+            `Call \`session_resume\` with session "${id}"${rec === 'live' ? '' : ` and from "${rec}"`} to reopen it (recommended recovery: ${rec}).`,
+          ]
+        : ['This session cannot be resumed; start a new one with `session_start` if the work must go on.'];
   const text = [
     `You are taking over the baton session "${id}". Its resume plan follows.`,
     '',
@@ -40,13 +43,19 @@ export function registerPrompts(server: McpServer, kit: Kit): void {
     'resume_session',
     {
       title: 'Resume a baton session',
-      description: 'A briefing to take over a session: its resume plan (where work stopped, what failed, recovery options) and the tool calls to continue.',
-      argsSchema: { session: z.string().max(MAX_ID_INPUT).optional().describe('Session id (default: the active session).') },
+      description:
+        'A briefing to take over a session: its resume plan (where work stopped, what failed, recovery options) and the tool calls to continue.',
+      argsSchema: {
+        session: z.string().max(MAX_ID_INPUT).optional().describe('Session id (default: the active session).'),
+      },
     },
     async (args): Promise<GetPromptResult> => {
       try {
         const b = await resumeBriefing(kit, args.session ?? null);
-        return { description: `Resume baton session ${b.id}`, messages: [{ role: 'user', content: { type: 'text', text: b.text } }] };
+        return {
+          description: `Resume baton session ${b.id}`,
+          messages: [{ role: 'user', content: { type: 'text', text: b.text } }],
+        };
       } catch (e) {
         throw protocolError(e);
       }

@@ -9,7 +9,9 @@ import { handoffMarkdown } from './tools/resume.js';
 /** The URI of the session list; a session's resources live under `baton://sessions/<id>`. */
 export const SESSIONS_URI = 'baton://sessions';
 
-const json = (uri: string, data: unknown): ReadResourceResult => ({ contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(data, null, 2) }] });
+const json = (uri: string, data: unknown): ReadResourceResult => ({
+  contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(data, null, 2) }],
+});
 
 /**
  * One template variable, percent-decoded (the SDK may hand over an array for exploded
@@ -17,15 +19,19 @@ const json = (uri: string, data: unknown): ReadResourceResult => ({ contents: [{
  * URIError that would otherwise surface as INTERNAL.
  */
 function one(v: string | string[] | undefined): string {
-  const raw = Array.isArray(v) ? v.join(',') : v ?? '';
+  const raw = Array.isArray(v) ? v.join(',') : (v ?? '');
   try {
     return decodeURIComponent(raw);
   } catch {
     const bad = badEscape(raw);
-    throw new BatonError('BAD_INPUT', `The URI holds a malformed percent-escape: ${JSON.stringify(bad)} is not percent-encoded UTF-8.`, {
-      hint: 'Percent-encode the session id as UTF-8 (as encodeURIComponent does), or take the URI from resources/list.',
-      details: { escape: bad },
-    });
+    throw new BatonError(
+      'BAD_INPUT',
+      `The URI holds a malformed percent-escape: ${JSON.stringify(bad)} is not percent-encoded UTF-8.`,
+      {
+        hint: 'Percent-encode the session id as UTF-8 (as encodeURIComponent does), or take the URI from resources/list.',
+        details: { escape: bad },
+      },
+    );
   }
 }
 
@@ -61,8 +67,22 @@ export function registerResources(server: McpServer, kit: Kit): void {
   server.registerResource(
     'sessions',
     SESSIONS_URI,
-    { title: 'Sessions', description: 'Every session of the workspace (registry rows: id, title, status, progress, current phase), newest first, and the active one.', mimeType: 'application/json' },
-    (uri) => guard(async () => json(uri.href, await kit.unlessNoStore(async (m) => ({ active: await m.store.getActive(), sessions: await m.list({}) }), { active: null, sessions: [] }))),
+    {
+      title: 'Sessions',
+      description:
+        'Every session of the workspace (registry rows: id, title, status, progress, current phase), newest first, and the active one.',
+      mimeType: 'application/json',
+    },
+    (uri) =>
+      guard(async () =>
+        json(
+          uri.href,
+          await kit.unlessNoStore(async (m) => ({ active: await m.store.getActive(), sessions: await m.list({}) }), {
+            active: null,
+            sessions: [],
+          }),
+        ),
+      ),
   );
 
   server.registerResource(
@@ -71,27 +91,59 @@ export function registerResources(server: McpServer, kit: Kit): void {
       list: async () => {
         try {
           const rows = await kit.unlessNoStore((m) => m.list({}), []);
-          return { resources: rows.map((r) => ({ uri: `${SESSIONS_URI}/${encodeURIComponent(r.id)}`, name: r.id, title: r.title, description: `${r.status}, ${r.phasesDone}/${r.phasesTotal} phases`, mimeType: 'application/json' })) };
+          return {
+            resources: rows.map((r) => ({
+              uri: `${SESSIONS_URI}/${encodeURIComponent(r.id)}`,
+              name: r.id,
+              title: r.title,
+              description: `${r.status}, ${r.phasesDone}/${r.phasesTotal} phases`,
+              mimeType: 'application/json',
+            })),
+          };
         } catch (e) {
           throw protocolError(e);
         }
       },
     }),
-    { title: 'Session state', description: "One session's state, as session_status returns it.", mimeType: 'application/json' },
-    (uri, v) => guard(async () => json(uri.href, statusView(await kit.manager().get(one(v['id'])), kit.now(), kit.manager().pricing()))),
+    {
+      title: 'Session state',
+      description: "One session's state, as session_status returns it.",
+      mimeType: 'application/json',
+    },
+    (uri, v) =>
+      guard(async () =>
+        json(uri.href, statusView(await kit.manager().get(one(v['id'])), kit.now(), kit.manager().pricing())),
+      ),
   );
 
   server.registerResource(
     'session-handoff',
     new ResourceTemplate(`${SESSIONS_URI}/{id}/handoff`, { list: undefined }),
-    { title: 'Session handoff', description: "One session's handoff briefing (Markdown), as the handoff tool returns it.", mimeType: 'text/markdown' },
-    (uri, v) => guard(async () => ({ contents: [{ uri: uri.href, mimeType: 'text/markdown', text: await handoffMarkdown(kit, await kit.manager().resolve(one(v['id']))) }] })),
+    {
+      title: 'Session handoff',
+      description: "One session's handoff briefing (Markdown), as the handoff tool returns it.",
+      mimeType: 'text/markdown',
+    },
+    (uri, v) =>
+      guard(async () => ({
+        contents: [
+          {
+            uri: uri.href,
+            mimeType: 'text/markdown',
+            text: await handoffMarkdown(kit, await kit.manager().resolve(one(v['id']))),
+          },
+        ],
+      })),
   );
 
   server.registerResource(
     'session-events',
     new ResourceTemplate(`${SESSIONS_URI}/{id}/events`, { list: undefined }),
-    { title: 'Session event log', description: "One session's journal: every event (seq, type, time, actor, data), oldest first.", mimeType: 'application/json' },
+    {
+      title: 'Session event log',
+      description: "One session's journal: every event (seq, type, time, actor, data), oldest first.",
+      mimeType: 'application/json',
+    },
     (uri, v) => guard(async () => json(uri.href, await kit.manager().log(one(v['id'])))),
   );
 }

@@ -24,14 +24,16 @@ export const agentArg = z
   .min(1)
   .max(200)
   .optional()
-  .describe('Your agent name, recorded with the change. Default: the server\'s --agent, else the MCP client\'s name.');
+  .describe("Your agent name, recorded with the change. Default: the server's --agent, else the MCP client's name.");
 
 export const ifRevisionArg = z
   .number()
   .int()
   .nonnegative()
   .optional()
-  .describe('Apply only if the session is still at this revision (else CONFLICT). Omit to let baton merge with concurrent writers.');
+  .describe(
+    'Apply only if the session is still at this revision (else CONFLICT). Omit to let baton merge with concurrent writers.',
+  );
 
 export const phaseArg = z.string().min(1).max(MAX_ID_INPUT).describe('Phase id or name.');
 

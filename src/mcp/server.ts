@@ -24,7 +24,7 @@ const INSTRUCTIONS = [
   'At the start: session_list; resume a paused/interrupted/failed session of the same task (resume_plan, then session_resume) or create one (session_start).',
   'While working: phase_start, substep_reach at each step, file_record after changing files, error_record on errors, tokens_record, phase_complete.',
   'Before stopping: context_set with a briefing, then session_pause (or session_complete when done). Disconnecting without it leaves the session interrupted.',
-  'A phase that used all its retries (RETRIES_EXHAUSTED) is the user\'s decision: ask, then phase_retry with force, phase_skip, session_fail, session_abandon, or plan_set / plan_add / plan_remove.',
+  "A phase that used all its retries (RETRIES_EXHAUSTED) is the user's decision: ask, then phase_retry with force, phase_skip, session_fail, session_abandon, or plan_set / plan_add / plan_remove.",
   'Several agents on one session: phase_claim takes a free phase for you; records that name no phase go to it.',
   'A refused call is an isError result whose text is {"error": {code, message, hint, details}}: the code (e.g. BLOCKED, INVALID_TRANSITION) says what went wrong, the hint what to do instead.',
 ].join('\n');
@@ -39,8 +39,16 @@ export const MAX_INPUT_ELEMENTS = 20_000;
  */
 export function createMcpServer(options: ServerOptions): McpServer {
   const server = new McpServer(
-    { name: 'baton', title: 'baton session manager', version: typeof BATON_VERSION === 'string' ? BATON_VERSION : '0.0.0-dev' },
-    { instructions: INSTRUCTIONS, maxToolInputElements: MAX_INPUT_ELEMENTS, capabilities: { tools: {}, resources: {}, prompts: {} } },
+    {
+      name: 'baton',
+      title: 'baton session manager',
+      version: typeof BATON_VERSION === 'string' ? BATON_VERSION : '0.0.0-dev',
+    },
+    {
+      instructions: INSTRUCTIONS,
+      maxToolInputElements: MAX_INPUT_ELEMENTS,
+      capabilities: { tools: {}, resources: {}, prompts: {} },
+    },
   );
   // Arguments that fail a schema are answered by the SDK with a bare text; give them the same
   // coded body as every other refusal (see sdkToolError). If the SDK stops calling this hook,

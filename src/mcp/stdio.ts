@@ -29,7 +29,9 @@ export async function serveStdio(options: ServerOptions, log: (line: string) => 
     process.off('SIGTERM', stop);
     await server.close().catch(() => undefined);
     // The connection's runs end with it (a client gone without pausing leaves the session interrupted).
-    await serverDisconnected(server).catch((e: unknown) => log(`mcp: the connection's runs were not ended: ${(e as Error).message}`));
+    await serverDisconnected(server).catch((e: unknown) =>
+      log(`mcp: the connection's runs were not ended: ${(e as Error).message}`),
+    );
     // The derived files of the last calls are written before the store closes.
     await serverSettled(server);
     diverted.restore();
@@ -47,12 +49,18 @@ interface WritableLike {
  * write through it) to `to` instead, and returns the only way left to write to `out`: the
  * output the JSON-RPC transport uses. `restore` puts `out.write` back.
  */
-export function divertWrites(out: WritableLike, to: { write: (...args: never[]) => boolean }): { output: MessageOutput; restore: () => void } {
+export function divertWrites(
+  out: WritableLike,
+  to: { write: (...args: never[]) => boolean },
+): { output: MessageOutput; restore: () => void } {
   const own = Object.prototype.hasOwnProperty.call(out, 'write');
   const original = out.write;
   out.write = ((...args: never[]) => to.write(...args)) as WritableLike['write'];
   return {
-    output: { write: (text: string) => (original as (t: string) => boolean).call(out, text), once: (event, listener) => out.once(event, listener) },
+    output: {
+      write: (text: string) => (original as (t: string) => boolean).call(out, text),
+      once: (event, listener) => out.once(event, listener),
+    },
     restore: () => {
       if (own) out.write = original;
       else delete (out as Partial<WritableLike>).write;

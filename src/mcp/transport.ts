@@ -34,7 +34,9 @@ const TAIL_BYTES = 512;
 
 const ID_VALUE = String.raw`(-?\d{1,15}(?=\s*[,}])|"(?:[^"\\]|\\.){0,200}")`;
 /** `"id"` as the first member after `jsonrpc` / `method` (as most clients order a request). */
-const HEAD_ID = new RegExp(String.raw`^\s*\{\s*(?:"(?:jsonrpc|method)"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*)*"id"\s*:\s*${ID_VALUE}`);
+const HEAD_ID = new RegExp(
+  String.raw`^\s*\{\s*(?:"(?:jsonrpc|method)"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*)*"id"\s*:\s*${ID_VALUE}`,
+);
 /** `"id"` as the last member of the outermost object (as the SDK's Client orders a request). */
 const TAIL_ID = new RegExp(String.raw`[,{]\s*"id"\s*:\s*${ID_VALUE}\s*\}\s*$`);
 
@@ -129,7 +131,13 @@ export class LineTransport implements Transport {
       this.oversized.tail = lastBytes(Buffer.concat([this.oversized.tail, lastBytes(piece, TAIL_BYTES)]), TAIL_BYTES);
     } else if (total > this.maxLineBytes) {
       const all = [...this.chunks, piece];
-      this.oversized = { head: Buffer.concat(all, Math.min(HEAD_BYTES, total)), tail: lastBytes(Buffer.concat([lastBytes(this.chunks.at(-1) ?? Buffer.alloc(0), TAIL_BYTES), lastBytes(piece, TAIL_BYTES)]), TAIL_BYTES) };
+      this.oversized = {
+        head: Buffer.concat(all, Math.min(HEAD_BYTES, total)),
+        tail: lastBytes(
+          Buffer.concat([lastBytes(this.chunks.at(-1) ?? Buffer.alloc(0), TAIL_BYTES), lastBytes(piece, TAIL_BYTES)]),
+          TAIL_BYTES,
+        ),
+      };
       this.chunks = [];
     } else {
       this.chunks.push(piece);
@@ -164,7 +172,9 @@ export class LineTransport implements Transport {
       message = toMessage(value);
     } catch (e) {
       this.onerror?.(e as Error);
-      const what = Array.isArray(value) ? 'a batch (a JSON array), which MCP does not take: send one message per line' : 'not a JSON-RPC 2.0 request, notification or response';
+      const what = Array.isArray(value)
+        ? 'a batch (a JSON array), which MCP does not take: send one message per line'
+        : 'not a JSON-RPC 2.0 request, notification or response';
       this.refuse(readableId(value), INVALID_REQUEST, `Invalid Request: the message is ${what}.`);
       return;
     }
@@ -184,7 +194,9 @@ export class LineTransport implements Transport {
       message: `Message too large: a JSON-RPC message may be at most ${limit}; this one had ${size} bytes and was dropped. Send less per call (e.g. store long text in a file and record it with artifact_record).`,
       data: { maxBytes: this.maxLineBytes, bytes: size },
     };
-    this.onerror?.(new Error(`dropped a ${size}-byte message over the ${this.maxLineBytes}-byte limit (id ${JSON.stringify(id)})`));
+    this.onerror?.(
+      new Error(`dropped a ${size}-byte message over the ${this.maxLineBytes}-byte limit (id ${JSON.stringify(id)})`),
+    );
     // JSON-RPC answers a request whose id cannot be read with id null.
     void this.write(`${JSON.stringify({ jsonrpc: '2.0', id, error })}\n`);
   }

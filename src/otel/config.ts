@@ -52,10 +52,14 @@ function checkUrl(url: string, from: string): string {
   try {
     u = new URL(url);
   } catch {
-    throw new BatonError('BAD_INPUT', `${from} is not a URL: ${JSON.stringify(url.slice(0, 200))}.`, { hint: 'Give the collector as http://host:4318 (or https://…).' });
+    throw new BatonError('BAD_INPUT', `${from} is not a URL: ${JSON.stringify(url.slice(0, 200))}.`, {
+      hint: 'Give the collector as http://host:4318 (or https://…).',
+    });
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
-    throw new BatonError('BAD_INPUT', `${from} must be an http:// or https:// URL; got ${u.protocol}.`, { hint: 'baton sends OTLP over HTTP; give the collector as http://host:4318.' });
+    throw new BatonError('BAD_INPUT', `${from} must be an http:// or https:// URL; got ${u.protocol}.`, {
+      hint: 'baton sends OTLP over HTTP; give the collector as http://host:4318.',
+    });
   }
   return u.toString();
 }
@@ -71,7 +75,11 @@ export function tracesUrl(env: Env, endpoint?: string): string {
 }
 
 function protocolOf(env: Env, option?: string): Protocol {
-  const raw = option ?? set(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ?? set(env, 'OTEL_EXPORTER_OTLP_PROTOCOL') ?? 'http/protobuf';
+  const raw =
+    option ??
+    set(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ??
+    set(env, 'OTEL_EXPORTER_OTLP_PROTOCOL') ??
+    'http/protobuf';
   if ((PROTOCOLS as readonly string[]).includes(raw)) return raw as Protocol;
   const from = option !== undefined ? '--protocol' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
   throw new BatonError('BAD_INPUT', `${from} ${JSON.stringify(raw.slice(0, 40))} is not supported.`, {
@@ -81,14 +89,25 @@ function protocolOf(env: Env, option?: string): Protocol {
 
 function count(raw: string | null, what: string, fallback: number, max: number): number {
   if (raw === null) return fallback;
-  if (!/^\d{1,9}$/.test(raw) || Number(raw) > max) throw new BatonError('BAD_INPUT', `${what} must be a whole number up to ${max}; got ${JSON.stringify(raw.slice(0, 40))}.`, { hint: `Pass e.g. ${fallback}.` });
+  if (!/^\d{1,9}$/.test(raw) || Number(raw) > max)
+    throw new BatonError(
+      'BAD_INPUT',
+      `${what} must be a whole number up to ${max}; got ${JSON.stringify(raw.slice(0, 40))}.`,
+      { hint: `Pass e.g. ${fallback}.` },
+    );
   return Number(raw);
 }
 
 /** Reads the configuration; `BAD_INPUT` (before anything is sent) for a value that cannot be used. */
 export function exportConfig(env: Env, o: ConfigOptions = {}): ExportConfig {
-  const headers = { ...parseKeyPairsIntoRecord(set(env, 'OTEL_EXPORTER_OTLP_HEADERS') ?? undefined), ...parseKeyPairsIntoRecord(set(env, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS') ?? undefined) };
-  const resource: Record<string, string> = { 'service.name': 'baton', ...parseKeyPairsIntoRecord(set(env, 'OTEL_RESOURCE_ATTRIBUTES') ?? undefined) };
+  const headers = {
+    ...parseKeyPairsIntoRecord(set(env, 'OTEL_EXPORTER_OTLP_HEADERS') ?? undefined),
+    ...parseKeyPairsIntoRecord(set(env, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS') ?? undefined),
+  };
+  const resource: Record<string, string> = {
+    'service.name': 'baton',
+    ...parseKeyPairsIntoRecord(set(env, 'OTEL_RESOURCE_ATTRIBUTES') ?? undefined),
+  };
   const service = set(env, 'OTEL_SERVICE_NAME');
   if (service) resource['service.name'] = service;
   return {
@@ -96,7 +115,12 @@ export function exportConfig(env: Env, o: ConfigOptions = {}): ExportConfig {
     protocol: protocolOf(env, o.protocol),
     headers,
     resource,
-    timeoutMs: count(set(env, 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT') ?? set(env, 'OTEL_EXPORTER_OTLP_TIMEOUT'), 'OTEL_EXPORTER_OTLP_TIMEOUT', 10_000, 600_000),
+    timeoutMs: count(
+      set(env, 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT') ?? set(env, 'OTEL_EXPORTER_OTLP_TIMEOUT'),
+      'OTEL_EXPORTER_OTLP_TIMEOUT',
+      10_000,
+      600_000,
+    ),
     retries: count(o.retries ?? null, '--retries', 4, 100),
     backoffMs: count(set(env, 'BATON_OTEL_BACKOFF_MS'), 'BATON_OTEL_BACKOFF_MS', 1000, MAX_BACKOFF_MS),
   };

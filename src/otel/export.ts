@@ -31,7 +31,11 @@ export interface ExportReport {
 }
 
 /** Plans one session and keeps the spans `keep` accepts. */
-export async function planSession(m: SessionManager, id: string, keep: (s: SpanPlan) => boolean = () => true): Promise<{ spans: SpanPlan[]; open: number; revision: number }> {
+export async function planSession(
+  m: SessionManager,
+  id: string,
+  keep: (s: SpanPlan) => boolean = () => true,
+): Promise<{ spans: SpanPlan[]; open: number; revision: number }> {
   const plan = planTrace(id, await m.log(id));
   return { spans: plan.spans.filter(keep), open: plan.open, revision: plan.lastSeq };
 }
@@ -40,14 +44,27 @@ export async function planSession(m: SessionManager, id: string, keep: (s: SpanP
  * Sends the closed spans of `ids`, one session at a time (a store of many sessions is never
  * held in memory at once). With `since`, only spans that ended at or after it.
  */
-export async function exportSessions(m: SessionManager, ids: readonly string[], sender: Sender, o: { since?: Date | null; onRetry?: (message: string) => void } = {}): Promise<ExportReport> {
+export async function exportSessions(
+  m: SessionManager,
+  ids: readonly string[],
+  sender: Sender,
+  o: { since?: Date | null; onRetry?: (message: string) => void } = {},
+): Promise<ExportReport> {
   const resource = resourceOf(sender.config.resource);
   const since = o.since ? o.since.getTime() : null;
   const out: SessionExport[] = [];
   for (const id of ids) {
     const p = await planSession(m, id, (s) => since === null || Date.parse(s.end) >= since);
-    await sender.send(p.spans.map((s) => toReadableSpan(id, s, resource)), o.onRetry);
+    await sender.send(
+      p.spans.map((s) => toReadableSpan(id, s, resource)),
+      o.onRetry,
+    );
     out.push({ id, traceId: traceIdOf(id), spans: p.spans.length, open: p.open, revision: p.revision });
   }
-  return { endpoint: sender.config.url, protocol: sender.config.protocol, sessions: out, spans: out.reduce((n, s) => n + s.spans, 0) };
+  return {
+    endpoint: sender.config.url,
+    protocol: sender.config.protocol,
+    sessions: out,
+    spans: out.reduce((n, s) => n + s.spans, 0),
+  };
 }

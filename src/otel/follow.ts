@@ -50,7 +50,9 @@ function seqOf(raw: string | null): number {
   } catch {
     // reported below
   }
-  throw new BatonError('CORRUPT', `An otel cursor holds ${JSON.stringify(raw.slice(0, 100))}, not a position.`, { hint: 'Delete the cursor (its file under .baton/cursors/, or its row) to send that session again from the start.' });
+  throw new BatonError('CORRUPT', `An otel cursor holds ${JSON.stringify(raw.slice(0, 100))}, not a position.`, {
+    hint: 'Delete the cursor (its file under .baton/cursors/, or its row) to send that session again from the start.',
+  });
 }
 
 function seqOfOrZero(raw: string): number {
@@ -90,8 +92,14 @@ export class Follower {
     const done = new Map((await m.cursors.list(prefix)).map((c) => [c.name.slice(prefix.length), c.value]));
     // Watching starts before the sessions are listed: whatever is appended from here on is
     // announced, and what was there before is caught up below.
-    this.stopWatch = await m.watch({ sessionId: this.o.sessionId, onChange: (c) => this.enqueue(c.sessionId), onWarning: this.o.onWarning });
-    const rows = this.o.sessionId ? [{ id: this.o.sessionId, revision: Number.POSITIVE_INFINITY }] : await m.list({ all: true });
+    this.stopWatch = await m.watch({
+      sessionId: this.o.sessionId,
+      onChange: (c) => this.enqueue(c.sessionId),
+      onWarning: this.o.onWarning,
+    });
+    const rows = this.o.sessionId
+      ? [{ id: this.o.sessionId, revision: Number.POSITIVE_INFINITY }]
+      : await m.list({ all: true });
     const since = this.o.since ? this.o.since.getTime() : null;
     for (const r of rows) {
       const raw = done.get(r.id) ?? null;
@@ -185,7 +193,12 @@ export class Follower {
     // Nothing closed and spans still open: keep the cursor where it is (no write per lease renewal).
     if (!plan.spans.length && plan.open > 0) return;
     const resource = resourceOf(this.o.sender.config.resource);
-    if (plan.spans.length) await this.o.sender.send(plan.spans.map((s) => toReadableSpan(id, s, resource)), undefined, 0);
+    if (plan.spans.length)
+      await this.o.sender.send(
+        plan.spans.map((s) => toReadableSpan(id, s, resource)),
+        undefined,
+        0,
+      );
     await m.cursors.put(name, JSON.stringify({ seq: plan.revision }), raw);
     if (plan.spans.length) this.o.onSent({ sessionId: id, spans: plan.spans.length, through: plan.revision });
   }

@@ -64,7 +64,9 @@ export interface RunningFollow {
 export function destinationOf(url: string, name?: string): string {
   if (name === undefined) return createHash('sha256').update(url).digest('hex').slice(0, 12);
   if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/.test(name)) {
-    throw new BatonError('BAD_INPUT', `--name ${JSON.stringify(name.slice(0, 60))} is not a destination name.`, { hint: "Use letters, digits, '_' and '-' (no '.'), at most 40 characters." });
+    throw new BatonError('BAD_INPUT', `--name ${JSON.stringify(name.slice(0, 60))} is not a destination name.`, {
+      hint: "Use letters, digits, '_' and '-' (no '.'), at most 40 characters.",
+    });
   }
   return name;
 }
@@ -74,7 +76,15 @@ export async function otelFollow(i: OtelFollowInput): Promise<RunningFollow> {
   const config = exportConfig(i.env, i.options);
   const destination = destinationOf(config.url, i.options.name);
   const sender = await Sender.open(config);
-  const follower = new Follower({ manager: i.manager, sender, destination, sessionId: i.sessionId, since: i.since, onSent: i.onSent, onWarning: i.onWarning });
+  const follower = new Follower({
+    manager: i.manager,
+    sender,
+    destination,
+    sessionId: i.sessionId,
+    since: i.since,
+    onSent: i.onSent,
+    onWarning: i.onWarning,
+  });
   try {
     await follower.start();
   } catch (e) {

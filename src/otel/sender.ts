@@ -87,8 +87,16 @@ export class Sender {
     const code = await definiteRefusal(this.config.url, this.config.timeoutMs);
     if (code === null) return;
     const host = new URL(this.config.url).host;
-    const why = code === 'ENOTFOUND' ? `${code}: no host named ${new URL(this.config.url).hostname}` : `${code}: nothing listens at ${host}`;
-    throw this.failed(n, 1, why, `No collector answers at ${host}: start it (OTLP over HTTP, port 4318 by default), or point --endpoint / OTEL_EXPORTER_OTLP_ENDPOINT at the one you run, then export again: it sends the same span ids.`);
+    const why =
+      code === 'ENOTFOUND'
+        ? `${code}: no host named ${new URL(this.config.url).hostname}`
+        : `${code}: nothing listens at ${host}`;
+    throw this.failed(
+      n,
+      1,
+      why,
+      `No collector answers at ${host}: start it (OTLP over HTTP, port 4318 by default), or point --endpoint / OTEL_EXPORTER_OTLP_ENDPOINT at the one you run, then export again: it sends the same span ids.`,
+    );
   }
 
   /**
@@ -108,7 +116,9 @@ export class Sender {
         if (r.code === ExportResultCode.SUCCESS) break;
         const why = reason(r);
         if (attempt > retries) throw this.failed(batch.length, attempt, why);
-        onRetry?.(`The collector at ${this.config.url} did not take ${batch.length} spans (${why}); attempt ${attempt + 1} of ${retries + 1} in ${wait} ms.`);
+        onRetry?.(
+          `The collector at ${this.config.url} did not take ${batch.length} spans (${why}); attempt ${attempt + 1} of ${retries + 1} in ${wait} ms.`,
+        );
         await this.sleep(wait);
         wait = Math.min(wait * 2, MAX_BACKOFF_MS);
       }
@@ -117,10 +127,22 @@ export class Sender {
   }
 
   private failed(n: number, attempts: number, why: string, hint?: string): BatonError {
-    return new BatonError('EXPORT_FAILED', `Could not send ${n} spans to ${this.config.url} (${this.config.protocol}) after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${why}.`, {
-      hint: hint ?? 'Check that the collector is running and reachable there (--endpoint, OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_HEADERS), then run the export again: it sends the same span ids.',
-      details: { endpoint: this.config.url, protocol: this.config.protocol, attempts, reason: why, delivered: this.sent },
-    });
+    return new BatonError(
+      'EXPORT_FAILED',
+      `Could not send ${n} spans to ${this.config.url} (${this.config.protocol}) after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${why}.`,
+      {
+        hint:
+          hint ??
+          'Check that the collector is running and reachable there (--endpoint, OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_HEADERS), then run the export again: it sends the same span ids.',
+        details: {
+          endpoint: this.config.url,
+          protocol: this.config.protocol,
+          attempts,
+          reason: why,
+          delivered: this.sent,
+        },
+      },
+    );
   }
 
   /** Releases the exporter. */

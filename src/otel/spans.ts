@@ -15,7 +15,10 @@ import type { SpanPlan } from '../manager/index.js';
 declare const BATON_VERSION: string | undefined;
 
 function digest(text: string, bytes: number): string {
-  const hex = createHash('sha256').update(text).digest('hex').slice(0, bytes * 2);
+  const hex = createHash('sha256')
+    .update(text)
+    .digest('hex')
+    .slice(0, bytes * 2);
   // An all-zero id is invalid in OpenTelemetry; a hash gives one with probability 2^-64.
   return /^0+$/.test(hex) ? `${hex.slice(0, -1)}1` : hex;
 }
@@ -66,11 +69,23 @@ export function toReadableSpan(sessionId: string, p: SpanPlan, resource: Resourc
     name: p.name,
     kind: p.kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL,
     spanContext: () => context,
-    ...(p.parentKey === null ? {} : { parentSpanContext: { traceId, spanId: spanIdOf(sessionId, p.parentKey), traceFlags: TraceFlags.SAMPLED, isRemote: false } }),
+    ...(p.parentKey === null
+      ? {}
+      : {
+          parentSpanContext: {
+            traceId,
+            spanId: spanIdOf(sessionId, p.parentKey),
+            traceFlags: TraceFlags.SAMPLED,
+            isRemote: false,
+          },
+        }),
     startTime: start,
     endTime: end,
     duration: minus(end, start),
-    status: p.status.code === 'error' ? { code: SpanStatusCode.ERROR, ...(p.status.message ? { message: p.status.message } : {}) } : { code: SpanStatusCode.UNSET },
+    status:
+      p.status.code === 'error'
+        ? { code: SpanStatusCode.ERROR, ...(p.status.message ? { message: p.status.message } : {}) }
+        : { code: SpanStatusCode.UNSET },
     attributes: p.attributes,
     links: [],
     events: p.events.map((e) => ({ name: e.name, time: hrTimeOf(e.time), attributes: e.attributes })),

@@ -37,7 +37,11 @@ export function tempName(target: string): string {
  * Writes `data` to a new unique temp file beside `target` and fsyncs it; returns its path.
  * On failure nothing is left behind. The caller moves it into place.
  */
-export function writeTemp(target: string, data: string | Uint8Array, { sync = true, io = fs as AtomicFs } = {}): string {
+export function writeTemp(
+  target: string,
+  data: string | Uint8Array,
+  { sync = true, io = fs as AtomicFs } = {},
+): string {
   const tmp = tempName(target);
   const fd = io.openSync(tmp, 'wx', FILE_MODE);
   try {
@@ -60,7 +64,11 @@ export function writeTemp(target: string, data: string | Uint8Array, { sync = tr
  * `sync: false` (derived files, rewritten often and rebuilt from the journal if lost) nothing
  * is fsynced: a reader still never sees a mix, but a machine crash may leave the old file.
  */
-export function atomicWrite(target: string, data: string | Uint8Array, { backup = false, sync = true, io = fs as AtomicFs } = {}): void {
+export function atomicWrite(
+  target: string,
+  data: string | Uint8Array,
+  { backup = false, sync = true, io = fs as AtomicFs } = {},
+): void {
   const tmp = writeTemp(target, data, { sync, io });
   if (backup) {
     // A hard link keeps the previous version without copying its bytes.

@@ -11,7 +11,12 @@ import type { CursorTable, SessionStore, StoreCursors, StoreSessionFiles, StoreS
 /** The store's files beside each session ({@link StoreSessionFiles}), or null when it keeps none. */
 export function sessionFilesOf(store: SessionStore): StoreSessionFiles | null {
   const s = store as Partial<StoreSessionFiles>;
-  if (typeof s.sessionFolder !== 'function' || typeof s.readSessionFile !== 'function' || typeof s.writeSessionFile !== 'function' || typeof s.removeSessionFile !== 'function') {
+  if (
+    typeof s.sessionFolder !== 'function' ||
+    typeof s.readSessionFile !== 'function' ||
+    typeof s.writeSessionFile !== 'function' ||
+    typeof s.removeSessionFile !== 'function'
+  ) {
     return null;
   }
   return store as SessionStore & StoreSessionFiles;

@@ -36,13 +36,20 @@ export function checkpointRecord(cp: Checkpoint): CheckpointRecord {
  * The checkpoint a parsed record (whose `format` the caller has checked) holds, when it is
  * checkpoint `checkpointId` of session `sessionId` and whole; else what is wrong with it.
  */
-export function checkpointFromRecord(r: Partial<CheckpointRecord>, sessionId: string, checkpointId: string): Checkpoint | string {
-  if (typeof r.v !== 'number' || r.v > CHECKPOINT_FORMAT_VERSION) return `has format ${String(r.v)}; this baton reads up to ${CHECKPOINT_FORMAT_VERSION}`;
+export function checkpointFromRecord(
+  r: Partial<CheckpointRecord>,
+  sessionId: string,
+  checkpointId: string,
+): Checkpoint | string {
+  if (typeof r.v !== 'number' || r.v > CHECKPOINT_FORMAT_VERSION)
+    return `has format ${String(r.v)}; this baton reads up to ${CHECKPOINT_FORMAT_VERSION}`;
   if (r.id !== checkpointId) return `holds checkpoint ${JSON.stringify(r.id)}, not ${checkpointId}`;
   if (r.sessionId !== sessionId) return `belongs to session ${JSON.stringify(r.sessionId)}`;
   if (typeof r.revision !== 'number' || !Number.isInteger(r.revision) || r.revision < 1) return 'has no valid revision';
-  if (typeof r.state !== 'object' || r.state === null || r.state.revision !== r.revision) return `its state is missing or not at revision ${r.revision}`;
-  if (typeof r.name !== 'string' || typeof r.createdAt !== 'string' || !Array.isArray(r.files)) return 'lacks its name, time or file list';
+  if (typeof r.state !== 'object' || r.state === null || r.state.revision !== r.revision)
+    return `its state is missing or not at revision ${r.revision}`;
+  if (typeof r.name !== 'string' || typeof r.createdAt !== 'string' || !Array.isArray(r.files))
+    return 'lacks its name, time or file list';
   const { format: _f, v: _v, ...cp } = r as CheckpointRecord;
   return { ...cp, git: cp.git ?? null, trigger: cp.trigger ?? 'manual', phaseId: cp.phaseId ?? null };
 }

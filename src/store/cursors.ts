@@ -25,17 +25,23 @@ export function checkCursorName(name: unknown): string {
 /** Checks a cursor value before anything is written; `BAD_INPUT` when it is not text or too long. */
 export function checkCursorValue(value: unknown): string {
   if (typeof value !== 'string' || value.length > MAX_CURSOR_VALUE) {
-    throw new BatonError('BAD_INPUT', `A cursor value must be text of at most ${MAX_CURSOR_VALUE} characters.`, { hint: 'Keep positions small.' });
+    throw new BatonError('BAD_INPUT', `A cursor value must be text of at most ${MAX_CURSOR_VALUE} characters.`, {
+      hint: 'Keep positions small.',
+    });
   }
   return value;
 }
 
 /** The refusal of a write whose expected value is stale: another reader moved the cursor. */
 export function cursorMoved(name: string, expected: string | null, actual: string | null): BatonError {
-  return new BatonError('CONFLICT', `Cursor ${name} moved: it holds ${actual === null ? 'nothing' : JSON.stringify(actual.slice(0, 200))}, not ${expected === null ? 'nothing' : JSON.stringify(expected.slice(0, 200))}.`, {
-    hint: 'Another reader with the same cursor advanced it; read it again and continue from there.',
-    details: { cursor: name },
-  });
+  return new BatonError(
+    'CONFLICT',
+    `Cursor ${name} moved: it holds ${actual === null ? 'nothing' : JSON.stringify(actual.slice(0, 200))}, not ${expected === null ? 'nothing' : JSON.stringify(expected.slice(0, 200))}.`,
+    {
+      hint: 'Another reader with the same cursor advanced it; read it again and continue from there.',
+      details: { cursor: name },
+    },
+  );
 }
 
 /** Cursors held in memory, for the memory store (the reference the others match). */
@@ -61,4 +67,3 @@ export class MemoryCursorTable implements CursorTable {
       .map(([name, value]) => ({ name, value }));
   }
 }
-

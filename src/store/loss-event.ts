@@ -6,6 +6,13 @@
 export function lossStart(e: Record<string, unknown>): number | null {
   if (e['type'] !== 'repair.events_lost') return null;
   const d = e['data'] as { from?: unknown; to?: unknown } | null | undefined;
-  if (typeof d !== 'object' || d === null || typeof d.from !== 'number' || d.to !== (e['seq'] as number) - 1 || d.from > (e['seq'] as number)) return null;
+  if (
+    typeof d !== 'object' ||
+    d === null ||
+    typeof d.from !== 'number' ||
+    d.to !== (e['seq'] as number) - 1 ||
+    d.from > (e['seq'] as number)
+  )
+    return null;
   return d.from;
 }

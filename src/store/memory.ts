@@ -5,7 +5,18 @@ import type { SessionSummary } from '../domain/summary.js';
 import { checkCheckpoint, checkpointExists, checkpointNotFound, conflict, exists, notFound } from './errors.js';
 import { MemoryCursorTable } from './cursors.js';
 import { compareCheckpointIds } from './types.js';
-import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, LoadResult, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from './types.js';
+import type {
+  AppendOptions,
+  Checkpoint,
+  CheckpointRead,
+  ListResult,
+  LoadResult,
+  SessionStore,
+  Snapshot,
+  StoreCapabilities,
+  Tombstone,
+  TombstoneInfo,
+} from './types.js';
 
 interface Entry {
   events: StoredEvent[];
@@ -59,10 +70,17 @@ export class MemoryStore implements SessionStore {
   }
 
   async readEvents(id: string, afterSeq = 0): Promise<StoredEvent[]> {
-    return this.entry(id).events.filter((x) => x.seq > afterSeq).map(clone);
+    return this.entry(id)
+      .events.filter((x) => x.seq > afterSeq)
+      .map(clone);
   }
 
-  async append(id: string, expectedRevision: number, events: NewEvent[], options: AppendOptions = {}): Promise<{ revision: number }> {
+  async append(
+    id: string,
+    expectedRevision: number,
+    events: NewEvent[],
+    options: AppendOptions = {},
+  ): Promise<{ revision: number }> {
     const e = this.entry(id);
     if (e.events.length !== expectedRevision) throw conflict(id, expectedRevision, e.events.length);
     for (const ev of events) e.events.push(clone({ ...ev, seq: e.events.length + 1 }) as StoredEvent);
@@ -74,7 +92,10 @@ export class MemoryStore implements SessionStore {
   async writeSnapshot(id: string, snapshot: Snapshot): Promise<void> {
     const e = this.entry(id);
     if (snapshot.revision > e.events.length) {
-      throw new BatonError('BAD_INPUT', `Snapshot revision ${snapshot.revision} is past the journal end ${e.events.length}.`);
+      throw new BatonError(
+        'BAD_INPUT',
+        `Snapshot revision ${snapshot.revision} is past the journal end ${e.events.length}.`,
+      );
     }
     // Like the durable stores: an older snapshot arriving late never replaces a newer one.
     if (e.snapshot && e.snapshot.revision > snapshot.revision) return;
@@ -84,7 +105,10 @@ export class MemoryStore implements SessionStore {
   async list(): Promise<ListResult> {
     const missing = [...this.sessions.keys()].filter((id) => !this.summaries.has(id));
     // Like a store on disk, the row's `archived` follows where the session lives.
-    const summaries = [...this.summaries.values()].map((s) => ({ ...clone(s), archived: this.sessions.get(s.id)?.archived ?? s.archived }));
+    const summaries = [...this.summaries.values()].map((s) => ({
+      ...clone(s),
+      archived: this.sessions.get(s.id)?.archived ?? s.archived,
+    }));
     return { summaries, missing, repairs: [] };
   }
 
@@ -118,7 +142,13 @@ export class MemoryStore implements SessionStore {
   async delete(id: string, expectedRevision: number, info: TombstoneInfo): Promise<Tombstone> {
     const e = this.entry(id);
     if (e.events.length !== expectedRevision) throw conflict(id, expectedRevision, e.events.length);
-    const tombstone: Tombstone = { id, deletedAt: info.deletedAt, title: info.title, status: info.status, archived: e.archived };
+    const tombstone: Tombstone = {
+      id,
+      deletedAt: info.deletedAt,
+      title: info.title,
+      status: info.status,
+      archived: e.archived,
+    };
     this.sessions.delete(id);
     this.summaries.delete(id);
     this.tombstones.push(tombstone);
@@ -144,7 +174,9 @@ export class MemoryStore implements SessionStore {
 
   async listCheckpoints(id: string): Promise<CheckpointRead[]> {
     const e = this.entry(id);
-    return [...e.checkpoints.keys()].sort(compareCheckpointIds).map((k) => ({ id: k, valid: true, checkpoint: clone(e.checkpoints.get(k)!) }));
+    return [...e.checkpoints.keys()]
+      .sort(compareCheckpointIds)
+      .map((k) => ({ id: k, valid: true, checkpoint: clone(e.checkpoints.get(k)!) }));
   }
 
   async readCheckpoint(id: string, checkpointId: string): Promise<CheckpointRead> {

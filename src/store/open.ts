@@ -68,7 +68,11 @@ export function openStore(o: OpenStoreOptions = {}): SessionStore {
   // Connects on first use: opening costs nothing, and `pg` is loaded only now.
   if (url && isPostgresUrl(url)) {
     const workspace = typeof o.workspace === 'function' ? o.workspace() : o.workspace;
-    return new PostgresStore({ url, ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}), ...(workspace !== undefined ? { workspace } : {}) });
+    return new PostgresStore({
+      url,
+      ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}),
+      ...(workspace !== undefined ? { workspace } : {}),
+    });
   }
   if (url && /^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !url.startsWith('file://')) {
     throw new BatonError('BAD_INPUT', `Store URL scheme of ${url.split('://')[0]}:// is not supported by this build.`, {
@@ -90,7 +94,12 @@ export function openStore(o: OpenStoreOptions = {}): SessionStore {
     FileStore.init(root);
     if (!existed) setStoreSharing(root, o.shared === true);
   }
-  return new FileStore({ root, ...(o.now ? { now: o.now } : {}), ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}), ...(o.readOnly ? { readOnly: true } : {}) });
+  return new FileStore({
+    root,
+    ...(o.now ? { now: o.now } : {}),
+    ...(o.lockTimeoutMs ? { lockTimeoutMs: o.lockTimeoutMs } : {}),
+    ...(o.readOnly ? { readOnly: true } : {}),
+  });
 }
 
 /** Where a new store goes when none is named: the git work tree's root, else `cwd`. */
@@ -105,7 +114,10 @@ export function newStoreDir(cwd: string): string {
  * committable (`sharedChanged`). `shared`: whether the store is now free to commit (it keeps
  * no private `.gitignore`).
  */
-export function initFileStore(root: string, o: { shared?: boolean } = {}): { existed: boolean; sharedChanged: boolean; shared: boolean } {
+export function initFileStore(
+  root: string,
+  o: { shared?: boolean } = {},
+): { existed: boolean; sharedChanged: boolean; shared: boolean } {
   const existed = FileStore.exists(root);
   FileStore.init(root);
   const sharedChanged = existed && o.shared !== true ? false : setStoreSharing(root, o.shared === true) && existed;

@@ -25,13 +25,41 @@ const AGAIN = 'then make the change again (nothing acknowledged was lost; the fa
 /** errno → cause. An errno not here is not an OS refusal of the store (see toStoreError). */
 const CAUSES: Readonly<Record<string, Cause>> = {
   ENOSPC: { reason: 'disk_full', what: 'the disk is full', hint: `Free disk space where the store is, ${AGAIN}.` },
-  EDQUOT: { reason: 'quota', what: 'the disk quota is used up', hint: `Free space within your disk quota or have it raised, ${AGAIN}.` },
-  EIO: { reason: 'io_error', what: 'the device reported an I/O error', hint: `Check the disk and the kernel log (dmesg) and fix the device, ${AGAIN}.` },
-  EROFS: { reason: 'read_only', what: 'the file system is read-only', hint: `Remount the file system read-write or use a store on a writable one, ${AGAIN}.` },
-  EACCES: { reason: 'permission', what: 'permission denied', hint: `Check that the user running baton owns the store's folder and files (baton makes folders 0700 and files 0600), ${AGAIN}.` },
-  EPERM: { reason: 'permission', what: 'operation not permitted', hint: `Check the owner, mode and attributes (immutable, append-only) of the store's files, ${AGAIN}.` },
-  EMFILE: { reason: 'too_many_files', what: 'this process has too many open files', hint: `Raise the open-file limit (ulimit -n) or close what holds files open, ${AGAIN}.` },
-  ENFILE: { reason: 'too_many_files', what: 'the system has too many open files', hint: `Close programs that hold many files open, ${AGAIN}.` },
+  EDQUOT: {
+    reason: 'quota',
+    what: 'the disk quota is used up',
+    hint: `Free space within your disk quota or have it raised, ${AGAIN}.`,
+  },
+  EIO: {
+    reason: 'io_error',
+    what: 'the device reported an I/O error',
+    hint: `Check the disk and the kernel log (dmesg) and fix the device, ${AGAIN}.`,
+  },
+  EROFS: {
+    reason: 'read_only',
+    what: 'the file system is read-only',
+    hint: `Remount the file system read-write or use a store on a writable one, ${AGAIN}.`,
+  },
+  EACCES: {
+    reason: 'permission',
+    what: 'permission denied',
+    hint: `Check that the user running baton owns the store's folder and files (baton makes folders 0700 and files 0600), ${AGAIN}.`,
+  },
+  EPERM: {
+    reason: 'permission',
+    what: 'operation not permitted',
+    hint: `Check the owner, mode and attributes (immutable, append-only) of the store's files, ${AGAIN}.`,
+  },
+  EMFILE: {
+    reason: 'too_many_files',
+    what: 'this process has too many open files',
+    hint: `Raise the open-file limit (ulimit -n) or close what holds files open, ${AGAIN}.`,
+  },
+  ENFILE: {
+    reason: 'too_many_files',
+    what: 'the system has too many open files',
+    hint: `Close programs that hold many files open, ${AGAIN}.`,
+  },
 };
 
 /** True when `code` is an errno {@link toStoreError} maps. */
@@ -45,7 +73,11 @@ export function isStoreOsError(code: unknown): boolean {
  * `reason` (an {@link OsFailure}), `retryable: true` and `context` (the session, the file).
  * `action` says what failed, e.g. "Appending to session s1".
  */
-export function toStoreError(e: unknown, action = 'Using the store', context: Record<string, unknown> = {}): BatonError | null {
+export function toStoreError(
+  e: unknown,
+  action = 'Using the store',
+  context: Record<string, unknown> = {},
+): BatonError | null {
   if (isBatonError(e)) return null;
   const err = e as NodeJS.ErrnoException | undefined;
   if (!err || !isStoreOsError(err.code)) return null;
@@ -84,7 +116,8 @@ export function withStoreErrors<S extends object>(store: S, action: (method: str
         } catch (e) {
           throw toStoreError(e, action(key, args)) ?? e;
         }
-        if (out instanceof Promise) return out.catch((e: unknown) => Promise.reject(toStoreError(e, action(key, args)) ?? e));
+        if (out instanceof Promise)
+          return out.catch((e: unknown) => Promise.reject(toStoreError(e, action(key, args)) ?? e));
         return out;
       };
     },

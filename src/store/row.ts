@@ -27,7 +27,11 @@ export class RowText {
 
   /** True when the text has the shape the fast field readers rely on. */
   get wellFormed(): boolean {
-    return this.json.startsWith(ID_PREFIX) && this.json.endsWith('}') && this.json.indexOf('"', ID_PREFIX.length) > ID_PREFIX.length;
+    return (
+      this.json.startsWith(ID_PREFIX) &&
+      this.json.endsWith('}') &&
+      this.json.indexOf('"', ID_PREFIX.length) > ID_PREFIX.length
+    );
   }
 
   get id(): string {

@@ -22,7 +22,16 @@ export interface Snapshot {
 /** Something the store found damaged and repaired or set aside while reading. */
 export interface RepairReport {
   sessionId: string | null;
-  kind: 'torn_tail' | 'snapshot_corrupt' | 'snapshot_stale' | 'index_corrupt' | 'index_rebuilt' | 'active_dangling' | 'journal_rewritten' | 'events_lost' | RetentionRepairKind;
+  kind:
+    | 'torn_tail'
+    | 'snapshot_corrupt'
+    | 'snapshot_stale'
+    | 'index_corrupt'
+    | 'index_rebuilt'
+    | 'active_dangling'
+    | 'journal_rewritten'
+    | 'events_lost'
+    | RetentionRepairKind;
   message: string;
   savedTo: string | null;
   /**
@@ -126,7 +135,12 @@ export interface Checkpoint {
  */
 export type CheckpointRead =
   | { id: string; valid: true; checkpoint: Checkpoint }
-  | { id: string; valid: false; problem: string; /** Last change of the stored copy, when known. */ modifiedAt: string | null };
+  | {
+      id: string;
+      valid: false;
+      problem: string /** Last change of the stored copy, when known. */;
+      modifiedAt: string | null;
+    };
 
 /** Result of {@link SessionStore.listRows}: rows kept as their JSON text. */
 /**
@@ -156,7 +170,14 @@ export interface StoreDoctorResult {
   checked: string[];
   /** Every session folder found. */
   sessions: Array<{ id: string; archived: boolean }>;
-  problems: Array<{ code: string; sessionId: string | null; path: string | null; message: string; fixable: boolean; fixed: boolean }>;
+  problems: Array<{
+    code: string;
+    sessionId: string | null;
+    path: string | null;
+    message: string;
+    fixable: boolean;
+    fixed: boolean;
+  }>;
 }
 
 /**
@@ -168,7 +189,14 @@ export interface StoreDoctorResult {
  * {@link StoreSessionFiles}, {@link StoreLocalDirectory}, {@link StoreCursors}), detected by the presence of its
  * members (see `store/capabilities.ts`), never by a backend's class or `kind`.
  */
-export interface SessionStore extends Partial<StoreMaintenance>, Partial<StoreWatch>, Partial<StoreServerClock>, Partial<StoreSessionFiles>, Partial<StoreLocalDirectory>, Partial<StoreCursors>, Partial<StoreStepResults> {
+export interface SessionStore
+  extends Partial<StoreMaintenance>,
+    Partial<StoreWatch>,
+    Partial<StoreServerClock>,
+    Partial<StoreSessionFiles>,
+    Partial<StoreLocalDirectory>,
+    Partial<StoreCursors>,
+    Partial<StoreStepResults> {
   /** Short backend name, for messages only: never branch on it. */
   readonly kind: string;
   /** Where the data lives (a directory, a URL without password). */
@@ -194,7 +222,12 @@ export interface SessionStore extends Partial<StoreMaintenance>, Partial<StoreWa
    * Appends `events` only if the journal's last seq is `expectedRevision`; otherwise rejects
    * with `CONFLICT` and writes nothing. Resolves once the events are durable.
    */
-  append(id: string, expectedRevision: number, events: NewEvent[], options?: AppendOptions): Promise<{ revision: number }>;
+  append(
+    id: string,
+    expectedRevision: number,
+    events: NewEvent[],
+    options?: AppendOptions,
+  ): Promise<{ revision: number }>;
   /**
    * Saves a snapshot; a later load may start from it. Never changes the journal. A snapshot
    * below the stored one's revision is dropped without an error: background snapshots can
@@ -226,7 +259,11 @@ export interface SessionStore extends Partial<StoreMaintenance>, Partial<StoreWa
    * bytes (printed as they are), only while the stamp is the same and `now` is before `until`
    * (the earliest lease end in it).
    */
-  readonly listView?: { stamp(): string; read(key: string, now: string): Uint8Array | null; save(key: string, stamp: string, text: string, until: string | null): void };
+  readonly listView?: {
+    stamp(): string;
+    read(key: string, now: string): Uint8Array | null;
+    save(key: string, stamp: string, text: string, until: string | null): void;
+  };
   /** Stores registry rows derived by the manager. */
   putSummaries(rows: SessionSummary[]): Promise<void>;
   /** The workspace's active session id, or null (see {@link workspace}). */

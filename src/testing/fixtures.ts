@@ -26,7 +26,14 @@ export function at(i: number): string {
 export function createdEvent(title = 'Conformance session', phases: string[] = ['plan', 'build']): NewEvent {
   return newEvent(
     'session.created',
-    { title, idFormat: 'explicit', phases: phases.map((p) => ({ id: p, name: p })), budgetMax: null, contextSummary: null, metadata: {} },
+    {
+      title,
+      idFormat: 'explicit',
+      phases: phases.map((p) => ({ id: p, name: p })),
+      budgetMax: null,
+      contextSummary: null,
+      metadata: {},
+    },
     at(0),
     ACTOR,
   );
@@ -39,7 +46,12 @@ export function noteEvent(i: number, text = `note ${i}`): NewEvent {
 
 /** A `tokens.recorded` event. */
 export function tokensEvent(i: number, input = 1): NewEvent {
-  return newEvent('tokens.recorded', { agent: 'conformance', phaseId: null, input, output: 0, cached: 0 }, at(i), ACTOR);
+  return newEvent(
+    'tokens.recorded',
+    { agent: 'conformance', phaseId: null, input, output: 0, cached: 0 },
+    at(i),
+    ACTOR,
+  );
 }
 
 /** Gives new events the seqs they get when appended after `revision`. */
@@ -79,7 +91,10 @@ export function checkpointOf(id: string, events: StoredEvent[], cpId: string, na
     revision: state.revision,
     state,
     git: { branch: 'main', head: '0123456789abcdef0123456789abcdef01234567', dirty: false },
-    files: [{ path: 'src/a.ts', sha256: 'ab'.repeat(32), size: 12 }, { path: 'gone.txt', sha256: null, size: null }],
+    files: [
+      { path: 'src/a.ts', sha256: 'ab'.repeat(32), size: 12 },
+      { path: 'gone.txt', sha256: null, size: null },
+    ],
     trigger: 'manual',
     phaseId: null,
   };
@@ -99,7 +114,9 @@ export async function rejection(p: Promise<unknown>): Promise<unknown> {
 export async function expectCode(p: Promise<unknown>, code: ErrorCode): Promise<void> {
   const e = await rejection(p);
   if (!isBatonError(e, code)) {
-    throw new Error(`expected BatonError ${code}, got ${isBatonError(e) ? `BatonError ${e.code}: ${e.message}` : String(e)}`);
+    throw new Error(
+      `expected BatonError ${code}, got ${isBatonError(e) ? `BatonError ${e.code}: ${e.message}` : String(e)}`,
+    );
   }
 }
 

@@ -35,10 +35,13 @@ export function loadAssets(dir?: string): Map<string, Asset> {
   const dirs = dir ? [dir] : assetDirs();
   const found = dirs.find((d) => fs.existsSync(path.join(d, 'app.js')));
   if (!found) {
-    throw new BatonError('BAD_INPUT', `The dashboard's web page is not built (looked in ${dirs.join(', ')}).`, { hint: 'Run `npm run build` in the baton checkout.' });
+    throw new BatonError('BAD_INPUT', `The dashboard's web page is not built (looked in ${dirs.join(', ')}).`, {
+      hint: 'Run `npm run build` in the baton checkout.',
+    });
   }
   const out = new Map<string, Asset>();
-  for (const [name, type] of Object.entries(FILES)) out.set(`/assets/${name}`, { type, body: fs.readFileSync(path.join(found, name)) });
+  for (const [name, type] of Object.entries(FILES))
+    out.set(`/assets/${name}`, { type, body: fs.readFileSync(path.join(found, name)) });
   out.set('/', { type: 'text/html; charset=utf-8', body: Buffer.from(PAGE) });
   return out;
 }

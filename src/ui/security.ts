@@ -82,27 +82,46 @@ function sameToken(a: string, b: string): boolean {
 }
 
 /** Checks one request; null when it may proceed. Order: Host, Origin, method, token. */
-export function refuse(req: IncomingMessage, url: URL, o: { hosts: ReadonlySet<string>; port: number; token: string }): Refusal | null {
+export function refuse(
+  req: IncomingMessage,
+  url: URL,
+  o: { hosts: ReadonlySet<string>; port: number; token: string },
+): Refusal | null {
   const host = (req.headers.host ?? '').toLowerCase();
   if (!o.hosts.has(host)) {
-    return { status: 403, code: 'FORBIDDEN', message: `Host ${JSON.stringify(req.headers.host ?? '')} is not this dashboard; open the URL baton ui printed.` };
+    return {
+      status: 403,
+      code: 'FORBIDDEN',
+      message: `Host ${JSON.stringify(req.headers.host ?? '')} is not this dashboard; open the URL baton ui printed.`,
+    };
   }
   const origin = req.headers.origin;
   if (origin !== undefined && !(origin.startsWith('http://') && o.hosts.has(origin.slice(7).toLowerCase()))) {
-    return { status: 403, code: 'FORBIDDEN', message: `Requests from ${origin} are refused: only the dashboard's own pages may call it.` };
+    return {
+      status: 403,
+      code: 'FORBIDDEN',
+      message: `Requests from ${origin} are refused: only the dashboard's own pages may call it.`,
+    };
   }
   if (req.headers['sec-fetch-site'] === 'cross-site') {
     return { status: 403, code: 'FORBIDDEN', message: 'Cross-site requests are refused.' };
   }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    return { status: 405, code: 'METHOD_NOT_ALLOWED', message: `The dashboard is read-only: ${req.method} is not allowed, only GET and HEAD.` };
+    return {
+      status: 405,
+      code: 'METHOD_NOT_ALLOWED',
+      message: `The dashboard is read-only: ${req.method} is not allowed, only GET and HEAD.`,
+    };
   }
   const given = tokenOf(req, url, o.port);
   if (given === null || !sameToken(given, o.token)) {
     return {
       status: 401,
       code: 'UNAUTHORIZED',
-      message: given === null ? 'The access token is missing: open the URL baton ui printed (it carries ?token=…), or send Authorization: Bearer <token>.' : 'The access token is wrong: use the one in the URL baton ui printed.',
+      message:
+        given === null
+          ? 'The access token is missing: open the URL baton ui printed (it carries ?token=…), or send Authorization: Bearer <token>.'
+          : 'The access token is wrong: use the one in the URL baton ui printed.',
     };
   }
   return null;

@@ -38,13 +38,26 @@ export interface UiServer {
   close(): Promise<void>;
 }
 
-function send(req: IncomingMessage, res: ServerResponse, status: number, type: string, body: Buffer | string, extra: Record<string, string> = {}): void {
+function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  type: string,
+  body: Buffer | string,
+  extra: Record<string, string> = {},
+): void {
   const buf = typeof body === 'string' ? Buffer.from(body) : body;
   res.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': type, 'Content-Length': String(buf.length), ...extra });
   res.end(req.method === 'HEAD' ? undefined : buf);
 }
 
-function sendJson(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
+function sendJson(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  extra: Record<string, string> = {},
+): void {
   send(req, res, status, 'application/json; charset=utf-8', `${JSON.stringify(body)}\n`, extra);
 }
 
@@ -62,13 +75,23 @@ export async function startUiServer(o: UiServerOptions): Promise<UiServer> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const no = refuse(req, url, { hosts, port, token });
     if (no) {
-      sendJson(req, res, no.status, { error: { code: no.code, message: no.message } }, no.status === 405 ? { Allow: 'GET, HEAD' } : {});
+      sendJson(
+        req,
+        res,
+        no.status,
+        { error: { code: no.code, message: no.message } },
+        no.status === 405 ? { Allow: 'GET, HEAD' } : {},
+      );
       return;
     }
     // The first load trades the token in the address for a cookie, and drops it from the address bar.
     if (url.searchParams.has('token') && !url.pathname.startsWith('/api/')) {
       url.searchParams.delete('token');
-      res.writeHead(303, { ...SECURITY_HEADERS, 'Set-Cookie': tokenCookie(port, token), Location: `${url.pathname}${url.search}` });
+      res.writeHead(303, {
+        ...SECURITY_HEADERS,
+        'Set-Cookie': tokenCookie(port, token),
+        Location: `${url.pathname}${url.search}`,
+      });
       res.end();
       return;
     }
@@ -101,8 +124,18 @@ export async function startUiServer(o: UiServerOptions): Promise<UiServer> {
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) => {
-      const why = e.code === 'EADDRINUSE' ? 'is in use' : e.code === 'EACCES' ? 'needs privileges this process lacks' : `cannot be bound (${e.code ?? e.message})`;
-      reject(new BatonError('BAD_INPUT', `Port ${o.port ?? 0} on ${host} ${why}.`, { hint: 'Pick another --port (above 1024), or leave it out for any free port; check --host names an address of this machine.', cause: e }));
+      const why =
+        e.code === 'EADDRINUSE'
+          ? 'is in use'
+          : e.code === 'EACCES'
+            ? 'needs privileges this process lacks'
+            : `cannot be bound (${e.code ?? e.message})`;
+      reject(
+        new BatonError('BAD_INPUT', `Port ${o.port ?? 0} on ${host} ${why}.`, {
+          hint: 'Pick another --port (above 1024), or leave it out for any free port; check --host names an address of this machine.',
+          cause: e,
+        }),
+      );
     });
     server.listen(o.port ?? 0, host, () => resolve());
   });

@@ -30,9 +30,11 @@ describe('documentation', () => {
   it('no doc or source file points outside the repository', () => {
     const found: string[] = [];
     for (const f of [...DOCS, ...sourceFiles()]) {
-      fs.readFileSync(path.join(ROOT, f), 'utf8').split('\n').forEach((line, i) => {
-        if (OUTSIDE.test(line)) found.push(`${f}:${i + 1}: ${line.trim()}`);
-      });
+      fs.readFileSync(path.join(ROOT, f), 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (OUTSIDE.test(line)) found.push(`${f}:${i + 1}: ${line.trim()}`);
+        });
     }
     expect(found, `points outside the repository:\n${found.join('\n')}`).toEqual([]);
   });

@@ -38,7 +38,13 @@ function rel(abs: string): string {
 /** The file a relative specifier names (`./x.js` is `./x.ts` in the sources), or null. */
 function resolve(fromFile: string, spec: string): string | null {
   const base = path.resolve(ROOT, path.dirname(fromFile), spec);
-  const candidates = [base.replace(/\.(c|m)?js$/, '.$1ts'), base.replace(/\.js$/, '.tsx'), base, `${base}.ts`, path.join(base, 'index.ts')];
+  const candidates = [
+    base.replace(/\.(c|m)?js$/, '.$1ts'),
+    base.replace(/\.js$/, '.tsx'),
+    base,
+    `${base}.ts`,
+    path.join(base, 'index.ts'),
+  ];
   for (const c of candidates) if (fs.existsSync(c) && fs.statSync(c).isFile()) return rel(c);
   return null;
 }
@@ -128,7 +134,11 @@ export function functionSizes(file: string): FunctionSize[] {
 
 function nameOf(node: ts.Node): string {
   const named = node as { name?: ts.Node };
-  if (named.name && (ts.isIdentifier(named.name) || ts.isStringLiteral(named.name) || ts.isPrivateIdentifier(named.name))) return named.name.text;
+  if (
+    named.name &&
+    (ts.isIdentifier(named.name) || ts.isStringLiteral(named.name) || ts.isPrivateIdentifier(named.name))
+  )
+    return named.name.text;
   if (ts.isConstructorDeclaration(node)) return 'constructor';
   let parent = node.parent;
   // `inspect: wrap(async () => …)`: name it after the property or variable the call is assigned to.

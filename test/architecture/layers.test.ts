@@ -25,7 +25,8 @@ function backendOf(f: string): string | undefined {
 }
 
 /** `src/store/*.ts` modules every backend may share: the contract, errors, atomic writes … */
-const isStoreShared = (f: string): boolean => /^src\/store\/[^/]+\.ts$/.test(f) && f !== 'src/store/open.ts' && f !== 'src/store/memory.ts';
+const isStoreShared = (f: string): boolean =>
+  /^src\/store\/[^/]+\.ts$/.test(f) && f !== 'src/store/open.ts' && f !== 'src/store/memory.ts';
 
 interface Rule {
   /** Short name printed with each failure. */
@@ -73,7 +74,10 @@ const RULES: Rule[] = [
     id: 'surface-through-the-door',
     name: `a surface (${SURFACES.join(', ')}) imports of ours only its own folder and ${DOOR}; src/cli may also start another surface (baton mcp …)`,
     applies: (f) => surfaceOf(f) !== undefined,
-    allows: (e) => e.to === DOOR || surfaceOf(e.to) === surfaceOf(e.from) || (surfaceOf(e.from) === 'src/cli/' && surfaceOf(e.to) !== undefined),
+    allows: (e) =>
+      e.to === DOOR ||
+      surfaceOf(e.to) === surfaceOf(e.from) ||
+      (surfaceOf(e.from) === 'src/cli/' && surfaceOf(e.to) !== undefined),
   },
   {
     id: 'manager-below-surfaces',
@@ -92,7 +96,9 @@ const RULES: Rule[] = [
 /** Every import that breaks a rule, one line each: file, import, rule. */
 export function layerViolations(edges: Edge[]): string[] {
   const out = new Set<string>();
-  for (const e of edges) for (const r of RULES) if (r.applies(e.from) && !r.allows(e)) out.add(`${e.from}: import '${e.spec}' breaks ${r.id}`);
+  for (const e of edges)
+    for (const r of RULES)
+      if (r.applies(e.from) && !r.allows(e)) out.add(`${e.from}: import '${e.spec}' breaks ${r.id}`);
   return [...out];
 }
 
@@ -110,15 +116,22 @@ describe('layering', () => {
 
   it('every import keeps to the layer rules', () => {
     const v = layerViolations(edges);
-    const broken = RULES.filter((r) => v.some((line) => line.endsWith(` breaks ${r.id}`))).map((r) => `  ${r.id}: ${r.name}`);
-    expect(v, `${v.length} import(s) break the layer rules (docs/architecture.md):\n${v.join('\n')}\nThe rules:\n${broken.join('\n')}`).toEqual([]);
+    const broken = RULES.filter((r) => v.some((line) => line.endsWith(` breaks ${r.id}`))).map(
+      (r) => `  ${r.id}: ${r.name}`,
+    );
+    expect(
+      v,
+      `${v.length} import(s) break the layer rules (docs/architecture.md):\n${v.join('\n')}\nThe rules:\n${broken.join('\n')}`,
+    ).toEqual([]);
   });
 
   it('has no import cycle (type-only imports included)', () => {
     const c = cycles(edges);
     const lines = c.map((scc) => {
       const inCycle = new Set(scc);
-      const links = edges.filter((e) => inCycle.has(e.from) && inCycle.has(e.to)).map((e) => `  ${e.from}: import '${e.spec}'`);
+      const links = edges
+        .filter((e) => inCycle.has(e.from) && inCycle.has(e.to))
+        .map((e) => `  ${e.from}: import '${e.spec}'`);
       return `cycle through ${scc.join(', ')}:\n${[...new Set(links)].join('\n')}`;
     });
     expect(lines, `${c.length} import cycle(s):\n${lines.join('\n')}`).toEqual([]);

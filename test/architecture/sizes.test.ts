@@ -19,18 +19,27 @@ describe('sizes', () => {
   const files = sourceFiles();
 
   it('the allowlist names only files that exist', () => {
-    for (const f of Object.keys(DATA_TABLES)) expect(files, `DATA_TABLES names ${f}, which does not exist`).toContain(f);
+    for (const f of Object.keys(DATA_TABLES))
+      expect(files, `DATA_TABLES names ${f}, which does not exist`).toContain(f);
   });
 
   it(`no source file is over ${MAX_FILE_LINES} lines`, () => {
-    const over = files.filter((f) => !(f in DATA_TABLES)).map((f) => ({ f, n: lineCount(f) })).filter((x) => x.n > MAX_FILE_LINES);
+    const over = files
+      .filter((f) => !(f in DATA_TABLES))
+      .map((f) => ({ f, n: lineCount(f) }))
+      .filter((x) => x.n > MAX_FILE_LINES);
     const lines = over.map((x) => `${x.f}: ${x.n} lines (limit ${MAX_FILE_LINES}): split it by purpose`);
     expect(lines, `${over.length} file(s) over ${MAX_FILE_LINES} lines:\n${lines.join('\n')}`).toEqual([]);
   });
 
   it(`no function is over ${MAX_FUNCTION_LINES} lines`, () => {
-    const over = files.filter((f) => !(f in DATA_TABLES)).flatMap(functionSizes).filter((s) => s.lines > MAX_FUNCTION_LINES);
-    const lines = over.map((s) => `${s.file}:${s.line}: function ${s.name} is ${s.lines} lines (limit ${MAX_FUNCTION_LINES})`);
+    const over = files
+      .filter((f) => !(f in DATA_TABLES))
+      .flatMap(functionSizes)
+      .filter((s) => s.lines > MAX_FUNCTION_LINES);
+    const lines = over.map(
+      (s) => `${s.file}:${s.line}: function ${s.name} is ${s.lines} lines (limit ${MAX_FUNCTION_LINES})`,
+    );
     expect(lines, `${over.length} function(s) over ${MAX_FUNCTION_LINES} lines:\n${lines.join('\n')}`).toEqual([]);
   });
 });

@@ -13,7 +13,17 @@ import { tempDir } from '../support/temp.js';
 import { expectError, workspace } from './helpers.js';
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' } }).trim();
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@x',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@x',
+    },
+  }).trim();
 }
 
 /** A workspace that is a git repository on branch feature-x, with session `carry` in it. */
@@ -49,12 +59,19 @@ describe('baton export --bundle / baton import FILE', () => {
     const rootB = fs.realpathSync(b.dir);
     const r = await b.json<Record<string, unknown>>(['import', file]);
     expect(r).toMatchObject({ id: 'carry', root: rootB, active: false, git: { branch: 'feature-x', head: a.head } });
-    expect(r['next']).toEqual([expect.stringContaining('git fetch origin feature-x'), 'baton resume carry --apply   # without --apply: only shows the plan']);
+    expect(r['next']).toEqual([
+      expect.stringContaining('git fetch origin feature-x'),
+      'baton resume carry --apply   # without --apply: only shows the plan',
+    ]);
     const sa = await a.ws.status('carry');
     const sb = await b.status('carry');
     expect(JSON.stringify(sb).split(rootB).join('<root>')).toBe(JSON.stringify(sa).split(a.root).join('<root>'));
     expect(JSON.stringify(sb)).toContain(path.join(rootB, 'src', 'app.ts'));
-    const cps = await b.json<Array<{ id: string; valid: boolean; git: { branch: string } | null }>>(['checkpoints', '--session', 'carry']);
+    const cps = await b.json<Array<{ id: string; valid: boolean; git: { branch: string } | null }>>([
+      'checkpoints',
+      '--session',
+      'carry',
+    ]);
     expect(cps).toMatchObject([{ valid: true, git: { branch: 'feature-x' } }]);
     await b.ok(['checkpoint', 'validate', cps[0]!.id, '--session', 'carry']);
     // Human output names what comes next.
@@ -88,10 +105,16 @@ describe('baton export --bundle / baton import FILE', () => {
     const a = await sender();
     expect(expectError(await a.ws.run(['export', '--format', 'maestro']), 'BAD_INPUT').message).toContain('--out');
     const file = path.join(tempDir('baton-bundle-cli-'), 'carry.baton');
-    expect(expectError(await a.ws.run(['export', '--bundle', file, '--format', 'maestro']), 'BAD_INPUT').message).toContain('--format do not apply');
+    expect(
+      expectError(await a.ws.run(['export', '--bundle', file, '--format', 'maestro']), 'BAD_INPUT').message,
+    ).toContain('--format do not apply');
     await a.ws.ok(['export', '--bundle', file]);
-    expect(expectError(await a.ws.run(['import', file, '--id-prefix', 'x-']), 'BAD_INPUT').message).toContain('is a file (a session bundle)');
-    expect(expectError(await a.ws.run(['import', a.ws.dir, '--as', 'x']), 'BAD_INPUT').message).toContain('only apply to a session bundle');
+    expect(expectError(await a.ws.run(['import', file, '--id-prefix', 'x-']), 'BAD_INPUT').message).toContain(
+      'is a file (a session bundle)',
+    );
+    expect(expectError(await a.ws.run(['import', a.ws.dir, '--as', 'x']), 'BAD_INPUT').message).toContain(
+      'only apply to a session bundle',
+    );
     const outDir = tempDir('baton-bundle-cli-maestro-');
     await a.ws.ok(['export', '--format', 'maestro', '--out', outDir]);
     expect(fs.readdirSync(outDir).length).toBeGreaterThan(0);

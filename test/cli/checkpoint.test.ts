@@ -30,7 +30,17 @@ interface RestoreJson {
 }
 
 function git(ws: Workspace, ...args: string[]): string {
-  const r = spawnSync('git', args, { cwd: ws.dir, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+  const r = spawnSync('git', args, {
+    cwd: ws.dir,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@t',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@t',
+    },
+  });
   if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
   return r.stdout.trim();
 }
@@ -64,14 +74,25 @@ describe('baton checkpoint, checkpoints, checkpoint show|validate', () => {
     await ws.ok(['phase', 'start', 'design']);
     await ws.ok(['file', 'created', 'a.txt']);
     const out = await ws.ok(['checkpoint', 'Before the build']);
-    expect(out.stdout).toBe(`Checkpoint cp-1-before-the-build "Before the build" at revision 3 · git main@${head1.slice(0, 7)} · 1 file(s) hashed\n`);
+    expect(out.stdout).toBe(
+      `Checkpoint cp-1-before-the-build "Before the build" at revision 3 · git main@${head1.slice(0, 7)} · 1 file(s) hashed\n`,
+    );
 
     ws.write('a.txt', 'two\n');
     const head2 = commit(ws, 'two');
     ws.write('scratch.txt', 'not committed');
-    const second = await ws.json<{ ok: true; id: string; revision: number; checkpoint: CheckpointJson }>(['checkpoint']);
+    const second = await ws.json<{ ok: true; id: string; revision: number; checkpoint: CheckpointJson }>([
+      'checkpoint',
+    ]);
     expect(second).toMatchObject({ ok: true, id: 's', revision: 5 });
-    expect(second.checkpoint).toMatchObject({ id: 'cp-2-revision-4', name: 'revision 4', revision: 4, valid: true, git: { branch: 'main', head: head2, dirty: true }, files: 1 });
+    expect(second.checkpoint).toMatchObject({
+      id: 'cp-2-revision-4',
+      name: 'revision 4',
+      revision: 4,
+      valid: true,
+      git: { branch: 'main', head: head2, dirty: true },
+      files: 1,
+    });
 
     const list = await ws.json<CheckpointJson[]>(['checkpoints']);
     expect(list).toHaveLength(2);
@@ -91,11 +112,17 @@ describe('baton checkpoint, checkpoints, checkpoint show|validate', () => {
     });
     const human = (await ws.ok(['checkpoints'])).stdout.split('\n');
     expect(human[0]).toMatch(/^ID\s+REV\s+WHEN\s+GIT\s+STATE\s+NAME$/);
-    expect(human[1]).toMatch(new RegExp(`^cp-1-before-the-build\\s+3\\s+\\d+s ago\\s+main@${head1.slice(0, 7)}\\s+ok\\s+Before the build$`));
-    expect(human[2]).toMatch(new RegExp(`^cp-2-revision-4\\s+4\\s+\\d+s ago\\s+main@${head2.slice(0, 7)}\\*\\s+ok\\s+revision 4$`));
+    expect(human[1]).toMatch(
+      new RegExp(`^cp-1-before-the-build\\s+3\\s+\\d+s ago\\s+main@${head1.slice(0, 7)}\\s+ok\\s+Before the build$`),
+    );
+    expect(human[2]).toMatch(
+      new RegExp(`^cp-2-revision-4\\s+4\\s+\\d+s ago\\s+main@${head2.slice(0, 7)}\\*\\s+ok\\s+revision 4$`),
+    );
 
     // show: the state it holds and its files compared with the workspace now.
-    const show = await ws.json<CheckpointJson & { files: Array<{ path: string; sha256: string; status: string }>; state: StatusJson }>(['checkpoint', 'show', 'cp-1-before-the-build']);
+    const show = await ws.json<
+      CheckpointJson & { files: Array<{ path: string; sha256: string; status: string }>; state: StatusJson }
+    >(['checkpoint', 'show', 'cp-1-before-the-build']);
     expect(show.state.revision).toBe(3);
     expect(show.state.phases.map((p) => p.status)).toEqual(['in_progress', 'pending', 'pending']);
     expect(show.files).toEqual([expect.objectContaining({ path: 'a.txt', status: 'changed' })]);
@@ -104,8 +131,14 @@ describe('baton checkpoint, checkpoints, checkpoint show|validate', () => {
     expect(text).toContain('Phases: design in_progress, build pending, test pending');
     expect(text).toMatch(/a\.txt\s+[0-9a-f]{12}\s+now changed/);
 
-    expect((await ws.ok(['checkpoint', 'validate', 'cp-2-revision-4'])).stdout).toBe('Checkpoint cp-2-revision-4 is valid: checksum and contents check out (revision 4).\n');
-    expect(await ws.json(['checkpoint', 'validate', 'cp-1-before-the-build'])).toMatchObject({ ok: true, valid: true, checkpoint: { id: 'cp-1-before-the-build' } });
+    expect((await ws.ok(['checkpoint', 'validate', 'cp-2-revision-4'])).stdout).toBe(
+      'Checkpoint cp-2-revision-4 is valid: checksum and contents check out (revision 4).\n',
+    );
+    expect(await ws.json(['checkpoint', 'validate', 'cp-1-before-the-build'])).toMatchObject({
+      ok: true,
+      valid: true,
+      checkpoint: { id: 'cp-1-before-the-build' },
+    });
 
     // The journal records each one; the files are 0600 in checkpoints/.
     const types = (await ws.log()).map((e) => e.type);
@@ -165,7 +198,13 @@ describe('baton restore', () => {
 
     // --force: reset to the first commit; tracked changes discarded, untracked files kept.
     const r = await ws.json<RestoreJson>(['restore', 'cp-1-one', '--git', '--force']);
-    expect(r).toMatchObject({ ok: true, id: 's', revision: before.length + 1, superseded: ['cp-2-design-done', 'cp-3-two'], git: { commit: head1, previousHead: head2 } });
+    expect(r).toMatchObject({
+      ok: true,
+      id: 's',
+      revision: before.length + 1,
+      superseded: ['cp-2-design-done', 'cp-3-two'],
+      git: { commit: head1, previousHead: head2 },
+    });
     expect(r.checkpoint).toMatchObject({ id: 'cp-1-one', valid: true, superseded: false });
     expect(git(ws, 'rev-parse', 'HEAD')).toBe(head1);
     expect(git(ws, 'symbolic-ref', '--short', 'HEAD')).toBe('main');
@@ -180,7 +219,11 @@ describe('baton restore', () => {
     const after = await ws.log();
     expect(after.slice(0, before.length)).toEqual(before);
     expect(after.slice(before.length).map((e) => e.type)).toEqual(['checkpoint.restored']);
-    expect(after.at(-1)!.data).toMatchObject({ checkpointId: 'cp-1-one', supersedes: ['cp-2-design-done', 'cp-3-two'], git: { commit: head1, previousHead: head2 } });
+    expect(after.at(-1)!.data).toMatchObject({
+      checkpointId: 'cp-1-one',
+      supersedes: ['cp-2-design-done', 'cp-3-two'],
+      git: { commit: head1, previousHead: head2 },
+    });
     const list = await ws.json<CheckpointJson[]>(['checkpoints']);
     expect(list.map((c) => [c.id, c.superseded])).toEqual([
       ['cp-1-one', false],
@@ -191,9 +234,14 @@ describe('baton restore', () => {
     // Back to the later checkpoint, by its commit again.
     const human = await ws.ok(['restore', 'cp-3-two', '--git', '--force']);
     const [first, second, third] = human.stdout.split('\n');
-    expect([first, second]).toEqual([`Restored cp-3-two "two" (revision ${before.length - 1}) as revision ${before.length + 2}`, `Work tree reset to ${head2.slice(0, 12)} (HEAD was ${head1.slice(0, 12)}: \`git reset --hard ${head1}\` goes back to it, discarding what the restore put back)`]);
+    expect([first, second]).toEqual([
+      `Restored cp-3-two "two" (revision ${before.length - 1}) as revision ${before.length + 2}`,
+      `Work tree reset to ${head2.slice(0, 12)} (HEAD was ${head1.slice(0, 12)}: \`git reset --hard ${head1}\` goes back to it, discarding what the restore put back)`,
+    ]);
     // untracked.txt made the tree dirty: --force kept a copy of it.
-    expect(third).toMatch(/^The changes --force discarded are kept in commit [0-9a-f]{40} \(refs\/baton\/s\/before-restore-[0-9a-f]{12}\)$/);
+    expect(third).toMatch(
+      /^The changes --force discarded are kept in commit [0-9a-f]{40} \(refs\/baton\/s\/before-restore-[0-9a-f]{12}\)$/,
+    );
     expect(fs.readFileSync(ws.path('b.txt'), 'utf8')).toBe('added in two\n');
   });
 
@@ -264,7 +312,16 @@ describe('damaged checkpoints', () => {
     fs.writeFileSync(file, damaged);
 
     const list = await ws.json<CheckpointJson[]>(['checkpoints']);
-    expect(list[1]).toMatchObject({ id: 'cp-2-bad', name: 'bad', revision: 3, valid: false, problem: 'checksum mismatch', recorded: true, git: null, files: null });
+    expect(list[1]).toMatchObject({
+      id: 'cp-2-bad',
+      name: 'bad',
+      revision: 3,
+      valid: false,
+      problem: 'checksum mismatch',
+      recorded: true,
+      git: null,
+      files: null,
+    });
     expect(list[0]).toMatchObject({ id: 'cp-1-good', valid: true });
     expect((await ws.ok(['checkpoints'])).stdout).toMatch(/cp-2-bad .*INVALID\s+bad\s+\(checksum mismatch\)\n/);
 
@@ -280,9 +337,15 @@ describe('damaged checkpoints', () => {
 
     // A truncated or emptied file, and one that vanished, are reported the same way.
     fs.writeFileSync(file, bytes.subarray(0, 100));
-    expect((await ws.json<CheckpointJson[]>(['checkpoints']))[1]).toMatchObject({ valid: false, problem: 'no checksum (the file is cut short)' });
+    expect((await ws.json<CheckpointJson[]>(['checkpoints']))[1]).toMatchObject({
+      valid: false,
+      problem: 'no checksum (the file is cut short)',
+    });
     fs.rmSync(file);
-    expect((await ws.json<CheckpointJson[]>(['checkpoints']))[1]).toMatchObject({ valid: false, problem: 'its file is missing (the journal recorded it)' });
+    expect((await ws.json<CheckpointJson[]>(['checkpoints']))[1]).toMatchObject({
+      valid: false,
+      problem: 'its file is missing (the journal recorded it)',
+    });
     const gone = expectError(await ws.run(['restore', 'cp-2-bad']), 'CORRUPT');
     expect(gone.hint).toContain('cp-1-good');
     // The offered one restores.
@@ -300,9 +363,22 @@ describe('automatic checkpoints', () => {
     expect(done.revision).toBe(s.revision);
     const log = await ws.log();
     expect(log.slice(-2).map((e: EventJson) => e.type)).toEqual(['phase.completed', 'checkpoint.created']);
-    expect(log.at(-1)!.data).toMatchObject({ checkpointId: 'cp-1-design-done', trigger: 'phase', phaseId: 'design', revision: s.revision - 1 });
+    expect(log.at(-1)!.data).toMatchObject({
+      checkpointId: 'cp-1-design-done',
+      trigger: 'phase',
+      phaseId: 'design',
+      revision: s.revision - 1,
+    });
     const list = await ws.json<CheckpointJson[]>(['checkpoints']);
-    expect(list).toEqual([expect.objectContaining({ id: 'cp-1-design-done', name: 'design done', trigger: 'phase', phaseId: 'design', valid: true })]);
+    expect(list).toEqual([
+      expect.objectContaining({
+        id: 'cp-1-design-done',
+        name: 'design done',
+        trigger: 'phase',
+        phaseId: 'design',
+        valid: true,
+      }),
+    ]);
     expect((await ws.ok(['checkpoints'])).stdout).toContain('design done (auto)');
     await ws.ok(['phase', 'start', 'build']);
     await ws.ok(['phase', 'fail', 'build']);

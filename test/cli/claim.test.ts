@@ -41,7 +41,12 @@ function bat(ws: Workspace, target: StoreTarget, args: string[], env: Record<str
   return runBaton(args, ws.dir, baseEnv({ ...target.env, ...env }));
 }
 
-async function okJson<T>(ws: Workspace, target: StoreTarget, args: string[], env: Record<string, string> = {}): Promise<T> {
+async function okJson<T>(
+  ws: Workspace,
+  target: StoreTarget,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<T> {
   const r = await bat(ws, target, [...args, '--json'], env);
   if (r.code !== 0) throw new Error(`baton ${args.join(' ')} → ${r.code}\n${r.stdout}\n${r.stderr}`);
   return JSON.parse(r.stdout) as T;
@@ -73,19 +78,30 @@ interface Bg {
 }
 
 function background(ws: Workspace, args: string[], env: NodeJS.ProcessEnv, marker: string): Bg {
-  const child = spawn(process.execPath, [BATON, ...args], { cwd: ws.dir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, [BATON, ...args], {
+    cwd: ws.dir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let out = '';
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
-    child.once('close', (code, signal) => resolve({ code, signal, stdout: out, stderr: err })),
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
+    (resolve) => child.once('close', (code, signal) => resolve({ code, signal, stdout: out, stderr: err })),
   );
   const started = new Promise<void>((resolve, reject) => {
     child.stderr!.setEncoding('utf8').on('data', (c: string) => {
       err += c;
       if (err.includes(marker)) resolve();
     });
-    void done.then((r) => reject(new Error(`baton ${args.join(' ')} ended (exit ${r.code}, ${r.signal}) before "${marker}":\n${r.stdout}\n${r.stderr}`)));
+    void done.then((r) =>
+      reject(
+        new Error(
+          `baton ${args.join(' ')} ended (exit ${r.code}, ${r.signal}) before "${marker}":\n${r.stdout}\n${r.stderr}`,
+        ),
+      ),
+    );
   });
   const settled = Promise.race([started.catch(() => undefined), done.then(() => undefined)]);
   // baton run starts its command in a group of its own ("pid N" on stderr): both groups go, as in a crash of the lot.
@@ -111,12 +127,22 @@ const RACE_TTL = '2s';
  */
 function holder(ws: Workspace, target: StoreTarget, id: string, token: number): Bg {
   const env = baseEnv({ ...target.env, BATON_SESSION: id, BATON_LEASE_TOKEN: String(token) });
-  return background(ws, ['run', '--ttl', RACE_TTL, '--heartbeat', '250ms', '--', process.execPath, '-e', 'setTimeout(() => {}, 600000)'], env, 'baton: running');
+  return background(
+    ws,
+    ['run', '--ttl', RACE_TTL, '--heartbeat', '250ms', '--', process.execPath, '-e', 'setTimeout(() => {}, 600000)'],
+    env,
+    'baton: running',
+  );
 }
 
 /** `baton claim --wait --json` as worker `name`: claims at most one session, then exits. */
 function waiter(ws: Workspace, target: StoreTarget, name: string): Bg {
-  return background(ws, ['claim', '--wait', '--json', '--agent', name, '--ttl', '60s', '--poll', '500ms'], baseEnv(target.env), 'baton: waiting for a session');
+  return background(
+    ws,
+    ['claim', '--wait', '--json', '--agent', name, '--ttl', '60s', '--poll', '500ms'],
+    baseEnv(target.env),
+    'baton: waiting for a session',
+  );
 }
 
 /**
@@ -191,10 +217,14 @@ export async function claimRace(ws: Workspace, target: StoreTarget, sessions = 2
     const acquired = log.filter((e) => e.type === 'lease.acquired');
     // One takeover per session per round, each with the next token; the runs adopted those
     // leases instead of taking new ones.
-    expect(acquired.filter((e) => String(e.data['owner']).startsWith('claim:')).map((e) => e.data['token'])).toEqual(claimedTokens.get(id));
+    expect(acquired.filter((e) => String(e.data['owner']).startsWith('claim:')).map((e) => e.data['token'])).toEqual(
+      claimedTokens.get(id),
+    );
     expect(claimedTokens.get(id)).toEqual(Array.from({ length: rounds + 1 }, (_, i) => i + 2));
     expect(acquired.length).toBe(2 + rounds);
-    expect(log.filter((e) => e.type === 'run.started').map((e) => e.data['token'])).toEqual(Array.from({ length: rounds + 1 }, (_, i) => i + 1));
+    expect(log.filter((e) => e.type === 'run.started').map((e) => e.data['token'])).toEqual(
+      Array.from({ length: rounds + 1 }, (_, i) => i + 1),
+    );
     // Each round's takeover found the killed run's lease expired and wrote that down.
     expect(log.filter((e) => e.type === 'lease.expired')).toHaveLength(rounds);
   }
@@ -225,12 +255,24 @@ describe('baton claim on the file store', () => {
     expect(JSON.parse(none.stdout)).toEqual({ claimed: null });
     // A person's `run` without the token is refused while the claim's lease is valid.
     expectRunError(await ws.run(['run', '--session', id!, '--', 'true']), 'LOCKED');
-    const r = await ws.run(['run', '--', process.execPath, '-e', 'console.log(process.env.BATON_LEASE_TOKEN)'], { env: { BATON_SESSION: id!, BATON_LEASE_TOKEN: '2' } });
+    const r = await ws.run(['run', '--', process.execPath, '-e', 'console.log(process.env.BATON_LEASE_TOKEN)'], {
+      env: { BATON_SESSION: id!, BATON_LEASE_TOKEN: '2' },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe('2');
     const types = (await ws.log(id)).map((e) => e.type);
     // The run adopts the lease (renewed with its start), then records its command's process group.
-    expect(types.slice(-9)).toEqual(['session.resumed', 'lease.acquired', 'lease.renewed', 'run.started', 'lease.renewed', 'run.renewed', 'run.ended', 'session.paused', 'lease.released']);
+    expect(types.slice(-9)).toEqual([
+      'session.resumed',
+      'lease.acquired',
+      'lease.renewed',
+      'run.started',
+      'lease.renewed',
+      'run.renewed',
+      'run.ended',
+      'session.paused',
+      'lease.released',
+    ]);
     // The human form names the token and how to work under it.
     const ws2 = workspace();
     await interruptedSessions(ws2, FILE, 1);
@@ -264,8 +306,18 @@ describe('baton claim on the file store', () => {
   it('--wait takes over a run killed with SIGKILL as soon as its lease expires (real time)', async () => {
     const ws = workspace();
     await ws.ok(['start', 'long job', '--id', 'long', '--phases', 'work']);
-    const run = background(ws, ['run', '--heartbeat', '200ms', '--ttl', '1500ms', '--', process.execPath, '-e', 'setTimeout(() => {}, 100000)'], baseEnv(), 'baton: running');
-    const waiting = background(ws, ['claim', '--wait', '--timeout', '120s', '--poll', '5s', '--json', '--agent', 'pool'], baseEnv(), 'baton: waiting for a session');
+    const run = background(
+      ws,
+      ['run', '--heartbeat', '200ms', '--ttl', '1500ms', '--', process.execPath, '-e', 'setTimeout(() => {}, 100000)'],
+      baseEnv(),
+      'baton: running',
+    );
+    const waiting = background(
+      ws,
+      ['claim', '--wait', '--timeout', '120s', '--poll', '5s', '--json', '--agent', 'pool'],
+      baseEnv(),
+      'baton: waiting for a session',
+    );
     let r: { code: number | null; stdout: string; stderr: string };
     try {
       // Fails at once, with the run's output, if the run ends before it is running.
@@ -286,7 +338,13 @@ describe('baton claim on the file store', () => {
     expect(['lease-expired', 'holder-gone']).toContain(c.cause?.cause);
     const types = (await ws.log('long')).map((e) => e.type);
     // The dead run's end is written down with the takeover.
-    expect(types.slice(-5)).toEqual(['lease.expired', 'session.interrupted', 'run.ended', 'session.resumed', 'lease.acquired']);
+    expect(types.slice(-5)).toEqual([
+      'lease.expired',
+      'session.interrupted',
+      'run.ended',
+      'session.resumed',
+      'lease.acquired',
+    ]);
   }, 60_000);
 
   it('a run nested inside a run does not take over its parent lease (LOCKED, as before)', async () => {
@@ -301,7 +359,8 @@ describe('baton claim on the file store', () => {
 
 describe.skipIf(!PG_URL)('baton claim on the PostgreSQL store', () => {
   needsRealServer({
-    '4 workers claiming at once while the lease holders are SIGKILLed: each session is taken over by exactly one worker, every round': "`baton start` switches sessions under the workspace lock: a transaction held on one connection while the store writes through another, which the embedded server's one session cannot run at once",
+    '4 workers claiming at once while the lease holders are SIGKILLed: each session is taken over by exactly one worker, every round':
+      "`baton start` switches sessions under the workspace lock: a transaction held on one connection while the store writes through another, which the embedded server's one session cannot run at once",
   });
   const schemas: string[] = [];
   afterAll(async () => {

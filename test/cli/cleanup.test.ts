@@ -49,9 +49,17 @@ async function zoo(): Promise<Workspace> {
 }
 
 /** Spawns the CLI and resolves with its exit code or the signal that killed it. */
-function runRaw(ws: Workspace, args: string[], env: Record<string, string>): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+function runRaw(
+  ws: Workspace,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [BATON, ...args], { cwd: ws.dir, env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, [BATON, ...args], {
+      cwd: ws.dir,
+      env: baseEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     p.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -71,7 +79,13 @@ describe('pin and unpin', () => {
     expect((await ws.ok(['list'])).stdout).toMatch(/^\* k\s+active pinned /m);
     const rows = await ws.json<ListRow[]>(['list']);
     expect(rows[0]).toMatchObject({ id: 'k', pinned: true });
-    expect(await ws.json(['unpin', 'k', '--reason', 'done with it'])).toEqual({ ok: true, id: 'k', status: 'active', revision: 3, pinned: false });
+    expect(await ws.json(['unpin', 'k', '--reason', 'done with it'])).toEqual({
+      ok: true,
+      id: 'k',
+      status: 'active',
+      revision: 3,
+      pinned: false,
+    });
     expect((await ws.status()).pinned).toBe(false);
     const events = await ws.log();
     expect(events.slice(-2).map((e) => [e.type, e.data])).toEqual([
@@ -121,13 +135,24 @@ describe('cleanup', () => {
   it('archives by default; never active, paused (unless asked), pinned or recent sessions', async () => {
     const ws = await zoo();
     const r = await ws.ok(['cleanup'], { env: later(31) });
-    expect(r.stdout.split('\n').filter(Boolean).slice(1).map((l) => l.split(/\s+/).slice(0, 2))).toEqual([
+    expect(
+      r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .slice(1)
+        .map((l) => l.split(/\s+/).slice(0, 2)),
+    ).toEqual([
       ['archived', 'gave-up'],
       ['archived', 'failed'],
       ['archived', 'done'],
     ]);
     const rows = await ws.json<ListRow[]>(['list', '--all']);
-    expect(rows.filter((x) => x.archived).map((x) => x.id).sort()).toEqual(['done', 'failed', 'gave-up']);
+    expect(
+      rows
+        .filter((x) => x.archived)
+        .map((x) => x.id)
+        .sort(),
+    ).toEqual(['done', 'failed', 'gave-up']);
     expect(fs.readdirSync(path.join(ws.store, 'sessions')).sort()).toEqual(['paused', 'pinned', 'running']);
     expect((await ws.status('running')).status).toBe('active');
     expect((await ws.ok(['cleanup'], { env: later(31) })).stdout).toBe('Nothing to clean up.\n');
@@ -135,12 +160,19 @@ describe('cleanup', () => {
     const paused = await ws.json<CleanupJson>(['cleanup', '--status', 'paused'], { env: later(31) });
     expect(paused.actions.map((a) => [a.id, a.action, a.status])).toEqual([['paused', 'archive', 'paused']]);
     // The pinned one stays whatever is asked.
-    expect((await ws.json<CleanupJson>(['cleanup', '--status', 'completed', '--delete', '--dry-run'], { env: later(90) })).actions.map((a) => a.id).sort()).toEqual(['done']);
+    expect(
+      (
+        await ws.json<CleanupJson>(['cleanup', '--status', 'completed', '--delete', '--dry-run'], { env: later(90) })
+      ).actions
+        .map((a) => a.id)
+        .sort(),
+    ).toEqual(['done']);
   });
 
   it('--older-than and --keep', async () => {
     const ws = await zoo();
-    const ids = async (args: string[], days: number) => (await ws.json<CleanupJson>(['cleanup', '--dry-run', ...args], { env: later(days) })).actions.map((a) => a.id);
+    const ids = async (args: string[], days: number) =>
+      (await ws.json<CleanupJson>(['cleanup', '--dry-run', ...args], { env: later(days) })).actions.map((a) => a.id);
     expect(await ids(['--older-than', '12h'], 1)).toEqual(['gave-up', 'failed', 'done']);
     expect(await ids(['--older-than', '2w'], 13)).toEqual([]);
     expect(await ids(['--older-than', '2w'], 15)).toEqual(['gave-up', 'failed', 'done']);
@@ -151,7 +183,9 @@ describe('cleanup', () => {
   it('refuses bad options with BAD_INPUT', async () => {
     const ws = await zoo();
     expect(expectError(await ws.run(['cleanup', '--older-than', '30']), 'BAD_INPUT').hint).toMatch(/30d/);
-    expect(expectError(await ws.run(['cleanup', '--status', 'active']), 'BAD_INPUT').message).toMatch(/never touches active/);
+    expect(expectError(await ws.run(['cleanup', '--status', 'active']), 'BAD_INPUT').message).toMatch(
+      /never touches active/,
+    );
     expectError(await ws.run(['cleanup', '--status', 'interrupted,completed']), 'BAD_INPUT');
     expectError(await ws.run(['cleanup', '--status', 'finished']), 'BAD_INPUT');
     expectJsonError(await ws.run(['cleanup', '--keep', '-1', '--json']), 'BAD_INPUT');
@@ -168,7 +202,11 @@ describe('cleanup', () => {
       ['failed', 'delete'],
       ['gave-up', 'delete'],
     ]);
-    expect((await ws.json<ListRow[]>(['list', '--all'])).map((x) => x.id).sort()).toEqual(['paused', 'pinned', 'running']);
+    expect((await ws.json<ListRow[]>(['list', '--all'])).map((x) => x.id).sort()).toEqual([
+      'paused',
+      'pinned',
+      'running',
+    ]);
     expect(fs.readdirSync(path.join(ws.store, 'archive'))).toEqual([]);
     expectError(await ws.run(['status', '--session', 'done']), 'NOT_FOUND');
     const tombs = await ws.json<TombstoneJson[]>(['list', '--deleted']);
@@ -184,7 +222,9 @@ describe('cleanup', () => {
     // The id is free again; the tombstone stays.
     await ws.ok(['start', 'Done again', '--id', 'done', '--switch']);
     expect((await ws.json<TombstoneJson[]>(['list', '--deleted'])).filter((t) => t.id === 'done')).toHaveLength(1);
-    expect((await ws.ok(['list', '--deleted'], { cwd: workspace().dir, env: { BATON_DIR: ws.store } })).stdout).toMatch(/Gave up/);
+    expect((await ws.ok(['list', '--deleted'], { cwd: workspace().dir, env: { BATON_DIR: ws.store } })).stdout).toMatch(
+      /Gave up/,
+    );
   });
 
   it('list --deleted on a store without deletions', async () => {
@@ -197,7 +237,10 @@ describe('cleanup', () => {
 describe('cleanup interrupted by SIGKILL', () => {
   it('an archive killed after its intent marker is finished by the next command, which says so', async () => {
     const ws = await zoo();
-    const r = await runRaw(ws, ['cleanup', '--status', 'completed'], { ...later(40), BATON_TEST_CRASH_AT: 'archive:after-marker' });
+    const r = await runRaw(ws, ['cleanup', '--status', 'completed'], {
+      ...later(40),
+      BATON_TEST_CRASH_AT: 'archive:after-marker',
+    });
     expect(r.signal, r.stderr).toBe('SIGKILL');
     expect(fs.existsSync(path.join(ws.store, 'pending', 'done.json'))).toBe(true);
     expect(fs.existsSync(path.join(ws.store, 'sessions', 'done'))).toBe(true);
@@ -216,12 +259,21 @@ describe('cleanup interrupted by SIGKILL', () => {
   for (const step of ['after-marker', 'after-rename', 'after-tombstone']) {
     it(`a deletion killed ${step} is finished by the next command`, async () => {
       const ws = await zoo();
-      const r = await runRaw(ws, ['cleanup', '--delete', '--status', 'failed'], { ...later(40), BATON_TEST_CRASH_AT: `delete:${step}` });
+      const r = await runRaw(ws, ['cleanup', '--delete', '--status', 'failed'], {
+        ...later(40),
+        BATON_TEST_CRASH_AT: `delete:${step}`,
+      });
       expect(r.signal, r.stderr).toBe('SIGKILL');
       const st = await ws.run(['status', '--session', 'failed']);
       expectError({ ...st, stderr: st.stderr.replace(/^repaired.*\n/m, '') }, 'NOT_FOUND');
       expect(st.stderr).toMatch(/^repaired\[delete_completed\]: Session failed: finished an interrupted deletion/m);
-      expect((await ws.json<ListRow[]>(['list', '--all'])).map((x) => x.id).sort()).toEqual(['done', 'gave-up', 'paused', 'pinned', 'running']);
+      expect((await ws.json<ListRow[]>(['list', '--all'])).map((x) => x.id).sort()).toEqual([
+        'done',
+        'gave-up',
+        'paused',
+        'pinned',
+        'running',
+      ]);
       expect((await ws.json<TombstoneJson[]>(['list', '--deleted'])).map((t) => t.id)).toEqual(['failed']);
       expect(fs.readdirSync(path.join(ws.store, 'trash'))).toEqual([]);
       expect(fs.readdirSync(path.join(ws.store, 'pending'))).toEqual([]);

@@ -19,13 +19,22 @@ describe('global options anywhere', () => {
     expect(JSON.parse(before.stdout).id).toBe('one');
     // --dir and --store before the command, from a folder with no store of its own.
     const elsewhere = workspace();
-    expect(JSON.parse((await ws.ok(['--dir', ws.store, 'status', '--json'], { cwd: elsewhere.dir })).stdout).id).toBe('two');
-    expect(JSON.parse((await ws.ok(['--store', `file:${ws.store}`, '--session', 'one', 'status', '--json'], { cwd: elsewhere.dir })).stdout).id).toBe('one');
+    expect(JSON.parse((await ws.ok(['--dir', ws.store, 'status', '--json'], { cwd: elsewhere.dir })).stdout).id).toBe(
+      'two',
+    );
+    expect(
+      JSON.parse(
+        (await ws.ok(['--store', `file:${ws.store}`, '--session', 'one', 'status', '--json'], { cwd: elsewhere.dir }))
+          .stdout,
+      ).id,
+    ).toBe('one');
     // --agent before a nested command is the agent of the change.
     await ws.ok(['--agent', 'alice', '--session', 'two', 'phase', 'start', 'x']);
     expect((await ws.status('two')).phases[0]!.agents).toEqual(['alice']);
     // After the command wins over before it.
-    expect(JSON.parse((await ws.ok(['--session', 'one', 'status', '--session', 'two', '--json'])).stdout).id).toBe('two');
+    expect(JSON.parse((await ws.ok(['--session', 'one', 'status', '--session', 'two', '--json'])).stdout).id).toBe(
+      'two',
+    );
   });
 
   it('an option the command is not offered is refused before or after it, naming the command and its help', async () => {
@@ -40,7 +49,8 @@ describe('global options anywhere', () => {
 });
 
 describe('suggestions never steer into a change', () => {
-  const suggestion = async (args: string[]): Promise<{ message: string; hint: string }> => expectError(await workspace().run(args), 'BAD_INPUT');
+  const suggestion = async (args: string[]): Promise<{ message: string; hint: string }> =>
+    expectError(await workspace().run(args), 'BAD_INPUT');
 
   it('`stat` suggests status, not start; the hint always names --help', async () => {
     const r = await suggestion(['stat']);
@@ -49,24 +59,28 @@ describe('suggestions never steer into a change', () => {
     expect(r.hint).not.toContain('start');
   });
 
-  it('a word that is another tool\'s command gets no state-changing suggestion, even one edit away', async () => {
+  it("a word that is another tool's command gets no state-changing suggestion, even one edit away", async () => {
     for (const word of ['rm', 'commit', 'reset', 'stats']) {
       const r = await suggestion([word]);
       expect(r.hint, word).not.toMatch(/`baton (start|restore|repair|init|complete|archive|pause)`/);
       expect(r.hint, word).toContain('baton --help');
     }
     // `completions` (plural) is the read-only `completion`, never `complete`.
-    expect((await suggestion(['completions'])).hint).toBe('Did you mean `baton completion`? Run `baton --help` to see the commands.');
+    expect((await suggestion(['completions'])).hint).toBe(
+      'Did you mean `baton completion`? Run `baton --help` to see the commands.',
+    );
   });
 
-  it('a slip of one edit in a word that is no other tool\'s command does suggest the change, and subcommands are suggested in place', async () => {
+  it("a slip of one edit in a word that is no other tool's command does suggest the change, and subcommands are suggested in place", async () => {
     expect((await suggestion(['strat'])).hint).toContain('`baton start`');
-    expect((await suggestion(['phase', 'strat', 'a'])).hint).toBe('Did you mean `baton phase start`? Run `baton phase --help` to see its usage and options.');
+    expect((await suggestion(['phase', 'strat', 'a'])).hint).toBe(
+      'Did you mean `baton phase start`? Run `baton phase --help` to see its usage and options.',
+    );
     // Far from everything: no suggestion, the help.
     expect((await suggestion(['frobnicate'])).hint).toBe('Run `baton --help` to see the commands.');
   });
 
-  it('an unknown option gets its suggestion and the command\'s --help', async () => {
+  it("an unknown option gets its suggestion and the command's --help", async () => {
     const r = await suggestion(['status', '--sesion', 'x']);
     expect(r.hint).toBe('Did you mean --session? Run `baton status --help` to see its usage and options.');
   });
@@ -114,7 +128,9 @@ describe('colour and symbols', () => {
     const ws = await interrupted();
     const forced = (await ws.ok(['list'], { env: { FORCE_COLOR: '1' } })).stdout;
     expect(forced).toContain('\u001b[35minterrupted\u001b[39m');
-    expect((await ws.ok(['status'], { env: { FORCE_COLOR: '1' } })).stdout).toContain('Status: \u001b[35minterrupted\u001b[39m');
+    expect((await ws.ok(['status'], { env: { FORCE_COLOR: '1' } })).stdout).toContain(
+      'Status: \u001b[35minterrupted\u001b[39m',
+    );
     expect((await ws.ok(['list'], { env: { FORCE_COLOR: '1', NO_COLOR: '1' } })).stdout).toMatch(ANSI);
     expect((await ws.ok(['list'], { env: { FORCE_COLOR: '0', NO_COLOR: undefined } })).stdout).not.toMatch(ANSI);
     expect((await ws.ok(['list'])).stdout).not.toMatch(ANSI);
@@ -137,11 +153,16 @@ describe('colour and symbols', () => {
     await ws.ok(['phase', 'start', 'design']);
     await ws.ok(['phase', 'done', 'design']);
     await ws.ok(['phase', 'start', 'build']);
-    const utf8 = (await ws.ok(['status'], { env: { LANG: 'en_US.UTF-8', LC_ALL: undefined, LC_CTYPE: undefined } })).stdout;
+    const utf8 = (await ws.ok(['status'], { env: { LANG: 'en_US.UTF-8', LC_ALL: undefined, LC_CTYPE: undefined } }))
+      .stdout;
     expect(utf8).toContain('✓ design');
     expect(utf8).toContain('○ build');
     expect(utf8).toContain('█');
-    for (const env of [{ LANG: 'C', LC_ALL: undefined, LC_CTYPE: undefined }, { LC_ALL: 'POSIX', LANG: 'en_US.UTF-8' }, { LC_CTYPE: 'en_US.ISO-8859-1', LC_ALL: undefined, LANG: 'en_US.UTF-8' }]) {
+    for (const env of [
+      { LANG: 'C', LC_ALL: undefined, LC_CTYPE: undefined },
+      { LC_ALL: 'POSIX', LANG: 'en_US.UTF-8' },
+      { LC_CTYPE: 'en_US.ISO-8859-1', LC_ALL: undefined, LANG: 'en_US.UTF-8' },
+    ]) {
       const out = (await ws.ok(['status'], { env })).stdout;
       expect(out, JSON.stringify(env)).toMatch(/^[\x20-\x7e\n]*$/);
       expect(out).toContain('+ design');

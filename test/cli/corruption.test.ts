@@ -45,7 +45,9 @@ describe('a damaged line in the middle of journal.jsonl', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe(damaged);
 
     const repaired = await ws.ok(['repair']);
-    expect(repaired.stdout).toMatch(/^Session mid: journal rebuilt; 1 unreadable line\(s\) kept as repair events; the original is in journal\.jsonl\.corrupt-\S+\.\n$/);
+    expect(repaired.stdout).toMatch(
+      /^Session mid: journal rebuilt; 1 unreadable line\(s\) kept as repair events; the original is in journal\.jsonl\.corrupt-\S+\.\n$/,
+    );
     const saved = sessionFiles(ws, 'mid').filter((f) => f.startsWith('journal.jsonl.corrupt-'));
     expect(saved).toHaveLength(1);
     expect(fs.readFileSync(ws.path('.baton', 'sessions', 'mid', saved[0]!), 'utf8')).toBe(damaged);
@@ -63,7 +65,11 @@ describe('a damaged line in the middle of journal.jsonl', () => {
       expect(after[e.seq - 1]).toEqual(e);
     }
     expect(after[2]).toMatchObject({ seq: 3, type: 'repair.unreadable_line', data: { raw: lines[2], line: 3 } });
-    expect(after[6]).toMatchObject({ seq: 7, type: 'repair.journal', data: { savedTo: saved[0], unreadableLines: [3] } });
+    expect(after[6]).toMatchObject({
+      seq: 7,
+      type: 'repair.journal',
+      data: { savedTo: saved[0], unreadableLines: [3] },
+    });
 
     // The session takes writes again, and a second repair has nothing to do.
     await ws.ok(['note', 'add', 'n6']);
@@ -78,7 +84,11 @@ describe('a damaged line in the middle of journal.jsonl', () => {
     lines[1] = 'this is not json at all';
     fs.writeFileSync(file, lines.join('\n'));
     expectError(await ws.run(['status']), 'CORRUPT');
-    expect(await ws.json(['repair'])).toMatchObject({ ok: true, id: 'garb', repairs: [expect.objectContaining({ kind: 'journal_rewritten' })] });
+    expect(await ws.json(['repair'])).toMatchObject({
+      ok: true,
+      id: 'garb',
+      repairs: [expect.objectContaining({ kind: 'journal_rewritten' })],
+    });
     const log = await ws.log();
     expect(log.map((e) => [e.seq, e.type])).toEqual([
       [1, 'session.created'],
@@ -102,7 +112,9 @@ describe('a torn tail (half a line, no newline)', () => {
 
     const r = await ws.run(['status', '--json']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/^repaired\[torn_tail\]: Session torn: cut a torn last journal line \(\d+ bytes, an append that was never acknowledged\); kept in journal\.jsonl\.torn-\S+\.\n$/);
+    expect(r.stderr).toMatch(
+      /^repaired\[torn_tail\]: Session torn: cut a torn last journal line \(\d+ bytes, an append that was never acknowledged\); kept in journal\.jsonl\.torn-\S+\.\n$/,
+    );
     const s = JSON.parse(r.stdout) as StatusJson;
     expect(s.revision).toBe(4);
     expect(s.notes.map((n) => n['text'])).toEqual(['n1', 'n2']);
@@ -133,7 +145,12 @@ describe('a torn tail (half a line, no newline)', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('Recorded 7 in / 0 out / 0 cached for w\nSession total: 7 in / 0 out / 0 cached\n');
     expect(r.stderr).toMatch(/^repaired\[torn_tail\]: /);
-    expect((await ws.log()).map((e) => e.type)).toEqual(['session.created', 'note.added', 'repair.torn_tail', 'tokens.recorded']);
+    expect((await ws.log()).map((e) => e.type)).toEqual([
+      'session.created',
+      'note.added',
+      'repair.torn_tail',
+      'tokens.recorded',
+    ]);
   });
 });
 
@@ -141,7 +158,11 @@ describe('a garbage snapshot.json', () => {
   it('the command succeeds with a repair report; the file is moved aside; state is unchanged', async () => {
     const ws = await withSession('snap');
     // 199 notes + session.created = 200 events: the CLI writes a snapshot.
-    await pool(Array.from({ length: 199 }, (_, i) => i), 4, (i) => ws.ok(['note', 'add', `n${i}`]));
+    await pool(
+      Array.from({ length: 199 }, (_, i) => i),
+      4,
+      (i) => ws.ok(['note', 'add', `n${i}`]),
+    );
     const snapshot = ws.path('.baton', 'sessions', 'snap', 'snapshot.json');
     expect(fs.existsSync(snapshot)).toBe(true);
     const before = await ws.status();
@@ -150,7 +171,9 @@ describe('a garbage snapshot.json', () => {
     fs.writeFileSync(snapshot, 'garbage, not a snapshot {');
     const r = await ws.run(['status', '--json']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/^repaired\[snapshot_corrupt\]: Session snap: snapshot\.json is unreadable .*moved aside.*\n$/);
+    expect(r.stderr).toMatch(
+      /^repaired\[snapshot_corrupt\]: Session snap: snapshot\.json is unreadable .*moved aside.*\n$/,
+    );
     expect(JSON.parse(r.stdout)).toEqual(before);
     const aside = sessionFiles(ws, 'snap').filter((f) => /^snapshot\.json\.corrupt-/.test(f));
     expect(aside).toHaveLength(1);

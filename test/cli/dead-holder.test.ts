@@ -34,16 +34,25 @@ function groupLeft(pgid: number): boolean {
 
 async function holder(ws: Workspace): Promise<{ pid: number; kill: () => Promise<void> }> {
   needBuiltCli();
-  const child: ChildProcess = spawn(process.execPath, [BATON, 'run', '--ttl', '60s', '--heartbeat', '20s', '--', process.execPath, '-e', 'setTimeout(() => {}, 60000)'], {
-    cwd: ws.dir, env: baseEnv(), stdio: 'ignore', detached: true,
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [BATON, 'run', '--ttl', '60s', '--heartbeat', '20s', '--', process.execPath, '-e', 'setTimeout(() => {}, 60000)'],
+    {
+      cwd: ws.dir,
+      env: baseEnv(),
+      stdio: 'ignore',
+      detached: true,
+    },
+  );
   const exited = new Promise<void>((r) => child.on('exit', () => r()));
   const end = Date.now() + 10_000;
   let pgid: number | undefined;
   for (;;) {
     const s = (await ws.status()) as unknown as Leased;
     // The run's command leads a group of its own, recorded with the renewal after its start.
-    pgid = (await ws.json<Array<{ type: string; data: { pgid?: number } }>>(['log'])).find((e) => e.type === 'run.renewed' && e.data.pgid)?.data.pgid;
+    pgid = (await ws.json<Array<{ type: string; data: { pgid?: number } }>>(['log'])).find(
+      (e) => e.type === 'run.renewed' && e.data.pgid,
+    )?.data.pgid;
     if (s.lease?.pid === child.pid && pgid) break;
     if (Date.now() > end) throw new Error('the run never took the lease');
     await new Promise((r) => setTimeout(r, 50));
@@ -71,9 +80,15 @@ describe('a lease whose holder was killed on this machine', () => {
 
     const status = await ws.run(['status']);
     expect(status.code).toBe(0);
-    expect(status.stderr).toContain(`warning: the lease's holder is gone (pid ${h.pid} on ${leased.lease!.host} has exited): \`baton resume --apply\` or \`baton claim\` takes the session over now`);
+    expect(status.stderr).toContain(
+      `warning: the lease's holder is gone (pid ${h.pid} on ${leased.lease!.host} has exited): \`baton resume --apply\` or \`baton claim\` takes the session over now`,
+    );
     const plan = await ws.json<{ warnings: string[] }>(['resume']);
-    expect(plan.warnings[0]).toMatch(new RegExp(`but its holder is gone \\(pid ${h.pid} on .* has exited\\): resuming or claiming it takes it over at once`));
+    expect(plan.warnings[0]).toMatch(
+      new RegExp(
+        `but its holder is gone \\(pid ${h.pid} on .* has exited\\): resuming or claiming it takes it over at once`,
+      ),
+    );
 
     const started = Date.now();
     expect((await ws.ok(['resume', '--apply'])).stdout).toBe('Resumed dh from live; it is active.\n');
@@ -86,7 +101,9 @@ describe('a lease whose holder was killed on this machine', () => {
     expect(expired.data).toMatchObject({ token: leased.lease!.token, holderGone: { pid: h.pid, reason: 'exited' } });
     const interrupted = log.find((e) => e.type === 'session.interrupted')!;
     expect(interrupted.data).toMatchObject({ cause: 'holder-gone' });
-    expect(String((interrupted.data as { detail: string }).detail)).toMatch(new RegExp(`^pid ${h.pid} on .* has exited; held by .*; in flight: build$`));
+    expect(String((interrupted.data as { detail: string }).detail)).toMatch(
+      new RegExp(`^pid ${h.pid} on .* has exited; held by .*; in flight: build$`),
+    );
   }, 30_000);
 
   it('claim takes it at once', async () => {
@@ -134,14 +151,22 @@ describe('what counts as gone (library)', () => {
   it('after a reboot (another boot id), even a pid that exists again is gone', async () => {
     const store = await leasedBy({ pid: alive, host: 'h1', bootId: 'boot-before' });
     const reader = new SessionManager({ store, host: 'h1', bootId: 'boot-now' });
-    expect(reader.leases.holderGone((await reader.get('s')).lease ?? null)).toEqual({ pid: alive, host: 'h1', reason: 'rebooted' });
+    expect(reader.leases.holderGone((await reader.get('s')).lease ?? null)).toEqual({
+      pid: alive,
+      host: 'h1',
+      reason: 'rebooted',
+    });
     expect(await reader.leases.endGoneHolder('s')).toMatchObject({ reason: 'rebooted' });
     expect((await reader.get('s')).status).toBe('interrupted');
   });
 
   it('the same boot and a live pid: not gone; another host: never judged; an unknown boot: the pid alone decides', async () => {
     const same = await leasedBy({ pid: alive, host: 'h1', bootId: 'b' });
-    expect(new SessionManager({ store: same, host: 'h1', bootId: 'b' }).leases.holderGone((await new SessionManager({ store: same }).get('s')).lease ?? null)).toBeNull();
+    expect(
+      new SessionManager({ store: same, host: 'h1', bootId: 'b' }).leases.holderGone(
+        (await new SessionManager({ store: same }).get('s')).lease ?? null,
+      ),
+    ).toBeNull();
     const other = await leasedBy({ pid: 2 ** 22 + 7, host: 'elsewhere', bootId: 'b' });
     const m = new SessionManager({ store: other, host: 'h1', bootId: 'b' });
     expect(m.leases.holderGone((await m.get('s')).lease ?? null)).toBeNull();

@@ -12,12 +12,18 @@ const root = path.resolve(import.meta.dirname, '..', '..');
 
 describe('the demo', () => {
   it('runs the workflow through the crash and the resume, and exits 0 on its own', async () => {
-    const child = spawn(process.execPath, [path.join(root, 'scripts', 'demo.mjs')], { cwd: root, env: baseEnv({}), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(root, 'scripts', 'demo.mjs')], {
+      cwd: root,
+      env: baseEnv({}),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString('utf8')));
     const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
     expect(code).toBe(0);
-    expect(out).toMatch(/Status: interrupted \(lease-expired: held by coder-be .*in flight: backend \(sub-step: write session\.ts\)/);
+    expect(out).toMatch(
+      /Status: interrupted \(lease-expired: held by coder-be .*in flight: backend \(sub-step: write session\.ts\)/,
+    );
     expect(out).toMatch(/session\.completed/);
     // The agent that finished the backend after the crash is one of its agents (issue 15, bug 1).
     expect(out).toMatch(/✓ backend .* completed · agents: coder-be, coder-be2 ·/);

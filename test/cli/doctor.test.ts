@@ -20,7 +20,12 @@ interface DoctorJson {
 }
 
 /** Runs `doctor …args --json`, expecting `code` and an empty stderr; returns the parsed report. */
-async function doctorJson(ws: Workspace, args: string[], code: number, env?: Record<string, string>): Promise<DoctorJson> {
+async function doctorJson(
+  ws: Workspace,
+  args: string[],
+  code: number,
+  env?: Record<string, string>,
+): Promise<DoctorJson> {
   const r = await ws.run(['doctor', ...args, '--json'], env ? { env } : {});
   const context = `exit ${r.code}\n--- stdout ---\n${r.stdout}--- stderr ---\n${r.stderr}`;
   expect(r.code, context).toBe(code);
@@ -38,7 +43,13 @@ function codesOf(d: DoctorJson): string[] {
 
 /** Opens the workspace's store with the library, for setups the CLI would take long to make. */
 async function withManager<T>(ws: Workspace, fn: (m: SessionManager) => Promise<T>, now?: () => Date): Promise<T> {
-  const m = new SessionManager({ store: new FileStore({ root: ws.store }), agent: 'setup', snapshotEvery: 5, autoCheckpoint: false, ...(now ? { now } : {}) });
+  const m = new SessionManager({
+    store: new FileStore({ root: ws.store }),
+    agent: 'setup',
+    snapshotEvery: 5,
+    autoCheckpoint: false,
+    ...(now ? { now } : {}),
+  });
   try {
     return await fn(m);
   } finally {
@@ -61,7 +72,11 @@ describe('baton doctor on a healthy store', () => {
   it('exits 0 after real use: concurrent writers, a run, checkpoints, an archived session', async () => {
     const ws = await withSession('s1', 'design,build');
     await ws.ok(['phase', 'start', 'design']);
-    await pool(Array.from({ length: 12 }, (_, i) => i), 6, (i) => ws.ok(['tokens', 'add', '--agent', `a${i % 3}`, '--input', '10', '--output', '5']));
+    await pool(
+      Array.from({ length: 12 }, (_, i) => i),
+      6,
+      (i) => ws.ok(['tokens', 'add', '--agent', `a${i % 3}`, '--input', '10', '--output', '5']),
+    );
     expect((await ws.run(['run', '--', process.execPath, '-e', '0'])).code).toBe(0);
     await ws.ok(['resume', '--apply']);
     await ws.ok(['checkpoint', 'mid']);
@@ -111,7 +126,14 @@ describe('baton doctor on a damaged store', () => {
     fs.writeFileSync(lock, JSON.stringify({ pid: dead, host: os.hostname(), time: Date.now(), nonce: 'n' }));
 
     const found = await doctorJson(ws, [], EXIT_CODES.CORRUPT);
-    expect(codesOf(found)).toEqual(['ACTIVE_DANGLING', 'INDEX_CORRUPT', 'SNAPSHOT_CORRUPT', 'STALE_LOCK', 'TEMP_FILES', 'TORN_TAIL']);
+    expect(codesOf(found)).toEqual([
+      'ACTIVE_DANGLING',
+      'INDEX_CORRUPT',
+      'SNAPSHOT_CORRUPT',
+      'STALE_LOCK',
+      'TEMP_FILES',
+      'TORN_TAIL',
+    ]);
     for (const p of found.problems) expect(p).toMatchObject({ fixable: true, fixed: false });
     expect(found.problems.find((p) => p.code === 'TORN_TAIL')!.sessionId).toBe('s1');
     expect(found.problems.find((p) => p.code === 'SNAPSHOT_CORRUPT')!.sessionId).toBe('s2');
@@ -186,10 +208,14 @@ describe('baton doctor on a damaged store', () => {
 
     const r = await ws.run(['doctor', '--fix']);
     expect(r.code).toBe(EXIT_CODES.CORRUPT);
-    expect(r.stdout).toMatch(/session a\n {2}DUPLICATE_ACTIVE +by hand +sessions b and a are both active.*`baton pause --session a`/);
+    expect(r.stdout).toMatch(
+      /session a\n {2}DUPLICATE_ACTIVE +by hand +sessions b and a are both active.*`baton pause --session a`/,
+    );
     expect(r.stdout).toMatch(/1 problem\(s\): 0 fixed, 1 left \(1 to fix by hand, see above\)\.\n$/);
     const d = await doctorJson(ws, ['--fix'], EXIT_CODES.CORRUPT);
-    expect(d.problems).toEqual([expect.objectContaining({ code: 'DUPLICATE_ACTIVE', sessionId: 'a', fixable: false, fixed: false })]);
+    expect(d.problems).toEqual([
+      expect.objectContaining({ code: 'DUPLICATE_ACTIVE', sessionId: 'a', fixable: false, fixed: false }),
+    ]);
 
     await ws.ok(['pause', '--session', 'a']);
     await ws.ok(['doctor']);
@@ -203,7 +229,9 @@ describe('baton doctor on a damaged store', () => {
 
     const later = { BATON_NOW: new Date(Date.now() + 2 * 3_600_000).toISOString() };
     const found = await doctorJson(ws, [], EXIT_CODES.CORRUPT, later);
-    expect(found.problems).toEqual([expect.objectContaining({ code: 'LEASE_EXPIRED', sessionId: 's1', fixable: true, fixed: false })]);
+    expect(found.problems).toEqual([
+      expect.objectContaining({ code: 'LEASE_EXPIRED', sessionId: 's1', fixable: true, fixed: false }),
+    ]);
     expect(found.problems[0]!.message).toMatch(/vanished-run/);
     const before = await ws.log('s1');
 
@@ -226,7 +254,9 @@ describe('baton doctor on a damaged store', () => {
     const bytes = fs.readFileSync(file);
 
     const d = await doctorJson(ws, ['--fix'], EXIT_CODES.CORRUPT);
-    expect(d.problems).toEqual([expect.objectContaining({ code: 'CHECKPOINT_CORRUPT', sessionId: 's1', fixable: false, fixed: false })]);
+    expect(d.problems).toEqual([
+      expect.objectContaining({ code: 'CHECKPOINT_CORRUPT', sessionId: 's1', fixable: false, fixed: false }),
+    ]);
     expect(d.problems[0]!.message).toContain(cp.id);
     expect(fs.readFileSync(file)).toEqual(bytes);
   });

@@ -5,7 +5,12 @@ import { expectError, expectJsonError, withSession, workspace } from './helpers.
 import type { RunOptions, Workspace } from './helpers.js';
 
 /** Runs `args` twice, plain and with --json, and checks both error contracts. Returns the JSON error. */
-async function refused(ws: Workspace, args: string[], code: Parameters<typeof expectError>[1], o: RunOptions = {}): Promise<{ message: string; hint: string | null }> {
+async function refused(
+  ws: Workspace,
+  args: string[],
+  code: Parameters<typeof expectError>[1],
+  o: RunOptions = {},
+): Promise<{ message: string; hint: string | null }> {
   const [plain, json] = await Promise.all([ws.run(args, o), ws.run([...args, '--json'], o)]);
   const human = expectError(plain, code);
   const data = expectJsonError(json, code);
@@ -40,7 +45,15 @@ describe('unknown session and phase', () => {
 describe('illegal transitions', () => {
   it('INVALID_TRANSITION (5), BLOCKED (7), RETRIES_EXHAUSTED (6); nothing reaches the journal', async () => {
     const ws = workspace();
-    ws.write('plan.json', JSON.stringify({ phases: [{ id: 'a', name: 'A', maxRetries: 0 }, { id: 'b', name: 'B', blockedBy: ['a'] }] }));
+    ws.write(
+      'plan.json',
+      JSON.stringify({
+        phases: [
+          { id: 'a', name: 'A', maxRetries: 0 },
+          { id: 'b', name: 'B', blockedBy: ['a'] },
+        ],
+      }),
+    );
     await ws.ok(['start', 'T', '--id', 't', '--plan', 'plan.json']);
     const done = await refused(ws, ['phase', 'done', 'a'], 'INVALID_TRANSITION');
     expect(done.message).toBe('Phase a is pending; it cannot be completed.');
@@ -82,7 +95,9 @@ describe('no active session and no store', () => {
     // `status` shows the session just finished (see cli.md); a change needs a session named.
     const e = await refused(ws, ['note', 'add', 'x'], 'NO_ACTIVE_SESSION');
     expect(e.hint).toBe('Pass --session with one of: one (or `baton switch <id>`).');
-    const r = JSON.parse((await ws.run(['note', 'add', 'x', '--json'])).stdout) as { error: { details: { candidates: string[] } } };
+    const r = JSON.parse((await ws.run(['note', 'add', 'x', '--json'])).stdout) as {
+      error: { details: { candidates: string[] } };
+    };
     expect(r.error.details.candidates).toEqual(['one']);
   });
 
@@ -95,7 +110,8 @@ describe('no active session and no store', () => {
       // Found by walking up: only checked when no parent of the temp dir has a .baton of its own.
       if (!hasStoreAbove(ws.dir)) {
         const r = await ws.run(args);
-        if (!hasStoreAbove(ws.dir)) expect(expectError(r, 'NO_STORE').message).toBe(`No .baton directory in ${ws.dir} or any parent.`);
+        if (!hasStoreAbove(ws.dir))
+          expect(expectError(r, 'NO_STORE').message).toBe(`No .baton directory in ${ws.dir} or any parent.`);
       }
     }
     expect(fs.existsSync(ws.store)).toBe(false);
@@ -116,7 +132,11 @@ describe('malformed ids', () => {
   it.each([
     { label: '../x', id: '../x', message: 'The session id "../x" is not valid.' },
     { label: 'empty', id: '', message: 'The session id is empty.' },
-    { label: '2,000 characters', id: LONG, message: 'The session id is 2000 characters long; at most 128 are allowed.' },
+    {
+      label: '2,000 characters',
+      id: LONG,
+      message: 'The session id is 2000 characters long; at most 128 are allowed.',
+    },
     { label: 'a/b', id: 'a/b', message: 'The session id "a/b" is not valid.' },
     { label: '-rf', id: '-rf', message: 'The session id "-rf" is not valid.' },
     { label: '.hidden', id: '.hidden', message: 'The session id ".hidden" is not valid.' },
@@ -145,7 +165,7 @@ describe('malformed ids', () => {
     await refused(ws, ['switch', ''], 'BAD_INPUT');
   });
 
-  it("an empty --session or id argument → BAD_INPUT, never the active session", async () => {
+  it('an empty --session or id argument → BAD_INPUT, never the active session', async () => {
     const ws = await withSession('ok');
     const before = (await ws.status('ok')).revision;
     await refused(ws, ['note', 'add', 'x', '--session', ''], 'BAD_INPUT');
@@ -168,9 +188,29 @@ describe('malformed plan files', () => {
     ['bad YAML', 'plan.yaml', 'phases:\n  - id: a\n   name: [x\n', true],
     ['no phases', 'plan.json', '{"phases": []}', true],
     ['a phase without a name', 'plan.json', '{"phases": [{"id": "a"}]}', true],
-    ['a cycle', 'plan.json', JSON.stringify({ phases: [{ id: 'a', name: 'A', blockedBy: ['b'] }, { id: 'b', name: 'B', blockedBy: ['a'] }] }), false],
+    [
+      'a cycle',
+      'plan.json',
+      JSON.stringify({
+        phases: [
+          { id: 'a', name: 'A', blockedBy: ['b'] },
+          { id: 'b', name: 'B', blockedBy: ['a'] },
+        ],
+      }),
+      false,
+    ],
     ['an unknown blocker', 'plan.json', JSON.stringify({ phases: [{ id: 'a', name: 'A', blockedBy: ['zz'] }] }), false],
-    ['duplicate ids', 'plan.json', JSON.stringify({ phases: [{ id: 'a', name: 'A' }, { id: 'a', name: 'B' }] }), false],
+    [
+      'duplicate ids',
+      'plan.json',
+      JSON.stringify({
+        phases: [
+          { id: 'a', name: 'A' },
+          { id: 'a', name: 'B' },
+        ],
+      }),
+      false,
+    ],
     ['a malformed phase id', 'plan.json', JSON.stringify({ phases: [{ id: '../a', name: 'A' }] }), false],
   ];
   it.each(cases)('%s → BAD_INPUT naming the file', async (_case, file, content) => {
@@ -194,12 +234,15 @@ describe('malformed plan files', () => {
 });
 
 describe('bad numbers and options', () => {
-  it.each([['-1'], ['abc'], ['1.5'], ['1e3'], ['0x10'], ['99999999999999999999'], ['']])('tokens add --input %j → BAD_INPUT', async (value) => {
-    const ws = await withSession('num');
-    await refused(ws, ['tokens', 'add', '--agent', 'a', `--input=${value}`], 'BAD_INPUT');
-    expect((await ws.status()).tokens.input).toBe(0);
-    expect((await ws.status()).revision).toBe(1);
-  });
+  it.each([['-1'], ['abc'], ['1.5'], ['1e3'], ['0x10'], ['99999999999999999999'], ['']])(
+    'tokens add --input %j → BAD_INPUT',
+    async (value) => {
+      const ws = await withSession('num');
+      await refused(ws, ['tokens', 'add', '--agent', 'a', `--input=${value}`], 'BAD_INPUT');
+      expect((await ws.status()).tokens.input).toBe(0);
+      expect((await ws.status()).revision).toBe(1);
+    },
+  );
 
   it('negative or non-numeric --output/--cached, a missing agent, and bad budgets → BAD_INPUT', async () => {
     const ws = await withSession('num2');

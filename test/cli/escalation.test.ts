@@ -21,7 +21,16 @@ interface PhaseJson {
 /** Session s: design → build → test (each blocked by the one before), design with 1 retry, failed twice: its retries are used up. */
 async function escalated(): Promise<Workspace> {
   const ws = workspace();
-  ws.write('plan.json', JSON.stringify({ phases: [{ id: 'design', name: 'Design', maxRetries: 1 }, { id: 'build', name: 'Build', blockedBy: ['design'] }, { id: 'test', name: 'Test', blockedBy: ['build'] }] }));
+  ws.write(
+    'plan.json',
+    JSON.stringify({
+      phases: [
+        { id: 'design', name: 'Design', maxRetries: 1 },
+        { id: 'build', name: 'Build', blockedBy: ['design'] },
+        { id: 'test', name: 'Test', blockedBy: ['build'] },
+      ],
+    }),
+  );
   await ws.ok(['start', 'Escalation', '--id', 's', '--plan', 'plan.json']);
   await ws.ok(['phase', 'start', 'design']);
   await ws.ok(['phase', 'fail', 'design', '--reason', 'tests fail']);
@@ -36,7 +45,9 @@ async function phases(ws: Workspace): Promise<PhaseJson[]> {
 
 /** The commands a text quotes in backticks, as words (plain words and '…' quoting). */
 function commands(text: string): string[][] {
-  return [...text.matchAll(/`(baton [^`]+)`/g)].map((m) => [...m[1]!.matchAll(/'([^']*)'|(\S+)/g)].map((w) => w[1] ?? w[2]!).slice(1));
+  return [...text.matchAll(/`(baton [^`]+)`/g)].map((m) =>
+    [...m[1]!.matchAll(/'([^']*)'|(\S+)/g)].map((w) => w[1] ?? w[2]!).slice(1),
+  );
 }
 
 describe('escalation: every choice a person is offered works (issue 25)', () => {
@@ -44,7 +55,14 @@ describe('escalation: every choice a person is offered works (issue 25)', () => 
     const probe = await escalated();
     const e = expectError(await probe.run(['phase', 'retry', 'design']), 'RETRIES_EXHAUSTED');
     const offered = commands(e.hint);
-    expect(offered.map((c) => c.slice(0, 2).join(' '))).toEqual(['phase retry', 'phase skip', 'fail --session', 'abandon --session', 'plan set', 'plan --help']);
+    expect(offered.map((c) => c.slice(0, 2).join(' '))).toEqual([
+      'phase retry',
+      'phase skip',
+      'fail --session',
+      'abandon --session',
+      'plan set',
+      'plan --help',
+    ]);
     // The choices are alternatives: each on a session of its own, where it must succeed.
     for (const c of offered) {
       const ws = await escalated();
@@ -65,19 +83,30 @@ describe('escalation: every choice a person is offered works (issue 25)', () => 
     expect(out.stdout).toBe("Skipped phase design (it had failed: the user's decision, recorded)\n");
     const [design] = await phases(ws);
     expect(design).toMatchObject({ status: 'skipped', skipReason: 'the user: design is good enough' });
-    expect((await ws.log()).at(-1)).toMatchObject({ type: 'phase.skipped', data: { phaseId: 'design', reason: 'the user: design is good enough', from: 'failed' } });
-    expect((await ws.ok(['log'])).stdout).toMatch(/phase\.skipped .*phaseId="design".*reason="the user: design is good enough".*from="failed"/);
+    expect((await ws.log()).at(-1)).toMatchObject({
+      type: 'phase.skipped',
+      data: { phaseId: 'design', reason: 'the user: design is good enough', from: 'failed' },
+    });
+    expect((await ws.ok(['log'])).stdout).toMatch(
+      /phase\.skipped .*phaseId="design".*reason="the user: design is good enough".*from="failed"/,
+    );
     await ws.ok(['phase', 'start', 'build']);
     // A phase in progress still cannot be skipped: it fails first.
     expectError(await ws.run(['phase', 'skip', 'build']), 'INVALID_TRANSITION');
   });
 
   it('fail and abandon end the session, recorded and shown', async () => {
-    for (const [verb, status, type] of [['fail', 'failed', 'session.failed'], ['abandon', 'abandoned', 'session.abandoned']] as const) {
+    for (const [verb, status, type] of [
+      ['fail', 'failed', 'session.failed'],
+      ['abandon', 'abandoned', 'session.abandoned'],
+    ] as const) {
       const ws = await escalated();
       await ws.ok([verb, '--reason', 'the user gave up']);
       expect((await ws.json<{ status: string }>(['status', '--session', 's'])).status).toBe(status);
-      expect((await ws.json<Array<{ type: string }>>(['log', '--session', 's'])).at(-1)).toMatchObject({ type, data: { detail: 'the user gave up' } });
+      expect((await ws.json<Array<{ type: string }>>(['log', '--session', 's'])).at(-1)).toMatchObject({
+        type,
+        data: { detail: 'the user gave up' },
+      });
       expect((await ws.ok(['log', '--session', 's'])).stdout).toContain(type);
     }
   });
@@ -85,33 +114,55 @@ describe('escalation: every choice a person is offered works (issue 25)', () => 
   it('plan set / add / remove change the plan, each recorded as an event and shown in the log', async () => {
     const ws = await escalated();
     // One more retry, by raising the limit: no --force needed.
-    expect((await ws.ok(['plan', 'set', 'design', '--max-retries', '2', '--reason', 'one more try'])).stdout).toBe('Changed phase design (retries 1/2)\n');
+    expect((await ws.ok(['plan', 'set', 'design', '--max-retries', '2', '--reason', 'one more try'])).stdout).toBe(
+      'Changed phase design (retries 1/2)\n',
+    );
     await ws.ok(['phase', 'retry', 'design']);
     await ws.ok(['phase', 'fail', 'design']);
 
     // A fix-up phase after design; build now waits for it too.
-    const added = await ws.json<{ phase: PhaseJson; phases: string[] }>(['plan', 'add', 'Fix design', '--after', 'design', '--blocked-by', 'design', '--max-retries', '3']);
+    const added = await ws.json<{ phase: PhaseJson; phases: string[] }>([
+      'plan',
+      'add',
+      'Fix design',
+      '--after',
+      'design',
+      '--blocked-by',
+      'design',
+      '--max-retries',
+      '3',
+    ]);
     expect(added.phase).toMatchObject({ id: 'fix-design', status: 'pending', maxRetries: 3, blockedBy: ['design'] });
     expect(added.phases).toEqual(['design', 'fix-design', 'build', 'test']);
     await ws.ok(['plan', 'set', 'build', '--blocked-by', 'fix-design']);
 
     // Refusals: a cycle, a phase others depend on (the hint's command fixes that), a started phase.
-    expect(expectError(await ws.run(['plan', 'set', 'fix-design', '--blocked-by', 'build']), 'BAD_INPUT').message).toContain('cycle');
+    expect(
+      expectError(await ws.run(['plan', 'set', 'fix-design', '--blocked-by', 'build']), 'BAD_INPUT').message,
+    ).toContain('cycle');
     const dep = expectError(await ws.run(['plan', 'remove', 'build']), 'BAD_INPUT');
     expect(dep.message).toBe('Phase build cannot be removed: test depends on it.');
     const fix = commands(dep.hint);
     expect(fix).toEqual([['plan', 'set', 'test', '--blocked-by', '', '--session', 's']]);
     for (const c of fix) await ws.ok(c);
-    expect(expectError(await ws.run(['plan', 'remove', 'design']), 'INVALID_TRANSITION').message).toBe('Phase design is failed; only a pending phase can be removed from the plan.');
+    expect(expectError(await ws.run(['plan', 'remove', 'design']), 'INVALID_TRANSITION').message).toBe(
+      'Phase design is failed; only a pending phase can be removed from the plan.',
+    );
     expectError(await ws.run(['plan', 'set', 'design']), 'BAD_INPUT');
     expectError(await ws.run(['plan', 'set', 'design', '--max-retries', '-1']), 'BAD_INPUT');
     expectError(await ws.run(['plan', 'add', 'Again', '--id', 'design']), 'EXISTS');
 
     await ws.ok(['plan', 'remove', 'build', '--reason', 'folded into fix-design']);
     const ps = await phases(ws);
-    expect(ps.map((p) => [p.id, p.blockedBy])).toEqual([['design', []], ['fix-design', ['design']], ['test', []]]);
+    expect(ps.map((p) => [p.id, p.blockedBy])).toEqual([
+      ['design', []],
+      ['fix-design', ['design']],
+      ['test', []],
+    ]);
     const types = (await ws.log()).map((e) => e.type);
-    expect(types.filter((t) => t.startsWith('phase.') && !['phase.started', 'phase.failed', 'phase.retried'].includes(t))).toEqual(['phase.updated', 'phase.added', 'phase.updated', 'phase.updated', 'phase.removed']);
+    expect(
+      types.filter((t) => t.startsWith('phase.') && !['phase.started', 'phase.failed', 'phase.retried'].includes(t)),
+    ).toEqual(['phase.updated', 'phase.added', 'phase.updated', 'phase.updated', 'phase.removed']);
     const log = (await ws.ok(['log'])).stdout;
     for (const t of ['phase.added', 'phase.removed', 'phase.updated']) expect(log).toContain(t);
     expect(log).toMatch(/phase\.removed .*phaseId="build".*reason="folded into fix-design"/);
@@ -120,9 +171,19 @@ describe('escalation: every choice a person is offered works (issue 25)', () => 
   it("the resume plan's escalation choices are commands that exist, and every command it prints runs", async () => {
     const ws = await escalated();
     await ws.ok(['pause']);
-    const plan = await ws.json<{ failed: Array<{ phaseId: string; escalation: { choices: string[]; hint: string } }> }>(['resume']);
+    const plan = await ws.json<{ failed: Array<{ phaseId: string; escalation: { choices: string[]; hint: string } }> }>(
+      ['resume'],
+    );
     const { choices, hint } = plan.failed[0]!.escalation;
-    expect(choices).toEqual(['baton phase retry', 'baton phase skip', 'baton fail', 'baton abandon', 'baton plan set', 'baton plan add', 'baton plan remove']);
+    expect(choices).toEqual([
+      'baton phase retry',
+      'baton phase skip',
+      'baton fail',
+      'baton abandon',
+      'baton plan set',
+      'baton plan add',
+      'baton plan remove',
+    ]);
     for (const c of choices) {
       const r = await ws.run([...c.split(' ').slice(1), '--help']);
       expect(r.code, `${c} --help\n${r.stderr}`).toBe(0);

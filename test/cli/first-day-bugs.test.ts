@@ -30,8 +30,14 @@ describe('bug 1: the agents of a phase are everyone who worked on it', () => {
 
 interface Plan {
   status: string;
-  recovery: { recommended: { kind: string; from: string; reason: string } | null; options: Array<{ kind: string; available: boolean; notes: string[] }> };
-  outsideEdits: { phases: Array<{ phaseId: string; files: Array<{ path: string; kind: string }> }>; choices: Array<{ kind: string; hints: Array<{ action: string }> }> } | null;
+  recovery: {
+    recommended: { kind: string; from: string; reason: string } | null;
+    options: Array<{ kind: string; available: boolean; notes: string[] }>;
+  };
+  outsideEdits: {
+    phases: Array<{ phaseId: string; files: Array<{ path: string; kind: string }> }>;
+    choices: Array<{ kind: string; hints: Array<{ action: string }> }>;
+  } | null;
   files: { outsideChanges: boolean };
 }
 
@@ -47,7 +53,22 @@ describe('bug 2: resume after a file of a completed phase was edited outside bat
     await ws.ok(['phase', 'start', 'b']);
     await ws.ok(['substep', 'b', 's']);
     // The run holding the session dies (SIGKILL, no chance to record anything); its lease runs out.
-    const killed = spawnSync(process.execPath, [BATON, 'run', '--heartbeat', '100ms', '--ttl', '300ms', '--', process.execPath, '-e', "process.kill(process.ppid, 'SIGKILL')"], { cwd: ws.dir, env: baseEnv() });
+    const killed = spawnSync(
+      process.execPath,
+      [
+        BATON,
+        'run',
+        '--heartbeat',
+        '100ms',
+        '--ttl',
+        '300ms',
+        '--',
+        process.execPath,
+        '-e',
+        "process.kill(process.ppid, 'SIGKILL')",
+      ],
+      { cwd: ws.dir, env: baseEnv() },
+    );
     expect(killed.signal).toBe('SIGKILL');
     await new Promise((r) => setTimeout(r, 500));
     ws.write('f.txt', 'edited by hand');
@@ -73,8 +94,16 @@ describe('bug 2: resume after a file of a completed phase was edited outside bat
     // The same advice again, and applying it again is not an error: there is nothing to do.
     expect((await ws.json<Plan>(['resume'])).recovery.recommended?.kind).toBe('live');
     const revision = s.revision;
-    expect((await ws.ok(['resume', '--apply'])).stdout).toBe('Session eo is already active: nothing to resume; go on working in it.\n');
-    expect(await ws.json(['resume', '--apply'])).toMatchObject({ ok: true, appliedFrom: 'live', changed: false, status: 'active', revision });
+    expect((await ws.ok(['resume', '--apply'])).stdout).toBe(
+      'Session eo is already active: nothing to resume; go on working in it.\n',
+    );
+    expect(await ws.json(['resume', '--apply'])).toMatchObject({
+      ok: true,
+      appliedFrom: 'live',
+      changed: false,
+      status: 'active',
+      revision,
+    });
     s = await ws.status();
     expect(s.revision).toBe(revision);
 
@@ -97,7 +126,10 @@ describe('bug 4: an empty phase list and a plan file that is not UTF-8 are BAD_I
 
   it('a plan file with bytes that are not UTF-8 is refused, naming the file', async () => {
     const ws = workspace();
-    ws.write('plan.yaml', Buffer.concat([Buffer.from('phases:\n  - id: a\n    name: caf'), Buffer.from([0xe9]), Buffer.from('\n')]));
+    ws.write(
+      'plan.yaml',
+      Buffer.concat([Buffer.from('phases:\n  - id: a\n    name: caf'), Buffer.from([0xe9]), Buffer.from('\n')]),
+    );
     const e = expectError(await ws.run(['start', 'Latin', '--id', 'la', '--plan', 'plan.yaml']), 'BAD_INPUT');
     expect(e.message).toMatch(/^Plan plan\.yaml is not UTF-8 text/);
     expect(e.hint).toMatch(/UTF-8.*nothing was written/);
@@ -111,7 +143,11 @@ describe('bug 4: argv bytes that are not UTF-8', () => {
     const ws = await withSession('nb');
     const before = (await ws.log('nb')).length;
     // Real bytes on the command line: "caf" then 0xE9 (Latin-1 é), which is not UTF-8.
-    const r = spawnSync('sh', ['-c', `"${process.execPath}" "${BATON}" note add "$(printf 'caf\\351')"`], { cwd: ws.dir, env: baseEnv(), encoding: 'utf8' });
+    const r = spawnSync('sh', ['-c', `"${process.execPath}" "${BATON}" note add "$(printf 'caf\\351')"`], {
+      cwd: ws.dir,
+      env: baseEnv(),
+      encoding: 'utf8',
+    });
     expect(r.status, r.stderr).toBe(EXIT_CODES.BAD_INPUT);
     expect(r.stderr).toMatch(/^error\[BAD_INPUT\]: Argument 3 \(.*\) is not UTF-8 text/);
     expect(r.stderr).toMatch(/hint: Pass the text in UTF-8/);

@@ -24,7 +24,10 @@ const failing: FormatAdapter = {
   ...base,
   name: 'toyfail' as FormatName,
   async exportPlan(input, out) {
-    if (refuse) throw new BatonError('CORRUPT', `Session ${input.state.id} cannot be written.`, { hint: hint('repair.run', { session: input.state.id }) });
+    if (refuse)
+      throw new BatonError('CORRUPT', `Session ${input.state.id} cannot be written.`, {
+        hint: hint('repair.run', { session: input.state.id }),
+      });
     return base.exportPlan(input, out);
   },
 };
@@ -45,7 +48,15 @@ afterEach(() => {
 async function baton(cwd: string, ...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const code = await run({ argv, env: { NO_COLOR: '1' }, cwd, stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), isTTY: false, now: () => new Date() });
+  const code = await run({
+    argv,
+    env: { NO_COLOR: '1' },
+    cwd,
+    stdout: (s) => (stdout += s),
+    stderr: (s) => (stderr += s),
+    isTTY: false,
+    now: () => new Date(),
+  });
   return { code, stdout, stderr };
 }
 
@@ -70,14 +81,21 @@ describe('a failed mirror rewrite whose error has a hint action', () => {
     const human = await baton(w, 'mirror');
     expect(human.stdout).toContain('Last rewrite failed at');
     expect(human.stdout).toContain(`  hint: ${REPAIR}`);
-    const j = JSON.parse((await baton(w, 'mirror', '--json')).stdout) as { error: { code: string; hint: string; hintAction: unknown } };
+    const j = JSON.parse((await baton(w, 'mirror', '--json')).stdout) as {
+      error: { code: string; hint: string; hintAction: unknown };
+    };
     expect(j.error.code).toBe('CORRUPT');
     expect(j.error.hint).toBe(REPAIR);
     expect(j.error.hintAction).toEqual({ action: 'repair.run', args: { session: 's1' } });
 
     // The record itself keeps the action as data next to the (absent) text.
-    const status = JSON.parse((await baton(w, 'status', '--json')).stdout) as { metadata: Record<string, { hint: unknown; hintAction: unknown }> };
-    expect(status.metadata['mirrorError']).toMatchObject({ hint: null, hintAction: { action: 'repair.run', args: { session: 's1' } } });
+    const status = JSON.parse((await baton(w, 'status', '--json')).stdout) as {
+      metadata: Record<string, { hint: unknown; hintAction: unknown }>;
+    };
+    expect(status.metadata['mirrorError']).toMatchObject({
+      hint: null,
+      hintAction: { action: 'repair.run', args: { session: 's1' } },
+    });
 
     // A rewrite that works clears the record.
     refuse = false;
@@ -101,7 +119,12 @@ describe('an import of a session that fails with a hint action', () => {
     expect(human.stdout).toContain('IMPORT_FAILED');
     expect(human.stdout).toContain(`hint: ${words}`);
 
-    const j = JSON.parse((await baton(w, 'import', '--format', 'toy', 'src', '--json')).stdout) as { sessions: Array<{ action: string; problems: Array<{ code: string; hint: string; hintAction: unknown; details: unknown }> }> };
+    const j = JSON.parse((await baton(w, 'import', '--format', 'toy', 'src', '--json')).stdout) as {
+      sessions: Array<{
+        action: string;
+        problems: Array<{ code: string; hint: string; hintAction: unknown; details: unknown }>;
+      }>;
+    };
     const failed = j.sessions[0]!.problems.find((p) => p.code === 'IMPORT_FAILED')!;
     expect(j.sessions[0]!.action).toBe('skipped');
     expect(failed.hint).toBe(words);

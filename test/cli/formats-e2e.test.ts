@@ -27,7 +27,10 @@ const ROUND_TRIP: Record<string, string[]> = {
 function cases(format: string): string[] {
   const dir = path.join(FIXTURES, format);
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).filter((c) => fs.statSync(path.join(dir, c)).isDirectory()).sort();
+  return fs
+    .readdirSync(dir)
+    .filter((c) => fs.statSync(path.join(dir, c)).isDirectory())
+    .sort();
 }
 
 function copyTree(from: string, to: string): void {
@@ -41,7 +44,17 @@ function facts(s: ForeignSession) {
     title: s.title,
     status: s.status,
     archived: s.archived,
-    units: s.units.map((u) => ({ id: u.id, name: u.name, status: u.status, subStep: u.subStep, retries: u.retries, agents: u.agents, files: u.files, errors: u.errors, metadata: u.metadata })),
+    units: s.units.map((u) => ({
+      id: u.id,
+      name: u.name,
+      status: u.status,
+      subStep: u.subStep,
+      retries: u.retries,
+      agents: u.agents,
+      files: u.files,
+      errors: u.errors,
+      metadata: u.metadata,
+    })),
     unresolved: s.unresolvedErrors,
     tokens: s.tokens,
     decisions: s.decisions,
@@ -61,7 +74,12 @@ interface InspectJson {
 
 interface ImportJson {
   format: string;
-  sessions: Array<{ foreignId: string; id: string | null; action: string; problems: Array<{ code: string; severity: string }> }>;
+  sessions: Array<{
+    foreignId: string;
+    id: string | null;
+    action: string;
+    problems: Array<{ code: string; severity: string }>;
+  }>;
 }
 
 /**
@@ -72,7 +90,9 @@ async function importJson(ws: ReturnType<typeof workspace>, args: string[]): Pro
   const r = await ws.run(args);
   expect(r.stderr).toBe('');
   const j = JSON.parse(r.stdout) as ImportJson & { problems: Array<{ severity: string }> };
-  const failed = [...j.problems, ...j.sessions.flatMap((s) => s.problems)].some((p) => p.severity === 'error') || !j.sessions.some((s) => s.action !== 'skipped');
+  const failed =
+    [...j.problems, ...j.sessions.flatMap((s) => s.problems)].some((p) => p.severity === 'error') ||
+    !j.sessions.some((s) => s.action !== 'skipped');
   expect(r.code).toBe(failed ? EXIT_CODES.CORRUPT : 0);
   return j;
 }
@@ -91,7 +111,9 @@ for (const adapter of ADAPTERS) {
         expect([0, EXIT_CODES.CORRUPT], r.stderr).toContain(r.code);
         const report = JSON.parse(r.stdout) as InspectJson;
         expect(report.format).toBe(format);
-        const hasError = [...report.problems, ...report.sessions.flatMap((s) => s.problems)].some((p) => p.severity === 'error');
+        const hasError = [...report.problems, ...report.sessions.flatMap((s) => s.problems)].some(
+          (p) => p.severity === 'error',
+        );
         expect(r.code).toBe(hasError ? EXIT_CODES.CORRUPT : 0);
         const human = await ws.run(['inspect', 'src']);
         expect(human.code).toBe(r.code);
@@ -101,7 +123,9 @@ for (const adapter of ADAPTERS) {
         expect(imp.code, imp.stderr).toBe(hasError || report.sessions.length === 0 ? EXIT_CODES.CORRUPT : 0);
         const first = JSON.parse(imp.stdout) as ImportJson;
         expect(first.format).toBe(format);
-        expect(first.sessions.filter((s) => s.action === 'created').length).toBeGreaterThanOrEqual(report.sessions.length > 0 ? 1 : 0);
+        expect(first.sessions.filter((s) => s.action === 'created').length).toBeGreaterThanOrEqual(
+          report.sessions.length > 0 ? 1 : 0,
+        );
         for (const s of first.sessions) expect(['created', 'skipped']).toContain(s.action);
         const second = await ws.run(['import', 'src', '--json']);
         expect(second.code, second.stderr).toBe(imp.code);
@@ -116,17 +140,23 @@ for (const adapter of ADAPTERS) {
       it(`${c}: import → export → inspect keeps every fact`, async () => {
         const ws = workspace();
         copyTree(path.join(FIXTURES, format, c), ws.path('src'));
-        const original = JSON.parse((await ws.run(['inspect', '--format', format, 'src', '--json'])).stdout) as InspectJson;
+        const original = JSON.parse(
+          (await ws.run(['inspect', '--format', format, 'src', '--json'])).stdout,
+        ) as InspectJson;
         const imp = await importJson(ws, ['import', '--format', format, 'src', '--json']);
         const created = imp.sessions.filter((s) => s.action === 'created');
         expect(created.length).toBeGreaterThan(0);
         for (const s of created) {
-          const ex = JSON.parse((await ws.ok(['export', '--format', format, '--session', s.id!, '--out', 'out', '--json'])).stdout) as { written: string[] };
+          const ex = JSON.parse(
+            (await ws.ok(['export', '--format', format, '--session', s.id!, '--out', 'out', '--json'])).stdout,
+          ) as { written: string[] };
           expect(ex.written.length).toBeGreaterThan(0);
         }
         const back = JSON.parse((await ws.run(['inspect', '--format', format, 'out', '--json'])).stdout) as InspectJson;
         for (const s of created) {
-          const a = original.sessions.find((x) => x.id === s.foreignId && !x.archived) ?? original.sessions.find((x) => x.id === s.foreignId)!;
+          const a =
+            original.sessions.find((x) => x.id === s.foreignId && !x.archived) ??
+            original.sessions.find((x) => x.id === s.foreignId)!;
           const b = back.sessions.find((x) => x.id === s.foreignId);
           expect(b, `session ${s.foreignId} after export`).toBeDefined();
           expect(facts(b!)).toEqual(facts(a));
@@ -134,7 +164,13 @@ for (const adapter of ADAPTERS) {
       });
     }
 
-    const LOOP: Record<string, string> = { maestro: 'mid-run-yaml', 'go-team': 'mid-run', bmit: 'mid-run', bmad: 'paused', ccw: 'markers' };
+    const LOOP: Record<string, string> = {
+      maestro: 'mid-run-yaml',
+      'go-team': 'mid-run',
+      bmit: 'mid-run',
+      bmad: 'paused',
+      ccw: 'markers',
+    };
     if (LOOP[format] && cases(format).includes(LOOP[format]!)) {
       it(`${LOOP[format]}: import, mirror into the same folder, change in baton, import again: only the provenance is new`, async () => {
         const ws = workspace();
@@ -146,7 +182,9 @@ for (const adapter of ADAPTERS) {
         await ws.ok(['mirror', format, '--out', 'src', '--session', id]);
         await ws.ok(['note', 'add', 'written in baton', '--session', id]);
         // (stderr may carry a budget warning: the imported session may be near its budget)
-        expect((await ws.run(['tokens', 'add', '--agent', 'baton-agent', '--input', '10', '--session', id])).code).toBe(0);
+        expect((await ws.run(['tokens', 'add', '--agent', 'baton-agent', '--input', '10', '--session', id])).code).toBe(
+          0,
+        );
         const before = await ws.status(id);
         const again = await importJson(ws, ['import', '--format', format, 'src', '--json']);
         const r = again.sessions.find((s) => s.id === id)!;
@@ -155,7 +193,9 @@ for (const adapter of ADAPTERS) {
         expect(r.problems.filter((p) => p.code === 'REIMPORT_DIVERGED' && p.severity !== 'info')).toEqual([]);
         const added = (await ws.log(id)).filter((e) => e.seq > before.revision);
         // The toolkit's rules as they apply to the files baton wrote may be recorded again (issue 14); no work event is new.
-        expect(added.map((e) => [e.type, e.data['key']]).filter(([, k]) => k !== 'toolkitRules')).toEqual([['metadata.set', 'provenance']]);
+        expect(added.map((e) => [e.type, e.data['key']]).filter(([, k]) => k !== 'toolkitRules')).toEqual([
+          ['metadata.set', 'provenance'],
+        ]);
         const after = await ws.status(id);
         expect(after.tokens.input).toBe(before.tokens.input);
       });
@@ -184,10 +224,16 @@ for (const adapter of ADAPTERS) {
       if (s!.tokens !== null && format === 'bmad') expect(s!.tokens.input + s!.tokens.output).toBe(1500);
       else if (s!.tokens !== null) expect([s!.tokens.input, s!.tokens.output]).toEqual([1200, 300]);
       // And it imports back as the same session (its provenance is not that layout: --id-prefix).
-      const imp = JSON.parse((await ws.ok(['import', '--format', format, 'out', '--id-prefix', 'back-', '--json'])).stdout) as ImportJson;
+      const imp = JSON.parse(
+        (await ws.ok(['import', '--format', format, 'out', '--id-prefix', 'back-', '--json'])).stdout,
+      ) as ImportJson;
       expect(imp.sessions.map((x) => [x.id, x.action])).toContainEqual(['back-born-1', 'created']);
-      const st = JSON.parse((await ws.ok(['status', '--session', 'back-born-1', '--json'])).stdout) as { phases: Array<{ status: string }> };
-      expect(st.phases.map((p) => p.status).filter((x) => x !== 'pending')).toEqual(format === 'bmad' ? ['completed', 'in_progress', 'in_progress'] : ['completed', 'in_progress']);
+      const st = JSON.parse((await ws.ok(['status', '--session', 'back-born-1', '--json'])).stdout) as {
+        phases: Array<{ status: string }>;
+      };
+      expect(st.phases.map((p) => p.status).filter((x) => x !== 'pending')).toEqual(
+        format === 'bmad' ? ['completed', 'in_progress', 'in_progress'] : ['completed', 'in_progress'],
+      );
     });
   });
 }

@@ -19,9 +19,26 @@ interface Plan {
   resumable: boolean;
   next: { steps: Array<{ phaseId: string; action: string }>; reason: string };
   inFlight: Array<{ phaseId: string }>;
-  recovery: { options: Array<{ kind: string; from: string | null; checkpoint: { id: string } | null; loses: { summary: string } }>; recommended: { kind: string; from: string; reason: string } | null };
+  recovery: {
+    options: Array<{
+      kind: string;
+      from: string | null;
+      checkpoint: { id: string } | null;
+      loses: { summary: string };
+    }>;
+    recommended: { kind: string; from: string; reason: string } | null;
+  };
   warnings: string[];
-  toolkit?: { toolkit: string; refused: string | null; followed: boolean | null; departure: string | null; escalateFirst: boolean; required: Array<{ phaseId: string | null; name: string }>; orphanedAgents: Array<{ id: string | null }>; choices: string[] };
+  toolkit?: {
+    toolkit: string;
+    refused: string | null;
+    followed: boolean | null;
+    departure: string | null;
+    escalateFirst: boolean;
+    required: Array<{ phaseId: string | null; name: string }>;
+    orphanedAgents: Array<{ id: string | null }>;
+    choices: string[];
+  };
 }
 
 async function imported(format: string, name: string): Promise<Workspace> {
@@ -36,22 +53,37 @@ async function plan(ws: Workspace, id: string): Promise<Plan> {
   return ws.json<Plan>(['resume', '--session', id]);
 }
 
-describe('import carries Go Team checkpoints and rules into baton\'s resume', () => {
-  it('foreign checkpoints become baton checkpoints: step, time, git state; the toolkit\'s recommendation is followed', async () => {
+describe("import carries Go Team checkpoints and rules into baton's resume", () => {
+  it("foreign checkpoints become baton checkpoints: step, time, git state; the toolkit's recommendation is followed", async () => {
     const ws = await imported('go-team', 'checksums');
     ws.write('internal/billing/invoice.go', 'package billing\n');
-    const cps = await ws.json<Array<{ id: string; phaseId: string; createdAt: string; valid: boolean; git: { branch: string; head: string; dirty: boolean } | null; completedPhases: string[] }>>(['checkpoints', '--session', 'session-5047ed01']);
+    const cps = await ws.json<
+      Array<{
+        id: string;
+        phaseId: string;
+        createdAt: string;
+        valid: boolean;
+        git: { branch: string; head: string; dirty: boolean } | null;
+        completedPhases: string[];
+      }>
+    >(['checkpoints', '--session', 'session-5047ed01']);
     expect(cps.map((c) => [c.id, c.phaseId, c.createdAt, c.valid])).toEqual([
       ['cp-01-init-20260302-090000', '1', '2026-03-02T09:00:00Z', true],
       ['cp-02-requirements-20260302-091000', '2', '2026-03-02T09:10:00Z', true],
       ['cp-03-architecture-20260302-092000', '3', '2026-03-02T09:20:00Z', true],
       ['cp-04-implementation-20260302-093000', '4', '2026-03-02T09:30:00Z', true],
     ]);
-    expect(cps[3]?.git).toEqual({ branch: 'go-team/session-5047ed01', head: '4444444444444444444444444444444444444444', dirty: false });
+    expect(cps[3]?.git).toEqual({
+      branch: 'go-team/session-5047ed01',
+      head: '4444444444444444444444444444444444444444',
+      dirty: false,
+    });
     expect(cps[3]?.completedPhases).toEqual(['1', '2', '3', '4']);
     const p = await plan(ws, 'session-5047ed01');
     expect(p.recovery.recommended?.from).toBe('checkpoint:cp-04-implementation-20260302-093000');
-    expect(p.recovery.recommended?.reason).toContain('Go Team recommends checkpoint cp-04-implementation-20260302-093000 (recovery.json recommends checkpoint; by Go Team\'s count it loses 7 actions since cp-04-implementation-20260302-093000)');
+    expect(p.recovery.recommended?.reason).toContain(
+      "Go Team recommends checkpoint cp-04-implementation-20260302-093000 (recovery.json recommends checkpoint; by Go Team's count it loses 7 actions since cp-04-implementation-20260302-093000)",
+    );
     const cp = p.recovery.options.find((o) => o.kind === 'checkpoint')!;
     expect(cp.checkpoint?.id).toBe('cp-04-implementation-20260302-093000');
     expect(cp.loses.summary).toMatch(/^\d+ events recorded after revision \d+/);
@@ -70,9 +102,16 @@ describe('import carries Go Team checkpoints and rules into baton\'s resume', ()
     expect(p.recovery.recommended?.kind).toBe('live');
     // The provenance survived the restore: the export merges onto the Go Team documents.
     await ws.ok(['export', '--format', 'go-team', '--session', 'session-5047ed01', '--out', 'out']);
-    const reg = JSON.parse(fs.readFileSync(ws.path('out/checkpoints/sessions.json'), 'utf8')) as { sessions: Array<Record<string, unknown>> };
-    expect(reg.sessions.find((e) => e.id === 'session-5047ed01')).toMatchObject({ topic: 'billing-api', git_branch: 'go-team/session-5047ed01' });
-    expect(fs.existsSync(ws.path('out/checkpoints/session-5047ed01/cp-03-architecture-20260302-092000.json'))).toBe(true);
+    const reg = JSON.parse(fs.readFileSync(ws.path('out/checkpoints/sessions.json'), 'utf8')) as {
+      sessions: Array<Record<string, unknown>>;
+    };
+    expect(reg.sessions.find((e) => e.id === 'session-5047ed01')).toMatchObject({
+      topic: 'billing-api',
+      git_branch: 'go-team/session-5047ed01',
+    });
+    expect(fs.existsSync(ws.path('out/checkpoints/session-5047ed01/cp-03-architecture-20260302-092000.json'))).toBe(
+      true,
+    );
   });
 
   it('where files of completed steps changed outside the session, baton departs from the toolkit and says why', async () => {
@@ -98,13 +137,19 @@ describe('import carries Go Team checkpoints and rules into baton\'s resume', ()
   it('invalidated and damaged checkpoints are not imported; the valid one of step 3 is offered', async () => {
     const ws = await imported('go-team', 'rollback-rebuild');
     const cps = await ws.json<Array<{ id: string }>>(['checkpoints', '--session', 'session-7011bac0']);
-    expect(cps.map((c) => c.id)).toEqual(['cp-01-init-20260302-100000', 'cp-02-requirements-20260302-101000', 'cp-03-architecture-20260302-110000']);
+    expect(cps.map((c) => c.id)).toEqual([
+      'cp-01-init-20260302-100000',
+      'cp-02-requirements-20260302-101000',
+      'cp-03-architecture-20260302-110000',
+    ]);
     const p = await plan(ws, 'session-7011bac0');
-    expect(p.recovery.options.find((o) => o.kind === 'checkpoint')?.checkpoint?.id).toBe('cp-03-architecture-20260302-110000');
+    expect(p.recovery.options.find((o) => o.kind === 'checkpoint')?.checkpoint?.id).toBe(
+      'cp-03-architecture-20260302-110000',
+    );
   });
 });
 
-describe('baton\'s resume plan follows each toolkit\'s rules after import', () => {
+describe("baton's resume plan follows each toolkit's rules after import", () => {
   it('Maestro: exhausted retries escalate before the phase in flight, with every choice', async () => {
     const ws = await imported('maestro', 'yaml-escalate');
     const p = await plan(ws, '2026-03-01-payment-retries');
@@ -118,9 +163,13 @@ describe('baton\'s resume plan follows each toolkit\'s rules after import', () =
     const ws = await imported('maestro', 'json-express-review');
     const p = await plan(ws, '2026-03-03-fix-login-typo');
     expect(p.next.steps).toEqual([expect.objectContaining({ phaseId: '1', action: 'review' })]);
-    expect(p.next.reason).toBe('Maestro requires reconciliation of phase 1, the code review before the session may be archived: do them before marking it completed.');
+    expect(p.next.reason).toBe(
+      'Maestro requires reconciliation of phase 1, the code review before the session may be archived: do them before marking it completed.',
+    );
     expect(p.warnings.some((w) => w.startsWith('All phases are completed'))).toBe(false);
-    expect(p.warnings).toContain('Before archiving, Maestro requires the code review: in express mode, a session whose phases are completed but which is still in progress runs a code review, then archives (Maestro v1.6 express resume).');
+    expect(p.warnings).toContain(
+      'Before archiving, Maestro requires the code review: in express mode, a session whose phases are completed but which is still in progress runs a code review, then archives (Maestro v1.6 express resume).',
+    );
   });
 
   it('BMAD: an agent running in a paused context is reported orphaned, not restarted', async () => {
@@ -130,7 +179,9 @@ describe('baton\'s resume plan follows each toolkit\'s rules after import', () =
     expect(p.next.steps.some((s) => s.phaseId === 'agent-9')).toBe(false);
     expect(p.next.reason).toContain('dev (agent-9) is orphaned');
     expect(p.toolkit?.orphanedAgents.map((a) => a.id)).toEqual(['agent-9']);
-    expect(p.warnings[0]).toContain('Agent dev (agent-9) is marked running but the session is paused: it is orphaned. It is not restarted');
+    expect(p.warnings[0]).toContain(
+      'Agent dev (agent-9) is marked running but the session is paused: it is orphaned. It is not restarted',
+    );
   });
 
   it('CCW: the review is required; bmit: the direct-invocation choices travel with the session', async () => {
@@ -147,48 +198,106 @@ describe('baton\'s resume plan follows each toolkit\'s rules after import', () =
 /** The facts a round trip keeps. */
 function facts(s: ForeignSession) {
   return {
-    id: s.id, title: s.title, status: s.status, rawStatus: s.rawStatus, archived: s.archived,
-    units: s.units.map((u) => ({ id: u.id, status: u.status, subStep: u.subStep, retries: u.retries, files: u.files, errors: u.errors })),
-    position: s.position, recordedPosition: s.recordedPosition, variant: s.variant, tokens: s.tokens,
+    id: s.id,
+    title: s.title,
+    status: s.status,
+    rawStatus: s.rawStatus,
+    archived: s.archived,
+    units: s.units.map((u) => ({
+      id: u.id,
+      status: u.status,
+      subStep: u.subStep,
+      retries: u.retries,
+      files: u.files,
+      errors: u.errors,
+    })),
+    position: s.position,
+    recordedPosition: s.recordedPosition,
+    variant: s.variant,
+    tokens: s.tokens,
     resume: { action: s.resume.action, unitId: s.resume.unitId, subStep: s.resume.subStep, choices: s.resume.choices },
-    idParts: s.idParts, halfWritten: s.halfWritten, archive: s.archive,
+    idParts: s.idParts,
+    halfWritten: s.halfWritten,
+    archive: s.archive,
   };
 }
 
 const ROUND_TRIP: Array<[string, string, string, (out: string) => void]> = [
-  ['maestro', 'yaml-escalate', '2026-03-01-payment-retries', (out) => {
-    const text = fs.readFileSync(path.join(out, 'state/active-session.md'), 'utf8');
-    expect(text).toContain('current_phase: 2\n');
-    expect(text).toContain('updated: "2026-03-01T09:40:00Z"');
-    // The plans travel with the session.
-    expect(fs.readFileSync(path.join(out, 'plans/2026-03-01-payment-retries-impl-plan.md'), 'utf8')).toBe('# plan\n');
-  }],
-  ['go-team', 'checksums', 'session-5047ed01', (out) => {
-    const reg = JSON.parse(fs.readFileSync(path.join(out, 'checkpoints/sessions.json'), 'utf8')) as { sessions: Array<Record<string, unknown>> };
-    expect(reg.sessions.find((e) => e.id === 'session-5047ed01')).toMatchObject({ updated_at: '2026-03-02T09:42:00Z', current_step: 5 });
-  }],
-  ['bmit', 'ahead-substep', 'shop-api', (out) => {
-    const doc = JSON.parse(fs.readFileSync(path.join(out, 'agent-output/shop-api/00-session-state.json'), 'utf8')) as Record<string, unknown>;
-    expect([doc.updated, doc.current_step]).toEqual(['2026-03-04T10:30:00Z', 4]);
-  }],
-  ['bmad', 'legacy-orphan', 'ENG202603-GLOBEX-BILLING', (out) => {
-    const text = fs.readFileSync(path.join(out, '_bmad-output/sessions/ENG202603-GLOBEX-BILLING.yaml'), 'utf8');
-    expect(text).toContain('saved_by_isolation: 60000');
-    expect(text).toContain('max_limit: 200000');
-    expect(text).not.toMatch(/^\s+max: /m);
-    expect(text).toMatch(/^last_updated: "?2026-03-02T11:00:00Z"?$/m);
-  }],
-  ['ccw', 'registry-review', 'WFS-payments', (out) => {
-    const doc = JSON.parse(fs.readFileSync(path.join(out, '.workflow/WFS-payments/workflow-session.json'), 'utf8')) as Record<string, unknown>;
-    expect([doc.status, doc.updated_at, doc.current_phase]).toEqual(['interrupted', '2026-03-01T16:00:00Z', 'REVIEW']);
-  }],
+  [
+    'maestro',
+    'yaml-escalate',
+    '2026-03-01-payment-retries',
+    (out) => {
+      const text = fs.readFileSync(path.join(out, 'state/active-session.md'), 'utf8');
+      expect(text).toContain('current_phase: 2\n');
+      expect(text).toContain('updated: "2026-03-01T09:40:00Z"');
+      // The plans travel with the session.
+      expect(fs.readFileSync(path.join(out, 'plans/2026-03-01-payment-retries-impl-plan.md'), 'utf8')).toBe('# plan\n');
+    },
+  ],
+  [
+    'go-team',
+    'checksums',
+    'session-5047ed01',
+    (out) => {
+      const reg = JSON.parse(fs.readFileSync(path.join(out, 'checkpoints/sessions.json'), 'utf8')) as {
+        sessions: Array<Record<string, unknown>>;
+      };
+      expect(reg.sessions.find((e) => e.id === 'session-5047ed01')).toMatchObject({
+        updated_at: '2026-03-02T09:42:00Z',
+        current_step: 5,
+      });
+    },
+  ],
+  [
+    'bmit',
+    'ahead-substep',
+    'shop-api',
+    (out) => {
+      const doc = JSON.parse(
+        fs.readFileSync(path.join(out, 'agent-output/shop-api/00-session-state.json'), 'utf8'),
+      ) as Record<string, unknown>;
+      expect([doc.updated, doc.current_step]).toEqual(['2026-03-04T10:30:00Z', 4]);
+    },
+  ],
+  [
+    'bmad',
+    'legacy-orphan',
+    'ENG202603-GLOBEX-BILLING',
+    (out) => {
+      const text = fs.readFileSync(path.join(out, '_bmad-output/sessions/ENG202603-GLOBEX-BILLING.yaml'), 'utf8');
+      expect(text).toContain('saved_by_isolation: 60000');
+      expect(text).toContain('max_limit: 200000');
+      expect(text).not.toMatch(/^\s+max: /m);
+      expect(text).toMatch(/^last_updated: "?2026-03-02T11:00:00Z"?$/m);
+    },
+  ],
+  [
+    'ccw',
+    'registry-review',
+    'WFS-payments',
+    (out) => {
+      const doc = JSON.parse(
+        fs.readFileSync(path.join(out, '.workflow/WFS-payments/workflow-session.json'), 'utf8'),
+      ) as Record<string, unknown>;
+      expect([doc.status, doc.updated_at, doc.current_phase]).toEqual([
+        'interrupted',
+        '2026-03-01T16:00:00Z',
+        'REVIEW',
+      ]);
+    },
+  ],
 ];
 
 describe('round trip import → export → inspect states the same facts', () => {
   for (const [format, name, id, bytes] of ROUND_TRIP) {
     it(`${format} ${name}: same facts; fields baton did not change are written as they were`, async () => {
       const ws = await imported(format, name);
-      const before = (JSON.parse((await ws.run(['inspect', '--format', format, 'src', '--json'])).stdout) as { sessions: ForeignSession[] }).sessions.find((s) => s.id === id)!;
+      const before = (
+        JSON.parse((await ws.run(['inspect', '--format', format, 'src', '--json'])).stdout) as {
+          sessions: ForeignSession[];
+        }
+      ).sessions.find((s) => s.id === id)!;
       await ws.ok(['export', '--format', format, '--session', id, '--out', 'out']);
       const r = await ws.run(['inspect', '--format', format, 'out', '--json']);
       const after = (JSON.parse(r.stdout) as { sessions: ForeignSession[] }).sessions.find((s) => s.id === id)!;
@@ -204,7 +313,10 @@ describe('human inspect and read-only', () => {
     const ws = workspace();
     fs.cpSync(path.join(FIDELITY, 'bmad', 'legacy-orphan'), ws.path('src'), { recursive: true });
     // A damaged session sorts after the healthy one by id, yet is shown first.
-    ws.write('src/_bmad-output/sessions/ANA202603-ACME-ZZZ.yaml', 'session_id: "ANA202603-ACME-ZZZ"\nstatus: [unclosed\n');
+    ws.write(
+      'src/_bmad-output/sessions/ANA202603-ACME-ZZZ.yaml',
+      'session_id: "ANA202603-ACME-ZZZ"\nstatus: [unclosed\n',
+    );
     const r = await ws.run(['inspect', 'src']);
     expect(r.code).toBe(EXIT_CODES.CORRUPT);
     const lines = r.stdout.split('\n');
@@ -246,9 +358,19 @@ describe('re-import carries new foreign checkpoints forward', () => {
     const first = await ws.json<Array<{ id: string }>>(['checkpoints', '--session', 'session-7011bac0']);
     expect(first.map((c) => c.id)).not.toContain('cp-02-requirements-20260302-101000');
     fs.writeFileSync(cp2, text);
-    const again = JSON.parse((await ws.run(['import', '--format', 'go-team', 'src', '--json'])).stdout) as { sessions: Array<{ id: string; action: string }> };
+    const again = JSON.parse((await ws.run(['import', '--format', 'go-team', 'src', '--json'])).stdout) as {
+      sessions: Array<{ id: string; action: string }>;
+    };
     expect(again.sessions.find((s) => s.id === 'session-7011bac0')?.action).toBe('updated');
-    const after = await ws.json<Array<{ id: string; valid: boolean; phaseId: string; git: { head: string } | null }>>(['checkpoints', '--session', 'session-7011bac0']);
-    expect(after.find((c) => c.id === 'cp-02-requirements-20260302-101000')).toMatchObject({ valid: true, phaseId: '2', git: { head: 'a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2' } });
+    const after = await ws.json<Array<{ id: string; valid: boolean; phaseId: string; git: { head: string } | null }>>([
+      'checkpoints',
+      '--session',
+      'session-7011bac0',
+    ]);
+    expect(after.find((c) => c.id === 'cp-02-requirements-20260302-101000')).toMatchObject({
+      valid: true,
+      phaseId: '2',
+      git: { head: 'a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2' },
+    });
   });
 });

@@ -37,7 +37,15 @@ interface Out {
 async function baton(cwd: string, ...argv: string[]): Promise<Out> {
   let stdout = '';
   let stderr = '';
-  const code = await run({ argv, env: { NO_COLOR: '1' }, cwd, stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), isTTY: false, now: () => new Date() });
+  const code = await run({
+    argv,
+    env: { NO_COLOR: '1' },
+    cwd,
+    stdout: (s) => (stdout += s),
+    stderr: (s) => (stderr += s),
+    isTTY: false,
+    now: () => new Date(),
+  });
   return { code, stdout, stderr };
 }
 
@@ -87,9 +95,15 @@ describe('baton inspect', () => {
     expect(j.format).toBe('toy');
     expect(j.detection).toBeNull();
     expect(j.sessions[0].id).toBe('T-1');
-    expect(j.sessions[0].units.map((u: { status: string }) => u.status)).toEqual(['completed', 'in_progress', 'pending']);
+    expect(j.sessions[0].units.map((u: { status: string }) => u.status)).toEqual([
+      'completed',
+      'in_progress',
+      'pending',
+    ]);
     expect(j.sessions[0].documents).toBeUndefined();
-    expect(j.problems.map((p: { code: string; path: string }) => [p.code, p.path])).toEqual([['CORRUPT_FILE', 'toy/bad.json']]);
+    expect(j.problems.map((p: { code: string; path: string }) => [p.code, p.path])).toEqual([
+      ['CORRUPT_FILE', 'toy/bad.json'],
+    ]);
     const d = JSON.parse((await baton(w, 'inspect', '--format', 'toy', 'src', '--json', '--documents')).stdout);
     expect(d.sessions[0].documents['toy/T-1.json'].extra).toEqual({ keep: 'me' });
     const human = await baton(w, 'inspect', 'src');
@@ -201,9 +215,14 @@ describe('baton export: what the writer had to change, and the layout named', ()
     const w = ws();
     fs.cpSync(path.join(FIXTURES, 'bmad', 'active'), path.join(w, 'src'), { recursive: true });
     const live = path.join(w, 'src/_bmad-output/sessions/SES202601-ACME-AUDIT.yaml');
-    fs.writeFileSync(live, fs.readFileSync(live, 'utf8').replace('session_id: "SES202601-ACME-AUDIT"', 'session_id: "../../x"'));
+    fs.writeFileSync(
+      live,
+      fs.readFileSync(live, 'utf8').replace('session_id: "SES202601-ACME-AUDIT"', 'session_id: "../../x"'),
+    );
     await baton(w, 'import', '--format', 'bmad', 'src');
-    const id = (JSON.parse(await ok(w, 'list', '--json')) as Array<{ id: string }>).map((r) => r.id).find((x) => x.includes('x'))!;
+    const id = (JSON.parse(await ok(w, 'list', '--json')) as Array<{ id: string }>)
+      .map((r) => r.id)
+      .find((x) => x.includes('x'))!;
     const r = await baton(w, 'export', '--format', 'bmad', '--session', id, '--out', 'out');
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/warning: UNSAFE_PATH: .*\.\.\/\.\.\/x/);
@@ -220,7 +239,10 @@ describe('baton export: what the writer had to change, and the layout named', ()
     const w = ws();
     put(w, 'src/toy/T-1.json', JSON.stringify(toyDoc()));
     await ok(w, 'import', 'src');
-    for (const argv of [['export', '--format', 'auto', '--session', 'T-1', '--out', 'out'], ['mirror', 'auto', '--session', 'T-1', '--out', 'out']]) {
+    for (const argv of [
+      ['export', '--format', 'auto', '--session', 'T-1', '--out', 'out'],
+      ['mirror', 'auto', '--session', 'T-1', '--out', 'out'],
+    ]) {
       const r = await baton(w, ...argv);
       expect(r.code, argv.join(' ')).toBe(EXIT_CODES.BAD_INPUT);
       expect(r.stderr, argv.join(' ')).not.toMatch(/or auto/);
@@ -268,8 +290,12 @@ describe('baton mirror', () => {
     const r = await baton(w, 'note', 'add', 'hello');
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('note-1\n');
-    expect(r.stderr).toContain(`warning: mirror of s1 (toy in ${path.join(w, 'm')}) not updated: ${file} changed since baton last wrote it`);
-    expect(r.stderr).toContain(`hint: Take the changes into baton with \`baton import --format toy ${path.join(w, 'm')}\``);
+    expect(r.stderr).toContain(
+      `warning: mirror of s1 (toy in ${path.join(w, 'm')}) not updated: ${file} changed since baton last wrote it`,
+    );
+    expect(r.stderr).toContain(
+      `hint: Take the changes into baton with \`baton import --format toy ${path.join(w, 'm')}\``,
+    );
     expect(r.stderr).toContain('--force');
     expect(fs.readFileSync(file, 'utf8')).toBe(theirs);
     // Every later change warns again and still keeps the toolkit's write.
@@ -281,7 +307,9 @@ describe('baton mirror', () => {
     const imp = await baton(w, 'import', '--format', 'toy', 'm', '--json');
     expect(imp.stderr).toBe('');
     expect(imp.code).toBe(0);
-    expect(JSON.parse(imp.stdout).sessions.map((x: { id: string; action: string }) => [x.id, x.action])).toEqual([['s1', 'updated']]);
+    expect(JSON.parse(imp.stdout).sessions.map((x: { id: string; action: string }) => [x.id, x.action])).toEqual([
+      ['s1', 'updated'],
+    ]);
     const status = JSON.parse(await ok(w, 'status', '--session', 's1', '--json'));
     expect(status.phases.map((p: { status: string }) => p.status)).toEqual(['in_progress', 'completed']);
     const after = JSON.parse(fs.readFileSync(file, 'utf8'));

@@ -10,7 +10,15 @@ import { GROUPS, buildProgram } from '../../src/cli/main.js';
 import { ROOT } from './helpers.js';
 import type { CliIO } from '../../src/cli/io.js';
 
-const io: CliIO = { argv: [], env: {}, cwd: '/', stdout: () => undefined, stderr: () => undefined, isTTY: false, now: () => new Date() };
+const io: CliIO = {
+  argv: [],
+  env: {},
+  cwd: '/',
+  stdout: () => undefined,
+  stderr: () => undefined,
+  isTTY: false,
+  now: () => new Date(),
+};
 
 describe('command groups', () => {
   it('each group registers exactly the commands the table names', () => {
@@ -44,11 +52,19 @@ describe('command groups', () => {
   it('a command name belongs to one group; the full program has every command once', () => {
     const all = GROUPS.flatMap((g) => g.commands);
     expect(new Set(all).size).toBe(all.length);
-    expect(buildProgram(io, { ctx: null }).commands.map((c) => c.name()).sort()).toEqual([...all].sort());
+    expect(
+      buildProgram(io, { ctx: null })
+        .commands.map((c) => c.name())
+        .sort(),
+    ).toEqual([...all].sort());
     expect(buildProgram(io, { ctx: null }, 'tokens').commands.map((c) => c.name())).toContain('tokens');
     expect(buildProgram(io, { ctx: null }, 'tokens').commands.map((c) => c.name())).not.toContain('list');
     // A word that names no command gets them all, for the suggestion.
-    expect(buildProgram(io, { ctx: null }, 'phsae').commands.map((c) => c.name()).sort()).toEqual([...all].sort());
+    expect(
+      buildProgram(io, { ctx: null }, 'phsae')
+        .commands.map((c) => c.name())
+        .sort(),
+    ).toEqual([...all].sort());
   });
 
   it('the core bundle registers every word the launcher sends it, as the whole CLI does', () => {
@@ -61,7 +77,10 @@ describe('command groups', () => {
     for (const w of listed) {
       const core = buildProgramOf(CORE_GROUPS, io, { ctx: null }, w);
       const full = buildProgram(io, { ctx: null }, w);
-      expect(core.commands.map((c) => c.name()), w).toEqual(full.commands.map((c) => c.name()));
+      expect(
+        core.commands.map((c) => c.name()),
+        w,
+      ).toEqual(full.commands.map((c) => c.name()));
       const sub = (p: Command) => p.commands.find((c) => c.name() === w)!.commands.map((c) => c.name());
       expect(sub(core), w).toEqual(sub(full));
     }

@@ -24,7 +24,9 @@ export { EXIT_CODES };
 /** Fails with a clear message when a test needs the built CLI and it is not there. */
 export function needBuiltCli(): void {
   if (!fs.existsSync(BATON)) {
-    throw new Error(`This test spawns the built CLI, but ${BATON} does not exist. Run \`npm run build\` first (\`npm test\` builds it).`);
+    throw new Error(
+      `This test spawns the built CLI, but ${BATON} does not exist. Run \`npm run build\` first (\`npm test\` builds it).`,
+    );
   }
 }
 
@@ -161,7 +163,8 @@ export class Workspace {
   /** Runs and expects exit 0 with nothing on stderr. */
   async ok(args: string[], o: RunOptions = {}): Promise<Result> {
     const r = await this.run(args, o);
-    if (r.code !== 0 || r.stderr !== '') throw new Error(`expected success without diagnostics:\n${describeRun(args, r)}`);
+    if (r.code !== 0 || r.stderr !== '')
+      throw new Error(`expected success without diagnostics:\n${describeRun(args, r)}`);
     return r;
   }
 
@@ -217,7 +220,10 @@ export function expectRunError(r: Result, code: keyof typeof EXIT_CODES): { mess
 }
 
 /** Checks the --json error contract: exit code, `{"error": {code, message, hint}}` on stdout, stderr empty. */
-export function expectJsonError(r: Result, code: keyof typeof EXIT_CODES): { code: string; message: string; hint: string | null } {
+export function expectJsonError(
+  r: Result,
+  code: keyof typeof EXIT_CODES,
+): { code: string; message: string; hint: string | null } {
   const context = `exit ${r.code}\n--- stdout ---\n${r.stdout}--- stderr ---\n${r.stderr}`;
   expect(r.code, context).toBe(EXIT_CODES[code]);
   expect(r.stderr, context).toBe('');

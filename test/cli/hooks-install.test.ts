@@ -29,7 +29,8 @@ const CASES = {
   },
   codex: {
     file: '.codex/hooks.json',
-    original: '{\r\n\t"hooks": {\r\n\t\t"Stop": [{"hooks": [{"type": "command", "command": "say done", "timeout": 3}]}]\r\n\t},\r\n\t"extra": true\r\n}\r\n',
+    original:
+      '{\r\n\t"hooks": {\r\n\t\t"Stop": [{"hooks": [{"type": "command", "command": "say done", "timeout": 3}]}]\r\n\t},\r\n\t"extra": true\r\n}\r\n',
     events: 8,
   },
   gemini: {
@@ -51,7 +52,10 @@ type Cli = keyof typeof CASES;
 const CLIS = Object.keys(CASES) as Cli[];
 
 interface Settings {
-  hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ type: string; command: string; timeout?: number; name?: string }> }>>;
+  hooks: Record<
+    string,
+    Array<{ matcher?: string; hooks: Array<{ type: string; command: string; timeout?: number; name?: string }> }>
+  >;
 }
 
 /** Parses a config the way its CLI does (Gemini strips comments first). */
@@ -60,7 +64,9 @@ function parseConfig(text: string): Settings {
 }
 
 function batonCommands(s: Settings): string[] {
-  return Object.values(s.hooks).flatMap((groups) => groups.flatMap((g) => g.hooks.map((h) => h.command))).filter((c) => c.includes(' hook '));
+  return Object.values(s.hooks)
+    .flatMap((groups) => groups.flatMap((g) => g.hooks.map((h) => h.command)))
+    .filter((c) => c.includes(' hook '));
 }
 
 function setup(cli: Cli): { ws: Workspace; file: string } {
@@ -72,7 +78,11 @@ describe.each(CLIS)('baton hooks install %s (project scope)', (cli) => {
   it('adds one baton handler per event, keeps every other byte, changes nothing the second time, and uninstall gives back the original', async () => {
     const { ws, file } = setup(cli);
     const { original } = CASES[cli];
-    const r = await ws.json<{ changed: boolean; added: string[]; file: string; backup: string; command: string }>(['hooks', 'install', cli]);
+    const r = await ws.json<{ changed: boolean; added: string[]; file: string; backup: string; command: string }>([
+      'hooks',
+      'install',
+      cli,
+    ]);
     expect(r.changed).toBe(true);
     expect(r.file).toBe(file);
     expect(r.added).toHaveLength(CASES[cli].events);
@@ -86,7 +96,8 @@ describe.each(CLIS)('baton hooks install %s (project scope)', (cli) => {
     expect(new Set(cmds)).toEqual(new Set([`baton hook ${cli}`]));
     // The user's own entries are still there, unchanged.
     const userHooks = JSON.stringify(parseConfig(original).hooks);
-    for (const [event, groups] of Object.entries(parseConfig(original).hooks)) expect(settings.hooks[event]?.slice(0, groups.length)).toEqual(groups);
+    for (const [event, groups] of Object.entries(parseConfig(original).hooks))
+      expect(settings.hooks[event]?.slice(0, groups.length)).toEqual(groups);
     expect(userHooks.length).toBeGreaterThan(10);
     // Only insertions: deleting the added text gives back the original (nothing else moved).
     expect(isSubsequence(original, installed)).toBe(true);
@@ -119,7 +130,10 @@ describe.each(CLIS)('baton hooks install %s (project scope)', (cli) => {
     const ws = workspace();
     const broken = '{\n  "model": "x",\n  "hooks": {\n    "Stop": [\n  }\n}\n';
     const file = ws.write(CASES[cli].file, broken);
-    for (const args of [['hooks', 'install', cli], ['hooks', 'uninstall', cli]]) {
+    for (const args of [
+      ['hooks', 'install', cli],
+      ['hooks', 'uninstall', cli],
+    ]) {
       const e = expectError(await ws.run(args), 'BAD_INPUT');
       expect(e.message).toContain(file);
       expect(e.message).toContain('line 5');
@@ -138,7 +152,16 @@ describe.each(CLIS)('baton hooks install %s (project scope)', (cli) => {
     expect(r.added).toEqual([]);
     const cmds = batonCommands(parseConfig(fs.readFileSync(file, 'utf8')));
     expect(new Set(cmds)).toEqual(new Set([`baton hook ${cli} --dir ${store}`]));
-    const s = await ws.json<{ configs: Array<{ cli: string; scope: string; installed: boolean; stores: string[]; events: string[]; missing: string[] }> }>(['hooks', 'status']);
+    const s = await ws.json<{
+      configs: Array<{
+        cli: string;
+        scope: string;
+        installed: boolean;
+        stores: string[];
+        events: string[];
+        missing: string[];
+      }>;
+    }>(['hooks', 'status']);
     const mine = s.configs.find((c) => c.cli === cli && c.scope === 'project');
     expect(mine).toMatchObject({ installed: true, stores: [store], missing: [] });
     expect(mine?.events).toHaveLength(CASES[cli].events);
@@ -159,14 +182,25 @@ describe('baton hooks install: scopes, missing files and Codex config.toml', () 
   it('user scope writes under CLAUDE_CONFIG_DIR / CODEX_HOME / GEMINI_CLI_HOME, creating the file, and uninstall removes the file it created', async () => {
     const ws = workspace();
     const env = { CLAUDE_CONFIG_DIR: ws.path('cc'), CODEX_HOME: ws.path('cx'), GEMINI_CLI_HOME: ws.path('gh') };
-    const where = { claude: ws.path('cc', 'settings.json'), codex: ws.path('cx', 'hooks.json'), gemini: ws.path('gh', '.gemini', 'settings.json') };
+    const where = {
+      claude: ws.path('cc', 'settings.json'),
+      codex: ws.path('cx', 'hooks.json'),
+      gemini: ws.path('gh', '.gemini', 'settings.json'),
+    };
     for (const cli of CLIS) {
-      const r = await ws.json<{ file: string; changed: boolean }>(['hooks', 'install', cli, '--scope', 'user'], { env });
+      const r = await ws.json<{ file: string; changed: boolean }>(['hooks', 'install', cli, '--scope', 'user'], {
+        env,
+      });
       expect(r).toMatchObject({ file: where[cli], changed: true });
       expect(batonCommands(parseConfig(fs.readFileSync(where[cli], 'utf8')))).toHaveLength(CASES[cli].events);
     }
-    const s = await ws.json<{ configs: Array<{ cli: string; scope: string; installed: boolean; file: string }> }>(['hooks', 'status'], { env });
-    expect(s.configs.filter((c) => c.installed).map((c) => [c.cli, c.scope, c.file])).toEqual(CLIS.map((c) => [c, 'user', where[c]]));
+    const s = await ws.json<{ configs: Array<{ cli: string; scope: string; installed: boolean; file: string }> }>(
+      ['hooks', 'status'],
+      { env },
+    );
+    expect(s.configs.filter((c) => c.installed).map((c) => [c.cli, c.scope, c.file])).toEqual(
+      CLIS.map((c) => [c, 'user', where[c]]),
+    );
     for (const cli of CLIS) {
       await ws.ok(['hooks', 'uninstall', cli, '--scope', 'user'], { env });
       expect(fs.existsSync(where[cli])).toBe(false);
@@ -223,9 +257,16 @@ describe('baton hooks status: the hook problems of the store', () => {
     const { spawnSync } = await import('node:child_process');
     expect(command).toBe('baton hook claude');
     // As the agent CLI runs it: through a shell, `baton` found on the PATH (here, a link to the build).
-    const r = spawnSync('/bin/sh', ['-c', command], { cwd: ws.dir, input: 'this is not json', encoding: 'utf8', env: withBatonOnPath() });
+    const r = spawnSync('/bin/sh', ['-c', command], {
+      cwd: ws.dir,
+      input: 'this is not json',
+      encoding: 'utf8',
+      env: withBatonOnPath(),
+    });
     expect(r.status).toBe(0);
-    const s = await ws.json<{ problems: Array<{ store: string; total: number; problems: Array<{ code: string; cli: string }> }> }>(['hooks', 'status']);
+    const s = await ws.json<{
+      problems: Array<{ store: string; total: number; problems: Array<{ code: string; cli: string }> }>;
+    }>(['hooks', 'status']);
     expect(s.problems[0]?.total).toBe(1);
     expect(s.problems[0]?.problems[0]).toMatchObject({ code: 'BAD_PAYLOAD', cli: 'claude' });
     const text = await ws.run(['hooks', 'status']);
@@ -254,9 +295,15 @@ describe('the installed command works wherever baton is installed (issue 25)', (
     expect(note).toContain('npm install -g .');
     expect(note).toContain('--command');
     const s = await ws.json<{ configs: StatusEntry[] }>(['hooks', 'status', 'claude'], { env: noBaton });
-    expect(s.configs.find((c) => c.scope === 'project')).toMatchObject({ installed: true, notFound: ['baton'], machinePaths: [] });
+    expect(s.configs.find((c) => c.scope === 'project')).toMatchObject({
+      installed: true,
+      notFound: ['baton'],
+      machinePaths: [],
+    });
     const text = await ws.run(['hooks', 'status', 'claude'], { env: noBaton });
-    expect(text.stdout).toMatch(/not found: baton is not on the PATH: these hooks fail until it is \(npm install -g baton-sessions; from a checkout: npm install -g \. or npm link\)/);
+    expect(text.stdout).toMatch(
+      /not found: baton is not on the PATH: these hooks fail until it is \(npm install -g baton-sessions; from a checkout: npm install -g \. or npm link\)/,
+    );
 
     // With baton on the PATH (as `npm install -g` puts it): no warning.
     const onPath = { PATH: batonBinDir() };
@@ -264,23 +311,37 @@ describe('the installed command works wherever baton is installed (issue 25)', (
     expect(again.changed).toBe(false);
     expect(again.notes.filter((n) => n.includes('PATH'))).toEqual([]);
     const ok = await ws.json<{ configs: StatusEntry[] }>(['hooks', 'status', 'claude'], { env: onPath });
-    expect(ok.configs.find((c) => c.scope === 'project')).toMatchObject({ installed: true, notFound: [], machinePaths: [] });
+    expect(ok.configs.find((c) => c.scope === 'project')).toMatchObject({
+      installed: true,
+      notFound: [],
+      machinePaths: [],
+    });
   });
 
   it('--command writes another way to start baton (a checkout), noting paths of this machine in a project file; the default install puts `baton hook` back', async () => {
     const ws = workspace();
     const file = ws.path('.claude', 'settings.json');
     const custom = `node ${BATON}`;
-    const r = await ws.json<{ command: string; notes: string[] }>(['hooks', 'install', 'claude', '--command', custom], { env: { PATH: process.env['PATH'] } });
+    const r = await ws.json<{ command: string; notes: string[] }>(['hooks', 'install', 'claude', '--command', custom], {
+      env: { PATH: process.env['PATH'] },
+    });
     expect(r.command).toBe(`node ${BATON} hook claude`);
-    expect(new Set(batonCommands(parseConfig(fs.readFileSync(file, 'utf8'))))).toEqual(new Set([`node ${BATON} hook claude`]));
+    expect(new Set(batonCommands(parseConfig(fs.readFileSync(file, 'utf8'))))).toEqual(
+      new Set([`node ${BATON} hook claude`]),
+    );
     expect(r.notes.find((n) => n.includes('paths of this machine'))).toContain(BATON);
-    const s = await ws.json<{ configs: StatusEntry[] }>(['hooks', 'status', 'claude'], { env: { PATH: process.env['PATH'] } });
+    const s = await ws.json<{ configs: StatusEntry[] }>(['hooks', 'status', 'claude'], {
+      env: { PATH: process.env['PATH'] },
+    });
     expect(s.configs.find((c) => c.scope === 'project')).toMatchObject({ notFound: [], machinePaths: [BATON] });
-    expect((await ws.run(['hooks', 'status', 'claude'], { env: { PATH: process.env['PATH'] } })).stdout).toContain(`this machine only: names ${BATON}; \`baton hooks install claude\` writes \`baton hook claude\``);
+    expect((await ws.run(['hooks', 'status', 'claude'], { env: { PATH: process.env['PATH'] } })).stdout).toContain(
+      `this machine only: names ${BATON}; \`baton hooks install claude\` writes \`baton hook claude\``,
+    );
 
     // An install from before (absolute node and bundle paths) is replaced in place by the portable command.
-    const back = await ws.json<{ updated: string[]; added: string[] }>(['hooks', 'install', 'claude'], { env: withBatonOnPath({}) });
+    const back = await ws.json<{ updated: string[]; added: string[] }>(['hooks', 'install', 'claude'], {
+      env: withBatonOnPath({}),
+    });
     expect(back.updated).toHaveLength(CASES.claude.events);
     expect(back.added).toEqual([]);
     expect(new Set(batonCommands(parseConfig(fs.readFileSync(file, 'utf8'))))).toEqual(new Set(['baton hook claude']));

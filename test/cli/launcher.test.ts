@@ -24,14 +24,19 @@ function copyDist(): Copy {
   const root = tempDir('baton-launcher-');
   const dist = path.join(root, 'dist');
   fs.mkdirSync(dist);
-  for (const f of ['baton.cjs', 'cli.cjs', 'core.cjs', 'hook.cjs']) fs.copyFileSync(path.join(path.dirname(BATON), f), path.join(dist, f));
+  for (const f of ['baton.cjs', 'cli.cjs', 'core.cjs', 'hook.cjs'])
+    fs.copyFileSync(path.join(path.dirname(BATON), f), path.join(dist, f));
   const work = path.join(root, 'work');
   const home = path.join(root, 'cache-home');
   fs.mkdirSync(work);
   return { dist, work, home };
 }
 
-function baton(c: Copy, args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
+function baton(
+  c: Copy,
+  args: string[],
+  env: Record<string, string> = {},
+): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [path.join(c.dist, 'baton.cjs'), ...args], {
     cwd: c.work,
     env: baseEnv({ XDG_CACHE_HOME: c.home, BATON_NOW: '2026-03-01T10:00:00.000Z', ...env }),
@@ -42,7 +47,12 @@ function baton(c: Copy, args: string[], env: Record<string, string> = {}): { sta
 
 /** The cache files beside the bundle (`core-<hash>.v8cache` for the everyday commands, `cli-…`, `hook-…`). */
 function caches(dir: string, kind = 'core'): string[] {
-  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.startsWith(`${kind}-`) && f.endsWith('.v8cache')).map((f) => path.join(dir, f)) : [];
+  return fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter((f) => f.startsWith(`${kind}-`) && f.endsWith('.v8cache'))
+        .map((f) => path.join(dir, f))
+    : [];
 }
 
 function words(file: string): string[] {
@@ -128,7 +138,12 @@ describe('which bundle dist/baton.cjs starts', () => {
   beforeAll(() => needBuiltCli());
 
   /** The same command line run by the whole CLI, dist/cli.cjs, started without the launcher. */
-  function whole(c: Copy, cwd: string, args: string[], now = '2026-03-01T10:00:00.000Z'): { status: number | null; stdout: string; stderr: string } {
+  function whole(
+    c: Copy,
+    cwd: string,
+    args: string[],
+    now = '2026-03-01T10:00:00.000Z',
+  ): { status: number | null; stdout: string; stderr: string } {
     const r = spawnSync(process.execPath, [path.join(c.dist, 'cli.cjs'), ...args], {
       cwd,
       env: baseEnv({ XDG_CACHE_HOME: c.home, BATON_NOW: now }),
@@ -205,7 +220,9 @@ describe('which bundle dist/baton.cjs starts', () => {
     // BATON_NOW, so one time for all would order sessions by how fast each process ran.
     for (const [i, args] of lines.entries()) {
       const now = new Date(Date.parse('2026-03-01T10:00:00.000Z') + i * 60_000).toISOString();
-      expect(same(baton(c, args, { BATON_NOW: now }), c.work), args.join(' ')).toEqual(same(whole(c, twin, args, now), twin));
+      expect(same(baton(c, args, { BATON_NOW: now }), c.work), args.join(' ')).toEqual(
+        same(whole(c, twin, args, now), twin),
+      );
       // 66 processes in a row: the worker's event loop turns between them (vitest's calls to
       // a worker that stands still for a minute fail).
       await new Promise((r) => setImmediate(r));

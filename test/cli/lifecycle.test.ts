@@ -35,7 +35,13 @@ describe('baton init and start', () => {
       byAgent: {},
       byPhase: {},
       budget: { max: 1000, used: 0, percent: 0, level: 'ok' },
-      cost: { total: { usd: 0, pricedUsd: 0, unpriced: { tokens: 0, models: [] } }, byAgent: {}, byPhase: {}, byModel: {}, budget: { maxUsd: null, usedUsd: 0, percent: null, level: 'none', complete: true } },
+      cost: {
+        total: { usd: 0, pricedUsd: 0, unpriced: { tokens: 0, models: [] } },
+        byAgent: {},
+        byPhase: {},
+        byModel: {},
+        budget: { maxUsd: null, usedUsd: 0, percent: null, level: 'none', complete: true },
+      },
     });
     const mode = fs.statSync(ws.path('.baton', 'sessions', id, 'journal.jsonl')).mode & 0o777;
     expect(mode).toBe(0o600);
@@ -66,7 +72,15 @@ describe('baton init and start', () => {
     const r = await ws.ok(['start', 'Planned', '--id', 'planned', '--plan', 'plan.json']);
     expect(r.stdout).toBe('Started planned with 4 phase(s)\n');
     const s = await ws.status();
-    expect(s.phases.map((p) => ({ id: p.id, name: p.name, blockedBy: p.blockedBy, maxRetries: p.maxRetries, agents: p.agents }))).toEqual([
+    expect(
+      s.phases.map((p) => ({
+        id: p.id,
+        name: p.name,
+        blockedBy: p.blockedBy,
+        maxRetries: p.maxRetries,
+        agents: p.agents,
+      })),
+    ).toEqual([
       { id: 'design', name: 'Design', blockedBy: [], maxRetries: 2, agents: ['architect'] },
       { id: 'build', name: 'Build', blockedBy: ['design'], maxRetries: 1, agents: [] },
       { id: 'test', name: 'Test', blockedBy: ['build', 'design'], maxRetries: 2, agents: [] },
@@ -78,8 +92,21 @@ describe('baton init and start', () => {
 
   it('start --plan FILE.yaml reads a YAML plan with blockedBy', async () => {
     const ws = workspace();
-    ws.write('plan.yaml', ['phases:', '  - id: design', '    name: Design', '  - id: build', '    name: Build', '    blockedBy: [design]', ''].join('\n'));
-    expect((await ws.ok(['start', 'Yaml', '--id', 'yaml', '--plan', 'plan.yaml'])).stdout).toBe('Started yaml with 2 phase(s)\n');
+    ws.write(
+      'plan.yaml',
+      [
+        'phases:',
+        '  - id: design',
+        '    name: Design',
+        '  - id: build',
+        '    name: Build',
+        '    blockedBy: [design]',
+        '',
+      ].join('\n'),
+    );
+    expect((await ws.ok(['start', 'Yaml', '--id', 'yaml', '--plan', 'plan.yaml'])).stdout).toBe(
+      'Started yaml with 2 phase(s)\n',
+    );
     const s = await ws.status();
     expect(s.phases.map((p) => [p.id, p.name, p.blockedBy])).toEqual([
       ['design', 'Design', []],
@@ -92,14 +119,32 @@ describe('baton init and start', () => {
     const uuid = (await ws.ok(['start', 'Go team', '--id-format', 'uuid'])).stdout;
     expect(uuid).toMatch(/^Started session-[0-9a-f]{8}\n$/);
     const ym = utcDate().slice(0, 7).replace('-', '');
-    const bmad = (await ws.ok(['start', 'Web', '--id-format', 'bmad', '--bmad-client', 'acme', '--bmad-project', 'web shop', '--switch'])).stdout;
+    const bmad = (
+      await ws.ok([
+        'start',
+        'Web',
+        '--id-format',
+        'bmad',
+        '--bmad-client',
+        'acme',
+        '--bmad-project',
+        'web shop',
+        '--switch',
+      ])
+    ).stdout;
     expect(bmad).toBe(`Started SES${ym}-ACME-WEBSHOP\n`);
-    const eng = (await ws.ok(['start', 'Eng', '--id-format', 'bmad', '--bmad-prefix', 'eng', '--bmad-client', 'c', '--switch'])).stdout;
+    const eng = (
+      await ws.ok(['start', 'Eng', '--id-format', 'bmad', '--bmad-prefix', 'eng', '--bmad-client', 'c', '--switch'])
+    ).stdout;
     expect(eng).toBe(`Started ENG${ym}-C-ENG\n`);
-    expect((await ws.ok(['start', 'Fix the Login!', '--id-format', 'wfs', '--switch'])).stdout).toBe('Started WFS-fix-the-login\n');
+    expect((await ws.ok(['start', 'Fix the Login!', '--id-format', 'wfs', '--switch'])).stdout).toBe(
+      'Started WFS-fix-the-login\n',
+    );
     expect((await ws.ok(['start', 'Explicit', '--id', 'My_Id.2', '--switch'])).stdout).toBe('Started My_Id.2\n');
     const rows = await ws.json<ListRow[]>(['list']);
-    expect(rows.map((r) => r.id).sort()).toEqual(['ENG' + ym + '-C-ENG', 'My_Id.2', 'SES' + ym + '-ACME-WEBSHOP', 'WFS-fix-the-login', uuid.slice(8, -1)].sort());
+    expect(rows.map((r) => r.id).sort()).toEqual(
+      ['ENG' + ym + '-C-ENG', 'My_Id.2', 'SES' + ym + '-ACME-WEBSHOP', 'WFS-fix-the-login', uuid.slice(8, -1)].sort(),
+    );
     expectError(await ws.run(['start', 'X', '--id-format', 'nope', '--switch']), 'BAD_INPUT');
     expectError(await ws.run(['start', 'X', '--id-format', 'bmad', '--bmad-prefix', 'XXX', '--switch']), 'BAD_INPUT');
   });
@@ -131,7 +176,9 @@ describe('session lifecycle', () => {
     expect(human[4]).toBe('');
     expect(human[0]).toMatch(/^ {2}ID\s+STATUS\s+PHASES\s+UPDATED\s+TITLE$/);
     expect(human[1]).toMatch(/^\* gamma\s+active\s+-\s+\d+s ago\s+Gamma$/);
-    expect(human.find((l) => l.includes('alpha'))).toMatch(/^ {2}alpha\s+paused\s+0\/2\s+\d+s ago\s+Alpha \(switched\)$/);
+    expect(human.find((l) => l.includes('alpha'))).toMatch(
+      /^ {2}alpha\s+paused\s+0\/2\s+\d+s ago\s+Alpha \(switched\)$/,
+    );
 
     let rows = await ws.json<ListRow[]>(['list']);
     expect(rows.map((r) => [r.id, r.status, r.archived])).toEqual([
@@ -139,7 +186,12 @@ describe('session lifecycle', () => {
       ['beta', 'paused', false],
       ['alpha', 'paused', false],
     ]);
-    expect(rows.find((r) => r.id === 'alpha')).toMatchObject({ title: 'Alpha', phasesTotal: 2, phasesDone: 0, revision: 2 });
+    expect(rows.find((r) => r.id === 'alpha')).toMatchObject({
+      title: 'Alpha',
+      phasesTotal: 2,
+      phasesDone: 0,
+      revision: 2,
+    });
 
     // switch: the target becomes active, the current one is paused.
     expect((await ws.ok(['switch', 'alpha'])).stdout).toBe('Switched to alpha\n');
@@ -156,7 +208,9 @@ describe('session lifecycle', () => {
     expect((await ws.ok(['resume', '--apply'])).stdout).toBe('Resumed alpha from live; it is active.\n');
     expect((await ws.status()).status).toBe('active');
     // Applying it again is not an error: it is active, there is nothing to do (issue 15, bug 2).
-    expect((await ws.ok(['resume', '--apply'])).stdout).toBe('Session alpha is already active: nothing to resume; go on working in it.\n');
+    expect((await ws.ok(['resume', '--apply'])).stdout).toBe(
+      'Session alpha is already active: nothing to resume; go on working in it.\n',
+    );
 
     expect(await ws.json(['complete', '--force'])).toEqual({ ok: true, id: 'alpha', status: 'completed', revision: 8 });
     // A finished session stops being the active one: a change needs a session named, while
@@ -197,10 +251,16 @@ describe('session lifecycle', () => {
     // The archived session's events are still readable.
     const log = await ws.log('alpha');
     expect(log.map((e) => e.type)).toEqual([
-      'session.created', 'session.paused', 'session.resumed', 'session.paused',
+      'session.created',
+      'session.paused',
+      'session.resumed',
+      'session.paused',
       // resume --apply: reopen, then take the lease over and release it (fences the old run)
-      'session.resumed', 'lease.acquired', 'lease.released',
-      'session.completed', 'session.archived',
+      'session.resumed',
+      'lease.acquired',
+      'lease.released',
+      'session.completed',
+      'session.archived',
     ]);
   });
 
@@ -218,7 +278,8 @@ describe('which session a command acts on', () => {
     await ws.ok(['start', 'A', '--id', 'a']);
     await ws.ok(['start', 'B', '--id', 'b', '--switch']);
     await ws.ok(['start', 'C', '--id', 'c', '--switch']);
-    const title = async (args: string[], env?: Record<string, string>): Promise<string> => (await ws.json<StatusJson>(['status', ...args], env ? { env } : {})).id;
+    const title = async (args: string[], env?: Record<string, string>): Promise<string> =>
+      (await ws.json<StatusJson>(['status', ...args], env ? { env } : {})).id;
     expect(await title([])).toBe('c');
     expect(await title([], { BATON_SESSION: 'b' })).toBe('b');
     expect(await title(['--session', 'a'], { BATON_SESSION: 'b' })).toBe('a');
@@ -247,7 +308,9 @@ describe('which session a command acts on', () => {
     await ws.ok(['start', 'Other', '--id', 'other', '--dir', 'elsewhere']);
     expect(fs.existsSync(ws.path('elsewhere', 'sessions', 'other'))).toBe(true);
     expect((await ws.json<ListRow[]>(['list', '--dir', 'elsewhere'])).map((r) => r.id)).toEqual(['other']);
-    expect((await ws.json<ListRow[]>(['list'], { env: { BATON_DIR: ws.path('elsewhere') } })).map((r) => r.id)).toEqual(['other']);
+    expect((await ws.json<ListRow[]>(['list'], { env: { BATON_DIR: ws.path('elsewhere') } })).map((r) => r.id)).toEqual(
+      ['other'],
+    );
     expect((await ws.json<ListRow[]>(['list'])).map((r) => r.id)).toEqual(['deep']);
   });
 

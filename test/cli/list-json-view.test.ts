@@ -22,10 +22,15 @@ describe('list --json from the kept view', () => {
     }
     expect(fs.existsSync(ws.path('.baton', 'list-all.view'))).toBe(true);
     const all = (await ws.ok(['list', '--json', '--all'], { spawn: true })).stdout;
-    expect((JSON.parse(all) as Array<{ id: string; title: string }>).map((r) => r.title)).toEqual(['Zweite 🎉', 'Première étape ✓']);
+    expect((JSON.parse(all) as Array<{ id: string; title: string }>).map((r) => r.title)).toEqual([
+      'Zweite 🎉',
+      'Première étape ✓',
+    ]);
     await ws.ok(['tokens', 'add', '--agent', 'a', '--input', '3']); // changes the row of two
     await ws.ok(['start', 'Third', '--id', 'three', '--switch'], { spawn: true });
-    const after = JSON.parse((await ws.ok(['list', '--json', '--all'], { spawn: true })).stdout) as Array<{ id: string }>;
+    const after = JSON.parse((await ws.ok(['list', '--json', '--all'], { spawn: true })).stdout) as Array<{
+      id: string;
+    }>;
     expect(after.map((r) => r.id)).toEqual(['three', 'two', 'one']);
   });
 });

@@ -9,7 +9,9 @@ import { BATON, baseEnv, expectError, needBuiltCli, workspace } from './helpers.
 import type { Workspace } from './helpers.js';
 
 const T0 = Date.parse('2026-05-01T10:00:00.000Z');
-const at = (min: number): { env: Record<string, string> } => ({ env: { BATON_NOW: new Date(T0 + min * 60_000).toISOString() } });
+const at = (min: number): { env: Record<string, string> } => ({
+  env: { BATON_NOW: new Date(T0 + min * 60_000).toISOString() },
+});
 
 let savedTz: string | undefined;
 beforeAll(() => {
@@ -25,7 +27,12 @@ afterAll(() => {
 async function timed(): Promise<Workspace> {
   const ws = workspace();
   await ws.ok(['start', 'Timed', '--id', 'lg'], at(0));
-  for (const [min, text] of [[5, 'five'], [20, 'twenty'], [30, 'thirty']] as const) await ws.ok(['note', 'add', text], at(min));
+  for (const [min, text] of [
+    [5, 'five'],
+    [20, 'twenty'],
+    [30, 'thirty'],
+  ] as const)
+    await ws.ok(['note', 'add', text], at(min));
   return ws;
 }
 const seqs = (events: Array<{ seq: number }>): number[] => events.map((e) => e.seq);
@@ -61,7 +68,9 @@ describe('log --since and --tail', () => {
 
   it('anything else is BAD_INPUT naming the forms', async () => {
     const ws = await timed();
-    expect(expectError(await ws.run(['log', '--since', 'yesterday']), 'BAD_INPUT').hint).toMatch(/--since 120.*--since 10m.*--since 2026-11-24T09:00/);
+    expect(expectError(await ws.run(['log', '--since', 'yesterday']), 'BAD_INPUT').hint).toMatch(
+      /--since 120.*--since 10m.*--since 2026-11-24T09:00/,
+    );
     expectError(await ws.run(['log', '--since', '-3']), 'BAD_INPUT');
     expectError(await ws.run(['log', '--tail', 'all']), 'BAD_INPUT');
   });
@@ -81,10 +90,18 @@ describe('log --follow', () => {
   it('prints the kept events, then each new one once, and stops cleanly on SIGINT', async () => {
     needBuiltCli();
     const ws = await timed();
-    const child = spawn(process.execPath, [BATON, 'log', '--follow', '--json', '-n', '1'], { cwd: ws.dir, env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BATON, 'log', '--follow', '--json', '-n', '1'], {
+      cwd: ws.dir,
+      env: baseEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
-    const lines = (): Array<{ seq: number; type: string }> => out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { seq: number; type: string });
+    const lines = (): Array<{ seq: number; type: string }> =>
+      out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { seq: number; type: string });
     const until = async (n: number): Promise<void> => {
       const end = Date.now() + 15_000;
       while (lines().length < n) {
@@ -97,7 +114,9 @@ describe('log --follow', () => {
     await ws.ok(['note', 'add', 'live one']);
     await ws.ok(['note', 'add', 'live two']);
     await until(3);
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+      child.on('exit', (code, signal) => r({ code, signal })),
+    );
     child.kill('SIGINT');
     expect(await exited).toEqual({ code: 0, signal: null });
     expect(seqs(lines())).toEqual([4, 5, 6]);
@@ -110,7 +129,11 @@ describe('log through a pager on a terminal', () => {
   function onTerminal(ws: Workspace, args: string, env: Record<string, string | undefined>): string {
     needBuiltCli();
     const cmd = `stty rows 5 cols 200; "${process.execPath}" "${BATON}" log ${args}`;
-    return execFileSync('script', ['-q', '-e', '-c', cmd, '/dev/null'], { cwd: ws.dir, env: baseEnv(env), encoding: 'utf8' }).replace(/\r/g, '');
+    return execFileSync('script', ['-q', '-e', '-c', cmd, '/dev/null'], {
+      cwd: ws.dir,
+      env: baseEnv(env),
+      encoding: 'utf8',
+    }).replace(/\r/g, '');
   }
 
   it('long output goes through BATON_PAGER (else PAGER), with LESS=FRX; --no-pager, a pager of cat, or no terminal prints it directly', async () => {
@@ -118,7 +141,9 @@ describe('log through a pager on a terminal', () => {
     for (let i = 0; i < 6; i++) await ws.ok(['note', 'add', `more ${i}`]);
     const paged = onTerminal(ws, '', { BATON_PAGER: 'sed "s/^/PAGED $LESS: /"', PAGER: 'false' });
     expect(paged.split('\n').filter((l) => /^PAGED FRX: +#\d+ /.test(l)).length).toBe(10);
-    expect(onTerminal(ws, '', { BATON_PAGER: undefined, PAGER: 'sed "s/^/VIA-PAGER: /"' })).toMatch(/^VIA-PAGER: +#1 /m);
+    expect(onTerminal(ws, '', { BATON_PAGER: undefined, PAGER: 'sed "s/^/VIA-PAGER: /"' })).toMatch(
+      /^VIA-PAGER: +#1 /m,
+    );
     expect(onTerminal(ws, '--no-pager', { BATON_PAGER: 'sed "s/^/PAGED: /"' })).not.toContain('PAGED');
     expect(onTerminal(ws, '', { BATON_PAGER: 'cat' })).toMatch(/^ +#10 /m);
     // Output that fits on the screen is not paged.

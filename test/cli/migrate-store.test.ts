@@ -14,8 +14,24 @@ import { BATON, EXIT_CODES, baseEnv, expectError, runBaton, workspace } from './
 import type { Workspace } from './helpers.js';
 
 interface MigrateJson {
-  sessions: Array<{ id: string; action: string; events: number; eventsCopied: number; checkpoints: number; archived: boolean; sha256: string }>;
-  totals: { sessions: number; events: number; eventsCopied: number; checkpoints: number; checkpointsCopied: number; tombstones: number; tombstonesCopied: number };
+  sessions: Array<{
+    id: string;
+    action: string;
+    events: number;
+    eventsCopied: number;
+    checkpoints: number;
+    archived: boolean;
+    sha256: string;
+  }>;
+  totals: {
+    sessions: number;
+    events: number;
+    eventsCopied: number;
+    checkpoints: number;
+    checkpointsCopied: number;
+    tombstones: number;
+    tombstonesCopied: number;
+  };
   active: string | null;
   verified: boolean;
   problems: unknown[];
@@ -23,7 +39,11 @@ interface MigrateJson {
 
 /** Events as the CLI shows them, without the store's own bookkeeping fields. */
 async function events(ws: Workspace, store: { dir?: string; url?: string }, id: string): Promise<unknown[]> {
-  const r = await runBaton(['log', '--session', id, '--json', ...(store.dir ? ['--dir', store.dir] : [])], ws.dir, baseEnv(store.url ? { BATON_STORE: store.url } : {}));
+  const r = await runBaton(
+    ['log', '--session', id, '--json', ...(store.dir ? ['--dir', store.dir] : [])],
+    ws.dir,
+    baseEnv(store.url ? { BATON_STORE: store.url } : {}),
+  );
   expect(r.code, r.stderr).toBe(0);
   return (JSON.parse(r.stdout) as Array<Record<string, unknown>>).map(({ v: _v, batch: _b, ...rest }) => rest);
 }
@@ -58,16 +78,31 @@ async function richSource(): Promise<Workspace> {
 }
 
 /** Asserts the target holds what the source holds, read back through the CLI. */
-async function sameContent(ws: Workspace, a: { dir?: string; url?: string }, b: { dir?: string; url?: string }): Promise<void> {
+async function sameContent(
+  ws: Workspace,
+  a: { dir?: string; url?: string },
+  b: { dir?: string; url?: string },
+): Promise<void> {
   const env = (s: { url?: string }): Record<string, string> => (s.url ? { BATON_STORE: s.url } : {});
   const args = (s: { dir?: string }): string[] => (s.dir ? ['--dir', s.dir] : []);
   const listA = await jsonOf<Array<Record<string, unknown>>>(ws, ['list', '--all', ...args(a)], env(a));
   const listB = await jsonOf<Array<Record<string, unknown>>>(ws, ['list', '--all', ...args(b)], env(b));
   expect(listB).toEqual(listA);
-  for (const row of listA) expect(await events(ws, b, String(row['id']))).toEqual(await events(ws, a, String(row['id'])));
-  expect(await jsonOf<unknown[]>(ws, ['list', '--deleted', ...args(b)], env(b))).toEqual(await jsonOf<unknown[]>(ws, ['list', '--deleted', ...args(a)], env(a)));
-  const cpA = await jsonOf<Array<Record<string, unknown>>>(ws, ['checkpoints', '--session', 'live', ...args(a)], env(a));
-  const cpB = await jsonOf<Array<Record<string, unknown>>>(ws, ['checkpoints', '--session', 'live', ...args(b)], env(b));
+  for (const row of listA)
+    expect(await events(ws, b, String(row['id']))).toEqual(await events(ws, a, String(row['id'])));
+  expect(await jsonOf<unknown[]>(ws, ['list', '--deleted', ...args(b)], env(b))).toEqual(
+    await jsonOf<unknown[]>(ws, ['list', '--deleted', ...args(a)], env(a)),
+  );
+  const cpA = await jsonOf<Array<Record<string, unknown>>>(
+    ws,
+    ['checkpoints', '--session', 'live', ...args(a)],
+    env(a),
+  );
+  const cpB = await jsonOf<Array<Record<string, unknown>>>(
+    ws,
+    ['checkpoints', '--session', 'live', ...args(b)],
+    env(b),
+  );
   expect(cpB).toEqual(cpA);
   expect(cpB.length).toBe(1);
   // The active pointer came along: a command without --session acts on the same session.
@@ -88,7 +123,13 @@ describe('baton migrate-store between file stores', () => {
       ['live', 'copied', false],
       ['other', 'copied', false],
     ]);
-    expect(out.totals).toMatchObject({ sessions: 3, checkpoints: 2, checkpointsCopied: 2, tombstones: 1, tombstonesCopied: 1 });
+    expect(out.totals).toMatchObject({
+      sessions: 3,
+      checkpoints: 2,
+      checkpointsCopied: 2,
+      tombstones: 1,
+      tombstonesCopied: 1,
+    });
     expect(out.totals.eventsCopied).toBe(out.totals.events);
     expect(out.active).toBe('live');
     // --json is for scripts: no progress lines (the human run below has them).
@@ -116,7 +157,11 @@ describe('baton migrate-store between file stores', () => {
     }
     await m.store.close();
     const target = ws.path('copy', '.baton');
-    const child = spawn(process.execPath, [BATON, 'migrate-store', '--from', ws.store, '--to', target, '--chunk', '1'], { cwd: ws.dir, env: baseEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [BATON, 'migrate-store', '--from', ws.store, '--to', target, '--chunk', '1'],
+      { cwd: ws.dir, env: baseEnv(), stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let err = '';
     await new Promise<void>((resolve, reject) => {
       child.stderr.setEncoding('utf8').on('data', (c: string) => {
@@ -142,7 +187,8 @@ describe('baton migrate-store between file stores', () => {
     expect(total).toBe(30 * 26 + 29);
     const copiedBefore = total - out.totals.eventsCopied;
     expect(copiedBefore).toBeGreaterThanOrEqual(8 * 27);
-    for (const id of ['s00', 's07', 's15', 's29']) expect(await events(ws, { dir: target }, id)).toEqual(await events(ws, { dir: ws.store }, id));
+    for (const id of ['s00', 's07', 's15', 's29'])
+      expect(await events(ws, { dir: target }, id)).toEqual(await events(ws, { dir: ws.store }, id));
   }, 180_000);
 
   it('a target session with another history is named and left alone (CONFLICT); bad arguments are BAD_INPUT', async () => {
@@ -157,7 +203,9 @@ describe('baton migrate-store between file stores', () => {
     expect(r.code).toBe(EXIT_CODES.CONFLICT);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('[1/1] same: skipped');
-    expect(r.stderr).toMatch(/error\[CONFLICT\]: The copy did not verify: .*Session same already exists on the target with a different history/);
+    expect(r.stderr).toMatch(
+      /error\[CONFLICT\]: The copy did not verify: .*Session same already exists on the target with a different history/,
+    );
     expect(r.stderr).toMatch(/\nhint: .+\n$/);
     expect(await events(other, { dir: other.store }, 'same')).toEqual(before);
     const j = await ws.run(['migrate-store', '--from', ws.store, '--to', other.store, '--json']);
@@ -213,7 +261,11 @@ describe.skipIf(!PG_URL)('baton migrate-store with PostgreSQL', () => {
 
   /** `baton migrate-store --chunk 1`, killed with SIGKILL once it reported session 5 of 20 done. */
   async function killedCopy(ws: Workspace, from: string, to: string): Promise<string> {
-    const child = spawn(process.execPath, [BATON, 'migrate-store', '--from', from, '--to', to, '--chunk', '1'], { cwd: ws.dir, env: baseEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [BATON, 'migrate-store', '--from', from, '--to', to, '--chunk', '1'], {
+      cwd: ws.dir,
+      env: baseEnv(),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let err = '';
     await new Promise<void>((resolve, reject) => {
       child.stderr.setEncoding('utf8').on('data', (c: string) => {
@@ -249,7 +301,8 @@ describe.skipIf(!PG_URL)('baton migrate-store with PostgreSQL', () => {
     const r = await ws.run(['migrate-store', '--from', ws.store, '--to', url, '--json']);
     expect(r.code, r.stderr).toBe(0);
     resumed(err, JSON.parse(r.stdout) as MigrateJson);
-    for (const id of ['s00', 's10', 's19']) expect(await events(ws, { url }, id)).toEqual(await events(ws, { dir: ws.store }, id));
+    for (const id of ['s00', 's10', 's19'])
+      expect(await events(ws, { url }, id)).toEqual(await events(ws, { dir: ws.store }, id));
   }, 180_000);
 
   it('a copy from PostgreSQL to a file store killed with SIGKILL half-way is finished by running it again', async () => {
@@ -264,6 +317,7 @@ describe.skipIf(!PG_URL)('baton migrate-store with PostgreSQL', () => {
     const r = await ws.run(['migrate-store', '--from', url, '--to', target, '--json']);
     expect(r.code, r.stderr).toBe(0);
     resumed(err, JSON.parse(r.stdout) as MigrateJson);
-    for (const id of ['s00', 's10', 's19']) expect(await events(ws, { dir: target }, id)).toEqual(await events(ws, { url }, id));
+    for (const id of ['s00', 's10', 's19'])
+      expect(await events(ws, { dir: target }, id)).toEqual(await events(ws, { url }, id));
   }, 180_000);
 });

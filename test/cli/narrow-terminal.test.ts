@@ -25,7 +25,11 @@ function quote(a: string): string {
 /** stdout+stderr of `baton …args` in a pseudo-terminal COLS wide and `rows` high, colour codes and CRs removed. */
 function inTerminal(ws: Workspace, args: string[], o: { rows?: number; env?: Record<string, string> } = {}): string {
   const command = `stty cols ${COLS} rows ${o.rows ?? 200}; ${quote(process.execPath)} ${quote(BATON)} ${args.map(quote).join(' ')}`;
-  const r = spawnSync('script', ['-qfec', command, '/dev/null'], { cwd: ws.dir, env: baseEnv({ ...env, NO_COLOR: undefined, TERM: 'xterm-256color', ...o.env }), encoding: 'utf8' });
+  const r = spawnSync('script', ['-qfec', command, '/dev/null'], {
+    cwd: ws.dir,
+    env: baseEnv({ ...env, NO_COLOR: undefined, TERM: 'xterm-256color', ...o.env }),
+    encoding: 'utf8',
+  });
   expect(r.error).toBeUndefined();
   expect(r.status, r.stdout).toBe(0);
   return r.stdout.replace(ANSI, '').replace(/\r/g, '');
@@ -43,7 +47,8 @@ function lines(text: string): string[] {
 }
 
 function expectFits(text: string): void {
-  for (const line of lines(text)) expect(displayWidth(line), `wider than ${COLS}: ${JSON.stringify(line)}\n${text}`).toBeLessThanOrEqual(COLS);
+  for (const line of lines(text))
+    expect(displayWidth(line), `wider than ${COLS}: ${JSON.stringify(line)}\n${text}`).toBeLessThanOrEqual(COLS);
 }
 
 /** The id each shown (possibly cut) id stands for: the one id whose start and end it shows. */
@@ -51,7 +56,9 @@ function idsShown(rows: string[], ids: string[]): string[] {
   return rows.map((row) => {
     const shown = row.replace(/^[* ] /, '').split(/\s+/)[0]!;
     const [head, tail = null] = shown.split('…') as [string, string?];
-    const matches = ids.filter((id) => (tail === null ? id === head : id.startsWith(head) && id.endsWith(tail!) && id.length > head.length + tail!.length));
+    const matches = ids.filter((id) =>
+      tail === null ? id === head : id.startsWith(head) && id.endsWith(tail!) && id.length > head.length + tail!.length,
+    );
     expect(matches, `${JSON.stringify(shown)} must name exactly one of ${ids.join(', ')}`).toHaveLength(1);
     return matches[0]!;
   });
@@ -63,20 +70,34 @@ const TITLES = [
   '🚀 Launch preparation 🎉 with emoji 🧪 in the title of the session',
   'Migrate the billing store as well',
 ];
-const IDS = ['2026-11-27-migrate-auth-store-a3f1', '2026-11-27-migrate-auth-store-b7c2', '2026-11-27-launch-preparation', '2026-11-27-migrate-billing-store'];
+const IDS = [
+  '2026-11-27-migrate-auth-store-a3f1',
+  '2026-11-27-migrate-auth-store-b7c2',
+  '2026-11-27-launch-preparation',
+  '2026-11-27-migrate-billing-store',
+];
 
 describe.runIf(hasScript)('a 60-column terminal', () => {
   let ws: Workspace;
   beforeAll(async () => {
     needBuiltCli();
     ws = workspace();
-    for (const [i, title] of TITLES.entries()) await ws.ok(['start', title, '--id', IDS[i]!, '--switch', '--phases', 'design,build']);
+    for (const [i, title] of TITLES.entries())
+      await ws.ok(['start', title, '--id', IDS[i]!, '--switch', '--phases', 'design,build']);
     await ws.ok(['switch', IDS[0]!]);
     await ws.ok(['checkpoint', 'before the risky change to the middleware that everything else depends on']);
     await ws.ok(['checkpoint', '第二个检查点：数据库迁移之前的状态和所有用户数据']);
     await ws.ok(['checkpoint', '🚀 ready to launch 🎉 after the review']);
-    await ws.ok(['note', 'add', 'A note that is rather long, so that the log view must wrap it at word boundaries when it is shown sixty columns wide']);
-    await ws.ok(['note', 'add', '数据库迁移和用户认证模块的重构工作计划 then 🚀 launch with the 🎉 team and everyone else who helped']);
+    await ws.ok([
+      'note',
+      'add',
+      'A note that is rather long, so that the log view must wrap it at word boundaries when it is shown sixty columns wide',
+    ]);
+    await ws.ok([
+      'note',
+      'add',
+      '数据库迁移和用户认证模块的重构工作计划 then 🚀 launch with the 🎉 team and everyone else who helped',
+    ]);
   });
 
   it('list: one line per session, none wider than 60 columns, every id still tells which session it is', async () => {
@@ -125,7 +146,8 @@ describe.runIf(hasScript)('a 60-column terminal', () => {
     // every ASCII word of the narrow one is whole.
     expect(out.replace(/\s+/g, '')).toBe(full.replace(/\s+/g, ''));
     const words = new Set(full.split(/\s+/));
-    for (const w of out.split(/\s+/).filter((x) => x && /^[\x21-\x7e]+$/.test(x))) expect(words.has(w), `${JSON.stringify(w)} was cut\n${out}`).toBe(true);
+    for (const w of out.split(/\s+/).filter((x) => x && /^[\x21-\x7e]+$/.test(x)))
+      expect(words.has(w), `${JSON.stringify(w)} was cut\n${out}`).toBe(true);
   };
 
   it('log wraps at word boundaries with a hanging indent', async () => {

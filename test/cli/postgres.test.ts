@@ -21,7 +21,8 @@ import type { Result, RunOptions, StatusJson, Workspace } from './helpers.js';
 const WRITERS = 8;
 // Enough separate processes racing to prove no lost update; more only costs time.
 const RUNS = 12;
-const LOCK = "`baton start` switches sessions under the workspace lock: a transaction held on one connection while the store writes through another, which the embedded server's one session cannot run at once";
+const LOCK =
+  "`baton start` switches sessions under the workspace lock: a transaction held on one connection while the store writes through another, which the embedded server's one session cannot run at once";
 const later = (ms: number): string => new Date(Date.now() + ms).toISOString();
 
 /** A workspace whose every run goes to the PostgreSQL store in a fresh schema. */
@@ -52,7 +53,12 @@ class PgWorkspace {
    * the run and its command together (a machine that died), leaving no orphan behind.
    */
   start(args: string[]): { child: ChildProcess; done: Promise<unknown>; kill: () => void } {
-    const child = spawn(process.execPath, [BATON, 'run', ...args], { cwd: this.ws.dir, env: baseEnv({ BATON_STORE: this.url }), stdio: 'ignore', detached: true });
+    const child = spawn(process.execPath, [BATON, 'run', ...args], {
+      cwd: this.ws.dir,
+      env: baseEnv({ BATON_STORE: this.url }),
+      stdio: 'ignore',
+      detached: true,
+    });
     const done = new Promise((r) => child.on('exit', r));
     return { child, done, kill: () => process.kill(-child.pid!, 'SIGKILL') };
   }
@@ -60,10 +66,14 @@ class PgWorkspace {
 
 describe.skipIf(!PG_URL)('CLI on the PostgreSQL store', () => {
   needsRealServer({
-    [`${WRITERS} processes × ${RUNS} \`baton tokens add --input 1\` → exactly ${WRITERS * RUNS} input tokens, contiguous seq`]: LOCK,
-    'a second run is refused while the lease is valid, takes over after expiry with a higher token, and the zombie is FENCED': LOCK,
-    'a zombie that loaded the session under its valid lease, paused, and appends after a takeover is FENCED; nothing of it lands': LOCK,
-    "a library child of `baton run` (openStore({ create: true }) as in the README) opens the run's store from BATON_STORE": LOCK,
+    [`${WRITERS} processes × ${RUNS} \`baton tokens add --input 1\` → exactly ${WRITERS * RUNS} input tokens, contiguous seq`]:
+      LOCK,
+    'a second run is refused while the lease is valid, takes over after expiry with a higher token, and the zombie is FENCED':
+      LOCK,
+    'a zombie that loaded the session under its valid lease, paused, and appends after a takeover is FENCED; nothing of it lands':
+      LOCK,
+    "a library child of `baton run` (openStore({ create: true }) as in the README) opens the run's store from BATON_STORE":
+      LOCK,
     '--store names the store like BATON_STORE does': LOCK,
   });
   const schemas: string[] = [];
@@ -90,7 +100,9 @@ describe.skipIf(!PG_URL)('CLI on the PostgreSQL store', () => {
     expect(failures).toEqual([]);
     const s = await pw.json<StatusJson>(['status']);
     expect(s.tokens.input).toBe(WRITERS * RUNS);
-    expect(s.tokens.byAgent).toEqual(Object.fromEntries(Array.from({ length: WRITERS }, (_, w) => [`w${w}`, { input: RUNS, output: 0, cached: 0 }])));
+    expect(s.tokens.byAgent).toEqual(
+      Object.fromEntries(Array.from({ length: WRITERS }, (_, w) => [`w${w}`, { input: RUNS, output: 0, cached: 0 }])),
+    );
     expect(s.revision).toBe(1 + WRITERS * RUNS);
     const log = await pw.json<Array<{ seq: number; type: string }>>(['log']);
     expect(log.map((e) => e.seq)).toEqual(Array.from({ length: 1 + WRITERS * RUNS }, (_, i) => i + 1));
@@ -104,9 +116,20 @@ describe.skipIf(!PG_URL)('CLI on the PostgreSQL store', () => {
     const pw = pgWorkspace();
     await pw.ok(['start', 'Lease', '--id', 'lf', '--phases', 'build']);
     // A short lease in real time: a run judges expiry by the server's clock, which BATON_NOW does not move.
-    const first = pw.start(['--agent', 'w1', '--ttl', '2s', '--heartbeat', '500ms', '--', process.execPath, '-e', 'setTimeout(() => {}, 60000)']);
+    const first = pw.start([
+      '--agent',
+      'w1',
+      '--ttl',
+      '2s',
+      '--heartbeat',
+      '500ms',
+      '--',
+      process.execPath,
+      '-e',
+      'setTimeout(() => {}, 60000)',
+    ]);
     const until = Date.now() + 15_000;
-    while (!((await pw.json<{ lease: unknown }>(['status'])).lease)) {
+    while (!(await pw.json<{ lease: unknown }>(['status'])).lease) {
       if (Date.now() > until) throw new Error('the run never took the lease');
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -116,11 +139,22 @@ describe.skipIf(!PG_URL)('CLI on the PostgreSQL store', () => {
     await new Promise((r) => setTimeout(r, 2_500));
 
     // --end-orphans: the first run's command (a group of its own) outlived it.
-    const second = await pw.run(['run', '--agent', 'w2', '--end-orphans', '--', process.execPath, '-e', 'console.log(process.env.BATON_LEASE_TOKEN, process.env.BATON_STORE === undefined)']);
+    const second = await pw.run([
+      'run',
+      '--agent',
+      'w2',
+      '--end-orphans',
+      '--',
+      process.execPath,
+      '-e',
+      'console.log(process.env.BATON_LEASE_TOKEN, process.env.BATON_STORE === undefined)',
+    ]);
     expect(second.code).toBe(0);
     expect(second.stdout.trim()).toBe('2 false');
     const before = (await pw.json<unknown[]>(['log'])).length;
-    const zombie = await pw.run(['tokens', 'add', '--agent', 'w1', '--input', '5'], { env: { BATON_LEASE_TOKEN: '1', BATON_NOW: later(130_000) } });
+    const zombie = await pw.run(['tokens', 'add', '--agent', 'w1', '--input', '5'], {
+      env: { BATON_LEASE_TOKEN: '1', BATON_NOW: later(130_000) },
+    });
     expectError(zombie, 'FENCED');
     expect((await pw.json<unknown[]>(['log'])).length).toBe(before);
     // The registry row was written with the events: it agrees with the session, lease included.
@@ -159,9 +193,21 @@ describe.skipIf(!PG_URL)('CLI on the PostgreSQL store', () => {
         () => null,
         (e: unknown) => e,
       );
-      await Promise.race([atAppend, write.then((e) => Promise.reject(new Error(`the zombie's write ended before its append: ${String(e)}`)))]);
+      await Promise.race([
+        atAppend,
+        write.then((e) => Promise.reject(new Error(`the zombie's write ended before its append: ${String(e)}`))),
+      ]);
       // Meanwhile another worker, a real process, takes the session over.
-      const taker = await pw.run(['run', '--force', '--agent', 'w2', '--', process.execPath, '-e', 'console.log(process.env.BATON_LEASE_TOKEN)']);
+      const taker = await pw.run([
+        'run',
+        '--force',
+        '--agent',
+        'w2',
+        '--',
+        process.execPath,
+        '-e',
+        'console.log(process.env.BATON_LEASE_TOKEN)',
+      ]);
       expect(taker.code, taker.stderr).toBe(0);
       expect(taker.stdout.trim()).toBe('2');
       const before = await pw.json<Array<{ type: string; actor?: { agent?: string } }>>(['log']);
@@ -177,7 +223,7 @@ describe.skipIf(!PG_URL)('CLI on the PostgreSQL store', () => {
     }
   }, 60_000);
 
-  it('a library child of `baton run` (openManager with BATON_STORE, as in the README) opens the run\'s store', async () => {
+  it("a library child of `baton run` (openManager with BATON_STORE, as in the README) opens the run's store", async () => {
     const pw = pgWorkspace();
     await pw.ok(['start', 'Lib', '--id', 'lib']);
     const tsx = pathToFileURL(createRequire(path.join(ROOT, 'package.json')).resolve('tsx')).href;
@@ -191,7 +237,15 @@ describe.skipIf(!PG_URL)('CLI on the PostgreSQL store', () => {
         'await m.close();',
       ].join('\n'),
     );
-    const r = await pw.run(['run', '--', process.execPath, '--import', tsx, 'child.mjs', path.join(ROOT, 'src', 'index.ts')]);
+    const r = await pw.run([
+      'run',
+      '--',
+      process.execPath,
+      '--import',
+      tsx,
+      'child.mjs',
+      path.join(ROOT, 'src', 'index.ts'),
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout.trim())).toEqual({ kind: 'postgres', ids: ['lib'] });
     // No file store was made up next to it.
@@ -217,7 +271,11 @@ describe.skipIf(!PG_URL)('CLI on the PostgreSQL store', () => {
 
   it('`baton init` with a store URL creates the schema once, then finds it ready', async () => {
     const pw = pgWorkspace();
-    expect(await pw.json(['init'])).toEqual({ ok: true, store: expect.stringContaining(`schema=${pw.url.split('schema=')[1]}`), created: true });
+    expect(await pw.json(['init'])).toEqual({
+      ok: true,
+      store: expect.stringContaining(`schema=${pw.url.split('schema=')[1]}`),
+      created: true,
+    });
     expect(await pw.json(['init'])).toMatchObject({ ok: true, created: false });
   });
 
@@ -228,7 +286,11 @@ describe.skipIf(!PG_URL)('CLI on the PostgreSQL store', () => {
     const store = new PostgresStore({ url: pw.url });
     try {
       const from = (await store.load('long')).revision;
-      await store.append('long', from, Array.from({ length: DEFAULT_SNAPSHOT_EVERY }, (_, i) => noteEvent(i + 1)));
+      await store.append(
+        'long',
+        from,
+        Array.from({ length: DEFAULT_SNAPSHOT_EVERY }, (_, i) => noteEvent(i + 1)),
+      );
       expect((await store.load('long')).snapshot).toBeNull();
       await pw.ok(['note', 'add', 'the one that makes it due', '--session', 'long']);
       const loaded = await store.load('long');

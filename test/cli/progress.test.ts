@@ -13,9 +13,22 @@ import { SessionManager } from '../../src/manager/manager.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { ROOT, expectError, workspace } from './helpers.js';
 
-function ctxFor(o: { tty: boolean; json?: boolean; quiet?: boolean; env?: NodeJS.ProcessEnv }): { ctx: Ctx; err: () => string } {
+function ctxFor(o: { tty: boolean; json?: boolean; quiet?: boolean; env?: NodeJS.ProcessEnv }): {
+  ctx: Ctx;
+  err: () => string;
+} {
   let err = '';
-  const io: CliIO = { argv: [], env: o.env ?? { LANG: 'C.UTF-8' }, cwd: '/', stdout: () => undefined, stderr: (s) => void (err += s), isTTY: o.tty, stderrIsTTY: o.tty, columns: 100, now: () => new Date(0) };
+  const io: CliIO = {
+    argv: [],
+    env: o.env ?? { LANG: 'C.UTF-8' },
+    cwd: '/',
+    stdout: () => undefined,
+    stderr: (s) => void (err += s),
+    isTTY: o.tty,
+    stderrIsTTY: o.tty,
+    columns: 100,
+    now: () => new Date(0),
+  };
   return { ctx: new Ctx(io, { json: o.json, quiet: o.quiet }), err: () => err };
 }
 
@@ -65,12 +78,21 @@ describe('the progress reporter', () => {
     at(SHOW_AFTER_MS + 1000, { done: 20, total: 100, item: 'z' });
     at(SHOW_AFTER_MS + PLAIN_EVERY_MS, { done: 60, total: 100, item: 'w' });
     r.stop();
-    expect(err()).toBe('baton: cleanup: 10/100 sessions (10%), about 9s left\nbaton: cleanup: 60/100 sessions (60%), about 4s left\n');
-    expect(plainLine('doctor', 'sessions', { done: 3, total: 3, item: null }, 1234)).toBe('baton: doctor: 3/3 sessions (100%)');
+    expect(err()).toBe(
+      'baton: cleanup: 10/100 sessions (10%), about 9s left\nbaton: cleanup: 60/100 sessions (60%), about 4s left\n',
+    );
+    expect(plainLine('doctor', 'sessions', { done: 3, total: 3, item: null }, 1234)).toBe(
+      'baton: doctor: 3/3 sessions (100%)',
+    );
   });
 
   it('nothing with --json or --quiet, on a terminal or not', async () => {
-    for (const o of [{ tty: true, json: true }, { tty: true, quiet: true }, { tty: false, json: true }, { tty: false, quiet: true }]) {
+    for (const o of [
+      { tty: true, json: true },
+      { tty: true, quiet: true },
+      { tty: false, json: true },
+      { tty: false, quiet: true },
+    ]) {
       let t = 0;
       const { ctx, err } = ctxFor(o);
       const r = progressReporter(ctx, 'doctor', 'sessions', () => t);
@@ -100,7 +122,12 @@ describe('the manager reports progress as data', () => {
     const m = await manager(3);
     const seen: Progress[] = [];
     await m.maintenance.doctor({ onProgress: (p) => seen.push(p) });
-    expect(seen.map((p) => [p.done, p.total])).toEqual([[0, 3], [1, 3], [2, 3], [3, 3]]);
+    expect(seen.map((p) => [p.done, p.total])).toEqual([
+      [0, 3],
+      [1, 3],
+      [2, 3],
+      [3, 3],
+    ]);
     expect(seen.slice(1).map((p) => p.item)).toEqual(['s0', 's1', 's2']);
   });
 
@@ -120,7 +147,10 @@ describe('the manager reports progress as data', () => {
     expect(r.stderr).toBe(''); // quick and --json: no progress
     const m = await manager(0);
     const seen: Progress[] = [];
-    await m.formats.import(path.join(ROOT, 'test/fixtures/formats/maestro/mid-run-yaml'), 'auto', { cwd: ws.dir, onProgress: (p) => seen.push(p) });
+    await m.formats.import(path.join(ROOT, 'test/fixtures/formats/maestro/mid-run-yaml'), 'auto', {
+      cwd: ws.dir,
+      onProgress: (p) => seen.push(p),
+    });
     expect(seen[0]).toMatchObject({ done: 0, item: null });
     expect(seen.at(-1)!.done).toBe(seen.at(-1)!.total);
     expect(seen.at(-1)!.total).toBeGreaterThan(0);
@@ -132,11 +162,21 @@ describe('export --all', () => {
     const ws = workspace();
     await ws.ok(['start', 'One', '--id', 'one', '--phases', 'a']);
     await ws.ok(['start', 'Two', '--id', 'two', '--phases', 'b', '--switch']);
-    const out = await ws.json<Array<{ id: string; format: string }>>(['export', '--all', '--format', 'bmit', '--out', 'exported']);
+    const out = await ws.json<Array<{ id: string; format: string }>>([
+      'export',
+      '--all',
+      '--format',
+      'bmit',
+      '--out',
+      'exported',
+    ]);
     expect(out.map((r) => r.id).sort()).toEqual(['one', 'two']);
     const human = await ws.ok(['export', '--all', '--format', 'bmit', '--out', 'exported']);
     expect(human.stdout).toMatch(/^Exported (one|two) as bmit/m);
-    expectError(await ws.run(['export', '--all', '--session', 'one', '--format', 'maestro', '--out', 'x']), 'BAD_INPUT');
+    expectError(
+      await ws.run(['export', '--all', '--session', 'one', '--format', 'maestro', '--out', 'x']),
+      'BAD_INPUT',
+    );
     const m = await manager(2);
     const seen: Progress[] = [];
     await m.formats.exportAll('bmit', ws.path('again'), { cwd: ws.dir, onProgress: (p) => seen.push(p) });

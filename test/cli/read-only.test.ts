@@ -53,7 +53,8 @@ function readOnlyMount(src: string): { dir: string } | { why: string } {
     fs.writeFileSync(path.join(dst, 'probe'), 'x');
     return { why: 'the read-only remount still takes writes' };
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EROFS') return { why: `a write to the mount failed with ${(e as NodeJS.ErrnoException).code}, not EROFS` };
+    if ((e as NodeJS.ErrnoException).code !== 'EROFS')
+      return { why: `a write to the mount failed with ${(e as NodeJS.ErrnoException).code}, not EROFS` };
   }
   return { dir: dst };
 }
@@ -76,7 +77,9 @@ const NOW = new Date(Date.now() + 60_000).toISOString();
 
 /** `text` with the time a resume plan was made (the clock of BATON_NOW runs on) set to NOW. */
 function sameClock(text: string): string {
-  return text.replace(/"generatedAt": "[^"]+"/g, `"generatedAt": "${NOW}"`).replace(/generated \d{4}-\d\d-\d\dT[\d:.]+Z/g, `generated ${NOW}`);
+  return text
+    .replace(/"generatedAt": "[^"]+"/g, `"generatedAt": "${NOW}"`)
+    .replace(/generated \d{4}-\d\d-\d\dT[\d:.]+Z/g, `generated ${NOW}`);
 }
 
 /** The reading commands whose output must equal the writable store's, byte for byte. */
@@ -112,7 +115,11 @@ const WRITERS: string[][] = [
 function runAsNobody(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Result> {
   needBuiltCli();
   return new Promise((resolve, reject) => {
-    const child = spawn(AS_NOBODY[0]!, [...AS_NOBODY.slice(1), process.execPath, BATON, ...args], { cwd, env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(AS_NOBODY[0]!, [...AS_NOBODY.slice(1), process.execPath, BATON, ...args], {
+      cwd,
+      env: baseEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
@@ -158,7 +165,12 @@ afterAll(async () => {
  * `store` being its `.baton`), then the writing ones, refused. `out`: a writable folder
  * elsewhere for `export`.
  */
-async function readsWithoutWriting(run: Runner, store: string, out: string, expected: Map<string, string>): Promise<void> {
+async function readsWithoutWriting(
+  run: Runner,
+  store: string,
+  out: string,
+  expected: Map<string, string>,
+): Promise<void> {
   for (const args of SAME_AS_WRITABLE) {
     const r = await run(args, { BATON_NOW: NOW });
     expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: '' });
@@ -173,10 +185,14 @@ async function readsWithoutWriting(run: Runner, store: string, out: string, expe
   expect(fs.readdirSync(out, { recursive: true }).length).toBeGreaterThan(0);
   const inspected = await run(['inspect', out, '--format', 'bmad', '--json']);
   expect({ code: inspected.code, stderr: inspected.stderr }).toEqual({ code: 0, stderr: '' });
-  expect((JSON.parse(inspected.stdout) as { sessions: Array<{ id: string; units: unknown[] }> }).sessions).toMatchObject([{ id: 'ro', units: [{ id: 'design' }, { id: 'build' }] }]);
+  expect(
+    (JSON.parse(inspected.stdout) as { sessions: Array<{ id: string; units: unknown[] }> }).sessions,
+  ).toMatchObject([{ id: 'ro', units: [{ id: 'design' }, { id: 'build' }] }]);
 
   receiver.spans.length = 0;
-  const sent = await run(['otel', 'export', '--session', 'ro', '--endpoint', receiver.url, '--json'], { OTEL_EXPORTER_OTLP_TIMEOUT: '5000' });
+  const sent = await run(['otel', 'export', '--session', 'ro', '--endpoint', receiver.url, '--json'], {
+    OTEL_EXPORTER_OTLP_TIMEOUT: '5000',
+  });
   expect({ code: sent.code, stderr: sent.stderr }).toEqual({ code: 0, stderr: '' });
   expect(receiver.spans.map((s) => s.name)).toEqual(expect.arrayContaining([expect.stringContaining('design')]));
 
@@ -221,13 +237,18 @@ describe('a store on a read-only bind mount', () => {
     mnt = readOnlyMount(src.dir);
   });
 
-  it('every reading command succeeds with the writable store\'s output; writing ones fail with STORE_READ_ONLY', async (ctx) => {
+  it("every reading command succeeds with the writable store's output; writing ones fail with STORE_READ_ONLY", async (ctx) => {
     if ('why' in mnt) {
       console.warn(`SKIPPED read-only mount test: ${mnt.why}`);
       return ctx.skip();
     }
     const ro = new Workspace(mnt.dir);
-    await readsWithoutWriting((args, env) => ro.run(args, { env: env ?? {} }), ro.store, tempDir('baton-ro-out-'), expected);
+    await readsWithoutWriting(
+      (args, env) => ro.run(args, { env: env ?? {} }),
+      ro.store,
+      tempDir('baton-ro-out-'),
+      expected,
+    );
   }, 60_000);
 
   it('the dashboard (baton ui) serves every page of it', async (ctx) => {
@@ -258,7 +279,7 @@ describe("another user's store, not writable (chmod -R a-w), read as nobody", ()
     expected = await writableOutput(new Workspace(twin));
   });
 
-  it('every reading command succeeds with the writable store\'s output; writing ones fail with STORE_READ_ONLY', async (ctx) => {
+  it("every reading command succeeds with the writable store's output; writing ones fail with STORE_READ_ONLY", async (ctx) => {
     if (!dir) {
       console.warn(`SKIPPED other-user store test: ${why}`);
       return ctx.skip();
@@ -287,7 +308,10 @@ describe('a read-only store with a torn tail and a stale index.json', () => {
     await ws.ok(['pause']);
     await ws.ok(['list']); // index.json is written by the first list
     // The registry as it was before session `new` existed: put back later, it lacks its row.
-    const saved = { index: fs.readFileSync(path.join(ws.store, 'index.json')), log: fs.readFileSync(path.join(ws.store, 'index.log')) };
+    const saved = {
+      index: fs.readFileSync(path.join(ws.store, 'index.json')),
+      log: fs.readFileSync(path.join(ws.store, 'index.log')),
+    };
     await ws.ok(['start', 'New session', '--id', 'new', '--phases', 'x,y']);
     await ws.ok(['phase', 'start', 'x']);
     await ws.ok(['note', 'add', 'acknowledged']);
@@ -311,7 +335,9 @@ describe('a read-only store with a torn tail and a stale index.json', () => {
     const status = await ro.run(['status', '--session', 'new', '--json']);
     expect(status.code).toBe(0);
     expect(JSON.parse(status.stdout)).toMatchObject({ id: 'new', revision: acked.revision });
-    expect(status.stderr).toMatch(/^found\[torn_tail\]: Session new: the journal ends in an incomplete line .* left as it is, as the store cannot be written \(a read-only file system\)\.\n$/);
+    expect(status.stderr).toMatch(
+      /^found\[torn_tail\]: Session new: the journal ends in an incomplete line .* left as it is, as the store cannot be written \(a read-only file system\)\.\n$/,
+    );
 
     const list = await ro.run(['list', '--all', '--json']);
     expect(list.code).toBe(0);
@@ -324,7 +350,11 @@ describe('a read-only store with a torn tail and a stale index.json', () => {
     const log = await ro.run(['log', '--session', 'new', '--json']);
     expect(log.code).toBe(0);
     expect((JSON.parse(log.stdout) as unknown[]).length).toBe(acked.revision);
-    for (const args of [['resume', '--session', 'new'], ['handoff', '--session', 'new'], ['checkpoints', '--session', 'new']]) {
+    for (const args of [
+      ['resume', '--session', 'new'],
+      ['handoff', '--session', 'new'],
+      ['checkpoints', '--session', 'new'],
+    ]) {
       const r = await ro.run(args);
       expect({ args, code: r.code }).toEqual({ args, code: 0 });
     }
@@ -332,23 +362,33 @@ describe('a read-only store with a torn tail and a stale index.json', () => {
     // doctor reports both, fixes nothing, and says it as on a writable store (problems found: exit 10).
     const doctor = await ro.run(['doctor', '--json']);
     expect(doctor.code).toBe(EXIT_CODES.CORRUPT);
-    const problems = (JSON.parse(doctor.stdout) as { problems: Array<{ code: string; sessionId: string | null; fixed: boolean }> }).problems;
-    expect(problems.filter((p) => p.sessionId === 'new').map((p) => p.code)).toEqual(expect.arrayContaining(['TORN_TAIL', 'INDEX_STALE']));
+    const problems = (
+      JSON.parse(doctor.stdout) as { problems: Array<{ code: string; sessionId: string | null; fixed: boolean }> }
+    ).problems;
+    expect(problems.filter((p) => p.sessionId === 'new').map((p) => p.code)).toEqual(
+      expect.arrayContaining(['TORN_TAIL', 'INDEX_STALE']),
+    );
     expect(problems.every((p) => !p.fixed)).toBe(true);
-    expect((await ro.run(['doctor'])).stdout).toContain('fixable with `baton doctor --fix` once the store can be written (it cannot now: a read-only file system).');
+    expect((await ro.run(['doctor'])).stdout).toContain(
+      'fixable with `baton doctor --fix` once the store can be written (it cannot now: a read-only file system).',
+    );
 
     const ui = await startUiProcess(mnt.dir);
     try {
       const pages = await loadPages(ui, 'new');
       for (const [p, page] of Object.entries(pages)) expect({ p, status: page.status }).toEqual({ p, status: 200 });
-      expect(JSON.parse(pages['/api/sessions/new']!.body)).toMatchObject({ view: { id: 'new', revision: acked.revision } });
+      expect(JSON.parse(pages['/api/sessions/new']!.body)).toMatchObject({
+        view: { id: 'new', revision: acked.revision },
+      });
     } finally {
       expect(await ui.stop()).toBe(0);
     }
 
     const refused = await ro.run(['note', 'add', 'more', '--session', 'new']);
     expect(refused.code).toBe(EXIT_CODES.STORE_READ_ONLY);
-    expect(refused.stderr).toMatch(/^found\[torn_tail\]: .*\nerror\[STORE_READ_ONLY\]: The store at .* cannot be written/);
+    expect(refused.stderr).toMatch(
+      /^found\[torn_tail\]: .*\nerror\[STORE_READ_ONLY\]: The store at .* cannot be written/,
+    );
     // Nothing was cut, moved or rebuilt: the files are as they were put there.
     expect(snapshotTree(ws.store)).toEqual(before);
     expect(fs.readFileSync(journal, 'utf8').endsWith('never acknow')).toBe(true);

@@ -43,7 +43,12 @@ describe('phases', () => {
     expect(exhausted.hint).toContain('--force');
     // `phase start` on a failed phase is a retry too, and refused the same way.
     expectError(await ws.run(['phase', 'start', 'build']), 'RETRIES_EXHAUSTED');
-    const forced = await ws.json<{ ok: boolean; phase: { status: string; retryCount: number } }>(['phase', 'retry', 'build', '--force']);
+    const forced = await ws.json<{ ok: boolean; phase: { status: string; retryCount: number } }>([
+      'phase',
+      'retry',
+      'build',
+      '--force',
+    ]);
     expect(forced.phase).toMatchObject({ status: 'in_progress', retryCount: 2 });
 
     expect((await ws.ok(['phase', 'skip', 'docs', '--reason', 'not needed'])).stdout).toBe('Skipped phase docs\n');
@@ -77,7 +82,15 @@ describe('phases', () => {
 
   it('phase start --force starts a BLOCKED phase', async () => {
     const ws = workspace();
-    ws.write('plan.json', JSON.stringify({ phases: [{ id: 'a', name: 'A' }, { id: 'b', name: 'B', blockedBy: ['a'] }] }));
+    ws.write(
+      'plan.json',
+      JSON.stringify({
+        phases: [
+          { id: 'a', name: 'A' },
+          { id: 'b', name: 'B', blockedBy: ['a'] },
+        ],
+      }),
+    );
     await ws.ok(['start', 'F', '--id', 'f', '--plan', 'plan.json']);
     expect((await ws.ok(['phase', 'start', 'b', '--force'])).stdout).toBe('Started phase b\n');
     expect(phaseOf(await ws.status(), 'b').status).toBe('in_progress');
@@ -96,7 +109,22 @@ describe('human status', () => {
     await ws.ok(['phase', 'start', 'test']);
     await ws.ok(['phase', 'fail', 'test']);
     await ws.ok(['phase', 'skip', 'docs']);
-    expect((await ws.ok(['error', 'add', '--phase', 'test', '--type', 'timeout', '--message', 'took too long', '--agent', 'tester'])).stdout).toBe('err-1\n');
+    expect(
+      (
+        await ws.ok([
+          'error',
+          'add',
+          '--phase',
+          'test',
+          '--type',
+          'timeout',
+          '--message',
+          'took too long',
+          '--agent',
+          'tester',
+        ])
+      ).stdout,
+    ).toBe('err-1\n');
     await ws.ok(['error', 'add', '--phase', 'build', '--type', 'runtime', '--message', 'resolved later']);
     await ws.ok(['error', 'resolve', 'err-2', '--resolution', 'fixed']);
     await ws.ok(['budget', 'set', '2000']);
@@ -141,18 +169,53 @@ describe('status --json', () => {
     await ws.ok(['substep', 'design', 'review']);
     await ws.ok(['file', 'created', 'src/app.ts']);
     await ws.ok(['error', 'add', '--phase', 'design', '--type', 'validation', '--message', 'schema mismatch']);
-    await ws.ok(['tokens', 'add', '--agent', 'arch', '--phase', 'design', '--input', '10', '--output', '20', '--cached', '30']);
+    await ws.ok([
+      'tokens',
+      'add',
+      '--agent',
+      'arch',
+      '--phase',
+      'design',
+      '--input',
+      '10',
+      '--output',
+      '20',
+      '--cached',
+      '30',
+    ]);
     await ws.ok(['budget', 'set', '100']);
 
     const s = await ws.status();
     expect(s).toMatchObject({ id: 'sj', title: 'Session sj', status: 'active', revision: 7 });
     const design = phaseOf(s, 'design');
-    expect(design).toMatchObject({ id: 'design', name: 'design', status: 'in_progress', retryCount: 0, subStep: 'review' });
+    expect(design).toMatchObject({
+      id: 'design',
+      name: 'design',
+      status: 'in_progress',
+      retryCount: 0,
+      subStep: 'review',
+    });
     expect(design.errors).toHaveLength(1);
-    expect(design.errors[0]).toMatchObject({ id: 'err-1', type: 'validation', message: 'schema mismatch', resolved: false });
+    expect(design.errors[0]).toMatchObject({
+      id: 'err-1',
+      type: 'validation',
+      message: 'schema mismatch',
+      resolved: false,
+    });
     expect(design.files).toHaveLength(1);
-    expect(design.files[0]).toMatchObject({ path: 'src/app.ts', action: 'created', sha256: sha256(ws.path('src/app.ts')), size: 20 });
-    expect(phaseOf(s, 'build')).toMatchObject({ status: 'pending', retryCount: 0, subStep: null, errors: [], files: [] });
+    expect(design.files[0]).toMatchObject({
+      path: 'src/app.ts',
+      action: 'created',
+      sha256: sha256(ws.path('src/app.ts')),
+      size: 20,
+    });
+    expect(phaseOf(s, 'build')).toMatchObject({
+      status: 'pending',
+      retryCount: 0,
+      subStep: null,
+      errors: [],
+      files: [],
+    });
     expect(s.tokens).toEqual({
       input: 10,
       output: 20,
@@ -169,7 +232,9 @@ describe('status --json', () => {
         budget: { maxUsd: null, usedUsd: 0, percent: null, level: 'none', complete: false },
       },
     });
-    expect(s.unresolvedErrors).toEqual([expect.objectContaining({ id: 'err-1', phaseId: 'design', type: 'validation', message: 'schema mismatch' })]);
+    expect(s.unresolvedErrors).toEqual([
+      expect.objectContaining({ id: 'err-1', phaseId: 'design', type: 'validation', message: 'schema mismatch' }),
+    ]);
   });
 });
 
@@ -202,7 +267,10 @@ describe('files', () => {
     fs.writeFileSync(a, 'alpha, changed\n');
     const hashA2 = sha256(a);
     expect(hashA2).not.toBe(hashA1);
-    const mod = await ws.json<{ ok: boolean; files: Array<{ path: string; sha256: string; size: number; phaseId: string }> }>(['file', 'modified', 'a.txt', '--phase', 'test']);
+    const mod = await ws.json<{
+      ok: boolean;
+      files: Array<{ path: string; sha256: string; size: number; phaseId: string }>;
+    }>(['file', 'modified', 'a.txt', '--phase', 'test']);
     expect(mod.files).toEqual([expect.objectContaining({ path: 'a.txt', sha256: hashA2, size: 15, phaseId: 'test' })]);
 
     fs.rmSync(b);
@@ -218,7 +286,9 @@ describe('files', () => {
       ['dir/b.bin', 'deleted', null, null],
       ['sub/c.txt', 'created', sha256(c), 3],
     ]);
-    expect(phaseOf(s, 'test').files.map((f) => [f.path, f.action, f.sha256, f.size])).toEqual([['a.txt', 'modified', hashA2, 15]]);
+    expect(phaseOf(s, 'test').files.map((f) => [f.path, f.action, f.sha256, f.size])).toEqual([
+      ['a.txt', 'modified', hashA2, 15],
+    ]);
     const recorded = (await ws.log()).filter((e) => e.type === 'file.recorded').map((e) => e.data['sha256']);
     expect(recorded).toEqual([hashA1, hashB, hashA2, null, sha256(c)]);
   });
@@ -227,8 +297,12 @@ describe('files', () => {
 describe('errors, tokens and budget', () => {
   it('error add prints the id; error resolve marks it resolved', async () => {
     const ws = await withSession('er', 'a,b');
-    expect((await ws.ok(['error', 'add', '--phase', 'a', '--type', 'runtime', '--message', 'one'])).stdout).toBe('err-1\n');
-    expect(await ws.json(['error', 'add', '--phase', 'b', '--type', 'quota', '--message', 'two', '--agent', 'w1'])).toEqual({ ok: true, id: 'er', revision: 3, errorId: 'err-2' });
+    expect((await ws.ok(['error', 'add', '--phase', 'a', '--type', 'runtime', '--message', 'one'])).stdout).toBe(
+      'err-1\n',
+    );
+    expect(
+      await ws.json(['error', 'add', '--phase', 'b', '--type', 'quota', '--message', 'two', '--agent', 'w1']),
+    ).toEqual({ ok: true, id: 'er', revision: 3, errorId: 'err-2' });
     expect((await ws.ok(['error', 'resolve', 'err-1', '--resolution', 'restarted'])).stdout).toBe('Resolved err-1\n');
     expectError(await ws.run(['error', 'resolve', 'err-1', '--resolution', 'again']), 'INVALID_TRANSITION');
     const missing = expectError(await ws.run(['error', 'resolve', 'err-9', '--resolution', 'x']), 'NOT_FOUND');
@@ -237,15 +311,30 @@ describe('errors, tokens and budget', () => {
     expectError(await ws.run(['error', 'add', '--phase', 'a', '--type', 't']), 'BAD_INPUT');
 
     const s = await ws.status();
-    expect(phaseOf(s, 'a').errors).toEqual([expect.objectContaining({ id: 'err-1', type: 'runtime', message: 'one', resolved: true, resolution: 'restarted' })]);
-    expect(phaseOf(s, 'b').errors).toEqual([expect.objectContaining({ id: 'err-2', type: 'quota', message: 'two', resolved: false, agent: 'w1' })]);
+    expect(phaseOf(s, 'a').errors).toEqual([
+      expect.objectContaining({
+        id: 'err-1',
+        type: 'runtime',
+        message: 'one',
+        resolved: true,
+        resolution: 'restarted',
+      }),
+    ]);
+    expect(phaseOf(s, 'b').errors).toEqual([
+      expect.objectContaining({ id: 'err-2', type: 'quota', message: 'two', resolved: false, agent: 'w1' }),
+    ]);
     expect(s.unresolvedErrors.map((e) => e.id)).toEqual(['err-2']);
   });
 
   it('tokens add accumulates by agent and phase; tokens --by agent|phase', async () => {
     const ws = await withSession('tk', 'plan,code');
-    expect((await ws.ok(['tokens', 'add', '--agent', 'alice', '--phase', 'plan', '--input', '100', '--output', '50'])).stdout).toBe('Recorded 100 in / 50 out / 0 cached for alice on phase plan\nSession total: 100 in / 50 out / 0 cached\n');
-    await ws.ok(['tokens', 'add', '--phase', 'code', '--input', '1000', '--output', '2000', '--cached', '300'], { env: { BATON_AGENT: 'bob' } });
+    expect(
+      (await ws.ok(['tokens', 'add', '--agent', 'alice', '--phase', 'plan', '--input', '100', '--output', '50']))
+        .stdout,
+    ).toBe('Recorded 100 in / 50 out / 0 cached for alice on phase plan\nSession total: 100 in / 50 out / 0 cached\n');
+    await ws.ok(['tokens', 'add', '--phase', 'code', '--input', '1000', '--output', '2000', '--cached', '300'], {
+      env: { BATON_AGENT: 'bob' },
+    });
     await ws.ok(['tokens', 'add', '--agent', 'alice', '--input', '1']);
 
     const byAgent = await ws.json<TokensJson>(['tokens', '--by', 'agent']);
@@ -295,7 +384,9 @@ describe('errors, tokens and budget', () => {
 
     const warn = await ws.run(['tokens', 'add', '--agent', 'a', '--output', '1']);
     expect(warn.code).toBe(0);
-    expect(warn.stdout).toMatch(/^Recorded 0 in \/ 1 out \/ 0 cached for .*\nSession total: 799 in \/ 1 out \/ 0 cached\n$/);
+    expect(warn.stdout).toMatch(
+      /^Recorded 0 in \/ 1 out \/ 0 cached for .*\nSession total: 799 in \/ 1 out \/ 0 cached\n$/,
+    );
     expect(warn.stderr).toBe('budget[warning]: 800 of 1,000 tokens used (80%).\n');
 
     const stillWarn = await ws.run(['tokens', 'add', '--agent', 'a', '--input', '149']);
@@ -320,14 +411,37 @@ describe('errors, tokens and budget', () => {
     });
     const s = await ws.status();
     expect(s.tokens.budget).toEqual({ max: 1000, used: 950, percent: 95, level: 'critical' });
-    expect((await ws.ok(['status'])).stdout).toContain('Tokens: 949 in / 1 out / 0 cached · budget 950/1,000 (95%) critical\n');
+    expect((await ws.ok(['status'])).stdout).toContain(
+      'Tokens: 949 in / 1 out / 0 cached · budget 950/1,000 (95%) critical\n',
+    );
   });
 });
 
 describe('decisions, findings, notes, milestones, artifacts, context', () => {
   it('records each and shows them in status --json', async () => {
     const ws = await withSession('rec', 'design');
-    expect((await ws.ok(['decision', 'add', '--title', 'Database', '--choice', 'postgres', '--rationale', 'multi-machine', '--alternative', 'sqlite', '--alternative', 'files', '--phase', 'design', '--agent', 'arch'])).stdout).toBe('dec-1\n');
+    expect(
+      (
+        await ws.ok([
+          'decision',
+          'add',
+          '--title',
+          'Database',
+          '--choice',
+          'postgres',
+          '--rationale',
+          'multi-machine',
+          '--alternative',
+          'sqlite',
+          '--alternative',
+          'files',
+          '--phase',
+          'design',
+          '--agent',
+          'arch',
+        ])
+      ).stdout,
+    ).toBe('dec-1\n');
     expect((await ws.ok(['finding', 'add', 'memory leak', '--severity', 'high'])).stdout).toBe('fnd-1\n');
     expect(await ws.json(['finding', 'add', 'typo'])).toEqual({ ok: true, id: 'rec', revision: 4, findingId: 'fnd-2' });
     expect((await ws.ok(['finding', 'remove', 'fnd-1'])).stdout).toBe('Removed fnd-1\n');
@@ -338,17 +452,34 @@ describe('decisions, findings, notes, milestones, artifacts, context', () => {
     expectError(await ws.run(['milestone', 'done', 'ms-1']), 'INVALID_TRANSITION');
     expectError(await ws.run(['milestone', 'done', 'nope']), 'NOT_FOUND');
     expectError(await ws.run(['milestone', 'add', 'Bad', '--target', 'someday']), 'BAD_INPUT');
-    expect((await ws.ok(['artifact', 'add', 'docs/design.md', '--kind', 'design-doc', '--description', 'the design'])).stdout).toBe('art-1\n');
-    expect((await ws.ok(['context', 'set', 'Design done; start with the cache.'])).stdout).toBe('Context summary updated\n');
+    expect(
+      (await ws.ok(['artifact', 'add', 'docs/design.md', '--kind', 'design-doc', '--description', 'the design']))
+        .stdout,
+    ).toBe('art-1\n');
+    expect((await ws.ok(['context', 'set', 'Design done; start with the cache.'])).stdout).toBe(
+      'Context summary updated\n',
+    );
 
     const s = await ws.status();
     expect(s.decisions).toEqual([
-      expect.objectContaining({ id: 'dec-1', title: 'Database', choice: 'postgres', rationale: 'multi-machine', alternatives: ['sqlite', 'files'], agent: 'arch', phaseId: 'design' }),
+      expect.objectContaining({
+        id: 'dec-1',
+        title: 'Database',
+        choice: 'postgres',
+        rationale: 'multi-machine',
+        alternatives: ['sqlite', 'files'],
+        agent: 'arch',
+        phaseId: 'design',
+      }),
     ]);
     expect(s.findings).toEqual([expect.objectContaining({ id: 'fnd-2', text: 'typo', removed: false })]);
     expect(s.notes).toEqual([expect.objectContaining({ id: 'note-1', text: 'remember the cache', phaseId: 'design' })]);
-    expect(s.milestones).toEqual([expect.objectContaining({ id: 'ms-1', title: 'Beta', targetDate: '2030-01-31', done: true })]);
-    expect(s.artifacts).toEqual([expect.objectContaining({ id: 'art-1', path: 'docs/design.md', kind: 'design-doc', description: 'the design' })]);
+    expect(s.milestones).toEqual([
+      expect.objectContaining({ id: 'ms-1', title: 'Beta', targetDate: '2030-01-31', done: true }),
+    ]);
+    expect(s.artifacts).toEqual([
+      expect.objectContaining({ id: 'art-1', path: 'docs/design.md', kind: 'design-doc', description: 'the design' }),
+    ]);
     expect(s.contextSummary).toBe('Design done; start with the cache.');
     expect((await ws.ok(['status'])).stdout).toContain('Open findings: 1');
   });
@@ -388,7 +519,9 @@ describe('log', () => {
     // Times in local time for people (log.test.ts checks the zone).
     expect(human[0]).toMatch(/^ {4}#1 \d{4}-\d\d-\d\d \d\d:\d\d:\d\d .*session\.created\s+"Session lg"$/);
     // Recorded on the phase in progress (tokens add defaults to it, as file does).
-    expect(human[3]).toMatch(/^ {4}#4 \d{4}-\d\d-\d\d \d\d:\d\d:\d\d w2\s+tokens\.recorded\s+w2 \+5 in \+0 out \+0 cached \[a\]$/);
+    expect(human[3]).toMatch(
+      /^ {4}#4 \d{4}-\d\d-\d\d \d\d:\d\d:\d\d w2\s+tokens\.recorded\s+w2 \+5 in \+0 out \+0 cached \[a\]$/,
+    );
     expect((await ws.ok(['log', '--since', '4'])).stdout.split('\n').filter(Boolean)).toHaveLength(2);
     expectError(await ws.run(['log', '--since', 'x']), 'BAD_INPUT');
   });

@@ -8,7 +8,16 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BATON, baseEnv, expectError, expectJsonError, expectRunError, needBuiltCli, withSession, workspace } from './helpers.js';
+import {
+  BATON,
+  baseEnv,
+  expectError,
+  expectJsonError,
+  expectRunError,
+  needBuiltCli,
+  withSession,
+  workspace,
+} from './helpers.js';
 
 /** Every file and folder under `dir`, relative, sorted. */
 function tree(dir: string): string[] {
@@ -48,7 +57,14 @@ describe('coded errors instead of INTERNAL crashes', () => {
 });
 
 describe('no byte written where no store is', () => {
-  const commands: string[][] = [['checkpoints'], ['list', '--rebuild'], ['list'], ['doctor', '--fix'], ['doctor'], ['status']];
+  const commands: string[][] = [
+    ['checkpoints'],
+    ['list', '--rebuild'],
+    ['list'],
+    ['doctor', '--fix'],
+    ['doctor'],
+    ['status'],
+  ];
   for (const args of commands) {
     it(`${args.join(' ')} --dir <an ordinary folder> is NO_STORE and writes nothing there`, async () => {
       const ws = workspace();
@@ -124,7 +140,11 @@ describe('MCP tool arguments that are not an object', () => {
   it('a number, an array, null and {"constructor": null} are -32602 invalid params; the server reads on', async () => {
     needBuiltCli();
     const ws = await withSession('s1');
-    const child = spawn(process.execPath, [BATON, 'mcp'], { cwd: ws.dir, env: baseEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BATON, 'mcp'], {
+      cwd: ws.dir,
+      env: baseEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const answers = new Map<number, { error?: { code: number; message: string }; result?: { isError?: boolean } }>();
     let buf = '';
     const done = new Promise<void>((resolve) => {
@@ -140,12 +160,24 @@ describe('MCP tool arguments that are not an object', () => {
       });
     });
     const send = (m: unknown): boolean => child.stdin.write(`${JSON.stringify(m)}\n`);
-    send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     const bad: unknown[] = [5, [], null, { constructor: null }, { constructor: 5 }];
-    bad.forEach((a, i) => send({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'session_status', arguments: a } }));
+    bad.forEach((a, i) =>
+      send({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'session_status', arguments: a } }),
+    );
     send({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'session_status', arguments: {} } });
-    await Promise.race([done, new Promise((_, reject) => setTimeout(() => reject(new Error(`answers: ${JSON.stringify([...answers])}`)), 20_000))]);
+    await Promise.race([
+      done,
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error(`answers: ${JSON.stringify([...answers])}`)), 20_000),
+      ),
+    ]);
     child.stdin.end();
     child.kill();
     for (let id = 1; id <= bad.length; id++) {

@@ -78,7 +78,9 @@ function quoted(text: string): string[] {
 
 /** Shell words of a command line as the hints write them (plain words and '…' quoting). */
 function words(line: string): string[] {
-  return [...line.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)].map((m) => (m[1] !== undefined ? m[1].replace(/'\\''/g, "'") : m[2]!));
+  return [...line.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)].map((m) =>
+    m[1] !== undefined ? m[1].replace(/'\\''/g, "'") : m[2]!,
+  );
 }
 
 /** Runs a quoted command: `baton …` through the CLI, `git …` with git. Returns its exit status and output. */
@@ -100,19 +102,30 @@ describe('restore --git on a checkpoint taken on a dirty work tree (issue 25)', 
     const { ws, base } = await repo();
     await dirtyWork(ws);
     const indexBefore = git(ws, 'ls-files', '--stage');
-    const [cp] = (await ws.json<Array<{ id: string; git: { branch: string; head: string; dirty: boolean; snapshot: string } }>>(['checkpoints']));
+    const [cp] = await ws.json<
+      Array<{ id: string; git: { branch: string; head: string; dirty: boolean; snapshot: string } }>
+    >(['checkpoints']);
     expect(cp!.git).toMatchObject({ branch: 'main', head: base, dirty: true });
     const snapshot = cp!.git.snapshot;
     expect(snapshot).toMatch(/^[0-9a-f]{40}$/);
     expect(git(ws, 'rev-parse', `refs/baton/s/${cp!.id}`)).toBe(snapshot);
     expect(git(ws, 'rev-parse', `${snapshot}^`)).toBe(base);
-    expect(git(ws, 'ls-tree', '-r', '--name-only', snapshot).split('\n').sort()).toEqual(['.gitignore', 'a.txt', 'bin/data.bin', 'keep.txt', 'src/new.ts', 'staged.txt']);
+    expect(git(ws, 'ls-tree', '-r', '--name-only', snapshot).split('\n').sort()).toEqual([
+      '.gitignore',
+      'a.txt',
+      'bin/data.bin',
+      'keep.txt',
+      'src/new.ts',
+      'staged.txt',
+    ]);
     // The user's repository is as it was: branch, HEAD, index (staged.txt still staged), no stash.
     expect(git(ws, 'symbolic-ref', '--short', 'HEAD')).toBe('main');
     expect(git(ws, 'rev-parse', 'HEAD')).toBe(base);
     expect(git(ws, 'ls-files', '--stage')).toBe(indexBefore);
     expect(git(ws, 'stash', 'list')).toBe('');
-    expect(gitRun(ws, ['status', '--porcelain']).stdout).toBe(' M a.txt\n D old.txt\nA  staged.txt\n?? bin/\n?? src/\n');
+    expect(gitRun(ws, ['status', '--porcelain']).stdout).toBe(
+      ' M a.txt\n D old.txt\nA  staged.txt\n?? bin/\n?? src/\n',
+    );
   });
 
   it('brings every recorded file back byte for byte, with --force over later changes and without it on a clean tree', async () => {
@@ -150,11 +163,17 @@ describe('restore --git on a checkpoint taken on a dirty work tree (issue 25)', 
     git(ws, 'commit', '-q', '-m', 'design work');
     ws.write('a.txt', 'after the commit\n');
     git(ws, 'commit', '-q', '-am', 'more');
-    const r = await ws.json<{ git: { commit: string; previousHead: string; snapshot: string } }>(['restore', cp!.id, '--git']);
+    const r = await ws.json<{ git: { commit: string; previousHead: string; snapshot: string } }>([
+      'restore',
+      cp!.id,
+      '--git',
+    ]);
     expect(r.git.commit).toBe(base);
     expect(tree(ws)).toEqual(atCheckpoint);
     expect(git(ws, 'rev-parse', 'HEAD')).toBe(base);
-    expect(gitRun(ws, ['status', '--porcelain']).stdout).toBe(' M a.txt\n D old.txt\n?? bin/\n?? src/\n?? staged.txt\n');
+    expect(gitRun(ws, ['status', '--porcelain']).stdout).toBe(
+      ' M a.txt\n D old.txt\n?? bin/\n?? src/\n?? staged.txt\n',
+    );
   });
 
   it('every command the restore and the resume plan print afterwards runs, and the restore-files one puts the recorded bytes back', async () => {
@@ -202,16 +221,23 @@ describe('restore --git on a checkpoint taken on a dirty work tree (issue 25)', 
   it('refuses a checkpoint taken on a dirty tree that holds no copy of it, with a hint that works', async () => {
     const { ws, base } = await repo();
     // A baton whose git cannot make the copy (as a checkpoint of an older baton has none).
-    const failing: GitRunner = (args, cwd, env) => (args[0] === 'commit-tree' ? { ok: false, stdout: '', stderr: 'no', missing: false } : runGit(args, cwd, env));
+    const failing: GitRunner = (args, cwd, env) =>
+      args[0] === 'commit-tree' ? { ok: false, stdout: '', stderr: 'no', missing: false } : runGit(args, cwd, env);
     const warnings: string[] = [];
-    const m = new SessionManager({ store: openStore({ dir: ws.store, cwd: ws.dir, env: {} }), workspace: new BatonWorkspace(ws.dir, ws.store, failing), onWarning: (w) => warnings.push(w) });
+    const m = new SessionManager({
+      store: openStore({ dir: ws.store, cwd: ws.dir, env: {} }),
+      workspace: new BatonWorkspace(ws.dir, ws.store, failing),
+      onWarning: (w) => warnings.push(w),
+    });
     await m.phase('s', 'design', 'start');
     ws.write('a.txt', 'uncommitted\n');
     await m.files('s', 'modified', ['a.txt'], 'design');
     await m.phase('s', 'design', 'done');
     await m.close();
     expect(warnings.join('\n')).toContain('could not be copied');
-    const [cp] = await ws.json<Array<{ id: string; git: { dirty: boolean; snapshot: string | null } }>>(['checkpoints']);
+    const [cp] = await ws.json<Array<{ id: string; git: { dirty: boolean; snapshot: string | null } }>>([
+      'checkpoints',
+    ]);
     expect(cp!.git).toMatchObject({ dirty: true, snapshot: null });
 
     const e = expectError(await ws.run(['restore', cp!.id, '--git', '--force']), 'BAD_INPUT');

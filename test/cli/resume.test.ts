@@ -9,7 +9,11 @@ import { describe, expect, it } from 'vitest';
 import { expectError, workspace } from './helpers.js';
 import type { Workspace } from './helpers.js';
 
-interface FileCheck { path: string; kind: string; possiblyHalfWritten: boolean }
+interface FileCheck {
+  path: string;
+  kind: string;
+  possiblyHalfWritten: boolean;
+}
 interface Plan {
   sessionId: string;
   status: string;
@@ -19,9 +23,16 @@ interface Plan {
   failed: Array<{ phaseId: string; retriesLeft: number; escalation: { choices: string[] } | null }>;
   blocked: Array<{ phaseId: string; openBlockers: Array<{ phaseId: string }> }>;
   next: { steps: Array<{ phaseId: string; action: string }> };
-  files: { byPhase: Array<{ phaseId: string | null; possiblyHalfWritten: boolean; files: FileCheck[] }>; outsideChanges: boolean; newFiles: string[] };
+  files: {
+    byPhase: Array<{ phaseId: string | null; possiblyHalfWritten: boolean; files: FileCheck[] }>;
+    outsideChanges: boolean;
+    newFiles: string[];
+  };
   planChanged: boolean | null;
-  recovery: { options: Array<{ kind: string; from: string | null; available: boolean; loses: { events: number } }>; recommended: { kind: string; from: string } | null };
+  recovery: {
+    options: Array<{ kind: string; from: string | null; available: boolean; loses: { events: number } }>;
+    recommended: { kind: string; from: string } | null;
+  };
   warnings: string[];
 }
 
@@ -113,7 +124,23 @@ describe('baton resume: the plan', () => {
     await ws.ok(['phase', 'retry', 'test']);
     await ws.ok(['phase', 'fail', 'test']);
     const plan = await ws.json<Plan>(['resume']);
-    expect(plan.failed).toMatchObject([{ phaseId: 'test', retriesLeft: 0, escalation: { choices: ['baton phase retry', 'baton phase skip', 'baton fail', 'baton abandon', 'baton plan set', 'baton plan add', 'baton plan remove'] } }]);
+    expect(plan.failed).toMatchObject([
+      {
+        phaseId: 'test',
+        retriesLeft: 0,
+        escalation: {
+          choices: [
+            'baton phase retry',
+            'baton phase skip',
+            'baton fail',
+            'baton abandon',
+            'baton plan set',
+            'baton plan add',
+            'baton plan remove',
+          ],
+        },
+      },
+    ]);
     expect(plan.next.steps.map((s) => s.action)).not.toContain('retry');
   });
 
@@ -144,7 +171,11 @@ describe('baton resume --apply / --from', () => {
     const from = plan.recovery.options.find((o) => o.kind === 'checkpoint')!.from!;
     await ws.ok(['resume', '--from', from]);
     let s = await ws.status();
-    expect(s.phases.map((p) => [p.id, p.status])).toEqual([['design', 'completed'], ['build', 'pending'], ['test', 'pending']]);
+    expect(s.phases.map((p) => [p.id, p.status])).toEqual([
+      ['design', 'completed'],
+      ['build', 'pending'],
+      ['test', 'pending'],
+    ]);
     const events = await ws.json<Array<{ type: string }>>(['log']);
     expect(events.some((e) => e.type === 'substep.reached')).toBe(true); // nothing was rewritten
     await ws.ok(['pause']);
@@ -166,7 +197,18 @@ describe('baton handoff', () => {
   it('a Markdown briefing from state: phases, where to resume, errors, decisions, files, tokens, next actions', async () => {
     const ws = await midRun();
     await ws.ok(['error', 'add', '--phase', 'build', '--type', 'runtime', '--message', 'linker | failed']);
-    await ws.ok(['decision', 'add', '--title', 'Storage', '--choice', 'SQLite', '--rationale', 'one file', '--alternative', 'Postgres']);
+    await ws.ok([
+      'decision',
+      'add',
+      '--title',
+      'Storage',
+      '--choice',
+      'SQLite',
+      '--rationale',
+      'one file',
+      '--alternative',
+      'Postgres',
+    ]);
     await ws.ok(['tokens', 'add', '--agent', 'coder', '--input', '1200', '--output', '300']);
     ws.write('a.txt', 'edited');
     const md = (await ws.ok(['handoff'])).stdout;

@@ -26,12 +26,18 @@ const RUNNING = (pgid: number): string =>
   `require('node:fs').readdirSync('/proc').filter((n) => /^[0-9]+$/.test(n)).some((n) => { try { const s = require('node:fs').readFileSync('/proc/' + n + '/stat', 'utf8'); const [st, , pg] = s.slice(s.lastIndexOf(')') + 2).split(' '); return Number(pg) === ${pgid} && st !== 'Z'; } catch { return false; } })`;
 
 function groupAlive(pgid: number): boolean {
-  return (new Function('require', `return ${RUNNING(pgid)};`) as (r: NodeRequire) => boolean)(createRequire(import.meta.url));
+  return (new Function('require', `return ${RUNNING(pgid)};`) as (r: NodeRequire) => boolean)(
+    createRequire(import.meta.url),
+  );
 }
 
 /** `baton run ARGS` in the background. */
 function startRun(ws: Workspace, args: string[]): { child: ChildProcess; done: Promise<unknown> } {
-  const child = spawn(process.execPath, [BATON, 'run', ...args], { cwd: ws.dir, env: baseEnv(), stdio: ['ignore', 'ignore', 'ignore'] });
+  const child = spawn(process.execPath, [BATON, 'run', ...args], {
+    cwd: ws.dir,
+    env: baseEnv(),
+    stdio: ['ignore', 'ignore', 'ignore'],
+  });
   return { child, done: new Promise((r) => child.once('exit', r)) };
 }
 
@@ -74,7 +80,13 @@ describe('a baton run killed while its command runs', () => {
 
     // Every takeover is refused while the orphan runs, also after the lease expired (only then
     // is the session a candidate for `claim`: until its TTL the run counts as live).
-    const takeovers: Array<[string[], Array<Record<string, string>>]> = [[['resume', 'or', '--apply'], [{}, { BATON_NOW: later(120_000) }]], [['claim'], [{ BATON_NOW: later(120_000) }]]];
+    const takeovers: Array<[string[], Array<Record<string, string>>]> = [
+      [
+        ['resume', 'or', '--apply'],
+        [{}, { BATON_NOW: later(120_000) }],
+      ],
+      [['claim'], [{ BATON_NOW: later(120_000) }]],
+    ];
     for (const [args, envs] of takeovers) {
       for (const env of envs) {
         const e = expectError(await ws.run(args, { env }), 'LOCKED');
@@ -87,7 +99,9 @@ describe('a baton run killed while its command runs', () => {
     expect(refused.message).toContain(`pid ${pgid} (\`sleep 600\`)`);
     expect(groupAlive(pgid)).toBe(true);
     // The orphan's writes (it carries the dead run's token) are FENCED once the lease lapsed.
-    const late = await ws.run(['note', 'add', 'from the orphan'], { env: { BATON_LEASE_TOKEN: '1', BATON_SESSION: 'or', BATON_NOW: later(120_000) } });
+    const late = await ws.run(['note', 'add', 'from the orphan'], {
+      env: { BATON_LEASE_TOKEN: '1', BATON_SESSION: 'or', BATON_NOW: later(120_000) },
+    });
     expectError(late, 'FENCED');
 
     // Asked to end it: the new run's command starts only once the whole group is gone.
@@ -101,7 +115,12 @@ describe('a baton run killed while its command runs', () => {
 
   it('resume --apply --end-orphans: the orphan (a node loop ignoring SIGTERM) is killed and gone, then the session is resumed', async () => {
     const ws = await withSession('oe', 'build');
-    const first = startRun(ws, ['--', process.execPath, '-e', 'process.on("SIGTERM", () => {}); setInterval(() => {}, 1000)']);
+    const first = startRun(ws, [
+      '--',
+      process.execPath,
+      '-e',
+      'process.on("SIGTERM", () => {}); setInterval(() => {}, 1000)',
+    ]);
     const pgid = await untilGrouped(ws);
     first.child.kill('SIGKILL');
     await first.done;
@@ -157,13 +176,18 @@ describe('a live run on the session', () => {
 describe('baton phase claim', () => {
   it('raced by two processes: exactly one gets the phase, the other is told which are free', async () => {
     const ws = await withSession('pc', 'build,docs');
-    const [a, b] = await Promise.all([shell(ws, ['phase', 'claim', 'build', '--json']), shell(ws, ['phase', 'claim', 'build', '--json'])]);
+    const [a, b] = await Promise.all([
+      shell(ws, ['phase', 'claim', 'build', '--json']),
+      shell(ws, ['phase', 'claim', 'build', '--json']),
+    ]);
     const won = [a, b].filter((r) => r.code === 0);
     const lost = [a, b].filter((r) => r.code !== 0);
     expect(won).toHaveLength(1);
     expect(lost).toHaveLength(1);
     expect(JSON.parse(won[0]!.stdout)).toMatchObject({ phase: 'build', started: true });
-    expect(JSON.parse(lost[0]!.stdout)).toMatchObject({ error: { code: 'LOCKED', details: { phase: 'build', free: ['docs'] } } });
+    expect(JSON.parse(lost[0]!.stdout)).toMatchObject({
+      error: { code: 'LOCKED', details: { phase: 'build', free: ['docs'] } },
+    });
     const s = await ws.status();
     expect(s.phases.find((p) => p.id === 'build')).toMatchObject({ status: 'in_progress' });
   }, 60_000);

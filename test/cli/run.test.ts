@@ -21,8 +21,15 @@ interface StatusWithLease {
 const later = (ms: number): string => new Date(Date.now() + ms).toISOString();
 
 /** Starts `baton run … -- CMD` in the background; resolves its exit once it ends. */
-function startRun(ws: Workspace, args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> } {
-  const child = spawn(process.execPath, [BATON, 'run', ...args], { cwd: ws.dir, env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+function startRun(
+  ws: Workspace,
+  args: string[],
+): { child: ChildProcess; done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> } {
+  const child = spawn(process.execPath, [BATON, 'run', ...args], {
+    cwd: ws.dir,
+    env: baseEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) => {
@@ -73,7 +80,12 @@ function groupAlive(pgid: number): boolean {
 }
 
 /** Waits until `list --json` shows session `id` with a row that `ok` accepts. */
-async function untilListed(ws: Workspace, id: string, ok: (row: { leaseToken?: number | null }) => boolean, timeoutMs = 10_000): Promise<void> {
+async function untilListed(
+  ws: Workspace,
+  id: string,
+  ok: (row: { leaseToken?: number | null }) => boolean,
+  timeoutMs = 10_000,
+): Promise<void> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const rows = await ws.json<Array<{ id: string; leaseToken?: number | null }>>(['list']);
@@ -87,8 +99,15 @@ async function untilListed(ws: Workspace, id: string, ok: (row: { leaseToken?: n
 describe('baton run records why the run ended', () => {
   it('exit 0: the child gets the session, agent and lease token; session paused (run-completed), lease released', async () => {
     const ws = await withSession('r0', 'build,test');
-    const r = await ws.run(['run', '--agent', 'coder', '--', process.execPath, '-e',
-      'console.log([process.env.BATON_SESSION, process.env.BATON_AGENT, process.env.BATON_LEASE_TOKEN].join(" "))']);
+    const r = await ws.run([
+      'run',
+      '--agent',
+      'coder',
+      '--',
+      process.execPath,
+      '-e',
+      'console.log([process.env.BATON_SESSION, process.env.BATON_AGENT, process.env.BATON_LEASE_TOKEN].join(" "))',
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout.trim()).toBe('r0 coder 1');
     expect(r.stderr).toContain('ended (run-completed)');
@@ -98,7 +117,15 @@ describe('baton run records why the run ended', () => {
     expect(s.lease).toBeNull();
     const types = (await ws.json<Array<{ type: string }>>(['log'])).map((e) => e.type);
     // The renewal right after the spawn records the command's process group.
-    expect(types.slice(-7)).toEqual(['lease.acquired', 'run.started', 'lease.renewed', 'run.renewed', 'run.ended', 'session.paused', 'lease.released']);
+    expect(types.slice(-7)).toEqual([
+      'lease.acquired',
+      'run.started',
+      'lease.renewed',
+      'run.renewed',
+      'run.ended',
+      'session.paused',
+      'lease.released',
+    ]);
   });
 
   it('exit 3: baton exits 3, session interrupted with cause exit-3 naming what was in flight', async () => {
@@ -126,7 +153,12 @@ describe('baton run records why the run ended', () => {
 
   it('SIGINT to baton run: the child is stopped, the session paused with cause user-interrupt', async () => {
     const ws = await withSession('ri', 'build');
-    const { child, done } = startRun(ws, ['--', process.execPath, '-e', 'process.on("SIGINT", () => process.exit(130)); setInterval(() => {}, 1000)']);
+    const { child, done } = startRun(ws, [
+      '--',
+      process.execPath,
+      '-e',
+      'process.on("SIGINT", () => process.exit(130)); setInterval(() => {}, 1000)',
+    ]);
     await untilLeased(ws);
     await new Promise((r) => setTimeout(r, 300)); // let the child install its handler
     child.kill('SIGINT');
@@ -181,7 +213,10 @@ describe("baton run's exit status: the child's own, or 125-127 for baton's failu
     // Another run holds the lease: LOCKED, as 125, and the command never ran.
     const { child, done } = startRun(ws, ['--', process.execPath, '-e', 'setTimeout(() => {}, 60000)']);
     await untilLeased(ws);
-    expectRunError(await ws.run(['run', '--', process.execPath, '-e', 'require("fs").writeFileSync("ran", "")']), 'LOCKED');
+    expectRunError(
+      await ws.run(['run', '--', process.execPath, '-e', 'require("fs").writeFileSync("ran", "")']),
+      'LOCKED',
+    );
     expect(fs.existsSync(ws.path('ran'))).toBe(false);
     child.kill('SIGTERM');
     await done;
@@ -210,7 +245,14 @@ describe('leases: a killed baton run, expiry, takeover and fencing', () => {
   it('SIGKILL to baton run: the lease expires and every reader reports interrupted (lease-expired); the next write persists it', async () => {
     const ws = await withSession('lx', 'build');
     await ws.ok(['phase', 'start', 'build']);
-    const { child, done } = startRun(ws, ['--agent', 'w1', '--', process.execPath, '-e', 'setTimeout(() => {}, 60000)']);
+    const { child, done } = startRun(ws, [
+      '--agent',
+      'w1',
+      '--',
+      process.execPath,
+      '-e',
+      'setTimeout(() => {}, 60000)',
+    ]);
     const held = await untilLeased(ws);
     expect(held.lease).toMatchObject({ owner: 'w1', token: 1 });
     // The run writes the journal, then the registry row that `list` reads. A kill between the
@@ -222,7 +264,10 @@ describe('leases: a killed baton run, expiry, takeover and fencing', () => {
     // is gone on this machine: the session reads interrupted at once (run-died), and status
     // says the lease's holder is gone (see dead-holder.test.ts).
     const right = await ws.run(['status', '--json']);
-    expect(JSON.parse(right.stdout) as StatusWithLease).toMatchObject({ status: 'interrupted', cause: { cause: 'run-died' } });
+    expect(JSON.parse(right.stdout) as StatusWithLease).toMatchObject({
+      status: 'interrupted',
+      cause: { cause: 'run-died' },
+    });
     expect(right.stderr).toMatch(/^warning: the lease's holder is gone \(pid \d+ on .* has exited\)/);
     // Two minutes later (clock moved), every reader reports the crash.
     const future = { env: { BATON_NOW: later(120_000) } };
@@ -232,7 +277,10 @@ describe('leases: a killed baton run, expiry, takeover and fencing', () => {
     expect(s.cause).toMatchObject({ cause: 'lease-expired' });
     expect(s.cause?.detail).toContain('held by w1');
     expect(s.cause?.detail).toContain('in flight: build');
-    const rows = await ws.json<Array<{ id: string; status: string; cause: { cause: string } | null }>>(['list'], future);
+    const rows = await ws.json<Array<{ id: string; status: string; cause: { cause: string } | null }>>(
+      ['list'],
+      future,
+    );
     expect(rows.find((r) => r.id === 'lx')).toMatchObject({ status: 'interrupted', cause: { cause: 'lease-expired' } });
     // Nothing was written yet; the next write records it.
     const before = (await ws.json<unknown[]>(['log'])).length;
@@ -247,12 +295,25 @@ describe('leases: a killed baton run, expiry, takeover and fencing', () => {
 
   it('in real time: a run killed with SIGKILL is reported interrupted once its 1 s lease runs out', async () => {
     const ws = await withSession('lr', 'build');
-    const { child, done } = startRun(ws, ['--heartbeat', '200ms', '--ttl', '1s', '--', process.execPath, '-e', 'setTimeout(() => {}, 60000)']);
+    const { child, done } = startRun(ws, [
+      '--heartbeat',
+      '200ms',
+      '--ttl',
+      '1s',
+      '--',
+      process.execPath,
+      '-e',
+      'setTimeout(() => {}, 60000)',
+    ]);
     await untilLeased(ws);
     // The registry row follows the journal: count rows only once it carries the lease.
     await untilListed(ws, 'lr', (r) => r.leaseToken === 1);
     const pgid = await untilGrouped(ws);
-    const logRows = (): number => fs.readFileSync(ws.path('.baton', 'index.log'), 'utf8').split('\n').filter((l) => l.includes('"id":"lr"')).length;
+    const logRows = (): number =>
+      fs
+        .readFileSync(ws.path('.baton', 'index.log'), 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"id":"lr"')).length;
     const rowsBefore = logRows();
     // Past the first lease's expiry: kept alive by heartbeats, the session still lists as active,
     // although heartbeats do not rewrite its registry row.
@@ -277,12 +338,17 @@ describe('leases: a killed baton run, expiry, takeover and fencing', () => {
     await killAll(first, await untilGrouped(ws));
 
     const future = { env: { BATON_NOW: later(120_000) } };
-    const second = await ws.run(['run', '--agent', 'w2', '--', process.execPath, '-e', 'console.log(process.env.BATON_LEASE_TOKEN)'], future);
+    const second = await ws.run(
+      ['run', '--agent', 'w2', '--', process.execPath, '-e', 'console.log(process.env.BATON_LEASE_TOKEN)'],
+      future,
+    );
     expect(second.code).toBe(0);
     expect(second.stdout.trim()).toBe('2');
     // The zombie (still carrying token 1) wakes up and tries to write: refused, nothing written.
     const before = (await ws.json<unknown[]>(['log'])).length;
-    const zombie = await ws.run(['tokens', 'add', '--agent', 'w1', '--input', '5'], { env: { BATON_LEASE_TOKEN: '1', BATON_NOW: later(130_000) } });
+    const zombie = await ws.run(['tokens', 'add', '--agent', 'w1', '--input', '5'], {
+      env: { BATON_LEASE_TOKEN: '1', BATON_NOW: later(130_000) },
+    });
     expectError(zombie, 'FENCED');
     expect((await ws.json<unknown[]>(['log'])).length).toBe(before);
     // A token that was never issued is refused too.
@@ -290,7 +356,16 @@ describe('leases: a killed baton run, expiry, takeover and fencing', () => {
     // --force takes a valid lease over.
     const third = startRun(ws, ['--agent', 'w3', '--', process.execPath, '-e', 'setTimeout(() => {}, 60000)']);
     await untilLeased(ws);
-    const forced = await ws.run(['run', '--agent', 'w4', '--force', '--', process.execPath, '-e', 'console.log(process.env.BATON_LEASE_TOKEN)']);
+    const forced = await ws.run([
+      'run',
+      '--agent',
+      'w4',
+      '--force',
+      '--',
+      process.execPath,
+      '-e',
+      'console.log(process.env.BATON_LEASE_TOKEN)',
+    ]);
     expect(forced.stdout.trim()).toBe('4');
     await killAll(third, await untilGrouped(ws));
   }, 30_000);

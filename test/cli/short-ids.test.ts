@@ -21,7 +21,9 @@ describe('session id prefixes on the command line', () => {
   it('--session, BATON_SESSION and positional ids take a unique prefix', async () => {
     const ws = await twoSessions();
     expect((await ws.status('2026-11-24-fix-logi')).id).toBe('2026-11-24-fix-login');
-    expect((await ws.json<{ id: string }>(['status'], { env: { BATON_SESSION: '2026-11-24-fix-logo' } })).id).toBe('2026-11-24-fix-logout');
+    expect((await ws.json<{ id: string }>(['status'], { env: { BATON_SESSION: '2026-11-24-fix-logo' } })).id).toBe(
+      '2026-11-24-fix-logout',
+    );
     expect((await ws.ok(['switch', '2026-11-24-fix-logi'])).stdout).toBe('Switched to 2026-11-24-fix-login\n');
     await ws.ok(['phase', 'start', 'a', '--session', '2026-11-24-fix-logi']);
     expect((await ws.status('2026-11-24-fix-login')).phases[0]!.status).toBe('in_progress');
@@ -32,9 +34,18 @@ describe('session id prefixes on the command line', () => {
   it('an ambiguous prefix is BAD_INPUT listing the matches, and nothing is written', async () => {
     const ws = await twoSessions();
     const before = await ws.status('2026-11-24-fix-login');
-    for (const args of [['status', '--session', '2026-11-24-fix'], ['switch', '2026-11-24-fix'], ['note', 'add', 'x', '--session', '2026-11-24']]) {
+    for (const args of [
+      ['status', '--session', '2026-11-24-fix'],
+      ['switch', '2026-11-24-fix'],
+      ['note', 'add', 'x', '--session', '2026-11-24'],
+    ]) {
       const e = expectError(await ws.run(args), 'BAD_INPUT');
-      expect(e.message).toBe('Session "2026-11-24-fix" is ambiguous: it matches 2026-11-24-fix-login, 2026-11-24-fix-logout.'.replace('"2026-11-24-fix"', JSON.stringify(args.at(-1))));
+      expect(e.message).toBe(
+        'Session "2026-11-24-fix" is ambiguous: it matches 2026-11-24-fix-login, 2026-11-24-fix-logout.'.replace(
+          '"2026-11-24-fix"',
+          JSON.stringify(args.at(-1)),
+        ),
+      );
     }
     expect((await ws.status('2026-11-24-fix-login')).revision).toBe(before.revision);
     expect((await ws.json<{ id: string }>(['status'])).id).toBe('2026-11-25-docs');
@@ -46,7 +57,7 @@ describe('session id prefixes on the command line', () => {
 
   it('archived sessions are found by prefix too', async () => {
     const ws = await twoSessions();
-        await ws.ok(['archive', '2026-11-24-fix-logi']);
+    await ws.ok(['archive', '2026-11-24-fix-logi']);
     expect((await ws.status('2026-11-24-fix-logi')).id).toBe('2026-11-24-fix-login');
   });
 });

@@ -23,7 +23,10 @@ describe('-q silences every confirmation', () => {
     await ws.ok(['pause']);
     expect((await ws.ok(['resume', '--apply'])).stdout).toBe('Resumed q1 from live; it is active.\n');
     await ws.ok(['pause']);
-    expect(JSON.parse((await ws.ok(['resume', '--apply', '-q', '--json'])).stdout)).toMatchObject({ ok: true, id: 'q1' });
+    expect(JSON.parse((await ws.ok(['resume', '--apply', '-q', '--json'])).stdout)).toMatchObject({
+      ok: true,
+      id: 'q1',
+    });
   });
 });
 
@@ -36,12 +39,19 @@ describe('right after complete', () => {
     const status = await ws.ok(['status']);
     expect(status.stdout).toContain('Session done1');
     expect(status.stdout).toContain('No session is active: done1 has completed.');
-    const json = JSON.parse((await ws.ok(['status', '--json'])).stdout) as { id: string; active: boolean; note: string };
+    const json = JSON.parse((await ws.ok(['status', '--json'])).stdout) as {
+      id: string;
+      active: boolean;
+      note: string;
+    };
     expect(json).toMatchObject({ id: 'done1', status: 'completed', active: false });
     // A change still needs a session: nothing is written to a finished session by accident.
     expectError(await ws.run(['note', 'add', 'x']), 'NO_ACTIVE_SESSION');
     expect((await ws.ok(['archive'])).stdout).toBe('Archived done1 (the session just finished; none is active)\n');
-    expect((await ws.json<Array<{ id: string; archived: boolean }>>(['list', '--all'])).find((r) => r.id === 'done1')?.archived).toBe(true);
+    expect(
+      (await ws.json<Array<{ id: string; archived: boolean }>>(['list', '--all'])).find((r) => r.id === 'done1')
+        ?.archived,
+    ).toBe(true);
     // Archived, it is no longer the one just finished: back to the usual refusal.
     expectError(await ws.run(['status']), 'NO_ACTIVE_SESSION');
   });
@@ -75,9 +85,27 @@ describe('tokens add', () => {
   it('prints the amount recorded, and the running total labelled as the session total', async () => {
     const ws = await withSession('t1', 'plan');
     await ws.ok(['tokens', 'add', '--agent', 'alice', '--input', '5000', '--output', '700']);
-    const r = await ws.ok(['tokens', 'add', '--agent', 'bob', '--phase', 'plan', '--input', '100', '--output', '20', '--cached', '3']);
-    expect(r.stdout).toBe('Recorded 100 in / 20 out / 3 cached for bob on phase plan\nSession total: 5,100 in / 720 out / 3 cached\n');
-    const json = JSON.parse((await ws.ok(['tokens', 'add', '--agent', 'bob', '--input', '1', '--json'])).stdout) as { recorded: unknown; tokens: { input: number } };
+    const r = await ws.ok([
+      'tokens',
+      'add',
+      '--agent',
+      'bob',
+      '--phase',
+      'plan',
+      '--input',
+      '100',
+      '--output',
+      '20',
+      '--cached',
+      '3',
+    ]);
+    expect(r.stdout).toBe(
+      'Recorded 100 in / 20 out / 3 cached for bob on phase plan\nSession total: 5,100 in / 720 out / 3 cached\n',
+    );
+    const json = JSON.parse((await ws.ok(['tokens', 'add', '--agent', 'bob', '--input', '1', '--json'])).stdout) as {
+      recorded: unknown;
+      tokens: { input: number };
+    };
     expect(json.recorded).toEqual({ agent: 'bob', phaseId: null, model: null, input: 1, output: 0, cached: 0 });
     expect(json.tokens.input).toBe(5101);
   });
@@ -125,7 +153,8 @@ describe('log filters', () => {
 
   it('--type takes exact types, families (phase, phase.*), comma lists and repeats; --agent the agent; --json honours both', async () => {
     const ws = await busy();
-    const types = async (...args: string[]): Promise<string[]> => (await ws.json<EventJson[]>(['log', ...args])).map((e) => e.type);
+    const types = async (...args: string[]): Promise<string[]> =>
+      (await ws.json<EventJson[]>(['log', ...args])).map((e) => e.type);
     expect(await types('--type', 'phase')).toEqual(['phase.started', 'phase.completed']);
     expect(await types('--type', 'phase.*')).toEqual(['phase.started', 'phase.completed']);
     expect(await types('--type', 'phase.completed,note')).toEqual(['note.added', 'phase.completed']);

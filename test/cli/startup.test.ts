@@ -21,7 +21,10 @@ describe('heavy packages stay off the start-up path', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).not.toContain('TRACE:');
     // The controls: the same trace does see each package when a command needs it.
-    const pgRun = await ws.run(['list'], { env: { ...trace, BATON_STORE: 'postgres://postgres@127.0.0.1:1/test?connect_timeout=1' }, spawn: true });
+    const pgRun = await ws.run(['list'], {
+      env: { ...trace, BATON_STORE: 'postgres://postgres@127.0.0.1:1/test?connect_timeout=1' },
+      spawn: true,
+    });
     expect(pgRun.stderr).toContain('TRACE: pg loaded');
     const mcpRun = await ws.run(['mcp'], { env: trace, spawn: true }); // stdin is closed at once: the server starts and ends
     expect(mcpRun.stderr).toContain('TRACE: @modelcontextprotocol/sdk loaded');
@@ -31,7 +34,10 @@ describe('heavy packages stay off the start-up path', () => {
     expect(hashing.stderr).toContain('TRACE: node:crypto loaded');
     expect(hashing.stderr).not.toContain('TRACE: @opentelemetry');
     // `baton otel` loads the OpenTelemetry packages (and only it: the runs above did not).
-    const otelRun = await ws.run(['otel', 'export', '--session', 'plain', '--endpoint', 'http://127.0.0.1:1', '--retries', '0'], { env: { ...trace, OTEL_EXPORTER_OTLP_TIMEOUT: '300' }, spawn: true });
+    const otelRun = await ws.run(
+      ['otel', 'export', '--session', 'plain', '--endpoint', 'http://127.0.0.1:1', '--retries', '0'],
+      { env: { ...trace, OTEL_EXPORTER_OTLP_TIMEOUT: '300' }, spawn: true },
+    );
     expect(otelRun.stderr).toContain('TRACE: @opentelemetry loaded');
     expect(otelRun.stderr).toContain('EXPORT_FAILED');
   });
@@ -53,11 +59,15 @@ describe('built-ins stay off the start-up path', () => {
   it('`tokens add` and `list --json` with stdout on /dev/null load neither node:tty (nor node:net), node:zlib (nor node:stream) nor node:perf_hooks', async () => {
     const ws = workspace();
     await ws.ok(['start', 'Plain', '--id', 'plain']);
-    for (const args of [['tokens', 'add', '--agent', 'a', '--input', '1'], ['list', '--json', '--all']]) {
+    for (const args of [
+      ['tokens', 'add', '--agent', 'a', '--input', '1'],
+      ['list', '--json', '--all'],
+    ]) {
       const loaded = builtins(ws.dir, args);
       // The control: the trace does see what the command loads.
       expect(loaded, args.join(' ')).toContain('vm');
-      for (const heavy of ['tty', 'net', 'zlib', 'stream', 'perf_hooks']) expect(loaded, `${args.join(' ')} loads ${heavy}`).not.toContain(heavy);
+      for (const heavy of ['tty', 'net', 'zlib', 'stream', 'perf_hooks'])
+        expect(loaded, `${args.join(' ')} loads ${heavy}`).not.toContain(heavy);
     }
   });
 });

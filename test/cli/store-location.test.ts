@@ -11,7 +11,10 @@ import { describe, expect, it } from 'vitest';
 import { workspace } from './helpers.js';
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd, encoding: 'utf8' });
+  return execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], {
+    cwd,
+    encoding: 'utf8',
+  });
 }
 
 function repo() {
@@ -58,7 +61,9 @@ describe('.baton/ in a git work tree', () => {
     const ws = repo();
     await ws.ok(['start', 'Private first', '--id', 'pf']);
     expect(git(ws.dir, 'status', '--porcelain')).toBe('');
-    expect((await ws.ok(['init', '--shared'])).stdout).toBe(`Store already present at ${ws.path('.baton')}; now shared: commit it with the project\n`);
+    expect((await ws.ok(['init', '--shared'])).stdout).toBe(
+      `Store already present at ${ws.path('.baton')}; now shared: commit it with the project\n`,
+    );
     expect(git(ws.dir, 'status', '--porcelain')).toBe('?? .baton/\n');
     // A .gitignore of the user's own stays as it is, shared or not.
     fs.writeFileSync(ws.path('.baton', '.gitignore'), 'index.*\n');

@@ -18,18 +18,41 @@ function leaves(cmd: Command, prefix: string[] = []): Array<{ path: string; cmd:
 }
 
 describe('bug 3: --store and --dir on every command that opens a store', () => {
-  const io = { argv: [], env: {}, cwd: '/', stdout: () => {}, stderr: () => {}, isTTY: false, now: cliClock(undefined) };
+  const io = {
+    argv: [],
+    env: {},
+    cwd: '/',
+    stdout: () => {},
+    stderr: () => {},
+    isTTY: false,
+    now: cliClock(undefined),
+  };
   const all = leaves(buildProgram(io, { ctx: null }));
 
   it('the walk sees the commands', () => {
-    expect(all.map((l) => l.path)).toEqual(expect.arrayContaining(['doctor', 'status', 'phase start', 'file created', 'restore', 'claim', 'cleanup', 'import', 'run']));
+    expect(all.map((l) => l.path)).toEqual(
+      expect.arrayContaining([
+        'doctor',
+        'status',
+        'phase start',
+        'file created',
+        'restore',
+        'claim',
+        'cleanup',
+        'import',
+        'run',
+      ]),
+    );
   });
 
-  it.each(all.filter((l) => !NO_STORE.has(l.path)).map((l) => [l.path, l.cmd] as const))('%s takes --store and --dir', (_path, cmd) => {
-    const flags = cmd.options.map((o) => o.long);
-    expect(flags).toContain('--store');
-    expect(flags).toContain('--dir');
-  });
+  it.each(all.filter((l) => !NO_STORE.has(l.path)).map((l) => [l.path, l.cmd] as const))(
+    '%s takes --store and --dir',
+    (_path, cmd) => {
+      const flags = cmd.options.map((o) => o.long);
+      expect(flags).toContain('--store');
+      expect(flags).toContain('--dir');
+    },
+  );
 
   it('doctor --store URL checks that store', async () => {
     const ws = workspace();

@@ -1,7 +1,15 @@
 /** The terminal rules as functions: colour switches, locale, cutting and wrapping text. */
 import { describe, expect, it } from 'vitest';
 import { truncateMiddle } from '../../src/cli/width.js';
-import { asciiSymbols, colourEnabled, fitText, truncate, unicodeLocale, visibleWidth, wrapLine } from '../../src/cli/terminal.js';
+import {
+  asciiSymbols,
+  colourEnabled,
+  fitText,
+  truncate,
+  unicodeLocale,
+  visibleWidth,
+  wrapLine,
+} from '../../src/cli/terminal.js';
 
 describe('terminal rules', () => {
   it('colour: FORCE_COLOR wins (0 and false turn it off), then NO_COLOR, then a TTY that is not TERM=dumb', () => {
@@ -55,7 +63,11 @@ describe('display columns (issue 25: width counted code points)', () => {
 
   it('truncate and truncateMiddle never exceed the width, cutting whole characters', () => {
     for (let w = 3; w < 20; w++) {
-      for (const s of ['数据库迁移和用户认证模块的重构工作计划', '🚀 Launch 🎉 prep 🧪 now', '2026-11-27-migrate-auth-store-a3f1']) {
+      for (const s of [
+        '数据库迁移和用户认证模块的重构工作计划',
+        '🚀 Launch 🎉 prep 🧪 now',
+        '2026-11-27-migrate-auth-store-a3f1',
+      ]) {
         expect(visibleWidth(truncate(s, w)), `${s} at ${w}`).toBeLessThanOrEqual(w);
         expect(visibleWidth(truncateMiddle(s, w)), `${s} at ${w}`).toBeLessThanOrEqual(w);
       }

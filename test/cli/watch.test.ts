@@ -27,7 +27,11 @@ class Watcher {
   readonly ready: Promise<void>;
 
   constructor(ws: Workspace, env: Record<string, string>, args: string[]) {
-    this.child = spawn(process.execPath, [BATON, 'watch', ...args], { cwd: ws.dir, env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [BATON, 'watch', ...args], {
+      cwd: ws.dir,
+      env: baseEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let buf = '';
     this.child.stdout!.setEncoding('utf8').on('data', (c: string) => {
       buf += c;
@@ -56,7 +60,8 @@ class Watcher {
   async until(pred: (lines: string[]) => boolean, what: string, ms = 20_000): Promise<void> {
     const end = Date.now() + ms;
     while (!pred(this.lines)) {
-      if (Date.now() > end) throw new Error(`watch never showed ${what}; lines:\n${this.lines.join('\n')}\nstderr: ${this.stderr}`);
+      if (Date.now() > end)
+        throw new Error(`watch never showed ${what}; lines:\n${this.lines.join('\n')}\nstderr: ${this.stderr}`);
       await new Promise<void>((r) => {
         const t = setTimeout(r, 200);
         this.waiters.push(() => (clearTimeout(t), r()));
@@ -91,11 +96,17 @@ async function watchScenario(ws: Workspace, env: Record<string, string>): Promis
   const w1 = await logOf('w1');
   const w2 = await logOf('w2');
   const seen = (lines: string[], id: string): Array<{ seq: number; type: string }> =>
-    lines.map((l) => JSON.parse(l) as ChangeJson).filter((c) => c.sessionId === id).flatMap((c) => c.events.map((e) => ({ seq: e.seq, type: e.type })));
+    lines
+      .map((l) => JSON.parse(l) as ChangeJson)
+      .filter((c) => c.sessionId === id)
+      .flatMap((c) => c.events.map((e) => ({ seq: e.seq, type: e.type })));
   // Everything after the start, once each, in order; nothing from before.
   const w1After = w1.filter((e) => e.seq > base.w1).map((e) => ({ seq: e.seq, type: e.type }));
   const w2After = w2.filter((e) => e.seq > base.w2).map((e) => ({ seq: e.seq, type: e.type }));
-  await all.until((l) => seen(l, 'w1').length >= w1After.length && seen(l, 'w2').length >= w2After.length, 'every change');
+  await all.until(
+    (l) => seen(l, 'w1').length >= w1After.length && seen(l, 'w2').length >= w2After.length,
+    'every change',
+  );
   expect(seen(all.lines, 'w1')).toEqual(w1After);
   expect(seen(all.lines, 'w2')).toEqual(w2After);
   for (const line of all.lines) {
@@ -133,7 +144,8 @@ describe('baton watch on the file store', () => {
 
 describe.skipIf(!PG_URL)('baton watch on the PostgreSQL store (LISTEN/NOTIFY)', () => {
   needsRealServer({
-    'streams each change after it starts, once, in order; --session filters; SIGINT ends it with 0': 'LISTEN/NOTIFY between connections; the embedded server delivers NOTIFY to its one session',
+    'streams each change after it starts, once, in order; --session filters; SIGINT ends it with 0':
+      'LISTEN/NOTIFY between connections; the embedded server delivers NOTIFY to its one session',
   });
   const schemas: string[] = [];
   afterAll(async () => {

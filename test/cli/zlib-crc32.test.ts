@@ -9,7 +9,15 @@ import { crc32 } from '../../src/cli/zlib-crc32.js';
 
 describe('crc32 without node:zlib', () => {
   it('equals node:zlib crc32 for strings (UTF-8), bytes and running values, before and after the switch to native', () => {
-    const samples: Array<string | Uint8Array> = ['', '{}', 'abc', 'é✓ 🎉 \u0000 \uFFFD', '{"v":1,"seq":3,"type":"tokens.recorded"}', Buffer.from([0, 255, 128, 7]), new Uint8Array(1000).fill(0xa5)];
+    const samples: Array<string | Uint8Array> = [
+      '',
+      '{}',
+      'abc',
+      'é✓ 🎉 \u0000 \uFFFD',
+      '{"v":1,"seq":3,"type":"tokens.recorded"}',
+      Buffer.from([0, 255, 128, 7]),
+      new Uint8Array(1000).fill(0xa5),
+    ];
     let text = '';
     for (let i = 0; i < 5000; i++) text += String.fromCharCode(32 + ((i * 7919) % 95)) + (i % 97 === 0 ? 'ü' : '');
     samples.push(text);

@@ -92,7 +92,14 @@ describe('fold from nothing', () => {
       repairs: [],
       counters: {},
     });
-    expect(s.phases[0]).toMatchObject({ status: 'pending', maxRetries: 2, agents: [], blockedBy: [], parallelGroup: null, metadata: {} });
+    expect(s.phases[0]).toMatchObject({
+      status: 'pending',
+      maxRetries: 2,
+      agents: [],
+      blockedBy: [],
+      parallelGroup: null,
+      metadata: {},
+    });
   });
 
   it('skips events before session.created and folds the rest in order', () => {
@@ -164,7 +171,19 @@ describe('purity', () => {
       created(phases('p')),
       ev('phase.started', { phaseId: 'p', agent: 'alice', forced: false }, 2),
       ev('tokens.recorded', { agent: 'alice', phaseId: 'p', input: 1, output: 2, cached: 3 }, 3),
-      ev('decision.recorded', { decisionId: 'dec-1', title: 't', choice: 'c', rationale: null, alternatives: ['x'], agent: null, phaseId: null }, 4),
+      ev(
+        'decision.recorded',
+        {
+          decisionId: 'dec-1',
+          title: 't',
+          choice: 'c',
+          rationale: null,
+          alternatives: ['x'],
+          agent: null,
+          phaseId: null,
+        },
+        4,
+      ),
     ];
     const copy = structuredClone(events);
     const a = fold(null, events, 's');
@@ -208,8 +227,19 @@ describe('snapshot equivalence and totals (property)', () => {
   const phaseRef = fc.constantFrom<string | null>(null, 'p1', 'p2');
   const count = fc.integer({ min: 0, max: 1_000_000 });
   const op: fc.Arbitrary<Op> = fc.oneof(
-    fc.record({ kind: fc.constant('tokens' as const), agent: fc.constantFrom('alice', 'bob', 'carol'), phase: phaseRef, input: count, output: count, cached: count }),
-    fc.record({ kind: fc.constant('note' as const), text: fc.string({ minLength: 1, maxLength: 20 }), phase: phaseRef }),
+    fc.record({
+      kind: fc.constant('tokens' as const),
+      agent: fc.constantFrom('alice', 'bob', 'carol'),
+      phase: phaseRef,
+      input: count,
+      output: count,
+      cached: count,
+    }),
+    fc.record({
+      kind: fc.constant('note' as const),
+      text: fc.string({ minLength: 1, maxLength: 20 }),
+      phase: phaseRef,
+    }),
     fc.record({
       kind: fc.constant('decision' as const),
       title: fc.string({ minLength: 1, maxLength: 10 }),
@@ -324,7 +354,17 @@ describe('errors', () => {
   it('hands out err-1, err-2 … and attaches errors to their phase', () => {
     const s = withErrors();
     expect(s.phases[0]!.errors).toEqual([
-      { id: 'err-1', phaseId: 'p', agent: 'alice', type: 'test', message: 'red', time: at(2), resolution: null, resolved: false, resolvedAt: null },
+      {
+        id: 'err-1',
+        phaseId: 'p',
+        agent: 'alice',
+        type: 'test',
+        message: 'red',
+        time: at(2),
+        resolution: null,
+        resolved: false,
+        resolvedAt: null,
+      },
     ]);
     expect(s.phases[1]!.errors.map((e) => e.id)).toEqual(['err-2']);
     expect(decideError(s, { phase: 'p', type: 't', message: 'm' }).errorId).toBe('err-3');
@@ -338,7 +378,9 @@ describe('errors', () => {
 
   it('refuses an error against an unknown phase, or with missing text', () => {
     const s = session(phases('p'));
-    expect(cliHint(refusal(() => decideError(s, { phase: 'zz', type: 't', message: 'm' }), 'NOT_FOUND'))).toBe('Phases: p.');
+    expect(cliHint(refusal(() => decideError(s, { phase: 'zz', type: 't', message: 'm' }), 'NOT_FOUND'))).toBe(
+      'Phases: p.',
+    );
     refusal(() => decideError(s, { phase: 'p', type: '', message: 'm' }), 'BAD_INPUT');
     refusal(() => decideError(s, { phase: 'p', type: 't', message: '' }), 'BAD_INPUT');
     refusal(() => decideError(s, { phase: '', type: 't', message: 'm' }), 'BAD_INPUT');
@@ -365,7 +407,9 @@ describe('errors', () => {
     err = refusal(() => decideResolve(s, 'nope', 'x'), 'NOT_FOUND');
     expect(cliHint(err)).toBe('Unresolved errors: err-2.');
     s = commit(s, decideResolve(s, 'err-2', 'done'));
-    expect(cliHint(refusal(() => decideResolve(s, 'nope', 'x'), 'NOT_FOUND'))).toBe('This session has no unresolved errors.');
+    expect(cliHint(refusal(() => decideResolve(s, 'nope', 'x'), 'NOT_FOUND'))).toBe(
+      'This session has no unresolved errors.',
+    );
   });
 
   it('refuses an empty resolution', () => {
@@ -398,12 +442,16 @@ describe('other events through decide and fold', () => {
     const f = (path: string) => [{ path, sha256: null, size: null }];
     // nothing running: loose
     s = commit(s, decideFiles(s, 'created', f('loose.txt'), null, null));
-    expect(s.metadata['looseFiles']).toEqual([{ path: 'loose.txt', action: 'created', sha256: null, size: null, recordedAt: at(2), agent: null }]);
+    expect(s.metadata['looseFiles']).toEqual([
+      { path: 'loose.txt', action: 'created', sha256: null, size: null, recordedAt: at(2), agent: null },
+    ]);
     s = commit(s, decidePhase(s, 'p', 'start', { agent: 'a' }));
     expect(decideFiles(s, 'modified', f('x'), null, 'a')[0]!.data).toMatchObject({ phaseId: 'p', agent: 'a' });
     s = commit(s, decideFiles(s, 'created', [{ path: 'a.ts', sha256: 'h1', size: 3 }], null, 'a'));
     s = commit(s, decideFiles(s, 'modified', [{ path: 'a.ts', sha256: 'h2', size: 4 }], 'p', 'b'));
-    expect(s.phases[0]!.files).toEqual([{ path: 'a.ts', action: 'modified', sha256: 'h2', size: 4, recordedAt: at(5), agent: 'b' }]);
+    expect(s.phases[0]!.files).toEqual([
+      { path: 'a.ts', action: 'modified', sha256: 'h2', size: 4, recordedAt: at(5), agent: 'b' },
+    ]);
     s = commit(s, decidePhase(s, 'q', 'start', { agent: 'qa' }));
     // two running: the agent's own phase, else refused rather than guessed
     expect(decideFiles(s, 'deleted', f('y'), null, 'qa')[0]!.data).toMatchObject({ phaseId: 'q' });
@@ -421,12 +469,28 @@ describe('other events through decide and fold', () => {
 
   it('decisions, findings, notes, milestones, artifacts get sequential ids and fold into lists', () => {
     let s = session(phases('p'));
-    const d1 = decideDecision(s, { title: 'Store', choice: 'files', rationale: 'simple', alternatives: ['pg'], agent: 'arch', phase: 'p' });
+    const d1 = decideDecision(s, {
+      title: 'Store',
+      choice: 'files',
+      rationale: 'simple',
+      alternatives: ['pg'],
+      agent: 'arch',
+      phase: 'p',
+    });
     expect(d1.id).toBe('dec-1');
     s = commit(s, d1.events);
     expect(decideDecision(s, { title: 'x', choice: 'y' }).id).toBe('dec-2');
     expect(s.decisions).toEqual([
-      { id: 'dec-1', title: 'Store', choice: 'files', rationale: 'simple', alternatives: ['pg'], agent: 'arch', phaseId: 'p', time: at(2) },
+      {
+        id: 'dec-1',
+        title: 'Store',
+        choice: 'files',
+        rationale: 'simple',
+        alternatives: ['pg'],
+        agent: 'arch',
+        phaseId: 'p',
+        time: at(2),
+      },
     ]);
     refusal(() => decideDecision(s, { title: '', choice: 'y' }), 'BAD_INPUT');
 

@@ -12,8 +12,15 @@ import { created, ev } from './helpers.js';
 
 function journal(): StoredEvent[] {
   let seq = 1;
-  const e: StoredEvent[] = [created([{ id: 'a', name: 'a' }, { id: 'b', name: 'b' }, { id: 'c', name: 'c' }])];
-  const next = <T extends StoredEvent['type']>(type: T, data: Parameters<typeof ev<T>>[1]): void => void e.push(ev(type, data, ++seq));
+  const e: StoredEvent[] = [
+    created([
+      { id: 'a', name: 'a' },
+      { id: 'b', name: 'b' },
+      { id: 'c', name: 'c' },
+    ]),
+  ];
+  const next = <T extends StoredEvent['type']>(type: T, data: Parameters<typeof ev<T>>[1]): void =>
+    void e.push(ev(type, data, ++seq));
   next('phase.started', { phaseId: 'a', agent: 'ann', forced: false });
   next('substep.reached', { phaseId: 'a', name: 'one' });
   next('error.recorded', { errorId: 'err-1', phaseId: 'a', agent: 'ann', type: 'runtime', message: 'x' });
@@ -46,7 +53,11 @@ describe('the dashboard timeline of a journal', () => {
   it('closes attempts in flight when a checkpoint is restored, and ignores events it already has', () => {
     const e = journal();
     const t = addEvents(emptyTimeline(), e, BUILTIN_PRICING);
-    const restore = { ...ev('phase.started', { phaseId: 'x', agent: null, forced: false }, e.length + 1), type: 'checkpoint.restored', data: { checkpointId: 'cp-1', name: 'n', revision: 3, state: null, supersedes: [], git: null } } as unknown as StoredEvent;
+    const restore = {
+      ...ev('phase.started', { phaseId: 'x', agent: null, forced: false }, e.length + 1),
+      type: 'checkpoint.restored',
+      data: { checkpointId: 'cp-1', name: 'n', revision: 3, state: null, supersedes: [], git: null },
+    } as unknown as StoredEvent;
     addEvents(t, [...e, restore], BUILTIN_PRICING);
     expect(t.attempts.at(-1)).toMatchObject({ phaseId: 'b', outcome: 'superseded', reason: 'checkpoint restored' });
     expect(t.attempts).toHaveLength(4);
@@ -60,7 +71,20 @@ describe('the dashboard timeline of a journal', () => {
       const input = (i * 37) % 101;
       const output = i % 13;
       expected += input + output;
-      e.push(ev('tokens.recorded', { agent: i % 4 === 0 ? 'ann' : 'ben', phaseId: i % 2 ? 'p' : null, input, output, cached: 5, model: i % 5 === 0 ? 'claude-sonnet-4-5' : null }, i + 2));
+      e.push(
+        ev(
+          'tokens.recorded',
+          {
+            agent: i % 4 === 0 ? 'ann' : 'ben',
+            phaseId: i % 2 ? 'p' : null,
+            input,
+            output,
+            cached: 5,
+            model: i % 5 === 0 ? 'claude-sonnet-4-5' : null,
+          },
+          i + 2,
+        ),
+      );
     }
     const whole = addEvents(emptyTimeline(), e, BUILTIN_PRICING);
     const parts = emptyTimeline();

@@ -41,10 +41,22 @@ function rich(): SessionState {
     { id: 'docs', name: 'Docs' },
   ];
   return run(
-    session(specs, { title: 'Release 2', contextSummary: 'Ship release 2 of the CLI.\nKeep the API stable.', budgetMax: 10_000 }),
+    session(specs, {
+      title: 'Release 2',
+      contextSummary: 'Ship release 2 of the CLI.\nKeep the API stable.',
+      budgetMax: 10_000,
+    }),
     (s) => decidePhase(s, 'design', 'start', { agent: 'alice' }),
     (s) => decideFiles(s, 'created', [{ path: 'docs/design.md', sha256: h('d1'), size: 10 }], 'design', 'alice'),
-    (s) => decideDecision(s, { title: 'Storage', choice: 'JSONL journal', rationale: 'append-only, easy to repair', alternatives: ['SQLite', 'one JSON file'], agent: 'alice', phase: 'design' }).events,
+    (s) =>
+      decideDecision(s, {
+        title: 'Storage',
+        choice: 'JSONL journal',
+        rationale: 'append-only, easy to repair',
+        alternatives: ['SQLite', 'one JSON file'],
+        agent: 'alice',
+        phase: 'design',
+      }).events,
     (s) => decidePhase(s, 'design', 'complete'),
     (s) => decidePhase(s, 'docs', 'skip', { reason: 'later' }),
     (s) => decidePhase(s, 'test', 'start', { agent: 'carol' }),
@@ -64,7 +76,14 @@ function rich(): SessionState {
     (s) => decideMilestone(s, { title: 'Beta', targetDate: '2026-04-01' }).events,
     (s) => decideMilestone(s, { title: 'Design sign-off' }).events,
     (s) => decideMilestoneDone(s, 'ms-2'),
-    (s) => decideArtifact(s, { path: 'dist/cli.js', kind: 'bundle', description: 'release build', phase: 'build', agent: 'bob' }).events,
+    (s) =>
+      decideArtifact(s, {
+        path: 'dist/cli.js',
+        kind: 'bundle',
+        description: 'release build',
+        phase: 'build',
+        agent: 'bob',
+      }).events,
     (s) => decideSession(s, 'interrupt', 'pid 77 vanished', 'lease-expired'),
   );
 }
@@ -78,7 +97,9 @@ describe('renderHandoff', () => {
         { path: 'src/main.ts', sha256: h('m1'), size: 10 },
       ],
       newFiles: ['notes.txt'],
-      checkpoints: [{ id: 'cp-1', name: 'after design', revision: 5, createdAt: at(5), valid: true, superseded: false }],
+      checkpoints: [
+        { id: 'cp-1', name: 'after design', revision: 5, createdAt: at(5), valid: true, superseded: false },
+      ],
       planChanged: false,
     });
     expect(text).toBe(
@@ -212,7 +233,11 @@ describe('renderHandoff', () => {
   it('escapes pipes and line breaks in table cells', () => {
     const specs: PhaseSpec[] = [{ id: 'a', name: 'Parse | validate\nthen store', agents: ['x|y'] }];
     let s = session(specs);
-    s = run(s, (x) => decidePhase(x, 'a', 'start'), (x) => decideSubstep(x, 'a', 'step|1'));
+    s = run(
+      s,
+      (x) => decidePhase(x, 'a', 'start'),
+      (x) => decideSubstep(x, 'a', 'step|1'),
+    );
     const text = handoff(s);
     expect(text).toContain('| a | Parse \\| validate<br>then store | ○ in progress | x\\|y | 0/2 | step\\|1 |');
     expect(escapeCell('a|b\r\nc\nd')).toBe('a\\|b<br>c<br>d');
@@ -259,30 +284,49 @@ describe('renderHandoff', () => {
 
   it('tells the reader there is nothing to resume in a completed session', () => {
     let s = session(phases('a'));
-    s = run(s, (x) => decidePhase(x, 'a', 'start'), (x) => decidePhase(x, 'a', 'complete'), (x) => decideSession(x, 'complete', 'shipped'));
+    s = run(
+      s,
+      (x) => decidePhase(x, 'a', 'start'),
+      (x) => decidePhase(x, 'a', 'complete'),
+      (x) => decideSession(x, 'complete', 'shipped'),
+    );
     const text = handoff(s);
     expect(text).toContain(`- Status: **completed** — completed: shipped, at ${at(4)}`);
     expect(text).toContain('- Resumable: no — The session is completed: nothing to resume.');
     expect(text).toContain('- Recommended: none (nothing to resume)');
-    expect(text.endsWith('## Next actions\n\n1. Nothing to resume: The session is completed: nothing to resume.\n')).toBe(true);
+    expect(
+      text.endsWith('## Next actions\n\n1. Nothing to resume: The session is completed: nothing to resume.\n'),
+    ).toBe(true);
   });
 
   it('reports the lease and an expired lease as an interruption', () => {
-    const s = commit(session(phases('a')), [draft('lease.acquired', { owner: 'agent-7', pid: 77, host: 'box', token: 2, expiresAt: at(60), takeover: true })]);
+    const s = commit(session(phases('a')), [
+      draft('lease.acquired', { owner: 'agent-7', pid: 77, host: 'box', token: 2, expiresAt: at(60), takeover: true }),
+    ]);
     const plan = planResume({ state: s, now: at(90), workspace: [], checkpoints: [], planChanged: null });
     const text = renderHandoff({ state: s, plan, now: at(90) });
-    expect(text).toContain(`- Status: **interrupted** — lease-expired: held by agent-7 (pid 77 on box); in flight: nothing, at ${at(60)}\n- Lease: held by agent-7 (pid 77 on box), token 2, expired at ${at(60)}\n`);
+    expect(text).toContain(
+      `- Status: **interrupted** — lease-expired: held by agent-7 (pid 77 on box); in flight: nothing, at ${at(60)}\n- Lease: held by agent-7 (pid 77 on box), token 2, expired at ${at(60)}\n`,
+    );
     expect(text).toContain('- Plan file: unknown whether it changed');
   });
 
   it('keeps multi-line free text inside its list item', () => {
-    const s = run(session(phases('a')), (x) => decideContext(x, 'Goal'), (x) => decideFinding(x, { text: 'line one\nline two' }).events);
+    const s = run(
+      session(phases('a')),
+      (x) => decideContext(x, 'Goal'),
+      (x) => decideFinding(x, { text: 'line one\nline two' }).events,
+    );
     expect(handoff(s)).toContain('- line one\n  line two (fnd-1)');
   });
 
   it('derives next actions from the plan: retries left, escalations and the plan file', () => {
     const s = run(
-      session([{ id: 'a', name: 'A' }, { id: 'b', name: 'B', maxRetries: 0 }, { id: 'c', name: 'C', blockedBy: ['a', 'b'] }]),
+      session([
+        { id: 'a', name: 'A' },
+        { id: 'b', name: 'B', maxRetries: 0 },
+        { id: 'c', name: 'C', blockedBy: ['a', 'b'] },
+      ]),
       (x) => decidePhase(x, 'a', 'start'),
       (x) => decidePhase(x, 'a', 'fail', { reason: 'oops' }),
       (x) => decidePhase(x, 'b', 'start'),

@@ -19,7 +19,12 @@ export function at(n: number): string {
 }
 
 /** A stored event of a known type. */
-export function ev<K extends EventType>(type: K, data: EventDataMap[K], seq: number, time: string = at(seq)): StoredEvent {
+export function ev<K extends EventType>(
+  type: K,
+  data: EventDataMap[K],
+  seq: number,
+  time: string = at(seq),
+): StoredEvent {
   return { type, time, actor, data, seq } as StoredEvent;
 }
 

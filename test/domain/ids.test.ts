@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { BatonError, ERROR_CODES, isBatonError } from '../../src/domain/errors.js';
-import { BMAD_PREFIXES, clip, generateId, ID_FORMATS, MAX_ID_LENGTH, parseIdFormat, slugify, validateId } from '../../src/domain/ids.js';
+import {
+  BMAD_PREFIXES,
+  clip,
+  generateId,
+  ID_FORMATS,
+  MAX_ID_LENGTH,
+  parseIdFormat,
+  slugify,
+  validateId,
+} from '../../src/domain/ids.js';
 import type { IdContext } from '../../src/domain/ids.js';
 import { refusal } from './helpers.js';
 import { cliHint } from '../../src/cli/hint-words.js';

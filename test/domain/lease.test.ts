@@ -1,6 +1,14 @@
 /** Leases, fencing and expiry as pure functions of state and time. */
 import { describe, expect, it } from 'vitest';
-import { decideAcquire, decideRelease, decideRenew, effectiveStatus, expiryEvents, assertFence, leaseOf } from '../../src/domain/lease.js';
+import {
+  decideAcquire,
+  decideRelease,
+  decideRenew,
+  effectiveStatus,
+  expiryEvents,
+  assertFence,
+  leaseOf,
+} from '../../src/domain/lease.js';
 import { decideSession } from '../../src/domain/decide.js';
 import type { SessionState } from '../../src/domain/state.js';
 import { at, commit, phases, refusal, session } from './helpers.js';
@@ -54,7 +62,11 @@ describe('leases', () => {
     expect(effectiveStatus(s, at(30)).status).toBe('active');
     const eff = effectiveStatus(s, plus(at(1), 60_000));
     expect(eff.status).toBe('interrupted');
-    expect(eff.cause).toEqual({ cause: 'lease-expired', at: plus(at(1), 60_000), detail: 'held by w1 (pid 100 on h); in flight: build (sub-step: compile)' });
+    expect(eff.cause).toEqual({
+      cause: 'lease-expired',
+      at: plus(at(1), 60_000),
+      detail: 'held by w1 (pid 100 on h); in flight: build (sub-step: compile)',
+    });
     expect(expiryEvents(s, at(30))).toEqual([]);
   });
 

@@ -31,7 +31,14 @@ describe('parsePlan: accepted shapes', () => {
       budget: 50000,
       phases: [
         { id: 'design', name: 'Design', agents: [], blockedBy: [], parallelGroup: null },
-        { id: 'build', name: 'Build', agents: ['coder', 'reviewer'], blockedBy: ['design'], parallelGroup: 'g1', maxRetries: 3 },
+        {
+          id: 'build',
+          name: 'Build',
+          agents: ['coder', 'reviewer'],
+          blockedBy: ['design'],
+          parallelGroup: 'g1',
+          maxRetries: 3,
+        },
       ],
     });
   });
@@ -118,14 +125,36 @@ describe('parsePlan: accepted shapes', () => {
 
 describe('parsePlan: refused plans', () => {
   it.each([
-    ['duplicate ids', { phases: [{ id: 'a', name: 'A' }, { id: 'a', name: 'A again' }] }, /"a" appears twice/],
+    [
+      'duplicate ids',
+      {
+        phases: [
+          { id: 'a', name: 'A' },
+          { id: 'a', name: 'A again' },
+        ],
+      },
+      /"a" appears twice/,
+    ],
     ['duplicate derived ids', ['Build', 'build'], /"build" appears twice/],
-    ['an unknown blocker', { phases: [{ id: 'a', name: 'A', blockedBy: ['ghost'] }] }, /blocked by "ghost", which is not a phase/],
-    ['an unknown snake_case blocker', { phases: [{ id: 'a', name: 'A', blocked_by: [9] }] }, /blocked by "9", which is not a phase/],
+    [
+      'an unknown blocker',
+      { phases: [{ id: 'a', name: 'A', blockedBy: ['ghost'] }] },
+      /blocked by "ghost", which is not a phase/,
+    ],
+    [
+      'an unknown snake_case blocker',
+      { phases: [{ id: 'a', name: 'A', blocked_by: [9] }] },
+      /blocked by "9", which is not a phase/,
+    ],
     ['a self-block', { phases: [{ id: 'a', name: 'A', blockedBy: ['a'] }] }, /Phase a is blocked by itself/],
     [
       'a two-phase cycle',
-      { phases: [{ id: 'a', name: 'A', blockedBy: ['b'] }, { id: 'b', name: 'B', blockedBy: ['a'] }] },
+      {
+        phases: [
+          { id: 'a', name: 'A', blockedBy: ['b'] },
+          { id: 'b', name: 'B', blockedBy: ['a'] },
+        ],
+      },
       /cycle: a → b → a/,
     ],
     [
@@ -150,7 +179,16 @@ describe('parsePlan: refused plans', () => {
     ['an empty name', { phases: [''] }, /phases\.0/],
     ['a boolean id', { phases: [{ id: true, name: 'A' }] }, /plan\.json is not valid: phases\.0\b/],
     ['a fractional id', { phases: [{ id: 1.5, name: 'A' }] }, /phases\.0\.id/],
-    ['blockedBy not a list', { phases: [{ id: 'a', name: 'A' }, { id: 'b', name: 'B', blockedBy: 'a' }] }, /plan\.json is not valid: phases\.1\b/],
+    [
+      'blockedBy not a list',
+      {
+        phases: [
+          { id: 'a', name: 'A' },
+          { id: 'b', name: 'B', blockedBy: 'a' },
+        ],
+      },
+      /plan\.json is not valid: phases\.1\b/,
+    ],
     ['agents not a list', { phases: [{ id: 'a', name: 'A', agents: 'bob' }] }, /plan\.json is not valid: phases\.0\b/],
     ['a negative maxRetries', { phases: [{ id: 'a', name: 'A', maxRetries: -1 }] }, /phases\.0\.maxRetries/],
     ['a non-integer budget', { budget: 1.5, phases: ['a'] }, /budget/],
@@ -177,7 +215,17 @@ describe('parsePlan: refused plans', () => {
   });
 
   it('lists the phases when a blocker is unknown', () => {
-    const err = refusal(() => parsePlan({ phases: [{ id: 'a', name: 'A' }, { id: 'b', name: 'B', blockedBy: ['z'] }] }, SRC));
+    const err = refusal(() =>
+      parsePlan(
+        {
+          phases: [
+            { id: 'a', name: 'A' },
+            { id: 'b', name: 'B', blockedBy: ['z'] },
+          ],
+        },
+        SRC,
+      ),
+    );
     expect(cliHint(err)).toBe('Phases: a, b.');
   });
 

@@ -12,18 +12,53 @@ import type { SessionState } from '../../src/domain/state.js';
 
 const M = 1_000_000;
 
-function session(records: Array<{ agent: string; phaseId?: string | null; model?: string; input?: number; output?: number; cached?: number; cacheWrite?: number }>, costBudgetUsd?: number): SessionState {
+function session(
+  records: Array<{
+    agent: string;
+    phaseId?: string | null;
+    model?: string;
+    input?: number;
+    output?: number;
+    cached?: number;
+    cacheWrite?: number;
+  }>,
+  costBudgetUsd?: number,
+): SessionState {
   const actor = { agent: null, pid: 1, host: 'h' };
   const events = [
-    { seq: 1, type: 'session.created', time: 't', actor, data: { title: 't', idFormat: 'explicit', phases: [{ id: 'p1', name: 'p1' }, { id: 'p2', name: 'p2' }], budgetMax: null } },
+    {
+      seq: 1,
+      type: 'session.created',
+      time: 't',
+      actor,
+      data: {
+        title: 't',
+        idFormat: 'explicit',
+        phases: [
+          { id: 'p1', name: 'p1' },
+          { id: 'p2', name: 'p2' },
+        ],
+        budgetMax: null,
+      },
+    },
     ...records.map((r, i) => ({
       seq: i + 2,
       type: 'tokens.recorded',
       time: 't',
       actor,
-      data: { agent: r.agent, phaseId: r.phaseId ?? null, input: r.input ?? 0, output: r.output ?? 0, cached: r.cached ?? 0, ...(r.cacheWrite ? { cacheWrite: r.cacheWrite } : {}), ...(r.model ? { model: r.model } : {}) },
+      data: {
+        agent: r.agent,
+        phaseId: r.phaseId ?? null,
+        input: r.input ?? 0,
+        output: r.output ?? 0,
+        cached: r.cached ?? 0,
+        ...(r.cacheWrite ? { cacheWrite: r.cacheWrite } : {}),
+        ...(r.model ? { model: r.model } : {}),
+      },
     })),
-    ...(costBudgetUsd === undefined ? [] : [{ seq: records.length + 2, type: 'budget.cost_set', time: 't', actor, data: { maxUsd: costBudgetUsd } }]),
+    ...(costBudgetUsd === undefined
+      ? []
+      : [{ seq: records.length + 2, type: 'budget.cost_set', time: 't', actor, data: { maxUsd: costBudgetUsd } }]),
   ] as StoredEvent[];
   return fold(null, events, 's')!;
 }
@@ -36,7 +71,10 @@ describe('prices', () => {
     // GPT-5: 1.25 in, 10 out, 0.125 cached; a cache write priced as input.
     expect(costOf(c, priceOf(BUILTIN_PRICING, 'gpt-5')!)).toBeCloseTo(2.5 + 5 + 1.25 + 1.25, 10);
     // Gemini 2.5 Pro: 1.25 in, 10 out, 0.125 cached.
-    expect(costOf({ input: M, output: M, cached: M }, priceOf(BUILTIN_PRICING, 'gemini-2.5-pro')!)).toBeCloseTo(1.25 + 10 + 0.125, 10);
+    expect(costOf({ input: M, output: M, cached: M }, priceOf(BUILTIN_PRICING, 'gemini-2.5-pro')!)).toBeCloseTo(
+      1.25 + 10 + 0.125,
+      10,
+    );
   });
 
   it('finds dated, prefixed and tagged names of a known model, and nothing for an unknown one', () => {
@@ -61,12 +99,20 @@ describe('cost report', () => {
     ]);
     const r = costReport(s, BUILTIN_PRICING);
     expect(r.byAgent['claude']).toEqual({ usd: 18, pricedUsd: 18, unpriced: { tokens: 0, models: [] } });
-    expect(r.byAgent['codex']).toEqual({ usd: null, pricedUsd: 1.375, unpriced: { tokens: 500, models: ['gpt-mock'] } });
+    expect(r.byAgent['codex']).toEqual({
+      usd: null,
+      pricedUsd: 1.375,
+      unpriced: { tokens: 500, models: ['gpt-mock'] },
+    });
     expect(r.byAgent['human']).toEqual({ usd: null, pricedUsd: 0, unpriced: { tokens: 100, models: [NO_MODEL] } });
     expect(r.byPhase['p1']).toEqual({ usd: null, pricedUsd: 18, unpriced: { tokens: 100, models: [NO_MODEL] } });
     expect(r.byModel['gpt-5']).toEqual({ usd: 1.375, pricedUsd: 1.375, unpriced: { tokens: 0, models: [] } });
     expect(r.byModel['gpt-mock']!.usd).toBeNull();
-    expect(r.total).toEqual({ usd: null, pricedUsd: 19.375, unpriced: { tokens: 600, models: [NO_MODEL, 'gpt-mock'] } });
+    expect(r.total).toEqual({
+      usd: null,
+      pricedUsd: 19.375,
+      unpriced: { tokens: 600, models: [NO_MODEL, 'gpt-mock'] },
+    });
     expect(formatCost(r.total)).toBe(`at least $19.38 (600 tokens of ${NO_MODEL}, gpt-mock not priced)`);
     expect(formatCost(r.byAgent['human']!)).toBe(`unknown (100 tokens of ${NO_MODEL} not priced)`);
     expect(formatCost(r.byAgent['claude']!)).toBe('$18.00');
@@ -74,21 +120,33 @@ describe('cost report', () => {
 
   it('cost budget: ok below 80 %, warning from 80 %, critical from 95 %, exceeded above 100 %', () => {
     // Claude Haiku 4.5 output: $5 per million, so 200,000 output tokens cost $1.
-    const at = (output: number): string => costReport(session([{ agent: 'a', model: 'claude-haiku-4-5', output }], 10), BUILTIN_PRICING).budget.level;
+    const at = (output: number): string =>
+      costReport(session([{ agent: 'a', model: 'claude-haiku-4-5', output }], 10), BUILTIN_PRICING).budget.level;
     expect(at(1_590_000)).toBe('ok');
     expect(at(1_600_000)).toBe('warning');
     expect(at(1_899_999)).toBe('warning');
     expect(at(1_900_000)).toBe('critical');
     expect(at(2_000_000)).toBe('critical');
     expect(at(2_000_200)).toBe('exceeded');
-    expect(costReport(session([{ agent: 'a', model: 'claude-haiku-4-5', output: 1_600_000 }], 10), BUILTIN_PRICING).budget).toEqual({ maxUsd: 10, usedUsd: 8, percent: 80, level: 'warning', complete: true });
+    expect(
+      costReport(session([{ agent: 'a', model: 'claude-haiku-4-5', output: 1_600_000 }], 10), BUILTIN_PRICING).budget,
+    ).toEqual({ maxUsd: 10, usedUsd: 8, percent: 80, level: 'warning', complete: true });
     expect(costBudgetView(null, { usd: 1, pricedUsd: 1, unpriced: { tokens: 0, models: [] } }).level).toBe('none');
   });
 });
 
 describe('pricing override', () => {
   it('adds and replaces rows, defaults cache prices to the input price, and null removes a model', () => {
-    const t = applyPricingOverride(JSON.stringify({ models: { 'GPT-Mock': { input: 1, output: 2 }, 'claude-sonnet-4-5': { input: 4, output: 20, cacheRead: 0.4, cacheWrite: 5 }, 'gpt-5': null } }), '/x/pricing.json');
+    const t = applyPricingOverride(
+      JSON.stringify({
+        models: {
+          'GPT-Mock': { input: 1, output: 2 },
+          'claude-sonnet-4-5': { input: 4, output: 20, cacheRead: 0.4, cacheWrite: 5 },
+          'gpt-5': null,
+        },
+      }),
+      '/x/pricing.json',
+    );
     expect(t['gpt-mock']).toEqual({ input: 1, output: 2, cacheRead: 1, cacheWrite: 1 });
     expect(t['claude-sonnet-4-5']).toEqual({ input: 4, output: 20, cacheRead: 0.4, cacheWrite: 5 });
     expect(priceOf(t, 'gpt-5')).toBeNull();

@@ -18,15 +18,24 @@ import { at, commit, fakeSha as h, phases, play as run, session } from './helper
 
 const NOW = '2026-03-04T12:00:00.000Z';
 
-const start = (id: string, agent: string | null = null) => (s: SessionState) => decidePhase(s, id, 'start', { agent });
+const start =
+  (id: string, agent: string | null = null) =>
+  (s: SessionState) =>
+    decidePhase(s, id, 'start', { agent });
 const complete = (id: string) => (s: SessionState) => decidePhase(s, id, 'complete');
-const fail = (id: string, reason: string | null = null) => (s: SessionState) => decidePhase(s, id, 'fail', { reason });
+const fail =
+  (id: string, reason: string | null = null) =>
+  (s: SessionState) =>
+    decidePhase(s, id, 'fail', { reason });
 const retry = (id: string) => (s: SessionState) => decidePhase(s, id, 'retry');
 const skip = (id: string) => (s: SessionState) => decidePhase(s, id, 'skip');
 const sub = (id: string, name: string) => (s: SessionState) => decideSubstep(s, id, name);
-const wrote = (phase: string | null, path: string, sha: string | null, action: 'created' | 'modified' | 'deleted' = 'created') => (s: SessionState) =>
-  decideFiles(s, action, [{ path, sha256: sha, size: sha === null ? null : 10 }], phase, null);
-const error = (phase: string, message: string) => (s: SessionState) => decideError(s, { phase, type: 'test', message }).events;
+const wrote =
+  (phase: string | null, path: string, sha: string | null, action: 'created' | 'modified' | 'deleted' = 'created') =>
+  (s: SessionState) =>
+    decideFiles(s, action, [{ path, sha256: sha, size: sha === null ? null : 10 }], phase, null);
+const error = (phase: string, message: string) => (s: SessionState) =>
+  decideError(s, { phase, type: 'test', message }).events;
 const interrupt = (s: SessionState) => decideSession(s, 'interrupt', 'pid 77 vanished', 'lease-expired');
 
 function ws(entries: Record<string, string | null>): WorkspaceFile[] {
@@ -43,7 +52,15 @@ function cp(id: string, revision: number | null, o: Partial<CheckpointInfo> = {}
 
 describe('planResume: phases', () => {
   it('resumes a phase that crashed mid-way at its sub-step', () => {
-    const s = run(session(phases('a', 'b', 'c')), start('a'), complete('a'), start('b', 'bob'), sub('b', 'parse'), sub('b', 'write-tests'), interrupt);
+    const s = run(
+      session(phases('a', 'b', 'c')),
+      start('a'),
+      complete('a'),
+      start('b', 'bob'),
+      sub('b', 'parse'),
+      sub('b', 'write-tests'),
+      interrupt,
+    );
     const plan = planResume(input(s));
     expect(plan.status).toBe('interrupted');
     expect(plan.statusCause).toEqual({ cause: 'lease-expired', detail: 'pid 77 vanished', at: at(7) });
@@ -63,7 +80,15 @@ describe('planResume: phases', () => {
         unresolvedErrors: [],
       },
     ]);
-    expect(plan.next.steps).toEqual([{ phaseId: 'b', name: 'B', action: 'resume', subStep: 'write-tests', reason: expect.stringContaining('"write-tests"') }]);
+    expect(plan.next.steps).toEqual([
+      {
+        phaseId: 'b',
+        name: 'B',
+        action: 'resume',
+        subStep: 'write-tests',
+        reason: expect.stringContaining('"write-tests"'),
+      },
+    ]);
     expect(plan.next.reason).toBe('Phase b was in flight: finish it before anything else.');
     expect(plan.failed).toEqual([]);
     expect(plan.blocked).toEqual([]);
@@ -94,7 +119,9 @@ describe('planResume: phases', () => {
       ['b', 'resume'],
     ]);
     expect(plan.next.reason).toBe('Phases a, b were in flight: finish them before anything else.');
-    expect(plan.inFlight[0]!.unresolvedErrors).toEqual([{ id: 'err-1', type: 'test', message: 'boom', agent: null, time: at(7) }]);
+    expect(plan.inFlight[0]!.unresolvedErrors).toEqual([
+      { id: 'err-1', type: 'test', message: 'boom', agent: null, time: at(7) },
+    ]);
   });
 
   it('offers a retry while retries are left, and escalates once they are used up', () => {
@@ -113,7 +140,9 @@ describe('planResume: phases', () => {
         escalation: null,
       },
     ]);
-    expect(plan.next.steps).toEqual([{ phaseId: 'a', name: 'A', action: 'retry', subStep: null, reason: 'failed (tests red); 2 retries left of 2' }]);
+    expect(plan.next.steps).toEqual([
+      { phaseId: 'a', name: 'A', action: 'retry', subStep: null, reason: 'failed (tests red); 2 retries left of 2' },
+    ]);
 
     s = run(s, retry('a'), fail('a'), retry('a'), fail('a', 'still red'));
     plan = planResume(input(s));
@@ -127,17 +156,31 @@ describe('planResume: phases', () => {
     expect(ESCALATION_CHOICES).toEqual(['retry', 'skip', 'fail', 'abandon', 'change-plan']);
     // Never an automatic retry: with b free to start, b is next and a waits for a person.
     expect(plan.next.steps.map((n) => [n.phaseId, n.action])).toEqual([['b', 'start']]);
-    expect(plan.warnings).toContain('Phase a failed after using 2 of 2 retries; it is not retried automatically. The user decides: retry it anyway, skip it, fail or abandon the session, or change the plan.');
+    expect(plan.warnings).toContain(
+      'Phase a failed after using 2 of 2 retries; it is not retried automatically. The user decides: retry it anyway, skip it, fail or abandon the session, or change the plan.',
+    );
     // With nothing else to do the escalation itself is next.
     s = run(s, skip('b'));
     plan = planResume(input(s));
-    expect(plan.next.steps).toEqual([{ phaseId: 'a', name: 'A', action: 'escalate', subStep: null, reason: 'failed after 2 of 2 retries: the user decides: retry it anyway, skip it, fail or abandon the session, or change the plan' }]);
+    expect(plan.next.steps).toEqual([
+      {
+        phaseId: 'a',
+        name: 'A',
+        action: 'escalate',
+        subStep: null,
+        reason:
+          'failed after 2 of 2 retries: the user decides: retry it anyway, skip it, fail or abandon the session, or change the plan',
+      },
+    ]);
     expect(plan.next.reason).toBe('No phase can proceed: a used all retries and needs a decision.');
   });
 
   it('honours a phase-specific retry limit', () => {
     const s = run(session([{ id: 'a', name: 'A', maxRetries: 0 }]), start('a'), fail('a'));
-    expect(planResume(input(s)).failed[0]).toMatchObject({ retriesLeft: 0, escalation: { choices: [...ESCALATION_CHOICES] } });
+    expect(planResume(input(s)).failed[0]).toMatchObject({
+      retriesLeft: 0,
+      escalation: { choices: [...ESCALATION_CHOICES] },
+    });
   });
 
   it('lists pending phases whose blockers are not done, with each open blocker', () => {
@@ -153,7 +196,14 @@ describe('planResume: phases', () => {
     const plan = planResume(input(s));
     expect(plan.blocked).toEqual([
       { phaseId: 'b', name: 'B', openBlockers: [{ phaseId: 'a', status: 'failed' }] },
-      { phaseId: 'c', name: 'C', openBlockers: [{ phaseId: 'a', status: 'failed' }, { phaseId: 'b', status: 'pending' }] },
+      {
+        phaseId: 'c',
+        name: 'C',
+        openBlockers: [
+          { phaseId: 'a', status: 'failed' },
+          { phaseId: 'b', status: 'pending' },
+        ],
+      },
       { phaseId: 'd', name: 'D', openBlockers: [{ phaseId: 'ghost', status: 'missing' }] },
     ]);
     // e's blocker f was skipped: e is free, but a failed with retries left comes first.
@@ -169,8 +219,12 @@ describe('planResume: phases', () => {
     ];
     let s = session(specs);
     let plan = planResume(input(s));
-    expect(plan.next.steps).toEqual([{ phaseId: 'a', name: 'A', action: 'start', subStep: null, reason: 'first pending phase, not blocked' }]);
-    expect(plan.next.reason).toBe('Nothing is in flight or waiting for a retry; a is the first pending phase that is not blocked.');
+    expect(plan.next.steps).toEqual([
+      { phaseId: 'a', name: 'A', action: 'start', subStep: null, reason: 'first pending phase, not blocked' },
+    ]);
+    expect(plan.next.reason).toBe(
+      'Nothing is in flight or waiting for a retry; a is the first pending phase that is not blocked.',
+    );
     s = run(s, start('a'), complete('a'));
     plan = planResume(input(s));
     expect(plan.next.steps.map((n) => n.phaseId)).toEqual(['b', 'c']);
@@ -181,8 +235,13 @@ describe('planResume: phases', () => {
   it('says when all phases are done or the session has none', () => {
     let s = run(session(phases('a', 'b')), start('a'), complete('a'), skip('b'));
     let plan = planResume(input(s));
-    expect(plan.next).toEqual({ steps: [], reason: 'All phases are completed or skipped: the session only needs to be marked completed.' });
-    expect(plan.warnings).toContain('All phases are completed or skipped: the session only needs to be marked completed.');
+    expect(plan.next).toEqual({
+      steps: [],
+      reason: 'All phases are completed or skipped: the session only needs to be marked completed.',
+    });
+    expect(plan.warnings).toContain(
+      'All phases are completed or skipped: the session only needs to be marked completed.',
+    );
     expect(plan.lastCompleted?.phaseId).toBe('a');
     s = session([]);
     plan = planResume(input(s));
@@ -223,7 +282,12 @@ describe('planResume: files', () => {
     );
     const f = plan.files;
     expect(f.byPhase).toHaveLength(1);
-    expect(f.byPhase[0]).toMatchObject({ phaseId: 'a', phaseName: 'A', phaseStatus: 'completed', possiblyHalfWritten: false });
+    expect(f.byPhase[0]).toMatchObject({
+      phaseId: 'a',
+      phaseName: 'A',
+      phaseStatus: 'completed',
+      possiblyHalfWritten: false,
+    });
     expect(f.byPhase[0]!.files.map((x) => [x.path, x.kind])).toEqual([
       ['blob.bin', 'unverified'],
       ['old.txt', 'reappeared'],
@@ -268,7 +332,9 @@ describe('planResume: files', () => {
       ['b2.ts', 'changed', true],
     ]);
     expect(plan.files.changed).toBe(1);
-    expect(plan.warnings).toContain('Phase b was in flight: its 2 files may be half-written (b1.ts, b2.ts); check them before continuing.');
+    expect(plan.warnings).toContain(
+      'Phase b was in flight: its 2 files may be half-written (b1.ts, b2.ts); check them before continuing.',
+    );
   });
 
   it('judges a path recorded by several phases once, against its latest record', () => {
@@ -284,14 +350,28 @@ describe('planResume: files', () => {
     // v2 is what the session last wrote: nothing changed outside.
     expect(planResume(input(s, { workspace: ws({ 'shared.ts': h('v2') }) })).files.byPhase).toEqual([]);
     const plan = planResume(input(s, { workspace: ws({ 'shared.ts': h('v3') }) }));
-    expect(plan.files.byPhase.map((g) => [g.phaseId, g.files.map((x) => x.recordedSha256)])).toEqual([['b', [h('v2')]]]);
+    expect(plan.files.byPhase.map((g) => [g.phaseId, g.files.map((x) => x.recordedSha256)])).toEqual([
+      ['b', [h('v2')]],
+    ]);
   });
 
   it('groups files recorded without a phase last and lists paths the caller did not measure', () => {
-    const s = run(session(phases('a')), wrote(null, 'loose.txt', h('l1')), start('a'), wrote('a', 'a.ts', h('a1')), complete('a'));
+    const s = run(
+      session(phases('a')),
+      wrote(null, 'loose.txt', h('l1')),
+      start('a'),
+      wrote('a', 'a.ts', h('a1')),
+      complete('a'),
+    );
     const plan = planResume(input(s, { workspace: ws({ 'loose.txt': h('l2') }) }));
     expect(plan.files.byPhase).toEqual([
-      expect.objectContaining({ phaseId: null, phaseName: null, phaseStatus: null, possiblyHalfWritten: false, files: [expect.objectContaining({ path: 'loose.txt', kind: 'changed' })] }),
+      expect.objectContaining({
+        phaseId: null,
+        phaseName: null,
+        phaseStatus: null,
+        possiblyHalfWritten: false,
+        files: [expect.objectContaining({ path: 'loose.txt', kind: 'changed' })],
+      }),
     ]);
     expect(plan.files.unmeasured).toEqual(['a.ts']);
     expect(plan.warnings).toContain('1 recorded file could not be compared (not measured): a.ts.');
@@ -301,12 +381,30 @@ describe('planResume: files', () => {
   it('reports nothing when the workspace matches the records', () => {
     const s = run(session(phases('a')), start('a'), wrote('a', 'a.ts', h('a1')), complete('a'));
     const plan = planResume(input(s, { workspace: ws({ 'a.ts': h('a1') }) }));
-    expect(plan.files).toEqual({ byPhase: [], changed: 0, vanished: 0, reappeared: 0, unverified: 0, newFiles: [], unmeasured: [], outsideChanges: false });
+    expect(plan.files).toEqual({
+      byPhase: [],
+      changed: 0,
+      vanished: 0,
+      reappeared: 0,
+      unverified: 0,
+      newFiles: [],
+      unmeasured: [],
+      outsideChanges: false,
+    });
   });
 });
 
 describe('planResume: recovery options', () => {
-  const base = (): SessionState => run(session(phases('a', 'b', 'c')), start('a'), wrote('a', 'a.ts', h('a1')), complete('a'), start('b'), complete('b'), start('c'));
+  const base = (): SessionState =>
+    run(
+      session(phases('a', 'b', 'c')),
+      start('a'),
+      wrote('a', 'a.ts', h('a1')),
+      complete('a'),
+      start('b'),
+      complete('b'),
+      start('c'),
+    );
   // revision: 1 created, 2 start a, 3 file, 4 complete a, 5 start b, 6 complete b, 7 start c
 
   it('offers the latest valid checkpoint and counts the events it loses', () => {
@@ -322,13 +420,25 @@ describe('planResume: recovery options', () => {
       loses: { events: 3, workEvents: null, completedPhases: null, summary: '3 events recorded after revision 4' },
       notes: [],
     });
-    expect(live).toEqual({ kind: 'live', from: 'live', available: true, checkpoint: null, loses: { events: 0, workEvents: 0, completedPhases: [], summary: 'nothing' }, notes: ['Keeps the half-done work of c.'] });
+    expect(live).toEqual({
+      kind: 'live',
+      from: 'live',
+      available: true,
+      checkpoint: null,
+      loses: { events: 0, workEvents: 0, completedPhases: [], summary: 'nothing' },
+      notes: ['Keeps the half-done work of c.'],
+    });
     expect(fresh).toEqual({
       kind: 'fresh',
       from: 'fresh',
       available: true,
       checkpoint: null,
-      loses: { events: 6, workEvents: null, completedPhases: ['a', 'b'], summary: 'everything: 2 completed phases and 6 events since the session was created' },
+      loses: {
+        events: 6,
+        workEvents: null,
+        completedPhases: ['a', 'b'],
+        summary: 'everything: 2 completed phases and 6 events since the session was created',
+      },
       notes: ['Starts again from the first phase of the plan.'],
     });
     expect(plan.recovery.corruptCheckpoints).toEqual([]);
@@ -337,12 +447,20 @@ describe('planResume: recovery options', () => {
 
   it('names the completed phases a checkpoint gives up when the caller knows them', () => {
     const plan = planResume(input(base(), { checkpoints: [cp('cp-1', 4, { completedPhases: ['a'] })] }));
-    expect(plan.recovery.options[0]!.loses).toEqual({ events: 3, workEvents: null, completedPhases: ['b'], summary: '3 events recorded after revision 4, including the completion of b' });
+    expect(plan.recovery.options[0]!.loses).toEqual({
+      events: 3,
+      workEvents: null,
+      completedPhases: ['b'],
+      summary: '3 events recorded after revision 4, including the completion of b',
+    });
   });
 
   it('loses nothing with a checkpoint at the current revision', () => {
     const s = base();
-    expect(planResume(input(s, { checkpoints: [cp('cp-1', 7)] })).recovery.options[0]!.loses).toMatchObject({ events: 0, summary: 'nothing: no events since the checkpoint' });
+    expect(planResume(input(s, { checkpoints: [cp('cp-1', 7)] })).recovery.options[0]!.loses).toMatchObject({
+      events: 0,
+      summary: 'nothing: no events since the checkpoint',
+    });
   });
 
   it('never offers a superseded checkpoint', () => {
@@ -354,14 +472,30 @@ describe('planResume: recovery options', () => {
   it('reports a corrupt checkpoint and falls back to the previous valid one', () => {
     const plan = planResume(
       input(base(), {
-        checkpoints: [cp('cp-1', 2), cp('cp-2', 4), cp('cp-3', null, { name: 'cp-3', createdAt: '', valid: false, problem: 'checksum mismatch' })],
+        checkpoints: [
+          cp('cp-1', 2),
+          cp('cp-2', 4),
+          cp('cp-3', null, { name: 'cp-3', createdAt: '', valid: false, problem: 'checksum mismatch' }),
+        ],
       }),
     );
-    const corrupt = { id: 'cp-3', name: 'cp-3', revision: null, createdAt: '', problem: 'checksum mismatch', superseded: false };
+    const corrupt = {
+      id: 'cp-3',
+      name: 'cp-3',
+      revision: null,
+      createdAt: '',
+      problem: 'checksum mismatch',
+      superseded: false,
+    };
     expect(plan.recovery.corruptCheckpoints).toEqual([corrupt]);
-    expect(plan.recovery.fallback).toEqual({ skipped: [corrupt], offered: { id: 'cp-2', name: 'name-cp-2', revision: 4, createdAt: at(4) } });
+    expect(plan.recovery.fallback).toEqual({
+      skipped: [corrupt],
+      offered: { id: 'cp-2', name: 'name-cp-2', revision: 4, createdAt: at(4) },
+    });
     expect(plan.recovery.options[0]).toMatchObject({ from: 'checkpoint:cp-2', loses: { events: 3 } });
-    expect(plan.warnings).toContain('Corrupt checkpoint cp-3 (checksum mismatch) skipped; offering the previous valid checkpoint cp-2 instead.');
+    expect(plan.warnings).toContain(
+      'Corrupt checkpoint cp-3 (checksum mismatch) skipped; offering the previous valid checkpoint cp-2 instead.',
+    );
   });
 
   it('has no checkpoint option when none is valid', () => {
@@ -374,7 +508,10 @@ describe('planResume: recovery options', () => {
       loses: { events: 0, workEvents: null, completedPhases: null, summary: 'not available' },
       notes: ['No valid, non-superseded checkpoint.'],
     });
-    expect(plan.recovery.fallback).toEqual({ skipped: [expect.objectContaining({ id: 'cp-1', revision: 3 })], offered: null });
+    expect(plan.recovery.fallback).toEqual({
+      skipped: [expect.objectContaining({ id: 'cp-1', revision: 3 })],
+      offered: null,
+    });
     expect(plan.warnings).toContain('Corrupt checkpoint cp-1 (unreadable) skipped; no valid checkpoint is left.');
     plan = planResume(input(base()));
     expect(plan.recovery.options[0]!.notes).toEqual(['No checkpoint was taken.']);
@@ -383,7 +520,9 @@ describe('planResume: recovery options', () => {
 
 describe('planResume: recommendation', () => {
   const done = (): SessionState =>
-    run(session(phases('a', 'b')), start('a'), wrote('a', 'a.ts', h('a1')), complete('a'), (s) => decideSession(s, 'pause', 'lunch'));
+    run(session(phases('a', 'b')), start('a'), wrote('a', 'a.ts', h('a1')), complete('a'), (s) =>
+      decideSession(s, 'pause', 'lunch'),
+    );
   const clean = ws({ 'a.ts': h('a1') });
 
   it('recommends live when nothing changed outside and nothing in flight wrote files', () => {
@@ -399,11 +538,16 @@ describe('planResume: recommendation', () => {
   it('never recommends the checkpoint for files of a completed phase edited outside: restoring it would not change them (issue 15, bug 2)', () => {
     const reason =
       "Files of completed phase a changed outside the session. Restoring a checkpoint would not undo that (it puts back the session's record, not the files): accept the edits, put the files back with git, or keep going, and continue from the current state.";
-    for (const [now, kind] of [[h('a2'), 'changed'], [null, 'vanished']] as const) {
+    for (const [now, kind] of [
+      [h('a2'), 'changed'],
+      [null, 'vanished'],
+    ] as const) {
       for (const checkpoints of [[cp('cp-1', 4)], [cp('cp-1', 4, { valid: false })], []]) {
         const plan = planResume(input(done(), { workspace: ws({ 'a.ts': now }), checkpoints }));
         expect(plan.recovery.recommended).toEqual({ kind: 'live', from: 'live', reason });
-        expect(plan.warnings).toContain('1 file of completed phase a changed, vanished or reappeared outside the session.');
+        expect(plan.warnings).toContain(
+          '1 file of completed phase a changed, vanished or reappeared outside the session.',
+        );
         expect(plan.warnings.join(' ')).not.toMatch(/checkpoint to go back to/);
         expect(plan.outsideEdits?.phases).toEqual([{ phaseId: 'a', files: [{ path: 'a.ts', kind }] }]);
       }
@@ -411,7 +555,9 @@ describe('planResume: recommendation', () => {
     // The checkpoint is still offered, saying what it does not do.
     const plan = planResume(input(done(), { workspace: ws({ 'a.ts': h('a2') }), checkpoints: [cp('cp-1', 4)] }));
     expect(plan.recovery.options[0]).toMatchObject({ kind: 'checkpoint', available: true });
-    expect(plan.recovery.options[0]!.notes).toContain("It puts back the session's record, not the files: the files changed outside the session stay as they are.");
+    expect(plan.recovery.options[0]!.notes).toContain(
+      "It puts back the session's record, not the files: the files changed outside the session stay as they are.",
+    );
   });
 
   it('gives the choices for outside edits as data: accept (by phase and action), put back with git, keep going', () => {
@@ -429,24 +575,43 @@ describe('planResume: recommendation', () => {
       wrote('c', 'c.ts', h('c1')),
       interrupt,
     );
-    const plan = planResume(input(s, { workspace: ws({ 'a.ts': h('a2'), 'gone.ts': null, 'old.ts': h('o2'), 'b.ts': h('b2'), 'c.ts': h('c2') }) }));
+    const plan = planResume(
+      input(s, {
+        workspace: ws({ 'a.ts': h('a2'), 'gone.ts': null, 'old.ts': h('o2'), 'b.ts': h('b2'), 'c.ts': h('c2') }),
+      }),
+    );
     expect(plan.outsideEdits).toEqual({
       phases: [
-        { phaseId: 'a', files: [{ path: 'a.ts', kind: 'changed' }, { path: 'gone.ts', kind: 'vanished' }, { path: 'old.ts', kind: 'reappeared' }] },
+        {
+          phaseId: 'a',
+          files: [
+            { path: 'a.ts', kind: 'changed' },
+            { path: 'gone.ts', kind: 'vanished' },
+            { path: 'old.ts', kind: 'reappeared' },
+          ],
+        },
         { phaseId: 'b', files: [{ path: 'b.ts', kind: 'changed' }] },
       ],
       choices: [
         {
           kind: 'accept',
-          summary: 'The edits are wanted: record the files again as they are now, as work of a, b; the plan then stops reporting them.',
+          summary:
+            'The edits are wanted: record the files again as they are now, as work of a, b; the plan then stops reporting them.',
           hints: [
-            { action: 'files.accept', args: { session: 'sess-1', phase: 'a', modified: ['a.ts'], deleted: ['gone.ts'], created: ['old.ts'] } },
-            { action: 'files.accept', args: { session: 'sess-1', phase: 'b', modified: ['b.ts'], deleted: [], created: [] } },
+            {
+              action: 'files.accept',
+              args: { session: 'sess-1', phase: 'a', modified: ['a.ts'], deleted: ['gone.ts'], created: ['old.ts'] },
+            },
+            {
+              action: 'files.accept',
+              args: { session: 'sess-1', phase: 'b', modified: ['b.ts'], deleted: [], created: [] },
+            },
           ],
         },
         {
           kind: 'restore-files',
-          summary: "The edits are not wanted: put the files back as recorded, with git (restoring a checkpoint puts back the session's record, not the files).",
+          summary:
+            "The edits are not wanted: put the files back as recorded, with git (restoring a checkpoint puts back the session's record, not the files).",
           hints: [{ action: 'files.restore-git', args: { checkout: ['a.ts', 'b.ts', 'gone.ts'], remove: ['old.ts'] } }],
         },
         {
@@ -459,7 +624,9 @@ describe('planResume: recommendation', () => {
     // The in-flight phase's files are half-written, not outside edits.
     expect(plan.outsideEdits!.phases.map((g) => g.phaseId)).not.toContain('c');
     const text = renderResumePlan(plan, (x) => `<${x.action}>`);
-    expect(text).toContain('Outside edits (files of completed phases changed outside the session):\n  a: a.ts (changed), gone.ts (vanished), old.ts (reappeared)\n  b: b.ts (changed)\n  Choose:\n    - accept: The edits are wanted');
+    expect(text).toContain(
+      'Outside edits (files of completed phases changed outside the session):\n  a: a.ts (changed), gone.ts (vanished), old.ts (reappeared)\n  b: b.ts (changed)\n  Choose:\n    - accept: The edits are wanted',
+    );
     expect(text).toContain('the plan then stops reporting them. <files.accept> <files.accept>');
     // Without words, the choices are described without commands.
     expect(renderResumePlan(plan)).not.toMatch(/<files/);
@@ -478,9 +645,16 @@ describe('planResume: recommendation', () => {
       input(done(), { workspace: clean, newFiles: ['x.txt'], checkpoints: [cp('cp-1', 4)] }),
       input(done(), { workspace: clean, planChanged: true, checkpoints: [cp('cp-1', 4)] }),
     ];
-    for (const c of cases) expect(planResume(c).recovery.recommended).toEqual({ kind: 'live', from: 'live', reason: 'Continue from the current state, after checking the warnings.' });
+    for (const c of cases)
+      expect(planResume(c).recovery.recommended).toEqual({
+        kind: 'live',
+        from: 'live',
+        reason: 'Continue from the current state, after checking the warnings.',
+      });
     expect(planResume(cases[1]!).warnings).toEqual(['1 new file appeared in the workspace since the session started.']);
-    expect(planResume(cases[2]!).warnings).toEqual(['The plan file changed since the session started: check that the phases still match it.']);
+    expect(planResume(cases[2]!).warnings).toEqual([
+      'The plan file changed since the session started: check that the phases still match it.',
+    ]);
     expect(planResume(cases[2]!).planChanged).toBe(true);
     // Unknown plan change is passed through and not treated as a change.
     const unknown = planResume(input(done(), { workspace: clean, planChanged: null }));
@@ -490,7 +664,14 @@ describe('planResume: recommendation', () => {
   });
 
   it('recommends live (not the checkpoint) when only an in-flight phase has changed files', () => {
-    const s = run(session(phases('a', 'b')), start('a'), complete('a'), start('b'), wrote('b', 'b.ts', h('b1')), interrupt);
+    const s = run(
+      session(phases('a', 'b')),
+      start('a'),
+      complete('a'),
+      start('b'),
+      wrote('b', 'b.ts', h('b1')),
+      interrupt,
+    );
     const plan = planResume(input(s, { workspace: ws({ 'b.ts': h('b2') }), checkpoints: [cp('cp-1', 3)] }));
     expect(plan.recovery.recommended?.kind).toBe('live');
   });
@@ -515,15 +696,28 @@ describe('planResume: session status', () => {
     expect(plan).toMatchObject({ resumable: false, next: { steps: [] }, recovery: { recommended: null } });
     expect(plan.inFlight.map((p) => p.phaseId)).toEqual(['a']); // still reported as data
     expect(plan.warnings).toEqual(['The session was abandoned: nothing to resume.']);
-    const archived = run(session(phases('a')), (x) => decideSession(x, 'pause'), (x) => decideArchive(x));
+    const archived = run(
+      session(phases('a')),
+      (x) => decideSession(x, 'pause'),
+      (x) => decideArchive(x),
+    );
     plan = planResume(input(archived));
-    expect(plan).toMatchObject({ resumable: false, status: 'paused', next: { reason: 'The session is archived: nothing to resume.' } });
+    expect(plan).toMatchObject({
+      resumable: false,
+      status: 'paused',
+      next: { reason: 'The session is archived: nothing to resume.' },
+    });
   });
 
   it('warns that a failed session is reopened and that an active one may still be running', () => {
     const failed = run(session(phases('a')), (x) => decideSession(x, 'fail', 'gave up'));
-    expect(planResume(input(failed))).toMatchObject({ resumable: true, warnings: ['The session is marked failed; resuming reopens it.'] });
-    expect(planResume(input(session(phases('a')))).warnings).toEqual(['The session is marked active: make sure no other agent is still working on it.']);
+    expect(planResume(input(failed))).toMatchObject({
+      resumable: true,
+      warnings: ['The session is marked failed; resuming reopens it.'],
+    });
+    expect(planResume(input(session(phases('a')))).warnings).toEqual([
+      'The session is marked active: make sure no other agent is still working on it.',
+    ]);
   });
 });
 
@@ -549,13 +743,22 @@ describe('planResume: journal checkpoints, restores and leases', () => {
       { seq: 7, type: 'substep.reached' },
     ];
     const plan = planResume(input(s, { checkpoints: [cp('cp-1', 3)], events }));
-    expect(plan.recovery.options[0]!.loses).toEqual({ events: 4, workEvents: 2, completedPhases: null, summary: '4 events recorded after revision 3 (2 of them changed the work)' });
+    expect(plan.recovery.options[0]!.loses).toEqual({
+      events: 4,
+      workEvents: 2,
+      completedPhases: null,
+      summary: '4 events recorded after revision 3 (2 of them changed the work)',
+    });
     expect(plan.recovery.options[1]!.loses.workEvents).toBe(0);
     expect(plan.recovery.options[2]!.loses).toMatchObject({ events: 6, workEvents: 2 }); // only the events passed in are known
   });
 
   it('does not count events a restore already set aside, and never offers a checkpoint the journal superseded', () => {
-    const atCp1 = run(session(phases('a', 'b')), (x) => decidePhase(x, 'a', 'start'), (x) => decidePhase(x, 'a', 'complete')); // 2, 3
+    const atCp1 = run(
+      session(phases('a', 'b')),
+      (x) => decidePhase(x, 'a', 'start'),
+      (x) => decidePhase(x, 'a', 'complete'),
+    ); // 2, 3
     let s = run(
       atCp1,
       created('cp-1', 3), // 4
@@ -563,8 +766,21 @@ describe('planResume: journal checkpoints, restores and leases', () => {
       (x) => decideSubstep(x, 'b', 'wrong turn'), // 6
       created('cp-2', 6), // 7
     );
-    s = run(s, () => [draft('checkpoint.restored', { checkpointId: 'cp-1', name: 'cp-1', revision: 3, state: atCp1, supersedes: ['cp-2'], git: null })]); // 8
-    s = run(s, (x) => decidePhase(x, 'b', 'start'), (x) => decideSubstep(x, 'b', 'right turn')); // 9, 10
+    s = run(s, () => [
+      draft('checkpoint.restored', {
+        checkpointId: 'cp-1',
+        name: 'cp-1',
+        revision: 3,
+        state: atCp1,
+        supersedes: ['cp-2'],
+        git: null,
+      }),
+    ]); // 8
+    s = run(
+      s,
+      (x) => decidePhase(x, 'b', 'start'),
+      (x) => decideSubstep(x, 'b', 'right turn'),
+    ); // 9, 10
     expect(s.checkpoints?.find((c) => c.id === 'cp-2')?.superseded).toBe(true);
     const events = [
       { seq: 5, type: 'phase.started' },
@@ -587,18 +803,30 @@ describe('planResume: journal checkpoints, restores and leases', () => {
     const leased = commit(session(phases('a')), [
       draft('lease.acquired', { owner: 'agent-7', pid: 77, host: 'box', token: 1, expiresAt: at(60), takeover: false }),
     ]);
-    const s = run(leased, (x) => decidePhase(x, 'a', 'start'), (x) => decideSubstep(x, 'a', 'two'));
+    const s = run(
+      leased,
+      (x) => decidePhase(x, 'a', 'start'),
+      (x) => decideSubstep(x, 'a', 'two'),
+    );
     const live = planResume(input(s, { now: at(30) }));
     expect(live.status).toBe('active');
     expect(live.lease).toEqual({ owner: 'agent-7', pid: 77, host: 'box', token: 1, expiresAt: at(60), expired: false });
-    expect(live.warnings).toEqual([`The session's lease is held by agent-7 (pid 77 on box) until ${at(60)}: another writer may still be working on it.`]);
+    expect(live.warnings).toEqual([
+      `The session's lease is held by agent-7 (pid 77 on box) until ${at(60)}: another writer may still be working on it.`,
+    ]);
     const expired = planResume(input(s, { now: at(61) }));
     expect(expired.status).toBe('interrupted');
-    expect(expired.statusCause).toEqual({ cause: 'lease-expired', at: at(60), detail: 'held by agent-7 (pid 77 on box); in flight: a (sub-step: two)' });
+    expect(expired.statusCause).toEqual({
+      cause: 'lease-expired',
+      at: at(60),
+      detail: 'held by agent-7 (pid 77 on box); in flight: a (sub-step: two)',
+    });
     expect(expired.lease?.expired).toBe(true);
     expect(expired.warnings).toEqual([]);
     expect(renderResumePlan(live)).toContain(`Lease: held by agent-7 (pid 77 on box), token 1, until ${at(60)}\n`);
-    expect(renderResumePlan(expired)).toContain(`Lease: held by agent-7 (pid 77 on box), token 1, expired at ${at(60)}\n`);
+    expect(renderResumePlan(expired)).toContain(
+      `Lease: held by agent-7 (pid 77 on box), token 1, expired at ${at(60)}\n`,
+    );
   });
 });
 
@@ -613,8 +841,24 @@ describe('planResume: shape', () => {
     expect(i).toEqual(before);
     expect(plan.generatedAt).toBe(NOW);
     expect(Object.keys(plan)).toEqual([
-      'sessionId', 'title', 'revision', 'generatedAt', 'status', 'statusCause', 'lease', 'resumable', 'lastCompleted',
-      'inFlight', 'failed', 'blocked', 'next', 'files', 'planChanged', 'recovery', 'outsideEdits', 'warnings',
+      'sessionId',
+      'title',
+      'revision',
+      'generatedAt',
+      'status',
+      'statusCause',
+      'lease',
+      'resumable',
+      'lastCompleted',
+      'inFlight',
+      'failed',
+      'blocked',
+      'next',
+      'files',
+      'planChanged',
+      'recovery',
+      'outsideEdits',
+      'warnings',
     ]);
   });
 });
@@ -679,7 +923,7 @@ describe('renderResumePlan', () => {
         '    - keep-going: Decide later: continue as is; the plan reports the file until it is accepted or put back.',
         'Plan file: unknown',
         'Recovery options:',
-        "    checkpoint:cp-1 \"name-cp-1\" (revision 4): loses 9 events recorded after revision 4 — It puts back the session's record, not the files: the files changed outside the session stay as they are.",
+        '    checkpoint:cp-1 "name-cp-1" (revision 4): loses 9 events recorded after revision 4 — It puts back the session\'s record, not the files: the files changed outside the session stay as they are.',
         '  * live: loses nothing — Keeps the half-done work of build (at sub-step "compile").',
         '    fresh: loses everything: 1 completed phase and 12 events since the session was created — Starts again from the first phase of the plan.',
         '  corrupt: cp-2 "name-cp-2" (revision 9): checksum mismatch',

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { decideSession } from '../../src/domain/decide.js';
-import { CLEANUP_STATUSES, DEFAULT_CLEANUP_STATUSES, cleanupCandidate, decidePin, keptBecause, parseAge, parseCleanupStatuses, selectForCleanup } from '../../src/domain/retention.js';
+import {
+  CLEANUP_STATUSES,
+  DEFAULT_CLEANUP_STATUSES,
+  cleanupCandidate,
+  decidePin,
+  keptBecause,
+  parseAge,
+  parseCleanupStatuses,
+  selectForCleanup,
+} from '../../src/domain/retention.js';
 import type { CleanupCandidate, CleanupCriteria } from '../../src/domain/retention.js';
 import { summarize, summaryChanged } from '../../src/domain/summary.js';
 import { statusView } from '../../src/domain/view.js';
@@ -35,8 +44,12 @@ describe('parseCleanupStatuses', () => {
   });
 
   it('refuses active and interrupted, unknown statuses and an empty list', () => {
-    expect(refusal(() => parseCleanupStatuses('completed,active'), 'BAD_INPUT').message).toMatch(/never touches active/);
-    expect(refusal(() => parseCleanupStatuses('interrupted'), 'BAD_INPUT').message).toMatch(/never touches interrupted/);
+    expect(refusal(() => parseCleanupStatuses('completed,active'), 'BAD_INPUT').message).toMatch(
+      /never touches active/,
+    );
+    expect(refusal(() => parseCleanupStatuses('interrupted'), 'BAD_INPUT').message).toMatch(
+      /never touches interrupted/,
+    );
     refusal(() => parseCleanupStatuses('done'), 'BAD_INPUT');
     refusal(() => parseCleanupStatuses(' , '), 'BAD_INPUT');
   });
@@ -68,7 +81,12 @@ describe('pin', () => {
   it('survives a checkpoint restore (it belongs to the session, not its work)', () => {
     const s = session();
     const p = commit(s, decidePin(s, true));
-    const restored = commit(p, [{ type: 'checkpoint.restored', data: { checkpointId: 'cp-1', name: 'x', revision: 1, state: s, supersedes: [], git: null } }]);
+    const restored = commit(p, [
+      {
+        type: 'checkpoint.restored',
+        data: { checkpointId: 'cp-1', name: 'x', revision: 1, state: s, supersedes: [], git: null },
+      },
+    ]);
     expect(restored.pinned).toBe(true);
   });
 });
@@ -76,8 +94,21 @@ describe('pin', () => {
 describe('cleanup selection', () => {
   const now = '2026-03-01T00:00:00.000Z';
   const day = (n: number): string => new Date(Date.parse(now) - n * 86_400_000).toISOString();
-  const crit: CleanupCriteria = { now, olderThanMs: 30 * 86_400_000, statuses: DEFAULT_CLEANUP_STATUSES, delete: false };
-  const c = (id: string, o: Partial<CleanupCandidate> = {}): CleanupCandidate => ({ id, status: 'completed', pinned: false, updatedAt: day(40), archived: false, current: false, ...o });
+  const crit: CleanupCriteria = {
+    now,
+    olderThanMs: 30 * 86_400_000,
+    statuses: DEFAULT_CLEANUP_STATUSES,
+    delete: false,
+  };
+  const c = (id: string, o: Partial<CleanupCandidate> = {}): CleanupCandidate => ({
+    id,
+    status: 'completed',
+    pinned: false,
+    updatedAt: day(40),
+    archived: false,
+    current: false,
+    ...o,
+  });
 
   it('says why a session is kept', () => {
     expect(keptBecause(c('a'), crit)).toBeNull();
@@ -93,14 +124,23 @@ describe('cleanup selection', () => {
   });
 
   it('selects newest first and keeps the newest N', () => {
-    const all = [c('old', { updatedAt: day(90) }), c('mid', { updatedAt: day(60) }), c('new', { updatedAt: day(31) }), c('pinned', { pinned: true }), c('young', { updatedAt: day(1) })];
+    const all = [
+      c('old', { updatedAt: day(90) }),
+      c('mid', { updatedAt: day(60) }),
+      c('new', { updatedAt: day(31) }),
+      c('pinned', { pinned: true }),
+      c('young', { updatedAt: day(1) }),
+    ];
     expect(selectForCleanup(all, crit).map((x) => x.id)).toEqual(['new', 'mid', 'old']);
     expect(selectForCleanup(all, { ...crit, keep: 1 }).map((x) => x.id)).toEqual(['mid', 'old']);
     expect(selectForCleanup(all, { ...crit, keep: 5 })).toEqual([]);
   });
 
   it('reads an active session whose lease expired as interrupted', () => {
-    const s = { ...session(), lease: { owner: 'r', pid: 1, host: 'h', token: 1, acquiredAt: day(50), renewedAt: day(50), expiresAt: day(49) } };
+    const s = {
+      ...session(),
+      lease: { owner: 'r', pid: 1, host: 'h', token: 1, acquiredAt: day(50), renewedAt: day(50), expiresAt: day(49) },
+    };
     expect(cleanupCandidate(s, now, false, false).status).toBe('interrupted');
   });
 });

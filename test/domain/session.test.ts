@@ -167,8 +167,16 @@ describe('completing a session with unfinished phases', () => {
     s = commit(s, decidePhase(s, 'c', 'start'));
     const err = refusal(() => decideSession(s, 'complete'), 'BLOCKED');
     expect(err.message).toBe('Session sess-1 has unfinished phases: c (in progress), d (pending).');
-    expect(err.details).toEqual({ sessionId: 'sess-1', unfinished: [{ id: 'c', status: 'in_progress' }, { id: 'd', status: 'pending' }] });
-    expect(cliHint(err)).toBe('Finish or skip them first (`baton phase done|skip <phase> --session sess-1`), or run `baton complete --force --session sess-1` to complete it anyway, recording c, d as left unfinished.');
+    expect(err.details).toEqual({
+      sessionId: 'sess-1',
+      unfinished: [
+        { id: 'c', status: 'in_progress' },
+        { id: 'd', status: 'pending' },
+      ],
+    });
+    expect(cliHint(err)).toBe(
+      'Finish or skip them first (`baton phase done|skip <phase> --session sess-1`), or run `baton complete --force --session sess-1` to complete it anyway, recording c, d as left unfinished.',
+    );
   });
 
   it('with force, completes and records the phases left unfinished, in the event and the status cause', () => {
@@ -179,7 +187,9 @@ describe('completing a session with unfinished phases', () => {
     const done = commit(s, drafts);
     expect(done.status).toBe('completed');
     expect(done.statusCause?.detail).toBe('shipped early (left unfinished: a, b)');
-    expect(commit(s, decideSession(s, 'complete', null, 'user', { force: true })).statusCause?.detail).toBe('left unfinished: a, b');
+    expect(commit(s, decideSession(s, 'complete', null, 'user', { force: true })).statusCause?.detail).toBe(
+      'left unfinished: a, b',
+    );
   });
 
   it('a session whose phases are all completed or skipped (or that has none) completes without force, recording nothing extra', () => {
@@ -199,7 +209,12 @@ describe('writes refused on ended or archived sessions', () => {
       s = commit(s, decideSession(s, 'pause'));
       s = commit(s, decideArchive(s));
     } else {
-      s = commit(s, decideSession(s, how === 'completed' ? 'complete' : how === 'failed' ? 'fail' : 'abandon', null, 'user', { force: true }));
+      s = commit(
+        s,
+        decideSession(s, how === 'completed' ? 'complete' : how === 'failed' ? 'fail' : 'abandon', null, 'user', {
+          force: true,
+        }),
+      );
     }
     return s;
   }

@@ -4,20 +4,49 @@
  * keys, one `metadata.set` event each.
  */
 import { describe, expect, it } from 'vitest';
-import { isMirrorBookkeeping, SETTING_KEYS, settingEvents, settingsMetadata, settingsOf } from '../../src/domain/settings.js';
+import {
+  isMirrorBookkeeping,
+  SETTING_KEYS,
+  settingEvents,
+  settingsMetadata,
+  settingsOf,
+} from '../../src/domain/settings.js';
 import { MIRROR_ERROR_KEY, MIRROR_KEY } from '../../src/manager/mirror.js';
 
 const meta = (metadata: Record<string, unknown>) => ({ metadata });
 
 describe('settingsOf', () => {
   it('reads a session without settings as the defaults', () => {
-    expect(settingsOf(meta({}))).toEqual({ autoCheckpoint: true, handoffFile: true, planFile: null, mirror: null, mirrorError: null, mirrorWritten: null });
+    expect(settingsOf(meta({}))).toEqual({
+      autoCheckpoint: true,
+      handoffFile: true,
+      planFile: null,
+      mirror: null,
+      mirrorError: null,
+      mirrorWritten: null,
+    });
   });
 
   it('reads the keys existing journals hold', () => {
     const mirror = { format: 'maestro', out: '/w/.gemini', extra: 1 };
-    const s = settingsOf(meta({ autoCheckpoint: false, handoffFile: false, planFile: { path: 'plan.yaml', sha256: 'ab' }, mirror, mirrorError: { message: 'm' }, mirrorWritten: { files: {} } }));
-    expect(s).toEqual({ autoCheckpoint: false, handoffFile: false, planFile: { path: 'plan.yaml', sha256: 'ab' }, mirror, mirrorError: { message: 'm' }, mirrorWritten: { files: {} } });
+    const s = settingsOf(
+      meta({
+        autoCheckpoint: false,
+        handoffFile: false,
+        planFile: { path: 'plan.yaml', sha256: 'ab' },
+        mirror,
+        mirrorError: { message: 'm' },
+        mirrorWritten: { files: {} },
+      }),
+    );
+    expect(s).toEqual({
+      autoCheckpoint: false,
+      handoffFile: false,
+      planFile: { path: 'plan.yaml', sha256: 'ab' },
+      mirror,
+      mirrorError: { message: 'm' },
+      mirrorWritten: { files: {} },
+    });
     expect(s.mirror).toBe(mirror);
   });
 
@@ -37,7 +66,10 @@ describe('writing settings', () => {
       { type: 'metadata.set', data: { key: 'mirror', value: { format: 'bmit', out: '/o' } } },
       { type: 'metadata.set', data: { key: 'autoCheckpoint', value: false } },
     ]);
-    expect(settingsMetadata({ planFile: { path: 'p', sha256: 'h' }, handoffFile: false })).toEqual({ planFile: { path: 'p', sha256: 'h' }, handoffFile: false });
+    expect(settingsMetadata({ planFile: { path: 'p', sha256: 'h' }, handoffFile: false })).toEqual({
+      planFile: { path: 'p', sha256: 'h' },
+      handoffFile: false,
+    });
   });
 
   it('a null mirror turns it off again', () => {
@@ -51,8 +83,15 @@ describe('writing settings', () => {
     expect(isMirrorBookkeeping(undefined)).toBe(false);
   });
 
-  it('the key constants surfaces write are the settings\' keys', () => {
+  it("the key constants surfaces write are the settings' keys", () => {
     expect([MIRROR_KEY, MIRROR_ERROR_KEY]).toEqual([SETTING_KEYS.mirror, SETTING_KEYS.mirrorError]);
-    expect(Object.values(SETTING_KEYS)).toEqual(['autoCheckpoint', 'handoffFile', 'planFile', 'mirror', 'mirrorError', 'mirrorWritten']);
+    expect(Object.values(SETTING_KEYS)).toEqual([
+      'autoCheckpoint',
+      'handoffFile',
+      'planFile',
+      'mirror',
+      'mirrorError',
+      'mirrorWritten',
+    ]);
   });
 });

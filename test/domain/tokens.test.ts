@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { decideBudget, decidePhase, decideTokens, MAX_TOKENS_PER_RECORD, positive, tokenCount } from '../../src/domain/decide.js';
+import {
+  decideBudget,
+  decidePhase,
+  decideTokens,
+  MAX_TOKENS_PER_RECORD,
+  positive,
+  tokenCount,
+} from '../../src/domain/decide.js';
 import type { SessionState, TokenUsage } from '../../src/domain/state.js';
 import { budgetView, BUDGET_CRITICAL, BUDGET_WARNING } from '../../src/domain/tokens.js';
 import { commit, refusal, session } from './helpers.js';
@@ -55,7 +62,9 @@ describe('positive', () => {
     expect(positive('500', 'budget')).toBe(500);
   });
   it.each([[0], ['0'], [-5], [1.5], ['x'], [Number.NaN], [Number.POSITIVE_INFINITY]])('rejects %j', (v) => {
-    expect(refusal(() => positive(v, 'budget'), 'BAD_INPUT').message).toMatch(/^budget must be a positive whole number/);
+    expect(refusal(() => positive(v, 'budget'), 'BAD_INPUT').message).toMatch(
+      /^budget must be a positive whole number/,
+    );
   });
 });
 
@@ -75,14 +84,22 @@ describe('decideTokens', () => {
     expect(decideTokens(s, { agent: 'alice', phase: 'design', input: '12', output: 3 })).toEqual([
       { type: 'tokens.recorded', data: { agent: 'alice', phaseId: 'design', input: 12, output: 3, cached: 0 } },
     ]);
-    expect(decideTokens(s, { agent: 'bob' })[0]!.data).toEqual({ agent: 'bob', phaseId: null, input: 0, output: 0, cached: 0 });
+    expect(decideTokens(s, { agent: 'bob' })[0]!.data).toEqual({
+      agent: 'bob',
+      phaseId: null,
+      input: 0,
+      output: 0,
+      cached: 0,
+    });
   });
 
   it('resolves a phase by name, and refuses an unknown one with NOT_FOUND', () => {
     const s = twoPhases();
     expect(decideTokens(s, { agent: 'a', phase: 'Build', input: 1 })[0]!.data).toMatchObject({ phaseId: 'build' });
     expect(decideTokens(s, { agent: 'a', phase: '', input: 1 })[0]!.data).toMatchObject({ phaseId: null });
-    expect(cliHint(refusal(() => decideTokens(s, { agent: 'a', phase: 'deploy', input: 1 }), 'NOT_FOUND'))).toContain('design, build');
+    expect(cliHint(refusal(() => decideTokens(s, { agent: 'a', phase: 'deploy', input: 1 }), 'NOT_FOUND'))).toContain(
+      'design, build',
+    );
   });
 
   it('refuses a missing agent and bad counts', () => {

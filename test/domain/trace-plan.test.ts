@@ -12,22 +12,66 @@ const actor = { agent: null, pid: 1, host: 'h' };
 let seq = 0;
 function ev(type: string, data: Record<string, unknown>): StoredEvent {
   seq += 1;
-  return { type, data, seq, time: new Date(Date.UTC(2026, 0, 1, 0, 0, seq)).toISOString(), actor } as unknown as StoredEvent;
+  return {
+    type,
+    data,
+    seq,
+    time: new Date(Date.UTC(2026, 0, 1, 0, 0, seq)).toISOString(),
+    actor,
+  } as unknown as StoredEvent;
 }
 
 function journal(): StoredEvent[] {
   seq = 0;
   return [
-    ev('session.created', { title: 'Hooked', idFormat: 'explicit', phases: [{ id: 'p1', name: 'Build it' }], budgetMax: null }),
+    ev('session.created', {
+      title: 'Hooked',
+      idFormat: 'explicit',
+      phases: [{ id: 'p1', name: 'Build it' }],
+      budgetMax: null,
+    }),
     ev('phase.started', { phaseId: 'p1', agent: 'claude', forced: false }),
-    ev('agent.bound', { cli: 'claude', agentSessionId: 'conv-1', transcriptPath: null, model: 'claude-opus-4', cwd: null, dirtyAtStart: [] }),
-    ev('file.recorded', { phaseId: 'p1', path: 'a.ts', action: 'created', sha256: null, size: null, agent: 'claude', tool: 'Write' }),
-    ev('subagent.started', { phaseId: 'p1', agent: 'claude/explore#abcd1234', agentId: 'abcd1234', agentType: 'explore' }),
-    ev('tokens.recorded', { agent: 'claude/explore#abcd1234', phaseId: 'p1', input: 10, output: 5, cached: 100, cacheWrite: 7, model: 'claude-haiku-4' }),
+    ev('agent.bound', {
+      cli: 'claude',
+      agentSessionId: 'conv-1',
+      transcriptPath: null,
+      model: 'claude-opus-4',
+      cwd: null,
+      dirtyAtStart: [],
+    }),
+    ev('file.recorded', {
+      phaseId: 'p1',
+      path: 'a.ts',
+      action: 'created',
+      sha256: null,
+      size: null,
+      agent: 'claude',
+      tool: 'Write',
+    }),
+    ev('subagent.started', {
+      phaseId: 'p1',
+      agent: 'claude/explore#abcd1234',
+      agentId: 'abcd1234',
+      agentType: 'explore',
+    }),
+    ev('tokens.recorded', {
+      agent: 'claude/explore#abcd1234',
+      phaseId: 'p1',
+      input: 10,
+      output: 5,
+      cached: 100,
+      cacheWrite: 7,
+      model: 'claude-haiku-4',
+    }),
     ev('subagent.stopped', { phaseId: 'p1', agent: 'claude/explore#abcd1234', agentId: 'abcd1234' }),
     ev('error.recorded', { errorId: 'err-1', phaseId: 'p1', agent: 'claude', type: 'tool', message: 'Bash: exit 1' }),
     ev('tokens.recorded', { agent: 'claude', phaseId: 'p1', input: 1, output: 1, cached: 0, model: 'claude-opus-4' }),
-    ev('steps.planned', { phaseId: 'p1', agent: 'claude', steps: [{ name: 'x', status: 'pending' }], tool: 'TodoWrite' }),
+    ev('steps.planned', {
+      phaseId: 'p1',
+      agent: 'claude',
+      steps: [{ name: 'x', status: 'pending' }],
+      tool: 'TodoWrite',
+    }),
     ev('lease.renewed', { token: 1, expiresAt: '2026-01-01T01:00:00.000Z' }),
     ev('agent.ended', { cli: 'claude', agentSessionId: 'conv-1', reason: 'logout' }),
     ev('phase.completed', { phaseId: 'p1', agent: null }),
@@ -52,14 +96,25 @@ describe('planTrace on a journal written by agent hooks', () => {
     const sub = named(spans, 'invoke_agent explore');
     expect(root.parentKey).toBeNull();
     expect([phase.parentKey, conv.parentKey, sub.parentKey]).toEqual([root.key, root.key, phase.key]);
-    expect(conv.attributes).toMatchObject({ 'gen_ai.agent.id': 'conv-1', 'gen_ai.provider.name': 'anthropic', 'gen_ai.request.model': 'claude-opus-4', 'baton.end.reason': 'logout' });
+    expect(conv.attributes).toMatchObject({
+      'gen_ai.agent.id': 'conv-1',
+      'gen_ai.provider.name': 'anthropic',
+      'gen_ai.request.model': 'claude-opus-4',
+      'baton.end.reason': 'logout',
+    });
     // A sub-agent's tokens go under the sub-agent; the main agent's under its conversation.
     const chats = spans.filter((s) => s.attributes['gen_ai.operation.name'] === 'chat');
     expect(chats.map((c) => [c.name, c.parentKey])).toEqual([
       ['chat claude-haiku-4', sub.key],
       ['chat claude-opus-4', conv.key],
     ]);
-    expect(chats[0]!.attributes).toMatchObject({ 'gen_ai.usage.input_tokens': 117, 'gen_ai.usage.output_tokens': 5, 'gen_ai.usage.cache_read.input_tokens': 100, 'gen_ai.usage.cache_creation.input_tokens': 7, 'llm.token_count.total': 122 });
+    expect(chats[0]!.attributes).toMatchObject({
+      'gen_ai.usage.input_tokens': 117,
+      'gen_ai.usage.output_tokens': 5,
+      'gen_ai.usage.cache_read.input_tokens': 100,
+      'gen_ai.usage.cache_creation.input_tokens': 7,
+      'llm.token_count.total': 122,
+    });
     // Tool calls the hooks recorded, with their tool; the failed one in error.
     const tools = spans.filter((s) => s.attributes['gen_ai.operation.name'] === 'execute_tool');
     expect(tools.map((t) => [t.name, t.parentKey, t.status.code])).toEqual([
@@ -91,7 +146,14 @@ describe('planTrace on a journal written by agent hooks', () => {
     const events = [
       ev('session.created', { title: 'R', idFormat: 'explicit', phases: [{ id: 'a', name: 'A' }], budgetMax: null }),
       ev('phase.started', { phaseId: 'a', agent: null, forced: false }),
-      ev('checkpoint.restored', { checkpointId: 'cp-1-x', name: 'x', revision: 1, state: {}, supersedes: [], git: null }),
+      ev('checkpoint.restored', {
+        checkpointId: 'cp-1-x',
+        name: 'x',
+        revision: 1,
+        state: {},
+        supersedes: [],
+        git: null,
+      }),
       ev('session.abandoned', { detail: null }),
       ev('milestone.added', { milestoneId: 'm1', title: 'late', targetDate: null }),
     ];

@@ -106,7 +106,8 @@ describe('phase transition table via decidePhase', () => {
           if (allowed.length) {
             for (const a of allowed) expect(cliHint(err)).toContain(a);
             // and no action that is refused from here is offered
-            for (const a of ACTIONS.filter((x) => !allowed.includes(x))) expect(cliHint(err)).not.toMatch(new RegExp(`\\b${a}\\b`));
+            for (const a of ACTIONS.filter((x) => !allowed.includes(x)))
+              expect(cliHint(err)).not.toMatch(new RegExp(`\\b${a}\\b`));
           } else {
             expect(cliHint(err)).toMatch(/final/);
           }
@@ -129,7 +130,12 @@ describe('phase transition table via decidePhase', () => {
     s = commit(s, decidePhase(s, 'p', 'fail', { agent: 'alice', reason: 'tests red' }));
     expect(s.phases[0]).toMatchObject({ status: 'failed', failureReason: 'tests red', failedAt: s.updatedAt });
     s = commit(s, decidePhase(s, 'p', 'retry', { agent: 'bob' }));
-    expect(s.phases[0]).toMatchObject({ status: 'in_progress', agents: ['alice', 'bob'], failedAt: null, failureReason: null });
+    expect(s.phases[0]).toMatchObject({
+      status: 'in_progress',
+      agents: ['alice', 'bob'],
+      failedAt: null,
+      failureReason: null,
+    });
     s = commit(s, decidePhase(s, 'p', 'complete'));
     expect(s.phases[0]).toMatchObject({ status: 'completed', completedAt: s.updatedAt });
     const t = session([{ id: 'x', name: 'X' }]);
@@ -191,7 +197,9 @@ describe('retries', () => {
     }
 
     const forced = decidePhase(s, 'p', 'retry', { force: true, agent: 'boss' });
-    expect(forced).toEqual([{ type: 'phase.retried', data: { phaseId: 'p', agent: 'boss', forced: true, attempt: 3 } }]);
+    expect(forced).toEqual([
+      { type: 'phase.retried', data: { phaseId: 'p', agent: 'boss', forced: true, attempt: 3 } },
+    ]);
     s = commit(s, forced);
     expect(s.phases[0]).toMatchObject({ status: 'in_progress', retryCount: 3 });
   });
@@ -314,7 +322,8 @@ describe('session status and phase verbs', () => {
   for (const end of ['completed', 'failed', 'abandoned'] as const) {
     it(`refuses every phase verb on a ${end} session`, () => {
       let s = session(phases('p'));
-      const type = end === 'completed' ? 'session.completed' : end === 'failed' ? 'session.failed' : 'session.abandoned';
+      const type =
+        end === 'completed' ? 'session.completed' : end === 'failed' ? 'session.failed' : 'session.abandoned';
       s = commit(s, [{ type, data: {} }]);
       expect(s.status).toBe(end);
       for (const action of ACTIONS) {
@@ -329,7 +338,9 @@ describe('session status and phase verbs', () => {
     s = commit(s, [{ type: 'session.paused', data: { cause: 'user' } }]);
     s = commit(s, [{ type: 'session.archived', data: {} }]);
     for (const action of ACTIONS) {
-      expect(refusal(() => decidePhase(s, 'p', action, { force: true }), 'INVALID_TRANSITION').message).toMatch(/archived/);
+      expect(refusal(() => decidePhase(s, 'p', action, { force: true }), 'INVALID_TRANSITION').message).toMatch(
+        /archived/,
+      );
     }
   });
 });

@@ -137,17 +137,39 @@ describe('statusView', () => {
   it('has the documented status --json shape', () => {
     const s = rich();
     const v = statusView(s);
-    expect(v).toMatchObject({ id: 'sess-1', title: 'Shop', status: 'active', revision: s.revision, archived: false, cause: null });
+    expect(v).toMatchObject({
+      id: 'sess-1',
+      title: 'Shop',
+      status: 'active',
+      revision: s.revision,
+      archived: false,
+      cause: null,
+    });
     expect(v.progress).toEqual({ done: 0, total: 2, percent: 0 });
     expect(v.phases).toHaveLength(2);
     const design = v.phases[0]!;
-    expect(design).toMatchObject({ id: 'design', name: 'DESIGN', status: 'in_progress', retryCount: 0, subStep: 'api' });
+    expect(design).toMatchObject({
+      id: 'design',
+      name: 'DESIGN',
+      status: 'in_progress',
+      retryCount: 0,
+      subStep: 'api',
+    });
     expect(design.errors.map((e) => ({ id: e.id, type: e.type, message: e.message, resolved: e.resolved }))).toEqual([
       { id: 'err-1', type: 'review', message: 'unclear', resolved: false },
       { id: 'err-2', type: 'lint', message: 'style', resolved: true },
     ]);
-    expect(design.files).toEqual([{ path: 'api.md', action: 'created', sha256: 'ff', size: 2, recordedAt: at(4), agent: 'arch' }]);
-    expect(v.phases[1]).toMatchObject({ id: 'build', status: 'pending', retryCount: 0, subStep: null, errors: [], files: [] });
+    expect(design.files).toEqual([
+      { path: 'api.md', action: 'created', sha256: 'ff', size: 2, recordedAt: at(4), agent: 'arch' },
+    ]);
+    expect(v.phases[1]).toMatchObject({
+      id: 'build',
+      status: 'pending',
+      retryCount: 0,
+      subStep: null,
+      errors: [],
+      files: [],
+    });
 
     expect(v.tokens).toEqual({
       input: 650,
@@ -162,7 +184,9 @@ describe('statusView', () => {
 
   it('lists unresolved errors and open findings only', () => {
     const v = statusView(rich());
-    expect(v.unresolvedErrors).toEqual([{ id: 'err-1', phaseId: 'design', type: 'review', message: 'unclear', agent: 'arch', time: at(5) }]);
+    expect(v.unresolvedErrors).toEqual([
+      { id: 'err-1', phaseId: 'design', type: 'review', message: 'unclear', agent: 'arch', time: at(5) },
+    ]);
     expect(v.findings.map((f) => f.id)).toEqual(['fnd-2']);
   });
 

@@ -46,7 +46,14 @@ export interface AgentCli {
   compactEvent: string;
 }
 
-const lastJson = (s: string): Record<string, unknown> => JSON.parse(s.trim().split('\n').filter((l) => l.startsWith('{')).at(-1) ?? '{}') as Record<string, unknown>;
+const lastJson = (s: string): Record<string, unknown> =>
+  JSON.parse(
+    s
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .at(-1) ?? '{}',
+  ) as Record<string, unknown>;
 
 export const CLAUDE: AgentCli = {
   cli: 'claude',
@@ -106,7 +113,10 @@ export const CODEX: AgentCli = {
   first: (p) => ['exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', '--json', p],
   resume: (id, p) => ['exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', '--json', 'resume', id, p],
   sessionId: (r) => {
-    const started = r.stdout.split('\n').filter((l) => l.includes('thread.started')).map((l) => JSON.parse(l) as { thread_id?: string })[0];
+    const started = r.stdout
+      .split('\n')
+      .filter((l) => l.includes('thread.started'))
+      .map((l) => JSON.parse(l) as { thread_id?: string })[0];
     return started?.thread_id ?? '';
   },
   compactEvent: 'PreCompact',
@@ -120,10 +130,21 @@ export const GEMINI: AgentCli = {
     fs.mkdirSync(path.join(dir, '.gemini'), { recursive: true });
     // API-key auth (else the custom base URL selects a gateway auth that -p refuses), no
     // telemetry or update checks, and the work folder trusted.
-    const settings = { security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false }, general: { disableAutoUpdate: true, disableUpdateNag: true } };
+    const settings = {
+      security: { auth: { selectedType: 'gemini-api-key' } },
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false },
+      general: { disableAutoUpdate: true, disableUpdateNag: true },
+    };
     fs.writeFileSync(path.join(dir, '.gemini', 'settings.json'), JSON.stringify(settings, null, 2));
     fs.writeFileSync(path.join(dir, '.gemini', 'trustedFolders.json'), JSON.stringify({ [work]: 'TRUST_FOLDER' }));
-    return { HOME: dir, GEMINI_CLI_HOME: dir, GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: url, GEMINI_CLI_TRUST_WORKSPACE: 'true' };
+    return {
+      HOME: dir,
+      GEMINI_CLI_HOME: dir,
+      GEMINI_API_KEY: 'test-key',
+      GOOGLE_GEMINI_BASE_URL: url,
+      GEMINI_CLI_TRUST_WORKSPACE: 'true',
+    };
   },
   first: (p) => ['-p', p, '--yolo', '--output-format', 'json'],
   resume: (id, p) => ['--resume', id, '-p', p, '--yolo', '--output-format', 'json'],
@@ -142,7 +163,13 @@ function lastJsonObject(s: string): Record<string, unknown> {
 }
 
 /** Runs a CLI (no stdin, a time limit) and collects its output. */
-export function runCli(bin: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 180_000): Promise<CliResult> {
+export function runCli(
+  bin: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 180_000,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(bin, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -159,7 +186,12 @@ export function runCli(bin: string, args: string[], cwd: string, env: NodeJS.Pro
 }
 
 /** Runs a hook command line through the shell, as the CLIs do, with `payload` on stdin. */
-export function runHookCommand(command: string, payload: unknown, cwd: string, env: NodeJS.ProcessEnv): Promise<CliResult> {
+export function runHookCommand(
+  command: string,
+  payload: unknown,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn('/bin/sh', ['-c', command], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';

@@ -36,8 +36,14 @@ type Call = { name: string; input: Record<string, unknown> } | 'hang';
 /** The first conversation's calls, one per model turn; then it stops answering. */
 function firstScript(dir: string): Call[] {
   return [
-    { name: 'TaskCreate', input: { subject: 'Write the parser', description: 'parser.txt', activeForm: 'Writing the parser' } },
-    { name: 'TaskCreate', input: { subject: 'Write the tests', description: 'tests.txt', activeForm: 'Writing the tests' } },
+    {
+      name: 'TaskCreate',
+      input: { subject: 'Write the parser', description: 'parser.txt', activeForm: 'Writing the parser' },
+    },
+    {
+      name: 'TaskCreate',
+      input: { subject: 'Write the tests', description: 'tests.txt', activeForm: 'Writing the tests' },
+    },
     { name: 'TaskUpdate', input: { taskId: '1', status: 'in_progress' } },
     { name: 'Write', input: { file_path: path.join(dir, 'parser.txt'), content: 'parser\n' } },
     { name: 'TaskUpdate', input: { taskId: '1', status: 'completed' } },
@@ -51,7 +57,8 @@ const sse = (event: string, data: unknown): string => `event: ${event}\ndata: ${
 
 function toolResults(body: Body): number {
   let n = 0;
-  for (const m of body.messages ?? []) if (m.role === 'user' && Array.isArray(m.content)) n += m.content.filter((b) => b.type === 'tool_result').length;
+  for (const m of body.messages ?? [])
+    if (m.role === 'user' && Array.isArray(m.content)) n += m.content.filter((b) => b.type === 'tool_result').length;
   return n;
 }
 
@@ -59,7 +66,8 @@ function toolResults(body: Body): number {
 function handler(script: Call[]): Handler {
   return (req: Logged, mock: Mock) => {
     const url = req.url.split('?')[0];
-    if (req.method === 'POST' && url === '/v1/messages/count_tokens') return { type: 'json', chunks: [{ input_tokens: 42 }] };
+    if (req.method === 'POST' && url === '/v1/messages/count_tokens')
+      return { type: 'json', chunks: [{ input_tokens: 42 }] };
     if (req.method !== 'POST' || url !== '/v1/messages') return null;
     const body = (req.body ?? {}) as Body;
     const main = (body.tools ?? []).some((t) => t.name === 'Write');
@@ -69,16 +77,44 @@ function handler(script: Call[]): Handler {
     const id = mock.nextId('msg_kill_');
     const step: Step = call ? { kind: 'shell', command: call.name } : { kind: 'text', text: 'ok' };
     const u = mock.reply(main ? 'main' : 'aux', step, id);
-    const usage = { input_tokens: u.input, cache_creation_input_tokens: u.cacheWrite, cache_read_input_tokens: u.cacheRead };
-    const block = call ? { type: 'tool_use', id: `toolu_${id}`, name: call.name, input: {} } : { type: 'text', text: '' };
+    const usage = {
+      input_tokens: u.input,
+      cache_creation_input_tokens: u.cacheWrite,
+      cache_read_input_tokens: u.cacheRead,
+    };
+    const block = call
+      ? { type: 'tool_use', id: `toolu_${id}`, name: call.name, input: {} }
+      : { type: 'text', text: '' };
     return {
       type: 'sse',
       chunks: [
-        sse('message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model: body.model ?? 'claude-mock', content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } }),
+        sse('message_start', {
+          type: 'message_start',
+          message: {
+            id,
+            type: 'message',
+            role: 'assistant',
+            model: body.model ?? 'claude-mock',
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { ...usage, output_tokens: 1 },
+          },
+        }),
         sse('content_block_start', { type: 'content_block_start', index: 0, content_block: block }),
-        sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: call ? { type: 'input_json_delta', partial_json: JSON.stringify(call.input) } : { type: 'text_delta', text: 'Noted.' } }),
+        sse('content_block_delta', {
+          type: 'content_block_delta',
+          index: 0,
+          delta: call
+            ? { type: 'input_json_delta', partial_json: JSON.stringify(call.input) }
+            : { type: 'text_delta', text: 'Noted.' },
+        }),
         sse('content_block_stop', { type: 'content_block_stop', index: 0 }),
-        sse('message_delta', { type: 'message_delta', delta: { stop_reason: call ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: u.output } }),
+        sse('message_delta', {
+          type: 'message_delta',
+          delta: { stop_reason: call ? 'tool_use' : 'end_turn', stop_sequence: null },
+          usage: { output_tokens: u.output },
+        }),
         sse('message_stop', { type: 'message_stop' }),
       ],
     };
@@ -90,7 +126,12 @@ beforeAll(() => {
   if (!setup.ok) throw new Error(`The real agent CLIs are not all installed:\n${setup.lines.join('\n')}`);
 });
 
-async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, ms: number, explain: () => string = () => ''): Promise<T> {
+async function until<T>(
+  what: string,
+  fn: () => Promise<T | null | undefined | false>,
+  ms: number,
+  explain: () => string = () => '',
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await fn();
@@ -110,7 +151,12 @@ interface Status {
 /** Pids of the keepers the hooks started in `work` (their pid files). */
 function keepersIn(work: string): number[] {
   const dir = path.join(work, '.baton', 'hooks', 'keepers');
-  return fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => Number(fs.readFileSync(path.join(dir, f), 'utf8'))).filter((n) => n > 0) : [];
+  return fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .map((f) => Number(fs.readFileSync(path.join(dir, f), 'utf8')))
+        .filter((n) => n > 0)
+    : [];
 }
 
 function alive(pid: number): boolean {
@@ -159,10 +205,16 @@ describe('the real claude CLI killed mid-task', () => {
   beforeAll(async () => {
     work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-e2e-kill-')));
     home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-e2e-kill-home-')));
-    mock = await new ModelMock({ main: [], sub: [], subMarker: 'none' }, handler(firstScript(work)), path.join(home, 'requests.ndjson')).start();
+    mock = await new ModelMock(
+      { main: [], sub: [], subMarker: 'none' },
+      handler(firstScript(work)),
+      path.join(home, 'requests.ndjson'),
+    ).start();
     env = withBatonOnPath(baseEnv(CLAUDE.prepare(home, work, mock.url)));
     execFileSync('git', ['init', '-q'], { cwd: work });
-    execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'start'], { cwd: work });
+    execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'start'], {
+      cwd: work,
+    });
     await baton(['init']);
     await baton(['start', 'Killed mid-task', '--id', 'kill', '--phases', 'build,verify']);
     await baton(['phase', 'start', 'build']);
@@ -179,10 +231,19 @@ describe('the real claude CLI killed mid-task', () => {
 
   it('SIGKILL while the model hangs: interrupted naming the conversation, tokens, steps, keeper gone; the next conversation is briefed', async () => {
     const bin = await cliBin('claude');
-    claude = spawn(bin, CLAUDE.first('Plan two tasks and do them.'), { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    claude = spawn(bin, CLAUDE.first('Plan two tasks and do them.'), {
+      cwd: work,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     claude.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-    await until('the model to be asked for the turn it never answers', async () => mock.hangs > 0, 120_000, () => `${explain()}\n--- claude stderr ---\n${stderr.slice(-2000)}`);
+    await until(
+      'the model to be asked for the turn it never answers',
+      async () => mock.hangs > 0,
+      120_000,
+      () => `${explain()}\n--- claude stderr ---\n${stderr.slice(-2000)}`,
+    );
     const before = JSON.parse(await baton(['status', '--json'])) as Status;
     const run = (await runs()).find((r) => r.kind === 'conversation');
     expect(run, explain()).toBeDefined();
@@ -206,7 +267,12 @@ describe('the real claude CLI killed mid-task', () => {
     const conversation = run!.agentSessionId!;
     expect(s.cause?.detail, explain()).toContain(`claude conversation ${conversation.slice(0, 8)}`);
     // The keeper recorded the death (with what it salvaged), then exited on its own.
-    await until('the death to be recorded', async () => (await runs()).find((r) => r.id === run!.id)?.ended?.how === 'died', 30_000, explain);
+    await until(
+      'the death to be recorded',
+      async () => (await runs()).find((r) => r.id === run!.id)?.ended?.how === 'died',
+      30_000,
+      explain,
+    );
     await until('the keeper to exit', async () => !alive(keeper), 30_000, explain);
     const after = JSON.parse(await baton(['status', '--json'])) as Status;
     const dead = (await runs()).find((r) => r.id === run!.id)!;
@@ -274,7 +340,9 @@ describe.each([CODEX, GEMINI])('the real $cli CLI killed while its model hangs',
     mock = await new ModelMock(defaultScript(work, true), hangAfterWrite, path.join(home, 'requests.ndjson')).start();
     env = withBatonOnPath(baseEnv(agent.prepare(home, work, mock.url)));
     execFileSync('git', ['init', '-q'], { cwd: work });
-    execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'start'], { cwd: work });
+    execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'start'], {
+      cwd: work,
+    });
     await baton(['init']);
     await baton(['start', `Killed ${agent.cli}`, '--id', 'kill', '--phases', 'build,verify']);
     await baton(['phase', 'start', 'build']);
@@ -284,18 +352,33 @@ describe.each([CODEX, GEMINI])('the real $cli CLI killed while its model hangs',
   afterAll(async () => {
     child?.kill('SIGKILL');
     for (const pid of work ? keepers() : []) if (alive(pid)) process.kill(pid, 'SIGKILL');
-    for (const r of work ? await runs().catch(() => []) : []) if (!r.ended && alive(r.process.pid)) process.kill(r.process.pid, 'SIGKILL');
+    for (const r of work ? await runs().catch(() => []) : [])
+      if (!r.ended && alive(r.process.pid)) process.kill(r.process.pid, 'SIGKILL');
     await mock?.close();
     if (!process.env['KEEP_E2E']) for (const d of [work, home]) if (d) fs.rmSync(d, { recursive: true, force: true });
   });
 
   it('interrupted naming the conversation, its tokens salvaged, its keeper gone; the next conversation is briefed', async () => {
     const bin = await cliBin(agent.cli);
-    child = spawn(bin, agent.first('Do the task: write notes.md, edit it, and make shell-out.txt.'), { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(bin, agent.first('Do the task: write notes.md, edit it, and make shell-out.txt.'), {
+      cwd: work,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-    await until('the model to be asked for the turn it never answers', async () => mock.hangs > 0, 150_000, () => `${explain()}\n--- stderr ---\n${stderr.slice(-2000)}`);
-    const run = await until('the conversation run', async () => (await runs()).find((r) => r.kind === 'conversation' && !r.ended), 30_000, explain);
+    await until(
+      'the model to be asked for the turn it never answers',
+      async () => mock.hangs > 0,
+      150_000,
+      () => `${explain()}\n--- stderr ---\n${stderr.slice(-2000)}`,
+    );
+    const run = await until(
+      'the conversation run',
+      async () => (await runs()).find((r) => r.kind === 'conversation' && !r.ended),
+      30_000,
+      explain,
+    );
     expect(keepers().length, explain()).toBe(1);
     const keeper = keepers()[0]!;
     // The process the hook found (the CLI's, not its shell): kill it, as a crash would.
@@ -310,7 +393,12 @@ describe.each([CODEX, GEMINI])('the real $cli CLI killed while its model hangs',
       explain,
     );
     expect(s.cause?.detail, explain()).toContain(`${agent.cli} conversation ${run.agentSessionId!.slice(0, 8)}`);
-    await until('the death to be recorded', async () => (await runs()).find((r) => r.id === run.id)?.ended?.how === 'died', 30_000, explain);
+    await until(
+      'the death to be recorded',
+      async () => (await runs()).find((r) => r.id === run.id)?.ended?.how === 'died',
+      30_000,
+      explain,
+    );
     await until('the keeper to exit', async () => !alive(keeper), 30_000, explain);
     child.kill('SIGKILL');
     const after = JSON.parse(await baton(['status', '--json'])) as Status;
@@ -320,7 +408,10 @@ describe.each([CODEX, GEMINI])('the real $cli CLI killed while its model hangs',
 
     const r = await runCli(bin, agent.first('SECOND-CONVERSATION: carry on.'), work, env);
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
-    expect(mock.requestsContaining(`A run died: ${agent.cli} conversation ${run.agentSessionId!.slice(0, 8)}`).length, explain()).toBeGreaterThan(0);
+    expect(
+      mock.requestsContaining(`A run died: ${agent.cli} conversation ${run.agentSessionId!.slice(0, 8)}`).length,
+      explain(),
+    ).toBeGreaterThan(0);
     await until('no keeper left', async () => keepers().every((pid) => !alive(pid)), 30_000, explain);
   }, 500_000);
 });

@@ -17,14 +17,17 @@ interface Body {
   generationConfig?: { responseMimeType?: string; responseJsonSchema?: unknown; responseSchema?: unknown };
 }
 
-const toolNames = (b: Body): string[] => (b.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((f) => f.name ?? ''));
+const toolNames = (b: Body): string[] =>
+  (b.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((f) => f.name ?? ''));
 
 /** The tool that runs a sub-agent: Gemini CLI offers its agents as tools. */
 export const GEMINI_SUBAGENT_TOOLS = ['invoke_agent', 'delegate_to_agent'];
 
 function wantsJson(b: Body): boolean {
   const c = b.generationConfig ?? {};
-  return c.responseMimeType === 'application/json' || c.responseJsonSchema !== undefined || c.responseSchema !== undefined;
+  return (
+    c.responseMimeType === 'application/json' || c.responseJsonSchema !== undefined || c.responseSchema !== undefined
+  );
 }
 
 function roleOf(body: Body, marker: string): Role {
@@ -34,7 +37,8 @@ function roleOf(body: Body, marker: string): Role {
   return toolNames(body).includes('write_file') ? 'main' : 'aux';
 }
 
-const toolResults = (b: Body): number => (b.contents ?? []).reduce((n, c) => n + (c.parts ?? []).filter((p) => p.functionResponse).length, 0);
+const toolResults = (b: Body): number =>
+  (b.contents ?? []).reduce((n, c) => n + (c.parts ?? []).filter((p) => p.functionResponse).length, 0);
 
 function callFor(step: Step, names: string[], marker: string): { name: string; args: Record<string, unknown> } | null {
   switch (step.kind) {
@@ -42,12 +46,21 @@ function callFor(step: Step, names: string[], marker: string): { name: string; a
       const name = GEMINI_SUBAGENT_TOOLS.find((n) => names.includes(n));
       if (!name) return null;
       const task = `${marker}: write from-subagent.txt`;
-      return { name, args: name === 'invoke_agent' ? { agent_name: 'generalist', prompt: task } : { agent_name: 'generalist', objective: task } };
+      return {
+        name,
+        args:
+          name === 'invoke_agent'
+            ? { agent_name: 'generalist', prompt: task }
+            : { agent_name: 'generalist', objective: task },
+      };
     }
     case 'write':
       return { name: 'write_file', args: { file_path: step.file, content: step.content } };
     case 'edit':
-      return { name: 'replace', args: { file_path: step.file, old_string: step.from, new_string: step.to, instruction: 'edit the line' } };
+      return {
+        name: 'replace',
+        args: { file_path: step.file, old_string: step.from, new_string: step.to, instruction: 'edit the line' },
+      };
     case 'shell':
       return { name: 'run_shell_command', args: { command: step.command, description: 'write a file from the shell' } };
     case 'text':
@@ -64,18 +77,35 @@ export const geminiHandler: Handler = (req: Logged, mock: ModelMock) => {
   const body = (req.body ?? {}) as Body;
   const role = roleOf(body, mock.script.subMarker);
   const names = toolNames(body);
-  const steps = role === 'main' ? mock.script.main.filter((s) => s.kind !== 'subagent' || GEMINI_SUBAGENT_TOOLS.some((n) => names.includes(n))) : mock.script.sub;
+  const steps =
+    role === 'main'
+      ? mock.script.main.filter((s) => s.kind !== 'subagent' || GEMINI_SUBAGENT_TOOLS.some((n) => names.includes(n)))
+      : mock.script.sub;
   const step: Step = role === 'aux' ? { kind: 'text', text: '' } : stepAt(steps, toolResults(body));
   const call = role === 'aux' ? null : callFor(step, names, mock.script.subMarker);
   const id = mock.nextId('gem-e2e-');
   const u = mock.reply(role, step, id, true);
   let text = step.kind === 'text' ? step.text : '';
   // The router and the loop checks ask for JSON; one object serves all of them.
-  if (role === 'aux') text = JSON.stringify({ reasoning: 'mock', next_speaker: 'user', model_choice: 'flash', complexity_reasoning: 'mock', complexity_score: 10, unproductive_state_confidence: 0 });
+  if (role === 'aux')
+    text = JSON.stringify({
+      reasoning: 'mock',
+      next_speaker: 'user',
+      model_choice: 'flash',
+      complexity_reasoning: 'mock',
+      complexity_score: 10,
+      unproductive_state_confidence: 0,
+    });
   const parts = call ? [{ functionCall: call }] : [{ text }];
   const resp = {
     candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
-    usageMetadata: { promptTokenCount: u.input + u.cacheRead, cachedContentTokenCount: u.cacheRead, candidatesTokenCount: u.output - 4, thoughtsTokenCount: 4, totalTokenCount: u.input + u.cacheRead + u.output },
+    usageMetadata: {
+      promptTokenCount: u.input + u.cacheRead,
+      cachedContentTokenCount: u.cacheRead,
+      candidatesTokenCount: u.output - 4,
+      thoughtsTokenCount: 4,
+      totalTokenCount: u.input + u.cacheRead + u.output,
+    },
     modelVersion: m[1],
     responseId: id,
   };

@@ -27,7 +27,11 @@ interface Body {
 
 /** Tool names offered, those inside a namespace (Codex's `collaboration`) as `namespace.name`. */
 const toolNames = (b: Body): string[] =>
-  (b.tools ?? []).flatMap((t) => (t.type === 'namespace' ? (t.tools ?? []).map((x) => `${t.name}.${x.name}`) : [t.name ?? t.function?.name ?? t.type ?? '']));
+  (b.tools ?? []).flatMap((t) =>
+    t.type === 'namespace'
+      ? (t.tools ?? []).map((x) => `${t.name}.${x.name}`)
+      : [t.name ?? t.function?.name ?? t.type ?? ''],
+  );
 
 /**
  * A sub-agent's request: Codex hands a spawned agent its task as an `agent_message` addressed
@@ -35,7 +39,8 @@ const toolNames = (b: Body): string[] =>
  */
 function roleOf(body: Body, marker: string): Role {
   const input = body.input ?? [];
-  if (input.some((i) => i.type === 'agent_message' && typeof i['recipient'] === 'string' && i['recipient'] !== '/root')) return 'sub';
+  if (input.some((i) => i.type === 'agent_message' && typeof i['recipient'] === 'string' && i['recipient'] !== '/root'))
+    return 'sub';
   if (input.some((i) => i.role === 'user' && JSON.stringify(i).includes(marker))) return 'sub';
   return toolNames(body).length ? 'main' : 'aux';
 }
@@ -47,8 +52,14 @@ function relative(file: string, cwd: string): string {
 }
 
 function patchFor(step: Step, cwd: string): string | null {
-  if (step.kind === 'write') return `*** Begin Patch\n*** Add File: ${relative(step.file, cwd)}\n${step.content.replace(/\n$/, '').split('\n').map((l) => `+${l}`).join('\n')}\n*** End Patch\n`;
-  if (step.kind === 'edit') return `*** Begin Patch\n*** Update File: ${relative(step.file, cwd)}\n@@\n-${step.from}\n+${step.to}\n*** End Patch\n`;
+  if (step.kind === 'write')
+    return `*** Begin Patch\n*** Add File: ${relative(step.file, cwd)}\n${step.content
+      .replace(/\n$/, '')
+      .split('\n')
+      .map((l) => `+${l}`)
+      .join('\n')}\n*** End Patch\n`;
+  if (step.kind === 'edit')
+    return `*** Begin Patch\n*** Update File: ${relative(step.file, cwd)}\n@@\n-${step.from}\n+${step.to}\n*** End Patch\n`;
   return null;
 }
 
@@ -58,8 +69,23 @@ function callFor(step: Step, body: Body, id: string, marker: string, cwd: string
   const patch = patchFor(step, cwd);
   if (patch) {
     const t = (body.tools ?? []).find((x) => x.name === 'apply_patch');
-    if (t?.type === 'custom') return { type: 'custom_tool_call', id: `ctc_${id}`, status: 'completed', call_id, name: 'apply_patch', input: patch };
-    return { type: 'function_call', id: `fc_${id}`, status: 'completed', call_id, name: 'apply_patch', arguments: JSON.stringify({ input: patch }) };
+    if (t?.type === 'custom')
+      return {
+        type: 'custom_tool_call',
+        id: `ctc_${id}`,
+        status: 'completed',
+        call_id,
+        name: 'apply_patch',
+        input: patch,
+      };
+    return {
+      type: 'function_call',
+      id: `fc_${id}`,
+      status: 'completed',
+      call_id,
+      name: 'apply_patch',
+      arguments: JSON.stringify({ input: patch }),
+    };
   }
   if (step.kind === 'subagent') {
     // Codex's multi-agent tools live in the `collaboration` namespace; a fresh history (fork_turns
@@ -67,7 +93,15 @@ function callFor(step: Step, body: Body, id: string, marker: string, cwd: string
     const ns = names.find((n) => n.endsWith('.spawn_agent'));
     if (!ns) return null;
     const args = { task_name: 'subtask', message: `${marker}: write from-subagent.txt`, fork_turns: 'none' };
-    return { type: 'function_call', id: `fc_${id}`, status: 'completed', call_id, namespace: ns.split('.')[0], name: 'spawn_agent', arguments: JSON.stringify(args) };
+    return {
+      type: 'function_call',
+      id: `fc_${id}`,
+      status: 'completed',
+      call_id,
+      namespace: ns.split('.')[0],
+      name: 'spawn_agent',
+      arguments: JSON.stringify(args),
+    };
   }
   if (step.kind === 'shell') {
     const [name, args] = names.includes('exec_command')
@@ -75,7 +109,14 @@ function callFor(step: Step, body: Body, id: string, marker: string, cwd: string
       : names.includes('shell_command')
         ? ['shell_command', { command: step.command }]
         : ['shell', { command: ['bash', '-lc', step.command] }];
-    return { type: 'function_call', id: `fc_${id}`, status: 'completed', call_id, name, arguments: JSON.stringify(args) };
+    return {
+      type: 'function_call',
+      id: `fc_${id}`,
+      status: 'completed',
+      call_id,
+      name,
+      arguments: JSON.stringify(args),
+    };
   }
   return null;
 }
@@ -89,12 +130,16 @@ function cwdOf(body: Body): string {
 /** The handler for {@link ModelMock}. */
 export const openaiHandler: Handler = (req: Logged, mock: ModelMock) => {
   const url = req.url.split('?')[0] ?? '';
-  if (req.method === 'GET' && url.endsWith('/models')) return { type: 'json', chunks: [{ object: 'list', data: [], models: [] }] };
+  if (req.method === 'GET' && url.endsWith('/models'))
+    return { type: 'json', chunks: [{ object: 'list', data: [], models: [] }] };
   if (req.method !== 'POST' || !url.endsWith('/responses')) return null;
   const body = (req.body ?? {}) as Body;
   const role = roleOf(body, mock.script.subMarker);
   const names = toolNames(body);
-  const steps = role === 'main' ? mock.script.main.filter((s) => s.kind !== 'subagent' || names.some((n) => n.endsWith('.spawn_agent'))) : mock.script.sub;
+  const steps =
+    role === 'main'
+      ? mock.script.main.filter((s) => s.kind !== 'subagent' || names.some((n) => n.endsWith('.spawn_agent')))
+      : mock.script.sub;
   const step = role === 'aux' ? ({ kind: 'text', text: 'Mock' } as const) : stepAt(steps, toolResults(body));
   const id = mock.nextId('resp_e2e_');
   const call = callFor(step, body, id, mock.script.subMarker, cwdOf(body));
@@ -106,11 +151,25 @@ export const openaiHandler: Handler = (req: Logged, mock: ModelMock) => {
     output_tokens_details: { reasoning_tokens: 7 },
     total_tokens: u.input + u.cacheRead + u.output,
   };
-  const item: Item = call ?? { type: 'message', id: `msg_${id}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: step.kind === 'text' ? step.text : '', annotations: [] }] };
-  const base = { id, object: 'response', created_at: 1_700_000_000, model: body.model ?? 'gpt-mock', status: 'in_progress', output: [] as Item[] };
+  const item: Item = call ?? {
+    type: 'message',
+    id: `msg_${id}`,
+    status: 'completed',
+    role: 'assistant',
+    content: [{ type: 'output_text', text: step.kind === 'text' ? step.text : '', annotations: [] }],
+  };
+  const base = {
+    id,
+    object: 'response',
+    created_at: 1_700_000_000,
+    model: body.model ?? 'gpt-mock',
+    status: 'in_progress',
+    output: [] as Item[],
+  };
   const done = { ...base, status: 'completed', output: [item], usage };
   if (body.stream === false) return { type: 'json', chunks: [done] };
-  const ev = (type: string, seq: number, rest: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq, ...rest })}\n\n`;
+  const ev = (type: string, seq: number, rest: Record<string, unknown>) =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq, ...rest })}\n\n`;
   return {
     type: 'sse',
     chunks: [

@@ -64,7 +64,10 @@ export interface Script {
 }
 
 /** Answers one request (null: an empty JSON object). */
-export type Handler = (req: Logged, mock: ModelMock) => { status?: number; type: 'json' | 'sse'; chunks: unknown[] } | { type: 'hang' } | null;
+export type Handler = (
+  req: Logged,
+  mock: ModelMock,
+) => { status?: number; type: 'json' | 'sse'; chunks: unknown[] } | { type: 'hang' } | null;
 
 /** A running mock: its URL, the requests it got and the replies it gave. */
 export class ModelMock {

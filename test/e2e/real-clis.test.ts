@@ -43,7 +43,10 @@ interface Status {
   phases: Array<{ id: string; status: string; files: FileRow[]; agents?: string[] }>;
   agentSessions?: Array<{ cli: string; agentSessionId: string; command: string | null }>;
   subagents?: Array<{ agent: string; phaseId: string | null; stoppedAt: string | null }>;
-  tokens: { byAgent: Record<string, { input: number; output: number; cached?: number; cacheWrite?: number }> } & Record<string, unknown>;
+  tokens: { byAgent: Record<string, { input: number; output: number; cached?: number; cacheWrite?: number }> } & Record<
+    string,
+    unknown
+  >;
   [k: string]: unknown;
 }
 
@@ -67,18 +70,29 @@ describe.each([CLAUDE, CODEX, GEMINI])('the real $cli CLI with baton hooks insta
   beforeAll(async () => {
     work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `baton-e2e-${agent.cli}-`)));
     home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `baton-e2e-home-${agent.cli}-`)));
-    mock = await new ModelMock(defaultScript(work, true), agent.handler, path.join(home, 'mock-requests.ndjson')).start();
+    mock = await new ModelMock(
+      defaultScript(work, true),
+      agent.handler,
+      path.join(home, 'mock-requests.ndjson'),
+    ).start();
     // `baton hooks install` writes `baton hook <cli>`, which the CLI's shell finds on the PATH:
     // here a link to the build, as `npm install -g` would make one.
     env = withBatonOnPath(baseEnv(agent.prepare(home, work, mock.url)));
     // A git work tree, so a file changed by a shell command is found at Stop.
     execFileSync('git', ['init', '-q'], { cwd: work });
-    execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'start'], { cwd: work });
+    execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'start'], {
+      cwd: work,
+    });
     await baton(['init']);
     await baton(['start', `E2E ${agent.cli}`, '--id', 'e2e', '--phases', 'build,verify']);
     await baton(['phase', 'start', 'build']);
     await baton(['hooks', 'install', agent.cli]);
-    first = await runCli(await cliBin(agent.cli), agent.first('Do the task: write notes.md, edit it, and make shell-out.txt.'), work, env);
+    first = await runCli(
+      await cliBin(agent.cli),
+      agent.first('Do the task: write notes.md, edit it, and make shell-out.txt.'),
+      work,
+      env,
+    );
     conversation = agent.sessionId(first);
   }, 300_000);
 
@@ -90,7 +104,13 @@ describe.each([CLAUDE, CODEX, GEMINI])('the real $cli CLI with baton hooks insta
   it('the session ran: the CLI succeeded and the mock played every step', () => {
     expect(first.code, `${first.stdout}\n${first.stderr}`).toBe(0);
     expect(conversation).not.toBe('');
-    expect(mock.replies.filter((r) => r.role === 'main').map((r) => r.step)).toEqual(['subagent', 'write', 'edit', 'shell', 'text']);
+    expect(mock.replies.filter((r) => r.role === 'main').map((r) => r.step)).toEqual([
+      'subagent',
+      'write',
+      'edit',
+      'shell',
+      'text',
+    ]);
     expect(mock.replies.some((r) => r.role === 'sub' && r.step === 'write')).toBe(true);
     expect(fs.readFileSync(path.join(work, 'notes.md'), 'utf8')).toContain('first line, edited');
   });
@@ -107,15 +127,24 @@ describe.each([CLAUDE, CODEX, GEMINI])('the real $cli CLI with baton hooks insta
     const main = byAgent[agent.cli];
     const subName = Object.keys(byAgent).find((a) => a.startsWith(`${agent.cli}/`));
     const expectTokens = (got: (typeof byAgent)[string] | undefined, want: Usage) => {
-      expect({ input: got?.input, output: got?.output, cacheRead: got?.cached ?? 0, cacheWrite: got?.cacheWrite ?? 0 }, `${JSON.stringify(byAgent)}${explain()}`).toEqual(want);
+      expect(
+        { input: got?.input, output: got?.output, cacheRead: got?.cached ?? 0, cacheWrite: got?.cacheWrite ?? 0 },
+        `${JSON.stringify(byAgent)}${explain()}`,
+      ).toEqual(want);
     };
     expectTokens(main, mock.total('main'));
-    expect(subName, `no sub-agent among the agents with tokens ${JSON.stringify(Object.keys(byAgent))}${explain()}`).toBeDefined();
+    expect(
+      subName,
+      `no sub-agent among the agents with tokens ${JSON.stringify(Object.keys(byAgent))}${explain()}`,
+    ).toBeDefined();
     expect(subName).toMatch(new RegExp(`^${agent.cli}/[\\w-]+#[0-9a-zA-Z-]{1,8}$`));
     expectTokens(byAgent[subName as string], mock.total('sub'));
     // The agents: the conversation bound to the session, and the sub-agent that worked on the phase.
     expect(s.agentSessions?.map((a) => [a.cli, a.agentSessionId])).toContainEqual([agent.cli, conversation]);
-    expect(s.subagents?.find((a) => a.agent === subName), JSON.stringify(s.subagents)).toMatchObject({ phaseId: build?.id });
+    expect(
+      s.subagents?.find((a) => a.agent === subName),
+      JSON.stringify(s.subagents),
+    ).toMatchObject({ phaseId: build?.id });
   });
 
   it('the session end paused the session with its cause, and the handoff names the command that resumes the conversation', async () => {
@@ -123,13 +152,22 @@ describe.each([CLAUDE, CODEX, GEMINI])('the real $cli CLI with baton hooks insta
     expect(s.status, explain()).toBe('paused');
     expect(s.cause?.cause).toBe('agent-session-end');
     const handoff = await baton(['handoff']);
-    const resume = { claude: `claude --resume ${conversation}`, codex: `codex resume ${conversation}`, gemini: `gemini --resume ${conversation}` }[agent.cli];
+    const resume = {
+      claude: `claude --resume ${conversation}`,
+      codex: `codex resume ${conversation}`,
+      gemini: `gemini --resume ${conversation}`,
+    }[agent.cli];
     expect(handoff).toContain(resume);
   });
 
   it('a session that resumes the conversation gets the briefing in its model request', async () => {
     const before = mock.requests.length;
-    const r = await runCli(await cliBin(agent.cli), agent.resume(conversation, 'Continue where we stopped.'), work, env);
+    const r = await runCli(
+      await cliBin(agent.cli),
+      agent.resume(conversation, 'Continue where we stopped.'),
+      work,
+      env,
+    );
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
     const seen = mock.requests.slice(before).filter((q) => JSON.stringify(q.body ?? '').includes(BRIEFING));
     expect(seen.length, `no request after the resume carried the briefing${explain()}`).toBeGreaterThan(0);
@@ -137,10 +175,20 @@ describe.each([CLAUDE, CODEX, GEMINI])('the real $cli CLI with baton hooks insta
   });
 
   it('compaction (not triggered by these runs) through the installed hook command: a checkpoint and a fresh handoff', async () => {
-    const settings = JSON.parse(fs.readFileSync(path.join(work, { claude: '.claude/settings.json', codex: '.codex/hooks.json', gemini: '.gemini/settings.json' }[agent.cli]), 'utf8')) as {
+    const settings = JSON.parse(
+      fs.readFileSync(
+        path.join(
+          work,
+          { claude: '.claude/settings.json', codex: '.codex/hooks.json', gemini: '.gemini/settings.json' }[agent.cli],
+        ),
+        'utf8',
+      ),
+    ) as {
       hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>>;
     };
-    const command = settings.hooks[agent.compactEvent]?.flatMap((g) => g.hooks.map((h) => h.command)).find((c) => c.includes(' hook '));
+    const command = settings.hooks[agent.compactEvent]
+      ?.flatMap((g) => g.hooks.map((h) => h.command))
+      .find((c) => c.includes(' hook '));
     expect(command).toBe(`baton hook ${agent.cli}`);
     const checkpointsBefore = (JSON.parse(await baton(['checkpoints', '--json'])) as unknown[]).length;
     // The payload each CLI documents for this event, for the conversation just run.
@@ -149,7 +197,9 @@ describe.each([CLAUDE, CODEX, GEMINI])('the real $cli CLI with baton hooks insta
       cwd: work,
       hook_event_name: agent.compactEvent,
       trigger: 'auto',
-      ...(agent.cli === 'claude' ? { transcript_path: null, permission_mode: 'bypassPermissions', custom_instructions: '' } : {}),
+      ...(agent.cli === 'claude'
+        ? { transcript_path: null, permission_mode: 'bypassPermissions', custom_instructions: '' }
+        : {}),
       ...(agent.cli === 'codex' ? { turn_id: 'turn-compact', transcript_path: null, model: 'gpt-5.5' } : {}),
       ...(agent.cli === 'gemini' ? { transcript_path: null, timestamp: new Date().toISOString() } : {}),
     };

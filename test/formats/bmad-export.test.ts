@@ -82,7 +82,11 @@ describe('bmad export → inspect', () => {
     expect(b.rawStatus).toBe('active');
     // Filled: session_id, status, the agent's id; not invented: created, the agent's status; the
     // absent tokens block stays absent (baton changed no token figure: issue 14).
-    expect(codes(b.problems, 'MISSING_FIELD').map((p) => p.details?.['field'])).toEqual(['created', 'agents_spawned[].status', 'tokens']);
+    expect(codes(b.problems, 'MISSING_FIELD').map((p) => p.details?.['field'])).toEqual([
+      'created',
+      'agents_spawned[].status',
+      'tokens',
+    ]);
     const d = byId(await inspectAt(bmadAdapter, fx('dangling')), 'DES202603-ACME-UI');
     const out2 = await tempDir('bmad-out');
     await exportTo(d, out2);
@@ -101,21 +105,27 @@ describe('bmad export → inspect', () => {
     const before = a.documents['_bmad-output/sessions/SES202601-ACME-AUDIT.yaml'] as Record<string, unknown>;
     const after = await readYaml(path.join(out, '_bmad-output/sessions/SES202601-ACME-AUDIT.yaml'));
     expect(after).toEqual(before);
-    expect(await readYaml(path.join(out, '_bmad-output/sessions/active-session.yaml'))).toEqual({ session_id: 'SES202601-ACME-AUDIT' });
+    expect(await readYaml(path.join(out, '_bmad-output/sessions/active-session.yaml'))).toEqual({
+      session_id: 'SES202601-ACME-AUDIT',
+    });
   });
 
   it('keeps the pointer style: a bare id stays a bare id, a full copy is refreshed as a full copy', async () => {
     const p = byId(await inspectAt(bmadAdapter, fx('paused')), 'ENG202602-TESLA-API');
     const out = await tempDir('bmad-out');
     await exportTo(p, out);
-    expect(await fs.readFile(path.join(out, '_bmad-output/sessions/active-session.yaml'), 'utf8')).toBe('ENG202602-TESLA-API\n');
+    expect(await fs.readFile(path.join(out, '_bmad-output/sessions/active-session.yaml'), 'utf8')).toBe(
+      'ENG202602-TESLA-API\n',
+    );
     const a = byId(await inspectAt(bmadAdapter, fx('archive-copied')), 'SES202604-ALPHA-ONE');
     const out2 = await tempDir('bmad-out');
     await exportTo(a, out2);
     const copy = await readYaml(path.join(out2, '_bmad-output/sessions/active-session.yaml'));
     expect(copy).toEqual(await readYaml(path.join(out2, '_bmad-output/sessions/SES202604-ALPHA-ONE.yaml')));
     const r = await inspectAt(bmadAdapter, out2);
-    expect(codes(r.problems, 'ACTIVE_POINTER').map((x) => x.details)).toEqual([{ style: 'copy', sessionId: 'SES202604-ALPHA-ONE' }]);
+    expect(codes(r.problems, 'ACTIVE_POINTER').map((x) => x.details)).toEqual([
+      { style: 'copy', sessionId: 'SES202604-ALPHA-ONE' },
+    ]);
     expect(codes(r.problems, 'REGISTRY_MISMATCH')).toEqual([]);
   });
 
@@ -124,10 +134,24 @@ describe('bmad export → inspect', () => {
     const out = await tempDir('bmad-out');
     await exportTo(a, out);
     const t = (await readYaml(path.join(out, '_bmad-output/sessions/ANA202601-CONTOSO-DATA.yaml'))).tokens;
-    expect(t).toEqual({ initial: 0, current: 140000, peak: 141000, warning_threshold: 120000, max_limit: 150000, saved_by_isolation: 60000 });
+    expect(t).toEqual({
+      initial: 0,
+      current: 140000,
+      peak: 141000,
+      warning_threshold: 120000,
+      max_limit: 150000,
+      saved_by_isolation: 60000,
+    });
     const b = byId(await inspectAt(bmadAdapter, out), 'ANA202601-CONTOSO-DATA');
-    expect(codes(b.problems, 'LEGACY_FIELD').map((p) => p.details?.['field'])).toEqual(['tokens.saved_by_isolation', 'tokens.max_limit', 'tokens.warning_threshold']);
-    expect((b.tokens as unknown as { bmad: Record<string, unknown> }).bmad).toMatchObject({ max: 150000, saved: 60000 });
+    expect(codes(b.problems, 'LEGACY_FIELD').map((p) => p.details?.['field'])).toEqual([
+      'tokens.saved_by_isolation',
+      'tokens.max_limit',
+      'tokens.warning_threshold',
+    ]);
+    expect((b.tokens as unknown as { bmad: Record<string, unknown> }).bmad).toMatchObject({
+      max: 150000,
+      saved: 60000,
+    });
   });
 
   it('closing in baton moves the session to archive/, removes the live copy and clears the pointer (keyed style: null)', async () => {
@@ -137,14 +161,19 @@ describe('bmad export → inspect', () => {
     state.status = 'completed';
     state.archived = true;
     const { plan } = await exportTo(a, out, state);
-    expect(plan.writes.map((w) => w.path)).toEqual(['_bmad-output/sessions/archive/SES202601-ACME-AUDIT.yaml', '_bmad-output/sessions/active-session.yaml']);
+    expect(plan.writes.map((w) => w.path)).toEqual([
+      '_bmad-output/sessions/archive/SES202601-ACME-AUDIT.yaml',
+      '_bmad-output/sessions/active-session.yaml',
+    ]);
     expect(plan.removes).toEqual(['_bmad-output/sessions/SES202601-ACME-AUDIT.yaml']);
     expect(await readYaml(path.join(out, '_bmad-output/sessions/active-session.yaml'))).toEqual({ session_id: null });
     const r = await inspectAt(bmadAdapter, out);
     const s = byId(r, 'SES202601-ACME-AUDIT');
     expect([s.rawStatus, s.archived, s.active, s.resume.action]).toEqual(['closed', true, false, 'refuse']);
     expect(codes(r.problems, 'ARCHIVE_COPIED')).toEqual([]);
-    expect(codes(r.problems, 'ACTIVE_POINTER').map((p) => p.details)).toEqual([{ style: 'session_id', sessionId: null }]);
+    expect(codes(r.problems, 'ACTIVE_POINTER').map((p) => p.details)).toEqual([
+      { style: 'session_id', sessionId: null },
+    ]);
   });
 
   it('closing a session with a bare-id pointer removes the pointer file', async () => {
@@ -174,17 +203,52 @@ describe('bmad export → inspect', () => {
     dev.completedAt = '2026-01-15T15:00:00.000Z';
     state.milestones[2]!.done = true;
     state.milestones[2]!.doneAt = '2026-01-15T15:05:00.000Z';
-    state.notes.push({ id: 'note-9', text: 'Callback done', phaseId: null, agent: null, time: '2026-01-15T15:06:00.000Z' });
-    state.artifacts.push({ id: 'art-9', path: 'src/auth/callback.ts', kind: 'code', description: null, phaseId: null, agent: 'dev', time: '2026-01-15T15:00:00.000Z' });
+    state.notes.push({
+      id: 'note-9',
+      text: 'Callback done',
+      phaseId: null,
+      agent: null,
+      time: '2026-01-15T15:06:00.000Z',
+    });
+    state.artifacts.push({
+      id: 'art-9',
+      path: 'src/auth/callback.ts',
+      kind: 'code',
+      description: null,
+      phaseId: null,
+      agent: 'dev',
+      time: '2026-01-15T15:00:00.000Z',
+    });
     const out = await copyCase('bmad', 'paused');
     const { plan } = await exportTo(a, out, state);
     expect(plan.writes[0]!.path).toBe('sessions/SES202601-ACME-AUDIT.yaml');
     const doc = await readYaml(path.join(out, 'sessions/SES202601-ACME-AUDIT.yaml'));
     expect(doc.tokens).toEqual({ max: 150000, initial: 0, current: 50000, peak: 52000, saved: 145000 });
-    expect(doc.agents_spawned[2]).toEqual({ id: 'agent-125', type: 'dev', started: '2026-01-15T13:00:00Z', completed: '2026-01-15T15:00:00.000Z', tokens_used: 85000, output_file: '_bmad-output/temp/dev-125.md', status: 'completed' });
-    expect(doc.milestones[2]).toEqual({ name: 'Implementation Started', completed: '2026-01-15T15:05:00.000Z', target_date: '2026-02-01' });
-    expect(doc.notes).toEqual(['Client prefers OAuth2 over JWT', 'Performance requirement: <200ms response time', 'Callback done']);
-    expect(doc.artifacts[2]).toEqual({ path: 'src/auth/callback.ts', created: '2026-01-15T15:00:00.000Z', agent: 'dev', type: 'code' });
+    expect(doc.agents_spawned[2]).toEqual({
+      id: 'agent-125',
+      type: 'dev',
+      started: '2026-01-15T13:00:00Z',
+      completed: '2026-01-15T15:00:00.000Z',
+      tokens_used: 85000,
+      output_file: '_bmad-output/temp/dev-125.md',
+      status: 'completed',
+    });
+    expect(doc.milestones[2]).toEqual({
+      name: 'Implementation Started',
+      completed: '2026-01-15T15:05:00.000Z',
+      target_date: '2026-02-01',
+    });
+    expect(doc.notes).toEqual([
+      'Client prefers OAuth2 over JWT',
+      'Performance requirement: <200ms response time',
+      'Callback done',
+    ]);
+    expect(doc.artifacts[2]).toEqual({
+      path: 'src/auth/callback.ts',
+      created: '2026-01-15T15:00:00.000Z',
+      agent: 'dev',
+      type: 'code',
+    });
     // The paused session's bare pointer is switched to the exported active one, in the same style.
     expect(await fs.readFile(path.join(out, 'sessions/active-session.yaml'), 'utf8')).toBe('SES202601-ACME-AUDIT\n');
   });
@@ -200,10 +264,18 @@ describe('bmad export → inspect', () => {
     await runExport(bmadAdapter, input, await SafeDir.open(out));
     const r = await inspectAt(bmadAdapter, out);
     const s = byId(r, 'SES202606-BATON-BORN');
-    expect([s.rawStatus, s.active, s.resume.action, s.units.length, s.tokens?.input]).toEqual(['active', true, 'continue', 3, 45000]);
+    expect([s.rawStatus, s.active, s.resume.action, s.units.length, s.tokens?.input]).toEqual([
+      'active',
+      true,
+      'continue',
+      3,
+      45000,
+    ]);
     // The fixture's running agent stays running, so it reads back orphaned (issue 27).
     expect(s.problems.map((p) => p.code)).toEqual(['ORPHANED_AGENT']);
-    expect(codes(r.problems, 'ACTIVE_POINTER').map((p) => p.details)).toEqual([{ style: 'session_id', sessionId: 'SES202606-BATON-BORN' }]);
+    expect(codes(r.problems, 'ACTIVE_POINTER').map((p) => p.details)).toEqual([
+      { style: 'session_id', sessionId: 'SES202606-BATON-BORN' },
+    ]);
   });
 });
 
@@ -216,7 +288,16 @@ describe('bmad: import → export → import through the manager', () => {
       title: x.title,
       status: x.status,
       archived: x.archived,
-      phases: x.phases.map((p) => ({ id: p.id, name: p.name, status: p.status, agents: p.agents, files: p.files.map((f) => [f.path, f.action]), startedAt: t(`phase:${p.id}:startedAt`, p.startedAt), completedAt: t(`phase:${p.id}:completedAt`, p.completedAt), metadata: p.metadata })),
+      phases: x.phases.map((p) => ({
+        id: p.id,
+        name: p.name,
+        status: p.status,
+        agents: p.agents,
+        files: p.files.map((f) => [f.path, f.action]),
+        startedAt: t(`phase:${p.id}:startedAt`, p.startedAt),
+        completedAt: t(`phase:${p.id}:completedAt`, p.completedAt),
+        metadata: p.metadata,
+      })),
       tokens: x.tokens,
       decisions: x.decisions.map((d) => [d.title, d.choice, d.rationale, d.agent, t(`decision:${d.id}`, d.time)]),
       notes: x.notes.map((n) => [n.text, n.agent, t(`note:${n.id}`, n.time)]),
@@ -226,21 +307,26 @@ describe('bmad: import → export → import through the manager', () => {
     };
   };
 
-  it.each(['active', 'paused', 'closed-archived', 'legacy-tokens', 'archive-copied'])('%s: the second import equals the first, the source is untouched', async (c) => {
-    const src = await copyCase('bmad', c);
-    const before = await snapshot(src);
-    const m1 = manager();
-    const first = await m1.formats.import(src, 'bmad', o);
-    expect(await snapshot(src)).toEqual(before);
-    const out = await tempDir('bmad-rt');
-    const created = first.sessions.filter((s) => s.action === 'created');
-    expect(created.length).toBeGreaterThan(0);
-    for (const s of created) await m1.formats.export(s.id as string, 'bmad', out, o);
-    const m2 = manager();
-    const second = await m2.formats.import(out, 'bmad', o);
-    expect(second.sessions.map((s) => [s.id, s.action]).sort()).toEqual(created.map((s) => [s.id, 'created']).sort());
-    for (const s of created) expect(view(await m2.get(s.id as string))).toEqual(view(await m1.get(s.id as string)));
-    const again = await m1.formats.import(src, 'bmad', o);
-    expect(again.sessions.filter((s) => s.action !== 'skipped').map((s) => s.action)).toEqual(created.map(() => 'unchanged'));
-  });
+  it.each(['active', 'paused', 'closed-archived', 'legacy-tokens', 'archive-copied'])(
+    '%s: the second import equals the first, the source is untouched',
+    async (c) => {
+      const src = await copyCase('bmad', c);
+      const before = await snapshot(src);
+      const m1 = manager();
+      const first = await m1.formats.import(src, 'bmad', o);
+      expect(await snapshot(src)).toEqual(before);
+      const out = await tempDir('bmad-rt');
+      const created = first.sessions.filter((s) => s.action === 'created');
+      expect(created.length).toBeGreaterThan(0);
+      for (const s of created) await m1.formats.export(s.id as string, 'bmad', out, o);
+      const m2 = manager();
+      const second = await m2.formats.import(out, 'bmad', o);
+      expect(second.sessions.map((s) => [s.id, s.action]).sort()).toEqual(created.map((s) => [s.id, 'created']).sort());
+      for (const s of created) expect(view(await m2.get(s.id as string))).toEqual(view(await m1.get(s.id as string)));
+      const again = await m1.formats.import(src, 'bmad', o);
+      expect(again.sessions.filter((s) => s.action !== 'skipped').map((s) => s.action)).toEqual(
+        created.map(() => 'unchanged'),
+      );
+    },
+  );
 });

@@ -28,9 +28,18 @@ function facts(s: ForeignSession) {
     title: s.title,
     status: s.status,
     active: s.active,
-    units: s.units.map((u) => ({ ...u, metadata: Object.fromEntries(Object.entries(u.metadata).filter(([k]) => k !== 'claim')) })),
+    units: s.units.map((u) => ({
+      ...u,
+      metadata: Object.fromEntries(Object.entries(u.metadata).filter(([k]) => k !== 'claim')),
+    })),
     position: s.position,
-    resume: { action: s.resume.action, unitId: s.resume.unitId, subStep: s.resume.subStep, lastCompleted: s.resume.lastCompleted, warnings: s.resume.warnings },
+    resume: {
+      action: s.resume.action,
+      unitId: s.resume.unitId,
+      subStep: s.resume.subStep,
+      lastCompleted: s.resume.lastCompleted,
+      warnings: s.resume.warnings,
+    },
     decisions: s.decisions,
     findings: s.findings,
   };
@@ -46,14 +55,28 @@ async function exportTo(s: ForeignSession, out: string, state = imported(s)) {
 }
 
 describe('bmit export → inspect', () => {
-  for (const c of ['mid-run', 'substep', 'out-of-order', 'completed', 'v1', 'v2', 'no-version', 'corrupt-with-bak', 'corrupt-no-backup']) {
+  for (const c of [
+    'mid-run',
+    'substep',
+    'out-of-order',
+    'completed',
+    'v1',
+    'v2',
+    'no-version',
+    'corrupt-with-bak',
+    'corrupt-no-backup',
+  ]) {
     it(`${c}: the exported project reads back with the same facts`, async () => {
       const a = only(await inspectAt(bmitAdapter, fx(c)));
       const out = await tempDir('bmit-out');
       await exportTo(a, out);
       const b = only(await inspectAt(bmitAdapter, out));
       expect(facts(b)).toEqual(facts(a));
-      expect(b.path).toBe(c === 'no-version' ? 'agent-output/no-version/00-session-state.json' : `agent-output/${a.id}/00-session-state.json`);
+      expect(b.path).toBe(
+        c === 'no-version'
+          ? 'agent-output/no-version/00-session-state.json'
+          : `agent-output/${a.id}/00-session-state.json`,
+      );
     });
   }
 
@@ -78,13 +101,17 @@ describe('bmit export → inspect', () => {
     const out = await tempDir('bmit-out');
     await exportTo(a, out);
     const before = a.documents['agent-output/contoso-web/00-session-state.json'] as Record<string, unknown>;
-    const after = JSON.parse(await fs.readFile(path.join(out, 'agent-output/contoso-web/00-session-state.json'), 'utf8'));
+    const after = JSON.parse(
+      await fs.readFile(path.join(out, 'agent-output/contoso-web/00-session-state.json'), 'utf8'),
+    );
     expect({ ...after, updated: before['updated'] }).toEqual(before);
     const c = only(await inspectAt(bmitAdapter, fx('completed')));
     const out2 = await tempDir('bmit-out');
     await exportTo(c, out2);
     const cBefore = c.documents['agent-output/malta-bistro/00-session-state.json'] as Record<string, unknown>;
-    const cAfter = JSON.parse(await fs.readFile(path.join(out2, 'agent-output/malta-bistro/00-session-state.json'), 'utf8'));
+    const cAfter = JSON.parse(
+      await fs.readFile(path.join(out2, 'agent-output/malta-bistro/00-session-state.json'), 'utf8'),
+    );
     expect(cAfter.open_findings).toEqual(cBefore['open_findings']);
     expect(cAfter.decision_log).toEqual(cBefore['decision_log']);
   });
@@ -137,7 +164,16 @@ describe('bmit export → inspect', () => {
     three.startedAt = '2026-05-02T11:05:00.000Z';
     three.subStep = 'phase_2_diagram';
     three.agents = ['04-Design'];
-    state.decisions.push({ id: 'd9', title: 'Diagram tool', choice: 'drawio', rationale: null, alternatives: [], agent: '04-Design', phaseId: '3', time: '2026-05-02T11:10:00.000Z' });
+    state.decisions.push({
+      id: 'd9',
+      title: 'Diagram tool',
+      choice: 'drawio',
+      rationale: null,
+      alternatives: [],
+      agent: '04-Design',
+      phaseId: '3',
+      time: '2026-05-02T11:10:00.000Z',
+    });
     state.findings[0]!.removed = true;
     const out = await tempDir('bmit-out');
     await exportTo(a, out, state);
@@ -150,7 +186,12 @@ describe('bmit export → inspect', () => {
     expect(doc.decision_log[1]).toMatchObject({ id: 'D2', step: 3, title: 'Diagram tool', choice: 'drawio' });
     expect(doc.open_findings).toEqual([]);
     const b = only(await inspectAt(bmitAdapter, out));
-    expect(b.resume).toMatchObject({ action: 'skip-to-substep', unitId: '3', subStep: 'phase_2_diagram', lastCompleted: '2' });
+    expect(b.resume).toMatchObject({
+      action: 'skip-to-substep',
+      unitId: '3',
+      subStep: 'phase_2_diagram',
+      lastCompleted: '2',
+    });
   });
 
   it('writes in place when out is the project folder, under <project>/ when out is an agent-output folder', async () => {
@@ -175,7 +216,16 @@ describe('bmit export → inspect', () => {
     await runExport(bmitAdapter, input, await SafeDir.open(out));
     const b = only(await inspectAt(bmitAdapter, out));
     expect(b.id).toBe('fresh-one');
-    expect(b.units.map((u) => [u.id, u.status])).toEqual([['1', 'completed'], ['2', 'in_progress'], ['3', 'pending'], ['3_5', 'pending'], ['4', 'pending'], ['5', 'pending'], ['6', 'pending'], ['7', 'pending']]);
+    expect(b.units.map((u) => [u.id, u.status])).toEqual([
+      ['1', 'completed'],
+      ['2', 'in_progress'],
+      ['3', 'pending'],
+      ['3_5', 'pending'],
+      ['4', 'pending'],
+      ['5', 'pending'],
+      ['6', 'pending'],
+      ['7', 'pending'],
+    ]);
     expect(b.problems).toEqual([]);
   });
 });

@@ -31,7 +31,8 @@ export async function inspectAt(adapter: FormatAdapter, dir: string, now = NOW):
 
 /** The only session of a report (fails the test when there is not exactly one). */
 export function only(r: InspectReport): ForeignSession {
-  if (r.sessions.length !== 1) throw new Error(`expected one session, got ${r.sessions.map((s) => s.id).join(', ') || 'none'}`);
+  if (r.sessions.length !== 1)
+    throw new Error(`expected one session, got ${r.sessions.map((s) => s.id).join(', ') || 'none'}`);
   return r.sessions[0]!;
 }
 
@@ -44,4 +45,3 @@ export function codes(ps: FormatProblem[], code: string): FormatProblem[] {
 export async function snapshot(dir: string): Promise<Map<string, { bytes: string; mtimeMs: number }>> {
   return snapshotFiles(dir);
 }
-

@@ -21,32 +21,56 @@ const o = { cwd: '/', now: () => NOW, adapters: [bmitAdapter] };
 const view = (x: SessionState) => {
   const t = timeOrMadeUp(x);
   return {
-  title: x.title,
-  status: x.status,
-  archived: x.archived,
-  phases: x.phases.map((p) => ({ id: p.id, name: p.name, status: p.status, agents: p.agents, subStep: p.subStep, files: p.files.map((f) => [f.path, f.action]), startedAt: t(`phase:${p.id}:startedAt`, p.startedAt), completedAt: t(`phase:${p.id}:completedAt`, p.completedAt), metadata: Object.fromEntries(Object.entries(p.metadata).filter(([k]) => k !== 'claim')) })),
-  decisions: x.decisions.map((d) => [d.title, d.choice, d.rationale, d.alternatives, d.agent, d.phaseId, t(`decision:${d.id}`, d.time)]),
-  findings: x.findings.map((f) => [f.text, f.severity, f.phaseId, f.removed]),
+    title: x.title,
+    status: x.status,
+    archived: x.archived,
+    phases: x.phases.map((p) => ({
+      id: p.id,
+      name: p.name,
+      status: p.status,
+      agents: p.agents,
+      subStep: p.subStep,
+      files: p.files.map((f) => [f.path, f.action]),
+      startedAt: t(`phase:${p.id}:startedAt`, p.startedAt),
+      completedAt: t(`phase:${p.id}:completedAt`, p.completedAt),
+      metadata: Object.fromEntries(Object.entries(p.metadata).filter(([k]) => k !== 'claim')),
+    })),
+    decisions: x.decisions.map((d) => [
+      d.title,
+      d.choice,
+      d.rationale,
+      d.alternatives,
+      d.agent,
+      d.phaseId,
+      t(`decision:${d.id}`, d.time),
+    ]),
+    findings: x.findings.map((f) => [f.text, f.severity, f.phaseId, f.removed]),
   };
 };
 
 describe('bmit: import → export → import through the manager', () => {
-  it.each(['mid-run', 'substep', 'out-of-order', 'completed', 'v1', 'v2', 'no-version', 'corrupt-with-bak'])('%s: the second import equals the first', async (c) => {
-    const src = await copyCase('bmit', c);
-    const before = await snapshot(src);
-    const m1 = manager();
-    const first = await m1.formats.import(src, 'bmit', o);
-    expect(first.sessions.map((s) => s.action)).toEqual(['created']);
-    expect(await snapshot(src)).toEqual(before);
-    const out = await tempDir('bmit-rt');
-    const id = first.sessions[0]!.id as string;
-    const ex = await m1.formats.export(id, 'bmit', out, o);
-    expect(ex.written).toEqual([`agent-output/${ex.foreignId}/00-session-state.json`, `agent-output/${ex.foreignId}/00-handoff.md`]);
-    const m2 = manager();
-    const second = await m2.formats.import(out, 'bmit', o);
-    expect(second.sessions.map((s) => [s.id, s.action])).toEqual([[id, 'created']]);
-    expect(view(await m2.get(id))).toEqual(view(await m1.get(id)));
-  });
+  it.each(['mid-run', 'substep', 'out-of-order', 'completed', 'v1', 'v2', 'no-version', 'corrupt-with-bak'])(
+    '%s: the second import equals the first',
+    async (c) => {
+      const src = await copyCase('bmit', c);
+      const before = await snapshot(src);
+      const m1 = manager();
+      const first = await m1.formats.import(src, 'bmit', o);
+      expect(first.sessions.map((s) => s.action)).toEqual(['created']);
+      expect(await snapshot(src)).toEqual(before);
+      const out = await tempDir('bmit-rt');
+      const id = first.sessions[0]!.id as string;
+      const ex = await m1.formats.export(id, 'bmit', out, o);
+      expect(ex.written).toEqual([
+        `agent-output/${ex.foreignId}/00-session-state.json`,
+        `agent-output/${ex.foreignId}/00-handoff.md`,
+      ]);
+      const m2 = manager();
+      const second = await m2.formats.import(out, 'bmit', o);
+      expect(second.sessions.map((s) => [s.id, s.action])).toEqual([[id, 'created']]);
+      expect(view(await m2.get(id))).toEqual(view(await m1.get(id)));
+    },
+  );
 
   it('importing the same project again appends nothing', async () => {
     const m = manager();
@@ -64,8 +88,18 @@ describe('bmit: import → export → import through the manager', () => {
     await m.formats.import(src, 'bmit', o);
     const f = path.join(src, 'agent-output/contoso-web/00-session-state.json');
     const doc = JSON.parse(await fs.readFile(f, 'utf8'));
-    doc.steps['2'] = { ...doc.steps['2'], status: 'complete', completed: '2026-05-02T11:00:00Z', artifacts: ['02-architecture-assessment.md'] };
-    doc.steps['3'] = { ...doc.steps['3'], status: 'in_progress', started: '2026-05-02T11:05:00Z', sub_step: 'phase_2_diagram' };
+    doc.steps['2'] = {
+      ...doc.steps['2'],
+      status: 'complete',
+      completed: '2026-05-02T11:00:00Z',
+      artifacts: ['02-architecture-assessment.md'],
+    };
+    doc.steps['3'] = {
+      ...doc.steps['3'],
+      status: 'in_progress',
+      started: '2026-05-02T11:05:00Z',
+      sub_step: 'phase_2_diagram',
+    };
     await fs.writeFile(f, JSON.stringify(doc, null, 2));
     const again = await m.formats.import(src, 'bmit', o);
     expect(again.sessions.map((s) => s.action)).toEqual(['updated']);
@@ -110,7 +144,8 @@ describe('bmit: times baton made up at import', () => {
     const step2 = async () => {
       const out = await tempDir('bmit-untimed');
       const ex = await m.formats.export(id, 'bmit', out, o);
-      return JSON.parse(await fs.readFile(path.join(out, `agent-output/${ex.foreignId}/00-session-state.json`), 'utf8')).steps['2'];
+      return JSON.parse(await fs.readFile(path.join(out, `agent-output/${ex.foreignId}/00-session-state.json`), 'utf8'))
+        .steps['2'];
     };
     // While the step still runs from the import, its start time is unknown, as in the source.
     expect((await step2()).started).toBeNull();

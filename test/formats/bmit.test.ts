@@ -11,7 +11,8 @@ import { cleanTemps, codes, FIXTURES, inspectAt, only, snapshot } from './bmit-h
 
 const fx = (c: string) => path.join(FIXTURES, 'bmit', c);
 const inspect = (c: string) => inspectAt(bmitAdapter, fx(c));
-const statuses = (s: { units: Array<{ id: string; status: string }> }) => Object.fromEntries(s.units.map((u) => [u.id, u.status]));
+const statuses = (s: { units: Array<{ id: string; status: string }> }) =>
+  Object.fromEntries(s.units.map((u) => [u.id, u.status]));
 
 afterEach(cleanTemps);
 
@@ -28,12 +29,33 @@ describe('bmit inspect: mid-run project (step 2 in progress, no sub-step)', () =
     expect(s.active).toBe(true);
     expect(s.archived).toBe(false);
     expect(s.units.map((u) => u.id)).toEqual(['1', '2', '3', '3_5', '4', '5', '6', '7']);
-    expect(s.units.map((u) => u.name)).toEqual(['Requirements', 'Architecture', 'Design', 'Governance', 'IaC Plan', 'IaC Code', 'Deploy', 'As-Built']);
-    expect(statuses(s)).toEqual({ '1': 'completed', '2': 'in_progress', '3': 'pending', '3_5': 'pending', '4': 'pending', '5': 'pending', '6': 'pending', '7': 'pending' });
+    expect(s.units.map((u) => u.name)).toEqual([
+      'Requirements',
+      'Architecture',
+      'Design',
+      'Governance',
+      'IaC Plan',
+      'IaC Code',
+      'Deploy',
+      'As-Built',
+    ]);
+    expect(statuses(s)).toEqual({
+      '1': 'completed',
+      '2': 'in_progress',
+      '3': 'pending',
+      '3_5': 'pending',
+      '4': 'pending',
+      '5': 'pending',
+      '6': 'pending',
+      '7': 'pending',
+    });
     expect(s.units[0]!.rawStatus).toBe('complete');
     expect(s.updatedAt).toBe('2026-05-02T10:15:00Z');
     expect(s.createdAt).toBe('2026-05-02T09:00:00Z');
-    expect(s.sources).toEqual(['agent-output/contoso-web/00-session-state.json', 'agent-output/contoso-web/00-handoff.md']);
+    expect(s.sources).toEqual([
+      'agent-output/contoso-web/00-session-state.json',
+      'agent-output/contoso-web/00-handoff.md',
+    ]);
     expect(s.sourceHash).toMatch(/^[0-9a-f]{64}$/);
   });
 
@@ -66,9 +88,20 @@ describe('bmit inspect: mid-run project (step 2 in progress, no sub-step)', () =
   it('keeps decision_log (id, step, agent, alternatives, time) and open_findings strings', async () => {
     const s = only(await inspect('mid-run'));
     expect(s.decisions).toEqual([
-      { id: 'D1', title: 'Region', choice: 'swedencentral', rationale: 'EU data residency', alternatives: ['westeurope'], agent: '02-Requirements', unitId: '1', time: '2026-05-02T09:30:00Z' },
+      {
+        id: 'D1',
+        title: 'Region',
+        choice: 'swedencentral',
+        rationale: 'EU data residency',
+        alternatives: ['westeurope'],
+        agent: '02-Requirements',
+        unitId: '1',
+        time: '2026-05-02T09:30:00Z',
+      },
     ]);
-    expect(s.findings).toEqual([{ text: 'REQ-001: no backup strategy for Table Storage', severity: null, unitId: null, time: null }]);
+    expect(s.findings).toEqual([
+      { text: 'REQ-001: no backup strategy for Table Storage', severity: null, unitId: null, time: null },
+    ]);
     expect(s.tokens).toBeNull();
     expect(s.unresolvedErrors).toEqual([]);
   });
@@ -77,7 +110,16 @@ describe('bmit inspect: mid-run project (step 2 in progress, no sub-step)', () =
     const s = only(await inspect('mid-run'));
     const doc = s.documents['agent-output/contoso-web/00-session-state.json'] as Record<string, unknown>;
     expect(doc['custom_team_field']).toEqual({ owner: 'ana' });
-    expect(doc['review_audit']).toEqual({ step_1: { complexity: 'standard', passes_planned: 2, passes_executed: 2, skipped: [], skip_reasons: [], models_used: ['challenger'] } });
+    expect(doc['review_audit']).toEqual({
+      step_1: {
+        complexity: 'standard',
+        passes_planned: 2,
+        passes_executed: 2,
+        skipped: [],
+        skip_reasons: [],
+        models_used: ['challenger'],
+      },
+    });
     expect(s.documents['agent-output/contoso-web/00-handoff.md']).toMatch(/^# contoso-web — Handoff/);
   });
 
@@ -109,7 +151,10 @@ describe('bmit inspect: sub-step in flight', () => {
     expect(s.resume.lastCompleted).toBe('3_5');
     expect(s.resume.reason).toContain('do not re-read 02-architecture-assessment.md, 04-governance-constraints.json');
     expect(s.problems).toEqual([]);
-    expect(s.decisions.map((d) => [d.id, d.unitId])).toEqual([['D1', '2'], ['D2', '4']]);
+    expect(s.decisions.map((d) => [d.id, d.unitId])).toEqual([
+      ['D1', '2'],
+      ['D2', '4'],
+    ]);
   });
 });
 
@@ -118,10 +163,15 @@ describe('bmit inspect: steps invoked out of order', () => {
     const s = only(await inspect('out-of-order'));
     const pre = codes(s.problems, 'PREREQUISITE');
     expect(pre.map((p) => p.details?.['unit'])).toEqual(['3_5', '4']);
-    expect(pre[0]!.details?.['earlier']).toEqual([{ unit: '2', status: 'in_progress' }, { unit: '3', status: 'pending' }]);
+    expect(pre[0]!.details?.['earlier']).toEqual([
+      { unit: '2', status: 'in_progress' },
+      { unit: '3', status: 'pending' },
+    ]);
     expect(pre.every((p) => p.severity === 'warning' && p.sessionId === 'tailspin')).toBe(true);
     expect(s.resume.warnings).toEqual(pre.map((p) => p.message));
-    expect(s.resume.warnings[1]).toMatch(/step 4 \(IaC Plan\) is in_progress while step 2 \(Architecture\) is in_progress, step 3 \(Design\) is pending/);
+    expect(s.resume.warnings[1]).toMatch(
+      /step 4 \(IaC Plan\) is in_progress while step 2 \(Architecture\) is in_progress, step 3 \(Design\) is pending/,
+    );
   });
 
   it('resumes the first step in flight and flags its unknown sub-step name and the missing start time', async () => {
@@ -131,7 +181,13 @@ describe('bmit inspect: steps invoked out of order', () => {
     const bad = codes(s.problems, 'BAD_VALUE');
     expect(bad).toHaveLength(1);
     expect(bad[0]!.details).toMatchObject({ field: 'steps.2.sub_step', value: 'phase_2_wafs' });
-    expect(bad[0]!.details?.['known']).toEqual(['phase_1_prereqs', 'phase_2_waf', 'phase_3_cost', 'phase_4_challenger', 'phase_5_artifact']);
+    expect(bad[0]!.details?.['known']).toEqual([
+      'phase_1_prereqs',
+      'phase_2_waf',
+      'phase_3_cost',
+      'phase_4_challenger',
+      'phase_5_artifact',
+    ]);
     const missing = codes(s.problems, 'MISSING_FIELD');
     expect(missing.map((p) => p.details?.['field'])).toEqual(['steps.4.started']);
   });
@@ -167,18 +223,45 @@ describe('bmit inspect: completed project with a stale handoff', () => {
       { what: 'last completed step', handoff: 'step 5', json: 'step 7 (As-Built)' },
       { what: 'step 6 (Deploy) checklist', handoff: 'not done', json: 'complete' },
       { what: 'step 6 (Deploy) status', handoff: 'blocked', json: 'complete' },
-      { what: 'architecture pattern', handoff: 'SPA + API (Container Apps Consumption)', json: 'Hub-spoke with App Service' },
+      {
+        what: 'architecture pattern',
+        handoff: 'SPA + API (Container Apps Consumption)',
+        json: 'Hub-spoke with App Service',
+      },
     ]);
   });
 
   it('reads decision_log entries without ids (decision text) and object findings', async () => {
     const s = only(await inspect('completed'));
     expect(s.decisions).toEqual([
-      { id: null, title: 'Initialized project workflow for a live demo.', choice: 'Initialized project workflow for a live demo.', rationale: null, alternatives: [], agent: null, unitId: '0', time: '2026-04-14T09:40:37Z' },
-      { id: null, title: 'Accept deny policy on public IPs', choice: 'Accept deny policy on public IPs', rationale: 'tenant policy', alternatives: [], agent: '04g-Governance', unitId: '4', time: '2026-04-14T10:45:00Z' },
+      {
+        id: null,
+        title: 'Initialized project workflow for a live demo.',
+        choice: 'Initialized project workflow for a live demo.',
+        rationale: null,
+        alternatives: [],
+        agent: null,
+        unitId: '0',
+        time: '2026-04-14T09:40:37Z',
+      },
+      {
+        id: null,
+        title: 'Accept deny policy on public IPs',
+        choice: 'Accept deny policy on public IPs',
+        rationale: 'tenant policy',
+        alternatives: [],
+        agent: '04g-Governance',
+        unitId: '4',
+        time: '2026-04-14T10:45:00Z',
+      },
     ]);
-    expect(codes(s.problems, 'MISSING_FIELD')[0]!.details).toMatchObject({ field: 'decision_log[].id', entries: [0, 1] });
-    expect(s.findings).toEqual([{ text: 'Key Vault purge protection disabled', severity: 'must_fix', unitId: '6', time: '2026-04-14T13:20:00Z' }]);
+    expect(codes(s.problems, 'MISSING_FIELD')[0]!.details).toMatchObject({
+      field: 'decision_log[].id',
+      entries: [0, 1],
+    });
+    expect(s.findings).toEqual([
+      { text: 'Key Vault purge protection disabled', severity: 'must_fix', unitId: '6', time: '2026-04-14T13:20:00Z' },
+    ]);
   });
 
   it('does not report a handoff that agrees with the JSON', async () => {
@@ -190,8 +273,12 @@ describe('bmit inspect: schema versions needing migration', () => {
   it('v1.0: NEEDS_MIGRATION 1.0 → 3.0, decisions.iac_tool reported as the legacy place, missing step 3_5 from the template', async () => {
     const s = only(await inspect('v1'));
     expect(codes(s.problems, 'NEEDS_MIGRATION').map((p) => p.details)).toEqual([{ from: '1.0', to: '3.0' }]);
-    expect(codes(s.problems, 'LEGACY_FIELD').map((p) => p.details)).toEqual([{ field: 'decisions.iac_tool', current: 'iac_tool', value: 'Terraform' }]);
-    expect(codes(s.problems, 'MISSING_FIELD').map((p) => p.details)).toEqual([{ field: ['steps.3_5'], assumed: 'pending' }]);
+    expect(codes(s.problems, 'LEGACY_FIELD').map((p) => p.details)).toEqual([
+      { field: 'decisions.iac_tool', current: 'iac_tool', value: 'Terraform' },
+    ]);
+    expect(codes(s.problems, 'MISSING_FIELD').map((p) => p.details)).toEqual([
+      { field: ['steps.3_5'], assumed: 'pending' },
+    ]);
     expect(s.units.find((u) => u.id === '3_5')!.status).toBe('pending');
     expect(s.resume).toMatchObject({ action: 'start', unitId: '2' });
   });
@@ -199,8 +286,16 @@ describe('bmit inspect: schema versions needing migration', () => {
   it('v2.0: NEEDS_MIGRATION plus lock, stale_threshold_ms and the step claim as LEGACY_FIELD; the claim stays in unit metadata', async () => {
     const s = only(await inspect('v2'));
     expect(codes(s.problems, 'NEEDS_MIGRATION').map((p) => p.details)).toEqual([{ from: '2.0', to: '3.0' }]);
-    expect(codes(s.problems, 'LEGACY_FIELD').map((p) => p.details?.['field'])).toEqual(['lock', 'stale_threshold_ms', 'steps.2.claim']);
-    expect(s.units[1]!.metadata['claim']).toEqual({ agent: '03-Architect', session: 'chat-7', claimed_at: '2026-01-10T09:00:00Z' });
+    expect(codes(s.problems, 'LEGACY_FIELD').map((p) => p.details?.['field'])).toEqual([
+      'lock',
+      'stale_threshold_ms',
+      'steps.2.claim',
+    ]);
+    expect(s.units[1]!.metadata['claim']).toEqual({
+      agent: '03-Architect',
+      session: 'chat-7',
+      claimed_at: '2026-01-10T09:00:00Z',
+    });
     expect(s.resume).toMatchObject({ action: 'skip-to-substep', unitId: '2', subStep: 'phase_2_waf' });
   });
 
@@ -209,8 +304,14 @@ describe('bmit inspect: schema versions needing migration', () => {
     expect(s.id).toBe('no-version');
     expect(codes(s.problems, 'NEEDS_MIGRATION').map((p) => p.details)).toEqual([{ from: null, to: '3.0' }]);
     // decisions.complexity is absent too: bmit's default "standard" is reported (issue 14).
-    expect(codes(s.problems, 'MISSING_FIELD').map((p) => p.details?.['field'])).toEqual([['steps.1', 'steps.3', 'steps.3_5', 'steps.4', 'steps.5', 'steps.6', 'steps.7'], 'steps.2.started', 'decisions.complexity']);
-    expect(s.units[1]!.files).toEqual([{ path: 'agent-output/no-version/02-architecture-assessment.md', action: 'created' }]);
+    expect(codes(s.problems, 'MISSING_FIELD').map((p) => p.details?.['field'])).toEqual([
+      ['steps.1', 'steps.3', 'steps.3_5', 'steps.4', 'steps.5', 'steps.6', 'steps.7'],
+      'steps.2.started',
+      'decisions.complexity',
+    ]);
+    expect(s.units[1]!.files).toEqual([
+      { path: 'agent-output/no-version/02-architecture-assessment.md', action: 'created' },
+    ]);
     expect(s.units[1]!.agents).toEqual([]);
     expect(s.position).toEqual({ unitId: '2', subStep: 'phase_2_waf' });
   });
@@ -234,7 +335,9 @@ describe('bmit inspect: damaged state files', () => {
     ]);
     expect(Object.keys(s.documents)).toEqual(['agent-output/wingtip/00-session-state.json.bak']);
     const tmp = codes(s.problems, 'LEFTOVER_TEMP');
-    expect(tmp.map((p) => [p.path, p.details?.['parses']])).toEqual([['agent-output/wingtip/00-session-state.json.tmp', false]]);
+    expect(tmp.map((p) => [p.path, p.details?.['parses']])).toEqual([
+      ['agent-output/wingtip/00-session-state.json.tmp', false],
+    ]);
   });
 
   it('corrupt state without a backup: CORRUPT_FILE with backup null, fresh-from-template advice, every step pending', async () => {
@@ -256,9 +359,15 @@ describe('bmit inspect: damaged state files', () => {
 
   it('an empty state with a usable .bak is read from the .bak', async () => {
     const d = await copyTo('empty-state');
-    await fs.copyFile(path.join(fx('corrupt-with-bak'), 'agent-output/wingtip/00-session-state.json.bak'), path.join(d, 'agent-output/litware/00-session-state.json.bak'));
+    await fs.copyFile(
+      path.join(fx('corrupt-with-bak'), 'agent-output/wingtip/00-session-state.json.bak'),
+      path.join(d, 'agent-output/litware/00-session-state.json.bak'),
+    );
     const s = only(await inspectAt(bmitAdapter, d));
-    expect(s.problems.map((p) => [p.code, p.details?.['backup']])).toEqual([['EMPTY_FILE', 'agent-output/litware/00-session-state.json.bak'], ['BAD_VALUE', undefined]]);
+    expect(s.problems.map((p) => [p.code, p.details?.['backup']])).toEqual([
+      ['EMPTY_FILE', 'agent-output/litware/00-session-state.json.bak'],
+      ['BAD_VALUE', undefined],
+    ]);
     expect(s.position.unitId).toBe('2');
   });
 });
@@ -269,7 +378,9 @@ describe('bmit inspect: a project without its state file', () => {
     await fs.rm(path.join(d, 'agent-output/wingtip/00-session-state.json'));
     await fs.rm(path.join(d, 'agent-output/wingtip/00-session-state.json.tmp'));
     const s = only(await inspectAt(bmitAdapter, d));
-    expect(s.problems.map((p) => [p.code, p.details?.['backup']])).toEqual([['STATE_MISSING', 'agent-output/wingtip/00-session-state.json.bak']]);
+    expect(s.problems.map((p) => [p.code, p.details?.['backup']])).toEqual([
+      ['STATE_MISSING', 'agent-output/wingtip/00-session-state.json.bak'],
+    ]);
     expect(s.position).toEqual({ unitId: '2', subStep: 'phase_3_cost' });
     expect(s.resume.recommended).toBe('checkpoint');
   });
@@ -314,7 +425,9 @@ describe('bmit inspect: tolerant reading and path safety', () => {
     await fs.rm(f);
     await fs.symlink(path.join(outside, 'agent-output/fabrikam-api/00-session-state.json'), f);
     const s = only(await inspectAt(bmitAdapter, d));
-    expect(s.problems.map((p) => [p.code, p.path, p.details?.['backup']])).toEqual([['UNSAFE_PATH', 'agent-output/litware/00-session-state.json', null]]);
+    expect(s.problems.map((p) => [p.code, p.path, p.details?.['backup']])).toEqual([
+      ['UNSAFE_PATH', 'agent-output/litware/00-session-state.json', null],
+    ]);
     expect(s.documents).toEqual({});
     expect(s.resume).toMatchObject({ action: 'start', recommended: 'fresh' });
   });
@@ -337,17 +450,35 @@ describe('bmit inspect: tolerant reading and path safety', () => {
     await fs.symlink(outside, path.join(d, 'agent-output/contoso-web/leak'));
     const s = only(await inspectAt(bmitAdapter, d));
     const unsafe = codes(s.problems, 'UNSAFE_PATH');
-    expect(unsafe.map((p) => p.details?.['artifact'])).toEqual(['../../../etc/passwd', '/etc/shadow', 'leak/secret.md']);
-    expect(unsafe.every((p) => p.sessionId === 'contoso-web' && p.path === 'agent-output/contoso-web/00-session-state.json')).toBe(true);
-    expect(s.units[0]!.files.map((x) => x.path)).toEqual(['01-requirements.md', '../../../etc/passwd', '/etc/shadow', 'leak/secret.md']);
+    expect(unsafe.map((p) => p.details?.['artifact'])).toEqual([
+      '../../../etc/passwd',
+      '/etc/shadow',
+      'leak/secret.md',
+    ]);
+    expect(
+      unsafe.every((p) => p.sessionId === 'contoso-web' && p.path === 'agent-output/contoso-web/00-session-state.json'),
+    ).toBe(true);
+    expect(s.units[0]!.files.map((x) => x.path)).toEqual([
+      '01-requirements.md',
+      '../../../etc/passwd',
+      '/etc/shadow',
+      'leak/secret.md',
+    ]);
   });
 
   it('lists several projects, each with its own facts, and says bmit asks which one', async () => {
     const d = await copyTo('mid-run');
-    await fs.cp(path.join(fx('substep'), 'agent-output/fabrikam-api'), path.join(d, 'agent-output/fabrikam-api'), { recursive: true });
+    await fs.cp(path.join(fx('substep'), 'agent-output/fabrikam-api'), path.join(d, 'agent-output/fabrikam-api'), {
+      recursive: true,
+    });
     const r = await inspectAt(bmitAdapter, d);
-    expect(r.sessions.map((s) => [s.id, s.position.unitId])).toEqual([['contoso-web', '2'], ['fabrikam-api', '4']]);
-    expect(r.problems.map((p) => [p.code, p.details?.['projects']])).toEqual([['MULTIPLE_PROJECTS', ['contoso-web', 'fabrikam-api']]]);
+    expect(r.sessions.map((s) => [s.id, s.position.unitId])).toEqual([
+      ['contoso-web', '2'],
+      ['fabrikam-api', '4'],
+    ]);
+    expect(r.problems.map((p) => [p.code, p.details?.['projects']])).toEqual([
+      ['MULTIPLE_PROJECTS', ['contoso-web', 'fabrikam-api']],
+    ]);
   });
 
   it('reports a folder without any bmit project', async () => {

@@ -32,14 +32,17 @@ describe('baton inspect / import / export with the ccw layout (built CLI)', () =
     expect(r.code).toBe(EXIT_CODES.CORRUPT);
     const j = JSON.parse(r.stdout) as InspectJson;
     const broken = j.sessions.find((x) => x.id === 'WFS-broken')!;
-    expect(broken.problems.find((p) => p.code === 'CORRUPT_FILE')?.details).toMatchObject({ backup: '.workflow/active/WFS-broken/.backups/session-2025-11-20-09-30.json' });
+    expect(broken.problems.find((p) => p.code === 'CORRUPT_FILE')?.details).toMatchObject({
+      backup: '.workflow/active/WFS-broken/.backups/session-2025-11-20-09-30.json',
+    });
   });
 
   it('import then export --format ccw gives back the same facts, in the seed-era layout', async () => {
     const ws = workspace();
     await ws.ok(['import', '--format', 'ccw', path.join(FIXTURES, 'seed-mid-run')]);
     const out = ws.path('out');
-    for (const id of ['WFS-user-profile', 'WFS-oauth-integration', 'WFS-bug-fix-123']) await ws.ok(['export', '--format', 'ccw', '--session', id, '--out', out]);
+    for (const id of ['WFS-user-profile', 'WFS-oauth-integration', 'WFS-bug-fix-123'])
+      await ws.ok(['export', '--format', 'ccw', '--session', id, '--out', out]);
     const reg = fs.readFileSync(path.join(out, '.workflow/session_status.jsonl'), 'utf8').trim().split('\n');
     expect(reg.map((l) => JSON.parse(l).id)).toEqual(['WFS-user-profile', 'WFS-oauth-integration', 'WFS-bug-fix-123']);
     const before = await inspect('seed-mid-run');

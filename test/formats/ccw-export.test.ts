@@ -11,9 +11,26 @@ import type { SessionState } from '../../src/domain/state.js';
 import { ccwAdapter } from '../../src/formats/ccw/index.js';
 import { SafeDir } from '../../src/formats/safe-dir.js';
 import type { ForeignSession } from '../../src/formats/types.js';
-import { applyPlan, copyFixture, facts, FIXTURES, inspect, NOW, session, stateFrom, tempDir, tree, withCode } from './ccw-helpers.js';
+import {
+  applyPlan,
+  copyFixture,
+  facts,
+  FIXTURES,
+  inspect,
+  NOW,
+  session,
+  stateFrom,
+  tempDir,
+  tree,
+  withCode,
+} from './ccw-helpers.js';
 
-async function exportInto(outDir: string, s: ForeignSession, state: SessionState = stateFrom(s), original: Record<string, unknown> | null = s.documents) {
+async function exportInto(
+  outDir: string,
+  s: ForeignSession,
+  state: SessionState = stateFrom(s),
+  original: Record<string, unknown> | null = s.documents,
+) {
   const out = await SafeDir.open(outDir);
   const plan = await ccwAdapter.exportPlan({ state, original, foreignId: s.id, now: NOW }, out);
   await applyPlan(out, plan);
@@ -49,7 +66,8 @@ describe('ccw export: unchanged sessions come back with the same facts', () => {
       expect(f2).toEqual(f1);
       expect(after.updatedAt).toBe(NOW.toISOString());
       // Damage the export repairs is gone; nothing new is wrong.
-      for (const code of ['CORRUPT_FILE', 'EMPTY_FILE', 'ARCHIVE_COPIED', 'REGISTRY_MISMATCH', 'UNSAFE_PATH']) expect(withCode(after.problems, code), code).toEqual([]);
+      for (const code of ['CORRUPT_FILE', 'EMPTY_FILE', 'ARCHIVE_COPIED', 'REGISTRY_MISMATCH', 'UNSAFE_PATH'])
+        expect(withCode(after.problems, code), code).toEqual([]);
     });
   }
 
@@ -71,7 +89,10 @@ describe('ccw export: damaged sources', () => {
     const dir = await copyFixture('corrupt-with-backup');
     const plan = await exportInto(dir, s);
     // the unreadable file is kept as a backup, like any previous version
-    expect(plan.writes.map((w) => w.path)).toEqual(['.workflow/active/WFS-lost/workflow-session.json', '.workflow/active/WFS-lost/.backups/session-2026-11-22-16-00.json']);
+    expect(plan.writes.map((w) => w.path)).toEqual([
+      '.workflow/active/WFS-lost/workflow-session.json',
+      '.workflow/active/WFS-lost/.backups/session-2026-11-22-16-00.json',
+    ]);
     expect(await read(dir, '.workflow/active/WFS-lost/.backups/session-2026-11-22-16-00.json')).toBe('{not json');
     const after = session(await inspect(dir), 'WFS-lost');
     expect(withCode(after.problems, 'CORRUPT_FILE')).toEqual([]);
@@ -112,7 +133,11 @@ describe('ccw export: the session file', () => {
       timestamp: '2025-09-07T14:00:00Z',
     });
     expect(doc.checkpoints.implement.taskFiles).toBeUndefined();
-    expect(doc.checkpoints.review).toEqual({ status: 'in_progress', quality_checks: { code_quality: 'pending', test_coverage: 'pending' }, timestamp: '2025-09-07T14:05:00Z' });
+    expect(doc.checkpoints.review).toEqual({
+      status: 'in_progress',
+      quality_checks: { code_quality: 'pending', test_coverage: 'pending' },
+      timestamp: '2025-09-07T14:05:00Z',
+    });
     const again = session(await inspect(dir), 'WFS-user-profile');
     expect(again.resume).toMatchObject({ unitId: 'review', action: 'review', lastCompleted: 'implement' });
   });
@@ -141,10 +166,18 @@ describe('ccw export: layout (a), the registry', () => {
     expect(after).toHaveLength(before.length);
     expect(after[1]).toBe(before[1]);
     expect(after[2]).toBe(before[2]);
-    expect(JSON.parse(after[0]!)).toEqual({ id: 'WFS-oauth-integration', status: 'active', description: 'OAuth2 (renamed)', created: '2025-09-07T10:00:00Z', directory: '.workflow/WFS-oauth-integration' });
+    expect(JSON.parse(after[0]!)).toEqual({
+      id: 'WFS-oauth-integration',
+      status: 'active',
+      description: 'OAuth2 (renamed)',
+      created: '2025-09-07T10:00:00Z',
+      directory: '.workflow/WFS-oauth-integration',
+    });
     const r = await inspect(dir);
     expect(session(r, 'WFS-oauth-integration').active).toBe(true);
-    expect(withCode(r.problems, 'TWO_ACTIVE')[0]!.details).toMatchObject({ sessions: ['WFS-oauth-integration', 'WFS-user-profile'] });
+    expect(withCode(r.problems, 'TWO_ACTIVE')[0]!.details).toMatchObject({
+      sessions: ['WFS-oauth-integration', 'WFS-user-profile'],
+    });
   });
 
   it('duplicate lines of the session become one; a torn line is kept verbatim on its own line', async () => {
@@ -165,11 +198,18 @@ describe('ccw export: layout (a), the registry', () => {
     const s = session(await inspect('seed-mid-run'), 'WFS-bug-fix-123');
     const dir = await tempDir();
     await fs.mkdir(path.join(dir, '.workflow'));
-    await fs.writeFile(path.join(dir, '.workflow/session_status.jsonl'), '{"id":"WFS-other","status":"paused","directory":".workflow/WFS-other"}\n');
+    await fs.writeFile(
+      path.join(dir, '.workflow/session_status.jsonl'),
+      '{"id":"WFS-other","status":"paused","directory":".workflow/WFS-other"}\n',
+    );
     await exportInto(dir, s);
     const lines = (await read(dir, '.workflow/session_status.jsonl')).trimEnd().split('\n');
     expect(lines).toHaveLength(2);
-    expect(JSON.parse(lines[1]!)).toMatchObject({ id: 'WFS-bug-fix-123', status: 'completed', directory: '.workflow/WFS-bug-fix-123' });
+    expect(JSON.parse(lines[1]!)).toMatchObject({
+      id: 'WFS-bug-fix-123',
+      status: 'completed',
+      directory: '.workflow/WFS-bug-fix-123',
+    });
   });
 });
 
@@ -191,7 +231,10 @@ describe('ccw export: layout (c), archive = move', () => {
   it('a completed session goes to archives/ with its files; the active/ copy and .archiving marker go', async () => {
     const s = session(await inspect('directories-archiving'), 'WFS-feature-b');
     const dir = await copyFixture('directories-archiving');
-    await fs.writeFile(path.join(dir, '.workflow/active/WFS-feature-b/IMPL_PLAN.md'), '# plan\r\nkept byte for byte\r\n');
+    await fs.writeFile(
+      path.join(dir, '.workflow/active/WFS-feature-b/IMPL_PLAN.md'),
+      '# plan\r\nkept byte for byte\r\n',
+    );
     await exportInto(dir, s);
     const files = await tree(path.join(dir, '.workflow'));
     expect(files.filter((f) => f.includes('WFS-feature-b'))).toEqual([
@@ -220,7 +263,10 @@ describe('ccw export: layout (c), archive = move', () => {
     state.phases = state.phases.map((p) => ({ ...p, id: p.id === 'implement' ? 'build' : p.id, metadata: {} }));
     const dir = await tempDir();
     const out = await SafeDir.open(dir);
-    await applyPlan(out, await ccwAdapter.exportPlan({ state, original: null, foreignId: 'new feature', now: NOW }, out));
+    await applyPlan(
+      out,
+      await ccwAdapter.exportPlan({ state, original: null, foreignId: 'new feature', now: NOW }, out),
+    );
     expect(await tree(dir)).toEqual(['.workflow/active/WFS-new-feature/workflow-session.json']);
     const r = await inspect(dir);
     const n = r.sessions[0]!;
@@ -233,7 +279,13 @@ describe('ccw export: layout (c), archive = move', () => {
     ]);
     expect(n.position).toEqual({ unitId: 'build', subStep: 'code-review-agent' });
     const doc = n.documents['.workflow/active/WFS-new-feature/workflow-session.json'] as Record<string, unknown>;
-    expect(doc).toMatchObject({ session_version: '2.0', current_phase: 'BUILD', status: 'active', context_chain: [], state_transitions: [] });
+    expect(doc).toMatchObject({
+      session_version: '2.0',
+      current_phase: 'BUILD',
+      status: 'active',
+      context_chain: [],
+      state_transitions: [],
+    });
   });
 
   it('into a .workflow folder given as the output folder, no second .workflow is made', async () => {
@@ -241,7 +293,10 @@ describe('ccw export: layout (c), archive = move', () => {
     const dir = path.join(await tempDir(), '.workflow');
     await fs.mkdir(dir);
     await exportInto(dir, s);
-    expect(await tree(dir)).toEqual(['active/WFS-feature-a/IMPL_PLAN.md', 'active/WFS-feature-a/workflow-session.json']);
+    expect(await tree(dir)).toEqual([
+      'active/WFS-feature-a/IMPL_PLAN.md',
+      'active/WFS-feature-a/workflow-session.json',
+    ]);
   });
 });
 
@@ -251,10 +306,14 @@ describe('ccw export: timestamped backups, last five kept', () => {
     const dir = await copyFixture('directories-archiving');
     const bdir = path.join(dir, '.workflow/active/WFS-feature-a/.backups');
     await fs.mkdir(bdir);
-    for (let h = 10; h < 16; h++) await fs.writeFile(path.join(bdir, `session-2026-11-2${h === 15 ? 1 : 0}-${h}-00.json`), `{"h":${h}}`);
+    for (let h = 10; h < 16; h++)
+      await fs.writeFile(path.join(bdir, `session-2026-11-2${h === 15 ? 1 : 0}-${h}-00.json`), `{"h":${h}}`);
     const prev = await read(dir, '.workflow/active/WFS-feature-a/workflow-session.json');
     const plan = await exportInto(dir, s);
-    expect(plan.removes.sort()).toEqual(['.workflow/active/WFS-feature-a/.backups/session-2026-11-20-10-00.json', '.workflow/active/WFS-feature-a/.backups/session-2026-11-20-11-00.json']);
+    expect(plan.removes.sort()).toEqual([
+      '.workflow/active/WFS-feature-a/.backups/session-2026-11-20-10-00.json',
+      '.workflow/active/WFS-feature-a/.backups/session-2026-11-20-11-00.json',
+    ]);
     expect((await fs.readdir(bdir)).sort()).toEqual([
       'session-2026-11-20-12-00.json',
       'session-2026-11-20-13-00.json',
@@ -272,18 +331,30 @@ describe('ccw export: timestamped backups, last five kept', () => {
     const s = session(await inspect('directories-archiving'), 'WFS-feature-a');
     const dir = await tempDir();
     const plan = await exportInto(dir, s);
-    expect(plan.writes.map((w) => w.path)).toEqual(['.workflow/active/WFS-feature-a/workflow-session.json', '.workflow/active/WFS-feature-a/IMPL_PLAN.md']);
+    expect(plan.writes.map((w) => w.path)).toEqual([
+      '.workflow/active/WFS-feature-a/workflow-session.json',
+      '.workflow/active/WFS-feature-a/IMPL_PLAN.md',
+    ]);
     expect(plan.removes).toEqual([]);
-    expect(await read(dir, '.workflow/active/WFS-feature-a/IMPL_PLAN.md')).toBe(await read(path.join(FIXTURES, 'directories-archiving'), '.workflow/active/WFS-feature-a/IMPL_PLAN.md'));
+    expect(await read(dir, '.workflow/active/WFS-feature-a/IMPL_PLAN.md')).toBe(
+      await read(path.join(FIXTURES, 'directories-archiving'), '.workflow/active/WFS-feature-a/IMPL_PLAN.md'),
+    );
   });
 
   it('planning documents and task files already in the output folder are left as they are', async () => {
     const s = session(await inspect('seed-mid-run'), 'WFS-user-profile');
     const dir = await copyFixture('seed-mid-run');
     await fs.writeFile(path.join(dir, '.workflow/WFS-user-profile/IMPL_PLAN.md'), '# newer plan');
-    await fs.writeFile(path.join(dir, '.workflow/WFS-user-profile/.task/impl-2.json'), '{"id":"impl-2","status":"completed"}');
+    await fs.writeFile(
+      path.join(dir, '.workflow/WFS-user-profile/.task/impl-2.json'),
+      '{"id":"impl-2","status":"completed"}',
+    );
     const plan = await exportInto(dir, s);
-    expect(plan.writes.map((w) => w.path).sort()).toEqual(['.workflow/WFS-user-profile/.backups/session-2026-11-22-16-00.json', '.workflow/WFS-user-profile/workflow-session.json', '.workflow/session_status.jsonl']);
+    expect(plan.writes.map((w) => w.path).sort()).toEqual([
+      '.workflow/WFS-user-profile/.backups/session-2026-11-22-16-00.json',
+      '.workflow/WFS-user-profile/workflow-session.json',
+      '.workflow/session_status.jsonl',
+    ]);
     expect(await read(dir, '.workflow/WFS-user-profile/IMPL_PLAN.md')).toBe('# newer plan');
   });
 });

@@ -80,12 +80,27 @@ export function stateFrom(s: ForeignSession): SessionState {
     revision: 1,
     idFormat: 'foreign',
     phases: s.units.map((u) => ({
-      ...phaseFromSpec({ id: u.id, name: u.name, agents: u.agents, blockedBy: u.blockedBy, metadata: structuredClone(u.metadata) }),
+      ...phaseFromSpec({
+        id: u.id,
+        name: u.name,
+        agents: u.agents,
+        blockedBy: u.blockedBy,
+        metadata: structuredClone(u.metadata),
+      }),
       status: u.status === 'blocked' ? 'pending' : u.status,
       subStep: u.subStep,
       startedAt: u.startedAt,
       completedAt: u.completedAt,
-      files: u.files.filter((f) => f.action !== 'read').map((f) => ({ path: f.path, action: f.action as 'created', sha256: null, size: null, recordedAt: created, agent: null })),
+      files: u.files
+        .filter((f) => f.action !== 'read')
+        .map((f) => ({
+          path: f.path,
+          action: f.action as 'created',
+          sha256: null,
+          size: null,
+          recordedAt: created,
+          agent: null,
+        })),
     })),
     decisions: [],
     findings: [],
@@ -105,8 +120,27 @@ export function stateFrom(s: ForeignSession): SessionState {
  * but paths, sources, hashes and save times).
  */
 export function facts(s: ForeignSession): Record<string, unknown> {
-  const doc = Object.entries(s.documents).find(([k]) => k.endsWith('workflow-session.json') || /\/\.backups\/session-[^/]*\.json$/.test(k))?.[1] as Record<string, unknown> | undefined;
-  const unknownTop = doc ? Object.fromEntries(Object.entries(doc).filter(([k]) => !['session_id', 'project', 'description', 'status', 'current_phase', 'created_at', 'updated_at', 'checkpoints', 'phases'].includes(k))) : null;
+  const doc = Object.entries(s.documents).find(
+    ([k]) => k.endsWith('workflow-session.json') || /\/\.backups\/session-[^/]*\.json$/.test(k),
+  )?.[1] as Record<string, unknown> | undefined;
+  const unknownTop = doc
+    ? Object.fromEntries(
+        Object.entries(doc).filter(
+          ([k]) =>
+            ![
+              'session_id',
+              'project',
+              'description',
+              'status',
+              'current_phase',
+              'created_at',
+              'updated_at',
+              'checkpoints',
+              'phases',
+            ].includes(k),
+        ),
+      )
+    : null;
   return {
     id: s.id,
     title: s.title,
@@ -117,7 +151,12 @@ export function facts(s: ForeignSession): Record<string, unknown> {
     createdAt: s.createdAt,
     units: s.units,
     position: s.position,
-    resume: { unitId: s.resume.unitId, action: s.resume.action, subStep: s.resume.subStep, lastCompleted: s.resume.lastCompleted },
+    resume: {
+      unitId: s.resume.unitId,
+      action: s.resume.action,
+      subStep: s.resume.subStep,
+      lastCompleted: s.resume.lastCompleted,
+    },
     unresolvedErrors: s.unresolvedErrors,
     unknownTop,
   };

@@ -53,7 +53,11 @@ describe('ccw: seed-era registry, mid-run (seed-mid-run)', () => {
     expect(impl!.startedAt).toBe('2025-09-07T11:25:00Z');
     expect(impl!.metadata.todos).toEqual({ total: 12, completed: 8, in_progress: 1 });
     expect(impl!.metadata.agents_completed).toEqual(['code-developer']);
-    expect(impl!.metadata.taskFiles).toEqual({ total: 3, byStatus: { completed: 2, in_progress: 1 }, ids: ['impl-1', 'impl-1.1', 'impl-2'] });
+    expect(impl!.metadata.taskFiles).toEqual({
+      total: 3,
+      byStatus: { completed: 2, in_progress: 1 },
+      ids: ['impl-1', 'impl-1.1', 'impl-2'],
+    });
     expect(review!.metadata.quality_checks).toEqual({ code_quality: 'pending', test_coverage: 'pending' });
     // The resume point at task level: the task in progress (issue 14).
     expect(s.position).toEqual({ unitId: 'implement', subStep: 'code-review-agent', task: 'impl-2' });
@@ -63,13 +67,22 @@ describe('ccw: seed-era registry, mid-run (seed-mid-run)', () => {
     const doc = s.documents['.workflow/WFS-user-profile/workflow-session.json'] as Record<string, unknown>;
     expect(doc.owner_note).toBe('kept verbatim');
     expect(doc.state_transitions).toHaveLength(1);
-    expect(s.documents['.workflow/session_status.jsonl']).toMatchObject({ id: 'WFS-user-profile', complexity: 'medium' });
+    expect(s.documents['.workflow/session_status.jsonl']).toMatchObject({
+      id: 'WFS-user-profile',
+      complexity: 'medium',
+    });
     expect(s.sources).toContain('.workflow/session_status.jsonl');
     expect(s.sources).toContain('.workflow/WFS-user-profile/.task/impl-2.json');
     // planning documents and task files travel with the session (text / parsed JSON)
-    expect(s.documents['.workflow/WFS-user-profile/IMPL_PLAN.md']).toBe('# Plan\n\n1. profile model\n2. profile page\n');
+    expect(s.documents['.workflow/WFS-user-profile/IMPL_PLAN.md']).toBe(
+      '# Plan\n\n1. profile model\n2. profile page\n',
+    );
     expect(s.documents['.workflow/WFS-user-profile/TASK_BREAKDOWN.md']).toBe('# Tasks\n');
-    expect(s.documents['.workflow/WFS-user-profile/.task/impl-2.json']).toEqual({ id: 'impl-2', title: 'profile page', status: 'in_progress' });
+    expect(s.documents['.workflow/WFS-user-profile/.task/impl-2.json']).toEqual({
+      id: 'impl-2',
+      title: 'profile page',
+      status: 'in_progress',
+    });
     expect(s.documents['.workflow/WFS-user-profile/.task/impl-2.1.1.1.json']).toBeUndefined();
     expect(s.sourceHash).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -124,7 +137,9 @@ describe('ccw: session.md shape, interrupted (session-md-interrupted)', () => {
     expect(s.rawStatus).toBe('interrupted');
     // Outside CCW's set: normalised as session.md documents it (its pause) and flagged (issue 14).
     expect(s.status).toBe('paused');
-    expect(withCode(s.problems, 'STATUS_NORMALISED').map((p) => p.details)).toEqual([{ field: 'status', raw: 'interrupted', read: 'paused' }]);
+    expect(withCode(s.problems, 'STATUS_NORMALISED').map((p) => p.details)).toEqual([
+      { field: 'status', raw: 'interrupted', read: 'paused' },
+    ]);
     expect(s.active).toBe(false);
     expect(s.title).toBe('Search API');
     expect(s.units.map((u) => [u.id, u.status])).toEqual([
@@ -139,7 +154,11 @@ describe('ccw: session.md shape, interrupted (session-md-interrupted)', () => {
     expect(init.files).toEqual([{ path: 'workflow-session.json', action: 'created' }]);
     expect(init.metadata).toEqual({ enabled: true, directories_created: ['.task', 'reports'] });
     expect(s.units[1]!.metadata).toEqual({ enabled: false });
-    expect(s.units[3]!.metadata.taskFiles).toEqual({ total: 2, byStatus: { completed: 1, pending: 1 }, ids: ['impl-1', 'impl-2'] });
+    expect(s.units[3]!.metadata.taskFiles).toEqual({
+      total: 2,
+      byStatus: { completed: 1, pending: 1 },
+      ids: ['impl-1', 'impl-2'],
+    });
     const doc = s.documents['.workflow/WFS-search-api/workflow-session.json'] as Record<string, unknown>;
     expect(doc.task_system).toMatchObject({ max_depth: 3, next_main_task_id: 3 });
   });
@@ -244,13 +263,21 @@ describe('ccw: marker-file layout (markers)', () => {
     expect(search.rawStatus).toBe('paused');
     expect(search.status).toBe('active');
     expect(search.active).toBe(true);
-    expect(withCode(search.problems, 'REGISTRY_MISMATCH')[0]!.details).toEqual({ field: 'status', marker: 'active', file: 'paused' });
+    expect(withCode(search.problems, 'REGISTRY_MISMATCH')[0]!.details).toEqual({
+      field: 'status',
+      marker: 'active',
+      file: 'paused',
+    });
     expect(search.documents['.workflow/.active-WFS-search']).toBe('');
     const old = session(r, 'WFS-old');
     expect(old.rawStatus).toBe('active');
     expect(old.status).toBe('paused');
     expect(old.active).toBe(false);
-    expect(withCode(old.problems, 'REGISTRY_MISMATCH')[0]!.details).toEqual({ field: 'status', marker: null, file: 'active' });
+    expect(withCode(old.problems, 'REGISTRY_MISMATCH')[0]!.details).toEqual({
+      field: 'status',
+      marker: null,
+      file: 'active',
+    });
   });
 
   it('a marker naming no folder is a dangling active pointer', async () => {
@@ -264,7 +291,12 @@ describe('ccw: marker-file layout (markers)', () => {
 
   it('resume skips the two completed agents and continues with test-agent', async () => {
     const s = session(await inspect('markers'), 'WFS-search');
-    expect(s.resume).toMatchObject({ unitId: 'implement', action: 'skip-to-substep', subStep: 'test-agent', lastCompleted: 'plan' });
+    expect(s.resume).toMatchObject({
+      unitId: 'implement',
+      action: 'skip-to-substep',
+      subStep: 'test-agent',
+      lastCompleted: 'plan',
+    });
     expect(s.resume.reason).toContain('planner-agent, code-developer');
     expect(s.resume.warnings).toEqual([]);
   });
@@ -290,7 +322,10 @@ describe('ccw: active/ + archives/ layout (directories-archiving)', () => {
     expect(a.archived).toBe(false);
     expect(a.path).toBe('.workflow/active/WFS-feature-a/workflow-session.json');
     expect(a.resume).toMatchObject({ unitId: 'implement', action: 'skip-to-substep', subStep: 'code-developer' });
-    expect(withCode(a.problems, 'MISSING_ARTIFACT')[0]!.details).toEqual({ unit: 'implement', missing: ['TODO_LIST.md'] });
+    expect(withCode(a.problems, 'MISSING_ARTIFACT')[0]!.details).toEqual({
+      unit: 'implement',
+      missing: ['TODO_LIST.md'],
+    });
   });
 
   it('an archived session completed without review: issue #48 warnings, nothing to resume', async () => {
@@ -314,12 +349,26 @@ describe('ccw: archive copied instead of moved (archive-copied)', () => {
     expect(s.path).toBe('.workflow/archives/WFS-copied/workflow-session.json');
     const c = withCode(s.problems, 'ARCHIVE_COPIED');
     expect(c).toHaveLength(1);
-    expect(c[0]!.details).toEqual({ live: ['.workflow/active/WFS-copied'], archived: '.workflow/archives/WFS-copied', read: '.workflow/archives/WFS-copied' });
+    expect(c[0]!.details).toEqual({
+      live: ['.workflow/active/WFS-copied'],
+      archived: '.workflow/archives/WFS-copied',
+      read: '.workflow/archives/WFS-copied',
+    });
   });
 
   it('a failed quality check is an unresolved error of the review', async () => {
     const s = (await inspect('archive-copied')).sessions[0]!;
-    expect(s.unresolvedErrors).toEqual([{ unitId: 'review', agent: null, time: '2025-11-21T12:00:00Z', type: 'quality_check', message: 'Quality check test_coverage failed.', resolved: false, resolution: null }]);
+    expect(s.unresolvedErrors).toEqual([
+      {
+        unitId: 'review',
+        agent: null,
+        time: '2025-11-21T12:00:00Z',
+        type: 'quality_check',
+        message: 'Quality check test_coverage failed.',
+        resolved: false,
+        resolution: null,
+      },
+    ]);
   });
 });
 
@@ -329,7 +378,9 @@ describe('ccw: corrupt session files (corrupt-with-backup)', () => {
     const c = withCode(s.problems, 'CORRUPT_FILE');
     expect(c).toHaveLength(1);
     expect(c[0]!.path).toBe('.workflow/active/WFS-broken/workflow-session.json');
-    expect(c[0]!.details).toMatchObject({ backup: '.workflow/active/WFS-broken/.backups/session-2025-11-20-09-30.json' });
+    expect(c[0]!.details).toMatchObject({
+      backup: '.workflow/active/WFS-broken/.backups/session-2025-11-20-09-30.json',
+    });
     expect(s.status).toBe('active');
     expect(s.units.map((u) => u.status)).toEqual(['completed', 'in_progress', 'pending']);
     expect(s.resume.subStep).toBe('test-agent');
@@ -338,7 +389,11 @@ describe('ccw: corrupt session files (corrupt-with-backup)', () => {
       ['checkpoint', '.workflow/active/WFS-broken/.backups/session-2025-11-20-09-30.json', true],
       ['fresh', '.workflow/active/WFS-broken/IMPL_PLAN.md', false],
     ]);
-    expect(Object.keys(s.documents)).toEqual(['.workflow/active/WFS-broken/.backups/session-2025-11-20-09-30.json', '.workflow/active/WFS-broken/IMPL_PLAN.md', '.workflow/active/WFS-broken/TODO_LIST.md']);
+    expect(Object.keys(s.documents)).toEqual([
+      '.workflow/active/WFS-broken/.backups/session-2025-11-20-09-30.json',
+      '.workflow/active/WFS-broken/IMPL_PLAN.md',
+      '.workflow/active/WFS-broken/TODO_LIST.md',
+    ]);
   });
 
   it('the newer, corrupt backup is a corrupt checkpoint naming the valid one to fall back to', async () => {
@@ -348,8 +403,20 @@ describe('ccw: corrupt session files (corrupt-with-backup)', () => {
     expect(c[0]!.path).toBe('.workflow/active/WFS-broken/.backups/session-2025-11-20-10-00.json');
     expect(c[0]!.details).toEqual({ fallback: '.workflow/active/WFS-broken/.backups/session-2025-11-20-09-30.json' });
     expect(s.checkpoints).toEqual([
-      { id: 'session-2025-11-20-10-00.json', unitId: null, createdAt: '2025-11-20T10:00:00.000Z', valid: false, problem: 'does not parse' },
-      { id: 'session-2025-11-20-09-30.json', unitId: null, createdAt: '2025-11-20T09:30:00.000Z', valid: true, problem: null },
+      {
+        id: 'session-2025-11-20-10-00.json',
+        unitId: null,
+        createdAt: '2025-11-20T10:00:00.000Z',
+        valid: false,
+        problem: 'does not parse',
+      },
+      {
+        id: 'session-2025-11-20-09-30.json',
+        unitId: null,
+        createdAt: '2025-11-20T09:30:00.000Z',
+        valid: true,
+        problem: null,
+      },
     ]);
   });
 
@@ -371,7 +438,11 @@ describe('ccw: legacy registry next to active/ (mixed-legacy)', () => {
     expect(m).toHaveLength(1);
     expect(m[0]!.details).toMatchObject({ from: ['registry'], to: 'directories' });
     const mis = withCode(r.problems, 'REGISTRY_MISMATCH');
-    expect(mis[0]!.details).toMatchObject({ field: 'directory', registry: '.workflow/WFS-moved', found: ['.workflow/active/WFS-moved'] });
+    expect(mis[0]!.details).toMatchObject({
+      field: 'directory',
+      registry: '.workflow/WFS-moved',
+      found: ['.workflow/active/WFS-moved'],
+    });
     const s = session(r, 'WFS-moved');
     expect(s.active).toBe(true);
     expect(s.path).toBe('.workflow/active/WFS-moved/workflow-session.json');

@@ -30,7 +30,16 @@ function same(s: ForeignSession) {
   return f;
 }
 
-const CASES = ['seed-mid-run', 'session-md-interrupted', 'registry-truncated', 'markers', 'directories-archiving', 'archive-copied', 'corrupt-with-backup', 'mixed-legacy'];
+const CASES = [
+  'seed-mid-run',
+  'session-md-interrupted',
+  'registry-truncated',
+  'markers',
+  'directories-archiving',
+  'archive-copied',
+  'corrupt-with-backup',
+  'mixed-legacy',
+];
 /** Sessions whose export deliberately changes them: an interrupted archive is finished; a lost file is rebuilt. */
 const CHANGED = new Set(['WFS-feature-b', 'WFS-lost']);
 
@@ -51,7 +60,9 @@ describe('ccw: inspect(export(import(X))) has the facts of inspect(X)', () => {
     const after = await inspect(out);
     expect(after.sessions.map((s) => s.id)).toEqual(before.sessions.map((s) => s.id));
     for (const s of before.sessions) if (!CHANGED.has(s.id)) expect(same(session(after, s.id)), s.id).toEqual(same(s));
-    for (const s of after.sessions) for (const code of ['CORRUPT_FILE', 'ARCHIVE_COPIED', 'UNSAFE_PATH']) expect(withCode(s.problems, code)).toEqual([]);
+    for (const s of after.sessions)
+      for (const code of ['CORRUPT_FILE', 'ARCHIVE_COPIED', 'UNSAFE_PATH'])
+        expect(withCode(s.problems, code)).toEqual([]);
   });
 
   it('the interrupted archive is finished by the export; the lost file is rebuilt with its units', async () => {
@@ -78,7 +89,9 @@ describe('ccw: inspect(export(import(X))) has the facts of inspect(X)', () => {
     const s = session(await inspect('seed-mid-run'), 'WFS-user-profile');
     const out = await tempDir();
     await exportVia(s, out);
-    const doc = JSON.parse(await fs.readFile(path.join(out, '.workflow/WFS-user-profile/workflow-session.json'), 'utf8'));
+    const doc = JSON.parse(
+      await fs.readFile(path.join(out, '.workflow/WFS-user-profile/workflow-session.json'), 'utf8'),
+    );
     const orig = s.documents['.workflow/WFS-user-profile/workflow-session.json'] as Record<string, unknown>;
     expect({ ...doc, updated_at: null }).toEqual({ ...orig, updated_at: null });
     const reg = JSON.parse((await fs.readFile(path.join(out, '.workflow/session_status.jsonl'), 'utf8')).trim());
@@ -92,10 +105,27 @@ describe('ccw: import → export → import through the manager', () => {
     title: x.title,
     status: x.status,
     archived: x.archived,
-    phases: x.phases.map((p) => ({ id: p.id, status: p.status, subStep: p.subStep, agents: p.agents, files: p.files.map((f) => [f.path, f.action]), startedAt: p.startedAt, completedAt: p.completedAt, errors: p.errors.map((e) => [e.type, e.message, e.resolved]), metadata: p.metadata })),
+    phases: x.phases.map((p) => ({
+      id: p.id,
+      status: p.status,
+      subStep: p.subStep,
+      agents: p.agents,
+      files: p.files.map((f) => [f.path, f.action]),
+      startedAt: p.startedAt,
+      completedAt: p.completedAt,
+      errors: p.errors.map((e) => [e.type, e.message, e.resolved]),
+      metadata: p.metadata,
+    })),
   });
 
-  it.each(['seed-mid-run', 'session-md-interrupted', 'markers', 'archive-copied', 'corrupt-with-backup', 'mixed-legacy'])('%s: the second import equals the first', async (c) => {
+  it.each([
+    'seed-mid-run',
+    'session-md-interrupted',
+    'markers',
+    'archive-copied',
+    'corrupt-with-backup',
+    'mixed-legacy',
+  ])('%s: the second import equals the first', async (c) => {
     const o = { cwd: '/', now: () => NOW, adapters: [ccwAdapter] };
     const m1 = manager();
     const first = await m1.formats.import(path.join(FIXTURES, c), 'ccw', o);
@@ -134,14 +164,27 @@ describe('ccw: import → export → import through the manager', () => {
     const out = await copyFixture('seed-mid-run');
     const before = await fs.readFile(path.join(out, '.workflow/WFS-user-profile/workflow-session.json'), 'utf8');
     const r = await m.formats.export('WFS-user-profile', 'ccw', out, o);
-    expect(r.written.sort()).toEqual(['.workflow/WFS-user-profile/.backups/session-2026-11-22-16-00.json', '.workflow/WFS-user-profile/workflow-session.json', '.workflow/session_status.jsonl']);
-    expect(await fs.readFile(path.join(out, '.workflow/WFS-user-profile/.backups/session-2026-11-22-16-00.json'), 'utf8')).toBe(before);
-    const doc = JSON.parse(await fs.readFile(path.join(out, '.workflow/WFS-user-profile/workflow-session.json'), 'utf8'));
+    expect(r.written.sort()).toEqual([
+      '.workflow/WFS-user-profile/.backups/session-2026-11-22-16-00.json',
+      '.workflow/WFS-user-profile/workflow-session.json',
+      '.workflow/session_status.jsonl',
+    ]);
+    expect(
+      await fs.readFile(path.join(out, '.workflow/WFS-user-profile/.backups/session-2026-11-22-16-00.json'), 'utf8'),
+    ).toBe(before);
+    const doc = JSON.parse(
+      await fs.readFile(path.join(out, '.workflow/WFS-user-profile/workflow-session.json'), 'utf8'),
+    );
     expect(doc.current_phase).toBe('REVIEW');
     expect(doc.status).toBe('active');
     expect(doc.updated_at).toBe(NOW.toISOString());
     // `tester` (the manager's agent) reached the sub-step and completed the phase: it is one of the phase's agents.
-    expect(doc.checkpoints.implement).toMatchObject({ status: 'completed', agents_completed: ['code-developer', 'code-review-agent', 'tester', 'test-agent'], current_agent: null, todos: { total: 12, completed: 8, in_progress: 1 } });
+    expect(doc.checkpoints.implement).toMatchObject({
+      status: 'completed',
+      agents_completed: ['code-developer', 'code-review-agent', 'tester', 'test-agent'],
+      current_agent: null,
+      todos: { total: 12, completed: 8, in_progress: 1 },
+    });
     expect(doc.checkpoints.review.status).toBe('in_progress');
     const s = session(await inspect(out), 'WFS-user-profile');
     expect(s.resume).toMatchObject({ unitId: 'review', action: 'review', lastCompleted: 'implement' });
@@ -151,7 +194,14 @@ describe('ccw: import → export → import through the manager', () => {
   it('a session born in baton exports to .workflow/active/ and imports back', async () => {
     const o = { cwd: '/', now: () => NOW, adapters: [ccwAdapter] };
     const m = manager();
-    const st = await m.start({ title: 'Born here', phases: [{ id: 'plan', name: 'Plan' }, { id: 'implement', name: 'Implement' }, { id: 'review', name: 'Review' }] });
+    const st = await m.start({
+      title: 'Born here',
+      phases: [
+        { id: 'plan', name: 'Plan' },
+        { id: 'implement', name: 'Implement' },
+        { id: 'review', name: 'Review' },
+      ],
+    });
     await m.phase(st.id, 'plan', 'start');
     await m.phase(st.id, 'plan', 'complete');
     await m.phase(st.id, 'implement', 'start');
@@ -182,7 +232,7 @@ describe('ccw: import → export → import through the manager', () => {
 });
 
 describe('ccw: source hash', () => {
-  it('changes with the session\'s own registry line and files, not with another session\'s line', async () => {
+  it("changes with the session's own registry line and files, not with another session's line", async () => {
     const dir = await copyFixture('seed-mid-run');
     const h = async () => Object.fromEntries((await inspect(dir)).sessions.map((s) => [s.id, s.sourceHash]));
     const before = await h();

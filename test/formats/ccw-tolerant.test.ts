@@ -10,7 +10,17 @@ import { ccwAdapter } from '../../src/formats/ccw/index.js';
 import { SafeDir } from '../../src/formats/safe-dir.js';
 import { copyFixture, facts, FIXTURES, inspect, session, tempDir, tree, withCode } from './ccw-helpers.js';
 
-const CASES = ['seed-mid-run', 'session-md-interrupted', 'registry-truncated', 'registry-unsafe', 'markers', 'directories-archiving', 'archive-copied', 'corrupt-with-backup', 'mixed-legacy'];
+const CASES = [
+  'seed-mid-run',
+  'session-md-interrupted',
+  'registry-truncated',
+  'registry-unsafe',
+  'markers',
+  'directories-archiving',
+  'archive-copied',
+  'corrupt-with-backup',
+  'mixed-legacy',
+];
 
 async function write(root: string, rel: string, content: string): Promise<void> {
   await fs.mkdir(path.dirname(path.join(root, rel)), { recursive: true });
@@ -43,7 +53,9 @@ describe('ccw: CRLF and BOM variants', () => {
       const a = await inspect(name);
       const b = await inspect(copy);
       expect(b.sessions.map(facts)).toEqual(a.sessions.map(facts));
-      expect(b.problems.map((p) => [p.code, p.sessionId, p.details])).toEqual(a.problems.map((p) => [p.code, p.sessionId, p.details]));
+      expect(b.problems.map((p) => [p.code, p.sessionId, p.details])).toEqual(
+        a.problems.map((p) => [p.code, p.sessionId, p.details]),
+      );
     });
   }
 });
@@ -52,15 +64,20 @@ describe('ccw: PATH may be the .workflow folder itself', () => {
   it('reads the same sessions with paths relative to .workflow', async () => {
     const a = await inspect('seed-mid-run');
     const b = await inspect(path.join(FIXTURES, 'seed-mid-run', '.workflow'));
-    expect(b.sessions.map((s) => [s.id, s.status, s.active])).toEqual(a.sessions.map((s) => [s.id, s.status, s.active]));
+    expect(b.sessions.map((s) => [s.id, s.status, s.active])).toEqual(
+      a.sessions.map((s) => [s.id, s.status, s.active]),
+    );
     expect(session(b, 'WFS-user-profile').path).toBe('WFS-user-profile/workflow-session.json');
     expect(session(b, 'WFS-user-profile').units).toEqual(session(a, 'WFS-user-profile').units);
     expect(session(b, 'WFS-user-profile').resume.warnings).toEqual([]);
   });
 
   it('detect is sure for both spellings and 0 for a folder that is not CCW', async () => {
-    for (const c of CASES) expect(await ccwAdapter.detect(await SafeDir.open(path.join(FIXTURES, c))), c).toBeGreaterThanOrEqual(0.9);
-    expect(await ccwAdapter.detect(await SafeDir.open(path.join(FIXTURES, 'markers', '.workflow')))).toBeGreaterThanOrEqual(0.9);
+    for (const c of CASES)
+      expect(await ccwAdapter.detect(await SafeDir.open(path.join(FIXTURES, c))), c).toBeGreaterThanOrEqual(0.9);
+    expect(
+      await ccwAdapter.detect(await SafeDir.open(path.join(FIXTURES, 'markers', '.workflow'))),
+    ).toBeGreaterThanOrEqual(0.9);
     const empty = await tempDir();
     expect(await ccwAdapter.detect(await SafeDir.open(empty))).toBe(0);
     const r = await inspect(empty);
@@ -78,7 +95,10 @@ describe('ccw: links leading outside PATH', () => {
     await fs.symlink(path.join(outside, 'WFS-x'), path.join(root, 'project/.workflow/WFS-x'));
     await fs.mkdir(path.join(root, 'project/.workflow/archives'), { recursive: true });
     await fs.symlink(path.join(outside, 'WFS-x'), path.join(root, 'project/.workflow/archives/WFS-y'));
-    await fs.symlink(path.join(root, 'project/.workflow/active/WFS-in'), path.join(root, 'project/.workflow/WFS-alias'));
+    await fs.symlink(
+      path.join(root, 'project/.workflow/active/WFS-in'),
+      path.join(root, 'project/.workflow/WFS-alias'),
+    );
     const r = await inspect(path.join(root, 'project'));
     const u = withCode(r.problems, 'UNSAFE_PATH');
     expect(u.map((p) => [p.sessionId, p.path])).toEqual([
@@ -88,7 +108,10 @@ describe('ccw: links leading outside PATH', () => {
     expect(u[0]!.message).toMatch(/outside the folder/);
     expect(r.sessions.map((s) => s.id)).toEqual(['WFS-in']);
     expect(r.sessions[0]!.path).toBe('.workflow/active/WFS-in/workflow-session.json');
-    expect(withCode(r.problems, 'DUPLICATE_SESSION')[0]!.details).toEqual({ read: '.workflow/active/WFS-in/workflow-session.json', ignored: '.workflow/WFS-alias/workflow-session.json' });
+    expect(withCode(r.problems, 'DUPLICATE_SESSION')[0]!.details).toEqual({
+      read: '.workflow/active/WFS-in/workflow-session.json',
+      ignored: '.workflow/WFS-alias/workflow-session.json',
+    });
     expect(r.sessions.some((s) => s.sources.some((x) => x.includes('WFS-x') || x.includes('WFS-y')))).toBe(false);
   });
 
@@ -96,7 +119,11 @@ describe('ccw: links leading outside PATH', () => {
     const root = await tempDir();
     const outside = await tempDir('outside');
     await write(outside, 'WFS-z/workflow-session.json', sessionJson({ session_id: 'WFS-z' }));
-    await write(root, '.workflow/session_status.jsonl', `${JSON.stringify({ id: 'WFS-z', status: 'active', directory: '.workflow/ext/WFS-z' })}\n`);
+    await write(
+      root,
+      '.workflow/session_status.jsonl',
+      `${JSON.stringify({ id: 'WFS-z', status: 'active', directory: '.workflow/ext/WFS-z' })}\n`,
+    );
     await fs.symlink(outside, path.join(root, '.workflow/ext'));
     const r = await inspect(root);
     const u = withCode(r.problems, 'UNSAFE_PATH');
@@ -142,7 +169,16 @@ describe('ccw: incomplete and odd files are reported, never thrown', () => {
     await write(root, '.workflow/active/WFS-nofile/IMPL_PLAN.md', '# plan');
     await fs.mkdir(path.join(root, '.workflow/active/WFS-emptied/.backups'), { recursive: true });
     await write(root, '.workflow/active/WFS-bare/workflow-session.json', JSON.stringify({ status: 'active' }));
-    await write(root, '.workflow/active/WFS-odd/workflow-session.json', sessionJson({ session_id: 'WFS-odd', status: 'sleeping', current_phase: 'DEPLOY', checkpoints: { plan: { status: 'weird' } } }));
+    await write(
+      root,
+      '.workflow/active/WFS-odd/workflow-session.json',
+      sessionJson({
+        session_id: 'WFS-odd',
+        status: 'sleeping',
+        current_phase: 'DEPLOY',
+        checkpoints: { plan: { status: 'weird' } },
+      }),
+    );
     const r = await inspect(root);
     const empty = session(r, 'WFS-empty');
     expect(withCode(empty.problems, 'EMPTY_FILE')[0]!.details).toEqual({ backup: null });
@@ -151,7 +187,10 @@ describe('ccw: incomplete and odd files are reported, never thrown', () => {
     expect(withCode(nofile.problems, 'MISSING_FILE')).toHaveLength(1);
     expect(r.sessions.map((x) => x.id)).not.toContain('WFS-emptied'); // an emptied folder (left by a move) holds no session
     const bare = session(r, 'WFS-bare');
-    expect(withCode(bare.problems, 'MISSING_FIELD').map((p) => (p.details as { field: string }).field)).toEqual(['session_id', 'checkpoints']);
+    expect(withCode(bare.problems, 'MISSING_FIELD').map((p) => (p.details as { field: string }).field)).toEqual([
+      'session_id',
+      'checkpoints',
+    ]);
     expect(bare.units.map((u) => [u.id, u.status])).toEqual([
       ['plan', 'pending'],
       ['implement', 'pending'],
@@ -162,7 +201,11 @@ describe('ccw: incomplete and odd files are reported, never thrown', () => {
     expect(odd.status).toBe('paused');
     expect(odd.rawStatus).toBe('sleeping');
     expect(odd.units.map((u) => [u.id, u.status, u.rawStatus])).toEqual([['plan', 'pending', 'weird']]);
-    expect(withCode(odd.problems, 'BAD_VALUE').map((p) => (p.details as { field: string }).field)).toEqual(['checkpoints.plan.status', 'current_phase', 'status']);
+    expect(withCode(odd.problems, 'BAD_VALUE').map((p) => (p.details as { field: string }).field)).toEqual([
+      'checkpoints.plan.status',
+      'current_phase',
+      'status',
+    ]);
   });
 
   it('garbled middle lines and non-entry lines of the registry are skipped, the rest read', async () => {
@@ -192,7 +235,11 @@ describe('ccw: incomplete and odd files are reported, never thrown', () => {
     await write(root, '.workflow/active/WFS-folder/workflow-session.json', sessionJson({ session_id: 'WFS-other' }));
     const s = (await inspect(root)).sessions[0]!;
     expect(s.id).toBe('WFS-other');
-    expect(withCode(s.problems, 'REGISTRY_MISMATCH')[0]!.details).toEqual({ field: 'session_id', file: 'WFS-other', folder: 'WFS-folder' });
+    expect(withCode(s.problems, 'REGISTRY_MISMATCH')[0]!.details).toEqual({
+      field: 'session_id',
+      file: 'WFS-other',
+      folder: 'WFS-folder',
+    });
   });
 
   it('current_phase REVIEW while IMPLEMENT is not done: prerequisite warning', async () => {
@@ -200,7 +247,15 @@ describe('ccw: incomplete and odd files are reported, never thrown', () => {
     await write(
       root,
       '.workflow/active/WFS-p/workflow-session.json',
-      sessionJson({ session_id: 'WFS-p', current_phase: 'REVIEW', checkpoints: { plan: { status: 'completed' }, implement: { status: 'in_progress' }, review: { status: 'pending' } } }),
+      sessionJson({
+        session_id: 'WFS-p',
+        current_phase: 'REVIEW',
+        checkpoints: {
+          plan: { status: 'completed' },
+          implement: { status: 'in_progress' },
+          review: { status: 'pending' },
+        },
+      }),
     );
     await write(root, '.workflow/active/WFS-p/IMPL_PLAN.md', '#');
     await write(root, '.workflow/active/WFS-p/TODO_LIST.md', '-');
@@ -225,7 +280,11 @@ describe('ccw: incomplete and odd files are reported, never thrown', () => {
 describe('ccw: registry directories and the intermediate sessions/ layout', () => {
   it('a registry directory relative to .workflow is found there', async () => {
     const root = await tempDir();
-    await write(root, '.workflow/session_status.jsonl', `${JSON.stringify({ id: 'WFS-rel', status: 'active', directory: 'WFS-rel' })}\n`);
+    await write(
+      root,
+      '.workflow/session_status.jsonl',
+      `${JSON.stringify({ id: 'WFS-rel', status: 'active', directory: 'WFS-rel' })}\n`,
+    );
     await write(root, '.workflow/WFS-rel/workflow-session.json', sessionJson({ session_id: 'WFS-rel' }));
     const r = await inspect(root);
     expect(r.sessions.map((s) => [s.id, s.active])).toEqual([['WFS-rel', true]]);
@@ -239,7 +298,9 @@ describe('ccw: registry directories and the intermediate sessions/ layout', () =
     expect(await ccwAdapter.detect(await SafeDir.open(root))).toBeGreaterThanOrEqual(0.9);
     const r = await inspect(root);
     expect(withCode(r.problems, 'CCW_LAYOUT')[0]!.details).toMatchObject({ layouts: ['directories'] });
-    expect(r.sessions.map((s) => [s.id, s.active, s.path])).toEqual([['WFS-mid', true, '.workflow/sessions/WFS-mid/workflow-session.json']]);
+    expect(r.sessions.map((s) => [s.id, s.active, s.path])).toEqual([
+      ['WFS-mid', true, '.workflow/sessions/WFS-mid/workflow-session.json'],
+    ]);
   });
 
   it('a folder with only sessions/ that is not .workflow is not taken for CCW', async () => {

@@ -8,7 +8,15 @@ import path from 'node:path';
 import type { SessionState } from '../../src/domain/state.js';
 import { FILES_READ_KEY, foreignTime, provenanceOf, UNATTRIBUTED } from '../../src/formats/import.js';
 import type { SafeDir } from '../../src/formats/safe-dir.js';
-import type { ExportInput, ForeignSession, ForeignUnit, FormatAdapter, FormatName, InspectReport, WritePlan } from '../../src/formats/types.js';
+import type {
+  ExportInput,
+  ForeignSession,
+  ForeignUnit,
+  FormatAdapter,
+  FormatName,
+  InspectReport,
+  WritePlan,
+} from '../../src/formats/types.js';
 import { hashSources, parseDocument, problem } from '../../src/formats/util.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { MemoryStore } from '../../src/store/memory.js';
@@ -19,7 +27,22 @@ export { snapshotTree } from '../support/tree.js';
 
 /** A unit with defaults. */
 export function unit(id: string, o: Partial<ForeignUnit> = {}): ForeignUnit {
-  return { id, name: `Unit ${id}`, status: 'pending', rawStatus: null, subStep: null, retries: null, agents: [], blockedBy: [], startedAt: null, completedAt: null, files: [], errors: [], metadata: {}, ...o };
+  return {
+    id,
+    name: `Unit ${id}`,
+    status: 'pending',
+    rawStatus: null,
+    subStep: null,
+    retries: null,
+    agents: [],
+    blockedBy: [],
+    startedAt: null,
+    completedAt: null,
+    files: [],
+    errors: [],
+    metadata: {},
+    ...o,
+  };
 }
 
 /** A foreign session with defaults (format 'maestro', active, no units). */
@@ -38,7 +61,18 @@ export function foreign(o: Partial<ForeignSession> = {}): ForeignSession {
     updatedAt: '2026-01-10T12:00:00.000Z',
     units: [],
     position: { unitId: null, subStep: null },
-    resume: { unitId: null, action: 'none', subStep: null, retryLimit: null, retriesUsed: null, lastCompleted: null, reason: '', options: [], recommended: null, warnings: [] },
+    resume: {
+      unitId: null,
+      action: 'none',
+      subStep: null,
+      retryLimit: null,
+      retriesUsed: null,
+      lastCompleted: null,
+      reason: '',
+      options: [],
+      recommended: null,
+      warnings: [],
+    },
     unresolvedErrors: [],
     tokens: null,
     decisions: [],
@@ -70,7 +104,13 @@ export function timeOrMadeUp(state: SessionState): (key: string, time: string | 
  * for import → export → import round trips.
  */
 export function clockedManager(start = '2026-06-01T10:00:00Z'): SessionManager {
-  return new SessionManager({ store: new MemoryStore(), now: tickingClock(Date.parse(start) + 1000), agent: 'tester', pid: 1, host: 'h' });
+  return new SessionManager({
+    store: new MemoryStore(),
+    now: tickingClock(Date.parse(start) + 1000),
+    agent: 'tester',
+    pid: 1,
+    host: 'h',
+  });
 }
 
 /** A fresh temp folder (removed after the test file). */
@@ -93,14 +133,42 @@ export interface ToyDoc {
   status: string;
   created?: string;
   updated?: string;
-  units?: Array<{ id: string; name?: string; status: string; retries?: number; subStep?: string | null; started?: string | null; completed?: string | null; files?: Array<{ path: string; action: string }>; errors?: Array<{ type: string; message: string; resolved?: boolean; resolution?: string | null; time?: string | null }>; [k: string]: unknown }>;
-  tokens?: { input: number; output: number; cached: number; byAgent?: Record<string, { input: number; output: number; cached: number }> };
+  units?: Array<{
+    id: string;
+    name?: string;
+    status: string;
+    retries?: number;
+    subStep?: string | null;
+    started?: string | null;
+    completed?: string | null;
+    files?: Array<{ path: string; action: string }>;
+    errors?: Array<{
+      type: string;
+      message: string;
+      resolved?: boolean;
+      resolution?: string | null;
+      time?: string | null;
+    }>;
+    [k: string]: unknown;
+  }>;
+  tokens?: {
+    input: number;
+    output: number;
+    cached: number;
+    byAgent?: Record<string, { input: number; output: number; cached: number }>;
+  };
   notes?: string[];
   decisions?: Array<{ title: string; choice: string }>;
   [k: string]: unknown;
 }
 
-const STATUS: Record<string, ForeignSession['status']> = { active: 'active', paused: 'paused', done: 'completed', failed: 'failed', interrupted: 'interrupted' };
+const STATUS: Record<string, ForeignSession['status']> = {
+  active: 'active',
+  paused: 'paused',
+  done: 'completed',
+  failed: 'failed',
+  interrupted: 'interrupted',
+};
 const UNIT_KNOWN = ['id', 'name', 'status', 'retries', 'subStep', 'started', 'completed', 'files', 'errors'];
 
 function toForeign(doc: ToyDoc, rel: string, archived: boolean, hash: string, name: FormatName): ForeignSession {
@@ -116,12 +184,25 @@ function toForeign(doc: ToyDoc, rel: string, archived: boolean, hash: string, na
       startedAt: u.started ?? null,
       completedAt: u.completed ?? null,
       files: (u.files ?? []).map((f) => ({ path: f.path, action: f.action as 'created' })),
-      errors: (u.errors ?? []).map((e) => ({ unitId: String(u.id), agent: null, time: e.time ?? null, type: e.type, message: e.message, resolved: e.resolved === true, resolution: e.resolution ?? null })),
+      errors: (u.errors ?? []).map((e) => ({
+        unitId: String(u.id),
+        agent: null,
+        time: e.time ?? null,
+        type: e.type,
+        message: e.message,
+        resolved: e.resolved === true,
+        resolution: e.resolution ?? null,
+      })),
       metadata,
     });
   });
   const t = doc.tokens;
-  const sumAgents = t?.byAgent ? Object.values(t.byAgent).reduce((a, b) => ({ input: a.input + b.input, output: a.output + b.output, cached: a.cached + b.cached }), { input: 0, output: 0, cached: 0 }) : null;
+  const sumAgents = t?.byAgent
+    ? Object.values(t.byAgent).reduce(
+        (a, b) => ({ input: a.input + b.input, output: a.output + b.output, cached: a.cached + b.cached }),
+        { input: 0, output: 0, cached: 0 },
+      )
+    : null;
   return foreign({
     format: name,
     id: doc.id,
@@ -135,11 +216,35 @@ function toForeign(doc: ToyDoc, rel: string, archived: boolean, hash: string, na
     createdAt: doc.created ?? null,
     updatedAt: doc.updated ?? null,
     units,
-    position: { unitId: units.find((u) => u.status === 'in_progress')?.id ?? null, subStep: units.find((u) => u.status === 'in_progress')?.subStep ?? null },
+    position: {
+      unitId: units.find((u) => u.status === 'in_progress')?.id ?? null,
+      subStep: units.find((u) => u.status === 'in_progress')?.subStep ?? null,
+    },
     unresolvedErrors: units.flatMap((u) => u.errors.filter((e) => !e.resolved)),
-    tokens: t ? { input: t.input, output: t.output, cached: t.cached, byAgent: t.byAgent ?? null, byUnit: null, agrees: sumAgents ? sumAgents.input === t.input && sumAgents.output === t.output && sumAgents.cached === t.cached : null, max: null } : null,
+    tokens: t
+      ? {
+          input: t.input,
+          output: t.output,
+          cached: t.cached,
+          byAgent: t.byAgent ?? null,
+          byUnit: null,
+          agrees: sumAgents
+            ? sumAgents.input === t.input && sumAgents.output === t.output && sumAgents.cached === t.cached
+            : null,
+          max: null,
+        }
+      : null,
     notes: (doc.notes ?? []).map((n) => ({ text: n, time: null, agent: null })),
-    decisions: (doc.decisions ?? []).map((d) => ({ id: null, title: d.title, choice: d.choice, rationale: null, alternatives: [], agent: null, unitId: null, time: null })),
+    decisions: (doc.decisions ?? []).map((d) => ({
+      id: null,
+      title: d.title,
+      choice: d.choice,
+      rationale: null,
+      alternatives: [],
+      agent: null,
+      unitId: null,
+      time: null,
+    })),
     documents: { [rel]: doc },
     sourceHash: hash,
   });
@@ -148,7 +253,14 @@ function toForeign(doc: ToyDoc, rel: string, archived: boolean, hash: string, na
 function fromState(input: ExportInput): ToyDoc {
   const s: SessionState = input.state;
   const orig = (input.original ? Object.values(input.original)[0] : null) as ToyDoc | null;
-  const statusOut: Record<string, string> = { active: 'active', paused: 'paused', completed: 'done', failed: 'failed', interrupted: 'interrupted', abandoned: 'failed' };
+  const statusOut: Record<string, string> = {
+    active: 'active',
+    paused: 'paused',
+    completed: 'done',
+    failed: 'failed',
+    interrupted: 'interrupted',
+    abandoned: 'failed',
+  };
   const byAgent: Record<string, { input: number; output: number; cached: number }> = {};
   for (const [a, v] of Object.entries(s.tokens.byAgent)) if (a !== UNATTRIBUTED) byAgent[a] = { ...v };
   return {
@@ -169,8 +281,17 @@ function fromState(input: ExportInput): ToyDoc {
         subStep: p.subStep,
         started: foreignTime(input, `phase:${p.id}:startedAt`, p.startedAt),
         completed: foreignTime(input, `phase:${p.id}:completedAt`, p.completedAt ?? p.failedAt),
-        files: [...p.files.map((f) => ({ path: f.path, action: f.action })), ...((read as string[] | undefined) ?? []).map((r) => ({ path: r, action: 'read' }))],
-        errors: p.errors.map((e) => ({ type: e.type, message: e.message, resolved: e.resolved, resolution: e.resolution, time: foreignTime(input, `error:${e.id}`, e.time) })),
+        files: [
+          ...p.files.map((f) => ({ path: f.path, action: f.action })),
+          ...((read as string[] | undefined) ?? []).map((r) => ({ path: r, action: 'read' })),
+        ],
+        errors: p.errors.map((e) => ({
+          type: e.type,
+          message: e.message,
+          resolved: e.resolved,
+          resolution: e.resolution,
+          time: foreignTime(input, `error:${e.id}`, e.time),
+        })),
       };
     }),
     tokens: { input: s.tokens.input, output: s.tokens.output, cached: s.tokens.cached, byAgent },
@@ -200,7 +321,10 @@ export function toyAdapter(o: ToyOptions = {}): FormatAdapter {
     },
     async inspect(dir: SafeDir): Promise<InspectReport> {
       const report: InspectReport = { format: name, root: dir.root, sessions: [], problems: [] };
-      for (const [folder, archived] of [['toy', false], ['toy/archive', true]] as const) {
+      for (const [folder, archived] of [
+        ['toy', false],
+        ['toy/archive', true],
+      ] as const) {
         for (const e of await dir.list(folder)) {
           if (e.kind !== 'file' || !e.name.endsWith('.json')) {
             if (e.kind === 'link') {
@@ -223,7 +347,8 @@ export function toyAdapter(o: ToyOptions = {}): FormatAdapter {
         }
       }
       const active = report.sessions.filter((s) => s.active);
-      if (active.length > 1) report.problems.push(problem('TWO_ACTIVE', 'warning', `${active.length} sessions are active.`));
+      if (active.length > 1)
+        report.problems.push(problem('TWO_ACTIVE', 'warning', `${active.length} sessions are active.`));
       return report;
     },
     async exportPlan(input: ExportInput): Promise<WritePlan> {
@@ -232,7 +357,10 @@ export function toyAdapter(o: ToyOptions = {}): FormatAdapter {
       const archived = `toy/archive/${input.foreignId}.json`;
       const target = input.state.archived ? archived : live;
       return {
-        writes: [{ path: target, content: `${JSON.stringify(doc, null, 2)}\n`, backup: true }, ...(o.extraWrites ?? [])],
+        writes: [
+          { path: target, content: `${JSON.stringify(doc, null, 2)}\n`, backup: true },
+          ...(o.extraWrites ?? []),
+        ],
         removes: input.state.archived ? [live] : [],
       };
     },
@@ -248,8 +376,22 @@ export function toyDoc(o: Partial<ToyDoc> = {}): ToyDoc {
     created: '2026-01-10T09:00:00.000Z',
     updated: '2026-01-10T10:00:00.000Z',
     units: [
-      { id: 'plan', status: 'completed', started: '2026-01-10T09:05:00.000Z', completed: '2026-01-10T09:30:00.000Z', files: [{ path: 'docs/plan.md', action: 'created' }], owner: 'ann' },
-      { id: 'build', status: 'in_progress', retries: 1, subStep: 'compile', started: '2026-01-10T09:31:00.000Z', errors: [{ type: 'runtime', message: 'boom', resolved: false }] },
+      {
+        id: 'plan',
+        status: 'completed',
+        started: '2026-01-10T09:05:00.000Z',
+        completed: '2026-01-10T09:30:00.000Z',
+        files: [{ path: 'docs/plan.md', action: 'created' }],
+        owner: 'ann',
+      },
+      {
+        id: 'build',
+        status: 'in_progress',
+        retries: 1,
+        subStep: 'compile',
+        started: '2026-01-10T09:31:00.000Z',
+        errors: [{ type: 'runtime', message: 'boom', resolved: false }],
+      },
       { id: 'test', status: 'pending' },
     ],
     tokens: { input: 1000, output: 200, cached: 50, byAgent: { coder: { input: 800, output: 150, cached: 50 } } },

@@ -39,7 +39,13 @@ function setup(adapters: FormatAdapter[] = [toyAdapter()]) {
   const src = path.join(ws, 'src');
   fs.mkdirSync(src);
   const mirror = new MirrorFiles();
-  const m = openManager({ cwd: ws, create: true, dir: path.join(ws, '.baton'), now: () => NOW, onChanged: (id, ev, st) => mirror.note(id, ev, st) });
+  const m = openManager({
+    cwd: ws,
+    create: true,
+    dir: path.join(ws, '.baton'),
+    now: () => NOW,
+    onChanged: (id, ev, st) => mirror.note(id, ev, st),
+  });
   const o = { cwd: ws, now: () => NOW, adapters };
   return { ws, src, m, o, mirror };
 }
@@ -60,10 +66,18 @@ async function expectCode(p: Promise<unknown>, code: string): Promise<Error> {
 describe('detection', () => {
   it('takes the surest adapter at or above the threshold', async () => {
     const d = await SafeDir.open(dir());
-    const r = await detect(d, [toyAdapter({ name: 'a', score: 0.6 }), toyAdapter({ name: 'b', score: 0.9 }), toyAdapter({ name: 'c', score: 0.2 })]);
+    const r = await detect(d, [
+      toyAdapter({ name: 'a', score: 0.6 }),
+      toyAdapter({ name: 'b', score: 0.9 }),
+      toyAdapter({ name: 'c', score: 0.2 }),
+    ]);
     expect(r.kind).toBe('found');
     expect(r.kind === 'found' && r.adapter.name).toBe('b');
-    expect(r.scores).toEqual([{ format: 'b', score: 0.9 }, { format: 'a', score: 0.6 }, { format: 'c', score: 0.2 }]);
+    expect(r.scores).toEqual([
+      { format: 'b', score: 0.9 },
+      { format: 'a', score: 0.6 },
+      { format: 'c', score: 0.2 },
+    ]);
   });
 
   it('refuses a tie and anything below the threshold, naming the scores and --format', async () => {
@@ -79,8 +93,21 @@ describe('detection', () => {
 
   it('counts an adapter that throws or answers nonsense as 0', async () => {
     const d = await SafeDir.open(dir());
-    const r = await detect(d, [toyAdapter({ name: 'a', score: () => { throw new Error('x'); } }), toyAdapter({ name: 'b', score: Number.NaN }), toyAdapter({ name: 'c', score: 7 })]);
-    expect(r.scores).toEqual([{ format: 'c', score: 1 }, { format: 'a', score: 0 }, { format: 'b', score: 0 }]);
+    const r = await detect(d, [
+      toyAdapter({
+        name: 'a',
+        score: () => {
+          throw new Error('x');
+        },
+      }),
+      toyAdapter({ name: 'b', score: Number.NaN }),
+      toyAdapter({ name: 'c', score: 7 }),
+    ]);
+    expect(r.scores).toEqual([
+      { format: 'c', score: 1 },
+      { format: 'a', score: 0 },
+      { format: 'b', score: 0 },
+    ]);
   });
 
   it('names the available layouts for an unknown --format', () => {
@@ -120,7 +147,8 @@ describe('inspect and import', () => {
     put(src, 'toy/broken.json', '{"id": ');
     put(src, 'notes.txt', 'other\r\n');
     const past = new Date('2020-01-01T00:00:00Z');
-    for (const f of ['toy/T-1.json', 'toy/archive/T-0.json', 'toy/broken.json', 'notes.txt']) fs.utimesSync(path.join(src, f), past, past);
+    for (const f of ['toy/T-1.json', 'toy/archive/T-0.json', 'toy/broken.json', 'notes.txt'])
+      fs.utimesSync(path.join(src, f), past, past);
     const before = snapshotTree(src);
     const r1 = await inspectForeign(src, 'auto', o);
     expect(r1.sessions.map((s) => s.id).sort()).toEqual(['T-0', 'T-1']);
@@ -136,12 +164,22 @@ describe('inspect and import', () => {
     put(src, 'toy/archive/T-0.json', JSON.stringify(toyDoc({ id: 'T-0', status: 'done' })));
     const r = await m.formats.import(src, 'auto', o);
     expect(r.format).toBe('toy');
-    expect(r.sessions.map((s) => [s.foreignId, s.id, s.action, s.archived]).sort()).toEqual([['T-0', 'T-0', 'created', true], ['T-1', 'T-1', 'created', false]]);
+    expect(r.sessions.map((s) => [s.foreignId, s.id, s.action, s.archived]).sort()).toEqual([
+      ['T-0', 'T-0', 'created', true],
+      ['T-1', 'T-1', 'created', false],
+    ]);
     const s = await m.get('T-1');
-    expect(s.phases.map((p) => [p.id, p.status])).toEqual([['plan', 'completed'], ['build', 'in_progress'], ['test', 'pending']]);
+    expect(s.phases.map((p) => [p.id, p.status])).toEqual([
+      ['plan', 'completed'],
+      ['build', 'in_progress'],
+      ['test', 'pending'],
+    ]);
     expect(s.phases[1]!.retryCount).toBe(1);
     expect(s.phases[1]!.subStep).toBe('compile');
-    expect(s.tokens.byAgent).toEqual({ coder: { input: 800, output: 150, cached: 50 }, [UNATTRIBUTED]: { input: 200, output: 50, cached: 0 } });
+    expect(s.tokens.byAgent).toEqual({
+      coder: { input: 800, output: 150, cached: 50 },
+      [UNATTRIBUTED]: { input: 200, output: 50, cached: 0 },
+    });
     expect((s.metadata['provenance'] as { root: string; foreignId: string }).root).toBe(src);
     expect(await m.store.isArchived('T-0')).toBe(true);
     expect(await m.store.isArchived('T-1')).toBe(false);
@@ -161,7 +199,15 @@ describe('inspect and import', () => {
     expect(again.sessions.map((s) => s.action)).toEqual(['unchanged']);
     expect((await m.get('T-1')).revision).toBe(rev);
     const doc = toyDoc();
-    doc.units![1] = { id: 'build', status: 'completed', retries: 1, subStep: 'compile', started: '2026-01-10T09:31:00.000Z', completed: '2026-01-10T11:00:00.000Z', errors: [{ type: 'runtime', message: 'boom', resolved: true, resolution: 'fixed' }] };
+    doc.units![1] = {
+      id: 'build',
+      status: 'completed',
+      retries: 1,
+      subStep: 'compile',
+      started: '2026-01-10T09:31:00.000Z',
+      completed: '2026-01-10T11:00:00.000Z',
+      errors: [{ type: 'runtime', message: 'boom', resolved: true, resolution: 'fixed' }],
+    };
     doc.notes = ['first note', 'second note'];
     put(src, 'toy/T-1.json', JSON.stringify(doc));
     const upd = await m.formats.import(src, 'toy', o);
@@ -183,7 +229,9 @@ describe('inspect and import', () => {
     put(src, 'toy/T-1.json', JSON.stringify(doc));
     const r = await m.formats.import(src, 'toy', o);
     expect(r.sessions[0]!.action).toBe('updated');
-    expect(r.sessions[0]!.problems.map((p) => [p.code, (p.details as { kind: string }).kind])).toEqual([['REIMPORT_DIVERGED', 'status_backwards']]);
+    expect(r.sessions[0]!.problems.map((p) => [p.code, (p.details as { kind: string }).kind])).toEqual([
+      ['REIMPORT_DIVERGED', 'status_backwards'],
+    ]);
     const s = await m.get('T-1');
     expect(s.phases[0]!.status).toBe('completed');
     expect(s.notes.map((n) => n.text)).toEqual(['first note', 'later']);
@@ -205,7 +253,10 @@ describe('inspect and import', () => {
     put(src, 'toy/T-1.json', JSON.stringify(toyDoc()));
     put(src, 'toy/archive/T-1.json', JSON.stringify(toyDoc({ status: 'done' })));
     const r = await m.formats.import(src, 'toy', o);
-    expect(r.sessions.map((s) => [s.action, s.archived]).sort()).toEqual([['created', false], ['skipped', true]]);
+    expect(r.sessions.map((s) => [s.action, s.archived]).sort()).toEqual([
+      ['created', false],
+      ['skipped', true],
+    ]);
     expect(r.sessions.find((s) => s.action === 'skipped')!.problems.map((p) => p.code)).toContain('DUPLICATE_SESSION');
   });
 
@@ -227,16 +278,41 @@ describe('inspect and import', () => {
 
 describe('import: complete or not', () => {
   const ok = { foreignId: 'T-1', id: 'T-1', action: 'created' as const, revision: 3, archived: false, problems: [] };
-  const err = (code: string) => ({ code, severity: 'error' as const, sessionId: 'T-1', path: null, message: code, hint: null });
+  const err = (code: string) => ({
+    code,
+    severity: 'error' as const,
+    sessionId: 'T-1',
+    path: null,
+    message: code,
+    hint: null,
+  });
   it('is incomplete when a session failed, an error-severity problem was found, or nothing was imported', () => {
     const base = { format: 'toy' as never, root: '/x', problems: [] };
     expect(importIsIncomplete({ ...base, sessions: [ok] })).toBe(false);
     expect(importIsIncomplete({ ...base, sessions: [{ ...ok, action: 'unchanged' }] })).toBe(false);
-    expect(importIsIncomplete({ ...base, sessions: [{ ...ok, problems: [{ ...err('REIMPORT_DIVERGED'), severity: 'warning' }] }] })).toBe(false);
-    expect(importIsIncomplete({ ...base, sessions: [ok, { ...ok, foreignId: 'T-2', id: 'T-2', action: 'skipped', revision: null, problems: [err('IMPORT_FAILED')] }] })).toBe(true);
+    expect(
+      importIsIncomplete({
+        ...base,
+        sessions: [{ ...ok, problems: [{ ...err('REIMPORT_DIVERGED'), severity: 'warning' }] }],
+      }),
+    ).toBe(false);
+    expect(
+      importIsIncomplete({
+        ...base,
+        sessions: [
+          ok,
+          { ...ok, foreignId: 'T-2', id: 'T-2', action: 'skipped', revision: null, problems: [err('IMPORT_FAILED')] },
+        ],
+      }),
+    ).toBe(true);
     expect(importIsIncomplete({ ...base, sessions: [ok], problems: [err('CORRUPT_FILE')] })).toBe(true);
     expect(importIsIncomplete({ ...base, sessions: [] })).toBe(true);
-    expect(importIsIncomplete({ ...base, sessions: [{ ...ok, action: 'skipped', problems: [{ ...err('ID_COLLISION'), severity: 'warning' }] }] })).toBe(true);
+    expect(
+      importIsIncomplete({
+        ...base,
+        sessions: [{ ...ok, action: 'skipped', problems: [{ ...err('ID_COLLISION'), severity: 'warning' }] }],
+      }),
+    ).toBe(true);
   });
 
   it('skips a session whose own file cannot be read (what is shown is a template or an older backup), as an error', async () => {
@@ -247,7 +323,15 @@ describe('import: complete or not', () => {
       ...toy,
       async inspect(dir, now) {
         const r = await toy.inspect(dir, now);
-        for (const x of r.sessions) x.problems.push({ code: 'UNREADABLE', severity: 'error', sessionId: x.id, path: x.path, message: `${x.path} cannot be read (permission denied).`, hint: 'Check the permissions.' });
+        for (const x of r.sessions)
+          x.problems.push({
+            code: 'UNREADABLE',
+            severity: 'error',
+            sessionId: x.id,
+            path: x.path,
+            message: `${x.path} cannot be read (permission denied).`,
+            hint: 'Check the permissions.',
+          });
         return r;
       },
     };
@@ -305,7 +389,15 @@ describe('export', () => {
     await m.formats.import(src, 'toy', o);
     const out = path.join(ws, 'out');
     const r1 = await m.formats.export('T-1', 'toy', out, o);
-    expect(r1).toMatchObject({ id: 'T-1', format: 'toy', foreignId: 'T-1', out, written: ['toy/T-1.json'], backups: [], removed: [] });
+    expect(r1).toMatchObject({
+      id: 'T-1',
+      format: 'toy',
+      foreignId: 'T-1',
+      out,
+      written: ['toy/T-1.json'],
+      backups: [],
+      removed: [],
+    });
     const doc = JSON.parse(fs.readFileSync(path.join(out, 'toy/T-1.json'), 'utf8'));
     expect(doc.extra).toEqual({ keep: 'me' });
     expect(doc.units[0].owner).toBe('ann');
@@ -317,11 +409,19 @@ describe('export', () => {
     // inspect(export(import(X))) gives the facts of inspect(X).
     const a = (await inspectForeign(src, 'toy', o)).sessions[0]!;
     const b = (await inspectForeign(out, 'toy', o)).sessions[0]!;
-    const facts = (s: typeof a) => ({ id: s.id, status: s.status, units: s.units.map((u) => ({ ...u, metadata: u.metadata })), tokens: s.tokens, notes: s.notes, decisions: s.decisions, unresolved: s.unresolvedErrors });
+    const facts = (s: typeof a) => ({
+      id: s.id,
+      status: s.status,
+      units: s.units.map((u) => ({ ...u, metadata: u.metadata })),
+      tokens: s.tokens,
+      notes: s.notes,
+      decisions: s.decisions,
+      unresolved: s.unresolvedErrors,
+    });
     expect(facts(b)).toEqual(facts(a));
   });
 
-  it('moves an archived session into the archive (the plan\'s removal runs)', async () => {
+  it("moves an archived session into the archive (the plan's removal runs)", async () => {
     const { ws, m, o } = setup();
     await m.start({ title: 'born here', id: 'b1', phases: [{ id: 'p', name: 'P' }] });
     const out = path.join(ws, 'out');
@@ -358,7 +458,10 @@ describe('export', () => {
     expect(e.message).toMatch(/toy\/b1\.json/);
     expect(fs.readdirSync(outside)).toEqual([]);
     fs.unlinkSync(path.join(out, 'toy'));
-    const o2 = { ...o, adapters: [toyAdapter({ extraWrites: [{ path: '../escape.txt', content: 'x', backup: false }] })] };
+    const o2 = {
+      ...o,
+      adapters: [toyAdapter({ extraWrites: [{ path: '../escape.txt', content: 'x', backup: false }] })],
+    };
     await expectCode(m.formats.export('b1', 'toy', out, o2), 'BAD_INPUT');
     expect(fs.existsSync(path.join(ws, 'escape.txt'))).toBe(false);
     expect(fs.existsSync(path.join(out, 'toy/b1.json'))).toBe(false);
@@ -378,7 +481,14 @@ describe('export', () => {
 describe('mirror', () => {
   it('rewrites the mirrored file once per flush after changes, and stops when turned off', async () => {
     const { ws, m, o, mirror } = setup();
-    await m.start({ title: 'mirrored', id: 'b1', phases: [{ id: 'p1', name: 'one' }, { id: 'p2', name: 'two' }] });
+    await m.start({
+      title: 'mirrored',
+      id: 'b1',
+      phases: [
+        { id: 'p1', name: 'one' },
+        { id: 'p2', name: 'two' },
+      ],
+    });
     const out = path.join(ws, 'mirror');
     await m.formats.setMirror('b1', { format: 'toy', out: 'mirror' }, o);
     expect(mirrorOf(await m.get('b1'))).toEqual({ format: 'toy', out });
@@ -427,7 +537,12 @@ describe('mirror', () => {
   it('with a store without session folders (memory:) it remembers what it wrote in metadata and still keeps a changed file', async () => {
     const ws = dir();
     const mirror = new MirrorFiles();
-    const m = openManager({ url: 'memory:', cwd: ws, now: () => NOW, onChanged: (id, ev, st) => mirror.note(id, ev, st) });
+    const m = openManager({
+      url: 'memory:',
+      cwd: ws,
+      now: () => NOW,
+      onChanged: (id, ev, st) => mirror.note(id, ev, st),
+    });
     const o = { cwd: ws, now: () => NOW, adapters: [toyAdapter()] };
     await m.start({ title: 'mirrored', id: 'b1', phases: [{ id: 'p1', name: 'one' }] });
     await m.formats.setMirror('b1', { format: 'toy', out: 'mirror' }, o);

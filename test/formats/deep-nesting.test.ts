@@ -56,9 +56,14 @@ describe('documents nested too deep are CORRUPT_FILE, never a crash', () => {
 
   it('maestro, YAML frontmatter nested 5,000 deep (flow) and 300 deep (block)', async () => {
     const d = await tempDir('deep-maestro-yaml');
-    const head = 'session_id: "deep"\nstatus: "in_progress"\nphases:\n  - id: 1\n    name: "P"\n    status: "pending"\n    downstream_context: ';
+    const head =
+      'session_id: "deep"\nstatus: "in_progress"\nphases:\n  - id: 1\n    name: "P"\n    status: "pending"\n    downstream_context: ';
     await put(d, 'state/active-session.md', `---\n${head}${deepYamlFlow}\n---\n`);
-    await put(d, 'state/archive/deep2.md', `---\nsession_id: "deep2"\nstatus: "completed"\nextra:\n${deepYamlBlock(300).trimEnd().replace(/^/gm, '  ')}\n---\n`);
+    await put(
+      d,
+      'state/archive/deep2.md',
+      `---\nsession_id: "deep2"\nstatus: "completed"\nextra:\n${deepYamlBlock(300).trimEnd().replace(/^/gm, '  ')}\n---\n`,
+    );
     await expectReported(maestroAdapter, d, 'state/active-session.md');
     await expectReported(maestroAdapter, d, 'state/archive/deep2.md');
   });
@@ -84,7 +89,9 @@ describe('documents nested too deep are CORRUPT_FILE, never a crash', () => {
   it('bmad (YAML session file) nested 5,000 deep', async () => {
     const d = await tempDir('deep-bmad');
     await fs.cp(path.join(FIXTURES, 'bmad', 'active'), d, { recursive: true });
-    const files = (await fs.readdir(path.join(d, '_bmad-output/sessions'))).filter((f) => f.endsWith('.yaml') && f !== 'active-session.yaml');
+    const files = (await fs.readdir(path.join(d, '_bmad-output/sessions'))).filter(
+      (f) => f.endsWith('.yaml') && f !== 'active-session.yaml',
+    );
     const file = `_bmad-output/sessions/${files[0]}`;
     await fs.appendFile(path.join(d, file), `deep_field: ${deepYamlFlow}\n`);
     await expectReported(bmadAdapter, d, file);

@@ -8,7 +8,11 @@ import type { ForeignSession, FormatName, FormatProblem, InspectReport } from '.
 export const FIDELITY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/fidelity');
 
 /** Inspects fixture `format/name` with the adapter of `format`. */
-export async function inspectFixture(format: FormatName, name: string, now = new Date('2026-03-02T12:00:00Z')): Promise<InspectReport> {
+export async function inspectFixture(
+  format: FormatName,
+  name: string,
+  now = new Date('2026-03-02T12:00:00Z'),
+): Promise<InspectReport> {
   const a = ADAPTERS.find((x) => x.name === format)!;
   return a.inspect(await SafeDir.open(path.join(FIDELITY, format, name)), now);
 }

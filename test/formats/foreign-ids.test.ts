@@ -23,7 +23,7 @@ const SESSIONS = '_bmad-output/sessions';
 const LIVE = `${SESSIONS}/SES202601-ACME-AUDIT.yaml`;
 
 describe('bmad inspect: the active pointer', () => {
-  it('naming a session whose file exists but does not parse is that file\'s CORRUPT_FILE, not DANGLING_ACTIVE', async () => {
+  it("naming a session whose file exists but does not parse is that file's CORRUPT_FILE, not DANGLING_ACTIVE", async () => {
     const d = await copyCase('bmad', 'active');
     await fs.writeFile(path.join(d, LIVE), 'session_id: "SES202601-ACME-AUDIT"\nstatus: [unclosed\n');
     const r = await inspectAt(bmadAdapter, d);
@@ -76,19 +76,34 @@ describe('export: a foreign id that would be a path falls back to the baton id',
     await fs.writeFile(path.join(d, LIVE), text.replace('session_id: "SES202601-ACME-AUDIT"', 'session_id: "../../x"'));
     const s = (await inspectAt(bmadAdapter, d)).sessions.find((x) => x.path === LIVE)!;
     expect(s.id).toBe('../../x');
-    const { plan, outcome, text: written } = await exportWith(bmadAdapter, exportInput(importedState(s, CTX, 'acme-audit'), 'bmad', NOW));
+    const {
+      plan,
+      outcome,
+      text: written,
+    } = await exportWith(bmadAdapter, exportInput(importedState(s, CTX, 'acme-audit'), 'bmad', NOW));
     expect(outcome.written).toContain(`${SESSIONS}/acme-audit.yaml`);
     expect(written).toContain('session_id: acme-audit');
     expect(written).not.toContain('../../x');
-    expect(plan.problems?.map((p) => [p.code, p.details?.value, p.details?.written])).toEqual([['UNSAFE_PATH', '../../x', 'acme-audit']]);
+    expect(plan.problems?.map((p) => [p.code, p.details?.value, p.details?.written])).toEqual([
+      ['UNSAFE_PATH', '../../x', 'acme-audit'],
+    ]);
   });
 
   it('maestro: an imported id "../../x" exports as state/active-session.md holding the baton id', async () => {
-    const s = only(await inspectAt(maestroAdapter, path.join(path.dirname(new URL(import.meta.url).pathname), '../fixtures/formats/maestro/mid-run-yaml')));
+    const s = only(
+      await inspectAt(
+        maestroAdapter,
+        path.join(path.dirname(new URL(import.meta.url).pathname), '../fixtures/formats/maestro/mid-run-yaml'),
+      ),
+    );
     const input = { ...exportInput(importedState(s, CTX, 'auth-service'), 'maestro', NOW), foreignId: '../../x' };
     const { plan, outcome, text } = await exportWith(maestroAdapter, input);
     // The plans travel with the session (issue 14).
-    expect(outcome.written).toEqual(['state/active-session.md', 'plans/2026-03-01-auth-service-design.md', 'plans/2026-03-01-auth-service-impl-plan.md']);
+    expect(outcome.written).toEqual([
+      'state/active-session.md',
+      'plans/2026-03-01-auth-service-design.md',
+      'plans/2026-03-01-auth-service-impl-plan.md',
+    ]);
     expect(text).toContain('session_id: "auth-service"');
     expect(plan.problems?.map((p) => p.code)).toEqual(['UNSAFE_PATH']);
   });
@@ -106,7 +121,10 @@ describe('export: a foreign id that would be a path falls back to the baton id',
 
   it('a safe id is kept and nothing is reported', async () => {
     const s = (await inspectAt(bmadAdapter, await copyCase('bmad', 'active'))).sessions.find((x) => x.path === LIVE)!;
-    const { plan, outcome } = await exportWith(bmadAdapter, exportInput(importedState(s, CTX, 'acme-audit'), 'bmad', NOW));
+    const { plan, outcome } = await exportWith(
+      bmadAdapter,
+      exportInput(importedState(s, CTX, 'acme-audit'), 'bmad', NOW),
+    );
     expect(outcome.written).toContain(LIVE);
     expect(plan.problems ?? []).toEqual([]);
   });

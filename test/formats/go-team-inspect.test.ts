@@ -8,11 +8,33 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { goTeamAdapter } from '../../src/formats/go-team/index.js';
 import { ADAPTERS, adapterFor } from '../../src/formats/registry.js';
 import { SafeDir } from '../../src/formats/safe-dir.js';
-import { cleanTemps, codes, copyCase, FIXTURES, inspectAt, inspectCase, session, tempDir, unitStatuses } from './go-team-helpers.js';
+import {
+  cleanTemps,
+  codes,
+  copyCase,
+  FIXTURES,
+  inspectAt,
+  inspectCase,
+  session,
+  tempDir,
+  unitStatuses,
+} from './go-team-helpers.js';
 
 afterEach(cleanTemps);
 
-const ALL_CASES = ['mid-run', 'stale-active', 'interrupted-string', 'interrupted-boolean', 'completed', 'failed', 'rolled-back', 'corrupt-checkpoint', 'dangling', 'two-active', 'orphan'];
+const ALL_CASES = [
+  'mid-run',
+  'stale-active',
+  'interrupted-string',
+  'interrupted-boolean',
+  'completed',
+  'failed',
+  'rolled-back',
+  'corrupt-checkpoint',
+  'dangling',
+  'two-active',
+  'orphan',
+];
 
 describe('go-team: registration and detection', () => {
   it('is registered under its name', () => {
@@ -31,7 +53,7 @@ describe('go-team: registration and detection', () => {
     expect(codes(r.problems)).toEqual(['UNKNOWN_FORMAT']);
   });
 
-  it('detects a registry-less checkpoints folder with less certainty, and not a web app\'s public/manifest.json', async () => {
+  it("detects a registry-less checkpoints folder with less certainty, and not a web app's public/manifest.json", async () => {
     const d = tempDir();
     fs.mkdirSync(path.join(d, 'public'));
     fs.writeFileSync(path.join(d, 'public/manifest.json'), '{"name": "app"}');
@@ -70,8 +92,20 @@ describe('go-team: mid-run session with a fresh heartbeat', () => {
     expect(s.title).toBe('user-authentication-service');
     expect(s.createdAt).toBe('2025-12-28T21:00:00Z');
     expect(s.updatedAt).toBe('2025-12-28T21:59:45.000Z');
-    expect(unitStatuses(s)).toBe('1:completed 2:completed 3:completed 4:in_progress 5:pending 6:pending 7:pending 8:pending 9:pending');
-    expect(s.units.map((u) => u.name)).toEqual(['init', 'requirements', 'architecture', 'implementation', 'testing', 'review', 'optimization', 'release', 'synthesis']);
+    expect(unitStatuses(s)).toBe(
+      '1:completed 2:completed 3:completed 4:in_progress 5:pending 6:pending 7:pending 8:pending 9:pending',
+    );
+    expect(s.units.map((u) => u.name)).toEqual([
+      'init',
+      'requirements',
+      'architecture',
+      'implementation',
+      'testing',
+      'review',
+      'optimization',
+      'release',
+      'synthesis',
+    ]);
     expect(s.units[2]?.completedAt).toBe('2025-12-28T21:10:00Z');
     expect(s.units[3]?.agents).toContain('go-coder-agent');
     expect(s.units[3]?.blockedBy).toEqual(['3']);
@@ -106,15 +140,26 @@ describe('go-team: mid-run session with a fresh heartbeat', () => {
     });
   });
 
-  it('keeps the documents verbatim, with only this session\'s registry entry (unknown fields included)', async () => {
+  it("keeps the documents verbatim, with only this session's registry entry (unknown fields included)", async () => {
     const s = session(await inspectCase('mid-run'), 'session-a1b2c3d4');
     const prefix = '.claude/agents/microai/teams/go-team/checkpoints/';
-    const reg = s.documents[`${prefix}sessions.json`] as { sessions: Array<Record<string, unknown>>; last_active_session: string };
+    const reg = s.documents[`${prefix}sessions.json`] as {
+      sessions: Array<Record<string, unknown>>;
+      last_active_session: string;
+    };
     expect(reg.sessions).toHaveLength(1);
     expect(reg.sessions[0]?.custom_field).toEqual({ keep: true });
     expect(reg.last_active_session).toBe('session-a1b2c3d4');
     expect(Object.keys(s.documents).sort()).toEqual(
-      ['sessions.json', 'session-a1b2c3d4/manifest.json', 'session-a1b2c3d4/state.json', 'session-a1b2c3d4/rollback-history.json', 'session-a1b2c3d4/cp-01-init-20251228-210000.json', 'session-a1b2c3d4/cp-02-requirements-20251228-210500.json', 'session-a1b2c3d4/cp-03-architecture.json']
+      [
+        'sessions.json',
+        'session-a1b2c3d4/manifest.json',
+        'session-a1b2c3d4/state.json',
+        'session-a1b2c3d4/rollback-history.json',
+        'session-a1b2c3d4/cp-01-init-20251228-210000.json',
+        'session-a1b2c3d4/cp-02-requirements-20251228-210500.json',
+        'session-a1b2c3d4/cp-03-architecture.json',
+      ]
         .map((p) => prefix + p)
         .sort(),
     );
@@ -144,8 +189,13 @@ describe('go-team: the heartbeat rule (60 s)', () => {
   });
 
   it('says how long ago in words a person reads: minutes, hours, days (not a count of seconds)', async () => {
-    const msg = async (at: string) => session(await inspectCase('stale-active', new Date(at)), 'session-5ta1e000').problems.find((x) => x.code === 'STALE_ACTIVE')!.message;
-    expect(await msg('2025-12-28T22:00:00Z')).toContain('was last saved 15 min ago, beyond Go Team\'s 1 min heartbeat limit');
+    const msg = async (at: string) =>
+      session(await inspectCase('stale-active', new Date(at)), 'session-5ta1e000').problems.find(
+        (x) => x.code === 'STALE_ACTIVE',
+      )!.message;
+    expect(await msg('2025-12-28T22:00:00Z')).toContain(
+      "was last saved 15 min ago, beyond Go Team's 1 min heartbeat limit",
+    );
     expect(await msg('2025-12-29T00:50:00Z')).toContain('was last saved 3 h ago');
     expect(await msg('2026-11-21T21:45:00Z')).toContain('was last saved 328 days ago');
     expect(await msg('2026-11-21T21:45:00Z')).not.toMatch(/\d{5,} s/);
@@ -153,7 +203,9 @@ describe('go-team: the heartbeat rule (60 s)', () => {
 
   it('resumes an interrupted session after its last checkpoint (step 4 done by checkpoint and count) with three options', async () => {
     const s = session(await inspectCase('stale-active'), 'session-5ta1e000');
-    expect(unitStatuses(s)).toBe('1:completed 2:completed 3:completed 4:completed 5:pending 6:pending 7:pending 8:pending 9:pending');
+    expect(unitStatuses(s)).toBe(
+      '1:completed 2:completed 3:completed 4:completed 5:pending 6:pending 7:pending 8:pending 9:pending',
+    );
     expect(s.units[3]?.files).toEqual([
       { path: 'cmd/main.go', action: 'created' },
       { path: 'internal/service/auth_service.go', action: 'created' },
@@ -163,7 +215,12 @@ describe('go-team: the heartbeat rule (60 s)', () => {
     expect(s.resume.unitId).toBe('5');
     expect(s.resume.recommended).toBe('checkpoint');
     expect(s.resume.options.map((o) => [o.kind, o.target, o.loses, o.recommended])).toEqual([
-      ['checkpoint', 'cp-04-implementation-20251228-211500', '12 actions since cp-04-implementation-20251228-211500', true],
+      [
+        'checkpoint',
+        'cp-04-implementation-20251228-211500',
+        '12 actions since cp-04-implementation-20251228-211500',
+        true,
+      ],
       ['live', 'state.json', '~30 seconds of work', false],
       ['fresh', null, 'all progress (4 completed steps)', false],
     ]);
@@ -177,7 +234,9 @@ describe('go-team: recovery.json recommendations', () => {
     expect(s.status).toBe('interrupted');
     expect(s.resume.recommended).toBe('live');
     expect(s.resume.options.find((o) => o.recommended)?.kind).toBe('live');
-    expect(s.resume.options.find((o) => o.kind === 'checkpoint')?.loses).toBe('7 actions since cp-04-implementation-20251228-211500');
+    expect(s.resume.options.find((o) => o.kind === 'checkpoint')?.loses).toBe(
+      '7 actions since cp-04-implementation-20251228-211500',
+    );
     expect(s.resume.action).toBe('continue');
     expect(s.resume.unitId).toBe('5');
     expect(s.resume.subStep).toBe('5b');
@@ -201,14 +260,24 @@ describe('go-team: recovery.json recommendations', () => {
     const s = session(r, 'session-b0013a00');
     expect(s.problems).toEqual([]);
     expect(s.resume.recommended).toBe('checkpoint');
-    expect(s.resume.options[0]).toMatchObject({ kind: 'checkpoint', target: 'cp-06-review-2', loses: '3 actions since cp-06-review-2', recommended: true });
+    expect(s.resume.options[0]).toMatchObject({
+      kind: 'checkpoint',
+      target: 'cp-06-review-2',
+      loses: '3 actions since cp-06-review-2',
+      recommended: true,
+    });
     expect(s.resume.unitId).toBe('6');
     expect(s.resume.subStep).toBe('review-2');
     expect(s.resume.retryLimit).toBe(3);
     expect(s.resume.retriesUsed).toBe(2);
-    expect(unitStatuses(s)).toBe('1:completed 2:completed 3:completed 4:completed 5:completed 6:in_progress 7:pending 8:pending 9:pending');
+    expect(unitStatuses(s)).toBe(
+      '1:completed 2:completed 3:completed 4:completed 5:completed 6:in_progress 7:pending 8:pending 9:pending',
+    );
     expect(s.units[5]?.subStep).toBe('review-2');
-    expect(s.checkpoints.filter((c) => c.unitId === '6').map((c) => c.id)).toEqual(['cp-06-review-1', 'cp-06-review-2']);
+    expect(s.checkpoints.filter((c) => c.unitId === '6').map((c) => c.id)).toEqual([
+      'cp-06-review-1',
+      'cp-06-review-2',
+    ]);
     expect(s.findings).toEqual([
       { text: 'Handle context cancellation in List', severity: 'major', unitId: '6', time: '2025-12-28T21:27:00Z' },
       { text: 'Rename repo package', severity: null, unitId: '6', time: null },
@@ -256,7 +325,15 @@ describe('go-team: finished sessions', () => {
 
   it('reads a session-metrics history record whose per-agent totals agree with the summary', async () => {
     const s = session(await inspectCase('completed'), 'session-c0111e7e');
-    expect(s.tokens).toEqual({ input: 180000, output: 120000, cached: 45000, byAgent: null, byUnit: null, agrees: true, max: null });
+    expect(s.tokens).toEqual({
+      input: 180000,
+      output: 120000,
+      cached: 45000,
+      byAgent: null,
+      byUnit: null,
+      agrees: true,
+      max: null,
+    });
   });
 
   it('refuses a failed session ("cannot be resumed") and marks the step it failed in', async () => {
@@ -264,7 +341,9 @@ describe('go-team: finished sessions', () => {
     expect(s.status).toBe('failed');
     expect(s.resume.action).toBe('refuse');
     expect(s.resume.reason).toMatch(/cannot be resumed/);
-    expect(unitStatuses(s)).toBe('1:completed 2:completed 3:completed 4:completed 5:completed 6:failed 7:pending 8:pending 9:pending');
+    expect(unitStatuses(s)).toBe(
+      '1:completed 2:completed 3:completed 4:completed 5:completed 6:failed 7:pending 8:pending 9:pending',
+    );
     expect(s.units[5]?.subStep).toBe('review-3');
     expect(s.position.unitId).toBe('6');
   });
@@ -285,11 +364,21 @@ describe('go-team: checkpoints, rollbacks and damage', () => {
     expect(bad).toHaveLength(1);
     expect(bad[0]?.details).toEqual({ checkpoint: 'cp-04-implementation-20251228-211500', rollback: 'rb-001' });
     expect(s.problems.some((p) => p.code === 'CORRUPT_CHECKPOINT')).toBe(false);
-    expect(unitStatuses(s)).toBe('1:completed 2:completed 3:completed 4:completed 5:in_progress 6:pending 7:pending 8:pending 9:pending');
+    expect(unitStatuses(s)).toBe(
+      '1:completed 2:completed 3:completed 4:completed 5:in_progress 6:pending 7:pending 8:pending 9:pending',
+    );
     expect(s.units[3]?.files).toEqual([{ path: 'internal/service/v2.go', action: 'created' }]);
-    expect(s.resume.options[0]).toMatchObject({ kind: 'checkpoint', target: 'cp-04-implementation-20251228-215000', loses: '9 actions since cp-04-implementation-20251228-215000' });
+    expect(s.resume.options[0]).toMatchObject({
+      kind: 'checkpoint',
+      target: 'cp-04-implementation-20251228-215000',
+      loses: '9 actions since cp-04-implementation-20251228-215000',
+    });
     expect(s.notes).toEqual([
-      { text: 'Rolled back from cp-05-testing-20251228-212000 to cp-03-architecture-20251228-211000: Architecture flaw found in testing (rb-001)', time: '2025-12-28T21:40:00Z', agent: null },
+      {
+        text: 'Rolled back from cp-05-testing-20251228-212000 to cp-03-architecture-20251228-211000: Architecture flaw found in testing (rb-001)',
+        time: '2025-12-28T21:40:00Z',
+        agent: null,
+      },
     ]);
   });
 
@@ -297,16 +386,33 @@ describe('go-team: checkpoints, rollbacks and damage', () => {
     const s = session(await inspectCase('corrupt-checkpoint'), 'session-c0aa0b70');
     const cps = s.problems.filter((p) => p.code === 'CORRUPT_CHECKPOINT');
     expect(cps.map((p) => p.details)).toEqual([
-      { checkpoint: 'cp-02-requirements-20251228-210500', step: 2, reason: 'is listed in manifest.json but its file is missing', fallback: 'cp-01-init-20251228-210000', commit: null },
+      {
+        checkpoint: 'cp-02-requirements-20251228-210500',
+        step: 2,
+        reason: 'is listed in manifest.json but its file is missing',
+        fallback: 'cp-01-init-20251228-210000',
+        commit: null,
+      },
     ]);
     expect(cps[0]?.path).toBe('checkpoints/session-c0aa0b70/manifest.json'); // the file that lists the missing one
     // Issue 14: Go Team's checksum is circular; one that matches no canonical form is a warning.
     const unverified = s.problems.filter((p) => p.code === 'CHECKSUM_UNVERIFIED');
-    expect(unverified.map((p) => [p.severity, p.path])).toEqual([['warning', 'checkpoints/session-c0aa0b70/cp-04-implementation-20251228-211500.json']]);
-    expect(s.checkpoints.find((c) => c.id === 'cp-04-implementation-20251228-211500')).toMatchObject({ valid: true, checksum: 'unverified' });
+    expect(unverified.map((p) => [p.severity, p.path])).toEqual([
+      ['warning', 'checkpoints/session-c0aa0b70/cp-04-implementation-20251228-211500.json'],
+    ]);
+    expect(s.checkpoints.find((c) => c.id === 'cp-04-implementation-20251228-211500')).toMatchObject({
+      valid: true,
+      checksum: 'unverified',
+    });
     expect(s.resume.recommended).toBe('checkpoint');
-    expect(s.resume.options[0]).toMatchObject({ kind: 'checkpoint', target: 'cp-04-implementation-20251228-211500', loses: '5 actions since cp-04-implementation-20251228-211500' });
-    expect(s.resume.options[0]?.warnings).toEqual(['The checksum of cp-04-implementation-20251228-211500 is unverified (it matches no canonical form): compare it with commit 096045b120451849e4378178e0441c85e589a2eb before relying on it.']);
+    expect(s.resume.options[0]).toMatchObject({
+      kind: 'checkpoint',
+      target: 'cp-04-implementation-20251228-211500',
+      loses: '5 actions since cp-04-implementation-20251228-211500',
+    });
+    expect(s.resume.options[0]?.warnings).toEqual([
+      'The checksum of cp-04-implementation-20251228-211500 is unverified (it matches no canonical form): compare it with commit 096045b120451849e4378178e0441c85e589a2eb before relying on it.',
+    ]);
     expect(s.resume.unitId).toBe('5');
   });
 
@@ -315,7 +421,9 @@ describe('go-team: checkpoints, rollbacks and damage', () => {
     const p = s.problems.find((x) => x.code === 'CORRUPT_FILE');
     expect(p?.path).toBe('checkpoints/session-c0aa0b70/rollback-history.json');
     expect(p?.severity).toBe('error');
-    expect(s.documents['checkpoints/session-c0aa0b70/rollback-history.json']).toBe('{"session_id": "session-c0aa0b70", "history": [');
+    expect(s.documents['checkpoints/session-c0aa0b70/rollback-history.json']).toBe(
+      '{"session_id": "session-c0aa0b70", "history": [',
+    );
   });
 });
 
@@ -329,7 +437,9 @@ describe('go-team: registry integrity', () => {
       ['session-n0f01de7', 'paused', false],
     ]);
     const nf = session(r, 'session-n0f01de7');
-    expect(nf.problems.map((p) => [p.code, p.severity, p.path])).toEqual([['MISSING_FILE', 'error', 'checkpoints/session-n0f01de7']]);
+    expect(nf.problems.map((p) => [p.code, p.severity, p.path])).toEqual([
+      ['MISSING_FILE', 'error', 'checkpoints/session-n0f01de7'],
+    ]);
     expect(nf.sources).toEqual(['checkpoints/sessions.json']);
     // Without checkpoints or live state, only a fresh start is possible.
     expect(nf.resume.options.map((o) => o.kind)).toEqual(['fresh']);
@@ -339,7 +449,10 @@ describe('go-team: registry integrity', () => {
   it('reports two "active" sessions, keeps the fresh one active and the stale one interrupted', async () => {
     const r = await inspectCase('two-active');
     expect(codes(r.problems)).toEqual(['TWO_ACTIVE']);
-    expect(r.problems[0]?.details).toEqual({ sessions: ['session-a0000001', 'session-b0000002'], lastActive: 'session-a0000001' });
+    expect(r.problems[0]?.details).toEqual({
+      sessions: ['session-a0000001', 'session-b0000002'],
+      lastActive: 'session-a0000001',
+    });
     const a = session(r, 'session-a0000001');
     const b = session(r, 'session-b0000002');
     expect([a.status, a.active]).toEqual(['active', true]);
@@ -385,7 +498,9 @@ describe('go-team: an error inside a step (recovery.json interrupt_reason "error
     expect(s.units.find((u) => u.id === '4')!.errors).toEqual([err]);
     expect(s.units.filter((u) => u.id !== '4').flatMap((u) => u.errors)).toEqual([]);
     expect(s.unresolvedErrors).toEqual([err]);
-    expect(s.resume.warnings.some((w) => w.includes('go build ./... failed') && w.includes('before resuming'))).toBe(true);
+    expect(s.resume.warnings.some((w) => w.includes('go build ./... failed') && w.includes('before resuming'))).toBe(
+      true,
+    );
   });
 
   it('an interruption that is not an error (crash, timeout, disconnect) records no error', async () => {

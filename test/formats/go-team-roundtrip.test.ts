@@ -16,7 +16,19 @@ import { importedState } from '../../src/formats/import.js';
 import { SafeDir } from '../../src/formats/safe-dir.js';
 import type { ForeignSession } from '../../src/formats/types.js';
 import type { SessionManager } from '../../src/manager/manager.js';
-import { cleanTemps, copyCase, facts, FIXTURES, inspectAt, inspectCase, NOW, session, snapshot, tempDir, unitStatuses } from './go-team-helpers.js';
+import {
+  cleanTemps,
+  copyCase,
+  facts,
+  FIXTURES,
+  inspectAt,
+  inspectCase,
+  NOW,
+  session,
+  snapshot,
+  tempDir,
+  unitStatuses,
+} from './go-team-helpers.js';
 import { clockedManager } from './core-helpers.js';
 
 afterEach(cleanTemps);
@@ -57,23 +69,40 @@ describe('go-team export: inspect(export(import(X))) has the facts of inspect(X)
     expect(after.sessions.map((s) => s.id).sort()).toEqual([...ids].sort());
     for (const id of ids) expect(facts(session(after, id))).toEqual(facts(session(before, id)));
     // The registry lists exactly the exported sessions, once each.
-    expect(readJson(path.join(out, 'checkpoints/sessions.json')).sessions.map((e: { id: string }) => e.id)).toEqual(ids);
+    expect(readJson(path.join(out, 'checkpoints/sessions.json')).sessions.map((e: { id: string }) => e.id)).toEqual(
+      ids,
+    );
   });
 
-  it('writes Go Team\'s own fields: an action save, the registry entry, progress, recovery for an interrupted session', async () => {
+  it("writes Go Team's own fields: an action save, the registry entry, progress, recovery for an interrupted session", async () => {
     const s = session(await inspectCase('stale-active'), 'session-5ta1e000');
     const out = tempDir();
     const now = new Date('2026-01-05T12:00:00.000Z');
     const outcome = await exportVia(s, out, now);
     expect(outcome.written.sort()).toEqual(
-      ['sessions.json', ...['state.json', 'manifest.json', 'recovery.json', 'cp-01-init-20251228-210000.json', 'cp-02-requirements-20251228-210500.json', 'cp-03-architecture-20251228-211000.json', 'cp-04-implementation-20251228-211500.json'].map((f) => `session-5ta1e000/${f}`)]
+      [
+        'sessions.json',
+        ...[
+          'state.json',
+          'manifest.json',
+          'recovery.json',
+          'cp-01-init-20251228-210000.json',
+          'cp-02-requirements-20251228-210500.json',
+          'cp-03-architecture-20251228-211000.json',
+          'cp-04-implementation-20251228-211500.json',
+        ].map((f) => `session-5ta1e000/${f}`),
+      ]
         .map((f) => `checkpoints/${f}`)
         .sort(),
     );
     const live = readJson(path.join(out, 'checkpoints/session-5ta1e000/state.json'));
     expect(live.saved_at).toBe('2026-01-05T12:00:00.000Z');
     expect(live.save_trigger).toBe('action');
-    expect(live.recovery_point).toEqual({ checkpoint: 'cp-04-implementation-20251228-211500', actions_since_checkpoint: 12, can_resume_from_action: true });
+    expect(live.recovery_point).toEqual({
+      checkpoint: 'cp-04-implementation-20251228-211500',
+      actions_since_checkpoint: 12,
+      can_resume_from_action: true,
+    });
     const reg = readJson(path.join(out, 'checkpoints/sessions.json'));
     expect(reg.version).toBe('1.0.0');
     expect(reg.last_active_session).toBe('session-5ta1e000');
@@ -91,7 +120,11 @@ describe('go-team export: inspect(export(import(X))) has the facts of inspect(X)
     });
     const rec = readJson(path.join(out, 'checkpoints/session-5ta1e000/recovery.json'));
     expect(rec.recommended).toBe('checkpoint');
-    expect(rec.recovery_options.map((o: { type: string }) => o.type)).toEqual(['checkpoint', 'live_state', 'fresh_start']);
+    expect(rec.recovery_options.map((o: { type: string }) => o.type)).toEqual([
+      'checkpoint',
+      'live_state',
+      'fresh_start',
+    ]);
     expect(rec.last_known_state).toMatchObject({ step: 4, step_name: 'implementation' });
     // The checkpoint files are the imported ones (their checksums still verify).
     const after = session(await inspectAt(out, now), 'session-5ta1e000');
@@ -109,7 +142,8 @@ describe('go-team export: inspect(export(import(X))) has the facts of inspect(X)
     const src = path.join(FIXTURES, 'interrupted-boolean/checkpoints/session-b0013a00');
     const dst = path.join(out2, 'checkpoints/session-b0013a00');
     expect(readJson(path.join(dst, 'recovery.json'))).toEqual(readJson(path.join(src, 'recovery.json')));
-    for (const f of fs.readdirSync(src).filter((n) => n.startsWith('cp-'))) expect(readJson(path.join(dst, f))).toEqual(readJson(path.join(src, f)));
+    for (const f of fs.readdirSync(src).filter((n) => n.startsWith('cp-')))
+      expect(readJson(path.join(dst, f))).toEqual(readJson(path.join(src, f)));
     const live = readJson(path.join(dst, 'state.json'));
     const orig = readJson(path.join(src, 'state.json'));
     expect(live.outputs).toEqual(orig.outputs);
@@ -120,7 +154,9 @@ describe('go-team export: inspect(export(import(X))) has the facts of inspect(X)
   it('writes back a damaged file it could not parse as it was, so the damage stays visible', async () => {
     const out = tempDir();
     await exportVia(session(await inspectCase('corrupt-checkpoint'), 'session-c0aa0b70'), out);
-    expect(fs.readFileSync(path.join(out, 'checkpoints/session-c0aa0b70/rollback-history.json'), 'utf8')).toBe('{"session_id": "session-c0aa0b70", "history": [');
+    expect(fs.readFileSync(path.join(out, 'checkpoints/session-c0aa0b70/rollback-history.json'), 'utf8')).toBe(
+      '{"session_id": "session-c0aa0b70", "history": [',
+    );
   });
 
   it('gives a session without live state a fresh state.json: the live option appears, the rest is unchanged', async () => {
@@ -143,7 +179,12 @@ describe('go-team export: the registry at the destination', () => {
     const others = snapshot(path.join(out, 'checkpoints'));
     await exportVia(session(await inspectCase('mid-run'), 'session-a1b2c3d4'), out);
     const reg = readJson(regPath);
-    expect(reg.sessions.map((e: { id: string }) => e.id)).toEqual(['session-b0013a00', 'session-9a05ed00', 'session-abad0000', 'session-a1b2c3d4']);
+    expect(reg.sessions.map((e: { id: string }) => e.id)).toEqual([
+      'session-b0013a00',
+      'session-9a05ed00',
+      'session-abad0000',
+      'session-a1b2c3d4',
+    ]);
     expect(reg.sessions.slice(0, 3)).toEqual(regBefore.sessions);
     expect(reg.version).toBe(regBefore.version);
     expect(reg.last_active_session).toBe('session-a1b2c3d4');
@@ -155,12 +196,17 @@ describe('go-team export: the registry at the destination', () => {
     expect(session(r, 'session-b0013a00').active).toBe(false);
   });
 
-  it('keeps the destination\'s active pointer when the exported session is not active', async () => {
+  it("keeps the destination's active pointer when the exported session is not active", async () => {
     const out = copyCase('interrupted-boolean');
     await exportVia(session(await inspectCase('completed'), 'session-c0111e7e'), out);
     const reg = readJson(path.join(out, 'checkpoints/sessions.json'));
     expect(reg.last_active_session).toBe('session-b0013a00');
-    expect(reg.sessions.at(-1)).toMatchObject({ id: 'session-c0111e7e', status: 'completed', resumable: false, completed_at: '2025-12-28T21:55:00Z' });
+    expect(reg.sessions.at(-1)).toMatchObject({
+      id: 'session-c0111e7e',
+      status: 'completed',
+      resumable: false,
+      completed_at: '2025-12-28T21:55:00Z',
+    });
   });
 
   it('updates its own entry in place when exported again (no duplicate)', async () => {
@@ -169,7 +215,11 @@ describe('go-team export: the registry at the destination', () => {
     await exportVia(s, out, new Date('2026-01-01T00:00:00Z'));
     await exportVia(s, out, new Date('2026-01-02T00:00:00Z'));
     const reg = readJson(path.join(out, 'checkpoints/sessions.json'));
-    expect(reg.sessions.map((e: { id: string }) => e.id)).toEqual(['session-b0013a00', 'session-9a05ed00', 'session-abad0000']);
+    expect(reg.sessions.map((e: { id: string }) => e.id)).toEqual([
+      'session-b0013a00',
+      'session-9a05ed00',
+      'session-abad0000',
+    ]);
     // Nothing changed in baton since the import: updated_at is written as it was (issue 14).
     expect(reg.sessions[1]).toMatchObject({ status: 'paused', updated_at: '2025-12-28T21:10:00Z', resumable: true });
   });
@@ -177,7 +227,9 @@ describe('go-team export: the registry at the destination', () => {
   it('writes into the layout found at the destination (a project root keeps .claude/agents/microai/teams/go-team/)', async () => {
     const out = copyCase('mid-run');
     await exportVia(session(await inspectCase('failed'), 'session-fa11ed00'), out);
-    expect(fs.existsSync(path.join(out, '.claude/agents/microai/teams/go-team/checkpoints/session-fa11ed00/state.json'))).toBe(true);
+    expect(
+      fs.existsSync(path.join(out, '.claude/agents/microai/teams/go-team/checkpoints/session-fa11ed00/state.json')),
+    ).toBe(true);
     expect(fs.existsSync(path.join(out, 'checkpoints'))).toBe(false);
     expect((await inspectAt(out)).sessions.map((s) => s.id)).toEqual(['session-a1b2c3d4', 'session-fa11ed00']);
   });
@@ -187,7 +239,9 @@ describe('go-team export: the registry at the destination', () => {
     const regPath = path.join(out, 'checkpoints/sessions.json');
     fs.writeFileSync(regPath, '{"version": "1.0.0", "sessions": [');
     const before = snapshot(out);
-    await expect(exportVia(session(await inspectCase('completed'), 'session-c0111e7e'), out)).rejects.toMatchObject({ code: 'CORRUPT' });
+    await expect(exportVia(session(await inspectCase('completed'), 'session-c0111e7e'), out)).rejects.toMatchObject({
+      code: 'CORRUPT',
+    });
     expect(snapshot(out)).toEqual(before);
   });
 });
@@ -202,7 +256,10 @@ describe('go-team export: back into a folder the toolkit still writes (mirror)',
     live.context.current_line = 99;
     live.outputs.test_files = ['internal/service/auth_service_test.go'];
     fs.writeFileSync(path.join(sdir, 'state.json'), JSON.stringify(live, null, 2));
-    fs.writeFileSync(path.join(sdir, 'cp-04-implementation-20251228-211500.json'), fs.readFileSync(path.join(sdir, 'cp-04-implementation-20251228-211500.json'), 'utf8') + '\n');
+    fs.writeFileSync(
+      path.join(sdir, 'cp-04-implementation-20251228-211500.json'),
+      fs.readFileSync(path.join(sdir, 'cp-04-implementation-20251228-211500.json'), 'utf8') + '\n',
+    );
     const cpBefore = fs.readFileSync(path.join(sdir, 'cp-04-implementation-20251228-211500.json'), 'utf8');
     await exportVia(s, d);
     const after = readJson(path.join(sdir, 'state.json'));
@@ -218,23 +275,43 @@ describe('go-team export: a session born in baton', () => {
   const actor = { agent: 'tester', pid: 1, host: 'h' };
   function born(phaseIds: string[], more: Array<{ type: string; data: unknown; time?: string }> = []): SessionState {
     const events = [
-      { type: 'session.created', data: { title: 'Born in baton', idFormat: 'date', phases: phaseIds.map((id) => ({ id, name: `Phase ${id}` })), budgetMax: null, contextSummary: 'Designing the cache' }, time: '2026-01-05T09:00:00.000Z' },
+      {
+        type: 'session.created',
+        data: {
+          title: 'Born in baton',
+          idFormat: 'date',
+          phases: phaseIds.map((id) => ({ id, name: `Phase ${id}` })),
+          budgetMax: null,
+          contextSummary: 'Designing the cache',
+        },
+        time: '2026-01-05T09:00:00.000Z',
+      },
       ...more,
     ];
-    return fold(null, events.map((e, i) => ({ time: '2026-01-05T09:30:00.000Z', ...e, actor, seq: i + 1 }) as StoredEvent), 'born-1')!;
+    return fold(
+      null,
+      events.map((e, i) => ({ time: '2026-01-05T09:30:00.000Z', ...e, actor, seq: i + 1 }) as StoredEvent),
+      'born-1',
+    )!;
   }
 
   it('gets a complete Go Team folder: registry, manifest, state, recovery; units and tokens read back', async () => {
-    const state = born(['1', '2', '3', '4', '5', '6', '7', '8', '9'], [
-      { type: 'phase.started', data: { phaseId: '1', agent: 'orchestrator', forced: false } },
-      { type: 'phase.completed', data: { phaseId: '1', agent: 'orchestrator' } },
-      { type: 'phase.started', data: { phaseId: '2', agent: 'pm-agent', forced: false } },
-      { type: 'phase.completed', data: { phaseId: '2', agent: 'pm-agent' } },
-      { type: 'phase.started', data: { phaseId: '3', agent: 'architect-agent', forced: false } },
-      { type: 'tokens.recorded', data: { agent: 'pm-agent', phaseId: '2', input: 1000, output: 500, cached: 100 } },
-      { type: 'tokens.recorded', data: { agent: 'architect-agent', phaseId: '3', input: 2000, output: 700, cached: 0 } },
-      { type: 'session.interrupted', data: { cause: 'timeout', detail: null } },
-    ]);
+    const state = born(
+      ['1', '2', '3', '4', '5', '6', '7', '8', '9'],
+      [
+        { type: 'phase.started', data: { phaseId: '1', agent: 'orchestrator', forced: false } },
+        { type: 'phase.completed', data: { phaseId: '1', agent: 'orchestrator' } },
+        { type: 'phase.started', data: { phaseId: '2', agent: 'pm-agent', forced: false } },
+        { type: 'phase.completed', data: { phaseId: '2', agent: 'pm-agent' } },
+        { type: 'phase.started', data: { phaseId: '3', agent: 'architect-agent', forced: false } },
+        { type: 'tokens.recorded', data: { agent: 'pm-agent', phaseId: '2', input: 1000, output: 500, cached: 100 } },
+        {
+          type: 'tokens.recorded',
+          data: { agent: 'architect-agent', phaseId: '3', input: 2000, output: 700, cached: 0 },
+        },
+        { type: 'session.interrupted', data: { cause: 'timeout', detail: null } },
+      ],
+    );
     const out = tempDir();
     const now = new Date('2026-01-05T10:00:00.000Z');
     await runExport(goTeamAdapter, exportInput(state, 'go-team', now), await SafeDir.open(out));
@@ -243,13 +320,18 @@ describe('go-team export: a session born in baton', () => {
     const s = session(r, 'born-1');
     expect(s.title).toBe('Born in baton');
     expect(s.status).toBe('interrupted');
-    expect(unitStatuses(s)).toBe('1:completed 2:completed 3:in_progress 4:pending 5:pending 6:pending 7:pending 8:pending 9:pending');
+    expect(unitStatuses(s)).toBe(
+      '1:completed 2:completed 3:in_progress 4:pending 5:pending 6:pending 7:pending 8:pending 9:pending',
+    );
     expect(s.contextSummary).toBe('Designing the cache');
     expect(s.tokens).toEqual({
       input: 3000,
       output: 1200,
       cached: 100,
-      byAgent: { 'pm-agent': { input: 1000, output: 500, cached: 100 }, 'architect-agent': { input: 2000, output: 700, cached: 0 } },
+      byAgent: {
+        'pm-agent': { input: 1000, output: 500, cached: 100 },
+        'architect-agent': { input: 2000, output: 700, cached: 0 },
+      },
       byUnit: { '2': { input: 1000, output: 500, cached: 100 }, '3': { input: 2000, output: 700, cached: 0 } },
       agrees: true,
       max: null,
@@ -261,14 +343,24 @@ describe('go-team export: a session born in baton', () => {
     const rec = readJson(path.join(out, 'checkpoints/born-1/recovery.json'));
     expect(rec).toMatchObject({ session_id: 'born-1', interrupt_reason: 'timeout', recommended: 'live_state' });
     const reg = readJson(path.join(out, 'checkpoints/sessions.json'));
-    expect(reg.sessions[0]).toMatchObject({ id: 'born-1', status: 'interrupted', current_step: 3, progress: { steps_completed: 2, total_steps: 9, percentage: 22 }, git_branch: 'go-team/born-1', resumable: true });
+    expect(reg.sessions[0]).toMatchObject({
+      id: 'born-1',
+      status: 'interrupted',
+      current_step: 3,
+      progress: { steps_completed: 2, total_steps: 9, percentage: 22 },
+      git_branch: 'go-team/born-1',
+      resumable: true,
+    });
   });
 
   it('maps phases that are not named 1–9 onto the steps by position; an active session becomes last_active_session', async () => {
-    const state = born(['plan', 'build', 'test'], [
-      { type: 'phase.started', data: { phaseId: 'plan', agent: null, forced: false } },
-      { type: 'phase.completed', data: { phaseId: 'plan', agent: null } },
-    ]);
+    const state = born(
+      ['plan', 'build', 'test'],
+      [
+        { type: 'phase.started', data: { phaseId: 'plan', agent: null, forced: false } },
+        { type: 'phase.completed', data: { phaseId: 'plan', agent: null } },
+      ],
+    );
     const out = tempDir();
     const now = new Date('2026-01-05T10:00:00.000Z');
     await runExport(goTeamAdapter, exportInput(state, 'go-team', now), await SafeDir.open(out));
@@ -285,33 +377,43 @@ describe('go-team export: a session born in baton', () => {
 describe('go-team: import → export → import through the manager', () => {
   const manager = (): SessionManager => clockedManager('2026-01-05T10:00:00Z');
 
-  it.each(['interrupted-boolean', 'rolled-back', 'completed', 'interrupted-string', 'failed', 'interrupted-error'])('%s: the second import equals the first', async (c) => {
-    const o = { cwd: '/', now: () => NOW, adapters: [goTeamAdapter] };
-    const m1 = manager();
-    const first = await m1.formats.import(path.join(FIXTURES, c), 'go-team', o);
-    const out = tempDir();
-    for (const s of first.sessions) {
-      expect(s.action).toBe('created');
-      await m1.formats.export(s.id as string, 'go-team', out, o);
-    }
-    const m2 = manager();
-    const second = await m2.formats.import(out, 'go-team', o);
-    expect(second.sessions.map((s) => [s.id, s.action])).toEqual(first.sessions.map((s) => [s.id, 'created']));
-    for (const s of first.sessions) {
-      const a = await m1.get(s.id as string);
-      const b = await m2.get(s.id as string);
-      const view = (x: SessionState) => ({
-        title: x.title,
-        status: x.status,
-        phases: x.phases.map((p) => ({ id: p.id, status: p.status, subStep: p.subStep, files: p.files.map((f) => [f.path, f.action]), completedAt: p.completedAt, metadata: p.metadata })),
-        tokens: x.tokens,
-        findings: x.findings.map((f) => [f.text, f.severity, f.phaseId]),
-        notes: x.notes.map((n) => n.text),
-        contextSummary: x.contextSummary,
-      });
-      expect(view(b)).toEqual(view(a));
-    }
-  });
+  it.each(['interrupted-boolean', 'rolled-back', 'completed', 'interrupted-string', 'failed', 'interrupted-error'])(
+    '%s: the second import equals the first',
+    async (c) => {
+      const o = { cwd: '/', now: () => NOW, adapters: [goTeamAdapter] };
+      const m1 = manager();
+      const first = await m1.formats.import(path.join(FIXTURES, c), 'go-team', o);
+      const out = tempDir();
+      for (const s of first.sessions) {
+        expect(s.action).toBe('created');
+        await m1.formats.export(s.id as string, 'go-team', out, o);
+      }
+      const m2 = manager();
+      const second = await m2.formats.import(out, 'go-team', o);
+      expect(second.sessions.map((s) => [s.id, s.action])).toEqual(first.sessions.map((s) => [s.id, 'created']));
+      for (const s of first.sessions) {
+        const a = await m1.get(s.id as string);
+        const b = await m2.get(s.id as string);
+        const view = (x: SessionState) => ({
+          title: x.title,
+          status: x.status,
+          phases: x.phases.map((p) => ({
+            id: p.id,
+            status: p.status,
+            subStep: p.subStep,
+            files: p.files.map((f) => [f.path, f.action]),
+            completedAt: p.completedAt,
+            metadata: p.metadata,
+          })),
+          tokens: x.tokens,
+          findings: x.findings.map((f) => [f.text, f.severity, f.phaseId]),
+          notes: x.notes.map((n) => n.text),
+          contextSummary: x.contextSummary,
+        });
+        expect(view(b)).toEqual(view(a));
+      }
+    },
+  );
 
   it('importing the same tree again changes nothing (every session unchanged)', async () => {
     const o = { cwd: '/', now: () => NOW, adapters: [goTeamAdapter] };

@@ -8,14 +8,31 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkpointChecksum, verifyChecksum } from '../../src/formats/go-team/checksum.js';
 import { parseCheckpointId } from '../../src/formats/go-team/steps.js';
-import { cleanTemps, codes, copyCase, facts, FIXTURES, inspectAt, inspectCase, rewriteJson, session, snapshot, tempDir, unitStatuses } from './go-team-helpers.js';
+import {
+  cleanTemps,
+  codes,
+  copyCase,
+  facts,
+  FIXTURES,
+  inspectAt,
+  inspectCase,
+  rewriteJson,
+  session,
+  snapshot,
+  tempDir,
+  unitStatuses,
+} from './go-team-helpers.js';
 
 afterEach(cleanTemps);
 
 describe('go-team: checkpoint ids and checksum', () => {
   it('matches checkpoints to steps by their cp-NN prefix, whatever the rest of the id', () => {
     expect(parseCheckpointId('cp-03-architecture')).toEqual({ step: 3, subStep: null, iteration: false });
-    expect(parseCheckpointId('cp-04-implementation-20251228-214500')).toEqual({ step: 4, subStep: null, iteration: false });
+    expect(parseCheckpointId('cp-04-implementation-20251228-214500')).toEqual({
+      step: 4,
+      subStep: null,
+      iteration: false,
+    });
     expect(parseCheckpointId('cp-05b-security')).toEqual({ step: 5, subStep: '5b', iteration: false });
     expect(parseCheckpointId('cp-06-review-2')).toEqual({ step: 6, subStep: 'review-2', iteration: true });
     expect(parseCheckpointId('cp-06-review-final')).toEqual({ step: 6, subStep: 'review-final', iteration: false });
@@ -47,13 +64,18 @@ describe('go-team: checkpoint ids and checksum', () => {
     delete doc.checksum;
     fs.writeFileSync(f2, JSON.stringify(doc));
     const f3 = path.join(dir, 'cp-03-architecture-20251228-211000.json');
-    fs.writeFileSync(f3, fs.readFileSync(f3, 'utf8').replace('"step_name": "architecture"', '"step_name": "architecturE"'));
+    fs.writeFileSync(
+      f3,
+      fs.readFileSync(f3, 'utf8').replace('"step_name": "architecture"', '"step_name": "architecturE"'),
+    );
     const s = session(await inspectAt(d), 'session-5ta1e000');
     expect(s.checkpoints.map((c) => c.valid)).toEqual([true, true, false, true]);
     const info = s.problems.find((p) => p.code === 'MISSING_FIELD');
     expect(info?.severity).toBe('info');
     expect(info?.details).toEqual({ field: 'checksum', assumed: 'unverified' });
-    expect(s.problems.find((p) => p.code === 'CORRUPT_CHECKPOINT')?.details?.fallback).toBe('cp-02-requirements-20251228-210500');
+    expect(s.problems.find((p) => p.code === 'CORRUPT_CHECKPOINT')?.details?.fallback).toBe(
+      'cp-02-requirements-20251228-210500',
+    );
   });
 
   it('rejects a checkpoint of the wrong shape (step_number against its id, foreign session_id, no state)', async () => {
@@ -67,7 +89,9 @@ describe('go-team: checkpoint ids and checksum', () => {
     fs.writeFileSync(f, JSON.stringify(doc, null, 2));
     const s = session(await inspectAt(d), 'session-5ta1e000');
     const p = s.problems.find((x) => x.code === 'CORRUPT_CHECKPOINT');
-    expect(p?.details?.reason).toBe('has a wrong shape (step_number 7 does not match its id (step 4); session_id "session-other" is not session-5ta1e000; no state; step_number 7 contradicts manifest.json (step 4))');
+    expect(p?.details?.reason).toBe(
+      'has a wrong shape (step_number 7 does not match its id (step 4); session_id "session-other" is not session-5ta1e000; no state; step_number 7 contradicts manifest.json (step 4))',
+    );
     expect(p?.details?.fallback).toBe('cp-03-architecture-20251228-211000');
     expect(s.resume.options[0]?.target).toBe('cp-03-architecture-20251228-211000');
   });
@@ -79,7 +103,11 @@ describe('go-team: checkpoint ids and checksum', () => {
     doc.checkpoints[3].valid = false;
     fs.writeFileSync(m, JSON.stringify(doc, null, 2));
     const s = session(await inspectAt(d), 'session-5ta1e000');
-    expect(s.problems.find((x) => x.code === 'CORRUPT_CHECKPOINT')?.details).toMatchObject({ checkpoint: 'cp-04-implementation-20251228-211500', reason: 'is marked invalid (valid: false)', fallback: 'cp-03-architecture-20251228-211000' });
+    expect(s.problems.find((x) => x.code === 'CORRUPT_CHECKPOINT')?.details).toMatchObject({
+      checkpoint: 'cp-04-implementation-20251228-211500',
+      reason: 'is marked invalid (valid: false)',
+      fallback: 'cp-03-architecture-20251228-211000',
+    });
   });
 });
 
@@ -92,7 +120,11 @@ describe('go-team: encodings and damaged files', () => {
       const b = await inspectAt(d);
       expect(b.sessions.map(facts)).toEqual(a.sessions.map(facts));
       expect(b.sessions.map((s) => codes(s.problems))).toEqual(a.sessions.map((s) => codes(s.problems)));
-      expect(b.sessions.flatMap((s) => s.checkpoints).every((cp, i) => cp.valid === a.sessions.flatMap((s) => s.checkpoints)[i]?.valid)).toBe(true);
+      expect(
+        b.sessions
+          .flatMap((s) => s.checkpoints)
+          .every((cp, i) => cp.valid === a.sessions.flatMap((s) => s.checkpoints)[i]?.valid),
+      ).toBe(true);
     }
   });
 
@@ -107,7 +139,9 @@ describe('go-team: encodings and damaged files', () => {
     expect(s.status).toBe('interrupted'); // the registry's updated_at is stale too
     expect(s.resume.options.map((o) => o.kind)).toEqual(['checkpoint', 'fresh']);
     expect(s.resume.options[0]?.loses).toBe('all work done after cp-04-implementation-20251228-211500');
-    expect(unitStatuses(s)).toBe('1:completed 2:completed 3:completed 4:completed 5:pending 6:pending 7:pending 8:pending 9:pending');
+    expect(unitStatuses(s)).toBe(
+      '1:completed 2:completed 3:completed 4:completed 5:pending 6:pending 7:pending 8:pending 9:pending',
+    );
   });
 
   it('reports an empty manifest.json (EMPTY_FILE) and finds the checkpoints from their files', async () => {
@@ -151,7 +185,14 @@ describe('go-team: encodings and damaged files', () => {
     fs.writeFileSync(f, JSON.stringify({ sessions: 'nope' }));
     let r = await inspectAt(d);
     expect(codes(r.problems)).toEqual(['BAD_VALUE', 'MISSING_FIELD', 'ORPHAN_SESSION']); // the registry lists nothing, so the folder is unlisted
-    fs.writeFileSync(f, JSON.stringify({ version: '1.0.0', sessions: [42, { topic: 'no id' }, { id: 'session-fa11ed00', status: 'exploded' }, { id: 'session-fa11ed00' }], last_active_session: 7 }));
+    fs.writeFileSync(
+      f,
+      JSON.stringify({
+        version: '1.0.0',
+        sessions: [42, { topic: 'no id' }, { id: 'session-fa11ed00', status: 'exploded' }, { id: 'session-fa11ed00' }],
+        last_active_session: 7,
+      }),
+    );
     r = await inspectAt(d);
     expect(codes(r.problems)).toEqual(['BAD_VALUE', 'BAD_VALUE', 'BAD_VALUE', 'DANGLING_ACTIVE']); // last_active_session 7 names nothing
     const s = session(r, 'session-fa11ed00');
@@ -174,7 +215,11 @@ describe('go-team: encodings and damaged files', () => {
     fs.writeFileSync(st, JSON.stringify(live));
     const s = session(await inspectAt(d), 'session-a0000001');
     expect(s.status).toBe('interrupted');
-    expect(s.problems.find((p) => p.code === 'STALE_ACTIVE')?.details).toEqual({ lastHeartbeat: null, ageSeconds: null, limitSeconds: 60 });
+    expect(s.problems.find((p) => p.code === 'STALE_ACTIVE')?.details).toEqual({
+      lastHeartbeat: null,
+      ageSeconds: null,
+      limitSeconds: 60,
+    });
   });
 });
 
@@ -185,7 +230,9 @@ describe('go-team: paths stay inside PATH', () => {
     fs.renameSync(path.join(d, 'checkpoints/session-9a05ed00'), path.join(outside, 'session-9a05ed00'));
     fs.symlinkSync(path.join(outside, 'session-9a05ed00'), path.join(d, 'checkpoints/session-9a05ed00'));
     const r = await inspectAt(d);
-    expect(r.problems.filter((p) => p.code === 'UNSAFE_PATH').map((p) => p.path)).toEqual(['checkpoints/session-9a05ed00']);
+    expect(r.problems.filter((p) => p.code === 'UNSAFE_PATH').map((p) => p.path)).toEqual([
+      'checkpoints/session-9a05ed00',
+    ]);
     const s = session(r, 'session-9a05ed00');
     expect(s.sources).toEqual(['checkpoints/sessions.json']);
     expect(s.checkpoints).toEqual([]);
@@ -246,7 +293,7 @@ describe('go-team: inspect is read-only', () => {
 });
 
 describe('go-team: source hash', () => {
-  it('changes when the session\'s own files change, not when another session\'s registry entry does', async () => {
+  it("changes when the session's own files change, not when another session's registry entry does", async () => {
     const d = copyCase('interrupted-boolean');
     const h = async () => Object.fromEntries((await inspectAt(d)).sessions.map((s) => [s.id, s.sourceHash]));
     const h0 = await h();

@@ -41,8 +41,32 @@ describe('Go Team', () => {
   });
 
   it('re-serialises number lexemes as Python repr() does (values printed by python3)', () => {
-    const lexemes = ['0.0', '-0.0', '100.0', '1.50', '1e5', '1.5e-5', '0.0001', '1e16', '12345678901234567890.0', '3', '2.5e-320'];
-    expect(lexemes.map(pythonNumber)).toEqual(['0.0', '-0.0', '100.0', '1.5', '100000.0', '1.5e-05', '0.0001', '1e+16', '1.2345678901234567e+19', '3', '2.5e-320']);
+    const lexemes = [
+      '0.0',
+      '-0.0',
+      '100.0',
+      '1.50',
+      '1e5',
+      '1.5e-5',
+      '0.0001',
+      '1e16',
+      '12345678901234567890.0',
+      '3',
+      '2.5e-320',
+    ];
+    expect(lexemes.map(pythonNumber)).toEqual([
+      '0.0',
+      '-0.0',
+      '100.0',
+      '1.5',
+      '100000.0',
+      '1.5e-05',
+      '0.0001',
+      '1e+16',
+      '1.2345678901234567e+19',
+      '3',
+      '2.5e-320',
+    ]);
   });
 
   it('baton inspect --json on it reports no checksum warning', async () => {
@@ -62,18 +86,30 @@ describe('Go Team: damaged and abandoned sessions', () => {
     expect(bad.map((p) => [p.severity, p.details?.checkpoint, p.details?.commit, p.details?.commitFrom])).toEqual([
       ['error', 'cp-03-architecture-20260302-122000', D3, 'recovery.json git_state.last_commit'],
     ]);
-    expect(bad[0]?.hint).toContain(`recovery.json records the last commit, ${D3} (git_state.last_commit): rebuild it from there (*cp-rebuild:3)`);
+    expect(bad[0]?.hint).toContain(
+      `recovery.json records the last commit, ${D3} (git_state.last_commit): rebuild it from there (*cp-rebuild:3)`,
+    );
     const rebuild = s.resume.options.find((o) => o.kind === 'rebuild');
-    expect(rebuild).toMatchObject({ target: 'cp-03-architecture-20260302-122000', recommended: false, git: { branch: 'go-team/session-9e3c0b11', resetTo: D3 } });
+    expect(rebuild).toMatchObject({
+      target: 'cp-03-architecture-20260302-122000',
+      recommended: false,
+      git: { branch: 'go-team/session-9e3c0b11', resetTo: D3 },
+    });
     expect(rebuild?.description).toContain('the last commit recovery.json records (git_state.last_commit');
     // The safe checkpoint is still the last valid one (Go Team's recommendation, followed with a departure).
-    expect(s.resume.options[0]).toMatchObject({ kind: 'checkpoint', target: 'cp-02-requirements-20260302-121000', recommended: true });
+    expect(s.resume.options[0]).toMatchObject({
+      kind: 'checkpoint',
+      target: 'cp-02-requirements-20260302-121000',
+      recommended: true,
+    });
   });
 
   it("an abandoned session's missing folder is a warning, not an error listed first", async () => {
     const r = await inspect('go-team', 'abandoned-missing');
     const gone = sessionOf(r, 'session-dead0b0e');
-    expect(withCode(gone.problems, 'MISSING_FILE').map((p) => [p.severity, p.path])).toEqual([['warning', 'checkpoints/session-dead0b0e']]);
+    expect(withCode(gone.problems, 'MISSING_FILE').map((p) => [p.severity, p.path])).toEqual([
+      ['warning', 'checkpoints/session-dead0b0e'],
+    ]);
     expect(gone.problems.filter((p) => p.severity === 'error')).toEqual([]);
     expect(gone.resume.action).toBe('refuse');
     const ws = workspace();
@@ -89,12 +125,16 @@ describe('BMAD', () => {
   it('an agent left running with completed: null in the active session is ORPHANED_AGENT (warning), never continued', async () => {
     const s = sessionOf(await inspect('bmad', 'orphan-active'), 'ENG202603-HOOLI-SEARCH');
     expect(s.active).toBe(true);
-    expect(withCode(s.problems, 'ORPHANED_AGENT').map((p) => [p.severity, p.details])).toEqual([['warning', { agents: ['agent-b61f2a'] }]]);
+    expect(withCode(s.problems, 'ORPHANED_AGENT').map((p) => [p.severity, p.details])).toEqual([
+      ['warning', { agents: ['agent-b61f2a'] }],
+    ]);
     expect(s.rules?.orphanedAgents.map((o) => o.id)).toEqual(['agent-b61f2a']);
     expect(s.resume.action).toBe('continue');
     expect(s.resume.unitId).toBeNull();
     expect(s.resume.reason).toContain('First check orphaned agent agent-b61f2a (left running, completed: null)');
-    expect(s.resume.warnings[0]).toContain('agent-b61f2a (dev) still marked running in an active session with no conversation attached: orphaned');
+    expect(s.resume.warnings[0]).toContain(
+      'agent-b61f2a (dev) still marked running in an active session with no conversation attached: orphaned',
+    );
   });
 
   it('baton inspect (human) reports the orphan and does not say "continue agent-b61f2a"', async () => {
@@ -125,7 +165,16 @@ describe('CCW', () => {
     expect(r.sessions.filter((s) => s.active).map((s) => s.id)).toEqual(['WFS-rate-limit']);
     const t = withCode(r.problems, 'TWO_ACTIVE');
     expect(t.map((p) => [p.severity, p.path, p.details])).toEqual([
-      ['warning', '.workflow/session_status.jsonl', { registry: '.workflow/session_status.jsonl', lines: [1, 2], sessions: ['WFS-auth-tokens', 'WFS-rate-limit'], effective: 'WFS-rate-limit' }],
+      [
+        'warning',
+        '.workflow/session_status.jsonl',
+        {
+          registry: '.workflow/session_status.jsonl',
+          lines: [1, 2],
+          sessions: ['WFS-auth-tokens', 'WFS-rate-limit'],
+          effective: 'WFS-rate-limit',
+        },
+      ],
     ]);
     expect(t[0]?.message).toContain("CCW's Single Active Rule allows one");
   });
@@ -142,16 +191,27 @@ describe('Maestro', () => {
   it('names planned_files as the files to reconcile (and those no manifest records)', async () => {
     const s = sessionOf(await inspect('maestro', 'reconcile-planned'), '2026-03-02-rate-limiter');
     const p = withCode(s.problems, 'RECONCILIATION_PENDING');
-    expect(p.map((x) => [x.severity, x.details])).toEqual([['warning', { phase: '2', files: ['src/http/limiter.ts', 'src/http/server.ts'], unrecorded: ['src/http/limiter.ts'] }]]);
-    expect(p[0]?.message).toContain('Files to reconcile (planned_files): src/http/limiter.ts, src/http/server.ts; not in any manifest: src/http/limiter.ts.');
-    expect(s.resume.warnings.find((w) => w.startsWith('Phase 2 still requires reconciliation'))).toContain('Files to reconcile (planned_files): src/http/limiter.ts, src/http/server.ts');
+    expect(p.map((x) => [x.severity, x.details])).toEqual([
+      [
+        'warning',
+        { phase: '2', files: ['src/http/limiter.ts', 'src/http/server.ts'], unrecorded: ['src/http/limiter.ts'] },
+      ],
+    ]);
+    expect(p[0]?.message).toContain(
+      'Files to reconcile (planned_files): src/http/limiter.ts, src/http/server.ts; not in any manifest: src/http/limiter.ts.',
+    );
+    expect(s.resume.warnings.find((w) => w.startsWith('Phase 2 still requires reconciliation'))).toContain(
+      'Files to reconcile (planned_files): src/http/limiter.ts, src/http/server.ts',
+    );
     expect(s.rules?.required[0]?.reason).toContain('src/http/limiter.ts');
   });
 
   it('reports a completed phase whose file manifests are empty (EMPTY_MANIFEST, warning when it planned files)', async () => {
     const s = sessionOf(await inspect('maestro', 'reconcile-planned'), '2026-03-02-rate-limiter');
     const e = withCode(s.problems, 'EMPTY_MANIFEST');
-    expect(e.map((x) => [x.severity, x.details])).toEqual([['warning', { phase: '1', planned: ['src/config/limits.ts'] }]]);
+    expect(e.map((x) => [x.severity, x.details])).toEqual([
+      ['warning', { phase: '1', planned: ['src/config/limits.ts'] }],
+    ]);
     expect(e[0]?.message).toContain('though it planned src/config/limits.ts');
     // Phase 2 recorded a file; phase 3 is not completed.
     const ws = workspace();

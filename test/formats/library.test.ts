@@ -38,11 +38,21 @@ describe('the library reaches the foreign layouts through manager.formats', () =
     const ws = tmpDir('baton-lib-');
     made.push(ws);
     const m = openManager({ cwd: ws, create: true, dir: path.join(ws, '.baton') });
-    await m.start({ title: 'library work', id: 'lib-1', phases: [{ id: 'plan', name: 'plan' }, { id: 'build', name: 'build' }] });
+    await m.start({
+      title: 'library work',
+      id: 'lib-1',
+      phases: [
+        { id: 'plan', name: 'plan' },
+        { id: 'build', name: 'build' },
+      ],
+    });
     await m.formats.setMirror('lib-1', { format: 'maestro', out: '.gemini' }, { cwd: ws });
     await m.derivedFiles.settled();
     expect(settingsOf(await m.get('lib-1')).mirror).toEqual({ format: 'maestro', out: path.join(ws, '.gemini') });
-    const units = async () => (await m.formats.inspect(path.join(ws, '.gemini'), 'maestro', { cwd: ws })).sessions.find((s) => s.id === 'lib-1')!.units.map((u) => u.status);
+    const units = async () =>
+      (await m.formats.inspect(path.join(ws, '.gemini'), 'maestro', { cwd: ws })).sessions
+        .find((s) => s.id === 'lib-1')!
+        .units.map((u) => u.status);
     expect(await units()).toEqual(['pending', 'pending']);
     await m.phase('lib-1', 'plan', 'start');
     await m.derivedFiles.settled();

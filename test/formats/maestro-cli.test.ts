@@ -18,7 +18,11 @@ describe('baton inspect / import / export with the maestro layout (built CLI)', 
     expect(r.format).toBe('maestro');
     const s = r.sessions[0]!;
     expect(s.id).toBe('2026-02-14-search-index');
-    expect(s.units.map((u) => `${u.id}:${u.status}:${u.retries}`)).toEqual(['1:completed:0', '2:failed:2', '3:pending:0']);
+    expect(s.units.map((u) => `${u.id}:${u.status}:${u.retries}`)).toEqual([
+      '1:completed:0',
+      '2:failed:2',
+      '3:pending:0',
+    ]);
     expect(s.resume).toMatchObject({ action: 'escalate', unitId: '2', retriesUsed: 2, retryLimit: 2 });
     expect(s.unresolvedErrors.map((e) => e.type)).toEqual(['timeout']);
     expect(s.tokens?.agrees).toBe(true);
@@ -56,23 +60,52 @@ describe('baton inspect / import / export with the maestro layout (built CLI)', 
 
   it('mirror maestro: every command rewrites the Maestro file, which Maestro rules read back', async () => {
     const ws = workspace();
-    await ws.ok(['start', 'Rate limiter', '--id', '2026-11-22-rate-limiter', '--phases', 'design,build,docs', '--mirror', 'maestro', '--mirror-out', '.gemini']);
+    await ws.ok([
+      'start',
+      'Rate limiter',
+      '--id',
+      '2026-11-22-rate-limiter',
+      '--phases',
+      'design,build,docs',
+      '--mirror',
+      'maestro',
+      '--mirror-out',
+      '.gemini',
+    ]);
     const file = ws.path('.gemini/state/active-session.md');
     expect(only(await inspect(ws.path('.gemini'))).resume).toMatchObject({ action: 'start', unitId: 'design' });
     await ws.ok(['phase', 'start', 'design', '--agent', 'architect']);
     await ws.ok(['phase', 'done', 'design', '--agent', 'architect']);
     await ws.ok(['phase', 'start', 'build', '--agent', 'coder']);
-    await ws.ok(['error', 'add', '--phase', 'build', '--type', 'runtime', '--message', 'redis not reachable', '--agent', 'coder']);
+    await ws.ok([
+      'error',
+      'add',
+      '--phase',
+      'build',
+      '--type',
+      'runtime',
+      '--message',
+      'redis not reachable',
+      '--agent',
+      'coder',
+    ]);
     await ws.ok(['phase', 'fail', 'build', '--agent', 'coder']);
     let s = only(await inspect(ws.path('.gemini')));
     expect(s.units.map((u) => `${u.id}:${u.status}`)).toEqual(['design:completed', 'build:failed', 'docs:pending']);
     expect(s.resume).toMatchObject({ action: 'retry', unitId: 'build', retriesUsed: 0, retryLimit: 2 });
     expect(s.unresolvedErrors.map((e) => e.message)).toEqual(['redis not reachable']);
     // The completed design phase recorded no files: EMPTY_MANIFEST, info only (issue 27).
-    expect(s.problems.filter((p) => p.code === 'EMPTY_MANIFEST').map((p) => [p.severity, p.details?.phase])).toEqual([['info', 'design']]);
+    expect(s.problems.filter((p) => p.code === 'EMPTY_MANIFEST').map((p) => [p.severity, p.details?.phase])).toEqual([
+      ['info', 'design'],
+    ]);
     expect(s.problems.filter((p) => p.code !== 'MISSING_PLAN' && p.code !== 'EMPTY_MANIFEST')).toEqual([]);
     // The log got one section per phase change, the frontmatter and the log agree.
-    expect(fs.readFileSync(file, 'utf8').match(/^## Phase .*$/gm)).toEqual(['## Phase design: design ○', '## Phase design: design ✓', '## Phase build: build ○', '## Phase build: build ✗']);
+    expect(fs.readFileSync(file, 'utf8').match(/^## Phase .*$/gm)).toEqual([
+      '## Phase design: design ○',
+      '## Phase design: design ✓',
+      '## Phase build: build ○',
+      '## Phase build: build ✗',
+    ]);
     await ws.ok(['phase', 'retry', 'build', '--agent', 'coder']);
     s = only(await inspect(ws.path('.gemini')));
     expect(s.units[1]).toMatchObject({ status: 'in_progress', retries: 1 });

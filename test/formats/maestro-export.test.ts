@@ -57,7 +57,18 @@ async function roundTrip(name: string, pre?: (out: string) => Promise<void>) {
 }
 
 describe('maestro export: import → export → inspect is lossless', () => {
-  for (const name of ['mid-run-yaml', 'mid-run-json', 'interrupted-retry1', 'interrupted-retry2', 'completed-archived', 'minimal-session', 'express-mid-run', 'express-review', 'plan-traversal', 'bad-values']) {
+  for (const name of [
+    'mid-run-yaml',
+    'mid-run-json',
+    'interrupted-retry1',
+    'interrupted-retry2',
+    'completed-archived',
+    'minimal-session',
+    'express-mid-run',
+    'express-review',
+    'plan-traversal',
+    'bad-values',
+  ]) {
     it(`${name}: same facts, same unknown fields, same frontmatter flavour, body kept`, async () => {
       const { before, after } = await roundTrip(name);
       expect(after.sessions).toHaveLength(before.sessions.length);
@@ -78,7 +89,9 @@ describe('maestro export: import → export → inspect is lossless', () => {
         const added = da.body.slice(db.body.length).match(/^## Phase (\S+):/gm) ?? [];
         expect(added).toEqual(stale.map((id) => `## Phase ${id}:`));
         if (!stale.length) expect(da.body).toBe(db.body);
-        expect(a.problems.map((p) => p.code).filter((c) => c !== 'MISSING_PLAN')).toEqual(b.problems.map((p) => p.code).filter((c) => c !== 'STALE_COMPANION'));
+        expect(a.problems.map((p) => p.code).filter((c) => c !== 'MISSING_PLAN')).toEqual(
+          b.problems.map((p) => p.code).filter((c) => c !== 'STALE_COMPANION'),
+        );
       }
     });
   }
@@ -86,9 +99,21 @@ describe('maestro export: import → export → inspect is lossless', () => {
   it('mid-run JSON: the design gate of the live session is written back next to it', async () => {
     const { out, results } = await roundTrip('mid-run-json');
     // The plans travel with the session (issue 14).
-    expect(results[0]!.written.sort()).toEqual(['plans/2026-04-10-billing-export-design.md', 'plans/2026-04-10-billing-export-impl-plan.md', 'state/2026-04-10-billing-export.design-gate.json', 'state/active-session.md']);
-    const gate = JSON.parse(await fs.readFile(path.join(out, 'state/2026-04-10-billing-export.design-gate.json'), 'utf8'));
-    expect(gate).toEqual({ session_id: '2026-04-10-billing-export', status: 'approved', design_document: 'plans/2026-04-10-billing-export-design.md', approved_at: '2026-04-10T07:55:00.000Z' });
+    expect(results[0]!.written.sort()).toEqual([
+      'plans/2026-04-10-billing-export-design.md',
+      'plans/2026-04-10-billing-export-impl-plan.md',
+      'state/2026-04-10-billing-export.design-gate.json',
+      'state/active-session.md',
+    ]);
+    const gate = JSON.parse(
+      await fs.readFile(path.join(out, 'state/2026-04-10-billing-export.design-gate.json'), 'utf8'),
+    );
+    expect(gate).toEqual({
+      session_id: '2026-04-10-billing-export',
+      status: 'approved',
+      design_document: 'plans/2026-04-10-billing-export-design.md',
+      approved_at: '2026-04-10T07:55:00.000Z',
+    });
     const text = await fs.readFile(path.join(out, 'state/active-session.md'), 'utf8');
     expect(text.startsWith('---\n{\n  "session_id": "2026-04-10-billing-export",')).toBe(true);
   });
@@ -99,13 +124,21 @@ describe('maestro export: import → export → inspect is lossless', () => {
     expect(facts(a)).toEqual(facts(only(before)));
     expect(a.problems.some((p) => p.code === 'LEGACY_FIELD')).toBe(false);
     const phases = docOf(a).frontmatter.phases as Array<Record<string, unknown>>;
-    expect(phases.map((p) => [p.agents, 'agent' in p])).toEqual([[['refactor'], false], [['tester'], false]]);
+    expect(phases.map((p) => [p.agents, 'agent' in p])).toEqual([
+      [['refactor'], false],
+      [['tester'], false],
+    ]);
   });
 
   it('tokens disagreeing stay disagreeing: the "(unattributed)" agent is not written', async () => {
     const { after, m } = await roundTrip('mid-run-json');
     const s = only(after);
-    expect(s.tokens).toMatchObject({ input: 12000, output: 5000, agrees: false, byAgent: { coder: { input: 9000, output: 4000, cached: 0 } } });
+    expect(s.tokens).toMatchObject({
+      input: 12000,
+      output: 5000,
+      agrees: false,
+      byAgent: { coder: { input: 9000, output: 4000, cached: 0 } },
+    });
     const state = await m.get('2026-04-10-billing-export');
     expect(state.tokens.byAgent['(unattributed)']).toEqual({ input: 3000, output: 1000, cached: 0 });
   });
@@ -125,7 +158,15 @@ describe('maestro export: import → export → inspect is lossless', () => {
       const view = (st: typeof first) => ({
         status: st.status,
         archived: st.archived,
-        phases: st.phases.map((p) => ({ id: p.id, status: p.status, retryCount: p.retryCount, agents: p.agents, files: p.files.map((f) => `${f.action}:${f.path}`), errors: p.errors.map((e) => [e.type, e.message, e.resolved, e.resolution]), metadata: p.metadata })),
+        phases: st.phases.map((p) => ({
+          id: p.id,
+          status: p.status,
+          retryCount: p.retryCount,
+          agents: p.agents,
+          files: p.files.map((f) => `${f.action}:${f.path}`),
+          errors: p.errors.map((e) => [e.type, e.message, e.resolved, e.resolution]),
+          metadata: p.metadata,
+        })),
         tokens: st.tokens,
         artifacts: st.artifacts.map((a) => a.path),
       });
@@ -140,15 +181,34 @@ describe('maestro export: write rules', () => {
     await m.formats.import(path.join(FIXTURES, 'completed-archived'), 'maestro', o);
     const out = await tempDir();
     // The output still holds the session as live (and its gate): Maestro's archive moves it.
-    await fs.cp(path.join(FIXTURES, 'completed-archived/.gemini/state/archive/2026-01-20-cli-flags.md'), path.join(out, '.gemini/state/active-session.md'), { recursive: true });
-    await fs.writeFile(path.join(out, '.gemini/state/2026-01-20-cli-flags.design-gate.json'), '{"session_id":"2026-01-20-cli-flags","status":"approved"}');
+    await fs.cp(
+      path.join(FIXTURES, 'completed-archived/.gemini/state/archive/2026-01-20-cli-flags.md'),
+      path.join(out, '.gemini/state/active-session.md'),
+      { recursive: true },
+    );
+    await fs.writeFile(
+      path.join(out, '.gemini/state/2026-01-20-cli-flags.design-gate.json'),
+      '{"session_id":"2026-01-20-cli-flags","status":"approved"}',
+    );
     const r = await m.formats.export('2026-01-20-cli-flags', 'maestro', out, o);
     // The plans travel with the session, into plans/archive/ as the archive leaves them (issue 14).
-    expect(r.written).toEqual(['.gemini/state/archive/2026-01-20-cli-flags.md', '.gemini/plans/archive/2026-01-20-cli-flags-design.md', '.gemini/plans/archive/2026-01-20-cli-flags-impl-plan.md']);
-    expect(r.removed.sort()).toEqual(['.gemini/state/2026-01-20-cli-flags.design-gate.json', '.gemini/state/active-session.md']);
+    expect(r.written).toEqual([
+      '.gemini/state/archive/2026-01-20-cli-flags.md',
+      '.gemini/plans/archive/2026-01-20-cli-flags-design.md',
+      '.gemini/plans/archive/2026-01-20-cli-flags-impl-plan.md',
+    ]);
+    expect(r.removed.sort()).toEqual([
+      '.gemini/state/2026-01-20-cli-flags.design-gate.json',
+      '.gemini/state/active-session.md',
+    ]);
     const after = await inspect(out);
     expect(after.problems).toEqual([]);
-    expect(only(after)).toMatchObject({ id: '2026-01-20-cli-flags', archived: true, rawStatus: 'completed', path: '.gemini/state/archive/2026-01-20-cli-flags.md' });
+    expect(only(after)).toMatchObject({
+      id: '2026-01-20-cli-flags',
+      archived: true,
+      rawStatus: 'completed',
+      path: '.gemini/state/archive/2026-01-20-cli-flags.md',
+    });
   });
 
   it('refuses (ACTIVE_EXISTS) to overwrite the active file of another session, and writes nothing', async () => {
@@ -176,7 +236,11 @@ describe('maestro export: write rules', () => {
     const out = await tempDir();
     await m.formats.export(id, 'maestro', out, o);
     const s = only(await inspect(out));
-    expect(s.units.map((u) => `${u.id}:${u.status}:${u.retries}`)).toEqual(['1:completed:0', '2:completed:2', '3:pending:0']);
+    expect(s.units.map((u) => `${u.id}:${u.status}:${u.retries}`)).toEqual([
+      '1:completed:0',
+      '2:completed:2',
+      '3:pending:0',
+    ]);
     expect(s.unresolvedErrors).toEqual([]);
     expect(s.units[1]!.errors[1]).toMatchObject({ resolved: true, resolution: 'raised the suite timeout to 900 s' });
     expect(s.tokens).toMatchObject({ input: 21000, output: 9500, agrees: true });
@@ -204,7 +268,11 @@ describe('maestro export: write rules', () => {
     const file = path.join(out, 'state/active-session.md');
     // The agent keeps working in Maestro: it appends to the log and adds a field of its own.
     const text = await fs.readFile(file, 'utf8');
-    await fs.writeFile(file, text.replace('status: "in_progress"', 'status: "in_progress"\nreviewer_notes: "check token expiry"') + '\nThe coder finished the signer; tests next.\n');
+    await fs.writeFile(
+      file,
+      text.replace('status: "in_progress"', 'status: "in_progress"\nreviewer_notes: "check token expiry"') +
+        '\nThe coder finished the signer; tests next.\n',
+    );
     await m.phase(id, '2', 'complete', { agent: 'coder' });
     await m.formats.export(id, 'maestro', out, o);
     const s = only(await inspect(out));
@@ -218,11 +286,15 @@ describe('maestro export: write rules', () => {
 
   it('a session born in baton is written as a YAML seed-style session with a log section per started phase', async () => {
     const { m, o } = setup();
-    const st = await m.start({ title: 'Rate limiter', id: '2026-11-22-rate-limiter', phases: [
-      { id: '1', name: 'Design', agents: ['architect'] },
-      { id: '2', name: 'Build', agents: ['coder'], blockedBy: ['1'] },
-      { id: '3', name: 'Docs', agents: ['technical-writer'], blockedBy: ['2'] },
-    ] });
+    const st = await m.start({
+      title: 'Rate limiter',
+      id: '2026-11-22-rate-limiter',
+      phases: [
+        { id: '1', name: 'Design', agents: ['architect'] },
+        { id: '2', name: 'Build', agents: ['coder'], blockedBy: ['1'] },
+        { id: '3', name: 'Docs', agents: ['technical-writer'], blockedBy: ['2'] },
+      ],
+    });
     await m.phase(st.id, '1', 'start', { agent: 'architect' });
     await m.phase(st.id, '1', 'complete', { agent: 'architect' });
     await m.phase(st.id, '2', 'start', { agent: 'coder' });
@@ -234,18 +306,27 @@ describe('maestro export: write rules', () => {
     const text = await fs.readFile(path.join(out, 'state/active-session.md'), 'utf8');
     expect(text).toMatch(/^---\nsession_id: "2026-11-22-rate-limiter"\n/);
     const s = only(await inspect(out));
-    expect(s).toMatchObject({ id: '2026-11-22-rate-limiter', title: 'Rate limiter', rawStatus: 'in_progress', status: 'active' });
+    expect(s).toMatchObject({
+      id: '2026-11-22-rate-limiter',
+      title: 'Rate limiter',
+      rawStatus: 'in_progress',
+      status: 'active',
+    });
     expect(s.units.map((u) => [u.id, u.name, u.status, u.agents, u.blockedBy])).toEqual([
       ['1', 'Design', 'completed', ['architect'], []],
       ['2', 'Build', 'in_progress', ['coder'], ['1']],
       ['3', 'Docs', 'pending', ['technical-writer'], ['2']],
     ]);
-    expect(s.unresolvedErrors.map((e) => [e.unitId, e.type, e.message, e.agent, e.resolution])).toEqual([['2', 'runtime', 'redis not reachable', 'coder', null]]);
+    expect(s.unresolvedErrors.map((e) => [e.unitId, e.type, e.message, e.agent, e.resolution])).toEqual([
+      ['2', 'runtime', 'redis not reachable', 'coder', null],
+    ]);
     expect(s.tokens).toMatchObject({ input: 100, output: 40, cached: 5, agrees: true });
     expect(s.resume).toMatchObject({ action: 'continue', unitId: '2', lastCompleted: '1' });
     const fm = docOf(s).frontmatter;
     expect(fm).toMatchObject({ current_phase: 2, total_phases: 3, design_document: null, implementation_plan: null });
-    expect((fm.phases as Array<Record<string, unknown>>)[1]!.errors).toEqual([expect.objectContaining({ resolution: 'pending', resolved: false })]);
+    expect((fm.phases as Array<Record<string, unknown>>)[1]!.errors).toEqual([
+      expect.objectContaining({ resolution: 'pending', resolved: false }),
+    ]);
     expect(docOf(s).body).toMatch(/# Rate limiter Orchestration Log/);
     expect(docOf(s).body.match(/^## Phase \S+: .*$/gm)).toEqual(['## Phase 1: Design ✓', '## Phase 2: Build ○']);
     // A completed phase that recorded no files is EMPTY_MANIFEST, info only (issue 27).
@@ -272,7 +353,11 @@ describe('maestro export: SafeDir root variants', () => {
     const out = await tempDir();
     await fs.mkdir(path.join(out, '.gemini/state'), { recursive: true });
     const r = await m.formats.export('2026-03-01-auth-service', 'maestro', out, o);
-    expect(r.written).toEqual(['.gemini/state/active-session.md', '.gemini/plans/2026-03-01-auth-service-design.md', '.gemini/plans/2026-03-01-auth-service-impl-plan.md']);
+    expect(r.written).toEqual([
+      '.gemini/state/active-session.md',
+      '.gemini/plans/2026-03-01-auth-service-design.md',
+      '.gemini/plans/2026-03-01-auth-service-impl-plan.md',
+    ]);
     const dir = await SafeDir.open(out);
     expect(await maestroAdapter.detect(dir)).toBe(1);
   });
@@ -294,8 +379,14 @@ describe('maestro export: archiving moves the plans too', () => {
       '.gemini/plans/archive/2026-03-01-auth-service-impl-plan.md',
       '.gemini/state/archive/2026-03-01-auth-service.md',
     ]);
-    expect(r.removed.sort()).toEqual(['.gemini/plans/2026-03-01-auth-service-design.md', '.gemini/plans/2026-03-01-auth-service-impl-plan.md', '.gemini/state/active-session.md']);
-    expect(await fs.readFile(path.join(out, '.gemini/plans/archive/2026-03-01-auth-service-design.md'), 'utf8')).toBe(crlf);
+    expect(r.removed.sort()).toEqual([
+      '.gemini/plans/2026-03-01-auth-service-design.md',
+      '.gemini/plans/2026-03-01-auth-service-impl-plan.md',
+      '.gemini/state/active-session.md',
+    ]);
+    expect(await fs.readFile(path.join(out, '.gemini/plans/archive/2026-03-01-auth-service-design.md'), 'utf8')).toBe(
+      crlf,
+    );
     const after = await inspect(out);
     const all = [...after.problems, ...after.sessions.flatMap((s) => s.problems)];
     expect(all.filter((p) => p.code === 'ARCHIVE_COPIED' || p.code === 'MISSING_PLAN')).toEqual([]);

@@ -17,7 +17,8 @@ export async function inspect(where: string): Promise<InspectReport> {
 
 /** The only session of a report (fails loudly when there is not exactly one). */
 export function only(r: InspectReport): ForeignSession {
-  if (r.sessions.length !== 1) throw new Error(`expected one session, got ${r.sessions.map((s) => s.id).join(', ') || 'none'}`);
+  if (r.sessions.length !== 1)
+    throw new Error(`expected one session, got ${r.sessions.map((s) => s.id).join(', ') || 'none'}`);
   return r.sessions[0]!;
 }
 

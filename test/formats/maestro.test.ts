@@ -47,7 +47,13 @@ describe('maestro inspect: mid-run YAML session (seed era, .gemini)', () => {
     // Unmapped fields are kept verbatim for a lossless export.
     expect(s.units[0]!.metadata).toEqual({
       parallel: false,
-      downstream_context: { key_interfaces_introduced: ['users table'], patterns_established: [], integration_points: [], assumptions: ['postgres 16'], warnings: [] },
+      downstream_context: {
+        key_interfaces_introduced: ['users table'],
+        patterns_established: [],
+        integration_points: [],
+        assumptions: ['postgres 16'],
+        warnings: [],
+      },
     });
     expect(s.position).toEqual({ unitId: '2', subStep: null });
     expect(s.resume.action).toBe('continue');
@@ -57,14 +63,21 @@ describe('maestro inspect: mid-run YAML session (seed era, .gemini)', () => {
     expect(s.resume.warnings.some((w) => w.includes('partially modified'))).toBe(true);
     expect(s.unresolvedErrors).toEqual([]);
     expect(s.tokens).toMatchObject({ input: 15000, output: 8000, cached: 3000, agrees: true });
-    expect(s.tokens!.byAgent).toEqual({ architect: { input: 7000, output: 4000, cached: 1000 }, coder: { input: 8000, output: 4000, cached: 2000 } });
+    expect(s.tokens!.byAgent).toEqual({
+      architect: { input: 7000, output: 4000, cached: 1000 },
+      coder: { input: 8000, output: 4000, cached: 2000 },
+    });
     expect(s.artifacts.map((a) => [a.path, a.kind])).toEqual([
       ['.gemini/plans/2026-03-01-auth-service-design.md', 'design'],
       ['.gemini/plans/2026-03-01-auth-service-impl-plan.md', 'implementation-plan'],
     ]);
     expect(s.problems).toEqual([]);
     expect(s.sourceHash).toMatch(/^[0-9a-f]{64}$/);
-    const doc = s.documents['.gemini/state/active-session.md'] as { frontmatterFormat: string; body: string; frontmatter: Record<string, unknown> };
+    const doc = s.documents['.gemini/state/active-session.md'] as {
+      frontmatterFormat: string;
+      body: string;
+      frontmatter: Record<string, unknown>;
+    };
     expect(doc.frontmatterFormat).toBe('yaml');
     expect(doc.frontmatter.execution_mode).toBe('sequential');
     expect(doc.body).toContain('## Phase 2: Token service ○');
@@ -97,19 +110,39 @@ describe('maestro inspect: v1.6 JSON frontmatter (docs/maestro)', () => {
     expect(s.path).toBe('docs/maestro/state/active-session.md');
     expect(s.units.map((u) => `${u.id}:${u.status}`)).toEqual(['1:completed', '2:in_progress', '3:pending']);
     expect(s.units[1]!.agents).toEqual(['ux-designer', 'coder']);
-    expect(s.units[1]!.metadata).toEqual({ parallel: true, planned_files: ['web/billing.tsx'], requires_reconciliation: false });
+    expect(s.units[1]!.metadata).toEqual({
+      parallel: true,
+      planned_files: ['web/billing.tsx'],
+      requires_reconciliation: false,
+    });
     expect(s.position.unitId).toBe('2');
     expect(s.resume.action).toBe('continue');
     expect(s.resume.unitId).toBe('2');
     // v1.6 transition_phase adds to the totals only: the breakdown disagrees.
     expect(s.tokens).toMatchObject({ input: 12000, output: 5000, cached: 0, agrees: false });
     expect(codes(s.problems)).toEqual(['TOKENS_DISAGREE@docs/maestro/state/active-session.md']);
-    const doc = s.documents['docs/maestro/state/active-session.md'] as { frontmatterFormat: string; frontmatter: Record<string, unknown> };
+    const doc = s.documents['docs/maestro/state/active-session.md'] as {
+      frontmatterFormat: string;
+      frontmatter: Record<string, unknown>;
+    };
     expect(doc.frontmatterFormat).toBe('json');
-    expect(doc.frontmatter).toMatchObject({ workflow_mode: 'standard', execution_backend: 'native', current_batch: 'batch-2', task_complexity: 'medium', current_phase: '2' });
+    expect(doc.frontmatter).toMatchObject({
+      workflow_mode: 'standard',
+      execution_backend: 'native',
+      current_batch: 'batch-2',
+      task_complexity: 'medium',
+      current_phase: '2',
+    });
     // The plans are read too: they travel with the session (issue 14).
-    expect(s.sources).toEqual(['docs/maestro/state/active-session.md', 'docs/maestro/plans/2026-04-10-billing-export-design.md', 'docs/maestro/plans/2026-04-10-billing-export-impl-plan.md', 'docs/maestro/state/2026-04-10-billing-export.design-gate.json']);
-    expect(s.documents['docs/maestro/state/2026-04-10-billing-export.design-gate.json']).toMatchObject({ status: 'approved' });
+    expect(s.sources).toEqual([
+      'docs/maestro/state/active-session.md',
+      'docs/maestro/plans/2026-04-10-billing-export-design.md',
+      'docs/maestro/plans/2026-04-10-billing-export-impl-plan.md',
+      'docs/maestro/state/2026-04-10-billing-export.design-gate.json',
+    ]);
+    expect(s.documents['docs/maestro/state/2026-04-10-billing-export.design-gate.json']).toMatchObject({
+      status: 'approved',
+    });
   });
 
   it('applies the v1.6 express rules: in progress → re-delegate; all done → review then archive', async () => {
@@ -129,12 +162,32 @@ describe('maestro inspect: v1.6 JSON frontmatter (docs/maestro)', () => {
 describe('maestro inspect: interrupted with a failed phase', () => {
   it('retry 1 of 2 used → retry the failed phase', async () => {
     const s = only(await inspect('interrupted-retry1'));
-    expect(s.units.map((u) => `${u.id}:${u.status}:${u.retries}`)).toEqual(['1:completed:0', '2:failed:1', '3:pending:0']);
+    expect(s.units.map((u) => `${u.id}:${u.status}:${u.retries}`)).toEqual([
+      '1:completed:0',
+      '2:failed:1',
+      '3:pending:0',
+    ]);
     expect(s.position.unitId).toBe('2');
     expect(s.resume).toMatchObject({ action: 'retry', unitId: '2', retryLimit: 2, retriesUsed: 1, lastCompleted: '1' });
     expect(s.units[1]!.errors).toEqual([
-      { unitId: '2', agent: 'tester', time: '2026-02-14T14:40:00Z', type: 'validation', message: 'query.test.ts: 3 of 12 tests fail (ranking order)', resolved: true, resolution: 'retried with the ranking fix' },
-      { unitId: '2', agent: 'tester', time: '2026-02-14T15:15:00Z', type: 'timeout', message: 'integration suite timed out after 600 s', resolved: false, resolution: null },
+      {
+        unitId: '2',
+        agent: 'tester',
+        time: '2026-02-14T14:40:00Z',
+        type: 'validation',
+        message: 'query.test.ts: 3 of 12 tests fail (ranking order)',
+        resolved: true,
+        resolution: 'retried with the ranking fix',
+      },
+      {
+        unitId: '2',
+        agent: 'tester',
+        time: '2026-02-14T15:15:00Z',
+        type: 'timeout',
+        message: 'integration suite timed out after 600 s',
+        resolved: false,
+        resolution: null,
+      },
     ]);
     expect(s.unresolvedErrors.map((e) => [e.unitId, e.type])).toEqual([['2', 'timeout']]);
     expect(s.tokens!.agrees).toBe(true);
@@ -156,7 +209,14 @@ describe('maestro inspect: archive', () => {
     const r = await inspect('completed-archived');
     expect(r.problems).toEqual([]);
     const s = only(r);
-    expect(s).toMatchObject({ id: '2026-01-20-cli-flags', rawStatus: 'completed', status: 'completed', active: false, archived: true, path: '.gemini/state/archive/2026-01-20-cli-flags.md' });
+    expect(s).toMatchObject({
+      id: '2026-01-20-cli-flags',
+      rawStatus: 'completed',
+      status: 'completed',
+      active: false,
+      archived: true,
+      path: '.gemini/state/archive/2026-01-20-cli-flags.md',
+    });
     expect(s.units.map((u) => `${u.id}:${u.status}`)).toEqual(['1:completed', '2:skipped']);
     expect(s.units[0]!.files).toEqual([
       { path: 'src/cli.ts', action: 'modified' },
@@ -172,10 +232,19 @@ describe('maestro inspect: archive', () => {
     const s = only(r);
     expect(s.id).toBe('2026-01-25-log-rotation');
     expect(s.archived).toBe(true);
-    expect(s.sources.sort()).toEqual(['.gemini/state/active-session.md', '.gemini/state/archive/2026-01-25-log-rotation.md']);
-    expect(codes(s.problems)).toEqual(['ARCHIVE_COPIED@.gemini/plans/2026-01-25-log-rotation-design.md', 'ARCHIVE_COPIED@.gemini/state/active-session.md']);
+    expect(s.sources.sort()).toEqual([
+      '.gemini/state/active-session.md',
+      '.gemini/state/archive/2026-01-25-log-rotation.md',
+    ]);
+    expect(codes(s.problems)).toEqual([
+      'ARCHIVE_COPIED@.gemini/plans/2026-01-25-log-rotation-design.md',
+      'ARCHIVE_COPIED@.gemini/state/active-session.md',
+    ]);
     const copied = s.problems.find((p) => p.path === '.gemini/state/active-session.md')!;
-    expect(copied.details).toMatchObject({ live: ['.gemini/state/active-session.md'], archived: ['.gemini/state/archive/2026-01-25-log-rotation.md'] });
+    expect(copied.details).toMatchObject({
+      live: ['.gemini/state/active-session.md'],
+      archived: ['.gemini/state/archive/2026-01-25-log-rotation.md'],
+    });
   });
 
   it('an archived session whose status is still in_progress is reported, not treated as stale', async () => {
@@ -188,7 +257,9 @@ describe('maestro inspect: archive', () => {
     expect(old.resume.action).toBe('none');
     expect(old.resume.warnings.join(' ')).toContain('move it back');
     // Maestro defines no heartbeat or age limit: no session of any fixture is STALE_ACTIVE.
-    expect([...r.problems, ...r.sessions.flatMap((s) => s.problems)].some((p) => p.code === 'STALE_ACTIVE')).toBe(false);
+    expect([...r.problems, ...r.sessions.flatMap((s) => s.problems)].some((p) => p.code === 'STALE_ACTIVE')).toBe(
+      false,
+    );
   });
 });
 
@@ -229,7 +300,12 @@ describe('maestro inspect: damage and drift', () => {
     const s = only(await inspect('minimal-session'));
     expect(s.title).toBe('Fix the typo in the README install section');
     expect(s.units).toHaveLength(1);
-    expect(s.units[0]).toMatchObject({ id: '1', status: 'in_progress', agents: ['coder'], files: [{ path: 'README.md', action: 'modified' }] });
+    expect(s.units[0]).toMatchObject({
+      id: '1',
+      status: 'in_progress',
+      agents: ['coder'],
+      files: [{ path: 'README.md', action: 'modified' }],
+    });
     expect(s.resume).toMatchObject({ action: 'continue', unitId: '1' });
     expect(s.tokens).toMatchObject({ input: 900, output: 120, agrees: true });
     expect(s.problems).toEqual([]);
@@ -239,7 +315,11 @@ describe('maestro inspect: damage and drift', () => {
     const r = await inspect('bad-values');
     const s = r.sessions.find((x) => x.id === '2026-08-08-payments')!;
     const p = (code: string) => s.problems.filter((x) => x.code === code);
-    expect(s.units.map((u) => `${u.id}:${u.status}:${u.rawStatus}`)).toEqual(['1:completed:completed', '2:in_progress:in_progress', '3:pending:running']);
+    expect(s.units.map((u) => `${u.id}:${u.status}:${u.rawStatus}`)).toEqual([
+      '1:completed:completed',
+      '2:in_progress:in_progress',
+      '3:pending:running',
+    ]);
     expect(p('BAD_VALUE').map((x) => x.details)).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ field: 'workflow_mode', value: 'turbo' }),
@@ -253,11 +333,15 @@ describe('maestro inspect: damage and drift', () => {
     const fileLines = (await fs.readFile(path.join(FIXTURES, 'bad-values', s.path), 'utf8')).split('\n');
     const line = fileLines.indexOf('## Phase 2: Worker ✓') + 1;
     expect(line).toBeGreaterThan(60);
-    expect(p('STALE_COMPANION').map((x) => x.details)).toEqual([{ phase: '2', body: 'completed', frontmatter: 'in_progress', line }]);
+    expect(p('STALE_COMPANION').map((x) => x.details)).toEqual([
+      { phase: '2', body: 'completed', frontmatter: 'in_progress', line },
+    ]);
     expect(s.units[1]!.status).toBe('in_progress'); // the frontmatter wins
     expect(p('TOKENS_DISAGREE')).toHaveLength(0); // by_agent is {}: no breakdown to disagree with (issue 14)
     expect(s.resume.warnings.join(' ')).toContain('requires reconciliation');
-    expect(codes(r.problems)).toEqual(['DESIGN_GATE_SESSION_MISMATCH@docs/maestro/state/2026-08-01-other.design-gate.json']);
+    expect(codes(r.problems)).toEqual([
+      'DESIGN_GATE_SESSION_MISMATCH@docs/maestro/state/2026-08-01-other.design-gate.json',
+    ]);
     expect(r.problems[0]!.details).toEqual({ gateSession: '2026-08-01-other', activeSession: '2026-08-08-payments' });
   });
 
@@ -272,13 +356,18 @@ describe('maestro inspect: damage and drift', () => {
     const r = await inspect('two-active');
     expect(r.sessions.map((s) => s.id).sort()).toEqual(['2026-09-01-rename-flag', '2026-10-01-gemini-era']);
     expect(codes(r.problems)).toEqual(['TWO_ACTIVE@.gemini/state/active-session.md']);
-    expect(r.problems[0]!.details).toEqual({ paths: ['.gemini/state/active-session.md', 'docs/maestro/state/active-session.md'] });
+    expect(r.problems[0]!.details).toEqual({
+      paths: ['.gemini/state/active-session.md', 'docs/maestro/state/active-session.md'],
+    });
   });
 
   it('a missing plan is MISSING_PLAN; a gate left for an archived session is DESIGN_GATE_LINGERING', async () => {
     const root = await tmp(copyCase('completed-archived'));
     await fs.rm(path.join(root, '.gemini/plans/archive/2026-01-20-cli-flags-impl-plan.md'));
-    await fs.writeFile(path.join(root, '.gemini/state/2026-01-20-cli-flags.design-gate.json'), '{"session_id":"2026-01-20-cli-flags","status":"approved"}\n');
+    await fs.writeFile(
+      path.join(root, '.gemini/state/2026-01-20-cli-flags.design-gate.json'),
+      '{"session_id":"2026-01-20-cli-flags","status":"approved"}\n',
+    );
     const r = await inspect(root);
     expect(codes(only(r).problems)).toEqual(['MISSING_PLAN@.gemini/state/archive/2026-01-20-cli-flags.md']);
     expect(codes(r.problems)).toEqual(['DESIGN_GATE_LINGERING@.gemini/state/2026-01-20-cli-flags.design-gate.json']);
@@ -289,9 +378,17 @@ describe('maestro inspect: damage and drift', () => {
     const f = path.join(root, '.gemini/state/active-session.md');
     const text = await fs.readFile(f, 'utf8');
     // Phase 1 back to pending: phase 2 (blocked by 1) is now in progress out of order.
-    await fs.writeFile(f, text.replace('status: "completed"', 'status: "pending"').replace('completed: "2026-03-01T10:00:00Z"', 'completed: null').replace('started: "2026-03-01T09:05:00Z"', 'started: null'));
+    await fs.writeFile(
+      f,
+      text
+        .replace('status: "completed"', 'status: "pending"')
+        .replace('completed: "2026-03-01T10:00:00Z"', 'completed: null')
+        .replace('started: "2026-03-01T09:05:00Z"', 'started: null'),
+    );
     const s = only(await inspect(root));
-    expect(s.problems.filter((p) => p.code === 'PREREQUISITE').map((p) => p.details)).toEqual([{ phase: '2', blockedBy: '1', blockerStatus: 'pending' }]);
+    expect(s.problems.filter((p) => p.code === 'PREREQUISITE').map((p) => p.details)).toEqual([
+      { phase: '2', blockedBy: '1', blockerStatus: 'pending' },
+    ]);
     expect(s.resume).toMatchObject({ action: 'continue', unitId: '2', lastCompleted: null });
     expect(s.resume.warnings.join(' ')).toContain('blocked by phase(s) 1');
     expect(s.problems.some((p) => p.code === 'STALE_COMPANION' && p.details?.phase === '1')).toBe(true);
@@ -304,7 +401,9 @@ describe('maestro inspect: damage and drift', () => {
     const s = only(await inspect(root));
     expect(s.status).toBe('active');
     expect(s.rawStatus).toBe('constructor');
-    expect(s.problems.filter((p) => p.code === 'BAD_VALUE').map((p) => p.details)).toEqual([{ field: 'status', value: 'constructor' }]);
+    expect(s.problems.filter((p) => p.code === 'BAD_VALUE').map((p) => p.details)).toEqual([
+      { field: 'status', value: 'constructor' },
+    ]);
   });
 
   it('a session file left completed in state/ → finish the archive', async () => {
@@ -348,9 +447,15 @@ describe('maestro inspect: tolerant reader (CRLF, BOM) and path safety', () => {
     const outside = await tmp(copyCase('completed-archived'));
     const root = await tmp(copyCase('mid-run-yaml'));
     await fs.mkdir(path.join(root, '.gemini/state/archive'), { recursive: true });
-    await fs.symlink(path.join(outside, '.gemini/state/archive/2026-01-20-cli-flags.md'), path.join(root, '.gemini/state/archive/2026-01-20-cli-flags.md'));
+    await fs.symlink(
+      path.join(outside, '.gemini/state/archive/2026-01-20-cli-flags.md'),
+      path.join(root, '.gemini/state/archive/2026-01-20-cli-flags.md'),
+    );
     await fs.rm(path.join(root, '.gemini/plans/2026-03-01-auth-service-design.md'));
-    await fs.symlink(path.join(outside, '.gemini/plans/archive/2026-01-20-cli-flags-design.md'), path.join(root, '.gemini/plans/2026-03-01-auth-service-design.md'));
+    await fs.symlink(
+      path.join(outside, '.gemini/plans/archive/2026-01-20-cli-flags-design.md'),
+      path.join(root, '.gemini/plans/2026-03-01-auth-service-design.md'),
+    );
     const r = await inspect(root);
     expect(r.sessions.map((s) => s.id)).toEqual(['2026-03-01-auth-service']);
     expect(codes(r.problems)).toEqual(['UNSAFE_PATH@.gemini/state/archive/2026-01-20-cli-flags.md']);
@@ -389,11 +494,28 @@ describe('maestro inspect: never throws on damaged input', () => {
   it('truncated, spliced or byte-flipped session files are reported, never thrown', async () => {
     const root = await tmp(fs.mkdtemp(path.join(os.tmpdir(), 'baton-maestro-fuzz-')));
     const sources = await Promise.all(
-      ['mid-run-yaml/.gemini/state/active-session.md', 'mid-run-json/docs/maestro/state/active-session.md', 'interrupted-retry1/.gemini/state/active-session.md'].map((f) => fs.readFile(path.join(FIXTURES, f))),
+      [
+        'mid-run-yaml/.gemini/state/active-session.md',
+        'mid-run-json/docs/maestro/state/active-session.md',
+        'interrupted-retry1/.gemini/state/active-session.md',
+      ].map((f) => fs.readFile(path.join(FIXTURES, f))),
     );
     const file = path.join(root, 'state/active-session.md');
     await fs.mkdir(path.dirname(file), { recursive: true });
-    const known = new Set(['UNSAFE_PATH', 'CORRUPT_FILE', 'EMPTY_FILE', 'MISSING_FIELD', 'BAD_VALUE', 'LEGACY_FIELD', 'TOKENS_DISAGREE', 'STALE_COMPANION', 'PREREQUISITE', 'RECONCILIATION_PENDING', 'EMPTY_MANIFEST', 'MISSING_PLAN']);
+    const known = new Set([
+      'UNSAFE_PATH',
+      'CORRUPT_FILE',
+      'EMPTY_FILE',
+      'MISSING_FIELD',
+      'BAD_VALUE',
+      'LEGACY_FIELD',
+      'TOKENS_DISAGREE',
+      'STALE_COMPANION',
+      'PREREQUISITE',
+      'RECONCILIATION_PENDING',
+      'EMPTY_MANIFEST',
+      'MISSING_PLAN',
+    ]);
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 0, max: sources.length - 1 }),
@@ -407,7 +529,8 @@ describe('maestro inspect: never throws on damaged input', () => {
           const b = cutB % (src.length + 1);
           await fs.writeFile(file, Buffer.concat([src.subarray(0, Math.min(a, b)), src.subarray(Math.max(a, b))]));
           const r = await maestroAdapter.inspect(await SafeDir.open(root), NOW);
-          for (const p of [...r.problems, ...r.sessions.flatMap((x) => x.problems)]) expect(known.has(p.code), p.code).toBe(true);
+          for (const p of [...r.problems, ...r.sessions.flatMap((x) => x.problems)])
+            expect(known.has(p.code), p.code).toBe(true);
           expect(r.sessions.length + r.problems.length).toBeGreaterThan(0);
         },
       ),

@@ -18,7 +18,10 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const FIXTURES = path.join(REPO, 'test/fixtures/formats');
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => fs.existsSync(p));
 const canDrop = process.getuid?.() === 0 && SETPRIV !== undefined;
-if (!canDrop) console.warn('Permission tests skipped: they read files as user nobody through setpriv, which needs root and util-linux setpriv.');
+if (!canDrop)
+  console.warn(
+    'Permission tests skipped: they read files as user nobody through setpriv, which needs root and util-linux setpriv.',
+  );
 
 const temps: string[] = [];
 afterEach(() => {
@@ -38,7 +41,13 @@ function copyCase(format: string, name: string): string {
 function asNobody(format: string, body: string): unknown {
   const dir = path.dirname(temps[0] ?? os.tmpdir());
   const script = path.join(dir, `baton-perm-${process.pid}-${Math.random().toString(36).slice(2)}.mts`);
-  const exportName = { maestro: 'maestroAdapter', bmit: 'bmitAdapter', ccw: 'ccwAdapter', bmad: 'bmadAdapter', 'go-team': 'goTeamAdapter' }[format]!;
+  const exportName = {
+    maestro: 'maestroAdapter',
+    bmit: 'bmitAdapter',
+    ccw: 'ccwAdapter',
+    bmad: 'bmadAdapter',
+    'go-team': 'goTeamAdapter',
+  }[format]!;
   fs.writeFileSync(
     script,
     `import { SafeDir } from ${JSON.stringify(path.join(REPO, 'src/formats/safe-dir.ts'))};\n` +
@@ -48,7 +57,11 @@ function asNobody(format: string, body: string): unknown {
     { mode: 0o644 },
   );
   try {
-    const stdout = execFileSync(SETPRIV!, ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '--import', 'tsx', script], { cwd: REPO, encoding: 'utf8', env: { ...process.env, HOME: os.tmpdir() } });
+    const stdout = execFileSync(
+      SETPRIV!,
+      ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '--import', 'tsx', script],
+      { cwd: REPO, encoding: 'utf8', env: { ...process.env, HOME: os.tmpdir() } },
+    );
     return JSON.parse(stdout) as unknown;
   } finally {
     fs.rmSync(script, { force: true });
@@ -56,7 +69,10 @@ function asNobody(format: string, body: string): unknown {
 }
 
 function inspectAsNobody(format: string, dir: string): InspectReport {
-  return asNobody(format, `return adapter.inspect(await SafeDir.open(${JSON.stringify(dir)}), new Date('2026-06-01T12:00:00Z'));`) as InspectReport;
+  return asNobody(
+    format,
+    `return adapter.inspect(await SafeDir.open(${JSON.stringify(dir)}), new Date('2026-06-01T12:00:00Z'));`,
+  ) as InspectReport;
 }
 
 const allProblems = (r: InspectReport): FormatProblem[] => [...r.problems, ...r.sessions.flatMap((s) => s.problems)];
@@ -120,7 +136,9 @@ describe.skipIf(!canDrop)('unreadable files and folders (permission denied)', ()
 
   it('maestro: an unreadable archive folder is reported, not taken for an empty one', () => {
     const d = copyCase('maestro', 'completed-archived');
-    const archive = fs.readdirSync(path.join(d), { recursive: true, encoding: 'utf8' }).find((p) => p.endsWith(path.join('state', 'archive')))!;
+    const archive = fs
+      .readdirSync(path.join(d), { recursive: true, encoding: 'utf8' })
+      .find((p) => p.endsWith(path.join('state', 'archive')))!;
     fs.chmodSync(path.join(d, archive), 0o000);
     const r = inspectAsNobody('maestro', d);
     const p = allProblems(r).find((x) => x.code === 'UNREADABLE');
@@ -131,7 +149,10 @@ describe.skipIf(!canDrop)('unreadable files and folders (permission denied)', ()
   it('an unreadable root folder is refused as unreadable, not as missing or as "no known layout"', () => {
     const d = copyCase('maestro', 'mid-run-yaml');
     fs.chmodSync(d, 0o000);
-    const out = asNobody('maestro', `try { await SafeDir.open(${JSON.stringify(d)}); return null; } catch (e) { return { code: e.code, message: e.message, details: e.details }; }`) as { code: string; message: string; details: { reason: string } };
+    const out = asNobody(
+      'maestro',
+      `try { await SafeDir.open(${JSON.stringify(d)}); return null; } catch (e) { return { code: e.code, message: e.message, details: e.details }; }`,
+    ) as { code: string; message: string; details: { reason: string } };
     fs.chmodSync(d, 0o755);
     expect(out.code).toBe('BAD_INPUT');
     expect(out.details.reason).toBe('UNREADABLE');

@@ -17,7 +17,9 @@ export function compareGolden(file: string, actual: string): void {
   if (!fs.existsSync(file)) throw new Error(`No golden at ${file}; record it with UPDATE_GOLDEN=1 and commit it.`);
   const expected = fs.readFileSync(file, 'utf8');
   if (expected === actual) return;
-  expect.fail(`${path.basename(file)} differs from the golden (- golden, + now; UPDATE_GOLDEN=1 rewrites it if the change is meant):\n${lineDiff(expected, actual)}`);
+  expect.fail(
+    `${path.basename(file)} differs from the golden (- golden, + now; UPDATE_GOLDEN=1 rewrites it if the change is meant):\n${lineDiff(expected, actual)}`,
+  );
 }
 
 /**

@@ -15,7 +15,15 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 async function help(args: string[]): Promise<string> {
   let out = '';
-  const code = await run({ argv: [...args, '--help'], env: { NO_COLOR: '1' }, cwd: '/', stdout: (s) => void (out += s), stderr: () => undefined, isTTY: false, now: () => new Date(0) });
+  const code = await run({
+    argv: [...args, '--help'],
+    env: { NO_COLOR: '1' },
+    cwd: '/',
+    stdout: (s) => void (out += s),
+    stderr: () => undefined,
+    isTTY: false,
+    now: () => new Date(0),
+  });
   expect(code).toBe(0);
   return out;
 }
@@ -24,7 +32,15 @@ function paths(cmd: Command, prefix: string[] = []): string[][] {
   return cmd.commands.flatMap((c) => [[...prefix, c.name()], ...paths(c, [...prefix, c.name()])]);
 }
 
-const io = { argv: [], env: {}, cwd: '/', stdout: () => undefined, stderr: () => undefined, isTTY: false, now: () => new Date(0) };
+const io = {
+  argv: [],
+  env: {},
+  cwd: '/',
+  stdout: () => undefined,
+  stderr: () => undefined,
+  isTTY: false,
+  now: () => new Date(0),
+};
 const program = buildProgram(io, { ctx: null });
 const all = paths(program);
 
@@ -33,8 +49,19 @@ describe('--help', () => {
     const text = await help([]);
     compareGolden(path.join(HERE, 'help', 'baton.txt'), text);
     const headings = text.split('\n').filter((l) => /^[A-Z][a-z ]+:$/.test(l));
-    expect(headings).toEqual(['Options:', 'Global options:', 'Sessions:', 'Phases and records:', 'Runs and recovery:', 'Stores and maintenance:', 'Integrations:', 'Help:', 'Examples:']);
-    for (const flag of ['--session', '--json', '--dir', '--store', '--agent', '--quiet', '--verbose']) expect(text).toContain(flag);
+    expect(headings).toEqual([
+      'Options:',
+      'Global options:',
+      'Sessions:',
+      'Phases and records:',
+      'Runs and recovery:',
+      'Stores and maintenance:',
+      'Integrations:',
+      'Help:',
+      'Examples:',
+    ]);
+    for (const flag of ['--session', '--json', '--dir', '--store', '--agent', '--quiet', '--verbose'])
+      expect(text).toContain(flag);
     // Every top-level command sits in a named group, none under a catch-all "Commands:".
     expect(text).not.toContain('\nCommands:\n');
   });
@@ -52,11 +79,24 @@ describe('--help', () => {
       for (const w of p.split(' ')) c = c.commands.find((x) => x.name() === w)!;
       return c.options.map((o) => o.long!);
     };
-    for (const p of ['status', 'list', 'checkpoints', 'checkpoint show', 'handoff', 'pricing', 'watch']) expect(options(p), p).not.toContain('--agent');
+    for (const p of ['status', 'list', 'checkpoints', 'checkpoint show', 'handoff', 'pricing', 'watch'])
+      expect(options(p), p).not.toContain('--agent');
     // `log --agent NAME` is log's own filter (the events of that agent), not the global option.
     const logAgent = program.commands.find((x) => x.name() === 'log')!.options.find((o) => o.long === '--agent')!;
     expect(logAgent.description).toMatch(/^only events/);
-    for (const p of ['init', 'start', 'list', 'pricing', 'cleanup', 'claim', 'import', 'doctor', 'migrate-store', 'completion']) expect(options(p), p).not.toContain('--session');
+    for (const p of [
+      'init',
+      'start',
+      'list',
+      'pricing',
+      'cleanup',
+      'claim',
+      'import',
+      'doctor',
+      'migrate-store',
+      'completion',
+    ])
+      expect(options(p), p).not.toContain('--session');
     for (const p of ['mcp', 'completion', 'hook']) expect(options(p), p).not.toContain('--json');
     // The ones that act do take them.
     for (const p of ['phase start', 'tokens add', 'start', 'restore']) expect(options(p), p).toContain('--agent');

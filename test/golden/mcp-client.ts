@@ -19,12 +19,18 @@ export type Call = (name: string, args: Record<string, unknown>) => Promise<void
  * tool list, runs `script`, and returns everything recorded (normalised).
  */
 export async function mcpSession(ws: string, start: number, script: (call: Call) => Promise<void>): Promise<string> {
-  if (!fs.existsSync(BATON)) throw new Error(`The MCP golden runs the built CLI, but ${BATON} does not exist. Run \`npm run build\` first.`);
+  if (!fs.existsSync(BATON))
+    throw new Error(`The MCP golden runs the built CLI, but ${BATON} does not exist. Run \`npm run build\` first.`);
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BATON, 'mcp'],
     cwd: ws,
-    env: { NO_COLOR: '1', BATON_AGENT: 'golden-agent', BATON_NOW: new Date(start).toISOString(), PATH: process.env['PATH'] ?? '' },
+    env: {
+      NO_COLOR: '1',
+      BATON_AGENT: 'golden-agent',
+      BATON_NOW: new Date(start).toISOString(),
+      PATH: process.env['PATH'] ?? '',
+    },
     stderr: 'pipe',
   });
   let stderr = '';
@@ -35,7 +41,10 @@ export async function mcpSession(ws: string, start: number, script: (call: Call)
   const out: string[] = [];
   const norm = (s: string): string => normalise(s, { ws, times: true, pid });
   try {
-    out.push('=== server', norm(JSON.stringify({ version: client.getServerVersion(), instructions: client.getInstructions() }, null, 2)));
+    out.push(
+      '=== server',
+      norm(JSON.stringify({ version: client.getServerVersion(), instructions: client.getInstructions() }, null, 2)),
+    );
     const tools = await client.listTools();
     out.push('=== tools/list', norm(JSON.stringify(tools, null, 2)));
     await script(async (name, args) => {

@@ -28,7 +28,8 @@ export function normalise(text: string, o: NormaliseOptions): string {
   // values, in that form, are replaced.
   const host = os.hostname().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   s = s.replace(new RegExp(`(\\\\?"host\\\\?": ?\\\\?")${host}(?=\\\\?")`, 'g'), '$1<host>');
-  for (const pid of [process.pid, o.pid]) if (pid !== undefined) s = s.replace(new RegExp(`(\\\\?"pid\\\\?": ?)${pid}(?!\\d)`, 'g'), '$1<pid>');
+  for (const pid of [process.pid, o.pid])
+    if (pid !== undefined) s = s.replace(new RegExp(`(\\\\?"pid\\\\?": ?)${pid}(?!\\d)`, 'g'), '$1<pid>');
   // A run's label names its process on this machine: "(run-2, pid 123 on host)"; the spawned
   // MCP server's pid is not known here, so any pid on this host is replaced in that form.
   s = s.replace(new RegExp(`pid \\d+ on ${host}(?![\\w.-])`, 'g'), 'pid <pid> on <host>');
@@ -46,10 +47,13 @@ export function treeText(dir: string, o: NormaliseOptions & { only?: RegExp }): 
   const out: string[] = [];
   const walk = (rel: string): void => {
     const abs = path.join(dir, rel);
-    for (const e of fs.readdirSync(abs, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    for (const e of fs
+      .readdirSync(abs, { withFileTypes: true })
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) walk(r);
-      else if (!o.only || o.only.test(r)) out.push(`=== ${r}`, normalise(fs.readFileSync(path.join(dir, r), 'utf8'), o));
+      else if (!o.only || o.only.test(r))
+        out.push(`=== ${r}`, normalise(fs.readFileSync(path.join(dir, r), 'utf8'), o));
     }
   };
   walk('');

@@ -93,21 +93,45 @@ async function cli(cwd: string, argv: string[], at: number): Promise<Output> {
 function steps(): Array<{ name: string; argv: string[]; before?: (ws: string) => void }> {
   return [
     { name: 'init', argv: ['init'] },
-    { name: 'start with a plan file', argv: ['start', 'Golden workflow', '--id', 'golden', '--plan', 'plan.yaml', '--budget', '100000'] },
+    {
+      name: 'start with a plan file',
+      argv: ['start', 'Golden workflow', '--id', 'golden', '--plan', 'plan.yaml', '--budget', '100000'],
+    },
     { name: 'status', argv: ['status'] },
     { name: 'list', argv: ['list'] },
     { name: 'mirror set', argv: ['mirror', 'bmit', '--out', 'mirror'] },
     { name: 'phase start', argv: ['phase', 'start', 'design'] },
     { name: 'substep', argv: ['substep', 'design', 'draft the API'] },
     { name: 'file created', argv: ['file', 'created', 'src/a.ts'] },
-    { name: 'file modified', argv: ['file', 'modified', 'src/a.ts'], before: (ws) => fs.writeFileSync(path.join(ws, 'src', 'a.ts'), 'export const a = 2;\n') },
+    {
+      name: 'file modified',
+      argv: ['file', 'modified', 'src/a.ts'],
+      before: (ws) => fs.writeFileSync(path.join(ws, 'src', 'a.ts'), 'export const a = 2;\n'),
+    },
     { name: 'error add', argv: ['error', 'add', '--phase', 'design', '--type', 'build', '--message', 'tsc failed'] },
     { name: 'error resolve', argv: ['error', 'resolve', 'err-1', '--resolution', 'fixed the types'] },
-    { name: 'tokens add', argv: ['tokens', 'add', '--phase', 'design', '--input', '1200', '--output', '300', '--cached', '100'] },
+    {
+      name: 'tokens add',
+      argv: ['tokens', 'add', '--phase', 'design', '--input', '1200', '--output', '300', '--cached', '100'],
+    },
     { name: 'tokens', argv: ['tokens'] },
     { name: 'tokens by phase', argv: ['tokens', '--by', 'phase'] },
     { name: 'budget set', argv: ['budget', 'set', '1600'] },
-    { name: 'decision add', argv: ['decision', 'add', '--title', 'Storage', '--choice', 'file store', '--rationale', 'no server', '--alternative', 'postgres'] },
+    {
+      name: 'decision add',
+      argv: [
+        'decision',
+        'add',
+        '--title',
+        'Storage',
+        '--choice',
+        'file store',
+        '--rationale',
+        'no server',
+        '--alternative',
+        'postgres',
+      ],
+    },
     { name: 'finding add', argv: ['finding', 'add', 'list is slow', '--severity', 'medium'] },
     { name: 'finding add 2', argv: ['finding', 'add', 'typo in README'] },
     { name: 'finding remove', argv: ['finding', 'remove', 'fnd-2'] },
@@ -149,7 +173,13 @@ function steps(): Array<{ name: string; argv: string[]; before?: (ws: string) =>
 }
 
 function section(title: string, o: Output, ws: string): string {
-  return [`--- ${title}: exit ${o.code}`, '--- stdout', normalise(o.stdout, { ws }), '--- stderr', normalise(o.stderr, { ws })].join('\n');
+  return [
+    `--- ${title}: exit ${o.code}`,
+    '--- stdout',
+    normalise(o.stdout, { ws }),
+    '--- stderr',
+    normalise(o.stderr, { ws }),
+  ].join('\n');
 }
 
 describe('golden: what a user sees stays the same', () => {
@@ -164,17 +194,33 @@ describe('golden: what a user sees stays the same', () => {
       step.before?.(json);
       const h = await cli(human, step.argv, at);
       const j = await cli(json, [...step.argv, '--json'], at);
-      out.push(`=== ${step.name}: baton ${step.argv.join(' ')}`, section('human', h, human), section('--json', j, json), '');
+      out.push(
+        `=== ${step.name}: baton ${step.argv.join(' ')}`,
+        section('human', h, human),
+        section('--json', j, json),
+        '',
+      );
     }
     compareGolden(path.join(HERE, 'cli.golden.txt'), out.join('\n'));
     for (const f of FORMATS) {
-      compareGolden(path.join(HERE, 'exports', `${f}.golden.txt`), treeText(path.join(human, 'exports', f), { ws: human }));
+      compareGolden(
+        path.join(HERE, 'exports', `${f}.golden.txt`),
+        treeText(path.join(human, 'exports', f), { ws: human }),
+      );
       // The same session exported by the --json run writes the same files.
-      expect(treeText(path.join(json, 'exports', f), { ws: json })).toBe(treeText(path.join(human, 'exports', f), { ws: human }));
+      expect(treeText(path.join(json, 'exports', f), { ws: json })).toBe(
+        treeText(path.join(human, 'exports', f), { ws: human }),
+      );
     }
     // Derived files: the handoff document and the mirror, rewritten after every change.
-    compareGolden(path.join(HERE, 'handoff.golden.txt'), treeText(path.join(human, '.baton', 'sessions', 'golden'), { ws: human, only: /handoff/ }));
-    compareGolden(path.join(HERE, 'exports', 'mirror-bmit.golden.txt'), treeText(path.join(human, 'mirror'), { ws: human }));
+    compareGolden(
+      path.join(HERE, 'handoff.golden.txt'),
+      treeText(path.join(human, '.baton', 'sessions', 'golden'), { ws: human, only: /handoff/ }),
+    );
+    compareGolden(
+      path.join(HERE, 'exports', 'mirror-bmit.golden.txt'),
+      treeText(path.join(human, 'mirror'), { ws: human }),
+    );
     expect(treeText(path.join(json, 'mirror'), { ws: json })).toBe(treeText(path.join(human, 'mirror'), { ws: human }));
   });
 
@@ -182,7 +228,15 @@ describe('golden: what a user sees stays the same', () => {
     const ws = workspace('mcp');
     const text = await mcpSession(ws, T0, async (call) => {
       await call('session_status', {});
-      await call('session_start', { title: 'Golden workflow', id: 'golden', phases: [{ id: 'design', name: 'Design' }, { id: 'build', name: 'Build', blockedBy: ['design'] }], budget: 100000 });
+      await call('session_start', {
+        title: 'Golden workflow',
+        id: 'golden',
+        phases: [
+          { id: 'design', name: 'Design' },
+          { id: 'build', name: 'Build', blockedBy: ['design'] },
+        ],
+        budget: 100000,
+      });
       await call('session_status', {});
       await call('session_list', {});
       await call('phase_start', { phase: 'design' });
@@ -191,7 +245,12 @@ describe('golden: what a user sees stays the same', () => {
       await call('error_record', { phase: 'design', type: 'build', message: 'tsc failed' });
       await call('error_resolve', { errorId: 'err-1', resolution: 'fixed the types' });
       await call('tokens_record', { phase: 'design', input: 1200, output: 300 });
-      await call('decision_record', { title: 'Storage', choice: 'file store', rationale: 'no server', alternatives: ['postgres'] });
+      await call('decision_record', {
+        title: 'Storage',
+        choice: 'file store',
+        rationale: 'no server',
+        alternatives: ['postgres'],
+      });
       await call('finding_add', { text: 'list is slow', severity: 'medium' });
       await call('finding_remove', { findingId: 'fnd-1' });
       await call('note_add', { text: 'keep the API small' });
@@ -216,6 +275,9 @@ describe('golden: what a user sees stays the same', () => {
     });
     compareGolden(path.join(HERE, 'mcp.golden.txt'), text);
     // The handoff document the server keeps written after each change.
-    compareGolden(path.join(HERE, 'mcp-handoff.golden.txt'), treeText(path.join(ws, '.baton', 'sessions', 'golden'), { ws, times: true, only: /handoff/ }));
+    compareGolden(
+      path.join(HERE, 'mcp-handoff.golden.txt'),
+      treeText(path.join(ws, '.baton', 'sessions', 'golden'), { ws, times: true, only: /handoff/ }),
+    );
   });
 });

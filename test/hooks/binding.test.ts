@@ -50,7 +50,9 @@ describe('binding a conversation to a session', () => {
     const w = await workspace({ phases: false });
     fs.writeFileSync(path.join(w.dir, 'src', 'greet.txt'), 'hello\n');
     await hookInProcess('claude', fixture('claude', 'PostToolUse-Write', w.dir), w.dir);
-    expect((await w.m().get('hooked')).metadata['looseFiles']).toEqual([expect.objectContaining({ path: 'src/greet.txt', agent: 'claude' })]);
+    expect((await w.m().get('hooked')).metadata['looseFiles']).toEqual([
+      expect.objectContaining({ path: 'src/greet.txt', agent: 'claude' }),
+    ]);
   });
 
   it('with no session, nothing is recorded and the SessionStart says so in the log', async () => {
@@ -64,7 +66,9 @@ describe('binding a conversation to a session', () => {
   it('BATON_HOOKS_AUTOSTART=1 starts a session per conversation, which later events find again', async () => {
     const w = await workspace({ start: false });
     await hookInProcess('codex', fixture('codex', 'SessionStart', w.dir), w.dir, { BATON_HOOKS_AUTOSTART: '1' });
-    await hookInProcess('codex', fixture('codex', 'PostToolUse-update_plan', w.dir), w.dir, { BATON_HOOKS_AUTOSTART: '1' });
+    await hookInProcess('codex', fixture('codex', 'PostToolUse-update_plan', w.dir), w.dir, {
+      BATON_HOOKS_AUTOSTART: '1',
+    });
     const list = await w.m().list();
     expect(list.map((s) => s.title)).toEqual(['codex conversation 22222222']);
     const s = await w.m().get(list[0]!.id);
@@ -78,11 +82,19 @@ describe('binding a conversation to a session', () => {
     const m = w.m();
     const { renderResumePlan } = await import('../../src/manager/index.js');
     const { plan } = await m.recovery.plan('hooked');
-    expect(plan.continueWith).toEqual([expect.objectContaining({ cli: 'gemini', command: 'gemini --resume 33333333-cccc-4ddd-8eee-000000000003', ended: false })]);
+    expect(plan.continueWith).toEqual([
+      expect.objectContaining({
+        cli: 'gemini',
+        command: 'gemini --resume 33333333-cccc-4ddd-8eee-000000000003',
+        ended: false,
+      }),
+    ]);
     expect(plan.inFlight[0]!.resumeStep).toEqual({ name: 'Write the install section', status: 'in_progress' });
     expect(renderResumePlan(plan)).toContain('  gemini --resume 33333333-cccc-4ddd-8eee-000000000003');
     const { markdown } = await m.recovery.handoff('hooked');
-    expect(markdown).toContain('Continue the gemini conversation: `gemini --resume 33333333-cccc-4ddd-8eee-000000000003`');
+    expect(markdown).toContain(
+      'Continue the gemini conversation: `gemini --resume 33333333-cccc-4ddd-8eee-000000000003`',
+    );
     expect(markdown).toContain('[>] Write the install section  ← resume here');
   });
 
@@ -91,11 +103,24 @@ describe('binding a conversation to a session', () => {
     await hookInProcess('claude', fixture('claude', 'SessionStart', w.dir), w.dir);
     await hookInProcess('claude', fixture('claude', 'SubagentStart', w.dir), w.dir);
     await hookInProcess('claude', fixture('claude', 'PostToolUse-TodoWrite', w.dir), w.dir);
-    const status = JSON.parse(runCli(['status', '--json'], w.dir)) as Record<string, unknown> & { phases: Array<{ steps?: unknown[] }> };
-    expect(status['agentSessions']).toEqual([expect.objectContaining({ cli: 'claude', agentSessionId: '11111111-aaaa-4bbb-8ccc-000000000001', command: 'claude --resume 11111111-aaaa-4bbb-8ccc-000000000001' })]);
-    expect(status['subagents']).toEqual([expect.objectContaining({ agent: 'claude/general-purpose#a1b2c3d4', phaseId: 'build' })]);
+    const status = JSON.parse(runCli(['status', '--json'], w.dir)) as Record<string, unknown> & {
+      phases: Array<{ steps?: unknown[] }>;
+    };
+    expect(status['agentSessions']).toEqual([
+      expect.objectContaining({
+        cli: 'claude',
+        agentSessionId: '11111111-aaaa-4bbb-8ccc-000000000001',
+        command: 'claude --resume 11111111-aaaa-4bbb-8ccc-000000000001',
+      }),
+    ]);
+    expect(status['subagents']).toEqual([
+      expect.objectContaining({ agent: 'claude/general-purpose#a1b2c3d4', phaseId: 'build' }),
+    ]);
     expect(status.phases[0]!.steps).toHaveLength(3);
-    const resume = JSON.parse(runCli(['resume', '--json'], w.dir)) as { continueWith: Array<{ command: string }>; inFlight: Array<{ resumeStep: unknown }> };
+    const resume = JSON.parse(runCli(['resume', '--json'], w.dir)) as {
+      continueWith: Array<{ command: string }>;
+      inFlight: Array<{ resumeStep: unknown }>;
+    };
     expect(resume.continueWith.map((c) => c.command)).toEqual(['claude --resume 11111111-aaaa-4bbb-8ccc-000000000001']);
     expect(resume.inFlight[0]!.resumeStep).toEqual({ name: 'Test the greeting', status: 'in_progress' });
   });
@@ -103,9 +128,12 @@ describe('binding a conversation to a session', () => {
   it('the payloads captured from the real CLIs record the file they wrote and the end of the conversation', async () => {
     for (const cli of ['claude', 'codex', 'gemini']) {
       const w = await workspace();
-      for (const name of fixtureNames(cli).filter((n) => n.startsWith('real-')).sort((a, b) => order(cli, a) - order(cli, b))) {
+      for (const name of fixtureNames(cli)
+        .filter((n) => n.startsWith('real-'))
+        .sort((a, b) => order(cli, a) - order(cli, b))) {
         // The CLI (its file tool, or Codex's shell command) wrote the file before this event.
-        if (name === 'real-PostToolUse' || name === 'real-AfterTool') fs.writeFileSync(path.join(w.dir, 'hello.txt'), 'hello from the mock model\n');
+        if (name === 'real-PostToolUse' || name === 'real-AfterTool')
+          fs.writeFileSync(path.join(w.dir, 'hello.txt'), 'hello from the mock model\n');
         const r = await hookInProcess(cli, fixture(cli, name, w.dir), w.dir);
         expect(r.code).toBe(0);
       }
@@ -118,7 +146,11 @@ describe('binding a conversation to a session', () => {
 });
 
 function runCli(args: string[], cwd: string): string {
-  const r = spawnSync(process.execPath, [BATON, ...args], { cwd, encoding: 'utf8', env: hookEnv() as NodeJS.ProcessEnv });
+  const r = spawnSync(process.execPath, [BATON, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: hookEnv() as NodeJS.ProcessEnv,
+  });
   if (r.status !== 0) throw new Error(r.stderr);
   return r.stdout;
 }
@@ -128,7 +160,16 @@ function order(cli: string, name: string): number {
   const seq: Record<string, string[]> = {
     claude: ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop', 'SessionEnd'],
     codex: ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop', 'SessionEnd'],
-    gemini: ['SessionStart', 'BeforeAgent', 'PreCompress', 'BeforeTool', 'AfterTool', 'PreCompress-2', 'AfterAgent', 'SessionEnd'],
+    gemini: [
+      'SessionStart',
+      'BeforeAgent',
+      'PreCompress',
+      'BeforeTool',
+      'AfterTool',
+      'PreCompress-2',
+      'AfterAgent',
+      'SessionEnd',
+    ],
   };
   return seq[cli]!.indexOf(name.replace(/^real-/, ''));
 }

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, hookLog, runFixture, sha, workspace } from './helpers.js';
 
-
-const run = (name: string, dir: string, env: Record<string, string> = {}): Promise<string> => runFixture('claude', name, dir, env);
+const run = (name: string, dir: string, env: Record<string, string> = {}): Promise<string> =>
+  runFixture('claude', name, dir, env);
 
 describe('claude hooks', () => {
   it('SessionStart binds the conversation and returns the briefing as additionalContext', async () => {
@@ -16,7 +16,15 @@ describe('claude hooks', () => {
     expect(json.hookSpecificOutput.additionalContext).toContain('baton session hooked');
     expect(json.hookSpecificOutput.additionalContext).toContain('phase build (Build)');
     const s = await w.m().get('hooked');
-    expect(s.agentSessions).toEqual([expect.objectContaining({ cli: 'claude', agentSessionId: '11111111-aaaa-4bbb-8ccc-000000000001', model: 'claude-sonnet-4-5', transcriptPath: `${w.dir}/.claude-transcript.jsonl`, ended: null })]);
+    expect(s.agentSessions).toEqual([
+      expect.objectContaining({
+        cli: 'claude',
+        agentSessionId: '11111111-aaaa-4bbb-8ccc-000000000001',
+        model: 'claude-sonnet-4-5',
+        transcriptPath: `${w.dir}/.claude-transcript.jsonl`,
+        ended: null,
+      }),
+    ]);
   });
 
   it('UserPromptSubmit stores nothing, unless prompts are opted in', async () => {
@@ -37,8 +45,16 @@ describe('claude hooks', () => {
     await run('PostToolUse-Write', w.dir);
     const s = await w.m().get('hooked');
     const build = s.phases.find((p) => p.id === 'build')!;
-    expect(build.files).toEqual([expect.objectContaining({ path: 'src/greet.txt', action: 'created', sha256: sha('hello\n'), size: 6, agent: 'claude' })]);
-     // The tool is kept on the record, so a trace shows the call (docs/telemetry.md).
+    expect(build.files).toEqual([
+      expect.objectContaining({
+        path: 'src/greet.txt',
+        action: 'created',
+        sha256: sha('hello\n'),
+        size: 6,
+        agent: 'claude',
+      }),
+    ]);
+    // The tool is kept on the record, so a trace shows the call (docs/telemetry.md).
     const rec = (await w.m().log('hooked')).find((e) => e.type === 'file.recorded')!;
     expect(rec.data).toMatchObject({ path: 'src/greet.txt', tool: 'Write' });
   });
@@ -96,7 +112,15 @@ describe('claude hooks', () => {
     const w = await workspace();
     await run('PostToolUseFailure', w.dir);
     const errors = (await w.m().get('hooked')).phases[0]!.errors;
-    expect(errors).toEqual([expect.objectContaining({ id: 'err-1', type: 'tool', message: 'Bash: Command failed with exit code 1: 3 tests failed', agent: 'claude', resolved: false })]);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        id: 'err-1',
+        type: 'tool',
+        message: 'Bash: Command failed with exit code 1: 3 tests failed',
+        agent: 'claude',
+        resolved: false,
+      }),
+    ]);
   });
 
   it('SubagentStart and SubagentStop record the sub-agent as an agent of the phase in progress', async () => {
@@ -105,7 +129,14 @@ describe('claude hooks', () => {
     await run('SubagentStop', w.dir);
     const s = await w.m().get('hooked');
     expect(s.phases[0]!.agents).toContain('claude/general-purpose#a1b2c3d4');
-    expect(s.subagents).toEqual([expect.objectContaining({ agentId: 'a1b2c3d4e5f6', agentType: 'general-purpose', phaseId: 'build', stoppedAt: expect.any(String) })]);
+    expect(s.subagents).toEqual([
+      expect.objectContaining({
+        agentId: 'a1b2c3d4e5f6',
+        agentType: 'general-purpose',
+        phaseId: 'build',
+        stoppedAt: expect.any(String),
+      }),
+    ]);
   });
 
   it('Stop records files changed by shell commands (git status + hashes) and leaves known ones alone', async () => {
@@ -144,7 +175,9 @@ describe('claude hooks', () => {
     // Its content changed since the conversation began: the agent's work.
     fs.writeFileSync(path.join(w.dir, 'README.md'), 'changed by the agent\n');
     await run('Stop', w.dir);
-    expect((await w.m().get('hooked')).phases[0]!.files.map((f) => [f.path, f.action, f.sha256])).toEqual([['README.md', 'modified', sha('changed by the agent\n')]]);
+    expect((await w.m().get('hooked')).phases[0]!.files.map((f) => [f.path, f.action, f.sha256])).toEqual([
+      ['README.md', 'modified', sha('changed by the agent\n')],
+    ]);
   });
 
   it('PreCompact takes a checkpoint and writes a fresh handoff', async () => {
@@ -162,9 +195,16 @@ describe('claude hooks', () => {
     await run('SessionEnd', w.dir);
     const s = await w.m().get('hooked');
     expect(s.status).toBe('paused');
-    expect(s.statusCause).toEqual(expect.objectContaining({ cause: 'agent-session-end', detail: expect.stringMatching(/^prompt_input_exit; claude conversation 11111111/) }));
+    expect(s.statusCause).toEqual(
+      expect.objectContaining({
+        cause: 'agent-session-end',
+        detail: expect.stringMatching(/^prompt_input_exit; claude conversation 11111111/),
+      }),
+    );
     // The conversation was a run, ended by its SessionEnd (the session paused: it was the last live run).
-    expect(s.runs?.map((r) => [r.kind, r.ended?.how, r.ended?.cause])).toEqual([['conversation', 'finished', 'agent-session-end']]);
+    expect(s.runs?.map((r) => [r.kind, r.ended?.how, r.ended?.cause])).toEqual([
+      ['conversation', 'finished', 'agent-session-end'],
+    ]);
     expect(s.agentSessions![0]!.ended).toEqual(expect.objectContaining({ reason: 'prompt_input_exit' }));
     expect(hookLog(w.dir).map((l) => l.code)).toEqual(['SESSION_START', 'SESSION_END']);
   });
@@ -175,17 +215,21 @@ describe('claude hooks', () => {
     await run('PostToolUse-TodoWrite', w.dir);
     await run('SessionEnd', w.dir);
     const out = await run('SessionStart-resume', w.dir);
-    const ctx = (JSON.parse(out) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+    const ctx = (JSON.parse(out) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput
+      .additionalContext;
     expect(ctx).toContain('resume at step "Test the greeting"');
     expect(ctx).toContain('This is a resume of the conversation');
     expect((await w.m().get('hooked')).status).toBe('active');
   });
 
-  it('Stop reads the tokens of the transcript once; SubagentStop reads the sub-agent\'s for the sub-agent', async () => {
+  it("Stop reads the tokens of the transcript once; SubagentStop reads the sub-agent's for the sub-agent", async () => {
     const w = await workspace();
     const tx = path.join(ROOT, 'test', 'fixtures', 'transcripts');
     fs.copyFileSync(path.join(tx, 'claude-main.jsonl'), path.join(w.dir, '.claude-transcript.jsonl'));
-    fs.copyFileSync(path.join(tx, 'claude-subagent.jsonl'), path.join(w.dir, '.claude-transcript', 'subagents', 'agent-a1b2c3d4e5f6.jsonl'));
+    fs.copyFileSync(
+      path.join(tx, 'claude-subagent.jsonl'),
+      path.join(w.dir, '.claude-transcript', 'subagents', 'agent-a1b2c3d4e5f6.jsonl'),
+    );
     await run('SubagentStop', w.dir);
     await run('Stop', w.dir);
     const s = await w.m().get('hooked');
@@ -215,7 +259,9 @@ describe('claude hooks', () => {
     await run('Stop', w.dir);
     await run('Stop', w.dir);
     await run('SessionEnd', w.dir);
-    expect((await w.m().get('hooked')).tokens.byAgent['claude/general-purpose#a1b2c3d4']).toEqual(expect.objectContaining({ input: 2222, output: 88, cached: 666 }));
+    expect((await w.m().get('hooked')).tokens.byAgent['claude/general-purpose#a1b2c3d4']).toEqual(
+      expect.objectContaining({ input: 2222, output: 88, cached: 666 }),
+    );
   });
 
   it('PreToolUse is ignored: nothing recorded, nothing printed', async () => {

@@ -4,15 +4,24 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runFixture, workspace } from './helpers.js';
 
-const run = (name: string, dir: string, env: Record<string, string> = {}): Promise<string> => runFixture('codex', name, dir, env);
+const run = (name: string, dir: string, env: Record<string, string> = {}): Promise<string> =>
+  runFixture('codex', name, dir, env);
 
 describe('codex hooks', () => {
   it('SessionStart binds the conversation (with its model) and returns the briefing', async () => {
     const w = await workspace();
-    const out = JSON.parse(await run('SessionStart', w.dir)) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+    const out = JSON.parse(await run('SessionStart', w.dir)) as {
+      hookSpecificOutput: { hookEventName: string; additionalContext: string };
+    };
     expect(out.hookSpecificOutput.hookEventName).toBe('SessionStart');
     expect(out.hookSpecificOutput.additionalContext).toContain('baton session hooked');
-    expect((await w.m().get('hooked')).agentSessions).toEqual([expect.objectContaining({ cli: 'codex', agentSessionId: '22222222-bbbb-4ccc-8ddd-000000000002', model: 'gpt-5.5' })]);
+    expect((await w.m().get('hooked')).agentSessions).toEqual([
+      expect.objectContaining({
+        cli: 'codex',
+        agentSessionId: '22222222-bbbb-4ccc-8ddd-000000000002',
+        model: 'gpt-5.5',
+      }),
+    ]);
   });
 
   it('UserPromptSubmit stores nothing by default', async () => {
@@ -43,7 +52,11 @@ describe('codex hooks', () => {
     const w = await workspace();
     await run('PostToolUse-update_plan', w.dir);
     const build = (await w.m().get('hooked')).phases[0]!;
-    expect(build.steps?.map((x) => `${x.status}:${x.name}`)).toEqual(['completed:Read the module', 'in_progress:Split the parser', 'pending:Run the tests']);
+    expect(build.steps?.map((x) => `${x.status}:${x.name}`)).toEqual([
+      'completed:Read the module',
+      'in_progress:Split the parser',
+      'pending:Run the tests',
+    ]);
     expect(build.subStep).toBe('Split the parser');
   });
 
@@ -59,7 +72,9 @@ describe('codex hooks', () => {
   it('a failed tool call (success: false) is an error of type tool', async () => {
     const w = await workspace();
     await run('PostToolUse-failed', w.dir);
-    expect((await w.m().get('hooked')).phases[0]!.errors).toEqual([expect.objectContaining({ type: 'tool', message: 'Bash: error: 2 tests failed', agent: 'codex' })]);
+    expect((await w.m().get('hooked')).phases[0]!.errors).toEqual([
+      expect.objectContaining({ type: 'tool', message: 'Bash: error: 2 tests failed', agent: 'codex' }),
+    ]);
   });
 
   it('SubagentStart and SubagentStop record the sub-agent on the phase', async () => {
@@ -68,7 +83,9 @@ describe('codex hooks', () => {
     await run('SubagentStop', w.dir);
     const s = await w.m().get('hooked');
     expect(s.phases[0]!.agents).toContain('codex/explorer#c0dexsub');
-    expect(s.subagents?.[0]).toEqual(expect.objectContaining({ agent: 'codex/explorer#c0dexsub', stoppedAt: expect.any(String) }));
+    expect(s.subagents?.[0]).toEqual(
+      expect.objectContaining({ agent: 'codex/explorer#c0dexsub', stoppedAt: expect.any(String) }),
+    );
   });
 
   it('Stop finds a file a shell command wrote', async () => {
@@ -76,7 +93,9 @@ describe('codex hooks', () => {
     await run('SessionStart', w.dir);
     fs.writeFileSync(path.join(w.dir, 'hello.txt'), 'echo > hello.txt\n');
     await run('Stop', w.dir);
-    expect((await w.m().get('hooked')).phases[0]!.files.map((f) => [f.path, f.action, f.agent])).toEqual([['hello.txt', 'created', 'codex']]);
+    expect((await w.m().get('hooked')).phases[0]!.files.map((f) => [f.path, f.action, f.agent])).toEqual([
+      ['hello.txt', 'created', 'codex'],
+    ]);
   });
 
   it('PreCompact takes a checkpoint', async () => {
@@ -89,7 +108,19 @@ describe('codex hooks', () => {
     const w = await workspace();
     const m = w.m();
     await m.change('hooked', (s) => ({
-      events: [{ type: 'lease.acquired', data: { owner: 'codex:22222222-bbbb-4ccc-8ddd-000000000002', pid: process.pid, host: 'h', token: (s.leaseToken ?? 0) + 1, expiresAt: new Date(Date.now() + 60_000).toISOString(), takeover: false } }],
+      events: [
+        {
+          type: 'lease.acquired',
+          data: {
+            owner: 'codex:22222222-bbbb-4ccc-8ddd-000000000002',
+            pid: process.pid,
+            host: 'h',
+            token: (s.leaseToken ?? 0) + 1,
+            expiresAt: new Date(Date.now() + 60_000).toISOString(),
+            takeover: false,
+          },
+        },
+      ],
       result: undefined,
     }));
     await m.store.close();

@@ -5,7 +5,10 @@ import { expect, it } from 'vitest';
 import { ROOT } from './helpers.js';
 
 it('npm run demo:hooks: every hook exits 0, and status/resume show what the hooks recorded', () => {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'demo-hooks.mjs')], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'demo-hooks.mjs')], {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   expect(r.status).toBe(0);
   const hooks = r.stdout.split('\n').filter((l) => l.startsWith('  hook '));
   expect(hooks).toHaveLength(14);

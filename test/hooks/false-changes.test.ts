@@ -13,16 +13,31 @@ import { Workspace as CliWorkspace } from '../cli/helpers.js';
 import { runFixture, workspace } from './helpers.js';
 
 function git(dir: string, ...a: string[]): string {
-  return execFileSync('git', a, { cwd: dir, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+  return execFileSync('git', a, {
+    cwd: dir,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@t',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@t',
+    },
+  });
 }
 
 async function briefing(dir: string): Promise<string> {
   const out = await runFixture('claude', 'SessionStart', dir);
-  return (JSON.parse(out) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+  return (JSON.parse(out) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput
+    .additionalContext;
 }
 
 interface PlanJson {
-  files: { newFiles: string[]; outsideChanges: boolean; byPhase: Array<{ files: Array<{ path: string; kind: string }> }> };
+  files: {
+    newFiles: string[];
+    outsideChanges: boolean;
+    byPhase: Array<{ files: Array<{ path: string; kind: string }> }>;
+  };
   warnings: string[];
 }
 
@@ -76,11 +91,16 @@ describe('new and changed files are decided by content, not by the age of the in
     expect(plan.files.newFiles).toEqual([]);
     expect(plan.files.outsideChanges).toBe(false);
     const handoff = (await cli.ok(['handoff'])).stdout;
-    const outside = handoff.slice(handoff.indexOf('Changed outside the session'), handoff.indexOf('Written by a phase in flight'));
+    const outside = handoff.slice(
+      handoff.indexOf('Changed outside the session'),
+      handoff.indexOf('Written by a phase in flight'),
+    );
     expect(outside).not.toContain('unchanged since recorded');
     expect(outside).not.toContain('out.txt');
     expect(outside).toContain('- none detected');
     // It is still named, as the work of the phase in flight to check.
-    expect(handoff).toContain('Written by a phase in flight, as recorded (possibly half-written):\n\n- build: `out.txt`');
+    expect(handoff).toContain(
+      'Written by a phase in flight, as recorded (possibly half-written):\n\n- build: `out.txt`',
+    );
   });
 });

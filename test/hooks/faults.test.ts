@@ -15,7 +15,11 @@ afterEach(() => {
 
 /** Starts a process that holds `lock` and resolves once it does. */
 function holdLock(lock: string): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test', 'fixtures', 'hold-lock.ts'), lock], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(ROOT, 'test', 'fixtures', 'hold-lock.ts'), lock],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   children.push(child);
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (b: Buffer) => (String(b).includes('held') ? resolve() : undefined));
@@ -23,7 +27,8 @@ function holdLock(lock: string): Promise<void> {
   });
 }
 
-const journal = (dir: string): string => fs.readFileSync(path.join(dir, '.baton', 'sessions', 'hooked', 'journal.jsonl'), 'utf8');
+const journal = (dir: string): string =>
+  fs.readFileSync(path.join(dir, '.baton', 'sessions', 'hooked', 'journal.jsonl'), 'utf8');
 
 describe('baton hook under faults', () => {
   it('a session locked by another process: exit 0 within the lock wait, logged, kept, and recorded by the next hook', async () => {
@@ -71,16 +76,24 @@ describe('baton hook under faults', () => {
   it('no store anywhere: exit 0 with valid output, logged in the fallback folder', async () => {
     const dir = tempDir();
     const state = tempDir();
-    const r = await hookSpawned('claude', JSON.stringify(fixture('claude', 'SessionStart', dir)), dir, { XDG_STATE_HOME: state });
+    const r = await hookSpawned('claude', JSON.stringify(fixture('claude', 'SessionStart', dir)), dir, {
+      XDG_STATE_HOME: state,
+    });
     expect([r.code, r.stdout]).toEqual([0, '']);
     const log = fs.readFileSync(path.join(state, 'baton', 'hooks', 'hook.log'), 'utf8');
-    expect(JSON.parse(log.trim().split('\n')[0]!)).toEqual(expect.objectContaining({ level: 'warn', code: 'NO_STORE', cli: 'claude', event: 'SessionStart' }));
+    expect(JSON.parse(log.trim().split('\n')[0]!)).toEqual(
+      expect.objectContaining({ level: 'warn', code: 'NO_STORE', cli: 'claude', event: 'SessionStart' }),
+    );
   });
 
   it('garbage on stdin: exit 0, valid output for each CLI, logged as BAD_PAYLOAD', async () => {
     const w = await workspace();
     const before = journal(w.dir);
-    for (const [cli, out] of [['claude', ''], ['codex', ''], ['gemini', '{}\n']] as const) {
+    for (const [cli, out] of [
+      ['claude', ''],
+      ['codex', ''],
+      ['gemini', '{}\n'],
+    ] as const) {
       const r = await hookSpawned(cli, 'not json {{{', w.dir);
       expect([r.code, r.stdout]).toEqual([0, out]);
     }
@@ -93,7 +106,10 @@ describe('baton hook under faults', () => {
   it('a 20 MB payload: drained unparsed, exit 0 quickly, logged as PAYLOAD_TOO_LARGE', async () => {
     const w = await workspace();
     const before = journal(w.dir);
-    const big = JSON.stringify({ ...fixture('claude', 'PostToolUse-Write', w.dir), tool_input: { file_path: `${w.dir}/big.txt`, content: 'x'.repeat(20 * 1024 * 1024) } });
+    const big = JSON.stringify({
+      ...fixture('claude', 'PostToolUse-Write', w.dir),
+      tool_input: { file_path: `${w.dir}/big.txt`, content: 'x'.repeat(20 * 1024 * 1024) },
+    });
     const small = await hookSpawned('claude', JSON.stringify(fixture('claude', 'PostToolUse-Bash', w.dir)), w.dir);
     const r = await hookSpawned('claude', big, w.dir);
     expect([r.code, r.stdout]).toEqual([0, '']);
@@ -113,7 +129,10 @@ describe('baton hook under faults', () => {
 
 function runCli(args: string[], cwd: string): Promise<string> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'baton.cjs'), ...args], { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'baton.cjs'), ...args], {
+      cwd,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const out: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));
     child.on('close', () => resolve(Buffer.concat(out).toString()));

@@ -4,15 +4,17 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runFixture, sha, workspace } from './helpers.js';
 
-
-const run = (name: string, dir: string, env: Record<string, string> = {}): Promise<string> => runFixture('gemini', name, dir, env);
+const run = (name: string, dir: string, env: Record<string, string> = {}): Promise<string> =>
+  runFixture('gemini', name, dir, env);
 
 describe('gemini hooks', () => {
   it('SessionStart returns the briefing as JSON additionalContext and binds the conversation', async () => {
     const w = await workspace();
     const out = JSON.parse(await run('SessionStart', w.dir)) as { hookSpecificOutput: { additionalContext: string } };
     expect(out.hookSpecificOutput.additionalContext).toContain('baton session hooked');
-    expect((await w.m().get('hooked')).agentSessions?.[0]).toEqual(expect.objectContaining({ cli: 'gemini', agentSessionId: '33333333-cccc-4ddd-8eee-000000000003' }));
+    expect((await w.m().get('hooked')).agentSessions?.[0]).toEqual(
+      expect.objectContaining({ cli: 'gemini', agentSessionId: '33333333-cccc-4ddd-8eee-000000000003' }),
+    );
   });
 
   it('every other event prints {} (stdout must be JSON) and BeforeAgent stores no prompt', async () => {
@@ -31,7 +33,9 @@ describe('gemini hooks', () => {
     fs.writeFileSync(path.join(w.dir, 'docs', 'guide.md'), '# User guide\n');
     await run('AfterTool-replace', w.dir);
     const files = (await w.m().get('hooked')).phases[0]!.files;
-    expect(files.map((f) => [f.path, f.action, f.sha256, f.agent])).toEqual([['docs/guide.md', 'modified', sha('# User guide\n'), 'gemini']]);
+    expect(files.map((f) => [f.path, f.action, f.sha256, f.agent])).toEqual([
+      ['docs/guide.md', 'modified', sha('# User guide\n'), 'gemini'],
+    ]);
   });
 
   it('AfterTool write_todos records the steps', async () => {
@@ -46,7 +50,9 @@ describe('gemini hooks', () => {
     const w = await workspace();
     await run('AfterTool-read_file', w.dir);
     await run('AfterTool-error', w.dir);
-    expect((await w.m().get('hooked')).phases[0]!.errors.map((e) => [e.type, e.message])).toEqual([['tool', "run_shell_command: make: *** No rule to make target 'docs'"]]);
+    expect((await w.m().get('hooked')).phases[0]!.errors.map((e) => [e.type, e.message])).toEqual([
+      ['tool', "run_shell_command: make: *** No rule to make target 'docs'"],
+    ]);
   });
 
   it('AfterAgent is the end of a turn: shell changes are swept', async () => {

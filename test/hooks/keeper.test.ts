@@ -31,7 +31,11 @@ afterAll(() => {
   for (const pid of keeperPids) if (alive(pid)) process.kill(pid, 'SIGKILL');
 });
 
-async function until<T>(what: string, fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, ms = 20_000): Promise<T> {
+async function until<T>(
+  what: string,
+  fn: () => Promise<T | null | undefined | false> | T | null | undefined | false,
+  ms = 20_000,
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await fn();
@@ -43,7 +47,12 @@ async function until<T>(what: string, fn: () => Promise<T | null | undefined | f
 
 function keepers(dir: string): number[] {
   const k = path.join(dir, '.baton', 'hooks', 'keepers');
-  const pids = fs.existsSync(k) ? fs.readdirSync(k).map((f) => Number(fs.readFileSync(path.join(k, f), 'utf8'))).filter((n) => n > 0) : [];
+  const pids = fs.existsSync(k)
+    ? fs
+        .readdirSync(k)
+        .map((f) => Number(fs.readFileSync(path.join(k, f), 'utf8')))
+        .filter((n) => n > 0)
+    : [];
   keeperPids.push(...pids);
   return pids;
 }
@@ -57,7 +66,10 @@ describe('the keeper of a conversation', () => {
     const [keeper] = await until('a keeper', () => (keepers(w.dir).length ? keepers(w.dir) : null));
     const first = (await w.m().get('hooked')).runs![0]!;
     expect(first).toMatchObject({ kind: 'conversation', process: { pid: cli.pid }, ttlMs: 120_000 });
-    await until('a renewal', async () => ((await w.m().get('hooked')).runs![0]!.expiresAt ?? '') > (first.expiresAt ?? ''));
+    await until(
+      'a renewal',
+      async () => ((await w.m().get('hooked')).runs![0]!.expiresAt ?? '') > (first.expiresAt ?? ''),
+    );
     cli.kill('SIGKILL');
     const dead = await until('the death recorded', async () => (await w.m().get('hooked')).runs![0]!.ended);
     expect(dead).toMatchObject({ how: 'died', cause: 'process-gone' });
@@ -82,7 +94,10 @@ describe('the keeper of a conversation', () => {
   it('is not started with BATON_HOOKS_KEEPER=off (the next hook or command on the host still finds the death)', async () => {
     const w = await workspace();
     const cli = cliProcess();
-    await hookSpawned('claude', JSON.stringify(fixture('claude', 'SessionStart', w.dir)), w.dir, { BATON_HOOK_AGENT_PID: String(cli.pid), BATON_HOOKS_KEEPER: 'off' });
+    await hookSpawned('claude', JSON.stringify(fixture('claude', 'SessionStart', w.dir)), w.dir, {
+      BATON_HOOK_AGENT_PID: String(cli.pid),
+      BATON_HOOKS_KEEPER: 'off',
+    });
     await new Promise((r) => setTimeout(r, 500));
     expect(keepers(w.dir)).toEqual([]);
     cli.kill('SIGKILL');

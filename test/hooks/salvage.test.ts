@@ -11,12 +11,22 @@ import { phaseFromCommand } from '../../src/domain/conversation-runs.js';
 import { foldTasks, lastPlan, lastTools, transcriptCalls, writtenFiles } from '../../src/domain/transcript-salvage.js';
 import { FIXTURES, ROOT, fixture, hookInProcess, workspace } from './helpers.js';
 
-const transcript = (name: string): string[] => fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'transcripts', name), 'utf8').split('\n');
+const transcript = (name: string): string[] =>
+  fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'transcripts', name), 'utf8').split('\n');
 
 describe('what a transcript still tells', () => {
   it('Claude Code 2.1 (captured): the plan is the fold of its task tools; the last tool calls and files', () => {
     const calls = transcriptCalls('claude', transcript('claude-tasks.jsonl'));
-    expect(calls.map((c) => c.tool)).toEqual(['TaskCreate', 'TaskCreate', 'TaskUpdate', 'Write', 'TaskUpdate', 'TaskUpdate', 'TaskList', 'Bash']);
+    expect(calls.map((c) => c.tool)).toEqual([
+      'TaskCreate',
+      'TaskCreate',
+      'TaskUpdate',
+      'Write',
+      'TaskUpdate',
+      'TaskUpdate',
+      'TaskList',
+      'Bash',
+    ]);
     expect(lastPlan(calls)).toEqual([
       { name: 'Write the parser', status: 'completed' },
       { name: 'Write the tests', status: 'in_progress' },
@@ -33,29 +43,74 @@ describe('what a transcript still tells', () => {
     const calls = transcriptCalls('claude', lines.slice(0, cut));
     expect(lastTools(calls, 1)).toEqual(['TaskUpdate (no result)']);
     // Its input was written: the plan counts the change (the CLI made it before the result line).
-    expect(lastPlan(calls)).toEqual([{ name: 'Write the parser', status: 'completed' }, { name: 'Write the tests', status: 'in_progress' }]);
-    const plan = foldTasks([...calls, { id: 'x', tool: 'TaskUpdate', input: { taskId: '1', status: 'deleted' }, response: null }]);
+    expect(lastPlan(calls)).toEqual([
+      { name: 'Write the parser', status: 'completed' },
+      { name: 'Write the tests', status: 'in_progress' },
+    ]);
+    const plan = foldTasks([
+      ...calls,
+      { id: 'x', tool: 'TaskUpdate', input: { taskId: '1', status: 'deleted' }, response: null },
+    ]);
     expect(plan).toEqual([{ name: 'Write the tests', status: 'in_progress' }]);
   });
 
   it('Codex and Gemini CLI transcripts (captured): their tool calls', () => {
-    expect(transcriptCalls('codex', transcript('codex-rollout.jsonl')).map((c) => [c.tool, c.response !== null])).toEqual([['exec_command', true]]);
+    expect(
+      transcriptCalls('codex', transcript('codex-rollout.jsonl')).map((c) => [c.tool, c.response !== null]),
+    ).toEqual([['exec_command', true]]);
     const gemini = transcriptCalls('gemini', transcript('gemini-chat.jsonl'));
     expect(gemini.map((c) => c.tool)).toEqual(['write_file']);
     expect(lastTools(gemini)[0]).toMatch(/^write_file \/.*hello\.txt$/);
   });
 
   it('update_plan and write_todos lists are the plan', () => {
-    const codex = transcriptCalls('codex', [JSON.stringify({ type: 'response_item', payload: { type: 'function_call', name: 'update_plan', call_id: 'c1', arguments: JSON.stringify({ plan: [{ step: 'Parse', status: 'completed' }, { step: 'Test', status: 'in_progress' }] }) } })]);
-    expect(lastPlan(codex)).toEqual([{ name: 'Parse', status: 'completed' }, { name: 'Test', status: 'in_progress' }]);
-    const gemini = transcriptCalls('gemini', [JSON.stringify({ id: 'g', type: 'gemini', toolCalls: [{ id: 't1', name: 'write_todos', args: { todos: [{ description: 'Draw', status: 'in_progress' }] }, status: 'success' }] })]);
+    const codex = transcriptCalls('codex', [
+      JSON.stringify({
+        type: 'response_item',
+        payload: {
+          type: 'function_call',
+          name: 'update_plan',
+          call_id: 'c1',
+          arguments: JSON.stringify({
+            plan: [
+              { step: 'Parse', status: 'completed' },
+              { step: 'Test', status: 'in_progress' },
+            ],
+          }),
+        },
+      }),
+    ]);
+    expect(lastPlan(codex)).toEqual([
+      { name: 'Parse', status: 'completed' },
+      { name: 'Test', status: 'in_progress' },
+    ]);
+    const gemini = transcriptCalls('gemini', [
+      JSON.stringify({
+        id: 'g',
+        type: 'gemini',
+        toolCalls: [
+          {
+            id: 't1',
+            name: 'write_todos',
+            args: { todos: [{ description: 'Draw', status: 'in_progress' }] },
+            status: 'success',
+          },
+        ],
+      }),
+    ]);
     expect(lastPlan(gemini)).toEqual([{ name: 'Draw', status: 'in_progress' }]);
   });
 
   it('a shell command that starts or claims a phase', () => {
     expect(phaseFromCommand('baton phase start backend')).toEqual({ verb: 'start', phase: 'backend' });
-    expect(phaseFromCommand('cd x && npx baton --session s1 phase claim frontend --json')).toEqual({ verb: 'claim', phase: 'frontend' });
-    expect(phaseFromCommand('node /opt/baton/dist/baton.cjs phase start --agent me build')).toEqual({ verb: 'start', phase: 'build' });
+    expect(phaseFromCommand('cd x && npx baton --session s1 phase claim frontend --json')).toEqual({
+      verb: 'claim',
+      phase: 'frontend',
+    });
+    expect(phaseFromCommand('node /opt/baton/dist/baton.cjs phase start --agent me build')).toEqual({
+      verb: 'start',
+      phase: 'build',
+    });
     expect(phaseFromCommand('baton phase claim')).toEqual({ verb: 'claim', phase: null });
     expect(phaseFromCommand('baton phase done build')).toBeNull();
     expect(phaseFromCommand('echo baton phase start x')).toBeNull();
@@ -65,7 +120,13 @@ describe('what a transcript still tells', () => {
 describe("Claude Code's task tools through the hook", () => {
   it('the captured TaskCreate / TaskUpdate / TaskList payloads become the phase’s steps, the task in progress its sub-step', async () => {
     const w = await workspace();
-    const names = ['TaskCreate', 'TaskCreate2', 'TaskUpdate-in_progress', 'TaskUpdate-completed', 'TaskUpdate-in_progress2'];
+    const names = [
+      'TaskCreate',
+      'TaskCreate2',
+      'TaskUpdate-in_progress',
+      'TaskUpdate-completed',
+      'TaskUpdate-in_progress2',
+    ];
     const seen: unknown[] = [];
     for (const n of names) {
       const p = fixture('claude', `captured-PostToolUse-${n}`, w.dir);
@@ -84,7 +145,11 @@ describe("Claude Code's task tools through the hook", () => {
     // The transcript as it stood at the last TaskUpdate's PostToolUse (its tool_use written, its result not yet).
     const cut = lines.findIndex((l) => l.includes('"toolu_msg_6"') && l.includes('"tool_result"'));
     fs.writeFileSync(t, lines.slice(0, cut).join('\n') + '\n');
-    await hookInProcess('claude', { ...fixture('claude', 'captured-PostToolUse-TaskUpdate-in_progress2', withTranscript.dir), transcript_path: t }, withTranscript.dir);
+    await hookInProcess(
+      'claude',
+      { ...fixture('claude', 'captured-PostToolUse-TaskUpdate-in_progress2', withTranscript.dir), transcript_path: t },
+      withTranscript.dir,
+    );
     const s = await withTranscript.m().get('hooked');
     expect(s.phases[0]!.steps).toEqual([
       { name: 'Write the parser', status: 'completed' },

@@ -16,7 +16,12 @@ const rl = readline.createInterface({ input: process.stdin });
 await new Promise<void>((resolve) => rl.once('line', () => resolve()));
 rl.close();
 try {
-  const cfg = await saver.put(seen!.config, { ...emptyCheckpoint(), id: uuid6(-3) }, { source: 'loop', step: 0, parents: {} } as CheckpointMetadata, {});
+  const cfg = await saver.put(
+    seen!.config,
+    { ...emptyCheckpoint(), id: uuid6(-3) },
+    { source: 'loop', step: 0, parents: {} } as CheckpointMetadata,
+    {},
+  );
   process.stdout.write(`${JSON.stringify({ ok: true, checkpointId: cfg.configurable!['checkpoint_id'] })}\n`);
 } catch (e) {
   process.stdout.write(`${JSON.stringify({ ok: false, code: (e as { code?: string }).code ?? String(e) })}\n`);

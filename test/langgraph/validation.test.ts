@@ -13,9 +13,25 @@ import { PG_URL, destroySaver, fileStorePlace, pgStorePlace, saverOn } from './h
 import type { StorePlace } from './helpers.js';
 
 // The suite calls describe/it/expect … as globals (it is made for `vitest --globals`).
-Object.assign(globalThis, { describe: vt.describe, it: vt.it, test: vt.test, expect: vt.expect, beforeAll: vt.beforeAll, afterAll: vt.afterAll, beforeEach: vt.beforeEach, afterEach: vt.afterEach });
+Object.assign(globalThis, {
+  describe: vt.describe,
+  it: vt.it,
+  test: vt.test,
+  expect: vt.expect,
+  beforeAll: vt.beforeAll,
+  afterAll: vt.afterAll,
+  beforeEach: vt.beforeEach,
+  afterEach: vt.afterEach,
+});
 const { validate } = await import('@langchain/langgraph-checkpoint-validation');
-const SUITE_VERSION = (JSON.parse(fs.readFileSync(new URL('../../node_modules/@langchain/langgraph-checkpoint-validation/package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const SUITE_VERSION = (
+  JSON.parse(
+    fs.readFileSync(
+      new URL('../../node_modules/@langchain/langgraph-checkpoint-validation/package.json', import.meta.url),
+      'utf8',
+    ),
+  ) as { version: string }
+).version;
 
 function count(task: RunnerTask, into = { passed: 0, failed: 0, skipped: 0, failures: [] as string[] }): typeof into {
   if (task.type === 'suite') for (const t of task.tasks) count(t, into);
@@ -36,7 +52,9 @@ function validateOn(label: string, place: () => StorePlace): void {
   });
   vt.afterAll((suite: Readonly<RunnerTestSuite>) => {
     const r = count(suite);
-    console.log(`@langchain/langgraph-checkpoint-validation ${SUITE_VERSION}, ${name}: ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped${r.failures.length ? `\n  failed: ${r.failures.slice(0, 20).join('\n  failed: ')}` : ''}`);
+    console.log(
+      `@langchain/langgraph-checkpoint-validation ${SUITE_VERSION}, ${name}: ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped${r.failures.length ? `\n  failed: ${r.failures.slice(0, 20).join('\n  failed: ')}` : ''}`,
+    );
   });
 }
 
@@ -44,7 +62,8 @@ vt.describe('LangGraph validation suite: file store', () => validateOn('the file
 vt.describe.skipIf(!PG_URL)('LangGraph validation suite: PostgreSQL', () => {
   needsRealServer({
     // deleteThread deletes the session, which clears the workspace's active pointer under the workspace lock.
-    'should delete thread': 'deleting a session holds the workspace lock in a transaction on one connection and uses the store on another, which the embedded server (one shared session) cannot run at the same time',
+    'should delete thread':
+      'deleting a session holds the workspace lock in a transaction on one connection and uses the store on another, which the embedded server (one shared session) cannot run at the same time',
   });
   validateOn('PostgreSQL', pgStorePlace);
 });

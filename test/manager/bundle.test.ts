@@ -15,11 +15,14 @@ import { openStore } from '../../src/store/open.js';
 import { tempDir } from '../support/temp.js';
 import { dropSchema, freshSchema, PG_URL, urlWith } from '../store/pg-helpers.js';
 
-async function refusal(p: Promise<unknown>): Promise<{ code: string; message: string; hint: string; hintAction?: unknown }> {
+async function refusal(
+  p: Promise<unknown>,
+): Promise<{ code: string; message: string; hint: string; hintAction?: unknown }> {
   try {
     await p;
   } catch (e) {
-    if (isBatonError(e)) return { code: e.code, message: e.message, hint: String(e.hint ?? ''), hintAction: e.hintAction };
+    if (isBatonError(e))
+      return { code: e.code, message: e.message, hint: String(e.hint ?? ''), hintAction: e.hintAction };
     throw e;
   }
   throw new Error('expected a refusal');
@@ -39,12 +42,25 @@ function side(kind: 'file' | 'pg'): { m: SessionManager; root: string } {
     schemas.push(s);
     store = openStore({ url: urlWith({ schema: s }), env: {} });
   } else store = openStore({ dir: path.join(root, '.baton'), create: true, env: {} });
-  return { m: new SessionManager({ store, workspace: new Workspace(root, kind === 'file' ? path.join(root, '.baton') : null) }), root };
+  return {
+    m: new SessionManager({
+      store,
+      workspace: new Workspace(root, kind === 'file' ? path.join(root, '.baton') : null),
+    }),
+    root,
+  };
 }
 
 /** A session with paths under `root`, a checkpoint, a decision and a large step result. */
 async function sample(m: SessionManager, root: string): Promise<string> {
-  const s = await m.start({ id: 'travel-1', title: 'travelling', phases: [{ id: 'build', name: 'Build' }, { id: 'ship', name: 'Ship' }] });
+  const s = await m.start({
+    id: 'travel-1',
+    title: 'travelling',
+    phases: [
+      { id: 'build', name: 'Build' },
+      { id: 'ship', name: 'Ship' },
+    ],
+  });
   fs.mkdirSync(path.join(root, 'src'), { recursive: true });
   fs.writeFileSync(path.join(root, 'src', 'a.ts'), 'export const a = 1;\n');
   await m.phase(s.id, 'build', 'start');
@@ -146,7 +162,10 @@ describe('a bundle refused', () => {
     const body = JSON.parse(fs.readFileSync(file, 'utf8').split('\n')[0]!) as Record<string, unknown>;
     const line = `${JSON.stringify({ ...body, v: 99 })}\n`;
     const newer = file.replace(/\.baton$/, '-v99.baton');
-    fs.writeFileSync(newer, `${line}${JSON.stringify({ sha256: crypto.createHash('sha256').update(line).digest('hex') })}\n`);
+    fs.writeFileSync(
+      newer,
+      `${line}${JSON.stringify({ sha256: crypto.createHash('sha256').update(line).digest('hex') })}\n`,
+    );
     const b = side('file');
     try {
       expect((await refusal(b.m.bundles.import(newer, { cwd: b.root }))).code).toBe('UNSUPPORTED_VERSION');
@@ -168,7 +187,8 @@ describe('a bundle refused', () => {
       const copy = await a.m.get('travel-2');
       expect({ ...copy, id: before.id }).toEqual(before);
       expect((await a.m.checkpoints.list('travel-2')).length).toBeGreaterThan(0);
-      for (const c of await a.m.checkpoints.list('travel-2')) expect((await a.m.checkpoints.validate('travel-2', c.id)).valid).toBe(true);
+      for (const c of await a.m.checkpoints.list('travel-2'))
+        expect((await a.m.checkpoints.validate('travel-2', c.id)).valid).toBe(true);
       await a.m.lifecycle(id, 'pause');
       const rep = await a.m.bundles.import(file, { cwd: a.root, replace: true, switch: true });
       expect(rep).toMatchObject({ id, replaced: true, active: true });

@@ -16,7 +16,14 @@ import { removeTempDirs, tempDir as sharedTempDir } from '../support/temp.js';
 const T0 = Date.parse('2026-05-01T10:00:00.000Z');
 
 function manager(o: Partial<ManagerOptions> = {}): SessionManager {
-  return new SessionManager({ store: new MemoryStore(), now: tickingClock(T0), agent: 'tester', pid: 1, host: 'h', ...o });
+  return new SessionManager({
+    store: new MemoryStore(),
+    now: tickingClock(T0),
+    agent: 'tester',
+    pid: 1,
+    host: 'h',
+    ...o,
+  });
 }
 
 afterEach(removeTempDirs);
@@ -44,7 +51,11 @@ function fakeGit(over: Partial<Record<string, Partial<GitResult>>> = {}, calls: 
 }
 
 async function session(m: SessionManager, phases = ['design', 'build', 'test']): Promise<string> {
-  const s = await m.start({ title: 'Work', id: 'w', phases: phases.map((p) => ({ id: p, name: p[0]!.toUpperCase() + p.slice(1) })) });
+  const s = await m.start({
+    title: 'Work',
+    id: 'w',
+    phases: phases.map((p) => ({ id: p, name: p[0]!.toUpperCase() + p.slice(1) })),
+  });
   return s.id;
 }
 
@@ -55,11 +66,30 @@ describe('checkpoints through the manager', () => {
     await m.note(id, { text: 'first' });
     const before = await m.get(id);
     const r = await m.checkpoints.create(id, { name: 'Before the build' });
-    expect(r.checkpoint).toMatchObject({ id: 'cp-1-before-the-build', sessionId: id, name: 'Before the build', revision: before.revision, trigger: 'manual', phaseId: null, git: null, files: [] });
+    expect(r.checkpoint).toMatchObject({
+      id: 'cp-1-before-the-build',
+      sessionId: id,
+      name: 'Before the build',
+      revision: before.revision,
+      trigger: 'manual',
+      phaseId: null,
+      git: null,
+      files: [],
+    });
     expect(r.checkpoint.state).toEqual(before);
     expect(r.state.revision).toBe(before.revision + 1);
     const log = await m.log(id);
-    expect(log.at(-1)).toMatchObject({ type: 'checkpoint.created', data: { checkpointId: 'cp-1-before-the-build', name: 'Before the build', revision: before.revision, trigger: 'manual', phaseId: null, git: null } });
+    expect(log.at(-1)).toMatchObject({
+      type: 'checkpoint.created',
+      data: {
+        checkpointId: 'cp-1-before-the-build',
+        name: 'Before the build',
+        revision: before.revision,
+        trigger: 'manual',
+        phaseId: null,
+        git: null,
+      },
+    });
     const list = await m.checkpoints.list(id);
     expect(list).toEqual([
       {
@@ -113,7 +143,15 @@ describe('checkpoints through the manager', () => {
     expect(done.events.map((e) => e.type)).toEqual(['phase.completed', 'checkpoint.created']);
     expect(done.state.revision).toBe((await m.get(id)).revision);
     const [cp] = await m.checkpoints.list(id);
-    expect(cp).toMatchObject({ id: 'cp-1-design-done', name: 'Design done', trigger: 'phase', phaseId: 'design', valid: true, revision: done.state.revision - 1, completedPhases: ['design'] });
+    expect(cp).toMatchObject({
+      id: 'cp-1-design-done',
+      name: 'Design done',
+      trigger: 'phase',
+      phaseId: 'design',
+      valid: true,
+      revision: done.state.revision - 1,
+      completedPhases: ['design'],
+    });
     // Other phase verbs take none.
     await m.phase(id, 'build', 'start');
     await m.phase(id, 'build', 'fail');
@@ -122,7 +160,12 @@ describe('checkpoints through the manager', () => {
 
     // Off for one session (what `start --no-auto-checkpoint` stores) …
     const m2 = manager();
-    const s2 = await m2.start({ title: 'Quiet', id: 'q', phases: [{ id: 'a', name: 'A' }], metadata: { autoCheckpoint: false } });
+    const s2 = await m2.start({
+      title: 'Quiet',
+      id: 'q',
+      phases: [{ id: 'a', name: 'A' }],
+      metadata: { autoCheckpoint: false },
+    });
     await m2.phase(s2.id, 'a', 'start');
     expect((await m2.phase(s2.id, 'a', 'complete')).events.map((e) => e.type)).toEqual(['phase.completed']);
     expect(await m2.checkpoints.list(s2.id)).toEqual([]);
@@ -149,7 +192,12 @@ describe('checkpoints through the manager', () => {
     expect(warnings[0]).toContain('Automatic checkpoint after phase design was not taken');
     // The journal recorded it first, so it is listed, as invalid: its file is missing.
     const [cp] = await m.checkpoints.list(id);
-    expect(cp).toMatchObject({ id: 'cp-1-design-done', valid: false, recorded: true, problem: 'its file is missing (the journal recorded it)' });
+    expect(cp).toMatchObject({
+      id: 'cp-1-design-done',
+      valid: false,
+      recorded: true,
+      problem: 'its file is missing (the journal recorded it)',
+    });
   });
 
   it('restore appends checkpoint.restored: the work is the checkpoint’s again, the run carries on, later ones are superseded', async () => {
@@ -180,7 +228,15 @@ describe('checkpoints through the manager', () => {
     expect(r.state.tokens.input).toBe(150);
     expect(r.state.counters).toEqual(before.counters);
     expect(r.state.status).toBe('active');
-    expect(r.state.restores).toEqual([{ checkpointId: cp1.checkpoint.id, revision: cp1.checkpoint.revision, at: r.state.updatedAt, seq: r.state.revision, gitCommit: null }]);
+    expect(r.state.restores).toEqual([
+      {
+        checkpointId: cp1.checkpoint.id,
+        revision: cp1.checkpoint.revision,
+        at: r.state.updatedAt,
+        seq: r.state.revision,
+        gitCommit: null,
+      },
+    ]);
     // History is never rewritten: the old events are all there, one event was appended.
     const after = await m.log(id);
     expect(after.slice(0, history.length)).toEqual(history);
@@ -227,7 +283,12 @@ describe('checkpoints through the manager', () => {
     const a = manager({ store, autoCheckpoint: false });
     const b = manager({ store, autoCheckpoint: false });
     const id = await session(a);
-    await Promise.all([a.checkpoints.create(id, { name: 'a1' }), b.checkpoints.create(id, { name: 'b1' }), a.checkpoints.create(id, { name: 'a2' }), b.checkpoints.create(id, { name: 'b2' })]);
+    await Promise.all([
+      a.checkpoints.create(id, { name: 'a1' }),
+      b.checkpoints.create(id, { name: 'b1' }),
+      a.checkpoints.create(id, { name: 'a2' }),
+      b.checkpoints.create(id, { name: 'b2' }),
+    ]);
     const list = await a.checkpoints.list(id);
     expect(list.map((c) => Number(/^cp-(\d+)-/.exec(c.id)![1]))).toEqual([1, 2, 3, 4]);
     expect(list.every((c) => c.valid && c.recorded)).toBe(true);
@@ -275,7 +336,15 @@ describe('checkpoints through the manager', () => {
     // This fake git makes no copy of the dirty tree: the checkpoint says so (restore --git refuses it, below).
     expect(cp.checkpoint.git).toEqual({ branch: 'main', head: 'c1', dirty: true, snapshot: null });
     // The store is left out of what counts as a change.
-    expect(calls.find((a) => a[0] === 'status')).toEqual(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', ':/', ':(top,literal,exclude).baton']);
+    expect(calls.find((a) => a[0] === 'status')).toEqual([
+      'status',
+      '--porcelain=v1',
+      '-z',
+      '--untracked-files=all',
+      '--',
+      ':/',
+      ':(top,literal,exclude).baton',
+    ]);
 
     over = {};
     const clean = await m.checkpoints.create(id, { name: 'clean' });
@@ -303,7 +372,10 @@ describe('checkpoints through the manager', () => {
     const r = await m.checkpoints.restore(id, clean.checkpoint.id, { git: true, force: true });
     expect(calls.at(-1)).toEqual(['reset', '--hard', '--quiet', 'c1']);
     expect(r.git).toEqual({ commit: 'c1', previousHead: 'c9', snapshot: null });
-    expect((await m.log(id)).at(-1)).toMatchObject({ type: 'checkpoint.restored', data: { git: { commit: 'c1', previousHead: 'c9' } } });
+    expect((await m.log(id)).at(-1)).toMatchObject({
+      type: 'checkpoint.restored',
+      data: { git: { commit: 'c1', previousHead: 'c9' } },
+    });
     expect((await m.get(id)).restores?.at(-1)?.gitCommit).toBe('c1');
 
     // Taken outside git: nothing to reset to.

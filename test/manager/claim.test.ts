@@ -75,7 +75,12 @@ describe('claim', () => {
     expect(c.lease).toMatchObject({ owner: 'claim:w2', pid: 2, token: 2 });
     expect(c.cause?.cause).toBe('lease-expired');
     const log = await m.log('s1', before);
-    expect(log.map((e) => e.type)).toEqual(['lease.expired', 'session.interrupted', 'session.resumed', 'lease.acquired']);
+    expect(log.map((e) => e.type)).toEqual([
+      'lease.expired',
+      'session.interrupted',
+      'session.resumed',
+      'lease.acquired',
+    ]);
     expect(new Set(log.map((e) => e.time)).size).toBe(1);
     expect((await m.get('s1')).status).toBe('active');
     expect(await worker(3).claims.claim({ owner: 'claim:w3', ttlMs: 30_000 })).toBeNull();
@@ -88,7 +93,10 @@ describe('claim', () => {
     clock += 5000;
     const workers = Array.from({ length: 12 }, (_, i) => worker(100 + i));
     const claims = await Promise.all(workers.map((w) => w.claims.claim({ owner: 'claim', ttlMs: 60_000 })));
-    const got = claims.filter((c) => c !== null).map((c) => c!.sessionId).sort();
+    const got = claims
+      .filter((c) => c !== null)
+      .map((c) => c!.sessionId)
+      .sort();
     expect(got).toEqual(ids);
     expect(claims.filter((c) => c === null).length).toBe(4);
     for (const id of ids) {
@@ -107,7 +115,10 @@ describe('claim', () => {
     expect(c?.sessionId).toBe('s');
     expect(await worker(3).claims.wait({ owner: 'claim', ttlMs: 60_000 }, { pollMs: 10, timeoutMs: 50 })).toBeNull();
     const stop = new AbortController();
-    const aborted = worker(4).claims.wait({ owner: 'claim', ttlMs: 60_000 }, { pollMs: 60_000, timeoutMs: null, signal: stop.signal });
+    const aborted = worker(4).claims.wait(
+      { owner: 'claim', ttlMs: 60_000 },
+      { pollMs: 60_000, timeoutMs: null, signal: stop.signal },
+    );
     setTimeout(() => stop.abort(), 20);
     expect(await aborted).toBeNull();
   });
@@ -115,7 +126,8 @@ describe('claim', () => {
 
 describe.skipIf(!PG_URL)('claim on PostgreSQL: lease expiry judged by the database clock', () => {
   needsRealServer({
-    "a worker whose clock runs 10 minutes ahead does not take over a live run; it claims once the lease ended by the server's clock": 'a workspace-lock section (start --switch) holds a transaction on one connection and writes through another; the embedded server runs one session, so the writes wait for the lock holder',
+    "a worker whose clock runs 10 minutes ahead does not take over a live run; it claims once the lease ended by the server's clock":
+      'a workspace-lock section (start --switch) holds a transaction on one connection and writes through another; the embedded server runs one session, so the writes wait for the lock holder',
   });
   const schemas: string[] = [];
   const stores: PostgresStore[] = [];
@@ -142,7 +154,13 @@ describe.skipIf(!PG_URL)('claim on PostgreSQL: lease expiry judged by the databa
     await runner.store.setActive(null);
     await runner.leases.acquire('short', { owner: 'run', ttlMs: 1000 });
     // The worker's machine: its clock 10 minutes ahead of every other.
-    const ahead = new SessionManager({ store: open(), agent: 'w', pid: 2, host: 'h2', now: () => new Date(Date.now() + 600_000) });
+    const ahead = new SessionManager({
+      store: open(),
+      agent: 'w',
+      pid: 2,
+      host: 'h2',
+      now: () => new Date(Date.now() + 600_000),
+    });
     // Its own clock says both leases ended; the server's says 'live' is valid for a minute.
     let c = await ahead.claims.claim({ owner: 'claim:w', ttlMs: 60_000 });
     while (c === null) {

@@ -38,7 +38,10 @@ describe('pin and unpin', () => {
     await session('a', 0, 'complete');
     const s = await m.pin('a', 'the reference run');
     expect(s.pinned).toBe(true);
-    expect((await m.log('a')).slice(-1)[0]).toMatchObject({ type: 'session.pinned', data: { reason: 'the reference run' } });
+    expect((await m.log('a')).slice(-1)[0]).toMatchObject({
+      type: 'session.pinned',
+      data: { reason: 'the reference run' },
+    });
     expect((await m.list({ all: true }))[0]).toMatchObject({ id: 'a', pinned: true });
     await expectCode(m.pin('a'), 'INVALID_TRANSITION');
     expect((await m.unpin('a')).pinned).toBe(false);
@@ -63,7 +66,13 @@ describe('delete', () => {
     expect(await store.getActive()).toBe('p');
     clock += DAY;
     const t = await m.delete('p');
-    expect(t).toEqual({ id: 'p', deletedAt: new Date(clock).toISOString(), title: 'Session p', status: 'paused', archived: false });
+    expect(t).toEqual({
+      id: 'p',
+      deletedAt: new Date(clock).toISOString(),
+      title: 'Session p',
+      status: 'paused',
+      archived: false,
+    });
     expect(await store.getActive()).toBeNull();
     await expectCode(m.get('p'), 'NOT_FOUND');
     expect(await m.tombstones()).toEqual([t]);
@@ -109,7 +118,8 @@ describe('cleanup', () => {
     await session('pinned', 4, 'complete');
     await m.pin('pinned');
     // Active without being the workspace's current session: resumed by a write of its own.
-    const resume = (id: string) => m.change(id, () => ({ events: [{ type: 'session.resumed', data: { from: 'paused' } }], result: undefined }));
+    const resume = (id: string) =>
+      m.change(id, () => ({ events: [{ type: 'session.resumed', data: { from: 'paused' } }], result: undefined }));
     await session('crashed', 5, 'pause');
     await resume('crashed');
     await m.leases.acquire('crashed', { owner: 'runner', ttlMs: 60_000 }); // expires a minute later
@@ -131,7 +141,10 @@ describe('cleanup', () => {
       ['done', 'archive', 'completed'],
     ]);
     const rows = await m.list({ all: true });
-    const archived = rows.filter((x) => x.archived).map((x) => x.id).sort();
+    const archived = rows
+      .filter((x) => x.archived)
+      .map((x) => x.id)
+      .sort();
     expect(archived).toEqual(['done', 'failed', 'gave-up']);
     for (const id of ['done', 'failed', 'gave-up']) expect(await store.isArchived(id)).toBe(true);
     // Untouched: not a single event written to the others.
@@ -146,11 +159,15 @@ describe('cleanup', () => {
 
   it('--dry-run lists the same actions and changes nothing', async () => {
     await zoo();
-    const before = await Promise.all((await m.list({ all: true })).map(async (x) => [x.id, (await m.get(x.id)).revision]));
+    const before = await Promise.all(
+      (await m.list({ all: true })).map(async (x) => [x.id, (await m.get(x.id)).revision]),
+    );
     const dry = await m.cleanup({ dryRun: true });
     expect(dry.dryRun).toBe(true);
     expect(dry.actions.map((a) => a.id)).toEqual(['gave-up', 'failed', 'done']);
-    const after = await Promise.all((await m.list({ all: true })).map(async (x) => [x.id, (await m.get(x.id)).revision]));
+    const after = await Promise.all(
+      (await m.list({ all: true })).map(async (x) => [x.id, (await m.get(x.id)).revision]),
+    );
     expect(after).toEqual(before);
   });
 
@@ -168,8 +185,16 @@ describe('cleanup', () => {
   it('--older-than and --keep', async () => {
     await zoo();
     expect((await m.cleanup({ olderThanMs: 44.5 * DAY, dryRun: true })).actions.map((a) => a.id)).toEqual(['done']);
-    expect((await m.cleanup({ olderThanMs: 0, dryRun: true })).actions.map((a) => a.id)).toEqual(['recent', 'gave-up', 'failed', 'done']);
-    expect((await m.cleanup({ olderThanMs: 0, keep: 2, dryRun: true })).actions.map((a) => a.id)).toEqual(['failed', 'done']);
+    expect((await m.cleanup({ olderThanMs: 0, dryRun: true })).actions.map((a) => a.id)).toEqual([
+      'recent',
+      'gave-up',
+      'failed',
+      'done',
+    ]);
+    expect((await m.cleanup({ olderThanMs: 0, keep: 2, dryRun: true })).actions.map((a) => a.id)).toEqual([
+      'failed',
+      'done',
+    ]);
     expect((await m.cleanup({ keep: 10, dryRun: true })).actions).toEqual([]);
     await expectCode(m.cleanup({ keep: -1 }), 'BAD_INPUT');
   });
@@ -231,7 +256,11 @@ describe('cleanup', () => {
     const lying = new Proxy(store, {
       get(target, prop, receiver) {
         if (prop === 'isArchived') return async () => false;
-        if (prop === 'list') return async () => ({ ...(await target.list()), summaries: (await target.list()).summaries.map((s) => ({ ...s, archived: false })) });
+        if (prop === 'list')
+          return async () => ({
+            ...(await target.list()),
+            summaries: (await target.list()).summaries.map((s) => ({ ...s, archived: false })),
+          });
         const v = Reflect.get(target, prop, receiver) as unknown;
         return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
       },

@@ -36,7 +36,14 @@ function handoffOf(m: SessionManager, id: string): string | null {
 describe('derived files kept by the manager', () => {
   it('handoff.md is rewritten after every change, with no surface wiring', async () => {
     const { m } = open();
-    await m.start({ title: 'library work', id: 'lib-1', phases: [{ id: 'plan', name: 'plan' }, { id: 'build', name: 'build' }] });
+    await m.start({
+      title: 'library work',
+      id: 'lib-1',
+      phases: [
+        { id: 'plan', name: 'plan' },
+        { id: 'build', name: 'build' },
+      ],
+    });
     await m.derivedFiles.settled();
     expect(handoffOf(m, 'lib-1')).toBe((await m.recovery.handoff('lib-1')).markdown);
     const before = handoffOf(m, 'lib-1');
@@ -62,10 +69,20 @@ describe('derived files kept by the manager', () => {
 
   it('a mirrored session has its foreign files rewritten by the change itself', async () => {
     const { m, ws } = open();
-    await m.start({ title: 'mirrored', id: 'mir-1', phases: [{ id: 'plan', name: 'plan' }, { id: 'build', name: 'build' }] });
+    await m.start({
+      title: 'mirrored',
+      id: 'mir-1',
+      phases: [
+        { id: 'plan', name: 'plan' },
+        { id: 'build', name: 'build' },
+      ],
+    });
     await m.formats.setMirror('mir-1', { format: 'maestro', out: '.gemini' }, { cwd: ws });
     await m.derivedFiles.settled();
-    const units = async (): Promise<string[]> => (await m.formats.inspect(path.join(ws, '.gemini'), 'maestro', { cwd: ws })).sessions.find((s) => s.id === 'mir-1')!.units.map((u) => u.status);
+    const units = async (): Promise<string[]> =>
+      (await m.formats.inspect(path.join(ws, '.gemini'), 'maestro', { cwd: ws })).sessions
+        .find((s) => s.id === 'mir-1')!
+        .units.map((u) => u.status);
     expect(await units()).toEqual(['pending', 'pending']);
     await m.phase('mir-1', 'plan', 'start');
     await m.derivedFiles.settled();

@@ -46,7 +46,8 @@ function freshStore(): string {
   return d.root;
 }
 
-const notes = (events: StoredEvent[]): string[] => events.filter((e) => e.type === 'note.added').map((e) => (e.data as { text: string }).text);
+const notes = (events: StoredEvent[]): string[] =>
+  events.filter((e) => e.type === 'note.added').map((e) => (e.data as { text: string }).text);
 
 describe('group commit', () => {
   it('16 concurrent writers: every change lands once, in fewer appends than changes, each told its own seq', async () => {
@@ -67,7 +68,8 @@ describe('group commit', () => {
     const events = await m.store.readEvents('g1');
     expectContiguous(events);
     expect(notes(events).sort()).toEqual([...told.keys()].sort());
-    for (const e of events) if (e.type === 'note.added') expect(told.get((e.data as { text: string }).text)).toBe(e.seq);
+    for (const e of events)
+      if (e.type === 'note.added') expect(told.get((e.data as { text: string }).text)).toBe(e.seq);
     expect(appends.reduce((a, b) => a + b, 0)).toBe(320);
     // Grouped: far fewer appends (each one write and one fsync) than changes.
     expect(appends.length).toBeLessThan(320 / 4);
@@ -77,7 +79,11 @@ describe('group commit', () => {
   it('each change of a group is validated against the state the ones before it left; one refused alone', async () => {
     const { m } = managerAt(freshStore());
     await m.start({ title: 'g', id: 'g2', phases: [{ id: 'p', name: 'p' }] });
-    const [a, b, c] = await Promise.allSettled([m.phase('g2', 'p', 'start'), m.phase('g2', 'p', 'start'), m.note('g2', { text: 'after' })]);
+    const [a, b, c] = await Promise.allSettled([
+      m.phase('g2', 'p', 'start'),
+      m.phase('g2', 'p', 'start'),
+      m.note('g2', { text: 'after' }),
+    ]);
     expect(a.status).toBe('fulfilled');
     // The second start sees the phase the first one started, in the same group.
     expect(b.status).toBe('rejected');
@@ -91,7 +97,10 @@ describe('group commit', () => {
   it('a named revision inside a group is judged against the changes before it (CONFLICT), the others go on', async () => {
     const { m } = managerAt(freshStore());
     const s = await m.start({ title: 'g', id: 'g3' });
-    const [a, b] = await Promise.allSettled([m.note('g3', { text: 'one' }, { expectedRevision: s.revision }), m.note('g3', { text: 'two' }, { expectedRevision: s.revision })]);
+    const [a, b] = await Promise.allSettled([
+      m.note('g3', { text: 'one' }, { expectedRevision: s.revision }),
+      m.note('g3', { text: 'two' }, { expectedRevision: s.revision }),
+    ]);
     expect(a.status).toBe('fulfilled');
     expect(isBatonError((b as PromiseRejectedResult).reason, 'CONFLICT')).toBe(true);
     expect(notes(await m.store.readEvents('g3'))).toEqual(['one']);
@@ -110,7 +119,15 @@ describe('the read-free hot path still refuses stale writes', () => {
     const seen: number[] = [];
     const r = await a.change('h1', (s) => {
       seen.push(s.revision);
-      return { events: [{ type: 'note.added', data: { noteId: 'n-x', text: `a2 after ${s.notes.length}`, phaseId: null, agent: 'a' } }], result: undefined };
+      return {
+        events: [
+          {
+            type: 'note.added',
+            data: { noteId: 'n-x', text: `a2 after ${s.notes.length}`, phaseId: null, agent: 'a' },
+          },
+        ],
+        result: undefined,
+      };
     });
     // First try against what a kept (revision 2), refused by the store; then against the journal.
     expect(seen).toEqual([2, 3]);
@@ -125,7 +142,9 @@ describe('the read-free hot path still refuses stale writes', () => {
     const { m: b } = managerAt(root, 'b');
     const s = await a.start({ title: 'h', id: 'h2' });
     await b.note('h2', { text: 'b1' });
-    await expect(a.note('h2', { text: 'stale' }, { expectedRevision: s.revision })).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(a.note('h2', { text: 'stale' }, { expectedRevision: s.revision })).rejects.toMatchObject({
+      code: 'CONFLICT',
+    });
     expect(notes(await a.store.readEvents('h2'))).toEqual(['b1']);
   });
 
@@ -138,9 +157,13 @@ describe('the read-free hot path still refuses stale writes', () => {
     await a.note('h3', { text: 'while held' }, { fencingToken: mine.token });
     const theirs = (await b.leases.acquire('h3', { owner: 'run', ttlMs: 60_000, force: true })).result;
     expect(theirs.token).toBeGreaterThan(mine.token);
-    await expect(a.note('h3', { text: 'stale holder' }, { fencingToken: mine.token })).rejects.toMatchObject({ code: 'FENCED' });
+    await expect(a.note('h3', { text: 'stale holder' }, { fencingToken: mine.token })).rejects.toMatchObject({
+      code: 'FENCED',
+    });
     // Many stale writes at once (one group) are all refused.
-    const all = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => a.note('h3', { text: `stale ${i}` }, { fencingToken: mine.token })));
+    const all = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) => a.note('h3', { text: `stale ${i}` }, { fencingToken: mine.token })),
+    );
     expect(all.every((x) => x.status === 'rejected' && isBatonError(x.reason, 'FENCED'))).toBe(true);
     expect(notes(await a.store.readEvents('h3'))).toEqual(['while held']);
   });
@@ -168,9 +191,17 @@ interface Acked {
 }
 
 /** Runs the group writer and SIGKILLs it `afterMs` after it has written its first group. */
-function runAndKill(root: string, tag: string, afterMs: number): Promise<{ acks: Acked[]; groups: number; signal: NodeJS.Signals | null; stderr: string }> {
+function runAndKill(
+  root: string,
+  tag: string,
+  afterMs: number,
+): Promise<{ acks: Acked[]; groups: number; signal: NodeJS.Signals | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO, 'test/fixtures/group-writer.ts'), root, 'crash', tag], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(REPO, 'test/fixtures/group-writer.ts'), root, 'crash', tag],
+      { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const acks: Acked[] = [];
     let groups = 0;
     let stderr = '';
@@ -224,7 +255,8 @@ describe('group commit crash safety (SIGKILL)', () => {
         const events = await store.readEvents('crash');
         expectContiguous(events);
         const bySeq = new Map(events.map((e) => [e.seq, e]));
-        for (const a of acked) expect((bySeq.get(a.seq)?.data as { text?: string } | undefined)?.text, `seq ${a.seq}`).toBe(a.text);
+        for (const a of acked)
+          expect((bySeq.get(a.seq)?.data as { text?: string } | undefined)?.text, `seq ${a.seq}`).toBe(a.text);
       } finally {
         await store.close();
       }
@@ -246,7 +278,12 @@ function heldSnapshots(): { store: MemoryStore; m: SessionManager; written: numb
     await inner(id, snap);
     written.push(snap.revision);
   };
-  const m = new SessionManager({ store, agent: 'a', snapshotEvery: 5, derivedFiles: { handoff: false, mirrors: false } });
+  const m = new SessionManager({
+    store,
+    agent: 'a',
+    snapshotEvery: 5,
+    derivedFiles: { handoff: false, mirrors: false },
+  });
   return { store, m, written, release };
 }
 

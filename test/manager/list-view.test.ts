@@ -33,7 +33,12 @@ function open(root?: string): { m: SessionManager; reads: () => number; root: st
     n += 1;
     return inner(o);
   };
-  const m = new SessionManager({ store, agent: 'a', now: () => new Date(clock), derivedFiles: { handoff: false, mirrors: false } });
+  const m = new SessionManager({
+    store,
+    agent: 'a',
+    now: () => new Date(clock),
+    derivedFiles: { handoff: false, mirrors: false },
+  });
   managers.push(m);
   return { m, reads: () => n, root };
 }
@@ -73,7 +78,9 @@ describe('list views', () => {
     await other.lifecycle('s1', 'abandon');
     const after = await m.listJson();
     expect(reads()).toBe(before + 1);
-    expect((JSON.parse(after) as Array<{ id: string; status: string }>).find((r) => r.id === 's1')!.status).toBe('abandoned');
+    expect((JSON.parse(after) as Array<{ id: string; status: string }>).find((r) => r.id === 's1')!.status).toBe(
+      'abandoned',
+    );
 
     // A new session folder, an archived one: seen.
     clock += 1000;

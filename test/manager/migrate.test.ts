@@ -36,11 +36,27 @@ function asNew(events: StoredEvent[]): never[] {
 
 describe('migrateStore', () => {
   it('canonical events ignore key order and store bookkeeping, and see every payload change', () => {
-    const e = { seq: 1, type: 'note.added', time: 't', actor: { agent: null, pid: 1, host: 'h' }, data: { text: 'x', noteId: 'note-1' } } as unknown as StoredEvent;
-    const reordered = { data: { noteId: 'note-1', text: 'x' }, actor: { host: 'h', pid: 1, agent: null }, time: 't', type: 'note.added', seq: 1, v: 1, batch: [1, 2] } as unknown as StoredEvent;
+    const e = {
+      seq: 1,
+      type: 'note.added',
+      time: 't',
+      actor: { agent: null, pid: 1, host: 'h' },
+      data: { text: 'x', noteId: 'note-1' },
+    } as unknown as StoredEvent;
+    const reordered = {
+      data: { noteId: 'note-1', text: 'x' },
+      actor: { host: 'h', pid: 1, agent: null },
+      time: 't',
+      type: 'note.added',
+      seq: 1,
+      v: 1,
+      batch: [1, 2],
+    } as unknown as StoredEvent;
     expect(canonicalEvent(reordered)).toBe(canonicalEvent(e));
     expect(journalDigest([reordered])).toBe(journalDigest([e]));
-    expect(journalDigest([{ ...e, data: { text: 'y', noteId: 'note-1' } } as unknown as StoredEvent])).not.toBe(journalDigest([e]));
+    expect(journalDigest([{ ...e, data: { text: 'y', noteId: 'note-1' } } as unknown as StoredEvent])).not.toBe(
+      journalDigest([e]),
+    );
   });
 
   it('continues a target that holds a prefix; reports a diverged one by name and leaves it untouched', async () => {
@@ -60,7 +76,10 @@ describe('migrateStore', () => {
     const bBefore = await dst.readEvents('b');
 
     const progress: string[] = [];
-    const r = await migrateStore(src, dst, { chunk: 3, onProgress: (p) => progress.push(`${p.sessionId}:${p.action}:${p.eventsCopied}`) });
+    const r = await migrateStore(src, dst, {
+      chunk: 3,
+      onProgress: (p) => progress.push(`${p.sessionId}:${p.action}:${p.eventsCopied}`),
+    });
     expect(r.sessions.map((s) => [s.id, s.action, s.eventsCopied])).toEqual([['a', 'continued', aEvents.length - 4]]);
     expect(r.problems.map((p) => [p.sessionId, p.code])).toEqual([['b', 'diverged']]);
     expect(r.problems[0]!.message).toContain('Session b already exists on the target with a different history');
@@ -85,7 +104,19 @@ describe('migrateStore', () => {
     expect(first.totals).toMatchObject({ tombstones: 1, tombstonesCopied: 1, checkpoints: 2, checkpointsCopied: 2 });
     // A run that died between creating the tombstone's stand-in session and deleting it.
     const dst2 = fileStore();
-    const created = { type: 'session.created', time: new Date(T0).toISOString(), actor: { agent: 'baton-migrate', pid: 1, host: 'migrate' }, data: { title: 'Deleted', idFormat: 'explicit', phases: [], budgetMax: null, contextSummary: null, metadata: { batonMigrateTombstone: true } } };
+    const created = {
+      type: 'session.created',
+      time: new Date(T0).toISOString(),
+      actor: { agent: 'baton-migrate', pid: 1, host: 'migrate' },
+      data: {
+        title: 'Deleted',
+        idFormat: 'explicit',
+        phases: [],
+        budgetMax: null,
+        contextSummary: null,
+        metadata: { batonMigrateTombstone: true },
+      },
+    };
     const row = (await src.list()).summaries.find((x) => x.id === 'kept')!;
     await dst2.create('gone', [created as never], { ...row, id: 'gone', title: 'Deleted' });
     const live = await src.listTombstones();

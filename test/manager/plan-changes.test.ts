@@ -11,8 +11,23 @@ import { expectCode } from '../../src/testing/conformance.js';
 import { tickingClock } from '../support/clock.js';
 
 async function session(): Promise<SessionManager> {
-  const m = new SessionManager({ store: new MemoryStore(), now: tickingClock(Date.parse('2026-05-01T10:00:00Z')), agent: 'tester', pid: 1, host: 'h', autoCheckpoint: false });
-  await m.start({ title: 'Plan', id: 's', phases: [{ id: 'design', name: 'Design' }, { id: 'build', name: 'Build', blockedBy: ['design'] }, { id: 'test', name: 'Test', blockedBy: ['build'] }] });
+  const m = new SessionManager({
+    store: new MemoryStore(),
+    now: tickingClock(Date.parse('2026-05-01T10:00:00Z')),
+    agent: 'tester',
+    pid: 1,
+    host: 'h',
+    autoCheckpoint: false,
+  });
+  await m.start({
+    title: 'Plan',
+    id: 's',
+    phases: [
+      { id: 'design', name: 'Design' },
+      { id: 'build', name: 'Build', blockedBy: ['design'] },
+      { id: 'test', name: 'Test', blockedBy: ['build'] },
+    ],
+  });
   return m;
 }
 
@@ -22,7 +37,9 @@ describe('manager.plan', () => {
     const end = await m.plan.add('s', { name: 'Docs' });
     expect(end.result).toBe('docs');
     expect((await m.plan.add('s', { name: 'Design', before: 'design', maxRetries: '0' })).result).toBe('design-2');
-    expect((await m.plan.add('s', { name: 'Lint', after: 'build', blockedBy: ['Build'], agents: ['bob'] })).result).toBe('lint');
+    expect(
+      (await m.plan.add('s', { name: 'Lint', after: 'build', blockedBy: ['Build'], agents: ['bob'] })).result,
+    ).toBe('lint');
     const s = await m.get('s');
     expect(s.phases.map((p) => p.id)).toEqual(['design-2', 'design', 'build', 'lint', 'test', 'docs']);
     expect(s.phases[0]).toMatchObject({ status: 'pending', maxRetries: 0, blockedBy: [] });
@@ -41,13 +58,19 @@ describe('manager.plan', () => {
     const m = await session();
     await m.plan.set('s', 'test', { maxRetries: 5, blockedBy: ['design', 'build'], reason: 'stricter' });
     expect((await m.get('s')).phases[2]).toMatchObject({ maxRetries: 5, blockedBy: ['design', 'build'] });
-    expect((await m.log('s')).at(-1)).toMatchObject({ type: 'phase.updated', data: { phaseId: 'test', maxRetries: 5, blockedBy: ['design', 'build'], reason: 'stricter' } });
+    expect((await m.log('s')).at(-1)).toMatchObject({
+      type: 'phase.updated',
+      data: { phaseId: 'test', maxRetries: 5, blockedBy: ['design', 'build'], reason: 'stricter' },
+    });
     const cycle = await m.plan.set('s', 'design', { blockedBy: ['test'] }).catch((e: unknown) => e);
     expect(isBatonError(cycle, 'BAD_INPUT') && cycle.message).toContain('cycle: design → test → design');
     await expectCode(m.plan.set('s', 'design', {}), 'BAD_INPUT');
 
     const dep = await m.plan.remove('s', 'build').catch((e: unknown) => e);
-    expect(isBatonError(dep, 'BAD_INPUT') && dep.hintAction).toEqual({ action: 'plan.drop-dependency', args: { session: 's', changes: [{ phase: 'test', blockedBy: ['design'] }] } });
+    expect(isBatonError(dep, 'BAD_INPUT') && dep.hintAction).toEqual({
+      action: 'plan.drop-dependency',
+      args: { session: 's', changes: [{ phase: 'test', blockedBy: ['design'] }] },
+    });
     await m.plan.set('s', 'test', { blockedBy: ['design'] });
     await m.phase('s', 'build', 'start', { force: true });
     await expectCode(m.plan.remove('s', 'build'), 'INVALID_TRANSITION');

@@ -11,7 +11,10 @@ import { MemoryStore } from '../../src/store/memory.js';
 
 function managers(): [SessionManager, SessionManager] {
   const store = new MemoryStore();
-  return [new SessionManager({ store, agent: 'a', derivedFiles: { mirrors: false } }), new SessionManager({ store, agent: 'b', derivedFiles: { mirrors: false } })];
+  return [
+    new SessionManager({ store, agent: 'a', derivedFiles: { mirrors: false } }),
+    new SessionManager({ store, agent: 'b', derivedFiles: { mirrors: false } }),
+  ];
 }
 
 describe('a read before a change', () => {

@@ -11,7 +11,10 @@ import { SessionManager } from '../../src/manager/manager.js';
 import type { HoldOptions } from '../../src/manager/run-hold.js';
 import { MemoryStore } from '../../src/store/memory.js';
 
-const unreachable = (): BatonError => new BatonError('STORE_UNAVAILABLE', 'The store cannot be reached: Connection terminated unexpectedly.', { details: { retryable: true } });
+const unreachable = (): BatonError =>
+  new BatonError('STORE_UNAVAILABLE', 'The store cannot be reached: Connection terminated unexpectedly.', {
+    details: { retryable: true },
+  });
 
 /** A session, and a store whose appends fail as `fail` says (`before` or `after` writing) once `fail` is filled. */
 async function session(): Promise<{ m: SessionManager; store: MemoryStore; fail: Array<'before' | 'after'> }> {
@@ -38,7 +41,10 @@ describe('recording the end of a held run while the store is unreachable', () =>
   it('a failure before the write: tried again, recorded once, the session paused and the lease released', async () => {
     const { m, store, fail } = await session();
     const retried: string[] = [];
-    await m.runs.hold('r', async () => void fail.push('before', 'before'), { ...HOLD, onNotice: (msg) => retried.push(msg) });
+    await m.runs.hold('r', async () => void fail.push('before', 'before'), {
+      ...HOLD,
+      onNotice: (msg) => retried.push(msg),
+    });
     expect(retried).toHaveLength(2);
     expect(retried[0]).toMatch(/Connection terminated unexpectedly/);
     expect(await m.get('r')).toMatchObject({ status: 'paused', lease: null });
@@ -48,7 +54,10 @@ describe('recording the end of a held run while the store is unreachable', () =>
   it('a write that was stored but reported failed is found, not written twice, and no FENCED follows', async () => {
     const { m, store, fail } = await session();
     const retried: string[] = [];
-    const out = await m.runs.holdOutcome('r', async () => void fail.push('after'), { ...HOLD, onNotice: (msg) => retried.push(msg) });
+    const out = await m.runs.holdOutcome('r', async () => void fail.push('after'), {
+      ...HOLD,
+      onNotice: (msg) => retried.push(msg),
+    });
     expect(retried).toHaveLength(1);
     expect(out).toMatchObject({ lost: null, end: { cause: 'run-completed', status: 'paused' } });
     expect(ends(await store.readEvents('r'))).toHaveLength(1);
@@ -56,7 +65,10 @@ describe('recording the end of a held run while the store is unreachable', () =>
 
   it('gives up with the store error once its time is up, having written nothing', async () => {
     const { m, store, fail } = await session();
-    const held = m.runs.hold('r', async () => void fail.push(...Array.from({ length: 100 }, () => 'before' as const)), { ...HOLD, endRetryMs: 50 });
+    const held = m.runs.hold('r', async () => void fail.push(...Array.from({ length: 100 }, () => 'before' as const)), {
+      ...HOLD,
+      endRetryMs: 50,
+    });
     await expect(held).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
     fail.length = 0;
     expect(ends(await store.readEvents('r'))).toEqual([]);
@@ -65,7 +77,16 @@ describe('recording the end of a held run while the store is unreachable', () =>
   it('a FENCED end (the lease was taken over) is not retried: recorded as lost, the new holder untouched', async () => {
     const { m, store } = await session();
     const retried: string[] = [];
-    const held = m.runs.hold('r', async () => void (await new SessionManager({ store, agent: 'other' }).leases.acquire('r', { owner: 'run:other', ttlMs: 60_000, force: true })), { ...HOLD, onNotice: (msg) => retried.push(msg) });
+    const held = m.runs.hold(
+      'r',
+      async () =>
+        void (await new SessionManager({ store, agent: 'other' }).leases.acquire('r', {
+          owner: 'run:other',
+          ttlMs: 60_000,
+          force: true,
+        })),
+      { ...HOLD, onNotice: (msg) => retried.push(msg) },
+    );
     await expect(held).rejects.toMatchObject({ code: 'FENCED' });
     expect(retried).toEqual([]);
     const s = await m.get('r');

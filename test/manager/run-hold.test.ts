@@ -28,13 +28,23 @@ async function store(): Promise<string> {
   const root = tempDir('baton-hold-');
   const dir = path.join(root, '.baton');
   const m = openManager({ dir, create: true, cwd: root, agent: 'setup' });
-  await m.start({ title: 'Held', id: 's1', phases: [{ id: 'build', name: 'Build' }, { id: 'test', name: 'Test' }] });
+  await m.start({
+    title: 'Held',
+    id: 's1',
+    phases: [
+      { id: 'build', name: 'Build' },
+      { id: 'test', name: 'Test' },
+    ],
+  });
   await m.close();
   return dir;
 }
 
 /** Starts the program; resolves its parsed stdout lines as they come. */
-function program(dir: string): { child: ChildProcess; next: (pred: (o: Record<string, unknown>) => boolean) => Promise<Record<string, unknown>> } {
+function program(dir: string): {
+  child: ChildProcess;
+  next: (pred: (o: Record<string, unknown>) => boolean) => Promise<Record<string, unknown>>;
+} {
   const child = spawn(process.execPath, [PROGRAM, dir, String(TTL), '300'], { stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(child);
   const seen: Array<Record<string, unknown>> = [];
@@ -60,7 +70,12 @@ function program(dir: string): { child: ChildProcess; next: (pred: (o: Record<st
 }
 
 function manager(dir: string, o: { host?: string; now?: () => Date } = {}): SessionManager {
-  return new SessionManager({ store: new FileStore({ root: dir }), agent: 'reader', ...(o.host ? { host: o.host } : {}), ...(o.now ? { now: o.now } : {}) });
+  return new SessionManager({
+    store: new FileStore({ root: dir }),
+    agent: 'reader',
+    ...(o.host ? { host: o.host } : {}),
+    ...(o.now ? { now: o.now } : {}),
+  });
 }
 
 describe('a program inside runs.hold', () => {
@@ -81,7 +96,8 @@ describe('a program inside runs.hold', () => {
     expect(here.runs.status(s).cause?.detail).toContain('in flight: build');
     // Another host cannot check the process: active until the TTL passed, interrupted after.
     const expiry = Date.parse(s.runs!.find((r) => r.id === ready['runId'])!.expiresAt!);
-    const elsewhere = (at: number): SessionManager => manager(dir, { host: `${os.hostname()}-other`, now: () => new Date(at) });
+    const elsewhere = (at: number): SessionManager =>
+      manager(dir, { host: `${os.hostname()}-other`, now: () => new Date(at) });
     const seenBefore = elsewhere(expiry - 1);
     expect(seenBefore.runs.status(await seenBefore.get('s1')).status).toBe('active');
     const seenAfter = elsewhere(expiry);
@@ -90,7 +106,10 @@ describe('a program inside runs.hold', () => {
     expect((await here.runs.sweep('s1')).map((r) => r.id)).toEqual([ready['runId']]);
     const after = await here.get('s1');
     expect(after.status).toBe('interrupted');
-    expect(after.runs!.find((r) => r.id === ready['runId'])!.ended).toMatchObject({ how: 'died', cause: 'process-gone' });
+    expect(after.runs!.find((r) => r.id === ready['runId'])!.ended).toMatchObject({
+      how: 'died',
+      cause: 'process-gone',
+    });
   }, 30_000);
 
   it('frozen (its event loop blocked) past its TTL and taken over: its late writes are FENCED and nothing of them is stored', async () => {

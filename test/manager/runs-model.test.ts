@@ -57,14 +57,16 @@ function writeDeaths(m: Model): void {
   const othersLive = live(m).length > 0;
   dead.forEach((r, i) => {
     m.runs[r] = 'recorded-dead';
-    if (m.recorded === 'active' && !othersLive && i === dead.length - 1) m.recorded = inFlight(m) ? 'interrupted' : 'paused';
+    if (m.recorded === 'active' && !othersLive && i === dead.length - 1)
+      m.recorded = inFlight(m) ? 'interrupted' : 'paused';
   });
 }
 
 async function check(model: Model, real: Real): Promise<void> {
   const s = await real.m.get(real.id);
   expect(real.m.runs.status(s).status).toBe(effective(model));
-  const nameOf = (runId: string | null | undefined): RunName | null => (runId ? (RUNS.find((r) => real.ids[r] === runId) ?? null) : null);
+  const nameOf = (runId: string | null | undefined): RunName | null =>
+    runId ? (RUNS.find((r) => real.ids[r] === runId) ?? null) : null;
   for (const p of PHASES) {
     const ph = s.phases.find((x) => x.id === p)!;
     expect({ phase: p, status: ph.status, owner: nameOf(ph.owner) }).toEqual({ phase: p, ...model.phases[p] });
@@ -115,9 +117,14 @@ class Claim implements fc.AsyncCommand<Model, Real> {
 
 class RecordFile implements fc.AsyncCommand<Model, Real> {
   constructor(readonly r: RunName) {}
-  check = (m: Readonly<Model>): boolean => m.runs[this.r] === 'live' && PHASES.some((p) => m.phases[p].owner === this.r && m.phases[p].status === 'in_progress');
+  check = (m: Readonly<Model>): boolean =>
+    m.runs[this.r] === 'live' &&
+    PHASES.some((p) => m.phases[p].owner === this.r && m.phases[p].status === 'in_progress');
   async run(model: Model, real: Real): Promise<void> {
-    const r = await real.m.files(real.id, 'modified', [`${this.r}.txt`], null, { run: real.ids[this.r]!, agent: this.r });
+    const r = await real.m.files(real.id, 'modified', [`${this.r}.txt`], null, {
+      run: real.ids[this.r]!,
+      agent: this.r,
+    });
     // A file naming no phase goes to a phase of the run's own.
     const to = r.events.find((e) => e.type === 'file.recorded')!.data as { phaseId: string };
     expect(model.phases[to.phaseId as PhaseId]?.owner).toBe(this.r);
@@ -168,18 +175,24 @@ afterAll(async () => {
 
 const stores: Array<[string, () => SessionStore]> = [
   ['memory', () => new MemoryStore()],
-  ['file', () => {
-    const root = path.join(tempDir('baton-model-'), '.baton');
-    FileStore.init(root);
-    return new FileStore({ root });
-  }],
+  [
+    'file',
+    () => {
+      const root = path.join(tempDir('baton-model-'), '.baton');
+      FileStore.init(root);
+      return new FileStore({ root });
+    },
+  ],
 ];
 if (PG_URL) {
-  stores.push(['postgres', () => {
-    const schema = freshSchema('model');
-    schemas.push(schema);
-    return openStore({ url: urlWith({ schema }) });
-  }]);
+  stores.push([
+    'postgres',
+    () => {
+      const schema = freshSchema('model');
+      schemas.push(schema);
+      return openStore({ url: urlWith({ schema }) });
+    },
+  ]);
 } else {
   console.warn('SKIPPED: the runs model test on PostgreSQL (no server).');
 }
@@ -196,7 +209,15 @@ describe.each(stores)('runs against a model, on the %s store', (_name, open) => 
           const id = `s${++n}`;
           await m.start({ title: 'model', id, switch: true, phases: PHASES.map((p) => ({ id: p, name: p })) });
           await m.lifecycle(id, 'pause');
-          const model: Model = { recorded: 'paused', runs: { A: 'none', B: 'none', C: 'none' }, phases: { p1: { status: 'pending', owner: null }, p2: { status: 'pending', owner: null }, p3: { status: 'pending', owner: null } } };
+          const model: Model = {
+            recorded: 'paused',
+            runs: { A: 'none', B: 'none', C: 'none' },
+            phases: {
+              p1: { status: 'pending', owner: null },
+              p2: { status: 'pending', owner: null },
+              p3: { status: 'pending', owner: null },
+            },
+          };
           const real: Real = { m, id, ids: {}, procs: {} };
           try {
             await fc.asyncModelRun(() => ({ model, real }), cmds);

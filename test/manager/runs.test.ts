@@ -16,7 +16,14 @@ let clock = T0;
 let store: MemoryStore;
 
 function manager(host = 'h'): SessionManager {
-  return new SessionManager({ store, now: () => new Date(clock), agent: 'me', pid: process.pid, host, bootId: 'boot-1' });
+  return new SessionManager({
+    store,
+    now: () => new Date(clock),
+    agent: 'me',
+    pid: process.pid,
+    host,
+    bootId: 'boot-1',
+  });
 }
 
 /** A pid that existed and has exited. */
@@ -30,7 +37,15 @@ beforeEach(() => {
 });
 
 async function session(m: SessionManager): Promise<string> {
-  const s = await m.start({ title: 'work', id: 's1', phases: [{ id: 'backend', name: 'Backend' }, { id: 'frontend', name: 'Frontend' }, { id: 'docs', name: 'Docs', blockedBy: ['backend'] }] });
+  const s = await m.start({
+    title: 'work',
+    id: 's1',
+    phases: [
+      { id: 'backend', name: 'Backend' },
+      { id: 'frontend', name: 'Frontend' },
+      { id: 'docs', name: 'Docs', blockedBy: ['backend'] },
+    ],
+  });
   return s.id;
 }
 
@@ -38,8 +53,24 @@ describe('runs', () => {
   it('two runs each record on their own phase, whichever started last', async () => {
     const m = manager();
     const id = await session(m);
-    const a = (await m.runs.start(id, { kind: 'conversation', ttlMs: null, cli: 'claude', agentSessionId: 'aaa', agent: 'claude' })).result;
-    const b = (await m.runs.start(id, { kind: 'conversation', ttlMs: null, cli: 'claude', agentSessionId: 'bbb', agent: 'claude' })).result;
+    const a = (
+      await m.runs.start(id, {
+        kind: 'conversation',
+        ttlMs: null,
+        cli: 'claude',
+        agentSessionId: 'aaa',
+        agent: 'claude',
+      })
+    ).result;
+    const b = (
+      await m.runs.start(id, {
+        kind: 'conversation',
+        ttlMs: null,
+        cli: 'claude',
+        agentSessionId: 'bbb',
+        agent: 'claude',
+      })
+    ).result;
     await m.runs.claimPhase(id, a.id, 'backend');
     clock += 1000;
     await m.runs.claimPhase(id, b.id, 'frontend');
@@ -49,7 +80,7 @@ describe('runs', () => {
     expect(s.phases.find((p) => p.id === 'backend')?.owner).toBe(a.id);
   });
 
-  it('a phase owned by a live run is refused to another, naming the free ones; a dead run\'s phase can be claimed', async () => {
+  it("a phase owned by a live run is refused to another, naming the free ones; a dead run's phase can be claimed", async () => {
     const m = manager();
     const id = await session(m);
     const a = (await m.runs.start(id, { kind: 'library', ttlMs: 60_000 })).result;
@@ -88,7 +119,15 @@ describe('runs', () => {
     const m = manager();
     const id = await session(m);
     const agent = spawn('sleep', ['30']);
-    const a = (await m.runs.start(id, { kind: 'conversation', ttlMs: null, pid: agent.pid!, cli: 'claude', agentSessionId: 'dead-one' })).result;
+    const a = (
+      await m.runs.start(id, {
+        kind: 'conversation',
+        ttlMs: null,
+        pid: agent.pid!,
+        cli: 'claude',
+        agentSessionId: 'dead-one',
+      })
+    ).result;
     await m.runs.claimPhase(id, a.id, 'backend');
     expect(m.runs.status(await m.get(id)).status).toBe('active');
     agent.kill('SIGKILL');
@@ -97,7 +136,13 @@ describe('runs', () => {
     expect(before.status).toBe('active');
     expect(m.runs.status(before)).toMatchObject({ status: 'interrupted', cause: { cause: 'run-died' } });
     expect(m.runs.status(before).cause?.detail).toContain('in flight: backend');
-    const swept = await m.runs.sweep(id, async () => ({ lastTools: ['Write a.ts'], steps: [{ name: 'one', status: 'completed' }, { name: 'two', status: 'in_progress' }] }));
+    const swept = await m.runs.sweep(id, async () => ({
+      lastTools: ['Write a.ts'],
+      steps: [
+        { name: 'one', status: 'completed' },
+        { name: 'two', status: 'in_progress' },
+      ],
+    }));
     expect(swept.map((r) => r.id)).toEqual([a.id]);
     const s = await m.get(id);
     expect(s.status).toBe('interrupted');
@@ -116,7 +161,10 @@ describe('runs', () => {
     expect(m.runs.status(await m.get(id)).status).toBe('active');
     clock += 61_000;
     const s = await m.get(id);
-    expect(effectiveStatus(s, new Date(clock).toISOString())).toMatchObject({ status: 'interrupted', cause: { cause: 'run-lapsed' } });
+    expect(effectiveStatus(s, new Date(clock).toISOString())).toMatchObject({
+      status: 'interrupted',
+      cause: { cause: 'run-lapsed' },
+    });
     // The next write records it.
     await m.note(id, { text: 'hello' });
     const after = await m.get(id);
@@ -138,7 +186,14 @@ describe('runs', () => {
     const m = manager();
     const id = await session(m);
     const a = (await m.runs.start(id, { kind: 'library', ttlMs: 60_000 })).result;
-    const r = await m.change(id, () => ({ events: [{ type: 'note.added', data: { noteId: 'note-1', text: 'x', phaseId: null, agent: null } }], result: undefined }), { run: a.id });
+    const r = await m.change(
+      id,
+      () => ({
+        events: [{ type: 'note.added', data: { noteId: 'note-1', text: 'x', phaseId: null, agent: null } }],
+        result: undefined,
+      }),
+      { run: a.id },
+    );
     expect(r.events[0]?.actor.run).toBe(a.id);
   });
 });

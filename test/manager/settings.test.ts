@@ -10,7 +10,12 @@ describe('SessionManager.setSettings', () => {
     const m = new SessionManager({ store: new MemoryStore(), agent: 'a', derivedFiles: { mirrors: false } });
     await m.start({ title: 'S', id: 's1', metadata: { planFile: { path: 'plan.yaml', sha256: 'ab' } } });
     const r = await m.setSettings('s1', { autoCheckpoint: false, mirror: { format: 'maestro', out: '/w/.gemini' } });
-    expect(settingsOf(r.state)).toMatchObject({ autoCheckpoint: false, handoffFile: true, planFile: { path: 'plan.yaml', sha256: 'ab' }, mirror: { format: 'maestro', out: '/w/.gemini' } });
+    expect(settingsOf(r.state)).toMatchObject({
+      autoCheckpoint: false,
+      handoffFile: true,
+      planFile: { path: 'plan.yaml', sha256: 'ab' },
+      mirror: { format: 'maestro', out: '/w/.gemini' },
+    });
     const events = (await m.store.readEvents('s1')).filter((e) => e.type === 'metadata.set').map((e) => e.data);
     expect(events).toEqual([
       { key: 'autoCheckpoint', value: false },
@@ -21,7 +26,11 @@ describe('SessionManager.setSettings', () => {
   it('a function of the state may refuse; nothing is written then', async () => {
     const m = new SessionManager({ store: new MemoryStore(), agent: 'a', derivedFiles: { mirrors: false } });
     const s = await m.start({ title: 'S', id: 's1' });
-    const e = await m.setSettings('s1', () => { throw new Error('no'); }).catch((x: unknown) => x);
+    const e = await m
+      .setSettings('s1', () => {
+        throw new Error('no');
+      })
+      .catch((x: unknown) => x);
     expect((e as Error).message).toBe('no');
     expect(isBatonError(e)).toBe(false);
     expect((await m.get('s1')).revision).toBe(s.revision);

@@ -25,7 +25,10 @@ interface Runner {
 }
 
 function runner(store: string, key: string, counters: string, mode: string): Runner {
-  const child = spawn(process.execPath, ['--import', 'tsx', RUNNER, store, key, counters, mode], { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', RUNNER, store, key, counters, mode], {
+    cwd: REPO,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   const waiters: Array<{ prefix: string; resolve: (l: string) => void; reject: (e: Error) => void }> = [];
   let stderr = '';
@@ -38,12 +41,15 @@ function runner(store: string, key: string, counters: string, mode: string): Run
       const l = buf.slice(0, i);
       buf = buf.slice(i + 1);
       lines.push(l);
-      for (const w of waiters.splice(0)) (l.startsWith(w.prefix) ? w.resolve(l) : waiters.push(w));
+      for (const w of waiters.splice(0)) l.startsWith(w.prefix) ? w.resolve(l) : waiters.push(w);
     }
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   void exited.then(() => {
-    for (const w of waiters.splice(0)) w.reject(new Error(`runner ${mode} ended before "${w.prefix}": ${lines.join(' | ')} ${stderr}`));
+    for (const w of waiters.splice(0))
+      w.reject(new Error(`runner ${mode} ended before "${w.prefix}": ${lines.join(' | ')} ${stderr}`));
   });
   return {
     child,
@@ -53,7 +59,8 @@ function runner(store: string, key: string, counters: string, mode: string): Run
       new Promise((resolve, reject) => {
         const seen = lines.find((l) => l.startsWith(prefix));
         if (seen !== undefined) resolve(seen);
-        else if (child.exitCode !== null || child.signalCode !== null) reject(new Error(`runner ${mode} ended before "${prefix}": ${lines.join(' | ')} ${stderr}`));
+        else if (child.exitCode !== null || child.signalCode !== null)
+          reject(new Error(`runner ${mode} ended before "${prefix}": ${lines.join(' | ')} ${stderr}`));
         else waiters.push({ prefix, resolve, reject });
       }),
   };
@@ -153,7 +160,9 @@ describe.each(STORES)('durable steps across processes (%s)', (_name, newStore) =
     const sb = lb.find((l) => l.startsWith('session '))!.split(' ');
     expect(sa[1]).toBe(sb[1]);
     expect([sa[2], sb[2]].sort()).toEqual(['false', 'true']);
-    const m = new SessionManager({ store: /^postgres/.test(store) ? openStore({ url: store, env: {} }) : openStore({ dir: store, env: {} }) });
+    const m = new SessionManager({
+      store: /^postgres/.test(store) ? openStore({ url: store, env: {} }) : openStore({ dir: store, env: {} }),
+    });
     try {
       expect((await m.list({ all: true })).map((s) => s.id)).toEqual([sa[1]]);
     } finally {

@@ -15,7 +15,9 @@ import { withSession } from '../cli/helpers.js';
 import { tempDir } from '../support/temp.js';
 import { dropSchema, freshSchema, PG_URL, urlWith } from '../store/pg-helpers.js';
 
-async function refusal(p: Promise<unknown>): Promise<{ code: string; message: string; details: Record<string, unknown> }> {
+async function refusal(
+  p: Promise<unknown>,
+): Promise<{ code: string; message: string; details: Record<string, unknown> }> {
   try {
     await p;
   } catch (e) {
@@ -41,7 +43,12 @@ describe('manager.steps.run', () => {
     // The same key in a phase is another step.
     expect(await m.steps.run(id, 'fetch', fn, { phase: 'build' })).toEqual({ n: 2, at: 'x' });
     expect(n).toBe(2);
-    expect((await m.log(id)).map((e) => e.type).filter((t) => t.startsWith('step.'))).toEqual(['step.started', 'step.completed', 'step.started', 'step.completed']);
+    expect((await m.log(id)).map((e) => e.type).filter((t) => t.startsWith('step.'))).toEqual([
+      'step.started',
+      'step.completed',
+      'step.started',
+      'step.completed',
+    ]);
     expect(await refusal(m.steps.run(id, 'x', fn, { phase: 'nope' }))).toMatchObject({ code: 'NOT_FOUND' });
   });
 
@@ -54,7 +61,9 @@ describe('manager.steps.run', () => {
     expect((await m.steps.list(id))[0]).toMatchObject({ key: 'dates', status: 'failed', error: { code: 'BAD_INPUT' } });
     // Fixed, it runs again only when asked.
     expect(await refusal(m.steps.run(id, 'dates', () => 1))).toMatchObject({ code: 'RETRIES_EXHAUSTED' });
-    expect(await m.steps.run(id, 'dates', () => ({ when: new Date(0).toISOString() }), { rerunFailed: true })).toEqual({ when: '1970-01-01T00:00:00.000Z' });
+    expect(await m.steps.run(id, 'dates', () => ({ when: new Date(0).toISOString() }), { rerunFailed: true })).toEqual({
+      when: '1970-01-01T00:00:00.000Z',
+    });
   });
 
   it('retries with backoff, records the attempts, and rethrows a recorded failure', async () => {
@@ -68,7 +77,16 @@ describe('manager.steps.run', () => {
     expect((await m.steps.list(id))[0]).toMatchObject({ status: 'completed', attempts: 3 });
 
     const boom = new Error('always');
-    await expect(m.steps.run(id, 'broken', () => { throw boom; }, { retries: 1, backoffMs: 1 })).rejects.toBe(boom);
+    await expect(
+      m.steps.run(
+        id,
+        'broken',
+        () => {
+          throw boom;
+        },
+        { retries: 1, backoffMs: 1 },
+      ),
+    ).rejects.toBe(boom);
     const again = await refusal(m.steps.run(id, 'broken', () => 'never'));
     expect(again).toMatchObject({ code: 'RETRIES_EXHAUSTED', details: { attempts: 2, error: { message: 'always' } } });
   });
@@ -107,13 +125,17 @@ afterAll(async () => {
 });
 const STORES: Array<[string, () => string]> = [['file store', () => path.join(tempDir('baton-steps-'), '.baton')]];
 if (PG_URL) {
-  STORES.push(['PostgreSQL', () => {
-    const s = freshSchema('steps');
-    schemas.push(s);
-    return urlWith({ schema: s });
-  }]);
+  STORES.push([
+    'PostgreSQL',
+    () => {
+      const s = freshSchema('steps');
+      schemas.push(s);
+      return urlWith({ schema: s });
+    },
+  ]);
 }
-const open = (where: string) => (where.startsWith('postgres') ? openStore({ url: where, env: {} }) : openStore({ dir: where, create: true, env: {} }));
+const open = (where: string) =>
+  where.startsWith('postgres') ? openStore({ url: where, env: {} }) : openStore({ dir: where, create: true, env: {} });
 
 describe.each(STORES)('a large step result (%s)', (_name, newStore) => {
   it('is kept beside the journal (its hash in the event) and read back by another manager', async () => {
@@ -132,7 +154,11 @@ describe.each(STORES)('a large step result (%s)', (_name, newStore) => {
     const b = new SessionManager({ store: open(where) });
     try {
       expect(await b.steps.run(state.id, 'dump', () => ({ other: true }))).toEqual(big);
-      expect((await b.steps.list(state.id))[0]).toMatchObject({ status: 'completed', size: data.size, resultRef: data.resultRef });
+      expect((await b.steps.list(state.id))[0]).toMatchObject({
+        status: 'completed',
+        size: data.size,
+        resultRef: data.resultRef,
+      });
     } finally {
       await b.close();
     }
@@ -180,12 +206,22 @@ describe('steps in status --json and the handoff', () => {
     const ws = await withSession('s1', 'build');
     const m = new SessionManager({ store: openStore({ dir: ws.store, env: {} }) });
     await m.steps.run('s1', 'fetch', () => ({ secret: 'value' }));
-    await m.steps.run('s1', 'push', () => { throw new Error('remote said no'); }).catch(() => undefined);
+    await m.steps
+      .run('s1', 'push', () => {
+        throw new Error('remote said no');
+      })
+      .catch(() => undefined);
     await m.setMetadata('s1', 'ticket', { id: 'T-1' });
     const handoff = (await m.recovery.handoff('s1')).markdown;
     await m.close();
-    const st = (await ws.status()) as unknown as { durableSteps: Array<Record<string, unknown>>; metadata: Record<string, unknown> };
-    expect(st.durableSteps.map((s) => [s['key'], s['status'], s['attempts'], s['size']])).toEqual([['fetch', 'completed', 1, 18], ['push', 'failed', 1, null]]);
+    const st = (await ws.status()) as unknown as {
+      durableSteps: Array<Record<string, unknown>>;
+      metadata: Record<string, unknown>;
+    };
+    expect(st.durableSteps.map((s) => [s['key'], s['status'], s['attempts'], s['size']])).toEqual([
+      ['fetch', 'completed', 1, 18],
+      ['push', 'failed', 1, null],
+    ]);
     expect(JSON.stringify(st.durableSteps)).not.toContain('value');
     expect(st.metadata['ticket']).toEqual({ id: 'T-1' });
     expect((await ws.ok(['status'])).stdout).toContain('Durable steps: 1 completed · 1 failed');
@@ -207,11 +243,14 @@ describe('manager.startOrGet and setMetadata', () => {
     expect((await m.startOrGet({ key: 'Build #42 / main', title: 'x' })).state.id).toBe(c.state.id);
   });
 
-  it('sets caller metadata as JSON, refusing baton\'s own keys and values that are not JSON', async () => {
+  it("sets caller metadata as JSON, refusing baton's own keys and values that are not JSON", async () => {
     const { m, id } = await memory();
     await m.setMetadata(id, 'owner', { team: 'infra', ids: [1, 2] });
     expect((await m.get(id)).metadata['owner']).toEqual({ team: 'infra', ids: [1, 2] });
     expect(await refusal(m.setMetadata(id, 'mirror', null))).toMatchObject({ code: 'BAD_INPUT' });
-    expect(await refusal(m.setMetadata(id, 'when', new Date(0)))).toMatchObject({ code: 'BAD_INPUT', message: expect.stringContaining('value (a Date)') });
+    expect(await refusal(m.setMetadata(id, 'when', new Date(0)))).toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringContaining('value (a Date)'),
+    });
   });
 });

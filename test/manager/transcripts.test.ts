@@ -60,7 +60,12 @@ function assistant(r: Resp): string {
       role: 'assistant',
       model: r.model ?? 'claude-sonnet-4-5-20250929',
       content: [{ type: 'text', text: 'ok' }],
-      usage: { input_tokens: r.input, output_tokens: r.output, cache_read_input_tokens: r.cacheRead ?? 0, cache_creation_input_tokens: r.cacheWrite ?? 0 },
+      usage: {
+        input_tokens: r.input,
+        output_tokens: r.output,
+        cache_read_input_tokens: r.cacheRead ?? 0,
+        cache_creation_input_tokens: r.cacheWrite ?? 0,
+      },
     },
   });
 }
@@ -96,7 +101,15 @@ describe('transcripts.ingest (Claude)', () => {
     ]);
     const sub = write(path.join(d, 'agent-ab12cd34ef567890.jsonl'), [
       assistant(S1),
-      assistant({ id: 'msg_S2', req: 'req_S2', input: 400, output: 60, cacheRead: 100, cacheWrite: 10, sidechain: true }),
+      assistant({
+        id: 'msg_S2',
+        req: 'req_S2',
+        input: 400,
+        output: 60,
+        cacheRead: 100,
+        cacheWrite: 10,
+        sidechain: true,
+      }),
     ]);
     const main2 = write(path.join(d, 's2.jsonl'), [
       assistant({ ...A, output: 40, session: 's2' }),
@@ -107,9 +120,19 @@ describe('transcripts.ingest (Claude)', () => {
     const m = new SessionManager({ store: new MemoryStore() });
     const id = await session(m);
     // The order the hooks run in: SubagentStop (the sub-agent's own transcript), then Stop.
-    expect(await m.transcripts.ingest(id, { cli: 'claude', path: sub, agent: SUB })).toEqual({ responses: 2, input: 700, output: 90, cacheRead: 100, cacheWrite: 10 });
-    expect(await m.transcripts.ingest(id, { cli: 'claude', path: main1, agent: 'claude', agentSessionId: 's1' })).toEqual({ responses: 2, input: 300, output: 60, cacheRead: 3000, cacheWrite: 50 });
-    expect(await m.transcripts.ingest(id, { cli: 'claude', path: main2, agent: 'claude', agentSessionId: 's2' })).toEqual({ responses: 1, input: 500, output: 70, cacheRead: 3000, cacheWrite: 0 });
+    expect(await m.transcripts.ingest(id, { cli: 'claude', path: sub, agent: SUB })).toEqual({
+      responses: 2,
+      input: 700,
+      output: 90,
+      cacheRead: 100,
+      cacheWrite: 10,
+    });
+    expect(
+      await m.transcripts.ingest(id, { cli: 'claude', path: main1, agent: 'claude', agentSessionId: 's1' }),
+    ).toEqual({ responses: 2, input: 300, output: 60, cacheRead: 3000, cacheWrite: 50 });
+    expect(
+      await m.transcripts.ingest(id, { cli: 'claude', path: main2, agent: 'claude', agentSessionId: 's2' }),
+    ).toEqual({ responses: 1, input: 500, output: 70, cacheRead: 3000, cacheWrite: 0 });
 
     const s = await m.get(id);
     expect(s.tokens.byAgent).toEqual({
@@ -118,11 +141,23 @@ describe('transcripts.ingest (Claude)', () => {
     });
     expect([s.tokens.input, s.tokens.output, s.tokens.cached, s.tokens.cacheWrite]).toEqual([1500, 220, 6100, 60]);
     expect(s.tokens.byPhase['impl']).toEqual({ input: 1500, output: 220, cached: 6100, cacheWrite: 60 });
-    expect(s.tokens.byModel).toEqual({ 'claude-sonnet-4-5-20250929': { input: 1500, output: 220, cached: 6100, cacheWrite: 60 } });
+    expect(s.tokens.byModel).toEqual({
+      'claude-sonnet-4-5-20250929': { input: 1500, output: 220, cached: 6100, cacheWrite: 60 },
+    });
 
     const revision = s.revision;
-    for (const [file, agent] of [[sub, SUB], [main1, 'claude'], [main2, 'claude']] as const) {
-      expect(await m.transcripts.ingest(id, { cli: 'claude', path: file, agent })).toEqual({ responses: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
+    for (const [file, agent] of [
+      [sub, SUB],
+      [main1, 'claude'],
+      [main2, 'claude'],
+    ] as const) {
+      expect(await m.transcripts.ingest(id, { cli: 'claude', path: file, agent })).toEqual({
+        responses: 0,
+        input: 0,
+        output: 0,
+        cacheRead: 0,
+        cacheWrite: 0,
+      });
     }
     expect((await m.get(id)).revision).toBe(revision);
   });
@@ -133,16 +168,30 @@ describe('transcripts.ingest (Claude)', () => {
     const id = await session(m);
     await m.transcripts.ingest(id, { cli: 'claude', path: f, agent: 'claude' });
     fs.appendFileSync(f, `${assistant({ id: 'msg_X', req: 'r', input: 10, output: 35 })}\n`);
-    expect(await m.transcripts.ingest(id, { cli: 'claude', path: f, agent: 'claude' })).toEqual({ responses: 0, input: 0, output: 30, cacheRead: 0, cacheWrite: 0 });
+    expect(await m.transcripts.ingest(id, { cli: 'claude', path: f, agent: 'claude' })).toEqual({
+      responses: 0,
+      input: 0,
+      output: 30,
+      cacheRead: 0,
+      cacheWrite: 0,
+    });
     expect((await m.get(id)).tokens.byAgent['claude']).toEqual({ input: 10, output: 35, cached: 0 });
   });
 
   it('keys by message id alone when a line has no requestId', async () => {
-    const f = write(path.join(tmp(), 't.jsonl'), [assistant({ id: 'msg_Y', input: 7, output: 1 }), assistant({ id: 'msg_Y', input: 7, output: 3 }), assistant({ id: 'msg_Y', req: 'r2', input: 7, output: 3 })]);
+    const f = write(path.join(tmp(), 't.jsonl'), [
+      assistant({ id: 'msg_Y', input: 7, output: 1 }),
+      assistant({ id: 'msg_Y', input: 7, output: 3 }),
+      assistant({ id: 'msg_Y', req: 'r2', input: 7, output: 3 }),
+    ]);
     const m = new SessionManager({ store: new MemoryStore() });
     const id = await session(m);
     // Without a requestId the key is the message id; with one it is another key: two responses.
-    expect(await m.transcripts.ingest(id, { cli: 'claude', path: f, agent: 'claude' })).toMatchObject({ responses: 2, input: 14, output: 6 });
+    expect(await m.transcripts.ingest(id, { cli: 'claude', path: f, agent: 'claude' })).toMatchObject({
+      responses: 2,
+      input: 14,
+      output: 6,
+    });
   });
 
   it('leaves a partial last line for the next read', async () => {
@@ -152,10 +201,16 @@ describe('transcripts.ingest (Claude)', () => {
     fs.writeFileSync(f, `${first}\n${second.slice(0, 40)}`);
     const m = new SessionManager({ store: new MemoryStore() });
     const id = await session(m);
-    expect(await m.transcripts.ingest(id, { cli: 'claude', path: f, agent: 'claude' })).toMatchObject({ responses: 1, input: 1 });
+    expect(await m.transcripts.ingest(id, { cli: 'claude', path: f, agent: 'claude' })).toMatchObject({
+      responses: 1,
+      input: 1,
+    });
     expect((await m.get(id)).transcripts?.files[f]?.offset).toBe(Buffer.byteLength(first) + 1);
     fs.appendFileSync(f, `${second.slice(40)}\n`);
-    expect(await m.transcripts.ingest(id, { cli: 'claude', path: f, agent: 'claude' })).toMatchObject({ responses: 1, input: 2 });
+    expect(await m.transcripts.ingest(id, { cli: 'claude', path: f, agent: 'claude' })).toMatchObject({
+      responses: 1,
+      input: 2,
+    });
   });
 
   it('never reads the bytes before the offset again (a seek, not a re-read)', async () => {
@@ -169,17 +224,29 @@ describe('transcripts.ingest (Claude)', () => {
     const forged = early.replace('msg_E', 'msg_F');
     expect(forged.length).toBe(early.length);
     fs.writeFileSync(f, `${forged}\n${assistant({ id: 'msg_G', req: 'rG', input: 1, output: 1 })}\n`);
-    expect(await m.transcripts.ingest(id, { cli: 'claude', path: f, agent: 'claude' })).toMatchObject({ responses: 1, input: 1 });
+    expect(await m.transcripts.ingest(id, { cli: 'claude', path: f, agent: 'claude' })).toMatchObject({
+      responses: 1,
+      input: 1,
+    });
     expect((await m.get(id)).tokens.input).toBe(6);
   });
 
   it('a replaced, shorter file is read again from the start, still counting each response once', async () => {
-    const f = write(path.join(tmp(), 't.jsonl'), [user('x'.repeat(500)), assistant({ id: 'msg_1', req: 'r', input: 3, output: 3 })]);
+    const f = write(path.join(tmp(), 't.jsonl'), [
+      user('x'.repeat(500)),
+      assistant({ id: 'msg_1', req: 'r', input: 3, output: 3 }),
+    ]);
     const m = new SessionManager({ store: new MemoryStore() });
     const id = await session(m);
     await m.transcripts.ingest(id, { cli: 'claude', path: f, agent: 'claude' });
-    write(f, [assistant({ id: 'msg_1', req: 'r', input: 3, output: 3 }), assistant({ id: 'msg_2', req: 'r', input: 4, output: 4 })]);
-    expect(await m.transcripts.ingest(id, { cli: 'claude', path: f, agent: 'claude' })).toMatchObject({ responses: 1, input: 4 });
+    write(f, [
+      assistant({ id: 'msg_1', req: 'r', input: 3, output: 3 }),
+      assistant({ id: 'msg_2', req: 'r', input: 4, output: 4 }),
+    ]);
+    expect(await m.transcripts.ingest(id, { cli: 'claude', path: f, agent: 'claude' })).toMatchObject({
+      responses: 1,
+      input: 4,
+    });
   });
 
   it('the real Claude Code transcripts: main agent and sub-agent apart, cache reads and writes apart', async () => {
@@ -190,21 +257,33 @@ describe('transcripts.ingest (Claude)', () => {
     await m.transcripts.ingest(id, { cli: 'claude', path: path.join(FIX, 'claude-main.jsonl'), agent: 'claude' });
     const s = await m.get(id);
     // Each of the four responses reported input 1111, cache read 333, cache write 222, output 44.
-    expect(s.tokens.byAgent).toEqual({ [subAgent]: { input: 2222, output: 88, cached: 666, cacheWrite: 444 }, claude: { input: 2222, output: 88, cached: 666, cacheWrite: 444 } });
+    expect(s.tokens.byAgent).toEqual({
+      [subAgent]: { input: 2222, output: 88, cached: 666, cacheWrite: 444 },
+      claude: { input: 2222, output: 88, cached: 666, cacheWrite: 444 },
+    });
     expect(Object.keys(s.tokens.byModel ?? {})).toEqual(['claude-opus-4-8']);
   });
 
   it('refuses an unknown CLI and names a transcript it cannot read', async () => {
     const m = new SessionManager({ store: new MemoryStore() });
     const id = await session(m);
-    await expect(m.transcripts.ingest(id, { cli: 'cursor' as never, path: '/x', agent: 'a' })).rejects.toMatchObject({ code: 'BAD_INPUT' });
-    await expect(m.transcripts.ingest(id, { cli: 'claude', path: path.join(tmp(), 'missing.jsonl'), agent: 'claude' })).rejects.toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining('missing.jsonl') });
+    await expect(m.transcripts.ingest(id, { cli: 'cursor' as never, path: '/x', agent: 'a' })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+    });
+    await expect(
+      m.transcripts.ingest(id, { cli: 'claude', path: path.join(tmp(), 'missing.jsonl'), agent: 'claude' }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining('missing.jsonl') });
     const d = tmp();
-    await expect(m.transcripts.ingest(id, { cli: 'claude', path: d, agent: 'claude' })).rejects.toMatchObject({ code: 'BAD_INPUT' });
+    await expect(m.transcripts.ingest(id, { cli: 'claude', path: d, agent: 'claude' })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+    });
     // A named pipe with no writer: refused at once, never waited on.
     const fifo = path.join(d, 'pipe.jsonl');
     execFileSync('mkfifo', [fifo]);
-    await expect(m.transcripts.ingest(id, { cli: 'claude', path: fifo, agent: 'claude' })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringContaining('not a regular file') });
+    await expect(m.transcripts.ingest(id, { cli: 'claude', path: fifo, agent: 'claude' })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringContaining('not a regular file'),
+    });
   });
 });
 
@@ -221,7 +300,11 @@ describe('transcripts.ingest (Codex, Gemini)', () => {
   it('Codex rollout: per-response records, input without the cached part, running totals not counted again', async () => {
     const m = new SessionManager({ store: new MemoryStore() });
     const id = await session(m);
-    const r = await m.transcripts.ingest(id, { cli: 'codex', path: path.join(FIX, 'codex-rollout.jsonl'), agent: 'codex' });
+    const r = await m.transcripts.ingest(id, {
+      cli: 'codex',
+      path: path.join(FIX, 'codex-rollout.jsonl'),
+      agent: 'codex',
+    });
     // Two responses of input 1111 (333 of them cached), output 44.
     expect(r).toEqual({ responses: 2, input: 1556, output: 88, cacheRead: 666, cacheWrite: 0 });
     expect((await m.get(id)).tokens.byModel).toEqual({ 'gpt-mock': { input: 1556, output: 88, cached: 666 } });
@@ -229,19 +312,32 @@ describe('transcripts.ingest (Codex, Gemini)', () => {
 
   it('Codex rollout without per-response records: the token_count steps, each once', async () => {
     const d = tmp();
-    const lines = fs.readFileSync(path.join(FIX, 'codex-rollout.jsonl'), 'utf8').split('\n').filter((l) => l && !l.includes('token_usage_record'));
+    const lines = fs
+      .readFileSync(path.join(FIX, 'codex-rollout.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l && !l.includes('token_usage_record'));
     const counts = lines.filter((l) => l.includes('"token_count"'));
     // A token_count event written twice (Codex repeats them) is one step.
     const f = write(path.join(d, 'rollout.jsonl'), [...lines, ...counts]);
     const m = new SessionManager({ store: new MemoryStore() });
     const id = await session(m);
-    expect(await m.transcripts.ingest(id, { cli: 'codex', path: f, agent: 'codex' })).toEqual({ responses: 2, input: 1556, output: 88, cacheRead: 666, cacheWrite: 0 });
+    expect(await m.transcripts.ingest(id, { cli: 'codex', path: f, agent: 'codex' })).toEqual({
+      responses: 2,
+      input: 1556,
+      output: 88,
+      cacheRead: 666,
+      cacheWrite: 0,
+    });
   });
 
   it('Gemini chat JSONL: a message rewritten as it is updated counts once; thoughts are output, input without the cached part', async () => {
     const m = new SessionManager({ store: new MemoryStore() });
     const id = await session(m);
-    const r = await m.transcripts.ingest(id, { cli: 'gemini', path: path.join(FIX, 'gemini-chat.jsonl'), agent: 'gemini' });
+    const r = await m.transcripts.ingest(id, {
+      cli: 'gemini',
+      path: path.join(FIX, 'gemini-chat.jsonl'),
+      agent: 'gemini',
+    });
     expect(r).toEqual({ responses: 2, input: 1556, output: 98, cacheRead: 666, cacheWrite: 0 });
     expect(Object.keys((await m.get(id)).tokens.byModel ?? {})).toEqual(['gemini-3.8-flash']);
   });
@@ -252,9 +348,23 @@ describe('transcripts.ingest (Codex, Gemini)', () => {
     const m = new SessionManager({ store: new MemoryStore() });
     const id = await session(m);
     await m.transcripts.ingest(id, { cli: 'gemini', path: path.join(FIX, 'gemini-chat.jsonl'), agent: 'gemini' });
-    const next = { ...messages[0]!, id: 'new-1', tokens: { input: 2000, output: 10, cached: 1000, thoughts: 0, tool: 0, total: 2010 } };
-    const f = write(path.join(d, 'resumed.jsonl'), [JSON.stringify({ sessionId: 'g2', kind: 'main' }), JSON.stringify({ $set: { messages } }), JSON.stringify(next)]);
-    expect(await m.transcripts.ingest(id, { cli: 'gemini', path: f, agent: 'gemini' })).toEqual({ responses: 1, input: 1000, output: 10, cacheRead: 1000, cacheWrite: 0 });
+    const next = {
+      ...messages[0]!,
+      id: 'new-1',
+      tokens: { input: 2000, output: 10, cached: 1000, thoughts: 0, tool: 0, total: 2010 },
+    };
+    const f = write(path.join(d, 'resumed.jsonl'), [
+      JSON.stringify({ sessionId: 'g2', kind: 'main' }),
+      JSON.stringify({ $set: { messages } }),
+      JSON.stringify(next),
+    ]);
+    expect(await m.transcripts.ingest(id, { cli: 'gemini', path: f, agent: 'gemini' })).toEqual({
+      responses: 1,
+      input: 1000,
+      output: 10,
+      cacheRead: 1000,
+      cacheWrite: 0,
+    });
   });
 
   it('Gemini chat as one JSON file: re-read when it changes, only new messages counted', async () => {
@@ -264,10 +374,18 @@ describe('transcripts.ingest (Codex, Gemini)', () => {
     fs.writeFileSync(f, JSON.stringify({ sessionId: 'g1', messages: messages.slice(0, 1) }, null, 2));
     const m = new SessionManager({ store: new MemoryStore() });
     const id = await session(m);
-    expect(await m.transcripts.ingest(id, { cli: 'gemini', path: f, agent: 'gemini' })).toMatchObject({ responses: 1, input: 778, output: 49 });
+    expect(await m.transcripts.ingest(id, { cli: 'gemini', path: f, agent: 'gemini' })).toMatchObject({
+      responses: 1,
+      input: 778,
+      output: 49,
+    });
     expect(await m.transcripts.ingest(id, { cli: 'gemini', path: f, agent: 'gemini' })).toMatchObject({ responses: 0 });
     fs.writeFileSync(f, JSON.stringify({ sessionId: 'g1', messages }, null, 2));
-    expect(await m.transcripts.ingest(id, { cli: 'gemini', path: f, agent: 'gemini' })).toMatchObject({ responses: 1, input: 778, output: 49 });
+    expect(await m.transcripts.ingest(id, { cli: 'gemini', path: f, agent: 'gemini' })).toMatchObject({
+      responses: 1,
+      input: 778,
+      output: 49,
+    });
   });
 });
 
@@ -285,11 +403,32 @@ describe('transcripts.ingest by concurrent processes', () => {
       const runs = await Promise.all([
         runFixture('test/fixtures/ingest-writer.ts', [root, id, 'claude', main, 'claude', at, '2']),
         runFixture('test/fixtures/ingest-writer.ts', [root, id, 'claude', main, 'claude', at, '2']),
-        runFixture('test/fixtures/ingest-writer.ts', [root, id, 'claude', sub, 'claude/general-purpose#ad3b4e2f', at, '2']),
-        runFixture('test/fixtures/ingest-writer.ts', [root, id, 'claude', sub, 'claude/general-purpose#ad3b4e2f', at, '2']),
+        runFixture('test/fixtures/ingest-writer.ts', [
+          root,
+          id,
+          'claude',
+          sub,
+          'claude/general-purpose#ad3b4e2f',
+          at,
+          '2',
+        ]),
+        runFixture('test/fixtures/ingest-writer.ts', [
+          root,
+          id,
+          'claude',
+          sub,
+          'claude/general-purpose#ad3b4e2f',
+          at,
+          '2',
+        ]),
       ]);
       for (const r of runs) expect(r.stderr).toBe('');
-      const counted = runs.flatMap((r) => r.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { responses: number }).responses));
+      const counted = runs.flatMap((r) =>
+        r.stdout
+          .trim()
+          .split('\n')
+          .map((l) => (JSON.parse(l) as { responses: number }).responses),
+      );
       expect(counted.reduce((a, b) => a + b, 0)).toBe(4);
       const s = await new SessionManager({ store: new FileStore({ root }) }).get(id);
       expect(s.tokens.byAgent).toEqual({
@@ -316,12 +455,26 @@ describe.skipIf(!PG_URL)('transcripts.ingest on PostgreSQL', () => {
       // Created without the workspace lock (which the embedded server's one session cannot share).
       const id = 'pg';
       const actor = { agent: null, pid: 1, host: 'h' };
-      await a!.createFrom(id, [{ type: 'session.created', time: new Date().toISOString(), actor, data: { title: id, idFormat: 'explicit', phases: [{ id: 'impl', name: 'Implement' }], budgetMax: null } }]);
+      await a!.createFrom(id, [
+        {
+          type: 'session.created',
+          time: new Date().toISOString(),
+          actor,
+          data: { title: id, idFormat: 'explicit', phases: [{ id: 'impl', name: 'Implement' }], budgetMax: null },
+        },
+      ]);
       await a!.phase(id, 'impl', 'start', { agent: 'claude' });
       const main = path.join(FIX, 'claude-main.jsonl');
-      const results = await Promise.all([a!, b!, a!, b!].map((m) => m.transcripts.ingest(id, { cli: 'claude', path: main, agent: 'claude' })));
+      const results = await Promise.all(
+        [a!, b!, a!, b!].map((m) => m.transcripts.ingest(id, { cli: 'claude', path: main, agent: 'claude' })),
+      );
       expect(results.reduce((n, r) => n + r.responses, 0)).toBe(2);
-      expect((await b!.get(id)).tokens.byAgent['claude']).toEqual({ input: 2222, output: 88, cached: 666, cacheWrite: 444 });
+      expect((await b!.get(id)).tokens.byAgent['claude']).toEqual({
+        input: 2222,
+        output: 88,
+        cached: 666,
+        cacheWrite: 444,
+      });
     } finally {
       for (const s of stores) await s.close();
       await dropSchema(schema);

@@ -58,7 +58,10 @@ describe('file store watch', () => {
     await new Promise((res) => setTimeout(res, 300));
     expect(seen.length).toBe(before);
     fs.appendFileSync(journal, line.slice(40));
-    await until(() => seen.some((c) => c.sessionId === 'y' && c.revision === 2), 'revision 2 of y once its line was complete');
+    await until(
+      () => seen.some((c) => c.sessionId === 'y' && c.revision === 2),
+      'revision 2 of y once its line was complete',
+    );
   });
 
   it('the fallback poll reports changes by itself (no file-system events needed)', async () => {
@@ -83,9 +86,15 @@ describe('watchSessions', () => {
     const all: SessionChange[] = [];
     const onlyB: SessionChange[] = [];
     stops.push(await watcher.watch({ onChange: (c) => all.push(c) }));
-    stops.push(await new SessionManager({ store: new FileStore({ root: r }) }).watch({ sessionId: 'b', onChange: (c) => onlyB.push(c) }));
+    stops.push(
+      await new SessionManager({ store: new FileStore({ root: r }) }).watch({
+        sessionId: 'b',
+        onChange: (c) => onlyB.push(c),
+      }),
+    );
     for (let i = 0; i < 20; i++) await writer.note(i % 2 ? 'a' : 'b', { text: `n${i}` });
-    const seqs = (list: SessionChange[], id: string): number[] => list.filter((c) => c.sessionId === id).flatMap((c) => c.events.map((e) => e.seq));
+    const seqs = (list: SessionChange[], id: string): number[] =>
+      list.filter((c) => c.sessionId === id).flatMap((c) => c.events.map((e) => e.seq));
     const aFrom = 4; // created, note, paused (by the switch): revision 3 at the start
     await until(() => seqs(all, 'a').length === 10 && seqs(all, 'b').length === 10, 'twenty notes');
     expect(seqs(all, 'a')).toEqual(Array.from({ length: 10 }, (_, i) => aFrom + i));

@@ -15,7 +15,11 @@ describe('SDK-detected failures', () => {
   it('a tool result that fails its output schema is INTERNAL (a bug in baton), not BAD_INPUT', async () => {
     const server = createMcpServer({ manager: new SessionManager({ store: new MemoryStore(), pid: 1, host: 'h' }) });
     // A tool with a bug: it promises a number and returns text.
-    server.registerTool('broken', { description: 'returns the wrong shape', inputSchema: { n: z.number() }, outputSchema: { n: z.number() } }, async () => ({ content: [], structuredContent: { n: 'not a number' } }));
+    server.registerTool(
+      'broken',
+      { description: 'returns the wrong shape', inputSchema: { n: z.number() }, outputSchema: { n: z.number() } },
+      async () => ({ content: [], structuredContent: { n: 'not a number' } }),
+    );
     const [a, b] = InMemoryTransport.createLinkedPair();
     const client = new Client({ name: 't', version: '1' });
     await server.connect(b);
@@ -23,7 +27,9 @@ describe('SDK-detected failures', () => {
     try {
       const r = (await client.callTool({ name: 'broken', arguments: { n: 1 } })) as CallToolResult;
       expect(r.isError).toBe(true);
-      const body = JSON.parse((r.content[0] as { text: string }).text) as { error: { code: string; message: string; hint: string } };
+      const body = JSON.parse((r.content[0] as { text: string }).text) as {
+        error: { code: string; message: string; hint: string };
+      };
       expect(body.error.code).toBe('INTERNAL');
       expect(body.error.message).toMatch(/output schema/);
       expect(body.error.hint).toMatch(/bug in baton/);

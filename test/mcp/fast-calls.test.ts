@@ -46,7 +46,8 @@ async function raw(o: Partial<ServerOptions> & { manager?: SessionManager } = {}
   const manager = o.manager ?? freshManager();
   const server = createMcpServer({ ...o, manager });
   let sdk = 0;
-  const handlers = (server.server as unknown as { _requestHandlers: Map<string, (...a: unknown[]) => unknown> })._requestHandlers;
+  const handlers = (server.server as unknown as { _requestHandlers: Map<string, (...a: unknown[]) => unknown> })
+    ._requestHandlers;
   const inner = handlers.get('tools/call')!;
   handlers.set('tools/call', (...a: unknown[]) => {
     sdk += 1;
@@ -77,16 +78,31 @@ async function raw(o: Partial<ServerOptions> & { manager?: SessionManager } = {}
     sdkCalls: () => sdk,
   };
   open.push(r);
-  await r.request('init', 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+  await r.request('init', 'initialize', {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'raw', version: '1' },
+  });
   await send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   return r;
 }
 
-const callParams = (name: string, args?: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ name, ...(args === undefined ? {} : { arguments: args }), ...extra });
+const callParams = (name: string, args?: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  name,
+  ...(args === undefined ? {} : { arguments: args }),
+  ...extra,
+});
 
 /** A sequence of calls covering every family, successes and refusals (arguments the SDK refuses included). */
 const SCRIPT: Array<[string, unknown]> = [
-  ['session_start', { title: 'Ship it', id: 's1', phases: [{ id: 'design', name: 'Design' }, { id: 'build', name: 'Build', blockedBy: ['design'] }, 'test'] }],
+  [
+    'session_start',
+    {
+      title: 'Ship it',
+      id: 's1',
+      phases: [{ id: 'design', name: 'Design' }, { id: 'build', name: 'Build', blockedBy: ['design'] }, 'test'],
+    },
+  ],
   ['session_status', {}],
   ['session_list', {}],
   ['phase_start', { phase: 'build' }],
@@ -137,10 +153,18 @@ describe('tools/call on the fast path', () => {
   it('a call with a progress token in _meta takes the fast path; task augmentation and odd params go to the SDK', async () => {
     const r = await raw();
     await r.request(1, 'tools/call', callParams('session_start', { title: 't', id: 's1' }));
-    const withToken = await r.request(2, 'tools/call', callParams('note_add', { text: 'a' }, { _meta: { progressToken: 'p1' } }));
+    const withToken = await r.request(
+      2,
+      'tools/call',
+      callParams('note_add', { text: 'a' }, { _meta: { progressToken: 'p1' } }),
+    );
     expect((withToken['result'] as { isError?: boolean }).isError).toBeFalsy();
     expect(r.sdkCalls()).toBe(0);
-    await r.request(3, 'tools/call', callParams('note_add', { text: 'b' }, { _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't1' } } }));
+    await r.request(
+      3,
+      'tools/call',
+      callParams('note_add', { text: 'b' }, { _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't1' } } }),
+    );
     const five = await r.request(5, 'tools/call', callParams('note_add', [1, 2]));
     const six = await r.request(6, 'tools/call', callParams('note_add', { text: 'd', constructor: 'x' }));
     expect(r.sdkCalls()).toBe(3);
@@ -148,7 +172,12 @@ describe('tools/call on the fast path', () => {
     expect((five['error'] as { code: number }).code).toBe(-32602);
     expect((six['error'] as { code: number }).code).toBe(-32602);
     // A request the SDK does not take as one (a fractional progress token) is not run at all, as before.
-    await r.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: callParams('note_add', { text: 'c' }, { _meta: { progressToken: 1.5 } }) });
+    await r.send({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: callParams('note_add', { text: 'c' }, { _meta: { progressToken: 1.5 } }),
+    });
     await r.request(8, 'ping');
     expect(r.sdkCalls()).toBe(3);
     expect(r.got.some((m) => (m as { id?: unknown }).id === 7)).toBe(false);
@@ -173,7 +202,12 @@ describe('tools/call on the fast path', () => {
     const manager = freshManager(slowStore as SessionStore);
     await freshManager(store).start({ title: 't', id: 's1' });
     const r = await raw({ manager });
-    void r.send({ jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: callParams('note_add', { text: 'cancelled', session: 's1' }) });
+    void r.send({
+      jsonrpc: '2.0',
+      id: 'c1',
+      method: 'tools/call',
+      params: callParams('note_add', { text: 'cancelled', session: 's1' }),
+    });
     while (!release) await new Promise((x) => setImmediate(x));
     await r.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c1', reason: 'user' } });
     (release as () => void)();
@@ -186,7 +220,15 @@ describe('tools/call on the fast path', () => {
 
   it('sends the response before the derived files are refreshed, and refreshes them after every change', async () => {
     // As the CLI opens it: derived files only when asked (the server asks after each change).
-    const r = await raw({ manager: new SessionManager({ store: new MemoryStore(), now: tickingClock(T0), pid: 1, host: 'h', derivedFiles: { refresh: 'flush' } }) });
+    const r = await raw({
+      manager: new SessionManager({
+        store: new MemoryStore(),
+        now: tickingClock(T0),
+        pid: 1,
+        host: 'h',
+        derivedFiles: { refresh: 'flush' },
+      }),
+    });
     await r.request(1, 'tools/call', callParams('session_start', { title: 't', id: 's1' }));
     await serverSettled(r.server);
     const order: string[] = [];
@@ -265,11 +307,32 @@ describe('compiled argument checks (src/mcp/fast-check.ts)', () => {
   /** The input and output schemas of every tool, as registered with the SDK. */
   function schemas(): Array<{ name: string; input: ZodTypeAny; output: ZodTypeAny }> {
     const server = createMcpServer({ manager: freshManager() });
-    const tools = (server as unknown as { _registeredTools: Record<string, { inputSchema: ZodTypeAny; outputSchema: ZodTypeAny }> })._registeredTools;
+    const tools = (
+      server as unknown as { _registeredTools: Record<string, { inputSchema: ZodTypeAny; outputSchema: ZodTypeAny }> }
+    )._registeredTools;
     return Object.entries(tools).map(([name, t]) => ({ name, input: t.inputSchema, output: t.outputSchema }));
   }
 
-  const VALUES: unknown[] = [undefined, null, 0, -1, 1.5, 2 ** 53, NaN, '', 'x', 'y'.repeat(5000), true, [], ['a'], [1], {}, { a: 1 }, 'created', 's1'];
+  const VALUES: unknown[] = [
+    undefined,
+    null,
+    0,
+    -1,
+    1.5,
+    2 ** 53,
+    NaN,
+    '',
+    'x',
+    'y'.repeat(5000),
+    true,
+    [],
+    ['a'],
+    [1],
+    {},
+    { a: 1 },
+    'created',
+    's1',
+  ];
 
   /** Argument objects from every tool's fields: each field alone with each value, and the valid sample. */
   function candidates(schema: ZodTypeAny): unknown[] {
@@ -292,15 +355,20 @@ describe('compiled argument checks (src/mcp/fast-check.ts)', () => {
         }
       }
       const out = compileCheck(output);
-      for (const c of candidates(output)) if (out?.(c)) expect(output.safeParse(c).success, `${name} output ${JSON.stringify(c)}`).toBe(true);
+      for (const c of candidates(output))
+        if (out?.(c)) expect(output.safeParse(c).success, `${name} output ${JSON.stringify(c)}`).toBe(true);
     }
     // The checks do take the common calls.
     expect(fast).toBeGreaterThan(100);
   });
 
   it('compiles every tool input schema but session_start (its phases are a union)', () => {
-    const none = schemas().filter((s) => !compileCheck(s.input)).map((s) => s.name);
+    const none = schemas()
+      .filter((s) => !compileCheck(s.input))
+      .map((s) => s.name);
     expect(none).toEqual(['session_start']);
-    expect(compileCheck(schemas().find((s) => s.name === 'tokens_record')!.input)?.({ input: 10, output: 5, session: 's1' })).toBe(true);
+    expect(
+      compileCheck(schemas().find((s) => s.name === 'tokens_record')!.input)?.({ input: 10, output: 5, session: 's1' }),
+    ).toBe(true);
   });
 });

@@ -23,8 +23,11 @@ export interface Harness {
 }
 
 /** Starts a server over a fresh memory store (or `manager`) and connects a client named `clientName`. */
-export async function connect(o: { clientName?: string; manager?: SessionManager } & Partial<Omit<ServerOptions, 'manager'>> = {}): Promise<Harness> {
-  const manager = o.manager ?? new SessionManager({ store: new MemoryStore(), now: tickingClock(T0), pid: 1, host: 'h' });
+export async function connect(
+  o: { clientName?: string; manager?: SessionManager } & Partial<Omit<ServerOptions, 'manager'>> = {},
+): Promise<Harness> {
+  const manager =
+    o.manager ?? new SessionManager({ store: new MemoryStore(), now: tickingClock(T0), pid: 1, host: 'h' });
   return { ...(await connectTo({ ...o, manager }, o.clientName)), manager };
 }
 
@@ -37,7 +40,13 @@ export async function connectTo(options: ServerOptions, clientName = 'test-clien
   await client.connect(clientSide);
   // As real clients do: listing the tools makes the SDK Client check every result against its output schema.
   await client.listTools();
-  return { client, close: async () => { await client.close(); await server.close(); } };
+  return {
+    client,
+    close: async () => {
+      await client.close();
+      await server.close();
+    },
+  };
 }
 
 /** Calls a tool and returns the raw result. */
@@ -46,9 +55,16 @@ export async function call(client: Client, name: string, args: Record<string, un
 }
 
 /** Calls a tool that must succeed; returns its structuredContent (checked against the text content). */
-export async function ok<T = Record<string, any>>(client: Client, name: string, args: Record<string, unknown> = {}): Promise<T> {
+export async function ok<T = Record<string, any>>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<T> {
   const r = await call(client, name, args);
-  expect(r.isError, `${name} ${JSON.stringify(args).slice(0, 300)} failed: ${JSON.stringify(r.content).slice(0, 600)}`).toBeFalsy();
+  expect(
+    r.isError,
+    `${name} ${JSON.stringify(args).slice(0, 300)} failed: ${JSON.stringify(r.content).slice(0, 600)}`,
+  ).toBeFalsy();
   expect(r.structuredContent).toBeDefined();
   const text = (r.content[0] as { type: string; text: string }).text;
   expect(JSON.parse(text)).toEqual(r.structuredContent);
@@ -64,7 +80,9 @@ export interface ErrorBody {
 }
 
 /** A CLI command or option as a hint might name it: `baton status`, baton resume, --force. */
-const CLI_WORDING = new RegExp(`\\bbaton (${GROUPS.flatMap((g) => g.commands).join('|')})\\b|\`baton[\\s\`]|(^|[^\\w-])--[a-z]`);
+const CLI_WORDING = new RegExp(
+  `\\bbaton (${GROUPS.flatMap((g) => g.commands).join('|')})\\b|\`baton[\\s\`]|(^|[^\\w-])--[a-z]`,
+);
 
 const toolNames = new WeakMap<Client, Promise<Set<string>>>();
 
@@ -74,13 +92,23 @@ const toolNames = new WeakMap<Client, Promise<Set<string>>>();
  */
 export async function expectToolHint(client: Client, hint: string, context = ''): Promise<void> {
   expect(hint, `${context}: hint names the CLI`).not.toMatch(CLI_WORDING);
-  if (!toolNames.has(client)) toolNames.set(client, client.listTools().then((r) => new Set(r.tools.map((t) => t.name))));
+  if (!toolNames.has(client))
+    toolNames.set(
+      client,
+      client.listTools().then((r) => new Set(r.tools.map((t) => t.name))),
+    );
   const tools = await toolNames.get(client)!;
-  for (const [, name] of hint.matchAll(/`([a-z]+_[a-z_]+)`/g)) expect(tools.has(name!), `${context}: hint names no tool ${name}: ${hint}`).toBe(true);
+  for (const [, name] of hint.matchAll(/`([a-z]+_[a-z_]+)`/g))
+    expect(tools.has(name!), `${context}: hint names no tool ${name}: ${hint}`).toBe(true);
 }
 
 /** Calls a tool that must be refused with `code`; checks the isError contract and returns the error. */
-export async function refused(client: Client, name: string, args: Record<string, unknown>, code: string): Promise<ErrorBody> {
+export async function refused(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  code: string,
+): Promise<ErrorBody> {
   const r = await call(client, name, args);
   const context = `${name} ${JSON.stringify(args).slice(0, 300)} → ${JSON.stringify(r).slice(0, 800)}`;
   expect(r.isError, context).toBe(true);

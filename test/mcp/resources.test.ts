@@ -19,7 +19,8 @@ async function started(): Promise<Harness> {
   return h;
 }
 
-const text = (r: { contents: Array<{ text?: unknown; uri: string; mimeType?: string }> }): string => String(r.contents[0]!.text);
+const text = (r: { contents: Array<{ text?: unknown; uri: string; mimeType?: string }> }): string =>
+  String(r.contents[0]!.text);
 
 describe('resources', () => {
   it('lists the session list and one state resource per session; templates for handoff and events', async () => {
@@ -27,7 +28,11 @@ describe('resources', () => {
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri).sort()).toEqual(['baton://sessions', 'baton://sessions/s1']);
     const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual(['baton://sessions/{id}', 'baton://sessions/{id}/events', 'baton://sessions/{id}/handoff']);
+    expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual([
+      'baton://sessions/{id}',
+      'baton://sessions/{id}/events',
+      'baton://sessions/{id}/handoff',
+    ]);
   });
 
   it('reads the list, a session state, its handoff Markdown and its event log', async () => {
@@ -42,30 +47,56 @@ describe('resources', () => {
     expect(text(handoff)).toContain('ambiguous rule');
     const events = JSON.parse(text(await client.readResource({ uri: 'baton://sessions/s1/events' })));
     // The connection that started the session held a run on it; the pause ended that run.
-    expect(events.map((e: { type: string }) => e.type)).toEqual(['session.created', 'run.started', 'phase.started', 'substep.reached', 'error.recorded', 'session.paused', 'run.ended']);
+    expect(events.map((e: { type: string }) => e.type)).toEqual([
+      'session.created',
+      'run.started',
+      'phase.started',
+      'substep.reached',
+      'error.recorded',
+      'session.paused',
+      'run.ended',
+    ]);
     expect(events[2].actor.agent).toBe('gemini-cli');
   });
 
   it('an unknown session or a traversal is a JSON-RPC error carrying the baton code', async () => {
     const { client } = await started();
-    await expect(client.readResource({ uri: 'baton://sessions/ghost' })).rejects.toMatchObject({ code: -32002, data: { code: 'NOT_FOUND' } });
+    await expect(client.readResource({ uri: 'baton://sessions/ghost' })).rejects.toMatchObject({
+      code: -32002,
+      data: { code: 'NOT_FOUND' },
+    });
     // The client reads the message prefixed once (issue 25: it read `MCP error -32002: MCP error -32002: …`).
     const e = (await client.readResource({ uri: 'baton://sessions/ghost' }).catch((x: unknown) => x)) as Error;
     expect(e.message).toMatch(/^MCP error -32002: error\[NOT_FOUND\]: /);
     expect(e.message.match(/MCP error/g)).toHaveLength(1);
-    await expect(client.readResource({ uri: 'baton://sessions/..%2F..%2Fetc/events' })).rejects.toMatchObject({ data: { code: 'BAD_INPUT' } });
-    await expect(client.readResource({ uri: 'baton://sessions/..%2F..%2Fetc' })).rejects.toMatchObject({ code: -32602, data: { code: 'BAD_INPUT' } });
+    await expect(client.readResource({ uri: 'baton://sessions/..%2F..%2Fetc/events' })).rejects.toMatchObject({
+      data: { code: 'BAD_INPUT' },
+    });
+    await expect(client.readResource({ uri: 'baton://sessions/..%2F..%2Fetc' })).rejects.toMatchObject({
+      code: -32602,
+      data: { code: 'BAD_INPUT' },
+    });
     expect((await ok(client, 'session_status', { session: 's1' }))['id']).toBe('s1');
   });
 
   it('a malformed percent-escape in the URI is BAD_INPUT naming the escape, not an internal error', async () => {
     const { client } = await started();
-    for (const uri of ['baton://sessions/%E0%A4%A', 'baton://sessions/%E0%A4%A/handoff', 'baton://sessions/%E0%A4%A/events']) {
-      const e = await client.readResource({ uri }).then(() => null, (x: unknown) => x as { code: number; message: string; data: { code: string; details: { escape: string } } });
+    for (const uri of [
+      'baton://sessions/%E0%A4%A',
+      'baton://sessions/%E0%A4%A/handoff',
+      'baton://sessions/%E0%A4%A/events',
+    ]) {
+      const e = await client.readResource({ uri }).then(
+        () => null,
+        (x: unknown) => x as { code: number; message: string; data: { code: string; details: { escape: string } } },
+      );
       expect(e, uri).toMatchObject({ code: -32602, data: { code: 'BAD_INPUT', details: { escape: '%E0%A4%A' } } });
       expect(e!.message).toContain('%E0%A4%A');
     }
-    await expect(client.readResource({ uri: 'baton://sessions/s%zz1' })).rejects.toMatchObject({ code: -32602, data: { code: 'BAD_INPUT', details: { escape: '%' } } });
+    await expect(client.readResource({ uri: 'baton://sessions/s%zz1' })).rejects.toMatchObject({
+      code: -32602,
+      data: { code: 'BAD_INPUT', details: { escape: '%' } },
+    });
     expect(JSON.parse(text(await client.readResource({ uri: 'baton://sessions/s%31' })))).toMatchObject({ id: 's1' });
   });
 });
@@ -89,6 +120,8 @@ describe('prompts', () => {
 
   it('an unknown session is a JSON-RPC error', async () => {
     const { client } = await started();
-    await expect(client.getPrompt({ name: 'resume_session', arguments: { session: 'ghost' } })).rejects.toMatchObject({ data: { code: 'NOT_FOUND' } });
+    await expect(client.getPrompt({ name: 'resume_session', arguments: { session: 'ghost' } })).rejects.toMatchObject({
+      data: { code: 'NOT_FOUND' },
+    });
   });
 });

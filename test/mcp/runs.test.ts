@@ -39,7 +39,11 @@ async function until(ok: () => boolean | Promise<boolean>, what: string): Promis
 
 /** Starts the client program in `ws`; resolves once its session and phase are started. */
 async function client(ws: Workspace): Promise<{ child: ChildProcess; serverPid: number }> {
-  const child = spawn(process.execPath, [CLIENT, BATON, ws.dir], { cwd: ws.dir, env: baseEnv(), stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [CLIENT, BATON, ws.dir], {
+    cwd: ws.dir,
+    env: baseEnv(),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   pids.push(child.pid!);
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
@@ -84,11 +88,15 @@ describe('an MCP connection is a run', () => {
     expect(here.runs.status(s)).toMatchObject({ status: 'interrupted', cause: { cause: 'run-died' } });
     expect((await ws.status('m1')).status).toBe('interrupted');
     const expiry = Date.parse(s.runs![0]!.expiresAt!);
-    const elsewhere = (at: number): SessionManager => manager(ws, { host: `${os.hostname()}-other`, now: () => new Date(at) });
+    const elsewhere = (at: number): SessionManager =>
+      manager(ws, { host: `${os.hostname()}-other`, now: () => new Date(at) });
     const before = elsewhere(expiry - 1);
     expect(before.runs.status(await before.get('m1')).status).toBe('active');
     const after = elsewhere(expiry);
-    expect(after.runs.status(await after.get('m1'))).toMatchObject({ status: 'interrupted', cause: { cause: 'run-lapsed' } });
+    expect(after.runs.status(await after.get('m1'))).toMatchObject({
+      status: 'interrupted',
+      cause: { cause: 'run-lapsed' },
+    });
     expect(s.runs![0]!.ttlMs).toBe(1000);
     c.child.kill('SIGKILL');
   }, 60_000);

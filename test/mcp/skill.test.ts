@@ -34,7 +34,8 @@ describe('skills/baton/SKILL.md', () => {
   });
 
   it('covers the start, each step, errors, stopping and resume plans, and names every tool that exists (and only those)', async () => {
-    for (const heading of ['At the start', 'record progress', 'On error', 'Before stopping', 'Reading a resume plan']) expect(skill).toContain(heading);
+    for (const heading of ['At the start', 'record progress', 'On error', 'Before stopping', 'Reading a resume plan'])
+      expect(skill).toContain(heading);
     const tools = await toolNames();
     const prompts = (await h!.client.listPrompts()).prompts.map((p) => p.name);
     // file_conflict is an error type, not a tool.
@@ -62,9 +63,22 @@ describe('what the skill asks a model to record', () => {
     const marker = '[baton] This conversation works on baton session';
     expect(briefingSource).toContain(marker);
     expect(skill).toContain(marker);
-    const hooks = skill.slice(skill.indexOf('**When baton\'s hooks are installed**'), skill.indexOf('**Without the hooks**'));
-    for (const left of ['files you write', 'todo list', 'sub-agents', 'tokens', '`file_record`', '`tokens_record`', '`substep_reach`']) expect(hooks).toContain(left);
-    for (const kept of ['`phase_start`', 'decisions', 'findings', '`error_record`', '`context_set`']) expect(hooks).toContain(kept);
+    const hooks = skill.slice(
+      skill.indexOf("**When baton's hooks are installed**"),
+      skill.indexOf('**Without the hooks**'),
+    );
+    for (const left of [
+      'files you write',
+      'todo list',
+      'sub-agents',
+      'tokens',
+      '`file_record`',
+      '`tokens_record`',
+      '`substep_reach`',
+    ])
+      expect(hooks).toContain(left);
+    for (const kept of ['`phase_start`', 'decisions', 'findings', '`error_record`', '`context_set`'])
+      expect(hooks).toContain(kept);
   });
 });
 

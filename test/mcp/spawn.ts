@@ -31,7 +31,11 @@ export class SpawnedServer implements Transport {
   }
 
   async start(): Promise<void> {
-    const child = spawn(process.execPath, [BATON, 'mcp', ...this.args], { cwd: this.cwd, env: baseEnv(this.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BATON, 'mcp', ...this.args], {
+      cwd: this.cwd,
+      env: baseEnv(this.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     this.child = child;
     child.stdout.on('data', (b: Buffer) => {
       this.stdout.push(b);
@@ -74,7 +78,10 @@ export class SpawnedServer implements Transport {
 
   /** Every line the server wrote to stdout. */
   lines(): string[] {
-    return Buffer.concat(this.stdout).toString('utf8').split('\n').filter((l, i, all) => l !== '' || i < all.length - 1);
+    return Buffer.concat(this.stdout)
+      .toString('utf8')
+      .split('\n')
+      .filter((l, i, all) => l !== '' || i < all.length - 1);
   }
 
   get stderrText(): string {
@@ -83,7 +90,12 @@ export class SpawnedServer implements Transport {
 }
 
 /** Spawns `baton mcp ARGS` in `cwd` and connects an SDK Client named `name` to it. */
-export async function spawnClient(name: string, args: string[], cwd: string, env: Record<string, string | undefined> = {}): Promise<{ client: Client; server: SpawnedServer }> {
+export async function spawnClient(
+  name: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string | undefined> = {},
+): Promise<{ client: Client; server: SpawnedServer }> {
   const server = new SpawnedServer(args, cwd, env);
   const client = new Client({ name, version: '1.0.0' });
   await client.connect(server);

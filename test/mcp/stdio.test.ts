@@ -46,10 +46,20 @@ describe('baton mcp over stdio', () => {
     const { client, server } = await spawnClient('claude-code', ['--dir', ws.store], ws.dir);
     const { tools } = await client.listTools();
     expect(tools.length).toBeGreaterThanOrEqual(30);
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['session_start', 'phase_start', 'tokens_record', 'resume_plan', 'handoff']));
+    expect(tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['session_start', 'phase_start', 'tokens_record', 'resume_plan', 'handoff']),
+    );
 
     const calls: Array<[string, Record<string, unknown>]> = [
-      ['session_start', { title: 'Port the parser', id: 'port', phases: ['design', { id: 'build', name: 'Build', blockedBy: ['design'] }, 'test'], budget: 100000 }],
+      [
+        'session_start',
+        {
+          title: 'Port the parser',
+          id: 'port',
+          phases: ['design', { id: 'build', name: 'Build', blockedBy: ['design'] }, 'test'],
+          budget: 100000,
+        },
+      ],
       ['session_list', {}],
       ['phase_start', { phase: 'design' }],
       ['substep_reach', { phase: 'design', name: 'grammar drafted' }],
@@ -83,10 +93,23 @@ describe('baton mcp over stdio', () => {
 
     const s = await ws.status('port');
     expect(s.status).toBe('completed');
-    expect(s.phases.map((p) => [p.id, p.status])).toEqual([['design', 'completed'], ['build', 'completed'], ['test', 'skipped']]);
+    expect(s.phases.map((p) => [p.id, p.status])).toEqual([
+      ['design', 'completed'],
+      ['build', 'completed'],
+      ['test', 'skipped'],
+    ]);
     expect(phaseOf(s, 'build').retryCount).toBe(1);
-    expect(phaseOf(s, 'build').errors[0]).toMatchObject({ resolved: true, resolution: 'made recursion iterative', agent: 'claude-code' });
-    expect(phaseOf(s, 'build').files[0]).toMatchObject({ path: 'src/parser.ts', action: 'created', sha256: sha256(ws.path('src/parser.ts')), agent: 'claude-code' });
+    expect(phaseOf(s, 'build').errors[0]).toMatchObject({
+      resolved: true,
+      resolution: 'made recursion iterative',
+      agent: 'claude-code',
+    });
+    expect(phaseOf(s, 'build').files[0]).toMatchObject({
+      path: 'src/parser.ts',
+      action: 'created',
+      sha256: sha256(ws.path('src/parser.ts')),
+      agent: 'claude-code',
+    });
     expect(s.tokens).toMatchObject({ input: 2000, output: 500, cached: 100 });
     expect(Object.keys(s.tokens.byAgent).sort()).toEqual(['claude-code', 'coder']);
     expect(s.decisions).toHaveLength(1);
@@ -95,7 +118,9 @@ describe('baton mcp over stdio', () => {
     const log = await ws.log('port');
     expect(new Set(log.map((e) => e.actor.agent))).toEqual(new Set(['claude-code', 'coder']));
     // The CLI's handoff file is kept current by the server too.
-    expect(fs.readFileSync(ws.path('.baton', 'sessions', 'port', 'handoff.md'), 'utf8')).toContain('parser ported; tests skipped');
+    expect(fs.readFileSync(ws.path('.baton', 'sessions', 'port', 'handoff.md'), 'utf8')).toContain(
+      'parser ported; tests skipped',
+    );
   });
 
   it('malformed input lines do not stop the server; --agent attributes calls; stdout stays JSON-RPC', async () => {
@@ -108,8 +133,16 @@ describe('baton mcp over stdio', () => {
     server.writeRaw('{"jsonrpc":"2.0","id":"u1","method":"no/such/method"}\n');
     await good(client, 'phase_start', { phase: 'a' });
     // Each bad line is answered as JSON-RPC says: a parse error or an invalid request under id null, an unknown method under its id.
-    const answers = server.lines().map((l) => JSON.parse(l) as { id?: unknown; error?: { code: number } }).filter((m) => m.error);
-    expect(answers.map((m) => [m.id, m.error!.code])).toEqual([[null, -32700], [null, -32700], [null, -32600], ['u1', -32601]]);
+    const answers = server
+      .lines()
+      .map((l) => JSON.parse(l) as { id?: unknown; error?: { code: number } })
+      .filter((m) => m.error);
+    expect(answers.map((m) => [m.id, m.error!.code])).toEqual([
+      [null, -32700],
+      [null, -32700],
+      [null, -32600],
+      ['u1', -32601],
+    ]);
     const bad = await tool(client, 'session_status', { session: '../../etc/passwd' });
     expect(bad.isError).toBe(true);
     expect(JSON.parse((bad.content[0] as { text: string }).text).error.code).toBe('BAD_INPUT');
@@ -129,14 +162,20 @@ describe('baton mcp over stdio', () => {
     const { client, server } = await spawnClient('c', [], ws.dir);
     const huge = 'x'.repeat(11 * 1024 * 1024);
     // The SDK's Client sends the id last: it is read from the end of the line.
-    const e = await client.callTool({ name: 'note_add', arguments: { text: huge } }).then(() => null, (x: unknown) => x as { code: number; message: string });
+    const e = await client.callTool({ name: 'note_add', arguments: { text: huge } }).then(
+      () => null,
+      (x: unknown) => x as { code: number; message: string },
+    );
     expect(e).toMatchObject({ code: -32600 });
     expect(e!.message).toMatch(/at most 10485760 bytes \(10 MiB\)/);
     await good(client, 'note_add', { text: 'after the big one' });
     // Not JSON at all: answered with id null.
     server.writeRaw(`${'y'.repeat(10 * 1024 * 1024 + 10)}\n`);
     await good(client, 'note_add', { text: 'still here' });
-    const nullAnswer = server.lines().map((l) => JSON.parse(l) as { id?: unknown; error?: { code: number; message: string } }).find((m) => m.id === null);
+    const nullAnswer = server
+      .lines()
+      .map((l) => JSON.parse(l) as { id?: unknown; error?: { code: number; message: string } })
+      .find((m) => m.id === null);
     expect(nullAnswer?.error).toMatchObject({ code: -32600, message: expect.stringContaining('10485760') });
     await client.close();
     expect((await server.exited).code).toBe(0);
@@ -164,7 +203,8 @@ describe('baton mcp over stdio', () => {
     expect((await server.exited).code).toBe(0);
     expectOnlyJsonRpc(server);
     // The prints happened, on stderr.
-    for (const noise of ["noisy: 'dir'", 'noisy log', 'noisy write', 'table']) expect(server.stderrText).toContain(noise);
+    for (const noise of ["noisy: 'dir'", 'noisy log', 'noisy write', 'table'])
+      expect(server.stderrText).toContain(noise);
   });
 
   it('a fresh folder without .baton: empty listings on connect, then session_start creates the store as `baton start` does', async () => {
@@ -173,7 +213,10 @@ describe('baton mcp over stdio', () => {
     expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['baton://sessions']);
     expect(await good(client, 'session_list', {})).toEqual({ sessions: [], active: null });
     const refusal = await tool(client, 'session_status', {});
-    expect(JSON.parse((refusal.content[0] as { text: string }).text).error).toMatchObject({ code: 'NO_STORE', hint: expect.stringContaining('`session_start`') });
+    expect(JSON.parse((refusal.content[0] as { text: string }).text).error).toMatchObject({
+      code: 'NO_STORE',
+      hint: expect.stringContaining('`session_start`'),
+    });
     expect(fs.existsSync(ws.path('.baton'))).toBe(false);
     await good(client, 'session_start', { title: 'First', id: 'first' });
     expect(fs.existsSync(path.join(ws.dir, '.baton', 'sessions'))).toBe(true);
@@ -218,10 +261,18 @@ describe('baton mcp over stdio', () => {
     await ws.ok(['mirror', 'maestro', '--out', 'm']);
     // The mirrored file read back by Maestro's rules (baton's reader), while the server runs.
     const phases = async (): Promise<string[][]> => {
-      const r = await ws.json<{ sessions: Array<{ units: Array<{ name: string; status: string }> }> }>(['inspect', '--format', 'maestro', 'm']);
+      const r = await ws.json<{ sessions: Array<{ units: Array<{ name: string; status: string }> }> }>([
+        'inspect',
+        '--format',
+        'maestro',
+        'm',
+      ]);
       return r.sessions[0]!.units.map((u) => [u.name, u.status]);
     };
-    expect(await phases()).toEqual([['plan', 'pending'], ['build', 'pending']]);
+    expect(await phases()).toEqual([
+      ['plan', 'pending'],
+      ['build', 'pending'],
+    ]);
     // Derived files are refreshed once the response is sent (off the acknowledgement path), so
     // the file is read until it shows the change (the first rewrite also loads the format's code).
     const eventually = async (want: string[][]): Promise<void> => {
@@ -235,10 +286,16 @@ describe('baton mcp over stdio', () => {
     };
     const { client, server } = await spawnClient('gemini-cli', ['--dir', ws.store], ws.dir);
     await good(client, 'phase_start', { phase: 'plan' });
-    await eventually([['plan', 'in_progress'], ['build', 'pending']]);
+    await eventually([
+      ['plan', 'in_progress'],
+      ['build', 'pending'],
+    ]);
     await good(client, 'phase_complete', { phase: 'plan' });
     await good(client, 'phase_start', { phase: 'build' });
-    await eventually([['plan', 'completed'], ['build', 'in_progress']]);
+    await eventually([
+      ['plan', 'completed'],
+      ['build', 'in_progress'],
+    ]);
     await client.close();
     await server.exited;
     expectOnlyJsonRpc(server);
@@ -252,7 +309,10 @@ describe('baton mcp over stdio', () => {
     const b = await spawnClient('agent-b', [], ws.dir);
     const N = 50;
     const burst = (client: Client, tag: string): Array<Promise<CallToolResult>> =>
-      Array.from({ length: N }, (_, i) => [tool(client, 'tokens_record', { input: 1, output: 2, phase: 'work' }), tool(client, 'note_add', { text: `${tag}-${i}` })]).flat();
+      Array.from({ length: N }, (_, i) => [
+        tool(client, 'tokens_record', { input: 1, output: 2, phase: 'work' }),
+        tool(client, 'note_add', { text: `${tag}-${i}` }),
+      ]).flat();
     const results = await Promise.all([...burst(a.client, 'a'), ...burst(b.client, 'b')]);
     for (const r of results) expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
     await a.client.close();
@@ -267,7 +327,9 @@ describe('baton mcp over stdio', () => {
     expect(s.tokens.byAgent['agent-a']).toMatchObject({ input: N, output: 2 * N });
     expect(s.tokens.byAgent['agent-b']).toMatchObject({ input: N, output: 2 * N });
     const notes = s.notes.map((n) => String(n['text'])).sort();
-    expect(notes).toEqual([...Array.from({ length: N }, (_, i) => `a-${i}`), ...Array.from({ length: N }, (_, i) => `b-${i}`)].sort());
+    expect(notes).toEqual(
+      [...Array.from({ length: N }, (_, i) => `a-${i}`), ...Array.from({ length: N }, (_, i) => `b-${i}`)].sort(),
+    );
     // session.created and phase.started, one event per call, and each connection's run:
     // started, ended by its disconnect; the last one leaves the phase in flight: interrupted.
     expect(s.revision).toBe(2 + 4 * N + 5);

@@ -25,7 +25,11 @@ async function harness(o: Parameters<typeof connect>[0] = {}): Promise<Harness> 
 /** A client with session s1 started (phases design → build → test, build blocked by design). */
 async function withSession(o: Parameters<typeof connect>[0] = {}): Promise<Harness> {
   const h = await harness(o);
-  await ok(h.client, 'session_start', { title: 'Ship it', id: 's1', phases: [{ id: 'design', name: 'Design' }, { id: 'build', name: 'Build', blockedBy: ['design'] }, 'test'] });
+  await ok(h.client, 'session_start', {
+    title: 'Ship it',
+    id: 's1',
+    phases: [{ id: 'design', name: 'Design' }, { id: 'build', name: 'Build', blockedBy: ['design'] }, 'test'],
+  });
   return h;
 }
 
@@ -91,7 +95,8 @@ function properties(schema: Record<string, any>, at: string): Array<[string, Rec
     out.push([`${at}.${k}`, v], ...properties(v, `${at}.${k}`));
   }
   if (schema['items']) out.push(...properties(schema['items'], `${at}[]`));
-  for (const alt of [...(schema['anyOf'] ?? []), ...(schema['oneOf'] ?? [])] as Array<Record<string, any>>) out.push(...properties(alt, at));
+  for (const alt of [...(schema['anyOf'] ?? []), ...(schema['oneOf'] ?? [])] as Array<Record<string, any>>)
+    out.push(...properties(alt, at));
   return out;
 }
 
@@ -137,7 +142,12 @@ describe('errors every session tool shares', () => {
     const { client } = await withSession();
     const before = await ok(client, 'session_status', {});
     for (const tool of STRICT) {
-      const e = await refused(client, tool, { ...SESSION_TOOLS[tool], ifRevision: before['revision'] + 100 }, 'CONFLICT');
+      const e = await refused(
+        client,
+        tool,
+        { ...SESSION_TOOLS[tool], ifRevision: before['revision'] + 100 },
+        'CONFLICT',
+      );
       expect(e.details['revision']).toBe(before['revision']);
     }
     expect((await ok(client, 'session_status', {}))['revision']).toBe(before['revision']);
@@ -163,7 +173,12 @@ async function freshProject(): Promise<{ client: Client; dir: string }> {
   // As the CLI's context: opened on first use, created only when asked to (session_start).
   const manager = (create: boolean): SessionManager => (m ??= openManager({ cwd: dir, create }));
   const h = await connectTo({ manager });
-  open.push({ close: async () => { await h.close(); fs.rmSync(dir, { recursive: true, force: true }); } });
+  open.push({
+    close: async () => {
+      await h.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  });
   return { client: h.client, dir };
 }
 
@@ -173,9 +188,18 @@ describe('a fresh project without a store', () => {
     expect(await ok(client, 'session_list', {})).toEqual({ sessions: [], active: null });
     expect(await ok(client, 'session_list', { all: true, status: 'paused' })).toEqual({ sessions: [], active: null });
     expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['baton://sessions']);
-    expect(JSON.parse(((await client.readResource({ uri: 'baton://sessions' })).contents[0] as { text: string }).text)).toEqual({ active: null, sessions: [] });
-    for (const read of [() => client.readResource({ uri: 'baton://sessions/s1' }), () => client.readResource({ uri: 'baton://sessions/s1/handoff' }), () => client.getPrompt({ name: 'resume_session', arguments: {} })]) {
-      const e = (await read().then(() => null, (x: unknown) => x)) as { code: number; data: { code: string; hint: string } };
+    expect(
+      JSON.parse(((await client.readResource({ uri: 'baton://sessions' })).contents[0] as { text: string }).text),
+    ).toEqual({ active: null, sessions: [] });
+    for (const read of [
+      () => client.readResource({ uri: 'baton://sessions/s1' }),
+      () => client.readResource({ uri: 'baton://sessions/s1/handoff' }),
+      () => client.getPrompt({ name: 'resume_session', arguments: {} }),
+    ]) {
+      const e = (await read().then(
+        () => null,
+        (x: unknown) => x,
+      )) as { code: number; data: { code: string; hint: string } };
       expect(e).toMatchObject({ code: -32002, data: { code: 'NO_STORE' } });
       expect(e.data.hint).toContain('`session_start`');
       await expectToolHint(client, e.data.hint);
@@ -195,7 +219,10 @@ describe('a fresh project without a store', () => {
     await ok(client, 'session_start', { title: 'First', id: 'first', phases: ['a'] });
     expect(fs.existsSync(path.join(dir, '.baton', 'sessions'))).toBe(true);
     expect((await ok(client, 'session_list', {}))['sessions'].map((r: { id: string }) => r.id)).toEqual(['first']);
-    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['baton://sessions', 'baton://sessions/first']);
+    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual([
+      'baton://sessions',
+      'baton://sessions/first',
+    ]);
   });
 });
 
@@ -213,8 +240,26 @@ describe('sessions', () => {
     expect((await manager.get('a')).status).toBe('paused');
     await refused(client, 'session_start', { title: 'again', id: 'a', switch: true }, 'EXISTS');
     await refused(client, 'session_start', { title: 'C', id: '../../etc', switch: true }, 'BAD_INPUT');
-    await refused(client, 'session_start', { title: 'C', id: 'c', switch: true, phases: [{ id: 'x', name: 'X', blockedBy: ['y'] }] }, 'BAD_INPUT');
-    await refused(client, 'session_start', { title: 'C', id: 'c', switch: true, phases: [{ id: 'x', name: 'X' }, { id: 'x', name: 'Y' }] }, 'BAD_INPUT');
+    await refused(
+      client,
+      'session_start',
+      { title: 'C', id: 'c', switch: true, phases: [{ id: 'x', name: 'X', blockedBy: ['y'] }] },
+      'BAD_INPUT',
+    );
+    await refused(
+      client,
+      'session_start',
+      {
+        title: 'C',
+        id: 'c',
+        switch: true,
+        phases: [
+          { id: 'x', name: 'X' },
+          { id: 'x', name: 'Y' },
+        ],
+      },
+      'BAD_INPUT',
+    );
     await refused(client, 'session_start', { title: '', id: 'c', switch: true }, 'BAD_INPUT');
     await refused(client, 'session_start', { title: 'C', budget: -5 }, 'BAD_INPUT');
     expect((await manager.list({})).map((r) => r.id).sort()).toEqual(['a', 'b']);
@@ -270,7 +315,13 @@ describe('sessions', () => {
   it('session_resume: reopens a paused session (live by default); on an active one live changes nothing; unknown options are refused', async () => {
     const { client, manager } = await withSession();
     const revision = (await manager.get('s1')).revision;
-    expect(await ok(client, 'session_resume', {})).toMatchObject({ session: 's1', status: 'active', appliedFrom: 'live', changed: false, revision });
+    expect(await ok(client, 'session_resume', {})).toMatchObject({
+      session: 's1',
+      status: 'active',
+      appliedFrom: 'live',
+      changed: false,
+      revision,
+    });
     await refused(client, 'session_resume', { from: 'fresh' }, 'INVALID_TRANSITION');
     await ok(client, 'session_pause', {});
     await refused(client, 'session_resume', { from: 'yesterday' }, 'BAD_INPUT');
@@ -296,7 +347,9 @@ describe('phases', () => {
     expect(r['phase']).toMatchObject({ id: 'design', status: 'in_progress' });
     const again = await refused(client, 'phase_start', { phase: 'design' }, 'INVALID_TRANSITION');
     expect(again.details['startable']).toEqual(['test']);
-    expect(await ok(client, 'phase_start', { phase: 'Build', force: true })).toMatchObject({ phase: { id: 'build', status: 'in_progress' } });
+    expect(await ok(client, 'phase_start', { phase: 'Build', force: true })).toMatchObject({
+      phase: { id: 'build', status: 'in_progress' },
+    });
   });
 
   it('phase_start on a paused session is INVALID_TRANSITION pointing to resume', async () => {
@@ -316,7 +369,9 @@ describe('phases', () => {
     expect((await ok(client, 'phase_complete', { phase: 'design' }))['phase']['status']).toBe('completed');
     expect((await ok(client, 'phase_skip', { phase: 'test', reason: 'no tests' }))['phase']['status']).toBe('skipped');
     await ok(client, 'phase_start', { phase: 'build' });
-    expect((await ok(client, 'phase_fail', { phase: 'build', reason: 'compile error' }))['phase']['status']).toBe('failed');
+    expect((await ok(client, 'phase_fail', { phase: 'build', reason: 'compile error' }))['phase']['status']).toBe(
+      'failed',
+    );
   });
 
   it('phase_retry: counts retries; RETRIES_EXHAUSTED past the limit; INVALID_TRANSITION on a pending phase', async () => {
@@ -325,27 +380,48 @@ describe('phases', () => {
     await refused(client, 'phase_retry', { phase: 'p' }, 'INVALID_TRANSITION');
     await ok(client, 'phase_start', { phase: 'p' });
     await ok(client, 'phase_fail', { phase: 'p' });
-    expect((await ok(client, 'phase_retry', { phase: 'p' }))['phase']).toMatchObject({ status: 'in_progress', retryCount: 1 });
+    expect((await ok(client, 'phase_retry', { phase: 'p' }))['phase']).toMatchObject({
+      status: 'in_progress',
+      retryCount: 1,
+    });
     await ok(client, 'phase_fail', { phase: 'p' });
     const e = await refused(client, 'phase_retry', { phase: 'p' }, 'RETRIES_EXHAUSTED');
     expect(e.details).toMatchObject({ retryCount: 1, maxRetries: 1, startable: ['q'] });
   });
 
-  it('a phase named like another phase\'s id: the id wins, and the result shows the phase that changed', async () => {
+  it("a phase named like another phase's id: the id wins, and the result shows the phase that changed", async () => {
     const { client, manager } = await harness();
-    await ok(client, 'session_start', { title: 'Ids', id: 'ids', phases: [{ id: 'a', name: 'b' }, { id: 'b', name: 'Second' }] });
+    await ok(client, 'session_start', {
+      title: 'Ids',
+      id: 'ids',
+      phases: [
+        { id: 'a', name: 'b' },
+        { id: 'b', name: 'Second' },
+      ],
+    });
     const r = await ok(client, 'phase_start', { phase: 'b' });
     expect(r['phase']).toMatchObject({ id: 'b', status: 'in_progress' });
-    expect((await manager.get('ids')).phases.map((p) => [p.id, p.status])).toEqual([['a', 'pending'], ['b', 'in_progress']]);
-    expect((await ok(client, 'substep_reach', { phase: 'b', name: 'half way' }))['phase']).toMatchObject({ id: 'b', subStep: 'half way' });
-    expect((await ok(client, 'phase_complete', { phase: 'b' }))['phase']).toMatchObject({ id: 'b', status: 'completed' });
+    expect((await manager.get('ids')).phases.map((p) => [p.id, p.status])).toEqual([
+      ['a', 'pending'],
+      ['b', 'in_progress'],
+    ]);
+    expect((await ok(client, 'substep_reach', { phase: 'b', name: 'half way' }))['phase']).toMatchObject({
+      id: 'b',
+      subStep: 'half way',
+    });
+    expect((await ok(client, 'phase_complete', { phase: 'b' }))['phase']).toMatchObject({
+      id: 'b',
+      status: 'completed',
+    });
   });
 
   it('substep_reach: records the resume point of a phase in progress only', async () => {
     const { client, manager } = await withSession();
     await refused(client, 'substep_reach', { phase: 'design', name: 'x' }, 'INVALID_TRANSITION');
     await ok(client, 'phase_start', { phase: 'design' });
-    expect((await ok(client, 'substep_reach', { phase: 'design', name: 'wireframes' }))['phase']['subStep']).toBe('wireframes');
+    expect((await ok(client, 'substep_reach', { phase: 'design', name: 'wireframes' }))['phase']['subStep']).toBe(
+      'wireframes',
+    );
     expect((await manager.get('s1')).phases[0]!.subStep).toBe('wireframes');
     await refused(client, 'substep_reach', { phase: 'nope', name: 'x' }, 'NOT_FOUND');
   });
@@ -359,13 +435,15 @@ describe('records', () => {
     await refused(client, 'file_record', { action: 'renamed', paths: ['a'] }, 'BAD_INPUT');
     await ok(client, 'phase_start', { phase: 'design' });
     const r = await ok(client, 'file_record', { action: 'created', paths: ['a.txt', 'b.txt'] });
-    expect(r['files'].map((f: { path: string; phaseId: string }) => [f.path, f.phaseId])).toEqual([['a.txt', 'design'], ['b.txt', 'design']]);
+    expect(r['files'].map((f: { path: string; phaseId: string }) => [f.path, f.phaseId])).toEqual([
+      ['a.txt', 'design'],
+      ['b.txt', 'design'],
+    ]);
     expect((await manager.get('s1')).phases[0]!.files.map((f) => f.path)).toEqual(['a.txt', 'b.txt']);
     // Both phases are this connection's run's: a file naming none goes to the one it started last (docs/runs.md).
     await ok(client, 'phase_start', { phase: 'test' });
     const last = await ok(client, 'file_record', { action: 'modified', paths: ['a.txt'] });
     expect(last['files'][0].phaseId).toBe('test');
-
   });
 
   it('error_record and error_resolve: ids, NOT_FOUND phase or error, INVALID_TRANSITION when already resolved', async () => {
@@ -375,7 +453,10 @@ describe('records', () => {
     await refused(client, 'error_record', { phase: 'nope', type: 'x', message: 'y' }, 'NOT_FOUND');
     await refused(client, 'error_resolve', { errorId: 'err-99', resolution: 'x' }, 'NOT_FOUND');
     await ok(client, 'error_resolve', { errorId: r['errorId'], resolution: 'raised the timeout' });
-    expect((await manager.get('s1')).phases[0]!.errors[0]).toMatchObject({ resolved: true, resolution: 'raised the timeout' });
+    expect((await manager.get('s1')).phases[0]!.errors[0]).toMatchObject({
+      resolved: true,
+      resolution: 'raised the timeout',
+    });
     await refused(client, 'error_resolve', { errorId: r['errorId'], resolution: 'again' }, 'INVALID_TRANSITION');
   });
 
@@ -395,20 +476,47 @@ describe('records', () => {
     const { client, manager } = await harness();
     await ok(client, 'session_start', { title: 'T', id: 't', phases: ['p'] });
     // gpt-5: $1.25 per million input, $10 output, $0.125 cached.
-    const r = await ok(client, 'tokens_record', { input: 1_000_000, output: 100_000, cached: 2_000_000, cacheWrite: 0, model: 'gpt-5', phase: 'p' });
+    const r = await ok(client, 'tokens_record', {
+      input: 1_000_000,
+      output: 100_000,
+      cached: 2_000_000,
+      cacheWrite: 0,
+      model: 'gpt-5',
+      phase: 'p',
+    });
     expect(r['tokens']['cost']).toEqual({ usd: 2.5, pricedUsd: 2.5, unpriced: { tokens: 0, models: [] } });
     const u = await ok(client, 'tokens_record', { input: 10, cacheWrite: 3, model: 'house-model-1' });
-    expect(u['tokens']).toMatchObject({ cacheWrite: 3, cost: { usd: null, pricedUsd: 2.5, unpriced: { tokens: 13, models: ['house-model-1'] } } });
-    expect((await manager.get('t')).tokens.byModel).toEqual({ 'gpt-5': { input: 1_000_000, output: 100_000, cached: 2_000_000 }, 'house-model-1': { input: 10, output: 0, cached: 0, cacheWrite: 3 } });
+    expect(u['tokens']).toMatchObject({
+      cacheWrite: 3,
+      cost: { usd: null, pricedUsd: 2.5, unpriced: { tokens: 13, models: ['house-model-1'] } },
+    });
+    expect((await manager.get('t')).tokens.byModel).toEqual({
+      'gpt-5': { input: 1_000_000, output: 100_000, cached: 2_000_000 },
+      'house-model-1': { input: 10, output: 0, cached: 0, cacheWrite: 3 },
+    });
     const status = await ok(client, 'session_status', {});
-    expect(status['tokens']['cost']['byModel']['gpt-5']).toEqual({ usd: 2.5, pricedUsd: 2.5, unpriced: { tokens: 0, models: [] } });
+    expect(status['tokens']['cost']['byModel']['gpt-5']).toEqual({
+      usd: 2.5,
+      pricedUsd: 2.5,
+      unpriced: { tokens: 0, models: [] },
+    });
   });
 
   it('decision_record: id and content; BAD_INPUT for an empty title or choice', async () => {
     const { client, manager } = await withSession();
-    const r = await ok(client, 'decision_record', { title: 'storage', choice: 'files', rationale: 'no server', alternatives: ['sqlite'], phase: 'design' });
+    const r = await ok(client, 'decision_record', {
+      title: 'storage',
+      choice: 'files',
+      rationale: 'no server',
+      alternatives: ['sqlite'],
+      phase: 'design',
+    });
     expect(r['decisionId']).toBeTruthy();
-    expect((await manager.get('s1')).decisions[0]).toMatchObject({ title: 'storage', choice: 'files', alternatives: ['sqlite'] });
+    expect((await manager.get('s1')).decisions[0]).toMatchObject({
+      title: 'storage',
+      choice: 'files',
+      alternatives: ['sqlite'],
+    });
     await refused(client, 'decision_record', { title: '', choice: 'x' }, 'BAD_INPUT');
     await refused(client, 'decision_record', { title: 'x', choice: '' }, 'BAD_INPUT');
   });
@@ -443,7 +551,11 @@ describe('records', () => {
 
   it('artifact_record and context_set', async () => {
     const { client, manager } = await withSession();
-    expect((await ok(client, 'artifact_record', { path: 'docs/d.md', kind: 'design-doc', description: 'the design' }))['artifactId']).toBeTruthy();
+    expect(
+      (await ok(client, 'artifact_record', { path: 'docs/d.md', kind: 'design-doc', description: 'the design' }))[
+        'artifactId'
+      ],
+    ).toBeTruthy();
     await ok(client, 'context_set', { summary: 'design done, build next' });
     const s = await manager.get('s1');
     expect(s.artifacts[0]).toMatchObject({ path: 'docs/d.md', kind: 'design-doc' });
@@ -484,7 +596,8 @@ describe('checkpoints, resume plan, handoff', () => {
 });
 
 describe('attribution', () => {
-  const agentsOf = async (h: Harness): Promise<Array<string | null>> => (await h.manager.log('s1')).map((e) => e.actor.agent);
+  const agentsOf = async (h: Harness): Promise<Array<string | null>> =>
+    (await h.manager.log('s1')).map((e) => e.actor.agent);
 
   it('the tool input agent, else the server fallback (--agent), else the client name', async () => {
     const viaClient = await withSession({ clientName: 'claude-code' });
@@ -595,7 +708,12 @@ describe('bad arguments never crash the server', () => {
 
   it('protocol errors stay protocol errors: an unknown method is rejected by JSON-RPC, not as a tool result', async () => {
     const { client } = await withSession();
-    await expect(client.request({ method: 'no/such/method', params: {} } as never, (await import('@modelcontextprotocol/sdk/types.js')).EmptyResultSchema)).rejects.toThrow(/Method not found/);
+    await expect(
+      client.request(
+        { method: 'no/such/method', params: {} } as never,
+        (await import('@modelcontextprotocol/sdk/types.js')).EmptyResultSchema,
+      ),
+    ).rejects.toThrow(/Method not found/);
     await survive(client);
   });
 });
@@ -691,7 +809,9 @@ describe('error codes of each tool family', () => {
       expect(e.message, tool).toContain('j');
       expect(e.hint, tool).toMatch(/ask a person/);
     }
-    await expect(client.readResource({ uri: 'baton://sessions/j' })).rejects.toMatchObject({ data: { code: 'CORRUPT' } });
+    await expect(client.readResource({ uri: 'baton://sessions/j' })).rejects.toMatchObject({
+      data: { code: 'CORRUPT' },
+    });
   });
 
   it('checkpoint_restore: CORRUPT for a damaged checkpoint, naming the previous valid one', async () => {
@@ -708,6 +828,9 @@ describe('error codes of each tool family', () => {
     const e = await refused(client, 'checkpoint_restore', { checkpoint: bad['checkpoint']['id'] }, 'CORRUPT');
     expect(e.hint).toContain(good['checkpoint']['id']);
     expect(e.hint).toContain('`checkpoint_restore`');
-    expect((await ok(client, 'checkpoint_list', {}))['checkpoints'].map((c: { valid: boolean }) => c.valid)).toEqual([true, false]);
+    expect((await ok(client, 'checkpoint_list', {}))['checkpoints'].map((c: { valid: boolean }) => c.valid)).toEqual([
+      true,
+      false,
+    ]);
   });
 });

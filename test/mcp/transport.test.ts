@@ -11,7 +11,15 @@ import { divertWrites } from '../../src/mcp/stdio.js';
 import { LineTransport, recoverId } from '../../src/mcp/transport.js';
 
 /** A transport over an in-memory input with a small line limit; collects what it reads and writes. */
-async function reader(max = 1000): Promise<{ input: PassThrough; got: JSONRPCMessage[]; written: string[]; errors: string[]; feed: (s: string | Buffer) => Promise<void> }> {
+async function reader(
+  max = 1000,
+): Promise<{
+  input: PassThrough;
+  got: JSONRPCMessage[];
+  written: string[];
+  errors: string[];
+  feed: (s: string | Buffer) => Promise<void>;
+}> {
   const input = new PassThrough();
   const written: string[] = [];
   const out = Object.assign(new EventEmitter(), { write: (s: string) => (written.push(s), true) });
@@ -46,7 +54,9 @@ describe('LineTransport', () => {
     for (let i = 0; i < sdkOrder.length; i += 300) await r.feed(sdkOrder.slice(i, i + 300));
     await r.feed(`${pad}\n`);
     await r.feed(req(9));
-    const answers = r.written.map((w) => JSON.parse(w) as { id: unknown; error: { code: number; message: string; data: { maxBytes: number } } });
+    const answers = r.written.map(
+      (w) => JSON.parse(w) as { id: unknown; error: { code: number; message: string; data: { maxBytes: number } } },
+    );
     expect(answers.map((a) => a.id)).toEqual([7, 'req-8', null]);
     for (const a of answers) {
       expect(a.error.code).toBe(-32600);
@@ -67,7 +77,9 @@ describe('LineTransport', () => {
     await r.feed('{"jsonrpc":"1.0","id":"six","method":"ping"}\n');
     await r.feed('\n  \r\n');
     await r.feed(req(7));
-    const answers = r.written.map((w) => JSON.parse(w) as { jsonrpc: string; id: unknown; error: { code: number; message: string } });
+    const answers = r.written.map(
+      (w) => JSON.parse(w) as { jsonrpc: string; id: unknown; error: { code: number; message: string } },
+    );
     expect(answers.map((a) => [a.id, a.error.code])).toEqual([
       [null, -32700],
       [null, -32700],
@@ -92,7 +104,9 @@ describe('LineTransport', () => {
     // A response from the client: valid JSON-RPC that only the SDK's schema accepts here.
     await r.feed('{"jsonrpc":"2.0","id":3,"result":{}}\n');
     expect(r.got).toHaveLength(3);
-    expect((r.got[0] as unknown as { params: { arguments: { text: string } } }).params.arguments.text).toBe('é'.repeat(300_000));
+    expect((r.got[0] as unknown as { params: { arguments: { text: string } } }).params.arguments.text).toBe(
+      'é'.repeat(300_000),
+    );
     expect((r.got[1] as { id: number }).id).toBe(2);
     expect(r.got[2]).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
     expect(r.written).toEqual([]);

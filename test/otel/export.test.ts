@@ -47,7 +47,9 @@ afterAll(async () => {
 /** Exports session wf to a fresh receiver and returns what it decoded. */
 async function exportTo(protocol: string, env: Record<string, string> = {}): Promise<ReceivedSpan[]> {
   receiver.spans.length = 0;
-  await ws.ok(['otel', 'export', '--session', 'wf', '--endpoint', receiver.url], { env: { OTEL_EXPORTER_OTLP_PROTOCOL: protocol, ...env } });
+  await ws.ok(['otel', 'export', '--session', 'wf', '--endpoint', receiver.url], {
+    env: { OTEL_EXPORTER_OTLP_PROTOCOL: protocol, ...env },
+  });
   return [...receiver.spans];
 }
 
@@ -58,61 +60,115 @@ const first = (type: string, pred: (e: Ev) => boolean = () => true): Ev => {
 };
 
 describe('the span tree of a scripted workflow', () => {
-  it.each(['http/protobuf', 'http/json'])('over %s: names, parents, journal times, status and attributes', async (protocol) => {
-    const spans = await exportTo(protocol, { OTEL_SERVICE_NAME: 'shipper', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=test,team=core', OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20secret' });
-    expect(receiver.requests.at(-1)!.contentType).toBe(protocol === 'http/json' ? 'application/json' : 'application/x-protobuf');
-    expect(receiver.requests.at(-1)!.headers['authorization']).toBe('Bearer secret');
-    const byName = (n: string): ReceivedSpan[] => spans.filter((s) => s.name === n);
-    const root = byName('invoke_workflow Ship it');
-    expect(root).toHaveLength(1);
-    const r = root[0]!;
-    // One trace, every id distinct, every parent a span of the trace, the root has none.
-    expect(new Set(spans.map((s) => s.traceId))).toEqual(new Set([r.traceId]));
-    expect(r.traceId).toMatch(/^[0-9a-f]{32}$/);
-    expect(new Set(spans.map((s) => s.spanId)).size).toBe(spans.length);
-    expect(r.parentSpanId).toBeNull();
-    for (const s of spans.filter((x) => x !== r)) expect(spans.map((x) => x.spanId)).toContain(s.parentSpanId);
-    // The root: the session, from its creation to its completion.
-    expect([r.start, r.end]).toEqual([ns(first('session.created').time), ns(first('session.completed').time)]);
-    expect(r.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_workflow', 'gen_ai.workflow.name': 'Ship it', 'gen_ai.conversation.id': 'wf', 'session.id': 'wf', 'openinference.span.kind': 'CHAIN', 'baton.session.status': 'completed' });
-    expect(r.resource).toMatchObject({ 'service.name': 'shipper', 'deployment.environment': 'test', team: 'core' });
-    expect(r.scope).toBe('baton');
-    // Interruption (with its cause) and resume ride on the root as span events, at their journal times.
-    const interrupted = first('session.interrupted');
-    const ie = r.events.find((e) => e.name === 'baton.session.interrupted')!;
-    expect(ie).toMatchObject({ time: ns(interrupted.time), attributes: { 'baton.cause': interrupted.data['cause'] } });
-    expect(String(interrupted.data['cause'])).not.toBe('');
-    expect(r.events.find((e) => e.name === 'baton.session.resumed')!.time).toBe(ns(first('session.resumed').time));
-    expect(r.events.map((e) => e.name)).toContain('baton.milestone.added');
-    // Phases: one span per attempt, children of the root; the failed one in error with the recorded error's type.
-    const build = byName('phase build').sort((a, b) => Number(a.attributes['baton.phase.attempt']) - Number(b.attributes['baton.phase.attempt']));
-    expect(build.map((s) => s.attributes['baton.phase.attempt'])).toEqual([1, 2]);
-    const [failed, retried] = build as [ReceivedSpan, ReceivedSpan];
-    expect([failed.start, failed.end]).toEqual([ns(first('phase.started', (e) => e.data['phaseId'] === 'build').time), ns(first('phase.failed').time)]);
-    expect(failed.status).toEqual({ code: 2, message: 'tests fail' });
-    expect(failed.attributes).toMatchObject({ 'error.type': 'test_failure', 'baton.phase.outcome': 'failed', 'gen_ai.agent.name': 'builder', 'session.id': 'wf' });
-    expect(failed.events.find((e) => e.name === 'exception')!.attributes).toMatchObject({ 'exception.type': 'test_failure', 'exception.message': '3 tests fail' });
-    expect([retried.start, retried.end]).toEqual([ns(first('phase.retried').time), ns(first('phase.completed', (e) => e.data['phaseId'] === 'build').time)]);
-    expect(retried.status.code).toBe(0);
-    for (const p of [...build, ...byName('phase plan'), ...byName('phase test')]) expect(p.parentSpanId).toBe(r.spanId);
-    expect(byName('phase plan')[0]!.events.find((e) => e.name === 'baton.decision')!.attributes).toMatchObject({ 'baton.decision.choice': 'TypeScript', 'baton.decision.alternatives': ['Go'] });
-    // The run that died: an agent span in error with the run's cause, from its start to its end.
-    const run = byName('invoke_agent builder')[0]!;
-    expect([run.start, run.end]).toEqual([ns(first('run.started').time), ns(first('run.ended').time)]);
-    expect(run.status.code).toBe(2);
-    expect(run.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'builder', 'openinference.span.kind': 'AGENT', 'process.exit.code': 3, 'error.type': first('run.ended').data['cause'] });
-    // Model calls: `chat {model}` client spans under the phase attempt they were spent on.
-    const chats = spans.filter((s) => s.attributes['gen_ai.operation.name'] === 'chat');
-    expect(chats.map((c) => c.name).sort()).toEqual(['chat claude-sonnet-4', 'chat gpt-5', 'chat gpt-5']);
-    expect(chats.every((c) => c.kind === 3)).toBe(true); // SPAN_KIND_CLIENT
-    expect(chats.find((c) => c.name === 'chat claude-sonnet-4')!.parentSpanId).toBe(byName('phase plan')[0]!.spanId);
-    expect(chats.find((c) => c.name === 'chat claude-sonnet-4')!.attributes).toMatchObject({ 'gen_ai.provider.name': 'anthropic', 'gen_ai.request.model': 'claude-sonnet-4', 'gen_ai.agent.name': 'planner' });
-  });
+  it.each(['http/protobuf', 'http/json'])(
+    'over %s: names, parents, journal times, status and attributes',
+    async (protocol) => {
+      const spans = await exportTo(protocol, {
+        OTEL_SERVICE_NAME: 'shipper',
+        OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=test,team=core',
+        OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20secret',
+      });
+      expect(receiver.requests.at(-1)!.contentType).toBe(
+        protocol === 'http/json' ? 'application/json' : 'application/x-protobuf',
+      );
+      expect(receiver.requests.at(-1)!.headers['authorization']).toBe('Bearer secret');
+      const byName = (n: string): ReceivedSpan[] => spans.filter((s) => s.name === n);
+      const root = byName('invoke_workflow Ship it');
+      expect(root).toHaveLength(1);
+      const r = root[0]!;
+      // One trace, every id distinct, every parent a span of the trace, the root has none.
+      expect(new Set(spans.map((s) => s.traceId))).toEqual(new Set([r.traceId]));
+      expect(r.traceId).toMatch(/^[0-9a-f]{32}$/);
+      expect(new Set(spans.map((s) => s.spanId)).size).toBe(spans.length);
+      expect(r.parentSpanId).toBeNull();
+      for (const s of spans.filter((x) => x !== r)) expect(spans.map((x) => x.spanId)).toContain(s.parentSpanId);
+      // The root: the session, from its creation to its completion.
+      expect([r.start, r.end]).toEqual([ns(first('session.created').time), ns(first('session.completed').time)]);
+      expect(r.attributes).toMatchObject({
+        'gen_ai.operation.name': 'invoke_workflow',
+        'gen_ai.workflow.name': 'Ship it',
+        'gen_ai.conversation.id': 'wf',
+        'session.id': 'wf',
+        'openinference.span.kind': 'CHAIN',
+        'baton.session.status': 'completed',
+      });
+      expect(r.resource).toMatchObject({ 'service.name': 'shipper', 'deployment.environment': 'test', team: 'core' });
+      expect(r.scope).toBe('baton');
+      // Interruption (with its cause) and resume ride on the root as span events, at their journal times.
+      const interrupted = first('session.interrupted');
+      const ie = r.events.find((e) => e.name === 'baton.session.interrupted')!;
+      expect(ie).toMatchObject({
+        time: ns(interrupted.time),
+        attributes: { 'baton.cause': interrupted.data['cause'] },
+      });
+      expect(String(interrupted.data['cause'])).not.toBe('');
+      expect(r.events.find((e) => e.name === 'baton.session.resumed')!.time).toBe(ns(first('session.resumed').time));
+      expect(r.events.map((e) => e.name)).toContain('baton.milestone.added');
+      // Phases: one span per attempt, children of the root; the failed one in error with the recorded error's type.
+      const build = byName('phase build').sort(
+        (a, b) => Number(a.attributes['baton.phase.attempt']) - Number(b.attributes['baton.phase.attempt']),
+      );
+      expect(build.map((s) => s.attributes['baton.phase.attempt'])).toEqual([1, 2]);
+      const [failed, retried] = build as [ReceivedSpan, ReceivedSpan];
+      expect([failed.start, failed.end]).toEqual([
+        ns(first('phase.started', (e) => e.data['phaseId'] === 'build').time),
+        ns(first('phase.failed').time),
+      ]);
+      expect(failed.status).toEqual({ code: 2, message: 'tests fail' });
+      expect(failed.attributes).toMatchObject({
+        'error.type': 'test_failure',
+        'baton.phase.outcome': 'failed',
+        'gen_ai.agent.name': 'builder',
+        'session.id': 'wf',
+      });
+      expect(failed.events.find((e) => e.name === 'exception')!.attributes).toMatchObject({
+        'exception.type': 'test_failure',
+        'exception.message': '3 tests fail',
+      });
+      expect([retried.start, retried.end]).toEqual([
+        ns(first('phase.retried').time),
+        ns(first('phase.completed', (e) => e.data['phaseId'] === 'build').time),
+      ]);
+      expect(retried.status.code).toBe(0);
+      for (const p of [...build, ...byName('phase plan'), ...byName('phase test')])
+        expect(p.parentSpanId).toBe(r.spanId);
+      expect(byName('phase plan')[0]!.events.find((e) => e.name === 'baton.decision')!.attributes).toMatchObject({
+        'baton.decision.choice': 'TypeScript',
+        'baton.decision.alternatives': ['Go'],
+      });
+      // The run that died: an agent span in error with the run's cause, from its start to its end.
+      const run = byName('invoke_agent builder')[0]!;
+      expect([run.start, run.end]).toEqual([ns(first('run.started').time), ns(first('run.ended').time)]);
+      expect(run.status.code).toBe(2);
+      expect(run.attributes).toMatchObject({
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.name': 'builder',
+        'openinference.span.kind': 'AGENT',
+        'process.exit.code': 3,
+        'error.type': first('run.ended').data['cause'],
+      });
+      // Model calls: `chat {model}` client spans under the phase attempt they were spent on.
+      const chats = spans.filter((s) => s.attributes['gen_ai.operation.name'] === 'chat');
+      expect(chats.map((c) => c.name).sort()).toEqual(['chat claude-sonnet-4', 'chat gpt-5', 'chat gpt-5']);
+      expect(chats.every((c) => c.kind === 3)).toBe(true); // SPAN_KIND_CLIENT
+      expect(chats.find((c) => c.name === 'chat claude-sonnet-4')!.parentSpanId).toBe(byName('phase plan')[0]!.spanId);
+      expect(chats.find((c) => c.name === 'chat claude-sonnet-4')!.attributes).toMatchObject({
+        'gen_ai.provider.name': 'anthropic',
+        'gen_ai.request.model': 'claude-sonnet-4',
+        'gen_ai.agent.name': 'planner',
+      });
+    },
+  );
 
   it('token sums equal `baton tokens --json` (input counts cached tokens, as the conventions say)', async () => {
     const spans = await exportTo('http/protobuf');
-    const t = await ws.json<{ input: number; output: number; cached: number; cacheWrite?: number }>(['tokens', '--session', 'wf']);
-    const sum = (k: string): number => spans.reduce((n, s) => n + (typeof s.attributes[k] === 'number' ? (s.attributes[k] as number) : 0), 0);
+    const t = await ws.json<{ input: number; output: number; cached: number; cacheWrite?: number }>([
+      'tokens',
+      '--session',
+      'wf',
+    ]);
+    const sum = (k: string): number =>
+      spans.reduce((n, s) => n + (typeof s.attributes[k] === 'number' ? (s.attributes[k] as number) : 0), 0);
     expect(t.input).toBeGreaterThan(0);
     expect(sum('gen_ai.usage.input_tokens')).toBe(t.input + t.cached + (t.cacheWrite ?? 0));
     expect(sum('gen_ai.usage.output_tokens')).toBe(t.output);
@@ -153,14 +209,33 @@ describe('a collector that is down, refusing, or coming back', () => {
     expect(await ws.log('wf')).toEqual(before);
     const j = await ws.run(['otel', 'export', '--session', 'wf', '--endpoint', url, '--json']);
     expect(j.code).toBe(EXIT_CODES.EXPORT_FAILED);
-    expect(JSON.parse(j.stdout).error).toMatchObject({ code: 'EXPORT_FAILED', details: { endpoint: `${url}/v1/traces`, attempts: 1, reason: expect.stringMatching(/^ECONNREFUSED/), delivered: 0 } });
+    expect(JSON.parse(j.stdout).error).toMatchObject({
+      code: 'EXPORT_FAILED',
+      details: {
+        endpoint: `${url}/v1/traces`,
+        attempts: 1,
+        reason: expect.stringMatching(/^ECONNREFUSED/),
+        delivered: 0,
+      },
+    });
   });
 
   it('an unknown host fails at once too (ENOTFOUND), naming it', async () => {
-    const r = await ws.run(['otel', 'export', '--session', 'wf', '--endpoint', 'http://no-such-collector.invalid:4318', '--json']);
+    const r = await ws.run([
+      'otel',
+      'export',
+      '--session',
+      'wf',
+      '--endpoint',
+      'http://no-such-collector.invalid:4318',
+      '--json',
+    ]);
     expect(r.code).toBe(EXIT_CODES.EXPORT_FAILED);
     const e = JSON.parse(r.stdout).error;
-    expect(e).toMatchObject({ code: 'EXPORT_FAILED', details: { attempts: 1, reason: expect.stringMatching(/^ENOTFOUND: no host named no-such-collector\.invalid/) } });
+    expect(e).toMatchObject({
+      code: 'EXPORT_FAILED',
+      details: { attempts: 1, reason: expect.stringMatching(/^ENOTFOUND: no host named no-such-collector\.invalid/) },
+    });
     expect(e.message).toContain('http://no-such-collector.invalid:4318/v1/traces');
   });
 
@@ -168,7 +243,9 @@ describe('a collector that is down, refusing, or coming back', () => {
     receiver.delayMs = 1500;
     try {
       const t0 = Date.now();
-      const r = await ws.run(['otel', 'export', '--session', 'wf', '--endpoint', receiver.url, '--retries', '1'], { env: { OTEL_EXPORTER_OTLP_TIMEOUT: '200', BATON_OTEL_BACKOFF_MS: '20' } });
+      const r = await ws.run(['otel', 'export', '--session', 'wf', '--endpoint', receiver.url, '--retries', '1'], {
+        env: { OTEL_EXPORTER_OTLP_TIMEOUT: '200', BATON_OTEL_BACKOFF_MS: '20' },
+      });
       expect(r.code).toBe(EXIT_CODES.EXPORT_FAILED);
       expect(r.stderr).toContain(`${receiver.url}/v1/traces`);
       expect(r.stderr).toMatch(/timed out/i);
@@ -183,7 +260,9 @@ describe('a collector that is down, refusing, or coming back', () => {
     const expected = (await exportTo('http/protobuf')).map((s) => s.spanId).sort();
     receiver.spans.length = 0;
     receiver.refuse = 2;
-    const r = await ws.run(['otel', 'export', '--session', 'wf', '--endpoint', receiver.url, '--retries', '3'], { env: QUICK });
+    const r = await ws.run(['otel', 'export', '--session', 'wf', '--endpoint', receiver.url, '--retries', '3'], {
+      env: QUICK,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(receiver.refuse).toBe(0);
     expect(r.stderr.match(/did not take/g)).toHaveLength(2);
@@ -215,7 +294,14 @@ describe('refusals before anything is sent', () => {
     [['--since', 'yesterday'], 'BAD_INPUT', '--since'],
   ])('%j is %s', async (args, code, words) => {
     receiver.requests.length = 0;
-    const r = await ws.run(['otel', 'export', ...(args.includes('--session') ? [] : ['--session', 'wf']), '--endpoint', receiver.url, ...args]);
+    const r = await ws.run([
+      'otel',
+      'export',
+      ...(args.includes('--session') ? [] : ['--session', 'wf']),
+      '--endpoint',
+      receiver.url,
+      ...args,
+    ]);
     expect(r.code).toBe(EXIT_CODES[code as keyof typeof EXIT_CODES]);
     expect(r.stderr).toContain(words);
     expect(receiver.requests).toHaveLength(0);
@@ -227,10 +313,23 @@ describe('refusals before anything is sent', () => {
     await w.ok(['phase', 'start', 'a']);
     await w.ok(['tokens', 'add', '--agent', 'x', '--input', '5', '--phase', 'a']);
     receiver.spans.length = 0;
-    const r = await w.json<{ sessions: Array<{ id: string; spans: number; open: number }> }>(['otel', 'export', '--all', '--endpoint', receiver.url]);
+    const r = await w.json<{ sessions: Array<{ id: string; spans: number; open: number }> }>([
+      'otel',
+      'export',
+      '--all',
+      '--endpoint',
+      receiver.url,
+    ]);
     expect(r.sessions).toEqual([expect.objectContaining({ id: 'open1', spans: 1, open: 2 })]);
     expect(receiver.spans.map((s) => s.name)).toEqual(['chat x']);
-    const none = await w.json<{ sessions: unknown[] }>(['otel', 'export', '--since', '2099-01-01T00:00:00Z', '--endpoint', receiver.url]);
+    const none = await w.json<{ sessions: unknown[] }>([
+      'otel',
+      'export',
+      '--since',
+      '2099-01-01T00:00:00Z',
+      '--endpoint',
+      receiver.url,
+    ]);
     expect(none.sessions).toEqual([]);
   });
 });

@@ -24,7 +24,11 @@ class Follow {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
   constructor(ws: Workspace, endpoint: string, env: Record<string, string>) {
-    this.child = spawn(process.execPath, [BATON, 'otel', 'follow', '--endpoint', endpoint, '--json'], { cwd: ws.dir, env: baseEnv({ ...QUICK, ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [BATON, 'otel', 'follow', '--endpoint', endpoint, '--json'], {
+      cwd: ws.dir,
+      env: baseEnv({ ...QUICK, ...env }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.child.stdout!.on('data', (b: Buffer) => (this.out += b.toString('utf8')));
     this.child.stderr!.on('data', (b: Buffer) => (this.err += b.toString('utf8')));
     this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
@@ -39,7 +43,10 @@ class Follow {
   }
 
   async started(): Promise<void> {
-    await until(() => this.err.includes('Ctrl+C to stop'), () => `follow did not start: ${this.err}`);
+    await until(
+      () => this.err.includes('Ctrl+C to stop'),
+      () => `follow did not start: ${this.err}`,
+    );
   }
 }
 
@@ -57,11 +64,15 @@ function countById(spans: ReceivedSpan[]): Map<string, number> {
   return m;
 }
 
-const stores: Array<[string, () => { env: Record<string, string>; cleanup: () => Promise<void> }]> = [['file store', () => ({ env: {}, cleanup: async () => undefined })]];
+const stores: Array<[string, () => { env: Record<string, string>; cleanup: () => Promise<void> }]> = [
+  ['file store', () => ({ env: {}, cleanup: async () => undefined })],
+];
 if (PG_URL && EMBEDDED) {
   // The follower holds a LISTEN connection while the test writes through others: the embedded
   // server runs one session for all connections, so the writers would wait forever.
-  console.warn('otel follow on PostgreSQL: SKIPPED on embedded PostgreSQL (a listening follower and writers in other processes need a real server; set BATON_TEST_PG_URL)');
+  console.warn(
+    'otel follow on PostgreSQL: SKIPPED on embedded PostgreSQL (a listening follower and writers in other processes need a real server; set BATON_TEST_PG_URL)',
+  );
 } else if (PG_URL) {
   stores.push([
     'PostgreSQL store',
@@ -92,7 +103,10 @@ describe.each(stores)('otel follow on the %s', (_name, makeStore) => {
       await b('phase', 'start', 'a', '--agent', 'alice');
       await b('tokens', 'add', '--agent', 'alice', '--phase', 'a', '--input', '10', '--output', '2');
       await b('phase', 'done', 'a');
-      await until(() => receiver.spans.some((s) => s.name === 'phase a') && first.reported === receiver.spans.length, () => `first follower: ${first.out} ${first.err}`);
+      await until(
+        () => receiver.spans.some((s) => s.name === 'phase a') && first.reported === receiver.spans.length,
+        () => `first follower: ${first.out} ${first.err}`,
+      );
       first.child.kill('SIGKILL');
       expect((await first.exited).signal).toBe('SIGKILL');
       const beforeKill = receiver.spans.length;
@@ -109,17 +123,29 @@ describe.each(stores)('otel follow on the %s', (_name, makeStore) => {
       await b('phase', 'start', 'c');
       await b('phase', 'done', 'c');
       await b('complete');
-      await until(() => receiver.spans.some((s) => s.parentSpanId === null) && second.reported === receiver.spans.length - beforeKill, () => `second follower: ${second.out} ${second.err}`);
+      await until(
+        () =>
+          receiver.spans.some((s) => s.parentSpanId === null) && second.reported === receiver.spans.length - beforeKill,
+        () => `second follower: ${second.out} ${second.err}`,
+      );
       second.child.kill('SIGTERM');
       expect((await second.exited).code).toBe(0);
       // Exactly once each, and exactly the spans a one-off export of the whole session sends.
       const counts = countById(receiver.spans);
-      expect([...counts.values()].every((n) => n === 1), JSON.stringify([...counts])).toBe(true);
+      expect(
+        [...counts.values()].every((n) => n === 1),
+        JSON.stringify([...counts]),
+      ).toBe(true);
       const check = await new Receiver().start();
       await ws.ok(['otel', 'export', '--session', 'f1', '--endpoint', check.url], { env: store.env });
       await check.stop();
       expect([...counts.keys()].sort()).toEqual(check.spans.map((s) => s.spanId).sort());
-      expect(receiver.spans.filter((s) => s.name === 'phase b').map((s) => s.status.code).sort()).toEqual([0, 2]);
+      expect(
+        receiver.spans
+          .filter((s) => s.name === 'phase b')
+          .map((s) => s.status.code)
+          .sort(),
+      ).toEqual([0, 2]);
     } finally {
       await receiver.stop();
       await store.cleanup();
@@ -143,10 +169,16 @@ describe.each(stores)('otel follow on the %s', (_name, makeStore) => {
       await b('tokens', 'add', '--agent', 'x', '--phase', 'a', '--input', '4', '--output', '1');
       await b('phase', 'done', 'a');
       await b('complete');
-      await until(() => f.err.includes(`to ${receiver.url}/v1/traces`) && f.err.includes('Keeping the place'), () => `no warning while down: ${f.err}`);
+      await until(
+        () => f.err.includes(`to ${receiver.url}/v1/traces`) && f.err.includes('Keeping the place'),
+        () => `no warning while down: ${f.err}`,
+      );
       expect(f.err).toMatch(/warning: Could not send \d+ spans to http:\/\/127\.0\.0\.1:\d+\/v1\/traces/);
       await receiver.start(port);
-      await until(() => receiver.spans.some((s) => s.parentSpanId === null) && f.reported === receiver.spans.length, () => `not caught up: ${f.out} ${f.err}`);
+      await until(
+        () => receiver.spans.some((s) => s.parentSpanId === null) && f.reported === receiver.spans.length,
+        () => `not caught up: ${f.out} ${f.err}`,
+      );
       f.child.kill('SIGTERM');
       expect((await f.exited).code).toBe(0);
       const counts = countById(receiver.spans);

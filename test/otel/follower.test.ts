@@ -28,7 +28,15 @@ async function finished(m: SessionManager, id: string): Promise<void> {
 async function follow(m: SessionManager, since: Date | null): Promise<FollowSent[]> {
   const sent: FollowSent[] = [];
   const sender = await Sender.open(exportConfig({}, { endpoint: receiver!.url }));
-  const f = new Follower({ manager: m, sender, destination: 'test', sessionId: null, since, onSent: (s) => sent.push(s), onWarning: (w) => sent.push({ sessionId: `warning: ${w}`, spans: 0, through: 0 }) });
+  const f = new Follower({
+    manager: m,
+    sender,
+    destination: 'test',
+    sessionId: null,
+    since,
+    onSent: (s) => sent.push(s),
+    onWarning: (w) => sent.push({ sessionId: `warning: ${w}`, spans: 0, through: 0 }),
+  });
   await f.start();
   await f.idle();
   await f.stop();
@@ -66,7 +74,10 @@ describe('the follower', () => {
     Object.defineProperty(store, 'cursors', { value: undefined });
     const m = new SessionManager({ store });
     await finished(m, 'x');
-    await expect(follow(m, null)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining('keeps no cursors') });
+    await expect(follow(m, null)).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+      message: expect.stringContaining('keeps no cursors'),
+    });
     expect(receiver.requests).toHaveLength(0);
   });
 
@@ -79,7 +90,14 @@ describe('the follower', () => {
     const sent: string[] = [];
     const warnings: string[] = [];
     const sender = await Sender.open(exportConfig({ BATON_OTEL_BACKOFF_MS: '20' }, { endpoint: receiver.url }));
-    const f = new Follower({ manager: m, sender, destination: 'test', sessionId: null, onSent: (x) => sent.push(x.sessionId), onWarning: (w) => warnings.push(w) });
+    const f = new Follower({
+      manager: m,
+      sender,
+      destination: 'test',
+      sessionId: null,
+      onSent: (x) => sent.push(x.sessionId),
+      onWarning: (w) => warnings.push(w),
+    });
     try {
       await f.start();
       const until = async (ok: () => boolean): Promise<void> => {
@@ -87,7 +105,9 @@ describe('the follower', () => {
         expect(ok()).toBe(true);
       };
       await until(() => sent.includes('good') && warnings.length >= 2);
-      expect(warnings[0]).toMatch(/^Session bad not sent now \(CORRUPT\): An otel cursor holds "garbage".* Trying again in 20 ms\.$/);
+      expect(warnings[0]).toMatch(
+        /^Session bad not sent now \(CORRUPT\): An otel cursor holds "garbage".* Trying again in 20 ms\.$/,
+      );
       expect(warnings[1]).toContain('Trying again in 40 ms.');
       await m.cursors.put('otel.test.bad', JSON.stringify({ seq: 0 }), 'garbage');
       await until(() => sent.includes('bad'));

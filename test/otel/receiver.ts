@@ -29,7 +29,9 @@ export interface ReceivedSpan {
   contentType: string;
 }
 
-const root = protobuf.parse(fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'otlp-trace.proto'), 'utf8')).root;
+const root = protobuf.parse(
+  fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'otlp-trace.proto'), 'utf8'),
+).root;
 const Request = root.lookupType('otlp.ExportTraceServiceRequest');
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -73,7 +75,11 @@ function spansOf(req: Obj, contentType: string): ReceivedSpan[] {
           start: nanos(s.startTimeUnixNano),
           end: nanos(s.endTimeUnixNano),
           attributes: attributes(s.attributes),
-          events: ((s.events ?? []) as Obj[]).map((e) => ({ name: e.name, time: nanos(e.timeUnixNano), attributes: attributes(e.attributes) })),
+          events: ((s.events ?? []) as Obj[]).map((e) => ({
+            name: e.name,
+            time: nanos(e.timeUnixNano),
+            attributes: attributes(e.attributes),
+          })),
           status: { code: Number(s.status?.code ?? 0), message: s.status?.message ?? '' },
           resource,
           scope: ss.scope?.name ?? '',
@@ -132,7 +138,12 @@ export class Receiver {
       const reply = (status: number, body = ''): void => {
         this.requests.push({ contentType, headers: req.headers, status });
         const send = (): void => {
-          if (!res.destroyed) res.writeHead(status, { 'content-type': contentType.includes('json') ? 'application/json' : 'application/x-protobuf' }).end(body);
+          if (!res.destroyed)
+            res
+              .writeHead(status, {
+                'content-type': contentType.includes('json') ? 'application/json' : 'application/x-protobuf',
+              })
+              .end(body);
         };
         if (this.delayMs > 0) setTimeout(send, this.delayMs);
         else send();
@@ -143,7 +154,9 @@ export class Receiver {
         return reply(503);
       }
       const body = Buffer.concat(chunks);
-      const decoded = contentType.includes('json') ? (JSON.parse(body.toString('utf8')) as Obj) : (Request.toObject(Request.decode(body), { longs: String, enums: Number }) as Obj);
+      const decoded = contentType.includes('json')
+        ? (JSON.parse(body.toString('utf8')) as Obj)
+        : (Request.toObject(Request.decode(body), { longs: String, enums: Number }) as Obj);
       this.spans.push(...spansOf(decoded, contentType));
       reply(200, contentType.includes('json') ? '{}' : '');
     });

@@ -18,7 +18,15 @@ const SURFACES = ['src/cli/', 'src/mcp/', 'src/hooks/', 'src/ui/', 'src/otel/'];
 /** Every name an entry exports, with `value` (exists at run time) or `type`, sorted. */
 function exportsOf(entry: string): Array<{ name: string; kind: 'value' | 'type' }> {
   const file = path.join(ROOT, entry);
-  const program = ts.createProgram([file], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, noEmit: true, skipLibCheck: true, types: [] });
+  const program = ts.createProgram([file], {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    types: [],
+  });
   const checker = program.getTypeChecker();
   const module = checker.getSymbolAtLocation(program.getSourceFile(file)!)!;
   return checker
@@ -26,8 +34,13 @@ function exportsOf(entry: string): Array<{ name: string; kind: 'value' | 'type' 
     .map((s) => {
       const target = s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s;
       // `export type { C }` of a class is a type for the user: it cannot be called or built.
-      const typeOnly = (s.declarations ?? []).some((d) => ts.isExportSpecifier(d) && (d.isTypeOnly || d.parent.parent.isTypeOnly));
-      return { name: s.name, kind: target.flags & ts.SymbolFlags.Value && !typeOnly ? ('value' as const) : ('type' as const) };
+      const typeOnly = (s.declarations ?? []).some(
+        (d) => ts.isExportSpecifier(d) && (d.isTypeOnly || d.parent.parent.isTypeOnly),
+      );
+      return {
+        name: s.name,
+        kind: target.flags & ts.SymbolFlags.Value && !typeOnly ? ('value' as const) : ('type' as const),
+      };
     })
     .sort((a, b) => a.name.localeCompare(b.name));
 }
@@ -37,7 +50,10 @@ describe('the library entry', () => {
 
   it(`exports at most ${MAX_EXPORTS} names, each in the golden list`, () => {
     expect(names.length).toBeLessThanOrEqual(MAX_EXPORTS);
-    compareGolden(path.join(ROOT, 'test/golden/library-exports.golden.txt'), names.map((n) => `${n.kind} ${n.name}`).join('\n') + '\n');
+    compareGolden(
+      path.join(ROOT, 'test/golden/library-exports.golden.txt'),
+      names.map((n) => `${n.kind} ${n.name}`).join('\n') + '\n',
+    );
   });
 
   it('opens the manager one way: openManager(); SessionManager is a type, not a second constructor', async () => {
@@ -45,7 +61,12 @@ describe('the library entry', () => {
     expect(typeof lib['openManager']).toBe('function');
     expect(lib['SessionManager']).toBeUndefined();
     // What runs matches what the types say: the value exports are the golden's values.
-    expect(Object.keys(lib).sort()).toEqual(names.filter((n) => n.kind === 'value').map((n) => n.name).sort());
+    expect(Object.keys(lib).sort()).toEqual(
+      names
+        .filter((n) => n.kind === 'value')
+        .map((n) => n.name)
+        .sort(),
+    );
   });
 
   it('reaches no surface through its imports or their imports', () => {
@@ -69,7 +90,12 @@ describe('the library entry', () => {
 
 describe('src/', () => {
   it('holds no @deprecated symbol: nothing is published yet, so a rename needs no alias', () => {
-    const hits = sourceFiles().flatMap((f) => fs.readFileSync(path.join(ROOT, f), 'utf8').split('\n').flatMap((line, i) => (line.includes('@deprecated') ? [`${f}:${i + 1}: ${line.trim()}`] : [])));
+    const hits = sourceFiles().flatMap((f) =>
+      fs
+        .readFileSync(path.join(ROOT, f), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (line.includes('@deprecated') ? [`${f}:${i + 1}: ${line.trim()}`] : [])),
+    );
     expect(hits).toEqual([]);
   });
 });

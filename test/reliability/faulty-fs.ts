@@ -64,7 +64,12 @@ export class FaultyFs {
         // writeSync(fd, buffer, offset, length, position).
         const [fd, data] = a as [number, string | Uint8Array];
         const string = typeof data === 'string';
-        const buf = string ? Buffer.from(data) : Buffer.from(data).subarray((a[2] as number | undefined) ?? 0, a[3] === undefined ? undefined : ((a[2] as number | undefined) ?? 0) + (a[3] as number));
+        const buf = string
+          ? Buffer.from(data)
+          : Buffer.from(data).subarray(
+              (a[2] as number | undefined) ?? 0,
+              a[3] === undefined ? undefined : ((a[2] as number | undefined) ?? 0) + (a[3] as number),
+            );
         const position = (string ? a[2] : a[4]) as number | null | undefined;
         fs.writeSync(fd, buf, 0, Math.floor(buf.length / 2), position ?? null);
       });

@@ -50,7 +50,11 @@ async function script(fault: Fault | null): Promise<Outcome> {
       out.failed.push(text);
       // The library's own error, not the surfaces' mapping of it (issue 25): a BatonError with the cause.
       const reason = (e as BatonError).details?.['reason'];
-      out.codes.push(e instanceof BatonError && (reason === 'io_error' || reason === 'disk_full') ? e.code : `not mapped: ${toBatonError(e, 'bug').code} ${String(e)}`);
+      out.codes.push(
+        e instanceof BatonError && (reason === 'io_error' || reason === 'disk_full')
+          ? e.code
+          : `not mapped: ${toBatonError(e, 'bug').code} ${String(e)}`,
+      );
     }
   };
   let started = false;
@@ -106,7 +110,9 @@ describe('file store: injected I/O errors on open, write, fsync and rename', () 
             // A full disk may take half a write before it refuses the rest.
             const o = await script({ op, errno, nth, times, partial: op === 'write' && errno === 'ENOSPC' });
             expect(o.faulty.failures, `${op} #${nth}`).toBeGreaterThan(0);
-            expect(new Set(o.codes), JSON.stringify(o)).toEqual(o.codes.length ? new Set(['STORE_UNAVAILABLE']) : new Set());
+            expect(new Set(o.codes), JSON.stringify(o)).toEqual(
+              o.codes.length ? new Set(['STORE_UNAVAILABLE']) : new Set(),
+            );
             await verify(o);
           }
         }

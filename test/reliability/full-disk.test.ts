@@ -89,7 +89,12 @@ describe('file store on a full disk (tmpfs)', () => {
         continue;
       }
       expect(r.code, r.stdout + r.stderr).toBe(EXIT_CODES.STORE_UNAVAILABLE);
-      expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringMatching(/disk is full \(ENOSPC/), details: { errno: 'ENOSPC', reason: 'disk_full' }, hint: expect.stringMatching(/Free disk space/) });
+      expect(JSON.parse(r.stdout).error).toMatchObject({
+        code: 'STORE_UNAVAILABLE',
+        message: expect.stringMatching(/disk is full \(ENOSPC/),
+        details: { errno: 'ENOSPC', reason: 'disk_full' },
+        hint: expect.stringMatching(/Free disk space/),
+      });
       failed.push(text);
     }
     expect(failed.length).toBeGreaterThan(20);
@@ -154,7 +159,12 @@ describe('the library and MCP on a full disk (tmpfs)', () => {
     // The MCP server over the same manager: an isError result with the code and a hint a model can act on.
     const mcp = await connect({ manager: m });
     try {
-      const body = await refused(mcp.client, 'note_add', { session: 'lib', text: `mcp ${'z'.repeat(4000)}` }, 'STORE_UNAVAILABLE');
+      const body = await refused(
+        mcp.client,
+        'note_add',
+        { session: 'lib', text: `mcp ${'z'.repeat(4000)}` },
+        'STORE_UNAVAILABLE',
+      );
       expect(body.details).toMatchObject({ errno: 'ENOSPC', reason: 'disk_full' });
     } finally {
       await mcp.close();

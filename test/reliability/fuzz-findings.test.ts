@@ -23,7 +23,11 @@ describe('paths the file system refuses', () => {
   it('a store folder under a file is BAD_INPUT or NO_STORE, never INTERNAL', async () => {
     const ws = await withSession('s1');
     ws.write('afile', 'x');
-    for (const args of [['init', '--dir', 'afile/store'], ['start', 'T', '--dir', 'afile/store'], ['status', '--dir', 'afile/store']]) {
+    for (const args of [
+      ['init', '--dir', 'afile/store'],
+      ['start', 'T', '--dir', 'afile/store'],
+      ['status', '--dir', 'afile/store'],
+    ]) {
       const res = await ws.run(args);
       expect([2, 14], `${args.join(' ')}: ${res.stderr}`).toContain(res.code);
       expect(res.stderr).toMatch(/^error\[(BAD_INPUT|NO_STORE)\]/);

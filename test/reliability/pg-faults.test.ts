@@ -52,7 +52,9 @@ async function underFault(url: string, id: string, fault: () => Promise<void>, a
   let faultOver = Infinity;
   const deadline = Date.now() + 90_000;
   const carriedOn = (l: WorkerLog): number => l.acked.filter((a) => a.at > faultOver).length;
-  const workers = Array.from({ length: 8 }, (_, k) => noteWorker(url, id, `w${k}`, (l) => Date.now() > deadline || carriedOn(l) >= after));
+  const workers = Array.from({ length: 8 }, (_, k) =>
+    noteWorker(url, id, `w${k}`, (l) => Date.now() > deadline || carriedOn(l) >= after),
+  );
   await sleep(600);
   await fault();
   faultOver = Date.now();
@@ -74,7 +76,10 @@ describe('PostgreSQL (private server) under faults', () => {
       await sleep(400);
       pg.startServer();
     });
-    expect(logs.reduce((n, l) => n + l.failed.length, 0), 'the restart was felt').toBeGreaterThan(0);
+    expect(
+      logs.reduce((n, l) => n + l.failed.length, 0),
+      'the restart was felt',
+    ).toBeGreaterThan(0);
     expect(checkNotes(await events(url, 'restart'), logs)).toEqual([]);
   });
 
@@ -111,7 +116,9 @@ describe('PostgreSQL (private server) under faults', () => {
       const logs = await underFault(url, 'terminate', async () => {
         const until = Date.now() + 1500;
         while (Date.now() < until) {
-          const r = await admin.query(`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = 'baton' AND state <> 'idle' AND pid <> pg_backend_pid()`);
+          const r = await admin.query(
+            `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = 'baton' AND state <> 'idle' AND pid <> pg_backend_pid()`,
+          );
           killed += r.rows.length;
           await sleep(15);
         }
@@ -122,12 +129,14 @@ describe('PostgreSQL (private server) under faults', () => {
       starting = false;
       const st = await starts;
       expect(st.acked.length).toBeGreaterThan(0);
-      for (const f of st.failed) expect(f, 'a killed start is retryable').toMatchObject({ code: 'STORE_UNAVAILABLE', retryable: true });
+      for (const f of st.failed)
+        expect(f, 'a killed start is retryable').toMatchObject({ code: 'STORE_UNAVAILABLE', retryable: true });
       // Every session is whole: the acknowledged ones and any whose commit answer was lost.
       const s = new PostgresStore({ url });
       try {
         for (const id of st.acked) expect((await s.readEvents(id))[0]!.type).toBe('session.created');
-        for (const f of st.failed) if (await s.exists(f.id)) expect((await s.readEvents(f.id))[0]!.type).toBe('session.created');
+        for (const f of st.failed)
+          if (await s.exists(f.id)) expect((await s.readEvents(f.id))[0]!.type).toBe('session.created');
       } finally {
         await s.close();
       }

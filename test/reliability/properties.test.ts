@@ -29,59 +29,92 @@ const phase = fc.constantFrom(...PHASES, 'nope');
 const word = fc.string({ minLength: 0, maxLength: 12 });
 const command: fc.Arbitrary<{ name: string; run: Cmd }> = fc.oneof(
   word.map((t) => ({ name: `note ${t}`, run: (m: SessionManager) => m.note(ID, { text: t }) })),
-  fc.tuple(phase, fc.constantFrom('start', 'complete', 'fail', 'skip', 'retry', 'done') as fc.Arbitrary<'start' | 'complete' | 'fail' | 'skip' | 'retry' | 'done'>).map(([p, v]) => ({ name: `phase ${v} ${p}`, run: (m: SessionManager) => m.phase(ID, p, v) })),
-  fc.tuple(phase, word).map(([p, s]) => ({ name: `substep ${p} ${s}`, run: (m: SessionManager) => m.substep(ID, p, s) })),
-  fc.tuple(phase, word).map(([p, msg]) => ({ name: `error ${p}`, run: (m: SessionManager) => m.error(ID, { phase: p, type: 'test', message: msg }) })),
-  fc.tuple(fc.integer({ min: -5, max: 5000 }), fc.integer({ min: 0, max: 5000 })).map(([i, o]) => ({ name: `tokens ${i} ${o}`, run: (m: SessionManager) => m.tokens(ID, { agent: 'a', input: i, output: o }) })),
-  fc.tuple(word, word).map(([t, c]) => ({ name: `decision ${t}`, run: (m: SessionManager) => m.decision(ID, { title: t, choice: c }) })),
+  fc
+    .tuple(
+      phase,
+      fc.constantFrom('start', 'complete', 'fail', 'skip', 'retry', 'done') as fc.Arbitrary<
+        'start' | 'complete' | 'fail' | 'skip' | 'retry' | 'done'
+      >,
+    )
+    .map(([p, v]) => ({ name: `phase ${v} ${p}`, run: (m: SessionManager) => m.phase(ID, p, v) })),
+  fc
+    .tuple(phase, word)
+    .map(([p, s]) => ({ name: `substep ${p} ${s}`, run: (m: SessionManager) => m.substep(ID, p, s) })),
+  fc
+    .tuple(phase, word)
+    .map(([p, msg]) => ({
+      name: `error ${p}`,
+      run: (m: SessionManager) => m.error(ID, { phase: p, type: 'test', message: msg }),
+    })),
+  fc
+    .tuple(fc.integer({ min: -5, max: 5000 }), fc.integer({ min: 0, max: 5000 }))
+    .map(([i, o]) => ({
+      name: `tokens ${i} ${o}`,
+      run: (m: SessionManager) => m.tokens(ID, { agent: 'a', input: i, output: o }),
+    })),
+  fc
+    .tuple(word, word)
+    .map(([t, c]) => ({ name: `decision ${t}`, run: (m: SessionManager) => m.decision(ID, { title: t, choice: c }) })),
   word.map((t) => ({ name: `finding ${t}`, run: (m: SessionManager) => m.finding(ID, { text: t }) })),
   word.map((t) => ({ name: `milestone ${t}`, run: (m: SessionManager) => m.milestone(ID, { title: t }) })),
   word.map((t) => ({ name: `context ${t}`, run: (m: SessionManager) => m.context(ID, t) })),
-  fc.integer({ min: -10, max: 100_000 }).map((n) => ({ name: `budget ${n}`, run: (m: SessionManager) => m.budget(ID, n) })),
-  fc.constantFrom('pause', 'complete', 'fail', 'abandon', 'interrupt').map((a) => ({ name: `lifecycle ${a}`, run: (m: SessionManager) => m.lifecycle(ID, a as 'pause') })),
+  fc
+    .integer({ min: -10, max: 100_000 })
+    .map((n) => ({ name: `budget ${n}`, run: (m: SessionManager) => m.budget(ID, n) })),
+  fc
+    .constantFrom('pause', 'complete', 'fail', 'abandon', 'interrupt')
+    .map((a) => ({ name: `lifecycle ${a}`, run: (m: SessionManager) => m.lifecycle(ID, a as 'pause') })),
   fc.constant({ name: 'resume', run: (m: SessionManager) => m.resume(ID) }),
 );
 
 /** The files of the session whose bytes a refused command must not change. */
 function bytes(root: string): string {
   const dir = path.join(root, 'sessions', ID);
-  return ['journal.jsonl', 'snapshot.json', 'snapshot.json.bak'].map((f) => (fs.existsSync(path.join(dir, f)) ? fs.readFileSync(path.join(dir, f), 'hex') : '-')).join('|');
+  return ['journal.jsonl', 'snapshot.json', 'snapshot.json.bak']
+    .map((f) => (fs.existsSync(path.join(dir, f)) ? fs.readFileSync(path.join(dir, f), 'hex') : '-'))
+    .join('|');
 }
 
 describe('properties of the journal (fast-check)', () => {
   it('any command sequence: snapshot + tail folds to the full replay; a refused command changes no byte', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 30 }), fc.integer({ min: 1, max: 6 }), async (cmds, every) => {
-        const root = path.join(tempDir('baton-prop-'), '.baton');
-        FileStore.init(root);
-        const store = new FileStore({ root });
-        const m = new SessionManager({ store, agent: 'prop', snapshotEvery: every });
-        try {
-          await m.start({ title: 'prop', id: ID, phases: PHASES.map((p) => ({ id: p, name: p })) });
-          for (const c of cmds) {
-            const before = bytes(root);
-            try {
-              await c.run(m);
-            } catch (e) {
-              expect(isBatonError(e), `${c.name}: ${String(e)}`).toBe(true);
-              expect(bytes(root), `${c.name} was refused (${(e as Error).message}) but changed the journal`).toBe(before);
-            }
-          }
-          const fresh = new FileStore({ root });
+      fc.asyncProperty(
+        fc.array(command, { minLength: 1, maxLength: 30 }),
+        fc.integer({ min: 1, max: 6 }),
+        async (cmds, every) => {
+          const root = path.join(tempDir('baton-prop-'), '.baton');
+          FileStore.init(root);
+          const store = new FileStore({ root });
+          const m = new SessionManager({ store, agent: 'prop', snapshotEvery: every });
           try {
-            const loaded = await fresh.load(ID);
-            const all = await fresh.readEvents(ID);
-            const viaSnapshot = fold(loaded.snapshot?.state ?? null, loaded.events, ID);
-            const viaReplay = fold(null, all, ID);
-            expect(viaSnapshot).toEqual(viaReplay);
-            expect(viaReplay!.revision).toBe(all.length);
+            await m.start({ title: 'prop', id: ID, phases: PHASES.map((p) => ({ id: p, name: p })) });
+            for (const c of cmds) {
+              const before = bytes(root);
+              try {
+                await c.run(m);
+              } catch (e) {
+                expect(isBatonError(e), `${c.name}: ${String(e)}`).toBe(true);
+                expect(bytes(root), `${c.name} was refused (${(e as Error).message}) but changed the journal`).toBe(
+                  before,
+                );
+              }
+            }
+            const fresh = new FileStore({ root });
+            try {
+              const loaded = await fresh.load(ID);
+              const all = await fresh.readEvents(ID);
+              const viaSnapshot = fold(loaded.snapshot?.state ?? null, loaded.events, ID);
+              const viaReplay = fold(null, all, ID);
+              expect(viaSnapshot).toEqual(viaReplay);
+              expect(viaReplay!.revision).toBe(all.length);
+            } finally {
+              await fresh.close();
+            }
           } finally {
-            await fresh.close();
+            await store.close();
           }
-        } finally {
-          await store.close();
-        }
-      }),
+        },
+      ),
       { numRuns: RUNS },
     );
   });

@@ -41,7 +41,9 @@ for (const kind of ['file', 'postgres'] as const) {
       it(name, async (ctx) => {
         const target = targets[kind];
         if (!target) {
-          console.warn(`SKIPPED torture trial ${name} on PostgreSQL: ${why} (BATON_TEST_PG_URL is ${PG_URL ? 'the embedded server' : 'not set'})`);
+          console.warn(
+            `SKIPPED torture trial ${name} on PostgreSQL: ${why} (BATON_TEST_PG_URL is ${PG_URL ? 'the embedded server' : 'not set'})`,
+          );
           return ctx.skip();
         }
         const r = await trial(target, SMALL, Date.now() + 120_000);

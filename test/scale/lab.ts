@@ -24,7 +24,8 @@ import { PrivatePg, freePort, privatePgUnavailable, sh } from '../support/privat
 /** Why the lab cannot run here (to print with the skip), or null when it can. */
 export function labUnavailable(): string | null {
   if (process.platform !== 'linux') return `network namespaces need Linux (this is ${process.platform})`;
-  if (process.getuid?.() !== 0) return 'network namespaces and veth links need root (run the tests as root, as CI does)';
+  if (process.getuid?.() !== 0)
+    return 'network namespaces and veth links need root (run the tests as root, as CI does)';
   const noServer = privatePgUnavailable();
   if (noServer) return noServer;
   if (!fs.existsSync(BATON)) return `the CLI is not built (${BATON}): run node scripts/build.mjs`;
@@ -62,15 +63,29 @@ export class Host {
   }
 
   /** Spawns `node dist/baton.cjs …args` inside this host's namespace (in a process group of its own). */
-  spawn(args: string[], extra: Record<string, string | undefined> = {}): { child: ChildProcess; result: Promise<Result> } {
-    const child = spawn('ip', ['netns', 'exec', this.ns, process.execPath, BATON, ...args], { cwd: this.dir, env: this.env(extra), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  spawn(
+    args: string[],
+    extra: Record<string, string | undefined> = {},
+  ): { child: ChildProcess; result: Promise<Result> } {
+    const child = spawn('ip', ['netns', 'exec', this.ns, process.execPath, BATON, ...args], {
+      cwd: this.dir,
+      env: this.env(extra),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     this.lab.track(child);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout!.on('data', (b: Buffer) => out.push(b));
     child.stderr!.on('data', (b: Buffer) => err.push(b));
     const result = new Promise<Result>((resolve) => {
-      child.on('close', (code, signal) => resolve({ code: code ?? 128 + (os.constants.signals[signal as NodeJS.Signals] ?? 0), stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
+      child.on('close', (code, signal) =>
+        resolve({
+          code: code ?? 128 + (os.constants.signals[signal as NodeJS.Signals] ?? 0),
+          stdout: Buffer.concat(out).toString('utf8'),
+          stderr: Buffer.concat(err).toString('utf8'),
+        }),
+      );
     });
     return { child, result };
   }
@@ -166,7 +181,9 @@ export class Lab {
     sh('ip', ['netns', 'add', ns]);
     const dir = path.join(this.root, `host-${name}`);
     fs.mkdirSync(dir);
-    this.hosts.push(new Host(this, name, ns, link, `postgres://postgres@${rootIp}:${port}/baton?schema=lab&connect_timeout=2`, dir));
+    this.hosts.push(
+      new Host(this, name, ns, link, `postgres://postgres@${rootIp}:${port}/baton?schema=lab&connect_timeout=2`, dir),
+    );
     sh('ip', ['link', 'add', link, 'type', 'veth', 'peer', 'name', peer]);
     sh('ip', ['link', 'set', peer, 'netns', ns]);
     sh('ip', ['addr', 'add', `${rootIp}/30`, 'dev', link]);
@@ -225,7 +242,10 @@ export class Lab {
     }
     this.server?.stop();
     for (const h of this.hosts) {
-      for (const args of [['link', 'del', h.link], ['netns', 'del', h.ns]]) {
+      for (const args of [
+        ['link', 'del', h.link],
+        ['netns', 'del', h.ns],
+      ]) {
         try {
           sh('ip', args);
         } catch {

@@ -48,7 +48,9 @@ describe.skipIf(!PG_URL)('the registry at scale', () => {
           '{"id":"g-' || i || '","title":"t","status":"' || CASE WHEN i % 200 = 7 THEN 'interrupted' ELSE 'completed' END ||
           '","archived":' || (i % 10 < 3)::text || ',"createdAt":"2026-01-01T00:00:00.000Z","leaseExpiresAt":null,"workspace":"ws-' || (i % 100) || '"}', 3
         FROM generate_series(1, 20000) i`);
-      await c.query(`INSERT INTO "${schema}".events (session_id, seq, type, body) SELECT 'g-' || i, q, 't', '{}' FROM generate_series(1, 2000) i, generate_series(1, 3) q`);
+      await c.query(
+        `INSERT INTO "${schema}".events (session_id, seq, type, body) SELECT 'g-' || i, q, 't', '{}' FROM generate_series(1, 2000) i, generate_series(1, 3) q`,
+      );
       await c.query(`ANALYZE "${schema}".sessions`);
       await c.query(`ANALYZE "${schema}".events`);
       const sql = statements(`"${schema}"`);
@@ -56,7 +58,9 @@ describe.skipIf(!PG_URL)('the registry at scale', () => {
         await c.query(`PREPARE ${name}(${types}) AS ${text}`);
         // The generic plan is what a long-lived worker's prepared statement settles on.
         await c.query('SET plan_cache_mode = force_generic_plan');
-        const r = await c.query<{ 'QUERY PLAN': Array<{ Plan: Plan }> }>(`EXPLAIN (FORMAT JSON) EXECUTE ${name}(${values})`);
+        const r = await c.query<{ 'QUERY PLAN': Array<{ Plan: Plan }> }>(
+          `EXPLAIN (FORMAT JSON) EXECUTE ${name}(${values})`,
+        );
         await c.query('RESET plan_cache_mode');
         await c.query(`DEALLOCATE ${name}`);
         return nodes(r.rows[0]!['QUERY PLAN'][0]!.Plan);
@@ -72,7 +76,9 @@ describe.skipIf(!PG_URL)('the registry at scale', () => {
       expect(await m.list({ workspace: 'ws-7', all: true })).toHaveLength(200);
       expect((await m.claims.candidates()).length).toBe(100); // i % 200 = 7: none archived
       const load = await explain('load_q', sql.load, 'text', "'g-42'");
-      const scanned = new Set(load.filter((n) => n['Relation Name']?.startsWith('events')).map((n) => n['Relation Name']));
+      const scanned = new Set(
+        load.filter((n) => n['Relation Name']?.startsWith('events')).map((n) => n['Relation Name']),
+      );
       expect(scanned.size).toBe(1); // one partition, not the table
       expect(load.filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name']?.startsWith('events'))).toEqual([]);
     } finally {
@@ -87,7 +93,9 @@ describe.skipIf(!PG_URL)('the registry at scale', () => {
     try {
       // The schema exactly as version 1 made it, with a session in it and its pointer.
       await c.query(`CREATE SCHEMA "${schema}"`);
-      await c.query(`CREATE TABLE "${schema}".migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+      await c.query(
+        `CREATE TABLE "${schema}".migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+      );
       await c.query(MIGRATIONS[0]!.sql(`"${schema}"`));
       await c.query(`INSERT INTO "${schema}".migrations (version, name) VALUES (1, 'v1')`);
       const v1 = new PostgresStore({ url });
@@ -107,7 +115,9 @@ describe.skipIf(!PG_URL)('the registry at scale', () => {
       const [ra, rb] = await Promise.all([a.prepare(), b.prepare()]);
       expect([...ra, ...rb].sort()).toEqual(MIGRATIONS.slice(1).map((x) => x.version));
       expect((await c.query(`SELECT max(version) AS v FROM "${schema}".migrations`)).rows[0].v).toBe(SCHEMA_VERSION);
-      const parts = await c.query(`SELECT count(*)::int AS n FROM pg_inherits WHERE inhparent = '"${schema}".events'::regclass`);
+      const parts = await c.query(
+        `SELECT count(*)::int AS n FROM pg_inherits WHERE inhparent = '"${schema}".events'::regclass`,
+      );
       expect(parts.rows[0].n).toBe(EVENT_PARTITIONS);
       expect((await a.readEvents('old')).map((e) => e.seq)).toEqual(Array.from({ length: 500 }, (_, i) => i + 1));
       const m = new SessionManager({ store: b });

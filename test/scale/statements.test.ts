@@ -36,10 +36,12 @@ function notKeyed(sql: string): string | null {
   // The key compared with $1, or with the key of another table of the statement (a join).
   const value = `(?:\\$1\\b${aliases.length ? `|(?:${aliases.join('|')})\\.(?:session_id|id)\\b` : ''})`;
   for (const r of refs) {
-    if (!SESSION_TABLES.includes(r.table) && r.table !== 'tombstones') return `it touches ${r.table}, which is not keyed by session`;
+    if (!SESSION_TABLES.includes(r.table) && r.table !== 'tombstones')
+      return `it touches ${r.table}, which is not keyed by session`;
     if (r.verb === 'INTO') {
       // An insert is keyed when its key comes from $1 or from a row the statement keyed.
-      if (!/VALUES\s*\(\s*\$1\b/.test(r.scope) && !/^\s*\([^)]*\)\s*SELECT\s+(?:\$1|\w+\.id|id)\b/.test(r.scope)) return `its INSERT INTO ${r.table} is not keyed by $1`;
+      if (!/VALUES\s*\(\s*\$1\b/.test(r.scope) && !/^\s*\([^)]*\)\s*SELECT\s+(?:\$1|\w+\.id|id)\b/.test(r.scope))
+        return `its INSERT INTO ${r.table} is not keyed by $1`;
       if (!/\$1\b/.test(sql)) return 'nothing in it names the session';
       continue;
     }
@@ -57,28 +59,36 @@ function inlineSql(): string[] {
   const out: string[] = [];
   for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.ts') && !x.startsWith('sql'))) {
     const text = fs.readFileSync(path.join(dir, f), 'utf8');
-    for (const m of text.matchAll(/\b(?:query|q)(?:<[^>]*>)?\(\s*(['"`])((?:(?!\1)[\s\S])*)\1/g)) out.push(`${f}: ${m[2]!.replace(/\$\{[^}]*\}/g, '${…}')}`);
+    for (const m of text.matchAll(/\b(?:query|q)(?:<[^>]*>)?\(\s*(['"`])((?:(?!\1)[\s\S])*)\1/g))
+      out.push(`${f}: ${m[2]!.replace(/\$\{[^}]*\}/g, '${…}')}`);
   }
   return out.sort();
 }
 
 /** The SQL text outside the statement sets, each with why it needs no session id. */
 const OTHER_SQL: Record<string, string> = {
-  'cursors.ts: INSERT INTO ${…}.cursors (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING': "a reader's cursor, keyed by the reader's name",
-  'cursors.ts: SELECT name, value FROM ${…}.cursors WHERE starts_with(name, $1) ORDER BY name COLLATE "C"': "readers' cursors by name prefix",
+  'cursors.ts: INSERT INTO ${…}.cursors (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING':
+    "a reader's cursor, keyed by the reader's name",
+  'cursors.ts: SELECT name, value FROM ${…}.cursors WHERE starts_with(name, $1) ORDER BY name COLLATE "C"':
+    "readers' cursors by name prefix",
   'cursors.ts: SELECT value FROM ${…}.cursors WHERE name = $1': "a reader's cursor, keyed by the reader's name",
-  'cursors.ts: UPDATE ${…}.cursors SET value = $2, updated_at = now() WHERE name = $1 AND value = $3': "a reader's cursor, keyed by the reader's name",
+  'cursors.ts: UPDATE ${…}.cursors SET value = $2, updated_at = now() WHERE name = $1 AND value = $3':
+    "a reader's cursor, keyed by the reader's name",
   'migrations.ts: CREATE SCHEMA IF NOT EXISTS ${…}': 'schema maintenance, once per version',
-  'migrations.ts: CREATE TABLE IF NOT EXISTS ${…}.migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())': 'schema maintenance',
+  'migrations.ts: CREATE TABLE IF NOT EXISTS ${…}.migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())':
+    'schema maintenance',
   'migrations.ts: INSERT INTO ${…}.migrations (version, name) VALUES ($1, $2)': 'schema maintenance',
   'migrations.ts: SELECT max(version) AS v FROM ${…}.migrations': 'schema version, once per process',
   'migrations.ts: SELECT pg_advisory_xact_lock(hashtextextended($1, 0))': 'the migration lock (no table)',
   'pool.ts: BEGIN': 'transaction control',
   'pool.ts: COMMIT': 'transaction control',
   'pool.ts: ROLLBACK': 'transaction control',
-  'step-results.ts: INSERT INTO ${…}.step_results (session_id, sha256, body) SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM ${…}.sessions WHERE id = $1) ON CONFLICT (session_id, sha256) DO NOTHING': "a durable step's large result, keyed by its session",
-  'step-results.ts: SELECT 1 AS x FROM ${…}.sessions WHERE id = $1': 'whether the session of a step result exists, keyed by its id',
-  'step-results.ts: SELECT body FROM ${…}.step_results WHERE session_id = $1 AND sha256 = $2': "a durable step's large result, keyed by its session",
+  'step-results.ts: INSERT INTO ${…}.step_results (session_id, sha256, body) SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM ${…}.sessions WHERE id = $1) ON CONFLICT (session_id, sha256) DO NOTHING':
+    "a durable step's large result, keyed by its session",
+  'step-results.ts: SELECT 1 AS x FROM ${…}.sessions WHERE id = $1':
+    'whether the session of a step result exists, keyed by its id',
+  'step-results.ts: SELECT body FROM ${…}.step_results WHERE session_id = $1 AND sha256 = $2':
+    "a durable step's large result, keyed by its session",
   'store.ts: SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms': "the server's clock (no table)",
   "store.ts: SELECT set_config('lock_timeout', $1, true)": 'a setting of the transaction (no table)',
   'store.ts: SELECT pg_advisory_xact_lock(hashtextextended($1, 0))': 'the workspace lock (no table)',
@@ -100,7 +110,9 @@ describe('every statement names one session, except the documented registry and 
   it('the checker tells a keyed statement from one that is not', () => {
     expect(notKeyed(`SELECT 1 FROM "sch".events WHERE session_id = $1`)).toBeNull();
     expect(notKeyed(`SELECT 1 FROM "sch".events WHERE seq = $1`)).toMatch(/not filtered/);
-    expect(notKeyed(`SELECT x.id FROM "sch".sessions x WHERE x.id = $1 AND (SELECT max(seq) FROM "sch".events) > 0`)).toMatch(/events is not filtered/);
+    expect(
+      notKeyed(`SELECT x.id FROM "sch".sessions x WHERE x.id = $1 AND (SELECT max(seq) FROM "sch".events) > 0`),
+    ).toMatch(/events is not filtered/);
     expect(notKeyed(`INSERT INTO "sch".events (session_id, seq) VALUES ($2, $1)`)).toMatch(/not keyed/);
     for (const k of registry) expect(notKeyed((all as Record<string, string>)[k]!), k).not.toBeNull();
   });
@@ -110,6 +122,12 @@ describe('every statement names one session, except the documented registry and 
     const listed = [...doc.matchAll(/^\| `(\w+)` \| registry/gm)].map((m) => m[1]);
     expect(listed.sort()).toEqual([...registry].sort());
     expect(inlineSql()).toEqual(Object.keys(OTHER_SQL).sort());
-    for (const text of Object.keys(OTHER_SQL)) expect(doc, text).toContain(text.replace(/^\w+\.ts: /, '').split(' ')[0]!.replace('${…}', ''));
+    for (const text of Object.keys(OTHER_SQL))
+      expect(doc, text).toContain(
+        text
+          .replace(/^\w+\.ts: /, '')
+          .split(' ')[0]!
+          .replace('${…}', ''),
+      );
   });
 });

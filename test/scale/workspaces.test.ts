@@ -13,14 +13,18 @@ import { PG_URL, dropSchema, freshSchema, needsRealServer, urlWith } from '../st
 import { expectError, runBaton, baseEnv, workspace } from '../cli/helpers.js';
 import type { ListRow, Workspace } from '../cli/helpers.js';
 
-const LOCK = "`baton start` takes the workspace lock: a transaction held on one connection while the store writes through another, which the embedded server's one session cannot run at once";
+const LOCK =
+  "`baton start` takes the workspace lock: a transaction held on one connection while the store writes through another, which the embedded server's one session cannot run at once";
 const WORKERS = 16;
 
 describe.skipIf(!PG_URL)('workspaces on a shared PostgreSQL store', () => {
   needsRealServer({
-    'workers in two project folders each start and keep their own active session; list --workspace filters; rows name the workspace': LOCK,
-    'one workspace shared on purpose: the second start is ACTIVE_EXISTS; --switch pauses only that workspace\'s session': LOCK,
-    [`${WORKERS} worker processes in ${WORKERS} project folders start sessions at once: all succeed, each active in its own workspace`]: LOCK,
+    'workers in two project folders each start and keep their own active session; list --workspace filters; rows name the workspace':
+      LOCK,
+    "one workspace shared on purpose: the second start is ACTIVE_EXISTS; --switch pauses only that workspace's session":
+      LOCK,
+    [`${WORKERS} worker processes in ${WORKERS} project folders start sessions at once: all succeed, each active in its own workspace`]:
+      LOCK,
     'an unusable workspace name is BAD_INPUT and writes nothing': LOCK,
   });
   const schemas: string[] = [];
@@ -32,7 +36,8 @@ describe.skipIf(!PG_URL)('workspaces on a shared PostgreSQL store', () => {
     schemas.push(schema);
     return urlWith({ schema });
   }
-  const rows = async (w: Workspace, env: Record<string, string>, extra: string[] = []): Promise<ListRow[]> => w.json<ListRow[]>(['list', ...extra], { env });
+  const rows = async (w: Workspace, env: Record<string, string>, extra: string[] = []): Promise<ListRow[]> =>
+    w.json<ListRow[]>(['list', ...extra], { env });
 
   it('workers in two project folders each start and keep their own active session; list --workspace filters; rows name the workspace', async () => {
     const url = store();
@@ -75,7 +80,9 @@ describe.skipIf(!PG_URL)('workspaces on a shared PostgreSQL store', () => {
     expect(expectError(refused, 'ACTIVE_EXISTS').message).toContain('first');
     expect((await b.run(['status', '--session', 'second'], { env: shared })).code).not.toBe(0);
     // --workspace names the same workspace as BATON_WORKSPACE.
-    await b.ok(['start', 'Second', '--id', 'second', '--switch', '--workspace', 'team-red'], { env: { BATON_STORE: url } });
+    await b.ok(['start', 'Second', '--id', 'second', '--switch', '--workspace', 'team-red'], {
+      env: { BATON_STORE: url },
+    });
     expect((await a.status('first', { env: shared })).status).toBe('paused');
     expect((await a.status(undefined, { env: shared })).id).toBe('second');
     expect((await other.status(undefined, { env: { BATON_STORE: url } })).id).toBe('elsewhere');
@@ -91,7 +98,9 @@ describe.skipIf(!PG_URL)('workspaces on a shared PostgreSQL store', () => {
     const url = store();
     const folders = Array.from({ length: WORKERS }, () => workspace());
     // Real processes, all started before any finishes: they race for the schema's migration too.
-    const results = await Promise.all(folders.map((w, i) => runBaton(['start', `Worker ${i}`, '--id', `w${i}`], w.dir, baseEnv({ BATON_STORE: url }))));
+    const results = await Promise.all(
+      folders.map((w, i) => runBaton(['start', `Worker ${i}`, '--id', `w${i}`], w.dir, baseEnv({ BATON_STORE: url }))),
+    );
     results.forEach((r, i) => expect(r.code, `worker ${i}: ${r.stderr}`).toBe(0));
     for (const [i, w] of folders.entries()) {
       const s = await w.status(undefined, { env: { BATON_STORE: url } });
@@ -99,7 +108,9 @@ describe.skipIf(!PG_URL)('workspaces on a shared PostgreSQL store', () => {
     }
     // And the same race inside ONE workspace still lets exactly one start (the lock holds).
     const shared = { BATON_STORE: url, BATON_WORKSPACE: 'one-for-all' };
-    const same = await Promise.all(folders.slice(0, 8).map((w, i) => runBaton(['start', `Shared ${i}`, '--id', `s${i}`], w.dir, baseEnv(shared))));
+    const same = await Promise.all(
+      folders.slice(0, 8).map((w, i) => runBaton(['start', `Shared ${i}`, '--id', `s${i}`], w.dir, baseEnv(shared))),
+    );
     expect(same.filter((r) => r.code === 0)).toHaveLength(1);
     for (const r of same.filter((x) => x.code !== 0)) expect(r.stderr).toContain('ACTIVE_EXISTS');
   });

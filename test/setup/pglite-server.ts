@@ -83,7 +83,8 @@ function renameStatements(id: number, type: string, message: Uint8Array): Uint8A
   const buf = Buffer.from(message.buffer, message.byteOffset, message.byteLength);
   let at: number;
   if (type === 'P') at = 5;
-  else if (type === 'B') at = buf.indexOf(0, 5) + 1; // after the portal name
+  else if (type === 'B')
+    at = buf.indexOf(0, 5) + 1; // after the portal name
   else if ((type === 'D' || type === 'C') && buf[5] === 0x53 /* 'S' */) at = 6;
   else return message;
   const end = buf.indexOf(0, at);

@@ -40,7 +40,9 @@ export default async function setup(): Promise<() => Promise<void>> {
   process.env['BATON_TEST_PG_URL'] = url;
   process.env['BATON_TEST_PG_EMBEDDED'] = '1';
   const version = (await db.query<{ v: string }>('SELECT version() AS v')).rows[0]?.v ?? '?';
-  console.log(`PostgreSQL tests: embedded PGlite at ${url} (${version.split(',')[0]}); set BATON_TEST_PG_URL to use a real server`);
+  console.log(
+    `PostgreSQL tests: embedded PGlite at ${url} (${version.split(',')[0]}); set BATON_TEST_PG_URL to use a real server`,
+  );
   for (const limit of EMBEDDED_LIMITS) console.log(`  embedded limit: ${limit}`);
   return async () => {
     await server.stop();

@@ -32,7 +32,11 @@ function child(root: string, op: 'archive' | 'delete' | 'open', id: string, cras
     const env = { ...process.env };
     delete env['BATON_TEST_CRASH_AT'];
     if (crashAt) env['BATON_TEST_CRASH_AT'] = crashAt;
-    const p = spawn(process.execPath, ['--import', 'tsx', CHILD, root, op, id], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, ['--import', 'tsx', CHILD, root, op, id], {
+      cwd: REPO,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     p.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -105,8 +109,17 @@ describe('archive interrupted by SIGKILL', () => {
       expect(exists(root, 'pending', 'target.json')).toBe(true);
       expect(exists(root, 'sessions', 'target')).toBe(step === 'after-marker');
       expect(exists(root, 'archive', 'target')).toBe(step === 'after-rename');
-      const marker = JSON.parse(fs.readFileSync(path.join(root, 'pending', 'target.json'), 'utf8')) as Record<string, unknown>;
-      expect(marker).toMatchObject({ format: 'baton.pending', op: 'archive', id: 'target', from: 'sessions/target', to: 'archive/target' });
+      const marker = JSON.parse(fs.readFileSync(path.join(root, 'pending', 'target.json'), 'utf8')) as Record<
+        string,
+        unknown
+      >;
+      expect(marker).toMatchObject({
+        format: 'baton.pending',
+        op: 'archive',
+        id: 'target',
+        from: 'sessions/target',
+        to: 'archive/target',
+      });
 
       const { m, store, repairs } = manager(root);
       const rows = await m.list({ all: true });
@@ -173,7 +186,9 @@ describe('delete interrupted by SIGKILL', () => {
         expect(entries(root, 'pending')).toEqual([]);
         expect(await store.exists('target')).toBe(false);
         const tombstones = await m.tombstones();
-        expect(tombstones).toEqual([{ id: 'target', deletedAt: expect.any(String), title: 'Target', status: 'completed', archived }]);
+        expect(tombstones).toEqual([
+          { id: 'target', deletedAt: expect.any(String), title: 'Target', status: 'completed', archived },
+        ]);
         await expectOtherIntact(m, store, other);
 
         const again = manager(root);
@@ -190,9 +205,12 @@ describe('delete interrupted by SIGKILL', () => {
     expect(r.signal).toBe('SIGKILL');
     const runs = await Promise.all([1, 2, 3, 4].map(() => child(root, 'open', 'x')));
     for (const run of runs) expect(run.code, run.stderr).toBe(0);
-    const reported = runs.flatMap((run) => (JSON.parse(run.stdout.replace(/^done /, '')) as { repairs: string[] }).repairs);
+    const reported = runs.flatMap(
+      (run) => (JSON.parse(run.stdout.replace(/^done /, '')) as { repairs: string[] }).repairs,
+    );
     expect(reported).toEqual(['delete_completed']);
-    for (const run of runs) expect((JSON.parse(run.stdout.replace(/^done /, '')) as { ids: string[] }).ids).toEqual(['other']);
+    for (const run of runs)
+      expect((JSON.parse(run.stdout.replace(/^done /, '')) as { ids: string[] }).ids).toEqual(['other']);
     const { m } = manager(root);
     expect((await m.tombstones()).map((t) => t.id)).toEqual(['target']);
     expect(fs.readFileSync(path.join(root, 'tombstones.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
@@ -216,7 +234,17 @@ describe('markers and trash on open', () => {
     const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
     try {
       fs.mkdirSync(path.join(root, 'pending'), { mode: 0o700 });
-      const marker = { format: 'baton.pending', v: 1, op: 'archive', id: 'target', from: 'sessions/target', to: 'archive/target', pid: sleeper.pid, host: os.hostname(), startedAt: new Date().toISOString() };
+      const marker = {
+        format: 'baton.pending',
+        v: 1,
+        op: 'archive',
+        id: 'target',
+        from: 'sessions/target',
+        to: 'archive/target',
+        pid: sleeper.pid,
+        host: os.hostname(),
+        startedAt: new Date().toISOString(),
+      };
       fs.writeFileSync(path.join(root, 'pending', 'target.json'), JSON.stringify(marker));
       const first = manager(root);
       expect((await first.m.list({ all: true })).find((x) => x.id === 'target')?.archived).toBe(false);
@@ -236,7 +264,17 @@ describe('markers and trash on open', () => {
     fs.mkdirSync(path.join(root, 'archive', 'target'), { mode: 0o700 });
     fs.writeFileSync(path.join(root, 'archive', 'target', 'stray.txt'), 'x');
     fs.mkdirSync(path.join(root, 'pending'), { mode: 0o700 });
-    const marker = { format: 'baton.pending', v: 1, op: 'archive', id: 'target', from: 'sessions/target', to: 'archive/target', pid: 999_999_999, host: os.hostname(), startedAt: new Date().toISOString() };
+    const marker = {
+      format: 'baton.pending',
+      v: 1,
+      op: 'archive',
+      id: 'target',
+      from: 'sessions/target',
+      to: 'archive/target',
+      pid: 999_999_999,
+      host: os.hostname(),
+      startedAt: new Date().toISOString(),
+    };
     fs.writeFileSync(path.join(root, 'pending', 'target.json'), JSON.stringify(marker));
     const { m, repairs } = manager(root);
     await m.list({ all: true });
@@ -249,7 +287,18 @@ describe('markers and trash on open', () => {
   it('never acts on a marker whose paths are not its own: moved aside, nothing touched', async () => {
     const { root } = await prepare();
     fs.mkdirSync(path.join(root, 'pending'), { mode: 0o700 });
-    const marker = { format: 'baton.pending', v: 1, op: 'delete', id: 'target', from: 'sessions/other', to: 'trash/target-1', pid: 999_999_999, host: os.hostname(), startedAt: 'x', tombstone: { id: 'target', deletedAt: 'x', title: 't', status: 'completed' } };
+    const marker = {
+      format: 'baton.pending',
+      v: 1,
+      op: 'delete',
+      id: 'target',
+      from: 'sessions/other',
+      to: 'trash/target-1',
+      pid: 999_999_999,
+      host: os.hostname(),
+      startedAt: 'x',
+      tombstone: { id: 'target', deletedAt: 'x', title: 't', status: 'completed' },
+    };
     fs.writeFileSync(path.join(root, 'pending', 'target.json'), JSON.stringify(marker));
     const { m, repairs } = manager(root);
     expect((await m.list({ all: true })).map((x) => x.id).sort()).toEqual(['other', 'target']);

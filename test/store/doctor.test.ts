@@ -37,7 +37,14 @@ function fresh(): FileStore {
 
 /** A manager over a fresh store handle (as a new process would open it). */
 function manager(o: Partial<ManagerOptions> = {}): SessionManager {
-  return new SessionManager({ store: fresh(), now: () => new Date(clock), agent: 'tester', snapshotEvery: 5, autoCheckpoint: false, ...o });
+  return new SessionManager({
+    store: fresh(),
+    now: () => new Date(clock),
+    agent: 'tester',
+    snapshotEvery: 5,
+    autoCheckpoint: false,
+    ...o,
+  });
 }
 
 function doctor(fix = false): Promise<DoctorReport> {
@@ -109,7 +116,15 @@ async function deadPid(): Promise<number> {
 
 /** A session with phases, notes, tokens, decisions: enough events for a snapshot or two. */
 async function busySession(m: SessionManager, id: string, notes = 12): Promise<void> {
-  await m.start({ title: `Session ${id}`, id, phases: [{ id: 'design', name: 'Design' }, { id: 'build', name: 'Build' }], switch: true });
+  await m.start({
+    title: `Session ${id}`,
+    id,
+    phases: [
+      { id: 'design', name: 'Design' },
+      { id: 'build', name: 'Build' },
+    ],
+    switch: true,
+  });
   await m.phase(id, 'design', 'start');
   for (let i = 0; i < notes; i++) await m.note(id, { text: `note ${i}` });
   await m.tokens(id, { input: 100, output: 50, agent: 'a1' });
@@ -119,7 +134,8 @@ async function busySession(m: SessionManager, id: string, notes = 12): Promise<v
   // The burst's lock is released and its room given back (append.ts) once the lock stopped
   // lingering (session-lock.ts): the journal at rest, as the tests below find and damage it.
   await m.derivedFiles.settled();
-  for (let i = 0; i < 400 && fs.existsSync(path.join(sdir(id), 'lock')); i++) await new Promise((r) => setTimeout(r, 5));
+  for (let i = 0; i < 400 && fs.existsSync(path.join(sdir(id), 'lock')); i++)
+    await new Promise((r) => setTimeout(r, 5));
 }
 
 beforeEach(() => {
@@ -174,12 +190,19 @@ describe('journals', () => {
   it('TORN_TAIL: reported without touching the file; --fix cuts it through the normal open path', async () => {
     await busySession(manager(), 'w');
     const before = await eventsOf('w');
-    const torn = encodeRecord({ v: 1, seq: before.length + 1, type: 'note.added', data: { text: 'half' } }).slice(0, 40);
+    const torn = encodeRecord({ v: 1, seq: before.length + 1, type: 'note.added', data: { text: 'half' } }).slice(
+      0,
+      40,
+    );
     fs.appendFileSync(journalOf('w'), torn);
 
     const r = await check();
     expect(codes(r)).toEqual(['TORN_TAIL']);
-    expect(only(r, 'TORN_TAIL', 'w')[0]).toMatchObject({ fixable: true, fixed: false, path: 'sessions/w/journal.jsonl' });
+    expect(only(r, 'TORN_TAIL', 'w')[0]).toMatchObject({
+      fixable: true,
+      fixed: false,
+      path: 'sessions/w/journal.jsonl',
+    });
     expect(r.ok).toBe(false);
 
     const f = await doctor(true);
@@ -278,7 +301,11 @@ describe('snapshots', () => {
 
     const r = await check();
     expect(codes(r)).toEqual(['SNAPSHOT_CORRUPT']);
-    expect(only(r, 'SNAPSHOT_CORRUPT', 'w').map((p) => p.path).sort()).toEqual(['sessions/w/snapshot.json', 'sessions/w/snapshot.json.bak']);
+    expect(
+      only(r, 'SNAPSHOT_CORRUPT', 'w')
+        .map((p) => p.path)
+        .sort(),
+    ).toEqual(['sessions/w/snapshot.json', 'sessions/w/snapshot.json.bak']);
 
     const f = await doctor(true);
     expect(f.ok).toBe(true);
@@ -298,11 +325,16 @@ describe('snapshots', () => {
     fs.writeFileSync(snapshotOf('w'), `${encodeRecord(bad)}\n`);
     const recX = decodeRecord(fs.readFileSync(snapshotOf('x'), 'utf8').trimEnd());
     if (!recX.ok) throw new Error(recX.reason);
-    fs.writeFileSync(snapshotOf('x'), `${encodeRecord({ ...recX.value, offset: (recX.value['offset'] as number) - 3 })}\n`);
+    fs.writeFileSync(
+      snapshotOf('x'),
+      `${encodeRecord({ ...recX.value, offset: (recX.value['offset'] as number) - 3 })}\n`,
+    );
 
     const r = await check();
     expect(codes(r)).toEqual(['SNAPSHOT_MISMATCH']);
-    expect(only(r, 'SNAPSHOT_MISMATCH', 'w')[0]!.message).toMatch(/differs from a full replay of the journal in: title/);
+    expect(only(r, 'SNAPSHOT_MISMATCH', 'w')[0]!.message).toMatch(
+      /differs from a full replay of the journal in: title/,
+    );
     expect(only(r, 'SNAPSHOT_MISMATCH', 'x')[0]!.message).toMatch(/points at byte/);
 
     const f = await doctor(true);
@@ -326,7 +358,10 @@ describe('the registry', () => {
     const logSize = fs.statSync(path.join(dir.root, 'index.log')).size;
     // Row of a says completed (it is paused), ghost has no folder, b has no row.
     const body = [{ ...a, status: 'completed' }, ghost].map((r) => JSON.stringify(r)).join(',\n');
-    fs.writeFileSync(path.join(dir.root, 'index.json'), `{"format":"baton.index","v":2,"logOffset":${logSize},"folders":"","sessions":[\n${body}\n]}\n`);
+    fs.writeFileSync(
+      path.join(dir.root, 'index.json'),
+      `{"format":"baton.index","v":2,"logOffset":${logSize},"folders":"","sessions":[\n${body}\n]}\n`,
+    );
 
     const r = await check();
     expect(codes(r)).toEqual(['INDEX_STALE']);
@@ -336,10 +371,19 @@ describe('the registry', () => {
 
     // The row of a deleted session (a tombstone names it) lingers until `list`: not a problem.
     const gone = { ...a, id: 'deleted-one' };
-    const withGone = fs.readFileSync(path.join(dir.root, 'index.json'), 'utf8').replace('\n]}', `,\n${JSON.stringify(gone)}\n]}`);
+    const withGone = fs
+      .readFileSync(path.join(dir.root, 'index.json'), 'utf8')
+      .replace('\n]}', `,\n${JSON.stringify(gone)}\n]}`);
     fs.writeFileSync(path.join(dir.root, 'index.json'), withGone);
-    fs.writeFileSync(path.join(dir.root, 'tombstones.jsonl'), `${encodeRecord({ id: 'deleted-one', deletedAt: new Date(T0).toISOString(), title: 'x', status: 'completed', archived: false })}\n`);
-    expect(only(await check(), 'INDEX_STALE').map((p) => p.sessionId).sort()).toEqual(['a', 'b', 'ghost']);
+    fs.writeFileSync(
+      path.join(dir.root, 'tombstones.jsonl'),
+      `${encodeRecord({ id: 'deleted-one', deletedAt: new Date(T0).toISOString(), title: 'x', status: 'completed', archived: false })}\n`,
+    );
+    expect(
+      only(await check(), 'INDEX_STALE')
+        .map((p) => p.sessionId)
+        .sort(),
+    ).toEqual(['a', 'b', 'ghost']);
 
     const f = await doctor(true);
     expect(f.ok).toBe(true);
@@ -394,7 +438,9 @@ describe('the active pointer and active sessions', () => {
     for (const id of ['done', 'old']) {
       fs.writeFileSync(path.join(dir.root, 'active'), `${id}\n`);
       const r = await check();
-      expect(only(r, 'ACTIVE_NOT_ACTIVE', id)[0]!.message).toMatch(id === 'done' ? /has ended \(completed\)/ : /is archived/);
+      expect(only(r, 'ACTIVE_NOT_ACTIVE', id)[0]!.message).toMatch(
+        id === 'done' ? /has ended \(completed\)/ : /is archived/,
+      );
       expect((await doctor(true)).ok).toBe(true);
       expect(await fresh().getActive()).toBeNull();
     }
@@ -490,14 +536,19 @@ describe('leftovers of dead processes', () => {
     const creating = path.join(dir.root, 'sessions', `b.creating-${dead}-abc`);
     fs.mkdirSync(creating);
     fs.writeFileSync(path.join(creating, 'journal.jsonl'), 'x\n');
-    const live = [path.join(dir.root, `index.json.tmp-${process.pid}-abc-1`), path.join(sdir('a'), `snapshot.json.tmp-${process.ppid}-abc-1`)];
+    const live = [
+      path.join(dir.root, `index.json.tmp-${process.pid}-abc-1`),
+      path.join(sdir('a'), `snapshot.json.tmp-${process.ppid}-abc-1`),
+    ];
     for (const f of live) fs.writeFileSync(f, 'in progress');
 
     const r = await check();
     expect(codes(r)).toEqual(['TEMP_FILES']);
-    expect(only(r, 'TEMP_FILES').map((p) => p.path).sort()).toEqual(
-      [...leftovers, creating].map((f) => path.relative(dir.root, f)).sort(),
-    );
+    expect(
+      only(r, 'TEMP_FILES')
+        .map((p) => p.path)
+        .sort(),
+    ).toEqual([...leftovers, creating].map((f) => path.relative(dir.root, f)).sort());
     const f = await doctor(true);
     expect(f.ok).toBe(true);
     for (const x of [...leftovers, creating]) expect(fs.existsSync(x)).toBe(false);
@@ -512,7 +563,8 @@ describe('leftovers of dead processes', () => {
     await busySession(m, 'b', 2);
     await m.store.close();
     const dead = await deadPid();
-    const owner = (pid: number, host = os.hostname(), time = Date.now()) => JSON.stringify({ pid, host, time, nonce: `${pid}-x` });
+    const owner = (pid: number, host = os.hostname(), time = Date.now()) =>
+      JSON.stringify({ pid, host, time, nonce: `${pid}-x` });
     const old = new Date(Date.now() - 60_000);
     fs.writeFileSync(path.join(sdir('a'), 'lock'), owner(dead));
     fs.writeFileSync(path.join(dir.root, 'workspace.lock'), owner(dead));
@@ -527,12 +579,19 @@ describe('leftovers of dead processes', () => {
 
     const r = await check();
     expect(codes(r)).toEqual(['STALE_LOCK']);
-    expect(only(r, 'STALE_LOCK').map((p) => p.path).sort()).toEqual(['other.lock', 'sessions/a/lock', 'sessions/a/lock.want', 'workspace.lock', 'workspace.lock.break']);
-    expect(only(r, 'STALE_LOCK', 'a').find((p) => p.path === 'sessions/a/lock')!.message).toMatch(new RegExp(`pid ${dead}, which is no longer running`));
+    expect(
+      only(r, 'STALE_LOCK')
+        .map((p) => p.path)
+        .sort(),
+    ).toEqual(['other.lock', 'sessions/a/lock', 'sessions/a/lock.want', 'workspace.lock', 'workspace.lock.break']);
+    expect(only(r, 'STALE_LOCK', 'a').find((p) => p.path === 'sessions/a/lock')!.message).toMatch(
+      new RegExp(`pid ${dead}, which is no longer running`),
+    );
 
     const f = await doctor(true);
     expect(f.ok).toBe(true);
-    for (const x of ['sessions/a/lock', 'sessions/a/lock.want', 'workspace.lock', 'workspace.lock.break', 'other.lock']) expect(fs.existsSync(path.join(dir.root, x))).toBe(false);
+    for (const x of ['sessions/a/lock', 'sessions/a/lock.want', 'workspace.lock', 'workspace.lock.break', 'other.lock'])
+      expect(fs.existsSync(path.join(dir.root, x))).toBe(false);
     expect(fs.readFileSync(liveLock, 'utf8')).toBe(liveOwner);
     fs.rmSync(liveLock);
     // The sessions take writes again.
@@ -553,7 +612,10 @@ describe('the store itself', () => {
     expect(only(r, 'DUPLICATE_FOLDER', 'a')[0]).toMatchObject({ fixable: false, path: 'archive/a' });
     const f = await doctor(true);
     expect(only(f, 'STORE_MARKER')[0]!.fixed).toBe(true);
-    expect(JSON.parse(fs.readFileSync(path.join(dir.root, 'store.json'), 'utf8'))).toEqual({ format: 'baton.store', version: 1 });
+    expect(JSON.parse(fs.readFileSync(path.join(dir.root, 'store.json'), 'utf8'))).toEqual({
+      format: 'baton.store',
+      version: 1,
+    });
     expect(fs.readdirSync(dir.root).filter((n) => n.startsWith('store.json.corrupt-'))).toHaveLength(1);
     expect(only(f, 'DUPLICATE_FOLDER')[0]!.fixed).toBe(false);
     expect(fs.existsSync(sdir('a', true))).toBe(true);
@@ -595,12 +657,26 @@ describe('everything at once', () => {
     fs.writeFileSync(path.join(dir.root, 'active'), 'nobody\n');
     const dead = await deadPid();
     fs.writeFileSync(path.join(sdir('snap'), `snapshot.json.tmp-${dead}-a-1`), '');
-    fs.writeFileSync(path.join(sdir('gap'), 'lock'), JSON.stringify({ pid: dead, host: os.hostname(), time: Date.now(), nonce: 'n' }));
+    fs.writeFileSync(
+      path.join(sdir('gap'), 'lock'),
+      JSON.stringify({ pid: dead, host: os.hostname(), time: Date.now(), nonce: 'n' }),
+    );
     clock = T0 + 3_600_000;
 
     const r = await check();
     expect(codes(r)).toEqual(
-      ['ACTIVE_DANGLING', 'CHECKPOINT_CORRUPT', 'INDEX_CORRUPT', 'JOURNAL_CHECKSUM', 'LEASE_EXPIRED', 'SEQ_GAP', 'SNAPSHOT_CORRUPT', 'STALE_LOCK', 'TEMP_FILES', 'TORN_TAIL'].sort(),
+      [
+        'ACTIVE_DANGLING',
+        'CHECKPOINT_CORRUPT',
+        'INDEX_CORRUPT',
+        'JOURNAL_CHECKSUM',
+        'LEASE_EXPIRED',
+        'SEQ_GAP',
+        'SNAPSHOT_CORRUPT',
+        'STALE_LOCK',
+        'TEMP_FILES',
+        'TORN_TAIL',
+      ].sort(),
     );
     // Store-wide problems come first, then sessions in order.
     const groups = r.problems.map((p) => p.sessionId);
@@ -637,7 +713,13 @@ describe('everything at once', () => {
 describe('stores without file-level checks (the contract only)', () => {
   it('finds and fixes a stale registry row, a mismatched snapshot and a dangling pointer over a memory store', async () => {
     const store = new MemoryStore();
-    const m = new SessionManager({ store, now: () => new Date(clock), agent: 'tester', snapshotEvery: 5, autoCheckpoint: false });
+    const m = new SessionManager({
+      store,
+      now: () => new Date(clock),
+      agent: 'tester',
+      snapshotEvery: 5,
+      autoCheckpoint: false,
+    });
     await busySession(m, 'a', 12);
     const st = await m.get('a');
     await store.putSummaries([{ ...(await store.list()).summaries[0]!, status: 'failed' }]);
@@ -654,7 +736,13 @@ describe('stores without file-level checks (the contract only)', () => {
 
   it('a writer that moves the session on and snapshots it while doctor reads it is no SNAPSHOT_MISMATCH', async () => {
     const store = new MemoryStore();
-    const m = new SessionManager({ store, now: () => new Date(clock), agent: 'tester', snapshotEvery: 5, autoCheckpoint: false });
+    const m = new SessionManager({
+      store,
+      now: () => new Date(clock),
+      agent: 'tester',
+      snapshotEvery: 5,
+      autoCheckpoint: false,
+    });
     await busySession(m, 'a', 12);
     const live = new SessionManager({ store, now: () => new Date(clock), agent: 'live', autoCheckpoint: false });
     // Between doctor's read of the events and its load, a live writer appends and snapshots.

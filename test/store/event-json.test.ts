@@ -14,7 +14,9 @@ describe('eventJson', () => {
         fc.array(fc.tuple(field, fc.oneof(fc.integer(), fc.constant(undefined), fc.jsonValue())), { maxLength: 3 }),
         fc.boolean(),
         (body, extra, first) => {
-          const rest = Object.fromEntries(Object.entries(body).filter(([k]) => k !== 'seq' && k !== 'v' && k !== 'batch'));
+          const rest = Object.fromEntries(
+            Object.entries(body).filter(([k]) => k !== 'seq' && k !== 'v' && k !== 'batch'),
+          );
           const e = first ? { ...Object.fromEntries(extra), ...rest } : { ...rest, ...Object.fromEntries(extra) };
           expect(eventJson(e as unknown as NewEvent)).toBe(JSON.stringify(rest));
         },
@@ -23,10 +25,12 @@ describe('eventJson', () => {
     );
   });
 
-  it('cuts a trailing seq only when it is the last top-level member (the manager\'s events)', () => {
+  it("cuts a trailing seq only when it is the last top-level member (the manager's events)", () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.oneof(fc.integer(), fc.double()), (body, seq) => {
-        const rest = Object.fromEntries(Object.entries(body).filter(([k]) => k !== 'seq' && k !== 'v' && k !== 'batch'));
+        const rest = Object.fromEntries(
+          Object.entries(body).filter(([k]) => k !== 'seq' && k !== 'v' && k !== 'batch'),
+        );
         // Nested members that look like the tail must stay.
         const e = { ...rest, nested: { seq }, list: [',"seq":1}'], seq };
         const { seq: _s, ...want } = e;
@@ -39,7 +43,13 @@ describe('eventJson', () => {
   });
 
   it('leaves out fields JSON.stringify leaves out', () => {
-    const e = { type: 't', seq: 3, gone: undefined, fn: () => 1, data: { a: undefined, b: [undefined] } } as unknown as NewEvent;
+    const e = {
+      type: 't',
+      seq: 3,
+      gone: undefined,
+      fn: () => 1,
+      data: { a: undefined, b: [undefined] },
+    } as unknown as NewEvent;
     expect(eventJson(e)).toBe('{"type":"t","data":{"b":[null]}}');
   });
 });

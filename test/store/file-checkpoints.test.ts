@@ -14,7 +14,13 @@ afterEach(() => {
   for (const d of made.splice(0)) d.remove();
 });
 
-async function setup(): Promise<{ store: FileStore; root: string; base: string; dir: string; events: Awaited<ReturnType<typeof seed>> }> {
+async function setup(): Promise<{
+  store: FileStore;
+  root: string;
+  base: string;
+  dir: string;
+  events: Awaited<ReturnType<typeof seed>>;
+}> {
   const d = tempStoreDir();
   made.push(d);
   const store = new FileStore({ root: d.root });
@@ -35,7 +41,14 @@ describe('file store checkpoints', () => {
     expect(raw.endsWith('\n')).toBe(true);
     expect(raw.slice(0, -1)).not.toContain('\n');
     const d = decodeRecord(raw.slice(0, -1));
-    expect(d.ok && d.value).toMatchObject({ format: 'baton.checkpoint', v: 1, id: 'cp-1-first', sessionId: 's', name: 'first', revision: 3 });
+    expect(d.ok && d.value).toMatchObject({
+      format: 'baton.checkpoint',
+      v: 1,
+      id: 'cp-1-first',
+      sessionId: 's',
+      name: 'first',
+      revision: 3,
+    });
     await store.close();
   });
 
@@ -119,8 +132,14 @@ describe('file store checkpoints', () => {
     expect(v).toMatchObject({ valid: false, problem: 'checksum mismatch', fallback: { id: 'cp-2-two' } });
     const e = await m.checkpoints.restore('s', 'cp-3-three').catch((x: unknown) => x);
     expect(isBatonError(e, 'CORRUPT')).toBe(true);
-    expect(isBatonError(e) && cliHint(e)).toBe('The previous valid checkpoint is cp-2-two ("two", revision 5): `baton restore cp-2-two`.');
-    expect(isBatonError(e) && e.details).toMatchObject({ checkpointId: 'cp-3-three', problem: 'checksum mismatch', fallback: 'cp-2-two' });
+    expect(isBatonError(e) && cliHint(e)).toBe(
+      'The previous valid checkpoint is cp-2-two ("two", revision 5): `baton restore cp-2-two`.',
+    );
+    expect(isBatonError(e) && e.details).toMatchObject({
+      checkpointId: 'cp-3-three',
+      problem: 'checksum mismatch',
+      fallback: 'cp-2-two',
+    });
     // The fallback skips a superseded one when an older current one exists.
     await m.checkpoints.restore('s', 'cp-1-one');
     const after = await m.checkpoints.validate('s', 'cp-3-three');

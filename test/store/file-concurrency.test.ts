@@ -14,7 +14,14 @@ import type { FixtureRun } from './helpers.js';
 const PROCESSES = 6;
 const EACH = 50;
 
-function runWriter(root: string, id: string, agent: string, startAt: number, count = EACH, mode = ''): Promise<FixtureRun> {
+function runWriter(
+  root: string,
+  id: string,
+  agent: string,
+  startAt: number,
+  count = EACH,
+  mode = '',
+): Promise<FixtureRun> {
   return runFixture('test/fixtures/token-writer.ts', [root, id, agent, String(count), String(startAt), mode]);
 }
 
@@ -67,14 +74,20 @@ describe('file store: concurrent writers in separate processes', () => {
 
   it('writers in tight loops hand the session lock over instead of starving each other', async () => {
     const setup = new FileStore({ root: dir.root });
-    const { id } = await new SessionManager({ store: setup, agent: 'setup' }).start({ title: 'Bursts', id: 'bursts', switch: true });
+    const { id } = await new SessionManager({ store: setup, agent: 'setup' }).start({
+      title: 'Bursts',
+      id: 'bursts',
+      switch: true,
+    });
     await setup.close();
     // ~1.5 s of fsyncs each, as long as the writers' 1.5 s lock timeout: a holder that kept the
     // lock for its whole burst would make the writers queued behind it fail with LOCKED. The timeout is not shorter because a
     // loaded machine (the rest of the suite) can stall a waiting process for several hundred ms.
     const count = 6000;
     const startAt = Date.now() + 2500;
-    const results = await Promise.all(['b1', 'b2', 'b3'].map((a) => runWriter(dir.root, id, a, startAt, count, 'burst')));
+    const results = await Promise.all(
+      ['b1', 'b2', 'b3'].map((a) => runWriter(dir.root, id, a, startAt, count, 'burst')),
+    );
     for (const r of results) {
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);

@@ -164,8 +164,16 @@ describe('torn last journal line', () => {
     const lines = journalLines('batch');
     const kept = lines.slice(0, before.length);
     const batch = lines.slice(before.length);
-    expect(batch.map((l) => JSON.parse(l).batch)).toEqual([[4, 6], [4, 6], [4, 6]]);
-    const partial = batch.slice(0, wholeLines).map((l) => `${l}\n`).join('') + (batch[wholeLines] ?? '').slice(0, extraBytes);
+    expect(batch.map((l) => JSON.parse(l).batch)).toEqual([
+      [4, 6],
+      [4, 6],
+      [4, 6],
+    ]);
+    const partial =
+      batch
+        .slice(0, wholeLines)
+        .map((l) => `${l}\n`)
+        .join('') + (batch[wholeLines] ?? '').slice(0, extraBytes);
     fs.writeFileSync(journalOf('batch'), `${kept.join('\n')}\n${partial}`);
     await expectTornTailRepaired('batch', before, Buffer.byteLength(partial));
   });
@@ -225,7 +233,10 @@ describe('damaged middle line', () => {
         expect(content(e)).toEqual(content(before[i]!));
       }
     });
-    expect(r.events.at(-1)).toMatchObject({ type: 'repair.journal', data: { savedTo: path.basename(savedTo), unreadableLines: [3] } });
+    expect(r.events.at(-1)).toMatchObject({
+      type: 'repair.journal',
+      data: { savedTo: path.basename(savedTo), unreadableLines: [3] },
+    });
     // The fold sees everything readable plus the repairs.
     const state = fold(null, r.events, 'mid')!;
     expect(state.notes.map((n) => n.id).length).toBe(4);
@@ -259,8 +270,15 @@ describe('damaged middle line', () => {
     const r = await fresh().load('both');
     expect(r.snapshot).toBeNull();
     expect(r.events.map((x) => x.type)).toEqual([
-      'session.created', 'repair.unreadable_line', 'note.added', 'note.added', 'note.added', 'note.added', 'note.added',
-      'repair.torn_tail', 'repair.journal',
+      'session.created',
+      'repair.unreadable_line',
+      'note.added',
+      'note.added',
+      'note.added',
+      'note.added',
+      'note.added',
+      'repair.torn_tail',
+      'repair.journal',
     ]);
     expectContiguous(r.events);
     expect(r.events[1]!.data).toEqual({ raw: lines[1], line: 2 });
@@ -288,8 +306,16 @@ describe('damaged middle line', () => {
     // Every readable event kept its seq and content.
     for (const seq of [1, 2, 5, 7]) expect(content(events[seq - 1]!)).toEqual(content(before[seq - 1]!));
     // The free seqs 3, 4 and 6 hold the unreadable lines, in file order; no text is lost.
-    expect([3, 4, 6].map((seq) => events[seq - 1]!.type)).toEqual(['repair.unreadable_line', 'repair.unreadable_line', 'repair.unreadable_line']);
-    expect([3, 4, 6].map((seq) => (events[seq - 1]!.data as { raw: string }).raw)).toEqual([lines[1], 'not json at all', lines[2]! + lines[3]!]);
+    expect([3, 4, 6].map((seq) => events[seq - 1]!.type)).toEqual([
+      'repair.unreadable_line',
+      'repair.unreadable_line',
+      'repair.unreadable_line',
+    ]);
+    expect([3, 4, 6].map((seq) => (events[seq - 1]!.data as { raw: string }).raw)).toEqual([
+      lines[1],
+      'not json at all',
+      lines[2]! + lines[3]!,
+    ]);
     expect(events).toHaveLength(8);
     expect(events[7]).toMatchObject({ type: 'repair.journal', data: { unreadableLines: [3, 4, 5] } });
   });
@@ -454,7 +480,10 @@ describe('snapshot.json', () => {
       const r = await fresh().load(id);
       expect(kinds(r.repairs), id).toEqual(['torn_tail']);
       expect(r.snapshot?.revision, id).toBe(4);
-      expect(r.events.map((e) => e.type), id).toEqual(['repair.torn_tail']);
+      expect(
+        r.events.map((e) => e.type),
+        id,
+      ).toEqual(['repair.torn_tail']);
       expect(r.revision, id).toBe(5);
       expect((await fresh().readEvents(id)).slice(0, 4).map(content), id).toEqual(all.map(content));
     }
@@ -470,7 +499,11 @@ describe('snapshot.json', () => {
     fs.writeFileSync(journalOf('rewound'), old);
     const e = await rejection(fresh().load('rewound'));
     expect(isBatonError(e, 'CORRUPT')).toBe(true);
-    expect((e as BatonError).details).toMatchObject({ journalRevision: 3, provenRevision: 5, lost: { from: 4, to: 5 } });
+    expect((e as BatonError).details).toMatchObject({
+      journalRevision: 3,
+      provenRevision: 5,
+      lost: { from: 4, to: 5 },
+    });
     expect(fs.readFileSync(journalOf('rewound')).equals(old)).toBe(true);
   });
 });
@@ -609,7 +642,12 @@ describe('index.json and the registry', () => {
     const ids = await threeSessions();
     const store = fresh();
     const rows = (await store.list()).summaries;
-    const v1 = JSON.stringify({ format: 'baton.index', v: 1, logOffset: fs.statSync(indexLog()).size, sessions: Object.fromEntries(rows.map((r) => [r.id, r])) });
+    const v1 = JSON.stringify({
+      format: 'baton.index',
+      v: 1,
+      logOffset: fs.statSync(indexLog()).size,
+      sessions: Object.fromEntries(rows.map((r) => [r.id, r])),
+    });
     fs.writeFileSync(indexFile(), v1);
     const r = await fresh().list();
     expect(r.summaries.map((x) => x.id).sort()).toEqual(ids);

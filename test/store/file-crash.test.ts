@@ -36,7 +36,10 @@ interface Run {
  */
 function runAndKill(root: string, tag: string, mode: 'random' | 'big'): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, root, ID, tag], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, root, ID, tag], {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const run: Run = { acks: [], sawBig: false, exit: { code: null, signal: null }, stderr: '' };
     let buffered = '';
     let ready = false;
@@ -47,10 +50,12 @@ function runAndKill(root: string, tag: string, mode: 'random' | 'big'): Promise<
       killed = true;
       child.kill('SIGKILL');
     };
-    timers.push(setTimeout(() => {
-      run.stderr += '\n[test] writer never became ready';
-      kill();
-    }, 20_000));
+    timers.push(
+      setTimeout(() => {
+        run.stderr += '\n[test] writer never became ready';
+        kill();
+      }, 20_000),
+    );
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {
       buffered += chunk;
@@ -160,7 +165,10 @@ describe('file store crash safety (SIGKILL)', () => {
         expect(r.revision, label).toBe(events.length);
         // load = snapshot + the events after it, and both fold to the same state.
         const from = r.snapshot?.revision ?? 0;
-        expect(r.events.map((e) => e.seq), label).toEqual(events.slice(from).map((e) => e.seq));
+        expect(
+          r.events.map((e) => e.seq),
+          label,
+        ).toEqual(events.slice(from).map((e) => e.seq));
         const viaLoad = fold(r.snapshot?.state ?? null, r.events, ID)!;
         const viaReplay = fold(null, events, ID)!;
         expect(viaLoad.tokens, label).toEqual(viaReplay.tokens);
@@ -181,7 +189,9 @@ describe('file store crash safety (SIGKILL)', () => {
       const mode = k % 2 === 0 ? 'random' : 'big';
       const run = await runAndKill(dir.root, `r${k}`, mode);
       const label = `kill #${k + 1} (${mode})`;
-      expect(run.exit.signal, `${label}: writer exited by itself: code ${run.exit.code}\n${run.stderr}`).toBe('SIGKILL');
+      expect(run.exit.signal, `${label}: writer exited by itself: code ${run.exit.code}\n${run.stderr}`).toBe(
+        'SIGKILL',
+      );
       expect(run.stderr, label).toBe('');
       stats.kills += 1;
       if (mode === 'big' && run.sawBig) stats.bigKills += 1;
@@ -200,7 +210,9 @@ describe('file store crash safety (SIGKILL)', () => {
         const whole = fs.readFileSync(journal);
         const buf = whole.subarray(0, dataEndOf(whole));
         const start = buf.lastIndexOf(10, buf.length - 2) + 1;
-        const lastSeq = decodeRecord(buf.toString('utf8', start, buf.length - 1)).ok ? JSON.parse(buf.toString('utf8', start, buf.length - 1)).seq as number : -1;
+        const lastSeq = decodeRecord(buf.toString('utf8', start, buf.length - 1)).ok
+          ? (JSON.parse(buf.toString('utf8', start, buf.length - 1)).seq as number)
+          : -1;
         const half = start + Math.floor((buf.length - start) / 2);
         // Over room (zero bytes after the lines), an unfinished write leaves its start and
         // the room's zeros after it; at the end of the file, just its start.
@@ -216,7 +228,16 @@ describe('file store crash safety (SIGKILL)', () => {
         // It carries the next seq, as a real write would: a snapshot taken right at the
         // end of the journal must still be used once the tail is cut away.
         const whole = fs.readFileSync(journal);
-        writeAt(journal, Buffer.from(`{"v":1,"seq":${lastSeqOf(journal) + 1},"type":"context.updated","data":{"summary":"${'z'.repeat(400_000)}`.slice(0, 200_000)), dataEndOf(whole));
+        writeAt(
+          journal,
+          Buffer.from(
+            `{"v":1,"seq":${lastSeqOf(journal) + 1},"type":"context.updated","data":{"summary":"${'z'.repeat(400_000)}`.slice(
+              0,
+              200_000,
+            ),
+          ),
+          dataEndOf(whole),
+        );
         torn = true;
         stats.tornMade += 1;
       }

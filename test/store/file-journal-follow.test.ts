@@ -71,7 +71,11 @@ describe('a journal replaced while its writer keeps it open', () => {
     const bytes = fs.readFileSync(journal);
     const lastLine = bytes.lastIndexOf(10, bytes.length - 2) + 1;
     // The first page of the last line had not reached the file yet; the rest had.
-    const caught = Buffer.concat([bytes.subarray(0, lastLine), Buffer.alloc(20), bytes.subarray(lastLine + 20, bytes.length - 5)]);
+    const caught = Buffer.concat([
+      bytes.subarray(0, lastLine),
+      Buffer.alloc(20),
+      bytes.subarray(lastLine + 20, bytes.length - 5),
+    ]);
     replaceWith(journal, caught);
     await store.append(ID, 4, [noteEvent(4)]);
     expect(await notesOnDisk(root)).toEqual(['note 1', 'note 2', 'note 3', 'note 4']);

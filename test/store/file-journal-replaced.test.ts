@@ -38,7 +38,10 @@ function race(root: string, id: string, way: Way): Promise<Outcome> {
   const journal = path.join(root, 'sessions', id, 'journal.jsonl');
   const out: Outcome = { acked: [], failed: [], replaced: 0, older: 0, stderr: '' };
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, root, id, String(NOTES), '5'], { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, root, id, String(NOTES), '5'], {
+      cwd: REPO,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stopped = false;
     let inFlight: Promise<void> = Promise.resolve();
     let n = 0;
@@ -109,25 +112,29 @@ async function notesOf(root: string, id: string): Promise<string[]> {
 }
 
 describe('a journal replaced by a copy of itself under a live writer', () => {
-  it.each<Way>(['at-once', 'late-move', 'shell'])('loses no acknowledged note (%s)', async (way) => {
-    const { root, remove } = tempStoreDir();
-    try {
-      await check(root, way);
-    } finally {
-      remove();
-    }
-  }, 120_000);
+  it.each<Way>(['at-once', 'late-move', 'shell'])(
+    'loses no acknowledged note (%s)',
+    async (way) => {
+      const { root, remove } = tempStoreDir();
+      try {
+        await check(root, way);
+      } finally {
+        remove();
+      }
+    },
+    120_000,
+  );
 });
 
 async function check(root: string, way: Way): Promise<void> {
-    const id = `replaced-${way}`;
-    const o = await race(root, id, way);
-    expect(o.failed, o.stderr).toEqual([]);
-    expect(o.acked).toEqual(Array.from({ length: NOTES }, (_, i) => i + 1));
-    expect(o.replaced).toBeGreaterThan(20);
-    if (way === 'late-move') expect(o.older, 'copies that lacked appends when moved over').toBeGreaterThan(5);
-    expect(await notesOf(root, id)).toEqual(o.acked.map((i) => `note ${i}`));
-    // Nothing but the journal, its snapshots and the lock's leftovers: no copy stayed behind.
-    const left = fs.readdirSync(path.join(root, 'sessions', id)).filter((f) => f.includes('.copy-'));
-    expect(left).toEqual([]);
+  const id = `replaced-${way}`;
+  const o = await race(root, id, way);
+  expect(o.failed, o.stderr).toEqual([]);
+  expect(o.acked).toEqual(Array.from({ length: NOTES }, (_, i) => i + 1));
+  expect(o.replaced).toBeGreaterThan(20);
+  if (way === 'late-move') expect(o.older, 'copies that lacked appends when moved over').toBeGreaterThan(5);
+  expect(await notesOf(root, id)).toEqual(o.acked.map((i) => `note ${i}`));
+  // Nothing but the journal, its snapshots and the lock's leftovers: no copy stayed behind.
+  const left = fs.readdirSync(path.join(root, 'sessions', id)).filter((f) => f.includes('.copy-'));
+  expect(left).toEqual([]);
 }

@@ -59,9 +59,17 @@ describe('a journal cut in the middle under a snapshot of a later revision', () 
       expect(journalEnd).toBeLessThan(41);
 
       const store = fresh();
-      for (const read of [() => store.load(id), () => store.readEvents(id), () => store.append(id, journalEnd, [noteEvent(99)])]) {
+      for (const read of [
+        () => store.load(id),
+        () => store.readEvents(id),
+        () => store.append(id, journalEnd, [noteEvent(99)]),
+      ]) {
         const e = await expectCorrupt(read());
-        expect(e.details).toMatchObject({ journalRevision: journalEnd, provenRevision: 41, lost: { from: journalEnd + 1, to: 41 } });
+        expect(e.details).toMatchObject({
+          journalRevision: journalEnd,
+          provenRevision: 41,
+          lost: { from: journalEnd + 1, to: 41 },
+        });
         expect(e.message).toMatch(/lost/);
       }
       // Reported, not repaired: the journal's bytes are as the damage left them.
@@ -74,7 +82,11 @@ describe('a journal cut in the middle under a snapshot of a later revision', () 
       const lost = r.events.at(-1)!;
       expect(lost.type).toBe('repair.events_lost');
       expect(lost.seq).toBe(42);
-      expect(lost.data).toMatchObject({ from: journalEnd + 1, to: 41, recoveredFrom: { kind: 'snapshot', revision: 41 } });
+      expect(lost.data).toMatchObject({
+        from: journalEnd + 1,
+        to: 41,
+        recoveredFrom: { kind: 'snapshot', revision: 41 },
+      });
       const state = await m.get(id);
       expect(state.notes).toHaveLength(40);
       expect(state.repairs.at(-1)).toMatchObject({ kind: 'events_lost', detail: { from: journalEnd + 1, to: 41 } });
@@ -84,7 +96,9 @@ describe('a journal cut in the middle under a snapshot of a later revision', () 
       const seqs = (await fresh().readEvents(id)).map((e) => e.seq);
       expect(new Set(seqs).size).toBe(seqs.length);
       expect(seqs.filter((q) => q > journalEnd && q <= 41)).toEqual([]);
-      expect(fs.readdirSync(path.dirname(journalOf(id))).some((f) => f.startsWith('journal.jsonl.corrupt-'))).toBe(true);
+      expect(fs.readdirSync(path.dirname(journalOf(id))).some((f) => f.startsWith('journal.jsonl.corrupt-'))).toBe(
+        true,
+      );
     });
   }
 

@@ -73,14 +73,21 @@ describe('the file store opened read-only', () => {
     expect(loaded.repairs[0]!.savedTo).toBeNull();
     expect((await s.readEvents('a')).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     const listed = await s.list();
-    expect(listed.summaries.map((r) => r.id).concat(listed.missing).sort()).toEqual(['a', 'b']);
+    expect(
+      listed.summaries
+        .map((r) => r.id)
+        .concat(listed.missing)
+        .sort(),
+    ).toEqual(['a', 'b']);
     expect(listed.repairs.map((r) => [r.kind, r.repaired])).toEqual([['index_corrupt', false]]);
     await s.putSummaries([summaryOf('b', await s.readEvents('b'))]);
     expect((await s.listCheckpoints('a')).map((c) => [c.id, c.valid])).toEqual([['cp-1', true]]);
     expect(await s.getActive()).toBe('a');
     expect(await s.readSessionFile('a', 'handoff.md')).toBeNull();
     const report = await s.doctor({ fix: false });
-    expect(report.problems.map((p) => p.code)).toEqual(expect.arrayContaining(['TORN_TAIL', 'SNAPSHOT_CORRUPT', 'INDEX_CORRUPT']));
+    expect(report.problems.map((p) => p.code)).toEqual(
+      expect.arrayContaining(['TORN_TAIL', 'SNAPSHOT_CORRUPT', 'INDEX_CORRUPT']),
+    );
     await s.close();
     expect(snapshotTree(root)).toEqual(before);
   });
@@ -119,7 +126,11 @@ describe('the file store opened read-only', () => {
     const refuseRdwr: StoreFs = {
       ...fs,
       openSync: ((file: fs.PathLike, flags?: fs.OpenMode, mode?: fs.Mode) => {
-        if (String(file).endsWith(path.join('b', 'journal.jsonl')) && typeof flags === 'number' && (flags & fs.constants.O_RDWR) !== 0) {
+        if (
+          String(file).endsWith(path.join('b', 'journal.jsonl')) &&
+          typeof flags === 'number' &&
+          (flags & fs.constants.O_RDWR) !== 0
+        ) {
           throw Object.assign(new Error(`EACCES: permission denied, open '${String(file)}'`), { code: 'EACCES' });
         }
         return fs.openSync(file, flags ?? 'r', mode);

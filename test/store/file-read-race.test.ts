@@ -24,11 +24,19 @@ describe('an unlocked reader racing a writer in another process', () => {
   it('never reports events as lost while the journal grows under it', async () => {
     dir = tempStoreDir('baton-read-race-');
     const root = dir.root;
-    const setup = new SessionManager({ store: new FileStore({ root }), agent: 't', derivedFiles: { handoff: false, mirrors: false } });
+    const setup = new SessionManager({
+      store: new FileStore({ root }),
+      agent: 't',
+      derivedFiles: { handoff: false, mirrors: false },
+    });
     await setup.start({ title: 'race', id: 'crash' });
     await setup.store.close();
 
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO, 'test/fixtures/group-writer.ts'), root, 'crash', 'race'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(REPO, 'test/fixtures/group-writer.ts'), root, 'crash', 'race'],
+      { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
     const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));

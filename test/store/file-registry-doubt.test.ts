@@ -48,7 +48,11 @@ function next(root: string): SessionManager {
 /** The rows index.log holds for `id`, in order, as written. */
 function loggedRows(root: string, id: string): RowText[] {
   const text = fs.readFileSync(path.join(root, 'index.log'), 'utf8');
-  return text.split('\n').filter(Boolean).map((l) => new RowText(l)).filter((r) => r.id === id);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => new RowText(l))
+    .filter((r) => r.id === id);
 }
 
 describe('a writer killed between its journal append and its registry row', () => {
@@ -61,7 +65,14 @@ describe('a writer killed between its journal append and its registry row', () =
     const m = next(root);
     // Checked before any list: doctor names the marker the killed writer left.
     const report = await m.maintenance.doctor();
-    expect(report.problems.filter((p) => p.code === 'INDEX_STALE')).toEqual([expect.objectContaining({ sessionId: 'dc', message: expect.stringMatching(/registry row of dc is in doubt: a writer stopped between an append and its row/) })]);
+    expect(report.problems.filter((p) => p.code === 'INDEX_STALE')).toEqual([
+      expect.objectContaining({
+        sessionId: 'dc',
+        message: expect.stringMatching(
+          /registry row of dc is in doubt: a writer stopped between an append and its row/,
+        ),
+      }),
+    ]);
     const journalLease = (await m.get('dc')).lease;
     expect(journalLease).not.toBeNull();
     const [row] = await m.list({ status: 'active', recheck: false });
@@ -105,7 +116,11 @@ describe('a writer killed between its journal append and its registry row', () =
     let during: ReturnType<typeof spawnSync> | null = null;
     registry.record = (row) => {
       if (row.id === 'dh' && !during) {
-        during = spawnSync(process.execPath, ['--import', 'tsx', path.resolve('test/fixtures/die-before-row.ts'), root, 'dh', 'after-sync', '500'], { encoding: 'utf8' });
+        during = spawnSync(
+          process.execPath,
+          ['--import', 'tsx', path.resolve('test/fixtures/die-before-row.ts'), root, 'dh', 'after-sync', '500'],
+          { encoding: 'utf8' },
+        );
       }
       record(row);
     };
@@ -124,7 +139,10 @@ describe('a writer killed between its journal append and its registry row', () =
     const lease = (await after.get('dh')).lease;
     expect(lease).not.toBeNull();
     expect((await after.list({ recheck: false }))[0]).toMatchObject({ id: 'dh', leaseToken: lease!.token });
-    expect(await next(root).claims.claim({ owner: 'claim:worker', ttlMs: 60_000 })).toMatchObject({ sessionId: 'dh', cause: { cause: 'holder-gone' } });
+    expect(await next(root).claims.claim({ owner: 'claim:worker', ttlMs: 60_000 })).toMatchObject({
+      sessionId: 'dh',
+      cause: { cause: 'holder-gone' },
+    });
     await after.close();
     // The run could not get between the reader's check and its row.
     expect(first?.stdout, String(first?.stderr)).toBe('taking\nrefused LOCKED\n');
@@ -134,7 +152,11 @@ describe('a writer killed between its journal append and its registry row', () =
     const root = await storeWithSession('dl');
     // The marker as a writer logs it, then that writer's lock held by a live process.
     await markInDoubt(root, 'dl');
-    const holder = spawn(process.execPath, ['--import', 'tsx', path.resolve('test/fixtures/hold-lock.ts'), path.join(root, 'sessions', 'dl', 'lock')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const holder = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.resolve('test/fixtures/hold-lock.ts'), path.join(root, 'sessions', 'dl', 'lock')],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     children.push(holder);
     await new Promise<void>((resolve, reject) => {
       holder.stdout!.on('data', (b: Buffer) => (String(b).includes('held') ? resolve() : undefined));

@@ -16,7 +16,9 @@ afterEach(() => {
   for (const d of dirs.splice(0)) d.remove();
 });
 
-async function burst(n: number): Promise<{ root: string; journal: string; store: FileStore; m: SessionManager; id: string }> {
+async function burst(
+  n: number,
+): Promise<{ root: string; journal: string; store: FileStore; m: SessionManager; id: string }> {
   const dir = tempStoreDir('baton-room-');
   dirs.push(dir);
   FileStore.init(dir.root);
@@ -31,7 +33,8 @@ async function burst(n: number): Promise<{ root: string; journal: string; store:
 /** Lets the event loop turn until the burst's lock is released (after the derived files). */
 async function atRest(m: SessionManager, journal: string): Promise<void> {
   await m.derivedFiles.settled();
-  for (let i = 0; i < 100 && fs.statSync(journal).size !== dataEndOf(fs.readFileSync(journal)); i++) await new Promise((r) => setTimeout(r, 5));
+  for (let i = 0; i < 100 && fs.statSync(journal).size !== dataEndOf(fs.readFileSync(journal)); i++)
+    await new Promise((r) => setTimeout(r, 5));
 }
 
 describe('room at the end of a journal during a burst', () => {

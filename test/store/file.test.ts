@@ -44,10 +44,19 @@ describe('file store specifics', () => {
       holder.acquire();
       expect(holder.contended).toBe(false);
       // A waiter in another process tries (and times out quickly): it leaves the marker.
-      const waiter = spawnSync(process.execPath, ['--import', 'tsx', '-e', `
+      const waiter = spawnSync(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          '-e',
+          `
         import { FileLock } from ${JSON.stringify(path.resolve('src/store/file/lock.ts'))};
         try { new FileLock(${JSON.stringify(file)}, 30).acquire(); } catch (e) { console.log(e.code); }
-      `], { encoding: 'utf8' });
+      `,
+        ],
+        { encoding: 'utf8' },
+      );
       expect(waiter.stdout.trim()).toBe('LOCKED');
       expect(fs.existsSync(`${file}.want`)).toBe(true);
       const now = new Date();
@@ -117,7 +126,8 @@ describe('file store specifics', () => {
       await store.close();
       const sdir = path.join(dir.root, 'sessions', 'perm');
       expect(fs.statSync(sdir).mode & 0o777).toBe(0o700);
-      for (const f of ['journal.jsonl', 'snapshot.json']) expect(fs.statSync(path.join(sdir, f)).mode & 0o777).toBe(0o600);
+      for (const f of ['journal.jsonl', 'snapshot.json'])
+        expect(fs.statSync(path.join(sdir, f)).mode & 0o777).toBe(0o600);
       expect(fs.statSync(path.join(dir.root, 'active')).mode & 0o777).toBe(0o600);
     } finally {
       dir.remove();
@@ -137,7 +147,9 @@ describe('file store specifics', () => {
   it('answers NO_STORE for a directory that is not a store', () => {
     const dir = tempStoreDir();
     try {
-      expect(() => new FileStore({ root: path.join(dir.base, 'nothing-here') })).toThrow(expect.objectContaining({ code: 'NO_STORE' }));
+      expect(() => new FileStore({ root: path.join(dir.base, 'nothing-here') })).toThrow(
+        expect.objectContaining({ code: 'NO_STORE' }),
+      );
     } finally {
       dir.remove();
     }
@@ -159,7 +171,11 @@ describe('file store specifics', () => {
         const t0 = Date.now();
         const e = await other.append('busy', 1, [noteEvent(1)]).catch((x: unknown) => x);
         expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
-        expect(e).toMatchObject({ code: 'LOCKED', message: expect.stringContaining(`pid ${process.pid}`), hint: expect.any(String) });
+        expect(e).toMatchObject({
+          code: 'LOCKED',
+          message: expect.stringContaining(`pid ${process.pid}`),
+          hint: expect.any(String),
+        });
         expect((await other.readEvents('busy')).length).toBe(1);
         await other.close();
       } finally {
@@ -173,8 +189,15 @@ describe('file store specifics', () => {
         const store = new FileStore({ root: dir.root, lockTimeoutMs: 5_000 });
         await seed(store, 'stale');
         await store.close();
-        const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
-        writeLock(dir.root, 'stale', { pid: Number(dead.stdout), host: os.hostname(), time: Date.now(), nonce: 'dead' });
+        const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+          encoding: 'utf8',
+        });
+        writeLock(dir.root, 'stale', {
+          pid: Number(dead.stdout),
+          host: os.hostname(),
+          time: Date.now(),
+          nonce: 'dead',
+        });
         const again = new FileStore({ root: dir.root, lockTimeoutMs: 5_000 });
         expect(await again.append('stale', 1, [noteEvent(1)])).toEqual({ revision: 2 });
         await again.close();

@@ -25,7 +25,10 @@ export interface FixtureRun {
 /** Runs a TypeScript fixture (path relative to the repository) in its own node process, with tsx. Never rejects on a non-zero exit. */
 export function runFixture(script: string, args: string[]): Promise<FixtureRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO, script), ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO, script), ...args], {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));

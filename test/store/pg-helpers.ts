@@ -14,7 +14,10 @@ const require = createRequire(import.meta.url);
 /** The test server, or undefined (the tests are then skipped, with a message). */
 export const PG_URL = process.env['BATON_TEST_PG_URL'] || undefined;
 
-if (!PG_URL) console.warn('PostgreSQL store tests skipped: BATON_TEST_PG_URL is not set and the globalSetup of vitest.config.ts did not start the embedded server.');
+if (!PG_URL)
+  console.warn(
+    'PostgreSQL store tests skipped: BATON_TEST_PG_URL is not set and the globalSetup of vitest.config.ts did not start the embedded server.',
+  );
 
 /** Whether the server is the embedded PGlite (one session shared by all connections). */
 export const EMBEDDED = process.env['BATON_TEST_PG_EMBEDDED'] === '1';
@@ -27,7 +30,9 @@ export function needsRealServer(reasons: Record<string, string>): void {
   beforeEach((ctx) => {
     const why = reasons[ctx.task.name];
     if (!EMBEDDED || why === undefined) return;
-    console.warn(`SKIPPED on embedded PostgreSQL (needs a real server; set BATON_TEST_PG_URL): "${ctx.task.name}": ${why}`);
+    console.warn(
+      `SKIPPED on embedded PostgreSQL (needs a real server; set BATON_TEST_PG_URL): "${ctx.task.name}": ${why}`,
+    );
     ctx.skip();
   });
 }
@@ -62,7 +67,8 @@ export async function backendsGone(c: Client, pids: number[], timeoutMs = 10_000
   for (;;) {
     const r = await c.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE pid = ANY($1)', [pids]);
     if (r.rows[0]!.n === '0') return;
-    if (Date.now() > end) throw new Error(`backends ${pids.join(', ')} still ran ${timeoutMs} ms after pg_terminate_backend`);
+    if (Date.now() > end)
+      throw new Error(`backends ${pids.join(', ')} still ran ${timeoutMs} ms after pg_terminate_backend`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }

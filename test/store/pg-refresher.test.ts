@@ -9,7 +9,20 @@ import type { RefreshBatch } from '../../src/store/postgres/refresh.js';
 import type { SessionSummary } from '../../src/domain/summary.js';
 
 const row = (id: string, title: string): SessionSummary =>
-  ({ id, title, status: 'active', cause: null, archived: false, createdAt: 't', updatedAt: 't', revision: 0, phasesTotal: 0, phasesDone: 0, currentPhase: null, progress: 0 }) as SessionSummary;
+  ({
+    id,
+    title,
+    status: 'active',
+    cause: null,
+    archived: false,
+    createdAt: 't',
+    updatedAt: 't',
+    revision: 0,
+    phasesTotal: 0,
+    phasesDone: 0,
+    currentPhase: null,
+    progress: 0,
+  }) as SessionSummary;
 
 describe('Refresher', () => {
   it('coalesces per session: the newest revision, and the newest row with its own revision', async () => {

@@ -56,7 +56,8 @@ afterEach(async () => {
 
 describe.skipIf(!PG_URL)('PostgreSQL: acknowledged events missing from the events table', () => {
   needsRealServer({
-    'a registry row at a later revision than the events hold: load and readEvents are CORRUPT': 'manager.start holds the workspace lock on one connection while it writes on another; the embedded server serves one at a time',
+    'a registry row at a later revision than the events hold: load and readEvents are CORRUPT':
+      'manager.start holds the workspace lock on one connection while it writes on another; the embedded server serves one at a time',
   });
   it('a registry row at a later revision than the events hold: load and readEvents are CORRUPT', async () => {
     const { s, schema } = store();
@@ -89,8 +90,10 @@ describe.skipIf(!PG_URL)('PostgreSQL: acknowledged events missing from the event
   });
 
   needsRealServer({
-    'doctor --fix recovers from the snapshot past the events, records the lost seqs, numbers above them': 'the manager holds the workspace lock on one connection while it reads on another; the embedded server serves one at a time',
-    'doctor --fix with only a registry row as proof: the state is the events\', numbering still goes on above it': 'as above',
+    'doctor --fix recovers from the snapshot past the events, records the lost seqs, numbers above them':
+      'the manager holds the workspace lock on one connection while it reads on another; the embedded server serves one at a time',
+    "doctor --fix with only a registry row as proof: the state is the events', numbering still goes on above it":
+      'as above',
   });
   it('doctor --fix recovers from the snapshot past the events, records the lost seqs, numbers above them', async () => {
     const { s, schema } = store();
@@ -106,7 +109,11 @@ describe.skipIf(!PG_URL)('PostgreSQL: acknowledged events missing from the event
     const r = await after.load('back');
     expect(r.revision).toBe(41);
     const lost = r.events.at(-1)!;
-    expect(lost).toMatchObject({ seq: 41, type: 'repair.events_lost', data: { from: 13, to: 40, recoveredFrom: { kind: 'snapshot', revision: 40 } } });
+    expect(lost).toMatchObject({
+      seq: 41,
+      type: 'repair.events_lost',
+      data: { from: 13, to: 40, recoveredFrom: { kind: 'snapshot', revision: 40 } },
+    });
     // The state is the snapshot's: all 39 notes, though 28 of their events are gone.
     const state = await m.get('back');
     expect(state.notes).toHaveLength(39);
@@ -119,7 +126,7 @@ describe.skipIf(!PG_URL)('PostgreSQL: acknowledged events missing from the event
     expect((await m.maintenance.doctor({ fix: false })).ok).toBe(true);
   });
 
-  it('doctor --fix with only a registry row as proof: the state is the events\', numbering still goes on above it', async () => {
+  it("doctor --fix with only a registry row as proof: the state is the events', numbering still goes on above it", async () => {
     const { s, schema } = store();
     const m0 = new SessionManager({ store: s, agent: 't' });
     await m0.start({ title: 'reg', id: 'reg', switch: true });
@@ -130,7 +137,11 @@ describe.skipIf(!PG_URL)('PostgreSQL: acknowledged events missing from the event
     const report = await m.maintenance.doctor({ fix: true });
     expect(report.ok, JSON.stringify(report.problems, null, 1)).toBe(true);
     const r = await after.load('reg');
-    expect(r.events.at(-1)).toMatchObject({ seq: top + 1, type: 'repair.events_lost', data: { from: 2, to: top, recoveredFrom: null } });
+    expect(r.events.at(-1)).toMatchObject({
+      seq: top + 1,
+      type: 'repair.events_lost',
+      data: { from: 2, to: top, recoveredFrom: null },
+    });
     await m.lifecycle('reg', 'pause');
     expect((await after.load('reg')).revision).toBe(top + 2);
   });

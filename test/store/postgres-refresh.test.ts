@@ -33,7 +33,10 @@ function handles(n: number, o: { pingMs?: number } = {}): { url: string; schema:
   const schema = freshSchema('refresh');
   schemas.push(schema);
   const url = urlWith({ schema });
-  const all = Array.from({ length: n }, () => new PostgresStore({ url, ...(o.pingMs ? { watchTiming: { pingMs: o.pingMs, pingTimeoutMs: 5_000 } } : {}) }));
+  const all = Array.from(
+    { length: n },
+    () => new PostgresStore({ url, ...(o.pingMs ? { watchTiming: { pingMs: o.pingMs, pingTimeoutMs: 5_000 } } : {}) }),
+  );
   stores.push(...all);
   return { url, schema, all };
 }
@@ -53,12 +56,24 @@ function withoutRefresh(store: PostgresStore): PostgresStore {
  * steps) left it, by running their SQL, and returns the events of a session `id` (seeded in a
  * scratch schema, two notes after) for the caller to store in it as that version would have.
  */
-async function schemaBefore(c: Awaited<ReturnType<typeof admin>>, schema: string, skipped: string[], id: string): Promise<StoredEvent[]> {
+async function schemaBefore(
+  c: Awaited<ReturnType<typeof admin>>,
+  schema: string,
+  skipped: string[],
+  id: string,
+): Promise<StoredEvent[]> {
   await c.query(`CREATE SCHEMA "${schema}"`);
-  await c.query(`CREATE TABLE "${schema}".migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+  await c.query(
+    `CREATE TABLE "${schema}".migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+  );
   // The schema as the version before the first skipped step made it: that step and every later one are left to the migration under test.
-  const before = MIGRATIONS.slice(0, MIGRATIONS.findIndex((m) => skipped.some((name) => m.name.startsWith(name))));
-  expect(MIGRATIONS.filter((m) => !before.includes(m) && skipped.some((name) => m.name.startsWith(name))).length).toBe(skipped.length);
+  const before = MIGRATIONS.slice(
+    0,
+    MIGRATIONS.findIndex((m) => skipped.some((name) => m.name.startsWith(name))),
+  );
+  expect(MIGRATIONS.filter((m) => !before.includes(m) && skipped.some((name) => m.name.startsWith(name))).length).toBe(
+    skipped.length,
+  );
   for (const m of before) {
     await c.query(m.sql(`"${schema}"`));
     await c.query(`INSERT INTO "${schema}".migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
@@ -75,10 +90,16 @@ function versionsFrom(name: string): number[] {
   return MIGRATIONS.slice(MIGRATIONS.findIndex((m) => m.name.startsWith(name))).map((m) => m.version);
 }
 
-async function rowOf(schema: string, id: string): Promise<{ summary_revision: number | null; refreshed_revision: number | null; head: number | null }> {
+async function rowOf(
+  schema: string,
+  id: string,
+): Promise<{ summary_revision: number | null; refreshed_revision: number | null; head: number | null }> {
   const c = await admin();
   try {
-    const r = await c.query(`SELECT summary_revision, refreshed_revision, (SELECT max(seq) FROM "${schema}".events WHERE session_id = $1) AS head FROM "${schema}".sessions WHERE id = $1`, [id]);
+    const r = await c.query(
+      `SELECT summary_revision, refreshed_revision, (SELECT max(seq) FROM "${schema}".events WHERE session_id = $1) AS head FROM "${schema}".sessions WHERE id = $1`,
+      [id],
+    );
     return r.rows[0];
   } finally {
     await c.end();
@@ -89,7 +110,10 @@ async function rowOf(schema: string, id: string): Promise<{ summary_revision: nu
 async function marksOf(schema: string, id: string): Promise<{ last: number | null; n: number }> {
   const c = await admin();
   try {
-    const r = await c.query(`SELECT max(seq) AS last, count(*)::int AS n FROM "${schema}".events WHERE session_id = $1 AND row_changed`, [id]);
+    const r = await c.query(
+      `SELECT max(seq) AS last, count(*)::int AS n FROM "${schema}".events WHERE session_id = $1 AND row_changed`,
+      [id],
+    );
     return r.rows[0];
   } finally {
     await c.end();
@@ -123,8 +147,18 @@ describe.skipIf(!PG_URL)('PostgreSQL: nothing but the journal on the acknowledge
     let revision = 1;
     for (let round = 0; round < 12; round++) {
       // One- and two-event appends race (the two statements of the append path).
-      const results = await Promise.allSettled(all.map((s, i) => s.append('race', revision, i % 2 ? [noteEvent(round * 100 + i)] : [noteEvent(round * 100 + i), noteEvent(round * 100 + i + 50)])));
-      const won = results.filter((r) => r.status === 'fulfilled') as Array<PromiseFulfilledResult<{ revision: number }>>;
+      const results = await Promise.allSettled(
+        all.map((s, i) =>
+          s.append(
+            'race',
+            revision,
+            i % 2 ? [noteEvent(round * 100 + i)] : [noteEvent(round * 100 + i), noteEvent(round * 100 + i + 50)],
+          ),
+        ),
+      );
+      const won = results.filter((r) => r.status === 'fulfilled') as Array<
+        PromiseFulfilledResult<{ revision: number }>
+      >;
       expect(won, `round ${round}`).toHaveLength(1);
       const next = won[0]!.value.revision;
       for (const r of results) {
@@ -137,8 +171,14 @@ describe.skipIf(!PG_URL)('PostgreSQL: nothing but the journal on the acknowledge
     const events = await first.readEvents('race');
     expect(events.map((e) => e.seq)).toEqual(Array.from({ length: revision }, (_, i) => i + 1));
     // A revision behind and one ahead of the journal: refused, nothing written.
-    await expect(first.append('race', revision - 1, [noteEvent(1)])).rejects.toMatchObject({ code: 'CONFLICT', details: { revision } });
-    await expect(all[1]!.append('race', revision + 3, [noteEvent(1), noteEvent(2)])).rejects.toMatchObject({ code: 'CONFLICT', details: { revision } });
+    await expect(first.append('race', revision - 1, [noteEvent(1)])).rejects.toMatchObject({
+      code: 'CONFLICT',
+      details: { revision },
+    });
+    await expect(all[1]!.append('race', revision + 3, [noteEvent(1), noteEvent(2)])).rejects.toMatchObject({
+      code: 'CONFLICT',
+      details: { revision },
+    });
     expect((await first.readEvents('race')).length).toBe(revision);
   });
 
@@ -153,9 +193,12 @@ describe.skipIf(!PG_URL)('PostgreSQL: nothing but the journal on the acknowledge
     const burst = Array.from({ length: 12 }, (_, i) => a.note('f', { text: `old ${i}` }, { fencingToken: mine.token }));
     const theirs = (await b.leases.acquire('f', { owner: 'run', ttlMs: 60_000, force: true })).result;
     const settled = await Promise.allSettled(burst);
-    for (const r of settled) if (r.status === 'rejected') expect(isBatonError(r.reason, 'FENCED'), String(r.reason)).toBe(true);
+    for (const r of settled)
+      if (r.status === 'rejected') expect(isBatonError(r.reason, 'FENCED'), String(r.reason)).toBe(true);
     expect(theirs.token).toBeGreaterThan(mine.token);
-    await expect(a.note('f', { text: 'after' }, { fencingToken: mine.token })).rejects.toMatchObject({ code: 'FENCED' });
+    await expect(a.note('f', { text: 'after' }, { fencingToken: mine.token })).rejects.toMatchObject({
+      code: 'FENCED',
+    });
     const events = await all[1]!.readEvents('f');
     const takeover = [...events].reverse().find((e) => e.type === 'lease.acquired')!;
     // Nothing of the old holder's lands after the takeover; what it was told succeeded is stored.
@@ -237,7 +280,11 @@ describe.skipIf(!PG_URL)('PostgreSQL: nothing but the journal on the acknowledge
       await seed(all[0]!, 'k');
       void m;
       await all[0]!.settle();
-      const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO, 'test/store/pg-refresh-writer.ts'), url, 'k'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', path.join(REPO, 'test/store/pg-refresh-writer.ts'), url, 'k'],
+        { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let acked = 0;
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -263,7 +310,14 @@ describe.skipIf(!PG_URL)('PostgreSQL: nothing but the journal on the acknowledge
       await until('the killed writer to leave the server', async () => {
         const c = await admin();
         try {
-          return (await c.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()`, [`%"${schema}".events%`])).rows[0].n === 0;
+          return (
+            (
+              await c.query(
+                `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()`,
+                [`%"${schema}".events%`],
+              )
+            ).rows[0].n === 0
+          );
         } finally {
           await c.end();
         }
@@ -278,7 +332,11 @@ describe.skipIf(!PG_URL)('PostgreSQL: nothing but the journal on the acknowledge
       // A lagging row is derived at the head and stored; one whose refresh landed is read as it is.
       if (stale) {
         expect(row.revision).toBe(left.head);
-        expect(await rowOf(schema, 'k')).toMatchObject({ summary_revision: left.head, refreshed_revision: left.head, head: left.head });
+        expect(await rowOf(schema, 'k')).toMatchObject({
+          summary_revision: left.head,
+          refreshed_revision: left.head,
+          head: left.head,
+        });
       }
       expect((await fresh.listRows()).missing).toEqual([]);
       staleTrials += stale ? 1 : 0;
@@ -321,16 +379,26 @@ describe.skipIf(!PG_URL)('PostgreSQL: nothing but the journal on the acknowledge
       // last append that changed it, later appends without one.
       const events = await schemaBefore(c, schema, ['sessions.refreshed_revision', 'events.row_changed'], 'o');
       const row = summaryOf('o', events.slice(0, 2));
-      await c.query(`INSERT INTO "${schema}".sessions (id, summary, summary_revision) VALUES ('o', $1, 2)`, [JSON.stringify(row)]);
+      await c.query(`INSERT INTO "${schema}".sessions (id, summary, summary_revision) VALUES ('o', $1, 2)`, [
+        JSON.stringify(row),
+      ]);
       for (const e of events) {
         const { seq, ...body } = e;
-        await c.query(`INSERT INTO "${schema}".events (session_id, seq, type, body) VALUES ('o', $1, $2, $3)`, [seq, e.type, JSON.stringify(body)]);
+        await c.query(`INSERT INTO "${schema}".events (session_id, seq, type, body) VALUES ('o', $1, $2, $3)`, [
+          seq,
+          e.type,
+          JSON.stringify(body),
+        ]);
       }
       const [a, b] = [new PostgresStore({ url }), new PostgresStore({ url })];
       stores.push(a, b);
       const applied = [...(await a.prepare()), ...(await Promise.all([b.prepare()])).flat()];
       expect(applied).toEqual(versionsFrom('sessions.refreshed_revision'));
-      expect(await rowOf(schema, 'o')).toEqual({ summary_revision: 2, refreshed_revision: events.length, head: events.length });
+      expect(await rowOf(schema, 'o')).toEqual({
+        summary_revision: 2,
+        refreshed_revision: events.length,
+        head: events.length,
+      });
       expect(await marksOf(schema, 'o')).toEqual({ last: null, n: 0 });
       const listed = await a.listRows();
       expect(listed.missing).toEqual([]);
@@ -346,11 +414,22 @@ describe.skipIf(!PG_URL)('PostgreSQL: nothing but the journal on the acknowledge
       // The schema as the step before made it (refreshed_revision), with two sessions: one
       // refreshed up to its head, one whose writer was killed before its last refresh.
       const events = await schemaBefore(c, schema, ['events.row_changed'], 'p');
-      for (const [id, refreshed] of [['p', events.length], ['q', 2]] as const) {
-        await c.query(`INSERT INTO "${schema}".sessions (id, summary, summary_revision, refreshed_revision) VALUES ($1, $2, 2, $3)`, [id, JSON.stringify(summaryOf(id, events.slice(0, 2))), refreshed]);
+      for (const [id, refreshed] of [
+        ['p', events.length],
+        ['q', 2],
+      ] as const) {
+        await c.query(
+          `INSERT INTO "${schema}".sessions (id, summary, summary_revision, refreshed_revision) VALUES ($1, $2, 2, $3)`,
+          [id, JSON.stringify(summaryOf(id, events.slice(0, 2))), refreshed],
+        );
         for (const e of events) {
           const { seq, ...body } = e;
-          await c.query(`INSERT INTO "${schema}".events (session_id, seq, type, body) VALUES ($1, $2, $3, $4)`, [id, seq, e.type, JSON.stringify(body)]);
+          await c.query(`INSERT INTO "${schema}".events (session_id, seq, type, body) VALUES ($1, $2, $3, $4)`, [
+            id,
+            seq,
+            e.type,
+            JSON.stringify(body),
+          ]);
         }
       }
       const [a, b] = [new PostgresStore({ url }), new PostgresStore({ url })];
@@ -361,7 +440,10 @@ describe.skipIf(!PG_URL)('PostgreSQL: nothing but the journal on the acknowledge
       expect(await marksOf(schema, 'q')).toEqual({ last: events.length, n: 1 });
       expect((await a.listRows()).missing).toEqual(['q']);
       const listed = await new SessionManager({ store: a, agent: 'up' }).list();
-      expect(listed.map((s) => [s.id, s.revision])).toEqual([['p', 2], ['q', events.length]]);
+      expect(listed.map((s) => [s.id, s.revision])).toEqual([
+        ['p', 2],
+        ['q', events.length],
+      ]);
       expect((await b.listRows()).missing).toEqual([]);
     } finally {
       await c.end();

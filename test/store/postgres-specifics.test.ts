@@ -20,7 +20,11 @@ import { PG_URL, admin, backendsGone, dropSchema, freshSchema, needsRealServer, 
 const FIXTURE = path.resolve('test/fixtures/pg-open.ts');
 
 /** One copy of the migration-race fixture: `ready` once connected, then `go` on its stdin. */
-function startFixture(url: string): { ready: Promise<void>; go: () => void; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
+function startFixture(url: string): {
+  ready: Promise<void>;
+  go: () => void;
+  done: Promise<{ code: number | null; stdout: string; stderr: string }>;
+} {
   const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, url], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -33,7 +37,9 @@ function startFixture(url: string): { ready: Promise<void>; go: () => void; done
       stdout += c;
       if (stdout.startsWith('ready\n')) resolve();
     });
-    child.once('close', (code) => reject(new Error(`the fixture ended before it was ready (${code}): ${stdout}${stderr}`)));
+    child.once('close', (code) =>
+      reject(new Error(`the fixture ended before it was ready (${code}): ${stdout}${stderr}`)),
+    );
   });
   child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   return { ready, go: () => child.stdin.end('go\n'), done };
@@ -41,7 +47,9 @@ function startFixture(url: string): { ready: Promise<void>; go: () => void; done
 
 describe('PostgreSQL store URL', () => {
   it('reads schema, pool size and connect timeout, hides the password, passes other parameters on', () => {
-    const t = parsePgUrl('postgres://u:s3cret@db.example:6543/app?schema=team_a&pool=2&connect_timeout=3&sslmode=disable');
+    const t = parsePgUrl(
+      'postgres://u:s3cret@db.example:6543/app?schema=team_a&pool=2&connect_timeout=3&sslmode=disable',
+    );
     expect(t).toMatchObject({ schema: 'team_a', poolMax: 2, connectTimeoutMs: 3000 });
     expect(t.connectionString).toBe('postgres://u:s3cret@db.example:6543/app?sslmode=disable');
     expect(t.location).not.toContain('s3cret');
@@ -51,7 +59,9 @@ describe('PostgreSQL store URL', () => {
 
   it('refuses a schema name that is not a plain identifier, and bad numbers, with BAD_INPUT and a hint', () => {
     for (const bad of ['x";drop table t;--', 'Upper', '1abc', '', 'a'.repeat(60), 'a b']) {
-      expect(() => parsePgUrl(`postgres://h/db?schema=${encodeURIComponent(bad)}`)).toThrow(expect.objectContaining({ code: 'BAD_INPUT', hint: expect.stringContaining('schema') }));
+      expect(() => parsePgUrl(`postgres://h/db?schema=${encodeURIComponent(bad)}`)).toThrow(
+        expect.objectContaining({ code: 'BAD_INPUT', hint: expect.stringContaining('schema') }),
+      );
     }
     for (const bad of ['pool=1', 'pool=x', 'pool=1000', 'connect_timeout=-1']) {
       expect(() => parsePgUrl(`postgres://h/db?${bad}`)).toThrow(expect.objectContaining({ code: 'BAD_INPUT' }));
@@ -109,14 +119,22 @@ describe('openStore and the environment', () => {
 
 describe.skipIf(!PG_URL)('PostgreSQL store specifics', () => {
   needsRealServer({
-    'four processes opening a new schema at once apply each migration exactly once, without error': 'several sessions of the server at once (a transaction held open while others queue on it, watched in pg_locks / pg_stat_activity); the embedded server has one session',
-    'a workspace lock held elsewhere: LOCKED after lockTimeoutMs (lock_timeout set as a parameter)': 'a lock held in a transaction by another session while the store waits for it; the embedded server has one session',
-    'a connection dropped by the server is STORE_UNAVAILABLE (retryable) at worst, and the next call works': 'pg_terminate_backend of one connection; the embedded server has no backends to end',
-    'appends in a stream keep a connection; when the server drops it, an append says to retry at worst, and the next works': 'pg_terminate_backend of the store\'s connections; the embedded server has no backends to end',
-    'every connection has a server-side statement_timeout below the client timeout, and TCP keepalive after 10 s idle': 'settings sent at connection start-up; the embedded server keeps its one session\'s settings',
-    'watch reports each committed create and append, by any handle, and nothing after it stops': 'LISTEN/NOTIFY between connections; the embedded server delivers NOTIFY to its one session',
-    'watch gets its connection back when the server drops it, and reports what was committed meanwhile': 'LISTEN/NOTIFY between connections and pg_terminate_backend',
-    'watch replaces a LISTEN connection that went silent (no close, no reply) and reports what was committed meanwhile': 'LISTEN/NOTIFY between connections',
+    'four processes opening a new schema at once apply each migration exactly once, without error':
+      'several sessions of the server at once (a transaction held open while others queue on it, watched in pg_locks / pg_stat_activity); the embedded server has one session',
+    'a workspace lock held elsewhere: LOCKED after lockTimeoutMs (lock_timeout set as a parameter)':
+      'a lock held in a transaction by another session while the store waits for it; the embedded server has one session',
+    'a connection dropped by the server is STORE_UNAVAILABLE (retryable) at worst, and the next call works':
+      'pg_terminate_backend of one connection; the embedded server has no backends to end',
+    'appends in a stream keep a connection; when the server drops it, an append says to retry at worst, and the next works':
+      "pg_terminate_backend of the store's connections; the embedded server has no backends to end",
+    'every connection has a server-side statement_timeout below the client timeout, and TCP keepalive after 10 s idle':
+      "settings sent at connection start-up; the embedded server keeps its one session's settings",
+    'watch reports each committed create and append, by any handle, and nothing after it stops':
+      'LISTEN/NOTIFY between connections; the embedded server delivers NOTIFY to its one session',
+    'watch gets its connection back when the server drops it, and reports what was committed meanwhile':
+      'LISTEN/NOTIFY between connections and pg_terminate_backend',
+    'watch replaces a LISTEN connection that went silent (no close, no reply) and reports what was committed meanwhile':
+      'LISTEN/NOTIFY between connections',
   });
   const schemas: string[] = [];
   const stores: PostgresStore[] = [];
@@ -155,7 +173,10 @@ describe.skipIf(!PG_URL)('PostgreSQL store specifics', () => {
           [app],
         );
         if (waiting.rows[0]!.n === 4) break;
-        const ended = await Promise.race([Promise.all(copies.map((x) => x.done)).then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 50))]);
+        const ended = await Promise.race([
+          Promise.all(copies.map((x) => x.done)).then(() => true),
+          new Promise<false>((r) => setTimeout(() => r(false), 50)),
+        ]);
         if (ended) throw new Error('the copies ended without queueing on the migration lock');
       }
       await holder.query('COMMIT');
@@ -173,7 +194,8 @@ describe.skipIf(!PG_URL)('PostgreSQL store specifics', () => {
       const all = Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1);
       expect(applied.filter((a) => a.length > 0)).toEqual([all]);
       expect(applied.filter((a) => a.length === 0)).toHaveLength(3);
-      const rows = (await c.query<{ version: number }>(`SELECT version FROM "${schema}".migrations ORDER BY version`)).rows;
+      const rows = (await c.query<{ version: number }>(`SELECT version FROM "${schema}".migrations ORDER BY version`))
+        .rows;
       expect(rows.map((r) => r.version)).toEqual(all);
     } finally {
       await holder.end();
@@ -197,7 +219,11 @@ describe.skipIf(!PG_URL)('PostgreSQL store specifics', () => {
         // A call may have got through before the pool ended; one that did not says why.
         if (r !== null) {
           expect(r, String(r)).toBeInstanceOf(Error);
-          expect(r).toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining('closed'), details: { retryable: false } });
+          expect(r).toMatchObject({
+            code: 'STORE_UNAVAILABLE',
+            message: expect.stringContaining('closed'),
+            details: { retryable: false },
+          });
         }
       }
       await closing;
@@ -234,8 +260,12 @@ describe.skipIf(!PG_URL)('PostgreSQL store specifics', () => {
     const { store } = open({ application_name: app });
     await store.list();
     // The server's own limit, as the pooled connection sees it.
-    const r = await (store as unknown as { q: (t: string) => Promise<{ rows: Array<{ t: string }> }> }).q("SELECT current_setting('statement_timeout') AS t");
-    const ms = /^(\d+)s$/.test(r.rows[0]!.t) ? Number(r.rows[0]!.t.slice(0, -1)) * 1000 : Number.parseInt(r.rows[0]!.t, 10);
+    const r = await (store as unknown as { q: (t: string) => Promise<{ rows: Array<{ t: string }> }> }).q(
+      "SELECT current_setting('statement_timeout') AS t",
+    );
+    const ms = /^(\d+)s$/.test(r.rows[0]!.t)
+      ? Number(r.rows[0]!.t.slice(0, -1)) * 1000
+      : Number.parseInt(r.rows[0]!.t, 10);
     expect(ms).toBeGreaterThan(0);
     expect(ms).toBeLessThan(QUERY_TIMEOUT_MS);
   });
@@ -246,14 +276,26 @@ describe.skipIf(!PG_URL)('PostgreSQL store specifics', () => {
     const c = await admin();
     try {
       await c.query(`CREATE SCHEMA "${schema}"`);
-      await c.query(`CREATE TABLE "${schema}".migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-      await c.query(`INSERT INTO "${schema}".migrations (version, name) VALUES (1, 'one'), ($1, 'from the future')`, [SCHEMA_VERSION + 1]);
+      await c.query(
+        `CREATE TABLE "${schema}".migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+      );
+      await c.query(`INSERT INTO "${schema}".migrations (version, name) VALUES (1, 'one'), ($1, 'from the future')`, [
+        SCHEMA_VERSION + 1,
+      ]);
       const store = new PostgresStore({ url: urlWith({ schema }) });
       stores.push(store);
       const e = await rejection(store.list());
       expect(isBatonError(e, 'UNSUPPORTED_VERSION')).toBe(true);
-      expect(e).toMatchObject({ message: expect.stringContaining(`version ${SCHEMA_VERSION + 1}`), hint: expect.stringContaining('upgrade baton') });
-      const tables = (await c.query<{ n: string }>('SELECT table_name AS n FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1', [schema])).rows.map((r) => r.n);
+      expect(e).toMatchObject({
+        message: expect.stringContaining(`version ${SCHEMA_VERSION + 1}`),
+        hint: expect.stringContaining('upgrade baton'),
+      });
+      const tables = (
+        await c.query<{ n: string }>(
+          'SELECT table_name AS n FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1',
+          [schema],
+        )
+      ).rows.map((r) => r.n);
       expect(tables).toEqual(['migrations']);
     } finally {
       await c.end();
@@ -280,7 +322,10 @@ describe.skipIf(!PG_URL)('PostgreSQL store specifics', () => {
       // Killed in the middle of a call: the lock's transaction is cut.
       const inFlight = await rejection(
         store.withWorkspaceLock(async () => {
-          const killed = await c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND state = 'idle in transaction'`, [app]);
+          const killed = await c.query(
+            `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND state = 'idle in transaction'`,
+            [app],
+          );
           expect(killed.rowCount).toBe(1);
           await new Promise((r) => setTimeout(r, 100));
         }),
@@ -315,9 +360,15 @@ describe.skipIf(!PG_URL)('PostgreSQL store specifics', () => {
       // At once, while the appends' connection is still kept: every connection of the store ends,
       // as in a server restart. pg_terminate_backend only signals: the test goes on once the
       // backends are gone, else an append could still be sent to one of them on its way out.
-      const ended = await c.query<{ pid: number }>('SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [app]);
+      const ended = await c.query<{ pid: number }>(
+        'SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
+        [app],
+      );
       expect(ended.rowCount).toBeGreaterThan(0);
-      await backendsGone(c, ended.rows.map((r) => r.pid));
+      await backendsGone(
+        c,
+        ended.rows.map((r) => r.pid),
+      );
       let failures = 0;
       for (let attempt = 0; attempt < 3 && revision === 11; attempt++) {
         try {
@@ -346,7 +397,10 @@ describe.skipIf(!PG_URL)('PostgreSQL store specifics', () => {
       // The session's row locked elsewhere: the next append's insert waits for it on the server.
       await c.query('BEGIN');
       await c.query(`SELECT 1 FROM "${schema}".sessions WHERE id = 'c' FOR UPDATE`);
-      const last = store.append('c', revision, [noteEvent(revision)]).then(() => 'done', (e: unknown) => `failed: ${(e as Error).message}`);
+      const last = store.append('c', revision, [noteEvent(revision)]).then(
+        () => 'done',
+        (e: unknown) => `failed: ${(e as Error).message}`,
+      );
       await new Promise((r) => setTimeout(r, 200));
       const closing = store.close();
       await new Promise((r) => setTimeout(r, 200));
@@ -365,13 +419,16 @@ describe.skipIf(!PG_URL)('PostgreSQL store specifics', () => {
   it('a script that appends and never closes the store still exits (the kept connection goes back to the pool)', async () => {
     const { url } = open();
     const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-left-open-')), 'script.mts');
-    fs.writeFileSync(script, `
+    fs.writeFileSync(
+      script,
+      `
       import { PostgresStore } from ${JSON.stringify(path.resolve('src/store/postgres/store.ts'))};
       import { SessionManager } from ${JSON.stringify(path.resolve('src/manager/manager.ts'))};
       const m = new SessionManager({ store: new PostgresStore({ url: ${JSON.stringify(url)} }), agent: 'script' });
       const s = await m.start({ title: 'left open' });
       for (let i = 0; i < 5; i++) await m.tokens(s.id, { input: 1 });
-      console.log('appended');`);
+      console.log('appended');`,
+    );
     const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
@@ -426,7 +483,10 @@ describe.skipIf(!PG_URL)('PostgreSQL store specifics', () => {
     const stop = await store.watch((c) => seen.push(c));
     const c = await admin();
     try {
-      const killed = await c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'SELECT now()%'`, [app]);
+      const killed = await c.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'SELECT now()%'`,
+        [app],
+      );
       expect(killed.rowCount).toBe(1);
       await writer.append('v', 1, [noteEvent(1)]);
       const until = Date.now() + 10_000;
@@ -517,7 +577,11 @@ describe.skipIf(!PG_URL)('PostgreSQL store specifics', () => {
     await seed(store, 'x');
     await dropSchema(schema);
     const e = await rejection(store.load('x'));
-    expect(e).toMatchObject({ code: 'STORE_UNAVAILABLE', details: { retryable: true }, hint: expect.stringContaining('Retry') });
+    expect(e).toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+      details: { retryable: true },
+      hint: expect.stringContaining('Retry'),
+    });
     expect((await store.list()).summaries).toEqual([]);
     await seed(store, 'x');
     expect((await store.load('x')).revision).toBe(1);
@@ -531,12 +595,17 @@ describe.skipIf(!PG_URL)('PostgreSQL store specifics', () => {
     await store.saveCheckpoint('cp', checkpointOf('cp', events, 'cp-2'));
     const c = await admin();
     try {
-      await c.query(`UPDATE "${schema}".checkpoints SET body = replace(body, '"name":"cp-1"', '"name":"forged"') WHERE id = 'cp-1'`);
+      await c.query(
+        `UPDATE "${schema}".checkpoints SET body = replace(body, '"name":"cp-1"', '"name":"forged"') WHERE id = 'cp-1'`,
+      );
     } finally {
       await c.end();
     }
     const list = await store.listCheckpoints('cp');
-    expect(list.map((r) => [r.id, r.valid])).toEqual([['cp-1', false], ['cp-2', true]]);
+    expect(list.map((r) => [r.id, r.valid])).toEqual([
+      ['cp-1', false],
+      ['cp-2', true],
+    ]);
     expect(list[0]).toMatchObject({ problem: expect.stringContaining('checksum') });
   });
 });

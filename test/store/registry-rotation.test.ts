@@ -10,7 +10,6 @@ import { SessionManager } from '../../src/manager/manager.js';
 import { FileStore } from '../../src/store/file/store.js';
 import { runFixture, tempStoreDir } from './helpers.js';
 
-
 let dir: ReturnType<typeof tempStoreDir>;
 const open: FileStore[] = [];
 afterEach(async () => {
@@ -87,7 +86,9 @@ describe('index.log rotation', () => {
     expect(r.repairs.map((x) => x.kind)).toEqual(['index_rebuilt']);
     expect(r.missing).toEqual(['x']);
     // The manager derives the missing row from the session itself.
-    expect((await new SessionManager({ store: store(), agent: 't' }).list()).map((s) => [s.id, s.pinned])).toEqual([['x', true]]);
+    expect((await new SessionManager({ store: store(), agent: 't' }).list()).map((s) => [s.id, s.pinned])).toEqual([
+      ['x', true],
+    ]);
   });
 
   it('writers and listers in separate processes racing rotations lose no row', async () => {
@@ -99,14 +100,20 @@ describe('index.log rotation', () => {
     for (const id of ['w1', 'w2', 'w3']) await m0.start({ title: `churn ${id}`, id, switch: true });
     // Odd counts: every session ends pinned; even: unpinned.
     // The writers start once both listers have listed once: their rows race lists in progress.
-    const writers = [['w1', 61], ['w2', 60], ['w3', 61]].map(([id, n]) => run(['writer', String(id), String(n), ready, '2']));
+    const writers = [
+      ['w1', 61],
+      ['w2', 60],
+      ['w3', 61],
+    ].map(([id, n]) => run(['writer', String(id), String(n), ready, '2']));
     const listers = [run(['lister', stop, ready, '3000']), run(['lister', stop, ready, '3000'])];
     const done = await Promise.all(writers);
     fs.writeFileSync(stop, '');
     const listed = await Promise.all(listers);
     for (const r of [...done, ...listed]) expect(r.stderr).toBe('');
     expect(done.map((r) => r.stdout)).toEqual(['done\n', 'done\n', 'done\n']);
-    const stats = listed.map((r) => /^lists (\d+) rotations (\d+) rebuilds (\d+)$/.exec(r.stdout.trim())!.slice(1).map(Number));
+    const stats = listed.map((r) =>
+      /^lists (\d+) rotations (\d+) rebuilds (\d+)$/.exec(r.stdout.trim())!.slice(1).map(Number),
+    );
     // The race really happened: the listers rotated the log while the writers wrote.
     expect(stats.reduce((n, [, rotations]) => n + rotations!, 0)).toBeGreaterThan(0);
     expect(stats.map(([, , rebuilds]) => rebuilds)).toEqual([0, 0]);

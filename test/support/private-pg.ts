@@ -18,7 +18,10 @@ const require = createRequire(import.meta.url);
 export function pgBin(): string | null {
   const base = '/usr/lib/postgresql';
   if (!fs.existsSync(base)) return null;
-  const versions = fs.readdirSync(base).filter((v) => fs.existsSync(path.join(base, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  const versions = fs
+    .readdirSync(base)
+    .filter((v) => fs.existsSync(path.join(base, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions.length ? path.join(base, versions[0]!, 'bin') : null;
 }
 
@@ -81,11 +84,19 @@ export class PrivatePg {
     try {
       fs.chmodSync(root, 0o755);
       fs.mkdirSync(pg.data, { mode: 0o700 });
-      if (process.getuid?.() === 0) fs.chownSync(pg.data, Number(sh('id', ['-u', 'postgres']).trim()), Number(sh('id', ['-g', 'postgres']).trim()));
+      if (process.getuid?.() === 0)
+        fs.chownSync(pg.data, Number(sh('id', ['-u', 'postgres']).trim()), Number(sh('id', ['-g', 'postgres']).trim()));
       pg.run('initdb', ['-D', pg.data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
       const listen = ['127.0.0.1', ...(o.listen ?? [])].join(',');
       // fsync and synchronous_commit stay on: durability claims are made against this server.
-      const conf = [`listen_addresses = '${listen}'`, `port = ${pg.port}`, `unix_socket_directories = '${pg.data}'`, 'fsync = on', 'synchronous_commit = on', ...(o.conf ?? [])];
+      const conf = [
+        `listen_addresses = '${listen}'`,
+        `port = ${pg.port}`,
+        `unix_socket_directories = '${pg.data}'`,
+        'fsync = on',
+        'synchronous_commit = on',
+        ...(o.conf ?? []),
+      ];
       fs.appendFileSync(path.join(pg.data, 'postgresql.conf'), `\n${conf.join('\n')}\n`);
       if (o.hba?.length) fs.appendFileSync(path.join(pg.data, 'pg_hba.conf'), `\n${o.hba.join('\n')}\n`);
       pg.startServer();
@@ -106,7 +117,11 @@ export class PrivatePg {
     try {
       return await PrivatePg.start(o);
     } catch (e) {
-      return `could not start a private PostgreSQL: ${String((e as { stderr?: unknown }).stderr || e).trim().split('\n').slice(-3).join(' ')}`;
+      return `could not start a private PostgreSQL: ${String((e as { stderr?: unknown }).stderr || e)
+        .trim()
+        .split('\n')
+        .slice(-3)
+        .join(' ')}`;
     }
   }
 

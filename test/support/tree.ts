@@ -38,7 +38,11 @@ export function snapshotFiles(dir: string): Map<string, { bytes: string; mtimeMs
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name);
       if (e.isDirectory()) walk(p);
-      else out.set(path.relative(dir, p), { bytes: fs.readFileSync(p).toString('base64'), mtimeMs: fs.lstatSync(p).mtimeMs });
+      else
+        out.set(path.relative(dir, p), {
+          bytes: fs.readFileSync(p).toString('base64'),
+          mtimeMs: fs.lstatSync(p).mtimeMs,
+        });
     }
   };
   walk(dir);

@@ -29,6 +29,8 @@ runStoreConformance({
 });
 
 it('is published as baton/testing, with its types', () => {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { exports: Record<string, { types: string; import: string }> };
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    exports: Record<string, { types: string; import: string }>;
+  };
   expect(pkg.exports['./testing']).toEqual({ types: './dist/types/testing/index.d.ts', import: './dist/testing.js' });
 });

@@ -20,16 +20,26 @@ describe('manager.dashboard and /api', () => {
   const warnings: string[] = [];
   beforeAll(async () => {
     let t = Date.parse('2026-01-01T00:00:00Z');
-    m = new SessionManager({ store: new MemoryStore(), now: () => new Date((t += 1000)), randomBytes: (n) => new Uint8Array(n).fill(7) });
+    m = new SessionManager({
+      store: new MemoryStore(),
+      now: () => new Date((t += 1000)),
+      randomBytes: (n) => new Uint8Array(n).fill(7),
+    });
     for (let i = 0; i < SESSIONS; i++) {
       const id = `s${String(i).padStart(3, '0')}`;
-      await m.start({ title: i % 10 === 0 ? `Needle ${i}` : `Session ${i}`, id, phases: [{ id: 'p', name: 'p' }], switch: true });
+      await m.start({
+        title: i % 10 === 0 ? `Needle ${i}` : `Session ${i}`,
+        id,
+        phases: [{ id: 'p', name: 'p' }],
+        switch: true,
+      });
       if (i === SESSIONS - 1) continue; // the last stays active
       if (i % 7 === 0) await m.lifecycle(id, 'interrupt', 'crash');
       else if (i % 3 === 0) await m.lifecycle(id, 'pause');
     }
     await m.phase('s129', 'p', 'start', { agent: 'ann' });
-    for (let i = 0; i < TOKEN_EVENTS; i++) await m.tokens('s129', { agent: i % 3 === 0 ? 'ann' : 'ben', phase: 'p', input: 10, output: 1, cached: 0 });
+    for (let i = 0; i < TOKEN_EVENTS; i++)
+      await m.tokens('s129', { agent: i % 3 === 0 ? 'ann' : 'ben', phase: 'p', input: 10, output: 1, cached: 0 });
     s = await startUiServer({ manager: m, onWarning: (w) => warnings.push(w) });
   });
   afterAll(async () => {
@@ -49,7 +59,8 @@ describe('manager.dashboard and /api', () => {
     expect(first.rows[interrupted]!.status).toBe('active');
     // Every session exactly once across the pages.
     const seen: string[] = [];
-    for (let offset = 0; offset < SESSIONS; offset += 40) seen.push(...(await m.dashboard.sessions({ offset, limit: 40 })).rows.map((r) => r.id));
+    for (let offset = 0; offset < SESSIONS; offset += 40)
+      seen.push(...(await m.dashboard.sessions({ offset, limit: 40 })).rows.map((r) => r.id));
     expect(seen.sort()).toEqual(all.map((r) => r.id).sort());
     const active = first.rows.find((r) => r.id === 's129')!;
     expect(active.agents).toEqual(['ann', 'ben']);
@@ -61,38 +72,63 @@ describe('manager.dashboard and /api', () => {
     expect(paused.rows.every((r) => r.status === 'paused')).toBe(true);
     expect(paused.total).toBe((await m.list()).filter((r) => r.status === 'paused').length);
     const needle = await m.dashboard.sessions({ search: 'NEEDLE', limit: 500 });
-    expect(needle.rows.map((r) => r.id).sort()).toEqual(Array.from({ length: 13 }, (_, i) => `s${String(i * 10).padStart(3, '0')}`));
-    expect((await m.dashboard.sessions({ search: 's12' })).rows.map((r) => r.id).sort()).toEqual(['s120', 's121', 's122', 's123', 's124', 's125', 's126', 's127', 's128', 's129']);
+    expect(needle.rows.map((r) => r.id).sort()).toEqual(
+      Array.from({ length: 13 }, (_, i) => `s${String(i * 10).padStart(3, '0')}`),
+    );
+    expect((await m.dashboard.sessions({ search: 's12' })).rows.map((r) => r.id).sort()).toEqual([
+      's120',
+      's121',
+      's122',
+      's123',
+      's124',
+      's125',
+      's126',
+      's127',
+      's128',
+      's129',
+    ]);
   });
 
-  it('pages a session\'s events newest first, filtered by type, family and agent', async () => {
+  it("pages a session's events newest first, filtered by type, family and agent", async () => {
     const log = await m.log('s129');
     const page = await m.dashboard.events('s129', { limit: 100 });
     expect(page.total).toBe(log.length);
-    expect(page.events.map((e) => e.seq)).toEqual(log.slice(-100).map((e) => e.seq).reverse());
+    expect(page.events.map((e) => e.seq)).toEqual(
+      log
+        .slice(-100)
+        .map((e) => e.seq)
+        .reverse(),
+    );
     const second = await m.dashboard.events('s129', { offset: 100, limit: 100, order: 'asc' });
     expect(second.events.map((e) => e.seq)).toEqual(log.slice(100, 200).map((e) => e.seq));
     const ann = await m.dashboard.events('s129', { type: 'tokens.recorded', agent: 'ann', limit: 500 });
     expect(ann.total).toBe(TOKEN_EVENTS / 3);
-    expect(ann.events.every((e) => e.type === 'tokens.recorded' && (e.data as { agent: string }).agent === 'ann')).toBe(true);
+    expect(ann.events.every((e) => e.type === 'tokens.recorded' && (e.data as { agent: string }).agent === 'ann')).toBe(
+      true,
+    );
     const family = await m.dashboard.events('s129', { type: 'session.', limit: 500 });
     expect(family.events.map((e) => e.type).every((t) => t.startsWith('session.'))).toBe(true);
     expect(family.total).toBe(log.filter((e) => e.type.startsWith('session.')).length);
   });
 
-  it('keeps a session\'s journal and brings it forward with what is appended later', async () => {
+  it("keeps a session's journal and brings it forward with what is appended later", async () => {
     const before = await m.dashboard.session('s129', { maxPoints: 50 });
     expect(before.tokens.time.length).toBe(50);
     expect(before.tokens.records).toBe(TOKEN_EVENTS);
     expect(before.tokens.total.at(-1)).toBe(TOKEN_EVENTS * 11);
-    expect(before.attempts).toEqual([expect.objectContaining({ phaseId: 'p', attempt: 1, outcome: 'running', agent: 'ann' })]);
+    expect(before.attempts).toEqual([
+      expect.objectContaining({ phaseId: 'p', attempt: 1, outcome: 'running', agent: 'ann' }),
+    ]);
     await m.tokens('s129', { agent: 'cy', phase: 'p', input: 5, output: 5, cached: 0 });
     await m.phase('s129', 'p', 'fail', { reason: 'broke' });
     await m.phase('s129', 'p', 'retry', { agent: 'cy' });
     const after = await m.dashboard.session('s129');
     expect(after.tokens.total.at(-1)).toBe(TOKEN_EVENTS * 11 + 10);
     expect(after.tokens.byAgent['cy']!.at(-1)).toBe(10);
-    expect(after.attempts.map((a) => [a.attempt, a.outcome, a.reason])).toEqual([[1, 'failed', 'broke'], [2, 'running', null]]);
+    expect(after.attempts.map((a) => [a.attempt, a.outcome, a.reason])).toEqual([
+      [1, 'failed', 'broke'],
+      [2, 'running', null],
+    ]);
     expect(after.facets.types['tokens.recorded']).toBe(TOKEN_EVENTS + 1);
     expect(after.view.revision).toBe((await m.log('s129')).length);
   });
@@ -100,10 +136,16 @@ describe('manager.dashboard and /api', () => {
   it('lists archived sessions only when asked (archived=true), counts them, and refuses a bad flag', async () => {
     await m.lifecycle('s001', 'abandon');
     await m.archive('s001');
-    const live = JSON.parse((await request(s, '/api/sessions?limit=500', { token: true })).body) as { total: number; archived: number; rows: Array<{ id: string; archived: boolean }> };
+    const live = JSON.parse((await request(s, '/api/sessions?limit=500', { token: true })).body) as {
+      total: number;
+      archived: number;
+      rows: Array<{ id: string; archived: boolean }>;
+    };
     expect(live.rows.map((r) => r.id)).not.toContain('s001');
     expect(live.archived).toBe(1);
-    const all = JSON.parse((await request(s, '/api/sessions?limit=500&archived=true', { token: true })).body) as typeof live;
+    const all = JSON.parse(
+      (await request(s, '/api/sessions?limit=500&archived=true', { token: true })).body,
+    ) as typeof live;
     expect(all.total).toBe(live.total + 1);
     expect(all.rows.find((r) => r.id === 's001')).toMatchObject({ archived: true });
     const bad = await request(s, '/api/sessions?archived=maybe', { token: true });
@@ -111,7 +153,15 @@ describe('manager.dashboard and /api', () => {
   });
 
   it('answers bad queries with 400 BAD_INPUT, unknown sessions and routes with 404; the live stream starts with whether the store has a change feed', async () => {
-    for (const q of ['/api/sessions?limit=0', '/api/sessions?limit=501', '/api/sessions?offset=-1', '/api/sessions?status=sleeping', '/api/sessions/s129/events?order=sideways', '/api/sessions/s129/events?limit=x', '/api/sessions/..%2Fetc']) {
+    for (const q of [
+      '/api/sessions?limit=0',
+      '/api/sessions?limit=501',
+      '/api/sessions?offset=-1',
+      '/api/sessions?status=sleeping',
+      '/api/sessions/s129/events?order=sideways',
+      '/api/sessions/s129/events?limit=x',
+      '/api/sessions/..%2Fetc',
+    ]) {
       const r = await request(s, q, { token: true });
       expect(r.status, q).toBe(400);
       expect(JSON.parse(r.body).error.code, q).toBe('BAD_INPUT');

@@ -14,7 +14,9 @@ export const CHROMIUM = process.env['BATON_TEST_CHROMIUM'] || '/usr/bin/chromium
 export const HAVE_BROWSER = fs.existsSync(CHROMIUM);
 
 if (!HAVE_BROWSER) {
-  console.warn(`SKIPPED: the dashboard's browser tests (test/ui): no Chromium at ${CHROMIUM}. Install Debian's chromium package (apt-get install -y chromium; .ci/run does) or set BATON_TEST_CHROMIUM.`);
+  console.warn(
+    `SKIPPED: the dashboard's browser tests (test/ui): no Chromium at ${CHROMIUM}. Install Debian's chromium package (apt-get install -y chromium; .ci/run does) or set BATON_TEST_CHROMIUM.`,
+  );
 }
 
 /** A fresh headless Chromium with a profile of its own. */
@@ -23,6 +25,13 @@ export function launch(viewport = { width: 1280, height: 900 }): Promise<Browser
     executablePath: CHROMIUM,
     headless: true,
     viewport,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
   });
 }

@@ -26,7 +26,11 @@ afterEach(() => {
 /** Starts `baton ui …` and waits for its URL line. */
 function startUi(cwd: string, args: string[] = [], env: Record<string, string> = {}): Promise<Running> {
   needBuiltCli();
-  const child = spawn(process.execPath, [BATON, 'ui', ...args], { cwd, env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BATON, 'ui', ...args], {
+    cwd,
+    env: baseEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running.push(child);
   let out = '';
   let err = '';
@@ -45,7 +49,9 @@ function startUi(cwd: string, args: string[] = [], env: Record<string, string> =
 describe('baton ui (the process)', () => {
   it('prints only its URL on stdout, serves with the token, loads node:http, and stops cleanly on SIGINT', async () => {
     const ws = await withSession('s1');
-    const ui = await startUi(ws.dir, [], { NODE_OPTIONS: `--require ${path.join(ROOT, 'test/fixtures/trace-require.cjs')}` });
+    const ui = await startUi(ws.dir, [], {
+      NODE_OPTIONS: `--require ${path.join(ROOT, 'test/fixtures/trace-require.cjs')}`,
+    });
     expect(ui.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
     const token = new URL(ui.url).searchParams.get('token')!;
     const api = new URL('/api/sessions', ui.url);

@@ -32,7 +32,11 @@ function shot(name: string): string {
 /** Runs the built CLI as a process of its own (another process than the dashboard's) and waits for its exit. */
 function otherProcess(w: StoreWorkspace, args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BATON, ...args], { cwd: w.ws.dir, env: baseEnv(w.storeEnv), stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [BATON, ...args], {
+      cwd: w.ws.dir,
+      env: baseEnv(w.storeEnv),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
     child.on('error', reject);
@@ -41,7 +45,9 @@ function otherProcess(w: StoreWorkspace, args: string[]): Promise<{ code: number
 }
 
 async function rowsShown(page: Page): Promise<Array<{ id: string; status: string }>> {
-  return page.$$eval('tr[data-session-id]', (rows) => rows.map((r) => ({ id: r.getAttribute('data-session-id')!, status: r.getAttribute('data-status')! })));
+  return page.$$eval('tr[data-session-id]', (rows) =>
+    rows.map((r) => ({ id: r.getAttribute('data-session-id')!, status: r.getAttribute('data-status')! })),
+  );
 }
 
 describe.skipIf(!HAVE_BROWSER).each(storeCases())('the dashboard in Chromium on the $name store', (store) => {
@@ -73,7 +79,13 @@ describe.skipIf(!HAVE_BROWSER).each(storeCases())('the dashboard in Chromium on 
     const shown = await rowsShown(page);
     expect(shown.map((r) => r.id).sort()).toEqual(listed.map((r) => r.id).sort());
     for (const r of listed) expect(shown.find((x) => x.id === r.id)?.status, r.id).toBe(r.status);
-    expect(Object.fromEntries(shown.map((r) => [r.id, r.status]))).toEqual({ api: 'active', crash: 'interrupted', done: 'completed', gone: 'failed', later: 'paused' });
+    expect(Object.fromEntries(shown.map((r) => [r.id, r.status]))).toEqual({
+      api: 'active',
+      crash: 'interrupted',
+      done: 'completed',
+      gone: 'failed',
+      later: 'paused',
+    });
     expect(shown.slice(0, 2).map((r) => r.id)).toEqual(['crash', 'api']);
     expect(await page.textContent('tr[data-session-id="crash"] [data-cause]')).toContain('exit-3');
     // Filter by status, then search by title.
@@ -94,7 +106,13 @@ describe.skipIf(!HAVE_BROWSER).each(storeCases())('the dashboard in Chromium on 
     await page.click('a.session-link[href="#/s/api"]');
     await page.click('[role="tab"][data-tab="phases"]');
     await page.waitForSelector('.attempt');
-    const bars = await page.$$eval('.attempt', (els) => els.map((e) => ({ phase: e.getAttribute('data-phase'), attempt: e.getAttribute('data-attempt'), outcome: e.getAttribute('data-outcome') })));
+    const bars = await page.$$eval('.attempt', (els) =>
+      els.map((e) => ({
+        phase: e.getAttribute('data-phase'),
+        attempt: e.getAttribute('data-attempt'),
+        outcome: e.getAttribute('data-outcome'),
+      })),
+    );
     expect(bars).toEqual([
       { phase: 'design', attempt: '1', outcome: 'completed' },
       { phase: 'build', attempt: '1', outcome: 'failed' },
@@ -102,10 +120,19 @@ describe.skipIf(!HAVE_BROWSER).each(storeCases())('the dashboard in Chromium on 
     ]);
     expect(await page.$$eval('.lane[data-phase="build"] .tick', (t) => t.length)).toBe(1);
     // The attempt in flight grows with the clock while the session is active.
-    const width = (): Promise<number> => page.$eval('.attempt[data-outcome="running"]', (e) => e.getBoundingClientRect().width);
+    const width = (): Promise<number> =>
+      page.$eval('.attempt[data-outcome="running"]', (e) => e.getBoundingClientRect().width);
     const w0 = await width();
-    await page.waitForFunction((w) => document.querySelector('.attempt[data-outcome="running"]')!.getBoundingClientRect().width > w + 1, w0, { timeout: 5000 });
-    const tokens = await w.json<{ input: number; output: number; byAgent: Record<string, { input: number; output: number }> }>(['tokens', '--session', 'api']);
+    await page.waitForFunction(
+      (w) => document.querySelector('.attempt[data-outcome="running"]')!.getBoundingClientRect().width > w + 1,
+      w0,
+      { timeout: 5000 },
+    );
+    const tokens = await w.json<{
+      input: number;
+      output: number;
+      byAgent: Record<string, { input: number; output: number }>;
+    }>(['tokens', '--session', 'api']);
     await page.click('[role="tab"][data-tab="tokens"]');
     await page.waitForSelector('.chart canvas');
     expect(Number(await page.getAttribute('.chart', 'data-last-total'))).toBe(tokens.input + tokens.output);
@@ -129,10 +156,14 @@ describe.skipIf(!HAVE_BROWSER).each(storeCases())('the dashboard in Chromium on 
     await page.waitForSelector('tr[data-file="src/app.ts"][data-outside="changed"]');
   });
 
-  it('shows an interrupted session\'s cause and the recommended resume', async () => {
+  it("shows an interrupted session's cause and the recommended resume", async () => {
     await page.goto(`${s.url.split('?')[0]}#/s/crash`);
     await page.waitForSelector('[data-banner="interrupted"] [data-recommended]');
-    const plan = await w.json<{ recovery: { recommended: { from: string } }; statusCause: { cause: string } }>(['resume', '--session', 'crash']);
+    const plan = await w.json<{ recovery: { recommended: { from: string } }; statusCause: { cause: string } }>([
+      'resume',
+      '--session',
+      'crash',
+    ]);
     expect(await page.getAttribute('[data-banner] [data-cause]', 'data-cause')).toBe(plan.statusCause.cause);
     const banner = await page.textContent('[data-banner="interrupted"]');
     expect(banner).toContain('exit-3');
@@ -142,13 +173,23 @@ describe.skipIf(!HAVE_BROWSER).each(storeCases())('the dashboard in Chromium on 
   it('filters the event log by type and agent, a page at a time', async () => {
     await page.goto(`${s.url.split('?')[0]}#/s/api/events`);
     await page.waitForSelector('.log li');
-    const all = await w.json<Array<{ seq: number; type: string; actor: { agent: string | null } }>>(['log', '--session', 'api']);
+    const all = await w.json<Array<{ seq: number; type: string; actor: { agent: string | null } }>>([
+      'log',
+      '--session',
+      'api',
+    ]);
     expect(await page.$$eval('.log li', (l) => l.length)).toBe(all.length);
     await page.selectOption('select[name="type"]', 'tokens.recorded');
-    await page.waitForFunction((n) => document.querySelectorAll('.log li').length === n, all.filter((e) => e.type === 'tokens.recorded').length);
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('.log li').length === n,
+      all.filter((e) => e.type === 'tokens.recorded').length,
+    );
     await page.selectOption('select[name="agent"]', 'bob');
     await page.waitForFunction(() => document.querySelectorAll('.log li').length === 2);
-    expect(await page.$$eval('.log li', (l) => l.map((e) => e.getAttribute('data-type')))).toEqual(['tokens.recorded', 'tokens.recorded']);
+    expect(await page.$$eval('.log li', (l) => l.map((e) => e.getAttribute('data-type')))).toEqual([
+      'tokens.recorded',
+      'tokens.recorded',
+    ]);
   });
 
   it('shows a change made by another process within 2 s, without a reload', async () => {
@@ -157,10 +198,25 @@ describe.skipIf(!HAVE_BROWSER).each(storeCases())('the dashboard in Chromium on 
     await page.waitForSelector('[data-live="on"]');
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42));
     const before = Number(await page.getAttribute('.chart', 'data-last-total'));
-    const r = await otherProcess(w, ['tokens', 'add', '--session', 'api', '--agent', 'zed', '--input', '70', '--output', '7']);
+    const r = await otherProcess(w, [
+      'tokens',
+      'add',
+      '--session',
+      'api',
+      '--agent',
+      'zed',
+      '--input',
+      '70',
+      '--output',
+      '7',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const t0 = Date.now();
-    await page.waitForFunction((n) => document.querySelector('.chart')?.getAttribute('data-last-total') === String(n), before + 77, { timeout: 5000 });
+    await page.waitForFunction(
+      (n) => document.querySelector('.chart')?.getAttribute('data-last-total') === String(n),
+      before + 77,
+      { timeout: 5000 },
+    );
     const elapsed = Date.now() - t0;
     expect(elapsed).toBeLessThan(2000);
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42);
@@ -172,7 +228,11 @@ describe.skipIf(!HAVE_BROWSER).each(storeCases())('the dashboard in Chromium on 
     expect(await used()).toBe((before + 77).toLocaleString('en-US'));
     const r2 = await otherProcess(w, ['tokens', 'add', '--session', 'api', '--agent', 'zed', '--input', '1000']);
     expect(r2.code, r2.stderr).toBe(0);
-    await page.waitForFunction((n) => document.querySelector('tr[data-session-id="api"] .tokens-cell span')?.textContent === n, (before + 1077).toLocaleString('en-US'), { timeout: 2000 });
+    await page.waitForFunction(
+      (n) => document.querySelector('tr[data-session-id="api"] .tokens-cell span')?.textContent === n,
+      (before + 1077).toLocaleString('en-US'),
+      { timeout: 2000 },
+    );
     await page.click('a.session-link[href="#/s/api"]');
     await page.click('[role="tab"][data-tab="tokens"]');
     await page.waitForSelector('.chart canvas');
@@ -196,7 +256,9 @@ describe.skipIf(!HAVE_BROWSER).each(storeCases())('the dashboard in Chromium on 
       reached = await page.evaluate(() => document.activeElement?.classList.contains('attempt') ?? false);
     }
     expect(reached, 'a timeline bar takes the keyboard focus').toBe(true);
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toMatch(/attempt 1; completed/);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toMatch(
+      /attempt 1; completed/,
+    );
     await page.emulateMedia({ colorScheme: 'dark' });
     const dark = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     await page.emulateMedia({ colorScheme: 'light' });

@@ -28,7 +28,9 @@ export function storeCases(): StoreCase[] {
     const schema = freshSchema('ui');
     out.push({ name: 'postgres', url: urlWith({ schema }), schema });
   } else {
-    console.warn('SKIPPED: dashboard tests on PostgreSQL (BATON_TEST_PG_URL is not set and no embedded server was started).');
+    console.warn(
+      'SKIPPED: dashboard tests on PostgreSQL (BATON_TEST_PG_URL is not set and no embedded server was started).',
+    );
   }
   return out;
 }
@@ -97,21 +99,56 @@ export async function scriptedWorkflow(store: StoreCase): Promise<StoreWorkspace
   await w.ok(['budget', 'set', '5000']);
   await w.ok(['phase', 'start', 'design', '--agent', 'alice']);
   await w.ok(['substep', 'design', 'sketch']);
-  await w.ok(['tokens', 'add', '--agent', 'alice', '--phase', 'design', '--input', '1200', '--output', '300', '--model', 'claude-sonnet-4-5']);
-  await w.ok(['decision', 'add', '--title', 'Storage', '--choice', 'PostgreSQL', '--rationale', 'many workers share it']);
+  await w.ok([
+    'tokens',
+    'add',
+    '--agent',
+    'alice',
+    '--phase',
+    'design',
+    '--input',
+    '1200',
+    '--output',
+    '300',
+    '--model',
+    'claude-sonnet-4-5',
+  ]);
+  await w.ok([
+    'decision',
+    'add',
+    '--title',
+    'Storage',
+    '--choice',
+    'PostgreSQL',
+    '--rationale',
+    'many workers share it',
+  ]);
   await w.ok(['phase', 'done', 'design', '--agent', 'alice']);
   await w.ok(['phase', 'start', 'build', '--agent', 'bob']);
   w.ws.write('src/app.ts', 'export const x = 1;\n');
   await w.ok(['file', 'created', 'src/app.ts']);
   await w.ok(['error', 'add', '--phase', 'build', '--type', 'runtime', '--message', 'tests failed']);
   // 86 % of the budget: a warning on stderr, on purpose (the chart's 80 % line is passed).
-  const warned = await w.run(['tokens', 'add', '--agent', 'bob', '--phase', 'build', '--input', '2000', '--output', '400']);
+  const warned = await w.run([
+    'tokens',
+    'add',
+    '--agent',
+    'bob',
+    '--phase',
+    'build',
+    '--input',
+    '2000',
+    '--output',
+    '400',
+  ]);
   expect(warned.code, warned.stderr).toBe(0);
   await w.ok(['phase', 'fail', 'build', '--reason', 'tests failed']);
   await w.ok(['error', 'resolve', 'err-1', '--resolution', 'fixed the import']);
   await w.ok(['phase', 'retry', 'build', '--agent', 'bob']);
   await w.ok(['substep', 'build', 'compile']);
-  expect((await w.run(['tokens', 'add', '--agent', 'bob', '--phase', 'build', '--input', '300', '--output', '100'])).code).toBe(0);
+  expect(
+    (await w.run(['tokens', 'add', '--agent', 'bob', '--phase', 'build', '--input', '300', '--output', '100'])).code,
+  ).toBe(0);
   await w.ok(['finding', 'add', 'The cache is never invalidated', '--severity', 'high']);
   await w.ok(['milestone', 'add', 'Beta']);
   return w;
@@ -138,22 +175,30 @@ export interface Reply {
 }
 
 /** One request with exactly the headers given (Host included), read to the end. */
-export function request(server: UiServer, path: string, o: { method?: string; headers?: Record<string, string>; token?: boolean } = {}): Promise<Reply> {
+export function request(
+  server: UiServer,
+  path: string,
+  o: { method?: string; headers?: Record<string, string>; token?: boolean } = {},
+): Promise<Reply> {
   const headers: Record<string, string> = { Host: `127.0.0.1:${server.port}`, ...o.headers };
   if (o.token) headers['Authorization'] = `Bearer ${server.token}`;
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: server.port, path, method: o.method ?? 'GET', headers }, (res) => {
-      const chunks: Buffer[] = [];
-      // An event stream never ends: its first frame is enough.
-      const stream = String(res.headers['content-type'] ?? '').startsWith('text/event-stream');
-      res.on('data', (b: Buffer) => {
-        chunks.push(b);
-        if (stream) res.destroy();
-      });
-      const done = (): void => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.on('end', done);
-      res.on('close', done);
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port: server.port, path, method: o.method ?? 'GET', headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        // An event stream never ends: its first frame is enough.
+        const stream = String(res.headers['content-type'] ?? '').startsWith('text/event-stream');
+        res.on('data', (b: Buffer) => {
+          chunks.push(b);
+          if (stream) res.destroy();
+        });
+        const done = (): void =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
+        res.on('end', done);
+        res.on('close', done);
+      },
+    );
     req.on('error', reject);
     req.end();
   });

@@ -29,7 +29,12 @@ describe.skipIf(!HAVE_BROWSER)('a session of 100,000 events in the browser', () 
     m = new SessionManager({ store });
     const at = (): string => new Date().toISOString();
     await m.createFrom('big', [
-      newEvent('session.created', { title: 'Big', idFormat: 'custom', phases: [{ id: 'build', name: 'Build' }], budgetMax: 2_000_000 }, at(), actor),
+      newEvent(
+        'session.created',
+        { title: 'Big', idFormat: 'custom', phases: [{ id: 'build', name: 'Build' }], budgetMax: 2_000_000 },
+        at(),
+        actor,
+      ),
       newEvent('phase.started', { phaseId: 'build', agent: 'a0', forced: false }, at(), actor),
     ]);
     let rev = 2;
@@ -38,7 +43,12 @@ describe.skipIf(!HAVE_BROWSER)('a session of 100,000 events in the browser', () 
       const batch: NewEvent[] = Array.from({ length: k }, (_, j) =>
         (rev + j) % 10_000 === 0
           ? newEvent('substep.reached', { phaseId: 'build', name: `step ${rev + j}` }, at(), actor)
-          : newEvent('tokens.recorded', { agent: `a${(rev + j) % 3}`, phaseId: 'build', input: 10, output: 2, cached: 0 }, at(), actor),
+          : newEvent(
+              'tokens.recorded',
+              { agent: `a${(rev + j) % 3}`, phaseId: 'build', input: 10, output: 2, cached: 0 },
+              at(),
+              actor,
+            ),
       );
       rev = (await store.append('big', rev, batch)).revision;
     }

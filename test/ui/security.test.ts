@@ -16,11 +16,27 @@ type Served = Awaited<ReturnType<typeof serve>>;
 async function storeContent(s: Served): Promise<string> {
   const m = s.manager;
   const rows = await m.listJson({ all: true });
-  const sessions = await Promise.all((await m.list({ all: true })).map(async (r) => ({ id: r.id, events: await m.log(r.id), checkpoints: await m.checkpoints.list(r.id) })));
+  const sessions = await Promise.all(
+    (await m.list({ all: true })).map(async (r) => ({
+      id: r.id,
+      events: await m.log(r.id),
+      checkpoints: await m.checkpoints.list(r.id),
+    })),
+  );
   return JSON.stringify({ rows, sessions, active: await m.store.getActive() });
 }
 
-const ROUTES = ['/', '/assets/app.js', '/assets/app.css', '/api', '/api/sessions', '/api/sessions/api', '/api/sessions/api/events', '/api/sessions/api/resume', '/api/live'];
+const ROUTES = [
+  '/',
+  '/assets/app.js',
+  '/assets/app.css',
+  '/api',
+  '/api/sessions',
+  '/api/sessions/api',
+  '/api/sessions/api/events',
+  '/api/sessions/api/resume',
+  '/api/live',
+];
 
 describe.each(storeCases())('dashboard security on the $name store', (store) => {
   let w: StoreWorkspace;
@@ -39,7 +55,9 @@ describe.each(storeCases())('dashboard security on the $name store', (store) => 
       const none = await request(s, path);
       expect(none.status, path).toBe(401);
       expect(JSON.parse(none.body).error.code).toBe('UNAUTHORIZED');
-      const wrong = await request(s, path, { headers: { Authorization: `Bearer ${s.token.replace(/^./, (c) => (c === 'A' ? 'B' : 'A'))}` } });
+      const wrong = await request(s, path, {
+        headers: { Authorization: `Bearer ${s.token.replace(/^./, (c) => (c === 'A' ? 'B' : 'A'))}` },
+      });
       expect(wrong.status, path).toBe(401);
       const right = await request(s, path, { token: true });
       expect(right.status, `${path}: ${right.body.slice(0, 200)}`).toBe(200);
@@ -47,18 +65,33 @@ describe.each(storeCases())('dashboard security on the $name store', (store) => 
   });
 
   it('refuses a foreign Host (DNS rebinding) and a foreign Origin or cross-site fetch (403), token or not', async () => {
-    for (const host of ['evil.example', `evil.example:${s.port}`, `127.0.0.1:${s.port + 1}`, `localhost.evil.example:${s.port}`]) {
+    for (const host of [
+      'evil.example',
+      `evil.example:${s.port}`,
+      `127.0.0.1:${s.port + 1}`,
+      `localhost.evil.example:${s.port}`,
+    ]) {
       const r = await request(s, '/api/sessions', { token: true, headers: { Host: host } });
       expect(r.status, host).toBe(403);
     }
-    for (const origin of ['http://evil.example', `http://evil.example:${s.port}`, `https://127.0.0.1:${s.port}`, 'null']) {
+    for (const origin of [
+      'http://evil.example',
+      `http://evil.example:${s.port}`,
+      `https://127.0.0.1:${s.port}`,
+      'null',
+    ]) {
       const r = await request(s, '/api/sessions', { token: true, headers: { Origin: origin } });
       expect(r.status, origin).toBe(403);
     }
-    expect((await request(s, '/api/sessions', { token: true, headers: { 'Sec-Fetch-Site': 'cross-site' } })).status).toBe(403);
+    expect(
+      (await request(s, '/api/sessions', { token: true, headers: { 'Sec-Fetch-Site': 'cross-site' } })).status,
+    ).toBe(403);
     // The dashboard's own origin, under each loopback name, is fine.
     for (const host of [`127.0.0.1:${s.port}`, `localhost:${s.port}`]) {
-      const r = await request(s, '/api/sessions', { token: true, headers: { Host: host, Origin: `http://${host}`, 'Sec-Fetch-Site': 'same-origin' } });
+      const r = await request(s, '/api/sessions', {
+        token: true,
+        headers: { Host: host, Origin: `http://${host}`, 'Sec-Fetch-Site': 'same-origin' },
+      });
       expect(r.status, host).toBe(200);
     }
   });
@@ -116,7 +149,13 @@ describe.each(storeCases())('dashboard security on the $name store', (store) => 
   it('writes nothing to the store, whatever the requests', async () => {
     const before = await storeContent(s);
     const tree = store.name === 'file' ? snapshotTree(w.ws.store) : null;
-    for (const path of [...ROUTES, '/api/sessions?status=interrupted&q=crash', '/api/sessions/crash/resume', '/api/sessions/nope', '/api/sessions/api/events?type=phase.&agent=bob&order=asc']) {
+    for (const path of [
+      ...ROUTES,
+      '/api/sessions?status=interrupted&q=crash',
+      '/api/sessions/crash/resume',
+      '/api/sessions/nope',
+      '/api/sessions/api/events?type=phase.&agent=bob&order=asc',
+    ]) {
       for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'DELETE']) {
         await request(s, path, { method, token: true });
         await request(s, path, { method });

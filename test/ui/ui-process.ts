@@ -16,7 +16,10 @@ export interface UiProcess {
 }
 
 /** Starts `baton ui` in `cwd` (through `wrap`, e.g. setpriv, when given) and waits for its URL. */
-export function startUiProcess(cwd: string, o: { env?: Record<string, string | undefined>; wrap?: string[] } = {}): Promise<UiProcess> {
+export function startUiProcess(
+  cwd: string,
+  o: { env?: Record<string, string | undefined>; wrap?: string[] } = {},
+): Promise<UiProcess> {
   needBuiltCli();
   const [cmd, ...pre] = o.wrap?.length ? o.wrap : [process.execPath];
   const args = o.wrap?.length ? [...pre, process.execPath, BATON, 'ui'] : [BATON, 'ui'];
@@ -57,7 +60,16 @@ export interface Page {
  */
 export async function loadPages(ui: UiProcess, id: string): Promise<Record<string, Page>> {
   const headers = { Authorization: `Bearer ${ui.token}` };
-  const paths = ['/', '/assets/app.js', '/assets/app.css', '/api', '/api/sessions', `/api/sessions/${id}`, `/api/sessions/${id}/events`, `/api/sessions/${id}/resume`];
+  const paths = [
+    '/',
+    '/assets/app.js',
+    '/assets/app.css',
+    '/api',
+    '/api/sessions',
+    `/api/sessions/${id}`,
+    `/api/sessions/${id}/events`,
+    `/api/sessions/${id}/resume`,
+  ];
   const out: Record<string, Page> = {};
   for (const p of paths) {
     const r = await fetch(new URL(p, ui.url), { headers });

@@ -35,7 +35,18 @@ describe.skipIf(!HAVE_BROWSER)('the dashboard views in Chromium', () => {
     // A session whose cost is $1.0009 (333,633 input tokens at $3 per million): the CLI prints $1.00.
     await w.ok(['start', 'Costly', '--id', 'money', '--phases', 'one', '--switch']);
     await w.ok(['budget', 'set', '--cost', '2']);
-    await w.ok(['tokens', 'add', '--agent', 'eve', '--input', '333633', '--output', '0', '--model', 'claude-sonnet-4-5']);
+    await w.ok([
+      'tokens',
+      'add',
+      '--agent',
+      'eve',
+      '--input',
+      '333633',
+      '--output',
+      '0',
+      '--model',
+      'claude-sonnet-4-5',
+    ]);
     // An archived session.
     await w.ok(['start', 'Old and archived', '--id', 'attic', '--switch']);
     await w.ok(['complete']);
@@ -48,7 +59,16 @@ describe.skipIf(!HAVE_BROWSER)('the dashboard views in Chromium', () => {
     const run = async (id: string, agent: string, phase: string): Promise<ChildProcess> => {
       const p = spawn('sleep', ['600']);
       workers.push(p);
-      const r = (await m.runs.start(id, { kind: 'conversation', ttlMs: null, pid: p.pid!, agent, cli: 'claude', agentSessionId: `${agent}-conversation` })).result;
+      const r = (
+        await m.runs.start(id, {
+          kind: 'conversation',
+          ttlMs: null,
+          pid: p.pid!,
+          agent,
+          cli: 'claude',
+          agentSessionId: `${agent}-conversation`,
+        })
+      ).result;
       await m.runs.claimPhase(id, r.id, phase, { agent });
       return p;
     };
@@ -77,7 +97,9 @@ describe.skipIf(!HAVE_BROWSER)('the dashboard views in Chromium', () => {
   it('the Phases tab draws each run as a bar with its agent, and a mark where one died', async () => {
     await page.goto(`${base()}#/s/crew/phases`);
     await page.waitForSelector('.lanes.runs li.attempt.run');
-    const bars = await page.$$eval('.lanes.runs li.attempt.run', (l) => l.map((e) => [e.getAttribute('data-run'), e.getAttribute('data-outcome'), e.textContent]));
+    const bars = await page.$$eval('.lanes.runs li.attempt.run', (l) =>
+      l.map((e) => [e.getAttribute('data-run'), e.getAttribute('data-outcome'), e.textContent]),
+    );
     expect(bars).toEqual([
       ['run-1', 'live', 'alice'],
       ['run-2', 'died', '✝ bob'],
@@ -93,7 +115,9 @@ describe.skipIf(!HAVE_BROWSER)('the dashboard views in Chromium', () => {
   it('tabs switch the section shown, one at a time, and the address keeps the tab', async () => {
     await page.goto(`${base()}#/s/api`);
     await page.waitForSelector('[role="tab"][data-tab="overview"][aria-selected="true"]');
-    expect(await page.$$eval('[role="tabpanel"]', (p) => p.map((x) => x.getAttribute('data-panel')))).toEqual(['overview']);
+    expect(await page.$$eval('[role="tabpanel"]', (p) => p.map((x) => x.getAttribute('data-panel')))).toEqual([
+      'overview',
+    ]);
     expect(await page.$('.attempt')).toBeNull();
     await page.click('[role="tab"][data-tab="phases"]');
     await page.waitForSelector('.attempt');
@@ -107,22 +131,33 @@ describe.skipIf(!HAVE_BROWSER)('the dashboard views in Chromium', () => {
     // A reload opens the tab of the address.
     await page.reload();
     await page.waitForSelector('[role="tab"][data-tab="files"][aria-selected="true"]');
-    expect(await page.$$eval('[role="tabpanel"]', (p) => p.map((x) => x.getAttribute('data-panel')))).toEqual(['files']);
+    expect(await page.$$eval('[role="tabpanel"]', (p) => p.map((x) => x.getAttribute('data-panel')))).toEqual([
+      'files',
+    ]);
   });
 
   it('the event log shows sentences, the raw JSON behind a toggle', async () => {
     await page.goto(`${base()}#/s/api/events`);
     await page.waitForSelector('.log li');
-    const sentence = (type: string): Promise<string[]> => page.$$eval(`.log li[data-type="${type}"] .sentence`, (l) => l.map((e) => e.textContent ?? ''));
+    const sentence = (type: string): Promise<string[]> =>
+      page.$$eval(`.log li[data-type="${type}"] .sentence`, (l) => l.map((e) => e.textContent ?? ''));
     expect(await sentence('phase.retried')).toEqual(['bob retried phase build (retry 1).']);
-    expect(await sentence('decision.recorded')).toEqual(['Someone decided "Storage": PostgreSQL, because many workers share it.']);
-    expect(await sentence('tokens.recorded')).toContain('alice used 1,200 input and 300 output tokens on claude-sonnet-4-5 in phase design.');
+    expect(await sentence('decision.recorded')).toEqual([
+      'Someone decided "Storage": PostgreSQL, because many workers share it.',
+    ]);
+    expect(await sentence('tokens.recorded')).toContain(
+      'alice used 1,200 input and 300 output tokens on claude-sonnet-4-5 in phase design.',
+    );
     // No JSON in sight until asked for.
     const row = '.log li[data-type="phase.retried"]';
     expect(await page.isVisible(`${row} pre`)).toBe(false);
     expect(await page.textContent(`${row} .event-line`)).not.toContain('{');
     await page.click(`${row} details.raw > summary`);
-    const raw = JSON.parse((await page.textContent(`${row} pre`))!) as { type: string; data: { phaseId: string; attempt: number }; text?: string };
+    const raw = JSON.parse((await page.textContent(`${row} pre`))!) as {
+      type: string;
+      data: { phaseId: string; attempt: number };
+      text?: string;
+    };
     expect(raw).toMatchObject({ type: 'phase.retried', data: { phaseId: 'build', attempt: 1 } });
     expect(raw.text).toBeUndefined();
   });
@@ -133,7 +168,14 @@ describe.skipIf(!HAVE_BROWSER)('the dashboard views in Chromium', () => {
     expect(await page.getAttribute('.chart', 'data-usd-min')).toBe('0');
     expect(await page.getAttribute('.chart', 'data-y-min')).toBe('0');
     const legend = async (): Promise<Record<string, string>> =>
-      page.$$eval('.u-legend .u-series', (rows) => Object.fromEntries(rows.map((r) => [r.querySelector('.u-label')?.textContent ?? '', r.querySelector('.u-value')?.textContent ?? ''])));
+      page.$$eval('.u-legend .u-series', (rows) =>
+        Object.fromEntries(
+          rows.map((r) => [
+            r.querySelector('.u-label')?.textContent ?? '',
+            r.querySelector('.u-value')?.textContent ?? '',
+          ]),
+        ),
+      );
     const shown = await legend();
     expect(Object.keys(shown)).toEqual(expect.arrayContaining(['time', 'total', 'eve', 'cost (USD)', 'cost budget']));
     expect(Object.values(shown)).not.toContain('--');
@@ -172,7 +214,9 @@ describe.skipIf(!HAVE_BROWSER)('the dashboard views in Chromium', () => {
     const headers = await page.$$eval('table.sessions th', (h) => h.map((x) => x.textContent));
     expect(headers).toEqual(expect.arrayContaining(['Cost', 'Workspace', 'Held by']));
     // A file store's sessions are all of its folder's workspace.
-    expect(await page.getAttribute('tr[data-session-id="api"] .workspace-cell span', 'title')).toMatch(new RegExp(`${path.basename(w.ws.dir)}$`));
+    expect(await page.getAttribute('tr[data-session-id="api"] .workspace-cell span', 'title')).toMatch(
+      new RegExp(`${path.basename(w.ws.dir)}$`),
+    );
     expect(await page.textContent('tr[data-session-id="api"] .workspace-cell')).toBe(path.basename(w.ws.dir));
     expect(await page.textContent('tr[data-session-id="api"] .holder-cell')).toBe('—');
     expect(await page.$('tr[data-session-id="attic"]')).toBeNull();
@@ -188,11 +232,19 @@ describe.skipIf(!HAVE_BROWSER)('the dashboard views in Chromium', () => {
     fs.rmSync(script, { force: true });
     const { spawn } = await import('node:child_process');
     const { BATON, baseEnv } = await import('../cli/helpers.js');
-    const child = spawn(process.execPath, [BATON, 'run', '--session', 'money', '--', 'sh', '-c', `touch ${script}; exec sleep 30`], { cwd: w.ws.dir, env: baseEnv({}), stdio: 'ignore' });
+    const child = spawn(
+      process.execPath,
+      [BATON, 'run', '--session', 'money', '--', 'sh', '-c', `touch ${script}; exec sleep 30`],
+      { cwd: w.ws.dir, env: baseEnv({}), stdio: 'ignore' },
+    );
     try {
       for (let i = 0; i < 200 && !fs.existsSync(script); i++) await new Promise((r) => setTimeout(r, 50));
       await page.goto(base());
-      await page.waitForFunction(() => (document.querySelector('tr[data-session-id="money"] .holder-cell')?.textContent ?? '—') !== '—', undefined, { timeout: 10_000 });
+      await page.waitForFunction(
+        () => (document.querySelector('tr[data-session-id="money"] .holder-cell')?.textContent ?? '—') !== '—',
+        undefined,
+        { timeout: 10_000 },
+      );
       expect(await page.textContent('tr[data-session-id="money"] .holder-cell')).toMatch(/pid \d+/);
     } finally {
       child.kill('SIGINT');

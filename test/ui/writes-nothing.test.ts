@@ -35,7 +35,8 @@ describe('baton ui on a writable store', () => {
       for (const id of ['one', 'two']) {
         const pages = await loadPages(ui, id);
         for (const [p, page] of Object.entries(pages)) expect({ p, status: page.status }).toEqual({ p, status: 200 });
-        const rows = (JSON.parse(pages['/api/sessions']!.body) as { rows: Array<{ id: string; revision: number }> }).rows;
+        const rows = (JSON.parse(pages['/api/sessions']!.body) as { rows: Array<{ id: string; revision: number }> })
+          .rows;
         expect(rows.map((r) => [r.id, r.revision])).toEqual(listed.map((r) => [r.id, r.revision]));
       }
       // Reloads, as a browser does: still nothing written.
@@ -45,7 +46,9 @@ describe('baton ui on a writable store', () => {
     }
     expect(snapshotTree(ws.store)).toEqual(before);
     // The torn line was read around, and reported on the dashboard's stderr; not cut.
-    expect(ui.stderr().match(/found\[torn_tail\]: Session two: the journal ends in an incomplete line/g)).toHaveLength(1);
+    expect(ui.stderr().match(/found\[torn_tail\]: Session two: the journal ends in an incomplete line/g)).toHaveLength(
+      1,
+    );
 
     // A command that may write repairs and caches as usual.
     const status = await ws.run(['status', '--session', 'two', '--json']);

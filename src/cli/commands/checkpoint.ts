@@ -36,7 +36,14 @@ function renderList(list: CheckpointInfo[], p: Paint, now: Date): string {
     if (!c.valid) return [...cells, p.red('INVALID'), `${c.name}${auto}  ${p.red(`(${c.problem ?? 'unreadable'})`)}`];
     return [...cells, stateLabel(c, p), `${c.name}${auto}`];
   });
-  const columns = [{ header: 'ID', shrink: true }, { header: 'REV', align: 'right' as const }, { header: 'WHEN', align: 'right' as const }, { header: 'GIT' }, { header: 'STATE' }, { header: 'NAME', flex: true }];
+  const columns = [
+    { header: 'ID', shrink: true },
+    { header: 'REV', align: 'right' as const },
+    { header: 'WHEN', align: 'right' as const },
+    { header: 'GIT' },
+    { header: 'STATE' },
+    { header: 'NAME', flex: true },
+  ];
   return `${renderTable(columns, rows, p).join('\n')}\n`;
 }
 
@@ -52,7 +59,9 @@ function renderShow(d: CheckpointDetail, p: Paint, now: Date): string {
     `Phases: ${cp.state.phases.length ? cp.state.phases.map((x) => `${x.id} ${x.status}`).join(', ') : 'none'}`,
   ];
   const files = d.drift ?? cp.files.map((f) => ({ ...f, status: null }));
-  out.push(`Files: ${files.length}${d.drift ? ` (${d.drift.filter((f) => f.status !== 'unchanged').length} differ from the workspace now)` : ''}`);
+  out.push(
+    `Files: ${files.length}${d.drift ? ` (${d.drift.filter((f) => f.status !== 'unchanged').length} differ from the workspace now)` : ''}`,
+  );
   for (const f of files) {
     const hash = f.sha256 ? f.sha256.slice(0, 12) : 'absent';
     out.push(`  ${f.path}  ${hash}${f.status && f.status !== 'unchanged' ? `  ${p.yellow(`now ${f.status}`)}` : ''}`);
@@ -69,13 +78,18 @@ export function registerCheckpoints(program: Command, io: CliIO, holder: { ctx: 
       common(
         program
           .command('checkpoint')
-          .description('save a named, checksummed checkpoint of the session (state, git HEAD, file hashes); show|validate one')
+          .description(
+            'save a named, checksummed checkpoint of the session (state, git HEAD, file hashes); show|validate one',
+          )
           .argument('[name]', 'what the checkpoint marks (default: "revision N")')
           .option('--name <text>', 'the name, for one that is also a subcommand (show, validate)'),
       ),
     ),
     async (ctx, [arg], o) => {
-      if (arg !== undefined && o['name'] !== undefined) throw new BatonError('BAD_INPUT', 'Give the name once: as an argument or with --name.', { hint: 'Keep one of them.' });
+      if (arg !== undefined && o['name'] !== undefined)
+        throw new BatonError('BAD_INPUT', 'Give the name once: as an argument or with --name.', {
+          hint: 'Keep one of them.',
+        });
       const id = await ctx.sessionId();
       const name = (o['name'] as string | undefined) ?? arg ?? null;
       const r = await ctx.manager().checkpoints.create(id, { name }, ctx.change());
@@ -87,19 +101,31 @@ export function registerCheckpoints(program: Command, io: CliIO, holder: { ctx: 
     },
   );
 
-  on(common(checkpoint.command('show').description('show a checkpoint: revision, git, phases, files compared with now').argument('<id>', 'checkpoint id')), async (ctx, [cpId]) => {
-    const id = await ctx.sessionId();
-    const d = await ctx.manager().checkpoints.show(id, cpId ?? '');
-    if (!d.checkpoint) throw corruptCheckpoint(id, d.info, d.fallback);
-    const cp = d.checkpoint;
-    ctx.emit(
-      { ...d.info, sessionId: cp.sessionId, git: cp.git, files: d.drift ?? cp.files, state: cp.state },
-      () => renderShow(d, ctx.paint, io.now()),
-    );
-  });
+  on(
+    common(
+      checkpoint
+        .command('show')
+        .description('show a checkpoint: revision, git, phases, files compared with now')
+        .argument('<id>', 'checkpoint id'),
+    ),
+    async (ctx, [cpId]) => {
+      const id = await ctx.sessionId();
+      const d = await ctx.manager().checkpoints.show(id, cpId ?? '');
+      if (!d.checkpoint) throw corruptCheckpoint(id, d.info, d.fallback);
+      const cp = d.checkpoint;
+      ctx.emit({ ...d.info, sessionId: cp.sessionId, git: cp.git, files: d.drift ?? cp.files, state: cp.state }, () =>
+        renderShow(d, ctx.paint, io.now()),
+      );
+    },
+  );
 
   on(
-    common(checkpoint.command('validate').description('check a checkpoint (exit 0 when valid, CORRUPT naming the problem and the previous valid one)').argument('<id>', 'checkpoint id')),
+    common(
+      checkpoint
+        .command('validate')
+        .description('check a checkpoint (exit 0 when valid, CORRUPT naming the problem and the previous valid one)')
+        .argument('<id>', 'checkpoint id'),
+    ),
     async (ctx, [cpId]) => {
       const id = await ctx.sessionId();
       const v = await ctx.manager().checkpoints.validate(id, cpId ?? '');
@@ -111,38 +137,67 @@ export function registerCheckpoints(program: Command, io: CliIO, holder: { ctx: 
     },
   );
 
-  on(common(program.command('checkpoints').description("list the session's checkpoints: id, revision, time, git, validity, name")), async (ctx) => {
-    const id = await ctx.sessionId();
-    const list = await ctx.manager().checkpoints.list(id);
-    ctx.emit(list, () => renderList(list, ctx.paint, io.now()));
-  });
+  on(
+    common(
+      program
+        .command('checkpoints')
+        .description("list the session's checkpoints: id, revision, time, git, validity, name"),
+    ),
+    async (ctx) => {
+      const id = await ctx.sessionId();
+      const list = await ctx.manager().checkpoints.list(id);
+      ctx.emit(list, () => renderList(list, ctx.paint, io.now()));
+    },
+  );
 
   on(
     strict(
       common(
         program
           .command('restore')
-          .description('restore a checkpoint: appends checkpoint.restored (history is kept), supersedes later checkpoints')
+          .description(
+            'restore a checkpoint: appends checkpoint.restored (history is kept), supersedes later checkpoints',
+          )
           .argument('<id>', 'checkpoint id')
-          .option('--git', "also put the git work tree back as it was at the checkpoint, uncommitted work included (refuses uncommitted changes)")
+          .option(
+            '--git',
+            'also put the git work tree back as it was at the checkpoint, uncommitted work included (refuses uncommitted changes)',
+          )
           .option('--force', 'with --git: discard uncommitted changes to tracked files'),
       ),
     ),
     async (ctx, [cpId], o) => {
       if (o['force'] === true && o['git'] !== true) {
-        throw new BatonError('BAD_INPUT', '--force only applies with --git.', { hint: 'Add --git to reset the work tree, or drop --force.' });
+        throw new BatonError('BAD_INPUT', '--force only applies with --git.', {
+          hint: 'Add --git to reset the work tree, or drop --force.',
+        });
       }
       const id = await ctx.sessionId();
-      const r = await ctx.manager().checkpoints.restore(id, cpId ?? '', { ...ctx.change(), git: o['git'] === true, force: o['force'] === true });
-      const lines = [`Restored ${r.checkpoint.id} "${r.checkpoint.name}" (revision ${r.checkpoint.revision}) as revision ${r.state.revision}`];
+      const r = await ctx
+        .manager()
+        .checkpoints.restore(id, cpId ?? '', { ...ctx.change(), git: o['git'] === true, force: o['force'] === true });
+      const lines = [
+        `Restored ${r.checkpoint.id} "${r.checkpoint.name}" (revision ${r.checkpoint.revision}) as revision ${r.state.revision}`,
+      ];
       if (r.superseded.length) lines.push(`Superseded: ${r.superseded.join(', ')}`);
       if (r.git) {
-        const tree = r.git.snapshot ? `, its uncommitted work put back from ${r.git.snapshot.slice(0, 12)} (still uncommitted)` : '';
-        const back = r.git.previousHead && r.git.previousHead !== r.git.commit ? ` (HEAD was ${r.git.previousHead.slice(0, 12)}: \`git reset --hard ${r.git.previousHead}\` goes back to it, discarding what the restore put back)` : '';
+        const tree = r.git.snapshot
+          ? `, its uncommitted work put back from ${r.git.snapshot.slice(0, 12)} (still uncommitted)`
+          : '';
+        const back =
+          r.git.previousHead && r.git.previousHead !== r.git.commit
+            ? ` (HEAD was ${r.git.previousHead.slice(0, 12)}: \`git reset --hard ${r.git.previousHead}\` goes back to it, discarding what the restore put back)`
+            : '';
         lines.push(`Work tree reset to ${r.git.commit.slice(0, 12)}${tree}${back}`);
-        if (r.git.saved) lines.push(`The changes --force discarded are kept in commit ${r.git.saved} (refs/baton/${id}/before-restore-${r.git.saved.slice(0, 12)})`);
+        if (r.git.saved)
+          lines.push(
+            `The changes --force discarded are kept in commit ${r.git.saved} (refs/baton/${id}/before-restore-${r.git.saved.slice(0, 12)})`,
+          );
       }
-      ctx.emit({ ok: true, id, revision: r.state.revision, checkpoint: r.checkpoint, superseded: r.superseded, git: r.git }, lines.join('\n'));
+      ctx.emit(
+        { ok: true, id, revision: r.state.revision, checkpoint: r.checkpoint, superseded: r.superseded, git: r.git },
+        lines.join('\n'),
+      );
     },
   );
 }

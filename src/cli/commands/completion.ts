@@ -33,18 +33,25 @@ export function registerCompletion(program: Command, io: CliIO, holder: { ctx: C
     .argument('[shell]', SHELLS.join(', '))
     .option('--ids <kind>', `print the ids the scripts complete, one per line: ${KINDS.join(', ')}`)
     .action(
-    bind(io, holder, async (ctx, [shell], o) => {
-      const kind = o['ids'] as string | undefined;
-      if (kind !== undefined) {
-        if (!(KINDS as readonly string[]).includes(kind)) throw new BatonError('BAD_INPUT', `--ids must be one of ${KINDS.join(', ')}; got ${JSON.stringify(kind)}.`, { hint: 'e.g. `baton completion --ids phase`' });
-        const list = await ids(ctx, kind as IdKind);
-        io.stdout(list.map((i) => `${i}\n`).join(''));
-        return;
-      }
-      if (!(SHELLS as readonly string[]).includes(shell ?? '')) {
-        throw new BatonError('BAD_INPUT', `No completion for shell ${JSON.stringify(shell ?? '')}.`, { hint: `Name one of ${SHELLS.join(', ')}, e.g. \`source <(baton completion bash)\`.` });
-      }
-      io.stdout(completionScript(program, shell as Shell));
-    }),
-  );
+      bind(io, holder, async (ctx, [shell], o) => {
+        const kind = o['ids'] as string | undefined;
+        if (kind !== undefined) {
+          if (!(KINDS as readonly string[]).includes(kind))
+            throw new BatonError(
+              'BAD_INPUT',
+              `--ids must be one of ${KINDS.join(', ')}; got ${JSON.stringify(kind)}.`,
+              { hint: 'e.g. `baton completion --ids phase`' },
+            );
+          const list = await ids(ctx, kind as IdKind);
+          io.stdout(list.map((i) => `${i}\n`).join(''));
+          return;
+        }
+        if (!(SHELLS as readonly string[]).includes(shell ?? '')) {
+          throw new BatonError('BAD_INPUT', `No completion for shell ${JSON.stringify(shell ?? '')}.`, {
+            hint: `Name one of ${SHELLS.join(', ')}, e.g. \`source <(baton completion bash)\`.`,
+          });
+        }
+        io.stdout(completionScript(program, shell as Shell));
+      }),
+    );
 }

@@ -1,5 +1,12 @@
 import type { Command } from 'commander';
-import { BatonError, Bundles, importIsIncomplete, inspectForeign, MIRROR_ERROR_KEY, mirrorOf } from '../../manager/index.js';
+import {
+  BatonError,
+  Bundles,
+  importIsIncomplete,
+  inspectForeign,
+  MIRROR_ERROR_KEY,
+  mirrorOf,
+} from '../../manager/index.js';
 import type { ForeignSession } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import { EXIT_CODES } from '../exit.js';
@@ -8,10 +15,21 @@ import type { CliIO } from '../io.js';
 import { bind, common } from '../program.js';
 import { progressReporter } from '../progress.js';
 import type { Action } from '../program.js';
-import { allProblems, renderBundleExport, renderBundleImport, renderExport, renderImport, renderInspect, renderMirror } from '../render/formats.js';
+import {
+  allProblems,
+  renderBundleExport,
+  renderBundleImport,
+  renderExport,
+  renderImport,
+  renderInspect,
+  renderMirror,
+} from '../render/formats.js';
 
 /** A foreign session without its parsed source documents (verbose; `--documents` keeps them). */
-function lean(s: ForeignSession, documents: boolean): Omit<ForeignSession, 'documents'> & { documents?: Record<string, unknown> } {
+function lean(
+  s: ForeignSession,
+  documents: boolean,
+): Omit<ForeignSession, 'documents'> & { documents?: Record<string, unknown> } {
   if (documents) return s;
   const { documents: _d, ...rest } = s;
   return rest;
@@ -25,8 +43,10 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
   on(
     program
       .command('inspect')
-      .description('read the sessions of a foreign toolkit\'s folder without changing anything, and report every fact and problem')
-      .argument('<path>', 'the folder holding the toolkit\'s session files')
+      .description(
+        "read the sessions of a foreign toolkit's folder without changing anything, and report every fact and problem",
+      )
+      .argument('<path>', "the folder holding the toolkit's session files")
       .option('--format <format>', formatHelp, 'auto')
       .option('--documents', 'with --json: include the parsed source documents')
       .option('--json', 'print machine-readable JSON on stdout'),
@@ -46,7 +66,9 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
     common(
       program
         .command('mirror')
-        .description('keep a session\'s files in a foreign layout rewritten after every change (no argument: show the mirror)')
+        .description(
+          "keep a session's files in a foreign layout rewritten after every change (no argument: show the mirror)",
+        )
         .argument('[format]', 'layout: maestro, go-team, bmit, bmad, ccw')
         .option('--out <dir>', 'folder the toolkit reads its files from')
         .option('--off', 'stop mirroring')
@@ -56,18 +78,33 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
       const m = ctx.manager();
       const id = await ctx.sessionId();
       const off = o['off'] === true;
-      if (off && format !== undefined) throw new BatonError('BAD_INPUT', 'Give either a format or --off, not both.', { hint: 'Use `baton mirror FORMAT --out DIR` or `baton mirror --off`.' });
+      if (off && format !== undefined)
+        throw new BatonError('BAD_INPUT', 'Give either a format or --off, not both.', {
+          hint: 'Use `baton mirror FORMAT --out DIR` or `baton mirror --off`.',
+        });
       if (format === undefined && !off) {
-        if (o['out'] !== undefined) throw new BatonError('BAD_INPUT', '--out needs a format.', { hint: 'Use `baton mirror FORMAT --out DIR`.' });
+        if (o['out'] !== undefined)
+          throw new BatonError('BAD_INPUT', '--out needs a format.', { hint: 'Use `baton mirror FORMAT --out DIR`.' });
         const s = await m.get(id);
         const mirror = mirrorOf(s);
         const error = withCliHint(s.metadata[MIRROR_ERROR_KEY] ?? null);
         ctx.emit({ id, mirror, error }, () => renderMirror(id, mirror, error));
         return;
       }
-      if (!off && o['out'] === undefined) throw new BatonError('BAD_INPUT', `Mirroring as ${format} needs --out DIR.`, { hint: `Use \`baton mirror ${format} --out DIR\`.` });
-      const r = await m.formats.setMirror(id, off ? null : { format: format!, out: String(o['out']) }, { cwd: io.cwd, now: io.now, agent: ctx.agent, force: o['force'] === true });
-      ctx.confirm({ ok: true, id, revision: r.state.revision, mirror: r.mirror }, r.mirror ? `Mirroring ${id} as ${r.mirror.format} in ${r.mirror.out}` : `Stopped mirroring ${id}`);
+      if (!off && o['out'] === undefined)
+        throw new BatonError('BAD_INPUT', `Mirroring as ${format} needs --out DIR.`, {
+          hint: `Use \`baton mirror ${format} --out DIR\`.`,
+        });
+      const r = await m.formats.setMirror(id, off ? null : { format: format!, out: String(o['out']) }, {
+        cwd: io.cwd,
+        now: io.now,
+        agent: ctx.agent,
+        force: o['force'] === true,
+      });
+      ctx.confirm(
+        { ok: true, id, revision: r.state.revision, mirror: r.mirror },
+        r.mirror ? `Mirroring ${id} as ${r.mirror.format} in ${r.mirror.out}` : `Stopped mirroring ${id}`,
+      );
     },
   );
 }
@@ -80,11 +117,19 @@ function registerImport(program: Command, io: CliIO, on: On, formatHelp: string)
     common(
       program
         .command('import')
-        .description('restore a session bundle (a file from `export --bundle`), verified; or turn every session of a foreign toolkit\'s folder into a baton session (again: bring it forward); the folder is not changed')
-        .argument('<path>', 'a bundle file, or the folder holding the toolkit\'s session files')
+        .description(
+          "restore a session bundle (a file from `export --bundle`), verified; or turn every session of a foreign toolkit's folder into a baton session (again: bring it forward); the folder is not changed",
+        )
+        .argument('<path>', "a bundle file, or the folder holding the toolkit's session files")
         .option('--format <format>', formatHelp, 'auto')
-        .option('--id-prefix <prefix>', 'put PREFIX before every baton id (to import next to sessions with the same ids)')
-        .option('--moved', 'the folder was imported before from another place: bring those sessions forward instead of refusing them')
+        .option(
+          '--id-prefix <prefix>',
+          'put PREFIX before every baton id (to import next to sessions with the same ids)',
+        )
+        .option(
+          '--moved',
+          'the folder was imported before from another place: bring those sessions forward instead of refusing them',
+        )
         .option('--as <id>', 'bundle: give the session this id here (its id is taken)')
         .option('--replace', 'bundle: delete the existing session of that id first (its history is lost)')
         .option('--switch', 'bundle: make it the active session (pausing the active one)'),
@@ -92,20 +137,52 @@ function registerImport(program: Command, io: CliIO, on: On, formatHelp: string)
     async (ctx, [dir], o) => {
       const m = ctx.manager(true);
       if (Bundles.isBundlePath(dir ?? '', io.cwd)) {
-        const folderOnly = ['idPrefix', 'moved'].filter((k) => o[k] !== undefined).concat(o['format'] !== 'auto' ? ['format'] : []);
-        if (folderOnly.length) throw new BatonError('BAD_INPUT', `${dir} is a file (a session bundle); --${folderOnly.map((k) => k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)).join(', --')} only apply to a toolkit's folder.`, { hint: 'Leave them out to import the bundle (use --as to give it another id).' });
-        const r = await m.bundles.import(dir!, { cwd: io.cwd, now: io.now, agent: ctx.agent, replace: o['replace'] === true, switch: o['switch'] === true, ...(o['as'] !== undefined ? { as: String(o['as']) } : {}) });
+        const folderOnly = ['idPrefix', 'moved']
+          .filter((k) => o[k] !== undefined)
+          .concat(o['format'] !== 'auto' ? ['format'] : []);
+        if (folderOnly.length)
+          throw new BatonError(
+            'BAD_INPUT',
+            `${dir} is a file (a session bundle); --${folderOnly.map((k) => k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)).join(', --')} only apply to a toolkit's folder.`,
+            { hint: 'Leave them out to import the bundle (use --as to give it another id).' },
+          );
+        const r = await m.bundles.import(dir!, {
+          cwd: io.cwd,
+          now: io.now,
+          agent: ctx.agent,
+          replace: o['replace'] === true,
+          switch: o['switch'] === true,
+          ...(o['as'] !== undefined ? { as: String(o['as']) } : {}),
+        });
         ctx.emit(r, () => renderBundleImport(r));
         return;
       }
       const bundleOnly = ['as', 'replace', 'switch'].filter((k) => o[k] !== undefined);
-      if (bundleOnly.length) throw new BatonError('BAD_INPUT', `--${bundleOnly.join(', --')} only apply to a session bundle, and ${dir} is not a file.`, { hint: 'Give the bundle file `baton export --bundle` wrote, or leave them out to import a toolkit\'s folder.' });
+      if (bundleOnly.length)
+        throw new BatonError(
+          'BAD_INPUT',
+          `--${bundleOnly.join(', --')} only apply to a session bundle, and ${dir} is not a file.`,
+          {
+            hint: "Give the bundle file `baton export --bundle` wrote, or leave them out to import a toolkit's folder.",
+          },
+        );
       const progress = progressReporter(ctx, 'import', 'sessions');
       const imported = await m.formats
-        .import(dir ?? '', String(o['format']), { cwd: io.cwd, now: io.now, agent: ctx.agent, moved: o['moved'] === true, onProgress: (p) => progress.update(p), ...(o['idPrefix'] !== undefined ? { idPrefix: String(o['idPrefix']) } : {}) })
+        .import(dir ?? '', String(o['format']), {
+          cwd: io.cwd,
+          now: io.now,
+          agent: ctx.agent,
+          moved: o['moved'] === true,
+          onProgress: (p) => progress.update(p),
+          ...(o['idPrefix'] !== undefined ? { idPrefix: String(o['idPrefix']) } : {}),
+        })
         .finally(() => progress.stop());
       // A session that failed to import carries its error's hint as an action: word it here.
-      const r = { ...imported, problems: imported.problems.map(withCliHint), sessions: imported.sessions.map((s) => ({ ...s, problems: s.problems.map(withCliHint) })) };
+      const r = {
+        ...imported,
+        problems: imported.problems.map(withCliHint),
+        sessions: imported.sessions.map((s) => ({ ...s, problems: s.problems.map(withCliHint) })),
+      };
       ctx.emit(r, () => renderImport(r, ctx.paint));
       // As inspect: a script must not take a damaged, empty or half-done import for a good one.
       if (await importIsIncomplete(r)) ctx.exitCode = EXIT_CODES.CORRUPT;
@@ -119,30 +196,55 @@ function registerExport(program: Command, io: CliIO, on: On): void {
     common(
       program
         .command('export')
-        .description('write a session as one bundle file another machine or person imports (--bundle), or in a foreign toolkit\'s layout, by its own write rules, so the toolkit can go on from there')
-        .option('--bundle <file>', 'write the session (journal, checkpoints, step results, handoff) to FILE, paths relative to the repository root, checksummed')
+        .description(
+          "write a session as one bundle file another machine or person imports (--bundle), or in a foreign toolkit's layout, by its own write rules, so the toolkit can go on from there",
+        )
+        .option(
+          '--bundle <file>',
+          'write the session (journal, checkpoints, step results, handoff) to FILE, paths relative to the repository root, checksummed',
+        )
         .option('--format <format>', 'layout: maestro, go-team, bmit, bmad, ccw (without --bundle: required)')
-        .option('--out <dir>', 'folder to write into (created when missing; other sessions in it are kept; without --bundle: required)')
+        .option(
+          '--out <dir>',
+          'folder to write into (created when missing; other sessions in it are kept; without --bundle: required)',
+        )
         .option('--all', 'every live session (not archived), not only one'),
     ),
     async (ctx, _a, o) => {
       const m = ctx.manager();
       if (o['bundle'] !== undefined) {
         const other = ['format', 'out', 'all'].filter((k) => o[k] !== undefined);
-        if (other.length) throw new BatonError('BAD_INPUT', `--bundle writes one session to one file; --${other.join(', --')} do not apply.`, { hint: 'Give --bundle FILE [--session ID] alone, or --format and --out for a toolkit\'s layout.' });
+        if (other.length)
+          throw new BatonError(
+            'BAD_INPUT',
+            `--bundle writes one session to one file; --${other.join(', --')} do not apply.`,
+            { hint: "Give --bundle FILE [--session ID] alone, or --format and --out for a toolkit's layout." },
+          );
         const r = await m.bundles.export(await ctx.sessionId(), String(o['bundle']), { cwd: io.cwd, now: io.now });
-        for (const cp of r.skippedCheckpoints) ctx.warn(`CORRUPT: checkpoint ${cp} of ${r.id} is damaged and was left out of the bundle.`);
+        for (const cp of r.skippedCheckpoints)
+          ctx.warn(`CORRUPT: checkpoint ${cp} of ${r.id} is damaged and was left out of the bundle.`);
         ctx.emit(r, () => renderBundleExport(r));
         return;
       }
       for (const k of ['format', 'out']) {
-        if (o[k] === undefined) throw new BatonError('BAD_INPUT', `export needs --${k} (or --bundle FILE).`, { hint: 'Use `baton export --format LAYOUT --out DIR`, or `baton export --bundle FILE` to carry the session to another machine.' });
+        if (o[k] === undefined)
+          throw new BatonError('BAD_INPUT', `export needs --${k} (or --bundle FILE).`, {
+            hint: 'Use `baton export --format LAYOUT --out DIR`, or `baton export --bundle FILE` to carry the session to another machine.',
+          });
       }
       if (o['all'] === true) {
-        if (ctx.opts.session !== undefined) throw new BatonError('BAD_INPUT', 'Give either --all or --session, not both.', { hint: 'Keep one of them.' });
+        if (ctx.opts.session !== undefined)
+          throw new BatonError('BAD_INPUT', 'Give either --all or --session, not both.', { hint: 'Keep one of them.' });
         const progress = progressReporter(ctx, 'export', 'sessions');
-        const all = await m.formats.exportAll(String(o['format']), String(o['out']), { cwd: io.cwd, now: io.now, onProgress: (p) => progress.update(p) }).finally(() => progress.stop());
-        for (const p of all.flatMap((r) => r.problems)) ctx.warn(`${p.code}: ${p.message}${p.hint ? `\n  hint: ${p.hint}` : ''}`);
+        const all = await m.formats
+          .exportAll(String(o['format']), String(o['out']), {
+            cwd: io.cwd,
+            now: io.now,
+            onProgress: (p) => progress.update(p),
+          })
+          .finally(() => progress.stop());
+        for (const p of all.flatMap((r) => r.problems))
+          ctx.warn(`${p.code}: ${p.message}${p.hint ? `\n  hint: ${p.hint}` : ''}`);
         ctx.emit(all, () => (all.length ? all.map((r) => renderExport(r)).join('') : 'No live session to export.\n'));
         return;
       }

@@ -11,7 +11,9 @@ import type { CliIO } from '../io.js';
 export function registerHook(program: Command, io: CliIO, _holder: { ctx: Ctx | null }): void {
   program
     .command('hook')
-    .description('receive one agent CLI hook payload on stdin and record it (run by Claude Code, Codex or Gemini CLI; see docs/hooks.md); always exits 0')
+    .description(
+      'receive one agent CLI hook payload on stdin and record it (run by Claude Code, Codex or Gemini CLI; see docs/hooks.md); always exits 0',
+    )
     .argument('<cli>', 'claude, codex or gemini')
     .option('--dir <path>', 'the .baton store directory')
     .option('--store <url>', 'the store URL')
@@ -21,7 +23,9 @@ export function registerHook(program: Command, io: CliIO, _holder: { ctx: Ctx | 
         // Bundled, this module sits beside hook.cjs, which runs the hook from process.argv.
         createRequire(import.meta.url)('./hook.cjs');
       } catch (e) {
-        io.stderr(`baton hook: the hook bundle is not available here (${(e as Error).message.split('\n')[0]}); run the built dist/baton.cjs.\n`);
+        io.stderr(
+          `baton hook: the hook bundle is not available here (${(e as Error).message.split('\n')[0]}); run the built dist/baton.cjs.\n`,
+        );
       }
     });
 }

@@ -19,13 +19,17 @@ const operations = () => import('../hooks/operations.js');
 
 function cliArg(s: string | undefined): HookCli {
   if (s !== undefined && isHookCli(s)) return s;
-  throw new BatonError('BAD_INPUT', `Unknown agent CLI ${JSON.stringify(s ?? '')}.`, { hint: `Name one of ${HOOK_CLIS.join(', ')}.` });
+  throw new BatonError('BAD_INPUT', `Unknown agent CLI ${JSON.stringify(s ?? '')}.`, {
+    hint: `Name one of ${HOOK_CLIS.join(', ')}.`,
+  });
 }
 
 function scopeArg(s: unknown): HookScope {
   if (s === undefined || s === 'project') return 'project';
   if (s === 'user') return 'user';
-  throw new BatonError('BAD_INPUT', `--scope must be project or user; got ${JSON.stringify(s)}.`, { hint: 'project: the config in this folder; user: the one in your home (or CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME).' });
+  throw new BatonError('BAD_INPUT', `--scope must be project or user; got ${JSON.stringify(s)}.`, {
+    hint: 'project: the config in this folder; user: the one in your home (or CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME).',
+  });
 }
 
 function place(io: CliIO): Place {
@@ -52,14 +56,25 @@ function storeOf(ctx: Ctx): HookStore {
 function diffOf(r: HooksChangeReport): string {
   if (!r.changed) return '';
   const { createTwoFilesPatch } = createRequire(import.meta.url)('diff') as typeof import('diff');
-  return createTwoFilesPatch(r.file, r.file, r.before ?? '', r.after ?? '', r.before === null ? '(no file)' : 'now', r.after === null ? '(file removed)' : 'after');
+  return createTwoFilesPatch(
+    r.file,
+    r.file,
+    r.before ?? '',
+    r.after ?? '',
+    r.before === null ? '(no file)' : 'now',
+    r.after === null ? '(file removed)' : 'after',
+  );
 }
 
 function renderChange(r: HooksChangeReport, c: Paint): string {
   const title = `${HOOK_TARGETS[r.cli].title} (${r.scope} scope)`;
   const out: string[] = [];
   if (!r.changed) {
-    out.push(r.action === 'install' ? `baton's hooks for ${title} are already in ${r.file}: nothing changed.` : `No baton hooks for ${title} in ${r.file}: nothing changed.`);
+    out.push(
+      r.action === 'install'
+        ? `baton's hooks for ${title} are already in ${r.file}: nothing changed.`
+        : `No baton hooks for ${title} in ${r.file}: nothing changed.`,
+    );
   } else if (r.action === 'install') {
     out.push(c.green(`Installed baton's hooks for ${title} in ${r.file}.`));
     if (r.added.length) out.push(`  added:   ${r.added.join(', ')}`);
@@ -67,7 +82,11 @@ function renderChange(r: HooksChangeReport, c: Paint): string {
     if (r.removed.length) out.push(`  removed: ${r.removed.join(', ')} (no longer used by baton)`);
     out.push(`  command: ${r.command}`);
   } else {
-    out.push(c.green(`Removed baton's hooks for ${title} from ${r.file}${r.after === null ? ' (the file held nothing else and was removed)' : ''}.`));
+    out.push(
+      c.green(
+        `Removed baton's hooks for ${title} from ${r.file}${r.after === null ? ' (the file held nothing else and was removed)' : ''}.`,
+      ),
+    );
     out.push(`  removed: ${r.removed.join(', ')}`);
   }
   if (r.backup) out.push(`  the previous file is kept as ${r.backup}`);
@@ -94,9 +113,14 @@ function renderStatus(entries: HooksStatusEntry[], c: Paint): string {
     const again = `baton hooks install ${e.cli}${e.scope === 'user' ? ' --scope user' : ''}`;
     for (const s of e.stale) out.push(`           ${c.red('stale')}: ${s} no longer exists; run \`${again}\` again`);
     for (const p of e.notFound) {
-      out.push(`           ${c.red('not found')}: ${p}${p.includes('/') ? '' : ' is not on the PATH'}: these hooks fail until it is${p === 'baton' ? ' (npm install -g baton-sessions; from a checkout: npm install -g . or npm link)' : ''}`);
+      out.push(
+        `           ${c.red('not found')}: ${p}${p.includes('/') ? '' : ' is not on the PATH'}: these hooks fail until it is${p === 'baton' ? ' (npm install -g baton-sessions; from a checkout: npm install -g . or npm link)' : ''}`,
+      );
     }
-    if (e.machinePaths.length) out.push(`           ${c.yellow('this machine only')}: names ${e.machinePaths.join(', ')}; \`${again}\` writes \`baton hook ${e.cli}\`, which works wherever baton is on the PATH`);
+    if (e.machinePaths.length)
+      out.push(
+        `           ${c.yellow('this machine only')}: names ${e.machinePaths.join(', ')}; \`${again}\` writes \`baton hook ${e.cli}\`, which works wherever baton is on the PATH`,
+      );
   }
   return `${out.join('\n')}\n`;
 }
@@ -136,11 +160,14 @@ function renderProblems(list: StoreProblems[], c: Paint): string {
   for (const p of list) {
     const where = p.store ?? 'no store found from here';
     if (!p.total) {
-      out.push(`Hook log of ${where}: ${p.last ? `no problems; last hook ${p.last.time} (${p.last.cli ?? '?'} ${p.last.event ?? ''})` : 'no hook has run yet'}.`);
+      out.push(
+        `Hook log of ${where}: ${p.last ? `no problems; last hook ${p.last.time} (${p.last.cli ?? '?'} ${p.last.event ?? ''})` : 'no hook has run yet'}.`,
+      );
       continue;
     }
     out.push(c.yellow(`Hook log of ${where}: ${p.total} problem(s) (${p.log}):`));
-    for (const l of p.problems.slice(-10)) out.push(`  ${l.time} ${l.level} ${l.code} ${l.cli ?? ''} ${l.event ?? ''}: ${l.message}`);
+    for (const l of p.problems.slice(-10))
+      out.push(`  ${l.time} ${l.level} ${l.code} ${l.cli ?? ''} ${l.event ?? ''}: ${l.message}`);
     out.push('  `baton doctor --fix` acknowledges them once dealt with.');
   }
   return `${out.join('\n')}\n`;
@@ -148,7 +175,9 @@ function renderProblems(list: StoreProblems[], c: Paint): string {
 
 /** Registers `baton hooks install|uninstall|status`. */
 export function registerHooks(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
-  const hooks = program.command('hooks').description("install, remove or show baton's hooks in Claude Code, Codex CLI and Gemini CLI (docs/hooks.md)");
+  const hooks = program
+    .command('hooks')
+    .description("install, remove or show baton's hooks in Claude Code, Codex CLI and Gemini CLI (docs/hooks.md)");
   const change = (name: 'install' | 'uninstall', desc: string) =>
     hooks
       .command(name)
@@ -157,25 +186,50 @@ export function registerHooks(program: Command, io: CliIO, holder: { ctx: Ctx | 
       .option('--scope <scope>', 'project (the config in this folder) or user (the one in your config home)', 'project')
       .option('--dry-run', 'print the change as a diff and write nothing')
       .option('--json', 'print machine-readable JSON on stdout')
-      .option('--dir <path>', 'the .baton store the hooks write to (default: the nearest .baton of the folder the agent runs in)')
+      .option(
+        '--dir <path>',
+        'the .baton store the hooks write to (default: the nearest .baton of the folder the agent runs in)',
+      )
       .option('--store <url>', 'store URL the hooks write to, e.g. postgres://user@host/db');
   change('install', "merge baton's hook entries into the CLI's config, keeping everything else as it is")
-    .option('--command <cmd>', 'what the hooks run to start baton, before `hook <cli>` (default: baton, found on the PATH)')
+    .option(
+      '--command <cmd>',
+      'what the hooks run to start baton, before `hook <cli>` (default: baton, found on the PATH)',
+    )
     .action(
-    bind(io, holder, async (ctx, [cli], o) => {
-      const { installHooks } = await operations();
-      const store = storeOf(ctx);
-      const r = await installHooks({ cli: cliArg(cli), scope: scopeArg(o['scope']), place: place(io), program: hookProgram(o), store, dryRun: o['dryRun'] === true });
-      if (scopeArg(o['scope']) === 'project' && locateStore({ url: store.store ?? null, dir: store.dir ?? null, cwd: io.cwd }) === null) {
-        r.notes.push('No baton store is found from this folder yet: the hooks record nothing until `baton init` (and a session started here), or BATON_HOOKS_AUTOSTART=1.');
-      }
-      await emitChange(ctx, r);
-    }),
-  );
+      bind(io, holder, async (ctx, [cli], o) => {
+        const { installHooks } = await operations();
+        const store = storeOf(ctx);
+        const r = await installHooks({
+          cli: cliArg(cli),
+          scope: scopeArg(o['scope']),
+          place: place(io),
+          program: hookProgram(o),
+          store,
+          dryRun: o['dryRun'] === true,
+        });
+        if (
+          scopeArg(o['scope']) === 'project' &&
+          locateStore({ url: store.store ?? null, dir: store.dir ?? null, cwd: io.cwd }) === null
+        ) {
+          r.notes.push(
+            'No baton store is found from this folder yet: the hooks record nothing until `baton init` (and a session started here), or BATON_HOOKS_AUTOSTART=1.',
+          );
+        }
+        await emitChange(ctx, r);
+      }),
+    );
   change('uninstall', "remove baton's hook entries (only those) from the CLI's config").action(
     bind(io, holder, async (ctx, [cli], o) => {
       const { uninstallHooks } = await operations();
-      const r = await uninstallHooks({ cli: cliArg(cli), scope: scopeArg(o['scope']), place: place(io), program: DEFAULT_HOOK_PROGRAM, store: {}, dryRun: o['dryRun'] === true });
+      const r = await uninstallHooks({
+        cli: cliArg(cli),
+        scope: scopeArg(o['scope']),
+        place: place(io),
+        program: DEFAULT_HOOK_PROGRAM,
+        store: {},
+        dryRun: o['dryRun'] === true,
+      });
       await emitChange(ctx, r);
     }),
   );

@@ -36,7 +36,10 @@ export function parseSince(raw: string, now: Date): Since {
 function parseTail(raw: unknown): number | null {
   if (raw === undefined) return null;
   const s = String(raw);
-  if (!/^\d+$/.test(s)) throw new BatonError('BAD_INPUT', `--tail must be a number of events; got ${JSON.stringify(s)}.`, { hint: 'e.g. -n 20' });
+  if (!/^\d+$/.test(s))
+    throw new BatonError('BAD_INPUT', `--tail must be a number of events; got ${JSON.stringify(s)}.`, {
+      hint: 'e.g. -n 20',
+    });
   return Number(s);
 }
 
@@ -51,9 +54,16 @@ export function registerLog(program: Command, io: CliIO, on: On): void {
       program
         .command('log')
         .description("show a session's events (times in local time; ISO-8601 in --json)")
-        .option('--since <when>', 'only events after seq N (120), from a duration ago (10m, 2h, 3d), or from a time (2026-11-24T09:00)')
+        .option(
+          '--since <when>',
+          'only events after seq N (120), from a duration ago (10m, 2h, 3d), or from a time (2026-11-24T09:00)',
+        )
         .option('-n, --tail <n>', 'only the last N events (of those --since keeps)')
-        .option('--type <type>', 'only events of this type or family (phase.completed, phase, phase.*); repeatable or a comma list', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
+        .option(
+          '--type <type>',
+          'only events of this type or family (phase.completed, phase, phase.*); repeatable or a comma list',
+          (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
+        )
         .option('--agent <name>', 'only events recorded by (or about) this agent')
         .option('--all', 'also the lease renewals a running worker writes (hidden by default)')
         .option('-f, --follow', 'keep printing events as they are recorded, until Ctrl+C')
@@ -79,7 +89,10 @@ export function registerLog(program: Command, io: CliIO, on: On): void {
       if (pager && text) await page(io, pager, text);
       else io.stdout(text);
       // The renewals the other filters would have shown: how many --all would add.
-      const hidden = types.length || o['all'] === true || ctx.json ? 0 : read.filter(logFilter({ types, agent, all: true })).filter((e) => NOISE.has(e.type)).length;
+      const hidden =
+        types.length || o['all'] === true || ctx.json
+          ? 0
+          : read.filter(logFilter({ types, agent, all: true })).filter((e) => NOISE.has(e.type)).length;
       if (hidden) ctx.notice(`(${hidden} lease renewal${hidden === 1 ? '' : 's'} not shown: --all shows them)`);
     },
   );
@@ -90,7 +103,14 @@ export function registerLog(program: Command, io: CliIO, on: On): void {
  * object per line with --json), until SIGINT or SIGTERM. Watching starts first, so no
  * event falls between the two; one seen twice is printed once.
  */
-async function follow(ctx: Ctx, io: CliIO, id: string, since: Since, keep: (e: StoredEvent) => boolean, tail: number | null): Promise<void> {
+async function follow(
+  ctx: Ctx,
+  io: CliIO,
+  id: string,
+  since: Since,
+  keep: (e: StoredEvent) => boolean,
+  tail: number | null,
+): Promise<void> {
   const m = ctx.manager();
   let last = 'seq' in since ? since.seq : 0;
   const print = (events: StoredEvent[]): void => {
@@ -102,7 +122,11 @@ async function follow(ctx: Ctx, io: CliIO, id: string, since: Since, keep: (e: S
   const { ended } = untilInterrupted();
   let ready = false;
   const pending: StoredEvent[] = [];
-  const stop = await m.watch({ sessionId: id, onChange: (c) => (ready ? print(c.events) : pending.push(...c.events)), onWarning: (w) => ctx.warn(w) });
+  const stop = await m.watch({
+    sessionId: id,
+    onChange: (c) => (ready ? print(c.events) : pending.push(...c.events)),
+    onWarning: (w) => ctx.warn(w),
+  });
   let events = (await m.log(id, last)).filter(keep);
   if (tail !== null) events = tail === 0 ? [] : events.slice(-tail);
   if (events.length) last = events[0]!.seq - 1;

@@ -10,7 +10,10 @@ export function registerMcp(program: Command, io: CliIO, holder: { ctx: Ctx | nu
     program
       .command('mcp')
       .description('serve the Model Context Protocol on stdin/stdout: agents use baton through tools (see docs/mcp.md)')
-      .option('--ttl <duration>', "how long the connection's run on a session outlives its last renewal (default 60s, or $BATON_LEASE_TTL); renewed every half of it"),
+      .option(
+        '--ttl <duration>',
+        "how long the connection's run on a session outlives its last renewal (default 60s, or $BATON_LEASE_TTL); renewed every half of it",
+      ),
     // stdout carries JSON-RPC only, so there is no JSON output to ask for (errors: see run()).
     { json: false },
   ).action(

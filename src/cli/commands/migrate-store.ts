@@ -10,7 +10,9 @@ import { progressReporter } from '../progress.js';
 export function registerMigrateStore(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
   program
     .command('migrate-store')
-    .description('copy every session, event, checkpoint and the registry from one store to another, and verify the copy')
+    .description(
+      'copy every session, event, checkpoint and the registry from one store to another, and verify the copy',
+    )
     .requiredOption('--from <url>', 'source store: a .baton directory, file:/path, or postgres://…')
     .requiredOption('--to <url>', 'target store (a file store is created when missing)')
     .option('--chunk <n>', 'events per append (default 500)')
@@ -19,13 +21,24 @@ export function registerMigrateStore(program: Command, io: CliIO, holder: { ctx:
       bind(io, holder, async (ctx, _a, o) => {
         const fromUrl = String(o['from']);
         const toUrl = String(o['to']);
-        for (const [name, v] of [['--from', fromUrl], ['--to', toUrl]] as const) {
-          if (v.trim() === '') throw new BatonError('BAD_INPUT', `${name} needs a store: a .baton directory, file:/path or postgres://…`, { hint: 'e.g. baton migrate-store --from .baton --to postgres://host/db' });
+        for (const [name, v] of [
+          ['--from', fromUrl],
+          ['--to', toUrl],
+        ] as const) {
+          if (v.trim() === '')
+            throw new BatonError('BAD_INPUT', `${name} needs a store: a .baton directory, file:/path or postgres://…`, {
+              hint: 'e.g. baton migrate-store --from .baton --to postgres://host/db',
+            });
         }
         let chunk: number | undefined;
         if (o['chunk'] !== undefined) {
           chunk = Number(o['chunk']);
-          if (!/^\d+$/.test(String(o['chunk'])) || chunk < 1) throw new BatonError('BAD_INPUT', `--chunk must be a positive number of events; got ${JSON.stringify(o['chunk'])}.`, { hint: 'e.g. --chunk 500' });
+          if (!/^\d+$/.test(String(o['chunk'])) || chunk < 1)
+            throw new BatonError(
+              'BAD_INPUT',
+              `--chunk must be a positive number of events; got ${JSON.stringify(o['chunk'])}.`,
+              { hint: 'e.g. --chunk 500' },
+            );
         }
         const from = openStoreAt(fromUrl, { cwd: io.cwd, create: false, now: io.now, workspace: ctx.workspace });
         try {
@@ -33,24 +46,32 @@ export function registerMigrateStore(program: Command, io: CliIO, holder: { ctx:
           try {
             let started = false;
             // A terminal gets one updating line; a log gets a line per session (docs/cli.md).
-            const bar = (ctx.io.stderrIsTTY ?? ctx.io.isTTY) ? progressReporter(ctx, 'migrate-store', 'sessions') : null;
+            const bar =
+              (ctx.io.stderrIsTTY ?? ctx.io.isTTY) ? progressReporter(ctx, 'migrate-store', 'sessions') : null;
             const result = await migrateStore(from, to, {
               ...(chunk === undefined ? {} : { chunk }),
               now: io.now,
               onProgress: (p) => {
                 if (bar) return bar.update({ done: p.done, total: p.total, item: p.sessionId });
                 if (ctx.json || ctx.quiet) return;
-                if (!started) io.stderr(`baton: copying ${from.kind} store ${from.location} to ${to.kind} store ${to.location}\n`);
+                if (!started)
+                  io.stderr(`baton: copying ${from.kind} store ${from.location} to ${to.kind} store ${to.location}\n`);
                 started = true;
-                io.stderr(`baton: [${p.done}/${p.total}] ${p.sessionId}: ${p.action}${p.eventsCopied ? ` (${p.eventsCopied} events)` : ''}\n`);
+                io.stderr(
+                  `baton: [${p.done}/${p.total}] ${p.sessionId}: ${p.action}${p.eventsCopied ? ` (${p.eventsCopied} events)` : ''}\n`,
+                );
               },
             }).finally(() => bar?.stop());
             if (result.problems.length) for (const p of result.problems) ctx.warn(p.message);
             if (!result.verified) {
-              throw new BatonError('CONFLICT', `The copy did not verify: ${result.problems.filter((p) => p.code !== 'checkpoint_damaged').length} problem(s), first: ${result.problems.find((p) => p.code !== 'checkpoint_damaged')?.message ?? 'unknown'}`, {
-                hint: 'Sessions that differ on the target are never overwritten: remove or rename them there, or fix the source, and run the same command again (it continues where it stopped).',
-                details: { problems: result.problems, totals: result.totals },
-              });
+              throw new BatonError(
+                'CONFLICT',
+                `The copy did not verify: ${result.problems.filter((p) => p.code !== 'checkpoint_damaged').length} problem(s), first: ${result.problems.find((p) => p.code !== 'checkpoint_damaged')?.message ?? 'unknown'}`,
+                {
+                  hint: 'Sessions that differ on the target are never overwritten: remove or rename them there, or fix the source, and run the same command again (it continues where it stopped).',
+                  details: { problems: result.problems, totals: result.totals },
+                },
+              );
             }
             ctx.emit(result, () => renderResult(result));
           } finally {

@@ -7,7 +7,10 @@ import type { On } from '../program.js';
 
 /** A comma-separated list of phases; '' is none. */
 function phaseList(v: unknown): string[] {
-  return String(v).split(',').map((x) => x.trim()).filter(Boolean);
+  return String(v)
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
 }
 
 function shown(p: Phase): string {
@@ -15,7 +18,10 @@ function shown(p: Phase): string {
 }
 
 function emit(ctx: Ctx, r: ChangeResult<unknown>, phase: Phase | null, text: string): void {
-  ctx.emit({ ok: true, id: r.state.id, revision: r.state.revision, phase, phases: r.state.phases.map((p) => p.id) }, text);
+  ctx.emit(
+    { ok: true, id: r.state.id, revision: r.state.revision, phase, phases: r.state.phases.map((p) => p.id) },
+    text,
+  );
 }
 
 /**
@@ -24,7 +30,9 @@ function emit(ctx: Ctx, r: ChangeResult<unknown>, phase: Phase | null, text: str
  */
 export function registerPlan(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
   const on: On = (cmd, action) => cmd.action(bind(io, holder, action));
-  const plan = program.command('plan').description("change the session's plan: add, remove, or set a phase's retry limit and dependencies");
+  const plan = program
+    .command('plan')
+    .description("change the session's plan: add, remove, or set a phase's retry limit and dependencies");
 
   on(
     strict(
@@ -62,11 +70,26 @@ export function registerPlan(program: Command, io: CliIO, holder: { ctx: Ctx | n
   );
 
   on(
-    strict(common(plan.command('remove').description('remove a pending phase that nothing depends on').argument('<phase>', 'phase id or name').option('--reason <text>', 'why the plan changes'))),
+    strict(
+      common(
+        plan
+          .command('remove')
+          .description('remove a pending phase that nothing depends on')
+          .argument('<phase>', 'phase id or name')
+          .option('--reason <text>', 'why the plan changes'),
+      ),
+    ),
     async (ctx, [ref], o) => {
       const id = await ctx.sessionId();
-      const r = await ctx.manager().plan.remove(id, ref ?? '', { ...ctx.change(), reason: (o['reason'] as string | undefined) ?? null });
-      emit(ctx, r, null, `Removed phase ${ref ?? ''}; the plan is ${r.state.phases.map((x) => x.id).join(', ') || '(no phases)'}`);
+      const r = await ctx
+        .manager()
+        .plan.remove(id, ref ?? '', { ...ctx.change(), reason: (o['reason'] as string | undefined) ?? null });
+      emit(
+        ctx,
+        r,
+        null,
+        `Removed phase ${ref ?? ''}; the plan is ${r.state.phases.map((x) => x.id).join(', ') || '(no phases)'}`,
+      );
     },
   );
 
@@ -84,12 +107,18 @@ export function registerPlan(program: Command, io: CliIO, holder: { ctx: Ctx | n
     ),
     async (ctx, [ref], o) => {
       const id = await ctx.sessionId();
-      const r = await ctx.manager().plan.set(
-        id,
-        ref ?? '',
-        { maxRetries: o['maxRetries'], ...(o['blockedBy'] !== undefined ? { blockedBy: phaseList(o['blockedBy']) } : {}), reason: (o['reason'] as string | undefined) ?? null },
-        ctx.change(),
-      );
+      const r = await ctx
+        .manager()
+        .plan.set(
+          id,
+          ref ?? '',
+          {
+            maxRetries: o['maxRetries'],
+            ...(o['blockedBy'] !== undefined ? { blockedBy: phaseList(o['blockedBy']) } : {}),
+            reason: (o['reason'] as string | undefined) ?? null,
+          },
+          ctx.change(),
+        );
       const changed = r.events[0]?.type === 'phase.updated' ? r.events[0].data.phaseId : ref;
       const p = r.state.phases.find((x) => x.id === changed) ?? null;
       emit(ctx, r, p, `Changed phase ${p ? shown(p) : (ref ?? '')}`);

@@ -17,8 +17,11 @@ export function registerResume(program: Command, io: CliIO, holder: { ctx: Ctx |
       .option('--apply', 'make the session active, applying the recommended recovery option')
       .option('--from <option>', 'recovery option to apply: live, fresh or checkpoint:<id> (implies --apply)')
       .option('--git', 'with a checkpoint: also reset the git work tree to its commit')
-      .option('--force', "reset a dirty work tree; take over a lease another run still holds")
-      .option('--end-orphans', 'end the command of a dead baton run still running here (SIGTERM, then SIGKILL) before taking over'),
+      .option('--force', 'reset a dirty work tree; take over a lease another run still holds')
+      .option(
+        '--end-orphans',
+        'end the command of a dead baton run still running here (SIGTERM, then SIGKILL) before taking over',
+      ),
   ).action(
     bind(io, holder, async (ctx, [id], o) => {
       const sid = await ctx.sessionId(id);
@@ -36,8 +39,18 @@ export function registerResume(program: Command, io: CliIO, holder: { ctx: Ctx |
         agent: ctx.agent,
       });
       ctx.confirm(
-        { ok: true, id: sid, appliedFrom: r.from, status: r.state.status, revision: r.state.revision, changed: r.changed, plan: cliResumePlan(r.plan) },
-        r.changed ? `Resumed ${sid} from ${r.from}; it is ${r.state.status}.` : `Session ${sid} is already active: nothing to resume; go on working in it.`,
+        {
+          ok: true,
+          id: sid,
+          appliedFrom: r.from,
+          status: r.state.status,
+          revision: r.state.revision,
+          changed: r.changed,
+          plan: cliResumePlan(r.plan),
+        },
+        r.changed
+          ? `Resumed ${sid} from ${r.from}; it is ${r.state.status}.`
+          : `Session ${sid} is already active: nothing to resume; go on working in it.`,
       );
     }),
   );
@@ -53,15 +66,22 @@ export function registerResume(program: Command, io: CliIO, holder: { ctx: Ctx |
       const { markdown } = await ctx.manager().recovery.handoff(sid);
       const file = o['write'] as string | undefined;
       if (file !== undefined) {
-        if (file.trim() === '') throw new BatonError('BAD_INPUT', '--write needs a file name.', { hint: 'e.g. --write HANDOFF.md' });
+        if (file.trim() === '')
+          throw new BatonError('BAD_INPUT', '--write needs a file name.', { hint: 'e.g. --write HANDOFF.md' });
         const abs = path.resolve(io.cwd, file);
         try {
           fs.writeFileSync(abs, markdown);
         } catch (e) {
-          throw new BatonError('BAD_INPUT', `Cannot write ${file}: ${(e as Error).message}.`, { hint: 'Check the path and permissions.' });
+          throw new BatonError('BAD_INPUT', `Cannot write ${file}: ${(e as Error).message}.`, {
+            hint: 'Check the path and permissions.',
+          });
         }
       }
-      ctx.emit({ id: sid, markdown, ...(file !== undefined ? { written: path.resolve(io.cwd, file) } : {}) }, markdown, { document: true });
+      ctx.emit(
+        { id: sid, markdown, ...(file !== undefined ? { written: path.resolve(io.cwd, file) } : {}) },
+        markdown,
+        { document: true },
+      );
     }),
   );
 }

@@ -14,7 +14,11 @@ export function parseDuration(value: string, what: string): number {
   const m = /^(\d+)(ms|s|m)?$/.exec(value.trim());
   const n = m ? Number(m[1]) * (m[2] === 's' ? 1000 : m[2] === 'm' ? 60_000 : 1) : Number.NaN;
   if (!Number.isSafeInteger(n) || n <= 0) {
-    throw new BatonError('BAD_INPUT', `${what} must be a duration like 30s, 500ms or 2m; got ${JSON.stringify(value)}.`, { hint: `e.g. --${what} 30s` });
+    throw new BatonError(
+      'BAD_INPUT',
+      `${what} must be a duration like 30s, 500ms or 2m; got ${JSON.stringify(value)}.`,
+      { hint: `e.g. --${what} 30s` },
+    );
   }
   return n;
 }
@@ -69,21 +73,33 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
       .option('--ttl <duration>', 'lease lifetime after each renewal (default 60s, or $BATON_LEASE_TTL)')
       .option('--force', "take the lease even though another run's lease is still valid")
       .option('--phase <phase>', 'start or claim this phase for the run (the command gets it as BATON_PHASE)')
-      .option('--end-orphans', 'end the command of a dead baton run still running here (SIGTERM, then SIGKILL) before taking over')
+      .option(
+        '--end-orphans',
+        'end the command of a dead baton run still running here (SIGTERM, then SIGKILL) before taking over',
+      )
       .passThroughOptions()
       .addHelpText('after', RUN_HELP),
   );
   cmd.action(
     bind(io, holder, async (ctx, command, o) => {
-      const heartbeatMs = parseDuration(String(o['heartbeat'] ?? io.env['BATON_HEARTBEAT'] ?? `${DEFAULT_HEARTBEAT_MS}ms`), 'heartbeat');
+      const heartbeatMs = parseDuration(
+        String(o['heartbeat'] ?? io.env['BATON_HEARTBEAT'] ?? `${DEFAULT_HEARTBEAT_MS}ms`),
+        'heartbeat',
+      );
       const ttlMs = parseDuration(String(o['ttl'] ?? io.env['BATON_LEASE_TTL'] ?? `${DEFAULT_LEASE_TTL_MS}ms`), 'ttl');
       if (heartbeatMs >= ttlMs) {
-        throw new BatonError('BAD_INPUT', `The heartbeat (${heartbeatMs} ms) must be shorter than the lease lifetime (${ttlMs} ms).`, { hint: 'e.g. --heartbeat 30s --ttl 60s' });
+        throw new BatonError(
+          'BAD_INPUT',
+          `The heartbeat (${heartbeatMs} ms) must be shorter than the lease lifetime (${ttlMs} ms).`,
+          { hint: 'e.g. --heartbeat 30s --ttl 60s' },
+        );
       }
       // Refused before the lease is taken: a command that cannot be started must not leave
       // the session leased (the next run would be LOCKED for the whole TTL).
       if (command.length === 0 || command[0]!.trim() === '' || command.some((a) => a.includes('\0'))) {
-        throw new BatonError('BAD_INPUT', `baton run needs a command to run; got ${JSON.stringify(command)}.`, { hint: 'e.g. baton run -- npm test' });
+        throw new BatonError('BAD_INPUT', `baton run needs a command to run; got ${JSON.stringify(command)}.`, {
+          hint: 'e.g. baton run -- npm test',
+        });
       }
       const m = ctx.manager();
       const id = await ctx.sessionId();
@@ -94,8 +110,15 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
       const out = await m.runs.holdOutcome(
         id,
         async (h) => {
-          const child = spawnCommand(io, ctx, command, { id, token: h.token, runId: h.runId, phase: phase ?? runPhase(await m.get(id), h.runId) });
-          ctx.said(`baton: running ${command.join(' ')} in session ${id} (run ${h.runId}, lease token ${h.token}${phase ? `, phase ${phase}` : ''}${child.pid ? `, pid ${child.pid}` : ''})`);
+          const child = spawnCommand(io, ctx, command, {
+            id,
+            token: h.token,
+            runId: h.runId,
+            phase: phase ?? runPhase(await m.get(id), h.runId),
+          });
+          ctx.said(
+            `baton: running ${command.join(' ')} in session ${id} (run ${h.runId}, lease token ${h.token}${phase ? `, phase ${phase}` : ''}${child.pid ? `, pid ${child.pid}` : ''})`,
+          );
           const onSignal = (sig: NodeJS.Signals): void => {
             if (sig === 'SIGINT' || sig === 'SIGTERM') userInterrupt = true;
             // The command runs in its own process group (so its orphans can be found): a
@@ -106,9 +129,13 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
           stopChild = stopper(child, graceMs);
           if (h.signal.aborted) stopChild();
           h.signal.addEventListener('abort', () => stopChild());
-          if (child.pid) await h.setProcessGroup(child.pid).catch((e: unknown) => ctx.warn(`the command's process group was not recorded: ${(e as Error).message}`));
+          if (child.pid)
+            await h
+              .setProcessGroup(child.pid)
+              .catch((e: unknown) => ctx.warn(`the command's process group was not recorded: ${(e as Error).message}`));
           const end = await new Promise<ChildEnd>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
+            if (child.exitCode !== null || child.signalCode !== null)
+              resolve({ code: child.exitCode, signal: child.signalCode });
             child.once('error', (error) => resolve({ code: null, signal: null, error }));
             child.once('exit', (code, signal) => resolve({ code, signal }));
           });
@@ -128,7 +155,8 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
           endOrphans: o['endOrphans'] === true,
           graceMs,
           ...(ctx.fencingToken !== undefined ? { adoptToken: ctx.fencingToken } : {}),
-          onNotice: (msg) => (msg.startsWith("the lease's holder is gone") ? ctx.warn(msg) : io.stderr(`baton: ${msg}\n`)),
+          onNotice: (msg) =>
+            msg.startsWith("the lease's holder is gone") ? ctx.warn(msg) : io.stderr(`baton: ${msg}\n`),
           onLost: (why) => io.stderr(`baton: lost the lease on ${id} (${why}); stopping ${command[0]}\n`),
           endRetryMs: 30_000,
         },
@@ -138,7 +166,9 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
       if (out.error !== undefined) throw out.error;
       if (out.lost !== null) {
         if (out.end === null) {
-          io.stderr(`baton: the store could not be reached to record the end of the run; session ${id} reads as interrupted once its lease expired\n`);
+          io.stderr(
+            `baton: the store could not be reached to record the end of the run; session ${id} reads as interrupted once its lease expired\n`,
+          );
           ctx.exitCode = EXIT_CODES.STORE_UNAVAILABLE;
           return;
         }
@@ -147,7 +177,7 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
         return;
       }
       if (out.end) ctx.said(`baton: ${command[0]} ended (${out.end.cause}); session ${id} is ${out.end.status}`);
-      ctx.exitCode = end?.signal ? 128 + signalNumber(end.signal) : exitCodeOf(end) ?? 1;
+      ctx.exitCode = end?.signal ? 128 + signalNumber(end.signal) : (exitCodeOf(end) ?? 1);
     }),
   );
 }
@@ -182,7 +212,12 @@ function runPhase(s: SessionState, runId: string): string | null {
 }
 
 /** Starts the command as the leader of its own process group, with the session, lease, run and phase in its environment. */
-function spawnCommand(io: CliIO, ctx: Ctx, command: string[], r: { id: string; token: number; runId: string; phase: string | null }): ChildProcess {
+function spawnCommand(
+  io: CliIO,
+  ctx: Ctx,
+  command: string[],
+  r: { id: string; token: number; runId: string; phase: string | null },
+): ChildProcess {
   const m = ctx.manager();
   // Loaded here only: node:child_process (with net and stream) costs every other command start-up time.
   // (required, not imported: the bundle runs in a vm.Script, which has no dynamic import of built-ins).

@@ -1,5 +1,19 @@
 import type { Command } from 'commander';
-import { BatonError, checkMirrorSetting, goneText, initStore, initStoreUrl, keptListJson, MIRROR_KEY, parseIdFormat, phasesFromList, planFileMetadata, readPlanFile, SESSION_STATUSES, statusView } from '../../manager/index.js';
+import {
+  BatonError,
+  checkMirrorSetting,
+  goneText,
+  initStore,
+  initStoreUrl,
+  keptListJson,
+  MIRROR_KEY,
+  parseIdFormat,
+  phasesFromList,
+  planFileMetadata,
+  readPlanFile,
+  SESSION_STATUSES,
+  statusView,
+} from '../../manager/index.js';
 import type { SessionState, SessionStatus } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
@@ -37,20 +51,30 @@ function registerInit(program: Command, io: CliIO, on: On): void {
     common(
       program
         .command('init')
-        .description('create a .baton store at the root of the git work tree (else here, or --dir), or prepare the --store / $BATON_STORE database')
-        .option('--shared', 'a store committed with the project: no .gitignore of its own (on an existing store, removes it)'),
+        .description(
+          'create a .baton store at the root of the git work tree (else here, or --dir), or prepare the --store / $BATON_STORE database',
+        )
+        .option(
+          '--shared',
+          'a store committed with the project: no .gitignore of its own (on an existing store, removes it)',
+        ),
     ),
     async (ctx, _a, o) => {
       const url = ctx.storeUrl;
       if (url && !url.startsWith('file:')) {
         const { root, existed } = await initStoreUrl(url, io.cwd);
-        ctx.emit({ ok: true, store: root, created: !existed }, `${existed ? 'Store already present' : 'Created store'} at ${root}`);
+        ctx.emit(
+          { ok: true, store: root, created: !existed },
+          `${existed ? 'Store already present' : 'Created store'} at ${root}`,
+        );
         return;
       }
       const shared = o['shared'] === true;
       const r = initStore(io.cwd, ctx.opts.dir ?? io.env['BATON_DIR'] ?? null, { shared: o['shared'] === true });
       const how = r.shared ? 'shared: commit it with the project' : 'private: it ignores itself in git';
-      const text = r.existed ? `Store already present at ${r.root}${r.sharedChanged ? `; now ${how}` : ''}` : `Created store at ${r.root} (${how})`;
+      const text = r.existed
+        ? `Store already present at ${r.root}${r.sharedChanged ? `; now ${how}` : ''}`
+        : `Created store at ${r.root} (${how})`;
       ctx.emit({ ok: true, store: r.root, created: !r.existed, shared: r.shared }, text);
     },
   );
@@ -76,25 +100,45 @@ function registerStart(program: Command, io: CliIO, on: On): void {
         .option('--force', 'with --switch: pause it even while another run works on it')
         .option('--shared', 'if this creates the store: one committed with the project (no .gitignore of its own)')
         .option('--no-auto-checkpoint', 'do not take a checkpoint each time a phase completes')
-        .option('--mirror <format>', 'keep the session\'s files in this foreign layout rewritten after every change (see `baton mirror`)')
+        .option(
+          '--mirror <format>',
+          "keep the session's files in this foreign layout rewritten after every change (see `baton mirror`)",
+        )
         .option('--mirror-out <dir>', 'folder of the mirrored files (with --mirror)'),
     ),
     async (ctx, [title], o) => {
-      if (o['phases'] !== undefined && o['plan'] !== undefined) throw new BatonError('BAD_INPUT', 'Give either --phases or --plan, not both.', { hint: 'Keep one of them.' });
-      if ((o['mirror'] === undefined) !== (o['mirrorOut'] === undefined)) throw new BatonError('BAD_INPUT', '--mirror and --mirror-out go together.', { hint: 'Pass both, e.g. --mirror maestro --mirror-out .gemini.' });
-      const mirror = o['mirror'] !== undefined ? await checkMirrorSetting(String(o['mirror']), String(o['mirrorOut']), { cwd: io.cwd }) : null;
+      if (o['phases'] !== undefined && o['plan'] !== undefined)
+        throw new BatonError('BAD_INPUT', 'Give either --phases or --plan, not both.', { hint: 'Keep one of them.' });
+      if ((o['mirror'] === undefined) !== (o['mirrorOut'] === undefined))
+        throw new BatonError('BAD_INPUT', '--mirror and --mirror-out go together.', {
+          hint: 'Pass both, e.g. --mirror maestro --mirror-out .gemini.',
+        });
+      const mirror =
+        o['mirror'] !== undefined
+          ? await checkMirrorSetting(String(o['mirror']), String(o['mirrorOut']), { cwd: io.cwd })
+          : null;
       const plan = o['plan'] !== undefined ? await readPlanFile(String(o['plan']), io.cwd) : null;
       const phases = plan ? plan.phases : o['phases'] !== undefined ? await phasesFromList(String(o['phases'])) : [];
       // `start` creates the store where `init` would, so a first run needs no separate init.
       const m = ctx.manager(true, o['shared'] === true);
-      if (o['switch'] === true) await m.runs.assertActiveFree(o['id'] !== undefined ? String(o['id']) : null, ctx.run ?? null, 'start --switch', o['force'] === true);
+      if (o['switch'] === true)
+        await m.runs.assertActiveFree(
+          o['id'] !== undefined ? String(o['id']) : null,
+          ctx.run ?? null,
+          'start --switch',
+          o['force'] === true,
+        );
       const s = await m.start({
         title: title ?? '',
         ...(o['id'] !== undefined ? { id: String(o['id']) } : {}),
         idFormat: parseIdFormat(String(o['idFormat'])),
-        bmad: { prefix: o['bmadPrefix'] as string | undefined, client: o['bmadClient'] as string | undefined, project: o['bmadProject'] as string | undefined },
+        bmad: {
+          prefix: o['bmadPrefix'] as string | undefined,
+          client: o['bmadClient'] as string | undefined,
+          project: o['bmadProject'] as string | undefined,
+        },
         phases,
-        budget: o['budget'] !== undefined ? String(o['budget']) : plan?.budget ?? null,
+        budget: o['budget'] !== undefined ? String(o['budget']) : (plan?.budget ?? null),
         switch: o['switch'] === true,
         agent: ctx.agent,
         metadata: {
@@ -110,18 +154,31 @@ function registerStart(program: Command, io: CliIO, on: On): void {
 
 /** `status`. */
 function registerStatus(program: Command, io: CliIO, on: On): void {
-  on(common(program.command('status').description('show a session: phases, progress, tokens, errors (none active: the one just finished)')), async (ctx) => {
-    const m = ctx.manager();
-    const chosen = await sessionOrJustFinished(ctx);
-    const s = await m.get(chosen.id);
-    const gone = m.leases.holderGone(s.lease ?? null, s);
-    if (gone) ctx.warn(`the lease's holder is gone (${goneText(gone)}): \`baton resume --apply\` or \`baton claim\` takes the session over now, without waiting for the lease to expire`);
-    const pricing = m.pricing();
-    const note = chosen.finished ? finishedNote(s.id, s.status) : null;
-    // Runs of this host found gone (a conversation killed without SessionEnd) read as dead at once (docs/runs.md).
-    const dead = m.runs.liveness(s).dead;
-    ctx.emit({ ...statusView(s, io.now().toISOString(), pricing, dead), ...(note ? { active: false, note } : {}) }, () => `${renderStatus(s, ctx.paint, io.now(), pricing, dead)}${note ? `\n${ctx.paint.dim(note)}\n` : ''}`);
-  });
+  on(
+    common(
+      program
+        .command('status')
+        .description('show a session: phases, progress, tokens, errors (none active: the one just finished)'),
+    ),
+    async (ctx) => {
+      const m = ctx.manager();
+      const chosen = await sessionOrJustFinished(ctx);
+      const s = await m.get(chosen.id);
+      const gone = m.leases.holderGone(s.lease ?? null, s);
+      if (gone)
+        ctx.warn(
+          `the lease's holder is gone (${goneText(gone)}): \`baton resume --apply\` or \`baton claim\` takes the session over now, without waiting for the lease to expire`,
+        );
+      const pricing = m.pricing();
+      const note = chosen.finished ? finishedNote(s.id, s.status) : null;
+      // Runs of this host found gone (a conversation killed without SessionEnd) read as dead at once (docs/runs.md).
+      const dead = m.runs.liveness(s).dead;
+      ctx.emit(
+        { ...statusView(s, io.now().toISOString(), pricing, dead), ...(note ? { active: false, note } : {}) },
+        () => `${renderStatus(s, ctx.paint, io.now(), pricing, dead)}${note ? `\n${ctx.paint.dim(note)}\n` : ''}`,
+      );
+    },
+  );
 }
 
 /** `list`: sessions, or with --deleted their tombstones. */
@@ -144,12 +201,19 @@ function registerList(program: Command, io: CliIO, on: On): void {
       }
       const status = o['status'] as string | undefined;
       if (status !== undefined && !(SESSION_STATUSES as readonly string[]).includes(status)) {
-        throw new BatonError('BAD_INPUT', `Unknown status ${JSON.stringify(status)}.`, { hint: `Use one of: ${SESSION_STATUSES.join(', ')}.` });
+        throw new BatonError('BAD_INPUT', `Unknown status ${JSON.stringify(status)}.`, {
+          hint: `Use one of: ${SESSION_STATUSES.join(', ')}.`,
+        });
       }
       const m = ctx.manager();
       // --workspace filters; BATON_WORKSPACE alone only picks the workspace a command works in.
       const workspace = o['workspace'] as string | undefined;
-      const filter = { all: o['all'] === true, rebuild: o['rebuild'] === true, ...(status ? { status: status as SessionStatus } : {}), ...(workspace !== undefined ? { workspace } : {}) };
+      const filter = {
+        all: o['all'] === true,
+        rebuild: o['rebuild'] === true,
+        ...(status ? { status: status as SessionStatus } : {}),
+        ...(workspace !== undefined ? { workspace } : {}),
+      };
       if (ctx.json) {
         // A current view is printed as the bytes read (3 MB over 10,000 sessions), not decoded.
         const bytes = io.stdoutBytes;
@@ -163,7 +227,8 @@ function registerList(program: Command, io: CliIO, on: On): void {
       const rows = await m.list(filter);
       const active = await m.store.getActive();
       // Nothing to show: say whether --all would show archived sessions.
-      const archived = rows.length || filter.all ? 0 : (await m.list({ ...filter, all: true })).filter((r) => r.archived).length;
+      const archived =
+        rows.length || filter.all ? 0 : (await m.list({ ...filter, all: true })).filter((r) => r.archived).length;
       ctx.emit(null, () => renderList(rows, active, ctx.paint, io.now(), archived));
     },
   );
@@ -171,12 +236,26 @@ function registerList(program: Command, io: CliIO, on: On): void {
 
 /** `switch`, `pause`, `complete`, `fail`, `abandon`, `archive`: moves between session states. */
 function registerLifecycle(program: Command, on: On): void {
-  on(common(program.command('switch').description('make another session the active one (pauses the current one)').argument('<id>').option('--force', 'switch even while another run works on the current session')), async (ctx, [id], o) => {
-    const m = ctx.manager();
-    await m.runs.assertActiveFree(await m.expandId(id ?? ''), ctx.run ?? null, `switch to ${id}`, o['force'] === true);
-    const s = await m.switchTo(id ?? '', ctx.agent);
-    changed(ctx, s, `Switched to ${s.id}`);
-  });
+  on(
+    common(
+      program
+        .command('switch')
+        .description('make another session the active one (pauses the current one)')
+        .argument('<id>')
+        .option('--force', 'switch even while another run works on the current session'),
+    ),
+    async (ctx, [id], o) => {
+      const m = ctx.manager();
+      await m.runs.assertActiveFree(
+        await m.expandId(id ?? ''),
+        ctx.run ?? null,
+        `switch to ${id}`,
+        o['force'] === true,
+      );
+      const s = await m.switchTo(id ?? '', ctx.agent);
+      changed(ctx, s, `Switched to ${s.id}`);
+    },
+  );
 
   const lifecycle: Array<['pause' | 'complete' | 'fail' | 'abandon', string, string]> = [
     ['pause', 'pause the session (it stays the workspace session)', 'Paused'],
@@ -186,32 +265,67 @@ function registerLifecycle(program: Command, on: On): void {
   ];
   for (const [verb, description, done] of lifecycle) {
     const cmd = program.command(verb).description(description).option('--reason <text>', 'why');
-    if (verb === 'complete') cmd.option('--force', 'complete even with unfinished phases; they are recorded as left unfinished');
+    if (verb === 'complete')
+      cmd.option('--force', 'complete even with unfinished phases; they are recorded as left unfinished');
     if (verb === 'pause') cmd.option('--force', 'pause even while another run works on the session');
     on(strict(common(cmd)), async (ctx, _a, o) => {
       const id = await ctx.sessionId();
-      if (verb === 'pause') ctx.manager().runs.assertNoOtherLiveRun(await ctx.manager().get(id), ctx.run ?? null, `pause session ${id}`, o['force'] === true);
-      const s = await ctx.manager().lifecycle(id, verb, (o['reason'] as string | undefined) ?? null, { ...ctx.change(), force: o['force'] === true });
+      if (verb === 'pause')
+        ctx
+          .manager()
+          .runs.assertNoOtherLiveRun(
+            await ctx.manager().get(id),
+            ctx.run ?? null,
+            `pause session ${id}`,
+            o['force'] === true,
+          );
+      const s = await ctx
+        .manager()
+        .lifecycle(id, verb, (o['reason'] as string | undefined) ?? null, {
+          ...ctx.change(),
+          force: o['force'] === true,
+        });
       // Forced past unfinished phases: say which, as the journal records them.
-      const left = verb === 'complete' ? s.phases.filter((p) => p.status !== 'completed' && p.status !== 'skipped').map((p) => p.id) : [];
+      const left =
+        verb === 'complete'
+          ? s.phases.filter((p) => p.status !== 'completed' && p.status !== 'skipped').map((p) => p.id)
+          : [];
       changed(ctx, s, `${done} ${s.id}${left.length ? ` (left unfinished: ${left.join(', ')})` : ''}`);
     });
   }
 
-  on(strict(common(program.command('archive').description('move a finished or paused session to the archive (none active: the one just finished)').argument('[id]'))), async (ctx, [id]) => {
-    const chosen = await sessionOrJustFinished(ctx, id);
-    const s = await ctx.manager().archive(chosen.id, ctx.change());
-    changed(ctx, s, `Archived ${s.id}${chosen.finished ? ' (the session just finished; none is active)' : ''}`);
-  });
+  on(
+    strict(
+      common(
+        program
+          .command('archive')
+          .description('move a finished or paused session to the archive (none active: the one just finished)')
+          .argument('[id]'),
+      ),
+    ),
+    async (ctx, [id]) => {
+      const chosen = await sessionOrJustFinished(ctx, id);
+      const s = await ctx.manager().archive(chosen.id, ctx.change());
+      changed(ctx, s, `Archived ${s.id}${chosen.finished ? ' (the session just finished; none is active)' : ''}`);
+    },
+  );
 }
 
 /** `log` and `repair`: reading and mending the journal. */
 function registerJournal(program: Command, io: CliIO, on: On): void {
   registerLog(program, io, on);
 
-  on(common(program.command('repair').description("rebuild a session's damaged journal, keeping every readable event")), async (ctx) => {
-    const id = await ctx.sessionId();
-    const reports = await ctx.manager().repair(id);
-    ctx.emit({ ok: true, id, repairs: reports }, reports.length ? reports.map((r) => r.message).join('\n') : `Session ${id}: journal is intact; nothing to repair.`);
-  });
+  on(
+    common(program.command('repair').description("rebuild a session's damaged journal, keeping every readable event")),
+    async (ctx) => {
+      const id = await ctx.sessionId();
+      const reports = await ctx.manager().repair(id);
+      ctx.emit(
+        { ok: true, id, repairs: reports },
+        reports.length
+          ? reports.map((r) => r.message).join('\n')
+          : `Session ${id}: journal is intact; nothing to repair.`,
+      );
+    },
+  );
 }

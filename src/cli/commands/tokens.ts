@@ -1,5 +1,15 @@
 import type { Command } from 'commander';
-import { BatonError, BUILTIN_PRICING, PRICING_AS_OF, budgetAlarming, budgetView, costReport, costShown, formatCost, isBatonError } from '../../manager/index.js';
+import {
+  BatonError,
+  BUILTIN_PRICING,
+  PRICING_AS_OF,
+  budgetAlarming,
+  budgetView,
+  costReport,
+  costShown,
+  formatCost,
+  isBatonError,
+} from '../../manager/index.js';
 import type { Cost, CostReport, SessionState, TokenCounts } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import { common, strict } from '../program.js';
@@ -36,10 +46,15 @@ function costOrWarn(ctx: Ctx, s: SessionState): CostReport | null {
 /** Warns on stderr when the token or the cost budget is at 80 % or more. */
 function budgetWarnings(ctx: Ctx, s: SessionState, cost: CostReport | null): void {
   const b = budgetView(s.tokens);
-  if (budgetAlarming(b.level)) ctx.io.stderr(`${ctx.paint.yellow(`budget[${b.level}]`)}: ${num(b.used)} of ${num(b.max ?? 0)} tokens used (${b.percent}%).\n`);
+  if (budgetAlarming(b.level))
+    ctx.io.stderr(
+      `${ctx.paint.yellow(`budget[${b.level}]`)}: ${num(b.used)} of ${num(b.max ?? 0)} tokens used (${b.percent}%).\n`,
+    );
   const c = cost?.budget;
   if (c && budgetAlarming(c.level)) {
-    ctx.io.stderr(`${ctx.paint.yellow(`cost-budget[${c.level}]`)}: ${usd(c.usedUsd)} of ${usd(c.maxUsd ?? 0)} used (${c.percent}%)${c.complete ? '' : ', not counting tokens without a price'}.\n`);
+    ctx.io.stderr(
+      `${ctx.paint.yellow(`cost-budget[${c.level}]`)}: ${usd(c.usedUsd)} of ${usd(c.maxUsd ?? 0)} used (${c.percent}%)${c.complete ? '' : ', not counting tokens without a price'}.\n`,
+    );
   }
 }
 
@@ -52,11 +67,16 @@ function renderTokens(s: SessionState, cost: CostReport, by: (typeof BY)[number]
   const budget = budgetView(t);
   const shown = costShown(s);
   const lines = [`Total: ${counts(t)}`, ...(shown ? [`Cost (estimate): ${formatCost(cost.total)}`] : [])];
-  if (budget.max !== null) lines.push(`Budget: ${num(budget.used)} / ${num(budget.max)} (${budget.percent}%) ${budget.level}`);
+  if (budget.max !== null)
+    lines.push(`Budget: ${num(budget.used)} / ${num(budget.max)} (${budget.percent}%) ${budget.level}`);
   const cb = cost.budget;
-  if (cb.maxUsd !== null) lines.push(`Cost budget: ${usd(cb.usedUsd)} / ${usd(cb.maxUsd)} (${cb.percent}%) ${cb.level}${cb.complete ? '' : ' (some tokens not priced)'}`);
+  if (cb.maxUsd !== null)
+    lines.push(
+      `Cost budget: ${usd(cb.usedUsd)} / ${usd(cb.maxUsd)} (${cb.percent}%) ${cb.level}${cb.complete ? '' : ' (some tokens not priced)'}`,
+    );
   if (by) {
-    const rows: Record<string, TokenCounts> = by === 'phase' ? t.byPhase : by === 'model' ? (t.byModel ?? {}) : t.byAgent;
+    const rows: Record<string, TokenCounts> =
+      by === 'phase' ? t.byPhase : by === 'model' ? (t.byModel ?? {}) : t.byAgent;
     const costs: Record<string, Cost> = by === 'phase' ? cost.byPhase : by === 'model' ? cost.byModel : cost.byAgent;
     const entries = Object.entries(rows);
     if (!entries.length) lines.push(`By ${by}: none recorded`);
@@ -66,7 +86,13 @@ function renderTokens(s: SessionState, cost: CostReport, by: (typeof BY)[number]
         const c = shown ? costs[k] : undefined;
         return [k, num(v.input), num(v.output), num(v.cached), ...(shown ? [c ? formatCost(c) : '-'] : [])];
       });
-      const cols: Column[] = [{ header: by.toUpperCase(), shrink: true }, { header: 'INPUT', align: 'right' }, { header: 'OUTPUT', align: 'right' }, { header: 'CACHED', align: 'right' }, ...(shown ? [{ header: 'COST' }] : [])];
+      const cols: Column[] = [
+        { header: by.toUpperCase(), shrink: true },
+        { header: 'INPUT', align: 'right' },
+        { header: 'OUTPUT', align: 'right' },
+        { header: 'CACHED', align: 'right' },
+        ...(shown ? [{ header: 'COST' }] : []),
+      ];
       lines.push(`By ${by}:`, ...renderTable(cols, cells, paint).map((l) => `  ${l}`));
     }
   }
@@ -81,12 +107,25 @@ export function registerTokens(program: Command, on: On): void {
     .option('--by <dimension>', 'break down by agent, phase or model');
   on(common(tokens), async (ctx, _a, o) => {
     const by = o['by'] as string | undefined;
-    if (by !== undefined && !(BY as readonly string[]).includes(by)) throw new BatonError('BAD_INPUT', `--by must be agent, phase or model; got ${JSON.stringify(by)}.`, { hint: 'Use --by agent, --by phase or --by model.' });
+    if (by !== undefined && !(BY as readonly string[]).includes(by))
+      throw new BatonError('BAD_INPUT', `--by must be agent, phase or model; got ${JSON.stringify(by)}.`, {
+        hint: 'Use --by agent, --by phase or --by model.',
+      });
     const m = ctx.manager();
     const s = await m.get(await ctx.sessionId());
     const t = s.tokens;
     const cost = costReport(s, m.pricing());
-    ctx.emit({ ...tokenTotals(t), byAgent: t.byAgent, byPhase: t.byPhase, byModel: t.byModel ?? {}, budget: budgetView(t), cost }, () => renderTokens(s, cost, by as (typeof BY)[number] | undefined, ctx.paint));
+    ctx.emit(
+      {
+        ...tokenTotals(t),
+        byAgent: t.byAgent,
+        byPhase: t.byPhase,
+        byModel: t.byModel ?? {},
+        budget: budgetView(t),
+        cost,
+      },
+      () => renderTokens(s, cost, by as (typeof BY)[number] | undefined, ctx.paint),
+    );
   });
   on(
     strict(
@@ -94,7 +133,10 @@ export function registerTokens(program: Command, on: On): void {
         tokens
           .command('add')
           .description('record token use by an agent')
-          .option('--phase <phase>', 'phase the tokens were spent on (default: the one in progress; in a `baton run`, its phase)')
+          .option(
+            '--phase <phase>',
+            'phase the tokens were spent on (default: the one in progress; in a `baton run`, its phase)',
+          )
           .option('--model <model>', 'model that spent them (prices them; see `baton pricing`)')
           .option('--input <n>', 'input tokens, not counting cached ones', '0')
           .option('--output <n>', 'output tokens (reasoning included)', '0')
@@ -106,17 +148,45 @@ export function registerTokens(program: Command, on: On): void {
       const m = ctx.manager();
       const id = await ctx.sessionId();
       const phase = (o['phase'] as string | undefined) ?? m.runs.defaultPhase(await m.get(id), ctx.run, ctx.agent);
-      const input = { agent: ctx.agent, phase, model: (o['model'] as string | undefined) ?? null, input: o['input'], output: o['output'], cached: o['cached'], cacheWrite: o['cacheWrite'] };
+      const input = {
+        agent: ctx.agent,
+        phase,
+        model: (o['model'] as string | undefined) ?? null,
+        input: o['input'],
+        output: o['output'],
+        cached: o['cached'],
+        cacheWrite: o['cacheWrite'],
+      };
       const r = await m.tokens(id, input, ctx.change());
       const cost = costOrWarn(ctx, r.state);
       budgetWarnings(ctx, r.state, cost);
       const t = r.state.tokens;
       const extra = cost ? { cost: cost.total, costBudget: cost.budget } : {};
       // What this call recorded first: the session's running total is labelled as such.
-      const rec = r.events.find((e) => e.type === 'tokens.recorded')?.data as (TokenCounts & { agent: string; phaseId: string | null; model?: string | null }) | undefined;
-      const recorded = rec ? { agent: rec.agent, phaseId: rec.phaseId, model: rec.model ?? null, ...tokenTotals({ ...t, ...rec, cacheWrite: rec.cacheWrite ?? 0 }) } : null;
-      const said = rec ? `Recorded ${counts({ ...rec, cacheWrite: rec.cacheWrite ?? 0 })} for ${rec.agent}${rec.phaseId ? ` on phase ${rec.phaseId}` : ''}${rec.model ? ` (${rec.model})` : ''}\n` : '';
-      ctx.emit({ ok: true, id: r.state.id, revision: r.state.revision, recorded, tokens: { ...tokenTotals(t), budget: budgetView(t), ...extra } }, `${said}Session total: ${counts(t)}`);
+      const rec = r.events.find((e) => e.type === 'tokens.recorded')?.data as
+        | (TokenCounts & { agent: string; phaseId: string | null; model?: string | null })
+        | undefined;
+      const recorded = rec
+        ? {
+            agent: rec.agent,
+            phaseId: rec.phaseId,
+            model: rec.model ?? null,
+            ...tokenTotals({ ...t, ...rec, cacheWrite: rec.cacheWrite ?? 0 }),
+          }
+        : null;
+      const said = rec
+        ? `Recorded ${counts({ ...rec, cacheWrite: rec.cacheWrite ?? 0 })} for ${rec.agent}${rec.phaseId ? ` on phase ${rec.phaseId}` : ''}${rec.model ? ` (${rec.model})` : ''}\n`
+        : '';
+      ctx.emit(
+        {
+          ok: true,
+          id: r.state.id,
+          revision: r.state.revision,
+          recorded,
+          tokens: { ...tokenTotals(t), budget: budgetView(t), ...extra },
+        },
+        `${said}Session total: ${counts(t)}`,
+      );
     },
   );
 }
@@ -125,10 +195,20 @@ export function registerTokens(program: Command, on: On): void {
 export function registerBudget(program: Command, on: On): void {
   const budget = program.command('budget').description('set or clear the token budget, or the cost budget (--cost)');
   on(
-    strict(common(budget.command('set').argument('[n]', 'max tokens (input + output)').option('--cost <usd>', 'cost budget in US dollars (estimated from the pricing table)'))),
+    strict(
+      common(
+        budget
+          .command('set')
+          .argument('[n]', 'max tokens (input + output)')
+          .option('--cost <usd>', 'cost budget in US dollars (estimated from the pricing table)'),
+      ),
+    ),
     async (ctx, [n], o) => {
       const cost = o['cost'] as string | undefined;
-      if (n === undefined && cost === undefined) throw new BatonError('BAD_INPUT', 'Nothing to set.', { hint: 'Pass a token budget (`budget set 500000`) or a cost budget (`budget set --cost 25`).' });
+      if (n === undefined && cost === undefined)
+        throw new BatonError('BAD_INPUT', 'Nothing to set.', {
+          hint: 'Pass a token budget (`budget set 500000`) or a cost budget (`budget set --cost 25`).',
+        });
       const m = ctx.manager();
       const id = await ctx.sessionId();
       const said: string[] = [];
@@ -141,31 +221,45 @@ export function registerBudget(program: Command, on: On): void {
       ctx.emit({ ok: true, id: r!.state.id, revision: r!.state.revision }, said.join('\n'));
     },
   );
-  on(strict(common(budget.command('clear').option('--cost', 'clear the cost budget instead of the token budget'))), async (ctx, _a, o) => {
-    const m = ctx.manager();
-    const id = await ctx.sessionId();
-    const r = o['cost'] === true ? await m.costBudget(id, null, ctx.change()) : await m.budget(id, null, ctx.change());
-    ctx.emit({ ok: true, id: r.state.id, revision: r.state.revision }, o['cost'] === true ? 'Cost budget cleared' : 'Budget cleared');
-  });
+  on(
+    strict(common(budget.command('clear').option('--cost', 'clear the cost budget instead of the token budget'))),
+    async (ctx, _a, o) => {
+      const m = ctx.manager();
+      const id = await ctx.sessionId();
+      const r =
+        o['cost'] === true ? await m.costBudget(id, null, ctx.change()) : await m.budget(id, null, ctx.change());
+      ctx.emit(
+        { ok: true, id: r.state.id, revision: r.state.revision },
+        o['cost'] === true ? 'Cost budget cleared' : 'Budget cleared',
+      );
+    },
+  );
 }
 
 /** `pricing`: the prices in effect. */
 export function registerPricing(program: Command, on: On): void {
-  on(common(program.command('pricing').description('show the model prices used to estimate cost (built in, and the pricing file over them)')), async (ctx) => {
-    const m = ctx.manager();
-    const table = m.pricing();
-    const models = Object.keys(table).sort();
-    const overridden = models.filter((k) => JSON.stringify(table[k]) !== JSON.stringify(BUILTIN_PRICING[k]));
-    ctx.emit({ asOf: PRICING_AS_OF, file: m.pricingFile, overridden, models: table }, () =>
-      [
-        `Prices in US dollars per million tokens: an estimate (built-in prices as of ${PRICING_AS_OF}).`,
-        `Override file: ${m.pricingFile ?? 'none (set BATON_PRICING)'}`,
-        `${'model'.padEnd(24)} ${'input'.padStart(8)} ${'output'.padStart(8)} ${'cache rd'.padStart(8)} ${'cache wr'.padStart(8)}`,
-        ...models.map((k) => {
-          const p = table[k]!;
-          return `${k.padEnd(24)} ${String(p.input).padStart(8)} ${String(p.output).padStart(8)} ${String(p.cacheRead).padStart(8)} ${String(p.cacheWrite).padStart(8)}${overridden.includes(k) ? '  (pricing file)' : ''}`;
-        }),
-      ].join('\n'),
-    );
-  });
+  on(
+    common(
+      program
+        .command('pricing')
+        .description('show the model prices used to estimate cost (built in, and the pricing file over them)'),
+    ),
+    async (ctx) => {
+      const m = ctx.manager();
+      const table = m.pricing();
+      const models = Object.keys(table).sort();
+      const overridden = models.filter((k) => JSON.stringify(table[k]) !== JSON.stringify(BUILTIN_PRICING[k]));
+      ctx.emit({ asOf: PRICING_AS_OF, file: m.pricingFile, overridden, models: table }, () =>
+        [
+          `Prices in US dollars per million tokens: an estimate (built-in prices as of ${PRICING_AS_OF}).`,
+          `Override file: ${m.pricingFile ?? 'none (set BATON_PRICING)'}`,
+          `${'model'.padEnd(24)} ${'input'.padStart(8)} ${'output'.padStart(8)} ${'cache rd'.padStart(8)} ${'cache wr'.padStart(8)}`,
+          ...models.map((k) => {
+            const p = table[k]!;
+            return `${k.padEnd(24)} ${String(p.input).padStart(8)} ${String(p.output).padStart(8)} ${String(p.cacheRead).padStart(8)} ${String(p.cacheWrite).padStart(8)}${overridden.includes(k) ? '  (pricing file)' : ''}`;
+          }),
+        ].join('\n'),
+      );
+    },
+  );
 }

@@ -8,7 +8,9 @@ import { untilInterrupted } from '../interrupt.js';
 
 /** Registers `baton watch`: a live stream of changes until SIGINT/SIGTERM. */
 export function registerWatch(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
-  common(program.command('watch').description('print changes to sessions as they happen, one line each, until Ctrl+C')).action(
+  common(
+    program.command('watch').description('print changes to sessions as they happen, one line each, until Ctrl+C'),
+  ).action(
     bind(io, holder, async (ctx) => {
       const m = ctx.manager();
       // Only an explicit --session filters: a watcher usually follows the whole pool.
@@ -19,7 +21,9 @@ export function registerWatch(program: Command, io: CliIO, holder: { ctx: Ctx | 
       };
       const { ended } = untilInterrupted();
       const stop = await m.watch({ sessionId: only, onChange: print, onWarning: (w) => ctx.warn(w) });
-      ctx.said(`baton: watching ${m.store.kind} store ${m.store.location}${only ? ` (session ${only})` : ''}; Ctrl+C to stop`);
+      ctx.said(
+        `baton: watching ${m.store.kind} store ${m.store.location}${only ? ` (session ${only})` : ''}; Ctrl+C to stop`,
+      );
       // The feed's timers and watchers keep the process alive until a signal ends it.
       await ended;
       await stop();

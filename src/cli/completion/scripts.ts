@@ -38,7 +38,10 @@ function nodes(program: Command): Node[] {
       .visibleOptions(cmd)
       .filter((o) => o.long)
       .map((o) => ({ flag: o.long!, description: o.description, takesValue: o.required || o.optional }));
-    const subs = help.visibleCommands(cmd).filter((c) => c.name() !== 'help').map((c) => ({ name: c.name(), description: c.description() }));
+    const subs = help
+      .visibleCommands(cmd)
+      .filter((c) => c.name() !== 'help')
+      .map((c) => ({ name: c.name(), description: c.description() }));
     const first = cmd.registeredArguments[0];
     out.push({ path, subs, options, kind: first ? argKind(first.name(), first.description) : null });
     for (const c of cmd.commands) walk(c, path ? `${path} ${c.name()}` : c.name());
@@ -59,13 +62,21 @@ function caseArms(list: Node[], what: (n: Node) => string[], arm: (path: string,
 function shFunctions(list: Node[]): string {
   return `_baton_subs() {
   case "$1" in
-${caseArms(list, (n) => n.subs.map((s) => s.name), (p, w) => `    "${p}") echo "${w}" ;;`)}
+${caseArms(
+  list,
+  (n) => n.subs.map((s) => s.name),
+  (p, w) => `    "${p}") echo "${w}" ;;`,
+)}
   esac
 }
 
 _baton_opts() {
   case "$1" in
-${caseArms(list, (n) => n.options.map((o) => o.flag), (p, w) => `    "${p}") echo "${w}" ;;`)}
+${caseArms(
+  list,
+  (n) => n.options.map((o) => o.flag),
+  (p, w) => `    "${p}") echo "${w}" ;;`,
+)}
   esac
 }
 
@@ -83,7 +94,11 @@ _baton_path() {
 # What the first argument of a command names (completed from the store, not as a file).
 _baton_kind() {
   case "$1" in
-${caseArms(list, (n) => (n.kind && !n.subs.length ? [n.kind] : []), (p, w) => `    "${p}") echo "${w}" ;;`)}
+${caseArms(
+  list,
+  (n) => (n.kind && !n.subs.length ? [n.kind] : []),
+  (p, w) => `    "${p}") echo "${w}" ;;`,
+)}
   esac
 }
 
@@ -106,7 +121,9 @@ _baton_npos() {
 _baton_want() {
   local prev="$1" cmdpath="$2" npos="$3"
   case "$prev" in
-${Object.entries(OPTION_KINDS).map(([flag, kind]) => `    ${flag}) echo ${kind}; return ;;`).join('\n')}
+${Object.entries(OPTION_KINDS)
+  .map(([flag, kind]) => `    ${flag}) echo ${kind}; return ;;`)
+  .join('\n')}
   esac
   if [ "$npos" = 0 ]; then _baton_kind "$cmdpath"; fi
 }
@@ -189,7 +206,12 @@ function fish(list: Node[]): string {
     '# fish completion for baton. Install it with: baton completion fish > ~/.config/fish/completions/baton.fish',
     'function __baton_subs',
     '    switch "$argv[1]"',
-    ...list.filter((n) => n.subs.length).flatMap((n) => [`        case ${fishQuote(n.path)}`, `            printf '%s\\n' ${n.subs.map((s) => s.name).join(' ')}`]),
+    ...list
+      .filter((n) => n.subs.length)
+      .flatMap((n) => [
+        `        case ${fishQuote(n.path)}`,
+        `            printf '%s\\n' ${n.subs.map((s) => s.name).join(' ')}`,
+      ]),
     '    end',
     'end',
     '# The command path typed so far: the words that name a subcommand of the path before them.',
@@ -209,8 +231,14 @@ function fish(list: Node[]): string {
     '    test (__baton_path) = "$argv[1]"',
     'end',
     ...list.flatMap((n) => [
-      ...n.subs.map((s) => `complete -c baton -n ${fishQuote(`__baton_at ${fishQuote(n.path)}`)} -f -a ${fishQuote(s.name)} -d ${fishQuote(s.description.slice(0, 80))}`),
-      ...n.options.map((o) => `complete -c baton -n ${fishQuote(`__baton_at ${fishQuote(n.path)}`)} -l ${o.flag.slice(2)} -d ${fishQuote(o.description.slice(0, 80))}`),
+      ...n.subs.map(
+        (s) =>
+          `complete -c baton -n ${fishQuote(`__baton_at ${fishQuote(n.path)}`)} -f -a ${fishQuote(s.name)} -d ${fishQuote(s.description.slice(0, 80))}`,
+      ),
+      ...n.options.map(
+        (o) =>
+          `complete -c baton -n ${fishQuote(`__baton_at ${fishQuote(n.path)}`)} -l ${o.flag.slice(2)} -d ${fishQuote(o.description.slice(0, 80))}`,
+      ),
     ]),
   ];
   return `${lines.join('\n')}\n`;

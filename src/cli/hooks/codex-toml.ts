@@ -21,10 +21,14 @@ export function tomlHooks(text: string, file: string): TomlHooks {
     doc = parse(text) as Record<string, unknown>;
   } catch (e) {
     const line = e instanceof TomlError ? e.line : undefined;
-    throw new BatonError('BAD_INPUT', `${file} is not valid TOML${line ? ` (line ${line})` : ''}: ${(e as Error).message.split('\n')[0]}. baton cannot tell whether it holds hooks, and left every file untouched.`, {
-      hint: `Fix ${file}${line ? ` at line ${line}` : ''} (Codex cannot read it either), then run the command again.`,
-      details: { file, ...(line ? { line } : {}) },
-    });
+    throw new BatonError(
+      'BAD_INPUT',
+      `${file} is not valid TOML${line ? ` (line ${line})` : ''}: ${(e as Error).message.split('\n')[0]}. baton cannot tell whether it holds hooks, and left every file untouched.`,
+      {
+        hint: `Fix ${file}${line ? ` at line ${line}` : ''} (Codex cannot read it either), then run the command again.`,
+        details: { file, ...(line ? { line } : {}) },
+      },
+    );
   }
   const hooks = doc['hooks'];
   const out: TomlHooks = { events: [], baton: [] };
@@ -34,7 +38,8 @@ export function tomlHooks(text: string, file: string): TomlHooks {
     out.events.push(event);
     for (const g of groups as Array<{ hooks?: Array<{ command?: unknown }> }>) {
       for (const h of Array.isArray(g?.hooks) ? g.hooks : []) {
-        if (typeof h?.command === 'string' && parseHookCommand(h.command)) out.baton.push({ event, command: h.command });
+        if (typeof h?.command === 'string' && parseHookCommand(h.command))
+          out.baton.push({ event, command: h.command });
       }
     }
   }

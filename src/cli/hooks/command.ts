@@ -106,7 +106,8 @@ export function parseHookCommand(line: string): ParsedHookCommand | null {
     if (flag && i > at) store[flag[1] as 'dir' | 'store'] = flag[2] ?? words[++i] ?? '';
   }
   const script = /^baton(-sessions)?$/.test(path.basename(words[prog] as string)) ? null : (words[prog] as string);
-  const node = prog > 0 && /(^|\/)node(js)?(\.exe)?$/.test(words[prog - 1] as string) ? (words[prog - 1] as string) : null;
+  const node =
+    prog > 0 && /(^|\/)node(js)?(\.exe)?$/.test(words[prog - 1] as string) ? (words[prog - 1] as string) : null;
   const launcher = words.find((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) as string;
   return { cli, launcher, node, script, store };
 }

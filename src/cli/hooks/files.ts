@@ -22,7 +22,11 @@ export function readConfig(file: string): string | null {
  * new file is in place, removes the one an install left: baton's entries are gone, and the
  * file now holds everything else the old one did.
  */
-export function writeConfig(file: string, text: string | null, o: { keepBackup?: boolean } = {}): { backup: string | null } {
+export function writeConfig(
+  file: string,
+  text: string | null,
+  o: { keepBackup?: boolean } = {},
+): { backup: string | null } {
   const keep = o.keepBackup !== false;
   const dir = path.dirname(file);
   fs.mkdirSync(dir, { recursive: true });

@@ -39,7 +39,11 @@ export function lineColumn(text: string, offset: number): { line: number; column
  */
 export function parseJsonDoc(text: string, comments: boolean): JsonDoc | JsonSyntaxProblem {
   const errors: ParseError[] = [];
-  const root = parseTree(text, errors, { disallowComments: !comments, allowTrailingComma: false, allowEmptyContent: false });
+  const root = parseTree(text, errors, {
+    disallowComments: !comments,
+    allowTrailingComma: false,
+    allowEmptyContent: false,
+  });
   const first = errors[0];
   if (first || !root) {
     const at = first ? lineColumn(text, first.offset) : { line: 1, column: 1 };
@@ -87,7 +91,9 @@ function startsLine(text: string, offset: number): boolean {
 
 /** `value` as pretty JSON whose continuation lines start with `indent`. */
 function render(doc: JsonDoc, value: unknown, indent: string): string {
-  return JSON.stringify(value, null, doc.unit).split('\n').join(doc.eol + indent);
+  return JSON.stringify(value, null, doc.unit)
+    .split('\n')
+    .join(doc.eol + indent);
 }
 
 /** One replacement of a range of the text. */
@@ -125,7 +131,10 @@ export function appendEdit(doc: JsonDoc, container: Node, value: unknown, key?: 
   const kids = items(container);
   const last = kids[kids.length - 1];
   const first = kids[0];
-  const childIndent = first && startsLine(text, first.offset) ? lineIndent(text, first.offset) : lineIndent(text, container.offset) + doc.unit;
+  const childIndent =
+    first && startsLine(text, first.offset)
+      ? lineIndent(text, first.offset)
+      : lineIndent(text, container.offset) + doc.unit;
   const body = `${key === undefined ? '' : `${JSON.stringify(key)}: `}${render(doc, value, childIndent)}`;
   if (last) {
     const end = last.offset + last.length;

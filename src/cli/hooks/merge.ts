@@ -25,7 +25,12 @@ export interface FoundHook {
 
 /** The handler group baton writes for one event. */
 export function batonGroup(t: HookTarget, event: string, command: string): Record<string, unknown> {
-  const hook: Record<string, unknown> = { type: 'command', ...(t.cli === 'gemini' ? { name: 'baton' } : {}), command, timeout: t.timeoutCaps?.[event] ?? t.timeout };
+  const hook: Record<string, unknown> = {
+    type: 'command',
+    ...(t.cli === 'gemini' ? { name: 'baton' } : {}),
+    command,
+    timeout: t.timeoutCaps?.[event] ?? t.timeout,
+  };
   return { ...(t.toolEvents.includes(event) ? { matcher: '*' } : {}), hooks: [hook] };
 }
 
@@ -101,7 +106,10 @@ function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v);
 }
@@ -156,7 +164,9 @@ export function installInto(original: string | null, t: HookTarget, command: str
     } else if (mine.length > 1) r.updated.push(event);
     else r.unchanged.push(event);
   }
-  const stale = [...new Set(locate(parse(text, t, file), hooksObject(parse(text, t, file), file)).map((l) => l.event))].filter((e) => !t.events.includes(e));
+  const stale = [
+    ...new Set(locate(parse(text, t, file), hooksObject(parse(text, t, file), file)).map((l) => l.event)),
+  ].filter((e) => !t.events.includes(e));
   if (stale.length) text = removeAll(text, t, file, (l) => stale.includes(l.event));
   r.removed.push(...stale);
   r.text = text;
@@ -182,13 +192,16 @@ function removeAll(text: string, t: HookTarget, file: string, which: (l: Located
       continue;
     }
     const prop = hooks?.parent ? hooks.parent : null;
-    const gone = (hooks?.children ?? []).filter((p) => emptied.has(String(p.children?.[0]?.value)) && !p.children?.[1]?.children?.length);
+    const gone = (hooks?.children ?? []).filter(
+      (p) => emptied.has(String(p.children?.[0]?.value)) && !p.children?.[1]?.children?.length,
+    );
     const lastGone = gone[gone.length - 1];
     if (hooks && lastGone) {
       text = applyEdit(text, removeEdit(doc, hooks, lastGone));
       continue;
     }
-    if (hooks && prop && emptied.size && !hooks.children?.length) text = applyEdit(text, removeEdit(doc, doc.root, prop));
+    if (hooks && prop && emptied.size && !hooks.children?.length)
+      text = applyEdit(text, removeEdit(doc, doc.root, prop));
     return text;
   }
 }
@@ -198,5 +211,12 @@ export function uninstallFrom(original: string | null, t: HookTarget, file: stri
   if (original === null) return { text: '', changed: false, added: [], updated: [], removed: [], unchanged: [] };
   const before = findBatonHooks(original, t, file);
   const text = before.length ? removeAll(original, t, file) : original;
-  return { text, changed: text !== original, added: [], updated: [], removed: [...new Set(before.map((h) => h.event))], unchanged: [] };
+  return {
+    text,
+    changed: text !== original,
+    added: [],
+    updated: [],
+    removed: [...new Set(before.map((h) => h.event))],
+    unchanged: [],
+  };
 }

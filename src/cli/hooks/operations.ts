@@ -58,18 +58,23 @@ function codexNotes(scope: HookScope, place: Place, file: string): string[] {
     'Codex runs a new or changed hook only after you trust it: start `codex` in this project, open `/hooks` and trust the baton entries (once per change of the command).',
   ];
   if (scope === 'project') {
-    notes.push(`Codex reads ${path.relative(place.cwd, file)} only in a trusted project: trust ${place.cwd} when Codex asks (it is kept as trust_level = "trusted" under [projects."${place.cwd}"] in config.toml).`);
+    notes.push(
+      `Codex reads ${path.relative(place.cwd, file)} only in a trusted project: trust ${place.cwd} when Codex asks (it is kept as trust_level = "trusted" under [projects."${place.cwd}"] in config.toml).`,
+    );
   }
   return notes;
 }
 
 function storeNotes(store: HookStore): string[] {
   return store.store && /^[a-z]+:\/\/[^/@]*:[^/@]*@/i.test(store.store)
-    ? ['The store URL holds a password, and the config file now holds it too: prefer a URL without one (PGPASSWORD or ~/.pgpass).']
+    ? [
+        'The store URL holds a password, and the config file now holds it too: prefer a URL without one (PGPASSWORD or ~/.pgpass).',
+      ]
     : [];
 }
 
-const INSTALL_BATON = 'install baton on the PATH: `npm install -g baton-sessions`, or from a checkout `npm install -g .` (or `npm link`)';
+const INSTALL_BATON =
+  'install baton on the PATH: `npm install -g baton-sessions`, or from a checkout `npm install -g .` (or `npm link`)';
 
 /**
  * The installed command as a hook entry: it must be recognised as baton's (or uninstall and
@@ -79,9 +84,13 @@ function checkedCommand(o: HooksChangeOptions): { command: string; parsed: Parse
   const command = buildHookCommand({ program: o.program, cli: o.cli, ...o.store });
   const parsed = parseHookCommand(command);
   if (!o.program.trim() || !parsed || parsed.cli !== o.cli) {
-    throw new BatonError('BAD_INPUT', `--command ${JSON.stringify(o.program.slice(0, 200))} does not start baton: the hook command would be ${JSON.stringify(command.slice(0, 300))}, which baton could not recognise as its own.`, {
-      hint: "Give the words that start baton, ending with its program (baton, baton-sessions, or a path to dist/baton.cjs), e.g. --command 'node /path/to/baton/dist/baton.cjs'; baton adds `hook <cli>`.",
-    });
+    throw new BatonError(
+      'BAD_INPUT',
+      `--command ${JSON.stringify(o.program.slice(0, 200))} does not start baton: the hook command would be ${JSON.stringify(command.slice(0, 300))}, which baton could not recognise as its own.`,
+      {
+        hint: "Give the words that start baton, ending with its program (baton, baton-sessions, or a path to dist/baton.cjs), e.g. --command 'node /path/to/baton/dist/baton.cjs'; baton adds `hook <cli>`.",
+      },
+    );
   }
   return { command, parsed };
 }
@@ -98,18 +107,45 @@ function programNotes(o: HooksChangeOptions, parsed: ParsedHookCommand): string[
   }
   const abs = absolutePaths(parsed);
   if (o.scope === 'project' && abs.length) {
-    notes.push(`The command names paths of this machine (${abs.join(', ')}); a project's config file is often committed, and other machines may not have them: the default (\`baton hook ${o.cli}\`, found on the PATH) works wherever baton is installed.`);
+    notes.push(
+      `The command names paths of this machine (${abs.join(', ')}); a project's config file is often committed, and other machines may not have them: the default (\`baton hook ${o.cli}\`, found on the PATH) works wherever baton is installed.`,
+    );
   }
   return notes;
 }
 
-function finish(o: HooksChangeOptions, action: HooksChangeReport['action'], file: string, before: string | null, r: ReturnType<typeof installInto>, command: string | null, notes: string[]): HooksChangeReport {
+function finish(
+  o: HooksChangeOptions,
+  action: HooksChangeReport['action'],
+  file: string,
+  before: string | null,
+  r: ReturnType<typeof installInto>,
+  command: string | null,
+  notes: string[],
+): HooksChangeReport {
   // A file left holding only `{}` by an uninstall was baton's alone: it goes. An uninstall
   // also takes away the backup its install left (see writeConfig).
-  const after = action === 'uninstall' && r.changed && r.text.trim() === '{}' ? null : r.changed || before !== null ? r.text : null;
+  const after =
+    action === 'uninstall' && r.changed && r.text.trim() === '{}' ? null : r.changed || before !== null ? r.text : null;
   let backup: string | null = null;
   if (r.changed && !o.dryRun) backup = writeConfig(file, after, { keepBackup: action === 'install' }).backup;
-  return { action, cli: o.cli, scope: o.scope, file, dryRun: o.dryRun, changed: r.changed, before, after, backup, command, added: r.added, updated: r.updated, removed: r.removed, unchanged: r.unchanged, notes };
+  return {
+    action,
+    cli: o.cli,
+    scope: o.scope,
+    file,
+    dryRun: o.dryRun,
+    changed: r.changed,
+    before,
+    after,
+    backup,
+    command,
+    added: r.added,
+    updated: r.updated,
+    removed: r.removed,
+    unchanged: r.unchanged,
+    notes,
+  };
 }
 
 /**
@@ -124,15 +160,23 @@ export async function installHooks(o: HooksChangeOptions): Promise<HooksChangeRe
   if (o.cli === 'codex') {
     const toml = await codexTomlHooks(file);
     if (toml?.events.length) {
-      throw new BatonError('BAD_INPUT', `Codex hooks are kept in ${toml.toml} ([hooks]: ${toml.events.join(', ')}); baton does not rewrite config.toml, because no TOML library it could use keeps that file's comments and layout intact. Nothing was written.`, {
-        hint: `Move the [hooks] tables of ${toml.toml} into ${file} (the same entries as JSON: {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "…"}]}]}}), then run the command again.`,
-        details: { file: toml.toml },
-      });
+      throw new BatonError(
+        'BAD_INPUT',
+        `Codex hooks are kept in ${toml.toml} ([hooks]: ${toml.events.join(', ')}); baton does not rewrite config.toml, because no TOML library it could use keeps that file's comments and layout intact. Nothing was written.`,
+        {
+          hint: `Move the [hooks] tables of ${toml.toml} into ${file} (the same entries as JSON: {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "…"}]}]}}), then run the command again.`,
+          details: { file: toml.toml },
+        },
+      );
     }
   }
   const { command, parsed } = checkedCommand(o);
   const r = installInto(before, t, command, file);
-  const notes = [...programNotes(o, parsed), ...storeNotes(o.store), ...(o.cli === 'codex' && r.changed ? codexNotes(o.scope, o.place, file) : [])];
+  const notes = [
+    ...programNotes(o, parsed),
+    ...storeNotes(o.store),
+    ...(o.cli === 'codex' && r.changed ? codexNotes(o.scope, o.place, file) : []),
+  ];
   return finish(o, 'install', file, before, r, command, notes);
 }
 
@@ -145,7 +189,10 @@ export async function uninstallHooks(o: HooksChangeOptions): Promise<HooksChange
   const notes: string[] = [];
   if (o.cli === 'codex') {
     const toml = await codexTomlHooks(file);
-    if (toml?.baton.length) notes.push(`${toml.toml} also runs baton for ${toml.baton.join(', ')} under [hooks]; baton does not rewrite config.toml: remove those entries by hand.`);
+    if (toml?.baton.length)
+      notes.push(
+        `${toml.toml} also runs baton for ${toml.baton.join(', ')} under [hooks]; baton does not rewrite config.toml: remove those entries by hand.`,
+      );
   }
   return finish(o, 'uninstall', file, before, { ...r, text: before === null ? '' : r.text }, null, notes);
 }
@@ -183,7 +230,20 @@ async function statusOf(cli: HookCli, scope: HookScope, place: Place): Promise<H
   const t = HOOK_TARGETS[cli];
   const file = configFile(t, scope, place);
   const text = readConfig(file);
-  const e: HooksStatusEntry = { cli, scope, file, exists: text !== null, error: null, events: [], missing: [], stores: [], stale: [], notFound: [], machinePaths: [], commands: [] };
+  const e: HooksStatusEntry = {
+    cli,
+    scope,
+    file,
+    exists: text !== null,
+    error: null,
+    events: [],
+    missing: [],
+    stores: [],
+    stale: [],
+    notFound: [],
+    machinePaths: [],
+    commands: [],
+  };
   const found: Array<{ event: string; command: string }> = [];
   try {
     if (text !== null) found.push(...findBatonHooks(text, t, file));
@@ -203,8 +263,14 @@ async function statusOf(cli: HookCli, scope: HookScope, place: Place): Promise<H
     if (!p) continue;
     const label = storeLabel(p.store);
     if (!e.stores.includes(label)) e.stores.push(label);
-    for (const f of [p.node, p.script]) if (f && path.isAbsolute(f) && !fs.existsSync(f) && !e.stale.includes(f)) e.stale.push(f);
-    if (!e.stale.includes(p.launcher) && !e.notFound.includes(p.launcher) && findProgram(p.launcher, place.env, place.cwd) === null) e.notFound.push(p.launcher);
+    for (const f of [p.node, p.script])
+      if (f && path.isAbsolute(f) && !fs.existsSync(f) && !e.stale.includes(f)) e.stale.push(f);
+    if (
+      !e.stale.includes(p.launcher) &&
+      !e.notFound.includes(p.launcher) &&
+      findProgram(p.launcher, place.env, place.cwd) === null
+    )
+      e.notFound.push(p.launcher);
     if (scope === 'project') for (const f of absolutePaths(p)) if (!e.machinePaths.includes(f)) e.machinePaths.push(f);
   }
   return e;
@@ -213,6 +279,7 @@ async function statusOf(cli: HookCli, scope: HookScope, place: Place): Promise<H
 /** The hook configs of every CLI (or one) in both scopes. */
 export async function hooksStatus(place: Place, only?: HookCli): Promise<HooksStatusEntry[]> {
   const out: HooksStatusEntry[] = [];
-  for (const cli of only ? [only] : HOOK_CLIS) for (const scope of HOOK_SCOPES) out.push(await statusOf(cli, scope, place));
+  for (const cli of only ? [only] : HOOK_CLIS)
+    for (const scope of HOOK_SCOPES) out.push(await statusOf(cli, scope, place));
   return out;
 }

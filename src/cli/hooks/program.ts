@@ -36,5 +36,7 @@ export function findProgram(word: string, env: Env, cwd: string): string | null 
 
 /** The absolute paths a hook command names (program, bundle, store folder): each ties it to one machine. */
 export function absolutePaths(p: ParsedHookCommand): string[] {
-  return [p.launcher, p.node, p.script, p.store.dir].filter((f): f is string => typeof f === 'string' && path.isAbsolute(f)).filter((f, i, all) => all.indexOf(f) === i);
+  return [p.launcher, p.node, p.script, p.store.dir]
+    .filter((f): f is string => typeof f === 'string' && path.isAbsolute(f))
+    .filter((f, i, all) => all.indexOf(f) === i);
 }

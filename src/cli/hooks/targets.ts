@@ -41,7 +41,17 @@ export const HOOK_TARGETS: Readonly<Record<HookCli, HookTarget>> = {
   claude: {
     cli: 'claude',
     title: 'Claude Code',
-    events: ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SubagentStart', 'SubagentStop', 'PreCompact', 'SessionEnd'],
+    events: [
+      'SessionStart',
+      'UserPromptSubmit',
+      'PostToolUse',
+      'PostToolUseFailure',
+      'Stop',
+      'SubagentStart',
+      'SubagentStop',
+      'PreCompact',
+      'SessionEnd',
+    ],
     toolEvents: ['PostToolUse', 'PostToolUseFailure'],
     timeout: 30,
     comments: false,
@@ -53,7 +63,16 @@ export const HOOK_TARGETS: Readonly<Record<HookCli, HookTarget>> = {
   codex: {
     cli: 'codex',
     title: 'Codex CLI',
-    events: ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop', 'SubagentStart', 'SubagentStop', 'PreCompact', 'SessionEnd'],
+    events: [
+      'SessionStart',
+      'UserPromptSubmit',
+      'PostToolUse',
+      'Stop',
+      'SubagentStart',
+      'SubagentStop',
+      'PreCompact',
+      'SessionEnd',
+    ],
     toolEvents: ['PostToolUse'],
     timeout: 30,
     // Codex waits at most 3 s for SessionEnd and says so on stderr for a longer timeout.

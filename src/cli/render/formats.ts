@@ -1,13 +1,31 @@
-import type { BundleExportResult, BundleImportResult, ExportResult, ForeignSession, FormatProblem, ImportResult, InspectResult, MirrorSetting, UnitStatus } from '../../manager/index.js';
+import type {
+  BundleExportResult,
+  BundleImportResult,
+  ExportResult,
+  ForeignSession,
+  FormatProblem,
+  ImportResult,
+  InspectResult,
+  MirrorSetting,
+  UnitStatus,
+} from '../../manager/index.js';
 import type { Paint } from '../io.js';
 import { num } from './time.js';
 
-const MARK: Record<UnitStatus, string> = { completed: '✓', in_progress: '▶', pending: '○', failed: '✗', skipped: '–', blocked: '□' };
+const MARK: Record<UnitStatus, string> = {
+  completed: '✓',
+  in_progress: '▶',
+  pending: '○',
+  failed: '✗',
+  skipped: '–',
+  blocked: '□',
+};
 
 function problemLines(ps: FormatProblem[], c: Paint, indent: string): string[] {
   const lines: string[] = [];
   for (const p of ps) {
-    const sev = p.severity === 'error' ? c.red('error') : p.severity === 'warning' ? c.yellow('warning') : c.dim('info');
+    const sev =
+      p.severity === 'error' ? c.red('error') : p.severity === 'warning' ? c.yellow('warning') : c.dim('info');
     lines.push(`${indent}${sev} ${p.code}${p.path ? ` ${p.path}` : ''}: ${p.message}`);
     // The fix sits right under its problem.
     if (p.hint) lines.push(`${indent}  ${c.dim('hint')}: ${p.hint}`);
@@ -28,13 +46,17 @@ function attention(s: ForeignSession): string | null {
 /** Sessions needing attention first (damaged, interrupted, active), then the rest, each group in the reader's order. */
 export function attentionOrder(sessions: ForeignSession[]): ForeignSession[] {
   const rank = (s: ForeignSession): number => ({ damaged: 0, interrupted: 1, active: 2 })[attention(s) ?? ''] ?? 3;
-  return sessions.map((s, i) => ({ s, i })).sort((a, b) => rank(a.s) - rank(b.s) || a.i - b.i).map((x) => x.s);
+  return sessions
+    .map((s, i) => ({ s, i }))
+    .sort((a, b) => rank(a.s) - rank(b.s) || a.i - b.i)
+    .map((x) => x.s);
 }
 
 /** The one thing to do first for a session, for the summary. */
 function firstStep(s: ForeignSession): string {
   const worst = [...s.problems].sort((a, b) => (SEVERITY_RANK[a.severity] ?? 3) - (SEVERITY_RANK[b.severity] ?? 3))[0];
-  if (worst && worst.severity === 'error') return `fix ${worst.code}${worst.path ? ` in ${worst.path}` : ''}${worst.hint ? `: ${worst.hint}` : `: ${worst.message}`}`;
+  if (worst && worst.severity === 'error')
+    return `fix ${worst.code}${worst.path ? ` in ${worst.path}` : ''}${worst.hint ? `: ${worst.hint}` : `: ${worst.message}`}`;
   const r = s.resume;
   if (r.action === 'refuse' || r.action === 'none') return `nothing to resume: ${r.reason}`;
   const rec = r.options.find((o) => o.recommended);
@@ -48,23 +70,54 @@ function tokenLines(s: ForeignSession, c: Paint): string[] {
   const t = s.tokens;
   const lines: string[] = [];
   // An empty per-agent breakdown is no breakdown, not a disagreement.
-  const agrees = t.agrees === null ? 'no per-agent breakdown' : t.agrees ? 'per-agent breakdown agrees' : c.red('per-agent breakdown DISAGREES');
+  const agrees =
+    t.agrees === null
+      ? 'no per-agent breakdown'
+      : t.agrees
+        ? 'per-agent breakdown agrees'
+        : c.red('per-agent breakdown DISAGREES');
   const b = (t as unknown as { bmad?: { percent?: number; projectedOverrun?: number; max: number } }).bmad;
-  const budget = t.max !== null ? `; budget ${num(t.max)}${b?.percent !== undefined ? ` (${b.percent}% used)` : ''}` : '';
+  const budget =
+    t.max !== null ? `; budget ${num(t.max)}${b?.percent !== undefined ? ` (${b.percent}% used)` : ''}` : '';
   lines.push(`  Tokens: ${num(t.input)} in / ${num(t.output)} out / ${num(t.cached)} cached; ${agrees}${budget}`);
-  if (b?.projectedOverrun) lines.push(`    without isolation the work would exceed the limit by ${num(b.projectedOverrun)} tokens`);
-  if (t.byAgent) for (const [a, v] of Object.entries(t.byAgent)) lines.push(`    ${a.padEnd(16)} ${num(v.input).padStart(10)} in ${num(v.output).padStart(10)} out ${num(v.cached).padStart(10)} cached`);
+  if (b?.projectedOverrun)
+    lines.push(`    without isolation the work would exceed the limit by ${num(b.projectedOverrun)} tokens`);
+  if (t.byAgent)
+    for (const [a, v] of Object.entries(t.byAgent))
+      lines.push(
+        `    ${a.padEnd(16)} ${num(v.input).padStart(10)} in ${num(v.output).padStart(10)} out ${num(v.cached).padStart(10)} cached`,
+      );
   return lines;
 }
 
 function factLines(s: ForeignSession): string[] {
   const lines: string[] = [];
-  if (s.variant) lines.push(`  Variant: ${Object.entries(s.variant).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-  if (s.idParts) lines.push(`  Id: ${Object.entries(s.idParts).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-  if (s.recordedPosition) lines.push(`  Recorded position: ${s.recordedPosition.field} = ${JSON.stringify(s.recordedPosition.value)}${s.recordedPosition.agrees ? ' (agrees)' : ' (differs from the derived position)'}`);
-  for (const h of s.halfWritten ?? []) lines.push(`  Possibly half-written (unit ${h.unitId}, ${h.status}): ${h.files.join(', ')}`);
-  if (s.archive) lines.push(`  Archive: ${s.archive.allowed ? 'allowed' : `not allowed yet: ${s.archive.reasons.join(' ')}`}`);
-  if (s.defaulted && Object.keys(s.defaulted).length) lines.push(`  Defaulted: ${Object.entries(s.defaulted).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(', ')}`);
+  if (s.variant)
+    lines.push(
+      `  Variant: ${Object.entries(s.variant)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
+    );
+  if (s.idParts)
+    lines.push(
+      `  Id: ${Object.entries(s.idParts)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
+    );
+  if (s.recordedPosition)
+    lines.push(
+      `  Recorded position: ${s.recordedPosition.field} = ${JSON.stringify(s.recordedPosition.value)}${s.recordedPosition.agrees ? ' (agrees)' : ' (differs from the derived position)'}`,
+    );
+  for (const h of s.halfWritten ?? [])
+    lines.push(`  Possibly half-written (unit ${h.unitId}, ${h.status}): ${h.files.join(', ')}`);
+  if (s.archive)
+    lines.push(`  Archive: ${s.archive.allowed ? 'allowed' : `not allowed yet: ${s.archive.reasons.join(' ')}`}`);
+  if (s.defaulted && Object.keys(s.defaulted).length)
+    lines.push(
+      `  Defaulted: ${Object.entries(s.defaulted)
+        .map(([k, v]) => `${k} = ${JSON.stringify(v)}`)
+        .join(', ')}`,
+    );
   if (s.noActive) lines.push(`  No active session: ${s.noActive}`);
   return lines;
 }
@@ -73,13 +126,17 @@ function resumeLines(s: ForeignSession, c: Paint): string[] {
   const lines: string[] = [];
   const r = s.resume;
   const limit = r.retryLimit !== null ? ` (retries ${r.retriesUsed ?? 0}/${r.retryLimit})` : '';
-  lines.push(`  Resume: ${r.action}${r.unitId ? ` ${r.unitId}` : ''}${r.subStep ? ` at sub-step ${r.subStep}` : ''}${limit}${r.lastCompleted ? `; last completed ${r.lastCompleted}` : ''}`);
+  lines.push(
+    `  Resume: ${r.action}${r.unitId ? ` ${r.unitId}` : ''}${r.subStep ? ` at sub-step ${r.subStep}` : ''}${limit}${r.lastCompleted ? `; last completed ${r.lastCompleted}` : ''}`,
+  );
   if (r.reason) lines.push(`    ${c.dim('rule')}: ${r.reason}`);
   if (r.nextSubStep) lines.push(`    next sub-step checkpoint: ${r.nextSubStep}`);
   if (r.choices?.length) lines.push(`    choices: ${r.choices.join(', ')}`);
   for (const o of r.options) {
     const rec = o.recommended || r.recommended === o.kind;
-    lines.push(`    ${rec ? c.green('*') : '-'} ${o.kind}${o.target ? ` ${o.target}` : ''}: ${o.description}${o.loses ? ` (loses: ${o.loses})` : ''}${rec ? ` [recommended${r.recommendedBy ? ` by ${r.recommendedBy === 'toolkit' ? 'the toolkit' : 'default'}` : ''}]` : ''}`);
+    lines.push(
+      `    ${rec ? c.green('*') : '-'} ${o.kind}${o.target ? ` ${o.target}` : ''}: ${o.description}${o.loses ? ` (loses: ${o.loses})` : ''}${rec ? ` [recommended${r.recommendedBy ? ` by ${r.recommendedBy === 'toolkit' ? 'the toolkit' : 'default'}` : ''}]` : ''}`,
+    );
     for (const w of o.warnings ?? []) lines.push(`        ${c.yellow('check')}: ${w}`);
   }
   if (r.departure) lines.push(`    ${c.yellow('baton departs')}: ${r.departure}`);
@@ -90,8 +147,16 @@ function resumeLines(s: ForeignSession, c: Paint): string[] {
 /** One foreign session, for people: what `inspect` shows per session. */
 export function renderForeignSession(s: ForeignSession, c: Paint): string[] {
   const lines: string[] = [];
-  const flags = [s.active ? 'active' : null, s.archived ? 'archived' : null, attention(s) === 'damaged' ? 'damaged' : null].filter(Boolean).join(', ');
-  lines.push(`${c.bold(`Session ${s.id}`)}  ${s.status}${s.rawStatus !== null && s.rawStatus !== s.status ? ` (${JSON.stringify(s.rawStatus)})` : ''}${flags ? `  [${flags}]` : ''}`);
+  const flags = [
+    s.active ? 'active' : null,
+    s.archived ? 'archived' : null,
+    attention(s) === 'damaged' ? 'damaged' : null,
+  ]
+    .filter(Boolean)
+    .join(', ');
+  lines.push(
+    `${c.bold(`Session ${s.id}`)}  ${s.status}${s.rawStatus !== null && s.rawStatus !== s.status ? ` (${JSON.stringify(s.rawStatus)})` : ''}${flags ? `  [${flags}]` : ''}`,
+  );
   if (s.title && s.title !== s.id) lines.push(`  Title: ${s.title}`);
   lines.push(`  File: ${s.path}${s.updatedAt ? `  (updated ${s.updatedAt})` : ''}`);
   lines.push(`  First: ${firstStep(s)}`);
@@ -99,19 +164,30 @@ export function renderForeignSession(s: ForeignSession, c: Paint): string[] {
     lines.push('  Units:');
     const w = Math.max(...s.units.map((u) => u.id.length));
     for (const u of s.units) {
-      const extra = [u.subStep ? `sub-step ${u.subStep}` : null, u.retries ? `retries ${u.retries}` : null, u.errors.length ? `${u.errors.length} error(s)` : null].filter(Boolean).join(', ');
-      lines.push(`    ${MARK[u.status] ?? '?'} ${u.id.padEnd(w)}  ${u.status.padEnd(11)} ${u.name !== u.id ? u.name : ''}${extra ? `  (${extra})` : ''}`.trimEnd());
+      const extra = [
+        u.subStep ? `sub-step ${u.subStep}` : null,
+        u.retries ? `retries ${u.retries}` : null,
+        u.errors.length ? `${u.errors.length} error(s)` : null,
+      ]
+        .filter(Boolean)
+        .join(', ');
+      lines.push(
+        `    ${MARK[u.status] ?? '?'} ${u.id.padEnd(w)}  ${u.status.padEnd(11)} ${u.name !== u.id ? u.name : ''}${extra ? `  (${extra})` : ''}`.trimEnd(),
+      );
     }
   } else {
     lines.push('  Units: none');
   }
-  const pos = s.position.unitId ? `unit ${s.position.unitId}${s.position.subStep ? `, sub-step ${s.position.subStep}` : ''}${s.position.task ? `, task ${s.position.task}` : ''}` : 'none';
+  const pos = s.position.unitId
+    ? `unit ${s.position.unitId}${s.position.subStep ? `, sub-step ${s.position.subStep}` : ''}${s.position.task ? `, task ${s.position.task}` : ''}`
+    : 'none';
   lines.push(`  Position: ${pos}`);
   lines.push(...factLines(s));
   lines.push(...resumeLines(s, c));
   if (s.unresolvedErrors.length) {
     lines.push(`  Unresolved errors (${s.unresolvedErrors.length}):`);
-    for (const e of s.unresolvedErrors) lines.push(`    ${e.unitId ?? '-'} ${e.type}: ${e.message}${e.agent ? ` [${e.agent}]` : ''}`);
+    for (const e of s.unresolvedErrors)
+      lines.push(`    ${e.unitId ?? '-'} ${e.type}: ${e.message}${e.agent ? ` [${e.agent}]` : ''}`);
   }
   lines.push(...tokenLines(s, c));
   const counts = [
@@ -125,8 +201,14 @@ export function renderForeignSession(s: ForeignSession, c: Paint): string[] {
   if (counts.length) lines.push(`  Records: ${counts.map(([n, w]) => `${n} ${w}`).join(', ')}`);
   for (const k of s.checkpoints) {
     if (k.valid && k.checksum !== 'unverified' && !k.current) continue;
-    const what = !k.valid ? c.red(k.invalidatedBy ? 'invalidated checkpoint' : 'invalid checkpoint') : k.checksum === 'unverified' ? c.yellow('unverified checkpoint') : 'valid checkpoint';
-    lines.push(`    ${what} ${k.id}${k.unitId ? ` (step ${k.unitId})` : ''}${k.problem ? `: ${k.problem}` : ''}${k.git?.commit ? `  commit ${k.git.commit.slice(0, 12)}` : ''}`);
+    const what = !k.valid
+      ? c.red(k.invalidatedBy ? 'invalidated checkpoint' : 'invalid checkpoint')
+      : k.checksum === 'unverified'
+        ? c.yellow('unverified checkpoint')
+        : 'valid checkpoint';
+    lines.push(
+      `    ${what} ${k.id}${k.unitId ? ` (step ${k.unitId})` : ''}${k.problem ? `: ${k.problem}` : ''}${k.git?.commit ? `  commit ${k.git.commit.slice(0, 12)}` : ''}`,
+    );
   }
   if (s.problems.length) {
     lines.push('  Problems:');
@@ -137,7 +219,10 @@ export function renderForeignSession(s: ForeignSession, c: Paint): string[] {
 }
 
 /** Every problem of an inspect result (tree and sessions). */
-export function allProblems(r: { problems: FormatProblem[]; sessions: Array<{ problems: FormatProblem[] }> }): FormatProblem[] {
+export function allProblems(r: {
+  problems: FormatProblem[];
+  sessions: Array<{ problems: FormatProblem[] }>;
+}): FormatProblem[] {
   return [...r.problems, ...r.sessions.flatMap((s) => s.problems)];
 }
 
@@ -151,16 +236,20 @@ function summaryLines(r: InspectResult, c: Paint): string[] {
   if (!needing.length && !treeErrors.length && !r.problems.some((p) => p.severity === 'warning')) return lines;
   lines.push(c.bold('What to do first:'));
   let n = 0;
-  for (const p of treeErrors) lines.push(`  ${++n}. ${p.code}: ${p.message}${p.hint ? ` ${c.green('fix')}: ${p.hint}` : ''}`);
+  for (const p of treeErrors)
+    lines.push(`  ${++n}. ${p.code}: ${p.message}${p.hint ? ` ${c.green('fix')}: ${p.hint}` : ''}`);
   for (const s of needing) lines.push(`  ${++n}. ${s.id} (${attention(s)}): ${firstStep(s)}`);
-  for (const p of r.problems.filter((x) => x.severity === 'warning')) lines.push(`  ${++n}. ${p.code}: ${p.message}${p.hint ? ` ${c.green('fix')}: ${p.hint}` : ''}`);
+  for (const p of r.problems.filter((x) => x.severity === 'warning'))
+    lines.push(`  ${++n}. ${p.code}: ${p.message}${p.hint ? ` ${c.green('fix')}: ${p.hint}` : ''}`);
   return lines;
 }
 
 /** `baton inspect`, for people. */
 export function renderInspect(r: InspectResult, c: Paint): string {
   const lines: string[] = [];
-  const det = r.detection ? ` (detected; scores: ${r.detection.map((d) => `${d.format} ${d.score.toFixed(2)}`).join(', ') || 'none'})` : '';
+  const det = r.detection
+    ? ` (detected; scores: ${r.detection.map((d) => `${d.format} ${d.score.toFixed(2)}`).join(', ') || 'none'})`
+    : '';
   lines.push(r.format ? `${c.bold(r.format)} layout in ${r.root}${det}` : `No known layout in ${r.root}${det}`);
   lines.push(...summaryLines(r, c));
   for (const s of attentionOrder(r.sessions)) {
@@ -184,8 +273,17 @@ export function renderImport(r: ImportResult, c: Paint): string {
   const lines = [`Imported from the ${r.format} layout in ${r.root}:`];
   if (!r.sessions.length) lines.push('  no session found');
   for (const s of r.sessions) {
-    const word = s.action === 'created' ? c.green('created  ') : s.action === 'updated' ? c.green('updated  ') : s.action === 'unchanged' ? c.dim('unchanged') : c.yellow('skipped  ');
-    lines.push(`  ${word} ${s.id ?? '-'}${s.id !== s.foreignId ? ` (from ${s.foreignId})` : ''}${s.revision !== null ? `  revision ${s.revision}` : ''}${s.archived ? '  [archived]' : ''}`);
+    const word =
+      s.action === 'created'
+        ? c.green('created  ')
+        : s.action === 'updated'
+          ? c.green('updated  ')
+          : s.action === 'unchanged'
+            ? c.dim('unchanged')
+            : c.yellow('skipped  ');
+    lines.push(
+      `  ${word} ${s.id ?? '-'}${s.id !== s.foreignId ? ` (from ${s.foreignId})` : ''}${s.revision !== null ? `  revision ${s.revision}` : ''}${s.archived ? '  [archived]' : ''}`,
+    );
     lines.push(...problemLines(s.problems, c, '      '));
   }
   if (r.problems.length) {
@@ -216,17 +314,28 @@ export function renderMirror(id: string, m: MirrorSetting | null, error: unknown
 /** `baton export --bundle`, for people. */
 export function renderBundleExport(r: BundleExportResult): string {
   const lines = [`Exported ${r.id} to ${r.file} (${r.bytes} bytes, sha256 ${r.sha256.slice(0, 12)}…):`];
-  lines.push(`  ${r.events} events, ${r.checkpoints} checkpoints, ${r.stepResults} large step results, ${r.relativePaths} paths relative to the repository root`);
-  if (r.git) lines.push(`  git: ${r.git.branch ?? '(detached)'} at ${r.git.head?.slice(0, 12) ?? '(no commit)'}: push it so the receiver can fetch it`);
+  lines.push(
+    `  ${r.events} events, ${r.checkpoints} checkpoints, ${r.stepResults} large step results, ${r.relativePaths} paths relative to the repository root`,
+  );
+  if (r.git)
+    lines.push(
+      `  git: ${r.git.branch ?? '(detached)'} at ${r.git.head?.slice(0, 12) ?? '(no commit)'}: push it so the receiver can fetch it`,
+    );
   lines.push(`The receiver runs \`baton import ${r.file.split(/[\\/]/).pop()}\`; the handoff inside says what else.`);
   return `${lines.join('\n')}\n`;
 }
 
 /** `baton import FILE` (a bundle), for people. */
 export function renderBundleImport(r: BundleImportResult): string {
-  const lines = [`Imported ${r.id}${r.id !== r.bundledId ? ` (${r.bundledId} in the bundle)` : ''} from ${r.file}, verified${r.replaced ? ', replacing the session of that id' : ''}:`];
-  lines.push(`  ${r.events} events (revision ${r.revision}), ${r.checkpoints} checkpoints, ${r.stepResults} large step results, ${r.relativePaths} paths under ${r.root}`);
-  lines.push(r.active ? '  It is now the active session.' : '  It is not the active session (use --switch, or `baton resume`).');
+  const lines = [
+    `Imported ${r.id}${r.id !== r.bundledId ? ` (${r.bundledId} in the bundle)` : ''} from ${r.file}, verified${r.replaced ? ', replacing the session of that id' : ''}:`,
+  ];
+  lines.push(
+    `  ${r.events} events (revision ${r.revision}), ${r.checkpoints} checkpoints, ${r.stepResults} large step results, ${r.relativePaths} paths under ${r.root}`,
+  );
+  lines.push(
+    r.active ? '  It is now the active session.' : '  It is not the active session (use --switch, or `baton resume`).',
+  );
   lines.push('Next:');
   for (const s of r.next) lines.push(`  ${s}`);
   return `${lines.join('\n')}\n`;

@@ -25,7 +25,13 @@ export function renderList(rows: SessionSummary[], active: string | null, c: Pai
     ];
   });
   const table = renderTable(
-    [{ header: '  ID', shrink: true }, { header: 'STATUS' }, { header: 'PHASES', align: 'right' }, { header: 'UPDATED', align: 'right' }, { header: 'TITLE', flex: true }],
+    [
+      { header: '  ID', shrink: true },
+      { header: 'STATUS' },
+      { header: 'PHASES', align: 'right' },
+      { header: 'UPDATED', align: 'right' },
+      { header: 'TITLE', flex: true },
+    ],
     cells,
     c,
   );
@@ -35,7 +41,21 @@ export function renderList(rows: SessionSummary[], active: string | null, c: Pai
 /** The human `baton list --deleted` table: one tombstone per line, newest deletion first. */
 export function renderTombstones(rows: Tombstone[], c: Paint, now: Date): string {
   if (!rows.length) return 'No deleted sessions.\n';
-  const cells = rows.map((r) => [r.id, `${paintStatus(r.status as SessionStatus, c)}${r.archived ? ' archived' : ''}`, ago(r.deletedAt, now), r.title]);
-  const table = renderTable([{ header: 'ID', shrink: true }, { header: 'STATUS' }, { header: 'DELETED', align: 'right' }, { header: 'TITLE', flex: true }], cells, c);
+  const cells = rows.map((r) => [
+    r.id,
+    `${paintStatus(r.status as SessionStatus, c)}${r.archived ? ' archived' : ''}`,
+    ago(r.deletedAt, now),
+    r.title,
+  ]);
+  const table = renderTable(
+    [
+      { header: 'ID', shrink: true },
+      { header: 'STATUS' },
+      { header: 'DELETED', align: 'right' },
+      { header: 'TITLE', flex: true },
+    ],
+    cells,
+    c,
+  );
   return `${table.join('\n')}\n`;
 }

@@ -34,7 +34,10 @@ function typeTest(pattern: string): (type: string) => boolean {
 
 /** The test `log` applies to each event for `f`. */
 export function logFilter(f: LogFilter): (e: StoredEvent) => boolean {
-  const patterns = f.types.flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean);
+  const patterns = f.types
+    .flatMap((t) => t.split(','))
+    .map((t) => t.trim())
+    .filter(Boolean);
   const tests = patterns.map(typeTest);
   return (e) => {
     if (tests.length ? !tests.some((t) => t(e.type)) : !f.all && NOISE.has(e.type)) return false;

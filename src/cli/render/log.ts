@@ -24,8 +24,16 @@ export function brief(e: StoredEvent): string {
     case 'phase.added':
     case 'phase.updated': {
       const p = (d['phase'] ?? {}) as Record<string, unknown>;
-      const set = ['name', 'after', 'maxRetries', 'blockedBy'].flatMap((k) => ((d[k] ?? p[k]) === undefined || (e.type === 'phase.added' && k === 'name' && !p[k]) ? [] : [`${k}=${JSON.stringify(d[k] ?? p[k])}`]));
-      return [`phaseId=${JSON.stringify(d['phaseId'])}`, ...set, ...(d['reason'] ? [`reason=${JSON.stringify(d['reason']).slice(0, 80)}`] : [])].join(' ');
+      const set = ['name', 'after', 'maxRetries', 'blockedBy'].flatMap((k) =>
+        (d[k] ?? p[k]) === undefined || (e.type === 'phase.added' && k === 'name' && !p[k])
+          ? []
+          : [`${k}=${JSON.stringify(d[k] ?? p[k])}`],
+      );
+      return [
+        `phaseId=${JSON.stringify(d['phaseId'])}`,
+        ...set,
+        ...(d['reason'] ? [`reason=${JSON.stringify(d['reason']).slice(0, 80)}`] : []),
+      ].join(' ');
     }
     case 'error.recorded':
       return `${String(d['errorId'])} [${String(d['phaseId'])}] ${String(d['type'])}: ${String(d['message'])}`;
@@ -34,8 +42,27 @@ export function brief(e: StoredEvent): string {
     case 'graph.writes':
       return `task ${String(d['taskId'])}: ${Array.isArray(d['writes']) ? d['writes'].map((w: { channel?: unknown }) => String(w.channel)).join(', ') : ''}${d['ns'] ? ` [${String(d['ns'])}]` : ''}`;
     default: {
-      const keys = ['phaseId', 'milestoneId', 'findingId', 'owner', 'token', 'exitCode', 'signal', 'name', 'errorId', 'resolution', 'title', 'text', 'cause', 'detail', 'reason'];
-      return keys.filter((k) => d[k] !== undefined && d[k] !== null).map((k) => `${k}=${truncate(JSON.stringify(d[k]), 80)}`).join(' ');
+      const keys = [
+        'phaseId',
+        'milestoneId',
+        'findingId',
+        'owner',
+        'token',
+        'exitCode',
+        'signal',
+        'name',
+        'errorId',
+        'resolution',
+        'title',
+        'text',
+        'cause',
+        'detail',
+        'reason',
+      ];
+      return keys
+        .filter((k) => d[k] !== undefined && d[k] !== null)
+        .map((k) => `${k}=${truncate(JSON.stringify(d[k]), 80)}`)
+        .join(' ');
     }
   }
 }

@@ -2,7 +2,9 @@ import type { SessionStatus } from '../../manager/index.js';
 import type { Paint } from '../io.js';
 
 /** The colour of each session status, wherever one is shown: every status has its own. */
-export const STATUS_COLOUR: Readonly<Record<SessionStatus, keyof Pick<Paint, 'green' | 'yellow' | 'magenta' | 'cyan' | 'red' | 'dim'>>> = {
+export const STATUS_COLOUR: Readonly<
+  Record<SessionStatus, keyof Pick<Paint, 'green' | 'yellow' | 'magenta' | 'cyan' | 'red' | 'dim'>>
+> = {
   active: 'green',
   paused: 'yellow',
   interrupted: 'magenta',

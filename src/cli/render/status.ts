@@ -1,4 +1,16 @@
-import { budgetView, continueWith, costReport, costShown, effectiveStatus, formatCost, formatCostBudget, leaseOf, resumeStep, runsView, stepsText } from '../../manager/index.js';
+import {
+  budgetView,
+  continueWith,
+  costReport,
+  costShown,
+  effectiveStatus,
+  formatCost,
+  formatCostBudget,
+  leaseOf,
+  resumeStep,
+  runsView,
+  stepsText,
+} from '../../manager/index.js';
 import type { Phase, PhaseStatus, PricingTable, SessionState } from '../../manager/index.js';
 import type { Paint } from '../io.js';
 import { paintStatus } from './session-status.js';
@@ -15,11 +27,20 @@ export const INDICATORS: Readonly<Record<PhaseStatus, string>> = {
 
 function phaseLine(s: SessionState, p: Phase, c: Paint, idWidth: number): string {
   const ind = INDICATORS[p.status];
-  const colored = p.status === 'completed' ? c.green(ind) : p.status === 'failed' ? c.red(ind) : p.status === 'in_progress' ? c.yellow(ind) : c.dim(ind);
+  const colored =
+    p.status === 'completed'
+      ? c.green(ind)
+      : p.status === 'failed'
+        ? c.red(ind)
+        : p.status === 'in_progress'
+          ? c.yellow(ind)
+          : c.dim(ind);
   const bits: string[] = [p.status.replace('_', ' ')];
   if (p.subStep && (p.status === 'in_progress' || p.status === 'failed')) bits.push(`sub-step: ${p.subStep}`);
   if (p.retryCount > 0 || p.status === 'failed') bits.push(`retries ${p.retryCount}/${p.maxRetries}`);
-  const open = p.blockedBy.filter((b) => !['completed', 'skipped'].includes(s.phases.find((x) => x.id === b)?.status ?? ''));
+  const open = p.blockedBy.filter(
+    (b) => !['completed', 'skipped'].includes(s.phases.find((x) => x.id === b)?.status ?? ''),
+  );
   if (p.status === 'pending' && open.length) bits.push(`blocked by ${open.join(', ')}`);
   if (p.agents.length) bits.push(`agents: ${p.agents.join(', ')}`);
   if (p.files.length) bits.push(`${p.files.length} file${p.files.length === 1 ? '' : 's'}`);
@@ -30,26 +51,43 @@ function phaseLine(s: SessionState, p: Phase, c: Paint, idWidth: number): string
 }
 
 /** The human `baton status` view. */
-export function renderStatus(s: SessionState, c: Paint, now: Date, pricing?: PricingTable, dead?: ReadonlySet<string>): string {
+export function renderStatus(
+  s: SessionState,
+  c: Paint,
+  now: Date,
+  pricing?: PricingTable,
+  dead?: ReadonlySet<string>,
+): string {
   const out: string[] = [];
   out.push(`${c.bold(s.title)}  ${c.dim(s.id)}`);
   const eff = effectiveStatus(s, now.toISOString(), dead);
-  const cause = eff.cause ? ` (${eff.cause.cause}${eff.cause.detail ? `: ${eff.cause.detail}` : ''}, ${ago(eff.cause.at, now)})` : '';
-  out.push(`Status: ${paintStatus(eff.status, c)}${cause}${s.archived ? ' · archived' : ''}${s.pinned ? ' · pinned' : ''} · revision ${s.revision} · updated ${ago(s.updatedAt, now)}`);
+  const cause = eff.cause
+    ? ` (${eff.cause.cause}${eff.cause.detail ? `: ${eff.cause.detail}` : ''}, ${ago(eff.cause.at, now)})`
+    : '';
+  out.push(
+    `Status: ${paintStatus(eff.status, c)}${cause}${s.archived ? ' · archived' : ''}${s.pinned ? ' · pinned' : ''} · revision ${s.revision} · updated ${ago(s.updatedAt, now)}`,
+  );
   const lease = leaseOf(s);
   if (lease && eff.status === 'active') {
-    out.push(c.dim(`Lease: ${lease.owner} (pid ${lease.pid} on ${lease.host}), token ${lease.token}, expires ${until(lease.expiresAt, now)}`));
+    out.push(
+      c.dim(
+        `Lease: ${lease.owner} (pid ${lease.pid} on ${lease.host}), token ${lease.token}, expires ${until(lease.expiresAt, now)}`,
+      ),
+    );
   }
   const runs = runsLine(s, now, dead);
   if (runs) out.push(runs);
   const done = s.phases.filter((p) => p.status === 'completed' || p.status === 'skipped').length;
   if (s.phases.length) {
-    out.push(`Progress: ${bar(done / s.phases.length)} ${done}/${s.phases.length} phases (${Math.round((done / s.phases.length) * 100)}%)`);
+    out.push(
+      `Progress: ${bar(done / s.phases.length)} ${done}/${s.phases.length} phases (${Math.round((done / s.phases.length) * 100)}%)`,
+    );
     out.push('');
     const w = Math.max(...s.phases.map((p) => p.id.length));
     for (const p of s.phases) {
       out.push(phaseLine(s, p, c, w));
-      if (p.steps?.length && p.status === 'in_progress') out.push(...stepsText(p.steps, resumeStep(p.steps), `      `).map((l) => c.dim(l)));
+      if (p.steps?.length && p.status === 'in_progress')
+        out.push(...stepsText(p.steps, resumeStep(p.steps), `      `).map((l) => c.dim(l)));
     }
   } else if (!s.graph) {
     out.push('No phases.');
@@ -59,7 +97,9 @@ export function renderStatus(s: SessionState, c: Paint, now: Date, pricing?: Pri
     const root = s.graph.latest[''];
     const subs = Object.keys(s.graph.latest).length - (root ? 1 : 0);
     const at = root ? `; at step ${root.step ?? '?'}${root.source ? ` (${root.source})` : ''}` : '';
-    out.push(`Graph: ${num(s.graph.checkpoints)} checkpoint${s.graph.checkpoints === 1 ? '' : 's'}, ${num(s.graph.writes)} pending write${s.graph.writes === 1 ? '' : 's'}${at}${subs ? `; ${num(subs)} subgraph namespace${subs === 1 ? '' : 's'}` : ''}`);
+    out.push(
+      `Graph: ${num(s.graph.checkpoints)} checkpoint${s.graph.checkpoints === 1 ? '' : 's'}, ${num(s.graph.writes)} pending write${s.graph.writes === 1 ? '' : 's'}${at}${subs ? `; ${num(subs)} subgraph namespace${subs === 1 ? '' : 's'}` : ''}`,
+    );
   }
   out.push('');
   const t = s.tokens;
@@ -72,23 +112,39 @@ export function renderStatus(s: SessionState, c: Paint, now: Date, pricing?: Pri
   out.push(tokens);
   if (pricing && costShown(s)) out.push(costLine(s, pricing, c));
   const agents = Object.entries(t.byAgent);
-  if (agents.length) out.push(c.dim(`  by agent: ${agents.map(([a, v]) => `${a} ${num(v.input)}/${num(v.output)}/${num(v.cached)}`).join(', ')}`));
+  if (agents.length)
+    out.push(
+      c.dim(
+        `  by agent: ${agents.map(([a, v]) => `${a} ${num(v.input)}/${num(v.output)}/${num(v.cached)}`).join(', ')}`,
+      ),
+    );
   const errors = s.phases.flatMap((p) => p.errors.filter((e) => !e.resolved));
   if (errors.length) {
     out.push('');
     out.push(c.red(`Unresolved errors (${errors.length}):`));
-    for (const e of errors) out.push(`  ${e.id} [${e.phaseId}] ${e.type}: ${e.message}${e.agent ? c.dim(` (${e.agent}, ${ago(e.time, now)})`) : ''}`);
+    for (const e of errors)
+      out.push(
+        `  ${e.id} [${e.phaseId}] ${e.type}: ${e.message}${e.agent ? c.dim(` (${e.agent}, ${ago(e.time, now)})`) : ''}`,
+      );
   }
   const findings = s.findings.filter((f) => !f.removed);
   if (findings.length) out.push('', `Open findings: ${findings.length}`);
   const steps = s.durableSteps ?? [];
   if (steps.length) {
     const by = (st: string): number => steps.filter((d) => d.status === st).length;
-    const parts = [`${by('completed')} completed`, by('running') ? c.yellow(`${by('running')} running`) : '', by('failed') ? c.red(`${by('failed')} failed`) : ''].filter(Boolean);
+    const parts = [
+      `${by('completed')} completed`,
+      by('running') ? c.yellow(`${by('running')} running`) : '',
+      by('failed') ? c.red(`${by('failed')} failed`) : '',
+    ].filter(Boolean);
     out.push('', `Durable steps: ${parts.join(' · ')}`);
   }
   const talks = continueWith(s);
-  if (talks.length) out.push('', `Continue the ${talks[0]!.cli} conversation: ${talks[0]!.command}${talks.length > 1 ? c.dim(` (${talks.length - 1} earlier)`) : ''}`);
+  if (talks.length)
+    out.push(
+      '',
+      `Continue the ${talks[0]!.cli} conversation: ${talks[0]!.command}${talks.length > 1 ? c.dim(` (${talks.length - 1} earlier)`) : ''}`,
+    );
   if (s.repairs.length) out.push('', c.yellow(`Repairs recorded: ${s.repairs.map((r) => r.kind).join(', ')}`));
   return `${out.join('\n')}\n`;
 }
@@ -109,10 +165,17 @@ function costLine(s: SessionState, pricing: PricingTable, c: Paint): string {
 function runsLine(s: SessionState, now: Date, dead?: ReadonlySet<string>): string | null {
   if (!s.runs?.length) return null;
   const views = runsView(s, { now: now.toISOString(), ...(dead ? { dead } : {}) });
-  const owned = (id: string): string => s.phases.filter((p) => p.owner === id && p.status === 'in_progress').map((p) => p.id).join(', ');
-  const who = (v: (typeof views)[number]): string => `${v.id} (${v.kind === 'mcp' ? 'MCP' : v.kind}${v.agent ? ` ${v.agent}` : ''}${owned(v.id) ? ` on ${owned(v.id)}` : ''})`;
+  const owned = (id: string): string =>
+    s.phases
+      .filter((p) => p.owner === id && p.status === 'in_progress')
+      .map((p) => p.id)
+      .join(', ');
+  const who = (v: (typeof views)[number]): string =>
+    `${v.id} (${v.kind === 'mcp' ? 'MCP' : v.kind}${v.agent ? ` ${v.agent}` : ''}${owned(v.id) ? ` on ${owned(v.id)}` : ''})`;
   const live = views.filter((v) => v.state === 'live');
-  const gone = views.filter((v) => v.state === 'dead' || (v.state === 'ended' && v.ended?.how === 'died' && owned(v.id)));
+  const gone = views.filter(
+    (v) => v.state === 'dead' || (v.state === 'ended' && v.ended?.how === 'died' && owned(v.id)),
+  );
   if (!live.length && !gone.length) return null;
   return `Runs: ${[live.length ? `live ${live.map(who).join(', ')}` : 'none live', ...(gone.length ? [`dead ${gone.map(who).join(', ')}`] : [])].join(' · ')}`;
 }

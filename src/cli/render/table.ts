@@ -53,7 +53,12 @@ function fitWidths(columns: readonly Column[], natural: readonly number[], limit
  * Ids cut to `width` so that no two cut ids read the same: the share kept from the start is
  * moved until they differ, and the column is widened when no share does.
  */
-function cutIds(cells: readonly string[], width: number, natural: number, mark: string): { cells: string[]; width: number } {
+function cutIds(
+  cells: readonly string[],
+  width: number,
+  natural: number,
+  mark: string,
+): { cells: string[]; width: number } {
   for (let w = width; w < natural; w++) {
     for (const head of [0.4, 0.3, 0.5, 0.2, 0.6, 0.1, 0.7]) {
       const cut = cells.map((c) => truncateMiddle(c, w, mark, head));
@@ -65,7 +70,9 @@ function cutIds(cells: readonly string[], width: number, natural: number, mark: 
 
 /** The table as lines: a dimmed header, then the rows, one line each, columns two spaces apart. */
 export function renderTable(columns: readonly Column[], rows: readonly string[][], c: Paint): string[] {
-  const natural = columns.map((col, i) => Math.max(visibleWidth(col.header), ...rows.map((r) => visibleWidth(r[i] ?? ''))));
+  const natural = columns.map((col, i) =>
+    Math.max(visibleWidth(col.header), ...rows.map((r) => visibleWidth(r[i] ?? ''))),
+  );
   const mark = ellipsis(c);
   let body = rows.map((r) => [...r]);
   let widths = natural;

@@ -42,7 +42,10 @@ async function readFiles(dir: SafeDir, rel: string, archived: boolean, problems:
     }
     const parsed = parseDocument(r, { yaml: true, sessionId: fileId });
     if (!parsed.ok) {
-      problems.push({ ...parsed.problem, hint: 'Fix the YAML by hand or restore it from version control; baton does not guess its content.' });
+      problems.push({
+        ...parsed.problem,
+        hint: 'Fix the YAML by hand or restore it from version control; baton does not guess its content.',
+      });
       continue;
     }
     out.push({ id: str(parsed.value['session_id']) ?? fileId, fileId, read: r, doc: parsed.value, archived });
@@ -77,7 +80,12 @@ export const bmadAdapter: FormatAdapter = {
     const problems: FormatProblem[] = [...found.problems];
     const S = found.rel;
     if (S === null) {
-      if (problems.length === 0) problems.push(problem('UNKNOWN_FORMAT', 'error', `No BMAD sessions folder (_bmad-output/sessions/) under ${dir.root}.`, { hint: 'Give the project root, its _bmad-output folder or the sessions folder.' }));
+      if (problems.length === 0)
+        problems.push(
+          problem('UNKNOWN_FORMAT', 'error', `No BMAD sessions folder (_bmad-output/sessions/) under ${dir.root}.`, {
+            hint: 'Give the project root, its _bmad-output folder or the sessions folder.',
+          }),
+        );
       return { format: 'bmad', root: dir.root, sessions: [], problems };
     }
     const projectRel = S === '_bmad-output/sessions' ? '' : null;
@@ -87,11 +95,20 @@ export const bmadAdapter: FormatAdapter = {
       const pp = parsePointer(pointerRead);
       pointer = pp.pointer;
       if (pp.problem) problems.push(pp.problem);
-      if (pointer) problems.push(problem('ACTIVE_POINTER', 'info', `${describePointer(pointer)}.`, { path: pointer.path, sessionId: pointer.id, details: { style: pointer.style, sessionId: pointer.id } }));
+      if (pointer)
+        problems.push(
+          problem('ACTIVE_POINTER', 'info', `${describePointer(pointer)}.`, {
+            path: pointer.path,
+            sessionId: pointer.id,
+            details: { style: pointer.style, sessionId: pointer.id },
+          }),
+        );
     } else if (pointerRead.kind !== 'missing') problems.push(pointerRead.problem);
 
     const live = await readFiles(dir, S, false, problems);
-    const archEntry = (await dir.list(S)).find((e) => e.name === ARCHIVE_DIR && (e.kind === 'dir' || e.kind === 'link'));
+    const archEntry = (await dir.list(S)).find(
+      (e) => e.name === ARCHIVE_DIR && (e.kind === 'dir' || e.kind === 'link'),
+    );
     const archCheck = archEntry ? await dir.check(archEntry.path) : null;
     if (archCheck && !archCheck.ok) problems.push(archCheck.problem);
     const archived = archCheck?.ok ? await readFiles(dir, joinRel(S, ARCHIVE_DIR), true, problems) : [];
@@ -100,7 +117,19 @@ export const bmadAdapter: FormatAdapter = {
       const slot = byId.get(f.id) ?? {};
       const key = f.archived ? 'archive' : 'live';
       if (slot[key]) {
-        problems.push(problem('BAD_VALUE', 'warning', `${f.read.path} and ${slot[key]!.read.path} both hold session ${f.id}; the first is read.`, { sessionId: f.id, path: f.read.path, hint: 'Remove or rename the duplicate.', details: { field: 'session_id', value: f.id } }));
+        problems.push(
+          problem(
+            'BAD_VALUE',
+            'warning',
+            `${f.read.path} and ${slot[key]!.read.path} both hold session ${f.id}; the first is read.`,
+            {
+              sessionId: f.id,
+              path: f.read.path,
+              hint: 'Remove or rename the duplicate.',
+              details: { field: 'session_id', value: f.id },
+            },
+          ),
+        );
         continue;
       }
       slot[key] = f;
@@ -117,38 +146,63 @@ export const bmadAdapter: FormatAdapter = {
         const other = chosen === slot.live ? slot.archive : slot.live;
         extra.push(other.read);
         problems.push(
-          problem('ARCHIVE_COPIED', 'warning', `Session ${id} is both live (${slot.live.read.path}) and archived (${slot.archive.read.path}): it was copied instead of moved. ${chosen.read.path} is read (${chosen === slot.archive ? 'the archive copy, as new as or newer than the live one' : 'newer'}).`, {
-            sessionId: id,
-            path: slot.live.read.path,
-            hint: chosen.archived ? `Remove ${slot.live.read.path} (baton export of the closed session does).` : `Remove the stale ${slot.archive.read.path}.`,
-            details: { live: slot.live.read.path, archive: slot.archive.read.path, chosen: chosen.read.path },
-          }),
+          problem(
+            'ARCHIVE_COPIED',
+            'warning',
+            `Session ${id} is both live (${slot.live.read.path}) and archived (${slot.archive.read.path}): it was copied instead of moved. ${chosen.read.path} is read (${chosen === slot.archive ? 'the archive copy, as new as or newer than the live one' : 'newer'}).`,
+            {
+              sessionId: id,
+              path: slot.live.read.path,
+              hint: chosen.archived
+                ? `Remove ${slot.live.read.path} (baton export of the closed session does).`
+                : `Remove the stale ${slot.archive.read.path}.`,
+              details: { live: slot.live.read.path, archive: slot.archive.read.path, chosen: chosen.read.path },
+            },
+          ),
         );
       }
       if (pointerRead.kind === 'ok') extra.push(pointerRead);
       const extraDocs: Record<string, unknown> = pointer ? { [pointer.path]: pointer.value } : {};
-      const { session } = await readSession({ dir, read: chosen.read, doc: chosen.doc, archived: chosen.archived, extra, extraDocs, projectRel }, chosen.fileId);
+      const { session } = await readSession(
+        { dir, read: chosen.read, doc: chosen.doc, archived: chosen.archived, extra, extraDocs, projectRel },
+        chosen.fileId,
+      );
       // A stale pointer does not make a closed or archived session active (SESSION close
       // archives it and clears the pointer; the session file wins).
-      session.active = pointer !== null && pointer.id === id && !session.archived && session.rawStatus !== 'closed' && session.rawStatus !== 'completed';
+      session.active =
+        pointer !== null &&
+        pointer.id === id &&
+        !session.archived &&
+        session.rawStatus !== 'closed' &&
+        session.rawStatus !== 'completed';
       docs.set(id, chosen.doc);
       sessions.push(session);
     }
 
     // Pointer against the sessions.
     const ids = new Set(sessions.map((s) => s.id));
-    const target = pointer && pointer.id !== null ? sessions.find((s) => s.id === pointer!.id) ?? null : null;
+    const target = pointer && pointer.id !== null ? (sessions.find((s) => s.id === pointer!.id) ?? null) : null;
     const pointedId = pointer?.id ?? null;
     // Problems already reported for the file the pointer names (it exists but could not be read).
-    const unreadableTarget = pointedId === null ? null : problems.find((p) => BROKEN_FILE_CODES.has(p.code) && p.sessionId === pointedId && p.path !== pointer!.path) ?? null;
+    const unreadableTarget =
+      pointedId === null
+        ? null
+        : (problems.find(
+            (p) => BROKEN_FILE_CODES.has(p.code) && p.sessionId === pointedId && p.path !== pointer!.path,
+          ) ?? null);
     if (pointer && pointedId !== null && !target && isPathLike(pointedId)) {
       problems.push(
-        problem('UNSAFE_PATH', 'error', `${pointer.path} names ${JSON.stringify(pointedId)}, which is not a session id but a path${pointedId.includes('..') ? ' climbing out with ".."' : ''}; it was not followed.`, {
-          path: pointer.path,
-          sessionId: null,
-          hint: 'Point it at an existing session by its id (SESSION switch), or clear the pointer.',
-          details: { pointer: pointedId, style: pointer.style },
-        }),
+        problem(
+          'UNSAFE_PATH',
+          'error',
+          `${pointer.path} names ${JSON.stringify(pointedId)}, which is not a session id but a path${pointedId.includes('..') ? ' climbing out with ".."' : ''}; it was not followed.`,
+          {
+            path: pointer.path,
+            sessionId: null,
+            hint: 'Point it at an existing session by its id (SESSION switch), or clear the pointer.',
+            details: { pointer: pointedId, style: pointer.style },
+          },
+        ),
       );
     } else if (pointer && pointedId !== null && !target && unreadableTarget) {
       // Not dangling: the file is there. Its own problem says what is wrong; it also says now
@@ -161,31 +215,75 @@ export const bmadAdapter: FormatAdapter = {
       };
     } else if (pointer && pointer.id !== null && !target) {
       problems.push(
-        problem('DANGLING_ACTIVE', 'error', `${pointer.path} names ${pointer.id}, but there is no ${joinRel(S, `${pointer.id}.yaml`)} (nor an archived copy).`, {
-          path: pointer.path,
-          sessionId: pointer.id,
-          hint: pointer.style === 'copy' ? `The pointer holds a full copy of the session: save it as ${joinRel(S, `${pointer.id}.yaml`)}, or clear the pointer.` : 'Clear the pointer, or point it at an existing session (SESSION switch).',
-          details: { pointer: pointer.id, style: pointer.style },
-        }),
+        problem(
+          'DANGLING_ACTIVE',
+          'error',
+          `${pointer.path} names ${pointer.id}, but there is no ${joinRel(S, `${pointer.id}.yaml`)} (nor an archived copy).`,
+          {
+            path: pointer.path,
+            sessionId: pointer.id,
+            hint:
+              pointer.style === 'copy'
+                ? `The pointer holds a full copy of the session: save it as ${joinRel(S, `${pointer.id}.yaml`)}, or clear the pointer.`
+                : 'Clear the pointer, or point it at an existing session (SESSION switch).',
+            details: { pointer: pointer.id, style: pointer.style },
+          },
+        ),
       );
     } else if (target && target.archived) {
-      problems.push(problem('DANGLING_ACTIVE', 'warning', `${pointer!.path} names ${target.id}, which is closed and archived; SESSION close should have cleared the pointer.`, { path: pointer!.path, sessionId: target.id, hint: 'Clear the pointer.', details: { pointer: target.id, archived: true } }));
+      problems.push(
+        problem(
+          'DANGLING_ACTIVE',
+          'warning',
+          `${pointer!.path} names ${target.id}, which is closed and archived; SESSION close should have cleared the pointer.`,
+          {
+            path: pointer!.path,
+            sessionId: target.id,
+            hint: 'Clear the pointer.',
+            details: { pointer: target.id, archived: true },
+          },
+        ),
+      );
     } else if (target && target.rawStatus === 'closed') {
-      problems.push(problem('REGISTRY_MISMATCH', 'warning', `${pointer!.path} names ${target.id}, whose status is closed; the session file wins (no active session).`, { path: pointer!.path, sessionId: target.id, hint: 'Clear the pointer and move the session to the archive (SESSION close).', details: { pointer: target.id, status: 'closed' } }));
+      problems.push(
+        problem(
+          'REGISTRY_MISMATCH',
+          'warning',
+          `${pointer!.path} names ${target.id}, whose status is closed; the session file wins (no active session).`,
+          {
+            path: pointer!.path,
+            sessionId: target.id,
+            hint: 'Clear the pointer and move the session to the archive (SESSION close).',
+            details: { pointer: target.id, status: 'closed' },
+          },
+        ),
+      );
     }
     if (target && pointer!.style === 'copy') {
       const copy = pointer!.value as Doc;
       const d = docs.get(target.id)!;
       const differs = ['status', 'last_updated'].filter((k) => JSON.stringify(copy[k]) !== JSON.stringify(d[k]));
       if (differs.length > 0) {
-        problems.push(problem('REGISTRY_MISMATCH', 'info', `The copy of ${target.id} in ${pointer!.path} differs from ${target.path} in ${differs.join(', ')}; the session file wins.`, { path: pointer!.path, sessionId: target.id, details: { fields: differs } }));
+        problems.push(
+          problem(
+            'REGISTRY_MISMATCH',
+            'info',
+            `The copy of ${target.id} in ${pointer!.path} differs from ${target.path} in ${differs.join(', ')}; the session file wins.`,
+            { path: pointer!.path, sessionId: target.id, details: { fields: differs } },
+          ),
+        );
       }
     }
     statusActiveProblems(sessions, target, pointer, problems);
     for (const s of sessions) {
       const orphans = runningAgents(s);
       reportOrphans(s, orphans);
-      s.resume = bmadResume(s, docs.get(s.id)!, pointer, pointer?.id ? ids.has(pointer.id) || unreadableTarget !== null : false);
+      s.resume = bmadResume(
+        s,
+        docs.get(s.id)!,
+        pointer,
+        pointer?.id ? ids.has(pointer.id) || unreadableTarget !== null : false,
+      );
       s.rules = bmadRules(s, orphans, pointer?.id ?? null);
       if (!pointer?.id) s.noActive = NO_ACTIVE;
     }
@@ -202,16 +300,53 @@ export const bmadAdapter: FormatAdapter = {
  */
 function reportOrphans(s: ForeignSession, orphans: ForeignUnit[]): void {
   if (orphans.length === 0) return;
-  const where = s.archived ? 'archived' : s.rawStatus !== null && s.rawStatus !== 'active' ? s.rawStatus : 'active, but no conversation is attached to it';
-  s.problems.push(problem('ORPHANED_AGENT', 'warning', `${s.id} is ${where}; agent${orphans.length === 1 ? '' : 's'} ${orphans.map((u) => u.id).join(', ')} ${orphans.length === 1 ? 'is' : 'are'} still marked running (completed: null): orphaned.`, { sessionId: s.id, path: s.path, hint: 'Check their output files and mark them completed or failed.', details: { agents: orphans.map((u) => u.id) } }));
+  const where = s.archived
+    ? 'archived'
+    : s.rawStatus !== null && s.rawStatus !== 'active'
+      ? s.rawStatus
+      : 'active, but no conversation is attached to it';
+  s.problems.push(
+    problem(
+      'ORPHANED_AGENT',
+      'warning',
+      `${s.id} is ${where}; agent${orphans.length === 1 ? '' : 's'} ${orphans.map((u) => u.id).join(', ')} ${orphans.length === 1 ? 'is' : 'are'} still marked running (completed: null): orphaned.`,
+      {
+        sessionId: s.id,
+        path: s.path,
+        hint: 'Check their output files and mark them completed or failed.',
+        details: { agents: orphans.map((u) => u.id) },
+      },
+    ),
+  );
 }
 
 /** BMAD keeps one active session: more than one with status active, or one other than the pointer's, is TWO_ACTIVE. */
-function statusActiveProblems(sessions: ForeignSession[], target: ForeignSession | null, pointer: Pointer | null, problems: FormatProblem[]): void {
+function statusActiveProblems(
+  sessions: ForeignSession[],
+  target: ForeignSession | null,
+  pointer: Pointer | null,
+  problems: FormatProblem[],
+): void {
   const statusActive = sessions.filter((s) => !s.archived && s.rawStatus === 'active').map((s) => s.id);
   if (statusActive.length > 1) {
-    problems.push(problem('TWO_ACTIVE', 'error', `${statusActive.length} sessions have status active (${statusActive.join(', ')}); BMAD keeps one active session.`, { hint: `Pause or close all but ${target?.id ?? 'one'} (the pointer names ${pointer?.id ?? 'none'}).`, details: { statusActive, pointer: pointer?.id ?? null } }));
+    problems.push(
+      problem(
+        'TWO_ACTIVE',
+        'error',
+        `${statusActive.length} sessions have status active (${statusActive.join(', ')}); BMAD keeps one active session.`,
+        {
+          hint: `Pause or close all but ${target?.id ?? 'one'} (the pointer names ${pointer?.id ?? 'none'}).`,
+          details: { statusActive, pointer: pointer?.id ?? null },
+        },
+      ),
+    );
   } else if (target && statusActive.length === 1 && statusActive[0] !== target.id) {
-    problems.push(problem('TWO_ACTIVE', 'error', `${pointer!.path} names ${target.id} but ${statusActive[0]} has status active.`, { sessionId: statusActive[0], hint: `Pause ${statusActive[0]} or point at it (SESSION switch).`, details: { statusActive, pointer: target.id } }));
+    problems.push(
+      problem('TWO_ACTIVE', 'error', `${pointer!.path} names ${target.id} but ${statusActive[0]} has status active.`, {
+        sessionId: statusActive[0],
+        hint: `Pause ${statusActive[0]} or point at it (SESSION switch).`,
+        details: { statusActive, pointer: target.id },
+      }),
+    );
   }
 }

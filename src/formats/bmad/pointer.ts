@@ -22,19 +22,36 @@ export interface Pointer {
 }
 
 /** Fields that only a session (not a pointer) has: their presence makes the pointer a full copy. */
-const SESSION_KEYS = ['status', 'tokens', 'created', 'last_updated', 'agents_spawned', 'artifacts', 'milestones', 'context_summary'];
+const SESSION_KEYS = [
+  'status',
+  'tokens',
+  'created',
+  'last_updated',
+  'agents_spawned',
+  'artifacts',
+  'milestones',
+  'context_summary',
+];
 
 /** Parses the pointer; a file that cannot be understood is a problem and no pointer. */
-export function parsePointer(r: ReadResult & { kind: 'ok' }): { pointer: Pointer | null; problem: FormatProblem | null } {
+export function parsePointer(r: ReadResult & { kind: 'ok' }): {
+  pointer: Pointer | null;
+  problem: FormatProblem | null;
+} {
   if (r.text.trim() === '') return { pointer: { path: r.path, style: 'empty', id: null, value: null }, problem: null };
   const parsed = parseText(r.text, true);
   if (!parsed.ok) {
     return {
       pointer: null,
-      problem: problem('CORRUPT_FILE', 'error', `${r.path} does not parse as YAML: ${parsed.reason}; no session can be taken as active.`, {
-        path: r.path,
-        hint: 'Rewrite it as "session_id: <id>" (or remove it to have no active session).',
-      }),
+      problem: problem(
+        'CORRUPT_FILE',
+        'error',
+        `${r.path} does not parse as YAML: ${parsed.reason}; no session can be taken as active.`,
+        {
+          path: r.path,
+          hint: 'Rewrite it as "session_id: <id>" (or remove it to have no active session).',
+        },
+      ),
     };
   }
   const v = parsed.value;
@@ -42,11 +59,16 @@ export function parsePointer(r: ReadResult & { kind: 'ok' }): { pointer: Pointer
   if (pointer) return { pointer, problem: null };
   return {
     pointer: null,
-    problem: problem('BAD_VALUE', 'error', `${r.path} holds ${JSON.stringify(v).slice(0, 80)}, which names no session (expected an id, "session_id: <id>" or "active_session: <id>").`, {
-      path: r.path,
-      hint: 'Rewrite it as "session_id: <id>".',
-      details: { value: v },
-    }),
+    problem: problem(
+      'BAD_VALUE',
+      'error',
+      `${r.path} holds ${JSON.stringify(v).slice(0, 80)}, which names no session (expected an id, "session_id: <id>" or "active_session: <id>").`,
+      {
+        path: r.path,
+        hint: 'Rewrite it as "session_id: <id>".',
+        details: { value: v },
+      },
+    ),
   };
 }
 

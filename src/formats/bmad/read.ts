@@ -67,31 +67,64 @@ export interface SessionContext {
   projectRel: string | null;
 }
 
-async function checkPath(ctx: SessionContext, sessionId: string, p: string, what: string): Promise<FormatProblem | null> {
+async function checkPath(
+  ctx: SessionContext,
+  sessionId: string,
+  p: string,
+  what: string,
+): Promise<FormatProblem | null> {
   const norm = p.replace(/\\/g, '/');
   const abs = /^([A-Za-z]:)?\//.test(norm);
   // Paths in a session are relative to the project root; when PATH is deeper than that only the lexical check applies.
   const c = await ctx.dir.check(abs || !ctx.projectRel ? norm : `${ctx.projectRel}/${norm}`);
   if (c.ok) return null;
-  return { ...c.problem, sessionId, path: ctx.read.path, message: `${what} ${JSON.stringify(p)}: ${c.problem.message}`, details: { field: what, value: p } };
+  return {
+    ...c.problem,
+    sessionId,
+    path: ctx.read.path,
+    message: `${what} ${JSON.stringify(p)}: ${c.problem.message}`,
+    details: { field: what, value: p },
+  };
 }
 
 /** Reports one problem of the session being read (its id and file filled in). */
-type Report = (code: string, sev: 'error' | 'warning' | 'info', msg: string, hint: string | null, details?: Record<string, unknown>) => void;
+type Report = (
+  code: string,
+  sev: 'error' | 'warning' | 'info',
+  msg: string,
+  hint: string | null,
+  details?: Record<string, unknown>,
+) => void;
 
 /** The artifacts list; entries without a path are reported and skipped, unsafe paths reported. */
-async function readArtifacts(ctx: SessionContext, d: Record<string, unknown>, id: string, p: Report, problems: FormatProblem[]): Promise<ForeignSession['artifacts']> {
+async function readArtifacts(
+  ctx: SessionContext,
+  d: Record<string, unknown>,
+  id: string,
+  p: Report,
+  problems: FormatProblem[],
+): Promise<ForeignSession['artifacts']> {
   const artifacts: ForeignSession['artifacts'] = [];
   for (const [i, raw] of arr(d['artifacts']).entries()) {
     const a = typeof raw === 'string' ? { path: raw } : obj(raw);
     const ap = str(a['path']);
     if (ap === null) {
-      p('MISSING_FIELD', 'warning', `artifacts[${i}] has no path; ignored.`, null, { field: `artifacts[${i}].path`, assumed: null });
+      p('MISSING_FIELD', 'warning', `artifacts[${i}] has no path; ignored.`, null, {
+        field: `artifacts[${i}].path`,
+        assumed: null,
+      });
       continue;
     }
     const bad = await checkPath(ctx, id, ap, `artifacts[${i}].path`);
     if (bad) problems.push(bad);
-    artifacts.push({ path: ap, kind: str(a['type']), description: str(a['description']), unitId: null, agent: str(a['agent']), time: str(a['modified']) ?? str(a['created']) });
+    artifacts.push({
+      path: ap,
+      kind: str(a['type']),
+      description: str(a['description']),
+      unitId: null,
+      agent: str(a['agent']),
+      time: str(a['modified']) ?? str(a['created']),
+    });
   }
   return artifacts;
 }
@@ -100,12 +133,25 @@ async function readArtifacts(ctx: SessionContext, d: Record<string, unknown>, id
 function readLists(d: Record<string, unknown>): Pick<ForeignSession, 'milestones' | 'decisions' | 'notes'> {
   const milestones = arr(d['milestones']).map((raw) => {
     const m = typeof raw === 'string' ? { name: raw } : obj(raw);
-    return { title: str(m['name']) ?? str(m['title']) ?? '', targetDate: str(m['target_date']), doneAt: str(m['completed']) };
+    return {
+      title: str(m['name']) ?? str(m['title']) ?? '',
+      targetDate: str(m['target_date']),
+      doneAt: str(m['completed']),
+    };
   });
   const decisions = arr(d['decisions']).map((raw) => {
     const x = typeof raw === 'string' ? { decision: raw } : obj(raw);
     const text = str(x['decision']) ?? '';
-    return { id: null, title: text, choice: text, rationale: str(x['rationale']), alternatives: [], agent: str(x['made_by']), unitId: null, time: str(x['date']) };
+    return {
+      id: null,
+      title: text,
+      choice: text,
+      rationale: str(x['rationale']),
+      alternatives: [],
+      agent: str(x['made_by']),
+      unitId: null,
+      time: str(x['date']),
+    };
   });
   const notes = arr(d['notes']).map((raw) => {
     if (typeof raw === 'string') return { text: raw, time: null, agent: null };
@@ -116,50 +162,120 @@ function readLists(d: Record<string, unknown>): Pick<ForeignSession, 'milestones
 }
 
 /** Builds the session; `active` and `resume` are settled by the caller, which knows the pointer. */
-export async function readSession(ctx: SessionContext, fileId: string): Promise<{ session: ForeignSession; problems: FormatProblem[] }> {
+export async function readSession(
+  ctx: SessionContext,
+  fileId: string,
+): Promise<{ session: ForeignSession; problems: FormatProblem[] }> {
   const d = ctx.doc;
   const file = ctx.read.path;
   const problems: FormatProblem[] = [];
   const id = str(d['session_id']) ?? fileId;
-  const p = (code: string, sev: 'error' | 'warning' | 'info', msg: string, hint: string | null, details?: Record<string, unknown>) =>
-    problems.push(problem(code, sev, msg, { sessionId: id, path: file, hint, details }));
-  if (str(d['session_id']) === null) p('MISSING_FIELD', 'warning', `${file} has no session_id; the file name ${fileId} is used.`, 'Add session_id.', { field: 'session_id', assumed: fileId });
-  else if (id !== fileId) p('BAD_VALUE', 'warning', `${file} holds session_id ${id}, not the ${fileId} its name says; the session_id is used.`, 'Rename the file or fix session_id.', { field: 'session_id', value: id, fileName: fileId });
+  const p = (
+    code: string,
+    sev: 'error' | 'warning' | 'info',
+    msg: string,
+    hint: string | null,
+    details?: Record<string, unknown>,
+  ) => problems.push(problem(code, sev, msg, { sessionId: id, path: file, hint, details }));
+  if (str(d['session_id']) === null)
+    p('MISSING_FIELD', 'warning', `${file} has no session_id; the file name ${fileId} is used.`, 'Add session_id.', {
+      field: 'session_id',
+      assumed: fileId,
+    });
+  else if (id !== fileId)
+    p(
+      'BAD_VALUE',
+      'warning',
+      `${file} holds session_id ${id}, not the ${fileId} its name says; the session_id is used.`,
+      'Rename the file or fix session_id.',
+      { field: 'session_id', value: id, fileName: fileId },
+    );
   // The id's parts (seed 003 "Session ID Format": {PREFIX}{YYYYMM}-{CLIENT}-{PROJECT}).
   const idm = /^(SES|ENG|ANA|DES|TST)(\d{4})(\d{2})-([^-]+)-(.+)$/.exec(id);
-  const idParts = idm ? { prefix: idm[1]!, year: idm[2]!, month: idm[3]!, yyyymm: `${idm[2]}${idm[3]}`, client: idm[4]!, project: idm[5]! } : null;
+  const idParts = idm
+    ? {
+        prefix: idm[1]!,
+        year: idm[2]!,
+        month: idm[3]!,
+        yyyymm: `${idm[2]}${idm[3]}`,
+        client: idm[4]!,
+        project: idm[5]!,
+      }
+    : null;
   if (!/^(SES|ENG|ANA|DES|TST)\d{6}-[^-]+-.+$/.test(id)) {
-    p('BAD_VALUE', 'info', `session id ${id} does not follow {PREFIX}{YYYYMM}-{CLIENT}-{PROJECT} (prefixes SES, ENG, ANA, DES, TST).`, null, { field: 'session_id', value: id });
+    p(
+      'BAD_VALUE',
+      'info',
+      `session id ${id} does not follow {PREFIX}{YYYYMM}-{CLIENT}-{PROJECT} (prefixes SES, ENG, ANA, DES, TST).`,
+      null,
+      { field: 'session_id', value: id },
+    );
   }
   const rawStatus = str(d['status']);
   const ns = normalizeSessionStatus(rawStatus);
-  if (rawStatus === null) p('MISSING_FIELD', 'warning', `${id} has no status; read as active.`, 'Set status to active, paused or closed.', { field: 'status', assumed: 'active' });
-  else if (!ns.known) p('BAD_VALUE', 'warning', `${id} has status ${JSON.stringify(rawStatus)}, not active, paused or closed; read as active.`, null, { field: 'status', value: rawStatus });
-  if (str(d['created']) === null) p('MISSING_FIELD', 'info', `${id} has no created time.`, null, { field: 'created', assumed: null });
+  if (rawStatus === null)
+    p('MISSING_FIELD', 'warning', `${id} has no status; read as active.`, 'Set status to active, paused or closed.', {
+      field: 'status',
+      assumed: 'active',
+    });
+  else if (!ns.known)
+    p(
+      'BAD_VALUE',
+      'warning',
+      `${id} has status ${JSON.stringify(rawStatus)}, not active, paused or closed; read as active.`,
+      null,
+      { field: 'status', value: rawStatus },
+    );
+  if (str(d['created']) === null)
+    p('MISSING_FIELD', 'info', `${id} has no created time.`, null, { field: 'created', assumed: null });
   if (ctx.archived && rawStatus !== null && rawStatus !== 'closed' && rawStatus !== 'completed') {
-    p('BAD_VALUE', 'warning', `${id} is in the archive but its status is ${rawStatus}; BMAD archives only closed sessions.`, null, { field: 'status', value: rawStatus });
+    p(
+      'BAD_VALUE',
+      'warning',
+      `${id} is in the archive but its status is ${rawStatus}; BMAD archives only closed sessions.`,
+      null,
+      { field: 'status', value: rawStatus },
+    );
   }
 
   const units: ForeignUnit[] = [];
   const seen = new Set<string>();
   let agentsTokens: number | null = null;
   const agentsRaw = d['agents_spawned'];
-  if (agentsRaw !== undefined && agentsRaw !== null && !Array.isArray(agentsRaw)) p('BAD_VALUE', 'warning', 'agents_spawned is not a list; ignored.', null, { field: 'agents_spawned', value: agentsRaw });
+  if (agentsRaw !== undefined && agentsRaw !== null && !Array.isArray(agentsRaw))
+    p('BAD_VALUE', 'warning', 'agents_spawned is not a list; ignored.', null, {
+      field: 'agents_spawned',
+      value: agentsRaw,
+    });
   const noStatus: string[] = [];
   for (const [i, raw] of arr(agentsRaw).entries()) {
     const a = obj(raw);
     let uid = str(a['id']) ?? `agent-${i + 1}`;
-    if (str(a['id']) === null) p('MISSING_FIELD', 'warning', `agents_spawned[${i}] has no id; ${uid} is used.`, null, { field: `agents_spawned[${i}].id`, assumed: uid });
+    if (str(a['id']) === null)
+      p('MISSING_FIELD', 'warning', `agents_spawned[${i}] has no id; ${uid} is used.`, null, {
+        field: `agents_spawned[${i}].id`,
+        assumed: uid,
+      });
     if (seen.has(uid)) {
       const dup = uid;
       uid = `${uid}-${i + 1}`;
-      p('BAD_VALUE', 'warning', `agents_spawned[${i}] repeats the id ${dup}; read as ${uid}.`, null, { field: `agents_spawned[${i}].id`, value: dup });
+      p('BAD_VALUE', 'warning', `agents_spawned[${i}] repeats the id ${dup}; read as ${uid}.`, null, {
+        field: `agents_spawned[${i}].id`,
+        value: dup,
+      });
     }
     seen.add(uid);
     const rs = str(a['status']);
     const completed = str(a['completed']);
     if (rs === null) noStatus.push(uid);
-    else if (!['running', 'completed', 'failed'].includes(rs)) p('BAD_VALUE', 'warning', `agent ${uid} has status ${JSON.stringify(rs)}, not running, completed or failed.`, null, { field: `agents_spawned[${i}].status`, value: rs });
+    else if (!['running', 'completed', 'failed'].includes(rs))
+      p(
+        'BAD_VALUE',
+        'warning',
+        `agent ${uid} has status ${JSON.stringify(rs)}, not running, completed or failed.`,
+        null,
+        { field: `agents_spawned[${i}].status`, value: rs },
+      );
     if ('tokens_used' in a) agentsTokens = (agentsTokens ?? 0) + num(a['tokens_used']);
     const out = str(a['output_file']);
     if (out) {
@@ -184,18 +300,41 @@ export async function readSession(ctx: SessionContext, fileId: string): Promise<
     });
   }
   if (noStatus.length > 0) {
-    p('MISSING_FIELD', 'info', `agent${noStatus.length === 1 ? '' : 's'} ${noStatus.join(', ')} ha${noStatus.length === 1 ? 's' : 've'} no status; read from the completed time.`, null, { field: 'agents_spawned[].status', agents: noStatus, assumed: 'completed when "completed" is set, else running' });
+    p(
+      'MISSING_FIELD',
+      'info',
+      `agent${noStatus.length === 1 ? '' : 's'} ${noStatus.join(', ')} ha${noStatus.length === 1 ? 's' : 've'} no status; read from the completed time.`,
+      null,
+      {
+        field: 'agents_spawned[].status',
+        agents: noStatus,
+        assumed: 'completed when "completed" is set, else running',
+      },
+    );
   }
   const tokens = readTokens(d['tokens'], agentsTokens, id, file, problems);
 
   const artifacts = await readArtifacts(ctx, d, id, p, problems);
   const { milestones, decisions, notes } = readLists(d);
-  const running = units.filter((u) => u.rawStatus === 'running' || (u.rawStatus === null && u.status === 'in_progress'));
+  const running = units.filter(
+    (u) => u.rawStatus === 'running' || (u.rawStatus === null && u.status === 'in_progress'),
+  );
   const client = str(d['client']);
   const project = str(d['project']);
   const title = str(d['description']) || [client, project].filter(Boolean).join(' ') || id;
   const reads = [ctx.read, ...ctx.extra];
-  const resume: ResumeAdvice = { unitId: null, action: 'none', subStep: null, retryLimit: null, retriesUsed: null, lastCompleted: null, reason: '', options: [], recommended: null, warnings: [] };
+  const resume: ResumeAdvice = {
+    unitId: null,
+    action: 'none',
+    subStep: null,
+    retryLimit: null,
+    retriesUsed: null,
+    lastCompleted: null,
+    reason: '',
+    options: [],
+    recommended: null,
+    warnings: [],
+  };
   const session: ForeignSession = {
     format: 'bmad',
     id,

@@ -16,31 +16,54 @@ import type { BmadTokens } from './tokens.js';
 
 function focusText(doc: Record<string, unknown>): string | null {
   const f = obj(doc['current_focus']);
-  const parts = (['epic', 'story', 'task'] as const).map((k) => (str(f[k]) ? `${k} ${str(f[k])}` : null)).filter(Boolean);
+  const parts = (['epic', 'story', 'task'] as const)
+    .map((k) => (str(f[k]) ? `${k} ${str(f[k])}` : null))
+    .filter(Boolean);
   return parts.length > 0 ? parts.join(', ') : null;
 }
 
 /** The advice for `s`, given the pointer (null when there is none or it is unreadable). */
-export function bmadResume(s: ForeignSession, doc: Record<string, unknown>, pointer: Pointer | null, pointerTargetExists: boolean): ResumeAdvice {
+export function bmadResume(
+  s: ForeignSession,
+  doc: Record<string, unknown>,
+  pointer: Pointer | null,
+  pointerTargetExists: boolean,
+): ResumeAdvice {
   const warnings: string[] = [];
   const orphans = runningAgents(s);
   if (orphans.length > 0) {
     // Nothing reattaches to a BMAD agent (a Task-tool subprocess): running is orphaned in any session.
-    const ctx = s.rawStatus === 'active' || s.rawStatus === null ? 'an active session with no conversation attached' : `a ${s.rawStatus} session`;
-    warnings.push(`Agent${orphans.length === 1 ? '' : 's'} ${orphans.map((u) => `${u.id} (${u.name})`).join(', ')} still marked running in ${ctx}: orphaned; check ${orphans.flatMap((u) => u.files.map((f) => f.path)).join(', ') || 'their output'} and mark ${orphans.length === 1 ? 'it' : 'them'} completed or failed.`);
+    const ctx =
+      s.rawStatus === 'active' || s.rawStatus === null
+        ? 'an active session with no conversation attached'
+        : `a ${s.rawStatus} session`;
+    warnings.push(
+      `Agent${orphans.length === 1 ? '' : 's'} ${orphans.map((u) => `${u.id} (${u.name})`).join(', ')} still marked running in ${ctx}: orphaned; check ${orphans.flatMap((u) => u.files.map((f) => f.path)).join(', ') || 'their output'} and mark ${orphans.length === 1 ? 'it' : 'them'} completed or failed.`,
+    );
   }
   // BMAD records only that an agent failed (status, completed time, output file), no error
   // text: the failure is surfaced so resuming does not carry on as if its output existed.
   const failed = s.units.filter((u) => u.status === 'failed');
   for (const u of failed) {
     const out = u.files.map((f) => f.path).join(', ');
-    warnings.push(`Agent ${u.id} (${u.name}) failed${u.completedAt ? ` at ${u.completedAt}` : ''}${out ? `; its output ${out} may be missing or partial` : ''}: re-spawn it or record why its work is not needed before continuing.`);
+    warnings.push(
+      `Agent ${u.id} (${u.name}) failed${u.completedAt ? ` at ${u.completedAt}` : ''}${out ? `; its output ${out} may be missing or partial` : ''}: re-spawn it or record why its work is not needed before continuing.`,
+    );
   }
   const blocker = str(obj(doc['current_focus'])['blocker']);
   if (blocker) warnings.push(`Blocker: ${blocker}`);
   const t = s.tokens as BmadTokens | null;
-  if (t && t.bmad.level !== 'ok') warnings.push(`Token budget ${t.bmad.level}: ${t.bmad.current}/${t.bmad.max} (${t.bmad.percent}%).`);
-  const base = { subStep: null, retryLimit: null, retriesUsed: null, lastCompleted: null, options: [], recommended: null, warnings };
+  if (t && t.bmad.level !== 'ok')
+    warnings.push(`Token budget ${t.bmad.level}: ${t.bmad.current}/${t.bmad.max} (${t.bmad.percent}%).`);
+  const base = {
+    subStep: null,
+    retryLimit: null,
+    retriesUsed: null,
+    lastCompleted: null,
+    options: [],
+    recommended: null,
+    warnings,
+  };
   if (s.archived || s.rawStatus === 'closed' || s.rawStatus === 'completed') {
     return {
       ...base,
@@ -70,7 +93,10 @@ export function bmadResume(s: ForeignSession, doc: Record<string, unknown>, poin
     };
   }
   // An orphaned agent is never continued (nothing to reattach to): it is checked first.
-  const check = orphans.length > 0 ? ` First check orphaned agent${orphans.length === 1 ? '' : 's'} ${orphans.map((u) => u.id).join(', ')} (left running, completed: null): mark ${orphans.length === 1 ? 'it' : 'them'} completed or failed, or re-spawn.` : '';
+  const check =
+    orphans.length > 0
+      ? ` First check orphaned agent${orphans.length === 1 ? '' : 's'} ${orphans.map((u) => u.id).join(', ')} (left running, completed: null): mark ${orphans.length === 1 ? 'it' : 'them'} completed or failed, or re-spawn.`
+      : '';
   return {
     ...base,
     unitId: failed[failed.length - 1]?.id ?? null,
@@ -80,7 +106,8 @@ export function bmadResume(s: ForeignSession, doc: Record<string, unknown>, poin
 }
 
 /** What "no active session" means for BMAD's next command (seed 003, SESSION resume step 2). */
-export const NO_ACTIVE = 'No active session: SESSION resume prompts "No active session. Start new? [y/n]" (SESSION start creates one; SESSION switch <id> loads an existing one).';
+export const NO_ACTIVE =
+  'No active session: SESSION resume prompts "No active session. Start new? [y/n]" (SESSION start creates one; SESSION switch <id> loads an existing one).';
 
 /**
  * BMAD's rules for one session as data (domain/toolkit-rules.ts). Seed 003: a closed session
@@ -90,10 +117,26 @@ export const NO_ACTIVE = 'No active session: SESSION resume prompts "No active s
  */
 export function bmadRules(s: ForeignSession, running: ForeignUnit[], pointed: string | null): ToolkitRules {
   const r = noRules('BMAD');
-  if (s.archived || s.rawStatus === 'closed' || s.rawStatus === 'completed') r.refuse = `session ${s.id} is ${s.archived ? 'closed and archived' : s.rawStatus}: BMAD does not resume a closed session (start a new one with SESSION start).`;
-  const context = s.archived ? 'the session is archived' : s.rawStatus !== null && s.rawStatus !== 'active' ? `the session is ${s.rawStatus}` : pointed !== s.id ? 'the session is not the active one (its context was left)' : 'the conversation that spawned it is gone (BMAD keeps no process to reattach to)';
-  r.orphanedAgents = running.map((u) => ({ agent: u.name, id: u.id, startedAt: u.startedAt, phaseId: u.id, reason: context }));
+  if (s.archived || s.rawStatus === 'closed' || s.rawStatus === 'completed')
+    r.refuse = `session ${s.id} is ${s.archived ? 'closed and archived' : s.rawStatus}: BMAD does not resume a closed session (start a new one with SESSION start).`;
+  const context = s.archived
+    ? 'the session is archived'
+    : s.rawStatus !== null && s.rawStatus !== 'active'
+      ? `the session is ${s.rawStatus}`
+      : pointed !== s.id
+        ? 'the session is not the active one (its context was left)'
+        : 'the conversation that spawned it is gone (BMAD keeps no process to reattach to)';
+  r.orphanedAgents = running.map((u) => ({
+    agent: u.name,
+    id: u.id,
+    startedAt: u.startedAt,
+    phaseId: u.id,
+    reason: context,
+  }));
   const t = s.tokens as BmadTokens | null;
-  if (t && t.bmad.projectedOverrun > 0) r.notes.push(`Without isolation the work would exceed the ${t.bmad.max}-token limit by ${t.bmad.projectedOverrun} tokens.`);
+  if (t && t.bmad.projectedOverrun > 0)
+    r.notes.push(
+      `Without isolation the work would exceed the ${t.bmad.max}-token limit by ${t.bmad.projectedOverrun} tokens.`,
+    );
   return r;
 }

@@ -48,20 +48,50 @@ function isNum(v: unknown): boolean {
 }
 
 /** Reads `tokens`; problems are pushed onto `problems`. */
-export function readTokens(raw: unknown, agentsTokens: number | null, sessionId: string, file: string, problems: FormatProblem[]): BmadTokens {
-  const p = (code: string, sev: 'error' | 'warning' | 'info', msg: string, hint: string | null, details?: Record<string, unknown>) =>
-    problems.push(problem(code, sev, msg, { sessionId, path: file, hint, details }));
+export function readTokens(
+  raw: unknown,
+  agentsTokens: number | null,
+  sessionId: string,
+  file: string,
+  problems: FormatProblem[],
+): BmadTokens {
+  const p = (
+    code: string,
+    sev: 'error' | 'warning' | 'info',
+    msg: string,
+    hint: string | null,
+    details?: Record<string, unknown>,
+  ) => problems.push(problem(code, sev, msg, { sessionId, path: file, hint, details }));
   const t = obj(raw);
   if (raw === undefined || raw === null) {
-    p('MISSING_FIELD', 'warning', `${sessionId} has no tokens block; max 150000 and 0 for the rest are assumed.`, null, { field: 'tokens', assumed: { max: DEFAULT_MAX, initial: 0, current: 0, peak: 0, saved: 0 } });
+    p(
+      'MISSING_FIELD',
+      'warning',
+      `${sessionId} has no tokens block; max 150000 and 0 for the rest are assumed.`,
+      null,
+      { field: 'tokens', assumed: { max: DEFAULT_MAX, initial: 0, current: 0, peak: 0, saved: 0 } },
+    );
   }
   for (const f of ['max', 'initial', 'current', 'peak', 'saved', 'saved_by_isolation']) {
     const v = t[f];
-    if (v !== undefined && v !== null && !isNum(v)) p('BAD_VALUE', 'warning', `tokens.${f} is ${JSON.stringify(v)}, not a number; ${f === 'max' ? DEFAULT_MAX : 0} is assumed.`, null, { field: `tokens.${f}`, value: v });
+    if (v !== undefined && v !== null && !isNum(v))
+      p(
+        'BAD_VALUE',
+        'warning',
+        `tokens.${f} is ${JSON.stringify(v)}, not a number; ${f === 'max' ? DEFAULT_MAX : 0} is assumed.`,
+        null,
+        { field: `tokens.${f}`, value: v },
+      );
   }
   const max = isNum(t['max']) && (t['max'] as number) > 0 ? (t['max'] as number) : DEFAULT_MAX;
   if (raw !== undefined && raw !== null && (t['max'] === undefined || t['max'] === null)) {
-    p('MISSING_FIELD', 'info', `tokens.max is ${t['max'] === null ? 'null' : 'missing'}; BMAD's default budget ${DEFAULT_MAX} applies.`, null, { field: 'tokens.max', assumed: DEFAULT_MAX });
+    p(
+      'MISSING_FIELD',
+      'info',
+      `tokens.max is ${t['max'] === null ? 'null' : 'missing'}; BMAD's default budget ${DEFAULT_MAX} applies.`,
+      null,
+      { field: 'tokens.max', assumed: DEFAULT_MAX },
+    );
   }
   // The seed's "Fallback Logic", in its order: 1. max missing/null → 150000; 2. any other
   // missing field → 0; 3. "If legacy tokens.saved_by_isolation exists, read it as tokens.saved"
@@ -72,26 +102,68 @@ export function readTokens(raw: unknown, agentsTokens: number | null, sessionId:
     const both = 'saved' in t && t['saved'] !== null;
     const before = saved;
     saved = legacy;
-    p('LEGACY_FIELD', 'warning', `tokens.saved_by_isolation is the legacy name of tokens.saved; read as saved = ${legacy}${both ? ` (rule 3 of BMAD's token fallback logic applies last, so it wins over tokens.saved ${before})` : ''}.`, 'baton export writes it back as it is unless baton changes the savings.', { field: 'tokens.saved_by_isolation', current: 'tokens.saved', value: t['saved_by_isolation'], ...(both ? { overrides: before } : {}) });
+    p(
+      'LEGACY_FIELD',
+      'warning',
+      `tokens.saved_by_isolation is the legacy name of tokens.saved; read as saved = ${legacy}${both ? ` (rule 3 of BMAD's token fallback logic applies last, so it wins over tokens.saved ${before})` : ''}.`,
+      'baton export writes it back as it is unless baton changes the savings.',
+      {
+        field: 'tokens.saved_by_isolation',
+        current: 'tokens.saved',
+        value: t['saved_by_isolation'],
+        ...(both ? { overrides: before } : {}),
+      },
+    );
   }
   if ('max_limit' in t) {
-    p('LEGACY_FIELD', 'warning', `tokens.max_limit (${JSON.stringify(t['max_limit'])}) is a template-era field BMAD's rules do not read; the budget is tokens.max${t['max'] === undefined || t['max'] === null ? `, which is missing, so ${DEFAULT_MAX}` : ` = ${max}`}.`, 'Set tokens.max to the budget you mean.', { field: 'tokens.max_limit', current: 'tokens.max', value: t['max_limit'] });
+    p(
+      'LEGACY_FIELD',
+      'warning',
+      `tokens.max_limit (${JSON.stringify(t['max_limit'])}) is a template-era field BMAD's rules do not read; the budget is tokens.max${t['max'] === undefined || t['max'] === null ? `, which is missing, so ${DEFAULT_MAX}` : ` = ${max}`}.`,
+      'Set tokens.max to the budget you mean.',
+      { field: 'tokens.max_limit', current: 'tokens.max', value: t['max_limit'] },
+    );
   }
   if ('warning_threshold' in t) {
-    p('LEGACY_FIELD', 'info', `tokens.warning_threshold (${JSON.stringify(t['warning_threshold'])}) is a template-era field; BMAD warns at fixed ratios of max (80 %, 95 %).`, null, { field: 'tokens.warning_threshold', current: null, value: t['warning_threshold'] });
+    p(
+      'LEGACY_FIELD',
+      'info',
+      `tokens.warning_threshold (${JSON.stringify(t['warning_threshold'])}) is a template-era field; BMAD warns at fixed ratios of max (80 %, 95 %).`,
+      null,
+      { field: 'tokens.warning_threshold', current: null, value: t['warning_threshold'] },
+    );
   }
   const current = num(t['current']);
   const initial = num(t['initial']);
   const peak = num(t['peak']);
-  if (peak < current) p('BAD_VALUE', 'info', `tokens.peak ${peak} is below tokens.current ${current} (peak is the highest usage).`, null, { field: 'tokens.peak', value: peak, current });
+  if (peak < current)
+    p(
+      'BAD_VALUE',
+      'info',
+      `tokens.peak ${peak} is below tokens.current ${current} (peak is the highest usage).`,
+      null,
+      { field: 'tokens.peak', value: peak, current },
+    );
   const ratio = current / max;
   const level = ratio > CRITICAL_RATIO ? 'critical' : ratio > WARN_RATIO ? 'warning' : 'ok';
   const percentUsed = Math.round(ratio * 1000) / 10;
   if (level !== 'ok') {
-    p('BUDGET_THRESHOLD', level === 'critical' ? 'warning' : 'info', `${sessionId} uses ${current} of ${max} tokens (${Math.round(ratio * 100)}%): ${level === 'critical' ? 'critical (red, above 95 %)' : 'warning (yellow, above 80 %)'}.`, 'Spawn isolated agents for heavy work or close the session and start a new one.', { level, percentUsed, current, max });
+    p(
+      'BUDGET_THRESHOLD',
+      level === 'critical' ? 'warning' : 'info',
+      `${sessionId} uses ${current} of ${max} tokens (${Math.round(ratio * 100)}%): ${level === 'critical' ? 'critical (red, above 95 %)' : 'warning (yellow, above 80 %)'}.`,
+      'Spawn isolated agents for heavy work or close the session and start a new one.',
+      { level, percentUsed, current, max },
+    );
   }
   if (agentsTokens !== null && agentsTokens !== saved) {
-    p('TOKENS_DISAGREE', 'info', `tokens.saved is ${saved} but the spawned agents used ${agentsTokens} tokens (isolation savings are the agents' tokens).`, null, { saved, agentsTokens });
+    p(
+      'TOKENS_DISAGREE',
+      'info',
+      `tokens.saved is ${saved} but the spawned agents used ${agentsTokens} tokens (isolation savings are the agents' tokens).`,
+      null,
+      { saved, agentsTokens },
+    );
   }
   const total = current + saved;
   return {

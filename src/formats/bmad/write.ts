@@ -40,7 +40,10 @@ function sameTime(orig: unknown, t: string | null): string | null {
 }
 
 /** The imported session document and pointer, if the session came from BMAD. */
-export function originalDocs(original: Record<string, unknown> | null): { doc: Doc | null; pointer: { path: string; value: unknown } | null } {
+export function originalDocs(original: Record<string, unknown> | null): {
+  doc: Doc | null;
+  pointer: { path: string; value: unknown } | null;
+} {
   if (!original) return { doc: null, pointer: null };
   let doc: Doc | null = null;
   let pointer: { path: string; value: unknown } | null = null;
@@ -52,7 +55,8 @@ export function originalDocs(original: Record<string, unknown> | null): { doc: D
 }
 
 function sessionStatus(s: SessionState, origRaw: string | null): string {
-  if (origRaw !== null && normalizeSessionStatus(origRaw).known && normalizeSessionStatus(origRaw).status === s.status) return origRaw;
+  if (origRaw !== null && normalizeSessionStatus(origRaw).known && normalizeSessionStatus(origRaw).status === s.status)
+    return origRaw;
   switch (s.status) {
     case 'active':
       return 'active';
@@ -74,12 +78,16 @@ function agentOf(p: Phase, orig: Doc, input: ExportInput): Doc {
   if (type !== null || 'type' in orig) e['type'] = type ?? orig['type'];
   const started = sameTime(orig['started'], foreignTime(input, `phase:${p.id}:startedAt`, p.startedAt));
   if (started !== null || 'started' in orig) e['started'] = started;
-  const completed = sameTime(orig['completed'], foreignTime(input, `phase:${p.id}:completedAt`, p.completedAt ?? p.failedAt));
+  const completed = sameTime(
+    orig['completed'],
+    foreignTime(input, `phase:${p.id}:completedAt`, p.completedAt ?? p.failedAt),
+  );
   if (completed !== null || 'completed' in orig) e['completed'] = completed;
   const out = p.files.find((f) => f.action !== 'deleted')?.path ?? null;
   if (out !== null || 'output_file' in orig) e['output_file'] = out ?? orig['output_file'] ?? null;
   const rs = str(orig['status']);
-  const want = p.status === 'completed' || p.status === 'skipped' ? 'completed' : p.status === 'failed' ? 'failed' : 'running';
+  const want =
+    p.status === 'completed' || p.status === 'skipped' ? 'completed' : p.status === 'failed' ? 'failed' : 'running';
   const done = str(e['completed']);
   // Keep the file's status (or its absence, when the completed time already says it) if it reads the same.
   const same = normalizeAgentStatus(rs, done) === normalizeAgentStatus(want, done);
@@ -87,14 +95,23 @@ function agentOf(p: Phase, orig: Doc, input: ExportInput): Doc {
   return e;
 }
 
-function mergeList<T>(items: T[], orig: unknown[], match: (o: unknown, x: T) => boolean, write: (x: T, o: Doc | null, raw: unknown) => unknown): unknown[] {
+function mergeList<T>(
+  items: T[],
+  orig: unknown[],
+  match: (o: unknown, x: T) => boolean,
+  write: (x: T, o: Doc | null, raw: unknown) => unknown,
+): unknown[] {
   const used = new Set<number>();
   return items.map((x, i) => {
     let j = orig.findIndex((o, k) => !used.has(k) && match(o, x));
     if (j === -1 && i < orig.length && !used.has(i)) j = i;
     if (j !== -1) used.add(j);
     const raw = j === -1 ? undefined : orig[j];
-    return write(x, raw !== undefined && typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Doc) : null, raw);
+    return write(
+      x,
+      raw !== undefined && typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Doc) : null,
+      raw,
+    );
   });
 }
 
@@ -107,7 +124,8 @@ export function sessionDocument(input: ExportInput, orig: Doc | null): Doc {
   // A session born in baton gets its creation time; an imported one keeps what it had (none is not invented).
   if (!orig) doc['created'] = bmadTime(new Date(s.createdAt));
   // last_updated is bumped on a change (seed 003); none since the import: written as it was.
-  doc['last_updated'] = input.unchangedSinceImport === true && orig && 'last_updated' in orig ? orig['last_updated'] : bmadTime(input.now);
+  doc['last_updated'] =
+    input.unchangedSinceImport === true && orig && 'last_updated' in orig ? orig['last_updated'] : bmadTime(input.now);
   doc['status'] = sessionStatus(s, str(orig?.['status']));
   const ot = obj(orig?.['tokens']);
   const tokens: Doc = { ...ot };
@@ -115,7 +133,8 @@ export function sessionDocument(input: ExportInput, orig: Doc | null): Doc {
   // Fields baton did not change are written back as they were, legacy names and absences
   // included (a missing max still means 150000, a missing figure 0: seed 003 "Token
   // Deserialization and Defaults"); a field baton changed is written under its current name.
-  const same = (k: string, v: number, dflt: number): boolean => (ot[k] === undefined || ot[k] === null ? v === dflt : num(ot[k]) === v);
+  const same = (k: string, v: number, dflt: number): boolean =>
+    ot[k] === undefined || ot[k] === null ? v === dflt : num(ot[k]) === v;
   const max = s.tokens.budgetMax ?? (typeof ot['max'] === 'number' ? ot['max'] : DEFAULT_MAX);
   if (!orig || !same('max', max, DEFAULT_MAX)) tokens['max'] = max;
   if (!orig && !('initial' in tokens)) tokens['initial'] = 0;
@@ -136,47 +155,68 @@ export function sessionDocument(input: ExportInput, orig: Doc | null): Doc {
     const byPos = oa[i] !== undefined && str(obj(oa[i])['id']) === null ? oa[i] : undefined;
     return agentOf(p, obj(byId ?? byPos), input);
   });
-  doc['artifacts'] = mergeList(s.artifacts, arr(orig?.['artifacts']), (o, a) => str(obj(o)['path']) === a.path, (a, o) => {
-    const e: Doc = o ? { ...o } : {};
-    e['path'] = a.path;
-    const time = foreignTime(input, `artifact:${a.id}`, a.time);
-    const origTime = o ? (str(o['modified']) ?? str(o['created'])) : null;
-    if (!o) e['created'] = time;
-    else if (time !== null && (origTime === null || Date.parse(origTime) !== Date.parse(time))) e['modified'] = time;
-    if (a.agent !== null || (o && 'agent' in o)) e['agent'] = a.agent;
-    if (a.kind !== null || (o && 'type' in o)) e['type'] = a.kind;
-    if (a.description !== null || (o && 'description' in o)) e['description'] = a.description;
-    return e;
-  });
-  doc['milestones'] = mergeList(s.milestones, arr(orig?.['milestones']), (o, m) => (str(obj(o)['name']) ?? str(obj(o)['title'])) === m.title, (m, o) => {
-    const e: Doc = o ? { ...o } : {};
-    e['name'] = m.title;
-    e['completed'] = m.done ? sameTime(o?.['completed'], m.doneAt) : null;
-    if (m.targetDate !== null || (o && 'target_date' in o)) e['target_date'] = m.targetDate;
-    return e;
-  });
-  doc['decisions'] = mergeList(s.decisions, arr(orig?.['decisions']), (o, d) => str(obj(o)['decision']) === (d.choice || d.title), (d, o, raw) => {
-    if (typeof raw === 'string' && raw === (d.choice || d.title)) return raw;
-    const e: Doc = o ? { ...o } : {};
-    const date = sameTime(o?.['date'], foreignTime(input, `decision:${d.id}`, d.time));
-    if (date !== null || (o && 'date' in o) || !o) e['date'] = date;
-    e['decision'] = d.choice || d.title;
-    if (d.rationale !== null || (o && 'rationale' in o)) e['rationale'] = d.rationale;
-    if (d.agent !== null || (o && 'made_by' in o)) e['made_by'] = d.agent;
-    return e;
-  });
+  doc['artifacts'] = mergeList(
+    s.artifacts,
+    arr(orig?.['artifacts']),
+    (o, a) => str(obj(o)['path']) === a.path,
+    (a, o) => {
+      const e: Doc = o ? { ...o } : {};
+      e['path'] = a.path;
+      const time = foreignTime(input, `artifact:${a.id}`, a.time);
+      const origTime = o ? (str(o['modified']) ?? str(o['created'])) : null;
+      if (!o) e['created'] = time;
+      else if (time !== null && (origTime === null || Date.parse(origTime) !== Date.parse(time))) e['modified'] = time;
+      if (a.agent !== null || (o && 'agent' in o)) e['agent'] = a.agent;
+      if (a.kind !== null || (o && 'type' in o)) e['type'] = a.kind;
+      if (a.description !== null || (o && 'description' in o)) e['description'] = a.description;
+      return e;
+    },
+  );
+  doc['milestones'] = mergeList(
+    s.milestones,
+    arr(orig?.['milestones']),
+    (o, m) => (str(obj(o)['name']) ?? str(obj(o)['title'])) === m.title,
+    (m, o) => {
+      const e: Doc = o ? { ...o } : {};
+      e['name'] = m.title;
+      e['completed'] = m.done ? sameTime(o?.['completed'], m.doneAt) : null;
+      if (m.targetDate !== null || (o && 'target_date' in o)) e['target_date'] = m.targetDate;
+      return e;
+    },
+  );
+  doc['decisions'] = mergeList(
+    s.decisions,
+    arr(orig?.['decisions']),
+    (o, d) => str(obj(o)['decision']) === (d.choice || d.title),
+    (d, o, raw) => {
+      if (typeof raw === 'string' && raw === (d.choice || d.title)) return raw;
+      const e: Doc = o ? { ...o } : {};
+      const date = sameTime(o?.['date'], foreignTime(input, `decision:${d.id}`, d.time));
+      if (date !== null || (o && 'date' in o) || !o) e['date'] = date;
+      e['decision'] = d.choice || d.title;
+      if (d.rationale !== null || (o && 'rationale' in o)) e['rationale'] = d.rationale;
+      if (d.agent !== null || (o && 'made_by' in o)) e['made_by'] = d.agent;
+      return e;
+    },
+  );
   const on = arr(orig?.['notes']);
   const objectNotes = on.some((n) => typeof n === 'object' && n !== null);
-  doc['notes'] = mergeList(s.notes, on, (o, n) => (typeof o === 'string' ? o : str(obj(o)['note'])) === n.text, (n, o, raw) => {
-    if (typeof raw === 'string' || (!o && !objectNotes)) return n.text;
-    const e: Doc = o ? { ...o } : {};
-    const ts = sameTime(o?.['timestamp'], foreignTime(input, `note:${n.id}`, n.time));
-    if (ts !== null || (o && 'timestamp' in o) || !o) e['timestamp'] = ts;
-    e['note'] = n.text;
-    if (n.agent !== null || (o && 'source' in o)) e['source'] = n.agent;
-    return e;
-  });
-  if (s.contextSummary !== null || !orig || 'context_summary' in orig) doc['context_summary'] = s.contextSummary ?? str(orig?.['context_summary']) ?? '';
+  doc['notes'] = mergeList(
+    s.notes,
+    on,
+    (o, n) => (typeof o === 'string' ? o : str(obj(o)['note'])) === n.text,
+    (n, o, raw) => {
+      if (typeof raw === 'string' || (!o && !objectNotes)) return n.text;
+      const e: Doc = o ? { ...o } : {};
+      const ts = sameTime(o?.['timestamp'], foreignTime(input, `note:${n.id}`, n.time));
+      if (ts !== null || (o && 'timestamp' in o) || !o) e['timestamp'] = ts;
+      e['note'] = n.text;
+      if (n.agent !== null || (o && 'source' in o)) e['source'] = n.agent;
+      return e;
+    },
+  );
+  if (s.contextSummary !== null || !orig || 'context_summary' in orig)
+    doc['context_summary'] = s.contextSummary ?? str(orig?.['context_summary']) ?? '';
   for (const k of ['agents_spawned', 'artifacts', 'milestones', 'decisions', 'notes'] as const) {
     if (orig && !(k in orig) && (doc[k] as unknown[]).length === 0) delete doc[k];
   }
@@ -221,7 +261,12 @@ export async function bmadExportPlan(given: ExportInput, out: SafeDir): Promise<
   const current: Pointer | null = ptrRead.kind === 'ok' ? parsePointer(ptrRead).pointer : null;
   const origParsed: Pointer | null = origPointer !== null ? pointerFromValue(ptrPath, origPointer.value) : null;
   // The style of the pointer already in `out` (the toolkit there writes it so), else the imported one's.
-  const style: PointerStyle = current && current.style !== 'empty' ? current.style : origParsed && origParsed.style !== 'empty' ? origParsed.style : 'session_id';
+  const style: PointerStyle =
+    current && current.style !== 'empty'
+      ? current.style
+      : origParsed && origParsed.style !== 'empty'
+        ? origParsed.style
+        : 'session_id';
   const prevValue = current?.value ?? origParsed?.value ?? null;
   const closed = input.state.archived || doc['status'] === 'closed' || doc['status'] === 'completed';
   const text = yamlModule().stringify(doc);
@@ -231,7 +276,15 @@ export async function bmadExportPlan(given: ExportInput, out: SafeDir): Promise<
     if (await out.exists(live)) plan.removes.push(live);
     if (current && current.id === id) {
       if (current.style === 'bare' || current.style === 'copy') plan.removes.push(ptrPath);
-      else plan.writes.push({ path: ptrPath, content: yamlModule().stringify({ ...obj(current.value), [current.style === 'active_session' ? 'active_session' : 'session_id']: null }), backup: false });
+      else
+        plan.writes.push({
+          path: ptrPath,
+          content: yamlModule().stringify({
+            ...obj(current.value),
+            [current.style === 'active_session' ? 'active_session' : 'session_id']: null,
+          }),
+          backup: false,
+        });
     }
     return plan;
   }
@@ -243,7 +296,11 @@ export async function bmadExportPlan(given: ExportInput, out: SafeDir): Promise<
   const origStatus = normalizeSessionStatus(str(orig?.['status']));
   const becameActive = doc['status'] === 'active' && (orig === null || origStatus.status !== 'active');
   if (pointedBefore || becameActive || (current && current.id === id && current.style === 'copy')) {
-    plan.writes.push({ path: ptrPath, content: pointerContent(style, id, current?.style === style ? prevValue : origParsed?.value ?? null, doc), backup: false });
+    plan.writes.push({
+      path: ptrPath,
+      content: pointerContent(style, id, current?.style === style ? prevValue : (origParsed?.value ?? null), doc),
+      backup: false,
+    });
   }
   return plan;
 }

@@ -31,47 +31,103 @@ export function nextSubStep(stepId: string, current: string | null): string | nu
 }
 
 /** The recorded `current_step` beside the real position; AHEAD_OF_POSITION when a later step's agent was invoked while an earlier step is in progress. */
-export function currentStepFacts(doc: Record<string, unknown>, units: ForeignUnit[], id: string, file: string, problems: FormatProblem[]): { recorded: { field: string; value: unknown; agrees: boolean } | null; choices: string[] } {
+export function currentStepFacts(
+  doc: Record<string, unknown>,
+  units: ForeignUnit[],
+  id: string,
+  file: string,
+  problems: FormatProblem[],
+): { recorded: { field: string; value: unknown; agrees: boolean } | null; choices: string[] } {
   if (doc.current_step === undefined || doc.current_step === null) return { recorded: null, choices: [] };
   const key = String(num(doc.current_step, -1));
   const inFlight = units.filter((u) => u.status === 'in_progress');
-  const real = inFlight[0] ?? units.find((u) => u.status === 'pending' || u.status === 'failed' || u.status === 'blocked') ?? null;
-  const agrees = real === null ? true : real.id === key || (key === String(parseInt(real.id, 10)) && real.id.includes('_'));
-  const behind = inFlight.filter((u) => stepRank(u.id) < stepRank(key) && (STEP_ORDER as readonly string[]).includes(key));
+  const real =
+    inFlight[0] ?? units.find((u) => u.status === 'pending' || u.status === 'failed' || u.status === 'blocked') ?? null;
+  const agrees =
+    real === null ? true : real.id === key || (key === String(parseInt(real.id, 10)) && real.id.includes('_'));
+  const behind = inFlight.filter(
+    (u) => stepRank(u.id) < stepRank(key) && (STEP_ORDER as readonly string[]).includes(key),
+  );
   if (behind.length === 0) return { recorded: { field: 'current_step', value: doc.current_step, agrees }, choices: [] };
-  problems.push(problem('AHEAD_OF_POSITION', 'warning', `current_step is ${key} but ${behind.map((u) => stepLabel(u.id, u.name)).join(', ')} ${behind.length === 1 ? 'is' : 'are'} still in progress: a later step's agent was invoked while an earlier step is in progress.`, {
-    sessionId: id,
-    path: file,
-    hint: `bmit's direct-invocation rule: warn, then ${DIRECT_INVOCATION_CHOICES.join(' or ')} to finish ${behind.map((u) => `step ${u.id}`).join(', ')} first.`,
-    details: { field: 'current_step', value: doc.current_step, inProgress: behind.map((u) => u.id), choices: DIRECT_INVOCATION_CHOICES },
-  }));
-  return { recorded: { field: 'current_step', value: doc.current_step, agrees: false }, choices: [...DIRECT_INVOCATION_CHOICES] };
+  problems.push(
+    problem(
+      'AHEAD_OF_POSITION',
+      'warning',
+      `current_step is ${key} but ${behind.map((u) => stepLabel(u.id, u.name)).join(', ')} ${behind.length === 1 ? 'is' : 'are'} still in progress: a later step's agent was invoked while an earlier step is in progress.`,
+      {
+        sessionId: id,
+        path: file,
+        hint: `bmit's direct-invocation rule: warn, then ${DIRECT_INVOCATION_CHOICES.join(' or ')} to finish ${behind.map((u) => `step ${u.id}`).join(', ')} first.`,
+        details: {
+          field: 'current_step',
+          value: doc.current_step,
+          inProgress: behind.map((u) => u.id),
+          choices: DIRECT_INVOCATION_CHOICES,
+        },
+      },
+    ),
+  );
+  return {
+    recorded: { field: 'current_step', value: doc.current_step, agrees: false },
+    choices: [...DIRECT_INVOCATION_CHOICES],
+  };
 }
 
 /** When the damaged state file's readable part shows a newer `updated` than the backup read instead, progress since the backup may be lost. */
-export function progressSinceBackup(state: ReadResult, backupDoc: Record<string, unknown> | null, backupPath: string | null, id: string, problems: FormatProblem[]): void {
+export function progressSinceBackup(
+  state: ReadResult,
+  backupDoc: Record<string, unknown> | null,
+  backupPath: string | null,
+  id: string,
+  problems: FormatProblem[],
+): void {
   if (state.kind !== 'ok' || !backupDoc || !backupPath) return;
   const seen = /"updated"\s*:\s*"([^"]+)"/.exec(state.text)?.[1] ?? null;
   const bak = str(backupDoc.updated);
   if (seen === null || Number.isNaN(Date.parse(seen))) return;
   if (bak !== null && !(Date.parse(seen) > Date.parse(bak))) return;
-  problems.push(problem('PROGRESS_MAY_BE_LOST', 'warning', `${state.path} is damaged, but its readable part says updated ${seen}, newer than ${backupPath} (${bak ?? 'no updated time'}): restoring the backup loses the progress made since.`, {
-    sessionId: id,
-    path: state.path,
-    hint: `Before restoring ${backupPath}, recover what you can from the readable part of ${state.path} (steps, sub_step, artifacts).`,
-    details: { damagedUpdated: seen, backupUpdated: bak, backup: backupPath },
-  }));
+  problems.push(
+    problem(
+      'PROGRESS_MAY_BE_LOST',
+      'warning',
+      `${state.path} is damaged, but its readable part says updated ${seen}, newer than ${backupPath} (${bak ?? 'no updated time'}): restoring the backup loses the progress made since.`,
+      {
+        sessionId: id,
+        path: state.path,
+        hint: `Before restoring ${backupPath}, recover what you can from the readable part of ${state.path} (steps, sub_step, artifacts).`,
+        details: { damagedUpdated: seen, backupUpdated: bak, backup: backupPath },
+      },
+    ),
+  );
 }
 
 /** Fields bmit's rules default when absent (reported, with the value assumed). */
-export function defaultedFields(doc: Record<string, unknown> | null, missingSteps: string[], id: string, file: string, problems: FormatProblem[]): Record<string, unknown> {
+export function defaultedFields(
+  doc: Record<string, unknown> | null,
+  missingSteps: string[],
+  id: string,
+  file: string,
+  problems: FormatProblem[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (!doc) return out;
   if (doc.schema_version === undefined || doc.schema_version === null) out.schema_version = '3.0';
   const dec = doc.decisions;
-  if (dec === undefined || dec === null || obj(dec).complexity === undefined || obj(dec).complexity === null || obj(dec).complexity === '') {
+  if (
+    dec === undefined ||
+    dec === null ||
+    obj(dec).complexity === undefined ||
+    obj(dec).complexity === null ||
+    obj(dec).complexity === ''
+  ) {
     out['decisions.complexity'] = 'standard';
-    problems.push(problem('MISSING_FIELD', 'info', `decisions.complexity is missing; bmit reads it as "standard".`, { sessionId: id, path: file, details: { field: 'decisions.complexity', assumed: 'standard' } }));
+    problems.push(
+      problem('MISSING_FIELD', 'info', `decisions.complexity is missing; bmit reads it as "standard".`, {
+        sessionId: id,
+        path: file,
+        details: { field: 'decisions.complexity', assumed: 'standard' },
+      }),
+    );
   }
   for (const k of missingSteps) out[`steps.${k}`] = 'pending';
   for (const [k, v] of Object.entries(obj(doc.steps))) {
@@ -82,7 +138,13 @@ export function defaultedFields(doc: Record<string, unknown> | null, missingStep
 }
 
 /** Step outputs (`0N-*.md` in the project folder) whose step the state does not record as started: OUTPUT_WITHOUT_STATE. */
-export async function outputsWithoutState(dir: SafeDir, projectRel: string, units: ForeignUnit[], id: string, problems: FormatProblem[]): Promise<string[]> {
+export async function outputsWithoutState(
+  dir: SafeDir,
+  projectRel: string,
+  units: ForeignUnit[],
+  id: string,
+  problems: FormatProblem[],
+): Promise<string[]> {
   const found: string[] = [];
   for (const e of await dir.list(projectRel)) {
     const m = /^0([1-7])-.+\.md$/.exec(e.name);
@@ -91,12 +153,19 @@ export async function outputsWithoutState(dir: SafeDir, projectRel: string, unit
     const listed = units.some((x) => x.files.some((f) => f.path.endsWith(e.name)));
     if (u && u.status === 'pending' && !listed) {
       found.push(e.path);
-      problems.push(problem('OUTPUT_WITHOUT_STATE', 'warning', `${e.path} exists, but ${stepLabel(u.id, u.name)} is pending in the state file: the output was written without the state recording it.`, {
-        sessionId: id,
-        path: e.path,
-        hint: `Check the output; if the step really ran, mark ${stepLabel(u.id)} in_progress or complete (bmit's orchestrator would find it by an artifact scan).`,
-        details: { step: u.id, file: e.path },
-      }));
+      problems.push(
+        problem(
+          'OUTPUT_WITHOUT_STATE',
+          'warning',
+          `${e.path} exists, but ${stepLabel(u.id, u.name)} is pending in the state file: the output was written without the state recording it.`,
+          {
+            sessionId: id,
+            path: e.path,
+            hint: `Check the output; if the step really ran, mark ${stepLabel(u.id)} in_progress or complete (bmit's orchestrator would find it by an artifact scan).`,
+            details: { step: u.id, file: e.path },
+          },
+        ),
+      );
     }
   }
   return found;

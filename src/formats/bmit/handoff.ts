@@ -30,7 +30,11 @@ function loose(v: string): string {
 function decisionValues(doc: Record<string, unknown>): Array<{ label: RegExp; what: string; json: string | null }> {
   const d = obj(doc['decisions']);
   return [
-    { label: /^\s*[-*]\s*Architecture Pattern:\s*(.+)$/i, what: 'architecture pattern', json: str(d['architecture_pattern']) },
+    {
+      label: /^\s*[-*]\s*Architecture Pattern:\s*(.+)$/i,
+      what: 'architecture pattern',
+      json: str(d['architecture_pattern']),
+    },
     { label: /^\s*[-*]\s*Region:\s*(.+)$/i, what: 'region', json: str(d['region']) || str(doc['region']) },
     { label: /^\s*[-*]\s*IaC Tool:\s*(.+)$/i, what: 'IaC tool', json: str(doc['iac_tool']) || str(d['iac_tool']) },
   ];
@@ -55,7 +59,12 @@ export function handoffMismatches(text: string, units: ForeignUnit[], doc: Recor
     const title = TITLE_RE.exec(line);
     if (title) {
       const k = stepKey(title[1])!;
-      if (!lastDone || lastDone.id !== k) add({ what: 'last completed step', handoff: `step ${k}`, json: lastDone ? stepLabel(lastDone.id, lastDone.name) : 'none' });
+      if (!lastDone || lastDone.id !== k)
+        add({
+          what: 'last completed step',
+          handoff: `step ${k}`,
+          json: lastDone ? stepLabel(lastDone.id, lastDone.name) : 'none',
+        });
     }
     const check = CHECK_RE.exec(line);
     if (check) {
@@ -64,7 +73,12 @@ export function handoffMismatches(text: string, units: ForeignUnit[], doc: Recor
       const ticked = check[1]!.toLowerCase() === 'x';
       if (u && check[1] !== '-') {
         const isDone = u.status === 'completed' || u.status === 'skipped';
-        if (ticked !== isDone) add({ what: `${stepLabel(k, u.name)} checklist`, handoff: ticked ? 'done' : 'not done', json: u.rawStatus ?? u.status });
+        if (ticked !== isDone)
+          add({
+            what: `${stepLabel(k, u.name)} checklist`,
+            handoff: ticked ? 'done' : 'not done',
+            json: u.rawStatus ?? u.status,
+          });
       }
     }
     for (const re of [NAMED_RE, CURRENT_RE]) {
@@ -97,7 +111,10 @@ export function renderHandoff(doc: Record<string, unknown>, units: ForeignUnit[]
   const project = str(doc['project']) ?? 'project';
   const done = units.filter((u) => u.status === 'completed');
   const lastDone = done.length > 0 ? done[done.length - 1]! : null;
-  const current = units.find((u) => u.status === 'in_progress') ?? units.find((u) => u.status === 'pending' || u.status === 'failed' || u.status === 'blocked') ?? null;
+  const current =
+    units.find((u) => u.status === 'in_progress') ??
+    units.find((u) => u.status === 'pending' || u.status === 'failed' || u.status === 'blocked') ??
+    null;
   const iac = str(doc['iac_tool']) || str(obj(doc['decisions'])['iac_tool']) || '';
   const lines: string[] = [];
   lines.push(`# ${project} — Handoff (${lastDone ? `Step ${showStep(lastDone.id)} complete` : 'not started'})`, '');
@@ -110,20 +127,34 @@ export function renderHandoff(doc: Record<string, unknown>, units: ForeignUnit[]
     lines.push(`- [${box}] Step ${showStep(u.id)} ${u.name} — ${u.rawStatus ?? u.status}${extra}`);
   }
   lines.push('');
-  lines.push(current ? `Current step: ${showStep(current.id)} (${current.name}), ${current.rawStatus ?? current.status}${current.subStep ? `, sub-step ${current.subStep}` : ''}` : 'Current step: none (every step is complete or skipped)', '');
+  lines.push(
+    current
+      ? `Current step: ${showStep(current.id)} (${current.name}), ${current.rawStatus ?? current.status}${current.subStep ? `, sub-step ${current.subStep}` : ''}`
+      : 'Current step: none (every step is complete or skipped)',
+    '',
+  );
   const d = obj(doc['decisions']);
   const keyLines: string[] = [];
   if (str(d['region']) || str(doc['region'])) keyLines.push(`- Region: ${str(d['region']) || str(doc['region'])}`);
-  for (const [k, label] of [['compliance', 'Compliance'], ['budget', 'Budget']] as const) if (str(d[k])) keyLines.push(`- ${label}: ${str(d[k])}`);
+  for (const [k, label] of [
+    ['compliance', 'Compliance'],
+    ['budget', 'Budget'],
+  ] as const)
+    if (str(d[k])) keyLines.push(`- ${label}: ${str(d[k])}`);
   if (iac) keyLines.push(`- IaC Tool: ${iac}`);
-  for (const [k, label] of [['architecture_pattern', 'Architecture Pattern'], ['deployment_strategy', 'Deployment Strategy'], ['complexity', 'Complexity']] as const) if (str(d[k])) keyLines.push(`- ${label}: ${str(d[k])}`);
+  for (const [k, label] of [
+    ['architecture_pattern', 'Architecture Pattern'],
+    ['deployment_strategy', 'Deployment Strategy'],
+    ['complexity', 'Complexity'],
+  ] as const)
+    if (str(d[k])) keyLines.push(`- ${label}: ${str(d[k])}`);
   if (keyLines.length > 0) lines.push('## Key Decisions', '', ...keyLines, '');
   const findings = Array.isArray(doc['open_findings']) ? (doc['open_findings'] as unknown[]) : [];
   if (findings.length > 0) {
     lines.push('## Open Challenger Findings', '');
     for (const f of findings) {
       const o = obj(f);
-      lines.push(`- ${typeof f === 'string' ? f : str(o['message']) ?? str(o['title']) ?? JSON.stringify(f)}`);
+      lines.push(`- ${typeof f === 'string' ? f : (str(o['message']) ?? str(o['title']) ?? JSON.stringify(f))}`);
     }
     lines.push('');
   }

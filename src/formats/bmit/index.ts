@@ -20,7 +20,8 @@ export const bmitAdapter: FormatAdapter = {
       const found = await findProjects(dir);
       if (found.projects.length === 0) return 0;
       for (const p of found.projects) {
-        if (await dir.exists(p.rel === '' ? STATE_FILE : `${p.rel}/${STATE_FILE}`)) return found.layout === 'agent-output' ? 0.9 : 0.95;
+        if (await dir.exists(p.rel === '' ? STATE_FILE : `${p.rel}/${STATE_FILE}`))
+          return found.layout === 'agent-output' ? 0.9 : 0.95;
       }
       return 0.6;
     } catch {
@@ -36,14 +37,26 @@ export const bmitAdapter: FormatAdapter = {
     const problems = [...found.problems];
     if (sessions.length > 1) {
       problems.push(
-        problem('MULTIPLE_PROJECTS', 'info', `${sessions.length} bmit projects found (${sessions.map((s) => s.id).join(', ')}).`, {
-          hint: 'bmit\'s orchestrator asks which project to resume; pass the project folder to pick one.',
-          details: { projects: sessions.map((s) => s.id) },
-        }),
+        problem(
+          'MULTIPLE_PROJECTS',
+          'info',
+          `${sessions.length} bmit projects found (${sessions.map((s) => s.id).join(', ')}).`,
+          {
+            hint: "bmit's orchestrator asks which project to resume; pass the project folder to pick one.",
+            details: { projects: sessions.map((s) => s.id) },
+          },
+        ),
       );
     }
     if (found.layout === 'none' && problems.length === 0) {
-      problems.push(problem('UNKNOWN_FORMAT', 'error', `No bmit project (agent-output/<project>/${STATE_FILE}) under ${dir.root}.`, { hint: 'Give the repository root, its agent-output folder or one project folder.' }));
+      problems.push(
+        problem(
+          'UNKNOWN_FORMAT',
+          'error',
+          `No bmit project (agent-output/<project>/${STATE_FILE}) under ${dir.root}.`,
+          { hint: 'Give the repository root, its agent-output folder or one project folder.' },
+        ),
+      );
     }
     return { format: 'bmit', root: dir.root, sessions, problems };
   }),

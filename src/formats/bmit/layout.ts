@@ -52,7 +52,9 @@ async function projectsUnder(dir: SafeDir, rel: string, problems: FormatProblem[
 }
 
 /** Finds the layout and the projects of `dir`. Never throws. */
-export async function findProjects(dir: SafeDir): Promise<{ layout: BmitLayout; projects: BmitProject[]; problems: FormatProblem[] }> {
+export async function findProjects(
+  dir: SafeDir,
+): Promise<{ layout: BmitLayout; projects: BmitProject[]; problems: FormatProblem[] }> {
   const problems: FormatProblem[] = [];
   const top = await dir.list('');
   const ao = top.find((e) => e.name === 'agent-output' && (e.kind === 'dir' || e.kind === 'link'));

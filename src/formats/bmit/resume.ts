@@ -44,12 +44,17 @@ export function prerequisiteProblems(units: ForeignUnit[], sessionId: string, fi
     if (earlier.length === 0) continue;
     const list = earlier.map((e) => `${stepLabel(e.id, e.name)} is ${e.rawStatus ?? e.status}`).join(', ');
     out.push(
-      problem('PREREQUISITE', 'warning', `${stepLabel(u.id, u.name)} is ${u.rawStatus ?? u.status} while ${list}: it was invoked out of order.`, {
-        sessionId,
-        path: file,
-        hint: 'bmit\'s direct-invocation rule: warn, then proceed anyway or hand off to the orchestrator to finish the earlier steps.',
-        details: { unit: u.id, earlier: earlier.map((e) => ({ unit: e.id, status: e.rawStatus ?? e.status })) },
-      }),
+      problem(
+        'PREREQUISITE',
+        'warning',
+        `${stepLabel(u.id, u.name)} is ${u.rawStatus ?? u.status} while ${list}: it was invoked out of order.`,
+        {
+          sessionId,
+          path: file,
+          hint: "bmit's direct-invocation rule: warn, then proceed anyway or hand off to the orchestrator to finish the earlier steps.",
+          details: { unit: u.id, earlier: earlier.map((e) => ({ unit: e.id, status: e.rawStatus ?? e.status })) },
+        },
+      ),
     );
   }
   return out;
@@ -88,7 +93,14 @@ export function bmitResume(units: ForeignUnit[], prereq: FormatProblem[], r: Rec
       recommended: true,
     };
     return {
-      unitId: null, action: 'refuse', subStep: null, retryLimit: null, retriesUsed: null, lastCompleted: null, options: [live], recommended: 'live',
+      unitId: null,
+      action: 'refuse',
+      subStep: null,
+      retryLimit: null,
+      retriesUsed: null,
+      lastCompleted: null,
+      options: [live],
+      recommended: 'live',
       warnings: prereq.map((p) => p.message),
       reason: `${r.why} Check its permissions and run again; do not restore the backup or start fresh from the template, which would lose the progress it may still hold.`,
     };
@@ -99,9 +111,19 @@ export function bmitResume(units: ForeignUnit[], prereq: FormatProblem[], r: Rec
   const recommended = options.find((o) => o.recommended)?.kind ?? null;
   const warnings = prereq.map((p) => p.message);
   const base = { retryLimit: null, retriesUsed: null, lastCompleted, options, recommended, warnings };
-  const prefix = r.unusable ? (r.backup ? `${r.why} Read from ${r.backup} (bmit restores the backup). ` : `${r.why} No usable backup: bmit starts fresh from the template. `) : '';
+  const prefix = r.unusable
+    ? r.backup
+      ? `${r.why} Read from ${r.backup} (bmit restores the backup). `
+      : `${r.why} No usable backup: bmit starts fresh from the template. `
+    : '';
   if (r.unusable && r.backup === null) {
-    return { ...base, unitId: units[0]?.id ?? '1', action: 'start', subStep: null, reason: `${prefix}Start at step 1 with every step pending.` };
+    return {
+      ...base,
+      unitId: units[0]?.id ?? '1',
+      action: 'start',
+      subStep: null,
+      reason: `${prefix}Start at step 1 with every step pending.`,
+    };
   }
   const u = positionOf(units);
   if (!u) {
@@ -125,7 +147,13 @@ export function bmitResume(units: ForeignUnit[], prereq: FormatProblem[], r: Rec
     };
   }
   if (u.status === 'in_progress') {
-    return { ...base, unitId: u.id, action: 'restart', subStep: null, reason: `${prefix}${label} is in_progress with no sub_step recorded: restart the step from its beginning.` };
+    return {
+      ...base,
+      unitId: u.id,
+      action: 'restart',
+      subStep: null,
+      reason: `${prefix}${label} is in_progress with no sub_step recorded: restart the step from its beginning.`,
+    };
   }
   const skipped = units.filter((x) => x.status === 'skipped' && stepRank(x.id) < stepRank(u.id)).map((x) => x.id);
   return {

@@ -29,10 +29,35 @@ export const SUB_STEPS: Record<string, readonly string[]> = {
   '1': ['phase_1_discovery', 'phase_2_workload', 'phase_3_nfr', 'phase_4_technical', 'phase_5_artifact'],
   '2': ['phase_1_prereqs', 'phase_2_waf', 'phase_3_cost', 'phase_4_challenger', 'phase_5_artifact'],
   '3': ['phase_1_prereqs', 'phase_2_diagram', 'phase_3_adr', 'phase_4_artifact'],
-  '4': ['phase_1_governance', 'phase_2_avm', 'phase_3_plan', 'phase_3.5_strategy', 'phase_3_5_strategy', 'phase_4_diagrams', 'phase_5_challenger', 'phase_6_artifact'],
-  '5': ['phase_1_preflight', 'phase_1.5_governance', 'phase_2_scaffold', 'phase_3_modules', 'phase_4_lint', 'phase_5_challenger', 'phase_6_artifact'],
+  '4': [
+    'phase_1_governance',
+    'phase_2_avm',
+    'phase_3_plan',
+    'phase_3.5_strategy',
+    'phase_3_5_strategy',
+    'phase_4_diagrams',
+    'phase_5_challenger',
+    'phase_6_artifact',
+  ],
+  '5': [
+    'phase_1_preflight',
+    'phase_1.5_governance',
+    'phase_2_scaffold',
+    'phase_3_modules',
+    'phase_4_lint',
+    'phase_5_challenger',
+    'phase_6_artifact',
+  ],
   '6': ['phase_1_auth', 'phase_2_preview', 'phase_3_deploy', 'phase_4_verify', 'phase_5_artifact'],
-  '7': ['phase_1_prereqs', 'phase_1.5_compacted', 'phase_2_inventory', 'phase_3_docs', 'phase_4_cost', 'phase_5_diagram', 'phase_6_index'],
+  '7': [
+    'phase_1_prereqs',
+    'phase_1.5_compacted',
+    'phase_2_inventory',
+    'phase_3_docs',
+    'phase_4_cost',
+    'phase_5_diagram',
+    'phase_6_index',
+  ],
 };
 
 /** Statuses bmit writes. */

@@ -20,7 +20,15 @@ import { arr, obj, parseDocument, str } from '../util.js';
 import { renderHandoff } from './handoff.js';
 import { findProjects, HANDOFF_FILE, joinRel, STATE_FILE } from './layout.js';
 import { templateState } from './read.js';
-import { CURRENT_SCHEMA, denormalizeStatus, normalizeStatus, STEP_NAMES, STEP_ORDER, stepKey, stepRank } from './steps.js';
+import {
+  CURRENT_SCHEMA,
+  denormalizeStatus,
+  normalizeStatus,
+  STEP_NAMES,
+  STEP_ORDER,
+  stepKey,
+  stepRank,
+} from './steps.js';
 
 type Doc = Record<string, unknown>;
 
@@ -29,7 +37,8 @@ export function originalState(original: Record<string, unknown> | null): Doc | n
   if (!original) return null;
   const keys = Object.keys(original);
   const k =
-    keys.find((x) => x === STATE_FILE || x.endsWith(`/${STATE_FILE}`)) ?? keys.find((x) => x === `${STATE_FILE}.bak` || x.endsWith(`/${STATE_FILE}.bak`));
+    keys.find((x) => x === STATE_FILE || x.endsWith(`/${STATE_FILE}`)) ??
+    keys.find((x) => x === `${STATE_FILE}.bak` || x.endsWith(`/${STATE_FILE}.bak`));
   const v = k ? original[k] : null;
   return v && typeof v === 'object' && !Array.isArray(v) ? (v as Doc) : null;
 }
@@ -60,7 +69,10 @@ function writeStep(p: Phase, orig: Doc, input: ExportInput): Doc {
   delete meta['claim'];
   delete meta['filesRead'];
   const origStatus = str(orig['status']);
-  const status = origStatus !== null && normalizeStatus(origStatus).status === (p.status as string) ? origStatus : denormalizeStatus(p.status);
+  const status =
+    origStatus !== null && normalizeStatus(origStatus).status === (p.status as string)
+      ? origStatus
+      : denormalizeStatus(p.status);
   const artifacts = p.files.filter((f) => f.action !== 'deleted').map((f) => f.path);
   const agent = p.agents[0] ?? str(orig['agent']) ?? '';
   // bmit clears sub_step when a step completes; a file that was already complete with its
@@ -88,7 +100,8 @@ function writeDecisions(input: ExportInput, orig: unknown[]): unknown[] {
   let next = 1 + Math.max(0, ...orig.map((d) => Number(/^D(\d+)$/.exec(str(obj(d)['id']) ?? '')?.[1] ?? 0)));
   return s.decisions.map((d, i) => {
     let j = orig.findIndex((o, k) => !used.has(k) && str(obj(o)['id']) !== null && str(obj(o)['id']) === d.id);
-    if (j === -1) j = orig.findIndex((o, k) => !used.has(k) && (str(obj(o)['title']) ?? str(obj(o)['decision'])) === d.title);
+    if (j === -1)
+      j = orig.findIndex((o, k) => !used.has(k) && (str(obj(o)['title']) ?? str(obj(o)['decision'])) === d.title);
     if (j === -1 && i < orig.length && !used.has(i)) j = i;
     const o = j === -1 ? null : obj(orig[j]);
     if (j !== -1) used.add(j);
@@ -139,7 +152,12 @@ function currentStep(origValue: unknown, steps: Doc): number {
   const st = (k: string) => str(obj(steps[k])['status']);
   const pos = keys.find((k) => st(k) === 'in_progress') ?? keys.find((k) => st(k) === 'pending');
   const derived = pos === undefined ? 7 : Math.floor(Number(pos.replace('_', '.'))) || 0;
-  if (typeof origValue === 'number' && Number.isInteger(origValue) && (pos === undefined ? origValue === 7 : derived <= origValue)) return origValue;
+  if (
+    typeof origValue === 'number' &&
+    Number.isInteger(origValue) &&
+    (pos === undefined ? origValue === 7 : derived <= origValue)
+  )
+    return origValue;
   return derived;
 }
 
@@ -212,7 +230,8 @@ export async function bmitExportPlan(input: ExportInput, out: SafeDir): Promise<
   // since the import: `updated` and the position field are written as they were.
   const keep = input.unchangedSinceImport === true;
   doc['updated'] = keep && base['updated'] !== undefined ? base['updated'] : bmitTime(input.now);
-  doc['current_step'] = keep && base['current_step'] !== undefined ? base['current_step'] : currentStep(base['current_step'], steps);
+  doc['current_step'] =
+    keep && base['current_step'] !== undefined ? base['current_step'] : currentStep(base['current_step'], steps);
   doc['decision_log'] = writeDecisions(input, arr(base['decision_log']));
   doc['open_findings'] = writeFindings(s, arr(base['open_findings']));
   doc['steps'] = steps;

@@ -35,7 +35,13 @@ export interface Candidates {
 }
 
 /** Merges registry lines, markers and session folders into candidates by name; problems go to `P`. */
-export async function findCandidates(dir: SafeDir, prefix: string, wfDir: string, folders: FoundFolder[], P: FormatProblem[]): Promise<Candidates> {
+export async function findCandidates(
+  dir: SafeDir,
+  prefix: string,
+  wfDir: string,
+  folders: FoundFolder[],
+  P: FormatProblem[],
+): Promise<Candidates> {
   // Registry (layout a).
   let registry: Registry | null = null;
   let registryRead: ReadResult | null = null;
@@ -87,12 +93,29 @@ export async function findCandidates(dir: SafeDir, prefix: string, wfDir: string
       const c = cand(entry.id);
       c.entry = entry;
       if (directory === null) {
-        P.push(problem('MISSING_FIELD', 'info', `Registry line ${entry.line} (${entry.id}) has no "directory"; ${prefix}${entry.id} was assumed.`, { path: regPath, sessionId: entry.id, details: { field: 'directory', assumed: `${prefix}${entry.id}`, line: entry.line } }));
+        P.push(
+          problem(
+            'MISSING_FIELD',
+            'info',
+            `Registry line ${entry.line} (${entry.id}) has no "directory"; ${prefix}${entry.id} was assumed.`,
+            {
+              path: regPath,
+              sessionId: entry.id,
+              details: { field: 'directory', assumed: `${prefix}${entry.id}`, line: entry.line },
+            },
+          ),
+        );
         continue;
       }
       let rel = registryDirToRel(directory, prefix);
       // A directory written relative to .workflow (`WFS-x`) rather than to the project root.
-      if (prefix !== '' && !rel.startsWith('.workflow/') && !(await dir.exists(rel)) && (await dir.exists(`${prefix}${rel}`))) rel = `${prefix}${rel}`;
+      if (
+        prefix !== '' &&
+        !rel.startsWith('.workflow/') &&
+        !(await dir.exists(rel)) &&
+        (await dir.exists(`${prefix}${rel}`))
+      )
+        rel = `${prefix}${rel}`;
       const chk = await dir.check(rel);
       if (!chk.ok) {
         c.unsafe = true;
@@ -113,12 +136,22 @@ export async function findCandidates(dir: SafeDir, prefix: string, wfDir: string
       }
       if (elsewhere) {
         P.push(
-          problem('REGISTRY_MISMATCH', 'warning', `Registry line ${entry.line} says ${entry.id} lives in ${directory}, but it is in ${c.folders.map((f) => f.rel).join(', ')}; the folder found wins.`, {
-            path: regPath,
-            sessionId: entry.id,
-            hint: 'The registry predates the move to active/ and archives/: remove it once every session is migrated.',
-            details: { line: entry.line, field: 'directory', registry: directory, found: c.folders.map((f) => f.rel) },
-          }),
+          problem(
+            'REGISTRY_MISMATCH',
+            'warning',
+            `Registry line ${entry.line} says ${entry.id} lives in ${directory}, but it is in ${c.folders.map((f) => f.rel).join(', ')}; the folder found wins.`,
+            {
+              path: regPath,
+              sessionId: entry.id,
+              hint: 'The registry predates the move to active/ and archives/: remove it once every session is migrated.',
+              details: {
+                line: entry.line,
+                field: 'directory',
+                registry: directory,
+                found: c.folders.map((f) => f.rel),
+              },
+            },
+          ),
         );
       }
     }
@@ -127,7 +160,14 @@ export async function findCandidates(dir: SafeDir, prefix: string, wfDir: string
     const c = byName.get(name);
     if (c && c.folders.length > 0) c.marker = path;
     else {
-      P.push(problem('DANGLING_ACTIVE', 'error', `The marker ${path} makes ${name} the active session, but no folder ${name} exists.`, { path, sessionId: name, hint: `Remove ${path}, or restore the session folder.` }));
+      P.push(
+        problem(
+          'DANGLING_ACTIVE',
+          'error',
+          `The marker ${path} makes ${name} the active session, but no folder ${name} exists.`,
+          { path, sessionId: name, hint: `Remove ${path}, or restore the session folder.` },
+        ),
+      );
     }
   }
   return { byName, registry, registryRead, regPath };

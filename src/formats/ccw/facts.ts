@@ -14,7 +14,8 @@ import type { ForeignSession, FormatProblem } from '../types.js';
 import { problem } from '../util.js';
 
 /** What "no active session" means for CCW's next command. */
-export const NO_ACTIVE = 'No active session: every CCW command runs in a temporary workspace (Command Pre-execution Protocol, fallback mode) and writes nothing into a session; /workflow:session resume <id> or switch <id> makes one active first.';
+export const NO_ACTIVE =
+  'No active session: every CCW command runs in a temporary workspace (Command Pre-execution Protocol, fallback mode) and writes nothing into a session; /workflow:session resume <id> or switch <id> makes one active first.';
 
 /** Session statuses of the principles document (seed 004 "Session State Structure"). */
 export const PRINCIPLES_STATUSES = ['active', 'paused', 'completed'];
@@ -22,18 +23,27 @@ export const PRINCIPLES_STATUSES = ['active', 'paused', 'completed'];
 /** A status outside CCW's set, read as its documented equivalent: session.md's pause writes "interrupted" (= paused). */
 export function normaliseStatus(raw: string | null, id: string, path: string, problems: FormatProblem[]): void {
   if (raw === 'interrupted') {
-    problems.push(problem('STATUS_NORMALISED', 'info', `${id} has status "interrupted", outside CCW's set (active, paused, completed); session.md's pause writes it, so it is read as paused.`, {
-      sessionId: id,
-      path,
-      hint: 'CCW corrects statuses automatically (Multi-Session Conflicts: automatic session status correction); baton export writes "paused".',
-      details: { field: 'status', raw, read: 'paused' },
-    }));
+    problems.push(
+      problem(
+        'STATUS_NORMALISED',
+        'info',
+        `${id} has status "interrupted", outside CCW's set (active, paused, completed); session.md's pause writes it, so it is read as paused.`,
+        {
+          sessionId: id,
+          path,
+          hint: 'CCW corrects statuses automatically (Multi-Session Conflicts: automatic session status correction); baton export writes "paused".',
+          details: { field: 'status', raw, read: 'paused' },
+        },
+      ),
+    );
   }
 }
 
 /** The task to resume at: the `.task/impl-*` task in progress, else the first pending one; null when none. */
 export function taskToResume(statuses: Array<[string, string]>): { task: string; status: string } | null {
-  const hit = statuses.find(([, s]) => s === 'in_progress' || s === 'in-progress' || s === 'active') ?? statuses.find(([, s]) => s === 'pending' || s === 'todo');
+  const hit =
+    statuses.find(([, s]) => s === 'in_progress' || s === 'in-progress' || s === 'active') ??
+    statuses.find(([, s]) => s === 'pending' || s === 'todo');
   return hit ? { task: hit[0], status: hit[1] } : null;
 }
 
@@ -55,11 +65,21 @@ export function effectiveActive(actives: ForeignSession[]): { effective: Foreign
 /** CCW's rules for one session. */
 export function ccwRules(s: ForeignSession): ToolkitRules {
   const r = noRules('CCW');
-  if (s.status === 'completed') r.refuse = 'the session is completed: CCW has nothing to resume (Session Lifecycle: COMPLETED → archive).';
+  if (s.status === 'completed')
+    r.refuse = 'the session is completed: CCW has nothing to resume (Session Lifecycle: COMPLETED → archive).';
   const review = s.units.find((u) => u.id.toLowerCase() === 'review');
   const implement = s.units.find((u) => u.id.toLowerCase() === 'implement');
-  if (review && review.status !== 'completed' && review.status !== 'skipped' && (implement?.status === 'completed' || s.status === 'completed')) {
-    r.required.push({ phaseId: review.id, name: 'the review phase', reason: `review is ${review.status}; CCW's workflow is PLAN → IMPLEMENT → REVIEW, and completing without review is the known failure of issue #48 (archived sessions cannot be re-reviewed).` });
+  if (
+    review &&
+    review.status !== 'completed' &&
+    review.status !== 'skipped' &&
+    (implement?.status === 'completed' || s.status === 'completed')
+  ) {
+    r.required.push({
+      phaseId: review.id,
+      name: 'the review phase',
+      reason: `review is ${review.status}; CCW's workflow is PLAN → IMPLEMENT → REVIEW, and completing without review is the known failure of issue #48 (archived sessions cannot be re-reviewed).`,
+    });
   }
   if (s.position.task) r.notes.push(`Resume at task ${s.position.task} (the task in progress).`);
   return r;

@@ -13,7 +13,8 @@ import { planCcwExport } from './write.js';
 
 export const ccwAdapter: FormatAdapter = {
   name: 'ccw',
-  description: 'Claude-Code-Workflow: .workflow/session_status.jsonl, .active-* markers, active/ + archives/ WFS-* folders',
+  description:
+    'Claude-Code-Workflow: .workflow/session_status.jsonl, .active-* markers, active/ + archives/ WFS-* folders',
   async detect(dir: SafeDir): Promise<number> {
     try {
       const prefix = await workflowPrefix(dir);

@@ -43,7 +43,8 @@ export async function workflowPrefix(dir: SafeDir): Promise<string | null> {
 /** True when folder entry names are those of a CCW workflow folder. */
 export function looksLikeWorkflowDir(names: string[]): boolean {
   return names.some(
-    (n) => n === REGISTRY_FILE || n.startsWith(MARKER_PREFIX) || n.startsWith('WFS-') || n === 'active' || n === 'archives',
+    (n) =>
+      n === REGISTRY_FILE || n.startsWith(MARKER_PREFIX) || n.startsWith('WFS-') || n === 'active' || n === 'archives',
   );
 }
 

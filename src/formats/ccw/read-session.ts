@@ -41,7 +41,11 @@ export interface ReadContext {
  * The folder to read when a session has several: the archived copy when it parses and is not
  * older than the live one, else the live one. Copies left behind are reported.
  */
-async function pickCopy(dir: SafeDir, c: Candidate, problems: FormatProblem[]): Promise<{ main: FoundFolder; live: FoundFolder[] }> {
+async function pickCopy(
+  dir: SafeDir,
+  c: Candidate,
+  problems: FormatProblem[],
+): Promise<{ main: FoundFolder; live: FoundFolder[] }> {
   const sorted = [...c.folders].sort((a, b) => PLACE_RANK[b.place] - PLACE_RANK[a.place]);
   const live = sorted.filter((f) => f.place !== 'archives');
   const archived = sorted.find((f) => f.place === 'archives');
@@ -63,21 +67,34 @@ async function pickCopy(dir: SafeDir, c: Candidate, problems: FormatProblem[]): 
     const archivedOk = tArchived !== null;
     if (!archivedOk || (tLive !== null && tLive > tArchived)) main = live[0]!;
     problems.push(
-      problem('ARCHIVE_COPIED', 'warning', `${c.name} is both live (${live.map((f) => f.rel).join(', ')}) and archived (${archived.rel}): the archive was copied instead of moved${archivedOk ? '' : ', and the archived copy has no readable session file'}; ${main.rel} was read.`, {
-        sessionId: c.name,
-        path: archived.rel,
-        hint: main === archived ? `Check ${archived.rel} is complete, then remove ${live.map((f) => f.rel).join(', ')}.` : `The live copy ${main.rel} is the newer or the only readable one: archive it again (copy, then remove it), or remove ${archived.rel} to go on with it.`,
-        details: { live: live.map((f) => f.rel), archived: archived.rel, read: main.rel },
-      }),
+      problem(
+        'ARCHIVE_COPIED',
+        'warning',
+        `${c.name} is both live (${live.map((f) => f.rel).join(', ')}) and archived (${archived.rel}): the archive was copied instead of moved${archivedOk ? '' : ', and the archived copy has no readable session file'}; ${main.rel} was read.`,
+        {
+          sessionId: c.name,
+          path: archived.rel,
+          hint:
+            main === archived
+              ? `Check ${archived.rel} is complete, then remove ${live.map((f) => f.rel).join(', ')}.`
+              : `The live copy ${main.rel} is the newer or the only readable one: archive it again (copy, then remove it), or remove ${archived.rel} to go on with it.`,
+          details: { live: live.map((f) => f.rel), archived: archived.rel, read: main.rel },
+        },
+      ),
     );
   } else if (live.length > 1) {
     problems.push(
-      problem('DUPLICATE_SESSION', 'warning', `${c.name} has several live folders (${live.map((f) => f.rel).join(', ')}), left by a layout migration; ${main.rel} was read.`, {
-        sessionId: c.name,
-        path: main.rel,
-        hint: `Keep ${main.rel} and remove the others.`,
-        details: { folders: live.map((f) => f.rel), read: main.rel },
-      }),
+      problem(
+        'DUPLICATE_SESSION',
+        'warning',
+        `${c.name} has several live folders (${live.map((f) => f.rel).join(', ')}), left by a layout migration; ${main.rel} was read.`,
+        {
+          sessionId: c.name,
+          path: main.rel,
+          hint: `Keep ${main.rel} and remove the others.`,
+          details: { folders: live.map((f) => f.rel), read: main.rel },
+        },
+      ),
     );
   }
   return { main, live };
@@ -102,7 +119,15 @@ interface SessionRead {
 }
 
 /** Reads the session file, or its latest good backup when it is damaged or unreadable. */
-async function readSessionOrBackup(dir: SafeDir, c: Candidate, folder: string, filePath: string, reads: ReadResult[], documents: Record<string, unknown>, problems: FormatProblem[]): Promise<SessionRead> {
+async function readSessionOrBackup(
+  dir: SafeDir,
+  c: Candidate,
+  folder: string,
+  filePath: string,
+  reads: ReadResult[],
+  documents: Record<string, unknown>,
+  problems: FormatProblem[],
+): Promise<SessionRead> {
   const fr = await dir.read(filePath);
   reads.push(fr);
   let doc: Record<string, unknown> | null = null;
@@ -116,7 +141,10 @@ async function readSessionOrBackup(dir: SafeDir, c: Candidate, folder: string, f
       documents[filePath] = doc;
     } else fileProblem = p.problem;
   } else if (fr.kind === 'missing') {
-    fileProblem = problem('MISSING_FILE', 'error', `${folder} has no ${SESSION_FILE}.`, { sessionId: c.name, path: filePath });
+    fileProblem = problem('MISSING_FILE', 'error', `${folder} has no ${SESSION_FILE}.`, {
+      sessionId: c.name,
+      path: filePath,
+    });
   } else fileProblem = { ...fr.problem, sessionId: c.name };
 
   const backupPaths = await listBackups(dir, folder);
@@ -134,16 +162,33 @@ async function readSessionOrBackup(dir: SafeDir, c: Candidate, folder: string, f
     const fallback = backups.slice(i + 1).find((x) => x.ok)?.path ?? null;
     if (b.empty) {
       // An empty backup holds nothing to roll back to (seed 004: "Automatic backup before each save").
-      problems.push(problem('EMPTY_BACKUP', 'warning', `The backup ${b.path} is empty (0 bytes)${fallback ? `; the older ${fallback} is the one to fall back to` : '; no older backup parses'}.`, { sessionId: c.name, path: b.path, hint: 'Delete the empty backup; CCW writes a new one before its next save.', details: { backup: b.path, fallback } }));
+      problems.push(
+        problem(
+          'EMPTY_BACKUP',
+          'warning',
+          `The backup ${b.path} is empty (0 bytes)${fallback ? `; the older ${fallback} is the one to fall back to` : '; no older backup parses'}.`,
+          {
+            sessionId: c.name,
+            path: b.path,
+            hint: 'Delete the empty backup; CCW writes a new one before its next save.',
+            details: { backup: b.path, fallback },
+          },
+        ),
+      );
       return;
     }
     problems.push(
-      problem('CORRUPT_CHECKPOINT', 'warning', `The backup ${b.path} does not parse${fallback ? `; the older ${fallback} is the one to fall back to` : ' and no older backup parses'}.`, {
-        sessionId: c.name,
-        path: b.path,
-        hint: fallback ? `Use ${fallback} for a rollback; remove ${b.path}.` : `Remove ${b.path}.`,
-        details: { fallback },
-      }),
+      problem(
+        'CORRUPT_CHECKPOINT',
+        'warning',
+        `The backup ${b.path} does not parse${fallback ? `; the older ${fallback} is the one to fall back to` : ' and no older backup parses'}.`,
+        {
+          sessionId: c.name,
+          path: b.path,
+          hint: fallback ? `Use ${fallback} for a rollback; remove ${b.path}.` : `Remove ${b.path}.`,
+          details: { fallback },
+        },
+      ),
     );
   });
   const fileUnreadable = fileProblem?.code === 'UNREADABLE';
@@ -160,7 +205,8 @@ async function readSessionOrBackup(dir: SafeDir, c: Candidate, folder: string, f
       ? `Restore ${goodBackup.path} over ${filePath} (CCW's rollback to the last known good state), or rebuild from IMPL_PLAN.md.`
       : `No backup in ${folder}/.backups parses: rebuild the session from the planning documents (IMPL_PLAN.md, TODO_LIST.md).`;
     fileProblem.details = { ...(fileProblem.details ?? {}), backup: goodBackup?.path ?? null };
-    if (fileProblem.code !== 'MISSING_FILE') fileProblem.code = fileProblem.code === 'EMPTY_FILE' ? 'EMPTY_FILE' : 'CORRUPT_FILE';
+    if (fileProblem.code !== 'MISSING_FILE')
+      fileProblem.code = fileProblem.code === 'EMPTY_FILE' ? 'EMPTY_FILE' : 'CORRUPT_FILE';
     problems.push(fileProblem);
     if (goodBackup) {
       doc = goodBackup.doc;
@@ -174,14 +220,35 @@ async function readSessionOrBackup(dir: SafeDir, c: Candidate, folder: string, f
  * Which files the folder has (the state validation inputs); the planning documents are
  * carried along as text so an export elsewhere gives CCW what it needs to resume.
  */
-async function readCompanions(dir: SafeDir, folder: string, sd: SessionDoc, id: string, filePath: string, reads: ReadResult[], documents: Record<string, unknown>, problems: FormatProblem[]): Promise<Set<string>> {
+async function readCompanions(
+  dir: SafeDir,
+  folder: string,
+  sd: SessionDoc,
+  id: string,
+  filePath: string,
+  reads: ReadResult[],
+  documents: Record<string, unknown>,
+  problems: FormatProblem[],
+): Promise<Set<string>> {
   const present = new Set((await dir.list(folder)).map((e) => e.name));
   const plan = sd.units.find((u) => u.id.toLowerCase() === 'plan');
   const companions = new Set(COMPANIONS.filter((n) => present.has(n)));
   for (const f of plan?.files ?? []) {
     const chk = await dir.check(`${folder}/${f.path}`);
     if (!chk.ok || f.path.split(/[\\/]/).includes('..') || f.path.startsWith('/')) {
-      problems.push({ ...(chk.ok ? problem('UNSAFE_PATH', 'error', `The plan document path ${JSON.stringify(f.path)} leaves the session folder; it was not followed.`, {}) : chk.problem), sessionId: id, path: filePath, details: { document: f.path } });
+      problems.push({
+        ...(chk.ok
+          ? problem(
+              'UNSAFE_PATH',
+              'error',
+              `The plan document path ${JSON.stringify(f.path)} leaves the session folder; it was not followed.`,
+              {},
+            )
+          : chk.problem),
+        sessionId: id,
+        path: filePath,
+        details: { document: f.path },
+      });
       continue;
     }
     if (await dir.exists(chk.rel)) {
@@ -221,12 +288,26 @@ export async function readCandidate(dir: SafeDir, c: Candidate, ctx: ReadContext
     documents[c.marker] = mr.kind === 'ok' ? mr.text : '';
   }
 
-  const { doc, fileOk, fileUnreadable, backups, goodBackup } = await readSessionOrBackup(dir, c, folder, filePath, reads, documents, problems);
-  const sd: SessionDoc = readSessionDoc(doc ?? {}, fileOk ? filePath : goodBackup?.path ?? filePath, c.name);
+  const { doc, fileOk, fileUnreadable, backups, goodBackup } = await readSessionOrBackup(
+    dir,
+    c,
+    folder,
+    filePath,
+    reads,
+    documents,
+    problems,
+  );
+  const sd: SessionDoc = readSessionDoc(doc ?? {}, fileOk ? filePath : (goodBackup?.path ?? filePath), c.name);
   if (doc) problems.push(...sd.problems);
   const id = sd.id ?? c.entry?.id ?? c.name;
   if (sd.id !== null && sd.id !== c.name) {
-    problems.push(problem('REGISTRY_MISMATCH', 'info', `${filePath} names the session ${sd.id}, but its folder is ${c.name}.`, { sessionId: id, path: filePath, details: { field: 'session_id', file: sd.id, folder: c.name } }));
+    problems.push(
+      problem('REGISTRY_MISMATCH', 'info', `${filePath} names the session ${sd.id}, but its folder is ${c.name}.`, {
+        sessionId: id,
+        path: filePath,
+        details: { field: 'session_id', file: sd.id, folder: c.name },
+      }),
+    );
   }
 
   // Task files: counts and statuses as implement-unit metadata.
@@ -235,7 +316,8 @@ export async function readCandidate(dir: SafeDir, c: Candidate, ctx: ReadContext
   const byTaskId = (x: string): number[] => x.slice(5).split('.').map(Number);
   taskStatuses.sort(([a], [b]) => {
     const [x, y] = [byTaskId(a), byTaskId(b)];
-    for (let k = 0; k < Math.max(x.length, y.length); k++) if ((x[k] ?? -1) !== (y[k] ?? -1)) return (x[k] ?? -1) - (y[k] ?? -1);
+    for (let k = 0; k < Math.max(x.length, y.length); k++)
+      if ((x[k] ?? -1) !== (y[k] ?? -1)) return (x[k] ?? -1) - (y[k] ?? -1);
     return 0;
   });
   if (taskSummary) {
@@ -245,13 +327,41 @@ export async function readCandidate(dir: SafeDir, c: Candidate, ctx: ReadContext
 
   const fileStatus = sd.rawStatus;
   if (doc) normaliseStatus(fileStatus, id, filePath, problems);
-  const { status, active, isArchived, regStatus } = decideStatus({ c, main, fileStatus, hasDoc: doc !== null, id, filePath, folder, registryPath: ctx.registryPath, markersLayout: ctx.markersLayout, hasRegistry: ctx.hasRegistry }, problems);
+  const { status, active, isArchived, regStatus } = decideStatus(
+    {
+      c,
+      main,
+      fileStatus,
+      hasDoc: doc !== null,
+      id,
+      filePath,
+      folder,
+      registryPath: ctx.registryPath,
+      markersLayout: ctx.markersLayout,
+      hasRegistry: ctx.hasRegistry,
+    },
+    problems,
+  );
 
   const archiving = main.place !== 'archives' ? await dir.exists(`${folder}/${ARCHIVING_MARKER}`) : false;
-  const liveArchiving = !archiving && live.length > 0 && main.place === 'archives' ? await dir.exists(`${live[0]!.rel}/${ARCHIVING_MARKER}`) : false;
+  const liveArchiving =
+    !archiving && live.length > 0 && main.place === 'archives'
+      ? await dir.exists(`${live[0]!.rel}/${ARCHIVING_MARKER}`)
+      : false;
   if (archiving || liveArchiving) {
     const at = archiving ? folder : live[0]!.rel;
-    problems.push(problem('ARCHIVE_INTERRUPTED', 'warning', `${at}/${ARCHIVING_MARKER} is present: archiving ${id} was interrupted.`, { sessionId: id, path: `${at}/${ARCHIVING_MARKER}`, hint: 'Run CCW session:complete again (it resumes an interrupted archive), or baton export with the session completed.' }));
+    problems.push(
+      problem(
+        'ARCHIVE_INTERRUPTED',
+        'warning',
+        `${at}/${ARCHIVING_MARKER} is present: archiving ${id} was interrupted.`,
+        {
+          sessionId: id,
+          path: `${at}/${ARCHIVING_MARKER}`,
+          hint: 'Run CCW session:complete again (it resumes an interrupted archive), or baton export with the session completed.',
+        },
+      ),
+    );
   }
   const present = await readCompanions(dir, folder, sd, id, filePath, reads, documents, problems);
 
@@ -270,10 +380,14 @@ export async function readCandidate(dir: SafeDir, c: Candidate, ctx: ReadContext
   problems.push(...rp);
 
   const posUnit: ForeignUnit | undefined =
-    sd.units.find((u) => u.id === sd.currentUnit) ?? sd.units.find((u) => u.status === 'in_progress') ?? sd.units.find((u) => u.status === 'pending' || u.status === 'failed');
+    sd.units.find((u) => u.id === sd.currentUnit) ??
+    sd.units.find((u) => u.status === 'in_progress') ??
+    sd.units.find((u) => u.status === 'pending' || u.status === 'failed');
   // The resume point at task level: resume_implementation continues with the task in progress.
-  const task = status !== 'completed' && posUnit && posUnit.id.toLowerCase() === 'implement' ? taskToResume(taskStatuses) : null;
-  if (task && advice.unitId === posUnit!.id) advice.reason += ` Resume at task ${task.task} (${task.status === 'pending' ? 'the first pending task' : 'in progress'}).`;
+  const task =
+    status !== 'completed' && posUnit && posUnit.id.toLowerCase() === 'implement' ? taskToResume(taskStatuses) : null;
+  if (task && advice.unitId === posUnit!.id)
+    advice.reason += ` Resume at task ${task.task} (${task.status === 'pending' ? 'the first pending task' : 'in progress'}).`;
   const sources = reads.map((r) => r.path);
   const session: ForeignSession = {
     format: 'ccw',
@@ -298,8 +412,17 @@ export async function readCandidate(dir: SafeDir, c: Candidate, ctx: ReadContext
     milestones: [],
     artifacts: [],
     contextSummary: null,
-    checkpoints: backups.map((b) => ({ id: b.path.split('/').pop()!, unitId: null, createdAt: backupTime(b.path), valid: b.ok, problem: b.ok ? null : b.empty ? 'is empty' : 'does not parse' })),
-    problems: problems.map((p) => ({ ...p, sessionId: p.sessionId === null || p.sessionId === c.name ? id : p.sessionId })),
+    checkpoints: backups.map((b) => ({
+      id: b.path.split('/').pop()!,
+      unitId: null,
+      createdAt: backupTime(b.path),
+      valid: b.ok,
+      problem: b.ok ? null : b.empty ? 'is empty' : 'does not parse',
+    })),
+    problems: problems.map((p) => ({
+      ...p,
+      sessionId: p.sessionId === null || p.sessionId === c.name ? id : p.sessionId,
+    })),
     documents,
     sourceHash: hashSources(reads),
   };
@@ -307,7 +430,15 @@ export async function readCandidate(dir: SafeDir, c: Candidate, ctx: ReadContext
   return session;
 }
 
-async function readTasks(dir: SafeDir, folder: string, id: string, reads: ReadResult[], problems: FormatProblem[], documents: Record<string, unknown>, statuses: Array<[string, string]> = []): Promise<Record<string, unknown> | null> {
+async function readTasks(
+  dir: SafeDir,
+  folder: string,
+  id: string,
+  reads: ReadResult[],
+  problems: FormatProblem[],
+  documents: Record<string, unknown>,
+  statuses: Array<[string, string]> = [],
+): Promise<Record<string, unknown> | null> {
   const entries = (await dir.list(`${folder}/.task`)).filter((e) => e.kind === 'file' && TASK_RE.test(e.name));
   if (entries.length === 0) return null;
   const byStatus: Record<string, number> = {};
@@ -315,7 +446,18 @@ async function readTasks(dir: SafeDir, folder: string, id: string, reads: ReadRe
   for (const e of entries.slice(0, MAX_TASK_FILES)) {
     const num = TASK_RE.exec(e.name)![1]!;
     if (num.split('.').length > MAX_TASK_DEPTH) {
-      problems.push(problem('BAD_VALUE', 'warning', `${e.path} is nested ${num.split('.').length} levels deep; CCW allows at most ${MAX_TASK_DEPTH} (impl-1.2.3). It was not read.`, { sessionId: id, path: e.path, details: { field: 'task id', value: `impl-${num}`, maxDepth: MAX_TASK_DEPTH } }));
+      problems.push(
+        problem(
+          'BAD_VALUE',
+          'warning',
+          `${e.path} is nested ${num.split('.').length} levels deep; CCW allows at most ${MAX_TASK_DEPTH} (impl-1.2.3). It was not read.`,
+          {
+            sessionId: id,
+            path: e.path,
+            details: { field: 'task id', value: `impl-${num}`, maxDepth: MAX_TASK_DEPTH },
+          },
+        ),
+      );
       continue;
     }
     const r = await dir.read(e.path);
@@ -326,8 +468,7 @@ async function readTasks(dir: SafeDir, folder: string, id: string, reads: ReadRe
       if (p.ok) {
         status = str(p.value.status) ?? str(obj(p.value.meta).status) ?? 'pending';
         documents[e.path] = p.value;
-      }
-      else {
+      } else {
         problems.push({ ...p.problem, severity: 'warning' });
         status = 'unreadable';
       }
@@ -336,12 +477,21 @@ async function readTasks(dir: SafeDir, folder: string, id: string, reads: ReadRe
     statuses.push([`impl-${num}`, status]);
     byStatus[status] = (byStatus[status] ?? 0) + 1;
   }
-  if (entries.length > MAX_TASK_FILES) problems.push(problem('BAD_VALUE', 'info', `${folder}/.task holds ${entries.length} task files; the first ${MAX_TASK_FILES} were read.`, { sessionId: id, path: `${folder}/.task` }));
+  if (entries.length > MAX_TASK_FILES)
+    problems.push(
+      problem(
+        'BAD_VALUE',
+        'info',
+        `${folder}/.task holds ${entries.length} task files; the first ${MAX_TASK_FILES} were read.`,
+        { sessionId: id, path: `${folder}/.task` },
+      ),
+    );
   const key = (id: string) => id.slice(5).split('.').map(Number);
   ids.sort((a, b) => {
     const x = key(a);
     const y = key(b);
-    for (let i = 0; i < Math.max(x.length, y.length); i++) if ((x[i] ?? -1) !== (y[i] ?? -1)) return (x[i] ?? -1) - (y[i] ?? -1);
+    for (let i = 0; i < Math.max(x.length, y.length); i++)
+      if ((x[i] ?? -1) !== (y[i] ?? -1)) return (x[i] ?? -1) - (y[i] ?? -1);
     return 0;
   });
   return { total: ids.length, byStatus, ids };

@@ -23,25 +23,42 @@ export async function inspectCcw(dir: SafeDir, _now: Date): Promise<InspectRepor
   }
   const prefix = await workflowPrefix(dir);
   if (prefix === null) {
-    P.push(problem('UNKNOWN_FORMAT', 'error', `${dir.root} holds no CCW workflow folder (.workflow/ with session_status.jsonl, .active-* markers, WFS-* folders, active/ or archives/).`, { hint: 'Give the project root that holds .workflow/, or the .workflow folder itself.' }));
+    P.push(
+      problem(
+        'UNKNOWN_FORMAT',
+        'error',
+        `${dir.root} holds no CCW workflow folder (.workflow/ with session_status.jsonl, .active-* markers, WFS-* folders, active/ or archives/).`,
+        { hint: 'Give the project root that holds .workflow/, or the .workflow folder itself.' },
+      ),
+    );
     return report;
   }
   const wfDir = prefix.replace(/\/$/, '');
   const folders = await listSessionFolders(dir, prefix);
   const layouts = await layoutsFound(dir, prefix, folders);
   P.push(
-    problem('CCW_LAYOUT', 'info', `CCW layout${layouts.length > 1 ? 's' : ''} found: ${layouts.map((l) => LAYOUT_WORDS[l]).join('; ') || 'none (an empty workflow folder)'}.`, {
-      path: wfDir || '.',
-      details: { layouts, workflowDir: wfDir || '.' },
-    }),
+    problem(
+      'CCW_LAYOUT',
+      'info',
+      `CCW layout${layouts.length > 1 ? 's' : ''} found: ${layouts.map((l) => LAYOUT_WORDS[l]).join('; ') || 'none (an empty workflow folder)'}.`,
+      {
+        path: wfDir || '.',
+        details: { layouts, workflowDir: wfDir || '.' },
+      },
+    ),
   );
   if (layouts.length > 1) {
     P.push(
-      problem('NEEDS_MIGRATION', 'warning', `The workflow folder mixes CCW layouts (${layouts.join(' + ')}): an older ${layouts[0] === 'registry' ? 'registry' : 'marker'} layout was left behind by a migration.`, {
-        path: wfDir || '.',
-        hint: 'Move every session to .workflow/active/ or .workflow/archives/ and remove the legacy registry/markers (baton export --format ccw writes the current layout).',
-        details: { from: layouts.filter((l) => l !== 'directories'), to: 'directories', layouts },
-      }),
+      problem(
+        'NEEDS_MIGRATION',
+        'warning',
+        `The workflow folder mixes CCW layouts (${layouts.join(' + ')}): an older ${layouts[0] === 'registry' ? 'registry' : 'marker'} layout was left behind by a migration.`,
+        {
+          path: wfDir || '.',
+          hint: 'Move every session to .workflow/active/ or .workflow/archives/ and remove the legacy registry/markers (baton export --format ccw writes the current layout).',
+          details: { from: layouts.filter((l) => l !== 'directories'), to: 'directories', layouts },
+        },
+      ),
     );
   }
 
@@ -53,17 +70,28 @@ export async function inspectCcw(dir: SafeDir, _now: Date): Promise<InspectRepor
       if (c.entry && !c.unsafe) {
         const status = str(c.entry.raw.status);
         P.push(
-          problem(status === 'active' ? 'DANGLING_ACTIVE' : 'DANGLING_ENTRY', status === 'active' ? 'error' : 'warning', `Registry line ${c.entry.line} lists ${c.name} (${status ?? 'no status'}), but its folder ${str(c.entry.raw.directory) ?? c.name} does not exist.`, {
-            path: regPath,
-            sessionId: c.name,
-            hint: 'Remove the line from session_status.jsonl, or restore the session folder.',
-            details: { line: c.entry.line, directory: str(c.entry.raw.directory) },
-          }),
+          problem(
+            status === 'active' ? 'DANGLING_ACTIVE' : 'DANGLING_ENTRY',
+            status === 'active' ? 'error' : 'warning',
+            `Registry line ${c.entry.line} lists ${c.name} (${status ?? 'no status'}), but its folder ${str(c.entry.raw.directory) ?? c.name} does not exist.`,
+            {
+              path: regPath,
+              sessionId: c.name,
+              hint: 'Remove the line from session_status.jsonl, or restore the session folder.',
+              details: { line: c.entry.line, directory: str(c.entry.raw.directory) },
+            },
+          ),
         );
       }
       continue;
     }
-    const s = await readCandidate(dir, c, { prefix, registryPath: regPath, registryRead, markersLayout: layouts.includes('markers'), hasRegistry: registry !== null });
+    const s = await readCandidate(dir, c, {
+      prefix,
+      registryPath: regPath,
+      registryRead,
+      markersLayout: layouts.includes('markers'),
+      hasRegistry: registry !== null,
+    });
     read.push({ s, link: c.folders.every((f) => f.link) });
   }
 
@@ -75,12 +103,17 @@ export async function inspectCcw(dir: SafeDir, _now: Date): Promise<InspectRepor
     const first = kept.get(s.id);
     if (first) {
       P.push(
-        problem('DUPLICATE_SESSION', 'warning', `${first.path} and ${s.path} both hold the session ${s.id}; ${first.path} was read, the other left out.`, {
-          sessionId: s.id,
-          path: s.path,
-          hint: 'Keep one folder per session (remove the copy or the link), or give each its own session_id.',
-          details: { read: first.path, ignored: s.path },
-        }),
+        problem(
+          'DUPLICATE_SESSION',
+          'warning',
+          `${first.path} and ${s.path} both hold the session ${s.id}; ${first.path} was read, the other left out.`,
+          {
+            sessionId: s.id,
+            path: s.path,
+            hint: 'Keep one folder per session (remove the copy or the link), or give each its own session_id.',
+            details: { read: first.path, ignored: s.path },
+          },
+        ),
       );
     } else kept.set(s.id, s);
   }
@@ -90,25 +123,42 @@ export async function inspectCcw(dir: SafeDir, _now: Date): Promise<InspectRepor
     const legacy = actives.some((s) => !/\/(active|sessions)\//.test(`/${s.path}`));
     const { effective, why } = effectiveActive(actives);
     P.push(
-      problem('TWO_ACTIVE', legacy ? 'warning' : 'info', `${actives.length} sessions claim to be active: ${actives.map((s) => s.id).join(', ')}${legacy ? ' (CCW allows one active session)' : ' (CCW asks which one to resume)'}. The effective one is ${effective.id}: ${why}.`, {
-        hint: `Pause all but ${effective.id} (/workflow:session pause), or switch to the one you mean.`,
-        details: { sessions: actives.map((s) => s.id), effective: effective.id, why },
-      }),
+      problem(
+        'TWO_ACTIVE',
+        legacy ? 'warning' : 'info',
+        `${actives.length} sessions claim to be active: ${actives.map((s) => s.id).join(', ')}${legacy ? ' (CCW allows one active session)' : ' (CCW asks which one to resume)'}. The effective one is ${effective.id}: ${why}.`,
+        {
+          hint: `Pause all but ${effective.id} (/workflow:session pause), or switch to the one you mean.`,
+          details: { sessions: actives.map((s) => s.id), effective: effective.id, why },
+        },
+      ),
     );
   }
   // The registry's own Single Active Rule (seed 004): two lines both `active` break it even
   // when the session files settle which one is active (issue 27: it went unreported then).
   if (registry) {
-    const regActive = [...registry.entries.values()].filter((e) => str(e.raw.status) === 'active').sort((a, b) => a.line - b.line);
+    const regActive = [...registry.entries.values()]
+      .filter((e) => str(e.raw.status) === 'active')
+      .sort((a, b) => a.line - b.line);
     // With several sessions active, the TWO_ACTIVE above already says it (one problem, not two).
     if (regActive.length > 1 && actives.length <= 1) {
       const effective = actives.length === 1 ? actives[0]!.id : null;
       P.push(
-        problem('TWO_ACTIVE', 'warning', `${regPath} has ${regActive.length} lines with status active (${regActive.map((e) => `line ${e.line}: ${e.id}`).join(', ')}): CCW's Single Active Rule allows one. ${effective ? `The session files leave ${effective} the only active one.` : 'No session file confirms any of them as active.'}`, {
-          path: regPath,
-          hint: `Set every line but ${effective ?? 'the one you mean'} to "paused" (/workflow:session pause, or switch to the one you mean).`,
-          details: { registry: regPath, lines: regActive.map((e) => e.line), sessions: regActive.map((e) => e.id), effective },
-        }),
+        problem(
+          'TWO_ACTIVE',
+          'warning',
+          `${regPath} has ${regActive.length} lines with status active (${regActive.map((e) => `line ${e.line}: ${e.id}`).join(', ')}): CCW's Single Active Rule allows one. ${effective ? `The session files leave ${effective} the only active one.` : 'No session file confirms any of them as active.'}`,
+          {
+            path: regPath,
+            hint: `Set every line but ${effective ?? 'the one you mean'} to "paused" (/workflow:session pause, or switch to the one you mean).`,
+            details: {
+              registry: regPath,
+              lines: regActive.map((e) => e.line),
+              sessions: regActive.map((e) => e.id),
+              effective,
+            },
+          },
+        ),
       );
     }
   }

@@ -35,11 +35,16 @@ export function parseRegistry(text: string, path: string): Registry {
     const parsed = parseText(line, false);
     if (!parsed.ok) {
       problems.push(
-        problem('TRUNCATED_LINE', 'warning', `Line ${n} of ${path} does not parse as JSON (${parsed.reason}); it was skipped, the other lines were read.`, {
-          path,
-          hint: 'A torn last line is what an interrupted append leaves; remove the line or re-register the session.',
-          details: { line: n, text: line.length > 200 ? `${line.slice(0, 200)}…` : line },
-        }),
+        problem(
+          'TRUNCATED_LINE',
+          'warning',
+          `Line ${n} of ${path} does not parse as JSON (${parsed.reason}); it was skipped, the other lines were read.`,
+          {
+            path,
+            hint: 'A torn last line is what an interrupted append leaves; remove the line or re-register the session.',
+            details: { line: n, text: line.length > 200 ? `${line.slice(0, 200)}…` : line },
+          },
+        ),
       );
       return;
     }
@@ -48,23 +53,33 @@ export function parseRegistry(text: string, path: string): Registry {
     const id = o ? str(o.id) : null;
     if (!o || !id) {
       problems.push(
-        problem(o ? 'MISSING_FIELD' : 'BAD_VALUE', 'warning', `Line ${n} of ${path} is not a registry entry with an "id"; it was skipped.`, {
-          path,
-          hint: 'Each line must be an object such as {"id":"WFS-x","status":"paused",…}.',
-          details: { line: n, field: 'id' },
-        }),
+        problem(
+          o ? 'MISSING_FIELD' : 'BAD_VALUE',
+          'warning',
+          `Line ${n} of ${path} is not a registry entry with an "id"; it was skipped.`,
+          {
+            path,
+            hint: 'Each line must be an object such as {"id":"WFS-x","status":"paused",…}.',
+            details: { line: n, field: 'id' },
+          },
+        ),
       );
       return;
     }
     const prev = entries.get(id);
     if (prev) {
       problems.push(
-        problem('DUPLICATE_ENTRY', 'warning', `${path} lists ${id} twice (lines ${prev.line} and ${n}); the later line wins.`, {
-          path,
-          sessionId: id,
-          hint: 'Keep one line per session in the registry.',
-          details: { lines: [prev.line, n], kept: n },
-        }),
+        problem(
+          'DUPLICATE_ENTRY',
+          'warning',
+          `${path} lists ${id} twice (lines ${prev.line} and ${n}); the later line wins.`,
+          {
+            path,
+            sessionId: id,
+            hint: 'Keep one line per session in the registry.',
+            details: { lines: [prev.line, n], kept: n },
+          },
+        ),
       );
     }
     entries.set(id, { id, line: n, raw: o });

@@ -46,47 +46,101 @@ export function adviseResume(i: ResumeInput): { advice: ResumeAdvice; problems: 
   const problems: FormatProblem[] = [];
   const warnings: string[] = [];
   const lastCompleted = [...i.units].reverse().find((u) => u.status === 'completed')?.id ?? null;
-  const base = { subStep: null, retryLimit: null, retriesUsed: null, lastCompleted, options: [] as RecoveryOption[], recommended: null, warnings };
+  const base = {
+    subStep: null,
+    retryLimit: null,
+    retriesUsed: null,
+    lastCompleted,
+    options: [] as RecoveryOption[],
+    recommended: null,
+    warnings,
+  };
 
   if (i.file.unreadable) {
     // Without the file the units are unknown: any other advice (archive, rollback, rebuild)
     // would be built on nothing, and a rebuild would lose progress the file may still hold.
-    const live: RecoveryOption = { kind: 'live', target: i.file.path, description: `Fix the permissions of ${i.file.path}, then resume from it as it is.`, loses: 'Nothing: the file is unreadable, not damaged.', recommended: true };
-    warnings.push(`${i.file.path} cannot be read (permission denied): check its permissions before resuming; do not roll back or rebuild because of this.`);
-    return { advice: { ...base, lastCompleted: null, unitId: null, action: 'refuse', options: [live], recommended: 'live', reason: `${i.file.path} cannot be read (permission denied): CCW's resume needs it; check its permissions and run again.` }, problems };
+    const live: RecoveryOption = {
+      kind: 'live',
+      target: i.file.path,
+      description: `Fix the permissions of ${i.file.path}, then resume from it as it is.`,
+      loses: 'Nothing: the file is unreadable, not damaged.',
+      recommended: true,
+    };
+    warnings.push(
+      `${i.file.path} cannot be read (permission denied): check its permissions before resuming; do not roll back or rebuild because of this.`,
+    );
+    return {
+      advice: {
+        ...base,
+        lastCompleted: null,
+        unitId: null,
+        action: 'refuse',
+        options: [live],
+        recommended: 'live',
+        reason: `${i.file.path} cannot be read (permission denied): CCW's resume needs it; check its permissions and run again.`,
+      },
+      problems,
+    };
   }
 
   const review = i.units.find((u) => u.id.toLowerCase() === 'review');
   if (i.archiving) {
     return {
-      advice: { ...base, unitId: null, action: 'archive', reason: 'A .archiving marker is present: session:complete was interrupted; CCW resumes the archive (move to .workflow/archives/) rather than the work.' },
+      advice: {
+        ...base,
+        unitId: null,
+        action: 'archive',
+        reason:
+          'A .archiving marker is present: session:complete was interrupted; CCW resumes the archive (move to .workflow/archives/) rather than the work.',
+      },
       problems,
     };
   }
   if (i.status === 'completed') {
     if (review && !DONE.has(review.status)) {
-      warnings.push(`The session is completed but its review is ${review.status}: it went to complete without review (CCW issue #48).`);
+      warnings.push(
+        `The session is completed but its review is ${review.status}: it went to complete without review (CCW issue #48).`,
+      );
     }
-    if (i.archived) warnings.push('The session is archived: CCW cannot re-review an archived session (issue #48); import it into baton to review it.');
-    return { advice: { ...base, unitId: null, action: 'none', reason: 'The session is completed: CCW has nothing to resume.' }, problems };
+    if (i.archived)
+      warnings.push(
+        'The session is archived: CCW cannot re-review an archived session (issue #48); import it into baton to review it.',
+      );
+    return {
+      advice: { ...base, unitId: null, action: 'none', reason: 'The session is completed: CCW has nothing to resume.' },
+      problems,
+    };
   }
 
   let target: ForeignUnit | undefined = i.units.find((u) => u.id === i.currentUnit);
   if (!target || DONE.has(target.status)) {
-    target = i.units.find((u) => u.status === 'in_progress' || u.status === 'failed') ?? i.units.find((u) => !DONE.has(u.status));
+    target =
+      i.units.find((u) => u.status === 'in_progress' || u.status === 'failed') ??
+      i.units.find((u) => !DONE.has(u.status));
   }
   if (!target) {
-    return { advice: { ...base, unitId: null, action: 'archive', reason: 'Every checkpoint is completed: what is left is to complete (archive) the session.' }, problems };
+    return {
+      advice: {
+        ...base,
+        unitId: null,
+        action: 'archive',
+        reason: 'Every checkpoint is completed: what is left is to complete (archive) the session.',
+      },
+      problems,
+    };
   }
 
   const key = target.id.toLowerCase();
-  let action: ResumeAdvice['action'] = target.status === 'failed' ? 'retry' : target.status === 'in_progress' ? 'continue' : 'start';
+  let action: ResumeAdvice['action'] =
+    target.status === 'failed' ? 'retry' : target.status === 'in_progress' ? 'continue' : 'start';
   let subStep: string | null = null;
   let reason: string;
   if (key === 'plan') {
     reason = `current_phase is PLAN: resume_planning from the plan checkpoint (${target.status}).`;
   } else if (key === 'implement') {
-    const done = arr(target.metadata.agents_completed).map(str).filter((a): a is string => a !== null);
+    const done = arr(target.metadata.agents_completed)
+      .map(str)
+      .filter((a): a is string => a !== null);
     if (target.subStep) {
       action = 'skip-to-substep';
       subStep = target.subStep;
@@ -108,7 +162,14 @@ export function adviseResume(i: ResumeInput): { advice: ResumeAdvice; problems: 
     if (DONE.has(u.status)) continue;
     const msg = `${target.id} is the current phase while the earlier ${u.id} is ${u.status}.`;
     warnings.push(msg);
-    problems.push(problem('PREREQUISITE', 'warning', `${i.sessionId}: ${msg}`, { sessionId: i.sessionId, path: i.file.path, hint: `Finish ${u.id} first, or confirm it is not needed.`, details: { unit: target.id, missing: u.id } }));
+    problems.push(
+      problem('PREREQUISITE', 'warning', `${i.sessionId}: ${msg}`, {
+        sessionId: i.sessionId,
+        path: i.file.path,
+        hint: `Finish ${u.id} first, or confirm it is not needed.`,
+        details: { unit: target.id, missing: u.id },
+      }),
+    );
   }
 
   // State validation: artifacts the phase needs must exist, else a partial recovery.
@@ -121,22 +182,39 @@ export function adviseResume(i: ResumeInput): { advice: ResumeAdvice; problems: 
     const msg = `Partial recovery: ${missing.join(', ')} missing from ${i.folder}; CCW resumes with a warning (regenerate them from the plan if possible).`;
     warnings.push(msg);
     problems.push(
-      problem('MISSING_ARTIFACT', 'warning', `${i.sessionId}: ${target.id} needs ${missing.join(', ')}, missing from ${i.folder}.`, {
-        sessionId: i.sessionId,
-        path: i.folder,
-        hint: 'Regenerate the missing documents from the plan before resuming, or accept a partial recovery.',
-        details: { unit: target.id, missing },
-      }),
+      problem(
+        'MISSING_ARTIFACT',
+        'warning',
+        `${i.sessionId}: ${target.id} needs ${missing.join(', ')}, missing from ${i.folder}.`,
+        {
+          sessionId: i.sessionId,
+          path: i.folder,
+          hint: 'Regenerate the missing documents from the plan before resuming, or accept a partial recovery.',
+          details: { unit: target.id, missing },
+        },
+      ),
     );
   }
 
   const options: RecoveryOption[] = [];
   const latest = i.backups.find((b) => b.ok);
   if (i.file.ok) {
-    options.push({ kind: 'live', target: i.file.path, description: 'Resume from workflow-session.json as it is now.', loses: 'Nothing the file holds; work done after its last save (agent output not yet checkpointed) is redone.', recommended: false });
+    options.push({
+      kind: 'live',
+      target: i.file.path,
+      description: 'Resume from workflow-session.json as it is now.',
+      loses: 'Nothing the file holds; work done after its last save (agent output not yet checkpointed) is redone.',
+      recommended: false,
+    });
   }
   if (latest) {
-    options.push({ kind: 'checkpoint', target: latest.path, description: `Roll back to the latest backup ${latest.path.split('/').pop()}.`, loses: 'Every change saved after that backup (completed agents, todo progress, review results since).', recommended: false });
+    options.push({
+      kind: 'checkpoint',
+      target: latest.path,
+      description: `Roll back to the latest backup ${latest.path.split('/').pop()}.`,
+      loses: 'Every change saved after that backup (completed agents, todo progress, review results since).',
+      recommended: false,
+    });
   }
   options.push({
     kind: 'fresh',
@@ -147,10 +225,26 @@ export function adviseResume(i: ResumeInput): { advice: ResumeAdvice; problems: 
   });
   const recommended: RecoveryOption['kind'] = i.file.ok ? 'live' : latest ? 'checkpoint' : 'fresh';
   for (const o of options) o.recommended = o.kind === recommended;
-  if (!i.file.ok) warnings.push(latest ? `The session file is damaged: roll back to ${latest.path}.` : 'The session file is damaged and no backup parses: rebuild from the planning documents.');
+  if (!i.file.ok)
+    warnings.push(
+      latest
+        ? `The session file is damaged: roll back to ${latest.path}.`
+        : 'The session file is damaged and no backup parses: rebuild from the planning documents.',
+    );
 
   return {
-    advice: { unitId: target.id, action, subStep, retryLimit: null, retriesUsed: null, lastCompleted, reason, options, recommended, warnings },
+    advice: {
+      unitId: target.id,
+      action,
+      subStep,
+      retryLimit: null,
+      retriesUsed: null,
+      lastCompleted,
+      reason,
+      options,
+      recommended,
+      warnings,
+    },
     problems,
   };
 }

@@ -63,32 +63,60 @@ export interface SessionDoc {
   problems: FormatProblem[];
 }
 
-function unitStatus(raw: string | null, ctx: { sessionId: string; path: string; unit: string; field: string; problems: FormatProblem[] }): UnitStatus {
+function unitStatus(
+  raw: string | null,
+  ctx: { sessionId: string; path: string; unit: string; field: string; problems: FormatProblem[] },
+): UnitStatus {
   if (raw === null) return 'pending';
   const s = UNIT_STATUS[raw.toLowerCase()];
   if (s) return s;
   ctx.problems.push(
-    problem('BAD_VALUE', 'warning', `${ctx.unit} of ${ctx.sessionId} has status ${JSON.stringify(raw)}, not one of completed|in_progress|pending; read as pending.`, {
-      sessionId: ctx.sessionId,
-      path: ctx.path,
-      hint: 'Set the status to completed, in_progress or pending.',
-      details: { field: ctx.field, value: raw },
-    }),
+    problem(
+      'BAD_VALUE',
+      'warning',
+      `${ctx.unit} of ${ctx.sessionId} has status ${JSON.stringify(raw)}, not one of completed|in_progress|pending; read as pending.`,
+      {
+        sessionId: ctx.sessionId,
+        path: ctx.path,
+        hint: 'Set the status to completed, in_progress or pending.',
+        details: { field: ctx.field, value: raw },
+      },
+    ),
   );
   return 'pending';
 }
 
 function unit(id: string): ForeignUnit {
-  return { id, name: id, status: 'pending', rawStatus: null, subStep: null, retries: null, agents: [], blockedBy: [], startedAt: null, completedAt: null, files: [], errors: [], metadata: {} };
+  return {
+    id,
+    name: id,
+    status: 'pending',
+    rawStatus: null,
+    subStep: null,
+    retries: null,
+    agents: [],
+    blockedBy: [],
+    startedAt: null,
+    completedAt: null,
+    files: [],
+    errors: [],
+    metadata: {},
+  };
 }
 
 /** A principles-shape checkpoint as a unit. */
-function principlesUnit(key: string, cp: Record<string, unknown>, ctx: { sessionId: string; path: string; problems: FormatProblem[] }): ForeignUnit {
+function principlesUnit(
+  key: string,
+  cp: Record<string, unknown>,
+  ctx: { sessionId: string; path: string; problems: FormatProblem[] },
+): ForeignUnit {
   const u = unit(key);
   u.name = key.toUpperCase();
   u.rawStatus = str(cp.status);
   u.status = unitStatus(u.rawStatus, { ...ctx, unit: `checkpoint ${key}`, field: `checkpoints.${key}.status` });
-  const done = arr(cp.agents_completed).map(str).filter((a): a is string => a !== null);
+  const done = arr(cp.agents_completed)
+    .map(str)
+    .filter((a): a is string => a !== null);
   const current = str(cp.current_agent);
   u.agents = [...new Set([...done, ...(current ? [current] : [])])];
   u.subStep = current;
@@ -113,11 +141,23 @@ function principlesUnit(key: string, cp: Record<string, unknown>, ctx: { session
 }
 
 function qualityError(unitId: string, name: string, time: string | null): ForeignError {
-  return { unitId, agent: null, time, type: 'quality_check', message: `Quality check ${name} failed.`, resolved: false, resolution: null };
+  return {
+    unitId,
+    agent: null,
+    time,
+    type: 'quality_check',
+    message: `Quality check ${name} failed.`,
+    resolved: false,
+    resolution: null,
+  };
 }
 
 /** A session.md-shape phase as a unit. */
-function sessionMdUnit(key: string, ph: Record<string, unknown>, ctx: { sessionId: string; path: string; problems: FormatProblem[] }): ForeignUnit {
+function sessionMdUnit(
+  key: string,
+  ph: Record<string, unknown>,
+  ctx: { sessionId: string; path: string; problems: FormatProblem[] },
+): ForeignUnit {
   const u = unit(key);
   u.rawStatus = str(ph.status);
   u.status = unitStatus(u.rawStatus, { ...ctx, unit: `phase ${key}`, field: `phases.${key}.status` });
@@ -141,7 +181,11 @@ export function readSessionDoc(doc: Record<string, unknown>, path: string, fallb
   const ctx = { sessionId, path, problems };
   if (id === null) {
     problems.push(
-      problem('MISSING_FIELD', 'info', `${path} has no session_id; the folder name ${fallbackId} was used.`, { sessionId, path, details: { field: 'session_id', assumed: fallbackId } }),
+      problem('MISSING_FIELD', 'info', `${path} has no session_id; the folder name ${fallbackId} was used.`, {
+        sessionId,
+        path,
+        details: { field: 'session_id', assumed: fallbackId },
+      }),
     );
   }
   const shape: Shape = doc.phases !== undefined && doc.checkpoints === undefined ? 'session-md' : 'principles';
@@ -152,12 +196,17 @@ export function readSessionDoc(doc: Record<string, unknown>, path: string, fallb
   } else {
     if (doc.checkpoints === undefined) {
       problems.push(
-        problem('MISSING_FIELD', 'warning', `${path} has neither "checkpoints" nor "phases"; PLAN, IMPLEMENT and REVIEW are assumed pending.`, {
-          sessionId,
-          path,
-          hint: 'Restore the file from .backups/ or rebuild the checkpoints from the planning documents.',
-          details: { field: 'checkpoints', assumed: 'pending' },
-        }),
+        problem(
+          'MISSING_FIELD',
+          'warning',
+          `${path} has neither "checkpoints" nor "phases"; PLAN, IMPLEMENT and REVIEW are assumed pending.`,
+          {
+            sessionId,
+            path,
+            hint: 'Restore the file from .backups/ or rebuild the checkpoints from the planning documents.',
+            details: { field: 'checkpoints', assumed: 'pending' },
+          },
+        ),
       );
     }
     const cps = obj(doc.checkpoints);
@@ -170,12 +219,17 @@ export function readSessionDoc(doc: Record<string, unknown>, path: string, fallb
     const major = version.split('.')[0];
     const sameMajor = major === CURRENT_VERSION.split('.')[0];
     problems.push(
-      problem('NEEDS_MIGRATION', sameMajor ? 'info' : 'warning', `${path} is session_version ${version}; CCW's current is ${CURRENT_VERSION} (${sameMajor ? 'a minor version: CCW migrates it automatically' : 'a major version: CCW asks for manual migration'}).`, {
-        sessionId,
-        path,
-        hint: sameMajor ? null : 'Check the fields against the 2.0 structure before resuming with CCW.',
-        details: { from: version, to: CURRENT_VERSION },
-      }),
+      problem(
+        'NEEDS_MIGRATION',
+        sameMajor ? 'info' : 'warning',
+        `${path} is session_version ${version}; CCW's current is ${CURRENT_VERSION} (${sameMajor ? 'a minor version: CCW migrates it automatically' : 'a major version: CCW asks for manual migration'}).`,
+        {
+          sessionId,
+          path,
+          hint: sameMajor ? null : 'Check the fields against the 2.0 structure before resuming with CCW.',
+          details: { from: version, to: CURRENT_VERSION },
+        },
+      ),
     );
   }
   const currentPhase = str(doc.current_phase);
@@ -184,12 +238,17 @@ export function readSessionDoc(doc: Record<string, unknown>, path: string, fallb
     currentUnit = units.find((u) => u.id.toLowerCase() === currentPhase.toLowerCase())?.id ?? null;
     if (currentUnit === null) {
       problems.push(
-        problem('BAD_VALUE', 'warning', `${path} has current_phase ${JSON.stringify(currentPhase)}, which names none of its ${shape === 'session-md' ? 'phases' : 'checkpoints'}.`, {
-          sessionId,
-          path,
-          hint: 'Set current_phase to PLAN, IMPLEMENT or REVIEW.',
-          details: { field: 'current_phase', value: currentPhase },
-        }),
+        problem(
+          'BAD_VALUE',
+          'warning',
+          `${path} has current_phase ${JSON.stringify(currentPhase)}, which names none of its ${shape === 'session-md' ? 'phases' : 'checkpoints'}.`,
+          {
+            sessionId,
+            path,
+            hint: 'Set current_phase to PLAN, IMPLEMENT or REVIEW.',
+            details: { field: 'current_phase', value: currentPhase },
+          },
+        ),
       );
     }
   }

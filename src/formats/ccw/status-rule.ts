@@ -31,36 +31,73 @@ export interface StatusInput {
 }
 
 /** The status decided, whether the session is the active one, and whether it is archived. */
-export function decideStatus(s: StatusInput, problems: FormatProblem[]): { status: SessionStatus; active: boolean; isArchived: boolean; regStatus: string | null } {
+export function decideStatus(
+  s: StatusInput,
+  problems: FormatProblem[],
+): { status: SessionStatus; active: boolean; isArchived: boolean; regStatus: string | null } {
   const { c, main, fileStatus, id, filePath, folder } = s;
   const doc = s.hasDoc;
   const ctx = { registryPath: s.registryPath, markersLayout: s.markersLayout, hasRegistry: s.hasRegistry };
-  const mapped = fileStatus !== null ? SESSION_STATUS[fileStatus] ?? null : null;
+  const mapped = fileStatus !== null ? (SESSION_STATUS[fileStatus] ?? null) : null;
   if (doc && fileStatus !== null && mapped === null) {
-    problems.push(problem('BAD_VALUE', 'warning', `${id} has status ${JSON.stringify(fileStatus)}, not one of active|paused|interrupted|completed; read as paused.`, { sessionId: id, path: filePath, details: { field: 'status', value: fileStatus } }));
+    problems.push(
+      problem(
+        'BAD_VALUE',
+        'warning',
+        `${id} has status ${JSON.stringify(fileStatus)}, not one of active|paused|interrupted|completed; read as paused.`,
+        { sessionId: id, path: filePath, details: { field: 'status', value: fileStatus } },
+      ),
+    );
   }
-  const rule: Rule = main.place !== 'flat' ? 'directories' : c.entry ? 'registry' : ctx.markersLayout && !ctx.hasRegistry ? 'markers' : c.marker ? 'markers' : 'orphan';
+  const rule: Rule =
+    main.place !== 'flat'
+      ? 'directories'
+      : c.entry
+        ? 'registry'
+        : ctx.markersLayout && !ctx.hasRegistry
+          ? 'markers'
+          : c.marker
+            ? 'markers'
+            : 'orphan';
   const regStatus = c.entry ? str(c.entry.raw.status) : null;
   // Nothing readable says otherwise: a session whose file is lost stopped mid-way.
-  let status: SessionStatus = mapped ?? (regStatus ? SESSION_STATUS[regStatus] ?? 'paused' : c.marker ? 'active' : doc ? 'paused' : 'interrupted');
+  let status: SessionStatus =
+    mapped ??
+    (regStatus ? (SESSION_STATUS[regStatus] ?? 'paused') : c.marker ? 'active' : doc ? 'paused' : 'interrupted');
   let active = false;
   const isArchived = main.place === 'archives';
   if (rule === 'registry') {
     // The registry names the active session; a session file that says otherwise wins.
     active = regStatus === 'active' && (mapped === null || mapped === 'active');
-    const regMapped = regStatus ? SESSION_STATUS[regStatus] ?? null : null;
+    const regMapped = regStatus ? (SESSION_STATUS[regStatus] ?? null) : null;
     if (regStatus !== null && regMapped === null) {
-      problems.push(problem('BAD_VALUE', 'warning', `Registry line ${c.entry!.line} gives ${id} the status ${JSON.stringify(regStatus)}, not one of active|paused|completed.`, { sessionId: id, path: ctx.registryPath, details: { field: 'status', value: regStatus, line: c.entry!.line } }));
+      problems.push(
+        problem(
+          'BAD_VALUE',
+          'warning',
+          `Registry line ${c.entry!.line} gives ${id} the status ${JSON.stringify(regStatus)}, not one of active|paused|completed.`,
+          {
+            sessionId: id,
+            path: ctx.registryPath,
+            details: { field: 'status', value: regStatus, line: c.entry!.line },
+          },
+        ),
+      );
     }
     const agree = regMapped === mapped || (regMapped === 'paused' && mapped === 'interrupted');
     if (mapped && regMapped && !agree) {
       problems.push(
-        problem('REGISTRY_MISMATCH', 'warning', `The registry says ${id} is ${regStatus}, its session file says ${fileStatus}; the session file wins (${status}).`, {
-          sessionId: id,
-          path: ctx.registryPath,
-          hint: `Update line ${c.entry!.line} of ${REGISTRY_FILE} to "${fileStatus === 'interrupted' ? 'paused' : fileStatus}".`,
-          details: { field: 'status', registry: regStatus, file: fileStatus, line: c.entry!.line },
-        }),
+        problem(
+          'REGISTRY_MISMATCH',
+          'warning',
+          `The registry says ${id} is ${regStatus}, its session file says ${fileStatus}; the session file wins (${status}).`,
+          {
+            sessionId: id,
+            path: ctx.registryPath,
+            hint: `Update line ${c.entry!.line} of ${REGISTRY_FILE} to "${fileStatus === 'interrupted' ? 'paused' : fileStatus}".`,
+            details: { field: 'status', registry: regStatus, file: fileStatus, line: c.entry!.line },
+          },
+        ),
       );
     }
     if (!mapped && regMapped) status = regMapped;
@@ -68,23 +105,56 @@ export function decideStatus(s: StatusInput, problems: FormatProblem[]): { statu
     active = c.marker !== null;
     if (active) {
       if (mapped && mapped !== 'active') {
-        problems.push(problem('REGISTRY_MISMATCH', 'info', `${id} has an active marker but its session file says ${fileStatus}; in the marker layout the marker wins (active).`, { sessionId: id, path: c.marker, details: { field: 'status', marker: 'active', file: fileStatus } }));
+        problems.push(
+          problem(
+            'REGISTRY_MISMATCH',
+            'info',
+            `${id} has an active marker but its session file says ${fileStatus}; in the marker layout the marker wins (active).`,
+            { sessionId: id, path: c.marker, details: { field: 'status', marker: 'active', file: fileStatus } },
+          ),
+        );
       }
       status = 'active';
     } else if (mapped === 'active') {
-      problems.push(problem('REGISTRY_MISMATCH', 'info', `${id}'s session file says active but it has no .active-${c.name} marker; in the marker layout the marker wins (not active: paused).`, { sessionId: id, path: filePath, details: { field: 'status', marker: null, file: fileStatus } }));
+      problems.push(
+        problem(
+          'REGISTRY_MISMATCH',
+          'info',
+          `${id}'s session file says active but it has no .active-${c.name} marker; in the marker layout the marker wins (not active: paused).`,
+          { sessionId: id, path: filePath, details: { field: 'status', marker: null, file: fileStatus } },
+        ),
+      );
       status = 'paused';
     }
   } else if (rule === 'orphan') {
     active = false;
     if (ctx.hasRegistry) {
-      problems.push(problem('ORPHAN_SESSION', 'warning', `${folder} is not listed in ${ctx.registryPath}.`, { sessionId: id, path: folder, hint: `Add a line for ${id} to the registry, or remove the folder.`, details: { folder } }));
+      problems.push(
+        problem('ORPHAN_SESSION', 'warning', `${folder} is not listed in ${ctx.registryPath}.`, {
+          sessionId: id,
+          path: folder,
+          hint: `Add a line for ${id} to the registry, or remove the folder.`,
+          details: { folder },
+        }),
+      );
     }
     if (status === 'active') status = 'paused';
   } else {
     active = !isArchived && status === 'active';
     if (isArchived && status !== 'completed') {
-      problems.push(problem('REGISTRY_MISMATCH', 'warning', `${id} is in archives/ but its session file says ${fileStatus ?? 'nothing'}; an archived session is completed.`, { sessionId: id, path: filePath, hint: 'Set its status to completed, or move it back to active/ to continue it.', details: { field: 'status', place: 'archives', file: fileStatus } }));
+      problems.push(
+        problem(
+          'REGISTRY_MISMATCH',
+          'warning',
+          `${id} is in archives/ but its session file says ${fileStatus ?? 'nothing'}; an archived session is completed.`,
+          {
+            sessionId: id,
+            path: filePath,
+            hint: 'Set its status to completed, or move it back to active/ to continue it.',
+            details: { field: 'status', place: 'archives', file: fileStatus },
+          },
+        ),
+      );
       status = 'completed';
     }
   }

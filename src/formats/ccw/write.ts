@@ -45,7 +45,15 @@ function stripWorkflow(k: string): string {
 }
 
 function origin(original: Record<string, unknown> | null): Origin {
-  const o: Origin = { layout: 'directories', registered: false, folder: null, doc: null, registryLine: null, markerText: null, companions: {} };
+  const o: Origin = {
+    layout: 'directories',
+    registered: false,
+    folder: null,
+    doc: null,
+    registryLine: null,
+    markerText: null,
+    companions: {},
+  };
   if (!original) return o;
   let backupDoc: { folder: string; doc: Record<string, unknown> } | null = null;
   let hasMarker = false;
@@ -151,10 +159,17 @@ function principlesCheckpoint(input: ExportInput, p: Phase, orig: Record<string,
   if (p.subStep !== null || 'current_agent' in orig || p.agents.length > 0 || 'agents_completed' in cp) {
     // A completed phase has no current agent: the one it stopped at is done too.
     const done = p.status === 'completed';
-    cp.agents_completed = done ? [...new Set([...p.agents, ...(p.subStep ? [p.subStep] : [])])] : p.agents.filter((a) => a !== p.subStep);
+    cp.agents_completed = done
+      ? [...new Set([...p.agents, ...(p.subStep ? [p.subStep] : [])])]
+      : p.agents.filter((a) => a !== p.subStep);
     cp.current_agent = done ? null : p.subStep;
   }
-  const ts = p.status === 'completed' ? phaseTime(input, p, 'completedAt', orig.timestamp) : p.status === 'in_progress' ? phaseTime(input, p, 'startedAt', orig.timestamp) : str(cp.timestamp);
+  const ts =
+    p.status === 'completed'
+      ? phaseTime(input, p, 'completedAt', orig.timestamp)
+      : p.status === 'in_progress'
+        ? phaseTime(input, p, 'startedAt', orig.timestamp)
+        : str(cp.timestamp);
   if (ts !== null) cp.timestamp = ts;
   else delete cp.timestamp;
   return cp;
@@ -178,7 +193,8 @@ function currentPhase(state: SessionState, doc: Record<string, unknown>, session
   const orig = named ? ps.find((p) => p.id.toLowerCase() === named.toLowerCase()) : undefined;
   // The phase in flight, else the one CCW named (it moves current_phase at transitions, not
   // when a phase merely completes), else the first not done.
-  const cur = ps.find((p) => p.status === 'in_progress') ?? orig ?? ps.find((p) => !DONE.includes(p.status)) ?? ps[ps.length - 1];
+  const cur =
+    ps.find((p) => p.status === 'in_progress') ?? orig ?? ps.find((p) => !DONE.includes(p.status)) ?? ps[ps.length - 1];
   if (!cur) return named;
   return sessionMd ? cur.id : cur.id.toUpperCase();
 }
@@ -200,7 +216,8 @@ export function sessionDocument(input: ExportInput, o: Origin): Record<string, u
   const keep = input.unchangedSinceImport === true && o.doc !== null;
   doc.current_phase = keep && 'current_phase' in base ? base.current_phase : currentPhase(state, base, sessionMd);
   const origStatus = typeof base.status === 'string' ? base.status : null;
-  doc.status = origStatus !== null && SESSION_STATUS[origStatus] === state.status ? origStatus : ccwStatus(state.status);
+  doc.status =
+    origStatus !== null && SESSION_STATUS[origStatus] === state.status ? origStatus : ccwStatus(state.status);
   if (!('created_at' in doc) || doc.created_at === null) doc.created_at = state.createdAt;
   doc.updated_at = keep && 'updated_at' in base ? base.updated_at : now.toISOString();
   if (sessionMd) {
@@ -240,7 +257,11 @@ async function filesUnder(out: SafeDir, rel: string, acc: string[], depth = 0): 
 export async function planCcwExport(given: ExportInput, out: SafeDir): Promise<WritePlan> {
   // The folder is slugged from the id (folderName), but CCW commands build paths from the
   // session_id and registry id too: one with "/" or ".." would lead them out of .workflow/.
-  const { input, problem: idProblem } = withSafeForeignId(given, 'CCW', (id) => id.trim() !== '' && !/[\\/\0]/.test(id) && id !== '..' && id !== '.');
+  const { input, problem: idProblem } = withSafeForeignId(
+    given,
+    'CCW',
+    (id) => id.trim() !== '' && !/[\\/\0]/.test(id) && id !== '..' && id !== '.',
+  );
   const plan: WritePlan = { writes: [], removes: [], ...(idProblem ? { problems: [idProblem] } : {}) };
   const { state } = input;
   const o = origin(input.original);
@@ -270,7 +291,8 @@ export async function planCcwExport(given: ExportInput, out: SafeDir): Promise<W
         const r = await out.read(`${other}/${SESSION_FILE}`);
         if (r.kind === 'ok') previous = r;
       }
-      for (const f of await filesUnder(out, other, [])) moved.push({ from: f, to: `${target}${f.slice(other.length)}` });
+      for (const f of await filesUnder(out, other, []))
+        moved.push({ from: f, to: `${target}${f.slice(other.length)}` });
     }
   }
 
@@ -287,7 +309,9 @@ export async function planCcwExport(given: ExportInput, out: SafeDir): Promise<W
     written.add(b);
     existingBackups.add(b);
   }
-  const keep = new Set([...existingBackups].sort((a, b) => (path.basename(a) < path.basename(b) ? 1 : -1)).slice(0, BACKUP_RETENTION));
+  const keep = new Set(
+    [...existingBackups].sort((a, b) => (path.basename(a) < path.basename(b) ? 1 : -1)).slice(0, BACKUP_RETENTION),
+  );
   const dropped = new Set([...existingBackups].filter((b) => !keep.has(b)));
 
   for (const m of moved) {
@@ -305,28 +329,40 @@ export async function planCcwExport(given: ExportInput, out: SafeDir): Promise<W
     plan.removes.push(m.from);
   }
   for (const d of dropped) if (!moved.some((m) => m.to === d)) plan.removes.push(d);
-  if (finished && (await out.exists(`${target}/${ARCHIVING_MARKER}`))) plan.removes.push(`${target}/${ARCHIVING_MARKER}`);
+  if (finished && (await out.exists(`${target}/${ARCHIVING_MARKER}`)))
+    plan.removes.push(`${target}/${ARCHIVING_MARKER}`);
 
   // The session's other documents (planning docs, task files) where `out` lacks them: CCW needs
   // them to resume. Files already there are the toolkit's newer word and are left alone.
   for (const [rel, body] of Object.entries(o.companions)) {
     const to = `${target}/${rel}`;
     if (written.has(to) || (await out.exists(to))) continue;
-    plan.writes.push({ path: to, content: typeof body === 'string' ? body : `${JSON.stringify(body, null, 2)}\n`, backup: false });
+    plan.writes.push({
+      path: to,
+      content: typeof body === 'string' ? body : `${JSON.stringify(body, null, 2)}\n`,
+      backup: false,
+    });
     written.add(to);
   }
 
   if (o.registered) plan.writes.push(await registryWrite(input, o, out, prefix, folder));
   if (o.layout === 'markers') {
     const marker = `${prefix}${MARKER_PREFIX}${name}`;
-    if (state.status === 'active' && !state.archived) plan.writes.push({ path: marker, content: o.markerText ?? '', backup: false });
+    if (state.status === 'active' && !state.archived)
+      plan.writes.push({ path: marker, content: o.markerText ?? '', backup: false });
     else if (await out.exists(marker)) plan.removes.push(marker);
   }
   return plan;
 }
 
 /** The registry rewritten whole: this session's line updated (or added), every other line verbatim. */
-async function registryWrite(input: ExportInput, o: Origin, out: SafeDir, prefix: string, folder: string): Promise<WritePlan['writes'][number]> {
+async function registryWrite(
+  input: ExportInput,
+  o: Origin,
+  out: SafeDir,
+  prefix: string,
+  folder: string,
+): Promise<WritePlan['writes'][number]> {
   const regPath = `${prefix}${REGISTRY_FILE}`;
   const r = await out.read(regPath);
   const lines = r.kind === 'ok' ? r.text.split('\n').filter((l, i, all) => !(l === '' && i === all.length - 1)) : [];

@@ -29,8 +29,17 @@ export interface Cp {
 }
 
 /** Merges manifest entries and cp-*.json files into checkpoints, validating each file. */
-export async function readCheckpoints(ctx: Ctx, id: string, sdir: string, manifest: Record<string, unknown> | null, problems: FormatProblem[], take: (l: Loaded) => void): Promise<Cp[]> {
-  const files = (await ctx.dir.list(sdir)).filter((f) => /^cp-.*\.json$/.test(f.name) && (f.kind === 'file' || f.kind === 'link'));
+export async function readCheckpoints(
+  ctx: Ctx,
+  id: string,
+  sdir: string,
+  manifest: Record<string, unknown> | null,
+  problems: FormatProblem[],
+  take: (l: Loaded) => void,
+): Promise<Cp[]> {
+  const files = (await ctx.dir.list(sdir)).filter(
+    (f) => /^cp-.*\.json$/.test(f.name) && (f.kind === 'file' || f.kind === 'link'),
+  );
   const fileIds = files.map((f) => f.name.slice(0, -'.json'.length));
   const used = new Set<string>();
   const out: Cp[] = [];
@@ -40,16 +49,31 @@ export async function readCheckpoints(ctx: Ctx, id: string, sdir: string, manife
     const cid = str(en.id);
     if (cid === null) continue;
     let fid = fileIds.find((f) => f === cid) ?? null;
-    if (fid === null) fid = fileIds.find((f) => !used.has(f) && (f.startsWith(`${cid}-`) || cid.startsWith(`${f}-`))) ?? null;
+    if (fid === null)
+      fid = fileIds.find((f) => !used.has(f) && (f.startsWith(`${cid}-`) || cid.startsWith(`${f}-`))) ?? null;
     if (fid !== null) used.add(fid);
     fromEntry.set(cid, en);
     out.push(await readCp(ctx, id, sdir, cid, fid, en, problems, take));
   }
   for (const f of fileIds) if (!used.has(f)) out.push(await readCp(ctx, id, sdir, f, f, null, problems, take));
-  return out.sort((a, b) => (a.step ?? 99) - (b.step ?? 99) || (a.createdAt ?? '').localeCompare(b.createdAt ?? '') || a.id.localeCompare(b.id));
+  return out.sort(
+    (a, b) =>
+      (a.step ?? 99) - (b.step ?? 99) ||
+      (a.createdAt ?? '').localeCompare(b.createdAt ?? '') ||
+      a.id.localeCompare(b.id),
+  );
 }
 
-async function readCp(ctx: Ctx, id: string, sdir: string, cid: string, fid: string | null, en: Record<string, unknown> | null, problems: FormatProblem[], take: (l: Loaded) => void): Promise<Cp> {
+async function readCp(
+  ctx: Ctx,
+  id: string,
+  sdir: string,
+  cid: string,
+  fid: string | null,
+  en: Record<string, unknown> | null,
+  problems: FormatProblem[],
+  take: (l: Loaded) => void,
+): Promise<Cp> {
   const info = parseCheckpointId(cid) ?? (fid ? parseCheckpointId(fid) : null);
   const cp: Cp = {
     id: cid,
@@ -91,36 +115,60 @@ async function readCp(ctx: Ctx, id: string, sdir: string, cid: string, fid: stri
   const shape: string[] = [];
   if (d.step_number === undefined) shape.push('no step_number');
   else if (fileStep === null) shape.push(`step_number ${JSON.stringify(d.step_number)} is not 1–9`);
-  else if (info && fileStep !== info.step) shape.push(`step_number ${fileStep} does not match its id (step ${info.step})`);
-  if (d.session_id !== undefined && str(d.session_id) !== id) shape.push(`session_id ${JSON.stringify(d.session_id)} is not ${id}`);
-  if (d.state !== undefined && (d.state === null || typeof d.state !== 'object' || Array.isArray(d.state))) shape.push('state is not an object');
+  else if (info && fileStep !== info.step)
+    shape.push(`step_number ${fileStep} does not match its id (step ${info.step})`);
+  if (d.session_id !== undefined && str(d.session_id) !== id)
+    shape.push(`session_id ${JSON.stringify(d.session_id)} is not ${id}`);
+  if (d.state !== undefined && (d.state === null || typeof d.state !== 'object' || Array.isArray(d.state)))
+    shape.push('state is not an object');
   if (d.state === undefined) shape.push('no state');
   // A file that contradicts its manifest entry is corrupt (docs/formats/go-team.md: the manifest indexes the checkpoints).
   if (en) {
     const enStep = stepOf(en.step);
-    if (enStep !== null && fileStep !== null && enStep !== fileStep) shape.push(`step_number ${fileStep} contradicts manifest.json (step ${enStep})`);
-    if (str(en.step_name) !== null && str(d.step_name) !== null && str(en.step_name) !== str(d.step_name)) shape.push(`step_name ${JSON.stringify(d.step_name)} contradicts manifest.json (${JSON.stringify(en.step_name)})`);
-    if (str(d.id) !== null && str(d.id) !== cid && !(fid !== null && str(d.id) === fid)) shape.push(`id ${JSON.stringify(d.id)} contradicts manifest.json (${cid})`);
+    if (enStep !== null && fileStep !== null && enStep !== fileStep)
+      shape.push(`step_number ${fileStep} contradicts manifest.json (step ${enStep})`);
+    if (str(en.step_name) !== null && str(d.step_name) !== null && str(en.step_name) !== str(d.step_name))
+      shape.push(
+        `step_name ${JSON.stringify(d.step_name)} contradicts manifest.json (${JSON.stringify(en.step_name)})`,
+      );
+    if (str(d.id) !== null && str(d.id) !== cid && !(fid !== null && str(d.id) === fid))
+      shape.push(`id ${JSON.stringify(d.id)} contradicts manifest.json (${cid})`);
   }
   const g = obj(d.git);
-  if (d.git !== undefined && d.git !== null) cp.git = { branch: str(g.branch), commit: str(g.commit_hash), staged: arr(g.staged_files).map(String) };
+  if (d.git !== undefined && d.git !== null)
+    cp.git = { branch: str(g.branch), commit: str(g.commit_hash), staged: arr(g.staged_files).map(String) };
   const text = l.read.kind === 'ok' ? l.read.text : null;
   const sum = verifyChecksum(d, text);
   cp.checksum = sum.result;
   if (sum.result === 'missing') {
-    problems.push(problem('MISSING_FIELD', 'info', `Checkpoint ${cid} of session ${id} has no checksum; it could not be verified.`, { sessionId: id, path: rel, details: { field: 'checksum', assumed: 'unverified' } }));
+    problems.push(
+      problem(
+        'MISSING_FIELD',
+        'info',
+        `Checkpoint ${cid} of session ${id} has no checksum; it could not be verified.`,
+        { sessionId: id, path: rel, details: { field: 'checksum', assumed: 'unverified' } },
+      ),
+    );
   } else if (sum.result === 'unverified') {
     // Go Team's checksum is circular (docs/formats/go-team.md "Code vs prose"): no form matching is a doubt, not damage.
-    problems.push(problem('CHECKSUM_UNVERIFIED', 'warning', `Checkpoint ${cid} of session ${id} has a checksum that matches none of the canonical forms (without the checksum field; keys in file order or sorted; compact, pretty or as written); it is usable but unverified.`, {
-      sessionId: id,
-      path: rel,
-      details: { checkpoint: cid, checksum: d.checksum },
-      hint: 'Compare it with its git commit before restoring it, if the content matters.',
-    }));
+    problems.push(
+      problem(
+        'CHECKSUM_UNVERIFIED',
+        'warning',
+        `Checkpoint ${cid} of session ${id} has a checksum that matches none of the canonical forms (without the checksum field; keys in file order or sorted; compact, pretty or as written); it is usable but unverified.`,
+        {
+          sessionId: id,
+          path: rel,
+          details: { checkpoint: cid, checksum: d.checksum },
+          hint: 'Compare it with its git commit before restoring it, if the content matters.',
+        },
+      ),
+    );
   }
   if (cp.invalidatedBy === null) cp.invalidatedBy = str(d.invalidated_by);
   if (shape.length > 0) cp.problem = `has a wrong shape (${shape.join('; ')})`;
-  else if ((d.valid === false || en?.valid === false) && cp.invalidatedBy === null) cp.problem = 'is marked invalid (valid: false)';
+  else if ((d.valid === false || en?.valid === false) && cp.invalidatedBy === null)
+    cp.problem = 'is marked invalid (valid: false)';
   return cp;
 }
 
@@ -136,7 +184,10 @@ export interface Rollback {
 }
 
 /** The rollbacks of both sources, without duplicates, oldest first. */
-export function collectRollbacks(manifest: Record<string, unknown> | null, history: Record<string, unknown> | null): Rollback[] {
+export function collectRollbacks(
+  manifest: Record<string, unknown> | null,
+  history: Record<string, unknown> | null,
+): Rollback[] {
   const out: Rollback[] = [];
   const seen = new Set<string>();
   for (const r of [...arr(manifest?.rollback_history), ...arr(history?.history)].map(obj)) {
@@ -146,7 +197,9 @@ export function collectRollbacks(manifest: Record<string, unknown> | null, histo
       fromCheckpoint: str(r.from_checkpoint),
       fromStep: stepOf(r.from_step),
       toCheckpoint: str(r.to_checkpoint),
-      toStep: stepOf(r.to_step) ?? (str(r.to_checkpoint) ? (parseCheckpointId(str(r.to_checkpoint) as string)?.step ?? null) : null),
+      toStep:
+        stepOf(r.to_step) ??
+        (str(r.to_checkpoint) ? (parseCheckpointId(str(r.to_checkpoint) as string)?.step ?? null) : null),
       reason: str(r.reason),
     };
     const key = rb.id ?? `${rb.timestamp}|${rb.fromCheckpoint}|${rb.toCheckpoint}`;
@@ -158,7 +211,13 @@ export function collectRollbacks(manifest: Record<string, unknown> | null, histo
 }
 
 /** A rollback to step N invalidates the checkpoints after N taken before it (no roll-forward). */
-export function applyRollbacks(id: string, cps: Cp[], rollbacks: Rollback[], problems: FormatProblem[], sdir: string): void {
+export function applyRollbacks(
+  id: string,
+  cps: Cp[],
+  rollbacks: Rollback[],
+  problems: FormatProblem[],
+  sdir: string,
+): void {
   for (const rb of rollbacks) {
     if (rb.toStep === null) continue;
     const at = time(rb.timestamp);
@@ -167,11 +226,18 @@ export function applyRollbacks(id: string, cps: Cp[], rollbacks: Rollback[], pro
       const ct = time(c.createdAt);
       if (at !== null && ct !== null && ct > at) continue; // taken after the rollback: a new line of work
       c.invalidatedBy = rb.id ?? `rollback at ${rb.timestamp ?? '?'}`;
-      problems.push(problem('BAD_VALUE', 'warning', `Checkpoint ${c.id} of session ${id} is still marked valid though rollback ${c.invalidatedBy} to step ${rb.toStep} invalidated it; it is treated as invalidated.`, {
-        sessionId: id,
-        path: join(sdir, 'manifest.json'),
-        details: { checkpoint: c.id, rollback: c.invalidatedBy },
-      }));
+      problems.push(
+        problem(
+          'BAD_VALUE',
+          'warning',
+          `Checkpoint ${c.id} of session ${id} is still marked valid though rollback ${c.invalidatedBy} to step ${rb.toStep} invalidated it; it is treated as invalidated.`,
+          {
+            sessionId: id,
+            path: join(sdir, 'manifest.json'),
+            details: { checkpoint: c.id, rollback: c.invalidatedBy },
+          },
+        ),
+      );
     }
   }
 }
@@ -184,14 +250,34 @@ export function usableCheckpoints(id: string, sdir: string, cps: Cp[], problems:
   const usableCps = cps.filter((c) => c.problem === null && c.invalidatedBy === null && c.step !== null);
   for (const c of cps) {
     if (c.problem === null) continue;
-    const fallback = [...usableCps].reverse().find((u) => (u.step as number) < (c.step ?? TOTAL_STEPS + 1) || (u.step === c.step && u !== c && (u.createdAt ?? '') < (c.createdAt ?? '~'))) ?? null;
-    problems.push(problem('CORRUPT_CHECKPOINT', 'error', `Checkpoint ${c.id} of session ${id} ${c.problem}; it cannot be restored.`, {
-      sessionId: id,
-      path: c.file ?? join(sdir, 'manifest.json'),
-      details: { checkpoint: c.id, step: c.step, reason: c.problem, fallback: fallback?.id ?? null, commit: c.git?.commit ?? null },
-      // Seed 001 / docs/formats/go-team.md: "Corrupt checkpoint ⇒ mark invalid, fall back to last valid (N-1) or rebuild from git".
-      hint: `${fallback ? `Fall back to the last valid checkpoint, ${fallback.id} (step ${fallback.step})` : 'No earlier valid checkpoint'}${c.git?.commit ? `, or rebuild it from its commit ${c.git.commit} (*cp-rebuild:${c.step ?? '?'})` : fallback ? '' : ': rebuild it from git (*cp-rebuild) or start fresh'}.`,
-    }));
+    const fallback =
+      [...usableCps]
+        .reverse()
+        .find(
+          (u) =>
+            (u.step as number) < (c.step ?? TOTAL_STEPS + 1) ||
+            (u.step === c.step && u !== c && (u.createdAt ?? '') < (c.createdAt ?? '~')),
+        ) ?? null;
+    problems.push(
+      problem(
+        'CORRUPT_CHECKPOINT',
+        'error',
+        `Checkpoint ${c.id} of session ${id} ${c.problem}; it cannot be restored.`,
+        {
+          sessionId: id,
+          path: c.file ?? join(sdir, 'manifest.json'),
+          details: {
+            checkpoint: c.id,
+            step: c.step,
+            reason: c.problem,
+            fallback: fallback?.id ?? null,
+            commit: c.git?.commit ?? null,
+          },
+          // Seed 001 / docs/formats/go-team.md: "Corrupt checkpoint ⇒ mark invalid, fall back to last valid (N-1) or rebuild from git".
+          hint: `${fallback ? `Fall back to the last valid checkpoint, ${fallback.id} (step ${fallback.step})` : 'No earlier valid checkpoint'}${c.git?.commit ? `, or rebuild it from its commit ${c.git.commit} (*cp-rebuild:${c.step ?? '?'})` : fallback ? '' : ': rebuild it from git (*cp-rebuild) or start fresh'}.`,
+        },
+      ),
+    );
   }
   return usableCps;
 }
@@ -213,12 +299,19 @@ export function reportInvalidated(id: string, sdir: string, cps: Cp[], usable: C
   for (const c of cps) {
     if (c.invalidatedBy === null || c.problem !== null) continue;
     const valid = current.find((u) => u.step === c.step) ?? null;
-    problems.push(problem('INVALIDATED_CHECKPOINT', 'info', `Checkpoint ${c.id} of session ${id} was invalidated by rollback ${c.invalidatedBy}; ${valid ? `the valid checkpoint of step ${c.step} is ${valid.id}` : `step ${c.step ?? '?'} has no valid checkpoint (it must be redone)`}.`, {
-      sessionId: id,
-      path: c.file ?? join(sdir, 'manifest.json'),
-      details: { checkpoint: c.id, rollback: c.invalidatedBy, step: c.step, valid: valid?.id ?? null },
-      hint: 'Never restore it: Go Team cannot roll forward past a rollback.',
-    }));
+    problems.push(
+      problem(
+        'INVALIDATED_CHECKPOINT',
+        'info',
+        `Checkpoint ${c.id} of session ${id} was invalidated by rollback ${c.invalidatedBy}; ${valid ? `the valid checkpoint of step ${c.step} is ${valid.id}` : `step ${c.step ?? '?'} has no valid checkpoint (it must be redone)`}.`,
+        {
+          sessionId: id,
+          path: c.file ?? join(sdir, 'manifest.json'),
+          details: { checkpoint: c.id, rollback: c.invalidatedBy, step: c.step, valid: valid?.id ?? null },
+          hint: 'Never restore it: Go Team cannot roll forward past a rollback.',
+        },
+      ),
+    );
   }
 }
 
@@ -246,11 +339,23 @@ export function checkpointRecords(cps: Cp[], usable: Cp[]): ForeignCheckpoint[] 
  * interruption (each checkpoint commits, so the newest checkpoint's commit is that head unless
  * work was committed after it). That checkpoint's CORRUPT_CHECKPOINT is told so (issue 27).
  */
-export function rebuildableCheckpoints(id: string, cps: Cp[], recovery: Record<string, unknown> | null, problems: FormatProblem[]): RebuildableCheckpoint[] {
+export function rebuildableCheckpoints(
+  id: string,
+  cps: Cp[],
+  recovery: Record<string, unknown> | null,
+  problems: FormatProblem[],
+): RebuildableCheckpoint[] {
   const damaged = cps.filter((c) => c.problem !== null && c.invalidatedBy === null && c.step !== null);
   const out: RebuildableCheckpoint[] = damaged
     .filter((c) => c.git?.commit)
-    .map((c) => ({ id: c.id, step: c.step as number, commit: c.git!.commit!, branch: c.git!.branch, problem: c.problem!, commitFrom: 'checkpoint' as const }));
+    .map((c) => ({
+      id: c.id,
+      step: c.step as number,
+      commit: c.git!.commit!,
+      branch: c.git!.branch,
+      problem: c.problem!,
+      commitFrom: 'checkpoint' as const,
+    }));
   const gs = obj(obj(recovery).git_state);
   const last = str(gs.last_commit);
   if (!last) return out;
@@ -259,11 +364,19 @@ export function rebuildableCheckpoints(id: string, cps: Cp[], recovery: Record<s
     .sort((a, b) => (a.step as number) - (b.step as number) || (a.createdAt ?? '').localeCompare(b.createdAt ?? ''))
     .at(-1);
   if (!newest || !damaged.includes(newest) || newest.git?.commit) return out;
-  out.push({ id: newest.id, step: newest.step as number, commit: last, branch: newest.git?.branch ?? str(gs.branch), problem: newest.problem!, commitFrom: 'recovery' });
+  out.push({
+    id: newest.id,
+    step: newest.step as number,
+    commit: last,
+    branch: newest.git?.branch ?? str(gs.branch),
+    problem: newest.problem!,
+    commitFrom: 'recovery',
+  });
   const p = problems.find((x) => x.code === 'CORRUPT_CHECKPOINT' && x.details?.checkpoint === newest.id);
   if (p) {
     p.details = { ...p.details, commit: last, commitFrom: 'recovery.json git_state.last_commit' };
-    p.hint = `${p.hint ?? ''} Its file no longer shows its commit, but recovery.json records the last commit, ${last} (git_state.last_commit): rebuild it from there (*cp-rebuild:${newest.step}).`.trim();
+    p.hint =
+      `${p.hint ?? ''} Its file no longer shows its commit, but recovery.json records the last commit, ${last} (git_state.last_commit): rebuild it from there (*cp-rebuild:${newest.step}).`.trim();
   }
   return out;
 }

@@ -27,7 +27,11 @@ function sorted(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sorted);
   if (v === null || typeof v !== 'object') return v;
   const o = v as Record<string, unknown>;
-  return Object.fromEntries(Object.keys(o).sort().map((k) => [k, sorted(o[k])]));
+  return Object.fromEntries(
+    Object.keys(o)
+      .sort()
+      .map((k) => [k, sorted(o[k])]),
+  );
 }
 
 /** The canonical checksum baton writes: the document without `checksum`, keys in file order, compact. */
@@ -64,7 +68,12 @@ function pythonForms(text: string): Array<[string, string]> {
   if (lex === null) return [];
   const rest = withoutKey(lex, 'checksum');
   const out: Array<[string, string]> = [];
-  const layouts: Array<[string, number | null, boolean]> = [['default', null, false], ['compact', null, true], ['indent2', 2, false], ['indent4', 4, false]];
+  const layouts: Array<[string, number | null, boolean]> = [
+    ['default', null, false],
+    ['compact', null, true],
+    ['indent2', 2, false],
+    ['indent4', 4, false],
+  ];
   for (const sortKeys of [true, false]) {
     for (const [layout, indent, compact] of layouts) {
       for (const ascii of [true, false]) {

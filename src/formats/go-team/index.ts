@@ -31,7 +31,8 @@ async function detect(dir: SafeDir): Promise<number> {
 /** Reads and writes Go Team sessions. */
 export const goTeamAdapter: FormatAdapter = {
   name: 'go-team',
-  description: 'Go Team checkpoints: checkpoints/sessions.json registry, <session>/manifest.json, state.json, recovery.json, cp-*.json',
+  description:
+    'Go Team checkpoints: checkpoints/sessions.json registry, <session>/manifest.json, state.json, recovery.json, cp-*.json',
   detect,
   inspect: reportingAccess(inspectTree),
   exportPlan: planExport,

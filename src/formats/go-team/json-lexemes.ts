@@ -32,7 +32,10 @@ export function parseLexemes(text: string): LexValue | null {
       i++;
       const entries: Array<[string, LexValue]> = [];
       ws();
-      if (text[i] === '}') { i++; return { t: 'obj', entries }; }
+      if (text[i] === '}') {
+        i++;
+        return { t: 'obj', entries };
+      }
       for (;;) {
         ws();
         const k = str();
@@ -49,7 +52,10 @@ export function parseLexemes(text: string): LexValue | null {
       i++;
       const items: LexValue[] = [];
       ws();
-      if (text[i] === ']') { i++; return { t: 'arr', items }; }
+      if (text[i] === ']') {
+        i++;
+        return { t: 'arr', items };
+      }
       for (;;) {
         items.push(value());
         ws();
@@ -60,7 +66,10 @@ export function parseLexemes(text: string): LexValue | null {
     }
     if (c === '"') return { t: 'str', value: str() };
     const lit = /^(true|false|null)/.exec(text.slice(i, i + 5));
-    if (lit) { i += lit[0].length; return { t: 'lit', value: lit[0] as 'true' | 'false' | 'null' }; }
+    if (lit) {
+      i += lit[0].length;
+      return { t: 'lit', value: lit[0] as 'true' | 'false' | 'null' };
+    }
     const num = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
     if (!num) throw new Error('value');
     i += num[0].length;
@@ -115,9 +124,12 @@ export function pyDumps(v: LexValue, o: PyDumpOptions, depth = 0): string {
   const key = o.indent === null && o.compact ? ':' : ': ';
   const nl = (d: number): string => (o.indent === null ? '' : `\n${' '.repeat(o.indent * d)}`);
   switch (v.t) {
-    case 'num': return pythonNumber(v.lexeme);
-    case 'str': return pyString(v.value, o.ascii);
-    case 'lit': return v.value;
+    case 'num':
+      return pythonNumber(v.lexeme);
+    case 'str':
+      return pyString(v.value, o.ascii);
+    case 'lit':
+      return v.value;
     case 'arr':
       if (v.items.length === 0) return '[]';
       return `[${v.items.map((x) => nl(depth + 1) + pyDumps(x, o, depth + 1)).join(item)}${nl(depth)}]`;

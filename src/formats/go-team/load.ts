@@ -32,7 +32,13 @@ export interface Loaded {
 }
 
 /** Reads and parses one JSON file of a session; damage goes to `problems`. */
-export async function load(ctx: Ctx, rel: string, sessionId: string | null, problems: FormatProblem[], o: { missing?: FormatProblem | null; quiet?: boolean } = {}): Promise<Loaded> {
+export async function load(
+  ctx: Ctx,
+  rel: string,
+  sessionId: string | null,
+  problems: FormatProblem[],
+  o: { missing?: FormatProblem | null; quiet?: boolean } = {},
+): Promise<Loaded> {
   const read = await ctx.dir.read(rel);
   if (read.kind === 'missing') {
     if (o.missing) problems.push(o.missing);
@@ -44,7 +50,13 @@ export async function load(ctx: Ctx, rel: string, sessionId: string | null, prob
   }
   const p = parseDocument(read, { sessionId });
   if (!p.ok) {
-    if (!o.quiet) problems.push({ ...p.problem, hint: p.problem.hint ?? 'Go Team keeps no backup of this file: restore it from git, or let baton rewrite it with export.' });
+    if (!o.quiet)
+      problems.push({
+        ...p.problem,
+        hint:
+          p.problem.hint ??
+          'Go Team keeps no backup of this file: restore it from git, or let baton rewrite it with export.',
+      });
     return { read, doc: null };
   }
   return { read, doc: p.value };

@@ -95,17 +95,44 @@ export function adviseResume(i: ResumeInput): ResumeAdvice {
   const completed = i.units.filter((u) => u.status === 'completed');
   const lastCompleted = completed.length > 0 ? (completed[completed.length - 1] as ForeignUnit).id : null;
   const next = i.units.find((u) => u.status !== 'completed' && u.status !== 'skipped') ?? null;
-  const base = { subStep: null, retryLimit: null, retriesUsed: null, lastCompleted, options: [] as RecoveryOption[], recommended: null, warnings: [] as string[] };
-  if (i.status === 'completed') return { ...base, unitId: null, action: 'refuse', reason: 'Session already completed (Go Team refuses to resume a completed session; start a new one with *new).' };
-  if (i.status === 'failed') return { ...base, unitId: null, action: 'refuse', reason: 'Session failed and cannot be resumed (Go Team never resumes a failed session; start a new one with *new).' };
+  const base = {
+    subStep: null,
+    retryLimit: null,
+    retriesUsed: null,
+    lastCompleted,
+    options: [] as RecoveryOption[],
+    recommended: null,
+    warnings: [] as string[],
+  };
+  if (i.status === 'completed')
+    return {
+      ...base,
+      unitId: null,
+      action: 'refuse',
+      reason: 'Session already completed (Go Team refuses to resume a completed session; start a new one with *new).',
+    };
+  if (i.status === 'failed')
+    return {
+      ...base,
+      unitId: null,
+      action: 'refuse',
+      reason:
+        'Session failed and cannot be resumed (Go Team never resumes a failed session; start a new one with *new).',
+    };
   if (i.status === 'abandoned' || i.resumable === false) {
-    return { ...base, unitId: null, action: 'refuse', reason: `Session is marked not resumable (resumable: false${i.rawStatus ? `, status "${i.rawStatus}"` : ''}; *abandon sets this): Go Team lists only sessions with resumable == true.` };
+    return {
+      ...base,
+      unitId: null,
+      action: 'refuse',
+      reason: `Session is marked not resumable (resumable: false${i.rawStatus ? `, status "${i.rawStatus}"` : ''}; *abandon sets this): Go Team lists only sessions with resumable == true.`,
+    };
   }
   const live = i.live;
   const liveState = obj(live?.state);
   const iteration = typeof liveState.iteration_count === 'number' ? num(liveState.iteration_count) : null;
   const maxIter = typeof liveState.max_iterations === 'number' ? num(liveState.max_iterations) : REVIEW_MAX_ITERATIONS;
-  const reviewLimits = (unitId: string | null) => (unitId === '6' ? { retryLimit: maxIter, retriesUsed: iteration } : { retryLimit: null, retriesUsed: null });
+  const reviewLimits = (unitId: string | null) =>
+    unitId === '6' ? { retryLimit: maxIter, retriesUsed: iteration } : { retryLimit: null, retriesUsed: null };
   if (i.running) {
     const unitId = next?.id ?? null;
     return {
@@ -129,14 +156,20 @@ export function adviseResume(i: ResumeInput): ResumeAdvice {
   if (wanted) {
     const hit = i.usable.find((c) => c.id === wanted || c.id.startsWith(`${wanted}-`) || wanted.startsWith(`${c.id}-`));
     if (hit) cp = hit;
-    else warnings.push(`The checkpoint ${wanted} named for recovery cannot be used (it ${i.unusable.get(wanted) ?? 'was not found'}); falling back to ${cp ? cp.id : 'no valid checkpoint (rebuild one from git with *cp-rebuild, or start fresh)'}.`);
+    else
+      warnings.push(
+        `The checkpoint ${wanted} named for recovery cannot be used (it ${i.unusable.get(wanted) ?? 'was not found'}); falling back to ${cp ? cp.id : 'no valid checkpoint (rebuild one from git with *cp-rebuild, or start fresh)'}.`,
+      );
   }
   const options = recoveryOptions(i, cp, rec, recOpt, completed.length);
 
   const top = kindOf(rec.recommended);
   const perOpt = recOptions.find((o) => o.recommended === true);
   const per = perOpt ? kindOf(perOpt.type) : null;
-  if (top && per && top !== per) warnings.push(`recovery.json recommends "${str(rec.recommended)}" at the top level but marks the ${str(perOpt?.type)} option recommended; the top-level value is used.`);
+  if (top && per && top !== per)
+    warnings.push(
+      `recovery.json recommends "${str(rec.recommended)}" at the top level but marks the ${str(perOpt?.type)} option recommended; the top-level value is used.`,
+    );
   // The toolkit's recommendation is followed: recovery.json's, else its documented default,
   // "[1] Resume from checkpoint (RECOMMENDED) … Safe and reliable" (seed 001 "3. RESUME SESSION").
   const wantedKind = top ?? per ?? null;
@@ -144,11 +177,24 @@ export function adviseResume(i: ResumeInput): ResumeAdvice {
   let chosen: RecoveryOption['kind'] | null = wantedKind ?? 'checkpoint';
   let departure: string | null = null;
   if (!options.some((o) => o.kind === chosen)) {
-    const why = chosen === 'checkpoint' ? `no valid checkpoint is left${(i.rebuildable ?? []).length ? '; the damaged one can be rebuilt from its commit' : ''}` : chosen === 'live' ? 'there is no readable state.json' : 'it is not available';
+    const why =
+      chosen === 'checkpoint'
+        ? `no valid checkpoint is left${(i.rebuildable ?? []).length ? '; the damaged one can be rebuilt from its commit' : ''}`
+        : chosen === 'live'
+          ? 'there is no readable state.json'
+          : 'it is not available';
     departure = `${recommendedBy === 'toolkit' ? 'recovery.json recommends' : 'Go Team recommends by default'} ${chosen}, but ${why}; baton recommends ${options[0]!.kind} instead.`;
-    if (recommendedBy === 'toolkit') warnings.push(`The recommended recovery (${chosen}) is not available${chosen === 'checkpoint' ? ' (no valid checkpoint)' : ' (no readable state.json)'}.`);
+    if (recommendedBy === 'toolkit')
+      warnings.push(
+        `The recommended recovery (${chosen}) is not available${chosen === 'checkpoint' ? ' (no valid checkpoint)' : ' (no readable state.json)'}.`,
+      );
     chosen = options[0]!.kind;
-  } else if (wanted && cp && chosen === 'checkpoint' && !(cp.id === wanted || cp.id.startsWith(`${wanted}-`) || wanted.startsWith(`${cp.id}-`))) {
+  } else if (
+    wanted &&
+    cp &&
+    chosen === 'checkpoint' &&
+    !(cp.id === wanted || cp.id.startsWith(`${wanted}-`) || wanted.startsWith(`${cp.id}-`))
+  ) {
     departure = `recovery.json names checkpoint ${wanted}, which cannot be used; baton offers ${cp.id}, the last valid one before it.`;
   }
   for (const o of options) o.recommended = o.kind === chosen;
@@ -175,11 +221,24 @@ export function adviseResume(i: ResumeInput): ResumeAdvice {
   }
   const lks = obj(rec.last_known_state);
   const why = str(rec.interrupt_reason);
-  const where = Object.keys(lks).length > 0
-    ? ` Last known state: step ${str(lks.step) ?? '?'}${str(lks.step_name) ? ` (${str(lks.step_name)})` : ''}${str(lks.agent) ? `, agent ${str(lks.agent)}` : ''}${str(lks.action) ? `, action "${str(lks.action)}"` : ''}.`
-    : '';
+  const where =
+    Object.keys(lks).length > 0
+      ? ` Last known state: step ${str(lks.step) ?? '?'}${str(lks.step_name) ? ` (${str(lks.step_name)})` : ''}${str(lks.agent) ? `, agent ${str(lks.agent)}` : ''}${str(lks.action) ? `, action "${str(lks.action)}"` : ''}.`
+      : '';
   const reason = `Session ${i.status}${why ? ` (interrupt reason: ${why})` : ''} at ${stepLabel(i.currentStep)}.${where} Go Team offers [1] the last checkpoint (safe), [2] the live auto-save (experimental), [3] a fresh start; ${top || per ? 'recovery.json recommends' : 'the default is'} ${chosen}.`;
-  return { ...reviewLimits(unitId), unitId, action, subStep, lastCompleted, reason, options, recommended: chosen, warnings, recommendedBy, departure };
+  return {
+    ...reviewLimits(unitId),
+    unitId,
+    action,
+    subStep,
+    lastCompleted,
+    reason,
+    options,
+    recommended: chosen,
+    warnings,
+    recommendedBy,
+    departure,
+  };
 }
 
 /**
@@ -187,7 +246,13 @@ export function adviseResume(i: ResumeInput): ResumeAdvice {
  * checkpoint whose commit is known, [2] the live auto-save, [3] a fresh start; each with the
  * git state it goes to and what to check first.
  */
-function recoveryOptions(i: ResumeInput, cp: UsableCheckpoint | null, rec: Record<string, unknown>, recOpt: (k: RecoveryOption['kind']) => Record<string, unknown> | null, completedCount: number): RecoveryOption[] {
+function recoveryOptions(
+  i: ResumeInput,
+  cp: UsableCheckpoint | null,
+  rec: Record<string, unknown>,
+  recOpt: (k: RecoveryOption['kind']) => Record<string, unknown> | null,
+  completedCount: number,
+): RecoveryOption[] {
   const live = i.live;
   const completed = { length: completedCount };
   // Recorded git state (recovery.json `git_state`, docs/formats/go-team.md "Schema"; checkpoint `git`): each
@@ -197,16 +262,28 @@ function recoveryOptions(i: ResumeInput, cp: UsableCheckpoint | null, rec: Recor
   const dirty = uncommitted(gs.uncommitted_changes);
   const dirtyText = uncommittedList(gs.uncommitted_changes);
   const sessionBranch = str(gs.branch) ?? i.branch ?? null;
-  const lossWarning = (what: string): string[] => (dirty ? [`The session recorded uncommitted changes${dirtyText}; ${what} discards them: commit or stash them first.`] : []);
+  const lossWarning = (what: string): string[] =>
+    dirty
+      ? [`The session recorded uncommitted changes${dirtyText}; ${what} discards them: commit or stash them first.`]
+      : [];
   const options: RecoveryOption[] = [];
   if (cp) {
     const rp = obj(live?.recovery_point);
-    const actions = typeof rp.actions_since_checkpoint === 'number' && str(rp.checkpoint) === cp.id ? rp.actions_since_checkpoint : null;
+    const actions =
+      typeof rp.actions_since_checkpoint === 'number' && str(rp.checkpoint) === cp.id
+        ? rp.actions_since_checkpoint
+        : null;
     const recLoss = str(recOpt('checkpoint')?.target) === cp.id ? str(recOpt('checkpoint')?.data_loss) : null;
-    const continueAt = cp.iteration ? `continue the review loop of step 6 after ${cp.subStep}` : cp.step >= TOTAL_STEPS ? 'step 9 is done' : `continue at ${stepLabel(cp.step + 1)}`;
+    const continueAt = cp.iteration
+      ? `continue the review loop of step 6 after ${cp.subStep}`
+      : cp.step >= TOTAL_STEPS
+        ? 'step 9 is done'
+        : `continue at ${stepLabel(cp.step + 1)}`;
     const branch = cp.git?.branch ?? sessionBranch;
     const commit = cp.git?.commit ?? null;
-    const reset = commit ? `check out ${branch ?? 'the session branch'} and reset it to ${commit} (git reset --hard)` : 'reset the git branch to its commit (not recorded in the checkpoint)';
+    const reset = commit
+      ? `check out ${branch ?? 'the session branch'} and reset it to ${commit} (git reset --hard)`
+      : 'reset the git branch to its commit (not recorded in the checkpoint)';
     options.push({
       kind: 'checkpoint',
       target: cp.id,
@@ -215,7 +292,11 @@ function recoveryOptions(i: ResumeInput, cp: UsableCheckpoint | null, rec: Recor
       recommended: false,
       git: { branch, resetTo: commit, uncommittedChanges: dirty },
       warnings: [
-        ...(cp.unverified ? [`The checksum of ${cp.id} is unverified (it matches no canonical form): compare it with ${commit ? `commit ${commit}` : 'its git commit'} before relying on it.`] : []),
+        ...(cp.unverified
+          ? [
+              `The checksum of ${cp.id} is unverified (it matches no canonical form): compare it with ${commit ? `commit ${commit}` : 'its git commit'} before relying on it.`,
+            ]
+          : []),
         ...(commit ? lossWarning('git reset --hard') : []),
       ],
     });
@@ -241,7 +322,11 @@ function recoveryOptions(i: ResumeInput, cp: UsableCheckpoint | null, rec: Recor
       loses: str(recOpt('live')?.data_loss) ?? `~${AUTO_SAVE_SECONDS} seconds of work`,
       recommended: false,
       git: { branch: sessionBranch, resetTo: null, uncommittedChanges: dirty },
-      warnings: dirty ? [`The session recorded uncommitted changes${dirtyText}: they stay in the work tree, but git checkout may refuse or carry them across; check them first.`] : [],
+      warnings: dirty
+        ? [
+            `The session recorded uncommitted changes${dirtyText}: they stay in the work tree, but git checkout may refuse or carry them across; check them first.`,
+          ]
+        : [],
     });
   }
   options.push({

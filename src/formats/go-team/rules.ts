@@ -10,11 +10,21 @@ import type { ToolkitRules } from '../../domain/toolkit-rules.js';
 import type { ResumeAdvice } from '../types.js';
 
 /** The rules of one Go Team session. */
-export function goTeamRules(status: SessionStatus, rawStatus: string | null, resumable: boolean | null, advice: ResumeAdvice): ToolkitRules {
+export function goTeamRules(
+  status: SessionStatus,
+  rawStatus: string | null,
+  resumable: boolean | null,
+  advice: ResumeAdvice,
+): ToolkitRules {
   const r = noRules('Go Team');
-  if (status === 'completed') r.refuse = 'Go Team refuses to resume a completed session ("Session already completed"; seed 001, 3. RESUME SESSION).';
-  else if (status === 'failed') r.refuse = 'Go Team never resumes a failed session ("Session failed and cannot be resumed"; seed 001, 3. RESUME SESSION).';
-  else if (status === 'abandoned' || resumable === false) r.refuse = `Go Team lists only sessions with resumable == true; this one is marked not resumable${rawStatus ? ` (status "${rawStatus}")` : ''} (seed 001, 2. CHECK FOR RESUMABLE SESSIONS).`;
+  if (status === 'completed')
+    r.refuse =
+      'Go Team refuses to resume a completed session ("Session already completed"; seed 001, 3. RESUME SESSION).';
+  else if (status === 'failed')
+    r.refuse =
+      'Go Team never resumes a failed session ("Session failed and cannot be resumed"; seed 001, 3. RESUME SESSION).';
+  else if (status === 'abandoned' || resumable === false)
+    r.refuse = `Go Team lists only sessions with resumable == true; this one is marked not resumable${rawStatus ? ` (status "${rawStatus}")` : ''} (seed 001, 2. CHECK FOR RESUMABLE SESSIONS).`;
   const chosen = advice.options.find((o) => o.recommended) ?? null;
   if (!r.refuse && chosen && chosen.kind !== 'rebuild') {
     r.recommended = {

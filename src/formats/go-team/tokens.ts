@@ -14,7 +14,16 @@ export type TokenSource = 'state.token_metrics' | 'state.metrics.tokens' | 'metr
 
 function counts(v: unknown): TokenCountsLike | null {
   const o = obj(v);
-  const has = ['input_tokens', 'output_tokens', 'cached_tokens', 'input', 'output', 'cached', 'total_input', 'total_output'].some((k) => k in o);
+  const has = [
+    'input_tokens',
+    'output_tokens',
+    'cached_tokens',
+    'input',
+    'output',
+    'cached',
+    'total_input',
+    'total_output',
+  ].some((k) => k in o);
   if (!has) return null;
   return {
     input: num(o.input_tokens ?? o.input ?? o.total_input),
@@ -67,7 +76,10 @@ export function readTokenRecord(rec: Record<string, unknown>): ForeignTokens | n
   }
   let agrees: boolean | null = null;
   if (byAgent) {
-    const s = Object.values(byAgent).reduce((acc, c) => ({ input: acc.input + c.input, output: acc.output + c.output, cached: acc.cached + c.cached }), { input: 0, output: 0, cached: 0 });
+    const s = Object.values(byAgent).reduce(
+      (acc, c) => ({ input: acc.input + c.input, output: acc.output + c.output, cached: acc.cached + c.cached }),
+      { input: 0, output: 0, cached: 0 },
+    );
     agrees = s.input === totals.input && s.output === totals.output && s.cached === totals.cached;
   } else if (agentSum !== null) {
     agrees = agentSum === totals.input + totals.output;
@@ -96,7 +108,9 @@ export function findMetricsRecord(doc: Record<string, unknown>, sessionId: strin
 }
 
 /** Token record held by a live state (`state.json` → `state`), with where it was found. */
-export function liveTokenRecord(liveState: Record<string, unknown>): { rec: Record<string, unknown>; source: TokenSource } | null {
+export function liveTokenRecord(
+  liveState: Record<string, unknown>,
+): { rec: Record<string, unknown>; source: TokenSource } | null {
   const tm = obj(liveState.token_metrics);
   if (Object.keys(tm).length > 0) return { rec: tm, source: 'state.token_metrics' };
   const mt = obj(obj(liveState.metrics).tokens);

@@ -11,7 +11,12 @@ import { join } from './layout.js';
 import { STEPS, subStepOfPhase } from './steps.js';
 
 function unsafeLexical(p: string): boolean {
-  return p.includes('\0') || p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) || p.replace(/\\/g, '/').split('/').includes('..');
+  return (
+    p.includes('\0') ||
+    p.startsWith('/') ||
+    /^[A-Za-z]:[\\/]/.test(p) ||
+    p.replace(/\\/g, '/').split('/').includes('..')
+  );
 }
 
 function filesOf(id: string, cp: Cp, problems: FormatProblem[]): ForeignFile[] {
@@ -22,7 +27,14 @@ function filesOf(id: string, cp: Cp, problems: FormatProblem[]): ForeignFile[] {
       const path = str(p);
       if (path === null) continue;
       if (unsafeLexical(path)) {
-        problems.push(problem('UNSAFE_PATH', 'warning', `Checkpoint ${cp.id} of session ${id} lists the file ${JSON.stringify(path)}, which leaves the project; it was not recorded.`, { sessionId: id, path: cp.file, details: { file: path } }));
+        problems.push(
+          problem(
+            'UNSAFE_PATH',
+            'warning',
+            `Checkpoint ${cp.id} of session ${id} lists the file ${JSON.stringify(path)}, which leaves the project; it was not recorded.`,
+            { sessionId: id, path: cp.file, details: { file: path } },
+          ),
+        );
         continue;
       }
       out.push({ path, action });
@@ -37,7 +49,11 @@ function filesOf(id: string, cp: Cp, problems: FormatProblem[]): ForeignFile[] {
  * session failed. Other reasons (timeout, crash, disconnect) are interruptions, not errors.
  * Resolved once the session is completed (the step was redone since).
  */
-export function recoveryError(recovery: Record<string, unknown> | null, status: SessionStatus, currentStep: number | null): ForeignError | null {
+export function recoveryError(
+  recovery: Record<string, unknown> | null,
+  status: SessionStatus,
+  currentStep: number | null,
+): ForeignError | null {
   if (!recovery || str(recovery.interrupt_reason) !== 'error') return null;
   const last = obj(recovery.last_known_state);
   const step = str(last.step) ?? (currentStep !== null ? String(currentStep) : null);
@@ -56,7 +72,17 @@ export function recoveryError(recovery: Record<string, unknown> | null, status: 
 }
 
 /** The nine steps with statuses derived from the checkpoints, the current step and the session status. */
-export function buildUnits(id: string, cps: Cp[], usable: Cp[], currentStep: number | null, stepsCompleted: number | null, status: SessionStatus, liveState: Record<string, unknown>, problems: FormatProblem[], sdir: string): ForeignUnit[] {
+export function buildUnits(
+  id: string,
+  cps: Cp[],
+  usable: Cp[],
+  currentStep: number | null,
+  stepsCompleted: number | null,
+  status: SessionStatus,
+  liveState: Record<string, unknown>,
+  problems: FormatProblem[],
+  sdir: string,
+): ForeignUnit[] {
   const units: ForeignUnit[] = STEPS.map((def) => {
     const mine = usable.filter((c) => c.step === def.n);
     const completing = mine.filter((c) => !c.iteration);
@@ -68,7 +94,9 @@ export function buildUnits(id: string, cps: Cp[], usable: Cp[], currentStep: num
     const done =
       status === 'completed' ||
       completing.length > 0 ||
-      (currentStep !== null && (def.n < currentStep || (def.n === currentStep && stepsCompleted !== null && stepsCompleted >= currentStep && !damaged)));
+      (currentStep !== null &&
+        (def.n < currentStep ||
+          (def.n === currentStep && stepsCompleted !== null && stepsCompleted >= currentStep && !damaged)));
     const files = new Map<string, ForeignFile>();
     for (const c of mine) for (const f of filesOf(id, c, problems)) files.set(f.path, f);
     return {
@@ -91,7 +119,18 @@ export function buildUnits(id: string, cps: Cp[], usable: Cp[], currentStep: num
     for (const u of units) {
       const n = Number(u.id);
       if (n > currentStep && u.status === 'completed') {
-        problems.push(problem('REGISTRY_MISMATCH', 'warning', `Session ${id}: step ${n} has a valid checkpoint but the session is at step ${currentStep} and no rollback invalidated it; the step is reported completed.`, { sessionId: id, path: join(sdir, 'manifest.json'), details: { field: 'current_step', step: n, currentStep } }));
+        problems.push(
+          problem(
+            'REGISTRY_MISMATCH',
+            'warning',
+            `Session ${id}: step ${n} has a valid checkpoint but the session is at step ${currentStep} and no rollback invalidated it; the step is reported completed.`,
+            {
+              sessionId: id,
+              path: join(sdir, 'manifest.json'),
+              details: { field: 'current_step', step: n, currentStep },
+            },
+          ),
+        );
       }
     }
   }
@@ -102,12 +141,19 @@ export function buildUnits(id: string, cps: Cp[], usable: Cp[], currentStep: num
   for (const u of units) {
     const n = Number(u.id);
     if (currentStep !== null && n < currentStep && n < lastCp && !withCp.has(n)) {
-      problems.push(problem('PREREQUISITE', 'warning', `Session ${id}: step ${n} (${u.name}) has no checkpoint though later steps have one; it is assumed done, but it cannot be rolled back to.`, {
-        sessionId: id,
-        path: join(sdir, 'manifest.json'),
-        details: { step: n, currentStep },
-        hint: 'Check that the step really ran (its outputs exist); rebuild its checkpoint from git with *cp-rebuild if needed.',
-      }));
+      problems.push(
+        problem(
+          'PREREQUISITE',
+          'warning',
+          `Session ${id}: step ${n} (${u.name}) has no checkpoint though later steps have one; it is assumed done, but it cannot be rolled back to.`,
+          {
+            sessionId: id,
+            path: join(sdir, 'manifest.json'),
+            details: { step: n, currentStep },
+            hint: 'Check that the step really ran (its outputs exist); rebuild its checkpoint from git with *cp-rebuild if needed.',
+          },
+        ),
+      );
     }
   }
   const first = units.find((u) => u.status !== 'completed');

@@ -55,7 +55,13 @@ function tokenEntry(c: TokenCounts): Record<string, number> {
 }
 
 /** Where the session stands in the nine steps, as Go Team counts it. */
-function positionOf(state: SessionState): { phases: Array<Phase | null>; completedCount: number; firstOpen: number; currentStep: number; open: Phase | null } {
+function positionOf(state: SessionState): {
+  phases: Array<Phase | null>;
+  completedCount: number;
+  firstOpen: number;
+  currentStep: number;
+  open: Phase | null;
+} {
   const phases = stepPhases(state);
   const isDone = (p: Phase | null) => p !== null && (p.status === 'completed' || p.status === 'skipped');
   const completedCount = phases.filter((p) => p?.status === 'completed').length;
@@ -87,15 +93,31 @@ interface EntryInput {
  * this session's entry updated or added; refuses a registry it cannot read rather than lose
  * the other sessions it lists.
  */
-async function mergeRegistry(input: ExportInput, out: SafeDir, regRel: string, origRegistry: Record<string, unknown>, origEntry: Record<string, unknown>, p: EntryInput): Promise<{ reg: Record<string, unknown>; entry: Record<string, unknown> }> {
+async function mergeRegistry(
+  input: ExportInput,
+  out: SafeDir,
+  regRel: string,
+  origRegistry: Record<string, unknown>,
+  origEntry: Record<string, unknown>,
+  p: EntryInput,
+): Promise<{ reg: Record<string, unknown>; entry: Record<string, unknown> }> {
   const { state, foreignId: id, now } = input;
   const nowIso = now.toISOString();
   const outReg = await existing(out, regRel);
   if (outReg === 'corrupt') {
-    throw new BatonError('CORRUPT', `${regRel} in the export folder cannot be read, so the other sessions it lists would be lost.`, { hint: 'Repair or remove that registry (it keeps no backup), then export again.' });
+    throw new BatonError(
+      'CORRUPT',
+      `${regRel} in the export folder cannot be read, so the other sessions it lists would be lost.`,
+      { hint: 'Repair or remove that registry (it keeps no backup), then export again.' },
+    );
   }
   const { sessions: _s, ...origTop } = origRegistry;
-  const reg: Record<string, unknown> = outReg ?? { version: '1.0.0', ...origTop, sessions: [], last_active_session: null };
+  const reg: Record<string, unknown> = outReg ?? {
+    version: '1.0.0',
+    ...origTop,
+    sessions: [],
+    last_active_session: null,
+  };
   const list = arr(reg.sessions);
   const at = list.findIndex((e) => str(obj(e).id) === id);
   const base = at >= 0 ? obj(list[at]) : origEntry;
@@ -107,17 +129,25 @@ async function mergeRegistry(input: ExportInput, out: SafeDir, regRel: string, o
     created_at: str(base.created_at) ?? p.createdAt ?? state.createdAt,
     // Nothing changed since the import: the update time and position are written as they were.
     updated_at: input.unchangedSinceImport === true && base.updated_at !== undefined ? base.updated_at : nowIso,
-    current_step: input.unchangedSinceImport === true && base.current_step !== undefined ? base.current_step : p.currentStep,
+    current_step:
+      input.unchangedSinceImport === true && base.current_step !== undefined ? base.current_step : p.currentStep,
     current_checkpoint: base.current_checkpoint ?? null,
-    progress: { ...obj(base.progress), steps_completed: p.completedCount, total_steps: TOTAL_STEPS, percentage: Math.round((p.completedCount / TOTAL_STEPS) * 100) },
+    progress: {
+      ...obj(base.progress),
+      steps_completed: p.completedCount,
+      total_steps: TOTAL_STEPS,
+      percentage: Math.round((p.completedCount / TOTAL_STEPS) * 100),
+    },
     git_branch: base.git_branch ?? `go-team/${id}`,
     resumable: p.resumable,
   };
   if (state.status === 'completed') {
     const last = p.phases[TOTAL_STEPS - 1] ?? null;
-    entry.completed_at = str(base.completed_at) ?? (last ? foreignTime(input, `phase:${last.id}:completedAt`, last.completedAt) : null) ?? nowIso;
-  }
-  else delete entry.completed_at;
+    entry.completed_at =
+      str(base.completed_at) ??
+      (last ? foreignTime(input, `phase:${last.id}:completedAt`, last.completedAt) : null) ??
+      nowIso;
+  } else delete entry.completed_at;
   // The entry says something new (a status baton derived, e.g. a dead heartbeat read as
   // interrupted): the update time is bumped after all.
   if (entry.updated_at !== nowIso && sameFields(entry, base, 'updated_at') === false) entry.updated_at = nowIso;
@@ -126,7 +156,11 @@ async function mergeRegistry(input: ExportInput, out: SafeDir, regRel: string, o
   else sessions.push(entry);
   reg.sessions = sessions;
   if (state.status === 'active') reg.last_active_session = id;
-  else if ((reg.last_active_session === undefined || reg.last_active_session === null) && str(origRegistry.last_active_session) === id) reg.last_active_session = id;
+  else if (
+    (reg.last_active_session === undefined || reg.last_active_session === null) &&
+    str(origRegistry.last_active_session) === id
+  )
+    reg.last_active_session = id;
   else if (reg.last_active_session === undefined) reg.last_active_session = null;
   return { reg, entry };
 }
@@ -141,12 +175,29 @@ function writeTokenMetrics(ls: Record<string, unknown>, state: SessionState, doc
   const metricsKey = Object.keys(docs).find((k) => k.endsWith('metrics/session-metrics.json'));
   const metricsRec = metricsKey ? obj(obj(docs[metricsKey]).session) : null;
   if (ls.token_metrics !== undefined || metricsRec || t.input + t.output + t.cached > 0) {
-    const prev = ls.token_metrics !== undefined ? obj(ls.token_metrics) : metricsRec ? { by_agent: metricsRec.by_agent, by_step: metricsRec.by_step } : {};
+    const prev =
+      ls.token_metrics !== undefined
+        ? obj(ls.token_metrics)
+        : metricsRec
+          ? { by_agent: metricsRec.by_agent, by_step: metricsRec.by_step }
+          : {};
     const byAgent: Record<string, unknown> = {};
     for (const [a, c] of Object.entries(t.byAgent)) if (a !== UNATTRIBUTED) byAgent[a] = tokenEntry(c);
-    const tm: Record<string, unknown> = { ...prev, total_input: t.input, total_output: t.output, total_cached: t.cached };
+    const tm: Record<string, unknown> = {
+      ...prev,
+      total_input: t.input,
+      total_output: t.output,
+      total_cached: t.cached,
+    };
     if (Object.keys(byAgent).length > 0) tm.by_agent = byAgent;
-    if (tm.token_summary !== undefined) tm.token_summary = { ...obj(tm.token_summary), total_input: t.input, total_output: t.output, total_cached: t.cached, total_tokens: t.input + t.output };
+    if (tm.token_summary !== undefined)
+      tm.token_summary = {
+        ...obj(tm.token_summary),
+        total_input: t.input,
+        total_output: t.output,
+        total_cached: t.cached,
+        total_tokens: t.input + t.output,
+      };
     const byStep: Record<string, unknown> = {};
     for (const [pid, c] of Object.entries(t.byPhase)) {
       const n = stepOf(pid);
@@ -156,23 +207,53 @@ function writeTokenMetrics(ls: Record<string, unknown>, state: SessionState, doc
     if (Object.keys(byStep).length > 0) tm.by_step = byStep;
     for (const k of Object.keys(tm)) if (tm[k] === undefined) delete tm[k];
     ls.token_metrics = tm;
-}
+  }
 }
 
 /** recovery.json for a session interrupted in baton that has none: Go Team's three recovery options. */
-function newRecovery(state: SessionState, id: string, nowIso: string, currentStep: number, entry: Record<string, unknown>, manifest: Record<string, unknown>, ls: Record<string, unknown>): Record<string, unknown> {
+function newRecovery(
+  state: SessionState,
+  id: string,
+  nowIso: string,
+  currentStep: number,
+  entry: Record<string, unknown>,
+  manifest: Record<string, unknown>,
+  ls: Record<string, unknown>,
+): Record<string, unknown> {
   const def = STEPS[currentStep - 1] ?? STEPS[0];
   const reason = state.statusCause?.cause ?? null;
-  const listed = arr(manifest.checkpoints).map(obj).filter((c) => c.valid !== false && c.invalidated_by === undefined);
+  const listed = arr(manifest.checkpoints)
+    .map(obj)
+    .filter((c) => c.valid !== false && c.invalidated_by === undefined);
   const cp = str(entry.current_checkpoint) ?? str(manifest.current_checkpoint) ?? str(listed[listed.length - 1]?.id);
   return {
     session_id: id,
     interrupted_at: state.statusCause?.at ?? nowIso,
-    interrupt_reason: reason === 'timeout' || reason === 'crash' || reason === 'disconnect' || reason === 'error' ? reason : 'crash',
-    last_known_state: { step: currentStep, step_name: def?.name ?? null, agent: str(ls.current_agent), action: state.contextSummary },
+    interrupt_reason:
+      reason === 'timeout' || reason === 'crash' || reason === 'disconnect' || reason === 'error' ? reason : 'crash',
+    last_known_state: {
+      step: currentStep,
+      step_name: def?.name ?? null,
+      agent: str(ls.current_agent),
+      action: state.contextSummary,
+    },
     recovery_options: [
-      ...(cp ? [{ type: 'checkpoint', target: cp, description: 'Resume from last checkpoint (safe)', data_loss: `all work done after ${cp}` }] : []),
-      { type: 'live_state', target: 'state.json', description: 'Resume from last auto-save (experimental)', data_loss: '~30 seconds of work' },
+      ...(cp
+        ? [
+            {
+              type: 'checkpoint',
+              target: cp,
+              description: 'Resume from last checkpoint (safe)',
+              data_loss: `all work done after ${cp}`,
+            },
+          ]
+        : []),
+      {
+        type: 'live_state',
+        target: 'state.json',
+        description: 'Resume from last auto-save (experimental)',
+        data_loss: '~30 seconds of work',
+      },
       { type: 'fresh_start', target: null, description: 'Start fresh from step 1', data_loss: 'All progress' },
     ],
     recommended: cp ? 'checkpoint' : 'live_state',
@@ -187,7 +268,9 @@ export async function planExport(input: ExportInput, out: SafeDir): Promise<Writ
   try {
     validateId(id);
   } catch {
-    throw new BatonError('BAD_INPUT', `The Go Team session id ${JSON.stringify(id)} cannot be a folder name.`, { hint: 'Use an id made of letters, digits, ".", "_" and "-".' });
+    throw new BatonError('BAD_INPUT', `The Go Team session id ${JSON.stringify(id)} cannot be a folder name.`, {
+      hint: 'Use an id made of letters, digits, ".", "_" and "-".',
+    });
   }
   const docs = input.original ?? {};
   const found = await locate(out);
@@ -204,7 +287,8 @@ export async function planExport(input: ExportInput, out: SafeDir): Promise<Writ
     else if (name === 'sessions.json' && doc !== null && typeof doc === 'object') origRegistry = obj(doc);
   }
   const origEntry = obj(arr(origRegistry.sessions).find((e) => str(obj(e).id) === id));
-  const asObj = (v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
+  const asObj = (v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
   const fromOut = async (name: string) => {
     const d = await existing(out, join(sdir, name));
     return d === 'corrupt' ? null : d;
@@ -219,34 +303,61 @@ export async function planExport(input: ExportInput, out: SafeDir): Promise<Writ
 
   // ---- registry, merged with the one at the destination ----
   const regRel = join(cpDir, 'sessions.json');
-  const { reg, entry } = await mergeRegistry(input, out, regRel, origRegistry, origEntry, { status, resumable, currentStep, completedCount, phases, createdAt: str(asObj(mine.get('manifest.json'))?.created_at) });
+  const { reg, entry } = await mergeRegistry(input, out, regRel, origRegistry, origEntry, {
+    status,
+    resumable,
+    currentStep,
+    completedCount,
+    phases,
+    createdAt: str(asObj(mine.get('manifest.json'))?.created_at),
+  });
 
   const writes: WritePlan['writes'] = [];
 
   // ---- manifest ----
-  const manifest: Record<string, unknown> = (await fromOut('manifest.json')) ?? asObj(mine.get('manifest.json')) ?? {
+  const manifest: Record<string, unknown> = (await fromOut('manifest.json')) ??
+    asObj(mine.get('manifest.json')) ?? {
+      session_id: id,
+      topic: state.title,
+      created_at: state.createdAt,
+      updated_at: nowIso,
+      checkpoints: [],
+      current_checkpoint: null,
+      current_step: currentStep,
+      rollback_history: [],
+    };
+  const keep = input.unchangedSinceImport === true;
+  Object.assign(manifest, {
     session_id: id,
     topic: state.title,
-    created_at: state.createdAt,
-    updated_at: nowIso,
-    checkpoints: [],
-    current_checkpoint: null,
-    current_step: currentStep,
-    rollback_history: [],
-  };
-  const keep = input.unchangedSinceImport === true;
-  Object.assign(manifest, { session_id: id, topic: state.title, updated_at: keep && manifest.updated_at !== undefined ? manifest.updated_at : nowIso, current_step: keep && manifest.current_step !== undefined ? manifest.current_step : currentStep });
+    updated_at: keep && manifest.updated_at !== undefined ? manifest.updated_at : nowIso,
+    current_step: keep && manifest.current_step !== undefined ? manifest.current_step : currentStep,
+  });
 
   // ---- live state (an "action" save) ----
-  const live: Record<string, unknown> = (await fromOut('state.json')) ?? asObj(mine.get('state.json')) ?? {
-    session_id: id,
-    saved_at: nowIso,
-    save_trigger: 'action',
-    state: { topic: state.title, date: nowIso.slice(0, 10), phase: def?.name ?? 'init', current_step: currentStep, current_agent: null, iteration_count: 0, max_iterations: REVIEW_MAX_ITERATIONS, breakpoint_active: false },
-    context: { last_action: null, pending_tasks: [], current_file: null, current_line: null },
-    outputs: {},
-    recovery_point: { checkpoint: entry.current_checkpoint, actions_since_checkpoint: 0, can_resume_from_action: true },
-  };
+  const live: Record<string, unknown> = (await fromOut('state.json')) ??
+    asObj(mine.get('state.json')) ?? {
+      session_id: id,
+      saved_at: nowIso,
+      save_trigger: 'action',
+      state: {
+        topic: state.title,
+        date: nowIso.slice(0, 10),
+        phase: def?.name ?? 'init',
+        current_step: currentStep,
+        current_agent: null,
+        iteration_count: 0,
+        max_iterations: REVIEW_MAX_ITERATIONS,
+        breakpoint_active: false,
+      },
+      context: { last_action: null, pending_tasks: [], current_file: null, current_line: null },
+      outputs: {},
+      recovery_point: {
+        checkpoint: entry.current_checkpoint,
+        actions_since_checkpoint: 0,
+        can_resume_from_action: true,
+      },
+    };
   const ls: Record<string, unknown> = { ...obj(live.state) };
   const previousStep = stepOf(ls.current_step);
   ls.topic = state.title;
@@ -258,7 +369,8 @@ export async function planExport(input: ExportInput, out: SafeDir): Promise<Writ
     const it = sub ? /^review-(\d+)$/.exec(sub) : null;
     if (it && currentStep === 6) ls.iteration_count = Number(it[1]);
   }
-  if (ls.session !== undefined && typeof obj(ls.session).status === 'string') ls.session = { ...obj(ls.session), status };
+  if (ls.session !== undefined && typeof obj(ls.session).status === 'string')
+    ls.session = { ...obj(ls.session), status };
   writeTokenMetrics(ls, state, docs);
   const context = { ...obj(live.context) };
   if (state.contextSummary !== null) context.last_action = state.contextSummary;
@@ -274,7 +386,11 @@ export async function planExport(input: ExportInput, out: SafeDir): Promise<Writ
     const recovery = rec ?? newRecovery(state, id, nowIso, currentStep, entry, manifest, ls);
     writes.push({ path: join(sdir, 'recovery.json'), content: json(recovery), backup: false });
   } else if (origRecovery !== undefined && !(await out.exists(join(sdir, 'recovery.json')))) {
-    writes.push({ path: join(sdir, 'recovery.json'), content: typeof origRecovery === 'string' ? origRecovery : json(origRecovery), backup: false });
+    writes.push({
+      path: join(sdir, 'recovery.json'),
+      content: typeof origRecovery === 'string' ? origRecovery : json(origRecovery),
+      backup: false,
+    });
   }
 
   // ---- checkpoints and rollback history, verbatim ----
@@ -289,6 +405,16 @@ export async function planExport(input: ExportInput, out: SafeDir): Promise<Writ
 
 /** Whether `a` and `b` hold the same fields and values, `except` aside (key order ignored). */
 function sameFields(a: Record<string, unknown>, b: Record<string, unknown>, except: string): boolean {
-  const norm = (v: unknown): unknown => (Array.isArray(v) ? v.map(norm) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v as object).sort().filter((k) => k !== except).map((k) => [k, norm((v as Record<string, unknown>)[k])])) : v);
+  const norm = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(norm)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.keys(v as object)
+              .sort()
+              .filter((k) => k !== except)
+              .map((k) => [k, norm((v as Record<string, unknown>)[k])]),
+          )
+        : v;
   return JSON.stringify(norm(a)) === JSON.stringify(norm(b));
 }

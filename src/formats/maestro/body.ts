@@ -85,7 +85,8 @@ export function renderPhaseSection(s: PhaseSection): string {
   }
   if (s.errors.length) {
     out.push('### Errors');
-    for (const e of s.errors) out.push(`- ${e.resolved ? 'resolved' : 'unresolved'}: ${e.message}${e.resolution ? ` (${e.resolution})` : ''}`);
+    for (const e of s.errors)
+      out.push(`- ${e.resolved ? 'resolved' : 'unresolved'}: ${e.message}${e.resolution ? ` (${e.resolution})` : ''}`);
     out.push('');
   }
   return out.join('\n');

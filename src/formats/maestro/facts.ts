@@ -50,9 +50,14 @@ export function maestroFacts(i: FactsInput): MaestroFacts {
   const mode = str(i.fm.workflow_mode);
   const variant: Record<string, string> = { frontmatter: i.frontmatterFormat, mode: mode ?? 'standard' };
   if (i.minimal) variant.template = 'minimal';
-  const recordedPosition = i.fm.current_phase === undefined || i.minimal
-    ? null
-    : { field: 'current_phase', value: i.fm.current_phase, agrees: str(i.fm.current_phase) === (i.position ?? i.units[i.units.length - 1]?.id ?? null) };
+  const recordedPosition =
+    i.fm.current_phase === undefined || i.minimal
+      ? null
+      : {
+          field: 'current_phase',
+          value: i.fm.current_phase,
+          agrees: str(i.fm.current_phase) === (i.position ?? i.units[i.units.length - 1]?.id ?? null),
+        };
 
   // Every phase in flight or failed: its files may be half-written (seed 000 "Conflict Detection").
   const halfWritten: HalfWrittenFiles[] = [];
@@ -69,32 +74,57 @@ export function maestroFacts(i: FactsInput): MaestroFacts {
   let archive: MaestroFacts['archive'] = null;
   const required: ToolkitRules['required'] = [];
   for (const u of i.units) {
-    if (u.metadata.requires_reconciliation === true) required.push({ phaseId: u.id, name: `reconciliation of phase ${u.id}`, reason: `phase ${u.id} has requires_reconciliation: true, and Maestro refuses to archive until it is reconciled (RECONCILIATION_PENDING).${reconcileText(u)}` });
+    if (u.metadata.requires_reconciliation === true)
+      required.push({
+        phaseId: u.id,
+        name: `reconciliation of phase ${u.id}`,
+        reason: `phase ${u.id} has requires_reconciliation: true, and Maestro refuses to archive until it is reconciled (RECONCILIATION_PENDING).${reconcileText(u)}`,
+      });
   }
   const allDone = i.units.length > 0 && i.units.every((u) => DONE.has(u.status));
   if (mode === 'express' && allDone && i.rawStatus !== 'completed' && !i.archived) {
-    required.push({ phaseId: null, name: 'the code review', reason: 'in express mode, a session whose phases are completed but which is still in progress runs a code review, then archives (Maestro v1.6 express resume).' });
+    required.push({
+      phaseId: null,
+      name: 'the code review',
+      reason:
+        'in express mode, a session whose phases are completed but which is still in progress runs a code review, then archives (Maestro v1.6 express resume).',
+    });
   }
   if (!i.archived) {
     const reasons: string[] = [];
     const open = i.units.filter((u) => !DONE.has(u.status));
-    if (open.length) reasons.push(`${open.length} phase(s) are not completed (${open.map((u) => `${u.id} ${u.status}`).join(', ')}): Maestro archives when all phases are completed, or when the user asks.`);
+    if (open.length)
+      reasons.push(
+        `${open.length} phase(s) are not completed (${open.map((u) => `${u.id} ${u.status}`).join(', ')}): Maestro archives when all phases are completed, or when the user asks.`,
+      );
     for (const r of required) reasons.push(`${r.name} is required first: ${r.reason}`);
     archive = { allowed: reasons.length === 0, reasons };
     if (reasons.length && allDone) {
-      problems.push(problem('ARCHIVE_BLOCKED', 'warning', `Session ${i.id} cannot be archived yet: ${reasons.join(' ')}`, { sessionId: i.id, path: i.path, hint: required.map((r) => `Do ${r.name}`).join('; ') || null, details: { reasons } }));
+      problems.push(
+        problem('ARCHIVE_BLOCKED', 'warning', `Session ${i.id} cannot be archived yet: ${reasons.join(' ')}`, {
+          sessionId: i.id,
+          path: i.path,
+          hint: required.map((r) => `Do ${r.name}`).join('; ') || null,
+          details: { reasons },
+        }),
+      );
     }
   }
 
   const rules = noRules('Maestro');
-  if (i.archived) rules.refuse = 'the session is archived: Maestro resumes only state/active-session.md (seed 000, Resume Protocol).';
-  else if (i.rawStatus === 'completed') rules.refuse = 'the session is completed: Maestro archives it, it does not resume it (seed 000, Archive Protocol).';
+  if (i.archived)
+    rules.refuse = 'the session is archived: Maestro resumes only state/active-session.md (seed 000, Resume Protocol).';
+  else if (i.rawStatus === 'completed')
+    rules.refuse = 'the session is completed: Maestro archives it, it does not resume it (seed 000, Archive Protocol).';
   rules.escalateFirst = true;
   rules.required = required;
   if (i.resume.action === 'escalate' || i.units.some((u) => u.errors.some((e) => !e.resolved))) {
     rules.choices = [...MAESTRO_ESCALATION_CHOICES];
-    rules.notes.push('Maestro presents each unresolved error and waits for the user to choose retry, skip, abort or adjust parameters before proceeding (seed 000, Resume Protocol step 6).');
+    rules.notes.push(
+      'Maestro presents each unresolved error and waits for the user to choose retry, skip, abort or adjust parameters before proceeding (seed 000, Resume Protocol step 6).',
+    );
   }
-  for (const h of halfWritten) rules.notes.push(`Phase ${h.unitId} (${h.status}) may have half-written files: ${h.files.join(', ')}.`);
+  for (const h of halfWritten)
+    rules.notes.push(`Phase ${h.unitId} (${h.status}) may have half-written files: ${h.files.join(', ')}.`);
   return { variant, recordedPosition, halfWritten, archive, rules, problems };
 }

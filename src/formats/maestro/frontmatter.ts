@@ -32,7 +32,8 @@ export function parseSessionText(text: string): FrontmatterParse {
   const lines = text.split('\n');
   let i = 0;
   while (i < lines.length && lines[i]!.trim() === '') i++;
-  if (i >= lines.length || !FENCE.test(lines[i]!)) return { ok: false, reason: 'it has no frontmatter block (the file must start with a "---" line)' };
+  if (i >= lines.length || !FENCE.test(lines[i]!))
+    return { ok: false, reason: 'it has no frontmatter block (the file must start with a "---" line)' };
   const start = i + 1;
   let end = -1;
   for (let j = start; j < lines.length; j++) {
@@ -47,12 +48,16 @@ export function parseSessionText(text: string): FrontmatterParse {
   if (fmText.trim() === '') return { ok: false, reason: 'its frontmatter block is empty' };
   const json = fmText.trimStart().startsWith('{');
   const parsed = parseText(fmText, !json);
-  if (!parsed.ok) return { ok: false, reason: `its ${json ? 'JSON' : 'YAML'} frontmatter does not parse: ${parsed.reason}` };
+  if (!parsed.ok)
+    return { ok: false, reason: `its ${json ? 'JSON' : 'YAML'} frontmatter does not parse: ${parsed.reason}` };
   const value = parsed.value;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { ok: false, reason: 'its frontmatter does not hold a mapping of fields' };
   }
-  return { ok: true, doc: { frontmatterFormat: json ? 'json' : 'yaml', frontmatter: value as Record<string, unknown>, body } };
+  return {
+    ok: true,
+    doc: { frontmatterFormat: json ? 'json' : 'yaml', frontmatter: value as Record<string, unknown>, body },
+  };
 }
 
 /** Renders a session document: frontmatter in its flavour, then the body verbatim. */
@@ -60,9 +65,11 @@ export function renderSessionText(doc: MaestroDocument): string {
   const fm =
     doc.frontmatterFormat === 'json'
       ? JSON.stringify(doc.frontmatter, null, 2)
-            : // Values double-quoted as in Maestro's template: a YAML 1.1 reader would turn a bare
+      : // Values double-quoted as in Maestro's template: a YAML 1.1 reader would turn a bare
         // 2026-03-01T09:00:00Z into a date, and a bare "yes" into a boolean.
-        yamlModule().stringify(doc.frontmatter, { lineWidth: 0, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN' }).replace(/\n$/, '');
+        yamlModule()
+          .stringify(doc.frontmatter, { lineWidth: 0, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN' })
+          .replace(/\n$/, '');
   return `---\n${fm}\n---\n${doc.body}`;
 }
 
@@ -70,5 +77,10 @@ export function renderSessionText(doc: MaestroDocument): string {
 export function isMaestroDocument(v: unknown): v is MaestroDocument {
   if (v === null || typeof v !== 'object') return false;
   const d = v as Record<string, unknown>;
-  return (d.frontmatterFormat === 'json' || d.frontmatterFormat === 'yaml') && typeof d.body === 'string' && d.frontmatter !== null && typeof d.frontmatter === 'object';
+  return (
+    (d.frontmatterFormat === 'json' || d.frontmatterFormat === 'yaml') &&
+    typeof d.body === 'string' &&
+    d.frontmatter !== null &&
+    typeof d.frontmatter === 'object'
+  );
 }

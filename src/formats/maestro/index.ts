@@ -12,7 +12,8 @@ import { maestroExportPlan } from './write.js';
 /** Reads and writes Maestro session state. */
 export const maestroAdapter: FormatAdapter = {
   name: 'maestro',
-  description: 'Maestro (Gemini CLI): <state_dir>/state/active-session.md with YAML or JSON frontmatter, state/archive/, plans/',
+  description:
+    'Maestro (Gemini CLI): <state_dir>/state/active-session.md with YAML or JSON frontmatter, state/archive/, plans/',
   detect: (dir) => detectMaestro(dir),
   inspect: reportingAccess((dir) => inspectMaestro(dir)),
   exportPlan: (input, out) => maestroExportPlan(input, out),

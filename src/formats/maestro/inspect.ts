@@ -24,7 +24,10 @@ export async function findStateDirs(dir: SafeDir): Promise<{ dirs: string[]; pro
     for (const sub of cand === '' ? ['state'] : [cand, join(cand, 'state')]) {
       const chk = await dir.check(sub);
       if (!chk.ok) {
-        problems.push({ ...chk.problem, hint: 'Maestro refuses a state dir that is a link (ensure-workspace); point MAESTRO_STATE_DIR at a real folder inside the project.' });
+        problems.push({
+          ...chk.problem,
+          hint: 'Maestro refuses a state dir that is a link (ensure-workspace); point MAESTRO_STATE_DIR at a real folder inside the project.',
+        });
         break;
       }
     }
@@ -73,7 +76,18 @@ export async function inspectMaestro(dir: SafeDir): Promise<InspectReport> {
   }
 
   if (activeFiles.length > 1) {
-    problems.push(problem('TWO_ACTIVE', 'error', `${activeFiles.length} active session files exist (${activeFiles.join(', ')}); Maestro keeps exactly one.`, { path: activeFiles[0]!, hint: 'Keep the one MAESTRO_STATE_DIR points at; archive the other (move it to its state/archive/<id>.md).', details: { paths: activeFiles } }));
+    problems.push(
+      problem(
+        'TWO_ACTIVE',
+        'error',
+        `${activeFiles.length} active session files exist (${activeFiles.join(', ')}); Maestro keeps exactly one.`,
+        {
+          path: activeFiles[0]!,
+          hint: 'Keep the one MAESTRO_STATE_DIR points at; archive the other (move it to its state/archive/<id>.md).',
+          details: { paths: activeFiles },
+        },
+      ),
+    );
   }
 
   // One session per id: a live file and an archived copy of the same session are one session.
@@ -86,7 +100,11 @@ export async function inspectMaestro(dir: SafeDir): Promise<InspectReport> {
       continue;
     }
     // The newest `updated` wins; on a tie the archived copy (archiving is the last write).
-    const kept = [...group].sort((a, b) => time(b.session.updatedAt) - time(a.session.updatedAt) || Number(b.session.archived) - Number(a.session.archived))[0]!;
+    const kept = [...group].sort(
+      (a, b) =>
+        time(b.session.updatedAt) - time(a.session.updatedAt) ||
+        Number(b.session.archived) - Number(a.session.archived),
+    )[0]!;
     const others = group.filter((g) => g !== kept);
     const s = kept.session;
     s.sources = [s.path, ...others.map((o) => o.session.path)];
@@ -96,7 +114,10 @@ export async function inspectMaestro(dir: SafeDir): Promise<InspectReport> {
     if (live.length && archived.length) {
       // Seed 000 "Archive Verification" (no active-session.md after archiving): say whether the
       // leftover is byte-identical to the archived copy before advising its removal.
-      const identical = Buffer.from(live[0]!.read.kind === 'ok' ? live[0]!.read.bytes : []).equals(Buffer.from(archived[0]!.read.kind === 'ok' ? archived[0]!.read.bytes : [])) && live[0]!.read.kind === 'ok';
+      const identical =
+        Buffer.from(live[0]!.read.kind === 'ok' ? live[0]!.read.bytes : []).equals(
+          Buffer.from(archived[0]!.read.kind === 'ok' ? archived[0]!.read.bytes : []),
+        ) && live[0]!.read.kind === 'ok';
       const leftovers = live.map((g) => g.session.path).join(', ');
       const hint = s.archived
         ? identical
@@ -104,14 +125,32 @@ export async function inspectMaestro(dir: SafeDir): Promise<InspectReport> {
           : `${leftovers} differs from ${archived[0]!.session.path}: compare them, keep what is newer in the archive, then delete the leftover (Maestro's archive moves the file).`
         : `If the session is finished, replace ${archived[0]!.session.path} with the live file and delete the live one; otherwise delete the archived copy${identical ? ' (they are byte-identical)' : ' (they differ: compare them first)'}.`;
       s.problems.push(
-        problem('ARCHIVE_COPIED', 'error', `Session ${id} is both live (${leftovers}) and archived (${archived.map((g) => g.session.path).join(', ')}): the archive was copied, not moved; the copies are ${identical ? 'byte-identical' : 'different'}. Read from ${s.path} (newest).`, {
-          sessionId: id, path: live[0]!.session.path,
-          hint,
-          details: { live: live.map((g) => g.session.path), archived: archived.map((g) => g.session.path), kept: s.path, identical },
-        }),
+        problem(
+          'ARCHIVE_COPIED',
+          'error',
+          `Session ${id} is both live (${leftovers}) and archived (${archived.map((g) => g.session.path).join(', ')}): the archive was copied, not moved; the copies are ${identical ? 'byte-identical' : 'different'}. Read from ${s.path} (newest).`,
+          {
+            sessionId: id,
+            path: live[0]!.session.path,
+            hint,
+            details: {
+              live: live.map((g) => g.session.path),
+              archived: archived.map((g) => g.session.path),
+              kept: s.path,
+              identical,
+            },
+          },
+        ),
       );
     } else {
-      s.problems.push(problem('BAD_VALUE', 'error', `Session id ${id} is held by ${group.length} files (${group.map((g) => g.session.path).join(', ')}); read from ${s.path} (newest).`, { sessionId: id, path: s.path, details: { field: 'session_id', files: group.map((g) => g.session.path) } }));
+      s.problems.push(
+        problem(
+          'BAD_VALUE',
+          'error',
+          `Session id ${id} is held by ${group.length} files (${group.map((g) => g.session.path).join(', ')}); read from ${s.path} (newest).`,
+          { sessionId: id, path: s.path, details: { field: 'session_id', files: group.map((g) => g.session.path) } },
+        ),
+      );
     }
     sessions.push(s);
   }
@@ -128,12 +167,22 @@ export async function inspectMaestro(dir: SafeDir): Promise<InspectReport> {
       }
       const parsed = parseDocument(r);
       if (!parsed.ok) {
-        problems.push({ ...parsed.problem, hint: 'Delete the design gate file; Maestro re-enters the design gate for the session.' });
+        problems.push({
+          ...parsed.problem,
+          hint: 'Delete the design gate file; Maestro re-enters the design gate for the session.',
+        });
         continue;
       }
       const fileId = e.name.replace(GATE, '');
       const gateId = str(parsed.value.session_id) ?? fileId;
-      if (gateId !== fileId) problems.push(problem('BAD_VALUE', 'warning', `${e.path} is named after "${fileId}" but is for session "${gateId}".`, { sessionId: gateId, path: e.path, details: { field: 'session_id', file: fileId } }));
+      if (gateId !== fileId)
+        problems.push(
+          problem('BAD_VALUE', 'warning', `${e.path} is named after "${fileId}" but is for session "${gateId}".`, {
+            sessionId: gateId,
+            path: e.path,
+            details: { field: 'session_id', file: fileId },
+          }),
+        );
       if (liveHere && liveHere.id === gateId) {
         liveHere.documents[e.path] = parsed.value;
         liveHere.sources.push(e.path);
@@ -142,15 +191,31 @@ export async function inspectMaestro(dir: SafeDir): Promise<InspectReport> {
       const archived = sessions.find((s) => s.archived && s.id === gateId);
       if (liveHere) {
         problems.push(
-          problem('DESIGN_GATE_SESSION_MISMATCH', 'warning', `The design gate ${e.path} is for session "${gateId}" but the active session is "${liveHere.id}": its approved design is stranded.`, {
-            sessionId: liveHere.id, path: e.path, hint: 'Re-run the design gate for the active session, or delete the stale gate file.', details: { gateSession: gateId, activeSession: liveHere.id },
-          }),
+          problem(
+            'DESIGN_GATE_SESSION_MISMATCH',
+            'warning',
+            `The design gate ${e.path} is for session "${gateId}" but the active session is "${liveHere.id}": its approved design is stranded.`,
+            {
+              sessionId: liveHere.id,
+              path: e.path,
+              hint: 'Re-run the design gate for the active session, or delete the stale gate file.',
+              details: { gateSession: gateId, activeSession: liveHere.id },
+            },
+          ),
         );
       } else {
         problems.push(
-          problem('DESIGN_GATE_LINGERING', 'warning', `The design gate ${e.path} is for session "${gateId}", which is ${archived ? 'archived' : 'not active'}: a new session reusing the id would inherit its approval.`, {
-            sessionId: gateId, path: e.path, hint: 'Delete the gate file (Maestro removes it on archive).', details: { gateSession: gateId, archived: Boolean(archived) },
-          }),
+          problem(
+            'DESIGN_GATE_LINGERING',
+            'warning',
+            `The design gate ${e.path} is for session "${gateId}", which is ${archived ? 'archived' : 'not active'}: a new session reusing the id would inherit its approval.`,
+            {
+              sessionId: gateId,
+              path: e.path,
+              hint: 'Delete the gate file (Maestro removes it on archive).',
+              details: { gateSession: gateId, archived: Boolean(archived) },
+            },
+          ),
         );
       }
     }

@@ -13,7 +13,21 @@ export const MAESTRO_PHASE_STATUSES = ['pending', 'in_progress', 'completed', 'f
 export const MAESTRO_ERROR_TYPES = ['validation', 'timeout', 'file_conflict', 'runtime', 'dependency', 'quota'];
 
 /** Phase fields mapped onto {@link ForeignUnit}; everything else is kept in metadata. */
-export const MAPPED_PHASE_FIELDS = ['id', 'name', 'status', 'agents', 'agent', 'blocked_by', 'started', 'completed', 'files_created', 'files_modified', 'files_deleted', 'errors', 'retry_count'] as const;
+export const MAPPED_PHASE_FIELDS = [
+  'id',
+  'name',
+  'status',
+  'agents',
+  'agent',
+  'blocked_by',
+  'started',
+  'completed',
+  'files_created',
+  'files_modified',
+  'files_deleted',
+  'errors',
+  'retry_count',
+] as const;
 
 const BATON_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
@@ -24,17 +38,36 @@ export interface PhaseCtx {
   problems: FormatProblem[];
 }
 
-function fileList(v: unknown, field: string, action: ForeignFile['action'], unit: string, ctx: PhaseCtx): ForeignFile[] {
+function fileList(
+  v: unknown,
+  field: string,
+  action: ForeignFile['action'],
+  unit: string,
+  ctx: PhaseCtx,
+): ForeignFile[] {
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) {
-    ctx.problems.push(problem('BAD_VALUE', 'warning', `Phase ${unit}: ${field} is not a list; ignored.`, { sessionId: ctx.sessionId, path: ctx.path, details: { phase: unit, field, value: v } }));
+    ctx.problems.push(
+      problem('BAD_VALUE', 'warning', `Phase ${unit}: ${field} is not a list; ignored.`, {
+        sessionId: ctx.sessionId,
+        path: ctx.path,
+        details: { phase: unit, field, value: v },
+      }),
+    );
     return [];
   }
   const out: ForeignFile[] = [];
   for (const f of v) {
     const p = typeof f === 'string' ? f : str(obj(f).path);
     if (p) out.push({ path: p, action });
-    else ctx.problems.push(problem('BAD_VALUE', 'warning', `Phase ${unit}: an entry of ${field} is not a path; ignored.`, { sessionId: ctx.sessionId, path: ctx.path, details: { phase: unit, field, value: f } }));
+    else
+      ctx.problems.push(
+        problem('BAD_VALUE', 'warning', `Phase ${unit}: an entry of ${field} is not a path; ignored.`, {
+          sessionId: ctx.sessionId,
+          path: ctx.path,
+          details: { phase: unit, field, value: f },
+        }),
+      );
   }
   return out;
 }
@@ -43,18 +76,42 @@ function fileList(v: unknown, field: string, action: ForeignFile['action'], unit
 export function readErrors(v: unknown, unitId: string | null, ctx: PhaseCtx): ForeignError[] {
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) {
-    ctx.problems.push(problem('BAD_VALUE', 'warning', `Phase ${unitId ?? '-'}: errors is not a list; ignored.`, { sessionId: ctx.sessionId, path: ctx.path, details: { phase: unitId, field: 'errors' } }));
+    ctx.problems.push(
+      problem('BAD_VALUE', 'warning', `Phase ${unitId ?? '-'}: errors is not a list; ignored.`, {
+        sessionId: ctx.sessionId,
+        path: ctx.path,
+        details: { phase: unitId, field: 'errors' },
+      }),
+    );
     return [];
   }
   return v.map((raw, i) => {
     const e = obj(raw);
     const type = str(e.type);
     if (type !== null && !MAESTRO_ERROR_TYPES.includes(type)) {
-      ctx.problems.push(problem('BAD_VALUE', 'info', `Phase ${unitId}: error ${i + 1} has type "${type}", not one Maestro lists; kept.`, { sessionId: ctx.sessionId, path: ctx.path, details: { phase: unitId, field: 'errors.type', value: type } }));
+      ctx.problems.push(
+        problem(
+          'BAD_VALUE',
+          'info',
+          `Phase ${unitId}: error ${i + 1} has type "${type}", not one Maestro lists; kept.`,
+          { sessionId: ctx.sessionId, path: ctx.path, details: { phase: unitId, field: 'errors.type', value: type } },
+        ),
+      );
     }
     let resolved = e.resolved === true;
     if (typeof e.resolved !== 'boolean') {
-      ctx.problems.push(problem('MISSING_FIELD', 'warning', `Phase ${unitId}: error ${i + 1} has no boolean "resolved"; taken as unresolved.`, { sessionId: ctx.sessionId, path: ctx.path, details: { phase: unitId, field: 'errors.resolved', assumed: false } }));
+      ctx.problems.push(
+        problem(
+          'MISSING_FIELD',
+          'warning',
+          `Phase ${unitId}: error ${i + 1} has no boolean "resolved"; taken as unresolved.`,
+          {
+            sessionId: ctx.sessionId,
+            path: ctx.path,
+            details: { phase: unitId, field: 'errors.resolved', assumed: false },
+          },
+        ),
+      );
       resolved = false;
     }
     const resolution = str(e.resolution);
@@ -73,14 +130,28 @@ export function readErrors(v: unknown, unitId: string | null, ctx: PhaseCtx): Fo
 
 function normalizeStatus(raw: string | null, unit: string, ctx: PhaseCtx): UnitStatus {
   if (raw === null) {
-    ctx.problems.push(problem('MISSING_FIELD', 'warning', `Phase ${unit} has no status; taken as pending.`, { sessionId: ctx.sessionId, path: ctx.path, details: { phase: unit, field: 'status', assumed: 'pending' } }));
+    ctx.problems.push(
+      problem('MISSING_FIELD', 'warning', `Phase ${unit} has no status; taken as pending.`, {
+        sessionId: ctx.sessionId,
+        path: ctx.path,
+        details: { phase: unit, field: 'status', assumed: 'pending' },
+      }),
+    );
     return 'pending';
   }
   if ((MAESTRO_PHASE_STATUSES as readonly string[]).includes(raw)) return raw as UnitStatus;
   ctx.problems.push(
-    problem('BAD_VALUE', 'error', `Phase ${unit} has status "${raw}", outside Maestro's pending|in_progress|completed|failed|skipped; read as pending.`, {
-      sessionId: ctx.sessionId, path: ctx.path, hint: 'Set the phase status to one of pending, in_progress, completed, failed, skipped.', details: { phase: unit, field: 'status', value: raw },
-    }),
+    problem(
+      'BAD_VALUE',
+      'error',
+      `Phase ${unit} has status "${raw}", outside Maestro's pending|in_progress|completed|failed|skipped; read as pending.`,
+      {
+        sessionId: ctx.sessionId,
+        path: ctx.path,
+        hint: 'Set the phase status to one of pending, in_progress, completed, failed, skipped.',
+        details: { phase: unit, field: 'status', value: raw },
+      },
+    ),
   );
   return 'pending';
 }
@@ -94,17 +165,35 @@ export function readPhases(list: unknown[], ctx: PhaseCtx): ForeignUnit[] {
     let id = str(p.id);
     if (id === null) {
       id = String(index + 1);
-      ctx.problems.push(problem('MISSING_FIELD', 'warning', `Phase number ${index + 1} has no id; ${id} assumed.`, { sessionId: ctx.sessionId, path: ctx.path, details: { phase: index + 1, field: 'id', assumed: id } }));
+      ctx.problems.push(
+        problem('MISSING_FIELD', 'warning', `Phase number ${index + 1} has no id; ${id} assumed.`, {
+          sessionId: ctx.sessionId,
+          path: ctx.path,
+          details: { phase: index + 1, field: 'id', assumed: id },
+        }),
+      );
     }
     if (!BATON_ID.test(id)) {
       const slug = id.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '') || String(index + 1);
-      ctx.problems.push(problem('BAD_VALUE', 'warning', `Phase id "${id}" is not a valid phase id; read as "${slug}".`, { sessionId: ctx.sessionId, path: ctx.path, details: { phase: id, field: 'id', assumed: slug } }));
+      ctx.problems.push(
+        problem('BAD_VALUE', 'warning', `Phase id "${id}" is not a valid phase id; read as "${slug}".`, {
+          sessionId: ctx.sessionId,
+          path: ctx.path,
+          details: { phase: id, field: 'id', assumed: slug },
+        }),
+      );
       id = slug;
     }
     if (seen.has(id)) {
       let n = 2;
       while (seen.has(`${id}.dup${n}`)) n++;
-      ctx.problems.push(problem('BAD_VALUE', 'error', `Phase id ${id} appears more than once; the repeat is read as ${id}.dup${n}.`, { sessionId: ctx.sessionId, path: ctx.path, details: { phase: id, field: 'id' } }));
+      ctx.problems.push(
+        problem('BAD_VALUE', 'error', `Phase id ${id} appears more than once; the repeat is read as ${id}.dup${n}.`, {
+          sessionId: ctx.sessionId,
+          path: ctx.path,
+          details: { phase: id, field: 'id' },
+        }),
+      );
       id = `${id}.dup${n}`;
     }
     seen.add(id);
@@ -118,10 +207,31 @@ export function readPhases(list: unknown[], ctx: PhaseCtx): ForeignUnit[] {
       if (p.agent !== undefined) metadata.agent = p.agent; // both present: keep the legacy one verbatim
     } else {
       agents = [];
-      if (p.agents !== undefined) ctx.problems.push(problem('BAD_VALUE', 'warning', `Phase ${id}: agents is not a list; ignored.`, { sessionId: ctx.sessionId, path: ctx.path, details: { phase: id, field: 'agents', value: p.agents } }));
+      if (p.agents !== undefined)
+        ctx.problems.push(
+          problem('BAD_VALUE', 'warning', `Phase ${id}: agents is not a list; ignored.`, {
+            sessionId: ctx.sessionId,
+            path: ctx.path,
+            details: { phase: id, field: 'agents', value: p.agents },
+          }),
+        );
       if (p.agent !== undefined) {
-        agents = (Array.isArray(p.agent) ? p.agent : [p.agent]).map((a) => str(a)).filter((a): a is string => a !== null);
-        ctx.problems.push(problem('LEGACY_FIELD', 'info', `Phase ${id} names its agent in the legacy singular "agent" field; read as agents.`, { sessionId: ctx.sessionId, path: ctx.path, hint: 'baton writes "agents" (a list) on export.', details: { phase: id, field: 'agent', current: 'agents' } }));
+        agents = (Array.isArray(p.agent) ? p.agent : [p.agent])
+          .map((a) => str(a))
+          .filter((a): a is string => a !== null);
+        ctx.problems.push(
+          problem(
+            'LEGACY_FIELD',
+            'info',
+            `Phase ${id} names its agent in the legacy singular "agent" field; read as agents.`,
+            {
+              sessionId: ctx.sessionId,
+              path: ctx.path,
+              hint: 'baton writes "agents" (a list) on export.',
+              details: { phase: id, field: 'agent', current: 'agents' },
+            },
+          ),
+        );
       }
     }
 
@@ -129,20 +239,47 @@ export function readPhases(list: unknown[], ctx: PhaseCtx): ForeignUnit[] {
     let retries: number | null = null;
     if (typeof retriesRaw === 'number' && Number.isInteger(retriesRaw) && retriesRaw >= 0) retries = retriesRaw;
     else if (retriesRaw !== undefined && retriesRaw !== null) {
-      ctx.problems.push(problem('BAD_VALUE', 'warning', `Phase ${id}: retry_count ${JSON.stringify(retriesRaw)} is not a count; read as 0.`, { sessionId: ctx.sessionId, path: ctx.path, details: { phase: id, field: 'retry_count', value: retriesRaw } }));
+      ctx.problems.push(
+        problem(
+          'BAD_VALUE',
+          'warning',
+          `Phase ${id}: retry_count ${JSON.stringify(retriesRaw)} is not a count; read as 0.`,
+          { sessionId: ctx.sessionId, path: ctx.path, details: { phase: id, field: 'retry_count', value: retriesRaw } },
+        ),
+      );
       retries = 0;
     }
 
     const startedAt = str(p.started);
     const completedAt = str(p.completed);
     if (status === 'completed' && completedAt === null) {
-      ctx.problems.push(problem('BAD_VALUE', 'warning', `Phase ${id} is completed but has completed: null.`, { sessionId: ctx.sessionId, path: ctx.path, hint: 'Set the completion time of the phase.', details: { phase: id, field: 'completed', status } }));
+      ctx.problems.push(
+        problem('BAD_VALUE', 'warning', `Phase ${id} is completed but has completed: null.`, {
+          sessionId: ctx.sessionId,
+          path: ctx.path,
+          hint: 'Set the completion time of the phase.',
+          details: { phase: id, field: 'completed', status },
+        }),
+      );
     }
-    if ((status === 'pending') && (startedAt !== null || completedAt !== null)) {
-      ctx.problems.push(problem('BAD_VALUE', 'warning', `Phase ${id} is pending but has a ${startedAt !== null ? 'started' : 'completed'} time.`, { sessionId: ctx.sessionId, path: ctx.path, details: { phase: id, field: startedAt !== null ? 'started' : 'completed', status } }));
+    if (status === 'pending' && (startedAt !== null || completedAt !== null)) {
+      ctx.problems.push(
+        problem(
+          'BAD_VALUE',
+          'warning',
+          `Phase ${id} is pending but has a ${startedAt !== null ? 'started' : 'completed'} time.`,
+          {
+            sessionId: ctx.sessionId,
+            path: ctx.path,
+            details: { phase: id, field: startedAt !== null ? 'started' : 'completed', status },
+          },
+        ),
+      );
     }
 
-    const blockedBy = arr(p.blocked_by).map((b) => str(b)).filter((b): b is string => b !== null);
+    const blockedBy = arr(p.blocked_by)
+      .map((b) => str(b))
+      .filter((b): b is string => b !== null);
     units.push({
       id,
       name: str(p.name) ?? `Phase ${id}`,
@@ -162,16 +299,45 @@ export function readPhases(list: unknown[], ctx: PhaseCtx): ForeignUnit[] {
       errors: readErrors(p.errors, id, ctx),
       metadata,
     });
-    if (name(p) === null) ctx.problems.push(problem('MISSING_FIELD', 'info', `Phase ${id} has no name; "Phase ${id}" assumed.`, { sessionId: ctx.sessionId, path: ctx.path, details: { phase: id, field: 'name', assumed: `Phase ${id}` } }));
+    if (name(p) === null)
+      ctx.problems.push(
+        problem('MISSING_FIELD', 'info', `Phase ${id} has no name; "Phase ${id}" assumed.`, {
+          sessionId: ctx.sessionId,
+          path: ctx.path,
+          details: { phase: id, field: 'name', assumed: `Phase ${id}` },
+        }),
+      );
   });
 
   const ids = new Set(units.map((u) => u.id));
   for (const u of units) {
     for (const b of u.blockedBy) {
-      if (!ids.has(b)) ctx.problems.push(problem('BAD_VALUE', 'warning', `Phase ${u.id} is blocked by phase ${b}, which does not exist.`, { sessionId: ctx.sessionId, path: ctx.path, details: { phase: u.id, field: 'blocked_by', value: b } }));
+      if (!ids.has(b))
+        ctx.problems.push(
+          problem('BAD_VALUE', 'warning', `Phase ${u.id} is blocked by phase ${b}, which does not exist.`, {
+            sessionId: ctx.sessionId,
+            path: ctx.path,
+            details: { phase: u.id, field: 'blocked_by', value: b },
+          }),
+        );
       const dep = units.find((x) => x.id === b);
-      if (dep && dep.status !== 'completed' && (u.status === 'in_progress' || u.status === 'completed' || u.status === 'failed')) {
-        ctx.problems.push(problem('PREREQUISITE', 'warning', `Phase ${u.id} is ${u.status} while phase ${b}, which it is blocked by, is ${dep.status}.`, { sessionId: ctx.sessionId, path: ctx.path, details: { phase: u.id, blockedBy: b, blockerStatus: dep.status } }));
+      if (
+        dep &&
+        dep.status !== 'completed' &&
+        (u.status === 'in_progress' || u.status === 'completed' || u.status === 'failed')
+      ) {
+        ctx.problems.push(
+          problem(
+            'PREREQUISITE',
+            'warning',
+            `Phase ${u.id} is ${u.status} while phase ${b}, which it is blocked by, is ${dep.status}.`,
+            {
+              sessionId: ctx.sessionId,
+              path: ctx.path,
+              details: { phase: u.id, blockedBy: b, blockerStatus: dep.status },
+            },
+          ),
+        );
       }
     }
   }

@@ -48,7 +48,11 @@ export interface PlanFile {
 }
 
 /** Checks the plan paths of one session; returns the problems found and the plan files read. */
-export async function checkPlans(dir: SafeDir, fm: Record<string, unknown>, ctx: PlanCtx): Promise<FormatProblem[] & { files?: PlanFile[] }> {
+export async function checkPlans(
+  dir: SafeDir,
+  fm: Record<string, unknown>,
+  ctx: PlanCtx,
+): Promise<FormatProblem[] & { files?: PlanFile[] }> {
   const problems: FormatProblem[] & { files?: PlanFile[] } = [];
   const files: PlanFile[] = [];
   problems.files = files;
@@ -57,7 +61,13 @@ export async function checkPlans(dir: SafeDir, fm: Record<string, unknown>, ctx:
     if (raw === undefined || raw === null) continue;
     const p = str(raw);
     if (p === null || p.trim() === '') {
-      problems.push(problem('BAD_VALUE', 'warning', `Session ${ctx.sessionId}: ${field} is not a path.`, { sessionId: ctx.sessionId, path: ctx.path, details: { field, value: raw } }));
+      problems.push(
+        problem('BAD_VALUE', 'warning', `Session ${ctx.sessionId}: ${field} is not a path.`, {
+          sessionId: ctx.sessionId,
+          path: ctx.path,
+          details: { field, value: raw },
+        }),
+      );
       continue;
     }
     const norm = p.replace(/\\/g, '/');
@@ -75,7 +85,12 @@ export async function checkPlans(dir: SafeDir, fm: Record<string, unknown>, ctx:
       }
     }
     if (unsafe) {
-      problems.push({ ...unsafe, sessionId: ctx.sessionId, path: unsafe.path, details: { field, value: p, file: ctx.path } });
+      problems.push({
+        ...unsafe,
+        sessionId: ctx.sessionId,
+        path: unsafe.path,
+        details: { field, value: p, file: ctx.path },
+      });
       continue;
     }
     const base = norm.split('/').pop()!;
@@ -92,24 +107,48 @@ export async function checkPlans(dir: SafeDir, fm: Record<string, unknown>, ctx:
         // Seed 000 "Archive Verification": plan files are no longer in plans/. Before advising
         // removal of a leftover, say whether it is byte-identical to the archived copy.
         const identical = inArchive ? await sameBytes(dir, found, archivedAt) : null;
-        const hint = identical === true
-          ? `${found} is byte-identical to ${archivedAt}: delete the leftover (archiving moves the plan).`
-          : identical === false
-            ? `${found} differs from ${archivedAt}: compare them and keep the right one in plans/archive/ before deleting the leftover.`
-            : `Move ${found} to plans/archive/ (archiving moves the design and plan there).`;
+        const hint =
+          identical === true
+            ? `${found} is byte-identical to ${archivedAt}: delete the leftover (archiving moves the plan).`
+            : identical === false
+              ? `${found} differs from ${archivedAt}: compare them and keep the right one in plans/archive/ before deleting the leftover.`
+              : `Move ${found} to plans/archive/ (archiving moves the design and plan there).`;
         problems.push(
-          problem('ARCHIVE_COPIED', 'warning', `Session ${ctx.sessionId} is archived but its ${field} ${found} is still in plans/${inArchive ? ` (and also in plans/archive/: copied, not moved; ${identical ? 'byte-identical' : 'the copies differ'})` : ''}.`, {
-            sessionId: ctx.sessionId, path: found, hint, details: { field, kind: 'plan', archivedCopy: inArchive ? archivedAt : null, identical },
-          }),
+          problem(
+            'ARCHIVE_COPIED',
+            'warning',
+            `Session ${ctx.sessionId} is archived but its ${field} ${found} is still in plans/${inArchive ? ` (and also in plans/archive/: copied, not moved; ${identical ? 'byte-identical' : 'the copies differ'})` : ''}.`,
+            {
+              sessionId: ctx.sessionId,
+              path: found,
+              hint,
+              details: { field, kind: 'plan', archivedCopy: inArchive ? archivedAt : null, identical },
+            },
+          ),
         );
       } else if (!found && !inArchive) {
-        problems.push(problem('MISSING_PLAN', 'warning', `Session ${ctx.sessionId}: its ${field} ${p} is neither in plans/ nor in plans/archive/.`, { sessionId: ctx.sessionId, path: ctx.path, details: { field, value: p } }));
+        problems.push(
+          problem(
+            'MISSING_PLAN',
+            'warning',
+            `Session ${ctx.sessionId}: its ${field} ${p} is neither in plans/ nor in plans/archive/.`,
+            { sessionId: ctx.sessionId, path: ctx.path, details: { field, value: p } },
+          ),
+        );
       }
     } else if (!found) {
       problems.push(
-        problem('MISSING_PLAN', 'warning', `Session ${ctx.sessionId}: its ${field} ${p} does not exist${inArchive ? ' (it is in plans/archive/, as if the session had been archived)' : ''}.`, {
-          sessionId: ctx.sessionId, path: ctx.path, hint: 'Restore the plan file or correct the path; resuming re-reads the implementation plan.', details: { field, value: p, archivedCopy: inArchive ? archivedAt : null },
-        }),
+        problem(
+          'MISSING_PLAN',
+          'warning',
+          `Session ${ctx.sessionId}: its ${field} ${p} does not exist${inArchive ? ' (it is in plans/archive/, as if the session had been archived)' : ''}.`,
+          {
+            sessionId: ctx.sessionId,
+            path: ctx.path,
+            hint: 'Restore the plan file or correct the path; resuming re-reads the implementation plan.',
+            details: { field, value: p, archivedCopy: inArchive ? archivedAt : null },
+          },
+        ),
       );
     }
   }

@@ -37,19 +37,37 @@ export function reconcileProblems(units: ForeignUnit[], sessionId: string, rel: 
   for (const u of units) {
     if (u.metadata.requires_reconciliation === true) {
       const { files, unrecorded } = filesToReconcile(u);
-      out.push(problem('RECONCILIATION_PENDING', 'warning', `Phase ${u.id} of session ${sessionId} has requires_reconciliation: true; Maestro refuses to archive until it is reconciled.${reconcileText(u)}`, {
-        sessionId, path: rel,
-        hint: 'Reconcile the phase (reconcile_phase) or clear the flag once its files are checked.',
-        details: { phase: u.id, files, unrecorded },
-      }));
+      out.push(
+        problem(
+          'RECONCILIATION_PENDING',
+          'warning',
+          `Phase ${u.id} of session ${sessionId} has requires_reconciliation: true; Maestro refuses to archive until it is reconciled.${reconcileText(u)}`,
+          {
+            sessionId,
+            path: rel,
+            hint: 'Reconcile the phase (reconcile_phase) or clear the flag once its files are checked.',
+            details: { phase: u.id, files, unrecorded },
+          },
+        ),
+      );
     }
     if (u.status === 'completed' && u.files.length === 0) {
       const planned = plannedFiles(u);
-      out.push(problem('EMPTY_MANIFEST', planned.length ? 'warning' : 'info', `Phase ${u.id} of session ${sessionId} is completed but its file manifests (files_created, files_modified, files_deleted) are empty${planned.length ? `, though it planned ${planned.join(', ')}: what it changed is not recorded` : ''}.`, {
-        sessionId, path: rel,
-        hint: planned.length ? 'Reconcile the phase: scan its changes (scan_phase_changes) and record them (reconcile_phase), or check the planned files by hand.' : null,
-        details: { phase: u.id, planned },
-      }));
+      out.push(
+        problem(
+          'EMPTY_MANIFEST',
+          planned.length ? 'warning' : 'info',
+          `Phase ${u.id} of session ${sessionId} is completed but its file manifests (files_created, files_modified, files_deleted) are empty${planned.length ? `, though it planned ${planned.join(', ')}: what it changed is not recorded` : ''}.`,
+          {
+            sessionId,
+            path: rel,
+            hint: planned.length
+              ? 'Reconcile the phase: scan its changes (scan_phase_changes) and record them (reconcile_phase), or check the planned files by hand.'
+              : null,
+            details: { phase: u.id, planned },
+          },
+        ),
+      );
     }
   }
   return out;

@@ -61,17 +61,34 @@ function tokensOf(v: unknown, sessionId: string, path: string, problems: FormatP
       byAgent[agent] = { input: num(o.input), output: num(o.output), cached: num(o.cached) };
     }
   }
-  const tokens: ForeignTokens = { input: num(t.total_input), output: num(t.total_output), cached: num(t.total_cached), byAgent, byUnit: null, agrees: null, max: null };
+  const tokens: ForeignTokens = {
+    input: num(t.total_input),
+    output: num(t.total_output),
+    cached: num(t.total_cached),
+    byAgent,
+    byUnit: null,
+    agrees: null,
+    max: null,
+  };
   if (byAgent) {
-    const sum = Object.values(byAgent).reduce((s, c) => ({ input: s.input + c.input, output: s.output + c.output, cached: s.cached + c.cached }), { input: 0, output: 0, cached: 0 });
+    const sum = Object.values(byAgent).reduce(
+      (s, c) => ({ input: s.input + c.input, output: s.output + c.output, cached: s.cached + c.cached }),
+      { input: 0, output: 0, cached: 0 },
+    );
     tokens.agrees = sum.input === tokens.input && sum.output === tokens.output && sum.cached === tokens.cached;
     if (!tokens.agrees) {
       problems.push(
-        problem('TOKENS_DISAGREE', 'warning', `token_usage totals (${tokens.input}/${tokens.output}/${tokens.cached} input/output/cached) differ from the by_agent sums (${sum.input}/${sum.output}/${sum.cached}).`, {
-          sessionId, path,
-          hint: 'Maestro v1.6 transition_phase adds to the totals only; on import the difference is recorded under the agent "(unattributed)".',
-          details: { totals: { input: tokens.input, output: tokens.output, cached: tokens.cached }, byAgentSum: sum },
-        }),
+        problem(
+          'TOKENS_DISAGREE',
+          'warning',
+          `token_usage totals (${tokens.input}/${tokens.output}/${tokens.cached} input/output/cached) differ from the by_agent sums (${sum.input}/${sum.output}/${sum.cached}).`,
+          {
+            sessionId,
+            path,
+            hint: 'Maestro v1.6 transition_phase adds to the totals only; on import the difference is recorded under the agent "(unattributed)".',
+            details: { totals: { input: tokens.input, output: tokens.output, cached: tokens.cached }, byAgentSum: sum },
+          },
+        ),
       );
     }
   }
@@ -82,46 +99,134 @@ function tokensOf(v: unknown, sessionId: string, path: string, problems: FormatP
  * The status fields of the frontmatter: the raw and baton status, with every missing or
  * out-of-range field (status, created/updated, the enumerated fields) reported.
  */
-function checkFields(fm: Record<string, unknown>, id: string, rel: string, archived: boolean, problems: FormatProblem[]): { rawStatus: string | null; status: SessionStatus } {
+function checkFields(
+  fm: Record<string, unknown>,
+  id: string,
+  rel: string,
+  archived: boolean,
+  problems: FormatProblem[],
+): { rawStatus: string | null; status: SessionStatus } {
   const rawStatus = str(fm.status);
   let status: SessionStatus = 'active';
-  if (rawStatus === null) problems.push(problem('MISSING_FIELD', 'error', `Session ${id} has no status; in_progress assumed.`, { sessionId: id, path: rel, details: { field: 'status', assumed: 'in_progress' } }));
+  if (rawStatus === null)
+    problems.push(
+      problem('MISSING_FIELD', 'error', `Session ${id} has no status; in_progress assumed.`, {
+        sessionId: id,
+        path: rel,
+        details: { field: 'status', assumed: 'in_progress' },
+      }),
+    );
   else if (Object.hasOwn(SESSION_STATUS, rawStatus)) status = SESSION_STATUS[rawStatus]!;
-  else problems.push(problem('BAD_VALUE', 'error', `Session ${id} has status "${rawStatus}", outside in_progress|completed; read as in progress.`, { sessionId: id, path: rel, details: { field: 'status', value: rawStatus } }));
+  else
+    problems.push(
+      problem(
+        'BAD_VALUE',
+        'error',
+        `Session ${id} has status "${rawStatus}", outside in_progress|completed; read as in progress.`,
+        { sessionId: id, path: rel, details: { field: 'status', value: rawStatus } },
+      ),
+    );
   if (archived && rawStatus !== 'completed') {
-    problems.push(problem('BAD_VALUE', 'warning', `Session ${id} is in the archive but its status is "${rawStatus ?? '(none)'}", not completed.`, { sessionId: id, path: rel, hint: 'Archiving sets status completed; if the session is not finished, move it back to state/active-session.md to resume it.', details: { field: 'status', value: rawStatus, archived: true } }));
+    problems.push(
+      problem(
+        'BAD_VALUE',
+        'warning',
+        `Session ${id} is in the archive but its status is "${rawStatus ?? '(none)'}", not completed.`,
+        {
+          sessionId: id,
+          path: rel,
+          hint: 'Archiving sets status completed; if the session is not finished, move it back to state/active-session.md to resume it.',
+          details: { field: 'status', value: rawStatus, archived: true },
+        },
+      ),
+    );
   }
   for (const f of ['created', 'updated'] as const) {
-    if (str(fm[f]) === null) problems.push(problem('MISSING_FIELD', 'warning', `Session ${id} has no "${f}" time.`, { sessionId: id, path: rel, details: { field: f, assumed: null } }));
+    if (str(fm[f]) === null)
+      problems.push(
+        problem('MISSING_FIELD', 'warning', `Session ${id} has no "${f}" time.`, {
+          sessionId: id,
+          path: rel,
+          details: { field: f, assumed: null },
+        }),
+      );
   }
   for (const [field, allowed] of Object.entries(ENUMS)) {
     if (!(field in fm)) continue;
     const v = fm[field];
     if (!allowed.includes(v === null ? null : (str(v) ?? '\u0000'))) {
-      problems.push(problem('BAD_VALUE', 'warning', `Session ${id}: ${field} is ${JSON.stringify(v)}, not one of ${allowed.map((a) => String(a)).join('|')}; kept.`, { sessionId: id, path: rel, details: { field, value: v } }));
+      problems.push(
+        problem(
+          'BAD_VALUE',
+          'warning',
+          `Session ${id}: ${field} is ${JSON.stringify(v)}, not one of ${allowed.map((a) => String(a)).join('|')}; kept.`,
+          { sessionId: id, path: rel, details: { field, value: v } },
+        ),
+      );
     }
   }
   return { rawStatus, status };
 }
 
 /** The phases as units; a minimal session (one agent, flat lists) is one synthetic phase "1". */
-function unitsOf(fm: Record<string, unknown>, rawStatus: string | null, minimal: boolean, pctx: PhaseCtx): ForeignUnit[] {
+function unitsOf(
+  fm: Record<string, unknown>,
+  rawStatus: string | null,
+  minimal: boolean,
+  pctx: PhaseCtx,
+): ForeignUnit[] {
   const { sessionId: id, path: rel, problems } = pctx;
   if (minimal) {
     // One agent, one unit of work: a synthetic phase "1" carrying the flat lists.
-    const agents = (Array.isArray(fm.agent) ? fm.agent : fm.agent === undefined || fm.agent === null ? [] : [fm.agent]).map((a) => str(a)).filter((a): a is string => a !== null);
-    const unitStatus = rawStatus === 'completed' || rawStatus === 'archived' ? 'completed' : rawStatus === 'failed' ? 'failed' : 'in_progress';
-    const files = (['created', 'modified', 'deleted'] as const).flatMap((a) => arr(fm[`files_${a}`]).map((p) => str(p)).filter((p): p is string => p !== null).map((path) => ({ path, action: a })));
-    return [{
-      id: '1', name: str(fm.task) ?? 'Task', status: unitStatus, rawStatus, subStep: null, retries: typeof fm.retry_count === 'number' ? fm.retry_count : null,
-      agents, blockedBy: [], startedAt: str(fm.created), completedAt: unitStatus === 'completed' ? str(fm.updated) : null,
-      files, errors: readErrors(fm.errors, '1', pctx), metadata: {},
-    }];
+    const agents = (Array.isArray(fm.agent) ? fm.agent : fm.agent === undefined || fm.agent === null ? [] : [fm.agent])
+      .map((a) => str(a))
+      .filter((a): a is string => a !== null);
+    const unitStatus =
+      rawStatus === 'completed' || rawStatus === 'archived'
+        ? 'completed'
+        : rawStatus === 'failed'
+          ? 'failed'
+          : 'in_progress';
+    const files = (['created', 'modified', 'deleted'] as const).flatMap((a) =>
+      arr(fm[`files_${a}`])
+        .map((p) => str(p))
+        .filter((p): p is string => p !== null)
+        .map((path) => ({ path, action: a })),
+    );
+    return [
+      {
+        id: '1',
+        name: str(fm.task) ?? 'Task',
+        status: unitStatus,
+        rawStatus,
+        subStep: null,
+        retries: typeof fm.retry_count === 'number' ? fm.retry_count : null,
+        agents,
+        blockedBy: [],
+        startedAt: str(fm.created),
+        completedAt: unitStatus === 'completed' ? str(fm.updated) : null,
+        files,
+        errors: readErrors(fm.errors, '1', pctx),
+        metadata: {},
+      },
+    ];
   } else if (!('phases' in fm)) {
-    problems.push(problem('MISSING_FIELD', 'error', `Session ${id} has no phases list; no phases assumed.`, { sessionId: id, path: rel, details: { field: 'phases', assumed: [] } }));
+    problems.push(
+      problem('MISSING_FIELD', 'error', `Session ${id} has no phases list; no phases assumed.`, {
+        sessionId: id,
+        path: rel,
+        details: { field: 'phases', assumed: [] },
+      }),
+    );
     return [];
   } else if (!Array.isArray(fm.phases)) {
-    problems.push(problem('BAD_VALUE', 'error', `Session ${id}: phases is not a list; no phases read.`, { sessionId: id, path: rel, details: { field: 'phases' } }));
+    problems.push(
+      problem('BAD_VALUE', 'error', `Session ${id}: phases is not a list; no phases read.`, {
+        sessionId: id,
+        path: rel,
+        details: { field: 'phases' },
+      }),
+    );
     return [];
   } else {
     return readPhases(fm.phases, pctx);
@@ -136,13 +241,33 @@ export async function readSessionFile(dir: SafeDir, rel: string, ctx: SessionFil
   const stem = rel.split('/').pop()!.replace(/\.md$/, '');
   const fileId = ctx.archived ? stem : null;
   if (read.bytes.length === 0 || read.text.trim() === '') {
-    return { ok: false, read, problems: [problem('EMPTY_FILE', 'error', `${rel} is empty.`, { sessionId: fileId, path: rel, hint: 'Restore the session file from version control, or remove it to start a new session.' })] };
+    return {
+      ok: false,
+      read,
+      problems: [
+        problem('EMPTY_FILE', 'error', `${rel} is empty.`, {
+          sessionId: fileId,
+          path: rel,
+          hint: 'Restore the session file from version control, or remove it to start a new session.',
+        }),
+      ],
+    };
   }
   const parsed = parseSessionText(read.text);
   if (!parsed.ok) {
     // Name the session when the damaged text still shows its id, so the report says whose file it is.
     const seen = /^\s*"?session_id"?\s*:\s*"?([A-Za-z0-9._-]+)"?/m.exec(read.text)?.[1] ?? fileId;
-    return { ok: false, read, problems: [problem('CORRUPT_FILE', 'error', `${rel} cannot be read as a Maestro session: ${parsed.reason}.`, { sessionId: seen, path: rel, hint: 'Repair the frontmatter between the "---" lines (YAML or JSON), or restore the file from version control.' })] };
+    return {
+      ok: false,
+      read,
+      problems: [
+        problem('CORRUPT_FILE', 'error', `${rel} cannot be read as a Maestro session: ${parsed.reason}.`, {
+          sessionId: seen,
+          path: rel,
+          hint: 'Repair the frontmatter between the "---" lines (YAML or JSON), or restore the file from version control.',
+        }),
+      ],
+    };
   }
   const doc = parsed.doc;
   const fm = doc.frontmatter;
@@ -151,12 +276,32 @@ export async function readSessionFile(dir: SafeDir, rel: string, ctx: SessionFil
   let id = str(fm.session_id);
   if (id === null) {
     id = fileId ?? 'active-session';
-    problems.push(problem('MISSING_FIELD', 'error', `${rel} has no session_id; "${id}" assumed.`, { sessionId: id, path: rel, details: { field: 'session_id', assumed: id } }));
+    problems.push(
+      problem('MISSING_FIELD', 'error', `${rel} has no session_id; "${id}" assumed.`, {
+        sessionId: id,
+        path: rel,
+        details: { field: 'session_id', assumed: id },
+      }),
+    );
   } else if (!/^[a-zA-Z0-9_-]+$/.test(id)) {
-    problems.push(problem('BAD_VALUE', 'warning', `session_id "${id}" has characters Maestro v1.6 refuses (allowed: letters, digits, "_" and "-").`, { sessionId: id, path: rel, details: { field: 'session_id', value: id } }));
+    problems.push(
+      problem(
+        'BAD_VALUE',
+        'warning',
+        `session_id "${id}" has characters Maestro v1.6 refuses (allowed: letters, digits, "_" and "-").`,
+        { sessionId: id, path: rel, details: { field: 'session_id', value: id } },
+      ),
+    );
   }
   if (fileId !== null && fileId !== id) {
-    problems.push(problem('BAD_VALUE', 'warning', `${rel} is named after "${fileId}" but holds session "${id}".`, { sessionId: id, path: rel, hint: 'Archived sessions are kept as state/archive/<session-id>.md.', details: { field: 'session_id', file: fileId } }));
+    problems.push(
+      problem('BAD_VALUE', 'warning', `${rel} is named after "${fileId}" but holds session "${id}".`, {
+        sessionId: id,
+        path: rel,
+        hint: 'Archived sessions are kept as state/archive/<session-id>.md.',
+        details: { field: 'session_id', file: fileId },
+      }),
+    );
   }
 
   const { rawStatus, status } = checkFields(fm, id, rel, ctx.archived, problems);
@@ -168,11 +313,24 @@ export async function readSessionFile(dir: SafeDir, rel: string, ctx: SessionFil
   if (!minimal) {
     const total = fm.total_phases;
     if (total !== undefined && total !== null && (typeof total !== 'number' || total !== units.length)) {
-      problems.push(problem('BAD_VALUE', 'warning', `Session ${id}: total_phases is ${JSON.stringify(total)} but ${units.length} phase(s) are listed.`, { sessionId: id, path: rel, details: { field: 'total_phases', value: total, phases: units.length } }));
+      problems.push(
+        problem(
+          'BAD_VALUE',
+          'warning',
+          `Session ${id}: total_phases is ${JSON.stringify(total)} but ${units.length} phase(s) are listed.`,
+          { sessionId: id, path: rel, details: { field: 'total_phases', value: total, phases: units.length } },
+        ),
+      );
     }
     const cur = str(fm.current_phase);
     if (cur !== null && units.length && !units.some((u) => u.id === cur)) {
-      problems.push(problem('BAD_VALUE', 'warning', `Session ${id}: current_phase ${cur} is not one of its phases.`, { sessionId: id, path: rel, details: { field: 'current_phase', value: fm.current_phase } }));
+      problems.push(
+        problem('BAD_VALUE', 'warning', `Session ${id}: current_phase ${cur} is not one of its phases.`, {
+          sessionId: id,
+          path: rel,
+          details: { field: 'current_phase', value: fm.current_phase },
+        }),
+      );
     }
   }
   if (!minimal) problems.push(...reconcileProblems(units, id, rel));
@@ -183,26 +341,66 @@ export async function readSessionFile(dir: SafeDir, rel: string, ctx: SessionFil
   for (const u of units) {
     const b = shown.get(u.id);
     if (b && b.status !== u.status) {
-      problems.push(problem('STALE_COMPANION', 'warning', `The log shows phase ${u.id} as ${b.status} (${b.indicator}) but the frontmatter says ${u.status}; the frontmatter wins.`, { sessionId: id, path: rel, hint: `Append a "## Phase ${u.id}: … ${INDICATOR[u.status as keyof typeof INDICATOR] ?? ''}" section to the log.`, details: { phase: u.id, body: b.status, frontmatter: u.status, line: b.line + bodyOffset } }));
+      problems.push(
+        problem(
+          'STALE_COMPANION',
+          'warning',
+          `The log shows phase ${u.id} as ${b.status} (${b.indicator}) but the frontmatter says ${u.status}; the frontmatter wins.`,
+          {
+            sessionId: id,
+            path: rel,
+            hint: `Append a "## Phase ${u.id}: … ${INDICATOR[u.status as keyof typeof INDICATOR] ?? ''}" section to the log.`,
+            details: { phase: u.id, body: b.status, frontmatter: u.status, line: b.line + bodyOffset },
+          },
+        ),
+      );
     }
   }
 
   const tokens = tokensOf(fm.token_usage, id, rel, problems);
-  const plans = await checkPlans(dir, fm, { sessionId: id, path: rel, stateDir: ctx.stateDir, archived: ctx.archived, express: fm.workflow_mode === 'express' });
+  const plans = await checkPlans(dir, fm, {
+    sessionId: id,
+    path: rel,
+    stateDir: ctx.stateDir,
+    archived: ctx.archived,
+    express: fm.workflow_mode === 'express',
+  });
   problems.push(...plans);
   const planFiles = plans.files ?? [];
 
   // In flight first, then the failed phase resume goes back to, then the next pending one.
   const ordered = units;
   const position =
-    ordered.find((u) => u.status === 'in_progress') ?? ordered.find((u) => u.status === 'failed') ?? ordered.find((u) => u.status === 'pending') ?? null;
+    ordered.find((u) => u.status === 'in_progress') ??
+    ordered.find((u) => u.status === 'failed') ??
+    ordered.find((u) => u.status === 'pending') ??
+    null;
   const active = !ctx.archived;
-  const resume = maestroResume(units, { rawStatus, archived: ctx.archived, workflowMode: str(fm.workflow_mode), minimal });
-  const facts = maestroFacts({ id, path: rel, fm, frontmatterFormat: doc.frontmatterFormat, units, rawStatus, archived: ctx.archived, minimal, position: position?.id ?? null, resume });
+  const resume = maestroResume(units, {
+    rawStatus,
+    archived: ctx.archived,
+    workflowMode: str(fm.workflow_mode),
+    minimal,
+  });
+  const facts = maestroFacts({
+    id,
+    path: rel,
+    fm,
+    frontmatterFormat: doc.frontmatterFormat,
+    units,
+    rawStatus,
+    archived: ctx.archived,
+    minimal,
+    position: position?.id ?? null,
+    resume,
+  });
   problems.push(...facts.problems);
   if (facts.rules.choices.length) resume.choices = facts.rules.choices;
   for (const h of facts.halfWritten) {
-    if (h.status === 'failed') resume.warnings.push(`Phase ${h.unitId} failed: ${h.files.length} file(s) it touched may be half-written (${h.files.join(', ')}); check them before retrying.`);
+    if (h.status === 'failed')
+      resume.warnings.push(
+        `Phase ${h.unitId} failed: ${h.files.length} file(s) it touched may be half-written (${h.files.join(', ')}); check them before retrying.`,
+      );
   }
   const session: ForeignSession = {
     format: 'maestro',

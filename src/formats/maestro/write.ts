@@ -37,7 +37,13 @@ function join(a: string, b: string): string {
 /** Which raw status stands for baton's status; the original raw one is kept when it still fits. */
 function statusOut(status: SessionStatus, archived: boolean, original: unknown): string {
   const raw = str(original);
-  const reads: Record<string, SessionStatus> = { in_progress: 'active', completed: 'completed', failed: 'failed', interrupted: 'interrupted', archived: 'completed' };
+  const reads: Record<string, SessionStatus> = {
+    in_progress: 'active',
+    completed: 'completed',
+    failed: 'failed',
+    interrupted: 'interrupted',
+    archived: 'completed',
+  };
   const known = raw !== null && Object.hasOwn(reads, raw);
   if (known && reads[raw!] === status && !(archived && raw !== 'completed' && status === 'completed')) return raw!;
   if (raw !== null && !known && status === 'active') return raw; // a BAD_VALUE read as in progress: kept verbatim
@@ -79,18 +85,32 @@ function errorsOf(ph: Phase, original: unknown, input: ExportInput): Fm[] {
 function phaseOut(ph: Phase, orig: Fm | undefined, idTypes: Map<string, unknown>, input: ExportInput): Fm {
   const o: Fm = orig ? { ...orig } : {};
   if (orig && !Array.isArray(orig.agents)) delete o.agent; // legacy singular → current list
-  const unchanged = orig !== undefined && (orig.status === ph.status || (ph.status === 'pending' && !(MAESTRO_PHASE_STATUSES as readonly string[]).includes(String(orig.status))));
+  const unchanged =
+    orig !== undefined &&
+    (orig.status === ph.status ||
+      (ph.status === 'pending' && !(MAESTRO_PHASE_STATUSES as readonly string[]).includes(String(orig.status))));
   const fresh: Fm = {
     id: idOut(ph.id, orig?.id),
     name: ph.name,
     // A status outside the enum was read as pending: while it still is, keep it verbatim.
-    status: ph.status === 'pending' && typeof orig?.status === 'string' && !(MAESTRO_PHASE_STATUSES as readonly string[]).includes(orig.status) ? orig.status : ph.status,
+    status:
+      ph.status === 'pending' &&
+      typeof orig?.status === 'string' &&
+      !(MAESTRO_PHASE_STATUSES as readonly string[]).includes(orig.status)
+        ? orig.status
+        : ph.status,
     agents: ph.agents,
     ...(orig ? {} : { parallel: ph.parallelGroup !== null }),
     // Times baton made up at import (the file had none) go back as null, unless the phase moved
     // on since (then its time is baton's own, e.g. a failed phase completed after a retry).
-    started: timeOut(unchanged ? foreignTime(input, `phase:${ph.id}:startedAt`, ph.startedAt) : ph.startedAt, orig?.started),
-    completed: timeOut(unchanged ? foreignTime(input, `phase:${ph.id}:completedAt`, ph.completedAt) : ph.completedAt, orig?.completed),
+    started: timeOut(
+      unchanged ? foreignTime(input, `phase:${ph.id}:startedAt`, ph.startedAt) : ph.startedAt,
+      orig?.started,
+    ),
+    completed: timeOut(
+      unchanged ? foreignTime(input, `phase:${ph.id}:completedAt`, ph.completedAt) : ph.completedAt,
+      orig?.completed,
+    ),
     blocked_by: ph.blockedBy.map((b) => idOut(b, idTypes.get(b))),
     files_created: filesOf(ph, 'created'),
     files_modified: filesOf(ph, 'modified'),
@@ -109,14 +129,17 @@ function phaseOut(ph: Phase, orig: Fm | undefined, idTypes: Map<string, unknown>
 function tokensOut(state: SessionState, orig: unknown, bornInBaton: boolean): Fm | undefined {
   const t = state.tokens;
   const byAgent = Object.entries(t.byAgent).filter(([a]) => a !== UNATTRIBUTED);
-  if (orig === undefined && !bornInBaton && byAgent.length === 0 && t.input + t.output + t.cached === 0) return undefined;
+  if (orig === undefined && !bornInBaton && byAgent.length === 0 && t.input + t.output + t.cached === 0)
+    return undefined;
   const o: Fm = { ...obj(orig) };
   o.total_input = t.input;
   o.total_output = t.output;
   o.total_cached = t.cached;
   if (bornInBaton || 'by_agent' in o || byAgent.length > 0) {
     const prev = obj(o.by_agent);
-    o.by_agent = Object.fromEntries(byAgent.map(([a, c]) => [a, { ...obj(prev[a]), input: c.input, output: c.output, cached: c.cached }]));
+    o.by_agent = Object.fromEntries(
+      byAgent.map(([a, c]) => [a, { ...obj(prev[a]), input: c.input, output: c.output, cached: c.cached }]),
+    );
   }
   return o;
 }
@@ -130,7 +153,10 @@ function currentPhase(phases: Phase[], original: unknown, idTypes: Map<string, u
 }
 
 /** Picks the session document (and design gate) of this session from the import's documents. */
-function originals(original: Record<string, unknown> | null, foreignId: string): { doc: MaestroDocument | null; gate: Fm | null } {
+function originals(
+  original: Record<string, unknown> | null,
+  foreignId: string,
+): { doc: MaestroDocument | null; gate: Fm | null } {
   if (!original) return { doc: null, gate: null };
   const docs = Object.entries(original).filter((e): e is [string, MaestroDocument] => isMaestroDocument(e[1]));
   const doc = docs.find(([, d]) => str(d.frontmatter.session_id) === foreignId)?.[1] ?? docs[0]?.[1] ?? null;
@@ -185,7 +211,8 @@ export function renderMaestro(input: ExportInput, original: MaestroDocument | nu
     }
   } else {
     // The position field is written as it was unless baton moved the session on since the import.
-    out.current_phase = keep && fm.current_phase !== undefined ? fm.current_phase : currentPhase(state.phases, fm.current_phase, idTypes);
+    out.current_phase =
+      keep && fm.current_phase !== undefined ? fm.current_phase : currentPhase(state.phases, fm.current_phase, idTypes);
     // A wrong count (BAD_VALUE) is kept verbatim while the phases are the ones it was read with.
     const sameCount = Array.isArray(fm.phases) && fm.phases.length === state.phases.length;
     out.total_phases = sameCount && fm.total_phases !== undefined ? fm.total_phases : state.phases.length;
@@ -201,12 +228,22 @@ export function renderMaestro(input: ExportInput, original: MaestroDocument | nu
     // The phase's own time, so exporting the same state twice gives the same section.
     const at = ph.completedAt ?? ph.failedAt ?? ph.startedAt ?? now.toISOString();
     const raw = str(origPhases.get(ph.id)?.status);
-    const before = shown.get(ph.id)?.status ?? (raw !== null && (MAESTRO_PHASE_STATUSES as readonly string[]).includes(raw) ? raw : 'pending');
+    const before =
+      shown.get(ph.id)?.status ??
+      (raw !== null && (MAESTRO_PHASE_STATUSES as readonly string[]).includes(raw) ? raw : 'pending');
     if (before === ph.status) continue;
     sections.push(
       renderPhaseSection({
-        id: ph.id, name: ph.name, status: ph.status, agents: ph.agents, created: filesOf(ph, 'created'), modified: filesOf(ph, 'modified'), deleted: filesOf(ph, 'deleted'),
-        errors: ph.errors.map((e) => ({ message: e.message, resolved: e.resolved, resolution: e.resolution })), retries: ph.retryCount, at,
+        id: ph.id,
+        name: ph.name,
+        status: ph.status,
+        agents: ph.agents,
+        created: filesOf(ph, 'created'),
+        modified: filesOf(ph, 'modified'),
+        deleted: filesOf(ph, 'deleted'),
+        errors: ph.errors.map((e) => ({ message: e.message, resolved: e.resolved, resolution: e.resolution })),
+        retries: ph.retryCount,
+        at,
       }),
     );
   }
@@ -250,7 +287,13 @@ async function planPlanMoves(fm: Fm, out: SafeDir, sd: string, plan: WritePlan):
  * has no file of that name yet (docs/formats/maestro.md: plans live in `<state_dir>/plans/`, archiving
  * moves them to `plans/archive/`).
  */
-async function planFilesTravel(input: ExportInput, out: SafeDir, sd: string, archived: boolean, plan: WritePlan): Promise<void> {
+async function planFilesTravel(
+  input: ExportInput,
+  out: SafeDir,
+  sd: string,
+  archived: boolean,
+  plan: WritePlan,
+): Promise<void> {
   for (const [rel, text] of Object.entries(input.original ?? {})) {
     if (typeof text !== 'string' || !/(^|\/)plans\/(archive\/)?[^/]+$/.test(rel)) continue;
     const base = rel.split('/').pop()!;
@@ -293,14 +336,22 @@ export async function maestroExportPlan(given: ExportInput, out: SafeDir): Promi
     if (p?.ok && str(p.doc.frontmatter.session_id) === id) base = p.doc;
   }
   if (!archived && activeExists && activeHolder !== id) {
-    throw new BatonError('ACTIVE_EXISTS', `${activeRel} in the output folder holds ${activeHolder === null ? 'a session baton cannot read' : `session ${activeHolder}`}; Maestro keeps one active session.`, {
-      hint: 'Archive that session first (move it to state/archive/<id>.md), or export to another folder.',
-      details: { path: activeRel, holder: activeHolder },
-    });
+    throw new BatonError(
+      'ACTIVE_EXISTS',
+      `${activeRel} in the output folder holds ${activeHolder === null ? 'a session baton cannot read' : `session ${activeHolder}`}; Maestro keeps one active session.`,
+      {
+        hint: 'Archive that session first (move it to state/archive/<id>.md), or export to another folder.',
+        details: { path: activeRel, holder: activeHolder },
+      },
+    );
   }
 
   const rendered = renderMaestro(input, base ?? doc);
-  const plan: WritePlan = { writes: [{ path: archived ? archiveRel : activeRel, content: renderSessionText(rendered), backup: false }], removes: [], ...(idProblem ? { problems: [idProblem] } : {}) };
+  const plan: WritePlan = {
+    writes: [{ path: archived ? archiveRel : activeRel, content: renderSessionText(rendered), backup: false }],
+    removes: [],
+    ...(idProblem ? { problems: [idProblem] } : {}),
+  };
   await planFilesTravel(input, out, sd, archived, plan);
   if (archived) {
     await planPlanMoves(rendered.frontmatter, out, sd, plan);
@@ -308,7 +359,12 @@ export async function maestroExportPlan(given: ExportInput, out: SafeDir): Promi
     if (await out.exists(gateRel)) plan.removes.push(gateRel); // a lingering gate would approve a later session reusing the id
   } else {
     if (await out.exists(archiveRel)) plan.removes.push(archiveRel); // live again: no archived copy beside it
-    if (gate) plan.writes.push({ path: gateRel, content: `${JSON.stringify({ ...gate, session_id: id }, null, 2)}\n`, backup: false });
+    if (gate)
+      plan.writes.push({
+        path: gateRel,
+        content: `${JSON.stringify({ ...gate, session_id: id }, null, 2)}\n`,
+        backup: false,
+      });
   }
   return plan;
 }

@@ -18,7 +18,9 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
 }
 
 /** A tool body: the validated arguments in, the structured result out. Throws BatonError to refuse. */
-export type ToolBody<I extends z.ZodRawShape, O extends z.ZodRawShape> = (args: z.infer<z.ZodObject<I>>) => Promise<z.input<z.ZodObject<O>>>;
+export type ToolBody<I extends z.ZodRawShape, O extends z.ZodRawShape> = (
+  args: z.infer<z.ZodObject<I>>,
+) => Promise<z.input<z.ZodObject<O>>>;
 
 /**
  * Registers a tool: a strict input schema (unknown argument names are refused, not dropped),
@@ -28,8 +30,19 @@ export type ToolBody<I extends z.ZodRawShape, O extends z.ZodRawShape> = (args: 
  * response is sent (Kit.changedSoon). The tool is registered with the SDK (tools/list, and
  * the calls fast-calls.ts leaves to it) and in `kit.tools` (the calls fast-calls.ts runs).
  */
-export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(server: McpServer, kit: Kit, name: string, spec: ToolSpec<I, O>, body: ToolBody<I, O>): void {
-  const annotations: ToolAnnotations = { title: spec.title, readOnlyHint: spec.readOnly === true, destructiveHint: spec.destructive === true, openWorldHint: false };
+export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
+  server: McpServer,
+  kit: Kit,
+  name: string,
+  spec: ToolSpec<I, O>,
+  body: ToolBody<I, O>,
+): void {
+  const annotations: ToolAnnotations = {
+    title: spec.title,
+    readOnlyHint: spec.readOnly === true,
+    destructiveHint: spec.destructive === true,
+    openWorldHint: false,
+  };
   const input = z.object(spec.input).strict();
   const output = z.object(spec.output).passthrough();
   const changes = !spec.readOnly;
@@ -45,12 +58,16 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(ser
     }
   };
   kit.tools.set(name, { input, output, run, changes });
-  server.registerTool(name, { title: spec.title, description: spec.description, inputSchema: input, outputSchema: output, annotations }, (async (args: unknown) => {
-    try {
-      return await run(args);
-    } finally {
-      // Scheduled for after the event loop turns: the SDK sends the response before that.
-      if (changes) kit.changedSoon();
-    }
-  }) as never);
+  server.registerTool(
+    name,
+    { title: spec.title, description: spec.description, inputSchema: input, outputSchema: output, annotations },
+    (async (args: unknown) => {
+      try {
+        return await run(args);
+      } finally {
+        // Scheduled for after the event loop turns: the SDK sends the response before that.
+        if (changes) kit.changedSoon();
+      }
+    }) as never,
+  );
 }

@@ -7,18 +7,59 @@ import { CODE_HINTS, toolWording } from '../hint-words.js';
 import { changeFields, changeOutput, phaseArg, textArg } from '../schemas.js';
 import { defineTool } from './define.js';
 
-const phaseOutput = z.object({ id: z.string(), name: z.string(), status: z.string(), retryCount: z.number().int(), maxRetries: z.number().int(), subStep: z.string().nullable() }).passthrough();
+const phaseOutput = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    status: z.string(),
+    retryCount: z.number().int(),
+    maxRetries: z.number().int(),
+    subStep: z.string().nullable(),
+  })
+  .passthrough();
 
 function phaseView(p: Phase): z.infer<typeof phaseOutput> {
-  return { id: p.id, name: p.name, status: p.status, retryCount: p.retryCount, maxRetries: p.maxRetries, subStep: p.subStep ?? null };
+  return {
+    id: p.id,
+    name: p.name,
+    status: p.status,
+    retryCount: p.retryCount,
+    maxRetries: p.maxRetries,
+    subStep: p.subStep ?? null,
+  };
 }
 
 const VERBS: ReadonlyArray<[string, PhaseAction, string, string]> = [
-  ['phase_start', 'start', 'Start a phase', 'Start a pending phase (status in_progress) before working on it; on a failed phase this is a retry. Refused with BLOCKED while a phase it depends on is not completed or skipped, and RETRIES_EXHAUSTED past its retry limit (then escalate: ask, skip, or pass force: true); the hint names the phases that may be started now.'],
-  ['phase_complete', 'complete', 'Complete a phase', 'Mark an in-progress phase completed once its work is done and recorded. A checkpoint is taken automatically (unless the session opted out).'],
-  ['phase_fail', 'fail', 'Fail a phase', 'Mark an in-progress phase failed (give `reason`); record the error first with `error_record`. A failed phase can be retried with `phase_retry` while it has retries left.'],
-  ['phase_skip', 'skip', 'Skip a phase', "Skip a pending phase that is not needed, or a failed one when the user decides so after its retries are used up (recorded as the user's decision); give `reason`. Phases blocked by it may then start."],
-  ['phase_retry', 'retry', 'Retry a phase', 'Retry a failed phase (back to in_progress), counted against its retry limit. Refused with RETRIES_EXHAUSTED once the limit is used: escalate instead of forcing.'],
+  [
+    'phase_start',
+    'start',
+    'Start a phase',
+    'Start a pending phase (status in_progress) before working on it; on a failed phase this is a retry. Refused with BLOCKED while a phase it depends on is not completed or skipped, and RETRIES_EXHAUSTED past its retry limit (then escalate: ask, skip, or pass force: true); the hint names the phases that may be started now.',
+  ],
+  [
+    'phase_complete',
+    'complete',
+    'Complete a phase',
+    'Mark an in-progress phase completed once its work is done and recorded. A checkpoint is taken automatically (unless the session opted out).',
+  ],
+  [
+    'phase_fail',
+    'fail',
+    'Fail a phase',
+    'Mark an in-progress phase failed (give `reason`); record the error first with `error_record`. A failed phase can be retried with `phase_retry` while it has retries left.',
+  ],
+  [
+    'phase_skip',
+    'skip',
+    'Skip a phase',
+    "Skip a pending phase that is not needed, or a failed one when the user decides so after its retries are used up (recorded as the user's decision); give `reason`. Phases blocked by it may then start.",
+  ],
+  [
+    'phase_retry',
+    'retry',
+    'Retry a phase',
+    'Retry a failed phase (back to in_progress), counted against its retry limit. Refused with RETRIES_EXHAUSTED once the limit is used: escalate instead of forcing.',
+  ],
 ];
 
 /** Phase tools: start, complete, fail, skip, retry; and reaching a sub-step. */
@@ -35,7 +76,14 @@ export function registerPhaseTools(server: McpServer, kit: Kit): void {
           phase: phaseArg,
           ...changeFields,
           ...(action === 'fail' || action === 'skip' ? { reason: textArg('Why.').optional() } : {}),
-          ...(action === 'start' || action === 'retry' ? { force: z.boolean().optional().describe('Start despite open blockers or a used-up retry limit. Only when a person said so.') } : {}),
+          ...(action === 'start' || action === 'retry'
+            ? {
+                force: z
+                  .boolean()
+                  .optional()
+                  .describe('Start despite open blockers or a used-up retry limit. Only when a person said so.'),
+              }
+            : {}),
         },
         output: { ...changeOutput, phase: phaseOutput },
       },
@@ -44,7 +92,11 @@ export function registerPhaseTools(server: McpServer, kit: Kit): void {
         const id = await kit.session(args.session);
         const m = kit.manager();
         try {
-          const r = await m.phase(id, args.phase, action, { ...(await kit.change(args, id)), force: args.force === true, reason: args.reason ?? null });
+          const r = await m.phase(id, args.phase, action, {
+            ...(await kit.change(args, id)),
+            force: args.force === true,
+            reason: args.reason ?? null,
+          });
           // The domain's lookup (id before name), so the phase shown is the one that changed.
           const p = findPhase(r.state, args.phase);
           return { session: r.state.id, revision: r.state.revision, status: r.state.status, phase: phaseView(p) };
@@ -71,7 +123,12 @@ export function registerPhaseTools(server: McpServer, kit: Kit): void {
       const m = kit.manager();
       const agent = kit.agent(a.agent);
       const run = await kit.runs.runFor(id, agent, { reopen: true });
-      if (!run) throw new BatonError('INVALID_TRANSITION', `Session ${id} takes no phase claims: it is ${(await m.get(id)).status}.`, { hint: 'Resume it first (`session_resume`), or start a new session.' });
+      if (!run)
+        throw new BatonError(
+          'INVALID_TRANSITION',
+          `Session ${id} takes no phase claims: it is ${(await m.get(id)).status}.`,
+          { hint: 'Resume it first (`session_resume`), or start a new session.' },
+        );
       const r = await m.runs.claimPhase(id, run, a.phase ?? null, { ...(await kit.changeHeld(a, id)), run });
       const p = findPhase(r.state, r.result);
       return { session: r.state.id, revision: r.state.revision, status: r.state.status, phase: phaseView(p), run };
@@ -104,14 +161,17 @@ export function registerPhaseTools(server: McpServer, kit: Kit): void {
 
 /** A refused phase verb, with the phases that may be started now added to its hint and details. */
 async function withStartable(kit: Kit, id: string, e: unknown): Promise<unknown> {
-  if (!isBatonError(e) || !['INVALID_TRANSITION', 'BLOCKED', 'NOT_FOUND', 'RETRIES_EXHAUSTED'].includes(e.code)) return e;
+  if (!isBatonError(e) || !['INVALID_TRANSITION', 'BLOCKED', 'NOT_FOUND', 'RETRIES_EXHAUSTED'].includes(e.code))
+    return e;
   let startable: string[];
   try {
     startable = startablePhases(await kit.manager().get(id));
   } catch {
     return e;
   }
-  const more = startable.length ? `Phases that may be started now: ${startable.join(', ')}.` : 'No phase may be started now.';
+  const more = startable.length
+    ? `Phases that may be started now: ${startable.join(', ')}.`
+    : 'No phase may be started now.';
   // A hint no tool can follow gives way to the code's hint, without the phases (as for any refusal).
   const worded = toolWording(e);
   const hint = worded === undefined ? more : worded === null ? CODE_HINTS[e.code] : `${worded} ${more}`;

@@ -7,11 +7,21 @@ import { defineTool } from './define.js';
 
 const phasesArg = z.array(z.string().min(1).max(MAX_ID_INPUT)).max(1000);
 const retriesArg = z.number().int().min(0).max(100);
-const planOutput = { ...changeOutput, phase: z.string().nullable().describe('The phase added or changed.'), phases: z.array(z.string()).describe('The phase ids of the plan now, in order.') };
+const planOutput = {
+  ...changeOutput,
+  phase: z.string().nullable().describe('The phase added or changed.'),
+  phases: z.array(z.string()).describe('The phase ids of the plan now, in order.'),
+};
 const why = textArg("Why the plan changes (the user's decision).").optional();
 
 function result(r: ChangeResult<unknown>, phase: string | null): z.input<z.ZodObject<typeof planOutput>> {
-  return { session: r.state.id, revision: r.state.revision, status: r.state.status, phase, phases: r.state.phases.map((p) => p.id) };
+  return {
+    session: r.state.id,
+    revision: r.state.revision,
+    status: r.state.status,
+    phase,
+    phases: r.state.phases.map((p) => p.id),
+  };
 }
 
 /**
@@ -41,7 +51,21 @@ export function registerPlanTools(server: McpServer, kit: Kit): void {
     },
     async (a) => {
       const id = await kit.session(a.session);
-      const r = await kit.manager().plan.add(id, { name: a.name, id: a.id ?? null, after: a.after ?? null, before: a.before ?? null, blockedBy: a.blockedBy ?? [], maxRetries: a.maxRetries, reason: a.reason ?? null }, await kit.change(a, id));
+      const r = await kit
+        .manager()
+        .plan.add(
+          id,
+          {
+            name: a.name,
+            id: a.id ?? null,
+            after: a.after ?? null,
+            before: a.before ?? null,
+            blockedBy: a.blockedBy ?? [],
+            maxRetries: a.maxRetries,
+            reason: a.reason ?? null,
+          },
+          await kit.change(a, id),
+        );
       return result(r, r.result);
     },
   );
@@ -59,7 +83,10 @@ export function registerPlanTools(server: McpServer, kit: Kit): void {
     },
     async (a) => {
       const id = await kit.session(a.session);
-      return result(await kit.manager().plan.remove(id, a.phase, { ...(await kit.change(a, id)), reason: a.reason ?? null }), null);
+      return result(
+        await kit.manager().plan.remove(id, a.phase, { ...(await kit.change(a, id)), reason: a.reason ?? null }),
+        null,
+      );
     },
   );
 
@@ -71,12 +98,25 @@ export function registerPlanTools(server: McpServer, kit: Kit): void {
       title: 'Change a phase',
       description:
         "Change a phase's retry limit (`maxRetries`, e.g. one more after the retries were used up, on the user's decision) and/or its dependencies (`blockedBy`, all of them; [] for none; a cycle is refused). Recorded as phase.updated.",
-      input: { phase: phaseArg, maxRetries: retriesArg.optional().describe('Its new retry limit (0 to 100).'), blockedBy: phasesArg.optional().describe('Every phase it waits for ([] for none).'), reason: why, ...changeFields },
+      input: {
+        phase: phaseArg,
+        maxRetries: retriesArg.optional().describe('Its new retry limit (0 to 100).'),
+        blockedBy: phasesArg.optional().describe('Every phase it waits for ([] for none).'),
+        reason: why,
+        ...changeFields,
+      },
       output: planOutput,
     },
     async (a) => {
       const id = await kit.session(a.session);
-      const r = await kit.manager().plan.set(id, a.phase, { maxRetries: a.maxRetries, ...(a.blockedBy ? { blockedBy: a.blockedBy } : {}), reason: a.reason ?? null }, await kit.change(a, id));
+      const r = await kit
+        .manager()
+        .plan.set(
+          id,
+          a.phase,
+          { maxRetries: a.maxRetries, ...(a.blockedBy ? { blockedBy: a.blockedBy } : {}), reason: a.reason ?? null },
+          await kit.change(a, id),
+        );
       const e = r.events[0];
       return result(r, e?.type === 'phase.updated' ? e.data.phaseId : a.phase);
     },

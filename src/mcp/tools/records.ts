@@ -6,7 +6,12 @@ import type { Kit } from '../context.js';
 import { MAX_ID_INPUT, MAX_PATHS, anyObject, changeFields, changeOutput, textArg } from '../schemas.js';
 import { defineTool } from './define.js';
 
-const phaseOpt = z.string().min(1).max(MAX_ID_INPUT).optional().describe('Phase id or name it belongs to (default: none).');
+const phaseOpt = z
+  .string()
+  .min(1)
+  .max(MAX_ID_INPUT)
+  .optional()
+  .describe('Phase id or name it belongs to (default: none).');
 
 function done(r: ChangeResult<unknown>): { session: string; revision: number; status: string } {
   return { session: r.state.id, revision: r.state.revision, status: r.state.status };
@@ -21,13 +26,22 @@ function recordTool<I extends z.ZodRawShape>(
   description: string,
   key: string,
   input: I,
-  call: (id: string, a: z.infer<z.ZodObject<I & typeof changeFields>>, o: Awaited<ReturnType<Kit['change']>>) => Promise<ChangeResult<string>>,
+  call: (
+    id: string,
+    a: z.infer<z.ZodObject<I & typeof changeFields>>,
+    o: Awaited<ReturnType<Kit['change']>>,
+  ) => Promise<ChangeResult<string>>,
 ): void {
   defineTool(
     server,
     kit,
     name,
-    { title, description: `${description} Returns its id (\`${key}\`) and the session's new revision.`, input: { ...input, ...changeFields }, output: { ...changeOutput, [key]: z.string() } },
+    {
+      title,
+      description: `${description} Returns its id (\`${key}\`) and the session's new revision.`,
+      input: { ...input, ...changeFields },
+      output: { ...changeOutput, [key]: z.string() },
+    },
     async (a) => {
       const args = a as z.infer<z.ZodObject<I & typeof changeFields>>;
       const id = await kit.session(args.session);
@@ -45,13 +59,28 @@ function changeTool<I extends z.ZodRawShape>(
   title: string,
   description: string,
   input: I,
-  call: (id: string, a: z.infer<z.ZodObject<I & typeof changeFields>>, o: Awaited<ReturnType<Kit['change']>>) => Promise<ChangeResult<unknown>>,
+  call: (
+    id: string,
+    a: z.infer<z.ZodObject<I & typeof changeFields>>,
+    o: Awaited<ReturnType<Kit['change']>>,
+  ) => Promise<ChangeResult<unknown>>,
 ): void {
-  defineTool(server, kit, name, { title, description: `${description} Returns the session's new revision.`, input: { ...input, ...changeFields }, output: changeOutput }, async (a) => {
-    const args = a as z.infer<z.ZodObject<I & typeof changeFields>>;
-    const id = await kit.session(args.session);
-    return done(await call(id, args, await kit.change(args, id)));
-  });
+  defineTool(
+    server,
+    kit,
+    name,
+    {
+      title,
+      description: `${description} Returns the session's new revision.`,
+      input: { ...input, ...changeFields },
+      output: changeOutput,
+    },
+    async (a) => {
+      const args = a as z.infer<z.ZodObject<I & typeof changeFields>>;
+      const id = await kit.session(args.session);
+      return done(await call(id, args, await kit.change(args, id)));
+    },
+  );
 }
 
 /** Record tools: files, errors, tokens, decisions, findings, notes, milestones, artifacts, context (in `tools/list` order). */
@@ -74,8 +103,14 @@ function registerFileTool(server: McpServer, kit: Kit): void {
       description:
         'Record files you created, modified or deleted, right after changing them. Paths are relative to the workspace (the folder holding .baton); each file is hashed now, so a resume can tell whether it changed later. `phase` defaults to the phase in progress. Returns the records (path, sha256, size) and the new revision.',
       input: {
-        action: z.enum(['created', 'modified', 'deleted']).describe('What you did to the files: created, modified or deleted.'),
-        paths: z.array(z.string().min(1).max(4096)).min(1).max(MAX_PATHS).describe('File paths, relative to the workspace.'),
+        action: z
+          .enum(['created', 'modified', 'deleted'])
+          .describe('What you did to the files: created, modified or deleted.'),
+        paths: z
+          .array(z.string().min(1).max(4096))
+          .min(1)
+          .max(MAX_PATHS)
+          .describe('File paths, relative to the workspace.'),
         phase: phaseOpt.describe('Phase the files belong to (default: the one in progress).'),
         ...changeFields,
       },
@@ -84,7 +119,12 @@ function registerFileTool(server: McpServer, kit: Kit): void {
     async (a) => {
       const id = await kit.session(a.session);
       const r = await kit.manager().files(id, a.action, a.paths, a.phase ?? null, await kit.change(a, id));
-      return { ...done(r), files: r.events.filter((e) => e.type === 'file.recorded').map((e) => e.data as unknown as Record<string, unknown>) };
+      return {
+        ...done(r),
+        files: r.events
+          .filter((e) => e.type === 'file.recorded')
+          .map((e) => e.data as unknown as Record<string, unknown>),
+      };
     },
   );
 }
@@ -98,7 +138,15 @@ function registerErrorTools(server: McpServer, kit: Kit): void {
     'Record an error',
     'Record an error that happened in a phase (a failing test, a timeout, a tool failure) as soon as you see it, before deciding to retry or fail the phase. `type` is e.g. validation, timeout, file_conflict, runtime, dependency, quota.',
     'errorId',
-    { phase: z.string().min(1).max(MAX_ID_INPUT).describe('Phase the error belongs to.'), type: z.string().min(1).max(100).describe('Kind of error, e.g. validation, timeout, file_conflict, runtime, dependency, quota.'), message: textArg('What went wrong.') },
+    {
+      phase: z.string().min(1).max(MAX_ID_INPUT).describe('Phase the error belongs to.'),
+      type: z
+        .string()
+        .min(1)
+        .max(100)
+        .describe('Kind of error, e.g. validation, timeout, file_conflict, runtime, dependency, quota.'),
+      message: textArg('What went wrong.'),
+    },
     (id, a, o) => kit.manager().error(id, { phase: a.phase, type: a.type, message: a.message, agent: o.agent }, o),
   );
 
@@ -108,7 +156,14 @@ function registerErrorTools(server: McpServer, kit: Kit): void {
     'error_resolve',
     'Resolve an error',
     'Mark a recorded error resolved, saying how, once it no longer applies. Unresolved errors are what a resume plan asks the next agent to deal with.',
-    { errorId: z.string().min(1).max(MAX_ID_INPUT).describe('Id of the error, as error_record returned it (e.g. err-1).'), resolution: textArg('How it was resolved.') },
+    {
+      errorId: z
+        .string()
+        .min(1)
+        .max(MAX_ID_INPUT)
+        .describe('Id of the error, as error_record returned it (e.g. err-1).'),
+      resolution: textArg('How it was resolved.'),
+    },
     (id, a, o) => kit.manager().resolveError(id, a.errorId, a.resolution, o),
   );
 }
@@ -122,22 +177,60 @@ function registerTokensTool(server: McpServer, kit: Kit): void {
     {
       title: 'Record token use',
       description:
-        'Add token use to the session (input, output, cache reads, cache writes), attributed to you, to a phase and to the model that spent it. Only with the counts a model API\'s usage report gave (an orchestrator passing them on); never an estimate of your own tokens, which you cannot know. Agent CLIs with baton\'s hooks installed have their tokens recorded from the transcript: do not call this for them. Counts add up; concurrent calls never lose a count. Returns the session totals, the token budget (level ok, warning, critical or exceeded), and the estimated cost with the cost budget (a model missing from the pricing table has an unknown cost).',
+        "Add token use to the session (input, output, cache reads, cache writes), attributed to you, to a phase and to the model that spent it. Only with the counts a model API's usage report gave (an orchestrator passing them on); never an estimate of your own tokens, which you cannot know. Agent CLIs with baton's hooks installed have their tokens recorded from the transcript: do not call this for them. Counts add up; concurrent calls never lose a count. Returns the session totals, the token budget (level ok, warning, critical or exceeded), and the estimated cost with the cost budget (a model missing from the pricing table has an unknown cost).",
       input: {
-        input: z.number().int().nonnegative().optional().describe('Input (prompt) tokens spent since the last report, not counting cached ones.'),
-        output: z.number().int().nonnegative().optional().describe('Output (completion) tokens spent since the last report, reasoning included.'),
+        input: z
+          .number()
+          .int()
+          .nonnegative()
+          .optional()
+          .describe('Input (prompt) tokens spent since the last report, not counting cached ones.'),
+        output: z
+          .number()
+          .int()
+          .nonnegative()
+          .optional()
+          .describe('Output (completion) tokens spent since the last report, reasoning included.'),
         cached: z.number().int().nonnegative().optional().describe('Tokens read from a prompt cache.'),
         cacheWrite: z.number().int().nonnegative().optional().describe('Tokens written to a prompt cache.'),
-        model: z.string().min(1).max(200).optional().describe('Model that spent them, e.g. claude-sonnet-4-5 (prices them).'),
+        model: z
+          .string()
+          .min(1)
+          .max(200)
+          .optional()
+          .describe('Model that spent them, e.g. claude-sonnet-4-5 (prices them).'),
         phase: phaseOpt.describe('Phase the tokens were spent on.'),
         ...changeFields,
       },
-      output: { ...changeOutput, tokens: z.object({ input: z.number(), output: z.number(), cached: z.number(), cacheWrite: z.number().optional(), budget: anyObject, cost: anyObject.optional(), costBudget: anyObject.optional() }) },
+      output: {
+        ...changeOutput,
+        tokens: z.object({
+          input: z.number(),
+          output: z.number(),
+          cached: z.number(),
+          cacheWrite: z.number().optional(),
+          budget: anyObject,
+          cost: anyObject.optional(),
+          costBudget: anyObject.optional(),
+        }),
+      },
     },
     async (a) => {
       const id = await kit.session(a.session);
       const m = kit.manager();
-      const r = await m.tokens(id, { agent: kit.agent(a.agent), phase: a.phase ?? null, input: a.input ?? 0, output: a.output ?? 0, cached: a.cached ?? 0, cacheWrite: a.cacheWrite ?? 0, model: a.model ?? null }, await kit.change(a, id));
+      const r = await m.tokens(
+        id,
+        {
+          agent: kit.agent(a.agent),
+          phase: a.phase ?? null,
+          input: a.input ?? 0,
+          output: a.output ?? 0,
+          cached: a.cached ?? 0,
+          cacheWrite: a.cacheWrite ?? 0,
+          model: a.model ?? null,
+        },
+        await kit.change(a, id),
+      );
       const t = r.state.tokens;
       let cost: CostReport | null = null;
       try {
@@ -154,7 +247,12 @@ function registerTokensTool(server: McpServer, kit: Kit): void {
           cached: t.cached,
           ...(t.cacheWrite ? { cacheWrite: t.cacheWrite } : {}),
           budget: budgetView(t) as unknown as Record<string, unknown>,
-          ...(cost ? { cost: cost.total as unknown as Record<string, unknown>, costBudget: cost.budget as unknown as Record<string, unknown> } : {}),
+          ...(cost
+            ? {
+                cost: cost.total as unknown as Record<string, unknown>,
+                costBudget: cost.budget as unknown as Record<string, unknown>,
+              }
+            : {}),
         },
       };
     },
@@ -174,10 +272,28 @@ function registerKnowledgeTools(server: McpServer, kit: Kit): void {
       title: z.string().min(1).max(1000).describe('What was decided about.'),
       choice: textArg('What was chosen.'),
       rationale: textArg('Why.').optional(),
-      alternatives: z.array(z.string().max(1000)).max(100).optional().describe('The options considered and not chosen.'),
+      alternatives: z
+        .array(z.string().max(1000))
+        .max(100)
+        .optional()
+        .describe('The options considered and not chosen.'),
       phase: phaseOpt,
     },
-    (id, a, o) => kit.manager().decision(id, { title: a.title, choice: a.choice, rationale: a.rationale ?? null, alternatives: a.alternatives ?? [], phase: a.phase ?? null, agent: o.agent }, o),
+    (id, a, o) =>
+      kit
+        .manager()
+        .decision(
+          id,
+          {
+            title: a.title,
+            choice: a.choice,
+            rationale: a.rationale ?? null,
+            alternatives: a.alternatives ?? [],
+            phase: a.phase ?? null,
+            agent: o.agent,
+          },
+          o,
+        ),
   );
 
   recordTool(
@@ -187,7 +303,11 @@ function registerKnowledgeTools(server: McpServer, kit: Kit): void {
     'Add a finding',
     'Add an open finding (a problem or fact discovered that someone must act on, e.g. a bug outside this task).',
     'findingId',
-    { text: textArg('The finding.'), severity: z.string().max(100).optional().describe('e.g. low, medium, high.'), phase: phaseOpt },
+    {
+      text: textArg('The finding.'),
+      severity: z.string().max(100).optional().describe('e.g. low, medium, high.'),
+      phase: phaseOpt,
+    },
     (id, a, o) => kit.manager().finding(id, { text: a.text, severity: a.severity ?? null, phase: a.phase ?? null }, o),
   );
 
@@ -222,7 +342,10 @@ function registerGoalTools(server: McpServer, kit: Kit): void {
     'Add a milestone',
     'Add a milestone (a goal spanning phases), optionally with a target date (ISO-8601).',
     'milestoneId',
-    { title: z.string().min(1).max(1000).describe('What the milestone is, e.g. "beta released".'), targetDate: z.string().max(100).optional().describe('When it is due, as an ISO-8601 date (e.g. 2026-12-01).') },
+    {
+      title: z.string().min(1).max(1000).describe('What the milestone is, e.g. "beta released".'),
+      targetDate: z.string().max(100).optional().describe('When it is due, as an ISO-8601 date (e.g. 2026-12-01).'),
+    },
     (id, a, o) => kit.manager().milestone(id, { title: a.title, targetDate: a.targetDate ?? null }, o),
   );
 
@@ -243,8 +366,20 @@ function registerGoalTools(server: McpServer, kit: Kit): void {
     'Record an artifact',
     'Record an artifact the work produced (a design doc, a report, a build), by path, so the next agent finds it.',
     'artifactId',
-    { path: z.string().min(1).max(4096).describe('Path of the artifact, relative to the workspace.'), kind: z.string().max(100).optional().describe('e.g. design-doc, report, build.'), description: textArg('What it is.').optional(), phase: phaseOpt },
-    (id, a, o) => kit.manager().artifact(id, { path: a.path, kind: a.kind ?? null, description: a.description ?? null, phase: a.phase ?? null }, o),
+    {
+      path: z.string().min(1).max(4096).describe('Path of the artifact, relative to the workspace.'),
+      kind: z.string().max(100).optional().describe('e.g. design-doc, report, build.'),
+      description: textArg('What it is.').optional(),
+      phase: phaseOpt,
+    },
+    (id, a, o) =>
+      kit
+        .manager()
+        .artifact(
+          id,
+          { path: a.path, kind: a.kind ?? null, description: a.description ?? null, phase: a.phase ?? null },
+          o,
+        ),
   );
 
   changeTool(
@@ -252,7 +387,7 @@ function registerGoalTools(server: McpServer, kit: Kit): void {
     kit,
     'context_set',
     'Set the context summary',
-    'Replace the session\'s context summary: a short briefing of where things stand, for whoever resumes it. Call it before you stop working.',
+    "Replace the session's context summary: a short briefing of where things stand, for whoever resumes it. Call it before you stop working.",
     { summary: textArg('The briefing.') },
     (id, a, o) => kit.manager().context(id, a.summary, o),
   );

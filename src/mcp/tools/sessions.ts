@@ -11,11 +11,29 @@ const phaseSpec = z.union([
   z.string().min(1).max(500),
   z
     .object({
-      id: z.string().max(MAX_ID_INPUT).optional().describe('Phase id, used by the phase tools (letters, digits, . _ -). Default: derived from the name.'),
+      id: z
+        .string()
+        .max(MAX_ID_INPUT)
+        .optional()
+        .describe('Phase id, used by the phase tools (letters, digits, . _ -). Default: derived from the name.'),
       name: z.string().min(1).max(500).describe('What the phase does, e.g. "Design".'),
-      blockedBy: z.array(z.string().max(MAX_ID_INPUT)).max(1000).optional().describe('Ids of the phases that must be completed or skipped before this one may start.'),
-      agents: z.array(z.string().min(1).max(200)).max(100).optional().describe('Agents expected to work on the phase (informational).'),
-      maxRetries: z.number().int().min(0).max(100).optional().describe('How often the phase may be retried after failing before RETRIES_EXHAUSTED.'),
+      blockedBy: z
+        .array(z.string().max(MAX_ID_INPUT))
+        .max(1000)
+        .optional()
+        .describe('Ids of the phases that must be completed or skipped before this one may start.'),
+      agents: z
+        .array(z.string().min(1).max(200))
+        .max(100)
+        .optional()
+        .describe('Agents expected to work on the phase (informational).'),
+      maxRetries: z
+        .number()
+        .int()
+        .min(0)
+        .max(100)
+        .optional()
+        .describe('How often the phase may be retried after failing before RETRIES_EXHAUSTED.'),
     })
     .strict(),
 ]);
@@ -26,7 +44,10 @@ function changed(s: SessionState): { session: string; revision: number; status: 
 
 /** The connection's run on the workspace's active session, if it holds one (not refused by its own run). */
 async function ownRunOnActive(kit: Kit): Promise<string | null> {
-  const active = await kit.manager().store.getActive().catch(() => null);
+  const active = await kit
+    .manager()
+    .store.getActive()
+    .catch(() => null);
   return active ? ((await kit.runs.current(active)) ?? null) : null;
 }
 
@@ -46,24 +67,52 @@ function registerStartTool(server: McpServer, kit: Kit): void {
     {
       title: 'Start a session',
       description:
-        'Create a new baton session (a durable record of a multi-step task) and make it the workspace\'s active session. Call this at the start of a task only when `session_list` shows no paused, interrupted or failed session for the same task (resume that one with `session_resume` instead). Give the plan as `phases` (names, or objects with id, name, blockedBy). Returns the new session id, its revision and its phases. Fails with ACTIVE_EXISTS while another session is active unless `switch` is true (which pauses it).',
+        "Create a new baton session (a durable record of a multi-step task) and make it the workspace's active session. Call this at the start of a task only when `session_list` shows no paused, interrupted or failed session for the same task (resume that one with `session_resume` instead). Give the plan as `phases` (names, or objects with id, name, blockedBy). Returns the new session id, its revision and its phases. Fails with ACTIVE_EXISTS while another session is active unless `switch` is true (which pauses it).",
       input: {
         title: textArg('What the session is for.'),
-        id: z.string().max(MAX_ID_INPUT).optional().describe('Explicit session id (letters, digits, . _ -). Default: generated from the date and title.'),
-        phases: z.array(phaseSpec).max(1000).optional().describe('The plan: phase names in order, or {id, name, blockedBy, maxRetries} objects.'),
+        id: z
+          .string()
+          .max(MAX_ID_INPUT)
+          .optional()
+          .describe('Explicit session id (letters, digits, . _ -). Default: generated from the date and title.'),
+        phases: z
+          .array(phaseSpec)
+          .max(1000)
+          .optional()
+          .describe('The plan: phase names in order, or {id, name, blockedBy, maxRetries} objects.'),
         budget: z.number().int().positive().optional().describe('Token budget (input + output).'),
         contextSummary: textArg('Context for whoever resumes the session.').optional(),
-        switch: z.boolean().optional().describe('Pause the currently active session instead of failing with ACTIVE_EXISTS.'),
-        force: z.boolean().optional().describe('With switch: pause it even while another run works on it (else LOCKED).'),
+        switch: z
+          .boolean()
+          .optional()
+          .describe('Pause the currently active session instead of failing with ACTIVE_EXISTS.'),
+        force: z
+          .boolean()
+          .optional()
+          .describe('With switch: pause it even while another run works on it (else LOCKED).'),
         autoCheckpoint: z.boolean().optional().describe('Take a checkpoint whenever a phase completes (default true).'),
         agent: agentArg,
       },
-      output: { ...changeOutput, title: z.string(), phases: z.array(z.object({ id: z.string(), name: z.string(), status: z.string(), blockedBy: z.array(z.string()) }).passthrough()) },
+      output: {
+        ...changeOutput,
+        title: z.string(),
+        phases: z.array(
+          z
+            .object({ id: z.string(), name: z.string(), status: z.string(), blockedBy: z.array(z.string()) })
+            .passthrough(),
+        ),
+      },
     },
     async (a) => {
       const phases = a.phases && a.phases.length ? await phasesOfPlan({ phases: a.phases }, 'phases') : [];
       const m = kit.manager(true);
-      if (a.switch === true) await m.runs.assertActiveFree(a.id ?? null, await ownRunOnActive(kit), 'start a session with switch', a.force === true);
+      if (a.switch === true)
+        await m.runs.assertActiveFree(
+          a.id ?? null,
+          await ownRunOnActive(kit),
+          'start a session with switch',
+          a.force === true,
+        );
       const s = await m.start({
         title: a.title,
         ...(a.id !== undefined ? { id: a.id } : {}),
@@ -76,7 +125,11 @@ function registerStartTool(server: McpServer, kit: Kit): void {
       });
       // The connection works on the session it started: one run, while connected.
       await kit.runs.runFor(s.id, kit.agent(a.agent));
-      return { ...changed(s), title: s.title, phases: s.phases.map((p) => ({ id: p.id, name: p.name, status: p.status, blockedBy: p.blockedBy })) };
+      return {
+        ...changed(s),
+        title: s.title,
+        phases: s.phases.map((p) => ({ id: p.id, name: p.name, status: p.status, blockedBy: p.blockedBy })),
+      };
     },
   );
 }
@@ -90,9 +143,12 @@ function registerReadTools(server: McpServer, kit: Kit): void {
     {
       title: 'List sessions',
       description:
-        'List the sessions of this workspace, newest first: id, title, status (active, paused, interrupted, failed, completed, abandoned), progress and current phase. Call it at the start of a task to find a session to resume (status paused, interrupted or failed) before starting a new one. `active` names the workspace\'s active session. A workspace where no session was ever started has none (an empty list).',
+        "List the sessions of this workspace, newest first: id, title, status (active, paused, interrupted, failed, completed, abandoned), progress and current phase. Call it at the start of a task to find a session to resume (status paused, interrupted or failed) before starting a new one. `active` names the workspace's active session. A workspace where no session was ever started has none (an empty list).",
       input: {
-        status: z.enum(SESSION_STATUSES as unknown as [SessionStatus, ...SessionStatus[]]).optional().describe('Only sessions with this status.'),
+        status: z
+          .enum(SESSION_STATUSES as unknown as [SessionStatus, ...SessionStatus[]])
+          .optional()
+          .describe('Only sessions with this status.'),
         all: z.boolean().optional().describe('Include archived sessions.'),
       },
       output: { sessions: z.array(anyObject), active: z.string().nullable() },
@@ -117,13 +173,25 @@ function registerReadTools(server: McpServer, kit: Kit): void {
       description:
         'The full state of a session: status and its cause, phases (status, sub-step, retries, errors, files), token use and budget with the estimated cost by agent, phase and model, unresolved errors, decisions, findings, notes, milestones, artifacts, context summary, lease and revision. Read-only. To decide how to continue after a break, prefer `resume_plan`.',
       input: { session: sessionArg },
-      output: { id: z.string(), title: z.string(), status: z.string(), revision: z.number().int(), phases: z.array(anyObject) },
+      output: {
+        id: z.string(),
+        title: z.string(),
+        status: z.string(),
+        revision: z.number().int(),
+        phases: z.array(anyObject),
+      },
       readOnly: true,
     },
     async (a) => {
       const m = kit.manager();
       const s = await m.get(await kit.session(a.session));
-      return statusView(s, kit.now(), m.pricing(), m.runs.liveness(s).dead) as unknown as { id: string; title: string; status: string; revision: number; phases: Array<Record<string, unknown>> };
+      return statusView(s, kit.now(), m.pricing(), m.runs.liveness(s).dead) as unknown as {
+        id: string;
+        title: string;
+        status: string;
+        revision: number;
+        phases: Array<Record<string, unknown>>;
+      };
     },
   );
 }
@@ -140,14 +208,22 @@ function registerStateTools(server: McpServer, kit: Kit): void {
         "Make another session the workspace's active one; the session that was active is paused. A paused or interrupted target is reopened. Returns the target's id, revision and status.",
       input: {
         session: z.string().max(MAX_ID_INPUT).describe('Session to make active.'),
-        force: z.boolean().optional().describe('Switch even while another run works on the current session (else LOCKED).'),
+        force: z
+          .boolean()
+          .optional()
+          .describe('Switch even while another run works on the current session (else LOCKED).'),
         agent: agentArg,
       },
       output: changeOutput,
     },
     async (a) => {
       const m = kit.manager();
-      await m.runs.assertActiveFree(await m.expandId(a.session), await ownRunOnActive(kit), `switch to ${a.session}`, a.force === true);
+      await m.runs.assertActiveFree(
+        await m.expandId(a.session),
+        await ownRunOnActive(kit),
+        `switch to ${a.session}`,
+        a.force === true,
+      );
       const s = await m.switchTo(a.session, kit.agent(a.agent));
       await kit.runs.runFor(s.id, kit.agent(a.agent));
       return changed(s);
@@ -155,10 +231,26 @@ function registerStateTools(server: McpServer, kit: Kit): void {
   );
 
   for (const [verb, title, description] of [
-    ['pause', 'Pause a session', 'Pause the session (status paused): call it before you stop working on an unfinished task, after recording where you are (`substep_reach`, `context_set`). A later agent resumes it with `session_resume`.'],
-    ['complete', 'Complete a session', 'Mark the session completed when every phase is completed or skipped and the task is done. A completed session takes no more changes and stops being the active one. Refused with BLOCKED, naming them, while a phase is neither completed nor skipped; `force: true` completes it anyway and records those phases as left unfinished.'],
-    ['fail', 'Fail a session', "Mark the session failed, on the user's decision (e.g. a phase used all its retries and the user gives up on the run): give `reason`. It stops being the active one; `session_resume` can reopen it later."],
-    ['abandon', 'Abandon a session', "Abandon the session for good, on the user's decision: give `reason`. It takes no more changes and cannot be resumed."],
+    [
+      'pause',
+      'Pause a session',
+      'Pause the session (status paused): call it before you stop working on an unfinished task, after recording where you are (`substep_reach`, `context_set`). A later agent resumes it with `session_resume`.',
+    ],
+    [
+      'complete',
+      'Complete a session',
+      'Mark the session completed when every phase is completed or skipped and the task is done. A completed session takes no more changes and stops being the active one. Refused with BLOCKED, naming them, while a phase is neither completed nor skipped; `force: true` completes it anyway and records those phases as left unfinished.',
+    ],
+    [
+      'fail',
+      'Fail a session',
+      "Mark the session failed, on the user's decision (e.g. a phase used all its retries and the user gives up on the run): give `reason`. It stops being the active one; `session_resume` can reopen it later.",
+    ],
+    [
+      'abandon',
+      'Abandon a session',
+      "Abandon the session for good, on the user's decision: give `reason`. It takes no more changes and cannot be resumed.",
+    ],
   ] as const) {
     defineTool(
       server,
@@ -176,7 +268,11 @@ function registerStateTools(server: McpServer, kit: Kit): void {
                 force: z
                   .boolean()
                   .optional()
-                  .describe(verb === 'complete' ? 'Complete even with unfinished phases, recording them as left unfinished.' : 'Pause even while another run (another agent) works on the session (else LOCKED).'),
+                  .describe(
+                    verb === 'complete'
+                      ? 'Complete even with unfinished phases, recording them as left unfinished.'
+                      : 'Pause even while another run (another agent) works on the session (else LOCKED).',
+                  ),
               }
             : {}),
         },
@@ -190,7 +286,12 @@ function registerStateTools(server: McpServer, kit: Kit): void {
         if (verb === 'pause') m.runs.assertNoOtherLiveRun(await m.get(id), o.run ?? null, `pause session ${id}`, force);
         const s = await m.lifecycle(id, verb, a.reason ?? null, { ...o, force: verb === 'complete' && force });
         // The connection's run on it ends by choice: a disconnect later is no interruption.
-        await kit.runs.ended(id, verb === 'pause' ? 'paused' : 'finished', verb === 'pause' ? 'paused' : `session-${s.status}`, o.agent);
+        await kit.runs.ended(
+          id,
+          verb === 'pause' ? 'paused' : 'finished',
+          verb === 'pause' ? 'paused' : `session-${s.status}`,
+          o.agent,
+        );
         return changed(s);
       },
     );
@@ -206,7 +307,11 @@ function registerStateTools(server: McpServer, kit: Kit): void {
         'Reopen a paused, interrupted or failed session and make it the active one, applying a recovery option: `live` (keep the recorded state), `fresh` (back to the start) or `checkpoint:<id>` (restore a checkpoint). Default: the recommendation of `resume_plan`, which you should read first. Takes over the lease of a crashed run (its writes are then refused as FENCED). On a session that is already active, live changes nothing (`changed: false`). Returns the option applied, the new status and the plan.',
       input: {
         session: sessionArg,
-        from: z.string().max(MAX_ID_INPUT + 20).optional().describe('live, fresh or checkpoint:<id>; default: the plan\'s recommendation.'),
+        from: z
+          .string()
+          .max(MAX_ID_INPUT + 20)
+          .optional()
+          .describe("live, fresh or checkpoint:<id>; default: the plan's recommendation."),
         force: z.boolean().optional().describe('Take over a lease another run still holds.'),
         agent: agentArg,
       },
@@ -214,7 +319,9 @@ function registerStateTools(server: McpServer, kit: Kit): void {
     },
     async (a) => {
       const id = await kit.session(a.session);
-      const r = await kit.manager().recovery.apply(id, { from: a.from ?? null, force: a.force === true, git: false, agent: kit.agent(a.agent) });
+      const r = await kit
+        .manager()
+        .recovery.apply(id, { from: a.from ?? null, force: a.force === true, git: false, agent: kit.agent(a.agent) });
       await kit.runs.runFor(id, kit.agent(a.agent));
       return { ...changed(r.state), appliedFrom: r.from, changed: r.changed, plan: toolResumePlan(r.plan) };
     },

@@ -48,7 +48,13 @@ export function journalLines(events: NewEvent[], first: number, batch: boolean):
  * journal's durable end) has had the chance to refuse: a cut that would lose acknowledged
  * events is not a torn tail. Caller holds the lock.
  */
-export function syncTail(w: Writer, id: string, h: Handle, repairs: RepairReport[], guard?: (lastSeq: number) => void): void {
+export function syncTail(
+  w: Writer,
+  id: string,
+  h: Handle,
+  repairs: RepairReport[],
+  guard?: (lastSeq: number) => void,
+): void {
   // lockSession forgets lastSeq when the lock is retaken and the journal moved: a known value is current.
   if (h.lastSeq >= 0) return;
   const tail = readTail(h.fd);
@@ -74,7 +80,14 @@ export function syncTail(w: Writer, id: string, h: Handle, repairs: RepairReport
     fs.ftruncateSync(h.fd, tail.goodEnd);
     fs.fsyncSync(h.fd);
     h.room = tail.goodEnd;
-    writeEvents(h, [{ type: 'repair.torn_tail', time: w.now().toISOString(), actor: w.actor, data: { truncatedBytes: cut.length, savedTo: path.basename(savedTo) } }]);
+    writeEvents(h, [
+      {
+        type: 'repair.torn_tail',
+        time: w.now().toISOString(),
+        actor: w.actor,
+        data: { truncatedBytes: cut.length, savedTo: path.basename(savedTo) },
+      },
+    ]);
     repairs.push({
       sessionId: id,
       kind: 'torn_tail',
@@ -125,7 +138,8 @@ export function writeEvents(h: Handle, events: NewEvent[], io: StoreFs = fs): nu
       h.room = at + buf.length;
     }
     // One write per batch: a crash can tear only its end, which the next open cuts.
-    if (written !== length) throw Object.assign(new Error('short write to the journal (is the disk full?)'), { code: 'ENOSPC' });
+    if (written !== length)
+      throw Object.assign(new Error('short write to the journal (is the disk full?)'), { code: 'ENOSPC' });
     io.fdatasyncSync(h.fd);
   } catch (e) {
     rollBack(h);

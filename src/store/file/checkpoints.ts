@@ -88,10 +88,14 @@ export class CheckpointFiles {
 
   private assertPlainDir(): void {
     if (!isPlainDir(this.dir)) {
-      throw new BatonError('CORRUPT', `The checkpoints folder of session ${this.sessionId} is not a plain directory (a link?).`, {
-        hint: `Links inside .baton are not followed; replace ${this.dir} with a real directory.`,
-        details: { sessionId: this.sessionId, path: this.dir },
-      });
+      throw new BatonError(
+        'CORRUPT',
+        `The checkpoints folder of session ${this.sessionId} is not a plain directory (a link?).`,
+        {
+          hint: `Links inside .baton are not followed; replace ${this.dir} with a real directory.`,
+          details: { sessionId: this.sessionId, path: this.dir },
+        },
+      );
     }
   }
 
@@ -103,13 +107,19 @@ export class CheckpointFiles {
       st = fs.lstatSync(file);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      return invalid(checkpointId, `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, null);
+      return invalid(
+        checkpointId,
+        `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+        null,
+      );
     }
     const modifiedAt = st.mtime.toISOString();
-    if (st.isSymbolicLink()) return invalid(checkpointId, 'is a symbolic link (links inside .baton are not followed)', modifiedAt);
+    if (st.isSymbolicLink())
+      return invalid(checkpointId, 'is a symbolic link (links inside .baton are not followed)', modifiedAt);
     if (!st.isFile()) return invalid(checkpointId, 'is not a regular file', modifiedAt);
     if (st.size === 0) return invalid(checkpointId, 'is empty', modifiedAt);
-    if (st.size > MAX_CHECKPOINT_BYTES) return invalid(checkpointId, `is ${st.size} bytes, more than the ${MAX_CHECKPOINT_BYTES} read`, modifiedAt);
+    if (st.size > MAX_CHECKPOINT_BYTES)
+      return invalid(checkpointId, `is ${st.size} bytes, more than the ${MAX_CHECKPOINT_BYTES} read`, modifiedAt);
     let raw: string;
     try {
       const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
@@ -119,7 +129,11 @@ export class CheckpointFiles {
         fs.closeSync(fd);
       }
     } catch (e) {
-      return invalid(checkpointId, `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, modifiedAt);
+      return invalid(
+        checkpointId,
+        `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+        modifiedAt,
+      );
     }
     const problem = this.check(checkpointId, raw);
     if (typeof problem === 'string') return invalid(checkpointId, problem, modifiedAt);
@@ -141,4 +155,3 @@ export class CheckpointFiles {
 function invalid(id: string, problem: string, modifiedAt: string | null): CheckpointRead {
   return { id, valid: false, problem, modifiedAt };
 }
-

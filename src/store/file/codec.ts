@@ -36,12 +36,14 @@ export function decodeRecord(line: string): Decoded {
   } else {
     body = `${line.slice(0, at)}}`;
     sum = line.slice(at + MARK.length, at + MARK.length + 8);
-    if (line.length !== at + MARK.length + 10 || !line.endsWith('"}')) return { ok: false, reason: 'malformed checksum field' };
+    if (line.length !== at + MARK.length + 10 || !line.endsWith('"}'))
+      return { ok: false, reason: 'malformed checksum field' };
   }
   if (hex(crc32(body)) !== sum) return { ok: false, reason: 'checksum mismatch' };
   try {
     const value = JSON.parse(body) as unknown;
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, reason: 'not an object' };
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      return { ok: false, reason: 'not an object' };
     return { ok: true, value: value as Record<string, unknown> };
   } catch {
     return { ok: false, reason: 'invalid JSON' };

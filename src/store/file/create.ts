@@ -19,7 +19,8 @@ export function makeSessionFolder(layout: Layout, io: StoreFs, id: string, event
   try {
     const fd = io.openSync(layout.files(tmp).journal, 'wx', FILE_MODE);
     try {
-      if (io.writeSync(fd, body) !== Buffer.byteLength(body)) throw Object.assign(new Error('short write to the journal (is the disk full?)'), { code: 'ENOSPC' });
+      if (io.writeSync(fd, body) !== Buffer.byteLength(body))
+        throw Object.assign(new Error('short write to the journal (is the disk full?)'), { code: 'ENOSPC' });
       io.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);

@@ -27,7 +27,9 @@ export class DerivedFiles {
     // Only a plain name: a derived file never lands outside its session's folder, nor on a
     // file the store itself keeps.
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) || /^(journal\.jsonl|snapshot\.json|lock|checkpoints$)/.test(name)) {
-      throw new BatonError('BAD_INPUT', `${JSON.stringify(name)} is not a name for a file kept beside a session.`, { hint: 'Use a plain file name such as handoff.md.' });
+      throw new BatonError('BAD_INPUT', `${JSON.stringify(name)} is not a name for a file kept beside a session.`, {
+        hint: 'Use a plain file name such as handoff.md.',
+      });
     }
     return path.join(this.dir, name);
   }

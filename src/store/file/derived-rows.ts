@@ -17,7 +17,11 @@ export interface SessionFiles {
  * not). A row not stored (the lock held by another process, the journal moved on, the session
  * gone or damaged: `files` returns null or throws) is derived again at the next read.
  */
-export function putDerivedRows(rows: readonly SessionSummary[], files: (id: string) => SessionFiles | null, record: (row: SessionSummary) => void): void {
+export function putDerivedRows(
+  rows: readonly SessionSummary[],
+  files: (id: string) => SessionFiles | null,
+  record: (row: SessionSummary) => void,
+): void {
   for (const row of rows) {
     try {
       const f = files(row.id);

@@ -16,7 +16,8 @@ import type { SnapshotRecord } from './snapshot.js';
 export function snapshotMismatch(id: string, r: SnapshotRecord, scan: Scan): string | null {
   const i = scan.events.findIndex((e) => e.seq === r.revision);
   if (i === -1) return `names a revision the journal does not have (the journal ends at ${scan.lastSeq})`;
-  if (scan.ends[i] !== r.offset) return `points at byte ${r.offset}, but revision ${r.revision} ends at byte ${scan.ends[i]} of the journal`;
+  if (scan.ends[i] !== r.offset)
+    return `points at byte ${r.offset}, but revision ${r.revision} ends at byte ${scan.ends[i]} of the journal`;
   const replay = fold(null, scan.events.slice(0, i + 1) as StoredEvent[], id);
   if (!replay) return 'belongs to a journal without a session.created event';
   const keys = differingKeys({ ...r.state, id }, replay as unknown as Record<string, unknown>);

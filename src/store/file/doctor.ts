@@ -118,7 +118,9 @@ class FileDoctor {
     this.checkIndex(folders, derived);
     // Live sessions win over archived copies with the same id (as the store reads them).
     const seen = new Set<string>();
-    const sessions = folders.filter((f) => !seen.has(f.id) && seen.add(f.id)).map((f) => ({ id: f.id, archived: f.archived }));
+    const sessions = folders
+      .filter((f) => !seen.has(f.id) && seen.add(f.id))
+      .map((f) => ({ id: f.id, archived: f.archived }));
     return { checked: [...FILE_CHECKED_CODES], sessions, problems: this.problems };
   }
 
@@ -126,9 +128,23 @@ class FileDoctor {
     return path.relative(this.layout.root, p) || '.';
   }
 
-  private add(code: string, sessionId: string | null, file: string | null, message: string, fixable: boolean, fix?: () => string): void {
+  private add(
+    code: string,
+    sessionId: string | null,
+    file: string | null,
+    message: string,
+    fixable: boolean,
+    fix?: () => string,
+  ): void {
     message = oneLine(message);
-    const p: FileProblem = { code, sessionId, path: file === null ? null : this.rel(file), message, fixable, fixed: false };
+    const p: FileProblem = {
+      code,
+      sessionId,
+      path: file === null ? null : this.rel(file),
+      message,
+      fixable,
+      fixed: false,
+    };
     if (this.o.fix && fixable && fix) {
       try {
         p.message = `${message}; ${fix()}`;
@@ -167,10 +183,19 @@ class FileDoctor {
       if (isPlainDir(dir)) continue;
       const exists = fs.existsSync(dir);
       const name = path.basename(dir);
-      this.add('STORE_LAYOUT', null, dir, exists ? `${name}/ is not a plain directory (a link or a file); its contents are not read` : `${name}/ is missing`, !exists, () => {
-        fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
-        return 'created';
-      });
+      this.add(
+        'STORE_LAYOUT',
+        null,
+        dir,
+        exists
+          ? `${name}/ is not a plain directory (a link or a file); its contents are not read`
+          : `${name}/ is missing`,
+        !exists,
+        () => {
+          fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+          return 'created';
+        },
+      );
     }
     this.checkLocks(layout.root, null);
     this.checkTemps(layout.root, null);
@@ -180,7 +205,10 @@ class FileDoctor {
   private sessionFolders(): SessionFolder[] {
     const out: SessionFolder[] = [];
     const live = new Set<string>();
-    for (const [parent, archived] of [[this.layout.sessions, false], [this.layout.archive, true]] as const) {
+    for (const [parent, archived] of [
+      [this.layout.sessions, false],
+      [this.layout.archive, true],
+    ] as const) {
       let entries: fs.Dirent[];
       try {
         entries = fs.readdirSync(parent, { withFileTypes: true });
@@ -196,7 +224,13 @@ class FileDoctor {
         if (!e.isDirectory() || !isPlainDir(full)) continue;
         if (e.name.length > MAX_ID_LENGTH || !ID_PATTERN.test(e.name) || e.name.includes('..')) continue;
         if (archived && live.has(e.name)) {
-          this.add('DUPLICATE_FOLDER', e.name, full, `session ${e.name} has a live folder and an archived one; the live one is used and ${this.rel(full)} is ignored. Compare them and remove the one you do not need`, false);
+          this.add(
+            'DUPLICATE_FOLDER',
+            e.name,
+            full,
+            `session ${e.name} has a live folder and an archived one; the live one is used and ${this.rel(full)} is ignored. Compare them and remove the one you do not need`,
+            false,
+          );
           continue;
         }
         if (!archived) live.add(e.name);
@@ -226,10 +260,17 @@ class FileDoctor {
     const pid = deadWriter(name, folder ? CREATING_PATTERN : TEMP_PATTERN);
     if (pid === null) return; // a write in progress
     const what = folder ? 'half-created session folder' : 'temp file';
-    this.add('TEMP_FILES', sessionId, file, `${this.rel(file)}: ${what} left by pid ${pid}, which is no longer running (its write was never acknowledged)`, true, () => {
-      fs.rmSync(file, { recursive: true, force: true });
-      return 'removed';
-    });
+    this.add(
+      'TEMP_FILES',
+      sessionId,
+      file,
+      `${this.rel(file)}: ${what} left by pid ${pid}, which is no longer running (its write was never acknowledged)`,
+      true,
+      () => {
+        fs.rmSync(file, { recursive: true, force: true });
+        return 'removed';
+      },
+    );
   }
 
   /** Lock files (`lock`, `*.lock`) of dead owners and old `.want`/`.break` markers in one folder. */
@@ -241,8 +282,10 @@ class FileDoctor {
       return;
     }
     // Markers first: breaking a lock takes a fresh `.break` marker of its own.
-    for (const name of names) if (/(^|\.)lock\.(want|break)$/.test(name)) this.checkMarker(path.join(dir, name), sessionId);
-    for (const name of names) if (name === 'lock' || name.endsWith('.lock')) this.checkLock(path.join(dir, name), sessionId);
+    for (const name of names)
+      if (/(^|\.)lock\.(want|break)$/.test(name)) this.checkMarker(path.join(dir, name), sessionId);
+    for (const name of names)
+      if (name === 'lock' || name.endsWith('.lock')) this.checkLock(path.join(dir, name), sessionId);
   }
 
   private checkLock(file: string, sessionId: string | null): void {
@@ -258,7 +301,8 @@ class FileDoctor {
     if (owner === null) {
       if (age > UNREADABLE_LOCK_GRACE_MS) why = `has no readable owner and is ${seconds(age)} old`;
     } else if (owner.host === os.hostname()) {
-      if (owner.pid !== process.pid && !pidAlive(owner.pid)) why = `is held by pid ${owner.pid}, which is no longer running`;
+      if (owner.pid !== process.pid && !pidAlive(owner.pid))
+        why = `is held by pid ${owner.pid}, which is no longer running`;
     } else if (Date.now() - owner.time > FOREIGN_STALE_MS) {
       why = `is held by pid ${owner.pid} on ${owner.host} since ${seconds(Date.now() - owner.time)} ago`;
     }
@@ -275,7 +319,8 @@ class FileDoctor {
     if (age > MARKER_STALE_MS) why = `is ${seconds(age)} old`;
     else if (file.endsWith('.want')) {
       const pid = Number(readIfExists(file)?.toString('utf8').trim());
-      if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && !pidAlive(pid)) why = `was left by pid ${pid}, which is no longer running`;
+      if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && !pidAlive(pid))
+        why = `was left by pid ${pid}, which is no longer running`;
     }
     if (!why) return;
     const kind = file.endsWith('.want') ? 'wait marker' : 'lock-break marker';
@@ -293,11 +338,23 @@ class FileDoctor {
     try {
       st = fs.lstatSync(file);
     } catch {
-      this.add('JOURNAL_MISSING', f.id, file, `session ${f.id} has no journal.jsonl; its folder ${this.rel(f.dir)} cannot be read. Restore the journal from a backup (or a commit), or move the folder away`, false);
+      this.add(
+        'JOURNAL_MISSING',
+        f.id,
+        file,
+        `session ${f.id} has no journal.jsonl; its folder ${this.rel(f.dir)} cannot be read. Restore the journal from a backup (or a commit), or move the folder away`,
+        false,
+      );
       return null;
     }
     if (!st.isFile()) {
-      this.add('JOURNAL_MISSING', f.id, file, `${this.rel(file)} is not a regular file (links inside .baton are not followed)`, false);
+      this.add(
+        'JOURNAL_MISSING',
+        f.id,
+        file,
+        `${this.rel(file)} is not a regular file (links inside .baton are not followed)`,
+        false,
+      );
       return null;
     }
     const buf = fs.readFileSync(file);
@@ -306,21 +363,45 @@ class FileDoctor {
     const order = scan.bad.filter((b) => b.reason.startsWith('seq '));
     if (checksum.length) {
       const first = checksum[0]!;
-      this.add('JOURNAL_CHECKSUM', f.id, file, `${checksum.length} damaged journal line(s) followed by good ones, first at line ${first.line} (${first.reason}); commands on this session fail with CORRUPT`, true);
+      this.add(
+        'JOURNAL_CHECKSUM',
+        f.id,
+        file,
+        `${checksum.length} damaged journal line(s) followed by good ones, first at line ${first.line} (${first.reason}); commands on this session fail with CORRUPT`,
+        true,
+      );
     }
     if (order.length) {
       const first = order[0]!;
-      this.add('SEQ_GAP', f.id, file, `journal seq is not contiguous at line ${first.line} (${first.reason}); ${order.length} line(s) out of order`, true);
+      this.add(
+        'SEQ_GAP',
+        f.id,
+        file,
+        `journal seq is not contiguous at line ${first.line} (${first.reason}); ${order.length} line(s) out of order`,
+        true,
+      );
     }
     if (scan.tornAt !== null) {
-      this.add('TORN_TAIL', f.id, file, `the journal ends in a torn append (${buf.length - scan.tornAt} byte(s) from byte ${scan.tornAt}) that was never acknowledged`, true);
+      this.add(
+        'TORN_TAIL',
+        f.id,
+        file,
+        `the journal ends in a torn append (${buf.length - scan.tornAt} byte(s) from byte ${scan.tornAt}) that was never acknowledged`,
+        true,
+      );
     }
     const usable = scan.bad.length === 0;
     let summary: SessionSummary | null = null;
     if (usable) {
       const state = fold(null, scan.events, f.id);
       if (!state) {
-        this.add('JOURNAL_EMPTY', f.id, file, `session ${f.id}'s journal holds no session.created event, so it has no state. Restore the journal from a backup, or move the folder away`, false);
+        this.add(
+          'JOURNAL_EMPTY',
+          f.id,
+          file,
+          `session ${f.id}'s journal holds no session.created event, so it has no state. Restore the journal from a backup, or move the folder away`,
+          false,
+        );
       } else summary = { ...summarize(state), archived: f.archived };
     }
     return { scan, usable, summary };
@@ -334,36 +415,69 @@ class FileDoctor {
       try {
         raw = readIfExists(file);
       } catch (e) {
-        this.add('SNAPSHOT_CORRUPT', f.id, file, `${this.rel(file)} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, false);
+        this.add(
+          'SNAPSHOT_CORRUPT',
+          f.id,
+          file,
+          `${this.rel(file)} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+          false,
+        );
         continue;
       }
       if (raw === null) continue;
-      const moveIt = (): string => `moved aside as ${path.basename(moveAside(file, this.o.now))}; loads replay the journal until the next snapshot is written`;
+      const moveIt = (): string =>
+        `moved aside as ${path.basename(moveAside(file, this.o.now))}; loads replay the journal until the next snapshot is written`;
       const d = decodeRecord(raw.toString('utf8').trimEnd());
       const rec = d.ok ? (d.value as Partial<SnapshotRecord>) : null;
       let broken: string | null = null;
       if (!d.ok) broken = d.reason;
       else if (rec!.format !== 'baton.snapshot') broken = 'not a snapshot file';
       else if (rec!.sessionId !== f.id) broken = `a snapshot of session ${JSON.stringify(rec!.sessionId)}`;
-      else if (typeof rec!.offset !== 'number' || typeof rec!.revision !== 'number' || typeof rec!.state !== 'object' || rec!.state === null) broken = 'lacks its revision, offset or state';
+      else if (
+        typeof rec!.offset !== 'number' ||
+        typeof rec!.revision !== 'number' ||
+        typeof rec!.state !== 'object' ||
+        rec!.state === null
+      )
+        broken = 'lacks its revision, offset or state';
       if (broken) {
         this.add('SNAPSHOT_CORRUPT', f.id, file, `${this.rel(file)} is unreadable (${broken})`, true, moveIt);
         continue;
       }
       const r = rec as SnapshotRecord;
       if (typeof r.v === 'number' && r.v > this.o.formatVersion) {
-        this.add('SNAPSHOT_CORRUPT', f.id, file, `${this.rel(file)} has format ${r.v}; this baton reads up to ${this.o.formatVersion}. Upgrade baton`, false);
+        this.add(
+          'SNAPSHOT_CORRUPT',
+          f.id,
+          file,
+          `${this.rel(file)} has format ${r.v}; this baton reads up to ${this.o.formatVersion}. Upgrade baton`,
+          false,
+        );
         continue;
       }
       if (r.revision > info.scan.maxSeq) {
         // Proof that acknowledged events were lost: kept, it is what the recovery starts from.
-        this.add('EVENTS_LOST', f.id, file, `${this.rel(file)} is at revision ${r.revision} but the journal ends at ${info.scan.maxSeq}: acknowledged events ${info.scan.maxSeq + 1}–${r.revision} are lost`, true);
+        this.add(
+          'EVENTS_LOST',
+          f.id,
+          file,
+          `${this.rel(file)} is at revision ${r.revision} but the journal ends at ${info.scan.maxSeq}: acknowledged events ${info.scan.maxSeq + 1}–${r.revision} are lost`,
+          true,
+        );
         continue;
       }
       // A journal with damaged lines is rebuilt by the fix, which drops its snapshots anyway.
       if (!info.usable) continue;
       const mismatch = snapshotMismatch(f.id, r, info.scan);
-      if (mismatch) this.add('SNAPSHOT_MISMATCH', f.id, file, `${this.rel(file)} (revision ${r.revision}) ${mismatch}`, true, moveIt);
+      if (mismatch)
+        this.add(
+          'SNAPSHOT_MISMATCH',
+          f.id,
+          file,
+          `${this.rel(file)} (revision ${r.revision}) ${mismatch}`,
+          true,
+          moveIt,
+        );
     }
   }
 
@@ -386,15 +500,32 @@ class FileDoctor {
     }
     if (raw !== null) {
       try {
-        const parsed = JSON.parse(raw.toString('utf8')) as { format?: unknown; logOffset?: unknown; sessions?: unknown };
-        if (parsed.format !== 'baton.index' || typeof parsed.logOffset !== 'number' || typeof parsed.sessions !== 'object' || parsed.sessions === null) {
+        const parsed = JSON.parse(raw.toString('utf8')) as {
+          format?: unknown;
+          logOffset?: unknown;
+          sessions?: unknown;
+        };
+        if (
+          parsed.format !== 'baton.index' ||
+          typeof parsed.logOffset !== 'number' ||
+          typeof parsed.sessions !== 'object' ||
+          parsed.sessions === null
+        ) {
           throw new Error('not a baton index');
         }
         logOffset = parsed.logOffset;
-        const list = (Array.isArray(parsed.sessions) ? parsed.sessions : Object.values(parsed.sessions)) as SessionSummary[];
+        const list = (
+          Array.isArray(parsed.sessions) ? parsed.sessions : Object.values(parsed.sessions)
+        ) as SessionSummary[];
         for (const s of list) if (s && typeof s.id === 'string') rows.set(s.id, s);
       } catch (e) {
-        this.add('INDEX_CORRUPT', null, layout.index, `index.json is unreadable (${e instanceof SyntaxError ? 'not valid JSON' : (e as Error).message})`, true);
+        this.add(
+          'INDEX_CORRUPT',
+          null,
+          layout.index,
+          `index.json is unreadable (${e instanceof SyntaxError ? 'not valid JSON' : (e as Error).message})`,
+          true,
+        );
         return;
       }
     }
@@ -408,15 +539,34 @@ class FileDoctor {
       // A session whose journal cannot be read yields no row; its journal problem says so.
       if (!summary) continue;
       if (!row) {
-        this.add('INDEX_STALE', id, layout.index, `the registry has no row for session ${id} (${archived ? 'archived' : 'live'} folder); \`list\` derives it each time until the registry is rebuilt`, true);
+        this.add(
+          'INDEX_STALE',
+          id,
+          layout.index,
+          `the registry has no row for session ${id} (${archived ? 'archived' : 'live'} folder); \`list\` derives it each time until the registry is rebuilt`,
+          true,
+        );
         continue;
       }
       if ((row as { inDoubt?: unknown }).inDoubt === true) {
-        this.add('INDEX_STALE', id, layout.index, `the registry row of ${id} is in doubt: a writer stopped between an append and its row; \`list\` derives it from the journal and stores it`, true);
+        this.add(
+          'INDEX_STALE',
+          id,
+          layout.index,
+          `the registry row of ${id} is in doubt: a writer stopped between an append and its row; \`list\` derives it from the journal and stores it`,
+          true,
+        );
         continue;
       }
       const diff = rowDiff(row, summary);
-      if (diff.length) this.add('INDEX_STALE', id, layout.index, `the registry row of ${id} differs from its journal: ${diff.join(', ')}`, true);
+      if (diff.length)
+        this.add(
+          'INDEX_STALE',
+          id,
+          layout.index,
+          `the registry row of ${id} differs from its journal: ${diff.join(', ')}`,
+          true,
+        );
     }
     const deleted = tombstonedIds(path.join(layout.root, 'tombstones.jsonl'));
     for (const [id, row] of rows) {
@@ -445,7 +595,8 @@ function breakLock(file: string, owner: ReturnType<typeof readOwner>): void {
   fs.closeSync(fd);
   try {
     const again = readOwner(file);
-    if (again !== undefined && JSON.stringify(again) !== JSON.stringify(owner)) throw new Error('it was taken again meanwhile');
+    if (again !== undefined && JSON.stringify(again) !== JSON.stringify(owner))
+      throw new Error('it was taken again meanwhile');
     fs.rmSync(file, { force: true });
   } finally {
     fs.rmSync(breaker, { force: true });

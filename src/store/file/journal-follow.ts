@@ -75,10 +75,14 @@ export function followJournal(h: Handle, id: string, mode: FollowMode): void {
     if (fd === null) {
       if (mode !== 'write') return; // gone or moved: the next locate() notices
       h.lastSeq = -1;
-      throw new BatonError('CORRUPT', `Session ${id}'s journal.jsonl disappeared while an append was written to it; the append was not recorded.`, {
-        hint: `Put ${h.journal} back (from a backup) or remove the session's folder.`,
-        details: { sessionId: id, journal: h.journal },
-      });
+      throw new BatonError(
+        'CORRUPT',
+        `Session ${id}'s journal.jsonl disappeared while an append was written to it; the append was not recorded.`,
+        {
+          hint: `Put ${h.journal} back (from a backup) or remove the session's folder.`,
+          details: { sessionId: id, journal: h.journal },
+        },
+      );
     }
     let found: Compared;
     try {
@@ -92,19 +96,27 @@ export function followJournal(h: Handle, id: string, mode: FollowMode): void {
       const savedTo = `${h.journal}.replaced-${new Date().toISOString().replace(/[:.]/g, '-')}`;
       fs.writeFileSync(savedTo, readAll(h.fd).subarray(0, h.end), { mode: FILE_MODE });
       switchTo(h, fd, null);
-      throw new BatonError('CONFLICT', `Session ${id}'s journal.jsonl was replaced by a file with another history while an append was written; the append was not recorded (the old journal is kept as ${path.basename(savedTo)}).`, {
-        hint: hint('session.reread'),
-        details: { sessionId: id, journalReplaced: true, savedTo: path.basename(savedTo) },
-      });
+      throw new BatonError(
+        'CONFLICT',
+        `Session ${id}'s journal.jsonl was replaced by a file with another history while an append was written; the append was not recorded (the old journal is kept as ${path.basename(savedTo)}).`,
+        {
+          hint: hint('session.reread'),
+          details: { sessionId: id, journalReplaced: true, savedTo: path.basename(savedTo) },
+        },
+      );
     }
     switchTo(h, fd, mode === 'write' ? found.end : null);
   }
   if (mode === 'release') return;
   h.lastSeq = -1;
-  throw new BatonError('STORE_UNAVAILABLE', `Session ${id}'s journal.jsonl was replaced ${MAX_ROUNDS} times in a row while it was written.`, {
-    hint: 'Stop the program that keeps replacing the journal (a sync tool, an editor), then try again.',
-    details: { sessionId: id, reason: 'journal_replaced', retryable: true },
-  });
+  throw new BatonError(
+    'STORE_UNAVAILABLE',
+    `Session ${id}'s journal.jsonl was replaced ${MAX_ROUNDS} times in a row while it was written.`,
+    {
+      hint: 'Stop the program that keeps replacing the journal (a sync tool, an editor), then try again.',
+      details: { sessionId: id, reason: 'journal_replaced', retryable: true },
+    },
+  );
 }
 
 /** Opens the file at the journal's path, waiting up to `waitMs` for it to come back; null when gone. */

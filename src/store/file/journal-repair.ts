@@ -56,7 +56,16 @@ function rebuild(w: Writer, buf: Buffer, torn: boolean, savedName: string): { te
   const unreadableEvent = (raw: string, line: number): void => {
     seq += 1;
     unreadable.push(line);
-    out.push(encodeRecord({ v: EVENT_FORMAT_VERSION, seq, type: 'repair.unreadable_line', time, actor: w.actor, data: { raw: raw.slice(0, 1_000_000), line } }));
+    out.push(
+      encodeRecord({
+        v: EVENT_FORMAT_VERSION,
+        seq,
+        type: 'repair.unreadable_line',
+        time,
+        actor: w.actor,
+        data: { raw: raw.slice(0, 1_000_000), line },
+      }),
+    );
   };
   lines.forEach((raw, i) => {
     if (raw.trim() === '') return;
@@ -64,7 +73,8 @@ function rebuild(w: Writer, buf: Buffer, torn: boolean, savedName: string): { te
     if (isLast && torn) return; // torn tail: cut, its bytes are in the saved copy
     const d = decodeRecord(raw);
     const at = d.ok ? d.value['seq'] : undefined;
-    const readable = d.ok && typeof d.value['type'] === 'string' && typeof at === 'number' && Number.isInteger(at) && at > seq;
+    const readable =
+      d.ok && typeof d.value['type'] === 'string' && typeof at === 'number' && Number.isInteger(at) && at > seq;
     if (!readable) {
       pending.push({ raw, line: i + 1 });
       return;
@@ -90,7 +100,16 @@ function rebuild(w: Writer, buf: Buffer, torn: boolean, savedName: string): { te
   });
   for (const p of pending) unreadableEvent(p.raw, p.line);
   seq += 1;
-  out.push(encodeRecord({ v: EVENT_FORMAT_VERSION, seq, type: 'repair.journal', time, actor: w.actor, data: { savedTo: savedName, unreadableLines: unreadable } }));
+  out.push(
+    encodeRecord({
+      v: EVENT_FORMAT_VERSION,
+      seq,
+      type: 'repair.journal',
+      time,
+      actor: w.actor,
+      data: { savedTo: savedName, unreadableLines: unreadable },
+    }),
+  );
   return { text: `${out.join('\n')}\n`, unreadable };
 }
 
@@ -117,7 +136,8 @@ export function recoverLostEvents(w: Writer, id: string, h: Handle, proof: Proof
   const stamp = w.now().toISOString().replace(/[:.]/g, '-');
   const savedTo = `${h.journal}.corrupt-${stamp}`;
   fs.writeFileSync(savedTo, buf, { mode: FILE_MODE });
-  const snap = readableSnapshots(id, h.snapshotFile).find((s) => s.revision > last && s.revision <= proof.revision) ?? null;
+  const snap =
+    readableSnapshots(id, h.snapshotFile).find((s) => s.revision > last && s.revision <= proof.revision) ?? null;
   const event = {
     v: EVENT_FORMAT_VERSION,
     seq: proof.revision + 1,
@@ -140,7 +160,7 @@ export function recoverLostEvents(w: Writer, id: string, h: Handle, proof: Proof
   return {
     sessionId: id,
     kind: 'events_lost',
-    message: `Session ${id}: acknowledged ${lost} were lost (${proof.by} proves revision ${proof.revision}); ${snap ? `the state was recovered from the snapshot at revision ${snap.revision}` : 'no snapshot past the journal was left, the state is the journal\'s'}, recorded as a repair.events_lost event at seq ${proof.revision + 1}; the original is in ${path.basename(savedTo)}.`,
+    message: `Session ${id}: acknowledged ${lost} were lost (${proof.by} proves revision ${proof.revision}); ${snap ? `the state was recovered from the snapshot at revision ${snap.revision}` : "no snapshot past the journal was left, the state is the journal's"}, recorded as a repair.events_lost event at seq ${proof.revision + 1}; the original is in ${path.basename(savedTo)}.`,
     savedTo,
   };
 }

@@ -192,7 +192,8 @@ function tailOf(fd: number, size: number, physical: number): Tail {
       const last = lines[0];
       if (last === 'partial') continue;
       // A complete last line that fails its checksum is damage, not a torn append.
-      if (last && seqOf(buf, last) === null) return { lastSeq: 0, goodEnd: 0, size: physical, torn: false, corrupt: true };
+      if (last && seqOf(buf, last) === null)
+        return { lastSeq: 0, goodEnd: 0, size: physical, torn: false, corrupt: true };
     }
     const good = lines[0];
     if (good === 'partial') continue;

@@ -27,7 +27,9 @@ export class ListView {
 
   /** The stamp of the registry and folders now; take it before reading what the view is made of. */
   stamp(): string {
-    return [this.layout.index, this.layout.indexLog, this.layout.sessions, this.layout.archive].map(statStamp).join('|');
+    return [this.layout.index, this.layout.indexLog, this.layout.sessions, this.layout.archive]
+      .map(statStamp)
+      .join('|');
   }
 
   /**

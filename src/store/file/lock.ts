@@ -122,10 +122,14 @@ export class FileLock {
 
   private lockedError(): BatonError {
     const owner = readOwner(this.file);
-    return new BatonError('LOCKED', `Lock ${this.file} is held${owner ? ` by pid ${owner.pid} on ${owner.host}` : ''}.`, {
-      hint: 'Another baton process is writing; retry shortly. A lock left by a process that died is broken automatically.',
-      details: { lock: this.file, owner },
-    });
+    return new BatonError(
+      'LOCKED',
+      `Lock ${this.file} is held${owner ? ` by pid ${owner.pid} on ${owner.host}` : ''}.`,
+      {
+        hint: 'Another baton process is writing; retry shortly. A lock left by a process that died is broken automatically.',
+        details: { lock: this.file, owner },
+      },
+    );
   }
 
   private tryAcquire(): boolean {

@@ -16,7 +16,6 @@ import type { Proof } from '../errors.js';
  * a torn tail: numbering would restart below seqs that were already handed out.
  */
 
-
 /** A snapshot file of the session, checksum and owner checked (its offset is not). */
 export interface SnapshotFound {
   file: string;
@@ -33,7 +32,14 @@ export function readableSnapshots(id: string, snapshotFile: string): SnapshotFou
     const d = decodeRecord(raw.toString('utf8').trimEnd());
     if (!d.ok) continue;
     const v = d.value;
-    if (v['format'] !== 'baton.snapshot' || v['sessionId'] !== id || typeof v['revision'] !== 'number' || typeof v['state'] !== 'object' || v['state'] === null) continue;
+    if (
+      v['format'] !== 'baton.snapshot' ||
+      v['sessionId'] !== id ||
+      typeof v['revision'] !== 'number' ||
+      typeof v['state'] !== 'object' ||
+      v['state'] === null
+    )
+      continue;
     out.push({ file, revision: v['revision'], state: v['state'] as SessionState });
   }
   return out.sort((a, b) => b.revision - a.revision);
@@ -71,7 +77,8 @@ export function provenRevision(id: string, src: ProofSources): Proof | null {
     const raw = readIfExists(path.join(cpDir, name));
     if (raw === null) continue;
     const d = decodeRecord(raw.toString('utf8').trimEnd());
-    if (d.ok && d.value['sessionId'] === id && typeof d.value['revision'] === 'number') consider(d.value['revision'], `checkpoint ${cpId}`);
+    if (d.ok && d.value['sessionId'] === id && typeof d.value['revision'] === 'number')
+      consider(d.value['revision'], `checkpoint ${cpId}`);
   }
   const reg = src.registryRevision?.() ?? null;
   if (reg !== null) consider(reg, 'the registry (index.json)');

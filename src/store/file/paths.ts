@@ -64,7 +64,11 @@ export class Layout {
 
   /** Files of a session folder. */
   files(dir: string): { journal: string; snapshot: string; lock: string } {
-    return { journal: path.join(dir, 'journal.jsonl'), snapshot: path.join(dir, 'snapshot.json'), lock: path.join(dir, 'lock') };
+    return {
+      journal: path.join(dir, 'journal.jsonl'),
+      snapshot: path.join(dir, 'snapshot.json'),
+      lock: path.join(dir, 'lock'),
+    };
   }
 
   /** The checkpoints folder of a session folder. */
@@ -84,7 +88,9 @@ export class Layout {
   private inside(p: string): void {
     const rel = path.relative(this.root, p);
     if (rel.startsWith('..') || path.isAbsolute(rel)) {
-      throw new BatonError('BAD_INPUT', `Path ${p} would leave the store ${this.root}.`, { hint: 'Use a plain session id.' });
+      throw new BatonError('BAD_INPUT', `Path ${p} would leave the store ${this.root}.`, {
+        hint: 'Use a plain session id.',
+      });
     }
   }
 }

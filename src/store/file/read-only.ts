@@ -44,7 +44,11 @@ export function readOnlyReason(root: string, sessions: string): string | null {
  * written (`storeReason`) or the journal cannot be (a session folder of another user inside a
  * writable store). `readOnly`: why the handle cannot write, or null. Links are never followed.
  */
-export function openJournal(io: StoreFs, file: string, storeReason: string | null): { fd: number; readOnly: string | null } {
+export function openJournal(
+  io: StoreFs,
+  file: string,
+  storeReason: string | null,
+): { fd: number; readOnly: string | null } {
   const ro = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW;
   if (storeReason !== null) return { fd: io.openSync(file, ro), readOnly: storeReason };
   try {

@@ -17,7 +17,8 @@ const GENERATION_RETRIES = 3;
 /** How long a reader that caught a rotation half done waits for it to end. */
 const LOCK_WAIT_MS = 5_000;
 
-const HEADER = /^\{"format":"baton\.index","v":2,"logOffset":(\d+),"folders":"([0-9:]*)",(?:"log":"(\d+)",)?"sessions":\[$/;
+const HEADER =
+  /^\{"format":"baton\.index","v":2,"logOffset":(\d+),"folders":"([0-9:]*)",(?:"log":"(\d+)",)?"sessions":\[$/;
 
 /** The index as read: rows by id and how much of index.log they include. */
 interface Index {
@@ -170,7 +171,14 @@ export class Registry {
       if (!read.consistent) {
         // Read-only (a copy or backup of a store: other inodes): the rows are derived from the
         // folders as on a rebuild, every time, and nothing is wrong with the sessions; not worth a notice.
-        if (!this.readOnly) repairs.push({ sessionId: null, kind: 'index_rebuilt', message: 'index.json belongs to an index.log that is gone (a rotation cut short, or a hand edit); the registry was rebuilt from the session folders.', savedTo: null });
+        if (!this.readOnly)
+          repairs.push({
+            sessionId: null,
+            kind: 'index_rebuilt',
+            message:
+              'index.json belongs to an index.log that is gone (a rotation cut short, or a hand edit); the registry was rebuilt from the session folders.',
+            savedTo: null,
+          });
         rebuild = true;
         read = null;
       }
@@ -211,17 +219,38 @@ export class Registry {
       }
     }
     if (rebuild && !repairs.some((r) => r.kind === 'index_rebuilt') && (asked || !this.readOnly)) {
-      const message = this.readOnly ? `Registry derived from ${onDisk.size} session folder(s); not saved, as the store cannot be written.` : `Registry rebuilt from ${onDisk.size} session folder(s).`;
-      repairs.push({ sessionId: null, kind: 'index_rebuilt', message, savedTo: null, ...(this.readOnly ? { repaired: false as const } : {}) });
+      const message = this.readOnly
+        ? `Registry derived from ${onDisk.size} session folder(s); not saved, as the store cannot be written.`
+        : `Registry rebuilt from ${onDisk.size} session folder(s).`;
+      repairs.push({
+        sessionId: null,
+        kind: 'index_rebuilt',
+        message,
+        savedTo: null,
+        ...(this.readOnly ? { repaired: false as const } : {}),
+      });
     }
     // Rows found missing are derived by the manager and logged; until then the stamp must not
     // claim the folders were fully checked.
     const stamp = missing.length ? '' : folders;
-    return this.finish(rows, missing, repairs, rebuild, changed || stamp !== index?.folders, index, logOffset, log, stamp);
+    return this.finish(
+      rows,
+      missing,
+      repairs,
+      rebuild,
+      changed || stamp !== index?.folders,
+      index,
+      logOffset,
+      log,
+      stamp,
+    );
   }
 
   /** index.json and the log rows past its offset; `consistent` = both of one generation. */
-  private readBoth(repairs: RepairReport[], readOnly = false): { index: Index | null; rows: Map<string, RowText>; log: LogRead; consistent: boolean } {
+  private readBoth(
+    repairs: RepairReport[],
+    readOnly = false,
+  ): { index: Index | null; rows: Map<string, RowText>; log: LogRead; consistent: boolean } {
     const index = this.readIndex(repairs, readOnly);
     const rows = index ? index.rows : new Map<string, RowText>();
     const log = this.foldLog(rows, index ? index.logOffset : 0);
@@ -252,7 +281,14 @@ export class Registry {
     const rotate = log.end > this.rotateAfterBytes;
     if (this.readOnly) {
       // Nothing saved: the next read reconciles the same way.
-    } else if (rotate || rebuild || changed || log.end - logOffset > COMPACT_AFTER_BYTES || (!index && log.end > 0) || (index && (!index.fast || (index.log === null && log.ino !== null)))) {
+    } else if (
+      rotate ||
+      rebuild ||
+      changed ||
+      log.end - logOffset > COMPACT_AFTER_BYTES ||
+      (!index && log.end > 0) ||
+      (index && (!index.fast || (index.log === null && log.ino !== null)))
+    ) {
       // An index of an older shape is kept as index.json.bak when it is rewritten.
       this.saveIndex(rows, log, folders, index, rotate, rebuild);
     }
@@ -272,7 +308,14 @@ export class Registry {
    * renamed away, what was appended to it since it was read is folded in, and index.json
    * names a new, empty log.
    */
-  private saveIndex(rows: Map<string, RowText>, log: LogRead, folders: string, base: Index | null, rotate: boolean, rebuild: boolean): void {
+  private saveIndex(
+    rows: Map<string, RowText>,
+    log: LogRead,
+    folders: string,
+    base: Index | null,
+    rotate: boolean,
+    rebuild: boolean,
+  ): void {
     // A rebuild replaces whatever index.json holds; it waits for a rotation to finish.
     if (!this.lock.tryOnce() && !(rebuild && this.waitForLock())) return;
     try {
@@ -343,10 +386,17 @@ export class Registry {
     if (fast) return fast;
     try {
       const parsed = JSON.parse(text) as { format?: unknown; logOffset?: unknown; sessions?: unknown };
-      if (parsed.format !== 'baton.index' || typeof parsed.logOffset !== 'number' || typeof parsed.sessions !== 'object' || parsed.sessions === null) {
+      if (
+        parsed.format !== 'baton.index' ||
+        typeof parsed.logOffset !== 'number' ||
+        typeof parsed.sessions !== 'object' ||
+        parsed.sessions === null
+      ) {
         throw new Error('not a baton index');
       }
-      const list = (Array.isArray(parsed.sessions) ? parsed.sessions : Object.values(parsed.sessions)) as SessionSummary[];
+      const list = (
+        Array.isArray(parsed.sessions) ? parsed.sessions : Object.values(parsed.sessions)
+      ) as SessionSummary[];
       const rows = new Map<string, RowText>();
       for (const s of list) if (s && typeof s.id === 'string') rows.set(s.id, RowText.of(s));
       return { logOffset: parsed.logOffset, folders: '', log: null, self, rows, fast: false };
@@ -393,11 +443,21 @@ export class Registry {
   }
 
   /** Rewrites index.json with these rows, one per line. */
-  private writeIndex(rows: Map<string, RowText>, logOffset: number, folders: string, log: string | null, backup = false): void {
+  private writeIndex(
+    rows: Map<string, RowText>,
+    logOffset: number,
+    folders: string,
+    log: string | null,
+    backup = false,
+  ): void {
     removeStaleTemps(this.layout.root, 'index.json');
     const body = [...rows.values()].map((r) => r.json).join(',\n');
     const logField = log === null ? '' : `"log":"${log}",`;
-    atomicWrite(this.layout.index, `{"format":"baton.index","v":2,"logOffset":${logOffset},"folders":"${folders}",${logField}"sessions":[\n${body}${body ? '\n' : ''}]}\n`, { backup });
+    atomicWrite(
+      this.layout.index,
+      `{"format":"baton.index","v":2,"logOffset":${logOffset},"folders":"${folders}",${logField}"sessions":[\n${body}${body ? '\n' : ''}]}\n`,
+      { backup },
+    );
   }
 }
 

@@ -59,7 +59,6 @@ interface Marker {
   tombstone?: Tombstone;
 }
 
-
 /** Kills this process at `step` when the test hook asks for it. */
 function crashPoint(op: Op, step: CrashStep): void {
   const want = process.env['BATON_TEST_CRASH_AT'];
@@ -87,10 +86,14 @@ export class Retention {
     let marker: string;
     try {
       if (fs.existsSync(to)) {
-        throw new BatonError('EXISTS', `Session ${id} already has an archived folder (archive/${id}) besides its live one; nothing was moved.`, {
-          hint: hint('doctor.compare-folders'),
-          details: { sessionId: id },
-        });
+        throw new BatonError(
+          'EXISTS',
+          `Session ${id} already has an archived folder (archive/${id}) besides its live one; nothing was moved.`,
+          {
+            hint: hint('doctor.compare-folders'),
+            details: { sessionId: id },
+          },
+        );
       }
       fs.mkdirSync(this.layout.archive, { recursive: true, mode: DIR_MODE });
       marker = this.writeMarker('archive', id, from, to);
@@ -110,10 +113,22 @@ export class Retention {
    * Deletes session `id` (folder `found.dir`) if its journal ends at `expectedRevision`, and
    * records its tombstone. The caller holds `lock`, the session lock inside the folder.
    */
-  delete(id: string, found: { dir: string; archived: boolean }, lock: FileLock, expectedRevision: number, info: TombstoneInfo): Tombstone {
+  delete(
+    id: string,
+    found: { dir: string; archived: boolean },
+    lock: FileLock,
+    expectedRevision: number,
+    info: TombstoneInfo,
+  ): Tombstone {
     const stamp = `${this.now().toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
     const trash = this.layout.trashDir(id, stamp);
-    const tombstone: Tombstone = { id, deletedAt: info.deletedAt, title: info.title, status: info.status, archived: found.archived };
+    const tombstone: Tombstone = {
+      id,
+      deletedAt: info.deletedAt,
+      title: info.title,
+      status: info.status,
+      archived: found.archived,
+    };
     let marker: string;
     try {
       const revision = journalEnd(id, this.layout.files(found.dir).journal);
@@ -210,7 +225,11 @@ export class Retention {
 
   /** Appends one tombstone line (checksummed like journal lines) and fsyncs it. */
   private appendTombstone(t: Tombstone): void {
-    const fd = fs.openSync(this.layout.tombstones, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, FILE_MODE);
+    const fd = fs.openSync(
+      this.layout.tombstones,
+      fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW,
+      FILE_MODE,
+    );
     let created = false;
     try {
       const size = fs.fstatSync(fd).size;
@@ -290,7 +309,12 @@ export class Retention {
       if (m === null) return null;
       if (m === 'invalid') {
         const savedTo = moveAside(file, this.now());
-        return { sessionId: id, kind: 'pending_failed', message: `Session ${id}: the marker of an interrupted archive or deletion is unreadable; moved aside, nothing done.`, savedTo };
+        return {
+          sessionId: id,
+          kind: 'pending_failed',
+          message: `Session ${id}: the marker of an interrupted archive or deletion is unreadable; moved aside, nothing done.`,
+          savedTo,
+        };
       }
       if (this.inProgress(m, file)) return null;
       return m.op === 'archive' ? this.finishArchive(m, file) : this.finishDelete(m, file);
@@ -321,13 +345,23 @@ export class Retention {
         fsyncDir(path.dirname(from));
         fsyncDir(path.dirname(to));
         fs.rmSync(this.layout.files(to).lock, { force: true });
-        report = { sessionId: m.id, kind: 'archive_completed', message: `Session ${m.id}: finished an interrupted archive (moved to ${m.to}).`, savedTo: null };
+        report = {
+          sessionId: m.id,
+          kind: 'archive_completed',
+          message: `Session ${m.id}: finished an interrupted archive (moved to ${m.to}).`,
+          savedTo: null,
+        };
       }
     } else if (isPlainDir(to) && !fs.existsSync(from)) {
       // Moved already: only the lock file of the process that died is left. Taking the lock
       // breaks it (its owner is gone); releasing removes it.
       this.lockIn(to)?.release();
-      report = { sessionId: m.id, kind: 'archive_completed', message: `Session ${m.id}: finished an interrupted archive (it was already in ${m.to}).`, savedTo: null };
+      report = {
+        sessionId: m.id,
+        kind: 'archive_completed',
+        message: `Session ${m.id}: finished an interrupted archive (it was already in ${m.to}).`,
+        savedTo: null,
+      };
     } else if (fs.existsSync(from) && fs.existsSync(to)) {
       report = {
         sessionId: m.id,
@@ -360,7 +394,12 @@ export class Retention {
     if (!recorded) this.appendTombstone(t);
     fs.rmSync(trash, { recursive: true, force: true });
     this.removeMarker(file);
-    return { sessionId: m.id, kind: 'delete_completed', message: `Session ${m.id}: finished an interrupted deletion (tombstone recorded, folder removed).`, savedTo: null };
+    return {
+      sessionId: m.id,
+      kind: 'delete_completed',
+      message: `Session ${m.id}: finished an interrupted deletion (tombstone recorded, folder removed).`,
+      savedTo: null,
+    };
   }
 
   /** Takes the session lock inside `dir` (breaking a dead owner's); null when the folder went away meanwhile. */
@@ -395,11 +434,25 @@ export class Retention {
 
   /** A marker is acted on only when its paths are exactly the ones its op and id allow. */
   private markerFits(m: Marker, id: string): boolean {
-    if (!m || typeof m !== 'object' || m.format !== 'baton.pending' || m.id !== id || typeof m.pid !== 'number' || typeof m.host !== 'string') return false;
+    if (
+      !m ||
+      typeof m !== 'object' ||
+      m.format !== 'baton.pending' ||
+      m.id !== id ||
+      typeof m.pid !== 'number' ||
+      typeof m.host !== 'string'
+    )
+      return false;
     const live = this.rel(this.layout.sessionDir(id));
     const archived = this.rel(this.layout.sessionDir(id, true));
     if (m.op === 'archive') return m.from === live && m.to === archived;
-    if (m.op !== 'delete' || (m.from !== live && m.from !== archived) || !asTombstone(m.tombstone) || m.tombstone?.id !== id) return false;
+    if (
+      m.op !== 'delete' ||
+      (m.from !== live && m.from !== archived) ||
+      !asTombstone(m.tombstone) ||
+      m.tombstone?.id !== id
+    )
+      return false;
     const prefix = `trash/${id}-`;
     return typeof m.to === 'string' && m.to.startsWith(prefix) && /^[A-Za-z0-9-]+$/.test(m.to.slice(prefix.length));
   }
@@ -412,14 +465,20 @@ function journalEnd(id: string, journal: string): number {
     fd = fs.openSync(journal, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new BatonError('CORRUPT', `Session ${id} has no journal.jsonl.`, { hint: hint('doctor.folder'), details: { sessionId: id } });
+      throw new BatonError('CORRUPT', `Session ${id} has no journal.jsonl.`, {
+        hint: hint('doctor.folder'),
+        details: { sessionId: id },
+      });
     }
     throw e;
   }
   try {
     const tail = readTail(fd);
     if (tail.corrupt) {
-      throw new BatonError('CORRUPT', `The end of session ${id}'s journal is damaged.`, { hint: hint('repair.first', { session: id }), details: { sessionId: id } });
+      throw new BatonError('CORRUPT', `The end of session ${id}'s journal is damaged.`, {
+        hint: hint('repair.first', { session: id }),
+        details: { sessionId: id },
+      });
     }
     return tail.lastSeq;
   } finally {
@@ -430,7 +489,13 @@ function journalEnd(id: string, journal: string): number {
 function asTombstone(v: unknown): Tombstone | null {
   const t = v as Partial<Tombstone> | null;
   if (!t || typeof t !== 'object') return null;
-  if (typeof t.id !== 'string' || typeof t.deletedAt !== 'string' || typeof t.title !== 'string' || typeof t.status !== 'string') return null;
+  if (
+    typeof t.id !== 'string' ||
+    typeof t.deletedAt !== 'string' ||
+    typeof t.title !== 'string' ||
+    typeof t.status !== 'string'
+  )
+    return null;
   return { id: t.id, deletedAt: t.deletedAt, title: t.title, status: t.status, archived: t.archived === true };
 }
 

@@ -44,19 +44,31 @@ export function readSnapshot(now: () => Date, id: string, h: Handle, repairs: Re
       repairs.push({
         sessionId: id,
         kind: 'snapshot_corrupt',
-        message: h.readOnly === null ? `${what}; moved aside, state rebuilt from the journal.` : `${what}; state read from the journal, the file left as it is (the store cannot be written: ${h.readOnly}).`,
+        message:
+          h.readOnly === null
+            ? `${what}; moved aside, state rebuilt from the journal.`
+            : `${what}; state read from the journal, the file left as it is (the store cannot be written: ${h.readOnly}).`,
         savedTo,
         ...(h.readOnly === null ? {} : { repaired: false }),
       });
       continue;
     }
     if (rec.v > FILE_FORMAT_VERSION) {
-      throw new BatonError('UNSUPPORTED_VERSION', `Session ${id}'s snapshot has format ${rec.v}; this baton reads up to ${FILE_FORMAT_VERSION}.`, {
-        hint: 'Upgrade baton.',
-      });
+      throw new BatonError(
+        'UNSUPPORTED_VERSION',
+        `Session ${id}'s snapshot has format ${rec.v}; this baton reads up to ${FILE_FORMAT_VERSION}.`,
+        {
+          hint: 'Upgrade baton.',
+        },
+      );
     }
     if (snapshotFits(h, rec)) return rec;
-    repairs.push({ sessionId: id, kind: 'snapshot_stale', message: `Session ${id}: ${path.basename(file)} does not match the journal; ignored.`, savedTo: null });
+    repairs.push({
+      sessionId: id,
+      kind: 'snapshot_stale',
+      message: `Session ${id}: ${path.basename(file)} does not match the journal; ignored.`,
+      savedTo: null,
+    });
   }
   return null;
 }
@@ -76,7 +88,9 @@ export function storedRevision(file: string): number | null {
   try {
     const head = Buffer.alloc(512);
     const n = fs.readSync(fd, head, 0, head.length, 0);
-    const m = /^\{"format":"baton\.snapshot","v":\d+,"sessionId":"[^"]*","revision":(\d+),/.exec(head.toString('utf8', 0, n));
+    const m = /^\{"format":"baton\.snapshot","v":\d+,"sessionId":"[^"]*","revision":(\d+),/.exec(
+      head.toString('utf8', 0, n),
+    );
     return m ? Number(m[1]) : null;
   } finally {
     fs.closeSync(fd);
@@ -151,18 +165,29 @@ export function storeSnapshot(id: string, h: Handle, snapshot: Snapshot, io: Sto
   const stored = storedRevision(h.snapshotFile);
   if (stored !== null && stored > snapshot.revision) return;
   const offset = snapshot.revision === h.lastSeq ? h.end : offsetAfter(h, snapshot.revision);
-  const rec: SnapshotRecord = { format: 'baton.snapshot', v: FILE_FORMAT_VERSION, sessionId: id, revision: snapshot.revision, offset, state: snapshot.state };
+  const rec: SnapshotRecord = {
+    format: 'baton.snapshot',
+    v: FILE_FORMAT_VERSION,
+    sessionId: id,
+    revision: snapshot.revision,
+    offset,
+    state: snapshot.state,
+  };
   removeStaleTemps(h.dir, path.basename(h.snapshotFile));
   // Not fsynced: a snapshot only speeds up loading and covers events already durable in the
   // journal; one a machine crash damaged fails its checksum and the journal is read instead.
   try {
     rotateSnapshot(h.snapshotFile, writeTemp(h.snapshotFile, `${encodeRecord(rec)}\n`, { sync: false, io }), io);
   } catch (e) {
-    throw new BatonError('STORE_UNAVAILABLE', `The snapshot of session ${id} could not be written: ${(e as Error).message}.`, {
-      hint: 'Check free disk space; the session is intact (a snapshot only speeds up loading).',
-      details: { sessionId: id, retryable: true, errno: (e as NodeJS.ErrnoException).code ?? null },
-      cause: e,
-    });
+    throw new BatonError(
+      'STORE_UNAVAILABLE',
+      `The snapshot of session ${id} could not be written: ${(e as Error).message}.`,
+      {
+        hint: 'Check free disk space; the session is intact (a snapshot only speeds up loading).',
+        details: { sessionId: id, retryable: true, errno: (e as NodeJS.ErrnoException).code ?? null },
+        cause: e,
+      },
+    );
   }
 }
 

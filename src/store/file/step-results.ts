@@ -30,7 +30,10 @@ export class FileStepResults implements Table {
   }
 
   private file(id: string, sha256: string): string {
-    if (!/^[0-9a-f]{64}$/.test(sha256)) throw new BatonError('BAD_INPUT', `${JSON.stringify(sha256)} is not a sha256 of a step result.`, { hint: 'Give the 64 hex digits recorded in step.completed.' });
+    if (!/^[0-9a-f]{64}$/.test(sha256))
+      throw new BatonError('BAD_INPUT', `${JSON.stringify(sha256)} is not a sha256 of a step result.`, {
+        hint: 'Give the 64 hex digits recorded in step.completed.',
+      });
     const dir = this.folder(id);
     if (!dir) throw notFound(id);
     return path.join(dir, `step-${sha256}.json`);

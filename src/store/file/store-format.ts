@@ -15,10 +15,13 @@ import type { Layout } from './paths.js';
 /** Creates an empty store in `layout` (idempotent). */
 export function initStore(layout: Layout): void {
   if (fs.existsSync(layout.root) && !isPlainDir(layout.root)) {
-    throw new BatonError('BAD_INPUT', `${layout.root} is not a folder, so no store can be made there.`, { hint: hint('store.init-or-dir') });
+    throw new BatonError('BAD_INPUT', `${layout.root} is not a folder, so no store can be made there.`, {
+      hint: hint('store.init-or-dir'),
+    });
   }
   for (const d of [layout.root, layout.sessions, layout.archive]) fs.mkdirSync(d, { recursive: true, mode: DIR_MODE });
-  if (!fs.existsSync(layout.meta)) atomicWrite(layout.meta, `${JSON.stringify({ format: 'baton.store', version: FILE_FORMAT_VERSION })}\n`);
+  if (!fs.existsSync(layout.meta))
+    atomicWrite(layout.meta, `${JSON.stringify({ format: 'baton.store', version: FILE_FORMAT_VERSION })}\n`);
 }
 
 /**
@@ -35,7 +38,11 @@ export function checkStoreFormat(layout: Layout): void {
   if (raw === null) {
     // A store whose marker was lost still has its sessions folder (doctor rewrites the marker).
     if (!isPlainDir(layout.sessions)) {
-      throw new BatonError('NO_STORE', `${layout.root} is a folder but not a baton store (no store.json, no sessions/).`, { hint: hint('store.init') });
+      throw new BatonError(
+        'NO_STORE',
+        `${layout.root} is a folder but not a baton store (no store.json, no sessions/).`,
+        { hint: hint('store.init') },
+      );
     }
     return;
   }
@@ -46,8 +53,12 @@ export function checkStoreFormat(layout: Layout): void {
     return; // a damaged marker file says nothing about the data; the data checks itself
   }
   if (typeof version === 'number' && version > FILE_FORMAT_VERSION) {
-    throw new BatonError('UNSUPPORTED_VERSION', `The store at ${layout.root} has format ${version}; this baton reads up to ${FILE_FORMAT_VERSION}.`, {
-      hint: 'Upgrade baton (npm install -g baton-sessions@latest).',
-    });
+    throw new BatonError(
+      'UNSUPPORTED_VERSION',
+      `The store at ${layout.root} has format ${version}; this baton reads up to ${FILE_FORMAT_VERSION}.`,
+      {
+        hint: 'Upgrade baton (npm install -g baton-sessions@latest).',
+      },
+    );
   }
 }

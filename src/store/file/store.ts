@@ -8,7 +8,20 @@ import { validateId } from '../../domain/ids.js';
 import type { SessionSummary } from '../../domain/summary.js';
 import { atomicWrite } from '../atomic-write.js';
 import { checkCheckpoint, conflict, eventsLost, exists, journalEmpty, notFound, readOnlyStore } from '../errors.js';
-import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, ListRowsResult, LoadResult, RepairReport, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from '../types.js';
+import type {
+  AppendOptions,
+  Checkpoint,
+  CheckpointRead,
+  ListResult,
+  ListRowsResult,
+  LoadResult,
+  RepairReport,
+  SessionStore,
+  Snapshot,
+  StoreCapabilities,
+  Tombstone,
+  TombstoneInfo,
+} from '../types.js';
 import { syncTail, writeEvents } from './append.js';
 import type { Writer } from './append.js';
 import { CheckpointFiles } from './checkpoints.js';
@@ -81,7 +94,14 @@ export class FileStore implements SessionStore {
   private readonly io: StoreFs;
   /** Named positions of the store's readers (capability `cursors`). */
   readonly cursors: FileCursorTable;
-  /** Large results of durable steps, beside each journal (capability `step results`). */ readonly stepResults = withStoreErrors(new FileStepResults((id) => this.sessionFolder(id), () => this.writable()), (method) => `The file store's step result ${method}`);
+  /** Large results of durable steps, beside each journal (capability `step results`). */ readonly stepResults =
+    withStoreErrors(
+      new FileStepResults(
+        (id) => this.sessionFolder(id),
+        () => this.writable(),
+      ),
+      (method) => `The file store's step result ${method}`,
+    );
   /** Why this store never writes (see read-only.ts), or null. */
   readonly readOnly: string | null;
 
@@ -92,15 +112,22 @@ export class FileStore implements SessionStore {
     this.writer = { now: this.now, actor: { agent: 'baton', pid: process.pid, host: os.hostname() } };
     this.lockTimeoutMs = options.lockTimeoutMs;
     checkStoreFormat(this.layout);
-    this.readOnly = options.readOnly === true ? 'opened read-only' : readOnlyReason(this.layout.root, this.layout.sessions);
+    this.readOnly =
+      options.readOnly === true ? 'opened read-only' : readOnlyReason(this.layout.root, this.layout.sessions);
     this.registry = new Registry(this.layout, this.now, options.registryLogMaxBytes, this.readOnly !== null);
     this.listView = new ListView(this.layout, this.readOnly !== null);
     this.retention = new Retention(this.layout, this.now, this.lockTimeoutMs);
     // Interrupted archives and deletions are finished by the next open that can write.
     this.notices = this.readOnly === null ? this.retention.recover() : [];
-    this.cursors = withStoreErrors(new FileCursorTable(this.layout.cursors, this.lockTimeoutMs, () => this.writable()), (method) => `The file store's cursor ${method}`);
+    this.cursors = withStoreErrors(
+      new FileCursorTable(this.layout.cursors, this.lockTimeoutMs, () => this.writable()),
+      (method) => `The file store's cursor ${method}`,
+    );
     // A full disk, EIO, a read-only file system … reach the caller as STORE_UNAVAILABLE (STORE_READ_ONLY).
-    return withStoreErrors(this, (method, args) => `The file store's ${method}${typeof args[0] === 'string' ? ` (session ${args[0]})` : ''}`);
+    return withStoreErrors(
+      this,
+      (method, args) => `The file store's ${method}${typeof args[0] === 'string' ? ` (session ${args[0]})` : ''}`,
+    );
   }
 
   /**
@@ -157,7 +184,22 @@ export class FileStore implements SessionStore {
       }
       throw e;
     }
-    h = { dir: found.dir, journal: files.journal, snapshotFile: files.snapshot, lock: new FileLock(files.lock, this.lockTimeoutMs), fd: opened.fd, readOnly: opened.readOnly, lastSeq: -1, end: -1, room: -1, holdAppends: 0, release: null, lingerUntil: 0, busy: false, checkedAt: 0 };
+    h = {
+      dir: found.dir,
+      journal: files.journal,
+      snapshotFile: files.snapshot,
+      lock: new FileLock(files.lock, this.lockTimeoutMs),
+      fd: opened.fd,
+      readOnly: opened.readOnly,
+      lastSeq: -1,
+      end: -1,
+      room: -1,
+      holdAppends: 0,
+      release: null,
+      lingerUntil: 0,
+      busy: false,
+      checkedAt: 0,
+    };
     this.handles.set(id, h);
     return h;
   }
@@ -193,7 +235,13 @@ export class FileStore implements SessionStore {
     let scan = scanFromSnapshot(h, snap);
     // Without the lock, lines being written may be caught half visible: read again (journal.ts).
     // A read-only handle never takes the lock, so its incomplete last line may be one too.
-    for (let again = 1; !h.lock.isHeld && (caughtInFlight(scan.bad) || (h.readOnly !== null && scan.tornAt !== null)) && again <= READ_AGAIN; again++) {
+    for (
+      let again = 1;
+      !h.lock.isHeld &&
+      (caughtInFlight(scan.bad) || (h.readOnly !== null && scan.tornAt !== null)) &&
+      again <= READ_AGAIN;
+      again++
+    ) {
       pauseBeforeReadAgain(again);
       scan = scanFromSnapshot(h, snap);
     }
@@ -210,12 +258,21 @@ export class FileStore implements SessionStore {
     }
     if (scan.bad.length) {
       const first = scan.bad[0]!;
-      throw new BatonError('CORRUPT', `Session ${id}'s journal has ${scan.bad.length} damaged line(s), first near byte ${first.offset} (${first.reason}).`, {
-        hint: hint('repair.rebuilds', { session: id }),
-        details: { sessionId: id, badLines: scan.bad.map((b) => ({ offset: b.offset, reason: b.reason })) },
-      });
+      throw new BatonError(
+        'CORRUPT',
+        `Session ${id}'s journal has ${scan.bad.length} damaged line(s), first near byte ${first.offset} (${first.reason}).`,
+        {
+          hint: hint('repair.rebuilds', { session: id }),
+          details: { sessionId: id, badLines: scan.bad.map((b) => ({ offset: b.offset, reason: b.reason })) },
+        },
+      );
     }
-    return { snapshot: snap ? { revision: snap.revision, state: snap.state } : null, events: scan.events, revision: scan.lastSeq, repairs };
+    return {
+      snapshot: snap ? { revision: snap.revision, state: snap.state } : null,
+      events: scan.events,
+      revision: scan.lastSeq,
+      repairs,
+    };
   }
 
   async readEvents(id: string, afterSeq = 0): Promise<StoredEvent[]> {
@@ -235,7 +292,11 @@ export class FileStore implements SessionStore {
     if (scan.lastSeq === 0) throw journalEmpty(id, h.journal);
     // The whole history is read anyway: the registry row and the checkpoints the journal does
     // not know are little more to read.
-    const known = new Set(scan.events.filter((e) => e.type === 'checkpoint.created').map((e) => String((e.data as { checkpointId?: unknown }).checkpointId)));
+    const known = new Set(
+      scan.events
+        .filter((e) => e.type === 'checkpoint.created')
+        .map((e) => String((e.data as { checkpointId?: unknown }).checkpointId)),
+    );
     this.guardLoss(id, h, scan.lastSeq, known);
     return scan.events.filter((e) => e.seq > afterSeq);
   }
@@ -255,7 +316,12 @@ export class FileStore implements SessionStore {
     if (proof && proof.revision > journalEnd) throw eventsLost(id, journalEnd, proof);
   }
 
-  async append(id: string, expectedRevision: number, events: NewEvent[], options: AppendOptions = {}): Promise<{ revision: number }> {
+  async append(
+    id: string,
+    expectedRevision: number,
+    events: NewEvent[],
+    options: AppendOptions = {},
+  ): Promise<{ revision: number }> {
     const h = this.handle(id);
     this.writable(h);
     lockSession(h);
@@ -280,7 +346,12 @@ export class FileStore implements SessionStore {
     try {
       write();
     } catch (e) {
-      this.notices.push({ sessionId: id, kind: 'index_corrupt', message: `Session ${id}: its registry row could not be written (${(e as Error).message}); \`baton list --rebuild\` derives it again.`, savedTo: null });
+      this.notices.push({
+        sessionId: id,
+        kind: 'index_corrupt',
+        message: `Session ${id}: its registry row could not be written (${(e as Error).message}); \`baton list --rebuild\` derives it again.`,
+        savedTo: null,
+      });
     }
   }
 
@@ -311,15 +382,22 @@ export class FileStore implements SessionStore {
   async putSummaries(rows: SessionSummary[]): Promise<void> {
     // A cache: a store that cannot be written derives the rows again at the next read.
     if (this.readOnly !== null) return;
-    putDerivedRows(rows, (id) => {
-      const found = this.locate(id);
-      if (!found) return null;
-      const files = this.layout.files(found.dir);
-      // The lock this process holds (an append lingering) is used as it is; otherwise a lock
-      // object of its own, so that a handle's bookkeeping of its lock stays its own.
-      const own = this.handles.get(id);
-      return { lock: own?.lock.isHeld && own.dir === found.dir ? own.lock : new FileLock(files.lock, this.lockTimeoutMs), journal: files.journal };
-    }, (row) => this.registry.record(row));
+    putDerivedRows(
+      rows,
+      (id) => {
+        const found = this.locate(id);
+        if (!found) return null;
+        const files = this.layout.files(found.dir);
+        // The lock this process holds (an append lingering) is used as it is; otherwise a lock
+        // object of its own, so that a handle's bookkeeping of its lock stays its own.
+        const own = this.handles.get(id);
+        return {
+          lock: own?.lock.isHeld && own.dir === found.dir ? own.lock : new FileLock(files.lock, this.lockTimeoutMs),
+          journal: files.journal,
+        };
+      },
+      (row) => this.registry.record(row),
+    );
   }
 
   async getActive(): Promise<string | null> {
@@ -440,7 +518,12 @@ export class FileStore implements SessionStore {
     const repairs: RepairReport[] = [];
     // Lost events first: a rebuild would drop the snapshots the recovery starts from.
     const scan = scanJournal(fs.readFileSync(h.journal), 0, 1);
-    const proof = provenRevision(id, { layout: this.layout, dir: h.dir, snapshotFile: h.snapshotFile, registryRevision: () => this.registry.revisionOf(id) });
+    const proof = provenRevision(id, {
+      layout: this.layout,
+      dir: h.dir,
+      snapshotFile: h.snapshotFile,
+      registryRevision: () => this.registry.revisionOf(id),
+    });
     if (proof && proof.revision > scan.maxSeq) {
       repairs.push(recoverLostEvents(this.writer, id, h, proof));
       // The journal file was replaced: reopen it.
@@ -494,4 +577,3 @@ export class FileStore implements SessionStore {
     this.registry.close();
   }
 }
-

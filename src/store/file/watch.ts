@@ -40,7 +40,11 @@ interface Seen {
  * line), so a change is reported only once it is readable. Archived sessions are not
  * watched: they cannot change. Reads only; never takes a lock or repairs anything.
  */
-export async function watchJournals(layout: Layout, onChange: (c: JournalChange) => void, o: WatchOptions = {}): Promise<() => Promise<void>> {
+export async function watchJournals(
+  layout: Layout,
+  onChange: (c: JournalChange) => void,
+  o: WatchOptions = {},
+): Promise<() => Promise<void>> {
   const debounceMs = o.debounceMs ?? WATCH_DEBOUNCE_MS;
   const pollMs = o.pollMs ?? WATCH_POLL_MS;
   const seen = new Map<string, Seen>();
@@ -109,16 +113,17 @@ export async function watchJournals(layout: Layout, onChange: (c: JournalChange)
 
   look(false);
   let watcher: fs.FSWatcher | null = null;
-  if (o.fsEvents !== false) try {
-    watcher = fs.watch(layout.sessions, { recursive: true, persistent: true }, schedule);
-    watcher.on('error', () => {
-      // Watching failed (folder replaced, too many watches): the poll below keeps going.
-      watcher?.close();
-      watcher = null;
-    });
-  } catch {
-    watcher = null; // recursive watching unsupported here: polling only
-  }
+  if (o.fsEvents !== false)
+    try {
+      watcher = fs.watch(layout.sessions, { recursive: true, persistent: true }, schedule);
+      watcher.on('error', () => {
+        // Watching failed (folder replaced, too many watches): the poll below keeps going.
+        watcher?.close();
+        watcher = null;
+      });
+    } catch {
+      watcher = null; // recursive watching unsupported here: polling only
+    }
   const poll = setInterval(schedule, pollMs);
 
   return async () => {

@@ -19,8 +19,19 @@ export function encodeCheckpoint(cp: Checkpoint): string {
 }
 
 /** A checkpoint row, checked: checksum, shape, and that it belongs where it is stored. */
-export function readCheckpointRow(sessionId: string, id: string, body: string, sum: string, createdAt: Date | null): CheckpointRead {
-  const invalid = (problem: string): CheckpointRead => ({ id, valid: false, problem, modifiedAt: createdAt ? createdAt.toISOString() : null });
+export function readCheckpointRow(
+  sessionId: string,
+  id: string,
+  body: string,
+  sum: string,
+  createdAt: Date | null,
+): CheckpointRead {
+  const invalid = (problem: string): CheckpointRead => ({
+    id,
+    valid: false,
+    problem,
+    modifiedAt: createdAt ? createdAt.toISOString() : null,
+  });
   if (sha256(body) !== sum) return invalid('checksum mismatch (changed in the database by hand?)');
   let r: Partial<CheckpointRecord>;
   try {

@@ -2,7 +2,10 @@ import { checkCursorName, checkCursorValue, cursorMoved } from '../cursors.js';
 import type { CursorTable } from '../types.js';
 
 /** Runs one statement (the store's prepared-statement path, with its error mapping). */
-type Query = <R extends Record<string, unknown>>(text: string, values?: unknown[]) => Promise<{ rows: R[]; rowCount: number }>;
+type Query = <R extends Record<string, unknown>>(
+  text: string,
+  values?: unknown[],
+) => Promise<{ rows: R[]; rowCount: number }>;
 
 /**
  * The PostgreSQL store's cursors: rows of `<schema>.cursors` (migrations-cursors.ts). A write is one
@@ -17,7 +20,9 @@ export class PgCursorTable implements CursorTable {
   ) {}
 
   async get(name: string): Promise<string | null> {
-    const r = await this.q<{ value: string }>(`SELECT value FROM ${this.schema()}.cursors WHERE name = $1`, [checkCursorName(name)]);
+    const r = await this.q<{ value: string }>(`SELECT value FROM ${this.schema()}.cursors WHERE name = $1`, [
+      checkCursorName(name),
+    ]);
     return r.rows[0]?.value ?? null;
   }
 
@@ -27,14 +32,24 @@ export class PgCursorTable implements CursorTable {
     const s = this.schema();
     const r =
       expected === null
-        ? await this.q(`INSERT INTO ${s}.cursors (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, [name, value])
-        : await this.q(`UPDATE ${s}.cursors SET value = $2, updated_at = now() WHERE name = $1 AND value = $3`, [name, value, expected]);
+        ? await this.q(`INSERT INTO ${s}.cursors (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, [
+            name,
+            value,
+          ])
+        : await this.q(`UPDATE ${s}.cursors SET value = $2, updated_at = now() WHERE name = $1 AND value = $3`, [
+            name,
+            value,
+            expected,
+          ]);
     if (r.rowCount === 0) throw cursorMoved(name, expected, await this.get(name));
   }
 
   async list(prefix: string): Promise<Array<{ name: string; value: string }>> {
     // starts_with, not LIKE: '_' in a prefix is a plain character.
-    const r = await this.q<{ name: string; value: string }>(`SELECT name, value FROM ${this.schema()}.cursors WHERE starts_with(name, $1) ORDER BY name COLLATE "C"`, [prefix]);
+    const r = await this.q<{ name: string; value: string }>(
+      `SELECT name, value FROM ${this.schema()}.cursors WHERE starts_with(name, $1) ORDER BY name COLLATE "C"`,
+      [prefix],
+    );
     return r.rows.map((x) => ({ name: x.name, value: x.value }));
   }
 }

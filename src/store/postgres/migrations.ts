@@ -90,10 +90,14 @@ async function recordedVersion(q: { query: Pool['query'] }, s: string): Promise<
 }
 
 function newer(schema: string, found: number): BatonError {
-  return new BatonError('UNSUPPORTED_VERSION', `The PostgreSQL schema ${JSON.stringify(schema)} is at version ${found}; this baton knows versions up to ${SCHEMA_VERSION}.`, {
-    hint: 'A newer baton migrated it: upgrade baton here (npm install -g baton-sessions@latest) so every worker runs a version that knows the schema, or use another ?schema=.',
-    details: { schema, schemaVersion: found, supported: SCHEMA_VERSION },
-  });
+  return new BatonError(
+    'UNSUPPORTED_VERSION',
+    `The PostgreSQL schema ${JSON.stringify(schema)} is at version ${found}; this baton knows versions up to ${SCHEMA_VERSION}.`,
+    {
+      hint: 'A newer baton migrated it: upgrade baton here (npm install -g baton-sessions@latest) so every worker runs a version that knows the schema, or use another ?schema=.',
+      details: { schema, schemaVersion: found, supported: SCHEMA_VERSION },
+    },
+  );
 }
 
 /**
@@ -111,7 +115,9 @@ export async function migrate(pool: Pool, schema: string): Promise<number[]> {
   return inTransaction(pool, async (c) => {
     await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`baton.migrate.${schema}`]);
     await c.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
-    await c.query(`CREATE TABLE IF NOT EXISTS ${s}.migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    await c.query(
+      `CREATE TABLE IF NOT EXISTS ${s}.migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
     const current = (await recordedVersion(c, s)) ?? 0;
     if (current > SCHEMA_VERSION) throw newer(schema, current);
     const applied: number[] = [];

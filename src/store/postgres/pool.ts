@@ -89,8 +89,18 @@ export function createClient(t: PgTarget): Client {
 
 /** SQLSTATE classes and codes that mean the server is down, restarting, or unreachable. */
 const UNAVAILABLE_STATES = /^(08|57P0[1-3]|53300|53400)/;
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
-const NETWORK_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection timeout|Client has encountered a connection error|Connection ended unexpectedly/i;
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
+const NETWORK_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection timeout|Client has encountered a connection error|Connection ended unexpectedly/i;
 
 /** SQLSTATE of a driver error, if any. */
 export function sqlState(e: unknown): string | undefined {
@@ -109,21 +119,40 @@ export function mapPgError(e: unknown, location: string): unknown {
   const err = e as NodeJS.ErrnoException & { message?: string };
   const state = sqlState(e);
   const netCode = typeof err?.code === 'string' && NETWORK_CODES.has(err.code) ? err.code : undefined;
-  const aggregate = e instanceof AggregateError ? e.errors.find((x: NodeJS.ErrnoException) => NETWORK_CODES.has(x?.code ?? '')) : undefined;
+  const aggregate =
+    e instanceof AggregateError
+      ? e.errors.find((x: NodeJS.ErrnoException) => NETWORK_CODES.has(x?.code ?? ''))
+      : undefined;
   if ((state && UNAVAILABLE_STATES.test(state)) || netCode || aggregate || NETWORK_MESSAGES.test(err?.message ?? '')) {
-    return new BatonError('STORE_UNAVAILABLE', `The PostgreSQL store at ${location} cannot be reached: ${describe(e)}.`, {
-      hint: 'Check that the server is running and reachable (host, port, firewall), then retry; the call may be retried as is.',
-      details: { retryable: true, ...(state ? { sqlState: state } : {}), ...(netCode ? { errno: netCode } : {}) },
-      cause: e,
-    });
+    return new BatonError(
+      'STORE_UNAVAILABLE',
+      `The PostgreSQL store at ${location} cannot be reached: ${describe(e)}.`,
+      {
+        hint: 'Check that the server is running and reachable (host, port, firewall), then retry; the call may be retried as is.',
+        details: { retryable: true, ...(state ? { sqlState: state } : {}), ...(netCode ? { errno: netCode } : {}) },
+        cause: e,
+      },
+    );
   }
   if (state === '28P01' || state === '28000' || state === '3D000' || state === '42501') {
-    const why = state === '3D000' ? 'the database does not exist' : state === '42501' ? 'the user lacks a privilege baton needs' : 'the login was refused';
-    return new BatonError('STORE_UNAVAILABLE', `The PostgreSQL store at ${location} refused baton: ${why} (${describe(e)}).`, {
-      hint: state === '3D000' ? 'Create the database (createdb NAME) or fix the database name in the URL.' : 'Fix the user, password or grants in the store URL (the user needs CREATE on the database for the first run).',
-      details: { retryable: false, sqlState: state },
-      cause: e,
-    });
+    const why =
+      state === '3D000'
+        ? 'the database does not exist'
+        : state === '42501'
+          ? 'the user lacks a privilege baton needs'
+          : 'the login was refused';
+    return new BatonError(
+      'STORE_UNAVAILABLE',
+      `The PostgreSQL store at ${location} refused baton: ${why} (${describe(e)}).`,
+      {
+        hint:
+          state === '3D000'
+            ? 'Create the database (createdb NAME) or fix the database name in the URL.'
+            : 'Fix the user, password or grants in the store URL (the user needs CREATE on the database for the first run).',
+        details: { retryable: false, sqlState: state },
+        cause: e,
+      },
+    );
   }
   return e;
 }

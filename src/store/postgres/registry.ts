@@ -43,7 +43,12 @@ export function registryRows(rows: RegistryRow[], rebuild: boolean): ListRowsRes
     let row = new RowText(x.summary);
     if (!row.wellFormed || row.id !== x.id) {
       missing.push(x.id);
-      repairs.push({ sessionId: x.id, kind: 'index_rebuilt', message: `Session ${x.id}: its registry row was unreadable; derived again.`, savedTo: null });
+      repairs.push({
+        sessionId: x.id,
+        kind: 'index_rebuilt',
+        message: `Session ${x.id}: its registry row was unreadable; derived again.`,
+        savedTo: null,
+      });
       continue;
     }
     // Like a store on disk, the row's `archived` follows where the session lives.

@@ -51,7 +51,12 @@ interface Head {
  * acknowledged. Returns no report when nothing is lost; `CORRUPT` when the session has no
  * event left to recover from.
  */
-export async function recoverLostRows(c: PoolClient, schema: string, channel: string, id: string): Promise<RepairReport[]> {
+export async function recoverLostRows(
+  c: PoolClient,
+  schema: string,
+  channel: string,
+  id: string,
+): Promise<RepairReport[]> {
   const sql = statements(schema);
   const head = (await c.query<Head>(sql.head, [id])).rows[0];
   if (!head) throw notFound(id);
@@ -62,19 +67,30 @@ export async function recoverLostRows(c: PoolClient, schema: string, channel: st
     return rebuildRows(c, sql, channel, id);
   }
   if (last === 0) {
-    throw new BatonError('CORRUPT', `Session ${id} has no event left (${proof.by} proves revision ${proof.revision}); there is nothing to recover from.`, {
-      hint: hint('journal.restore-backup', { session: id }),
-      details: { sessionId: id, provenRevision: proof.revision },
-    });
+    throw new BatonError(
+      'CORRUPT',
+      `Session ${id} has no event left (${proof.by} proves revision ${proof.revision}); there is nothing to recover from.`,
+      {
+        hint: hint('journal.restore-backup', { session: id }),
+        details: { sessionId: id, provenRevision: proof.revision },
+      },
+    );
   }
   const snapRev = head.snap_rev === null ? null : Number(head.snap_rev);
-  const state = snapRev !== null && snapRev > last && snapRev <= proof.revision ? parseState(head.snap_state, snapRev) : null;
+  const state =
+    snapRev !== null && snapRev > last && snapRev <= proof.revision ? parseState(head.snap_state, snapRev) : null;
   const seq = proof.revision + 1;
   const body = {
     type: 'repair.events_lost',
     time: new Date().toISOString(),
     actor: ACTOR(),
-    data: { from: last + 1, to: proof.revision, recoveredFrom: state ? { kind: 'snapshot', revision: snapRev } : null, state, savedTo: null },
+    data: {
+      from: last + 1,
+      to: proof.revision,
+      recoveredFrom: state ? { kind: 'snapshot', revision: snapRev } : null,
+      state,
+      savedTo: null,
+    },
   };
   await c.query(sql.insert, [id, seq, body.type, JSON.stringify(body)]);
   // A snapshot past the events describes seqs the table no longer holds: the new event
@@ -86,7 +102,7 @@ export async function recoverLostRows(c: PoolClient, schema: string, channel: st
     {
       sessionId: id,
       kind: 'events_lost',
-      message: `Session ${id}: acknowledged ${lost} were lost (${proof.by} proves revision ${proof.revision}); ${state ? `the state was recovered from the snapshot at revision ${snapRev}` : 'no snapshot past the events was left, the state is the events\''}, recorded as a repair.events_lost event at seq ${seq}.`,
+      message: `Session ${id}: acknowledged ${lost} were lost (${proof.by} proves revision ${proof.revision}); ${state ? `the state was recovered from the snapshot at revision ${snapRev}` : "no snapshot past the events was left, the state is the events'"}, recorded as a repair.events_lost event at seq ${seq}.`,
       savedTo: null,
     },
   ];
@@ -96,7 +112,8 @@ export async function recoverLostRows(c: PoolClient, schema: string, channel: st
 async function provenRevision(c: PoolClient, checkpoints: string, id: string, head: Head): Promise<Proof | null> {
   let best: Proof | null = null;
   const consider = (revision: number | null, by: string): void => {
-    if (revision !== null && Number.isInteger(revision) && (best === null || revision > best.revision)) best = { revision, by };
+    if (revision !== null && Number.isInteger(revision) && (best === null || revision > best.revision))
+      best = { revision, by };
   };
   consider(head.snap_rev === null ? null : Number(head.snap_rev), 'its snapshot');
   consider(head.row_rev === null ? null : Number(head.row_rev), 'its registry row');
@@ -131,11 +148,22 @@ const ACTOR = (): Record<string, unknown> => ({ agent: 'baton', pid: process.pid
  * end lists them. The snapshot is dropped (it may hold what the damaged rows did). No report
  * when every row is sound.
  */
-async function rebuildRows(c: PoolClient, sql: ReturnType<typeof statements>, channel: string, id: string): Promise<RepairReport[]> {
+async function rebuildRows(
+  c: PoolClient,
+  sql: ReturnType<typeof statements>,
+  channel: string,
+  id: string,
+): Promise<RepairReport[]> {
   const rows = (await c.query<{ seq: number; body: string }>(sql.rows, [id])).rows;
   const time = new Date().toISOString();
   const unreadable: number[] = [];
-  const event = (raw: string, seq: number) => JSON.stringify({ type: 'repair.unreadable_line', time, actor: ACTOR(), data: { raw: raw.slice(0, 1_000_000), line: seq } });
+  const event = (raw: string, seq: number) =>
+    JSON.stringify({
+      type: 'repair.unreadable_line',
+      time,
+      actor: ACTOR(),
+      data: { raw: raw.slice(0, 1_000_000), line: seq },
+    });
   let expected = 1;
   for (const row of rows) {
     const seq = Number(row.seq);
@@ -172,7 +200,9 @@ async function rebuildRows(c: PoolClient, sql: ReturnType<typeof statements>, ch
 function parseEvent(body: string): Record<string, unknown> | null {
   try {
     const v = JSON.parse(body) as unknown;
-    return v && typeof v === 'object' && !Array.isArray(v) && typeof (v as { type?: unknown }).type === 'string' ? (v as Record<string, unknown>) : null;
+    return v && typeof v === 'object' && !Array.isArray(v) && typeof (v as { type?: unknown }).type === 'string'
+      ? (v as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }

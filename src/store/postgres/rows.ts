@@ -14,14 +14,19 @@ import type { RepairReport, Snapshot } from '../types.js';
 export function decodeEvent(id: string, seq: number, body: string): StoredEvent {
   try {
     const v = JSON.parse(body) as unknown;
-    if (!v || typeof v !== 'object' || Array.isArray(v) || typeof (v as { type?: unknown }).type !== 'string') throw new Error('not an event');
+    if (!v || typeof v !== 'object' || Array.isArray(v) || typeof (v as { type?: unknown }).type !== 'string')
+      throw new Error('not an event');
     return { ...v, seq } as StoredEvent;
   } catch (e) {
-    throw new BatonError('CORRUPT', `Session ${id}'s event ${seq} is not an event in valid JSON (changed in the database by hand?).`, {
-      hint: hint('repair.rebuilds', { session: id }),
-      details: { sessionId: id, seq },
-      cause: e,
-    });
+    throw new BatonError(
+      'CORRUPT',
+      `Session ${id}'s event ${seq} is not an event in valid JSON (changed in the database by hand?).`,
+      {
+        hint: hint('repair.rebuilds', { session: id }),
+        details: { sessionId: id, seq },
+        cause: e,
+      },
+    );
   }
 }
 
@@ -33,7 +38,12 @@ export function readSnapshot(id: string, revision: number, text: string, repairs
   } catch {
     // reported below
   }
-  repairs.push({ sessionId: id, kind: 'snapshot_corrupt', message: `Session ${id}: its snapshot (revision ${revision}) is unreadable; state rebuilt from the journal.`, savedTo: null });
+  repairs.push({
+    sessionId: id,
+    kind: 'snapshot_corrupt',
+    message: `Session ${id}: its snapshot (revision ${revision}) is unreadable; state rebuilt from the journal.`,
+    savedTo: null,
+  });
   return null;
 }
 
@@ -47,10 +57,14 @@ export function checkSeqs(id: string, events: readonly StoredEvent[], first: num
   let expected = first;
   for (const e of events) {
     if (e.seq !== expected && lossStart(e as unknown as Record<string, unknown>) !== expected) {
-      throw new BatonError('CORRUPT', `Session ${id}'s events skip from seq ${expected - 1} to ${e.seq} (rows deleted behind the store's back?).`, {
-        hint: hint('repair.rebuilds', { session: id }),
-        details: { sessionId: id, missing: { from: expected, to: e.seq - 1 } },
-      });
+      throw new BatonError(
+        'CORRUPT',
+        `Session ${id}'s events skip from seq ${expected - 1} to ${e.seq} (rows deleted behind the store's back?).`,
+        {
+          hint: hint('repair.rebuilds', { session: id }),
+          details: { sessionId: id, missing: { from: expected, to: e.seq - 1 } },
+        },
+      );
     }
     expected = e.seq + 1;
   }

@@ -56,7 +56,6 @@ export function registryStatements(s: string) {
     /** Clears workspace $1's pointer (registry query: keyed by workspace). */
     clearActive: `DELETE FROM ${s}.active WHERE workspace = $1`,
 
-
     /** Registry rows derived by the manager, by a list of ids (registry write: many sessions at once); never replaces a row of a later revision. */
     putSummaries: `
       UPDATE ${s}.sessions x SET summary = t.summary, summary_revision = t.rev,

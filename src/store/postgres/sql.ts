@@ -92,7 +92,6 @@ export function statements(s: string) {
       ON CONFLICT (session_id) DO UPDATE SET revision = EXCLUDED.revision, state = EXCLUDED.state, written_at = now()
         WHERE ${s}.snapshots.revision <= EXCLUDED.revision`,
 
-
     archive: `UPDATE ${s}.sessions SET archived = true, updated_at = now() WHERE id = $1`,
 
     /**
@@ -115,7 +114,6 @@ export function statements(s: string) {
       UNION ALL
       SELECT id, body, sha256, created_at FROM ${s}.checkpoints WHERE session_id = $1 AND ($2::text IS NULL OR id = $2)
       ORDER BY id NULLS FIRST`,
-
   };
 }
 

@@ -4,11 +4,33 @@ import type { NewEvent, StoredEvent } from '../../domain/events.js';
 import { validateId } from '../../domain/ids.js';
 import { validateWorkspace } from '../../domain/workspace-name.js';
 import type { SessionSummary } from '../../domain/summary.js';
-import { checkCheckpoint, checkpointExists, checkpointNotFound, checkNothingLost, conflict, exists, notFound } from '../errors.js';
+import {
+  checkCheckpoint,
+  checkpointExists,
+  checkpointNotFound,
+  checkNothingLost,
+  conflict,
+  exists,
+  notFound,
+} from '../errors.js';
 import { encodeCheckpoint, readCheckpointRow, sha256 } from './checkpoint-rows.js';
 import { RowText } from '../row.js';
 import { compareCheckpointIds } from '../types.js';
-import type { AppendOptions, Checkpoint, CheckpointRead, ListResult, ListRowsResult, LoadResult, RepairReport, RowFilter, SessionStore, Snapshot, StoreCapabilities, Tombstone, TombstoneInfo } from '../types.js';
+import type {
+  AppendOptions,
+  Checkpoint,
+  CheckpointRead,
+  ListResult,
+  ListRowsResult,
+  LoadResult,
+  RepairReport,
+  RowFilter,
+  SessionStore,
+  Snapshot,
+  StoreCapabilities,
+  Tombstone,
+  TombstoneInfo,
+} from '../types.js';
 import { PgCursorTable } from './cursors.js';
 import { PgStepResults } from './step-results.js';
 import { migrate } from './migrations.js';
@@ -77,8 +99,14 @@ export class PostgresStore implements SessionStore {
   private applied: number[] = [];
   /** Serialises this handle's own workspace-lock sections before they compete in the database. */
   private lockChain: Promise<unknown> = Promise.resolve();
-  readonly cursors = new PgCursorTable((text, values) => this.q(text, values), () => ident(this.schema));
-  /** Large results of durable steps (capability `step results`). */ readonly stepResults = new PgStepResults((text, values) => this.q(text, values), () => ident(this.schema));
+  readonly cursors = new PgCursorTable(
+    (text, values) => this.q(text, values),
+    () => ident(this.schema),
+  );
+  /** Large results of durable steps (capability `step results`). */ readonly stepResults = new PgStepResults(
+    (text, values) => this.q(text, values),
+    () => ident(this.schema),
+  );
   /** Registry rows and notifications of acknowledged appends, brought up to date after the ack (refresh.ts). */
   private readonly refresher = new Refresher((b) => this.refresh(b));
   /** The connection appends use while it is free (sticky.ts); none in a pool of two, which it would halve. */
@@ -122,7 +150,10 @@ export class PostgresStore implements SessionStore {
 
   /** What a call on a closed store (or one closed while the call waited) gets. */
   private closedError(): BatonError {
-    return new BatonError('STORE_UNAVAILABLE', `The PostgreSQL store at ${this.location} was closed.`, { hint: 'Open the store again.', details: { retryable: false, closed: true } });
+    return new BatonError('STORE_UNAVAILABLE', `The PostgreSQL store at ${this.location} was closed.`, {
+      hint: 'Open the store again.',
+      details: { retryable: false, closed: true },
+    });
   }
 
   /**
@@ -143,7 +174,11 @@ export class PostgresStore implements SessionStore {
    * server parses and plans it once, not at every call); driver errors become `BatonError`s
    * where they mean something.
    */
-  private async q<R extends Record<string, unknown>>(text: string, values: unknown[] = [], sticky = false): Promise<{ rows: R[]; rowCount: number }> {
+  private async q<R extends Record<string, unknown>>(
+    text: string,
+    values: unknown[] = [],
+    sticky = false,
+  ): Promise<{ rows: R[]; rowCount: number }> {
     try {
       const pool = await this.connect();
       if (this.closed) throw this.closedError();
@@ -164,11 +199,15 @@ export class PostgresStore implements SessionStore {
   private tablesGone(e: unknown): BatonError {
     migrated.delete(`${this.target.connectionString}#${this.schema}`);
     this.ready = null;
-    return new BatonError('STORE_UNAVAILABLE', `The tables of schema ${this.schema} at ${this.location} are missing (dropped while baton was running?).`, {
-      hint: 'Retry: the next call creates the schema again (empty), or restore it from a backup first.',
-      details: { retryable: true, sqlState: sqlState(e) },
-      cause: e,
-    });
+    return new BatonError(
+      'STORE_UNAVAILABLE',
+      `The tables of schema ${this.schema} at ${this.location} are missing (dropped while baton was running?).`,
+      {
+        hint: 'Retry: the next call creates the schema again (empty), or restore it from a backup first.',
+        details: { retryable: true, sqlState: sqlState(e) },
+        cause: e,
+      },
+    );
   }
 
   async create(id: string, events: NewEvent[], summary: SessionSummary): Promise<{ revision: number }> {
@@ -176,7 +215,15 @@ export class PostgresStore implements SessionStore {
     const revision = events.length;
     const { types, bodies } = encodeEvents(events);
     const payload = JSON.stringify({ session: id, revision });
-    const r = await this.q(this.sql.create, [id, revision, RowText.of({ ...summary, revision }).json, types, bodies, channelOf(this.schema), payload]);
+    const r = await this.q(this.sql.create, [
+      id,
+      revision,
+      RowText.of({ ...summary, revision }).json,
+      types,
+      bodies,
+      channelOf(this.schema),
+      payload,
+    ]);
     if (r.rowCount === 0) throw exists(id);
     return { revision };
   }
@@ -188,7 +235,13 @@ export class PostgresStore implements SessionStore {
 
   async load(id: string): Promise<LoadResult> {
     validateId(id);
-    const r = await this.q<{ seq: number | null; snap_rev: number | null; body: string | null; row_rev: number | null; max_seq: number | null }>(this.sql.load, [id]);
+    const r = await this.q<{
+      seq: number | null;
+      snap_rev: number | null;
+      body: string | null;
+      row_rev: number | null;
+      max_seq: number | null;
+    }>(this.sql.load, [id]);
     const head = r.rows[0];
     if (!head || head.seq !== null) throw notFound(id);
     checkNothingLost(id, head, 'the events table');
@@ -210,7 +263,13 @@ export class PostgresStore implements SessionStore {
 
   async readEvents(id: string, afterSeq = 0): Promise<StoredEvent[]> {
     validateId(id);
-    const r = await this.q<{ seq: number | null; body: string | null; row_rev: number | null; snap_rev: number | null; max_seq: number | null }>(this.sql.readEvents, [id, Math.max(0, Math.floor(afterSeq))]);
+    const r = await this.q<{
+      seq: number | null;
+      body: string | null;
+      row_rev: number | null;
+      snap_rev: number | null;
+      max_seq: number | null;
+    }>(this.sql.readEvents, [id, Math.max(0, Math.floor(afterSeq))]);
     if (!r.rows[0] || r.rows[0].seq !== null) throw notFound(id);
     checkNothingLost(id, r.rows[0], 'the events table');
     const events = r.rows.slice(1).map((row) => decodeEvent(id, row.seq!, row.body!));
@@ -225,7 +284,12 @@ export class PostgresStore implements SessionStore {
    * (refresh.ts); this handle's own `list` waits for them, other handles see a lagging row
    * as missing and derive it from the journal.
    */
-  async append(id: string, expectedRevision: number, events: NewEvent[], options: AppendOptions = {}): Promise<{ revision: number }> {
+  async append(
+    id: string,
+    expectedRevision: number,
+    events: NewEvent[],
+    options: AppendOptions = {},
+  ): Promise<{ revision: number }> {
     validateId(id);
     const revision = expectedRevision + events.length;
     const { types, bodies } = encodeEvents(events);
@@ -233,10 +297,14 @@ export class PostgresStore implements SessionStore {
     try {
       // Marked only when the row changes: the manager passes a row only then (summaryChanged).
       const mark = options.summary ? true : null;
-      r = types.length === 1 ? await this.q(this.sql.append, [id, expectedRevision, types[0], bodies[0], mark], true) : await this.q(this.sql.appendMany, [id, expectedRevision, types, bodies, mark], true);
+      r =
+        types.length === 1
+          ? await this.q(this.sql.append, [id, expectedRevision, types[0], bodies[0], mark], true)
+          : await this.q(this.sql.appendMany, [id, expectedRevision, types, bodies, mark], true);
     } catch (e) {
       // The primary key refused a seq that is taken: another writer got there first.
-      if (sqlState(e) === '23505') throw conflict(id, expectedRevision, (await this.currentRevision(id)) ?? expectedRevision);
+      if (sqlState(e) === '23505')
+        throw conflict(id, expectedRevision, (await this.currentRevision(id)) ?? expectedRevision);
       // The session was deleted while this append waited for it.
       if (sqlState(e) === '23503') throw notFound(id);
       throw e;
@@ -305,7 +373,11 @@ export class PostgresStore implements SessionStore {
 
   async putSummaries(rows: SessionSummary[]): Promise<void> {
     if (!rows.length) return;
-    await this.q(this.sql.putSummaries, [rows.map((x) => x.id), rows.map((x) => RowText.of(x).json), rows.map((x) => x.revision)]);
+    await this.q(this.sql.putSummaries, [
+      rows.map((x) => x.id),
+      rows.map((x) => RowText.of(x).json),
+      rows.map((x) => x.revision),
+    ]);
   }
 
   async getActive(): Promise<string | null> {
@@ -348,18 +420,26 @@ export class PostgresStore implements SessionStore {
     let inFn = false;
     try {
       return await inTransaction(pool, async (c: PoolClient) => {
-        await c.query("SELECT set_config('lock_timeout', $1, true)", [`${Math.max(1, Math.floor(this.lockTimeoutMs))}ms`]);
-        await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`baton.workspace.${this.schema}.${this.workspace}`]);
+        await c.query("SELECT set_config('lock_timeout', $1, true)", [
+          `${Math.max(1, Math.floor(this.lockTimeoutMs))}ms`,
+        ]);
+        await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+          `baton.workspace.${this.schema}.${this.workspace}`,
+        ]);
         inFn = true;
         return fn();
       });
     } catch (e) {
       if (!inFn && sqlState(e) === '55P03') {
-        throw new BatonError('LOCKED', `The lock of workspace ${JSON.stringify(this.workspace)} in schema ${this.schema} is held by another worker (waited ${this.lockTimeoutMs} ms).`, {
-          hint: 'Another baton is starting or switching a session in this workspace; retry in a moment.',
-          details: { schema: this.schema, workspace: this.workspace },
-          cause: e,
-        });
+        throw new BatonError(
+          'LOCKED',
+          `The lock of workspace ${JSON.stringify(this.workspace)} in schema ${this.schema} is held by another worker (waited ${this.lockTimeoutMs} ms).`,
+          {
+            hint: 'Another baton is starting or switching a session in this workspace; retry in a moment.',
+            details: { schema: this.schema, workspace: this.workspace },
+            cause: e,
+          },
+        );
       }
       if (!inFn && this.closed && !isBatonError(e)) throw this.closedError();
       throw mapPgError(e, this.location);
@@ -405,8 +485,16 @@ export class PostgresStore implements SessionStore {
   }
 
   async listTombstones(): Promise<Tombstone[]> {
-    const r = await this.q<{ id: string; deleted_at: string; title: string; status: string; archived: boolean }>(this.sql.tombstones);
-    return r.rows.map((x) => ({ id: x.id, deletedAt: x.deleted_at, title: x.title, status: x.status, archived: x.archived }));
+    const r = await this.q<{ id: string; deleted_at: string; title: string; status: string; archived: boolean }>(
+      this.sql.tombstones,
+    );
+    return r.rows.map((x) => ({
+      id: x.id,
+      deletedAt: x.deleted_at,
+      title: x.title,
+      status: x.status,
+      archived: x.archived,
+    }));
   }
 
   /** Rows are never torn: the one repair is of acknowledged events lost (see repair.ts). */
@@ -444,7 +532,10 @@ export class PostgresStore implements SessionStore {
 
   private async readCheckpoints(id: string, checkpointId: string | null): Promise<CheckpointRead[]> {
     validateId(id);
-    const r = await this.q<{ id: string | null; body: string | null; sha256: string | null; created_at: Date | null }>(this.sql.checkpoints, [id, checkpointId]);
+    const r = await this.q<{ id: string | null; body: string | null; sha256: string | null; created_at: Date | null }>(
+      this.sql.checkpoints,
+      [id, checkpointId],
+    );
     if (!r.rows[0] || r.rows[0].id !== null) throw notFound(id);
     return r.rows.slice(1).map((x) => readCheckpointRow(id, x.id!, x.body!, x.sha256!, x.created_at));
   }
@@ -479,7 +570,6 @@ export class PostgresStore implements SessionStore {
     this.closingPool = null;
     if (pool) await pool.end().catch(() => undefined);
   }
-
 }
 
 const names = new Map<string, string>();

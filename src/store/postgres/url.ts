@@ -44,9 +44,13 @@ export function parsePgUrl(url: string): PgTarget {
   }
   const schema = u.searchParams.get('schema') ?? DEFAULT_SCHEMA;
   if (!SCHEMA_PATTERN.test(schema)) {
-    throw new BatonError('BAD_INPUT', `The schema name ${JSON.stringify(schema.slice(0, 80))} in the store URL is not valid.`, {
-      hint: 'Use ?schema= with lower-case letters, digits and _ (starting with a letter or _), at most 57 characters.',
-    });
+    throw new BatonError(
+      'BAD_INPUT',
+      `The schema name ${JSON.stringify(schema.slice(0, 80))} in the store URL is not valid.`,
+      {
+        hint: 'Use ?schema= with lower-case letters, digits and _ (starting with a letter or _), at most 57 characters.',
+      },
+    );
   }
   // At least 2: the workspace lock holds one connection while its section uses another.
   const poolMax = intParam(u, 'pool', DEFAULT_POOL_MAX, 2, 100);
@@ -62,9 +66,13 @@ function intParam(u: URL, name: string, fallback: number, min: number, max: numb
   const raw = u.searchParams.get(name);
   if (raw === null) return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw new BatonError('BAD_INPUT', `The store URL parameter ${name}=${JSON.stringify(raw.slice(0, 40))} is not a whole number from ${min} to ${max}.`, {
-      hint: `Fix or remove ?${name}= (default ${fallback}).`,
-    });
+    throw new BatonError(
+      'BAD_INPUT',
+      `The store URL parameter ${name}=${JSON.stringify(raw.slice(0, 40))} is not a whole number from ${min} to ${max}.`,
+      {
+        hint: `Fix or remove ?${name}= (default ${fallback}).`,
+      },
+    );
   }
   return Number(raw);
 }

@@ -69,7 +69,12 @@ function reportedRevisions(): { isNews: (c: StoreChange) => boolean; endRound: (
  * takes longer than `pingTimeoutMs` reports the connection lost. Never keeps the process
  * alive by itself (the LISTEN connection does, while it lives).
  */
-function every(timing: WatchTiming, current: () => Client | null, check: (c: Client) => Promise<void>, lost: (c: Client) => void): NodeJS.Timeout {
+function every(
+  timing: WatchTiming,
+  current: () => Client | null,
+  check: (c: Client) => Promise<void>,
+  lost: (c: Client) => void,
+): NodeJS.Timeout {
   let pinging = false;
   const pinger = setInterval(() => {
     const c = current();
@@ -98,12 +103,22 @@ function every(timing: WatchTiming, current: () => Client | null, check: (c: Cli
  * Resolves once listening; rejects with `STORE_UNAVAILABLE` when the first connection fails.
  * An exception thrown by `onChange` is ignored.
  */
-export async function watchChanges(target: PgTarget, changedSince: string, onChange: (c: StoreChange) => void, timing: WatchTiming = DEFAULT_TIMING): Promise<() => Promise<void>> {
+export async function watchChanges(
+  target: PgTarget,
+  changedSince: string,
+  onChange: (c: StoreChange) => void,
+  timing: WatchTiming = DEFAULT_TIMING,
+): Promise<() => Promise<void>> {
   const channel = channelOf(target.schema);
   let client: Client | null = null;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
-  const pinger = every(timing, () => (stopped ? null : client), (c) => poll(c), (c) => lost(c));
+  const pinger = every(
+    timing,
+    () => (stopped ? null : client),
+    (c) => poll(c),
+    (c) => lost(c),
+  );
   /** Server time when the current connection started listening (then: when the last poll started). */
   let listeningSince: Date | null = null;
   const news = reportedRevisions();
@@ -137,7 +152,8 @@ export async function watchChanges(target: PgTarget, changedSince: string, onCha
     if (!payload) return;
     try {
       const p = JSON.parse(payload) as { session?: unknown; revision?: unknown };
-      if (typeof p.session === 'string' && typeof p.revision === 'number') report({ sessionId: p.session, revision: p.revision });
+      if (typeof p.session === 'string' && typeof p.revision === 'number')
+        report({ sessionId: p.session, revision: p.revision });
     } catch {
       // not one of ours
     }

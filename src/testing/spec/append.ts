@@ -12,7 +12,13 @@ export function conditionalAppendTests(suite: StoreSuite): void {
       expect(await suite.store.append('s', 2, [noteEvent(2), tokensEvent(3), noteEvent(4)])).toEqual({ revision: 5 });
       const events = await suite.store.readEvents('s');
       expectContiguous(events);
-      expect(events.map((e) => e.type)).toEqual(['session.created', 'note.added', 'note.added', 'tokens.recorded', 'note.added']);
+      expect(events.map((e) => e.type)).toEqual([
+        'session.created',
+        'note.added',
+        'note.added',
+        'tokens.recorded',
+        'note.added',
+      ]);
       expect(events[4]).toMatchObject({ ...noteEvent(4), seq: 5 });
     });
 
@@ -33,7 +39,9 @@ export function conditionalAppendTests(suite: StoreSuite): void {
 
     it('lets exactly one of 10 concurrent appends expecting the same revision win', async () => {
       await seed(suite.store, 'race', 1);
-      const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => suite.store.append('race', 2, [noteEvent(100 + i)])));
+      const results = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) => suite.store.append('race', 2, [noteEvent(100 + i)])),
+      );
       const won = results.filter((r) => r.status === 'fulfilled');
       const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
       expect(won).toHaveLength(1);

@@ -22,7 +22,10 @@ export function archiveTests(suite: StoreSuite): void {
       expect(r.missing).toEqual([]);
       expect(r.summaries.find((s) => s.id === 'arch')?.archived).toBe(true);
       expect(r.summaries.find((s) => s.id === 'live')?.archived).toBe(false);
-      await expectCode(suite.store.create('arch', [createdEvent()], summaryOf('arch', stored([createdEvent()]))), 'EXISTS');
+      await expectCode(
+        suite.store.create('arch', [createdEvent()], summaryOf('arch', stored([createdEvent()]))),
+        'EXISTS',
+      );
       // Archiving twice is harmless.
       await suite.store.archive('arch');
       expect(await suite.store.isArchived('arch')).toBe(true);

@@ -9,7 +9,11 @@ export function checkpointTests(suite: StoreSuite): void {
       const events = await seed(suite.store, 'c', 2);
       const cp = checkpointOf('c', events, 'cp-1-first', 'First: «ünïcode» ✓');
       await suite.store.saveCheckpoint('c', cp);
-      expect(await suite.store.readCheckpoint('c', 'cp-1-first')).toEqual({ id: 'cp-1-first', valid: true, checkpoint: cp });
+      expect(await suite.store.readCheckpoint('c', 'cp-1-first')).toEqual({
+        id: 'cp-1-first',
+        valid: true,
+        checkpoint: cp,
+      });
       expect(await suite.store.listCheckpoints('c')).toEqual([{ id: 'cp-1-first', valid: true, checkpoint: cp }]);
       // The state inside folds from the same journal.
       const r = await suite.store.readCheckpoint('c', 'cp-1-first');
@@ -28,7 +32,12 @@ export function checkpointTests(suite: StoreSuite): void {
     it('lists checkpoints in creation order (numbers compared as numbers)', async () => {
       const events = await seed(suite.store, 'o', 1);
       for (const n of [10, 2, 1, 11]) await suite.store.saveCheckpoint('o', checkpointOf('o', events, `cp-${n}-x`));
-      expect((await suite.store.listCheckpoints('o')).map((r) => r.id)).toEqual(['cp-1-x', 'cp-2-x', 'cp-10-x', 'cp-11-x']);
+      expect((await suite.store.listCheckpoints('o')).map((r) => r.id)).toEqual([
+        'cp-1-x',
+        'cp-2-x',
+        'cp-10-x',
+        'cp-11-x',
+      ]);
     });
 
     it('never overwrites a checkpoint: EXISTS, and the first one stays', async () => {

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { BAD_IDS, createdEvent, expectCode, expectContiguous, noteEvent, seed, stateOf, stored, summaryOf, tokensEvent } from '../fixtures.js';
+import {
+  BAD_IDS,
+  createdEvent,
+  expectCode,
+  expectContiguous,
+  noteEvent,
+  seed,
+  stateOf,
+  stored,
+  summaryOf,
+  tokensEvent,
+} from '../fixtures.js';
 import type { StoreSuite } from '../suite.js';
 
 /** Conformance group: create and load. */
@@ -43,7 +54,10 @@ export function createAndLoadTests(suite: StoreSuite): void {
 
     it('refuses to create an existing id with EXISTS and changes nothing', async () => {
       const before = await seed(suite.store, 'dup', 2);
-      await expectCode(suite.store.create('dup', [createdEvent('other')], summaryOf('dup', stored([createdEvent('other')]))), 'EXISTS');
+      await expectCode(
+        suite.store.create('dup', [createdEvent('other')], summaryOf('dup', stored([createdEvent('other')]))),
+        'EXISTS',
+      );
       const after = await suite.store.readEvents('dup');
       expect(after).toHaveLength(before.length);
       expect(after[0]).toMatchObject({ type: 'session.created', data: { title: 'Session dup' } });
@@ -56,7 +70,10 @@ export function createAndLoadTests(suite: StoreSuite): void {
       await expectCode(suite.store.readEvents('unknown'), 'NOT_FOUND');
       await expectCode(suite.store.append('unknown', 0, [noteEvent(1)]), 'NOT_FOUND');
       await expectCode(suite.store.append('unknown', 1, [noteEvent(1)]), 'NOT_FOUND');
-      await expectCode(suite.store.writeSnapshot('unknown', { revision: 1, state: stateOf('unknown', stored([createdEvent()])) }), 'NOT_FOUND');
+      await expectCode(
+        suite.store.writeSnapshot('unknown', { revision: 1, state: stateOf('unknown', stored([createdEvent()])) }),
+        'NOT_FOUND',
+      );
       await expectCode(suite.store.archive('unknown'), 'NOT_FOUND');
       await expectCode(suite.store.isArchived('unknown'), 'NOT_FOUND');
       if (suite.store.repair) await expectCode(suite.store.repair('unknown'), 'NOT_FOUND');

@@ -40,7 +40,8 @@ export function cursorTests(suite: StoreSuite): void {
 
     it('refuses names that are not plain and values too large, writing nothing', async (ctx) => {
       const c = table(ctx);
-      for (const bad of ['', '../x', 'a/b', '.hidden', 'a..b', 'x'.repeat(201)]) await expectCode(c.put(bad, 'v', null), 'BAD_INPUT');
+      for (const bad of ['', '../x', 'a/b', '.hidden', 'a..b', 'x'.repeat(201)])
+        await expectCode(c.put(bad, 'v', null), 'BAD_INPUT');
       await expectCode(c.put('big', 'v'.repeat(64 * 1024 + 1), null), 'BAD_INPUT');
       expect(await c.list('')).toEqual([]);
     });

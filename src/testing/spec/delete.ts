@@ -13,7 +13,13 @@ export function deleteTests(suite: StoreSuite): void {
       await seed(suite.store, 'stays');
       expect(await suite.store.listTombstones()).toEqual([]);
       const t = await suite.store.delete('gone', 3, info('Gone for good'));
-      expect(t).toEqual({ id: 'gone', deletedAt: at(100), title: 'Gone for good', status: 'completed', archived: false });
+      expect(t).toEqual({
+        id: 'gone',
+        deletedAt: at(100),
+        title: 'Gone for good',
+        status: 'completed',
+        archived: false,
+      });
       expect(await suite.store.exists('gone')).toBe(false);
       await expectCode(suite.store.load('gone'), 'NOT_FOUND');
       await expectCode(suite.store.readEvents('gone'), 'NOT_FOUND');
@@ -34,7 +40,9 @@ export function deleteTests(suite: StoreSuite): void {
       expect(t.archived).toBe(true);
       expect(await suite.store.exists('old')).toBe(false);
       expect((await suite.store.list()).summaries).toEqual([]);
-      expect(await suite.store.listTombstones()).toEqual([{ id: 'old', deletedAt: at(100), title: 'Old', status: 'abandoned', archived: true }]);
+      expect(await suite.store.listTombstones()).toEqual([
+        { id: 'old', deletedAt: at(100), title: 'Old', status: 'abandoned', archived: true },
+      ]);
     });
 
     it('deletes only at the expected revision: CONFLICT otherwise, and nothing is removed', async () => {
@@ -94,7 +102,10 @@ export function deleteTests(suite: StoreSuite): void {
       if (!suite.store.capabilities.multiProcess) ctx.skip();
       await seed(suite.store, 'race', 1);
       const other = await suite.second();
-      const results = await Promise.allSettled([suite.store.delete('race', 2, info('Race')), other.delete('race', 2, info('Race'))]);
+      const results = await Promise.allSettled([
+        suite.store.delete('race', 2, info('Race')),
+        other.delete('race', 2, info('Race')),
+      ]);
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       const lost = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
       expect(isBatonError(lost.reason, 'NOT_FOUND')).toBe(true);
@@ -107,7 +118,9 @@ export function deleteTests(suite: StoreSuite): void {
       await suite.store.delete('d1', 1, info('Durable'));
       await suite.store.close();
       const again = await suite.second();
-      expect(await again.listTombstones()).toEqual([{ id: 'd1', deletedAt: at(100), title: 'Durable', status: 'completed', archived: false }]);
+      expect(await again.listTombstones()).toEqual([
+        { id: 'd1', deletedAt: at(100), title: 'Durable', status: 'completed', archived: false },
+      ]);
       expect(await again.exists('d1')).toBe(false);
     });
   });

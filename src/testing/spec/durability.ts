@@ -14,7 +14,11 @@ export function durabilityTests(suite: StoreSuite): void {
       await suite.store.saveCheckpoint('d', checkpointOf('d', events, 'cp-1'));
       await suite.store.close();
       const again = await suite.second();
-      expect(await again.readCheckpoint('d', 'cp-1')).toEqual({ id: 'cp-1', valid: true, checkpoint: checkpointOf('d', events, 'cp-1') });
+      expect(await again.readCheckpoint('d', 'cp-1')).toEqual({
+        id: 'cp-1',
+        valid: true,
+        checkpoint: checkpointOf('d', events, 'cp-1'),
+      });
       const loaded = await again.load('d');
       expect(loaded.revision).toBe(5);
       expect(loaded.snapshot?.revision).toBe(4);

@@ -52,7 +52,11 @@ export function handlesTests(suite: StoreSuite): void {
         await sleep(25);
         inside -= 1;
       };
-      await Promise.all([suite.store.withWorkspaceLock(section), other.withWorkspaceLock(section), suite.store.withWorkspaceLock(section)]);
+      await Promise.all([
+        suite.store.withWorkspaceLock(section),
+        other.withWorkspaceLock(section),
+        suite.store.withWorkspaceLock(section),
+      ]);
       expect(overlap).toBe(false);
     });
 

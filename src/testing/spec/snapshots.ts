@@ -66,7 +66,10 @@ export function snapshotTests(suite: StoreSuite): void {
 
     it('refuses a snapshot past the journal end with BAD_INPUT', async () => {
       const events = await seed(suite.store, 'past', 1);
-      await expectCode(suite.store.writeSnapshot('past', { revision: 3, state: { ...stateOf('past', events), revision: 3 } }), 'BAD_INPUT');
+      await expectCode(
+        suite.store.writeSnapshot('past', { revision: 3, state: { ...stateOf('past', events), revision: 3 } }),
+        'BAD_INPUT',
+      );
       const loaded = await suite.store.load('past');
       expect(loaded.snapshot).toBeNull();
       expect(loaded.revision).toBe(2);

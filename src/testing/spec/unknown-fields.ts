@@ -15,13 +15,23 @@ export function unknownFieldsTests(suite: StoreSuite): void {
         futureTop: 42,
         trace: { span: 'abc' },
       } as unknown as NewEvent;
-      const unknownType = { type: 'future.event', time: at(2), actor: ACTOR, data: { anything: true }, ext: 'x' } as unknown as NewEvent;
+      const unknownType = {
+        type: 'future.event',
+        time: at(2),
+        actor: ACTOR,
+        data: { anything: true },
+        ext: 'x',
+      } as unknown as NewEvent;
       await suite.store.append('u', 1, [withExtras, unknownType]);
       const loaded = await suite.store.load('u');
       const read = await suite.store.readEvents('u');
       for (const events of [loaded.events, read]) {
         expect(events[0]).toMatchObject({ futureTop: { nested: [1, 'two', null] } });
-        expect(events[1]).toMatchObject({ futureTop: 42, trace: { span: 'abc' }, data: { futureData: 'kept', deep: { a: 1 }, text: 'note 1' } });
+        expect(events[1]).toMatchObject({
+          futureTop: 42,
+          trace: { span: 'abc' },
+          data: { futureData: 'kept', deep: { a: 1 }, text: 'note 1' },
+        });
         expect(events[2]).toMatchObject({ type: 'future.event', seq: 3, data: { anything: true }, ext: 'x' });
       }
       // The fold ignores what it does not know.

@@ -20,11 +20,16 @@ export function workspaceLockTests(suite: StoreSuite): void {
         inside -= 1;
         return name;
       };
-      const results = await Promise.all([suite.store.withWorkspaceLock(section('a')), suite.store.withWorkspaceLock(section('b'))]);
+      const results = await Promise.all([
+        suite.store.withWorkspaceLock(section('a')),
+        suite.store.withWorkspaceLock(section('b')),
+      ]);
       expect(results).toEqual(['a', 'b']);
       expect(overlap).toBe(false);
       expect(log).toHaveLength(4);
-      expect(log[0]!.endsWith(':in') && log[1]!.endsWith(':out') && log[0]!.split(':')[0] === log[1]!.split(':')[0]).toBe(true);
+      expect(
+        log[0]!.endsWith(':in') && log[1]!.endsWith(':out') && log[0]!.split(':')[0] === log[1]!.split(':')[0],
+      ).toBe(true);
     });
 
     it('releases the lock when a section throws', async () => {

@@ -14,7 +14,11 @@ export class ApiError extends Error {
 
 /** GETs `path` under /api and returns its JSON. */
 export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
-  const r = await fetch(path, { credentials: 'same-origin', headers: { Accept: 'application/json' }, ...(signal ? { signal } : {}) });
+  const r = await fetch(path, {
+    credentials: 'same-origin',
+    headers: { Accept: 'application/json' },
+    ...(signal ? { signal } : {}),
+  });
   const body = (await r.json().catch(() => null)) as { error?: { code: string; message: string } } | null;
   if (!r.ok) throw new ApiError(body?.error?.code ?? 'HTTP', body?.error?.message ?? `HTTP ${r.status}`, r.status);
   return body as T;
@@ -40,7 +44,9 @@ function setLive(v: boolean): void {
 function connect(): void {
   if (source) return;
   source = new EventSource('/api/live');
-  source.addEventListener('ready', (e) => setLive((JSON.parse((e as MessageEvent<string>).data) as { live: boolean }).live));
+  source.addEventListener('ready', (e) =>
+    setLive((JSON.parse((e as MessageEvent<string>).data) as { live: boolean }).live),
+  );
   source.addEventListener('change', (e) => {
     const c = JSON.parse((e as MessageEvent<string>).data) as LiveChange;
     for (const l of listeners) l(c);
@@ -63,8 +69,16 @@ export function useLiveState(): boolean {
  * Reads `path` now and again after each live change that `matters` (at most once per `delayMs`:
  * a burst of changes costs one read), without a reload. `path` null: nothing to read.
  */
-export function useApi<T>(path: string | null, matters: (c: LiveChange) => boolean = () => true, delayMs = 120): { data: T | null; error: ApiError | null; loading: boolean } {
-  const [state, setState] = useState<{ data: T | null; error: ApiError | null; loading: boolean }>({ data: null, error: null, loading: path !== null });
+export function useApi<T>(
+  path: string | null,
+  matters: (c: LiveChange) => boolean = () => true,
+  delayMs = 120,
+): { data: T | null; error: ApiError | null; loading: boolean } {
+  const [state, setState] = useState<{ data: T | null; error: ApiError | null; loading: boolean }>({
+    data: null,
+    error: null,
+    loading: path !== null,
+  });
   const matter = useRef(matters);
   matter.current = matters;
   useEffect(() => {
@@ -77,7 +91,13 @@ export function useApi<T>(path: string | null, matters: (c: LiveChange) => boole
       const mine = ctl;
       getJson<T>(path, mine.signal).then(
         (data) => !mine.signal.aborted && setState({ data, error: null, loading: false }),
-        (e: unknown) => !mine.signal.aborted && setState((s) => ({ data: s.data, error: e instanceof ApiError ? e : new ApiError('NETWORK', String(e), 0), loading: false })),
+        (e: unknown) =>
+          !mine.signal.aborted &&
+          setState((s) => ({
+            data: s.data,
+            error: e instanceof ApiError ? e : new ApiError('NETWORK', String(e), 0),
+            loading: false,
+          })),
       );
     };
     setState((s) => ({ ...s, loading: true }));

@@ -22,7 +22,10 @@ export function EventLog({ id, page }: { id: string; page: SessionPage }) {
   const [agent, setAgent] = useState('');
   const [offset, setOffset] = useState(0);
   useEffect(() => setOffset(0), [type, agent]);
-  const { data, error } = useApi<EventsPage>(`/api/sessions/${encodeURIComponent(id)}/events${query({ type, agent, offset, limit: PAGE })}`, (c) => c.sessionId === id);
+  const { data, error } = useApi<EventsPage>(
+    `/api/sessions/${encodeURIComponent(id)}/events${query({ type, agent, offset, limit: PAGE })}`,
+    (c) => c.sessionId === id,
+  );
   const types = Object.entries(page.facets.types).sort(([a], [b]) => a.localeCompare(b));
   const families = [...new Set(types.map(([t]) => `${t.split('.')[0]}.`))];
   const agents = Object.entries(page.facets.agents).sort(([a], [b]) => a.localeCompare(b));
@@ -33,24 +36,43 @@ export function EventLog({ id, page }: { id: string; page: SessionPage }) {
           Type{' '}
           <select value={type} onChange={(e) => setType((e.target as HTMLSelectElement).value)} name="type">
             <option value="">all types</option>
-            {families.map((f) => <option key={f} value={f}>{f}*</option>)}
-            {types.map(([t, n]) => <option key={t} value={t}>{t} ({num(n)})</option>)}
+            {families.map((f) => (
+              <option key={f} value={f}>
+                {f}*
+              </option>
+            ))}
+            {types.map(([t, n]) => (
+              <option key={t} value={t}>
+                {t} ({num(n)})
+              </option>
+            ))}
           </select>
         </label>
         <label>
           Agent{' '}
           <select value={agent} onChange={(e) => setAgent((e.target as HTMLSelectElement).value)} name="agent">
             <option value="">all agents</option>
-            {agents.map(([a, n]) => <option key={a} value={a}>{a} ({num(n)})</option>)}
+            {agents.map(([a, n]) => (
+              <option key={a} value={a}>
+                {a} ({num(n)})
+              </option>
+            ))}
           </select>
         </label>
       </div>
-      {error ? <p class="error" role="alert">{error.message}</p> : null}
+      {error ? (
+        <p class="error" role="alert">
+          {error.message}
+        </p>
+      ) : null}
       <ol class="log" aria-label="Events, newest first">
         {data?.events.map((e) => (
           <li key={e.seq} data-seq={e.seq} data-type={e.type}>
             <div class="event-line">
-              <span class="seq">#{e.seq}</span> <time dateTime={e.time} title={e.time}>{e.time.replace('T', ' ').slice(0, 19)}</time>{' '}
+              <span class="seq">#{e.seq}</span>{' '}
+              <time dateTime={e.time} title={e.time}>
+                {e.time.replace('T', ' ').slice(0, 19)}
+              </time>{' '}
               <span class="sentence">{e.text}</span> <span class="muted type">{e.type}</span>
             </div>
             <details class="raw">
@@ -60,7 +82,9 @@ export function EventLog({ id, page }: { id: string; page: SessionPage }) {
           </li>
         ))}
       </ol>
-      {data ? <Pager offset={data.offset} limit={data.limit} total={data.total} onOffset={setOffset} label="events" /> : null}
+      {data ? (
+        <Pager offset={data.offset} limit={data.limit} total={data.total} onOffset={setOffset} label="events" />
+      ) : null}
     </div>
   );
 }

@@ -11,19 +11,36 @@ export function ago(iso: string | null, now = Date.now()): string {
   if (!iso) return '—';
   const s = Math.round((now - Date.parse(iso)) / 1000);
   const abs = Math.abs(s);
-  const v = abs < 60 ? `${abs} s` : abs < 3600 ? `${Math.round(abs / 60)} min` : abs < 86400 ? `${Math.round(abs / 3600)} h` : `${Math.round(abs / 86400)} d`;
+  const v =
+    abs < 60
+      ? `${abs} s`
+      : abs < 3600
+        ? `${Math.round(abs / 60)} min`
+        : abs < 86400
+          ? `${Math.round(abs / 3600)} h`
+          : `${Math.round(abs / 86400)} d`;
   return s >= 0 ? `${v} ago` : `in ${v}`;
 }
 
 /** A time for people, with the exact ISO time on hover. */
 export function Time({ iso }: { iso: string | null }) {
-  return iso ? <time dateTime={iso} title={iso}>{ago(iso)}</time> : <span>—</span>;
+  return iso ? (
+    <time dateTime={iso} title={iso}>
+      {ago(iso)}
+    </time>
+  ) : (
+    <span>—</span>
+  );
 }
 
 /** A duration between two ISO times. */
 export function duration(from: string, to: string): string {
   const s = Math.max(0, Math.round((Date.parse(to) - Date.parse(from)) / 1000));
-  return s < 60 ? `${s} s` : s < 3600 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
+  return s < 60
+    ? `${s} s`
+    : s < 3600
+      ? `${Math.floor(s / 60)} min ${s % 60} s`
+      : `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
 }
 
 /** A session or phase status as a coloured badge with its cause. */
@@ -49,7 +66,19 @@ export function Hash({ sha }: { sha: string | null }) {
 }
 
 /** Previous / next buttons and where the page is. */
-export function Pager({ offset, limit, total, onOffset, label }: { offset: number; limit: number; total: number; onOffset: (o: number) => void; label: string }) {
+export function Pager({
+  offset,
+  limit,
+  total,
+  onOffset,
+  label,
+}: {
+  offset: number;
+  limit: number;
+  total: number;
+  onOffset: (o: number) => void;
+  label: string;
+}) {
   const last = Math.min(total, offset + limit);
   return (
     <nav class="pager" aria-label={`${label} pages`}>
@@ -67,7 +96,17 @@ export function Pager({ offset, limit, total, onOffset, label }: { offset: numbe
 }
 
 /** A titled section of the session page, reachable from the page's table of contents. */
-export function Section({ id, title, children, extra }: { id: string; title: string; children: ComponentChildren; extra?: ComponentChildren }) {
+export function Section({
+  id,
+  title,
+  children,
+  extra,
+}: {
+  id: string;
+  title: string;
+  children: ComponentChildren;
+  extra?: ComponentChildren;
+}) {
   return (
     <section id={id} aria-labelledby={`${id}-h`} class="card">
       <header class="card-head">

@@ -41,7 +41,12 @@ function App() {
             Sessions
           </a>
         </nav>
-        <span class={`live ${live ? 'on' : 'off'}`} role="status" data-live={live ? 'on' : 'off'} title={live ? 'Changes appear as they happen' : 'Not connected to the change feed'}>
+        <span
+          class={`live ${live ? 'on' : 'off'}`}
+          role="status"
+          data-live={live ? 'on' : 'off'}
+          title={live ? 'Changes appear as they happen' : 'Not connected to the change feed'}
+        >
           {live ? '● live' : '○ offline'}
         </span>
       </header>

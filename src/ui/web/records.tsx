@@ -9,12 +9,20 @@ export function Errors({ page }: { page: SessionPage }) {
   return (
     <table class="compact responsive">
       <thead>
-        <tr><th scope="col">error</th><th scope="col">phase</th><th scope="col">type</th><th scope="col">message</th><th scope="col">resolution</th></tr>
+        <tr>
+          <th scope="col">error</th>
+          <th scope="col">phase</th>
+          <th scope="col">type</th>
+          <th scope="col">message</th>
+          <th scope="col">resolution</th>
+        </tr>
       </thead>
       <tbody>
         {errors.map((e) => (
           <tr key={e.id} class={e.resolved ? 'resolved' : 'open'} data-error={e.id}>
-            <td data-label="error">{e.id} <Time iso={e.time} /></td>
+            <td data-label="error">
+              {e.id} <Time iso={e.time} />
+            </td>
             <td data-label="phase">{e.phaseId}</td>
             <td data-label="type">{e.type}</td>
             <td data-label="message">{e.message}</td>
@@ -42,37 +50,55 @@ export function Records({ page }: { page: SessionPage }) {
             </li>
           ))}
         </ul>
-      ) : <Empty what="decisions" />}
+      ) : (
+        <Empty what="decisions" />
+      )}
       <h3>Findings</h3>
       {v.findings.length ? (
         <ul class="plain">
           {v.findings.map((f) => (
             <li key={f.id}>
-              {f.severity ? <span class={`badge sev-${f.severity}`}>{f.severity}</span> : null} {f.text} {f.phaseId ? <span class="muted">({f.phaseId})</span> : null}
+              {f.severity ? <span class={`badge sev-${f.severity}`}>{f.severity}</span> : null} {f.text}{' '}
+              {f.phaseId ? <span class="muted">({f.phaseId})</span> : null}
             </li>
           ))}
         </ul>
-      ) : <Empty what="findings" />}
+      ) : (
+        <Empty what="findings" />
+      )}
       <h3>Milestones</h3>
       {v.milestones.length ? (
         <ul class="plain">
           {v.milestones.map((m) => (
             <li key={m.id}>
-              {m.done ? '✓' : '○'} {m.title} {m.targetDate ? <span class="muted">target {m.targetDate}</span> : null} {m.doneAt ? <Time iso={m.doneAt} /> : null}
+              {m.done ? '✓' : '○'} {m.title} {m.targetDate ? <span class="muted">target {m.targetDate}</span> : null}{' '}
+              {m.doneAt ? <Time iso={m.doneAt} /> : null}
             </li>
           ))}
         </ul>
-      ) : <Empty what="milestones" />}
+      ) : (
+        <Empty what="milestones" />
+      )}
       {v.notes.length ? (
         <>
           <h3>Notes</h3>
-          <ul class="plain">{v.notes.map((n) => <li key={n.id}>{n.text}</li>)}</ul>
+          <ul class="plain">
+            {v.notes.map((n) => (
+              <li key={n.id}>{n.text}</li>
+            ))}
+          </ul>
         </>
       ) : null}
       {v.artifacts.length ? (
         <>
           <h3>Artifacts</h3>
-          <ul class="plain">{v.artifacts.map((a) => <li key={a.id}><code>{a.path}</code> {a.kind ? <span class="muted">{a.kind}</span> : null} {a.description}</li>)}</ul>
+          <ul class="plain">
+            {v.artifacts.map((a) => (
+              <li key={a.id}>
+                <code>{a.path}</code> {a.kind ? <span class="muted">{a.kind}</span> : null} {a.description}
+              </li>
+            ))}
+          </ul>
         </>
       ) : null}
     </div>
@@ -82,7 +108,8 @@ export function Records({ page }: { page: SessionPage }) {
 /** Files per phase with their hashes; those the resume plan finds changed outside the session are flagged. */
 export function Files({ page, resume }: { page: SessionPage; resume: ResumeView | null }) {
   const checks = new Map<string, string>();
-  for (const g of resume?.plan.files.byPhase ?? []) for (const f of g.files) if (f.kind !== 'unchanged') checks.set(`${g.phaseId ?? ''}\u0000${f.path}`, f.kind);
+  for (const g of resume?.plan.files.byPhase ?? [])
+    for (const f of g.files) if (f.kind !== 'unchanged') checks.set(`${g.phaseId ?? ''}\u0000${f.path}`, f.kind);
   const groups = page.view.phases.filter((p) => p.files.length);
   const newFiles = resume?.plan.files.newFiles ?? [];
   if (!groups.length && !newFiles.length) return <Empty what="files" />;
@@ -90,8 +117,24 @@ export function Files({ page, resume }: { page: SessionPage; resume: ResumeView 
   const flagged = groups.reduce((n, p) => n + p.files.filter((f) => checks.has(`${p.id}\u0000${f.path}`)).length, 0);
   return (
     <div>
-      {flagged ? <p class="warn" role="note" data-flagged={flagged}>{flagged === 1 ? 'A file' : `${num(flagged)} files`} changed outside the session since {flagged === 1 ? 'it was' : 'they were'} recorded (flagged below).</p> : null}
-      {newFiles.length ? <p class="warn" role="note" data-new-files={newFiles.length}>New files the session has not recorded: {newFiles.map((f, i) => <>{i ? ', ' : ''}<code key={f}>{f}</code></>)}.</p> : null}
+      {flagged ? (
+        <p class="warn" role="note" data-flagged={flagged}>
+          {flagged === 1 ? 'A file' : `${num(flagged)} files`} changed outside the session since{' '}
+          {flagged === 1 ? 'it was' : 'they were'} recorded (flagged below).
+        </p>
+      ) : null}
+      {newFiles.length ? (
+        <p class="warn" role="note" data-new-files={newFiles.length}>
+          New files the session has not recorded:{' '}
+          {newFiles.map((f, i) => (
+            <>
+              {i ? ', ' : ''}
+              <code key={f}>{f}</code>
+            </>
+          ))}
+          .
+        </p>
+      ) : null}
       {groups.map((p) => (
         <details key={p.id} open={p.files.length <= 20}>
           <summary>
@@ -99,18 +142,36 @@ export function Files({ page, resume }: { page: SessionPage; resume: ResumeView 
           </summary>
           <table class="compact responsive">
             <thead>
-              <tr><th scope="col">path</th><th scope="col">action</th><th scope="col">sha256</th><th scope="col">size</th><th scope="col">now</th></tr>
+              <tr>
+                <th scope="col">path</th>
+                <th scope="col">action</th>
+                <th scope="col">sha256</th>
+                <th scope="col">size</th>
+                <th scope="col">now</th>
+              </tr>
             </thead>
             <tbody>
               {p.files.map((f) => {
                 const kind = checks.get(`${p.id}\u0000${f.path}`);
                 return (
                   <tr key={f.path} data-file={f.path} data-outside={kind ?? ''} class={kind ? 'flagged' : ''}>
-                    <td data-label="path"><code>{f.path}</code></td>
+                    <td data-label="path">
+                      <code>{f.path}</code>
+                    </td>
                     <td data-label="action">{f.action}</td>
-                    <td data-label="sha256"><Hash sha={f.sha256} /></td>
+                    <td data-label="sha256">
+                      <Hash sha={f.sha256} />
+                    </td>
                     <td data-label="size">{f.size === null ? '—' : num(f.size)}</td>
-                    <td data-label="now">{kind ? <span class="warn">⚠ {kind} outside the session</span> : resume ? <span class="muted">as recorded</span> : '…'}</td>
+                    <td data-label="now">
+                      {kind ? (
+                        <span class="warn">⚠ {kind} outside the session</span>
+                      ) : resume ? (
+                        <span class="muted">as recorded</span>
+                      ) : (
+                        '…'
+                      )}
+                    </td>
                   </tr>
                 );
               })}
@@ -128,15 +189,26 @@ export function Checkpoints({ page }: { page: SessionPage }) {
   return (
     <table class="compact responsive">
       <thead>
-        <tr><th scope="col">checkpoint</th><th scope="col">revision</th><th scope="col">taken</th><th scope="col">state</th></tr>
+        <tr>
+          <th scope="col">checkpoint</th>
+          <th scope="col">revision</th>
+          <th scope="col">taken</th>
+          <th scope="col">state</th>
+        </tr>
       </thead>
       <tbody>
         {page.checkpoints.map((c) => (
           <tr key={c.id} data-checkpoint={c.id}>
-            <td data-label="checkpoint">{c.name} <span class="muted mono">{c.id}</span></td>
+            <td data-label="checkpoint">
+              {c.name} <span class="muted mono">{c.id}</span>
+            </td>
             <td data-label="revision">{c.revision ?? '—'}</td>
-            <td data-label="taken"><Time iso={c.createdAt || null} /></td>
-            <td data-label="state">{!c.valid ? <span class="warn">damaged: {c.problem}</span> : c.superseded ? 'superseded' : 'valid'}</td>
+            <td data-label="taken">
+              <Time iso={c.createdAt || null} />
+            </td>
+            <td data-label="state">
+              {!c.valid ? <span class="warn">damaged: {c.problem}</span> : c.superseded ? 'superseded' : 'valid'}
+            </td>
           </tr>
         ))}
       </tbody>

@@ -19,14 +19,26 @@ export function Recommendation({ resume }: { resume: ResumeView | null }) {
 /** The resume section's content. */
 export function Resume({ resume, error }: { resume: ResumeView | null; error: string | null }) {
   // Session text (titles, notes, errors) is input like any other: the rendered Markdown is sanitised.
-  const html = useMemo(() => (resume ? DOMPurify.sanitize(marked.parse(resume.handoff, { async: false })) : ''), [resume?.handoff]);
-  if (error) return <p class="error" role="alert">{error}</p>;
+  const html = useMemo(
+    () => (resume ? DOMPurify.sanitize(marked.parse(resume.handoff, { async: false })) : ''),
+    [resume?.handoff],
+  );
+  if (error)
+    return (
+      <p class="error" role="alert">
+        {error}
+      </p>
+    );
   if (!resume) return <p class="muted">Loading…</p>;
   return (
     <div class="resume">
       <Recommendation resume={resume} />
       {resume.plan.warnings.length ? (
-        <ul class="warn">{resume.plan.warnings.map((w) => <li key={w}>{w}</li>)}</ul>
+        <ul class="warn">
+          {resume.plan.warnings.map((w) => (
+            <li key={w}>{w}</li>
+          ))}
+        </ul>
       ) : null}
       <details>
         <summary>Resume plan (text)</summary>

@@ -34,7 +34,16 @@ function tabOf(hash: string): Tab {
 function Tabs({ id, tab, onTab }: { id: string; tab: Tab; onTab: (t: Tab) => void }) {
   const move = (e: KeyboardEvent): void => {
     const i = TABS.findIndex(([k]) => k === tab);
-    const j = e.key === 'ArrowRight' ? i + 1 : e.key === 'ArrowLeft' ? i - 1 : e.key === 'Home' ? 0 : e.key === 'End' ? TABS.length - 1 : null;
+    const j =
+      e.key === 'ArrowRight'
+        ? i + 1
+        : e.key === 'ArrowLeft'
+          ? i - 1
+          : e.key === 'Home'
+            ? 0
+            : e.key === 'End'
+              ? TABS.length - 1
+              : null;
     if (j === null) return;
     e.preventDefault();
     const next = TABS[(j + TABS.length) % TABS.length]![0];
@@ -44,7 +53,17 @@ function Tabs({ id, tab, onTab }: { id: string; tab: Tab; onTab: (t: Tab) => voi
   return (
     <div class="tabs" role="tablist" aria-label={`Sections of session ${id}`} onKeyDown={move}>
       {TABS.map(([k, t]) => (
-        <button type="button" role="tab" key={k} id={`tab-${k}`} data-tab={k} aria-selected={tab === k} aria-controls={`panel-${k}`} tabIndex={tab === k ? 0 : -1} onClick={() => onTab(k)}>
+        <button
+          type="button"
+          role="tab"
+          key={k}
+          id={`tab-${k}`}
+          data-tab={k}
+          aria-selected={tab === k}
+          aria-controls={`panel-${k}`}
+          tabIndex={tab === k ? 0 : -1}
+          onClick={() => onTab(k)}
+        >
           {t}
         </button>
       ))}
@@ -59,12 +78,40 @@ function Overview({ page }: { page: SessionPage }) {
   return (
     <>
       <dl class="facts">
-        <div><dt>Progress</dt><dd>{v.progress.done}/{v.progress.total} phases ({v.progress.percent}%)</dd></div>
-        <div><dt>Current phase</dt><dd>{v.phases.find((p) => p.status === 'in_progress')?.id ?? '—'}</dd></div>
-        <div><dt>Tokens</dt><dd>{num(page.tokens.budget.used)}{page.tokens.budget.max !== null ? ` of ${num(page.tokens.budget.max)} (${page.tokens.budget.percent}%)` : ''}</dd></div>
-        <div><dt>Estimated cost</dt><dd data-testid="overview-cost">{page.money.total ?? '—'}{page.money.budget ? <div class="muted small">budget {page.money.budget}</div> : null}</dd></div>
-        <div><dt>Unresolved errors</dt><dd>{open}</dd></div>
-        <div><dt>Checkpoints</dt><dd>{page.checkpoints.length}</dd></div>
+        <div>
+          <dt>Progress</dt>
+          <dd>
+            {v.progress.done}/{v.progress.total} phases ({v.progress.percent}%)
+          </dd>
+        </div>
+        <div>
+          <dt>Current phase</dt>
+          <dd>{v.phases.find((p) => p.status === 'in_progress')?.id ?? '—'}</dd>
+        </div>
+        <div>
+          <dt>Tokens</dt>
+          <dd>
+            {num(page.tokens.budget.used)}
+            {page.tokens.budget.max !== null
+              ? ` of ${num(page.tokens.budget.max)} (${page.tokens.budget.percent}%)`
+              : ''}
+          </dd>
+        </div>
+        <div>
+          <dt>Estimated cost</dt>
+          <dd data-testid="overview-cost">
+            {page.money.total ?? '—'}
+            {page.money.budget ? <div class="muted small">budget {page.money.budget}</div> : null}
+          </dd>
+        </div>
+        <div>
+          <dt>Unresolved errors</dt>
+          <dd>{open}</dd>
+        </div>
+        <div>
+          <dt>Checkpoints</dt>
+          <dd>{page.checkpoints.length}</dd>
+        </div>
       </dl>
       <h3>Errors</h3>
       <Errors page={page} />
@@ -114,36 +161,82 @@ export function SessionView({ id }: { id: string }) {
   if (error && !page) {
     return (
       <main id="main" class="page">
-        <p class="error" role="alert">{error.message}</p>
+        <p class="error" role="alert">
+          {error.message}
+        </p>
         <a href="#/">← All sessions</a>
       </main>
     );
   }
-  if (!page) return <main id="main" class="page"><p class="muted">Loading…</p></main>;
+  if (!page)
+    return (
+      <main id="main" class="page">
+        <p class="muted">Loading…</p>
+      </main>
+    );
   const v = page.view;
   return (
     <main id="main" class="page" data-session={v.id} data-revision={v.revision}>
-      <a href="#/" class="back">← All sessions</a>
+      <a href="#/" class="back">
+        ← All sessions
+      </a>
       <h1>{v.title || v.id}</h1>
       <p class="meta">
-        <span class="mono">{v.id}</span> <Status status={v.status} cause={v.cause} /> <span>{v.progress.done}/{v.progress.total} phases ({v.progress.percent}%)</span>{' '}
-        <span>revision <span data-testid="revision">{num(v.revision)}</span></span> <span>changed <Time iso={v.updatedAt} /></span>
-        {v.lease ? <span> · lease held by {v.lease.owner} until <Time iso={v.lease.expiresAt} /></span> : null}
+        <span class="mono">{v.id}</span> <Status status={v.status} cause={v.cause} />{' '}
+        <span>
+          {v.progress.done}/{v.progress.total} phases ({v.progress.percent}%)
+        </span>{' '}
+        <span>
+          revision <span data-testid="revision">{num(v.revision)}</span>
+        </span>{' '}
+        <span>
+          changed <Time iso={v.updatedAt} />
+        </span>
+        {v.lease ? (
+          <span>
+            {' '}
+            · lease held by {v.lease.owner} until <Time iso={v.lease.expiresAt} />
+          </span>
+        ) : null}
       </p>
       <Banner page={page} resume={resume.data} />
       <Tabs id={v.id} tab={tab} onTab={choose} />
       <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} data-panel={tab} class="panel">
-        {tab === 'overview' ? <Section id="overview" title="Overview"><Overview page={page} /></Section> : null}
-        {tab === 'phases' ? <Section id="timeline" title="Phases"><Timeline page={page} /></Section> : null}
+        {tab === 'overview' ? (
+          <Section id="overview" title="Overview">
+            <Overview page={page} />
+          </Section>
+        ) : null}
+        {tab === 'phases' ? (
+          <Section id="timeline" title="Phases">
+            <Timeline page={page} />
+          </Section>
+        ) : null}
         {tab === 'files' ? (
           <>
-            <Section id="files" title="Files"><Files page={page} resume={resume.data} /></Section>
-            <Section id="checkpoints" title="Checkpoints"><Checkpoints page={page} /></Section>
+            <Section id="files" title="Files">
+              <Files page={page} resume={resume.data} />
+            </Section>
+            <Section id="checkpoints" title="Checkpoints">
+              <Checkpoints page={page} />
+            </Section>
           </>
         ) : null}
-        {tab === 'tokens' ? <Section id="tokens" title="Tokens and cost"><TokenChart page={page} /></Section> : null}
-        {tab === 'resume' ? <Section id="resume" title="Resume plan and handoff"><Resume resume={resume.data} error={resume.error?.message ?? null} /></Section> : null}
-        {tab === 'events' ? <Section id="events" title="Event log" extra={<span class="muted">{num(v.revision)} events</span>}><EventLog id={id} page={page} /></Section> : null}
+        {tab === 'tokens' ? (
+          <Section id="tokens" title="Tokens and cost">
+            <TokenChart page={page} />
+          </Section>
+        ) : null}
+        {tab === 'resume' ? (
+          <Section id="resume" title="Resume plan and handoff">
+            <Resume resume={resume.data} error={resume.error?.message ?? null} />
+          </Section>
+        ) : null}
+        {tab === 'events' ? (
+          <Section id="events" title="Event log" extra={<span class="muted">{num(v.revision)} events</span>}>
+            <EventLog id={id} page={page} />
+          </Section>
+        ) : null}
       </div>
     </main>
   );

@@ -27,7 +27,15 @@ function Tokens({ r }: { r: DashboardRow }) {
       {t.max !== null ? (
         <>
           <span class="muted"> / {num(t.max)}</span>
-          <meter min={0} max={100} low={80} high={95} optimum={0} value={Math.min(100, t.percent ?? 0)} aria-label={`${t.percent}% of the token budget`} />
+          <meter
+            min={0}
+            max={100}
+            low={80}
+            high={95}
+            optimum={0}
+            value={Math.min(100, t.percent ?? 0)}
+            aria-label={`${t.percent}% of the token budget`}
+          />
         </>
       ) : null}
     </div>
@@ -37,8 +45,16 @@ function Tokens({ r }: { r: DashboardRow }) {
 /** The last part of a workspace path (the whole on hover): the column stays narrow. */
 function Workspace({ name }: { name: string | null }) {
   if (name === null) return <span class="muted">—</span>;
-  const short = name.replace(/[\\/]+$/, '').split(/[\\/]/).pop() || name;
-  return <span title={name} class="mono">{short}</span>;
+  const short =
+    name
+      .replace(/[\\/]+$/, '')
+      .split(/[\\/]/)
+      .pop() || name;
+  return (
+    <span title={name} class="mono">
+      {short}
+    </span>
+  );
 }
 
 function Holder({ r }: { r: DashboardRow }) {
@@ -58,7 +74,10 @@ function Row({ r }: { r: DashboardRow }) {
         <a href={`#/s/${encodeURIComponent(r.id)}`} class="session-link">
           {r.title || r.id}
         </a>
-        <div class="muted mono">{r.id}{r.archived ? <span class="badge archived"> archived</span> : null}</div>
+        <div class="muted mono">
+          {r.id}
+          {r.archived ? <span class="badge archived"> archived</span> : null}
+        </div>
       </td>
       <td data-label="Status">
         <Status status={r.status} cause={r.cause} />
@@ -70,9 +89,15 @@ function Row({ r }: { r: DashboardRow }) {
       <td data-label="Tokens">
         <Tokens r={r} />
       </td>
-      <td data-label="Cost" class="cost-cell">{r.cost ?? <span class="muted">—</span>}</td>
-      <td data-label="Workspace" class="workspace-cell"><Workspace name={r.workspaceName} /></td>
-      <td data-label="Held by" class="holder-cell"><Holder r={r} /></td>
+      <td data-label="Cost" class="cost-cell">
+        {r.cost ?? <span class="muted">—</span>}
+      </td>
+      <td data-label="Workspace" class="workspace-cell">
+        <Workspace name={r.workspaceName} />
+      </td>
+      <td data-label="Held by" class="holder-cell">
+        <Holder r={r} />
+      </td>
       <td data-label="Last change">
         <Time iso={r.updatedAt} />
       </td>
@@ -92,7 +117,9 @@ export function SessionsView() {
     return () => clearTimeout(t);
   }, [typed]);
   useEffect(() => setOffset(0), [status, search, archived]);
-  const { data, error } = useApi<SessionsPage>(`/api/sessions${query({ status, q: search, offset, limit: PAGE, archived: archived ? 'true' : null })}`);
+  const { data, error } = useApi<SessionsPage>(
+    `/api/sessions${query({ status, q: search, offset, limit: PAGE, archived: archived ? 'true' : null })}`,
+  );
   const all = data ? Object.values(data.counts).reduce((a, b) => a + b, 0) : 0;
   return (
     <main id="main" class="page">
@@ -103,21 +130,42 @@ export function SessionsView() {
             all <span class="count">{num(all)}</span>
           </button>
           {STATUSES.map((s) => (
-            <button type="button" key={s} class={`chip s-${s}`} aria-pressed={status === s} data-filter={s} onClick={() => setStatus(status === s ? null : s)}>
+            <button
+              type="button"
+              key={s}
+              class={`chip s-${s}`}
+              aria-pressed={status === s}
+              data-filter={s}
+              onClick={() => setStatus(status === s ? null : s)}
+            >
               {s} <span class="count">{num(data?.counts[s] ?? 0)}</span>
             </button>
           ))}
         </div>
         <label class="toggle">
-          <input type="checkbox" name="archived" checked={archived} onChange={(e) => setArchived((e.target as HTMLInputElement).checked)} /> show archived{' '}
-          <span class="count">{num(data?.archived ?? 0)}</span>
+          <input
+            type="checkbox"
+            name="archived"
+            checked={archived}
+            onChange={(e) => setArchived((e.target as HTMLInputElement).checked)}
+          />{' '}
+          show archived <span class="count">{num(data?.archived ?? 0)}</span>
         </label>
         <label class="search">
           <span class="sr-only">Search by id or title</span>
-          <input type="search" placeholder="Search id or title" value={typed} onInput={(e) => setTyped((e.target as HTMLInputElement).value)} />
+          <input
+            type="search"
+            placeholder="Search id or title"
+            value={typed}
+            onInput={(e) => setTyped((e.target as HTMLInputElement).value)}
+          />
         </label>
       </div>
-      {error ? <p class="error" role="alert">{error.message}</p> : null}
+      {error ? (
+        <p class="error" role="alert">
+          {error.message}
+        </p>
+      ) : null}
       <table class="sessions responsive">
         <thead>
           <tr>
@@ -132,9 +180,17 @@ export function SessionsView() {
             <th scope="col">Last change</th>
           </tr>
         </thead>
-        <tbody>{data?.rows.map((r) => <Row key={r.id} r={r} />)}</tbody>
+        <tbody>
+          {data?.rows.map((r) => (
+            <Row key={r.id} r={r} />
+          ))}
+        </tbody>
       </table>
-      {data ? <Pager offset={data.offset} limit={data.limit} total={data.total} onOffset={setOffset} label="sessions" /> : <p class="muted">Loading…</p>}
+      {data ? (
+        <Pager offset={data.offset} limit={data.limit} total={data.total} onOffset={setOffset} label="sessions" />
+      ) : (
+        <p class="muted">Loading…</p>
+      )}
     </main>
   );
 }

@@ -19,7 +19,12 @@ function useClock(running: boolean): number {
 }
 
 function label(a: Attempt, end: string): string {
-  const parts = [`${a.phaseId}, attempt ${a.attempt}`, a.outcome, a.agent ? `by ${a.agent}` : null, duration(a.startedAt, end)];
+  const parts = [
+    `${a.phaseId}, attempt ${a.attempt}`,
+    a.outcome,
+    a.agent ? `by ${a.agent}` : null,
+    duration(a.startedAt, end),
+  ];
   if (a.reason) parts.push(`reason: ${a.reason}`);
   if (a.substeps.length) parts.push(`sub-steps: ${a.substeps.map((s) => s.name).join(', ')}`);
   if (a.errors.length) parts.push(`errors: ${a.errors.join(', ')}`);
@@ -28,7 +33,9 @@ function label(a: Attempt, end: string): string {
 
 function runText(r: RunSegment, end: string): string {
   const how = r.outcome === 'live' ? 'live' : `${r.outcome}${r.cause ? ` (${r.cause})` : ''}`;
-  return [r.label, how, r.phases.length ? `phases: ${r.phases.join(', ')}` : null, duration(r.startedAt, end)].filter(Boolean).join('; ');
+  return [r.label, how, r.phases.length ? `phases: ${r.phases.join(', ')}` : null, duration(r.startedAt, end)]
+    .filter(Boolean)
+    .join('; ');
 }
 
 /**
@@ -50,7 +57,15 @@ function RunLanes({ runs, x, end }: { runs: RunSegment[]; x: (iso: string) => nu
               {r.id}
             </div>
             <ol class="track" aria-label={`Run ${r.id}`}>
-              <li class={`attempt run r-${r.outcome}`} data-run={r.id} data-outcome={r.outcome} tabIndex={0} aria-label={runText(r, stop)} title={runText(r, stop)} style={{ left: `${left}%`, width: `${width}%` }}>
+              <li
+                class={`attempt run r-${r.outcome}`}
+                data-run={r.id}
+                data-outcome={r.outcome}
+                tabIndex={0}
+                aria-label={runText(r, stop)}
+                title={runText(r, stop)}
+                style={{ left: `${left}%`, width: `${width}%` }}
+              >
                 <span class="bar-text">
                   {r.outcome === 'died' ? '✝ ' : ''}
                   {r.agent ?? r.kind}
@@ -69,14 +84,20 @@ export function Timeline({ page }: { page: SessionPage }) {
   const v = page.view;
   const active = v.status === 'active';
   const runs = page.runs ?? [];
-  const now = useClock(active && (page.attempts.some((a) => a.outcome === 'running') || runs.some((r) => r.outcome === 'live')));
+  const now = useClock(
+    active && (page.attempts.some((a) => a.outcome === 'running') || runs.some((r) => r.outcome === 'live')),
+  );
   // A running attempt ends now while the session runs, else where the session stopped.
   const openEnd = active ? new Date(Math.max(now, Date.parse(page.now))).toISOString() : v.updatedAt;
   const endOf = (a: Attempt): string => a.endedAt ?? openEnd;
   if (!page.attempts.length && !runs.length) return <p class="muted empty">No phase has started yet.</p>;
   const starts = [...page.attempts.map((a) => Date.parse(a.startedAt)), ...runs.map((r) => Date.parse(r.startedAt))];
   const t0 = Math.min(...starts);
-  const t1 = Math.max(t0 + 1000, ...page.attempts.map((a) => Date.parse(endOf(a))), ...runs.map((r) => Date.parse(r.endedAt ?? openEnd)));
+  const t1 = Math.max(
+    t0 + 1000,
+    ...page.attempts.map((a) => Date.parse(endOf(a))),
+    ...runs.map((r) => Date.parse(r.endedAt ?? openEnd)),
+  );
   const x = (iso: string): number => ((Date.parse(iso) - t0) / (t1 - t0)) * 100;
   const lanes = v.phases.filter((p) => page.attempts.some((a) => a.phaseId === p.id));
   const pending = v.phases.filter((p) => !page.attempts.some((a) => a.phaseId === p.id));
@@ -118,7 +139,14 @@ export function Timeline({ page }: { page: SessionPage }) {
                         {a.agent ?? ''}
                       </span>
                       {a.substeps.map((s) => (
-                        <span key={`${s.name}@${s.at}`} class="tick" title={`sub-step ${s.name}`} style={{ left: `${((Date.parse(s.at) - Date.parse(a.startedAt)) / Math.max(1, Date.parse(endOf(a)) - Date.parse(a.startedAt))) * 100}%` }} />
+                        <span
+                          key={`${s.name}@${s.at}`}
+                          class="tick"
+                          title={`sub-step ${s.name}`}
+                          style={{
+                            left: `${((Date.parse(s.at) - Date.parse(a.startedAt)) / Math.max(1, Date.parse(endOf(a)) - Date.parse(a.startedAt))) * 100}%`,
+                          }}
+                        />
                       ))}
                     </li>
                   );
@@ -129,9 +157,15 @@ export function Timeline({ page }: { page: SessionPage }) {
       </ol>
       {pending.length ? <p class="muted">Not started: {pending.map((p) => p.id).join(', ')}</p> : null}
       <p class="legend" aria-hidden="true">
-        <span class="key o-completed">completed</span> <span class="key o-failed">failed ✕</span> <span class="key o-running">in flight</span>{' '}
-        <span class="key o-superseded">superseded</span> <span class="key retry">↻ retry</span> <span class="key tick-key">sub-step</span>
-        {runs.length ? <> <span class="key r-live">run live</span> <span class="key r-died">✝ run died</span></> : null}
+        <span class="key o-completed">completed</span> <span class="key o-failed">failed ✕</span>{' '}
+        <span class="key o-running">in flight</span> <span class="key o-superseded">superseded</span>{' '}
+        <span class="key retry">↻ retry</span> <span class="key tick-key">sub-step</span>
+        {runs.length ? (
+          <>
+            {' '}
+            <span class="key r-live">run live</span> <span class="key r-died">✝ run died</span>
+          </>
+        ) : null}
       </p>
     </div>
   );
