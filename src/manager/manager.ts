@@ -2,10 +2,10 @@ import * as decide from '../domain/decide.js';
 import type { PhaseActionOptions, MeasuredFile } from '../domain/decide.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';
-import type { PhaseSpec, StoredEvent } from '../domain/events.js';
-import { generateId, validateId, type BmadIdOptions, type IdFormat } from '../domain/ids.js';
+import type { StoredEvent } from '../domain/events.js';
+import { generateId, validateId } from '../domain/ids.js';
 import { fold } from '../domain/apply.js';
-import type { FileAction, SessionState, SessionStatus } from '../domain/state.js';
+import type { FileAction, SessionState } from '../domain/state.js';
 import { summarize, type SessionSummary } from '../domain/summary.js';
 import type { PhaseAction, SessionAction } from '../domain/transitions.js';
 import { notFound } from '../store/errors.js';
@@ -586,7 +586,7 @@ export class SessionManager extends SessionCore {
    * session (rows are not rewritten at each heartbeat): still renewed, it is shown with the
    * current expiry; lapsed, as interrupted (lease-expired).
    */
-  private async recheck(row: RowText, now: string): Promise<RowText> {
+  private async recheck(row: RowText, _now: string): Promise<RowText> {
     const expires = row.leaseExpiresAt!;
     let s: SessionState;
     try {
