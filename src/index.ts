@@ -69,7 +69,7 @@ export type {
 } from './manager/formats.js';
 export type { MirrorSetting } from './manager/mirror.js';
 export type { FormatName, FormatProblem, ForeignSession } from './formats/types.js';
-export type { DoctorReport } from './manager/doctor.js';
+export type { DoctorReport } from './manager/doctor-codes.js';
 export type { CleanupOptions, CleanupResult, Tombstone } from './manager/retention.js';
 export type { IngestInput, IngestResult } from './manager/transcripts.js';
 export type { TranscriptCli } from './domain/transcript-usage.js';

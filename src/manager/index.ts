@@ -66,7 +66,7 @@ export type { Salvager, StartRunOptions } from './runs.js';
 export type { RunSegment } from '../domain/run-segments.js';
 export type { EndOf, HeldRun, HoldOptions, HoldOutcome } from './run-hold.js';
 export type { Orphan, OrphanOptions } from './orphans.js';
-export type { DoctorProblem, DoctorReport } from './doctor.js';
+export type { DoctorProblem, DoctorReport } from './doctor-codes.js';
 export type { CleanupAction, Tombstone } from './retention.js';
 export type { OnProgress, Progress } from './progress.js';
 export type { SessionChange } from './watch.js';
