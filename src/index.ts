@@ -50,7 +50,8 @@ export { settingsOf } from './domain/settings.js';
 export type { SessionSettings, SettingValues, SettingName } from './domain/settings.js';
 
 // What the sub-objects take and return.
-export type { CheckpointInfo, CheckpointDetail, RestoreResult } from './manager/checkpoints.js';
+export type { CheckpointInfo } from './manager/checkpoint-lookup.js';
+export type { CheckpointDetail, RestoreResult } from './manager/checkpoints.js';
 export type { AcquireOptions } from './manager/leases.js';
 export type { StartRunOptions } from './manager/runs.js';
 export type { StepOptions, StepContext } from './manager/steps.js';

@@ -47,8 +47,9 @@ export type { OpenManagerOptions, RepairReport } from './open.js';
 export type { DerivedFilesOptions } from './types.js';
 
 // What the manager's sub-objects and methods return.
-export type { CheckpointDetail, CheckpointInfo } from './checkpoints.js';
-export { corrupt as corruptCheckpoint } from './checkpoints.js';
+export type { CheckpointInfo } from './checkpoint-lookup.js';
+export type { CheckpointDetail } from './checkpoints.js';
+export { corrupt as corruptCheckpoint } from './checkpoint-lookup.js';
 export type { Claim } from './claim.js';
 // Runs: one worker's attempt on a session (docs/runs.md).
 export {
