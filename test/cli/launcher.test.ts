@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/temp.js';
-import { BATON, ROOT, baseEnv, needBuiltCli } from './helpers.js';
+import { BATON, baseEnv, needBuiltCli } from './helpers.js';
 
 const MAGIC = 'baton-v8cache/1 ';
 
