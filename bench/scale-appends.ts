@@ -119,6 +119,7 @@ export async function appendCurve(
   let base: { ours: number; raw: number } | null = null;
   let prev: { ours: number; raw: number } | null = null;
   let grows = true;
+  let fellAt: number | null = null;
   for (const n of counts) {
     const ids = Array.from({ length: n }, (_, i) => `a${n}-${i}`);
     for (const id of ids) await m.createFrom(id, [created(id)]);
@@ -149,7 +150,10 @@ export async function appendCurve(
     const ratio = median(ratios);
     base ??= res;
     // Growth: while raw INSERTs grow with workers, baton's appends must grow too.
-    if (prev && res.raw > prev.raw && res.ours <= prev.ours) grows = false;
+    if (prev && res.raw > prev.raw && res.ours <= prev.ours) {
+      grows = false;
+      fellAt ??= n;
+    }
     prev = res;
     const target = TARGETS[n];
     const range = `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
@@ -173,6 +177,12 @@ export async function appendCurve(
     target: 'grows',
     pass: grows,
   });
+  lines.push(
+    '',
+    grows
+      ? "baton's appends grew with the workers wherever the raw INSERTs did."
+      : `**baton's appends did not grow from ${counts[counts.indexOf(fellAt!) - 1]} to ${fellAt} workers while the raw INSERTs did.**`,
+  );
   await m.store.close();
   return { rows, curve: lines.join('\n') };
 }
