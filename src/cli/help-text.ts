@@ -242,7 +242,10 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<readonly [string, s
   ],
   mcp: [
     ['baton mcp', 'serve MCP on stdio (an MCP client starts it)'],
-    ['baton mcp --http --port 7337', 'serve MCP over HTTP at http://127.0.0.1:7337/mcp; the token is printed on stderr'],
+    [
+      'baton mcp --http --port 7337',
+      'serve MCP over HTTP at http://127.0.0.1:7337/mcp; the token is printed on stderr',
+    ],
   ],
   inspect: [['baton inspect .gemini', "read a toolkit's sessions without changing anything"]],
   import: [

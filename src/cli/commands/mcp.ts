@@ -34,7 +34,9 @@ export function registerMcp(program: Command, io: CliIO, holder: { ctx: Ctx | nu
   common(
     program
       .command('mcp')
-      .description('serve the Model Context Protocol on stdin/stdout, or over HTTP with --http: agents use baton through tools (see docs/mcp.md)')
+      .description(
+        'serve the Model Context Protocol on stdin/stdout, or over HTTP with --http: agents use baton through tools (see docs/mcp.md)',
+      )
       .option(
         '--http',
         'serve over Streamable HTTP at http://HOST:PORT/mcp instead of stdio (bearer token: $BATON_MCP_TOKEN, else one is generated and printed on stderr)',
