@@ -181,6 +181,8 @@ export interface EventDataMap {
     cli?: string;
     agentSessionId?: string;
     worktree?: string;
+    /** The run holds a lease on this phase only (its `token`, from the session's token series), not the session's. */
+    leasedPhase?: string;
   };
   /** A run's liveness renewed (heartbeat). */
   /** `pgid`: the process group the run's command was started in, known once it started (`baton run`). */

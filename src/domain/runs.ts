@@ -119,6 +119,8 @@ export interface RunStartInput {
   token?: number | null;
   /** The work tree the run works in, when not the store's own (a git worktree). */
   worktree?: string | null;
+  /** The phase whose lease the run holds with `token` instead of the session's (phase-lease.ts). */
+  leasedPhase?: string | null;
 }
 
 function plus(now: string, ms: number): string {
@@ -151,6 +153,7 @@ export function decideRunStart(s: SessionState, r: RunStartInput, l: Liveness): 
       ...(r.cli ? { cli: r.cli } : {}),
       ...(r.agentSessionId ? { agentSessionId: r.agentSessionId } : {}),
       ...(r.worktree ? { worktree: r.worktree } : {}),
+      ...(r.leasedPhase ? { leasedPhase: r.leasedPhase } : {}),
     }),
   );
   return out;

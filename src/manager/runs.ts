@@ -312,7 +312,8 @@ export class Runs {
 
   /**
    * Runs `fn` as one run of session `sessionId` (kind `library`, or `command` for `baton
-   * run`): takes the session lease and starts the run, renews both every heartbeat, and records
+   * run`): takes the session lease (with `o.phase`: that phase's lease only, so holds on
+   * other phases go on at once) and starts the run, renews both every heartbeat, and records
    * the end when `fn` settles (`finished`; after a throw the session is interrupted when no
    * other run is live), retried while the store is unreachable and never written twice.
    * Every write made with `h.options` (or `{ fencingToken: h.token, run: h.runId }`) is fenced:
