@@ -99,14 +99,15 @@ export class Runs {
     return refs.every((x) => x.expiresAt !== null && Date.parse(x.expiresAt) <= Date.parse(now));
   }
 
-  /** What is known now: the time, and the runs of this host found gone. */
+  /** What is known now: the time, the runs of this host found gone, and the orphans of dead `baton run`s here. */
   liveness(s: SessionState): Liveness {
     const dead = new Set(
       runsOf(s)
         .filter((r) => this.gone(r))
         .map((r) => r.id),
     );
-    return dead.size ? { now: this.m.time(), dead } : { now: this.m.time() };
+    const orphans = new Map(orphansOf(s, this.m.origin).map((o) => [o.runId, o.pid]));
+    return { now: this.m.time(), ...(dead.size ? { dead } : {}), ...(orphans.size ? { orphans } : {}) };
   }
 
   /** The status readers should report (an expired lease, all runs dead or lapsed: interrupted). */
@@ -346,6 +347,23 @@ export class Runs {
   /** Orphans of the session on this host: commands of dead `baton run`s still running in their process group. */
   orphans(s: SessionState): Orphan[] {
     return orphansOf(s, this.m.origin);
+  }
+
+  /**
+   * The sessions of `rows` held by an orphan here (`list`): id → the orphan's pid. Only rows
+   * naming an open run of this host whose holder process is gone are read, so a list of
+   * healthy sessions costs no load.
+   */
+  async orphansOfRows(rows: readonly SessionSummary[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const row of rows) {
+      const here = row.runs?.some((x) => x.host === this.m.origin.host && !processAlive(x.pid));
+      if (row.archived || !here) continue;
+      const s = await this.m.get(row.id).catch(() => null);
+      const o = s ? orphansOf(s, this.m.origin)[0] : undefined;
+      if (o) out.set(row.id, o.pid);
+    }
+    return out;
   }
 
   /** Before a takeover: LOCKED naming each orphan's pid and command, unless `o.endOrphans` (then they are ended and gone). */
