@@ -205,6 +205,11 @@ export interface EventDataMap {
     token?: number;
     detail?: string;
     salvage?: { steps?: PlanStep[] | null; lastTools?: string[]; tokens?: number };
+    /**
+     * The run's own account arriving after its death was recorded (a conversation's SessionEnd
+     * after the keeper's grace): it replaces that death (`how` finished), the salvage is kept.
+     */
+    amend?: boolean;
   };
   /** A run took over a phase in progress whose owner is gone (`from`: that run). */
   'phase.claimed': { phaseId: string; runId: string; from: string | null };

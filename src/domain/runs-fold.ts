@@ -47,7 +47,8 @@ function ended(s: SessionState, d: EventDataMap['run.ended'], e: StoredEvent): v
     : [...list]
         .reverse()
         .find((x) => x.kind === 'command' && !x.ended && (d.token === undefined || x.token === d.token));
-  if (!r || r.ended) return;
+  // A late account replaces a recorded death only (never a clean end).
+  if (!r || (r.ended && !(d.amend && r.ended.how === 'died'))) return;
   const how =
     d.how ??
     (d.cause === 'lease-lost'
