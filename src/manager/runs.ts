@@ -83,8 +83,9 @@ export class Runs {
     if (p.host !== host) return false;
     if (p.boot && boot && p.boot !== boot) return true;
     if (p.pid === pid) return false;
-    if (p.pgid && groupAlive(p.pgid)) return false;
-    return !processAlive(p.pid);
+    // The holder first: a group check reads every process's /proc stat (milliseconds), a pid check does not.
+    if (processAlive(p.pid)) return false;
+    return !(p.pgid && groupAlive(p.pgid));
   }
 
   /**
