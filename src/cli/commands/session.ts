@@ -69,7 +69,7 @@ function registerInit(program: Command, io: CliIO, on: On): void {
         );
         return;
       }
-      const shared = o['shared'] === true;
+      const _shared = o['shared'] === true;
       const r = initStore(io.cwd, ctx.opts.dir ?? io.env['BATON_DIR'] ?? null, { shared: o['shared'] === true });
       const how = r.shared ? 'shared: commit it with the project' : 'private: it ignores itself in git';
       const text = r.existed
