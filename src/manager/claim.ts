@@ -46,6 +46,20 @@ export interface Claim {
 }
 
 /**
+ * Writes down what a reader on this machine already knows of active session `row`: a session
+ * lease whose holder is gone is ended (Leases.endGoneHolder), and runs found gone here or all
+ * lapsed (a SIGKILLed `baton run --phase`, a dead conversation: no session lease, so no lease
+ * expiry makes them candidates) are recorded dead, which interrupts the session when no live
+ * run is left. True when something was written.
+ */
+async function endGoneWorkers(m: SessionManager, row: SessionSummary, agent: string | null): Promise<boolean> {
+  const ended = row.leaseToken ? (await new Leases(m).endGoneHolder(row.id, agent)) !== null : false;
+  const runs = new Runs(m);
+  if (!runs.rowInDoubt(row, m.time())) return ended;
+  return (await runs.sweep(row.id)).length > 0 || ended;
+}
+
+/**
  * Sessions that need a worker, oldest interruption first: status `interrupted` (as readers
  * report it, so an active session whose lease expired counts), not archived. An active
  * session whose lease holder is gone from this machine is first made interrupted (see
@@ -55,11 +69,8 @@ async function claimCandidates(m: SessionManager, agent: string | null = null): 
   let rows = await m.list();
   // A run that died on this machine leaves a live lease behind: ended now, its session is a
   // candidate at once instead of when the lease expires.
-  const leases = new Leases(m);
   let ended = false;
-  for (const r of rows)
-    if (r.status === 'active' && !r.archived && r.leaseToken)
-      ended = (await leases.endGoneHolder(r.id, agent)) !== null || ended;
+  for (const r of rows) if (r.status === 'active' && !r.archived) ended = (await endGoneWorkers(m, r, agent)) || ended;
   if (ended) rows = await m.list();
   const when = (r: SessionSummary): string => r.cause?.at ?? r.updatedAt;
   return rows
@@ -77,9 +88,8 @@ async function claimCandidates(m: SessionManager, agent: string | null = null): 
  */
 async function claimOrder(m: SessionManager, agent: string | null): Promise<SessionSummary[]> {
   // A run that died on this machine leaves a live lease behind: ended now (as in claimCandidates).
-  const leases = new Leases(m);
   for (const r of await m.list({ status: 'active', recheck: false }))
-    if (!r.archived && r.leaseToken) await leases.endGoneHolder(r.id, agent);
+    if (!r.archived) await endGoneWorkers(m, r, agent);
   const now = Date.parse(m.time());
   const rows = await m.list({ claimable: true, recheck: false });
   const lapsed = (r: SessionSummary): boolean =>
