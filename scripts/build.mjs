@@ -201,7 +201,8 @@ writeFileSync(
     .replace('__BATON_CORE_HASH__', digest('core.cjs'))
     .replace('__BATON_HOOK_HASH__', digest('hook.cjs')),
 );
-// The library, its pure helpers (`baton-sessions/domain`), `baton-sessions/testing` and `baton-sessions/langgraph`
+// The library, its pure helpers (`baton-sessions/domain`), `baton-sessions/testing`, `baton-sessions/langgraph` and
+// `baton-sessions/claude-agent-sdk`
 // share their code in chunks, so a store written against the library throws the very BatonError class the suite
 // checks for. vitest and LangGraph stay external: the test runner of whoever runs the suite, the LangGraph of
 // whoever runs the graph.
@@ -212,6 +213,7 @@ await build({
     domain: 'src/domain/index.ts',
     testing: 'src/testing/index.ts',
     langgraph: 'src/langgraph/index.ts',
+    'claude-agent-sdk': 'src/claude-agent-sdk/index.ts',
   },
   outdir: 'dist',
   splitting: true,
