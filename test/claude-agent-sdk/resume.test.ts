@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BUILTIN_PRICING, costReport } from '../../src/manager/index.js';
+import { baseEnv, runInProcess } from '../cli/helpers.js';
 import type { BatonSessionStore } from '../../src/claude-agent-sdk/index.js';
 import { KINDS, fixture, storeAt } from './helpers.js';
 import type { StorePlace } from './helpers.js';
@@ -90,6 +91,14 @@ describe.each(KINDS)('a conversation that travels between hosts, on %s', (_label
     // Without `project`, each folder is its own project, as in the SDK: host B's key finds nothing.
     const plain = open(url, { cwd: cwdB });
     expect(await plain.load(keyB)).toBeNull();
+
+    // What a person sees of it: `baton status` and `baton log` of the conversation's session.
+    const where = url.startsWith('postgres') ? ['--store', url] : ['--dir', url];
+    const status = await runInProcess(['status', '--session', wrote.session, ...where], cwdB, baseEnv());
+    expect(status.stdout).toContain(`Claude Agent SDK conversation ${sessionId}`);
+    expect(status.stdout).toContain(`Transcript: ${main.length + 1} lines mirrored; 1 sub-agent transcript`);
+    const shown = await runInProcess(['log', '--session', wrote.session, ...where], cwdB, baseEnv());
+    expect(shown.stdout).toMatch(/transcript\.mirrored +3 line\(s\) by claude\/subagent#ad3b4e2f \[subagents\/agent-/);
   });
 
   it("counts the conversation's tokens and cost as the hooks count its transcript files", async () => {
