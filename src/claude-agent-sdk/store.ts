@@ -65,7 +65,16 @@ export class BatonSessionStore {
     const url = o.url ?? (o.dir ? null : env['BATON_STORE'] || null);
     const dir = o.dir ?? (url ? null : env['BATON_DIR'] || null);
     this.agent = o.agent ?? 'claude';
-    this.project = o.project === undefined ? null : checkKey({ projectKey: o.project, sessionId: '-' }).projectKey;
+    if (o.project !== undefined && (typeof o.project !== 'string' || o.project === '' || o.project.length > 1024)) {
+      throw new BatonError(
+        'BAD_INPUT',
+        `The project option must be non-empty text; got ${JSON.stringify(o.project)}.`,
+        {
+          hint: 'Name the project every host shares (e.g. the repository name), or leave the option out.',
+        },
+      );
+    }
+    this.project = o.project ?? null;
     this.manager = openManager({
       url,
       dir,
@@ -101,7 +110,12 @@ export class BatonSessionStore {
    * The first batch creates the session. `append(key, [])` writes nothing.
    */
   append(key: SessionKey, entries: SessionStoreEntry[]): Promise<void> {
-    const k = this.keyOf(key);
+    let k: ReturnType<BatonSessionStore['keyOf']>;
+    try {
+      k = this.keyOf(key);
+    } catch (e) {
+      return Promise.reject(e);
+    }
     const id = conversationSessionId(k.projectKey, k.sessionId);
     const write = (): Promise<void> =>
       this.manager.transcripts
@@ -125,7 +139,7 @@ export class BatonSessionStore {
   }
 
   /** Every line appended to the key, in order (a line whose `uuid` came twice, once); null when none. */
-  load(key: SessionKey): Promise<SessionStoreEntry[] | null> {
+  async load(key: SessionKey): Promise<SessionStoreEntry[] | null> {
     const k = this.keyOf(key);
     return this.manager.transcripts.mirrored(conversationSessionId(k.projectKey, k.sessionId), k.subpath ?? null, (m) =>
       holds(m, k.projectKey, k.sessionId),

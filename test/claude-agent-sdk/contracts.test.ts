@@ -213,3 +213,27 @@ describe.each(KINDS)('SessionStore contracts on %s', (_label, makePlace) => {
     expect((await s.load(KEY))?.map((x) => x['i'])).toEqual(Array.from({ length: 30 }, (_, i) => [i, i]).flat());
   });
 });
+
+describe('bad input', () => {
+  it('names the problem and the way out, and writes nothing', async () => {
+    const [, makePlace] = KINDS[0]!;
+    const place = makePlace();
+    const s = storeAt(place.url);
+    try {
+      await expect(s.append({ projectKey: '', sessionId: 's' }, [e({})])).rejects.toMatchObject({
+        code: 'BAD_INPUT',
+        message: expect.stringContaining('projectKey'),
+      });
+      await expect(s.append({ ...KEY, subpath: '../escape' }, [e({})])).rejects.toMatchObject({ code: 'BAD_INPUT' });
+      await expect(s.append(KEY, [{ uuid: 'no-type' } as never])).rejects.toMatchObject({
+        code: 'BAD_INPUT',
+        message: expect.stringContaining('"type"'),
+      });
+      expect(await s.listSessions(KEY.projectKey)).toEqual([]);
+      expect(() => storeAt(place.url, { project: '' })).toThrow(/project option/);
+    } finally {
+      await s.close();
+      await place.remove();
+    }
+  });
+});
