@@ -2,6 +2,7 @@ import { ownAll, ownFor, ownNothing } from './own.js';
 import { AGENT_HANDLERS } from './agent-sessions.js';
 import { STEP_HANDLERS } from './durable-steps.js';
 import { RUN_HANDLERS, leaseEnded, leaseRenewed, phaseTaken } from './runs-fold.js';
+import { cursorTail, recordHostTokens } from './spend-fold.js';
 import type { EventDataMap, PhaseSpec, StoredEvent } from './events.js';
 import type { CheckpointRef, Phase, SessionState, TokenCounts } from './state.js';
 import { modelCellKey, zeroTokens } from './state.js';
@@ -85,6 +86,7 @@ function recordTokens(s: SessionState, d: EventDataMap['tokens.recorded']): void
 
 function readTranscript(s: SessionState, d: EventDataMap['transcript.read'], e: StoredEvent): void {
   const ledger = (s.transcripts ??= { files: {}, counted: '' });
+  const before = ledger.files[d.path];
   ledger.files[d.path] = {
     cli: d.cli,
     agent: d.agent,
@@ -92,9 +94,10 @@ function readTranscript(s: SessionState, d: EventDataMap['transcript.read'], e: 
     offset: d.offset,
     fileSize: d.fileSize,
     fileMtimeMs: d.fileMtimeMs,
-    perResponse: d.perResponse === true || ledger.files[d.path]?.perResponse === true,
+    perResponse: d.perResponse === true || before?.perResponse === true,
     model: d.model ?? null,
     readAt: e.time,
+    ...cursorTail(before, d),
   };
   if (typeof d.responses === 'string') ledger.counted += d.responses;
 }
@@ -268,8 +271,9 @@ const HANDLERS: Handlers = {
       }
     }
   },
-  'tokens.recorded': (s, d) => {
+  'tokens.recorded': (s, d, e) => {
     recordTokens(s, d);
+    recordHostTokens(s, d, e.actor?.host ?? '');
     const p = phaseOf(s, d.phaseId);
     if (p) worked(p, d.agent);
   },
