@@ -440,7 +440,7 @@ export class AgentHooks {
     await this.ingest(id, a, a.transcriptPath, a.agent);
     const s = await this.m.get(id);
     const last = s.checkpoints?.at(-1);
-    if (last && last.name.startsWith('before compaction')) {
+    if (last?.name.startsWith('before compaction')) {
       // Gemini CLI sends PreCompress at every turn: a new checkpoint only when work was recorded since.
       const since = await this.m.log(id, last.revision);
       if (since.every((e) => BOOKKEEPING.has(e.type))) return { state: s, checkpointId: null };

@@ -1,4 +1,4 @@
-import { SETTING_KEYS, settingsOf } from '../domain/settings.js';
+import { settingsOf } from '../domain/settings.js';
 import { assertWritable, draft, text } from '../domain/decide.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';
@@ -252,7 +252,7 @@ export class Checkpoints {
    */
   async afterPhase(r: ChangeResult<unknown>, o: ChangeOptions = {}): Promise<CreateResult | null> {
     const done = r.events.find((e) => e.type === 'phase.completed');
-    if (!done || done.type !== 'phase.completed' || !this.autoEnabled(r.state)) return null;
+    if (done?.type !== 'phase.completed' || !this.autoEnabled(r.state)) return null;
     const phase = r.state.phases.find((p) => p.id === done.data.phaseId);
     try {
       const { expectedRevision: _strict, ...rest } = o;

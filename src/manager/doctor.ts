@@ -462,7 +462,7 @@ class Pass {
 
   /** Damaged checkpoints are reported, never deleted. */
   private async checkCheckpoints(s: Session): Promise<void> {
-    let list;
+    let list: Awaited<ReturnType<SessionStore['listCheckpoints']>>;
     try {
       list = await this.store.listCheckpoints(s.id);
     } catch (e) {

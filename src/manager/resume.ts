@@ -1,4 +1,4 @@
-import { SETTING_KEYS, settingsOf } from '../domain/settings.js';
+import { settingsOf } from '../domain/settings.js';
 import { draft } from '../domain/decide.js';
 import { BatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';

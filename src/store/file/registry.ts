@@ -187,7 +187,7 @@ export class Registry {
     const rows = read ? read.rows : new Map<string, RowText>();
     const log = read ? read.log : this.logState();
     const logOffset = index ? index.logOffset : 0;
-    const logEnd = log.end;
+    const _logEnd = log.end;
 
     // Creating, archiving or removing a session folder changes its parent folder's mtime; if
     // neither parent changed since the rows were last checked, the folder set is the same and
