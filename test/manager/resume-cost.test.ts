@@ -93,7 +93,7 @@ function claudeTranscript(dir: string, o: { oneHour?: boolean; model?: string } 
   const file = path.join(dir, `${CLAUDE_ID}.jsonl`);
   fs.writeFileSync(
     file,
-    [
+    `${[
       claudeLine({
         id: 'msg_1',
         at: '2026-11-28T09:50:00.000Z',
@@ -114,7 +114,7 @@ function claudeTranscript(dir: string, o: { oneHour?: boolean; model?: string } 
         ...(o.oneHour ? { oneHour: true } : {}),
         ...(o.model ? { model: o.model } : {}),
       }),
-    ].join('\n') + '\n',
+    ].join('\n')}\n`,
   );
   return file;
 }
@@ -217,12 +217,12 @@ describe('resume cost: the first resumed turn, warm and cold', () => {
       });
     fs.writeFileSync(
       file,
-      [
+      `${[
         JSON.stringify({ timestamp: '2026-11-28T09:59:00.000Z', type: 'turn_context', payload: { model: 'gpt-5' } }),
         rec(1, '2026-11-28T09:59:30.000Z', 5000, 0, 100),
         // 20,000 input (18,000 of them cached) + 500 output = 20,500 tokens of context.
         rec(2, '2026-11-28T10:00:00.000Z', 20000, 18000, 500),
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
     const { m, at } = await setup('codex', id, file);
     at('2026-11-28T10:20:00Z');
@@ -248,7 +248,7 @@ describe('resume cost: the first resumed turn, warm and cold', () => {
     const file = path.join(dir, `session-2026-11-28T09-59-33333333.jsonl`);
     fs.writeFileSync(
       file,
-      [
+      `${[
         JSON.stringify({ sessionId: id, kind: 'main' }),
         // input 30,000 (25,000 cached) + output 1,000 + thoughts 200 = 31,200 tokens of context.
         JSON.stringify({
@@ -259,7 +259,7 @@ describe('resume cost: the first resumed turn, warm and cold', () => {
           model: 'gemini-2.5-pro',
           tokens: { input: 30000, output: 1000, cached: 25000, thoughts: 200, tool: 0 },
         }),
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
     const { m, at } = await setup('gemini', id, file);
     at('2026-11-28T10:02:00Z');
