@@ -35,11 +35,12 @@ export interface HostSpend {
 }
 
 function minus(a: TokenCounts, b: TokenCounts): TokenCounts {
+  const cacheWrite = Math.max(0, (a.cacheWrite ?? 0) - (b.cacheWrite ?? 0));
   return {
     input: Math.max(0, a.input - b.input),
     output: Math.max(0, a.output - b.output),
     cached: Math.max(0, a.cached - b.cached),
-    cacheWrite: Math.max(0, (a.cacheWrite ?? 0) - (b.cacheWrite ?? 0)),
+    ...(cacheWrite ? { cacheWrite } : {}),
   };
 }
 
@@ -52,7 +53,12 @@ export function spendByHost(s: SessionState, table: PricingTable): Record<string
   const out: Record<string, HostSpend> = {};
   const sum = zeroTokens();
   for (const [host, h] of Object.entries(s.tokens.byHost ?? {})) {
-    const tokens: TokenCounts = { input: h.input, output: h.output, cached: h.cached, cacheWrite: h.cacheWrite ?? 0 };
+    const tokens: TokenCounts = {
+      input: h.input,
+      output: h.output,
+      cached: h.cached,
+      ...(h.cacheWrite ? { cacheWrite: h.cacheWrite } : {}),
+    };
     const cells = Object.entries(h.byModel ?? {}).map(([model, c]) => ({ ...c, model }));
     out[host] = { tokens, cost: groupCost(tokens, cells, table) };
     sum.input += h.input;
