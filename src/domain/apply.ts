@@ -2,7 +2,7 @@ import { ownAll, ownFor, ownNothing } from './own.js';
 import { AGENT_HANDLERS } from './agent-sessions.js';
 import { STEP_HANDLERS } from './durable-steps.js';
 import { RUN_HANDLERS, leaseEnded, leaseRenewed, phaseTaken } from './runs-fold.js';
-import { cursorTail, recordHostTokens } from './spend-fold.js';
+import { readTranscript, recordHostTokens } from './spend-fold.js';
 import type { EventDataMap, PhaseSpec, StoredEvent } from './events.js';
 import type { CheckpointRef, Phase, SessionState, TokenCounts } from './state.js';
 import { modelCellKey, zeroTokens } from './state.js';
@@ -82,24 +82,6 @@ function recordTokens(s: SessionState, d: EventDataMap['tokens.recorded']): void
     (cells[modelCellKey(d.agent, d.phaseId, model)] ??= { agent: d.agent, phaseId: d.phaseId, model, ...zeroTokens() }),
     d,
   );
-}
-
-function readTranscript(s: SessionState, d: EventDataMap['transcript.read'], e: StoredEvent): void {
-  const ledger = (s.transcripts ??= { files: {}, counted: '' });
-  const before = ledger.files[d.path];
-  ledger.files[d.path] = {
-    cli: d.cli,
-    agent: d.agent,
-    agentSessionId: d.agentSessionId,
-    offset: d.offset,
-    fileSize: d.fileSize,
-    fileMtimeMs: d.fileMtimeMs,
-    perResponse: d.perResponse === true || before?.perResponse === true,
-    model: d.model ?? null,
-    readAt: e.time,
-    ...cursorTail(before, d),
-  };
-  if (typeof d.responses === 'string') ledger.counted += d.responses;
 }
 
 function bump(state: SessionState, counter: string, id: string): void {
@@ -283,7 +265,7 @@ const HANDLERS: Handlers = {
   'budget.cost_set': (s, d) => {
     s.tokens.costBudgetUsd = d.maxUsd;
   },
-  'transcript.read': (s, d, e) => readTranscript(s, d, e),
+  'transcript.read': (s, d, e) => readTranscript(s, d, e.time),
   'decision.recorded': (s, d, e) => {
     bump(s, 'decision', d.decisionId);
     s.decisions.push({

@@ -24,11 +24,30 @@ export function recordHostTokens(s: SessionState, d: EventDataMap['tokens.record
   if (typeof d.model === 'string' && d.model !== '') add(((h.byModel ??= {})[d.model] ??= zeroTokens()), d);
 }
 
+/** Folds a transcript read: the file's cursor (where the next read starts, its last turn, an open response) and the responses counted. */
+export function readTranscript(s: SessionState, d: EventDataMap['transcript.read'], time: string): void {
+  const ledger = (s.transcripts ??= { files: {}, counted: '' });
+  const before = ledger.files[d.path];
+  ledger.files[d.path] = {
+    cli: d.cli,
+    agent: d.agent,
+    agentSessionId: d.agentSessionId,
+    offset: d.offset,
+    fileSize: d.fileSize,
+    fileMtimeMs: d.fileMtimeMs,
+    perResponse: d.perResponse === true || before?.perResponse === true,
+    model: d.model ?? null,
+    readAt: time,
+    ...cursorTail(before, d),
+  };
+  if (typeof d.responses === 'string') ledger.counted += d.responses;
+}
+
 /**
  * The last turn and open response a cursor keeps after a read: a read that saw usage says both
  * (`open` null: the last response was complete); one that saw none keeps what was known.
  */
-export function cursorTail(
+function cursorTail(
   before: TranscriptCursor | undefined,
   d: EventDataMap['transcript.read'],
 ): Pick<TranscriptCursor, 'lastTurn' | 'open'> {
