@@ -2,10 +2,10 @@ import { ownAll, ownFor, ownNothing } from './own.js';
 import { AGENT_HANDLERS } from './agent-sessions.js';
 import { STEP_HANDLERS } from './durable-steps.js';
 import { RUN_HANDLERS, leaseEnded, leaseRenewed, phaseTaken } from './runs-fold.js';
-import { readTranscript, recordHostTokens } from './spend-fold.js';
 import type { EventDataMap, PhaseSpec, StoredEvent } from './events.js';
-import type { CheckpointRef, Phase, SessionState, TokenCounts } from './state.js';
-import { modelCellKey, zeroTokens } from './state.js';
+import type { CheckpointRef, Phase, SessionState } from './state.js';
+import { zeroTokens } from './state.js';
+import { readTranscript, recordTokens } from './apply-tokens.js';
 
 /** Default retry limit of a phase (Maestro's MAESTRO_MAX_RETRIES). */
 export const DEFAULT_MAX_RETRIES = 2;
@@ -60,28 +60,6 @@ function initialState(e: StoredEvent & { type: 'session.created' }, sessionId: s
     counters: {},
     ...(typeof d.workspace === 'string' ? { workspace: d.workspace } : {}),
   };
-}
-
-function addTokens(into: TokenCounts, d: TokenCounts): void {
-  into.input += d.input;
-  into.output += d.output;
-  into.cached += d.cached;
-  // Only where cache writes were recorded: older shapes stay as they were.
-  if (d.cacheWrite) into.cacheWrite = (into.cacheWrite ?? 0) + d.cacheWrite;
-}
-
-function recordTokens(s: SessionState, d: EventDataMap['tokens.recorded']): void {
-  addTokens(s.tokens, d);
-  addTokens((s.tokens.byAgent[d.agent] ??= zeroTokens()), d);
-  if (d.phaseId !== null) addTokens((s.tokens.byPhase[d.phaseId] ??= zeroTokens()), d);
-  const model = d.model;
-  if (typeof model !== 'string' || model === '') return;
-  addTokens(((s.tokens.byModel ??= {})[model] ??= zeroTokens()), d);
-  const cells = (s.modelCells ??= {});
-  addTokens(
-    (cells[modelCellKey(d.agent, d.phaseId, model)] ??= { agent: d.agent, phaseId: d.phaseId, model, ...zeroTokens() }),
-    d,
-  );
 }
 
 function bump(state: SessionState, counter: string, id: string): void {
@@ -254,8 +232,7 @@ const HANDLERS: Handlers = {
     }
   },
   'tokens.recorded': (s, d, e) => {
-    recordTokens(s, d);
-    recordHostTokens(s, d, e.actor?.host ?? '');
+    recordTokens(s, d, e.actor?.host ?? '');
     const p = phaseOf(s, d.phaseId);
     if (p) worked(p, d.agent);
   },
@@ -265,7 +242,7 @@ const HANDLERS: Handlers = {
   'budget.cost_set': (s, d) => {
     s.tokens.costBudgetUsd = d.maxUsd;
   },
-  'transcript.read': (s, d, e) => readTranscript(s, d, e.time),
+  'transcript.read': (s, d, e) => readTranscript(s, d, e),
   'decision.recorded': (s, d, e) => {
     bump(s, 'decision', d.decisionId);
     s.decisions.push({

@@ -4,6 +4,7 @@
  * and commits them through the core's one write path. SessionManager adds the sub-objects.
  */
 import * as decide from '../domain/decide.js';
+import * as records from '../domain/decide-records.js';
 import type { MeasuredFile, PhaseActionOptions } from '../domain/decide.js';
 import { BatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';
@@ -110,9 +111,9 @@ export abstract class SessionRecords extends SessionCore {
   }
 
   /** Records a decision; the result is its id. */
-  decision(id: string, input: decide.DecisionInput, o: ChangeOptions = {}): Promise<ChangeResult<string>> {
+  decision(id: string, input: records.DecisionInput, o: ChangeOptions = {}): Promise<ChangeResult<string>> {
     const agent = input.agent ?? o.agent ?? this.agent;
-    return this.withId(id, (s) => decide.decideDecision(s, { ...input, agent }), o);
+    return this.withId(id, (s) => records.decideDecision(s, { ...input, agent }), o);
   }
 
   /** Adds a finding; the result is its id. */
@@ -122,12 +123,12 @@ export abstract class SessionRecords extends SessionCore {
     o: ChangeOptions = {},
   ): Promise<ChangeResult<string>> {
     const agent = o.agent ?? this.agent;
-    return this.withId(id, (s) => decide.decideFinding(s, { ...input, agent }), o);
+    return this.withId(id, (s) => records.decideFinding(s, { ...input, agent }), o);
   }
 
   /** Removes a finding. */
   removeFinding(id: string, findingId: string, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
-    return this.simple(id, (s) => decide.decideFindingRemove(s, findingId), o);
+    return this.simple(id, (s) => records.decideFindingRemove(s, findingId), o);
   }
 
   /** Adds a note; the result is its id. */
@@ -137,7 +138,7 @@ export abstract class SessionRecords extends SessionCore {
     o: ChangeOptions = {},
   ): Promise<ChangeResult<string>> {
     const agent = o.agent ?? this.agent;
-    return this.withId(id, (s) => decide.decideNote(s, { ...input, agent }), o);
+    return this.withId(id, (s) => records.decideNote(s, { ...input, agent }), o);
   }
 
   /** Adds a milestone; the result is its id. */
@@ -146,12 +147,12 @@ export abstract class SessionRecords extends SessionCore {
     input: { title: string; targetDate?: string | null },
     o: ChangeOptions = {},
   ): Promise<ChangeResult<string>> {
-    return this.withId(id, (s) => decide.decideMilestone(s, input), o);
+    return this.withId(id, (s) => records.decideMilestone(s, input), o);
   }
 
   /** Marks a milestone done. */
   milestoneDone(id: string, ref: string, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
-    return this.simple(id, (s) => decide.decideMilestoneDone(s, ref), o);
+    return this.simple(id, (s) => records.decideMilestoneDone(s, ref), o);
   }
 
   /** Records an artifact; the result is its id. */
@@ -161,11 +162,11 @@ export abstract class SessionRecords extends SessionCore {
     o: ChangeOptions = {},
   ): Promise<ChangeResult<string>> {
     const agent = o.agent ?? this.agent;
-    return this.withId(id, (s) => decide.decideArtifact(s, { ...input, agent }), o);
+    return this.withId(id, (s) => records.decideArtifact(s, { ...input, agent }), o);
   }
 
   /** Replaces the context summary. */
   context(id: string, summary: string, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
-    return this.simple(id, (s) => decide.decideContext(s, summary), o);
+    return this.simple(id, (s) => records.decideContext(s, summary), o);
   }
 }

@@ -14,7 +14,7 @@ import { runNotes, runsView } from '../domain/runs.js';
 import { planResume } from '../domain/plan-resume.js';
 import type { CheckpointInfo, ResumePlan, WorkspaceFile } from '../domain/resume-plan-types.js';
 import type { SessionState } from '../domain/state.js';
-import { recordedPaths } from './checkpoints.js';
+import { recordedPaths } from './checkpoint-lookup.js';
 import { readMirrorRecord } from './mirror.js';
 import { newFilesOf } from './new-files.js';
 import type { ManagerCore as SessionManager } from './types.js';
