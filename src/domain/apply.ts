@@ -232,8 +232,8 @@ const HANDLERS: Handlers = {
       }
     }
   },
-  'tokens.recorded': (s, d) => {
-    recordTokens(s, d);
+  'tokens.recorded': (s, d, e) => {
+    recordTokens(s, d, e.actor?.host ?? '');
     const p = phaseOf(s, d.phaseId);
     if (p) worked(p, d.agent);
   },

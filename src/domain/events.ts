@@ -2,6 +2,7 @@ import type { StepEventData } from './step-types.js';
 import type {
   AgentBinding,
   FileAction,
+  LastTurn,
   PlanStep,
   RunKind,
   RunProcess,
@@ -109,6 +110,10 @@ export interface EventDataMap {
     perResponse?: boolean;
     /** The model in effect at the offset (Codex names it on turn lines only). */
     model?: string | null;
+    /** The conversation's last turn as this read saw it (its context and time: what a resume re-sends); absent when it saw no usage. */
+    lastTurn?: LastTurn;
+    /** With `lastTurn`: the key of the last response when it had no final usage yet (its counts are a lower bound), else null. */
+    open?: string | null;
     /**
      * The responses this read counted or grew, one per line: `<key>\t<input>,<output>,<cache
      * read>,<cache write>\n` (their totals so far). One string rather than an object per

@@ -3,7 +3,7 @@
  * the conversation works on, records the event's part, and reports what it did as log lines.
  * Never throws: every failure becomes a log line, and the hook still answers its CLI.
  */
-import { hookDir, isBatonError, locateStore, openManager } from '../manager/index.js';
+import { hookDir, ingestSubagentTranscripts, isBatonError, locateStore, openManager } from '../manager/index.js';
 import type { AgentContext, HookLogLine, SessionManager } from '../manager/index.js';
 import { agentName } from './agent-name.js';
 import { agentPid, environOf } from './agent-process.js';
@@ -12,7 +12,6 @@ import type { HookEvent } from './model.js';
 import { BATON_PHASE_COMMAND } from './model.js';
 import { takePending, spool } from './spool.js';
 import { recordSubagentRan } from './subagent-ran.js';
-import { ingestSubagentTranscripts } from './subagent-transcripts.js';
 
 /** Where the hook runs and what the user chose (flags of `baton hook`, environment). */
 export interface HookRunContext {

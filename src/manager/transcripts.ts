@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../domain/errors.js';
-import { countResponses, decideIngest, ledgerLookup } from '../domain/ingest.js';
+import { countResponses, decideIngest, ledgerLookup, readTail } from '../domain/ingest.js';
 import type { CountResult } from '../domain/ingest.js';
 import { TRANSCRIPT_CLIS, usageFromGeminiJson, usageFromLines } from '../domain/transcript-usage.js';
 import type { ReaderContext, TranscriptCli, UsageRecord } from '../domain/transcript-usage.js';
@@ -228,7 +228,10 @@ export class Transcripts {
           const read = readNew(cli, file, s.transcripts?.files[file]);
           const seen = ledgerLookup(s.transcripts?.counted ?? '', new Set(read.records.map((x) => x.key)));
           counted = countResponses(read.records, seen);
-          if (counted.byModel.size === 0 && read.advanced < REMEMBER_SKIPPED) throw new NothingNew();
+          const tail = readTail(read.records);
+          // A response that got its final line without new counts still closes (no longer a lower bound).
+          const closes = !!s.transcripts?.files[file]?.open && tail !== null && tail.open === null;
+          if (counted.byModel.size === 0 && read.advanced < REMEMBER_SKIPPED && !closes) throw new NothingNew();
           const events = decideIngest(s, {
             cli,
             path: file,
@@ -240,6 +243,7 @@ export class Transcripts {
             perResponse: read.ctx.perResponse,
             model: read.ctx.model,
             counted,
+            tail,
             ...(input.phaseOf ? { phaseId: input.phaseOf(s) } : {}),
           });
           return { events, result: undefined };
