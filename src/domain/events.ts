@@ -1,3 +1,4 @@
+import type { OnExceed } from './budget-policy.js';
 import type { StepEventData } from './step-types.js';
 import type {
   AgentBinding,
@@ -95,7 +96,8 @@ export interface EventDataMap {
     cacheWrite?: number;
     model?: string | null;
   };
-  'budget.set': { max: number | null };
+  /** A budget set or changed: the session's (`max` tokens, `maxUsd`, `onExceed`), or a phase's or an agent's; fields left out are unchanged. */
+  'budget.set': { max?: number | null; maxUsd?: number | null; onExceed?: OnExceed; phase?: string; agent?: string };
   /** The cost budget in US dollars (estimated from the pricing table); null clears it. */
   'budget.cost_set': { maxUsd: number | null };
   /**

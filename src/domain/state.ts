@@ -3,6 +3,7 @@
  * (docs/formats.md), held as plain JSON-serialisable data. It is only ever produced
  * by folding events with `apply()`.
  */
+import type { BudgetPolicy, OnExceed } from './budget-policy.js';
 import type { DurableStep } from './step-types.js';
 
 export const PHASE_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'skipped'] as const;
@@ -276,6 +277,12 @@ export interface TokenUsage extends TokenCounts {
   byModel?: Record<string, TokenCounts>;
   /** Cost budget in US dollars; absent or null = none. */
   costBudgetUsd?: number | null;
+  /** What the session's budgets do once exceeded; absent = warn (budget-policy.ts). */
+  onExceed?: OnExceed;
+  /** Budgets of phases, by phase id; absent until one is set. */
+  phaseBudgets?: Record<string, BudgetPolicy>;
+  /** Budgets of agents, by agent name; absent until one is set. */
+  agentBudgets?: Record<string, BudgetPolicy>;
 }
 
 /** The lease a writer holds on a session (see lease.ts). */

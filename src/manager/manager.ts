@@ -21,6 +21,7 @@ import { DerivedFiles } from './derived-files.js';
 import { Maintenance } from './doctor.js';
 import { Formats } from './foreign-formats.js';
 import { Bundles } from './bundle.js';
+import { Budgets } from './budgets.js';
 import { Leases } from './leases.js';
 import { Runs, startedIn } from './runs.js';
 import { Steps } from './steps.js';
@@ -82,6 +83,8 @@ export class SessionManager extends SessionCore {
   );
   /** What agent CLI hooks record, and the hook log's problems (see agent-hooks.ts). */
   readonly hooks: AgentHooks;
+  /** Budget policies: set, read, judged; new work past a `stop` budget is refused (see budgets.ts). */
+  readonly budgets: Budgets = new Budgets(this);
   /** The pricing override file, if any (see {@link pricing}). */
   readonly pricingFile: string | null;
   private pricingTable: PricingTable | null = null;
@@ -90,6 +93,7 @@ export class SessionManager extends SessionCore {
   constructor(o: ManagerOptions) {
     super(o);
     this.hooks = new AgentHooks(this, o.env ?? {});
+    this.budgetGuard = (s, drafts, agent) => this.budgets.guard(s, drafts, agent);
     this.pricingFile = o.pricingFile ?? null;
     this.checkpoints = new Checkpoints(this, {
       now: this.now,
