@@ -127,3 +127,5 @@ export { BRIEFING_MAX_CHARS } from '../domain/agent-briefing.js';
 export { budgetName, budgetUse, ON_EXCEED } from '../domain/budget-policy.js';
 export type { BudgetCheck, BudgetPolicy, BudgetSetInput, BudgetVerdict, OnExceed } from '../domain/budget-policy.js';
 export type { BudgetPolicies, BudgetReport } from './budgets.js';
+export { gateToolCall } from './budget-gate.js';
+export type { ToolGate } from './budget-gate.js';
