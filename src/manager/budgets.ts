@@ -3,6 +3,7 @@ import type { BudgetPolicy, BudgetScope, BudgetSetInput, BudgetVerdict, OnExceed
 import { costReport } from '../domain/cost.js';
 import type { CostReport } from '../domain/cost.js';
 import { BatonError } from '../domain/errors.js';
+import type { PricingTable } from '../domain/pricing.js';
 import type { SessionState } from '../domain/state.js';
 import type { ChangeOptions, ChangeResult, ManagerCore, TimedDraft } from './types.js';
 
@@ -66,17 +67,34 @@ export class Budgets {
   }
 
   private cost(s: SessionState): CostReport | null {
-    const t = s.tokens;
-    const usd =
-      (t.costBudgetUsd ?? null) !== null ||
-      Object.values(t.phaseBudgets ?? {}).some((p) => p.usd !== null) ||
-      Object.values(t.agentBudgets ?? {}).some((p) => p.usd !== null);
-    if (!usd) return null;
-    try {
-      return costReport(s, this.m.pricing());
-    } catch (e) {
-      if (e instanceof BatonError) return null;
-      throw e;
-    }
+    return costIfBudgeted(s, () => this.m.pricing());
+  }
+}
+
+/** What a run (`runs.hold`, `baton run`) is over: the verdict of the session's budgets and those of its phase and agent. */
+export function runVerdict(
+  s: SessionState,
+  pricing: () => PricingTable,
+  agent: string | null,
+  phase: string | null,
+): BudgetVerdict {
+  const running = s.phases.filter((p) => p.status === 'in_progress');
+  const scope = { phase: phase ?? (running.length === 1 ? running[0]!.id : null), agent };
+  return budgetVerdict(s, costIfBudgeted(s, pricing), scope);
+}
+
+/** The cost report when some budget is in dollars (else null: no need to price anything). */
+function costIfBudgeted(s: SessionState, pricing: () => PricingTable): CostReport | null {
+  const t = s.tokens;
+  const usd =
+    (t.costBudgetUsd ?? null) !== null ||
+    Object.values(t.phaseBudgets ?? {}).some((p) => p.usd !== null) ||
+    Object.values(t.agentBudgets ?? {}).some((p) => p.usd !== null);
+  if (!usd) return null;
+  try {
+    return costReport(s, pricing());
+  } catch (e) {
+    if (e instanceof BatonError) return null;
+    throw e;
   }
 }

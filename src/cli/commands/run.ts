@@ -158,6 +158,8 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
           onNotice: (msg) =>
             msg.startsWith("the lease's holder is gone") ? ctx.warn(msg) : io.stderr(`baton: ${msg}\n`),
           onLost: (why) => io.stderr(`baton: lost the lease on ${id} (${why}); stopping ${command[0]}\n`),
+          onBudget: (why) => io.stderr(`baton: ${why} Stopping ${command[0]}.\n`),
+          budgetCheckMs: parseDuration(io.env['BATON_BUDGET_CHECK'] ?? '5s', 'budget-check'),
           endRetryMs: 30_000,
         },
         ({ value }) => runEndOf(value, userInterrupt),
@@ -174,6 +176,13 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
         }
         io.stderr(`baton: ${command[0]} stopped: the lease was lost; recorded in session ${id}\n`);
         ctx.exitCode = EXIT_CODES.FENCED;
+        return;
+      }
+      if (out.budget) {
+        io.stderr(
+          `baton: ${command[0]} stopped: over budget; ${out.end ? `recorded in session ${id} (cause ${out.end.cause})` : 'its end could not be recorded yet'}\n`,
+        );
+        ctx.exitCode = EXIT_CODES.BUDGET_EXCEEDED;
         return;
       }
       if (out.end) ctx.said(`baton: ${command[0]} ended (${out.end.cause}); session ${id} is ${out.end.status}`);
