@@ -7,7 +7,7 @@
  * writes, `baton run`, the agent hooks); this file only says what the policy asks for.
  */
 import type { CostReport } from './cost.js';
-import { draft, positive } from './decide.js';
+import { assertWritable, draft, positive } from './decide.js';
 import type { EventDraft } from './decide.js';
 import { BatonError } from './errors.js';
 import { hint } from './hints.js';
@@ -56,6 +56,7 @@ const MAX_USD = 1_000_000_000;
 
 /** Validates a budget change and returns its one `budget.set` event. */
 export function decideBudgetPolicy(s: SessionState, input: BudgetSetInput): EventDraft[] {
+  assertWritable(s);
   const d: BudgetSetData = {};
   if (input.tokens !== undefined) d.max = input.tokens === null ? null : positive(input.tokens, 'The token budget');
   if (input.usd !== undefined) d.maxUsd = input.usd === null ? null : dollars(input.usd);

@@ -8,6 +8,7 @@ import { registerResources } from './resources.js';
 import { registerCheckpointTools } from './tools/checkpoints.js';
 import { registerPhaseTools } from './tools/phases.js';
 import { registerPlanTools } from './tools/plan.js';
+import { registerBudgetTools } from './tools/budget.js';
 import { registerRecordTools } from './tools/records.js';
 import { registerResumeTools } from './tools/resume.js';
 import { registerSessionTools } from './tools/sessions.js';
@@ -59,6 +60,7 @@ export function createMcpServer(options: ServerOptions): McpServer {
   registerPhaseTools(server, kit);
   registerPlanTools(server, kit);
   registerRecordTools(server, kit);
+  registerBudgetTools(server, kit);
   registerCheckpointTools(server, kit);
   registerResumeTools(server, kit);
   guardToolArguments(server);
