@@ -119,7 +119,8 @@ function objectCheck(def: Def): FastCheck | null {
   const passthrough = def.unknownKeys === 'passthrough';
   return (v) => {
     if (!isPlainObject(v)) return false;
-    for (const [key, c] of fields) if (!c(Object.hasOwn(v, key) ? v[key] : undefined)) return false;
+    for (const [key, c] of fields)
+      if (!c(Object.prototype.hasOwnProperty.call(v, key) ? v[key] : undefined)) return false;
     if (!passthrough) for (const key in v) if (!fields.has(key)) return false;
     return true;
   };
