@@ -11,23 +11,14 @@ import { assertWritable, draft, positive } from './decide.js';
 import type { EventDraft } from './decide.js';
 import { BatonError } from './errors.js';
 import { hint } from './hints.js';
-import type { SessionState, TokenUsage } from './state.js';
+import type { BudgetPolicy, OnExceed, SessionState, TokenUsage } from './state.js';
+
+export type { BudgetPolicy, OnExceed } from './state.js';
 import { budgetLevel } from './tokens.js';
 import type { BudgetLevel } from './tokens.js';
 
-/** What happens once a budget is exceeded. */
-export type OnExceed = 'warn' | 'ask' | 'stop';
 /** Every {@link OnExceed}, mildest first. */
 export const ON_EXCEED: readonly OnExceed[] = ['warn', 'ask', 'stop'];
-
-/** A phase's or an agent's budget (the session's own lives in `tokens.budgetMax`, `costBudgetUsd`, `onExceed`). */
-export interface BudgetPolicy {
-  /** Input + output tokens; null: none. */
-  tokens: number | null;
-  /** Estimated US dollars; null: none. */
-  usd: number | null;
-  onExceed: OnExceed;
-}
 
 /** The payload of `budget.set`: fields left out are unchanged (an old event holds only `max`). */
 export interface BudgetSetData {

@@ -1,8 +1,8 @@
-import type { OnExceed } from './budget-policy.js';
 import type { StepEventData } from './step-types.js';
 import type {
   AgentBinding,
   FileAction,
+  OnExceed,
   PlanStep,
   RunKind,
   RunProcess,

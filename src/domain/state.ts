@@ -3,7 +3,6 @@
  * (docs/formats.md), held as plain JSON-serialisable data. It is only ever produced
  * by folding events with `apply()`.
  */
-import type { BudgetPolicy, OnExceed } from './budget-policy.js';
 import type { DurableStep } from './step-types.js';
 
 export const PHASE_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'skipped'] as const;
@@ -266,6 +265,18 @@ export interface Artifact {
   phaseId: string | null;
   agent: string | null;
   time: string;
+}
+
+/** What happens once a budget is exceeded (budget-policy.ts). */
+export type OnExceed = 'warn' | 'ask' | 'stop';
+
+/** A phase's or an agent's budget (the session's own lives in `tokens.budgetMax`, `costBudgetUsd`, `onExceed`). */
+export interface BudgetPolicy {
+  /** Input + output tokens; null: none. */
+  tokens: number | null;
+  /** Estimated US dollars; null: none. */
+  usd: number | null;
+  onExceed: OnExceed;
 }
 
 export interface TokenUsage extends TokenCounts {

@@ -95,15 +95,17 @@ function scope(o: Record<string, unknown>): Pick<BudgetSetInput, 'phase' | 'agen
 async function change(ctx: Ctx, input: BudgetSetInput, what: 'set' | 'clear'): Promise<void> {
   const m = ctx.manager();
   const r = await m.budgets.set(await ctx.sessionId(), input, ctx.change());
-  const report = m.budgets.report(r.state);
-  const whose = input.phase ? `Phase ${input.phase}` : input.agent ? `Agent ${input.agent}` : 'Session';
-  const p = input.phase
-    ? report.policies.phases[input.phase]
-    : input.agent
-      ? report.policies.agents[input.agent]
-      : report.policies.session;
-  ctx.emit(
-    { ok: true, id: r.state.id, revision: r.state.revision, budgets: report },
-    `${whose} budget ${what === 'clear' ? 'cleared' : 'set'}: ${p ? policyText(p) : 'none'}`,
-  );
+  const t = r.state.tokens;
+  const p = input.phase ? t.phaseBudgets?.[input.phase] : input.agent ? t.agentBudgets?.[input.agent] : null;
+  const whose = input.phase ? `Phase ${input.phase}: ` : input.agent ? `Agent ${input.agent}: ` : '';
+  const said: string[] = [];
+  if (what === 'clear') said.push(`${whose}${input.usd === null ? 'Cost budget cleared' : 'Budget cleared'}`);
+  else {
+    const tokens = p ? p.tokens : t.budgetMax;
+    const usd = p ? p.usd : (t.costBudgetUsd ?? null);
+    if (input.tokens !== undefined) said.push(`${whose}Budget set to ${num(tokens ?? 0)}`);
+    if (input.usd !== undefined) said.push(`${whose}Cost budget set to $${(usd ?? 0).toFixed(2)}`);
+    if (input.onExceed !== undefined) said.push(`${whose}On exceed: ${input.onExceed}`);
+  }
+  ctx.emit({ ok: true, id: r.state.id, revision: r.state.revision }, said.join('\n'));
 }
