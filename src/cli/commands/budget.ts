@@ -48,7 +48,9 @@ export function registerBudget(program: Command, on: On): void {
       common(
         budget
           .command('set')
-          .description('set a budget and/or what happens once it is exceeded')
+          .description(
+            "set the session's budget (with --phase or --agent, that phase's or agent's) and/or what happens once it is exceeded",
+          )
           .argument('[tokens]', 'max tokens (input + output)')
           .option('--cost <usd>', 'cost budget in US dollars (estimated from the pricing table)')
           .option('--phase <phase>', "a phase's budget instead of the session's")
