@@ -289,6 +289,7 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<readonly [string, s
   hook: [['baton hook claude < payload.json', 'record one hook payload (agent CLIs run this)']],
   completion: [
     ['source <(baton completion bash)', 'complete in this bash'],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a zsh command line, shown as typed
     ['baton completion zsh > "${fpath[1]}/_baton"', 'install for zsh'],
     ['baton completion fish > ~/.config/fish/completions/baton.fish', 'install for fish'],
   ],

@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { BatonError } from '../manager/index.js';
 import { offers, printsData } from './command-scope.js';
 import type { GlobalFlags } from './argv.js';

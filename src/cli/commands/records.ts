@@ -7,7 +7,6 @@ import { bind, common, strict } from '../program.js';
 import type { On } from '../program.js';
 import { registerBudget } from './budget.js';
 import { registerPricing, registerTokens } from './tokens.js';
-import { num } from '../render/time.js';
 
 function done(ctx: Ctx, r: ChangeResult<unknown>, text: string, extra: Record<string, unknown> = {}): void {
   ctx.emit({ ok: true, id: r.state.id, revision: r.state.revision, ...extra }, text);
@@ -237,19 +236,17 @@ function registerDecision(program: Command, on: On): void {
       ),
     ),
     async (ctx, _a, o) => {
-      const r = await ctx
-        .manager()
-        .decision(
-          await ctx.sessionId(),
-          {
-            title: String(o['title']),
-            choice: String(o['choice']),
-            rationale: (o['rationale'] as string | undefined) ?? null,
-            alternatives: o['alternative'] as string[],
-            phase: (o['phase'] as string | undefined) ?? null,
-          },
-          ctx.change(),
-        );
+      const r = await ctx.manager().decision(
+        await ctx.sessionId(),
+        {
+          title: String(o['title']),
+          choice: String(o['choice']),
+          rationale: (o['rationale'] as string | undefined) ?? null,
+          alternatives: o['alternative'] as string[],
+          phase: (o['phase'] as string | undefined) ?? null,
+        },
+        ctx.change(),
+      );
       done(ctx, r, r.result, { decisionId: r.result });
     },
   );
@@ -269,17 +266,15 @@ function registerFinding(program: Command, on: On): void {
       ),
     ),
     async (ctx, [text], o) => {
-      const r = await ctx
-        .manager()
-        .finding(
-          await ctx.sessionId(),
-          {
-            text: text ?? '',
-            severity: (o['severity'] as string | undefined) ?? null,
-            phase: (o['phase'] as string | undefined) ?? null,
-          },
-          ctx.change(),
-        );
+      const r = await ctx.manager().finding(
+        await ctx.sessionId(),
+        {
+          text: text ?? '',
+          severity: (o['severity'] as string | undefined) ?? null,
+          phase: (o['phase'] as string | undefined) ?? null,
+        },
+        ctx.change(),
+      );
       done(ctx, r, r.result, { findingId: r.result });
     },
   );
@@ -348,18 +343,16 @@ function registerArtifact(program: Command, on: On): void {
       ),
     ),
     async (ctx, [p], o) => {
-      const r = await ctx
-        .manager()
-        .artifact(
-          await ctx.sessionId(),
-          {
-            path: p ?? '',
-            kind: (o['kind'] as string | undefined) ?? null,
-            description: (o['description'] as string | undefined) ?? null,
-            phase: (o['phase'] as string | undefined) ?? null,
-          },
-          ctx.change(),
-        );
+      const r = await ctx.manager().artifact(
+        await ctx.sessionId(),
+        {
+          path: p ?? '',
+          kind: (o['kind'] as string | undefined) ?? null,
+          description: (o['description'] as string | undefined) ?? null,
+          phase: (o['phase'] as string | undefined) ?? null,
+        },
+        ctx.change(),
+      );
       done(ctx, r, r.result, { artifactId: r.result });
     },
   );

@@ -69,7 +69,7 @@ function registerInit(program: Command, io: CliIO, on: On): void {
         );
         return;
       }
-      const shared = o['shared'] === true;
+      const _shared = o['shared'] === true;
       const r = initStore(io.cwd, ctx.opts.dir ?? io.env['BATON_DIR'] ?? null, { shared: o['shared'] === true });
       const how = r.shared ? 'shared: commit it with the project' : 'private: it ignores itself in git';
       const text = r.existed
@@ -279,12 +279,10 @@ function registerLifecycle(program: Command, on: On): void {
             `pause session ${id}`,
             o['force'] === true,
           );
-      const s = await ctx
-        .manager()
-        .lifecycle(id, verb, (o['reason'] as string | undefined) ?? null, {
-          ...ctx.change(),
-          force: o['force'] === true,
-        });
+      const s = await ctx.manager().lifecycle(id, verb, (o['reason'] as string | undefined) ?? null, {
+        ...ctx.change(),
+        force: o['force'] === true,
+      });
       // Forced past unfinished phases: say which, as the journal records them.
       const left =
         verb === 'complete'

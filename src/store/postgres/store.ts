@@ -136,7 +136,7 @@ export class PostgresStore implements SessionStore {
         migrated.set(key, done);
         done.catch(() => migrated.delete(key));
       }
-      const applied = cached ? (await cached, []) : await done;
+      const applied = cached ? await cached.then(() => []) : await done;
       // close() may have run while this waited: the pool is ended, never hand it out.
       if (this.closed) throw this.closedError();
       this.applied = applied;
