@@ -247,14 +247,7 @@ async function recordOne(
       refresh = true;
       break;
     case 'pre-tool':
-      gate = await gateToolCall(m, id, a);
-      if (gate.decision)
-        line(
-          'warn',
-          'BUDGET',
-          `${act.tool}: ${gate.decision === 'deny' ? 'refused' : 'put to the user'}. ${gate.reason}`,
-          id,
-        );
+      gate = await preTool(m, id, a, act.tool, line);
       context = gate.context;
       break;
     case 'ignored':
@@ -262,6 +255,14 @@ async function recordOne(
   }
   if (refresh) for (const p of await m.derivedFiles.flush()) line('warn', 'HANDOFF', p, id);
   return { context, gate };
+}
+
+/** Before a tool call: the budgets' word on it (budget-gate.ts), logged when it is put to the user or refused. */
+async function preTool(m: SessionManager, id: string, a: AgentContext, tool: string, line: Line): Promise<ToolGate> {
+  const gate = await gateToolCall(m, id, a);
+  if (gate.decision)
+    line('warn', 'BUDGET', `${tool}: ${gate.decision === 'deny' ? 'refused' : 'put to the user'}. ${gate.reason}`, id);
+  return gate;
 }
 
 function codeOf(e: unknown): string {
