@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
-import { GROUPS } from '../../src/cli/main.js';
+import { COMMAND_NAMES } from '../../src/cli/command-table.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import type { ServerOptions } from '../../src/mcp/server.js';
@@ -80,9 +80,7 @@ export interface ErrorBody {
 }
 
 /** A CLI command or option as a hint might name it: `baton status`, baton resume, --force. */
-const CLI_WORDING = new RegExp(
-  `\\bbaton (${GROUPS.flatMap((g) => g.commands).join('|')})\\b|\`baton[\\s\`]|(^|[^\\w-])--[a-z]`,
-);
+const CLI_WORDING = new RegExp(`\\bbaton (${COMMAND_NAMES.join('|')})\\b|\`baton[\\s\`]|(^|[^\\w-])--[a-z]`);
 
 const toolNames = new WeakMap<Client, Promise<Set<string>>>();
 
@@ -125,4 +123,24 @@ export async function refused(
   expect(typeof body!.details, context).toBe('object');
   await expectToolHint(client, body!.hint!, context);
   return body!;
+}
+
+/**
+ * Calls a tool with arguments its input schema refuses (or an unknown tool): the SDK answers
+ * with its own isError text, `MCP error -32602: Input validation error: Invalid arguments for
+ * tool NAME: …` (or `Tool NAME not found`), before any baton code runs. Returns what follows the
+ * tool's name: the SDK's account of what is wrong.
+ */
+export async function invalidArgs(client: Client, name: string, args: Record<string, unknown>): Promise<string> {
+  const r = await call(client, name, args);
+  const context = `${name} ${JSON.stringify(args).slice(0, 300)} → ${JSON.stringify(r).slice(0, 800)}`;
+  expect(r.isError, context).toBe(true);
+  expect(r.content, context).toHaveLength(1);
+  expect(r.structuredContent, context).toBeUndefined();
+  const text = (r.content[0] as { text: string }).text;
+  if (text === `MCP error -32602: Tool ${name} not found`) return text;
+  const m = /^MCP error -32602: (?:Input validation error: )?Invalid arguments for tool (\S+): (.+)$/s.exec(text);
+  expect(m, context).not.toBeNull();
+  expect(m![1], context).toBe(name);
+  return m![2]!;
 }

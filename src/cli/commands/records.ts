@@ -16,27 +16,24 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-/**
- * Registers phase, sub-step and record-keeping commands, in the order `--help` lists them;
- * with `only`, just the part that defines that command (start-up time: see main.ts).
- */
-export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx | null }, only?: string): void {
+/** Registers the phase, sub-step and record-keeping commands: phase, substep, file, error, tokens … context. */
+export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
   const on: On = (cmd, action) => cmd.action(bind(io, holder, action));
-  const parts: Array<[readonly string[], (program: Command, on: On) => void]> = [
-    [['phase'], registerPhase],
-    [['substep', 'file'], registerWorkRecords],
-    [['error'], registerErrors],
-    [['tokens'], registerTokens],
-    [['budget'], registerBudget],
-    [['pricing'], registerPricing],
-    [['decision'], registerDecision],
-    [['finding'], registerFinding],
-    [['note'], registerNote],
-    [['milestone'], registerMilestone],
-    [['artifact'], registerArtifact],
-    [['context'], registerContext],
-  ];
-  for (const [names, register] of parts) if (only === undefined || names.includes(only)) register(program, on);
+  for (const register of [
+    registerPhase,
+    registerWorkRecords,
+    registerErrors,
+    registerTokens,
+    registerBudget,
+    registerPricing,
+    registerDecision,
+    registerFinding,
+    registerNote,
+    registerMilestone,
+    registerArtifact,
+    registerContext,
+  ])
+    register(program, on);
 }
 
 /** `phase start|done|fail|skip|retry`. */

@@ -28,21 +28,15 @@ function changed(ctx: Ctx, s: SessionState, text: string): void {
   ctx.emit({ ok: true, id: s.id, status: s.status, revision: s.revision }, text);
 }
 
-/**
- * Registers the session lifecycle commands, in the order `--help` lists them; with `only`,
- * just the part that defines that command (start-up time: see main.ts).
- */
-export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx | null }, only?: string): void {
+/** Registers the session lifecycle commands: init, start, status, list, switch … archive, log, repair. */
+export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
   const on: On = (cmd, action) => cmd.action(bind(io, holder, action));
-  const parts: Array<[readonly string[], () => void]> = [
-    [['init'], () => registerInit(program, io, on)],
-    [['start'], () => registerStart(program, io, on)],
-    [['status'], () => registerStatus(program, io, on)],
-    [['list'], () => registerList(program, io, on)],
-    [['switch', 'pause', 'complete', 'fail', 'abandon', 'archive'], () => registerLifecycle(program, on)],
-    [['log', 'repair'], () => registerJournal(program, io, on)],
-  ];
-  for (const [names, register] of parts) if (only === undefined || names.includes(only)) register();
+  registerInit(program, io, on);
+  registerStart(program, io, on);
+  registerStatus(program, io, on);
+  registerList(program, io, on);
+  registerLifecycle(program, on);
+  registerJournal(program, io, on);
 }
 
 /** `init`: create the file store or prepare a database. */
@@ -172,10 +166,12 @@ function registerStatus(program: Command, io: CliIO, on: On): void {
       const pricing = m.pricing();
       const note = chosen.finished ? finishedNote(s.id, s.status) : null;
       // Runs of this host found gone (a conversation killed without SessionEnd) read as dead at once (docs/runs.md).
-      const dead = m.runs.liveness(s).dead;
+      // Orphans (a dead baton run's command still running here) read as such, neither live nor dead.
+      const { dead, orphans } = m.runs.liveness(s);
       ctx.emit(
-        { ...statusView(s, io.now().toISOString(), pricing, dead), ...(note ? { active: false, note } : {}) },
-        () => `${renderStatus(s, ctx.paint, io.now(), pricing, dead)}${note ? `\n${ctx.paint.dim(note)}\n` : ''}`,
+        { ...statusView(s, io.now().toISOString(), pricing, dead, orphans), ...(note ? { active: false, note } : {}) },
+        () =>
+          `${renderStatus(s, ctx.paint, io.now(), pricing, dead, orphans)}${note ? `\n${ctx.paint.dim(note)}\n` : ''}`,
       );
     },
   );
@@ -229,7 +225,8 @@ function registerList(program: Command, io: CliIO, on: On): void {
       // Nothing to show: say whether --all would show archived sessions.
       const archived =
         rows.length || filter.all ? 0 : (await m.list({ ...filter, all: true })).filter((r) => r.archived).length;
-      ctx.emit(null, () => renderList(rows, active, ctx.paint, io.now(), archived));
+      const orphans = await m.runs.orphansOfRows(rows);
+      ctx.emit(null, () => renderList(rows, active, ctx.paint, io.now(), archived, orphans));
     },
   );
 }

@@ -185,7 +185,8 @@ function registerReadTools(server: McpServer, kit: Kit): void {
     async (a) => {
       const m = kit.manager();
       const s = await m.get(await kit.session(a.session));
-      const view = { ...statusView(s, kit.now(), m.pricing(), m.runs.liveness(s).dead), budgets: m.budgets.report(s) };
+      const { dead, orphans } = m.runs.liveness(s);
+      const view = { ...statusView(s, kit.now(), m.pricing(), dead, orphans), budgets: m.budgets.report(s) };
       return view as unknown as {
         id: string;
         title: string;
