@@ -283,6 +283,20 @@ export interface EventDataMap {
     taskPath: string;
     writes: Array<{ channel: string; idx: number; value: [string, string] }>;
   };
+  /**
+   * Lines of a conversation transcript mirrored by the Claude Agent SDK's session store
+   * (`baton-sessions/claude-agent-sdk`): `subpath` null for the main transcript, else the
+   * sub-transcript's name; `entries` as the SDK gave them; `responses` the ledger lines of
+   * the responses whose tokens this batch counted (as `transcript.read`'s).
+   */
+  'transcript.mirrored': {
+    subpath: string | null;
+    agent: string;
+    entries: Array<{ type: string; uuid?: string; [k: string]: unknown }>;
+    responses: string;
+  };
+  /** A mirrored sub-transcript deleted through the session store (its lines stay in the journal). */
+  'transcript.cleared': { subpath: string };
   /** Durable steps (`manager.steps`, src/domain/durable-steps.ts): a runner took a step, and how it ended. */
   'step.started': StepEventData['started'];
   'step.completed': StepEventData['completed'];
@@ -365,6 +379,8 @@ export const EVENT_TYPES = [
   'phase.updated',
   'graph.checkpoint',
   'graph.writes',
+  'transcript.mirrored',
+  'transcript.cleared',
   'step.started',
   'step.completed',
   'step.failed',

@@ -414,6 +414,16 @@ export interface SessionState {
   durableSteps?: DurableStep[];
   /** A LangGraph thread's progress (`baton-sessions/langgraph`). Absent until its first checkpoint. */
   graph?: GraphProgress;
+  /** A conversation transcript mirrored by the Claude Agent SDK's session store. Absent until its first line. */
+  mirror?: MirrorProgress;
+}
+
+/** What a session shows of the transcript mirrored into it (`baton-sessions/claude-agent-sdk`). */
+export interface MirrorProgress {
+  /** Lines mirrored, over every transcript (duplicates of a retried batch included). */
+  entries: number;
+  /** Lines kept per transcript: `""` the main one, else the sub-transcript's name; a deleted one is absent. */
+  transcripts: Record<string, number>;
 }
 
 /** What a session that is a LangGraph thread shows of the graph: its steps, not its values. */

@@ -126,6 +126,22 @@ export async function recordHook(ev: HookEvent, ctx: HookRunContext): Promise<Re
   return out;
 }
 
+/** Who acted, as the manager's hooks take it: the conversation, its CLI's process and its phase. */
+function agentContext(ev: HookEvent, ctx: HookRunContext, pid: number | null): AgentContext {
+  // BATON_PHASE: the hook's own environment (inherited from the CLI), else the CLI's.
+  const phase = ctx.env['BATON_PHASE'] || (pid ? environOf(pid, 'BATON_PHASE') : null);
+  return {
+    cli: ev.cli,
+    agentSessionId: ev.agentSessionId!,
+    transcriptPath: ev.transcriptPath,
+    model: ev.model,
+    cwd: ev.cwd,
+    agent: ev.agent,
+    pid,
+    phase,
+  };
+}
+
 type Line = (level: HookLogLine['level'], code: string, message: string, sessionId?: string | null) => void;
 
 /** Records one event; returns SessionStart's briefing. */
@@ -136,18 +152,7 @@ async function recordOne(
   line: Line,
   pid: number | null = null,
 ): Promise<{ context: string | null; gate: ToolGate | null }> {
-  // BATON_PHASE: the hook's own environment (inherited from the CLI), else the CLI's.
-  const phase = ctx.env['BATON_PHASE'] || (pid ? environOf(pid, 'BATON_PHASE') : null);
-  const a: AgentContext = {
-    cli: ev.cli,
-    agentSessionId: ev.agentSessionId!,
-    transcriptPath: ev.transcriptPath,
-    model: ev.model,
-    cwd: ev.cwd,
-    agent: ev.agent,
-    pid,
-    phase,
-  };
+  const a = agentContext(ev, ctx, pid);
   const found = await m.hooks.resolve(a, { explicit: ctx.env['BATON_SESSION'] || null, autostart: ctx.autostart });
   if (!found) {
     if (ev.action.kind === 'session-start')

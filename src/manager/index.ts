@@ -49,6 +49,8 @@ export type { DerivedFilesOptions } from './types.js';
 // What the manager's sub-objects and methods return.
 export type { CheckpointInfo } from './checkpoint-lookup.js';
 export type { CheckpointDetail } from './checkpoints.js';
+export type { MirrorCreate, MirrorInput, MirrorResult } from './transcript-mirror.js';
+export type { TranscriptEntry } from '../domain/mirrored-transcript.js';
 export { corrupt as corruptCheckpoint } from './checkpoint-lookup.js';
 export type { Claim } from './claim.js';
 // Runs: one worker's attempt on a session (docs/runs.md).
