@@ -20,6 +20,7 @@ import { DerivedFiles } from './derived-files.js';
 import { Maintenance } from './doctor.js';
 import { Formats } from './foreign-formats.js';
 import { Bundles } from './bundle.js';
+import { Budgets } from './budgets.js';
 import { Leases } from './leases.js';
 import { Runs } from './runs.js';
 import { Steps } from './steps.js';
@@ -82,6 +83,8 @@ export class SessionManager extends SessionRecords {
   );
   /** What agent CLI hooks record, and the hook log's problems (see agent-hooks.ts). */
   readonly hooks: AgentHooks;
+  /** Budget policies: set, read, judged; new work past a `stop` budget is refused (see budgets.ts). */
+  readonly budgets: Budgets = new Budgets(this);
   /** The pricing override file, if any (see {@link pricing}). */
   readonly pricingFile: string | null;
   private pricingTable: PricingTable | null = null;
@@ -91,6 +94,7 @@ export class SessionManager extends SessionRecords {
   constructor(o: ManagerOptions) {
     super(o);
     this.hooks = new AgentHooks(this, o.env ?? {});
+    this.budgetGuard = (s, drafts, agent) => this.budgets.guard(s, drafts, agent);
     this.pricingFile = o.pricingFile ?? null;
     this.env = o.env ?? {};
     this.checkpoints = new Checkpoints(this, {
