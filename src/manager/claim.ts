@@ -78,14 +78,14 @@ async function claimCandidates(m: SessionManager, agent: string | null = null): 
  * do not all race for the same session and retry down the same list (oldest first still holds
  * within a few places).
  */
-async function claimOrder(m: SessionManager, skip: ReadonlySet<string>): Promise<string[]> {
+async function claimOrder(m: SessionManager): Promise<string[]> {
   const now = Date.parse(m.time());
   const rows = await m.list({ claimable: true, recheck: false });
   const lapsed = (r: SessionSummary): boolean =>
     r.status === 'active' && !!r.leaseExpiresAt && Date.parse(r.leaseExpiresAt) <= now;
   const when = (r: SessionSummary): string => (lapsed(r) ? r.leaseExpiresAt! : (r.cause?.at ?? r.updatedAt));
   const sorted = rows
-    .filter((r) => (r.status === 'interrupted' || lapsed(r)) && !r.archived && !skip.has(r.id))
+    .filter((r) => (r.status === 'interrupted' || lapsed(r)) && !r.archived)
     .sort((a, b) => (when(a) < when(b) ? -1 : when(a) > when(b) ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const start = Math.floor(Math.random() * Math.min(sorted.length, SPREAD));
   return [...sorted.slice(start), ...sorted.slice(0, start)].map((r) => r.id);
@@ -120,8 +120,8 @@ const SPREAD = 8;
 
 /**
  * What a claimer learnt while trying: sessions whose lease turned out to be live (renewed
- * since their row was written) and until when, so a waiting claimer neither tries them again
- * before then nor sleeps past it; and the first LOCKED refusal of a session whose dead run's
+ * since their row was written) and until when, so a waiting claimer does not sleep past it;
+ * and the first LOCKED refusal of a session whose dead run's
  * command still runs here.
  */
 export interface ClaimMemo {
@@ -150,11 +150,11 @@ async function claimSession(m: SessionManager, o: ClaimOptions, memo: ClaimMemo 
   memo.orphaned = null;
   const now = m.time();
   for (const [id, until] of memo.liveUntil) if (until <= now) memo.liveUntil.delete(id);
-  const skip = new Set(memo.liveUntil.keys());
   const queue = claimQueueOf(m.store);
   const pick = async (): Promise<Claimed | null> => {
-    if (queue) return queue.next(now, [...skip], (id) => takeOne(m, id, o, memo));
-    for (const id of await claimOrder(m, skip)) {
+    // Sessions found live before are tried again all the same: their holder may have died since.
+    if (queue) return queue.next(now, [], (id) => takeOne(m, id, o, memo));
+    for (const id of await claimOrder(m)) {
       const got = await takeOne(m, id, o, memo);
       if (got) return got;
     }
