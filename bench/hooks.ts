@@ -137,12 +137,13 @@ export function hookLatency(quick: boolean, work: string): Row[] {
   fs.closeSync(fd);
   return [
     {
-      name: '`baton hook claude`, PostToolUse Write into a file store (p50 wall time)',
+      // A recording hook: at most 1.5x `node -e 0`, with the hook's bundle of its own (dist/hook.cjs).
+      name: "`baton hook claude`, PostToolUse Write into a file store (p50 wall time; the hook's own bundle)",
       baton: `${small.a.toFixed(1)} ms`,
       baseline: `${small.b.toFixed(1)} ms \`node -e 0\``,
       ratio: small.a / small.b,
-      target: '≤ 1.3×',
-      pass: small.a / small.b <= 1.3,
+      target: '≤ 1.5×',
+      pass: small.a / small.b <= 1.5,
     },
     {
       name: '`baton hook claude`, Stop with a 50 MB transcript already read (p50 wall time)',

@@ -1,10 +1,9 @@
-// Bundles the CLI (dist/cli.cjs, started by dist/baton.cjs), the library (dist/index.js) and the
+// Bundles the CLI (dist/cli.cjs and dist/hook.cjs, started by dist/baton.cjs), the library (dist/index.js) and the
 // store conformance suite (dist/testing.js, `baton-sessions/testing`), with type declarations.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -37,20 +36,6 @@ const noChildProcess = {
         "export default {}; export function spawn() { throw new Error('executable subcommands are not supported'); }",
       loader: 'js',
     }));
-  },
-};
-
-// The file store's record codec needs only crc32 of node:zlib, and loading node:zlib loads
-// node:stream: in the commands' bundles it gets src/cli/zlib-crc32.ts instead, which computes
-// the first bytes itself and loads node:zlib only for a long read.
-const crcWithoutZlib = {
-  name: 'crc-without-zlib',
-  setup(b) {
-    b.onResolve({ filter: /^(node:)?zlib$/ }, (args) =>
-      args.importer.endsWith(`src${path.sep}store${path.sep}file${path.sep}codec.ts`)
-        ? { path: fileURLToPath(new URL('../src/cli/zlib-crc32.ts', import.meta.url)) }
-        : undefined,
-    );
   },
 };
 
@@ -138,7 +123,7 @@ const asModuleFunction = {
 // through lazily initialised modules).
 const cliBundle = {
   ...common,
-  plugins: [noChildProcess, crcWithoutZlib, moduleAsRequire, builtinOnce],
+  plugins: [noChildProcess, moduleAsRequire, builtinOnce],
   format: 'cjs',
   external: [
     'zod',
@@ -156,14 +141,11 @@ const cliBundle = {
   ...asModuleFunction,
 };
 await build({ ...cliBundle, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.cjs' });
-// The everyday commands (src/cli/core-groups.ts) again, without the other commands' code: the
-// launcher starts this smaller bundle for them (less to read and to deserialise at each call).
-await build({ ...cliBundle, entryPoints: ['src/cli/core-bin.ts'], outfile: 'dist/core.cjs' });
 // `baton hook …` runs on every tool call of an agent CLI: its own bundle, without commander,
 // the MCP SDK or the CLI's commands, so the launcher can start it instead of cli.cjs.
 await build({
   ...common,
-  plugins: [crcWithoutZlib, moduleAsRequire, builtinOnce],
+  plugins: [moduleAsRequire, builtinOnce],
   entryPoints: ['src/hooks/bin.ts'],
   outfile: 'dist/hook.cjs',
   format: 'cjs',
@@ -188,18 +170,25 @@ await build({
   legalComments: 'linked',
   logLevel: 'warning',
 });
-// The `baton` command itself is a small launcher that runs cli.cjs (or core.cjs, hook.cjs) through V8's code cache.
+// The `baton` command itself is a small launcher that runs cli.cjs (or the bundle of its own a
+// command has: its row's `bundle` in src/cli/command-table.ts) through V8's code cache. The table
+// is read here, bundled as the CLI has it, so the routing is never written by hand.
+const tableFile = fileURLToPath(new URL('../dist/command-table.tmp.mjs', import.meta.url));
+await build({ ...common, entryPoints: ['src/cli/command-table.ts'], outfile: tableFile, packages: 'external' });
+const { COMMANDS } = await import(tableFile);
+rmSync(tableFile);
+const own = COMMANDS.filter((c) => c.bundle).map((c) => [c.name, c.bundle]);
 const digest = (f) =>
   createHash('sha256')
     .update(readFileSync(new URL(`../dist/${f}`, import.meta.url)))
     .digest('hex')
     .slice(0, 16);
+const hashes = Object.fromEntries(['cli', ...new Set(own.map(([, b]) => b))].map((b) => [b, digest(`${b}.cjs`)]));
 writeFileSync(
   new URL('../dist/baton.cjs', import.meta.url),
   readFileSync(new URL('../src/cli/launcher.cjs', import.meta.url), 'utf8')
-    .replace('__BATON_BUNDLE_HASH__', digest('cli.cjs'))
-    .replace('__BATON_CORE_HASH__', digest('core.cjs'))
-    .replace('__BATON_HOOK_HASH__', digest('hook.cjs')),
+    .replace('__BATON_OWN_BUNDLES__', JSON.stringify(own))
+    .replace('__BATON_BUNDLE_HASHES__', JSON.stringify(hashes)),
 );
 // The library, its pure helpers (`baton-sessions/domain`), `baton-sessions/testing` and `baton-sessions/langgraph`
 // share their code in chunks, so a store written against the library throws the very BatonError class the suite

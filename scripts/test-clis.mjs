@@ -50,7 +50,7 @@ export function ensureTestClis({ env = process.env, check = false } = {}) {
     // A package.json of our own keeps npm from walking up into a project that holds the folder.
     fs.writeFileSync(
       path.join(dir, 'package.json'),
-      JSON.stringify({ name: `baton-test-${cli}`, private: true }) + '\n',
+      `${JSON.stringify({ name: `baton-test-${cli}`, private: true })}\n`,
     );
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
     const r = spawnSync(

@@ -10,6 +10,11 @@ const step = (cmd, args) => {
   return r.status ?? 1;
 };
 
+// Format and lint first: a formatting slip fails in seconds, not after the suite.
+if (step(process.execPath, ['node_modules/@biomejs/biome/bin/biome', 'ci', '--error-on-warnings']) !== 0) {
+  console.error('Format or lint check failed: `npx biome check --write` fixes formatting and safe lint findings.');
+  process.exit(1);
+}
 if (step(process.execPath, ['scripts/build.mjs']) !== 0) process.exit(1);
 // The dashboard's web page (src/ui/web) has a config of its own: DOM types and JSX.
 if (

@@ -50,7 +50,8 @@ export { settingsOf } from './domain/settings.js';
 export type { SessionSettings, SettingValues, SettingName } from './domain/settings.js';
 
 // What the sub-objects take and return.
-export type { CheckpointInfo, CheckpointDetail, RestoreResult } from './manager/checkpoints.js';
+export type { CheckpointInfo } from './manager/checkpoint-lookup.js';
+export type { CheckpointDetail, RestoreResult } from './manager/checkpoints.js';
 export type { AcquireOptions } from './manager/leases.js';
 export type { StartRunOptions } from './manager/runs.js';
 export type { StepOptions, StepContext } from './manager/steps.js';
@@ -69,7 +70,7 @@ export type {
 } from './manager/formats.js';
 export type { MirrorSetting } from './manager/mirror.js';
 export type { FormatName, FormatProblem, ForeignSession } from './formats/types.js';
-export type { DoctorReport } from './manager/doctor.js';
+export type { DoctorReport } from './manager/doctor-codes.js';
 export type { CleanupOptions, CleanupResult, Tombstone } from './manager/retention.js';
 export type { IngestInput, IngestResult } from './manager/transcripts.js';
 export type { TranscriptCli } from './domain/transcript-usage.js';

@@ -46,7 +46,7 @@ export async function judge(
         problems.push(`read failed with ${isBatonError(e) ? e.code : 'an uncoded error'}: ${(e as Error).message}`);
       damaged = true;
     }
-    let report;
+    let report: Awaited<ReturnType<typeof m.maintenance.doctor>>;
     try {
       report = await m.maintenance.doctor({ fix: true });
     } catch (e) {

@@ -1,125 +1,45 @@
 /**
- * Which of the global options each command is offered, and which commands change state.
- * A command is not offered an option that would mean nothing to it (gh and docker do the
- * same): --agent names who made a change, so read-only commands lack it; --session picks
- * one session, so commands that act on none or pick their own lack it. One table, so help,
- * completion and parsing agree; commands not listed take every global option.
+ * What a command path (`phase start`) is, as the command table (command-table.ts) says: the
+ * global options it is offered, whether it changes state, whether it prints data. A command is
+ * not offered an option that would mean nothing to it (gh and docker do the same): --agent
+ * names who made a change, so read-only commands lack it; --session picks one session, so
+ * commands that act on none or pick their own lack it.
+ *
+ * The program root carries the lookup ({@link ScopedProgram}), so the registrars' `common()`
+ * and `bind()` read the table without importing it (the table imports the registrars).
  */
+import { Command } from 'commander';
 
 /** The options {@link common} adds, by their long names without dashes. */
 export type GlobalOption = 'session' | 'json' | 'dir' | 'store' | 'agent' | 'workspace';
 
-/** Per command path (`phase start`), the global options it does not take. */
-const NOT_OFFERED: Readonly<Record<string, readonly GlobalOption[]>> = {
-  init: ['session', 'agent'],
-  start: ['session'],
-  status: ['agent'],
-  list: ['session', 'agent'],
-  switch: ['session'],
-  log: ['agent'],
-  tokens: ['agent'],
-  pricing: ['session', 'agent'],
-  'checkpoint show': ['agent'],
-  'checkpoint validate': ['agent'],
-  checkpoints: ['agent'],
-  cleanup: ['session'],
-  claim: ['session'],
-  handoff: ['agent'],
-  watch: ['agent'],
-  ui: ['session', 'agent'],
-  import: ['session'],
-  'otel export': ['agent'],
-  'otel follow': ['session', 'agent'],
-};
-
-/** Whether `baton <path>` offers global option `o`. */
-export function offers(path: string, o: GlobalOption): boolean {
-  return !(NOT_OFFERED[path] ?? []).includes(o);
+/** What the table says about one command path. */
+export interface PathScope {
+  /** The global options it does not take (it takes every other). */
+  lacks: readonly GlobalOption[];
+  /** Whether it changes state: never suggested for a mistyped word unless one slip away (suggest.ts). */
+  changes: boolean;
+  /** Whether it prints data (kept by --quiet) rather than a confirmation of a change. */
+  printsData: boolean;
 }
 
-/**
- * Commands that only read (a human confirmation is all the rest print on success, which
- * --quiet leaves out; these print data, which --quiet keeps).
- */
-const READ_ONLY = new Set([
-  'status',
-  'list',
-  'log',
-  'tokens',
-  'pricing',
-  'checkpoint show',
-  'checkpoint validate',
-  'checkpoints',
-  'handoff',
-  'watch',
-  'doctor',
-  'inspect',
-  'hooks status',
-  'completion',
-  'resume',
-  'mirror',
-  'mcp',
-  'hook',
-  'otel export',
-  'otel follow',
-  'ui',
-]);
+/** The scope of a path nobody described: every option, a change, a confirmation. */
+export const UNDESCRIBED: PathScope = { lacks: [], changes: true, printsData: false };
 
-/** Whether `baton <path>` prints data (kept by --quiet) rather than a confirmation of a change. */
-export function printsData(path: string): boolean {
-  return READ_ONLY.has(path);
+/** The `baton` program's root: a commander Command that knows each path's {@link PathScope}. */
+export class ScopedProgram extends Command {
+  /** The scope of `path` (`phase start`). */
+  readonly scopeOf: (path: string) => PathScope;
+
+  constructor(name: string, scopeOf: (path: string) => PathScope) {
+    super(name);
+    this.scopeOf = scopeOf;
+  }
 }
 
-/**
- * Commands that change state, and so are never suggested for a mistyped word unless it is
- * one typing slip away and not another tool's command (see suggest.ts).
- */
-export const CHANGES_STATE: ReadonlySet<string> = new Set([
-  'init',
-  'start',
-  'switch',
-  'pause',
-  'complete',
-  'fail',
-  'abandon',
-  'archive',
-  'repair',
-  'phase',
-  'substep',
-  'file',
-  'error',
-  'budget',
-  'decision',
-  'finding',
-  'note',
-  'milestone',
-  'artifact',
-  'context',
-  'checkpoint',
-  'restore',
-  'cleanup',
-  'pin',
-  'unpin',
-  'run',
-  'claim',
-  'migrate-store',
-  'import',
-  'export',
-  'mirror',
-  'hooks',
-  'hook',
-  'start',
-  'done',
-  'skip',
-  'retry',
-  'created',
-  'modified',
-  'deleted',
-  'add',
-  'resolve',
-  'set',
-  'clear',
-  'remove',
-  'install',
-  'uninstall',
-]);
+/** The scope of the command at `path` below `cmd`'s root ({@link UNDESCRIBED} outside a {@link ScopedProgram}). */
+export function scopeAt(cmd: Command, path: string): PathScope {
+  let root = cmd;
+  while (root.parent) root = root.parent;
+  return root instanceof ScopedProgram ? root.scopeOf(path) : UNDESCRIBED;
+}

@@ -1,54 +1,13 @@
 /**
- * What `--help` adds to commander's own text: the root's command groups and, for every
- * command, examples to end its help with (as gh does). A test checks that every command has
- * examples and a group, so a new command cannot ship without them.
+ * What `--help` adds to commander's own text: the root's command groups (the command table's)
+ * and, for every command, examples to end its help with (as gh does). A test checks that every
+ * command path has examples, so a new command cannot ship without them.
  */
 import { Command, Option } from 'commander';
 import { commandPath, GLOBAL_GROUP, quietVerbose } from './program.js';
 
-/** Root help's command groups, in the order shown, and the top-level commands of each. */
-export const HELP_GROUPS: ReadonlyArray<[string, readonly string[]]> = [
-  [
-    'Sessions:',
-    [
-      'init',
-      'start',
-      'status',
-      'list',
-      'switch',
-      'pause',
-      'complete',
-      'fail',
-      'abandon',
-      'archive',
-      'pin',
-      'unpin',
-      'log',
-    ],
-  ],
-  [
-    'Phases and records:',
-    [
-      'phase',
-      'plan',
-      'substep',
-      'file',
-      'error',
-      'tokens',
-      'budget',
-      'pricing',
-      'decision',
-      'finding',
-      'note',
-      'milestone',
-      'artifact',
-      'context',
-    ],
-  ],
-  ['Runs and recovery:', ['run', 'resume', 'handoff', 'checkpoint', 'checkpoints', 'restore', 'claim', 'watch', 'ui']],
-  ['Stores and maintenance:', ['doctor', 'repair', 'cleanup', 'migrate-store']],
-  ['Integrations:', ['mcp', 'hooks', 'hook', 'inspect', 'import', 'export', 'mirror', 'otel', 'completion']],
-];
+/** Where a top-level command goes in the root help: its heading. */
+export type HelpGroupOf = (name: string) => string | undefined;
 
 /** Examples per command path; each is `[command line, what it does]`. */
 export const EXAMPLES: Readonly<Record<string, ReadonlyArray<readonly [string, string]>>> = {
@@ -285,6 +244,7 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<readonly [string, s
   hook: [['baton hook claude < payload.json', 'record one hook payload (agent CLIs run this)']],
   completion: [
     ['source <(baton completion bash)', 'complete in this bash'],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a zsh command line, shown as typed
     ['baton completion zsh > "${fpath[1]}/_baton"', 'install for zsh'],
     ['baton completion fish > ~/.config/fish/completions/baton.fish', 'install for fish'],
   ],
@@ -298,17 +258,14 @@ export function examplesText(path: string): string {
 }
 
 /**
- * Puts each top-level command in its help group, ends every command's help with its examples,
- * and gives every command --quiet, --verbose and -h under the global options.
+ * Puts each top-level command in its help group (`groupOf`), ends every command's help with
+ * its examples, and gives every command --quiet, --verbose and -h under the global options.
  */
-export function decorateHelp(program: Command): void {
-  const groupOf = (c: Command): number => HELP_GROUPS.findIndex(([, names]) => names.includes(c.name()));
+export function decorateHelp(program: Command, groupOf: HelpGroupOf): void {
   for (const c of program.commands) {
-    const g = groupOf(c);
-    if (g >= 0) c.helpGroup(HELP_GROUPS[g]![0]);
+    const g = groupOf(c.name());
+    if (g !== undefined) c.helpGroup(g);
   }
-  // Help lists groups in the order their first command was added: order the commands by group.
-  (program.commands as Command[]).sort((a, b) => groupOf(a) - groupOf(b));
   program.addHelpCommand(
     new Command('help')
       .argument('[command]')

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// The `baton` command. Runs a bundled CLI (cli.cjs, core.cjs or hook.cjs beside this file)
+// The `baton` command. Runs a bundled CLI (cli.cjs or hook.cjs beside this file)
 // through V8's code cache, which Node 20 has no switch for: compiling the bundle is a fifth of
 // a command's start-up, and a command runs many times per workflow. The cache is keyed by the
 // bundle's content hash (filled in at build time), kept beside the bundle or else in the
@@ -11,50 +11,16 @@ const path = require('node:path');
 // node:module's Module, without loading node:module (its public API, a part of every start-up).
 const Module = module.constructor;
 
-// `baton hook …` (run by agent CLIs on every tool call) has a bundle of its own, smaller and
-// quicker to start than the whole CLI; so do the everyday commands (core.cjs, the groups of
-// src/cli/core-groups.ts: a test checks this list against it), unless help is asked for, which
-// lists every command. Anything else (help, completion, an unknown word, global options first)
-// runs the whole CLI.
-const CORE = [
-  'init',
-  'start',
-  'status',
-  'list',
-  'switch',
-  'pause',
-  'complete',
-  'fail',
-  'abandon',
-  'archive',
-  'log',
-  'repair',
-  'phase',
-  'substep',
-  'file',
-  'error',
-  'tokens',
-  'budget',
-  'pricing',
-  'decision',
-  'finding',
-  'note',
-  'milestone',
-  'artifact',
-  'context',
-];
+// A command may have a bundle of its own (`baton hook …`, run by agent CLIs on every tool call:
+// smaller and quicker to start than the whole CLI): the rows of src/cli/command-table.ts with a
+// `bundle`, filled in at build time. Everything else runs the whole CLI, cli.cjs.
+const OWN = new Map(__BATON_OWN_BUNDLES__);
+/** Each bundle's content hash, filled in at build time: the key of its cache. */
+const HASHES = __BATON_BUNDLE_HASHES__;
 
-/** Which bundle runs this command line: 'hook', 'core' or 'cli'. */
-function bundleKind(argv) {
-  if (argv[0] === 'hook') return 'hook';
-  if (!CORE.includes(argv[0]) || argv.includes('--help') || argv.includes('-h')) return 'cli';
-  return 'core';
-}
-
-const kind = bundleKind(process.argv.slice(2));
+const kind = OWN.get(process.argv[2]) ?? 'cli';
 const bundle = path.join(__dirname, `${kind}.cjs`);
-const HASH =
-  kind === 'hook' ? '__BATON_HOOK_HASH__' : kind === 'core' ? '__BATON_CORE_HASH__' : '__BATON_BUNDLE_HASH__';
+const HASH = HASHES[kind];
 
 function cacheFiles() {
   const name = `${kind}-${HASH}.v8cache`;

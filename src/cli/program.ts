@@ -1,6 +1,6 @@
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { BatonError } from '../manager/index.js';
-import { offers, printsData } from './command-scope.js';
+import { scopeAt } from './command-scope.js';
 import type { GlobalFlags } from './argv.js';
 import type { GlobalOption } from './command-scope.js';
 import type { CommonOptions } from './context.js';
@@ -60,14 +60,15 @@ export function quietVerbose(cmd: Command): Command {
 }
 
 /**
- * Adds the global options this command is offered (command-scope.ts decides); `json: false`
- * leaves out --json, for a command whose stdout is not its own to print on (`baton mcp`).
+ * Adds the global options this command is offered (the command table's `lacks`, through the
+ * program's root: command-scope.ts); `json: false` leaves out --json, for a command whose
+ * stdout is not its own to print on (`baton mcp`).
  */
 export function common(cmd: Command, o: { json?: boolean } = {}): Command {
-  const path = commandPath(cmd);
+  const { lacks } = scopeAt(cmd, commandPath(cmd));
   for (const [name, flags, description] of GLOBAL_HELP) {
     if (name === 'json' && o.json === false) continue;
-    if (offers(path, name)) cmd.addOption(new Option(flags, description).helpGroup(GLOBAL_GROUP));
+    if (!lacks.includes(name)) cmd.addOption(new Option(flags, description).helpGroup(GLOBAL_GROUP));
   }
   return cmd;
 }
@@ -123,7 +124,7 @@ export function bind(
     const positional = a
       .slice(0, -2)
       .flatMap((x) => (Array.isArray(x) ? x.map(String) : x === undefined ? [] : [String(x)]));
-    const ctx = new Ctx(io, opts as CommonOptions, { printsData: printsData(commandPath(cmd)) });
+    const ctx = new Ctx(io, opts as CommonOptions, { printsData: scopeAt(cmd, commandPath(cmd)).printsData });
     holder.ctx = ctx;
     await action(ctx, positional, opts);
   };

@@ -69,7 +69,10 @@ export function progressReporter(
   const dot = unicode ? '·' : '-';
   // The bar writes through the CLI's stderr, so it goes where every diagnostic goes.
   const stream = {
-    write: (s: string) => (ctx.io.stderr(s), true),
+    write: (s: string) => {
+      ctx.io.stderr(s);
+      return true;
+    },
     isTTY: true,
     columns: ctx.io.columns ?? 80,
   } as unknown as NodeJS.WriteStream;

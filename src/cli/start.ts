@@ -2,12 +2,12 @@ import { cliClock } from './clock.js';
 import type { CliIO } from './io.js';
 
 /*
- * The process side of the bundled `baton` command (bin.ts, core-bin.ts). stdout is written
+ * The process side of the bundled `baton` command (bin.ts). stdout is written
  * synchronously so that a pipe reader sees every byte before the process exits.
  */
 import fs from 'node:fs';
 
-/** Runs `run` (the whole CLI or the core one) on this process's argv, environment and streams; sets the exit code. */
+/** Runs `run` (the CLI) on this process's argv, environment and streams; sets the exit code. */
 export function startCli(run: (io: CliIO) => Promise<number>): void {
   const outTTY = isTerminal(1);
   const errTTY = isTerminal(2);

@@ -4,8 +4,6 @@
  * suggested only for a slip of one edit, and never for a word that is another tool's command
  * (the user meant that tool's meaning, e.g. `stat`, `completion`, `rm`).
  */
-import { CHANGES_STATE } from './command-scope.js';
-
 /** Commands of other tools (git, gh, docker, npm, the shell) a user may type at baton by habit. */
 const OTHER_TOOLS = new Set([
   'stat',
@@ -89,16 +87,20 @@ export function editDistance(a: string, b: string): number {
 /**
  * The commands to suggest for `word` among `candidates` (closest first, at most three): a
  * read-only command within about a third of the word's length (as commander judges), a
- * command that changes state only one edit away and only when `word` is not another tool's
- * command. Empty when nothing is close enough.
+ * command that changes state (`changes`, as the command table says) only one edit away and
+ * only when `word` is not another tool's command. Empty when nothing is close enough.
  */
-export function suggestCommands(word: string, candidates: readonly string[]): string[] {
+export function suggestCommands(
+  word: string,
+  candidates: readonly string[],
+  changes: (candidate: string) => boolean,
+): string[] {
   const w = word.toLowerCase();
   if (w.length < 2) return [];
   const scored = candidates
     .map((c) => ({ c, d: editDistance(w, c), prefix: c.startsWith(w) && w.length >= 3 }))
     .filter(({ c, d, prefix }) => {
-      if (CHANGES_STATE.has(c)) return d <= 1 && !OTHER_TOOLS.has(w);
+      if (changes(c)) return d <= 1 && !OTHER_TOOLS.has(w);
       return prefix || (d > 0 && d <= Math.max(1, Math.floor(w.length * 0.4)));
     });
   scored.sort((x, y) => x.d - y.d || x.c.localeCompare(y.c));

@@ -3,8 +3,9 @@ import { AGENT_HANDLERS } from './agent-sessions.js';
 import { STEP_HANDLERS } from './durable-steps.js';
 import { RUN_HANDLERS, leaseEnded, leaseRenewed, phaseTaken } from './runs-fold.js';
 import type { EventDataMap, PhaseSpec, StoredEvent } from './events.js';
-import type { CheckpointRef, Phase, SessionState, TokenCounts } from './state.js';
-import { modelCellKey, zeroTokens } from './state.js';
+import type { CheckpointRef, Phase, SessionState } from './state.js';
+import { zeroTokens } from './state.js';
+import { readTranscript, recordTokens } from './apply-tokens.js';
 
 /** Default retry limit of a phase (Maestro's MAESTRO_MAX_RETRIES). */
 export const DEFAULT_MAX_RETRIES = 2;
@@ -59,44 +60,6 @@ function initialState(e: StoredEvent & { type: 'session.created' }, sessionId: s
     counters: {},
     ...(typeof d.workspace === 'string' ? { workspace: d.workspace } : {}),
   };
-}
-
-function addTokens(into: TokenCounts, d: TokenCounts): void {
-  into.input += d.input;
-  into.output += d.output;
-  into.cached += d.cached;
-  // Only where cache writes were recorded: older shapes stay as they were.
-  if (d.cacheWrite) into.cacheWrite = (into.cacheWrite ?? 0) + d.cacheWrite;
-}
-
-function recordTokens(s: SessionState, d: EventDataMap['tokens.recorded']): void {
-  addTokens(s.tokens, d);
-  addTokens((s.tokens.byAgent[d.agent] ??= zeroTokens()), d);
-  if (d.phaseId !== null) addTokens((s.tokens.byPhase[d.phaseId] ??= zeroTokens()), d);
-  const model = d.model;
-  if (typeof model !== 'string' || model === '') return;
-  addTokens(((s.tokens.byModel ??= {})[model] ??= zeroTokens()), d);
-  const cells = (s.modelCells ??= {});
-  addTokens(
-    (cells[modelCellKey(d.agent, d.phaseId, model)] ??= { agent: d.agent, phaseId: d.phaseId, model, ...zeroTokens() }),
-    d,
-  );
-}
-
-function readTranscript(s: SessionState, d: EventDataMap['transcript.read'], e: StoredEvent): void {
-  const ledger = (s.transcripts ??= { files: {}, counted: '' });
-  ledger.files[d.path] = {
-    cli: d.cli,
-    agent: d.agent,
-    agentSessionId: d.agentSessionId,
-    offset: d.offset,
-    fileSize: d.fileSize,
-    fileMtimeMs: d.fileMtimeMs,
-    perResponse: d.perResponse === true || ledger.files[d.path]?.perResponse === true,
-    model: d.model ?? null,
-    readAt: e.time,
-  };
-  if (typeof d.responses === 'string') ledger.counted += d.responses;
 }
 
 function bump(state: SessionState, counter: string, id: string): void {

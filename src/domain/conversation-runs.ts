@@ -73,7 +73,7 @@ export function phaseFromCommand(command: string): { verb: 'start' | 'claim'; ph
  */
 export function decideConversationTakes(s: SessionState, runId: string, phaseId: string, l: Liveness): EventDraft[] {
   const p = s.phases.find((x) => x.id === phaseId);
-  if (!p || p.status !== 'in_progress' || p.owner === runId) return [];
+  if (p?.status !== 'in_progress' || p.owner === runId) return [];
   if (p.owner && p.owner !== runId && liveRuns(s, l).some((r) => r.id === p.owner)) return [];
   return [draft('phase.claimed', { phaseId: p.id, runId, from: p.owner ?? null })];
 }

@@ -125,8 +125,7 @@ export function renderResumePlan(plan: ResumePlan, words?: HintWords): string {
         : `${p.retryCount}/${p.maxRetries} retries used, ${p.retriesLeft} left`;
       out.push(`  ${p.phaseId} (${p.name}): ${retries}${p.failureReason ? ` — ${p.failureReason}` : ''}`);
       for (const e of p.unresolvedErrors) out.push(`    ${e.id} ${e.type}: ${e.message}`);
-      if (p.escalation)
-        out.push(`    ${(words && words(p.escalation.hint)) ?? `The user decides: ${ESCALATION_WORDS}.`}`);
+      if (p.escalation) out.push(`    ${words?.(p.escalation.hint) ?? `The user decides: ${ESCALATION_WORDS}.`}`);
     }
   }
   if (plan.blocked.length) {

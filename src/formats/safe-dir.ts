@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { BatonError } from '../domain/errors.js';
@@ -143,7 +144,7 @@ export class SafeDir {
     let cur = this.root;
     for (const part of parts) {
       cur = path.join(cur, part);
-      let st;
+      let st: Awaited<ReturnType<typeof fs.lstat>>;
       try {
         st = await fs.lstat(cur);
       } catch {
@@ -232,7 +233,7 @@ export class SafeDir {
   async list(rel = ''): Promise<DirEntry[]> {
     const c = await this.check(rel);
     if (!c.ok) return [];
-    let ents;
+    let ents: Dirent[];
     try {
       ents = await fs.readdir(c.abs, { withFileTypes: true });
     } catch (e) {

@@ -4,6 +4,6 @@
  * `<cli>/<agent_type>#<first 8 characters of agent_id>`, with `agent` when the type is missing.
  */
 export function agentName(cli: string, sub?: { agentId: string | null; agentType: string | null } | null): string {
-  if (!sub || !sub.agentId) return cli;
+  if (!sub?.agentId) return cli;
   return `${cli}/${sub.agentType || 'agent'}#${sub.agentId.slice(0, 8)}`;
 }

@@ -89,7 +89,7 @@ function parse(p: Payload, max: number): Json | string {
   if (p.problem === 'too-large')
     return `A payload of ${p.bytes} bytes is over the ${max}-byte limit (BATON_HOOK_MAX_BYTES): skipped unread. Files it wrote are found at the next Stop.`;
   if (p.problem) return `The payload could not be read (${p.problem}, ${p.bytes} bytes).`;
-  if (!p.text || !p.text.trim()) return 'Empty payload.';
+  if (!p.text?.trim()) return 'Empty payload.';
   try {
     const v = JSON.parse(p.text) as unknown;
     if (v && typeof v === 'object' && !Array.isArray(v)) return v as Json;

@@ -11,7 +11,8 @@ import { decideRunEnd, findRun, runLive } from '../domain/runs.js';
 import { CLAUDE_TASK_TOOLS, foldTasks } from '../domain/transcript-salvage.js';
 import type { ToolCall } from '../domain/transcript-salvage.js';
 import type { BindingInput } from '../domain/agent-sessions.js';
-import { decideError, decideFiles, decideNote, decideSession, draft } from '../domain/decide.js';
+import { decideError, decideFiles, decideSession, draft } from '../domain/decide.js';
+import { decideNote } from '../domain/decide-records.js';
 import type { EventDraft, MeasuredFile } from '../domain/decide.js';
 import { isBatonError } from '../domain/errors.js';
 import { validateId } from '../domain/ids.js';
@@ -440,7 +441,7 @@ export class AgentHooks {
     await this.ingest(id, a, a.transcriptPath, a.agent);
     const s = await this.m.get(id);
     const last = s.checkpoints?.at(-1);
-    if (last && last.name.startsWith('before compaction')) {
+    if (last?.name.startsWith('before compaction')) {
       // Gemini CLI sends PreCompress at every turn: a new checkpoint only when work was recorded since.
       const since = await this.m.log(id, last.revision);
       if (since.every((e) => BOOKKEEPING.has(e.type))) return { state: s, checkpointId: null };

@@ -46,7 +46,7 @@ export function resetToCheckpoint(ws: Workspace | null, cp: Checkpoint, force: b
       },
     );
   }
-  if (!cp.git || !cp.git.head) {
+  if (!cp.git?.head) {
     throw new BatonError(
       'BAD_INPUT',
       `Checkpoint ${cp.id} was taken ${cp.git ? 'in a repository without commits' : 'outside a git work tree'}; it has no commit to reset to.`,

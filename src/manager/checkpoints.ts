@@ -1,40 +1,32 @@
-import { SETTING_KEYS, settingsOf } from '../domain/settings.js';
+import { settingsOf } from '../domain/settings.js';
 import { assertWritable, draft, text } from '../domain/decide.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';
 import type { StoredEvent } from '../domain/events.js';
 import { slugify, validateId } from '../domain/ids.js';
-import type { GitCopy, CheckpointInfo as ResumeCheckpoint } from '../domain/resume-plan-types.js';
-import type { CheckpointRef, SessionState } from '../domain/state.js';
+import type { GitCopy } from '../domain/resume-plan-types.js';
+import type { SessionState } from '../domain/state.js';
 import { compareCheckpointIds } from '../store/types.js';
-import type { Checkpoint, CheckpointFile, CheckpointGit, CheckpointRead } from '../store/types.js';
+import type { Checkpoint, CheckpointFile, CheckpointRead } from '../store/types.js';
 import type { ChangeOptions, ChangeResult, ManagerCore as SessionManager } from './types.js';
 import { checkpointRef, gitCopiesOf, resetToCheckpoint } from './checkpoint-git.js';
 import type { Workspace } from './workspace.js';
+import {
+  MISSING_FILE,
+  byIdOrPrefix,
+  corrupt,
+  infoOf,
+  nextNumber,
+  previousValid,
+  recordedPaths,
+  revisionConflict,
+} from './checkpoint-lookup.js';
+import type { CheckpointInfo } from './checkpoint-lookup.js';
 
 export { checkpointRef } from './checkpoint-git.js';
 
 /** Longest checkpoint name accepted. */
 export const MAX_CHECKPOINT_NAME = 200;
-
-/**
- * One line of `baton checkpoints`: what the store holds merged with what the journal knows.
- * A checkpoint whose file is damaged or missing is still listed (invalid, with the problem);
- * its name, revision and time then come from its `checkpoint.created` event.
- */
-export interface CheckpointInfo extends ResumeCheckpoint {
-  /** What is wrong with it, when not valid. */
-  problem?: string;
-  trigger: 'manual' | 'phase';
-  phaseId: string | null;
-  git: CheckpointGit | null;
-  /** Number of files hashed in it (null when it cannot be read). */
-  files: number | null;
-  /** The journal holds its `checkpoint.created` event. */
-  recorded: boolean;
-  /** Ids of the phases completed in its state (null when it cannot be read). */
-  completedPhases: string[] | null;
-}
 
 /** A file of a checkpoint compared with the workspace now. */
 export interface FileDrift extends CheckpointFile {
@@ -252,7 +244,7 @@ export class Checkpoints {
    */
   async afterPhase(r: ChangeResult<unknown>, o: ChangeOptions = {}): Promise<CreateResult | null> {
     const done = r.events.find((e) => e.type === 'phase.completed');
-    if (!done || done.type !== 'phase.completed' || !this.autoEnabled(r.state)) return null;
+    if (done?.type !== 'phase.completed' || !this.autoEnabled(r.state)) return null;
     const phase = r.state.phases.find((p) => p.id === done.data.phaseId);
     try {
       const { expectedRevision: _strict, ...rest } = o;
@@ -405,141 +397,4 @@ export class Checkpoints {
     }
     return out.sort((a, b) => compareCheckpointIds(a.id, b.id));
   }
-}
-
-const MISSING_FILE = 'its file is missing (the journal recorded it)';
-
-function infoOf(read: CheckpointRead, ref: CheckpointRef | undefined): CheckpointInfo {
-  const superseded = ref?.superseded ?? false;
-  let r = read;
-  // A file that checks out but is not the checkpoint the journal recorded under its id.
-  if (r.valid && ref && ref.revision !== r.checkpoint.revision) {
-    r = {
-      id: r.id,
-      valid: false,
-      problem: `holds revision ${r.checkpoint.revision}, but the journal recorded it at revision ${ref.revision}`,
-      modifiedAt: r.checkpoint.createdAt,
-    };
-  }
-  if (r.valid) {
-    const c = r.checkpoint;
-    return {
-      id: r.id,
-      name: c.name,
-      revision: c.revision,
-      createdAt: c.createdAt,
-      valid: true,
-      superseded,
-      trigger: c.trigger,
-      phaseId: c.phaseId,
-      git: c.git,
-      files: c.files.length,
-      recorded: ref !== undefined,
-      completedPhases: (c.state.phases ?? []).filter((p) => p.status === 'completed').map((p) => p.id),
-    };
-  }
-  return {
-    id: r.id,
-    name: ref?.name ?? r.id,
-    revision: ref?.revision ?? null,
-    createdAt: ref?.createdAt ?? r.modifiedAt ?? '',
-    valid: false,
-    superseded,
-    problem: r.problem,
-    trigger: ref?.trigger ?? 'manual',
-    phaseId: ref?.phaseId ?? null,
-    git: null,
-    files: null,
-    recorded: ref !== undefined,
-    completedPhases: null,
-  };
-}
-
-/** The newest valid checkpoint before `id`, preferring one not superseded. */
-export function previousValid(all: CheckpointInfo[], id: string): CheckpointInfo | null {
-  const before = all.filter((c) => c.valid && compareCheckpointIds(c.id, id) < 0);
-  return before.filter((c) => !c.superseded).at(-1) ?? before.at(-1) ?? null;
-}
-
-/** The newest valid checkpoint that is not superseded (the usual recovery point), or null. */
-export function latestValid(all: CheckpointInfo[]): CheckpointInfo | null {
-  return all.filter((c) => c.valid && !c.superseded).at(-1) ?? null;
-}
-
-/** Every path the session recorded, in phases and outside them, sorted. */
-export function recordedPaths(s: SessionState): string[] {
-  const set = new Set<string>();
-  for (const p of s.phases) for (const f of p.files) set.add(f.path);
-  const loose = s.metadata['looseFiles'];
-  if (Array.isArray(loose))
-    for (const f of loose)
-      if (f && typeof (f as { path?: unknown }).path === 'string') set.add((f as { path: string }).path);
-  return [...set].sort();
-}
-
-function nextNumber(ids: string[]): number {
-  let max = 0;
-  for (const id of ids) {
-    const m = /^cp-(\d+)(?:-|$)/.exec(id);
-    if (m) max = Math.max(max, Number(m[1]));
-  }
-  return max + 1;
-}
-
-function revisionConflict(id: string, expected: number, actual: number): BatonError {
-  return new BatonError('CONFLICT', `Session ${id} is at revision ${actual}, not ${expected}.`, {
-    hint: hint('session.reread'),
-    details: { sessionId: id, expectedRevision: expected, revision: actual },
-  });
-}
-
-/**
- * The checkpoint named by its id or by a unique prefix of it (`cp-3` for
- * `cp-3-before-refactor`). A prefix that ends where the id's number ends wins over longer
- * numbers (`cp-3` is not `cp-30-…`). Several matches: `BAD_INPUT` listing them; none: `NOT_FOUND`.
- */
-function byIdOrPrefix(sessionId: string, ref: string, all: CheckpointInfo[]): CheckpointInfo {
-  const exact = all.find((c) => c.id === ref);
-  if (exact) return exact;
-  const starting = all.filter((c) => c.id.startsWith(ref));
-  const whole = starting.filter((c) => c.id.startsWith(`${ref}-`));
-  const matches = whole.length === 1 ? whole : starting;
-  if (matches.length === 1) return matches[0]!;
-  if (!matches.length) throw checkpointMissing(sessionId, ref, all);
-  throw new BatonError(
-    'BAD_INPUT',
-    `Checkpoint ${JSON.stringify(ref)} of session ${sessionId} is ambiguous: it matches ${matches.map((c) => c.id).join(', ')}.`,
-    {
-      hint: 'Give more of the id, or the whole id.',
-      details: { sessionId, checkpointId: ref, matches: matches.map((c) => c.id) },
-    },
-  );
-}
-
-function checkpointMissing(sessionId: string, id: string, all: CheckpointInfo[]): BatonError {
-  return new BatonError('NOT_FOUND', `Session ${sessionId} has no checkpoint ${JSON.stringify(id)}.`, {
-    hint: all.length
-      ? hint('checkpoint.list-some', { checkpoints: all.slice(-10).map((c) => c.id) })
-      : hint('checkpoint.take-first'),
-    details: { sessionId, checkpointId: id },
-  });
-}
-
-/** `CORRUPT` for a damaged checkpoint, naming the problem and the previous valid one. */
-export function corrupt(sessionId: string, info: CheckpointInfo, fallback: CheckpointInfo | null): BatonError {
-  return new BatonError(
-    'CORRUPT',
-    `Checkpoint ${info.id} of session ${sessionId} is damaged: ${info.problem ?? 'unreadable'}.`,
-    {
-      hint: fallback
-        ? hint('checkpoint.previous-valid', {
-            checkpoint: fallback.id,
-            name: fallback.name,
-            revision: fallback.revision,
-            superseded: fallback.superseded,
-          })
-        : hint('checkpoint.take-new'),
-      details: { sessionId, checkpointId: info.id, problem: info.problem ?? null, fallback: fallback?.id ?? null },
-    },
-  );
 }

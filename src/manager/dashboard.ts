@@ -186,7 +186,7 @@ function seriesOf(j: Journal, maxPoints: number | undefined): TokenSeries {
 /** Positions of the events a filter keeps, in journal order (`null`: all of them). */
 function positions(j: Journal, type: string | null, agent: string | null): number[] | null {
   if (type === null && agent === null) return null;
-  const family = type !== null && type.endsWith('.');
+  const family = type?.endsWith('.');
   const ofType =
     type === null
       ? null

@@ -1,10 +1,3 @@
-/**
- * The foreign session layouts, as the surfaces use them: inspect a folder, import its
- * sessions (creating or bringing forward baton sessions), export a session into a layout,
- * and set a session's mirror. The pure mapping is in src/formats/import.ts; the file plans
- * in each adapter; this file does the store and file-system work around them.
- */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError, isBatonError } from '../domain/errors.js';
@@ -15,26 +8,20 @@ import { validateId } from '../domain/ids.js';
 import type { SessionState } from '../domain/state.js';
 import { detect, detectionError, namedAdapter } from '../formats/detect.js';
 import type { DetectScore } from '../formats/detect.js';
-import { runExport, exportInput } from '../formats/export.js';
-import type { ExportOutcome } from '../formats/export.js';
 import { batonIdFor, importEvents, provenanceOf } from '../formats/import.js';
 import { reimportEvents } from '../formats/reimport.js';
-import { ADAPTERS } from '../formats/registry.js';
 import { SafeDir } from '../formats/safe-dir.js';
-import type {
-  ForeignSession,
-  FormatAdapter,
-  FormatName,
-  FormatProblem,
-  InspectReport,
-  WritePlan,
-} from '../formats/types.js';
+import type { ForeignSession, FormatAdapter, FormatName, FormatProblem, InspectReport } from '../formats/types.js';
 import { saveImportedCheckpoints } from './import-checkpoints.js';
 import type { ManagerCore as SessionManager } from './types.js';
-import { MIRROR_ERROR_KEY, MIRROR_KEY, mirrorOf, readMirrorRecord, writeMirrorRecord } from './mirror.js';
+import { MIRROR_ERROR_KEY, MIRROR_KEY, mirrorOf, writeMirrorRecord } from './mirror.js';
 import type { MirrorRecord, MirrorSetting } from './mirror.js';
+import { adaptersOf } from './formats-export.js';
+import type { FormatsOptions } from './formats-export.js';
 
 export { MIRROR_ERROR_KEY, MIRROR_KEY, mirrorOf };
+export { checkMirrorSetting, exportInto, mirrorSession, openOut, rewriteOnce } from './formats-export.js';
+export type { ExportOptions, ExportResult, FormatsOptions } from './formats-export.js';
 export type { MirrorRecord, MirrorSetting };
 
 /** The same folder, links resolved when it exists (a mirror's `out` is kept unresolved). */
@@ -61,15 +48,6 @@ async function resumeMirror(m: SessionManager, id: string, format: FormatName, r
     await writeMirrorRecord(m, id, state, null);
 }
 
-/** What the format operations need from outside. */
-export interface FormatsOptions {
-  /** Folder relative paths are resolved against. */
-  cwd: string;
-  now?: () => Date;
-  /** The adapters to use (default: every registered one). */
-  adapters?: readonly FormatAdapter[];
-}
-
 /** Result of {@link inspectForeign}. */
 export interface InspectResult {
   /** The layout read; null when auto-detection found none (see problems). */
@@ -79,10 +57,6 @@ export interface InspectResult {
   detection: DetectScore[] | null;
   sessions: ForeignSession[];
   problems: FormatProblem[];
-}
-
-function adaptersOf(o: FormatsOptions): readonly FormatAdapter[] {
-  return o.adapters ?? ADAPTERS;
 }
 
 async function readTree(adapter: FormatAdapter, dir: SafeDir, now: Date): Promise<InspectReport> {
@@ -266,14 +240,7 @@ export async function importFolder(
   const prefix = o.idPrefix ?? '';
   if (prefix !== '') validateId(`${prefix}x`, 'id prefix');
   const { keep, dropped } = choose(report.sessions);
-  const results: ImportedSession[] = dropped.map(({ s, problem }) => ({
-    foreignId: s.id,
-    id: null,
-    action: 'skipped',
-    revision: null,
-    archived: s.archived,
-    problems: [...s.problems, problem],
-  }));
+  const results: ImportedSession[] = dropped.map(({ s, problem }) => skipped(s, problem));
 
   // Plan first: ids, clashes with sessions that came from elsewhere.
   const planned: Array<{ s: ForeignSession; id: string; existing: SessionState | null }> = [];
@@ -284,47 +251,31 @@ export async function importFolder(
     // The file may hold progress that the template or an older backup lacks: importing what
     // can be read would record that progress as never made.
     if (s.problems.some((p) => p.code === 'UNREADABLE' && p.severity === 'error' && p.path === s.path)) {
-      results.push({
-        foreignId: s.id,
-        id: null,
-        action: 'skipped',
-        revision: null,
-        archived: s.archived,
-        problems: [
-          ...s.problems,
-          {
-            code: 'IMPORT_FAILED',
-            severity: 'error',
-            sessionId: s.id,
-            path: s.path,
-            message: `Session ${s.id} was not imported: ${s.path} cannot be read (permission denied), so baton cannot see its progress.`,
-            hint: `Let this user read ${s.path}, then import again.`,
-          },
-        ],
-      });
+      results.push(
+        skipped(s, {
+          code: 'IMPORT_FAILED',
+          severity: 'error',
+          sessionId: s.id,
+          path: s.path,
+          message: `Session ${s.id} was not imported: ${s.path} cannot be read (permission denied), so baton cannot see its progress.`,
+          hint: `Let this user read ${s.path}, then import again.`,
+        }),
+      );
       continue;
     }
     const id = batonIdFor(s.id, prefix);
     const other = taken.get(id);
     if (other !== undefined) {
-      results.push({
-        foreignId: s.id,
-        id: null,
-        action: 'skipped',
-        revision: null,
-        archived: s.archived,
-        problems: [
-          ...s.problems,
-          {
-            code: 'ID_COLLISION',
-            severity: 'warning',
-            sessionId: s.id,
-            path: s.path,
-            message: `Session ${JSON.stringify(s.id)} maps to the baton id ${id}, like ${JSON.stringify(other)}; skipped.`,
-            hint: 'Rename one of them in the toolkit, then import again.',
-          },
-        ],
-      });
+      results.push(
+        skipped(s, {
+          code: 'ID_COLLISION',
+          severity: 'warning',
+          sessionId: s.id,
+          path: s.path,
+          message: `Session ${JSON.stringify(s.id)} maps to the baton id ${id}, like ${JSON.stringify(other)}; skipped.`,
+          hint: 'Rename one of them in the toolkit, then import again.',
+        }),
+      );
       continue;
     }
     taken.set(id, s.id);
@@ -359,75 +310,21 @@ export async function importFolder(
     if (done > 0) o.onProgress?.({ done, total: planned.length, item: planned[done - 1]!.id });
     done++;
     try {
-      if (!existing) {
-        const plan = importEvents(s, ctx);
-        const events = plan.events.map((e) => ({ ...e, actor }) as NewEvent);
-        let state = await m.createFrom(id, events);
-        await saveImportedCheckpoints(m, id, events);
-        if (state.archived) state = await m.archive(id);
-        results.push({
-          foreignId: s.id,
-          id,
-          action: 'created',
-          revision: state.revision,
-          archived: state.archived,
-          problems: [...s.problems, ...plan.problems],
-        });
-        continue;
-      }
-      const journal = await m.log(id);
-      const plan = reimportEvents(existing, journal, s, ctx);
-      if (plan.unchanged) {
-        await resumeMirror(m, id, s.format, root.root);
-        results.push({
-          foreignId: s.id,
-          id,
-          action: 'unchanged',
-          revision: existing.revision,
-          archived: existing.archived,
-          problems: [...s.problems],
-        });
-        continue;
-      }
-      const r = await m.change(id, () => ({ events: plan.events, result: undefined }), {
-        expectedRevision: existing.revision,
-        agent: o.agent ?? null,
-      });
-      if (plan.events.some((e) => e.type === 'checkpoint.created'))
-        await saveImportedCheckpoints(m, id, await m.log(id), existing.revision);
-      let state = r.state;
-      if (plan.archive) state = await m.archive(id);
-      await resumeMirror(m, id, s.format, root.root);
-      results.push({
-        foreignId: s.id,
-        id,
-        action: 'updated',
-        revision: state.revision,
-        archived: state.archived,
-        problems: [...s.problems, ...plan.problems],
-      });
+      results.push(await importOne(m, { s, id, existing }, ctx, actor, o.agent ?? null));
     } catch (e) {
       if (!isBatonError(e)) throw e;
-      results.push({
-        foreignId: s.id,
-        id,
-        action: 'skipped',
-        revision: null,
-        archived: s.archived,
-        problems: [
-          ...s.problems,
-          {
-            code: 'IMPORT_FAILED',
-            severity: 'error',
-            sessionId: s.id,
-            path: s.path,
-            message: `Session ${s.id} was not imported: ${e.message}`,
-            hint: e.hint ?? null,
-            ...(e.hintAction ? { hintAction: e.hintAction } : {}),
-            details: { code: e.code },
-          },
-        ],
-      });
+      results.push(
+        skipped(s, {
+          code: 'IMPORT_FAILED',
+          severity: 'error',
+          sessionId: s.id,
+          path: s.path,
+          message: `Session ${s.id} was not imported: ${e.message}`,
+          hint: e.hint ?? null,
+          ...(e.hintAction ? { hintAction: e.hintAction } : {}),
+          details: { code: e.code },
+        }),
+      );
     }
   }
   if (planned.length) o.onProgress?.({ done, total: planned.length, item: planned[done - 1]!.id });
@@ -436,172 +333,61 @@ export async function importFolder(
   return { format: p.adapter.name, root: root.root, sessions: results, problems };
 }
 
-/** Result of {@link exportInto}. */
-export interface ExportResult extends ExportOutcome {
-  id: string;
-  format: FormatName;
-  foreignId: string;
-  /** Absolute output folder. */
-  out: string;
-}
-
-/** Options of {@link exportInto}. */
-export interface ExportOptions extends FormatsOptions {
-  /**
-   * Sees the checked write plan before anything is written; throwing refuses the export with
-   * nothing written (the mirror uses it to keep files someone else changed).
-   */
-  guard?: (plan: WritePlan, out: SafeDir) => Promise<void>;
-}
-
-/** Opens (creating it if needed) an output folder; `BAD_INPUT` when the path is a file. */
-export async function openOut(out: string, cwd: string): Promise<SafeDir> {
-  // An empty path would resolve to the working directory: never write there by accident.
-  if (out.trim() === '')
-    throw new BatonError('BAD_INPUT', '--out needs a folder to export into; got an empty path.', {
-      hint: 'Give a folder to export into (it is created when missing); "." names the current folder.',
-    });
-  const abs = path.resolve(cwd, out);
-  let st: fs.Stats | null = null;
-  try {
-    st = fs.statSync(abs);
-  } catch {
-    st = null;
-  }
-  if (st && !st.isDirectory()) {
-    throw new BatonError('BAD_INPUT', `--out ${abs} is a file, not a folder.`, {
-      hint: 'Give a folder to export into (it is created when missing).',
-    });
-  }
-  return SafeDir.open(abs, cwd, { create: true });
+/** A foreign session left out, with the problem that says why. */
+function skipped(s: ForeignSession, problem: FormatProblem): ImportedSession {
+  return {
+    foreignId: s.id,
+    id: null,
+    action: 'skipped',
+    revision: null,
+    archived: s.archived,
+    problems: [...s.problems, problem],
+  };
 }
 
 /**
- * Writes session `id` in `format` under `out` (created when missing), by the toolkit's own
- * write rules (the adapter's plan, run through SafeDir: atomic replace, `.bak` when the plan
- * asks, removals). Returns the paths written.
+ * Imports one planned session: created with its whole history, or brought forward by the
+ * events {@link reimportEvents} decides (nothing when its source is unchanged).
  */
-export async function exportInto(
+async function importOne(
   m: SessionManager,
-  id: string,
-  format: string,
-  out: string,
-  o: ExportOptions,
-): Promise<ExportResult> {
-  const adapter = namedAdapter(format, adaptersOf(o), { allowAuto: false });
-  const state = await m.get(id);
-  const dir = await openOut(out, o.cwd);
-  const input = exportInput(state, adapter.name, (o.now ?? (() => new Date()))());
-  const outcome = await runExport(adapter, input, dir, o.guard);
-  return { id, format: adapter.name, foreignId: input.foreignId, out: dir.root, ...outcome };
-}
-
-/** Checks a mirror request: the layout must be available and `out` must not be a file; `out` is made absolute. */
-export function checkMirrorSetting(format: string, out: string, o: FormatsOptions): MirrorSetting {
-  const adapter = namedAdapter(format, adaptersOf(o), { allowAuto: false });
-  const abs = path.resolve(o.cwd, out);
-  if (fs.existsSync(abs) && !fs.statSync(abs).isDirectory()) {
-    throw new BatonError('BAD_INPUT', `The mirror folder ${abs} is a file, not a folder.`, {
-      hint: 'Give the folder the toolkit reads its session files from.',
-    });
+  { s, id, existing }: { s: ForeignSession; id: string; existing: SessionState | null },
+  ctx: { importedAt: string; root: string },
+  actor: Actor,
+  agent: string | null,
+): Promise<ImportedSession> {
+  if (!existing) {
+    const plan = importEvents(s, ctx);
+    const events = plan.events.map((e) => ({ ...e, actor }) as NewEvent);
+    let state = await m.createFrom(id, events);
+    await saveImportedCheckpoints(m, id, events);
+    if (state.archived) state = await m.archive(id);
+    const problems = [...s.problems, ...plan.problems];
+    return { foreignId: s.id, id, action: 'created', revision: state.revision, archived: state.archived, problems };
   }
-  return { format: adapter.name, out: abs };
-}
-
-/**
- * Sets (or, with null, turns off) the mirror of session `id`: from then on every change made
- * through a surface that flushes mirrors ({@link MirrorFiles}) rewrites the session's files
- * in `format` under `out`. The layout must be available and `out` must not be a file.
- * A rewrite does not replace a mirrored file changed since baton wrote it (see
- * {@link MirrorFiles}); `force` makes the next rewrite replace the files regardless.
- */
-export async function mirrorSession(
-  m: SessionManager,
-  id: string,
-  setting: { format: string; out: string } | null,
-  o: FormatsOptions & { agent?: string | null; force?: boolean },
-): Promise<{ state: SessionState; mirror: MirrorSetting | null }> {
-  const value = setting ? checkMirrorSetting(setting.format, setting.out, o) : null;
-  // Forgetting what baton wrote makes the next rewrite a first one, which replaces the files.
-  if (o.force === true) await writeMirrorRecord(m, id, await m.get(id), null);
-  const r = await m.setSettings(
-    id,
-    (s) => {
-      if (!value && !mirrorOf(s))
-        throw new BatonError('INVALID_TRANSITION', `Session ${id} has no mirror.`, {
-          hint: hint('mirror.set', { session: id }),
-        });
-      return { mirror: value };
-    },
-    { agent: o.agent ?? null },
-  );
-  return { state: r.state, mirror: value };
-}
-
-function sha256(b: Buffer | string): string {
-  return crypto.createHash('sha256').update(b).digest('hex');
-}
-
-/**
- * Refuses (`CONFLICT`) a plan that would replace or remove a file whose bytes are no longer
- * those baton last wrote. A missing file holds nothing to lose; a path baton never wrote is
- * the toolkit's or a first export's, written as `baton export` would.
- */
-async function checkUnchanged(
-  plan: WritePlan,
-  dir: SafeDir,
-  known: Record<string, string>,
-  id: string,
-  setting: MirrorSetting,
-): Promise<void> {
-  const changed: string[] = [];
-  for (const rel of [...plan.writes.map((w) => w.path), ...plan.removes]) {
-    const want = known[rel];
-    if (want === undefined) continue;
-    const r = await dir.read(rel);
-    if (r.kind === 'missing') continue;
-    if (r.kind !== 'ok' || sha256(r.bytes) !== want) changed.push(rel);
+  const journal = await m.log(id);
+  const plan = reimportEvents(existing, journal, s, ctx);
+  if (plan.unchanged) {
+    await resumeMirror(m, id, s.format, ctx.root);
+    const problems = [...s.problems];
+    return {
+      foreignId: s.id,
+      id,
+      action: 'unchanged',
+      revision: existing.revision,
+      archived: existing.archived,
+      problems,
+    };
   }
-  if (!changed.length) return;
-  const files = changed.map((c) => path.join(dir.root, c));
-  const them = files.length > 1 ? 'them' : 'it';
-  throw new BatonError(
-    'CONFLICT',
-    `${files.join(', ')} changed since baton last wrote ${them} (the toolkit or a person wrote there); the mirror of ${id} did not overwrite ${them}.`,
-    {
-      hint: `Take the changes into baton with \`baton import --format ${setting.format} ${setting.out}\` (mirroring then resumes), or overwrite them with \`baton mirror ${setting.format} --out ${setting.out} --force --session ${id}\`.`,
-      details: { paths: changed },
-    },
-  );
-}
-
-/**
- * One rewrite of session `id`'s mirror (what {@link MirrorFiles.flush} does per session):
- * exports it in `setting.format` under `setting.out` unless a file it would replace or remove
- * changed since baton last wrote it (`CONFLICT`, nothing written), then remembers the hash of
- * every file written ({@link MirrorRecord}).
- */
-export async function rewriteOnce(
-  m: SessionManager,
-  id: string,
-  state: SessionState,
-  setting: MirrorSetting,
-  o: FormatsOptions,
-): Promise<ExportResult> {
-  const rec = await readMirrorRecord(m, id, state);
-  const known = rec && rec.format === setting.format && rec.out === setting.out ? rec.files : null;
-  let plan: WritePlan | null = null;
-  const r = await exportInto(m, id, setting.format, setting.out, {
-    ...o,
-    guard: async (p, dir) => {
-      plan = p;
-      if (known) await checkUnchanged(p, dir, known, id, setting);
-    },
+  const r = await m.change(id, () => ({ events: plan.events, result: undefined }), {
+    expectedRevision: existing.revision,
+    agent,
   });
-  const done = plan as WritePlan | null;
-  const files: Record<string, string> = { ...(known ?? {}) };
-  for (const w of done?.writes ?? []) files[w.path] = sha256(Buffer.from(w.content, 'utf8'));
-  for (const x of done?.removes ?? []) delete files[x];
-  await writeMirrorRecord(m, id, await m.get(id), { format: setting.format, out: setting.out, files });
-  return r;
+  if (plan.events.some((e) => e.type === 'checkpoint.created'))
+    await saveImportedCheckpoints(m, id, await m.log(id), existing.revision);
+  let state = r.state;
+  if (plan.archive) state = await m.archive(id);
+  await resumeMirror(m, id, s.format, ctx.root);
+  const problems = [...s.problems, ...plan.problems];
+  return { foreignId: s.id, id, action: 'updated', revision: state.revision, archived: state.archived, problems };
 }

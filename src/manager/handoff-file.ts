@@ -1,9 +1,7 @@
-import { SETTING_KEYS, settingsOf } from '../domain/settings.js';
+import { settingsOf } from '../domain/settings.js';
 import type { StoredEvent } from '../domain/events.js';
 import { renderHandoff } from '../domain/handoff.js';
 import { handoffCost } from './handoff-cost.js';
-import type { ResumePlan } from '../domain/resume-plan-types.js';
-import type { SessionState } from '../domain/state.js';
 import { sessionFilesOf } from '../store/capabilities.js';
 import type { ManagerCore as SessionManager } from './types.js';
 import { Recovery } from './resume.js';

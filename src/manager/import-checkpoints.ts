@@ -10,7 +10,7 @@ import type { EventDataMap, NewEvent, StoredEvent } from '../domain/events.js';
 import { TOOLKIT_RULES_KEY } from '../domain/toolkit-rules.js';
 import { PROVENANCE_KEY } from '../formats/import.js';
 import type { Checkpoint } from '../store/types.js';
-import { recordedPaths } from './checkpoints.js';
+import { recordedPaths } from './checkpoint-lookup.js';
 import type { ManagerCore as SessionManager } from './types.js';
 
 /**

@@ -47,8 +47,9 @@ export type { OpenManagerOptions, RepairReport } from './open.js';
 export type { DerivedFilesOptions } from './types.js';
 
 // What the manager's sub-objects and methods return.
-export type { CheckpointDetail, CheckpointInfo } from './checkpoints.js';
-export { corrupt as corruptCheckpoint } from './checkpoints.js';
+export type { CheckpointInfo } from './checkpoint-lookup.js';
+export type { CheckpointDetail } from './checkpoints.js';
+export { corrupt as corruptCheckpoint } from './checkpoint-lookup.js';
 export type { Claim } from './claim.js';
 // Runs: one worker's attempt on a session (docs/runs.md).
 export {
@@ -66,7 +67,7 @@ export type { Salvager, StartRunOptions } from './runs.js';
 export type { RunSegment } from '../domain/run-segments.js';
 export type { EndOf, HeldRun, HoldOptions, HoldOutcome } from './run-hold.js';
 export type { Orphan, OrphanOptions } from './orphans.js';
-export type { DoctorProblem, DoctorReport } from './doctor.js';
+export type { DoctorProblem, DoctorReport } from './doctor-codes.js';
 export type { CleanupAction, Tombstone } from './retention.js';
 export type { OnProgress, Progress } from './progress.js';
 export type { SessionChange } from './watch.js';

@@ -1,13 +1,12 @@
 import * as decide from '../domain/decide.js';
-import type { PhaseActionOptions, MeasuredFile } from '../domain/decide.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';
-import type { PhaseSpec, StoredEvent } from '../domain/events.js';
-import { generateId, validateId, type BmadIdOptions, type IdFormat } from '../domain/ids.js';
+import type { StoredEvent } from '../domain/events.js';
+import { generateId, validateId } from '../domain/ids.js';
 import { fold } from '../domain/apply.js';
-import type { FileAction, SessionState, SessionStatus } from '../domain/state.js';
+import type { SessionState } from '../domain/state.js';
 import { summarize, type SessionSummary } from '../domain/summary.js';
-import type { PhaseAction, SessionAction } from '../domain/transitions.js';
+import type { SessionAction } from '../domain/transitions.js';
 import { notFound } from '../store/errors.js';
 import { claimQueueOf } from '../store/capabilities.js';
 import { RowText } from '../store/row.js';
@@ -23,7 +22,7 @@ import { Maintenance } from './doctor.js';
 import { Formats } from './foreign-formats.js';
 import { Bundles } from './bundle.js';
 import { Leases } from './leases.js';
-import { Runs, startedIn } from './runs.js';
+import { Runs } from './runs.js';
 import { Steps } from './steps.js';
 import { startOrGet, type StartOrGetInput } from './start-or-get.js';
 import { Dashboard } from './dashboard.js';
@@ -31,12 +30,11 @@ import { Recovery } from './resume.js';
 import { PlanChanges } from './plan-changes.js';
 import * as retention from './retention.js';
 import type { CleanupOptions, CleanupResult } from './retention.js';
-import { decideCostBudget } from '../domain/cost.js';
 import type { PricingTable } from '../domain/pricing.js';
 import { loadPricing } from './pricing-file.js';
-import { SessionCore } from './session-core.js';
+import { SessionRecords } from './records.js';
 import { Transcripts } from './transcripts.js';
-import type { ChangeOptions, ChangeResult, ManagerOptions } from './types.js';
+import type { ChangeOptions, ManagerOptions } from './types.js';
 import { watchSessions, type WatchSessionsOptions } from './watch.js';
 import { startBaseline } from './new-files.js';
 
@@ -51,7 +49,7 @@ import type { StartInput } from './types.js';
  * which is safe because validation runs again; a caller that passes `expectedRevision`
  * gets `CONFLICT` instead.
  */
-export class SessionManager extends SessionCore {
+export class SessionManager extends SessionRecords {
   /** Checkpoints: take, list, show, validate, restore (see checkpoints.ts). */
   readonly checkpoints: Checkpoints;
   /** The files derived from sessions (handoff.md, mirrors): see {@link ManagerOptions.derivedFiles}. */
@@ -443,93 +441,6 @@ export class SessionManager extends SessionCore {
     return this.store.repair(id);
   }
 
-  // ---- phases and records ---------------------------------------------------------------
-
-  /** start | complete | fail | skip | retry a phase; `done` is `complete`, as the CLI says it. */
-  async phase(
-    id: string,
-    ref: string,
-    verb: PhaseAction | 'done',
-    o: PhaseActionOptions & ChangeOptions = {},
-  ): Promise<ChangeResult<undefined>> {
-    const action: PhaseAction = verb === 'done' ? 'complete' : verb;
-    const agent = o.agent ?? this.agent;
-    const r = await this.simple(id, (s) => startedIn(decide.decidePhase(s, ref, action, { ...o, agent }), o.run), o);
-    // The automatic checkpoint's event is part of the result, so the revision returned is current.
-    const cp = action === 'complete' ? await this.checkpoints.afterPhase(r, o) : null;
-    return cp ? { ...r, state: cp.state, events: [...r.events, ...cp.events] } : r;
-  }
-
-  /** Records reaching a sub-step of an in-progress phase. */
-  substep(id: string, ref: string, name: string, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
-    return this.simple(id, (s) => decide.decideSubstep(s, ref, name), o);
-  }
-
-  /** Records files, hashing each one now (sha256 and size; null for a deleted file). */
-  files(
-    id: string,
-    action: FileAction,
-    paths: string[],
-    phase: string | null,
-    o: ChangeOptions = {},
-  ): Promise<ChangeResult<undefined>> {
-    const measured = paths.map(
-      (p): MeasuredFile =>
-        action === 'deleted' || !this.measure ? { path: p, sha256: null, size: null } : this.measure(p),
-    );
-    const agent = o.agent ?? this.agent;
-    return this.simple(
-      id,
-      (s) => decide.decideFiles(s, action, measured, phase ?? this.runs.phaseOfRun(s, o.run, agent), agent),
-      o,
-    );
-  }
-
-  /** Records an error; the result is its id. */
-  error(id: string, input: decide.ErrorInput, o: ChangeOptions = {}): Promise<ChangeResult<string>> {
-    const agent = input.agent ?? o.agent ?? this.agent;
-    return this.change(
-      id,
-      (s) => {
-        const r = decide.decideError(s, { ...input, agent });
-        return { events: r.events, result: r.errorId };
-      },
-      o,
-    );
-  }
-
-  /** Resolves an error. */
-  resolveError(
-    id: string,
-    errorId: string,
-    resolution: string,
-    o: ChangeOptions = {},
-  ): Promise<ChangeResult<undefined>> {
-    return this.simple(id, (s) => decide.decideResolve(s, errorId, resolution), o);
-  }
-
-  /** Records token use. */
-  tokens(
-    id: string,
-    input: Omit<decide.TokensInput, 'agent'> & { agent?: string | null },
-    o: ChangeOptions = {},
-  ): Promise<ChangeResult<undefined>> {
-    const agent = input.agent ?? o.agent ?? this.agent;
-    if (!agent)
-      throw new BatonError('BAD_INPUT', 'Token use must name the agent.', { hint: hint('tokens.name-agent') });
-    return this.simple(id, (s) => decide.decideTokens(s, { ...input, agent }), o);
-  }
-
-  /** Sets the token budget (null clears it). */
-  budget(id: string, max: number | null, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
-    return this.simple(id, (s) => decide.decideBudget(s, max), o);
-  }
-
-  /** Sets the cost budget in US dollars (null clears it); numeric strings are accepted and checked. */
-  costBudget(id: string, maxUsd: number | string | null, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
-    return this.simple(id, (s) => decideCostBudget(s, maxUsd), o);
-  }
-
   /**
    * The pricing table in effect: built-in prices with the pricing file's rows over them, read
    * once per manager. A malformed file is a `BAD_INPUT` naming it.
@@ -539,72 +450,12 @@ export class SessionManager extends SessionCore {
     return this.pricingTable;
   }
 
-  /** Records a decision; the result is its id. */
-  decision(id: string, input: decide.DecisionInput, o: ChangeOptions = {}): Promise<ChangeResult<string>> {
-    const agent = input.agent ?? o.agent ?? this.agent;
-    return this.withId(id, (s) => decide.decideDecision(s, { ...input, agent }), o);
-  }
-
-  /** Adds a finding; the result is its id. */
-  finding(
-    id: string,
-    input: { text: string; severity?: string | null; phase?: string | null },
-    o: ChangeOptions = {},
-  ): Promise<ChangeResult<string>> {
-    const agent = o.agent ?? this.agent;
-    return this.withId(id, (s) => decide.decideFinding(s, { ...input, agent }), o);
-  }
-
-  /** Removes a finding. */
-  removeFinding(id: string, findingId: string, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
-    return this.simple(id, (s) => decide.decideFindingRemove(s, findingId), o);
-  }
-
-  /** Adds a note; the result is its id. */
-  note(
-    id: string,
-    input: { text: string; phase?: string | null },
-    o: ChangeOptions = {},
-  ): Promise<ChangeResult<string>> {
-    const agent = o.agent ?? this.agent;
-    return this.withId(id, (s) => decide.decideNote(s, { ...input, agent }), o);
-  }
-
-  /** Adds a milestone; the result is its id. */
-  milestone(
-    id: string,
-    input: { title: string; targetDate?: string | null },
-    o: ChangeOptions = {},
-  ): Promise<ChangeResult<string>> {
-    return this.withId(id, (s) => decide.decideMilestone(s, input), o);
-  }
-
-  /** Marks a milestone done. */
-  milestoneDone(id: string, ref: string, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
-    return this.simple(id, (s) => decide.decideMilestoneDone(s, ref), o);
-  }
-
-  /** Records an artifact; the result is its id. */
-  artifact(
-    id: string,
-    input: { path: string; kind?: string | null; description?: string | null; phase?: string | null },
-    o: ChangeOptions = {},
-  ): Promise<ChangeResult<string>> {
-    const agent = o.agent ?? this.agent;
-    return this.withId(id, (s) => decide.decideArtifact(s, { ...input, agent }), o);
-  }
-
-  /** Replaces the context summary. */
-  context(id: string, summary: string, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
-    return this.simple(id, (s) => decide.decideContext(s, summary), o);
-  }
-
   /**
    * A row whose recorded lease expiry has passed ({@link leaseLapsed}), checked against its
    * session (rows are not rewritten at each heartbeat): still renewed, it is shown with the
    * current expiry; lapsed, as interrupted (lease-expired).
    */
-  private async recheck(row: RowText, now: string): Promise<RowText> {
+  private async recheck(row: RowText, _now: string): Promise<RowText> {
     const expires = row.leaseExpiresAt!;
     let s: SessionState;
     try {

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isBatonHookConfig, NEW_AT_START_KEY } from '../domain/resume-files.js';
 import type { SessionState } from '../domain/state.js';
-import { recordedPaths } from './checkpoints.js';
+import { recordedPaths } from './checkpoint-lookup.js';
 import type { MirrorRecord } from './mirror.js';
 import type { Workspace } from './workspace.js';
 

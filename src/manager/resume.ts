@@ -1,4 +1,4 @@
-import { SETTING_KEYS, settingsOf } from '../domain/settings.js';
+import { settingsOf } from '../domain/settings.js';
 import { draft } from '../domain/decide.js';
 import { BatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';
@@ -13,7 +13,7 @@ import { runNotes, runsView } from '../domain/runs.js';
 import { planResume } from '../domain/plan-resume.js';
 import type { ResumePlan, WorkspaceFile } from '../domain/resume-plan-types.js';
 import type { SessionState } from '../domain/state.js';
-import { recordedPaths } from './checkpoints.js';
+import { recordedPaths } from './checkpoint-lookup.js';
 import { readMirrorRecord } from './mirror.js';
 import { newFilesOf } from './new-files.js';
 import type { ManagerCore as SessionManager } from './types.js';

@@ -27,7 +27,7 @@ export function guardToolArguments(server: McpServer): void {
         `Invalid arguments for tool ${name}: arguments must be a JSON object of named values, got ${describe(args)}.`,
       );
     }
-    if (args !== undefined && Object.prototype.hasOwnProperty.call(args, 'constructor')) {
+    if (args !== undefined && Object.hasOwn(args, 'constructor')) {
       // No tool takes an argument of this name (every input schema is strict).
       throw new McpError(
         ErrorCode.InvalidParams,

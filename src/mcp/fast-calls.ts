@@ -65,7 +65,7 @@ export function fastCall(
   if (!isPlainMeta(meta) || (meta && meta[RELATED_TASK_META_KEY] !== undefined)) return null;
   const raw = params['arguments'];
   if (raw !== undefined && !isPlainObject(raw)) return null;
-  if (raw && ODD_KEYS.some((k) => Object.prototype.hasOwnProperty.call(raw, k))) return null;
+  if (raw && ODD_KEYS.some((k) => Object.hasOwn(raw, k))) return null;
   if (elementsOver(raw, maxElements)) return null;
   const args = raw ?? {};
   if (compileCheck(tool.input)?.(args)) return { id: message.id, name, tool, args };
@@ -92,7 +92,7 @@ function elementsOver(value: unknown, max: number): boolean {
       }
     } else {
       for (const key in node) {
-        if (!Object.prototype.hasOwnProperty.call(node, key)) continue;
+        if (!Object.hasOwn(node, key)) continue;
         if (++count > max) return true;
         const child = (node as Record<string, unknown>)[key];
         if (child !== null && typeof child === 'object') stack.push(child);

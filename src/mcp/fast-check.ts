@@ -76,8 +76,10 @@ function stringCheck(def: Def): FastCheck | null {
   for (const c of def.checks ?? []) {
     if (c.kind === 'min') min = Math.max(min, c.value!);
     else if (c.kind === 'max') max = Math.min(max, c.value!);
-    else if (c.kind === 'length') (min = Math.max(min, c.value!)), (max = Math.min(max, c.value!));
-    else return null;
+    else if (c.kind === 'length') {
+      min = Math.max(min, c.value!);
+      max = Math.min(max, c.value!);
+    } else return null;
   }
   return (v) => typeof v === 'string' && v.length >= min && v.length <= max;
 }
@@ -119,8 +121,7 @@ function objectCheck(def: Def): FastCheck | null {
   const passthrough = def.unknownKeys === 'passthrough';
   return (v) => {
     if (!isPlainObject(v)) return false;
-    for (const [key, c] of fields)
-      if (!c(Object.prototype.hasOwnProperty.call(v, key) ? v[key] : undefined)) return false;
+    for (const [key, c] of fields) if (!c(Object.hasOwn(v, key) ? v[key] : undefined)) return false;
     if (!passthrough) for (const key in v) if (!fields.has(key)) return false;
     return true;
   };

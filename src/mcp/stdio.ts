@@ -53,7 +53,7 @@ export function divertWrites(
   out: WritableLike,
   to: { write: (...args: never[]) => boolean },
 ): { output: MessageOutput; restore: () => void } {
-  const own = Object.prototype.hasOwnProperty.call(out, 'write');
+  const own = Object.hasOwn(out, 'write');
   const original = out.write;
   out.write = ((...args: never[]) => to.write(...args)) as WritableLike['write'];
   return {

@@ -182,7 +182,7 @@ export class Follower {
     const name = cursorName(this.o.destination, id);
     const raw = await m.cursors.get(name);
     const from = seqOf(raw);
-    let plan;
+    let plan: Awaited<ReturnType<typeof planSession>>;
     try {
       plan = await planSession(m, id, (s) => s.closedAt > from);
     } catch (e) {

@@ -160,7 +160,7 @@ export async function claimRace(ws: Workspace, target: StoreTarget, sessions = 2
   /** The token each session's current lease has: the one its next run works under. */
   const held = new Map<string, number>();
   const claimedTokens = new Map<string, number[]>(ids.map((id) => [id, []]));
-  for (const id of ids) {
+  for (const _id of ids) {
     const c = (await okJson<ClaimJson>(ws, target, ['claim', '--agent', 'setup', '--ttl', '60s'])).claimed!;
     expect(c.token).toBe(2);
     held.set(c.sessionId, c.token);

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BATON, baseEnv, expectError, expectJsonError, workspace } from './helpers.js';
-import type { ListRow, StatusJson, Workspace } from './helpers.js';
+import type { ListRow, Workspace } from './helpers.js';
 
 const DAY = 86_400_000;
 /** BATON_NOW `days` days from now (the CLI's clock starts there and runs on). */

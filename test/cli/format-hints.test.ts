@@ -6,7 +6,6 @@
  * `run()`, with test-only adapters added to the registry.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run } from '../../src/cli/main.js';
 import { BatonError } from '../../src/domain/errors.js';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { expectError, phaseOf, utcDate, workspace, withSession } from './helpers.js';
+import { expectError, utcDate, workspace, withSession } from './helpers.js';
 import type { ListRow, StatusJson } from './helpers.js';
 
 describe('baton init and start', () => {
@@ -143,7 +143,7 @@ describe('baton init and start', () => {
     expect((await ws.ok(['start', 'Explicit', '--id', 'My_Id.2', '--switch'])).stdout).toBe('Started My_Id.2\n');
     const rows = await ws.json<ListRow[]>(['list']);
     expect(rows.map((r) => r.id).sort()).toEqual(
-      ['ENG' + ym + '-C-ENG', 'My_Id.2', 'SES' + ym + '-ACME-WEBSHOP', 'WFS-fix-the-login', uuid.slice(8, -1)].sort(),
+      [`ENG${ym}-C-ENG`, 'My_Id.2', `SES${ym}-ACME-WEBSHOP`, 'WFS-fix-the-login', uuid.slice(8, -1)].sort(),
     );
     expectError(await ws.run(['start', 'X', '--id-format', 'nope', '--switch']), 'BAD_INPUT');
     expectError(await ws.run(['start', 'X', '--id-format', 'bmad', '--bmad-prefix', 'XXX', '--switch']), 'BAD_INPUT');

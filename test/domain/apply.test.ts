@@ -2,16 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { apply, applyInPlace, fold, phaseFromSpec } from '../../src/domain/apply.js';
 import {
-  decideArtifact,
-  decideContext,
-  decideDecision,
   decideError,
   decideFiles,
-  decideFinding,
-  decideFindingRemove,
-  decideMilestone,
-  decideMilestoneDone,
-  decideNote,
   decidePhase,
   decideResolve,
   decideSubstep,
@@ -19,6 +11,16 @@ import {
   draft,
   impliedPhase,
 } from '../../src/domain/decide.js';
+import {
+  decideArtifact,
+  decideContext,
+  decideDecision,
+  decideFinding,
+  decideFindingRemove,
+  decideMilestone,
+  decideMilestoneDone,
+  decideNote,
+} from '../../src/domain/decide-records.js';
 import type { StoredEvent } from '../../src/domain/events.js';
 import { EVENT_TYPES, newEvent } from '../../src/domain/events.js';
 import type { SessionState } from '../../src/domain/state.js';

@@ -1,22 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import {
-  decideArtifact,
   decideBudget,
-  decideContext,
-  decideDecision,
   decideError,
   decideFiles,
-  decideFinding,
-  decideFindingRemove,
-  decideMilestone,
-  decideMilestoneDone,
-  decideNote,
   decidePhase,
   decideSession,
   draft,
   decideSubstep,
   decideTokens,
 } from '../../src/domain/decide.js';
+import {
+  decideArtifact,
+  decideContext,
+  decideDecision,
+  decideFinding,
+  decideFindingRemove,
+  decideMilestone,
+  decideMilestoneDone,
+  decideNote,
+} from '../../src/domain/decide-records.js';
 import type { PhaseSpec } from '../../src/domain/events.js';
 import { HANDOFF_INDICATORS, escapeCell, nextActions, renderHandoff } from '../../src/domain/handoff.js';
 import { planResume } from '../../src/domain/plan-resume.js';

@@ -722,7 +722,7 @@ describe('planResume: session status', () => {
 });
 
 describe('planResume: journal checkpoints, restores and leases', () => {
-  const created = (id: string, revision: number) => (s: SessionState) => [
+  const created = (id: string, revision: number) => (_s: SessionState) => [
     draft('checkpoint.created', { checkpointId: id, name: id, revision, trigger: 'manual', phaseId: null, git: null }),
   ];
 
@@ -733,7 +733,7 @@ describe('planResume: journal checkpoints, restores and leases', () => {
       (x) => decidePhase(x, 'a', 'complete'), // 3
       created('cp-1', 3), // 4
       (x) => decidePhase(x, 'b', 'start'), // 5
-      (x) => [draft('tokens.recorded', { agent: 'x', phaseId: 'b', input: 1, output: 1, cached: 0 })], // 6
+      () => [draft('tokens.recorded', { agent: 'x', phaseId: 'b', input: 1, output: 1, cached: 0 })], // 6
       (x) => decideSubstep(x, 'b', 'half'), // 7
     );
     const events = [

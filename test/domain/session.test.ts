@@ -2,17 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   assertWritable,
   decideArchive,
-  decideArtifact,
   decideBudget,
-  decideContext,
-  decideDecision,
   decideError,
   decideFiles,
-  decideFinding,
-  decideFindingRemove,
-  decideMilestone,
-  decideMilestoneDone,
-  decideNote,
   decidePhase,
   decideResolve,
   decideSession,
@@ -20,6 +12,16 @@ import {
   decideTokens,
 } from '../../src/domain/decide.js';
 import type { EventDraft } from '../../src/domain/decide.js';
+import {
+  decideArtifact,
+  decideContext,
+  decideDecision,
+  decideFinding,
+  decideFindingRemove,
+  decideMilestone,
+  decideMilestoneDone,
+  decideNote,
+} from '../../src/domain/decide-records.js';
 import type { SessionState, SessionStatus } from '../../src/domain/state.js';
 import { FINAL_STATUSES, SESSION_STATUSES } from '../../src/domain/state.js';
 import { sessionTarget } from '../../src/domain/transitions.js';

@@ -3,15 +3,13 @@ import {
   decideArchive,
   decideError,
   decideFiles,
-  decideFinding,
-  decideFindingRemove,
-  decideNote,
   decidePhase,
   decideResolve,
   decideSession,
   decideSubstep,
   decideTokens,
 } from '../../src/domain/decide.js';
+import { decideFinding, decideFindingRemove, decideNote } from '../../src/domain/decide-records.js';
 import type { SessionState } from '../../src/domain/state.js';
 import { summarize, summaryChanged } from '../../src/domain/summary.js';
 import { statusView } from '../../src/domain/view.js';

@@ -258,7 +258,7 @@ describe('go-team export: back into a folder the toolkit still writes (mirror)',
     fs.writeFileSync(path.join(sdir, 'state.json'), JSON.stringify(live, null, 2));
     fs.writeFileSync(
       path.join(sdir, 'cp-04-implementation-20251228-211500.json'),
-      fs.readFileSync(path.join(sdir, 'cp-04-implementation-20251228-211500.json'), 'utf8') + '\n',
+      `${fs.readFileSync(path.join(sdir, 'cp-04-implementation-20251228-211500.json'), 'utf8')}\n`,
     );
     const cpBefore = fs.readFileSync(path.join(sdir, 'cp-04-implementation-20251228-211500.json'), 'utf8');
     await exportVia(s, d);

@@ -25,7 +25,7 @@ function setup() {
   return { m, o };
 }
 
-async function readDoc(file: string): Promise<MaestroDocument> {
+async function _readDoc(file: string): Promise<MaestroDocument> {
   const p = parseSessionText(await fs.readFile(file, 'utf8'));
   if (!p.ok) throw new Error(`${file}: ${p.reason}`);
   return p.doc;

@@ -251,7 +251,7 @@ describe('claude hooks', () => {
     // Claude Code appends the sub-agent's last response after SubagentStop has run.
     const lines = fs.readFileSync(path.join(tx, 'claude-subagent.jsonl'), 'utf8').split('\n');
     const late = lines.map((l) => l.includes('"usage"')).lastIndexOf(true);
-    fs.writeFileSync(sub, lines.slice(0, late).join('\n') + '\n');
+    fs.writeFileSync(sub, `${lines.slice(0, late).join('\n')}\n`);
     await run('SubagentStop', w.dir);
     const early = (await w.m().get('hooked')).tokens.byAgent['claude/general-purpose#a1b2c3d4'];
     expect(early?.output ?? 0).toBeLessThan(88);

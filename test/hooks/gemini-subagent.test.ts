@@ -34,7 +34,7 @@ const hook = async (w: { dir: string }, payload: Json): Promise<void> => {
 
 /** A chat line of one more response, as the CLI writes them. */
 const response = (id: string, input: number, output: number, cached: number): string =>
-  JSON.stringify({
+  `${JSON.stringify({
     id,
     timestamp: '2026-11-24T05:59:40.000Z',
     type: 'gemini',
@@ -42,7 +42,7 @@ const response = (id: string, input: number, output: number, cached: number): st
     thoughts: [],
     tokens: { input, output, cached, thoughts: 0, tool: 0, total: input + output },
     model: 'gemini-3.8-flash',
-  }) + '\n';
+  })}\n`;
 
 describe('gemini sub-agents (invoke_agent)', () => {
   it('AfterTool invoke_agent records the sub-agent on the phase, its file under its name, and its chat tokens', async () => {

@@ -85,7 +85,7 @@ export async function workspace(
 /** A fixture payload with `__CWD__` replaced by `cwd`. */
 export function fixture(cli: string, name: string, cwd: string): Json {
   const text = fs.readFileSync(path.join(FIXTURES, cli, `${name}.json`), 'utf8');
-  return JSON.parse(text.replaceAll('__CWD__', cwd).replaceAll('/tmp/real-agent-clis/work-' + cli, cwd)) as Json;
+  return JSON.parse(text.replaceAll('__CWD__', cwd).replaceAll(`/tmp/real-agent-clis/work-${cli}`, cwd)) as Json;
 }
 
 /** Every fixture name of a CLI. */

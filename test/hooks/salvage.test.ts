@@ -144,7 +144,7 @@ describe("Claude Code's task tools through the hook", () => {
     const lines = transcript('claude-tasks.jsonl');
     // The transcript as it stood at the last TaskUpdate's PostToolUse (its tool_use written, its result not yet).
     const cut = lines.findIndex((l) => l.includes('"toolu_msg_6"') && l.includes('"tool_result"'));
-    fs.writeFileSync(t, lines.slice(0, cut).join('\n') + '\n');
+    fs.writeFileSync(t, `${lines.slice(0, cut).join('\n')}\n`);
     await hookInProcess(
       'claude',
       { ...fixture('claude', 'captured-PostToolUse-TaskUpdate-in_progress2', withTranscript.dir), transcript_path: t },

@@ -36,7 +36,7 @@ afterAll(async () => {
 /** A manager on a new workspace folder: a file store in it, or a PostgreSQL schema. */
 function side(kind: 'file' | 'pg'): { m: SessionManager; root: string } {
   const root = fs.realpathSync(tempDir('baton-bundle-'));
-  let store;
+  let store: ReturnType<typeof openStore>;
   if (kind === 'pg') {
     const s = freshSchema('bundle');
     schemas.push(s);

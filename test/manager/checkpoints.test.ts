@@ -327,7 +327,7 @@ describe('checkpoints through the manager', () => {
   it('records git branch, HEAD and dirty flag; restore --git resets through git with every refusal coded', async () => {
     const calls: string[][] = [];
     let over: Parameters<typeof fakeGit>[0] = {};
-    const runner = (args: string[], cwd: string) => fakeGit(over, calls)(args);
+    const runner = (args: string[], _cwd: string) => fakeGit(over, calls)(args);
     const ws = new Workspace('/repo', '/repo/.baton', (a, c) => runner(a, c));
     const m = manager({ autoCheckpoint: false, workspace: ws });
     const id = await session(m);

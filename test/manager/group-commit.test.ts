@@ -7,7 +7,6 @@
  * killed with SIGKILL while groups are being flushed loses no acknowledged change.
  */
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { settingsOf } from '../../src/domain/settings.js';
-import type { SessionState } from '../../src/domain/state.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { MemoryStore } from '../../src/store/memory.js';
 

@@ -27,7 +27,7 @@ function manager(host = 'h'): SessionManager {
 }
 
 /** A pid that existed and has exited. */
-function deadPid(): number {
+function _deadPid(): number {
   return spawnSync(process.execPath, ['-e', '0']).pid!;
 }
 

@@ -36,7 +36,7 @@ function runner(store: string, key: string, counters: string, mode: string): Run
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   child.stdout.on('data', (d: Buffer) => {
     buf += d.toString();
-    let i;
+    let i: number;
     while ((i = buf.indexOf('\n')) !== -1) {
       const l = buf.slice(0, i);
       buf = buf.slice(i + 1);

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
-import { GROUPS } from '../../src/cli/main.js';
+import { COMMAND_NAMES } from '../../src/cli/command-table.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import type { ServerOptions } from '../../src/mcp/server.js';
@@ -80,9 +80,7 @@ export interface ErrorBody {
 }
 
 /** A CLI command or option as a hint might name it: `baton status`, baton resume, --force. */
-const CLI_WORDING = new RegExp(
-  `\\bbaton (${GROUPS.flatMap((g) => g.commands).join('|')})\\b|\`baton[\\s\`]|(^|[^\\w-])--[a-z]`,
-);
+const CLI_WORDING = new RegExp(`\\bbaton (${COMMAND_NAMES.join('|')})\\b|\`baton[\\s\`]|(^|[^\\w-])--[a-z]`);
 
 const toolNames = new WeakMap<Client, Promise<Set<string>>>();
 

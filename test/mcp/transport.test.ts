@@ -11,9 +11,7 @@ import { divertWrites } from '../../src/mcp/stdio.js';
 import { LineTransport, recoverId } from '../../src/mcp/transport.js';
 
 /** A transport over an in-memory input with a small line limit; collects what it reads and writes. */
-async function reader(
-  max = 1000,
-): Promise<{
+async function reader(max = 1000): Promise<{
   input: PassThrough;
   got: JSONRPCMessage[];
   written: string[];

@@ -52,7 +52,7 @@ describe('the library entry', () => {
     expect(names.length).toBeLessThanOrEqual(MAX_EXPORTS);
     compareGolden(
       path.join(ROOT, 'test/golden/library-exports.golden.txt'),
-      names.map((n) => `${n.kind} ${n.name}`).join('\n') + '\n',
+      `${names.map((n) => `${n.kind} ${n.name}`).join('\n')}\n`,
     );
   });
 

@@ -63,7 +63,6 @@ describe('the npm package', () => {
       'LICENSE',
       'dist/baton.cjs',
       'dist/cli.cjs',
-      'dist/core.cjs',
       'dist/hook.cjs',
       'dist/index.js',
       'dist/domain.js',

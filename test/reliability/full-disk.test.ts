@@ -113,7 +113,7 @@ describe('file store on a full disk (tmpfs)', () => {
     const notes = log.filter((e) => e.type === 'note.added').map((e) => (e.data as { text: string }).text);
     expect(notes).toEqual(acked);
     const raw = fs.readFileSync(ws.path('.baton', 'sessions', 'full', 'journal.jsonl'), 'utf8');
-    for (const t of failed) expect(raw).not.toContain(t.slice(0, 12) + ' ');
+    for (const t of failed) expect(raw).not.toContain(`${t.slice(0, 12)} `);
     expect((await ws.run(['doctor'])).code).toBe(0);
   });
 });

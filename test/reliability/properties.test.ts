@@ -40,18 +40,14 @@ const command: fc.Arbitrary<{ name: string; run: Cmd }> = fc.oneof(
   fc
     .tuple(phase, word)
     .map(([p, s]) => ({ name: `substep ${p} ${s}`, run: (m: SessionManager) => m.substep(ID, p, s) })),
-  fc
-    .tuple(phase, word)
-    .map(([p, msg]) => ({
-      name: `error ${p}`,
-      run: (m: SessionManager) => m.error(ID, { phase: p, type: 'test', message: msg }),
-    })),
-  fc
-    .tuple(fc.integer({ min: -5, max: 5000 }), fc.integer({ min: 0, max: 5000 }))
-    .map(([i, o]) => ({
-      name: `tokens ${i} ${o}`,
-      run: (m: SessionManager) => m.tokens(ID, { agent: 'a', input: i, output: o }),
-    })),
+  fc.tuple(phase, word).map(([p, msg]) => ({
+    name: `error ${p}`,
+    run: (m: SessionManager) => m.error(ID, { phase: p, type: 'test', message: msg }),
+  })),
+  fc.tuple(fc.integer({ min: -5, max: 5000 }), fc.integer({ min: 0, max: 5000 })).map(([i, o]) => ({
+    name: `tokens ${i} ${o}`,
+    run: (m: SessionManager) => m.tokens(ID, { agent: 'a', input: i, output: o }),
+  })),
   fc
     .tuple(word, word)
     .map(([t, c]) => ({ name: `decision ${t}`, run: (m: SessionManager) => m.decision(ID, { title: t, choice: c }) })),

@@ -107,18 +107,16 @@ export function registerPlan(program: Command, io: CliIO, holder: { ctx: Ctx | n
     ),
     async (ctx, [ref], o) => {
       const id = await ctx.sessionId();
-      const r = await ctx
-        .manager()
-        .plan.set(
-          id,
-          ref ?? '',
-          {
-            maxRetries: o['maxRetries'],
-            ...(o['blockedBy'] !== undefined ? { blockedBy: phaseList(o['blockedBy']) } : {}),
-            reason: (o['reason'] as string | undefined) ?? null,
-          },
-          ctx.change(),
-        );
+      const r = await ctx.manager().plan.set(
+        id,
+        ref ?? '',
+        {
+          maxRetries: o['maxRetries'],
+          ...(o['blockedBy'] !== undefined ? { blockedBy: phaseList(o['blockedBy']) } : {}),
+          reason: (o['reason'] as string | undefined) ?? null,
+        },
+        ctx.change(),
+      );
       const changed = r.events[0]?.type === 'phase.updated' ? r.events[0].data.phaseId : ref;
       const p = r.state.phases.find((x) => x.id === changed) ?? null;
       emit(ctx, r, p, `Changed phase ${p ? shown(p) : (ref ?? '')}`);

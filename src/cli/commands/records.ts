@@ -6,7 +6,6 @@ import type { CliIO } from '../io.js';
 import { bind, common, strict } from '../program.js';
 import type { On } from '../program.js';
 import { registerBudget, registerPricing, registerTokens } from './tokens.js';
-import { num } from '../render/time.js';
 
 function done(ctx: Ctx, r: ChangeResult<unknown>, text: string, extra: Record<string, unknown> = {}): void {
   ctx.emit({ ok: true, id: r.state.id, revision: r.state.revision, ...extra }, text);
@@ -16,27 +15,24 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-/**
- * Registers phase, sub-step and record-keeping commands, in the order `--help` lists them;
- * with `only`, just the part that defines that command (start-up time: see main.ts).
- */
-export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx | null }, only?: string): void {
+/** Registers the phase, sub-step and record-keeping commands: phase, substep, file, error, tokens … context. */
+export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
   const on: On = (cmd, action) => cmd.action(bind(io, holder, action));
-  const parts: Array<[readonly string[], (program: Command, on: On) => void]> = [
-    [['phase'], registerPhase],
-    [['substep', 'file'], registerWorkRecords],
-    [['error'], registerErrors],
-    [['tokens'], registerTokens],
-    [['budget'], registerBudget],
-    [['pricing'], registerPricing],
-    [['decision'], registerDecision],
-    [['finding'], registerFinding],
-    [['note'], registerNote],
-    [['milestone'], registerMilestone],
-    [['artifact'], registerArtifact],
-    [['context'], registerContext],
-  ];
-  for (const [names, register] of parts) if (only === undefined || names.includes(only)) register(program, on);
+  for (const register of [
+    registerPhase,
+    registerWorkRecords,
+    registerErrors,
+    registerTokens,
+    registerBudget,
+    registerPricing,
+    registerDecision,
+    registerFinding,
+    registerNote,
+    registerMilestone,
+    registerArtifact,
+    registerContext,
+  ])
+    register(program, on);
 }
 
 /** `phase start|done|fail|skip|retry`. */
@@ -236,19 +232,17 @@ function registerDecision(program: Command, on: On): void {
       ),
     ),
     async (ctx, _a, o) => {
-      const r = await ctx
-        .manager()
-        .decision(
-          await ctx.sessionId(),
-          {
-            title: String(o['title']),
-            choice: String(o['choice']),
-            rationale: (o['rationale'] as string | undefined) ?? null,
-            alternatives: o['alternative'] as string[],
-            phase: (o['phase'] as string | undefined) ?? null,
-          },
-          ctx.change(),
-        );
+      const r = await ctx.manager().decision(
+        await ctx.sessionId(),
+        {
+          title: String(o['title']),
+          choice: String(o['choice']),
+          rationale: (o['rationale'] as string | undefined) ?? null,
+          alternatives: o['alternative'] as string[],
+          phase: (o['phase'] as string | undefined) ?? null,
+        },
+        ctx.change(),
+      );
       done(ctx, r, r.result, { decisionId: r.result });
     },
   );
@@ -268,17 +262,15 @@ function registerFinding(program: Command, on: On): void {
       ),
     ),
     async (ctx, [text], o) => {
-      const r = await ctx
-        .manager()
-        .finding(
-          await ctx.sessionId(),
-          {
-            text: text ?? '',
-            severity: (o['severity'] as string | undefined) ?? null,
-            phase: (o['phase'] as string | undefined) ?? null,
-          },
-          ctx.change(),
-        );
+      const r = await ctx.manager().finding(
+        await ctx.sessionId(),
+        {
+          text: text ?? '',
+          severity: (o['severity'] as string | undefined) ?? null,
+          phase: (o['phase'] as string | undefined) ?? null,
+        },
+        ctx.change(),
+      );
       done(ctx, r, r.result, { findingId: r.result });
     },
   );
@@ -347,18 +339,16 @@ function registerArtifact(program: Command, on: On): void {
       ),
     ),
     async (ctx, [p], o) => {
-      const r = await ctx
-        .manager()
-        .artifact(
-          await ctx.sessionId(),
-          {
-            path: p ?? '',
-            kind: (o['kind'] as string | undefined) ?? null,
-            description: (o['description'] as string | undefined) ?? null,
-            phase: (o['phase'] as string | undefined) ?? null,
-          },
-          ctx.change(),
-        );
+      const r = await ctx.manager().artifact(
+        await ctx.sessionId(),
+        {
+          path: p ?? '',
+          kind: (o['kind'] as string | undefined) ?? null,
+          description: (o['description'] as string | undefined) ?? null,
+          phase: (o['phase'] as string | undefined) ?? null,
+        },
+        ctx.change(),
+      );
       done(ctx, r, r.result, { artifactId: r.result });
     },
   );

@@ -28,21 +28,15 @@ function changed(ctx: Ctx, s: SessionState, text: string): void {
   ctx.emit({ ok: true, id: s.id, status: s.status, revision: s.revision }, text);
 }
 
-/**
- * Registers the session lifecycle commands, in the order `--help` lists them; with `only`,
- * just the part that defines that command (start-up time: see main.ts).
- */
-export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx | null }, only?: string): void {
+/** Registers the session lifecycle commands: init, start, status, list, switch … archive, log, repair. */
+export function registerSession(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
   const on: On = (cmd, action) => cmd.action(bind(io, holder, action));
-  const parts: Array<[readonly string[], () => void]> = [
-    [['init'], () => registerInit(program, io, on)],
-    [['start'], () => registerStart(program, io, on)],
-    [['status'], () => registerStatus(program, io, on)],
-    [['list'], () => registerList(program, io, on)],
-    [['switch', 'pause', 'complete', 'fail', 'abandon', 'archive'], () => registerLifecycle(program, on)],
-    [['log', 'repair'], () => registerJournal(program, io, on)],
-  ];
-  for (const [names, register] of parts) if (only === undefined || names.includes(only)) register();
+  registerInit(program, io, on);
+  registerStart(program, io, on);
+  registerStatus(program, io, on);
+  registerList(program, io, on);
+  registerLifecycle(program, on);
+  registerJournal(program, io, on);
 }
 
 /** `init`: create the file store or prepare a database. */
@@ -69,7 +63,7 @@ function registerInit(program: Command, io: CliIO, on: On): void {
         );
         return;
       }
-      const shared = o['shared'] === true;
+      const _shared = o['shared'] === true;
       const r = initStore(io.cwd, ctx.opts.dir ?? io.env['BATON_DIR'] ?? null, { shared: o['shared'] === true });
       const how = r.shared ? 'shared: commit it with the project' : 'private: it ignores itself in git';
       const text = r.existed
@@ -279,12 +273,10 @@ function registerLifecycle(program: Command, on: On): void {
             `pause session ${id}`,
             o['force'] === true,
           );
-      const s = await ctx
-        .manager()
-        .lifecycle(id, verb, (o['reason'] as string | undefined) ?? null, {
-          ...ctx.change(),
-          force: o['force'] === true,
-        });
+      const s = await ctx.manager().lifecycle(id, verb, (o['reason'] as string | undefined) ?? null, {
+        ...ctx.change(),
+        force: o['force'] === true,
+      });
       // Forced past unfinished phases: say which, as the journal records them.
       const left =
         verb === 'complete'

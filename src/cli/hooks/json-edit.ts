@@ -161,7 +161,7 @@ export function replaceEdit(doc: JsonDoc, node: Node, value: unknown): TextEdit 
  * comma and the line break before it: the exact inverse of {@link appendEdit}. The last item
  * of a container empties it to `{}` / `[]`.
  */
-export function removeEdit(doc: JsonDoc, container: Node, item: Node): TextEdit {
+export function removeEdit(_doc: JsonDoc, container: Node, item: Node): TextEdit {
   const kids = items(container);
   const i = kids.indexOf(item);
   if (kids.length === 1) return { offset: container.offset + 1, length: container.length - 2, content: '' };

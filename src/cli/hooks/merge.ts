@@ -75,7 +75,7 @@ interface Located {
 }
 
 /** Every baton handler in the document, in file order. */
-function locate(doc: JsonDoc, hooks: Node | null): Located[] {
+function locate(_doc: JsonDoc, hooks: Node | null): Located[] {
   const out: Located[] = [];
   for (const prop of hooks?.children ?? []) {
     const [k, list] = prop.children ?? [];

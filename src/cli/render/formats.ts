@@ -306,8 +306,8 @@ export function renderExport(r: ExportResult): string {
 export function renderMirror(id: string, m: MirrorSetting | null, error: unknown): string {
   const lines = [m ? `Session ${id} is mirrored as ${m.format} in ${m.out}` : `Session ${id} has no mirror`];
   const e = error as { at?: string; message?: string; hint?: string | null } | null;
-  if (m && e && e.message) lines.push(`Last rewrite failed at ${e.at ?? '?'}: ${e.message}`);
-  if (m && e && e.hint) lines.push(`  hint: ${e.hint}`);
+  if (m && e?.message) lines.push(`Last rewrite failed at ${e.at ?? '?'}: ${e.message}`);
+  if (m && e?.hint) lines.push(`  hint: ${e.hint}`);
   return `${lines.join('\n')}\n`;
 }
 

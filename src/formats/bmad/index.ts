@@ -230,7 +230,7 @@ export const bmadAdapter: FormatAdapter = {
           },
         ),
       );
-    } else if (target && target.archived) {
+    } else if (target?.archived) {
       problems.push(
         problem(
           'DANGLING_ACTIVE',

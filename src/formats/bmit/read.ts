@@ -73,7 +73,7 @@ function chooseDocument(
 ): { doc: Doc | null; from: string | null; recovery: Recovery } {
   const stateRel = state.path;
   const bakDoc = bak.kind === 'ok' ? parseDocument(bak, { sessionId: project }) : null;
-  const usableBak = bakDoc && bakDoc.ok ? bakDoc.value : null;
+  const usableBak = bakDoc?.ok ? bakDoc.value : null;
   let why: string | null = null;
   let first: FormatProblem | null = null;
   if (state.kind === 'ok') {

@@ -194,7 +194,7 @@ async function targetFolder(out: SafeDir, project: string): Promise<string> {
   if (found.layout === 'project') {
     const r = await out.read(STATE_FILE);
     const p = r.kind === 'ok' ? parseDocument(r) : null;
-    const name = p && p.ok ? str(p.value['project']) : null;
+    const name = p?.ok ? str(p.value['project']) : null;
     if (path.basename(out.root) === project || name === project) return '';
     return joinRel('agent-output', project);
   }

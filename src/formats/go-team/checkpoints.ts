@@ -340,7 +340,7 @@ export function checkpointRecords(cps: Cp[], usable: Cp[]): ForeignCheckpoint[] 
  * work was committed after it). That checkpoint's CORRUPT_CHECKPOINT is told so (issue 27).
  */
 export function rebuildableCheckpoints(
-  id: string,
+  _id: string,
   cps: Cp[],
   recovery: Record<string, unknown> | null,
   problems: FormatProblem[],

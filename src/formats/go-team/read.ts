@@ -547,7 +547,7 @@ async function readSession(
   id: string,
   entry: Record<string, unknown> | null,
   regPath: string,
-  reg: Loaded,
+  _reg: Loaded,
   registry: Record<string, unknown> | null,
   folder: 'ok' | 'unsafe' | null,
   lastActive: string | null,

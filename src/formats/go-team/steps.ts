@@ -76,7 +76,7 @@ export function stepOf(v: unknown): number | null {
 export function subStepOfPhase(step: number, phase: string | null, iteration: number | null): string | null {
   const def = STEPS[step - 1];
   if (!def) return null;
-  if (def.sub && phase && phase.toLowerCase().replace(/[_\s]/g, '-').includes(def.sub)) return `${step}b`;
+  if (def.sub && phase?.toLowerCase().replace(/[_\s]/g, '-').includes(def.sub)) return `${step}b`;
   if (step === 6 && iteration !== null && iteration > 0) return `review-${iteration}`;
   return null;
 }

@@ -51,21 +51,19 @@ export function registerPlanTools(server: McpServer, kit: Kit): void {
     },
     async (a) => {
       const id = await kit.session(a.session);
-      const r = await kit
-        .manager()
-        .plan.add(
-          id,
-          {
-            name: a.name,
-            id: a.id ?? null,
-            after: a.after ?? null,
-            before: a.before ?? null,
-            blockedBy: a.blockedBy ?? [],
-            maxRetries: a.maxRetries,
-            reason: a.reason ?? null,
-          },
-          await kit.change(a, id),
-        );
+      const r = await kit.manager().plan.add(
+        id,
+        {
+          name: a.name,
+          id: a.id ?? null,
+          after: a.after ?? null,
+          before: a.before ?? null,
+          blockedBy: a.blockedBy ?? [],
+          maxRetries: a.maxRetries,
+          reason: a.reason ?? null,
+        },
+        await kit.change(a, id),
+      );
       return result(r, r.result);
     },
   );

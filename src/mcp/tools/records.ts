@@ -280,20 +280,18 @@ function registerKnowledgeTools(server: McpServer, kit: Kit): void {
       phase: phaseOpt,
     },
     (id, a, o) =>
-      kit
-        .manager()
-        .decision(
-          id,
-          {
-            title: a.title,
-            choice: a.choice,
-            rationale: a.rationale ?? null,
-            alternatives: a.alternatives ?? [],
-            phase: a.phase ?? null,
-            agent: o.agent,
-          },
-          o,
-        ),
+      kit.manager().decision(
+        id,
+        {
+          title: a.title,
+          choice: a.choice,
+          rationale: a.rationale ?? null,
+          alternatives: a.alternatives ?? [],
+          phase: a.phase ?? null,
+          agent: o.agent,
+        },
+        o,
+      ),
   );
 
   recordTool(

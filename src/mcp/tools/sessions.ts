@@ -104,7 +104,7 @@ function registerStartTool(server: McpServer, kit: Kit): void {
       },
     },
     async (a) => {
-      const phases = a.phases && a.phases.length ? await phasesOfPlan({ phases: a.phases }, 'phases') : [];
+      const phases = a.phases?.length ? await phasesOfPlan({ phases: a.phases }, 'phases') : [];
       const m = kit.manager(true);
       if (a.switch === true)
         await m.runs.assertActiveFree(

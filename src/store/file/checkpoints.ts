@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { BatonError } from '../../domain/errors.js';
 import { MAX_ID_LENGTH } from '../../domain/ids.js';
 import { checkpointExists, checkpointNotFound } from '../errors.js';

@@ -15,7 +15,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { fold } from '../../domain/apply.js';
 import { MAX_ID_LENGTH } from '../../domain/ids.js';
-import { rowDiff } from '../../domain/compare.js';
 import { summarize } from '../../domain/summary.js';
 import type { SessionSummary } from '../../domain/summary.js';
 import type { StoreDoctorResult } from '../types.js';
@@ -27,8 +26,11 @@ import type { Scan } from './journal.js';
 import { FOREIGN_STALE_MS, readOwner } from './lock.js';
 import type { Layout } from './paths.js';
 import { isPlainDir } from './paths.js';
-import { foldLog, isTombstone, snapshotMismatch, tombstonedIds } from './doctor-reads.js';
+import { snapshotMismatch } from './doctor-reads.js';
 import type { SnapshotRecord } from './snapshot.js';
+import { checkIndex } from './doctor-index.js';
+import { ageMs, breakLock, oneLine, seconds } from './lock-break.js';
+import type { SessionFolder } from './doctor-index.js';
 
 /** What {@link fileDoctor} returns (the optional `SessionStore.doctor` contract). */
 export type FileDoctorResult = StoreDoctorResult;
@@ -71,12 +73,6 @@ export interface FileDoctorOptions {
   formatVersion: number;
 }
 
-interface SessionFolder {
-  id: string;
-  dir: string;
-  archived: boolean;
-}
-
 /** What a session's journal scan gave, for the snapshot and registry checks. */
 interface JournalInfo {
   scan: Scan;
@@ -115,7 +111,7 @@ class FileDoctor {
       if (info) this.checkSnapshots(f, info);
       if (!derived.has(f.id)) derived.set(f.id, info?.summary ?? null);
     }
-    this.checkIndex(folders, derived);
+    checkIndex(this.layout, folders, derived, (...a) => this.add(...a));
     // Live sessions win over archived copies with the same id (as the store reads them).
     const seen = new Set<string>();
     const sessions = folders
@@ -480,142 +476,4 @@ class FileDoctor {
         );
     }
   }
-
-  // ---- the registry ---------------------------------------------------------------------
-
-  /**
-   * index.json (+ the index.log rows after its offset) against the session folders and the
-   * rows their journals derive. Read as `list` reads it, without writing anything.
-   */
-  private checkIndex(folders: SessionFolder[], derived: Map<string, SessionSummary | null>): void {
-    const { layout } = this;
-    const rows = new Map<string, SessionSummary>();
-    let logOffset = 0;
-    let raw: Buffer | null;
-    try {
-      raw = readIfExists(layout.index);
-    } catch (e) {
-      this.add('INDEX_CORRUPT', null, layout.index, `index.json cannot be read (${(e as Error).message})`, true);
-      return;
-    }
-    if (raw !== null) {
-      try {
-        const parsed = JSON.parse(raw.toString('utf8')) as {
-          format?: unknown;
-          logOffset?: unknown;
-          sessions?: unknown;
-        };
-        if (
-          parsed.format !== 'baton.index' ||
-          typeof parsed.logOffset !== 'number' ||
-          typeof parsed.sessions !== 'object' ||
-          parsed.sessions === null
-        ) {
-          throw new Error('not a baton index');
-        }
-        logOffset = parsed.logOffset;
-        const list = (
-          Array.isArray(parsed.sessions) ? parsed.sessions : Object.values(parsed.sessions)
-        ) as SessionSummary[];
-        for (const s of list) if (s && typeof s.id === 'string') rows.set(s.id, s);
-      } catch (e) {
-        this.add(
-          'INDEX_CORRUPT',
-          null,
-          layout.index,
-          `index.json is unreadable (${e instanceof SyntaxError ? 'not valid JSON' : (e as Error).message})`,
-          true,
-        );
-        return;
-      }
-    }
-    foldLog(layout.indexLog, logOffset, rows);
-
-    const where = new Map<string, boolean>();
-    for (const f of folders) if (!where.has(f.id)) where.set(f.id, f.archived);
-    for (const [id, archived] of where) {
-      const row = rows.get(id);
-      const summary = derived.get(id) ?? null;
-      // A session whose journal cannot be read yields no row; its journal problem says so.
-      if (!summary) continue;
-      if (!row) {
-        this.add(
-          'INDEX_STALE',
-          id,
-          layout.index,
-          `the registry has no row for session ${id} (${archived ? 'archived' : 'live'} folder); \`list\` derives it each time until the registry is rebuilt`,
-          true,
-        );
-        continue;
-      }
-      if ((row as { inDoubt?: unknown }).inDoubt === true) {
-        this.add(
-          'INDEX_STALE',
-          id,
-          layout.index,
-          `the registry row of ${id} is in doubt: a writer stopped between an append and its row; \`list\` derives it from the journal and stores it`,
-          true,
-        );
-        continue;
-      }
-      const diff = rowDiff(row, summary);
-      if (diff.length)
-        this.add(
-          'INDEX_STALE',
-          id,
-          layout.index,
-          `the registry row of ${id} differs from its journal: ${diff.join(', ')}`,
-          true,
-        );
-    }
-    const deleted = tombstonedIds(path.join(layout.root, 'tombstones.jsonl'));
-    for (const [id, row] of rows) {
-      // A deleted session's row lingers until the next `list` drops it: not a problem.
-      if (where.has(id) || deleted.has(id) || isTombstone(row)) continue;
-      this.add('INDEX_STALE', id, layout.index, `the registry has a row for session ${id}, which has no folder`, true);
-    }
-  }
-}
-
-/**
- * Removes a stale lock the way a waiting writer breaks it: under a `.break` marker, and only
- * if the owner is still the one judged stale (a new holder is never removed).
- */
-function breakLock(file: string, owner: ReturnType<typeof readOwner>): void {
-  const breaker = `${file}.break`;
-  let fd: number;
-  try {
-    fd = fs.openSync(breaker, 'wx', 0o600);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    if (ageMs(breaker) <= 1_000) throw new Error('another process is breaking it right now');
-    fs.rmSync(breaker, { force: true });
-    fd = fs.openSync(breaker, 'wx', 0o600);
-  }
-  fs.closeSync(fd);
-  try {
-    const again = readOwner(file);
-    if (again !== undefined && JSON.stringify(again) !== JSON.stringify(owner))
-      throw new Error('it was taken again meanwhile');
-    fs.rmSync(file, { force: true });
-  } finally {
-    fs.rmSync(breaker, { force: true });
-  }
-}
-
-function oneLine(s: string): string {
-  return s.replace(/\s*[\r\n]+\s*/g, ' ');
-}
-
-function ageMs(file: string): number {
-  try {
-    return Date.now() - fs.statSync(file).mtimeMs;
-  } catch {
-    return 0;
-  }
-}
-
-function seconds(ms: number): string {
-  const s = Math.round(ms / 1000);
-  return s < 120 ? `${s} s` : s < 7200 ? `${Math.round(s / 60)} min` : `${Math.round(s / 3600)} h`;
 }

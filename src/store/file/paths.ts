@@ -205,7 +205,7 @@ export function isPlainDir(p: string): boolean {
   try {
     // A missing folder is an answer (an archived session is looked for where live ones are first), not an error to build.
     const st = fs.lstatSync(p, { throwIfNoEntry: false });
-    return st !== undefined && st.isDirectory() && !st.isSymbolicLink();
+    return st?.isDirectory() === true && !st.isSymbolicLink();
   } catch {
     return false;
   }

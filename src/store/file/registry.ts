@@ -7,6 +7,8 @@ import { moveAside, removeStaleTemps, sleepSync } from './fsutil.js';
 import { FileLock } from './lock.js';
 import { fileIno, fileStamp, listDirs, openLog, readTail, readWithIno } from './registry-files.js';
 import type { Layout } from './paths.js';
+import { countsMatch, foldRows, splitIndex } from './registry-text.js';
+import type { Index } from './registry-text.js';
 
 /** index.log is folded into index.json once it holds this many bytes past logOffset. */
 const COMPACT_AFTER_BYTES = 256 * 1024;
@@ -16,23 +18,6 @@ const ROTATE_AFTER_BYTES = 4 * 1024 * 1024;
 const GENERATION_RETRIES = 3;
 /** How long a reader that caught a rotation half done waits for it to end. */
 const LOCK_WAIT_MS = 5_000;
-
-const HEADER =
-  /^\{"format":"baton\.index","v":2,"logOffset":(\d+),"folders":"([0-9:]*)",(?:"log":"(\d+)",)?"sessions":\[$/;
-
-/** The index as read: rows by id and how much of index.log they include. */
-interface Index {
-  logOffset: number;
-  /** Change stamp of the sessions/ and archive/ folders when the rows were checked against them. */
-  folders: string;
-  /** Inode of the index.log that `logOffset` counts in; null in an index written before logs rotated. */
-  log: string | null;
-  /** Inode of index.json itself as read: a rewrite replaces the file, so it tells whether one happened since. */
-  self: string;
-  rows: Map<string, RowText>;
-  /** Read by splitting lines; false for a file of another shape, which is rewritten. */
-  fast: boolean;
-}
 
 /** What the log held past an offset. */
 interface LogRead {
@@ -187,7 +172,7 @@ export class Registry {
     const rows = read ? read.rows : new Map<string, RowText>();
     const log = read ? read.log : this.logState();
     const logOffset = index ? index.logOffset : 0;
-    const logEnd = log.end;
+    const _logEnd = log.end;
 
     // Creating, archiving or removing a session folder changes its parent folder's mtime; if
     // neither parent changed since the rows were last checked, the folder set is the same and
@@ -459,50 +444,4 @@ export class Registry {
       { backup },
     );
   }
-}
-
-/** Folds the complete rows of `buf` (log lines) into `rows`, the newest revision winning; returns the bytes they span. */
-function foldRows(rows: Map<string, RowText>, buf: Buffer): number {
-  const text = buf.toString('utf8');
-  let end = 0;
-  let pos = 0;
-  for (;;) {
-    const nl = text.indexOf('\n', pos);
-    if (nl === -1) break;
-    const line = text.slice(pos, nl);
-    end += Buffer.byteLength(line) + 1;
-    pos = nl + 1;
-    try {
-      const row = RowText.of(JSON.parse(line) as SessionSummary);
-      const prev = rows.get(row.id);
-      if (row.id && (!prev || row.summary.revision >= prev.summary.revision)) rows.set(row.id, row);
-    } catch {
-      // a torn row: the next list re-derives that session if it is missing
-    }
-  }
-  return end;
-}
-
-/** True when the rows account for exactly `live` live and `archived` archived folders. */
-function countsMatch(rows: Map<string, RowText>, live: number, archived: number): boolean {
-  if (live < 0 || archived < 0) return false;
-  let a = 0;
-  for (const row of rows.values()) if (row.archived) a += 1;
-  return a === archived && rows.size - a === live;
-}
-
-/** Reads index.json written by {@link Registry} by splitting lines; null if it has another shape. */
-function splitIndex(text: string, self: string): Index | null {
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  const m = HEADER.exec(lines[0] ?? '');
-  if (!m || lines[lines.length - 1] !== ']}' || lines.length < 2) return null;
-  const rows = new Map<string, RowText>();
-  for (let i = 1; i < lines.length - 1; i++) {
-    const line = lines[i]!;
-    const row = new RowText(i < lines.length - 2 ? (line.endsWith(',') ? line.slice(0, -1) : '') : line);
-    if (!row.wellFormed) return null;
-    rows.set(row.id, row);
-  }
-  return { logOffset: Number(m[1]), folders: m[2]!, log: m[3] ?? null, self, rows, fast: true };
 }

@@ -28,16 +28,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { BatonError } from '../../domain/errors.js';
 import { hint } from '../../domain/hints.js';
-import { validateId } from '../../domain/ids.js';
 import { conflict } from '../errors.js';
 import type { RepairReport, Tombstone, TombstoneInfo } from '../types.js';
 import { decodeRecord, encodeRecord } from './codec.js';
 import { DIR_MODE, FILE_MODE, TEMP_PATTERN, atomicWrite, fsyncDir } from '../atomic-write.js';
 import { deadWriter, moveAside, pidAlive, readIfExists, sleepSync } from './fsutil.js';
-import { readTail } from './journal.js';
 import { FOREIGN_STALE_MS, FileLock } from './lock.js';
 import type { Layout } from './paths.js';
 import { isPlainDir } from './paths.js';
+import { asTombstone, isValidId, journalEnd, readDir } from './retention-reads.js';
 
 /** A step of an archive or delete at which the test hook may kill the process. */
 export type CrashStep = 'after-marker' | 'after-rename' | 'after-tombstone' | 'after-trash';
@@ -455,63 +454,5 @@ export class Retention {
       return false;
     const prefix = `trash/${id}-`;
     return typeof m.to === 'string' && m.to.startsWith(prefix) && /^[A-Za-z0-9-]+$/.test(m.to.slice(prefix.length));
-  }
-}
-
-/** The last seq of a journal (CORRUPT when its end cannot be read). */
-function journalEnd(id: string, journal: string): number {
-  let fd: number;
-  try {
-    fd = fs.openSync(journal, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new BatonError('CORRUPT', `Session ${id} has no journal.jsonl.`, {
-        hint: hint('doctor.folder'),
-        details: { sessionId: id },
-      });
-    }
-    throw e;
-  }
-  try {
-    const tail = readTail(fd);
-    if (tail.corrupt) {
-      throw new BatonError('CORRUPT', `The end of session ${id}'s journal is damaged.`, {
-        hint: hint('repair.first', { session: id }),
-        details: { sessionId: id },
-      });
-    }
-    return tail.lastSeq;
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-function asTombstone(v: unknown): Tombstone | null {
-  const t = v as Partial<Tombstone> | null;
-  if (!t || typeof t !== 'object') return null;
-  if (
-    typeof t.id !== 'string' ||
-    typeof t.deletedAt !== 'string' ||
-    typeof t.title !== 'string' ||
-    typeof t.status !== 'string'
-  )
-    return null;
-  return { id: t.id, deletedAt: t.deletedAt, title: t.title, status: t.status, archived: t.archived === true };
-}
-
-function isValidId(id: string): boolean {
-  try {
-    validateId(id);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function readDir(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir).sort();
-  } catch {
-    return [];
   }
 }

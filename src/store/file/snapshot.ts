@@ -30,7 +30,7 @@ export function readSnapshot(now: () => Date, id: string, h: Handle, repairs: Re
     if (raw === null) continue;
     const d = decodeRecord(raw.toString('utf8').trimEnd());
     const rec = d.ok ? (d.value as unknown as SnapshotRecord) : null;
-    if (!rec || rec.format !== 'baton.snapshot' || rec.sessionId !== id || typeof rec.offset !== 'number') {
+    if (rec?.format !== 'baton.snapshot' || rec.sessionId !== id || typeof rec.offset !== 'number') {
       let savedTo: string | null = null;
       // A read-only store keeps the file where it is: the state is read from the journal all the same.
       if (h.readOnly === null) {

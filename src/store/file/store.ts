@@ -124,6 +124,7 @@ export class FileStore implements SessionStore {
       (method) => `The file store's cursor ${method}`,
     );
     // A full disk, EIO, a read-only file system … reach the caller as STORE_UNAVAILABLE (STORE_READ_ONLY).
+    // biome-ignore lint/correctness/noConstructorReturn: callers get the store behind its error translation
     return withStoreErrors(
       this,
       (method, args) => `The file store's ${method}${typeof args[0] === 'string' ? ` (session ${args[0]})` : ''}`,

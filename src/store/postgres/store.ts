@@ -39,7 +39,6 @@ import { Refresher } from './refresh.js';
 import type { RefreshBatch } from './refresh.js';
 import { checkSeqs, decodeEvent, encodeEvents, readSnapshot } from './rows.js';
 import { createPool, inTransaction, mapPgError, pgCrypto, sqlState } from './pool.js';
-import { StickyConnection } from './sticky.js';
 import { statements } from './sql.js';
 import type { Statements } from './sql.js';
 import { channelOf, ident, parsePgUrl } from './url.js';
@@ -124,8 +123,6 @@ export class PostgresStore implements SessionStore {
   });
   /** Registry rows and notifications of acknowledged appends, brought up to date after the ack (refresh.ts). */
   private readonly refresher = new Refresher((b) => this.refresh(b));
-  /** The connection appends use while it is free (sticky.ts); none in a pool of two, which it would halve. */
-  private readonly sticky: StickyConnection | null;
 
   constructor(options: PostgresStoreOptions) {
     this.target = parsePgUrl(options.url);
@@ -135,7 +132,6 @@ export class PostgresStore implements SessionStore {
     this.lockTimeoutMs = options.lockTimeoutMs ?? 30_000;
     this.watchTiming = options.watchTiming;
     this.workspace = validateWorkspace(options.workspace ?? DEFAULT_WORKSPACE);
-    this.sticky = this.target.poolMax >= 3 ? new StickyConnection() : null;
   }
 
   /** The pool, connected and migrated. A failed first attempt is forgotten, so the next call retries. */
@@ -151,7 +147,7 @@ export class PostgresStore implements SessionStore {
         migrated.set(key, done);
         done.catch(() => migrated.delete(key));
       }
-      const applied = cached ? (await cached, []) : await done;
+      const applied = cached ? await cached.then(() => []) : await done;
       // close() may have run while this waited: the pool is ended, never hand it out.
       if (this.closed) throw this.closedError();
       this.applied = applied;
@@ -192,13 +188,12 @@ export class PostgresStore implements SessionStore {
   private async q<R extends Record<string, unknown>>(
     text: string,
     values: unknown[] = [],
-    sticky = false,
   ): Promise<{ rows: R[]; rowCount: number }> {
     try {
       const pool = await this.connect();
       if (this.closed) throw this.closedError();
       const config = { name: statementName(text), text, values };
-      const r = sticky && this.sticky ? await this.sticky.query<R>(pool, config) : await pool.query<R>(config);
+      const r = await pool.query<R>(config);
       return { rows: r.rows, rowCount: r.rowCount ?? 0 };
     } catch (e) {
       if (this.closed && !isBatonError(e)) throw this.closedError();
@@ -314,8 +309,8 @@ export class PostgresStore implements SessionStore {
       const mark = options.summary ? true : null;
       r =
         types.length === 1
-          ? await this.q(this.sql.append, [id, expectedRevision, types[0], bodies[0], mark], true)
-          : await this.q(this.sql.appendMany, [id, expectedRevision, types, bodies, mark], true);
+          ? await this.q(this.sql.append, [id, expectedRevision, types[0], bodies[0], mark])
+          : await this.q(this.sql.appendMany, [id, expectedRevision, types, bodies, mark]);
     } catch (e) {
       // The primary key refused a seq that is taken: another writer got there first.
       if (sqlState(e) === '23505')
@@ -580,7 +575,6 @@ export class PostgresStore implements SessionStore {
     // The refreshes of acknowledged appends still go out on the old pool (a lost one is
     // repaired by `list`, but costs a derivation); new calls already fail as closed.
     this.closingPool = pool;
-    this.sticky?.giveBack();
     await this.refresher.flush();
     this.closingPool = null;
     if (pool) await pool.end().catch(() => undefined);

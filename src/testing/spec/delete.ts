@@ -85,6 +85,14 @@ export function deleteTests(suite: StoreSuite): void {
       t!.title = 'changed';
       expect((await suite.store.listTombstones())[0]!.title).toBe('Drop');
     });
+  });
+  acrossHandles(suite);
+}
+
+/** Deletion seen from a second handle and a reopened store. */
+function acrossHandles(suite: StoreSuite): void {
+  describe('delete and tombstones, across handles', () => {
+    const info = (title: string, status = 'completed') => ({ deletedAt: at(100), title, status });
 
     it('a second handle sees the deletion and its tombstone (multiProcess stores)', async (ctx) => {
       if (!suite.store.capabilities.multiProcess) ctx.skip();
