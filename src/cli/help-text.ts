@@ -199,7 +199,13 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<readonly [string, s
   'migrate-store': [
     ['baton migrate-store --from .baton --to postgres://host/db?schema=team', 'copy a file store to PostgreSQL'],
   ],
-  mcp: [['baton mcp', 'serve MCP on stdio (an MCP client starts it)']],
+  mcp: [
+    ['baton mcp', 'serve MCP on stdio (an MCP client starts it)'],
+    [
+      'baton mcp --http --port 7337',
+      'serve MCP over HTTP at http://127.0.0.1:7337/mcp; the token is printed on stderr',
+    ],
+  ],
   inspect: [['baton inspect .gemini', "read a toolkit's sessions without changing anything"]],
   import: [
     ['baton import .gemini', "import a toolkit's sessions"],

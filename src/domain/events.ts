@@ -181,6 +181,8 @@ export interface EventDataMap {
     cli?: string;
     agentSessionId?: string;
     worktree?: string;
+    /** The run holds a lease on this phase only (its `token`, from the session's token series), not the session's. */
+    leasedPhase?: string;
   };
   /** A run's liveness renewed (heartbeat). */
   /** `pgid`: the process group the run's command was started in, known once it started (`baton run`). */
@@ -203,6 +205,11 @@ export interface EventDataMap {
     token?: number;
     detail?: string;
     salvage?: { steps?: PlanStep[] | null; lastTools?: string[]; tokens?: number };
+    /**
+     * The run's own account arriving after its death was recorded (a conversation's SessionEnd
+     * after the keeper's grace): it replaces that death (`how` finished), the salvage is kept.
+     */
+    amend?: boolean;
   };
   /** A run took over a phase in progress whose owner is gone (`from`: that run). */
   'phase.claimed': { phaseId: string; runId: string; from: string | null };

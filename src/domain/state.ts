@@ -183,8 +183,10 @@ export interface Run {
   /** A `baton run`: the command it runs. */
   command: string[] | null;
   process: RunProcess;
-  /** The fencing token of the session lease the run holds, if it holds one. */
+  /** The fencing token of the lease the run holds (the session's, or its phase's: {@link Run.leasedPhase}), if any. */
   token: number | null;
+  /** The phase the run holds a lease on instead of the whole session (`baton run --phase`); absent: none. */
+  leasedPhase?: string;
   /** The run lapses this long after its last renewal; null: only its process check ends it. */
   ttlMs: number | null;
   expiresAt: string | null;

@@ -68,8 +68,9 @@ export function statusView(
   now?: string,
   pricing?: PricingTable,
   dead?: ReadonlySet<string>,
+  orphans?: ReadonlyMap<string, number>,
 ): StatusView {
-  // `dead`: runs found gone by a process check on this host (manager.runs.liveness).
+  // `dead`: runs found gone by a process check on this host; `orphans`: their commands still running (manager.runs.liveness).
   const eff = now ? effectiveStatus(s, now, dead) : { status: s.status, cause: s.statusCause };
   const done = s.phases.filter((p) => p.status === 'completed' || p.status === 'skipped').length;
   const { budgetMax: _omit, costBudgetUsd: _omitCost, ...tokens } = s.tokens;
@@ -105,7 +106,9 @@ export function statusView(
     repairs: s.repairs,
     lease: leaseOf(s),
     // Only sessions that had runs show them: older views are unchanged.
-    ...(s.runs?.length ? { runs: runsView(s, { now: now ?? s.updatedAt, ...(dead ? { dead } : {}) }) } : {}),
+    ...(s.runs?.length
+      ? { runs: runsView(s, { now: now ?? s.updatedAt, ...(dead ? { dead } : {}), ...(orphans ? { orphans } : {}) }) }
+      : {}),
     ...(s.agentSessions?.length
       ? { agentSessions: s.agentSessions.map((b) => ({ ...b, command: resumeCommand(b.cli, b.agentSessionId) })) }
       : {}),

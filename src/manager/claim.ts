@@ -304,6 +304,12 @@ export interface WaitOptions {
   onWaiting?: () => void;
   /** Called when a look failed because the store could not be reached (retryable); the wait goes on. */
   onTrouble?: (message: string) => void;
+  /**
+   * Called once per orphan set, when the only session that needs a worker is held by the
+   * command of a dead `baton run` still running here (`message` names its pid and command):
+   * the wait goes on until it exits (or `endOrphans` was asked for).
+   */
+  onOrphan?: (message: string) => void;
 }
 
 /**
@@ -312,7 +318,9 @@ export interface WaitOptions {
  * PostgreSQL a LISTEN), else by its change feed ({@link SessionStore.watch}); by the earliest
  * lease end it knows of (a lease lapses without any write to hear); and by the poll, the
  * safety net. A wake that comes while a look is under way makes the next look start at once.
- * Null after the timeout or when `signal` aborts.
+ * A session held by an orphan (the command of a dead `baton run` still running here) is
+ * waited for until the orphan exits, unless `endOrphans`. Null after the timeout or when
+ * `signal` aborts.
  */
 async function claimWait(m: SessionManager, o: ClaimOptions, w: WaitOptions): Promise<Claim | null> {
   const deadline = w.timeoutMs === null ? Infinity : Date.now() + w.timeoutMs;
@@ -326,6 +334,7 @@ async function claimWait(m: SessionManager, o: ClaimOptions, w: WaitOptions): Pr
   const stop = queue ? await queue.listen(onWake) : m.store.watch ? await m.store.watch(onWake) : null;
   const memo = claimMemo();
   let waiting = false;
+  let orphanSaid = '';
   try {
     for (;;) {
       if (w.signal?.aborted) return null;
@@ -336,14 +345,19 @@ async function claimWait(m: SessionManager, o: ClaimOptions, w: WaitOptions): Pr
         if (claim) return claim;
         untilExpiry = await nextLeaseEnd(m, memo);
       } catch (e) {
+        // An orphan still works on the session: no takeover while it runs, so wait for it to exit.
+        if (isBatonError(e, 'LOCKED') && (e.details as { orphans?: unknown } | undefined)?.orphans) {
+          if (orphanSaid !== e.message) w.onOrphan?.(e.message);
+          orphanSaid = e.message;
+        }
         // A store that cannot be reached for a while (a partition, a restart) is waited out:
         // a pool of workers must still be there when it is back.
-        if (
+        else if (
           !isBatonError(e, 'STORE_UNAVAILABLE') ||
           (e.details as { retryable?: boolean } | undefined)?.retryable !== true
         )
           throw e;
-        w.onTrouble?.(e.message);
+        else w.onTrouble?.(e.message);
       }
       const left = deadline - Date.now();
       if (left <= 0) return null;

@@ -18,7 +18,8 @@ import {
   RUN_TTL_MS,
   runsOf,
 } from '../domain/runs.js';
-import type { RunEndInput } from '../domain/runs.js';
+import type { RunEndInput, RunStartInput } from '../domain/runs.js';
+import { decidePhaseRunStart } from '../domain/phase-lease.js';
 import { draft } from '../domain/decide.js';
 import type { EventDraft } from '../domain/decide.js';
 import type { SessionState } from '../domain/state.js';
@@ -51,7 +52,11 @@ export interface HoldOptions extends OrphanOptions {
   force?: boolean;
   /** The command the run runs (`baton run`). */
   command?: string[] | null;
-  /** Claim (or start) this phase for the run once it holds the session. */
+  /**
+   * Hold a lease on this phase only (start or claim it for the run) instead of the whole
+   * session: runs on other phases go on at once (docs/runs.md). With `adoptToken` (a lease
+   * `baton claim` took on the whole session) the phase is claimed under that lease instead.
+   */
   phase?: string | null;
   /** A lease taken by `baton claim` (its BATON_LEASE_TOKEN) to go on under instead of taking a new one. */
   adoptToken?: number;
@@ -115,7 +120,6 @@ async function acquire(
 ): Promise<{ runId: string; token: number }> {
   const leases = new Leases(m);
   await leases.useStoreClock();
-  await clearOrphans(await m.get(id), m.origin, o);
   const agent = o.agent ?? null;
   const kind = o.kind ?? 'library';
   const start = {
@@ -126,6 +130,8 @@ async function acquire(
     cli: null,
     command: o.command ?? null,
   };
+  if (o.phase && o.adoptToken === undefined) return acquirePhase(m, runs, id, o, o.phase, start);
+  await clearOrphans(await m.get(id), m.origin, o);
   if (o.adoptToken !== undefined && (await leases.adoptable(id, o.adoptToken))) {
     const token = o.adoptToken;
     const r = await m.change(
@@ -152,20 +158,60 @@ async function acquire(
     id,
     (s) => {
       const now = m.time();
+      const l = runs.liveness(s);
       const acq = decideAcquire(
         s,
-        { owner, pid: m.origin.pid, host: m.origin.host, boot: m.origin.boot, ttlMs, now },
+        {
+          owner,
+          pid: m.origin.pid,
+          host: m.origin.host,
+          boot: m.origin.boot,
+          ttlMs,
+          now,
+          ...(l.dead ? { dead: l.dead } : {}),
+        },
         o.force === true,
       );
       const token = acq.find((e) => e.type === 'lease.acquired')?.data as { token?: number } | undefined;
       const t = token?.token ?? leaseOf(s)!.token;
       const runId = `run-${runsOf(s).length + 1}`;
       return {
-        events: [...acq, ...decideRunStart(s, { ...start, runId, token: t, now }, runs.liveness(s))],
+        events: [...acq, ...decideRunStart(s, { ...start, runId, token: t, now }, l)],
         result: { runId, token: t },
       };
     },
     { agent },
+  );
+  return r.result;
+}
+
+/**
+ * Starts the run holding a lease on `phase` alone (phase-lease.ts): refused while an orphan of
+ * a whole-session run or of a run on this phase still runs (unless `endOrphans`), while the
+ * session's lease is live (a gone holder's is ended first), or while a live run owns the phase.
+ */
+async function acquirePhase(
+  m: ManagerCore,
+  runs: Runs,
+  id: string,
+  o: HoldOptions,
+  phase: string,
+  start: Omit<RunStartInput, 'runId' | 'now'>,
+): Promise<{ runId: string; token: number }> {
+  const s0 = await m.get(id);
+  // An orphan left on another phase works there, not here: it does not stand in this run's way.
+  const mine = runsOf(s0).filter((r) => r.leasedPhase === undefined || r.leasedPhase === phase);
+  await clearOrphans({ ...s0, runs: mine }, m.origin, o);
+  const gone = await new Leases(m).endGoneHolder(id, start.agent);
+  if (gone) o.onNotice?.(`the lease's holder is gone (${goneText(gone)}); taking the session over`);
+  const r = await m.change(
+    id,
+    (s) => {
+      const runId = `run-${runsOf(s).length + 1}`;
+      const d = decidePhaseRunStart(s, { ...start, runId, now: m.time() }, phase, runs.liveness(s), o.force === true);
+      return { events: d.events, result: { runId, token: d.token } };
+    },
+    { agent: start.agent },
   );
   return r.result;
 }
@@ -219,22 +265,32 @@ export async function holdRun<T>(
   const options = { agent: o.agent ?? null, fencingToken: token, run: runId };
   const ac = new AbortController();
   let pgid: number | undefined;
+  // A phase lease is the run itself: renewing the run renews the lease (and the fence checks it).
+  const phaseLease = findRun(await m.get(id), runId)?.leasedPhase !== undefined;
   const renewOnce = async (): Promise<string | undefined> => {
     const leases = new Leases(m);
     await leases.useStoreClock();
     const r = await m.change(
       id,
       (s) => ({
-        events: [...decideRenew(s, token, ttlMs, m.time()), ...decideRunRenew(s, runId, runs.liveness(s), pgid)],
+        events: [
+          ...(phaseLease ? [] : decideRenew(s, token, ttlMs, m.time())),
+          ...decideRunRenew(s, runId, runs.liveness(s), pgid),
+        ],
         result: undefined,
       }),
       options,
     );
-    return r.state.lease?.expiresAt;
+    return phaseLease ? (findRun(r.state, runId)?.expiresAt ?? undefined) : r.state.lease?.expiresAt;
   };
+  const held = await m.get(id);
   const keeper = new LeaseKeeper(
     { renew: renewOnce, now: () => m.time() },
-    { ttlMs, heartbeatMs, expiresAt: leaseOf(await m.get(id))?.expiresAt ?? m.time() },
+    {
+      ttlMs,
+      heartbeatMs,
+      expiresAt: (phaseLease ? findRun(held, runId)?.expiresAt : leaseOf(held)?.expiresAt) ?? m.time(),
+    },
     {
       onLost: (why) => {
         o.onLost?.(why);
@@ -263,7 +319,7 @@ export async function holdRun<T>(
   keeper.start();
   const done: { value?: T; error?: unknown } = {};
   try {
-    if (o.phase) await handle.claimPhase(o.phase);
+    if (o.phase && !phaseLease) await handle.claimPhase(o.phase);
     done.value = await fn(handle);
   } catch (e) {
     done.error = e;

@@ -145,6 +145,22 @@ const BODY: Array<{ type: EventType; data: unknown }> = [
   },
   {
     type: 'run.ended',
+    data: { runId: 'run-2', how: 'died', command: [], exitCode: null, signal: null, cause: 'process-gone' },
+  },
+  {
+    type: 'run.ended',
+    data: {
+      runId: 'run-2',
+      how: 'finished',
+      command: [],
+      exitCode: null,
+      signal: null,
+      cause: 'agent-session-end',
+      amend: true,
+    },
+  },
+  {
+    type: 'run.ended',
     data: {
       runId: 'run-2',
       how: 'died',

@@ -62,17 +62,20 @@ function spawnFailureStatus(e: NodeJS.ErrnoException): number {
   return e.code === 'ENOENT' ? RUN_EXIT.NOT_FOUND : RUN_EXIT.CANNOT_EXECUTE;
 }
 
+const PHASE_HELP =
+  'hold this phase only (start or claim it), not the whole session: runs on other phases go on; the command gets it as BATON_PHASE';
+
 /** Registers `baton run -- CMD [ARGS…]`. */
 export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
   const cmd = common(
     program
       .command('run')
-      .description('run a command while holding the session lease; records why it ended')
+      .description("run a command while holding the session lease (or one phase's); records why it ended")
       .argument('<command...>', 'the command and its arguments (after --)')
       .option('--heartbeat <duration>', 'lease renewal interval (default 30s, or $BATON_HEARTBEAT)')
       .option('--ttl <duration>', 'lease lifetime after each renewal (default 60s, or $BATON_LEASE_TTL)')
       .option('--force', "take the lease even though another run's lease is still valid")
-      .option('--phase <phase>', 'start or claim this phase for the run (the command gets it as BATON_PHASE)')
+      .option('--phase <phase>', PHASE_HELP)
       .option(
         '--end-orphans',
         'end the command of a dead baton run still running here (SIGTERM, then SIGKILL) before taking over',

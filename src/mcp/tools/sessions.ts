@@ -185,7 +185,8 @@ function registerReadTools(server: McpServer, kit: Kit): void {
     async (a) => {
       const m = kit.manager();
       const s = await m.get(await kit.session(a.session));
-      return statusView(s, kit.now(), m.pricing(), m.runs.liveness(s).dead) as unknown as {
+      const { dead, orphans } = m.runs.liveness(s);
+      return statusView(s, kit.now(), m.pricing(), dead, orphans) as unknown as {
         id: string;
         title: string;
         status: string;

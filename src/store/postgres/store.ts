@@ -35,7 +35,7 @@ import { PgCursorTable } from './cursors.js';
 import { PgStepResults } from './step-results.js';
 import { migrate } from './migrations.js';
 import { recoverLostRows } from './repair.js';
-import { Refresher } from './refresh.js';
+import { NOTIFY_SPACING_MS, REFRESH_SPACING_MS, Refresher } from './refresh.js';
 import type { RefreshBatch } from './refresh.js';
 import { checkSeqs, decodeEvent, encodeEvents, readSnapshot } from './rows.js';
 import { createPool, inTransaction, mapPgError, pgCrypto, sqlState } from './pool.js';
@@ -122,7 +122,7 @@ export class PostgresStore implements SessionStore {
     schema: () => this.schema,
   });
   /** Registry rows and notifications of acknowledged appends, brought up to date after the ack (refresh.ts). */
-  private readonly refresher = new Refresher((b) => this.refresh(b));
+  private readonly refresher = new Refresher((b) => this.refresh(b), REFRESH_SPACING_MS, NOTIFY_SPACING_MS);
 
   constructor(options: PostgresStoreOptions) {
     this.target = parsePgUrl(options.url);
