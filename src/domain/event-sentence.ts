@@ -101,6 +101,9 @@ const SENTENCES: Record<string, Sentence> = {
     `Graph checkpoint at step ${txt(d['step'])}${d['source'] ? ` (${txt(d['source'])})` : ''}${d['ns'] ? ` in ${txt(d['ns'])}` : ''}.`,
   'graph.writes': (d) =>
     `Graph task ${txt(d['taskId'])} wrote ${Array.isArray(d['writes']) ? plural(d['writes'].length, 'value') : 'values'}.`,
+  'transcript.mirrored': (d) =>
+    `${Array.isArray(d['entries']) ? plural(d['entries'].length, 'transcript line') : 'Transcript lines'} mirrored${d['subpath'] ? ` to ${txt(d['subpath'])}` : ''}.`,
+  'transcript.cleared': (d) => `Transcript ${txt(d['subpath'])} deleted.`,
   'repair.events_lost': (d) => `Events ${txt(d['from'])}–${txt(d['to'])} were lost and the state recovered.`,
 };
 

@@ -2,6 +2,7 @@ import type { StepEventData } from './step-types.js';
 import type {
   AgentBinding,
   FileAction,
+  LastTurn,
   PlanStep,
   RunKind,
   RunProcess,
@@ -109,6 +110,10 @@ export interface EventDataMap {
     perResponse?: boolean;
     /** The model in effect at the offset (Codex names it on turn lines only). */
     model?: string | null;
+    /** The conversation's last turn as this read saw it (its context and time: what a resume re-sends); absent when it saw no usage. */
+    lastTurn?: LastTurn;
+    /** With `lastTurn`: the key of the last response when it had no final usage yet (its counts are a lower bound), else null. */
+    open?: string | null;
     /**
      * The responses this read counted or grew, one per line: `<key>\t<input>,<output>,<cache
      * read>,<cache write>\n` (their totals so far). One string rather than an object per
@@ -281,6 +286,20 @@ export interface EventDataMap {
     taskPath: string;
     writes: Array<{ channel: string; idx: number; value: [string, string] }>;
   };
+  /**
+   * Lines of a conversation transcript mirrored by the Claude Agent SDK's session store
+   * (`baton-sessions/claude-agent-sdk`): `subpath` null for the main transcript, else the
+   * sub-transcript's name; `entries` as the SDK gave them; `responses` the ledger lines of
+   * the responses whose tokens this batch counted (as `transcript.read`'s).
+   */
+  'transcript.mirrored': {
+    subpath: string | null;
+    agent: string;
+    entries: Array<{ type: string; uuid?: string; [k: string]: unknown }>;
+    responses: string;
+  };
+  /** A mirrored sub-transcript deleted through the session store (its lines stay in the journal). */
+  'transcript.cleared': { subpath: string };
   /** Durable steps (`manager.steps`, src/domain/durable-steps.ts): a runner took a step, and how it ended. */
   'step.started': StepEventData['started'];
   'step.completed': StepEventData['completed'];
@@ -363,6 +382,8 @@ export const EVENT_TYPES = [
   'phase.updated',
   'graph.checkpoint',
   'graph.writes',
+  'transcript.mirrored',
+  'transcript.cleared',
   'step.started',
   'step.completed',
   'step.failed',

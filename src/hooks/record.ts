@@ -3,7 +3,7 @@
  * the conversation works on, records the event's part, and reports what it did as log lines.
  * Never throws: every failure becomes a log line, and the hook still answers its CLI.
  */
-import { hookDir, isBatonError, locateStore, openManager } from '../manager/index.js';
+import { hookDir, ingestSubagentTranscripts, isBatonError, locateStore, openManager } from '../manager/index.js';
 import type { AgentContext, HookLogLine, SessionManager } from '../manager/index.js';
 import { agentName } from './agent-name.js';
 import { agentPid, environOf } from './agent-process.js';
@@ -12,7 +12,6 @@ import type { HookEvent } from './model.js';
 import { BATON_PHASE_COMMAND } from './model.js';
 import { takePending, spool } from './spool.js';
 import { recordSubagentRan } from './subagent-ran.js';
-import { ingestSubagentTranscripts } from './subagent-transcripts.js';
 
 /** Where the hook runs and what the user chose (flags of `baton hook`, environment). */
 export interface HookRunContext {
@@ -122,6 +121,22 @@ export async function recordHook(ev: HookEvent, ctx: HookRunContext): Promise<Re
   return out;
 }
 
+/** Who acted, as the manager's hooks take it: the conversation, its CLI's process and its phase. */
+function agentContext(ev: HookEvent, ctx: HookRunContext, pid: number | null): AgentContext {
+  // BATON_PHASE: the hook's own environment (inherited from the CLI), else the CLI's.
+  const phase = ctx.env['BATON_PHASE'] || (pid ? environOf(pid, 'BATON_PHASE') : null);
+  return {
+    cli: ev.cli,
+    agentSessionId: ev.agentSessionId!,
+    transcriptPath: ev.transcriptPath,
+    model: ev.model,
+    cwd: ev.cwd,
+    agent: ev.agent,
+    pid,
+    phase,
+  };
+}
+
 type Line = (level: HookLogLine['level'], code: string, message: string, sessionId?: string | null) => void;
 
 /** Records one event; returns SessionStart's briefing. */
@@ -132,18 +147,7 @@ async function recordOne(
   line: Line,
   pid: number | null = null,
 ): Promise<string | null> {
-  // BATON_PHASE: the hook's own environment (inherited from the CLI), else the CLI's.
-  const phase = ctx.env['BATON_PHASE'] || (pid ? environOf(pid, 'BATON_PHASE') : null);
-  const a: AgentContext = {
-    cli: ev.cli,
-    agentSessionId: ev.agentSessionId!,
-    transcriptPath: ev.transcriptPath,
-    model: ev.model,
-    cwd: ev.cwd,
-    agent: ev.agent,
-    pid,
-    phase,
-  };
+  const a = agentContext(ev, ctx, pid);
   const found = await m.hooks.resolve(a, { explicit: ctx.env['BATON_SESSION'] || null, autostart: ctx.autostart });
   if (!found) {
     if (ev.action.kind === 'session-start')

@@ -32,6 +32,12 @@ export type { TokenCounts } from '../domain/state.js';
 export { costReport, costShown, formatCost, formatCostBudget, formatUsd, NO_MODEL } from '../domain/cost.js';
 export type { Cost, CostBudgetView, CostReport } from '../domain/cost.js';
 export { BUILTIN_PRICING, PRICING_AS_OF } from '../domain/pricing.js';
+export { geminiSubagentChats, ingestSubagentTranscripts } from './subagent-transcripts.js';
+export type { GeminiChat } from './subagent-transcripts.js';
+export { spendByHost, tokensLowerBound, UNKNOWN_HOST } from '../domain/spend-views.js';
+export type { HostSpend, LowerBound } from '../domain/spend-views.js';
+export { formatResumeCost, parseCacheTtl, resumeCost } from '../domain/resume-cost.js';
+export type { CacheTtl, LastTurn, ResumeCost } from '../domain/resume-cost.js';
 export type { ModelPrice, PricingTable } from '../domain/pricing.js';
 export { startablePhases, statusView } from '../domain/view.js';
 export { DEFAULT_OLDER_THAN, parseAge, parseCleanupStatuses } from '../domain/retention.js';
@@ -49,6 +55,8 @@ export type { DerivedFilesOptions } from './types.js';
 // What the manager's sub-objects and methods return.
 export type { CheckpointInfo } from './checkpoint-lookup.js';
 export type { CheckpointDetail } from './checkpoints.js';
+export type { MirrorCreate, MirrorInput, MirrorResult } from './transcript-mirror.js';
+export type { TranscriptEntry } from '../domain/mirrored-transcript.js';
 export { corrupt as corruptCheckpoint } from './checkpoint-lookup.js';
 export type { Claim } from './claim.js';
 // Runs: one worker's attempt on a session (docs/runs.md).

@@ -32,6 +32,8 @@ import * as retention from './retention.js';
 import type { CleanupOptions, CleanupResult } from './retention.js';
 import type { PricingTable } from '../domain/pricing.js';
 import { loadPricing } from './pricing-file.js';
+import { parseCacheTtl } from '../domain/resume-cost.js';
+import type { CacheTtl } from '../domain/resume-cost.js';
 import { SessionRecords } from './records.js';
 import { Transcripts } from './transcripts.js';
 import type { ChangeOptions, ManagerOptions } from './types.js';
@@ -84,12 +86,14 @@ export class SessionManager extends SessionRecords {
   /** The pricing override file, if any (see {@link pricing}). */
   readonly pricingFile: string | null;
   private pricingTable: PricingTable | null = null;
+  private readonly env: Readonly<Record<string, string | undefined>>;
   private rechecked = 0; // rows the last listRows checked against their session (lapsed leases)
 
   constructor(o: ManagerOptions) {
     super(o);
     this.hooks = new AgentHooks(this, o.env ?? {});
     this.pricingFile = o.pricingFile ?? null;
+    this.env = o.env ?? {};
     this.checkpoints = new Checkpoints(this, {
       now: this.now,
       workspace: o.workspace ?? null,
@@ -448,6 +452,11 @@ export class SessionManager extends SessionRecords {
   pricing(): PricingTable {
     this.pricingTable ??= loadPricing(this.pricingFile);
     return this.pricingTable;
+  }
+
+  /** The prompt-cache time to live resume estimates assume: `BATON_CACHE_TTL` of the manager's env (resume-cost.ts); malformed: `BAD_INPUT` naming it. */
+  cacheTtl(): CacheTtl {
+    return parseCacheTtl(this.env['BATON_CACHE_TTL']);
   }
 
   /**

@@ -5,6 +5,7 @@ import { hint } from '../domain/hints.js';
 import { fold } from '../domain/apply.js';
 import { renderHandoff } from '../domain/handoff.js';
 import { handoffCost } from './handoff-cost.js';
+import { addResumeCosts } from './resume-costs.js';
 import { assertLeaseFree, decideAcquire, goneText, leaseOf, leaseTokenOf } from '../domain/lease.js';
 import { Leases } from './leases.js';
 import { clearOrphans } from './orphans.js';
@@ -60,6 +61,7 @@ async function buildPlan(
     const gitCopies = await m.checkpoints.gitCopies(id);
     if (gitCopies.length) plan = planResume({ ...input, gitCopies });
   }
+  addResumeCosts(m, plan);
   // Who works on what now, and what dead runs left (their phase, step, last files).
   if (state.runs?.length) {
     plan.runs = runsView(state, liveness);

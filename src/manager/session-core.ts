@@ -306,6 +306,12 @@ export class SessionCore {
         return;
       }
       const decided = this.decide(id, loaded.state, pending);
+      // A refusal judged on the remembered state may be another writer's doing (an error it
+      // recorded, a session deleted and made again): judge it again on what is stored.
+      if (cached && decided.some((d) => 'error' in d)) {
+        this.cache.delete(id);
+        continue;
+      }
       const accepted = decided.filter((d): d is Decided => !('error' in d));
       for (const d of decided) if ('error' in d) d.p.reject(d.error);
       if (!accepted.length) return;

@@ -278,6 +278,20 @@ const BODY: Array<{ type: EventType; data: unknown }> = [
       blobs: [],
     },
   },
+  {
+    type: 'transcript.mirrored',
+    data: {
+      subpath: null,
+      agent: 'claude',
+      entries: [{ type: 'assistant', uuid: 'u1', message: { id: 'm1' } }],
+      responses: 'k1\t1,2,3,4\n',
+    },
+  },
+  {
+    type: 'transcript.mirrored',
+    data: { subpath: 'subagents/agent-1', agent: 'claude/subagent#1', entries: [{ type: 'user' }], responses: '' },
+  },
+  { type: 'transcript.cleared', data: { subpath: 'subagents/agent-1' } },
   { type: 'session.completed', data: { detail: null } },
   { type: 'session.failed', data: { detail: null } },
   { type: 'session.abandoned', data: { detail: null } },

@@ -606,8 +606,8 @@ describe('no CLI wording in the hints of the domain, the stores and the manager'
   });
 
   it('the check sees a hint that quotes the CLI', () => {
-    const file = path.join(process.cwd(), 'src/manager/formats.ts');
-    const texts = hintTexts(path.dirname(file)).filter((t) => t.where.startsWith('src/manager/formats.ts'));
+    const file = path.join(process.cwd(), 'src/manager/formats-export.ts');
+    const texts = hintTexts(path.dirname(file)).filter((t) => t.where.startsWith('src/manager/formats-export.ts'));
     expect(texts.some((t) => RECORDED_AS_TEXT[0]!.test(t.text))).toBe(true);
   });
 });

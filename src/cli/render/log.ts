@@ -41,6 +41,8 @@ export function brief(e: StoredEvent): string {
       return `step ${String(d['step'])}${d['source'] ? ` (${String(d['source'])})` : ''} ${String(d['checkpointId'])}${d['ns'] ? ` [${String(d['ns'])}]` : ''}`;
     case 'graph.writes':
       return `task ${String(d['taskId'])}: ${Array.isArray(d['writes']) ? d['writes'].map((w: { channel?: unknown }) => String(w.channel)).join(', ') : ''}${d['ns'] ? ` [${String(d['ns'])}]` : ''}`;
+    case 'transcript.mirrored':
+      return `${Array.isArray(d['entries']) ? d['entries'].length : 0} line(s) by ${String(d['agent'])}${d['subpath'] ? ` [${String(d['subpath'])}]` : ''}`;
     default: {
       const keys = [
         'phaseId',

@@ -102,6 +102,14 @@ export function renderStatus(
       `Graph: ${num(s.graph.checkpoints)} checkpoint${s.graph.checkpoints === 1 ? '' : 's'}, ${num(s.graph.writes)} pending write${s.graph.writes === 1 ? '' : 's'}${at}${subs ? `; ${num(subs)} subgraph namespace${subs === 1 ? '' : 's'}` : ''}`,
     );
   }
+  // A Claude Agent SDK conversation (baton-sessions/claude-agent-sdk): its transcript's lines.
+  if (s.mirror) {
+    const main = s.mirror.transcripts[''] ?? 0;
+    const subs = Object.keys(s.mirror.transcripts).filter((k) => k !== '').length;
+    out.push(
+      `Transcript: ${num(main)} line${main === 1 ? '' : 's'} mirrored${subs ? `; ${num(subs)} sub-agent transcript${subs === 1 ? '' : 's'}` : ''}`,
+    );
+  }
   out.push('');
   const t = s.tokens;
   const b = budgetView(t);
