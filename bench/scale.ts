@@ -108,12 +108,13 @@ async function claimCurve(url: string, quick: boolean): Promise<{ rows: ScaleRow
     text,
     rows: [
       {
-        name: `Claim latency after expiry, ${sessions} sessions, ${claimers} claimers (p50)`,
+        // Issue 30: under 50 ms, each session claimed exactly once (a pick by one statement, then one conditional append).
+        name: `Claim latency after expiry, ${sessions} sessions, ${claimers} claimer processes (p50; target: under 50 ms, each claimed once)`,
         baton: `${p50.toFixed(1)} ms`,
         baseline: `${append50.toFixed(1)} ms one conditional append`,
         ratio: p50 / append50,
-        target: '≤ 20×',
-        pass: p50 / append50 <= 20 && unique === sessions && ids.length === sessions,
+        target: '≤ 20×, < 50 ms',
+        pass: p50 / append50 <= 20 && p50 < 50 && unique === sessions && ids.length === sessions,
       },
       {
         name: `Claim latency after expiry, ${sessions} sessions, ${claimers} claimers (p99)`,

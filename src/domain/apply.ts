@@ -1,4 +1,5 @@
 import { ownAll, ownFor, ownNothing } from './own.js';
+import { applyBudgetSet } from './budget-policy.js';
 import { AGENT_HANDLERS } from './agent-sessions.js';
 import { STEP_HANDLERS } from './durable-steps.js';
 import { MIRROR_HANDLERS } from './mirrored-transcript.js';
@@ -237,9 +238,7 @@ const HANDLERS: Handlers = {
     const p = phaseOf(s, d.phaseId);
     if (p) worked(p, d.agent);
   },
-  'budget.set': (s, d) => {
-    s.tokens.budgetMax = d.max;
-  },
+  'budget.set': (s, d) => applyBudgetSet(s.tokens, d),
   'budget.cost_set': (s, d) => {
     s.tokens.costBudgetUsd = d.maxUsd;
   },

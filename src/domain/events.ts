@@ -3,6 +3,7 @@ import type {
   AgentBinding,
   FileAction,
   LastTurn,
+  OnExceed,
   PlanStep,
   RunKind,
   RunProcess,
@@ -96,7 +97,8 @@ export interface EventDataMap {
     cacheWrite?: number;
     model?: string | null;
   };
-  'budget.set': { max: number | null };
+  /** A budget set or changed: the session's (`max` tokens, `maxUsd`, `onExceed`), or a phase's or an agent's; fields left out are unchanged. */
+  'budget.set': { max?: number | null; maxUsd?: number | null; onExceed?: OnExceed; phase?: string; agent?: string };
   /** The cost budget in US dollars (estimated from the pricing table); null clears it. */
   'budget.cost_set': { maxUsd: number | null };
   /**

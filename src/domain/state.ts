@@ -284,6 +284,18 @@ export interface Artifact {
   time: string;
 }
 
+/** What happens once a budget is exceeded (budget-policy.ts). */
+export type OnExceed = 'warn' | 'ask' | 'stop';
+
+/** A phase's or an agent's budget (the session's own lives in `tokens.budgetMax`, `costBudgetUsd`, `onExceed`). */
+export interface BudgetPolicy {
+  /** Input + output tokens; null: none. */
+  tokens: number | null;
+  /** Estimated US dollars; null: none. */
+  usd: number | null;
+  onExceed: OnExceed;
+}
+
 export interface TokenUsage extends TokenCounts {
   byAgent: Record<string, TokenCounts>;
   byPhase: Record<string, TokenCounts>;
@@ -293,6 +305,12 @@ export interface TokenUsage extends TokenCounts {
   byModel?: Record<string, TokenCounts>;
   /** Cost budget in US dollars; absent or null = none. */
   costBudgetUsd?: number | null;
+  /** What the session's budgets do once exceeded; absent = warn (budget-policy.ts). */
+  onExceed?: OnExceed;
+  /** Budgets of phases, by phase id; absent until one is set. */
+  phaseBudgets?: Record<string, BudgetPolicy>;
+  /** Budgets of agents, by agent name; absent until one is set. */
+  agentBudgets?: Record<string, BudgetPolicy>;
   /** Tokens by the machine that recorded them (the events' actor host), with their models; absent until one is recorded. */
   byHost?: Record<string, HostTokens>;
 }

@@ -572,8 +572,8 @@ export class AgentHooks {
     };
   }
 
-  /** Reads new token use from a transcript (manager.transcripts); a problem becomes a warning. */
-  private async ingest(id: string, a: AgentContext, file: string | null, agent: string): Promise<void> {
+  /** Reads new token use from a transcript (manager.transcripts); a problem becomes a warning (also before a tool call: budget-gate.ts). */
+  async ingest(id: string, a: AgentContext, file: string | null, agent: string): Promise<void> {
     const t = this.m.transcripts;
     if (!file) return;
     const cli = a.cli === 'claude' || a.cli === 'codex' || a.cli === 'gemini' ? a.cli : null;

@@ -133,3 +133,8 @@ export { locateStore } from '../store/open.js';
 export { continueWith, resumeCommand, resumeStep, stepsText, AGENT_CLIS } from '../domain/agent-sessions.js';
 export type { ContinueWith } from '../domain/agent-sessions.js';
 export { BRIEFING_MAX_CHARS } from '../domain/agent-briefing.js';
+export { budgetName, budgetUse, ON_EXCEED } from '../domain/budget-policy.js';
+export type { BudgetCheck, BudgetPolicy, BudgetSetInput, BudgetVerdict, OnExceed } from '../domain/budget-policy.js';
+export type { BudgetPolicies, BudgetReport } from './budgets.js';
+export { gateToolCall } from './budget-gate.js';
+export type { ToolGate } from './budget-gate.js';

@@ -8,6 +8,7 @@ import type { SessionState } from '../domain/state.js';
 import { summarize, type SessionSummary } from '../domain/summary.js';
 import type { SessionAction } from '../domain/transitions.js';
 import { notFound } from '../store/errors.js';
+import { claimQueueOf } from '../store/capabilities.js';
 import { RowText } from '../store/row.js';
 import { listJsonText } from './list-json.js';
 import type { RepairReport, Tombstone } from '../store/types.js';
@@ -20,6 +21,7 @@ import { DerivedFiles } from './derived-files.js';
 import { Maintenance } from './doctor.js';
 import { Formats } from './foreign-formats.js';
 import { Bundles } from './bundle.js';
+import { Budgets } from './budgets.js';
 import { Leases } from './leases.js';
 import { Runs } from './runs.js';
 import { Steps } from './steps.js';
@@ -82,6 +84,8 @@ export class SessionManager extends SessionRecords {
   );
   /** What agent CLI hooks record, and the hook log's problems (see agent-hooks.ts). */
   readonly hooks: AgentHooks;
+  /** Budget policies: set, read, judged; new work past a `stop` budget is refused (see budgets.ts). */
+  readonly budgets: Budgets = new Budgets(this);
   /** The pricing override file, if any (see {@link pricing}). */
   readonly pricingFile: string | null;
   private pricingTable: PricingTable | null = null;
@@ -91,6 +95,7 @@ export class SessionManager extends SessionRecords {
   constructor(o: ManagerOptions) {
     super(o);
     this.hooks = new AgentHooks(this, o.env ?? {});
+    this.budgetGuard = (s, drafts, agent) => this.budgets.guard(s, drafts, agent);
     this.pricingFile = o.pricingFile ?? null;
     this.env = o.env ?? {};
     this.checkpoints = new Checkpoints(this, {
@@ -105,18 +110,35 @@ export class SessionManager extends SessionRecords {
   protected override changed(id: string, events: readonly StoredEvent[], state: SessionState): void {
     super.changed(id, events, state);
     this.derivedFiles.note(id, events, state);
+    if (state.status === 'interrupted' && events.some((e) => e.type === 'session.interrupted')) this.needWorker.add(id);
   }
+
+  /** Sessions interrupted by the changes of this burst: claimers waiting on the store's claim queue are told after it. */
+  private readonly needWorker = new Set<string>();
+  /** Announcements under way: close() waits for them, so a command that exits at once still wakes the claimers. */
+  private announcing: Promise<void> = Promise.resolve();
 
   /** Waits for the derived files being refreshed (see DerivedFilesOptions.refresh) and the snapshots being written, then closes the store. */
   close = (): Promise<void> =>
     this.derivedFiles
       .settled()
       .then(() => this.snapshotsWritten())
+      .then(() => this.announcing)
       .then(() => this.store.close());
 
   /** Derived files are refreshed after the callers were answered, once per burst (see DerivedFiles). */
   protected override afterCommit(): void {
     this.derivedFiles.afterChange();
+    const queue = this.needWorker.size ? claimQueueOf(this.store) : null;
+    if (queue) {
+      const ids = [...this.needWorker];
+      // Off the acknowledgement path; a lost announcement costs a waiting claimer one poll.
+      const sent = queue
+        .announce(ids)
+        .catch((e: unknown) => this.onWarning(`claimers not told of ${ids.join(', ')}: ${String(e)}`));
+      this.announcing = Promise.all([this.announcing, sent]).then(() => undefined);
+    }
+    this.needWorker.clear();
   }
 
   // ---- sessions -------------------------------------------------------------------------

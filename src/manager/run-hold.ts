@@ -23,6 +23,7 @@ import { decidePhaseRunStart } from '../domain/phase-lease.js';
 import { draft } from '../domain/decide.js';
 import type { EventDraft } from '../domain/decide.js';
 import type { SessionState } from '../domain/state.js';
+import { BUDGET_CHECK_MS, BudgetWatch, overStop } from './budget-watch.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { Leases } from './leases.js';
 import { clearOrphans } from './orphans.js';
@@ -66,6 +67,10 @@ export interface HoldOptions extends OrphanOptions {
   onNotice?(message: string): void;
   /** The lease is lost (another run took over) or ran out unrenewed: stop working (the handle's signal fires too). */
   onLost?(why: string): void;
+  /** How often the budgets are judged, ms (default 5 s; 0: never). Past a `stop` budget the run stops as on a lost lease. */
+  budgetCheckMs?: number;
+  /** A budget with policy stop is exceeded: stop working (the handle's signal fires too, with BUDGET_EXCEEDED). */
+  onBudget?(why: string): void;
 }
 
 /** What `fn` gets: the run, its fencing token, and when to stop. */
@@ -93,6 +98,8 @@ export interface HoldOutcome<T> {
   error?: unknown;
   /** Why the lease was lost (FENCED, or it ran out and another run took over), or null. */
   lost: string | null;
+  /** Why a budget stopped the run (BUDGET_EXCEEDED's message), or null; its end's cause is then `budget-exceeded`. */
+  budget?: string | null;
   /** The end recorded (its cause) and the session's status after it; null when it could not be written. */
   end: { cause: string; status: SessionState['status'] } | null;
 }
@@ -261,6 +268,9 @@ export async function holdRun<T>(
       { hint: 'e.g. heartbeat 30s, ttl 60s' },
     );
   }
+  // Past a stop budget already: refused before anything starts (raising it lets the run go on).
+  const over = overStop(m, await m.get(id), o.agent ?? null, o.phase ?? null);
+  if (over) throw over;
   const { runId, token } = await acquire(m, runs, id, o, ttlMs);
   const options = { agent: o.agent ?? null, fencingToken: token, run: runId };
   const ac = new AbortController();
@@ -316,7 +326,17 @@ export async function holdRun<T>(
       await renewOnce();
     },
   };
+  const watch = new BudgetWatch(
+    m,
+    id,
+    { agent: o.agent ?? null, phase: o.phase ?? null, everyMs: o.budgetCheckMs ?? BUDGET_CHECK_MS },
+    (e) => {
+      o.onBudget?.(e.message);
+      ac.abort(e);
+    },
+  );
   keeper.start();
+  watch.start();
   const done: { value?: T; error?: unknown } = {};
   try {
     if (o.phase && !phaseLease) await handle.claimPhase(o.phase);
@@ -325,8 +345,9 @@ export async function holdRun<T>(
     done.error = e;
   } finally {
     keeper.stop();
+    watch.stop();
   }
-  const base = { runId, token, ...done };
+  const base = { runId, token, ...done, budget: watch.stopped?.message ?? null };
   // A lapse: learn from the store what became of the lease before recording anything.
   if (keeper.lost === null && keeper.lapsed !== null && !(await keeper.settle(2 * ttlMs + 30_000)))
     return { ...base, lost: `lease ran out at ${keeper.lapsed}`, end: null };
@@ -336,7 +357,9 @@ export async function holdRun<T>(
       lost: keeper.lost,
       end: await recordLost(m, runs, id, runId, token, keeper.lost, endOf(done), o).catch(() => null),
     };
-  const e = endOf(done);
+  const e: RunEndInput = watch.stopped
+    ? { ...endOf(done), how: 'finished', cause: 'budget-exceeded', detail: watch.stopped.message, session: 'pause' }
+    : endOf(done);
   let fenced: string | null = null;
   const end = await endRetrying(
     () => writeEnd(m, runs, id, runId, token, e, options),

@@ -6,6 +6,7 @@ import { registerResources } from './resources.js';
 import { registerCheckpointTools } from './tools/checkpoints.js';
 import { registerPhaseTools } from './tools/phases.js';
 import { registerPlanTools } from './tools/plan.js';
+import { registerBudgetTools } from './tools/budget.js';
 import { registerRecordTools } from './tools/records.js';
 import { registerResumeTools } from './tools/resume.js';
 import { registerSessionTools } from './tools/sessions.js';
@@ -51,6 +52,7 @@ export function createMcpServer(options: ServerOptions): McpServer {
   registerPhaseTools(server, kit);
   registerPlanTools(server, kit);
   registerRecordTools(server, kit);
+  registerBudgetTools(server, kit);
   registerCheckpointTools(server, kit);
   registerResumeTools(server, kit);
   registerResources(server, kit);

@@ -55,6 +55,7 @@ const SESSION_TOOLS: Record<string, Record<string, unknown>> = {
   error_record: { phase: 'design', type: 'runtime', message: 'boom' },
   error_resolve: { errorId: 'err-1', resolution: 'fixed' },
   tokens_record: { input: 1 },
+  budget_set: { tokens: 1000 },
   decision_record: { title: 'db', choice: 'sqlite' },
   finding_add: { text: 'flaky test' },
   finding_remove: { findingId: 'finding-1' },

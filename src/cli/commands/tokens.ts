@@ -230,51 +230,6 @@ export function registerTokens(program: Command, on: On): void {
   );
 }
 
-/** `budget set [N] [--cost USD]` and `budget clear [--cost]`. */
-export function registerBudget(program: Command, on: On): void {
-  const budget = program.command('budget').description('set or clear the token budget, or the cost budget (--cost)');
-  on(
-    strict(
-      common(
-        budget
-          .command('set')
-          .argument('[n]', 'max tokens (input + output)')
-          .option('--cost <usd>', 'cost budget in US dollars (estimated from the pricing table)'),
-      ),
-    ),
-    async (ctx, [n], o) => {
-      const cost = o['cost'] as string | undefined;
-      if (n === undefined && cost === undefined)
-        throw new BatonError('BAD_INPUT', 'Nothing to set.', {
-          hint: 'Pass a token budget (`budget set 500000`) or a cost budget (`budget set --cost 25`).',
-        });
-      const m = ctx.manager();
-      const id = await ctx.sessionId();
-      const said: string[] = [];
-      let r = n !== undefined ? await m.budget(id, n as unknown as number, ctx.change()) : null;
-      if (r) said.push(`Budget set to ${num(r.state.tokens.budgetMax ?? 0)}`);
-      if (cost !== undefined) {
-        r = await m.costBudget(id, cost, r ? {} : ctx.change());
-        said.push(`Cost budget set to ${usd(r.state.tokens.costBudgetUsd ?? 0)}`);
-      }
-      ctx.emit({ ok: true, id: r!.state.id, revision: r!.state.revision }, said.join('\n'));
-    },
-  );
-  on(
-    strict(common(budget.command('clear').option('--cost', 'clear the cost budget instead of the token budget'))),
-    async (ctx, _a, o) => {
-      const m = ctx.manager();
-      const id = await ctx.sessionId();
-      const r =
-        o['cost'] === true ? await m.costBudget(id, null, ctx.change()) : await m.budget(id, null, ctx.change());
-      ctx.emit(
-        { ok: true, id: r.state.id, revision: r.state.revision },
-        o['cost'] === true ? 'Cost budget cleared' : 'Budget cleared',
-      );
-    },
-  );
-}
-
 /** `pricing`: the prices in effect. */
 export function registerPricing(program: Command, on: On): void {
   on(

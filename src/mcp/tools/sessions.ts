@@ -171,7 +171,7 @@ function registerReadTools(server: McpServer, kit: Kit): void {
     {
       title: 'Show a session',
       description:
-        'The full state of a session: status and its cause, phases (status, sub-step, retries, errors, files), token use and budget with the estimated cost by agent, phase and model, unresolved errors, decisions, findings, notes, milestones, artifacts, context summary, lease and revision. Read-only. To decide how to continue after a break, prefer `resume_plan`.',
+        'The full state of a session: status and its cause, phases (status, sub-step, retries, errors, files), token use and budget with the estimated cost by agent, phase and model, the budgets and their policies (`budgets`: what is exceeded and whether new work is refused), unresolved errors, decisions, findings, notes, milestones, artifacts, context summary, lease and revision. Read-only. To decide how to continue after a break, prefer `resume_plan`.',
       input: { session: sessionArg },
       output: {
         id: z.string(),
@@ -186,7 +186,8 @@ function registerReadTools(server: McpServer, kit: Kit): void {
       const m = kit.manager();
       const s = await m.get(await kit.session(a.session));
       const { dead, orphans } = m.runs.liveness(s);
-      return statusView(s, kit.now(), m.pricing(), dead, orphans) as unknown as {
+      const view = { ...statusView(s, kit.now(), m.pricing(), dead, orphans), budgets: m.budgets.report(s) };
+      return view as unknown as {
         id: string;
         title: string;
         status: string;

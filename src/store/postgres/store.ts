@@ -46,6 +46,7 @@ import type { PgTarget } from './url.js';
 import { registryQuery, registryRows } from './registry.js';
 import type { RegistryRow } from './registry.js';
 import { watchChanges } from './watch.js';
+import { PgClaimQueue } from './claim-queue.js';
 import type { StoreChange, WatchTiming } from './watch.js';
 
 /** Options of {@link PostgresStore}. */
@@ -106,6 +107,20 @@ export class PostgresStore implements SessionStore {
     (text, values) => this.q(text, values),
     () => ident(this.schema),
   );
+  /** Claimers handed different sessions, woken when one needs a worker (capability `claim queue`, claim-queue.ts). */
+  readonly claimQueue = new PgClaimQueue({
+    tx: (fn) => this.tx(fn),
+    q: (text, values) => this.q(text, values),
+    settle: () => this.settle(),
+    listen: async (channel, onChange, timing) => {
+      await this.connect().catch((e: unknown) => {
+        throw mapPgError(e, this.location);
+      });
+      return watchChanges(this.target, this.sql.changedSince, onChange, timing ?? this.watchTiming, channel);
+    },
+    sql: () => this.sql,
+    schema: () => this.schema,
+  });
   /** Registry rows and notifications of acknowledged appends, brought up to date after the ack (refresh.ts). */
   private readonly refresher = new Refresher((b) => this.refresh(b), REFRESH_SPACING_MS, NOTIFY_SPACING_MS);
 
