@@ -119,8 +119,9 @@ export async function mcpCall(quick: boolean, work: string): Promise<Row> {
       baton: `${a.toFixed(3)} ms`,
       baseline: `${b.toFixed(3)} ms raw write+fdatasync (p50)`,
       ratio: a / b,
-      target: '≤ 2.5×',
-      pass: a / b <= 2.5,
+      // Issue 26's target for what an agent waits on: the SDK's own validation included.
+      target: '≤ 5×',
+      pass: a / b <= 5,
     };
   } finally {
     child.stdin!.end();

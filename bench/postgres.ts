@@ -111,7 +111,7 @@ export async function pgAppends(quick: boolean): Promise<PgRow[]> {
 /** How the PostgreSQL row is measured, as BENCHMARKS.md explains it. */
 export const PG_EXPLANATION = `- **PostgreSQL appends**: \`PostgresStore.append\` of one event (the conditional insert, one
   commit each; the NOTIFY, and the registry row when the append changed it (a token record
-  does not), follow after the acknowledgement, coalesced into statements at least 20 ms apart, in the same process and on the same
+  does not), follow after the acknowledgement, coalesced into statements at least 20 ms apart (100 ms when they only notify), in the same process and on the same
   server, so their cost is in the figure), and \`SessionManager.tokens()\` on the PostgreSQL store (the manager keeps
   the state it last wrote: one conditional statement per update, no read), against a loop of
   plain one-row \`INSERT\`s into a plain table with the same columns and primary key (baton's own

@@ -1,18 +1,22 @@
 // One worker process of bench/scale.ts (not run on its own). Modes:
-//   append URL SESSION START_AT MS  — PostgresStore.append, one event per commit, until START_AT+MS
-//   raw    URL TABLE   START_AT MS  — one-row INSERT per transaction into a table of the same shape
-//   rawnotify …                     — the same, with a pg_notify in each transaction
-//   claim  URL -       START_AT -   — claims sessions until none is left; prints each claim's latency
-//   watch  URL SESSION N        -   — N watchers of one session; prints each delivery's receive time
-// Each mode says "ready" once set up, starts on a line on stdin, and prints one JSON line when done.
+//   append URL SESSION — PostgresStore.append, one event per commit (rounds, see below)
+//   raw    URL TABLE   — one-row INSERT per transaction into a table of the same shape (rounds)
+//   claim  URL -       — claims sessions until none is left; prints each claim's latency
+//   watch  URL SESSION N — N watchers of one session; prints each delivery's receive time
+// Each mode says "ready" once set up. claim and watch start on a line on stdin and print one
+// JSON line when done. append and raw run in rounds (bench/scale-appends.ts): each line
+// "MS" on stdin runs one round of MS milliseconds and prints {"n": appends}; "quit" (or the
+// end of stdin) closes the connection and exits, so the same processes and connections
+// serve every round.
 import { createRequire } from 'node:module';
 import os from 'node:os';
+import readline from 'node:readline';
 import { newEvent } from '../src/domain/events.js';
 import { SessionManager } from '../src/manager/manager.js';
 import { PostgresStore } from '../src/store/postgres/store.js';
 
 const require = createRequire(import.meta.url);
-const [mode, url, target, startAt, ms] = process.argv.slice(2) as [string, string, string, string, string];
+const [mode, url, target, startAt] = process.argv.slice(2) as [string, string, string, string];
 const actor = { agent: 'bench', pid: process.pid, host: os.hostname() };
 const event = (i: number) =>
   newEvent(
@@ -27,18 +31,33 @@ const untilStart = (): Promise<void> => {
   return new Promise((r) => process.stdin.once('data', () => r()));
 };
 
+/** Says "ready", then runs `round(ms)` for each line on stdin until "quit" or its end; prints each round's count. */
+async function rounds(round: (ms: number) => Promise<number>): Promise<void> {
+  console.log('ready');
+  const lines = readline.createInterface({ input: process.stdin });
+  for await (const line of lines) {
+    if (line.trim() === 'quit') break;
+    console.log(JSON.stringify({ n: await round(Number(line)) }));
+  }
+  lines.close();
+}
+
 async function append(): Promise<void> {
   const store = new PostgresStore({ url });
   let rev = (await store.load(target)).revision;
-  await untilStart();
-  const end = Date.now() + Number(ms);
-  let n = 0;
-  while (Date.now() < end) {
-    rev = (await store.append(target, rev, [event(n)])).revision;
-    n++;
-  }
+  let i = 0;
+  await rounds(async (ms) => {
+    const end = Date.now() + ms;
+    let n = 0;
+    while (Date.now() < end) {
+      rev = (await store.append(target, rev, [event(i++)])).revision;
+      n++;
+    }
+    // The refreshes of this round's acknowledged appends are baton's work: inside its round.
+    await store.settle();
+    return n;
+  });
   await store.close();
-  console.log(JSON.stringify({ n }));
 }
 
 async function raw(): Promise<void> {
@@ -50,26 +69,21 @@ async function raw(): Promise<void> {
   await c.connect();
   const body = JSON.stringify(event(1));
   const session = `raw-${process.pid}`;
-  await untilStart();
-  const end = Date.now() + Number(ms);
-  let n = 0;
-  while (Date.now() < end) {
-    // rawnotify: the same INSERT announcing itself in its transaction, as baton's append does.
-    if (mode === 'rawnotify')
-      await c.query({
-        name: 'rawn',
-        text: `WITH i AS (INSERT INTO "${schema}".${target} (session_id, seq, type, body) VALUES ($1, $2, $3, $4)) SELECT pg_notify('bench_raw', $1)`,
-        values: [session, ++n, 'tokens.recorded', body],
-      });
-    else
+  let seq = 0;
+  await rounds(async (ms) => {
+    const end = Date.now() + ms;
+    let n = 0;
+    while (Date.now() < end) {
       await c.query({
         name: 'raw',
         text: `INSERT INTO "${schema}".${target} (session_id, seq, type, body) VALUES ($1, $2, $3, $4)`,
-        values: [session, ++n, 'tokens.recorded', body],
+        values: [session, ++seq, 'tokens.recorded', body],
       });
-  }
+      n++;
+    }
+    return n;
+  });
   await c.end();
-  console.log(JSON.stringify({ n }));
 }
 
 async function claim(): Promise<void> {
@@ -104,5 +118,5 @@ async function watch(): Promise<void> {
   process.exit(0);
 }
 
-const modes: Record<string, () => Promise<void>> = { append, raw, rawnotify: raw, claim, watch };
+const modes: Record<string, () => Promise<void>> = { append, raw, claim, watch };
 await modes[mode]!();

@@ -190,7 +190,8 @@ writeFileSync(
     .replace('__BATON_OWN_BUNDLES__', JSON.stringify(own))
     .replace('__BATON_BUNDLE_HASHES__', JSON.stringify(hashes)),
 );
-// The library, its pure helpers (`baton-sessions/domain`), `baton-sessions/testing` and `baton-sessions/langgraph`
+// The library, its pure helpers (`baton-sessions/domain`), `baton-sessions/testing`, `baton-sessions/langgraph` and
+// `baton-sessions/claude-agent-sdk`
 // share their code in chunks, so a store written against the library throws the very BatonError class the suite
 // checks for. vitest and LangGraph stay external: the test runner of whoever runs the suite, the LangGraph of
 // whoever runs the graph.
@@ -201,6 +202,7 @@ await build({
     domain: 'src/domain/index.ts',
     testing: 'src/testing/index.ts',
     langgraph: 'src/langgraph/index.ts',
+    'claude-agent-sdk': 'src/claude-agent-sdk/index.ts',
   },
   outdir: 'dist',
   splitting: true,

@@ -121,7 +121,7 @@ export const COMMANDS: readonly CommandRow[] = [
     group: 'records',
     register: registerRecords,
     does: 'changes',
-    subs: { set: 'changes', clear: 'changes' },
+    subs: { show: { does: 'reads', lacks: ['agent'] }, set: 'changes', clear: 'changes' },
   },
   { name: 'pricing', group: 'records', register: registerRecords, does: 'reads', lacks: ['session', 'agent'] },
   { name: 'decision', group: 'records', register: registerRecords, does: 'changes', subs: { add: 'changes' } },

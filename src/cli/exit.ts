@@ -23,4 +23,5 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   UNSUPPORTED_VERSION: 16,
   EXPORT_FAILED: 17,
   STORE_READ_ONLY: 18,
+  BUDGET_EXCEEDED: 19,
 };

@@ -111,13 +111,20 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<readonly [string, s
     ['baton tokens add --agent bob --model claude-sonnet-4 --input 900', 'priced by model'],
   ],
   budget: [
-    ['baton budget set 500000', 'a token budget'],
+    ['baton budget', 'the budgets and the use against each'],
+    ['baton budget set 500000 --on-exceed stop', 'a token budget that stops the work once exceeded'],
     ['baton budget set --cost 25', 'a cost budget in US dollars'],
     ['baton budget clear', 'no token budget'],
   ],
+  'budget show': [['baton budget show --json', 'the budgets, their policies and the use against each']],
   'budget set': [
     ['baton budget set 500000', 'a token budget'],
     ['baton budget set --cost 25', 'a cost budget in US dollars'],
+    [
+      'baton budget set 200000 --phase build --on-exceed ask',
+      "a phase's budget; tool calls past it are put to the user",
+    ],
+    ['baton budget set 50000 --agent reviewer --on-exceed stop', "an agent's budget"],
   ],
   'budget clear': [
     ['baton budget clear', 'remove the token budget'],
@@ -199,7 +206,13 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<readonly [string, s
   'migrate-store': [
     ['baton migrate-store --from .baton --to postgres://host/db?schema=team', 'copy a file store to PostgreSQL'],
   ],
-  mcp: [['baton mcp', 'serve MCP on stdio (an MCP client starts it)']],
+  mcp: [
+    ['baton mcp', 'serve MCP on stdio (an MCP client starts it)'],
+    [
+      'baton mcp --http --port 7337',
+      'serve MCP over HTTP at http://127.0.0.1:7337/mcp; the token is printed on stderr',
+    ],
+  ],
   inspect: [['baton inspect .gemini', "read a toolkit's sessions without changing anything"]],
   import: [
     ['baton import .gemini', "import a toolkit's sessions"],

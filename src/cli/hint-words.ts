@@ -131,6 +131,8 @@ export const CLI_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => s
   'option.example': (a) => `e.g. --${a.option} ${a.value}`,
   'option.age-examples': (a) => `e.g. ${a.what} 12h, ${a.what} 30d or ${a.what} 2w.`,
   'tokens.count': (a) => `Pass --${a.what} as a non-negative integer, e.g. --${a.what} 1200.`,
+  'budget.raise': (a) =>
+    `Raise it with \`baton budget set ${a.unit === 'tokens' ? a.suggested : `--cost ${a.suggested}`}${a.scope === 'phase' ? ` --phase ${a.name}` : a.scope === 'agent' ? ` --agent ${a.name}` : ''} --session ${a.session}\` (or \`--on-exceed warn\` to only be warned).`,
 };
 
 /** A hint action worded for a person at a terminal. */

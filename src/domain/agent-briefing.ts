@@ -3,6 +3,7 @@
  * to resume, the plan's steps, retries left, unresolved errors, changes made outside the
  * session and the next actions, in plain text of bounded size. Pure and deterministic.
  */
+import { formatResumeCost } from './resume-cost.js';
 import { resumeStep, stepsText } from './agent-sessions.js';
 import { nextActions } from './handoff.js';
 import type { ResumePlan } from './resume-plan-types.js';
@@ -130,6 +131,10 @@ export function briefing(input: BriefingInput): string {
   if (outside.length) out.push(`Changed outside the session since recorded: ${outside.join(', ')}.`);
   if (plan.files.newFiles.length)
     out.push(`New files the session has not recorded: ${plan.files.newFiles.join(', ')}.`);
+  // Other conversations of the session, and what continuing one would cost instead of starting afresh.
+  for (const c of plan.continueWith ?? [])
+    if (c.resumeCost && !(c.cli === input.cli && c.agentSessionId === input.agentSessionId))
+      out.push(`Earlier conversation: \`${c.command}\`: ${formatResumeCost(c.resumeCost)}.`);
   const actions = nextActions(plan);
   if (actions.length) out.push('Next actions:', ...actions.map((a, i) => `  ${i + 1}. ${a.replace(/\s+/g, ' ')}`));
   return bound(out, max);

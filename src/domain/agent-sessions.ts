@@ -7,7 +7,8 @@ import { draft } from './decide.js';
 import type { EventDraft } from './decide.js';
 import { assertWritable } from './decide.js';
 import type { EventDataMap, StoredEvent } from './events.js';
-import type { AgentBinding, Phase, PlanStep, SessionState } from './state.js';
+import type { AgentBinding, LastTurn, Phase, PlanStep, SessionState } from './state.js';
+import type { ResumeCost } from './resume-cost.js';
 
 /** The agent CLIs `baton hook` understands. */
 export const AGENT_CLIS = ['claude', 'codex', 'gemini'] as const;
@@ -46,6 +47,31 @@ export interface ContinueWith {
   /** Whether the CLI reported the conversation ended (SessionEnd). */
   ended: boolean;
   updatedAt: string;
+  /** Its context at the last turn, from its transcript's last read; null before one saw usage. */
+  lastTurn: LastTurn | null;
+  /** What resuming it would cost now (resume-cost.ts): set by the manager, which has the prices and the clock. */
+  resumeCost?: ResumeCost;
+}
+
+/**
+ * The last turn of a conversation: from the read of its transcript (the bound path; else a
+ * transcript of the same conversation named after it, not a sub-agent's).
+ */
+export function lastTurnOf(s: SessionState, b: AgentBinding): LastTurn | null {
+  const files = s.transcripts?.files ?? {};
+  const exact = b.transcriptPath ? files[b.transcriptPath] : undefined;
+  if (exact?.lastTurn) return exact.lastTurn;
+  const id8 = b.agentSessionId.slice(0, 8);
+  const own = Object.entries(files).filter(
+    ([p, c]) =>
+      c.cli === b.cli &&
+      c.agentSessionId === b.agentSessionId &&
+      c.lastTurn &&
+      (p.split(/[\\/]/).pop() ?? '').includes(id8),
+  );
+  // The most recently read, should the conversation have moved to another file.
+  own.sort((x, y) => (x[1].readAt < y[1].readAt ? 1 : -1));
+  return own[0]?.[1].lastTurn ?? null;
 }
 
 /** The session's conversations, most recently active first (the one to continue is the first). */
@@ -64,6 +90,7 @@ export function continueWith(s: SessionState): ContinueWith[] {
               transcriptPath: b.transcriptPath,
               ended: b.ended !== null,
               updatedAt: b.updatedAt,
+              lastTurn: lastTurnOf(s, b),
             },
           ]
         : [];

@@ -1,6 +1,8 @@
 import { ownAll, ownFor, ownNothing } from './own.js';
+import { applyBudgetSet } from './budget-policy.js';
 import { AGENT_HANDLERS } from './agent-sessions.js';
 import { STEP_HANDLERS } from './durable-steps.js';
+import { MIRROR_HANDLERS } from './mirrored-transcript.js';
 import { RUN_HANDLERS, leaseEnded, leaseRenewed, phaseTaken } from './runs-fold.js';
 import type { EventDataMap, PhaseSpec, StoredEvent } from './events.js';
 import type { CheckpointRef, Phase, SessionState } from './state.js';
@@ -231,14 +233,12 @@ const HANDLERS: Handlers = {
       }
     }
   },
-  'tokens.recorded': (s, d) => {
-    recordTokens(s, d);
+  'tokens.recorded': (s, d, e) => {
+    recordTokens(s, d, e.actor?.host ?? '');
     const p = phaseOf(s, d.phaseId);
     if (p) worked(p, d.agent);
   },
-  'budget.set': (s, d) => {
-    s.tokens.budgetMax = d.max;
-  },
+  'budget.set': (s, d) => applyBudgetSet(s.tokens, d),
   'budget.cost_set': (s, d) => {
     s.tokens.costBudgetUsd = d.maxUsd;
   },
@@ -377,6 +377,7 @@ const HANDLERS: Handlers = {
     s.graph = { ...g, writes: g.writes + d.writes.length };
   },
   ...STEP_HANDLERS,
+  ...MIRROR_HANDLERS,
   'repair.events_lost': (s, d, e) => {
     // The recovered snapshot holds the effect of every event up to its revision, lost or not.
     if (typeof d.state === 'object' && d.state !== null) Object.assign(s, structuredClone(d.state), { id: s.id });

@@ -55,8 +55,12 @@ function round(usd: number): number {
   return Math.round(usd * 1e6) / 1e6;
 }
 
-/** Prices the cells of one group whose token total is `total`. */
-function groupCost(total: TokenCounts, cells: readonly ModelCell[], table: PricingTable): Cost {
+/** Prices the cells (tokens by model) of one group whose token total is `total`; tokens in no cell are unpriced. */
+export function groupCost(
+  total: TokenCounts,
+  cells: ReadonlyArray<TokenCounts & Pick<ModelCell, 'model'>>,
+  table: PricingTable,
+): Cost {
   let priced = 0;
   let pricedTokens = 0;
   let cellTokens = 0;

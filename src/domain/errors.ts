@@ -17,6 +17,7 @@ export const ERROR_CODES = [
   'BLOCKED',
   'LOCKED',
   'FENCED',
+  'BUDGET_EXCEEDED',
   'CORRUPT',
   'NO_ACTIVE_SESSION',
   'ACTIVE_EXISTS',

@@ -4,6 +4,7 @@
  * sentence leaves out ids and hashes a person does not read. Pure; unknown types get a
  * generic sentence, never an error.
  */
+import { budgetSentence } from './budget-policy.js';
 import { formatUsd } from './cost.js';
 
 interface EventLike {
@@ -52,8 +53,7 @@ const SENTENCES: Record<string, Sentence> = {
     `Error ${txt(d['errorId'])} resolved: ${txt(d['resolution']).replace(/\s+/g, ' ').slice(0, 300)}`,
   'tokens.recorded': (d, who) =>
     `${who} used ${num(d['input'])} input and ${num(d['output'])} output tokens${Number(d['cached']) > 0 ? ` (${num(d['cached'])} cached)` : ''}${d['model'] ? ` on ${txt(d['model'])}` : ''}${inPhase(d['phaseId'])}.`,
-  'budget.set': (d) =>
-    typeof d['max'] === 'number' ? `Token budget set to ${num(d['max'])}.` : 'Token budget removed.',
+  'budget.set': budgetSentence,
   'budget.cost_set': (d) =>
     typeof d['maxUsd'] === 'number' ? `Cost budget set to ${formatUsd(d['maxUsd'])}.` : 'Cost budget removed.',
   'transcript.read': (d) => `Tokens read from the ${txt(d['cli'])} transcript.`,
@@ -101,6 +101,9 @@ const SENTENCES: Record<string, Sentence> = {
     `Graph checkpoint at step ${txt(d['step'])}${d['source'] ? ` (${txt(d['source'])})` : ''}${d['ns'] ? ` in ${txt(d['ns'])}` : ''}.`,
   'graph.writes': (d) =>
     `Graph task ${txt(d['taskId'])} wrote ${Array.isArray(d['writes']) ? plural(d['writes'].length, 'value') : 'values'}.`,
+  'transcript.mirrored': (d) =>
+    `${Array.isArray(d['entries']) ? plural(d['entries'].length, 'transcript line') : 'Transcript lines'} mirrored${d['subpath'] ? ` to ${txt(d['subpath'])}` : ''}.`,
+  'transcript.cleared': (d) => `Transcript ${txt(d['subpath'])} deleted.`,
   'repair.events_lost': (d) => `Events ${txt(d['from'])}–${txt(d['to'])} were lost and the state recovered.`,
 };
 

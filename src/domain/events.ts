@@ -2,6 +2,8 @@ import type { StepEventData } from './step-types.js';
 import type {
   AgentBinding,
   FileAction,
+  LastTurn,
+  OnExceed,
   PlanStep,
   RunKind,
   RunProcess,
@@ -95,7 +97,8 @@ export interface EventDataMap {
     cacheWrite?: number;
     model?: string | null;
   };
-  'budget.set': { max: number | null };
+  /** A budget set or changed: the session's (`max` tokens, `maxUsd`, `onExceed`), or a phase's or an agent's; fields left out are unchanged. */
+  'budget.set': { max?: number | null; maxUsd?: number | null; onExceed?: OnExceed; phase?: string; agent?: string };
   /** The cost budget in US dollars (estimated from the pricing table); null clears it. */
   'budget.cost_set': { maxUsd: number | null };
   /**
@@ -109,6 +112,10 @@ export interface EventDataMap {
     perResponse?: boolean;
     /** The model in effect at the offset (Codex names it on turn lines only). */
     model?: string | null;
+    /** The conversation's last turn as this read saw it (its context and time: what a resume re-sends); absent when it saw no usage. */
+    lastTurn?: LastTurn;
+    /** With `lastTurn`: the key of the last response when it had no final usage yet (its counts are a lower bound), else null. */
+    open?: string | null;
     /**
      * The responses this read counted or grew, one per line: `<key>\t<input>,<output>,<cache
      * read>,<cache write>\n` (their totals so far). One string rather than an object per
@@ -181,6 +188,8 @@ export interface EventDataMap {
     cli?: string;
     agentSessionId?: string;
     worktree?: string;
+    /** The run holds a lease on this phase only (its `token`, from the session's token series), not the session's. */
+    leasedPhase?: string;
   };
   /** A run's liveness renewed (heartbeat). */
   /** `pgid`: the process group the run's command was started in, known once it started (`baton run`). */
@@ -203,6 +212,11 @@ export interface EventDataMap {
     token?: number;
     detail?: string;
     salvage?: { steps?: PlanStep[] | null; lastTools?: string[]; tokens?: number };
+    /**
+     * The run's own account arriving after its death was recorded (a conversation's SessionEnd
+     * after the keeper's grace): it replaces that death (`how` finished), the salvage is kept.
+     */
+    amend?: boolean;
   };
   /** A run took over a phase in progress whose owner is gone (`from`: that run). */
   'phase.claimed': { phaseId: string; runId: string; from: string | null };
@@ -274,6 +288,20 @@ export interface EventDataMap {
     taskPath: string;
     writes: Array<{ channel: string; idx: number; value: [string, string] }>;
   };
+  /**
+   * Lines of a conversation transcript mirrored by the Claude Agent SDK's session store
+   * (`baton-sessions/claude-agent-sdk`): `subpath` null for the main transcript, else the
+   * sub-transcript's name; `entries` as the SDK gave them; `responses` the ledger lines of
+   * the responses whose tokens this batch counted (as `transcript.read`'s).
+   */
+  'transcript.mirrored': {
+    subpath: string | null;
+    agent: string;
+    entries: Array<{ type: string; uuid?: string; [k: string]: unknown }>;
+    responses: string;
+  };
+  /** A mirrored sub-transcript deleted through the session store (its lines stay in the journal). */
+  'transcript.cleared': { subpath: string };
   /** Durable steps (`manager.steps`, src/domain/durable-steps.ts): a runner took a step, and how it ended. */
   'step.started': StepEventData['started'];
   'step.completed': StepEventData['completed'];
@@ -356,6 +384,8 @@ export const EVENT_TYPES = [
   'phase.updated',
   'graph.checkpoint',
   'graph.writes',
+  'transcript.mirrored',
+  'transcript.cleared',
   'step.started',
   'step.completed',
   'step.failed',

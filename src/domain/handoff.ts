@@ -3,6 +3,7 @@
  * session state and its resume plan (nothing is invented). Pure and deterministic: the
  * same input always gives the same text.
  */
+import { formatResumeCost } from './resume-cost.js';
 import { ESCALATION_WORDS } from './resume-plan-types.js';
 import type { FileCheck, ResumePlan } from './resume-plan-types.js';
 import {
@@ -145,7 +146,7 @@ function renderPosition(out: string[], { state: s, plan, now }: HandoffInput): v
   }
   for (const c of plan.continueWith ?? [])
     out.push(
-      `- Continue the ${c.cli} conversation: ${code(c.command)}${c.ended ? ' (it ended; this reopens it)' : ''}`,
+      `- Continue the ${c.cli} conversation: ${code(c.command)}${c.ended ? ' (it ended; this reopens it)' : ''}${c.resumeCost ? `: ${formatResumeCost(c.resumeCost)}` : ''}`,
     );
   for (const b of plan.blocked) {
     out.push(

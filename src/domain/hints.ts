@@ -105,6 +105,14 @@ export interface HintArgs {
   'option.example': { option: string; value: string };
   'option.age-examples': { what: string };
   'tokens.count': { what: 'input' | 'output' | 'cached' | 'cache-write' };
+  /** Raise the exceeded budget (of the session, a phase or an agent) to `suggested` tokens or dollars, or change its policy. */
+  'budget.raise': {
+    session: string;
+    scope: 'session' | 'phase' | 'agent';
+    name: string | null;
+    unit: 'tokens' | 'usd';
+    suggested: number;
+  };
 }
 
 /** The name of a hint action. */

@@ -32,6 +32,10 @@ export { BUILTIN_PRICING, PRICING_AS_OF, applyPricingOverride, costOf, priceOf, 
 export type { ModelPrice, PricingTable } from './pricing.js';
 export { costReport, costBudgetView, formatCost, NO_MODEL } from './cost.js';
 export type { Cost, CostReport, CostBudgetView } from './cost.js';
+export { spendByHost, tokensLowerBound } from './spend-views.js';
+export type { HostSpend, LowerBound } from './spend-views.js';
+export { resumeCost, parseCacheTtl, formatResumeCost } from './resume-cost.js';
+export type { CacheTtl, ResumeCost } from './resume-cost.js';
 // Token use read from agent CLI transcripts (the manager's part: `manager.transcripts.ingest`).
 export { TRANSCRIPT_CLIS, usageFromLines, usageFromGeminiJson } from './transcript-usage.js';
 export type { TranscriptCli, UsageRecord, UsageTuple, ReaderContext } from './transcript-usage.js';

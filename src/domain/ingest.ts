@@ -7,7 +7,7 @@
  */
 import type { EventDraft } from './decide.js';
 import { assertWritable, draft, text } from './decide.js';
-import type { SessionState, TranscriptReadPoint } from './state.js';
+import type { LastTurn, SessionState, TranscriptReadPoint } from './state.js';
 import type { TranscriptCli, UsageRecord, UsageTuple } from './transcript-usage.js';
 
 /** What a batch of usage records adds to what was counted before. */
@@ -99,6 +99,29 @@ export function countResponses(records: readonly UsageRecord[], seen: ReadonlyMa
 }
 
 /**
+ * What the end of a read shows (records in file order): the conversation's last turn (its last
+ * response, largest counts of its lines) and, when that response has no final usage yet (a
+ * stream still running, or cut by a crash), its key: its counts are a lower bound. Null when
+ * the read saw no usage.
+ */
+export function readTail(records: readonly UsageRecord[]): { lastTurn: LastTurn; open: string | null } | null {
+  const last = records.at(-1);
+  if (!last) return null;
+  const lines = records.filter((r) => r.key === last.key);
+  const usage = [0, 0, 0, 0];
+  for (const r of lines) for (let i = 0; i < 4; i++) usage[i] = Math.max(usage[i]!, r.usage[i]!);
+  const at = lines.reduce<string | null>((a, r) => (r.at && (!a || r.at > a) ? r.at : a), null);
+  const model = lines.find((r) => r.model)?.model ?? null;
+  const lastTurn: LastTurn = {
+    context: usage[0]! + usage[1]! + usage[2]! + usage[3]!,
+    at,
+    model,
+    ...(lines.some((r) => r.cache1h) ? { cache1h: true as const } : {}),
+  };
+  return { lastTurn, open: lines.some((r) => r.final !== false) ? null : last.key };
+}
+
+/**
  * The phase an agent's tokens go to: an in-progress phase the agent works on, else the first
  * phase in progress, else none.
  */
@@ -116,6 +139,8 @@ export interface IngestRead extends TranscriptReadPoint {
   counted: CountResult;
   /** The phase the tokens go to, when the caller knows it (a run's own phase); default the agent's working phase. */
   phaseId?: string | null;
+  /** What the end of the read shows ({@link readTail}); absent when it saw no usage. */
+  tail?: { lastTurn: LastTurn; open: string | null } | null;
 }
 
 /**
@@ -152,6 +177,7 @@ export function decideIngest(s: SessionState, r: IngestRead): EventDraft[] {
       fileMtimeMs: r.fileMtimeMs,
       ...(r.perResponse ? { perResponse: true } : {}),
       ...(r.model ? { model: r.model } : {}),
+      ...(r.tail ? { lastTurn: r.tail.lastTurn, open: r.tail.open } : {}),
       responses: encodeLedger(r.counted.responses),
     }),
   );

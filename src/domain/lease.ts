@@ -13,6 +13,7 @@ import { hint } from './hints.js';
 import type { HolderGoneReason } from './events.js';
 import type { Lease, SessionState, StatusCause } from './state.js';
 import { decideDeaths, runsStatus } from './runs.js';
+import { assertNoPhaseLeases, phaseFence } from './phase-lease.js';
 
 export type { Lease };
 
@@ -31,6 +32,8 @@ export interface LeaseRequest {
   boot?: string | null;
   /** The requester exits at once and another process goes on under the lease (see {@link Lease.detached}). */
   detached?: boolean;
+  /** Runs a process check found gone (their phase leases no longer stand in the way). */
+  dead?: ReadonlySet<string>;
 }
 
 /** The session's lease, or null (also for states folded before leases existed). */
@@ -132,6 +135,7 @@ export function decideAcquire(s: SessionState, r: LeaseRequest, force = false): 
   const lease = leaseOf(s);
   if (!assertLeaseFree(s, r, force) && lease)
     return [draft('lease.renewed', { token: lease.token, expiresAt: plus(r.now, r.ttlMs) })];
+  assertNoPhaseLeases(s, { now: r.now, ...(r.dead ? { dead: r.dead } : {}) }, force);
   return [
     ...expiryEvents(s, r.now),
     draft('lease.acquired', {
@@ -189,10 +193,11 @@ export function leaseTokenOf(s: SessionState): number {
 /**
  * Refuses a write that carries a fencing token older than the session's newest one
  * (`FENCED`), or one whose lease has expired or been released. Writes without a token
- * (a person at a terminal) are not fenced.
+ * (a person at a terminal) are not fenced. A phase lease's token is judged by its run
+ * (phase-lease.ts `phaseFence`).
  */
 export function assertFence(s: SessionState, token: number | undefined, now: string): void {
-  if (token === undefined) return;
+  if (token === undefined || phaseFence(s, token, now)) return;
   const lease = leaseOf(s);
   const newest = leaseTokenOf(s);
   if (token < newest || (token === newest && (!lease || lease.token !== token))) {

@@ -96,6 +96,8 @@ const KEYS: Partial<Record<StoredEvent['type'], readonly Key[]>> = {
   'repair.journal': ['repairs'],
   'graph.checkpoint': [],
   'graph.writes': [],
+  'transcript.mirrored': [],
+  'transcript.cleared': [],
   'step.started': ['durableSteps'],
   'step.completed': ['durableSteps'],
   'step.failed': ['durableSteps'],

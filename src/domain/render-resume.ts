@@ -3,6 +3,7 @@
  * tool's `text`, and the phrases the handoff shares. No colours; no decisions (those are in
  * plan-resume.ts).
  */
+import { formatResumeCost } from './resume-cost.js';
 import { stepsText } from './agent-sessions.js';
 import type { Hint } from './hints.js';
 import { list } from './phrasing.js';
@@ -189,7 +190,9 @@ export function renderResumePlan(plan: ResumePlan, words?: HintWords): string {
   if (plan.continueWith?.length) {
     out.push('Continue the conversation:');
     for (const c of plan.continueWith)
-      out.push(`  ${c.command}${c.ended ? ' (ended)' : ''}${c.model ? ` — ${c.model}` : ''}`);
+      out.push(
+        `  ${c.command}${c.ended ? ' (ended)' : ''}${c.model ? ` — ${c.model}` : ''}${c.resumeCost ? `: ${formatResumeCost(c.resumeCost)}` : ''}`,
+      );
   }
   return `${out.join('\n')}\n`;
 }

@@ -31,7 +31,10 @@ function started(s: SessionState, d: EventDataMap['run.started'], e: StoredEvent
     phases: [],
     worktree: d.worktree ?? null,
     ended: null,
+    ...(d.leasedPhase ? { leasedPhase: d.leasedPhase } : {}),
   };
+  // A phase lease's token comes from the session's series: the next lease of any kind gets a higher one.
+  if (d.leasedPhase && d.token) s.leaseToken = Math.max(s.leaseToken ?? 0, d.token);
   const at = list.findIndex((r) => r.id === id);
   if (at >= 0) list[at] = run;
   else list.push(run);
@@ -44,7 +47,8 @@ function ended(s: SessionState, d: EventDataMap['run.ended'], e: StoredEvent): v
     : [...list]
         .reverse()
         .find((x) => x.kind === 'command' && !x.ended && (d.token === undefined || x.token === d.token));
-  if (!r || r.ended) return;
+  // A late account replaces a recorded death only (never a clean end).
+  if (!r || (r.ended && !(d.amend && r.ended.how === 'died'))) return;
   const how =
     d.how ??
     (d.cause === 'lease-lost'

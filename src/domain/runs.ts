@@ -26,6 +26,8 @@ export interface Liveness {
   now: string;
   /** Ids of runs whose process is known to be gone (checked on their host). */
   dead?: ReadonlySet<string>;
+  /** Runs whose holder is gone but whose command's process group still runs (orphans), by id: the group's id. */
+  orphans?: ReadonlyMap<string, number>;
 }
 
 /** The session's runs (none before the first). */
@@ -119,6 +121,8 @@ export interface RunStartInput {
   token?: number | null;
   /** The work tree the run works in, when not the store's own (a git worktree). */
   worktree?: string | null;
+  /** The phase whose lease the run holds with `token` instead of the session's (phase-lease.ts). */
+  leasedPhase?: string | null;
 }
 
 function plus(now: string, ms: number): string {
@@ -151,6 +155,7 @@ export function decideRunStart(s: SessionState, r: RunStartInput, l: Liveness): 
       ...(r.cli ? { cli: r.cli } : {}),
       ...(r.agentSessionId ? { agentSessionId: r.agentSessionId } : {}),
       ...(r.worktree ? { worktree: r.worktree } : {}),
+      ...(r.leasedPhase ? { leasedPhase: r.leasedPhase } : {}),
     }),
   );
   return out;
@@ -418,8 +423,12 @@ export interface RunView {
   kind: RunKind;
   agent: string | null;
   label: string;
-  /** `live`, `ended` (by choice or recorded dead), or `dead` (lapsed or found gone, not yet written down). */
-  state: 'live' | 'ended' | 'dead';
+  /**
+   * `live`, `ended` (by choice or recorded dead), `dead` (lapsed or found gone, not yet written
+   * down), or `orphaned`: its `baton run` is gone but its command still runs (`orphanPid`).
+   */
+  state: 'live' | 'ended' | 'dead' | 'orphaned';
+  orphanPid?: number;
   phases: string[];
   startedAt: string;
   expiresAt: string | null;
@@ -433,7 +442,8 @@ export function runsView(s: SessionState, l: Liveness): RunView[] {
     kind: r.kind,
     agent: r.agent,
     label: runLabel(r),
-    state: r.ended ? 'ended' : runLive(r, l) ? 'live' : 'dead',
+    state: l.orphans?.has(r.id) ? 'orphaned' : r.ended ? 'ended' : runLive(r, l) ? 'live' : 'dead',
+    ...(l.orphans?.has(r.id) ? { orphanPid: l.orphans.get(r.id)! } : {}),
     phases: [...r.phases],
     startedAt: r.startedAt,
     expiresAt: r.expiresAt,

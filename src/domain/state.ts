@@ -47,6 +47,17 @@ export interface TranscriptReadPoint {
   fileMtimeMs: number;
 }
 
+/** The context of a conversation at its last turn, as the transcript reported it. */
+export interface LastTurn {
+  /** Tokens the next turn re-sends: the last response's prompt (input, cache read, cache write) and its output. */
+  context: number;
+  /** When the last response was written (the transcript line's time); null when the line had none. */
+  at: string | null;
+  model: string | null;
+  /** The provider wrote this turn to its one-hour cache (Anthropic's `ephemeral_1h_input_tokens`). */
+  cache1h?: true;
+}
+
 /** A transcript's last read: where the next one starts, and when it was made. */
 export interface TranscriptCursor extends TranscriptReadPoint {
   /** Codex: per-response records seen, so running totals are not counted. */
@@ -54,6 +65,10 @@ export interface TranscriptCursor extends TranscriptReadPoint {
   /** The model in effect at the offset (Codex names it on turn lines only). */
   model: string | null;
   readAt: string;
+  /** The conversation's last turn as the transcript reported it (absent until a read saw usage). */
+  lastTurn?: LastTurn;
+  /** The key of the last response when it had no final usage at the last read: its counts are a lower bound. */
+  open?: string;
 }
 
 /** Transcripts read for token use: a cursor per file, and every response counted (by key) with its counts. */
@@ -183,8 +198,10 @@ export interface Run {
   /** A `baton run`: the command it runs. */
   command: string[] | null;
   process: RunProcess;
-  /** The fencing token of the session lease the run holds, if it holds one. */
+  /** The fencing token of the lease the run holds (the session's, or its phase's: {@link Run.leasedPhase}), if any. */
   token: number | null;
+  /** The phase the run holds a lease on instead of the whole session (`baton run --phase`); absent: none. */
+  leasedPhase?: string;
   /** The run lapses this long after its last renewal; null: only its process check ends it. */
   ttlMs: number | null;
   expiresAt: string | null;
@@ -267,6 +284,18 @@ export interface Artifact {
   time: string;
 }
 
+/** What happens once a budget is exceeded (budget-policy.ts). */
+export type OnExceed = 'warn' | 'ask' | 'stop';
+
+/** A phase's or an agent's budget (the session's own lives in `tokens.budgetMax`, `costBudgetUsd`, `onExceed`). */
+export interface BudgetPolicy {
+  /** Input + output tokens; null: none. */
+  tokens: number | null;
+  /** Estimated US dollars; null: none. */
+  usd: number | null;
+  onExceed: OnExceed;
+}
+
 export interface TokenUsage extends TokenCounts {
   byAgent: Record<string, TokenCounts>;
   byPhase: Record<string, TokenCounts>;
@@ -276,6 +305,19 @@ export interface TokenUsage extends TokenCounts {
   byModel?: Record<string, TokenCounts>;
   /** Cost budget in US dollars; absent or null = none. */
   costBudgetUsd?: number | null;
+  /** What the session's budgets do once exceeded; absent = warn (budget-policy.ts). */
+  onExceed?: OnExceed;
+  /** Budgets of phases, by phase id; absent until one is set. */
+  phaseBudgets?: Record<string, BudgetPolicy>;
+  /** Budgets of agents, by agent name; absent until one is set. */
+  agentBudgets?: Record<string, BudgetPolicy>;
+  /** Tokens by the machine that recorded them (the events' actor host), with their models; absent until one is recorded. */
+  byHost?: Record<string, HostTokens>;
+}
+
+/** Tokens one machine recorded, and by model (what their cost is computed from). */
+export interface HostTokens extends TokenCounts {
+  byModel?: Record<string, TokenCounts>;
 }
 
 /** The lease a writer holds on a session (see lease.ts). */
@@ -394,6 +436,16 @@ export interface SessionState {
   durableSteps?: DurableStep[];
   /** A LangGraph thread's progress (`baton-sessions/langgraph`). Absent until its first checkpoint. */
   graph?: GraphProgress;
+  /** A conversation transcript mirrored by the Claude Agent SDK's session store. Absent until its first line. */
+  mirror?: MirrorProgress;
+}
+
+/** What a session shows of the transcript mirrored into it (`baton-sessions/claude-agent-sdk`). */
+export interface MirrorProgress {
+  /** Lines mirrored, over every transcript (duplicates of a retried batch included). */
+  entries: number;
+  /** Lines kept per transcript: `""` the main one, else the sub-transcript's name; a deleted one is absent. */
+  transcripts: Record<string, number>;
 }
 
 /** What a session that is a LangGraph thread shows of the graph: its steps, not its values. */

@@ -29,6 +29,15 @@ export interface UsageRecord {
   key: string;
   model: string | null;
   usage: UsageTuple;
+  /** When the line was written (ISO time), when it says. */
+  at?: string;
+  /**
+   * False for a Claude line written before its response's final usage (no `stop_reason` yet:
+   * the stream may still run, or was cut); the other CLIs write usage once a response is done.
+   */
+  final?: boolean;
+  /** The response wrote Anthropic's one-hour cache. */
+  cache1h?: true;
 }
 
 /** What a reader carries from one chunk of a transcript to the next. */
@@ -81,8 +90,24 @@ export function ledgerKey(id: string): string {
   return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
 }
 
-function record(key: string, model: string | null, usage: UsageTuple): UsageRecord[] {
-  return usage.some((x) => x > 0) ? [{ key: ledgerKey(key), model: model?.slice(0, 200) ?? null, usage }] : [];
+function record(
+  key: string,
+  model: string | null,
+  usage: UsageTuple,
+  more: Pick<UsageRecord, 'at' | 'final' | 'cache1h'> = {},
+): UsageRecord[] {
+  if (!usage.some((x) => x > 0)) return [];
+  const at = more.at && Number.isFinite(Date.parse(more.at)) ? new Date(more.at).toISOString() : undefined;
+  return [
+    {
+      key: ledgerKey(key),
+      model: model?.slice(0, 200) ?? null,
+      usage,
+      ...(at ? { at } : {}),
+      ...(more.final === false ? { final: false } : {}),
+      ...(more.cache1h ? { cache1h: true as const } : {}),
+    },
+  ];
 }
 
 function claudeLine(d: Record<string, unknown>): UsageRecord[] {
@@ -93,12 +118,16 @@ function claudeLine(d: Record<string, unknown>): UsageRecord[] {
   if (!id) return [];
   const req = str(d['requestId']);
   const model = str(m['model']);
-  return record(`claude:${id}${req ? `:${req}` : ''}`, model === '<synthetic>' ? null : model, [
-    n(u['input_tokens']),
-    n(u['output_tokens']),
-    n(u['cache_read_input_tokens']),
-    n(u['cache_creation_input_tokens']),
-  ]);
+  return record(
+    `claude:${id}${req ? `:${req}` : ''}`,
+    model === '<synthetic>' ? null : model,
+    [n(u['input_tokens']), n(u['output_tokens']), n(u['cache_read_input_tokens']), n(u['cache_creation_input_tokens'])],
+    {
+      ...(str(d['timestamp']) ? { at: str(d['timestamp'])! } : {}),
+      final: str(m['stop_reason']) !== null,
+      ...(n(obj(u['cache_creation'])?.['ephemeral_1h_input_tokens']) > 0 ? { cache1h: true as const } : {}),
+    },
+  );
 }
 
 function openAiUsage(u: Record<string, unknown>): UsageTuple {
@@ -117,7 +146,8 @@ function codexLine(d: Record<string, unknown>, ctx: ReaderContext): UsageRecord[
   if (d['type'] === 'token_usage_record') {
     const u = obj(p['usage']);
     const id = str(p['response_id']);
-    return u && id ? record(`codex:${id}`, ctx.model, openAiUsage(u)) : [];
+    const at = str(d['timestamp']);
+    return u && id ? record(`codex:${id}`, ctx.model, openAiUsage(u), at ? { at } : {}) : [];
   }
   if (d['type'] !== 'event_msg') return [];
   if (p['type'] === 'thread_settings_applied') {
@@ -134,6 +164,7 @@ function codexLine(d: Record<string, unknown>, ctx: ReaderContext): UsageRecord[
     `codex:total:${n(total['total_tokens'])}:${n(total['input_tokens'])}:${n(total['output_tokens'])}`,
     ctx.model,
     openAiUsage(last),
+    str(d['timestamp']) ? { at: str(d['timestamp'])! } : {},
   );
 }
 
@@ -143,12 +174,13 @@ function geminiMessage(m: unknown): UsageRecord[] {
   const id = str(o?.['id']);
   if (!o || !t || !id || o['type'] !== 'gemini') return [];
   const cached = n(t['cached']);
-  return record(`gemini:${id}`, str(o['model']), [
-    Math.max(0, n(t['input']) - cached) + n(t['tool']),
-    n(t['output']) + n(t['thoughts']),
-    cached,
-    0,
-  ]);
+  const at = str(o['timestamp']);
+  return record(
+    `gemini:${id}`,
+    str(o['model']),
+    [Math.max(0, n(t['input']) - cached) + n(t['tool']), n(t['output']) + n(t['thoughts']), cached, 0],
+    at ? { at } : {},
+  );
 }
 
 function geminiLine(d: Record<string, unknown>): UsageRecord[] {

@@ -26,7 +26,7 @@ export interface StatusView {
   phases: Array<SessionState['phases'][number]>;
   /** Token use; `cost` (estimated, by agent, phase and model, with the cost budget) when a pricing table was given. */
   tokens: SessionState['tokens'] extends infer T
-    ? Omit<T & object, 'budgetMax' | 'costBudgetUsd'> & { budget: BudgetView; cost?: CostReport }
+    ? Omit<T & object, 'budgetMax' | 'costBudgetUsd' | 'byHost'> & { budget: BudgetView; cost?: CostReport }
     : never;
   unresolvedErrors: Array<{
     id: string;
@@ -68,11 +68,13 @@ export function statusView(
   now?: string,
   pricing?: PricingTable,
   dead?: ReadonlySet<string>,
+  orphans?: ReadonlyMap<string, number>,
 ): StatusView {
-  // `dead`: runs found gone by a process check on this host (manager.runs.liveness).
+  // `dead`: runs found gone by a process check on this host; `orphans`: their commands still running (manager.runs.liveness).
   const eff = now ? effectiveStatus(s, now, dead) : { status: s.status, cause: s.statusCause };
   const done = s.phases.filter((p) => p.status === 'completed' || p.status === 'skipped').length;
-  const { budgetMax: _omit, costBudgetUsd: _omitCost, ...tokens } = s.tokens;
+  // By host is `baton tokens --by host`'s (with its cost); status keeps to the session's own dimensions.
+  const { budgetMax: _omit, costBudgetUsd: _omitCost, byHost: _omitHosts, ...tokens } = s.tokens;
   return {
     id: s.id,
     title: s.title,
@@ -105,7 +107,9 @@ export function statusView(
     repairs: s.repairs,
     lease: leaseOf(s),
     // Only sessions that had runs show them: older views are unchanged.
-    ...(s.runs?.length ? { runs: runsView(s, { now: now ?? s.updatedAt, ...(dead ? { dead } : {}) }) } : {}),
+    ...(s.runs?.length
+      ? { runs: runsView(s, { now: now ?? s.updatedAt, ...(dead ? { dead } : {}), ...(orphans ? { orphans } : {}) }) }
+      : {}),
     ...(s.agentSessions?.length
       ? { agentSessions: s.agentSessions.map((b) => ({ ...b, command: resumeCommand(b.cli, b.agentSessionId) })) }
       : {}),

@@ -98,6 +98,10 @@ export function lifecycleAction(p: Json): HookAction | null {
       return { kind: 'prompt', prompt: str(p, 'prompt') };
     case 'Stop':
       return { kind: 'stop' };
+    // Before a tool runs (Gemini CLI: BeforeTool): the budgets are checked, and the call may be put to the user or refused.
+    case 'PreToolUse':
+    case 'BeforeTool':
+      return { kind: 'pre-tool', tool: str(p, 'tool_name') ?? 'tool' };
     case 'SubagentStart':
     case 'SubagentStop': {
       const agentId = str(p, 'agent_id');

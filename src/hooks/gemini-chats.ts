@@ -6,32 +6,11 @@
  * are read under the sub-agent's name.
  */
 import fs from 'node:fs';
-import path from 'node:path';
-
-/** One sub-agent chat file. */
-export interface GeminiChat {
-  agentId: string;
-  file: string;
-}
+import { geminiSubagentChats } from '../manager/index.js';
+import type { GeminiChat } from '../manager/index.js';
 
 /** How much of a chat's start is read to find its task. */
 const HEAD_BYTES = 64 * 1024;
-
-/** The sub-agent chats of a conversation (none when the folder is missing). */
-export function geminiSubagentChats(transcriptPath: string | null, sessionId: string): GeminiChat[] {
-  if (!transcriptPath) return [];
-  const dir = path.join(path.dirname(transcriptPath), sessionId);
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
-  return names
-    .filter((n) => n.endsWith('.jsonl'))
-    .sort()
-    .map((n) => ({ agentId: n.slice(0, -'.jsonl'.length), file: path.join(dir, n) }));
-}
 
 /**
  * The chat of the sub-agent a tool call ran: the one named `agentId` when the payload gave

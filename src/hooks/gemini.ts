@@ -35,6 +35,8 @@ function action(p: Json): HookAction {
       return toolAction(p);
     case 'AfterAgent':
       return { kind: 'stop' };
+    case 'BeforeTool':
+      return lifecycleAction(p)!;
     default:
       return { kind: 'ignored' };
   }

@@ -50,11 +50,13 @@ export type HookAction =
       task: string | null;
       written: string[];
     }
+  /** A tool is about to run (PreToolUse, Gemini BeforeTool): the budgets may put it to the user or refuse it. */
+  | { kind: 'pre-tool'; tool: string }
   /** The agent finished its turn (Claude/Codex Stop, Gemini AfterAgent). */
   | { kind: 'stop' }
   | { kind: 'compact'; trigger: string | null }
   | { kind: 'session-end'; reason: string | null }
-  /** An event baton does not use (PreToolUse, BeforeModel, Notification …). */
+  /** An event baton does not use (BeforeModel, Notification …). */
   | { kind: 'ignored' };
 
 /** A normalised hook event. */

@@ -3,8 +3,15 @@
  * the conversation works on, records the event's part, and reports what it did as log lines.
  * Never throws: every failure becomes a log line, and the hook still answers its CLI.
  */
-import { hookDir, isBatonError, locateStore, openManager } from '../manager/index.js';
-import type { AgentContext, HookLogLine, SessionManager } from '../manager/index.js';
+import {
+  gateToolCall,
+  hookDir,
+  ingestSubagentTranscripts,
+  isBatonError,
+  locateStore,
+  openManager,
+} from '../manager/index.js';
+import type { AgentContext, HookLogLine, SessionManager, ToolGate } from '../manager/index.js';
 import { agentName } from './agent-name.js';
 import { agentPid, environOf } from './agent-process.js';
 import { startKeeper } from './keeper-start.js';
@@ -12,7 +19,6 @@ import type { HookEvent } from './model.js';
 import { BATON_PHASE_COMMAND } from './model.js';
 import { takePending, spool } from './spool.js';
 import { recordSubagentRan } from './subagent-ran.js';
-import { ingestSubagentTranscripts } from './subagent-transcripts.js';
 
 /** Where the hook runs and what the user chose (flags of `baton hook`, environment). */
 export interface HookRunContext {
@@ -42,6 +48,8 @@ export interface RecordOutcome {
   log: HookLogLine[];
   /** The hook folder the log goes to. */
   dir: string;
+  /** Before a tool call: put it to the user or refuse it (a budget with ask or stop is exceeded); null: no word. */
+  gate: ToolGate | null;
 }
 
 /** Errors after which the event is kept for the next hook to record (the store was busy or away). */
@@ -51,7 +59,7 @@ const RETRYABLE = new Set(['LOCKED', 'STORE_UNAVAILABLE', 'CONFLICT']);
 export async function recordHook(ev: HookEvent, ctx: HookRunContext): Promise<RecordOutcome> {
   const cwd = ev.cwd ?? ctx.cwd;
   const location = locateStore({ url: ctx.storeUrl, dir: ctx.dir, cwd });
-  const out: RecordOutcome = { context: null, log: [], dir: hookDir(location, ctx.env) };
+  const out: RecordOutcome = { context: null, log: [], dir: hookDir(location, ctx.env), gate: null };
   const line = (level: HookLogLine['level'], code: string, message: string, sessionId: string | null = null): void => {
     out.log.push({ time: ctx.now().toISOString(), level, code, cli: ev.cli, event: ev.event, message, sessionId });
   };
@@ -80,7 +88,9 @@ export async function recordHook(ev: HookEvent, ctx: HookRunContext): Promise<Re
         line('error', codeOf(e), `An event kept from an earlier hook was not recorded: ${messageOf(e)}`),
       );
     const pid = agentPid(ctx.env);
-    out.context = await recordOne(m, ev, ctx, line, pid);
+    const said = await recordOne(m, ev, ctx, line, pid);
+    out.context = said.context;
+    out.gate = said.gate;
     // A warning after a tool call (a conflict with another live run) reaches the model as context.
     const notices = m.hooks.notices.splice(0);
     if (notices.length && out.context === null) out.context = notices.join('\n');
@@ -122,19 +132,11 @@ export async function recordHook(ev: HookEvent, ctx: HookRunContext): Promise<Re
   return out;
 }
 
-type Line = (level: HookLogLine['level'], code: string, message: string, sessionId?: string | null) => void;
-
-/** Records one event; returns SessionStart's briefing. */
-async function recordOne(
-  m: SessionManager,
-  ev: HookEvent,
-  ctx: HookRunContext,
-  line: Line,
-  pid: number | null = null,
-): Promise<string | null> {
+/** Who acted, as the manager's hooks take it: the conversation, its CLI's process and its phase. */
+function agentContext(ev: HookEvent, ctx: HookRunContext, pid: number | null): AgentContext {
   // BATON_PHASE: the hook's own environment (inherited from the CLI), else the CLI's.
   const phase = ctx.env['BATON_PHASE'] || (pid ? environOf(pid, 'BATON_PHASE') : null);
-  const a: AgentContext = {
+  return {
     cli: ev.cli,
     agentSessionId: ev.agentSessionId!,
     transcriptPath: ev.transcriptPath,
@@ -144,6 +146,19 @@ async function recordOne(
     pid,
     phase,
   };
+}
+
+type Line = (level: HookLogLine['level'], code: string, message: string, sessionId?: string | null) => void;
+
+/** Records one event; returns SessionStart's briefing. */
+async function recordOne(
+  m: SessionManager,
+  ev: HookEvent,
+  ctx: HookRunContext,
+  line: Line,
+  pid: number | null = null,
+): Promise<{ context: string | null; gate: ToolGate | null }> {
+  const a = agentContext(ev, ctx, pid);
   const found = await m.hooks.resolve(a, { explicit: ctx.env['BATON_SESSION'] || null, autostart: ctx.autostart });
   if (!found) {
     if (ev.action.kind === 'session-start')
@@ -152,12 +167,13 @@ async function recordOne(
         'NO_SESSION',
         'No baton session to record into (no BATON_SESSION, binding or active session); set BATON_HOOKS_AUTOSTART=1 to start one per conversation.',
       );
-    return null;
+    return { context: null, gate: null };
   }
   const id = found.id;
   const act = ev.action;
   let refresh = false;
   let context: string | null = null;
+  let gate: ToolGate | null = null;
   switch (act.kind) {
     case 'session-start': {
       const r = await m.hooks.sessionStart(id, a, act.source, ctx.briefingMaxChars);
@@ -241,11 +257,23 @@ async function recordOne(
       line('info', 'SESSION_END', `Conversation ${a.agentSessionId} ended (${act.reason ?? 'no reason'}).`, id);
       refresh = true;
       break;
+    case 'pre-tool':
+      gate = await preTool(m, id, a, act.tool, line);
+      context = gate.context;
+      break;
     case 'ignored':
       break;
   }
   if (refresh) for (const p of await m.derivedFiles.flush()) line('warn', 'HANDOFF', p, id);
-  return context;
+  return { context, gate };
+}
+
+/** Before a tool call: the budgets' word on it (budget-gate.ts), logged when it is put to the user or refused. */
+async function preTool(m: SessionManager, id: string, a: AgentContext, tool: string, line: Line): Promise<ToolGate> {
+  const gate = await gateToolCall(m, id, a);
+  if (gate.decision)
+    line('warn', 'BUDGET', `${tool}: ${gate.decision === 'deny' ? 'refused' : 'put to the user'}. ${gate.reason}`, id);
+  return gate;
 }
 
 function codeOf(e: unknown): string {

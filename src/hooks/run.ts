@@ -71,7 +71,7 @@ export async function runHook(io: HookIO): Promise<number> {
     const r = await recordHook(ev, ctx);
     dir = r.dir;
     log.push(...r.log);
-    out = hookOutput(cli, ev.event, r.context);
+    out = hookOutput(cli, ev.event, r.context, r.gate);
   } catch (e) {
     line(
       'error',

@@ -4,6 +4,7 @@
  * its part in one conditional append, so a hook costs one write; a lost race is retried by
  * the manager like any commutative record.
  */
+import { decideLateEnd } from '../domain/run-late-end.js';
 import path from 'node:path';
 import { decideBinding, decideSteps, decideSubagent, findBinding, hookPhase } from '../domain/agent-sessions.js';
 import { conflictWarning, decideConflicts, phaseFromCommand } from '../domain/conversation-runs.js';
@@ -484,6 +485,9 @@ export class AgentHooks {
                 : e,
             ),
           );
+        // Recorded dead already (the keeper's grace ran out before this hook came): a clean end after all.
+        else if (run?.ended?.how === 'died')
+          out.push(...decideLateEnd(s, run.id, { cause: 'agent-session-end', detail: reason }, l));
         else if (s.status === 'active' && !(s.runs ?? []).some((r) => r.id !== runId && runLive(r, l)))
           out.push(...decideSession(s, 'pause', reason, 'agent-session-end'));
         return out;
@@ -568,8 +572,8 @@ export class AgentHooks {
     };
   }
 
-  /** Reads new token use from a transcript (manager.transcripts); a problem becomes a warning. */
-  private async ingest(id: string, a: AgentContext, file: string | null, agent: string): Promise<void> {
+  /** Reads new token use from a transcript (manager.transcripts); a problem becomes a warning (also before a tool call: budget-gate.ts). */
+  async ingest(id: string, a: AgentContext, file: string | null, agent: string): Promise<void> {
     const t = this.m.transcripts;
     if (!file) return;
     const cli = a.cli === 'claude' || a.cli === 'codex' || a.cli === 'gemini' ? a.cli : null;

@@ -17,6 +17,7 @@ import { FINAL_STATUSES } from '../domain/state.js';
 import { lastPlan, lastTools, transcriptCalls } from '../domain/transcript-salvage.js';
 import type { ToolCall } from '../domain/transcript-salvage.js';
 import type { Runs, Salvager } from './runs.js';
+import { ingestSubagentTranscripts } from './subagent-transcripts.js';
 import type { ChangeOptions, ChangeResult, ManagerCore } from './types.js';
 import type { IngestInput, IngestResult } from './transcripts.js';
 
@@ -181,6 +182,15 @@ export class ConversationRuns {
       const out: Salvage = {};
       const phaseOf = (cur: SessionState): string | null => this.m.runs.recordPhase(cur, run.id, run.agent)?.id ?? null;
       if (run.cli === 'claude' || run.cli === 'codex' || run.cli === 'gemini') {
+        // Its sub-agents' transcripts first, to their end (a sub-agent may have been mid-work),
+        // as the hooks do: the first file to report a response decides whose it is.
+        const fromSubagents = await ingestSubagentTranscripts(
+          this.m,
+          s.id,
+          { cli: run.cli, transcriptPath: file, agentSessionId: run.agentSessionId },
+          () => {},
+        );
+        if (fromSubagents) out.tokens = fromSubagents;
         try {
           const r = (await this.m.transcripts.ingest(s.id, {
             cli: run.cli,
@@ -191,7 +201,7 @@ export class ConversationRuns {
             phaseOf,
           })) as Partial<IngestResult> | undefined;
           const n = (r?.input ?? 0) + (r?.output ?? 0) + (r?.cacheRead ?? 0) + (r?.cacheWrite ?? 0);
-          if (n) out.tokens = n;
+          if (n) out.tokens = (out.tokens ?? 0) + n;
         } catch (e) {
           if (!isBatonError(e)) throw e;
         }

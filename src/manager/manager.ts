@@ -8,6 +8,7 @@ import type { SessionState } from '../domain/state.js';
 import { summarize, type SessionSummary } from '../domain/summary.js';
 import type { SessionAction } from '../domain/transitions.js';
 import { notFound } from '../store/errors.js';
+import { claimQueueOf } from '../store/capabilities.js';
 import { RowText } from '../store/row.js';
 import { listJsonText } from './list-json.js';
 import type { RepairReport, Tombstone } from '../store/types.js';
@@ -20,6 +21,7 @@ import { DerivedFiles } from './derived-files.js';
 import { Maintenance } from './doctor.js';
 import { Formats } from './foreign-formats.js';
 import { Bundles } from './bundle.js';
+import { Budgets } from './budgets.js';
 import { Leases } from './leases.js';
 import { Runs } from './runs.js';
 import { Steps } from './steps.js';
@@ -31,6 +33,8 @@ import * as retention from './retention.js';
 import type { CleanupOptions, CleanupResult } from './retention.js';
 import type { PricingTable } from '../domain/pricing.js';
 import { loadPricing } from './pricing-file.js';
+import { parseCacheTtl } from '../domain/resume-cost.js';
+import type { CacheTtl } from '../domain/resume-cost.js';
 import { SessionRecords } from './records.js';
 import { Transcripts } from './transcripts.js';
 import type { ChangeOptions, ManagerOptions } from './types.js';
@@ -80,15 +84,20 @@ export class SessionManager extends SessionRecords {
   );
   /** What agent CLI hooks record, and the hook log's problems (see agent-hooks.ts). */
   readonly hooks: AgentHooks;
+  /** Budget policies: set, read, judged; new work past a `stop` budget is refused (see budgets.ts). */
+  readonly budgets: Budgets = new Budgets(this);
   /** The pricing override file, if any (see {@link pricing}). */
   readonly pricingFile: string | null;
   private pricingTable: PricingTable | null = null;
+  private readonly env: Readonly<Record<string, string | undefined>>;
   private rechecked = 0; // rows the last listRows checked against their session (lapsed leases)
 
   constructor(o: ManagerOptions) {
     super(o);
     this.hooks = new AgentHooks(this, o.env ?? {});
+    this.budgetGuard = (s, drafts, agent) => this.budgets.guard(s, drafts, agent);
     this.pricingFile = o.pricingFile ?? null;
+    this.env = o.env ?? {};
     this.checkpoints = new Checkpoints(this, {
       now: this.now,
       workspace: o.workspace ?? null,
@@ -101,18 +110,35 @@ export class SessionManager extends SessionRecords {
   protected override changed(id: string, events: readonly StoredEvent[], state: SessionState): void {
     super.changed(id, events, state);
     this.derivedFiles.note(id, events, state);
+    if (state.status === 'interrupted' && events.some((e) => e.type === 'session.interrupted')) this.needWorker.add(id);
   }
+
+  /** Sessions interrupted by the changes of this burst: claimers waiting on the store's claim queue are told after it. */
+  private readonly needWorker = new Set<string>();
+  /** Announcements under way: close() waits for them, so a command that exits at once still wakes the claimers. */
+  private announcing: Promise<void> = Promise.resolve();
 
   /** Waits for the derived files being refreshed (see DerivedFilesOptions.refresh) and the snapshots being written, then closes the store. */
   close = (): Promise<void> =>
     this.derivedFiles
       .settled()
       .then(() => this.snapshotsWritten())
+      .then(() => this.announcing)
       .then(() => this.store.close());
 
   /** Derived files are refreshed after the callers were answered, once per burst (see DerivedFiles). */
   protected override afterCommit(): void {
     this.derivedFiles.afterChange();
+    const queue = this.needWorker.size ? claimQueueOf(this.store) : null;
+    if (queue) {
+      const ids = [...this.needWorker];
+      // Off the acknowledgement path; a lost announcement costs a waiting claimer one poll.
+      const sent = queue
+        .announce(ids)
+        .catch((e: unknown) => this.onWarning(`claimers not told of ${ids.join(', ')}: ${String(e)}`));
+      this.announcing = Promise.all([this.announcing, sent]).then(() => undefined);
+    }
+    this.needWorker.clear();
   }
 
   // ---- sessions -------------------------------------------------------------------------
@@ -430,6 +456,11 @@ export class SessionManager extends SessionRecords {
   pricing(): PricingTable {
     this.pricingTable ??= loadPricing(this.pricingFile);
     return this.pricingTable;
+  }
+
+  /** The prompt-cache time to live resume estimates assume: `BATON_CACHE_TTL` of the manager's env (resume-cost.ts); malformed: `BAD_INPUT` naming it. */
+  cacheTtl(): CacheTtl {
+    return parseCacheTtl(this.env['BATON_CACHE_TTL']);
   }
 
   /**

@@ -5,13 +5,14 @@ import { hint } from '../domain/hints.js';
 import { fold } from '../domain/apply.js';
 import { renderHandoff } from '../domain/handoff.js';
 import { handoffCost } from './handoff-cost.js';
+import { addResumeCosts } from './resume-costs.js';
 import { assertLeaseFree, decideAcquire, goneText, leaseOf, leaseTokenOf } from '../domain/lease.js';
 import { Leases } from './leases.js';
 import { clearOrphans } from './orphans.js';
 import { Runs } from './runs.js';
 import { runNotes, runsView } from '../domain/runs.js';
 import { planResume } from '../domain/plan-resume.js';
-import type { CheckpointInfo, ResumePlan, WorkspaceFile } from '../domain/resume-plan-types.js';
+import type { ResumePlan, WorkspaceFile } from '../domain/resume-plan-types.js';
 import type { SessionState } from '../domain/state.js';
 import { recordedPaths } from './checkpoint-lookup.js';
 import { readMirrorRecord } from './mirror.js';
@@ -39,8 +40,8 @@ async function buildPlan(
   const state = await m.get(id);
   const ws = m.workspace;
   const workspace: WorkspaceFile[] = ws ? recordedPaths(state).map((p) => ws.hashFile(p)) : [];
-  const checkpoints: CheckpointInfo[] = await m.checkpoints.list(id);
-  const read = o.events ? await o.events(state) : await m.log(id);
+  // Two reads of their own: asked for at once (a claim hands its plan over as soon as it can).
+  const [checkpoints, read] = await Promise.all([m.checkpoints.list(id), o.events ? o.events(state) : m.log(id)]);
   const events = read.filter((e) => e.seq <= state.revision).map((e) => ({ seq: e.seq, type: e.type }));
   const newFiles = ws ? newFilesOf(ws, state, await readMirrorRecord(m, id, state)) : [];
   const liveness = new Runs(m).liveness(state);
@@ -60,6 +61,7 @@ async function buildPlan(
     const gitCopies = await m.checkpoints.gitCopies(id);
     if (gitCopies.length) plan = planResume({ ...input, gitCopies });
   }
+  addResumeCosts(m, plan);
   // Who works on what now, and what dead runs left (their phase, step, last files).
   if (state.runs?.length) {
     plan.runs = runsView(state, liveness);

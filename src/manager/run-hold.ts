@@ -18,10 +18,12 @@ import {
   RUN_TTL_MS,
   runsOf,
 } from '../domain/runs.js';
-import type { RunEndInput } from '../domain/runs.js';
+import type { RunEndInput, RunStartInput } from '../domain/runs.js';
+import { decidePhaseRunStart } from '../domain/phase-lease.js';
 import { draft } from '../domain/decide.js';
 import type { EventDraft } from '../domain/decide.js';
 import type { SessionState } from '../domain/state.js';
+import { BUDGET_CHECK_MS, BudgetWatch, overStop } from './budget-watch.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { Leases } from './leases.js';
 import { clearOrphans } from './orphans.js';
@@ -51,7 +53,11 @@ export interface HoldOptions extends OrphanOptions {
   force?: boolean;
   /** The command the run runs (`baton run`). */
   command?: string[] | null;
-  /** Claim (or start) this phase for the run once it holds the session. */
+  /**
+   * Hold a lease on this phase only (start or claim it for the run) instead of the whole
+   * session: runs on other phases go on at once (docs/runs.md). With `adoptToken` (a lease
+   * `baton claim` took on the whole session) the phase is claimed under that lease instead.
+   */
   phase?: string | null;
   /** A lease taken by `baton claim` (its BATON_LEASE_TOKEN) to go on under instead of taking a new one. */
   adoptToken?: number;
@@ -61,6 +67,10 @@ export interface HoldOptions extends OrphanOptions {
   onNotice?(message: string): void;
   /** The lease is lost (another run took over) or ran out unrenewed: stop working (the handle's signal fires too). */
   onLost?(why: string): void;
+  /** How often the budgets are judged, ms (default 5 s; 0: never). Past a `stop` budget the run stops as on a lost lease. */
+  budgetCheckMs?: number;
+  /** A budget with policy stop is exceeded: stop working (the handle's signal fires too, with BUDGET_EXCEEDED). */
+  onBudget?(why: string): void;
 }
 
 /** What `fn` gets: the run, its fencing token, and when to stop. */
@@ -88,6 +98,8 @@ export interface HoldOutcome<T> {
   error?: unknown;
   /** Why the lease was lost (FENCED, or it ran out and another run took over), or null. */
   lost: string | null;
+  /** Why a budget stopped the run (BUDGET_EXCEEDED's message), or null; its end's cause is then `budget-exceeded`. */
+  budget?: string | null;
   /** The end recorded (its cause) and the session's status after it; null when it could not be written. */
   end: { cause: string; status: SessionState['status'] } | null;
 }
@@ -115,7 +127,6 @@ async function acquire(
 ): Promise<{ runId: string; token: number }> {
   const leases = new Leases(m);
   await leases.useStoreClock();
-  await clearOrphans(await m.get(id), m.origin, o);
   const agent = o.agent ?? null;
   const kind = o.kind ?? 'library';
   const start = {
@@ -126,6 +137,8 @@ async function acquire(
     cli: null,
     command: o.command ?? null,
   };
+  if (o.phase && o.adoptToken === undefined) return acquirePhase(m, runs, id, o, o.phase, start);
+  await clearOrphans(await m.get(id), m.origin, o);
   if (o.adoptToken !== undefined && (await leases.adoptable(id, o.adoptToken))) {
     const token = o.adoptToken;
     const r = await m.change(
@@ -152,20 +165,60 @@ async function acquire(
     id,
     (s) => {
       const now = m.time();
+      const l = runs.liveness(s);
       const acq = decideAcquire(
         s,
-        { owner, pid: m.origin.pid, host: m.origin.host, boot: m.origin.boot, ttlMs, now },
+        {
+          owner,
+          pid: m.origin.pid,
+          host: m.origin.host,
+          boot: m.origin.boot,
+          ttlMs,
+          now,
+          ...(l.dead ? { dead: l.dead } : {}),
+        },
         o.force === true,
       );
       const token = acq.find((e) => e.type === 'lease.acquired')?.data as { token?: number } | undefined;
       const t = token?.token ?? leaseOf(s)!.token;
       const runId = `run-${runsOf(s).length + 1}`;
       return {
-        events: [...acq, ...decideRunStart(s, { ...start, runId, token: t, now }, runs.liveness(s))],
+        events: [...acq, ...decideRunStart(s, { ...start, runId, token: t, now }, l)],
         result: { runId, token: t },
       };
     },
     { agent },
+  );
+  return r.result;
+}
+
+/**
+ * Starts the run holding a lease on `phase` alone (phase-lease.ts): refused while an orphan of
+ * a whole-session run or of a run on this phase still runs (unless `endOrphans`), while the
+ * session's lease is live (a gone holder's is ended first), or while a live run owns the phase.
+ */
+async function acquirePhase(
+  m: ManagerCore,
+  runs: Runs,
+  id: string,
+  o: HoldOptions,
+  phase: string,
+  start: Omit<RunStartInput, 'runId' | 'now'>,
+): Promise<{ runId: string; token: number }> {
+  const s0 = await m.get(id);
+  // An orphan left on another phase works there, not here: it does not stand in this run's way.
+  const mine = runsOf(s0).filter((r) => r.leasedPhase === undefined || r.leasedPhase === phase);
+  await clearOrphans({ ...s0, runs: mine }, m.origin, o);
+  const gone = await new Leases(m).endGoneHolder(id, start.agent);
+  if (gone) o.onNotice?.(`the lease's holder is gone (${goneText(gone)}); taking the session over`);
+  const r = await m.change(
+    id,
+    (s) => {
+      const runId = `run-${runsOf(s).length + 1}`;
+      const d = decidePhaseRunStart(s, { ...start, runId, now: m.time() }, phase, runs.liveness(s), o.force === true);
+      return { events: d.events, result: { runId, token: d.token } };
+    },
+    { agent: start.agent },
   );
   return r.result;
 }
@@ -215,26 +268,39 @@ export async function holdRun<T>(
       { hint: 'e.g. heartbeat 30s, ttl 60s' },
     );
   }
+  // Past a stop budget already: refused before anything starts (raising it lets the run go on).
+  const over = overStop(m, await m.get(id), o.agent ?? null, o.phase ?? null);
+  if (over) throw over;
   const { runId, token } = await acquire(m, runs, id, o, ttlMs);
   const options = { agent: o.agent ?? null, fencingToken: token, run: runId };
   const ac = new AbortController();
   let pgid: number | undefined;
+  // A phase lease is the run itself: renewing the run renews the lease (and the fence checks it).
+  const phaseLease = findRun(await m.get(id), runId)?.leasedPhase !== undefined;
   const renewOnce = async (): Promise<string | undefined> => {
     const leases = new Leases(m);
     await leases.useStoreClock();
     const r = await m.change(
       id,
       (s) => ({
-        events: [...decideRenew(s, token, ttlMs, m.time()), ...decideRunRenew(s, runId, runs.liveness(s), pgid)],
+        events: [
+          ...(phaseLease ? [] : decideRenew(s, token, ttlMs, m.time())),
+          ...decideRunRenew(s, runId, runs.liveness(s), pgid),
+        ],
         result: undefined,
       }),
       options,
     );
-    return r.state.lease?.expiresAt;
+    return phaseLease ? (findRun(r.state, runId)?.expiresAt ?? undefined) : r.state.lease?.expiresAt;
   };
+  const held = await m.get(id);
   const keeper = new LeaseKeeper(
     { renew: renewOnce, now: () => m.time() },
-    { ttlMs, heartbeatMs, expiresAt: leaseOf(await m.get(id))?.expiresAt ?? m.time() },
+    {
+      ttlMs,
+      heartbeatMs,
+      expiresAt: (phaseLease ? findRun(held, runId)?.expiresAt : leaseOf(held)?.expiresAt) ?? m.time(),
+    },
     {
       onLost: (why) => {
         o.onLost?.(why);
@@ -260,17 +326,28 @@ export async function holdRun<T>(
       await renewOnce();
     },
   };
+  const watch = new BudgetWatch(
+    m,
+    id,
+    { agent: o.agent ?? null, phase: o.phase ?? null, everyMs: o.budgetCheckMs ?? BUDGET_CHECK_MS },
+    (e) => {
+      o.onBudget?.(e.message);
+      ac.abort(e);
+    },
+  );
   keeper.start();
+  watch.start();
   const done: { value?: T; error?: unknown } = {};
   try {
-    if (o.phase) await handle.claimPhase(o.phase);
+    if (o.phase && !phaseLease) await handle.claimPhase(o.phase);
     done.value = await fn(handle);
   } catch (e) {
     done.error = e;
   } finally {
     keeper.stop();
+    watch.stop();
   }
-  const base = { runId, token, ...done };
+  const base = { runId, token, ...done, budget: watch.stopped?.message ?? null };
   // A lapse: learn from the store what became of the lease before recording anything.
   if (keeper.lost === null && keeper.lapsed !== null && !(await keeper.settle(2 * ttlMs + 30_000)))
     return { ...base, lost: `lease ran out at ${keeper.lapsed}`, end: null };
@@ -280,7 +357,9 @@ export async function holdRun<T>(
       lost: keeper.lost,
       end: await recordLost(m, runs, id, runId, token, keeper.lost, endOf(done), o).catch(() => null),
     };
-  const e = endOf(done);
+  const e: RunEndInput = watch.stopped
+    ? { ...endOf(done), how: 'finished', cause: 'budget-exceeded', detail: watch.stopped.message, session: 'pause' }
+    : endOf(done);
   let fenced: string | null = null;
   const end = await endRetrying(
     () => writeEnd(m, runs, id, runId, token, e, options),

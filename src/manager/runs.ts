@@ -83,8 +83,9 @@ export class Runs {
     if (p.host !== host) return false;
     if (p.boot && boot && p.boot !== boot) return true;
     if (p.pid === pid) return false;
-    if (p.pgid && groupAlive(p.pgid)) return false;
-    return !processAlive(p.pid);
+    // The holder first: a group check reads every process's /proc stat (milliseconds), a pid check does not.
+    if (processAlive(p.pid)) return false;
+    return !(p.pgid && groupAlive(p.pgid));
   }
 
   /**
@@ -99,14 +100,15 @@ export class Runs {
     return refs.every((x) => x.expiresAt !== null && Date.parse(x.expiresAt) <= Date.parse(now));
   }
 
-  /** What is known now: the time, and the runs of this host found gone. */
+  /** What is known now: the time, the runs of this host found gone, and the orphans of dead `baton run`s here. */
   liveness(s: SessionState): Liveness {
     const dead = new Set(
       runsOf(s)
         .filter((r) => this.gone(r))
         .map((r) => r.id),
     );
-    return dead.size ? { now: this.m.time(), dead } : { now: this.m.time() };
+    const orphans = new Map(orphansOf(s, this.m.origin).map((o) => [o.runId, o.pid]));
+    return { now: this.m.time(), ...(dead.size ? { dead } : {}), ...(orphans.size ? { orphans } : {}) };
   }
 
   /** The status readers should report (an expired lease, all runs dead or lapsed: interrupted). */
@@ -312,7 +314,8 @@ export class Runs {
 
   /**
    * Runs `fn` as one run of session `sessionId` (kind `library`, or `command` for `baton
-   * run`): takes the session lease and starts the run, renews both every heartbeat, and records
+   * run`): takes the session lease (with `o.phase`: that phase's lease only, so holds on
+   * other phases go on at once) and starts the run, renews both every heartbeat, and records
    * the end when `fn` settles (`finished`; after a throw the session is interrupted when no
    * other run is live), retried while the store is unreachable and never written twice.
    * Every write made with `h.options` (or `{ fencingToken: h.token, run: h.runId }`) is fenced:
@@ -345,6 +348,23 @@ export class Runs {
   /** Orphans of the session on this host: commands of dead `baton run`s still running in their process group. */
   orphans(s: SessionState): Orphan[] {
     return orphansOf(s, this.m.origin);
+  }
+
+  /**
+   * The sessions of `rows` held by an orphan here (`list`): id → the orphan's pid. Only rows
+   * naming an open run of this host whose holder process is gone are read, so a list of
+   * healthy sessions costs no load.
+   */
+  async orphansOfRows(rows: readonly SessionSummary[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const row of rows) {
+      const here = row.runs?.some((x) => x.host === this.m.origin.host && !processAlive(x.pid));
+      if (row.archived || !here) continue;
+      const s = await this.m.get(row.id).catch(() => null);
+      const o = s ? orphansOf(s, this.m.origin)[0] : undefined;
+      if (o) out.set(row.id, o.pid);
+    }
+    return out;
   }
 
   /** Before a takeover: LOCKED naming each orphan's pid and command, unless `o.endOrphans` (then they are ended and gone). */

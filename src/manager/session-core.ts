@@ -1,7 +1,7 @@
 /**
  * The core every SessionManager call goes through: load (snapshot + tail) → validate
- * (domain) → conditional append → result, with the manager's clock and identity. The verbs
- * built on it are in manager.ts.
+ * (domain) → conditional append → result, with the manager's clock and identity. The
+ * recording verbs built on it are in records.ts, the sub-objects and lifecycle in manager.ts.
  */
 import { clonePlain } from '../domain/clone.js';
 import { hint } from '../domain/hints.js';
@@ -144,6 +144,9 @@ export class SessionCore {
     if (this.boot === undefined) this.boot = readBootId();
     return { pid: this.pid, host: this.host, boot: this.boot };
   }
+
+  /** Refuses new work past a `stop` budget (set by the manager, which knows the pricing table). */
+  protected budgetGuard: ((s: SessionState, drafts: readonly TimedDraft[], agent: string | null) => void) | null = null;
 
   private actor(agent?: string | null, run?: string): Actor {
     return run
@@ -306,6 +309,12 @@ export class SessionCore {
         return;
       }
       const decided = this.decide(id, loaded.state, pending);
+      // A refusal judged on the remembered state may be another writer's doing (an error it
+      // recorded, a session deleted and made again): judge it again on what is stored.
+      if (cached && decided.some((d) => 'error' in d)) {
+        this.cache.delete(id);
+        continue;
+      }
       const accepted = decided.filter((d): d is Decided => !('error' in d));
       for (const d of decided) if ('error' in d) d.p.reject(d.error);
       if (!accepted.length) return;
@@ -400,6 +409,7 @@ export class SessionCore {
         const pre = expiryEvents(state, now);
         const base = pre.length ? fold(state, this.numbered(pre, o.agent, now, state.revision), id)! : state;
         const { events: drafts, result } = p.fn(base);
+        this.budgetGuard?.(base, drafts, o.agent ?? this.agent);
         const stored = this.numbered(pre.length ? [...pre, ...drafts] : drafts, o.agent, now, state.revision, o.run);
         const next = fold(state, stored, id)!;
         state = next;

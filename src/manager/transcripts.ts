@@ -10,12 +10,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../domain/errors.js';
-import { countResponses, decideIngest, ledgerLookup } from '../domain/ingest.js';
+import { countResponses, decideIngest, ledgerLookup, readTail } from '../domain/ingest.js';
 import type { CountResult } from '../domain/ingest.js';
 import { TRANSCRIPT_CLIS, usageFromGeminiJson, usageFromLines } from '../domain/transcript-usage.js';
 import type { ReaderContext, TranscriptCli, UsageRecord } from '../domain/transcript-usage.js';
 import type { EventDraft } from '../domain/decide.js';
 import type { SessionState, TranscriptCursor } from '../domain/state.js';
+import type { TranscriptEntry } from '../domain/mirrored-transcript.js';
+import { clearMirrored, mirrorTranscript, mirroredLines } from './transcript-mirror.js';
+import type { MirrorInput, MirrorResult } from './transcript-mirror.js';
+import type { ManagerCore } from './types.js';
 
 /** Input of {@link Transcripts.ingest}. */
 export interface IngestInput {
@@ -175,7 +179,37 @@ export interface ChangeRunner {
 
 /** Transcript ingestion, one of the manager's operations (`manager.transcripts`). */
 export class Transcripts {
-  constructor(private readonly manager: ChangeRunner) {}
+  constructor(private readonly manager: ChangeRunner & ManagerCore) {}
+
+  /**
+   * Appends a batch of transcript lines handed over line by line (the Claude Agent SDK's
+   * session store), with the tokens their responses report counted once per response as
+   * {@link ingest} counts them, in one conditional append; `create` makes the session with
+   * the first batch. `BAD_INPUT` for lines that are not objects with a string `type` or a
+   * bad sub-transcript name, `EXISTS` when `owns` refuses the session, `NOT_FOUND` without
+   * `create`, `INVALID_TRANSITION` for a session that takes no more changes.
+   */
+  mirror(sessionId: string, input: MirrorInput): Promise<MirrorResult> {
+    return mirrorTranscript(this.manager, sessionId, input);
+  }
+
+  /** The lines mirrored into one transcript of a session, in append order (a retried line once); null when none, or no such session. */
+  mirrored(
+    sessionId: string,
+    subpath?: string | null,
+    owns?: (metadata: Record<string, unknown>) => boolean,
+  ): Promise<TranscriptEntry[] | null> {
+    return mirroredLines(this.manager, sessionId, subpath, owns);
+  }
+
+  /** Deletes a mirrored sub-transcript (its lines stay in the journal, no longer read back). */
+  clearMirrored(
+    sessionId: string,
+    subpath: string,
+    owns?: (metadata: Record<string, unknown>) => boolean,
+  ): Promise<void> {
+    return clearMirrored(this.manager, sessionId, subpath, owns);
+  }
 
   /**
    * Reads token use from the new part of a transcript and records it on the session: counted
@@ -194,7 +228,10 @@ export class Transcripts {
           const read = readNew(cli, file, s.transcripts?.files[file]);
           const seen = ledgerLookup(s.transcripts?.counted ?? '', new Set(read.records.map((x) => x.key)));
           counted = countResponses(read.records, seen);
-          if (counted.byModel.size === 0 && read.advanced < REMEMBER_SKIPPED) throw new NothingNew();
+          const tail = readTail(read.records);
+          // A response that got its final line without new counts still closes (no longer a lower bound).
+          const closes = !!s.transcripts?.files[file]?.open && tail !== null && tail.open === null;
+          if (counted.byModel.size === 0 && read.advanced < REMEMBER_SKIPPED && !closes) throw new NothingNew();
           const events = decideIngest(s, {
             cli,
             path: file,
@@ -206,6 +243,7 @@ export class Transcripts {
             perResponse: read.ctx.perResponse,
             model: read.ctx.model,
             counted,
+            tail,
             ...(input.phaseOf ? { phaseId: input.phaseOf(s) } : {}),
           });
           return { events, result: undefined };

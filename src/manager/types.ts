@@ -5,6 +5,7 @@
  * without an import cycle.
  */
 import type { PricingTable } from '../domain/pricing.js';
+import type { CacheTtl } from '../domain/resume-cost.js';
 import type { PhaseSpec } from '../domain/events.js';
 import type { BmadIdOptions, IdFormat } from '../domain/ids.js';
 import type { EventDraft } from '../domain/decide.js';
@@ -51,7 +52,7 @@ export interface ManagerOptions {
   onWarning?: (message: string) => void;
   /** Which files derived from a session the manager keeps current, and when (default: all, after every change). */
   derivedFiles?: DerivedFilesOptions;
-  /** Where the hook log's fallback folder is found (HOME, XDG_STATE_HOME); default none. */
+  /** Where the hook log's fallback folder is found (HOME, XDG_STATE_HOME), and BATON_CACHE_TTL (resume estimates); default none. */
   env?: Readonly<Record<string, string | undefined>>;
   /** The pricing override file (a file store's `.baton/pricing.json`, or `BATON_PRICING`); none: built-in prices only. */
   pricingFile?: string | null;
@@ -140,6 +141,8 @@ export interface ManagerCore {
   }): Promise<SessionSummary[]>;
   /** The pricing table in effect (built-in prices and the pricing file). */
   pricing(): PricingTable;
+  /** The prompt-cache time to live resume estimates assume (`BATON_CACHE_TTL`). */
+  cacheTtl(): CacheTtl;
   /** The hook log of agent CLI hooks (see agent-hooks.ts). */
   readonly hooks: { readonly dir: string; problems(): HookProblems };
   /** Runs (runs.ts): readers judge liveness with it (runs of this host whose process is gone). */

@@ -1,5 +1,3 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ZodTypeAny } from 'zod';
 import { isBatonError } from '../manager/index.js';
 import { ConnectionRuns } from './connection-runs.js';
 import type { SessionManager } from '../manager/index.js';
@@ -30,18 +28,6 @@ export interface ServerOptions {
   runTtlMs?: number;
 }
 
-/** A tool as defineTool registers it: what `tools/call` needs to run it (see fast-calls.ts). */
-export interface ToolEntry {
-  /** The strict input schema (the one the SDK is given too). */
-  input: ZodTypeAny;
-  /** The output schema its structured content must match. */
-  output: ZodTypeAny;
-  /** The body: validated arguments in, the result (an isError result for a refusal) out; never throws. */
-  run: (args: unknown) => Promise<CallToolResult>;
-  /** It may change a session: the derived files are refreshed after its response. */
-  changes: boolean;
-}
-
 /** Change options of a tool call. */
 export interface ChangeFields {
   agent: string | null;
@@ -53,8 +39,6 @@ export interface ChangeFields {
 /** The per-server helpers tool bodies use. */
 export class Kit {
   private readonly clientName: () => string | null;
-  /** The tools defined so far, by name. */
-  readonly tools = new Map<string, ToolEntry>();
   /** The runs this connection holds, one per session it works on. */
   readonly runs: ConnectionRuns;
 

@@ -1,6 +1,6 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { BatonError, toBatonError } from '../manager/index.js';
+import { type BatonError, toBatonError } from '../manager/index.js';
 import { toolHint } from './hint-words.js';
 
 /** The body of a refused call (its text content, as JSON): what the model reads to decide its next step. */
@@ -33,44 +33,6 @@ export function errorResult(e: BatonError): CallToolResult {
 /** Maps an unknown failure to the BatonError a caller should see. */
 export function asBatonError(e: unknown): BatonError {
   return toBatonError(e, 'This is a bug in baton; report it with the tool call that caused it.');
-}
-
-/**
- * The SDK answers arguments that fail a tool's input schema (and unknown tools) with a plain
- * text isError result. This turns that text into the same coded body as every other refusal,
- * so a model can branch on `error.code` whatever went wrong: BAD_INPUT for arguments, NOT_FOUND
- * for an unknown tool, INTERNAL for a result that fails the tool's output schema (a bug).
- */
-export function sdkToolError(message: string): CallToolResult {
-  const rpc = /^MCP error (-?\d+): (.*)$/s.exec(message);
-  const text = rpc ? rpc[2]! : message;
-  const shown = text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
-  if (/^Tool .+ (not found|disabled)$/s.test(text)) {
-    return errorResult(
-      new BatonError('NOT_FOUND', `${shown}.`, { hint: 'List the tools (tools/list) and call one of them.' }),
-    );
-  }
-  // The SDK reports a result that fails the tool's own output schema with InvalidParams too,
-  // but that is baton's fault, not the caller's: retrying with other arguments will not help.
-  if (/^Output validation error\b/.test(text)) {
-    return errorResult(
-      new BatonError(
-        'INTERNAL',
-        `baton produced a result that does not match the tool's output schema: ${shown.replace(/^Output validation error: /, '')}`,
-        {
-          hint: 'This is a bug in baton; report it with the tool call that caused it. The change may have been stored: check with `session_status` before retrying.',
-        },
-      ),
-    );
-  }
-  if (rpc && Number(rpc[1]) === ErrorCode.InvalidParams) {
-    return errorResult(
-      new BatonError('BAD_INPUT', shown.replace(/^Input validation error: /, ''), {
-        hint: "Fix the arguments to match the tool's input schema (names, types, size limits) and call it again.",
-      }),
-    );
-  }
-  return errorResult(asBatonError(new Error(message)));
 }
 
 /** JSON-RPC error code of "resource not found" in the MCP specification. */

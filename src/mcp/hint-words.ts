@@ -148,6 +148,8 @@ export const TOOL_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => 
   'mirror.set': () => null,
   'option.example': (a) => (/^\d/.test(a.value) ? `e.g. ${a.value}` : null),
   'option.age-examples': () => null,
+  'budget.raise': (a) =>
+    `Ask the user whether to spend more; if they agree, call \`budget_set\` with ${a.unit === 'tokens' ? `tokens ${a.suggested}` : `usd ${a.suggested}`}${a.scope === 'phase' ? ` and phase "${a.name}"` : a.scope === 'agent' ? ` and agent "${a.name}"` : ''} (reading tools still work).`,
 };
 
 /** Hints for a code, for a domain hint that cannot be reworded (and for NO_STORE, whose CLI advice does not apply). */
@@ -170,6 +172,8 @@ export const CODE_HINTS: Readonly<Record<ErrorCode, string>> = {
   ACTIVE_EXISTS: 'Pass `switch: true`, or call `session_pause` or `session_complete` first.',
   NO_STORE:
     'No session has been started in this workspace yet: `session_start` creates the store along with the first session.',
+  BUDGET_EXCEEDED:
+    'A budget with policy stop is exceeded: reading tools still work; ask the user whether to raise it (`budget_set`).',
   STORE_UNAVAILABLE: 'Check permissions and free disk space, then call the tool again.',
   STORE_READ_ONLY:
     'The store can be read but not written (a read-only mount, or files of another user): reading tools still work; tell a person, who can make it writable.',

@@ -1,18 +1,15 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Kit } from './context.js';
 import type { ServerOptions } from './context.js';
-import { sdkToolError } from './errors.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { registerCheckpointTools } from './tools/checkpoints.js';
 import { registerPhaseTools } from './tools/phases.js';
 import { registerPlanTools } from './tools/plan.js';
+import { registerBudgetTools } from './tools/budget.js';
 import { registerRecordTools } from './tools/records.js';
 import { registerResumeTools } from './tools/resume.js';
 import { registerSessionTools } from './tools/sessions.js';
-import { guardToolArguments } from './arguments.js';
-import { installFastCalls } from './fast-calls.js';
 
 export type { ServerOptions };
 
@@ -26,7 +23,7 @@ const INSTRUCTIONS = [
   'Before stopping: context_set with a briefing, then session_pause (or session_complete when done). Disconnecting without it leaves the session interrupted.',
   "A phase that used all its retries (RETRIES_EXHAUSTED) is the user's decision: ask, then phase_retry with force, phase_skip, session_fail, session_abandon, or plan_set / plan_add / plan_remove.",
   'Several agents on one session: phase_claim takes a free phase for you; records that name no phase go to it.',
-  'A refused call is an isError result whose text is {"error": {code, message, hint, details}}: the code (e.g. BLOCKED, INVALID_TRANSITION) says what went wrong, the hint what to do instead.',
+  'A refused call is an isError result whose text is {"error": {code, message, hint, details}}: the code (e.g. BLOCKED, INVALID_TRANSITION) says what went wrong, the hint what to do instead. Arguments that do not match a tool\'s input schema get an "Input validation error" text naming the field.',
 ].join('\n');
 
 /** Most elements (array items and object members) accepted in one tool call's arguments. */
@@ -50,19 +47,14 @@ export function createMcpServer(options: ServerOptions): McpServer {
       capabilities: { tools: {}, resources: {}, prompts: {} },
     },
   );
-  // Arguments that fail a schema are answered by the SDK with a bare text; give them the same
-  // coded body as every other refusal (see sdkToolError). If the SDK stops calling this hook,
-  // its own isError text remains, which is still a clear error.
-  (server as unknown as { createToolError: (message: string) => CallToolResult }).createToolError = sdkToolError;
   const kit = new Kit(options, () => server.server.getClientVersion()?.name ?? null);
   registerSessionTools(server, kit);
   registerPhaseTools(server, kit);
   registerPlanTools(server, kit);
   registerRecordTools(server, kit);
+  registerBudgetTools(server, kit);
   registerCheckpointTools(server, kit);
   registerResumeTools(server, kit);
-  guardToolArguments(server);
-  installFastCalls(server, kit, MAX_INPUT_ELEMENTS);
   registerResources(server, kit);
   registerPrompts(server, kit);
   kits.set(server, kit);

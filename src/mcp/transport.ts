@@ -2,7 +2,6 @@ import { STDIO_DEFAULT_MAX_BUFFER_SIZE, serializeMessage } from '@modelcontextpr
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { isPlainNotification, isPlainObject, isPlainRequest, isRequestId } from './envelope.js';
 
 /** Largest JSON-RPC message (one line, in bytes) the server reads: the SDK's stdio limit, 10 MiB. */
 export const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
@@ -202,21 +201,16 @@ export class LineTransport implements Transport {
   }
 }
 
-/**
- * A parsed line as a JSON-RPC message, as the SDK's stdio transport takes it (its
- * JSONRPCMessageSchema, whose error is thrown), except that a request or notification whose
- * envelope passes the hand-written checks of envelope.ts is not parsed by the schema as well:
- * the SDK classifies every message with the same schemas again when it dispatches it.
- */
+/** A parsed line as a JSON-RPC message, as the SDK's stdio transport takes it (its schema's error is thrown). */
 export function toMessage(value: unknown): JSONRPCMessage {
-  if (isPlainRequest(value) || isPlainNotification(value)) return value as JSONRPCMessage;
   return JSONRPCMessageSchema.parse(value);
 }
 
 /** The id of something that is not a valid message, when it has a usable one; else null. */
 function readableId(value: unknown): string | number | null {
-  const id = isPlainObject(value) ? value['id'] : undefined;
-  return isRequestId(id) ? id : null;
+  const id =
+    value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as { id?: unknown }).id : null;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)) ? id : null;
 }
 
 function lastBytes(b: Buffer, n: number): Buffer {

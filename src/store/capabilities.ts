@@ -1,4 +1,11 @@
-import type { CursorTable, SessionStore, StoreCursors, StoreSessionFiles, StoreStepResults } from './types.js';
+import type {
+  CursorTable,
+  SessionStore,
+  StoreClaimQueue,
+  StoreCursors,
+  StoreSessionFiles,
+  StoreStepResults,
+} from './types.js';
 
 /*
  * Optional capabilities are detected by the presence of their members (`store.watch`,
@@ -34,4 +41,12 @@ export function stepResultsOf(store: SessionStore): StoreStepResults['stepResult
   const t = store.stepResults;
   if (!t || typeof t.put !== 'function' || typeof t.get !== 'function') return null;
   return t;
+}
+
+/** The store's claim queue (capability {@link StoreClaimQueue}), or null when it has none. */
+export function claimQueueOf(store: SessionStore): StoreClaimQueue['claimQueue'] | null {
+  const q = store.claimQueue;
+  if (!q || typeof q.next !== 'function' || typeof q.announce !== 'function' || typeof q.listen !== 'function')
+    return null;
+  return q;
 }

@@ -196,7 +196,8 @@ export interface SessionStore
     Partial<StoreSessionFiles>,
     Partial<StoreLocalDirectory>,
     Partial<StoreCursors>,
-    Partial<StoreStepResults> {
+    Partial<StoreStepResults>,
+    Partial<StoreClaimQueue> {
   /** Short backend name, for messages only: never branch on it. */
   readonly kind: string;
   /** Where the data lives (a directory, a URL without password). */
@@ -401,6 +402,36 @@ export interface StoreStepResults {
     put(id: string, sha256: string, text: string): Promise<void>;
     /** The text stored under `sha256` for session `id`, or null when there is none. */
     get(id: string, sha256: string): Promise<string | null>;
+  };
+}
+
+/**
+ * Capability `claim queue`: claimers of a store shared by many processes and machines are
+ * handed different sessions without racing for the same one, and a waiting claimer is woken
+ * when a session needs a worker instead of polling (PostgreSQL: `FOR UPDATE SKIP LOCKED`
+ * semantics, LISTEN/NOTIFY). Without it, claimers list the candidates and race; the
+ * conditional append decides either way, so a session is claimed once with or without it.
+ */
+export interface StoreClaimQueue {
+  readonly claimQueue: {
+    /**
+     * Hands the sessions a claimer may take at `at` (ISO time, the store's clock: interrupted,
+     * or active under a lease that ended by then; as {@link RowFilter.claimableAt}), oldest
+     * first, to `take`, one at a time. Each is held while `take` runs, so concurrent callers
+     * (any process, any machine) are handed other sessions meanwhile: a held session is
+     * skipped, never waited for. Sessions in `skip` are never handed. Returns the first
+     * non-null result of `take`; null when no session is left. A rejection of `take` ends
+     * the hold and is passed on.
+     */
+    next<T>(at: string, skip: readonly string[], take: (id: string) => Promise<T | null>): Promise<T | null>;
+    /** Wakes the waiting claimers of every process: sessions `ids` need a worker (said after the change that says so is durable). */
+    announce(ids: readonly string[]): Promise<void>;
+    /**
+     * Calls `onWake` when sessions may need a worker (an {@link announce} by anyone, or a
+     * change found by the feed's own poll after a lost connection). Resolves once listening;
+     * the returned function stops it.
+     */
+    listen(onWake: () => void): Promise<() => Promise<void>>;
   };
 }
 

@@ -51,6 +51,36 @@ describe('documentation', () => {
     expect(broken, broken.join('\n')).toEqual([]);
   });
 
+  it('every repository path the map pages name exists', () => {
+    // The architecture map and the design decisions name files to say where a behaviour lives;
+    // a file moved or split without them is a false statement to the next reader.
+    const files = (dir: string): string[] =>
+      fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+        if (e.name === 'node_modules' || e.name.startsWith('.')) return [];
+        const rel = `${dir}/${e.name}`;
+        return e.isDirectory() ? [rel, ...files(rel)] : [rel];
+      });
+    const known = ['src', 'test', 'scripts', 'bench'].flatMap(files);
+    const basenames = new Set(known.map((f) => path.basename(f)));
+    const missing: string[] = [];
+    for (const f of ['README.md', 'docs/architecture.md', 'docs/design-decisions.md']) {
+      for (const [, code] of fs.readFileSync(path.join(ROOT, f), 'utf8').matchAll(/`([^`\n]+)`/g)) {
+        for (const [ref] of code!.matchAll(
+          /(?:\b(?:src|test|scripts|bench)\/)?[\w./-]+\.(?:ts|tsx|cjs|mjs)\b|\b(?:src|test|scripts|bench)\/[\w./-]+\//g,
+        )) {
+          if (ref.includes('<') || ref.includes('*')) continue;
+          const ok = ref.includes('/')
+            ? /^(src|test|scripts|bench)\//.test(ref)
+              ? fs.existsSync(path.join(ROOT, ref))
+              : true
+            : basenames.has(ref);
+          if (!ok) missing.push(`${f}: ${ref}`);
+        }
+      }
+    }
+    expect(missing, `named but not in the repository:\n${missing.join('\n')}`).toEqual([]);
+  });
+
   it('every docs/ page the code names exists', () => {
     const missing: string[] = [];
     for (const f of sourceFiles()) {

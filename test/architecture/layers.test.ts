@@ -8,7 +8,15 @@ import { cycles, importEdges, sourceFiles } from './graph.js';
 import type { Edge } from './graph.js';
 
 /** The surfaces: they parse input, call the manager through its one door, and render. */
-const SURFACES = ['src/cli/', 'src/mcp/', 'src/hooks/', 'src/ui/', 'src/otel/', 'src/langgraph/'];
+const SURFACES = [
+  'src/cli/',
+  'src/mcp/',
+  'src/hooks/',
+  'src/ui/',
+  'src/otel/',
+  'src/langgraph/',
+  'src/claude-agent-sdk/',
+];
 const DOOR = 'src/manager/index.ts';
 
 const isDomain = (f: string): boolean => f.startsWith('src/domain/');

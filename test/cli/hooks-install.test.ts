@@ -25,13 +25,13 @@ const CASES = {
     "zz_unknown": {"keep": [1, 2, {"x": null}]}
 }
 `,
-    events: 9,
+    events: 10,
   },
   codex: {
     file: '.codex/hooks.json',
     original:
       '{\r\n\t"hooks": {\r\n\t\t"Stop": [{"hooks": [{"type": "command", "command": "say done", "timeout": 3}]}]\r\n\t},\r\n\t"extra": true\r\n}\r\n',
-    events: 8,
+    events: 9,
   },
   gemini: {
     file: '.gemini/settings.json',
@@ -44,7 +44,7 @@ const CASES = {
     ]
   }
 }`,
-    events: 5,
+    events: 6,
   },
 } as const;
 

@@ -5,8 +5,9 @@
  * row, no line wider than 60 display columns, every cut id still names one id; `log` wraps at
  * word boundaries under a hanging indent, directly and through a pager, losing nothing.
  */
-import { spawnSync } from 'node:child_process';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/cli/width.js';
 import { BATON, baseEnv, needBuiltCli, workspace } from './helpers.js';
 import type { Workspace } from './helpers.js';
@@ -159,4 +160,68 @@ describe.runIf(hasScript)('a 60-column terminal', () => {
     const out = inTerminal(ws, ['log'], { rows: 5, env: { BATON_PAGER: 'cat -' } });
     checkLog(out, inPipe(ws, ['log']));
   });
+});
+
+describe.skipIf(!hasScript)('status in a 60-column terminal with runs', () => {
+  const procs: ChildProcess[] = [];
+  afterAll(() => {
+    for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill('SIGTERM');
+  });
+
+  it('the Runs line (live, orphaned and dead runs, CJK and long agent names) wraps at words within 60 columns, nothing lost', async () => {
+    needBuiltCli();
+    const ws = workspace();
+    await ws.ok(['start', '並行作業 parallel work', '--id', 'rw', '--phases', 'build,docs,test,ship']);
+    const bg = (phase: string, agent: string, cmd: string[]): ChildProcess => {
+      const p = spawn(process.execPath, [BATON, 'run', '--phase', phase, '--agent', agent, '--', ...cmd], {
+        cwd: ws.dir,
+        env: baseEnv(),
+        stdio: 'ignore',
+      });
+      procs.push(p);
+      return p;
+    };
+    bg('build', '設計者アリス', ['sleep', '60']);
+    bg('docs', 'bob-with-a-rather-long-agent-name-for-docs', ['sleep', '60']);
+    const orphan = bg('test', 'carol', ['sleep', '60']);
+    const dead = bg('ship', 'dave', ['sleep', '60']);
+    type Ev = { type: string; data: { runId?: string; pgid?: number; leasedPhase?: string } };
+    let groups: Record<string, number> = {};
+    for (let i = 0; i < 400 && Object.keys(groups).length < 4; i++) {
+      const log = await ws.json<Ev[]>(['log']);
+      const runOf = Object.fromEntries(
+        log.filter((e) => e.type === 'run.started').map((e) => [e.data.runId!, e.data.leasedPhase!]),
+      );
+      groups = Object.fromEntries(
+        log.filter((e) => e.type === 'run.renewed' && e.data.pgid).map((e) => [runOf[e.data.runId!]!, e.data.pgid!]),
+      );
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    // carol's baton dies, its command runs on (orphaned); dave's baton and command die (dead).
+    orphan.kill('SIGKILL');
+    dead.kill('SIGKILL');
+    process.kill(-groups['ship']!, 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 300));
+    const runsBlock = (text: string): string => {
+      const ls = text.split('\n');
+      const at = ls.findIndex((l) => l.startsWith('Runs: '));
+      const end = ls.findIndex((l, i) => i > at && !/^ {2}\S/.test(l));
+      return ls.slice(at, end).join('\n');
+    };
+    const full = runsBlock(inPipe(ws, ['status']));
+    expect(full).toMatch(
+      /^Runs: live .*設計者アリス on build.* · orphaned: command pid \d+ still running \(run-\d, command carol on test\) · dead run-\d \(command dave on ship\)$/,
+    );
+
+    const out = inTerminal(ws, ['status']);
+    expectFits(out);
+    const shown = runsBlock(out);
+    expect(shown.split('\n').length).toBeGreaterThan(1);
+    for (const l of shown.split('\n').slice(1)) expect(l).toMatch(/^ {2}\S/);
+    expect(shown.replace(/\s+/g, '')).toBe(full.replace(/\s+/g, ''));
+    process.kill(-groups['test']!, 'SIGKILL');
+    const live = procs.filter((p) => p.exitCode === null && p.signalCode === null);
+    for (const p of live) p.kill('SIGTERM');
+    await Promise.all(live.map((p) => new Promise((r) => p.once('exit', r))));
+  }, 60_000);
 });

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { expectError, phaseOf, sha256, withSession, workspace } from './helpers.js';
 import type { EventJson, StatusJson, TokensJson } from './helpers.js';
@@ -342,15 +343,19 @@ describe('errors, tokens and budget', () => {
       input: 1101,
       output: 2050,
       cached: 300,
+      lowerBound: null,
       byAgent: { alice: { input: 101, output: 50, cached: 0 }, bob: { input: 1000, output: 2000, cached: 300 } },
       byPhase: { plan: { input: 100, output: 50, cached: 0 }, code: { input: 1000, output: 2000, cached: 300 } },
       byModel: {},
+      // Every record was made on this machine.
+      byHost: { [os.hostname()]: { input: 1101, output: 2050, cached: 300 } },
       budget: { max: null, used: 3151, percent: null, level: 'none' },
       cost: {
         total: unpriced(3451),
         byAgent: { alice: unpriced(151), bob: unpriced(3300) },
         byPhase: { plan: unpriced(150), code: unpriced(3300) },
         byModel: {},
+        byHost: { [os.hostname()]: unpriced(3451) },
         budget: { maxUsd: null, usedUsd: 0, percent: null, level: 'none', complete: false },
       },
     });

@@ -8,6 +8,7 @@
  * raced by two processes is won by one.
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -190,5 +191,57 @@ describe('baton phase claim', () => {
     });
     const s = await ws.status();
     expect(s.phases.find((p) => p.id === 'build')).toMatchObject({ status: 'in_progress' });
+  }, 60_000);
+});
+
+describe('an orphan as readers show it, and claim --wait', () => {
+  it('status and list say "orphaned: command pid N still running" (not live, not dead); claim --wait waits for it to exit, then claims', async () => {
+    const ws = await withSession('ow', 'build');
+    await ws.ok(['phase', 'start', 'build']);
+    // The command exits once the file `stop` exists: the orphan ends when the test says so.
+    const first = startRun(ws, [
+      '--ttl',
+      '1s',
+      '--heartbeat',
+      '200ms',
+      '--',
+      process.execPath,
+      '-e',
+      'setInterval(() => { if (require("node:fs").existsSync("stop")) process.exit(0); }, 50)',
+    ]);
+    const pgid = await untilGrouped(ws);
+    first.child.kill('SIGKILL');
+    await first.done;
+
+    const text = await ws.ok(['status']);
+    expect(text.stdout).toContain(`orphaned: command pid ${pgid} still running (run-1, command)`);
+    expect(text.stdout).not.toMatch(/live run-1|dead run-1/);
+    const view = await ws.json<{ runs: Array<{ id: string; state: string; orphanPid?: number }> }>(['status']);
+    expect(view.runs).toEqual([expect.objectContaining({ id: 'run-1', state: 'orphaned', orphanPid: pgid })]);
+    expect((await ws.ok(['list'])).stdout).toContain(`(orphaned: command pid ${pgid} still running)`);
+
+    // claim --wait: the session needs a worker once the lease lapsed, but the orphan still runs
+    // here: the claim waits (saying so) instead of stopping with LOCKED, and claims once it exits.
+    const claim = spawn(process.execPath, [BATON, 'claim', '--wait', '--poll', '200ms', '--json'], {
+      cwd: ws.dir,
+      env: baseEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    claim.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
+    claim.stderr!.setEncoding('utf8').on('data', (c: string) => (err += c));
+    const exited = new Promise<number | null>((r) => claim.once('exit', (code) => r(code)));
+    for (let i = 0; i < 200 && !err.includes('Waiting for it to exit'); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(err).toContain(`pid ${pgid} (\``);
+    expect(err).toContain('Waiting for it to exit');
+    expect(claim.exitCode).toBeNull();
+    await new Promise((r) => setTimeout(r, 600));
+    expect(claim.exitCode).toBeNull();
+    fs.writeFileSync(ws.path('stop'), '');
+    expect(await exited).toBe(0);
+    expect(JSON.parse(out)).toMatchObject({ claimed: { sessionId: 'ow' } });
+    expect(groupAlive(pgid)).toBe(false);
   }, 60_000);
 });

@@ -145,6 +145,22 @@ const BODY: Array<{ type: EventType; data: unknown }> = [
   },
   {
     type: 'run.ended',
+    data: { runId: 'run-2', how: 'died', command: [], exitCode: null, signal: null, cause: 'process-gone' },
+  },
+  {
+    type: 'run.ended',
+    data: {
+      runId: 'run-2',
+      how: 'finished',
+      command: [],
+      exitCode: null,
+      signal: null,
+      cause: 'agent-session-end',
+      amend: true,
+    },
+  },
+  {
+    type: 'run.ended',
     data: {
       runId: 'run-2',
       how: 'died',
@@ -262,6 +278,20 @@ const BODY: Array<{ type: EventType; data: unknown }> = [
       blobs: [],
     },
   },
+  {
+    type: 'transcript.mirrored',
+    data: {
+      subpath: null,
+      agent: 'claude',
+      entries: [{ type: 'assistant', uuid: 'u1', message: { id: 'm1' } }],
+      responses: 'k1\t1,2,3,4\n',
+    },
+  },
+  {
+    type: 'transcript.mirrored',
+    data: { subpath: 'subagents/agent-1', agent: 'claude/subagent#1', entries: [{ type: 'user' }], responses: '' },
+  },
+  { type: 'transcript.cleared', data: { subpath: 'subagents/agent-1' } },
   { type: 'session.completed', data: { detail: null } },
   { type: 'session.failed', data: { detail: null } },
   { type: 'session.abandoned', data: { detail: null } },

@@ -489,6 +489,13 @@ const TABLE: Array<[HintAction, ErrorCode, Hint['args'], string, string]> = [
     'Pass --cached as a non-negative integer, e.g. --cached 1200.',
     'Pass `cached` as a non-negative integer, e.g. 1200.',
   ],
+  [
+    'budget.raise',
+    'BUDGET_EXCEEDED',
+    { session: 's1', scope: 'session', name: null, unit: 'tokens', suggested: 6000 },
+    'Raise it with `baton budget set 6000 --session s1` (or `--on-exceed warn` to only be warned).',
+    'Ask the user whether to spend more; if they agree, call `budget_set` with tokens 6000 (reading tools still work).',
+  ],
 ];
 
 describe('hint actions worded by each surface', () => {
@@ -606,8 +613,8 @@ describe('no CLI wording in the hints of the domain, the stores and the manager'
   });
 
   it('the check sees a hint that quotes the CLI', () => {
-    const file = path.join(process.cwd(), 'src/manager/formats.ts');
-    const texts = hintTexts(path.dirname(file)).filter((t) => t.where.startsWith('src/manager/formats.ts'));
+    const file = path.join(process.cwd(), 'src/manager/formats-export.ts');
+    const texts = hintTexts(path.dirname(file)).filter((t) => t.where.startsWith('src/manager/formats-export.ts'));
     expect(texts.some((t) => RECORDED_AS_TEXT[0]!.test(t.text))).toBe(true);
   });
 });

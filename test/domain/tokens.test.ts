@@ -137,6 +137,8 @@ describe('token totals after folding', () => {
         design: { input: 300, output: 30, cached: 3 },
         build: { input: 305, output: 36, cached: 10 },
       },
+      // Every record was made by the one host these events name.
+      byHost: { 'test-host': { input: 1005, output: 106, cached: 17 } },
     });
     expect(s.revision).toBe(1 + records.length);
   });

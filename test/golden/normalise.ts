@@ -28,6 +28,8 @@ export function normalise(text: string, o: NormaliseOptions): string {
   // values, in that form, are replaced.
   const host = os.hostname().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   s = s.replace(new RegExp(`(\\\\?"host\\\\?": ?\\\\?")${host}(?=\\\\?")`, 'g'), '$1<host>');
+  // Tokens by host (`tokens --json`'s `byHost`) are keyed by the host name.
+  s = s.replace(new RegExp(`(\\\\?")${host}(\\\\?": ?\\{)`, 'g'), '$1<host>$2');
   for (const pid of [process.pid, o.pid])
     if (pid !== undefined) s = s.replace(new RegExp(`(\\\\?"pid\\\\?": ?)${pid}(?!\\d)`, 'g'), '$1<pid>');
   // A run's label names its process on this machine: "(run-2, pid 123 on host)"; the spawned

@@ -78,6 +78,34 @@ describe('the keeper of a conversation', () => {
     expect(keepers(w.dir)).toEqual([]);
   }, 60_000);
 
+  it('a SessionEnd arriving after the grace recorded the death turns it into a clean end: the run finished, the session paused', async () => {
+    const w = await workspace();
+    const cli = cliProcess();
+    const env = { BATON_HOOK_AGENT_PID: String(cli.pid) };
+    await hookSpawned('claude', JSON.stringify(fixture('claude', 'SessionStart', w.dir)), w.dir, env);
+    await until('a keeper', () => (keepers(w.dir).length ? keepers(w.dir) : null));
+    // The CLI exits without waiting for its SessionEnd hook, which comes late (after the 1.5 s grace).
+    cli.kill('SIGKILL');
+    await until('the death recorded', async () => (await w.m().get('hooked')).runs![0]!.ended);
+    const died = await w.m().get('hooked');
+    expect([died.status, died.statusCause?.cause, died.runs![0]!.ended?.how]).toEqual([
+      'interrupted',
+      'run-died',
+      'died',
+    ]);
+    await hookSpawned('claude', JSON.stringify(fixture('claude', 'SessionEnd', w.dir)), w.dir, env);
+    const s = await w.m().get('hooked');
+    expect(s.runs![0]!.ended).toMatchObject({ how: 'finished', cause: 'agent-session-end' });
+    expect(s.runs![0]!.ended?.detail).toContain('its end arrived after its death was recorded (process-gone)');
+    expect([s.status, s.statusCause?.cause]).toEqual(['paused', 'agent-session-end']);
+    // A second, duplicate SessionEnd changes nothing more; the death stays in the history.
+    await hookSpawned('claude', JSON.stringify(fixture('claude', 'SessionEnd', w.dir)), w.dir, env);
+    const again = await w.m().get('hooked');
+    expect([again.status, again.runs![0]!.ended]).toEqual([s.status, s.runs![0]!.ended]);
+    const ends = (await w.m().log('hooked')).filter((e) => e.type === 'run.ended');
+    expect(ends.map((e) => (e.data as { how: string }).how)).toEqual(['died', 'finished']);
+  }, 60_000);
+
   it('exits when its run ends (SessionEnd) while the CLI process still lives', async () => {
     const w = await workspace();
     const cli = cliProcess();

@@ -47,8 +47,8 @@ describe('hook parts', () => {
       PreCompact: 'compact',
       PreCompress: 'compact',
       SessionEnd: 'session-end',
-      PreToolUse: 'ignored',
-      BeforeTool: 'ignored',
+      PreToolUse: 'pre-tool',
+      BeforeTool: 'pre-tool',
       BeforeModel: 'ignored',
     };
     const tools: Record<string, string> = {

@@ -44,4 +44,25 @@ describe('a read before a change', () => {
     expect(r.state.revision).toBe(2);
     expect((await a.store.readEvents('s1')).map((e) => e.seq)).toEqual([1, 2]);
   });
+
+  it('a change the remembered state would refuse is judged again on a fresh read: another writer made it valid', async () => {
+    const [a, b] = managers();
+    await a.start({ title: 'S', id: 's1', phases: [{ id: 'p', name: 'P' }] });
+    await a.phase('s1', 'p', 'start');
+    // b records an error a has never read: a's remembered state does not know it.
+    const e = await b.error('s1', { message: 'boom', type: 'tool', phase: 'p' });
+    const r = await a.resolveError('s1', e.result, 'fixed');
+    expect(r.state.phases[0]!.errors.find((x) => x.id === e.result)?.resolved).toBe(true);
+  });
+
+  it('a session deleted and created again under its id takes changes (the remembered one is not used)', async () => {
+    const [a, b] = managers();
+    await a.start({ title: 'Old', id: 's1' });
+    await a.lifecycle('s1', 'abandon', 'gone');
+    await b.delete('s1');
+    await b.start({ title: 'New', id: 's1' });
+    const r = await a.note('s1', { text: 'hello' });
+    expect(r.state.title).toBe('New');
+    expect(r.state.status).toBe('active');
+  });
 });

@@ -124,3 +124,23 @@ export async function refused(
   await expectToolHint(client, body!.hint!, context);
   return body!;
 }
+
+/**
+ * Calls a tool with arguments its input schema refuses (or an unknown tool): the SDK answers
+ * with its own isError text, `MCP error -32602: Input validation error: Invalid arguments for
+ * tool NAME: …` (or `Tool NAME not found`), before any baton code runs. Returns what follows the
+ * tool's name: the SDK's account of what is wrong.
+ */
+export async function invalidArgs(client: Client, name: string, args: Record<string, unknown>): Promise<string> {
+  const r = await call(client, name, args);
+  const context = `${name} ${JSON.stringify(args).slice(0, 300)} → ${JSON.stringify(r).slice(0, 800)}`;
+  expect(r.isError, context).toBe(true);
+  expect(r.content, context).toHaveLength(1);
+  expect(r.structuredContent, context).toBeUndefined();
+  const text = (r.content[0] as { text: string }).text;
+  if (text === `MCP error -32602: Tool ${name} not found`) return text;
+  const m = /^MCP error -32602: (?:Input validation error: )?Invalid arguments for tool (\S+): (.+)$/s.exec(text);
+  expect(m, context).not.toBeNull();
+  expect(m![1], context).toBe(name);
+  return m![2]!;
+}

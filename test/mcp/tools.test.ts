@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { openManager } from '../../src/manager/open.js';
 import { SessionManager } from '../../src/manager/manager.js';
-import { connect, connectTo, expectToolHint, ok, refused } from './helpers.js';
+import { connect, connectTo, expectToolHint, invalidArgs, ok, refused } from './helpers.js';
 import type { Harness } from './helpers.js';
 
 const open: Array<Pick<Harness, 'close'>> = [];
@@ -55,6 +55,7 @@ const SESSION_TOOLS: Record<string, Record<string, unknown>> = {
   error_record: { phase: 'design', type: 'runtime', message: 'boom' },
   error_resolve: { errorId: 'err-1', resolution: 'fixed' },
   tokens_record: { input: 1 },
+  budget_set: { tokens: 1000 },
   decision_record: { title: 'db', choice: 'sqlite' },
   finding_add: { text: 'flaky test' },
   finding_remove: { findingId: 'finding-1' },
@@ -261,7 +262,7 @@ describe('sessions', () => {
       'BAD_INPUT',
     );
     await refused(client, 'session_start', { title: '', id: 'c', switch: true }, 'BAD_INPUT');
-    await refused(client, 'session_start', { title: 'C', budget: -5 }, 'BAD_INPUT');
+    await invalidArgs(client, 'session_start', { title: 'C', budget: -5 });
     expect((await manager.list({})).map((r) => r.id).sort()).toEqual(['a', 'b']);
   });
 
@@ -273,7 +274,7 @@ describe('sessions', () => {
     expect(l['sessions'].map((r: { id: string }) => r.id)).toEqual(['s2', 's1']);
     const paused = await ok(client, 'session_list', { status: 'paused' });
     expect(paused['sessions'].map((r: { id: string }) => r.id)).toEqual(['s1']);
-    await refused(client, 'session_list', { status: 'sleeping' }, 'BAD_INPUT');
+    await invalidArgs(client, 'session_list', { status: 'sleeping' });
   });
 
   it('session_status: the status view of the active or a named session', async () => {
@@ -431,8 +432,8 @@ describe('records', () => {
   it('file_record: records files against the phase in progress; NOT_FOUND phase, BAD_INPUT without paths or a phase', async () => {
     const { client, manager } = await withSession();
     await refused(client, 'file_record', { action: 'created', paths: ['a.txt'], phase: 'nope' }, 'NOT_FOUND');
-    await refused(client, 'file_record', { action: 'created', paths: [] }, 'BAD_INPUT');
-    await refused(client, 'file_record', { action: 'renamed', paths: ['a'] }, 'BAD_INPUT');
+    await invalidArgs(client, 'file_record', { action: 'created', paths: [] });
+    await invalidArgs(client, 'file_record', { action: 'renamed', paths: ['a'] });
     await ok(client, 'phase_start', { phase: 'design' });
     const r = await ok(client, 'file_record', { action: 'created', paths: ['a.txt', 'b.txt'] });
     expect(r['files'].map((f: { path: string; phaseId: string }) => [f.path, f.phaseId])).toEqual([
@@ -466,8 +467,8 @@ describe('records', () => {
     const r = await ok(client, 'tokens_record', { input: 50, output: 30, cached: 5, phase: 'p' });
     expect(r['tokens']).toMatchObject({ input: 50, output: 30, cached: 5 });
     expect(r['tokens']['budget']).toMatchObject({ max: 100, used: 80, level: 'warning' });
-    await refused(client, 'tokens_record', { input: -1 }, 'BAD_INPUT');
-    await refused(client, 'tokens_record', { input: 1.5 }, 'BAD_INPUT');
+    await invalidArgs(client, 'tokens_record', { input: -1 });
+    await invalidArgs(client, 'tokens_record', { input: 1.5 });
     await refused(client, 'tokens_record', { input: 1e30 }, 'BAD_INPUT');
     await refused(client, 'tokens_record', { input: 1, phase: 'nope' }, 'NOT_FOUND');
   });
@@ -517,7 +518,7 @@ describe('records', () => {
       choice: 'files',
       alternatives: ['sqlite'],
     });
-    await refused(client, 'decision_record', { title: '', choice: 'x' }, 'BAD_INPUT');
+    await invalidArgs(client, 'decision_record', { title: '', choice: 'x' });
     await refused(client, 'decision_record', { title: 'x', choice: '' }, 'BAD_INPUT');
   });
 
@@ -530,13 +531,13 @@ describe('records', () => {
     expect((await manager.get('s1')).findings.filter((f) => !f.removed)).toEqual([]);
   });
 
-  it('note_add; BAD_INPUT for an empty or oversized note (the schema bounds it)', async () => {
+  it('note_add: BAD_INPUT for an empty note; an oversized one is refused by the schema (the SDK names the field)', async () => {
     const { client, manager } = await withSession();
     expect((await ok(client, 'note_add', { text: 'started' }))['noteId']).toBeTruthy();
     expect((await manager.get('s1')).notes.map((n) => n.text)).toEqual(['started']);
     await refused(client, 'note_add', { text: '' }, 'BAD_INPUT');
-    const e = await refused(client, 'note_add', { text: 'x'.repeat(2_000_000) }, 'BAD_INPUT');
-    expect(e.message).toMatch(/text/);
+    const e = await invalidArgs(client, 'note_add', { text: 'x'.repeat(2_000_000) });
+    expect(e).toMatch(/text/);
     expect((await manager.get('s1')).notes).toHaveLength(1);
   });
 
@@ -560,8 +561,8 @@ describe('records', () => {
     const s = await manager.get('s1');
     expect(s.artifacts[0]).toMatchObject({ path: 'docs/d.md', kind: 'design-doc' });
     expect(s.contextSummary).toBe('design done, build next');
-    await refused(client, 'artifact_record', { path: '' }, 'BAD_INPUT');
-    await refused(client, 'context_set', { summary: 'x'.repeat(100_001) }, 'BAD_INPUT');
+    await invalidArgs(client, 'artifact_record', { path: '' });
+    await invalidArgs(client, 'context_set', { summary: 'x'.repeat(100_001) });
   });
 });
 
@@ -647,18 +648,18 @@ describe('bad arguments never crash the server', () => {
     expect((await ok(client, 'session_status', {}))['id']).toBe('s1');
   };
 
-  it('wrong types, unknown and missing arguments, unknown tools are coded errors', async () => {
+  it('wrong types, unknown and missing arguments, unknown tools are refused by the SDK with a text naming the problem', async () => {
     const { client } = await withSession();
-    const wrongType = await refused(client, 'note_add', { text: 42 }, 'BAD_INPUT');
-    expect(wrongType.message).toMatch(/text/);
-    await refused(client, 'phase_start', { phase: ['design'] }, 'BAD_INPUT');
-    await refused(client, 'tokens_record', { input: '12' }, 'BAD_INPUT');
-    await refused(client, 'session_list', { all: 'yes' }, 'BAD_INPUT');
-    const unknown = await refused(client, 'note_add', { text: 'x', sesion: 's1' }, 'BAD_INPUT');
-    expect(unknown.message).toMatch(/sesion/);
-    await refused(client, 'error_record', { phase: 'design' }, 'BAD_INPUT');
-    await refused(client, 'session_switch', {}, 'BAD_INPUT');
-    await refused(client, 'no_such_tool', {}, 'NOT_FOUND');
+    const wrongType = await invalidArgs(client, 'note_add', { text: 42 });
+    expect(wrongType).toMatch(/text/);
+    await invalidArgs(client, 'phase_start', { phase: ['design'] });
+    await invalidArgs(client, 'tokens_record', { input: '12' });
+    await invalidArgs(client, 'session_list', { all: 'yes' });
+    const unknown = await invalidArgs(client, 'note_add', { text: 'x', sesion: 's1' });
+    expect(unknown).toMatch(/sesion/);
+    await invalidArgs(client, 'error_record', { phase: 'design' });
+    await invalidArgs(client, 'session_switch', {});
+    await invalidArgs(client, 'no_such_tool', {});
     await survive(client);
   });
 
@@ -674,8 +675,8 @@ describe('bad arguments never crash the server', () => {
       ['session_start', { title: big }],
       ['checkpoint_restore', { checkpoint: big }],
     ] as const) {
-      const e = await refused(client, tool, args as Record<string, unknown>, 'BAD_INPUT');
-      expect(e.message.length).toBeLessThan(3000);
+      const e = await invalidArgs(client, tool, args as Record<string, unknown>);
+      expect(e.length).toBeLessThan(3000);
     }
     await survive(client);
   });

@@ -68,10 +68,12 @@ describe('the npm package', () => {
       'dist/domain.js',
       'dist/testing.js',
       'dist/langgraph.js',
+      'dist/claude-agent-sdk.js',
       'dist/types/index.d.ts',
       'dist/types/domain/index.d.ts',
       'dist/types/testing/index.d.ts',
       'dist/types/langgraph/index.d.ts',
+      'dist/types/claude-agent-sdk/index.d.ts',
       'dist/ui/app.js',
       'dist/ui/app.css',
       'skills/baton/SKILL.md',
@@ -81,7 +83,7 @@ describe('the npm package', () => {
       expect(entries, f).toContain(f);
     }
     const allowed =
-      /^(package\.json|README\.md|LICENSE|dist\/(baton|cli|core|hook)\.cjs|dist\/(index|domain|testing|langgraph)\.js|dist\/chunks\/[\w-]+\.js|dist\/types\/.+\.d\.ts|dist\/ui\/[\w.-]+|docs\/.+\.md|docs\/images\/[\w-]+\.png|skills\/.+\.md)$/;
+      /^(package\.json|README\.md|LICENSE|dist\/(baton|cli|core|hook)\.cjs|dist\/(index|domain|testing|langgraph|claude-agent-sdk)\.js|dist\/chunks\/[\w-]+\.js|dist\/types\/.+\.d\.ts|dist\/ui\/[\w.-]+|docs\/.+\.md|docs\/images\/[\w-]+\.png|skills\/.+\.md)$/;
     expect(entries.filter((e) => !allowed.test(e))).toEqual([]);
     // The CLI's own declarations are not the library's: only what index.ts and testing reach.
     expect(entries.some((e) => e.startsWith('dist/types/cli/commands/'))).toBe(false);

@@ -60,6 +60,37 @@ describe('Refresher', () => {
     expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(35);
   });
 
+  it('batches that only notify keep the longer spacing; a row noted during that pause goes out at the row spacing', async () => {
+    const starts: number[] = [];
+    const withRow: boolean[] = [];
+    const r = new Refresher(
+      async (b) => {
+        starts.push(Date.now());
+        withRow.push(b.rows.some((x) => x !== null));
+      },
+      30,
+      300,
+    );
+    r.note('a', 1, null); // after a quiet spell: at once
+    await new Promise((res) => setTimeout(res, 10));
+    for (let i = 2; i <= 10; i++) r.note('a', i, null); // a stream of token records
+    await new Promise((res) => setTimeout(res, 100));
+    // Only notifications pending: nothing yet, 100 ms after the first batch (its spacing is 300 ms).
+    expect(starts).toHaveLength(1);
+    r.note('b', 4, row('b', 'phase done')); // a row: due 30 ms after the first batch, so now
+    await new Promise((res) => setTimeout(res, 60));
+    expect(starts).toHaveLength(2);
+    expect(withRow).toEqual([false, true]);
+    expect(starts[1]! - starts[0]!).toBeLessThan(250);
+    // The next notifications alone wait out the longer spacing again, from the row batch.
+    r.note('a', 11, null);
+    await new Promise((res) => setTimeout(res, 150));
+    expect(starts).toHaveLength(2);
+    await new Promise((res) => setTimeout(res, 250));
+    expect(starts).toHaveLength(3);
+    expect(starts[2]! - starts[1]!).toBeGreaterThanOrEqual(290);
+  });
+
   it('flush() runs what is pending without waiting out the spacing, and survives a failed batch', async () => {
     let calls = 0;
     const r = new Refresher(async () => {

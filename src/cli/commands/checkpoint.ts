@@ -150,6 +150,11 @@ export function registerCheckpoints(program: Command, io: CliIO, holder: { ctx: 
     },
   );
 
+  registerRestore(program, on);
+}
+
+/** Registers `restore` (the manager's checkpoints.restore, with --git and --force). */
+function registerRestore(program: Command, on: (cmd: Command, action: Action) => Command): void {
   on(
     strict(
       common(

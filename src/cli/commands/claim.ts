@@ -61,6 +61,7 @@ export function registerClaim(program: Command, io: CliIO, holder: { ctx: Ctx | 
             signal: stop.signal,
             onWaiting: () => ctx.said('baton: waiting for a session that needs a worker…'),
             onTrouble: (message) => io.stderr(`baton: ${message} (still waiting)\n`),
+            onOrphan: (message) => io.stderr(`baton: ${message} Waiting for it to exit (--end-orphans ends it).\n`),
           });
         } finally {
           process.off('SIGINT', onSignal);

@@ -5,7 +5,8 @@ import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
 import { bind, common, strict } from '../program.js';
 import type { On } from '../program.js';
-import { registerBudget, registerPricing, registerTokens } from './tokens.js';
+import { registerBudget } from './budget.js';
+import { registerPricing, registerTokens } from './tokens.js';
 
 function done(ctx: Ctx, r: ChangeResult<unknown>, text: string, extra: Record<string, unknown> = {}): void {
   ctx.emit({ ok: true, id: r.state.id, revision: r.state.revision, ...extra }, text);

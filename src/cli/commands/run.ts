@@ -62,17 +62,20 @@ function spawnFailureStatus(e: NodeJS.ErrnoException): number {
   return e.code === 'ENOENT' ? RUN_EXIT.NOT_FOUND : RUN_EXIT.CANNOT_EXECUTE;
 }
 
+const PHASE_HELP =
+  'hold this phase only (start or claim it), not the whole session: runs on other phases go on; the command gets it as BATON_PHASE';
+
 /** Registers `baton run -- CMD [ARGS…]`. */
 export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | null }): void {
   const cmd = common(
     program
       .command('run')
-      .description('run a command while holding the session lease; records why it ended')
+      .description("run a command while holding the session lease (or one phase's); records why it ended")
       .argument('<command...>', 'the command and its arguments (after --)')
       .option('--heartbeat <duration>', 'lease renewal interval (default 30s, or $BATON_HEARTBEAT)')
       .option('--ttl <duration>', 'lease lifetime after each renewal (default 60s, or $BATON_LEASE_TTL)')
       .option('--force', "take the lease even though another run's lease is still valid")
-      .option('--phase <phase>', 'start or claim this phase for the run (the command gets it as BATON_PHASE)')
+      .option('--phase <phase>', PHASE_HELP)
       .option(
         '--end-orphans',
         'end the command of a dead baton run still running here (SIGTERM, then SIGKILL) before taking over',
@@ -158,6 +161,7 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
           onNotice: (msg) =>
             msg.startsWith("the lease's holder is gone") ? ctx.warn(msg) : io.stderr(`baton: ${msg}\n`),
           onLost: (why) => io.stderr(`baton: lost the lease on ${id} (${why}); stopping ${command[0]}\n`),
+          ...budgetWatch(io, command[0]!),
           endRetryMs: 30_000,
         },
         ({ value }) => runEndOf(value, userInterrupt),
@@ -176,10 +180,27 @@ export function registerRun(program: Command, io: CliIO, holder: { ctx: Ctx | nu
         ctx.exitCode = EXIT_CODES.FENCED;
         return;
       }
+      if (out.budget) return overBudget(ctx, io, command[0]!, id, out.end);
       if (out.end) ctx.said(`baton: ${command[0]} ended (${out.end.cause}); session ${id} is ${out.end.status}`);
       ctx.exitCode = end?.signal ? 128 + signalNumber(end.signal) : (exitCodeOf(end) ?? 1);
     }),
   );
+}
+
+/** How often `baton run` judges the budgets (BATON_BUDGET_CHECK, default 5 s), and what it says when one stops the command. */
+function budgetWatch(io: CliIO, command: string): { budgetCheckMs: number; onBudget: (why: string) => void } {
+  return {
+    budgetCheckMs: parseDuration(io.env['BATON_BUDGET_CHECK'] ?? '5s', 'budget-check'),
+    onBudget: (why) => io.stderr(`baton: ${why} Stopping ${command}.\n`),
+  };
+}
+
+/** A command a budget stopped: said on stderr, exit BUDGET_EXCEEDED (docs/budgets.md). */
+function overBudget(ctx: Ctx, io: CliIO, command: string, id: string, end: { cause: string } | null): void {
+  io.stderr(
+    `baton: ${command} stopped: over budget; ${end ? `recorded in session ${id} (cause ${end.cause})` : 'its end could not be recorded yet'}\n`,
+  );
+  ctx.exitCode = EXIT_CODES.BUDGET_EXCEEDED;
 }
 
 interface ChildEnd {

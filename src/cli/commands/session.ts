@@ -166,10 +166,12 @@ function registerStatus(program: Command, io: CliIO, on: On): void {
       const pricing = m.pricing();
       const note = chosen.finished ? finishedNote(s.id, s.status) : null;
       // Runs of this host found gone (a conversation killed without SessionEnd) read as dead at once (docs/runs.md).
-      const dead = m.runs.liveness(s).dead;
+      // Orphans (a dead baton run's command still running here) read as such, neither live nor dead.
+      const { dead, orphans } = m.runs.liveness(s);
       ctx.emit(
-        { ...statusView(s, io.now().toISOString(), pricing, dead), ...(note ? { active: false, note } : {}) },
-        () => `${renderStatus(s, ctx.paint, io.now(), pricing, dead)}${note ? `\n${ctx.paint.dim(note)}\n` : ''}`,
+        { ...statusView(s, io.now().toISOString(), pricing, dead, orphans), ...(note ? { active: false, note } : {}) },
+        () =>
+          `${renderStatus(s, ctx.paint, io.now(), pricing, dead, orphans)}${note ? `\n${ctx.paint.dim(note)}\n` : ''}`,
       );
     },
   );
@@ -223,7 +225,8 @@ function registerList(program: Command, io: CliIO, on: On): void {
       // Nothing to show: say whether --all would show archived sessions.
       const archived =
         rows.length || filter.all ? 0 : (await m.list({ ...filter, all: true })).filter((r) => r.archived).length;
-      ctx.emit(null, () => renderList(rows, active, ctx.paint, io.now(), archived));
+      const orphans = await m.runs.orphansOfRows(rows);
+      ctx.emit(null, () => renderList(rows, active, ctx.paint, io.now(), archived, orphans));
     },
   );
 }

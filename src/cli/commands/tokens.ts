@@ -9,8 +9,10 @@ import {
   costShown,
   formatCost,
   isBatonError,
+  spendByHost,
+  tokensLowerBound,
 } from '../../manager/index.js';
-import type { Cost, CostReport, SessionState, TokenCounts } from '../../manager/index.js';
+import type { Cost, CostReport, HostSpend, LowerBound, SessionState, TokenCounts } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import { common, strict } from '../program.js';
 import type { On } from '../program.js';
@@ -19,7 +21,7 @@ import { renderTable } from '../render/table.js';
 import type { Column } from '../render/table.js';
 import type { Paint } from '../io.js';
 
-const BY = ['agent', 'phase', 'model'] as const;
+const BY = ['agent', 'phase', 'model', 'host'] as const;
 
 function usd(n: number): string {
   return `$${n.toFixed(2)}`;
@@ -62,11 +64,43 @@ function tokenTotals(t: SessionState['tokens']): Record<string, unknown> {
   return { input: t.input, output: t.output, cached: t.cached, ...(t.cacheWrite ? { cacheWrite: t.cacheWrite } : {}) };
 }
 
-function renderTokens(s: SessionState, cost: CostReport, by: (typeof BY)[number] | undefined, paint: Paint): string {
+/** Tokens and cost by host, as the JSON and the table show them. */
+interface HostRows {
+  tokens: Record<string, TokenCounts>;
+  costs: Record<string, Cost>;
+}
+
+function hostRows(hosts: Record<string, HostSpend>): HostRows {
+  const rows: HostRows = { tokens: {}, costs: {} };
+  for (const [host, h] of Object.entries(hosts)) {
+    rows.tokens[host] = h.tokens;
+    rows.costs[host] = h.cost;
+  }
+  return rows;
+}
+
+/** `(1 response cut before its final usage: claude)`: why the counts are a lower bound. */
+function boundWhy(b: LowerBound): string {
+  return `${b.responses} response${b.responses === 1 ? '' : 's'} cut before ${b.responses === 1 ? 'its' : 'their'} final usage: ${b.agents.join(', ')}`;
+}
+
+function renderTokens(
+  s: SessionState,
+  cost: CostReport,
+  by: (typeof BY)[number] | undefined,
+  paint: Paint,
+  hosts: HostRows,
+): string {
   const t = s.tokens;
   const budget = budgetView(t);
   const shown = costShown(s);
-  const lines = [`Total: ${counts(t)}`, ...(shown ? [`Cost (estimate): ${formatCost(cost.total)}`] : [])];
+  const bound = tokensLowerBound(s);
+  const lines = [
+    `Total: ${bound ? `at least ${counts(t)} (${boundWhy(bound)})` : counts(t)}`,
+    ...(shown
+      ? [`Cost (estimate): ${bound && cost.total.usd !== null ? 'at least ' : ''}${formatCost(cost.total)}`]
+      : []),
+  ];
   if (budget.max !== null)
     lines.push(`Budget: ${num(budget.used)} / ${num(budget.max)} (${budget.percent}%) ${budget.level}`);
   const cb = cost.budget;
@@ -76,8 +110,9 @@ function renderTokens(s: SessionState, cost: CostReport, by: (typeof BY)[number]
     );
   if (by) {
     const rows: Record<string, TokenCounts> =
-      by === 'phase' ? t.byPhase : by === 'model' ? (t.byModel ?? {}) : t.byAgent;
-    const costs: Record<string, Cost> = by === 'phase' ? cost.byPhase : by === 'model' ? cost.byModel : cost.byAgent;
+      by === 'phase' ? t.byPhase : by === 'model' ? (t.byModel ?? {}) : by === 'host' ? hosts.tokens : t.byAgent;
+    const costs: Record<string, Cost> =
+      by === 'phase' ? cost.byPhase : by === 'model' ? cost.byModel : by === 'host' ? hosts.costs : cost.byAgent;
     const entries = Object.entries(rows);
     if (!entries.length) lines.push(`By ${by}: none recorded`);
     else {
@@ -104,27 +139,31 @@ export function registerTokens(program: Command, on: On): void {
   const tokens = program
     .command('tokens')
     .description('show token use and its estimated cost; `tokens add` records it')
-    .option('--by <dimension>', 'break down by agent, phase or model');
+    .option('--by <dimension>', 'break down by agent, phase, model or host (the machine that recorded them)');
   on(common(tokens), async (ctx, _a, o) => {
     const by = o['by'] as string | undefined;
     if (by !== undefined && !(BY as readonly string[]).includes(by))
-      throw new BatonError('BAD_INPUT', `--by must be agent, phase or model; got ${JSON.stringify(by)}.`, {
-        hint: 'Use --by agent, --by phase or --by model.',
+      throw new BatonError('BAD_INPUT', `--by must be agent, phase, model or host; got ${JSON.stringify(by)}.`, {
+        hint: 'Use --by agent, --by phase, --by model or --by host.',
       });
     const m = ctx.manager();
     const s = await m.get(await ctx.sessionId());
     const t = s.tokens;
     const cost = costReport(s, m.pricing());
+    const hosts = hostRows(spendByHost(s, m.pricing()));
     ctx.emit(
       {
         ...tokenTotals(t),
+        // Null when every count is complete; else the counts are at least these.
+        lowerBound: tokensLowerBound(s),
         byAgent: t.byAgent,
         byPhase: t.byPhase,
         byModel: t.byModel ?? {},
+        byHost: hosts.tokens,
         budget: budgetView(t),
-        cost,
+        cost: { ...cost, byHost: hosts.costs },
       },
-      () => renderTokens(s, cost, by as (typeof BY)[number] | undefined, ctx.paint),
+      () => renderTokens(s, cost, by as (typeof BY)[number] | undefined, ctx.paint, hosts),
     );
   });
   on(
@@ -186,51 +225,6 @@ export function registerTokens(program: Command, on: On): void {
           tokens: { ...tokenTotals(t), budget: budgetView(t), ...extra },
         },
         `${said}Session total: ${counts(t)}`,
-      );
-    },
-  );
-}
-
-/** `budget set [N] [--cost USD]` and `budget clear [--cost]`. */
-export function registerBudget(program: Command, on: On): void {
-  const budget = program.command('budget').description('set or clear the token budget, or the cost budget (--cost)');
-  on(
-    strict(
-      common(
-        budget
-          .command('set')
-          .argument('[n]', 'max tokens (input + output)')
-          .option('--cost <usd>', 'cost budget in US dollars (estimated from the pricing table)'),
-      ),
-    ),
-    async (ctx, [n], o) => {
-      const cost = o['cost'] as string | undefined;
-      if (n === undefined && cost === undefined)
-        throw new BatonError('BAD_INPUT', 'Nothing to set.', {
-          hint: 'Pass a token budget (`budget set 500000`) or a cost budget (`budget set --cost 25`).',
-        });
-      const m = ctx.manager();
-      const id = await ctx.sessionId();
-      const said: string[] = [];
-      let r = n !== undefined ? await m.budget(id, n as unknown as number, ctx.change()) : null;
-      if (r) said.push(`Budget set to ${num(r.state.tokens.budgetMax ?? 0)}`);
-      if (cost !== undefined) {
-        r = await m.costBudget(id, cost, r ? {} : ctx.change());
-        said.push(`Cost budget set to ${usd(r.state.tokens.costBudgetUsd ?? 0)}`);
-      }
-      ctx.emit({ ok: true, id: r!.state.id, revision: r!.state.revision }, said.join('\n'));
-    },
-  );
-  on(
-    strict(common(budget.command('clear').option('--cost', 'clear the cost budget instead of the token budget'))),
-    async (ctx, _a, o) => {
-      const m = ctx.manager();
-      const id = await ctx.sessionId();
-      const r =
-        o['cost'] === true ? await m.costBudget(id, null, ctx.change()) : await m.budget(id, null, ctx.change());
-      ctx.emit(
-        { ok: true, id: r.state.id, revision: r.state.revision },
-        o['cost'] === true ? 'Cost budget cleared' : 'Budget cleared',
       );
     },
   );

@@ -44,6 +44,7 @@ export const HOOK_TARGETS: Readonly<Record<HookCli, HookTarget>> = {
     events: [
       'SessionStart',
       'UserPromptSubmit',
+      'PreToolUse',
       'PostToolUse',
       'PostToolUseFailure',
       'Stop',
@@ -52,7 +53,7 @@ export const HOOK_TARGETS: Readonly<Record<HookCli, HookTarget>> = {
       'PreCompact',
       'SessionEnd',
     ],
-    toolEvents: ['PostToolUse', 'PostToolUseFailure'],
+    toolEvents: ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'],
     timeout: 30,
     comments: false,
     homeVar: 'CLAUDE_CONFIG_DIR',
@@ -66,6 +67,7 @@ export const HOOK_TARGETS: Readonly<Record<HookCli, HookTarget>> = {
     events: [
       'SessionStart',
       'UserPromptSubmit',
+      'PreToolUse',
       'PostToolUse',
       'Stop',
       'SubagentStart',
@@ -73,7 +75,7 @@ export const HOOK_TARGETS: Readonly<Record<HookCli, HookTarget>> = {
       'PreCompact',
       'SessionEnd',
     ],
-    toolEvents: ['PostToolUse'],
+    toolEvents: ['PreToolUse', 'PostToolUse'],
     timeout: 30,
     // Codex waits at most 3 s for SessionEnd and says so on stderr for a longer timeout.
     timeoutCaps: { SessionEnd: 3 },
@@ -86,8 +88,8 @@ export const HOOK_TARGETS: Readonly<Record<HookCli, HookTarget>> = {
   gemini: {
     cli: 'gemini',
     title: 'Gemini CLI',
-    events: ['SessionStart', 'SessionEnd', 'AfterTool', 'AfterAgent', 'PreCompress'],
-    toolEvents: ['AfterTool'],
+    events: ['SessionStart', 'SessionEnd', 'BeforeTool', 'AfterTool', 'AfterAgent', 'PreCompress'],
+    toolEvents: ['BeforeTool', 'AfterTool'],
     timeout: 30_000,
     comments: true,
     // GEMINI_CLI_HOME stands in for the home folder: settings are under <it>/.gemini/.

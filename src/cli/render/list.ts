@@ -5,17 +5,31 @@ import { renderTable } from './table.js';
 import { ago } from './time.js';
 
 /**
- * The human `baton list` table: a header, `*` on the active session, the title cut to fit.
+ * The human `baton list` table: a header, `*` on the active session, the title cut to fit, and
+ * after it the cause of a stop, or the pid of an orphan (`orphans`: session id → pid) working on it.
  * With no rows, says so and how many archived sessions `--all` would show (`archived`).
  */
-export function renderList(rows: SessionSummary[], active: string | null, c: Paint, now: Date, archived = 0): string {
+export function renderList(
+  rows: SessionSummary[],
+  active: string | null,
+  c: Paint,
+  now: Date,
+  archived = 0,
+  orphans: ReadonlyMap<string, number> = new Map(),
+): string {
   if (!rows.length) {
     if (!archived) return 'No sessions.\n';
     return `No sessions (${archived} archived: \`baton list --all\` shows ${archived === 1 ? 'it' : 'them'}).\n`;
   }
   const cells = rows.map((r) => {
     const flags = `${r.archived ? ' archived' : ''}${r.pinned ? ' pinned' : ''}`;
-    const cause = r.cause && r.status !== 'active' ? ` (${r.cause.cause})` : '';
+    const orphan = orphans.get(r.id);
+    const cause =
+      orphan !== undefined
+        ? ` (orphaned: command pid ${orphan} still running)`
+        : r.cause && r.status !== 'active'
+          ? ` (${r.cause.cause})`
+          : '';
     return [
       `${r.id === active ? c.green('*') : ' '} ${r.id}`,
       `${paintStatus(r.status, c)}${flags}`,

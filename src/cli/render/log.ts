@@ -15,6 +15,11 @@ export function brief(e: StoredEvent): string {
       const n = typeof d['responses'] === 'string' ? d['responses'].split('\n').length - 1 : 0;
       return `${String(d['cli'])} ${String(d['path'])} @${String(d['offset'])} (${n} response${n === 1 ? '' : 's'}) ${String(d['agent'])}`;
     }
+    case 'budget.set':
+      return ['phase', 'agent', 'max', 'maxUsd', 'onExceed']
+        .filter((k) => k in d)
+        .map((k) => `${k}=${d[k] === null ? 'cleared' : String(d[k])}`)
+        .join(' ');
     case 'budget.cost_set':
       return d['maxUsd'] === null ? 'cleared' : `$${String(d['maxUsd'])}`;
     case 'file.recorded':
@@ -41,6 +46,8 @@ export function brief(e: StoredEvent): string {
       return `step ${String(d['step'])}${d['source'] ? ` (${String(d['source'])})` : ''} ${String(d['checkpointId'])}${d['ns'] ? ` [${String(d['ns'])}]` : ''}`;
     case 'graph.writes':
       return `task ${String(d['taskId'])}: ${Array.isArray(d['writes']) ? d['writes'].map((w: { channel?: unknown }) => String(w.channel)).join(', ') : ''}${d['ns'] ? ` [${String(d['ns'])}]` : ''}`;
+    case 'transcript.mirrored':
+      return `${Array.isArray(d['entries']) ? d['entries'].length : 0} line(s) by ${String(d['agent'])}${d['subpath'] ? ` [${String(d['subpath'])}]` : ''}`;
     default: {
       const keys = [
         'phaseId',

@@ -57,6 +57,7 @@ export function renderStatus(
   now: Date,
   pricing?: PricingTable,
   dead?: ReadonlySet<string>,
+  orphans?: ReadonlyMap<string, number>,
 ): string {
   const out: string[] = [];
   out.push(`${c.bold(s.title)}  ${c.dim(s.id)}`);
@@ -75,7 +76,7 @@ export function renderStatus(
       ),
     );
   }
-  const runs = runsLine(s, now, dead);
+  const runs = runsLine(s, now, dead, orphans);
   if (runs) out.push(runs);
   const done = s.phases.filter((p) => p.status === 'completed' || p.status === 'skipped').length;
   if (s.phases.length) {
@@ -99,6 +100,14 @@ export function renderStatus(
     const at = root ? `; at step ${root.step ?? '?'}${root.source ? ` (${root.source})` : ''}` : '';
     out.push(
       `Graph: ${num(s.graph.checkpoints)} checkpoint${s.graph.checkpoints === 1 ? '' : 's'}, ${num(s.graph.writes)} pending write${s.graph.writes === 1 ? '' : 's'}${at}${subs ? `; ${num(subs)} subgraph namespace${subs === 1 ? '' : 's'}` : ''}`,
+    );
+  }
+  // A Claude Agent SDK conversation (baton-sessions/claude-agent-sdk): its transcript's lines.
+  if (s.mirror) {
+    const main = s.mirror.transcripts[''] ?? 0;
+    const subs = Object.keys(s.mirror.transcripts).filter((k) => k !== '').length;
+    out.push(
+      `Transcript: ${num(main)} line${main === 1 ? '' : 's'} mirrored${subs ? `; ${num(subs)} sub-agent transcript${subs === 1 ? '' : 's'}` : ''}`,
     );
   }
   out.push('');
@@ -161,21 +170,35 @@ function costLine(s: SessionState, pricing: PricingTable, c: Paint): string {
   return line;
 }
 
-/** "Runs: live run-2 (claude on build), run-3 (MCP on docs) · dead run-1 (on test)": one line, or none without runs. */
-function runsLine(s: SessionState, now: Date, dead?: ReadonlySet<string>): string | null {
+/**
+ * "Runs: live run-2 (claude on build) · orphaned: command pid 9 still running (run-3, command
+ * on test) · dead run-1 (on docs)": one line, or none without runs.
+ */
+function runsLine(
+  s: SessionState,
+  now: Date,
+  dead?: ReadonlySet<string>,
+  orphans?: ReadonlyMap<string, number>,
+): string | null {
   if (!s.runs?.length) return null;
-  const views = runsView(s, { now: now.toISOString(), ...(dead ? { dead } : {}) });
+  const views = runsView(s, { now: now.toISOString(), ...(dead ? { dead } : {}), ...(orphans ? { orphans } : {}) });
   const owned = (id: string): string =>
     s.phases
       .filter((p) => p.owner === id && p.status === 'in_progress')
       .map((p) => p.id)
       .join(', ');
-  const who = (v: (typeof views)[number]): string =>
-    `${v.id} (${v.kind === 'mcp' ? 'MCP' : v.kind}${v.agent ? ` ${v.agent}` : ''}${owned(v.id) ? ` on ${owned(v.id)}` : ''})`;
+  const what = (v: (typeof views)[number]): string =>
+    `${v.kind === 'mcp' ? 'MCP' : v.kind}${v.agent ? ` ${v.agent}` : ''}${owned(v.id) ? ` on ${owned(v.id)}` : ''}`;
+  const who = (v: (typeof views)[number]): string => `${v.id} (${what(v)})`;
   const live = views.filter((v) => v.state === 'live');
+  const orphaned = views.filter((v) => v.state === 'orphaned');
   const gone = views.filter(
     (v) => v.state === 'dead' || (v.state === 'ended' && v.ended?.how === 'died' && owned(v.id)),
   );
-  if (!live.length && !gone.length) return null;
-  return `Runs: ${[live.length ? `live ${live.map(who).join(', ')}` : 'none live', ...(gone.length ? [`dead ${gone.map(who).join(', ')}`] : [])].join(' · ')}`;
+  if (!live.length && !gone.length && !orphaned.length) return null;
+  return `Runs: ${[
+    live.length ? `live ${live.map(who).join(', ')}` : 'none live',
+    ...orphaned.map((v) => `orphaned: command pid ${v.orphanPid} still running (${v.id}, ${what(v)})`),
+    ...(gone.length ? [`dead ${gone.map(who).join(', ')}`] : []),
+  ].join(' · ')}`;
 }

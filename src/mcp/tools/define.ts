@@ -23,12 +23,12 @@ export type ToolBody<I extends z.ZodRawShape, O extends z.ZodRawShape> = (
 ) => Promise<z.input<z.ZodObject<O>>>;
 
 /**
- * Registers a tool: a strict input schema (unknown argument names are refused, not dropped),
- * an output schema, and a body whose result becomes `structuredContent` (and its JSON the
- * text content). A refusal becomes an `isError` result (see errors.ts), never a protocol
- * error. After a tool that changes something, the derived files are refreshed once its
- * response is sent (Kit.changedSoon). The tool is registered with the SDK (tools/list, and
- * the calls fast-calls.ts leaves to it) and in `kit.tools` (the calls fast-calls.ts runs).
+ * Registers a tool with the SDK: a strict input schema (unknown argument names are refused, not
+ * dropped) and an output schema, both checked by the SDK; the body's result becomes
+ * `structuredContent` (and its JSON the text content). A refusal from the body becomes an
+ * `isError` result with the coded body (see errors.ts), never a protocol error. After a tool
+ * that changes something, the derived files are refreshed once its response is sent
+ * (Kit.changedSoon).
  */
 export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
   server: McpServer,
@@ -43,31 +43,30 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
     destructiveHint: spec.destructive === true,
     openWorldHint: false,
   };
-  const input = z.object(spec.input).strict();
-  const output = z.object(spec.output).passthrough();
   const changes = !spec.readOnly;
-  const run = async (args: unknown): Promise<CallToolResult> => {
+  const run = async (args: z.infer<z.ZodObject<I>>): Promise<CallToolResult> => {
     try {
-      const data = (await body(args as z.infer<z.ZodObject<I>>)) as Record<string, unknown>;
+      const data = (await body(args)) as Record<string, unknown>;
       return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data };
     } catch (e) {
       const b = asBatonError(e);
       // A bug is the maintainers' to see: its stack goes to the server's log (stderr).
       if (b.code === 'INTERNAL') kit.o.onWarning?.(`${name} failed unexpectedly: ${(e as Error)?.stack ?? String(e)}`);
       return errorResult(b);
+    } finally {
+      // Scheduled for after the event loop turns: the SDK sends the response before that.
+      if (changes) kit.changedSoon();
     }
   };
-  kit.tools.set(name, { input, output, run, changes });
   server.registerTool(
     name,
-    { title: spec.title, description: spec.description, inputSchema: input, outputSchema: output, annotations },
-    (async (args: unknown) => {
-      try {
-        return await run(args);
-      } finally {
-        // Scheduled for after the event loop turns: the SDK sends the response before that.
-        if (changes) kit.changedSoon();
-      }
-    }) as never,
+    {
+      title: spec.title,
+      description: spec.description,
+      inputSchema: z.object(spec.input).strict(),
+      outputSchema: z.object(spec.output).passthrough(),
+      annotations,
+    },
+    run as never,
   );
 }

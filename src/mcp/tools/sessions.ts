@@ -171,7 +171,7 @@ function registerReadTools(server: McpServer, kit: Kit): void {
     {
       title: 'Show a session',
       description:
-        'The full state of a session: status and its cause, phases (status, sub-step, retries, errors, files), token use and budget with the estimated cost by agent, phase and model, unresolved errors, decisions, findings, notes, milestones, artifacts, context summary, lease and revision. Read-only. To decide how to continue after a break, prefer `resume_plan`.',
+        'The full state of a session: status and its cause, phases (status, sub-step, retries, errors, files), token use and budget with the estimated cost by agent, phase and model, the budgets and their policies (`budgets`: what is exceeded and whether new work is refused), unresolved errors, decisions, findings, notes, milestones, artifacts, context summary, lease and revision. Read-only. To decide how to continue after a break, prefer `resume_plan`.',
       input: { session: sessionArg },
       output: {
         id: z.string(),
@@ -185,7 +185,9 @@ function registerReadTools(server: McpServer, kit: Kit): void {
     async (a) => {
       const m = kit.manager();
       const s = await m.get(await kit.session(a.session));
-      return statusView(s, kit.now(), m.pricing(), m.runs.liveness(s).dead) as unknown as {
+      const { dead, orphans } = m.runs.liveness(s);
+      const view = { ...statusView(s, kit.now(), m.pricing(), dead, orphans), budgets: m.budgets.report(s) };
+      return view as unknown as {
         id: string;
         title: string;
         status: string;
@@ -230,6 +232,41 @@ function registerStateTools(server: McpServer, kit: Kit): void {
     },
   );
 
+  registerLifecycleTools(server, kit);
+
+  defineTool(
+    server,
+    kit,
+    'session_resume',
+    {
+      title: 'Resume a session',
+      description:
+        'Reopen a paused, interrupted or failed session and make it the active one, applying a recovery option: `live` (keep the recorded state), `fresh` (back to the start) or `checkpoint:<id>` (restore a checkpoint). Default: the recommendation of `resume_plan`, which you should read first. Takes over the lease of a crashed run (its writes are then refused as FENCED). On a session that is already active, live changes nothing (`changed: false`). Returns the option applied, the new status and the plan.',
+      input: {
+        session: sessionArg,
+        from: z
+          .string()
+          .max(MAX_ID_INPUT + 20)
+          .optional()
+          .describe("live, fresh or checkpoint:<id>; default: the plan's recommendation."),
+        force: z.boolean().optional().describe('Take over a lease another run still holds.'),
+        agent: agentArg,
+      },
+      output: { ...changeOutput, appliedFrom: z.string(), changed: z.boolean(), plan: anyObject },
+    },
+    async (a) => {
+      const id = await kit.session(a.session);
+      const r = await kit
+        .manager()
+        .recovery.apply(id, { from: a.from ?? null, force: a.force === true, git: false, agent: kit.agent(a.agent) });
+      await kit.runs.runFor(id, kit.agent(a.agent));
+      return { ...changed(r.state), appliedFrom: r.from, changed: r.changed, plan: toolResumePlan(r.plan) };
+    },
+  );
+}
+
+/** `session_pause`, `session_complete`, `session_fail`, `session_abandon`: a session's lifecycle verbs. */
+function registerLifecycleTools(server: McpServer, kit: Kit): void {
   for (const [verb, title, description] of [
     [
       'pause',
@@ -296,34 +333,4 @@ function registerStateTools(server: McpServer, kit: Kit): void {
       },
     );
   }
-
-  defineTool(
-    server,
-    kit,
-    'session_resume',
-    {
-      title: 'Resume a session',
-      description:
-        'Reopen a paused, interrupted or failed session and make it the active one, applying a recovery option: `live` (keep the recorded state), `fresh` (back to the start) or `checkpoint:<id>` (restore a checkpoint). Default: the recommendation of `resume_plan`, which you should read first. Takes over the lease of a crashed run (its writes are then refused as FENCED). On a session that is already active, live changes nothing (`changed: false`). Returns the option applied, the new status and the plan.',
-      input: {
-        session: sessionArg,
-        from: z
-          .string()
-          .max(MAX_ID_INPUT + 20)
-          .optional()
-          .describe("live, fresh or checkpoint:<id>; default: the plan's recommendation."),
-        force: z.boolean().optional().describe('Take over a lease another run still holds.'),
-        agent: agentArg,
-      },
-      output: { ...changeOutput, appliedFrom: z.string(), changed: z.boolean(), plan: anyObject },
-    },
-    async (a) => {
-      const id = await kit.session(a.session);
-      const r = await kit
-        .manager()
-        .recovery.apply(id, { from: a.from ?? null, force: a.force === true, git: false, agent: kit.agent(a.agent) });
-      await kit.runs.runFor(id, kit.agent(a.agent));
-      return { ...changed(r.state), appliedFrom: r.from, changed: r.changed, plan: toolResumePlan(r.plan) };
-    },
-  );
 }

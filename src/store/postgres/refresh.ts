@@ -24,7 +24,12 @@ interface Pending {
  *
  * A batch in which no append carried a row only notifies (no UPDATE of the sessions table):
  * token records and notes cost the registry nothing (their events are not marked, see
- * migrations-marks.ts).
+ * migrations-marks.ts). Such batches are spaced further apart than batches that carry a row
+ * (issue 30): every batch is a commit of its own, and at the 20 ms of row batches a worker
+ * whose appends take 15 ms (a server whose fsync is slow) committed a notification for every
+ * append or two, which cost the appends of all workers their share of the server's flushes
+ * (docs/scale.md). Rows keep the short spacing: other handles read a lagging row as missing
+ * and derive it, and claimers wait for status changes.
  *
  * Nothing here is needed for durability: the journal is already committed. A row refresh
  * lost to a crash (or a failed statement) leaves a marked event past the row's revision;
@@ -33,8 +38,10 @@ interface Pending {
  */
 export class Refresher {
   private pending = new Map<string, Pending>();
+  /** Some pending entry carries a row (the batch is due at the shorter spacing). */
+  private rowPending = false;
   private running: Promise<void> | null = null;
-  /** Ends the pause between two batches early (flush). */
+  /** Ends the pause between two batches early (flush, or a row noted during a pause at the notification spacing). */
   private hurry: (() => void) | null = null;
   private urgent = false;
   /** When the last batch started (ms since the epoch). */
@@ -42,13 +49,15 @@ export class Refresher {
 
   /**
    * `run` executes one batch (one statement); its failure is swallowed (the repair path
-   * covers it). Batches start at least `spacingMs` apart: the first append after a quiet
-   * spell is refreshed at once (a watcher hears of it as fast as before), a steady stream
-   * shares one statement per `spacingMs` instead of adding a second commit to every append.
+   * covers it). Batches that carry a row start at least `spacingMs` apart, batches that only
+   * notify at least `notifySpacingMs` apart (default: the same): the first append after a
+   * quiet spell is refreshed at once (a watcher hears of it as fast as before), a steady
+   * stream shares one statement per spacing instead of adding a second commit to every append.
    */
   constructor(
     private readonly run: (batch: RefreshBatch) => Promise<void>,
     private readonly spacingMs = REFRESH_SPACING_MS,
+    private readonly notifySpacingMs = spacingMs,
   ) {}
 
   /** Records that session `id` is at `revision` (with its row, when the append carried one) and starts a refresh if none runs. */
@@ -61,6 +70,11 @@ export class Refresher {
     else {
       if (revision > prev.revision) prev.revision = revision;
       if (row && (!prev.row || row.revision > prev.row.revision)) prev.row = row;
+    }
+    if (row && !this.rowPending) {
+      this.rowPending = true;
+      // A pause taken at the longer spacing of notifications is measured again at the row's.
+      this.hurry?.();
     }
     this.running ??= this.drain();
   }
@@ -81,11 +95,15 @@ export class Refresher {
     await Promise.resolve();
     try {
       while (this.pending.size) {
-        const wait = this.lastStart + this.spacingMs - Date.now();
-        if (wait > 0 && !this.urgent) await this.pause(wait);
+        for (;;) {
+          const wait = this.lastStart + (this.rowPending ? this.spacingMs : this.notifySpacingMs) - Date.now();
+          if (wait <= 0 || this.urgent) break;
+          await this.pause(wait);
+        }
         this.lastStart = Date.now();
         const taken = this.pending;
         this.pending = new Map();
+        this.rowPending = false;
         const batch: RefreshBatch = { ids: [], revisions: [], rows: [], rowRevisions: [] };
         for (const [id, p] of taken) {
           batch.ids.push(id);
@@ -126,3 +144,11 @@ export class Refresher {
  * steady stream at most this much later than of the first after a quiet spell.
  */
 export const REFRESH_SPACING_MS = 20;
+
+/**
+ * Shortest time between two batches of one handle that only notify (appends that left every
+ * registry row alone: token records, notes): a watcher hears of a change in a steady stream of
+ * them at most this much later than of the first after a quiet spell; one commit per 100 ms
+ * is a fifth of what the 20 ms of row batches cost a worker whose appends take 15 ms (issue 30).
+ */
+export const NOTIFY_SPACING_MS = 100;

@@ -1,3 +1,5 @@
+import { claimStatements } from './sql-claims.js';
+
 /**
  * The registry and claim statements of the PostgreSQL store: the only ones that do not name
  * one session (they read the sessions table across sessions, or a workspace's pointer). On a
@@ -32,6 +34,8 @@ export function registryStatements(s: string) {
       SELECT id, archived, summary, ${stale} FROM ${s}.sessions x
       WHERE NOT archived AND (status = 'interrupted' OR (status = 'active' AND lease_expires_at <= $1) OR status IS NULL)
       ORDER BY id`,
+
+    ...claimStatements(s),
 
     /**
      * The active session of workspace $1. The one store-wide pointer a version-1 schema kept

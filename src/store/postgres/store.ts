@@ -35,7 +35,7 @@ import { PgCursorTable } from './cursors.js';
 import { PgStepResults } from './step-results.js';
 import { migrate } from './migrations.js';
 import { recoverLostRows } from './repair.js';
-import { Refresher } from './refresh.js';
+import { NOTIFY_SPACING_MS, REFRESH_SPACING_MS, Refresher } from './refresh.js';
 import type { RefreshBatch } from './refresh.js';
 import { checkSeqs, decodeEvent, encodeEvents, readSnapshot } from './rows.js';
 import { createPool, inTransaction, mapPgError, pgCrypto, sqlState } from './pool.js';
@@ -46,6 +46,7 @@ import type { PgTarget } from './url.js';
 import { registryQuery, registryRows } from './registry.js';
 import type { RegistryRow } from './registry.js';
 import { watchChanges } from './watch.js';
+import { PgClaimQueue } from './claim-queue.js';
 import type { StoreChange, WatchTiming } from './watch.js';
 
 /** Options of {@link PostgresStore}. */
@@ -106,8 +107,22 @@ export class PostgresStore implements SessionStore {
     (text, values) => this.q(text, values),
     () => ident(this.schema),
   );
+  /** Claimers handed different sessions, woken when one needs a worker (capability `claim queue`, claim-queue.ts). */
+  readonly claimQueue = new PgClaimQueue({
+    tx: (fn) => this.tx(fn),
+    q: (text, values) => this.q(text, values),
+    settle: () => this.settle(),
+    listen: async (channel, onChange, timing) => {
+      await this.connect().catch((e: unknown) => {
+        throw mapPgError(e, this.location);
+      });
+      return watchChanges(this.target, this.sql.changedSince, onChange, timing ?? this.watchTiming, channel);
+    },
+    sql: () => this.sql,
+    schema: () => this.schema,
+  });
   /** Registry rows and notifications of acknowledged appends, brought up to date after the ack (refresh.ts). */
-  private readonly refresher = new Refresher((b) => this.refresh(b));
+  private readonly refresher = new Refresher((b) => this.refresh(b), REFRESH_SPACING_MS, NOTIFY_SPACING_MS);
 
   constructor(options: PostgresStoreOptions) {
     this.target = parsePgUrl(options.url);

@@ -86,3 +86,8 @@ export function ident(name: string): string {
 export function channelOf(schema: string): string {
   return `baton_${schema}`;
 }
+
+/** The channel of a schema's claim queue: claimers waiting for a session are woken on it (claim-queue.ts). */
+export function claimChannelOf(schema: string): string {
+  return `claim_${schema}`;
+}

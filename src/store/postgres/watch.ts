@@ -96,7 +96,7 @@ function every(
 }
 
 /**
- * LISTENs on the schema's channel over a connection of its own and calls `onChange` for each
+ * LISTENs on the schema's channel (or `channel`: the claim queue's) over a connection of its own and calls `onChange` for each
  * committed create and append. When the connection is lost it reconnects (backing off up to
  * 5 s) and then reports every session changed since shortly before the loss, with its current
  * revision, so nothing committed meanwhile goes unreported (a change may be reported twice).
@@ -108,8 +108,8 @@ export async function watchChanges(
   changedSince: string,
   onChange: (c: StoreChange) => void,
   timing: WatchTiming = DEFAULT_TIMING,
+  channel: string = channelOf(target.schema),
 ): Promise<() => Promise<void>> {
-  const channel = channelOf(target.schema);
   let client: Client | null = null;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;

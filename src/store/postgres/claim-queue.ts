@@ -1,0 +1,67 @@
+/**
+ * The claim queue of the PostgreSQL store (capability `claim queue`, see store/types.ts):
+ * claimers on many machines are handed different sessions by one statement each, and a
+ * waiting claimer LISTENs for the sessions that need a worker instead of polling.
+ */
+import type { PoolClient } from 'pg';
+import { claimChannelOf } from './url.js';
+import type { StoreChange, WatchTiming } from './watch.js';
+
+/** What the queue needs of its store. */
+export interface ClaimQueueDeps {
+  /** Runs `fn` in a transaction on one connection of the pool (errors mapped as the store's). */
+  tx<T>(fn: (c: PoolClient) => Promise<T>): Promise<T>;
+  /** Runs one statement on the pool (errors mapped as the store's). */
+  q(text: string, values: unknown[]): Promise<unknown>;
+  /** Resolves once this handle's registry rows of acknowledged appends are written. */
+  settle(): Promise<void>;
+  /** LISTENs on `channel` (watch.ts, reconnecting); `onChange` per notification or change found by its poll. */
+  listen(channel: string, onChange: (c: StoreChange) => void, timing?: WatchTiming): Promise<() => Promise<void>>;
+  sql(): { claimNext: string; claimAnnounce: string };
+  /** The store's schema: its claimers hold keys and LISTEN on a channel of their own. */
+  schema(): string;
+}
+
+/** See StoreClaimQueue in store/types.ts. */
+export class PgClaimQueue {
+  constructor(private readonly d: ClaimQueueDeps) {}
+
+  /**
+   * Each candidate is picked and held in a transaction of its own, which lasts while `take`
+   * decides (a load and the claim's conditional append, on other connections of the pool) and
+   * commits when it is done, so a claimer holds at most one session at a time and a claimer
+   * that dies lets go with its connection. One tried in vain is left out of the next pick.
+   */
+  async next<T>(at: string, skip: readonly string[], take: (id: string) => Promise<T | null>): Promise<T | null> {
+    const tried = [...skip];
+    for (;;) {
+      const r = await this.d.tx(async (c) => {
+        const picked = await c.query<{ id: string }>(this.d.sql().claimNext, [
+          at,
+          tried,
+          `baton-claim:${this.d.schema()}:`,
+        ]);
+        const id = picked.rows[0]?.id;
+        if (id === undefined) return { done: true as const, value: null };
+        const value = await take(id);
+        if (value === null) tried.push(id);
+        // The claimed session's registry row is written before the hold ends, so the next
+        // pick of any claimer no longer finds it claimable.
+        else await this.d.settle();
+        return { done: value !== null, value };
+      });
+      if (r.done) return r.value;
+    }
+  }
+
+  async announce(ids: readonly string[]): Promise<void> {
+    if (!ids.length) return;
+    // After this handle's registry rows: a woken claimer's pick must find the session claimable.
+    await this.d.settle();
+    await this.d.q(this.d.sql().claimAnnounce, [claimChannelOf(this.d.schema()), ids]);
+  }
+
+  listen(onWake: () => void): Promise<() => Promise<void>> {
+    return this.d.listen(claimChannelOf(this.d.schema()), () => onWake());
+  }
+}
