@@ -80,7 +80,7 @@ describe.each(cases)('dashboard reads, %s store', (_name, open) => {
       await m.createFrom('big', [
         newEvent(
           'session.created',
-          { title: 'Big', idFormat: 'custom', phases: [{ id: 'build', name: 'Build' }] },
+          { title: 'Big', idFormat: 'custom', phases: [{ id: 'build', name: 'Build' }], budgetMax: null },
           at(),
           actor,
         ),
