@@ -218,7 +218,7 @@ export class FileStore implements SessionStore {
     this.writable();
     if (this.locate(id)) throw exists(id);
     makeSessionFolder(this.layout, this.io, id, events);
-    this.recordRow(id, () => this.registry.record(summary));
+    this.recordRow(id, () => this.registry.recordNew(summary));
     return { revision: events.length };
   }
 
@@ -445,7 +445,13 @@ export class FileStore implements SessionStore {
   async delete(id: string, expectedRevision: number, info: TombstoneInfo): Promise<Tombstone> {
     this.writable();
     const { found, lock } = this.lockFolder(id);
-    return this.retention.delete(id, found, lock, expectedRevision, info);
+    // The registry forgets the id while the lock is held and the folder is still in place (no
+    // new session can take the id yet, no row of this one can follow): a session created
+    // under the id later starts clean, its row not outranked by this one's. Should the move
+    // then fail, the live session merely lacks a row, which the next `list` derives again.
+    return this.retention.delete(id, found, lock, expectedRevision, info, () =>
+      this.recordRow(id, () => this.registry.forget(id)),
+    );
   }
 
   async listTombstones(): Promise<Tombstone[]> {
