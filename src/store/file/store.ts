@@ -445,13 +445,9 @@ export class FileStore implements SessionStore {
   async delete(id: string, expectedRevision: number, info: TombstoneInfo): Promise<Tombstone> {
     this.writable();
     const { found, lock } = this.lockFolder(id);
-    // The registry forgets the id while the lock is held and the folder is still in place (no
-    // new session can take the id yet, no row of this one can follow): a session created
-    // under the id later starts clean, its row not outranked by this one's. Should the move
-    // then fail, the live session merely lacks a row, which the next `list` derives again.
-    return this.retention.delete(id, found, lock, expectedRevision, info, () =>
-      this.recordRow(id, () => this.registry.forget(id)),
-    );
+    // Forgotten under the lock, folder in place: a later session of this id starts clean (a failed move: `list` derives the row).
+    const forget = () => this.recordRow(id, () => this.registry.forget(id));
+    return this.retention.delete(id, found, lock, expectedRevision, info, forget);
   }
 
   async listTombstones(): Promise<Tombstone[]> {
