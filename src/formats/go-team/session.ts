@@ -1,0 +1,198 @@
+import type { FormatProblem, ForeignSession, ForeignTokens } from '../types.js';
+import { arr, hashSources, num, obj, problem, str } from '../util.js';
+import {
+  applyRollbacks,
+  checkpointRecords,
+  collectRollbacks,
+  readCheckpoints,
+  rebuildableCheckpoints,
+  reportInvalidated,
+  usableCheckpoints,
+} from './checkpoints.js';
+import { goTeamRules } from './rules.js';
+import { join } from './layout.js';
+import { type Ctx, type Loaded, time } from './load.js';
+import { adviseResume, type UsableCheckpoint } from './resume.js';
+import { findMetricsRecord, liveTokenRecord, readTokenRecord } from './tokens.js';
+import { buildUnits, recoveryError } from './units.js';
+import { type Metrics, openSession, pseudoRead, type SessionFiles } from './session-files.js';
+import { currentStepOf, rawStatusOf, statusOf } from './session-status.js';
+
+/** Token totals from state.json, else from the team's session metrics (then recorded as a source). */
+function tokensOf(
+  id: string,
+  sdir: string,
+  liveState: Record<string, unknown>,
+  metrics: Metrics | null,
+  files: SessionFiles,
+  problems: FormatProblem[],
+): ForeignTokens | null {
+  const { documents, sources, reads } = files;
+
+  let tokens: ForeignTokens | null = null;
+  const liveTok = liveTokenRecord(liveState);
+  if (liveTok) tokens = readTokenRecord(liveTok.rec);
+  if (!tokens && metrics) {
+    const rec = findMetricsRecord(metrics.doc, id);
+    if (rec) {
+      tokens = readTokenRecord(rec);
+      documents[metrics.path] = { session: rec };
+      sources.push(metrics.path);
+      reads.push(pseudoRead(metrics.path, rec));
+    }
+  }
+  if (tokens && tokens.agrees === false) {
+    problems.push(
+      problem(
+        'TOKENS_DISAGREE',
+        'warning',
+        `Session ${id}: the token totals differ from the sum of the per-agent breakdown.`,
+        {
+          sessionId: id,
+          path: liveTok ? join(sdir, 'state.json') : (metrics?.path ?? null),
+          hint: 'The totals are kept; the difference is recorded under the agent "(unattributed)" on import.',
+        },
+      ),
+    );
+  }
+  return tokens;
+}
+
+/** The review comments of step 6 kept in state.json's outputs. */
+function reviewFindings(live: Record<string, unknown> | null): ForeignSession['findings'] {
+  const outputs = obj(live?.outputs);
+  return arr(outputs.review_comments).map((rc) => {
+    const o = obj(rc);
+    const text = typeof rc === 'string' ? rc : (str(o.comment) ?? str(o.text) ?? str(o.message) ?? JSON.stringify(rc));
+    return { text, severity: str(o.severity), unitId: '6', time: str(o.timestamp) ?? str(o.time) };
+  });
+}
+
+/** Reads one session (registry entry, folder or both). */
+export async function readSession(
+  ctx: Ctx,
+  id: string,
+  entry: Record<string, unknown> | null,
+  regPath: string,
+  _reg: Loaded,
+  registry: Record<string, unknown> | null,
+  folder: 'ok' | 'unsafe' | null,
+  lastActive: string | null,
+  metrics: Metrics | null,
+): Promise<ForeignSession> {
+  const files = await openSession(ctx, id, entry, regPath, registry, folder);
+  const { problems, documents, sources, reads, sdir, safe, take, manifestL, stateL, recoveryL, rollbackL } = files;
+
+  const manifest = manifestL.doc;
+  const live = stateL.doc;
+  const liveState = obj(live?.state);
+  const recovery = recoveryL.doc;
+
+  // ---- status ----
+  const e = entry ?? {};
+  const sessionInfo = obj(liveState.session);
+  const rawStatus = rawStatusOf(id, sdir, e, sessionInfo, problems);
+
+  const resumable = typeof e.resumable === 'boolean' ? e.resumable : null;
+
+  // ---- checkpoints ----
+  const cps = safe ? await readCheckpoints(ctx, id, sdir, manifest, problems, take) : [];
+  const rollbacks = collectRollbacks(manifest, rollbackL.doc);
+  applyRollbacks(id, cps, rollbacks, problems, sdir);
+  const usableCps = usableCheckpoints(id, sdir, cps, problems);
+  reportInvalidated(id, sdir, cps, usableCps, problems);
+  const currentStep = currentStepOf(id, sdir, regPath, e, manifest, liveState, problems);
+  const { status, running } = statusOf(
+    ctx,
+    { id, sdir, regPath, entry, rawStatus, resumable, usableCps, live, sessionInfo, recovery, files },
+    problems,
+  );
+
+  // ---- units ----
+  const stepsCompleted =
+    typeof obj(e.progress).steps_completed === 'number' ? num(obj(e.progress).steps_completed) : null;
+  const units = buildUnits(id, cps, usableCps, currentStep, stepsCompleted, status, liveState, problems, sdir);
+  const inFlight = units.find((u) => u.status !== 'completed' && u.status !== 'skipped') ?? null;
+  const interruptError = recoveryError(recovery, status, currentStep);
+  if (interruptError) {
+    // The step the error happened in holds it; a step baton does not know keeps it on the session.
+    const u = units.find((x) => x.id === interruptError.unitId);
+    if (u) u.errors.push(interruptError);
+    else interruptError.unitId = null;
+  }
+
+  const tokens = tokensOf(id, sdir, liveState, metrics, files, problems);
+
+  const title = str(e.topic) ?? str(manifest?.topic) ?? str(liveState.topic) ?? id;
+  const updatedTimes = [time(e.updated_at), time(live?.saved_at), time(manifest?.updated_at)].filter(
+    (t): t is number => t !== null,
+  );
+  const resume = adviseResume({
+    status,
+    rawStatus,
+    resumable,
+    running,
+    units,
+    currentStep,
+    usable: usableCps.map(
+      (c): UsableCheckpoint => ({
+        id: c.id,
+        step: c.step as number,
+        subStep: c.subStep,
+        iteration: c.iteration,
+        createdAt: c.createdAt,
+        git: c.git,
+        unverified: c.checksum === 'unverified',
+      }),
+    ),
+    rebuildable: rebuildableCheckpoints(id, cps, recovery, problems),
+    branch: str(e.git_branch),
+    unusable: new Map(
+      cps
+        .filter((c) => c.problem !== null || c.invalidatedBy !== null)
+        .map((c) => [c.id, c.problem ?? `was invalidated by rollback ${c.invalidatedBy}`]),
+    ),
+    live,
+    recovery,
+  });
+  if (interruptError && !interruptError.resolved) {
+    resume.warnings.push(
+      `${interruptError.message.replace(/\.$/, '')} (recovery.json): find out what failed before resuming, or the step will fail again.`,
+    );
+  }
+  const mainPath =
+    stateL.read.kind === 'ok' ? stateL.read.path : manifestL.read.kind === 'ok' ? manifestL.read.path : regPath;
+  return {
+    format: 'go-team',
+    id,
+    title,
+    rawStatus,
+    status,
+    active: id === lastActive && status !== 'completed' && status !== 'failed' && status !== 'abandoned',
+    archived: false,
+    path: mainPath,
+    sources,
+    createdAt: str(e.created_at) ?? str(manifest?.created_at) ?? null,
+    updatedAt: updatedTimes.length > 0 ? new Date(Math.max(...updatedTimes)).toISOString() : null,
+    units,
+    position: { unitId: inFlight?.id ?? null, subStep: inFlight?.subStep ?? null },
+    resume,
+    unresolvedErrors: interruptError && !interruptError.resolved ? [interruptError] : [],
+    tokens,
+    decisions: [],
+    findings: reviewFindings(live),
+    notes: rollbacks.map((r) => ({
+      text: `Rolled back from ${r.fromCheckpoint ?? `step ${r.fromStep ?? '?'}`} to ${r.toCheckpoint ?? `step ${r.toStep ?? '?'}`}${r.reason ? `: ${r.reason}` : ''}${r.id ? ` (${r.id})` : ''}`,
+      time: r.timestamp,
+      agent: null,
+    })),
+    milestones: [],
+    artifacts: [],
+    contextSummary: str(obj(live?.context).last_action),
+    checkpoints: checkpointRecords(cps, usableCps),
+    rules: goTeamRules(status, rawStatus, resumable, resume),
+    problems,
+    documents,
+    sourceHash: hashSources(reads),
+  };
+}
