@@ -1,3 +1,9 @@
+/**
+ * Reads a Go Team checkpoints tree (registry `sessions.json`, one folder per session with
+ * `manifest.json`, `state.json`, `recovery.json`, `cp-*.json`, `rollback-history.json`)
+ * into {@link ForeignSession}s. Lenient: every damaged or inconsistent thing becomes a
+ * {@link FormatProblem}; nothing is written.
+ */
 import type { SafeDir } from '../safe-dir.js';
 import type { InspectReport } from '../types.js';
 import { arr, obj, problem, str } from '../util.js';

@@ -1,14 +1,17 @@
+/** The files of one Go Team session as read: registry entry, folder JSON files, team metrics. */
 import type { ReadResult } from '../safe-dir.js';
 import type { FormatProblem } from '../types.js';
 import { hashSources, problem, str } from '../util.js';
 import { join } from './layout.js';
 import { type Ctx, load, type Loaded } from './load.js';
 
+/** The team's session-metrics.json, read once and shared by every session. */
 export interface Metrics {
   path: string;
   doc: Record<string, unknown>;
 }
 
+/** Reads the team's metrics/session-metrics.json; null when missing or unreadable (reported). */
 export async function readMetrics(ctx: Ctx, team: string): Promise<Metrics | null> {
   const path = join(team, 'metrics', 'session-metrics.json');
   const l = await load(ctx, path, null, ctx.problems);

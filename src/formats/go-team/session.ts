@@ -1,9 +1,11 @@
+/** Reads one Go Team session (registry entry, folder or both) into a {@link ForeignSession}. */
 import type { FormatProblem, ForeignSession, ForeignTokens } from '../types.js';
 import { arr, hashSources, num, obj, problem, str } from '../util.js';
 import {
   applyRollbacks,
   checkpointRecords,
   collectRollbacks,
+  type Cp,
   readCheckpoints,
   rebuildableCheckpoints,
   reportInvalidated,
@@ -68,6 +70,57 @@ function reviewFindings(live: Record<string, unknown> | null): ForeignSession['f
   });
 }
 
+/** What {@link adviseResume} needs that {@link readSession} has already decided. */
+type Decided = Pick<
+  Parameters<typeof adviseResume>[0],
+  'status' | 'rawStatus' | 'resumable' | 'running' | 'units' | 'currentStep'
+>;
+
+/** The resume advice: which checkpoints are usable, rebuildable or unusable, and why. */
+function resumeOf(
+  decided: Decided,
+  e: Record<string, unknown>,
+  cps: Cp[],
+  usableCps: Cp[],
+  recovery: Record<string, unknown> | null,
+  live: Record<string, unknown> | null,
+  id: string,
+  problems: FormatProblem[],
+): ReturnType<typeof adviseResume> {
+  return adviseResume({
+    ...decided,
+    usable: usableCps.map(
+      (c): UsableCheckpoint => ({
+        id: c.id,
+        step: c.step as number,
+        subStep: c.subStep,
+        iteration: c.iteration,
+        createdAt: c.createdAt,
+        git: c.git,
+        unverified: c.checksum === 'unverified',
+      }),
+    ),
+    rebuildable: rebuildableCheckpoints(id, cps, recovery, problems),
+    branch: str(e.git_branch),
+    unusable: new Map(
+      cps
+        .filter((c) => c.problem !== null || c.invalidatedBy !== null)
+        .map((c) => [c.id, c.problem ?? `was invalidated by rollback ${c.invalidatedBy}`]),
+    ),
+    live,
+    recovery,
+  });
+}
+
+/** The rollbacks as session notes. */
+function rollbackNotes(rollbacks: ReturnType<typeof collectRollbacks>): ForeignSession['notes'] {
+  return rollbacks.map((r) => ({
+    text: `Rolled back from ${r.fromCheckpoint ?? `step ${r.fromStep ?? '?'}`} to ${r.toCheckpoint ?? `step ${r.toStep ?? '?'}`}${r.reason ? `: ${r.reason}` : ''}${r.id ? ` (${r.id})` : ''}`,
+    time: r.timestamp,
+    agent: null,
+  }));
+}
+
 /** Reads one session (registry entry, folder or both). */
 export async function readSession(
   ctx: Ctx,
@@ -127,34 +180,16 @@ export async function readSession(
   const updatedTimes = [time(e.updated_at), time(live?.saved_at), time(manifest?.updated_at)].filter(
     (t): t is number => t !== null,
   );
-  const resume = adviseResume({
-    status,
-    rawStatus,
-    resumable,
-    running,
-    units,
-    currentStep,
-    usable: usableCps.map(
-      (c): UsableCheckpoint => ({
-        id: c.id,
-        step: c.step as number,
-        subStep: c.subStep,
-        iteration: c.iteration,
-        createdAt: c.createdAt,
-        git: c.git,
-        unverified: c.checksum === 'unverified',
-      }),
-    ),
-    rebuildable: rebuildableCheckpoints(id, cps, recovery, problems),
-    branch: str(e.git_branch),
-    unusable: new Map(
-      cps
-        .filter((c) => c.problem !== null || c.invalidatedBy !== null)
-        .map((c) => [c.id, c.problem ?? `was invalidated by rollback ${c.invalidatedBy}`]),
-    ),
-    live,
+  const resume = resumeOf(
+    { status, rawStatus, resumable, running, units, currentStep },
+    e,
+    cps,
+    usableCps,
     recovery,
-  });
+    live,
+    id,
+    problems,
+  );
   if (interruptError && !interruptError.resolved) {
     resume.warnings.push(
       `${interruptError.message.replace(/\.$/, '')} (recovery.json): find out what failed before resuming, or the step will fail again.`,
@@ -181,11 +216,7 @@ export async function readSession(
     tokens,
     decisions: [],
     findings: reviewFindings(live),
-    notes: rollbacks.map((r) => ({
-      text: `Rolled back from ${r.fromCheckpoint ?? `step ${r.fromStep ?? '?'}`} to ${r.toCheckpoint ?? `step ${r.toStep ?? '?'}`}${r.reason ? `: ${r.reason}` : ''}${r.id ? ` (${r.id})` : ''}`,
-      time: r.timestamp,
-      agent: null,
-    })),
+    notes: rollbackNotes(rollbacks),
     milestones: [],
     artifacts: [],
     contextSummary: str(obj(live?.context).last_action),
