@@ -12,34 +12,12 @@ import { Ctx, load } from './load.js';
 import { readMetrics } from './session-files.js';
 import { readSession } from './session.js';
 
-/** Reads every session of the tree under `dir`. */
-export async function inspectTree(dir: SafeDir, now: Date): Promise<InspectReport> {
-  const found = await locate(dir);
-  const report: InspectReport = { format: 'go-team', root: dir.root, sessions: [], problems: [] };
-  if (!found) {
-    report.problems.push(
-      problem(
-        'UNKNOWN_FORMAT',
-        'error',
-        'No Go Team checkpoints folder (sessions.json or <session>/manifest.json) was found.',
-        {
-          hint: 'Give the checkpoints/ folder, the go-team folder holding it, or a project root holding .claude/agents/microai/teams/go-team/checkpoints/.',
-        },
-      ),
-    );
-    return report;
-  }
-  const ctx = new Ctx(dir, found, now);
-  const regPath = join(found.cp, 'sessions.json');
-  const reg = await load(ctx, regPath, null, ctx.problems, {
-    missing: problem(
-      'MISSING_FILE',
-      'warning',
-      `The registry ${regPath} is missing; sessions were read from their folders.`,
-      { path: regPath, hint: 'Export the sessions with baton to write a registry, or restore it from git.' },
-    ),
-  });
-  const registry = reg.doc;
+/** The registry's sessions by id (first entry wins) and the ids it marks active; damage is reported. */
+function registryEntries(
+  ctx: Ctx,
+  regPath: string,
+  registry: Record<string, unknown> | null,
+): { entries: Map<string, Record<string, unknown>>; rawActive: string[] } {
   const entries = new Map<string, Record<string, unknown>>();
   const rawActive: string[] = [];
   if (registry) {
@@ -84,6 +62,38 @@ export async function inspectTree(dir: SafeDir, now: Date): Promise<InspectRepor
       if (str(obj(e).status) === 'active') rawActive.push(id);
     });
   }
+  return { entries, rawActive };
+}
+
+/** Reads every session of the tree under `dir`. */
+export async function inspectTree(dir: SafeDir, now: Date): Promise<InspectReport> {
+  const found = await locate(dir);
+  const report: InspectReport = { format: 'go-team', root: dir.root, sessions: [], problems: [] };
+  if (!found) {
+    report.problems.push(
+      problem(
+        'UNKNOWN_FORMAT',
+        'error',
+        'No Go Team checkpoints folder (sessions.json or <session>/manifest.json) was found.',
+        {
+          hint: 'Give the checkpoints/ folder, the go-team folder holding it, or a project root holding .claude/agents/microai/teams/go-team/checkpoints/.',
+        },
+      ),
+    );
+    return report;
+  }
+  const ctx = new Ctx(dir, found, now);
+  const regPath = join(found.cp, 'sessions.json');
+  const reg = await load(ctx, regPath, null, ctx.problems, {
+    missing: problem(
+      'MISSING_FILE',
+      'warning',
+      `The registry ${regPath} is missing; sessions were read from their folders.`,
+      { path: regPath, hint: 'Export the sessions with baton to write a registry, or restore it from git.' },
+    ),
+  });
+  const registry = reg.doc;
+  const { entries, rawActive } = registryEntries(ctx, regPath, registry);
   const lastActive = registry ? str(registry.last_active_session) : null;
 
   // Session folders; links leading outside PATH are reported and not followed.
