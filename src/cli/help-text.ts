@@ -120,7 +120,10 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<readonly [string, s
   'budget set': [
     ['baton budget set 500000', 'a token budget'],
     ['baton budget set --cost 25', 'a cost budget in US dollars'],
-    ['baton budget set 200000 --phase build --on-exceed ask', "a phase's budget; tool calls past it are put to the user"],
+    [
+      'baton budget set 200000 --phase build --on-exceed ask',
+      "a phase's budget; tool calls past it are put to the user",
+    ],
     ['baton budget set 50000 --agent reviewer --on-exceed stop', "an agent's budget"],
   ],
   'budget clear': [

@@ -8,7 +8,7 @@ import { draft } from './decide.js';
 import type { EventDraft } from './decide.js';
 import { findRun, liveRuns, runLabel } from './runs.js';
 import type { Liveness } from './runs.js';
-import type { FileRecord, SessionState } from './state.js';
+import type { FileConflict, FileRecord, SessionState } from './state.js';
 
 /** A conversation run lapses this long after its keeper's last renewal (other hosts then see it dead). */
 export const CONVERSATION_TTL_MS = 120_000;
@@ -139,4 +139,22 @@ export function conflictWarning(s: SessionState, conflicts: readonly Conflict[])
     return `${c.path} was last written by ${r ? runLabel(r) : c.otherRunId}${c.otherPhaseId ? `, working on phase ${c.otherPhaseId}` : ''}`;
   });
   return `[baton] Conflict: another live agent works on the file${conflicts.length > 1 ? 's' : ''} you just wrote: ${lines.join('; ')}. Coordinate before writing it again (baton status shows the runs); the session recorded the conflict.`;
+}
+
+/**
+ * The resume plan's notes on the files two runs wrote (`file.conflicted`), one per path, the
+ * last conflict of each: who wrote it last and over whose work, so the next agent checks the
+ * file before building on it. Empty when the session recorded none.
+ */
+export function conflictNotes(s: SessionState): string[] {
+  const last = new Map<string, FileConflict>();
+  for (const c of s.conflicts ?? []) last.set(c.path, c);
+  const who = (id: string | null, phase: string | null): string => {
+    const r = id ? findRun(s, id) : undefined;
+    return `${r ? runLabel(r) : (id ?? 'a run')}${phase ? ` (phase ${phase})` : ''}`;
+  };
+  return [...last.values()].map(
+    (c) =>
+      `Conflict: ${c.path} was written by ${who(c.runId, c.phaseId)} over the work of ${who(c.otherRunId, c.otherPhaseId)}; check it holds what both need.`,
+  );
 }

@@ -59,9 +59,11 @@ async function claimCandidates(m: SessionManager, agent: string | null = null): 
   // candidate at once instead of when the lease expires.
   const leases = new Leases(m);
   let ended = false;
-  for (const r of rows)
-    if (r.status === 'active' && !r.archived && r.leaseToken)
-      ended = (await leases.endGoneHolder(r.id, agent)) !== null || ended;
+  for (const r of rows) {
+    if (r.status !== 'active' || r.archived) continue;
+    if (r.leaseToken) ended = (await leases.endGoneHolder(r.id, agent)) !== null || ended;
+    ended = (await endDeadRuns(m, r)) || ended;
+  }
   if (ended) rows = await m.list();
   const when = (r: SessionSummary): string => r.cause?.at ?? r.updatedAt;
   return rows
@@ -105,14 +107,32 @@ async function endGoneHolders(m: SessionManager, agent: string | null, memo: Cla
   const now = Date.parse(m.time());
   let ended = false;
   for (const r of await m.list({ status: 'active', recheck: false })) {
-    if (r.archived || !r.leaseToken || !r.leaseExpiresAt || Date.parse(r.leaseExpiresAt) <= now) continue;
-    const seen = memo.leases.get(r.id);
-    if (seen && seen.token === r.leaseToken && !leases.holderGone(seen)) continue;
-    const lease = leaseOf(await m.get(r.id));
-    if (lease) memo.leases.set(r.id, lease);
-    if (leases.holderGone(lease) && (await leases.endGoneHolder(r.id, agent))) ended = true;
+    if (r.archived) continue;
+    if (r.leaseToken && r.leaseExpiresAt && Date.parse(r.leaseExpiresAt) > now) {
+      const seen = memo.leases.get(r.id);
+      if (!seen || seen.token !== r.leaseToken || leases.holderGone(seen)) {
+        const lease = leaseOf(await m.get(r.id));
+        if (lease) memo.leases.set(r.id, lease);
+        if (leases.holderGone(lease) && (await leases.endGoneHolder(r.id, agent))) ended = true;
+      }
+    }
+    // The session's lease first (its holder gone: cause holder-gone), then runs holding none.
+    ended = (await endDeadRuns(m, r)) || ended;
   }
   return ended;
+}
+
+/**
+ * Runs that hold no session lease (a `baton run --phase`, a conversation) and are found gone
+ * on this machine or have all lapsed, written down dead: with no live run left the session is
+ * interrupted, so a SIGKILLed phase run's session is a candidate at once, not after its TTL.
+ * Only rows in doubt (Runs.rowInDoubt: a process check, no load) are looked at. True when a
+ * death was written.
+ */
+async function endDeadRuns(m: SessionManager, row: SessionSummary): Promise<boolean> {
+  const runs = new Runs(m);
+  if (!runs.rowInDoubt(row, m.time())) return false;
+  return (await runs.sweep(row.id)).length > 0;
 }
 
 /** How many of the oldest candidates concurrent claimers spread over. */

@@ -13,7 +13,7 @@ export const HANDOFF_FILE = 'handoff.md';
  * Token counts and heartbeats change often and say little to the next agent; rewriting the
  * briefing (which hashes every recorded file) after each of them would slow the hot path.
  */
-const QUIET: ReadonlySet<string> = new Set(['tokens.recorded', 'transcript.read', 'lease.renewed']);
+const QUIET: ReadonlySet<string> = new Set(['tokens.recorded', 'transcript.read', 'lease.renewed', 'run.renewed']);
 
 /**
  * Keeps `handoff.md` in each changed session's folder up to date, so a person can open one

@@ -11,6 +11,7 @@ import { Leases } from './leases.js';
 import { clearOrphans } from './orphans.js';
 import { Runs } from './runs.js';
 import { runNotes, runsView } from '../domain/runs.js';
+import { conflictNotes } from '../domain/conversation-runs.js';
 import { planResume } from '../domain/plan-resume.js';
 import type { ResumePlan, WorkspaceFile } from '../domain/resume-plan-types.js';
 import type { SessionState } from '../domain/state.js';
@@ -65,7 +66,7 @@ async function buildPlan(
   // Who works on what now, and what dead runs left (their phase, step, last files).
   if (state.runs?.length) {
     plan.runs = runsView(state, liveness);
-    plan.warnings.push(...runNotes(state, liveness));
+    plan.warnings.push(...runNotes(state, liveness), ...conflictNotes(state));
   }
   // The plan is pure; whether the lease's holder still runs is a question for this machine.
   const lease = leaseOf(state);

@@ -1,7 +1,7 @@
 /**
  * The core every SessionManager call goes through: load (snapshot + tail) → validate
- * (domain) → conditional append → result, with the manager's clock and identity. The verbs
- * built on it are in manager.ts.
+ * (domain) → conditional append → result, with the manager's clock and identity. The
+ * recording verbs built on it are in records.ts, the sub-objects and lifecycle in manager.ts.
  */
 import { clonePlain } from '../domain/clone.js';
 import { hint } from '../domain/hints.js';

@@ -69,9 +69,13 @@ async function runs(ws: Workspace): Promise<RunJson[]> {
 }
 
 /** The run of phase `phase`'s lease, its token and its command's process group, once it recorded the group. */
-async function leaseOf(ws: Workspace, phase: string): Promise<{ runId: string; token: number; pgid: number }> {
+async function leaseOf(
+  ws: Workspace,
+  phase: string,
+  session?: string,
+): Promise<{ runId: string; token: number; pgid: number }> {
   return poll(`the run on ${phase}`, async () => {
-    const log = await ws.json<Ev[]>(['log']);
+    const log = await ws.json<Ev[]>(['log', ...(session ? ['--session', session] : [])]);
     const start = log.find((e) => e.type === 'run.started' && e.data.leasedPhase === phase);
     const pgid = log.find((e) => e.type === 'run.renewed' && e.data.runId === start?.data.runId && e.data.pgid)?.data
       .pgid;
@@ -92,10 +96,16 @@ describe('baton run --phase: a lease per phase', () => {
     const b = startRun(ws, ['--phase', 'docs', '--agent', 'bob', ...opts, '--', 'sh', '-c', work('b')]);
     const la = await leaseOf(ws, 'build');
     const lb = await leaseOf(ws, 'docs');
-    expect(lb.token).toBeGreaterThan(la.token);
+    // Both started at once: whichever appended first got the lower token; never the same one.
+    expect(lb.token).not.toBe(la.token);
     // Both live at once, each owning its phase.
     const both = await runs(ws);
-    expect(both.filter((r) => r.state === 'live').map((r) => [r.agent, r.phases])).toEqual([
+    expect(
+      both
+        .filter((r) => r.state === 'live')
+        .map((r) => [r.agent, r.phases])
+        .sort(),
+    ).toEqual([
       ['alice', ['build']],
       ['bob', ['docs']],
     ]);
@@ -116,7 +126,9 @@ describe('baton run --phase: a lease per phase', () => {
     expect(same.message).toContain(`(${la.runId}, pid `);
     expect(same.hint).toContain('baton phase claim test');
     const whole = expectRunError(await ws.run(['run', '--', 'true']), 'LOCKED');
-    expect(whole.message).toMatch(/cannot be held whole: 2 runs hold a lease on phase build .*; phase docs/);
+    expect(whole.message).toMatch(
+      /cannot be held whole: 2 runs hold a lease on phase (build .*; phase docs|docs .*; phase build)/,
+    );
 
     // The run on build dies with its command (SIGKILL to baton and to the group): bob goes on.
     a.child.kill('SIGKILL');
@@ -183,5 +195,36 @@ describe('baton run --phase: a lease per phase', () => {
     // docs is another phase: the orphan on build is not in its way.
     const docs = await ws.run(['run', '--phase', 'docs', '--', 'true']);
     expect(docs.code, docs.stderr).toBe(0);
+  }, 60_000);
+
+  it('a phase run SIGKILLed with its command (TTL 10 min): claim and resume --apply take the session over at once, not after the TTL', async () => {
+    needBuiltCli();
+    const ws = await withSession('pk', 'build,docs');
+    const killed = async (session: string): Promise<number> => {
+      const a = startRun(ws, ['--session', session, '--phase', 'build', '--ttl', '10m', '--', 'sleep', '600']);
+      const la = await leaseOf(ws, 'build', session);
+      a.child.kill('SIGKILL');
+      process.kill(-la.pgid, 'SIGKILL');
+      await a.done;
+      return la.token;
+    };
+    const t1 = await killed('pk');
+    const at = Date.now();
+    const c = await ws.run(['claim', '--json']);
+    expect(c.code, c.stderr).toBe(0);
+    const claimed = (
+      JSON.parse(c.stdout) as { claimed: { sessionId: string; token: number; cause: { cause: string } } }
+    ).claimed;
+    expect(claimed).toMatchObject({ sessionId: 'pk', cause: { cause: 'run-died' } });
+    expect(claimed.token).toBeGreaterThan(t1);
+    expect(Date.now() - at).toBeLessThan(30_000);
+
+    expect((await ws.run(['start', 'second', '--id', 'pk2', '--phases', 'build,docs', '--switch'])).code).toBe(0);
+    await killed('pk2');
+    const r = await ws.run(['resume', '--apply', '--session', 'pk2']);
+    expect(r.code, r.stderr).toBe(0);
+    const s = await ws.json<{ status: string; runs?: RunJson[] }>(['status', '--session', 'pk2']);
+    expect(s.status).toBe('active');
+    expect(s.runs?.[0]?.ended).toMatchObject({ how: 'died', cause: 'process-gone' });
   }, 60_000);
 });

@@ -156,6 +156,15 @@ describe('two conversations at once, each a run on its own phase', () => {
         otherPhaseId: 'backend',
       }),
     ]);
+    // The resume plan shows it too: the next agent checks the file before building on it.
+    const mp = w.m();
+    const { plan } = await mp.recovery.plan('team');
+    await mp.store.close();
+    expect(plan.warnings.filter((x) => x.startsWith('Conflict: '))).toEqual([
+      expect.stringMatching(
+        /^Conflict: src\/api\.ts was written by .*\(phase frontend\) over the work of .*\(phase backend\);/,
+      ),
+    ]);
     expect(byPhase('backend').steps).toEqual([{ name: 'Write the API', status: 'pending' }]);
     expect(byPhase('frontend').steps).toEqual([{ name: 'Draw the page', status: 'in_progress' }]);
     expect(s.tokens.byPhase['backend']).toMatchObject({ input: 1000, output: 100 });

@@ -106,3 +106,15 @@ describe('derived files kept by the manager', () => {
     expect(warnings[0]).toMatch(/^mirror of blk-1 \(maestro in .*out\) not updated: /);
   });
 });
+
+describe('what does not rewrite handoff.md', () => {
+  it('heartbeats of a run and of a lease, token counts and transcript reads leave the handoff alone; a phase change does not', async () => {
+    const { HandoffFiles } = await import('../../src/manager/handoff-file.js');
+    const ev = (type: string) => ({ type }) as Parameters<InstanceType<typeof HandoffFiles>['note']>[1][number];
+    const h = new HandoffFiles(true);
+    h.note('s', ['run.renewed', 'lease.renewed', 'tokens.recorded', 'transcript.read'].map(ev));
+    expect(h.pending).toBe(false);
+    h.note('s', [ev('phase.started')]);
+    expect(h.pending).toBe(true);
+  });
+});
