@@ -9,27 +9,20 @@ import { createHash } from 'node:crypto';
 import { fold } from '../domain/apply.js';
 import type { EventDataMap, EventType, PhaseSpec, StoredEvent } from '../domain/events.js';
 import { MAX_ID_LENGTH } from '../domain/ids.js';
-import type { SessionState, SessionStatus } from '../domain/state.js';
+import type { SessionState } from '../domain/state.js';
 import { TOOLKIT_RULES_KEY } from '../domain/toolkit-rules.js';
-import { SESSION_TRANSITIONS } from '../domain/transitions.js';
-import type { SessionAction } from '../domain/transitions.js';
-import type {
-  ForeignError,
-  ForeignSession,
-  FormatName,
-  FormatProblem,
-  ProblemSeverity,
-  TokenCountsLike,
-} from './types.js';
+import type { ForeignError, ForeignSession, ForeignUnit, FormatName, FormatProblem } from './types.js';
+import { count, MAX_TEXT, nonEmpty, note } from './import-values.js';
+import { foreignTokenCells, journalTokenCells, splitCell, UNATTRIBUTED } from './import-tokens.js';
+import { statusEvent } from './import-status.js';
+import { FILES_READ_KEY, phaseSpecs } from './import-phases.js';
+
+export { FILES_READ_KEY, journalTokenCells, splitCell, statusEvent, UNATTRIBUTED };
 
 /** Session metadata key of the provenance record. */
 export const PROVENANCE_KEY = 'provenance';
 /** Session metadata key of errors the foreign session does not attach to a unit. */
 export const LOOSE_ERRORS_KEY = 'looseErrors';
-/** Phase metadata key of the files a unit read (baton records only created/modified/deleted). */
-export const FILES_READ_KEY = 'filesRead';
-/** Agent under which tokens the foreign per-agent breakdown does not account for are recorded. */
-export const UNATTRIBUTED = '(unattributed)';
 /** `idFormat` of a session created by import. */
 export const IMPORTED_ID_FORMAT = 'imported';
 
@@ -130,105 +123,6 @@ export function isoTime(v: string | null | undefined): string | null {
   return UTC_ISO.test(v) ? v : new Date(t).toISOString();
 }
 
-function note(
-  severity: ProblemSeverity,
-  code: string,
-  s: ForeignSession,
-  message: string,
-  details?: Record<string, unknown>,
-): FormatProblem {
-  return { code, severity, sessionId: s.id, path: s.path, message, hint: null, ...(details ? { details } : {}) };
-}
-
-function nonEmpty(v: string | null | undefined, fallback: string, max: number): string {
-  const s = typeof v === 'string' && v.trim() !== '' ? v : fallback;
-  return s.length > max ? s.slice(0, max) : s;
-}
-
-function count(v: unknown): number {
-  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.min(Math.round(v), 1_000_000_000_000) : 0;
-}
-
-function counts(t: TokenCountsLike | null | undefined): TokenCountsLike {
-  return { input: count(t?.input), output: count(t?.output), cached: count(t?.cached) };
-}
-
-const MAX_TEXT = 100_000;
-
-/** Phases of the session: one per unit, ids made unique, blockers pointing nowhere or in a cycle dropped. */
-function phaseSpecs(s: ForeignSession, problems: FormatProblem[]): { specs: PhaseSpec[]; ids: string[] } {
-  const seen = new Set<string>();
-  const ids = s.units.map((u, i) => {
-    let id = typeof u.id === 'string' && u.id !== '' ? u.id : `unit-${i + 1}`;
-    if (seen.has(id)) {
-      let n = 2;
-      while (seen.has(`${id}-${n}`)) n++;
-      problems.push(
-        note(
-          'warning',
-          'DUPLICATE_UNIT',
-          s,
-          `Unit id ${JSON.stringify(id)} appears more than once; the later one was imported as ${id}-${n}.`,
-          { unitId: id, importedAs: `${id}-${n}` },
-        ),
-      );
-      id = `${id}-${n}`;
-    }
-    seen.add(id);
-    return id;
-  });
-  const specs: PhaseSpec[] = s.units.map((u, i) => {
-    const blockedBy = (u.blockedBy ?? []).filter((b) => {
-      if (seen.has(b) && b !== ids[i]) return true;
-      problems.push(
-        note(
-          'warning',
-          'BAD_VALUE',
-          s,
-          `Unit ${ids[i]} is blocked by ${JSON.stringify(b)}, which is not another unit of the session; the dependency was dropped.`,
-          { unitId: ids[i], blockedBy: b },
-        ),
-      );
-      return false;
-    });
-    const read = u.files.filter((f) => f.action === 'read').map((f) => f.path);
-    const metadata = { ...u.metadata, ...(read.length ? { [FILES_READ_KEY]: read } : {}) };
-    return {
-      id: ids[i]!,
-      name: nonEmpty(u.name, ids[i]!, 1000),
-      agents: [...new Set(u.agents ?? [])],
-      blockedBy,
-      metadata,
-    };
-  });
-  if (hasCycle(specs)) {
-    problems.push(
-      note(
-        'warning',
-        'BAD_VALUE',
-        s,
-        "The units' blocked_by dependencies form a cycle; all dependencies were dropped.",
-      ),
-    );
-    for (const p of specs) p.blockedBy = [];
-  }
-  return { specs, ids };
-}
-
-function hasCycle(specs: PhaseSpec[]): boolean {
-  const by = new Map(specs.map((p) => [p.id, p]));
-  const mark = new Map<string, 1 | 2>();
-  const visit = (id: string): boolean => {
-    if (mark.get(id) === 2) return false;
-    if (mark.get(id) === 1) return true;
-    mark.set(id, 1);
-    for (const b of by.get(id)?.blockedBy ?? []) if (visit(b)) return true;
-    mark.set(id, 2);
-    return false;
-  };
-  return specs.some((p) => visit(p.id));
-}
-
 /** Events of a new session that reproduces `s`, oldest first, ending with the provenance. */
 export function importEvents(s: ForeignSession, ctx: ImportContext): ImportPlan {
   const problems: FormatProblem[] = [];
@@ -248,8 +142,51 @@ export function importEvents(s: ForeignSession, ctx: ImportContext): ImportPlan 
     }
     return t ?? fallback;
   };
+  const emit: Emit = { s, out, push, when, t0, tEnd };
   const { specs, ids } = phaseSpecs(s, problems);
   const phaseIds = new Set(ids);
+  createdEvent(emit, specs, phaseIds, problems);
+  let errN = 0;
+  s.units.forEach((u, i) => {
+    errN = unitEvents(emit, u, ids[i]!, errN);
+  });
+  for (const [cell, c] of foreignTokenCells(s, phaseIds, problems)) {
+    const [agent, phase] = splitCell(cell);
+    push('tokens.recorded', { agent, phaseId: phase, ...c }, tEnd);
+  }
+  recordEvents(emit, phaseIds);
+  lifecycleEvents(emit, ctx);
+  const imported = fold(
+    null,
+    out.map((e, i) => ({ ...e, actor: { agent: null, pid: 0, host: '' }, seq: i + 1 }) as StoredEvent),
+    'import',
+  )!;
+  push(
+    'metadata.set',
+    { key: PROVENANCE_KEY, value: { ...provenance(s, ctx, untimed, untimedAt), workHash: workHash(imported) } },
+    ctx.importedAt,
+  );
+  return { events: out, problems };
+}
+
+/** What each part of {@link importEvents} shares: the session, the events so far and their times. */
+interface Emit {
+  s: ForeignSession;
+  out: ImportEvent[];
+  push: <K extends EventType>(type: K, data: EventDataMap[K], time: string | null | undefined) => void;
+  /** The ISO time of `v`, else `fallback`, noting `key` as untimed. */
+  when: (v: string | null | undefined, key: string, fallback: string) => string;
+  t0: string;
+  tEnd: string;
+}
+
+/** The `session.created` event: title (clipped), phases, budget, context and loose errors. */
+function createdEvent(
+  { s, push, t0 }: Emit,
+  specs: PhaseSpec[],
+  phaseIds: Set<string>,
+  problems: FormatProblem[],
+): void {
   const title = nonEmpty(s.title, s.id, 1000);
   if ((s.title ?? '').length > 1000)
     problems.push(
@@ -275,66 +212,67 @@ export function importEvents(s: ForeignSession, ctx: ImportContext): ImportPlan 
     },
     t0,
   );
+}
 
-  let errN = 0;
-  s.units.forEach((u, i) => {
-    const phaseId = ids[i]!;
-    const agent = u.agents?.[0] ?? null;
-    const runs = u.status !== 'pending' && u.status !== 'blocked' && u.status !== 'skipped';
-    const ends = u.status === 'completed' || u.status === 'failed' || u.status === 'skipped';
-    const started = runs ? when(u.startedAt, `phase:${phaseId}:startedAt`, t0) : (isoTime(u.startedAt) ?? t0);
-    const ended = ends ? when(u.completedAt, `phase:${phaseId}:completedAt`, tEnd) : (isoTime(u.completedAt) ?? tEnd);
-    if (runs) push('phase.started', { phaseId, agent, forced: false }, started);
-    const retries = count(u.retries);
-    for (let r = 1; r <= retries; r++) push('phase.retried', { phaseId, agent, forced: false, attempt: r }, started);
-    if (u.subStep) push('substep.reached', { phaseId, name: nonEmpty(u.subStep, u.subStep, 200) }, started);
-    for (const f of u.files) {
-      if (f.action === 'read' || !f.path) continue;
-      push(
-        'file.recorded',
-        { phaseId, path: f.path.slice(0, 4096), action: f.action, sha256: null, size: null, agent },
-        started,
-      );
-    }
-    for (const e of u.errors) {
-      const errorId = `err-${++errN}`;
-      push(
-        'error.recorded',
-        {
-          errorId,
-          phaseId,
-          agent: e.agent,
-          type: nonEmpty(e.type, 'error', 100),
-          message: nonEmpty(e.message, '(no message)', MAX_TEXT),
-        },
-        when(e.time, `error:${errorId}`, started),
-      );
-      // A resolution the foreign file does not give stays null (not invented), so export writes it back as it was.
-      if (e.resolved) push('error.resolved', { errorId, resolution: e.resolution as string }, isoTime(e.time) ?? ended);
-    }
-    if (u.status === 'completed') push('phase.completed', { phaseId, agent }, ended);
-    else if (u.status === 'failed')
-      push(
-        'phase.failed',
-        { phaseId, agent, reason: u.errors.filter((e) => !e.resolved).at(-1)?.message ?? null },
-        ended,
-      );
-    else if (u.status === 'skipped') push('phase.skipped', { phaseId, reason: null }, ended);
-    // The toolkit's usable checkpoints of this unit become baton checkpoints holding the state
-    // as of here (docs/formats/go-team.md: "Per-step checkpoint snapshots (state+outputs+files+git commit)").
-    for (const c of checkpointsOf(s, u.id)) {
-      push(
-        'checkpoint.created',
-        { checkpointId: c.id, name: c.name, revision: out.length, trigger: 'phase', phaseId, git: c.git },
-        isoTime(c.createdAt) ?? ended,
-      );
-    }
-  });
-
-  for (const [cell, c] of foreignTokenCells(s, phaseIds, problems)) {
-    const [agent, phase] = splitCell(cell);
-    push('tokens.recorded', { agent, phaseId: phase, ...c }, tEnd);
+/** One unit's events as phase `phaseId`: start, retries, sub-step, files, errors, end, checkpoints. Returns the error count so far. */
+function unitEvents({ s, out, push, when, t0, tEnd }: Emit, u: ForeignUnit, phaseId: string, errCount: number): number {
+  let errN = errCount;
+  const agent = u.agents?.[0] ?? null;
+  const runs = u.status !== 'pending' && u.status !== 'blocked' && u.status !== 'skipped';
+  const ends = u.status === 'completed' || u.status === 'failed' || u.status === 'skipped';
+  const started = runs ? when(u.startedAt, `phase:${phaseId}:startedAt`, t0) : (isoTime(u.startedAt) ?? t0);
+  const ended = ends ? when(u.completedAt, `phase:${phaseId}:completedAt`, tEnd) : (isoTime(u.completedAt) ?? tEnd);
+  if (runs) push('phase.started', { phaseId, agent, forced: false }, started);
+  const retries = count(u.retries);
+  for (let r = 1; r <= retries; r++) push('phase.retried', { phaseId, agent, forced: false, attempt: r }, started);
+  if (u.subStep) push('substep.reached', { phaseId, name: nonEmpty(u.subStep, u.subStep, 200) }, started);
+  for (const f of u.files) {
+    if (f.action === 'read' || !f.path) continue;
+    push(
+      'file.recorded',
+      { phaseId, path: f.path.slice(0, 4096), action: f.action, sha256: null, size: null, agent },
+      started,
+    );
   }
+  for (const e of u.errors) {
+    const errorId = `err-${++errN}`;
+    push(
+      'error.recorded',
+      {
+        errorId,
+        phaseId,
+        agent: e.agent,
+        type: nonEmpty(e.type, 'error', 100),
+        message: nonEmpty(e.message, '(no message)', MAX_TEXT),
+      },
+      when(e.time, `error:${errorId}`, started),
+    );
+    // A resolution the foreign file does not give stays null (not invented), so export writes it back as it was.
+    if (e.resolved) push('error.resolved', { errorId, resolution: e.resolution as string }, isoTime(e.time) ?? ended);
+  }
+  if (u.status === 'completed') push('phase.completed', { phaseId, agent }, ended);
+  else if (u.status === 'failed')
+    push(
+      'phase.failed',
+      { phaseId, agent, reason: u.errors.filter((e) => !e.resolved).at(-1)?.message ?? null },
+      ended,
+    );
+  else if (u.status === 'skipped') push('phase.skipped', { phaseId, reason: null }, ended);
+  // The toolkit's usable checkpoints of this unit become baton checkpoints holding the state
+  // as of here (docs/formats/go-team.md: "Per-step checkpoint snapshots (state+outputs+files+git commit)").
+  for (const c of checkpointsOf(s, u.id)) {
+    push(
+      'checkpoint.created',
+      { checkpointId: c.id, name: c.name, revision: out.length, trigger: 'phase', phaseId, git: c.git },
+      isoTime(c.createdAt) ?? ended,
+    );
+  }
+  return errN;
+}
+
+/** Decisions, findings, notes, milestones and artifacts, numbered in foreign order. */
+function recordEvents({ s, push, when, tEnd }: Emit, phaseIds: Set<string>): void {
+  const phaseOf = (id: string | null): string | null => (id !== null && phaseIds.has(id) ? id : null);
   s.decisions.forEach((d, i) =>
     push(
       'decision.recorded',
@@ -345,7 +283,7 @@ export function importEvents(s: ForeignSession, ctx: ImportContext): ImportPlan 
         rationale: d.rationale ?? null,
         alternatives: (d.alternatives ?? []).map(String),
         agent: d.agent ?? null,
-        phaseId: d.unitId !== null && phaseIds.has(d.unitId) ? d.unitId : null,
+        phaseId: phaseOf(d.unitId),
       },
       when(d.time, `decision:dec-${i + 1}`, tEnd),
     ),
@@ -357,7 +295,7 @@ export function importEvents(s: ForeignSession, ctx: ImportContext): ImportPlan 
         findingId: `fnd-${i + 1}`,
         text: nonEmpty(f.text, '(empty)', MAX_TEXT),
         severity: f.severity ?? null,
-        phaseId: f.unitId !== null && phaseIds.has(f.unitId) ? f.unitId : null,
+        phaseId: phaseOf(f.unitId),
         agent: null,
       },
       when(f.time, `finding:fnd-${i + 1}`, tEnd),
@@ -387,12 +325,16 @@ export function importEvents(s: ForeignSession, ctx: ImportContext): ImportPlan 
         path: nonEmpty(a.path, '(unknown)', 4096),
         kind: a.kind ?? null,
         description: a.description ?? null,
-        phaseId: a.unitId !== null && phaseIds.has(a.unitId) ? a.unitId : null,
+        phaseId: phaseOf(a.unitId),
         agent: a.agent ?? null,
       },
       when(a.time, `artifact:art-${i + 1}`, tEnd),
     ),
   );
+}
+
+/** The session's status, archiving, and the toolkit's rules (checkpoint ids as baton names them). */
+function lifecycleEvents({ s, push, tEnd }: Emit, ctx: ImportContext): void {
   const status = statusEvent(s.status, 'active', s.rawStatus);
   for (const e of status ?? []) push(e.type, e.data as never, tEnd);
   if (s.archived) push('session.archived', {}, tEnd);
@@ -404,17 +346,6 @@ export function importEvents(s: ForeignSession, ctx: ImportContext): ImportPlan 
       : s.rules;
     push('metadata.set', { key: TOOLKIT_RULES_KEY, value }, ctx.importedAt);
   }
-  const imported = fold(
-    null,
-    out.map((e, i) => ({ ...e, actor: { agent: null, pid: 0, host: '' }, seq: i + 1 }) as StoredEvent),
-    'import',
-  )!;
-  push(
-    'metadata.set',
-    { key: PROVENANCE_KEY, value: { ...provenance(s, ctx, untimed, untimedAt), workHash: workHash(imported) } },
-    ctx.importedAt,
-  );
-  return { events: out, problems };
 }
 
 /**
@@ -521,123 +452,6 @@ function looseErrors(s: ForeignSession, phaseIds: Set<string>): ForeignError[] {
   return s.unresolvedErrors.filter(
     (e) => (e.unitId === null || !phaseIds.has(e.unitId)) && !inUnits.has(`${e.type}\0${e.message}`),
   );
-}
-
-const CELL_SEP = '\u0000';
-function cellKey(agent: string, phaseId: string | null): string {
-  return `${agent}${CELL_SEP}${phaseId ?? ''}`;
-}
-/** The agent and phase of a token cell key (see journalTokenCells). */
-export function splitCell(k: string): [string, string | null] {
-  const i = k.indexOf(CELL_SEP);
-  const p = k.slice(i + 1);
-  return [k.slice(0, i), p === '' ? null : p];
-}
-
-/**
- * Token use of the foreign session as (agent, phase) cells: the per-agent breakdown when there
- * is one, else the per-unit one under {@link UNATTRIBUTED}; what the totals hold beyond it
- * goes to {@link UNATTRIBUTED} without a phase.
- */
-function foreignTokenCells(
-  s: ForeignSession,
-  phaseIds: Set<string>,
-  problems: FormatProblem[],
-): Map<string, TokenCountsLike> {
-  const cells = new Map<string, TokenCountsLike>();
-  const t = s.tokens;
-  if (!t) return cells;
-  const add = (k: string, c: TokenCountsLike): void => {
-    const cur = cells.get(k) ?? { input: 0, output: 0, cached: 0 };
-    cells.set(k, { input: cur.input + c.input, output: cur.output + c.output, cached: cur.cached + c.cached });
-  };
-  if (t.byAgent) {
-    for (const [agent, c] of Object.entries(t.byAgent))
-      add(cellKey(nonEmpty(agent, UNATTRIBUTED, 200), null), counts(c));
-  } else if (t.byUnit) {
-    for (const [unit, c] of Object.entries(t.byUnit))
-      add(cellKey(UNATTRIBUTED, phaseIds.has(unit) ? unit : null), counts(c));
-  }
-  const sum = { input: 0, output: 0, cached: 0 };
-  for (const c of cells.values()) {
-    sum.input += c.input;
-    sum.output += c.output;
-    sum.cached += c.cached;
-  }
-  const total = counts(t);
-  const rest = {
-    input: Math.max(0, total.input - sum.input),
-    output: Math.max(0, total.output - sum.output),
-    cached: Math.max(0, total.cached - sum.cached),
-  };
-  if (rest.input || rest.output || rest.cached || cells.size === 0) add(cellKey(UNATTRIBUTED, null), rest);
-  if (total.input < sum.input || total.output < sum.output || total.cached < sum.cached) {
-    problems.push(
-      note(
-        'info',
-        'TOKENS_DISAGREE',
-        s,
-        `The token totals are below the sum of the per-agent breakdown; baton's totals are the breakdown's sum (${sum.input} in / ${sum.output} out / ${sum.cached} cached).`,
-        { totals: total, sum },
-      ),
-    );
-  }
-  // An all-zero unattributed cell only matters when there is nothing else (it keeps "tokens: 0" visible).
-  const un = cells.get(cellKey(UNATTRIBUTED, null));
-  if (un && !un.input && !un.output && !un.cached && cells.size > 1) cells.delete(cellKey(UNATTRIBUTED, null));
-  return cells;
-}
-
-/** Token cells (agent, phase) → counts of a journal's `tokens.recorded` events. */
-export function journalTokenCells(
-  events: ReadonlyArray<{ type: string; data: unknown }>,
-): Map<string, TokenCountsLike> {
-  const cells = new Map<string, TokenCountsLike>();
-  for (const e of events) {
-    if (e.type !== 'tokens.recorded') continue;
-    const d = e.data as EventDataMap['tokens.recorded'];
-    const k = cellKey(d.agent, d.phaseId);
-    const cur = cells.get(k) ?? { input: 0, output: 0, cached: 0 };
-    cells.set(k, { input: cur.input + d.input, output: cur.output + d.output, cached: cur.cached + d.cached });
-  }
-  return cells;
-}
-
-/** The lifecycle events that take a session from `from` to `to` (one step, or resume then one), or null when none does. */
-export function statusEvent(
-  to: SessionStatus,
-  from: SessionStatus,
-  raw: string | null,
-): Array<{ type: EventType; data: unknown }> | null {
-  if (to === from) return [];
-  const one = (f: SessionStatus): Array<{ type: EventType; data: unknown }> | null => {
-    const action = (Object.entries(SESSION_TRANSITIONS[f]) as Array<[SessionAction, SessionStatus]>).find(
-      ([, target]) => target === to,
-    )?.[0];
-    if (!action) return null;
-    const detail = raw ?? null;
-    switch (action) {
-      case 'pause':
-        return [{ type: 'session.paused', data: { cause: 'imported', detail } }];
-      case 'resume':
-        return [{ type: 'session.resumed', data: { from: f } }];
-      case 'interrupt':
-        return [{ type: 'session.interrupted', data: { cause: 'imported', detail } }];
-      case 'complete':
-        return [{ type: 'session.completed', data: { detail } }];
-      case 'fail':
-        return [{ type: 'session.failed', data: { detail } }];
-      case 'abandon':
-        return [{ type: 'session.abandoned', data: { detail } }];
-    }
-  };
-  const direct = one(from);
-  if (direct) return direct;
-  if (SESSION_TRANSITIONS[from].resume) {
-    const then = one('active');
-    if (then) return [{ type: 'session.resumed', data: { from } }, ...then];
-  }
-  return null;
 }
 
 /** The baton state a fresh import of `s` produces. */

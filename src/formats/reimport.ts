@@ -4,8 +4,8 @@
  * reported, not applied. The first import is in import.ts.
  */
 import { fold } from '../domain/apply.js';
-import type { EventDataMap, EventType, StoredEvent } from '../domain/events.js';
-import type { Phase, PhaseStatus, SessionState } from '../domain/state.js';
+import type { StoredEvent } from '../domain/events.js';
+import type { Phase, SessionState } from '../domain/state.js';
 import { TOOLKIT_RULES_KEY } from '../domain/toolkit-rules.js';
 import { workHash } from './import.js';
 import {
@@ -21,7 +21,8 @@ import {
   UNATTRIBUTED,
 } from './import.js';
 import type { ImportContext, ImportEvent, Provenance } from './import.js';
-import type { ForeignSession, FormatProblem, ProblemSeverity, TokenCountsLike } from './types.js';
+import type { ForeignSession, FormatProblem, TokenCountsLike } from './types.js';
+import { type Diverged, phaseDiff, type Push } from './reimport-phase.js';
 
 /** Result of {@link reimportEvents}. */
 export interface ReimportPlan {
@@ -34,8 +35,6 @@ export interface ReimportPlan {
   /** The foreign session is archived and the baton one is not: archive it after appending. */
   archive: boolean;
 }
-
-const RANK: Record<PhaseStatus, number> = { pending: 0, in_progress: 1, failed: 1, completed: 2, skipped: 2 };
 
 /**
  * The events that bring `current` (a session imported before from the same foreign session)
@@ -72,15 +71,10 @@ export function reimportEvents(
   )!;
   const out: ImportEvent[] = [];
   const now = ctx.importedAt;
-  const push = <K extends EventType>(type: K, data: EventDataMap[K], time: string | null | undefined): void => {
+  const push: Push = (type, data, time) => {
     out.push({ type, data, time: time ?? now } as ImportEvent);
   };
-  const diverged = (
-    severity: ProblemSeverity,
-    kind: string,
-    message: string,
-    details: Record<string, unknown> = {},
-  ): void => {
+  const diverged: Diverged = (severity, kind, message, details = {}) => {
     problems.push({
       code: 'REIMPORT_DIVERGED',
       severity,
@@ -94,14 +88,66 @@ export function reimportEvents(
   const counters = { ...current.counters };
   const nextId = (counter: string, prefix: string): string =>
     `${prefix}-${(counters[counter] = (counters[counter] ?? 0) + 1)}`;
+  const d: Diff = {
+    current,
+    target,
+    s,
+    now,
+    curPhases: new Map(current.phases.map((p) => [p.id, p])),
+    push,
+    diverged,
+    nextId,
+  };
 
+  unitsDiff(d);
+  metadataDiff(d);
+  tokensDiff(d, journal, fresh.events);
+  contextDiff(d);
+  recordsDiff(d);
+  milestonesDiff(d);
+  newCheckpoints(current, fresh.events, d.curPhases, out);
+  statusDiff(d);
+  const archive = archiveDiff(d);
+  // Made-up times: those of the fresh import (same phase ids; record ids match while baton added none of its own).
+  const old = target.metadata[PROVENANCE_KEY] as Provenance | undefined;
+  const after = fold(
+    structuredClone(current),
+    out.map(
+      (e, i) => ({ ...e, actor: { agent: null, pid: 0, host: '' }, seq: current.revision + i + 1 }) as StoredEvent,
+    ),
+    current.id,
+  )!;
+  push(
+    'metadata.set',
+    {
+      key: PROVENANCE_KEY,
+      value: { ...provenance(s, ctx, old?.untimed ?? [], old?.untimedAt), workHash: workHash(after) },
+    },
+    now,
+  );
+  return { unchanged: false, events: out, problems, archive };
+}
+
+/** What every part of a re-import diff shares: both states, the foreign session and the sinks. */
+interface Diff {
+  current: SessionState;
+  target: SessionState;
+  s: ForeignSession;
+  now: string;
+  curPhases: Map<string, Phase>;
+  push: Push;
+  diverged: Diverged;
+  nextId: (counter: string, prefix: string) => string;
+}
+
+/** The title and the set of units: baton cannot change either, so differences are reported; then each phase moves forward. */
+function unitsDiff({ current, target, curPhases, push, diverged, nextId }: Diff): void {
   if (target.title !== current.title)
     diverged(
       'info',
       'title',
       `The title changed to ${JSON.stringify(target.title)}; baton has no event for a new title and keeps ${JSON.stringify(current.title)}.`,
     );
-  const curPhases = new Map(current.phases.map((p) => [p.id, p]));
   for (const t of target.phases)
     if (!curPhases.has(t.id))
       diverged(
@@ -121,7 +167,10 @@ export function reimportEvents(
     const p = curPhases.get(t.id);
     if (p) phaseDiff(p, t, push, diverged, nextId);
   }
+}
 
+/** Metadata baton keeps whole: the loose errors and the toolkit's rules as they apply now. */
+function metadataDiff({ current, target, now, push }: Diff): void {
   // Loose errors are kept as a whole list in metadata.
   const looseCur = JSON.stringify(current.metadata[LOOSE_ERRORS_KEY] ?? []);
   const looseTgt = JSON.stringify(target.metadata[LOOSE_ERRORS_KEY] ?? []);
@@ -134,13 +183,21 @@ export function reimportEvents(
   ) {
     push('metadata.set', { key: TOOLKIT_RULES_KEY, value: target.metadata[TOOLKIT_RULES_KEY] }, now);
   }
+}
 
-  // Tokens, compared at the grain of the foreign breakdown: per agent when it has one (baton
-  // may have recorded an agent's tokens against a phase since, e.g. through a mirror), else per
-  // unit, whoever recorded them.
-  // An agent baton knows but the foreign map does not name (a layout whose per-agent map
-  // cannot hold it) is counted in the foreign file's unattributed remainder.
-  const want = journalTokenCells(fresh.events);
+/**
+ * Tokens, compared at the grain of the foreign breakdown: per agent when it has one (baton
+ * may have recorded an agent's tokens against a phase since, e.g. through a mirror), else per
+ * unit, whoever recorded them.
+ * An agent baton knows but the foreign map does not name (a layout whose per-agent map
+ * cannot hold it) is counted in the foreign file's unattributed remainder.
+ */
+function tokensDiff(
+  { s, now, curPhases, push, diverged }: Diff,
+  journal: ReadonlyArray<{ type: string; data: unknown }>,
+  freshEvents: ImportEvent[],
+): void {
+  const want = journalTokenCells(freshEvents);
   const perAgent = [...want.keys()].every((k) => splitCell(k)[1] === null);
   const named = new Set([...want.keys()].map((k) => splitCell(k)[0]));
   const group = (k: string): string => {
@@ -179,6 +236,10 @@ export function reimportEvents(
         isoTime(s.updatedAt) ?? now,
       );
   }
+}
+
+/** The token budget and the context summary (a removed summary is reported, the last one kept). */
+function contextDiff({ current, target, s, now, push, diverged }: Diff): void {
   if (target.tokens.budgetMax !== current.tokens.budgetMax) push('budget.set', { max: target.tokens.budgetMax }, now);
   if (target.contextSummary !== current.contextSummary) {
     if (target.contextSummary !== null)
@@ -190,8 +251,11 @@ export function reimportEvents(
         'The foreign session no longer has a context summary; baton keeps its last one.',
       );
   }
+}
 
-  // Records, matched by content (foreign records carry no stable ids).
+/** Decisions, findings, notes and artifacts, matched by content (foreign records carry no stable ids). */
+function recordsDiff({ current, target, curPhases, push, diverged, nextId }: Diff): void {
+  const phaseOf = (id: string | null): string | null => (id !== null && curPhases.has(id) ? id : null);
   const decKey = (d: { title: string; choice: string }): string => `${d.title}\0${d.choice}`;
   appendNew(
     current.decisions.map(decKey),
@@ -207,7 +271,7 @@ export function reimportEvents(
           rationale: d.rationale,
           alternatives: d.alternatives,
           agent: d.agent,
-          phaseId: d.phaseId !== null && curPhases.has(d.phaseId) ? d.phaseId : null,
+          phaseId: phaseOf(d.phaseId),
         },
         d.time,
       ),
@@ -225,7 +289,7 @@ export function reimportEvents(
           findingId: nextId('finding', 'fnd'),
           text: f.text,
           severity: f.severity,
-          phaseId: f.phaseId !== null && curPhases.has(f.phaseId) ? f.phaseId : null,
+          phaseId: phaseOf(f.phaseId),
           agent: f.agent,
         },
         f.time,
@@ -256,13 +320,17 @@ export function reimportEvents(
           path: a.path,
           kind: a.kind,
           description: a.description,
-          phaseId: a.phaseId !== null && curPhases.has(a.phaseId) ? a.phaseId : null,
+          phaseId: phaseOf(a.phaseId),
           agent: a.agent,
         },
         a.time,
       ),
     (n) => diverged('info', 'artifact_removed', `${n} artifact(s) in baton are not in the foreign session; kept.`),
   );
+}
+
+/** Milestones, matched by title: new ones added (and done), done ones marked; reopening is reported. */
+function milestonesDiff({ current, target, now, push, diverged, nextId }: Diff): void {
   const curMs = new Map(current.milestones.map((m) => [m.title, m]));
   appendNew(
     current.milestones.map((m) => m.title),
@@ -285,50 +353,35 @@ export function reimportEvents(
         `Milestone ${c.id} is done in baton but not in the foreign session; kept done.`,
       );
   }
+}
 
-  newCheckpoints(current, fresh.events, curPhases, out);
+/** The session status, through the events the state machine allows; a forbidden move is reported. */
+function statusDiff({ current, target, s, now, push, diverged }: Diff): void {
+  if (target.status === current.status) return;
+  const evs = statusEvent(target.status, current.status, s.rawStatus);
+  if (evs) for (const e of evs) push(e.type, e.data as never, isoTime(s.updatedAt) ?? now);
+  else
+    diverged(
+      'warning',
+      'status_backwards',
+      `The foreign session is ${target.status} but the baton session is ${current.status}; baton's state machine has no way from ${current.status} to ${target.status}, so the status was kept.`,
+      { foreign: target.status, baton: current.status },
+    );
+}
 
-  // Session status, then archive.
-  if (target.status !== current.status) {
-    const evs = statusEvent(target.status, current.status, s.rawStatus);
-    if (evs) for (const e of evs) push(e.type, e.data as never, isoTime(s.updatedAt) ?? now);
-    else
-      diverged(
-        'warning',
-        'status_backwards',
-        `The foreign session is ${target.status} but the baton session is ${current.status}; baton's state machine has no way from ${current.status} to ${target.status}, so the status was kept.`,
-        { foreign: target.status, baton: current.status },
-      );
-  }
-  let archive = false;
+/** Archives the baton session when the foreign one is archived (true: archive after appending); un-archiving is reported. */
+function archiveDiff({ current, target, s, now, push, diverged }: Diff): boolean {
   if (target.archived && !current.archived) {
     push('session.archived', {}, isoTime(s.updatedAt) ?? now);
-    archive = true;
-  } else if (!target.archived && current.archived) {
+    return true;
+  }
+  if (!target.archived && current.archived)
     diverged(
       'warning',
       'unarchived',
       'The foreign session is live again but the baton session is archived; it stays archived.',
     );
-  }
-  // Made-up times: those of the fresh import (same phase ids; record ids match while baton added none of its own).
-  const old = target.metadata[PROVENANCE_KEY] as Provenance | undefined;
-  const after = fold(
-    structuredClone(current),
-    out.map(
-      (e, i) => ({ ...e, actor: { agent: null, pid: 0, host: '' }, seq: current.revision + i + 1 }) as StoredEvent,
-    ),
-    current.id,
-  )!;
-  push(
-    'metadata.set',
-    {
-      key: PROVENANCE_KEY,
-      value: { ...provenance(s, ctx, old?.untimed ?? [], old?.untimedAt), workHash: workHash(after) },
-    },
-    now,
-  );
-  return { unchanged: false, events: out, problems, archive };
+  return false;
 }
 
 /** Appends the target records whose key the current list lacks (multiset match); reports how many current ones the target lacks. */
@@ -349,111 +402,6 @@ function appendNew<T>(
   }
   const left = [...pool.values()].reduce((a, b) => a + b, 0);
   if (left > 0) removed(left);
-}
-
-type Push = <K extends EventType>(type: K, data: EventDataMap[K], time: string | null | undefined) => void;
-type Diverged = (severity: ProblemSeverity, kind: string, message: string, details?: Record<string, unknown>) => void;
-
-/** Events that take phase `p` forward to `t` (see {@link reimportEvents}). */
-function phaseDiff(
-  p: Phase,
-  t: Phase,
-  push: Push,
-  diverged: Diverged,
-  nextId: (counter: string, prefix: string) => string,
-): void {
-  const agent = t.agents[0] ?? null;
-  if (JSON.stringify([p.name, p.blockedBy, p.metadata]) !== JSON.stringify([t.name, t.blockedBy, t.metadata])) {
-    diverged(
-      'info',
-      'unit_changed',
-      `The definition of unit ${p.id} (name, dependencies or unmapped fields) changed; baton keeps the phase as imported first, the new fields are in provenance.documents.`,
-      { unitId: p.id },
-    );
-  }
-  let status = p.status;
-  let retries = p.retryCount;
-  let subStep = p.subStep;
-  const backwards =
-    RANK[t.status] < RANK[p.status] ||
-    ((p.status === 'completed' || p.status === 'skipped') && t.status !== p.status) ||
-    t.retryCount < p.retryCount;
-  if (backwards) {
-    diverged(
-      'warning',
-      'status_backwards',
-      `Unit ${p.id} is ${t.status} (retries ${t.retryCount}) in the foreign session but ${p.status} (retries ${p.retryCount}) in baton; a phase does not go back, so its status was kept (a toolkit rollback? restore a baton checkpoint instead).`,
-      { unitId: p.id, foreign: t.status, baton: p.status, foreignRetries: t.retryCount, batonRetries: p.retryCount },
-    );
-  } else {
-    if (status === 'pending' && t.status !== 'pending' && t.status !== 'skipped') {
-      push('phase.started', { phaseId: p.id, agent, forced: false }, t.startedAt);
-      status = 'in_progress';
-      subStep = null;
-    }
-    while (retries < t.retryCount) {
-      retries++;
-      push('phase.retried', { phaseId: p.id, agent, forced: false, attempt: retries }, t.startedAt);
-      status = 'in_progress';
-      subStep = null;
-    }
-    if (status === 'failed' && (t.status === 'in_progress' || t.status === 'completed')) {
-      // Restarted by the toolkit without counting a retry.
-      push('phase.started', { phaseId: p.id, agent, forced: false }, t.startedAt);
-      status = 'in_progress';
-      subStep = null;
-    }
-  }
-  if (t.subStep !== null && t.subStep !== subStep)
-    push('substep.reached', { phaseId: p.id, name: t.subStep }, t.startedAt);
-  // Files: new paths, or a path whose action changed.
-  const have = new Map(p.files.map((f) => [f.path, f.action]));
-  for (const f of t.files)
-    if (have.get(f.path) !== f.action)
-      push(
-        'file.recorded',
-        { phaseId: p.id, path: f.path, action: f.action, sha256: null, size: null, agent: f.agent },
-        f.recordedAt,
-      );
-  // Errors, matched by (type, message) in order.
-  const pool = p.errors.map((e) => ({ e, used: false }));
-  for (const te of t.errors) {
-    const m = pool.find((x) => !x.used && x.e.type === te.type && x.e.message === te.message);
-    if (m) {
-      m.used = true;
-      if (te.resolved && !m.e.resolved)
-        push('error.resolved', { errorId: m.e.id, resolution: te.resolution as string }, te.resolvedAt);
-      else if (!te.resolved && m.e.resolved)
-        diverged(
-          'info',
-          'error_reopened',
-          `Error ${m.e.id} of ${p.id} is resolved in baton but not in the foreign session; kept resolved.`,
-          { errorId: m.e.id },
-        );
-    } else {
-      const errorId = nextId('error', 'err');
-      push('error.recorded', { errorId, phaseId: p.id, agent: te.agent, type: te.type, message: te.message }, te.time);
-      if (te.resolved) push('error.resolved', { errorId, resolution: te.resolution as string }, te.resolvedAt);
-    }
-  }
-  const gone = pool.filter((x) => !x.used).length;
-  if (gone)
-    diverged(
-      'info',
-      'error_removed',
-      `${gone} error(s) of ${p.id} recorded in baton are not in the foreign session; kept.`,
-      { unitId: p.id },
-    );
-  if (!backwards && t.status !== status) {
-    if (t.status === 'completed') push('phase.completed', { phaseId: p.id, agent }, t.completedAt);
-    else if (t.status === 'failed') push('phase.failed', { phaseId: p.id, agent, reason: t.failureReason }, t.failedAt);
-    else if (t.status === 'skipped' && status === 'pending')
-      push('phase.skipped', { phaseId: p.id, reason: t.skipReason }, t.completedAt);
-    else if (t.status !== 'in_progress')
-      diverged('warning', 'status_backwards', `Unit ${p.id} went from ${status} to ${t.status}; kept ${status}.`, {
-        unitId: p.id,
-      });
-  }
 }
 
 /**

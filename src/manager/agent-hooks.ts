@@ -2,100 +2,40 @@
  * `manager.hooks`: what an agent CLI hook (`baton hook claude|codex|gemini`) records, as
  * manager operations. Each call binds the conversation to the session (once) and records
  * its part in one conditional append, so a hook costs one write; a lost race is retried by
- * the manager like any commutative record.
+ * the manager like any commutative record. Which session a conversation goes to is
+ * agent-resolve.ts; the lifecycle hooks (stop, compact, sessionEnd, sessionStart) are
+ * agent-lifecycle.ts.
  */
-import { decideLateEnd } from '../domain/run-late-end.js';
 import path from 'node:path';
 import { decideBinding, decideSteps, decideSubagent, findBinding, hookPhase } from '../domain/agent-sessions.js';
 import { conflictWarning, decideConflicts, phaseFromCommand } from '../domain/conversation-runs.js';
-import { decideRunEnd, findRun, runLive } from '../domain/runs.js';
+import { findRun } from '../domain/runs.js';
 import { CLAUDE_TASK_TOOLS, foldTasks } from '../domain/transcript-salvage.js';
 import type { ToolCall } from '../domain/transcript-salvage.js';
 import type { BindingInput } from '../domain/agent-sessions.js';
-import { decideError, decideFiles, decideSession, draft } from '../domain/decide.js';
+import { decideError, decideFiles } from '../domain/decide.js';
 import { decideNote } from '../domain/decide-records.js';
 import type { EventDraft, MeasuredFile } from '../domain/decide.js';
 import { isBatonError } from '../domain/errors.js';
-import { validateId } from '../domain/ids.js';
-import type { FileAction, Phase, PlanStep, SessionState } from '../domain/state.js';
-import { FINAL_STATUSES } from '../domain/state.js';
-import { briefing } from '../domain/agent-briefing.js';
-import { BindingIndex } from './agent-bindings.js';
+import type { Phase, PlanStep, SessionState } from '../domain/state.js';
+import type { AgentContext, HookManager, ResolveOptions } from './agent-context.js';
+import { hookCompact, hookSessionEnd, hookSessionStart, hookStop } from './agent-lifecycle.js';
+import type { HookParts } from './agent-lifecycle.js';
+import { HookResolver } from './agent-resolve.js';
+import type { Resolved } from './agent-resolve.js';
 import { ConversationRuns, conversationCalls } from './agent-runs.js';
-import type { Runs } from './runs.js';
-import type { IngestInput } from './transcripts.js';
-import { sweepWorkTree } from './agent-sweep.js';
 import { hookDir, readHookProblems } from './hook-log.js';
 import type { HookProblems } from './hook-log.js';
-import type { ManagerCore } from './types.js';
 import { fileMeasurer } from './measure.js';
-import { Recovery } from './resume.js';
 
-/** The conversation a hook event comes from. */
-export interface AgentContext {
-  cli: string;
-  agentSessionId: string;
-  transcriptPath: string | null;
-  model: string | null;
-  /** The conversation's working folder (file paths are resolved against it). */
-  cwd: string | null;
-  /** The agent that acted: `claude`, or a sub-agent `claude/<type>#<id8>`. */
-  agent: string;
-  /** The agent CLI's own process (the hook's nearest ancestor that is not a shell): the conversation's run lives while it does. */
-  pid?: number | null;
-  /** BATON_PHASE in the CLI's environment: the phase the conversation works on. */
-  phase?: string | null;
-}
-
-/** How a hook found its session (see {@link AgentHooks.resolve}). */
-export type BindingSource = 'env' | 'binding' | 'active' | 'autostart';
-
-/** Options of {@link AgentHooks.resolve}. */
-export interface ResolveOptions {
-  /** BATON_SESSION, when set. */
-  explicit: string | null;
-  /** Start a session for a conversation that has none (BATON_HOOKS_AUTOSTART). */
-  autostart: boolean;
-}
-
-/**
- * What the hooks use of the manager (SessionManager has it all; named here, not imported,
- * so that the manager and its parts do not import each other).
- */
-export interface HookManager extends ManagerCore {
-  listRows(filter: Record<string, never>): Promise<Array<{ id: string; status: string }>>;
-  start(input: { title: string; agent?: string | null; switch?: boolean }): Promise<SessionState>;
-  readonly checkpoints: ManagerCore['checkpoints'] & {
-    create(
-      sessionId: string,
-      input: { name?: string | null },
-      o?: { agent?: string | null },
-    ): Promise<{ state: SessionState; checkpoint: { id: string } }>;
-  };
-  readonly transcripts: {
-    ingest(sessionId: string, input: IngestInput): Promise<unknown>;
-  };
-  readonly runs: Runs;
-}
-
-/** Events that record no work: a compaction checkpoint is not taken again for them alone. */
-const BOOKKEEPING: ReadonlySet<string> = new Set([
-  'checkpoint.created',
-  'tokens.recorded',
-  'transcript.read',
-  'agent.bound',
-  'lease.renewed',
-]);
+export type { AgentContext, BindingSource, HookManager, ResolveOptions } from './agent-context.js';
 
 /** Longest prompt or tool output kept as a note when the user opted in. */
 const MAX_CAPTURED = 4000;
 
 /** See the file comment. */
 export class AgentHooks {
-  private readonly index: BindingIndex;
-  /** The session the binding index named, used without reading it first (false: do not trust the index again). */
-  private unverified: string | null | false = null;
-  private lastResolve: { a: AgentContext; o: ResolveOptions } | null = null;
+  private readonly resolver: HookResolver;
   /** Problems that did not stop a call (a transcript not read): the hook logs them. */
   readonly warnings: string[] = [];
   /** What the model must be told after its tool call (a conflict with another live run): the hook puts it in its context. */
@@ -111,7 +51,7 @@ export class AgentHooks {
     private readonly m: HookManager,
     private readonly env: Readonly<Record<string, string | undefined>> = {},
   ) {
-    this.index = new BindingIndex(this.dir);
+    this.resolver = new HookResolver(m, this.dir);
     this.conversations = new ConversationRuns(m);
   }
 
@@ -146,60 +86,21 @@ export class AgentHooks {
    * `autostart`) a new session named after the conversation; null when none applies.
    * Sessions that have ended or been archived are skipped.
    */
-  async resolve(a: AgentContext, o: ResolveOptions): Promise<{ id: string; source: BindingSource } | null> {
-    this.lastResolve = { a, o };
-    if (o.explicit) return { id: validateId(o.explicit), source: 'env' };
-    // The index's answer is used unread (a hook runs on every tool call: one load, not two);
-    // the change itself refuses a session that has ended, and then the slow way is taken.
-    const hinted = this.index.get(a.cli, a.agentSessionId);
-    if (hinted && this.unverified !== false) {
-      this.unverified = hinted;
-      return { id: hinted, source: 'binding' };
-    }
-    return this.resolveSlowly(a, o, hinted);
+  resolve(a: AgentContext, o: ResolveOptions): Promise<Resolved | null> {
+    return this.resolver.resolve(a, o);
   }
 
-  private async resolveSlowly(
-    a: AgentContext,
-    o: ResolveOptions,
-    skip: string | null,
-  ): Promise<{ id: string; source: BindingSource } | null> {
-    const bound = await this.boundSession(a, skip);
-    if (bound) return { id: bound, source: 'binding' };
-    const active = await this.m.store.getActive();
-    if (active && (await this.open(active))) return { id: active, source: 'active' };
-    if (!o.autostart) return null;
-    const s = await this.m.start({
-      title: `${a.cli} conversation ${a.agentSessionId.slice(0, 8)}`,
-      agent: a.agent,
-      switch: true,
-    });
-    return { id: s.id, source: 'autostart' };
-  }
-
-  /** An open session holding the conversation's binding, searched (and remembered in the index). */
-  private async boundSession(a: AgentContext, skip: string | null): Promise<string | null> {
-    const rows = await this.m.listRows({});
-    for (const row of rows.slice(0, 200)) {
-      if ((FINAL_STATUSES as readonly string[]).includes(row.status) || row.id === skip) continue;
-      const s = await this.open(row.id);
-      if (s && findBinding(s, a.cli, a.agentSessionId)) {
-        this.index.set(a.cli, a.agentSessionId, row.id);
-        return row.id;
-      }
-    }
-    return null;
-  }
-
-  /** The session if it exists and still takes changes, else null. */
-  private async open(id: string): Promise<SessionState | null> {
-    try {
-      const s = await this.m.get(id);
-      return s.archived || FINAL_STATUSES.includes(s.status) ? null : s;
-    } catch (e) {
-      if (isBatonError(e, 'NOT_FOUND') || isBatonError(e, 'BAD_INPUT')) return null;
-      throw e;
-    }
+  /** This object's own parts, for the lifecycle hooks (agent-lifecycle.ts). */
+  private get parts(): HookParts {
+    return {
+      m: this.m,
+      conversations: this.conversations,
+      bind: (id, a) => this.bind(id, a),
+      ingest: (id, a, file, agent) => this.ingest(id, a, file, agent),
+      record: (id, a, more, ending) => this.record(id, a, more, ending),
+      runOf: (id, a, ending) => this.runOf(id, a, ending),
+      phaseOf: (s, a, runId) => this.phaseOf(s, a, runId),
+    };
   }
 
   /**
@@ -236,16 +137,10 @@ export class AgentHooks {
         },
         this.conversations.options(a, runId),
       );
-      this.index.set(a.cli, a.agentSessionId, id);
+      this.resolver.remember(a, id);
       return r.state;
     } catch (e) {
-      const stale =
-        id === this.unverified &&
-        (isBatonError(e, 'INVALID_TRANSITION') || isBatonError(e, 'NOT_FOUND')) &&
-        this.lastResolve;
-      if (!stale) throw e;
-      this.unverified = false;
-      const again = await this.resolveSlowly(stale.a, stale.o, id);
+      const again = await this.resolver.instead(id, e);
       if (!again) throw e;
       return this.record(again.id, a, more, ending);
     }
@@ -408,92 +303,28 @@ export class AgentHooks {
    * The end of a turn (Stop, Gemini AfterAgent): tokens read from the transcript, and files
    * changed by shell commands found by comparing the work tree with the manifest.
    */
-  async stop(sid: string, a: AgentContext): Promise<{ state: SessionState; swept: string[] }> {
-    // Tokens do not change the manifest or the binding: the state read before them serves the sweep.
-    const s0 = await this.bind(sid, a);
-    const id = s0.id;
-    await this.ingest(id, a, a.transcriptPath, a.agent);
-    const binding = findBinding(s0, a.cli, a.agentSessionId)!;
-    const found = sweepWorkTree(this.m, s0, binding);
-    if (!found.length) return { state: s0, swept: [] };
-    const state = await this.record(id, a, (s, runId) => {
-      const phase = this.phaseOf(s, a, runId)?.id ?? null;
-      const groups: Array<[FileAction, MeasuredFile[]]> = [
-        ['created', []],
-        ['modified', []],
-        ['deleted', []],
-      ];
-      for (const f of found) groups.find(([k]) => k === f.action)![1].push(f);
-      return groups.flatMap(([action, files]) => (files.length ? decideFiles(s, action, files, phase, a.agent) : []));
-    });
-    return { state, swept: found.map((f) => f.path) };
+  stop(sid: string, a: AgentContext): Promise<{ state: SessionState; swept: string[] }> {
+    return hookStop(this.parts, sid, a);
   }
 
   /**
    * Before a compaction: tokens so far, then a checkpoint (unless nothing changed since the
    * last one this made: Gemini CLI sends PreCompress at every turn).
    */
-  async compact(
+  compact(
     sid: string,
     a: AgentContext,
     trigger: string | null,
   ): Promise<{ state: SessionState; checkpointId: string | null }> {
-    const id = (await this.bind(sid, a)).id;
-    await this.ingest(id, a, a.transcriptPath, a.agent);
-    const s = await this.m.get(id);
-    const last = s.checkpoints?.at(-1);
-    if (last?.name.startsWith('before compaction')) {
-      // Gemini CLI sends PreCompress at every turn: a new checkpoint only when work was recorded since.
-      const since = await this.m.log(id, last.revision);
-      if (since.every((e) => BOOKKEEPING.has(e.type))) return { state: s, checkpointId: null };
-    }
-    const r = await this.m.checkpoints.create(
-      s.id,
-      { name: `before compaction (${a.cli}${trigger ? `, ${trigger}` : ''})` },
-      { agent: a.agent },
-    );
-    return { state: r.state, checkpointId: r.checkpoint.id };
+    return hookCompact(this.parts, sid, a, trigger);
   }
 
   /**
    * The conversation ended: tokens read, the session paused with cause `agent-session-end`
    * (when it was active), and a lease held for this conversation (owner `<cli>:<id>`) released.
    */
-  async sessionEnd(sid: string, a: AgentContext, reason: string | null): Promise<SessionState> {
-    // The CLI may be gone already (Gemini CLI does not wait for SessionEnd): no run is started or swept now.
-    await this.runOf(sid, a, true);
-    const id = (await this.bind(sid, a)).id;
-    await this.ingest(id, a, a.transcriptPath, a.agent);
-    const runId = this.conversations.runIdOf(a);
-    return this.record(
-      id,
-      a,
-      (s) => {
-        const out: EventDraft[] = [draft('agent.ended', { cli: a.cli, agentSessionId: a.agentSessionId, reason })];
-        const lease = s.lease ?? null;
-        if (lease && lease.owner === `${a.cli}:${a.agentSessionId}`)
-          out.push(draft('lease.released', { token: lease.token }));
-        const l = this.m.runs.liveness(s);
-        const run = runId ? findRun(s, runId) : undefined;
-        // This conversation's run ends; the session is paused only when no other run is live.
-        // The CLI's reason leads the session's detail, as before runs.
-        if (run && !run.ended)
-          out.push(
-            ...decideRunEnd(s, run.id, { how: 'finished', cause: 'agent-session-end', detail: reason }, l).map((e) =>
-              e.type === 'session.paused' && reason
-                ? ({ ...e, data: { ...e.data, detail: `${reason}; ${e.data.detail ?? ''}` } } as EventDraft)
-                : e,
-            ),
-          );
-        // Recorded dead already (the keeper's grace ran out before this hook came): a clean end after all.
-        else if (run?.ended?.how === 'died')
-          out.push(...decideLateEnd(s, run.id, { cause: 'agent-session-end', detail: reason }, l));
-        else if (s.status === 'active' && !(s.runs ?? []).some((r) => r.id !== runId && runLive(r, l)))
-          out.push(...decideSession(s, 'pause', reason, 'agent-session-end'));
-        return out;
-      },
-      true,
-    );
+  sessionEnd(sid: string, a: AgentContext, reason: string | null): Promise<SessionState> {
+    return hookSessionEnd(this.parts, sid, a, reason);
   }
 
   /**
@@ -546,30 +377,13 @@ export class AgentHooks {
    * A conversation starts (startup, resume, clear, compact): the session reopened when it
    * was paused or interrupted, and the resume briefing returned, at most `maxChars` long.
    */
-  async sessionStart(
+  sessionStart(
     id: string,
     a: AgentContext,
     source: string,
     maxChars: number,
   ): Promise<{ state: SessionState; briefing: string }> {
-    let s = await this.bind(id, a);
-    if (s.status === 'paused' || s.status === 'interrupted') s = await this.m.resume(s.id, a.agent);
-    const { plan, state } = await new Recovery(this.m).plan(s.id);
-    const self = this.conversations.runIdOf(a);
-    const live = this.m.runs.live(state).filter((r) => r.id !== self);
-    const dead = (state.runs ?? []).filter((r) => r.id !== self && r.ended?.how === 'died').slice(-3);
-    return {
-      state,
-      briefing: briefing({
-        plan,
-        state,
-        source,
-        cli: a.cli,
-        agentSessionId: a.agentSessionId,
-        maxChars,
-        runs: { live, dead },
-      }),
-    };
+    return hookSessionStart(this.parts, id, a, source, maxChars);
   }
 
   /** Reads new token use from a transcript (manager.transcripts); a problem becomes a warning (also before a tool call: budget-gate.ts). */

@@ -272,8 +272,46 @@ export async function holdRun<T>(
   const over = overStop(m, await m.get(id), o.agent ?? null, o.phase ?? null);
   if (over) throw over;
   const { runId, token } = await acquire(m, runs, id, o, ttlMs);
-  const options = { agent: o.agent ?? null, fencingToken: token, run: runId };
   const ac = new AbortController();
+  const { keeper, handle, phaseLease } = await keepRun(m, runs, id, { runId, token, ttlMs, heartbeatMs }, o, ac);
+  const watch = new BudgetWatch(
+    m,
+    id,
+    { agent: o.agent ?? null, phase: o.phase ?? null, everyMs: o.budgetCheckMs ?? BUDGET_CHECK_MS },
+    (e) => {
+      o.onBudget?.(e.message);
+      ac.abort(e);
+    },
+  );
+  keeper.start();
+  watch.start();
+  const done: { value?: T; error?: unknown } = {};
+  try {
+    if (o.phase && !phaseLease) await handle.claimPhase(o.phase);
+    done.value = await fn(handle);
+  } catch (e) {
+    done.error = e;
+  } finally {
+    keeper.stop();
+    watch.stop();
+  }
+  return endHeld(m, runs, handle, { keeper, budget: watch.stopped, ttlMs }, done, o, endOf);
+}
+
+/**
+ * The lease keeper of a held run (renewing the lease, or the run alone when it holds a phase
+ * lease; a lost or lapsed lease fires `ac`) and the handle `fn` gets.
+ */
+async function keepRun(
+  m: ManagerCore,
+  runs: Runs,
+  id: string,
+  run: { runId: string; token: number; ttlMs: number; heartbeatMs: number },
+  o: HoldOptions,
+  ac: AbortController,
+): Promise<{ keeper: LeaseKeeper; handle: HeldRun; phaseLease: boolean }> {
+  const { runId, token, ttlMs, heartbeatMs } = run;
+  const options = { agent: o.agent ?? null, fencingToken: token, run: runId };
   let pgid: number | undefined;
   // A phase lease is the run itself: renewing the run renews the lease (and the fence checks it).
   const phaseLease = findRun(await m.get(id), runId)?.leasedPhase !== undefined;
@@ -326,28 +364,26 @@ export async function holdRun<T>(
       await renewOnce();
     },
   };
-  const watch = new BudgetWatch(
-    m,
-    id,
-    { agent: o.agent ?? null, phase: o.phase ?? null, everyMs: o.budgetCheckMs ?? BUDGET_CHECK_MS },
-    (e) => {
-      o.onBudget?.(e.message);
-      ac.abort(e);
-    },
-  );
-  keeper.start();
-  watch.start();
-  const done: { value?: T; error?: unknown } = {};
-  try {
-    if (o.phase && !phaseLease) await handle.claimPhase(o.phase);
-    done.value = await fn(handle);
-  } catch (e) {
-    done.error = e;
-  } finally {
-    keeper.stop();
-    watch.stop();
-  }
-  const base = { runId, token, ...done, budget: watch.stopped?.message ?? null };
+  return { keeper, handle, phaseLease };
+}
+
+/**
+ * Records the end of a held run once `fn` is done: as lost when the lease was (or, after a
+ * lapse, the store says it was), as stopped by a budget, else as `endOf` says (retried while
+ * the store is away; FENCED at that point is recorded as lost).
+ */
+async function endHeld<T>(
+  m: ManagerCore,
+  runs: Runs,
+  handle: HeldRun,
+  held: { keeper: LeaseKeeper; budget: BatonError | null; ttlMs: number },
+  done: { value?: T; error?: unknown },
+  o: HoldOptions,
+  endOf: EndOf<T>,
+): Promise<HoldOutcome<T>> {
+  const { sessionId: id, runId, token, options } = handle;
+  const { keeper, budget, ttlMs } = held;
+  const base = { runId, token, ...done, budget: budget?.message ?? null };
   // A lapse: learn from the store what became of the lease before recording anything.
   if (keeper.lost === null && keeper.lapsed !== null && !(await keeper.settle(2 * ttlMs + 30_000)))
     return { ...base, lost: `lease ran out at ${keeper.lapsed}`, end: null };
@@ -357,8 +393,8 @@ export async function holdRun<T>(
       lost: keeper.lost,
       end: await recordLost(m, runs, id, runId, token, keeper.lost, endOf(done), o).catch(() => null),
     };
-  const e: RunEndInput = watch.stopped
-    ? { ...endOf(done), how: 'finished', cause: 'budget-exceeded', detail: watch.stopped.message, session: 'pause' }
+  const e: RunEndInput = budget
+    ? { ...endOf(done), how: 'finished', cause: 'budget-exceeded', detail: budget.message, session: 'pause' }
     : endOf(done);
   let fenced: string | null = null;
   const end = await endRetrying(

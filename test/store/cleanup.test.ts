@@ -170,7 +170,7 @@ describe('delete interrupted by SIGKILL', () => {
   for (const archived of [false, true]) {
     for (const step of ['after-marker', 'after-rename', 'after-tombstone', 'after-trash']) {
       it(`completes on the next open when killed ${step} (${archived ? 'archived' : 'live'} session)`, async () => {
-        const { root, other } = await prepare(archived);
+        const { root, target, other } = await prepare(archived);
         const where = archived ? 'archive' : 'sessions';
         const r = await child(root, 'delete', 'target', step);
         expect(r.signal, r.stderr).toBe('SIGKILL');
@@ -195,6 +195,15 @@ describe('delete interrupted by SIGKILL', () => {
         expect((await again.m.list({ all: true })).map((x) => x.id)).toEqual(['other']);
         expect(again.repairs).toEqual([]);
         expect(await again.m.tombstones()).toHaveLength(1);
+
+        // The freed id is taken again: the new session starts clean, beside the old row's revision.
+        const reborn = manager(root);
+        await reborn.m.start({ title: 'Target again', id: 'target' });
+        const events = await reborn.store.readEvents('target');
+        expect((await reborn.store.load('target')).revision).toBe(events.length);
+        expect(events.length).toBeLessThan(target.length);
+        expect((await reborn.m.get('target')).title).toBe('Target again');
+        await expectOtherIntact(reborn.m, reborn.store, other);
       });
     }
   }

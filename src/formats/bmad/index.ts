@@ -112,29 +112,7 @@ export const bmadAdapter: FormatAdapter = {
     const archCheck = archEntry ? await dir.check(archEntry.path) : null;
     if (archCheck && !archCheck.ok) problems.push(archCheck.problem);
     const archived = archCheck?.ok ? await readFiles(dir, joinRel(S, ARCHIVE_DIR), true, problems) : [];
-    const byId = new Map<string, { live?: Found; archive?: Found }>();
-    for (const f of [...live, ...archived]) {
-      const slot = byId.get(f.id) ?? {};
-      const key = f.archived ? 'archive' : 'live';
-      if (slot[key]) {
-        problems.push(
-          problem(
-            'BAD_VALUE',
-            'warning',
-            `${f.read.path} and ${slot[key]!.read.path} both hold session ${f.id}; the first is read.`,
-            {
-              sessionId: f.id,
-              path: f.read.path,
-              hint: 'Remove or rename the duplicate.',
-              details: { field: 'session_id', value: f.id },
-            },
-          ),
-        );
-        continue;
-      }
-      slot[key] = f;
-      byId.set(f.id, slot);
-    }
+    const byId = pairCopies([...live, ...archived], problems);
 
     const sessions: ForeignSession[] = [];
     const docs = new Map<string, Doc>();
@@ -179,101 +157,7 @@ export const bmadAdapter: FormatAdapter = {
       sessions.push(session);
     }
 
-    // Pointer against the sessions.
-    const ids = new Set(sessions.map((s) => s.id));
-    const target = pointer && pointer.id !== null ? (sessions.find((s) => s.id === pointer!.id) ?? null) : null;
-    const pointedId = pointer?.id ?? null;
-    // Problems already reported for the file the pointer names (it exists but could not be read).
-    const unreadableTarget =
-      pointedId === null
-        ? null
-        : (problems.find(
-            (p) => BROKEN_FILE_CODES.has(p.code) && p.sessionId === pointedId && p.path !== pointer!.path,
-          ) ?? null);
-    if (pointer && pointedId !== null && !target && isPathLike(pointedId)) {
-      problems.push(
-        problem(
-          'UNSAFE_PATH',
-          'error',
-          `${pointer.path} names ${JSON.stringify(pointedId)}, which is not a session id but a path${pointedId.includes('..') ? ' climbing out with ".."' : ''}; it was not followed.`,
-          {
-            path: pointer.path,
-            sessionId: null,
-            hint: 'Point it at an existing session by its id (SESSION switch), or clear the pointer.',
-            details: { pointer: pointedId, style: pointer.style },
-          },
-        ),
-      );
-    } else if (pointer && pointedId !== null && !target && unreadableTarget) {
-      // Not dangling: the file is there. Its own problem says what is wrong; it also says now
-      // that this is the active session, so the way out is fixing the file, not the pointer.
-      const i = problems.indexOf(unreadableTarget);
-      problems[i] = {
-        ...unreadableTarget,
-        message: `${unreadableTarget.message} ${pointer.path} names it as the active session.`,
-        details: { ...(unreadableTarget.details ?? {}), activePointer: pointer.path },
-      };
-    } else if (pointer && pointer.id !== null && !target) {
-      problems.push(
-        problem(
-          'DANGLING_ACTIVE',
-          'error',
-          `${pointer.path} names ${pointer.id}, but there is no ${joinRel(S, `${pointer.id}.yaml`)} (nor an archived copy).`,
-          {
-            path: pointer.path,
-            sessionId: pointer.id,
-            hint:
-              pointer.style === 'copy'
-                ? `The pointer holds a full copy of the session: save it as ${joinRel(S, `${pointer.id}.yaml`)}, or clear the pointer.`
-                : 'Clear the pointer, or point it at an existing session (SESSION switch).',
-            details: { pointer: pointer.id, style: pointer.style },
-          },
-        ),
-      );
-    } else if (target?.archived) {
-      problems.push(
-        problem(
-          'DANGLING_ACTIVE',
-          'warning',
-          `${pointer!.path} names ${target.id}, which is closed and archived; SESSION close should have cleared the pointer.`,
-          {
-            path: pointer!.path,
-            sessionId: target.id,
-            hint: 'Clear the pointer.',
-            details: { pointer: target.id, archived: true },
-          },
-        ),
-      );
-    } else if (target && target.rawStatus === 'closed') {
-      problems.push(
-        problem(
-          'REGISTRY_MISMATCH',
-          'warning',
-          `${pointer!.path} names ${target.id}, whose status is closed; the session file wins (no active session).`,
-          {
-            path: pointer!.path,
-            sessionId: target.id,
-            hint: 'Clear the pointer and move the session to the archive (SESSION close).',
-            details: { pointer: target.id, status: 'closed' },
-          },
-        ),
-      );
-    }
-    if (target && pointer!.style === 'copy') {
-      const copy = pointer!.value as Doc;
-      const d = docs.get(target.id)!;
-      const differs = ['status', 'last_updated'].filter((k) => JSON.stringify(copy[k]) !== JSON.stringify(d[k]));
-      if (differs.length > 0) {
-        problems.push(
-          problem(
-            'REGISTRY_MISMATCH',
-            'info',
-            `The copy of ${target.id} in ${pointer!.path} differs from ${target.path} in ${differs.join(', ')}; the session file wins.`,
-            { path: pointer!.path, sessionId: target.id, details: { fields: differs } },
-          ),
-        );
-      }
-    }
+    const { ids, target, unreadableTarget } = pointerProblems(S, pointer, sessions, docs, problems);
     statusActiveProblems(sessions, target, pointer, problems);
     for (const s of sessions) {
       const orphans = runningAgents(s);
@@ -292,6 +176,142 @@ export const bmadAdapter: FormatAdapter = {
 
   exportPlan: bmadExportPlan,
 };
+
+/** The session files by id, a live and an archived copy side by side; a second file of the same kind is reported and skipped. */
+function pairCopies(files: Found[], problems: FormatProblem[]): Map<string, { live?: Found; archive?: Found }> {
+  const byId = new Map<string, { live?: Found; archive?: Found }>();
+  for (const f of files) {
+    const slot = byId.get(f.id) ?? {};
+    const key = f.archived ? 'archive' : 'live';
+    if (slot[key]) {
+      problems.push(
+        problem(
+          'BAD_VALUE',
+          'warning',
+          `${f.read.path} and ${slot[key]!.read.path} both hold session ${f.id}; the first is read.`,
+          {
+            sessionId: f.id,
+            path: f.read.path,
+            hint: 'Remove or rename the duplicate.',
+            details: { field: 'session_id', value: f.id },
+          },
+        ),
+      );
+      continue;
+    }
+    slot[key] = f;
+    byId.set(f.id, slot);
+  }
+  return byId;
+}
+
+/**
+ * The active pointer against the sessions read: a path instead of an id, a session that is not
+ * there, archived or closed, a copy that differs from its file. Returns the session ids, the
+ * pointed session and the problem of a pointed file that could not be read.
+ */
+function pointerProblems(
+  S: string,
+  pointer: Pointer | null,
+  sessions: ForeignSession[],
+  docs: Map<string, Doc>,
+  problems: FormatProblem[],
+): { ids: Set<string>; target: ForeignSession | null; unreadableTarget: FormatProblem | null } {
+  const ids = new Set(sessions.map((s) => s.id));
+  const target = pointer && pointer.id !== null ? (sessions.find((s) => s.id === pointer!.id) ?? null) : null;
+  const pointedId = pointer?.id ?? null;
+  // Problems already reported for the file the pointer names (it exists but could not be read).
+  const unreadableTarget =
+    pointedId === null
+      ? null
+      : (problems.find((p) => BROKEN_FILE_CODES.has(p.code) && p.sessionId === pointedId && p.path !== pointer!.path) ??
+        null);
+  if (pointer && pointedId !== null && !target && isPathLike(pointedId)) {
+    problems.push(
+      problem(
+        'UNSAFE_PATH',
+        'error',
+        `${pointer.path} names ${JSON.stringify(pointedId)}, which is not a session id but a path${pointedId.includes('..') ? ' climbing out with ".."' : ''}; it was not followed.`,
+        {
+          path: pointer.path,
+          sessionId: null,
+          hint: 'Point it at an existing session by its id (SESSION switch), or clear the pointer.',
+          details: { pointer: pointedId, style: pointer.style },
+        },
+      ),
+    );
+  } else if (pointer && pointedId !== null && !target && unreadableTarget) {
+    // Not dangling: the file is there. Its own problem says what is wrong; it also says now
+    // that this is the active session, so the way out is fixing the file, not the pointer.
+    const i = problems.indexOf(unreadableTarget);
+    problems[i] = {
+      ...unreadableTarget,
+      message: `${unreadableTarget.message} ${pointer.path} names it as the active session.`,
+      details: { ...(unreadableTarget.details ?? {}), activePointer: pointer.path },
+    };
+  } else if (pointer && pointer.id !== null && !target) {
+    problems.push(
+      problem(
+        'DANGLING_ACTIVE',
+        'error',
+        `${pointer.path} names ${pointer.id}, but there is no ${joinRel(S, `${pointer.id}.yaml`)} (nor an archived copy).`,
+        {
+          path: pointer.path,
+          sessionId: pointer.id,
+          hint:
+            pointer.style === 'copy'
+              ? `The pointer holds a full copy of the session: save it as ${joinRel(S, `${pointer.id}.yaml`)}, or clear the pointer.`
+              : 'Clear the pointer, or point it at an existing session (SESSION switch).',
+          details: { pointer: pointer.id, style: pointer.style },
+        },
+      ),
+    );
+  } else if (target?.archived) {
+    problems.push(
+      problem(
+        'DANGLING_ACTIVE',
+        'warning',
+        `${pointer!.path} names ${target.id}, which is closed and archived; SESSION close should have cleared the pointer.`,
+        {
+          path: pointer!.path,
+          sessionId: target.id,
+          hint: 'Clear the pointer.',
+          details: { pointer: target.id, archived: true },
+        },
+      ),
+    );
+  } else if (target && target.rawStatus === 'closed') {
+    problems.push(
+      problem(
+        'REGISTRY_MISMATCH',
+        'warning',
+        `${pointer!.path} names ${target.id}, whose status is closed; the session file wins (no active session).`,
+        {
+          path: pointer!.path,
+          sessionId: target.id,
+          hint: 'Clear the pointer and move the session to the archive (SESSION close).',
+          details: { pointer: target.id, status: 'closed' },
+        },
+      ),
+    );
+  }
+  if (target && pointer!.style === 'copy') {
+    const copy = pointer!.value as Doc;
+    const d = docs.get(target.id)!;
+    const differs = ['status', 'last_updated'].filter((k) => JSON.stringify(copy[k]) !== JSON.stringify(d[k]));
+    if (differs.length > 0) {
+      problems.push(
+        problem(
+          'REGISTRY_MISMATCH',
+          'info',
+          `The copy of ${target.id} in ${pointer!.path} differs from ${target.path} in ${differs.join(', ')}; the session file wins.`,
+          { path: pointer!.path, sessionId: target.id, details: { fields: differs } },
+        ),
+      );
+    }
+  }
+  return { ids, target, unreadableTarget };
+}
 
 /**
  * A BMAD agent is a Task-tool subprocess of the conversation that spawned it: on files at

@@ -161,22 +161,15 @@ function readLists(d: Record<string, unknown>): Pick<ForeignSession, 'milestones
   return { milestones, decisions, notes };
 }
 
-/** Builds the session; `active` and `resume` are settled by the caller, which knows the pointer. */
-export async function readSession(
-  ctx: SessionContext,
+/** Checks the session's id (against its file name and seed 003's format) and status; returns the id's parts and the status read. */
+function checkHeader(
+  d: Doc,
+  id: string,
   fileId: string,
-): Promise<{ session: ForeignSession; problems: FormatProblem[] }> {
-  const d = ctx.doc;
-  const file = ctx.read.path;
-  const problems: FormatProblem[] = [];
-  const id = str(d['session_id']) ?? fileId;
-  const p = (
-    code: string,
-    sev: 'error' | 'warning' | 'info',
-    msg: string,
-    hint: string | null,
-    details?: Record<string, unknown>,
-  ) => problems.push(problem(code, sev, msg, { sessionId: id, path: file, hint, details }));
+  file: string,
+  archived: boolean,
+  p: Report,
+): { idParts: ForeignSession['idParts']; rawStatus: string | null; ns: ReturnType<typeof normalizeSessionStatus> } {
   if (str(d['session_id']) === null)
     p('MISSING_FIELD', 'warning', `${file} has no session_id; the file name ${fileId} is used.`, 'Add session_id.', {
       field: 'session_id',
@@ -228,7 +221,7 @@ export async function readSession(
     );
   if (str(d['created']) === null)
     p('MISSING_FIELD', 'info', `${id} has no created time.`, null, { field: 'created', assumed: null });
-  if (ctx.archived && rawStatus !== null && rawStatus !== 'closed' && rawStatus !== 'completed') {
+  if (archived && rawStatus !== null && rawStatus !== 'closed' && rawStatus !== 'completed') {
     p(
       'BAD_VALUE',
       'warning',
@@ -237,7 +230,17 @@ export async function readSession(
       { field: 'status', value: rawStatus },
     );
   }
+  return { idParts, rawStatus, ns };
+}
 
+/** `agents_spawned` as units (ids made unique, status read from the completed time when missing) and the tokens they report. */
+async function readAgents(
+  ctx: SessionContext,
+  d: Doc,
+  id: string,
+  p: Report,
+  problems: FormatProblem[],
+): Promise<{ units: ForeignUnit[]; agentsTokens: number | null }> {
   const units: ForeignUnit[] = [];
   const seen = new Set<string>();
   let agentsTokens: number | null = null;
@@ -312,6 +315,28 @@ export async function readSession(
       },
     );
   }
+  return { units, agentsTokens };
+}
+
+/** Builds the session; `active` and `resume` are settled by the caller, which knows the pointer. */
+export async function readSession(
+  ctx: SessionContext,
+  fileId: string,
+): Promise<{ session: ForeignSession; problems: FormatProblem[] }> {
+  const d = ctx.doc;
+  const file = ctx.read.path;
+  const problems: FormatProblem[] = [];
+  const id = str(d['session_id']) ?? fileId;
+  const p = (
+    code: string,
+    sev: 'error' | 'warning' | 'info',
+    msg: string,
+    hint: string | null,
+    details?: Record<string, unknown>,
+  ) => problems.push(problem(code, sev, msg, { sessionId: id, path: file, hint, details }));
+  const { idParts, rawStatus, ns } = checkHeader(d, id, fileId, file, ctx.archived, p);
+
+  const { units, agentsTokens } = await readAgents(ctx, d, id, p, problems);
   const tokens = readTokens(d['tokens'], agentsTokens, id, file, problems);
 
   const artifacts = await readArtifacts(ctx, d, id, p, problems);

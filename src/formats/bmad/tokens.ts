@@ -47,6 +47,66 @@ function isNum(v: unknown): boolean {
   return typeof v === 'number' && Number.isFinite(v);
 }
 
+/** Pushes one problem about the tokens block. */
+type Report = (
+  code: string,
+  sev: 'error' | 'warning' | 'info',
+  msg: string,
+  hint: string | null,
+  details?: Record<string, unknown>,
+) => void;
+
+/**
+ * The tokens saved by isolation. The seed's "Fallback Logic", in its order: 1. max
+ * missing/null → 150000; 2. any other missing field → 0; 3. "If legacy
+ * tokens.saved_by_isolation exists, read it as tokens.saved" (last, so it applies whether or
+ * not `saved` is there too).
+ */
+function savedOf(t: Record<string, unknown>, p: Report): number {
+  let saved = num(t['saved']);
+  if ('saved_by_isolation' in t && t['saved_by_isolation'] !== null) {
+    const legacy = num(t['saved_by_isolation']);
+    const both = 'saved' in t && t['saved'] !== null;
+    const before = saved;
+    saved = legacy;
+    p(
+      'LEGACY_FIELD',
+      'warning',
+      `tokens.saved_by_isolation is the legacy name of tokens.saved; read as saved = ${legacy}${both ? ` (rule 3 of BMAD's token fallback logic applies last, so it wins over tokens.saved ${before})` : ''}.`,
+      'baton export writes it back as it is unless baton changes the savings.',
+      {
+        field: 'tokens.saved_by_isolation',
+        current: 'tokens.saved',
+        value: t['saved_by_isolation'],
+        ...(both ? { overrides: before } : {}),
+      },
+    );
+  }
+  return saved;
+}
+
+/** Template-era fields BMAD's rules do not read (max_limit is mapped by no rule; warnings are at fixed ratios). */
+function templateFieldProblems(t: Record<string, unknown>, max: number, p: Report): void {
+  if ('max_limit' in t) {
+    p(
+      'LEGACY_FIELD',
+      'warning',
+      `tokens.max_limit (${JSON.stringify(t['max_limit'])}) is a template-era field BMAD's rules do not read; the budget is tokens.max${t['max'] === undefined || t['max'] === null ? `, which is missing, so ${DEFAULT_MAX}` : ` = ${max}`}.`,
+      'Set tokens.max to the budget you mean.',
+      { field: 'tokens.max_limit', current: 'tokens.max', value: t['max_limit'] },
+    );
+  }
+  if ('warning_threshold' in t) {
+    p(
+      'LEGACY_FIELD',
+      'info',
+      `tokens.warning_threshold (${JSON.stringify(t['warning_threshold'])}) is a template-era field; BMAD warns at fixed ratios of max (80 %, 95 %).`,
+      null,
+      { field: 'tokens.warning_threshold', current: null, value: t['warning_threshold'] },
+    );
+  }
+}
+
 /** Reads `tokens`; problems are pushed onto `problems`. */
 export function readTokens(
   raw: unknown,
@@ -93,46 +153,8 @@ export function readTokens(
       { field: 'tokens.max', assumed: DEFAULT_MAX },
     );
   }
-  // The seed's "Fallback Logic", in its order: 1. max missing/null → 150000; 2. any other
-  // missing field → 0; 3. "If legacy tokens.saved_by_isolation exists, read it as tokens.saved"
-  // (last, so it applies whether or not `saved` is there too); max_limit is mapped by no rule.
-  let saved = num(t['saved']);
-  if ('saved_by_isolation' in t && t['saved_by_isolation'] !== null) {
-    const legacy = num(t['saved_by_isolation']);
-    const both = 'saved' in t && t['saved'] !== null;
-    const before = saved;
-    saved = legacy;
-    p(
-      'LEGACY_FIELD',
-      'warning',
-      `tokens.saved_by_isolation is the legacy name of tokens.saved; read as saved = ${legacy}${both ? ` (rule 3 of BMAD's token fallback logic applies last, so it wins over tokens.saved ${before})` : ''}.`,
-      'baton export writes it back as it is unless baton changes the savings.',
-      {
-        field: 'tokens.saved_by_isolation',
-        current: 'tokens.saved',
-        value: t['saved_by_isolation'],
-        ...(both ? { overrides: before } : {}),
-      },
-    );
-  }
-  if ('max_limit' in t) {
-    p(
-      'LEGACY_FIELD',
-      'warning',
-      `tokens.max_limit (${JSON.stringify(t['max_limit'])}) is a template-era field BMAD's rules do not read; the budget is tokens.max${t['max'] === undefined || t['max'] === null ? `, which is missing, so ${DEFAULT_MAX}` : ` = ${max}`}.`,
-      'Set tokens.max to the budget you mean.',
-      { field: 'tokens.max_limit', current: 'tokens.max', value: t['max_limit'] },
-    );
-  }
-  if ('warning_threshold' in t) {
-    p(
-      'LEGACY_FIELD',
-      'info',
-      `tokens.warning_threshold (${JSON.stringify(t['warning_threshold'])}) is a template-era field; BMAD warns at fixed ratios of max (80 %, 95 %).`,
-      null,
-      { field: 'tokens.warning_threshold', current: null, value: t['warning_threshold'] },
-    );
-  }
+  const saved = savedOf(t, p);
+  templateFieldProblems(t, max, p);
   const current = num(t['current']);
   const initial = num(t['initial']);
   const peak = num(t['peak']);

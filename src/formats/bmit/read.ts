@@ -264,6 +264,93 @@ function findingsOf(doc: Doc): ForeignSession['findings'] {
   });
 }
 
+/**
+ * The steps of the state document in bmit's order (unknown keys after the known ones), with
+ * problems about the project name, a missing steps object and absent or unknown steps (only
+ * when `hasDoc`: the template has none).
+ */
+function stepsOf(
+  doc: Record<string, unknown>,
+  hasDoc: boolean,
+  id: string,
+  file: string,
+  problems: FormatProblem[],
+): { steps: Record<string, unknown>; keys: string[]; missing: string[] } {
+  if (hasDoc && str(doc['project']) !== null && str(doc['project']) !== id) {
+    problems.push(
+      problem(
+        'BAD_VALUE',
+        'info',
+        `project is ${JSON.stringify(doc['project'])} but the folder is ${JSON.stringify(id)}; bmit names a project by its folder.`,
+        { sessionId: id, path: file, details: { field: 'project', value: doc['project'], folder: id } },
+      ),
+    );
+  }
+  const stepsRaw = doc['steps'];
+  if (
+    hasDoc &&
+    (stepsRaw === undefined || stepsRaw === null || typeof stepsRaw !== 'object' || Array.isArray(stepsRaw))
+  ) {
+    problems.push(
+      problem('MISSING_FIELD', 'error', `${file} has no steps object; every step is read as pending.`, {
+        sessionId: id,
+        path: file,
+        hint: 'Restore the steps from the template.',
+        details: { field: 'steps', assumed: 'template' },
+      }),
+    );
+  }
+  const steps = obj(stepsRaw);
+  const { keys, missing, unknown } = orderedKeys(steps);
+  if (hasDoc && missing.length > 0 && missing.length < 8) {
+    problems.push(
+      problem(
+        'MISSING_FIELD',
+        'info',
+        `${missing.length === 1 ? 'step' : 'steps'} ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} absent; read as pending from the template.`,
+        { sessionId: id, path: file, details: { field: missing.map((k) => `steps.${k}`), assumed: 'pending' } },
+      ),
+    );
+  }
+  for (const k of unknown) {
+    problems.push(
+      problem(
+        'BAD_VALUE',
+        'warning',
+        `steps.${k} is not a bmit step (1, 2, 3, 3_5, 4, 5, 6, 7); kept after the known steps.`,
+        { sessionId: id, path: file, details: { field: `steps.${k}` } },
+      ),
+    );
+  }
+  return { steps, keys, missing };
+}
+
+/** The handoff is a companion of the state file: where it disagrees is reported (the JSON wins). */
+function handoffProblems(
+  handoff: ReadResult & { kind: 'ok' },
+  units: ForeignUnit[],
+  doc: Record<string, unknown>,
+  id: string,
+  problems: FormatProblem[],
+): void {
+  const mism = handoffMismatches(handoff.text, units, doc);
+  if (mism.length > 0) {
+    problems.push(
+      problem(
+        'STALE_COMPANION',
+        'warning',
+        `${handoff.path} disagrees with the state file: ${mism.map((m) => `${m.what} is "${m.handoff}" there but "${m.json}" in the JSON`).join('; ')}.`,
+        {
+          sessionId: id,
+          path: handoff.path,
+          hint: 'The JSON wins; baton export regenerates the handoff from it.',
+          details: { mismatches: mism },
+        },
+      ),
+    );
+  }
+}
+
 /** Reads a project. `repoRootRel` is the root-relative folder that holds `agent-output/`, or null. */
 export async function readProject(
   dir: SafeDir,
@@ -295,52 +382,7 @@ export async function readProject(
   const doc = chosen.doc ?? templateState(id);
   const file = chosen.from ?? rel(STATE_FILE);
   if (chosen.doc) checkSchema(doc, id, file, problems);
-  if (chosen.doc && str(doc['project']) !== null && str(doc['project']) !== id) {
-    problems.push(
-      problem(
-        'BAD_VALUE',
-        'info',
-        `project is ${JSON.stringify(doc['project'])} but the folder is ${JSON.stringify(id)}; bmit names a project by its folder.`,
-        { sessionId: id, path: file, details: { field: 'project', value: doc['project'], folder: id } },
-      ),
-    );
-  }
-  const stepsRaw = doc['steps'];
-  if (
-    chosen.doc &&
-    (stepsRaw === undefined || stepsRaw === null || typeof stepsRaw !== 'object' || Array.isArray(stepsRaw))
-  ) {
-    problems.push(
-      problem('MISSING_FIELD', 'error', `${file} has no steps object; every step is read as pending.`, {
-        sessionId: id,
-        path: file,
-        hint: 'Restore the steps from the template.',
-        details: { field: 'steps', assumed: 'template' },
-      }),
-    );
-  }
-  const steps = obj(stepsRaw);
-  const { keys, missing, unknown } = orderedKeys(steps);
-  if (chosen.doc && missing.length > 0 && missing.length < 8) {
-    problems.push(
-      problem(
-        'MISSING_FIELD',
-        'info',
-        `${missing.length === 1 ? 'step' : 'steps'} ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} absent; read as pending from the template.`,
-        { sessionId: id, path: file, details: { field: missing.map((k) => `steps.${k}`), assumed: 'pending' } },
-      ),
-    );
-  }
-  for (const k of unknown) {
-    problems.push(
-      problem(
-        'BAD_VALUE',
-        'warning',
-        `steps.${k} is not a bmit step (1, 2, 3, 3_5, 4, 5, 6, 7); kept after the known steps.`,
-        { sessionId: id, path: file, details: { field: `steps.${k}` } },
-      ),
-    );
-  }
+  const { steps, keys, missing } = stepsOf(doc, chosen.doc !== null, id, file, problems);
   const ctx = { dir, sessionId: id, file, projectRel: proj.rel, repoRootRel };
   const units: ForeignUnit[] = [];
   const tpl = obj(templateState(id)['steps']);
@@ -367,24 +409,7 @@ export async function readProject(
     : chosen.recovery.unusable && !chosen.recovery.backup
       ? (units[0] ?? null)
       : positionOf(units);
-  if (handoff.kind === 'ok') {
-    const mism = handoffMismatches(handoff.text, units, doc);
-    if (mism.length > 0) {
-      problems.push(
-        problem(
-          'STALE_COMPANION',
-          'warning',
-          `${handoff.path} disagrees with the state file: ${mism.map((m) => `${m.what} is "${m.handoff}" there but "${m.json}" in the JSON`).join('; ')}.`,
-          {
-            sessionId: id,
-            path: handoff.path,
-            hint: 'The JSON wins; baton export regenerates the handoff from it.',
-            details: { mismatches: mism },
-          },
-        ),
-      );
-    }
-  }
+  if (handoff.kind === 'ok') handoffProblems(handoff, units, doc, id, problems);
   const allDone = units.length > 0 && units.every((u) => u.status === 'completed' || u.status === 'skipped');
   const started = units
     .map((u) => u.startedAt)

@@ -62,6 +62,95 @@ async function checkPath(ctx: StepContext, p: string): Promise<FormatProblem | n
   };
 }
 
+/** Pushes one problem about a step. */
+type Report = (
+  code: string,
+  sev: 'error' | 'warning' | 'info',
+  msg: string,
+  hint: string | null,
+  details?: Record<string, unknown>,
+) => void;
+
+/** Reports a step whose times, sub-step or v2.0 claim contradict its status or schema 3.0. */
+function stepStateProblems(
+  s: Record<string, unknown>,
+  key: string,
+  name: string,
+  rawStatus: string | null,
+  subStep: string | null,
+  p: Report,
+): void {
+  const started = str(s['started']);
+  const completed = str(s['completed']);
+  if (rawStatus === 'complete' && !completed) {
+    p(
+      'MISSING_FIELD',
+      'warning',
+      `${stepLabel(key, name)} is complete but has no "completed" time.`,
+      'bmit sets "completed" when a step is done.',
+      { field: `steps.${key}.completed`, assumed: null },
+    );
+  }
+  if (rawStatus === 'in_progress' && !started) {
+    p(
+      'MISSING_FIELD',
+      'warning',
+      `${stepLabel(key, name)} is in_progress but has no "started" time.`,
+      'bmit sets "started" when a step begins.',
+      { field: `steps.${key}.started`, assumed: null },
+    );
+  }
+  if (rawStatus === 'complete' && subStep !== null) {
+    p(
+      'BAD_VALUE',
+      'warning',
+      `${stepLabel(key, name)} is complete but its sub_step ${JSON.stringify(subStep)} was not cleared.`,
+      'bmit clears sub_step when a step completes; baton keeps the value as it is.',
+      { field: `steps.${key}.sub_step`, value: subStep },
+    );
+  }
+  if ('claim' in s) {
+    p(
+      'LEGACY_FIELD',
+      'warning',
+      `steps.${key}.claim is a v2.0 lock/claim object that schema 3.0 removed; it is dropped on export.`,
+      'Migrate to schema 3.0 (baton export writes 3.0).',
+      { field: `steps.${key}.claim`, current: null, value: s['claim'] },
+    );
+  }
+}
+
+/** The step's artifacts (created) and context files (read), each path checked. */
+async function stepFiles(
+  s: Record<string, unknown>,
+  key: string,
+  ctx: StepContext,
+  p: Report,
+  problems: FormatProblem[],
+): Promise<ForeignFile[]> {
+  const files: ForeignFile[] = [];
+  for (const [field, action] of [
+    ['artifacts', 'created'],
+    ['context_files_used', 'read'],
+  ] as const) {
+    const v = s[field];
+    if (v !== undefined && v !== null && !Array.isArray(v)) {
+      p('BAD_VALUE', 'warning', `steps.${key}.${field} is not a list; ignored.`, null, {
+        field: `steps.${key}.${field}`,
+        value: v,
+      });
+    }
+    for (const item of arr(v)) {
+      const fp = str(item);
+      if (fp === null || fp === '') continue;
+      const bad = await checkPath(ctx, fp);
+      if (bad) problems.push(bad);
+      files.push({ path: fp, action });
+    }
+  }
+  return files;
+}
+
 /** Reads one step into a unit, pushing the validator's findings onto `problems`. */
 export async function readStep(
   key: string,
@@ -129,62 +218,8 @@ export async function readStep(
   }
   const started = str(s['started']);
   const completed = str(s['completed']);
-  if (rawStatus === 'complete' && !completed) {
-    p(
-      'MISSING_FIELD',
-      'warning',
-      `${stepLabel(key, name)} is complete but has no "completed" time.`,
-      'bmit sets "completed" when a step is done.',
-      { field: `steps.${key}.completed`, assumed: null },
-    );
-  }
-  if (rawStatus === 'in_progress' && !started) {
-    p(
-      'MISSING_FIELD',
-      'warning',
-      `${stepLabel(key, name)} is in_progress but has no "started" time.`,
-      'bmit sets "started" when a step begins.',
-      { field: `steps.${key}.started`, assumed: null },
-    );
-  }
-  if (rawStatus === 'complete' && subStep !== null) {
-    p(
-      'BAD_VALUE',
-      'warning',
-      `${stepLabel(key, name)} is complete but its sub_step ${JSON.stringify(subStep)} was not cleared.`,
-      'bmit clears sub_step when a step completes; baton keeps the value as it is.',
-      { field: `steps.${key}.sub_step`, value: subStep },
-    );
-  }
-  if ('claim' in s) {
-    p(
-      'LEGACY_FIELD',
-      'warning',
-      `steps.${key}.claim is a v2.0 lock/claim object that schema 3.0 removed; it is dropped on export.`,
-      'Migrate to schema 3.0 (baton export writes 3.0).',
-      { field: `steps.${key}.claim`, current: null, value: s['claim'] },
-    );
-  }
-  const files: ForeignFile[] = [];
-  for (const [field, action] of [
-    ['artifacts', 'created'],
-    ['context_files_used', 'read'],
-  ] as const) {
-    const v = s[field];
-    if (v !== undefined && v !== null && !Array.isArray(v)) {
-      p('BAD_VALUE', 'warning', `steps.${key}.${field} is not a list; ignored.`, null, {
-        field: `steps.${key}.${field}`,
-        value: v,
-      });
-    }
-    for (const item of arr(v)) {
-      const fp = str(item);
-      if (fp === null || fp === '') continue;
-      const bad = await checkPath(ctx, fp);
-      if (bad) problems.push(bad);
-      files.push({ path: fp, action });
-    }
-  }
+  stepStateProblems(s, key, name, rawStatus, subStep, p);
+  const files = await stepFiles(s, key, ctx, p, problems);
   const agent = str(s['agent']);
   return {
     id: key,

@@ -41,6 +41,98 @@ const REQUIRED: Record<string, string[]> = {
 
 const DONE = new Set(['completed', 'skipped']);
 
+/** Prerequisites and state validation of resuming `target`: earlier phases not done, artifacts it needs missing. */
+function checkResumable(
+  i: ResumeInput,
+  target: ForeignUnit,
+  key: string,
+  warnings: string[],
+  problems: FormatProblem[],
+): void {
+  // Prerequisites: an earlier phase that is not done while this one is being resumed.
+  for (const u of i.units) {
+    if (u === target) break;
+    if (DONE.has(u.status)) continue;
+    const msg = `${target.id} is the current phase while the earlier ${u.id} is ${u.status}.`;
+    warnings.push(msg);
+    problems.push(
+      problem('PREREQUISITE', 'warning', `${i.sessionId}: ${msg}`, {
+        sessionId: i.sessionId,
+        path: i.file.path,
+        hint: `Finish ${u.id} first, or confirm it is not needed.`,
+        details: { unit: target.id, missing: u.id },
+      }),
+    );
+  }
+
+  // State validation: artifacts the phase needs must exist, else a partial recovery.
+  const missing = (REQUIRED[key] ?? []).filter((f) => !i.present.has(f));
+  const plan = i.units.find((u) => u.id.toLowerCase() === 'plan');
+  if (plan && plan !== target) {
+    for (const f of plan.files) if (!i.present.has(f.path) && !missing.includes(f.path)) missing.push(f.path);
+  }
+  if (missing.length) {
+    const msg = `Partial recovery: ${missing.join(', ')} missing from ${i.folder}; CCW resumes with a warning (regenerate them from the plan if possible).`;
+    warnings.push(msg);
+    problems.push(
+      problem(
+        'MISSING_ARTIFACT',
+        'warning',
+        `${i.sessionId}: ${target.id} needs ${missing.join(', ')}, missing from ${i.folder}.`,
+        {
+          sessionId: i.sessionId,
+          path: i.folder,
+          hint: 'Regenerate the missing documents from the plan before resuming, or accept a partial recovery.',
+          details: { unit: target.id, missing },
+        },
+      ),
+    );
+  }
+}
+
+/** The ways to resume (live file, latest backup, rebuild from the plan) and the recommended one. */
+function recoveryOptions(
+  i: ResumeInput,
+  warnings: string[],
+): { options: RecoveryOption[]; recommended: RecoveryOption['kind'] } {
+  const options: RecoveryOption[] = [];
+  const latest = i.backups.find((b) => b.ok);
+  if (i.file.ok) {
+    options.push({
+      kind: 'live',
+      target: i.file.path,
+      description: 'Resume from workflow-session.json as it is now.',
+      loses: 'Nothing the file holds; work done after its last save (agent output not yet checkpointed) is redone.',
+      recommended: false,
+    });
+  }
+  if (latest) {
+    options.push({
+      kind: 'checkpoint',
+      target: latest.path,
+      description: `Roll back to the latest backup ${latest.path.split('/').pop()}.`,
+      loses: 'Every change saved after that backup (completed agents, todo progress, review results since).',
+      recommended: false,
+    });
+  }
+  options.push({
+    kind: 'fresh',
+    target: i.present.has('IMPL_PLAN.md') ? `${i.folder}/IMPL_PLAN.md` : null,
+    description: 'Rebuild the session state from the planning documents (IMPL_PLAN.md, TODO_LIST.md).',
+    loses: 'All recorded progress: completed agents, current agent, todo counts, review results and transitions.',
+    recommended: false,
+  });
+  const recommended: RecoveryOption['kind'] = i.file.ok ? 'live' : latest ? 'checkpoint' : 'fresh';
+  for (const o of options) o.recommended = o.kind === recommended;
+  if (!i.file.ok)
+    warnings.push(
+      latest
+        ? `The session file is damaged: roll back to ${latest.path}.`
+        : 'The session file is damaged and no backup parses: rebuild from the planning documents.',
+    );
+  return { options, recommended };
+}
+
 /** The resume advice and the problems the rules find (prerequisites). */
 export function adviseResume(i: ResumeInput): { advice: ResumeAdvice; problems: FormatProblem[] } {
   const problems: FormatProblem[] = [];
@@ -156,81 +248,9 @@ export function adviseResume(i: ResumeInput): { advice: ResumeAdvice; problems: 
     reason = `Phase ${target.id} is the first one not done (${target.status}).`;
   }
 
-  // Prerequisites: an earlier phase that is not done while this one is being resumed.
-  for (const u of i.units) {
-    if (u === target) break;
-    if (DONE.has(u.status)) continue;
-    const msg = `${target.id} is the current phase while the earlier ${u.id} is ${u.status}.`;
-    warnings.push(msg);
-    problems.push(
-      problem('PREREQUISITE', 'warning', `${i.sessionId}: ${msg}`, {
-        sessionId: i.sessionId,
-        path: i.file.path,
-        hint: `Finish ${u.id} first, or confirm it is not needed.`,
-        details: { unit: target.id, missing: u.id },
-      }),
-    );
-  }
+  checkResumable(i, target, key, warnings, problems);
 
-  // State validation: artifacts the phase needs must exist, else a partial recovery.
-  const missing = (REQUIRED[key] ?? []).filter((f) => !i.present.has(f));
-  const plan = i.units.find((u) => u.id.toLowerCase() === 'plan');
-  if (plan && plan !== target) {
-    for (const f of plan.files) if (!i.present.has(f.path) && !missing.includes(f.path)) missing.push(f.path);
-  }
-  if (missing.length) {
-    const msg = `Partial recovery: ${missing.join(', ')} missing from ${i.folder}; CCW resumes with a warning (regenerate them from the plan if possible).`;
-    warnings.push(msg);
-    problems.push(
-      problem(
-        'MISSING_ARTIFACT',
-        'warning',
-        `${i.sessionId}: ${target.id} needs ${missing.join(', ')}, missing from ${i.folder}.`,
-        {
-          sessionId: i.sessionId,
-          path: i.folder,
-          hint: 'Regenerate the missing documents from the plan before resuming, or accept a partial recovery.',
-          details: { unit: target.id, missing },
-        },
-      ),
-    );
-  }
-
-  const options: RecoveryOption[] = [];
-  const latest = i.backups.find((b) => b.ok);
-  if (i.file.ok) {
-    options.push({
-      kind: 'live',
-      target: i.file.path,
-      description: 'Resume from workflow-session.json as it is now.',
-      loses: 'Nothing the file holds; work done after its last save (agent output not yet checkpointed) is redone.',
-      recommended: false,
-    });
-  }
-  if (latest) {
-    options.push({
-      kind: 'checkpoint',
-      target: latest.path,
-      description: `Roll back to the latest backup ${latest.path.split('/').pop()}.`,
-      loses: 'Every change saved after that backup (completed agents, todo progress, review results since).',
-      recommended: false,
-    });
-  }
-  options.push({
-    kind: 'fresh',
-    target: i.present.has('IMPL_PLAN.md') ? `${i.folder}/IMPL_PLAN.md` : null,
-    description: 'Rebuild the session state from the planning documents (IMPL_PLAN.md, TODO_LIST.md).',
-    loses: 'All recorded progress: completed agents, current agent, todo counts, review results and transitions.',
-    recommended: false,
-  });
-  const recommended: RecoveryOption['kind'] = i.file.ok ? 'live' : latest ? 'checkpoint' : 'fresh';
-  for (const o of options) o.recommended = o.kind === recommended;
-  if (!i.file.ok)
-    warnings.push(
-      latest
-        ? `The session file is damaged: roll back to ${latest.path}.`
-        : 'The session file is damaged and no backup parses: rebuild from the planning documents.',
-    );
+  const { options, recommended } = recoveryOptions(i, warnings);
 
   return {
     advice: {

@@ -99,63 +99,87 @@ export async function inspectMaestro(dir: SafeDir): Promise<InspectReport> {
       sessions.push(group[0]!.session);
       continue;
     }
-    // The newest `updated` wins; on a tie the archived copy (archiving is the last write).
-    const kept = [...group].sort(
-      (a, b) =>
-        time(b.session.updatedAt) - time(a.session.updatedAt) ||
-        Number(b.session.archived) - Number(a.session.archived),
-    )[0]!;
-    const others = group.filter((g) => g !== kept);
-    const s = kept.session;
-    s.sources = [s.path, ...others.map((o) => o.session.path)];
-    s.sourceHash = hashSources([kept.read, ...others.map((o) => o.read)]);
-    const live = group.filter((g) => !g.session.archived);
-    const archived = group.filter((g) => g.session.archived);
-    if (live.length && archived.length) {
-      // Seed 000 "Archive Verification" (no active-session.md after archiving): say whether the
-      // leftover is byte-identical to the archived copy before advising its removal.
-      const identical =
-        Buffer.from(live[0]!.read.kind === 'ok' ? live[0]!.read.bytes : []).equals(
-          Buffer.from(archived[0]!.read.kind === 'ok' ? archived[0]!.read.bytes : []),
-        ) && live[0]!.read.kind === 'ok';
-      const leftovers = live.map((g) => g.session.path).join(', ');
-      const hint = s.archived
-        ? identical
-          ? `${leftovers} is byte-identical to ${archived[0]!.session.path}: delete it (Maestro's archive moves the file).`
-          : `${leftovers} differs from ${archived[0]!.session.path}: compare them, keep what is newer in the archive, then delete the leftover (Maestro's archive moves the file).`
-        : `If the session is finished, replace ${archived[0]!.session.path} with the live file and delete the live one; otherwise delete the archived copy${identical ? ' (they are byte-identical)' : ' (they differ: compare them first)'}.`;
-      s.problems.push(
-        problem(
-          'ARCHIVE_COPIED',
-          'error',
-          `Session ${id} is both live (${leftovers}) and archived (${archived.map((g) => g.session.path).join(', ')}): the archive was copied, not moved; the copies are ${identical ? 'byte-identical' : 'different'}. Read from ${s.path} (newest).`,
-          {
-            sessionId: id,
-            path: live[0]!.session.path,
-            hint,
-            details: {
-              live: live.map((g) => g.session.path),
-              archived: archived.map((g) => g.session.path),
-              kept: s.path,
-              identical,
-            },
-          },
-        ),
-      );
-    } else {
-      s.problems.push(
-        problem(
-          'BAD_VALUE',
-          'error',
-          `Session id ${id} is held by ${group.length} files (${group.map((g) => g.session.path).join(', ')}); read from ${s.path} (newest).`,
-          { sessionId: id, path: s.path, details: { field: 'session_id', files: group.map((g) => g.session.path) } },
-        ),
-      );
-    }
-    sessions.push(s);
+    sessions.push(mergeCopies(id, group));
   }
 
-  // Design gates (v1.6 sidecars): they must belong to the live session of their state dir.
+  await attachGates(dir, dirs, sessions, problems);
+  // Gate files joined a session's sources: its hash covers them too.
+  for (const s of sessions) {
+    if (s.sources.length > 1 && s.sources.some((p) => GATE.test(p))) {
+      const reads: ReadResult[] = [];
+      for (const p of s.sources) reads.push(await dir.read(p));
+      s.sourceHash = hashSources(reads);
+    }
+  }
+
+  sessions.sort((a, b) => Number(a.archived) - Number(b.archived) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { format: 'maestro', root: dir.root, sessions, problems };
+}
+
+/** One session held by several files (live and archived copies, or a reused id): the newest is kept, the others reported. */
+function mergeCopies(id: string, group: Found[]): ForeignSession {
+  // The newest `updated` wins; on a tie the archived copy (archiving is the last write).
+  const kept = [...group].sort(
+    (a, b) =>
+      time(b.session.updatedAt) - time(a.session.updatedAt) || Number(b.session.archived) - Number(a.session.archived),
+  )[0]!;
+  const others = group.filter((g) => g !== kept);
+  const s = kept.session;
+  s.sources = [s.path, ...others.map((o) => o.session.path)];
+  s.sourceHash = hashSources([kept.read, ...others.map((o) => o.read)]);
+  const live = group.filter((g) => !g.session.archived);
+  const archived = group.filter((g) => g.session.archived);
+  if (live.length && archived.length) {
+    // Seed 000 "Archive Verification" (no active-session.md after archiving): say whether the
+    // leftover is byte-identical to the archived copy before advising its removal.
+    const identical =
+      Buffer.from(live[0]!.read.kind === 'ok' ? live[0]!.read.bytes : []).equals(
+        Buffer.from(archived[0]!.read.kind === 'ok' ? archived[0]!.read.bytes : []),
+      ) && live[0]!.read.kind === 'ok';
+    const leftovers = live.map((g) => g.session.path).join(', ');
+    const hint = s.archived
+      ? identical
+        ? `${leftovers} is byte-identical to ${archived[0]!.session.path}: delete it (Maestro's archive moves the file).`
+        : `${leftovers} differs from ${archived[0]!.session.path}: compare them, keep what is newer in the archive, then delete the leftover (Maestro's archive moves the file).`
+      : `If the session is finished, replace ${archived[0]!.session.path} with the live file and delete the live one; otherwise delete the archived copy${identical ? ' (they are byte-identical)' : ' (they differ: compare them first)'}.`;
+    s.problems.push(
+      problem(
+        'ARCHIVE_COPIED',
+        'error',
+        `Session ${id} is both live (${leftovers}) and archived (${archived.map((g) => g.session.path).join(', ')}): the archive was copied, not moved; the copies are ${identical ? 'byte-identical' : 'different'}. Read from ${s.path} (newest).`,
+        {
+          sessionId: id,
+          path: live[0]!.session.path,
+          hint,
+          details: {
+            live: live.map((g) => g.session.path),
+            archived: archived.map((g) => g.session.path),
+            kept: s.path,
+            identical,
+          },
+        },
+      ),
+    );
+  } else {
+    s.problems.push(
+      problem(
+        'BAD_VALUE',
+        'error',
+        `Session id ${id} is held by ${group.length} files (${group.map((g) => g.session.path).join(', ')}); read from ${s.path} (newest).`,
+        { sessionId: id, path: s.path, details: { field: 'session_id', files: group.map((g) => g.session.path) } },
+      ),
+    );
+  }
+  return s;
+}
+
+/** Design gates (v1.6 sidecars): each joins the live session of its state dir, or is reported as stranded or lingering. */
+async function attachGates(
+  dir: SafeDir,
+  dirs: string[],
+  sessions: ForeignSession[],
+  problems: FormatProblem[],
+): Promise<void> {
   for (const sd of dirs) {
     const liveHere = sessions.find((s) => !s.archived && s.path === join(sd, 'state/active-session.md'));
     for (const e of await dir.list(join(sd, 'state'))) {
@@ -220,17 +244,6 @@ export async function inspectMaestro(dir: SafeDir): Promise<InspectReport> {
       }
     }
   }
-  // Gate files joined a session's sources: its hash covers them too.
-  for (const s of sessions) {
-    if (s.sources.length > 1 && s.sources.some((p) => GATE.test(p))) {
-      const reads: ReadResult[] = [];
-      for (const p of s.sources) reads.push(await dir.read(p));
-      s.sourceHash = hashSources(reads);
-    }
-  }
-
-  sessions.sort((a, b) => Number(a.archived) - Number(b.archived) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { format: 'maestro', root: dir.root, sessions, problems };
 }
 
 /** How sure we are that `dir` holds a Maestro tree (see FormatAdapter.detect). */

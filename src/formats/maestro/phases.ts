@@ -162,120 +162,18 @@ export function readPhases(list: unknown[], ctx: PhaseCtx): ForeignUnit[] {
   const seen = new Set<string>();
   list.forEach((rawPhase, index) => {
     const p = obj(rawPhase);
-    let id = str(p.id);
-    if (id === null) {
-      id = String(index + 1);
-      ctx.problems.push(
-        problem('MISSING_FIELD', 'warning', `Phase number ${index + 1} has no id; ${id} assumed.`, {
-          sessionId: ctx.sessionId,
-          path: ctx.path,
-          details: { phase: index + 1, field: 'id', assumed: id },
-        }),
-      );
-    }
-    if (!BATON_ID.test(id)) {
-      const slug = id.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '') || String(index + 1);
-      ctx.problems.push(
-        problem('BAD_VALUE', 'warning', `Phase id "${id}" is not a valid phase id; read as "${slug}".`, {
-          sessionId: ctx.sessionId,
-          path: ctx.path,
-          details: { phase: id, field: 'id', assumed: slug },
-        }),
-      );
-      id = slug;
-    }
-    if (seen.has(id)) {
-      let n = 2;
-      while (seen.has(`${id}.dup${n}`)) n++;
-      ctx.problems.push(
-        problem('BAD_VALUE', 'error', `Phase id ${id} appears more than once; the repeat is read as ${id}.dup${n}.`, {
-          sessionId: ctx.sessionId,
-          path: ctx.path,
-          details: { phase: id, field: 'id' },
-        }),
-      );
-      id = `${id}.dup${n}`;
-    }
-    seen.add(id);
+    const id = phaseIdOf(p, index, seen, ctx);
     const rawStatus = str(p.status);
     const status = normalizeStatus(rawStatus, id, ctx);
     const metadata = rest(p, MAPPED_PHASE_FIELDS);
 
-    let agents: string[];
-    if (Array.isArray(p.agents)) {
-      agents = p.agents.map((a) => str(a)).filter((a): a is string => a !== null);
-      if (p.agent !== undefined) metadata.agent = p.agent; // both present: keep the legacy one verbatim
-    } else {
-      agents = [];
-      if (p.agents !== undefined)
-        ctx.problems.push(
-          problem('BAD_VALUE', 'warning', `Phase ${id}: agents is not a list; ignored.`, {
-            sessionId: ctx.sessionId,
-            path: ctx.path,
-            details: { phase: id, field: 'agents', value: p.agents },
-          }),
-        );
-      if (p.agent !== undefined) {
-        agents = (Array.isArray(p.agent) ? p.agent : [p.agent])
-          .map((a) => str(a))
-          .filter((a): a is string => a !== null);
-        ctx.problems.push(
-          problem(
-            'LEGACY_FIELD',
-            'info',
-            `Phase ${id} names its agent in the legacy singular "agent" field; read as agents.`,
-            {
-              sessionId: ctx.sessionId,
-              path: ctx.path,
-              hint: 'baton writes "agents" (a list) on export.',
-              details: { phase: id, field: 'agent', current: 'agents' },
-            },
-          ),
-        );
-      }
-    }
+    const agents = agentsOf(p, id, metadata, ctx);
 
-    const retriesRaw = p.retry_count;
-    let retries: number | null = null;
-    if (typeof retriesRaw === 'number' && Number.isInteger(retriesRaw) && retriesRaw >= 0) retries = retriesRaw;
-    else if (retriesRaw !== undefined && retriesRaw !== null) {
-      ctx.problems.push(
-        problem(
-          'BAD_VALUE',
-          'warning',
-          `Phase ${id}: retry_count ${JSON.stringify(retriesRaw)} is not a count; read as 0.`,
-          { sessionId: ctx.sessionId, path: ctx.path, details: { phase: id, field: 'retry_count', value: retriesRaw } },
-        ),
-      );
-      retries = 0;
-    }
+    const retries = retriesOf(p, id, ctx);
 
     const startedAt = str(p.started);
     const completedAt = str(p.completed);
-    if (status === 'completed' && completedAt === null) {
-      ctx.problems.push(
-        problem('BAD_VALUE', 'warning', `Phase ${id} is completed but has completed: null.`, {
-          sessionId: ctx.sessionId,
-          path: ctx.path,
-          hint: 'Set the completion time of the phase.',
-          details: { phase: id, field: 'completed', status },
-        }),
-      );
-    }
-    if (status === 'pending' && (startedAt !== null || completedAt !== null)) {
-      ctx.problems.push(
-        problem(
-          'BAD_VALUE',
-          'warning',
-          `Phase ${id} is pending but has a ${startedAt !== null ? 'started' : 'completed'} time.`,
-          {
-            sessionId: ctx.sessionId,
-            path: ctx.path,
-            details: { phase: id, field: startedAt !== null ? 'started' : 'completed', status },
-          },
-        ),
-      );
-    }
+    timeProblems(status, startedAt, completedAt, id, ctx);
 
     const blockedBy = arr(p.blocked_by)
       .map((b) => str(b))
@@ -309,6 +207,141 @@ export function readPhases(list: unknown[], ctx: PhaseCtx): ForeignUnit[] {
       );
   });
 
+  blockerProblems(units, ctx);
+  return units;
+}
+
+/** The phase's id: assumed from its position when missing, made a valid id, and made unique against `seen` (which it joins). */
+function phaseIdOf(p: Record<string, unknown>, index: number, seen: Set<string>, ctx: PhaseCtx): string {
+  let id = str(p.id);
+  if (id === null) {
+    id = String(index + 1);
+    ctx.problems.push(
+      problem('MISSING_FIELD', 'warning', `Phase number ${index + 1} has no id; ${id} assumed.`, {
+        sessionId: ctx.sessionId,
+        path: ctx.path,
+        details: { phase: index + 1, field: 'id', assumed: id },
+      }),
+    );
+  }
+  if (!BATON_ID.test(id)) {
+    const slug = id.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '') || String(index + 1);
+    ctx.problems.push(
+      problem('BAD_VALUE', 'warning', `Phase id "${id}" is not a valid phase id; read as "${slug}".`, {
+        sessionId: ctx.sessionId,
+        path: ctx.path,
+        details: { phase: id, field: 'id', assumed: slug },
+      }),
+    );
+    id = slug;
+  }
+  if (seen.has(id)) {
+    let n = 2;
+    while (seen.has(`${id}.dup${n}`)) n++;
+    ctx.problems.push(
+      problem('BAD_VALUE', 'error', `Phase id ${id} appears more than once; the repeat is read as ${id}.dup${n}.`, {
+        sessionId: ctx.sessionId,
+        path: ctx.path,
+        details: { phase: id, field: 'id' },
+      }),
+    );
+    id = `${id}.dup${n}`;
+  }
+  seen.add(id);
+  return id;
+}
+
+/** The phase's agents from `agents`, or from the legacy singular `agent` (kept in `metadata` when both are present). */
+function agentsOf(p: Record<string, unknown>, id: string, metadata: Record<string, unknown>, ctx: PhaseCtx): string[] {
+  let agents: string[];
+  if (Array.isArray(p.agents)) {
+    agents = p.agents.map((a) => str(a)).filter((a): a is string => a !== null);
+    if (p.agent !== undefined) metadata.agent = p.agent; // both present: keep the legacy one verbatim
+  } else {
+    agents = [];
+    if (p.agents !== undefined)
+      ctx.problems.push(
+        problem('BAD_VALUE', 'warning', `Phase ${id}: agents is not a list; ignored.`, {
+          sessionId: ctx.sessionId,
+          path: ctx.path,
+          details: { phase: id, field: 'agents', value: p.agents },
+        }),
+      );
+    if (p.agent !== undefined) {
+      agents = (Array.isArray(p.agent) ? p.agent : [p.agent]).map((a) => str(a)).filter((a): a is string => a !== null);
+      ctx.problems.push(
+        problem(
+          'LEGACY_FIELD',
+          'info',
+          `Phase ${id} names its agent in the legacy singular "agent" field; read as agents.`,
+          {
+            sessionId: ctx.sessionId,
+            path: ctx.path,
+            hint: 'baton writes "agents" (a list) on export.',
+            details: { phase: id, field: 'agent', current: 'agents' },
+          },
+        ),
+      );
+    }
+  }
+  return agents;
+}
+
+/** The phase's retry count (null when absent; 0 when it is not a count). */
+function retriesOf(p: Record<string, unknown>, id: string, ctx: PhaseCtx): number | null {
+  const retriesRaw = p.retry_count;
+  let retries: number | null = null;
+  if (typeof retriesRaw === 'number' && Number.isInteger(retriesRaw) && retriesRaw >= 0) retries = retriesRaw;
+  else if (retriesRaw !== undefined && retriesRaw !== null) {
+    ctx.problems.push(
+      problem(
+        'BAD_VALUE',
+        'warning',
+        `Phase ${id}: retry_count ${JSON.stringify(retriesRaw)} is not a count; read as 0.`,
+        { sessionId: ctx.sessionId, path: ctx.path, details: { phase: id, field: 'retry_count', value: retriesRaw } },
+      ),
+    );
+    retries = 0;
+  }
+  return retries;
+}
+
+/** Reports times that contradict the phase's status (completed without a time, pending with one). */
+function timeProblems(
+  status: ForeignUnit['status'],
+  startedAt: string | null,
+  completedAt: string | null,
+  id: string,
+  ctx: PhaseCtx,
+): void {
+  if (status === 'completed' && completedAt === null) {
+    ctx.problems.push(
+      problem('BAD_VALUE', 'warning', `Phase ${id} is completed but has completed: null.`, {
+        sessionId: ctx.sessionId,
+        path: ctx.path,
+        hint: 'Set the completion time of the phase.',
+        details: { phase: id, field: 'completed', status },
+      }),
+    );
+  }
+  if (status === 'pending' && (startedAt !== null || completedAt !== null)) {
+    ctx.problems.push(
+      problem(
+        'BAD_VALUE',
+        'warning',
+        `Phase ${id} is pending but has a ${startedAt !== null ? 'started' : 'completed'} time.`,
+        {
+          sessionId: ctx.sessionId,
+          path: ctx.path,
+          details: { phase: id, field: startedAt !== null ? 'started' : 'completed', status },
+        },
+      ),
+    );
+  }
+}
+
+/** Reports dependencies on phases that do not exist, and phases that ran before the phases they are blocked by completed. */
+function blockerProblems(units: ForeignUnit[], ctx: PhaseCtx): void {
   const ids = new Set(units.map((u) => u.id));
   for (const u of units) {
     for (const b of u.blockedBy) {
@@ -341,7 +374,6 @@ export function readPhases(list: unknown[], ctx: PhaseCtx): ForeignUnit[] {
       }
     }
   }
-  return units;
 }
 
 function name(p: Record<string, unknown>): string | null {

@@ -233,46 +233,13 @@ function unitsOf(
   }
 }
 
-/** Reads and normalizes one session file. Never throws. */
-export async function readSessionFile(dir: SafeDir, rel: string, ctx: SessionFileCtx): Promise<SessionFileResult> {
-  const read = await dir.read(rel);
-  if (read.kind === 'missing') return { ok: false, problems: [], read };
-  if (read.kind !== 'ok') return { ok: false, problems: [read.problem], read };
-  const stem = rel.split('/').pop()!.replace(/\.md$/, '');
-  const fileId = ctx.archived ? stem : null;
-  if (read.bytes.length === 0 || read.text.trim() === '') {
-    return {
-      ok: false,
-      read,
-      problems: [
-        problem('EMPTY_FILE', 'error', `${rel} is empty.`, {
-          sessionId: fileId,
-          path: rel,
-          hint: 'Restore the session file from version control, or remove it to start a new session.',
-        }),
-      ],
-    };
-  }
-  const parsed = parseSessionText(read.text);
-  if (!parsed.ok) {
-    // Name the session when the damaged text still shows its id, so the report says whose file it is.
-    const seen = /^\s*"?session_id"?\s*:\s*"?([A-Za-z0-9._-]+)"?/m.exec(read.text)?.[1] ?? fileId;
-    return {
-      ok: false,
-      read,
-      problems: [
-        problem('CORRUPT_FILE', 'error', `${rel} cannot be read as a Maestro session: ${parsed.reason}.`, {
-          sessionId: seen,
-          path: rel,
-          hint: 'Repair the frontmatter between the "---" lines (YAML or JSON), or restore the file from version control.',
-        }),
-      ],
-    };
-  }
-  const doc = parsed.doc;
-  const fm = doc.frontmatter;
-  const problems: FormatProblem[] = [];
-
+/** The session id from the frontmatter (assumed from the file name when missing), with problems about it. */
+function sessionIdOf(
+  fm: Record<string, unknown>,
+  fileId: string | null,
+  rel: string,
+  problems: FormatProblem[],
+): string {
   let id = str(fm.session_id);
   if (id === null) {
     id = fileId ?? 'active-session';
@@ -303,41 +270,53 @@ export async function readSessionFile(dir: SafeDir, rel: string, ctx: SessionFil
       }),
     );
   }
+  return id;
+}
 
-  const { rawStatus, status } = checkFields(fm, id, rel, ctx.archived, problems);
-
-  const minimal = isMinimal(fm);
-  const pctx: PhaseCtx = { sessionId: id, path: rel, problems };
-  const units = unitsOf(fm, rawStatus, minimal, pctx);
-
-  if (!minimal) {
-    const total = fm.total_phases;
-    if (total !== undefined && total !== null && (typeof total !== 'number' || total !== units.length)) {
-      problems.push(
-        problem(
-          'BAD_VALUE',
-          'warning',
-          `Session ${id}: total_phases is ${JSON.stringify(total)} but ${units.length} phase(s) are listed.`,
-          { sessionId: id, path: rel, details: { field: 'total_phases', value: total, phases: units.length } },
-        ),
-      );
-    }
-    const cur = str(fm.current_phase);
-    if (cur !== null && units.length && !units.some((u) => u.id === cur)) {
-      problems.push(
-        problem('BAD_VALUE', 'warning', `Session ${id}: current_phase ${cur} is not one of its phases.`, {
-          sessionId: id,
-          path: rel,
-          details: { field: 'current_phase', value: fm.current_phase },
-        }),
-      );
-    }
+/** Problems of a full session's phase list: total_phases and current_phase against the phases, and the phases against each other. */
+function phaseListProblems(
+  fm: Record<string, unknown>,
+  units: ForeignUnit[],
+  id: string,
+  rel: string,
+): FormatProblem[] {
+  const problems: FormatProblem[] = [];
+  const total = fm.total_phases;
+  if (total !== undefined && total !== null && (typeof total !== 'number' || total !== units.length)) {
+    problems.push(
+      problem(
+        'BAD_VALUE',
+        'warning',
+        `Session ${id}: total_phases is ${JSON.stringify(total)} but ${units.length} phase(s) are listed.`,
+        { sessionId: id, path: rel, details: { field: 'total_phases', value: total, phases: units.length } },
+      ),
+    );
   }
-  if (!minimal) problems.push(...reconcileProblems(units, id, rel));
+  const cur = str(fm.current_phase);
+  if (cur !== null && units.length && !units.some((u) => u.id === cur)) {
+    problems.push(
+      problem('BAD_VALUE', 'warning', `Session ${id}: current_phase ${cur} is not one of its phases.`, {
+        sessionId: id,
+        path: rel,
+        details: { field: 'current_phase', value: fm.current_phase },
+      }),
+    );
+  }
+  problems.push(...reconcileProblems(units, id, rel));
+  return problems;
+}
 
-  // The Markdown log is the companion: the frontmatter wins when they disagree.
+/** The Markdown log is the companion: a phase it shows in another status than the frontmatter is reported (the frontmatter wins). */
+function companionProblems(
+  doc: MaestroDocument,
+  text: string,
+  units: ForeignUnit[],
+  id: string,
+  rel: string,
+): FormatProblem[] {
+  const problems: FormatProblem[] = [];
   const shown = bodyStatuses(doc.body);
-  const bodyOffset = read.text.slice(0, read.text.length - doc.body.length).split('\n').length - 1; // lines before the body
+  const bodyOffset = text.slice(0, text.length - doc.body.length).split('\n').length - 1; // lines before the body
   for (const u of units) {
     const b = shown.get(u.id);
     if (b && b.status !== u.status) {
@@ -356,6 +335,57 @@ export async function readSessionFile(dir: SafeDir, rel: string, ctx: SessionFil
       );
     }
   }
+  return problems;
+}
+
+/** The problem of an empty session file. */
+function emptyFile(rel: string, fileId: string | null): FormatProblem {
+  return problem('EMPTY_FILE', 'error', `${rel} is empty.`, {
+    sessionId: fileId,
+    path: rel,
+    hint: 'Restore the session file from version control, or remove it to start a new session.',
+  });
+}
+
+/** The problem of a session file whose frontmatter cannot be parsed, naming the session when the text still shows its id. */
+function corruptFile(text: string, rel: string, fileId: string | null, reason: string): FormatProblem {
+  const seen = /^\s*"?session_id"?\s*:\s*"?([A-Za-z0-9._-]+)"?/m.exec(text)?.[1] ?? fileId;
+  return problem('CORRUPT_FILE', 'error', `${rel} cannot be read as a Maestro session: ${reason}.`, {
+    sessionId: seen,
+    path: rel,
+    hint: 'Repair the frontmatter between the "---" lines (YAML or JSON), or restore the file from version control.',
+  });
+}
+
+/** Reads and normalizes one session file. Never throws. */
+export async function readSessionFile(dir: SafeDir, rel: string, ctx: SessionFileCtx): Promise<SessionFileResult> {
+  const read = await dir.read(rel);
+  if (read.kind === 'missing') return { ok: false, problems: [], read };
+  if (read.kind !== 'ok') return { ok: false, problems: [read.problem], read };
+  const stem = rel.split('/').pop()!.replace(/\.md$/, '');
+  const fileId = ctx.archived ? stem : null;
+  if (read.bytes.length === 0 || read.text.trim() === '') {
+    return { ok: false, read, problems: [emptyFile(rel, fileId)] };
+  }
+  const parsed = parseSessionText(read.text);
+  if (!parsed.ok) {
+    return { ok: false, read, problems: [corruptFile(read.text, rel, fileId, parsed.reason)] };
+  }
+  const doc = parsed.doc;
+  const fm = doc.frontmatter;
+  const problems: FormatProblem[] = [];
+
+  const id = sessionIdOf(fm, fileId, rel, problems);
+
+  const { rawStatus, status } = checkFields(fm, id, rel, ctx.archived, problems);
+
+  const minimal = isMinimal(fm);
+  const pctx: PhaseCtx = { sessionId: id, path: rel, problems };
+  const units = unitsOf(fm, rawStatus, minimal, pctx);
+
+  if (!minimal) problems.push(...phaseListProblems(fm, units, id, rel));
+
+  problems.push(...companionProblems(doc, read.text, units, id, rel));
 
   const tokens = tokensOf(fm.token_usage, id, rel, problems);
   const plans = await checkPlans(dir, fm, {

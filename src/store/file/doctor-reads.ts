@@ -58,6 +58,11 @@ export function foldLog(file: string, offset: number, rows: Map<string, SessionS
     try {
       const row = JSON.parse(line) as SessionSummary;
       if (!row || typeof row.id !== 'string' || !row.id) continue;
+      // A deleted id's row is gone (registry-text.ts deletedLine), whatever its revision.
+      if ((row as { deleted?: unknown }).deleted === true) {
+        rows.delete(row.id);
+        continue;
+      }
       const prev = rows.get(row.id);
       if (!prev || row.revision >= prev.revision) rows.set(row.id, row);
     } catch {

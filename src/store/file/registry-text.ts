@@ -19,7 +19,19 @@ export interface Index {
   fast: boolean;
 }
 
-/** Folds the complete rows of `buf` (log lines) into `rows`, the newest revision winning; returns the bytes they span. */
+/**
+ * The log line saying that session `id` was deleted (or its id is being taken again):
+ * `{"id":…,"deleted":true}`. Folding it removes the id's row whatever its revision, so a
+ * session re-created under the id starts from revision 1 rather than losing to the old row.
+ */
+export function deletedLine(id: string): string {
+  return `${JSON.stringify({ id, deleted: true })}\n`;
+}
+
+/**
+ * Folds the complete rows of `buf` (log lines) into `rows`, the newest revision winning, a
+ * {@link deletedLine} removing the id's row; returns the bytes they span.
+ */
 export function foldRows(rows: Map<string, RowText>, buf: Buffer): number {
   const text = buf.toString('utf8');
   let end = 0;
@@ -31,7 +43,12 @@ export function foldRows(rows: Map<string, RowText>, buf: Buffer): number {
     end += Buffer.byteLength(line) + 1;
     pos = nl + 1;
     try {
-      const row = RowText.of(JSON.parse(line) as SessionSummary);
+      const parsed = JSON.parse(line) as SessionSummary & { deleted?: unknown };
+      if (parsed.deleted === true) {
+        rows.delete(parsed.id);
+        continue;
+      }
+      const row = RowText.of(parsed);
       const prev = rows.get(row.id);
       if (row.id && (!prev || row.summary.revision >= prev.summary.revision)) rows.set(row.id, row);
     } catch {

@@ -7,7 +7,7 @@ import { moveAside, removeStaleTemps, sleepSync } from './fsutil.js';
 import { FileLock } from './lock.js';
 import { fileIno, fileStamp, listDirs, openLog, readTail, readWithIno } from './registry-files.js';
 import type { Layout } from './paths.js';
-import { countsMatch, foldRows, splitIndex } from './registry-text.js';
+import { countsMatch, deletedLine, foldRows, splitIndex } from './registry-text.js';
 import type { Index } from './registry-text.js';
 
 /** index.log is folded into index.json once it holds this many bytes past logOffset. */
@@ -63,6 +63,24 @@ export class Registry {
   /** Appends a changed row. Not fsynced: the registry is a cache that `list --rebuild` restores. */
   record(row: SessionSummary): void {
     this.append(`${RowText.of(row).json}\n`);
+  }
+
+  /**
+   * Logs that session `id` is gone: its row, whatever its revision, no longer counts (nor
+   * proves acknowledged events), so the id may be taken again. Called after its folder was
+   * moved away, under its session lock, so no row of the old session can follow it.
+   */
+  forget(id: string): void {
+    this.append(deletedLine(id));
+  }
+
+  /**
+   * Records the first row of a session just created: after a {@link forget} of its id in the
+   * same write, so a row left by an earlier session of that id (a deletion cut short before
+   * it forgot the id) never outranks it.
+   */
+  recordNew(row: SessionSummary): void {
+    this.append(`${deletedLine(row.id)}${RowText.of(row).json}\n`);
   }
 
   /**

@@ -111,6 +111,8 @@ export class Retention {
   /**
    * Deletes session `id` (folder `found.dir`) if its journal ends at `expectedRevision`, and
    * records its tombstone. The caller holds `lock`, the session lock inside the folder.
+   * `beforeMove` runs once the revision was checked and the intent recorded, just before the
+   * folder moves to the trash (the registry forgets the id there).
    */
   delete(
     id: string,
@@ -118,6 +120,7 @@ export class Retention {
     lock: FileLock,
     expectedRevision: number,
     info: TombstoneInfo,
+    beforeMove: () => void = () => {},
   ): Tombstone {
     const stamp = `${this.now().toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
     const trash = this.layout.trashDir(id, stamp);
@@ -139,6 +142,7 @@ export class Retention {
       throw e;
     }
     crashPoint('delete', 'after-marker');
+    beforeMove();
     this.move(found.dir, trash, marker, lock);
     crashPoint('delete', 'after-rename');
     this.appendTombstone(tombstone);

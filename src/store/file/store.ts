@@ -193,7 +193,7 @@ export class FileStore implements SessionStore {
     this.writable();
     if (this.locate(id)) throw exists(id);
     makeSessionFolder(this.layout, this.io, id, events);
-    this.recordRow(id, () => this.registry.record(summary));
+    this.recordRow(id, () => this.registry.recordNew(summary));
     return { revision: events.length };
   }
 
@@ -361,7 +361,9 @@ export class FileStore implements SessionStore {
   async delete(id: string, expectedRevision: number, info: TombstoneInfo): Promise<Tombstone> {
     this.writable();
     const { found, lock } = this.lockFolder(id);
-    return this.retention.delete(id, found, lock, expectedRevision, info);
+    // Forgotten under the lock, folder in place: a later session of this id starts clean (a failed move: `list` derives the row).
+    const forget = () => this.recordRow(id, () => this.registry.forget(id));
+    return this.retention.delete(id, found, lock, expectedRevision, info, forget);
   }
 
   async listTombstones(): Promise<Tombstone[]> {

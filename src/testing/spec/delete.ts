@@ -73,6 +73,26 @@ export function deleteTests(suite: StoreSuite): void {
       expect(await suite.store.exists('again')).toBe(false);
     });
 
+    it('a re-created id starts clean, even below the deleted revision; other sessions keep theirs', async () => {
+      await seed(suite.store, 'reused', 4);
+      await seed(suite.store, 'neighbour', 2);
+      await suite.store.delete('reused', 5, info('Long one'));
+      await seed(suite.store, 'reused');
+      expect((await suite.store.load('reused')).revision).toBe(1);
+      expect(await suite.store.readEvents('reused')).toHaveLength(1);
+      await suite.store.append('reused', 1, [noteEvent(2)]);
+      expect((await suite.store.load('reused')).revision).toBe(2);
+      const listed = await suite.store.list();
+      expect(listed.summaries.map((x) => [x.id, x.revision]).sort()).toEqual([
+        ['neighbour', 3],
+        ['reused', 1],
+      ]);
+      if (!suite.store.capabilities.multiProcess) return;
+      const second = await suite.second();
+      expect((await second.load('reused')).revision).toBe(2);
+      expect((await second.load('neighbour')).revision).toBe(3);
+    });
+
     it('keeps checkpoints of other sessions, and returns copies', async () => {
       const events = await seed(suite.store, 'keep', 1);
       await suite.store.saveCheckpoint('keep', checkpointOf('keep', events, 'cp-1'));
