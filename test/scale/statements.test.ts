@@ -90,8 +90,8 @@ const OTHER_SQL: Record<string, string> = {
   'step-results.ts: SELECT body FROM ${…}.step_results WHERE session_id = $1 AND sha256 = $2':
     "a durable step's large result, keyed by its session",
   'store.ts: SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms': "the server's clock (no table)",
-  "store.ts: SELECT set_config('lock_timeout', $1, true)": 'a setting of the transaction (no table)',
-  'store.ts: SELECT pg_advisory_xact_lock(hashtextextended($1, 0))': 'the workspace lock (no table)',
+  "workspace-lock.ts: SELECT set_config('lock_timeout', $1, true)": 'a setting of the transaction (no table)',
+  'workspace-lock.ts: SELECT pg_advisory_xact_lock(hashtextextended($1, 0))': 'the workspace lock (no table)',
   'watch.ts: LISTEN ${…}': 'the change feed (no table)',
   'watch.ts: SELECT now() AS t': 'the change feed and its poll (no table)',
 };
@@ -125,7 +125,7 @@ describe('every statement names one session, except the documented registry and 
     for (const text of Object.keys(OTHER_SQL))
       expect(doc, text).toContain(
         text
-          .replace(/^\w+\.ts: /, '')
+          .replace(/^[\w-]+\.ts: /, '')
           .split(' ')[0]!
           .replace('${…}', ''),
       );

@@ -1,4 +1,3 @@
-import { hint } from '../../domain/hints.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,7 +6,7 @@ import type { NewEvent, StoredEvent } from '../../domain/events.js';
 import { validateId } from '../../domain/ids.js';
 import type { SessionSummary } from '../../domain/summary.js';
 import { atomicWrite } from '../atomic-write.js';
-import { checkCheckpoint, conflict, eventsLost, exists, journalEmpty, notFound, readOnlyStore } from '../errors.js';
+import { checkCheckpoint, conflict, eventsLost, exists, notFound, readOnlyStore } from '../errors.js';
 import type {
   AppendOptions,
   Checkpoint,
@@ -30,8 +29,8 @@ import type { FileDoctorResult } from './doctor.js';
 import { readIfExists } from './fsutil.js';
 import { checkStoreFormat, initStore } from './store-format.js';
 import { recoverLostEvents, repairJournal } from './journal-repair.js';
-import { READ_AGAIN, pauseBeforeReadAgain, provenRevision, readRacingWriters } from './loss.js';
-import { caughtInFlight, readTail, scanJournal } from './journal.js';
+import { provenRevision, readRacingWriters } from './loss.js';
+import { readTail, scanJournal } from './journal.js';
 import { FileLock } from './lock.js';
 import { Layout, isPlainDir } from './paths.js';
 import { Registry } from './registry.js';
@@ -39,7 +38,7 @@ import { Retention } from './retention.js';
 import { lockSession, releaseLingering, releaseNow, reopenIfReplaced } from './session-lock.js';
 import { putDerivedRows } from './derived-rows.js';
 import type { Handle } from './handle.js';
-import { FILE_FORMAT_VERSION, readSnapshot, scanFromSnapshot, storeSnapshot } from './snapshot.js';
+import { FILE_FORMAT_VERSION, storeSnapshot } from './snapshot.js';
 import { DerivedFiles } from './derived-files.js';
 import { ListView } from './list-view.js';
 import { makeSessionFolder } from './create.js';
@@ -49,7 +48,10 @@ import { FileCursorTable } from './cursors.js';
 import { FileStepResults } from './step-results.js';
 import { watchJournals } from './watch.js';
 import { withStoreErrors } from '../os-errors.js';
-import { openJournal, readOnlyReason, tornTailFound } from './read-only.js';
+import { readOnlyReason } from './read-only.js';
+import { openHandle } from './open-handle.js';
+import { loadJournal } from './load.js';
+import { eventsOfJournal } from './read-events.js';
 
 /** Options of {@link FileStore}. */
 export interface FileStoreOptions {
@@ -173,34 +175,7 @@ export class FileStore implements SessionStore {
     let h = this.handles.get(id);
     if (h && h.dir === found.dir) return h;
     if (h) this.drop(id);
-    const files = this.layout.files(found.dir);
-    let opened: { fd: number; readOnly: string | null };
-    try {
-      opened = openJournal(this.io, files.journal, this.readOnly);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
-        throw new BatonError('CORRUPT', `Session ${id} has no journal.jsonl.`, {
-          hint: `Its folder ${found.dir} is incomplete; restore journal.jsonl from a backup or remove the folder.`,
-        });
-      }
-      throw e;
-    }
-    h = {
-      dir: found.dir,
-      journal: files.journal,
-      snapshotFile: files.snapshot,
-      lock: new FileLock(files.lock, this.lockTimeoutMs),
-      fd: opened.fd,
-      readOnly: opened.readOnly,
-      lastSeq: -1,
-      end: -1,
-      room: -1,
-      holdAppends: 0,
-      release: null,
-      lingerUntil: 0,
-      busy: false,
-      checkedAt: 0,
-    };
+    h = openHandle(this.layout, this.io, this.readOnly, this.lockTimeoutMs, id, found.dir);
     this.handles.set(id, h);
     return h;
   }
@@ -232,74 +207,15 @@ export class FileStore implements SessionStore {
     const h = this.handle(id);
     reopenIfReplaced(h);
     const repairs: RepairReport[] = this.notices.splice(0);
-    const snap = readSnapshot(this.now, id, h, repairs);
-    let scan = scanFromSnapshot(h, snap);
-    // Without the lock, lines being written may be caught half visible: read again (journal.ts).
-    // A read-only handle never takes the lock, so its incomplete last line may be one too.
-    for (
-      let again = 1;
-      !h.lock.isHeld &&
-      (caughtInFlight(scan.bad) || (h.readOnly !== null && scan.tornAt !== null)) &&
-      again <= READ_AGAIN;
-      again++
-    ) {
-      pauseBeforeReadAgain(again);
-      scan = scanFromSnapshot(h, snap);
-    }
-    if (!snap && scan.lastSeq === 0 && !scan.bad.length) throw journalEmpty(id, h.journal);
-    // Damage at the end (a cut line, a snapshot past the journal) may be more than a torn
-    // append: look for proof of acknowledged events the journal no longer holds first.
-    if (scan.tornAt !== null || repairs.some((r) => r.kind === 'snapshot_stale')) this.guardLoss(id, h, scan.maxSeq);
-    if (scan.tornAt !== null && h.readOnly !== null) repairs.push(tornTailFound(id, h.readOnly, scan.tornAt));
-    else if (scan.tornAt !== null) {
-      lockSession(h);
-      h.lastSeq = -1;
-      syncTail(this.writer, id, h, repairs, (last) => this.guardLoss(id, h, last));
-      scan = scanFromSnapshot(h, snap);
-    }
-    if (scan.bad.length) {
-      const first = scan.bad[0]!;
-      throw new BatonError(
-        'CORRUPT',
-        `Session ${id}'s journal has ${scan.bad.length} damaged line(s), first near byte ${first.offset} (${first.reason}).`,
-        {
-          hint: hint('repair.rebuilds', { session: id }),
-          details: { sessionId: id, badLines: scan.bad.map((b) => ({ offset: b.offset, reason: b.reason })) },
-        },
-      );
-    }
-    return {
-      snapshot: snap ? { revision: snap.revision, state: snap.state } : null,
-      events: scan.events,
-      revision: scan.lastSeq,
-      repairs,
-    };
+    return loadJournal(this.now, this.writer, id, h, repairs, (last) => this.guardLoss(id, h, last));
   }
 
   async readEvents(id: string, afterSeq = 0): Promise<StoredEvent[]> {
     const h = this.handle(id);
     reopenIfReplaced(h);
-    return readRacingWriters(h.journal, (buf) => this.readJournalBuffer(id, h, buf, afterSeq));
-  }
-
-  private readJournalBuffer(id: string, h: Handle, buf: Buffer, afterSeq: number): StoredEvent[] {
-    const scan = scanJournal(buf, 0, 1);
-    if (scan.bad.length) {
-      throw new BatonError('CORRUPT', `Session ${id}'s journal has ${scan.bad.length} damaged line(s).`, {
-        hint: hint('repair.run', { session: id }),
-        details: { sessionId: id, inFlight: caughtInFlight(scan.bad) },
-      });
-    }
-    if (scan.lastSeq === 0) throw journalEmpty(id, h.journal);
-    // The whole history is read anyway: the registry row and the checkpoints the journal does
-    // not know are little more to read.
-    const known = new Set(
-      scan.events
-        .filter((e) => e.type === 'checkpoint.created')
-        .map((e) => String((e.data as { checkpointId?: unknown }).checkpointId)),
+    return readRacingWriters(h.journal, (buf) =>
+      eventsOfJournal(id, h.journal, buf, afterSeq, (end, known) => this.guardLoss(id, h, end, known)),
     );
-    this.guardLoss(id, h, scan.lastSeq, known);
-    return scan.events.filter((e) => e.seq > afterSeq);
   }
 
   /**

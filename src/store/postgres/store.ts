@@ -4,16 +4,12 @@ import type { NewEvent, StoredEvent } from '../../domain/events.js';
 import { validateId } from '../../domain/ids.js';
 import { validateWorkspace } from '../../domain/workspace-name.js';
 import type { SessionSummary } from '../../domain/summary.js';
-import {
-  checkCheckpoint,
-  checkpointExists,
-  checkpointNotFound,
-  checkNothingLost,
-  conflict,
-  exists,
-  notFound,
-} from '../errors.js';
-import { encodeCheckpoint, readCheckpointRow, sha256 } from './checkpoint-rows.js';
+import { checkpointNotFound, conflict, exists, notFound } from '../errors.js';
+import { readCheckpointRows, saveCheckpointRow } from './checkpoint-store.js';
+import { loadSession, readSessionEvents } from './event-reads.js';
+import { statementName } from './statement-name.js';
+import { underAdvisoryLock } from './workspace-lock.js';
+import { readTombstones } from './tombstones.js';
 import { RowText } from '../row.js';
 import { compareCheckpointIds } from '../types.js';
 import type {
@@ -37,8 +33,8 @@ import { migrate } from './migrations.js';
 import { recoverLostRows } from './repair.js';
 import { NOTIFY_SPACING_MS, REFRESH_SPACING_MS, Refresher } from './refresh.js';
 import type { RefreshBatch } from './refresh.js';
-import { checkSeqs, decodeEvent, encodeEvents, readSnapshot } from './rows.js';
-import { createPool, inTransaction, mapPgError, pgCrypto, sqlState } from './pool.js';
+import { encodeEvents } from './rows.js';
+import { createPool, inTransaction, mapPgError, sqlState } from './pool.js';
 import { statements } from './sql.js';
 import type { Statements } from './sql.js';
 import { channelOf, ident, parsePgUrl } from './url.js';
@@ -244,47 +240,11 @@ export class PostgresStore implements SessionStore {
   }
 
   async load(id: string): Promise<LoadResult> {
-    validateId(id);
-    const r = await this.q<{
-      seq: number | null;
-      snap_rev: number | null;
-      body: string | null;
-      row_rev: number | null;
-      max_seq: number | null;
-    }>(this.sql.load, [id]);
-    const head = r.rows[0];
-    if (!head || head.seq !== null) throw notFound(id);
-    checkNothingLost(id, head, 'the events table');
-    const repairs: RepairReport[] = [];
-    let snapshot: Snapshot | null = null;
-    if (head.snap_rev !== null && head.body !== null) {
-      snapshot = readSnapshot(id, head.snap_rev, head.body, repairs);
-      if (!snapshot) {
-        // The stored snapshot is unusable: rebuild from the whole journal instead.
-        const events = await this.readEvents(id);
-        return { snapshot: null, events, revision: events.at(-1)?.seq ?? 0, repairs };
-      }
-    }
-    const events = r.rows.slice(1).map((row) => decodeEvent(id, row.seq!, row.body!));
-    checkSeqs(id, events, (snapshot?.revision ?? 0) + 1);
-    // The head row and the events come from one statement, so they agree with each other.
-    return { snapshot, events, revision: events.at(-1)?.seq ?? snapshot?.revision ?? 0, repairs };
+    return loadSession((text, values) => this.q(text, values), this.sql, id);
   }
 
   async readEvents(id: string, afterSeq = 0): Promise<StoredEvent[]> {
-    validateId(id);
-    const r = await this.q<{
-      seq: number | null;
-      body: string | null;
-      row_rev: number | null;
-      snap_rev: number | null;
-      max_seq: number | null;
-    }>(this.sql.readEvents, [id, Math.max(0, Math.floor(afterSeq))]);
-    if (!r.rows[0] || r.rows[0].seq !== null) throw notFound(id);
-    checkNothingLost(id, r.rows[0], 'the events table');
-    const events = r.rows.slice(1).map((row) => decodeEvent(id, row.seq!, row.body!));
-    checkSeqs(id, events, Math.max(0, Math.floor(afterSeq)) + 1);
-    return events;
+    return readSessionEvents((text, values) => this.q(text, values), this.sql, id, afterSeq);
   }
 
   /**
@@ -420,40 +380,18 @@ export class PostgresStore implements SessionStore {
     return run;
   }
 
-  private async underAdvisoryLock<T>(fn: () => Promise<T>): Promise<T> {
-    let pool: Pool;
-    try {
-      pool = await this.connect();
-    } catch (e) {
-      throw mapPgError(e, this.location);
-    }
-    let inFn = false;
-    try {
-      return await inTransaction(pool, async (c: PoolClient) => {
-        await c.query("SELECT set_config('lock_timeout', $1, true)", [
-          `${Math.max(1, Math.floor(this.lockTimeoutMs))}ms`,
-        ]);
-        await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-          `baton.workspace.${this.schema}.${this.workspace}`,
-        ]);
-        inFn = true;
-        return fn();
-      });
-    } catch (e) {
-      if (!inFn && sqlState(e) === '55P03') {
-        throw new BatonError(
-          'LOCKED',
-          `The lock of workspace ${JSON.stringify(this.workspace)} in schema ${this.schema} is held by another worker (waited ${this.lockTimeoutMs} ms).`,
-          {
-            hint: 'Another baton is starting or switching a session in this workspace; retry in a moment.',
-            details: { schema: this.schema, workspace: this.workspace },
-            cause: e,
-          },
-        );
-      }
-      if (!inFn && this.closed && !isBatonError(e)) throw this.closedError();
-      throw mapPgError(e, this.location);
-    }
+  private underAdvisoryLock<T>(fn: () => Promise<T>): Promise<T> {
+    return underAdvisoryLock(
+      {
+        connect: () => this.connect(),
+        location: this.location,
+        schema: this.schema,
+        workspace: this.workspace,
+        lockTimeoutMs: this.lockTimeoutMs,
+        closed: () => (this.closed ? this.closedError() : null),
+      },
+      fn,
+    );
   }
 
   async archive(id: string): Promise<void> {
@@ -495,16 +433,7 @@ export class PostgresStore implements SessionStore {
   }
 
   async listTombstones(): Promise<Tombstone[]> {
-    const r = await this.q<{ id: string; deleted_at: string; title: string; status: string; archived: boolean }>(
-      this.sql.tombstones,
-    );
-    return r.rows.map((x) => ({
-      id: x.id,
-      deletedAt: x.deleted_at,
-      title: x.title,
-      status: x.status,
-      archived: x.archived,
-    }));
+    return readTombstones((text, values) => this.q(text, values), this.sql);
   }
 
   /** Rows are never torn: the one repair is of acknowledged events lost (see repair.ts). */
@@ -514,19 +443,13 @@ export class PostgresStore implements SessionStore {
   }
 
   async saveCheckpoint(id: string, checkpoint: Checkpoint): Promise<void> {
-    validateId(id);
-    const cpId = validateId(checkpoint.id, 'checkpoint id');
-    const end = await this.currentRevision(id);
-    if (end === null) throw notFound(id);
-    checkCheckpoint(id, checkpoint, end);
-    const body = encodeCheckpoint(checkpoint);
-    try {
-      await this.q(this.sql.saveCheckpoint, [id, cpId, body, sha256(body)]);
-    } catch (e) {
-      if (sqlState(e) === '23505') throw checkpointExists(id, cpId);
-      if (sqlState(e) === '23503') throw notFound(id); // deleted meanwhile
-      throw e;
-    }
+    await saveCheckpointRow(
+      (text, values) => this.q(text, values),
+      this.sql,
+      id,
+      checkpoint,
+      () => this.currentRevision(id),
+    );
   }
 
   async listCheckpoints(id: string): Promise<CheckpointRead[]> {
@@ -540,14 +463,8 @@ export class PostgresStore implements SessionStore {
     return r;
   }
 
-  private async readCheckpoints(id: string, checkpointId: string | null): Promise<CheckpointRead[]> {
-    validateId(id);
-    const r = await this.q<{ id: string | null; body: string | null; sha256: string | null; created_at: Date | null }>(
-      this.sql.checkpoints,
-      [id, checkpointId],
-    );
-    if (!r.rows[0] || r.rows[0].id !== null) throw notFound(id);
-    return r.rows.slice(1).map((x) => readCheckpointRow(id, x.id!, x.body!, x.sha256!, x.created_at));
+  private readCheckpoints(id: string, checkpointId: string | null): Promise<CheckpointRead[]> {
+    return readCheckpointRows((text, values) => this.q(text, values), this.sql, id, checkpointId);
   }
 
   /**
@@ -579,16 +496,4 @@ export class PostgresStore implements SessionStore {
     this.closingPool = null;
     if (pool) await pool.end().catch(() => undefined);
   }
-}
-
-const names = new Map<string, string>();
-
-/** A stable name for a prepared statement: different texts (schemas) get different names. */
-function statementName(text: string): string {
-  let name = names.get(text);
-  if (!name) {
-    name = `baton_${pgCrypto().createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
-    names.set(text, name);
-  }
-  return name;
 }

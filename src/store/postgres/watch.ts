@@ -64,6 +64,31 @@ function reportedRevisions(): { isNews: (c: StoreChange) => boolean; endRound: (
   };
 }
 
+/** The change a notification payload announces; null when the payload is not one of ours. */
+function parsePayload(payload: string | undefined): StoreChange | null {
+  if (!payload) return null;
+  try {
+    const p = JSON.parse(payload) as { session?: unknown; revision?: unknown };
+    if (typeof p.session === 'string' && typeof p.revision === 'number')
+      return { sessionId: p.session, revision: p.revision };
+  } catch {
+    // not one of ours
+  }
+  return null;
+}
+
+/** Detaches the watcher from a connection it gives up, so its 'end' or a late error is not taken for a loss. */
+function silence(c: Client): void {
+  c.removeAllListeners('end');
+  c.on('error', () => undefined);
+}
+
+/** Ends a connection the watcher gave up; never rejects. */
+async function endSilently(c: Client): Promise<void> {
+  silence(c);
+  await c.end().catch(() => undefined);
+}
+
 /**
  * Runs `check` on the current connection every `pingMs`, one at a time; a check that fails or
  * takes longer than `pingTimeoutMs` reports the connection lost. Never keeps the process
@@ -148,21 +173,11 @@ export async function watchChanges(
     }
   };
 
-  const deliver = (payload: string | undefined): void => {
-    if (!payload) return;
-    try {
-      const p = JSON.parse(payload) as { session?: unknown; revision?: unknown };
-      if (typeof p.session === 'string' && typeof p.revision === 'number')
-        report({ sessionId: p.session, revision: p.revision });
-    } catch {
-      // not one of ours
-    }
-  };
-
   const open = async (): Promise<void> => {
     const c = createClient(target);
     c.on('notification', (n) => {
-      if (n.channel === channel) deliver(n.payload);
+      const change = n.channel === channel ? parsePayload(n.payload) : null;
+      if (change) report(change);
     });
     c.on('error', () => lost(c));
     c.on('end', () => lost(c));
@@ -177,9 +192,7 @@ export async function watchChanges(
       }
       listeningSince = now;
     } catch (e) {
-      c.removeAllListeners('end');
-      c.on('error', () => undefined);
-      await c.end().catch(() => undefined);
+      await endSilently(c);
       throw mapPgError(e, target.location);
     }
     if (stopped) {
@@ -192,8 +205,7 @@ export async function watchChanges(
   const lost = (c: Client): void => {
     if (client !== c || stopped) return;
     client = null;
-    c.removeAllListeners('end');
-    c.on('error', () => undefined);
+    silence(c);
     // A connection that stopped answering may never finish a polite end: drop the socket.
     (c as unknown as { connection?: { stream?: { destroy?: () => void } } }).connection?.stream?.destroy?.();
     c.end().catch(() => undefined);
@@ -220,10 +232,6 @@ export async function watchChanges(
     if (timer) clearTimeout(timer);
     const c = client;
     client = null;
-    if (c) {
-      c.removeAllListeners('end');
-      c.on('error', () => undefined);
-      await c.end().catch(() => undefined);
-    }
+    if (c) await endSilently(c);
   };
 }
