@@ -56,18 +56,7 @@ export async function findCandidates(
   }
 
   // Markers (layout b).
-  const markers = new Map<string, string>();
-  for (const e of await dir.list(wfDir)) {
-    if (!e.name.startsWith(MARKER_PREFIX) || e.name === MARKER_PREFIX) continue;
-    if (e.kind === 'link') {
-      const c = await dir.check(e.path);
-      if (!c.ok) {
-        P.push(c.problem);
-        continue;
-      }
-    } else if (e.kind !== 'file') continue;
-    markers.set(e.name.slice(MARKER_PREFIX.length), e.path);
-  }
+  const markers = await readMarkers(dir, wfDir, P);
 
   // Session folders, links checked; unsafe ones reported and not followed.
   const byName = new Map<string, Candidate>();
@@ -88,73 +77,8 @@ export async function findCandidates(
   }
 
   if (registry) {
-    for (const entry of registry.entries.values()) {
-      const directory = str(entry.raw.directory);
-      const c = cand(entry.id);
-      c.entry = entry;
-      if (directory === null) {
-        P.push(
-          problem(
-            'MISSING_FIELD',
-            'info',
-            `Registry line ${entry.line} (${entry.id}) has no "directory"; ${prefix}${entry.id} was assumed.`,
-            {
-              path: regPath,
-              sessionId: entry.id,
-              details: { field: 'directory', assumed: `${prefix}${entry.id}`, line: entry.line },
-            },
-          ),
-        );
-        continue;
-      }
-      let rel = registryDirToRel(directory, prefix);
-      // A directory written relative to .workflow (`WFS-x`) rather than to the project root.
-      if (
-        prefix !== '' &&
-        !rel.startsWith('.workflow/') &&
-        !(await dir.exists(rel)) &&
-        (await dir.exists(`${prefix}${rel}`))
-      )
-        rel = `${prefix}${rel}`;
-      const chk = await dir.check(rel);
-      if (!chk.ok) {
-        c.unsafe = true;
-        P.push({
-          ...chk.problem,
-          sessionId: entry.id,
-          path: regPath,
-          message: `Registry line ${entry.line} (${entry.id}) points to ${JSON.stringify(directory)}: ${chk.problem.message}`,
-          details: { line: entry.line, directory },
-        });
-        continue;
-      }
-      if (c.folders.some((f) => f.rel === chk.rel)) continue;
-      const elsewhere = c.folders.length > 0;
-      if (!elsewhere && (await dir.exists(chk.rel))) {
-        c.folders.push({ name: chk.rel.split('/').pop() ?? entry.id, rel: chk.rel, place: 'flat', link: false });
-        continue;
-      }
-      if (elsewhere) {
-        P.push(
-          problem(
-            'REGISTRY_MISMATCH',
-            'warning',
-            `Registry line ${entry.line} says ${entry.id} lives in ${directory}, but it is in ${c.folders.map((f) => f.rel).join(', ')}; the folder found wins.`,
-            {
-              path: regPath,
-              sessionId: entry.id,
-              hint: 'The registry predates the move to active/ and archives/: remove it once every session is migrated.',
-              details: {
-                line: entry.line,
-                field: 'directory',
-                registry: directory,
-                found: c.folders.map((f) => f.rel),
-              },
-            },
-          ),
-        );
-      }
-    }
+    for (const entry of registry.entries.values())
+      await placeRegistryEntry(dir, entry, cand(entry.id), prefix, regPath, P);
   }
   for (const [name, path] of markers) {
     const c = byName.get(name);
@@ -171,4 +95,99 @@ export async function findCandidates(
     }
   }
   return { byName, registry, registryRead, regPath };
+}
+
+/** The `.active-<name>` markers of the workflow folder by session name; unsafe links reported and skipped. */
+async function readMarkers(dir: SafeDir, wfDir: string, P: FormatProblem[]): Promise<Map<string, string>> {
+  const markers = new Map<string, string>();
+  for (const e of await dir.list(wfDir)) {
+    if (!e.name.startsWith(MARKER_PREFIX) || e.name === MARKER_PREFIX) continue;
+    if (e.kind === 'link') {
+      const c = await dir.check(e.path);
+      if (!c.ok) {
+        P.push(c.problem);
+        continue;
+      }
+    } else if (e.kind !== 'file') continue;
+    markers.set(e.name.slice(MARKER_PREFIX.length), e.path);
+  }
+  return markers;
+}
+
+/**
+ * Ties a registry line to its candidate: the folder it names when no other was found, or a
+ * mismatch warning when the folder found lives elsewhere. Unsafe directories are reported, not followed.
+ */
+async function placeRegistryEntry(
+  dir: SafeDir,
+  entry: RegistryEntry,
+  c: Candidate,
+  prefix: string,
+  regPath: string,
+  P: FormatProblem[],
+): Promise<void> {
+  const directory = str(entry.raw.directory);
+  c.entry = entry;
+  if (directory === null) {
+    P.push(
+      problem(
+        'MISSING_FIELD',
+        'info',
+        `Registry line ${entry.line} (${entry.id}) has no "directory"; ${prefix}${entry.id} was assumed.`,
+        {
+          path: regPath,
+          sessionId: entry.id,
+          details: { field: 'directory', assumed: `${prefix}${entry.id}`, line: entry.line },
+        },
+      ),
+    );
+    return;
+  }
+  let rel = registryDirToRel(directory, prefix);
+  // A directory written relative to .workflow (`WFS-x`) rather than to the project root.
+  if (
+    prefix !== '' &&
+    !rel.startsWith('.workflow/') &&
+    !(await dir.exists(rel)) &&
+    (await dir.exists(`${prefix}${rel}`))
+  )
+    rel = `${prefix}${rel}`;
+  const chk = await dir.check(rel);
+  if (!chk.ok) {
+    c.unsafe = true;
+    P.push({
+      ...chk.problem,
+      sessionId: entry.id,
+      path: regPath,
+      message: `Registry line ${entry.line} (${entry.id}) points to ${JSON.stringify(directory)}: ${chk.problem.message}`,
+      details: { line: entry.line, directory },
+    });
+    return;
+  }
+  if (c.folders.some((f) => f.rel === chk.rel)) return;
+  const elsewhere = c.folders.length > 0;
+  if (!elsewhere && (await dir.exists(chk.rel))) {
+    c.folders.push({ name: chk.rel.split('/').pop() ?? entry.id, rel: chk.rel, place: 'flat', link: false });
+    return;
+  }
+  if (elsewhere) {
+    P.push(
+      problem(
+        'REGISTRY_MISMATCH',
+        'warning',
+        `Registry line ${entry.line} says ${entry.id} lives in ${directory}, but it is in ${c.folders.map((f) => f.rel).join(', ')}; the folder found wins.`,
+        {
+          path: regPath,
+          sessionId: entry.id,
+          hint: 'The registry predates the move to active/ and archives/: remove it once every session is migrated.',
+          details: {
+            line: entry.line,
+            field: 'directory',
+            registry: directory,
+            found: c.folders.map((f) => f.rel),
+          },
+        },
+      ),
+    );
+  }
 }

@@ -5,7 +5,7 @@
  * every integrity problem. Reads only, through the SafeDir; never throws on bad data.
  */
 import type { SafeDir } from '../safe-dir.js';
-import type { ForeignSession, InspectReport } from '../types.js';
+import type { FormatProblem, ForeignSession, InspectReport } from '../types.js';
 import { effectiveActive, NO_ACTIVE } from './facts.js';
 import { problem, str } from '../util.js';
 import { findCandidates } from './candidates.js';
@@ -36,31 +36,7 @@ export async function inspectCcw(dir: SafeDir, _now: Date): Promise<InspectRepor
   const wfDir = prefix.replace(/\/$/, '');
   const folders = await listSessionFolders(dir, prefix);
   const layouts = await layoutsFound(dir, prefix, folders);
-  P.push(
-    problem(
-      'CCW_LAYOUT',
-      'info',
-      `CCW layout${layouts.length > 1 ? 's' : ''} found: ${layouts.map((l) => LAYOUT_WORDS[l]).join('; ') || 'none (an empty workflow folder)'}.`,
-      {
-        path: wfDir || '.',
-        details: { layouts, workflowDir: wfDir || '.' },
-      },
-    ),
-  );
-  if (layouts.length > 1) {
-    P.push(
-      problem(
-        'NEEDS_MIGRATION',
-        'warning',
-        `The workflow folder mixes CCW layouts (${layouts.join(' + ')}): an older ${layouts[0] === 'registry' ? 'registry' : 'marker'} layout was left behind by a migration.`,
-        {
-          path: wfDir || '.',
-          hint: 'Move every session to .workflow/active/ or .workflow/archives/ and remove the legacy registry/markers (baton export --format ccw writes the current layout).',
-          details: { from: layouts.filter((l) => l !== 'directories'), to: 'directories', layouts },
-        },
-      ),
-    );
-  }
+  reportLayouts(layouts, wfDir || '.', P);
 
   const { byName, registry, registryRead, regPath } = await findCandidates(dir, prefix, wfDir, folders, P);
 
@@ -95,8 +71,48 @@ export async function inspectCcw(dir: SafeDir, _now: Date): Promise<InspectRepor
     read.push({ s, link: c.folders.every((f) => f.link) });
   }
 
-  // Two folders holding the same session id (a second copy, or a link inside PATH to the
-  // same folder): one session is reported, a real folder before a link, the first otherwise.
+  report.sessions = keepOnePerId(read, P);
+  const actives = report.sessions.filter((s) => s.active);
+  reportActives(actives, registry, regPath, P);
+  // No active session: what CCW's next command does then (Command Pre-execution Protocol).
+  if (report.sessions.length > 0 && actives.length === 0) for (const s of report.sessions) s.noActive = NO_ACTIVE;
+  return report;
+}
+
+/** Says which layouts were found, and warns when a migration left an older one behind. */
+function reportLayouts(layouts: Awaited<ReturnType<typeof layoutsFound>>, where: string, P: FormatProblem[]): void {
+  P.push(
+    problem(
+      'CCW_LAYOUT',
+      'info',
+      `CCW layout${layouts.length > 1 ? 's' : ''} found: ${layouts.map((l) => LAYOUT_WORDS[l]).join('; ') || 'none (an empty workflow folder)'}.`,
+      {
+        path: where,
+        details: { layouts, workflowDir: where },
+      },
+    ),
+  );
+  if (layouts.length > 1) {
+    P.push(
+      problem(
+        'NEEDS_MIGRATION',
+        'warning',
+        `The workflow folder mixes CCW layouts (${layouts.join(' + ')}): an older ${layouts[0] === 'registry' ? 'registry' : 'marker'} layout was left behind by a migration.`,
+        {
+          path: where,
+          hint: 'Move every session to .workflow/active/ or .workflow/archives/ and remove the legacy registry/markers (baton export --format ccw writes the current layout).',
+          details: { from: layouts.filter((l) => l !== 'directories'), to: 'directories', layouts },
+        },
+      ),
+    );
+  }
+}
+
+/**
+ * Two folders holding the same session id (a second copy, or a link inside PATH to the
+ * same folder): one session is kept, a real folder before a link, the first otherwise; sorted by id.
+ */
+function keepOnePerId(read: Array<{ s: ForeignSession; link: boolean }>, P: FormatProblem[]): ForeignSession[] {
   read.sort((a, b) => Number(a.link) - Number(b.link));
   const kept = new Map<string, ForeignSession>();
   for (const { s } of read) {
@@ -117,8 +133,16 @@ export async function inspectCcw(dir: SafeDir, _now: Date): Promise<InspectRepor
       );
     } else kept.set(s.id, s);
   }
-  report.sessions = [...kept.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const actives = report.sessions.filter((s) => s.active);
+  return [...kept.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Reports more than one session active, by the session files or by the registry's lines. */
+function reportActives(
+  actives: ForeignSession[],
+  registry: Awaited<ReturnType<typeof findCandidates>>['registry'],
+  regPath: string,
+  P: FormatProblem[],
+): void {
   if (actives.length > 1) {
     const legacy = actives.some((s) => !/\/(active|sessions)\//.test(`/${s.path}`));
     const { effective, why } = effectiveActive(actives);
@@ -162,7 +186,4 @@ export async function inspectCcw(dir: SafeDir, _now: Date): Promise<InspectRepor
       );
     }
   }
-  // No active session: what CCW's next command does then (Command Pre-execution Protocol).
-  if (report.sessions.length > 0 && actives.length === 0) for (const s of report.sessions) s.noActive = NO_ACTIVE;
-  return report;
 }

@@ -223,6 +223,34 @@ export function adviseResume(i: ResumeInput): { advice: ResumeAdvice; problems: 
   }
 
   const key = target.id.toLowerCase();
+  const { action, subStep, reason } = phaseAdvice(target, key);
+
+  checkResumable(i, target, key, warnings, problems);
+
+  const { options, recommended } = recoveryOptions(i, warnings);
+
+  return {
+    advice: {
+      unitId: target.id,
+      action,
+      subStep,
+      retryLimit: null,
+      retriesUsed: null,
+      lastCompleted,
+      reason,
+      options,
+      recommended,
+      warnings,
+    },
+    problems,
+  };
+}
+
+/** What CCW's resume does for the phase it resumes: the action, the sub-step it skips to, and why. */
+function phaseAdvice(
+  target: ForeignUnit,
+  key: string,
+): { action: ResumeAdvice['action']; subStep: string | null; reason: string } {
   let action: ResumeAdvice['action'] =
     target.status === 'failed' ? 'retry' : target.status === 'in_progress' ? 'continue' : 'start';
   let subStep: string | null = null;
@@ -247,24 +275,5 @@ export function adviseResume(i: ResumeInput): { advice: ResumeAdvice; problems: 
   } else {
     reason = `Phase ${target.id} is the first one not done (${target.status}).`;
   }
-
-  checkResumable(i, target, key, warnings, problems);
-
-  const { options, recommended } = recoveryOptions(i, warnings);
-
-  return {
-    advice: {
-      unitId: target.id,
-      action,
-      subStep,
-      retryLimit: null,
-      retriesUsed: null,
-      lastCompleted,
-      reason,
-      options,
-      recommended,
-      warnings,
-    },
-    problems,
-  };
+  return { action, subStep, reason };
 }

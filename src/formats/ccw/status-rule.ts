@@ -67,65 +67,9 @@ export function decideStatus(
   let active = false;
   const isArchived = main.place === 'archives';
   if (rule === 'registry') {
-    // The registry names the active session; a session file that says otherwise wins.
-    active = regStatus === 'active' && (mapped === null || mapped === 'active');
-    const regMapped = regStatus ? (SESSION_STATUS[regStatus] ?? null) : null;
-    if (regStatus !== null && regMapped === null) {
-      problems.push(
-        problem(
-          'BAD_VALUE',
-          'warning',
-          `Registry line ${c.entry!.line} gives ${id} the status ${JSON.stringify(regStatus)}, not one of active|paused|completed.`,
-          {
-            sessionId: id,
-            path: ctx.registryPath,
-            details: { field: 'status', value: regStatus, line: c.entry!.line },
-          },
-        ),
-      );
-    }
-    const agree = regMapped === mapped || (regMapped === 'paused' && mapped === 'interrupted');
-    if (mapped && regMapped && !agree) {
-      problems.push(
-        problem(
-          'REGISTRY_MISMATCH',
-          'warning',
-          `The registry says ${id} is ${regStatus}, its session file says ${fileStatus}; the session file wins (${status}).`,
-          {
-            sessionId: id,
-            path: ctx.registryPath,
-            hint: `Update line ${c.entry!.line} of ${REGISTRY_FILE} to "${fileStatus === 'interrupted' ? 'paused' : fileStatus}".`,
-            details: { field: 'status', registry: regStatus, file: fileStatus, line: c.entry!.line },
-          },
-        ),
-      );
-    }
-    if (!mapped && regMapped) status = regMapped;
+    ({ active, status } = registryRule(s, mapped, regStatus, status, problems));
   } else if (rule === 'markers') {
-    active = c.marker !== null;
-    if (active) {
-      if (mapped && mapped !== 'active') {
-        problems.push(
-          problem(
-            'REGISTRY_MISMATCH',
-            'info',
-            `${id} has an active marker but its session file says ${fileStatus}; in the marker layout the marker wins (active).`,
-            { sessionId: id, path: c.marker, details: { field: 'status', marker: 'active', file: fileStatus } },
-          ),
-        );
-      }
-      status = 'active';
-    } else if (mapped === 'active') {
-      problems.push(
-        problem(
-          'REGISTRY_MISMATCH',
-          'info',
-          `${id}'s session file says active but it has no .active-${c.name} marker; in the marker layout the marker wins (not active: paused).`,
-          { sessionId: id, path: filePath, details: { field: 'status', marker: null, file: fileStatus } },
-        ),
-      );
-      status = 'paused';
-    }
+    ({ active, status } = markersRule(s, mapped, status, problems));
   } else if (rule === 'orphan') {
     active = false;
     if (ctx.hasRegistry) {
@@ -159,4 +103,87 @@ export function decideStatus(
     }
   }
   return { status, active, isArchived, regStatus };
+}
+
+type Outcome = { active: boolean; status: SessionStatus };
+
+/** The registry layout: the registry names the active session; a session file that says otherwise wins. */
+function registryRule(
+  s: StatusInput,
+  mapped: SessionStatus | null,
+  regStatus: string | null,
+  status: SessionStatus,
+  problems: FormatProblem[],
+): Outcome {
+  const { c, fileStatus, id } = s;
+  const ctx = { registryPath: s.registryPath };
+  const active = regStatus === 'active' && (mapped === null || mapped === 'active');
+  const regMapped = regStatus ? (SESSION_STATUS[regStatus] ?? null) : null;
+  if (regStatus !== null && regMapped === null) {
+    problems.push(
+      problem(
+        'BAD_VALUE',
+        'warning',
+        `Registry line ${c.entry!.line} gives ${id} the status ${JSON.stringify(regStatus)}, not one of active|paused|completed.`,
+        {
+          sessionId: id,
+          path: ctx.registryPath,
+          details: { field: 'status', value: regStatus, line: c.entry!.line },
+        },
+      ),
+    );
+  }
+  const agree = regMapped === mapped || (regMapped === 'paused' && mapped === 'interrupted');
+  if (mapped && regMapped && !agree) {
+    problems.push(
+      problem(
+        'REGISTRY_MISMATCH',
+        'warning',
+        `The registry says ${id} is ${regStatus}, its session file says ${fileStatus}; the session file wins (${status}).`,
+        {
+          sessionId: id,
+          path: ctx.registryPath,
+          hint: `Update line ${c.entry!.line} of ${REGISTRY_FILE} to "${fileStatus === 'interrupted' ? 'paused' : fileStatus}".`,
+          details: { field: 'status', registry: regStatus, file: fileStatus, line: c.entry!.line },
+        },
+      ),
+    );
+  }
+  return { active, status: !mapped && regMapped ? regMapped : status };
+}
+
+/** The marker layout: an .active-<name> marker, not the session file, says which session is active. */
+function markersRule(
+  s: StatusInput,
+  mapped: SessionStatus | null,
+  given: SessionStatus,
+  problems: FormatProblem[],
+): Outcome {
+  const { c, fileStatus, id, filePath } = s;
+  let status = given;
+  const active = c.marker !== null;
+  if (active) {
+    if (mapped && mapped !== 'active') {
+      problems.push(
+        problem(
+          'REGISTRY_MISMATCH',
+          'info',
+          `${id} has an active marker but its session file says ${fileStatus}; in the marker layout the marker wins (active).`,
+          { sessionId: id, path: c.marker, details: { field: 'status', marker: 'active', file: fileStatus } },
+        ),
+      );
+    }
+    status = 'active';
+  } else if (mapped === 'active') {
+    problems.push(
+      problem(
+        'REGISTRY_MISMATCH',
+        'info',
+        `${id}'s session file says active but it has no .active-${c.name} marker; in the marker layout the marker wins (not active: paused).`,
+        { sessionId: id, path: filePath, details: { field: 'status', marker: null, file: fileStatus } },
+      ),
+    );
+    status = 'paused';
+  }
+  return { active, status };
 }
