@@ -56,7 +56,7 @@ describe('sizes', () => {
   });
 
   it('each function pending a split is still over the limit (else take it off the list) and has not grown', () => {
-    const sizes = new Map(
+    const sizes = new Map<string, number>(
       sourceFiles()
         .flatMap(functionSizes)
         .map((s) => [`${s.file}:${s.name}`, s.lines] as const),
