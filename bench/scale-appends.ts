@@ -27,8 +27,8 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** The first event of a bench session. */
-function created(id: string): NewEvent {
+/** The first event of a bench session (scale.ts uses it too). */
+export function created(id: string): NewEvent {
   return newEvent(
     'session.created',
     { title: id, idFormat: 'explicit', phases: [], budgetMax: null, contextSummary: null, metadata: {} },

@@ -10,10 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { newEvent } from '../src/domain/events.js';
-import type { NewEvent } from '../src/domain/events.js';
 import { PrivatePg, privatePgUnavailable } from '../test/support/private-pg.js';
-import { appendCurve } from './scale-appends.js';
+import { appendCurve, created } from './scale-appends.js';
 import { growth } from './scale-growth.js';
 import type { ScaleRow } from './scale-growth.js';
 
@@ -25,16 +23,6 @@ const END = '<!-- scale:end -->';
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((s.length * p) / 100))]!;
-}
-
-/** The first event of a bench session. */
-function created(id: string): NewEvent {
-  return newEvent(
-    'session.created',
-    { title: id, idFormat: 'explicit', phases: [], budgetMax: null, contextSummary: null, metadata: {} },
-    new Date().toISOString(),
-    { agent: 'bench', pid: process.pid, host: os.hostname() },
-  );
 }
 
 /** Starts `bench/scale-worker.ts mode …args`; `ready` resolves once it is set up, `go()` starts it. */

@@ -119,14 +119,28 @@ export function mcpFuzzTrial(target: Target, sizes: Sizes, deadline: number): Pr
         try {
           const res = await client.callTool({ name: tool.name, arguments: args as Record<string, unknown> });
           const text = (res.content as Array<{ text?: string }>)[0]?.text ?? '';
-          if (res.isError) {
+          // The MCP SDK answers schema failures and unknown tools itself, as an error result
+          // worded `MCP error -32602: …`: invalid params, as a thrown -32602 would be.
+          if (res.isError && /^MCP error -32602: (Input validation error|Tool .* not found)/.test(text)) {
+            outcomes.invalid += 1;
+          } else if (res.isError) {
             outcomes.refused += 1;
             if (/"code":"INTERNAL"/.test(text) || !/"code":"[A-Z_]+"/.test(text))
               r.problems.push(`${tool.name} ${JSON.stringify(args).slice(0, 200)} → ${text.slice(0, 300)}`);
           } else outcomes.ok += 1;
         } catch (e) {
           // Invalid params / unknown tool are protocol answers; anything else is a failure.
-          if (e instanceof McpError && (e.code === -32602 || e.code === -32601)) outcomes.invalid += 1;
+          // The SDK's own check of `arguments` throws -32603 when they are not a plain object (a
+          // number, an array, null, an object whose `__proto__` was set) or carry a `constructor`
+          // key its record parsing trips on: still a refusal before any tool runs, as
+          // test/cli/reliability-defects.test.ts shows over stdio.
+          const notRecord =
+            typeof args !== 'object' ||
+            args === null ||
+            Object.getPrototypeOf(args) !== Object.prototype ||
+            Object.hasOwn(args, 'constructor');
+          const sdkRefusal = e instanceof McpError && e.code === -32603 && notRecord;
+          if (e instanceof McpError && (e.code === -32602 || e.code === -32601 || sdkRefusal)) outcomes.invalid += 1;
           else
             r.problems.push(
               `${tool.name} ${JSON.stringify(args).slice(0, 200)} threw ${e instanceof McpError ? `JSON-RPC ${e.code}` : ''} ${(e as Error).message.slice(0, 300)}`,
