@@ -72,8 +72,12 @@ async function script(ws: Workspace): Promise<void> {
   await ws.ok(['note', 'add', 'written before the store went read-only']);
 }
 
-/** A fixed clock, so that the same command prints the same text on the writable and the read-only store. */
-const NOW = new Date(Date.now() + 60_000).toISOString();
+/**
+ * A fixed clock, so that the same command prints the same text on the writable and the read-only store.
+ * 90 s ahead, so that "updated 1m ago" stays the same while the script runs and the clock runs on
+ * (60 s ahead sat on the 59s/1m edge and flipped under load).
+ */
+const NOW = new Date(Date.now() + 90_000).toISOString();
 
 /** `text` with the time a resume plan was made (the clock of BATON_NOW runs on) set to NOW. */
 function sameClock(text: string): string {
