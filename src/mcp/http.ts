@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { refuseArguments } from './arguments-guard.js';
 import { checkBind, isLoopback, refuseRequest } from './http-guard.js';
 import type { GuardSettings } from './http-guard.js';
 import { createMcpServer, serverDisconnected, serverSettled } from './server.js';
@@ -117,6 +118,12 @@ export async function startHttpServer(options: ServerOptions, settings: HttpSett
       const read = await readJson(req);
       if (!read.ok) return rpcError(res, read.status, read.code, read.message);
       body = read.value;
+      const refusal = refuseArguments(body);
+      if (refusal) {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify(refusal));
+        return;
+      }
     }
     if (typeof id === 'string') {
       const s = sessions.get(id);
