@@ -118,12 +118,7 @@ export async function startHttpServer(options: ServerOptions, settings: HttpSett
       const read = await readJson(req);
       if (!read.ok) return rpcError(res, read.status, read.code, read.message);
       body = read.value;
-      const refusal = refuseArguments(body);
-      if (refusal) {
-        res.writeHead(200, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify(refusal));
-        return;
-      }
+      if (refusedArguments(res, body)) return;
     }
     if (typeof id === 'string') {
       const s = sessions.get(id);
@@ -240,6 +235,15 @@ async function readJson(req: http.IncomingMessage): Promise<Read> {
 function reply(res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
   res.end(JSON.stringify({ error: message }));
+}
+
+/** Answers a tools/call whose arguments are not a plain object (arguments-guard.ts); true when it did. */
+function refusedArguments(res: http.ServerResponse, body: unknown): boolean {
+  const refusal = refuseArguments(body);
+  if (!refusal) return false;
+  res.writeHead(200, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(refusal));
+  return true;
 }
 
 function rpcError(res: http.ServerResponse, status: number, code: number, message: string): void {
