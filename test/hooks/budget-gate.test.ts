@@ -68,6 +68,23 @@ describe('the before-tool hook on an exceeded budget', () => {
     expect(g.reason).toContain('(5,100 of 3,000 tokens (170%); policy stop), so this tool call was refused.');
   });
 
+  it("an agent's budget holds for that agent's calls only", async () => {
+    const w = await workspace();
+    const m = w.m();
+    await m.tokens('hooked', { agent: 'claude', phase: null, input: 800, output: 0, cached: 0 });
+    await m.tokens('hooked', { agent: 'codex', phase: null, input: 100, output: 0, cached: 0 });
+    await m.budgets.set('hooked', { tokens: 500, agent: 'claude', onExceed: 'stop' });
+    await m.budgets.set('hooked', { tokens: 500, agent: 'codex', onExceed: 'stop' });
+    await m.store.close();
+    const g = await gate('claude', w.dir);
+    expect(g.decision).toBe('deny');
+    expect(g.reason).toContain("agent claude's token budget is exceeded (800 of 500 tokens (160%); policy stop)");
+    expect(g.reason).toContain('`baton budget set <tokens> --agent claude --session hooked`');
+    // Codex's own budget is not exceeded: its hook says nothing.
+    const r = await hookInProcess('codex', fixture('codex', 'PreToolUse', w.dir), w.dir);
+    expect(r.stdout).toBe('');
+  });
+
   it('a phase budget with ask names the phase in both ways on', async () => {
     const w = await workspace();
     const m = w.m();
