@@ -105,7 +105,7 @@ export interface ManagerCore {
   readonly workspace: Workspace | null;
   readonly origin: { pid: number; host: string; boot: string | null };
   readonly checkpoints: {
-    list(sessionId: string): Promise<CheckpointInfo[]>;
+    list(sessionId: string, state?: SessionState): Promise<CheckpointInfo[]>;
     restore(
       sessionId: string,
       checkpointId: string,
