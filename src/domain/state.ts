@@ -4,7 +4,7 @@
  * by folding events with `apply()`.
  */
 import type { DurableStep } from './step-types.js';
-import type { SessionHistory } from './history.js';
+import type { SessionHistory } from './history-types.js';
 
 export const PHASE_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'skipped'] as const;
 export type PhaseStatus = (typeof PHASE_STATUSES)[number];
