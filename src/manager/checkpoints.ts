@@ -98,10 +98,14 @@ export class Checkpoints {
     private readonly deps: CheckpointDeps,
   ) {}
 
-  /** Every checkpoint of a session in creation order, damaged ones included; `state`: the session's, if just read. */
-  async list(sessionId: string, state?: SessionState): Promise<CheckpointInfo[]> {
-    const s = state ?? (await this.m.get(sessionId));
-    return this.merge(s, await this.m.store.listCheckpoints(sessionId));
+  /** Every checkpoint of a session in creation order, damaged ones included. */
+  async list(sessionId: string): Promise<CheckpointInfo[]> {
+    return this.listOf(await this.m.get(sessionId));
+  }
+
+  /** {@link list} for a state the caller already read (no second load of the session). */
+  async listOf(state: SessionState): Promise<CheckpointInfo[]> {
+    return this.merge(state, await this.m.store.listCheckpoints(state.id));
   }
 
   /**

@@ -43,7 +43,7 @@ export interface DashboardSource {
   log(id: string, since?: number, limit?: number): Promise<StoredEvent[]>;
   pricing(): PricingTable;
   listRows(filter: { persist?: boolean; all?: boolean }): Promise<RowText[]>;
-  readonly checkpoints: { list(sessionId: string, state?: SessionState): Promise<CheckpointInfo[]> };
+  readonly checkpoints: { listOf(state: SessionState): Promise<CheckpointInfo[]> };
   /** Which runs are live: a process check on this host (a read; it writes nothing). */
   readonly runs: { liveness(s: SessionState): Liveness };
   readonly recovery: {
@@ -326,7 +326,7 @@ export class Dashboard {
       runs: runSegments(state, live),
       attempts: h.attempts,
       tokens: { ...tokenSeries(h.tokens, pricing, o.maxPoints), budget: budgetView(state.tokens) },
-      checkpoints: await this.m.checkpoints.list(id, state),
+      checkpoints: await this.m.checkpoints.listOf(state),
       money: this.money(state),
       facets: { types: h.types, agents: h.agents },
       now,
