@@ -8,6 +8,7 @@ import type { EventDataMap, PhaseSpec, StoredEvent } from './events.js';
 import type { CheckpointRef, Phase, SessionState } from './state.js';
 import { zeroTokens } from './state.js';
 import { readTranscript, recordTokens } from './apply-tokens.js';
+import { emptyHistory, foldHistory } from './history.js';
 
 /** Default retry limit of a phase (Maestro's MAESTRO_MAX_RETRIES). */
 export const DEFAULT_MAX_RETRIES = 2;
@@ -61,7 +62,14 @@ function initialState(e: StoredEvent & { type: 'session.created' }, sessionId: s
     repairs: [],
     counters: {},
     ...(typeof d.workspace === 'string' ? { workspace: d.workspace } : {}),
+    history: historyFrom(e),
   };
+}
+
+function historyFrom(e: StoredEvent): SessionState['history'] {
+  const h = emptyHistory();
+  foldHistory(h, e);
+  return h;
 }
 
 function bump(state: SessionState, counter: string, id: string): void {
@@ -438,6 +446,8 @@ export function applyInPlace(state: SessionState, event: StoredEvent): void {
     | Handler<typeof event.type>
     | undefined;
   if (handler) handler(state, event.data as never, event);
+  // A state folded before histories existed (an old snapshot) gets none: half a history would mislead.
+  if (state.history) foldHistory(state.history, event);
   state.revision = event.seq;
   state.updatedAt = event.time;
 }

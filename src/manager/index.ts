@@ -90,7 +90,7 @@ export type {
   SessionsPage,
   SessionsQuery,
 } from './dashboard.js';
-export type { Attempt, AttemptOutcome, TokenSeries } from '../domain/dashboard.js';
+export type { Attempt, AttemptOutcome, TokenSeries } from '../domain/history.js';
 export type { BudgetView } from '../domain/tokens.js';
 export type { EscalationChoice, ResumePlan } from '../domain/resume-plan-types.js';
 export { ESCALATION_CHOICES } from '../domain/resume-plan-types.js';

@@ -431,10 +431,10 @@ export class SessionManager extends SessionRecords {
     return (await this.listRows(filter)).map((row) => row.summary);
   }
 
-  /** Events after `since`. */
-  async log(id: string, since = 0): Promise<StoredEvent[]> {
+  /** Events after `since`; with `limit`, the first `limit` of them, read alone (a page). */
+  async log(id: string, since = 0, limit?: number): Promise<StoredEvent[]> {
     validateId(id);
-    return this.store.readEvents(id, since);
+    return this.store.readEvents(id, since, limit);
   }
 
   /** Streams the store's changes until the returned function is called (see watch.ts `watchSessions`). */
