@@ -39,6 +39,12 @@ export interface ToolkitRecommendation {
   /** 'toolkit': the toolkit's own file says so; 'default': its documented default. */
   by: 'toolkit' | 'default';
   reason: string;
+  /**
+   * The git state restoring it goes to, when the toolkit recorded one (Go Team: check out
+   * `branch`, `git reset --hard resetTo`; `uncommittedChanges`: the toolkit saw uncommitted work
+   * that the reset would discard); absent or null when none.
+   */
+  git?: { branch: string | null; resetTo: string | null; uncommittedChanges: boolean | null } | null;
 }
 
 /** The rules of the toolkit a session was imported from, as they apply to that session. */
