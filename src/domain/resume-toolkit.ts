@@ -8,9 +8,29 @@
  */
 import { list } from './phrasing.js';
 import { ESCALATION_WORDS } from './resume-plan-types.js';
-import type { FailedPhase, NextPlan, PhaseFiles, Recommendation, RecoveryPlan } from './resume-plan-types.js';
+import type {
+  FailedPhase,
+  InFlightPhase,
+  NextPlan,
+  PhaseFiles,
+  Recommendation,
+  RecoveryPlan,
+} from './resume-plan-types.js';
 import type { SessionState } from './state.js';
 import type { ToolkitRecommendation, ToolkitResume, ToolkitRules } from './toolkit-rules.js';
+
+/**
+ * In-flight phases where the toolkit tracks a finer resume point (ToolkitRules.resumeAt): the
+ * phase resumes there, it is not restarted. Changes `inFlight` in place.
+ */
+export function toolkitInFlight(inFlight: InFlightPhase[], rules: ToolkitRules): void {
+  const at = rules.resumeAt;
+  const p = at ? inFlight.find((x) => x.phaseId === at.phaseId) : undefined;
+  if (!at || !p) return;
+  p.subStep = at.at;
+  p.subStepAt = null;
+  p.resumeAt = 'substep';
+}
 
 /** The next steps under the toolkit's rules: escalations first when it says so; required steps before archiving. */
 export function toolkitNext(
@@ -21,7 +41,17 @@ export function toolkitNext(
   resumable: boolean,
 ): NextPlan {
   if (!resumable) return next;
-  let out = next;
+  const at = rules.resumeAt;
+  let out: NextPlan = at
+    ? {
+        ...next,
+        steps: next.steps.map((x) =>
+          x.phaseId === at.phaseId && (x.action === 'resume' || x.action === 'restart')
+            ? { ...x, action: 'resume' as const, subStep: at.at, reason: at.reason }
+            : x,
+        ),
+      }
+    : next;
   // An orphaned agent's phase is reported, never restarted silently: it leaves the steps.
   const orphaned = new Set(rules.orphanedAgents.map((a) => a.phaseId).filter((x): x is string => x !== null));
   const kept = out.steps.filter((x) => !(orphaned.has(x.phaseId) && (x.action === 'resume' || x.action === 'restart')));

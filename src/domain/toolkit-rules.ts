@@ -65,6 +65,18 @@ export interface ToolkitRules {
   choices: string[];
   /** Other facts of the toolkit's rules a person resuming should know, in words. */
   notes: string[];
+  /**
+   * Events the toolkit logs when the session is resumed (bmit: "log recovery event" after a
+   * fresh start from the template), in words: applying a resume records each once, as a note
+   * in the session's journal. Absent or empty when none.
+   */
+  recoveryEvents?: string[];
+  /**
+   * Where the toolkit continues inside a phase in flight when it tracks finer units than
+   * baton's sub-steps (CCW: the `.task/` task in progress, `impl-2.1`): the plan resumes the
+   * phase there instead of restarting it. Absent or null when the toolkit has none.
+   */
+  resumeAt?: { phaseId: string; at: string; reason: string } | null;
 }
 
 /** What the plan did with the toolkit's rules (`ResumePlan.toolkit`). */
@@ -113,5 +125,17 @@ export function toolkitRulesOf(s: SessionState): ToolkitRules | null {
     recommended: r.recommended && typeof r.recommended === 'object' ? r.recommended : null,
     choices: Array.isArray(r.choices) ? r.choices.map(String) : [],
     notes: Array.isArray(r.notes) ? r.notes.map(String) : [],
+    ...(r.resumeAt && typeof r.resumeAt === 'object' && typeof r.resumeAt.phaseId === 'string'
+      ? { resumeAt: { phaseId: r.resumeAt.phaseId, at: String(r.resumeAt.at), reason: String(r.resumeAt.reason) } }
+      : {}),
+    ...(Array.isArray(r.recoveryEvents) && r.recoveryEvents.length
+      ? { recoveryEvents: r.recoveryEvents.map(String) }
+      : {}),
   };
+}
+
+/** The toolkit's recovery events (ToolkitRules.recoveryEvents) not yet in the session's notes. */
+export function pendingRecoveryEvents(s: SessionState): string[] {
+  const events = toolkitRulesOf(s)?.recoveryEvents ?? [];
+  return events.filter((e) => !s.notes.some((n) => n.text === e));
 }

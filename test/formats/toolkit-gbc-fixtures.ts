@@ -151,3 +151,133 @@ export function writeGoTeam(root: string, o: GoTeamOptions = {}): string {
   });
   return GO_TEAM_ID;
 }
+
+export const BMIT_PROJECT = 'shop-api';
+
+function bmitStep(
+  name: string,
+  agent: string,
+  status: string,
+  o: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    name,
+    agent,
+    status,
+    sub_step: null,
+    started: null,
+    completed: null,
+    artifacts: [],
+    context_files_used: [],
+    ...o,
+  };
+}
+
+export interface BmitOptions {
+  /** Write `00-session-state.json` as a torn file with no `.bak` (bmit: fresh from the template, log a recovery event). */
+  corrupt?: boolean;
+}
+
+/**
+ * A bmit project (seed 002, schema 3.0) under `agent-output/shop-api/`: step 1 complete with
+ * its artifacts written both ways bmit writes them (project-relative `01-requirements.md`, the
+ * docs' `agent-output/shop-api/01-scope.md`), step 2 in progress at `phase_2_waf`. The
+ * artifacts exist in the project folder.
+ */
+export function writeBmit(root: string, o: BmitOptions = {}): string {
+  const dir = `agent-output/${BMIT_PROJECT}`;
+  put(root, `${dir}/01-requirements.md`, '# Requirements\n');
+  put(root, `${dir}/01-scope.md`, '# Scope\n');
+  put(root, `${dir}/02-architecture-assessment.md`, '# Architecture (draft)\n');
+  if (o.corrupt) {
+    put(root, `${dir}/00-session-state.json`, '{"schema_version": "3.0", "project": "shop-api", "steps": {"1": {"sta');
+    return BMIT_PROJECT;
+  }
+  put(root, `${dir}/00-session-state.json`, {
+    schema_version: '3.0',
+    project: BMIT_PROJECT,
+    iac_tool: 'Bicep',
+    region: 'westeurope',
+    branch: 'main',
+    updated: '2026-03-02T10:30:00Z',
+    current_step: 2,
+    decisions: {},
+    decision_log: [],
+    open_findings: [],
+    steps: {
+      '1': bmitStep('Requirements', '02-Requirements', 'complete', {
+        started: '2026-03-02T09:00:00Z',
+        completed: '2026-03-02T09:40:00Z',
+        artifacts: ['01-requirements.md', `agent-output/${BMIT_PROJECT}/01-scope.md`],
+      }),
+      '2': bmitStep('Architecture', '03-Architect', 'in_progress', {
+        started: '2026-03-02T09:45:00Z',
+        sub_step: 'phase_2_waf',
+        artifacts: ['02-architecture-assessment.md'],
+        context_files_used: ['01-requirements.md'],
+      }),
+      '3': bmitStep('Design', '04-Design', 'pending'),
+      '3_5': bmitStep('Governance', '04g-Governance', 'pending'),
+      '4': bmitStep('IaC Plan', '05-IaC-Planner', 'pending'),
+      '5': bmitStep('IaC Code', '06-Bicep-CodeGen', 'pending'),
+      '6': bmitStep('Deploy', '07-Deploy', 'pending'),
+      '7': bmitStep('As-Built', '08-As-Built', 'pending'),
+    },
+  });
+  return BMIT_PROJECT;
+}
+
+export const CCW_ID = 'WFS-ledger-sync';
+
+/**
+ * A CCW session (seed 004, principles shape) paused in IMPLEMENT: PLAN completed with its
+ * documents (`IMPL_PLAN.md`, `TASK_BREAKDOWN.md`, relative to the session folder, where they
+ * are), no `current_agent`, and `.task/` with impl-1 and impl-2 completed, impl-2.1 in
+ * progress, impl-2.2 pending: CCW continues at impl-2.1.
+ */
+export function writeCcw(root: string): string {
+  const dir = `.workflow/${CCW_ID}`;
+  put(
+    root,
+    '.workflow/session_status.jsonl',
+    `${JSON.stringify({ id: CCW_ID, status: 'paused', description: 'Ledger sync', created: '2026-03-02T09:00:00Z', directory: dir })}\n`,
+  );
+  put(root, `${dir}/IMPL_PLAN.md`, '# Plan\n');
+  put(root, `${dir}/TASK_BREAKDOWN.md`, '# Tasks\n');
+  put(root, `${dir}/TODO_LIST.md`, '- [x] impl-1\n- [ ] impl-2.1\n');
+  put(root, `${dir}/workflow-session.json`, {
+    session_id: CCW_ID,
+    session_version: '2.0',
+    project: 'Ledger sync',
+    type: 'medium',
+    current_phase: 'IMPLEMENT',
+    status: 'paused',
+    created_at: '2026-03-02T09:00:00Z',
+    updated_at: '2026-03-02T11:00:00Z',
+    checkpoints: {
+      plan: {
+        status: 'completed',
+        documents: ['IMPL_PLAN.md', 'TASK_BREAKDOWN.md'],
+        timestamp: '2026-03-02T09:30:00Z',
+      },
+      implement: {
+        status: 'in_progress',
+        agents_completed: ['code-developer'],
+        current_agent: null,
+        todos: { total: 4, completed: 2, in_progress: 1 },
+        timestamp: '2026-03-02T10:00:00Z',
+      },
+      review: { status: 'pending', quality_checks: {} },
+    },
+    context_chain: [],
+    state_transitions: [],
+  });
+  for (const [t, status] of [
+    ['impl-1', 'completed'],
+    ['impl-2', 'completed'],
+    ['impl-2.1', 'in_progress'],
+    ['impl-2.2', 'pending'],
+  ] as const)
+    put(root, `${dir}/.task/${t}.json`, { id: t, title: t, status });
+  return CCW_ID;
+}

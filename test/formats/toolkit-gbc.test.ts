@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionManager } from '../../src/manager/manager.js';
 import { openManager } from '../../src/manager/open.js';
 import { tmpDir } from './core-helpers.js';
-import { commitOf, GO_TEAM_BRANCH, writeGoTeam } from './toolkit-gbc-fixtures.js';
+import { commitOf, GO_TEAM_BRANCH, writeBmit, writeCcw, writeGoTeam } from './toolkit-gbc-fixtures.js';
 
 const made: string[] = [];
 afterEach(() => {
@@ -84,5 +84,80 @@ describe('Go Team after import', () => {
     expect(plan.toolkit?.notes.join('\n')).toContain(
       'state.json was saved at 2026-03-02T11:00:00Z, before rollback rb-001 at 2026-03-02T11:10:00Z to step 3',
     );
+  });
+});
+
+describe('bmit after import', () => {
+  it('artifacts are resolved under agent-output/{project}/, both ways bmit writes them: none reported vanished', async () => {
+    const { m, id } = await imported(writeBmit, 'bmit');
+    const { plan } = await m.recovery.plan(id);
+    expect(plan.files.vanished).toBe(0);
+    expect(plan.outsideEdits).toBeNull();
+    const paths = plan.files.byPhase.flatMap((g) => g.files.map((f) => f.path)).sort();
+    expect(paths).toEqual([
+      'agent-output/shop-api/01-requirements.md',
+      'agent-output/shop-api/01-scope.md',
+      'agent-output/shop-api/02-architecture-assessment.md',
+    ]);
+    // The state keeps the paths as bmit wrote them (an export writes them back unchanged).
+    expect((await m.get(id)).phases[0]?.files.map((f) => f.path)).toEqual([
+      '01-requirements.md',
+      'agent-output/shop-api/01-scope.md',
+    ]);
+  });
+
+  it('imported from the project folder itself, the artifacts are still found where they are', async () => {
+    const ws = tmpDir('baton-gbc-');
+    made.push(ws);
+    writeBmit(ws);
+    const m = openManager({ cwd: ws, create: true, dir: path.join(ws, '.baton'), now: () => NOW });
+    const r = await m.formats.import(path.join(ws, 'agent-output', 'shop-api'), 'bmit', { cwd: ws, now: () => NOW });
+    const { plan } = await m.recovery.plan(r.sessions[0]!.id!);
+    expect(plan.files.vanished).toBe(0);
+    expect(plan.files.byPhase[0]?.files.map((f) => f.path)).toContain('agent-output/shop-api/01-requirements.md');
+  });
+
+  it("a corrupt state with no backup: bmit's recovery event is logged in the journal on resume, once", async () => {
+    const { m, id } = await imported((root) => writeBmit(root, { corrupt: true }), 'bmit');
+    const { plan } = await m.recovery.plan(id);
+    expect(plan.toolkit?.notes.join('\n')).toContain('On resume, bmit logs a recovery event');
+    expect((await m.get(id)).notes).toEqual([]);
+    await m.recovery.apply(id, { agent: 'tester' });
+    const notes = (await m.get(id)).notes;
+    expect(notes.map((n) => n.text)).toEqual([
+      expect.stringMatching(
+        /^bmit recovery event: agent-output\/shop-api\/00-session-state\.json does not parse\. No backup \(\.bak\) could be restored, so the state was created fresh from the template/,
+      ),
+    ]);
+    expect(notes[0]?.agent).toBe('tester');
+    // Resuming again does not log it twice.
+    await m.recovery.apply(id, { agent: 'tester' });
+    expect((await m.get(id)).notes).toHaveLength(1);
+  });
+});
+
+describe('CCW after import', () => {
+  it('documents are resolved in the session folder: none vanished, no git suggestion on a wrong path', async () => {
+    const { m, id } = await imported(writeCcw, 'ccw');
+    const { plan } = await m.recovery.plan(id);
+    expect(plan.files.vanished).toBe(0);
+    expect(plan.outsideEdits).toBeNull();
+    expect(plan.files.byPhase.flatMap((g) => g.files.map((f) => f.path))).toEqual([
+      '.workflow/WFS-ledger-sync/IMPL_PLAN.md',
+      '.workflow/WFS-ledger-sync/TASK_BREAKDOWN.md',
+    ]);
+  });
+
+  it('the task-level resume point is kept: continue IMPLEMENT at impl-2.1, not restart it', async () => {
+    const { m, id } = await imported(writeCcw, 'ccw');
+    const { plan, markdown } = await m.recovery.handoff(id);
+    expect(plan.next.steps).toEqual([
+      expect.objectContaining({ phaseId: 'implement', action: 'resume', subStep: 'impl-2.1' }),
+    ]);
+    expect(plan.next.steps[0]?.reason).toContain('CCW continues implement at task impl-2.1');
+    expect(plan.inFlight[0]).toMatchObject({ phaseId: 'implement', resumeAt: 'substep', subStep: 'impl-2.1' });
+    expect(markdown).toContain('Resume phase implement');
+    expect(markdown).toContain('"impl-2.1"');
+    expect(markdown).not.toContain('restart the phase');
   });
 });
