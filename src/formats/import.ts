@@ -48,6 +48,11 @@ export interface Provenance {
    */
   workHash?: string;
   /**
+   * Recorded file paths the toolkit keeps relative to a folder of its own (ForeignFile.base):
+   * path → that folder, relative to `root`. The resume plan measures them there.
+   */
+  fileBases?: Record<string, string>;
+  /**
    * The time made up for each `untimed` key. A phase that baton later starts or completes
    * gets a real time, which then no longer equals this one (see `stillUntimed`). Absent in
    * provenance written before it existed: every listed key then stays untimed.
@@ -407,7 +412,15 @@ export function provenance(
     documents: s.documents,
     untimed,
     ...(untimedAt ? { untimedAt } : {}),
+    ...fileBasesOf(s),
   };
+}
+
+/** The folders the session's relative file paths are kept relative to (Provenance.fileBases). */
+function fileBasesOf(s: ForeignSession): { fileBases?: Record<string, string> } {
+  const bases: Record<string, string> = {};
+  for (const u of s.units) for (const f of u.files) if (f.base !== undefined && f.path) bases[f.path] = f.base;
+  return Object.keys(bases).length ? { fileBases: bases } : {};
 }
 
 /**
