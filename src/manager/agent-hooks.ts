@@ -27,6 +27,7 @@ import { ConversationRuns, conversationCalls } from './agent-runs.js';
 import { hookDir, readHookProblems } from './hook-log.js';
 import type { HookProblems } from './hook-log.js';
 import { fileMeasurer } from './measure.js';
+import { mirrorOf } from './mirror.js';
 
 export type { AgentContext, BindingSource, HookManager, ResolveOptions } from './agent-context.js';
 
@@ -205,9 +206,12 @@ export class AgentHooks {
     tool: string | null = null,
   ): Promise<SessionState> {
     const isNew = created ? new Set(this.measure(a, created).map((f) => f.path)) : null;
-    const w = this.measure(a, written);
+    // The mirror's own files become events of the session (mirrorWritten), not files of the work.
+    const mirrored = await this.mirrorFiles(id, a, written);
+    const toolkit = new Set(this.measure(a, mirrored).map((f) => f.path));
+    const w = this.measure(a, written).filter((f) => !toolkit.has(f.path));
     const d = this.measure(a, deleted).map((f) => ({ ...f, sha256: null, size: null }));
-    return this.record(id, a, (s, runId) => {
+    const state = await this.record(id, a, (s, runId) => {
       const phase = this.phaseOf(s, a, runId)?.id ?? null;
       const out: EventDraft[] = [];
       if (runId) {
@@ -234,6 +238,46 @@ export class AgentHooks {
       // The tool is kept so a trace shows the call (docs/telemetry.md).
       return tool ? out.map((x) => ({ ...x, data: { ...x.data, tool } }) as EventDraft) : out;
     });
+    return mirrored.length ? this.mirrorWritten(state, a, mirrored) : state;
+  }
+
+  /** Of the paths a file tool wrote, the files of the session's mirror, absolute (mirror-live.ts loads only for a mirrored session). */
+  private async mirrorFiles(id: string, a: AgentContext, written: string[]): Promise<string[]> {
+    let s: SessionState;
+    try {
+      // A read before the change primes the manager's cache: the session is still loaded once.
+      s = await this.m.get(id);
+    } catch (e) {
+      if (!isBatonError(e)) throw e;
+      return [];
+    }
+    if (!mirrorOf(s)) return [];
+    const cwd = a.cwd ?? this.m.workspace?.root ?? process.cwd();
+    const { mirrorFilesWritten } = await import('./mirror-live.js');
+    return mirrorFilesWritten(
+      this.m,
+      s,
+      written.map((p) => path.resolve(cwd, p)),
+    );
+  }
+
+  /**
+   * A file tool wrote files of the session's mirror: the toolkit's file is imported at once
+   * (mirror-live.ts), and what the model must hear of it joins the notices.
+   */
+  private async mirrorWritten(s: SessionState, a: AgentContext, paths: string[]): Promise<SessionState> {
+    const cwd = a.cwd ?? this.m.workspace?.root ?? process.cwd();
+    const { syncMirrorWrite } = await import('./mirror-live.js');
+    const runId = this.conversations.runIdOf(a);
+    const r = await syncMirrorWrite(
+      this.m,
+      s.id,
+      { paths, agent: a.agent, runId, change: this.conversations.options(a, runId) },
+      { cwd },
+    );
+    if (r?.notice) this.notices.push(r.notice);
+    if (r?.error) this.warnings.push(`mirror of ${s.id} not rewritten: ${r.error}`);
+    return r ? this.m.get(s.id) : s;
   }
 
   /** The agent's todo list, as the steps of the phase in progress. */
