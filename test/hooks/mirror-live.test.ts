@@ -27,7 +27,7 @@ import { hookInProcess, workspace } from './helpers.js';
 const A = 'aaaaaaaa-1111-4aaa-8aaa-00000000000a';
 const B = 'bbbbbbbb-2222-4bbb-8bbb-00000000000b';
 
-// biome-ignore lint/suspicious/noExplicitAny: toolkit documents are free-form, changed as a model would
+/** A toolkit document, free-form: changed as a model would. */
 type Doc = Record<string, any>;
 
 /** A toolkit's file: how the model reads and writes it. */
