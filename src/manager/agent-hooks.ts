@@ -27,7 +27,10 @@ import { ConversationRuns, conversationCalls } from './agent-runs.js';
 import { hookDir, readHookProblems } from './hook-log.js';
 import type { HookProblems } from './hook-log.js';
 import { fileMeasurer } from './measure.js';
-import { mirrorOf } from './mirror.js';
+import { mirrorFilesOf, mirrorWritten } from './agent-mirror.js';
+import { subagentRan } from './agent-subagent-ran.js';
+import type { SubagentRan } from './agent-subagent-ran.js';
+import { ingestSubagentTranscripts } from './subagent-transcripts.js';
 
 export type { AgentContext, BindingSource, HookManager, ResolveOptions } from './agent-context.js';
 
@@ -207,7 +210,7 @@ export class AgentHooks {
   ): Promise<SessionState> {
     const isNew = created ? new Set(this.measure(a, created).map((f) => f.path)) : null;
     // The mirror's own files become events of the session (mirrorWritten), not files of the work.
-    const mirrored = await this.mirrorFiles(id, a, written);
+    const mirrored = await mirrorFilesOf(this.m, id, a, written);
     const toolkit = new Set(this.measure(a, mirrored).map((f) => f.path));
     const w = this.measure(a, written).filter((f) => !toolkit.has(f.path));
     const d = this.measure(a, deleted).map((f) => ({ ...f, sha256: null, size: null }));
@@ -238,46 +241,7 @@ export class AgentHooks {
       // The tool is kept so a trace shows the call (docs/telemetry.md).
       return tool ? out.map((x) => ({ ...x, data: { ...x.data, tool } }) as EventDraft) : out;
     });
-    return mirrored.length ? this.mirrorWritten(state, a, mirrored) : state;
-  }
-
-  /** Of the paths a file tool wrote, the files of the session's mirror, absolute (mirror-live.ts loads only for a mirrored session). */
-  private async mirrorFiles(id: string, a: AgentContext, written: string[]): Promise<string[]> {
-    let s: SessionState;
-    try {
-      // A read before the change primes the manager's cache: the session is still loaded once.
-      s = await this.m.get(id);
-    } catch (e) {
-      if (!isBatonError(e)) throw e;
-      return [];
-    }
-    if (!mirrorOf(s)) return [];
-    const cwd = a.cwd ?? this.m.workspace?.root ?? process.cwd();
-    const { mirrorFilesWritten } = await import('./mirror-live.js');
-    return mirrorFilesWritten(
-      this.m,
-      s,
-      written.map((p) => path.resolve(cwd, p)),
-    );
-  }
-
-  /**
-   * A file tool wrote files of the session's mirror: the toolkit's file is imported at once
-   * (mirror-live.ts), and what the model must hear of it joins the notices.
-   */
-  private async mirrorWritten(s: SessionState, a: AgentContext, paths: string[]): Promise<SessionState> {
-    const cwd = a.cwd ?? this.m.workspace?.root ?? process.cwd();
-    const { syncMirrorWrite } = await import('./mirror-live.js');
-    const runId = this.conversations.runIdOf(a);
-    const r = await syncMirrorWrite(
-      this.m,
-      s.id,
-      { paths, agent: a.agent, runId, change: this.conversations.options(a, runId) },
-      { cwd },
-    );
-    if (r?.notice) this.notices.push(r.notice);
-    if (r?.error) this.warnings.push(`mirror of ${s.id} not rewritten: ${r.error}`);
-    return r ? this.m.get(s.id) : s;
+    return mirrored.length ? mirrorWritten(this.m, this.conversations, state, a, mirrored, this) : state;
   }
 
   /** The agent's todo list, as the steps of the phase in progress. */
@@ -331,6 +295,20 @@ export class AgentHooks {
     return state;
   }
 
+  /**
+   * A sub-agent that ran inside one tool call (Gemini CLI's `invoke_agent`): recorded started
+   * and stopped, its tokens read from its own chat, its files re-attributed to it. Its name, or
+   * null when neither the payload nor the chats name it (nothing recorded).
+   */
+  subagentRan(id: string, a: AgentContext, ran: SubagentRan): Promise<string | null> {
+    return subagentRan({ get: (x) => this.m.get(x), hooks: this, root: this.m.workspace?.root ?? null }, id, a, ran);
+  }
+
+  /** Late lines of the conversation's sub-agents' transcripts, before the turn's own (problems go to `warnings`). */
+  private async subagentTranscripts(id: string, a: AgentContext): Promise<void> {
+    await ingestSubagentTranscripts(this.m, id, a, (w) => this.warnings.push(w));
+  }
+
   /** A prompt or tool output the user opted in to keeping, as a note (bounded). */
   async capture(id: string, a: AgentContext, label: string, text: string): Promise<SessionState> {
     const body = text.length > MAX_CAPTURED ? `${text.slice(0, MAX_CAPTURED)}…` : text;
@@ -347,7 +325,8 @@ export class AgentHooks {
    * The end of a turn (Stop, Gemini AfterAgent): tokens read from the transcript, and files
    * changed by shell commands found by comparing the work tree with the manifest.
    */
-  stop(sid: string, a: AgentContext): Promise<{ state: SessionState; swept: string[] }> {
+  async stop(sid: string, a: AgentContext): Promise<{ state: SessionState; swept: string[] }> {
+    await this.subagentTranscripts(sid, a);
     return hookStop(this.parts, sid, a);
   }
 
@@ -367,7 +346,8 @@ export class AgentHooks {
    * The conversation ended: tokens read, the session paused with cause `agent-session-end`
    * (when it was active), and a lease held for this conversation (owner `<cli>:<id>`) released.
    */
-  sessionEnd(sid: string, a: AgentContext, reason: string | null): Promise<SessionState> {
+  async sessionEnd(sid: string, a: AgentContext, reason: string | null): Promise<SessionState> {
+    await this.subagentTranscripts(sid, a);
     return hookSessionEnd(this.parts, sid, a, reason);
   }
 

@@ -136,10 +136,9 @@ describe('damaged journals through the CLI', () => {
 });
 
 describe('MCP tool arguments that are not an object', () => {
-  // The MCP SDK validates `params` itself: a non-object `arguments` is its JSON-RPC error
-  // (-32603, the SDK's choice; for {"constructor": null} its message is the SDK's own
-  // TypeError) or a refusal of the tool; never a crash, never a call.
-  it('a number, an array, null and {"constructor": null} are refused with a JSON-RPC error; the server reads on', async () => {
+  // Checked before the MCP SDK sees them (src/mcp/arguments-guard.ts): the SDK answers these
+  // with a bare -32603, and {"constructor": null} with its validator's TypeError text.
+  it('a number, an array, null and {"constructor": …} are refused with -32602 naming the problem; the server reads on', async () => {
     needBuiltCli();
     const ws = await withSession('s1');
     const child = spawn(process.execPath, [BATON, 'mcp'], {
@@ -182,11 +181,12 @@ describe('MCP tool arguments that are not an object', () => {
     ]);
     child.stdin.end();
     child.kill();
+    const said = ['is a number', 'is an array', 'is null', 'has the key "constructor"', 'has the key "constructor"'];
     for (let id = 1; id <= bad.length; id++) {
       const a = answers.get(id)!;
-      const refusedAsParams = a.error?.code === -32602 || a.error?.code === -32603;
-      const refusedAsTool = a.result?.isError === true && /BAD_INPUT/.test(JSON.stringify(a.result));
-      expect(refusedAsParams || refusedAsTool, `${JSON.stringify(bad[id - 1])}: ${JSON.stringify(a)}`).toBe(true);
+      expect(a.error?.code, `${JSON.stringify(bad[id - 1])}: ${JSON.stringify(a)}`).toBe(-32602);
+      expect(a.error?.message).toContain(`"arguments" of tools/call "session_status" ${said[id - 1]}`);
+      expect(a.error?.message).not.toMatch(/prototype|TypeError/);
     }
     expect(answers.get(6)!.result?.isError ?? false).toBe(false);
   });
