@@ -177,6 +177,9 @@ export async function syncMirrorWrite(
     const left = lost.filter((l) => !inherent.has(`${l.kind}\0${l.message}`));
     lost.splice(0, lost.length, ...left);
   }
+  // An unreadable write (torn, not the layout) would stop the writer, which refuses to replace
+  // a session file it cannot read: the model's bytes are set aside, for a person to look at.
+  if (!s) for (const p of mine) fs.renameSync(path.join(dir.root, p), path.join(dir.root, `${p}.torn`));
   const conflict = lost.length > 0;
   const drafts: TimedDraft[] = events.map((e) => withoutWorkHash(e) as TimedDraft);
   if (conflict)
@@ -290,7 +293,7 @@ function unreadable(
     lost: [
       {
         kind: 'unreadable',
-        message: `${written.join(', ')} no longer hold${written.length === 1 ? 's' : ''} session ${foreignId}${why ? ` (${why.message})` : ''}`,
+        message: `${written.join(', ')} no longer hold${written.length === 1 ? 's' : ''} session ${foreignId}${why ? ` (${why.message})` : ''}; your write is kept as ${written.map((w) => `${w}.torn`).join(', ')}`,
       },
     ],
     notTaken: [],

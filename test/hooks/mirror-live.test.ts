@@ -96,7 +96,8 @@ const inProcess: Runner = (cli, input, cwd, env) => hookInProcess(cli, input, cw
 const spawned: Runner = (cli, input, cwd, env) => hookSpawned(cli, input, cwd, env);
 
 /** Plays toolkit `t`'s conversation through `run` (see the file comment) and checks every step. */
-async function played(t: Toolkit, run: Runner): Promise<void> {
+/** A work tree holding toolkit `t`'s files, imported as a session that mirrors them (baton's first rewrite done). */
+async function mirrored(t: Toolkit): Promise<{ w: Awaited<ReturnType<typeof workspace>>; out: string; id: string }> {
   const w = await workspace({ start: false });
   const out = path.join(w.dir, t.out);
   for (const [rel, text] of Object.entries(t.files)) {
@@ -107,13 +108,19 @@ async function played(t: Toolkit, run: Runner): Promise<void> {
     for (const cli of ['claude', 'codex', 'gemini'])
       fs.writeFileSync(path.join(w.dir, `.${cli}-${sid.slice(0, 4)}.jsonl`), '');
   fs.appendFileSync(path.join(w.dir, '.git', 'info', 'exclude'), '.claude-*\n.codex-*\n.gemini-*\n');
-  let m = w.m();
+  const m = w.m();
   const imp = await m.formats.import(out, t.format, { cwd: w.dir });
   const id = imp.sessions.find((s) => s.action === 'created')!.id!;
   // Setting the mirror is baton's first rewrite: the toolkit's files are now the mirror's.
   await m.formats.setMirror(id, { format: t.format, out }, { cwd: w.dir });
   expect(settingsOf(await m.get(id)).mirrorError).toBeNull();
   await m.close();
+  return { w, out, id };
+}
+
+async function played(t: Toolkit, run: Runner): Promise<void> {
+  const { w, out, id } = await mirrored(t);
+  let m: SessionManager;
 
   // Both conversations read the files now; each then keeps its own copy.
   const start = new Map(t.steps.map((s) => [s.file, fs.readFileSync(path.join(out, s.file), 'utf8')]));
@@ -181,6 +188,38 @@ describe('live sync: a toolkit file written by the model is imported in the same
       60_000,
     );
   }
+  it('a write that puts back the bytes baton wrote changes nothing; a torn write is a conflict, and the file is whole again', async () => {
+    const { w, out, id } = await mirrored(MAESTRO);
+    const env = { BATON_SESSION: id, BATON_HOOK_AGENT_PID: String(process.pid), BATON_HOOKS_KEEPER: 'off' };
+    const abs = path.join(out, MAESTRO.steps[0]!.file);
+    const whole = fs.readFileSync(abs, 'utf8');
+    let m = w.m();
+    const revision = (await m.get(id)).revision;
+    await m.close();
+    fs.writeFileSync(abs, whole);
+    const same = await hookInProcess('claude', JSON.stringify(payload('claude', A, w.dir, abs, whole)), w.dir, env);
+    expect(contextOf(same.stdout)).toBeNull();
+    m = w.m();
+    // Only the conversation's binding and run: no import, no file record of the toolkit's file.
+    const added = (await m.log(id)).filter((e) => e.seq > revision).map((e) => e.type);
+    expect(added.filter((x) => !['agent.bound', 'run.started'].includes(x))).toEqual([]);
+    await m.close();
+    // The model's write stopped half-way through the frontmatter.
+    const torn = whole.slice(0, whole.indexOf('\nphases:') + 20);
+    fs.writeFileSync(abs, torn);
+    const r = await hookInProcess('gemini', JSON.stringify(payload('gemini', B, w.dir, abs, torn)), w.dir, env);
+    expect(contextOf(r.stdout), contextOf(r.stdout) ?? '').toMatch(/no longer holds session 2026-11-28-auth/);
+    expect(contextOf(r.stdout)).toMatch(/and rewrote/);
+    m = w.m();
+    const conflict = (await m.log(id)).filter((e) => e.type === 'mirror.conflicted');
+    expect(conflict.map((e) => (e.data as { lost: Array<{ kind: string }> }).lost.map((l) => l.kind))).toEqual([
+      ['unreadable'],
+    ]);
+    expect(fs.readFileSync(abs, 'utf8')).toBe(whole);
+    expect(fs.readFileSync(`${abs}.torn`, 'utf8')).toBe(torn);
+    await agrees(m, id, MAESTRO, out, w.dir);
+    await m.close();
+  }, 60_000);
   it(
     'through the built `baton hook` (dist/baton.cjs): the same Maestro conversation',
     () => played(MAESTRO, spawned),
