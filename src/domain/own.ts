@@ -124,6 +124,7 @@ const KEYS: Partial<Record<StoredEvent['type'], readonly Key[]>> = {
   'run.renewed': ['runs'],
   'run.ended': ['runs'],
   'file.conflicted': ['conflicts'],
+  'mirror.conflicted': [],
   'lease.released': ['runs'],
   'lease.expired': ['runs'],
   'checkpoint.created': ['checkpoints'],

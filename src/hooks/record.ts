@@ -117,7 +117,7 @@ export async function recordHook(ev: HookEvent, ctx: HookRunContext): Promise<Re
     }
   } finally {
     if (m) {
-      for (const w of m.hooks.warnings.splice(0)) line('warn', 'TRANSCRIPT', w);
+      for (const w of m.hooks.warnings.splice(0)) line('warn', w.startsWith('mirror ') ? 'MIRROR' : 'TRANSCRIPT', w);
       await m.close().catch(() => undefined);
     }
   }
