@@ -10,6 +10,22 @@ import { budgetView } from './tokens.js';
 import { stepsView, type StepView } from './durable-steps.js';
 import type { BudgetView } from './tokens.js';
 
+/**
+ * What every change answers, on the CLI (`--json`) and over MCP alike: the session, its
+ * revision and its status after the change. Each command adds its own fields beside these
+ * (the new record's id, the phase, the files recorded …).
+ */
+export interface ChangeView {
+  session: string;
+  revision: number;
+  status: SessionState['status'];
+}
+
+/** The {@link ChangeView} of a session's state after a change. */
+export function changeView(s: SessionState): ChangeView {
+  return { session: s.id, revision: s.revision, status: s.status };
+}
+
 /** The stable `status --json` shape (a superset of the documented minimum). */
 export interface StatusView {
   id: string;

@@ -21,9 +21,9 @@ interface CheckpointJson {
 }
 
 interface RestoreJson {
-  ok: true;
-  id: string;
+  session: string;
   revision: number;
+  status: string;
   checkpoint: CheckpointJson;
   superseded: string[];
   git: { commit: string; previousHead: string | null } | null;
@@ -81,10 +81,10 @@ describe('baton checkpoint, checkpoints, checkpoint show|validate', () => {
     ws.write('a.txt', 'two\n');
     const head2 = commit(ws, 'two');
     ws.write('scratch.txt', 'not committed');
-    const second = await ws.json<{ ok: true; id: string; revision: number; checkpoint: CheckpointJson }>([
+    const second = await ws.json<{ session: string; revision: number; status: string; checkpoint: CheckpointJson }>([
       'checkpoint',
     ]);
-    expect(second).toMatchObject({ ok: true, id: 's', revision: 5 });
+    expect(second).toMatchObject({ session: 's', revision: 5, status: 'active' });
     expect(second.checkpoint).toMatchObject({
       id: 'cp-2-revision-4',
       name: 'revision 4',
@@ -135,7 +135,6 @@ describe('baton checkpoint, checkpoints, checkpoint show|validate', () => {
       'Checkpoint cp-2-revision-4 is valid: checksum and contents check out (revision 4).\n',
     );
     expect(await ws.json(['checkpoint', 'validate', 'cp-1-before-the-build'])).toMatchObject({
-      ok: true,
       valid: true,
       checkpoint: { id: 'cp-1-before-the-build' },
     });
@@ -199,9 +198,9 @@ describe('baton restore', () => {
     // --force: reset to the first commit; tracked changes discarded, untracked files kept.
     const r = await ws.json<RestoreJson>(['restore', 'cp-1-one', '--git', '--force']);
     expect(r).toMatchObject({
-      ok: true,
-      id: 's',
+      session: 's',
       revision: before.length + 1,
+      status: 'active',
       superseded: ['cp-2-design-done', 'cp-3-two'],
       git: { commit: head1, previousHead: head2 },
     });

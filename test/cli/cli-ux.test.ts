@@ -108,7 +108,10 @@ describe('--quiet and --verbose', () => {
     expect((await ws.status('q')).notes).toHaveLength(1);
     expect((await ws.ok(['status', '--quiet'])).stdout).toContain('Session q');
     // --json is data: --quiet does not take it away.
-    expect(JSON.parse((await ws.ok(['note', 'add', 'again', '--quiet', '--json'])).stdout).ok).toBe(true);
+    expect(JSON.parse((await ws.ok(['note', 'add', 'again', '--quiet', '--json'])).stdout)).toMatchObject({
+      session: 'q',
+      noteId: 'note-2',
+    });
     const v = await ws.run(['--verbose', 'status']);
     expect(v.code).toBe(0);
     expect(v.stderr).toMatch(/^baton: file store .+\.baton\nbaton: done in \d+ ms\n$/);

@@ -44,7 +44,7 @@ describe('phases', () => {
     expect(exhausted.hint).toContain('--force');
     // `phase start` on a failed phase is a retry too, and refused the same way.
     expectError(await ws.run(['phase', 'start', 'build']), 'RETRIES_EXHAUSTED');
-    const forced = await ws.json<{ ok: boolean; phase: { status: string; retryCount: number } }>([
+    const forced = await ws.json<{ phase: { status: string; retryCount: number } }>([
       'phase',
       'retry',
       'build',
@@ -303,7 +303,7 @@ describe('errors, tokens and budget', () => {
     );
     expect(
       await ws.json(['error', 'add', '--phase', 'b', '--type', 'quota', '--message', 'two', '--agent', 'w1']),
-    ).toEqual({ ok: true, id: 'er', revision: 3, errorId: 'err-2' });
+    ).toEqual({ session: 'er', revision: 3, status: 'active', errorId: 'err-2' });
     expect((await ws.ok(['error', 'resolve', 'err-1', '--resolution', 'restarted'])).stdout).toBe('Resolved err-1\n');
     expectError(await ws.run(['error', 'resolve', 'err-1', '--resolution', 'again']), 'INVALID_TRANSITION');
     const missing = expectError(await ws.run(['error', 'resolve', 'err-9', '--resolution', 'x']), 'NOT_FOUND');
@@ -401,9 +401,9 @@ describe('errors, tokens and budget', () => {
     expect(crit.code).toBe(0);
     expect(crit.stderr).toBe('budget[critical]: 950 of 1,000 tokens used (95%).\n');
     expect(JSON.parse(crit.stdout)).toEqual({
-      ok: true,
-      id: 'bd',
+      session: 'bd',
       revision: 5,
+      status: 'active',
       recorded: { agent: 'a', phaseId: null, model: null, input: 1, output: 0, cached: 0 },
       tokens: {
         input: 949,
@@ -448,7 +448,12 @@ describe('decisions, findings, notes, milestones, artifacts, context', () => {
       ).stdout,
     ).toBe('dec-1\n');
     expect((await ws.ok(['finding', 'add', 'memory leak', '--severity', 'high'])).stdout).toBe('fnd-1\n');
-    expect(await ws.json(['finding', 'add', 'typo'])).toEqual({ ok: true, id: 'rec', revision: 4, findingId: 'fnd-2' });
+    expect(await ws.json(['finding', 'add', 'typo'])).toEqual({
+      session: 'rec',
+      revision: 4,
+      status: 'active',
+      findingId: 'fnd-2',
+    });
     expect((await ws.ok(['finding', 'remove', 'fnd-1'])).stdout).toBe('Removed fnd-1\n');
     expectError(await ws.run(['finding', 'remove', 'fnd-1']), 'NOT_FOUND');
     expect((await ws.ok(['note', 'add', 'remember the cache', '--phase', 'design'])).stdout).toBe('note-1\n');

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { BatonError } from '../../manager/index.js';
+import { BatonError, changeView } from '../../manager/index.js';
 import type { ChangeResult, FileAction, PhaseAction } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
@@ -9,7 +9,7 @@ import { registerBudget } from './budget.js';
 import { registerPricing, registerTokens } from './tokens.js';
 
 function done(ctx: Ctx, r: ChangeResult<unknown>, text: string, extra: Record<string, unknown> = {}): void {
-  ctx.emit({ ok: true, id: r.state.id, revision: r.state.revision, ...extra }, text);
+  ctx.emit({ ...changeView(r.state), ...extra }, text);
 }
 
 function collect(value: string, previous: string[] = []): string[] {
