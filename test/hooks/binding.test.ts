@@ -63,11 +63,11 @@ describe('binding a conversation to a session', () => {
     expect(hookLog(w.dir).map((l) => [l.level, l.code])).toEqual([['info', 'NO_SESSION']]);
   });
 
-  it('BATON_HOOKS_AUTOSTART=1 starts a session per conversation, which later events find again', async () => {
+  it('BATON_HOOK_AUTOSTART=1 starts a session per conversation, which later events find again', async () => {
     const w = await workspace({ start: false });
-    await hookInProcess('codex', fixture('codex', 'SessionStart', w.dir), w.dir, { BATON_HOOKS_AUTOSTART: '1' });
+    await hookInProcess('codex', fixture('codex', 'SessionStart', w.dir), w.dir, { BATON_HOOK_AUTOSTART: '1' });
     await hookInProcess('codex', fixture('codex', 'PostToolUse-update_plan', w.dir), w.dir, {
-      BATON_HOOKS_AUTOSTART: '1',
+      BATON_HOOK_AUTOSTART: '1',
     });
     const list = await w.m().list();
     expect(list.map((s) => s.title)).toEqual(['codex conversation 22222222']);
