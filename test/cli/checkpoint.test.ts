@@ -177,7 +177,7 @@ describe('baton restore', () => {
     ws.write('b.txt', 'added in two\n');
     await ws.ok(['file', 'modified', 'a.txt']);
     await ws.ok(['file', 'created', 'b.txt']);
-    await ws.ok(['phase', 'done', 'design']);
+    await ws.ok(['phase', 'complete', 'design']);
     const head2 = commit(ws, 'two');
     await ws.ok(['checkpoint', 'two']);
     const before = await ws.log();
@@ -357,7 +357,7 @@ describe('automatic checkpoints', () => {
   it('are taken when a phase completes, unless the session was started with --no-auto-checkpoint', async () => {
     const ws = await repo();
     await ws.ok(['phase', 'start', 'design']);
-    const done = await ws.json<{ revision: number }>(['phase', 'done', 'design']);
+    const done = await ws.json<{ revision: number }>(['phase', 'complete', 'design']);
     const s = await ws.status();
     expect(done.revision).toBe(s.revision);
     const log = await ws.log();
@@ -387,7 +387,7 @@ describe('automatic checkpoints', () => {
     await ws.ok(['start', 'Quiet', '--id', 'q', '--phases', 'a', '--no-auto-checkpoint', '--switch']);
     expect((await ws.status()).metadata).toMatchObject({ autoCheckpoint: false });
     await ws.ok(['phase', 'start', 'a']);
-    await ws.ok(['phase', 'done', 'a']);
+    await ws.ok(['phase', 'complete', 'a']);
     expect(await ws.json(['checkpoints'])).toEqual([]);
     expect((await ws.log()).map((e) => e.type)).not.toContain('checkpoint.created');
   });

@@ -154,7 +154,7 @@ describe('colour and symbols', () => {
   it('a locale without UTF-8 (LANG=C, LC_ALL=POSIX, a Latin-1 LC_CTYPE) gets ASCII for ✓ ○ █ and the rest; UTF-8 keeps them', async () => {
     const ws = await withSession('u', 'design,build,review');
     await ws.ok(['phase', 'start', 'design']);
-    await ws.ok(['phase', 'done', 'design']);
+    await ws.ok(['phase', 'complete', 'design']);
     await ws.ok(['phase', 'start', 'build']);
     const utf8 = (await ws.ok(['status'], { env: { LANG: 'en_US.UTF-8', LC_ALL: undefined, LC_CTYPE: undefined } }))
       .stdout;

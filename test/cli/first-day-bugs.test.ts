@@ -14,7 +14,7 @@ describe('bug 1: the agents of a phase are everyone who worked on it', () => {
     await ws.ok(['substep', 'a', 's', '--agent', 'carol']);
     await ws.ok(['tokens', 'add', '--agent', 'dave', '--phase', 'a', '--input', '10']);
     await ws.ok(['error', 'add', '--phase', 'a', '--agent', 'erin', '--type', 'lint', '--message', 'm']);
-    await ws.ok(['phase', 'done', 'a', '--agent', 'frank']);
+    await ws.ok(['phase', 'complete', 'a', '--agent', 'frank']);
     // Work on no phase, or on another one, makes nobody an agent of `a`.
     await ws.ok(['tokens', 'add', '--agent', 'gus', '--input', '5']);
     await ws.ok(['phase', 'start', 'b', '--agent', 'hal']);
@@ -49,7 +49,7 @@ describe('bug 2: resume after a file of a completed phase was edited outside bat
     await ws.ok(['phase', 'start', 'a']);
     ws.write('f.txt', 'as recorded');
     await ws.ok(['file', 'created', 'f.txt']);
-    await ws.ok(['phase', 'done', 'a']); // takes a checkpoint
+    await ws.ok(['phase', 'complete', 'a']); // takes a checkpoint
     await ws.ok(['phase', 'start', 'b']);
     await ws.ok(['substep', 'b', 's']);
     // The run holding the session dies (SIGKILL, no chance to record anything); its lease runs out.
@@ -98,7 +98,7 @@ describe('bug 2: resume after a file of a completed phase was edited outside bat
       'Session eo is already active: nothing to resume; go on working in it.\n',
     );
     expect(await ws.json(['resume', '--apply'])).toMatchObject({
-      ok: true,
+      session: 'eo',
       appliedFrom: 'live',
       changed: false,
       status: 'active',
@@ -169,12 +169,16 @@ describe('bug 5: checkpoint id prefixes, and `done` in the library', () => {
     expectError(await ws.run(['restore', 'cp-99']), 'NOT_FOUND');
   });
 
-  it("the library's phase(id, p, 'done') completes the phase, as `baton phase done` does", async () => {
+  it("the library speaks its own verbs: phase(id, p, 'complete') completes the phase; 'done' is refused naming them", async () => {
     const { openManager } = await import('../../src/index.js');
     const m = openManager({ url: 'memory:', cwd: process.cwd(), now: () => new Date('2026-01-01T00:00:00Z') });
     await m.start({ title: 'Lib', id: 'lib', phases: [{ id: 'a', name: 'A' }] });
     await m.phase('lib', 'a', 'start');
-    const r = await m.phase('lib', 'a', 'done');
+    // A JavaScript caller is not held to the type; the word of another surface is refused by name.
+    const refused = await m.phase('lib', 'a', 'done' as never).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'BAD_INPUT', message: 'Unknown phase action "done".' });
+    expect((refused as { hint?: unknown }).hint).toBe('Use one of: start, complete, fail, skip, retry.');
+    const r = await m.phase('lib', 'a', 'complete');
     expect(r.state.phases[0]!.status).toBe('completed');
   });
 });

@@ -33,7 +33,7 @@ describe('phases', () => {
     expect((await ws.ok(['substep', 'design', 'drafting'])).stdout).toBe('Phase design: reached drafting\n');
     let s = await ws.status();
     expect(phaseOf(s, 'design')).toMatchObject({ status: 'in_progress', subStep: 'drafting', agents: ['architect'] });
-    expect((await ws.ok(['phase', 'done', 'design'])).stdout).toBe('Completed phase design\n');
+    expect((await ws.ok(['phase', 'complete', 'design'])).stdout).toBe('Completed phase design\n');
 
     await ws.ok(['phase', 'start', 'build']);
     expect((await ws.ok(['phase', 'fail', 'build', '--reason', 'compile error'])).stdout).toBe('Failed phase build\n');
@@ -54,8 +54,8 @@ describe('phases', () => {
 
     expect((await ws.ok(['phase', 'skip', 'docs', '--reason', 'not needed'])).stdout).toBe('Skipped phase docs\n');
     expectError(await ws.run(['phase', 'skip', 'docs']), 'INVALID_TRANSITION');
-    expectError(await ws.run(['phase', 'done', 'design']), 'INVALID_TRANSITION');
-    await ws.ok(['phase', 'done', 'build']);
+    expectError(await ws.run(['phase', 'complete', 'design']), 'INVALID_TRANSITION');
+    await ws.ok(['phase', 'complete', 'build']);
 
     s = await ws.status();
     expect(s.phases.map((p) => [p.id, p.status, p.retryCount])).toEqual([
@@ -104,7 +104,7 @@ describe('human status', () => {
   it('shows every indicator, the progress bar, tokens against the budget and unresolved errors', async () => {
     const ws = await withSession('hs', 'design,build,test,docs,deploy');
     await ws.ok(['phase', 'start', 'design']);
-    await ws.ok(['phase', 'done', 'design']);
+    await ws.ok(['phase', 'complete', 'design']);
     await ws.ok(['phase', 'start', 'build', '--agent', 'coder']);
     await ws.ok(['substep', 'build', 'linking']);
     await ws.ok(['phase', 'start', 'test']);
@@ -501,7 +501,7 @@ describe('log', () => {
     await ws.ok(['phase', 'start', 'a', '--agent', 'w1']);
     await ws.ok(['note', 'add', 'n1']);
     await ws.ok(['tokens', 'add', '--agent', 'w2', '--input', '5']);
-    await ws.ok(['phase', 'done', 'a']);
+    await ws.ok(['phase', 'complete', 'a']);
 
     const all = await ws.log();
     expect(all.map((e) => [e.seq, e.type])).toEqual([
