@@ -28,7 +28,7 @@ describe('binding a conversation to a session', () => {
     await hookInProcess('claude', fixture('claude', 'PostToolUse-Write', w.dir), w.dir);
     expect((await w.m().get('hooked')).phases.flatMap((p) => p.files)).toHaveLength(1);
     expect((await w.m().get('other')).phases.flatMap((p) => p.files)).toEqual([]);
-    expect((await w.m().get('other')).metadata['looseFiles']).toBeUndefined();
+    expect((await w.m().get('other')).looseFiles).toBeUndefined();
   });
 
   it('a binding to a session that has since been completed is dropped: events go to the active session', async () => {
@@ -50,7 +50,7 @@ describe('binding a conversation to a session', () => {
     const w = await workspace({ phases: false });
     fs.writeFileSync(path.join(w.dir, 'src', 'greet.txt'), 'hello\n');
     await hookInProcess('claude', fixture('claude', 'PostToolUse-Write', w.dir), w.dir);
-    expect((await w.m().get('hooked')).metadata['looseFiles']).toEqual([
+    expect((await w.m().get('hooked')).looseFiles).toEqual([
       expect.objectContaining({ path: 'src/greet.txt', agent: 'claude' }),
     ]);
   });
