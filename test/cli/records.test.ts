@@ -269,7 +269,7 @@ describe('files', () => {
     const hashA2 = sha256(a);
     expect(hashA2).not.toBe(hashA1);
     const mod = await ws.json<{
-      ok: boolean;
+      session: string;
       files: Array<{ path: string; sha256: string; size: number; phaseId: string }>;
     }>(['file', 'modified', 'a.txt', '--phase', 'test']);
     expect(mod.files).toEqual([expect.objectContaining({ path: 'a.txt', sha256: hashA2, size: 15, phaseId: 'test' })]);
