@@ -170,8 +170,8 @@ export function ownFor(s: SessionState, o: Owned, e: StoredEvent): void {
   }
   if (t === 'file.recorded') {
     const phaseId = (e.data as { phaseId?: unknown } | null)?.phaseId;
+    // Outside a phase the handler replaces `looseFiles` with a new array: nothing shared is written.
     if (typeof phaseId === 'string' && s.phases.some((p) => p.id === phaseId)) ownPhase(s, o, phaseId);
-    else own(s, o, 'metadata');
     return;
   }
   const keys = Object.hasOwn(KEYS, t) ? KEYS[t] : undefined;

@@ -404,6 +404,12 @@ export interface SessionState {
   tokens: TokenUsage;
   /** Unknown or toolkit-specific fields, preserved verbatim. */
   metadata: Record<string, unknown>;
+  /**
+   * Files recorded outside any phase (no phase named, or one that no longer exists), the
+   * newest record of each path. Absent until the first. Journals and snapshots written before
+   * this field kept them in `metadata.looseFiles`; the fold moves them here.
+   */
+  looseFiles?: FileRecord[];
   repairs: RepairRecord[];
   /** The current lease, or null. Optional: states saved before leases existed lack it. */
   lease?: Lease | null;

@@ -445,9 +445,6 @@ export class AgentHooks {
 function knownPaths(s: SessionState): Set<string> {
   const out = new Set<string>();
   for (const p of s.phases) for (const f of p.files) out.add(f.path);
-  const loose = s.metadata['looseFiles'];
-  if (Array.isArray(loose))
-    for (const f of loose)
-      if (f && typeof (f as { path?: unknown }).path === 'string') out.add((f as { path: string }).path);
+  for (const f of s.looseFiles ?? []) out.add(f.path);
   return out;
 }

@@ -38,7 +38,8 @@ export type { HostSpend, LowerBound } from '../domain/spend-views.js';
 export { formatResumeCost, parseCacheTtl, resumeCost } from '../domain/resume-cost.js';
 export type { CacheTtl, LastTurn, ResumeCost } from '../domain/resume-cost.js';
 export type { ModelPrice, PricingTable } from '../domain/pricing.js';
-export { startablePhases, statusView } from '../domain/view.js';
+export { changeView, startablePhases, statusView } from '../domain/view.js';
+export type { ChangeView } from '../domain/view.js';
 export { DEFAULT_OLDER_THAN, parseAge, parseCleanupStatuses } from '../domain/retention.js';
 export { renderResumePlan } from '../domain/render-resume.js';
 

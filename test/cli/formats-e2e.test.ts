@@ -205,7 +205,7 @@ for (const adapter of ADAPTERS) {
       const ws = workspace();
       await ws.ok(['start', 'Born here', '--id', 'born-1', '--phases', 'plan,build,test']);
       await ws.ok(['phase', 'start', 'plan']);
-      await ws.ok(['phase', 'done', 'plan']);
+      await ws.ok(['phase', 'complete', 'plan']);
       await ws.ok(['phase', 'start', 'build']);
       await ws.ok(['tokens', 'add', '--agent', 'coder', '--input', '1200', '--output', '300']);
       const ex = await ws.ok(['export', '--format', format, '--out', 'out', '--json']);

@@ -11,7 +11,7 @@ describe('baton init and start', () => {
     expect(fs.statSync(ws.store).isDirectory()).toBe(true);
     expect(fs.statSync(ws.store).mode & 0o777).toBe(0o700);
     expect((await ws.ok(['init'])).stdout).toBe(`Store already present at ${ws.store}\n`);
-    expect(await ws.json(['init'])).toEqual({ ok: true, store: ws.store, created: false, shared: false });
+    expect(await ws.json(['init'])).toEqual({ store: ws.store, created: false, shared: false });
 
     const before = utcDate();
     const start = await ws.ok(['start', 'My Work', '--phases', 'Design, Build,Test', '--budget', '1000']);
@@ -240,7 +240,7 @@ describe('session lifecycle', () => {
       'Session alpha is already active: nothing to resume; go on working in it.\n',
     );
 
-    expect(await ws.json(['complete', '--force'])).toEqual({ ok: true, id: 'alpha', status: 'completed', revision: 8 });
+    expect(await ws.json(['complete', '--force'])).toEqual({ session: 'alpha', revision: 8, status: 'completed' });
     // A finished session stops being the active one: a change needs a session named, while
     // `status` shows the one just finished, saying that none is active (issue 25).
     expectError(await ws.run(['note', 'add', 'x']), 'NO_ACTIVE_SESSION');

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import {
   BatonError,
+  changeView,
   checkMirrorSetting,
   goneText,
   initStore,
@@ -25,7 +26,7 @@ import { finishedNote, sessionOrJustFinished } from '../finished.js';
 import { registerLog } from './log.js';
 
 function changed(ctx: Ctx, s: SessionState, text: string): void {
-  ctx.emit({ ok: true, id: s.id, status: s.status, revision: s.revision }, text);
+  ctx.emit(changeView(s), text);
 }
 
 /** Registers the session lifecycle commands: init, start, status, list, switch … archive, log, repair. */
@@ -58,7 +59,7 @@ function registerInit(program: Command, io: CliIO, on: On): void {
       if (url && !url.startsWith('file:')) {
         const { root, existed } = await initStoreUrl(url, io.cwd);
         ctx.emit(
-          { ok: true, store: root, created: !existed },
+          { store: root, created: !existed },
           `${existed ? 'Store already present' : 'Created store'} at ${root}`,
         );
         return;
@@ -69,7 +70,7 @@ function registerInit(program: Command, io: CliIO, on: On): void {
       const text = r.existed
         ? `Store already present at ${r.root}${r.sharedChanged ? `; now ${how}` : ''}`
         : `Created store at ${r.root} (${how})`;
-      ctx.emit({ ok: true, store: r.root, created: !r.existed, shared: r.shared }, text);
+      ctx.emit({ store: r.root, created: !r.existed, shared: r.shared }, text);
     },
   );
 }
@@ -317,7 +318,7 @@ function registerJournal(program: Command, io: CliIO, on: On): void {
       const id = await ctx.sessionId();
       const reports = await ctx.manager().repair(id);
       ctx.emit(
-        { ok: true, id, repairs: reports },
+        { session: id, repairs: reports },
         reports.length
           ? reports.map((r) => r.message).join('\n')
           : `Session ${id}: journal is intact; nothing to repair.`,
