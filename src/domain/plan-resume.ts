@@ -19,6 +19,7 @@ import { ESCALATION_CHOICES, ESCALATION_WORDS } from './resume-plan-types.js';
 import { hint } from './hints.js';
 import { toolkitNext, toolkitRecommendation, toolkitResume, toolkitWarnings } from './resume-toolkit.js';
 import { toolkitRulesOf } from './toolkit-rules.js';
+import { toolkitTokenNotes } from './toolkit-tokens.js';
 import type {
   BlockedPhase,
   CompletedPhase,
@@ -312,6 +313,7 @@ export function planResume(input: ResumeInput): ResumePlan {
   const warnings = rules
     ? [
         ...toolkitWarnings(rules),
+        ...toolkitTokenNotes(s).warnings,
         ...own.filter((w) => !(rules.required.length && w.startsWith('All phases are completed or skipped'))),
       ]
     : own;
@@ -338,6 +340,6 @@ export function planResume(input: ResumeInput): ResumePlan {
     outsideEdits: resumable ? outsideEdits(s, planned.touchedDone, status, input.gitCopies) : null,
     warnings,
     ...(s.agentSessions?.length ? { continueWith: continueWith(s) } : {}),
-    ...(rules && rec ? { toolkit: toolkitResume(rules, rec) } : {}),
+    ...(rules && rec ? { toolkit: toolkitResume(rules, rec, toolkitTokenNotes(s).lines) } : {}),
   };
 }

@@ -48,6 +48,8 @@ export function describeNextStep(n: NextStep): string {
       return `Decide on phase ${n.phaseId} (${n.name}): ${n.reason}`;
     case 'review':
       return `Review phase ${n.phaseId} (${n.name}) before archiving: ${n.reason}`;
+    case 'decide':
+      return `Decide on error ${n.errorId ?? '?'} of phase ${n.phaseId} (${n.name}): ${n.reason}`;
   }
 }
 
@@ -182,6 +184,7 @@ export function renderResumePlan(plan: ResumePlan, words?: HintWords): string {
     out.push(
       `Toolkit (${t.toolkit}): ${t.refused ? `does not resume it (${t.refused})` : `${rec}${t.followed === true ? ', followed' : t.departure ? `; baton departs: ${t.departure}` : ''}`}${t.choices.length ? `; choices: ${t.choices.join(', ')}` : ''}`,
     );
+    for (const line of t.tokens ?? []) out.push(`  ${line}`);
   }
   if (plan.warnings.length) {
     out.push('Warnings:');
