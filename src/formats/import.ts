@@ -212,6 +212,10 @@ function createdEvent(
     },
     t0,
   );
+  // A dollar budget (Go Team's) has no place in session.created; the toolkit only warns, so the policy is warn.
+  const usd = s.tokens?.maxUsd;
+  if (typeof usd === 'number' && Number.isFinite(usd) && usd > 0)
+    push('budget.set', { maxUsd: usd, onExceed: 'warn' }, t0);
 }
 
 /** One unit's events as phase `phaseId`: start, retries, sub-step, files, errors, end, checkpoints. Returns the error count so far. */
@@ -367,7 +371,14 @@ export function workHash(s: SessionState): string {
       p.errors.map((e) => [e.id, e.resolved]),
       p.agents,
     ]),
-    tokens: [s.tokens.input, s.tokens.output, s.tokens.cached, s.tokens.budgetMax],
+    // A cost budget only when set, so that sessions imported before it counted keep their hash.
+    tokens: [
+      s.tokens.input,
+      s.tokens.output,
+      s.tokens.cached,
+      s.tokens.budgetMax,
+      ...((s.tokens.costBudgetUsd ?? null) !== null ? [s.tokens.costBudgetUsd] : []),
+    ],
     records: [
       s.decisions.length,
       s.findings.filter((f) => !f.removed).length,

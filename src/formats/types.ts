@@ -144,6 +144,8 @@ export interface ForeignTokens extends TokenCountsLike {
   agrees: boolean | null;
   /** Budget (BMAD `tokens.max`), null when none. */
   max: number | null;
+  /** Dollar budget (Go Team `metrics.cost.budget`, which it only warns about); absent or null when none. */
+  maxUsd?: number | null;
 }
 
 /** A checkpoint the toolkit keeps (Go Team cp-*.json). */

@@ -90,6 +90,34 @@ describe('baton init and start', () => {
     expectError(await ws.run(['phase', 'start', 'build']), 'BLOCKED');
   });
 
+  it('start --plan sets the budgets a plan gives (cost, policy, per agent and phase); --budget overrides its tokens', async () => {
+    const ws = workspace();
+    ws.write(
+      'plan.yaml',
+      [
+        'budget: {tokens: 60000, cost: 5, onExceed: stop, agents: {reviewer: {tokens: 8000, onExceed: ask}}}',
+        'phases:',
+        '  - {id: build, name: Build, budget: {tokens: 20000, onExceed: stop}}',
+        '  - {id: test, name: Test, blockedBy: [build]}',
+        '',
+      ].join('\n'),
+    );
+    await ws.ok(['start', 'Budgeted', '--id', 'bud', '--plan', 'plan.yaml', '--budget', '70000']);
+    const b = await ws.json<{ policies: unknown }>(['budget']);
+    expect(b.policies).toEqual({
+      session: { tokens: 70000, usd: 5, onExceed: 'stop' },
+      phases: { build: { tokens: 20000, usd: null, onExceed: 'stop' } },
+      agents: { reviewer: { tokens: 8000, usd: null, onExceed: 'ask' } },
+    });
+    expect((await ws.ok(['budget'])).stdout).toContain('Phase build: 20,000 tokens, on exceed: stop\n');
+    // A bad value: refused naming the field and the values allowed; the active session is left as it was.
+    ws.write('bad.yaml', 'budget: {tokens: 5000, onExceed: halt}\nphases: [a]\n');
+    const e = expectError(await ws.run(['start', 'Bad', '--id', 'bad', '--plan', 'bad.yaml', '--switch']), 'BAD_INPUT');
+    expect(e.message).toBe('Plan bad.yaml is not valid: budget.onExceed: must be warn, ask or stop; got "halt".');
+    expect(e.hint).toContain('onExceed warn, ask or stop');
+    expect((await ws.status()).id).toBe('bud');
+  });
+
   it('start --plan FILE.yaml reads a YAML plan with blockedBy', async () => {
     const ws = workspace();
     ws.write(

@@ -26,7 +26,7 @@ export function budgetText(r: BudgetReport): string {
     lines.push(
       r.verdict.action === 'stop'
         ? 'Over budget with policy stop: new work is refused until a budget is raised.'
-        : "Over budget with policy ask: the agents' tool calls are put to the user.",
+        : "Over budget with policy ask: the agents' tool calls are put to the user (refused on Codex and Gemini CLI, which cannot ask).",
     );
   return lines.join('\n');
 }

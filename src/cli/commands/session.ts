@@ -88,7 +88,7 @@ function registerStart(program: Command, io: CliIO, on: On): void {
         .option('--bmad-client <c>', 'BMAD id client part')
         .option('--bmad-project <p>', 'BMAD id project part')
         .option('--phases <list>', 'comma-separated phase names')
-        .option('--plan <file>', 'plan file (.json or .yaml) with the phases')
+        .option('--plan <file>', 'plan file (.json or .yaml) with the phases, and budgets if it sets any')
         .option('--budget <n>', 'token budget (input + output)')
         .option('--switch', 'pause the active session instead of refusing')
         .option('--force', 'with --switch: pause it even while another run works on it')
@@ -133,6 +133,7 @@ function registerStart(program: Command, io: CliIO, on: On): void {
         },
         phases,
         budget: o['budget'] !== undefined ? String(o['budget']) : (plan?.budget ?? null),
+        ...(plan?.budgets ? { budgets: plan.budgets } : {}),
         switch: o['switch'] === true,
         agent: ctx.agent,
         metadata: {

@@ -15,7 +15,7 @@ import { goTeamRules } from './rules.js';
 import { join } from './layout.js';
 import { type Ctx, type Loaded, time } from './load.js';
 import { adviseResume, type UsableCheckpoint } from './resume.js';
-import { findMetricsRecord, liveTokenRecord, readTokenRecord } from './tokens.js';
+import { findMetricsRecord, liveCostBudget, liveTokenRecord, readTokenRecord } from './tokens.js';
 import { buildUnits, recoveryError } from './units.js';
 import { type Metrics, openSession, pseudoRead, type SessionFiles } from './session-files.js';
 import { currentStepOf, rawStatusOf, statusOf } from './session-status.js';
@@ -43,6 +43,20 @@ function tokensOf(
       reads.push(pseudoRead(metrics.path, rec));
     }
   }
+  const maxUsd = liveCostBudget(liveState, (message, hint) =>
+    problems.push(
+      problem('BAD_VALUE', 'info', `Session ${id}: ${message}`, {
+        sessionId: id,
+        path: join(sdir, 'state.json'),
+        hint,
+      }),
+    ),
+  );
+  if (maxUsd !== null)
+    tokens = {
+      ...(tokens ?? { input: 0, output: 0, cached: 0, byAgent: null, byUnit: null, agrees: null, max: null }),
+      maxUsd,
+    };
   if (tokens && tokens.agrees === false) {
     problems.push(
       problem(

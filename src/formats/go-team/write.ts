@@ -166,9 +166,9 @@ async function mergeRegistry(
 }
 
 /**
- * Writes baton's token counts into go_team_state.token_metrics (the reader's first choice). A
- * breakdown baton does not hold (per-agent totals without input/output split, per-step
- * counts) is kept as found.
+ * Writes baton's token counts into go_team_state.token_metrics (the reader's first choice), and
+ * its cost budget into metrics.cost.budget. A breakdown baton does not hold (per-agent totals
+ * without input/output split, per-step counts) is kept as found.
  */
 function writeTokenMetrics(ls: Record<string, unknown>, state: SessionState, docs: Record<string, unknown>): void {
   const t = state.tokens;
@@ -208,6 +208,11 @@ function writeTokenMetrics(ls: Record<string, unknown>, state: SessionState, doc
     for (const k of Object.keys(tm)) if (tm[k] === undefined) delete tm[k];
     ls.token_metrics = tm;
   }
+  // The dollar budget where Go Team's `*budget:set` keeps it (token-tracking.md's metrics.cost).
+  const usd = t.costBudgetUsd ?? null;
+  const cost = obj(obj(ls.metrics).cost);
+  if (usd !== null || (cost.budget ?? null) !== null)
+    ls.metrics = { ...obj(ls.metrics), cost: { ...cost, budget: usd } };
 }
 
 /** recovery.json for a session interrupted in baton that has none: Go Team's three recovery options. */
