@@ -77,7 +77,7 @@ export const TOOL_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => 
   'toolkit.required-first': (a) =>
     a.verb === 'phase-complete' || a.verb === 'complete'
       ? `Do ${a.steps.join(' and ')} in ${a.toolkit} first, or call \`${a.verb === 'complete' ? 'session_complete' : 'phase_complete'}\` with \`force: true\` to go ahead anyway (only when a person said so); the override is recorded.`
-      : `Do ${a.steps.join(' and ')} in ${a.toolkit} first; going ahead anyway needs a person (the CLI's --force).`,
+      : `Do ${a.steps.join(' and ')} in ${a.toolkit} first; going ahead anyway is a person's decision, outside this server.`,
   'tokens.name-agent': () => 'Pass `agent`.',
   'tokens.count': (a) =>
     TOKEN_ARGS.has(a.what) ? `Pass \`${TOKEN_ARGS.get(a.what)}\` as a non-negative integer, e.g. 1200.` : null,
