@@ -52,6 +52,17 @@ export const CLI_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => s
   'session.bmad-prefix': (a) => `Pass --bmad-prefix with one of ${a.prefixes.join(', ')}.`,
   'session.complete-unfinished': (a) =>
     `Finish or skip them first (\`baton phase complete|skip <phase> --session ${a.session}\`), or run \`baton complete --force --session ${a.session}\` to complete it anyway, recording ${a.phases.join(', ')} as left unfinished.`,
+  'toolkit.required-first': (a) => {
+    const cmd =
+      a.verb === 'phase-complete'
+        ? `baton phase complete ${a.phase ?? '<phase>'} --force --session ${a.session}`
+        : a.verb === 'complete'
+          ? `baton complete --force --session ${a.session}`
+          : a.verb === 'archive'
+            ? `baton archive ${a.session} --force`
+            : `baton export --format … --out … --force --session ${a.session}`;
+    return `Do ${a.steps.join(' and ')} in ${a.toolkit} first (then \`baton import\` its file again), or run \`${cmd}\` to go ahead anyway; the override is recorded.`;
+  },
   'tokens.name-agent': () => 'Pass --agent NAME (or set BATON_AGENT).',
   'phase.start': (a) => `Start it first: \`baton phase start ${a.phase}\`.`,
   'phase.finish-blockers': (a) => `Finish ${a.blockers.join(', ')} first, or pass --force to start it anyway.`,

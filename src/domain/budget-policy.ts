@@ -16,6 +16,7 @@ import type { BudgetPolicy, OnExceed, SessionState, TokenUsage } from './state.j
 export type { BudgetPolicy, OnExceed } from './state.js';
 import { budgetLevel } from './tokens.js';
 import type { BudgetLevel } from './tokens.js';
+import { budgetModelOf } from './toolkit-tokens.js';
 
 /** Every {@link OnExceed}, mildest first. */
 export const ON_EXCEED: readonly OnExceed[] = ['warn', 'ask', 'stop'];
@@ -154,6 +155,8 @@ const LEVELS: readonly BudgetLevel[] = ['none', 'ok', 'warning', 'critical', 'ex
 /** Judges the session's budgets (and those of `scope`'s phase and agent, or all of them) against its use. */
 export function budgetVerdict(s: SessionState, cost: CostReport | null, scope?: BudgetScope): BudgetVerdict {
   const t = s.tokens;
+  // The session's toolkit may count otherwise: its agents isolated, its thresholds strict (BMAD).
+  const model = budgetModelOf(s);
   const checks: BudgetCheck[] = [];
   const add = (
     where: BudgetCheck['scope'],
@@ -161,15 +164,16 @@ export function budgetVerdict(s: SessionState, cost: CostReport | null, scope?: 
     p: BudgetPolicy,
     used: { tokens: number; usd: number | null },
   ) => {
-    if (p.tokens !== null) checks.push(check(where, name, 'tokens', used.tokens, p.tokens, p.onExceed));
-    if (p.usd !== null && used.usd !== null) checks.push(check(where, name, 'usd', used.usd, p.usd, p.onExceed));
+    if (p.tokens !== null) checks.push(check(where, name, 'tokens', used.tokens, p.tokens, p.onExceed, model.strict));
+    if (p.usd !== null && used.usd !== null)
+      checks.push(check(where, name, 'usd', used.usd, p.usd, p.onExceed, model.strict));
   };
   const onExceed = t.onExceed ?? 'warn';
   add(
     'session',
     null,
     { tokens: t.budgetMax, usd: t.costBudgetUsd ?? null, onExceed },
-    { tokens: t.input + t.output, usd: cost ? cost.total.pricedUsd : null },
+    { tokens: model.used ?? t.input + t.output, usd: cost ? cost.total.pricedUsd : null },
   );
   for (const [phase, p] of Object.entries(t.phaseBudgets ?? {}))
     if (!scope || scope.phase === phase) {
@@ -211,9 +215,19 @@ function check(
   used: number,
   max: number,
   onExceed: OnExceed,
+  strict = false,
 ): BudgetCheck {
   const ratio = used / max;
-  return { scope, name, unit, used, max, percent: Math.round(ratio * 1000) / 10, level: budgetLevel(ratio), onExceed };
+  return {
+    scope,
+    name,
+    unit,
+    used,
+    max,
+    percent: Math.round(ratio * 1000) / 10,
+    level: budgetLevel(ratio, strict),
+    onExceed,
+  };
 }
 
 /** A budget in words: `the session's token budget`, `phase build's cost budget`. */

@@ -8,6 +8,7 @@ import { hint } from './hints.js';
 import type { EventDataMap, EventType, PhaseSpec } from './events.js';
 import { clip } from './ids.js';
 import { unfinishedForCompletion } from './session-complete.js';
+import { toolkitGuard } from './toolkit-guard.js';
 import type { FileAction, Phase, SessionState } from './state.js';
 import { FINAL_STATUSES } from './state.js';
 import { allowedPhaseActions, phaseTarget, sessionTarget } from './transitions.js';
@@ -156,7 +157,10 @@ export function decidePhase(
       return [draft('phase.started', { phaseId: p.id, agent, forced: force })];
     }
     case 'complete':
-      return [draft('phase.completed', { phaseId: p.id, agent })];
+      return [
+        ...toolkitGuard(s, 'phase-complete', { force, phaseId: p.id }),
+        draft('phase.completed', { phaseId: p.id, agent }),
+      ];
     case 'fail':
       return [draft('phase.failed', { phaseId: p.id, agent, reason: o.reason ?? null })];
     case 'skip':
@@ -387,7 +391,8 @@ export function decideSession(
   }
   if (action === 'complete') {
     const unfinished = unfinishedForCompletion(s, o.force === true);
-    return [draft('session.completed', unfinished.length ? { detail, unfinished } : { detail })];
+    const waived = toolkitGuard(s, 'complete', { force: o.force === true });
+    return [...waived, draft('session.completed', unfinished.length ? { detail, unfinished } : { detail })];
   }
   switch (action) {
     case 'pause':
@@ -403,8 +408,11 @@ export function decideSession(
   }
 }
 
-/** Archiving is allowed for any session that is not active. */
-export function decideArchive(s: SessionState): EventDraft[] {
+/**
+ * Archiving is allowed for any session that is not active, and, for a session imported from
+ * a toolkit, once the steps it requires first are done (or `force`, recorded).
+ */
+export function decideArchive(s: SessionState, o: { force?: boolean } = {}): EventDraft[] {
   if (s.archived)
     throw new BatonError('INVALID_TRANSITION', `Session ${s.id} is already archived.`, { hint: 'Nothing to do.' });
   if (s.status === 'active' || s.status === 'interrupted') {
@@ -416,7 +424,7 @@ export function decideArchive(s: SessionState): EventDraft[] {
       },
     );
   }
-  return [draft('session.archived', {})];
+  return [...toolkitGuard(s, 'archive', { force: o.force === true }), draft('session.archived', {})];
 }
 
 /** Validates the phases of a new session: unique ids, known blockers, no cycles. */

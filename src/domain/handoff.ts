@@ -16,7 +16,7 @@ import {
 } from './render-resume.js';
 import type { Phase, PhaseStatus, SessionState, TokenCounts } from './state.js';
 import { stepsText } from './agent-sessions.js';
-import { budgetView } from './tokens.js';
+import { sessionBudget, toolkitTokenNotes } from './toolkit-tokens.js';
 import { formatCost } from './cost.js';
 import type { Cost, CostReport } from './cost.js';
 
@@ -271,13 +271,15 @@ function renderFiles(out: string[], { state: s, plan }: HandoffInput): void {
 function renderBookkeeping(out: string[], { state: s, cost }: HandoffInput): void {
   section(out, 'Tokens');
   const t = s.tokens;
-  const b = budgetView(t);
+  const b = sessionBudget(s);
   out.push(`- Used: ${counts(t)}`);
   out.push(
     b.max === null
       ? `- Budget: none set (${num(b.used)} counted)`
       : `- Budget: ${num(b.used)} of ${num(b.max)} (${b.percent}%, ${b.level})`,
   );
+  const kit = toolkitTokenNotes(s);
+  for (const line of [...kit.lines, ...kit.warnings]) out.push(`- ${line}`);
   const agents = Object.keys(t.byAgent).sort();
   if (agents.length) out.push(`- By agent: ${agents.map((a) => `${a} ${counts(t.byAgent[a]!)}`).join('; ')}`);
   const phaseIds = Object.keys(t.byPhase).sort((x, y) => {

@@ -25,6 +25,14 @@ export interface HintArgs {
   'session.bmad-prefix': { prefixes: string[] };
   /** Finish or skip the unfinished phases, or complete anyway, recording them as left unfinished. */
   'session.complete-unfinished': { session: string; phases: string[] };
+  /** The session's toolkit requires `steps` before `verb`: do them (then re-import), or go ahead with force, recorded. */
+  'toolkit.required-first': {
+    session: string;
+    verb: 'phase-complete' | 'complete' | 'archive' | 'export';
+    phase: string | null;
+    toolkit: string;
+    steps: string[];
+  };
   'tokens.name-agent': Record<string, never>;
   /** Name the workspace with 1 to `max` printable characters, or leave it unset for the default. */
   'workspace.name': { max: number };

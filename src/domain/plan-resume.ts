@@ -25,6 +25,7 @@ import {
   toolkitWarnings,
 } from './resume-toolkit.js';
 import { toolkitRulesOf } from './toolkit-rules.js';
+import { toolkitTokenNotes } from './toolkit-tokens.js';
 import type {
   BlockedPhase,
   CompletedPhase,
@@ -319,6 +320,7 @@ export function planResume(input: ResumeInput): ResumePlan {
   const warnings = rules
     ? [
         ...toolkitWarnings(rules),
+        ...toolkitTokenNotes(s).warnings,
         ...own.filter((w) => !(rules.required.length && w.startsWith('All phases are completed or skipped'))),
       ]
     : own;
@@ -345,6 +347,6 @@ export function planResume(input: ResumeInput): ResumePlan {
     outsideEdits: resumable ? outsideEdits(s, planned.touchedDone, status, input.gitCopies) : null,
     warnings,
     ...(s.agentSessions?.length ? { continueWith: continueWith(s) } : {}),
-    ...(rules && rec ? { toolkit: toolkitResume(rules, rec) } : {}),
+    ...(rules && rec ? { toolkit: toolkitResume(rules, rec, toolkitTokenNotes(s).lines) } : {}),
   };
 }

@@ -48,6 +48,8 @@ export function describeNextStep(n: NextStep): string {
       return `Decide on phase ${n.phaseId} (${n.name}): ${n.reason}`;
     case 'review':
       return `Review phase ${n.phaseId} (${n.name}) before archiving: ${n.reason}`;
+    case 'decide':
+      return `Decide on error ${n.errorId ?? '?'} of phase ${n.phaseId} (${n.name}): ${n.reason}`;
   }
 }
 
@@ -179,6 +181,7 @@ export function renderResumePlan(plan: ResumePlan, words?: HintWords): string {
     out.push(`Toolkit (${t.toolkit}): ${toolkitLine(t)}`);
     // Its notes: git targets, uncommitted changes, the task to resume at…
     for (const n of t.notes) out.push(`  ${n}`);
+    for (const line of t.tokens ?? []) out.push(`  ${line}`);
   }
   if (plan.warnings.length) {
     out.push('Warnings:');

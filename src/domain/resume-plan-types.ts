@@ -213,12 +213,14 @@ export interface BlockedPhase extends PhaseRef {
 }
 
 /** What to do with a phase next. */
-export type NextAction = 'resume' | 'restart' | 'retry' | 'start' | 'escalate' | 'review';
+export type NextAction = 'resume' | 'restart' | 'retry' | 'start' | 'escalate' | 'review' | 'decide';
 
 /** One phase to work on next. */
 export interface NextStep extends PhaseRef {
-  /** resume (at a sub-step), restart (in flight, no sub-step), retry (failed, retries left), start (pending, unblocked), escalate (failed, no retries left), review (a review or reconciliation the session's toolkit requires before archiving). */
+  /** resume (at a sub-step), restart (in flight, no sub-step), retry (failed, retries left), start (pending, unblocked), escalate (failed, no retries left), review (a review or reconciliation the session's toolkit requires before archiving), decide (an unresolved error the session's toolkit has the user decide on before proceeding; `errorId` names it). */
   action: NextAction;
+  /** The unresolved error to decide on (action 'decide'); absent otherwise. */
+  errorId?: string;
   /** Sub-step to resume at (action 'resume'), else null. */
   subStep: string | null;
   /** Why this phase, for people. */

@@ -78,6 +78,7 @@ export function toolkitNext(
       reason: `${rules.toolkit} escalates a phase that used all its retries before continuing: ${list(escalate.map((p) => p.phaseId))} need${escalate.length === 1 ? 's' : ''} a decision first. ${next.reason}`,
     };
   }
+  out = decideFirst(out, rules, s);
   // Recorded at import as not done yet: the toolkit's own later state comes back by re-import.
   const open = rules.required;
   if (open.length && out.steps.length === 0) {
@@ -95,6 +96,38 @@ export function toolkitNext(
     };
   }
   return out;
+}
+
+/**
+ * A toolkit that waits for the user on every unresolved error (Maestro's resume protocol:
+ * "present each error … wait for user guidance before proceeding") has the user decide on each
+ * one before any phase is restarted, retried or started. The errors are read from the
+ * session as it is now, so an error resolved in baton no longer holds the plan up. An
+ * escalated phase's errors are left to its escalation.
+ */
+function decideFirst(next: NextPlan, rules: ToolkitRules, s: SessionState): NextPlan {
+  if (!rules.waitOnErrors) return next;
+  const escalated = new Set(next.steps.filter((x) => x.action === 'escalate').map((x) => x.phaseId));
+  const open = s.phases
+    .filter((p) => (p.status === 'failed' || p.status === 'in_progress') && !escalated.has(p.id))
+    .flatMap((p) => p.errors.filter((e) => !e.resolved).map((e) => ({ p, e })));
+  if (open.length === 0) return next;
+  const choices = rules.choices.length ? rules.choices.join(', ') : 'how to proceed';
+  const decide = open.map(({ p, e }) => ({
+    phaseId: p.id,
+    name: p.name,
+    action: 'decide' as const,
+    errorId: e.id,
+    subStep: null,
+    reason: `unresolved ${e.type} error${e.agent ? ` from ${e.agent}` : ''}: ${e.message}; ${rules.toolkit} waits for the user to choose ${choices} before proceeding`,
+  }));
+  const firstOther = next.steps.findIndex((x) => x.action !== 'escalate');
+  const at = firstOther < 0 ? next.steps.length : firstOther;
+  const n = open.length;
+  return {
+    steps: [...next.steps.slice(0, at), ...decide, ...next.steps.slice(at)],
+    reason: `${rules.toolkit} waits for the user's decision on ${n === 1 ? 'the unresolved error' : `each of ${n} unresolved errors`} (${list(open.map((x) => x.e.id))}) before proceeding. ${next.reason}`,
+  };
 }
 
 /** The toolkit's warnings, first: a refusal, orphaned agents, required steps. */
@@ -186,6 +219,7 @@ function filesNote(r: ToolkitRecommendation, touchedDone: PhaseFiles[]): string 
 export function toolkitResume(
   rules: ToolkitRules,
   rec: { followed: boolean | null; departure: string | null },
+  tokens: string[] = [],
 ): ToolkitResume {
   return {
     toolkit: rules.toolkit,
@@ -194,9 +228,11 @@ export function toolkitResume(
     followed: rules.refuse ? null : rec.followed,
     departure: rules.refuse ? null : rec.departure,
     escalateFirst: rules.escalateFirst,
+    waitOnErrors: rules.waitOnErrors === true,
     required: rules.required,
     orphanedAgents: rules.orphanedAgents,
     choices: rules.choices,
     notes: rules.notes,
+    tokens,
   };
 }

@@ -15,17 +15,32 @@ export interface BudgetView {
   level: BudgetLevel;
 }
 
-/** Computes where token use stands against the budget. */
-export function budgetView(t: TokenUsage): BudgetView {
-  const used = t.input + t.output;
-  if (t.budgetMax === null) return { max: null, used, percent: null, level: 'none' };
-  const ratio = used / t.budgetMax;
-  return { max: t.budgetMax, used, percent: Math.round(ratio * 1000) / 10, level: budgetLevel(ratio) };
+/**
+ * How a session's toolkit counts its budget, where it differs from baton (toolkit-tokens.ts):
+ * `used`, the tokens counted against it (BMAD: the main session's, not its isolated agents');
+ * `strict`, thresholds strictly above 80 % and 95 % (BMAD), not at them.
+ */
+export interface BudgetModel {
+  used?: number;
+  strict?: boolean;
 }
 
-/** The level of a budget used to `ratio` (1 = all of it), for the token and the cost budget alike. */
-export function budgetLevel(ratio: number): BudgetLevel {
-  return ratio > 1 ? 'exceeded' : ratio >= BUDGET_CRITICAL ? 'critical' : ratio >= BUDGET_WARNING ? 'warning' : 'ok';
+/** Computes where token use stands against the budget (`model`: the session's toolkit's way, when it has one). */
+export function budgetView(t: TokenUsage, model: BudgetModel = {}): BudgetView {
+  const used = model.used ?? t.input + t.output;
+  if (t.budgetMax === null) return { max: null, used, percent: null, level: 'none' };
+  const ratio = used / t.budgetMax;
+  return { max: t.budgetMax, used, percent: Math.round(ratio * 1000) / 10, level: budgetLevel(ratio, model.strict) };
+}
+
+/**
+ * The level of a budget used to `ratio` (1 = all of it), for the token and the cost budget
+ * alike: at 80 % and 95 % baton's, strictly above them with `strict` (BMAD's rule).
+ */
+export function budgetLevel(ratio: number, strict = false): BudgetLevel {
+  if (ratio > 1) return 'exceeded';
+  if (strict) return ratio > BUDGET_CRITICAL ? 'critical' : ratio > BUDGET_WARNING ? 'warning' : 'ok';
+  return ratio >= BUDGET_CRITICAL ? 'critical' : ratio >= BUDGET_WARNING ? 'warning' : 'ok';
 }
 
 /** A level that deserves a warning (80 % and up). */

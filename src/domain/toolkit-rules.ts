@@ -47,6 +47,29 @@ export interface ToolkitRecommendation {
   git?: { branch: string | null; resetTo: string | null; uncommittedChanges: boolean | null } | null;
 }
 
+/** Token counts as a toolkit writes them (input, output, cached). */
+export interface WrittenCounts {
+  input: number;
+  output: number;
+  cached: number;
+}
+
+/** How the toolkit counts a session's tokens, where it differs from baton (toolkit-tokens.ts). */
+export interface ToolkitTokenRules {
+  /**
+   * The totals the toolkit's file writes when they disagree with its per-agent breakdown
+   * (`written`), and what baton's ledger held at import (`ledger`: the larger of the two, per
+   * count): the written totals are kept, moved by what baton recorded since.
+   */
+  totals?: { written: WrittenCounts; ledger: WrittenCounts };
+  /** Tokens recorded against a phase (a spawned agent) are that agent's own, not the session's (BMAD's isolation). */
+  isolatedAgents?: boolean;
+  /** Budget thresholds are strictly above 80 % and 95 % (BMAD), not at them. */
+  strictThresholds?: boolean;
+  /** Tokens the toolkit's file says isolation saved, at import (BMAD `tokens.saved`). */
+  saved?: number;
+}
+
 /** The rules of the toolkit a session was imported from, as they apply to that session. */
 export interface ToolkitRules {
   /** Name of the toolkit, for people ("Go Team", "Maestro"…). */
@@ -55,6 +78,12 @@ export interface ToolkitRules {
   refuse: string | null;
   /** True when the toolkit escalates a unit that used all its retries before anything else. */
   escalateFirst: boolean;
+  /**
+   * True when the toolkit presents every unresolved error and waits for the user's decision
+   * before proceeding (retries included): the plan's first steps are those decisions. Absent
+   * in rules recorded before it existed (false).
+   */
+  waitOnErrors?: boolean;
   /** Steps the toolkit requires before archiving that have not been done. */
   required: RequiredStep[];
   /** Agents marked running in a closed or abandoned context. */
@@ -77,6 +106,8 @@ export interface ToolkitRules {
    * phase there instead of restarting it. Absent or null when the toolkit has none.
    */
   resumeAt?: { phaseId: string; at: string; reason: string } | null;
+  /** How the toolkit counts tokens, when it differs from baton; absent: as baton does. */
+  tokens?: ToolkitTokenRules;
 }
 
 /** What the plan did with the toolkit's rules (`ResumePlan.toolkit`). */
@@ -91,11 +122,15 @@ export interface ToolkitResume {
   /** Why baton departs from the toolkit's recommendation; null when it does not. */
   departure: string | null;
   escalateFirst: boolean;
+  /** True when the toolkit waits for the user's decision on every unresolved error first. */
+  waitOnErrors: boolean;
   /** Steps the toolkit requires before archiving, not done yet. */
   required: RequiredStep[];
   orphanedAgents: OrphanedAgent[];
   choices: string[];
   notes: string[];
+  /** The session's tokens as its toolkit counts them (its main session and isolated agents, its savings), in words; empty when as baton does. */
+  tokens: string[];
 }
 
 /** Rules with nothing in them, for a toolkit that states none. */
@@ -104,6 +139,7 @@ export function noRules(toolkit: string): ToolkitRules {
     toolkit,
     refuse: null,
     escalateFirst: false,
+    waitOnErrors: false,
     required: [],
     orphanedAgents: [],
     recommended: null,
@@ -120,6 +156,7 @@ export function toolkitRulesOf(s: SessionState): ToolkitRules | null {
     toolkit: r.toolkit,
     refuse: typeof r.refuse === 'string' ? r.refuse : null,
     escalateFirst: r.escalateFirst === true,
+    waitOnErrors: r.waitOnErrors === true,
     required: Array.isArray(r.required) ? r.required : [],
     orphanedAgents: Array.isArray(r.orphanedAgents) ? r.orphanedAgents : [],
     recommended: r.recommended && typeof r.recommended === 'object' ? r.recommended : null,
@@ -131,6 +168,7 @@ export function toolkitRulesOf(s: SessionState): ToolkitRules | null {
     ...(Array.isArray(r.recoveryEvents) && r.recoveryEvents.length
       ? { recoveryEvents: r.recoveryEvents.map(String) }
       : {}),
+    ...(r.tokens && typeof r.tokens === 'object' ? { tokens: r.tokens } : {}),
   };
 }
 

@@ -6,7 +6,9 @@ import type { AgentBinding, FileRecord, Lease, PlanStep, SessionState, SubagentR
 import { costReport } from './cost.js';
 import type { CostReport } from './cost.js';
 import type { PricingTable } from './pricing.js';
-import { budgetView } from './tokens.js';
+import { isolation, sessionBudget, toolkitTokenNotes, writtenTotals } from './toolkit-tokens.js';
+import type { IsolationView } from './toolkit-tokens.js';
+import type { WrittenCounts } from './toolkit-rules.js';
 import { stepsView, type StepView } from './durable-steps.js';
 import type { BudgetView } from './tokens.js';
 
@@ -74,6 +76,18 @@ export interface StatusView {
   steps?: PlanStep[];
   /** Durable steps (`manager.steps`) with their status, attempts and result size; absent when none. */
   durableSteps?: StepView[];
+  /**
+   * The tokens as the session's toolkit counts them, where that differs from baton
+   * (toolkit-tokens.ts): the totals it wrote (null when they agree with its breakdown), its
+   * main session and isolated agents with the savings (null when it does not isolate), and
+   * what to say about them; absent for a session not imported or counted as baton does.
+   */
+  toolkitTokens?: {
+    written: WrittenCounts | null;
+    isolation: IsolationView | null;
+    warnings: string[];
+    lines: string[];
+  };
 }
 
 /**
@@ -110,7 +124,7 @@ export function statusView(
     },
     phases: s.phases,
     ...(s.looseFiles?.length ? { looseFiles: s.looseFiles } : {}),
-    tokens: { ...tokens, budget: budgetView(s.tokens), ...(pricing ? { cost: costReport(s, pricing) } : {}) },
+    tokens: { ...tokens, budget: sessionBudget(s), ...(pricing ? { cost: costReport(s, pricing) } : {}) },
     unresolvedErrors: s.phases.flatMap((p) =>
       p.errors
         .filter((e) => !e.resolved)
@@ -135,7 +149,14 @@ export function statusView(
     ...(s.subagents?.length ? { subagents: s.subagents } : {}),
     ...(s.steps?.length ? { steps: s.steps } : {}),
     ...(s.durableSteps?.length ? { durableSteps: stepsView(s) } : {}),
+    ...toolkitTokensView(s),
   };
+}
+
+function toolkitTokensView(s: SessionState): Pick<StatusView, 'toolkitTokens'> {
+  const notes = toolkitTokenNotes(s);
+  if (!notes.lines.length && !notes.warnings.length) return {};
+  return { toolkitTokens: { written: writtenTotals(s), isolation: isolation(s), ...notes } };
 }
 
 /**

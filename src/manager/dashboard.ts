@@ -21,7 +21,7 @@ import type { CheckpointInfo, ResumePlan } from '../domain/resume-plan-types.js'
 import { SESSION_STATUSES } from '../domain/state.js';
 import type { SessionState, SessionStatus } from '../domain/state.js';
 import type { SessionSummary } from '../domain/summary.js';
-import { budgetView } from '../domain/tokens.js';
+import { sessionBudget } from '../domain/toolkit-tokens.js';
 import type { BudgetView } from '../domain/tokens.js';
 import { statusView } from '../domain/view.js';
 import { runSegments } from '../domain/run-segments.js';
@@ -287,7 +287,7 @@ export class Dashboard {
       lease && !leaseExpired(lease, this.m.time())
         ? { owner: lease.owner, pid: lease.pid, host: lease.host, expiresAt: lease.expiresAt }
         : null;
-    return { agents: agentsOf(s), tokens: budgetView(s.tokens), cost: this.money(s).total, workspaceName, holder };
+    return { agents: agentsOf(s), tokens: sessionBudget(s), cost: this.money(s).total, workspaceName, holder };
   }
 
   /** The session's cost as the CLI prints it; an unusable pricing file shows as no cost. */
@@ -325,7 +325,7 @@ export class Dashboard {
       view,
       runs: runSegments(state, live),
       attempts: h.attempts,
-      tokens: { ...tokenSeries(h.tokens, pricing, o.maxPoints), budget: budgetView(state.tokens) },
+      tokens: { ...tokenSeries(h.tokens, pricing, o.maxPoints), budget: sessionBudget(state) },
       checkpoints: await this.m.checkpoints.listOf(state),
       money: this.money(state),
       facets: { types: h.types, agents: h.agents },

@@ -8,8 +8,10 @@ import path from 'node:path';
 import { BatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';
 import type { SessionState } from '../domain/state.js';
+import { toolkitGuard } from '../domain/toolkit-guard.js';
 import { namedAdapter } from '../formats/detect.js';
 import { exportInput, runExport } from '../formats/export.js';
+import { provenanceOf } from '../formats/import.js';
 import type { ExportOutcome } from '../formats/export.js';
 import { ADAPTERS } from '../formats/registry.js';
 import { SafeDir } from '../formats/safe-dir.js';
@@ -48,6 +50,8 @@ export interface ExportOptions extends FormatsOptions {
    * nothing written (the mirror uses it to keep files someone else changed).
    */
   guard?: (plan: WritePlan, out: SafeDir) => Promise<void>;
+  /** Write a finished session into its toolkit's archive although the toolkit requires a step first. */
+  force?: boolean;
 }
 
 /** Opens (creating it if needed) an output folder; `BAD_INPUT` when the path is a file. */
@@ -86,6 +90,10 @@ export async function exportInto(
 ): Promise<ExportResult> {
   const adapter = namedAdapter(format, adaptersOf(o), { allowAuto: false });
   const state = await m.get(id);
+  // Finished in baton, the session goes to the toolkit's archive: where its own toolkit refuses
+  // to put it while a step it requires is not done (toolkit-guard.ts).
+  if ((state.archived || state.status === 'completed') && provenanceOf(state)?.format === adapter.name)
+    toolkitGuard(state, 'export', { force: o.force === true });
   const dir = await openOut(out, o.cwd);
   const input = exportInput(state, adapter.name, (o.now ?? (() => new Date()))());
   const outcome = await runExport(adapter, input, dir, o.guard);

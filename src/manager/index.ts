@@ -28,6 +28,7 @@ export { findPhase, MAX_TEXT } from '../domain/decide.js';
 export { DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS, effectiveStatus, goneText, leaseOf } from '../domain/lease.js';
 export type { GoneHolder, Lease } from '../domain/lease.js';
 export { budgetAlarming, budgetView } from '../domain/tokens.js';
+export { sessionBudget, toolkitTokenNotes } from '../domain/toolkit-tokens.js';
 export type { TokenCounts } from '../domain/state.js';
 // Cost: prices per million tokens (built in, overridable) and the estimated cost of token use.
 export { costReport, costShown, formatCost, formatCostBudget, formatUsd, NO_MODEL } from '../domain/cost.js';

@@ -334,7 +334,7 @@ export class SessionManager extends SessionRecords {
   }
 
   /** Archives a session that is not running: records it, then moves it to the archive. */
-  async archive(id: string, o: ChangeOptions = {}): Promise<SessionState> {
+  async archive(id: string, o: ChangeOptions & { force?: boolean } = {}): Promise<SessionState> {
     const current = await this.get(id);
     if (current.archived && !(await this.store.isArchived(id))) {
       // Recorded as archived, but the move did not happen (a crash in between): finish it.
@@ -342,7 +342,7 @@ export class SessionManager extends SessionRecords {
       await this.clearActiveIf(id);
       return current;
     }
-    const r = await this.simple(id, (s) => decide.decideArchive(s), o);
+    const r = await this.simple(id, (s) => decide.decideArchive(s, { force: o.force === true }), o);
     await this.store.archive(id);
     await this.clearActiveIf(id);
     return r.state;

@@ -216,8 +216,9 @@ export async function cleanup(m: SessionManager, o: CleanupOptions = {}): Promis
         done.push(a);
       }
     } catch (e) {
-      // It changed since it was selected (resumed, pinned, written to, removed): leave it.
-      if (isBatonError(e, 'INVALID_TRANSITION') || isBatonError(e, 'NOT_FOUND')) {
+      // It changed since it was selected (resumed, pinned, written to, removed), or its
+      // toolkit requires a step before archiving (toolkit-guard.ts): leave it.
+      if (isBatonError(e, 'INVALID_TRANSITION') || isBatonError(e, 'NOT_FOUND') || isBatonError(e, 'BLOCKED')) {
         skip(a.id, e.message);
         continue;
       }

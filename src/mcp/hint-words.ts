@@ -74,6 +74,10 @@ export const TOOL_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => 
   'session.bmad-prefix': () => null,
   'session.complete-unfinished': (a) =>
     `Finish or skip them first (\`phase_complete\` / \`phase_skip\`), or call \`session_complete\` with \`force: true\` to complete it anyway, recording ${a.phases.join(', ')} as left unfinished.`,
+  'toolkit.required-first': (a) =>
+    a.verb === 'phase-complete' || a.verb === 'complete'
+      ? `Do ${a.steps.join(' and ')} in ${a.toolkit} first, or call \`${a.verb === 'complete' ? 'session_complete' : 'phase_complete'}\` with \`force: true\` to go ahead anyway (only when a person said so); the override is recorded.`
+      : `Do ${a.steps.join(' and ')} in ${a.toolkit} first; going ahead anyway is a person's decision, outside this server.`,
   'tokens.name-agent': () => 'Pass `agent`.',
   'tokens.count': (a) =>
     TOKEN_ARGS.has(a.what) ? `Pass \`${TOKEN_ARGS.get(a.what)}\` as a non-negative integer, e.g. 1200.` : null,

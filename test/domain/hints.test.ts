@@ -116,6 +116,13 @@ const TABLE: Array<[HintAction, ErrorCode, Hint['args'], string, string]> = [
     'Finish or skip them first (`baton phase complete|skip <phase> --session s1`), or run `baton complete --force --session s1` to complete it anyway, recording c, d as left unfinished.',
     'Finish or skip them first (`phase_complete` / `phase_skip`), or call `session_complete` with `force: true` to complete it anyway, recording c, d as left unfinished.',
   ],
+  [
+    'toolkit.required-first',
+    'BLOCKED',
+    { session: 's1', verb: 'archive', phase: null, toolkit: 'Maestro', steps: ['the code review'] },
+    'Do the code review in Maestro first (then `baton import` its file again), or run `baton archive s1 --force` to go ahead anyway; the override is recorded.',
+    "Do the code review in Maestro first; going ahead anyway is a person's decision, outside this server.",
+  ],
   ['tokens.name-agent', 'BAD_INPUT', {}, 'Pass --agent NAME (or set BATON_AGENT).', 'Pass `agent`.'],
   [
     'phase.start',

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RESTORED_FIELDS, fold } from '../../src/domain/apply.js';
+import { fold } from '../../src/domain/apply.js';
+import { RESTORED_FIELDS } from '../../src/domain/apply-restore.js';
 import { isBatonError } from '../../src/domain/errors.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import type { ManagerOptions } from '../../src/manager/manager.js';

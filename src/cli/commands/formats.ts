@@ -209,7 +209,11 @@ function registerExport(program: Command, io: CliIO, on: On): void {
           '--out <dir>',
           'folder to write into (created when missing; other sessions in it are kept; without --bundle: required)',
         )
-        .option('--all', 'every live session (not archived), not only one'),
+        .option('--all', 'every live session (not archived), not only one')
+        .option(
+          '--force',
+          "write a finished session into its toolkit's archive although the toolkit requires a step first (Maestro's reconciliation, its code review)",
+        ),
     ),
     async (ctx, _a, o) => {
       const m = ctx.manager();
@@ -250,7 +254,11 @@ function registerExport(program: Command, io: CliIO, on: On): void {
         return;
       }
       const id = await ctx.sessionId();
-      const r = await m.formats.export(id, String(o['format']), String(o['out']), { cwd: io.cwd, now: io.now });
+      const r = await m.formats.export(id, String(o['format']), String(o['out']), {
+        cwd: io.cwd,
+        now: io.now,
+        force: o['force'] === true,
+      });
       for (const p of r.problems) ctx.warn(`${p.code}: ${p.message}${p.hint ? `\n  hint: ${p.hint}` : ''}`);
       ctx.emit(r, () => renderExport(r));
     },

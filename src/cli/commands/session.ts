@@ -265,7 +265,10 @@ function registerLifecycle(program: Command, on: On): void {
   for (const [verb, description, done] of lifecycle) {
     const cmd = program.command(verb).description(description).option('--reason <text>', 'why');
     if (verb === 'complete')
-      cmd.option('--force', 'complete even with unfinished phases; they are recorded as left unfinished');
+      cmd.option(
+        '--force',
+        "complete even with unfinished phases (recorded as left unfinished) or a step the session's toolkit requires first (recorded)",
+      );
     if (verb === 'pause') cmd.option('--force', 'pause even while another run works on the session');
     on(strict(common(cmd)), async (ctx, _a, o) => {
       const id = await ctx.sessionId();
@@ -297,12 +300,13 @@ function registerLifecycle(program: Command, on: On): void {
         program
           .command('archive')
           .description('move a finished or paused session to the archive (none active: the one just finished)')
-          .argument('[id]'),
+          .argument('[id]')
+          .option('--force', "archive even though the session's toolkit requires a step first (recorded)"),
       ),
     ),
-    async (ctx, [id]) => {
+    async (ctx, [id], o) => {
       const chosen = await sessionOrJustFinished(ctx, id);
-      const s = await ctx.manager().archive(chosen.id, ctx.change());
+      const s = await ctx.manager().archive(chosen.id, { ...ctx.change(), force: o['force'] === true });
       changed(ctx, s, `Archived ${s.id}${chosen.finished ? ' (the session just finished; none is active)' : ''}`);
     },
   );

@@ -4,8 +4,8 @@ import {
   BUILTIN_PRICING,
   PRICING_AS_OF,
   budgetAlarming,
-  budgetView,
   changeView,
+  sessionBudget,
   costReport,
   costShown,
   formatCost,
@@ -48,7 +48,7 @@ function costOrWarn(ctx: Ctx, s: SessionState): CostReport | null {
 
 /** Warns on stderr when the token or the cost budget is at 80 % or more. */
 function budgetWarnings(ctx: Ctx, s: SessionState, cost: CostReport | null): void {
-  const b = budgetView(s.tokens);
+  const b = sessionBudget(s);
   if (budgetAlarming(b.level))
     ctx.io.stderr(
       `${ctx.paint.yellow(`budget[${b.level}]`)}: ${num(b.used)} of ${num(b.max ?? 0)} tokens used (${b.percent}%).\n`,
@@ -93,7 +93,7 @@ function renderTokens(
   hosts: HostRows,
 ): string {
   const t = s.tokens;
-  const budget = budgetView(t);
+  const budget = sessionBudget(s);
   const shown = costShown(s);
   const bound = tokensLowerBound(s);
   const lines = [
@@ -161,7 +161,7 @@ export function registerTokens(program: Command, on: On): void {
         byPhase: t.byPhase,
         byModel: t.byModel ?? {},
         byHost: hosts.tokens,
-        budget: budgetView(t),
+        budget: sessionBudget(s),
         cost: { ...cost, byHost: hosts.costs },
       },
       () => renderTokens(s, cost, by as (typeof BY)[number] | undefined, ctx.paint, hosts),
@@ -221,7 +221,7 @@ export function registerTokens(program: Command, on: On): void {
         {
           ...changeView(r.state),
           recorded,
-          tokens: { ...tokenTotals(t), budget: budgetView(t), ...extra },
+          tokens: { ...tokenTotals(t), budget: sessionBudget(r.state), ...extra },
         },
         `${said}Session total: ${counts(t)}`,
       );

@@ -1,5 +1,6 @@
 import {
-  budgetView,
+  sessionBudget,
+  toolkitTokenNotes,
   continueWith,
   costReport,
   costShown,
@@ -112,13 +113,16 @@ export function renderStatus(
   }
   out.push('');
   const t = s.tokens;
-  const b = budgetView(t);
+  const b = sessionBudget(s);
   let tokens = `Tokens: ${num(t.input)} in / ${num(t.output)} out / ${num(t.cached)} cached`;
   if (b.max !== null) {
     const lvl = b.level === 'ok' ? c.green(b.level) : b.level === 'warning' ? c.yellow(b.level) : c.red(b.level);
     tokens += ` · budget ${num(b.used)}/${num(b.max)} (${b.percent}%) ${lvl}`;
   }
   out.push(tokens);
+  const kit = toolkitTokenNotes(s);
+  for (const line of kit.lines) out.push(c.dim(`  ${line}`));
+  for (const w of kit.warnings) out.push(c.yellow(`  ! ${w}`));
   if (pricing && costShown(s)) out.push(costLine(s, pricing, c));
   const agents = Object.entries(t.byAgent);
   if (agents.length)

@@ -134,6 +134,9 @@ export function bmadRules(s: ForeignSession, running: ForeignUnit[], pointed: st
     reason: context,
   }));
   const t = s.tokens as BmadTokens | null;
+  // Seed 003: "When tokens.current / tokens.max > 0.80" (strictly); agents run isolated in
+  // Task-tool subprocesses, their tokens "not counted" in the main session but saved.
+  r.tokens = { isolatedAgents: true, strictThresholds: true, saved: t ? t.bmad.saved : 0 };
   if (t && t.bmad.projectedOverrun > 0)
     r.notes.push(
       `Without isolation the work would exceed the ${t.bmad.max}-token limit by ${t.bmad.projectedOverrun} tokens.`,

@@ -13,6 +13,7 @@
  * verbatim. Token fields baton did not change (legacy `tokens.saved_by_isolation`, an absent
  * `max`) are written back as they were.
  */
+import { isolation } from '../../domain/toolkit-tokens.js';
 import path from 'node:path';
 import type { Phase, SessionState } from '../../domain/state.js';
 import type { SafeDir } from '../safe-dir.js';
@@ -129,7 +130,9 @@ export function sessionDocument(input: ExportInput, orig: Doc | null): Doc {
   doc['status'] = sessionStatus(s, str(orig?.['status']));
   const ot = obj(orig?.['tokens']);
   const tokens: Doc = { ...ot };
-  const current = s.tokens.input + s.tokens.output;
+  // BMAD's isolation: tokens recorded against a spawned agent are its own, not `current`.
+  const iso = isolation(s);
+  const current = iso ? iso.main : s.tokens.input + s.tokens.output;
   // Fields baton did not change are written back as they were, legacy names and absences
   // included (a missing max still means 150000, a missing figure 0: seed 003 "Token
   // Deserialization and Defaults"); a field baton changed is written under its current name.
@@ -145,15 +148,27 @@ export function sessionDocument(input: ExportInput, orig: Doc | null): Doc {
   // born in baton counts its agents' tokens, as BMAD computes savings from the spawned agents.
   const agentsTokens = s.phases.reduce((n, p) => n + num(p.metadata['tokens_used']), 0);
   if (!orig) tokens['saved'] = agentsTokens;
+  else if (iso && Object.keys(s.tokens.byPhase).length > 0) {
+    // Agents' tokens recorded in baton add to the savings, written under the current name.
+    tokens['saved'] = iso.saved;
+    delete tokens['saved_by_isolation'];
+  }
   // A file without a tokens block keeps none when nothing is to be written in it.
   if (orig && !('tokens' in orig) && Object.keys(tokens).length === 0) delete doc['tokens'];
   else doc['tokens'] = tokens;
   const oa = arr(orig?.['agents_spawned']);
   // An entry is matched by id, else (an entry the file left without id) by position.
-  doc['agents_spawned'] = s.phases.map((p, i) => {
+  doc['agents_spawned'] = s.phases.flatMap((p, i) => {
     const byId = oa.find((a) => str(obj(a)['id']) === p.id);
     const byPos = oa[i] !== undefined && str(obj(oa[i])['id']) === null ? oa[i] : undefined;
-    return agentOf(p, obj(byId ?? byPos), input);
+    const o = obj(byId ?? byPos);
+    // A failed agent re-run in baton: BMAD spawns a new agent, so the failed record stays as it was.
+    if (str(o['status']) === 'failed' && p.retryCount > 0 && p.status !== 'failed') {
+      const c = s.tokens.byPhase[p.id];
+      const meta = { ...p.metadata, tokens_used: c ? c.input + c.output : 0 };
+      return [o, agentOf({ ...p, id: `${p.id}-rerun-${p.retryCount}`, metadata: meta }, {}, input)];
+    }
+    return [agentOf(p, o, input)];
   });
   doc['artifacts'] = mergeList(
     s.artifacts,

@@ -10,7 +10,7 @@
  */
 import { noRules } from '../../domain/toolkit-rules.js';
 import type { ToolkitRules } from '../../domain/toolkit-rules.js';
-import type { FormatProblem, ForeignUnit, HalfWrittenFiles, ResumeAdvice } from '../types.js';
+import type { ForeignTokens, FormatProblem, ForeignUnit, HalfWrittenFiles, ResumeAdvice } from '../types.js';
 import { problem, str } from '../util.js';
 import { reconcileText } from './reconcile.js';
 
@@ -43,6 +43,30 @@ export interface MaestroFacts {
 }
 
 const DONE = new Set(['completed', 'skipped']);
+
+/**
+ * Totals below their `by_agent` sum (e.g. 40100 written, 44100 summed): baton's ledger holds
+ * the breakdown, and the written totals are kept beside it, reported and written back
+ * (domain/toolkit-tokens.ts). Totals above the sum need nothing: the rest is recorded
+ * unattributed, so baton's total is the written one.
+ */
+export function totalsRule(t: ForeignTokens | null): ToolkitRules['tokens'] | undefined {
+  if (!t?.byAgent || t.agrees !== false) return undefined;
+  const sum = { input: 0, output: 0, cached: 0 };
+  for (const c of Object.values(t.byAgent)) {
+    sum.input += c.input;
+    sum.output += c.output;
+    sum.cached += c.cached;
+  }
+  const written = { input: t.input, output: t.output, cached: t.cached };
+  if (written.input >= sum.input && written.output >= sum.output && written.cached >= sum.cached) return undefined;
+  const ledger = {
+    input: Math.max(written.input, sum.input),
+    output: Math.max(written.output, sum.output),
+    cached: Math.max(written.cached, sum.cached),
+  };
+  return { totals: { written, ledger } };
+}
 
 /** The facts of one Maestro session. */
 export function maestroFacts(i: FactsInput): MaestroFacts {
@@ -117,6 +141,8 @@ export function maestroFacts(i: FactsInput): MaestroFacts {
   else if (i.rawStatus === 'completed')
     rules.refuse = 'the session is completed: Maestro archives it, it does not resume it (seed 000, Archive Protocol).';
   rules.escalateFirst = true;
+  // Resume Protocol step 6: every unresolved error is presented and the user decides first.
+  rules.waitOnErrors = true;
   rules.required = required;
   if (i.resume.action === 'escalate' || i.units.some((u) => u.errors.some((e) => !e.resolved))) {
     rules.choices = [...MAESTRO_ESCALATION_CHOICES];

@@ -10,7 +10,7 @@ import type { ReadResult, SafeDir } from '../safe-dir.js';
 import type { FormatProblem, ForeignSession, ForeignTokens, ForeignUnit, TokenCountsLike } from '../types.js';
 import { arr, hashSources, num, obj, problem, str } from '../util.js';
 import { bodyStatuses, bodyTitle, INDICATOR } from './body.js';
-import { maestroFacts } from './facts.js';
+import { maestroFacts, totalsRule } from './facts.js';
 import { parseSessionText, type MaestroDocument } from './frontmatter.js';
 import { readErrors, readPhases, type PhaseCtx } from './phases.js';
 import { checkPlans, PLAN_FIELDS } from './plans.js';
@@ -85,7 +85,10 @@ function tokensOf(v: unknown, sessionId: string, path: string, problems: FormatP
           {
             sessionId,
             path,
-            hint: 'Maestro v1.6 transition_phase adds to the totals only; on import the difference is recorded under the agent "(unattributed)".',
+            hint:
+              sum.input > tokens.input || sum.output > tokens.output || sum.cached > tokens.cached
+                ? 'On import baton keeps the written totals beside the breakdown, warns about them in status and resume, and exports them as written; correct whichever is wrong in the file.'
+                : 'Maestro v1.6 transition_phase adds to the totals only; on import the difference is recorded under the agent "(unattributed)".',
             details: { totals: { input: tokens.input, output: tokens.output, cached: tokens.cached }, byAgentSum: sum },
           },
         ),
@@ -425,6 +428,8 @@ export async function readSessionFile(dir: SafeDir, rel: string, ctx: SessionFil
     resume,
   });
   problems.push(...facts.problems);
+  const tokenRules = totalsRule(tokens);
+  if (tokenRules) facts.rules.tokens = tokenRules;
   if (facts.rules.choices.length) resume.choices = facts.rules.choices;
   for (const h of facts.halfWritten) {
     if (h.status === 'failed')

@@ -12,6 +12,7 @@
  * from what the log last showed for it (or, when the log never mentioned it, from the base
  * frontmatter). Exporting the same state twice appends nothing the second time.
  */
+import { writtenTotals } from '../../domain/toolkit-tokens.js';
 import { BatonError } from '../../domain/errors.js';
 import type { Phase, SessionState, SessionStatus } from '../../domain/state.js';
 import { foreignTime } from '../import.js';
@@ -132,9 +133,11 @@ function tokensOut(state: SessionState, orig: unknown, bornInBaton: boolean): Fm
   if (orig === undefined && !bornInBaton && byAgent.length === 0 && t.input + t.output + t.cached === 0)
     return undefined;
   const o: Fm = { ...obj(orig) };
-  o.total_input = t.input;
-  o.total_output = t.output;
-  o.total_cached = t.cached;
+  // Totals the file wrote apart from its by_agent sum are kept as written (issue 27).
+  const totals = writtenTotals(state) ?? t;
+  o.total_input = totals.input;
+  o.total_output = totals.output;
+  o.total_cached = totals.cached;
   if (bornInBaton || 'by_agent' in o || byAgent.length > 0) {
     const prev = obj(o.by_agent);
     o.by_agent = Object.fromEntries(

@@ -83,7 +83,16 @@ export function registerPhaseTools(server: McpServer, kit: Kit): void {
                   .optional()
                   .describe('Start despite open blockers or a used-up retry limit. Only when a person said so.'),
               }
-            : {}),
+            : action === 'complete'
+              ? {
+                  force: z
+                    .boolean()
+                    .optional()
+                    .describe(
+                      "Complete although the session's toolkit requires a step first (e.g. Maestro's reconciliation); recorded. Only when a person said so.",
+                    ),
+                }
+              : {}),
         },
         output: { ...changeOutput, phase: phaseOutput },
       },

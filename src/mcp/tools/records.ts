@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { budgetView, changeView, costReport, isBatonError } from '../../manager/index.js';
+import { changeView, costReport, isBatonError, sessionBudget } from '../../manager/index.js';
 import type { ChangeResult, CostReport } from '../../manager/index.js';
 import type { Kit } from '../context.js';
 import { MAX_ID_INPUT, MAX_PATHS, anyObject, changeFields, changeOutput, textArg } from '../schemas.js';
@@ -242,7 +242,7 @@ function registerTokensTool(server: McpServer, kit: Kit): void {
           output: t.output,
           cached: t.cached,
           ...(t.cacheWrite ? { cacheWrite: t.cacheWrite } : {}),
-          budget: budgetView(t) as unknown as Record<string, unknown>,
+          budget: sessionBudget(r.state) as unknown as Record<string, unknown>,
           ...(cost
             ? {
                 cost: cost.total as unknown as Record<string, unknown>,

@@ -1,0 +1,181 @@
+/**
+ * Issue 27, "after import, the toolkit's rules are dropped", for Maestro and BMAD, at the
+ * manager: baton's own resume plan, handoff, status, budgets, lifecycle verbs and export
+ * follow the toolkit's rules for a session imported from it. Fixtures: toolkit-mb-fixtures.ts.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isBatonError } from '../../src/domain/errors.js';
+import { statusView } from '../../src/domain/view.js';
+import { yamlModule } from '../../src/formats/yaml.js';
+import type { SessionManager } from '../../src/manager/manager.js';
+import { openManager } from '../../src/manager/open.js';
+import { tmpDir } from './core-helpers.js';
+import {
+  BMAD_ID,
+  bmadSession,
+  MAESTRO_ERR_ID,
+  MAESTRO_REC_ID,
+  maestroFailedWithError,
+  maestroReconcile,
+  writeTree,
+} from './toolkit-mb-fixtures.js';
+
+const NOW = new Date('2026-05-12T12:00:00.000Z');
+
+async function imported(files: Record<string, string>, dir: string): Promise<{ m: SessionManager; ws: string }> {
+  const ws = tmpDir('baton-tkmb-');
+  writeTree(ws, files);
+  const m = openManager({ cwd: ws, create: true, dir: path.join(ws, '.baton'), now: () => NOW });
+  await m.formats.import(path.join(ws, dir), 'auto', { cwd: ws, now: () => NOW });
+  return { m, ws };
+}
+
+async function refused(p: Promise<unknown>): Promise<{ message: string; hint: unknown }> {
+  try {
+    await p;
+  } catch (e) {
+    if (isBatonError(e, 'BLOCKED')) return { message: e.message, hint: e.hintAction };
+    throw e;
+  }
+  throw new Error('expected BLOCKED, got success');
+}
+
+describe('Maestro after import', () => {
+  it("the user's decision on each unresolved error comes first, before the failed phase's retry", async () => {
+    const { m } = await imported(maestroFailedWithError(), '.gemini');
+    const { plan } = await m.recovery.plan(MAESTRO_ERR_ID);
+    expect(plan.next.steps.map((x) => [x.action, x.phaseId, x.errorId ?? null])).toEqual([
+      ['decide', '3', 'err-1'],
+      ['retry', '3', null],
+    ]);
+    expect(plan.next.steps[0]!.reason).toContain('3 of 12 tests fail: rounding of VAT lines');
+    expect(plan.next.steps[0]!.reason).toContain('Maestro waits for the user to choose retry, skip, abort, adjust');
+    expect(plan.toolkit?.waitOnErrors).toBe(true);
+    const { markdown } = await m.recovery.handoff(MAESTRO_ERR_ID);
+    const decide = markdown.indexOf('Decide on error err-1 of phase 3 (Tests)');
+    const retry = markdown.indexOf('Retry phase 3 (Tests)');
+    expect(decide).toBeGreaterThan(-1);
+    expect(retry).toBeGreaterThan(decide);
+    // Once the user's decision is recorded, the plan goes on with the retry.
+    await m.resolveError(MAESTRO_ERR_ID, 'err-1', 'user chose retry');
+    const after = (await m.recovery.plan(MAESTRO_ERR_ID)).plan;
+    expect(after.next.steps.map((x) => x.action)).toEqual(['retry']);
+  });
+
+  it('totals that disagree with by_agent are reported and kept as written, in baton and in the exported file', async () => {
+    const { m, ws } = await imported(maestroFailedWithError(), '.gemini');
+    const s = await m.get(MAESTRO_ERR_ID);
+    const view = statusView(s);
+    expect(view.toolkitTokens?.written).toEqual({ input: 40100, output: 9000, cached: 1000 });
+    expect(view.toolkitTokens?.warnings[0]).toContain('40,100 in / 9,000 out / 1,000 cached) disagree');
+    const { plan } = await m.recovery.plan(MAESTRO_ERR_ID);
+    expect(plan.warnings.some((w) => w.includes("Maestro's token totals (40,100 in"))).toBe(true);
+    const { markdown } = await m.recovery.handoff(MAESTRO_ERR_ID);
+    expect(markdown).toContain('disagree with its per-agent breakdown (44,100 / 9,000 / 1,000)');
+    // Tokens recorded in baton since move the written total, not the sum.
+    await m.tokens(MAESTRO_ERR_ID, { agent: 'tester', phase: '3', input: 500, output: 0, cached: 0 });
+    await m.formats.export(MAESTRO_ERR_ID, 'maestro', path.join(ws, 'out'), { cwd: ws, now: () => NOW });
+    const text = fs.readFileSync(path.join(ws, 'out', 'state', 'active-session.md'), 'utf8');
+    expect(text).toMatch(/total_input: 40600\b/);
+    expect(text).toMatch(/tester:\s*\n\s*input: 14500/);
+  });
+
+  it('a phase awaiting reconciliation: phase complete, complete and archive refuse with the reason; force goes ahead, recorded', async () => {
+    const { m } = await imported(maestroReconcile('in_progress'), 'docs/maestro');
+    const done = await refused(m.phase(MAESTRO_REC_ID, '2', 'complete'));
+    expect(done.message).toContain('Maestro refuses to complete phase 2 before reconciliation of phase 2');
+    expect(done.message).toContain('RECONCILIATION_PENDING');
+    expect(done.hint).toMatchObject({ action: 'toolkit.required-first' });
+    const r = await m.phase(MAESTRO_REC_ID, '2', 'complete', { force: true });
+    expect(r.state.phases.find((p) => p.id === '2')?.status).toBe('completed');
+    const c = await refused(m.lifecycle(MAESTRO_REC_ID, 'complete'));
+    expect(c.message).toContain('reconciliation of phase 1');
+    expect(c.message).not.toContain('reconciliation of phase 2');
+    // Nothing was completed by the refusal.
+    expect((await m.get(MAESTRO_REC_ID)).status).toBe('active');
+    const s = await m.lifecycle(MAESTRO_REC_ID, 'complete', null, { force: true });
+    expect(s.status).toBe('completed');
+    const notes = (s.metadata.toolkitRules as { notes: string[] }).notes;
+    expect(notes.some((n) => n.includes('reconciliation of phase 1') && n.includes('waived with force'))).toBe(true);
+    // Waived once, by a person: archiving does not refuse again for the same step.
+    expect((await m.archive(MAESTRO_REC_ID)).archived).toBe(true);
+  });
+
+  it('a completed session with a reconciliation pending: archive and export into state/archive refuse', async () => {
+    const { m, ws } = await imported(maestroReconcile('completed', 'completed'), 'docs/maestro');
+    const a = await refused(m.archive(MAESTRO_REC_ID));
+    expect(a.message).toContain('Maestro refuses to archive');
+    expect(a.message).toContain('RECONCILIATION_PENDING');
+    const out = path.join(ws, 'out');
+    const e = await refused(m.formats.export(MAESTRO_REC_ID, 'maestro', out, { cwd: ws, now: () => NOW }));
+    expect(e.message).toContain('reconciliation of phase 1');
+    expect(fs.existsSync(path.join(out, 'state', 'archive'))).toBe(false);
+    const r = await m.formats.export(MAESTRO_REC_ID, 'maestro', out, { cwd: ws, now: () => NOW, force: true });
+    expect(r.written.some((p) => p.includes('state/archive/'))).toBe(true);
+    expect((await m.archive(MAESTRO_REC_ID, { force: true })).archived).toBe(true);
+  });
+});
+
+describe('BMAD after import', () => {
+  it('thresholds are strictly above 80 % and 95 % (exactly 80 % is ok); baton-born sessions keep theirs', async () => {
+    const at80 = await imported(bmadSession(80000), '_bmad-output');
+    expect(statusView(await at80.m.get(BMAD_ID)).tokens.budget).toMatchObject({ percent: 80, level: 'ok' });
+    expect((await at80.m.budgets.get(BMAD_ID)).verdict.level).toBe('ok');
+    const at95 = await imported(bmadSession(95000), '_bmad-output');
+    expect(statusView(await at95.m.get(BMAD_ID)).tokens.budget.level).toBe('warning');
+    const over = await imported(bmadSession(95001), '_bmad-output');
+    expect(statusView(await over.m.get(BMAD_ID)).tokens.budget.level).toBe('critical');
+    // A session born in baton: at 80 % is a warning, as docs/budgets.md says.
+    const m = at80.m;
+    await m.start({ title: 'native', id: 'native', phases: [{ id: 'a', name: 'a' }] });
+    await m.budgets.set('native', { tokens: 1000 });
+    await m.tokens('native', { agent: 'me', phase: null, input: 800, output: 0, cached: 0 });
+    expect(statusView(await m.get('native')).tokens.budget.level).toBe('warning');
+  });
+
+  it("a spawned agent's tokens stay its own: not in the main session's current, added to the savings", async () => {
+    const { m, ws } = await imported(bmadSession(80000), '_bmad-output');
+    await m.tokens(BMAD_ID, { agent: 'dev', phase: 'agent-d2', input: 9000, output: 1000, cached: 0 });
+    const s = await m.get(BMAD_ID);
+    const v = statusView(s);
+    expect(v.tokens.budget).toMatchObject({ used: 80000, percent: 80, level: 'ok' });
+    expect(v.toolkitTokens?.isolation).toMatchObject({
+      main: 80000,
+      agents: { 'agent-a1': 30000, 'agent-d2': 30000 },
+      saved: 60000,
+      totalIfNoIsolation: 140000,
+      savingsPercent: 43,
+    });
+    const { plan } = await m.recovery.plan(BMAD_ID);
+    expect(plan.toolkit?.tokens).toContain(
+      'Savings from isolation: 60,000 tokens (43%); total if no isolation 140,000',
+    );
+    const { markdown } = await m.recovery.handoff(BMAD_ID);
+    expect(markdown).toContain('Savings from isolation: 60,000 tokens (43%)');
+    expect(markdown).toContain('Budget: 80,000 of 100,000 (80%, ok)');
+    await m.formats.export(BMAD_ID, 'bmad', path.join(ws, 'out'), { cwd: ws, now: () => NOW });
+    const doc = yamlModule().parse(
+      fs.readFileSync(path.join(ws, 'out', '_bmad-output', 'sessions', `${BMAD_ID}.yaml`), 'utf8'),
+    ) as { tokens: Record<string, number> };
+    expect(doc.tokens).toMatchObject({ current: 80000, saved: 60000 });
+  });
+
+  it("a re-run agent does not overwrite the failed agent's record: both are kept", async () => {
+    const { m, ws } = await imported(bmadSession(40000), '_bmad-output');
+    await m.phase(BMAD_ID, 'agent-d2', 'retry');
+    await m.tokens(BMAD_ID, { agent: 'dev', phase: 'agent-d2', input: 7000, output: 0, cached: 0 });
+    await m.phase(BMAD_ID, 'agent-d2', 'complete');
+    await m.formats.export(BMAD_ID, 'bmad', path.join(ws, 'out'), { cwd: ws, now: () => NOW });
+    const doc = yamlModule().parse(
+      fs.readFileSync(path.join(ws, 'out', '_bmad-output', 'sessions', `${BMAD_ID}.yaml`), 'utf8'),
+    ) as { agents_spawned: Array<Record<string, unknown>> };
+    expect(doc.agents_spawned.map((a) => [a.id, a.status, a.tokens_used])).toEqual([
+      ['agent-a1', 'completed', 30000],
+      ['agent-d2', 'failed', 20000],
+      ['agent-d2-rerun-1', 'completed', 7000],
+    ]);
+    expect(doc.agents_spawned[1]).toMatchObject({ started: '2026-05-10T09:00:00Z', completed: '2026-05-10T09:30:00Z' });
+  });
+});
