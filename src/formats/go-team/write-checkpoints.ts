@@ -4,8 +4,9 @@
  * read), where the destination lacks them. A damaged checkpoint is not handed back as if it
  * were good: it is dropped (not written), its manifest entry is marked `valid: false`, and
  * `recovery.json` and the other pointers naming it are moved to the last valid checkpoint
- * before it (or, with none, the checkpoint option is removed and the live state recommended);
- * an unreadable rollback history is rewritten from the manifest's. Each is said in the output.
+ * before it (or, with none, the checkpoint option is removed and the live state recommended),
+ * and the output says so. An unreadable rollback history is written back as it is (its damage
+ * stays visible: it names no checkpoint to resume from).
  */
 import type { SessionState } from '../../domain/state.js';
 import type { SafeDir } from '../safe-dir.js';
@@ -91,22 +92,6 @@ export async function planVerbatim(
     if (MANAGED.has(name) || (await out.exists(join(sdir, name)))) continue;
     const rel = join(sdir, name);
     if (name.startsWith('cp-') && dropped.why.has(name.slice(0, -5))) continue;
-    if (name === 'rollback-history.json' && typeof doc === 'string' && !parses(doc)) {
-      writes.push({
-        path: rel,
-        content: json({ session_id: id, history: arr(manifest.rollback_history) }),
-        backup: false,
-      });
-      problems.push(
-        problem(
-          'CORRUPT_FILE',
-          'warning',
-          `${rel} did not parse; it was repaired: rewritten with the rollbacks manifest.json records (${arr(manifest.rollback_history).length}).`,
-          { sessionId: id, path: rel, details: { repaired: true } },
-        ),
-      );
-      continue;
-    }
     writes.push({ path: rel, content: typeof doc === 'string' ? doc : json(doc), backup: false });
   }
   for (const [cid, why] of dropped.why) {
@@ -126,15 +111,6 @@ export async function planVerbatim(
     );
   }
   return dropped;
-}
-
-function parses(text: string): boolean {
-  try {
-    JSON.parse(text.replace(/^\uFEFF/, ''));
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Files of a session folder the writer regenerates; every other one is written back verbatim. */

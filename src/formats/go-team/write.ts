@@ -244,8 +244,16 @@ async function liveDoc(
   if (c.pos.unmapped.length > 0 || arr(context.pending_tasks).length > 0)
     context.pending_tasks = pendingTasks(context.pending_tasks, c.pos.unmapped);
   const recoveryPoint = asObj(live.recovery_point);
-  const savedAt = c.keep && live.saved_at !== undefined ? live.saved_at : c.nowIso;
-  Object.assign(live, { session_id: id, saved_at: savedAt, save_trigger: 'action', state: ls, context });
+  // Nothing changed since the import: no save happened, so the save time and trigger stay (Go
+  // Team's heartbeat, and the time a re-import falls back on for steps without one).
+  const kept = c.keep && live.saved_at !== undefined;
+  Object.assign(live, {
+    session_id: id,
+    saved_at: kept ? live.saved_at : c.nowIso,
+    save_trigger: kept ? (live.save_trigger ?? 'action') : 'action',
+    state: ls,
+    context,
+  });
   if (recoveryPoint)
     live.recovery_point = { ...recoveryPoint, checkpoint: replacement(dropped, recoveryPoint.checkpoint) };
   return live;
