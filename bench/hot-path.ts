@@ -55,8 +55,9 @@ export async function hotPath(quick: boolean, work: string): Promise<Row[]> {
     baton: `${tok.oursRate.toFixed(0)} /s`,
     baseline: `${tok.baseRate.toFixed(0)} /s raw write+fdatasync`,
     ratio: tok.ratio,
-    target: `≥ 0.95× (median of ${rounds} alternating rounds)`,
-    pass: tok.ratio >= 0.95,
+    // Issue 26: a library update at least 0.8x a raw write+fdatasync loop.
+    target: `≥ 0.8× (median of ${rounds} alternating rounds)`,
+    pass: tok.ratio >= 0.8,
   });
 
   let rev = (await manager.get(id)).revision;
@@ -68,8 +69,8 @@ export async function hotPath(quick: boolean, work: string): Promise<Row[]> {
     baton: `${app.oursRate.toFixed(0)} /s`,
     baseline: `${app.baseRate.toFixed(0)} /s raw write+fdatasync`,
     ratio: app.ratio,
-    target: `≥ 0.95× (median of ${rounds} alternating rounds)`,
-    pass: app.ratio >= 0.95,
+    target: `≥ 0.8× (median of ${rounds} alternating rounds)`,
+    pass: app.ratio >= 0.8,
   });
   fs.closeSync(fd);
   await store.close();

@@ -133,7 +133,7 @@ export function mcpFuzzTrial(target: Target, sizes: Sizes, deadline: number): Pr
           // The SDK's own check of `arguments` throws -32603 when they are not a plain object (a
           // number, an array, null, an object whose `__proto__` was set) or carry a `constructor`
           // key its record parsing trips on: still a refusal before any tool runs, as
-          // test/cli/reliability-defects.test.ts shows over stdio.
+          // test/cli/mcp-arguments.test.ts shows over stdio, where baton's guard answers first.
           const notRecord =
             typeof args !== 'object' ||
             args === null ||

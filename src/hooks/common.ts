@@ -1,5 +1,5 @@
 /** Pieces the three normalisers share: reading the common fields, todo lists, tool output. */
-import { agentName } from './agent-name.js';
+import { agentName } from '../manager/index.js';
 import type { HookAction, HookCli, HookEvent, HookStep, Json } from './model.js';
 import { obj, str } from './model.js';
 

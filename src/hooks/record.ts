@@ -3,22 +3,14 @@
  * the conversation works on, records the event's part, and reports what it did as log lines.
  * Never throws: every failure becomes a log line, and the hook still answers its CLI.
  */
-import {
-  gateToolCall,
-  hookDir,
-  ingestSubagentTranscripts,
-  isBatonError,
-  locateStore,
-  openManager,
-} from '../manager/index.js';
+import { gateToolCall, hookDir, isBatonError, locateStore, openManager } from '../manager/index.js';
 import type { AgentContext, HookLogLine, SessionManager, ToolGate } from '../manager/index.js';
-import { agentName } from './agent-name.js';
+import { agentName } from '../manager/index.js';
 import { agentPid, environOf } from './agent-process.js';
 import { startKeeper } from './keeper-start.js';
 import type { HookEvent } from './model.js';
 import { BATON_PHASE_COMMAND } from './model.js';
 import { takePending, spool } from './spool.js';
-import { recordSubagentRan } from './subagent-ran.js';
 
 /** Where the hook runs and what the user chose (flags of `baton hook`, environment). */
 export interface HookRunContext {
@@ -227,7 +219,7 @@ async function recordOne(
       break;
     }
     case 'subagent-ran': {
-      const name = await recordSubagentRan(m, id, a, act);
+      const name = await m.hooks.subagentRan(id, a, act);
       if (!name)
         line(
           'info',
@@ -238,8 +230,6 @@ async function recordOne(
       break;
     }
     case 'stop': {
-      // Late lines of the sub-agents' transcripts, before the turn's own transcript.
-      await ingestSubagentTranscripts(m, id, a, (w) => line('warn', 'TRANSCRIPT', w, id));
       const r = await m.hooks.stop(id, a);
       // No handoff here: the end of every turn must stay cheap; compaction and the end of the conversation refresh it.
       if (r.swept.length) line('info', 'SWEPT', `Files changed outside the file tools: ${r.swept.join(', ')}`, id);
@@ -252,7 +242,6 @@ async function recordOne(
       break;
     }
     case 'session-end':
-      await ingestSubagentTranscripts(m, id, a, (w) => line('warn', 'TRANSCRIPT', w, id));
       await m.hooks.sessionEnd(id, a, act.reason);
       line('info', 'SESSION_END', `Conversation ${a.agentSessionId} ended (${act.reason ?? 'no reason'}).`, id);
       refresh = true;

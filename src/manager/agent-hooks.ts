@@ -27,6 +27,9 @@ import { ConversationRuns, conversationCalls } from './agent-runs.js';
 import { hookDir, readHookProblems } from './hook-log.js';
 import type { HookProblems } from './hook-log.js';
 import { fileMeasurer } from './measure.js';
+import { subagentRan } from './agent-subagent-ran.js';
+import type { SubagentRan } from './agent-subagent-ran.js';
+import { ingestSubagentTranscripts } from './subagent-transcripts.js';
 
 export type { AgentContext, BindingSource, HookManager, ResolveOptions } from './agent-context.js';
 
@@ -287,6 +290,20 @@ export class AgentHooks {
     return state;
   }
 
+  /**
+   * A sub-agent that ran inside one tool call (Gemini CLI's `invoke_agent`): recorded started
+   * and stopped, its tokens read from its own chat, its files re-attributed to it. Its name, or
+   * null when neither the payload nor the chats name it (nothing recorded).
+   */
+  subagentRan(id: string, a: AgentContext, ran: SubagentRan): Promise<string | null> {
+    return subagentRan({ get: (x) => this.m.get(x), hooks: this, root: this.m.workspace?.root ?? null }, id, a, ran);
+  }
+
+  /** Late lines of the conversation's sub-agents' transcripts, before the turn's own (problems go to `warnings`). */
+  private async subagentTranscripts(id: string, a: AgentContext): Promise<void> {
+    await ingestSubagentTranscripts(this.m, id, a, (w) => this.warnings.push(w));
+  }
+
   /** A prompt or tool output the user opted in to keeping, as a note (bounded). */
   async capture(id: string, a: AgentContext, label: string, text: string): Promise<SessionState> {
     const body = text.length > MAX_CAPTURED ? `${text.slice(0, MAX_CAPTURED)}…` : text;
@@ -303,7 +320,8 @@ export class AgentHooks {
    * The end of a turn (Stop, Gemini AfterAgent): tokens read from the transcript, and files
    * changed by shell commands found by comparing the work tree with the manifest.
    */
-  stop(sid: string, a: AgentContext): Promise<{ state: SessionState; swept: string[] }> {
+  async stop(sid: string, a: AgentContext): Promise<{ state: SessionState; swept: string[] }> {
+    await this.subagentTranscripts(sid, a);
     return hookStop(this.parts, sid, a);
   }
 
@@ -323,7 +341,8 @@ export class AgentHooks {
    * The conversation ended: tokens read, the session paused with cause `agent-session-end`
    * (when it was active), and a lease held for this conversation (owner `<cli>:<id>`) released.
    */
-  sessionEnd(sid: string, a: AgentContext, reason: string | null): Promise<SessionState> {
+  async sessionEnd(sid: string, a: AgentContext, reason: string | null): Promise<SessionState> {
+    await this.subagentTranscripts(sid, a);
     return hookSessionEnd(this.parts, sid, a, reason);
   }
 

@@ -100,8 +100,12 @@ export class Checkpoints {
 
   /** Every checkpoint of a session in creation order, damaged ones included. */
   async list(sessionId: string): Promise<CheckpointInfo[]> {
-    const state = await this.m.get(sessionId);
-    return this.merge(state, await this.m.store.listCheckpoints(sessionId));
+    return this.listOf(await this.m.get(sessionId));
+  }
+
+  /** {@link list} for a state the caller already read (no second load of the session). */
+  async listOf(state: SessionState): Promise<CheckpointInfo[]> {
+    return this.merge(state, await this.m.store.listCheckpoints(state.id));
   }
 
   /**

@@ -221,7 +221,7 @@ interface Claimed {
 /** The claim handed to the worker: the lease taken and the resume plan as of the claim. */
 async function finish(m: SessionManager, c: Claimed): Promise<Claim> {
   const lease = leaseOf(c.state)!;
-  const { plan } = await new Recovery(m).plan(c.id);
+  const { plan } = await new Recovery(m).plan(c.id, { state: c.state });
   // The plan sees the lease just taken; warning the claimant about itself would mislead.
   const self = `${lease.owner} (pid ${lease.pid} on ${lease.host})`;
   plan.warnings = plan.warnings.filter((w) => !w.includes(self));

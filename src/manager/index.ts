@@ -17,6 +17,7 @@ export { toBatonError } from './os-errors.js';
 
 // The session model and the views of it surfaces render.
 export { SESSION_STATUSES } from '../domain/state.js';
+export { agentName } from '../domain/agent-name.js';
 export type { FileAction, Phase, PhaseStatus, SessionState, SessionStatus } from '../domain/state.js';
 export type { PhaseSpec, StoredEvent } from '../domain/events.js';
 export { EVENT_TYPES } from '../domain/events.js';
@@ -32,8 +33,6 @@ export type { TokenCounts } from '../domain/state.js';
 export { costReport, costShown, formatCost, formatCostBudget, formatUsd, NO_MODEL } from '../domain/cost.js';
 export type { Cost, CostBudgetView, CostReport } from '../domain/cost.js';
 export { BUILTIN_PRICING, PRICING_AS_OF } from '../domain/pricing.js';
-export { geminiSubagentChats, ingestSubagentTranscripts } from './subagent-transcripts.js';
-export type { GeminiChat } from './subagent-transcripts.js';
 export { spendByHost, tokensLowerBound, UNKNOWN_HOST } from '../domain/spend-views.js';
 export type { HostSpend, LowerBound } from '../domain/spend-views.js';
 export { formatResumeCost, parseCacheTtl, resumeCost } from '../domain/resume-cost.js';

@@ -27,6 +27,8 @@ export interface PlanSources {
    * reader that keeps them (the dashboard); default: read from the store.
    */
   events?: (state: SessionState) => Promise<ReadonlyArray<{ seq: number; type: string }>>;
+  /** The session's state, when the caller has just read or written it (a claim); default: loaded. */
+  state?: SessionState;
 }
 
 /**
@@ -38,11 +40,11 @@ async function buildPlan(
   id: string,
   o: PlanSources = {},
 ): Promise<{ plan: ResumePlan; state: SessionState }> {
-  const state = await m.get(id);
+  const state = o.state ?? (await m.get(id));
   const ws = m.workspace;
   const workspace: WorkspaceFile[] = ws ? recordedPaths(state).map((p) => ws.hashFile(p)) : [];
   // Two reads of their own: asked for at once (a claim hands its plan over as soon as it can).
-  const [checkpoints, read] = await Promise.all([m.checkpoints.list(id), o.events ? o.events(state) : m.log(id)]);
+  const [checkpoints, read] = await Promise.all([m.checkpoints.listOf(state), o.events ? o.events(state) : m.log(id)]);
   const events = read.filter((e) => e.seq <= state.revision).map((e) => ({ seq: e.seq, type: e.type }));
   const newFiles = ws ? newFilesOf(ws, state, await readMirrorRecord(m, id, state)) : [];
   const liveness = new Runs(m).liveness(state);
@@ -238,8 +240,8 @@ export class Recovery {
   constructor(private readonly m: SessionManager) {}
 
   /** See {@link buildPlan}. */
-  plan(id: string): Promise<{ plan: ResumePlan; state: SessionState }> {
-    return buildPlan(this.m, id);
+  plan(id: string, o: PlanSources = {}): Promise<{ plan: ResumePlan; state: SessionState }> {
+    return buildPlan(this.m, id, o);
   }
 
   /** See {@link briefing}. */

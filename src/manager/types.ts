@@ -106,6 +106,7 @@ export interface ManagerCore {
   readonly origin: { pid: number; host: string; boot: string | null };
   readonly checkpoints: {
     list(sessionId: string): Promise<CheckpointInfo[]>;
+    listOf(state: SessionState): Promise<CheckpointInfo[]>;
     restore(
       sessionId: string,
       checkpointId: string,

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { refuseArguments } from './arguments-guard.js';
 import { checkBind, isLoopback, refuseRequest } from './http-guard.js';
 import type { GuardSettings } from './http-guard.js';
 import { createMcpServer, serverDisconnected, serverSettled } from './server.js';
@@ -117,6 +118,7 @@ export async function startHttpServer(options: ServerOptions, settings: HttpSett
       const read = await readJson(req);
       if (!read.ok) return rpcError(res, read.status, read.code, read.message);
       body = read.value;
+      if (refusedArguments(res, body)) return;
     }
     if (typeof id === 'string') {
       const s = sessions.get(id);
@@ -233,6 +235,15 @@ async function readJson(req: http.IncomingMessage): Promise<Read> {
 function reply(res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
   res.end(JSON.stringify({ error: message }));
+}
+
+/** Answers a tools/call whose arguments are not a plain object (arguments-guard.ts); true when it did. */
+function refusedArguments(res: http.ServerResponse, body: unknown): boolean {
+  const refusal = refuseArguments(body);
+  if (!refusal) return false;
+  res.writeHead(200, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(refusal));
+  return true;
 }
 
 function rpcError(res: http.ServerResponse, status: number, code: number, message: string): void {

@@ -1,6 +1,7 @@
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { refuseArguments } from './arguments-guard.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 /** Largest JSON-RPC message (one line, in bytes) the server reads: the SDK's stdio limit, 10 MiB. */
@@ -175,6 +176,11 @@ export class LineTransport implements Transport {
         ? 'a batch (a JSON array), which MCP does not take: send one message per line'
         : 'not a JSON-RPC 2.0 request, notification or response';
       this.refuse(readableId(value), INVALID_REQUEST, `Invalid Request: the message is ${what}.`);
+      return;
+    }
+    const refusal = refuseArguments(value);
+    if (refusal) {
+      void this.write(`${JSON.stringify(refusal)}\n`);
       return;
     }
     this.onmessage?.(message);

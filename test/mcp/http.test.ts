@@ -167,6 +167,38 @@ describe('baton mcp --http: sessions and tools', () => {
     expect(s.tokens.byAgent['http-agent']).toMatchObject({ input: 40, output: 2 });
   });
 
+  it('arguments that are not a plain object get -32602 naming the problem; the MCP session goes on', async () => {
+    const { served } = await serve();
+    const auth = { authorization: `Bearer ${served.token}` };
+    const init = await post(served.url, auth);
+    const sessionId = init.headers.get('mcp-session-id')!;
+    expect(sessionId).toBeTruthy();
+    await init.text();
+    const call = async (id: number, method: string, params: unknown): Promise<Record<string, any>> => {
+      const r = await fetch(served.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': '2025-06-18',
+          ...auth,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+      });
+      const text = await r.text();
+      // The SDK answers over SSE (`data: {…}`); the guard answers plain JSON.
+      return JSON.parse(text.startsWith('{') ? text : text.split('data: ')[1]!.split('\n')[0]!);
+    };
+    const bad = await call(2, 'tools/call', { name: 'session_status', arguments: { constructor: null } });
+    expect(bad).toMatchObject({ id: 2, error: { code: -32602 } });
+    expect(bad['error'].message).toContain('"arguments" of tools/call "session_status" has the key "constructor"');
+    const array = await call(3, 'tools/call', { name: 'session_status', arguments: [1] });
+    expect(array['error'].message).toContain('is an array');
+    const list = await call(4, 'tools/list', {});
+    expect(list['result'].tools.length).toBeGreaterThan(5);
+  });
+
   it('two clients get their own MCP sessions and runs; ending one leaves the other working', async () => {
     const { served, manager } = await serve();
     const a = await connectClient(served, 'agent-a');

@@ -6,8 +6,8 @@
  * are read under the sub-agent's name.
  */
 import fs from 'node:fs';
-import { geminiSubagentChats } from '../manager/index.js';
-import type { GeminiChat } from '../manager/index.js';
+import { geminiSubagentChats } from './subagent-transcripts.js';
+import type { GeminiChat } from './subagent-transcripts.js';
 
 /** How much of a chat's start is read to find its task. */
 const HEAD_BYTES = 64 * 1024;
