@@ -467,7 +467,7 @@ async function readTasks(
       const p = parseDocument(r, { sessionId: id });
       if (p.ok) {
         status = str(p.value.status) ?? str(obj(p.value.meta).status) ?? 'pending';
-        documents[e.path] = r.bytes.toString('utf8'); // written back as it is (export)
+        documents[e.path] = p.value;
       } else {
         problems.push({ ...p.problem, severity: 'warning' });
         status = 'unreadable';

@@ -77,7 +77,13 @@ export function pendingTasks(prev: unknown, unmapped: Phase[]): unknown[] {
 }
 
 /** What a baton session holds that Go Team's layout cannot: said in the export's output. */
-export function notRepresented(state: SessionState, pos: Position, id: string, stateRel: string): FormatProblem[] {
+export function notRepresented(
+  state: SessionState,
+  pos: Position,
+  id: string,
+  stateRel: string,
+  imported: boolean,
+): FormatProblem[] {
   const out: FormatProblem[] = [];
   if (pos.unmapped.length > 0) {
     const names = pos.unmapped.map((p) => `${p.id} (${p.status.replace('_', ' ')})`).join(', ');
@@ -98,7 +104,8 @@ export function notRepresented(state: SessionState, pos: Position, id: string, s
   }
   const files = state.phases.reduce((n, p) => n + p.files.length, 0);
   const errors = state.phases.reduce((n, p) => n + p.errors.length, 0);
-  if (files + errors > 0) {
+  // An imported session's files are its checkpoints' own (written back with them).
+  if (!imported && files + errors > 0) {
     out.push(
       problem(
         'NOT_REPRESENTED',

@@ -300,7 +300,10 @@ export async function planExport(given: ExportInput, out: SafeDir): Promise<Writ
   const pos = positionOf(state);
   checkMappable(state, pos, mine.size > 0);
   const c: Ctx = { input, out, sdir, mine, pos, nowIso: now.toISOString(), keep: input.unchangedSinceImport === true };
-  const problems = [...(idProblem ? [idProblem] : []), ...notRepresented(state, pos, id, join(sdir, 'state.json'))];
+  const problems = [
+    ...(idProblem ? [idProblem] : []),
+    ...notRepresented(state, pos, id, join(sdir, 'state.json'), mine.size > 0),
+  ];
   const status = goStatus(state.status, str(origEntry.status));
   const manifest = await manifestDoc(c);
   const verbatim: WritePlan['writes'] = [];
