@@ -75,7 +75,7 @@ fs.writeFileSync(path.join(work, '.git', 'info', 'exclude'), '.claude-transcript
 
 say('2. A Claude Code conversation: every line is one hook the CLI runs; the model never calls baton');
 const start = hook('SessionStart', 'binds the conversation, returns the briefing');
-hook('UserPromptSubmit', 'the prompt is not stored (opt in: BATON_HOOKS_CAPTURE=prompts)');
+hook('UserPromptSubmit', 'the prompt is not stored (opt in: BATON_HOOK_CAPTURE=prompts)');
 hook('PostToolUse-TodoWrite', "the model's todo list becomes the phase's steps");
 write('src/greet.txt', 'hello\n');
 hook('PostToolUse-Write', 'Write src/greet.txt: recorded with its hash');

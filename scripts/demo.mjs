@@ -61,7 +61,7 @@ async function agent(name, phase, files, tokens, extra = async () => {}) {
     await sleep(20);
   }
   await extra();
-  await b(name, 'phase', 'done', phase);
+  await b(name, 'phase', 'complete', phase);
 }
 
 console.log(`Workspace: ${work}\n`);
@@ -175,7 +175,7 @@ write('src/api/login.ts', '// login API');
 await b('coder-be2', 'file', 'modified', 'src/api/session.ts', '--phase', 'backend');
 await b('coder-be2', 'file', 'created', 'src/api/login.ts', '--phase', 'backend');
 await b('coder-be2', 'tokens', 'add', '--phase', 'backend', '--input', '4100', '--output', '2000');
-await b('coder-be2', 'phase', 'done', 'backend');
+await b('coder-be2', 'phase', 'complete', 'backend');
 
 console.log('\n5. The tester hits a failure, records it, retries, and finishes.');
 await b('tester', 'phase', 'start', 'tests');
@@ -196,7 +196,7 @@ await b('tester', 'phase', 'fail', 'tests', '--reason', 'selector mismatch');
 await b('tester', 'phase', 'retry', 'tests');
 await b('tester', 'error', 'resolve', errorId, '--resolution', 'Added data-testid to the button');
 await b('tester', 'tokens', 'add', '--phase', 'tests', '--input', '3000', '--output', '1200');
-await b('tester', 'phase', 'done', 'tests');
+await b('tester', 'phase', 'complete', 'tests');
 await b('orchestrator', 'milestone', 'done', 'Login works end to end');
 await b('orchestrator', 'note', 'add', 'Ready for review');
 await b('orchestrator', 'complete');

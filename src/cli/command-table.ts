@@ -91,7 +91,14 @@ export const COMMANDS: readonly CommandRow[] = [
     group: 'records',
     register: registerRecords,
     does: 'changes',
-    subs: { start: 'changes', done: 'changes', fail: 'changes', skip: 'changes', retry: 'changes', claim: 'changes' },
+    subs: {
+      start: 'changes',
+      complete: 'changes',
+      fail: 'changes',
+      skip: 'changes',
+      retry: 'changes',
+      claim: 'changes',
+    },
   },
   { name: 'substep', group: 'records', register: registerRecords, does: 'changes' },
   {

@@ -50,14 +50,14 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<readonly [string, s
   repair: [['baton repair --session 2026-05-01-oauth', 'rebuild a damaged journal']],
   phase: [
     ['baton phase start design', 'start a phase'],
-    ['baton phase done design', 'complete it'],
+    ['baton phase complete design', 'complete it'],
     ['baton phase retry build', 'retry a failed phase'],
   ],
   'phase start': [
     ['baton phase start design --agent alice', 'start the design phase as alice'],
     ['baton phase start build --force', 'start it although its blockers are not done'],
   ],
-  'phase done': [['baton phase done design', 'mark the design phase completed']],
+  'phase complete': [['baton phase complete design', 'mark the design phase completed']],
   'phase fail': [['baton phase fail build --reason "tests fail"', 'mark the build phase failed']],
   'phase skip': [
     ['baton phase skip review --reason "trivial change"', 'skip a pending phase'],

@@ -51,7 +51,7 @@ export const CLI_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => s
   'session.unpin': (a) => `Unpin it first (\`baton unpin ${a.session}\`).`,
   'session.bmad-prefix': (a) => `Pass --bmad-prefix with one of ${a.prefixes.join(', ')}.`,
   'session.complete-unfinished': (a) =>
-    `Finish or skip them first (\`baton phase done|skip <phase> --session ${a.session}\`), or run \`baton complete --force --session ${a.session}\` to complete it anyway, recording ${a.phases.join(', ')} as left unfinished.`,
+    `Finish or skip them first (\`baton phase complete|skip <phase> --session ${a.session}\`), or run \`baton complete --force --session ${a.session}\` to complete it anyway, recording ${a.phases.join(', ')} as left unfinished.`,
   'tokens.name-agent': () => 'Pass --agent NAME (or set BATON_AGENT).',
   'phase.start': (a) => `Start it first: \`baton phase start ${a.phase}\`.`,
   'phase.finish-blockers': (a) => `Finish ${a.blockers.join(', ')} first, or pass --force to start it anyway.`,

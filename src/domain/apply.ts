@@ -5,9 +5,10 @@ import { STEP_HANDLERS } from './durable-steps.js';
 import { MIRROR_HANDLERS } from './mirrored-transcript.js';
 import { RUN_HANDLERS, leaseEnded, leaseRenewed, phaseTaken } from './runs-fold.js';
 import type { EventDataMap, PhaseSpec, StoredEvent } from './events.js';
-import type { CheckpointRef, Phase, SessionState } from './state.js';
+import type { CheckpointRef, FileRecord, Phase, SessionState } from './state.js';
 import { zeroTokens } from './state.js';
 import { readTranscript, recordTokens } from './apply-tokens.js';
+import { emptyHistory, foldHistory } from './history.js';
 
 /** Default retry limit of a phase (Maestro's MAESTRO_MAX_RETRIES). */
 export const DEFAULT_MAX_RETRIES = 2;
@@ -61,7 +62,14 @@ function initialState(e: StoredEvent & { type: 'session.created' }, sessionId: s
     repairs: [],
     counters: {},
     ...(typeof d.workspace === 'string' ? { workspace: d.workspace } : {}),
+    history: historyFrom(e),
   };
+}
+
+function historyFrom(e: StoredEvent): SessionState['history'] {
+  const h = emptyHistory();
+  foldHistory(h, e);
+  return h;
 }
 
 function bump(state: SessionState, counter: string, id: string): void {
@@ -202,8 +210,7 @@ const HANDLERS: Handlers = {
       p.files.push(rec);
       worked(p, d.agent);
     } else {
-      const loose = (s.metadata['looseFiles'] as unknown[] | undefined) ?? [];
-      s.metadata['looseFiles'] = [...loose.filter((f) => (f as { path?: string }).path !== d.path), rec];
+      s.looseFiles = [...(s.looseFiles ?? []).filter((f) => f.path !== d.path), rec];
     }
   },
   'error.recorded': (s, d, e) => {
@@ -412,6 +419,10 @@ function restoreCheckpoint(s: SessionState, d: EventDataMap['checkpoint.restored
   const from = structuredClone(d.state) as unknown as Record<string, unknown>;
   const into = s as unknown as Record<string, unknown>;
   for (const k of RESTORED_FIELDS) if (k in from) into[k] = from[k];
+  // A checkpoint's loose files come back with it; one taken before the typed field has them in metadata.
+  if ('looseFiles' in from) into['looseFiles'] = from['looseFiles'];
+  else delete s.looseFiles;
+  liftLooseFiles(s);
   const supersedes = new Set(d.supersedes ?? []);
   s.checkpoints = (s.checkpoints ?? []).map(
     (c): CheckpointRef => ({
@@ -438,8 +449,30 @@ export function applyInPlace(state: SessionState, event: StoredEvent): void {
     | Handler<typeof event.type>
     | undefined;
   if (handler) handler(state, event.data as never, event);
+  // A state folded before histories existed (an old snapshot) gets none: half a history would mislead.
+  if (state.history) foldHistory(state.history, event);
   state.revision = event.seq;
   state.updatedAt = event.time;
+}
+
+/** Metadata key where files outside phases were kept before {@link SessionState.looseFiles}. */
+const LEGACY_LOOSE_FILES = 'looseFiles';
+
+/**
+ * Moves files outside phases from `metadata.looseFiles` (snapshots and checkpoints written
+ * before the typed field) to `looseFiles`. Replaces `metadata` rather than changing it, so a
+ * state shared with a snapshot is left as it was.
+ */
+function liftLooseFiles(s: SessionState): void {
+  if (!Object.hasOwn(s.metadata, LEGACY_LOOSE_FILES)) return;
+  const { [LEGACY_LOOSE_FILES]: legacy, ...rest } = s.metadata;
+  s.metadata = rest;
+  if (s.looseFiles === undefined && Array.isArray(legacy)) {
+    const files = legacy.filter(
+      (f): f is FileRecord => typeof f === 'object' && f !== null && typeof (f as { path?: unknown }).path === 'string',
+    );
+    if (files.length) s.looseFiles = files;
+  }
 }
 
 /**
@@ -455,6 +488,7 @@ export function fold(
 ): SessionState | null {
   // Copy on write (own.ts): the result shares with `base` what no event changed.
   let state: SessionState | null = base ? { ...base } : null;
+  if (state) liftLooseFiles(state);
   const owned = base ? ownNothing() : ownAll();
   for (const e of events) {
     if (state === null) {

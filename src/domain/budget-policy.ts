@@ -43,7 +43,7 @@ export interface BudgetSetInput {
 }
 
 /** Largest dollar budget accepted. */
-const MAX_USD = 1_000_000_000;
+export const MAX_USD = 1_000_000_000;
 
 /** Validates a budget change and returns its one `budget.set` event. */
 export function decideBudgetPolicy(s: SessionState, input: BudgetSetInput): EventDraft[] {

@@ -90,9 +90,7 @@ function latest(s: SessionState): Map<string, { rec: FileRecord; phaseId: string
   const all: Array<{ rec: FileRecord; phaseId: string | null }> = s.phases.flatMap((p) =>
     p.files.map((rec) => ({ rec, phaseId: p.id })),
   );
-  const loose = s.metadata['looseFiles'];
-  if (Array.isArray(loose))
-    for (const f of loose as FileRecord[]) if (f && typeof f.path === 'string') all.push({ rec: f, phaseId: null });
+  for (const rec of s.looseFiles ?? []) all.push({ rec, phaseId: null });
   all.sort((a, b) => (a.rec.recordedAt < b.rec.recordedAt ? -1 : a.rec.recordedAt > b.rec.recordedAt ? 1 : 0));
   return new Map(all.map((x) => [x.rec.path, x]));
 }

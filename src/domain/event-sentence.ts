@@ -103,6 +103,8 @@ const SENTENCES: Record<string, Sentence> = {
     `Graph task ${txt(d['taskId'])} wrote ${Array.isArray(d['writes']) ? plural(d['writes'].length, 'value') : 'values'}.`,
   'transcript.mirrored': (d) =>
     `${Array.isArray(d['entries']) ? plural(d['entries'].length, 'transcript line') : 'Transcript lines'} mirrored${d['subpath'] ? ` to ${txt(d['subpath'])}` : ''}.`,
+  'mirror.conflicted': (d, who) =>
+    `${who} wrote ${txt(d['path'])} (${txt(d['format'])}) from a stale copy; baton kept ${Array.isArray(d['lost']) ? plural(d['lost'].length, 'change') : 'its changes'} the write would have lost and rewrote the file.`,
   'transcript.cleared': (d) => `Transcript ${txt(d['subpath'])} deleted.`,
   'repair.events_lost': (d) => `Events ${txt(d['from'])}–${txt(d['to'])} were lost and the state recovered.`,
 };

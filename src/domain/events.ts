@@ -228,6 +228,19 @@ export interface EventDataMap {
     otherRunId: string | null;
     otherPhaseId: string | null;
   };
+  /**
+   * A model's file tool wrote a mirrored toolkit file (docs/hooks.md, "Live sync") that would
+   * have lost what the session holds (written from a stale copy, or over another agent's
+   * update): baton kept its state, took what was new, and rewrote the mirror. `path` is
+   * relative to the mirror folder; `lost` names each thing the write would have dropped.
+   */
+  'mirror.conflicted': {
+    format: string;
+    path: string;
+    agent: string | null;
+    runId: string | null;
+    lost: Array<{ kind: string; message: string }>;
+  };
   'checkpoint.created': {
     checkpointId: string;
     name: string;
@@ -379,6 +392,7 @@ export const EVENT_TYPES = [
   'run.renewed',
   'phase.claimed',
   'file.conflicted',
+  'mirror.conflicted',
   'phase.added',
   'phase.removed',
   'phase.updated',

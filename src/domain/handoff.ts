@@ -12,6 +12,7 @@ import {
   describeLease,
   describeNextStep,
   describeOutsideEdits,
+  toolkitLine,
 } from './render-resume.js';
 import type { Phase, PhaseStatus, SessionState, TokenCounts } from './state.js';
 import { stepsText } from './agent-sessions.js';
@@ -338,6 +339,12 @@ function renderRecovery(out: string[], { plan }: HandoffInput): void {
     );
   }
   out.push(rec ? `- Recommended: ${code(rec.from)} — ${rec.reason}` : '- Recommended: none (nothing to resume)');
+  const t = plan.toolkit;
+  if (t) {
+    // An imported session: its toolkit's rules, git targets and notes travel with the handoff.
+    out.push(`- Toolkit (${t.toolkit}): ${inline(toolkitLine(t))}`);
+    for (const n of t.notes) out.push(`  - ${inline(n)}`);
+  }
   if (plan.outsideEdits) {
     const e = describeOutsideEdits(plan.outsideEdits);
     out.push(`- Outside edits: ${inline(e.files.join('; '))}. Choose one:`);

@@ -1,5 +1,6 @@
 import { clonePlain } from './clone.js';
 import type { StoredEvent } from './events.js';
+import { ATTEMPT_EVENTS } from './history.js';
 import type { SessionState } from './state.js';
 
 /*
@@ -21,16 +22,18 @@ export interface Owned {
   keys: Set<Key>;
   /** The phases array itself is owned (copied shallowly); phases listed here are deep copies. */
   phases: Set<string> | null;
+  /** Parts of `history` owned: its top level with the counts, its attempts, its token trail. */
+  history: Set<'top' | 'attempts' | 'tokens'>;
 }
 
 /** Nothing owned yet: the fold starts from a shallow copy of its base. */
 export function ownNothing(): Owned {
-  return { all: false, keys: new Set(), phases: null };
+  return { all: false, keys: new Set(), phases: null, history: new Set() };
 }
 
 /** A fresh state (built by session.created) belongs to its fold entirely. */
 export function ownAll(): Owned {
-  return { all: true, keys: new Set(), phases: null };
+  return { all: true, keys: new Set(), phases: null, history: new Set() };
 }
 
 /** Deep-copies key `k` of `s` unless this fold already owns it. */
@@ -53,6 +56,39 @@ function ownPhase(s: SessionState, o: Owned, id: unknown): void {
   o.phases.add(id);
   const i = s.phases.findIndex((p) => p.id === id);
   if (i !== -1) s.phases[i] = clonePlain(s.phases[i]!);
+}
+
+/**
+ * Copies the parts of `history` event `e` changes, unless owned: every event counts (the
+ * counts are small); attempts for the events that open, close or add to one; the token trail
+ * for a token record, whose kept points are never changed, so only the array holding them and
+ * the running point are copied, not the points (up to 512 of them).
+ */
+function ownHistory(s: SessionState, o: Owned, e: StoredEvent): void {
+  const h = s.history;
+  if (!h || o.keys.has('history')) return;
+  if (!o.history.has('top')) {
+    o.history.add('top');
+    s.history = { ...h, types: { ...h.types }, agents: { ...h.agents } };
+  }
+  const own = s.history!;
+  if (ATTEMPT_EVENTS.has(e.type) && !o.history.has('attempts')) {
+    o.history.add('attempts');
+    own.attempts = clonePlain(own.attempts);
+    own.open = { ...own.open };
+  }
+  if (e.type === 'tokens.recorded' && !o.history.has('tokens')) {
+    o.history.add('tokens');
+    const t = own.tokens;
+    own.tokens = {
+      ...t,
+      agents: t.agents.slice(),
+      phases: t.phases.slice(),
+      models: t.models.slice(),
+      points: t.points.slice(),
+      last: t.last ? clonePlain(t.last) : null,
+    };
+  }
 }
 
 /**
@@ -88,6 +124,7 @@ const KEYS: Partial<Record<StoredEvent['type'], readonly Key[]>> = {
   'run.renewed': ['runs'],
   'run.ended': ['runs'],
   'file.conflicted': ['conflicts'],
+  'mirror.conflicted': [],
   'lease.released': ['runs'],
   'lease.expired': ['runs'],
   'checkpoint.created': ['checkpoints'],
@@ -122,6 +159,7 @@ const PHASE_EVENTS: Partial<Record<StoredEvent['type'], readonly Key[]>> = {
  */
 export function ownFor(s: SessionState, o: Owned, e: StoredEvent): void {
   if (o.all) return;
+  ownHistory(s, o, e);
   const t = e.type;
   const phaseKeys = Object.hasOwn(PHASE_EVENTS, t) ? PHASE_EVENTS[t] : undefined;
   if (phaseKeys) {
@@ -132,8 +170,8 @@ export function ownFor(s: SessionState, o: Owned, e: StoredEvent): void {
   }
   if (t === 'file.recorded') {
     const phaseId = (e.data as { phaseId?: unknown } | null)?.phaseId;
+    // Outside a phase the handler replaces `looseFiles` with a new array: nothing shared is written.
     if (typeof phaseId === 'string' && s.phases.some((p) => p.id === phaseId)) ownPhase(s, o, phaseId);
-    else own(s, o, 'metadata');
     return;
   }
   const keys = Object.hasOwn(KEYS, t) ? KEYS[t] : undefined;

@@ -17,7 +17,13 @@ import { alteredOutside, planRecovery } from './resume-recovery.js';
 import type { PlannedRecovery } from './resume-recovery.js';
 import { ESCALATION_CHOICES, ESCALATION_WORDS } from './resume-plan-types.js';
 import { hint } from './hints.js';
-import { toolkitNext, toolkitRecommendation, toolkitResume, toolkitWarnings } from './resume-toolkit.js';
+import {
+  toolkitInFlight,
+  toolkitNext,
+  toolkitRecommendation,
+  toolkitResume,
+  toolkitWarnings,
+} from './resume-toolkit.js';
 import { toolkitRulesOf } from './toolkit-rules.js';
 import type {
   BlockedPhase,
@@ -297,6 +303,7 @@ export function planResume(input: ResumeInput): ResumePlan {
   let lastCompleted: CompletedPhase | null = null;
   for (const p of s.phases) if (p.status === 'completed') lastCompleted = { ...ref(p), completedAt: p.completedAt };
   const inFlight = inFlightPhases(s);
+  if (rules) toolkitInFlight(inFlight, rules);
   const failed = failedPhases(s);
   const blocked: BlockedPhase[] = s.phases
     .filter((p) => p.status === 'pending')

@@ -4,6 +4,8 @@ import { BatonError } from './errors.js';
 import { hint } from './hints.js';
 import type { PhaseSpec } from './events.js';
 import { phaseIdFor, validateId } from './ids.js';
+import type { BudgetSetInput } from './budget-policy.js';
+import { PLAN_BUDGET_HINT, planBudgets } from './plan-budget.js';
 
 const phaseSchema = z
   .object({
@@ -16,23 +18,28 @@ const phaseSchema = z
     parallel: z.union([z.boolean(), z.string()]).optional(),
     parallelGroup: z.string().max(200).nullable().optional(),
     maxRetries: z.number().int().min(0).max(100).optional(),
+    budget: z.unknown().optional(),
   })
   .passthrough();
 
 const planSchema = z
   .object({
     title: z.string().min(1).max(1000).optional(),
-    budget: z.number().int().positive().optional(),
+    // Checked by plan-budget.ts, whose errors name the field and the values allowed.
+    budget: z.unknown().optional(),
     // Elements are checked one by one below, so that an error names the field at fault
     // instead of zod's generic "Invalid input" for a union.
     phases: z.array(z.unknown()).min(1).max(1000),
   })
   .passthrough();
 
-/** A plan: the phases of a session, and optionally its title and token budget. */
+/** A plan: the phases of a session, and optionally its title and budgets (plan-budget.ts). */
 export interface Plan {
   title?: string;
+  /** The session's token budget. */
   budget?: number;
+  /** The rest of the budgets: the session's cost and policy, each agent's and phase's; none when empty. */
+  budgets?: BudgetSetInput[];
   phases: PhaseSpec[];
 }
 
@@ -46,6 +53,7 @@ const KNOWN = new Set([
   'parallel',
   'parallelGroup',
   'maxRetries',
+  'budget',
 ]);
 
 /**
@@ -89,16 +97,28 @@ export function parsePlan(doc: unknown, source: string): Plan {
       };
     }),
   );
+  const budgets = planBudgets(
+    parsed.data.budget,
+    parsed.data.phases.map((raw, i) => ({ id: phases[i]!.id, budget: budgetField(raw), index: i })),
+    (at, message) => fail(source, at, message, PLAN_BUDGET_HINT),
+  );
   return {
     ...(parsed.data.title ? { title: parsed.data.title } : {}),
-    ...(parsed.data.budget ? { budget: parsed.data.budget } : {}),
+    ...(budgets.tokens !== undefined ? { budget: budgets.tokens } : {}),
+    ...(budgets.changes.length ? { budgets: budgets.changes } : {}),
     phases: withSource(source, () => validatePhases(phases)),
   };
 }
 
-function fail(source: string, at: Array<string | number>, message: string): never {
+/** A phase entry's `budget` field (a phase given by its name alone has none). */
+function budgetField(raw: unknown): unknown {
+  return raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>)['budget'] : undefined;
+}
+
+function fail(source: string, at: Array<string | number>, message: string, way?: string): never {
   throw new BatonError('BAD_INPUT', `Plan ${source} is not valid: ${at.join('.') || '(top level)'}: ${message}.`, {
-    hint: 'A plan is {"phases": [{"id": "design", "name": "Design", "blockedBy": []}, …]} or a list of phase names.',
+    hint:
+      way ?? 'A plan is {"phases": [{"id": "design", "name": "Design", "blockedBy": []}, …]} or a list of phase names.',
     details: { source, path: at },
   });
 }

@@ -176,12 +176,9 @@ export function renderResumePlan(plan: ResumePlan, words?: HintWords): string {
   const t = plan.toolkit;
   if (t) {
     // An imported session: what its toolkit's rules decided.
-    const rec = t.recommended
-      ? `recommends ${t.recommended.kind}${t.recommended.checkpoint ? ` ${t.recommended.checkpoint}` : ''}`
-      : 'has no recovery recommendation';
-    out.push(
-      `Toolkit (${t.toolkit}): ${t.refused ? `does not resume it (${t.refused})` : `${rec}${t.followed === true ? ', followed' : t.departure ? `; baton departs: ${t.departure}` : ''}`}${t.choices.length ? `; choices: ${t.choices.join(', ')}` : ''}`,
-    );
+    out.push(`Toolkit (${t.toolkit}): ${toolkitLine(t)}`);
+    // Its notes: git targets, uncommitted changes, the task to resume at…
+    for (const n of t.notes) out.push(`  ${n}`);
   }
   if (plan.warnings.length) {
     out.push('Warnings:');
@@ -195,4 +192,12 @@ export function renderResumePlan(plan: ResumePlan, words?: HintWords): string {
       );
   }
   return `${out.join('\n')}\n`;
+}
+
+/** What the toolkit's rules decided, on one line (shared with the handoff). */
+export function toolkitLine(t: NonNullable<ResumePlan['toolkit']>): string {
+  const rec = t.recommended
+    ? `recommends ${t.recommended.kind}${t.recommended.checkpoint ? ` ${t.recommended.checkpoint}` : ''}`
+    : 'has no recovery recommendation';
+  return `${t.refused ? `does not resume it (${t.refused})` : `${rec}${t.followed === true ? ', followed' : t.departure ? `; baton departs: ${t.departure}` : ''}`}${t.choices.length ? `; choices: ${t.choices.join(', ')}` : ''}`;
 }

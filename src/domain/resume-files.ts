@@ -12,15 +12,6 @@ import type {
   WorkspaceFile,
 } from './resume-plan-types.js';
 
-function isFileRecord(x: unknown): x is FileRecord {
-  if (typeof x !== 'object' || x === null) return false;
-  const r = x as Record<string, unknown>;
-  return (
-    typeof r['path'] === 'string' &&
-    (r['action'] === 'created' || r['action'] === 'modified' || r['action'] === 'deleted')
-  );
-}
-
 function timeKey(iso: string): number {
   const t = Date.parse(iso);
   return Number.isNaN(t) ? -Infinity : t;
@@ -39,8 +30,7 @@ export function checkFiles(s: SessionState, input: ResumeInput): FilesReport {
     if (!prev || timeKey(rec.recordedAt) >= timeKey(prev.rec.recordedAt)) latest.set(rec.path, { phase, rec });
   };
   for (const p of s.phases) for (const f of p.files) consider(p, f);
-  const loose = s.metadata['looseFiles'];
-  if (Array.isArray(loose)) for (const f of loose) if (isFileRecord(f)) consider(null, f);
+  for (const f of s.looseFiles ?? []) consider(null, f);
 
   const now = new Map<string, WorkspaceFile>();
   for (const w of input.workspace) now.set(w.path, w);

@@ -8,9 +8,29 @@
  */
 import { list } from './phrasing.js';
 import { ESCALATION_WORDS } from './resume-plan-types.js';
-import type { FailedPhase, NextPlan, PhaseFiles, Recommendation, RecoveryPlan } from './resume-plan-types.js';
+import type {
+  FailedPhase,
+  InFlightPhase,
+  NextPlan,
+  PhaseFiles,
+  Recommendation,
+  RecoveryPlan,
+} from './resume-plan-types.js';
 import type { SessionState } from './state.js';
-import type { ToolkitResume, ToolkitRules } from './toolkit-rules.js';
+import type { ToolkitRecommendation, ToolkitResume, ToolkitRules } from './toolkit-rules.js';
+
+/**
+ * In-flight phases where the toolkit tracks a finer resume point (ToolkitRules.resumeAt): the
+ * phase resumes there, it is not restarted. Changes `inFlight` in place.
+ */
+export function toolkitInFlight(inFlight: InFlightPhase[], rules: ToolkitRules): void {
+  const at = rules.resumeAt;
+  const p = at ? inFlight.find((x) => x.phaseId === at.phaseId) : undefined;
+  if (!at || !p) return;
+  p.subStep = at.at;
+  p.subStepAt = null;
+  p.resumeAt = 'substep';
+}
 
 /** The next steps under the toolkit's rules: escalations first when it says so; required steps before archiving. */
 export function toolkitNext(
@@ -21,7 +41,17 @@ export function toolkitNext(
   resumable: boolean,
 ): NextPlan {
   if (!resumable) return next;
-  let out = next;
+  const at = rules.resumeAt;
+  let out: NextPlan = at
+    ? {
+        ...next,
+        steps: next.steps.map((x) =>
+          x.phaseId === at.phaseId && (x.action === 'resume' || x.action === 'restart')
+            ? { ...x, action: 'resume' as const, subStep: at.at, reason: at.reason }
+            : x,
+        ),
+      }
+    : next;
   // An orphaned agent's phase is reported, never restarted silently: it leaves the steps.
   const orphaned = new Set(rules.orphanedAgents.map((a) => a.phaseId).filter((x): x is string => x !== null));
   const kept = out.steps.filter((x) => !(orphaned.has(x.phaseId) && (x.action === 'resume' || x.action === 'restart')));
@@ -82,8 +112,10 @@ export function toolkitWarnings(rules: ToolkitRules): string[] {
 
 /**
  * The recommendation under the toolkit's rules: its own when it names an option the plan has
- * (a checkpoint that can be restored), unless files of completed phases changed outside the
- * session (restoring a checkpoint puts back the record, not the files): then baton's, with why.
+ * (a checkpoint that can be restored), else baton's, with why. Files of completed phases that
+ * are not as recorded keep a checkpoint recommendation (Go Team's "safe" restore is never
+ * replaced by the live state): its reason says how its git reset puts them back, or that it
+ * names no commit.
  */
 export function toolkitRecommendation(
   rules: ToolkitRules,
@@ -107,19 +139,15 @@ export function toolkitRecommendation(
       departure: `${said}, but that option is not available here; baton recommends ${mine.kind}.`,
     };
   }
-  if (theirs.kind === 'checkpoint' && touchedDone.length) {
-    return {
-      recommended: mine,
-      followed: false,
-      departure: `${said}, but files of completed ${touchedDone.length === 1 ? 'phase' : 'phases'} ${list(touchedDone.map((g) => g.phaseId ?? '-'))} changed outside the session: restoring a checkpoint puts back the record, not the files, so baton recommends ${mine.kind}.`,
-    };
-  }
+  // Files of completed phases not as recorded do not turn the toolkit's safe checkpoint restore
+  // into the live state: its restore resets git to the checkpoint's commit, which puts them back.
+  const files = theirs.kind === 'checkpoint' && touchedDone.length ? filesNote(theirs, touchedDone) : '';
   if (theirs.checkpoint && option.checkpoint && option.checkpoint.id !== theirs.checkpoint) {
     return {
       recommended: {
         kind: option.kind,
         from: option.from,
-        reason: `${said}; that checkpoint cannot be restored, so the last valid one, ${option.checkpoint.id}, is recommended.`,
+        reason: `${said}; that checkpoint cannot be restored, so the last valid one, ${option.checkpoint.id}, is recommended.${files}`,
       },
       followed: false,
       departure: `${theirs.checkpoint} cannot be restored; baton offers ${option.checkpoint.id}.`,
@@ -129,11 +157,29 @@ export function toolkitRecommendation(
     recommended: {
       kind: option.kind,
       from: option.from,
-      reason: `${said}.${option.loses.summary ? ` Restoring loses ${option.loses.summary}.` : ''}`,
+      reason: `${said}.${option.loses.summary ? ` Restoring loses ${option.loses.summary}.` : ''}${gitText(theirs)}${files}`,
     },
     followed: true,
     departure: null,
   };
+}
+
+/** The git reset the toolkit's restore does, in words ('' when it recorded none). */
+export function gitText(r: ToolkitRecommendation): string {
+  const g = r.git;
+  if (!g?.resetTo) return '';
+  const dirty = g.uncommittedChanges
+    ? ' The toolkit recorded uncommitted changes: the reset discards them, commit or stash them first.'
+    : '';
+  return ` Its restore checks out ${g.branch ?? 'the session branch'} and resets it to ${g.resetTo} (git reset --hard).${dirty}`;
+}
+
+/** Why files of completed phases that are not as recorded do not change the toolkit's checkpoint recommendation. */
+function filesNote(r: ToolkitRecommendation, touchedDone: PhaseFiles[]): string {
+  const where = `${touchedDone.length === 1 ? 'phase' : 'phases'} ${list(touchedDone.map((g) => g.phaseId ?? '-'))}`;
+  return r.git?.resetTo
+    ? ` Files of completed ${where} are not in the work tree as recorded: restore with the git reset (--git), which puts back the files of ${r.git.resetTo}.`
+    : ` Files of completed ${where} are not in the work tree as recorded, and the checkpoint names no commit: restoring puts back the record, not the files; check them first.`;
 }
 
 /** The `toolkit` part of the plan. */

@@ -4,6 +4,7 @@
  * by folding events with `apply()`.
  */
 import type { DurableStep } from './step-types.js';
+import type { SessionHistory } from './history-types.js';
 
 export const PHASE_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'skipped'] as const;
 export type PhaseStatus = (typeof PHASE_STATUSES)[number];
@@ -403,6 +404,12 @@ export interface SessionState {
   tokens: TokenUsage;
   /** Unknown or toolkit-specific fields, preserved verbatim. */
   metadata: Record<string, unknown>;
+  /**
+   * Files recorded outside any phase (no phase named, or one that no longer exists), the
+   * newest record of each path. Absent until the first. Journals and snapshots written before
+   * this field kept them in `metadata.looseFiles`; the fold moves them here.
+   */
+  looseFiles?: FileRecord[];
   repairs: RepairRecord[];
   /** The current lease, or null. Optional: states saved before leases existed lack it. */
   lease?: Lease | null;
@@ -438,6 +445,12 @@ export interface SessionState {
   graph?: GraphProgress;
   /** A conversation transcript mirrored by the Claude Agent SDK's session store. Absent until its first line. */
   mirror?: MirrorProgress;
+  /**
+   * What the dashboard's session page shows of the journal (domain/history.ts), folded from
+   * session.created on. Absent from states folded by a baton before it (their snapshots): the
+   * dashboard then reads the journal instead.
+   */
+  history?: SessionHistory;
 }
 
 /** What a session shows of the transcript mirrored into it (`baton-sessions/claude-agent-sdk`). */

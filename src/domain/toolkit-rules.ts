@@ -39,6 +39,12 @@ export interface ToolkitRecommendation {
   /** 'toolkit': the toolkit's own file says so; 'default': its documented default. */
   by: 'toolkit' | 'default';
   reason: string;
+  /**
+   * The git state restoring it goes to, when the toolkit recorded one (Go Team: check out
+   * `branch`, `git reset --hard resetTo`; `uncommittedChanges`: the toolkit saw uncommitted work
+   * that the reset would discard); absent or null when none.
+   */
+  git?: { branch: string | null; resetTo: string | null; uncommittedChanges: boolean | null } | null;
 }
 
 /** The rules of the toolkit a session was imported from, as they apply to that session. */
@@ -59,6 +65,18 @@ export interface ToolkitRules {
   choices: string[];
   /** Other facts of the toolkit's rules a person resuming should know, in words. */
   notes: string[];
+  /**
+   * Events the toolkit logs when the session is resumed (bmit: "log recovery event" after a
+   * fresh start from the template), in words: applying a resume records each once, as a note
+   * in the session's journal. Absent or empty when none.
+   */
+  recoveryEvents?: string[];
+  /**
+   * Where the toolkit continues inside a phase in flight when it tracks finer units than
+   * baton's sub-steps (CCW: the `.task/` task in progress, `impl-2.1`): the plan resumes the
+   * phase there instead of restarting it. Absent or null when the toolkit has none.
+   */
+  resumeAt?: { phaseId: string; at: string; reason: string } | null;
 }
 
 /** What the plan did with the toolkit's rules (`ResumePlan.toolkit`). */
@@ -107,5 +125,17 @@ export function toolkitRulesOf(s: SessionState): ToolkitRules | null {
     recommended: r.recommended && typeof r.recommended === 'object' ? r.recommended : null,
     choices: Array.isArray(r.choices) ? r.choices.map(String) : [],
     notes: Array.isArray(r.notes) ? r.notes.map(String) : [],
+    ...(r.resumeAt && typeof r.resumeAt === 'object' && typeof r.resumeAt.phaseId === 'string'
+      ? { resumeAt: { phaseId: r.resumeAt.phaseId, at: String(r.resumeAt.at), reason: String(r.resumeAt.reason) } }
+      : {}),
+    ...(Array.isArray(r.recoveryEvents) && r.recoveryEvents.length
+      ? { recoveryEvents: r.recoveryEvents.map(String) }
+      : {}),
   };
+}
+
+/** The toolkit's recovery events (ToolkitRules.recoveryEvents) not yet in the session's notes. */
+export function pendingRecoveryEvents(s: SessionState): string[] {
+  const events = toolkitRulesOf(s)?.recoveryEvents ?? [];
+  return events.filter((e) => !s.notes.some((n) => n.text === e));
 }

@@ -3,6 +3,9 @@ import type { PhaseStatus, SessionStatus } from './state.js';
 /** A phase verb as the CLI and MCP name it. */
 export type PhaseAction = 'start' | 'complete' | 'fail' | 'skip' | 'retry';
 
+/** Every phase action, in the order a phase meets them. */
+export const PHASE_ACTIONS: readonly PhaseAction[] = ['start', 'complete', 'fail', 'skip', 'retry'];
+
 /**
  * The phase state machine, as one table: for each status, the actions allowed from it and
  * the status each leads to. `failed --start/retry--> in_progress` is a retry (counted, capped

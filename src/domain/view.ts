@@ -2,13 +2,29 @@ import { effectiveStatus, leaseOf } from './lease.js';
 import { runsView } from './runs.js';
 import type { RunView } from './runs.js';
 import { resumeCommand } from './agent-sessions.js';
-import type { AgentBinding, Lease, PlanStep, SessionState, SubagentRecord } from './state.js';
+import type { AgentBinding, FileRecord, Lease, PlanStep, SessionState, SubagentRecord } from './state.js';
 import { costReport } from './cost.js';
 import type { CostReport } from './cost.js';
 import type { PricingTable } from './pricing.js';
 import { budgetView } from './tokens.js';
 import { stepsView, type StepView } from './durable-steps.js';
 import type { BudgetView } from './tokens.js';
+
+/**
+ * What every change answers, on the CLI (`--json`) and over MCP alike: the session, its
+ * revision and its status after the change. Each command adds its own fields beside these
+ * (the new record's id, the phase, the files recorded …).
+ */
+export interface ChangeView {
+  session: string;
+  revision: number;
+  status: SessionState['status'];
+}
+
+/** The {@link ChangeView} of a session's state after a change. */
+export function changeView(s: SessionState): ChangeView {
+  return { session: s.id, revision: s.revision, status: s.status };
+}
 
 /** The stable `status --json` shape (a superset of the documented minimum). */
 export interface StatusView {
@@ -24,6 +40,8 @@ export interface StatusView {
   updatedAt: string;
   progress: { done: number; total: number; percent: number };
   phases: Array<SessionState['phases'][number]>;
+  /** Files recorded outside any phase; absent when none. */
+  looseFiles?: FileRecord[];
   /** Token use; `cost` (estimated, by agent, phase and model, with the cost budget) when a pricing table was given. */
   tokens: SessionState['tokens'] extends infer T
     ? Omit<T & object, 'budgetMax' | 'costBudgetUsd' | 'byHost'> & { budget: BudgetView; cost?: CostReport }
@@ -91,6 +109,7 @@ export function statusView(
       percent: s.phases.length ? Math.round((done / s.phases.length) * 100) : 0,
     },
     phases: s.phases,
+    ...(s.looseFiles?.length ? { looseFiles: s.looseFiles } : {}),
     tokens: { ...tokens, budget: budgetView(s.tokens), ...(pricing ? { cost: costReport(s, pricing) } : {}) },
     unresolvedErrors: s.phases.flatMap((p) =>
       p.errors

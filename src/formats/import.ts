@@ -48,6 +48,11 @@ export interface Provenance {
    */
   workHash?: string;
   /**
+   * Recorded file paths the toolkit keeps relative to a folder of its own (ForeignFile.base):
+   * path → that folder, relative to `root`. The resume plan measures them there.
+   */
+  fileBases?: Record<string, string>;
+  /**
    * The time made up for each `untimed` key. A phase that baton later starts or completes
    * gets a real time, which then no longer equals this one (see `stillUntimed`). Absent in
    * provenance written before it existed: every listed key then stays untimed.
@@ -212,6 +217,10 @@ function createdEvent(
     },
     t0,
   );
+  // A dollar budget (Go Team's) has no place in session.created; the toolkit only warns, so the policy is warn.
+  const usd = s.tokens?.maxUsd;
+  if (typeof usd === 'number' && Number.isFinite(usd) && usd > 0)
+    push('budget.set', { maxUsd: usd, onExceed: 'warn' }, t0);
 }
 
 /** One unit's events as phase `phaseId`: start, retries, sub-step, files, errors, end, checkpoints. Returns the error count so far. */
@@ -367,7 +376,14 @@ export function workHash(s: SessionState): string {
       p.errors.map((e) => [e.id, e.resolved]),
       p.agents,
     ]),
-    tokens: [s.tokens.input, s.tokens.output, s.tokens.cached, s.tokens.budgetMax],
+    // A cost budget only when set, so that sessions imported before it counted keep their hash.
+    tokens: [
+      s.tokens.input,
+      s.tokens.output,
+      s.tokens.cached,
+      s.tokens.budgetMax,
+      ...((s.tokens.costBudgetUsd ?? null) !== null ? [s.tokens.costBudgetUsd] : []),
+    ],
     records: [
       s.decisions.length,
       s.findings.filter((f) => !f.removed).length,
@@ -396,7 +412,15 @@ export function provenance(
     documents: s.documents,
     untimed,
     ...(untimedAt ? { untimedAt } : {}),
+    ...fileBasesOf(s),
   };
+}
+
+/** The folders the session's relative file paths are kept relative to (Provenance.fileBases). */
+function fileBasesOf(s: ForeignSession): { fileBases?: Record<string, string> } {
+  const bases: Record<string, string> = {};
+  for (const u of s.units) for (const f of u.files) if (f.base !== undefined && f.path) bases[f.path] = f.base;
+  return Object.keys(bases).length ? { fileBases: bases } : {};
 }
 
 /**

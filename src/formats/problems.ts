@@ -32,6 +32,8 @@ export const PROBLEM_CODES = {
   REGISTRY_MISMATCH: 'the registry and the session file disagree (status, step…); the session file wins',
   ORPHAN_SESSION: 'a session folder/file that the registry does not list',
   STALE_COMPANION: 'a human companion (handoff.md, log) disagrees with the machine file, which wins',
+  STALE_STATE:
+    'a live state file saved before what the toolkit wrote after it (a rollback, a newer manifest/registry): the newer files win',
   PREREQUISITE: 'a unit started or completed while an earlier one it needs is not done',
   CHECKSUM_UNVERIFIED:
     'a checksum that matches none of the accepted canonical forms: usable, but unverified (not corrupt)',

@@ -238,9 +238,12 @@ function tokensDiff(
   }
 }
 
-/** The token budget and the context summary (a removed summary is reported, the last one kept). */
+/** The token and cost budgets and the context summary (a removed summary is reported, the last one kept). */
 function contextDiff({ current, target, s, now, push, diverged }: Diff): void {
   if (target.tokens.budgetMax !== current.tokens.budgetMax) push('budget.set', { max: target.tokens.budgetMax }, now);
+  // A cost budget the files now set, or changed; one set in baton while the files hold none is kept.
+  const usd = target.tokens.costBudgetUsd ?? null;
+  if (usd !== null && usd !== (current.tokens.costBudgetUsd ?? null)) push('budget.set', { maxUsd: usd }, now);
   if (target.contextSummary !== current.contextSummary) {
     if (target.contextSummary !== null)
       push('context.updated', { summary: target.contextSummary }, isoTime(s.updatedAt) ?? now);

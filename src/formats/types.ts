@@ -28,6 +28,12 @@ export type UnitStatus = 'pending' | 'in_progress' | 'completed' | 'failed' | 's
 export interface ForeignFile {
   path: string;
   action: 'created' | 'modified' | 'deleted' | 'read';
+  /**
+   * The folder (relative to the inspected root, '' = the root) that the toolkit keeps `path`
+   * relative to (bmit: `agent-output/{project}/`; CCW: the session folder); absent when the
+   * path is relative to the project the toolkit works in. baton resolves the file there.
+   */
+  base?: string;
 }
 
 /** An error recorded by the foreign toolkit. */
@@ -144,6 +150,8 @@ export interface ForeignTokens extends TokenCountsLike {
   agrees: boolean | null;
   /** Budget (BMAD `tokens.max`), null when none. */
   max: number | null;
+  /** Dollar budget (Go Team `metrics.cost.budget`, which it only warns about); absent or null when none. */
+  maxUsd?: number | null;
 }
 
 /** A checkpoint the toolkit keeps (Go Team cp-*.json). */

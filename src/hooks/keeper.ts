@@ -75,8 +75,8 @@ export async function runKeeper(argv: string[], env: Readonly<Record<string, str
   } catch {
     // the pid file only helps tests and people find keepers
   }
-  const poll = ms(env['BATON_HOOKS_KEEPER_POLL_MS'], POLL_MS);
-  const renewEvery = ms(env['BATON_HOOKS_KEEPER_RENEW_MS'], RENEW_MS);
+  const poll = ms(env['BATON_HOOK_KEEPER_POLL_MS'], POLL_MS);
+  const renewEvery = ms(env['BATON_HOOK_KEEPER_RENEW_MS'], RENEW_MS);
   let lastRenew = Date.now();
   let lastCheck = Date.now();
   try {

@@ -24,11 +24,11 @@ export interface HookRunContext {
   dir: string | null;
   /** Longest wait for a busy session lock. */
   lockTimeoutMs: number;
-  /** Opt-ins (BATON_HOOKS_AUTOSTART, BATON_HOOKS_CAPTURE). */
+  /** Opt-ins (BATON_HOOK_AUTOSTART, BATON_HOOK_CAPTURE). */
   autostart: boolean;
   capture: { prompts: boolean; toolOutputs: boolean };
   briefingMaxChars: number;
-  /** How to start a conversation's keeper (`baton hook keep`): null when off (BATON_HOOKS_KEEPER=off) or not run as `baton`. */
+  /** How to start a conversation's keeper (`baton hook keep`): null when off (BATON_HOOK_KEEPER=off) or not run as `baton`. */
   keeper: { node: string; script: string } | null;
 }
 
@@ -117,7 +117,7 @@ export async function recordHook(ev: HookEvent, ctx: HookRunContext): Promise<Re
     }
   } finally {
     if (m) {
-      for (const w of m.hooks.warnings.splice(0)) line('warn', 'TRANSCRIPT', w);
+      for (const w of m.hooks.warnings.splice(0)) line('warn', w.startsWith('mirror ') ? 'MIRROR' : 'TRANSCRIPT', w);
       await m.close().catch(() => undefined);
     }
   }
@@ -157,7 +157,7 @@ async function recordOne(
       line(
         'info',
         'NO_SESSION',
-        'No baton session to record into (no BATON_SESSION, binding or active session); set BATON_HOOKS_AUTOSTART=1 to start one per conversation.',
+        'No baton session to record into (no BATON_SESSION, binding or active session); set BATON_HOOK_AUTOSTART=1 to start one per conversation.',
       );
     return { context: null, gate: null };
   }

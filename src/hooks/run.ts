@@ -112,7 +112,7 @@ function flag(argv: string[], name: string): string | null {
 
 function context(io: HookIO): HookRunContext {
   const env = io.env;
-  const capture = (env['BATON_HOOKS_CAPTURE'] ?? '').toLowerCase().split(/[\s,]+/);
+  const capture = (env['BATON_HOOK_CAPTURE'] ?? '').toLowerCase().split(/[\s,]+/);
   const on = (v: string | undefined): boolean => v !== undefined && /^(1|true|yes|on)$/i.test(v);
   return {
     env,
@@ -121,7 +121,7 @@ function context(io: HookIO): HookRunContext {
     storeUrl: flag(io.argv, '--store') ?? (env['BATON_STORE'] || null),
     dir: flag(io.argv, '--dir') ?? (env['BATON_DIR'] || null),
     lockTimeoutMs: positive(env['BATON_HOOK_LOCK_TIMEOUT_MS']) ?? DEFAULT_HOOK_LOCK_TIMEOUT_MS,
-    autostart: on(env['BATON_HOOKS_AUTOSTART']),
+    autostart: on(env['BATON_HOOK_AUTOSTART']),
     capture: {
       prompts: capture.includes('prompts') || capture.includes('all'),
       toolOutputs: capture.includes('tool-outputs') || capture.includes('all'),
@@ -133,11 +133,11 @@ function context(io: HookIO): HookRunContext {
 
 /**
  * How to start a conversation's keeper: this node and the script that runs the hook (the
- * `baton` launcher or the hook bundle), unless BATON_HOOKS_KEEPER=off; null when the hook
+ * `baton` launcher or the hook bundle), unless BATON_HOOK_KEEPER=off; null when the hook
  * does not run from one of them (in-process, in a test).
  */
 function keeperCommand(env: Readonly<Record<string, string | undefined>>): { node: string; script: string } | null {
-  if (/^(off|0|false|no)$/i.test(env['BATON_HOOKS_KEEPER'] ?? '')) return null;
+  if (/^(off|0|false|no)$/i.test(env['BATON_HOOK_KEEPER'] ?? '')) return null;
   const script = process.argv[1] ?? '';
   return /(^|[/\\])(baton(\.cjs)?|hook\.cjs)$/.test(script) ? { node: process.execPath, script } : null;
 }

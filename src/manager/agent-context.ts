@@ -31,7 +31,7 @@ export type BindingSource = 'env' | 'binding' | 'active' | 'autostart';
 export interface ResolveOptions {
   /** BATON_SESSION, when set. */
   explicit: string | null;
-  /** Start a session for a conversation that has none (BATON_HOOKS_AUTOSTART). */
+  /** Start a session for a conversation that has none (BATON_HOOK_AUTOSTART). */
   autostart: boolean;
 }
 

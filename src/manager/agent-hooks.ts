@@ -27,6 +27,7 @@ import { ConversationRuns, conversationCalls } from './agent-runs.js';
 import { hookDir, readHookProblems } from './hook-log.js';
 import type { HookProblems } from './hook-log.js';
 import { fileMeasurer } from './measure.js';
+import { mirrorFilesOf, mirrorWritten } from './agent-mirror.js';
 import { subagentRan } from './agent-subagent-ran.js';
 import type { SubagentRan } from './agent-subagent-ran.js';
 import { ingestSubagentTranscripts } from './subagent-transcripts.js';
@@ -208,9 +209,12 @@ export class AgentHooks {
     tool: string | null = null,
   ): Promise<SessionState> {
     const isNew = created ? new Set(this.measure(a, created).map((f) => f.path)) : null;
-    const w = this.measure(a, written);
+    // The mirror's own files become events of the session (mirrorWritten), not files of the work.
+    const mirrored = await mirrorFilesOf(this.m, id, a, written);
+    const toolkit = new Set(this.measure(a, mirrored).map((f) => f.path));
+    const w = this.measure(a, written).filter((f) => !toolkit.has(f.path));
     const d = this.measure(a, deleted).map((f) => ({ ...f, sha256: null, size: null }));
-    return this.record(id, a, (s, runId) => {
+    const state = await this.record(id, a, (s, runId) => {
       const phase = this.phaseOf(s, a, runId)?.id ?? null;
       const out: EventDraft[] = [];
       if (runId) {
@@ -237,6 +241,7 @@ export class AgentHooks {
       // The tool is kept so a trace shows the call (docs/telemetry.md).
       return tool ? out.map((x) => ({ ...x, data: { ...x.data, tool } }) as EventDraft) : out;
     });
+    return mirrored.length ? mirrorWritten(this.m, this.conversations, state, a, mirrored, this) : state;
   }
 
   /** The agent's todo list, as the steps of the phase in progress. */
@@ -440,9 +445,6 @@ export class AgentHooks {
 function knownPaths(s: SessionState): Set<string> {
   const out = new Set<string>();
   for (const p of s.phases) for (const f of p.files) out.add(f.path);
-  const loose = s.metadata['looseFiles'];
-  if (Array.isArray(loose))
-    for (const f of loose)
-      if (f && typeof (f as { path?: unknown }).path === 'string') out.add((f as { path: string }).path);
+  for (const f of s.looseFiles ?? []) out.add(f.path);
   return out;
 }

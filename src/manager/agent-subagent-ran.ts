@@ -70,10 +70,7 @@ export async function subagentRan(
 /** Of `written`, those the session records as created (a re-attribution keeps the action). */
 function createdOf(s: SessionState, root: string, written: string[]): string[] {
   const created = new Set<string>();
-  const rows = [
-    ...s.phases.flatMap((p) => p.files),
-    ...((s.metadata['looseFiles'] as Array<{ path: string; action: string }> | undefined) ?? []),
-  ];
+  const rows = [...s.phases.flatMap((p) => p.files), ...(s.looseFiles ?? [])];
   for (const f of rows) if (f.action === 'created') created.add(f.path);
   return written.filter((w) => created.has(path.relative(root, path.resolve(root, w))) || created.has(w));
 }

@@ -52,9 +52,7 @@ export function sweepWorkTree(m: Pick<ManagerCore, 'workspace'>, s: SessionState
 
 /** The newest record of each path the session holds (phases and loose files). */
 function latestRecords(s: SessionState): Map<string, FileRecord> {
-  const all: FileRecord[] = s.phases.flatMap((p) => p.files);
-  const loose = s.metadata['looseFiles'];
-  if (Array.isArray(loose)) all.push(...(loose as FileRecord[]).filter((f) => f && typeof f.path === 'string'));
+  const all: FileRecord[] = [...s.phases.flatMap((p) => p.files), ...(s.looseFiles ?? [])];
   all.sort((a, b) => (a.recordedAt < b.recordedAt ? -1 : a.recordedAt > b.recordedAt ? 1 : 0));
   return new Map(all.map((f) => [f.path, f]));
 }

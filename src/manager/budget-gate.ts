@@ -28,7 +28,7 @@ const LEVELS: readonly BudgetLevel[] = ['none', 'ok', 'warning', 'critical', 'ex
  * Before one of a conversation's tool calls (Claude Code and Codex PreToolUse, Gemini CLI
  * BeforeTool): reads the tokens its transcript gained since the last hook, then judges the
  * budgets of the session, of the phase it works on and of its agent. Over a budget with
- * `stop`: deny; with `ask`: ask; a budget that crossed a threshold with this read: the running
+ * `stop`: deny; with `ask`: ask (deny on the CLIs that cannot ask, {@link CANNOT_ASK}); a budget that crossed a threshold with this read: the running
  * total as context for the model. The tokens are read first, so a turn of many tool calls is
  * judged on what it spent so far, not on what the last Stop saw.
  */
@@ -39,16 +39,35 @@ export async function gateToolCall(m: GateManager, id: string, a: AgentContext):
   await m.hooks.ingest(id, a, a.transcriptPath, a.agent);
   const now = m.budgets.verdict(await m.get(id), scope);
   const raise = (c: BudgetCheck): string =>
-    `baton budget set ${c.unit === 'tokens' ? '<tokens>' : '--cost <usd>'}${c.scope === 'phase' ? ` --phase ${c.name}` : c.scope === 'agent' ? ` --agent ${c.name}` : ''} --session ${id}`;
+    `baton budget set ${c.unit === 'tokens' ? '<tokens>' : '--cost <usd>'}${scopeFlag(c)} --session ${id}`;
   if ((now.action === 'stop' || now.action === 'ask') && now.worst) {
     const c = now.worst;
+    const spent = `${budgetName(c)} is exceeded (${budgetUse(c)}; policy ${now.action})`;
+    if (now.action === 'ask' && CANNOT_ASK[a.cli]) {
+      const reason = `baton: ${spent}, and ${CANNOT_ASK[a.cli]} cannot put a tool call to the user, so this tool call was refused. Stop and tell the user; it goes on once they raise the budget (\`${raise(c)}\`) or let it be exceeded with a warning only (\`baton budget set${scopeFlag(c)} --on-exceed warn --session ${id}\`).`;
+      return { decision: 'deny', reason, context: null };
+    }
     const reason =
       now.action === 'stop'
-        ? `baton: ${budgetName(c)} is exceeded (${budgetUse(c)}; policy stop), so this tool call was refused. Stop and tell the user; it goes on once they raise the budget (\`${raise(c)}\`).`
-        : `baton: ${budgetName(c)} is exceeded (${budgetUse(c)}; policy ask). Allow this tool call to spend more, or raise the budget (\`${raise(c)}\`).`;
+        ? `baton: ${spent}, so this tool call was refused. Stop and tell the user; it goes on once they raise the budget (\`${raise(c)}\`).`
+        : `baton: ${spent}. Allow this tool call to spend more, or raise the budget (\`${raise(c)}\`).`;
     return { decision: now.action === 'stop' ? 'deny' : 'ask', reason, context: null };
   }
   return { decision: null, reason: null, context: crossed(was, now) };
+}
+
+/**
+ * The CLIs whose hooks cannot put a tool call to the user, by the name the reason gives them.
+ * Codex (0.169–0.171) takes `permissionDecision: "ask"` but does not act on it: the call runs
+ * and the model never hears why. Gemini CLI's `decision: "ask"` in `-p` mode waits for a
+ * confirmation no one can give, until killed. So `ask` is answered there with a refusal whose
+ * reason says so: the budget still holds, and the agent can tell the user.
+ */
+const CANNOT_ASK: Readonly<Record<string, string>> = { codex: 'Codex', gemini: 'Gemini CLI' };
+
+/** `budget set`'s flag naming the check's phase or agent ('' for the session's). */
+function scopeFlag(c: BudgetCheck): string {
+  return c.scope === 'phase' ? ` --phase ${c.name}` : c.scope === 'agent' ? ` --agent ${c.name}` : '';
 }
 
 /** The phase the conversation works on (BATON_PHASE, else the one phase in progress) and its agent. */

@@ -93,10 +93,7 @@ export function latestValid(all: CheckpointInfo[]): CheckpointInfo | null {
 export function recordedPaths(s: SessionState): string[] {
   const set = new Set<string>();
   for (const p of s.phases) for (const f of p.files) set.add(f.path);
-  const loose = s.metadata['looseFiles'];
-  if (Array.isArray(loose))
-    for (const f of loose)
-      if (f && typeof (f as { path?: unknown }).path === 'string') set.add((f as { path: string }).path);
+  for (const f of s.looseFiles ?? []) set.add(f.path);
   return [...set].sort();
 }
 

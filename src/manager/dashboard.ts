@@ -3,12 +3,14 @@
  * pages, never a whole journal: the sessions list (sorted, filtered, searched, paged), one
  * session's view (status, timeline of attempts, token series, records), its event log (paged,
  * filtered) and its resume plan. Reads only: nothing here appends, snapshots or rewrites the
- * registry cache. The journal of a session looked at is read once and kept (a few sessions),
- * then only the events appended since are read.
+ * registry cache. A session's page is its state (snapshot plus tail), which carries the
+ * history the page shows (domain/history.ts); the unfiltered event log reads its page alone.
+ * A filtered page, a resume plan, or a session whose snapshot predates histories reads the
+ * journal once and keeps it (a few sessions), then only the events appended since.
  */
 import { costReport, costShown, formatCost, formatCostBudget } from '../domain/cost.js';
-import { addEvents, emptyTimeline, agentOfEvent, tokenSeries } from '../domain/dashboard.js';
-import type { Attempt, SessionTimeline, TokenSeries } from '../domain/dashboard.js';
+import { agentOfEvent, emptyHistory, foldHistory, tokenSeries } from '../domain/history.js';
+import type { Attempt, SessionHistory, TokenSeries } from '../domain/history.js';
 import { BatonError } from '../domain/errors.js';
 import { eventSentence } from '../domain/event-sentence.js';
 import type { StoredEvent } from '../domain/events.js';
@@ -37,10 +39,11 @@ export interface DashboardSource {
   readonly store: SessionStore;
   time(): string;
   get(id: string): Promise<SessionState>;
-  log(id: string, since?: number): Promise<StoredEvent[]>;
+  /** Events after `since`; with `limit`, only the first `limit` of them (a page, read alone). */
+  log(id: string, since?: number, limit?: number): Promise<StoredEvent[]>;
   pricing(): PricingTable;
   listRows(filter: { persist?: boolean; all?: boolean }): Promise<RowText[]>;
-  readonly checkpoints: { list(sessionId: string): Promise<CheckpointInfo[]> };
+  readonly checkpoints: { listOf(state: SessionState): Promise<CheckpointInfo[]> };
   /** Which runs are live: a process check on this host (a read; it writes nothing). */
   readonly runs: { liveness(s: SessionState): Liveness };
   readonly recovery: {
@@ -160,27 +163,20 @@ const KEEP_JOURNALS = 4;
 interface Journal {
   /** When the session was created: a different one is another session under the same id. */
   createdAt: string;
-  timeline: SessionTimeline;
+  /** Seq of the last event read. */
+  revision: number;
+  /** The history folded from the events read (used when the state carries none). */
+  history: SessionHistory;
   events: StoredEvent[];
   /** Positions in `events` of each type and of each agent's events: a filtered page reads only those. */
   byType: Map<string, number[]>;
   byAgent: Map<string, number[]>;
-  /** The token series last computed (pages of every viewer ask for the same one until the session changes). */
-  series: { revision: number; maxPoints: number | undefined; value: TokenSeries } | null;
 }
 
 function indexAt(index: Map<string, number[]>, key: string, at: number): void {
   const list = index.get(key);
   if (list) list.push(at);
   else index.set(key, [at]);
-}
-
-function seriesOf(j: Journal, maxPoints: number | undefined): TokenSeries {
-  const c = j.series;
-  if (c && c.revision === j.timeline.revision && c.maxPoints === maxPoints) return c.value;
-  const value = tokenSeries(j.timeline, maxPoints);
-  j.series = { revision: j.timeline.revision, maxPoints, value };
-  return value;
 }
 
 /** Positions of the events a filter keeps, in journal order (`null`: all of them). */
@@ -319,7 +315,8 @@ export class Dashboard {
   async session(id: string, o: { maxPoints?: number } = {}): Promise<SessionPage> {
     const state = await this.m.get(validateId(id));
     const pricing = this.m.pricing();
-    const j = await this.journal(id, state);
+    // The state carries the history; one folded by an older baton (its snapshot) does not.
+    const h = state.history ?? (await this.journal(id, state)).history;
     const live = this.m.runs.liveness(state);
     const now = live.now;
     // A run whose process is gone here reads as dead at once, as `baton status` says.
@@ -327,33 +324,60 @@ export class Dashboard {
     return {
       view,
       runs: runSegments(state, live),
-      attempts: j.timeline.attempts,
-      tokens: { ...seriesOf(j, o.maxPoints), budget: budgetView(state.tokens) },
-      checkpoints: await this.m.checkpoints.list(id),
+      attempts: h.attempts,
+      tokens: { ...tokenSeries(h.tokens, pricing, o.maxPoints), budget: budgetView(state.tokens) },
+      checkpoints: await this.m.checkpoints.listOf(state),
       money: this.money(state),
-      facets: { types: j.timeline.types, agents: j.timeline.agents },
+      facets: { types: h.types, agents: h.agents },
       now,
     };
   }
 
-  /** A page of a session's events, filtered by type (or family, `phase.`) and agent. */
+  /**
+   * A page of a session's events, filtered by type (or family, `phase.`) and agent. Unfiltered,
+   * it reads that page alone; a filter (or a state without history) reads the kept journal.
+   */
   async events(id: string, q: EventsQuery = {}): Promise<EventsPage> {
     const { offset, limit } = pageBounds(q, 100);
     const state = await this.m.get(validateId(id));
+    const type = q.type || null;
+    const agent = q.agent || null;
+    // Seqs run 1 … revision unless a repair bridged lost ones (the history then counts fewer events).
+    const counted = state.history ? Object.values(state.history.types).reduce((a, b) => a + b, 0) : -1;
+    if (type === null && agent === null && counted === state.revision)
+      return this.plainPage(id, state.revision, offset, limit, q.order);
     const j = await this.journal(id, state);
-    const kept = positions(j, q.type || null, q.agent || null);
-    const total = kept ? kept.length : j.events.length;
+    const kept = positions(j, type, agent) ?? [];
+    const total = kept.length;
     const [from, to] =
       q.order === 'asc'
         ? [offset, Math.min(total, offset + limit)]
         : [Math.max(0, total - offset - limit), Math.max(0, total - offset)];
     const events: Array<StoredEvent & { text: string }> = [];
     for (let k = from; k < to; k++) {
-      const e = kept ? j.events[kept[k]!]! : j.events[k]!;
+      const e = j.events[kept[k]!]!;
       events.push({ ...e, text: eventSentence(e) });
     }
     if (q.order !== 'asc') events.reverse();
-    return { total, offset, limit, revision: j.timeline.revision, events };
+    return { total, offset, limit, revision: j.revision, events };
+  }
+
+  /** An unfiltered page of the events up to `revision`: the seqs it covers, read alone. */
+  private async plainPage(
+    id: string,
+    revision: number,
+    offset: number,
+    limit: number,
+    order: EventsQuery['order'],
+  ): Promise<EventsPage> {
+    const [after, upTo] =
+      order === 'asc'
+        ? [Math.min(revision, offset), Math.min(revision, offset + limit)]
+        : [Math.max(0, revision - offset - limit), Math.max(0, revision - offset)];
+    const read = upTo > after ? await this.m.log(id, after, upTo - after) : [];
+    const events = read.filter((e) => e.seq > after && e.seq <= upTo).map((e) => ({ ...e, text: eventSentence(e) }));
+    if (order !== 'asc') events.reverse();
+    return { total: revision, offset, limit, revision, events };
   }
 
   /** The resume plan (JSON and text) and the handoff document: reads and hashes files, writes nothing. */
@@ -394,21 +418,22 @@ export class Dashboard {
       if (!j || j.createdAt !== state.createdAt)
         j = {
           createdAt: state.createdAt,
-          timeline: emptyTimeline(),
+          revision: 0,
+          history: emptyHistory(),
           events: [],
           byType: new Map(),
           byAgent: new Map(),
-          series: null,
         };
-      if (j.timeline.revision < state.revision) {
-        const fresh = await this.m.log(id, j.timeline.revision);
-        for (const e of fresh) {
+      if (j.revision < state.revision) {
+        for (const e of await this.m.log(id, j.revision)) {
+          if (e.seq <= j.revision) continue;
+          j.revision = e.seq;
           const at = j.events.push(e) - 1;
           indexAt(j.byType, e.type, at);
           const agent = agentOfEvent(e);
           if (agent !== null) indexAt(j.byAgent, agent, at);
+          foldHistory(j.history, e);
         }
-        addEvents(j.timeline, fresh, this.m.pricing());
       }
       return j;
     })();

@@ -38,7 +38,8 @@ export type { HostSpend, LowerBound } from '../domain/spend-views.js';
 export { formatResumeCost, parseCacheTtl, resumeCost } from '../domain/resume-cost.js';
 export type { CacheTtl, LastTurn, ResumeCost } from '../domain/resume-cost.js';
 export type { ModelPrice, PricingTable } from '../domain/pricing.js';
-export { startablePhases, statusView } from '../domain/view.js';
+export { changeView, startablePhases, statusView } from '../domain/view.js';
+export type { ChangeView } from '../domain/view.js';
 export { DEFAULT_OLDER_THAN, parseAge, parseCleanupStatuses } from '../domain/retention.js';
 export { renderResumePlan } from '../domain/render-resume.js';
 
@@ -90,7 +91,7 @@ export type {
   SessionsPage,
   SessionsQuery,
 } from './dashboard.js';
-export type { Attempt, AttemptOutcome, TokenSeries } from '../domain/dashboard.js';
+export type { Attempt, AttemptOutcome, TokenSeries } from '../domain/history.js';
 export type { BudgetView } from '../domain/tokens.js';
 export type { EscalationChoice, ResumePlan } from '../domain/resume-plan-types.js';
 export { ESCALATION_CHOICES } from '../domain/resume-plan-types.js';

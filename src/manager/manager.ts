@@ -4,6 +4,7 @@ import { hint } from '../domain/hints.js';
 import type { StoredEvent } from '../domain/events.js';
 import { generateId, validateId } from '../domain/ids.js';
 import { fold } from '../domain/apply.js';
+import { decideBudgetPolicy } from '../domain/budget-policy.js';
 import type { SessionState } from '../domain/state.js';
 import { summarize, type SessionSummary } from '../domain/summary.js';
 import type { SessionAction } from '../domain/transitions.js';
@@ -156,18 +157,21 @@ export class SessionManager extends SessionRecords {
       input.id !== undefined
         ? validateId(input.id)
         : generateId(idFormat, title, { now: this.now(), randomBytes: this.rand }, input.bmad);
+    const created = decide.draft('session.created', {
+      title,
+      idFormat: input.id !== undefined ? 'explicit' : idFormat,
+      phases,
+      budgetMax: budget,
+      contextSummary: input.contextSummary ?? null,
+      metadata: { ...startBaseline(this.workspace), ...input.metadata },
+      ...workspaceOf(this.store),
+    });
+    // A plan's budgets go in with the session, checked before anything (a switch's pause) is done.
+    const made = input.budgets?.length ? fold(null, this.numbered([created], input.agent, this.time(), 0), id)! : null;
+    const budgets = made ? input.budgets!.flatMap((b) => decideBudgetPolicy(made, b)) : [];
     return this.store.withWorkspaceLock(async () => {
       await this.pauseActiveFor(id, input.switch === true, input.agent);
-      const created = decide.draft('session.created', {
-        title,
-        idFormat: input.id !== undefined ? 'explicit' : idFormat,
-        phases,
-        budgetMax: budget,
-        contextSummary: input.contextSummary ?? null,
-        metadata: { ...startBaseline(this.workspace), ...input.metadata },
-        ...workspaceOf(this.store),
-      });
-      const events = this.numbered([created], input.agent, this.time(), 0);
+      const events = this.numbered([created, ...budgets], input.agent, this.time(), 0);
       const state = fold(null, events, id)!;
       await this.store.create(id, events, summarize(state));
       this.changed(id, events, state);
@@ -427,10 +431,10 @@ export class SessionManager extends SessionRecords {
     return (await this.listRows(filter)).map((row) => row.summary);
   }
 
-  /** Events after `since`. */
-  async log(id: string, since = 0): Promise<StoredEvent[]> {
+  /** Events after `since`; with `limit`, the first `limit` of them, read alone (a page). */
+  async log(id: string, since = 0, limit?: number): Promise<StoredEvent[]> {
     validateId(id);
-    return this.store.readEvents(id, since);
+    return this.store.readEvents(id, since, limit);
   }
 
   /** Streams the store's changes until the returned function is called (see watch.ts `watchSessions`). */

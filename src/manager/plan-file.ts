@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { BatonError } from '../domain/errors.js';
+import type { BudgetSetInput } from '../domain/budget-policy.js';
 import type { PhaseSpec } from '../domain/events.js';
 import { nodeCrypto } from './lazy.js';
 
@@ -23,10 +24,13 @@ function parseYaml(text: string): unknown {
   return (require('yaml') as typeof import('yaml')).parse(text);
 }
 
-/** A plan file as read: its title, budget and phases, where it is, and the sha256 of its text. */
+/** A plan file as read: its title, budgets and phases, where it is, and the sha256 of its text. */
 export interface PlanFile {
   title?: string;
+  /** The session's token budget. */
   budget?: number;
+  /** The other budgets it sets (pass them to `start` as `budgets`). */
+  budgets?: BudgetSetInput[];
   phases: PhaseSpec[];
   /** Absolute path. */
   abs: string;

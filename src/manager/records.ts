@@ -9,6 +9,7 @@ import type { MeasuredFile, PhaseActionOptions } from '../domain/decide.js';
 import { BatonError } from '../domain/errors.js';
 import { hint } from '../domain/hints.js';
 import type { FileAction } from '../domain/state.js';
+import { PHASE_ACTIONS } from '../domain/transitions.js';
 import type { PhaseAction } from '../domain/transitions.js';
 import { decideCostBudget } from '../domain/cost.js';
 import type { Checkpoints } from './checkpoints.js';
@@ -25,14 +26,19 @@ export abstract class SessionRecords extends SessionCore {
 
   // ---- phases and records ---------------------------------------------------------------
 
-  /** start | complete | fail | skip | retry a phase; `done` is `complete`, as the CLI says it. */
+  /** start | complete | fail | skip | retry a phase; any other action is BAD_INPUT naming these. */
   async phase(
     id: string,
     ref: string,
-    verb: PhaseAction | 'done',
+    action: PhaseAction,
     o: PhaseActionOptions & ChangeOptions = {},
   ): Promise<ChangeResult<undefined>> {
-    const action: PhaseAction = verb === 'done' ? 'complete' : verb;
+    // A JavaScript caller is not held to the type: refuse a word of another surface by name.
+    if (!PHASE_ACTIONS.includes(action))
+      throw new BatonError('BAD_INPUT', `Unknown phase action "${String(action)}".`, {
+        hint: `Use one of: ${PHASE_ACTIONS.join(', ')}.`,
+        details: { action, allowed: [...PHASE_ACTIONS] },
+      });
     const agent = o.agent ?? this.agent;
     const r = await this.simple(id, (s) => startedIn(decide.decidePhase(s, ref, action, { ...o, agent }), o.run), o);
     // The automatic checkpoint's event is part of the result, so the revision returned is current.

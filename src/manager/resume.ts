@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { settingsOf } from '../domain/settings.js';
 import { draft } from '../domain/decide.js';
 import { BatonError } from '../domain/errors.js';
@@ -13,11 +14,14 @@ import { Runs } from './runs.js';
 import { runNotes, runsView } from '../domain/runs.js';
 import { conflictNotes } from '../domain/conversation-runs.js';
 import { planResume } from '../domain/plan-resume.js';
+import { decideNote } from '../domain/decide-records.js';
+import { pendingRecoveryEvents } from '../domain/toolkit-rules.js';
 import type { ResumePlan, WorkspaceFile } from '../domain/resume-plan-types.js';
 import type { SessionState } from '../domain/state.js';
 import { recordedPaths } from './checkpoint-lookup.js';
 import { readMirrorRecord } from './mirror.js';
 import { newFilesOf } from './new-files.js';
+import { withResolvedPaths } from './foreign-paths.js';
 import type { ManagerCore as SessionManager } from './types.js';
 
 /** Where {@link buildPlan} may take what it would otherwise read again. */
@@ -39,9 +43,11 @@ async function buildPlan(
   m: SessionManager,
   id: string,
   o: PlanSources = {},
-): Promise<{ plan: ResumePlan; state: SessionState }> {
-  const state = o.state ?? (await m.get(id));
+): Promise<{ plan: ResumePlan; state: SessionState; view: SessionState }> {
+  const stored = o.state ?? (await m.get(id));
   const ws = m.workspace;
+  // An imported session's files where its toolkit keeps them (foreign-paths.ts).
+  const state = ws ? withResolvedPaths(stored, ws.root, fs.existsSync) : stored;
   const workspace: WorkspaceFile[] = ws ? recordedPaths(state).map((p) => ws.hashFile(p)) : [];
   // Two reads of their own: asked for at once (a claim hands its plan over as soon as it can).
   const [checkpoints, read] = await Promise.all([m.checkpoints.listOf(state), o.events ? o.events(state) : m.log(id)]);
@@ -80,7 +86,7 @@ async function buildPlan(
       ...plan.warnings.filter((w) => !w.includes(held)),
     ];
   }
-  return { plan, state };
+  return { plan, state: stored, view: state };
 }
 
 /** Whether the plan file the session started from changed since; null when unknown. */
@@ -121,7 +127,8 @@ export interface AppliedResume {
  * behind this command. Use `baton run` to hold a lease while working.
  *
  * On a session that is already active, `live` (what the plan recommends for it) writes
- * nothing and returns `changed: false`, so following the plan twice never fails; a live
+ * nothing (but the toolkit's recovery events not logged yet) and returns `changed: false`,
+ * so following the plan twice never fails; a live
  * lease of another run is `LOCKED` unless `force` (which takes it over); restoring a
  * checkpoint or starting fresh is refused (`INVALID_TRANSITION`): someone may be working in it.
  */
@@ -159,7 +166,11 @@ async function applyOption(m: SessionManager, id: string, o: ApplyOptions = {}):
     const current = await m.get(id);
     // A live lease of another run is LOCKED, unless forced: then it is taken over below.
     assertLeaseFree(current, taker(), o.force === true);
-    if (!leaseOf(current)) return { plan, from, state: current, changed: false };
+    if (!leaseOf(current)) {
+      // Following the plan is resuming by the toolkit's rules: its recovery events are logged.
+      const logged = await logRecoveryEvents(m, id, o.agent ?? null, current);
+      return { plan, from, state: logged, changed: logged.revision !== current.revision };
+    }
   }
   // Refuse a lease held by a live run before changing anything: a LOCKED resume must not
   // leave the session restored or reopened behind it.
@@ -215,7 +226,33 @@ async function applyOption(m: SessionManager, id: string, o: ApplyOptions = {}):
   );
   let state = await m.get(id);
   if (state.status !== 'active') state = await m.resume(id, o.agent ?? null);
+  state = await logRecoveryEvents(m, id, o.agent ?? null, state);
   return { plan, from, state, changed: true };
+}
+
+/**
+ * Records, once, the recovery events the session's toolkit logs on resume (bmit's after a
+ * fresh start from the template; toolkit-rules.ts `recoveryEvents`) as notes in its journal.
+ */
+async function logRecoveryEvents(
+  m: SessionManager,
+  id: string,
+  agent: string | null,
+  state: SessionState,
+): Promise<SessionState> {
+  const pending = pendingRecoveryEvents(state);
+  if (pending.length === 0) return state;
+  // One append each (note ids are numbered from the state), each checked again under the append.
+  for (const text of pending)
+    await m.change(
+      id,
+      (s) => ({
+        events: pendingRecoveryEvents(s).includes(text) ? decideNote(s, { text, agent }).events : [],
+        result: undefined,
+      }),
+      { agent },
+    );
+  return m.get(id);
 }
 
 /**
@@ -227,8 +264,8 @@ async function briefing(
   id: string,
   o: PlanSources = {},
 ): Promise<{ markdown: string; plan: ResumePlan; state: SessionState }> {
-  const { plan, state } = await buildPlan(m, id, o);
-  return { markdown: renderHandoff({ state, plan, now: m.time(), cost: handoffCost(m, state) }), plan, state };
+  const { plan, state, view } = await buildPlan(m, id, o);
+  return { markdown: renderHandoff({ state: view, plan, now: m.time(), cost: handoffCost(m, state) }), plan, state };
 }
 
 /**

@@ -365,8 +365,8 @@ export class SessionCore {
    */
   private snapshot(id: string, state: SessionState): void {
     if (this.snapshotting.has(id)) return;
-    const done = this.store
-      .writeSnapshot(id, { revision: state.revision, state })
+    const done = this.withHistory(id, state)
+      .then((s) => this.store.writeSnapshot(id, { revision: s.revision, state: s }))
       .then(
         () => {
           const kept = this.cache.get(id);
@@ -379,6 +379,17 @@ export class SessionCore {
       )
       .finally(() => this.snapshotting.delete(id));
     this.snapshotting.set(id, done);
+  }
+
+  /** `state`, or when folded before histories existed (an old snapshot's), replayed whole to carry one: once per session. */
+  private async withHistory(id: string, state: SessionState): Promise<SessionState> {
+    if (state.history) return state;
+    const full = fold(
+      null,
+      (await this.store.readEvents(id)).filter((e) => e.seq <= state.revision),
+      id,
+    );
+    return full?.revision === state.revision && full.history ? full : state;
   }
 
   /** Resolves once the snapshots being written (if any) have landed or failed. */

@@ -4,6 +4,7 @@
  * Helpers import this file, never manager.ts, so manager.ts can hold them as sub-objects
  * without an import cycle.
  */
+import type { BudgetSetInput } from '../domain/budget-policy.js';
 import type { PricingTable } from '../domain/pricing.js';
 import type { CacheTtl } from '../domain/resume-cost.js';
 import type { PhaseSpec } from '../domain/events.js';
@@ -159,6 +160,11 @@ export interface StartInput {
   phases?: PhaseSpec[];
   /** Token budget; numeric strings from the CLI are accepted and checked. */
   budget?: number | string | null;
+  /**
+   * More budgets, set with the session (a plan file's, see `readPlanFile`): each one a
+   * `budget.set` in the session's first commit, checked as `budgets.set` checks it.
+   */
+  budgets?: readonly BudgetSetInput[];
   contextSummary?: string | null;
   metadata?: Record<string, unknown>;
   /** Pause the active session instead of refusing with ACTIVE_EXISTS. */

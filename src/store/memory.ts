@@ -69,9 +69,10 @@ export class MemoryStore implements SessionStore {
     return { snapshot: snap ? clone(snap) : null, events, revision: e.events.length, repairs: [] };
   }
 
-  async readEvents(id: string, afterSeq = 0): Promise<StoredEvent[]> {
+  async readEvents(id: string, afterSeq = 0, limit?: number): Promise<StoredEvent[]> {
     return this.entry(id)
       .events.filter((x) => x.seq > afterSeq)
+      .slice(0, limit)
       .map(clone);
   }
 

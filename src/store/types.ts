@@ -217,8 +217,11 @@ export interface SessionStore
   exists(id: string): Promise<boolean>;
   /** Reads a session: newest valid snapshot plus the tail. Repairs a torn tail (a read-only store reports it and reads without it). */
   load(id: string): Promise<LoadResult>;
-  /** Every event with seq > `afterSeq`, in order. */
-  readEvents(id: string, afterSeq?: number): Promise<StoredEvent[]>;
+  /**
+   * Every event with seq > `afterSeq`, in order; with `limit`, only the first `limit` of them,
+   * read without reading the rest of the journal (a page of a long session costs a page).
+   */
+  readEvents(id: string, afterSeq?: number, limit?: number): Promise<StoredEvent[]>;
   /**
    * Appends `events` only if the journal's last seq is `expectedRevision`; otherwise rejects
    * with `CONFLICT` and writes nothing. Resolves once the events are durable.

@@ -18,12 +18,16 @@ describe('checkpoint id prefixes, and completing a phase in the library', () => 
     expectError(await ws.run(['restore', 'cp-99']), 'NOT_FOUND');
   });
 
-  it("the library's phase(id, p, 'done') completes the phase, as `baton phase done` does", async () => {
+  it("the library speaks its own verbs: phase(id, p, 'complete') completes the phase; 'done' is refused naming them", async () => {
     const { openManager } = await import('../../src/index.js');
     const m = openManager({ url: 'memory:', cwd: process.cwd(), now: () => new Date('2026-01-01T00:00:00Z') });
     await m.start({ title: 'Lib', id: 'lib', phases: [{ id: 'a', name: 'A' }] });
     await m.phase('lib', 'a', 'start');
-    const r = await m.phase('lib', 'a', 'done');
+    // A JavaScript caller is not held to the type; the word of another surface is refused by name.
+    const refused = await m.phase('lib', 'a', 'done' as never).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'BAD_INPUT', message: 'Unknown phase action "done".' });
+    expect((refused as { hint?: unknown }).hint).toBe('Use one of: start, complete, fail, skip, retry.');
+    const r = await m.phase('lib', 'a', 'complete');
     expect(r.state.phases[0]!.status).toBe('completed');
   });
 });

@@ -21,9 +21,9 @@ interface CheckpointJson {
 }
 
 interface RestoreJson {
-  ok: true;
-  id: string;
+  session: string;
   revision: number;
+  status: string;
   checkpoint: CheckpointJson;
   superseded: string[];
   git: { commit: string; previousHead: string | null } | null;
@@ -81,10 +81,10 @@ describe('baton checkpoint, checkpoints, checkpoint show|validate', () => {
     ws.write('a.txt', 'two\n');
     const head2 = commit(ws, 'two');
     ws.write('scratch.txt', 'not committed');
-    const second = await ws.json<{ ok: true; id: string; revision: number; checkpoint: CheckpointJson }>([
+    const second = await ws.json<{ session: string; revision: number; status: string; checkpoint: CheckpointJson }>([
       'checkpoint',
     ]);
-    expect(second).toMatchObject({ ok: true, id: 's', revision: 5 });
+    expect(second).toMatchObject({ session: 's', revision: 5, status: 'active' });
     expect(second.checkpoint).toMatchObject({
       id: 'cp-2-revision-4',
       name: 'revision 4',
@@ -135,7 +135,6 @@ describe('baton checkpoint, checkpoints, checkpoint show|validate', () => {
       'Checkpoint cp-2-revision-4 is valid: checksum and contents check out (revision 4).\n',
     );
     expect(await ws.json(['checkpoint', 'validate', 'cp-1-before-the-build'])).toMatchObject({
-      ok: true,
       valid: true,
       checkpoint: { id: 'cp-1-before-the-build' },
     });
@@ -178,7 +177,7 @@ describe('baton restore', () => {
     ws.write('b.txt', 'added in two\n');
     await ws.ok(['file', 'modified', 'a.txt']);
     await ws.ok(['file', 'created', 'b.txt']);
-    await ws.ok(['phase', 'done', 'design']);
+    await ws.ok(['phase', 'complete', 'design']);
     const head2 = commit(ws, 'two');
     await ws.ok(['checkpoint', 'two']);
     const before = await ws.log();
@@ -199,9 +198,9 @@ describe('baton restore', () => {
     // --force: reset to the first commit; tracked changes discarded, untracked files kept.
     const r = await ws.json<RestoreJson>(['restore', 'cp-1-one', '--git', '--force']);
     expect(r).toMatchObject({
-      ok: true,
-      id: 's',
+      session: 's',
       revision: before.length + 1,
+      status: 'active',
       superseded: ['cp-2-design-done', 'cp-3-two'],
       git: { commit: head1, previousHead: head2 },
     });
@@ -358,7 +357,7 @@ describe('automatic checkpoints', () => {
   it('are taken when a phase completes, unless the session was started with --no-auto-checkpoint', async () => {
     const ws = await repo();
     await ws.ok(['phase', 'start', 'design']);
-    const done = await ws.json<{ revision: number }>(['phase', 'done', 'design']);
+    const done = await ws.json<{ revision: number }>(['phase', 'complete', 'design']);
     const s = await ws.status();
     expect(done.revision).toBe(s.revision);
     const log = await ws.log();
@@ -388,7 +387,7 @@ describe('automatic checkpoints', () => {
     await ws.ok(['start', 'Quiet', '--id', 'q', '--phases', 'a', '--no-auto-checkpoint', '--switch']);
     expect((await ws.status()).metadata).toMatchObject({ autoCheckpoint: false });
     await ws.ok(['phase', 'start', 'a']);
-    await ws.ok(['phase', 'done', 'a']);
+    await ws.ok(['phase', 'complete', 'a']);
     expect(await ws.json(['checkpoints'])).toEqual([]);
     expect((await ws.log()).map((e) => e.type)).not.toContain('checkpoint.created');
   });

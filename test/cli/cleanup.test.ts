@@ -80,10 +80,9 @@ describe('pin and unpin', () => {
     const rows = await ws.json<ListRow[]>(['list']);
     expect(rows[0]).toMatchObject({ id: 'k', pinned: true });
     expect(await ws.json(['unpin', 'k', '--reason', 'done with it'])).toEqual({
-      ok: true,
-      id: 'k',
-      status: 'active',
+      session: 'k',
       revision: 3,
+      status: 'active',
       pinned: false,
     });
     expect((await ws.status()).pinned).toBe(false);

@@ -104,7 +104,7 @@ describe('completion', () => {
       const file = ws.write('baton.bash', await script('bash'));
       // Phases of the active session, and of the one --session names.
       expect(completeIn(ws, file, ['baton', 'phase', 'start', ''])).toEqual(['review']);
-      expect(completeIn(ws, file, ['baton', 'phase', 'done', '--session', '2026-11-27-alpha', 'b'])).toEqual([
+      expect(completeIn(ws, file, ['baton', 'phase', 'complete', '--session', '2026-11-27-alpha', 'b'])).toEqual([
         'build',
         'bundle',
       ]);
@@ -141,7 +141,7 @@ describe('completion', () => {
       expect(complete(file, ['baton', 'phase', 'start', 'a', '--if'])).toEqual(['--if-revision']);
       expect(complete(file, ['baton', 'status', '--ag'])).toEqual([]);
       // Global options before the command are skipped when finding it.
-      expect(complete(file, ['baton', '--json', 'phase', 'd'])).toEqual(['done']);
+      expect(complete(file, ['baton', '--json', 'phase', 'co'])).toEqual(['complete']);
       // The registration itself.
       const reg = spawnSync('bash', ['--norc', '-c', `source '${file}'; complete -p baton`], { encoding: 'utf8' });
       expect(reg.stdout.trim()).toBe('complete -o default -F _baton baton');
@@ -153,7 +153,7 @@ describe('completion', () => {
     async () => {
       const file = workspace().write('_baton', await script('zsh'));
       expect(zshCandidates(file, ['baton', 'ph'])).toContain('phase');
-      expect(zshCandidates(file, ['baton', 'phase', 'st'])).toEqual(['start', 'done', 'fail', 'skip', 'retry']);
+      expect(zshCandidates(file, ['baton', 'phase', 'st'])).toEqual(['start', 'complete', 'fail', 'skip', 'retry']);
       const opts = zshCandidates(file, ['baton', 'status', '--se']);
       expect(opts).toContain('--session');
       expect(opts).not.toContain('--agent');
@@ -165,7 +165,7 @@ describe('completion', () => {
   it('zsh and fish scripts carry the same command tree', async () => {
     const zsh = await script('zsh');
     expect(zsh.startsWith('#compdef baton\n')).toBe(true);
-    expect(zsh).toContain('"phase") echo "start done fail skip retry claim" ;;');
+    expect(zsh).toContain('"phase") echo "start complete fail skip retry claim" ;;');
     expect(zsh).toContain('compdef _baton baton');
     // Ids complete from the store in zsh too, with no fall-back to file names.
     expect(zsh).toContain('"phase start") echo "phase" ;;');

@@ -20,8 +20,8 @@ describe('-q silences every confirmation', () => {
     expect((await ws.ok(['resume', '--apply'])).stdout).toBe('Resumed q1 from live; it is active.\n');
     await ws.ok(['pause']);
     expect(JSON.parse((await ws.ok(['resume', '--apply', '-q', '--json'])).stdout)).toMatchObject({
-      ok: true,
-      id: 'q1',
+      session: 'q1',
+      status: 'active',
     });
   });
 });

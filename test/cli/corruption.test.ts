@@ -85,8 +85,7 @@ describe('a damaged line in the middle of journal.jsonl', () => {
     fs.writeFileSync(file, lines.join('\n'));
     expectError(await ws.run(['status']), 'CORRUPT');
     expect(await ws.json(['repair'])).toMatchObject({
-      ok: true,
-      id: 'garb',
+      session: 'garb',
       repairs: [expect.objectContaining({ kind: 'journal_rewritten' })],
     });
     const log = await ws.log();
@@ -192,7 +191,7 @@ describe('a garbage index.json', () => {
     const ws = workspace();
     await ws.ok(['start', 'One', '--id', 'one', '--phases', 'a,b']);
     await ws.ok(['phase', 'start', 'a']);
-    await ws.ok(['phase', 'done', 'a']);
+    await ws.ok(['phase', 'complete', 'a']);
     await ws.ok(['start', 'Two', '--id', 'two', '--switch']);
     await ws.ok(['start', 'Three', '--id', 'three', '--switch']);
     await ws.ok(['pause']);

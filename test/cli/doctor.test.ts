@@ -80,7 +80,7 @@ describe('baton doctor on a healthy store', () => {
     expect((await ws.run(['run', '--', process.execPath, '-e', '0'])).code).toBe(0);
     await ws.ok(['resume', '--apply']);
     await ws.ok(['checkpoint', 'mid']);
-    await ws.ok(['phase', 'done', 'design']);
+    await ws.ok(['phase', 'complete', 'design']);
     await ws.ok(['start', 'Second', '--id', 's2', '--switch']);
     await ws.ok(['complete']);
     await ws.ok(['archive', 's2']);

@@ -55,7 +55,7 @@ describe('illegal transitions', () => {
       }),
     );
     await ws.ok(['start', 'T', '--id', 't', '--plan', 'plan.json']);
-    const done = await refused(ws, ['phase', 'done', 'a'], 'INVALID_TRANSITION');
+    const done = await refused(ws, ['phase', 'complete', 'a'], 'INVALID_TRANSITION');
     expect(done.message).toBe('Phase a is pending; it cannot be completed.');
     expect(done.hint).toBe('From pending a phase may: start, skip.');
     await refused(ws, ['phase', 'fail', 'a'], 'INVALID_TRANSITION');

@@ -9,7 +9,7 @@ describe('right after complete', () => {
   it('status shows the session just finished and says none is active; archive archives it', async () => {
     const ws = await withSession('done1', 'a');
     await ws.ok(['phase', 'start', 'a']);
-    await ws.ok(['phase', 'done', 'a']);
+    await ws.ok(['phase', 'complete', 'a']);
     await ws.ok(['complete']);
     const status = await ws.ok(['status']);
     expect(status.stdout).toContain('Session done1');

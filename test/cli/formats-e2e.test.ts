@@ -213,7 +213,7 @@ for (const adapter of ADAPTERS) {
       const ws = workspace();
       await ws.ok(['start', 'Born here', '--id', 'born-1', '--phases', phases.join(',')]);
       await ws.ok(['phase', 'start', phases[0]!]);
-      await ws.ok(['phase', 'done', phases[0]!]);
+      await ws.ok(['phase', 'complete', phases[0]!]);
       await ws.ok(['phase', 'start', phases[1]!]);
       await ws.ok(['tokens', 'add', '--agent', 'coder', '--input', '1200', '--output', '300']);
       const ex = await ws.run(['export', '--format', format, '--out', 'out', '--json']);

@@ -114,12 +114,15 @@ describe("import carries Go Team checkpoints and rules into baton's resume", () 
     );
   });
 
-  it('where files of completed steps changed outside the session, baton departs from the toolkit and says why', async () => {
+  it("where files of completed steps are not in the work tree, Go Team's safe checkpoint stays recommended (issue 27): its git reset puts them back", async () => {
     const ws = await imported('go-team', 'checksums');
     const p = await plan(ws, 'session-5047ed01');
-    expect(p.recovery.recommended?.kind).toBe('live');
-    expect(p.toolkit?.followed).toBe(false);
-    expect(p.toolkit?.departure).toContain('files of completed phase 4 changed outside the session');
+    expect(p.recovery.recommended?.kind).toBe('checkpoint');
+    expect(p.toolkit?.followed).toBe(true);
+    expect(p.toolkit?.departure).toBeNull();
+    expect(p.recovery.recommended?.reason).toContain(
+      'Files of completed phase 4 are not in the work tree as recorded: restore with the git reset (--git)',
+    );
   });
 
   it('a session Go Team never resumes (failed) is not offered for resume', async () => {

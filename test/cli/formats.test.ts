@@ -266,7 +266,7 @@ describe('baton mirror', () => {
     await ok(w, 'note', 'add', 'hello');
     expect(read().notes).toEqual(['hello']);
     // One rewrite per command: the previous content is the .bak the toy plan keeps.
-    await ok(w, 'phase', 'done', 'one');
+    await ok(w, 'phase', 'complete', 'one');
     expect(JSON.parse(fs.readFileSync(`${file}.bak`, 'utf8')).notes).toEqual(['hello']);
     expect(read().units[0].status).toBe('completed');
     const shown = JSON.parse(await ok(w, 'mirror', '--json'));

@@ -11,7 +11,7 @@ describe('baton init and start', () => {
     expect(fs.statSync(ws.store).isDirectory()).toBe(true);
     expect(fs.statSync(ws.store).mode & 0o777).toBe(0o700);
     expect((await ws.ok(['init'])).stdout).toBe(`Store already present at ${ws.store}\n`);
-    expect(await ws.json(['init'])).toEqual({ ok: true, store: ws.store, created: false, shared: false });
+    expect(await ws.json(['init'])).toEqual({ store: ws.store, created: false, shared: false });
 
     const before = utcDate();
     const start = await ws.ok(['start', 'My Work', '--phases', 'Design, Build,Test', '--budget', '1000']);
@@ -88,6 +88,34 @@ describe('baton init and start', () => {
     ]);
     expect(s.tokens.budget.max).toBe(5000);
     expectError(await ws.run(['phase', 'start', 'build']), 'BLOCKED');
+  });
+
+  it('start --plan sets the budgets a plan gives (cost, policy, per agent and phase); --budget overrides its tokens', async () => {
+    const ws = workspace();
+    ws.write(
+      'plan.yaml',
+      [
+        'budget: {tokens: 60000, cost: 5, onExceed: stop, agents: {reviewer: {tokens: 8000, onExceed: ask}}}',
+        'phases:',
+        '  - {id: build, name: Build, budget: {tokens: 20000, onExceed: stop}}',
+        '  - {id: test, name: Test, blockedBy: [build]}',
+        '',
+      ].join('\n'),
+    );
+    await ws.ok(['start', 'Budgeted', '--id', 'bud', '--plan', 'plan.yaml', '--budget', '70000']);
+    const b = await ws.json<{ policies: unknown }>(['budget']);
+    expect(b.policies).toEqual({
+      session: { tokens: 70000, usd: 5, onExceed: 'stop' },
+      phases: { build: { tokens: 20000, usd: null, onExceed: 'stop' } },
+      agents: { reviewer: { tokens: 8000, usd: null, onExceed: 'ask' } },
+    });
+    expect((await ws.ok(['budget'])).stdout).toContain('Phase build: 20,000 tokens, on exceed: stop\n');
+    // A bad value: refused naming the field and the values allowed; the active session is left as it was.
+    ws.write('bad.yaml', 'budget: {tokens: 5000, onExceed: halt}\nphases: [a]\n');
+    const e = expectError(await ws.run(['start', 'Bad', '--id', 'bad', '--plan', 'bad.yaml', '--switch']), 'BAD_INPUT');
+    expect(e.message).toBe('Plan bad.yaml is not valid: budget.onExceed: must be warn, ask or stop; got "halt".');
+    expect(e.hint).toContain('onExceed warn, ask or stop');
+    expect((await ws.status()).id).toBe('bud');
   });
 
   it('start --plan FILE.yaml reads a YAML plan with blockedBy', async () => {
@@ -212,7 +240,7 @@ describe('session lifecycle', () => {
       'Session alpha is already active: nothing to resume; go on working in it.\n',
     );
 
-    expect(await ws.json(['complete', '--force'])).toEqual({ ok: true, id: 'alpha', status: 'completed', revision: 8 });
+    expect(await ws.json(['complete', '--force'])).toEqual({ session: 'alpha', revision: 8, status: 'completed' });
     // A finished session stops being the active one: a change needs a session named, while
     // `status` shows the one just finished, saying that none is active (issue 25).
     expectError(await ws.run(['note', 'add', 'x']), 'NO_ACTIVE_SESSION');

@@ -11,7 +11,7 @@ async function busy(): Promise<Workspace> {
   const ws = await withSession('lg', 'build,test');
   await ws.ok(['phase', 'start', 'build', '--agent', 'alice']);
   await ws.ok(['note', 'add', 'from bob', '--agent', 'bob']);
-  await ws.ok(['phase', 'done', 'build', '--agent', 'alice']);
+  await ws.ok(['phase', 'complete', 'build', '--agent', 'alice']);
   await ws.ok(['tokens', 'add', '--agent', 'bob', '--input', '10']);
   const m = openManager({ dir: ws.store, cwd: ws.dir, agent: 'worker' });
   const lease = (await m.leases.acquire('lg', { owner: 'worker', ttlMs: 60_000, agent: 'worker' })).result;

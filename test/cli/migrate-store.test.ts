@@ -62,7 +62,7 @@ async function richSource(): Promise<Workspace> {
   await ws.ok(['cleanup', '--older-than', '0d', '--delete', '--status', 'completed']);
   await ws.ok(['start', 'Kept and archived', '--id', 'arch', '--phases', 'a,b']);
   await ws.ok(['phase', 'start', 'a']);
-  await ws.ok(['phase', 'done', 'a']);
+  await ws.ok(['phase', 'complete', 'a']);
   await ws.ok(['complete', '--force']);
   await ws.ok(['archive', 'arch']);
   await ws.ok(['start', 'Live one', '--id', 'live', '--phases', 'build,test']);

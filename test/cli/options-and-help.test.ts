@@ -108,7 +108,10 @@ describe('--quiet and --verbose', () => {
     expect((await ws.status('q')).notes).toHaveLength(1);
     expect((await ws.ok(['status', '--quiet'])).stdout).toContain('Session q');
     // --json is data: --quiet does not take it away.
-    expect(JSON.parse((await ws.ok(['note', 'add', 'again', '--quiet', '--json'])).stdout).ok).toBe(true);
+    expect(JSON.parse((await ws.ok(['note', 'add', 'again', '--quiet', '--json'])).stdout)).toMatchObject({
+      session: 'q',
+      noteId: 'note-2',
+    });
     const v = await ws.run(['--verbose', 'status']);
     expect(v.code).toBe(0);
     expect(v.stderr).toMatch(/^baton: file store .+\.baton\nbaton: done in \d+ ms\n$/);
@@ -151,7 +154,7 @@ describe('colour and symbols', () => {
   it('a locale without UTF-8 (LANG=C, LC_ALL=POSIX, a Latin-1 LC_CTYPE) gets ASCII for ✓ ○ █ and the rest; UTF-8 keeps them', async () => {
     const ws = await withSession('u', 'design,build,review');
     await ws.ok(['phase', 'start', 'design']);
-    await ws.ok(['phase', 'done', 'design']);
+    await ws.ok(['phase', 'complete', 'design']);
     await ws.ok(['phase', 'start', 'build']);
     const utf8 = (await ws.ok(['status'], { env: { LANG: 'en_US.UTF-8', LC_ALL: undefined, LC_CTYPE: undefined } }))
       .stdout;

@@ -13,7 +13,7 @@ describe('the agents of a phase are everyone who worked on it', () => {
     await ws.ok(['substep', 'a', 's', '--agent', 'carol']);
     await ws.ok(['tokens', 'add', '--agent', 'dave', '--phase', 'a', '--input', '10']);
     await ws.ok(['error', 'add', '--phase', 'a', '--agent', 'erin', '--type', 'lint', '--message', 'm']);
-    await ws.ok(['phase', 'done', 'a', '--agent', 'frank']);
+    await ws.ok(['phase', 'complete', 'a', '--agent', 'frank']);
     // Work on no phase, or on another one, makes nobody an agent of `a`.
     await ws.ok(['tokens', 'add', '--agent', 'gus', '--input', '5']);
     await ws.ok(['phase', 'start', 'b', '--agent', 'hal']);

@@ -66,7 +66,7 @@ async function script(ws: Workspace): Promise<void> {
   ws.write('src/a.ts', 'export const a = 1;\n');
   await ws.ok(['file', 'created', 'src/a.ts']);
   await ws.ok(['tokens', 'add', '--input', '1200', '--output', '300', '--agent', 'alice']);
-  await ws.ok(['phase', 'done', 'design']);
+  await ws.ok(['phase', 'complete', 'design']);
   await ws.ok(['checkpoint', 'mid']);
   await ws.ok(['phase', 'start', 'build']);
   await ws.ok(['note', 'add', 'written before the store went read-only']);
@@ -105,7 +105,7 @@ const SAME_AS_WRITABLE: string[][] = [
 /** Commands that must write, refused on a read-only store. */
 const WRITERS: string[][] = [
   ['note', 'add', 'one more'],
-  ['phase', 'done', 'build'],
+  ['phase', 'complete', 'build'],
   ['checkpoint', 'late'],
   ['start', 'Another session', '--switch'],
   ['pause'],

@@ -33,7 +33,7 @@ describe('phases', () => {
     expect((await ws.ok(['substep', 'design', 'drafting'])).stdout).toBe('Phase design: reached drafting\n');
     let s = await ws.status();
     expect(phaseOf(s, 'design')).toMatchObject({ status: 'in_progress', subStep: 'drafting', agents: ['architect'] });
-    expect((await ws.ok(['phase', 'done', 'design'])).stdout).toBe('Completed phase design\n');
+    expect((await ws.ok(['phase', 'complete', 'design'])).stdout).toBe('Completed phase design\n');
 
     await ws.ok(['phase', 'start', 'build']);
     expect((await ws.ok(['phase', 'fail', 'build', '--reason', 'compile error'])).stdout).toBe('Failed phase build\n');
@@ -44,7 +44,7 @@ describe('phases', () => {
     expect(exhausted.hint).toContain('--force');
     // `phase start` on a failed phase is a retry too, and refused the same way.
     expectError(await ws.run(['phase', 'start', 'build']), 'RETRIES_EXHAUSTED');
-    const forced = await ws.json<{ ok: boolean; phase: { status: string; retryCount: number } }>([
+    const forced = await ws.json<{ phase: { status: string; retryCount: number } }>([
       'phase',
       'retry',
       'build',
@@ -54,8 +54,8 @@ describe('phases', () => {
 
     expect((await ws.ok(['phase', 'skip', 'docs', '--reason', 'not needed'])).stdout).toBe('Skipped phase docs\n');
     expectError(await ws.run(['phase', 'skip', 'docs']), 'INVALID_TRANSITION');
-    expectError(await ws.run(['phase', 'done', 'design']), 'INVALID_TRANSITION');
-    await ws.ok(['phase', 'done', 'build']);
+    expectError(await ws.run(['phase', 'complete', 'design']), 'INVALID_TRANSITION');
+    await ws.ok(['phase', 'complete', 'build']);
 
     s = await ws.status();
     expect(s.phases.map((p) => [p.id, p.status, p.retryCount])).toEqual([
@@ -104,7 +104,7 @@ describe('human status', () => {
   it('shows every indicator, the progress bar, tokens against the budget and unresolved errors', async () => {
     const ws = await withSession('hs', 'design,build,test,docs,deploy');
     await ws.ok(['phase', 'start', 'design']);
-    await ws.ok(['phase', 'done', 'design']);
+    await ws.ok(['phase', 'complete', 'design']);
     await ws.ok(['phase', 'start', 'build', '--agent', 'coder']);
     await ws.ok(['substep', 'build', 'linking']);
     await ws.ok(['phase', 'start', 'test']);
@@ -269,7 +269,7 @@ describe('files', () => {
     const hashA2 = sha256(a);
     expect(hashA2).not.toBe(hashA1);
     const mod = await ws.json<{
-      ok: boolean;
+      session: string;
       files: Array<{ path: string; sha256: string; size: number; phaseId: string }>;
     }>(['file', 'modified', 'a.txt', '--phase', 'test']);
     expect(mod.files).toEqual([expect.objectContaining({ path: 'a.txt', sha256: hashA2, size: 15, phaseId: 'test' })]);
@@ -303,7 +303,7 @@ describe('errors, tokens and budget', () => {
     );
     expect(
       await ws.json(['error', 'add', '--phase', 'b', '--type', 'quota', '--message', 'two', '--agent', 'w1']),
-    ).toEqual({ ok: true, id: 'er', revision: 3, errorId: 'err-2' });
+    ).toEqual({ session: 'er', revision: 3, status: 'active', errorId: 'err-2' });
     expect((await ws.ok(['error', 'resolve', 'err-1', '--resolution', 'restarted'])).stdout).toBe('Resolved err-1\n');
     expectError(await ws.run(['error', 'resolve', 'err-1', '--resolution', 'again']), 'INVALID_TRANSITION');
     const missing = expectError(await ws.run(['error', 'resolve', 'err-9', '--resolution', 'x']), 'NOT_FOUND');
@@ -401,9 +401,9 @@ describe('errors, tokens and budget', () => {
     expect(crit.code).toBe(0);
     expect(crit.stderr).toBe('budget[critical]: 950 of 1,000 tokens used (95%).\n');
     expect(JSON.parse(crit.stdout)).toEqual({
-      ok: true,
-      id: 'bd',
+      session: 'bd',
       revision: 5,
+      status: 'active',
       recorded: { agent: 'a', phaseId: null, model: null, input: 1, output: 0, cached: 0 },
       tokens: {
         input: 949,
@@ -448,7 +448,12 @@ describe('decisions, findings, notes, milestones, artifacts, context', () => {
       ).stdout,
     ).toBe('dec-1\n');
     expect((await ws.ok(['finding', 'add', 'memory leak', '--severity', 'high'])).stdout).toBe('fnd-1\n');
-    expect(await ws.json(['finding', 'add', 'typo'])).toEqual({ ok: true, id: 'rec', revision: 4, findingId: 'fnd-2' });
+    expect(await ws.json(['finding', 'add', 'typo'])).toEqual({
+      session: 'rec',
+      revision: 4,
+      status: 'active',
+      findingId: 'fnd-2',
+    });
     expect((await ws.ok(['finding', 'remove', 'fnd-1'])).stdout).toBe('Removed fnd-1\n');
     expectError(await ws.run(['finding', 'remove', 'fnd-1']), 'NOT_FOUND');
     expect((await ws.ok(['note', 'add', 'remember the cache', '--phase', 'design'])).stdout).toBe('note-1\n');
@@ -496,7 +501,7 @@ describe('log', () => {
     await ws.ok(['phase', 'start', 'a', '--agent', 'w1']);
     await ws.ok(['note', 'add', 'n1']);
     await ws.ok(['tokens', 'add', '--agent', 'w2', '--input', '5']);
-    await ws.ok(['phase', 'done', 'a']);
+    await ws.ok(['phase', 'complete', 'a']);
 
     const all = await ws.log();
     expect(all.map((e) => [e.seq, e.type])).toEqual([

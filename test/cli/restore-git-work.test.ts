@@ -68,7 +68,7 @@ async function dirtyWork(ws: Workspace): Promise<void> {
   await ws.ok(['file', 'modified', 'a.txt']);
   await ws.ok(['file', 'created', 'src/new.ts', 'bin/data.bin', 'staged.txt']);
   await ws.ok(['file', 'deleted', 'old.txt']);
-  await ws.ok(['phase', 'done', 'design']);
+  await ws.ok(['phase', 'complete', 'design']);
 }
 
 /** The commands a text quotes in backticks. */
@@ -232,7 +232,7 @@ describe('restore --git on a checkpoint taken on a dirty work tree (issue 25)', 
     await m.phase('s', 'design', 'start');
     ws.write('a.txt', 'uncommitted\n');
     await m.files('s', 'modified', ['a.txt'], 'design');
-    await m.phase('s', 'design', 'done');
+    await m.phase('s', 'design', 'complete');
     await m.close();
     expect(warnings.join('\n')).toContain('could not be copied');
     const [cp] = await ws.json<Array<{ id: string; git: { dirty: boolean; snapshot: string | null } }>>([

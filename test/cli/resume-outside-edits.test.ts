@@ -26,7 +26,7 @@ describe('resume after a file of a completed phase was edited outside baton', ()
     await ws.ok(['phase', 'start', 'a']);
     ws.write('f.txt', 'as recorded');
     await ws.ok(['file', 'created', 'f.txt']);
-    await ws.ok(['phase', 'done', 'a']); // takes a checkpoint
+    await ws.ok(['phase', 'complete', 'a']); // takes a checkpoint
     await ws.ok(['phase', 'start', 'b']);
     await ws.ok(['substep', 'b', 's']);
     // The run holding the session dies (SIGKILL, no chance to record anything); its lease runs out.
@@ -76,7 +76,7 @@ describe('resume after a file of a completed phase was edited outside baton', ()
       'Session eo is already active: nothing to resume; go on working in it.\n',
     );
     expect(await ws.json(['resume', '--apply'])).toMatchObject({
-      ok: true,
+      session: 'eo',
       appliedFrom: 'live',
       changed: false,
       status: 'active',

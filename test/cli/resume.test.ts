@@ -56,7 +56,7 @@ async function midRun(): Promise<Workspace> {
   ws.write('a.txt', 'alpha');
   ws.write('gone.txt', 'soon gone');
   await ws.ok(['file', 'created', 'a.txt', 'gone.txt']);
-  await ws.ok(['phase', 'done', 'design']);
+  await ws.ok(['phase', 'complete', 'design']);
   await ws.ok(['phase', 'start', 'build']);
   await ws.ok(['substep', 'build', 'compile']);
   ws.write('b.txt', 'beta');
@@ -117,7 +117,7 @@ describe('baton resume: the plan', () => {
 
   it('a failed phase past its retry limit is escalated, never retried automatically', async () => {
     const ws = await midRun();
-    await ws.ok(['phase', 'done', 'build']);
+    await ws.ok(['phase', 'complete', 'build']);
     await ws.ok(['phase', 'start', 'test']);
     await ws.ok(['error', 'add', '--phase', 'test', '--type', 'validation', '--message', 'flaky']);
     await ws.ok(['phase', 'fail', 'test']);
@@ -241,7 +241,7 @@ describe('baton handoff', () => {
     const before = fs.readFileSync(file, 'utf8');
     await ws.ok(['tokens', 'add', '--agent', 'x', '--input', '7']);
     expect(fs.readFileSync(file, 'utf8')).toBe(before);
-    await ws.ok(['phase', 'done', 'a'], { env: { BATON_HANDOFF: 'off' } });
+    await ws.ok(['phase', 'complete', 'a'], { env: { BATON_HANDOFF: 'off' } });
     expect(fs.readFileSync(file, 'utf8')).toBe(before);
     await ws.ok(['note', 'add', 'hello']);
     expect(fs.readFileSync(file, 'utf8')).toContain('| a | a | ✓ completed |');

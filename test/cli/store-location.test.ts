@@ -45,7 +45,7 @@ describe('.baton/ in a git work tree', () => {
   it('init does the same, and says the store is private', async () => {
     const ws = repo();
     const r = await ws.json<{ store: string; created: boolean; shared: boolean }>(['init'], { cwd: ws.path('src') });
-    expect(r).toEqual({ ok: true, store: ws.path('.baton'), created: true, shared: false });
+    expect(r).toEqual({ store: ws.path('.baton'), created: true, shared: false });
     expect(git(ws.dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
   });
 

@@ -93,6 +93,13 @@ describe('fold from nothing', () => {
       metadata: { tool: 'maestro' },
       repairs: [],
       counters: {},
+      history: {
+        types: { 'session.created': 1 },
+        agents: {},
+        attempts: [],
+        open: {},
+        tokens: { stride: 1, agents: [], phases: [], models: [], points: [], last: null },
+      },
     });
     expect(s.phases[0]).toMatchObject({
       status: 'pending',
@@ -322,8 +329,11 @@ describe('unknown and dangling events', () => {
     const { base, tail } = busy();
     const s = fold(base, tail)!;
     const e = rawEvent('future.thing', { anything: [1, 2, 3] }, s.revision + 1, { v: 9, extraField: 'kept' });
-    const next = apply(s, e);
-    expect(next).toEqual({ ...s, revision: s.revision + 1, updatedAt: e.time });
+    const { history, ...next } = apply(s, e);
+    const { history: before, ...rest } = s;
+    expect(next).toEqual({ ...rest, revision: s.revision + 1, updatedAt: e.time });
+    // The dashboard's history counts it, and nothing else.
+    expect(history).toEqual({ ...before, types: { ...before!.types, 'future.thing': 1 } });
   });
 
   it.each([
@@ -337,7 +347,10 @@ describe('unknown and dangling events', () => {
   ])('%s naming something missing is ignored', (type, data) => {
     const s = session(phases('p'));
     const e = rawEvent(type, data, 2);
-    expect(apply(s, e)).toEqual({ ...s, revision: 2, updatedAt: e.time });
+    // The dashboard's history counts the event (and shows a ghost's attempt, as the journal has it).
+    const { history: _, ...next } = apply(s, e);
+    const { history: __, ...rest } = s;
+    expect(next).toEqual({ ...rest, revision: 2, updatedAt: e.time });
   });
 });
 
@@ -444,7 +457,7 @@ describe('other events through decide and fold', () => {
     const f = (path: string) => [{ path, sha256: null, size: null }];
     // nothing running: loose
     s = commit(s, decideFiles(s, 'created', f('loose.txt'), null, null));
-    expect(s.metadata['looseFiles']).toEqual([
+    expect(s.looseFiles).toEqual([
       { path: 'loose.txt', action: 'created', sha256: null, size: null, recordedAt: at(2), agent: null },
     ]);
     s = commit(s, decidePhase(s, 'p', 'start', { agent: 'a' }));
@@ -467,6 +480,41 @@ describe('other events through decide and fold', () => {
     refusal(() => decideFiles(s, 'created', f(''), null, null), 'BAD_INPUT');
     refusal(() => decideFiles(s, 'created', f('z'), 'nope', null), 'NOT_FOUND');
     expect(decideFiles(s, 'created', [...f('1'), ...f('2'), ...f('3')], 'p', null)).toHaveLength(3);
+  });
+
+  it('files outside phases written before the typed field (metadata.looseFiles) are read as state.looseFiles', () => {
+    const rec = { path: 'old.txt', action: 'created', sha256: null, size: 1, recordedAt: at(1), agent: 'a' } as const;
+    // A snapshot of an older baton: the files sit in metadata.
+    const legacy: SessionState = { ...session(phases('p')), metadata: { looseFiles: [rec], ticket: 'T-1' } };
+    const frozen = structuredClone(legacy);
+    const s = fold(legacy, [])!;
+    expect(s.looseFiles).toEqual([rec]);
+    expect(s.metadata).toEqual({ ticket: 'T-1' });
+    expect(legacy).toEqual(frozen); // the snapshot itself is not changed
+    // A later record of the same path replaces it; another path is added.
+    const next = commit(s, decideFiles(s, 'modified', [{ path: 'old.txt', sha256: 'h', size: 2 }], null, null));
+    expect(next.looseFiles?.map((f) => [f.path, f.action])).toEqual([['old.txt', 'modified']]);
+    // Restoring a checkpoint taken by an older baton brings its loose files back as the typed field.
+    const restored = apply(
+      next,
+      ev(
+        'checkpoint.restored',
+        { checkpointId: 'cp-1', name: 'old', revision: 1, state: legacy, supersedes: [], git: null },
+        next.revision + 1,
+      ),
+    );
+    expect(restored.looseFiles).toEqual([rec]);
+    expect(restored.metadata).toEqual({ ticket: 'T-1' });
+    // A checkpoint with no loose files leaves none.
+    const none = apply(
+      next,
+      ev(
+        'checkpoint.restored',
+        { checkpointId: 'cp-2', name: 'none', revision: 1, state: session(phases('p')), supersedes: [], git: null },
+        next.revision + 1,
+      ),
+    );
+    expect(none.looseFiles).toBeUndefined();
   });
 
   it('decisions, findings, notes, milestones, artifacts get sequential ids and fold into lists', () => {

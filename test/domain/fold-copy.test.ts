@@ -144,6 +144,18 @@ const BODY: Array<{ type: EventType; data: unknown }> = [
     data: { path: 'a.ts', phaseId: 'p1', runId: 'run-2', otherRunId: 'r1', otherPhaseId: 'p2' },
   },
   {
+    type: 'mirror.conflicted',
+    data: {
+      format: 'maestro',
+      path: 'state/active-session.md',
+      agent: 'claude',
+      runId: 'run-2',
+      lost: [
+        { kind: 'status_backwards', message: 'Unit p1 is pending in the foreign session but completed in baton.' },
+      ],
+    },
+  },
+  {
     type: 'run.ended',
     data: { runId: 'run-2', how: 'died', command: [], exitCode: null, signal: null, cause: 'process-gone' },
   },

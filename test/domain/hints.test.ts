@@ -113,7 +113,7 @@ const TABLE: Array<[HintAction, ErrorCode, Hint['args'], string, string]> = [
     'session.complete-unfinished',
     'BLOCKED',
     { session: 's1', phases: ['c', 'd'] },
-    'Finish or skip them first (`baton phase done|skip <phase> --session s1`), or run `baton complete --force --session s1` to complete it anyway, recording c, d as left unfinished.',
+    'Finish or skip them first (`baton phase complete|skip <phase> --session s1`), or run `baton complete --force --session s1` to complete it anyway, recording c, d as left unfinished.',
     'Finish or skip them first (`phase_complete` / `phase_skip`), or call `session_complete` with `force: true` to complete it anyway, recording c, d as left unfinished.',
   ],
   ['tokens.name-agent', 'BAD_INPUT', {}, 'Pass --agent NAME (or set BATON_AGENT).', 'Pass `agent`.'],

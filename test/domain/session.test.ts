@@ -177,7 +177,7 @@ describe('completing a session with unfinished phases', () => {
       ],
     });
     expect(cliHint(err)).toBe(
-      'Finish or skip them first (`baton phase done|skip <phase> --session sess-1`), or run `baton complete --force --session sess-1` to complete it anyway, recording c, d as left unfinished.',
+      'Finish or skip them first (`baton phase complete|skip <phase> --session sess-1`), or run `baton complete --force --session sess-1` to complete it anyway, recording c, d as left unfinished.',
     );
   });
 

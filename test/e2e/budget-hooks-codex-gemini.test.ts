@@ -4,10 +4,10 @@
  * tool, on a session whose budget is already exceeded. With `stop` the call is refused and
  * the refusal reason (budget, spend, the command that raises it) reaches the model in the
  * tool result the mock receives (Codex: "Command blocked by PreToolUse hook: …", Gemini CLI:
- * "Tool execution blocked: …"); a raise lets the calls through. Codex has no `ask`: its hook
- * output `permissionDecision: "ask"` is not acted on and the call runs (shown here). Gemini
- * CLI's `decision: "ask"` in `-p` mode waits for a confirmation no one can give (not run
- * here: it hangs until killed; see docs/budgets.md).
+ * "Tool execution blocked: …"); a raise lets the calls through. Neither CLI can put a call to
+ * the user (Codex does not act on `permissionDecision: "ask"` and runs the call; Gemini CLI's
+ * `decision: "ask"` in `-p` mode waits for a confirmation no one can give), so on `ask` baton
+ * refuses the call with a reason saying so, and that reason reaches the model.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -101,18 +101,20 @@ describe.each([
     expect(refusal).toContain('baton budget set <tokens> --session budget');
   }, 240_000);
 
-  // Gemini CLI's ask is not run: in -p mode it waits for a confirmation until killed.
-  if (name === 'codex')
-    it("ask: Codex's PreToolUse has no way to put a call to the user; it runs the call as if the hook said nothing", async () => {
-      clean();
-      await baton(['budget', 'set', '--on-exceed', 'ask']);
-      const { r, reqs } = await run('Run the shell commands you are given.');
-      expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
-      // The hook did answer `ask` (its log says so), yet every call ran and no reason reached the model.
-      expect(hookLog()).toMatch(/put to the user/);
-      expect(ran()).toEqual(CALLS);
-      expect(reqs.flatMap(toolResults).some((t) => t.includes('policy ask'))).toBe(false);
-    }, 240_000);
+  // Neither CLI can put a call to the user (Codex ignores "ask", Gemini CLI -p waits forever on it),
+  // so baton answers ask with a refusal that says so.
+  it('ask: refused, as this CLI cannot put a call to the user; the reason saying so reaches the model', async () => {
+    clean();
+    await baton(['budget', 'set', '--on-exceed', 'ask']);
+    const { r, reqs } = await run('Run the shell commands you are given.');
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(ran()).toEqual([]);
+    expect(hookLog()).toMatch(/: refused\. baton: .*policy ask/);
+    const refusal = reqs.flatMap(toolResults).find((t) => t.includes('policy ask'));
+    expect(refusal, JSON.stringify(reqs.flatMap(toolResults)).slice(0, 2000)).toBeDefined();
+    expect(refusal).toContain(`${name === 'codex' ? 'Codex' : 'Gemini CLI'} cannot put a tool call to the user`);
+    expect(refusal).toContain('baton budget set --on-exceed warn --session budget');
+  }, 240_000);
 
   it('raising the budget lets the calls through', async () => {
     clean();

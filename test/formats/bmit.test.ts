@@ -65,8 +65,10 @@ describe('bmit inspect: mid-run project (step 2 in progress, no sub-step)', () =
     expect(one!.agents).toEqual(['02-Requirements']);
     expect(one!.startedAt).toBe('2026-05-02T09:00:00Z');
     expect(one!.completedAt).toBe('2026-05-02T09:40:00Z');
-    expect(one!.files).toEqual([{ path: '01-requirements.md', action: 'created' }]);
-    expect(two!.files).toEqual([{ path: '01-requirements.md', action: 'read' }]);
+    // Relative to the project folder, where bmit keeps them (issue 27).
+    const base = 'agent-output/contoso-web';
+    expect(one!.files).toEqual([{ path: '01-requirements.md', action: 'created', base }]);
+    expect(two!.files).toEqual([{ path: '01-requirements.md', action: 'read', base }]);
     expect(two!.subStep).toBeNull();
     expect(two!.retries).toBeNull();
     expect(two!.metadata).toEqual({});
@@ -310,7 +312,8 @@ describe('bmit inspect: schema versions needing migration', () => {
       'decisions.complexity',
     ]);
     expect(s.units[1]!.files).toEqual([
-      { path: 'agent-output/no-version/02-architecture-assessment.md', action: 'created' },
+      // Written from the folder holding agent-output/; inspected from the project folder itself.
+      { path: 'agent-output/no-version/02-architecture-assessment.md', action: 'created', base: '' },
     ]);
     expect(s.units[1]!.agents).toEqual([]);
     expect(s.position).toEqual({ unitId: '2', subStep: 'phase_2_waf' });

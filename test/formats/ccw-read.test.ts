@@ -45,8 +45,9 @@ describe('ccw: seed-era registry, mid-run (seed-mid-run)', () => {
     const [plan, impl, review] = s.units;
     expect(plan!.completedAt).toBe('2025-09-07T11:20:00Z');
     expect(plan!.files).toEqual([
-      { path: 'IMPL_PLAN.md', action: 'created' },
-      { path: 'TASK_BREAKDOWN.md', action: 'created' },
+      // Relative to the session folder, where CCW keeps its documents (issue 27).
+      { path: 'IMPL_PLAN.md', action: 'created', base: '.workflow/WFS-user-profile' },
+      { path: 'TASK_BREAKDOWN.md', action: 'created', base: '.workflow/WFS-user-profile' },
     ]);
     expect(impl!.subStep).toBe('code-review-agent');
     expect(impl!.agents).toEqual(['code-developer', 'code-review-agent']);
@@ -151,7 +152,9 @@ describe('ccw: session.md shape, interrupted (session-md-interrupted)', () => {
     ]);
     const init = s.units[0]!;
     expect(init.completedAt).toBe('2025-09-07T09:01:00Z');
-    expect(init.files).toEqual([{ path: 'workflow-session.json', action: 'created' }]);
+    expect(init.files).toEqual([
+      { path: 'workflow-session.json', action: 'created', base: s.path.replace(/\/workflow-session\.json$/, '') },
+    ]);
     expect(init.metadata).toEqual({ enabled: true, directories_created: ['.task', 'reports'] });
     expect(s.units[1]!.metadata).toEqual({ enabled: false });
     expect(s.units[3]!.metadata.taskFiles).toEqual({

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ccwAdapter } from '../../src/formats/ccw/index.js';
 import { SafeDir } from '../../src/formats/safe-dir.js';
+import type { ForeignSession } from '../../src/formats/types.js';
 import { copyFixture, facts, FIXTURES, inspect, session, tempDir, tree, withCode } from './ccw-helpers.js';
 
 const CASES = [
@@ -68,7 +69,11 @@ describe('ccw: PATH may be the .workflow folder itself', () => {
       a.sessions.map((s) => [s.id, s.status, s.active]),
     );
     expect(session(b, 'WFS-user-profile').path).toBe('WFS-user-profile/workflow-session.json');
-    expect(session(b, 'WFS-user-profile').units).toEqual(session(a, 'WFS-user-profile').units);
+    // The same units; the folder their documents are relative to is named from the root inspected.
+    const rebased = (s: ForeignSession) =>
+      s.units.map((u) => ({ ...u, files: u.files.map((f) => ({ ...f, base: f.base?.replace(/^\.workflow\//, '') })) }));
+    expect(rebased(session(b, 'WFS-user-profile'))).toEqual(rebased(session(a, 'WFS-user-profile')));
+    expect(session(b, 'WFS-user-profile').units[0]?.files[0]?.base).toBe('WFS-user-profile');
     expect(session(b, 'WFS-user-profile').resume.warnings).toEqual([]);
   });
 

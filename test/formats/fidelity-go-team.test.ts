@@ -57,6 +57,11 @@ describe('Go Team checksums (circular definition: every canonical form accepted)
       by: 'toolkit',
       reason:
         "recovery.json recommends checkpoint; by Go Team's count it loses 7 actions since cp-04-implementation-20260302-093000",
+      git: {
+        branch: 'go-team/session-5047ed01',
+        resetTo: '4444444444444444444444444444444444444444',
+        uncommittedChanges: true,
+      },
     });
   });
 

@@ -75,7 +75,7 @@ describe('baton inspect / import / export with the maestro layout (built CLI)', 
     const file = ws.path('.gemini/state/active-session.md');
     expect(only(await inspect(ws.path('.gemini'))).resume).toMatchObject({ action: 'start', unitId: 'design' });
     await ws.ok(['phase', 'start', 'design', '--agent', 'architect']);
-    await ws.ok(['phase', 'done', 'design', '--agent', 'architect']);
+    await ws.ok(['phase', 'complete', 'design', '--agent', 'architect']);
     await ws.ok(['phase', 'start', 'build', '--agent', 'coder']);
     await ws.ok([
       'error',

@@ -100,6 +100,6 @@ describe('--help', () => {
     for (const p of ['mcp', 'completion', 'hook']) expect(options(p), p).not.toContain('--json');
     // The ones that act do take them.
     for (const p of ['phase start', 'tokens add', 'start', 'restore']) expect(options(p), p).toContain('--agent');
-    for (const p of ['status', 'phase done', 'log', 'restore']) expect(options(p), p).toContain('--session');
+    for (const p of ['status', 'phase complete', 'log', 'restore']) expect(options(p), p).toContain('--session');
   });
 });

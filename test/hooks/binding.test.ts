@@ -28,7 +28,7 @@ describe('binding a conversation to a session', () => {
     await hookInProcess('claude', fixture('claude', 'PostToolUse-Write', w.dir), w.dir);
     expect((await w.m().get('hooked')).phases.flatMap((p) => p.files)).toHaveLength(1);
     expect((await w.m().get('other')).phases.flatMap((p) => p.files)).toEqual([]);
-    expect((await w.m().get('other')).metadata['looseFiles']).toBeUndefined();
+    expect((await w.m().get('other')).looseFiles).toBeUndefined();
   });
 
   it('a binding to a session that has since been completed is dropped: events go to the active session', async () => {
@@ -50,7 +50,7 @@ describe('binding a conversation to a session', () => {
     const w = await workspace({ phases: false });
     fs.writeFileSync(path.join(w.dir, 'src', 'greet.txt'), 'hello\n');
     await hookInProcess('claude', fixture('claude', 'PostToolUse-Write', w.dir), w.dir);
-    expect((await w.m().get('hooked')).metadata['looseFiles']).toEqual([
+    expect((await w.m().get('hooked')).looseFiles).toEqual([
       expect.objectContaining({ path: 'src/greet.txt', agent: 'claude' }),
     ]);
   });
@@ -63,11 +63,11 @@ describe('binding a conversation to a session', () => {
     expect(hookLog(w.dir).map((l) => [l.level, l.code])).toEqual([['info', 'NO_SESSION']]);
   });
 
-  it('BATON_HOOKS_AUTOSTART=1 starts a session per conversation, which later events find again', async () => {
+  it('BATON_HOOK_AUTOSTART=1 starts a session per conversation, which later events find again', async () => {
     const w = await workspace({ start: false });
-    await hookInProcess('codex', fixture('codex', 'SessionStart', w.dir), w.dir, { BATON_HOOKS_AUTOSTART: '1' });
+    await hookInProcess('codex', fixture('codex', 'SessionStart', w.dir), w.dir, { BATON_HOOK_AUTOSTART: '1' });
     await hookInProcess('codex', fixture('codex', 'PostToolUse-update_plan', w.dir), w.dir, {
-      BATON_HOOKS_AUTOSTART: '1',
+      BATON_HOOK_AUTOSTART: '1',
     });
     const list = await w.m().list();
     expect(list.map((s) => s.title)).toEqual(['codex conversation 22222222']);

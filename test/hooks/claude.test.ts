@@ -33,7 +33,7 @@ describe('claude hooks', () => {
     const before = await w.m().get('hooked');
     expect(before.notes).toEqual([]);
     expect(before.agentSessions).toBeUndefined();
-    await run('UserPromptSubmit', w.dir, { BATON_HOOKS_CAPTURE: 'prompts' });
+    await run('UserPromptSubmit', w.dir, { BATON_HOOK_CAPTURE: 'prompts' });
     const after = await w.m().get('hooked');
     expect(after.notes.map((n) => n.text)).toEqual(['prompt: Add a greeting module']);
   });

@@ -65,7 +65,7 @@ describe('codex hooks', () => {
     const rev = (await w.m().get('hooked')).revision;
     await run('PostToolUse-Bash', w.dir);
     expect((await w.m().get('hooked')).revision).toBe(rev);
-    await run('PostToolUse-Bash', w.dir, { BATON_HOOKS_CAPTURE: 'tool-outputs' });
+    await run('PostToolUse-Bash', w.dir, { BATON_HOOK_CAPTURE: 'tool-outputs' });
     expect((await w.m().get('hooked')).notes.map((n) => n.text)).toEqual(['Bash output: src\n']);
   });
 

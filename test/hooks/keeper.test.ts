@@ -2,7 +2,7 @@
  * The keeper a conversation's first hook starts (`baton hook keep`, the built bundle): it
  * renews the run while the CLI's process lives, records the death as soon as the process is
  * gone and exits, exits when the run ends (SessionEnd) with the process still alive, and is
- * not started with BATON_HOOKS_KEEPER=off. A real long-lived process stands in for the CLI.
+ * not started with BATON_HOOK_KEEPER=off. A real long-lived process stands in for the CLI.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -61,7 +61,7 @@ describe('the keeper of a conversation', () => {
   it('renews the run while the CLI lives, records its death when it is killed, and exits', async () => {
     const w = await workspace();
     const cli = cliProcess();
-    const env = { BATON_HOOK_AGENT_PID: String(cli.pid), BATON_HOOKS_KEEPER_RENEW_MS: '500' };
+    const env = { BATON_HOOK_AGENT_PID: String(cli.pid), BATON_HOOK_KEEPER_RENEW_MS: '500' };
     await hookSpawned('claude', JSON.stringify(fixture('claude', 'SessionStart', w.dir)), w.dir, env);
     const [keeper] = await until('a keeper', () => (keepers(w.dir).length ? keepers(w.dir) : null));
     const first = (await w.m().get('hooked')).runs![0]!;
@@ -119,12 +119,12 @@ describe('the keeper of a conversation', () => {
     expect([s.status, s.runs![0]!.ended?.how]).toEqual(['paused', 'finished']);
   }, 60_000);
 
-  it('is not started with BATON_HOOKS_KEEPER=off (the next hook or command on the host still finds the death)', async () => {
+  it('is not started with BATON_HOOK_KEEPER=off (the next hook or command on the host still finds the death)', async () => {
     const w = await workspace();
     const cli = cliProcess();
     await hookSpawned('claude', JSON.stringify(fixture('claude', 'SessionStart', w.dir)), w.dir, {
       BATON_HOOK_AGENT_PID: String(cli.pid),
-      BATON_HOOKS_KEEPER: 'off',
+      BATON_HOOK_KEEPER: 'off',
     });
     await new Promise((r) => setTimeout(r, 500));
     expect(keepers(w.dir)).toEqual([]);

@@ -112,7 +112,7 @@ describe('what a transcript still tells', () => {
       phase: 'build',
     });
     expect(phaseFromCommand('baton phase claim')).toEqual({ verb: 'claim', phase: null });
-    expect(phaseFromCommand('baton phase done build')).toBeNull();
+    expect(phaseFromCommand('baton phase complete build')).toBeNull();
     expect(phaseFromCommand('echo baton phase start x')).toBeNull();
   });
 });

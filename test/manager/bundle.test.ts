@@ -68,7 +68,7 @@ async function sample(m: SessionManager, root: string): Promise<string> {
   await m.decision(s.id, { title: 'keep it small', choice: 'one file' });
   await m.steps.run(s.id, 'dump', () => 'r'.repeat(70_000));
   await m.checkpoints.create(s.id, { name: 'before ship' });
-  await m.phase(s.id, 'build', 'done');
+  await m.phase(s.id, 'build', 'complete');
   await m.derivedFiles.settled();
   return s.id;
 }

@@ -154,6 +154,21 @@ describe('resume cost: the first resumed turn, warm and cold', () => {
     expect(renderHandoff({ state, plan, now: m.time(), cost: null })).toContain(line);
   });
 
+  it("a new conversation's SessionStart briefing names the earlier one with what resuming it would cost now", async () => {
+    const { m, at } = await setup('claude', CLAUDE_ID, claudeTranscript(tmp()));
+    at('2026-11-28T10:10:00Z');
+    const other = 'c0ffee00-0000-4000-8000-000000000002';
+    const a = { cli: 'claude', agentSessionId: other, transcriptPath: null, model: null, cwd: null, agent: 'claude' };
+    const { briefing } = await m.hooks.sessionStart('s', a, 'startup', 20_000);
+    // cold: 45,000 × $3.75 / 1e6 = $0.16875; warm: 45,000 × $0.30 / 1e6 = $0.0135.
+    expect(briefing).toContain(
+      `Earlier conversation: \`claude --resume ${CLAUDE_ID}\`: about 45,000 tokens, about $0.17 if resumed now, the cache likely cold (last turn 10 min ago; $0.01 while warm).`,
+    );
+    // The conversation being briefed is not offered to itself.
+    const again = await m.hooks.sessionStart('s', { ...a, agentSessionId: CLAUDE_ID }, 'resume', 20_000);
+    expect(again.briefing).not.toContain('Earlier conversation');
+  });
+
   it('Claude, one-hour cache written (the provider says so in the usage): warm for an hour, cold at twice the input price', async () => {
     const file = claudeTranscript(tmp(), { oneHour: true });
     const { m, at } = await setup('claude', CLAUDE_ID, file);

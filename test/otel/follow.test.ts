@@ -102,7 +102,7 @@ describe.each(stores)('otel follow on the %s', (_name, makeStore) => {
       await first.started();
       await b('phase', 'start', 'a', '--agent', 'alice');
       await b('tokens', 'add', '--agent', 'alice', '--phase', 'a', '--input', '10', '--output', '2');
-      await b('phase', 'done', 'a');
+      await b('phase', 'complete', 'a');
       await until(
         () => receiver.spans.some((s) => s.name === 'phase a') && first.reported === receiver.spans.length,
         () => `first follower: ${first.out} ${first.err}`,
@@ -119,9 +119,9 @@ describe.each(stores)('otel follow on the %s', (_name, makeStore) => {
       const second = new Follow(ws, receiver.url, store.env);
       running.push(second);
       await second.started();
-      await b('phase', 'done', 'b');
+      await b('phase', 'complete', 'b');
       await b('phase', 'start', 'c');
-      await b('phase', 'done', 'c');
+      await b('phase', 'complete', 'c');
       await b('complete');
       await until(
         () =>
@@ -167,7 +167,7 @@ describe.each(stores)('otel follow on the %s', (_name, makeStore) => {
       await receiver.stop();
       await b('phase', 'start', 'a');
       await b('tokens', 'add', '--agent', 'x', '--phase', 'a', '--input', '4', '--output', '1');
-      await b('phase', 'done', 'a');
+      await b('phase', 'complete', 'a');
       await b('complete');
       await until(
         () => f.err.includes(`to ${receiver.url}/v1/traces`) && f.err.includes('Keeping the place'),

@@ -42,7 +42,7 @@ export async function scriptedWorkflow(ws: Workspace, id = 'wf'): Promise<void> 
     '--phase',
     'plan',
   );
-  await b('phase', 'done', 'plan');
+  await b('phase', 'complete', 'plan');
   await b('phase', 'start', 'build', '--agent', 'builder');
   await b(
     'tokens',
@@ -93,8 +93,8 @@ export async function scriptedWorkflow(ws: Workspace, id = 'wf'): Promise<void> 
     '100',
   );
   await b('milestone', 'add', 'Green build');
-  await b('phase', 'done', 'build');
+  await b('phase', 'complete', 'build');
   await b('phase', 'start', 'test');
-  await b('phase', 'done', 'test');
+  await b('phase', 'complete', 'test');
   await b('complete');
 }

@@ -32,8 +32,8 @@ const command: fc.Arbitrary<{ name: string; run: Cmd }> = fc.oneof(
   fc
     .tuple(
       phase,
-      fc.constantFrom('start', 'complete', 'fail', 'skip', 'retry', 'done') as fc.Arbitrary<
-        'start' | 'complete' | 'fail' | 'skip' | 'retry' | 'done'
+      fc.constantFrom('start', 'complete', 'fail', 'skip', 'retry') as fc.Arbitrary<
+        'start' | 'complete' | 'fail' | 'skip' | 'retry'
       >,
     )
     .map(([p, v]) => ({ name: `phase ${v} ${p}`, run: (m: SessionManager) => m.phase(ID, p, v) })),

@@ -77,7 +77,7 @@ describe('Refresher', () => {
     await new Promise((res) => setTimeout(res, 100));
     // Only notifications pending: nothing yet, 100 ms after the first batch (its spacing is 300 ms).
     expect(starts).toHaveLength(1);
-    r.note('b', 4, row('b', 'phase done')); // a row: due 30 ms after the first batch, so now
+    r.note('b', 4, row('b', 'phase complete')); // a row: due 30 ms after the first batch, so now
     await new Promise((res) => setTimeout(res, 60));
     expect(starts).toHaveLength(2);
     expect(withRow).toEqual([false, true]);

@@ -84,7 +84,7 @@ export async function scriptedWorkflow(store: StoreCase): Promise<StoreWorkspace
   if (!store.url) await w.ok(['init']);
   await w.ok(['start', 'Finished work', '--id', 'done', '--phases', 'only']);
   await w.ok(['phase', 'start', 'only', '--agent', 'carol']);
-  await w.ok(['phase', 'done', 'only', '--agent', 'carol']);
+  await w.ok(['phase', 'complete', 'only', '--agent', 'carol']);
   await w.ok(['complete']);
   await w.ok(['start', 'Abandoned idea', '--id', 'gone', '--phases', 'x']);
   await w.ok(['fail']);
@@ -123,7 +123,7 @@ export async function scriptedWorkflow(store: StoreCase): Promise<StoreWorkspace
     '--rationale',
     'many workers share it',
   ]);
-  await w.ok(['phase', 'done', 'design', '--agent', 'alice']);
+  await w.ok(['phase', 'complete', 'design', '--agent', 'alice']);
   await w.ok(['phase', 'start', 'build', '--agent', 'bob']);
   w.ws.write('src/app.ts', 'export const x = 1;\n');
   await w.ok(['file', 'created', 'src/app.ts']);

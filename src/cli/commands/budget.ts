@@ -1,6 +1,6 @@
 /** `baton budget`: show the budgets, `budget set`, `budget clear` (docs/budgets.md). */
 import type { Command } from 'commander';
-import { BatonError, budgetName, budgetUse } from '../../manager/index.js';
+import { BatonError, budgetName, changeView, budgetUse } from '../../manager/index.js';
 import type { BudgetPolicy, BudgetReport, BudgetSetInput } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import { common, strict } from '../program.js';
@@ -26,7 +26,7 @@ export function budgetText(r: BudgetReport): string {
     lines.push(
       r.verdict.action === 'stop'
         ? 'Over budget with policy stop: new work is refused until a budget is raised.'
-        : "Over budget with policy ask: the agents' tool calls are put to the user.",
+        : "Over budget with policy ask: the agents' tool calls are put to the user (refused on Codex and Gemini CLI, which cannot ask).",
     );
   return lines.join('\n');
 }
@@ -109,5 +109,5 @@ async function change(ctx: Ctx, input: BudgetSetInput, what: 'set' | 'clear'): P
     if (input.usd !== undefined) said.push(`${whose}Cost budget set to $${(usd ?? 0).toFixed(2)}`);
     if (input.onExceed !== undefined) said.push(`${whose}On exceed: ${input.onExceed}`);
   }
-  ctx.emit({ ok: true, id: r.state.id, revision: r.state.revision }, said.join('\n'));
+  ctx.emit(changeView(r.state), said.join('\n'));
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { BatonError, corruptCheckpoint } from '../../manager/index.js';
+import { BatonError, changeView, corruptCheckpoint } from '../../manager/index.js';
 import type { CheckpointDetail, CheckpointInfo } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO, Paint } from '../io.js';
@@ -95,7 +95,7 @@ export function registerCheckpoints(program: Command, io: CliIO, holder: { ctx: 
       const r = await ctx.manager().checkpoints.create(id, { name }, ctx.change());
       const c = r.info;
       ctx.emit(
-        { ok: true, id, revision: r.state.revision, checkpoint: c },
+        { ...changeView(r.state), checkpoint: c },
         `Checkpoint ${c.id} "${c.name}" at revision ${c.revision}${c.git ? ` · git ${gitLabel(c.git)}` : ''} · ${c.files} file(s) hashed`,
       );
     },
@@ -131,7 +131,7 @@ export function registerCheckpoints(program: Command, io: CliIO, holder: { ctx: 
       const v = await ctx.manager().checkpoints.validate(id, cpId ?? '');
       if (!v.valid) throw corruptCheckpoint(id, v.info, v.fallback);
       ctx.emit(
-        { ok: true, valid: true, checkpoint: v.info },
+        { valid: true, checkpoint: v.info },
         `Checkpoint ${v.info.id} is valid: checksum and contents check out (revision ${v.info.revision}${v.info.superseded ? ', superseded by a later restore' : ''}).`,
       );
     },
@@ -200,7 +200,7 @@ function registerRestore(program: Command, on: (cmd: Command, action: Action) =>
           );
       }
       ctx.emit(
-        { ok: true, id, revision: r.state.revision, checkpoint: r.checkpoint, superseded: r.superseded, git: r.git },
+        { ...changeView(r.state), checkpoint: r.checkpoint, superseded: r.superseded, git: r.git },
         lines.join('\n'),
       );
     },

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { BatonError, DEFAULT_OLDER_THAN, parseAge, parseCleanupStatuses } from '../../manager/index.js';
+import { BatonError, changeView, DEFAULT_OLDER_THAN, parseAge, parseCleanupStatuses } from '../../manager/index.js';
 import type { CleanupAction, SessionState } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
@@ -11,7 +11,7 @@ import { renderTable } from '../render/table.js';
 import { ago } from '../render/time.js';
 
 function pinned(ctx: Ctx, s: SessionState, text: string): void {
-  ctx.emit({ ok: true, id: s.id, status: s.status, revision: s.revision, pinned: s.pinned === true }, text);
+  ctx.emit({ ...changeView(s), pinned: s.pinned === true }, text);
 }
 
 /** Registers retention: `pin`, `unpin`, `cleanup`. */

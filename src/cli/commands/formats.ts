@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import {
   BatonError,
   Bundles,
+  changeView,
   importIsIncomplete,
   inspectForeign,
   MIRROR_ERROR_KEY,
@@ -102,7 +103,7 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
         force: o['force'] === true,
       });
       ctx.confirm(
-        { ok: true, id, revision: r.state.revision, mirror: r.mirror },
+        { ...changeView(r.state), mirror: r.mirror },
         r.mirror ? `Mirroring ${id} as ${r.mirror.format} in ${r.mirror.out}` : `Stopped mirroring ${id}`,
       );
     },

@@ -213,7 +213,7 @@ export function registerHooks(program: Command, io: CliIO, holder: { ctx: Ctx | 
           locateStore({ url: store.store ?? null, dir: store.dir ?? null, cwd: io.cwd }) === null
         ) {
           r.notes.push(
-            'No baton store is found from this folder yet: the hooks record nothing until `baton init` (and a session started here), or BATON_HOOKS_AUTOSTART=1.',
+            'No baton store is found from this folder yet: the hooks record nothing until `baton init` (and a session started here), or BATON_HOOK_AUTOSTART=1.',
           );
         }
         await emitChange(ctx, r);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { changeView } from '../../manager/index.js';
 import type { ChangeResult, Phase } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
@@ -18,10 +19,7 @@ function shown(p: Phase): string {
 }
 
 function emit(ctx: Ctx, r: ChangeResult<unknown>, phase: Phase | null, text: string): void {
-  ctx.emit(
-    { ok: true, id: r.state.id, revision: r.state.revision, phase, phases: r.state.phases.map((p) => p.id) },
-    text,
-  );
+  ctx.emit({ ...changeView(r.state), phase, phases: r.state.phases.map((p) => p.id) }, text);
 }
 
 /**

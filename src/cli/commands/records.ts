@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { BatonError } from '../../manager/index.js';
+import { BatonError, changeView } from '../../manager/index.js';
 import type { ChangeResult, FileAction, PhaseAction } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import type { CliIO } from '../io.js';
@@ -9,7 +9,7 @@ import { registerBudget } from './budget.js';
 import { registerPricing, registerTokens } from './tokens.js';
 
 function done(ctx: Ctx, r: ChangeResult<unknown>, text: string, extra: Record<string, unknown> = {}): void {
-  ctx.emit({ ok: true, id: r.state.id, revision: r.state.revision, ...extra }, text);
+  ctx.emit({ ...changeView(r.state), ...extra }, text);
 }
 
 function collect(value: string, previous: string[] = []): string[] {
@@ -36,29 +36,29 @@ export function registerRecords(program: Command, io: CliIO, holder: { ctx: Ctx 
     register(program, on);
 }
 
-/** `phase start|done|fail|skip|retry`. */
+/** `phase start|complete|fail|skip|retry`: the manager's verbs. */
 function registerPhase(program: Command, on: On): void {
   const phase = program
     .command('phase')
-    .description('move a phase through its states: start, done, fail, skip, retry; claim one for a run');
-  const verbs: Array<[string, PhaseAction, string, string]> = [
-    ['start', 'start', 'start a pending phase (or retry a failed one)', 'Started'],
-    ['done', 'complete', 'mark an in-progress phase completed', 'Completed'],
-    ['fail', 'fail', 'mark an in-progress phase failed', 'Failed'],
+    .description('move a phase through its states: start, complete, fail, skip, retry; claim one for a run');
+  // The command is the manager's verb: one word per phase action on every surface.
+  const verbs: Array<[PhaseAction, string, string]> = [
+    ['start', 'start a pending phase (or retry a failed one)', 'Started'],
+    ['complete', 'mark an in-progress phase completed', 'Completed'],
+    ['fail', 'mark an in-progress phase failed', 'Failed'],
     [
-      'skip',
       'skip',
       "skip a pending phase, or a failed one on the user's decision (recorded as such; give --reason)",
       'Skipped',
     ],
-    ['retry', 'retry', 'retry a failed phase (counted against its retry limit)', 'Retrying'],
+    ['retry', 'retry a failed phase (counted against its retry limit)', 'Retrying'],
   ];
-  for (const [name, action, description, word] of verbs) {
+  for (const [action, description, word] of verbs) {
     on(
       strict(
         common(
           phase
-            .command(name)
+            .command(action)
             .description(description)
             .argument('<phase>', 'phase id or name')
             .option('--force', 'override BLOCKED / RETRIES_EXHAUSTED')

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { BatonError, renderResumePlan } from '../../manager/index.js';
+import { BatonError, changeView, renderResumePlan } from '../../manager/index.js';
 import type { Ctx } from '../context.js';
 import { cliResumePlan, cliWords } from '../hint-words.js';
 import type { CliIO } from '../io.js';
@@ -40,11 +40,8 @@ export function registerResume(program: Command, io: CliIO, holder: { ctx: Ctx |
       });
       ctx.confirm(
         {
-          ok: true,
-          id: sid,
+          ...changeView(r.state),
           appliedFrom: r.from,
-          status: r.state.status,
-          revision: r.state.revision,
           changed: r.changed,
           plan: cliResumePlan(r.plan),
         },

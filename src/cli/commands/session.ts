@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import {
   BatonError,
+  changeView,
   checkMirrorSetting,
   goneText,
   initStore,
@@ -25,7 +26,7 @@ import { finishedNote, sessionOrJustFinished } from '../finished.js';
 import { registerLog } from './log.js';
 
 function changed(ctx: Ctx, s: SessionState, text: string): void {
-  ctx.emit({ ok: true, id: s.id, status: s.status, revision: s.revision }, text);
+  ctx.emit(changeView(s), text);
 }
 
 /** Registers the session lifecycle commands: init, start, status, list, switch … archive, log, repair. */
@@ -58,7 +59,7 @@ function registerInit(program: Command, io: CliIO, on: On): void {
       if (url && !url.startsWith('file:')) {
         const { root, existed } = await initStoreUrl(url, io.cwd);
         ctx.emit(
-          { ok: true, store: root, created: !existed },
+          { store: root, created: !existed },
           `${existed ? 'Store already present' : 'Created store'} at ${root}`,
         );
         return;
@@ -69,7 +70,7 @@ function registerInit(program: Command, io: CliIO, on: On): void {
       const text = r.existed
         ? `Store already present at ${r.root}${r.sharedChanged ? `; now ${how}` : ''}`
         : `Created store at ${r.root} (${how})`;
-      ctx.emit({ ok: true, store: r.root, created: !r.existed, shared: r.shared }, text);
+      ctx.emit({ store: r.root, created: !r.existed, shared: r.shared }, text);
     },
   );
 }
@@ -88,7 +89,7 @@ function registerStart(program: Command, io: CliIO, on: On): void {
         .option('--bmad-client <c>', 'BMAD id client part')
         .option('--bmad-project <p>', 'BMAD id project part')
         .option('--phases <list>', 'comma-separated phase names')
-        .option('--plan <file>', 'plan file (.json or .yaml) with the phases')
+        .option('--plan <file>', 'plan file (.json or .yaml) with the phases, and budgets if it sets any')
         .option('--budget <n>', 'token budget (input + output)')
         .option('--switch', 'pause the active session instead of refusing')
         .option('--force', 'with --switch: pause it even while another run works on it')
@@ -133,6 +134,7 @@ function registerStart(program: Command, io: CliIO, on: On): void {
         },
         phases,
         budget: o['budget'] !== undefined ? String(o['budget']) : (plan?.budget ?? null),
+        ...(plan?.budgets ? { budgets: plan.budgets } : {}),
         switch: o['switch'] === true,
         agent: ctx.agent,
         metadata: {
@@ -316,7 +318,7 @@ function registerJournal(program: Command, io: CliIO, on: On): void {
       const id = await ctx.sessionId();
       const reports = await ctx.manager().repair(id);
       ctx.emit(
-        { ok: true, id, repairs: reports },
+        { session: id, repairs: reports },
         reports.length
           ? reports.map((r) => r.message).join('\n')
           : `Session ${id}: journal is intact; nothing to repair.`,

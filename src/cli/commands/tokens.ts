@@ -5,6 +5,7 @@ import {
   PRICING_AS_OF,
   budgetAlarming,
   budgetView,
+  changeView,
   costReport,
   costShown,
   formatCost,
@@ -218,9 +219,7 @@ export function registerTokens(program: Command, on: On): void {
         : '';
       ctx.emit(
         {
-          ok: true,
-          id: r.state.id,
-          revision: r.state.revision,
+          ...changeView(r.state),
           recorded,
           tokens: { ...tokenTotals(t), budget: budgetView(t), ...extra },
         },

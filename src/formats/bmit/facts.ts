@@ -172,9 +172,23 @@ export async function outputsWithoutState(
 }
 
 /** bmit's rules for one project. */
-export function bmitRules(choices: string[], notes: string[]): ToolkitRules {
+export function bmitRules(choices: string[], notes: string[], recovery: string | null = null): ToolkitRules {
   const r = noRules('bmit');
   r.choices = choices;
   r.notes = notes;
+  if (recovery) {
+    r.recoveryEvents = [recovery];
+    r.notes.push(`On resume, bmit logs a recovery event ("Corrupt State Recovery"): ${recovery}`);
+  }
   return r;
+}
+
+/**
+ * The recovery event bmit logs when the state file is unusable and no backup parses: "create
+ * fresh state from template, mark all steps pending, log recovery event" (seed 002, "Corrupt
+ * State Recovery"). The seed names no file for it (schema 3.0 has no event log), so it goes to
+ * baton's journal only.
+ */
+export function recoveryEvent(why: string | null): string {
+  return `bmit recovery event: ${why ? `${why} ` : ''}No backup (.bak) could be restored, so the state was created fresh from the template (schema 3.0, every step pending); the artifacts on disk were kept.`;
 }

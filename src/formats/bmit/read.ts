@@ -11,6 +11,7 @@ import type { ReadResult, SafeDir } from '../safe-dir.js';
 import type { FormatProblem, ForeignSession, ForeignUnit } from '../types.js';
 import {
   bmitRules,
+  recoveryEvent,
   currentStepFacts,
   defaultedFields,
   nextSubStep,
@@ -446,12 +447,20 @@ export async function readProject(
     problems,
     documents,
     sourceHash: hashSources(reads),
-    rules: bmitRules(cur.choices, [
-      ...(resume.nextSubStep
-        ? [`After ${resume.subStep ?? 'the start of the step'}, the next sub-step checkpoint is ${resume.nextSubStep}.`]
-        : []),
-      ...orphanOutputs.map((f) => `${f} exists without the state recording its step.`),
-    ]),
+    rules: bmitRules(
+      cur.choices,
+      [
+        ...(resume.nextSubStep
+          ? [
+              `After ${resume.subStep ?? 'the start of the step'}, the next sub-step checkpoint is ${resume.nextSubStep}.`,
+            ]
+          : []),
+        ...orphanOutputs.map((f) => `${f} exists without the state recording its step.`),
+      ],
+      chosen.recovery.unusable && !chosen.recovery.unreadable && !chosen.recovery.backup
+        ? recoveryEvent(chosen.recovery.why)
+        : null,
+    ),
     recordedPosition: cur.recorded,
     defaulted,
   };

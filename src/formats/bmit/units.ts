@@ -45,13 +45,23 @@ export function orderedKeys(steps: Record<string, unknown>): { keys: string[]; m
   return { keys: [...STEP_ORDER, ...unknown], missing, unknown };
 }
 
+/**
+ * The folder an artifact path is relative to: the project folder (`agent-output/{project}/`,
+ * as bmit's own files write them), or the folder holding `agent-output/` for a path written
+ * from there (the docs' form); null for an absolute path.
+ */
+function baseOf(ctx: StepContext, p: string): string | null {
+  const norm = p.replace(/\\/g, '/');
+  if (/^([A-Za-z]:)?\//.test(norm)) return null;
+  return norm.startsWith('agent-output/') && ctx.repoRootRel !== null ? ctx.repoRootRel : ctx.projectRel;
+}
+
 /** Checks a project-provided path; returns the problem when it is unsafe. */
 async function checkPath(ctx: StepContext, p: string): Promise<FormatProblem | null> {
   const norm = p.replace(/\\/g, '/');
   // An absolute path is checked as given (joining it under the project would hide it).
-  const abs = /^([A-Za-z]:)?\//.test(norm);
-  const base = norm.startsWith('agent-output/') && ctx.repoRootRel !== null ? ctx.repoRootRel : ctx.projectRel;
-  const c = await ctx.dir.check(abs ? norm : joinRel(base, norm));
+  const base = baseOf(ctx, p);
+  const c = await ctx.dir.check(base === null ? norm : joinRel(base, norm));
   if (c.ok) return null;
   return {
     ...c.problem,
@@ -145,7 +155,8 @@ async function stepFiles(
       if (fp === null || fp === '') continue;
       const bad = await checkPath(ctx, fp);
       if (bad) problems.push(bad);
-      files.push({ path: fp, action });
+      const base = baseOf(ctx, fp);
+      files.push({ path: fp, action, ...(base !== null ? { base } : {}) });
     }
   }
   return files;

@@ -82,5 +82,13 @@ export function ccwRules(s: ForeignSession): ToolkitRules {
     });
   }
   if (s.position.task) r.notes.push(`Resume at task ${s.position.task} (the task in progress).`);
+  // resume_implementation continues the task sequence ("skip_completed_continue_sequence",
+  // seed 004 Checkpoint Strategy): the phase resumes at the task, it is not restarted.
+  if (s.position.task && s.position.unitId && !r.refuse)
+    r.resumeAt = {
+      phaseId: s.position.unitId,
+      at: s.position.task,
+      reason: `CCW continues ${s.position.unitId} at task ${s.position.task} (the task in progress, else the first pending one, in .task/): completed tasks are skipped ("skip_completed_continue_sequence"), the phase is not restarted`,
+    };
   return r;
 }

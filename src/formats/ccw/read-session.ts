@@ -5,26 +5,20 @@
  */
 import type { ReadResult, SafeDir } from '../safe-dir.js';
 import type { ForeignSession, ForeignUnit, FormatProblem } from '../types.js';
-import { hashSources, obj, parseDocument, problem, str } from '../util.js';
+import { hashSources, parseDocument, problem, str } from '../util.js';
 import { backupTime, listBackups, MAX_BACKUPS_READ } from './backups.js';
-import { ccwRules, normaliseStatus, taskToResume } from './facts.js';
+import { ccwRules, normaliseStatus } from './facts.js';
 import type { Candidate } from './candidates.js';
 import { ARCHIVING_MARKER, type FoundFolder, type Place, SESSION_FILE } from './layout.js';
 import { adviseResume } from './resume.js';
-import { readSessionDoc, type SessionDoc, TASK_FILES_KEY } from './session-file.js';
+import { readSessionDoc, type SessionDoc } from './session-file.js';
+import { positionOf, taskStatusesOf } from './tasks.js';
 import { decideStatus } from './status-rule.js';
-
-/** Most task files read per session. */
-const MAX_TASK_FILES = 500;
-/** CCW's task hierarchy is at most three levels deep (impl-1.2.3). */
-const MAX_TASK_DEPTH = 3;
 
 /** Planning documents of a session folder, carried in `documents` as text. */
 const COMPANIONS = ['IMPL_PLAN.md', 'TODO_LIST.md', 'TASK_BREAKDOWN.md'];
 /** Larger companions are not carried (they stay in the folder). */
 const MAX_COMPANION_BYTES = 1024 * 1024;
-
-const TASK_RE = /^impl-(\d+(?:\.\d+)*)\.json$/;
 
 const PLACE_RANK: Record<Place, number> = { archives: 3, active: 2, sessions: 1, flat: 0 };
 
@@ -265,15 +259,14 @@ async function readCompanions(
   return present;
 }
 
-/** Reads one session candidate (it has at least one folder). */
-export async function readCandidate(dir: SafeDir, c: Candidate, ctx: ReadContext): Promise<ForeignSession> {
-  const problems: FormatProblem[] = [];
-  const reads: ReadResult[] = [];
-  const documents: Record<string, unknown> = {};
-  const { main, live } = await pickCopy(dir, c, problems);
-  const folder = main.rel;
-  const filePath = `${folder}/${SESSION_FILE}`;
-
+/** The session's registry line and marker file, as sources of the session. */
+async function registrySources(
+  dir: SafeDir,
+  c: Candidate,
+  ctx: ReadContext,
+  reads: ReadResult[],
+  documents: Record<string, unknown>,
+): Promise<void> {
   if (c.entry) {
     // Only this session's line counts for its source hash: another session's change to the
     // shared registry does not make this one look changed on re-import.
@@ -287,6 +280,59 @@ export async function readCandidate(dir: SafeDir, c: Candidate, ctx: ReadContext
     reads.push(mr);
     documents[c.marker] = mr.kind === 'ok' ? mr.text : '';
   }
+}
+
+/** Whether an archive of the session was interrupted (the `.archiving` marker), reported. */
+async function archivingOf(
+  dir: SafeDir,
+  main: { rel: string; place: string },
+  live: Array<{ rel: string }>,
+  id: string,
+  problems: FormatProblem[],
+): Promise<boolean> {
+  const archiving = main.place !== 'archives' ? await dir.exists(`${main.rel}/${ARCHIVING_MARKER}`) : false;
+  const liveArchiving =
+    !archiving && live.length > 0 && main.place === 'archives'
+      ? await dir.exists(`${live[0]!.rel}/${ARCHIVING_MARKER}`)
+      : false;
+  if (!archiving && !liveArchiving) return false;
+  const at = archiving ? main.rel : live[0]!.rel;
+  problems.push(
+    problem(
+      'ARCHIVE_INTERRUPTED',
+      'warning',
+      `${at}/${ARCHIVING_MARKER} is present: archiving ${id} was interrupted.`,
+      {
+        sessionId: id,
+        path: `${at}/${ARCHIVING_MARKER}`,
+        hint: 'Run CCW session:complete again (it resumes an interrupted archive), or baton export with the session completed.',
+      },
+    ),
+  );
+  return true;
+}
+
+/**
+ * CCW keeps a unit's documents relative to the session folder (`IMPL_PLAN.md` is
+ * `.workflow/WFS-x/IMPL_PLAN.md`); a path written from the project (`.workflow/…`) is not.
+ */
+function setBases(units: ForeignUnit[], folder: string): void {
+  for (const u of units)
+    for (const f of u.files) {
+      const norm = f.path.replace(/\\/g, '/');
+      if (!norm.startsWith('.workflow/') && !/^([A-Za-z]:)?\//.test(norm)) f.base = folder;
+    }
+}
+
+/** Reads one session candidate (it has at least one folder). */
+export async function readCandidate(dir: SafeDir, c: Candidate, ctx: ReadContext): Promise<ForeignSession> {
+  const problems: FormatProblem[] = [];
+  const reads: ReadResult[] = [];
+  const documents: Record<string, unknown> = {};
+  const { main, live } = await pickCopy(dir, c, problems);
+  const folder = main.rel;
+  const filePath = `${folder}/${SESSION_FILE}`;
+  await registrySources(dir, c, ctx, reads, documents);
 
   const { doc, fileOk, fileUnreadable, backups, goodBackup } = await readSessionOrBackup(
     dir,
@@ -309,21 +355,8 @@ export async function readCandidate(dir: SafeDir, c: Candidate, ctx: ReadContext
       }),
     );
   }
-
-  // Task files: counts and statuses as implement-unit metadata.
-  const taskStatuses: Array<[string, string]> = [];
-  const taskSummary = await readTasks(dir, folder, id, reads, problems, documents, taskStatuses);
-  const byTaskId = (x: string): number[] => x.slice(5).split('.').map(Number);
-  taskStatuses.sort(([a], [b]) => {
-    const [x, y] = [byTaskId(a), byTaskId(b)];
-    for (let k = 0; k < Math.max(x.length, y.length); k++)
-      if ((x[k] ?? -1) !== (y[k] ?? -1)) return (x[k] ?? -1) - (y[k] ?? -1);
-    return 0;
-  });
-  if (taskSummary) {
-    const impl = sd.units.find((u) => u.id.toLowerCase() === 'implement');
-    if (impl) impl.metadata[TASK_FILES_KEY] = taskSummary;
-  }
+  setBases(sd.units, folder);
+  const taskStatuses = await taskStatusesOf(dir, folder, id, sd, { reads, problems, documents });
 
   const fileStatus = sd.rawStatus;
   if (doc) normaliseStatus(fileStatus, id, filePath, problems);
@@ -342,34 +375,14 @@ export async function readCandidate(dir: SafeDir, c: Candidate, ctx: ReadContext
     },
     problems,
   );
-
-  const archiving = main.place !== 'archives' ? await dir.exists(`${folder}/${ARCHIVING_MARKER}`) : false;
-  const liveArchiving =
-    !archiving && live.length > 0 && main.place === 'archives'
-      ? await dir.exists(`${live[0]!.rel}/${ARCHIVING_MARKER}`)
-      : false;
-  if (archiving || liveArchiving) {
-    const at = archiving ? folder : live[0]!.rel;
-    problems.push(
-      problem(
-        'ARCHIVE_INTERRUPTED',
-        'warning',
-        `${at}/${ARCHIVING_MARKER} is present: archiving ${id} was interrupted.`,
-        {
-          sessionId: id,
-          path: `${at}/${ARCHIVING_MARKER}`,
-          hint: 'Run CCW session:complete again (it resumes an interrupted archive), or baton export with the session completed.',
-        },
-      ),
-    );
-  }
+  const archiving = await archivingOf(dir, main, live, id, problems);
   const present = await readCompanions(dir, folder, sd, id, filePath, reads, documents, problems);
 
   const { advice, problems: rp } = adviseResume({
     sessionId: id,
     status,
     archived: isArchived,
-    archiving: archiving || liveArchiving,
+    archiving,
     units: sd.units,
     currentUnit: sd.currentUnit,
     folder,
@@ -378,17 +391,7 @@ export async function readCandidate(dir: SafeDir, c: Candidate, ctx: ReadContext
     backups,
   });
   problems.push(...rp);
-
-  const posUnit: ForeignUnit | undefined =
-    sd.units.find((u) => u.id === sd.currentUnit) ??
-    sd.units.find((u) => u.status === 'in_progress') ??
-    sd.units.find((u) => u.status === 'pending' || u.status === 'failed');
-  // The resume point at task level: resume_implementation continues with the task in progress.
-  const task =
-    status !== 'completed' && posUnit && posUnit.id.toLowerCase() === 'implement' ? taskToResume(taskStatuses) : null;
-  if (task && advice.unitId === posUnit!.id)
-    advice.reason += ` Resume at task ${task.task} (${task.status === 'pending' ? 'the first pending task' : 'in progress'}).`;
-  const sources = reads.map((r) => r.path);
+  const position = positionOf(sd, status, taskStatuses, advice);
   const session: ForeignSession = {
     format: 'ccw',
     id,
@@ -398,11 +401,11 @@ export async function readCandidate(dir: SafeDir, c: Candidate, ctx: ReadContext
     active,
     archived: isArchived,
     path: filePath,
-    sources: [...new Set(sources)],
+    sources: [...new Set(reads.map((r) => r.path))],
     createdAt: sd.createdAt ?? str(c.entry?.raw.created),
     updatedAt: sd.updatedAt,
     units: sd.units,
-    position: { unitId: posUnit?.id ?? null, subStep: posUnit?.subStep ?? null, ...(task ? { task: task.task } : {}) },
+    position,
     resume: advice,
     unresolvedErrors: sd.units.flatMap((u) => u.errors.filter((e) => !e.resolved)),
     tokens: null,
@@ -428,71 +431,4 @@ export async function readCandidate(dir: SafeDir, c: Candidate, ctx: ReadContext
   };
   session.rules = ccwRules(session);
   return session;
-}
-
-async function readTasks(
-  dir: SafeDir,
-  folder: string,
-  id: string,
-  reads: ReadResult[],
-  problems: FormatProblem[],
-  documents: Record<string, unknown>,
-  statuses: Array<[string, string]> = [],
-): Promise<Record<string, unknown> | null> {
-  const entries = (await dir.list(`${folder}/.task`)).filter((e) => e.kind === 'file' && TASK_RE.test(e.name));
-  if (entries.length === 0) return null;
-  const byStatus: Record<string, number> = {};
-  const ids: string[] = [];
-  for (const e of entries.slice(0, MAX_TASK_FILES)) {
-    const num = TASK_RE.exec(e.name)![1]!;
-    if (num.split('.').length > MAX_TASK_DEPTH) {
-      problems.push(
-        problem(
-          'BAD_VALUE',
-          'warning',
-          `${e.path} is nested ${num.split('.').length} levels deep; CCW allows at most ${MAX_TASK_DEPTH} (impl-1.2.3). It was not read.`,
-          {
-            sessionId: id,
-            path: e.path,
-            details: { field: 'task id', value: `impl-${num}`, maxDepth: MAX_TASK_DEPTH },
-          },
-        ),
-      );
-      continue;
-    }
-    const r = await dir.read(e.path);
-    reads.push(r);
-    let status = 'unknown';
-    if (r.kind === 'ok') {
-      const p = parseDocument(r, { sessionId: id });
-      if (p.ok) {
-        status = str(p.value.status) ?? str(obj(p.value.meta).status) ?? 'pending';
-        documents[e.path] = p.value;
-      } else {
-        problems.push({ ...p.problem, severity: 'warning' });
-        status = 'unreadable';
-      }
-    }
-    ids.push(`impl-${num}`);
-    statuses.push([`impl-${num}`, status]);
-    byStatus[status] = (byStatus[status] ?? 0) + 1;
-  }
-  if (entries.length > MAX_TASK_FILES)
-    problems.push(
-      problem(
-        'BAD_VALUE',
-        'info',
-        `${folder}/.task holds ${entries.length} task files; the first ${MAX_TASK_FILES} were read.`,
-        { sessionId: id, path: `${folder}/.task` },
-      ),
-    );
-  const key = (id: string) => id.slice(5).split('.').map(Number);
-  ids.sort((a, b) => {
-    const x = key(a);
-    const y = key(b);
-    for (let i = 0; i < Math.max(x.length, y.length); i++)
-      if ((x[i] ?? -1) !== (y[i] ?? -1)) return (x[i] ?? -1) - (y[i] ?? -1);
-    return 0;
-  });
-  return { total: ids.length, byStatus, ids };
 }

@@ -55,6 +55,8 @@ export interface ResumeInput {
   rebuildable?: RebuildableCheckpoint[];
   /** The registry's `git_branch` of the session. */
   branch?: string | null;
+  /** Why `state.json` is older than the files written after it (a rollback…), null when it is not (session-status.ts `staleLive`). */
+  liveStale?: string | null;
 }
 
 /** recovery.json `git_state.uncommitted_changes` as a yes/no (a count or a list of files also says yes). */
@@ -90,45 +92,145 @@ function stepLabel(n: number | null): string {
   return def ? `step ${n} (${def.name})` : `step ${n}`;
 }
 
+/** Advice fields shared by every outcome. */
+type Base = Pick<
+  ResumeAdvice,
+  'subStep' | 'retryLimit' | 'retriesUsed' | 'lastCompleted' | 'options' | 'recommended' | 'warnings'
+>;
+
+/** Go Team's refusals (seed 001 "3. RESUME SESSION", "2. CHECK FOR RESUMABLE SESSIONS"), or null. */
+function refusal(i: ResumeInput, base: Base): ResumeAdvice | null {
+  const refuse = (reason: string): ResumeAdvice => ({ ...base, unitId: null, action: 'refuse', reason });
+  if (i.status === 'completed')
+    return refuse(
+      'Session already completed (Go Team refuses to resume a completed session; start a new one with *new).',
+    );
+  if (i.status === 'failed')
+    return refuse(
+      'Session failed and cannot be resumed (Go Team never resumes a failed session; start a new one with *new).',
+    );
+  if (i.status === 'abandoned' || i.resumable === false)
+    return refuse(
+      `Session is marked not resumable (resumable: false${i.rawStatus ? `, status "${i.rawStatus}"` : ''}; *abandon sets this): Go Team lists only sessions with resumable == true.`,
+    );
+  return null;
+}
+
+/** The checkpoint of option [1]: recovery.json's target when usable, else the latest usable one. */
+function pickCheckpoint(
+  i: ResumeInput,
+  wanted: string | null,
+  warnings: string[],
+): { cp: UsableCheckpoint | null; named: boolean } {
+  const latest = i.usable.length > 0 ? (i.usable[i.usable.length - 1] as UsableCheckpoint) : null;
+  if (!wanted) return { cp: latest, named: true };
+  const hit = i.usable.find((c) => sameCheckpoint(c.id, wanted));
+  if (hit) return { cp: hit, named: true };
+  warnings.push(
+    `The checkpoint ${wanted} named for recovery cannot be used (it ${i.unusable.get(wanted) ?? 'was not found'}); falling back to ${latest ? latest.id : 'no valid checkpoint (rebuild one from git with *cp-rebuild, or start fresh)'}.`,
+  );
+  return { cp: latest, named: false };
+}
+
+/** A checkpoint id as named (Go Team names them with and without the time suffix). */
+function sameCheckpoint(id: string, wanted: string): boolean {
+  return id === wanted || id.startsWith(`${wanted}-`) || wanted.startsWith(`${id}-`);
+}
+
+/**
+ * The recommended option: recovery.json's (top-level string or per-option boolean), else Go
+ * Team's documented default, "[1] Resume from checkpoint (RECOMMENDED) … Safe and reliable"
+ * (seed 001 "3. RESUME SESSION"); an option that is not available departs from it, said why.
+ */
+function recommend(
+  i: ResumeInput,
+  rec: Record<string, unknown>,
+  options: RecoveryOption[],
+  warnings: string[],
+): { chosen: RecoveryOption['kind']; by: 'toolkit' | 'default'; departure: string | null; said: boolean } {
+  const recOptions = arr(rec.recovery_options).map(obj);
+  const top = kindOf(rec.recommended);
+  const perOpt = recOptions.find((o) => o.recommended === true);
+  const per = perOpt ? kindOf(perOpt.type) : null;
+  if (top && per && top !== per)
+    warnings.push(
+      `recovery.json recommends "${str(rec.recommended)}" at the top level but marks the ${str(perOpt?.type)} option recommended; the top-level value is used.`,
+    );
+  const wantedKind = top ?? per ?? null;
+  const by: 'toolkit' | 'default' = wantedKind ? 'toolkit' : 'default';
+  const chosen = wantedKind ?? 'checkpoint';
+  if (options.some((o) => o.kind === chosen)) return { chosen, by, departure: null, said: wantedKind !== null };
+  const why =
+    chosen === 'checkpoint'
+      ? `no valid checkpoint is left${(i.rebuildable ?? []).length ? '; the damaged one can be rebuilt from its commit' : ''}`
+      : chosen === 'live'
+        ? 'there is no readable state.json'
+        : 'it is not available';
+  if (by === 'toolkit')
+    warnings.push(
+      `The recommended recovery (${chosen}) is not available${chosen === 'checkpoint' ? ' (no valid checkpoint)' : ' (no readable state.json)'}.`,
+    );
+  const instead = options[0]!.kind;
+  return {
+    chosen: instead,
+    by,
+    departure: `${by === 'toolkit' ? 'recovery.json recommends' : 'Go Team recommends by default'} ${chosen}, but ${why}; baton recommends ${instead} instead.`,
+    said: wantedKind !== null,
+  };
+}
+
+/** Where the chosen option continues: the step after the checkpoint, the live step, or step 1. */
+function positionAfter(
+  i: ResumeInput,
+  chosen: RecoveryOption['kind'],
+  cp: UsableCheckpoint | null,
+  next: ForeignUnit | null,
+): Pick<ResumeAdvice, 'unitId' | 'action' | 'subStep'> {
+  if (chosen === 'checkpoint' && cp)
+    return {
+      unitId: String(cp.iteration ? cp.step : Math.min(cp.step + 1, TOTAL_STEPS)),
+      action: 'continue',
+      subStep: cp.iteration ? cp.subStep : null,
+    };
+  if (chosen === 'rebuild') {
+    const r = (i.rebuildable ?? [])[0]!;
+    return { unitId: String(Math.min(r.step + 1, TOTAL_STEPS)), action: 'continue', subStep: null };
+  }
+  if (chosen === 'live') {
+    const at = i.currentStep ?? (next ? Number(next.id) : 1);
+    return { unitId: String(at), action: 'continue', subStep: i.units[at - 1]?.subStep ?? null };
+  }
+  return { unitId: '1', action: 'restart', subStep: null };
+}
+
+/** The reason of the advice: where the session stopped, recovery.json's last known state, the options. */
+function reasonOf(i: ResumeInput, rec: Record<string, unknown>, chosen: string, said: boolean): string {
+  const lks = obj(rec.last_known_state);
+  const why = str(rec.interrupt_reason);
+  const where =
+    Object.keys(lks).length > 0
+      ? ` Last known state: step ${str(lks.step) ?? '?'}${str(lks.step_name) ? ` (${str(lks.step_name)})` : ''}${str(lks.agent) ? `, agent ${str(lks.agent)}` : ''}${str(lks.action) ? `, action "${str(lks.action)}"` : ''}.`
+      : '';
+  return `Session ${i.status}${why ? ` (interrupt reason: ${why})` : ''} at ${stepLabel(i.currentStep)}.${where} Go Team offers [1] the last checkpoint (safe), [2] the live auto-save (experimental), [3] a fresh start; ${said ? 'recovery.json recommends' : 'the default is'} ${chosen}.`;
+}
+
 /** The advice for one session. */
 export function adviseResume(i: ResumeInput): ResumeAdvice {
   const completed = i.units.filter((u) => u.status === 'completed');
   const lastCompleted = completed.length > 0 ? (completed[completed.length - 1] as ForeignUnit).id : null;
   const next = i.units.find((u) => u.status !== 'completed' && u.status !== 'skipped') ?? null;
-  const base = {
+  const base: Base = {
     subStep: null,
     retryLimit: null,
     retriesUsed: null,
     lastCompleted,
-    options: [] as RecoveryOption[],
+    options: [],
     recommended: null,
-    warnings: [] as string[],
+    warnings: [],
   };
-  if (i.status === 'completed')
-    return {
-      ...base,
-      unitId: null,
-      action: 'refuse',
-      reason: 'Session already completed (Go Team refuses to resume a completed session; start a new one with *new).',
-    };
-  if (i.status === 'failed')
-    return {
-      ...base,
-      unitId: null,
-      action: 'refuse',
-      reason:
-        'Session failed and cannot be resumed (Go Team never resumes a failed session; start a new one with *new).',
-    };
-  if (i.status === 'abandoned' || i.resumable === false) {
-    return {
-      ...base,
-      unitId: null,
-      action: 'refuse',
-      reason: `Session is marked not resumable (resumable: false${i.rawStatus ? `, status "${i.rawStatus}"` : ''}; *abandon sets this): Go Team lists only sessions with resumable == true.`,
-    };
-  }
-  const live = i.live;
-  const liveState = obj(live?.state);
+  const refused = refusal(i, base);
+  if (refused) return refused;
+  const liveState = obj(i.live?.state);
   const iteration = typeof liveState.iteration_count === 'number' ? num(liveState.iteration_count) : null;
   const maxIter = typeof liveState.max_iterations === 'number' ? num(liveState.max_iterations) : REVIEW_MAX_ITERATIONS;
   const reviewLimits = (unitId: string | null) =>
@@ -149,94 +251,26 @@ export function adviseResume(i: ResumeInput): ResumeAdvice {
   const rec = obj(i.recovery);
   const recOptions = arr(rec.recovery_options).map(obj);
   const recOpt = (k: RecoveryOption['kind']) => recOptions.find((o) => kindOf(o.type) === k) ?? null;
-
-  // [1] checkpoint: recovery.json's target when usable, else the latest usable one.
-  let cp: UsableCheckpoint | null = i.usable.length > 0 ? (i.usable[i.usable.length - 1] as UsableCheckpoint) : null;
-  const wanted = str(recOpt('checkpoint')?.target) ?? str(obj(live?.recovery_point).checkpoint);
-  if (wanted) {
-    const hit = i.usable.find((c) => c.id === wanted || c.id.startsWith(`${wanted}-`) || wanted.startsWith(`${c.id}-`));
-    if (hit) cp = hit;
-    else
-      warnings.push(
-        `The checkpoint ${wanted} named for recovery cannot be used (it ${i.unusable.get(wanted) ?? 'was not found'}); falling back to ${cp ? cp.id : 'no valid checkpoint (rebuild one from git with *cp-rebuild, or start fresh)'}.`,
-      );
-  }
+  const wanted = str(recOpt('checkpoint')?.target) ?? str(obj(i.live?.recovery_point).checkpoint);
+  const { cp, named } = pickCheckpoint(i, wanted, warnings);
   const options = recoveryOptions(i, cp, rec, recOpt, completed.length);
-
-  const top = kindOf(rec.recommended);
-  const perOpt = recOptions.find((o) => o.recommended === true);
-  const per = perOpt ? kindOf(perOpt.type) : null;
-  if (top && per && top !== per)
-    warnings.push(
-      `recovery.json recommends "${str(rec.recommended)}" at the top level but marks the ${str(perOpt?.type)} option recommended; the top-level value is used.`,
-    );
-  // The toolkit's recommendation is followed: recovery.json's, else its documented default,
-  // "[1] Resume from checkpoint (RECOMMENDED) … Safe and reliable" (seed 001 "3. RESUME SESSION").
-  const wantedKind = top ?? per ?? null;
-  const recommendedBy: 'toolkit' | 'default' = wantedKind ? 'toolkit' : 'default';
-  let chosen: RecoveryOption['kind'] | null = wantedKind ?? 'checkpoint';
-  let departure: string | null = null;
-  if (!options.some((o) => o.kind === chosen)) {
-    const why =
-      chosen === 'checkpoint'
-        ? `no valid checkpoint is left${(i.rebuildable ?? []).length ? '; the damaged one can be rebuilt from its commit' : ''}`
-        : chosen === 'live'
-          ? 'there is no readable state.json'
-          : 'it is not available';
-    departure = `${recommendedBy === 'toolkit' ? 'recovery.json recommends' : 'Go Team recommends by default'} ${chosen}, but ${why}; baton recommends ${options[0]!.kind} instead.`;
-    if (recommendedBy === 'toolkit')
-      warnings.push(
-        `The recommended recovery (${chosen}) is not available${chosen === 'checkpoint' ? ' (no valid checkpoint)' : ' (no readable state.json)'}.`,
-      );
-    chosen = options[0]!.kind;
-  } else if (
-    wanted &&
-    cp &&
-    chosen === 'checkpoint' &&
-    !(cp.id === wanted || cp.id.startsWith(`${wanted}-`) || wanted.startsWith(`${cp.id}-`))
-  ) {
-    departure = `recovery.json names checkpoint ${wanted}, which cannot be used; baton offers ${cp.id}, the last valid one before it.`;
-  }
-  for (const o of options) o.recommended = o.kind === chosen;
-
-  let unitId: string | null;
-  let action: ResumeAdvice['action'];
-  let subStep: string | null = null;
-  if (chosen === 'checkpoint' && cp) {
-    unitId = String(cp.iteration ? cp.step : Math.min(cp.step + 1, TOTAL_STEPS));
-    action = 'continue';
-    subStep = cp.iteration ? cp.subStep : null;
-  } else if (chosen === 'rebuild') {
-    const r = (i.rebuildable ?? [])[0]!;
-    unitId = String(Math.min(r.step + 1, TOTAL_STEPS));
-    action = 'continue';
-  } else if (chosen === 'live') {
-    const at = i.currentStep ?? (next ? Number(next.id) : 1);
-    unitId = String(at);
-    action = 'continue';
-    subStep = i.units[at - 1]?.subStep ?? null;
-  } else {
-    unitId = '1';
-    action = 'restart';
-  }
-  const lks = obj(rec.last_known_state);
-  const why = str(rec.interrupt_reason);
-  const where =
-    Object.keys(lks).length > 0
-      ? ` Last known state: step ${str(lks.step) ?? '?'}${str(lks.step_name) ? ` (${str(lks.step_name)})` : ''}${str(lks.agent) ? `, agent ${str(lks.agent)}` : ''}${str(lks.action) ? `, action "${str(lks.action)}"` : ''}.`
-      : '';
-  const reason = `Session ${i.status}${why ? ` (interrupt reason: ${why})` : ''} at ${stepLabel(i.currentStep)}.${where} Go Team offers [1] the last checkpoint (safe), [2] the live auto-save (experimental), [3] a fresh start; ${top || per ? 'recovery.json recommends' : 'the default is'} ${chosen}.`;
+  const r = recommend(i, rec, options, warnings);
+  const departure =
+    r.departure ??
+    (wanted && cp && r.chosen === 'checkpoint' && !named
+      ? `recovery.json names checkpoint ${wanted}, which cannot be used; baton offers ${cp.id}, the last valid one before it.`
+      : null);
+  for (const o of options) o.recommended = o.kind === r.chosen;
+  const at = positionAfter(i, r.chosen, cp, next);
   return {
-    ...reviewLimits(unitId),
-    unitId,
-    action,
-    subStep,
+    ...reviewLimits(at.unitId),
+    ...at,
     lastCompleted,
-    reason,
+    reason: reasonOf(i, rec, r.chosen, r.said),
     options,
-    recommended: chosen,
+    recommended: r.chosen,
     warnings,
-    recommendedBy,
+    recommendedBy: r.by,
     departure,
   };
 }
@@ -322,11 +356,18 @@ function recoveryOptions(
       loses: str(recOpt('live')?.data_loss) ?? `~${AUTO_SAVE_SECONDS} seconds of work`,
       recommended: false,
       git: { branch: sessionBranch, resetTo: null, uncommittedChanges: dirty },
-      warnings: dirty
-        ? [
-            `The session recorded uncommitted changes${dirtyText}: they stay in the work tree, but git checkout may refuse or carry them across; check them first.`,
-          ]
-        : [],
+      warnings: [
+        ...(i.liveStale
+          ? [
+              `${i.liveStale}: resuming from it brings back the work the newer files undid; the checkpoint is the safe choice.`,
+            ]
+          : []),
+        ...(dirty
+          ? [
+              `The session recorded uncommitted changes${dirtyText}: they stay in the work tree, but git checkout may refuse or carry them across; check them first.`,
+            ]
+          : []),
+      ],
     });
   }
   options.push({

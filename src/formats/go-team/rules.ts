@@ -7,7 +7,7 @@
 import type { SessionStatus } from '../../domain/state.js';
 import { noRules } from '../../domain/toolkit-rules.js';
 import type { ToolkitRules } from '../../domain/toolkit-rules.js';
-import type { ResumeAdvice } from '../types.js';
+import type { RecoveryOption, ResumeAdvice } from '../types.js';
 
 /** The rules of one Go Team session. */
 export function goTeamRules(
@@ -32,9 +32,27 @@ export function goTeamRules(
       checkpoint: chosen.kind === 'checkpoint' ? chosen.target : null,
       by: advice.recommendedBy === 'toolkit' ? 'toolkit' : 'default',
       reason: `${advice.recommendedBy === 'toolkit' ? `recovery.json recommends ${chosen.kind}` : 'Go Team recommends the last checkpoint by default ("Resume from checkpoint (RECOMMENDED) … Safe and reliable")'}; by Go Team's count it loses ${chosen.loses}`,
+      git: chosen.git ?? null,
     };
   }
+  // Where each option takes git (seed 001 "Option 1: git checkout {branch}; git reset --hard
+  // {commit_hash}"; "Option 2: git checkout {session.git_branch}"), for resume and the handoff.
+  if (!r.refuse) for (const o of advice.options) if (o.git?.resetTo || o.git?.branch) r.notes.push(gitNote(o));
   for (const o of advice.options) for (const w of o.warnings ?? []) if (!r.notes.includes(w)) r.notes.push(w);
   if (advice.departure) r.notes.push(advice.departure);
   return r;
+}
+
+/** One option's git target, in words. */
+function gitNote(o: RecoveryOption): string {
+  const what =
+    o.kind === 'checkpoint'
+      ? `checkpoint ${o.target}`
+      : o.kind === 'rebuild'
+        ? `rebuild of ${o.target}`
+        : 'the live auto-save';
+  const g = o.git!;
+  return g.resetTo
+    ? `Git for ${what}: git checkout ${g.branch ?? '<session branch>'} && git reset --hard ${g.resetTo}.`
+    : `Git for ${what}: git checkout ${g.branch} (no reset; the work tree may not match it).`;
 }

@@ -46,7 +46,43 @@ export function rawStatusOf(
   return rawStatus;
 }
 
-/** The current step: state.json, then manifest.json, then the registry; disagreements are reported. */
+/**
+ * Why the live `state.json` is older than what the toolkit wrote after it, or null when it is
+ * not. Go Team's auto-save writes `state.json` and then the registry (seed 001 "4. AUTO-SAVE
+ * OPERATION"), and a rollback restores the state of a checkpoint, logs the rollback in the
+ * manifest and invalidates later checkpoints (`*rollback`): a rollback dated after `saved_at`,
+ * or a manifest or registry saved after it that names another step, means `state.json` still
+ * holds the work the rollback undid. Judged by the toolkit's own save times only.
+ */
+export function staleLive(
+  live: Record<string, unknown> | null,
+  manifest: Record<string, unknown> | null,
+  e: Record<string, unknown>,
+  rollbacks: ReadonlyArray<{ id: string | null; timestamp: string | null; toStep: number | null }>,
+): string | null {
+  const saved = time(live?.saved_at);
+  if (!live || saved === null) return null;
+  const savedText = str(live.saved_at);
+  const rb = [...rollbacks].reverse().find((r) => (time(r.timestamp) ?? -1) > saved);
+  if (rb)
+    return `state.json was saved at ${savedText}, before rollback ${rb.id ?? ''}${rb.id ? ' ' : ''}at ${rb.timestamp}${rb.toStep !== null ? ` to step ${rb.toStep}` : ''}`;
+  const liveStep = stepOf(obj(live.state).current_step);
+  for (const [name, doc] of [
+    ['manifest.json', manifest],
+    ['sessions.json', e],
+  ] as const) {
+    const at = time(doc?.updated_at);
+    const step = stepOf(doc?.current_step);
+    if (at !== null && at > saved && step !== null && liveStep !== null && step !== liveStep)
+      return `state.json was saved at ${savedText} (step ${liveStep}); ${name} was updated after it, at ${str(doc?.updated_at)} (step ${step})`;
+  }
+  return null;
+}
+
+/**
+ * The current step: state.json, then manifest.json, then the registry; disagreements are
+ * reported. A stale state.json ({@link staleLive}) comes last: the newer files win.
+ */
 export function currentStepOf(
   id: string,
   sdir: string,
@@ -55,13 +91,35 @@ export function currentStepOf(
   manifest: Record<string, unknown> | null,
   liveState: Record<string, unknown>,
   problems: FormatProblem[],
+  stale: string | null = null,
 ): number | null {
+  const live: [string, number | null, string] = [
+    'state.json',
+    stepOf(liveState.current_step),
+    join(sdir, 'state.json'),
+  ];
   const stepSources: Array<[string, number | null, string]> = [
-    ['state.json', stepOf(liveState.current_step), join(sdir, 'state.json')],
+    ...(stale ? [] : [live]),
     ['manifest.json', stepOf(manifest?.current_step), join(sdir, 'manifest.json')],
     ['sessions.json', stepOf(e.current_step), regPath],
+    ...(stale ? [live] : []),
   ];
   const winner = stepSources.find((s) => s[1] !== null) ?? null;
+  if (stale && winner && winner[0] !== 'state.json' && live[1] !== null && live[1] !== winner[1]) {
+    problems.push(
+      problem(
+        'STALE_STATE',
+        'warning',
+        `Session ${id}: ${stale}; ${winner[0]} wins (current_step ${winner[1]}, not ${live[1]}): the steps the rollback undid are not completed.`,
+        {
+          sessionId: id,
+          path: live[2],
+          details: { field: 'current_step', 'state.json': live[1], [winner[0]]: winner[1] },
+        },
+      ),
+    );
+    return winner[1];
+  }
   const currentStep = winner ? winner[1] : null;
   for (const [name, v, path] of stepSources) {
     if (v !== null && winner && v !== currentStep) {

@@ -15,10 +15,10 @@ import { goTeamRules } from './rules.js';
 import { join } from './layout.js';
 import { type Ctx, type Loaded, time } from './load.js';
 import { adviseResume, type UsableCheckpoint } from './resume.js';
-import { findMetricsRecord, liveTokenRecord, readTokenRecord } from './tokens.js';
+import { findMetricsRecord, liveCostBudget, liveTokenRecord, readTokenRecord } from './tokens.js';
 import { buildUnits, recoveryError } from './units.js';
 import { type Metrics, openSession, pseudoRead, type SessionFiles } from './session-files.js';
-import { currentStepOf, rawStatusOf, statusOf } from './session-status.js';
+import { currentStepOf, rawStatusOf, staleLive, statusOf } from './session-status.js';
 
 /** Token totals from state.json, else from the team's session metrics (then recorded as a source). */
 function tokensOf(
@@ -43,6 +43,20 @@ function tokensOf(
       reads.push(pseudoRead(metrics.path, rec));
     }
   }
+  const maxUsd = liveCostBudget(liveState, (message, hint) =>
+    problems.push(
+      problem('BAD_VALUE', 'info', `Session ${id}: ${message}`, {
+        sessionId: id,
+        path: join(sdir, 'state.json'),
+        hint,
+      }),
+    ),
+  );
+  if (maxUsd !== null)
+    tokens = {
+      ...(tokens ?? { input: 0, output: 0, cached: 0, byAgent: null, byUnit: null, agrees: null, max: null }),
+      maxUsd,
+    };
   if (tokens && tokens.agrees === false) {
     problems.push(
       problem(
@@ -73,7 +87,7 @@ function reviewFindings(live: Record<string, unknown> | null): ForeignSession['f
 /** What {@link adviseResume} needs that {@link readSession} has already decided. */
 type Decided = Pick<
   Parameters<typeof adviseResume>[0],
-  'status' | 'rawStatus' | 'resumable' | 'running' | 'units' | 'currentStep'
+  'status' | 'rawStatus' | 'resumable' | 'running' | 'units' | 'currentStep' | 'liveStale'
 >;
 
 /** The resume advice: which checkpoints are usable, rebuildable or unusable, and why. */
@@ -138,23 +152,26 @@ export async function readSession(
 
   const manifest = manifestL.doc;
   const live = stateL.doc;
-  const liveState = obj(live?.state);
   const recovery = recoveryL.doc;
+  const e = entry ?? {};
+  const rollbacks = collectRollbacks(manifest, rollbackL.doc);
+  // A state.json older than a rollback or a newer manifest/registry does not say where the session is.
+  const stale = staleLive(live, manifest, e, rollbacks);
+  const liveState = obj(live?.state);
+  const placeState = stale ? {} : liveState;
 
   // ---- status ----
-  const e = entry ?? {};
-  const sessionInfo = obj(liveState.session);
+  const sessionInfo = obj(placeState.session);
   const rawStatus = rawStatusOf(id, sdir, e, sessionInfo, problems);
 
   const resumable = typeof e.resumable === 'boolean' ? e.resumable : null;
 
   // ---- checkpoints ----
   const cps = safe ? await readCheckpoints(ctx, id, sdir, manifest, problems, take) : [];
-  const rollbacks = collectRollbacks(manifest, rollbackL.doc);
   applyRollbacks(id, cps, rollbacks, problems, sdir);
   const usableCps = usableCheckpoints(id, sdir, cps, problems);
   reportInvalidated(id, sdir, cps, usableCps, problems);
-  const currentStep = currentStepOf(id, sdir, regPath, e, manifest, liveState, problems);
+  const currentStep = currentStepOf(id, sdir, regPath, e, manifest, liveState, problems, stale);
   const { status, running } = statusOf(
     ctx,
     { id, sdir, regPath, entry, rawStatus, resumable, usableCps, live, sessionInfo, recovery, files },
@@ -164,7 +181,7 @@ export async function readSession(
   // ---- units ----
   const stepsCompleted =
     typeof obj(e.progress).steps_completed === 'number' ? num(obj(e.progress).steps_completed) : null;
-  const units = buildUnits(id, cps, usableCps, currentStep, stepsCompleted, status, liveState, problems, sdir);
+  const units = buildUnits(id, cps, usableCps, currentStep, stepsCompleted, status, placeState, problems, sdir);
   const inFlight = units.find((u) => u.status !== 'completed' && u.status !== 'skipped') ?? null;
   const interruptError = recoveryError(recovery, status, currentStep);
   if (interruptError) {
@@ -181,7 +198,7 @@ export async function readSession(
     (t): t is number => t !== null,
   );
   const resume = resumeOf(
-    { status, rawStatus, resumable, running, units, currentStep },
+    { status, rawStatus, resumable, running, units, currentStep, liveStale: stale },
     e,
     cps,
     usableCps,

@@ -117,3 +117,35 @@ export function liveTokenRecord(
   if (Object.keys(mt).length > 0) return { rec: mt, source: 'state.metrics.tokens' };
   return null;
 }
+
+/** Go Team's budget warning ratio when `budget_warning` is left out (token-tracking.md: "default: 80%"). */
+const GO_TEAM_BUDGET_WARNING = 0.8;
+
+/**
+ * The dollar budget of a live state (`state.json` → `state`): token-tracking.md's state
+ * extension `metrics.cost { budget, budget_warning }`, set by `*budget:set`. Go Team only warns
+ * (at `budget_warning`, 80 % by default); `problem` reports a value that is not a positive
+ * amount, and a warning ratio other than the 80 % at which baton warns.
+ */
+export function liveCostBudget(
+  liveState: Record<string, unknown>,
+  problem: (msg: string, hint: string) => void,
+): number | null {
+  const cost = obj(obj(liveState.metrics).cost);
+  const budget = cost.budget;
+  if (budget === undefined || budget === null) return null;
+  if (typeof budget !== 'number' || !Number.isFinite(budget) || budget <= 0) {
+    problem(
+      `metrics.cost.budget is ${JSON.stringify(budget)}, not a positive amount of dollars; no cost budget is imported.`,
+      'Set it with `*budget:set 5.00`, or after the import with `baton budget set --cost 5`.',
+    );
+    return null;
+  }
+  const warn = cost.budget_warning;
+  if (warn !== undefined && warn !== null && warn !== GO_TEAM_BUDGET_WARNING)
+    problem(
+      `metrics.cost.budget_warning is ${JSON.stringify(warn)}; baton warns at 80 % and 95 % of the cost budget, not at that ratio.`,
+      'Nothing to do unless the earlier warning matters; baton keeps its own thresholds.',
+    );
+  return budget;
+}

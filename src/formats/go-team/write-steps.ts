@@ -166,6 +166,14 @@ export function writeTokenMetrics(
   ls.token_metrics = tm;
 }
 
+/** baton's cost budget where Go Team's `*budget:set` keeps it (token-tracking.md's metrics.cost.budget). */
+export function writeCostBudget(ls: Record<string, unknown>, state: SessionState): void {
+  const usd = state.tokens.costBudgetUsd ?? null;
+  const cost = obj(obj(ls.metrics).cost);
+  if (usd !== null || (cost.budget ?? null) !== null)
+    ls.metrics = { ...obj(ls.metrics), cost: { ...cost, budget: usd } };
+}
+
 /**
  * Refuses (`BAD_INPUT`, nothing written) a session not imported from Go Team none of whose
  * phases is a Go Team step: Go Team would start it over at step 1, which is no export of it.

@@ -26,6 +26,7 @@ import {
   pendingTasks,
   type Position,
   positionOf,
+  writeCostBudget,
   writeTokenMetrics,
 } from './write-steps.js';
 
@@ -239,6 +240,7 @@ async function liveDoc(
   if (ls.session !== undefined && typeof obj(ls.session).status === 'string')
     ls.session = { ...obj(ls.session), status };
   writeTokenMetrics(ls, state, docs);
+  writeCostBudget(ls, state);
   const context = { ...obj(live.context) };
   if (state.contextSummary !== null) context.last_action = state.contextSummary;
   if (c.pos.unmapped.length > 0 || arr(context.pending_tasks).length > 0)

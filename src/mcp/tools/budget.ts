@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { changeView } from '../../manager/index.js';
 import type { Kit } from '../context.js';
 import { MAX_ID_INPUT, anyObject, changeFields, changeOutput } from '../schemas.js';
 import { defineTool } from './define.js';
@@ -45,9 +46,7 @@ export function registerBudgetTools(server: McpServer, kit: Kit): void {
         await kit.change(a, id),
       );
       return {
-        session: r.state.id,
-        revision: r.state.revision,
-        status: r.state.status,
+        ...changeView(r.state),
         budgets: m.budgets.report(r.state) as unknown as Record<string, unknown>,
       };
     },

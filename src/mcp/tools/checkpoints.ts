@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { changeView } from '../../manager/index.js';
 import type { Kit } from '../context.js';
 import { MAX_ID_INPUT, anyObject, changeFields, changeOutput, sessionArg } from '../schemas.js';
 import { defineTool } from './define.js';
@@ -24,9 +25,7 @@ export function registerCheckpointTools(server: McpServer, kit: Kit): void {
       const id = await kit.session(a.session);
       const r = await kit.manager().checkpoints.create(id, { name: a.name ?? null }, await kit.change(a, id));
       return {
-        session: id,
-        revision: r.state.revision,
-        status: r.state.status,
+        ...changeView(r.state),
         checkpoint: r.info as unknown as Record<string, unknown>,
       };
     },
@@ -74,9 +73,7 @@ export function registerCheckpointTools(server: McpServer, kit: Kit): void {
         .manager()
         .checkpoints.restore(id, a.checkpoint, { ...(await kit.change(a, id)), git: false, force: false });
       return {
-        session: id,
-        revision: r.state.revision,
-        status: r.state.status,
+        ...changeView(r.state),
         checkpoint: r.checkpoint as unknown as Record<string, unknown>,
         superseded: r.superseded,
       };

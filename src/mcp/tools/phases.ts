@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { BatonError, findPhase, isBatonError, startablePhases } from '../../manager/index.js';
+import { BatonError, changeView, findPhase, isBatonError, startablePhases } from '../../manager/index.js';
 import type { Phase, PhaseAction } from '../../manager/index.js';
 import type { Kit } from '../context.js';
 import { CODE_HINTS, toolWording } from '../hint-words.js';
@@ -99,7 +99,7 @@ export function registerPhaseTools(server: McpServer, kit: Kit): void {
           });
           // The domain's lookup (id before name), so the phase shown is the one that changed.
           const p = findPhase(r.state, args.phase);
-          return { session: r.state.id, revision: r.state.revision, status: r.state.status, phase: phaseView(p) };
+          return { ...changeView(r.state), phase: phaseView(p) };
         } catch (e) {
           throw await withStartable(kit, id, e);
         }
@@ -131,7 +131,7 @@ export function registerPhaseTools(server: McpServer, kit: Kit): void {
         );
       const r = await m.runs.claimPhase(id, run, a.phase ?? null, { ...(await kit.changeHeld(a, id)), run });
       const p = findPhase(r.state, r.result);
-      return { session: r.state.id, revision: r.state.revision, status: r.state.status, phase: phaseView(p), run };
+      return { ...changeView(r.state), phase: phaseView(p), run };
     },
   );
 
@@ -151,7 +151,7 @@ export function registerPhaseTools(server: McpServer, kit: Kit): void {
       try {
         const r = await kit.manager().substep(id, a.phase, a.name, await kit.change(a, id));
         const p = findPhase(r.state, a.phase);
-        return { session: r.state.id, revision: r.state.revision, status: r.state.status, phase: phaseView(p) };
+        return { ...changeView(r.state), phase: phaseView(p) };
       } catch (e) {
         throw await withStartable(kit, id, e);
       }

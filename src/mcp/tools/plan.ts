@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { changeView } from '../../manager/index.js';
 import type { ChangeResult } from '../../manager/index.js';
 import type { Kit } from '../context.js';
 import { MAX_ID_INPUT, changeFields, changeOutput, phaseArg, textArg } from '../schemas.js';
@@ -16,9 +17,7 @@ const why = textArg("Why the plan changes (the user's decision).").optional();
 
 function result(r: ChangeResult<unknown>, phase: string | null): z.input<z.ZodObject<typeof planOutput>> {
   return {
-    session: r.state.id,
-    revision: r.state.revision,
-    status: r.state.status,
+    ...changeView(r.state),
     phase,
     phases: r.state.phases.map((p) => p.id),
   };

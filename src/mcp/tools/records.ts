@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { budgetView, costReport, isBatonError } from '../../manager/index.js';
+import { budgetView, changeView, costReport, isBatonError } from '../../manager/index.js';
 import type { ChangeResult, CostReport } from '../../manager/index.js';
 import type { Kit } from '../context.js';
 import { MAX_ID_INPUT, MAX_PATHS, anyObject, changeFields, changeOutput, textArg } from '../schemas.js';
@@ -12,10 +12,6 @@ const phaseOpt = z
   .max(MAX_ID_INPUT)
   .optional()
   .describe('Phase id or name it belongs to (default: none).');
-
-function done(r: ChangeResult<unknown>): { session: string; revision: number; status: string } {
-  return { session: r.state.id, revision: r.state.revision, status: r.state.status };
-}
 
 /** A tool that records one item and returns its new id under `key`. */
 function recordTool<I extends z.ZodRawShape>(
@@ -46,7 +42,7 @@ function recordTool<I extends z.ZodRawShape>(
       const args = a as z.infer<z.ZodObject<I & typeof changeFields>>;
       const id = await kit.session(args.session);
       const r = await call(id, args, await kit.change(args, id));
-      return { ...done(r), [key]: r.result };
+      return { ...changeView(r.state), [key]: r.result };
     },
   );
 }
@@ -78,7 +74,7 @@ function changeTool<I extends z.ZodRawShape>(
     async (a) => {
       const args = a as z.infer<z.ZodObject<I & typeof changeFields>>;
       const id = await kit.session(args.session);
-      return done(await call(id, args, await kit.change(args, id)));
+      return changeView((await call(id, args, await kit.change(args, id))).state);
     },
   );
 }
@@ -120,7 +116,7 @@ function registerFileTool(server: McpServer, kit: Kit): void {
       const id = await kit.session(a.session);
       const r = await kit.manager().files(id, a.action, a.paths, a.phase ?? null, await kit.change(a, id));
       return {
-        ...done(r),
+        ...changeView(r.state),
         files: r.events
           .filter((e) => e.type === 'file.recorded')
           .map((e) => e.data as unknown as Record<string, unknown>),
@@ -240,7 +236,7 @@ function registerTokensTool(server: McpServer, kit: Kit): void {
         if (!isBatonError(e)) throw e;
       }
       return {
-        ...done(r),
+        ...changeView(r.state),
         tokens: {
           input: t.input,
           output: t.output,

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { phasesOfPlan, SESSION_STATUSES, statusView } from '../../manager/index.js';
-import type { SessionState, SessionStatus } from '../../manager/index.js';
+import { changeView, phasesOfPlan, SESSION_STATUSES, statusView } from '../../manager/index.js';
+import type { SessionStatus } from '../../manager/index.js';
 import type { Kit } from '../context.js';
 import { MAX_ID_INPUT, agentArg, anyObject, changeFields, changeOutput, sessionArg, textArg } from '../schemas.js';
 import { toolResumePlan } from '../hint-words.js';
@@ -37,10 +37,6 @@ const phaseSpec = z.union([
     })
     .strict(),
 ]);
-
-function changed(s: SessionState): { session: string; revision: number; status: string } {
-  return { session: s.id, revision: s.revision, status: s.status };
-}
 
 /** The connection's run on the workspace's active session, if it holds one (not refused by its own run). */
 async function ownRunOnActive(kit: Kit): Promise<string | null> {
@@ -126,7 +122,7 @@ function registerStartTool(server: McpServer, kit: Kit): void {
       // The connection works on the session it started: one run, while connected.
       await kit.runs.runFor(s.id, kit.agent(a.agent));
       return {
-        ...changed(s),
+        ...changeView(s),
         title: s.title,
         phases: s.phases.map((p) => ({ id: p.id, name: p.name, status: p.status, blockedBy: p.blockedBy })),
       };
@@ -228,7 +224,7 @@ function registerStateTools(server: McpServer, kit: Kit): void {
       );
       const s = await m.switchTo(a.session, kit.agent(a.agent));
       await kit.runs.runFor(s.id, kit.agent(a.agent));
-      return changed(s);
+      return changeView(s);
     },
   );
 
@@ -260,7 +256,7 @@ function registerStateTools(server: McpServer, kit: Kit): void {
         .manager()
         .recovery.apply(id, { from: a.from ?? null, force: a.force === true, git: false, agent: kit.agent(a.agent) });
       await kit.runs.runFor(id, kit.agent(a.agent));
-      return { ...changed(r.state), appliedFrom: r.from, changed: r.changed, plan: toolResumePlan(r.plan) };
+      return { ...changeView(r.state), appliedFrom: r.from, changed: r.changed, plan: toolResumePlan(r.plan) };
     },
   );
 }
@@ -329,7 +325,7 @@ function registerLifecycleTools(server: McpServer, kit: Kit): void {
           verb === 'pause' ? 'paused' : `session-${s.status}`,
           o.agent,
         );
-        return changed(s);
+        return changeView(s);
       },
     );
   }

@@ -52,6 +52,7 @@ import { readOnlyReason } from './read-only.js';
 import { openHandle } from './open-handle.js';
 import { loadJournal } from './load.js';
 import { eventsOfJournal } from './read-events.js';
+import { eventPage } from './event-page.js';
 
 /** Options of {@link FileStore}. */
 export interface FileStoreOptions {
@@ -210,9 +211,10 @@ export class FileStore implements SessionStore {
     return loadJournal(this.now, this.writer, id, h, repairs, (last) => this.guardLoss(id, h, last));
   }
 
-  async readEvents(id: string, afterSeq = 0): Promise<StoredEvent[]> {
+  async readEvents(id: string, afterSeq = 0, limit?: number): Promise<StoredEvent[]> {
     const h = this.handle(id);
     reopenIfReplaced(h);
+    if (limit !== undefined) return eventPage(id, h, afterSeq, limit);
     return readRacingWriters(h.journal, (buf) =>
       eventsOfJournal(id, h.journal, buf, afterSeq, (end, known) => this.guardLoss(id, h, end, known)),
     );

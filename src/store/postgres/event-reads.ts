@@ -39,8 +39,17 @@ export async function loadSession(q: Query, sql: Statements, id: string): Promis
   return { snapshot, events, revision: events.at(-1)?.seq ?? snapshot?.revision ?? 0, repairs };
 }
 
-/** The session's events after `afterSeq`, in order, with the same checks as {@link loadSession}. */
-export async function readSessionEvents(q: Query, sql: Statements, id: string, afterSeq = 0): Promise<StoredEvent[]> {
+/**
+ * The session's events after `afterSeq`, in order, at most `limit` of them (absent: all), with
+ * the same checks as {@link loadSession} (the highest seq proves no acknowledged event lost).
+ */
+export async function readSessionEvents(
+  q: Query,
+  sql: Statements,
+  id: string,
+  afterSeq = 0,
+  limit?: number,
+): Promise<StoredEvent[]> {
   validateId(id);
   const r = await q<{
     seq: number | null;
@@ -48,10 +57,15 @@ export async function readSessionEvents(q: Query, sql: Statements, id: string, a
     row_rev: number | null;
     snap_rev: number | null;
     max_seq: number | null;
-  }>(sql.readEvents, [id, Math.max(0, Math.floor(afterSeq))]);
+  }>(sql.readEvents, [id, Math.max(0, Math.floor(afterSeq)), limit === undefined ? null : pageLimit(limit) + 1]);
   if (!r.rows[0] || r.rows[0].seq !== null) throw notFound(id);
   checkNothingLost(id, r.rows[0], 'the events table');
   const events = r.rows.slice(1).map((row) => decodeEvent(id, row.seq!, row.body!));
   checkSeqs(id, events, Math.max(0, Math.floor(afterSeq)) + 1);
   return events;
+}
+
+/** A page's size as a whole number ≥ 1 (a read of no events would read the head row alone). */
+function pageLimit(limit: number): number {
+  return Math.max(1, Math.floor(limit));
 }

@@ -71,14 +71,17 @@ export function statements(s: string) {
         WHERE e.session_id = $1 AND e.seq > COALESCE((SELECT revision FROM ${s}.snapshots WHERE session_id = $1), 0)
       ORDER BY seq NULLS FIRST`,
 
-    /** A head row (seq null; revisions of registry row and snapshot, highest seq), then events after $2. */
+    /**
+     * A head row (seq null; revisions of registry row and snapshot, highest seq), then events
+     * after $2, up to $3 rows in all (null: every event; a page of n events asks n + 1).
+     */
     readEvents: `
       SELECT NULL::integer AS seq, NULL AS body, x.summary_revision AS row_rev, sn.revision AS snap_rev,
              (SELECT max(seq) FROM ${s}.events WHERE session_id = $1) AS max_seq
         FROM ${s}.sessions x LEFT JOIN ${s}.snapshots sn ON sn.session_id = x.id WHERE x.id = $1
       UNION ALL
       SELECT seq, body, NULL, NULL, NULL FROM ${s}.events WHERE session_id = $1 AND seq > $2
-      ORDER BY seq NULLS FIRST`,
+      ORDER BY seq NULLS FIRST LIMIT $3`,
 
     /**
      * Replaces the session's snapshot, unless its revision is past the journal end or below the

@@ -243,8 +243,8 @@ export class PostgresStore implements SessionStore {
     return loadSession((text, values) => this.q(text, values), this.sql, id);
   }
 
-  async readEvents(id: string, afterSeq = 0): Promise<StoredEvent[]> {
-    return readSessionEvents((text, values) => this.q(text, values), this.sql, id, afterSeq);
+  async readEvents(id: string, afterSeq = 0, limit?: number): Promise<StoredEvent[]> {
+    return readSessionEvents((text, values) => this.q(text, values), this.sql, id, afterSeq, limit);
   }
 
   /**
