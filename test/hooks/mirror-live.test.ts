@@ -125,7 +125,7 @@ async function played(t: Toolkit, run: Runner): Promise<void> {
   // Both conversations read the files now; each then keeps its own copy.
   const start = new Map(t.steps.map((s) => [s.file, fs.readFileSync(path.join(out, s.file), 'utf8')]));
   const own = new Map<string, string>();
-  const env = { BATON_SESSION: id, BATON_HOOK_AGENT_PID: String(process.pid), BATON_HOOKS_KEEPER: 'off' };
+  const env = { BATON_SESSION: id, BATON_HOOK_AGENT_PID: String(process.pid), BATON_HOOK_KEEPER: 'off' };
   let conflicts = 0;
   for (const [i, step] of t.steps.entries()) {
     const cli = step.who === 'A' ? 'claude' : t.other;
@@ -171,7 +171,7 @@ async function played(t: Toolkit, run: Runner): Promise<void> {
   // The mirror knows the files as they are: baton's next change rewrites them without a conflict.
   const before = fs.readFileSync(path.join(out, t.steps[0]!.file), 'utf8');
   const doing = (await m.get(id)).phases.find((p) => p.status === 'in_progress');
-  if (doing) await m.phase(id, doing.id, 'done');
+  if (doing) await m.phase(id, doing.id, 'complete');
   else await m.budget(id, 900_000);
   await m.derivedFiles.flush();
   expect(settingsOf(await m.get(id)).mirrorError).toBeNull();
@@ -190,7 +190,7 @@ describe('live sync: a toolkit file written by the model is imported in the same
   }
   it('a write that puts back the bytes baton wrote changes nothing; a torn write is a conflict, and the file is whole again', async () => {
     const { w, out, id } = await mirrored(MAESTRO);
-    const env = { BATON_SESSION: id, BATON_HOOK_AGENT_PID: String(process.pid), BATON_HOOKS_KEEPER: 'off' };
+    const env = { BATON_SESSION: id, BATON_HOOK_AGENT_PID: String(process.pid), BATON_HOOK_KEEPER: 'off' };
     const abs = path.join(out, MAESTRO.steps[0]!.file);
     const whole = fs.readFileSync(abs, 'utf8');
     let m = w.m();
