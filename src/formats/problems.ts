@@ -50,6 +50,8 @@ export const PROBLEM_CODES = {
     "a status outside the toolkit's set, read as the documented equivalent (details.raw, details.read)",
   EMPTY_BACKUP: 'a backup file that is empty: nothing to restore from it',
   UNKNOWN_FORMAT: 'nothing in the folder matches the requested or any known format',
+  NOT_REPRESENTED:
+    'export only: something the session holds that the layout has no place for; left out or written as the message says',
 } as const;
 export type ProblemCode = keyof typeof PROBLEM_CODES | (string & {});
 

@@ -193,10 +193,12 @@ export function reportingAccess(inspect: FormatAdapter['inspect']): FormatAdapte
 
 /**
  * True for a foreign id that can name a file or folder inside the session folder: starts with
- * a letter, digit or "_", then letters, digits, ".", "_", "-"; no "..", at most 128 chars.
+ * a letter, digit or "_", then letters (any script, with their accents), digits, ".", "_",
+ * "-"; no "..", at most 128 chars. A toolkit id such as "sessão-1" names its own file: it is
+ * not renamed on export (only a path-like id is).
  */
 export function isSafeFileId(id: string): boolean {
-  return id.length <= 128 && /^[A-Za-z0-9_][A-Za-z0-9._-]*$/.test(id) && !id.includes('..');
+  return id.length <= 128 && /^[\p{L}\p{N}_][\p{L}\p{M}\p{N}._-]*$/u.test(id) && !id.includes('..');
 }
 
 /**

@@ -82,7 +82,7 @@ describe('export: a foreign id that would be a path falls back to the baton id',
       text: written,
     } = await exportWith(bmadAdapter, exportInput(importedState(s, CTX, 'acme-audit'), 'bmad', NOW));
     expect(outcome.written).toContain(`${SESSIONS}/acme-audit.yaml`);
-    expect(written).toContain('session_id: acme-audit');
+    expect(written).toContain('session_id: "acme-audit"'); // the file's quoting is kept
     expect(written).not.toContain('../../x');
     expect(plan.problems?.map((p) => [p.code, p.details?.value, p.details?.written])).toEqual([
       ['UNSAFE_PATH', '../../x', 'acme-audit'],

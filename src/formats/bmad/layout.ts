@@ -8,6 +8,8 @@ import type { FormatProblem } from '../types.js';
 
 export const POINTER_FILE = 'active-session.yaml';
 export const ARCHIVE_DIR = 'archive';
+/** Suffix of the document key holding a session file's text as read (`<path>#source`). */
+export const SOURCE_SUFFIX = '#source';
 
 /** `a/b` joined, '' parts dropped. */
 export function joinRel(...parts: string[]): string {

@@ -13,6 +13,7 @@ import type { ReadResult, SafeDir } from '../safe-dir.js';
 import type { FormatProblem, ForeignSession, ForeignUnit, ResumeAdvice } from '../types.js';
 import { arr, hashSources, num, obj, problem, rest, str } from '../util.js';
 import { readTokens } from './tokens.js';
+import { SOURCE_SUFFIX } from './layout.js';
 
 type Doc = Record<string, unknown>;
 
@@ -385,7 +386,8 @@ export async function readSession(
     contextSummary: str(d['context_summary']),
     checkpoints: [],
     problems,
-    documents: { [file]: d, ...ctx.extraDocs },
+    // The text too: export edits it in place, keeping its comments and quoting.
+    documents: { [file]: d, [`${file}${SOURCE_SUFFIX}`]: ctx.read.bytes.toString('utf8'), ...ctx.extraDocs },
     sourceHash: hashSources(reads),
     idParts,
   };

@@ -17,14 +17,15 @@ import { isolation } from '../../domain/toolkit-tokens.js';
 import path from 'node:path';
 import type { Phase, SessionState } from '../../domain/state.js';
 import type { SafeDir } from '../safe-dir.js';
-import type { ExportInput, WritePlan } from '../types.js';
+import type { ExportInput, FormatProblem, WritePlan } from '../types.js';
 import { foreignTime } from '../import.js';
-import { arr, num, obj, str, withSafeForeignId } from '../util.js';
+import { arr, num, obj, problem, str, withSafeForeignId } from '../util.js';
 import { yamlModule } from '../yaml.js';
-import { ARCHIVE_DIR, findSessionsDir, joinRel, POINTER_FILE } from './layout.js';
+import { ARCHIVE_DIR, findSessionsDir, joinRel, POINTER_FILE, SOURCE_SUFFIX } from './layout.js';
 import { parsePointer, type Pointer, pointerFromValue, type PointerStyle } from './pointer.js';
 import { normalizeAgentStatus, normalizeSessionStatus } from './read.js';
 import { DEFAULT_MAX } from './tokens.js';
+import { renderYaml } from './yaml-edit.js';
 
 type Doc = Record<string, unknown>;
 
@@ -49,6 +50,7 @@ export function originalDocs(original: Record<string, unknown> | null): {
   let doc: Doc | null = null;
   let pointer: { path: string; value: unknown } | null = null;
   for (const [k, v] of Object.entries(original)) {
+    if (k.endsWith(SOURCE_SUFFIX)) continue;
     if (k === POINTER_FILE || k.endsWith(`/${POINTER_FILE}`)) pointer = { path: k, value: v };
     else if (!doc && v && typeof v === 'object' && !Array.isArray(v)) doc = v as Doc;
   }
@@ -158,9 +160,12 @@ export function sessionDocument(input: ExportInput, orig: Doc | null): Doc {
   else doc['tokens'] = tokens;
   const oa = arr(orig?.['agents_spawned']);
   // An entry is matched by id, else (an entry the file left without id) by position.
+  // A phase not started is no spawned agent (BMAD's agents are running, completed or failed):
+  // it is left out rather than shown running (see notRepresented).
   doc['agents_spawned'] = s.phases.flatMap((p, i) => {
     const byId = oa.find((a) => str(obj(a)['id']) === p.id);
     const byPos = oa[i] !== undefined && str(obj(oa[i])['id']) === null ? oa[i] : undefined;
+    if (p.status === 'pending' && byId === undefined && byPos === undefined) return [];
     const o = obj(byId ?? byPos);
     // A failed agent re-run in baton: BMAD spawns a new agent, so the failed record stays as it was.
     if (str(o['status']) === 'failed' && p.retryCount > 0 && p.status !== 'failed') {
@@ -262,6 +267,58 @@ function pointerContent(style: PointerStyle, id: string, prev: unknown, doc: Doc
   }
 }
 
+/** The text of the session's file already at the destination (the newest: the toolkit may have written it). */
+async function sourceAt(out: SafeDir, rels: string[], id: string): Promise<string | null> {
+  for (const rel of rels) {
+    const r = await out.read(rel);
+    if (r.kind !== 'ok') continue;
+    try {
+      if (str(obj(yamlModule().parse(r.text))['session_id']) === id) return r.bytes.toString('utf8');
+    } catch {
+      // Unreadable: written anew.
+    }
+  }
+  return null;
+}
+
+/** The session file's text as imported (kept beside its parse), if any. */
+function originalSource(original: Record<string, unknown> | null): string | null {
+  for (const [k, v] of Object.entries(original ?? {}))
+    if (k.endsWith(SOURCE_SUFFIX) && typeof v === 'string' && !k.includes(POINTER_FILE)) return v;
+  return null;
+}
+
+/** What the session holds that BMAD's file cannot: said in the export's output. */
+function notRepresented(input: ExportInput, rel: string): FormatProblem[] {
+  const s = input.state;
+  const pending = s.phases.filter((p) => p.status === 'pending').map((p) => p.id);
+  const errors = s.phases.reduce((n, p) => n + p.errors.length, 0);
+  const extraFiles = s.phases.reduce(
+    (n, p) => n + Math.max(0, p.files.filter((f) => f.action !== 'deleted').length - 1),
+    0,
+  );
+  const lost = [
+    ...(pending.length > 0
+      ? [`phase(s) not started (${pending.join(', ')}): BMAD records only spawned agents, so they are not written`]
+      : []),
+    ...(errors > 0 ? [`${errors} error(s): a BMAD agent record has no error list`] : []),
+    ...(extraFiles > 0 ? [`${extraFiles} file record(s): an agent record holds one output_file`] : []),
+  ];
+  if (lost.length === 0) return [];
+  return [
+    problem(
+      'NOT_REPRESENTED',
+      pending.length > 0 ? 'warning' : 'info',
+      `BMAD's session file cannot hold ${lost.join('; ')}.`,
+      {
+        sessionId: input.foreignId,
+        path: rel,
+        details: { pending, errors, files: extraFiles },
+      },
+    ),
+  ];
+}
+
 /** The write plan of a session in BMAD's layout. */
 export async function bmadExportPlan(given: ExportInput, out: SafeDir): Promise<WritePlan> {
   const { input, problem: idProblem } = withSafeForeignId(given, 'BMAD');
@@ -284,8 +341,10 @@ export async function bmadExportPlan(given: ExportInput, out: SafeDir): Promise<
         : 'session_id';
   const prevValue = current?.value ?? origParsed?.value ?? null;
   const closed = input.state.archived || doc['status'] === 'closed' || doc['status'] === 'completed';
-  const text = yamlModule().stringify(doc);
-  const plan: WritePlan = { writes: [], removes: [], ...(idProblem ? { problems: [idProblem] } : {}) };
+  const source = (await sourceAt(out, [live, arch], id)) ?? originalSource(given.original);
+  const text = renderYaml(doc, source);
+  const problems = [...(idProblem ? [idProblem] : []), ...notRepresented(input, closed ? arch : live)];
+  const plan: WritePlan = { writes: [], removes: [], ...(problems.length > 0 ? { problems } : {}) };
   if (closed) {
     plan.writes.push({ path: arch, content: text, backup: false });
     if (await out.exists(live)) plan.removes.push(live);

@@ -15,7 +15,8 @@ import path from 'node:path';
 import type { Phase, SessionState } from '../../domain/state.js';
 import { foreignTime } from '../import.js';
 import type { SafeDir } from '../safe-dir.js';
-import type { ExportInput, ForeignUnit, WritePlan } from '../types.js';
+import type { ExportInput, ForeignUnit, FormatProblem, WritePlan } from '../types.js';
+import { bornSteps } from './born.js';
 import { arr, obj, parseDocument, str } from '../util.js';
 import { renderHandoff } from './handoff.js';
 import { findProjects, HANDOFF_FILE, joinRel, STATE_FILE } from './layout.js';
@@ -210,6 +211,8 @@ export async function bmitExportPlan(input: ExportInput, out: SafeDir): Promise<
   delete base['lock'];
   delete base['stale_threshold_ms'];
   const origSteps = obj(base['steps']);
+  const folder = await targetFolder(out, input.foreignId);
+  if (!orig) return bornPlan(input, base, folder);
   const steps: Doc = {};
   const phaseIds = new Set(s.phases.map((p) => p.id));
   for (const k of STEP_ORDER) {
@@ -235,12 +238,34 @@ export async function bmitExportPlan(input: ExportInput, out: SafeDir): Promise<
   doc['decision_log'] = writeDecisions(input, arr(base['decision_log']));
   doc['open_findings'] = writeFindings(s, arr(base['open_findings']));
   doc['steps'] = steps;
-  const folder = await targetFolder(out, input.foreignId);
+  return planFiles(doc, folder, []);
+}
+
+function planFiles(doc: Doc, folder: string, problems: FormatProblem[]): WritePlan {
   return {
     writes: [
       { path: joinRel(folder, STATE_FILE), content: `${JSON.stringify(doc, null, 2)}\n`, backup: true },
       { path: joinRel(folder, HANDOFF_FILE), content: renderHandoff(doc, unitsOf(doc)), backup: false },
     ],
     removes: [],
+    ...(problems.length > 0 ? { problems } : {}),
   };
+}
+
+/** A session born in baton: bmit's template with the phases that are bmit steps written in (born.ts). */
+function bornPlan(input: ExportInput, base: Doc, folder: string): WritePlan {
+  const s = input.state;
+  const { byKey, problems } = bornSteps(s, input.foreignId, joinRel(folder, STATE_FILE));
+  const template = obj(base['steps']);
+  const steps: Doc = {};
+  for (const k of STEP_ORDER) {
+    const p = byKey.get(k);
+    steps[k] = p ? writeStep(p, obj(template[k]), input) : { ...obj(template[k]) };
+  }
+  const doc: Doc = { ...base, schema_version: CURRENT_SCHEMA, updated: bmitTime(input.now) };
+  doc['current_step'] = currentStep(null, steps);
+  doc['decision_log'] = writeDecisions(input, []);
+  doc['open_findings'] = writeFindings(s, []);
+  doc['steps'] = steps;
+  return planFiles(doc, folder, problems);
 }

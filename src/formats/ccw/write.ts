@@ -15,8 +15,8 @@
 import path from 'node:path';
 import type { Phase, PhaseStatus, SessionState, SessionStatus } from '../../domain/state.js';
 import type { SafeDir } from '../safe-dir.js';
-import type { ExportInput, WritePlan } from '../types.js';
-import { obj, parseText, str, withSafeForeignId } from '../util.js';
+import type { ExportInput, FormatProblem, WritePlan } from '../types.js';
+import { obj, parseText, problem, str, withSafeForeignId } from '../util.js';
 import { ARCHIVING_MARKER, type CcwLayout, MARKER_PREFIX, PLACE_DIRS, REGISTRY_FILE, SESSION_FILE } from './layout.js';
 import { listBackups } from './backups.js';
 import { CURRENT_VERSION, SESSION_STATUS, TASK_FILES_KEY } from './session-file.js';
@@ -124,6 +124,8 @@ function registryStatus(s: SessionStatus): string {
 }
 
 const DONE: readonly PhaseStatus[] = ['completed', 'skipped'];
+/** The phases CCW's `current_phase` names (seed 004). */
+const CCW_PHASES = ['PLAN', 'IMPLEMENT', 'REVIEW'];
 
 function unitStatus(p: Phase, sessionMd: boolean): string {
   if (sessionMd && p.status === 'skipped' && p.metadata.enabled === false) return 'pending';
@@ -151,18 +153,28 @@ function phaseTime(input: ExportInput, p: Phase, which: 'startedAt' | 'completed
   return t;
 }
 
-function principlesCheckpoint(input: ExportInput, p: Phase, orig: Record<string, unknown>): Record<string, unknown> {
+function principlesCheckpoint(
+  input: ExportInput,
+  p: Phase,
+  orig: Record<string, unknown>,
+  born: boolean,
+): Record<string, unknown> {
   const cp: Record<string, unknown> = { ...orig, ...metaOf(p) };
   cp.status = unitStatus(p, false);
-  const files = filesOf(p);
+  // CCW's documents are the session folder's planning documents: a session born in baton
+  // records repository files, which are not (they are said in the output instead).
+  const files = born ? [] : filesOf(p);
   if (files.length || 'documents' in orig) cp.documents = files;
   if (p.subStep !== null || 'current_agent' in orig || p.agents.length > 0 || 'agents_completed' in cp) {
-    // A completed phase has no current agent: the one it stopped at is done too.
+    // A completed phase has no current agent: the one it stopped at is done too. A phase
+    // in progress without one recorded is being worked on by its last agent, not done by it.
     const done = p.status === 'completed';
+    const working = !done && p.subStep === null && p.status === 'in_progress' ? (p.agents.at(-1) ?? null) : null;
+    const current = working ?? (done ? null : p.subStep);
     cp.agents_completed = done
       ? [...new Set([...p.agents, ...(p.subStep ? [p.subStep] : [])])]
-      : p.agents.filter((a) => a !== p.subStep);
-    cp.current_agent = done ? null : p.subStep;
+      : p.agents.filter((a) => a !== current);
+    cp.current_agent = current;
   }
   const ts =
     p.status === 'completed'
@@ -215,6 +227,8 @@ export function sessionDocument(input: ExportInput, o: Origin): Record<string, u
   // "interrupted" for a pause).
   const keep = input.unchangedSinceImport === true && o.doc !== null;
   doc.current_phase = keep && 'current_phase' in base ? base.current_phase : currentPhase(state, base, sessionMd);
+  // CCW dispatches its resume on PLAN, IMPLEMENT or REVIEW only: another phase is not named there.
+  if (!sessionMd && !o.doc && !CCW_PHASES.includes(String(doc.current_phase))) delete doc.current_phase;
   const origStatus = typeof base.status === 'string' ? base.status : null;
   doc.status =
     origStatus !== null && SESSION_STATUS[origStatus] === state.status ? origStatus : ccwStatus(state.status);
@@ -228,7 +242,7 @@ export function sessionDocument(input: ExportInput, o: Origin): Record<string, u
   } else {
     const origCps = obj(base.checkpoints);
     const cps: Record<string, unknown> = {};
-    for (const p of state.phases) cps[p.id] = principlesCheckpoint(input, p, obj(origCps[p.id]));
+    for (const p of state.phases) cps[p.id] = principlesCheckpoint(input, p, obj(origCps[p.id]), !o.doc);
     doc.checkpoints = cps;
     if (!o.doc) {
       doc.context_chain = [];
@@ -253,18 +267,64 @@ async function filesUnder(out: SafeDir, rel: string, acc: string[], depth = 0): 
   return acc;
 }
 
+/**
+ * A session CCW never saw gets a CCW id: `WFS-<slug>`, the name of its folder (CCW builds
+ * paths from the id). When that differs from the id, the output says what was written.
+ */
+function ccwId(input: ExportInput, problems: FormatProblem[]): ExportInput {
+  const id = folderName(input.foreignId);
+  if (id === input.foreignId) return input;
+  problems.push(
+    problem(
+      'NOT_REPRESENTED',
+      'info',
+      `CCW session ids are WFS-<topic-slug> and name the session's folder: ${input.foreignId} was written as ${id}.`,
+      { sessionId: id, details: { field: 'session_id', value: input.foreignId, written: id } },
+    ),
+  );
+  return { ...input, foreignId: id };
+}
+
+/** What a session holds that CCW's files cannot: said in the export's output. */
+function notRepresented(input: ExportInput, o: Origin, doc: Record<string, unknown>, rel: string): FormatProblem[] {
+  const s = input.state;
+  const lost: string[] = [];
+  const cur = s.phases.find((p) => p.status === 'in_progress') ?? s.phases.find((p) => !DONE.includes(p.status));
+  if (!o.doc && cur && doc.current_phase === undefined)
+    lost.push(
+      `the current phase ${cur.id}: current_phase names PLAN, IMPLEMENT or REVIEW only, so it is left out (CCW reads the position from the checkpoints' statuses)`,
+    );
+  const files = o.doc ? 0 : s.phases.reduce((n, p) => n + p.files.length, 0);
+  if (files > 0)
+    lost.push(`${files} file record(s): a checkpoint's documents are the session folder's planning documents`);
+  const errors = s.phases.reduce((n, p) => n + p.errors.length, 0);
+  if (errors > 0 && !o.doc) lost.push(`${errors} error(s): CCW keeps no error list`);
+  const tokens = s.tokens.input + s.tokens.output + s.tokens.cached;
+  if (tokens > 0 && !o.doc) lost.push(`${tokens} token(s): CCW keeps no token counts`);
+  if (lost.length === 0) return [];
+  return [
+    problem('NOT_REPRESENTED', 'info', `CCW's session file cannot hold ${lost.join('; ')}.`, {
+      sessionId: input.foreignId,
+      path: rel,
+      details: { files, errors, tokens },
+    }),
+  ];
+}
+
 /** Plans the files that put `input.state` in CCW's layout under `out`. */
 export async function planCcwExport(given: ExportInput, out: SafeDir): Promise<WritePlan> {
   // The folder is slugged from the id (folderName), but CCW commands build paths from the
   // session_id and registry id too: one with "/" or ".." would lead them out of .workflow/.
-  const { input, problem: idProblem } = withSafeForeignId(
+  const safe = withSafeForeignId(
     given,
     'CCW',
     (id) => id.trim() !== '' && !/[\\/\0]/.test(id) && id !== '..' && id !== '.',
   );
-  const plan: WritePlan = { writes: [], removes: [], ...(idProblem ? { problems: [idProblem] } : {}) };
+  const o = origin(safe.input.original);
+  const problems: FormatProblem[] = safe.problem ? [safe.problem] : [];
+  const input = o.folder ? safe.input : ccwId(safe.input, problems);
+  const plan: WritePlan = { writes: [], removes: [], problems };
   const { state } = input;
-  const o = origin(input.original);
   const prefix = path.basename(out.root) === '.workflow' ? '' : '.workflow/';
   const name = o.folder ? o.folder.split('/').pop()! : folderName(input.foreignId);
   const finished = state.archived || state.status === 'completed' || state.status === 'abandoned';
@@ -277,6 +337,7 @@ export async function planCcwExport(given: ExportInput, out: SafeDir): Promise<W
   const target = `${prefix}${folder}`;
   const filePath = `${target}/${SESSION_FILE}`;
   const doc = sessionDocument(input, o);
+  problems.push(...notRepresented(input, o, doc, filePath));
   const written = new Set<string>([filePath]);
   plan.writes.push({ path: filePath, content: `${JSON.stringify(doc, null, 2)}\n`, backup: false });
 
@@ -386,5 +447,8 @@ async function registryWrite(
   const kept = lines.filter((_, i) => !idx.slice(1).includes(i));
   if (idx.length) kept[idx[0]!] = text;
   else kept.push(text);
-  return { path: regPath, content: `${kept.join('\n')}\n`, backup: false };
+  // The other lines are kept byte for byte: the file's BOM and line ends too.
+  const eol = r.kind === 'ok' && r.crlf ? '\r\n' : '\n';
+  const bom = r.kind === 'ok' && r.bom ? '\uFEFF' : '';
+  return { path: regPath, content: `${bom}${kept.join(eol)}${eol}`, backup: false };
 }

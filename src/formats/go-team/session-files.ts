@@ -5,6 +5,9 @@ import { hashSources, problem, str } from '../util.js';
 import { join } from './layout.js';
 import { type Ctx, load, type Loaded } from './load.js';
 
+/** Files export writes back byte for byte: their documents are the text as read. */
+const VERBATIM = /(^|\/)(cp-[^/]*|rollback-history)\.json$/;
+
 /** The team's session-metrics.json, read once and shared by every session. */
 export interface Metrics {
   path: string;
@@ -107,7 +110,10 @@ export async function openSession(
     if (l.read.kind === 'missing' || l.read.kind === 'unsafe') return;
     sources.push(l.read.path);
     reads.push(l.read);
-    if (l.doc) documents[l.read.path] = l.doc;
+    // Checkpoints and the rollback history are written back as they are (export): their bytes
+    // (BOM, CRLF, "0.0") are kept, not the parse, which would re-serialise them.
+    if (l.read.kind === 'ok' && VERBATIM.test(l.read.path)) documents[l.read.path] = l.read.bytes.toString('utf8');
+    else if (l.doc) documents[l.read.path] = l.doc;
     else if (l.read.kind === 'ok') documents[l.read.path] = l.read.text; // unparseable: kept verbatim
   };
   const none: Loaded = { read: { kind: 'missing', path: '' }, doc: null };

@@ -2,25 +2,34 @@
  * Writes a baton session in Go Team's layout, by Go Team's own write rules: the live
  * `state.json` (an `action` save), the `manifest.json`, the `sessions.json` registry merged
  * with the sessions already in the destination, and `recovery.json` for an interrupted
- * session. Go Team checkpoint files (`cp-*.json`: git commit + state snapshot + checksum)
- * cannot be made from baton checkpoints, so only the ones the session was imported with are
- * written back, verbatim, where the destination lacks them; baton's own checkpoints stay in
- * baton. Every field baton does not map is kept from the session's files already at the
- * destination (the newest: with --mirror the toolkit may still write them), else from the
- * imported documents.
+ * session. Baton phases map onto Go Team's nine steps by identity only (write-steps.ts).
+ * Go Team checkpoint files (`cp-*.json`: git commit + state snapshot + checksum) cannot be
+ * made from baton checkpoints, so only the ones the session was imported with are written
+ * back, byte for byte, where the destination lacks them, and damaged ones are dropped
+ * (write-checkpoints.ts). Every field baton does not map is kept from the session's files
+ * already at the destination (the newest: with --mirror the toolkit may still write them),
+ * else from the imported documents; nothing changed since the import keeps the update and
+ * save times as written.
  */
 import { BatonError } from '../../domain/errors.js';
-import { validateId } from '../../domain/ids.js';
-import type { Phase, SessionState, SessionStatus, TokenCounts } from '../../domain/state.js';
+import type { Phase, SessionStatus } from '../../domain/state.js';
+import { foreignTime } from '../import.js';
 import type { SafeDir } from '../safe-dir.js';
 import type { ExportInput, WritePlan } from '../types.js';
-import { foreignTime, UNATTRIBUTED } from '../import.js';
-import { arr, obj, parseDocument, str } from '../util.js';
+import { arr, obj, parseDocument, str, withSafeForeignId } from '../util.js';
 import { join, locate } from './layout.js';
 import { REVIEW_MAX_ITERATIONS, STEPS, stepOf, TOTAL_STEPS } from './steps.js';
+import { type Dropped, json, newRecovery, planVerbatim, repairRecovery, replacement } from './write-checkpoints.js';
+import {
+  checkMappable,
+  notRepresented,
+  pendingTasks,
+  type Position,
+  positionOf,
+  writeCostBudget,
+  writeTokenMetrics,
+} from './write-steps.js';
 
-/** Files of a session folder the writer regenerates; every other one is written back verbatim. */
-const MANAGED = new Set(['state.json', 'manifest.json', 'recovery.json']);
 const SESSION_FILE = /^(manifest|state|recovery|rollback-history)\.json$|^cp-.*\.json$/;
 
 /** baton status → Go Team registry status (abandoned keeps a paused/interrupted status with resumable false). */
@@ -29,52 +38,12 @@ function goStatus(s: SessionStatus, previous: string | null): string {
   return s;
 }
 
-function json(v: unknown): string {
-  return `${JSON.stringify(v, null, 2)}\n`;
-}
-
-/** The nine steps as baton phases: by step-number id, else by position. */
-function stepPhases(state: SessionState): Array<Phase | null> {
-  const byId = state.phases.filter((p) => stepOf(p.id) !== null);
-  const out: Array<Phase | null> = Array.from({ length: TOTAL_STEPS }, () => null);
-  if (byId.length > 0) for (const p of byId) out[(stepOf(p.id) as number) - 1] = p;
-  else state.phases.slice(0, TOTAL_STEPS).forEach((p, i) => (out[i] = p));
-  return out;
-}
-
 async function existing(out: SafeDir, rel: string): Promise<Record<string, unknown> | null | 'corrupt'> {
   const r = await out.read(rel);
   if (r.kind === 'missing') return null;
   if (r.kind !== 'ok') return 'corrupt';
   const p = parseDocument(r);
   return p.ok ? p.value : 'corrupt';
-}
-
-function tokenEntry(c: TokenCounts): Record<string, number> {
-  return { input_tokens: c.input, output_tokens: c.output, cached_tokens: c.cached };
-}
-
-/** Where the session stands in the nine steps, as Go Team counts it. */
-function positionOf(state: SessionState): {
-  phases: Array<Phase | null>;
-  completedCount: number;
-  firstOpen: number;
-  currentStep: number;
-  open: Phase | null;
-} {
-  const phases = stepPhases(state);
-  const isDone = (p: Phase | null) => p !== null && (p.status === 'completed' || p.status === 'skipped');
-  const completedCount = phases.filter((p) => p?.status === 'completed').length;
-  const firstOpen = phases.findIndex((p) => !isDone(p));
-  let currentStep: number;
-  if (state.status === 'completed' || firstOpen === -1) currentStep = TOTAL_STEPS;
-  else {
-    const p = phases[firstOpen] ?? null;
-    const started = p !== null && (p.status === 'in_progress' || p.status === 'failed');
-    currentStep = started || firstOpen === 0 ? firstOpen + 1 : firstOpen; // not started yet: Go Team stays on the last done step
-  }
-  const open = firstOpen === -1 ? null : (phases[firstOpen] ?? null);
-  return { phases, completedCount, firstOpen, currentStep, open };
 }
 
 /** What the registry entry of the exported session is made from. */
@@ -86,6 +55,8 @@ interface EntryInput {
   phases: Array<Phase | null>;
   /** created_at of the imported manifest, the fallback after the registry's own. */
   createdAt: string | null;
+  /** The checkpoint to name instead of the entry's current one (a dropped one is replaced). */
+  checkpoint: (cp: unknown) => unknown;
 }
 
 /**
@@ -131,7 +102,7 @@ async function mergeRegistry(
     updated_at: input.unchangedSinceImport === true && base.updated_at !== undefined ? base.updated_at : nowIso,
     current_step:
       input.unchangedSinceImport === true && base.current_step !== undefined ? base.current_step : p.currentStep,
-    current_checkpoint: base.current_checkpoint ?? null,
+    current_checkpoint: p.checkpoint(base.current_checkpoint ?? null) ?? null,
     progress: {
       ...obj(base.progress),
       steps_completed: p.completedCount,
@@ -165,126 +136,18 @@ async function mergeRegistry(
   return { reg, entry };
 }
 
-/**
- * Writes baton's token counts into go_team_state.token_metrics (the reader's first choice), and
- * its cost budget into metrics.cost.budget. A breakdown baton does not hold (per-agent totals
- * without input/output split, per-step counts) is kept as found.
- */
-function writeTokenMetrics(ls: Record<string, unknown>, state: SessionState, docs: Record<string, unknown>): void {
-  const t = state.tokens;
-  const metricsKey = Object.keys(docs).find((k) => k.endsWith('metrics/session-metrics.json'));
-  const metricsRec = metricsKey ? obj(obj(docs[metricsKey]).session) : null;
-  if (ls.token_metrics !== undefined || metricsRec || t.input + t.output + t.cached > 0) {
-    const prev =
-      ls.token_metrics !== undefined
-        ? obj(ls.token_metrics)
-        : metricsRec
-          ? { by_agent: metricsRec.by_agent, by_step: metricsRec.by_step }
-          : {};
-    const byAgent: Record<string, unknown> = {};
-    for (const [a, c] of Object.entries(t.byAgent)) if (a !== UNATTRIBUTED) byAgent[a] = tokenEntry(c);
-    const tm: Record<string, unknown> = {
-      ...prev,
-      total_input: t.input,
-      total_output: t.output,
-      total_cached: t.cached,
-    };
-    if (Object.keys(byAgent).length > 0) tm.by_agent = byAgent;
-    if (tm.token_summary !== undefined)
-      tm.token_summary = {
-        ...obj(tm.token_summary),
-        total_input: t.input,
-        total_output: t.output,
-        total_cached: t.cached,
-        total_tokens: t.input + t.output,
-      };
-    const byStep: Record<string, unknown> = {};
-    for (const [pid, c] of Object.entries(t.byPhase)) {
-      const n = stepOf(pid);
-      const d = n === null ? null : STEPS[n - 1];
-      if (d) byStep[`step-${String(d.n).padStart(2, '0')}-${d.name}`] = tokenEntry(c);
-    }
-    if (Object.keys(byStep).length > 0) tm.by_step = byStep;
-    for (const k of Object.keys(tm)) if (tm[k] === undefined) delete tm[k];
-    ls.token_metrics = tm;
-  }
-  // The dollar budget where Go Team's `*budget:set` keeps it (token-tracking.md's metrics.cost).
-  const usd = t.costBudgetUsd ?? null;
-  const cost = obj(obj(ls.metrics).cost);
-  if (usd !== null || (cost.budget ?? null) !== null)
-    ls.metrics = { ...obj(ls.metrics), cost: { ...cost, budget: usd } };
-}
+type Doc = Record<string, unknown>;
 
-/** recovery.json for a session interrupted in baton that has none: Go Team's three recovery options. */
-function newRecovery(
-  state: SessionState,
+const asObj = (v: unknown): Doc | null =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Doc) : null;
+
+/** The imported documents of session `id`, by file name, and the imported registry with its entry. */
+function importedDocs(
+  docs: Record<string, unknown>,
   id: string,
-  nowIso: string,
-  currentStep: number,
-  entry: Record<string, unknown>,
-  manifest: Record<string, unknown>,
-  ls: Record<string, unknown>,
-): Record<string, unknown> {
-  const def = STEPS[currentStep - 1] ?? STEPS[0];
-  const reason = state.statusCause?.cause ?? null;
-  const listed = arr(manifest.checkpoints)
-    .map(obj)
-    .filter((c) => c.valid !== false && c.invalidated_by === undefined);
-  const cp = str(entry.current_checkpoint) ?? str(manifest.current_checkpoint) ?? str(listed[listed.length - 1]?.id);
-  return {
-    session_id: id,
-    interrupted_at: state.statusCause?.at ?? nowIso,
-    interrupt_reason:
-      reason === 'timeout' || reason === 'crash' || reason === 'disconnect' || reason === 'error' ? reason : 'crash',
-    last_known_state: {
-      step: currentStep,
-      step_name: def?.name ?? null,
-      agent: str(ls.current_agent),
-      action: state.contextSummary,
-    },
-    recovery_options: [
-      ...(cp
-        ? [
-            {
-              type: 'checkpoint',
-              target: cp,
-              description: 'Resume from last checkpoint (safe)',
-              data_loss: `all work done after ${cp}`,
-            },
-          ]
-        : []),
-      {
-        type: 'live_state',
-        target: 'state.json',
-        description: 'Resume from last auto-save (experimental)',
-        data_loss: '~30 seconds of work',
-      },
-      { type: 'fresh_start', target: null, description: 'Start fresh from step 1', data_loss: 'All progress' },
-    ],
-    recommended: cp ? 'checkpoint' : 'live_state',
-    auto_resume_enabled: true,
-  };
-}
-
-/** Plans the files that put `input.state` in Go Team's layout under `out`. */
-export async function planExport(input: ExportInput, out: SafeDir): Promise<WritePlan> {
-  const { state, foreignId: id, now } = input;
-  const nowIso = now.toISOString();
-  try {
-    validateId(id);
-  } catch {
-    throw new BatonError('BAD_INPUT', `The Go Team session id ${JSON.stringify(id)} cannot be a folder name.`, {
-      hint: 'Use an id made of letters, digits, ".", "_" and "-".',
-    });
-  }
-  const docs = input.original ?? {};
-  const found = await locate(out);
-  const cpDir = found?.cp ?? 'checkpoints';
-  const sdir = join(cpDir, id);
-
-  // The imported documents of this session, by file name.
+): { mine: Map<string, unknown>; origRegistry: Doc; origEntry: Doc } {
   const mine = new Map<string, unknown>();
-  let origRegistry: Record<string, unknown> = {};
+  let origRegistry: Doc = {};
   for (const [key, doc] of Object.entries(docs)) {
     const parts = key.split('/');
     const name = parts[parts.length - 1] ?? '';
@@ -292,78 +155,78 @@ export async function planExport(input: ExportInput, out: SafeDir): Promise<Writ
     else if (name === 'sessions.json' && doc !== null && typeof doc === 'object') origRegistry = obj(doc);
   }
   const origEntry = obj(arr(origRegistry.sessions).find((e) => str(obj(e).id) === id));
-  const asObj = (v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  const fromOut = async (name: string) => {
-    const d = await existing(out, join(sdir, name));
-    return d === 'corrupt' ? null : d;
+  return { mine, origRegistry, origEntry };
+}
+
+/** What the session's documents are built from: the export, where it writes, and what it had. */
+interface Ctx {
+  input: ExportInput;
+  out: SafeDir;
+  sdir: string;
+  mine: Map<string, unknown>;
+  pos: Position;
+  nowIso: string;
+  /** Nothing changed since the import: the update and save times stay as written. */
+  keep: boolean;
+}
+
+/** The session's file already at the destination (newest), else the imported one. */
+async function baseDoc(c: Ctx, name: string): Promise<Doc | null> {
+  const d = await existing(c.out, join(c.sdir, name));
+  return (d === 'corrupt' ? null : d) ?? asObj(c.mine.get(name));
+}
+
+async function manifestDoc(c: Ctx): Promise<Doc> {
+  const { state, foreignId: id } = c.input;
+  const manifest: Doc = (await baseDoc(c, 'manifest.json')) ?? {
+    session_id: id,
+    topic: state.title,
+    created_at: state.createdAt,
+    updated_at: c.nowIso,
+    checkpoints: [],
+    current_checkpoint: null,
+    current_step: c.pos.currentStep,
+    rollback_history: [],
   };
-
-  // ---- position ----
-  const { phases, completedCount, firstOpen, currentStep, open } = positionOf(state);
-  const prevStatus = str(origEntry.status);
-  const status = goStatus(state.status, prevStatus);
-  const resumable = state.status === 'active' || state.status === 'paused' || state.status === 'interrupted';
-  const def = STEPS[currentStep - 1] ?? STEPS[0];
-
-  // ---- registry, merged with the one at the destination ----
-  const regRel = join(cpDir, 'sessions.json');
-  const { reg, entry } = await mergeRegistry(input, out, regRel, origRegistry, origEntry, {
-    status,
-    resumable,
-    currentStep,
-    completedCount,
-    phases,
-    createdAt: str(asObj(mine.get('manifest.json'))?.created_at),
-  });
-
-  const writes: WritePlan['writes'] = [];
-
-  // ---- manifest ----
-  const manifest: Record<string, unknown> = (await fromOut('manifest.json')) ??
-    asObj(mine.get('manifest.json')) ?? {
-      session_id: id,
-      topic: state.title,
-      created_at: state.createdAt,
-      updated_at: nowIso,
-      checkpoints: [],
-      current_checkpoint: null,
-      current_step: currentStep,
-      rollback_history: [],
-    };
-  const keep = input.unchangedSinceImport === true;
   Object.assign(manifest, {
     session_id: id,
     topic: state.title,
-    updated_at: keep && manifest.updated_at !== undefined ? manifest.updated_at : nowIso,
-    current_step: keep && manifest.current_step !== undefined ? manifest.current_step : currentStep,
+    updated_at: c.keep && manifest.updated_at !== undefined ? manifest.updated_at : c.nowIso,
+    current_step: c.keep && manifest.current_step !== undefined ? manifest.current_step : c.pos.currentStep,
   });
+  return manifest;
+}
 
-  // ---- live state (an "action" save) ----
-  const live: Record<string, unknown> = (await fromOut('state.json')) ??
-    asObj(mine.get('state.json')) ?? {
-      session_id: id,
-      saved_at: nowIso,
-      save_trigger: 'action',
-      state: {
-        topic: state.title,
-        date: nowIso.slice(0, 10),
-        phase: def?.name ?? 'init',
-        current_step: currentStep,
-        current_agent: null,
-        iteration_count: 0,
-        max_iterations: REVIEW_MAX_ITERATIONS,
-        breakpoint_active: false,
-      },
-      context: { last_action: null, pending_tasks: [], current_file: null, current_line: null },
-      outputs: {},
-      recovery_point: {
-        checkpoint: entry.current_checkpoint,
-        actions_since_checkpoint: 0,
-        can_resume_from_action: true,
-      },
-    };
-  const ls: Record<string, unknown> = { ...obj(live.state) };
+/** The live `state.json` (an "action" save). */
+async function liveDoc(
+  c: Ctx,
+  status: string,
+  checkpoint: unknown,
+  dropped: Dropped,
+  docs: Record<string, unknown>,
+): Promise<Doc> {
+  const { state, foreignId: id } = c.input;
+  const { currentStep, open, firstOpen } = c.pos;
+  const def = STEPS[currentStep - 1] ?? STEPS[0];
+  const live: Doc = (await baseDoc(c, 'state.json')) ?? {
+    session_id: id,
+    saved_at: c.nowIso,
+    save_trigger: 'action',
+    state: {
+      topic: state.title,
+      date: c.nowIso.slice(0, 10),
+      phase: def?.name ?? 'init',
+      current_step: currentStep,
+      current_agent: null,
+      iteration_count: 0,
+      max_iterations: REVIEW_MAX_ITERATIONS,
+      breakpoint_active: false,
+    },
+    context: { last_action: null, pending_tasks: [], current_file: null, current_line: null },
+    outputs: {},
+    recovery_point: { checkpoint, actions_since_checkpoint: 0, can_resume_from_action: true },
+  };
+  const ls: Doc = { ...obj(live.state) };
   const previousStep = stepOf(ls.current_step);
   ls.topic = state.title;
   ls.current_step = currentStep;
@@ -377,35 +240,95 @@ export async function planExport(input: ExportInput, out: SafeDir): Promise<Writ
   if (ls.session !== undefined && typeof obj(ls.session).status === 'string')
     ls.session = { ...obj(ls.session), status };
   writeTokenMetrics(ls, state, docs);
+  writeCostBudget(ls, state);
   const context = { ...obj(live.context) };
   if (state.contextSummary !== null) context.last_action = state.contextSummary;
-  Object.assign(live, { session_id: id, saved_at: nowIso, save_trigger: 'action', state: ls, context });
+  if (c.pos.unmapped.length > 0 || arr(context.pending_tasks).length > 0)
+    context.pending_tasks = pendingTasks(context.pending_tasks, c.pos.unmapped);
+  const recoveryPoint = asObj(live.recovery_point);
+  // Nothing changed since the import: no save happened, so the save time and trigger stay (Go
+  // Team's heartbeat, and the time a re-import falls back on for steps without one).
+  const kept = c.keep && live.saved_at !== undefined;
+  Object.assign(live, {
+    session_id: id,
+    saved_at: kept ? live.saved_at : c.nowIso,
+    save_trigger: kept ? (live.save_trigger ?? 'action') : 'action',
+    state: ls,
+    context,
+  });
+  if (recoveryPoint)
+    live.recovery_point = { ...recoveryPoint, checkpoint: replacement(dropped, recoveryPoint.checkpoint) };
+  return live;
+}
 
-  writes.push({ path: join(sdir, 'state.json'), content: json(live), backup: false });
-  writes.push({ path: join(sdir, 'manifest.json'), content: json(manifest), backup: false });
-
-  // ---- recovery metadata for an interrupted session ----
-  const origRecovery = mine.get('recovery.json');
-  if (state.status === 'interrupted') {
-    const rec = (await fromOut('recovery.json')) ?? asObj(origRecovery);
-    const recovery = rec ?? newRecovery(state, id, nowIso, currentStep, entry, manifest, ls);
-    writes.push({ path: join(sdir, 'recovery.json'), content: json(recovery), backup: false });
-  } else if (origRecovery !== undefined && !(await out.exists(join(sdir, 'recovery.json')))) {
-    writes.push({
-      path: join(sdir, 'recovery.json'),
-      content: typeof origRecovery === 'string' ? origRecovery : json(origRecovery),
-      backup: false,
-    });
+/** recovery.json: kept (moved off dropped checkpoints) or, for a session interrupted in baton, made. */
+async function planRecovery(
+  c: Ctx,
+  entry: Doc,
+  manifest: Doc,
+  live: Doc,
+  dropped: Dropped,
+  writes: WritePlan['writes'],
+): Promise<void> {
+  const { state, foreignId: id } = c.input;
+  const rel = join(c.sdir, 'recovery.json');
+  const orig = c.mine.get('recovery.json');
+  const atOut = await existing(c.out, rel);
+  if (state.status !== 'interrupted' && (orig === undefined || atOut !== null)) return;
+  let rec = (atOut === 'corrupt' ? null : atOut) ?? asObj(orig);
+  if (!rec && typeof orig === 'string' && state.status !== 'interrupted') {
+    writes.push({ path: rel, content: orig, backup: false });
+    return;
   }
-
-  // ---- checkpoints and rollback history, verbatim ----
-  for (const [name, doc] of mine) {
-    if (MANAGED.has(name) || (await out.exists(join(sdir, name)))) continue;
-    writes.push({ path: join(sdir, name), content: typeof doc === 'string' ? doc : json(doc), backup: false });
+  if (!rec) {
+    const listed = arr(manifest.checkpoints)
+      .map(obj)
+      .filter((x) => x.valid !== false && x.invalidated_by === undefined);
+    const cp = str(entry.current_checkpoint) ?? str(manifest.current_checkpoint) ?? str(listed[listed.length - 1]?.id);
+    rec = newRecovery(state, id, c.nowIso, c.pos.currentStep, cp, str(obj(live.state).current_agent));
   }
+  writes.push({ path: rel, content: json(repairRecovery(rec, dropped)), backup: false });
+}
 
-  writes.push({ path: regRel, content: json(reg), backup: false });
-  return { writes, removes: [] };
+/** Plans the files that put `input.state` in Go Team's layout under `out`. */
+export async function planExport(given: ExportInput, out: SafeDir): Promise<WritePlan> {
+  const { input, problem: idProblem } = withSafeForeignId(given, 'Go Team');
+  const { state, foreignId: id, now } = input;
+  const docs = input.original ?? {};
+  const cpDir = (await locate(out))?.cp ?? 'checkpoints';
+  const sdir = join(cpDir, id);
+  // The imported documents are found by the id they hold, which may be the unsafe one.
+  const { mine, origRegistry, origEntry } = importedDocs(docs, given.foreignId);
+  const pos = positionOf(state);
+  checkMappable(state, pos, mine.size > 0);
+  const c: Ctx = { input, out, sdir, mine, pos, nowIso: now.toISOString(), keep: input.unchangedSinceImport === true };
+  const problems = [
+    ...(idProblem ? [idProblem] : []),
+    ...notRepresented(state, pos, id, join(sdir, 'state.json'), mine.size > 0),
+  ];
+  const status = goStatus(state.status, str(origEntry.status));
+  const manifest = await manifestDoc(c);
+  const verbatim: WritePlan['writes'] = [];
+  const dropped = await planVerbatim(mine, out, sdir, id, manifest, verbatim, problems);
+  manifest.current_checkpoint = replacement(dropped, manifest.current_checkpoint);
+  const regRel = join(cpDir, 'sessions.json');
+  const { reg, entry } = await mergeRegistry(input, out, regRel, origRegistry, origEntry, {
+    status,
+    resumable: state.status === 'active' || state.status === 'paused' || state.status === 'interrupted',
+    currentStep: pos.currentStep,
+    completedCount: pos.completedCount,
+    phases: pos.phases,
+    createdAt: str(asObj(mine.get('manifest.json'))?.created_at),
+    checkpoint: (cp) => replacement(dropped, cp),
+  });
+  const live = await liveDoc(c, status, entry.current_checkpoint, dropped, docs);
+  const writes: WritePlan['writes'] = [
+    { path: join(sdir, 'state.json'), content: json(live), backup: false },
+    { path: join(sdir, 'manifest.json'), content: json(manifest), backup: false },
+  ];
+  await planRecovery(c, entry, manifest, live, dropped, writes);
+  writes.push(...verbatim, { path: regRel, content: json(reg), backup: false });
+  return { writes, removes: [], problems };
 }
 
 /** Whether `a` and `b` hold the same fields and values, `except` aside (key order ignored). */
