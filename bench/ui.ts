@@ -135,7 +135,8 @@ export async function uiLatency(quick: boolean, work: string): Promise<Row[]> {
   const n = quick ? 2000 : 10_000;
   const events = quick ? 20_000 : 100_000;
   const runs = quick ? 15 : 40;
-  const { manager, big } = await fixture(path.join(work, 'ui', '.baton'), n, events);
+  const dir = path.join(work, 'ui', '.baton');
+  const { manager, big } = await fixture(dir, n, events);
   const server = await startUiServer({ manager });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   // A kept-alive socket the server closed while idle (its keep-alive timeout) is reset on reuse: ask again once.
@@ -157,12 +158,18 @@ export async function uiLatency(quick: boolean, work: string): Promise<Row[]> {
     });
   try {
     await manager.list(); // the registry cache, as a running store has it
+    // What the first view must match (issue 30): a fresh manager's first `get()` (store opened,
+    // snapshot and tail read), as `baton status` pays it; measured before the first view, so
+    // the code that reads a snapshot is compiled for both alike.
+    const coldGet = await timeIt(3, async () => {
+      const fresh = new SessionManager({ store: new FileStore({ root: dir }), agent: 'bench' });
+      await fresh.get(big);
+      await fresh.store.close();
+    });
     const t0 = process.hrtime.bigint();
     await get(`/api/sessions/${big}`);
     const cold = Number(process.hrtime.bigint() - t0) / 1e6;
     const coldBase = await timeIt(3, () => manager.log(big));
-    // What the session page must match (issue 30): reading the snapshot, as `manager.get()` does.
-    const coldGet = await timeIt(3, () => manager.get(big));
     const list = await compare(
       runs,
       () => get('/api/sessions?limit=50'),
@@ -214,9 +221,9 @@ export async function uiLatency(quick: boolean, work: string): Promise<Row[]> {
         pass: cold / coldBase <= 3,
       },
       {
-        name: `Dashboard first \`/api/sessions/{id}\` of ${k(events)} events vs reading its snapshot (one run)`,
+        name: `Dashboard first \`/api/sessions/{id}\` of ${k(events)} events vs a fresh manager's first \`get()\` (one run)`,
         baton: fmt(cold),
-        baseline: `${fmt(coldGet)} \`manager.get()\` (p50 of 3)`,
+        baseline: `${fmt(coldGet)} fresh \`manager.get()\` (p50 of 3)`,
         ratio: cold / coldGet,
         target: '≤ 3×',
         pass: cold / coldGet <= 3,
