@@ -18,47 +18,15 @@ import { statusEvent } from './import-status.js';
 import { FILES_READ_KEY, phaseSpecs } from './import-phases.js';
 
 export { FILES_READ_KEY, journalTokenCells, splitCell, statusEvent, UNATTRIBUTED };
+export { PROVENANCE_KEY, provenanceOf } from './provenance.js';
+export type { Provenance } from './provenance.js';
+import { PROVENANCE_KEY } from './provenance.js';
+import type { Provenance } from './provenance.js';
 
-/** Session metadata key of the provenance record. */
-export const PROVENANCE_KEY = 'provenance';
 /** Session metadata key of errors the foreign session does not attach to a unit. */
 export const LOOSE_ERRORS_KEY = 'looseErrors';
 /** `idFormat` of a session created by import. */
 export const IMPORTED_ID_FORMAT = 'imported';
-
-/** Where an imported session came from (session metadata `provenance`). */
-export interface Provenance {
-  format: FormatName;
-  /** The toolkit's own id of the session. */
-  foreignId: string;
-  /** Absolute folder that was imported. */
-  root: string;
-  /** Main file of the session, relative to `root`. */
-  path: string;
-  sourceHash: string;
-  importedAt: string;
-  /** The parsed foreign documents, verbatim: what an exporter merges onto. */
-  documents: Record<string, unknown>;
-  /** Times made up because the foreign file had none (see ExportInput.untimed). */
-  untimed: string[];
-  /**
-   * sha256 of the session's work as imported ({@link workHash}): an export finds out from it
-   * whether baton changed anything since, and if not writes the position and update-time
-   * fields back as they were. Absent in provenance written before it existed.
-   */
-  workHash?: string;
-  /**
-   * Recorded file paths the toolkit keeps relative to a folder of its own (ForeignFile.base):
-   * path → that folder, relative to `root`. The resume plan measures them there.
-   */
-  fileBases?: Record<string, string>;
-  /**
-   * The time made up for each `untimed` key. A phase that baton later starts or completes
-   * gets a real time, which then no longer equals this one (see `stillUntimed`). Absent in
-   * provenance written before it existed: every listed key then stays untimed.
-   */
-  untimedAt?: Record<string, string>;
-}
 
 /**
  * The time an exporter should write for a baton record: null when baton made it up at import
@@ -105,13 +73,6 @@ export function batonIdFor(foreignId: string, prefix = ''): string {
     .replace(/[^A-Za-z0-9]+$/, '');
   if (!slug) slug = 'imported-session';
   return slug;
-}
-
-/** The provenance of a session, or null when it was not imported. */
-export function provenanceOf(state: SessionState): Provenance | null {
-  const p = state.metadata[PROVENANCE_KEY] as Partial<Provenance> | undefined;
-  if (!p || typeof p !== 'object' || typeof p.format !== 'string' || typeof p.foreignId !== 'string') return null;
-  return p as Provenance;
 }
 
 const UTC_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z$/;

@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import type { SessionState } from '../domain/state.js';
-import { provenanceOf } from '../formats/import.js';
+import { provenanceOf } from '../formats/provenance.js';
 
 /**
  * The path of `recorded` in the workspace at `wsRoot`: relative to it ('/'-separated) when the

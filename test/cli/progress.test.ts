@@ -160,8 +160,9 @@ describe('the manager reports progress as data', () => {
 describe('export --all', () => {
   it('writes every live session, reports progress as data, and refuses --session with it', async () => {
     const ws = workspace();
-    await ws.ok(['start', 'One', '--id', 'one', '--phases', 'a']);
-    await ws.ok(['start', 'Two', '--id', 'two', '--phases', 'b', '--switch']);
+    // Phases named after bmit's steps: bmit refuses a plan with none of them.
+    await ws.ok(['start', 'One', '--id', 'one', '--phases', 'requirements']);
+    await ws.ok(['start', 'Two', '--id', 'two', '--phases', 'design', '--switch']);
     const out = await ws.json<Array<{ id: string; format: string }>>([
       'export',
       '--all',

@@ -158,23 +158,7 @@ export function sessionDocument(input: ExportInput, orig: Doc | null): Doc {
   // A file without a tokens block keeps none when nothing is to be written in it.
   if (orig && !('tokens' in orig) && Object.keys(tokens).length === 0) delete doc['tokens'];
   else doc['tokens'] = tokens;
-  const oa = arr(orig?.['agents_spawned']);
-  // An entry is matched by id, else (an entry the file left without id) by position.
-  // A phase not started is no spawned agent (BMAD's agents are running, completed or failed):
-  // it is left out rather than shown running (see notRepresented).
-  doc['agents_spawned'] = s.phases.flatMap((p, i) => {
-    const byId = oa.find((a) => str(obj(a)['id']) === p.id);
-    const byPos = oa[i] !== undefined && str(obj(oa[i])['id']) === null ? oa[i] : undefined;
-    if (p.status === 'pending' && byId === undefined && byPos === undefined) return [];
-    const o = obj(byId ?? byPos);
-    // A failed agent re-run in baton: BMAD spawns a new agent, so the failed record stays as it was.
-    if (str(o['status']) === 'failed' && p.retryCount > 0 && p.status !== 'failed') {
-      const c = s.tokens.byPhase[p.id];
-      const meta = { ...p.metadata, tokens_used: c ? c.input + c.output : 0 };
-      return [o, agentOf({ ...p, id: `${p.id}-rerun-${p.retryCount}`, metadata: meta }, {}, input)];
-    }
-    return [agentOf(p, o, input)];
-  });
+  doc['agents_spawned'] = spawnedAgents(input, arr(orig?.['agents_spawned']));
   doc['artifacts'] = mergeList(
     s.artifacts,
     arr(orig?.['artifacts']),
@@ -241,6 +225,28 @@ export function sessionDocument(input: ExportInput, orig: Doc | null): Doc {
     if (orig && !(k in orig) && (doc[k] as unknown[]).length === 0) delete doc[k];
   }
   return doc;
+}
+
+/**
+ * BMAD's `agents_spawned` from the phases: an entry is matched by id, else (an entry the file
+ * left without id) by position. A phase not started is no spawned agent (BMAD's agents are
+ * running, completed or failed): it is left out rather than shown running (see notRepresented).
+ * A failed agent re-run in baton: BMAD spawns a new agent, so the failed record stays as it was.
+ */
+function spawnedAgents(input: ExportInput, oa: unknown[]): unknown[] {
+  const s = input.state;
+  return s.phases.flatMap((p, i) => {
+    const byId = oa.find((a) => str(obj(a)['id']) === p.id);
+    const byPos = oa[i] !== undefined && str(obj(oa[i])['id']) === null ? oa[i] : undefined;
+    if (p.status === 'pending' && byId === undefined && byPos === undefined) return [];
+    const o = obj(byId ?? byPos);
+    if (str(o['status']) === 'failed' && p.retryCount > 0 && p.status !== 'failed') {
+      const c = s.tokens.byPhase[p.id];
+      const meta = { ...p.metadata, tokens_used: c ? c.input + c.output : 0 };
+      return [o, agentOf({ ...p, id: `${p.id}-rerun-${p.retryCount}`, metadata: meta }, {}, input)];
+    }
+    return [agentOf(p, o, input)];
+  });
 }
 
 /** Sessions folder (relative to `out`) to write into. */
