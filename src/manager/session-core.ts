@@ -365,8 +365,9 @@ export class SessionCore {
    */
   private snapshot(id: string, state: SessionState): void {
     if (this.snapshotting.has(id)) return;
-    const done = this.withHistory(id, state)
-      .then((s) => this.store.writeSnapshot(id, { revision: s.revision, state: s }))
+    const write = (s: SessionState): Promise<void> => this.store.writeSnapshot(id, { revision: s.revision, state: s });
+    // Started at once when the state has its history (the usual case), as before histories existed.
+    const done = (state.history ? write(state) : this.withHistory(id, state).then(write))
       .then(
         () => {
           const kept = this.cache.get(id);
