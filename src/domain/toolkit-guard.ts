@@ -24,11 +24,22 @@ const DOING: Record<GuardedVerb, string> = {
   export: 'export into its archive session',
 };
 
-/** The required steps that hold up `verb` (for `phase-complete`, those of that phase). */
+/**
+ * The required steps that hold up `verb` (for `phase-complete`, those of that phase). A step
+ * that is a phase itself (RequiredStep.isPhase: CCW's review) is done by completing that phase:
+ * it does not hold up its own completion, and holds up nothing once the phase is completed or
+ * skipped in baton.
+ */
 export function requiredBefore(s: SessionState, verb: GuardedVerb, phaseId: string | null = null): RequiredStep[] {
   const rules = toolkitRulesOf(s);
   if (!rules) return [];
-  return verb === 'phase-complete' ? rules.required.filter((r) => r.phaseId === phaseId) : rules.required;
+  const open = rules.required.filter((r) => !(r.isPhase === true && r.phaseId !== null && phaseDone(s, r.phaseId)));
+  return verb === 'phase-complete' ? open.filter((r) => r.phaseId === phaseId && r.isPhase !== true) : open;
+}
+
+function phaseDone(s: SessionState, phaseId: string): boolean {
+  const p = s.phases.find((x) => x.id === phaseId);
+  return p !== undefined && (p.status === 'completed' || p.status === 'skipped');
 }
 
 /**

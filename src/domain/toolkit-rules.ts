@@ -18,6 +18,13 @@ export interface RequiredStep {
   name: string;
   /** The toolkit's rule, quoted or paraphrased, with its source. */
   reason: string;
+  /**
+   * True when the step is the phase `phaseId` itself (CCW's review phase): completing that phase
+   * does the step, so it never holds up that phase's own completion, and once the phase is
+   * completed or skipped it holds up nothing. Absent: the step is done apart from the phase
+   * (Maestro's reconciliation of a phase holds up completing it).
+   */
+  isPhase?: boolean;
 }
 
 /** An agent the toolkit marked running in a context that is gone: reported, never restarted silently. */

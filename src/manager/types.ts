@@ -130,7 +130,7 @@ export interface ManagerCore {
     o?: ChangeOptions,
   ): Promise<ChangeResult<undefined>>;
   createFrom(id: string, events: NewEvent[]): Promise<SessionState>;
-  archive(id: string, o?: ChangeOptions): Promise<SessionState>;
+  archive(id: string, o?: ChangeOptions & { force?: boolean }): Promise<SessionState>;
   resume(id: string, agent?: string | null): Promise<SessionState>;
   list(filter?: {
     status?: SessionStatus;

@@ -471,7 +471,9 @@ export const GO_TEAM: Toolkit = {
       change: (d) => {
         d['state'].current_step = 5;
         d['state'].current_agent = 'go-test-agent';
-        d['saved_at'] = '2026-11-28T10:30:00Z';
+        // A Go Team save stamps the time it is made: after the registry baton wrote (a save
+        // dated before it, naming another step, is read as older than it: staleLive).
+        d['saved_at'] = new Date().toISOString();
       },
     },
     {
@@ -480,6 +482,8 @@ export const GO_TEAM: Toolkit = {
       file: GT_STATE,
       codec: JSON_CODEC,
       stale: true,
+      // saved_at stays the stale copy's: the reader sets the file aside as older than the
+      // registry baton wrote since, and live sync counts that as a loss (stale_save).
       change: (d) => {
         const t = d['state'].token_metrics;
         t.total_input += 5000;
@@ -495,6 +499,7 @@ export const GO_TEAM: Toolkit = {
       change: (d) => {
         d['state'].current_step = 6;
         d['state'].current_agent = 'go-reviewer-agent';
+        d['saved_at'] = new Date().toISOString();
       },
     },
     {

@@ -78,6 +78,7 @@ export function ccwRules(s: ForeignSession): ToolkitRules {
     r.required.push({
       phaseId: review.id,
       name: 'the review phase',
+      isPhase: true,
       reason: `review is ${review.status}; CCW's workflow is PLAN → IMPLEMENT → REVIEW, and completing without review is the known failure of issue #48 (archived sessions cannot be re-reviewed).`,
     });
   }
