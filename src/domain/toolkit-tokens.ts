@@ -17,7 +17,7 @@ import type { BudgetModel } from './tokens.js';
 import { budgetView } from './tokens.js';
 import type { BudgetView } from './tokens.js';
 import { toolkitRulesOf } from './toolkit-rules.js';
-import type { WrittenCounts } from './toolkit-rules.js';
+import type { ToolkitRules, WrittenCounts } from './toolkit-rules.js';
 
 const n = (v: number): string => v.toLocaleString('en-US');
 
@@ -75,6 +75,23 @@ export function isolation(s: SessionState): IsolationView | null {
     totalIfNoIsolation: total,
     savingsPercent: total === 0 ? null : Math.round((saved / total) * 100),
   };
+}
+
+/**
+ * The rules a re-import records from the toolkit's file as it is now, against the session as
+ * baton has it. An isolating toolkit's `saved` is "at import": {@link isolation} adds the
+ * agents' tokens baton recorded against phases to it. A file baton mirrored already holds
+ * those tokens in its `saved`, so they are taken out again; a file that did not get them
+ * (not mirrored since) keeps the savings baton had: the higher count is kept, as for tokens.
+ */
+export function reimportedRules(current: SessionState, rules: ToolkitRules): ToolkitRules {
+  const t = rules.tokens;
+  const before = toolkitRulesOf(current)?.tokens;
+  if (!t?.isolatedAgents || !before?.isolatedAgents) return rules;
+  let inAgents = 0;
+  for (const c of Object.values(current.tokens.byPhase)) inAgents += c.input + c.output;
+  const saved = Math.max((t.saved ?? 0) - inAgents, before.saved ?? 0);
+  return { ...rules, tokens: { ...t, saved } };
 }
 
 /** The totals as the toolkit wrote them, moved by what baton recorded since; null when they agree with the breakdown. */

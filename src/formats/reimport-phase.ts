@@ -72,7 +72,14 @@ export function phaseDiff(
       subStep = null;
     }
   }
-  if (t.subStep !== null && t.subStep !== subStep)
+  // A phase in progress without a sub-step is being worked on by its last agent; a layout whose
+  // position is the working agent (CCW's current_agent, as baton's export writes it) shows that
+  // agent as the sub-step: the same place, not a new one.
+  const working =
+    p.status === 'in_progress' && status === 'in_progress' && retries === p.retryCount && p.subStep === null
+      ? (p.agents.at(-1) ?? null)
+      : null;
+  if (t.subStep !== null && t.subStep !== subStep && t.subStep !== working)
     push('substep.reached', { phaseId: p.id, name: t.subStep }, t.startedAt);
   // Files: new paths, or a path whose action changed.
   const have = new Map(p.files.map((f) => [f.path, f.action]));

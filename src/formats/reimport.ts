@@ -6,7 +6,9 @@
 import { fold } from '../domain/apply.js';
 import type { StoredEvent } from '../domain/events.js';
 import type { Phase, SessionState } from '../domain/state.js';
-import { TOOLKIT_RULES_KEY } from '../domain/toolkit-rules.js';
+import { TOOLKIT_RULES_KEY, toolkitRulesOf } from '../domain/toolkit-rules.js';
+import type { ToolkitRules } from '../domain/toolkit-rules.js';
+import { reimportedRules } from '../domain/toolkit-tokens.js';
 import { workHash } from './import.js';
 import {
   importEvents,
@@ -176,13 +178,13 @@ function metadataDiff({ current, target, now, push }: Diff): void {
   const looseTgt = JSON.stringify(target.metadata[LOOSE_ERRORS_KEY] ?? []);
   if (looseCur !== looseTgt)
     push('metadata.set', { key: LOOSE_ERRORS_KEY, value: target.metadata[LOOSE_ERRORS_KEY] ?? [] }, now);
-  // The toolkit's rules as they apply now (what baton's resume plan follows).
-  if (
-    target.metadata[TOOLKIT_RULES_KEY] !== undefined &&
-    JSON.stringify(current.metadata[TOOLKIT_RULES_KEY]) !== JSON.stringify(target.metadata[TOOLKIT_RULES_KEY])
-  ) {
-    push('metadata.set', { key: TOOLKIT_RULES_KEY, value: target.metadata[TOOLKIT_RULES_KEY] }, now);
-  }
+  // The toolkit's rules as they apply now (what baton's resume plan follows); an isolating
+  // toolkit's savings without the agents' tokens baton recorded since (toolkit-tokens.ts).
+  const rules = target.metadata[TOOLKIT_RULES_KEY] as ToolkitRules | undefined;
+  if (rules === undefined) return;
+  const value = reimportedRules(current, rules);
+  if (JSON.stringify(current.metadata[TOOLKIT_RULES_KEY]) !== JSON.stringify(value))
+    push('metadata.set', { key: TOOLKIT_RULES_KEY, value }, now);
 }
 
 /**
@@ -193,7 +195,7 @@ function metadataDiff({ current, target, now, push }: Diff): void {
  * cannot hold it) is counted in the foreign file's unattributed remainder.
  */
 function tokensDiff(
-  { s, now, curPhases, push, diverged }: Diff,
+  { s, target, now, curPhases, push, diverged }: Diff,
   journal: ReadonlyArray<{ type: string; data: unknown }>,
   freshEvents: ImportEvent[],
 ): void {
@@ -214,7 +216,12 @@ function tokensDiff(
     }
     return out;
   };
-  const have = sumBy(journalTokenCells(journal));
+  // An isolating toolkit (BMAD) leaves the tokens recorded against a phase (a spawned agent)
+  // out of the session's figures: its `current` is the main session's, and those tokens are
+  // in its savings (metadataDiff), so they are not compared here.
+  const isolated = toolkitRulesOf(target)?.tokens?.isolatedAgents === true;
+  const mine = [...journalTokenCells(journal)].filter(([k]) => !isolated || splitCell(k)[1] === null);
+  const have = sumBy(new Map(mine));
   for (const [g, w] of sumBy(want)) {
     const h = have.get(g) ?? { input: 0, output: 0, cached: 0 };
     const d = { input: w.input - h.input, output: w.output - h.output, cached: w.cached - h.cached };

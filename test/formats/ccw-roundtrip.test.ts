@@ -191,6 +191,23 @@ describe('ccw: import → export → import through the manager', () => {
     expect(s.units.map((u) => u.status)).toEqual(['completed', 'completed', 'in_progress']);
   });
 
+  it('an agent working on a phase in flight is written as current_agent and read back as the same place, not a new sub-step', async () => {
+    const o = { cwd: '/', now: () => NOW, adapters: [ccwAdapter] };
+    const m = manager();
+    const out = await copyFixture('markers');
+    await m.formats.import(out, 'ccw', o);
+    await m.tokens('WFS-old', { agent: 'baton-agent', phase: 'plan', input: 10, output: 0, cached: 0 });
+    await m.formats.export('WFS-old', 'ccw', out, o);
+    const doc = JSON.parse(await fs.readFile(path.join(out, '.workflow/WFS-old/workflow-session.json'), 'utf8'));
+    expect(doc.checkpoints.plan).toMatchObject({ status: 'in_progress', current_agent: 'baton-agent' });
+    const before = (await m.get('WFS-old')).revision;
+    const again = await m.formats.import(out, 'ccw', o);
+    expect(again.sessions.find((x) => x.id === 'WFS-old')?.action).toBe('updated');
+    const added = (await m.log('WFS-old')).filter((e) => e.seq > before).map((e) => e.type);
+    expect(added).not.toContain('substep.reached');
+    expect((await m.get('WFS-old')).phases[0]).toMatchObject({ id: 'plan', subStep: null, agents: ['baton-agent'] });
+  });
+
   it('a session born in baton exports to .workflow/active/ and imports back', async () => {
     const o = { cwd: '/', now: () => NOW, adapters: [ccwAdapter] };
     const m = manager();

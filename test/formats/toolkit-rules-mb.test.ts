@@ -162,6 +162,18 @@ describe('BMAD after import', () => {
     expect(doc.tokens).toMatchObject({ current: 80000, saved: 60000 });
   });
 
+  it("re-imported after an export into the same folder, an agent's tokens are neither compared with current nor saved twice", async () => {
+    const { m, ws } = await imported(bmadSession(80000), '_bmad-output');
+    await m.tokens(BMAD_ID, { agent: 'dev', phase: 'agent-d2', input: 9000, output: 1000, cached: 0 });
+    await m.formats.export(BMAD_ID, 'bmad', ws, { cwd: ws, now: () => NOW });
+    const r = await m.formats.import(path.join(ws, '_bmad-output'), 'auto', { cwd: ws, now: () => NOW });
+    const again = r.sessions.find((x) => x.id === BMAD_ID)!;
+    expect(again.problems.filter((p) => p.code === 'REIMPORT_DIVERGED' && p.severity !== 'info')).toEqual([]);
+    const s = await m.get(BMAD_ID);
+    expect(s.tokens.input + s.tokens.output).toBe(90000);
+    expect(statusView(s).toolkitTokens?.isolation).toMatchObject({ main: 80000, saved: 60000 });
+  });
+
   it("a re-run agent does not overwrite the failed agent's record: both are kept", async () => {
     const { m, ws } = await imported(bmadSession(40000), '_bmad-output');
     await m.phase(BMAD_ID, 'agent-d2', 'retry');
