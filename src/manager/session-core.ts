@@ -366,7 +366,6 @@ export class SessionCore {
   private snapshot(id: string, state: SessionState): void {
     if (this.snapshotting.has(id)) return;
     const write = (s: SessionState): Promise<void> => this.store.writeSnapshot(id, { revision: s.revision, state: s });
-    // Started at once when the state has its history (the usual case), as before histories existed.
     const done = (state.history ? write(state) : this.withHistory(id, state).then(write))
       .then(
         () => {
@@ -382,7 +381,7 @@ export class SessionCore {
     this.snapshotting.set(id, done);
   }
 
-  /** `state`, or when folded before histories existed (an old snapshot's), replayed whole to carry one: once per session. */
+  /** `state`, or when folded before histories existed (an old snapshot's), replayed whole to carry one: once per session (else the write starts at once). */
   private async withHistory(id: string, state: SessionState): Promise<SessionState> {
     if (state.history) return state;
     const full = fold(
