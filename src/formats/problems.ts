@@ -8,6 +8,15 @@ import type { Hint } from '../domain/hints.js';
 
 export type ProblemSeverity = 'error' | 'warning' | 'info';
 
+/** How a reader reports one problem of what it reads (it fills in the session id and file). */
+export type ProblemReport = (
+  code: string,
+  sev: ProblemSeverity,
+  msg: string,
+  hint: string | null,
+  details?: Record<string, unknown>,
+) => void;
+
 /**
  * Stable problem codes shared by every adapter, so tools and tests can rely on them. An
  * adapter may add a format-specific code (kebab-free UPPER_SNAKE) when none of these fits.

@@ -8,6 +8,7 @@
  * document. Session status: active, paused, closed (→ completed); blocked (→ paused) and
  * failed/completed are tolerated.
  */
+import type { ProblemReport } from '../problems.js';
 import type { SessionStatus } from '../../domain/state.js';
 import type { ReadResult, SafeDir } from '../safe-dir.js';
 import type { FormatProblem, ForeignSession, ForeignUnit, ResumeAdvice } from '../types.js';
@@ -88,14 +89,7 @@ async function checkPath(
   };
 }
 
-/** Reports one problem of the session being read (its id and file filled in). */
-type Report = (
-  code: string,
-  sev: 'error' | 'warning' | 'info',
-  msg: string,
-  hint: string | null,
-  details?: Record<string, unknown>,
-) => void;
+type Report = ProblemReport;
 
 /** The artifacts list; entries without a path are reported and skipped, unsafe paths reported. */
 async function readArtifacts(

@@ -9,6 +9,7 @@
  * In baton terms the main session's `current` is the session's usage (input); the agents'
  * own tokens are isolated (they are what `saved` counts) and stay on their units.
  */
+import type { ProblemReport } from '../problems.js';
 import type { FormatProblem, ForeignTokens } from '../types.js';
 import { num, obj, problem } from '../util.js';
 
@@ -47,14 +48,7 @@ function isNum(v: unknown): boolean {
   return typeof v === 'number' && Number.isFinite(v);
 }
 
-/** Pushes one problem about the tokens block. */
-type Report = (
-  code: string,
-  sev: 'error' | 'warning' | 'info',
-  msg: string,
-  hint: string | null,
-  details?: Record<string, unknown>,
-) => void;
+type Report = ProblemReport;
 
 /**
  * The tokens saved by isolation. The seed's "Fallback Logic", in its order: 1. max

@@ -4,6 +4,7 @@
  * `started` set on in-progress ones, `sub_step` cleared on completion, sub-step names from
  * the step's checkpoint table, leftover v2.0 `claim` objects.
  */
+import type { ProblemReport } from '../problems.js';
 import type { SafeDir } from '../safe-dir.js';
 import type { FormatProblem, ForeignFile, ForeignUnit } from '../types.js';
 import { arr, obj, problem, rest, str } from '../util.js';
@@ -72,14 +73,7 @@ async function checkPath(ctx: StepContext, p: string): Promise<FormatProblem | n
   };
 }
 
-/** Pushes one problem about a step. */
-type Report = (
-  code: string,
-  sev: 'error' | 'warning' | 'info',
-  msg: string,
-  hint: string | null,
-  details?: Record<string, unknown>,
-) => void;
+type Report = ProblemReport;
 
 /** Reports a step whose times, sub-step or v2.0 claim contradict its status or schema 3.0. */
 function stepStateProblems(
