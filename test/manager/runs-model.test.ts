@@ -30,16 +30,26 @@ type Status = 'active' | 'paused' | 'interrupted';
 interface Model {
   recorded: Status;
   runs: Record<RunName, 'none' | 'live' | 'ended' | 'dead' | 'recorded-dead'>;
-  phases: Record<PhaseId, { status: 'pending' | 'in_progress'; owner: RunName | null }>;
+  /** How many times each run was started: a run started again is a new run (its own id), `C#2`. */
+  starts: Record<RunName, number>;
+  phases: Record<PhaseId, { status: 'pending' | 'in_progress'; owner: string | null }>;
 }
 
-/** The real side: the manager, the session, each run's id and process. */
+/** The real side: the manager, the session, the run id of each start (`C#2`), each run's process. */
 interface Real {
   m: SessionManager;
   id: string;
-  ids: Partial<Record<RunName, string>>;
+  ids: Record<string, string>;
   procs: Partial<Record<RunName, ChildProcess>>;
 }
+
+/** The model's name of a run's current start. */
+const current = (m: Readonly<Model>, r: RunName): string => `${r}#${m.starts[r]}`;
+/** True when the start named `key` is its run's current one and live. */
+const keyLive = (m: Readonly<Model>, key: string): boolean => {
+  const r = key.split('#')[0] as RunName;
+  return current(m, r) === key && m.runs[r] === 'live';
+};
 
 const live = (m: Model): RunName[] => RUNS.filter((r) => m.runs[r] === 'live');
 const inFlight = (m: Model): boolean => PHASES.some((p) => m.phases[p].status === 'in_progress');
@@ -65,8 +75,8 @@ function writeDeaths(m: Model): void {
 async function check(model: Model, real: Real): Promise<void> {
   const s = await real.m.get(real.id);
   expect(real.m.runs.status(s).status).toBe(effective(model));
-  const nameOf = (runId: string | null | undefined): RunName | null =>
-    runId ? (RUNS.find((r) => real.ids[r] === runId) ?? null) : null;
+  const nameOf = (runId: string | null | undefined): string | null =>
+    runId ? (Object.keys(real.ids).find((k) => real.ids[k] === runId) ?? null) : null;
   for (const p of PHASES) {
     const ph = s.phases.find((x) => x.id === p)!;
     expect({ phase: p, status: ph.status, owner: nameOf(ph.owner) }).toEqual({ phase: p, ...model.phases[p] });
@@ -80,7 +90,8 @@ class Start implements fc.AsyncCommand<Model, Real> {
     const child = spawn('sleep', ['600'], { stdio: 'ignore' });
     real.procs[this.r] = child;
     const run = await real.m.runs.start(real.id, { kind: 'library', ttlMs: 3_600_000, pid: child.pid!, agent: this.r });
-    real.ids[this.r] = run.result.id;
+    model.starts[this.r] += 1;
+    real.ids[current(model, this.r)] = run.result.id;
     writeDeaths(model);
     if (model.recorded !== 'active') model.recorded = 'active';
     model.runs[this.r] = 'live';
@@ -97,14 +108,15 @@ class Claim implements fc.AsyncCommand<Model, Real> {
   check = (m: Readonly<Model>): boolean => m.runs[this.r] === 'live';
   async run(model: Model, real: Real): Promise<void> {
     const ph = model.phases[this.p];
-    const ownerLive = ph.owner !== null && model.runs[ph.owner] === 'live';
-    const refused = ph.status === 'in_progress' && ph.owner !== this.r && ownerLive;
+    const me = current(model, this.r);
+    const ownerLive = ph.owner !== null && keyLive(model, ph.owner);
+    const refused = ph.status === 'in_progress' && ph.owner !== me && ownerLive;
     try {
-      await real.m.runs.claimPhase(real.id, real.ids[this.r]!, this.p);
+      await real.m.runs.claimPhase(real.id, real.ids[me]!, this.p);
       expect(refused, `claim(${this.r}, ${this.p}) succeeded`).toBe(false);
-      if (!(ph.status === 'in_progress' && ph.owner === this.r)) {
+      if (!(ph.status === 'in_progress' && ph.owner === me)) {
         writeDeaths(model);
-        model.phases[this.p] = { status: 'in_progress', owner: this.r };
+        model.phases[this.p] = { status: 'in_progress', owner: me };
       }
     } catch (e) {
       if (!isBatonError(e, 'LOCKED')) throw e;
@@ -119,15 +131,15 @@ class RecordFile implements fc.AsyncCommand<Model, Real> {
   constructor(readonly r: RunName) {}
   check = (m: Readonly<Model>): boolean =>
     m.runs[this.r] === 'live' &&
-    PHASES.some((p) => m.phases[p].owner === this.r && m.phases[p].status === 'in_progress');
+    PHASES.some((p) => m.phases[p].owner === current(m, this.r) && m.phases[p].status === 'in_progress');
   async run(model: Model, real: Real): Promise<void> {
     const r = await real.m.files(real.id, 'modified', [`${this.r}.txt`], null, {
-      run: real.ids[this.r]!,
+      run: real.ids[current(model, this.r)]!,
       agent: this.r,
     });
     // A file naming no phase goes to a phase of the run's own.
     const to = r.events.find((e) => e.type === 'file.recorded')!.data as { phaseId: string };
-    expect(model.phases[to.phaseId as PhaseId]?.owner).toBe(this.r);
+    expect(model.phases[to.phaseId as PhaseId]?.owner).toBe(current(model, this.r));
     await check(model, real);
   }
   toString = (): string => `record(${this.r})`;
@@ -137,7 +149,7 @@ class End implements fc.AsyncCommand<Model, Real> {
   constructor(readonly r: RunName) {}
   check = (m: Readonly<Model>): boolean => m.runs[this.r] === 'live';
   async run(model: Model, real: Real): Promise<void> {
-    await real.m.runs.end(real.id, real.ids[this.r]!, { how: 'finished', cause: 'done' });
+    await real.m.runs.end(real.id, real.ids[current(model, this.r)]!, { how: 'finished', cause: 'done' });
     model.runs[this.r] = 'ended';
     if (model.recorded === 'active' && !live(model).length) model.recorded = 'paused';
     real.procs[this.r]?.kill('SIGKILL');
@@ -212,6 +224,7 @@ describe.each(stores)('runs against a model, on the %s store', (_name, open) => 
           const model: Model = {
             recorded: 'paused',
             runs: { A: 'none', B: 'none', C: 'none' },
+            starts: { A: 0, B: 0, C: 0 },
             phases: {
               p1: { status: 'pending', owner: null },
               p2: { status: 'pending', owner: null },
@@ -228,7 +241,7 @@ describe.each(stores)('runs against a model, on the %s store', (_name, open) => 
             }
           }
         }),
-        { numRuns: 25 },
+        { numRuns: 100 },
       );
     } finally {
       for (const c of all) c.kill('SIGKILL');
