@@ -50,15 +50,15 @@ export { settingsOf } from './domain/settings.js';
 export type { SessionSettings, SettingValues, SettingName } from './domain/settings.js';
 
 // What the sub-objects take and return.
-export type { CheckpointInfo } from './manager/checkpoint-lookup.js';
-export type { CheckpointDetail, RestoreResult } from './manager/checkpoints.js';
-export type { AcquireOptions } from './manager/leases.js';
-export type { StartRunOptions } from './manager/runs.js';
+export type { CheckpointInfo } from './manager/checkpoints/checkpoint-lookup.js';
+export type { CheckpointDetail, RestoreResult } from './manager/checkpoints/checkpoints.js';
+export type { AcquireOptions } from './manager/runs/leases.js';
+export type { StartRunOptions } from './manager/runs/runs.js';
 export type { StepOptions, StepContext } from './manager/steps.js';
 export type { StartOrGetInput } from './manager/start-or-get.js';
-export type { Claim } from './manager/claim.js';
-export type { ResumePlan, EscalationChoice } from './domain/resume-plan-types.js';
-export type { AppliedResume, ApplyOptions } from './manager/resume.js';
+export type { Claim } from './manager/runs/claim.js';
+export type { ResumePlan, EscalationChoice } from './domain/resume/resume-plan-types.js';
+export type { AppliedResume, ApplyOptions } from './manager/resume/resume.js';
 export type {
   FormatsOptions,
   InspectResult,
@@ -67,14 +67,14 @@ export type {
   ImportedSession,
   ExportOptions,
   ExportResult,
-} from './manager/formats.js';
-export type { MirrorSetting } from './manager/mirror.js';
+} from './manager/toolkits/formats.js';
+export type { MirrorSetting } from './manager/toolkits/mirror.js';
 export type { FormatName, FormatProblem, ForeignSession } from './formats/types.js';
-export type { DoctorReport } from './manager/doctor-codes.js';
-export type { CleanupOptions, CleanupResult, Tombstone } from './manager/retention.js';
-export type { IngestInput, IngestResult } from './manager/transcripts.js';
-export type { TranscriptCli } from './domain/transcript-usage.js';
-export type { Cost, CostReport } from './domain/cost.js';
+export type { DoctorReport } from './manager/upkeep/doctor-codes.js';
+export type { CleanupOptions, CleanupResult, Tombstone } from './manager/upkeep/retention.js';
+export type { IngestInput, IngestResult } from './manager/agents/transcripts.js';
+export type { TranscriptCli } from './domain/agents/transcript-usage.js';
+export type { Cost, CostReport } from './domain/spend/cost.js';
 export type { OnProgress } from './manager/progress.js';
 
 // Stores: a store of your own goes to openManager({ store }).

@@ -1,13 +1,13 @@
 import { ownAll, ownFor, ownNothing } from './own.js';
-import { applyBudgetSet } from './budget-policy.js';
-import { AGENT_HANDLERS } from './agent-sessions.js';
+import { applyBudgetSet } from './spend/budget-policy.js';
+import { AGENT_HANDLERS } from './agents/agent-sessions.js';
 import { STEP_HANDLERS } from './durable-steps.js';
-import { MIRROR_HANDLERS } from './mirrored-transcript.js';
-import { RUN_HANDLERS, leaseEnded, leaseRenewed, phaseTaken } from './runs-fold.js';
+import { MIRROR_HANDLERS } from './agents/mirrored-transcript.js';
+import { RUN_HANDLERS, leaseEnded, leaseRenewed, phaseTaken } from './runs/runs-fold.js';
 import type { EventDataMap, PhaseSpec, StoredEvent } from './events.js';
 import type { Phase, SessionState } from './state.js';
 import { zeroTokens } from './state.js';
-import { readTranscript, recordTokens } from './apply-tokens.js';
+import { readTranscript, recordTokens } from './spend/apply-tokens.js';
 import { emptyHistory, foldHistory } from './history.js';
 import { liftLooseFiles, restoreCheckpoint } from './apply-restore.js';
 

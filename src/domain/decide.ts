@@ -8,7 +8,7 @@ import { hint } from './hints.js';
 import type { EventDataMap, EventType, PhaseSpec } from './events.js';
 import { clip } from './ids.js';
 import { unfinishedForCompletion } from './session-complete.js';
-import { toolkitGuard } from './toolkit-guard.js';
+import { toolkitGuard } from './toolkits/toolkit-guard.js';
 import type { FileAction, Phase, SessionState } from './state.js';
 import { FINAL_STATUSES } from './state.js';
 import { allowedPhaseActions, phaseTarget, sessionTarget } from './transitions.js';

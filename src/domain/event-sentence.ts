@@ -4,8 +4,8 @@
  * sentence leaves out ids and hashes a person does not read. Pure; unknown types get a
  * generic sentence, never an error.
  */
-import { budgetSentence } from './budget-policy.js';
-import { formatUsd } from './cost.js';
+import { budgetSentence } from './spend/budget-policy.js';
+import { formatUsd } from './spend/cost.js';
 
 interface EventLike {
   type: string;

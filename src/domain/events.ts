@@ -173,7 +173,7 @@ export interface EventDataMap {
     holderGone?: { pid: number; host: string; reason: HolderGoneReason };
   };
   /**
-   * A run began (src/domain/runs.ts). Records before runs had ids carry only `command`,
+   * A run began (src/domain/runs/runs.ts). Records before runs had ids carry only `command`,
    * `token` and `agent` (a `baton run`).
    */
   'run.started': {

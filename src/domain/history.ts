@@ -5,8 +5,8 @@
  * use as a trail of at most {@link TRAIL_POINTS} points, whatever the journal's length. Pure;
  * folded in place by the fold that owns the state (own.ts copies what an event changes).
  */
-import { costOf, priceOf } from './pricing.js';
-import type { PricingTable } from './pricing.js';
+import { costOf, priceOf } from './spend/pricing.js';
+import type { PricingTable } from './spend/pricing.js';
 import type { StoredEvent } from './events.js';
 
 import type { AttemptOutcome, SessionHistory, TokenTrail, TrailPoint } from './history-types.js';

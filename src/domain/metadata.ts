@@ -8,7 +8,7 @@ import { draft } from './decide.js';
 import type { EventDraft } from './decide.js';
 import { jsonProblem } from './durable-steps.js';
 import { BatonError } from './errors.js';
-import { NEW_AT_START_KEY } from './resume-files.js';
+import { NEW_AT_START_KEY } from './resume/resume-files.js';
 import { SETTING_KEYS } from './settings.js';
 
 /** Keys of session metadata baton writes itself. */

@@ -4,8 +4,8 @@ import { BatonError } from './errors.js';
 import { hint } from './hints.js';
 import type { PhaseSpec } from './events.js';
 import { phaseIdFor, validateId } from './ids.js';
-import type { BudgetSetInput } from './budget-policy.js';
-import { PLAN_BUDGET_HINT, planBudgets } from './plan-budget.js';
+import type { BudgetSetInput } from './spend/budget-policy.js';
+import { PLAN_BUDGET_HINT, planBudgets } from './spend/plan-budget.js';
 
 const phaseSchema = z
   .object({

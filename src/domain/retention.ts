@@ -7,7 +7,7 @@ import { draft } from './decide.js';
 import { BatonError } from './errors.js';
 import { hint } from './hints.js';
 import { clip } from './ids.js';
-import { effectiveStatus } from './lease.js';
+import { effectiveStatus } from './runs/lease.js';
 import type { SessionState, SessionStatus } from './state.js';
 
 /** Statuses cleanup may act on: never `active` or `interrupted`. */

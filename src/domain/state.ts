@@ -188,7 +188,7 @@ export interface RunEnd {
   signal?: string | null;
 }
 
-/** One worker's attempt on a session (src/domain/runs.ts). */
+/** One worker's attempt on a session (src/domain/runs/runs.ts). */
 export interface Run {
   id: string;
   kind: RunKind;

@@ -1,16 +1,16 @@
-import { effectiveStatus, leaseOf } from './lease.js';
-import { runsView } from './runs.js';
-import type { RunView } from './runs.js';
-import { resumeCommand } from './agent-sessions.js';
+import { effectiveStatus, leaseOf } from './runs/lease.js';
+import { runsView } from './runs/runs.js';
+import type { RunView } from './runs/runs.js';
+import { resumeCommand } from './agents/agent-sessions.js';
 import type { AgentBinding, FileRecord, Lease, PlanStep, SessionState, SubagentRecord } from './state.js';
-import { costReport } from './cost.js';
-import type { CostReport } from './cost.js';
-import type { PricingTable } from './pricing.js';
-import { isolation, sessionBudget, toolkitTokenNotes, writtenTotals } from './toolkit-tokens.js';
-import type { IsolationView } from './toolkit-tokens.js';
-import type { WrittenCounts } from './toolkit-rules.js';
+import { costReport } from './spend/cost.js';
+import type { CostReport } from './spend/cost.js';
+import type { PricingTable } from './spend/pricing.js';
+import { isolation, sessionBudget, toolkitTokenNotes, writtenTotals } from './toolkits/toolkit-tokens.js';
+import type { IsolationView } from './toolkits/toolkit-tokens.js';
+import type { WrittenCounts } from './toolkits/toolkit-rules.js';
 import { stepsView, type StepView } from './durable-steps.js';
-import type { BudgetView } from './tokens.js';
+import type { BudgetView } from './toolkits/tokens.js';
 
 /**
  * What every change answers, on the CLI (`--json`) and over MCP alike: the session, its

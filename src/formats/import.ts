@@ -10,7 +10,7 @@ import { fold } from '../domain/apply.js';
 import type { EventDataMap, EventType, PhaseSpec, StoredEvent } from '../domain/events.js';
 import { MAX_ID_LENGTH } from '../domain/ids.js';
 import type { SessionState } from '../domain/state.js';
-import { TOOLKIT_RULES_KEY } from '../domain/toolkit-rules.js';
+import { TOOLKIT_RULES_KEY } from '../domain/toolkits/toolkit-rules.js';
 import type { ForeignError, ForeignSession, ForeignUnit, FormatProblem } from './types.js';
 import { count, MAX_TEXT, nonEmpty, note } from './import-values.js';
 import { foreignTokenCells, journalTokenCells, splitCell, UNATTRIBUTED } from './import-tokens.js';

@@ -6,9 +6,9 @@
 import { fold } from '../domain/apply.js';
 import type { StoredEvent } from '../domain/events.js';
 import type { Phase, SessionState } from '../domain/state.js';
-import { TOOLKIT_RULES_KEY, toolkitRulesOf } from '../domain/toolkit-rules.js';
-import type { ToolkitRules } from '../domain/toolkit-rules.js';
-import { reimportedRules } from '../domain/toolkit-tokens.js';
+import { TOOLKIT_RULES_KEY, toolkitRulesOf } from '../domain/toolkits/toolkit-rules.js';
+import type { ToolkitRules } from '../domain/toolkits/toolkit-rules.js';
+import { reimportedRules } from '../domain/toolkits/toolkit-tokens.js';
 import { workHash } from './import.js';
 import {
   importEvents,

@@ -7,7 +7,7 @@
  * events and runs write plans; adapters never write files themselves.
  */
 import type { SessionState, SessionStatus } from '../domain/state.js';
-import type { ToolkitRules } from '../domain/toolkit-rules.js';
+import type { ToolkitRules } from '../domain/toolkits/toolkit-rules.js';
 import type { FormatProblem } from './problems.js';
 import type { SafeDir } from './safe-dir.js';
 
@@ -19,7 +19,7 @@ export type FormatName = (typeof FORMAT_NAMES)[number];
 // contract, which names SafeDir); re-exported here so `types.js` stays the one contract module.
 export { PROBLEM_CODES } from './problems.js';
 export type { FormatProblem, ProblemCode, ProblemSeverity } from './problems.js';
-export type { ToolkitRules } from '../domain/toolkit-rules.js';
+export type { ToolkitRules } from '../domain/toolkits/toolkit-rules.js';
 
 /** Normalized status of a unit (phase, step, checkpoint) of a foreign session. */
 export type UnitStatus = 'pending' | 'in_progress' | 'completed' | 'failed' | 'skipped' | 'blocked';

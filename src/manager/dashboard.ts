@@ -8,31 +8,31 @@
  * A filtered page, a resume plan, or a session whose snapshot predates histories reads the
  * journal once and keeps it (a few sessions), then only the events appended since.
  */
-import { costReport, costShown, formatCost, formatCostBudget } from '../domain/cost.js';
+import { costReport, costShown, formatCost, formatCostBudget } from '../domain/spend/cost.js';
 import { agentOfEvent, emptyHistory, foldHistory, tokenSeries } from '../domain/history.js';
 import type { Attempt, SessionHistory, TokenSeries } from '../domain/history.js';
 import { BatonError } from '../domain/errors.js';
 import { eventSentence } from '../domain/event-sentence.js';
 import type { StoredEvent } from '../domain/events.js';
 import { validateId } from '../domain/ids.js';
-import type { PricingTable } from '../domain/pricing.js';
-import { renderResumePlan } from '../domain/render-resume.js';
-import type { CheckpointInfo, ResumePlan } from '../domain/resume-plan-types.js';
+import type { PricingTable } from '../domain/spend/pricing.js';
+import { renderResumePlan } from '../domain/resume/render-resume.js';
+import type { CheckpointInfo, ResumePlan } from '../domain/resume/resume-plan-types.js';
 import { SESSION_STATUSES } from '../domain/state.js';
 import type { SessionState, SessionStatus } from '../domain/state.js';
 import type { SessionSummary } from '../domain/summary.js';
-import { sessionBudget } from '../domain/toolkit-tokens.js';
-import type { BudgetView } from '../domain/tokens.js';
+import { sessionBudget } from '../domain/toolkits/toolkit-tokens.js';
+import type { BudgetView } from '../domain/toolkits/tokens.js';
 import { statusView } from '../domain/view.js';
-import { runSegments } from '../domain/run-segments.js';
-import type { RunSegment } from '../domain/run-segments.js';
-import type { Liveness } from '../domain/runs.js';
+import { runSegments } from '../domain/runs/run-segments.js';
+import type { RunSegment } from '../domain/runs/run-segments.js';
+import type { Liveness } from '../domain/runs/runs.js';
 import type { StatusView } from '../domain/view.js';
-import { leaseExpired } from '../domain/lease.js';
+import { leaseExpired } from '../domain/runs/lease.js';
 import { sessionFilesOf } from '../store/capabilities.js';
 import type { SessionStore } from '../store/types.js';
 import type { RowText } from '../store/row.js';
-import type { PlanSources } from './resume.js';
+import type { PlanSources } from './resume/resume.js';
 
 /** What the dashboard needs of the manager (SessionManager passes itself). */
 export interface DashboardSource {
@@ -72,7 +72,7 @@ export interface DashboardHolder {
   expiresAt: string;
 }
 
-/** Money as every surface shows it (`formatCost`, `formatCostBudget` of domain/cost.ts). */
+/** Money as every surface shows it (`formatCost`, `formatCostBudget` of domain/spend/cost.ts). */
 export interface MoneyText {
   /** The estimated cost, as `baton status` prints it; null when it prints none (no priced model, no cost budget). */
   total: string | null;

@@ -6,8 +6,8 @@
 import type { StoredEvent } from '../domain/events.js';
 import type { Hint } from '../domain/hints.js';
 import type { SessionState } from '../domain/state.js';
-import { HandoffFiles } from './handoff-file.js';
-import { MirrorFiles } from './mirror-files.js';
+import { HandoffFiles } from './resume/handoff-file.js';
+import { MirrorFiles } from './toolkits/mirror-files.js';
 import type { DerivedFilesOptions, ManagerCore } from './types.js';
 
 /**

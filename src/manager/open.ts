@@ -12,7 +12,7 @@ export type { RepairReport };
 import type { DerivedFilesOptions } from './types.js';
 import { SessionManager } from './manager.js';
 import { fileMeasurer } from './measure.js';
-import { PRICING_FILE_NAME } from './pricing-file.js';
+import { PRICING_FILE_NAME } from './spend/pricing-file.js';
 import { Workspace } from './workspace.js';
 import { workspaceName } from './workspace-name.js';
 

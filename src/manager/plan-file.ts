@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { BatonError } from '../domain/errors.js';
-import type { BudgetSetInput } from '../domain/budget-policy.js';
+import type { BudgetSetInput } from '../domain/spend/budget-policy.js';
 import type { PhaseSpec } from '../domain/events.js';
 import { nodeCrypto } from './lazy.js';
 

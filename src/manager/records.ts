@@ -11,9 +11,9 @@ import { hint } from '../domain/hints.js';
 import type { FileAction } from '../domain/state.js';
 import { PHASE_ACTIONS } from '../domain/transitions.js';
 import type { PhaseAction } from '../domain/transitions.js';
-import { decideCostBudget } from '../domain/cost.js';
-import type { Checkpoints } from './checkpoints.js';
-import { type Runs, startedIn } from './runs.js';
+import { decideCostBudget } from '../domain/spend/cost.js';
+import type { Checkpoints } from './checkpoints/checkpoints.js';
+import { type Runs, startedIn } from './runs/runs.js';
 import { SessionCore } from './session-core.js';
 import type { ChangeOptions, ChangeResult } from './types.js';
 

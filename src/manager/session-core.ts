@@ -16,7 +16,7 @@ import type { EventDraft, MeasuredFile } from '../domain/decide.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
 import type { Actor, NewEvent, StoredEvent } from '../domain/events.js';
 import { validateId } from '../domain/ids.js';
-import { assertFence, expiryEvents } from '../domain/lease.js';
+import { assertFence, expiryEvents } from '../domain/runs/lease.js';
 import type { SessionState } from '../domain/state.js';
 import { sameSummaryInputs, summarize, summaryChanged } from '../domain/summary.js';
 import type { SessionSummary } from '../domain/summary.js';

@@ -18,12 +18,12 @@ import {
 } from '../domain/durable-steps.js';
 import type { DurableStep, StepError, StepEventData, StepRunner, StepView } from '../domain/durable-steps.js';
 import { BatonError, isBatonError } from '../domain/errors.js';
-import { findRun } from '../domain/runs.js';
+import { findRun } from '../domain/runs/runs.js';
 import type { SessionState } from '../domain/state.js';
 import { stepResultsOf } from '../store/capabilities.js';
 import type { SessionStore } from '../store/types.js';
-import { processAlive } from './process-check.js';
-import type { Runs } from './runs.js';
+import { processAlive } from './runs/process-check.js';
+import type { Runs } from './runs/runs.js';
 import type { ManagerCore } from './types.js';
 
 /** Options of {@link Steps.run}. */

@@ -4,22 +4,22 @@
  * Helpers import this file, never manager.ts, so manager.ts can hold them as sub-objects
  * without an import cycle.
  */
-import type { BudgetSetInput } from '../domain/budget-policy.js';
-import type { PricingTable } from '../domain/pricing.js';
-import type { CacheTtl } from '../domain/resume-cost.js';
+import type { BudgetSetInput } from '../domain/spend/budget-policy.js';
+import type { PricingTable } from '../domain/spend/pricing.js';
+import type { CacheTtl } from '../domain/spend/resume-cost.js';
 import type { PhaseSpec } from '../domain/events.js';
 import type { BmadIdOptions, IdFormat } from '../domain/ids.js';
 import type { EventDraft } from '../domain/decide.js';
 import type { Actor, NewEvent, StoredEvent } from '../domain/events.js';
 import type { MeasuredFile } from '../domain/decide.js';
 import type { Hint } from '../domain/hints.js';
-import type { CheckpointInfo, GitCopy } from '../domain/resume-plan-types.js';
+import type { CheckpointInfo, GitCopy } from '../domain/resume/resume-plan-types.js';
 import type { SettingValues } from '../domain/settings.js';
 import type { SessionState, SessionStatus } from '../domain/state.js';
 import type { SessionSummary } from '../domain/summary.js';
 import type { RepairReport, SessionStore } from '../store/types.js';
 import type { Workspace } from './workspace.js';
-import type { HookProblems } from './hook-log.js';
+import type { HookProblems } from './agents/hook-log.js';
 
 /** A draft that may carry its own time and actor (events imported from a foreign file). */
 export type TimedDraft = EventDraft & { time?: string; actor?: Actor };

@@ -5,7 +5,7 @@
  * a stop budget is refused with BUDGET_EXCEEDED while records of work done are not.
  */
 import { describe, expect, it } from 'vitest';
-import { assertBudget, budgetVerdict, decideBudgetPolicy } from '../../src/domain/budget-policy.js';
+import { assertBudget, budgetVerdict, decideBudgetPolicy } from '../../src/domain/spend/budget-policy.js';
 import { decidePhase, decideTokens } from '../../src/domain/decide.js';
 import { commit, refusal, session } from './helpers.js';
 

@@ -20,9 +20,9 @@ import {
   decideNote,
 } from '../../src/domain/decide-records.js';
 import type { PhaseSpec } from '../../src/domain/events.js';
-import { HANDOFF_INDICATORS, escapeCell, nextActions, renderHandoff } from '../../src/domain/handoff.js';
-import { planResume } from '../../src/domain/plan-resume.js';
-import type { ResumeInput } from '../../src/domain/resume-plan-types.js';
+import { HANDOFF_INDICATORS, escapeCell, nextActions, renderHandoff } from '../../src/domain/resume/handoff.js';
+import { planResume } from '../../src/domain/resume/plan-resume.js';
+import type { ResumeInput } from '../../src/domain/resume/resume-plan-types.js';
 import type { SessionState } from '../../src/domain/state.js';
 import { at, commit, fakeSha as h, phases, play as run, session } from './helpers.js';
 

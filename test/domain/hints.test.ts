@@ -620,8 +620,10 @@ describe('no CLI wording in the hints of the domain, the stores and the manager'
   });
 
   it('the check sees a hint that quotes the CLI', () => {
-    const file = path.join(process.cwd(), 'src/manager/formats-export.ts');
-    const texts = hintTexts(path.dirname(file)).filter((t) => t.where.startsWith('src/manager/formats-export.ts'));
+    const file = path.join(process.cwd(), 'src/manager/toolkits/formats-export.ts');
+    const texts = hintTexts(path.dirname(file)).filter((t) =>
+      t.where.startsWith('src/manager/toolkits/formats-export.ts'),
+    );
     expect(texts.some((t) => RECORDED_AS_TEXT[0]!.test(t.text))).toBe(true);
   });
 });

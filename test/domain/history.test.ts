@@ -10,7 +10,7 @@ import { fold } from '../../src/domain/apply.js';
 import type { StoredEvent } from '../../src/domain/events.js';
 import { TRAIL_POINTS, tokenSeries } from '../../src/domain/history.js';
 import type { SessionHistory } from '../../src/domain/history.js';
-import { BUILTIN_PRICING, costOf, priceOf } from '../../src/domain/pricing.js';
+import { BUILTIN_PRICING, costOf, priceOf } from '../../src/domain/spend/pricing.js';
 import type { SessionState } from '../../src/domain/state.js';
 import { created, ev } from './helpers.js';
 

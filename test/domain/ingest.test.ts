@@ -4,8 +4,8 @@
  * earlier one; a key that ends another key is not confused with it).
  */
 import { describe, expect, it } from 'vitest';
-import { countResponses, decodeLedger, encodeLedger, ledgerLookup } from '../../src/domain/ingest.js';
-import type { UsageTuple } from '../../src/domain/transcript-usage.js';
+import { countResponses, decodeLedger, encodeLedger, ledgerLookup } from '../../src/domain/agents/ingest.js';
+import type { UsageTuple } from '../../src/domain/agents/transcript-usage.js';
 
 describe('countResponses', () => {
   it('keeps the largest of each field of a response, and records only growth past what was counted', () => {

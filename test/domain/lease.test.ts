@@ -8,7 +8,7 @@ import {
   expiryEvents,
   assertFence,
   leaseOf,
-} from '../../src/domain/lease.js';
+} from '../../src/domain/runs/lease.js';
 import { decideSession } from '../../src/domain/decide.js';
 import type { SessionState } from '../../src/domain/state.js';
 import { at, commit, phases, refusal, session } from './helpers.js';

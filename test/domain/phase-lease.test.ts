@@ -1,8 +1,8 @@
 /** Phase leases as pure functions of state and time: exclusion with the session lease, one run per phase, fencing per phase. */
 import { describe, expect, it } from 'vitest';
-import { assertFence, decideAcquire } from '../../src/domain/lease.js';
-import { decidePhaseRunStart } from '../../src/domain/phase-lease.js';
-import { decideRunDeath } from '../../src/domain/runs.js';
+import { assertFence, decideAcquire } from '../../src/domain/runs/lease.js';
+import { decidePhaseRunStart } from '../../src/domain/runs/phase-lease.js';
+import { decideRunDeath } from '../../src/domain/runs/runs.js';
 import type { SessionState } from '../../src/domain/state.js';
 import { at, commit, phases, refusal, session } from './helpers.js';
 

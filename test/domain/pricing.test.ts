@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fold } from '../../src/domain/apply.js';
-import { NO_MODEL, costBudgetView, costReport, formatCost } from '../../src/domain/cost.js';
+import { NO_MODEL, costBudgetView, costReport, formatCost } from '../../src/domain/spend/cost.js';
 import type { StoredEvent } from '../../src/domain/events.js';
-import { BUILTIN_PRICING, applyPricingOverride, costOf, modelIds, priceOf } from '../../src/domain/pricing.js';
+import { BUILTIN_PRICING, applyPricingOverride, costOf, modelIds, priceOf } from '../../src/domain/spend/pricing.js';
 import type { SessionState } from '../../src/domain/state.js';
 
 const M = 1_000_000;

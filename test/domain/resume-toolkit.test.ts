@@ -5,11 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decidePhase, decideSession, draft } from '../../src/domain/decide.js';
-import { planResume } from '../../src/domain/plan-resume.js';
-import type { CheckpointInfo, ResumeInput } from '../../src/domain/resume-plan-types.js';
+import { planResume } from '../../src/domain/resume/plan-resume.js';
+import type { CheckpointInfo, ResumeInput } from '../../src/domain/resume/resume-plan-types.js';
 import type { SessionState } from '../../src/domain/state.js';
-import { noRules, TOOLKIT_RULES_KEY } from '../../src/domain/toolkit-rules.js';
-import type { ToolkitRules } from '../../src/domain/toolkit-rules.js';
+import { noRules, TOOLKIT_RULES_KEY } from '../../src/domain/toolkits/toolkit-rules.js';
+import type { ToolkitRules } from '../../src/domain/toolkits/toolkit-rules.js';
 import { at, phases, play, session } from './helpers.js';
 
 const NOW = '2026-03-04T12:00:00.000Z';

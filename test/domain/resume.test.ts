@@ -9,10 +9,10 @@ import {
   decideSubstep,
 } from '../../src/domain/decide.js';
 import type { PhaseSpec } from '../../src/domain/events.js';
-import { planResume } from '../../src/domain/plan-resume.js';
-import { renderResumePlan } from '../../src/domain/render-resume.js';
-import { ESCALATION_CHOICES } from '../../src/domain/resume-plan-types.js';
-import type { CheckpointInfo, ResumeInput, WorkspaceFile } from '../../src/domain/resume-plan-types.js';
+import { planResume } from '../../src/domain/resume/plan-resume.js';
+import { renderResumePlan } from '../../src/domain/resume/render-resume.js';
+import { ESCALATION_CHOICES } from '../../src/domain/resume/resume-plan-types.js';
+import type { CheckpointInfo, ResumeInput, WorkspaceFile } from '../../src/domain/resume/resume-plan-types.js';
 import type { SessionState } from '../../src/domain/state.js';
 import { at, commit, fakeSha as h, phases, play as run, session } from './helpers.js';
 

@@ -11,7 +11,7 @@ import {
   settingsMetadata,
   settingsOf,
 } from '../../src/domain/settings.js';
-import { MIRROR_ERROR_KEY, MIRROR_KEY } from '../../src/manager/mirror.js';
+import { MIRROR_ERROR_KEY, MIRROR_KEY } from '../../src/manager/toolkits/mirror.js';
 
 const meta = (metadata: Record<string, unknown>) => ({ metadata });
 

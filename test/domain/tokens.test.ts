@@ -8,7 +8,7 @@ import {
   tokenCount,
 } from '../../src/domain/decide.js';
 import type { SessionState, TokenUsage } from '../../src/domain/state.js';
-import { budgetView, BUDGET_CRITICAL, BUDGET_WARNING } from '../../src/domain/tokens.js';
+import { budgetView, BUDGET_CRITICAL, BUDGET_WARNING } from '../../src/domain/toolkits/tokens.js';
 import { commit, refusal, session } from './helpers.js';
 import { cliHint } from '../../src/cli/hint-words.js';
 

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../src/domain/events.js';
-import { planTrace } from '../../src/domain/trace-plan.js';
-import type { SpanPlan } from '../../src/domain/trace-plan.js';
+import { planTrace } from '../../src/domain/telemetry/trace-plan.js';
+import type { SpanPlan } from '../../src/domain/telemetry/trace-plan.js';
 
 const actor = { agent: null, pid: 1, host: 'h' };
 let seq = 0;

@@ -11,7 +11,7 @@ import { bmitAdapter } from '../../src/formats/bmit/index.js';
 import { maestroAdapter } from '../../src/formats/maestro/index.js';
 import type { FormatAdapter } from '../../src/formats/types.js';
 import { MAX_DOCUMENT_DEPTH } from '../../src/formats/util.js';
-import { inspectForeign } from '../../src/manager/formats.js';
+import { inspectForeign } from '../../src/manager/toolkits/formats.js';
 import { cleanTemps, FIXTURES, inspectAt, tempDir } from './bmit-helpers.js';
 import { clockedManager } from './core-helpers.js';
 

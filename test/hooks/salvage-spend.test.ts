@@ -10,7 +10,7 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tokensLowerBound } from '../../src/domain/spend-views.js';
+import { tokensLowerBound } from '../../src/domain/spend/spend-views.js';
 import { runInProcess } from '../cli/helpers.js';
 import { hookEnv, hookInProcess, workspace } from './helpers.js';
 

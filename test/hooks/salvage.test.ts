@@ -7,8 +7,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { phaseFromCommand } from '../../src/domain/conversation-runs.js';
-import { foldTasks, lastPlan, lastTools, transcriptCalls, writtenFiles } from '../../src/domain/transcript-salvage.js';
+import { phaseFromCommand } from '../../src/domain/runs/conversation-runs.js';
+import {
+  foldTasks,
+  lastPlan,
+  lastTools,
+  transcriptCalls,
+  writtenFiles,
+} from '../../src/domain/agents/transcript-salvage.js';
 import { FIXTURES, ROOT, fixture, hookInProcess, workspace } from './helpers.js';
 
 const transcript = (name: string): string[] =>

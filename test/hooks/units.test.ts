@@ -4,7 +4,7 @@ import { normalise } from '../../src/hooks/normalise.js';
 import { hookOutput } from '../../src/hooks/output.js';
 import { patchFiles } from '../../src/hooks/patch.js';
 import type { HookCli } from '../../src/hooks/model.js';
-import { agentName } from '../../src/domain/agent-name.js';
+import { agentName } from '../../src/domain/agents/agent-name.js';
 import { fixture, fixtureNames, hookInProcess, hookLog, workspace } from './helpers.js';
 
 describe('hook parts', () => {

@@ -109,7 +109,7 @@ describe('derived files kept by the manager', () => {
 
 describe('what does not rewrite handoff.md', () => {
   it('heartbeats of a run and of a lease, token counts and transcript reads leave the handoff alone; a phase change does not', async () => {
-    const { HandoffFiles } = await import('../../src/manager/handoff-file.js');
+    const { HandoffFiles } = await import('../../src/manager/resume/handoff-file.js');
     const ev = (type: string) => ({ type }) as Parameters<InstanceType<typeof HandoffFiles>['note']>[1][number];
     const h = new HandoffFiles(true);
     h.note('s', ['run.renewed', 'lease.renewed', 'tokens.recorded', 'transcript.read'].map(ev));

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../src/domain/events.js';
 import { SessionManager } from '../../src/manager/manager.js';
-import { canonicalEvent, journalDigest, migrateStore } from '../../src/manager/migrate.js';
+import { canonicalEvent, journalDigest, migrateStore } from '../../src/manager/upkeep/migrate.js';
 import { FileStore } from '../../src/store/file/store.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import type { SessionStore } from '../../src/store/types.js';

@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { renderHandoff } from '../../src/domain/handoff.js';
-import { renderResumePlan } from '../../src/domain/render-resume.js';
-import { tokensLowerBound } from '../../src/domain/spend-views.js';
+import { renderHandoff } from '../../src/domain/resume/handoff.js';
+import { renderResumePlan } from '../../src/domain/resume/render-resume.js';
+import { tokensLowerBound } from '../../src/domain/spend/spend-views.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { MemoryStore } from '../../src/store/memory.js';
 

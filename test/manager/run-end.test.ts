@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { BatonError } from '../../src/domain/errors.js';
 import type { StoredEvent } from '../../src/domain/events.js';
 import { SessionManager } from '../../src/manager/manager.js';
-import type { HoldOptions } from '../../src/manager/run-hold.js';
+import type { HoldOptions } from '../../src/manager/runs/run-hold.js';
 import { MemoryStore } from '../../src/store/memory.js';
 
 const unreachable = (): BatonError =>

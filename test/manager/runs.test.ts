@@ -7,7 +7,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { effectiveStatus } from '../../src/domain/lease.js';
+import { effectiveStatus } from '../../src/domain/runs/lease.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { MemoryStore } from '../../src/store/memory.js';
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isBatonError } from '../../src/domain/errors.js';
 import { SessionManager } from '../../src/manager/manager.js';
-import { migrateStore } from '../../src/manager/migrate.js';
+import { migrateStore } from '../../src/manager/upkeep/migrate.js';
 import { MemoryStore, openStore } from '../../src/store/open.js';
 import { withSession } from '../cli/helpers.js';
 import { tempDir } from '../support/temp.js';

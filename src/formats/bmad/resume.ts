@@ -6,8 +6,8 @@
  * warning). Agents still `running` (completed: null) are orphaned, in any session: BMAD's
  * agents are Task-tool subprocesses of a conversation, and nothing reattaches to them.
  */
-import { noRules } from '../../domain/toolkit-rules.js';
-import type { ToolkitRules } from '../../domain/toolkit-rules.js';
+import { noRules } from '../../domain/toolkits/toolkit-rules.js';
+import type { ToolkitRules } from '../../domain/toolkits/toolkit-rules.js';
 import type { ForeignSession, ForeignUnit, ResumeAdvice } from '../types.js';
 import { obj, str } from '../util.js';
 import type { Pointer } from './pointer.js';
@@ -110,7 +110,7 @@ export const NO_ACTIVE =
   'No active session: SESSION resume prompts "No active session. Start new? [y/n]" (SESSION start creates one; SESSION switch <id> loads an existing one).';
 
 /**
- * BMAD's rules for one session as data (domain/toolkit-rules.ts). Seed 003: a closed session
+ * BMAD's rules for one session as data (domain/toolkits/toolkit-rules.ts). Seed 003: a closed session
  * is archived and not resumed (SESSION close; docs/formats/bmad.md "States: active ⇄ paused →
  * closed"); agents spawned in a context that is closed, paused or no longer the active one
  * are orphaned when still marked running (docs/formats/bmad.md, orphaned agents).

@@ -13,7 +13,7 @@
  * verbatim. Token fields baton did not change (legacy `tokens.saved_by_isolation`, an absent
  * `max`) are written back as they were.
  */
-import { isolation } from '../../domain/toolkit-tokens.js';
+import { isolation } from '../../domain/toolkits/toolkit-tokens.js';
 import path from 'node:path';
 import type { Phase, SessionState } from '../../domain/state.js';
 import type { SafeDir } from '../safe-dir.js';

@@ -1,14 +1,14 @@
 /**
  * Facts of a bmit project beyond its steps, and bmit's rules as data for import
- * (domain/toolkit-rules.ts). Sources: seed 002 (session-resume SKILL.md) "Resume Flow"
+ * (domain/toolkits/toolkit-rules.ts). Sources: seed 002 (session-resume SKILL.md) "Resume Flow"
  * (in_progress → read sub_step, skip to checkpoint), "Corrupt State Recovery" (parse failure
  * ⇒ restore `.bak`), "Schema Version Enforcement"; docs/formats/bmit.md "Recovery / resume rules"
  * (direct invocation: an earlier step pending or in_progress ⇒ warn, offer proceed anyway or
  * hand off to the orchestrator; orchestrator falls back to the handoff, then an artifact scan),
  * "Schema (v3.0)" (`complexity` default "standard"; sub-step checkpoint tables).
  */
-import { noRules } from '../../domain/toolkit-rules.js';
-import type { ToolkitRules } from '../../domain/toolkit-rules.js';
+import { noRules } from '../../domain/toolkits/toolkit-rules.js';
+import type { ToolkitRules } from '../../domain/toolkits/toolkit-rules.js';
 import type { ReadResult, SafeDir } from '../safe-dir.js';
 import type { FormatProblem, ForeignUnit } from '../types.js';
 import { num, obj, problem, str } from '../util.js';

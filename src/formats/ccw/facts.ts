@@ -1,6 +1,6 @@
 /**
  * Facts of CCW sessions beyond their checkpoints, and CCW's rules as data for import
- * (domain/toolkit-rules.ts). Sources: seed 004 (session-management-principles.md) "Single
+ * (domain/toolkits/toolkit-rules.ts). Sources: seed 004 (session-management-principles.md) "Single
  * Active Rule" and "Activation Phase" (activating a session deactivates any other), "Command
  * Pre-execution Protocol" (no active session ⇒ temporary workspace), "Error Handling:
  * Multi-Session Conflicts" (active collision detection, automatic status correction),
@@ -8,8 +8,8 @@
  * docs/formats/ccw.md (session.md's `pause` writes "interrupted", outside the principles' enum;
  * issue #48: execute went straight to complete and skipped review).
  */
-import { noRules } from '../../domain/toolkit-rules.js';
-import type { ToolkitRules } from '../../domain/toolkit-rules.js';
+import { noRules } from '../../domain/toolkits/toolkit-rules.js';
+import type { ToolkitRules } from '../../domain/toolkits/toolkit-rules.js';
 import type { ForeignSession, FormatProblem } from '../types.js';
 import { problem } from '../util.js';
 

@@ -1,12 +1,12 @@
 /**
- * Go Team's resume rules as data (domain/toolkit-rules.ts), for baton's own resume plan after
+ * Go Team's resume rules as data (domain/toolkits/toolkit-rules.ts), for baton's own resume plan after
  * import. Source: seed 001 "3. RESUME SESSION" (completed and failed refused), "2. CHECK FOR
  * RESUMABLE SESSIONS" (only `resumable == true`), and the recovery options with their
  * recommendation (docs/formats/go-team.md "Recovery rules").
  */
 import type { SessionStatus } from '../../domain/state.js';
-import { noRules } from '../../domain/toolkit-rules.js';
-import type { ToolkitRules } from '../../domain/toolkit-rules.js';
+import { noRules } from '../../domain/toolkits/toolkit-rules.js';
+import type { ToolkitRules } from '../../domain/toolkits/toolkit-rules.js';
 import type { RecoveryOption, ResumeAdvice } from '../types.js';
 
 /** The rules of one Go Team session. */

@@ -1,6 +1,6 @@
 /**
  * Facts of a Maestro session beyond its phases, and Maestro's resume rules as data for import
- * (domain/toolkit-rules.ts). Sources: seed 000 (session-management SKILL.md) "Resume Protocol"
+ * (domain/toolkits/toolkit-rules.ts). Sources: seed 000 (session-management SKILL.md) "Resume Protocol"
  * (unresolved errors: "Offer options: retry, skip, abort, or adjust parameters … Wait for user
  * guidance before proceeding"; "Conflict Detection: Files that were partially modified (phase
  * started but not completed)"), "Retry Tracking" (maximum 2 retries, then escalate),
@@ -8,8 +8,8 @@
  * standard|express, express resume "phase completed but session in_progress → run code review
  * then archive", `RECONCILIATION_PENDING` blocks archiving).
  */
-import { noRules } from '../../domain/toolkit-rules.js';
-import type { ToolkitRules } from '../../domain/toolkit-rules.js';
+import { noRules } from '../../domain/toolkits/toolkit-rules.js';
+import type { ToolkitRules } from '../../domain/toolkits/toolkit-rules.js';
 import type { ForeignTokens, FormatProblem, ForeignUnit, HalfWrittenFiles, ResumeAdvice } from '../types.js';
 import { problem, str } from '../util.js';
 import { reconcileText } from './reconcile.js';
@@ -47,7 +47,7 @@ const DONE = new Set(['completed', 'skipped']);
 /**
  * Totals below their `by_agent` sum (e.g. 40100 written, 44100 summed): baton's ledger holds
  * the breakdown, and the written totals are kept beside it, reported and written back
- * (domain/toolkit-tokens.ts). Totals above the sum need nothing: the rest is recorded
+ * (domain/toolkits/toolkit-tokens.ts). Totals above the sum need nothing: the rest is recorded
  * unattributed, so baton's total is the written one.
  */
 export function totalsRule(t: ForeignTokens | null): ToolkitRules['tokens'] | undefined {

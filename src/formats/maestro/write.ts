@@ -12,7 +12,7 @@
  * from what the log last showed for it (or, when the log never mentioned it, from the base
  * frontmatter). Exporting the same state twice appends nothing the second time.
  */
-import { writtenTotals } from '../../domain/toolkit-tokens.js';
+import { writtenTotals } from '../../domain/toolkits/toolkit-tokens.js';
 import { BatonError } from '../../domain/errors.js';
 import type { Phase, SessionState, SessionStatus } from '../../domain/state.js';
 import { foreignTime } from '../import.js';
