@@ -131,8 +131,8 @@ function registerErrorTools(server: McpServer, kit: Kit): void {
     server,
     kit,
     'error_add',
-    'Record an error',
-    'Record an error that happened in a phase (a failing test, a timeout, a tool failure) as soon as you see it, before deciding to retry or fail the phase. `type` is e.g. validation, timeout, file_conflict, runtime, dependency, quota.',
+    'Add an error',
+    'Add an error that happened in a phase (a failing test, a timeout, a tool failure) as soon as you see it, before deciding to retry or fail the phase. `type` is e.g. validation, timeout, file_conflict, runtime, dependency, quota.',
     'errorId',
     {
       phase: z.string().min(1).max(MAX_ID_INPUT).describe('Phase the error belongs to.'),
@@ -167,7 +167,7 @@ function registerTokensTool(server: McpServer, kit: Kit): void {
     kit,
     'tokens_add',
     {
-      title: 'Record token use',
+      title: 'Add token use',
       description:
         "Add token use to the session (input, output, cache reads, cache writes), attributed to you, to a phase and to the model that spent it. Only with the counts a model API's usage report gave (an orchestrator passing them on); never an estimate of your own tokens, which you cannot know. Agent CLIs with baton's hooks installed have their tokens recorded from the transcript: do not call this for them. Counts add up; concurrent calls never lose a count. Returns the session totals, the token budget (level ok, warning, critical or exceeded), and the estimated cost with the cost budget (a model missing from the pricing table has an unknown cost).",
       input: {
@@ -257,8 +257,8 @@ function registerKnowledgeTools(server: McpServer, kit: Kit): void {
     server,
     kit,
     'decision_add',
-    'Record a decision',
-    'Record a decision you made (what about, the choice, why, the alternatives), so that a later agent does not undo it.',
+    'Add a decision',
+    'Add a decision you made (what about, the choice, why, the alternatives), so that a later agent does not undo it.',
     'decisionId',
     {
       title: z.string().min(1).max(1000).describe('What was decided about.'),
@@ -353,8 +353,8 @@ function registerGoalTools(server: McpServer, kit: Kit): void {
     server,
     kit,
     'artifact_add',
-    'Record an artifact',
-    'Record an artifact the work produced (a design doc, a report, a build), by path, so the next agent finds it.',
+    'Add an artifact',
+    'Add an artifact the work produced (a design doc, a report, a build), by path, so the next agent finds it.',
     'artifactId',
     {
       path: z.string().min(1).max(4096).describe('Path of the artifact, relative to the workspace.'),
