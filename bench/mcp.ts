@@ -1,4 +1,4 @@
-// An MCP tool call that makes a durable update (`tokens_record`), as an agent's client sees it:
+// An MCP tool call that makes a durable update (`tokens_add`), as an agent's client sees it:
 // `baton mcp` spawned on a file store, a request written to its stdin and the response read
 // from its stdout, one call at a time; its p50 against the p50 of one raw write+fdatasync of a
 // journal line on the same disk, measured alternately in the same run. Run by bench/run.ts
@@ -15,7 +15,7 @@ import type { Row } from './common.js';
 
 /** How the MCP row is measured, for BENCHMARKS.md. */
 export const MCP_EXPLANATION = `- **MCP tool call**: \`baton mcp\` (the bundled CLI) serving a file store over stdio; a
-  \`tools/call\` of \`tokens_record\` written to its stdin and its response read from its stdout,
+  \`tools/call\` of \`tokens_add\` written to its stdin and its response read from its stdout,
   one call at a time (the time an agent waits for a durable update), against one raw
   \`write\` + \`fdatasync\` of a journal line on the same disk, alternately; p50 of each.`;
 
@@ -80,11 +80,11 @@ export async function mcpCall(quick: boolean, work: string): Promise<Row> {
     const call = async (): Promise<number> => {
       const t0 = process.hrtime.bigint();
       const r = await rpc.request('tools/call', {
-        name: 'tokens_record',
+        name: 'tokens_add',
         arguments: { session: s.id, input: 10, output: 5 },
       });
       const t = ms(t0);
-      if (r.error || r.result?.isError) throw new Error(`tokens_record failed: ${JSON.stringify(r)}`);
+      if (r.error || r.result?.isError) throw new Error(`tokens_add failed: ${JSON.stringify(r)}`);
       return t;
     };
     const fd = fs.openSync(path.join(work, 'mcp-raw.jsonl'), 'a');
@@ -115,7 +115,7 @@ export async function mcpCall(quick: boolean, work: string): Promise<Row> {
     const a = p50(ours);
     const b = p50(base);
     return {
-      name: 'MCP tool call that makes a durable update (`tokens_record` over stdio, p50)',
+      name: 'MCP tool call that makes a durable update (`tokens_add` over stdio, p50)',
       baton: `${a.toFixed(3)} ms`,
       baseline: `${b.toFixed(3)} ms raw write+fdatasync (p50)`,
       ratio: a / b,

@@ -117,7 +117,7 @@ export { phasesFromList, phasesOfPlan, planFileMetadata, readPlanFile } from './
 export type { PlanFile } from './plan-file.js';
 
 // Foreign session layouts (loaded on first use) and mirrors.
-export { checkMirrorSetting, importIsIncomplete, inspectForeign } from './toolkits/foreign-formats.js';
+export { checkMirrorSetting, Formats, importIsIncomplete } from './toolkits/foreign-formats.js';
 export { Bundles, bundleHandoff } from './bundles/bundle.js';
 export type { BundleExportResult, BundleImportOptions, BundleImportResult, BundleOptions } from './bundles/bundle.js';
 export type { ExportResult, ImportResult, InspectResult } from './toolkits/formats.js';

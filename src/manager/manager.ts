@@ -368,9 +368,9 @@ export class SessionManager extends SessionRecords {
     return retention.cleanup(this, o);
   }
 
-  /** Tombstones of deleted sessions, newest deletion first. */
-  tombstones(): Promise<Tombstone[]> {
-    return retention.tombstones(this);
+  /** The deleted sessions (their tombstones), newest deletion first: `list --deleted`. */
+  listDeleted(): Promise<Tombstone[]> {
+    return retention.listDeleted(this);
   }
 
   /**

@@ -1,5 +1,5 @@
 /**
- * The recording verbs of the manager (phases, files, errors, tokens, budgets, decisions,
+ * The recording verbs of the manager (phases, files, errors, tokens, decisions,
  * findings, notes, milestones, artifacts, context): each one decides its events from the state
  * and commits them through the core's one write path. SessionManager adds the sub-objects.
  */
@@ -11,7 +11,6 @@ import { hint } from '../domain/hints.js';
 import type { FileAction } from '../domain/state.js';
 import { PHASE_ACTIONS } from '../domain/transitions.js';
 import type { PhaseAction } from '../domain/transitions.js';
-import { decideCostBudget } from '../domain/spend/cost.js';
 import type { Checkpoints } from './checkpoints/checkpoints.js';
 import { type Runs, startedIn } from './runs/runs.js';
 import { SessionCore } from './session-core.js';
@@ -104,16 +103,6 @@ export abstract class SessionRecords extends SessionCore {
     if (!agent)
       throw new BatonError('BAD_INPUT', 'Token use must name the agent.', { hint: hint('tokens.name-agent') });
     return this.simple(id, (s) => decide.decideTokens(s, { ...input, agent }), o);
-  }
-
-  /** Sets the token budget (null clears it). */
-  budget(id: string, max: number | null, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
-    return this.simple(id, (s) => decide.decideBudget(s, max), o);
-  }
-
-  /** Sets the cost budget in US dollars (null clears it); numeric strings are accepted and checked. */
-  costBudget(id: string, maxUsd: number | string | null, o: ChangeOptions = {}): Promise<ChangeResult<undefined>> {
-    return this.simple(id, (s) => decideCostBudget(s, maxUsd), o);
   }
 
   /** Records a decision; the result is its id. */

@@ -215,7 +215,7 @@ async function readJson(req: http.IncomingMessage): Promise<Read> {
         ok: false,
         status: 413,
         code: -32600,
-        message: `Message too large: at most ${MAX_BODY_BYTES} bytes (10 MiB) per request. Send less per call (e.g. store long text in a file and record it with artifact_record).`,
+        message: `Message too large: at most ${MAX_BODY_BYTES} bytes (10 MiB) per request. Send less per call (e.g. store long text in a file and record it with artifact_add).`,
       };
     }
     chunks.push(chunk);

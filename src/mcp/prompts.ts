@@ -31,7 +31,7 @@ export async function resumeBriefing(kit: Kit, explicit: string | null): Promise
     'What to do:',
     ...steps.map((s) => `- ${s}`),
     '- Deal with unresolved errors and failed phases as the plan says (retry only while retries are left; otherwise escalate to a person).',
-    '- Record progress with the baton tools as you work: `phase_start`, `substep_reach`, `file_record`, `error_record`, `tokens_record`, `phase_complete`.',
+    '- Record progress with the baton tools as you work: `phase_start`, `substep_reach`, `file_record`, `error_add`, `tokens_add`, `phase_complete`.',
     '- Before you stop: `context_set` with a short briefing, then `session_pause` (or `session_complete` when all is done).',
   ].join('\n');
   return { id, text };

@@ -19,7 +19,7 @@ declare const BATON_VERSION: string | undefined;
 const INSTRUCTIONS = [
   'baton keeps the durable state of a multi-step task: its phases, progress, files, errors, decisions and token use.',
   'At the start: session_list; resume a paused/interrupted/failed session of the same task (resume_plan, then session_resume) or create one (session_start).',
-  'While working: phase_start, substep_reach at each step, file_record after changing files, error_record on errors, tokens_record, phase_complete.',
+  'While working: phase_start, substep_reach at each step, file_record after changing files, error_add on errors, tokens_add, phase_complete.',
   'Before stopping: context_set with a briefing, then session_pause (or session_complete when done). Disconnecting without it leaves the session interrupted.',
   "A phase that used all its retries (RETRIES_EXHAUSTED) is the user's decision: ask, then phase_retry with force, phase_skip, session_fail, session_abandon, or plan_set / plan_add / plan_remove.",
   'Several agents on one session: phase_claim takes a free phase for you; records that name no phase go to it.',

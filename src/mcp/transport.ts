@@ -196,7 +196,7 @@ export class LineTransport implements Transport {
     const limit = `${this.maxLineBytes} bytes${this.maxLineBytes === MAX_LINE_BYTES ? ' (10 MiB)' : ''}`;
     const error = {
       code: INVALID_REQUEST,
-      message: `Message too large: a JSON-RPC message may be at most ${limit}; this one had ${size} bytes and was dropped. Send less per call (e.g. store long text in a file and record it with artifact_record).`,
+      message: `Message too large: a JSON-RPC message may be at most ${limit}; this one had ${size} bytes and was dropped. Send less per call (e.g. store long text in a file and record it with artifact_add).`,
       data: { maxBytes: this.maxLineBytes, bytes: size },
     };
     this.onerror?.(

@@ -14,7 +14,7 @@ import { UNATTRIBUTED } from '../../src/formats/import.js';
 import { SafeDir } from '../../src/formats/safe-dir.js';
 import type { FormatAdapter } from '../../src/formats/types.js';
 import { settingsOf } from '../../src/domain/settings.js';
-import { inspectForeign, MIRROR_ERROR_KEY, mirrorOf } from '../../src/manager/toolkits/formats.js';
+import { inspectFolder, MIRROR_ERROR_KEY, mirrorOf } from '../../src/manager/toolkits/formats.js';
 import { importIsIncomplete } from '../../src/manager/toolkits/foreign-formats.js';
 import type { SessionManager } from '../../src/manager/manager.js';
 import { MirrorFiles } from '../../src/manager/toolkits/mirror-files.js';
@@ -125,10 +125,10 @@ describe('detection', () => {
 describe('inspect and import', () => {
   it('inspect reports UNKNOWN_FORMAT for an unrecognised folder and for a named layout with nothing in it', async () => {
     const { src, o } = setup();
-    const auto = await inspectForeign(src, 'auto', o);
+    const auto = await inspectFolder(src, 'auto', o);
     expect(auto.format).toBeNull();
     expect(auto.problems.map((p) => p.code)).toEqual(['UNKNOWN_FORMAT']);
-    const named = await inspectForeign(src, 'toy', o);
+    const named = await inspectFolder(src, 'toy', o);
     expect(named.format).toBe('toy');
     expect(named.problems.map((p) => [p.code, p.severity])).toEqual([['UNKNOWN_FORMAT', 'error']]);
   });
@@ -150,7 +150,7 @@ describe('inspect and import', () => {
     for (const f of ['toy/T-1.json', 'toy/archive/T-0.json', 'toy/broken.json', 'notes.txt'])
       fs.utimesSync(path.join(src, f), past, past);
     const before = snapshotTree(src);
-    const r1 = await inspectForeign(src, 'auto', o);
+    const r1 = await inspectFolder(src, 'auto', o);
     expect(r1.sessions.map((s) => s.id).sort()).toEqual(['T-0', 'T-1']);
     expect(r1.problems.map((p) => p.code)).toEqual(['CORRUPT_FILE']);
     await m.formats.import(src, 'auto', o);
@@ -407,8 +407,8 @@ describe('export', () => {
     expect(r2.backups).toEqual(['toy/T-1.json.bak']);
     expect(fs.existsSync(path.join(out, 'toy/T-1.json.bak'))).toBe(true);
     // inspect(export(import(X))) gives the facts of inspect(X).
-    const a = (await inspectForeign(src, 'toy', o)).sessions[0]!;
-    const b = (await inspectForeign(out, 'toy', o)).sessions[0]!;
+    const a = (await inspectFolder(src, 'toy', o)).sessions[0]!;
+    const b = (await inspectFolder(out, 'toy', o)).sessions[0]!;
     const facts = (s: typeof a) => ({
       id: s.id,
       status: s.status,

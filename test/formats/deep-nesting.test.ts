@@ -11,7 +11,7 @@ import { bmitAdapter } from '../../src/formats/bmit/index.js';
 import { maestroAdapter } from '../../src/formats/maestro/index.js';
 import type { FormatAdapter } from '../../src/formats/types.js';
 import { MAX_DOCUMENT_DEPTH } from '../../src/formats/util.js';
-import { inspectForeign } from '../../src/manager/toolkits/formats.js';
+import { inspectFolder } from '../../src/manager/toolkits/formats.js';
 import { cleanTemps, FIXTURES, inspectAt, tempDir } from './bmit-helpers.js';
 import { clockedManager } from './core-helpers.js';
 
@@ -39,7 +39,7 @@ async function expectReported(adapter: FormatAdapter, dir: string, file: string)
   expect(p, JSON.stringify(all.map((x) => `${x.code}@${x.path}`))).toBeDefined();
   expect(p!.message).toContain(`more than ${MAX_DOCUMENT_DEPTH} levels deep`);
   expect(() => JSON.stringify(r)).not.toThrow();
-  const via = await inspectForeign(dir, adapter.name, { cwd: dir });
+  const via = await inspectFolder(dir, adapter.name, { cwd: dir });
   expect(() => JSON.stringify(via)).not.toThrow();
   await expect(clockedManager().formats.import(dir, adapter.name, { cwd: dir })).resolves.toBeDefined();
 }

@@ -242,10 +242,10 @@ describe('golden: what a user sees stays the same', () => {
       await call('phase_start', { phase: 'design' });
       await call('substep_reach', { phase: 'design', name: 'draft the API' });
       await call('file_record', { action: 'created', paths: ['src/a.ts'] });
-      await call('error_record', { phase: 'design', type: 'build', message: 'tsc failed' });
+      await call('error_add', { phase: 'design', type: 'build', message: 'tsc failed' });
       await call('error_resolve', { errorId: 'err-1', resolution: 'fixed the types' });
-      await call('tokens_record', { phase: 'design', input: 1200, output: 300 });
-      await call('decision_record', {
+      await call('tokens_add', { phase: 'design', input: 1200, output: 300 });
+      await call('decision_add', {
         title: 'Storage',
         choice: 'file store',
         rationale: 'no server',
@@ -256,7 +256,7 @@ describe('golden: what a user sees stays the same', () => {
       await call('note_add', { text: 'keep the API small' });
       await call('milestone_add', { title: 'MVP' });
       await call('milestone_done', { milestone: 'ms-1' });
-      await call('artifact_record', { path: 'docs/spec.md', kind: 'doc' });
+      await call('artifact_add', { path: 'docs/spec.md', kind: 'doc' });
       await call('context_set', { summary: 'Design is done; build next.' });
       await call('phase_complete', { phase: 'design' });
       await call('phase_start', { phase: 'build' });
@@ -269,7 +269,7 @@ describe('golden: what a user sees stays the same', () => {
       await call('resume_plan', {});
       await call('session_resume', {});
       await call('session_status', { session: 'no-such-session' });
-      await call('tokens_record', { input: -1, output: 1 });
+      await call('tokens_add', { input: -1, output: 1 });
       await call('session_start', { title: 'Second', switch: 'yes' });
       await call('phase_complete', { phase: 'design' });
     });

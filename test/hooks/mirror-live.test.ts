@@ -172,7 +172,7 @@ async function played(t: Toolkit, run: Runner): Promise<void> {
   const before = fs.readFileSync(path.join(out, t.steps[0]!.file), 'utf8');
   const doing = (await m.get(id)).phases.find((p) => p.status === 'in_progress');
   if (doing) await m.phase(id, doing.id, 'complete');
-  else await m.budget(id, 900_000);
+  else await m.budgets.set(id, { tokens: 900_000 });
   await m.derivedFiles.flush();
   expect(settingsOf(await m.get(id)).mirrorError).toBeNull();
   expect(fs.readFileSync(path.join(out, t.steps[0]!.file), 'utf8')).not.toBe(before);

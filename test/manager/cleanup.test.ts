@@ -75,7 +75,7 @@ describe('delete', () => {
     });
     expect(await store.getActive()).toBeNull();
     await expectCode(m.get('p'), 'NOT_FOUND');
-    expect(await m.tombstones()).toEqual([t]);
+    expect(await m.listDeleted()).toEqual([t]);
   });
 
   it('refuses an active, interrupted (expired lease) or pinned session', async () => {
@@ -88,7 +88,7 @@ describe('delete', () => {
     await session('pin', 1, 'complete');
     await m.pin('pin');
     await expectCode(m.delete('pin'), 'INVALID_TRANSITION');
-    expect(await m.tombstones()).toEqual([]);
+    expect(await m.listDeleted()).toEqual([]);
   });
 
   it('honours --if-revision', async () => {
@@ -104,7 +104,7 @@ describe('delete', () => {
     await m.delete('one');
     clock += 1000;
     await m.delete('two');
-    expect((await m.tombstones()).map((t) => t.id)).toEqual(['two', 'one']);
+    expect((await m.listDeleted()).map((t) => t.id)).toEqual(['two', 'one']);
   });
 });
 
@@ -212,7 +212,7 @@ describe('cleanup', () => {
       ['failed', 'delete'],
     ]);
     expect((await m.list({ all: true })).map((x) => x.id).sort()).toEqual(['crashed', 'paused', 'pinned', 'running']);
-    const tombs = await m.tombstones();
+    const tombs = await m.listDeleted();
     expect(tombs.map((t) => [t.id, t.status, t.archived]).sort()).toEqual([
       ['done', 'completed', true],
       ['failed', 'failed', false],

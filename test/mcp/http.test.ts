@@ -157,9 +157,9 @@ describe('baton mcp --http: sessions and tools', () => {
     const { served, manager } = await serve();
     const { client } = await connectClient(served, 'http-agent');
     const tools = await client.listTools();
-    expect(tools.tools.map((t) => t.name)).toContain('tokens_record');
+    expect(tools.tools.map((t) => t.name)).toContain('tokens_add');
     await callOk(client, 'session_start', { title: 'Over HTTP', id: 'h1', phases: ['build'] });
-    const r = await callOk(client, 'tokens_record', { input: 40, output: 2 });
+    const r = await callOk(client, 'tokens_add', { input: 40, output: 2 });
     expect(r).toMatchObject({ session: 'h1', status: 'active' });
     const s = await manager.get('h1');
     expect(s.tokens.input).toBe(40);

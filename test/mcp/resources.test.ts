@@ -14,7 +14,7 @@ async function started(): Promise<Harness> {
   await ok(h.client, 'session_start', { title: 'Port the parser', id: 's1', phases: ['design', 'build'] });
   await ok(h.client, 'phase_start', { phase: 'design' });
   await ok(h.client, 'substep_reach', { phase: 'design', name: 'grammar drafted' });
-  await ok(h.client, 'error_record', { phase: 'design', type: 'validation', message: 'ambiguous rule' });
+  await ok(h.client, 'error_add', { phase: 'design', type: 'validation', message: 'ambiguous rule' });
   await ok(h.client, 'session_pause', {});
   return h;
 }

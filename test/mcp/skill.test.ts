@@ -46,20 +46,20 @@ describe('skills/baton/SKILL.md', () => {
 });
 
 describe('what the skill asks a model to record', () => {
-  it('never to estimate its own tokens: tokens_record only with a usage report, never "after each model call"', () => {
+  it('never to estimate its own tokens: tokens_add only with a usage report, never "after each model call"', () => {
     expect(skill).not.toMatch(/after each model call/i);
     expect(skill).toContain('Never estimate or invent token counts');
-    const row = skill.split('\n').find((l) => l.startsWith('|') && l.includes('`tokens_record` ('));
+    const row = skill.split('\n').find((l) => l.startsWith('|') && l.includes('`tokens_add` ('));
     expect(row).toMatch(/usage report/);
     expect(row).toMatch(/never an estimate/);
     // The "before stopping" list no longer asks for tokens not yet counted.
     const stopping = skill.slice(skill.indexOf('## 4. Before stopping'), skill.indexOf('## 5.'));
-    expect(stopping).not.toContain('`tokens_record`');
+    expect(stopping).not.toContain('`tokens_add`');
   });
 
   it('says how a model knows the hooks are installed (the briefing the hooks give) and what it leaves to them', () => {
     // The words the skill points to are the first words of the hooks' briefing.
-    const briefingSource = fs.readFileSync(path.join(ROOT, 'src', 'domain', 'agent-briefing.ts'), 'utf8');
+    const briefingSource = fs.readFileSync(path.join(ROOT, 'src', 'domain', 'resume', 'agent-briefing.ts'), 'utf8');
     const marker = '[baton] This conversation works on baton session';
     expect(briefingSource).toContain(marker);
     expect(skill).toContain(marker);
@@ -73,11 +73,11 @@ describe('what the skill asks a model to record', () => {
       'sub-agents',
       'tokens',
       '`file_record`',
-      '`tokens_record`',
+      '`tokens_add`',
       '`substep_reach`',
     ])
       expect(hooks).toContain(left);
-    for (const kept of ['`phase_start`', 'decisions', 'findings', '`error_record`', '`context_set`'])
+    for (const kept of ['`phase_start`', 'decisions', 'findings', '`error_add`', '`context_set`'])
       expect(hooks).toContain(kept);
   });
 });

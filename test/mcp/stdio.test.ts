@@ -47,7 +47,7 @@ describe('baton mcp over stdio', () => {
     const { tools } = await client.listTools();
     expect(tools.length).toBeGreaterThanOrEqual(30);
     expect(tools.map((t) => t.name)).toEqual(
-      expect.arrayContaining(['session_start', 'phase_start', 'tokens_record', 'resume_plan', 'handoff']),
+      expect.arrayContaining(['session_start', 'phase_start', 'tokens_add', 'resume_plan', 'handoff']),
     );
 
     const calls: Array<[string, Record<string, unknown>]> = [
@@ -63,18 +63,18 @@ describe('baton mcp over stdio', () => {
       ['session_list', {}],
       ['phase_start', { phase: 'design' }],
       ['substep_reach', { phase: 'design', name: 'grammar drafted' }],
-      ['decision_record', { title: 'parser kind', choice: 'recursive descent', rationale: 'small grammar' }],
+      ['decision_add', { title: 'parser kind', choice: 'recursive descent', rationale: 'small grammar' }],
       ['note_add', { text: 'grammar has 12 rules' }],
-      ['tokens_record', { input: 1200, output: 300, phase: 'design' }],
+      ['tokens_add', { input: 1200, output: 300, phase: 'design' }],
       ['phase_complete', { phase: 'design' }],
       ['phase_start', { phase: 'build' }],
       ['file_record', { action: 'created', paths: ['src/parser.ts'] }],
-      ['error_record', { phase: 'build', type: 'runtime', message: 'stack overflow on nested input' }],
+      ['error_add', { phase: 'build', type: 'runtime', message: 'stack overflow on nested input' }],
       ['phase_fail', { phase: 'build', reason: 'stack overflow' }],
       ['phase_retry', { phase: 'build' }],
       ['error_resolve', { errorId: 'err-1', resolution: 'made recursion iterative' }],
-      ['tokens_record', { input: 800, output: 200, cached: 100, phase: 'build', agent: 'coder' }],
-      ['artifact_record', { path: 'src/parser.ts', kind: 'source' }],
+      ['tokens_add', { input: 800, output: 200, cached: 100, phase: 'build', agent: 'coder' }],
+      ['artifact_add', { path: 'src/parser.ts', kind: 'source' }],
       ['phase_complete', { phase: 'build' }],
       ['phase_skip', { phase: 'test', reason: 'covered by build' }],
       ['context_set', { summary: 'parser ported; tests skipped' }],
@@ -310,7 +310,7 @@ describe('baton mcp over stdio', () => {
     const N = 50;
     const burst = (client: Client, tag: string): Array<Promise<CallToolResult>> =>
       Array.from({ length: N }, (_, i) => [
-        tool(client, 'tokens_record', { input: 1, output: 2, phase: 'work' }),
+        tool(client, 'tokens_add', { input: 1, output: 2, phase: 'work' }),
         tool(client, 'note_add', { text: `${tag}-${i}` }),
       ]).flat();
     const results = await Promise.all([...burst(a.client, 'a'), ...burst(b.client, 'b')]);

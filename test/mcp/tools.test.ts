@@ -52,17 +52,17 @@ const SESSION_TOOLS: Record<string, Record<string, unknown>> = {
   phase_claim: {},
   substep_reach: { phase: 'design', name: 'sketch' },
   file_record: { action: 'created', paths: ['a.txt'] },
-  error_record: { phase: 'design', type: 'runtime', message: 'boom' },
+  error_add: { phase: 'design', type: 'runtime', message: 'boom' },
   error_resolve: { errorId: 'err-1', resolution: 'fixed' },
-  tokens_record: { input: 1 },
+  tokens_add: { input: 1 },
   budget_set: { tokens: 1000 },
-  decision_record: { title: 'db', choice: 'sqlite' },
+  decision_add: { title: 'db', choice: 'sqlite' },
   finding_add: { text: 'flaky test' },
   finding_remove: { findingId: 'finding-1' },
   note_add: { text: 'hello' },
   milestone_add: { title: 'beta' },
   milestone_done: { milestone: 'beta' },
-  artifact_record: { path: 'docs/design.md' },
+  artifact_add: { path: 'docs/design.md' },
   context_set: { summary: 'where we are' },
   checkpoint_create: {},
   checkpoint_list: {},
@@ -447,11 +447,11 @@ describe('records', () => {
     expect(last['files'][0].phaseId).toBe('test');
   });
 
-  it('error_record and error_resolve: ids, NOT_FOUND phase or error, INVALID_TRANSITION when already resolved', async () => {
+  it('error_add and error_resolve: ids, NOT_FOUND phase or error, INVALID_TRANSITION when already resolved', async () => {
     const { client, manager } = await withSession();
-    const r = await ok(client, 'error_record', { phase: 'design', type: 'timeout', message: 'slow' });
+    const r = await ok(client, 'error_add', { phase: 'design', type: 'timeout', message: 'slow' });
     expect(r['errorId']).toMatch(/^err-/);
-    await refused(client, 'error_record', { phase: 'nope', type: 'x', message: 'y' }, 'NOT_FOUND');
+    await refused(client, 'error_add', { phase: 'nope', type: 'x', message: 'y' }, 'NOT_FOUND');
     await refused(client, 'error_resolve', { errorId: 'err-99', resolution: 'x' }, 'NOT_FOUND');
     await ok(client, 'error_resolve', { errorId: r['errorId'], resolution: 'raised the timeout' });
     expect((await manager.get('s1')).phases[0]!.errors[0]).toMatchObject({
@@ -461,23 +461,23 @@ describe('records', () => {
     await refused(client, 'error_resolve', { errorId: r['errorId'], resolution: 'again' }, 'INVALID_TRANSITION');
   });
 
-  it('tokens_record: totals and budget; BAD_INPUT for negative, fractional or huge counts and an unknown phase', async () => {
+  it('tokens_add: totals and budget; BAD_INPUT for negative, fractional or huge counts and an unknown phase', async () => {
     const { client } = await harness();
     await ok(client, 'session_start', { title: 'T', id: 't', phases: ['p'], budget: 100 });
-    const r = await ok(client, 'tokens_record', { input: 50, output: 30, cached: 5, phase: 'p' });
+    const r = await ok(client, 'tokens_add', { input: 50, output: 30, cached: 5, phase: 'p' });
     expect(r['tokens']).toMatchObject({ input: 50, output: 30, cached: 5 });
     expect(r['tokens']['budget']).toMatchObject({ max: 100, used: 80, level: 'warning' });
-    await invalidArgs(client, 'tokens_record', { input: -1 });
-    await invalidArgs(client, 'tokens_record', { input: 1.5 });
-    await refused(client, 'tokens_record', { input: 1e30 }, 'BAD_INPUT');
-    await refused(client, 'tokens_record', { input: 1, phase: 'nope' }, 'NOT_FOUND');
+    await invalidArgs(client, 'tokens_add', { input: -1 });
+    await invalidArgs(client, 'tokens_add', { input: 1.5 });
+    await refused(client, 'tokens_add', { input: 1e30 }, 'BAD_INPUT');
+    await refused(client, 'tokens_add', { input: 1, phase: 'nope' }, 'NOT_FOUND');
   });
 
-  it('tokens_record with a model and cache writes: the estimated cost, by model; an unknown model has no price', async () => {
+  it('tokens_add with a model and cache writes: the estimated cost, by model; an unknown model has no price', async () => {
     const { client, manager } = await harness();
     await ok(client, 'session_start', { title: 'T', id: 't', phases: ['p'] });
     // gpt-5: $1.25 per million input, $10 output, $0.125 cached.
-    const r = await ok(client, 'tokens_record', {
+    const r = await ok(client, 'tokens_add', {
       input: 1_000_000,
       output: 100_000,
       cached: 2_000_000,
@@ -486,7 +486,7 @@ describe('records', () => {
       phase: 'p',
     });
     expect(r['tokens']['cost']).toEqual({ usd: 2.5, pricedUsd: 2.5, unpriced: { tokens: 0, models: [] } });
-    const u = await ok(client, 'tokens_record', { input: 10, cacheWrite: 3, model: 'house-model-1' });
+    const u = await ok(client, 'tokens_add', { input: 10, cacheWrite: 3, model: 'house-model-1' });
     expect(u['tokens']).toMatchObject({
       cacheWrite: 3,
       cost: { usd: null, pricedUsd: 2.5, unpriced: { tokens: 13, models: ['house-model-1'] } },
@@ -503,9 +503,9 @@ describe('records', () => {
     });
   });
 
-  it('decision_record: id and content; BAD_INPUT for an empty title or choice', async () => {
+  it('decision_add: id and content; BAD_INPUT for an empty title or choice', async () => {
     const { client, manager } = await withSession();
-    const r = await ok(client, 'decision_record', {
+    const r = await ok(client, 'decision_add', {
       title: 'storage',
       choice: 'files',
       rationale: 'no server',
@@ -518,8 +518,8 @@ describe('records', () => {
       choice: 'files',
       alternatives: ['sqlite'],
     });
-    await invalidArgs(client, 'decision_record', { title: '', choice: 'x' });
-    await refused(client, 'decision_record', { title: 'x', choice: '' }, 'BAD_INPUT');
+    await invalidArgs(client, 'decision_add', { title: '', choice: 'x' });
+    await refused(client, 'decision_add', { title: 'x', choice: '' }, 'BAD_INPUT');
   });
 
   it('finding_add and finding_remove; NOT_FOUND for an unknown finding', async () => {
@@ -550,10 +550,10 @@ describe('records', () => {
     await refused(client, 'milestone_done', { milestone: 'beta' }, 'INVALID_TRANSITION');
   });
 
-  it('artifact_record and context_set', async () => {
+  it('artifact_add and context_set', async () => {
     const { client, manager } = await withSession();
     expect(
-      (await ok(client, 'artifact_record', { path: 'docs/d.md', kind: 'design-doc', description: 'the design' }))[
+      (await ok(client, 'artifact_add', { path: 'docs/d.md', kind: 'design-doc', description: 'the design' }))[
         'artifactId'
       ],
     ).toBeTruthy();
@@ -561,7 +561,7 @@ describe('records', () => {
     const s = await manager.get('s1');
     expect(s.artifacts[0]).toMatchObject({ path: 'docs/d.md', kind: 'design-doc' });
     expect(s.contextSummary).toBe('design done, build next');
-    await invalidArgs(client, 'artifact_record', { path: '' });
+    await invalidArgs(client, 'artifact_add', { path: '' });
     await invalidArgs(client, 'context_set', { summary: 'x'.repeat(100_001) });
   });
 });
@@ -608,8 +608,8 @@ describe('attribution', () => {
     expect(await agentsOf(viaClient)).toEqual(['claude-code', 'claude-code', 'claude-code', 'reviewer']);
 
     const viaFlag = await withSession({ clientName: 'claude-code', agentFallback: 'planner' });
-    await ok(viaFlag.client, 'tokens_record', { input: 3 });
-    await ok(viaFlag.client, 'tokens_record', { input: 4, agent: 'coder' });
+    await ok(viaFlag.client, 'tokens_add', { input: 3 });
+    await ok(viaFlag.client, 'tokens_add', { input: 4, agent: 'coder' });
     expect(await agentsOf(viaFlag)).toEqual(['planner', 'planner', 'planner', 'coder']);
     expect(Object.keys((await viaFlag.manager.get('s1')).tokens.byAgent).sort()).toEqual(['coder', 'planner']);
   });
@@ -653,11 +653,11 @@ describe('bad arguments never crash the server', () => {
     const wrongType = await invalidArgs(client, 'note_add', { text: 42 });
     expect(wrongType).toMatch(/text/);
     await invalidArgs(client, 'phase_start', { phase: ['design'] });
-    await invalidArgs(client, 'tokens_record', { input: '12' });
+    await invalidArgs(client, 'tokens_add', { input: '12' });
     await invalidArgs(client, 'session_list', { all: 'yes' });
     const unknown = await invalidArgs(client, 'note_add', { text: 'x', sesion: 's1' });
     expect(unknown).toMatch(/sesion/);
-    await invalidArgs(client, 'error_record', { phase: 'design' });
+    await invalidArgs(client, 'error_add', { phase: 'design' });
     await invalidArgs(client, 'session_switch', {});
     await invalidArgs(client, 'no_such_tool', {});
     await survive(client);
@@ -738,12 +738,12 @@ describe('error codes of each tool family', () => {
       ['phase_skip', { phase: 'test' }],
       ['substep_reach', { phase: 'design', name: 'x' }],
       ['file_record', { action: 'deleted', paths: ['gone.txt'] }],
-      ['error_record', { phase: 'design', type: 'runtime', message: 'x' }],
-      ['tokens_record', { input: 5 }],
-      ['decision_record', { title: 'x', choice: 'y' }],
+      ['error_add', { phase: 'design', type: 'runtime', message: 'x' }],
+      ['tokens_add', { input: 5 }],
+      ['decision_add', { title: 'x', choice: 'y' }],
       ['finding_add', { text: 'x' }],
       ['milestone_add', { title: 'x' }],
-      ['artifact_record', { path: 'x.md' }],
+      ['artifact_add', { path: 'x.md' }],
       ['context_set', { summary: 'x' }],
       ['checkpoint_create', { name: 'zombie' }],
       ['checkpoint_restore', { checkpoint: cp['checkpoint']['id'] }],
@@ -780,12 +780,12 @@ describe('error codes of each tool family', () => {
       ['phase_skip', {}],
       ['phase_retry', {}],
       ['substep_reach', { name: 'x' }],
-      ['decision_record', { title: 'x', choice: 'y' }],
+      ['decision_add', { title: 'x', choice: 'y' }],
       ['finding_add', { text: 'x' }],
       ['note_add', { text: 'x' }],
-      ['artifact_record', { path: 'x.md' }],
-      ['error_record', { type: 'runtime', message: 'x' }],
-      ['tokens_record', { input: 1 }],
+      ['artifact_add', { path: 'x.md' }],
+      ['error_add', { type: 'runtime', message: 'x' }],
+      ['tokens_add', { input: 1 }],
       ['file_record', { action: 'created', paths: ['a.txt'] }],
     ] as const) {
       const e = await refused(client, tool, { ...args, phase: 'deploy' }, 'NOT_FOUND');

@@ -56,7 +56,7 @@ const command: fc.Arbitrary<{ name: string; run: Cmd }> = fc.oneof(
   word.map((t) => ({ name: `context ${t}`, run: (m: SessionManager) => m.context(ID, t) })),
   fc
     .integer({ min: -10, max: 100_000 })
-    .map((n) => ({ name: `budget ${n}`, run: (m: SessionManager) => m.budget(ID, n) })),
+    .map((n) => ({ name: `budget ${n}`, run: (m: SessionManager) => m.budgets.set(ID, { tokens: n }) })),
   fc
     .constantFrom('pause', 'complete', 'fail', 'abandon', 'interrupt')
     .map((a) => ({ name: `lifecycle ${a}`, run: (m: SessionManager) => m.lifecycle(ID, a as 'pause') })),

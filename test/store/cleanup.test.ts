@@ -185,7 +185,7 @@ describe('delete interrupted by SIGKILL', () => {
         expect(entries(root, 'trash')).toEqual([]);
         expect(entries(root, 'pending')).toEqual([]);
         expect(await store.exists('target')).toBe(false);
-        const tombstones = await m.tombstones();
+        const tombstones = await m.listDeleted();
         expect(tombstones).toEqual([
           { id: 'target', deletedAt: expect.any(String), title: 'Target', status: 'completed', archived },
         ]);
@@ -194,7 +194,7 @@ describe('delete interrupted by SIGKILL', () => {
         const again = manager(root);
         expect((await again.m.list({ all: true })).map((x) => x.id)).toEqual(['other']);
         expect(again.repairs).toEqual([]);
-        expect(await again.m.tombstones()).toHaveLength(1);
+        expect(await again.m.listDeleted()).toHaveLength(1);
 
         // The freed id is taken again: the new session starts clean, beside the old row's revision.
         const reborn = manager(root);
@@ -221,7 +221,7 @@ describe('delete interrupted by SIGKILL', () => {
     for (const run of runs)
       expect((JSON.parse(run.stdout.replace(/^done /, '')) as { ids: string[] }).ids).toEqual(['other']);
     const { m } = manager(root);
-    expect((await m.tombstones()).map((t) => t.id)).toEqual(['target']);
+    expect((await m.listDeleted()).map((t) => t.id)).toEqual(['target']);
     expect(fs.readFileSync(path.join(root, 'tombstones.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
   });
 
@@ -233,7 +233,7 @@ describe('delete interrupted by SIGKILL', () => {
     expect(entries(root, 'trash')).toEqual([]);
     expect(exists(root, 'sessions', 'target')).toBe(false);
     const { m } = manager(root);
-    expect((await m.tombstones()).map((t) => t.id)).toEqual(['target']);
+    expect((await m.listDeleted()).map((t) => t.id)).toEqual(['target']);
   });
 });
 
@@ -314,7 +314,7 @@ describe('markers and trash on open', () => {
     expect(repairs.map((x) => x.kind)).toEqual(['pending_failed']);
     expect(entries(root, 'pending').filter((n) => n.endsWith('.json'))).toEqual([]);
     expect(entries(root, 'pending').some((n) => n.startsWith('target.json.corrupt-'))).toBe(true);
-    expect(await m.tombstones()).toEqual([]);
+    expect(await m.listDeleted()).toEqual([]);
   });
 
   it('removes leftovers in the trash that no marker names, and temp markers of dead processes', async () => {
@@ -335,6 +335,6 @@ describe('markers and trash on open', () => {
     fs.writeFileSync(path.join(root, 'tombstones.jsonl'), '{"id":"half","deletedAt":"2026');
     const { m } = manager(root);
     await m.delete('target');
-    expect((await m.tombstones()).map((t) => t.id)).toEqual(['target']);
+    expect((await m.listDeleted()).map((t) => t.id)).toEqual(['target']);
   });
 });

@@ -3,8 +3,8 @@ import {
   BatonError,
   Bundles,
   changeView,
+  Formats,
   importIsIncomplete,
-  inspectForeign,
   MIRROR_ERROR_KEY,
   mirrorOf,
 } from '../../manager/index.js';
@@ -52,7 +52,7 @@ export function registerFormats(program: Command, io: CliIO, holder: { ctx: Ctx 
       .option('--documents', 'with --json: include the parsed source documents')
       .option('--json', 'print machine-readable JSON on stdout'),
     async (ctx, [dir], o) => {
-      const r = await inspectForeign(dir ?? '', String(o['format']), { cwd: io.cwd, now: io.now });
+      const r = await Formats.inspect(dir ?? '', String(o['format']), { cwd: io.cwd, now: io.now });
       const docs = o['documents'] === true;
       ctx.emit({ ...r, sessions: r.sessions.map((s) => lean(s, docs)) }, () => renderInspect(r, ctx.paint));
       // Readable but damaged: a distinct status so scripts and CI can tell (docs/cli.md).

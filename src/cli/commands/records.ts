@@ -165,13 +165,13 @@ function registerWorkRecords(program: Command, on: On): void {
 
 /** `error add|resolve`. */
 function registerErrors(program: Command, on: On): void {
-  const error = program.command('error').description('record and resolve errors');
+  const error = program.command('error').description('add and resolve errors');
   on(
     strict(
       common(
         error
           .command('add')
-          .description('record an error against a phase; prints its id')
+          .description('add an error against a phase; prints its id')
           .option(
             '--phase <phase>',
             'phase the error belongs to (default: the one in progress; in a `baton run`, its phase)',
@@ -222,9 +222,9 @@ function registerDecision(program: Command, on: On): void {
       common(
         program
           .command('decision')
-          .description('record decisions')
+          .description('add decisions')
           .command('add')
-          .description('record a decision with its rationale')
+          .description('add a decision with its rationale')
           .requiredOption('--title <text>', 'what was decided about')
           .requiredOption('--choice <text>', 'what was chosen')
           .option('--rationale <text>', 'why')
@@ -331,7 +331,7 @@ function registerArtifact(program: Command, on: On): void {
       common(
         program
           .command('artifact')
-          .description('record artifacts')
+          .description('add artifacts')
           .command('add')
           .argument('<path>')
           .option('--kind <kind>', 'e.g. design-doc, report, build')

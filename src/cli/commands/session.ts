@@ -193,7 +193,7 @@ function registerList(program: Command, io: CliIO, on: On): void {
     ),
     async (ctx, _a, o) => {
       if (o['deleted'] === true) {
-        const tombstones = await ctx.manager().tombstones();
+        const tombstones = await ctx.manager().listDeleted();
         ctx.emit(tombstones, () => renderTombstones(tombstones, ctx.paint, io.now()));
         return;
       }

@@ -139,7 +139,7 @@ function renderTokens(
 export function registerTokens(program: Command, on: On): void {
   const tokens = program
     .command('tokens')
-    .description('show token use and its estimated cost; `tokens add` records it')
+    .description('show token use and its estimated cost; `tokens add` adds to it')
     .option('--by <dimension>', 'break down by agent, phase, model or host (the machine that recorded them)');
   on(common(tokens), async (ctx, _a, o) => {
     const by = o['by'] as string | undefined;
@@ -172,7 +172,7 @@ export function registerTokens(program: Command, on: On): void {
       common(
         tokens
           .command('add')
-          .description('record token use by an agent')
+          .description('add token use by an agent')
           .option(
             '--phase <phase>',
             'phase the tokens were spent on (default: the one in progress; in a `baton run`, its phase)',

@@ -1,13 +1,10 @@
 /**
  * Estimated cost of a session's token use, by agent, phase and model, where it stands
- * against the cost budget, and setting that budget. Computed when shown, from the pricing
- * table in effect then, so a corrected price applies to past records too. Tokens of a model
- * the table does not know (or recorded without a model) are never priced by a guess: the
- * cost says which are missing.
+ * against the cost budget (set with the other budgets, budget-policy.ts). Computed when shown,
+ * from the pricing table in effect then, so a corrected price applies to past records too.
+ * Tokens of a model the table does not know (or recorded without a model) are never priced by
+ * a guess: the cost says which are missing.
  */
-import { assertWritable, draft } from '../decide.js';
-import type { EventDraft } from '../decide.js';
-import { BatonError } from '../errors.js';
 import { costOf, priceOf } from './pricing.js';
 import type { PricingTable } from './pricing.js';
 import type { ModelCell, SessionState, TokenCounts } from '../state.js';
@@ -156,25 +153,4 @@ export function formatCost(c: Cost): string {
   if (c.usd !== null) return usd;
   const why = `${c.unpriced.tokens.toLocaleString('en-US')} tokens of ${c.unpriced.models.join(', ')} not priced`;
   return c.pricedUsd > 0 ? `at least ${usd} (${why})` : `unknown (${why})`;
-}
-
-/** Largest cost budget accepted, in US dollars. */
-export const MAX_COST_BUDGET_USD = 1_000_000_000;
-
-/** Sets (or clears with null) the cost budget, in US dollars. */
-export function decideCostBudget(s: SessionState, maxUsd: unknown): EventDraft[] {
-  assertWritable(s);
-  if (maxUsd === null) return [draft('budget.cost_set', { maxUsd: null })];
-  const n =
-    typeof maxUsd === 'string' && /^\s*\$?\d+(\.\d+)?\s*$/.test(maxUsd) ? Number(maxUsd.replace('$', '')) : maxUsd;
-  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0 || n > MAX_COST_BUDGET_USD) {
-    throw new BatonError(
-      'BAD_INPUT',
-      `The cost budget must be a positive amount of US dollars; got ${JSON.stringify(maxUsd) ?? String(maxUsd)}.`,
-      {
-        hint: 'Give the amount in US dollars as a number, e.g. 25 or 7.50.',
-      },
-    );
-  }
-  return [draft('budget.cost_set', { maxUsd: n })];
 }

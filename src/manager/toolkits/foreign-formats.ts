@@ -1,9 +1,9 @@
 /**
  * The foreign session layouts as the manager offers them (`manager.formats`): import, export
  * and mirror sessions, read a toolkit's folder. The adapters and the export code (formats.ts)
- * load on first use, so surfaces that never touch a foreign layout never pay for them: each
- * function here has the same name as the one of formats.ts it loads and calls, whose JSDoc
- * states the contract.
+ * load on first use, so surfaces that never touch a foreign layout never pay for them. A
+ * loader has the name of the function of formats.ts it calls (`checkMirrorSetting`), and each
+ * method names in its JSDoc the function whose JSDoc states the contract.
  */
 import type { SessionState } from '../../domain/state.js';
 import type {
@@ -21,11 +21,6 @@ import type { ManagerCore } from '../types.js';
 /** The foreign-layout code (formats.ts), loaded on first use. */
 export function loadFormats(): Promise<typeof import('./formats.js')> {
   return import('./formats.js');
-}
-
-/** Reads a toolkit's folder without a store (see formats.ts `inspectForeign`). */
-export async function inspectForeign(dir: string, format: string, o: FormatsOptions): Promise<InspectResult> {
-  return (await loadFormats()).inspectForeign(dir, format, o);
 }
 
 /** Checks a mirror request before anything is written (see formats.ts `checkMirrorSetting`). */
@@ -50,9 +45,18 @@ export function importIsIncomplete(r: ImportResult): boolean {
 export class Formats {
   constructor(private readonly m: ManagerCore) {}
 
-  /** Reads every session under `dir` in `format` (or `auto`), changing nothing (formats.ts `inspectForeign`). */
+  /**
+   * Reads every session under `dir` in `format` (or `auto`), changing nothing (formats.ts
+   * `inspectFolder`). It needs no store, so it is also `Formats.inspect`, for a caller without a
+   * manager (`baton inspect` in a folder with no store): one operation, one name.
+   */
+  static async inspect(dir: string, format: string, o: FormatsOptions): Promise<InspectResult> {
+    return (await loadFormats()).inspectFolder(dir, format, o);
+  }
+
+  /** Reads every session under `dir` in `format` (or `auto`), changing nothing: {@link Formats.inspect}. */
   inspect(dir: string, format: string, o: FormatsOptions): Promise<InspectResult> {
-    return inspectForeign(dir, format, o);
+    return Formats.inspect(dir, format, o);
   }
 
   /** Imports every session under `dir` (formats.ts `importFolder`). */

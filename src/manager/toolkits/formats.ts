@@ -48,7 +48,7 @@ async function resumeMirror(m: SessionManager, id: string, format: FormatName, r
     await writeMirrorRecord(m, id, state, null);
 }
 
-/** Result of {@link inspectForeign}. */
+/** Result of {@link inspectFolder}. */
 export interface InspectResult {
   /** The layout read; null when auto-detection found none (see problems). */
   format: FormatName | null;
@@ -107,7 +107,7 @@ function nothingFound(format: FormatName, root: string): FormatProblem {
  * folder in which auto-detection finds no clear layout yields an `UNKNOWN_FORMAT` problem,
  * as does a named layout under which nothing at all was found.
  */
-export async function inspectForeign(dir: string, format: string, o: FormatsOptions): Promise<InspectResult> {
+export async function inspectFolder(dir: string, format: string, o: FormatsOptions): Promise<InspectResult> {
   const root = await SafeDir.open(dir, o.cwd);
   const p = await pick(root, format, o);
   if (!p.adapter) return { format: null, root: root.root, detection: p.scores, sessions: [], problems: [p.problem] };

@@ -23,7 +23,7 @@ import { PROVENANCE_KEY } from '../../formats/import.js';
 import { reimportEvents } from '../../formats/reimport.js';
 import { SafeDir } from '../../formats/safe-dir.js';
 import type { ForeignSession, FormatName, FormatProblem, WritePlan } from '../../formats/types.js';
-import { inspectForeign } from './formats.js';
+import { inspectFolder } from './formats.js';
 import { exportInto } from './formats-export.js';
 import type { FormatsOptions } from './formats-export.js';
 import { saveImportedCheckpoints } from '../checkpoints/import-checkpoints.js';
@@ -161,7 +161,7 @@ export async function syncMirrorWrite(
   if (!mine.length) return null;
 
   const now = (o.now ?? (() => new Date()))();
-  const report = await inspectForeign(setting.out, setting.format, o);
+  const report = await inspectFolder(setting.out, setting.format, o);
   const foreignId = exportInput(state, setting.format, now).foreignId;
   const s =
     report.sessions.find((x) => x.id === foreignId && !x.archived) ??
@@ -282,7 +282,7 @@ async function layoutLosses(
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-mirror-'));
   try {
     await exportInto(m, id, setting.format, tmp, o);
-    const report = await inspectForeign(tmp, setting.format, o);
+    const report = await inspectFolder(tmp, setting.format, o);
     const s = report.sessions.find((x) => x.id === foreignId);
     if (!s) return new Set();
     const state = await m.get(id);

@@ -120,8 +120,8 @@ function assertDeletable(c: CleanupCandidate): void {
   }
 }
 
-/** Tombstones of deleted sessions, newest deletion first. */
-export async function tombstones(m: SessionManager): Promise<Tombstone[]> {
+/** The deleted sessions (their tombstones), newest deletion first. */
+export async function listDeleted(m: SessionManager): Promise<Tombstone[]> {
   return (await m.store.listTombstones()).reverse();
 }
 

@@ -46,7 +46,7 @@ const VERBS: ReadonlyArray<[string, PhaseAction, string, string]> = [
     'phase_fail',
     'fail',
     'Fail a phase',
-    'Mark an in-progress phase failed (give `reason`); record the error first with `error_record`. A failed phase can be retried with `phase_retry` while it has retries left.',
+    'Mark an in-progress phase failed (give `reason`); record the error first with `error_add`. A failed phase can be retried with `phase_retry` while it has retries left.',
   ],
   [
     'phase_skip',

@@ -125,14 +125,14 @@ function registerFileTool(server: McpServer, kit: Kit): void {
   );
 }
 
-/** `error_record`, `error_resolve`. */
+/** `error_add`, `error_resolve`. */
 function registerErrorTools(server: McpServer, kit: Kit): void {
   recordTool(
     server,
     kit,
-    'error_record',
-    'Record an error',
-    'Record an error that happened in a phase (a failing test, a timeout, a tool failure) as soon as you see it, before deciding to retry or fail the phase. `type` is e.g. validation, timeout, file_conflict, runtime, dependency, quota.',
+    'error_add',
+    'Add an error',
+    'Add an error that happened in a phase (a failing test, a timeout, a tool failure) as soon as you see it, before deciding to retry or fail the phase. `type` is e.g. validation, timeout, file_conflict, runtime, dependency, quota.',
     'errorId',
     {
       phase: z.string().min(1).max(MAX_ID_INPUT).describe('Phase the error belongs to.'),
@@ -153,25 +153,21 @@ function registerErrorTools(server: McpServer, kit: Kit): void {
     'Resolve an error',
     'Mark a recorded error resolved, saying how, once it no longer applies. Unresolved errors are what a resume plan asks the next agent to deal with.',
     {
-      errorId: z
-        .string()
-        .min(1)
-        .max(MAX_ID_INPUT)
-        .describe('Id of the error, as error_record returned it (e.g. err-1).'),
+      errorId: z.string().min(1).max(MAX_ID_INPUT).describe('Id of the error, as error_add returned it (e.g. err-1).'),
       resolution: textArg('How it was resolved.'),
     },
     (id, a, o) => kit.manager().resolveError(id, a.errorId, a.resolution, o),
   );
 }
 
-/** `tokens_record`: token use against the budget. */
+/** `tokens_add`: token use against the budget. */
 function registerTokensTool(server: McpServer, kit: Kit): void {
   defineTool(
     server,
     kit,
-    'tokens_record',
+    'tokens_add',
     {
-      title: 'Record token use',
+      title: 'Add token use',
       description:
         "Add token use to the session (input, output, cache reads, cache writes), attributed to you, to a phase and to the model that spent it. Only with the counts a model API's usage report gave (an orchestrator passing them on); never an estimate of your own tokens, which you cannot know. Agent CLIs with baton's hooks installed have their tokens recorded from the transcript: do not call this for them. Counts add up; concurrent calls never lose a count. Returns the session totals, the token budget (level ok, warning, critical or exceeded), and the estimated cost with the cost budget (a model missing from the pricing table has an unknown cost).",
       input: {
@@ -255,14 +251,14 @@ function registerTokensTool(server: McpServer, kit: Kit): void {
   );
 }
 
-/** `decision_record`, `finding_add`, `finding_remove`, `note_add`: what was learnt and decided. */
+/** `decision_add`, `finding_add`, `finding_remove`, `note_add`: what was learnt and decided. */
 function registerKnowledgeTools(server: McpServer, kit: Kit): void {
   recordTool(
     server,
     kit,
-    'decision_record',
-    'Record a decision',
-    'Record a decision you made (what about, the choice, why, the alternatives), so that a later agent does not undo it.',
+    'decision_add',
+    'Add a decision',
+    'Add a decision you made (what about, the choice, why, the alternatives), so that a later agent does not undo it.',
     'decisionId',
     {
       title: z.string().min(1).max(1000).describe('What was decided about.'),
@@ -327,7 +323,7 @@ function registerKnowledgeTools(server: McpServer, kit: Kit): void {
   );
 }
 
-/** `milestone_add`, `milestone_done`, `artifact_record`, `context_set`: goals, outputs and the briefing for the next agent. */
+/** `milestone_add`, `milestone_done`, `artifact_add`, `context_set`: goals, outputs and the briefing for the next agent. */
 function registerGoalTools(server: McpServer, kit: Kit): void {
   recordTool(
     server,
@@ -356,9 +352,9 @@ function registerGoalTools(server: McpServer, kit: Kit): void {
   recordTool(
     server,
     kit,
-    'artifact_record',
-    'Record an artifact',
-    'Record an artifact the work produced (a design doc, a report, a build), by path, so the next agent finds it.',
+    'artifact_add',
+    'Add an artifact',
+    'Add an artifact the work produced (a design doc, a report, a build), by path, so the next agent finds it.',
     'artifactId',
     {
       path: z.string().min(1).max(4096).describe('Path of the artifact, relative to the workspace.'),
