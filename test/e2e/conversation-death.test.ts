@@ -303,14 +303,35 @@ describe('the real claude CLI killed mid-task', () => {
 });
 
 /**
- * Codex CLI and Gemini CLI, as far as they allow: neither has Claude Code's task tools, and
- * the default script keeps no plan, so no steps are checked here (update_plan / write_todos
- * salvage is covered on captured transcripts in test/hooks/salvage.test.ts). The model
- * delegates to a sub-agent, writes notes.md, then stops answering; the CLI's process (the
- * one the run recorded: Codex's native binary under its Node wrapper, Gemini CLI's relaunched
- * Node process) is killed. Then: interrupted naming the conversation, the main agent's tokens
- * salvaged, the keeper gone, and the next conversation briefed about the dead one.
+ * Codex CLI and Gemini CLI, as far as they allow. Neither has Claude Code's task tools; each
+ * has a plan tool that takes the whole list (Codex `update_plan`, Gemini CLI `write_todos`),
+ * but neither offers it by default in the pinned versions: Codex 0.169's `exec` sends no
+ * `update_plan` until `[tools.update_plan] enabled = true`, and Gemini CLI 0.61 offers
+ * `write_todos` to Gemini 2 models only (its default model is a Gemini 3 one), so the test
+ * switches them on (`PLAN_TOOL_ON`) and checks the tool is in the request the mock received.
+ * The model delegates to a sub-agent, sets its plan (the first item completed, the second in
+ * progress), writes notes.md, then stops answering; the CLI's process (the one the run
+ * recorded: Codex's native binary under its Node wrapper, Gemini CLI's relaunched Node
+ * process) is killed. The plan is recorded live, by the hooks (Codex PostToolUse, Gemini
+ * AfterTool of the plan tool), before the kill; salvage from the transcript would find the
+ * same list (test/hooks/salvage.test.ts, on the captured lines). Then: interrupted naming
+ * the conversation, the main agent's tokens salvaged, the phase's steps, the keeper gone, and
+ * the next conversation briefed about the dead one and the step to resume.
  */
+const PLAN_TOOL_ON: Record<string, { tool: string; args: string[]; config: string }> = {
+  codex: { tool: 'update_plan', args: [], config: '\n[tools.update_plan]\nenabled = true\n' },
+  gemini: { tool: 'write_todos', args: ['-m', 'gemini-2.5-flash'], config: '' },
+};
+
+/** The plan the model sets before its write: the item it writes half of is the one to resume. */
+const PLAN: Step = {
+  kind: 'plan',
+  items: [
+    { name: 'Outline the notes', status: 'completed' },
+    { name: 'Write the notes', status: 'in_progress' },
+  ],
+};
+
 describe.each([CODEX, GEMINI])('the real $cli CLI killed while its model hangs', (agent: AgentCli) => {
   let work = '';
   let home = '';
@@ -318,6 +339,7 @@ describe.each([CODEX, GEMINI])('the real $cli CLI killed while its model hangs',
   let env: NodeJS.ProcessEnv = {};
   let child: ChildProcess | null = null;
   let hung = false;
+  const plan = PLAN_TOOL_ON[agent.cli]!;
   const keepers = (): number[] => keepersIn(work);
   const baton = (args: string[]): Promise<string> => batonOk(args, work, env);
   const runs = (): Promise<Run[]> => runsIn(work);
@@ -326,7 +348,8 @@ describe.each([CODEX, GEMINI])('the real $cli CLI killed while its model hangs',
   beforeAll(async () => {
     work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `baton-e2e-kill-${agent.cli}-`)));
     home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `baton-e2e-kill-home-${agent.cli}-`)));
-    // The usual script, except that the main agent's turn after its write is never answered (once).
+    // The usual script with the plan set before the write, except that the main agent's turn
+    // after its write is never answered (once).
     const hangAfterWrite: Handler = (req, m) => {
       const out = agent.handler(req, m);
       const last = m.replies.at(-1);
@@ -337,8 +360,11 @@ describe.each([CODEX, GEMINI])('the real $cli CLI killed while its model hangs',
       }
       return out;
     };
-    mock = await new ModelMock(defaultScript(work, true), hangAfterWrite, path.join(home, 'requests.ndjson')).start();
+    const script = defaultScript(work, true);
+    script.main.splice(1, 0, PLAN);
+    mock = await new ModelMock(script, hangAfterWrite, path.join(home, 'requests.ndjson')).start();
     env = withBatonOnPath(baseEnv(agent.prepare(home, work, mock.url)));
+    if (agent.cli === 'codex') fs.appendFileSync(path.join(home, 'codex', 'config.toml'), plan.config);
     execFileSync('git', ['init', '-q'], { cwd: work });
     execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'start'], {
       cwd: work,
@@ -358,13 +384,17 @@ describe.each([CODEX, GEMINI])('the real $cli CLI killed while its model hangs',
     if (!process.env['KEEP_E2E']) for (const d of [work, home]) if (d) fs.rmSync(d, { recursive: true, force: true });
   });
 
-  it('interrupted naming the conversation, its tokens salvaged, its keeper gone; the next conversation is briefed', async () => {
+  it('interrupted naming the conversation, its tokens salvaged, its steps, its keeper gone; the next conversation is briefed', async () => {
     const bin = await cliBin(agent.cli);
-    child = spawn(bin, agent.first('Do the task: write notes.md, edit it, and make shell-out.txt.'), {
-      cwd: work,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    child = spawn(
+      bin,
+      [...agent.first('Do the task: write notes.md, edit it, and make shell-out.txt.'), ...plan.args],
+      {
+        cwd: work,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     await until(
@@ -381,6 +411,21 @@ describe.each([CODEX, GEMINI])('the real $cli CLI killed while its model hangs',
     );
     expect(keepers().length, explain()).toBe(1);
     const keeper = keepers()[0]!;
+    // The CLI offered its plan tool, the model called it, and the hook recorded it live.
+    const offered = mock.requests.filter((q) =>
+      JSON.stringify((q.body as { tools?: unknown } | null)?.tools ?? []).includes(`"${plan.tool}"`),
+    );
+    expect(offered.length, explain()).toBeGreaterThan(0);
+    expect(
+      mock.replies.map((x) => `${x.role}:${x.step}`),
+      explain(),
+    ).toContain('main:plan');
+    const steps = [
+      { name: 'Outline the notes', status: 'completed' },
+      { name: 'Write the notes', status: 'in_progress' },
+    ];
+    const before = JSON.parse(await baton(['status', '--json'])) as Status;
+    expect(before.phases.find((p) => p.id === 'build')!.steps, explain()).toEqual(steps);
     // The process the hook found (the CLI's, not its shell): kill it, as a crash would.
     process.kill(run.process.pid, 'SIGKILL');
     const s = await until(
@@ -404,14 +449,15 @@ describe.each([CODEX, GEMINI])('the real $cli CLI killed while its model hangs',
     const after = JSON.parse(await baton(['status', '--json'])) as Status;
     const main = mock.total('main');
     expect(after.tokens.byAgent[agent.cli], explain()).toMatchObject({ input: main.input, output: main.output });
-    expect(after.phases.find((p) => p.id === 'build')!.files.map((f) => f.path)).toContain('notes.md');
+    const build = after.phases.find((p) => p.id === 'build')!;
+    expect(build.files.map((f) => f.path)).toContain('notes.md');
+    expect(build.steps).toEqual(steps);
 
-    const r = await runCli(bin, agent.first('SECOND-CONVERSATION: carry on.'), work, env);
+    const r = await runCli(bin, [...agent.first('SECOND-CONVERSATION: carry on.'), ...plan.args], work, env);
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
-    expect(
-      mock.requestsContaining(`A run died: ${agent.cli} conversation ${run.agentSessionId!.slice(0, 8)}`).length,
-      explain(),
-    ).toBeGreaterThan(0);
+    const briefed = mock.requestsContaining(`A run died: ${agent.cli} conversation ${run.agentSessionId!.slice(0, 8)}`);
+    expect(briefed.length, explain()).toBeGreaterThan(0);
+    expect(JSON.stringify(briefed[0]!.body)).toContain('resume at step \\"Write the notes\\"');
     await until('no keeper left', async () => keepers().every((pid) => !alive(pid)), 30_000, explain);
   }, 500_000);
 });

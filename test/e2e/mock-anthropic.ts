@@ -56,6 +56,13 @@ function toolUse(step: Step, tools: string[], marker: string): { name: string; i
       return { name: 'Edit', input: { file_path: step.file, old_string: step.from, new_string: step.to } };
     case 'shell':
       return { name: 'Bash', input: { command: step.command, description: 'Write a file from the shell' } };
+    case 'plan':
+      return tools.includes('TodoWrite')
+        ? {
+            name: 'TodoWrite',
+            input: { todos: step.items.map((i) => ({ content: i.name, status: i.status, activeForm: i.name })) },
+          }
+        : null;
     case 'text':
       return null;
   }

@@ -63,6 +63,11 @@ function callFor(step: Step, names: string[], marker: string): { name: string; a
       };
     case 'shell':
       return { name: 'run_shell_command', args: { command: step.command, description: 'write a file from the shell' } };
+    case 'plan':
+      // write_todos takes the whole list each time (`description`, `status`).
+      return names.includes('write_todos')
+        ? { name: 'write_todos', args: { todos: step.items.map((i) => ({ description: i.name, status: i.status })) } }
+        : null;
     case 'text':
       return null;
   }

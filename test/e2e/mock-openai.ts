@@ -103,6 +103,18 @@ function callFor(step: Step, body: Body, id: string, marker: string, cwd: string
       arguments: JSON.stringify(args),
     };
   }
+  if (step.kind === 'plan') {
+    // update_plan takes the whole plan each time: `{ explanation?, plan: [{ step, status }] }`.
+    if (!names.includes('update_plan')) return null;
+    return {
+      type: 'function_call',
+      id: `fc_${id}`,
+      status: 'completed',
+      call_id,
+      name: 'update_plan',
+      arguments: JSON.stringify({ plan: step.items.map((i) => ({ step: i.name, status: i.status })) }),
+    };
+  }
   if (step.kind === 'shell') {
     const [name, args] = names.includes('exec_command')
       ? ['exec_command', { cmd: step.command }]

@@ -38,7 +38,14 @@ export type Step =
   | { kind: 'write'; file: string; content: string }
   | { kind: 'edit'; file: string; from: string; to: string }
   | { kind: 'shell'; command: string }
+  | { kind: 'plan'; items: PlanItem[] }
   | { kind: 'text'; text: string };
+
+/** One item of the plan a `plan` step sets (the CLI's own plan tool: TodoWrite, update_plan, write_todos). */
+export interface PlanItem {
+  name: string;
+  status: 'pending' | 'in_progress' | 'completed';
+}
 
 /** What the mock answered, with the usage it reported (normalised) and the response id. */
 export interface Reply {

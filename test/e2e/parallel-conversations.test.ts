@@ -1,11 +1,14 @@
 /**
  * Two real Claude Code conversations at once on one session, with baton's hooks installed,
- * each on its own phase (BATON_PHASE in its environment: `build` and `docs`). Conversation A
- * writes a file, then its model stops answering; B writes a file, waits in its shell tool for
- * a gate, then writes a second one and ends. A is killed with SIGKILL mid-task while B goes
- * on. Then: every file is recorded on its own conversation's phase and in its own run; A is
- * recorded dead with what was salvaged (its last tool call), while the session stays active
- * because B is live; B's later file still lands on docs; when B ends, the session is paused.
+ * each taking its own phase through its shell tool (`baton phase start build`, `… docs`).
+ * Conversation A plans a task, writes api.txt and shared.txt, then its model stops answering;
+ * B plans a task, writes guide.txt, waits in its shell tool for a gate, reads and writes
+ * shared.txt over A's (warned in its context, naming A's run and phase; recorded as a
+ * conflict), waits at a second gate, then writes faq.txt and ends. A is killed with SIGKILL
+ * mid-task while B goes on. Then: every file, step and token is recorded on its own conversation's phase and
+ * in its own run; A is recorded dead with what was salvaged (its last tool call), while the
+ * session stays active because B is live; B's later file still lands on docs; when B ends,
+ * the session is paused.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -18,7 +21,7 @@ import { openManager } from '../../src/manager/index.js';
 import type { SessionState } from '../../src/manager/index.js';
 import { CLAUDE, cliBin } from './agent-clis.js';
 import type { Handler, Logged, ModelMock as Mock } from './model-mocks.js';
-import { ModelMock } from './model-mocks.js';
+import { ModelMock, USAGE } from './model-mocks.js';
 
 type Call = { name: string; input: Record<string, unknown> } | 'hang';
 interface Body {
@@ -124,8 +127,9 @@ describe('two real claude conversations at once on one session, one killed', () 
   const homes: string[] = [];
   let mock: ModelMock;
   const procs: ChildProcess[] = [];
-  const env = (home: string, phase: string): NodeJS.ProcessEnv =>
-    withBatonOnPath(baseEnv({ ...CLAUDE.prepare(home, work, mock.url), BATON_PHASE: phase }));
+  // Outside the work tree: a file appearing there during a shell command would be recorded as B's.
+  const gate = (n: number): string => path.join(homes[1]!, `gate${n}`);
+  const env = (home: string): NodeJS.ProcessEnv => withBatonOnPath(baseEnv(CLAUDE.prepare(home, work, mock.url)));
   const state = async (): Promise<SessionState> => {
     const m = openManager({ url: null, dir: path.join(work, '.baton'), cwd: work });
     try {
@@ -143,16 +147,38 @@ describe('two real claude conversations at once on one session, one killed', () 
     work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-e2e-par-')));
     for (const n of ['a', 'b'])
       homes.push(fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `baton-e2e-par-${n}-`))));
-    // Outside the work tree: a file appearing there during a shell command would be recorded as B's.
-    const gate = path.join(homes[1]!, 'gate');
+    const wait = (n: number): Call => ({
+      name: 'Bash',
+      input: { command: `until [ -f ${gate(n)} ]; do sleep 0.2; done` },
+    });
+    const task = (subject: string): Call => ({
+      name: 'TaskCreate',
+      input: { subject, description: subject, activeForm: subject },
+    });
+    const write = (file: string): Call => ({
+      name: 'Write',
+      input: { file_path: path.join(work, file), content: `${file}\n` },
+    });
     mock = await new ModelMock(
       { main: [], sub: [], subMarker: 'none' },
       handler({
-        'ALPHA-BUILD': [{ name: 'Write', input: { file_path: path.join(work, 'api.txt'), content: 'api\n' } }, 'hang'],
+        'ALPHA-BUILD': [
+          { name: 'Bash', input: { command: 'baton phase start build' } },
+          task('Write the API'),
+          write('api.txt'),
+          write('shared.txt'),
+          'hang',
+        ],
         'BRAVO-DOCS': [
-          { name: 'Write', input: { file_path: path.join(work, 'guide.txt'), content: 'guide\n' } },
-          { name: 'Bash', input: { command: `until [ -f ${gate} ]; do sleep 0.2; done; echo gate open` } },
-          { name: 'Write', input: { file_path: path.join(work, 'faq.txt'), content: 'faq\n' } },
+          { name: 'Bash', input: { command: 'baton phase start docs' } },
+          task('Write the docs'),
+          write('guide.txt'),
+          wait(1),
+          // Claude Code overwrites only a file its conversation has read.
+          { name: 'Read', input: { file_path: path.join(work, 'shared.txt') } },
+          write('shared.txt'),
+          wait(2),
+          write('faq.txt'),
         ],
       }),
       path.join(homes[0]!, 'requests.ndjson'),
@@ -185,24 +211,25 @@ describe('two real claude conversations at once on one session, one killed', () 
         }
       }
     await mock?.close();
-    for (const d of [work, ...homes]) if (d) fs.rmSync(d, { recursive: true, force: true });
+    if (!process.env['KEEP_E2E'])
+      for (const d of [work, ...homes]) if (d) fs.rmSync(d, { recursive: true, force: true });
   });
 
   it('each records on its own phase in its own run; A killed: dead with salvage, the session active while B goes on', async () => {
     const bin = await cliBin('claude');
-    const start = (prompt: string, home: string, phase: string): ChildProcess => {
+    const start = (prompt: string, home: string): ChildProcess => {
       const p = spawn(bin, CLAUDE.first(prompt), {
         cwd: work,
-        env: env(home, phase),
+        env: env(home),
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       procs.push(p);
       return p;
     };
-    const a = start('ALPHA-BUILD: write the API.', homes[0]!, 'build');
-    const b = start('BRAVO-DOCS: write the docs.', homes[1]!, 'docs');
+    const a = start('ALPHA-BUILD: write the API.', homes[0]!);
+    const b = start('BRAVO-DOCS: write the docs.', homes[1]!);
     const bExit = new Promise<number | null>((r) => b.once('exit', (code) => r(code)));
-    // Both at work: A hangs after its write, B waits at the gate in its shell tool after its first write.
+    // Both at work: A hangs after its writes, B waits at the first gate in its shell tool after its first write.
     const files = (s: SessionState, phase: string): string[] =>
       s.phases
         .find((p) => p.id === phase)!
@@ -212,7 +239,9 @@ describe('two real claude conversations at once on one session, one killed', () 
       'both conversations to write their first file',
       async () => {
         const s = await state();
-        return mock.hangs > 0 && files(s, 'build').includes('api.txt') && files(s, 'docs').includes('guide.txt') && s;
+        return (
+          mock.hangs > 0 && files(s, 'build').includes('shared.txt') && files(s, 'docs').includes('guide.txt') && s
+        );
       },
       180_000,
       explain,
@@ -227,6 +256,24 @@ describe('two real claude conversations at once on one session, one killed', () 
     const runA = convs.find((r) => r.process.pid === a.pid)!;
     const runB = convs.find((r) => r.process.pid === b.pid)!;
     expect(s1.status).toBe('active');
+    const steps = (s: SessionState, phase: string) => s.phases.find((p) => p.id === phase)!.steps;
+    expect(steps(s1, 'build')).toEqual([{ name: 'Write the API', status: 'pending' }]);
+    expect(steps(s1, 'docs')).toEqual([{ name: 'Write the docs', status: 'pending' }]);
+
+    // B writes shared.txt over A's while both live: warned in its context, and recorded.
+    fs.writeFileSync(gate(1), '');
+    const warning = `shared.txt was last written by claude conversation ${runA.agentSessionId!.slice(0, 8)}`;
+    await until('B to be warned', async () => mock.requestsContaining(warning).length > 0, 60_000, explain);
+    expect(JSON.stringify(mock.requestsContaining(warning)[0]!.body)).toContain('working on phase build');
+    expect((await state()).conflicts).toEqual([
+      expect.objectContaining({
+        path: 'shared.txt',
+        runId: runB.id,
+        phaseId: 'docs',
+        otherRunId: runA.id,
+        otherPhaseId: 'build',
+      }),
+    ]);
 
     a.kill('SIGKILL');
     await new Promise((r) => a.once('exit', r));
@@ -241,15 +288,23 @@ describe('two real claude conversations at once on one session, one killed', () 
     );
     const deadA = s2.runs!.find((r) => r.id === runA.id)!;
     expect(deadA.ended).toMatchObject({ how: 'died', cause: 'process-gone' });
-    expect(deadA.salvage?.lastTools?.at(-1)).toBe(`Write ${path.join(work, 'api.txt')}`);
+    expect(deadA.salvage?.lastTools?.at(-1)).toBe(`Write ${path.join(work, 'shared.txt')}`);
     // B is live: the session stays active, and B's work goes on to its phase.
     expect(s2.status).toBe('active');
     expect(s2.runs!.find((r) => r.id === runB.id)!.ended).toBeNull();
-    fs.writeFileSync(path.join(homes[1]!, 'gate'), '');
+    fs.writeFileSync(gate(2), '');
     expect(await bExit).toBe(0);
     const s3 = await state();
-    expect(files(s3, 'build')).toEqual(['api.txt']);
-    expect(files(s3, 'docs')).toEqual(['faq.txt', 'guide.txt']);
+    expect(files(s3, 'build')).toEqual(['api.txt', 'shared.txt']);
+    expect(files(s3, 'docs')).toEqual(['faq.txt', 'guide.txt', 'shared.txt']);
+    // Tokens: A answered four turns, B nine. Each one's first turn (the one that asked for
+    // `baton phase start`) is read before its phase is taken (the budget check before the
+    // shell call reads the transcript): the session's, never the other run's phase even when
+    // that one already started. The rest land on each one's phase, A's last ones salvaged at
+    // its death.
+    expect(s3.tokens.byPhase['build'], explain()).toMatchObject({ input: USAGE.main.input * 3 });
+    expect(s3.tokens.byPhase['docs'], explain()).toMatchObject({ input: USAGE.main.input * 8 });
+    expect(s3.tokens.input, explain()).toBe(USAGE.main.input * 13);
     // Every file record was made in its own conversation's run.
     const m = openManager({ url: null, dir: path.join(work, '.baton'), cwd: work });
     const log = await m.log('par');

@@ -60,6 +60,17 @@ describe('codex hooks', () => {
     expect(build.subStep).toBe('Split the parser');
   });
 
+  it('the update_plan PostToolUse captured from the real Codex CLI 0.169 records the steps', async () => {
+    const w = await workspace();
+    await run('captured-PostToolUse-update_plan', w.dir);
+    const build = (await w.m().get('hooked')).phases[0]!;
+    expect(build.steps).toEqual([
+      { name: 'Write the notes', status: 'completed' },
+      { name: 'Edit the notes', status: 'in_progress' },
+    ]);
+    expect(build.subStep).toBe('Edit the notes');
+  });
+
   it('PostToolUse of a shell command records nothing; its output only when opted in', async () => {
     const w = await workspace();
     const rev = (await w.m().get('hooked')).revision;

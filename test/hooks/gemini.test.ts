@@ -46,6 +46,17 @@ describe('gemini hooks', () => {
     expect(build.subStep).toBe('Write the install section');
   });
 
+  it('the write_todos AfterTool captured from the real Gemini CLI 0.61 records the steps', async () => {
+    const w = await workspace();
+    await run('captured-AfterTool-write_todos', w.dir);
+    const build = (await w.m().get('hooked')).phases[0]!;
+    expect(build.steps).toEqual([
+      { name: 'Write the notes', status: 'completed' },
+      { name: 'Edit the notes', status: 'in_progress' },
+    ]);
+    expect(build.subStep).toBe('Edit the notes');
+  });
+
   it('AfterTool with an error records an error of type tool; a read records nothing', async () => {
     const w = await workspace();
     await run('AfterTool-read_file', w.dir);

@@ -69,6 +69,19 @@ describe('what a transcript still tells', () => {
     expect(lastTools(gemini)[0]).toMatch(/^write_file \/.*hello\.txt$/);
   });
 
+  it('update_plan and write_todos as the real CLIs wrote them (captured) are the plan', () => {
+    const plan = [
+      { name: 'Write the notes', status: 'completed' },
+      { name: 'Edit the notes', status: 'in_progress' },
+    ];
+    const codex = transcriptCalls('codex', transcript('codex-update-plan.jsonl'));
+    expect(codex.map((c) => [c.tool, c.response !== null])).toEqual([['update_plan', true]]);
+    expect(lastPlan(codex)).toEqual(plan);
+    const gemini = transcriptCalls('gemini', transcript('gemini-write-todos.jsonl'));
+    expect(gemini.map((c) => c.tool)).toEqual(['write_todos']);
+    expect(lastPlan(gemini)).toEqual(plan);
+  });
+
   it('update_plan and write_todos lists are the plan', () => {
     const codex = transcriptCalls('codex', [
       JSON.stringify({

@@ -80,6 +80,19 @@ describe('runs', () => {
     expect(s.phases.find((p) => p.id === 'backend')?.owner).toBe(a.id);
   });
 
+  it("a run with no phase yet records on the session, not on another live run's phase", async () => {
+    const m = manager();
+    const id = await session(m);
+    const a = (await m.runs.start(id, { kind: 'library', ttlMs: 60_000, agent: 'claude' })).result;
+    const b = (await m.runs.start(id, { kind: 'library', ttlMs: 60_000, agent: 'claude' })).result;
+    await m.runs.claimPhase(id, a.id, 'backend');
+    const s = await m.get(id);
+    // B's turns before it takes a phase (tokens read at its first tool call) are not A's work.
+    expect(m.runs.recordPhase(s, b.id, 'claude')).toBeNull();
+    // Outside a run, the phase in progress still takes them.
+    expect(m.runs.recordPhase(s, null, 'claude')?.id).toBe('backend');
+  });
+
   it("a phase owned by a live run is refused to another, naming the free ones; a dead run's phase can be claimed", async () => {
     const m = manager();
     const id = await session(m);

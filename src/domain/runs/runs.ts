@@ -310,7 +310,10 @@ export function decideDeaths(
  * The phase a record that names none goes to, for run `runId` (or agent `agent` outside a
  * run): the run's own phase in progress (the one it started last); else the only phase in
  * progress that no other live run owns; among several, the agent's, else the one started
- * last. Null when none applies (the record belongs to the session). Never throws.
+ * last. A run's record never goes to a phase another live run works on (a conversation's
+ * turns before it takes its phase are not the other run's work); outside a run, with every
+ * phase in progress owned, they are the pool. Null when none applies (the record belongs to
+ * the session). Never throws.
  */
 export function recordPhase(s: SessionState, runId: string | null, agent: string | null, l: Liveness): Phase | null {
   const running = s.phases.filter((p) => p.status === 'in_progress');
@@ -322,6 +325,7 @@ export function recordPhase(s: SessionState, runId: string | null, agent: string
   }
   const liveIds = new Set(liveRuns(s, l).map((r) => r.id));
   const free = running.filter((p) => !p.owner || p.owner === runId || !liveIds.has(p.owner));
+  if (runId && !free.length) return null;
   const pool = free.length ? free : running;
   if (pool.length <= 1) return pool[0] ?? null;
   const agents = agent ? pool.filter((p) => p.agents.includes(agent)) : [];
