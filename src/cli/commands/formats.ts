@@ -1,7 +1,10 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import {
   BatonError,
   Bundles,
+  bundleHandoff,
   changeView,
   importIsIncomplete,
   inspectForeign,
@@ -136,7 +139,12 @@ function registerImport(program: Command, io: CliIO, on: On, formatHelp: string)
         .option('--switch', 'bundle: make it the active session (pausing the active one)'),
     ),
     async (ctx, [dir], o) => {
-      const m = ctx.manager(true);
+      // Refused before the store is opened (and created where there is none): a wrong path, a
+      // damaged or newer bundle leave no trace.
+      if (!fs.existsSync(path.resolve(io.cwd, dir ?? '')))
+        throw new BatonError('NOT_FOUND', `There is no file or folder at ${path.resolve(io.cwd, dir ?? '')}.`, {
+          hint: "Give the bundle file `baton export --bundle` wrote, or the folder holding a toolkit's session files.",
+        });
       if (Bundles.isBundlePath(dir ?? '', io.cwd)) {
         const folderOnly = ['idPrefix', 'moved']
           .filter((k) => o[k] !== undefined)
@@ -147,7 +155,8 @@ function registerImport(program: Command, io: CliIO, on: On, formatHelp: string)
             `${dir} is a file (a session bundle); --${folderOnly.map((k) => k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)).join(', --')} only apply to a toolkit's folder.`,
             { hint: 'Leave them out to import the bundle (use --as to give it another id).' },
           );
-        const r = await m.bundles.import(dir!, {
+        bundleHandoff(dir!, io.cwd);
+        const r = await ctx.manager(true).bundles.import(dir!, {
           cwd: io.cwd,
           now: io.now,
           agent: ctx.agent,
@@ -168,8 +177,9 @@ function registerImport(program: Command, io: CliIO, on: On, formatHelp: string)
           },
         );
       const progress = progressReporter(ctx, 'import', 'sessions');
-      const imported = await m.formats
-        .import(dir ?? '', String(o['format']), {
+      const imported = await ctx
+        .manager(true)
+        .formats.import(dir ?? '', String(o['format']), {
           cwd: io.cwd,
           now: io.now,
           agent: ctx.agent,

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { hint } from '../../domain/hints.js';
-import { BatonError } from '../../domain/errors.js';
+import { BatonError, isBatonError } from '../../domain/errors.js';
 import type { NewEvent, StoredEvent } from '../../domain/events.js';
 import { validateId } from '../../domain/ids.js';
 import type { SessionState } from '../../domain/state.js';
@@ -290,7 +290,17 @@ export async function importBundle(
         details: { sessionId: id, file: abs },
       });
     }
-    await m.delete(id, { agent: o.agent ?? null });
+    try {
+      await m.delete(id, { agent: o.agent ?? null });
+    } catch (e) {
+      // Refused before anything changed: say so in the words of the import that asked.
+      if (!isBatonError(e)) throw e;
+      throw new BatonError(
+        e.code,
+        `The session ${id} here cannot be replaced: ${e.message} Nothing was imported and it is as it was (or import the bundle beside it with --as NEW_ID).`,
+        { ...(e.way ? { hint: e.way } : {}), details: { ...e.details, sessionId: id, file: abs } },
+      );
+    }
     replaced = true;
   }
   let state = await m.createFrom(id, events);
