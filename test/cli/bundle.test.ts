@@ -47,6 +47,9 @@ describe('baton export --bundle / baton import FILE', () => {
   it('carries a session to another folder: same state with paths re-rooted, checkpoints valid, handoff names branch and resume', async () => {
     const a = await sender();
     const file = path.join(tempDir('baton-bundle-cli-'), 'carry.baton');
+    expect((await a.ws.ok(['export', '--bundle', `${file}.first`])).stdout).toContain(
+      'the handoff inside (`baton import carry.baton.first --handoff`) says what else',
+    );
     const out = await a.ws.json<Record<string, unknown>>(['export', '--bundle', file]);
     expect(out).toMatchObject({ id: 'carry', file, checkpoints: 1, git: { branch: 'feature-x', head: a.head } });
     const text = fs.readFileSync(file, 'utf8');
@@ -58,6 +61,14 @@ describe('baton export --bundle / baton import FILE', () => {
 
     const b = workspace();
     const rootB = fs.realpathSync(b.dir);
+    // The receiver reads the handoff inside first: verified, nothing imported, no store made.
+    const read = await b.ok(['import', file, '--handoff']);
+    expect(read.stdout).toBe(`${handoff.trimEnd()}\n`);
+    expect(await b.json<Record<string, unknown>>(['import', file, '--handoff'])).toEqual({ file, handoff });
+    expect(fs.existsSync(path.join(b.dir, '.baton'))).toBe(false);
+    expect(expectError(await b.run(['import', file, '--handoff', '--as', 'x']), 'BAD_INPUT').message).toContain(
+      '--handoff only reads the bundle',
+    );
     const r = await b.json<Record<string, unknown>>(['import', file]);
     expect(r).toMatchObject({ id: 'carry', root: rootB, active: false, git: { branch: 'feature-x', head: a.head } });
     expect(r['next']).toEqual([

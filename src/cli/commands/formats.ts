@@ -29,6 +29,11 @@ import {
   renderMirror,
 } from '../render/formats.js';
 
+/** Which of the options `keys` were given (as `import` names them on the command line). */
+function bundleOnlyGiven(o: Record<string, unknown>, keys: string[]): string[] {
+  return keys.filter((k) => o[k] !== undefined);
+}
+
 /** A foreign session without its parsed source documents (verbose; `--documents` keeps them). */
 function lean(
   s: ForeignSession,
@@ -136,7 +141,11 @@ function registerImport(program: Command, io: CliIO, on: On, formatHelp: string)
         )
         .option('--as <id>', 'bundle: give the session this id here (its id is taken)')
         .option('--replace', 'bundle: delete the existing session of that id first (its history is lost)')
-        .option('--switch', 'bundle: make it the active session (pausing the active one)'),
+        .option('--switch', 'bundle: make it the active session (pausing the active one)')
+        .option(
+          '--handoff',
+          'bundle: print the handoff inside (verified; what the sender left, what to do) and import nothing',
+        ),
     ),
     async (ctx, [dir], o) => {
       // Refused before the store is opened (and created where there is none): a wrong path, a
@@ -155,7 +164,19 @@ function registerImport(program: Command, io: CliIO, on: On, formatHelp: string)
             `${dir} is a file (a session bundle); --${folderOnly.map((k) => k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)).join(', --')} only apply to a toolkit's folder.`,
             { hint: 'Leave them out to import the bundle (use --as to give it another id).' },
           );
-        bundleHandoff(dir!, io.cwd);
+        const handoff = bundleHandoff(dir!, io.cwd);
+        if (o['handoff'] === true) {
+          if (bundleOnlyGiven(o, ['as', 'replace', 'switch']).length)
+            throw new BatonError(
+              'BAD_INPUT',
+              '--handoff only reads the bundle; --as, --replace and --switch import it.',
+              {
+                hint: 'Read it with --handoff first, then import without it.',
+              },
+            );
+          ctx.emit({ file: path.resolve(io.cwd, dir!), handoff }, () => handoff.replace(/\n*$/, '\n'));
+          return;
+        }
         const r = await ctx.manager(true).bundles.import(dir!, {
           cwd: io.cwd,
           now: io.now,
@@ -167,7 +188,7 @@ function registerImport(program: Command, io: CliIO, on: On, formatHelp: string)
         ctx.emit(r, () => renderBundleImport(r));
         return;
       }
-      const bundleOnly = ['as', 'replace', 'switch'].filter((k) => o[k] !== undefined);
+      const bundleOnly = bundleOnlyGiven(o, ['as', 'replace', 'switch', 'handoff']);
       if (bundleOnly.length)
         throw new BatonError(
           'BAD_INPUT',
