@@ -259,6 +259,10 @@ function registerExport(program: Command, io: CliIO, on: On): void {
         const r = await m.bundles.export(await ctx.sessionId(), String(o['bundle']), { cwd: io.cwd, now: io.now });
         for (const cp of r.skippedCheckpoints)
           ctx.warn(`CORRUPT: checkpoint ${cp} of ${r.id} is damaged and was left out of the bundle.`);
+        for (const step of r.skippedStepResults)
+          ctx.warn(
+            `CORRUPT: the result of step ${step} of ${r.id} is missing or damaged in the store and was left out of the bundle; running that step reports CORRUPT there, as it does here.`,
+          );
         ctx.emit(r, () => renderBundleExport(r));
         return;
       }
