@@ -31,6 +31,25 @@ export function stepsView(s: SessionState): StepView[] {
   return (s.durableSteps ?? []).map(({ result: _omit, ...rest }) => rest);
 }
 
+/**
+ * How a step stands, in one sentence (the handoff, `baton status` and the dashboard say it
+ * alike): a completed one with its attempts and result size (and where a large result is
+ * kept), a failed one with its error, a running one with its runner and the warning that its
+ * work may be half done. `text` fits free text (an error message, a host) to the medium.
+ */
+export function stepOutcome(d: StepView, text: (s: string) => string = (s) => s): string {
+  const tries = `${d.attempts} attempt${d.attempts === 1 ? '' : 's'}`;
+  if (d.status === 'completed')
+    return `completed (${tries}, result ${thousands(d.size ?? 0)} bytes${d.resultRef ? ', kept beside the journal' : ''}): not run again`;
+  if (d.status === 'failed') return `failed after ${tries}: ${text(d.error?.message ?? 'unknown error')}`;
+  const r = d.runner;
+  return `running since ${d.startedAt} (pid ${r.pid} on ${text(r.host)}${r.runId ? `, run ${r.runId}` : ''}): taken over and run again once that runner is gone; its work may be half done`;
+}
+
+function thousands(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
 /** A step's name for messages: `key` or `phase/key`. */
 export function stepName(key: string, phaseId: string | null): string {
   return phaseId ? `${phaseId}/${key}` : key;

@@ -13,6 +13,8 @@ import { agentOfEvent, emptyHistory, foldHistory, tokenSeries } from '../domain/
 import type { Attempt, SessionHistory, TokenSeries } from '../domain/history.js';
 import { BatonError } from '../domain/errors.js';
 import { eventSentence } from '../domain/event-sentence.js';
+import { stepOutcome, stepsView } from '../domain/durable-steps.js';
+import type { StepView } from '../domain/durable-steps.js';
 import type { StoredEvent } from '../domain/events.js';
 import { validateId } from '../domain/ids.js';
 import type { PricingTable } from '../domain/spend/pricing.js';
@@ -125,6 +127,8 @@ export interface SessionPage {
   now: string;
   /** The session's runs (workers) as segments: who worked when, and where one died (docs/runs.md). */
   runs: RunSegment[];
+  /** The durable steps (`manager.steps`), each with the sentence the handoff and `baton status` give it; never a result value. */
+  steps: Array<StepView & { outcome: string }>;
 }
 
 /** Query of {@link Dashboard.events}. */
@@ -330,6 +334,7 @@ export class Dashboard {
       money: this.money(state),
       facets: { types: h.types, agents: h.agents },
       now,
+      steps: stepsView(state).map((d) => ({ ...d, outcome: stepOutcome(d) })),
     };
   }
 

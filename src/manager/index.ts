@@ -39,6 +39,8 @@ export type { TokenCounts } from '../domain/state.js';
 // Cost: prices per million tokens (built in, overridable) and the estimated cost of token use.
 export { costReport, costShown, formatCost, formatCostBudget, formatUsd, NO_MODEL } from '../domain/spend/cost.js';
 export type { Cost, CostBudgetView, CostReport } from '../domain/spend/cost.js';
+export { stepOutcome } from '../domain/durable-steps.js';
+export type { StepView } from '../domain/durable-steps.js';
 export { BUILTIN_PRICING, PRICING_AS_OF } from '../domain/spend/pricing.js';
 export { spendByHost, tokensLowerBound, UNKNOWN_HOST } from '../domain/spend/spend-views.js';
 export type { HostSpend, LowerBound } from '../domain/spend/spend-views.js';

@@ -28,6 +28,25 @@ export function checkBind(host: string, allowRemote: boolean): void {
   );
 }
 
+/** The shortest token a server reachable from other machines accepts (a generated one is 43 characters). */
+export const REMOTE_TOKEN_MIN = 32;
+
+/**
+ * Refuses a short token of one's own on a non-loopback bind: the token alone then guards the
+ * server from the network, and a short one can be guessed. A generated token is long enough.
+ */
+export function checkRemoteToken(host: string, given: string): void {
+  if (isLoopback(host) || given === '' || given.length >= REMOTE_TOKEN_MIN) return;
+  throw new BatonError(
+    'BAD_INPUT',
+    `The bearer token (BATON_MCP_TOKEN) is ${given.length} characters; a server on --host ${host}, reachable from other machines, needs one of at least ${REMOTE_TOKEN_MIN}.`,
+    {
+      hint: 'Set BATON_MCP_TOKEN to a long random secret (e.g. `openssl rand -base64 32`), or unset it: baton then generates one and prints it.',
+      details: { host, length: given.length, minimum: REMOTE_TOKEN_MIN },
+    },
+  );
+}
+
 /** The settings the request checks need. */
 export interface GuardSettings {
   /** The bearer token every request must carry. */
@@ -55,13 +74,16 @@ export function refuseRequest(
   s: GuardSettings,
 ): Refusal | null {
   if (s.loopbackOnly && !isLoopback(hostName(headers.host ?? ''))) {
-    return { status: 403, message: `Host ${JSON.stringify(headers.host ?? '')} is not this machine's loopback name.` };
+    return {
+      status: 403,
+      message: `Host ${JSON.stringify(headers.host ?? '')} is not this machine's loopback name: this server listens on loopback only. Connect to 127.0.0.1 or localhost.`,
+    };
   }
   const origin = headers.origin;
   if (origin !== undefined && !originAllowed(origin, s.allowedOrigins)) {
     return {
       status: 403,
-      message: `Origin ${JSON.stringify(origin)} may not use this server (allowed: loopback origins${s.allowedOrigins.length ? `, ${s.allowedOrigins.join(', ')}` : ''}).`,
+      message: `Origin ${JSON.stringify(origin)} may not use this server (allowed: loopback origins${s.allowedOrigins.length ? `, ${s.allowedOrigins.join(', ')}` : ''}). To let pages of that origin call it, start it with --allow-origin ORIGIN.`,
     };
   }
   const m = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '');
@@ -69,7 +91,7 @@ export function refuseRequest(
     return {
       status: 401,
       message: m
-        ? 'The bearer token is wrong.'
+        ? 'The bearer token is wrong: send the token baton printed when it started (or the value of its BATON_MCP_TOKEN).'
         : 'A bearer token is required: send "Authorization: Bearer <token>" (the token baton printed, or BATON_MCP_TOKEN).',
       headers: { 'WWW-Authenticate': `Bearer realm="baton"${m ? ', error="invalid_token"' : ''}` },
     };

@@ -5,7 +5,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { refuseArguments } from './arguments-guard.js';
-import { checkBind, isLoopback, refuseRequest } from './http-guard.js';
+import { checkBind, checkRemoteToken, isLoopback, refuseRequest } from './http-guard.js';
 import type { GuardSettings } from './http-guard.js';
 import { createMcpServer, serverDisconnected, serverSettled } from './server.js';
 import type { ServerOptions } from './server.js';
@@ -63,6 +63,7 @@ export async function startHttpServer(options: ServerOptions, settings: HttpSett
   const host = settings.host ?? '127.0.0.1';
   checkBind(host, settings.allowRemote === true);
   const given = settings.token ?? '';
+  checkRemoteToken(host, given);
   const token = given || randomBytes(32).toString('base64url');
   const guard: GuardSettings = {
     token,

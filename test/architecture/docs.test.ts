@@ -90,4 +90,39 @@ describe('documentation', () => {
     }
     expect(missing, missing.join('\n')).toEqual([]);
   });
+
+  it("every name the docs' examples import from the package is exported by that entry", async () => {
+    // A reader copies these lines first: a name the entry does not export is a SyntaxError on
+    // their first run (docs/steps.md once imported SessionManager, exported as a type only).
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      exports: Record<string, { types: string }>;
+    };
+    const entry = (sub: string): string | null => {
+      const types = pkg.exports[sub === '' ? '.' : `.${sub}`]?.types;
+      return types ? types.replace('./dist/types/', 'src/').replace(/\.d\.ts$/, '.ts') : null;
+    };
+    const wrong: string[] = [];
+    let seen = 0;
+    for (const f of DOCS) {
+      const text = fs.readFileSync(path.join(ROOT, f), 'utf8');
+      for (const [, typeOnly, names, sub] of text.matchAll(
+        /import (type )?\{([^}]*)\} from 'baton-sessions((?:\/[a-z-]+)?)'/g,
+      )) {
+        const src = entry(sub!);
+        if (!src) {
+          wrong.push(`${f}: no package entry baton-sessions${sub}`);
+          continue;
+        }
+        const mod = (await import(path.join(ROOT, src))) as Record<string, unknown>;
+        for (const raw of names!.split(',')) {
+          const name = raw.trim().split(/\s+as\s+/)[0]!;
+          if (!name || typeOnly || name.startsWith('type ')) continue;
+          seen++;
+          if (!(name in mod)) wrong.push(`${f}: ${name} is not exported (as a value) by baton-sessions${sub}`);
+        }
+      }
+    }
+    expect(seen).toBeGreaterThan(3);
+    expect(wrong, wrong.join('\n')).toEqual([]);
+  });
 });

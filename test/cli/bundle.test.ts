@@ -6,6 +6,7 @@
  * layouts' use of export and import unchanged.
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -46,6 +47,9 @@ describe('baton export --bundle / baton import FILE', () => {
   it('carries a session to another folder: same state with paths re-rooted, checkpoints valid, handoff names branch and resume', async () => {
     const a = await sender();
     const file = path.join(tempDir('baton-bundle-cli-'), 'carry.baton');
+    expect((await a.ws.ok(['export', '--bundle', `${file}.first`])).stdout).toContain(
+      'the handoff inside (`baton import carry.baton.first --handoff`) says what else',
+    );
     const out = await a.ws.json<Record<string, unknown>>(['export', '--bundle', file]);
     expect(out).toMatchObject({ id: 'carry', file, checkpoints: 1, git: { branch: 'feature-x', head: a.head } });
     const text = fs.readFileSync(file, 'utf8');
@@ -57,6 +61,14 @@ describe('baton export --bundle / baton import FILE', () => {
 
     const b = workspace();
     const rootB = fs.realpathSync(b.dir);
+    // The receiver reads the handoff inside first: verified, nothing imported, no store made.
+    const read = await b.ok(['import', file, '--handoff']);
+    expect(read.stdout).toBe(`${handoff.trimEnd()}\n`);
+    expect(await b.json<Record<string, unknown>>(['import', file, '--handoff'])).toEqual({ file, handoff });
+    expect(fs.existsSync(path.join(b.dir, '.baton'))).toBe(false);
+    expect(expectError(await b.run(['import', file, '--handoff', '--as', 'x']), 'BAD_INPUT').message).toContain(
+      '--handoff only reads the bundle',
+    );
     const r = await b.json<Record<string, unknown>>(['import', file]);
     expect(r).toMatchObject({ id: 'carry', root: rootB, active: false, git: { branch: 'feature-x', head: a.head } });
     expect(r['next']).toEqual([
@@ -94,11 +106,60 @@ describe('baton export --bundle / baton import FILE', () => {
     expect(e.message).toContain('does not match its sha256 checksum');
     fs.writeFileSync(bad, bytes.subarray(0, bytes.length - 20));
     expectError(await b.run(['import', bad]), 'CORRUPT');
-    expect(await b.json<unknown[]>(['list', '--all'])).toEqual([]);
+    // Refused before a store is opened: none was made.
+    expect(fs.existsSync(path.join(b.dir, '.baton'))).toBe(false);
 
     const clash = expectError(await a.ws.run(['import', file]), 'EXISTS');
     expect(clash.hint).toContain('--as NEW_ID');
     expect(clash.hint).toContain('--replace');
+  });
+
+  it('refuses a newer, a foreign, a missing and a damaged bundle before opening a store; a clash or a blocked --replace leaves the session as it was', async () => {
+    const a = await sender();
+    const dir = tempDir('baton-bundle-cli-');
+    const file = path.join(dir, 'carry.baton');
+    await a.ws.ok(['export', '--bundle', file]);
+    const text = fs.readFileSync(file, 'utf8');
+
+    // A bundle written by a newer baton (format version 2), its checksum right.
+    const body = JSON.parse(text.split('\n')[0]!) as Record<string, unknown>;
+    const line = `${JSON.stringify({ ...body, v: 2, baton: '9.0.0' })}\n`;
+    const newer = path.join(dir, 'newer.baton');
+    fs.writeFileSync(newer, `${line}${JSON.stringify({ sha256: createHash('sha256').update(line).digest('hex') })}\n`);
+    const notes = path.join(dir, 'notes.md');
+    fs.writeFileSync(notes, '# Notes\n\nnot a bundle\n');
+    const cut = path.join(dir, 'cut.baton');
+    fs.writeFileSync(cut, text.slice(0, text.length / 2));
+
+    const b = workspace();
+    const v = expectError(await b.run(['import', newer]), 'UNSUPPORTED_VERSION');
+    expect(v.message).toContain('has format version 2, written by baton 9.0.0; this baton reads up to 1');
+    expect(v.hint).toContain('Upgrade baton');
+    const f = expectError(await b.run(['import', notes]), 'BAD_INPUT');
+    expect(f.message).toBe(`${notes} is not a baton session bundle: it does not begin as one does.`);
+    expect(f.hint).toContain("to import a toolkit's sessions, give their folder");
+    const gone = expectError(await b.run(['import', path.join(dir, 'nothing.baton')]), 'NOT_FOUND');
+    expect(gone.message).toBe(`There is no file or folder at ${path.join(dir, 'nothing.baton')}.`);
+    expect(gone.hint).toContain('export --bundle');
+    expect(expectError(await b.run(['import', cut]), 'CORRUPT').message).toContain('Nothing was imported');
+    // None of them made a store where there was none.
+    expect(fs.existsSync(path.join(b.dir, '.baton'))).toBe(false);
+
+    // A clash, and a --replace of the session while it is active: refused, the session untouched.
+    const before = await a.ws.json<unknown[]>(['log', '--session', 'carry']);
+    expectError(await a.ws.run(['import', file]), 'EXISTS');
+    const blocked = expectError(await a.ws.run(['import', file, '--replace']), 'INVALID_TRANSITION');
+    expect(blocked.message).toBe(
+      'The session carry here cannot be replaced: Session carry is active; it cannot be deleted. Nothing was imported and it is as it was (or import the bundle beside it with --as NEW_ID).',
+    );
+    expect(blocked.hint).toContain('baton complete --session carry');
+    expect(await a.ws.json<unknown[]>(['log', '--session', 'carry'])).toEqual(before);
+
+    // Paused, it is replaced by the bundle's copy.
+    await a.ws.ok(['pause']);
+    const r = await a.ws.json<Record<string, unknown>>(['import', file, '--replace']);
+    expect(r).toMatchObject({ id: 'carry', replaced: true, revision: before.length });
+    expect(await a.ws.json<unknown[]>(['log', '--session', 'carry'])).toEqual(before);
   });
 
   it('keeps export and import of foreign layouts as they were, and says which options belong to which', async () => {

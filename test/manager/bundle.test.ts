@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { isBatonError } from '../../src/domain/errors.js';
 import { SessionManager } from '../../src/manager/manager.js';
 import { Workspace } from '../../src/manager/workspace.js';
+import { MemoryStore } from '../../src/store/memory.js';
 import { openStore } from '../../src/store/open.js';
 import { tempDir } from '../support/temp.js';
 import { dropSchema, freshSchema, PG_URL, urlWith } from '../store/pg-helpers.js';
@@ -194,6 +195,42 @@ describe('a bundle refused', () => {
       expect(rep).toMatchObject({ id, replaced: true, active: true });
       expect(await a.m.store.getActive()).toBe(id);
     } finally {
+      await a.m.close();
+    }
+  });
+
+  it('into a store that keeps no large step results (memory) is BAD_INPUT and creates nothing', async () => {
+    const { a, file, id } = await exported();
+    const b = new SessionManager({ store: new MemoryStore() });
+    try {
+      const r = await refusal(b.bundles.import(file, { cwd: a.root }));
+      expect(r.code).toBe('BAD_INPUT');
+      expect(r.message).toContain('holds 1 large step result(s), which this store does not keep');
+      expect(r.hint).toContain('file store or PostgreSQL');
+      expect(await b.store.exists(id)).toBe(false);
+    } finally {
+      await b.close();
+      await a.m.close();
+    }
+  });
+});
+
+describe('a bundle of a session whose large step result is damaged in the store', () => {
+  it('leaves the result out and names the step; the receiver, as the sender, gets CORRUPT for it', async () => {
+    const a = side('file');
+    const b = side('file');
+    try {
+      const id = await sample(a.m, a.root);
+      const folder = path.join(a.root, '.baton', 'sessions', id);
+      const result = fs.readdirSync(folder).find((f) => f.startsWith('step-'))!;
+      fs.writeFileSync(path.join(folder, result), JSON.stringify('x'.repeat(70_000)));
+      const file = path.join(tempDir('baton-bundle-out-'), 'travel.baton');
+      const out = await a.m.bundles.export(id, file, { cwd: a.root });
+      expect(out).toMatchObject({ stepResults: 0, skippedStepResults: ['dump'] });
+      await b.m.bundles.import(file, { cwd: b.root });
+      expect((await refusal(b.m.steps.run(id, 'dump', () => 'not again'))).code).toBe('CORRUPT');
+    } finally {
+      await b.m.close();
       await a.m.close();
     }
   });

@@ -231,6 +231,56 @@ describe('steps in status --json and the handoff', () => {
   });
 });
 
+/** The text a preact element tree renders (a component called as a function, no DOM needed). */
+function textOf(node: unknown): string {
+  if (node === null || node === undefined || typeof node === 'boolean') return '';
+  if (typeof node === 'string' || typeof node === 'number') return String(node);
+  if (Array.isArray(node)) return node.map(textOf).join('');
+  const v = node as { type: unknown; props: { children?: unknown } };
+  if (typeof v.type === 'function') return textOf((v.type as (p: unknown) => unknown)(v.props));
+  const inner = textOf(v.props.children);
+  return v.type === 'tr' ? `${inner}\n` : v.type === 'td' || v.type === 'th' ? `${inner} | ` : inner;
+}
+
+describe('a large step result in status, the handoff and the dashboard', () => {
+  it('each says the step completed, its size and that it is kept beside the journal, never its value', async () => {
+    const ws = await withSession('s2', 'build');
+    const m = new SessionManager({ store: openStore({ dir: ws.store, env: {} }) });
+    await m.steps.run('s2', 'dump', () => ({ rows: 'r'.repeat(70_000), secret: 'hidden' }), { phase: 'build' });
+    await m.steps.run('s2', 'fetch', () => ({ secret: 'hidden' }));
+    await m.steps
+      .run('s2', 'push', () => {
+        throw new Error('remote said no');
+      })
+      .catch(() => undefined);
+    const page = await m.dashboard.session('s2');
+    const handoff = (await m.recovery.handoff('s2')).markdown;
+    await m.close();
+    const beside = 'completed (1 attempt, result 70,029 bytes, kept beside the journal): not run again';
+
+    const text = (await ws.ok(['status'])).stdout;
+    expect(text).toContain('Durable steps: 2 completed · 1 failed');
+    // Failed first (it needs a look), then the completed ones in order.
+    expect(text).toContain(
+      `  push: failed after 1 attempt: remote said no\n  build/dump: ${beside}\n  fetch: completed (1 attempt, result 19 bytes): not run again\n`,
+    );
+    expect(handoff).toContain(`- \`dump\` [build]: ${beside}`);
+
+    expect(page.steps.map((d) => [d.key, d.phaseId, d.status, d.outcome])).toEqual([
+      ['dump', 'build', 'completed', beside],
+      ['fetch', null, 'completed', 'completed (1 attempt, result 19 bytes): not run again'],
+      ['push', null, 'failed', 'failed after 1 attempt: remote said no'],
+    ]);
+    // The page's component, called as a function (its JSX is the web page's; the root tsconfig has none).
+    const web = '../../src/ui/web/steps.js';
+    const { DurableSteps } = (await import(web)) as { DurableSteps: (p: { page: typeof page }) => unknown };
+    const table = textOf(DurableSteps({ page }));
+    expect(table).toContain(`dump | build | completed | ${beside} | `);
+    expect(table).toContain('push | — | failed | failed after 1 attempt: remote said no | ');
+    expect(`${text}${handoff}${JSON.stringify(page.steps)}${table}`).not.toContain('hidden');
+  });
+});
+
 describe('manager.startOrGet and setMetadata', () => {
   it('finds the session of a key, or starts it; a key that is no id gets a readable hashed id', async () => {
     const m = new SessionManager({ store: new MemoryStore() });

@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SessionManager } from '../../src/manager/manager.js';
-import { checkBind, isLoopback } from '../../src/mcp/http-guard.js';
+import { checkBind, checkRemoteToken, isLoopback } from '../../src/mcp/http-guard.js';
 import { startHttpServer } from '../../src/mcp/http.js';
 import type { HttpMcp, HttpSettings } from '../../src/mcp/http.js';
 import { MemoryStore } from '../../src/store/memory.js';
@@ -75,7 +75,7 @@ describe('baton mcp --http: who may call', () => {
     expect(await none.text()).toMatch(/bearer token is required/);
     const wrong = await post(served.url, { authorization: 'Bearer the-secreT' });
     expect(wrong.status).toBe(401);
-    expect(await wrong.text()).toMatch(/token is wrong/);
+    expect(await wrong.text()).toMatch(/token is wrong: send the token baton printed when it started/);
     expect(served.sessions()).toBe(0);
     const right = await post(served.url, { authorization: 'Bearer the-secret' });
     expect(right.status).toBe(200);
@@ -98,7 +98,9 @@ describe('baton mcp --http: who may call', () => {
     const auth = { authorization: 'Bearer t' };
     const evil = await post(served.url, { ...auth, origin: 'http://evil.example.com' });
     expect(evil.status).toBe(403);
-    expect(await evil.text()).toMatch(/evil\.example\.com/);
+    expect(((await evil.json()) as { error: string }).error).toBe(
+      'Origin "http://evil.example.com" may not use this server (allowed: loopback origins, https://app.example.com). To let pages of that origin call it, start it with --allow-origin ORIGIN.',
+    );
     expect((await post(served.url, { ...auth, origin: 'null' })).status).toBe(403);
     for (const origin of ['http://localhost:5173', 'http://127.0.0.1', 'https://app.example.com']) {
       const r = await post(served.url, { ...auth, origin });
@@ -146,6 +148,21 @@ describe('baton mcp --http: who may call', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^error\[BAD_INPUT\]: --host 0\.0\.0\.0 would serve MCP beyond this machine/);
     expect(r.stderr).toMatch(/--allow-remote/);
+    // With --allow-remote, a short token of one's own is refused: from the network it is the only guard.
+    await expect(serve({ host: '0.0.0.0', allowRemote: true, token: 'short' })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringContaining('is 5 characters; a server on --host 0.0.0.0'),
+    });
+    const weak = await runBaton(
+      ['mcp', '--http', '--host', '0.0.0.0', '--allow-remote', '--port', '0'],
+      ws.dir,
+      baseEnv({ BATON_MCP_TOKEN: 'short' }),
+    );
+    expect(weak.code).toBe(EXIT_CODES.BAD_INPUT);
+    expect(weak.stderr).toMatch(/^error\[BAD_INPUT\]: The bearer token \(BATON_MCP_TOKEN\) is 5 characters/);
+    expect(weak.stderr).toMatch(/hint: Set BATON_MCP_TOKEN to a long random secret/);
+    expect(() => checkRemoteToken('127.0.0.1', 'short')).not.toThrow();
+    expect(() => checkRemoteToken('0.0.0.0', 'x'.repeat(32))).not.toThrow();
     const stray = await runBaton(['mcp', '--port', '8000'], ws.dir, baseEnv({}));
     expect(stray.code).toBe(EXIT_CODES.BAD_INPUT);
     expect(stray.stderr).toMatch(/apply only with --http/);

@@ -1,7 +1,10 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import {
   BatonError,
   Bundles,
+  bundleHandoff,
   changeView,
   Formats,
   importIsIncomplete,
@@ -25,6 +28,11 @@ import {
   renderInspect,
   renderMirror,
 } from '../render/formats.js';
+
+/** Which of the options `keys` were given (as `import` names them on the command line). */
+function bundleOnlyGiven(o: Record<string, unknown>, keys: string[]): string[] {
+  return keys.filter((k) => o[k] !== undefined);
+}
 
 /** A foreign session without its parsed source documents (verbose; `--documents` keeps them). */
 function lean(
@@ -133,10 +141,19 @@ function registerImport(program: Command, io: CliIO, on: On, formatHelp: string)
         )
         .option('--as <id>', 'bundle: give the session this id here (its id is taken)')
         .option('--replace', 'bundle: delete the existing session of that id first (its history is lost)')
-        .option('--switch', 'bundle: make it the active session (pausing the active one)'),
+        .option('--switch', 'bundle: make it the active session (pausing the active one)')
+        .option(
+          '--handoff',
+          'bundle: print the handoff inside (verified; what the sender left, what to do) and import nothing',
+        ),
     ),
     async (ctx, [dir], o) => {
-      const m = ctx.manager(true);
+      // Refused before the store is opened (and created where there is none): a wrong path, a
+      // damaged or newer bundle leave no trace.
+      if (!fs.existsSync(path.resolve(io.cwd, dir ?? '')))
+        throw new BatonError('NOT_FOUND', `There is no file or folder at ${path.resolve(io.cwd, dir ?? '')}.`, {
+          hint: "Give the bundle file `baton export --bundle` wrote, or the folder holding a toolkit's session files.",
+        });
       if (Bundles.isBundlePath(dir ?? '', io.cwd)) {
         const folderOnly = ['idPrefix', 'moved']
           .filter((k) => o[k] !== undefined)
@@ -147,7 +164,20 @@ function registerImport(program: Command, io: CliIO, on: On, formatHelp: string)
             `${dir} is a file (a session bundle); --${folderOnly.map((k) => k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)).join(', --')} only apply to a toolkit's folder.`,
             { hint: 'Leave them out to import the bundle (use --as to give it another id).' },
           );
-        const r = await m.bundles.import(dir!, {
+        const handoff = bundleHandoff(dir!, io.cwd);
+        if (o['handoff'] === true) {
+          if (bundleOnlyGiven(o, ['as', 'replace', 'switch']).length)
+            throw new BatonError(
+              'BAD_INPUT',
+              '--handoff only reads the bundle; --as, --replace and --switch import it.',
+              {
+                hint: 'Read it with --handoff first, then import without it.',
+              },
+            );
+          ctx.emit({ file: path.resolve(io.cwd, dir!), handoff }, () => handoff.replace(/\n*$/, '\n'));
+          return;
+        }
+        const r = await ctx.manager(true).bundles.import(dir!, {
           cwd: io.cwd,
           now: io.now,
           agent: ctx.agent,
@@ -158,7 +188,7 @@ function registerImport(program: Command, io: CliIO, on: On, formatHelp: string)
         ctx.emit(r, () => renderBundleImport(r));
         return;
       }
-      const bundleOnly = ['as', 'replace', 'switch'].filter((k) => o[k] !== undefined);
+      const bundleOnly = bundleOnlyGiven(o, ['as', 'replace', 'switch', 'handoff']);
       if (bundleOnly.length)
         throw new BatonError(
           'BAD_INPUT',
@@ -168,8 +198,9 @@ function registerImport(program: Command, io: CliIO, on: On, formatHelp: string)
           },
         );
       const progress = progressReporter(ctx, 'import', 'sessions');
-      const imported = await m.formats
-        .import(dir ?? '', String(o['format']), {
+      const imported = await ctx
+        .manager(true)
+        .formats.import(dir ?? '', String(o['format']), {
           cwd: io.cwd,
           now: io.now,
           agent: ctx.agent,
@@ -228,6 +259,10 @@ function registerExport(program: Command, io: CliIO, on: On): void {
         const r = await m.bundles.export(await ctx.sessionId(), String(o['bundle']), { cwd: io.cwd, now: io.now });
         for (const cp of r.skippedCheckpoints)
           ctx.warn(`CORRUPT: checkpoint ${cp} of ${r.id} is damaged and was left out of the bundle.`);
+        for (const step of r.skippedStepResults)
+          ctx.warn(
+            `CORRUPT: the result of step ${step} of ${r.id} is missing or damaged in the store and was left out of the bundle; running that step reports CORRUPT there, as it does here.`,
+          );
         ctx.emit(r, () => renderBundleExport(r));
         return;
       }

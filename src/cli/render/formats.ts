@@ -315,14 +315,22 @@ export function renderMirror(id: string, m: MirrorSetting | null, error: unknown
 export function renderBundleExport(r: BundleExportResult): string {
   const lines = [`Exported ${r.id} to ${r.file} (${r.bytes} bytes, sha256 ${r.sha256.slice(0, 12)}…):`];
   lines.push(
-    `  ${r.events} events, ${r.checkpoints} checkpoints, ${r.stepResults} large step results, ${r.relativePaths} paths relative to the repository root`,
+    `  ${counted(r.events, 'event')}, ${counted(r.checkpoints, 'checkpoint')}, ${counted(r.stepResults, 'large step result')}, ${counted(r.relativePaths, 'path')} made relative to the repository root`,
   );
   if (r.git)
     lines.push(
       `  git: ${r.git.branch ?? '(detached)'} at ${r.git.head?.slice(0, 12) ?? '(no commit)'}: push it so the receiver can fetch it`,
     );
-  lines.push(`The receiver runs \`baton import ${r.file.split(/[\\/]/).pop()}\`; the handoff inside says what else.`);
+  const name = r.file.split(/[\\/]/).pop();
+  lines.push(
+    `The receiver runs \`baton import ${name}\`; the handoff inside (\`baton import ${name} --handoff\`) says what else.`,
+  );
   return `${lines.join('\n')}\n`;
+}
+
+/** `1 checkpoint`, `2 checkpoints`. */
+function counted(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? '' : 's'}`;
 }
 
 /** `baton import FILE` (a bundle), for people. */
@@ -331,7 +339,7 @@ export function renderBundleImport(r: BundleImportResult): string {
     `Imported ${r.id}${r.id !== r.bundledId ? ` (${r.bundledId} in the bundle)` : ''} from ${r.file}, verified${r.replaced ? ', replacing the session of that id' : ''}:`,
   ];
   lines.push(
-    `  ${r.events} events (revision ${r.revision}), ${r.checkpoints} checkpoints, ${r.stepResults} large step results, ${r.relativePaths} paths under ${r.root}`,
+    `  ${counted(r.events, 'event')} (revision ${r.revision}), ${counted(r.checkpoints, 'checkpoint')}, ${counted(r.stepResults, 'large step result')}, ${counted(r.relativePaths, 'path')} put under ${r.root}`,
   );
   lines.push(
     r.active ? '  It is now the active session.' : '  It is not the active session (use --switch, or `baton resume`).',

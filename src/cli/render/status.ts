@@ -10,12 +10,16 @@ import {
   leaseOf,
   resumeStep,
   runsView,
+  stepOutcome,
   stepsText,
 } from '../../manager/index.js';
 import type { Phase, PhaseStatus, PricingTable, SessionState } from '../../manager/index.js';
 import type { Paint } from '../io.js';
 import { paintStatus } from './session-status.js';
 import { ago, bar, num, until } from './time.js';
+
+/** Durable steps `baton status` lists one by one (the rest are counted). */
+const STEPS_SHOWN = 10;
 
 /** Phase indicators shared with Maestro's session files. */
 export const INDICATORS: Readonly<Record<PhaseStatus, string>> = {
@@ -151,6 +155,15 @@ export function renderStatus(
       by('failed') ? c.red(`${by('failed')} failed`) : '',
     ].filter(Boolean);
     out.push('', `Durable steps: ${parts.join(' · ')}`);
+    // Running and failed steps first (they need a look), then the completed ones, in order.
+    const order = (d: (typeof steps)[number]): number => (d.status === 'running' ? 0 : d.status === 'failed' ? 1 : 2);
+    const shown = [...steps].sort((a, b) => order(a) - order(b)).slice(0, STEPS_SHOWN);
+    for (const d of shown) {
+      const line = `  ${d.phaseId ? `${d.phaseId}/` : ''}${d.key}: ${stepOutcome(d)}`;
+      out.push(d.status === 'failed' ? c.red(line) : d.status === 'running' ? c.yellow(line) : line);
+    }
+    if (steps.length > shown.length)
+      out.push(c.dim(`  … ${steps.length - shown.length} more (status --json lists them all)`));
   }
   const talks = continueWith(s);
   if (talks.length)

@@ -16,6 +16,7 @@ import {
 } from './render-resume.js';
 import type { Phase, PhaseStatus, SessionState, TokenCounts } from '../state.js';
 import { stepsText } from '../agents/agent-sessions.js';
+import { stepOutcome } from '../durable-steps.js';
 import { sessionBudget, toolkitTokenNotes } from '../toolkits/toolkit-tokens.js';
 import { formatCost } from '../spend/cost.js';
 import type { Cost, CostReport } from '../spend/cost.js';
@@ -212,16 +213,8 @@ function renderRecords(out: string[], { state: s, plan }: HandoffInput): void {
 function renderSteps(out: string[], { state: s }: HandoffInput): void {
   if (!s.durableSteps?.length) return;
   section(out, 'Durable steps');
-  for (const d of s.durableSteps) {
-    const tries = `${d.attempts} attempt${d.attempts === 1 ? '' : 's'}`;
-    const how =
-      d.status === 'completed'
-        ? `completed (${tries}, result ${num(d.size ?? 0)} bytes${d.resultRef ? ', kept beside the journal' : ''}): not run again`
-        : d.status === 'failed'
-          ? `failed after ${tries}: ${inline(d.error?.message ?? 'unknown error')}`
-          : `running since ${d.startedAt} (pid ${d.runner.pid} on ${inline(d.runner.host)}${d.runner.runId ? `, run ${d.runner.runId}` : ''}): taken over and run again once that runner is gone; its work may be half done`;
-    out.push(`- ${code(d.key)}${d.phaseId ? ` [${d.phaseId}]` : ''}: ${how}`);
-  }
+  for (const d of s.durableSteps)
+    out.push(`- ${code(d.key)}${d.phaseId ? ` [${d.phaseId}]` : ''}: ${stepOutcome(d, inline)}`);
 }
 
 /** Files recorded per phase, and those changed outside the session. */

@@ -16,6 +16,8 @@ import type { CheckpointRecord } from '../../store/checkpoint-record.js';
 
 /** The `format` of a bundle's body. */
 export const BUNDLE_FORMAT = 'baton.bundle';
+/** How every bundle file begins (the body's first key). */
+const BUNDLE_START = `{"format":"${BUNDLE_FORMAT}"`;
 /** Version of the bundle layout this code writes (`v`); it reads this one and older. */
 export const BUNDLE_VERSION = 1;
 
@@ -76,6 +78,12 @@ function corrupt(file: string, why: string): BatonError {
  * when a newer baton wrote it.
  */
 export function decodeBundle(text: string, file: string): BundleBody {
+  // Every bundle begins so (`format` first): a file that does not is some other file, not a damaged bundle.
+  if (!text.startsWith(BUNDLE_START))
+    throw new BatonError('BAD_INPUT', `${file} is not a baton session bundle: it does not begin as one does.`, {
+      hint: "Give the file `baton export --bundle` wrote; to import a toolkit's sessions, give their folder.",
+      details: { file },
+    });
   const nl = text.indexOf('\n');
   if (nl < 0) throw corrupt(file, 'it has no checksum line (cut short?)');
   const line = text.slice(0, nl + 1);

@@ -8,9 +8,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { hint } from '../../domain/hints.js';
-import { BatonError } from '../../domain/errors.js';
+import { BatonError, isBatonError } from '../../domain/errors.js';
 import type { NewEvent, StoredEvent } from '../../domain/events.js';
 import { validateId } from '../../domain/ids.js';
+import { stepName } from '../../domain/durable-steps.js';
+import { nodeCrypto } from '../lazy.js';
 import type { SessionState } from '../../domain/state.js';
 import { checkpointFromRecord, checkpointRecord } from '../../store/checkpoint-record.js';
 import type { CheckpointRecord } from '../../store/checkpoint-record.js';
@@ -58,6 +60,8 @@ export interface BundleExportResult {
   /** Checkpoints left out because they are damaged in the store. */
   skippedCheckpoints: string[];
   stepResults: number;
+  /** Steps (`key` or `phase/key`) whose large result is missing or damaged in the store, left out. */
+  skippedStepResults: string[];
   /** Paths made relative to the repository root. */
   relativePaths: number;
   git: { branch: string | null; head: string | null } | null;
@@ -173,11 +177,15 @@ export async function exportBundle(
     else skipped.push(r.id);
   }
   const stepResults: Record<string, string> = {};
+  const missingSteps: string[] = [];
   const table = stepResultsOf(m.store);
   for (const step of state.durableSteps ?? []) {
     if (!step.resultRef || !table) continue;
     const text = await table.get(id, step.resultRef.sha256);
-    if (text !== null) stepResults[step.resultRef.sha256] = text;
+    // A result missing or damaged here is left out (the receiver's run of the step says CORRUPT, as here).
+    if (text !== null && nodeCrypto().createHash('sha256').update(text).digest('hex') === step.resultRef.sha256)
+      stepResults[step.resultRef.sha256] = text;
+    else missingSteps.push(stepName(step.key, step.phaseId));
   }
   const relative = [];
   for (const r of [...new Set([root, realOr(root)])])
@@ -218,6 +226,7 @@ export async function exportBundle(
     checkpoints: checkpoints.length,
     skippedCheckpoints: skipped,
     stepResults: Object.keys(stepResults).length,
+    skippedStepResults: missingSteps,
     relativePaths: relative.length,
     git: source.git,
   };
@@ -282,6 +291,13 @@ export async function importBundle(
   reroot(body, root, abs);
   const checkpoints = checkpointsOf(body, id, abs);
   const events = body.events.map(toNew);
+  const table = stepResultsOf(m.store);
+  if (!table && Object.keys(body.stepResults).length)
+    throw new BatonError(
+      'BAD_INPUT',
+      `The bundle ${abs} holds ${Object.keys(body.stepResults).length} large step result(s), which this store does not keep (capability "step results"). Nothing was imported.`,
+      { hint: 'Import it into a file store or PostgreSQL (--dir, --store).', details: { file: abs } },
+    );
   let replaced = false;
   if (await m.store.exists(id)) {
     if (o.replace !== true) {
@@ -290,11 +306,20 @@ export async function importBundle(
         details: { sessionId: id, file: abs },
       });
     }
-    await m.delete(id, { agent: o.agent ?? null });
+    try {
+      await m.delete(id, { agent: o.agent ?? null });
+    } catch (e) {
+      // Refused before anything changed: say so in the words of the import that asked.
+      if (!isBatonError(e)) throw e;
+      throw new BatonError(
+        e.code,
+        `The session ${id} here cannot be replaced: ${e.message} Nothing was imported and it is as it was (or import the bundle beside it with --as NEW_ID).`,
+        { ...(e.way ? { hint: e.way } : {}), details: { ...e.details, sessionId: id, file: abs } },
+      );
+    }
     replaced = true;
   }
   let state = await m.createFrom(id, events);
-  const table = stepResultsOf(m.store);
   if (table) for (const [sha, text] of Object.entries(body.stepResults)) await table.put(id, sha, text);
   for (const cp of checkpoints) await m.store.saveCheckpoint(id, cp as Exclude<typeof cp, string>);
   if (body.source.archived && state.archived) await m.store.archive(id);

@@ -1,6 +1,6 @@
 /**
  * A session's page: status and cause above tabs that show one section at a time (overview with
- * errors and records, phases, files and checkpoints, tokens and cost, resume plan and handoff,
+ * errors, durable steps and records, phases, files and checkpoints, tokens and cost, resume plan and handoff,
  * event log). Live.
  */
 import type { ResumeView, SessionPage } from '../../manager/index.js';
@@ -11,6 +11,7 @@ import { num, Status, Time } from './format.js';
 import { Checkpoints, Errors, Files, Records } from './records.js';
 import { Recommendation, Resume } from './resume.js';
 import { Section } from './format.js';
+import { DurableSteps } from './steps.js';
 import { Timeline } from './timeline.js';
 import { TokenChart } from './token-chart.js';
 
@@ -115,6 +116,7 @@ function Overview({ page }: { page: SessionPage }) {
       </dl>
       <h3>Errors</h3>
       <Errors page={page} />
+      <DurableSteps page={page} />
       <Records page={page} />
     </>
   );
