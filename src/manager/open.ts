@@ -64,6 +64,12 @@ export interface OpenManagerOptions {
  * to the workspace (the folder holding `.baton`).
  */
 export function openManager(o: OpenManagerOptions): SessionManager {
+  // Plain JavaScript callers get no type check: name the missing folder instead of a TypeError.
+  if (typeof o?.cwd !== 'string' || !o.cwd)
+    throw new BatonError('BAD_INPUT', 'openManager needs `cwd`: the folder the sessions are worked in.', {
+      hint: 'Pass it, e.g. openManager({ cwd: process.cwd() }).',
+      details: { cwd: o?.cwd ?? null },
+    });
   // The caller has read the environment already (the CLI: its own injected env): `{}` keeps
   // openStore from reading process.env behind its back.
   const workspaceOf = (): string => workspaceName(o.workspace, o.host ?? os.hostname(), o.cwd);
