@@ -161,3 +161,50 @@ describe('CCW after import', () => {
     expect(markdown).not.toContain('restart the phase');
   });
 });
+
+describe('CCW: a session imported before the review-is-a-phase flag', () => {
+  /** CCW with IMPLEMENT completed and REVIEW in progress: the review is a required step. */
+  function writeCcwInReview(root: string): string {
+    const id = writeCcw(root);
+    const f = path.join(root, `.workflow/${id}/workflow-session.json`);
+    const doc = JSON.parse(fs.readFileSync(f, 'utf8'));
+    doc.current_phase = 'REVIEW';
+    doc.checkpoints.implement = {
+      ...doc.checkpoints.implement,
+      status: 'completed',
+      todos: { total: 4, completed: 4 },
+    };
+    doc.checkpoints.review = { status: 'in_progress', quality_checks: {} };
+    fs.writeFileSync(f, JSON.stringify(doc, null, 2));
+    for (const t of ['impl-2.1', 'impl-2.2'])
+      fs.writeFileSync(
+        path.join(root, `.workflow/${id}/.task/${t}.json`),
+        JSON.stringify({ id: t, status: 'completed' }),
+      );
+    return id;
+  }
+
+  it('completing its review phase is not refused: the flag is derived on read; completing the session before it still is', async () => {
+    const { m, id } = await imported(writeCcwInReview, 'ccw');
+    const s = await m.get(id);
+    const rules = s.metadata['toolkitRules'] as { required: Array<Record<string, unknown>> };
+    expect(rules.required).toEqual([expect.objectContaining({ phaseId: 'review', isPhase: true })]);
+    // What an import made before the flag existed recorded: the same step without it.
+    const old = { ...rules, required: rules.required.map(({ isPhase: _gone, ...r }) => r) };
+    await m.change(id, () => ({
+      events: [{ type: 'metadata.set', data: { key: 'toolkitRules', value: old } }],
+      result: undefined,
+    }));
+    expect(
+      ((await m.get(id)).metadata['toolkitRules'] as { required: Array<Record<string, unknown>> }).required[0],
+    ).not.toHaveProperty('isPhase');
+    // The session itself still waits for its review, as CCW does.
+    await expect(m.lifecycle(id, 'complete')).rejects.toMatchObject({ code: 'BLOCKED' });
+    await m.phase(id, 'review', 'complete');
+    expect((await m.get(id)).phases.find((p) => p.id === 'review')?.status).toBe('completed');
+    // Done by completing the phase: nothing holds up the session any more, and nothing was waived.
+    const done = await m.lifecycle(id, 'complete');
+    expect(done.status).toBe('completed');
+    expect(JSON.stringify(done.metadata['toolkitRules'])).not.toContain('waived');
+  });
+});
