@@ -3,6 +3,7 @@
  * `handoff`, `complete`, `archive` and `export` say and refuse for a session imported from
  * the toolkit. Fixtures: test/formats/toolkit-mb-fixtures.ts (written from the seed specs).
  */
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   BMAD_ID,
@@ -61,6 +62,23 @@ describe('Maestro through the CLI', () => {
     expect(c.message).toContain('Maestro refuses to complete');
     expect(c.hint).toContain(`\`baton complete --force --session ${MAESTRO_REC_ID}\``);
     await ws.ok(['complete', '--force', '--session', MAESTRO_REC_ID]);
+  });
+});
+
+describe('import of a session its toolkit archived', () => {
+  it("is never refused by the session's own rules: baton archive is BLOCKED, the re-import of Maestro's archive is not", async () => {
+    const ws = await imported(maestroReconcile('completed', 'completed'), 'docs/maestro');
+    expectError(await ws.run(['archive', MAESTRO_REC_ID]), 'BLOCKED');
+    const text = fs.readFileSync(ws.path('docs/maestro/state/active-session.md'), 'utf8');
+    fs.rmSync(ws.path('docs/maestro/state/active-session.md'));
+    ws.write(`docs/maestro/state/archive/${MAESTRO_REC_ID}.md`, text);
+    const r = await ws.run(['import', 'docs/maestro']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`updated   ${MAESTRO_REC_ID}`);
+    expect(r.stdout).toContain('[archived]');
+    expect(r.stdout).not.toContain('IMPORT_FAILED');
+    const all = await ws.json<Array<{ id: string; archived: boolean }>>(['list', '--all']);
+    expect(all.find((x) => x.id === MAESTRO_REC_ID)?.archived).toBe(true);
   });
 });
 

@@ -120,6 +120,47 @@ describe('Maestro after import', () => {
   });
 });
 
+describe('importing a session its toolkit archived', () => {
+  /** Maestro's completed session with phase 1 awaiting reconciliation, in state/archive/. */
+  const archived = (): Record<string, string> => {
+    const text = Object.values(maestroReconcile('completed', 'completed'))[0]!;
+    return { [`docs/maestro/state/archive/${MAESTRO_REC_ID}.md`]: text };
+  };
+  const waived = async (m: SessionManager): Promise<boolean> =>
+    JSON.stringify((await m.get(MAESTRO_REC_ID)).metadata['toolkitRules']).includes('waived');
+
+  it("is never refused by that session's own rules: created archived, the required step still recorded, nothing waived", async () => {
+    const { m, ws } = await imported(archived(), 'docs/maestro');
+    const s = await m.get(MAESTRO_REC_ID);
+    expect(s.archived).toBe(true);
+    expect(await m.store.isArchived(MAESTRO_REC_ID)).toBe(true);
+    expect((s.metadata['toolkitRules'] as { required: unknown[] }).required).toHaveLength(1);
+    expect(await waived(m)).toBe(false);
+    // Re-imported after Maestro changed the archived file: brought forward, still archived.
+    const f = path.join(ws, `docs/maestro/state/archive/${MAESTRO_REC_ID}.md`);
+    fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace('"total_input": 1200', '"total_input": 1500'));
+    const r = await m.formats.import(path.join(ws, 'docs/maestro'), 'auto', { cwd: ws, now: () => NOW });
+    expect(r.sessions.map((x) => [x.id, x.action, x.archived])).toEqual([[MAESTRO_REC_ID, 'updated', true]]);
+    expect(r.sessions[0]!.problems.map((p) => p.code)).not.toContain('IMPORT_FAILED');
+  });
+
+  it('a session imported live, then archived by the toolkit, is archived by the re-import though its rules refuse baton archive', async () => {
+    const live = maestroReconcile('completed', 'completed');
+    const { m, ws } = await imported(live, 'docs/maestro');
+    expect((await m.get(MAESTRO_REC_ID)).archived).toBe(false);
+    // baton's own archive verb is refused by the toolkit's rule…
+    expect((await refused(m.archive(MAESTRO_REC_ID))).message).toContain('Maestro refuses to archive');
+    // …but Maestro archiving it is a fact the re-import records.
+    fs.rmSync(path.join(ws, 'docs/maestro/state/active-session.md'));
+    writeTree(ws, archived());
+    const r = await m.formats.import(path.join(ws, 'docs/maestro'), 'auto', { cwd: ws, now: () => NOW });
+    expect(r.sessions.map((x) => [x.id, x.action, x.archived])).toEqual([[MAESTRO_REC_ID, 'updated', true]]);
+    expect(r.sessions[0]!.problems.filter((p) => p.severity === 'error')).toEqual([]);
+    expect(await m.store.isArchived(MAESTRO_REC_ID)).toBe(true);
+    expect(await waived(m)).toBe(false);
+  });
+});
+
 describe('BMAD after import', () => {
   it('thresholds are strictly above 80 % and 95 % (exactly 80 % is ok); baton-born sessions keep theirs', async () => {
     const at80 = await imported(bmadSession(80000), '_bmad-output');
