@@ -59,7 +59,7 @@ describe('what the skill asks a model to record', () => {
 
   it('says how a model knows the hooks are installed (the briefing the hooks give) and what it leaves to them', () => {
     // The words the skill points to are the first words of the hooks' briefing.
-    const briefingSource = fs.readFileSync(path.join(ROOT, 'src', 'domain', 'agent-briefing.ts'), 'utf8');
+    const briefingSource = fs.readFileSync(path.join(ROOT, 'src', 'domain', 'resume', 'agent-briefing.ts'), 'utf8');
     const marker = '[baton] This conversation works on baton session';
     expect(briefingSource).toContain(marker);
     expect(skill).toContain(marker);
