@@ -349,7 +349,10 @@ function registerArchiveTool(server: McpServer, kit: Kit): void {
         "Move a finished or paused session to the archive (`session_list` shows it again with `all: true`). Refused with INVALID_TRANSITION while it is active or interrupted (complete, pause or abandon it first), and with BLOCKED when the session was imported from a toolkit that requires a step before archiving (the toolkit's reason is in the message); `force: true` archives it anyway, only when a person said so, and records the override. Returns the id, revision and status.",
       input: {
         ...changeFields,
-        session: z.string().max(MAX_ID_INPUT).describe('Session to archive (required: the active session is not taken by default).'),
+        session: z
+          .string()
+          .max(MAX_ID_INPUT)
+          .describe('Session to archive (required: the active session is not taken by default).'),
         force: z
           .boolean()
           .optional()
