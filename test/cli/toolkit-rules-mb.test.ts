@@ -110,4 +110,57 @@ describe('BMAD through the CLI', () => {
     const handoff = (await ws.ok(['handoff', '--session', BMAD_ID])).stdout;
     expect(handoff).toContain('Savings from isolation: 60,000 tokens (43%)');
   });
+
+  it('a re-run and tokens against agents, exported into the folder and imported again: no warning, saved and tokens_used agree', async () => {
+    const ws = await imported(bmadSession(40000), '_bmad-output');
+    const tokens = (phase: string, input: string) =>
+      ws.ok([
+        'tokens',
+        'add',
+        '--session',
+        BMAD_ID,
+        '--agent',
+        'dev',
+        '--phase',
+        phase,
+        '--input',
+        input,
+        '--output',
+        '0',
+      ]);
+    await tokens('agent-a1', '5000');
+    await ws.ok(['phase', 'retry', 'agent-d2', '--session', BMAD_ID]);
+    await tokens('agent-d2', '7000');
+    await ws.ok(['phase', 'complete', 'agent-d2', '--session', BMAD_ID]);
+    await ws.ok(['export', '--session', BMAD_ID, '--format', 'bmad', '--out', '.']);
+    const inspect = async () => {
+      const r = await ws.json<{
+        problems: Array<{ code: string }>;
+        sessions: Array<{
+          id: string;
+          units: Array<{ id: string; status: string }>;
+          problems: Array<{ code: string }>;
+        }>;
+      }>(['inspect', '--format', 'bmad', '_bmad-output']);
+      const s = r.sessions.find((x) => x.id === BMAD_ID)!;
+      return { s, codes: [...r.problems, ...s.problems].map((p) => p.code) };
+    };
+    const first = await inspect();
+    expect(first.codes).not.toContain('TOKENS_DISAGREE');
+    expect(first.s.units.map((u) => [u.id, u.status])).toEqual([
+      ['agent-a1', 'completed'],
+      ['agent-d2', 'completed'],
+    ]);
+    const r = await ws.run(['import', '_bmad-output']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`updated   ${BMAD_ID}`);
+    expect(r.stdout).not.toMatch(/warning|error/);
+    const status = (await ws.ok(['status', '--session', BMAD_ID])).stdout;
+    expect(status).toContain('agents, isolated (not counted in it): agent-a1 35,000, agent-d2 27,000');
+    await ws.ok(['export', '--session', BMAD_ID, '--format', 'bmad', '--out', '.']);
+    expect((await inspect()).codes).not.toContain('TOKENS_DISAGREE');
+    const yaml = fs.readFileSync(ws.path(`_bmad-output/sessions/${BMAD_ID}.yaml`), 'utf8');
+    expect(yaml.match(/id: "?agent-d2-rerun-1"?/g)).toHaveLength(1);
+    expect(yaml).toContain('saved: 62000');
+  });
 });

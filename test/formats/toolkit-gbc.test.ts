@@ -9,7 +9,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionManager } from '../../src/manager/manager.js';
 import { openManager } from '../../src/manager/open.js';
 import { tmpDir } from './core-helpers.js';
-import { commitOf, GO_TEAM_BRANCH, writeBmit, writeCcw, writeGoTeam } from './toolkit-gbc-fixtures.js';
+import {
+  commitOf,
+  GO_TEAM_BRANCH,
+  writeBmit,
+  writeCcw,
+  writeCcwInReview,
+  writeGoTeam,
+} from './toolkit-gbc-fixtures.js';
 
 const made: string[] = [];
 afterEach(() => {
@@ -163,27 +170,6 @@ describe('CCW after import', () => {
 });
 
 describe('CCW: a session imported before the review-is-a-phase flag', () => {
-  /** CCW with IMPLEMENT completed and REVIEW in progress: the review is a required step. */
-  function writeCcwInReview(root: string): string {
-    const id = writeCcw(root);
-    const f = path.join(root, `.workflow/${id}/workflow-session.json`);
-    const doc = JSON.parse(fs.readFileSync(f, 'utf8'));
-    doc.current_phase = 'REVIEW';
-    doc.checkpoints.implement = {
-      ...doc.checkpoints.implement,
-      status: 'completed',
-      todos: { total: 4, completed: 4 },
-    };
-    doc.checkpoints.review = { status: 'in_progress', quality_checks: {} };
-    fs.writeFileSync(f, JSON.stringify(doc, null, 2));
-    for (const t of ['impl-2.1', 'impl-2.2'])
-      fs.writeFileSync(
-        path.join(root, `.workflow/${id}/.task/${t}.json`),
-        JSON.stringify({ id: t, status: 'completed' }),
-      );
-    return id;
-  }
-
   it('completing its review phase is not refused: the flag is derived on read; completing the session before it still is', async () => {
     const { m, id } = await imported(writeCcwInReview, 'ccw');
     const s = await m.get(id);
