@@ -34,12 +34,13 @@ const NOW = new Date('2026-07-01T12:00:00.000Z');
  * text in its state, the checksum = sha256 of `json.dumps(<doc without checksum>, **dumps)`,
  * the file written with `json.dumps(doc, **write)`. `tamper`: a value changed after hashing.
  */
-function pythonWrite(file: string, dumps: string, write: string, tamper = false): void {
+function pythonWrite(file: string, dumps: string, write: string, tamper = false, preset = false): void {
   const py = [
     'import hashlib, json, sys',
     'f = sys.argv[1]',
     'd = json.load(open(f, encoding="utf-8"))',
-    'd.pop("checksum", None)',
+    // preset: the field is there, empty, while hashing (filled in afterwards, in place).
+    preset ? 'd["checksum"] = ""' : 'd.pop("checksum", None)',
     'd["state"]["metrics"] = {"coverage": 0.0, "progress": 100.0, "drift": 1e-05, "note": "Tối ưu hoá"}',
     `body = json.dumps(d, ${dumps})`,
     'd["checksum"] = "sha256:" + hashlib.sha256(body.encode("utf-8")).hexdigest()',
@@ -89,6 +90,23 @@ describe('Go Team checkpoints written by Python', () => {
     ]);
     expect(s.problems.filter((p) => p.code === 'CHECKSUM_UNVERIFIED' || p.details?.checkpoint === CP4)).toEqual([]);
     expect(s.resume.options[0]).toMatchObject({ kind: 'checkpoint', target: CP4, recommended: true });
+  });
+
+  it('verify whichever way json.dumps was called (separators, indent, sort_keys, ensure_ascii, the field emptied while hashing)', async () => {
+    const variants: Array<[string, boolean]> = [
+      ['', false],
+      ['separators=(",", ":")', false],
+      ['sort_keys=True, separators=(",", ":"), ensure_ascii=False', false],
+      ['indent=2', false],
+      ['indent=4, sort_keys=True', false],
+      ['sort_keys=True', true],
+    ];
+    for (const [dumps, preset] of variants) {
+      const d = await tree(false);
+      pythonWrite(path.join(d, SD, `${CP4}.json`), dumps, 'indent=2', false, preset);
+      const cp = (await session(d)).checkpoints.find((c) => c.id === CP4);
+      expect([dumps, preset, cp?.valid, cp?.checksum]).toEqual([dumps, preset, true, 'ok']);
+    }
   });
 
   it('are handed back byte for byte on export: nothing dropped, recovery.json unchanged', async () => {
