@@ -45,7 +45,7 @@ export const PROBLEM_CODES = {
     'a live state file saved before what the toolkit wrote after it (a rollback, a newer manifest/registry): the newer files win',
   PREREQUISITE: 'a unit started or completed while an earlier one it needs is not done',
   CHECKSUM_UNVERIFIED:
-    'a checksum that matches none of the accepted canonical forms: usable, but unverified (not corrupt)',
+    'a checksum that is no sha256 digest (a placeholder): usable, but unverified (a digest matching no canonical form is CORRUPT_CHECKPOINT)',
   INVALIDATED_CHECKPOINT:
     'a checkpoint a recorded rollback invalidated (details.rollback names it); the valid checkpoint of its step is named',
   ARCHIVE_BLOCKED: 'the toolkit does not allow archiving the session yet (details.reasons)',

@@ -166,8 +166,8 @@ export interface ForeignCheckpoint {
   invalidatedBy?: string | null;
   /** True for the valid checkpoint of its step (the newest usable one of that step). */
   current?: boolean;
-  /** ok (matches a canonical form), missing, unverified (matches none), null when unread. */
-  checksum?: 'ok' | 'missing' | 'unverified' | null;
+  /** ok (matches a canonical form), missing, mismatch (a digest matching none: damaged, not usable), unverified (no digest to check), null when unread. */
+  checksum?: 'ok' | 'missing' | 'mismatch' | 'unverified' | null;
   /** Git state it records. */
   git?: { branch: string | null; commit: string | null } | null;
   /** Step name it records. */

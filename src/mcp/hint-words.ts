@@ -25,6 +25,13 @@ const TOKEN_ARGS: ReadonlyMap<string, string> = new Map([
 ]);
 
 /** The repair advice: no tool repairs a journal, a person does. */
+/** The tool that does each verb a toolkit's required step holds up (with `force: true` to go ahead). */
+const TOOL_OF_VERB: Readonly<Record<string, string>> = {
+  'phase-complete': 'phase_complete',
+  complete: 'session_complete',
+  archive: 'session_archive',
+};
+
 function askForRepair(session: string, lead = 'No'): string {
   return `${lead} tool repairs a damaged journal: ask a person to run the baton CLI's repair on session ${session} (it keeps the damaged lines aside and rebuilds the journal), or start a new session with \`session_start\`.`;
 }
@@ -75,9 +82,9 @@ export const TOOL_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => 
   'session.complete-unfinished': (a) =>
     `Finish or skip them first (\`phase_complete\` / \`phase_skip\`), or call \`session_complete\` with \`force: true\` to complete it anyway, recording ${a.phases.join(', ')} as left unfinished.`,
   'toolkit.required-first': (a) =>
-    a.verb === 'phase-complete' || a.verb === 'complete'
-      ? `Do ${a.steps.join(' and ')} in ${a.toolkit} first, or call \`${a.verb === 'complete' ? 'session_complete' : 'phase_complete'}\` with \`force: true\` to go ahead anyway (only when a person said so); the override is recorded.`
-      : `Do ${a.steps.join(' and ')} in ${a.toolkit} first; going ahead anyway is a person's decision, outside this server.`,
+    a.verb === 'export'
+      ? `Do ${a.steps.join(' and ')} in ${a.toolkit} first; going ahead anyway is a person's decision, outside this server.`
+      : `Do ${a.steps.join(' and ')} in ${a.toolkit} first, or call \`${TOOL_OF_VERB[a.verb] ?? 'phase_complete'}\` with \`force: true\` to go ahead anyway (only when a person said so); the override is recorded.`,
   'tokens.name-agent': () => 'Pass `agent`.',
   'tokens.count': (a) =>
     TOKEN_ARGS.has(a.what) ? `Pass \`${TOKEN_ARGS.get(a.what)}\` as a non-negative integer, e.g. 1200.` : null,

@@ -4,8 +4,16 @@
  * test/formats/toolkit-gbc-fixtures.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { commitOf, GO_TEAM_BRANCH, writeBmit, writeCcw, writeGoTeam } from '../formats/toolkit-gbc-fixtures.js';
-import { workspace } from './helpers.js';
+import { openManager } from '../../src/manager/open.js';
+import {
+  commitOf,
+  GO_TEAM_BRANCH,
+  writeBmit,
+  writeCcw,
+  writeCcwInReview,
+  writeGoTeam,
+} from '../formats/toolkit-gbc-fixtures.js';
+import { expectError, workspace } from './helpers.js';
 import type { Workspace } from './helpers.js';
 
 async function imported(write: (root: string) => string, format: string): Promise<{ ws: Workspace; id: string }> {
@@ -52,5 +60,25 @@ describe('resume and handoff print the toolkit rules of an imported session', ()
     expect(ct).toContain('Resume phase implement (IMPLEMENT) at sub-step "impl-2.1"');
     expect(ct).not.toContain('Restart phase implement');
     expect(ct).not.toContain('vanished');
+  });
+});
+
+describe('CCW: a session imported before the review-is-a-phase flag', () => {
+  it('baton phase complete review is not refused; baton complete before it still is', async () => {
+    const { ws, id } = await imported(writeCcwInReview, 'ccw');
+    // What an import made before the flag existed recorded: the review step without it.
+    const m = openManager({ cwd: ws.path(), dir: ws.path('.baton') });
+    const rules = (await m.get(id)).metadata['toolkitRules'] as { required: Array<Record<string, unknown>> };
+    const old = { ...rules, required: rules.required.map(({ isPhase: _gone, ...r }) => r) };
+    await m.change(id, () => ({
+      events: [{ type: 'metadata.set', data: { key: 'toolkitRules', value: old } }],
+      result: undefined,
+    }));
+    await m.close();
+    expectError(await ws.run(['complete', '--session', id]), 'BLOCKED');
+    await ws.ok(['phase', 'complete', 'review', '--session', id]);
+    await ws.ok(['complete', '--session', id]);
+    const s = await ws.json<{ status: string }>(['status', '--session', id]);
+    expect(s.status).toBe('completed');
   });
 });

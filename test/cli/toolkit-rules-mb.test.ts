@@ -3,6 +3,7 @@
  * `handoff`, `complete`, `archive` and `export` say and refuse for a session imported from
  * the toolkit. Fixtures: test/formats/toolkit-mb-fixtures.ts (written from the seed specs).
  */
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   BMAD_ID,
@@ -64,6 +65,23 @@ describe('Maestro through the CLI', () => {
   });
 });
 
+describe('import of a session its toolkit archived', () => {
+  it("is never refused by the session's own rules: baton archive is BLOCKED, the re-import of Maestro's archive is not", async () => {
+    const ws = await imported(maestroReconcile('completed', 'completed'), 'docs/maestro');
+    expectError(await ws.run(['archive', MAESTRO_REC_ID]), 'BLOCKED');
+    const text = fs.readFileSync(ws.path('docs/maestro/state/active-session.md'), 'utf8');
+    fs.rmSync(ws.path('docs/maestro/state/active-session.md'));
+    ws.write(`docs/maestro/state/archive/${MAESTRO_REC_ID}.md`, text);
+    const r = await ws.run(['import', 'docs/maestro']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`updated   ${MAESTRO_REC_ID}`);
+    expect(r.stdout).toContain('[archived]');
+    expect(r.stdout).not.toContain('IMPORT_FAILED');
+    const all = await ws.json<Array<{ id: string; archived: boolean }>>(['list', '--all']);
+    expect(all.find((x) => x.id === MAESTRO_REC_ID)?.archived).toBe(true);
+  });
+});
+
 describe('BMAD through the CLI', () => {
   it('status, resume and handoff show the main session apart from its agents, and the savings; 80 % exactly is ok', async () => {
     const ws = await imported(bmadSession(80000), '_bmad-output');
@@ -91,5 +109,58 @@ describe('BMAD through the CLI', () => {
     expect(resume).toContain('Savings from isolation: 60,000 tokens (43%)');
     const handoff = (await ws.ok(['handoff', '--session', BMAD_ID])).stdout;
     expect(handoff).toContain('Savings from isolation: 60,000 tokens (43%)');
+  });
+
+  it('a re-run and tokens against agents, exported into the folder and imported again: no warning, saved and tokens_used agree', async () => {
+    const ws = await imported(bmadSession(40000), '_bmad-output');
+    const tokens = (phase: string, input: string) =>
+      ws.ok([
+        'tokens',
+        'add',
+        '--session',
+        BMAD_ID,
+        '--agent',
+        'dev',
+        '--phase',
+        phase,
+        '--input',
+        input,
+        '--output',
+        '0',
+      ]);
+    await tokens('agent-a1', '5000');
+    await ws.ok(['phase', 'retry', 'agent-d2', '--session', BMAD_ID]);
+    await tokens('agent-d2', '7000');
+    await ws.ok(['phase', 'complete', 'agent-d2', '--session', BMAD_ID]);
+    await ws.ok(['export', '--session', BMAD_ID, '--format', 'bmad', '--out', '.']);
+    const inspect = async () => {
+      const r = await ws.json<{
+        problems: Array<{ code: string }>;
+        sessions: Array<{
+          id: string;
+          units: Array<{ id: string; status: string }>;
+          problems: Array<{ code: string }>;
+        }>;
+      }>(['inspect', '--format', 'bmad', '_bmad-output']);
+      const s = r.sessions.find((x) => x.id === BMAD_ID)!;
+      return { s, codes: [...r.problems, ...s.problems].map((p) => p.code) };
+    };
+    const first = await inspect();
+    expect(first.codes).not.toContain('TOKENS_DISAGREE');
+    expect(first.s.units.map((u) => [u.id, u.status])).toEqual([
+      ['agent-a1', 'completed'],
+      ['agent-d2', 'completed'],
+    ]);
+    const r = await ws.run(['import', '_bmad-output']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`updated   ${BMAD_ID}`);
+    expect(r.stdout).not.toMatch(/warning|error/);
+    const status = (await ws.ok(['status', '--session', BMAD_ID])).stdout;
+    expect(status).toContain('agents, isolated (not counted in it): agent-a1 35,000, agent-d2 27,000');
+    await ws.ok(['export', '--session', BMAD_ID, '--format', 'bmad', '--out', '.']);
+    expect((await inspect()).codes).not.toContain('TOKENS_DISAGREE');
+    const yaml = fs.readFileSync(ws.path(`_bmad-output/sessions/${BMAD_ID}.yaml`), 'utf8');
+    expect(yaml.match(/id: "?agent-d2-rerun-1"?/g)).toHaveLength(1);
+    expect(yaml).toContain('saved: 62000');
   });
 });

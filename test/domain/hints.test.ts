@@ -121,7 +121,7 @@ const TABLE: Array<[HintAction, ErrorCode, Hint['args'], string, string]> = [
     'BLOCKED',
     { session: 's1', verb: 'archive', phase: null, toolkit: 'Maestro', steps: ['the code review'] },
     'Do the code review in Maestro first (then `baton import` its file again), or run `baton archive s1 --force` to go ahead anyway; the override is recorded.',
-    "Do the code review in Maestro first; going ahead anyway is a person's decision, outside this server.",
+    'Do the code review in Maestro first, or call `session_archive` with `force: true` to go ahead anyway (only when a person said so); the override is recorded.',
   ],
   ['tokens.name-agent', 'BAD_INPUT', {}, 'Pass --agent NAME (or set BATON_AGENT).', 'Pass `agent`.'],
   [

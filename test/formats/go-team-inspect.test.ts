@@ -382,7 +382,7 @@ describe('go-team: checkpoints, rollbacks and damage', () => {
     ]);
   });
 
-  it('names the valid checkpoint to fall back to for a listed file that is missing; a checksum matching no canonical form is unverified, not corrupt', async () => {
+  it('names the valid checkpoint to fall back to for a listed file that is missing, and for one failing its checksum', async () => {
     const s = session(await inspectCase('corrupt-checkpoint'), 'session-c0aa0b70');
     const cps = s.problems.filter((p) => p.code === 'CORRUPT_CHECKPOINT');
     expect(cps.map((p) => p.details)).toEqual([
@@ -393,27 +393,33 @@ describe('go-team: checkpoints, rollbacks and damage', () => {
         fallback: 'cp-01-init-20251228-210000',
         commit: null,
       },
+      {
+        // Its checksum is a sha256 digest matching no canonical form: Go Team's validation fails.
+        checkpoint: 'cp-04-implementation-20251228-211500',
+        step: 4,
+        reason: 'fails its checksum (the content is not what was hashed)',
+        fallback: 'cp-03-architecture-20251228-211000',
+        commit: '096045b120451849e4378178e0441c85e589a2eb',
+      },
     ]);
-    expect(cps[0]?.path).toBe('checkpoints/session-c0aa0b70/manifest.json'); // the file that lists the missing one
-    // Issue 14: Go Team's checksum is circular; one that matches no canonical form is a warning.
-    const unverified = s.problems.filter((p) => p.code === 'CHECKSUM_UNVERIFIED');
-    expect(unverified.map((p) => [p.severity, p.path])).toEqual([
-      ['warning', 'checkpoints/session-c0aa0b70/cp-04-implementation-20251228-211500.json'],
+    expect(cps.map((p) => [p.severity, p.path])).toEqual([
+      ['error', 'checkpoints/session-c0aa0b70/manifest.json'], // the file that lists the missing one
+      ['error', 'checkpoints/session-c0aa0b70/cp-04-implementation-20251228-211500.json'],
     ]);
+    expect(s.problems.filter((p) => p.code === 'CHECKSUM_UNVERIFIED')).toEqual([]);
     expect(s.checkpoints.find((c) => c.id === 'cp-04-implementation-20251228-211500')).toMatchObject({
-      valid: true,
-      checksum: 'unverified',
+      valid: false,
+      checksum: 'mismatch',
     });
+    // Not offered as the safe restore: the last valid checkpoint before it is.
     expect(s.resume.recommended).toBe('checkpoint');
     expect(s.resume.options[0]).toMatchObject({
       kind: 'checkpoint',
-      target: 'cp-04-implementation-20251228-211500',
-      loses: '5 actions since cp-04-implementation-20251228-211500',
+      target: 'cp-03-architecture-20251228-211000',
+      recommended: true,
+      loses: 'all work done after cp-03-architecture-20251228-211000',
     });
-    expect(s.resume.options[0]?.warnings).toEqual([
-      'The checksum of cp-04-implementation-20251228-211500 is unverified (it matches no canonical form): compare it with commit 096045b120451849e4378178e0441c85e589a2eb before relying on it.',
-    ]);
-    expect(s.resume.unitId).toBe('5');
+    expect(s.resume.unitId).toBe('4');
   });
 
   it('reports a truncated rollback-history.json as CORRUPT_FILE and keeps its text for a faithful export', async () => {

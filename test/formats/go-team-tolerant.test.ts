@@ -48,9 +48,14 @@ describe('go-team: checkpoint ids and checksum', () => {
     const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
     expect(doc.checksum).toBe(checkpointChecksum(doc));
     expect(verifyChecksum(JSON.parse(JSON.stringify(doc))).result).toBe('ok');
-    // A checksum matching no canonical form is unverified (issue 14): not corrupt.
-    expect(verifyChecksum({ ...doc, step_name: 'other' }).result).toBe('unverified');
+    // A digest matching no canonical form is a mismatch (damage, issue 27); a value that is
+    // no digest (a placeholder, a number) cannot be checked: unverified.
+    expect(verifyChecksum({ ...doc, step_name: 'other' }).result).toBe('mismatch');
     expect(verifyChecksum({ ...doc, checksum: 42 }).result).toBe('unverified');
+    expect(verifyChecksum({ ...doc, checksum: 'sha256:abc123def456' }).result).toBe('unverified');
+    expect(verifyChecksum({ ...doc, checksum: `sha256:${'0'.repeat(64)}` }).result).toBe('unverified');
+    // The digest without its `sha256:` prefix, or in capitals, is the same digest.
+    expect(verifyChecksum({ ...doc, checksum: String(doc.checksum).slice(7).toUpperCase() }).result).toBe('ok');
     const { checksum: _c, ...noSum } = doc;
     expect(verifyChecksum(noSum).result).toBe('missing');
     expect(checkpointChecksum(doc)).toMatch(/^sha256:[0-9a-f]{64}$/);

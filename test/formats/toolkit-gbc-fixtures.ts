@@ -281,3 +281,24 @@ export function writeCcw(root: string): string {
     put(root, `${dir}/.task/${t}.json`, { id: t, title: t, status });
   return CCW_ID;
 }
+
+/** CCW with IMPLEMENT completed and REVIEW in progress: the review is a required step. */
+export function writeCcwInReview(root: string): string {
+  const id = writeCcw(root);
+  const f = path.join(root, `.workflow/${id}/workflow-session.json`);
+  const doc = JSON.parse(fs.readFileSync(f, 'utf8'));
+  doc.current_phase = 'REVIEW';
+  doc.checkpoints.implement = {
+    ...doc.checkpoints.implement,
+    status: 'completed',
+    todos: { total: 4, completed: 4 },
+  };
+  doc.checkpoints.review = { status: 'in_progress', quality_checks: {} };
+  fs.writeFileSync(f, JSON.stringify(doc, null, 2));
+  for (const t of ['impl-2.1', 'impl-2.2'])
+    fs.writeFileSync(
+      path.join(root, `.workflow/${id}/.task/${t}.json`),
+      JSON.stringify({ id: t, status: 'completed' }),
+    );
+  return id;
+}

@@ -9,7 +9,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionManager } from '../../src/manager/manager.js';
 import { openManager } from '../../src/manager/open.js';
 import { tmpDir } from './core-helpers.js';
-import { commitOf, GO_TEAM_BRANCH, writeBmit, writeCcw, writeGoTeam } from './toolkit-gbc-fixtures.js';
+import {
+  commitOf,
+  GO_TEAM_BRANCH,
+  writeBmit,
+  writeCcw,
+  writeCcwInReview,
+  writeGoTeam,
+} from './toolkit-gbc-fixtures.js';
 
 const made: string[] = [];
 afterEach(() => {
@@ -159,5 +166,31 @@ describe('CCW after import', () => {
     expect(markdown).toContain('Resume phase implement');
     expect(markdown).toContain('"impl-2.1"');
     expect(markdown).not.toContain('restart the phase');
+  });
+});
+
+describe('CCW: a session imported before the review-is-a-phase flag', () => {
+  it('completing its review phase is not refused: the flag is derived on read; completing the session before it still is', async () => {
+    const { m, id } = await imported(writeCcwInReview, 'ccw');
+    const s = await m.get(id);
+    const rules = s.metadata['toolkitRules'] as { required: Array<Record<string, unknown>> };
+    expect(rules.required).toEqual([expect.objectContaining({ phaseId: 'review', isPhase: true })]);
+    // What an import made before the flag existed recorded: the same step without it.
+    const old = { ...rules, required: rules.required.map(({ isPhase: _gone, ...r }) => r) };
+    await m.change(id, () => ({
+      events: [{ type: 'metadata.set', data: { key: 'toolkitRules', value: old } }],
+      result: undefined,
+    }));
+    expect(
+      ((await m.get(id)).metadata['toolkitRules'] as { required: Array<Record<string, unknown>> }).required[0],
+    ).not.toHaveProperty('isPhase');
+    // The session itself still waits for its review, as CCW does.
+    await expect(m.lifecycle(id, 'complete')).rejects.toMatchObject({ code: 'BLOCKED' });
+    await m.phase(id, 'review', 'complete');
+    expect((await m.get(id)).phases.find((p) => p.id === 'review')?.status).toBe('completed');
+    // Done by completing the phase: nothing holds up the session any more, and nothing was waived.
+    const done = await m.lifecycle(id, 'complete');
+    expect(done.status).toBe('completed');
+    expect(JSON.stringify(done.metadata['toolkitRules'])).not.toContain('waived');
   });
 });

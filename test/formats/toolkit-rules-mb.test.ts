@@ -8,6 +8,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isBatonError } from '../../src/domain/errors.js';
 import { statusView } from '../../src/domain/view.js';
+import { bmadAdapter } from '../../src/formats/bmad/index.js';
+import { SafeDir } from '../../src/formats/safe-dir.js';
 import { yamlModule } from '../../src/formats/yaml.js';
 import type { SessionManager } from '../../src/manager/manager.js';
 import { openManager } from '../../src/manager/open.js';
@@ -118,6 +120,47 @@ describe('Maestro after import', () => {
   });
 });
 
+describe('importing a session its toolkit archived', () => {
+  /** Maestro's completed session with phase 1 awaiting reconciliation, in state/archive/. */
+  const archived = (): Record<string, string> => {
+    const text = Object.values(maestroReconcile('completed', 'completed'))[0]!;
+    return { [`docs/maestro/state/archive/${MAESTRO_REC_ID}.md`]: text };
+  };
+  const waived = async (m: SessionManager): Promise<boolean> =>
+    JSON.stringify((await m.get(MAESTRO_REC_ID)).metadata['toolkitRules']).includes('waived');
+
+  it("is never refused by that session's own rules: created archived, the required step still recorded, nothing waived", async () => {
+    const { m, ws } = await imported(archived(), 'docs/maestro');
+    const s = await m.get(MAESTRO_REC_ID);
+    expect(s.archived).toBe(true);
+    expect(await m.store.isArchived(MAESTRO_REC_ID)).toBe(true);
+    expect((s.metadata['toolkitRules'] as { required: unknown[] }).required).toHaveLength(1);
+    expect(await waived(m)).toBe(false);
+    // Re-imported after Maestro changed the archived file: brought forward, still archived.
+    const f = path.join(ws, `docs/maestro/state/archive/${MAESTRO_REC_ID}.md`);
+    fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace('"total_input": 1200', '"total_input": 1500'));
+    const r = await m.formats.import(path.join(ws, 'docs/maestro'), 'auto', { cwd: ws, now: () => NOW });
+    expect(r.sessions.map((x) => [x.id, x.action, x.archived])).toEqual([[MAESTRO_REC_ID, 'updated', true]]);
+    expect(r.sessions[0]!.problems.map((p) => p.code)).not.toContain('IMPORT_FAILED');
+  });
+
+  it('a session imported live, then archived by the toolkit, is archived by the re-import though its rules refuse baton archive', async () => {
+    const live = maestroReconcile('completed', 'completed');
+    const { m, ws } = await imported(live, 'docs/maestro');
+    expect((await m.get(MAESTRO_REC_ID)).archived).toBe(false);
+    // baton's own archive verb is refused by the toolkit's rule…
+    expect((await refused(m.archive(MAESTRO_REC_ID))).message).toContain('Maestro refuses to archive');
+    // …but Maestro archiving it is a fact the re-import records.
+    fs.rmSync(path.join(ws, 'docs/maestro/state/active-session.md'));
+    writeTree(ws, archived());
+    const r = await m.formats.import(path.join(ws, 'docs/maestro'), 'auto', { cwd: ws, now: () => NOW });
+    expect(r.sessions.map((x) => [x.id, x.action, x.archived])).toEqual([[MAESTRO_REC_ID, 'updated', true]]);
+    expect(r.sessions[0]!.problems.filter((p) => p.severity === 'error')).toEqual([]);
+    expect(await m.store.isArchived(MAESTRO_REC_ID)).toBe(true);
+    expect(await waived(m)).toBe(false);
+  });
+});
+
 describe('BMAD after import', () => {
   it('thresholds are strictly above 80 % and 95 % (exactly 80 % is ok); baton-born sessions keep theirs', async () => {
     const at80 = await imported(bmadSession(80000), '_bmad-output');
@@ -189,5 +232,85 @@ describe('BMAD after import', () => {
       ['agent-d2-rerun-1', 'completed', 7000],
     ]);
     expect(doc.agents_spawned[1]).toMatchObject({ started: '2026-05-10T09:00:00Z', completed: '2026-05-10T09:30:00Z' });
+  });
+
+  /** The exported session file, parsed, and what BMAD's rules say reading it back. */
+  async function readBack(
+    dir: string,
+  ): Promise<{ agents: Array<Record<string, unknown>>; tokens: Record<string, number>; codes: string[] }> {
+    const doc = yamlModule().parse(
+      fs.readFileSync(path.join(dir, '_bmad-output', 'sessions', `${BMAD_ID}.yaml`), 'utf8'),
+    ) as { agents_spawned: Array<Record<string, unknown>>; tokens: Record<string, number> };
+    const r = await bmadAdapter.inspect(await SafeDir.open(dir), NOW);
+    const s = r.sessions.find((x) => x.id === BMAD_ID)!;
+    return { agents: doc.agents_spawned, tokens: doc.tokens, codes: [...r.problems, ...s.problems].map((p) => p.code) };
+  }
+
+  it('tokens recorded against an agent move its tokens_used with saved, as BMAD does: no TOKENS_DISAGREE read back', async () => {
+    const { m, ws } = await imported(bmadSession(40000), '_bmad-output');
+    // As imported, saved (50000) is the agents' tokens_used (30000 + 20000).
+    expect((await readBack(ws)).codes).not.toContain('TOKENS_DISAGREE');
+    await m.tokens(BMAD_ID, { agent: 'analyst', phase: 'agent-a1', input: 4000, output: 1000, cached: 0 });
+    await m.formats.export(BMAD_ID, 'bmad', path.join(ws, 'out'), { cwd: ws, now: () => NOW });
+    const back = await readBack(path.join(ws, 'out'));
+    expect(back.tokens).toMatchObject({ current: 40000, saved: 55000 });
+    expect(back.agents.map((a) => [a.id, a.tokens_used])).toEqual([
+      ['agent-a1', 35000],
+      ['agent-d2', 20000],
+    ]);
+    expect(back.codes).not.toContain('TOKENS_DISAGREE');
+  });
+
+  it('re-imported after a re-run was exported: the failed record and the re-run are one retried phase, nothing duplicated or doubled', async () => {
+    const { m, ws } = await imported(bmadSession(40000), '_bmad-output');
+    await m.phase(BMAD_ID, 'agent-d2', 'retry');
+    await m.tokens(BMAD_ID, { agent: 'dev', phase: 'agent-d2', input: 7000, output: 0, cached: 0 });
+    await m.phase(BMAD_ID, 'agent-d2', 'complete');
+    await m.formats.export(BMAD_ID, 'bmad', ws, { cwd: ws, now: () => NOW });
+    const records = [
+      ['agent-a1', 'completed', 30000],
+      ['agent-d2', 'failed', 20000],
+      ['agent-d2-rerun-1', 'completed', 7000],
+    ];
+    const first = await readBack(ws);
+    expect(first.agents.map((a) => [a.id, a.status, a.tokens_used])).toEqual(records);
+    expect(first.tokens.saved).toBe(57000);
+    expect(first.codes).not.toContain('TOKENS_DISAGREE');
+
+    const r = await m.formats.import(path.join(ws, '_bmad-output'), 'auto', { cwd: ws, now: () => NOW });
+    const again = r.sessions.find((x) => x.id === BMAD_ID)!;
+    expect(again.action).toBe('updated');
+    expect(again.problems.filter((p) => p.severity !== 'info')).toEqual([]);
+    const s = await m.get(BMAD_ID);
+    expect(s.phases.map((p) => [p.id, p.status, p.retryCount])).toEqual([
+      ['agent-a1', 'completed', 0],
+      ['agent-d2', 'completed', 1],
+    ]);
+    expect(s.tokens.input + s.tokens.output).toBe(47000);
+    expect(statusView(s).toolkitTokens?.isolation).toMatchObject({
+      main: 40000,
+      agents: { 'agent-a1': 30000, 'agent-d2': 27000 },
+      saved: 57000,
+    });
+    // Exported again: the same three records, none repeated, the failed one as BMAD left it.
+    await m.formats.export(BMAD_ID, 'bmad', path.join(ws, 'out'), { cwd: ws, now: () => NOW });
+    const second = await readBack(path.join(ws, 'out'));
+    expect(second.agents.map((a) => [a.id, a.status, a.tokens_used])).toEqual(records);
+    expect(second.agents[1]).toEqual(first.agents[1]);
+    expect(second.tokens.saved).toBe(57000);
+
+    // Imported fresh elsewhere, the exported file is the same retried phase.
+    const ws2 = tmpDir('baton-tkmb-');
+    fs.cpSync(path.join(ws, '_bmad-output'), path.join(ws2, '_bmad-output'), { recursive: true });
+    const m2 = openManager({ cwd: ws2, create: true, dir: path.join(ws2, '.baton'), now: () => NOW });
+    await m2.formats.import(path.join(ws2, '_bmad-output'), 'auto', { cwd: ws2, now: () => NOW });
+    const fresh = await m2.get(BMAD_ID);
+    expect(fresh.phases.map((p) => [p.id, p.status, p.retryCount])).toEqual([
+      ['agent-a1', 'completed', 0],
+      ['agent-d2', 'completed', 1],
+    ]);
+    expect(statusView(fresh).toolkitTokens?.isolation).toMatchObject({ agents: { 'agent-d2': 27000 }, saved: 57000 });
+    await m2.formats.export(BMAD_ID, 'bmad', path.join(ws2, 'out'), { cwd: ws2, now: () => NOW });
+    expect((await readBack(path.join(ws2, 'out'))).agents.map((a) => [a.id, a.status, a.tokens_used])).toEqual(records);
   });
 });

@@ -79,7 +79,9 @@ describe('tool list', () => {
     const { client } = await harness();
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name).sort();
-    expect(names).toEqual([...Object.keys(SESSION_TOOLS), 'session_start', 'session_list', 'session_switch'].sort());
+    expect(names).toEqual(
+      [...Object.keys(SESSION_TOOLS), 'session_start', 'session_list', 'session_switch', 'session_archive'].sort(),
+    );
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object');
       expect(t.outputSchema?.type, t.name).toBe('object');
@@ -216,6 +218,7 @@ describe('a fresh project without a store', () => {
       expect(e.hint, tool).toContain('`session_start`');
     }
     await refused(client, 'session_switch', { session: 's1' }, 'NO_STORE');
+    await refused(client, 'session_archive', { session: 's1' }, 'NO_STORE');
     expect(fs.existsSync(path.join(dir, '.baton'))).toBe(false);
     await ok(client, 'session_start', { title: 'First', id: 'first', phases: ['a'] });
     expect(fs.existsSync(path.join(dir, '.baton', 'sessions'))).toBe(true);

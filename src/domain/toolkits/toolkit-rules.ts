@@ -155,6 +155,19 @@ export function noRules(toolkit: string): ToolkitRules {
   };
 }
 
+/**
+ * A required step as recorded, lifted to what import records now. Imports made before
+ * {@link RequiredStep.isPhase} existed lack the flag on a step that is its phase itself (CCW's
+ * review, recorded as "the review phase" with that phase's id): derived here from the name
+ * naming the step's own phase, so completing that phase is not refused until a re-import or
+ * `--force`. A flag that is recorded (true or false) is kept.
+ */
+function liftRequired(r: RequiredStep): RequiredStep {
+  if (r.isPhase !== undefined || typeof r.phaseId !== 'string' || typeof r.name !== 'string') return r;
+  const own = r.name.trim().toLowerCase() === `the ${r.phaseId.toLowerCase()} phase`;
+  return own ? { ...r, isPhase: true } : r;
+}
+
 /** The rules recorded on a session at import, or null when it was not imported (or recorded none). */
 export function toolkitRulesOf(s: SessionState): ToolkitRules | null {
   const r = s.metadata[TOOLKIT_RULES_KEY] as Partial<ToolkitRules> | undefined;
@@ -164,7 +177,7 @@ export function toolkitRulesOf(s: SessionState): ToolkitRules | null {
     refuse: typeof r.refuse === 'string' ? r.refuse : null,
     escalateFirst: r.escalateFirst === true,
     waitOnErrors: r.waitOnErrors === true,
-    required: Array.isArray(r.required) ? r.required : [],
+    required: Array.isArray(r.required) ? r.required.map(liftRequired) : [],
     orphanedAgents: Array.isArray(r.orphanedAgents) ? r.orphanedAgents : [],
     recommended: r.recommended && typeof r.recommended === 'object' ? r.recommended : null,
     choices: Array.isArray(r.choices) ? r.choices.map(String) : [],

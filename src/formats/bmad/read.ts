@@ -310,7 +310,44 @@ async function readAgents(
       },
     );
   }
-  return { units, agentsTokens };
+  return { units: foldReruns(units), agentsTokens };
+}
+
+/**
+ * Folds the re-runs of a failed agent back into its unit. BMAD spawns a new agent for a re-run
+ * and keeps the failed one's record; baton writes that new agent as `<id>-rerun-<N>` (write.ts)
+ * where its phase `<id>` was retried N times. Read back, `agent-d2` (failed) and
+ * `agent-d2-rerun-1` are one phase retried once, with the re-run's status and times, and the
+ * tokens of every record (so the agent's tokens and the savings still agree): a re-import finds
+ * the phase it retried instead of a new unit and a failed one going backwards, and the export
+ * writes every record back (the failed one and earlier re-runs as they are). Only a re-run whose
+ * base agent is in the file and failed is folded; any other id is an agent of its own.
+ */
+function foldReruns(units: ForeignUnit[]): ForeignUnit[] {
+  const byId = new Map(units.map((u) => [u.id, u]));
+  const out = new Map<string, ForeignUnit>();
+  for (const u of units) {
+    const m = /^(.+)-rerun-([1-9]\d{0,3})$/.exec(u.id);
+    const base = m ? byId.get(m[1]!) : undefined;
+    if (!m || !base || base.rawStatus !== 'failed') {
+      if (!out.has(u.id)) out.set(u.id, { ...u });
+      continue;
+    }
+    const b = out.get(base.id) ?? { ...base };
+    const n = Number(m[2]);
+    const has = 'tokens_used' in b.metadata || 'tokens_used' in u.metadata;
+    const tokens = num(b.metadata['tokens_used']) + num(u.metadata['tokens_used']);
+    const later = n >= (b.retries ?? 0);
+    out.set(base.id, {
+      ...b,
+      ...(later
+        ? { status: u.status, rawStatus: u.rawStatus, startedAt: u.startedAt, completedAt: u.completedAt, retries: n }
+        : {}),
+      files: [...b.files, ...u.files.filter((f) => !b.files.some((x) => x.path === f.path))],
+      metadata: has ? { ...b.metadata, tokens_used: tokens } : b.metadata,
+    });
+  }
+  return [...out.values()];
 }
 
 /** Builds the session; `active` and `resume` are settled by the caller, which knows the pointer. */

@@ -13,7 +13,7 @@
  * verbatim. Token fields baton did not change (legacy `tokens.saved_by_isolation`, an absent
  * `max`) are written back as they were.
  */
-import { isolation } from '../../domain/toolkits/toolkit-tokens.js';
+import { type IsolationView, isolation } from '../../domain/toolkits/toolkit-tokens.js';
 import path from 'node:path';
 import type { Phase, SessionState } from '../../domain/state.js';
 import type { SafeDir } from '../safe-dir.js';
@@ -235,18 +235,43 @@ export function sessionDocument(input: ExportInput, orig: Doc | null): Doc {
  */
 function spawnedAgents(input: ExportInput, oa: unknown[]): unknown[] {
   const s = input.state;
+  const iso = isolation(s);
   return s.phases.flatMap((p, i) => {
     const byId = oa.find((a) => str(obj(a)['id']) === p.id);
     const byPos = oa[i] !== undefined && str(obj(oa[i])['id']) === null ? oa[i] : undefined;
     if (p.status === 'pending' && byId === undefined && byPos === undefined) return [];
     const o = obj(byId ?? byPos);
-    if (str(o['status']) === 'failed' && p.retryCount > 0 && p.status !== 'failed') {
-      const c = s.tokens.byPhase[p.id];
-      const meta = { ...p.metadata, tokens_used: c ? c.input + c.output : 0 };
-      return [o, agentOf({ ...p, id: `${p.id}-rerun-${p.retryCount}`, metadata: meta }, {}, input)];
-    }
+    if (str(o['status']) === 'failed' && p.retryCount > 0) return rerunRecords(input, p, o, oa, iso);
+    // Tokens baton recorded against the agent are its own (BMAD's isolation): its tokens_used
+    // grows by them as `saved` does, so the two still agree when read back (TOKENS_DISAGREE).
+    if (iso && s.tokens.byPhase[p.id] !== undefined)
+      return [agentOf({ ...p, metadata: { ...p.metadata, tokens_used: iso.agents[p.id] ?? 0 } }, o, input)];
     return [agentOf(p, o, input)];
   });
+}
+
+/**
+ * A failed agent re-run in baton (phase retried N times): BMAD spawns a new agent, so the
+ * failed record stays as it was, earlier re-runs (`<id>-rerun-<k>`, k < N) are written back as
+ * they are, and the current run is `<id>-rerun-<N>` (its record from the file when it is there).
+ * Its `tokens_used` is what the agent used in all (isolation) less what the other records
+ * hold, so their sum is what `saved` counts.
+ */
+function rerunRecords(input: ExportInput, p: Phase, o: Doc, oa: unknown[], iso: IsolationView | null): unknown[] {
+  const runOf = (a: unknown): number | null => {
+    const m = /^(.+)-rerun-(\d+)$/.exec(str(obj(a)['id']) ?? '');
+    return m && m[1] === p.id ? Number(m[2]) : null;
+  };
+  const earlier = oa.filter((a) => (runOf(a) ?? p.retryCount) < p.retryCount);
+  const now = obj(oa.find((a) => runOf(a) === p.retryCount));
+  const c = input.state.tokens.byPhase[p.id];
+  const before = [o, ...earlier].reduce<number>((n, a) => n + num(obj(a)['tokens_used']), 0);
+  const used = iso ? Math.max(0, (iso.agents[p.id] ?? 0) - before) : c ? c.input + c.output : 0;
+  const meta = { ...p.metadata, tokens_used: used };
+  const run = agentOf({ ...p, id: `${p.id}-rerun-${p.retryCount}`, metadata: meta }, now, input);
+  // A new record takes the failed one's field order (id first, as BMAD writes its agents).
+  const order = Object.keys(now).length > 0 ? [] : Object.keys(o).filter((k) => k in run);
+  return [o, ...earlier, { ...Object.fromEntries(order.map((k) => [k, run[k]])), ...run }];
 }
 
 /** Sessions folder (relative to `out`) to write into. */

@@ -21,8 +21,8 @@ export interface Cp {
   invalidatedBy: string | null;
   /** Why it cannot be used (corrupt, missing, marked invalid), null when it can (or is only invalidated). */
   problem: string | null;
-  /** How its checksum compares (checksum.ts): ok, missing or unverified (matches no canonical form); null when unread. */
-  checksum: 'ok' | 'missing' | 'unverified' | null;
+  /** How its checksum compares (checksum.ts): ok, missing, mismatch (a digest matching no canonical form: damaged) or unverified (no digest); null when unread. */
+  checksum: 'ok' | 'missing' | 'mismatch' | 'unverified' | null;
   /** Git state it records (`git{branch, commit_hash, staged_files}`), null when none. */
   git: { branch: string | null; commit: string | null; staged: string[] } | null;
   doc: Record<string, unknown> | null;
@@ -150,12 +150,12 @@ async function readCp(
       ),
     );
   } else if (sum.result === 'unverified') {
-    // Go Team's checksum is circular (docs/formats/go-team.md "Code vs prose"): no form matching is a doubt, not damage.
+    // A placeholder is no digest (the Go Team repository's example files carry such): nothing to check, a doubt.
     problems.push(
       problem(
         'CHECKSUM_UNVERIFIED',
         'warning',
-        `Checkpoint ${cid} of session ${id} has a checksum that matches none of the canonical forms (without the checksum field; keys in file order or sorted; compact, pretty or as written); it is usable but unverified.`,
+        `Checkpoint ${cid} of session ${id} has a checksum that is no sha256 digest (${JSON.stringify(d.checksum)}); it is usable but unverified.`,
         {
           sessionId: id,
           path: rel,
@@ -167,6 +167,9 @@ async function readCp(
   }
   if (cp.invalidatedBy === null) cp.invalidatedBy = str(d.invalidated_by);
   if (shape.length > 0) cp.problem = `has a wrong shape (${shape.join('; ')})`;
+  // Go Team's validation includes the checksum: a digest matching no canonical form (Python's
+  // json.dumps included) means the content is not what was hashed.
+  else if (sum.result === 'mismatch') cp.problem = 'fails its checksum (the content is not what was hashed)';
   else if ((d.valid === false || en?.valid === false) && cp.invalidatedBy === null)
     cp.problem = 'is marked invalid (valid: false)';
   return cp;

@@ -86,7 +86,8 @@ export function parseLexemes(text: string): LexValue | null {
 
 /** Python's `repr` of a JSON number lexeme: ints exactly as written, floats as Python prints them (`0.0`, `1e-07`). */
 export function pythonNumber(lexeme: string): string {
-  if (!/[.eE]/.test(lexeme)) return lexeme;
+  // An integer is printed as Python's int: exactly as written, but `-0` is 0.
+  if (!/[.eE]/.test(lexeme)) return lexeme === '-0' ? '0' : lexeme;
   const n = Number(lexeme);
   if (!Number.isFinite(n)) return n > 0 ? 'Infinity' : '-Infinity';
   // Python switches to exponent notation at 1e16 and below 1e-4; JS at 1e21 and 1e-7.
@@ -144,4 +145,9 @@ export function pyDumps(v: LexValue, o: PyDumpOptions, depth = 0): string {
 /** The object without one top-level key (the checksum is computed without its own field). */
 export function withoutKey(v: LexValue, name: string): LexValue {
   return v.t === 'obj' ? { t: 'obj', entries: v.entries.filter(([k]) => k !== name) } : v;
+}
+
+/** The object with one top-level key's value replaced (kept in place), or the value unchanged when it lacks the key. */
+export function withValue(v: LexValue, name: string, value: LexValue): LexValue {
+  return v.t === 'obj' ? { t: 'obj', entries: v.entries.map(([k, x]) => [k, k === name ? value : x]) } : v;
 }

@@ -1,7 +1,8 @@
 /**
  * Go Team files the export writes back rather than regenerates: the imported `cp-*.json`
  * checkpoints and `rollback-history.json`, byte for byte (their documents are the text as
- * read), where the destination lacks them. A damaged checkpoint is not handed back as if it
+ * read), where the destination lacks them. A damaged checkpoint (unreadable, no state, marked
+ * invalid, or failing its checksum) is not handed back as if it
  * were good: it is dropped (not written), its manifest entry is marked `valid: false`, and
  * `recovery.json` and the other pointers naming it are moved to the last valid checkpoint
  * before it (or, with none, the checkpoint option is removed and the live state recommended),
@@ -12,6 +13,7 @@ import type { SessionState } from '../../domain/state.js';
 import type { SafeDir } from '../safe-dir.js';
 import type { FormatProblem, WritePlan } from '../types.js';
 import { arr, obj, problem, str } from '../util.js';
+import { verifyChecksum } from './checksum.js';
 import { join } from './layout.js';
 import { STEPS } from './steps.js';
 
@@ -34,8 +36,11 @@ export function checkpointDamage(doc: unknown): string | null {
   const o = d as Doc;
   if (o.state === null || typeof o.state !== 'object' || Array.isArray(o.state)) return 'has no state object';
   if (o.valid === false && o.invalidated_by === undefined) return 'is marked invalid';
-  // A checksum matching no canonical form is a doubt, not damage (Go Team's checksum is
-  // circular; valid files holding 0.0 match none): such a checkpoint is written back.
+  // A sha256 digest matching no canonical form (Python's json.dumps with its numbers as
+  // written included, so a valid file holding 0.0 matches) is damage, as inspect reads it;
+  // a placeholder that is no digest is only a doubt, written back. Only the text as read
+  // can be checked: a parsed document has lost its number spellings.
+  if (text !== null && verifyChecksum(o, text).result === 'mismatch') return 'fails its checksum';
   return null;
 }
 

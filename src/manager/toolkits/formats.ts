@@ -333,6 +333,19 @@ export async function importFolder(
   return { format: p.adapter.name, root: root.root, sessions: results, problems };
 }
 
+/**
+ * Moves an imported session that is recorded archived into baton's archive. The toolkit
+ * archived it: the import records that as a fact (`session.archived` among its events), not
+ * as baton's `archive` verb, so neither the rules of the session being imported (a toolkit's
+ * required step, toolkit-guard.ts) nor "only a session that is not running" can refuse it;
+ * only the move is left (SessionManager.archive does nothing else for a session recorded
+ * archived). An earlier import stopped between the two (a crash) is finished here too.
+ */
+async function settleArchive(m: SessionManager, id: string, state: SessionState): Promise<SessionState> {
+  if (!state.archived || (await m.store.isArchived(id))) return state;
+  return m.archive(id);
+}
+
 /** A foreign session left out, with the problem that says why. */
 function skipped(s: ForeignSession, problem: FormatProblem): ImportedSession {
   return {
@@ -361,13 +374,14 @@ async function importOne(
     const events = plan.events.map((e) => ({ ...e, actor }) as NewEvent);
     let state = await m.createFrom(id, events);
     await saveImportedCheckpoints(m, id, events);
-    if (state.archived) state = await m.archive(id);
+    state = await settleArchive(m, id, state);
     const problems = [...s.problems, ...plan.problems];
     return { foreignId: s.id, id, action: 'created', revision: state.revision, archived: state.archived, problems };
   }
   const journal = await m.log(id);
   const plan = reimportEvents(existing, journal, s, ctx);
   if (plan.unchanged) {
+    await settleArchive(m, id, existing);
     await resumeMirror(m, id, s.format, ctx.root);
     const problems = [...s.problems];
     return {
@@ -385,8 +399,7 @@ async function importOne(
   });
   if (plan.events.some((e) => e.type === 'checkpoint.created'))
     await saveImportedCheckpoints(m, id, await m.log(id), existing.revision);
-  let state = r.state;
-  if (plan.archive) state = await m.archive(id);
+  const state = await settleArchive(m, id, r.state);
   await resumeMirror(m, id, s.format, ctx.root);
   const problems = [...s.problems, ...plan.problems];
   return { foreignId: s.id, id, action: 'updated', revision: state.revision, archived: state.archived, problems };

@@ -229,6 +229,7 @@ function registerStateTools(server: McpServer, kit: Kit): void {
   );
 
   registerLifecycleTools(server, kit);
+  registerArchiveTool(server, kit);
 
   defineTool(
     server,
@@ -329,4 +330,41 @@ function registerLifecycleTools(server: McpServer, kit: Kit): void {
       },
     );
   }
+}
+
+/**
+ * `session_archive`: the CLI's `baton archive`, with its `force`. A session imported from a
+ * toolkit that requires a step first (Maestro's reconciliation, CCW's review) is refused with
+ * BLOCKED and the toolkit's reason; `force: true` archives it anyway and records the override.
+ * Export has no tool: see docs/mcp.md ("Not over MCP").
+ */
+function registerArchiveTool(server: McpServer, kit: Kit): void {
+  defineTool(
+    server,
+    kit,
+    'session_archive',
+    {
+      title: 'Archive a session',
+      description:
+        "Move a finished or paused session to the archive (`session_list` shows it again with `all: true`). Refused with INVALID_TRANSITION while it is active or interrupted (complete, pause or abandon it first), and with BLOCKED when the session was imported from a toolkit that requires a step before archiving (the toolkit's reason is in the message); `force: true` archives it anyway, only when a person said so, and records the override. Returns the id, revision and status.",
+      input: {
+        ...changeFields,
+        session: z
+          .string()
+          .max(MAX_ID_INPUT)
+          .describe('Session to archive (required: the active session is not taken by default).'),
+        force: z
+          .boolean()
+          .optional()
+          .describe("Archive even though the session's toolkit requires a step first (recorded)."),
+      },
+      output: changeOutput,
+    },
+    async (a) => {
+      const m = kit.manager();
+      const id = await m.expandId(a.session);
+      const s = await m.archive(id, { ...(await kit.changeHeld(a, id)), force: a.force === true });
+      return changeView(s);
+    },
+  );
 }
