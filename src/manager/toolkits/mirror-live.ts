@@ -30,6 +30,7 @@ import { saveImportedCheckpoints } from '../checkpoints/import-checkpoints.js';
 import { nodeCrypto } from '../lazy.js';
 import { mirrorOf, readMirrorRecord, writeMirrorRecord } from './mirror.js';
 import type { MirrorSetting } from './mirror.js';
+import { mergeWrite } from './mirror-merge.js';
 import type { ChangeOptions, ManagerCore as SessionManager, TimedDraft } from '../types.js';
 
 /**
@@ -68,6 +69,8 @@ export interface MirrorWrite {
 export interface MirrorLoss {
   kind: string;
   message: string;
+  /** A toolkit field kept over the write (`field_newer`, `field_conflict`): its document and path. */
+  field?: string;
 }
 
 /** What {@link syncMirrorWrite} did. */
@@ -177,11 +180,30 @@ export async function syncMirrorWrite(
     const left = lost.filter((l) => !inherent.has(`${l.kind}\0${l.message}`));
     lost.splice(0, lost.length, ...left);
   }
+  // The toolkit's own fields, merged three ways: the write must not overwrite newer ones (mirror-merge.ts).
+  const merge = s ? await mergeWrite(state, journal, s, now, o) : null;
+  if (merge) lost.push(...merge.lost);
   // An unreadable write (torn, not the layout) would stop the writer, which refuses to replace
   // a session file it cannot read: the model's bytes are set aside, for a person to look at.
   if (!s) for (const p of mine) fs.renameSync(path.join(dir.root, p), path.join(dir.root, `${p}.torn`));
   const conflict = lost.length > 0;
-  const drafts: TimedDraft[] = events.map((e) => withoutWorkHash(e) as TimedDraft);
+  const drafts: TimedDraft[] = events.map(
+    (e) => withoutWorkHash(conflict && merge ? withDocuments(e, merge.merged) : e) as TimedDraft,
+  );
+  // The units' own fields as merged, before the provenance update (last).
+  const at = drafts.findIndex((e) => e.type === 'metadata.set' && (e.data as { key?: string }).key === PROVENANCE_KEY);
+  drafts.splice(
+    at < 0 ? drafts.length : at,
+    0,
+    ...(merge?.units ?? []).map(
+      (u) =>
+        ({
+          type: 'phase.updated',
+          data: { phaseId: u.phaseId, metadata: u.metadata, reason: 'the toolkit fields of a live write' },
+          time: m.time(),
+        }) as TimedDraft,
+    ),
+  );
   if (conflict)
     for (const p of mine)
       drafts.push({
@@ -205,7 +227,11 @@ export async function syncMirrorWrite(
   let error: string | null = null;
   try {
     // A conflict: baton's state wins, every file is rewritten. Otherwise the model's bytes stay.
-    rewritten = await rewriteKeeping(m, id, setting, conflict ? [] : mine, o);
+    // A layout's writer takes the file it replaces as its base (Maestro's frontmatter): with
+    // toolkit fields of the write kept out, it builds from the merged documents instead.
+    rewritten = await withFilesAside(dir.root, merge?.docsLost ? mine : [], () =>
+      rewriteKeeping(m, id, setting, conflict ? [] : mine, o),
+    );
   } catch (e) {
     if (!isBatonError(e)) throw e;
     error = e.message;
@@ -213,7 +239,7 @@ export async function syncMirrorWrite(
   const r: MirrorSync = {
     format: setting.format,
     paths: mine,
-    imported: events.length,
+    imported: events.length + (merge?.units.length ?? 0),
     lost,
     notTaken,
     rewritten,
@@ -345,6 +371,31 @@ function withoutWorkHash(e: ImportEvent): ImportEvent {
   if (e.type !== 'metadata.set' || e.data.key !== PROVENANCE_KEY) return e;
   const { workHash: _drop, ...value } = e.data.value as Record<string, unknown>;
   return { ...e, data: { ...e.data, value } };
+}
+
+/** The provenance update `e` with the documents `docs` (the merged ones of a conflict). */
+function withDocuments(e: ImportEvent, docs: Record<string, unknown>): ImportEvent {
+  if (e.type !== 'metadata.set' || e.data.key !== PROVENANCE_KEY) return e;
+  return { ...e, data: { ...e.data, value: { ...(e.data.value as Record<string, unknown>), documents: docs } } };
+}
+
+/**
+ * Runs `f` with the files `rels` (relative to `root`) moved aside, then drops them (the
+ * rewrite replaced them) or, when `f` fails without writing them, puts them back.
+ */
+async function withFilesAside<T>(root: string, rels: string[], f: () => Promise<T>): Promise<T> {
+  const aside = rels.map((r) => [path.join(root, r), path.join(root, `${r}.baton-merge-${process.pid}`)] as const);
+  for (const [from, to] of aside) fs.renameSync(from, to);
+  let ok = false;
+  try {
+    const r = await f();
+    ok = true;
+    return r;
+  } finally {
+    for (const [from, to] of aside)
+      if (ok || fs.existsSync(from)) fs.rmSync(to, { force: true });
+      else fs.renameSync(to, from);
+  }
 }
 
 /**

@@ -1,0 +1,225 @@
+/**
+ * Live sync's merge of the toolkit's own fields (docs/hooks.md, "Live sync"): what baton does
+ * not model (Maestro's `downstream_context`, CCW's `quality_checks`, any field a toolkit adds)
+ * is kept only in the provenance's documents, and the mirror's files are written from them. A
+ * model's write of the file is merged three ways with them (formats/merge-documents.ts):
+ * base = the version of the documents the writer most likely copied (the closest of those the
+ * session held), ours = the documents baton holds, theirs = the write. A field baton changed
+ * since the writer's copy is not overwritten by the copy's older value, and a field both
+ * changed keeps baton's: either makes the write a conflict, named field by field.
+ * Fields baton models are not counted here: the export writes them from baton's state (the
+ * re-import's diff judges them), so a field only counts when the exported files depend on it.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fold } from '../../domain/apply.js';
+import type { PhaseSpec, StoredEvent } from '../../domain/events.js';
+import type { SessionState } from '../../domain/state.js';
+import { exportInput } from '../../formats/export.js';
+import { importEvents, PROVENANCE_KEY, provenanceOf } from '../../formats/import.js';
+import type { Provenance } from '../../formats/import.js';
+import { closestBase, mergeDocuments, withField } from '../../formats/merge-documents.js';
+import type { FieldKept } from '../../formats/merge-documents.js';
+import { SafeDir } from '../../formats/safe-dir.js';
+import type { ForeignSession, FormatName } from '../../formats/types.js';
+import { adaptersOf } from './formats-export.js';
+import type { FormatsOptions } from './formats-export.js';
+
+type Docs = Record<string, unknown>;
+
+/** A field the write would have overwritten, as `mirror.conflicted` keeps it among what was lost. */
+export interface FieldLoss {
+  kind: 'field_newer' | 'field_conflict';
+  message: string;
+  /** The document (relative to the mirror folder) and the field in it. */
+  field: string;
+}
+
+/** A unit's own fields as merged: the phase's whole metadata (a `phase.updated` of live sync). */
+export interface UnitUpdate {
+  phaseId: string;
+  metadata: Record<string, unknown>;
+}
+
+/** Result of {@link mergeWrite}. */
+export interface WriteMerge {
+  /** The phases whose toolkit fields (unit metadata) the merge changes. */
+  units: UnitUpdate[];
+  /** The documents the session keeps if the write is a conflict: the write's, with baton's newer fields. */
+  merged: Docs;
+  /** The toolkit's own fields the write would have lost (empty: it loses none). */
+  lost: FieldLoss[];
+  /** Some are fields of the documents (not of a unit): the mirror must be written from the merged documents. */
+  docsLost: boolean;
+  /** The write was made from the newest documents baton held (not from an older copy). */
+  fromLatest: boolean;
+}
+
+/** At most this many versions of the documents are compared with a write (the newest). */
+const MAX_VERSIONS = 50;
+
+/** The versions of the documents of session `s` the journal holds (oldest first), each as provenance recorded it. */
+export function documentVersions(
+  journal: ReadonlyArray<{ type: string; data: unknown }>,
+  format: FormatName,
+  foreignId: string,
+): Docs[] {
+  const out: Docs[] = [];
+  for (const e of journal) {
+    if (e.type !== 'metadata.set') continue;
+    const d = e.data as { key?: string; value?: Partial<Provenance> };
+    const v = d.value;
+    if (d.key !== PROVENANCE_KEY || !v || v.format !== format || v.foreignId !== foreignId) continue;
+    if (v.documents && typeof v.documents === 'object') out.push(v.documents);
+  }
+  return out.slice(-MAX_VERSIONS);
+}
+
+/**
+ * Merges the write `s` with the documents session `state` holds (see the file comment); null
+ * when the session holds none for it (not imported from this toolkit session).
+ */
+export async function mergeWrite(
+  state: SessionState,
+  journal: ReadonlyArray<{ type: string; data: unknown }>,
+  s: ForeignSession,
+  now: Date,
+  o: FormatsOptions,
+): Promise<WriteMerge | null> {
+  const prov = provenanceOf(state);
+  if (!prov || prov.format !== s.format || prov.foreignId !== s.id || !prov.documents) return null;
+  const units = mergeUnits(state, journal, s, now);
+  // The state the mirror is written from after the write: the units' fields merged.
+  const after = structuredClone(state);
+  for (const u of units.updates) {
+    const p = after.phases.find((x) => x.id === u.phaseId);
+    if (p) p.metadata = u.metadata;
+  }
+  const ours = prov.documents;
+  const versions = documentVersions(journal, s.format, s.id);
+  if (!versions.length || JSON.stringify(versions.at(-1)) !== JSON.stringify(ours)) versions.push(ours);
+  const at = closestBase(versions, s.documents);
+  const base = versions[at] ?? ours;
+  const { merged, kept } = mergeDocuments(base, ours, s.documents);
+  const docLost = kept.length ? (await exported(after, s.format, merged, kept, now, o)).map(lossOf) : [];
+  return {
+    units: units.updates,
+    merged,
+    lost: [...units.lost, ...docLost],
+    docsLost: docLost.length > 0,
+    fromLatest: at === versions.length - 1,
+  };
+}
+
+/** The versions of phase `id`'s metadata the journal holds (oldest first): as created, then as updated. */
+function unitVersions(journal: ReadonlyArray<{ type: string; data: unknown }>, id: string): Docs[] {
+  const out: Docs[] = [];
+  for (const e of journal) {
+    const d = e.data as { phases?: PhaseSpec[]; phase?: PhaseSpec; phaseId?: string; metadata?: Docs };
+    if (e.type === 'session.created') {
+      const p = d.phases?.find((x) => x.id === id);
+      if (p) out.push({ ...(p.metadata ?? {}) });
+    } else if (e.type === 'phase.added' && d.phaseId === id) out.push({ ...(d.phase?.metadata ?? {}) });
+    else if (e.type === 'phase.updated' && d.phaseId === id && d.metadata) out.push(d.metadata);
+  }
+  return out.slice(-MAX_VERSIONS);
+}
+
+/**
+ * The units' own fields (what the layout's reader keeps in a unit's metadata: Maestro's
+ * `downstream_context`, CCW's `quality_checks`…) merged three ways per phase: the export
+ * writes a unit from the phase's metadata, so these follow the write here, not only in the
+ * documents. Base: the phase's metadata version closest to the write's.
+ */
+function mergeUnits(
+  state: SessionState,
+  journal: ReadonlyArray<{ type: string; data: unknown }>,
+  s: ForeignSession,
+  now: Date,
+): { updates: UnitUpdate[]; lost: FieldLoss[] } {
+  const fresh = importEvents(s, { importedAt: now.toISOString(), root: '' }).events;
+  const target = fold(
+    null,
+    fresh.map((e, i) => ({ ...e, actor: { agent: null, pid: 0, host: '' }, seq: i + 1 }) as StoredEvent),
+    state.id,
+  );
+  const updates: UnitUpdate[] = [];
+  const lost: FieldLoss[] = [];
+  for (const t of target?.phases ?? []) {
+    const p = state.phases.find((x) => x.id === t.id);
+    if (!p) continue;
+    const versions = unitVersions(journal, p.id);
+    if (!versions.length || JSON.stringify(versions.at(-1)) !== JSON.stringify(p.metadata)) versions.push(p.metadata);
+    const base =
+      versions[
+        closestBase(
+          versions.map((m) => ({ m })),
+          { m: t.metadata },
+        )
+      ] ?? p.metadata;
+    const r = mergeDocuments({ m: base }, { m: p.metadata }, { m: t.metadata });
+    const merged = (r.merged['m'] ?? {}) as Docs;
+    if (JSON.stringify(merged) !== JSON.stringify(p.metadata)) updates.push({ phaseId: p.id, metadata: merged });
+    for (const k of r.kept) lost.push(lossOf({ ...k, doc: `unit ${p.id}`, field: k.field.replace(/^m\.?/, '') }));
+  }
+  return { updates, lost };
+}
+
+/** Of the kept fields, those the exported files depend on (the others baton writes from its state). */
+async function exported(
+  state: SessionState,
+  format: FormatName,
+  merged: Docs,
+  kept: FieldKept[],
+  now: Date,
+  o: FormatsOptions,
+): Promise<FieldKept[]> {
+  const adapter = adaptersOf(o).find((a) => a.name === format);
+  if (!adapter) return [];
+  // An empty folder: the export builds from the documents alone (a file in the mirror would be its base).
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-merge-'));
+  try {
+    const dir = await SafeDir.open(tmp, o.cwd);
+    const input = exportInput(state, format, now);
+    const render = async (docs: Docs): Promise<string | null> => {
+      try {
+        const plan = await adapter.exportPlan({ ...input, original: structuredClone(docs) }, dir);
+        return JSON.stringify(plan.writes.map((w) => [w.path, w.content]));
+      } catch {
+        return null;
+      }
+    };
+    const mine = await render(merged);
+    // The export refuses the session as it is: nothing to compare (the rewrite reports why).
+    if (mine === null) return [];
+    const out: FieldKept[] = [];
+    for (const k of kept) if ((await render(withField(merged, k, k.theirs))) !== mine) out.push(k);
+    return out;
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** A value in a few words for the model: JSON, clipped. */
+function shown(v: unknown): string {
+  if (v === undefined) return '(none)';
+  const t = JSON.stringify(v);
+  return t.length > 80 ? `${t.slice(0, 77)}...` : t;
+}
+
+/** A kept field in words for the model: what baton kept, what the write said. */
+function lossOf(k: FieldKept): FieldLoss {
+  const field = `${k.doc}: ${k.field || '(the whole document)'}`;
+  if (k.why === 'newer')
+    return {
+      kind: 'field_newer',
+      field,
+      message: `${field} is ${shown(k.ours)} in the session, newer than your copy's ${shown(k.theirs)} (kept)`,
+    };
+  return {
+    kind: 'field_conflict',
+    field,
+    message: `${field} was changed both in the session (${shown(k.ours)}, kept) and by your write (${shown(k.theirs)})`,
+  };
+}
