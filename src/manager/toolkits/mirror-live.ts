@@ -52,6 +52,7 @@ const LOSES = new Set([
   'artifact_removed',
   'context_removed',
   'unarchived',
+  'file_removed',
 ]);
 
 /** A write of the model's file tool, as the hook saw it. */
@@ -359,6 +360,8 @@ function lossText(kind: string, p: FormatProblem): string {
       typeof d['agent'] === 'string' ? `agent ${d['agent']}` : `unit ${String(d['phaseId'] ?? 'of the session')}`;
     return `tokens of ${who} are ${b?.input ?? '?'} in / ${b?.output ?? '?'} out; your write said ${f?.input ?? '?'} / ${f?.output ?? '?'}`;
   }
+  if (kind === 'file_removed')
+    return `unit ${String(d['unitId'])} holds file ${String(d['path'])} (${String(d['action'])}); your write left it out`;
   return p.message;
 }
 
