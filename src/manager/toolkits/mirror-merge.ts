@@ -59,20 +59,27 @@ export interface WriteMerge {
 /** At most this many versions of the documents are compared with a write (the newest). */
 const MAX_VERSIONS = 50;
 
-/** The versions of the documents of session `s` the journal holds (oldest first), each as provenance recorded it. */
+/** One version of the documents the session held, and where in the journal it was recorded. */
+export interface DocumentsVersion {
+  docs: Docs;
+  /** Index of its event in the journal. */
+  at: number;
+}
+
+/** The versions of the documents of foreign session `foreignId` the journal holds (oldest first), each as provenance recorded it. */
 export function documentVersions(
   journal: ReadonlyArray<{ type: string; data: unknown }>,
   format: FormatName,
   foreignId: string,
-): Docs[] {
-  const out: Docs[] = [];
-  for (const e of journal) {
-    if (e.type !== 'metadata.set') continue;
+): DocumentsVersion[] {
+  const out: DocumentsVersion[] = [];
+  journal.forEach((e, at) => {
+    if (e.type !== 'metadata.set') return;
     const d = e.data as { key?: string; value?: Partial<Provenance> };
     const v = d.value;
-    if (d.key !== PROVENANCE_KEY || !v || v.format !== format || v.foreignId !== foreignId) continue;
-    if (v.documents && typeof v.documents === 'object') out.push(v.documents);
-  }
+    if (d.key !== PROVENANCE_KEY || !v || v.format !== format || v.foreignId !== foreignId) return;
+    if (v.documents && typeof v.documents === 'object') out.push({ docs: v.documents, at });
+  });
   return out.slice(-MAX_VERSIONS);
 }
 
@@ -89,55 +96,87 @@ export async function mergeWrite(
 ): Promise<WriteMerge | null> {
   const prov = provenanceOf(state);
   if (!prov || prov.format !== s.format || prov.foreignId !== s.id || !prov.documents) return null;
-  const units = mergeUnits(state, journal, s, now);
-  // The state the mirror is written from after the write: the units' fields merged.
-  const after = structuredClone(state);
-  for (const u of units.updates) {
-    const p = after.phases.find((x) => x.id === u.phaseId);
-    if (p) p.metadata = u.metadata;
-  }
   const ours = prov.documents;
   const versions = documentVersions(journal, s.format, s.id);
-  if (!versions.length || JSON.stringify(versions.at(-1)) !== JSON.stringify(ours)) versions.push(ours);
-  const at = closestBase(versions, s.documents);
-  const base = versions[at] ?? ours;
-  const { merged, kept } = mergeDocuments(base, ours, s.documents);
-  const docLost = kept.length ? (await exported(after, s.format, merged, kept, now, o)).map(lossOf) : [];
+  if (!versions.length || JSON.stringify(versions.at(-1)!.docs) !== JSON.stringify(ours))
+    versions.push({ docs: ours, at: journal.length });
+  // The writer's copy: one version of the whole file, so its units' fields are those of the same moment.
+  const at = closestBase(
+    versions.map((v) => v.docs),
+    s.documents,
+  );
+  const copy = versions[at] ?? versions.at(-1)!;
+  const { merged, kept } = mergeDocuments(copy.docs, ours, s.documents);
+  const units = mergeUnits(state, journal, s, now, copy.at);
+  // The state the mirror is written from after the write: the units' fields merged.
+  const after = withUnits(state, units.updates);
+  // Each kept field as the export would see the write's value instead: the unit's, or the documents'.
+  const candidates: Candidate[] = [
+    ...units.kept.map(({ phaseId, merged: meta, k }) => ({
+      loss: lossOf({ ...k, doc: `unit ${phaseId}`, field: k.field }),
+      state: withUnits(after, [{ phaseId, metadata: (withField({ m: meta }, k, k.theirs)['m'] ?? {}) as Docs }]),
+      docs: merged,
+    })),
+    ...kept.map((k) => ({ loss: lossOf(k), state: after, docs: withField(merged, k, k.theirs), inDocs: true })),
+  ];
+  const lost = candidates.length ? await exported(after, s.format, merged, candidates, now, o) : [];
   return {
     units: units.updates,
     merged,
-    lost: [...units.lost, ...docLost],
-    docsLost: docLost.length > 0,
-    fromLatest: at === versions.length - 1,
+    lost: lost.map((c) => c.loss),
+    docsLost: lost.some((c) => c.inDocs === true),
+    fromLatest: copy === versions.at(-1),
   };
 }
 
-/** The versions of phase `id`'s metadata the journal holds (oldest first): as created, then as updated. */
-function unitVersions(journal: ReadonlyArray<{ type: string; data: unknown }>, id: string): Docs[] {
-  const out: Docs[] = [];
-  for (const e of journal) {
+/** A kept field, and the session and documents the export would have with the write's value of it. */
+interface Candidate {
+  loss: FieldLoss;
+  state: SessionState;
+  docs: Docs;
+  /** A field of the documents (else of a unit's metadata). */
+  inDocs?: boolean;
+}
+
+/** `state` with the phases' metadata of `updates`. */
+function withUnits(state: SessionState, updates: UnitUpdate[]): SessionState {
+  if (!updates.length) return state;
+  const out = structuredClone(state);
+  for (const u of updates) {
+    const p = out.phases.find((x) => x.id === u.phaseId);
+    if (p) p.metadata = structuredClone(u.metadata);
+  }
+  return out;
+}
+
+/** Phase `id`'s metadata as the journal had it at index `upTo` (included): as created, then as updated; null before the phase existed. */
+function unitAt(journal: ReadonlyArray<{ type: string; data: unknown }>, id: string, upTo: number): Docs | null {
+  let out: Docs | null = null;
+  journal.forEach((e, i) => {
+    if (i > upTo) return;
     const d = e.data as { phases?: PhaseSpec[]; phase?: PhaseSpec; phaseId?: string; metadata?: Docs };
     if (e.type === 'session.created') {
       const p = d.phases?.find((x) => x.id === id);
-      if (p) out.push({ ...(p.metadata ?? {}) });
-    } else if (e.type === 'phase.added' && d.phaseId === id) out.push({ ...(d.phase?.metadata ?? {}) });
-    else if (e.type === 'phase.updated' && d.phaseId === id && d.metadata) out.push(d.metadata);
-  }
-  return out.slice(-MAX_VERSIONS);
+      if (p) out = { ...(p.metadata ?? {}) };
+    } else if (e.type === 'phase.added' && d.phaseId === id) out = { ...(d.phase?.metadata ?? {}) };
+    else if (e.type === 'phase.updated' && d.phaseId === id && d.metadata) out = d.metadata;
+  });
+  return out;
 }
 
 /**
  * The units' own fields (what the layout's reader keeps in a unit's metadata: Maestro's
  * `downstream_context`, CCW's `quality_checks`…) merged three ways per phase: the export
  * writes a unit from the phase's metadata, so these follow the write here, not only in the
- * documents. Base: the phase's metadata version closest to the write's.
+ * documents. Base: the phase's metadata at the writer's copy (journal index `copyAt`).
  */
 function mergeUnits(
   state: SessionState,
   journal: ReadonlyArray<{ type: string; data: unknown }>,
   s: ForeignSession,
   now: Date,
-): { updates: UnitUpdate[]; lost: FieldLoss[] } {
+  copyAt: number,
+): { updates: UnitUpdate[]; kept: Array<{ phaseId: string; merged: Docs; k: FieldKept }> } {
   const fresh = importEvents(s, { importedAt: now.toISOString(), root: '' }).events;
   const target = fold(
     null,
@@ -145,56 +184,48 @@ function mergeUnits(
     state.id,
   );
   const updates: UnitUpdate[] = [];
-  const lost: FieldLoss[] = [];
+  const kept: Array<{ phaseId: string; merged: Docs; k: FieldKept }> = [];
   for (const t of target?.phases ?? []) {
     const p = state.phases.find((x) => x.id === t.id);
     if (!p) continue;
-    const versions = unitVersions(journal, p.id);
-    if (!versions.length || JSON.stringify(versions.at(-1)) !== JSON.stringify(p.metadata)) versions.push(p.metadata);
-    const base =
-      versions[
-        closestBase(
-          versions.map((m) => ({ m })),
-          { m: t.metadata },
-        )
-      ] ?? p.metadata;
+    const base = unitAt(journal, p.id, copyAt) ?? p.metadata;
     const r = mergeDocuments({ m: base }, { m: p.metadata }, { m: t.metadata });
     const merged = (r.merged['m'] ?? {}) as Docs;
     if (JSON.stringify(merged) !== JSON.stringify(p.metadata)) updates.push({ phaseId: p.id, metadata: merged });
-    for (const k of r.kept) lost.push(lossOf({ ...k, doc: `unit ${p.id}`, field: k.field.replace(/^m\.?/, '') }));
+    for (const k of r.kept) kept.push({ phaseId: p.id, merged, k });
   }
-  return { updates, lost };
+  return { updates, kept };
 }
 
 /** Of the kept fields, those the exported files depend on (the others baton writes from its state). */
 async function exported(
-  state: SessionState,
+  after: SessionState,
   format: FormatName,
   merged: Docs,
-  kept: FieldKept[],
+  candidates: Candidate[],
   now: Date,
   o: FormatsOptions,
-): Promise<FieldKept[]> {
+): Promise<Candidate[]> {
   const adapter = adaptersOf(o).find((a) => a.name === format);
   if (!adapter) return [];
   // An empty folder: the export builds from the documents alone (a file in the mirror would be its base).
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-merge-'));
   try {
     const dir = await SafeDir.open(tmp, o.cwd);
-    const input = exportInput(state, format, now);
-    const render = async (docs: Docs): Promise<string | null> => {
+    const render = async (state: SessionState, docs: Docs): Promise<string | null> => {
       try {
-        const plan = await adapter.exportPlan({ ...input, original: structuredClone(docs) }, dir);
+        const input = { ...exportInput(state, format, now), original: structuredClone(docs) };
+        const plan = await adapter.exportPlan(input, dir);
         return JSON.stringify(plan.writes.map((w) => [w.path, w.content]));
       } catch {
         return null;
       }
     };
-    const mine = await render(merged);
+    const mine = await render(after, merged);
     // The export refuses the session as it is: nothing to compare (the rewrite reports why).
     if (mine === null) return [];
-    const out: FieldKept[] = [];
-    for (const k of kept) if ((await render(withField(merged, k, k.theirs))) !== mine) out.push(k);
+    const out: Candidate[] = [];
+    for (const c of candidates) if ((await render(c.state, c.docs)) !== mine) out.push(c);
     return out;
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
@@ -210,7 +241,7 @@ function shown(v: unknown): string {
 
 /** A kept field in words for the model: what baton kept, what the write said. */
 function lossOf(k: FieldKept): FieldLoss {
-  const field = `${k.doc}: ${k.field || '(the whole document)'}`;
+  const field = `${k.doc}: ${k.field || '(all its fields)'}`;
   if (k.why === 'newer')
     return {
       kind: 'field_newer',
