@@ -15,7 +15,7 @@ import YAML from 'yaml';
 import type { SessionManager } from '../../src/manager/index.js';
 import { hookInProcess } from './helpers.js';
 import { A, agrees, B, contextOf, mirrored, payload } from './mirror-live-play.js';
-import { CCW, CCW_FILE, MAESTRO } from './mirror-live-toolkits.js';
+import { BMIT, CCW, CCW_FILE, MAESTRO } from './mirror-live-toolkits.js';
 import type { Doc, Toolkit } from './mirror-live-toolkits.js';
 
 type Loss = { kind: string; message: string; field?: string };
@@ -249,6 +249,46 @@ describe('live sync: a write that leaves out records baton holds', () => {
     f = fm.parse(c.read(FILE))['fm'];
     expect(f.phases[0].files_deleted).toEqual(['db/schema.sql']);
     expect(f.phases[0].files_created).toEqual([]);
+    await m.close();
+  }, 60_000);
+
+  it('bmit: an open finding the writer saw and removed is closed (bmit closes findings so); one added since its copy is kept', async () => {
+    const BFILE = 'shop/00-session-state.json';
+    const doc = json.parse(BMIT.files[BFILE]!);
+    doc['open_findings'] = [
+      { message: 'No backup policy for Cosmos DB', severity: 'must_fix', step: 2, timestamp: '2026-11-28T10:05:00Z' },
+    ];
+    const c = await conversation({ ...BMIT, files: { [BFILE]: json.print(doc) } });
+    const start = c.read(BFILE);
+    // Meanwhile another agent records a finding through baton: the mirror lists both.
+    let m = await c.manager();
+    await m.finding(c.id, { text: 'Key Vault soft delete is off' });
+    await m.derivedFiles.flush();
+    await m.close();
+    expect(json.parse(c.read(BFILE))['open_findings']).toHaveLength(2);
+
+    // A, from the copy it read before: the challenger's finding is resolved, so A removes it.
+    const a1 = json.parse(start);
+    a1['open_findings'] = [];
+    const s1 = await c.write('A', BFILE, json.print(a1));
+    expect(s1.told).toMatch(/stale copy/);
+    expect(s1.lost).toEqual([
+      { kind: 'finding_removed', message: '1 open finding(s) added since your copy are not in your write; kept open' },
+    ]);
+    m = await c.manager();
+    const open = (await m.get(c.id)).findings.filter((f) => !f.removed).map((f) => f.text);
+    expect(open).toEqual(['Key Vault soft delete is off']);
+    await m.close();
+    expect(
+      json.parse(c.read(BFILE))['open_findings'].map((f: Doc | string) => (typeof f === 'string' ? f : f['message'])),
+    ).toEqual(['Key Vault soft delete is off']);
+
+    // A reads the file again and removes the other one: taken as written.
+    const a2 = json.parse(c.read(BFILE));
+    a2['open_findings'] = [];
+    expect(await c.write('A', BFILE, json.print(a2))).toEqual({ told: null, lost: null });
+    m = await c.manager();
+    expect((await m.get(c.id)).findings.filter((f) => !f.removed)).toEqual([]);
     await m.close();
   }, 60_000);
 });

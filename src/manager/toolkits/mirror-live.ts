@@ -30,7 +30,8 @@ import { saveImportedCheckpoints } from '../checkpoints/import-checkpoints.js';
 import { nodeCrypto } from '../lazy.js';
 import { mirrorOf, readMirrorRecord, writeMirrorRecord } from './mirror.js';
 import type { MirrorSetting } from './mirror.js';
-import { mergeWrite } from './mirror-merge.js';
+import { closedFindings, mergeWrite } from './mirror-merge.js';
+import type { UnitUpdate, WriteMerge } from './mirror-merge.js';
 import type { ChangeOptions, ManagerCore as SessionManager, TimedDraft } from '../types.js';
 
 /**
@@ -184,27 +185,13 @@ export async function syncMirrorWrite(
   // The toolkit's own fields, merged three ways: the write must not overwrite newer ones (mirror-merge.ts).
   const merge = s ? await mergeWrite(state, journal, s, now, o) : null;
   if (merge) lost.push(...merge.lost);
+  // A toolkit that closes a finding by removing it from its file (bmit): one the writer saw is closed.
+  const closed = s && merge ? closedFindings(lost, state, journal, s, merge.copy) : [];
   // An unreadable write (torn, not the layout) would stop the writer, which refuses to replace
   // a session file it cannot read: the model's bytes are set aside, for a person to look at.
   if (!s) for (const p of mine) fs.renameSync(path.join(dir.root, p), path.join(dir.root, `${p}.torn`));
   const conflict = lost.length > 0;
-  const drafts: TimedDraft[] = events.map(
-    (e) => withoutWorkHash(conflict && merge ? withDocuments(e, merge.merged) : e) as TimedDraft,
-  );
-  // The units' own fields as merged, before the provenance update (last).
-  const at = drafts.findIndex((e) => e.type === 'metadata.set' && (e.data as { key?: string }).key === PROVENANCE_KEY);
-  drafts.splice(
-    at < 0 ? drafts.length : at,
-    0,
-    ...(merge?.units ?? []).map(
-      (u) =>
-        ({
-          type: 'phase.updated',
-          data: { phaseId: u.phaseId, metadata: u.metadata, reason: 'the toolkit fields of a live write' },
-          time: m.time(),
-        }) as TimedDraft,
-    ),
-  );
+  const drafts = draftsOf(events, conflict ? merge : null, merge?.units ?? [], closed, m.time());
   if (conflict)
     for (const p of mine)
       drafts.push({
@@ -240,7 +227,7 @@ export async function syncMirrorWrite(
   const r: MirrorSync = {
     format: setting.format,
     paths: mine,
-    imported: events.length + (merge?.units.length ?? 0),
+    imported: events.length + (merge?.units.length ?? 0) + closed.length,
     lost,
     notTaken,
     rewritten,
@@ -374,6 +361,36 @@ function withoutWorkHash(e: ImportEvent): ImportEvent {
   if (e.type !== 'metadata.set' || e.data.key !== PROVENANCE_KEY) return e;
   const { workHash: _drop, ...value } = e.data.value as Record<string, unknown>;
   return { ...e, data: { ...e.data, value } };
+}
+
+/**
+ * The events of a write: the re-import's (with the merged documents when `conflicted` is the
+ * merge of a conflict), then the findings closed and the units' fields, before the provenance
+ * update (last).
+ */
+function draftsOf(
+  events: ImportEvent[],
+  conflicted: WriteMerge | null,
+  units: UnitUpdate[],
+  closed: string[],
+  time: string,
+): TimedDraft[] {
+  const drafts = events.map((e) => withoutWorkHash(conflicted ? withDocuments(e, conflicted.merged) : e) as TimedDraft);
+  const at = drafts.findIndex((e) => e.type === 'metadata.set' && (e.data as { key?: string }).key === PROVENANCE_KEY);
+  drafts.splice(
+    at < 0 ? drafts.length : at,
+    0,
+    ...closed.map((findingId) => ({ type: 'finding.removed', data: { findingId }, time }) as TimedDraft),
+    ...units.map(
+      (u) =>
+        ({
+          type: 'phase.updated',
+          data: { phaseId: u.phaseId, metadata: u.metadata, reason: 'the toolkit fields of a live write' },
+          time,
+        }) as TimedDraft,
+    ),
+  );
+  return drafts;
 }
 
 /** The provenance update `e` with the documents `docs` (the merged ones of a conflict). */

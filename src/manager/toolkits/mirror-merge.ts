@@ -54,6 +54,8 @@ export interface WriteMerge {
   docsLost: boolean;
   /** The write was made from the newest documents baton held (not from an older copy). */
   fromLatest: boolean;
+  /** The writer's copy (the base of the merge) and where the journal recorded it. */
+  copy: DocumentsVersion;
 }
 
 /** At most this many versions of the documents are compared with a write (the newest). */
@@ -126,6 +128,7 @@ export async function mergeWrite(
     lost: lost.map((c) => c.loss),
     docsLost: lost.some((c) => c.inDocs === true),
     fromLatest: copy === versions.at(-1),
+    copy,
   };
 }
 
@@ -253,4 +256,71 @@ function lossOf(k: FieldKept): FieldLoss {
     field,
     message: `${field} was changed both in the session (${shown(k.ours)}, kept) and by your write (${shown(k.theirs)})`,
   };
+}
+
+/** Toolkits whose file closes an open finding by removing it (bmit's seed: "challenger finding added/removed"). */
+const CLOSES_FINDINGS: ReadonlySet<FormatName> = new Set(['bmit']);
+
+/** Every string in a JSON value. */
+function strings(v: unknown, out: Set<string>): Set<string> {
+  if (typeof v === 'string') out.add(v);
+  else if (Array.isArray(v)) for (const x of v) strings(x, out);
+  else if (v !== null && typeof v === 'object') for (const x of Object.values(v)) strings(x, out);
+  return out;
+}
+
+/**
+ * The open findings of the session the write leaves out: `closed`, the ids of those the
+ * toolkit's file closes by removal and the writer's copy held (in its documents, or recorded
+ * before it: the file baton wrote listed them), so it saw them and removed them; `unseen`, how
+ * many others (added since its copy: a loss).
+ */
+export function findingsLeftOut(
+  state: SessionState,
+  journal: ReadonlyArray<{ type: string; data: unknown }>,
+  s: ForeignSession,
+  copy: DocumentsVersion,
+): { closed: string[]; unseen: number } {
+  const written = new Map<string, number>();
+  for (const f of s.findings) written.set(f.text, (written.get(f.text) ?? 0) + 1);
+  const closes = CLOSES_FINDINGS.has(s.format);
+  const texts = closes ? strings(copy.docs, new Set()) : new Set<string>();
+  const before = new Set<string>();
+  if (closes)
+    journal.forEach((e, i) => {
+      if (i <= copy.at && e.type === 'finding.added') before.add((e.data as { findingId: string }).findingId);
+    });
+  const closed: string[] = [];
+  let unseen = 0;
+  for (const f of state.findings) {
+    if (f.removed) continue;
+    const n = written.get(f.text) ?? 0;
+    if (n > 0) written.set(f.text, n - 1);
+    else if (texts.has(f.text) || before.has(f.id)) closed.push(f.id);
+    else unseen++;
+  }
+  return { closed, unseen };
+}
+
+/**
+ * The findings the write closed (ids; see findingsLeftOut): no longer counted among its losses,
+ * whose `finding_removed` is reworded to the ones it did not see, or dropped.
+ */
+export function closedFindings(
+  lost: Array<{ kind: string; message: string }>,
+  state: SessionState,
+  journal: ReadonlyArray<{ type: string; data: unknown }>,
+  s: ForeignSession,
+  copy: DocumentsVersion,
+): string[] {
+  const left = findingsLeftOut(state, journal, s, copy);
+  const at = lost.findIndex((l) => l.kind === 'finding_removed');
+  if (!left.closed.length || at < 0) return left.closed;
+  if (left.unseen === 0) lost.splice(at, 1);
+  else
+    lost[at] = {
+      kind: 'finding_removed',
+      message: `${left.unseen} open finding(s) added since your copy are not in your write; kept open`,
+    };
+  return left.closed;
 }
