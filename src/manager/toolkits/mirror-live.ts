@@ -9,7 +9,10 @@
  * - a write that would lose what the session holds (the model wrote from a stale copy, or over
  *   another agent's update) is a conflict: what was new in it is still taken, baton's state
  *   wins, every file of the mirror is rewritten, a `mirror.conflicted` event records it, and
- *   the model is told what it overwrote.
+ *   the model is told what it overwrote. Records the write leaves out (a unit's files…) are
+ *   such a loss, unless the toolkit closes them so (bmit's findings: mirror-merge.ts);
+ * - the toolkit's own fields, which baton does not model, are merged three ways with baton's
+ *   (mirror-merge.ts): an older value or a field both changed keeps baton's, a conflict too.
  * Loaded on demand by the hook (agent-hooks.ts), only when a write lands in a mirror folder.
  */
 import fs from 'node:fs';
