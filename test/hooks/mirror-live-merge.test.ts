@@ -118,6 +118,9 @@ describe('live sync: the toolkit fields baton does not model are merged three wa
       'unit 2: downstream_context.warnings',
     ]);
     expect(s2.told).toContain('unit 2: downstream_context.warnings was changed both in the session');
+    // Only toolkit fields are named: the phases' status and tokens baton models are re-import's losses.
+    expect(s2.lost!.filter((l) => l.kind.startsWith('field_')).map((l) => l.field)).toEqual(conflicts);
+    expect(s2.lost!.map((l) => l.kind)).toContain('status_backwards');
     let f = fm.parse(c.read(FILE))['fm'];
     expect(f.phases[1].downstream_context).toEqual(DC({ key_interfaces_introduced: ['TokenService.issue()'] }));
     // What only the write changed is taken: its tokens, its new field.

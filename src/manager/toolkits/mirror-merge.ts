@@ -58,6 +58,9 @@ export interface WriteMerge {
   copy: DocumentsVersion;
 }
 
+/** A value no toolkit file holds: a field the export writes from the documents shows it. */
+const PROBE = 'baton-probe-6f1d0c2e';
+
 /** At most this many versions of the documents are compared with a write (the newest). */
 const MAX_VERSIONS = 50;
 
@@ -112,14 +115,22 @@ export async function mergeWrite(
   const units = mergeUnits(state, journal, s, now, copy.at);
   // The state the mirror is written from after the write: the units' fields merged.
   const after = withUnits(state, units.updates);
-  // Each kept field as the export would see the write's value instead: the unit's, or the documents'.
+  // Each kept field as the export would see another value of it (the write's, a probe): the unit's, or the documents'.
   const candidates: Candidate[] = [
     ...units.kept.map(({ phaseId, merged: meta, k }) => ({
       loss: lossOf({ ...k, doc: `unit ${phaseId}`, field: k.field }),
-      state: withUnits(after, [{ phaseId, metadata: (withField({ m: meta }, k, k.theirs)['m'] ?? {}) as Docs }]),
-      docs: merged,
+      theirs: k.theirs,
+      with: (v: unknown) => ({
+        state: withUnits(after, [{ phaseId, metadata: (withField({ m: meta }, k, v)['m'] ?? {}) as Docs }]),
+        docs: merged,
+      }),
     })),
-    ...kept.map((k) => ({ loss: lossOf(k), state: after, docs: withField(merged, k, k.theirs), inDocs: true })),
+    ...kept.map((k) => ({
+      loss: lossOf(k),
+      with: (v: unknown) => ({ state: after, docs: withField(merged, k, v) }),
+      inDocs: true,
+      theirs: k.theirs,
+    })),
   ];
   const lost = candidates.length ? await exported(after, s.format, merged, candidates, now, o) : [];
   return {
@@ -132,11 +143,12 @@ export async function mergeWrite(
   };
 }
 
-/** A kept field, and the session and documents the export would have with the write's value of it. */
+/** A kept field, and the session and documents the export would have with another value of it. */
 interface Candidate {
   loss: FieldLoss;
-  state: SessionState;
-  docs: Docs;
+  /** The write's value of the field. */
+  theirs: unknown;
+  with: (value: unknown) => { state: SessionState; docs: Docs };
   /** A field of the documents (else of a unit's metadata). */
   inDocs?: boolean;
 }
@@ -228,7 +240,15 @@ async function exported(
     // The export refuses the session as it is: nothing to compare (the rewrite reports why).
     if (mine === null) return [];
     const out: Candidate[] = [];
-    for (const c of candidates) if ((await render(c.state, c.docs)) !== mine) out.push(c);
+    for (const c of candidates) {
+      // The export must write the field as the documents hold it: with the write's value the
+      // files differ, and a probe value is written as it is (a field baton models is written
+      // from its state, whatever the documents say; its old value may still tune the output).
+      const t = c.with(c.theirs);
+      if ((await render(t.state, t.docs)) === mine) continue;
+      const p = c.with(PROBE);
+      if ((await render(p.state, p.docs))?.includes(PROBE)) out.push(c);
+    }
     return out;
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
