@@ -185,6 +185,7 @@ const HANDLERS: Handlers = {
     if (!p) return;
     if (d.maxRetries !== undefined) p.maxRetries = d.maxRetries;
     if (d.blockedBy !== undefined) p.blockedBy = [...d.blockedBy];
+    if (d.metadata !== undefined) p.metadata = structuredClone(d.metadata);
   },
   'substep.reached': (s, d, e) => {
     const p = phaseOf(s, d.phaseId);

@@ -68,8 +68,18 @@ export interface EventDataMap {
   'phase.added': { phaseId: string; phase: PhaseSpec; after: string | null; reason: string | null };
   /** The plan changed (`baton plan remove`): a pending phase nothing depends on removed. */
   'phase.removed': { phaseId: string; reason: string | null };
-  /** The plan changed (`baton plan set`): a phase's retry limit or dependencies, the fields given. */
-  'phase.updated': { phaseId: string; maxRetries?: number; blockedBy?: string[]; reason: string | null };
+  /**
+   * The plan changed (`baton plan set`): a phase's retry limit or dependencies, the fields given;
+   * or live sync took the toolkit's own fields of the unit from a write of its file (`metadata`).
+   */
+  'phase.updated': {
+    phaseId: string;
+    maxRetries?: number;
+    blockedBy?: string[];
+    /** The phase's metadata, whole (a toolkit's own fields of the unit, taken from a live write of its file). */
+    metadata?: Record<string, unknown>;
+    reason: string | null;
+  };
   'substep.reached': { phaseId: string; name: string };
   'file.recorded': {
     phaseId: string | null;
@@ -239,7 +249,8 @@ export interface EventDataMap {
     path: string;
     agent: string | null;
     runId: string | null;
-    lost: Array<{ kind: string; message: string }>;
+    /** `field`: for a toolkit field kept over the write (`field_newer`, `field_conflict`), its document and path. */
+    lost: Array<{ kind: string; message: string; field?: string }>;
   };
   'checkpoint.created': {
     checkpointId: string;

@@ -90,6 +90,17 @@ export function phaseDiff(
         { phaseId: p.id, path: f.path, action: f.action, sha256: null, size: null, agent: f.agent },
         f.recordedAt,
       );
+  // Files baton holds that the unit no longer lists (a toolkit records a deletion as a file of
+  // its own, e.g. Maestro's files_deleted, which is a changed action above): baton keeps them.
+  const listed = new Set(t.files.map((f) => f.path));
+  const dropped = new Map(p.files.filter((f) => !listed.has(f.path)).map((f) => [f.path, f.action]));
+  for (const [path, action] of dropped)
+    diverged(
+      'info',
+      'file_removed',
+      `File ${path} (${action}) of unit ${p.id} is recorded in baton but not in the foreign session; kept.`,
+      { unitId: p.id, path, action },
+    );
   // Errors, matched by (type, message) in order.
   const pool = p.errors.map((e) => ({ e, used: false }));
   for (const te of t.errors) {

@@ -9,7 +9,10 @@
  * - a write that would lose what the session holds (the model wrote from a stale copy, or over
  *   another agent's update) is a conflict: what was new in it is still taken, baton's state
  *   wins, every file of the mirror is rewritten, a `mirror.conflicted` event records it, and
- *   the model is told what it overwrote.
+ *   the model is told what it overwrote. Records the write leaves out (a unit's files…) are
+ *   such a loss, unless the toolkit closes them so (bmit's findings: mirror-merge.ts);
+ * - the toolkit's own fields, which baton does not model, are merged three ways with baton's
+ *   (mirror-merge.ts): an older value or a field both changed keeps baton's, a conflict too.
  * Loaded on demand by the hook (agent-hooks.ts), only when a write lands in a mirror folder.
  */
 import fs from 'node:fs';
@@ -30,6 +33,8 @@ import { saveImportedCheckpoints } from '../checkpoints/import-checkpoints.js';
 import { nodeCrypto } from '../lazy.js';
 import { mirrorOf, readMirrorRecord, writeMirrorRecord } from './mirror.js';
 import type { MirrorSetting } from './mirror.js';
+import { closedFindings, mergeWrite } from './mirror-merge.js';
+import type { UnitUpdate, WriteMerge } from './mirror-merge.js';
 import type { ChangeOptions, ManagerCore as SessionManager, TimedDraft } from '../types.js';
 
 /**
@@ -51,6 +56,7 @@ const LOSES = new Set([
   'artifact_removed',
   'context_removed',
   'unarchived',
+  'file_removed',
 ]);
 
 /** A write of the model's file tool, as the hook saw it. */
@@ -68,6 +74,8 @@ export interface MirrorWrite {
 export interface MirrorLoss {
   kind: string;
   message: string;
+  /** A toolkit field kept over the write (`field_newer`, `field_conflict`): its document and path. */
+  field?: string;
 }
 
 /** What {@link syncMirrorWrite} did. */
@@ -177,11 +185,16 @@ export async function syncMirrorWrite(
     const left = lost.filter((l) => !inherent.has(`${l.kind}\0${l.message}`));
     lost.splice(0, lost.length, ...left);
   }
+  // The toolkit's own fields, merged three ways: the write must not overwrite newer ones (mirror-merge.ts).
+  const merge = s ? await mergeWrite(state, journal, s, now, o) : null;
+  if (merge) lost.push(...merge.lost);
+  // A toolkit that closes a finding by removing it from its file (bmit): one the writer saw is closed.
+  const closed = s && merge ? closedFindings(lost, state, journal, s, merge.copy) : [];
   // An unreadable write (torn, not the layout) would stop the writer, which refuses to replace
   // a session file it cannot read: the model's bytes are set aside, for a person to look at.
   if (!s) for (const p of mine) fs.renameSync(path.join(dir.root, p), path.join(dir.root, `${p}.torn`));
   const conflict = lost.length > 0;
-  const drafts: TimedDraft[] = events.map((e) => withoutWorkHash(e) as TimedDraft);
+  const drafts = draftsOf(events, conflict ? merge : null, merge?.units ?? [], closed, m.time());
   if (conflict)
     for (const p of mine)
       drafts.push({
@@ -205,7 +218,11 @@ export async function syncMirrorWrite(
   let error: string | null = null;
   try {
     // A conflict: baton's state wins, every file is rewritten. Otherwise the model's bytes stay.
-    rewritten = await rewriteKeeping(m, id, setting, conflict ? [] : mine, o);
+    // A layout's writer takes the file it replaces as its base (Maestro's frontmatter): with
+    // toolkit fields of the write kept out, it builds from the merged documents instead.
+    rewritten = await withFilesAside(dir.root, merge?.docsLost ? mine : [], () =>
+      rewriteKeeping(m, id, setting, conflict ? [] : mine, o),
+    );
   } catch (e) {
     if (!isBatonError(e)) throw e;
     error = e.message;
@@ -213,7 +230,7 @@ export async function syncMirrorWrite(
   const r: MirrorSync = {
     format: setting.format,
     paths: mine,
-    imported: events.length,
+    imported: events.length + (merge?.units.length ?? 0) + closed.length,
     lost,
     notTaken,
     rewritten,
@@ -333,6 +350,8 @@ function lossText(kind: string, p: FormatProblem): string {
       typeof d['agent'] === 'string' ? `agent ${d['agent']}` : `unit ${String(d['phaseId'] ?? 'of the session')}`;
     return `tokens of ${who} are ${b?.input ?? '?'} in / ${b?.output ?? '?'} out; your write said ${f?.input ?? '?'} / ${f?.output ?? '?'}`;
   }
+  if (kind === 'file_removed')
+    return `unit ${String(d['unitId'])} holds file ${String(d['path'])} (${String(d['action'])}); your write left it out`;
   return p.message;
 }
 
@@ -345,6 +364,61 @@ function withoutWorkHash(e: ImportEvent): ImportEvent {
   if (e.type !== 'metadata.set' || e.data.key !== PROVENANCE_KEY) return e;
   const { workHash: _drop, ...value } = e.data.value as Record<string, unknown>;
   return { ...e, data: { ...e.data, value } };
+}
+
+/**
+ * The events of a write: the re-import's (with the merged documents when `conflicted` is the
+ * merge of a conflict), then the findings closed and the units' fields, before the provenance
+ * update (last).
+ */
+function draftsOf(
+  events: ImportEvent[],
+  conflicted: WriteMerge | null,
+  units: UnitUpdate[],
+  closed: string[],
+  time: string,
+): TimedDraft[] {
+  const drafts = events.map((e) => withoutWorkHash(conflicted ? withDocuments(e, conflicted.merged) : e) as TimedDraft);
+  const at = drafts.findIndex((e) => e.type === 'metadata.set' && (e.data as { key?: string }).key === PROVENANCE_KEY);
+  drafts.splice(
+    at < 0 ? drafts.length : at,
+    0,
+    ...closed.map((findingId) => ({ type: 'finding.removed', data: { findingId }, time }) as TimedDraft),
+    ...units.map(
+      (u) =>
+        ({
+          type: 'phase.updated',
+          data: { phaseId: u.phaseId, metadata: u.metadata, reason: 'the toolkit fields of a live write' },
+          time,
+        }) as TimedDraft,
+    ),
+  );
+  return drafts;
+}
+
+/** The provenance update `e` with the documents `docs` (the merged ones of a conflict). */
+function withDocuments(e: ImportEvent, docs: Record<string, unknown>): ImportEvent {
+  if (e.type !== 'metadata.set' || e.data.key !== PROVENANCE_KEY) return e;
+  return { ...e, data: { ...e.data, value: { ...(e.data.value as Record<string, unknown>), documents: docs } } };
+}
+
+/**
+ * Runs `f` with the files `rels` (relative to `root`) moved aside, then drops them (the
+ * rewrite replaced them) or, when `f` fails without writing them, puts them back.
+ */
+async function withFilesAside<T>(root: string, rels: string[], f: () => Promise<T>): Promise<T> {
+  const aside = rels.map((r) => [path.join(root, r), path.join(root, `${r}.baton-merge-${process.pid}`)] as const);
+  for (const [from, to] of aside) fs.renameSync(from, to);
+  let ok = false;
+  try {
+    const r = await f();
+    ok = true;
+    return r;
+  } finally {
+    for (const [from, to] of aside)
+      if (ok || fs.existsSync(from)) fs.rmSync(to, { force: true });
+      else fs.renameSync(to, from);
+  }
 }
 
 /**
