@@ -82,6 +82,9 @@ export const CLI_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => s
   'lease.wait-or-force': () => 'Wait for that run to end or its lease to expire, or pass --force to take it over.',
   'bundle.import-as': (a) =>
     `Import it under another id with \`baton import ${a.file} --as NEW_ID\`, or replace the existing one (its history is deleted) with \`--replace\`.`,
+  'bundle.not-a-bundle': () =>
+    "Give the file `baton export --bundle` wrote; to import a toolkit's sessions, give their folder.",
+  'bundle.store-keeps-steps': () => 'Import it into a file store or PostgreSQL (--dir, --store).',
   'run.wait-or-force': (a) =>
     `Wait for it to end (\`baton status --session ${a.session}\` shows who works on what), or pass --force to go ahead anyway.`,
   'run.end-orphans': (a) =>

@@ -66,6 +66,10 @@ export interface HintArgs {
   'lease.wait-or-force': Record<string, never>;
   /** A bundle's session id exists here: import it under another id, or replace the existing session. */
   'bundle.import-as': { file: string };
+  /** The file given to import is no bundle: give the one export wrote, or a toolkit's folder. */
+  'bundle.not-a-bundle': Record<string, never>;
+  /** The bundle holds large step results this store does not keep: import it into one that does. */
+  'bundle.store-keeps-steps': Record<string, never>;
   /** Another run works on the session: wait for it (see who works on what), or force. */
   'run.wait-or-force': { session: string };
   /** An orphan of a dead `baton run` (process group `pgid`) still runs: wait for it, or have it ended first. */

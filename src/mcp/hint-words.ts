@@ -105,6 +105,8 @@ export const TOOL_HINT_WORDS: { readonly [A in HintAction]: (a: HintArgs[A]) => 
   'lease.wait-or-force': () =>
     'Wait for that run to end or its lease to expire, or pass `force: true` to take it over.',
   'bundle.import-as': () => null,
+  'bundle.not-a-bundle': () => null,
+  'bundle.store-keeps-steps': () => null,
   'run.wait-or-force': () =>
     'Wait for it to end (`session_status` shows who works on what), or pass `force: true` to go ahead anyway.',
   'run.end-orphans': () =>

@@ -223,6 +223,20 @@ const TABLE: Array<[HintAction, ErrorCode, Hint['args'], string, string]> = [
     'Pick another id.',
   ],
   [
+    'bundle.not-a-bundle',
+    'BAD_INPUT',
+    {},
+    "Give the file `baton export --bundle` wrote; to import a toolkit's sessions, give their folder.",
+    'Fix the arguments as the message says and call the tool again.',
+  ],
+  [
+    'bundle.store-keeps-steps',
+    'BAD_INPUT',
+    {},
+    'Import it into a file store or PostgreSQL (--dir, --store).',
+    'Fix the arguments as the message says and call the tool again.',
+  ],
+  [
     'run.wait-or-force',
     'LOCKED',
     { session: 's1' },

@@ -206,7 +206,7 @@ describe('a bundle refused', () => {
       const r = await refusal(b.bundles.import(file, { cwd: a.root }));
       expect(r.code).toBe('BAD_INPUT');
       expect(r.message).toContain('holds 1 large step result(s), which this store does not keep');
-      expect(r.hint).toContain('file store or PostgreSQL');
+      expect(r.hintAction).toEqual({ action: 'bundle.store-keeps-steps', args: {} });
       expect(await b.store.exists(id)).toBe(false);
     } finally {
       await b.close();

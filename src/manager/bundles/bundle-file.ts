@@ -8,6 +8,7 @@
  *
  * Any changed byte, and a file cut short, fails the checksum: the file is refused whole.
  */
+import { hint } from '../../domain/hints.js';
 import { nodeCrypto } from '../lazy.js';
 import path from 'node:path';
 import { BatonError } from '../../domain/errors.js';
@@ -81,7 +82,7 @@ export function decodeBundle(text: string, file: string): BundleBody {
   // Every bundle begins so (`format` first): a file that does not is some other file, not a damaged bundle.
   if (!text.startsWith(BUNDLE_START))
     throw new BatonError('BAD_INPUT', `${file} is not a baton session bundle: it does not begin as one does.`, {
-      hint: "Give the file `baton export --bundle` wrote; to import a toolkit's sessions, give their folder.",
+      hint: hint('bundle.not-a-bundle'),
       details: { file },
     });
   const nl = text.indexOf('\n');

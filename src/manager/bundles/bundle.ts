@@ -296,7 +296,7 @@ export async function importBundle(
     throw new BatonError(
       'BAD_INPUT',
       `The bundle ${abs} holds ${Object.keys(body.stepResults).length} large step result(s), which this store does not keep (capability "step results"). Nothing was imported.`,
-      { hint: 'Import it into a file store or PostgreSQL (--dir, --store).', details: { file: abs } },
+      { hint: hint('bundle.store-keeps-steps'), details: { file: abs } },
     );
   let replaced = false;
   if (await m.store.exists(id)) {
