@@ -24,7 +24,8 @@ const common = {
 };
 
 // commander loads child_process (and with it net and dgram) only to run executable
-// subcommands, which baton does not use; a stub keeps that cost out of every start-up.
+// subcommands, which baton does not use; a stub keeps that cost out of every start-up (with
+// src/cli/start.ts keeping node:tty off it, node:net is not loaded: BENCHMARKS.md's `tokens add` row needs it).
 const noChildProcess = {
   name: 'no-child-process',
   setup(b) {
@@ -58,7 +59,7 @@ const lazyExports = JSON.parse(
 // CommonJS bundle with __toESM, which copies every export of the module as a getter, at every
 // import site: dozens of copies of node:fs and node:path at each start-up. One shared ES module
 // per built-in (its default and its named exports, read from the built-in at build time) is
-// required once instead.
+// required once instead: without it `tokens add` took 11% more CPU time, past its row's target (BENCHMARKS.md).
 const builtinOnce = {
   name: 'builtin-once',
   setup(b) {
