@@ -16,11 +16,18 @@ import type { Row } from './common.js';
 /** How the CLI rows are measured, for BENCHMARKS.md. */
 export const CLI_EXPLANATION = `- **CLI latency**: the bundled \`dist/baton.cjs tokens add --input 1\` against a session whose
   journal holds 10,000 events (snapshot near the end, as the manager keeps it), spawned
-  alternately with \`node -e 0\`; p50 of each. The launcher runs the CLI's one bundle through V8's code
-  cache; without it this row measured 1.9× (CPU time, paired runs), so the cache stays.
+  alternately with \`node -e 0\`; p50 of each. What this row needs (CPU time against the same build
+  with it, paired runs): the launcher's V8 code cache of the CLI's one bundle (without it 1.9×); the
+  build's one copy of each Node built-in instead of esbuild's per-import copies (+11%); the
+  foreign formats loaded on first use (+4%); node:crypto required on first use (+3%); numbers formatted without \`toLocaleString\` (its ICU
+  data alone costs a bare \`node\` 20% more CPU time); node:net
+  (node:tty, commander's child_process) and node:perf_hooks kept off start-up (the row measured
+  1.51× with them loaded and the tuning since deleted, 1.44× with them kept off). Deleted
+  because this row did not need them (each within ±2%): a hand-written \`toISOString\`, the
+  bundle pre-wrapped as a module function, the Latin-1 read and per-command rewrites of the cache.
 - **List**: \`baton list --json --all\` over 10,000 sessions (registry cache warm) against \`node -e 0\`. The
   file store keeps what it printed last (\`list-*.view\`, keyed by the registry's inode stamps); without
-  it this row measured 2.5× (paired runs), so it stays.`;
+  it this row measured 2.5× (paired runs; 1.7× the CPU time of the same build with it), so it stays.`;
 
 /** Measures the section in `work`; returns its rows. */
 export async function cli(quick: boolean, work: string): Promise<Row[]> {
@@ -40,7 +47,7 @@ async function tokensAdd(quick: boolean, work: string): Promise<Row> {
   return {
     // An everyday command: at most 1.5x `node -e 0`. Without the launcher's V8 code cache
     // (src/cli/launcher.cjs) it measured 1.9x, so the cache stays, named by the row.
-    name: '`baton tokens add`, session of 10,000 events (p50 wall time; needs the V8 code cache of `dist/baton.cjs`)',
+    name: '`baton tokens add`, session of 10,000 events (p50 wall time; needs the V8 code cache of `dist/baton.cjs`, one copy of each built-in in the bundle, and node:crypto, node:net, node:perf_hooks, ICU and the foreign formats kept off start-up)',
     baton: `${r.a.toFixed(1)} ms`,
     baseline: `${r.b.toFixed(1)} ms \`node -e 0\``,
     ratio: r.a / r.b,

@@ -24,7 +24,8 @@ const common = {
 };
 
 // commander loads child_process (and with it net and dgram) only to run executable
-// subcommands, which baton does not use; a stub keeps that cost out of every start-up.
+// subcommands, which baton does not use; a stub keeps that cost out of every start-up (with
+// src/cli/start.ts keeping node:tty off it, node:net is not loaded: BENCHMARKS.md's `tokens add` row needs it).
 const noChildProcess = {
   name: 'no-child-process',
   setup(b) {
@@ -58,7 +59,7 @@ const lazyExports = JSON.parse(
 // CommonJS bundle with __toESM, which copies every export of the module as a getter, at every
 // import site: dozens of copies of node:fs and node:path at each start-up. One shared ES module
 // per built-in (its default and its named exports, read from the built-in at build time) is
-// required once instead.
+// required once instead: without it `tokens add` took 11% more CPU time, past its row's target (BENCHMARKS.md).
 const builtinOnce = {
   name: 'builtin-once',
   setup(b) {
@@ -89,41 +90,15 @@ const builtinOnce = {
   },
 };
 
-// In the CommonJS bundles, `createRequire(import.meta.url)` (import.meta.url is the bundle's
-// own path there) is the require of the bundle's module: node:module itself, which the
-// launcher does not load either, is not loaded at start-up for it.
-const moduleAsRequire = {
-  name: 'module-as-require',
-  setup(b) {
-    b.onResolve({ filter: /^(node:)?module$/ }, (args) =>
-      args.importer.includes('node_modules') ? undefined : { path: 'module', namespace: 'module-as-require' },
-    );
-    b.onLoad({ filter: /.*/, namespace: 'module-as-require' }, () => ({
-      contents: 'export function createRequire() { return require; }',
-      loader: 'js',
-    }));
-  },
-};
-
-// The CommonJS bundles come wrapped as Node wraps a module, their function the file's value:
-// the launcher compiles the file's text as it is (with the code cache), where wrapping it at
-// run time would copy the whole text (and, 0.6 MB in the young generation, start a garbage
-// collection). Run by Node itself (\`node dist/cli.cjs\`, \`require()\`), the file calls that
-// function at once with its module's arguments.
-const asModuleFunction = {
-  banner: {
-    js: "(function (f) { return typeof module === 'undefined' ? f : f.call(this, exports, require, module, __filename, __dirname); })(function (exports, require, module, __filename, __dirname) {",
-  },
-  footer: { js: '\n});' },
-};
-
 // The CLI is one CommonJS file: Node's CommonJS loader starts faster than its ESM loader.
 // zod, yaml, pg, the MCP SDK, cli-progress and the OpenTelemetry packages stay in node_modules
 // and are required only by the commands that need them (`baton mcp` and `baton otel` reach them
 // through lazily initialised modules).
 const cliBundle = {
   ...common,
-  plugins: [noChildProcess, moduleAsRequire, builtinOnce],
+  plugins: [noChildProcess, builtinOnce],
+  // No ES module banner: a CommonJS bundle has its own require.
+  banner: {},
   format: 'cjs',
   external: [
     'zod',
@@ -138,20 +113,19 @@ const cliBundle = {
     'cli-progress',
   ],
   define: { ...common.define, 'import.meta.url': '__filename' },
-  ...asModuleFunction,
 };
 await build({ ...cliBundle, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.cjs' });
 // `baton hook …` runs on every tool call of an agent CLI: its own bundle, without commander,
 // the MCP SDK or the CLI's commands, so the launcher can start it instead of cli.cjs.
 await build({
   ...common,
-  plugins: [moduleAsRequire, builtinOnce],
+  plugins: [builtinOnce],
+  banner: {},
   entryPoints: ['src/hooks/bin.ts'],
   outfile: 'dist/hook.cjs',
   format: 'cjs',
   external: ['zod', 'yaml', 'pg', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', 'commander'],
   define: { ...common.define, 'import.meta.url': '__filename' },
-  ...asModuleFunction,
 });
 // The dashboard's web page (`baton ui`): its code and styles with their libraries (preact,
 // uPlot, marked, DOMPurify) bundled into dist/ui/, served from the package; nothing is fetched

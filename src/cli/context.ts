@@ -37,7 +37,8 @@ export class Ctx {
   exitCode: number | undefined;
   private mgr: SessionManager | null = null;
   // process.hrtime, not performance.now(): the global `performance` loads node:perf_hooks
-  // (a millisecond of every command's start-up) for a figure only --verbose prints.
+  // (a millisecond of every command's start-up, which BENCHMARKS.md's `tokens add` row needs) for a
+  // figure only --verbose prints.
   private readonly started = process.hrtime.bigint();
 
   /** The command prints data, which --quiet keeps (else only a confirmation, which it drops). */

@@ -45,7 +45,7 @@ function writeAll(fd: number, buf: Uint8Array): void {
  * `process.stdout.isTTY` without creating process.stdout (which loads net and stream: start-up
  * time every command would pay). A terminal is a character device; only then is tty asked,
  * and not for /dev/null (where scripts and agents send what they do not read): node:tty loads
- * node:net, a few milliseconds of start-up.
+ * node:net, a few milliseconds of start-up (BENCHMARKS.md's `tokens add` row needs it).
  */
 function isTerminal(fd: number): boolean {
   try {

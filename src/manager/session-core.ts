@@ -5,7 +5,6 @@
  */
 import { clonePlain } from '../domain/clone.js';
 import { hint } from '../domain/hints.js';
-import { isoTime } from '../domain/iso-time.js';
 import { settingEvents } from '../domain/settings.js';
 import { decideMetadata } from '../domain/metadata.js';
 import type { SettingValues } from '../domain/settings.js';
@@ -136,7 +135,7 @@ export class SessionCore {
 
   /** The manager's clock, as ISO-8601. */
   time(): string {
-    return isoTime(this.now());
+    return this.now().toISOString();
   }
 
   /** pid, host and boot id this manager writes as (the boot id is read once, when first asked for). */
@@ -414,7 +413,7 @@ export class SessionCore {
           );
         }
         // One reading of the clock per change: its fence check, expiry and event times agree.
-        const now = isoTime(this.now());
+        const now = this.now().toISOString();
         assertFence(state, o.fencingToken, now);
         // Written down with this change: what readers already report about an expired lease.
         const pre = expiryEvents(state, now);

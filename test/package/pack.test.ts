@@ -136,7 +136,6 @@ describe('the npm package', () => {
     const dist = path.join(dir, 'node_modules', pkg.name, 'dist');
     const caches = fs.readdirSync(dist).filter((f) => /^cli-[0-9a-f]+\.v8cache$/.test(f));
     expect(caches).toHaveLength(1);
-    expect(fs.readFileSync(path.join(dist, caches[0]!)).toString('latin1', 0, 40)).toMatch(/^baton-v8cache\/1 -,mcp\n/);
     expect(execFileSync(bin, ['--version'], { cwd: dir, encoding: 'utf8' }).trim()).toBe(pkg.version);
   }, 120_000);
 

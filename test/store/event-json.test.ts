@@ -25,23 +25,6 @@ describe('eventJson', () => {
     );
   });
 
-  it("cuts a trailing seq only when it is the last top-level member (the manager's events)", () => {
-    fc.assert(
-      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.oneof(fc.integer(), fc.double()), (body, seq) => {
-        const rest = Object.fromEntries(
-          Object.entries(body).filter(([k]) => k !== 'seq' && k !== 'v' && k !== 'batch'),
-        );
-        // Nested members that look like the tail must stay.
-        const e = { ...rest, nested: { seq }, list: [',"seq":1}'], seq };
-        const { seq: _s, ...want } = e;
-        expect(eventJson(e as unknown as NewEvent)).toBe(JSON.stringify(want));
-      }),
-      { numRuns: 500 },
-    );
-    expect(eventJson({ seq: 4 } as unknown as NewEvent)).toBe('{}');
-    expect(eventJson({ type: 't', seq: 4, data: 1 } as unknown as NewEvent)).toBe('{"type":"t","data":1}');
-  });
-
   it('leaves out fields JSON.stringify leaves out', () => {
     const e = {
       type: 't',

@@ -20,7 +20,7 @@ export function until(iso: string, now: Date): string {
 
 /**
  * Thousands separators for token counts. Not toLocaleString: loading ICU's locale data costs
- * ~15 ms, more than the rest of a `baton tokens add`.
+ * ~15 ms, more than the rest of a `baton tokens add` (its BENCHMARKS.md row needs this).
  */
 export function num(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');

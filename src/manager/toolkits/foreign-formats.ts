@@ -1,7 +1,8 @@
 /**
  * The foreign session layouts as the manager offers them (`manager.formats`): import, export
  * and mirror sessions, read a toolkit's folder. The adapters and the export code (formats.ts)
- * load on first use, so surfaces that never touch a foreign layout never pay for them. A
+ * load on first use, so surfaces that never touch a foreign layout never pay for them (loaded
+ * at start-up they cost `tokens add` 4% more CPU time, which its BENCHMARKS.md row needs). A
  * loader has the name of the function of formats.ts it calls (`checkMirrorSetting`), and each
  * method names in its JSDoc the function whose JSDoc states the contract.
  */

@@ -64,15 +64,3 @@ export function removeStaleTemps(dir: string, base?: string): void {
     if (deadWriter(name) !== null) fs.rmSync(path.join(dir, name), { force: true });
   }
 }
-
-/**
- * Removes a file; one already gone is fine. `fs.rmSync(…, { force: true })` does the same but
- * loads Node's recursive-removal code on first use, which a CLI call pays for at start-up.
- */
-export function removeFile(file: string): void {
-  try {
-    fs.unlinkSync(file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
-}

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { BatonError } from '../../domain/errors.js';
 import { FILE_MODE } from '../atomic-write.js';
-import { pidAlive, removeFile, sleepSync } from './fsutil.js';
+import { pidAlive, sleepSync } from './fsutil.js';
 
 /** How long to wait for a busy lock before giving up with `LOCKED`. */
 export const DEFAULT_LOCK_TIMEOUT_MS = 15_000;
@@ -80,7 +80,7 @@ export class FileLock {
   }
 
   private acquired(tries: number): void {
-    if (tries > 0) removeFile(this.wantFile);
+    if (tries > 0) fs.rmSync(this.wantFile, { force: true });
   }
 
   /**
@@ -148,7 +148,7 @@ export class FileLock {
       // A full disk takes the empty file but not its owner: left there, every later writer
       // would wait for it to go stale. Not taken, so nothing is left.
       fs.closeSync(fd);
-      removeFile(this.file);
+      fs.rmSync(this.file, { force: true });
       throw e;
     }
     fs.closeSync(fd);
@@ -162,7 +162,7 @@ export class FileLock {
     this.held = false;
     const owner = readOwner(this.file);
     if (owner && owner.nonce !== this.nonce) return;
-    removeFile(this.file);
+    fs.rmSync(this.file, { force: true });
   }
 
   private breakIfStale(): void {
@@ -178,15 +178,15 @@ export class FileLock {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       // The breaker holds this for microseconds; an old one was left by a process that died.
-      if (ageMs(breaker) > 1_000) removeFile(breaker);
+      if (ageMs(breaker) > 1_000) fs.rmSync(breaker, { force: true });
       return;
     }
     fs.closeSync(fd);
     try {
       const again = readOwner(this.file);
-      if (again !== undefined && JSON.stringify(again) === JSON.stringify(owner)) removeFile(this.file);
+      if (again !== undefined && JSON.stringify(again) === JSON.stringify(owner)) fs.rmSync(this.file, { force: true });
     } finally {
-      removeFile(breaker);
+      fs.rmSync(breaker, { force: true });
     }
   }
 }

@@ -4,7 +4,7 @@ import { BatonError } from '../../domain/errors.js';
 import type { RepairReport, Snapshot } from '../types.js';
 import { writeTemp } from '../atomic-write.js';
 import { decodeRecord, encodeRecord } from './codec.js';
-import { moveAside, readIfExists, removeFile, removeStaleTemps } from './fsutil.js';
+import { moveAside, readIfExists, removeStaleTemps } from './fsutil.js';
 import type { Handle } from './handle.js';
 import type { StoreFs } from './io.js';
 import { scanJournal } from './journal.js';
@@ -137,19 +137,19 @@ function isUnterminatedTail(h: Handle, offset: number, size: number): boolean {
  * speeds up loading (see FileStore.writeSnapshot).
  */
 export function rotateSnapshot(file: string, temp: string, io: Pick<typeof fs, 'renameSync'> = fs): void {
-  removeFile(`${file}.bak`);
+  fs.rmSync(`${file}.bak`, { force: true });
   try {
     io.renameSync(file, `${file}.bak`);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
-      removeFile(temp);
+      fs.rmSync(temp, { force: true });
       throw e;
     }
   }
   try {
     io.renameSync(temp, file);
   } catch (e) {
-    removeFile(temp);
+    fs.rmSync(temp, { force: true });
     throw e;
   }
 }
