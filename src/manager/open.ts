@@ -28,7 +28,8 @@ export interface OpenManagerOptions {
   url?: string | null;
   /** Explicit `.baton` directory (`--dir` / `BATON_DIR`). */
   dir?: string | null;
-  cwd: string;
+  /** The folder the sessions are worked in (recorded paths are relative to its workspace); default `process.cwd()`. */
+  cwd?: string;
   /** Create the file store when none is found (`start`): at the git work tree's root, else in `cwd`. */
   create?: boolean;
   /** A store created now is shared: committed with the project, not ignored in git (`start --shared`). */
@@ -63,13 +64,15 @@ export interface OpenManagerOptions {
  * Opens the store and builds the manager a surface uses: file records are hashed relative
  * to the workspace (the folder holding `.baton`).
  */
-export function openManager(o: OpenManagerOptions): SessionManager {
-  // Plain JavaScript callers get no type check: name the missing folder instead of a TypeError.
-  if (typeof o?.cwd !== 'string' || !o.cwd)
-    throw new BatonError('BAD_INPUT', 'openManager needs `cwd`: the folder the sessions are worked in.', {
-      hint: 'Pass it, e.g. openManager({ cwd: process.cwd() }).',
-      details: { cwd: o?.cwd ?? null },
+export function openManager(options: OpenManagerOptions = {}): SessionManager {
+  const given = options.cwd;
+  // Plain JavaScript callers get no type check: name a bad folder instead of a TypeError.
+  if (given !== undefined && (typeof given !== 'string' || !given))
+    throw new BatonError('BAD_INPUT', '`cwd` must be the path of the folder the sessions are worked in.', {
+      hint: 'Pass a folder, e.g. openManager({ cwd: process.cwd() }), or leave cwd out for the current one.',
+      details: { cwd: given as unknown as string },
     });
+  const o = { ...options, cwd: given ?? process.cwd() };
   // The caller has read the environment already (the CLI: its own injected env): `{}` keeps
   // openStore from reading process.env behind its back.
   const workspaceOf = (): string => workspaceName(o.workspace, o.host ?? os.hostname(), o.cwd);
