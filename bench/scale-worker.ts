@@ -1,7 +1,8 @@
 // One worker process of bench/scale.ts (not run on its own). Modes:
 //   append URL SESSION — PostgresStore.append, one event per commit (rounds, see below)
 //   raw    URL TABLE   — one-row INSERT per transaction into a table of the same shape (rounds)
-//   claim  URL -       — claims sessions until none is left; prints each claim's latency
+//   claim  URL WARM    — claims one session of schema WARM (its warm-up), then sessions of URL
+//                        until none is left; prints each claim's latency
 //   watch  URL SESSION N — N watchers of one session; prints each delivery's receive time
 // Each mode says "ready" once set up. claim and watch start on a line on stdin and print one
 // JSON line when done. append and raw run in rounds (bench/scale-appends.ts): each line
@@ -87,6 +88,15 @@ async function raw(): Promise<void> {
 }
 
 async function claim(): Promise<void> {
+  // A long-lived worker of a pool (issue 30): set up, connected and warmed before the start.
+  // Its first claim loads the modules of the claim path (the resume plan's among them) and
+  // compiles them, once per process; so it claims one session of a schema of its own first
+  // (`target`: another schema of the same server, a session per worker), as a pool's worker
+  // has long done before the claims measured here.
+  const warm = new SessionManager({ store: new PostgresStore({ url: target }) });
+  if (!(await warm.claims.claim({ owner: `warm:${process.pid}`, ttlMs: 600_000 })))
+    throw new Error('no session to warm up on');
+  await warm.store.close();
   const m = new SessionManager({ store: new PostgresStore({ url }) });
   await m.store.list(); // connected before the start
   await untilStart();

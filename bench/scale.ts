@@ -1,6 +1,6 @@
 // Many workers on one PostgreSQL (issue 17): scale curves and growth, as ratios to baselines
 // measured in the same run on the same server. Run by bench/run.ts; on its own:
-//   node --import tsx bench/scale.ts [--quick] [--no-growth]
+//   node --import tsx bench/scale.ts [--quick] [--no-growth] [--only claims]
 // It starts a PRIVATE PostgreSQL (initdb into a temporary folder; test/support/private-pg.ts)
 // so hundreds of connections and 10 million rows never load the machine's shared server;
 // BATON_SCALE_PG_URL=postgres://… measures an existing server instead (a database you own).
@@ -65,6 +65,16 @@ async function claimCurve(url: string, quick: boolean): Promise<{ rows: ScaleRow
   const m = new SessionManager({ store: new PostgresStore({ url, workspace: 'bench-claims' }) });
   const sessions = quick ? 30 : 100;
   const claimers = quick ? 4 : 16;
+  // A session each to warm up on (scale-worker.ts), in a schema of their own.
+  const u = new URL(url);
+  u.searchParams.set('schema', `${u.searchParams.get('schema')}_warm`);
+  const warmUrl = u.toString();
+  const warm = new SessionManager({ store: new PostgresStore({ url: warmUrl, workspace: 'bench-claims' }) });
+  for (let i = 0; i < claimers; i++) {
+    await warm.createFrom(`w-${i}`, [created(`w-${i}`)]);
+    await warm.leases.acquire(`w-${i}`, { owner: 'gone', ttlMs: 1_000 });
+  }
+  await warm.store.close();
   for (let i = 0; i < sessions; i++) {
     const id = `c-${i}`;
     await m.createFrom(id, [created(id)]);
@@ -79,7 +89,7 @@ async function claimCurve(url: string, quick: boolean): Promise<{ rows: ScaleRow
   }
   await new Promise((r) => setTimeout(r, 1_200)); // every lease has expired
   const results = await together<{ latencies: number[]; ids: string[]; started: number; done: number }>(
-    Array.from({ length: claimers }, () => ['claim', url, '-', '-', '-']),
+    Array.from({ length: claimers }, () => ['claim', url, warmUrl]),
   );
   const at = Math.min(...results.map((r) => r.started));
   const ids = results.flatMap((r) => r.ids);
@@ -186,7 +196,7 @@ async function watchFanout(url: string, quick: boolean): Promise<{ rows: ScaleRo
 /** Everything above plus growth; the BENCHMARKS.md section and the table rows. */
 export async function scaleCurves(
   quick: boolean,
-  o: { growth?: boolean } = {},
+  o: { growth?: boolean; claimsOnly?: boolean } = {},
 ): Promise<{ rows: ScaleRow[]; section: string } | null> {
   const given = process.env['BATON_SCALE_PG_URL'];
   const why = given ? null : privatePgUnavailable();
@@ -213,8 +223,13 @@ export async function scaleCurves(
         })());
     const version = (await admin.query<{ v: string }>('SELECT version() AS v')).rows[0]!.v.split(',')[0];
     const sync = (await admin.query<{ s: string }>("SELECT current_setting('synchronous_commit') AS s")).rows[0]!.s;
-    const appends = await appendCurve(url('scale_appends'), admin, 'scale_appends', quick);
+    const appends = o.claimsOnly ? null : await appendCurve(url('scale_appends'), admin, 'scale_appends', quick);
     const claims = await claimCurve(url('scale_claims'), quick);
+    if (!appends) {
+      await admin.end();
+      const loadAfter = fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+      return { rows: claims.rows, section: claimsLine(claims.text, load, loadAfter) };
+    }
     const watch = await watchFanout(url('scale_watch'), quick);
     const grown = o.growth === false ? null : await growth(admin, url, quick);
     await admin.end();
@@ -249,6 +264,18 @@ ${grown ? `\n**Growth**: ${grown.text}\n` : ''}${END}`;
   }
 }
 
+/** The claims paragraph of the scale section, measured alone (`--only claims`): says when and under what load. */
+function claimsLine(text: string, before: string, after: string): string {
+  return `**Claims after expiry**: ${text} (Measured alone by \`node --import tsx bench/scale.ts --only claims\` on ${new Date().toISOString().slice(0, 16)}Z, load average before ${before}, after ${after}; the rest of this section is from the run above.)`;
+}
+
+/** Replaces the claims paragraph of the scale section in a BENCHMARKS.md text (`--only claims`). */
+function writeClaimsLine(doc: string, line: string): string {
+  const re = /\n\*\*Claims after expiry\*\*: [^\n]*\n/;
+  if (!re.test(doc)) throw new Error('BENCHMARKS.md has no claims paragraph to replace: run bench/scale.ts in full');
+  return doc.replace(re, `\n${line}\n`);
+}
+
 /** The scale section of a BENCHMARKS.md text, or null. */
 export function existingScaleSection(doc: string): string | null {
   const a = doc.indexOf(BEGIN);
@@ -267,8 +294,16 @@ export function writeScaleSection(doc: string, section: string): string {
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const quick = process.argv.includes('--quick');
   const noGrowth = process.argv.includes('--no-growth');
-  const r = await scaleCurves(quick, { growth: !noGrowth });
-  if (r) {
+  const at = process.argv.indexOf('--only');
+  const claimsOnly = at >= 0 && process.argv[at + 1] === 'claims';
+  if (at >= 0 && !claimsOnly) throw new Error('--only takes one section: claims');
+  const r = await scaleCurves(quick, { growth: !noGrowth, claimsOnly });
+  if (r && claimsOnly) {
+    console.log(r.section);
+    for (const row of r.rows) console.log(`${row.name}: ${row.baton} (${row.pass ? 'pass' : 'FAIL'})`);
+    const file = path.join(root, 'BENCHMARKS.md');
+    if (!quick) fs.writeFileSync(file, writeClaimsLine(fs.readFileSync(file, 'utf8'), r.section));
+  } else if (r) {
     console.log(r.section);
     if (!quick) {
       const file = path.join(root, 'BENCHMARKS.md');

@@ -4,6 +4,7 @@
  * waiting claimer LISTENs for the sessions that need a worker instead of polling.
  */
 import type { PoolClient } from 'pg';
+import type { LoadRow } from './event-reads.js';
 import { claimChannelOf } from './url.js';
 import type { StoreChange, WatchTiming } from './watch.js';
 
@@ -24,11 +25,19 @@ export interface ClaimQueueDeps {
 
 /** See StoreClaimQueue in store/types.ts. */
 export class PgClaimQueue {
+  /**
+   * Sessions this handle holds while a claimer decides, each with the rows of its load read
+   * by the pick (until the first load takes them): the store answers that load from them and
+   * writes the registry row with each append of a held session (store.ts), so a claim costs
+   * the pick, the append and the end of the hold.
+   */
+  private readonly held = new Map<string, { rows: LoadRow[] | null }>();
+
   constructor(private readonly d: ClaimQueueDeps) {}
 
   /**
-   * Each candidate is picked and held in a transaction of its own, which lasts while `take`
-   * decides (a load and the claim's conditional append, on other connections of the pool) and
+   * Each candidate is picked, loaded and held in a transaction of its own, which lasts while
+   * `take` decides (the claim's conditional append, on other connections of the pool) and
    * commits when it is done, so a claimer holds at most one session at a time and a claimer
    * that dies lets go with its connection. One tried in vain is left out of the next pick.
    */
@@ -36,22 +45,42 @@ export class PgClaimQueue {
     const tried = [...skip];
     for (;;) {
       const r = await this.d.tx(async (c) => {
-        const picked = await c.query<{ id: string }>(this.d.sql().claimNext, [
+        const picked = await c.query<LoadRow & { picked: string }>(this.d.sql().claimNext, [
           at,
           tried,
           `baton-claim:${this.d.schema()}:`,
         ]);
-        const id = picked.rows[0]?.id;
+        const id = picked.rows[0]?.picked;
         if (id === undefined) return { done: true as const, value: null };
-        const value = await take(id);
-        if (value === null) tried.push(id);
-        // The claimed session's registry row is written before the hold ends, so the next
-        // pick of any claimer no longer finds it claimable.
-        else await this.d.settle();
+        this.held.set(id, { rows: picked.rows });
+        let value: T | null;
+        try {
+          value = await take(id);
+          if (value === null) tried.push(id);
+          // The claimed session's registry row is written before the hold ends (with its
+          // append, see store.ts; anything else this handle left pending now), so the next
+          // pick of any claimer no longer finds it claimable.
+          else await this.d.settle();
+        } finally {
+          this.held.delete(id);
+        }
         return { done: value !== null, value };
       });
       if (r.done) return r.value;
     }
+  }
+
+  /** The rows of held session `id`'s load, read by its pick, once (null: not held, or taken already). */
+  takeLoad(id: string): LoadRow[] | null {
+    const h = this.held.get(id);
+    const rows = h?.rows ?? null;
+    if (h) h.rows = null;
+    return rows;
+  }
+
+  /** Whether a claimer of this handle holds session `id` (its appends then carry the registry row). */
+  holds(id: string): boolean {
+    return this.held.has(id);
   }
 
   async announce(ids: readonly string[]): Promise<void> {
