@@ -17,14 +17,11 @@ const url = u.toString();
 
 const counts = new Map<string, number>();
 let total = 0;
-let shown = 0;
 const origQuery = pg.Client.prototype.query;
 pg.Client.prototype.query = function (this: unknown, ...args: unknown[]) {
   const a = args[0] as string | { text: string };
   const text = (typeof a === 'string' ? a : (a?.text ?? '')).replace(/\s+/g, ' ').trim().slice(0, 90);
   counts.set(text, (counts.get(text) ?? 0) + 1);
-  if (process.env['XSTACK'] && text.startsWith(process.env['XSTACK']) && total > 5 && !shown++)
-    console.log(new Error().stack);
   total++;
   return (origQuery as (...x: unknown[]) => unknown).apply(this, args);
 } as typeof origQuery;
@@ -39,14 +36,6 @@ await (m.store as { settle?: () => Promise<void> }).settle?.();
 await new Promise((r) => setTimeout(r, 1_200));
 const w = new SessionManager({ store: new PostgresStore({ url }) });
 await w.store.list();
-if (process.env['XLOAD']) {
-  const orig = w.store.load.bind(w.store);
-  let k = 0;
-  w.store.load = async (id: string) => {
-    if (k++ < 3) console.log(new Error().stack);
-    return orig(id);
-  };
-}
 counts.clear();
 total = 0;
 const lat: number[] = [];

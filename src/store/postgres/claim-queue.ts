@@ -4,6 +4,7 @@
  * waiting claimer LISTENs for the sessions that need a worker instead of polling.
  */
 import type { PoolClient } from 'pg';
+import type { LeaseHolder } from '../types.js';
 import type { LoadRow } from './event-reads.js';
 import { claimChannelOf } from './url.js';
 import type { StoreChange, WatchTiming } from './watch.js';
@@ -18,7 +19,7 @@ export interface ClaimQueueDeps {
   settle(): Promise<void>;
   /** LISTENs on `channel` (watch.ts, reconnecting); `onChange` per notification or change found by its poll. */
   listen(channel: string, onChange: (c: StoreChange) => void, timing?: WatchTiming): Promise<() => Promise<void>>;
-  sql(): { claimNext: string; claimAnnounce: string };
+  sql(): { claimNext: string; claimHolders: string; claimAnnounce: string };
   /** The store's schema: its claimers hold keys and LISTEN on a channel of their own. */
   schema(): string;
 }
@@ -81,6 +82,31 @@ export class PgClaimQueue {
   /** Whether a claimer of this handle holds session `id` (its appends then carry the registry row). */
   holds(id: string): boolean {
     return this.held.has(id);
+  }
+
+  async leaseHolders(ids: readonly string[]): Promise<Map<string, LeaseHolder>> {
+    const out = new Map<string, LeaseHolder>();
+    if (!ids.length) return out;
+    const r = (await this.d.q(this.d.sql().claimHolders, [ids])) as { rows: Array<{ id: string; body: string }> };
+    for (const row of r.rows) {
+      // A body that cannot be read is left out: the caller loads that session instead.
+      let d: Partial<LeaseHolder> | undefined;
+      try {
+        d = (JSON.parse(row.body) as { data?: Partial<LeaseHolder> }).data;
+      } catch {
+        continue;
+      }
+      if (d && typeof d.token === 'number' && typeof d.host === 'string' && typeof d.pid === 'number')
+        out.set(row.id, {
+          owner: String(d.owner ?? ''),
+          token: d.token,
+          host: d.host,
+          pid: d.pid,
+          ...(d.boot ? { boot: d.boot } : {}),
+          ...(d.detached ? { detached: true } : {}),
+        });
+    }
+    return out;
   }
 
   async announce(ids: readonly string[]): Promise<void> {

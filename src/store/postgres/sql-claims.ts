@@ -41,6 +41,17 @@ export function claimStatements(s: string) {
          WHERE session_id = c.id AND seq > COALESCE((SELECT revision FROM ${s}.snapshots WHERE session_id = c.id), 0)
       ) e
       ORDER BY seq NULLS FIRST`,
+    /**
+     * Who holds the leases of sessions $1 (claim-queue.ts `leaseHolders`): for each, the body
+     * of its latest `lease.acquired` event, read backwards from its end by the primary key and
+     * stopped at the first (registry query: many sessions at once; each a lateral read of one
+     * session). What a claimer with nothing to claim needs to tell a lease of this machine's
+     * from one held elsewhere or by a detached claim, without loading every session.
+     */
+    claimHolders: `
+      SELECT t.id, l.body FROM unnest($1::text[]) AS t(id), LATERAL (
+        SELECT body FROM ${s}.events WHERE session_id = t.id AND type = 'lease.acquired' ORDER BY seq DESC LIMIT 1
+      ) l`,
     /** Wakes the claimers waiting on channel $1: sessions $2 need a worker (no table; claim-queue.ts). */
     claimAnnounce: `
       SELECT count(pg_notify($1, json_build_object('session', t.id, 'revision', 0)::text))::int AS notified
