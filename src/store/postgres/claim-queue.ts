@@ -6,20 +6,24 @@
 import type { PoolClient } from 'pg';
 import type { LeaseHolder } from '../types.js';
 import type { LoadRow } from './event-reads.js';
+import { statementName } from './statement-name.js';
 import { claimChannelOf } from './url.js';
 import type { StoreChange, WatchTiming } from './watch.js';
 
 /** What the queue needs of its store. */
 export interface ClaimQueueDeps {
-  /** Runs `fn` in a transaction on one connection of the pool (errors mapped as the store's). */
-  tx<T>(fn: (c: PoolClient) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` on one connection of the pool, then lets go of what it holds there (`claimRelease`,
+   * pool.ts onConnection: not waited for once `fn` resolved); errors mapped as the store's.
+   */
+  hold<T>(fn: (c: PoolClient) => Promise<T>): Promise<T>;
   /** Runs one statement on the pool (errors mapped as the store's). */
   q(text: string, values: unknown[]): Promise<unknown>;
   /** Resolves once this handle's registry rows of acknowledged appends are written. */
   settle(): Promise<void>;
   /** LISTENs on `channel` (watch.ts, reconnecting); `onChange` per notification or change found by its poll. */
   listen(channel: string, onChange: (c: StoreChange) => void, timing?: WatchTiming): Promise<() => Promise<void>>;
-  sql(): { claimNext: string; claimHolders: string; claimAnnounce: string };
+  sql(): { claimNext: string; claimHolders: string; claimAnnounce: string; claimRelease: string };
   /** The store's schema: its claimers hold keys and LISTEN on a channel of their own. */
   schema(): string;
 }
@@ -37,20 +41,26 @@ export class PgClaimQueue {
   constructor(private readonly d: ClaimQueueDeps) {}
 
   /**
-   * Each candidate is picked, loaded and held in a transaction of its own, which lasts while
-   * `take` decides (the claim's conditional append, on other connections of the pool) and
-   * commits when it is done, so a claimer holds at most one session at a time and a claimer
-   * that dies lets go with its connection. One tried in vain is left out of the next pick.
+   * Each candidate is picked, loaded and held (a session-level advisory lock) on a connection
+   * of its own, while `take` decides (the claim's conditional append, on other connections of
+   * the pool); then the hold is let go (`claimRelease`), without waiting for it once the
+   * claimed session's row is written: no transaction, so no `BEGIN` and no `COMMIT` on the
+   * claim's path. A claimer holds at most one session at a time, and a claimer that dies
+   * lets go with its connection. One tried in vain is left out of the next pick.
    */
   async next<T>(at: string, skip: readonly string[], take: (id: string) => Promise<T | null>): Promise<T | null> {
     const tried = [...skip];
+    // The pick reads registry rows: those of this handle's own acknowledged appends first (a
+    // session this claimer just found interrupted, e.g. its lease holder gone, is then seen).
+    await this.d.settle();
     for (;;) {
-      const r = await this.d.tx(async (c) => {
-        const picked = await c.query<LoadRow & { picked: string }>(this.d.sql().claimNext, [
-          at,
-          tried,
-          `baton-claim:${this.d.schema()}:`,
-        ]);
+      const r = await this.d.hold(async (c) => {
+        const text = this.d.sql().claimNext;
+        const picked = await c.query<LoadRow & { picked: string }>({
+          name: statementName(text),
+          text,
+          values: [at, tried, `baton-claim:${this.d.schema()}:`],
+        });
         const id = picked.rows[0]?.picked;
         if (id === undefined) return { done: true as const, value: null };
         this.held.set(id, { rows: picked.rows });

@@ -10,10 +10,11 @@ export function claimStatements(s: string) {
      * statement (one round trip, not two): the oldest session a claimer may take at $1 (as
      * `claimable` (sql-registry.ts); a lapsed lease counts from its end, an interrupted session
      * from its last change) that is not in $2 and that no other claimer holds: each candidate
-     * is held by a transaction-level advisory lock on $3 || id, tried in order, skipped (never
-     * waited for) when another transaction holds it. Called in a transaction that lasts while
-     * the claimer decides; `OFFSET 0` keeps the lock attempts out of the inner query, so they
-     * are made on the sorted candidates, in order, and stop at the first one taken; the
+     * is held by a session-level advisory lock on $3 || id, tried in order, skipped (never
+     * waited for) when another connection holds it. The lock lasts while the claimer decides,
+     * until `claimRelease` on the same connection; `OFFSET 0` keeps the lock attempts out of
+     * the inner query, so they are made on the sorted candidates, in order, and stop at the
+     * first one taken (any other a plan might take is let go by `claimRelease` too); the
      * `MATERIALIZED` CTE takes them once. An advisory lock, not a row lock: the claim's own
      * append and the registry refresh touch the row meanwhile and must not wait for it
      * (registry query; index sessions_claim). Then the rows of `load` (sql.ts) for the picked
@@ -29,7 +30,7 @@ export function claimStatements(s: string) {
              AND NOT (id = ANY($2::text[]))
            ORDER BY since NULLS FIRST, id OFFSET 0
         ) c
-        WHERE pg_try_advisory_xact_lock(hashtextextended($3 || c.id, 0))
+        WHERE pg_try_advisory_lock(hashtextextended($3 || c.id, 0))
         LIMIT 1
       )
       SELECT c.id AS picked, NULL::integer AS seq, sn.revision AS snap_rev, sn.state AS body, x.summary_revision AS row_rev,
@@ -41,6 +42,12 @@ export function claimStatements(s: string) {
          WHERE session_id = c.id AND seq > COALESCE((SELECT revision FROM ${s}.snapshots WHERE session_id = c.id), 0)
       ) e
       ORDER BY seq NULLS FIRST`,
+    /**
+     * Ends the holds of a claimer's connection (claim-queue.ts): every session-level advisory
+     * lock it took (`claimNext` takes one). Run before the connection goes back to the pool;
+     * no table.
+     */
+    claimRelease: 'SELECT pg_advisory_unlock_all()',
     /**
      * Who holds the leases of sessions $1 (claim-queue.ts `leaseHolders`): for each, the body
      * of its latest `lease.acquired` event, read backwards from its end by the primary key and

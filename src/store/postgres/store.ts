@@ -34,7 +34,7 @@ import { recoverLostRows } from './repair.js';
 import { NOTIFY_SPACING_MS, REFRESH_SPACING_MS, Refresher } from './refresh.js';
 import type { RefreshBatch } from './refresh.js';
 import { encodeEvents } from './rows.js';
-import { createPool, inTransaction, mapPgError, sqlState } from './pool.js';
+import { createPool, inTransaction, mapPgError, onConnection, sqlState } from './pool.js';
 import { statements } from './sql.js';
 import type { Statements } from './sql.js';
 import { channelOf, ident, parsePgUrl } from './url.js';
@@ -105,7 +105,7 @@ export class PostgresStore implements SessionStore {
   );
   /** Claimers handed different sessions, woken when one needs a worker (capability `claim queue`, claim-queue.ts). */
   readonly claimQueue = new PgClaimQueue({
-    tx: (fn) => this.tx(fn),
+    hold: (fn) => this.tx(fn, this.sql.claimRelease),
     q: (text, values) => this.q(text, values),
     settle: () => this.settle(),
     listen: async (channel, onChange, timing) => {
@@ -422,10 +422,11 @@ export class PostgresStore implements SessionStore {
     return { id, deletedAt: info.deletedAt, title: info.title, status: info.status, archived };
   }
 
-  /** Runs `fn` in a transaction on one connection; driver errors mapped as in {@link q}. */
-  private async tx<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
+  /** Runs `fn` in a transaction on one connection (with `letGo`: outside one, see onConnection); driver errors mapped as in {@link q}. */
+  private async tx<T>(fn: (c: PoolClient) => Promise<T>, letGo?: string): Promise<T> {
     try {
-      return await inTransaction(await this.connect(), fn);
+      const pool = await this.connect();
+      return await (letGo ? onConnection(pool, fn, letGo) : inTransaction(pool, fn));
     } catch (e) {
       if (this.closed && !isBatonError(e)) throw this.closedError();
       throw mapPgError(e, this.location);
