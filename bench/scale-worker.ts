@@ -1,7 +1,7 @@
 // One worker process of bench/scale.ts (not run on its own). Modes:
 //   append URL SESSION — PostgresStore.append, one event per commit (rounds, see below)
 //   raw    URL TABLE   — one-row INSERT per transaction into a table of the same shape (rounds)
-//   claim  URL WARM    — claims one session of schema WARM (its warm-up), then sessions of URL
+//   claim  URL -       — claims one session (its warm-up), then, from the start, sessions
 //                        until none is left; prints each claim's latency
 //   watch  URL SESSION N — N watchers of one session; prints each delivery's receive time
 // Each mode says "ready" once set up. claim and watch start on a line on stdin and print one
@@ -88,17 +88,14 @@ async function raw(): Promise<void> {
 }
 
 async function claim(): Promise<void> {
-  // A long-lived worker of a pool (issue 30): set up, connected and warmed before the start.
-  // Its first claim loads the modules of the claim path (the resume plan's among them) and
-  // compiles them, once per process; so it claims one session of a schema of its own first
-  // (`target`: another schema of the same server, a session per worker), as a pool's worker
-  // has long done before the claims measured here.
-  const warm = new SessionManager({ store: new PostgresStore({ url: target }) });
-  if (!(await warm.claims.claim({ owner: `warm:${process.pid}`, ttlMs: 600_000 })))
-    throw new Error('no session to warm up on');
-  await warm.store.close();
+  // A long-lived worker of a pool (issue 30): set up and warmed before the start. Its first
+  // claim loads the modules of the claim path (the resume plan's among them) and compiles
+  // them, opens its pool's connections and prepares their statements, once per process; so
+  // it claims one session first (the parent left one lapsed per worker, the measured ones
+  // still leased), as a pool's worker has long done before the claims measured here.
   const m = new SessionManager({ store: new PostgresStore({ url }) });
-  await m.store.list(); // connected before the start
+  if (!(await m.claims.claim({ owner: `warm:${process.pid}`, ttlMs: 600_000 })))
+    throw new Error('no session to warm up on');
   await untilStart();
   const started = Date.now();
   const latencies: number[] = [];
