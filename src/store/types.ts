@@ -408,6 +408,16 @@ export interface StoreStepResults {
   };
 }
 
+/** Who took a lease: the holder fields of its `lease.acquired` event (see StoreClaimQueue `leaseHolders`). */
+export interface LeaseHolder {
+  owner: string;
+  token: number;
+  host: string;
+  pid: number;
+  boot?: string;
+  detached?: boolean;
+}
+
 /**
  * Capability `claim queue`: claimers of a store shared by many processes and machines are
  * handed different sessions without racing for the same one, and a waiting claimer is woken
@@ -427,6 +437,13 @@ export interface StoreClaimQueue {
      * the hold and is passed on.
      */
     next<T>(at: string, skip: readonly string[], take: (id: string) => Promise<T | null>): Promise<T | null>;
+    /**
+     * Optional: who took the current lease of each of sessions `ids` (the `lease.acquired` of
+     * its latest lease, by a read of that event alone, not of the session), in one look: a
+     * claimer tells this machine's leases from the others' without loading each session. A
+     * session without one is left out; the caller checks the token against its row's.
+     */
+    leaseHolders?(ids: readonly string[]): Promise<Map<string, LeaseHolder>>;
     /** Wakes the waiting claimers of every process: sessions `ids` need a worker (said after the change that says so is durable). */
     announce(ids: readonly string[]): Promise<void>;
     /**

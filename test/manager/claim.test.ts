@@ -4,6 +4,7 @@
  * over one store give each session to exactly one of them; a claim writes the resume and the
  * lease in one append.
  */
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { SessionManager } from '../../src/manager/manager.js';
 import { MemoryStore } from '../../src/store/memory.js';
@@ -128,6 +129,8 @@ describe.skipIf(!PG_URL)('claim on PostgreSQL: lease expiry judged by the databa
   needsRealServer({
     "a worker whose clock runs 10 minutes ahead does not take over a live run; it claims once the lease ended by the server's clock":
       'a workspace-lock section (start --switch) holds a transaction on one connection and writes through another; the embedded server runs one session, so the writes wait for the lock holder',
+    'nothing else to claim: a dead holder of this host is found and claimed at once, and leases held on other hosts or by claims are judged without loading their sessions':
+      'the same (start --switch); and a claim holds its pick in a transaction while it appends through another connection',
   });
   const schemas: string[] = [];
   const stores: PostgresStore[] = [];
@@ -177,5 +180,51 @@ describe.skipIf(!PG_URL)('claim on PostgreSQL: lease expiry judged by the databa
     await runner.leases.renew('live', lease.token, 60_000);
     // The claim's own times are the server's, not the fast clock's.
     expect(Math.abs(Date.parse(c.lease.acquiredAt) - Date.now())).toBeLessThan(300_000);
+  }, 60_000);
+
+  it('nothing else to claim: a dead holder of this host is found and claimed at once, and leases held on other hosts or by claims are judged without loading their sessions', async () => {
+    const schema = freshSchema('holders');
+    schemas.push(schema);
+    const url = urlWith({ schema });
+    const open = (): PostgresStore => {
+      const s = new PostgresStore({ url });
+      stores.push(s);
+      return s;
+    };
+    // A pid that ran on this host and has exited: the holder of 'dead', a run killed here.
+    const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+    const dying = new SessionManager({ store: open(), agent: 'run', pid: gone, host: 'h', bootId: 'b1' });
+    const elsewhere = new SessionManager({ store: open(), agent: 'run', pid: 7, host: 'h2', bootId: 'b2' });
+    for (const [m, id] of [
+      [dying, 'dead'],
+      [elsewhere, 'far-1'],
+      [elsewhere, 'far-2'],
+      [elsewhere, 'far-3'],
+    ] as const) {
+      await m.start({ title: id, id, switch: true, phases: [{ id: 'p', name: 'p' }] });
+      await m.store.setActive(null);
+      await m.leases.acquire(id, { owner: 'run', ttlMs: 600_000 });
+    }
+    // A session claimed by a worker of this host, alive or not: a detached lease, never a gone holder.
+    await elsewhere.start({ title: 'taken', id: 'taken', switch: true, phases: [{ id: 'p', name: 'p' }] });
+    await elsewhere.store.setActive(null);
+    await elsewhere.lifecycle('taken', 'interrupt', 'crash');
+    const other = new SessionManager({ store: open(), agent: 'w0', pid: gone, host: 'h', bootId: 'b1' });
+    expect((await other.claims.claim({ owner: 'claim:w0', ttlMs: 600_000 }))?.sessionId).toBe('taken');
+
+    const w = new SessionManager({ store: open(), agent: 'w', pid: process.pid, host: 'h', bootId: 'b1' });
+    const loaded: string[] = [];
+    const load = w.store.load.bind(w.store);
+    w.store.load = (id) => {
+      loaded.push(id);
+      return load(id);
+    };
+    const c = await w.claims.claim({ owner: 'claim:w', ttlMs: 60_000 });
+    expect(c?.sessionId).toBe('dead');
+    expect(c?.cause?.cause).toBe('holder-gone');
+    expect(await w.claims.claim({ owner: 'claim:w', ttlMs: 60_000 })).toBeNull();
+    // Only the session of this host's gone holder was loaded, not those held elsewhere or claimed.
+    expect(new Set(loaded)).toEqual(new Set(['dead']));
+    expect((await elsewhere.get('far-1')).lease?.owner).toBe('run');
   }, 60_000);
 });

@@ -65,6 +65,12 @@ export interface ResumeInput {
    */
   events?: Array<{ seq: number; type: string }>;
   /**
+   * Optional, read when `events` is absent: how many events after `session.created` changed
+   * the session's work, known without the journal (counted by the state's history; see
+   * {@link workEventsOf}). The fresh option counts them; checkpoint options need `events`.
+   */
+  workEventsTotal?: number;
+  /**
    * Optional: commits known to hold recorded files (checkpoints' copies of the work tree),
    * newest first. A file put back with git is taken from the first that holds it as recorded.
    */
@@ -432,4 +438,15 @@ export interface ResumePlan {
   continueWith?: ContinueWith[];
   /** For a session imported from a foreign toolkit: what its recorded rules decided (resume-toolkit.ts); absent otherwise. */
   toolkit?: ToolkitResume;
+}
+
+/**
+ * How many events after `session.created` changed the work of session `s` ({@link
+ * WORK_EVENT_TYPES}), from its history's count per type (domain/history.ts: every event
+ * folded since the first), without reading the journal; null when the history cannot say
+ * (a state folded from an old snapshot has none, and a restore puts back a checkpoint's).
+ */
+export function workEventsOf(s: { history?: { types: Record<string, number> }; restores?: unknown[] }): number | null {
+  if (!s.history || s.restores?.length) return null;
+  return WORK_EVENT_TYPES.reduce((n, t) => n + (s.history!.types[t] ?? 0), 0);
 }

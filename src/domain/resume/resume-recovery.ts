@@ -178,7 +178,7 @@ function liveAndFresh(
       events: freshEvents,
       workEvents: input.events
         ? input.events.filter((e) => e.seq > 1 && e.seq <= s.revision && WORK_EVENT_TYPES.includes(e.type)).length
-        : null,
+        : (input.workEventsTotal ?? null),
       completedPhases: completedNow,
       summary: `everything: ${plural(completedNow.length, 'completed phase')} and ${plural(freshEvents, 'event')} since the session was created`,
     },

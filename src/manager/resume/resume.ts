@@ -16,6 +16,7 @@ import { conflictNotes } from '../../domain/runs/conversation-runs.js';
 import { planResume } from '../../domain/resume/plan-resume.js';
 import { decideNote } from '../../domain/decide-records.js';
 import { pendingRecoveryEvents } from '../../domain/toolkits/toolkit-rules.js';
+import { workEventsOf } from '../../domain/resume/resume-plan-types.js';
 import type { ResumePlan, WorkspaceFile } from '../../domain/resume/resume-plan-types.js';
 import type { SessionState } from '../../domain/state.js';
 import { recordedPaths } from '../checkpoints/checkpoint-lookup.js';
@@ -49,9 +50,14 @@ async function buildPlan(
   // An imported session's files where its toolkit keeps them (foreign-paths.ts).
   const state = ws ? withResolvedPaths(stored, ws.root, fs.existsSync) : stored;
   const workspace: WorkspaceFile[] = ws ? recordedPaths(state).map((p) => ws.hashFile(p)) : [];
-  // Two reads of their own: asked for at once (a claim hands its plan over as soon as it can).
-  const [checkpoints, read] = await Promise.all([m.checkpoints.listOf(state), o.events ? o.events(state) : m.log(id)]);
-  const events = read.filter((e) => e.seq <= state.revision).map((e) => ({ seq: e.seq, type: e.type }));
+  // The journal is read only when the plan needs it: for checkpoint options (the events each
+  // would set aside), and for the fresh option when the state's history cannot count its
+  // work events. A state that records no checkpoint asks for its checkpoint rows alone first.
+  const total = (state.checkpoints ?? []).length ? null : workEventsOf(state);
+  const journal = (): Promise<ReadonlyArray<{ seq: number; type: string }>> => (o.events ? o.events(state) : m.log(id));
+  let [checkpoints, read] = await Promise.all([m.checkpoints.listOf(state), total === null ? journal() : null]);
+  if (!read && checkpoints.length) read = await journal();
+  const events = read?.filter((e) => e.seq <= state.revision).map((e) => ({ seq: e.seq, type: e.type }));
   const newFiles = ws ? newFilesOf(ws, state, await readMirrorRecord(m, id, state)) : [];
   const liveness = new Runs(m).liveness(state);
   const input = {
@@ -61,7 +67,7 @@ async function buildPlan(
     newFiles,
     checkpoints,
     planChanged: planChanged(m, state),
-    events,
+    ...(events ? { events } : { workEventsTotal: total! }),
     ...(liveness.dead ? { dead: liveness.dead } : {}),
   };
   let plan = planResume(input);

@@ -106,9 +106,12 @@ async function endGoneHolders(m: SessionManager, agent: string | null, memo: Cla
   const leases = new Leases(m);
   const now = Date.parse(m.time());
   let ended = false;
-  for (const r of await m.list({ status: 'active', recheck: false })) {
-    if (r.archived) continue;
-    if (r.leaseToken && r.leaseExpiresAt && Date.parse(r.leaseExpiresAt) > now) {
+  const rows = (await m.list({ status: 'active', recheck: false })).filter((r) => !r.archived);
+  const live = (r: SessionSummary): boolean =>
+    !!r.leaseToken && !!r.leaseExpiresAt && Date.parse(r.leaseExpiresAt) > now;
+  await learnHolders(m, rows.filter(live), memo);
+  for (const r of rows) {
+    if (live(r)) {
       const seen = memo.leases.get(r.id);
       if (!seen || seen.token !== r.leaseToken || leases.holderGone(seen)) {
         const lease = leaseOf(await m.get(r.id));
@@ -120,6 +123,29 @@ async function endGoneHolders(m: SessionManager, agent: string | null, memo: Cla
     ended = (await endDeadRuns(m, r)) || ended;
   }
   return ended;
+}
+
+/**
+ * Learns who holds the leases of `rows` not seen yet (by token) from the store's claim queue
+ * in one look (PostgreSQL: the latest `lease.acquired` of each, not the whole session), into
+ * `memo`: a lease held elsewhere or by a detached claim is then judged without a load, and
+ * one of this machine's whose holder is gone is loaded and ended as before. A holder of
+ * another token than the row's is not taken (the session is loaded then).
+ */
+async function learnHolders(m: SessionManager, rows: SessionSummary[], memo: ClaimMemo): Promise<void> {
+  const look = claimQueueOf(m.store)?.leaseHolders;
+  const unseen = rows.filter((r) => memo.leases.get(r.id)?.token !== r.leaseToken);
+  if (!look || !unseen.length) return;
+  const holders = await look.call(
+    claimQueueOf(m.store),
+    unseen.map((r) => r.id),
+  );
+  for (const r of unseen) {
+    const h = holders.get(r.id);
+    if (!h || h.token !== r.leaseToken) continue;
+    const at = r.leaseExpiresAt!;
+    memo.leases.set(r.id, { ...h, acquiredAt: at, renewedAt: at, expiresAt: at });
+  }
 }
 
 /**
@@ -151,10 +177,18 @@ export interface ClaimMemo {
   orphaned: unknown;
 }
 
-/** A memo for one claim (or one wait). */
-export function claimMemo(): ClaimMemo {
-  return { liveUntil: new Map(), leases: new Map(), orphaned: null };
+/**
+ * A memo for one claim (or one wait). The leases looked at are kept per manager (`m`): a
+ * worker that claims in a loop learns each lease once, not at every claim that finds nothing.
+ */
+export function claimMemo(m?: SessionManager): ClaimMemo {
+  let leases = m ? leasesSeen.get(m) : undefined;
+  if (m && !leases) leasesSeen.set(m, (leases = new Map()));
+  return { liveUntil: new Map(), leases: leases ?? new Map(), orphaned: null };
 }
+
+/** The leases each manager's claims looked at, by session (see {@link ClaimMemo}.leases). */
+const leasesSeen = new WeakMap<SessionManager, Map<string, Lease>>();
 
 /**
  * Claims one session that needs a worker, or returns null when none does. Candidates are
@@ -165,7 +199,7 @@ export function claimMemo(): ClaimMemo {
  * skips the ones other claimers are deciding on, so concurrent claimers never load the same
  * session in vain; elsewhere the candidates are listed and the conditional append decides.
  */
-async function claimSession(m: SessionManager, o: ClaimOptions, memo: ClaimMemo = claimMemo()): Promise<Claim | null> {
+async function claimSession(m: SessionManager, o: ClaimOptions, memo: ClaimMemo = claimMemo(m)): Promise<Claim | null> {
   await useStoreClock(m);
   memo.orphaned = null;
   const now = m.time();
@@ -352,7 +386,7 @@ async function claimWait(m: SessionManager, o: ClaimOptions, w: WaitOptions): Pr
   };
   const queue = claimQueueOf(m.store);
   const stop = queue ? await queue.listen(onWake) : m.store.watch ? await m.store.watch(onWake) : null;
-  const memo = claimMemo();
+  const memo = claimMemo(m);
   let waiting = false;
   let orphanSaid = '';
   try {

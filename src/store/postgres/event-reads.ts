@@ -6,21 +6,30 @@ import type { Query } from './query.js';
 import { checkSeqs, decodeEvent, readSnapshot } from './rows.js';
 import type { Statements } from './sql.js';
 
+/** One row of the `load` statement (and of the claim queue's pick, which loads the session it picked). */
+export type LoadRow = {
+  seq: number | null;
+  snap_rev: number | null;
+  body: string | null;
+  row_rev: number | null;
+  max_seq: number | null;
+};
+
 /**
  * A session's latest usable snapshot and the events after it, read in one statement (the head
- * row and the events agree with each other). An unusable snapshot is reported in `repairs` and
- * the whole journal is read instead. `NOT_FOUND` without the session, `CORRUPT` when a row
- * proves acknowledged events the table no longer holds.
+ * row and the events agree with each other), or from `preloaded`, the rows of that statement
+ * read already (by the claim queue's pick, `claimNext`). An unusable snapshot is reported in
+ * `repairs` and the whole journal is read instead. `NOT_FOUND` without the session, `CORRUPT`
+ * when a row proves acknowledged events the table no longer holds.
  */
-export async function loadSession(q: Query, sql: Statements, id: string): Promise<LoadResult> {
+export async function loadSession(
+  q: Query,
+  sql: Statements,
+  id: string,
+  preloaded: LoadRow[] | null = null,
+): Promise<LoadResult> {
   validateId(id);
-  const r = await q<{
-    seq: number | null;
-    snap_rev: number | null;
-    body: string | null;
-    row_rev: number | null;
-    max_seq: number | null;
-  }>(sql.load, [id]);
+  const r = { rows: preloaded ?? (await q<LoadRow>(sql.load, [id])).rows };
   const head = r.rows[0];
   if (!head || head.seq !== null) throw notFound(id);
   checkNothingLost(id, head, 'the events table');

@@ -192,3 +192,40 @@ export async function inTransaction<T>(pool: Pool, fn: (c: PoolClient) => Promis
     c.release(broken);
   }
 }
+
+/**
+ * Runs `fn` on one pooled connection, outside a transaction, then `letGo` (a statement that
+ * undoes what `fn` left on the connection: session-level advisory locks) before the connection
+ * goes back to the pool. When `fn` resolves, its result is returned at once, without waiting
+ * for `letGo`: the connection goes back when that is done, or is discarded when it failed (a
+ * connection that may still hold something never goes back). When `fn` throws, `letGo` is
+ * waited for first.
+ */
+export async function onConnection<T>(pool: Pool, fn: (c: PoolClient) => Promise<T>, letGo: string): Promise<T> {
+  const c = await pool.connect();
+  let broken = false;
+  const onError = (): void => {
+    broken = true; // as in inTransaction: heard, so it cannot crash the process
+  };
+  c.on('error', onError);
+  const done = (): Promise<void> =>
+    c.query(letGo).then(
+      () => {
+        c.removeListener('error', onError);
+        c.release(broken);
+      },
+      () => {
+        c.removeListener('error', onError);
+        c.release(true);
+      },
+    );
+  let out: T;
+  try {
+    out = await fn(c);
+  } catch (e) {
+    await done();
+    throw e;
+  }
+  void done();
+  return out;
+}

@@ -15,6 +15,7 @@ export function statements(s: string) {
   const revisionOf = (id: string) => `(SELECT max(seq) FROM ${s}.events WHERE session_id = ${id})`;
   return {
     ...registryStatements(s),
+    ...heldAppendStatements(s),
     /**
      * Creates a session with its first events and registry row, and announces it. No row
      * back: the id is taken. $1 id, $2 revision, $3 row, $4 types[], $5 bodies[], $6 channel, $7 payload.
@@ -117,6 +118,36 @@ export function statements(s: string) {
       UNION ALL
       SELECT id, body, sha256, created_at FROM ${s}.checkpoints WHERE session_id = $1 AND ($2::text IS NULL OR id = $2)
       ORDER BY id NULLS FIRST`,
+  };
+}
+
+/** The append of a session a claimer holds (one statement per session, like `append`; apart so each function stays short). */
+function heldAppendStatements(s: string) {
+  return {
+    /**
+     * `appendMany` with the session's registry row and the notification to watchers in
+     * the same statement (one commit, not two): the append of a session a claimer holds
+     * (claim-queue.ts), whose row must be written before the hold ends, so the refresh after
+     * the acknowledgement would only be a second statement on the claim's path. The row is
+     * $5 (of revision $6, the append's), unless the row is already as new; announced on
+     * channel $7. No row back when nothing was inserted (the caller reads why).
+     * $1 id, $2 expected revision, $3 types[], $4 bodies[], $5 row, $6 revision, $7 channel.
+     */
+    appendWithRow: `
+      WITH ins AS (
+        INSERT INTO ${s}.events (session_id, seq, type, body, row_changed)
+        SELECT $1, $2 + t.o, t.ty, t.b, true FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS t(ty, b, o)
+        WHERE EXISTS (SELECT 1 FROM ${s}.events WHERE session_id = $1 AND seq = $2)
+        RETURNING 1
+      ), upd AS (
+        UPDATE ${s}.sessions x SET summary = $5, summary_revision = $6,
+               refreshed_revision = GREATEST(x.refreshed_revision, $6), updated_at = now()
+         WHERE x.id = $1 AND EXISTS (SELECT 1 FROM ins) AND (x.summary_revision IS NULL OR x.summary_revision < $6)
+        RETURNING 1
+      )
+      SELECT i.n, (SELECT count(*) FROM upd)::int AS updated,
+             pg_notify($7, json_build_object('session', $1::text, 'revision', $6::integer)::text)
+        FROM (SELECT count(*)::int AS n FROM ins) i WHERE i.n > 0`,
   };
 }
 

@@ -34,7 +34,7 @@ import { recoverLostRows } from './repair.js';
 import { NOTIFY_SPACING_MS, REFRESH_SPACING_MS, Refresher } from './refresh.js';
 import type { RefreshBatch } from './refresh.js';
 import { encodeEvents } from './rows.js';
-import { createPool, inTransaction, mapPgError, sqlState } from './pool.js';
+import { createPool, inTransaction, mapPgError, onConnection, sqlState } from './pool.js';
 import { statements } from './sql.js';
 import type { Statements } from './sql.js';
 import { channelOf, ident, parsePgUrl } from './url.js';
@@ -105,7 +105,7 @@ export class PostgresStore implements SessionStore {
   );
   /** Claimers handed different sessions, woken when one needs a worker (capability `claim queue`, claim-queue.ts). */
   readonly claimQueue = new PgClaimQueue({
-    tx: (fn) => this.tx(fn),
+    hold: (fn) => this.tx(fn, this.sql.claimRelease),
     q: (text, values) => this.q(text, values),
     settle: () => this.settle(),
     listen: async (channel, onChange, timing) => {
@@ -240,7 +240,8 @@ export class PostgresStore implements SessionStore {
   }
 
   async load(id: string): Promise<LoadResult> {
-    return loadSession((text, values) => this.q(text, values), this.sql, id);
+    // A session a claimer of this handle just picked was loaded by the pick's statement.
+    return loadSession((text, values) => this.q(text, values), this.sql, id, this.claimQueue.takeLoad(id));
   }
 
   async readEvents(id: string, afterSeq = 0, limit?: number): Promise<StoredEvent[]> {
@@ -251,8 +252,8 @@ export class PostgresStore implements SessionStore {
    * One statement, autocommitted: the conditional insert of the events and nothing else
    * (issue 18). Once it is acknowledged, the session's registry row (from `options.summary`)
    * and the notification to watchers follow, coalesced with other appends of this handle
-   * (refresh.ts); this handle's own `list` waits for them, other handles see a lagging row
-   * as missing and derive it from the journal.
+   * (refresh.ts; this handle's `list` waits for them, others derive a lagging row), except
+   * on a session a claimer of this handle holds: its row and notification are in the statement.
    */
   async append(
     id: string,
@@ -263,28 +264,27 @@ export class PostgresStore implements SessionStore {
     validateId(id);
     const revision = expectedRevision + events.length;
     const { types, bodies } = encodeEvents(events);
-    let r: { rowCount: number };
-    try {
-      // Marked only when the row changes: the manager passes a row only then (summaryChanged).
-      const mark = options.summary ? true : null;
-      r =
-        types.length === 1
-          ? await this.q(this.sql.append, [id, expectedRevision, types[0], bodies[0], mark])
-          : await this.q(this.sql.appendMany, [id, expectedRevision, types, bodies, mark]);
-    } catch (e) {
+    const mark = options.summary ? true : null; // only when the row changes (the manager passes one only then)
+    const row = options.summary && this.claimQueue.holds(id) ? RowText.of({ ...options.summary, revision }).json : null;
+    const [text, values] = row
+      ? [this.sql.appendWithRow, [id, expectedRevision, types, bodies, row, revision, channelOf(this.schema)]]
+      : types.length === 1
+        ? [this.sql.append, [id, expectedRevision, types[0], bodies[0], mark]]
+        : [this.sql.appendMany, [id, expectedRevision, types, bodies, mark]];
+    const r = await this.q(text, values).catch(async (e: unknown) => {
       // The primary key refused a seq that is taken: another writer got there first.
       if (sqlState(e) === '23505')
         throw conflict(id, expectedRevision, (await this.currentRevision(id)) ?? expectedRevision);
       // The session was deleted while this append waited for it.
       if (sqlState(e) === '23503') throw notFound(id);
       throw e;
-    }
+    });
     if (r.rowCount === 0) {
       const actual = await this.currentRevision(id);
       if (actual === null) throw notFound(id);
       throw conflict(id, expectedRevision, actual);
     }
-    this.refresher.note(id, revision, options.summary ?? null);
+    if (!row) this.refresher.note(id, revision, options.summary ?? null);
     return { revision };
   }
 
@@ -422,10 +422,11 @@ export class PostgresStore implements SessionStore {
     return { id, deletedAt: info.deletedAt, title: info.title, status: info.status, archived };
   }
 
-  /** Runs `fn` in a transaction on one connection; driver errors mapped as in {@link q}. */
-  private async tx<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
+  /** Runs `fn` in a transaction on one connection (with `letGo`: outside one, see onConnection); driver errors mapped as in {@link q}. */
+  private async tx<T>(fn: (c: PoolClient) => Promise<T>, letGo?: string): Promise<T> {
     try {
-      return await inTransaction(await this.connect(), fn);
+      const pool = await this.connect();
+      return await (letGo ? onConnection(pool, fn, letGo) : inTransaction(pool, fn));
     } catch (e) {
       if (this.closed && !isBatonError(e)) throw this.closedError();
       throw mapPgError(e, this.location);
