@@ -3,7 +3,8 @@
  * a time; the event log reads as sentences with the raw JSON behind a toggle; the token chart's
  * axes start at zero, its legend shows values (never "--") and the cost budget is a line; the
  * sessions list has cost, workspace and holder columns and shows archived sessions on demand;
- * money reads as `baton status` prints it; "flagged below" appears only over a flagged row.
+ * money reads as `baton status` prints it; "flagged below" appears only over a flagged row; the
+ * overview lists the durable steps.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -72,6 +73,14 @@ describe.skipIf(!HAVE_BROWSER)('the dashboard views in Chromium', () => {
       await m.runs.claimPhase(id, r.id, phase, { agent });
       return p;
     };
+    // Durable steps: one done, one that failed.
+    await w.ok(['start', 'Steps', '--id', 'steps', '--phases', 'one', '--switch']);
+    await m.steps.run('steps', 'fetch-issues', async () => ({ issues: 3 }));
+    await m.steps
+      .run('steps', 'send-mail', async () => {
+        throw new Error('smtp refused');
+      })
+      .catch(() => undefined);
     await run('crew', 'alice', 'api');
     const bob = await run('crew', 'bob', 'ui');
     const carol = await run('lost', 'carol', 'one');
@@ -110,6 +119,23 @@ describe.skipIf(!HAVE_BROWSER)('the dashboard views in Chromium', () => {
     await page.goto(`${base()}#/s/lost/phases`);
     await page.waitForSelector('.lanes.runs li.attempt.run[data-outcome="died"]');
     expect(await page.$eval('.meta', (e) => e.textContent ?? '')).toContain('interrupted');
+  });
+
+  it("the overview lists the session's durable steps and how each stands", async () => {
+    await page.goto(`${base()}#/s/steps`);
+    await page.waitForSelector('[data-testid="durable-steps"]');
+    const rows = await page.$$eval('[data-testid="durable-steps"] tbody tr', (l) =>
+      l.map((e) => [e.getAttribute('data-step'), e.getAttribute('data-status'), e.textContent ?? '']),
+    );
+    expect(rows.map(([k, st]) => [k, st]).sort()).toEqual([
+      ['fetch-issues', 'completed'],
+      ['send-mail', 'failed'],
+    ]);
+    expect(rows.find(([k]) => k === 'send-mail')?.[2]).toContain('smtp refused');
+    // A session without durable steps shows no such table.
+    await page.goto(`${base()}#/s/money`);
+    await page.waitForSelector('.meta');
+    expect(await page.$('[data-testid="durable-steps"]')).toBeNull();
   });
 
   it('tabs switch the section shown, one at a time, and the address keeps the tab', async () => {
