@@ -54,17 +54,15 @@ export interface Claim {
  * Leases.endGoneHolder), so it counts at once.
  */
 async function claimCandidates(m: SessionManager, agent: string | null = null): Promise<SessionSummary[]> {
-  let rows = await m.list();
   // A run that died on this machine leaves a live lease behind: ended now, its session is a
-  // candidate at once instead of when the lease expires.
+  // candidate at once instead of when the lease expires. Only active rows can be such (an
+  // indexed registry reads just those, not every session of a big store).
   const leases = new Leases(m);
-  let ended = false;
-  for (const r of rows) {
-    if (r.status !== 'active' || r.archived) continue;
-    if (r.leaseToken) ended = (await leases.endGoneHolder(r.id, agent)) !== null || ended;
-    ended = (await endDeadRuns(m, r)) || ended;
+  for (const r of await m.list({ status: 'active' })) {
+    if (r.leaseToken) await leases.endGoneHolder(r.id, agent);
+    await endDeadRuns(m, r);
   }
-  if (ended) rows = await m.list();
+  const rows = await m.list({ claimable: true });
   const when = (r: SessionSummary): string => r.cause?.at ?? r.updatedAt;
   return rows
     .filter((r) => r.status === 'interrupted' && !r.archived)
