@@ -101,7 +101,7 @@ export function lifecycleAction(p: Json): HookAction | null {
     // Before a tool runs (Gemini CLI: BeforeTool): the budgets are checked, and the call may be put to the user or refused.
     case 'PreToolUse':
     case 'BeforeTool':
-      return { kind: 'pre-tool', tool: str(p, 'tool_name') ?? 'tool' };
+      return { kind: 'pre-tool', tool: str(p, 'tool_name') ?? 'tool', callId: str(p, 'tool_use_id') };
     case 'SubagentStart':
     case 'SubagentStop': {
       const agentId = str(p, 'agent_id');

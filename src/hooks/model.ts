@@ -51,7 +51,7 @@ export type HookAction =
       written: string[];
     }
   /** A tool is about to run (PreToolUse, Gemini BeforeTool): the budgets may put it to the user or refuse it. */
-  | { kind: 'pre-tool'; tool: string }
+  | { kind: 'pre-tool'; tool: string; callId: string | null }
   /** The agent finished its turn (Claude/Codex Stop, Gemini AfterAgent). */
   | { kind: 'stop' }
   | { kind: 'compact'; trigger: string | null }

@@ -247,7 +247,7 @@ async function recordOne(
       refresh = true;
       break;
     case 'pre-tool':
-      gate = await preTool(m, id, a, act.tool, line);
+      gate = await preTool(m, id, a, act.tool, act.callId, line);
       context = gate.context;
       break;
     case 'ignored':
@@ -258,8 +258,15 @@ async function recordOne(
 }
 
 /** Before a tool call: the budgets' word on it (budget-gate.ts), logged when it is put to the user or refused. */
-async function preTool(m: SessionManager, id: string, a: AgentContext, tool: string, line: Line): Promise<ToolGate> {
-  const gate = await gateToolCall(m, id, a);
+async function preTool(
+  m: SessionManager,
+  id: string,
+  a: AgentContext,
+  tool: string,
+  callId: string | null,
+  line: Line,
+): Promise<ToolGate> {
+  const gate = await gateToolCall(m, id, a, callId);
   if (gate.decision)
     line('warn', 'BUDGET', `${tool}: ${gate.decision === 'deny' ? 'refused' : 'put to the user'}. ${gate.reason}`, id);
   return gate;

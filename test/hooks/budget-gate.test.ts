@@ -4,6 +4,7 @@
  * and Gemini CLI cannot put a call to the user (Codex runs it anyway, Gemini CLI `-p` hangs),
  * so on `ask` they get a refusal whose reason says why and how to go on.
  */
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fixture, hookInProcess, hookLog, workspace } from './helpers.js';
 
@@ -59,6 +60,44 @@ describe('the before-tool hook on an exceeded budget', () => {
       reason: `baton: the session's token budget is exceeded (5,100 of 3,000 tokens (170%); policy ask), and ${name} cannot put a tool call to the user, so this tool call was refused. Stop and tell the user; it goes on once they raise the budget (\`baton budget set <tokens> --session hooked\`) or let it be exceeded with a warning only (\`baton budget set --on-exceed warn --session hooked\`).`,
     });
     expect(hookLog(w.dir).map((l) => l.message)).toContainEqual(expect.stringMatching(/: refused\. baton: /));
+  });
+
+  it('Claude Code: the call is judged with the response that asks for it, written to the transcript as the hook fires', async () => {
+    const w = await workspace();
+    const m = w.m();
+    await m.tokens('hooked', { agent: 'earlier', phase: null, input: 2000, output: 0, cached: 0 });
+    await m.budgets.set('hooked', { tokens: 3000, onExceed: 'ask' });
+    await m.store.close();
+    const payload = fixture('claude', 'PreToolUse', w.dir) as Record<string, unknown>;
+    const transcript = payload['transcript_path'] as string;
+    const line = (id: string, call: string, input: number): string =>
+      `${JSON.stringify({
+        type: 'assistant',
+        uuid: `u-${id}`,
+        sessionId: payload['session_id'],
+        timestamp: new Date().toISOString(),
+        message: {
+          id,
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          content: [{ type: 'tool_use', id: call, name: 'Write', input: {} }],
+          usage: { input_tokens: input, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+        },
+      })}\n`;
+    fs.writeFileSync(transcript, line('msg_1', 'toolu_01', 500));
+    // The response asking for this call (1,500 tokens more: past the budget) lands just after the hook started.
+    const late = setTimeout(
+      () => fs.appendFileSync(transcript, line('msg_2', String(payload['tool_use_id']), 1500)),
+      150,
+    );
+    try {
+      const r = await hookInProcess('claude', payload, w.dir);
+      expect(r.code).toBe(0);
+      const out = JSON.parse(r.stdout) as { hookSpecificOutput?: { permissionDecision: string } };
+      expect(out.hookSpecificOutput?.permissionDecision).toBe('ask');
+    } finally {
+      clearTimeout(late);
+    }
   });
 
   it.each(['claude', 'codex', 'gemini'] as const)('%s: stop refuses the call', async (cli) => {

@@ -3,6 +3,7 @@ import type { BudgetCheck, BudgetScope, BudgetVerdict } from '../../domain/spend
 import type { SessionState } from '../../domain/state.js';
 import type { BudgetLevel } from '../../domain/toolkits/tokens.js';
 import type { AgentContext } from '../agents/agent-hooks.js';
+import { waitForCall } from '../agents/transcript-wait.js';
 import type { Budgets } from './budgets.js';
 
 /** What a hook answers before a tool call: let it run, put it to the user, or refuse it; and what the model is told. */
@@ -32,10 +33,19 @@ const LEVELS: readonly BudgetLevel[] = ['none', 'ok', 'warning', 'critical', 'ex
  * total as context for the model. The tokens are read first, so a turn of many tool calls is
  * judged on what it spent so far, not on what the last Stop saw.
  */
-export async function gateToolCall(m: GateManager, id: string, a: AgentContext): Promise<ToolGate> {
+export async function gateToolCall(
+  m: GateManager,
+  id: string,
+  a: AgentContext,
+  callId: string | null = null,
+): Promise<ToolGate> {
   const before = await m.get(id);
   const scope = scopeOf(before, a);
   const was = m.budgets.verdict(before, scope);
+  // The response asking for this call may not be in the transcript yet (Claude Code writes it as
+  // the hook fires): with a budget to judge, wait for it (at most a second).
+  if (was.checks.length && callId && a.transcriptPath && a.cli === 'claude')
+    await waitForCall(a.transcriptPath, callId);
   await m.hooks.ingest(id, a, a.transcriptPath, a.agent);
   const now = m.budgets.verdict(await m.get(id), scope);
   const raise = (c: BudgetCheck): string =>
