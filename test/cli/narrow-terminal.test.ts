@@ -9,6 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/cli/width.js';
+import { openManager } from '../../src/manager/open.js';
 import { BATON, baseEnv, needBuiltCli, workspace } from './helpers.js';
 import type { Workspace } from './helpers.js';
 
@@ -224,4 +225,34 @@ describe.skipIf(!hasScript)('status in a 60-column terminal with runs', () => {
     for (const p of live) p.kill('SIGTERM');
     await Promise.all(live.map((p) => new Promise((r) => p.once('exit', r))));
   }, 60_000);
+});
+
+describe.skipIf(!hasScript)('status in a 60-column terminal with durable steps', () => {
+  it('each step wraps at words within 60 columns, its continuation indented under it, nothing lost', async () => {
+    needBuiltCli();
+    const ws = workspace();
+    await ws.ok(['start', 'Steps', '--id', 'st', '--phases', 'build']);
+    const m = openManager({ cwd: ws.dir });
+    try {
+      await m.steps
+        .run('st', 'send-the-release-notes-by-mail', async () => {
+          throw new Error('smtp server refused the connection: 550 mailbox unavailable for the release list');
+        })
+        .catch(() => undefined);
+    } finally {
+      await m.close();
+    }
+    const out = inTerminal(ws, ['status', '--session', 'st']);
+    expectFits(out);
+    const plain = lines(out.replace(/\x1b\[[0-9;]*m/g, ''));
+    const at = plain.findIndex((l) => l.startsWith('  send-the-release-notes-by-mail: failed'));
+    expect(at, out).toBeGreaterThan(0);
+    expect(plain[at + 1]).toMatch(/^ {4}\S/);
+    expect(
+      plain
+        .slice(at, at + 4)
+        .join(' ')
+        .replace(/\s+/g, ' '),
+    ).toContain('smtp server refused the connection: 550 mailbox unavailable for the release list');
+  });
 });

@@ -159,8 +159,9 @@ export function renderStatus(
     const order = (d: (typeof steps)[number]): number => (d.status === 'running' ? 0 : d.status === 'failed' ? 1 : 2);
     const shown = [...steps].sort((a, b) => order(a) - order(b)).slice(0, STEPS_SHOWN);
     for (const d of shown) {
-      const line = `  ${d.phaseId ? `${d.phaseId}/` : ''}${d.key}: ${stepOutcome(d)}`;
-      out.push(d.status === 'failed' ? c.red(line) : d.status === 'running' ? c.yellow(line) : line);
+      const line = `${d.phaseId ? `${d.phaseId}/` : ''}${d.key}: ${stepOutcome(d)}`;
+      // The indent outside the colour, so a wrapped line's continuation is indented like the others.
+      out.push(`  ${d.status === 'failed' ? c.red(line) : d.status === 'running' ? c.yellow(line) : line}`);
     }
     if (steps.length > shown.length)
       out.push(c.dim(`  … ${steps.length - shown.length} more (status --json lists them all)`));
