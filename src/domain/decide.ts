@@ -353,12 +353,6 @@ export function decideTokens(s: SessionState, t: TokensInput): EventDraft[] {
   ];
 }
 
-/** Sets (or clears with null) the token budget. */
-export function decideBudget(s: SessionState, max: unknown): EventDraft[] {
-  assertWritable(s);
-  return [draft('budget.set', { max: max === null ? null : positive(max, 'budget') })];
-}
-
 /** Checks a positive integer (budget, retry limit). */
 export function positive(value: unknown, what: string): number {
   const n = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;

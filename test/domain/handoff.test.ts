@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  decideBudget,
   decideError,
   decideFiles,
   decidePhase,
@@ -9,6 +8,7 @@ import {
   decideSubstep,
   decideTokens,
 } from '../../src/domain/decide.js';
+import { decideBudgetPolicy } from '../../src/domain/spend/budget-policy.js';
 import {
   decideArtifact,
   decideContext,
@@ -333,7 +333,7 @@ describe('renderHandoff', () => {
       (x) => decidePhase(x, 'a', 'fail', { reason: 'oops' }),
       (x) => decidePhase(x, 'b', 'start'),
       (x) => decidePhase(x, 'b', 'fail'),
-      (x) => decideBudget(x, 100),
+      (x) => decideBudgetPolicy(x, { tokens: 100 }),
     );
     const plan = planResume({ state: s, now: NOW, workspace: [], checkpoints: [], planChanged: true });
     expect(nextActions(plan)).toEqual([

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   assertWritable,
   decideArchive,
-  decideBudget,
   decideError,
   decideFiles,
   decidePhase,
@@ -11,6 +10,7 @@ import {
   decideSubstep,
   decideTokens,
 } from '../../src/domain/decide.js';
+import { decideBudgetPolicy } from '../../src/domain/spend/budget-policy.js';
 import type { EventDraft } from '../../src/domain/decide.js';
 import {
   decideArtifact,
@@ -231,7 +231,7 @@ describe('writes refused on ended or archived sessions', () => {
     ['error add', (s) => decideError(s, { phase: 'p', type: 't', message: 'm' })],
     ['error resolve', (s) => decideResolve(s, 'err-1', 'fixed')],
     ['tokens', (s) => decideTokens(s, { agent: 'a', input: 1 })],
-    ['budget', (s) => decideBudget(s, 100)],
+    ['budget', (s) => decideBudgetPolicy(s, { tokens: 100 })],
     ['decision', (s) => decideDecision(s, { title: 't', choice: 'c' })],
     ['finding add', (s) => decideFinding(s, { text: 'x' })],
     ['finding remove', (s) => decideFindingRemove(s, 'fnd-1')],

@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  decideBudget,
-  decidePhase,
-  decideTokens,
-  MAX_TOKENS_PER_RECORD,
-  positive,
-  tokenCount,
-} from '../../src/domain/decide.js';
+import { decidePhase, decideTokens, MAX_TOKENS_PER_RECORD, positive, tokenCount } from '../../src/domain/decide.js';
 import type { SessionState, TokenUsage } from '../../src/domain/state.js';
+import { decideBudgetPolicy } from '../../src/domain/spend/budget-policy.js';
 import { budgetView, BUDGET_CRITICAL, BUDGET_WARNING } from '../../src/domain/toolkits/tokens.js';
 import { commit, refusal, session } from './helpers.js';
 import { cliHint } from '../../src/cli/hint-words.js';
@@ -199,15 +193,16 @@ describe('budget', () => {
     expect(budgetView(usage(2, 0, 3)).percent).toBe(66.7);
   });
 
-  it('decideBudget sets and clears the budget; fold applies it', () => {
+  it('a token budget is set and cleared; fold applies it', () => {
     let s = twoPhases(1000);
     expect(s.tokens.budgetMax).toBe(1000);
-    expect(decideBudget(s, '5000')).toEqual([{ type: 'budget.set', data: { max: 5000 } }]);
-    s = commit(s, decideBudget(s, 5000));
+    expect(decideBudgetPolicy(s, { tokens: '5000' })).toEqual([{ type: 'budget.set', data: { max: 5000 } }]);
+    s = commit(s, decideBudgetPolicy(s, { tokens: 5000 }));
     expect(s.tokens.budgetMax).toBe(5000);
-    s = commit(s, decideBudget(s, null));
+    s = commit(s, decideBudgetPolicy(s, { tokens: null }));
     expect(s.tokens.budgetMax).toBeNull();
-    for (const bad of [0, -1, 'lots', 2.5]) refusal(() => decideBudget(s, bad), 'BAD_INPUT');
+    for (const bad of [0, -1, 'lots', 2.5])
+      refusal(() => decideBudgetPolicy(s, { tokens: bad as number }), 'BAD_INPUT');
   });
 
   it('levels move as folded token use crosses the thresholds', () => {
