@@ -125,13 +125,15 @@ export function statements(s: string) {
 function heldAppendStatements(s: string) {
   return {
     /**
-     * `appendMany` with the session's registry row and the notification to watchers in
-     * the same statement (one commit, not two): the append of a session a claimer holds
-     * (claim-queue.ts), whose row must be written before the hold ends, so the refresh after
-     * the acknowledgement would only be a second statement on the claim's path. The row is
-     * $5 (of revision $6, the append's), unless the row is already as new; announced on
-     * channel $7. No row back when nothing was inserted (the caller reads why).
-     * $1 id, $2 expected revision, $3 types[], $4 bodies[], $5 row, $6 revision, $7 channel.
+     * `appendMany` with the session's registry row in the same statement (one commit, not
+     * two): the append of a session a claimer holds (claim-queue.ts), whose row must be
+     * written before the hold ends, so the refresh after the acknowledgement would only be a
+     * second statement on the claim's path. The row is $5 (of revision $6, the append's),
+     * unless the row is already as new. The notification to watchers is not in it: a commit
+     * that notifies holds the database's notification lock through its WAL flush, which
+     * made concurrent claims commit one at a time; it follows in the handle's refresh, which
+     * commits without waiting for the flush. No row back when nothing was inserted (the
+     * caller reads why). $1 id, $2 expected revision, $3 types[], $4 bodies[], $5 row, $6 revision.
      */
     appendWithRow: `
       WITH ins AS (
@@ -145,8 +147,7 @@ function heldAppendStatements(s: string) {
          WHERE x.id = $1 AND EXISTS (SELECT 1 FROM ins) AND (x.summary_revision IS NULL OR x.summary_revision < $6)
         RETURNING 1
       )
-      SELECT i.n, (SELECT count(*) FROM upd)::int AS updated,
-             pg_notify($7, json_build_object('session', $1::text, 'revision', $6::integer)::text)
+      SELECT i.n, (SELECT count(*) FROM upd)::int AS updated
         FROM (SELECT count(*)::int AS n FROM ins) i WHERE i.n > 0`,
   };
 }

@@ -253,7 +253,7 @@ export class PostgresStore implements SessionStore {
    * (issue 18). Once it is acknowledged, the session's registry row (from `options.summary`)
    * and the notification to watchers follow, coalesced with other appends of this handle
    * (refresh.ts; this handle's `list` waits for them, others derive a lagging row), except
-   * on a session a claimer of this handle holds: its row and notification are in the statement.
+   * on a session a claimer of this handle holds: its row is in the statement.
    */
   async append(
     id: string,
@@ -267,7 +267,7 @@ export class PostgresStore implements SessionStore {
     const mark = options.summary ? true : null; // only when the row changes (the manager passes one only then)
     const row = options.summary && this.claimQueue.holds(id) ? RowText.of({ ...options.summary, revision }).json : null;
     const [text, values] = row
-      ? [this.sql.appendWithRow, [id, expectedRevision, types, bodies, row, revision, channelOf(this.schema)]]
+      ? [this.sql.appendWithRow, [id, expectedRevision, types, bodies, row, revision]]
       : types.length === 1
         ? [this.sql.append, [id, expectedRevision, types[0], bodies[0], mark]]
         : [this.sql.appendMany, [id, expectedRevision, types, bodies, mark]];
@@ -284,7 +284,8 @@ export class PostgresStore implements SessionStore {
       if (actual === null) throw notFound(id);
       throw conflict(id, expectedRevision, actual);
     }
-    if (!row) this.refresher.note(id, revision, options.summary ?? null);
+    // A held session's row is already written: its refresh only announces it (the row is not newer).
+    this.refresher.note(id, revision, options.summary ?? null);
     return { revision };
   }
 
