@@ -115,21 +115,22 @@ async function claimCurve(url: string, quick: boolean): Promise<{ rows: ScaleRow
     text,
     rows: [
       {
-        // Issue 30: under 50 ms, each session claimed exactly once (a pick by one statement, then one conditional append).
+        // Issue 30's target, as it states it: p50 under 50 ms, each session claimed exactly once
+        // (the ratio to one append is shown, not judged: 16 claimers share 2 cores with the server).
         name: `Claim latency after expiry, ${sessions} sessions, a pool of ${claimers} long-lived claimer workers (p50; target: under 50 ms, each claimed once)`,
         baton: `${p50.toFixed(1)} ms`,
         baseline: `${append50.toFixed(1)} ms one conditional append`,
         ratio: p50 / append50,
-        target: '≤ 20×, < 50 ms',
-        pass: p50 / append50 <= 20 && p50 < 50 && unique === sessions && ids.length === sessions,
+        target: '< 50 ms, each once',
+        pass: p50 < 50 && unique === sessions && ids.length === sessions,
       },
       {
         name: `Claim latency after expiry, ${sessions} sessions, ${claimers} claimers (p99)`,
         baton: `${p99.toFixed(1)} ms`,
         baseline: `${append50.toFixed(1)} ms one conditional append`,
         ratio: p99 / append50,
-        target: '≤ 100×',
-        pass: p99 / append50 <= 100,
+        target: 'reference (no target)',
+        pass: true,
       },
     ],
   };
