@@ -60,9 +60,10 @@ function ownPhase(s: SessionState, o: Owned, id: unknown): void {
 
 /**
  * Copies the parts of `history` event `e` changes, unless owned: every event counts (the
- * counts are small); attempts for the events that open, close or add to one; the token trail
- * for a token record, whose kept points are never changed, so only the array holding them and
- * the running point are copied, not the points (up to 512 of them).
+ * counts are small); attempts for the events that open, close or add to one; for a token
+ * record, the trail object and its running point only: the fold replaces the trail's arrays
+ * instead of changing them (history.ts), so the kept points (up to 512) are not copied by
+ * every record, which took a tenth of an update's CPU time (BENCHMARKS.md's token updates row).
  */
 function ownHistory(s: SessionState, o: Owned, e: StoredEvent): void {
   const h = s.history;
@@ -80,14 +81,7 @@ function ownHistory(s: SessionState, o: Owned, e: StoredEvent): void {
   if (e.type === 'tokens.recorded' && !o.history.has('tokens')) {
     o.history.add('tokens');
     const t = own.tokens;
-    own.tokens = {
-      ...t,
-      agents: t.agents.slice(),
-      phases: t.phases.slice(),
-      models: t.models.slice(),
-      points: t.points.slice(),
-      last: t.last ? clonePlain(t.last) : null,
-    };
+    own.tokens = { ...t, last: t.last ? clonePlain(t.last) : null };
   }
 }
 
