@@ -141,11 +141,17 @@ function foldAttempt(h: SessionHistory, e: StoredEvent, agent: string | null): v
   }
 }
 
-function slot(names: string[], name: string): number {
+/**
+ * Index of `name` in the trail's list `key`. A new name replaces the list with a longer one
+ * rather than pushing onto it: a fold shares the trail's arrays with the state it started
+ * from (own.ts copies only the trail object and its running point), so they are never changed in place.
+ */
+function slot(t: TokenTrail, key: 'agents' | 'phases' | 'models', name: string): number {
+  const names = t[key];
   const i = names.indexOf(name);
   if (i >= 0) return i;
-  names.push(name);
-  return names.length - 1;
+  t[key] = [...names, name];
+  return names.length;
 }
 
 function copyPoint(p: TrailPoint): TrailPoint {
@@ -160,14 +166,14 @@ function addRecord(t: TokenTrail, e: StoredEvent & { type: 'tokens.recorded' }):
   p.n += 1;
   p.at = Number.isNaN(at) ? p.at : at;
   p.used += used;
-  const a = slot(t.agents, d.agent);
+  const a = slot(t, 'agents', d.agent);
   p.agents[a] = (p.agents[a] ?? 0) + used;
   if (d.phaseId !== null) {
-    const ph = slot(t.phases, d.phaseId);
+    const ph = slot(t, 'phases', d.phaseId);
     p.phases[ph] = (p.phases[ph] ?? 0) + used;
   }
   if (typeof d.model === 'string' && d.model !== '') {
-    const m = slot(t.models, d.model);
+    const m = slot(t, 'models', d.model);
     const c = (p.models[m] ??= [0, 0, 0, 0]);
     c[0]! += d.input;
     c[1]! += d.output;
@@ -176,7 +182,8 @@ function addRecord(t: TokenTrail, e: StoredEvent & { type: 'tokens.recorded' }):
   }
   t.last = p;
   if (p.n % t.stride !== 0) return;
-  t.points.push(copyPoint(p));
+  // A new array, as in slot(): most records keep no point, and those copy no array.
+  t.points = [...t.points, copyPoint(p)];
   if (t.points.length < TRAIL_POINTS) return;
   // Full: keep every other point (the later of each pair), so the rest stay evenly spaced.
   t.stride *= 2;

@@ -8,8 +8,8 @@ import type { SessionState } from './state.js';
  * keeps it, callers hold it), and copying the whole state for every change made the copy the
  * largest cost of an update once the state grew. So a fold copies only the top level, and
  * before each event takes its own deep copy of the parts that event's handler changes: a
- * token update copies the token totals and the one phase it names, not the notes, files and
- * transcripts. An event type not listed here copies everything, as before: a new handler is
+ * token update copies the one phase it names, not the notes, files and transcripts (and its
+ * handler replaces the token totals it changes rather than changing them). An event type not listed here copies everything, as before: a new handler is
  * safe until it is listed. test/domain/fold-copy.test.ts folds every kind of event on deeply
  * frozen states, so a handler that changes a part its entry does not copy fails there.
  */
@@ -60,9 +60,10 @@ function ownPhase(s: SessionState, o: Owned, id: unknown): void {
 
 /**
  * Copies the parts of `history` event `e` changes, unless owned: every event counts (the
- * counts are small); attempts for the events that open, close or add to one; the token trail
- * for a token record, whose kept points are never changed, so only the array holding them and
- * the running point are copied, not the points (up to 512 of them).
+ * counts are small); attempts for the events that open, close or add to one; for a token
+ * record, the trail object and its running point only: the fold replaces the trail's arrays
+ * instead of changing them (history.ts), so the kept points (up to 512) are not copied by
+ * every record, which took a tenth of an update's CPU time (BENCHMARKS.md's token updates row).
  */
 function ownHistory(s: SessionState, o: Owned, e: StoredEvent): void {
   const h = s.history;
@@ -80,14 +81,7 @@ function ownHistory(s: SessionState, o: Owned, e: StoredEvent): void {
   if (e.type === 'tokens.recorded' && !o.history.has('tokens')) {
     o.history.add('tokens');
     const t = own.tokens;
-    own.tokens = {
-      ...t,
-      agents: t.agents.slice(),
-      phases: t.phases.slice(),
-      models: t.models.slice(),
-      points: t.points.slice(),
-      last: t.last ? clonePlain(t.last) : null,
-    };
+    own.tokens = { ...t, last: t.last ? clonePlain(t.last) : null };
   }
 }
 
@@ -150,7 +144,8 @@ const PHASE_EVENTS: Partial<Record<StoredEvent['type'], readonly Key[]>> = {
   'phase.skipped': [],
   'substep.reached': [],
   'error.recorded': ['counters'],
-  'tokens.recorded': ['tokens', 'modelCells'],
+  // Its handler replaces the token objects it changes (apply-tokens.ts).
+  'tokens.recorded': [],
 };
 
 /**

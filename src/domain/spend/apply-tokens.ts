@@ -1,10 +1,10 @@
 /** Folding token use and transcript reads into the state (the handlers of apply.ts). */
 import type { EventDataMap, StoredEvent } from '../events.js';
-import type { SessionState, TokenCounts, TranscriptCursor } from '../state.js';
+import type { HostTokens, SessionState, TokenCounts, TokenUsage, TranscriptCursor } from '../state.js';
 import { modelCellKey, zeroTokens } from '../state.js';
 
 /** Adds `d` into `into`, counter by counter. */
-export function addTokens(into: TokenCounts, d: TokenCounts): void {
+function addTokens(into: TokenCounts, d: TokenCounts): void {
   into.input += d.input;
   into.output += d.output;
   into.cached += d.cached;
@@ -12,20 +12,35 @@ export function addTokens(into: TokenCounts, d: TokenCounts): void {
   if (d.cacheWrite) into.cacheWrite = (into.cacheWrite ?? 0) + d.cacheWrite;
 }
 
-/** Folds a `tokens.recorded` event into the totals per session, agent, phase, model, cell and the host that recorded it. */
+/** `base` plus `d`, as a new object. */
+function added<T extends TokenCounts>(base: T, d: TokenCounts): T {
+  const out = { ...base };
+  addTokens(out, d);
+  return out;
+}
+
+/**
+ * Folds a `tokens.recorded` event into the totals per session, agent, phase, model, cell and
+ * the host that recorded it. The objects it changes are replaced, not changed in place: a
+ * fold shares them with the state it started from, and so need not copy all of `tokens`
+ * first (own.ts), which every token record would pay (BENCHMARKS.md's token updates row).
+ */
 export function recordTokens(s: SessionState, d: EventDataMap['tokens.recorded'], host: string): void {
-  recordHostTokens(s, d, host);
-  addTokens(s.tokens, d);
-  addTokens((s.tokens.byAgent[d.agent] ??= zeroTokens()), d);
-  if (d.phaseId !== null) addTokens((s.tokens.byPhase[d.phaseId] ??= zeroTokens()), d);
-  const model = d.model;
-  if (typeof model !== 'string' || model === '') return;
-  addTokens(((s.tokens.byModel ??= {})[model] ??= zeroTokens()), d);
-  const cells = (s.modelCells ??= {});
-  addTokens(
-    (cells[modelCellKey(d.agent, d.phaseId, model)] ??= { agent: d.agent, phaseId: d.phaseId, model, ...zeroTokens() }),
-    d,
-  );
+  const t = s.tokens;
+  const model = typeof d.model === 'string' && d.model !== '' ? d.model : null;
+  const next: TokenUsage = {
+    ...t,
+    byAgent: { ...t.byAgent, [d.agent]: added(t.byAgent[d.agent] ?? zeroTokens(), d) },
+    byHost: hostTokens(t.byHost, d, model, host || '(unknown host)'),
+  };
+  addTokens(next, d);
+  if (d.phaseId !== null) next.byPhase = { ...t.byPhase, [d.phaseId]: added(t.byPhase[d.phaseId] ?? zeroTokens(), d) };
+  s.tokens = next;
+  if (model === null) return;
+  next.byModel = { ...t.byModel, [model]: added(t.byModel?.[model] ?? zeroTokens(), d) };
+  const key = modelCellKey(d.agent, d.phaseId, model);
+  const cell = s.modelCells?.[key] ?? { agent: d.agent, phaseId: d.phaseId, model, ...zeroTokens() };
+  s.modelCells = { ...s.modelCells, [key]: added(cell, d) };
 }
 
 /** Folds a `transcript.read` event into the transcript ledger. */
@@ -48,13 +63,18 @@ export function readTranscript(s: SessionState, d: EventDataMap['transcript.read
 }
 
 /**
- * Adds a token record to the machine that recorded it (the event's actor host): `tokens
- * --by host` sums a shared store's records across machines, each priced by its models.
+ * `byHost` with a token record added to the machine that recorded it (the event's actor host):
+ * `tokens --by host` sums a shared store's records across machines, each priced by its models.
  */
-export function recordHostTokens(s: SessionState, d: EventDataMap['tokens.recorded'], host: string): void {
-  const h = ((s.tokens.byHost ??= {})[host || '(unknown host)'] ??= zeroTokens());
-  addTokens(h, d);
-  if (typeof d.model === 'string' && d.model !== '') addTokens(((h.byModel ??= {})[d.model] ??= zeroTokens()), d);
+function hostTokens(
+  byHost: TokenUsage['byHost'],
+  d: EventDataMap['tokens.recorded'],
+  model: string | null,
+  host: string,
+): Record<string, HostTokens> {
+  const h: HostTokens = added(byHost?.[host] ?? zeroTokens(), d);
+  if (model !== null) h.byModel = { ...h.byModel, [model]: added(h.byModel?.[model] ?? zeroTokens(), d) };
+  return { ...byHost, [host]: h };
 }
 
 /**
