@@ -252,8 +252,8 @@ export class PostgresStore implements SessionStore {
    * One statement, autocommitted: the conditional insert of the events and nothing else
    * (issue 18). Once it is acknowledged, the session's registry row (from `options.summary`)
    * and the notification to watchers follow, coalesced with other appends of this handle
-   * (refresh.ts; this handle's `list` waits for them, others derive a lagging row), except
-   * on a session a claimer of this handle holds: its row is in the statement.
+   * (refresh.ts; this handle's `list` waits for them, others derive a lagging row). A session
+   * a claimer of this handle holds has its row in the statement: its refresh only announces it.
    */
   async append(
     id: string,
@@ -284,7 +284,6 @@ export class PostgresStore implements SessionStore {
       if (actual === null) throw notFound(id);
       throw conflict(id, expectedRevision, actual);
     }
-    // A held session's row is already written: its refresh only announces it (the row is not newer).
     this.refresher.note(id, revision, options.summary ?? null);
     return { revision };
   }
