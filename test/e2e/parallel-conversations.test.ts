@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { baseEnv, runBaton, withBatonOnPath } from '../cli/helpers.js';
+import { BATON, baseEnv, runBaton, withBatonOnPath } from '../cli/helpers.js';
 import { openManager } from '../../src/manager/index.js';
 import type { SessionState } from '../../src/manager/index.js';
 import { CLAUDE, cliBin } from './agent-clis.js';
@@ -147,6 +147,10 @@ describe('two real claude conversations at once on one session, one killed', () 
     work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-e2e-par-')));
     for (const n of ['a', 'b'])
       homes.push(fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `baton-e2e-par-${n}-`))));
+    // The built CLI by its full path: Claude Code's shell tool runs a login shell, whose
+    // profile sets PATH afresh (Debian's /etc/profile does for root), dropping the folder
+    // withBatonOnPath puts first; a user's `baton` is installed on that PATH.
+    const batonCommand = `node '${BATON}'`;
     const wait = (n: number): Call => ({
       name: 'Bash',
       input: { command: `until [ -f ${gate(n)} ]; do sleep 0.2; done` },
@@ -163,14 +167,14 @@ describe('two real claude conversations at once on one session, one killed', () 
       { main: [], sub: [], subMarker: 'none' },
       handler({
         'ALPHA-BUILD': [
-          { name: 'Bash', input: { command: 'baton phase start build' } },
+          { name: 'Bash', input: { command: `${batonCommand} phase start build` } },
           task('Write the API'),
           write('api.txt'),
           write('shared.txt'),
           'hang',
         ],
         'BRAVO-DOCS': [
-          { name: 'Bash', input: { command: 'baton phase start docs' } },
+          { name: 'Bash', input: { command: `${batonCommand} phase start docs` } },
           task('Write the docs'),
           write('guide.txt'),
           wait(1),
