@@ -131,6 +131,8 @@ describe.skipIf(!PG_URL)('claim on PostgreSQL: lease expiry judged by the databa
       'a workspace-lock section (start --switch) holds a transaction on one connection and writes through another; the embedded server runs one session, so the writes wait for the lock holder',
     'nothing else to claim: a dead holder of this host is found and claimed at once, and leases held on other hosts or by claims are judged without loading their sessions':
       'the same (start --switch); and a claim holds its pick in a transaction while it appends through another connection',
+    "a watcher of another handle hears of a claim by its notification, sent after the claim's commit, not by its poll":
+      'the same (start --switch), and the claim holds its pick on one connection while it appends through another',
   });
   const schemas: string[] = [];
   const stores: PostgresStore[] = [];
@@ -226,5 +228,43 @@ describe.skipIf(!PG_URL)('claim on PostgreSQL: lease expiry judged by the databa
     // Only the session of this host's gone holder was loaded, not those held elsewhere or claimed.
     expect(new Set(loaded)).toEqual(new Set(['dead']));
     expect((await elsewhere.get('far-1')).lease?.owner).toBe('run');
+  }, 60_000);
+
+  it("a watcher of another handle hears of a claim by its notification, sent after the claim's commit, not by its poll", async () => {
+    const schema = freshSchema('heard');
+    schemas.push(schema);
+    const url = urlWith({ schema });
+    const open = (): PostgresStore => {
+      const s = new PostgresStore({ url });
+      stores.push(s);
+      return s;
+    };
+    const runner = new SessionManager({ store: open(), agent: 'run', pid: 1, host: 'h' });
+    await runner.start({ title: 'lapsing', id: 'lapsing', switch: true, phases: [{ id: 'p', name: 'p' }] });
+    await runner.store.setActive(null);
+    await runner.leases.acquire('lapsing', { owner: 'run', ttlMs: 500 });
+    const watcher = new SessionManager({ store: open() });
+    // What the watcher hears, as type and fencing token: the claim's lease has token 2.
+    const heard: string[] = [];
+    const stop = await watcher.watch({
+      sessionId: 'lapsing',
+      onChange: (c) =>
+        heard.push(...c.events.map((e) => (e.type === 'lease.acquired' ? `${e.type} ${e.data.token}` : e.type))),
+    });
+    try {
+      const w = new SessionManager({ store: open(), agent: 'w', pid: 2, host: 'h2' });
+      let c = await w.claims.claim({ owner: 'claim:w', ttlMs: 60_000 });
+      for (let i = 0; c === null && i < 100; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        c = await w.claims.claim({ owner: 'claim:w', ttlMs: 60_000 });
+      }
+      expect(c?.sessionId).toBe('lapsing');
+      // The watcher's poll comes every 15 s (watch.ts): heard within 5 s, it was the notification.
+      const end = Date.now() + 5_000;
+      while (!heard.includes('lease.acquired 2') && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      expect(heard).toEqual(expect.arrayContaining(['session.resumed', 'lease.acquired 2']));
+    } finally {
+      await stop();
+    }
   }, 60_000);
 });
