@@ -10,8 +10,9 @@ import type { SessionState } from './state.js';
  * before each event takes its own deep copy of the parts that event's handler changes: a
  * token update copies the one phase it names, not the notes, files and transcripts (and its
  * handler replaces the token totals it changes rather than changing them). An event type not
- * listed here copies everything, as before: a new handler is safe until it is listed. test/domain/fold-copy.test.ts folds every kind of event on deeply
- * frozen states, so a handler that changes a part its entry does not copy fails there.
+ * listed here copies everything, as before: a new handler is safe until it is listed.
+ * test/domain/fold-copy.test.ts folds every kind of event on deeply frozen states, so a
+ * handler that changes a part its entry does not copy fails there.
  */
 
 type Key = keyof SessionState;
